@@ -1,0 +1,78 @@
+package cmd
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/charmbracelet/log"
+	"github.com/spf13/pflag"
+)
+
+// errHelpShown ends a command after -h/--help printed its usage; Run turns it
+// into success.
+var errHelpShown = errors.New("help shown")
+
+// flagSet is a verb's pflag.FlagSet with the flags every verb has (--debug,
+// -h/--help) and its usage text.
+type flagSet struct {
+	*pflag.FlagSet
+	usageLine   string
+	description string
+	help        bool
+	debug       bool
+}
+
+func newFlagSet(name, usageLine, description string) *flagSet {
+	f := &flagSet{FlagSet: pflag.NewFlagSet(name, pflag.ContinueOnError), usageLine: usageLine, description: description}
+	f.SetOutput(io.Discard)
+	f.SortFlags = false
+	f.BoolVar(&f.debug, "debug", false, "Log debug details on stderr")
+	f.BoolVarP(&f.help, "help", "h", false, "Show this help")
+	return f
+}
+
+// repoFlag adds -R/--repo as in gh.
+func (f *flagSet) repoFlag(p *string) {
+	f.StringVarP(p, "repo", "R", "", "Select a repository using the [HOST/]OWNER/REPO format")
+}
+
+func (f *flagSet) usage() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s\n\nUsage: %s\n\nFlags:\n%s", f.description, f.usageLine, f.FlagUsages())
+	return b.String()
+}
+
+// usageErr is a usage error carrying this verb's usage text.
+func (f *flagSet) usageErr(format string, a ...any) error {
+	return &UsageError{Msg: fmt.Sprintf(format, a...), Usage: f.usage()}
+}
+
+// parse parses args and checks that exactly nargs positional arguments remain
+// (nargs < 0: any number). It prints help on -h and turns --debug on.
+func (f *flagSet) parse(d *Deps, args []string, nargs int) error {
+	if err := f.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			f.help = true
+		} else {
+			return f.usageErr("%s", err)
+		}
+	}
+	if f.help {
+		fmt.Fprint(d.IO.Out, f.usage())
+		return errHelpShown
+	}
+	if f.debug {
+		d.Log.SetLevel(log.DebugLevel)
+	}
+	if nargs >= 0 && f.NArg() != nargs {
+		switch {
+		case f.NArg() > nargs:
+			return f.usageErr("unexpected argument %q", f.Arg(nargs))
+		default:
+			return f.usageErr("missing argument: %s", f.usageLine)
+		}
+	}
+	return nil
+}

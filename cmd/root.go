@@ -1,0 +1,138 @@
+// Package cmd holds the verbs of gh ocdx: flag parsing (one pflag FlagSet per
+// verb), an Options struct and a run function per verb, rendering and prompts.
+// It is the only package that writes to stdout or touches the terminal.
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/charmbracelet/log"
+)
+
+// Deps is the small bag of dependencies every verb receives.
+type Deps struct {
+	IO      *IOStreams
+	Getenv  func(string) string
+	Log     *log.Logger // stderr; debug level with --debug
+	Version string
+}
+
+// NewDeps builds the dependencies of a real process.
+func NewDeps(version string) *Deps {
+	ios := System()
+	return &Deps{
+		IO:      ios,
+		Getenv:  os.Getenv,
+		Log:     log.NewWithOptions(ios.ErrOut, log.Options{Level: log.InfoLevel}),
+		Version: version,
+	}
+}
+
+// command is one entry of the dispatch table: a verb with a run function, or
+// a noun (config, state) with verbs below it.
+type command struct {
+	name    string
+	summary string
+	run     func(ctx context.Context, d *Deps, args []string) error
+	sub     []command
+}
+
+// commands lists what gh ocdx can do. A verb appears here only once it works.
+func commands() []command {
+	return []command{
+		{name: "version", summary: "Print the version", run: runVersion},
+	}
+}
+
+const rootDescription = `Review and fix pull requests with LLMs, from your terminal.`
+
+// Run executes gh ocdx with the arguments after the program name.
+func Run(ctx context.Context, args []string, d *Deps) error {
+	err := dispatch(ctx, d, "gh ocdx", rootDescription, commands(), args)
+	if errors.Is(err, errHelpShown) {
+		return nil
+	}
+	return err
+}
+
+// dispatch finds the command named by the first argument. Global flags may
+// stand before it (--debug, -R/--repo); they are handed on to the verb.
+func dispatch(ctx context.Context, d *Deps, path, description string, cmds []command, args []string) error {
+	var globals []string
+	for len(args) > 0 && strings.HasPrefix(args[0], "-") {
+		a := args[0]
+		switch {
+		case a == "-h" || a == "--help":
+			fmt.Fprint(d.IO.Out, nounHelp(path, description, cmds))
+			return errHelpShown
+		case a == "--version" && path == "gh ocdx":
+			return runVersion(ctx, d, nil)
+		case a == "--debug":
+			globals = append(globals, a)
+			args = args[1:]
+		case (a == "-R" || a == "--repo") && len(args) > 1:
+			globals = append(globals, a, args[1])
+			args = args[2:]
+		case strings.HasPrefix(a, "--repo="):
+			globals = append(globals, a)
+			args = args[1:]
+		default:
+			return &UsageError{Msg: fmt.Sprintf("unknown flag %q for %s", a, path), Usage: nounHelp(path, description, cmds)}
+		}
+	}
+	if len(args) == 0 {
+		if len(globals) > 0 {
+			return &UsageError{Msg: "missing command", Usage: nounHelp(path, description, cmds)}
+		}
+		fmt.Fprint(d.IO.Out, nounHelp(path, description, cmds))
+		return errHelpShown
+	}
+	name, rest := args[0], args[1:]
+	if name == "help" && path == "gh ocdx" {
+		if len(rest) == 0 {
+			fmt.Fprint(d.IO.Out, nounHelp(path, description, cmds))
+			return errHelpShown
+		}
+		name, rest = rest[0], append(rest[1:], "--help")
+	}
+	for _, c := range cmds {
+		if c.name != name {
+			continue
+		}
+		if c.sub != nil {
+			return dispatch(ctx, d, path+" "+c.name, c.summary+".", c.sub, append(globals, rest...))
+		}
+		return c.run(ctx, d, append(globals, rest...))
+	}
+	return &UsageError{Msg: fmt.Sprintf("unknown command %q for %s", name, path), Usage: nounHelp(path, description, cmds)}
+}
+
+func nounHelp(path, description string, cmds []command) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s\n\nUsage: %s <command> [flags]\n\nCommands:\n", description, path)
+	for _, c := range cmds {
+		fmt.Fprintf(&b, "  %-12s %s\n", c.name, c.summary)
+	}
+	b.WriteString("\nFlags:\n")
+	if path == "gh ocdx" {
+		b.WriteString("      --version   Print the version\n")
+	}
+	b.WriteString("      --debug     Log debug details on stderr\n  -h, --help      Show help for a command\n")
+	fmt.Fprintf(&b, "\nRun '%s <command> --help' for more about a command.\n", path)
+	if path == "gh ocdx" {
+		b.WriteString(rootFooter)
+	}
+	return b.String()
+}
+
+const rootFooter = `
+Configuration: $OCDX_CONFIG, else $XDG_CONFIG_HOME/gh-ocdx/config.json
+(run 'gh ocdx config init' to create it).
+
+Exit codes: 0 done, 1 error, 2 usage error, 3 finished without converging,
+130 cancelled.
+`

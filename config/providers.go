@@ -1,0 +1,54 @@
+package config
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Provider describes a model provider that a "provider/model" string may name
+// (DESIGN.md §2). The llm package builds its clients from this table, so the
+// config validator and the clients never disagree.
+type Provider struct {
+	Name          string // the prefix before the slash
+	CredentialEnv string // environment variable holding the API key; "" when none is needed
+	BaseURLEnv    string // environment variable overriding the endpoint
+	DefaultURL    string // endpoint when BaseURLEnv is unset
+}
+
+// Providers are the known providers, by prefix.
+var Providers = map[string]Provider{
+	"openai":    {Name: "openai", CredentialEnv: "OPENAI_API_KEY", BaseURLEnv: "OPENAI_BASE_URL", DefaultURL: "https://api.openai.com/v1"},
+	"anthropic": {Name: "anthropic", CredentialEnv: "ANTHROPIC_API_KEY", BaseURLEnv: "ANTHROPIC_BASE_URL", DefaultURL: "https://api.anthropic.com"},
+	"ollama":    {Name: "ollama", BaseURLEnv: "OLLAMA_HOST", DefaultURL: "http://127.0.0.1:11434"},
+}
+
+// Model is a parsed "provider/model" string.
+type Model struct {
+	Provider Provider
+	Name     string // everything after the first slash, e.g. "gpt-4.1" or "meta/llama-3:8b"
+}
+
+func (m Model) String() string { return m.Provider.Name + "/" + m.Name }
+
+// ParseModel parses "provider/model" and checks that the provider is known.
+func ParseModel(s string) (Model, error) {
+	prefix, name, ok := strings.Cut(s, "/")
+	if !ok || prefix == "" || name == "" {
+		return Model{}, fmt.Errorf("%q is not of the form provider/model (for example openai/gpt-4.1)", s)
+	}
+	p, known := Providers[prefix]
+	if !known {
+		return Model{}, fmt.Errorf("%q names an unknown provider %q; known providers: %s", s, prefix, strings.Join(providerNames(), ", "))
+	}
+	return Model{Provider: p, Name: name}, nil
+}
+
+func providerNames() []string {
+	names := make([]string, 0, len(Providers))
+	for n := range Providers {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}

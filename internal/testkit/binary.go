@@ -1,0 +1,148 @@
+// Package testkit holds the fakes and fixtures the tests run gh-ocdx against:
+// the built binary with a clean environment, a TLS fake GitHub, a fake model
+// server and git fixtures. It is imported by tests only.
+package testkit
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+var (
+	buildOnce sync.Once
+	binPath   string
+	buildErr  error
+)
+
+// ModuleRoot is the directory holding go.mod.
+func ModuleRoot() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Clean(filepath.Join(filepath.Dir(file), "..", ".."))
+}
+
+// Binary builds the gh-ocdx binary once per test process and returns its path.
+// It lives in a directory named gh-ocdx, as `gh extension install .` expects.
+func Binary(t testing.TB) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "ocdx-bin-")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		binPath = filepath.Join(dir, "gh-ocdx", "gh-ocdx")
+		c := exec.Command("go", "build", "-o", binPath, ".")
+		c.Dir = ModuleRoot()
+		if out, err := c.CombinedOutput(); err != nil {
+			buildErr = errors.New("go build: " + err.Error() + "\n" + string(out))
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return binPath
+}
+
+// Env is a clean environment for running the binary: HOME, XDG directories,
+// GH_CONFIG_DIR, OCDX_CONFIG and OCDX_STATE_DIR point into a temp directory,
+// and nothing of the developer's own setup leaks in.
+type Env struct {
+	Root string            // the temp directory everything lives in
+	Dir  string            // working directory of runs (default Root)
+	Vars map[string]string // the environment, without the parent's
+}
+
+// NewEnv returns a clean environment under t.TempDir().
+func NewEnv(t testing.TB) *Env {
+	t.Helper()
+	root := t.TempDir()
+	e := &Env{Root: root, Dir: root, Vars: map[string]string{
+		"PATH":                            os.Getenv("PATH"),
+		"HOME":                            filepath.Join(root, "home"),
+		"XDG_CONFIG_HOME":                 filepath.Join(root, "home", ".config"),
+		"XDG_STATE_HOME":                  filepath.Join(root, "home", ".local", "state"),
+		"XDG_CACHE_HOME":                  filepath.Join(root, "home", ".cache"),
+		"XDG_DATA_HOME":                   filepath.Join(root, "home", ".local", "share"),
+		"GH_CONFIG_DIR":                   filepath.Join(root, "home", ".config", "gh"),
+		"OCDX_CONFIG":                     filepath.Join(root, "home", ".config", "gh-ocdx", "config.json"),
+		"OCDX_STATE_DIR":                  filepath.Join(root, "state"),
+		"NO_COLOR":                        "1",
+		"GH_NO_UPDATE_NOTIFIER":           "1",
+		"GH_NO_EXTENSION_UPDATE_NOTIFIER": "1",
+		"GH_PROMPT_DISABLED":              "1",
+		"GIT_CONFIG_NOSYSTEM":             "1",
+		"GIT_AUTHOR_NAME":                 "ocdx test", "GIT_AUTHOR_EMAIL": "test@example.com",
+		"GIT_COMMITTER_NAME": "ocdx test", "GIT_COMMITTER_EMAIL": "test@example.com",
+	}}
+	for _, d := range []string{"home", "state"} {
+		if err := os.MkdirAll(filepath.Join(root, d), 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return e
+}
+
+// Set sets one variable; an empty value removes it.
+func (e *Env) Set(k, v string) {
+	if v == "" {
+		delete(e.Vars, k)
+		return
+	}
+	e.Vars[k] = v
+}
+
+// List returns the environment as KEY=VALUE pairs, sorted.
+func (e *Env) List() []string {
+	out := make([]string, 0, len(e.Vars))
+	for k, v := range e.Vars {
+		out = append(out, k+"="+v)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Result is what one run of the binary produced.
+type Result struct {
+	Stdout, Stderr string
+	Code           int
+}
+
+// Run runs the gh-ocdx binary with args, no stdin, and waits at most two
+// minutes.
+func (e *Env) Run(t testing.TB, args ...string) Result {
+	t.Helper()
+	return e.RunWith(t, nil, Binary(t), args...)
+}
+
+// RunWith runs any program (the binary, or gh itself) in this environment.
+func (e *Env) RunWith(t testing.TB, stdin io.Reader, prog string, args ...string) Result {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	c := exec.Command(prog, args...)
+	c.Dir, c.Env, c.Stdin, c.Stdout, c.Stderr = e.Dir, e.List(), stdin, &out, &errOut
+	c.WaitDelay = 5 * time.Second
+	if err := c.Start(); err != nil {
+		t.Fatalf("start %s: %v", prog, err)
+	}
+	timer := time.AfterFunc(2*time.Minute, func() { _ = c.Process.Kill() })
+	defer timer.Stop()
+	err := c.Wait()
+	code := 0
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		code = exit.ExitCode()
+	} else if err != nil {
+		t.Fatalf("run %s %s: %v", prog, strings.Join(args, " "), err)
+	}
+	return Result{Stdout: out.String(), Stderr: errOut.String(), Code: code}
+}
