@@ -1,0 +1,94 @@
+package github
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+
+	"github.com/cli/go-gh/v2/pkg/api"
+)
+
+// Diff reads at most limit bytes of the PR's unified diff. complete is false
+// when the diff was longer; the rest is never downloaded into memory.
+//
+// GitHub answers 406 for diffs it will not render (over 300 files or 20,000
+// lines); the diff is then rebuilt from the per-file patches of the files
+// endpoint, which has no such limit.
+func (c *Client) Diff(ctx context.Context, repo Repo, number int, limit int64) (diff []byte, complete bool, err error) {
+	what := fmt.Sprintf("the diff of PR #%d", number)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.restURL(fmt.Sprintf("repos/%s/%s/pulls/%d", repo.Owner, repo.Name, number)), nil)
+	if err != nil {
+		return nil, false, err
+	}
+	req.Header.Set("Accept", "application/vnd.github.v3.diff")
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return nil, false, c.explain(err, what, repo)
+	}
+	defer resp.Body.Close()
+	switch {
+	case resp.StatusCode == http.StatusNotAcceptable:
+		return c.diffFromFiles(ctx, repo, number, limit)
+	case resp.StatusCode != http.StatusOK:
+		return nil, false, c.explain(api.HandleHTTPError(resp), what, repo)
+	}
+	return readLimited(resp.Body, limit, what)
+}
+
+func readLimited(r io.Reader, limit int64, what string) ([]byte, bool, error) {
+	b, err := io.ReadAll(io.LimitReader(r, limit+1))
+	if err != nil {
+		return nil, false, fmt.Errorf("reading %s: %w", what, err)
+	}
+	if int64(len(b)) > limit {
+		return b[:limit], false, nil
+	}
+	return b, true, nil
+}
+
+type filePatch struct {
+	Filename         string `json:"filename"`
+	PreviousFilename string `json:"previous_filename"`
+	Status           string `json:"status"`
+	Patch            string `json:"patch"`
+}
+
+// filesPerPage and maxFilePages cover GitHub's cap of 3,000 files per PR.
+const (
+	filesPerPage = 100
+	maxFilePages = 30
+)
+
+// diffFromFiles rebuilds a unified diff from per-file patches, page by page,
+// until limit bytes are gathered.
+func (c *Client) diffFromFiles(ctx context.Context, repo Repo, number int, limit int64) ([]byte, bool, error) {
+	var buf bytes.Buffer
+	for page := 1; page <= maxFilePages; page++ {
+		var files []filePatch
+		path := fmt.Sprintf("repos/%s/%s/pulls/%d/files?per_page=%d&page=%d", repo.Owner, repo.Name, number, filesPerPage, page)
+		if err := c.rest.DoWithContext(ctx, http.MethodGet, path, nil, &files); err != nil {
+			return nil, false, c.explain(err, fmt.Sprintf("the files of PR #%d", number), repo)
+		}
+		for _, f := range files {
+			old := f.Filename
+			if f.PreviousFilename != "" {
+				old = f.PreviousFilename
+			}
+			fmt.Fprintf(&buf, "diff --git a/%s b/%s\n", old, f.Filename)
+			if f.Patch == "" {
+				fmt.Fprintf(&buf, "(%s; no textual patch: binary or too large)\n", f.Status)
+				continue
+			}
+			fmt.Fprintf(&buf, "--- a/%s\n+++ b/%s\n%s\n", old, f.Filename, f.Patch)
+			if int64(buf.Len()) > limit {
+				return buf.Bytes()[:limit], false, nil
+			}
+		}
+		if len(files) < filesPerPage {
+			return buf.Bytes(), true, nil
+		}
+	}
+	return buf.Bytes(), false, nil
+}

@@ -1,0 +1,248 @@
+package github
+
+import (
+	"context"
+	"fmt"
+)
+
+// PullRequest is everything gh-ocdx reads about a PR in one query.
+type PullRequest struct {
+	Number            int
+	Title, Body, URL  string
+	State             string // OPEN, CLOSED, MERGED
+	IsDraft           bool
+	Author            string
+	HeadRefName       string
+	HeadRefOid        string
+	BaseRefName       string
+	BaseRefOid        string
+	IsCrossRepository bool
+	HeadRepository    string // OWNER/REPO of the head; "" when the fork was deleted
+	ViewerPermission  string // on the head repository: ADMIN, MAINTAIN, WRITE, TRIAGE, READ
+	Additions         int
+	Deletions         int
+	ChangedFiles      int
+	ClosingIssues     []IssueRef
+	Files             []ChangedFile
+	FilesTruncated    bool // more files than maxPages pages; ChangedFiles has the total
+	Reviews           []Review
+	Threads           []ReviewThread
+	ThreadsTruncated  bool // more than maxPages pages of review threads
+}
+
+// IssueRef is a linked issue, by reference only (seeds/003).
+type IssueRef struct {
+	Number int    `json:"number"`
+	Title  string `json:"title"`
+	URL    string `json:"url"`
+}
+
+// ChangedFile is one file of the PR.
+type ChangedFile struct {
+	Path       string `json:"path"`
+	Additions  int    `json:"additions"`
+	Deletions  int    `json:"deletions"`
+	ChangeType string `json:"changeType"`
+}
+
+// Review is a submitted review, the input of consensus Rule 0.
+type Review struct {
+	State       string `json:"state"`
+	Author      string `json:"author"`
+	Association string `json:"authorAssociation"`
+	SubmittedAt string `json:"submittedAt"`
+}
+
+// ReviewThread is a review thread with its first comments.
+type ReviewThread struct {
+	IsResolved bool            `json:"isResolved"`
+	IsOutdated bool            `json:"isOutdated"`
+	Path       string          `json:"path"`
+	Line       *int            `json:"line"`
+	Comments   []ThreadComment `json:"comments"`
+}
+
+// ThreadComment is one comment of a review thread.
+type ThreadComment struct {
+	ID          string `json:"id"`
+	DatabaseID  int64  `json:"databaseId"`
+	Body        string `json:"body"`
+	Author      string `json:"author"`
+	Association string `json:"authorAssociation"`
+	Path        string `json:"path"`
+	Line        *int   `json:"line"`
+	CreatedAt   string `json:"createdAt"`
+	URL         string `json:"url"`
+}
+
+// maxPages bounds the pages of files and of review threads (100 each).
+const maxPages = 3
+
+// prQuery is the one document for a PR's context. The first request asks for
+// everything; follow-up pages ask only for the connections still open.
+const prQuery = `query PullRequestContext($owner: String!, $name: String!, $number: Int!,
+  $meta: Boolean!, $files: Boolean!, $filesAfter: String, $threads: Boolean!, $threadsAfter: String) {
+  repository(owner: $owner, name: $name) {
+    pullRequest(number: $number) {
+      ...Meta @include(if: $meta)
+      files(first: 100, after: $filesAfter) @include(if: $files) {
+        pageInfo { hasNextPage endCursor }
+        nodes { path additions deletions changeType }
+      }
+      reviewThreads(first: 100, after: $threadsAfter) @include(if: $threads) {
+        pageInfo { hasNextPage endCursor }
+        nodes {
+          isResolved isOutdated path line
+          comments(first: 50) {
+            nodes { id databaseId body author { login } authorAssociation path line createdAt url }
+          }
+        }
+      }
+    }
+  }
+}
+
+fragment Meta on PullRequest {
+  number title body url state isDraft
+  author { login }
+  headRefName headRefOid baseRefName baseRefOid isCrossRepository
+  headRepository { nameWithOwner viewerPermission }
+  additions deletions changedFiles
+  closingIssuesReferences(first: 50) { nodes { number title url } }
+  reviews(last: 100) { nodes { state author { login } authorAssociation submittedAt } }
+}`
+
+type pageInfo struct {
+	HasNextPage bool   `json:"hasNextPage"`
+	EndCursor   string `json:"endCursor"`
+}
+
+type login struct {
+	Login string `json:"login"`
+}
+
+type prResponse struct {
+	Repository *struct {
+		PullRequest *struct {
+			Number            int    `json:"number"`
+			Title             string `json:"title"`
+			Body              string `json:"body"`
+			URL               string `json:"url"`
+			State             string `json:"state"`
+			IsDraft           bool   `json:"isDraft"`
+			Author            *login `json:"author"`
+			HeadRefName       string `json:"headRefName"`
+			HeadRefOid        string `json:"headRefOid"`
+			BaseRefName       string `json:"baseRefName"`
+			BaseRefOid        string `json:"baseRefOid"`
+			IsCrossRepository bool   `json:"isCrossRepository"`
+			HeadRepository    *struct {
+				NameWithOwner    string `json:"nameWithOwner"`
+				ViewerPermission string `json:"viewerPermission"`
+			} `json:"headRepository"`
+			Additions               int `json:"additions"`
+			Deletions               int `json:"deletions"`
+			ChangedFiles            int `json:"changedFiles"`
+			ClosingIssuesReferences struct {
+				Nodes []IssueRef `json:"nodes"`
+			} `json:"closingIssuesReferences"`
+			Reviews struct {
+				Nodes []struct {
+					State       string `json:"state"`
+					Author      *login `json:"author"`
+					Association string `json:"authorAssociation"`
+					SubmittedAt string `json:"submittedAt"`
+				} `json:"nodes"`
+			} `json:"reviews"`
+			Files *struct {
+				PageInfo pageInfo      `json:"pageInfo"`
+				Nodes    []ChangedFile `json:"nodes"`
+			} `json:"files"`
+			ReviewThreads *struct {
+				PageInfo pageInfo `json:"pageInfo"`
+				Nodes    []struct {
+					IsResolved bool   `json:"isResolved"`
+					IsOutdated bool   `json:"isOutdated"`
+					Path       string `json:"path"`
+					Line       *int   `json:"line"`
+					Comments   struct {
+						Nodes []struct {
+							ThreadComment
+							Author *login `json:"author"`
+						} `json:"nodes"`
+					} `json:"comments"`
+				} `json:"nodes"`
+			} `json:"reviewThreads"`
+		} `json:"pullRequest"`
+	} `json:"repository"`
+}
+
+// PullRequest reads a PR's context: metadata, linked issues, files, reviews
+// and review threads. Usually one request; a PR with more than 100 files or
+// threads costs one more per page, at most maxPages pages of each.
+func (c *Client) PullRequest(ctx context.Context, repo Repo, number int) (*PullRequest, error) {
+	what := fmt.Sprintf("PR #%d", number)
+	pr := &PullRequest{}
+	vars := map[string]any{"owner": repo.Owner, "name": repo.Name, "number": number,
+		"meta": true, "files": true, "threads": true, "filesAfter": nil, "threadsAfter": nil}
+	for filePages, threadPages := 0, 0; vars["files"] == true || vars["threads"] == true; {
+		var resp prResponse
+		if err := c.gql.DoWithContext(ctx, prQuery, vars, &resp); err != nil {
+			return nil, c.explain(err, what, repo)
+		}
+		if resp.Repository == nil || resp.Repository.PullRequest == nil {
+			return nil, &NotFoundError{What: what, Repo: repo}
+		}
+		p := resp.Repository.PullRequest
+		if vars["meta"] == true {
+			pr.Number, pr.Title, pr.Body, pr.URL, pr.State, pr.IsDraft = p.Number, p.Title, p.Body, p.URL, p.State, p.IsDraft
+			if p.Author != nil {
+				pr.Author = p.Author.Login
+			}
+			pr.HeadRefName, pr.HeadRefOid, pr.BaseRefName, pr.BaseRefOid = p.HeadRefName, p.HeadRefOid, p.BaseRefName, p.BaseRefOid
+			pr.IsCrossRepository = p.IsCrossRepository
+			if p.HeadRepository != nil {
+				pr.HeadRepository, pr.ViewerPermission = p.HeadRepository.NameWithOwner, p.HeadRepository.ViewerPermission
+			}
+			pr.Additions, pr.Deletions, pr.ChangedFiles = p.Additions, p.Deletions, p.ChangedFiles
+			pr.ClosingIssues = p.ClosingIssuesReferences.Nodes
+			for _, r := range p.Reviews.Nodes {
+				rv := Review{State: r.State, Association: r.Association, SubmittedAt: r.SubmittedAt}
+				if r.Author != nil {
+					rv.Author = r.Author.Login
+				}
+				pr.Reviews = append(pr.Reviews, rv)
+			}
+			vars["meta"] = false
+		}
+		if p.Files == nil {
+			vars["files"] = false
+		}
+		if p.ReviewThreads == nil {
+			vars["threads"] = false
+		}
+		if vars["files"] == true {
+			pr.Files = append(pr.Files, p.Files.Nodes...)
+			filePages++
+			vars["files"], vars["filesAfter"] = p.Files.PageInfo.HasNextPage && filePages < maxPages, p.Files.PageInfo.EndCursor
+			pr.FilesTruncated = p.Files.PageInfo.HasNextPage && filePages >= maxPages
+		}
+		if vars["threads"] == true {
+			for _, t := range p.ReviewThreads.Nodes {
+				th := ReviewThread{IsResolved: t.IsResolved, IsOutdated: t.IsOutdated, Path: t.Path, Line: t.Line}
+				for _, cm := range t.Comments.Nodes {
+					tc := cm.ThreadComment
+					if cm.Author != nil {
+						tc.Author = cm.Author.Login
+					}
+					th.Comments = append(th.Comments, tc)
+				}
+				pr.Threads = append(pr.Threads, th)
+			}
+			threadPages++
+			vars["threads"], vars["threadsAfter"] = p.ReviewThreads.PageInfo.HasNextPage && threadPages < maxPages, p.ReviewThreads.PageInfo.EndCursor
+			pr.ThreadsTruncated = p.ReviewThreads.PageInfo.HasNextPage && threadPages >= maxPages
+		}
+	}
+	return pr, nil
+}

@@ -1,0 +1,158 @@
+package github
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// authTransport sends the token to the exact configured host. go-gh compares
+// host names without the port, so a host such as 127.0.0.1:8443 (some GHES
+// setups) would otherwise receive no token at all.
+type authTransport struct {
+	host  string // as configured, port included
+	token string
+	next  http.RoundTripper
+}
+
+func (t *authTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if t.token != "" && req.Header.Get("Authorization") == "" && strings.EqualFold(req.URL.Host, t.host) {
+		req = req.Clone(req.Context())
+		req.Header.Set("Authorization", "token "+t.token)
+	}
+	return t.next.RoundTrip(req)
+}
+
+// RateLimitError is returned when GitHub kept refusing an idempotent read
+// for rate limiting after all retries. RetryAfter is GitHub's last hint.
+type RateLimitError struct {
+	RetryAfter time.Duration
+	Status     int
+}
+
+func (e *RateLimitError) Error() string {
+	return fmt.Sprintf("GitHub rate limit (HTTP %d): try again in %s", e.Status, e.RetryAfter.Round(time.Second))
+}
+
+// retryTransport retries idempotent reads (GET, HEAD and GraphQL queries) on
+// 5xx, 429, secondary rate limits and dropped connections, honouring
+// Retry-After. Anything else, POSTs of comments and reviews included, is sent
+// once: a blind retry could post twice.
+type retryTransport struct {
+	next     http.RoundTripper
+	attempts int           // total tries, first one included
+	backoff  time.Duration // first wait without Retry-After; doubles each time
+	maxWait  time.Duration // longest Retry-After we are willing to sleep
+}
+
+func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	body, idempotent, err := idempotentBody(req)
+	if err != nil {
+		return nil, err
+	}
+	if !idempotent {
+		return t.next.RoundTrip(req)
+	}
+	wait := t.backoff
+	for attempt := 1; ; attempt++ {
+		if body != nil {
+			req.Body = io.NopCloser(bytes.NewReader(body))
+		}
+		resp, err := t.next.RoundTrip(req)
+		delay, retry := t.shouldRetry(resp, err, wait)
+		if !retry || attempt >= t.attempts {
+			if retry && resp != nil && isRateLimit(resp) {
+				resp.Body.Close()
+				return nil, &RateLimitError{RetryAfter: delay, Status: resp.StatusCode}
+			}
+			return resp, err
+		}
+		if resp != nil {
+			io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+			resp.Body.Close()
+		}
+		if err := sleep(req.Context(), delay); err != nil {
+			return nil, err
+		}
+		wait *= 2
+	}
+}
+
+// idempotentBody reports whether req may be sent again, and buffers its body
+// so it can be.
+func idempotentBody(req *http.Request) ([]byte, bool, error) {
+	switch req.Method {
+	case http.MethodGet, http.MethodHead:
+		return nil, true, nil
+	case http.MethodPost:
+		if !strings.HasSuffix(req.URL.Path, "/graphql") || req.Body == nil {
+			return nil, false, nil
+		}
+		b, err := io.ReadAll(req.Body)
+		req.Body.Close()
+		if err != nil {
+			return nil, false, err
+		}
+		req.Body = io.NopCloser(bytes.NewReader(b))
+		// A GraphQL query is a read; a mutation is not.
+		return b, !bytes.Contains(b, []byte(`"query":"mutation`)), nil
+	}
+	return nil, false, nil
+}
+
+func (t *retryTransport) shouldRetry(resp *http.Response, err error, wait time.Duration) (time.Duration, bool) {
+	if err != nil {
+		return wait, !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded)
+	}
+	if resp.StatusCode >= 500 || isRateLimit(resp) {
+		if d, ok := retryAfter(resp); ok {
+			return min(d, t.maxWait), true
+		}
+		return wait, true
+	}
+	return 0, false
+}
+
+// isRateLimit: 429, or 403 with an exhausted quota or a Retry-After (GitHub's
+// secondary rate limit).
+func isRateLimit(resp *http.Response) bool {
+	if resp.StatusCode == http.StatusTooManyRequests {
+		return true
+	}
+	return resp.StatusCode == http.StatusForbidden &&
+		(resp.Header.Get("Retry-After") != "" || resp.Header.Get("X-RateLimit-Remaining") == "0")
+}
+
+func retryAfter(resp *http.Response) (time.Duration, bool) {
+	if s := resp.Header.Get("Retry-After"); s != "" {
+		if n, err := strconv.Atoi(strings.TrimSpace(s)); err == nil && n >= 0 {
+			return time.Duration(n) * time.Second, true
+		}
+		if t, err := http.ParseTime(s); err == nil {
+			return max(time.Until(t), 0), true
+		}
+	}
+	if resp.Header.Get("X-RateLimit-Remaining") == "0" {
+		if n, err := strconv.ParseInt(resp.Header.Get("X-RateLimit-Reset"), 10, 64); err == nil {
+			return max(time.Until(time.Unix(n, 0)), 0), true
+		}
+	}
+	return 0, false
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}

@@ -1,0 +1,115 @@
+package github
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/cli/go-gh/v2/pkg/api"
+)
+
+// MaxBody is the longest comment or review body gh-ocdx sends; GitHub refuses
+// bodies of 65,536 characters or more.
+const MaxBody = 65000
+
+// TruncatedNotice ends a body that had to be cut.
+const TruncatedNotice = "\n\n[TRUNCATED_COMMENT]"
+
+// CapBody cuts body to MaxBody characters (runes), ending with TruncatedNotice.
+func CapBody(body string) string {
+	r := []rune(body)
+	if len(r) <= MaxBody {
+		return body
+	}
+	keep := MaxBody - len([]rune(TruncatedNotice))
+	return string(r[:keep]) + TruncatedNotice
+}
+
+// Comment is a posted issue comment.
+type Comment struct {
+	ID      int64  `json:"id"`
+	URL     string `json:"html_url"`
+	Body    string `json:"body"`
+	Author  string `json:"-"`
+	Created string `json:"created_at"`
+}
+
+// PostComment adds a comment to the PR's conversation. It is sent once: a
+// failed POST may still have been applied, so callers check for their tag
+// before posting again.
+func (c *Client) PostComment(ctx context.Context, repo Repo, number int, body string) (*Comment, error) {
+	var out Comment
+	err := c.post(ctx, fmt.Sprintf("repos/%s/%s/issues/%d/comments", repo.Owner, repo.Name, number),
+		map[string]string{"body": CapBody(body)}, &out)
+	if err != nil {
+		return nil, c.explainWrite(err, fmt.Sprintf("a comment on PR #%d", number), repo)
+	}
+	return &out, nil
+}
+
+// ReviewEvent is what a review does to the PR.
+type ReviewEvent string
+
+const (
+	Approve        ReviewEvent = "APPROVE"
+	RequestChanges ReviewEvent = "REQUEST_CHANGES"
+	CommentOnly    ReviewEvent = "COMMENT"
+)
+
+// PostedReview is a submitted review.
+type PostedReview struct {
+	ID    int64  `json:"id"`
+	URL   string `json:"html_url"`
+	State string `json:"state"`
+}
+
+// PostReview submits a review with event and body. Sent once, like PostComment.
+func (c *Client) PostReview(ctx context.Context, repo Repo, number int, event ReviewEvent, body string) (*PostedReview, error) {
+	switch event {
+	case Approve, RequestChanges, CommentOnly:
+	default:
+		return nil, fmt.Errorf("unknown review event %q: use APPROVE, REQUEST_CHANGES or COMMENT", event)
+	}
+	var out PostedReview
+	err := c.post(ctx, fmt.Sprintf("repos/%s/%s/pulls/%d/reviews", repo.Owner, repo.Name, number),
+		map[string]string{"event": string(event), "body": CapBody(body)}, &out)
+	if err != nil {
+		return nil, c.explainWrite(err, fmt.Sprintf("a review on PR #%d", number), repo)
+	}
+	return &out, nil
+}
+
+func (c *Client) post(ctx context.Context, path string, payload any, out any) error {
+	b, err := json.Marshal(payload)
+	if err != nil {
+		return err
+	}
+	return c.rest.DoWithContext(ctx, http.MethodPost, path, bytes.NewReader(b), out)
+}
+
+// explainWrite is explain for a write, whose outcome may be unknown.
+func (c *Client) explainWrite(err error, what string, repo Repo) error {
+	var he *api.HTTPError
+	if errors.As(err, &he) && he.StatusCode < 500 {
+		return fmt.Errorf("posting %s failed: %w", what, c.explain(err, what, repo))
+	}
+	return fmt.Errorf("posting %s failed and may or may not have been applied, so it was not retried: %w", what, c.explain(err, what, repo))
+}
+
+// HeadOID reads the PR's current head commit (REST, one request), to check
+// that a push arrived.
+func (c *Client) HeadOID(ctx context.Context, repo Repo, number int) (string, error) {
+	var out struct {
+		Head struct {
+			SHA string `json:"sha"`
+		} `json:"head"`
+	}
+	err := c.rest.DoWithContext(ctx, http.MethodGet, fmt.Sprintf("repos/%s/%s/pulls/%d", repo.Owner, repo.Name, number), nil, &out)
+	if err != nil {
+		return "", c.explain(err, fmt.Sprintf("PR #%d", number), repo)
+	}
+	return out.Head.SHA, nil
+}
