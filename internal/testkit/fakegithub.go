@@ -1,0 +1,627 @@
+package testkit
+
+import (
+	"encoding/json"
+	"encoding/pem"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// GitHub is a TLS fake of the GitHub API (REST under /api/v3, GraphQL at
+// /api/graphql) as GitHub Enterprise serves it, so that go-gh reaches it
+// through GH_HOST=127.0.0.1:PORT. It keeps state (comments, reviews), reads
+// head oids from a bare git remote, injects faults, logs every request and
+// fails the test on any GraphQL document GitHub's schema would reject.
+type GitHub struct {
+	Token    string // the only token accepted
+	CertFile string // PEM of the server's certificate, for SSL_CERT_FILE
+
+	t   testing.TB
+	srv *httptest.Server
+
+	mu       sync.Mutex
+	prs      map[string]*PR // "owner/repo#n"
+	issues   map[string]*Issue
+	comments map[string][]PostedComment
+	reviews  map[string][]PostedReview
+	faults   []*Fault
+	log      []Request
+	nextID   int64
+}
+
+// PR is a pull request as the fake serves it. Zero fields get defaults.
+type PR struct {
+	Number            int
+	Title, Body       string
+	Author            string // default "octocat"
+	State             string // default OPEN
+	IsDraft           bool
+	HeadRef, BaseRef  string // default "feature", "main"
+	HeadOID, BaseOID  string // default: read from Remote, else fixed values
+	Remote            string // bare git repository holding HeadRef and BaseRef
+	IsCrossRepository bool
+	HeadRepo          string // default the PR's repository
+	Permission        string // viewerPermission on the head repo; default WRITE
+	Diff              string // the unified diff
+	DiffStatus        int    // non-zero: answer the diff request with this status (406: too large)
+	Files             []File // default: parsed from Diff
+	ClosingIssues     []int  // numbers of issues added with AddIssue
+	Reviews           []Review
+	Threads           []Thread
+}
+
+// File is a changed file of a PR.
+type File struct {
+	Path                 string
+	Additions, Deletions int
+	ChangeType           string // ADDED, MODIFIED, DELETED, RENAMED
+	Patch                string // the hunks, as the REST files endpoint gives them
+}
+
+// Issue is an issue of the fake repository.
+type Issue struct {
+	Number      int
+	Title, Body string
+}
+
+// Review is a submitted review (consensus Rule 0 reads these).
+type Review struct{ State, Login, Association string }
+
+// Thread is a review thread.
+type Thread struct {
+	Resolved bool
+	Comments []ThreadComment
+}
+
+// ThreadComment is one comment of a thread; ID defaults to a unique node id.
+type ThreadComment struct {
+	ID, Body, Login, Association, Path string
+	Line                               int // 0: null
+}
+
+// PostedComment and PostedReview are what the tool posted.
+type PostedComment struct {
+	ID   int64
+	Body string
+}
+type PostedReview struct {
+	ID          int64
+	Event, Body string
+}
+
+// Request is one logged request.
+type Request struct {
+	Kind   string // graphql, diff, pr, files, comment, comments, review, issue, contents, unknown
+	Method string
+	Path   string
+	Status int
+	Body   string
+}
+
+// Fault makes the next Times requests of Kind fail. Zero Times means once.
+type Fault struct {
+	Kind       string
+	Status     int           // HTTP status to answer
+	RetryAfter string        // Retry-After header value
+	Delay      time.Duration // wait before answering (or before the fault)
+	Drop       bool          // close the connection without an answer
+	Garbage    bool          // answer 200 with a body that is not JSON
+	Times      int
+}
+
+// NewGitHub starts a fake GitHub for the test; it stops when the test ends.
+func NewGitHub(t testing.TB) *GitHub {
+	t.Helper()
+	g := &GitHub{Token: "ghs_fakeToken0123456789abcdefghij", t: t,
+		prs: map[string]*PR{}, issues: map[string]*Issue{},
+		comments: map[string][]PostedComment{}, reviews: map[string][]PostedReview{}, nextID: 1000}
+	g.srv = httptest.NewTLSServer(http.HandlerFunc(g.serve))
+	t.Cleanup(g.srv.Close)
+	g.CertFile = filepath.Join(t.TempDir(), "fake-github-ca.pem")
+	pemBytes := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: g.srv.Certificate().Raw})
+	if err := os.WriteFile(g.CertFile, pemBytes, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+// Host is the fake's host:port, the value for GH_HOST.
+func (g *GitHub) Host() string { return strings.TrimPrefix(g.srv.URL, "https://") }
+
+// Configure points env at the fake: GH_HOST, GH_ENTERPRISE_TOKEN,
+// SSL_CERT_FILE and GH_REPO=repo.
+func (g *GitHub) Configure(e *Env, repo string) {
+	e.Set("GH_HOST", g.Host())
+	e.Set("GH_ENTERPRISE_TOKEN", g.Token)
+	e.Set("SSL_CERT_FILE", g.CertFile)
+	e.Set("GH_REPO", repo)
+}
+
+// AddPR adds a pull request to repo ("owner/name").
+func (g *GitHub) AddPR(repo string, pr PR) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if pr.State == "" {
+		pr.State = "OPEN"
+	}
+	if pr.Author == "" {
+		pr.Author = "octocat"
+	}
+	if pr.HeadRef == "" {
+		pr.HeadRef = "feature"
+	}
+	if pr.BaseRef == "" {
+		pr.BaseRef = "main"
+	}
+	if pr.HeadRepo == "" {
+		pr.HeadRepo = repo
+	}
+	if pr.Permission == "" {
+		pr.Permission = "WRITE"
+	}
+	if pr.Files == nil {
+		pr.Files = ParseDiff(pr.Diff)
+	}
+	for i := range pr.Threads {
+		for j := range pr.Threads[i].Comments {
+			if pr.Threads[i].Comments[j].ID == "" {
+				g.nextID++
+				pr.Threads[i].Comments[j].ID = fmt.Sprintf("PRRC_%d", g.nextID)
+			}
+		}
+	}
+	g.prs[fmt.Sprintf("%s#%d", repo, pr.Number)] = &pr
+}
+
+// AddIssue adds an issue to repo.
+func (g *GitHub) AddIssue(repo string, is Issue) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.issues[fmt.Sprintf("%s#%d", repo, is.Number)] = &is
+}
+
+// Fail queues a fault.
+func (g *GitHub) Fail(f Fault) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if f.Times == 0 {
+		f.Times = 1
+	}
+	g.faults = append(g.faults, &f)
+}
+
+// Requests returns the request log.
+func (g *GitHub) Requests() []Request {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return append([]Request(nil), g.log...)
+}
+
+// Count returns how many requests of kind were received ("" counts all).
+func (g *GitHub) Count(kind string) int {
+	n := 0
+	for _, r := range g.Requests() {
+		if kind == "" || r.Kind == kind {
+			n++
+		}
+	}
+	return n
+}
+
+// Comments returns the comments posted on a PR.
+func (g *GitHub) Comments(repo string, number int) []PostedComment {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return append([]PostedComment(nil), g.comments[fmt.Sprintf("%s#%d", repo, number)]...)
+}
+
+// Reviews returns the reviews posted on a PR.
+func (g *GitHub) Reviews(repo string, number int) []PostedReview {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return append([]PostedReview(nil), g.reviews[fmt.Sprintf("%s#%d", repo, number)]...)
+}
+
+var (
+	rePull     = regexp.MustCompile(`^/api/v3/repos/([^/]+/[^/]+)/pulls/(\d+)$`)
+	rePullSub  = regexp.MustCompile(`^/api/v3/repos/([^/]+/[^/]+)/pulls/(\d+)/(files|reviews)$`)
+	reIssue    = regexp.MustCompile(`^/api/v3/repos/([^/]+/[^/]+)/issues/(\d+)$`)
+	reComments = regexp.MustCompile(`^/api/v3/repos/([^/]+/[^/]+)/issues/(\d+)/comments$`)
+)
+
+func kindOf(r *http.Request) string {
+	p := r.URL.Path
+	switch {
+	case p == "/api/graphql":
+		return "graphql"
+	case rePull.MatchString(p):
+		if strings.Contains(r.Header.Get("Accept"), "diff") {
+			return "diff"
+		}
+		return "pr"
+	case rePullSub.MatchString(p):
+		if m := rePullSub.FindStringSubmatch(p); m[3] == "files" {
+			return "files"
+		}
+		return "review"
+	case reComments.MatchString(p):
+		if r.Method == http.MethodPost {
+			return "comment"
+		}
+		return "comments"
+	case reIssue.MatchString(p):
+		return "issue"
+	}
+	return "unknown"
+}
+
+// recorder captures the status for the log.
+type recorder struct {
+	http.ResponseWriter
+	status int
+}
+
+func (r *recorder) WriteHeader(s int) { r.status = s; r.ResponseWriter.WriteHeader(s) }
+
+func (g *GitHub) serve(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	kind := kindOf(r)
+	rec := &recorder{ResponseWriter: w, status: http.StatusOK}
+	defer func() {
+		g.mu.Lock()
+		g.log = append(g.log, Request{Kind: kind, Method: r.Method, Path: r.URL.RequestURI(), Status: rec.status, Body: string(body)})
+		g.mu.Unlock()
+	}()
+	if r.Header.Get("Authorization") != "token "+g.Token {
+		writeJSON(rec, http.StatusUnauthorized, map[string]any{"message": "Bad credentials"})
+		return
+	}
+	if f := g.takeFault(kind); f != nil {
+		if f.Delay > 0 {
+			select {
+			case <-time.After(f.Delay):
+			case <-r.Context().Done():
+				return
+			}
+		}
+		switch {
+		case f.Drop:
+			if hj, ok := w.(http.Hijacker); ok {
+				if c, _, err := hj.Hijack(); err == nil {
+					c.Close()
+					rec.status = 0
+					return
+				}
+			}
+		case f.Garbage:
+			rec.Header().Set("Content-Type", "application/json")
+			rec.WriteHeader(http.StatusOK)
+			io.WriteString(rec, "<html>not json")
+			return
+		case f.Status != 0:
+			if f.RetryAfter != "" {
+				rec.Header().Set("Retry-After", f.RetryAfter)
+			}
+			writeJSON(rec, f.Status, map[string]any{"message": http.StatusText(f.Status)})
+			return
+		}
+	}
+	g.route(rec, r, kind, body)
+}
+
+func (g *GitHub) takeFault(kind string) *Fault {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for i, f := range g.faults {
+		if f.Kind == kind {
+			f.Times--
+			if f.Times <= 0 {
+				g.faults = append(g.faults[:i], g.faults[i+1:]...)
+			}
+			return f
+		}
+	}
+	return nil
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(v)
+}
+
+func notFound(w http.ResponseWriter) {
+	writeJSON(w, http.StatusNotFound, map[string]any{"message": "Not Found"})
+}
+
+func (g *GitHub) route(w http.ResponseWriter, r *http.Request, kind string, body []byte) {
+	switch kind {
+	case "graphql":
+		g.graphql(w, body)
+	case "diff", "pr":
+		m := rePull.FindStringSubmatch(r.URL.Path)
+		pr := g.pr(m[1], m[2])
+		if pr == nil {
+			notFound(w)
+			return
+		}
+		if kind == "pr" {
+			writeJSON(w, http.StatusOK, map[string]any{"number": pr.Number, "state": strings.ToLower(pr.State),
+				"head": map[string]any{"ref": pr.HeadRef, "sha": g.headOID(pr)}, "base": map[string]any{"ref": pr.BaseRef, "sha": g.baseOID(pr)}})
+			return
+		}
+		if pr.DiffStatus != 0 {
+			writeJSON(w, pr.DiffStatus, map[string]any{"message": "Sorry, the diff exceeded the maximum number of files (300). Consider using 'List pull requests files' API or locally cloning the repository instead.",
+				"errors": []map[string]any{{"resource": "PullRequest", "field": "diff", "code": "too_large"}}})
+			return
+		}
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		io.WriteString(w, pr.Diff)
+	case "files":
+		m := rePullSub.FindStringSubmatch(r.URL.Path)
+		pr := g.pr(m[1], m[2])
+		if pr == nil {
+			notFound(w)
+			return
+		}
+		per, _ := strconv.Atoi(r.URL.Query().Get("per_page"))
+		if per <= 0 || per > 100 {
+			per = 30
+		}
+		pg, _ := strconv.Atoi(r.URL.Query().Get("page"))
+		pg = max(pg, 1)
+		out := []map[string]any{}
+		for i := (pg - 1) * per; i < len(pr.Files) && i < pg*per; i++ {
+			f := pr.Files[i]
+			out = append(out, map[string]any{"filename": f.Path, "status": strings.ToLower(f.ChangeType),
+				"additions": f.Additions, "deletions": f.Deletions, "patch": f.Patch})
+		}
+		writeJSON(w, http.StatusOK, out)
+	case "comment", "review":
+		g.post(w, r, kind, body)
+	case "comments":
+		m := reComments.FindStringSubmatch(r.URL.Path)
+		g.mu.Lock()
+		list := g.comments[m[1]+"#"+m[2]]
+		out := []map[string]any{}
+		for _, c := range list {
+			out = append(out, map[string]any{"id": c.ID, "body": c.Body, "html_url": g.commentURL(m[1], m[2], c.ID)})
+		}
+		g.mu.Unlock()
+		writeJSON(w, http.StatusOK, out)
+	case "issue":
+		m := reIssue.FindStringSubmatch(r.URL.Path)
+		g.mu.Lock()
+		is := g.issues[m[1]+"#"+m[2]]
+		g.mu.Unlock()
+		if is == nil {
+			notFound(w)
+			return
+		}
+		writeJSON(w, http.StatusOK, map[string]any{"number": is.Number, "title": is.Title, "body": is.Body,
+			"html_url": fmt.Sprintf("https://%s/%s/issues/%d", g.Host(), m[1], is.Number), "state": "open"})
+	default:
+		notFound(w)
+	}
+}
+
+func (g *GitHub) commentURL(repo, number string, id int64) string {
+	return fmt.Sprintf("https://%s/%s/pull/%s#issuecomment-%d", g.Host(), repo, number, id)
+}
+
+func (g *GitHub) post(w http.ResponseWriter, r *http.Request, kind string, body []byte) {
+	var in struct{ Body, Event string }
+	if err := json.Unmarshal(body, &in); err != nil || in.Body == "" && kind == "comment" {
+		writeJSON(w, http.StatusUnprocessableEntity, map[string]any{"message": "Validation Failed"})
+		return
+	}
+	if len([]rune(in.Body)) >= 65536 {
+		writeJSON(w, http.StatusUnprocessableEntity, map[string]any{"message": "Validation Failed: body is too long (maximum is 65536 characters)"})
+		return
+	}
+	re := reComments
+	if kind == "review" {
+		re = rePullSub
+	}
+	m := re.FindStringSubmatch(r.URL.Path)
+	if g.pr(m[1], m[2]) == nil {
+		notFound(w)
+		return
+	}
+	key := m[1] + "#" + m[2]
+	g.mu.Lock()
+	g.nextID++
+	id := g.nextID
+	if kind == "comment" {
+		g.comments[key] = append(g.comments[key], PostedComment{ID: id, Body: in.Body})
+	} else {
+		g.reviews[key] = append(g.reviews[key], PostedReview{ID: id, Event: in.Event, Body: in.Body})
+	}
+	g.mu.Unlock()
+	url := g.commentURL(m[1], m[2], id)
+	if kind == "review" {
+		url = fmt.Sprintf("https://%s/%s/pull/%s#pullrequestreview-%d", g.Host(), m[1], m[2], id)
+	}
+	writeJSON(w, http.StatusCreated, map[string]any{"id": id, "body": in.Body, "html_url": url, "state": in.Event})
+}
+
+func (g *GitHub) pr(repo, number string) *PR {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.prs[repo+"#"+number]
+}
+
+func (g *GitHub) headOID(pr *PR) string { return g.oid(pr.Remote, pr.HeadRef, pr.HeadOID) }
+func (g *GitHub) baseOID(pr *PR) string { return g.oid(pr.Remote, pr.BaseRef, pr.BaseOID) }
+
+// oid reads ref from the bare remote, so that a push moves the PR's head.
+func (g *GitHub) oid(remote, ref, fixed string) string {
+	if fixed != "" || remote == "" {
+		if fixed == "" {
+			return strings.Repeat("0", 40)
+		}
+		return fixed
+	}
+	out, err := exec.Command("git", "--git-dir", remote, "rev-parse", "refs/heads/"+ref).Output()
+	if err != nil {
+		g.t.Errorf("fake github: reading %s from %s: %v", ref, remote, err)
+		return ""
+	}
+	return strings.TrimSpace(string(out))
+}
+
+func (g *GitHub) graphql(w http.ResponseWriter, body []byte) {
+	var req struct {
+		Query     string         `json:"query"`
+		Variables map[string]any `json:"variables"`
+	}
+	if err := json.Unmarshal(body, &req); err != nil {
+		g.t.Errorf("fake github: GraphQL request is not JSON: %v", err)
+		writeJSON(w, http.StatusBadRequest, map[string]any{"message": "Problems parsing JSON"})
+		return
+	}
+	_, op, err := ValidateQuery(req.Query, req.Variables)
+	if err != nil {
+		g.t.Errorf("fake github: GitHub's schema rejects this GraphQL document: %v\n%s", err, req.Query)
+		writeJSON(w, http.StatusOK, map[string]any{"errors": []map[string]any{{"message": err.Error()}}})
+		return
+	}
+	data, errs := execute(op, g.root(), req.Variables)
+	resp := map[string]any{"data": data}
+	if len(errs) > 0 {
+		resp["errors"] = errs
+	}
+	writeJSON(w, http.StatusOK, resp)
+}
+
+// root is the GraphQL Query object over the fake's state.
+func (g *GitHub) root() map[string]any {
+	return map[string]any{
+		"repository": resolver(func(args map[string]any) any {
+			repo := fmt.Sprintf("%s/%s", args["owner"], args["name"])
+			return map[string]any{
+				"nameWithOwner": repo,
+				"pullRequest": resolver(func(a map[string]any) any {
+					n, _ := asInt(a["number"])
+					pr := g.pr(repo, strconv.Itoa(n))
+					if pr == nil {
+						return gqlError{Type: "NOT_FOUND", Message: fmt.Sprintf("Could not resolve to a PullRequest with the number of %d.", n)}
+					}
+					return g.prObject(repo, pr)
+				}),
+			}
+		}),
+	}
+}
+
+func (g *GitHub) prObject(repo string, pr *PR) map[string]any {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	adds, dels := 0, 0
+	files := conn{}
+	for _, f := range pr.Files {
+		adds, dels = adds+f.Additions, dels+f.Deletions
+		ct := f.ChangeType
+		if ct == "" {
+			ct = "MODIFIED"
+		}
+		files = append(files, map[string]any{"path": f.Path, "additions": f.Additions, "deletions": f.Deletions, "changeType": ct})
+	}
+	issues := conn{}
+	for _, n := range pr.ClosingIssues {
+		if is := g.issues[fmt.Sprintf("%s#%d", repo, n)]; is != nil {
+			issues = append(issues, map[string]any{"number": is.Number, "title": is.Title,
+				"url": fmt.Sprintf("https://%s/%s/issues/%d", g.Host(), repo, is.Number)})
+		}
+	}
+	reviews := conn{}
+	for _, rv := range pr.Reviews {
+		reviews = append(reviews, map[string]any{"state": rv.State, "author": map[string]any{"login": rv.Login},
+			"authorAssociation": rv.Association, "submittedAt": "2026-01-01T00:00:00Z"})
+	}
+	threads := conn{}
+	for _, th := range pr.Threads {
+		comments := conn{}
+		var path any
+		var line any
+		for i, c := range th.Comments {
+			var l any
+			if c.Line > 0 {
+				l = c.Line
+			}
+			if i == 0 {
+				path, line = c.Path, l
+			}
+			comments = append(comments, map[string]any{"id": c.ID, "databaseId": 1, "body": c.Body,
+				"author": map[string]any{"login": c.Login}, "authorAssociation": c.Association,
+				"path": c.Path, "line": l, "createdAt": "2026-01-01T00:00:00Z", "url": "https://" + g.Host() + "/" + repo + "/pull/" + strconv.Itoa(pr.Number)})
+		}
+		threads = append(threads, map[string]any{"isResolved": th.Resolved, "isOutdated": false, "path": path, "line": line, "comments": comments})
+	}
+	g.mu.Unlock()
+	head, base := g.headOID(pr), g.baseOID(pr)
+	g.mu.Lock()
+	return map[string]any{
+		"number": pr.Number, "title": pr.Title, "body": pr.Body, "state": pr.State, "isDraft": pr.IsDraft,
+		"url":    fmt.Sprintf("https://%s/%s/pull/%d", g.Host(), repo, pr.Number),
+		"author": map[string]any{"login": pr.Author},
+		"headRefName": pr.HeadRef, "headRefOid": head, "baseRefName": pr.BaseRef, "baseRefOid": base,
+		"isCrossRepository": pr.IsCrossRepository,
+		"headRepository":    map[string]any{"nameWithOwner": pr.HeadRepo, "viewerPermission": pr.Permission},
+		"additions":         adds, "deletions": dels, "changedFiles": len(pr.Files),
+		"closingIssuesReferences": issues,
+		"files":                   files,
+		"reviews":                 reviews,
+		"reviewThreads":           threads,
+	}
+}
+
+// ParseDiff splits a unified diff into files with their patches and counts.
+func ParseDiff(diff string) []File {
+	var files []File
+	var cur *File
+	var patch []string
+	flush := func() {
+		if cur != nil {
+			cur.Patch = strings.TrimRight(strings.Join(patch, "\n"), "\n")
+			files = append(files, *cur)
+		}
+	}
+	for _, l := range strings.Split(diff, "\n") {
+		switch {
+		case strings.HasPrefix(l, "diff --git "):
+			flush()
+			parts := strings.Fields(l)
+			cur = &File{Path: strings.TrimPrefix(parts[len(parts)-1], "b/"), ChangeType: "MODIFIED"}
+			patch = nil
+		case cur == nil:
+		case strings.HasPrefix(l, "new file mode"):
+			cur.ChangeType = "ADDED"
+		case strings.HasPrefix(l, "deleted file mode"):
+			cur.ChangeType = "DELETED"
+		case strings.HasPrefix(l, "rename from"):
+			cur.ChangeType = "RENAMED"
+		case strings.HasPrefix(l, "--- "), strings.HasPrefix(l, "+++ "), strings.HasPrefix(l, "index "):
+		case strings.HasPrefix(l, "@@") || len(patch) > 0:
+			patch = append(patch, l)
+			if strings.HasPrefix(l, "+") {
+				cur.Additions++
+			} else if strings.HasPrefix(l, "-") {
+				cur.Deletions++
+			}
+		}
+	}
+	flush()
+	return files
+}

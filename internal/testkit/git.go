@@ -1,0 +1,81 @@
+package testkit
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Git runs git in dir and returns its trimmed output; a failure fails the test.
+func Git(t testing.TB, dir string, args ...string) string {
+	t.Helper()
+	c := exec.Command("git", args...)
+	c.Dir = dir
+	c.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_AUTHOR_NAME=ocdx test", "GIT_AUTHOR_EMAIL=test@example.com",
+		"GIT_COMMITTER_NAME=ocdx test", "GIT_COMMITTER_EMAIL=test@example.com")
+	out, err := c.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %s (in %s): %v\n%s", strings.Join(args, " "), dir, err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// Repo is a bare remote standing in for the GitHub repository, with a clone
+// checked out on the PR branch.
+type Repo struct {
+	Remote string // bare repository (the push target)
+	Clone  string // work tree on the head branch
+	Base   string // base branch name
+	Head   string // head branch name
+}
+
+// NewRepo creates a bare remote whose base branch holds baseFiles and whose
+// head branch adds headFiles on top in one commit, and a clone on the head
+// branch with "origin" pointing at the remote.
+func NewRepo(t testing.TB, base, head string, baseFiles, headFiles map[string]string) *Repo {
+	t.Helper()
+	root := t.TempDir()
+	r := &Repo{Remote: filepath.Join(root, "remote.git"), Clone: filepath.Join(root, "work"), Base: base, Head: head}
+	Git(t, root, "init", "--quiet", "--bare", "--initial-branch="+base, r.Remote)
+	Git(t, root, "init", "--quiet", "--initial-branch="+base, r.Clone)
+	Git(t, r.Clone, "remote", "add", "origin", r.Remote)
+	WriteFiles(t, r.Clone, baseFiles)
+	Git(t, r.Clone, "add", "-A")
+	Git(t, r.Clone, "commit", "--quiet", "--allow-empty", "-m", "base")
+	Git(t, r.Clone, "push", "--quiet", "origin", base)
+	Git(t, r.Clone, "checkout", "--quiet", "-b", head)
+	WriteFiles(t, r.Clone, headFiles)
+	Git(t, r.Clone, "add", "-A")
+	Git(t, r.Clone, "commit", "--quiet", "--allow-empty", "-m", "change")
+	Git(t, r.Clone, "push", "--quiet", "--set-upstream", "origin", head)
+	return r
+}
+
+// Diff is the unified diff of the head branch against the base, as GitHub
+// shows it for the PR.
+func (r *Repo) Diff(t testing.TB) string {
+	t.Helper()
+	return Git(t, r.Clone, "diff", r.Base+"..."+r.Head) + "\n"
+}
+
+// RemoteOID is the commit a branch points to on the remote.
+func (r *Repo) RemoteOID(t testing.TB, branch string) string {
+	t.Helper()
+	return Git(t, r.Remote, "rev-parse", "refs/heads/"+branch)
+}
+
+// WriteFiles writes files (path → content) under dir.
+func WriteFiles(t testing.TB, dir string, files map[string]string) {
+	t.Helper()
+	for p, content := range files {
+		full := filepath.Join(dir, p)
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,191 @@
+package testkit
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+
+	"github.com/vektah/gqlparser/v2"
+	"github.com/vektah/gqlparser/v2/ast"
+	"github.com/vektah/gqlparser/v2/validator"
+)
+
+var (
+	schemaOnce sync.Once
+	schema     *ast.Schema
+	schemaErr  error
+)
+
+// Schema is GitHub's public GraphQL schema (testdata/github, from
+// @octokit/graphql-schema, MIT).
+func Schema() (*ast.Schema, error) {
+	schemaOnce.Do(func() {
+		path := filepath.Join(ModuleRoot(), "testdata", "github", "schema.graphql")
+		b, err := os.ReadFile(path)
+		if err != nil {
+			schemaErr = err
+			return
+		}
+		schema, schemaErr = gqlparser.LoadSchema(&ast.Source{Name: "github", Input: string(b)})
+	})
+	return schema, schemaErr
+}
+
+// ValidateQuery checks a GraphQL document and its variables against GitHub's
+// schema, as GitHub would before running it.
+func ValidateQuery(query string, vars map[string]any) (*ast.QueryDocument, *ast.OperationDefinition, error) {
+	s, err := Schema()
+	if err != nil {
+		return nil, nil, err
+	}
+	doc, errs := gqlparser.LoadQuery(s, query)
+	if len(errs) > 0 {
+		return nil, nil, errs
+	}
+	if len(doc.Operations) != 1 {
+		return nil, nil, fmt.Errorf("want exactly one operation, got %d", len(doc.Operations))
+	}
+	op := doc.Operations[0]
+	if _, err := validator.VariableValues(s, op, vars); err != nil {
+		return nil, nil, err
+	}
+	return doc, op, nil
+}
+
+// resolver computes a field from its arguments.
+type resolver func(args map[string]any) any
+
+// conn is a connection: the executor pages it by first/last/after.
+type conn []any
+
+// gqlError makes a field null and adds an error, as GitHub does for a
+// missing object.
+type gqlError struct{ Type, Message string }
+
+// execute runs a validated operation over plain data: maps are objects, conn
+// values are connections, resolver values take the field's arguments.
+func execute(op *ast.OperationDefinition, root map[string]any, vars map[string]any) (map[string]any, []map[string]any) {
+	e := &executor{vars: vars}
+	data := e.selection(op.SelectionSet, root, nil)
+	return data, e.errs
+}
+
+type executor struct {
+	vars map[string]any
+	errs []map[string]any
+}
+
+func (e *executor) selection(set ast.SelectionSet, obj map[string]any, path []any) map[string]any {
+	out := map[string]any{}
+	for _, sel := range set {
+		switch s := sel.(type) {
+		case *ast.Field:
+			if !e.included(s.Directives) {
+				continue
+			}
+			key := s.Alias
+			if key == "" {
+				key = s.Name
+			}
+			v := obj[s.Name]
+			if r, ok := v.(resolver); ok {
+				v = r(s.ArgumentMap(e.vars))
+			}
+			if c, ok := v.(conn); ok {
+				v = page(c, s.ArgumentMap(e.vars))
+			}
+			if ge, ok := v.(gqlError); ok {
+				e.errs = append(e.errs, map[string]any{"type": ge.Type, "message": ge.Message, "path": append(append([]any{}, path...), key)})
+				v = nil
+			}
+			out[key] = e.value(s.SelectionSet, v, append(path, key))
+		case *ast.InlineFragment:
+			if e.included(s.Directives) {
+				for k, v := range e.selection(s.SelectionSet, obj, path) {
+					out[k] = v
+				}
+			}
+		case *ast.FragmentSpread:
+			if e.included(s.Directives) {
+				for k, v := range e.selection(s.Definition.SelectionSet, obj, path) {
+					out[k] = v
+				}
+			}
+		}
+	}
+	return out
+}
+
+func (e *executor) value(set ast.SelectionSet, v any, path []any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		if set == nil {
+			return x
+		}
+		return e.selection(set, x, path)
+	case []any:
+		out := make([]any, len(x))
+		for i, item := range x {
+			out[i] = e.value(set, item, append(path, i))
+		}
+		return out
+	default:
+		return x
+	}
+}
+
+func (e *executor) included(dirs ast.DirectiveList) bool {
+	if d := dirs.ForName("include"); d != nil {
+		if b, _ := d.ArgumentMap(e.vars)["if"].(bool); !b {
+			return false
+		}
+	}
+	if d := dirs.ForName("skip"); d != nil {
+		if b, _ := d.ArgumentMap(e.vars)["if"].(bool); b {
+			return false
+		}
+	}
+	return true
+}
+
+// page applies first/last/after to a connection; cursors are positions.
+func page(c conn, args map[string]any) map[string]any {
+	start := 0
+	if s, ok := args["after"].(string); ok && s != "" {
+		n, _ := strconv.Atoi(s)
+		start = n
+	}
+	end := len(c)
+	if f, ok := asInt(args["first"]); ok && start+f < end {
+		end = start + f
+	}
+	if l, ok := asInt(args["last"]); ok && end-l > start {
+		start = end - l
+	}
+	start = min(start, end)
+	nodes := append([]any{}, c[start:end]...)
+	return map[string]any{
+		"nodes":      nodes,
+		"totalCount": len(c),
+		"pageInfo": map[string]any{
+			"hasNextPage":     end < len(c),
+			"hasPreviousPage": start > 0,
+			"endCursor":       strconv.Itoa(end),
+			"startCursor":     strconv.Itoa(start),
+		},
+	}
+}
+
+func asInt(v any) (int, bool) {
+	switch n := v.(type) {
+	case int64:
+		return int(n), true
+	case int:
+		return n, true
+	case float64:
+		return int(n), true
+	}
+	return 0, false
+}
