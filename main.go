@@ -21,8 +21,8 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	deps := cmd.NewDeps(version)
 	err := cmd.Run(ctx, os.Args[1:], deps)
+	code := exitCode(ctx, err) // before stop(), which cancels ctx
 	stop()
-	code := exitCode(ctx, err)
 	if err != nil && !errors.Is(err, cmd.ErrSilent) {
 		fmt.Fprintln(deps.IO.ErrOut, "error:", err)
 	}
