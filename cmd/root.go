@@ -44,6 +44,7 @@ type command struct {
 // commands lists what gh ocdx can do. A verb appears here only once it works.
 func commands() []command {
 	return []command{
+		{name: "review-pr", summary: "Print the review context of a pull request", run: runReviewPR},
 		{name: "version", summary: "Print the version", run: runVersion},
 	}
 }
