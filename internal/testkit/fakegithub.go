@@ -574,8 +574,8 @@ func (g *GitHub) prObject(repo string, pr *PR) map[string]any {
 	g.mu.Lock()
 	return map[string]any{
 		"number": pr.Number, "title": pr.Title, "body": pr.Body, "state": pr.State, "isDraft": pr.IsDraft,
-		"url":    fmt.Sprintf("https://%s/%s/pull/%d", g.Host(), repo, pr.Number),
-		"author": map[string]any{"login": pr.Author},
+		"url":         fmt.Sprintf("https://%s/%s/pull/%d", g.Host(), repo, pr.Number),
+		"author":      map[string]any{"login": pr.Author},
 		"headRefName": pr.HeadRef, "headRefOid": head, "baseRefName": pr.BaseRef, "baseRefOid": base,
 		"isCrossRepository": pr.IsCrossRepository,
 		"headRepository":    map[string]any{"nameWithOwner": pr.HeadRepo, "viewerPermission": pr.Permission},
