@@ -28,8 +28,6 @@ func newFlagSet(name, usageLine, description string) *flagSet {
 	f := &flagSet{FlagSet: pflag.NewFlagSet(name, pflag.ContinueOnError), usageLine: usageLine, description: description}
 	f.SetOutput(io.Discard)
 	f.SortFlags = false
-	f.BoolVar(&f.debug, "debug", false, "Log debug details on stderr")
-	f.BoolVarP(&f.help, "help", "h", false, "Show this help")
 	return f
 }
 
@@ -52,6 +50,9 @@ func (f *flagSet) usageErr(format string, a ...any) error {
 // parse parses args and checks that exactly nargs positional arguments remain
 // (nargs < 0: any number). It prints help on -h and turns --debug on.
 func (f *flagSet) parse(d *Deps, args []string, nargs int) error {
+	// Defined last so that help lists the verb's own flags first.
+	f.BoolVar(&f.debug, "debug", false, "Log debug details on stderr")
+	f.BoolVarP(&f.help, "help", "h", false, "Show this help")
 	if err := f.Parse(args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
 			f.help = true
