@@ -1,0 +1,176 @@
+// Package config finds, reads and validates the gh-ocdx configuration
+// (DESIGN.md §2): which models play which role, and the verification commands,
+// optionally overridden per repository by .ocdx.json.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Example is a valid configuration, verbatim from DESIGN.md §2. `config init`
+// writes it and every configuration error shows it.
+const Example = `{
+  "reviewerModels": ["openai/gpt-4.1", "anthropic/claude-sonnet-4-5"],
+  "commentsAnalyzerModel": "openai/gpt-4.1-mini",
+  "prFixModel": "anthropic/claude-sonnet-4-5",
+  "reviewPrModel": "anthropic/claude-sonnet-4-5",
+  "verify": ["dx lint", "dx build all"]
+}
+`
+
+// RepoExample is a valid repository .ocdx.json.
+const RepoExample = `{
+  "verify": ["dx lint", "dx build all"]
+}
+`
+
+// RepoFile is the name of the per-repository override, at the repository root.
+const RepoFile = ".ocdx.json"
+
+// MaxReviewers is the most reviewer models a configuration may name.
+const MaxReviewers = 5
+
+// DefaultVerify returns the verification commands used when neither the
+// configuration nor the repository names any (seeds/004).
+func DefaultVerify() []string { return []string{"dx lint", "dx build all"} }
+
+// Config is a validated configuration with defaults applied.
+type Config struct {
+	Reviewers        []Model // 1..MaxReviewers, run in parallel
+	CommentsAnalyzer Model
+	PRFix            Model
+	ReviewPR         Model    // defaults to Reviewers[0]
+	Verify           []string // commands run before a fix is pushed
+
+	Path   string // absolute path of the file read
+	Legacy bool   // Path is the legacy opencode file; callers tell the user so
+	// Defaults lists the optional keys absent from the file and filled in:
+	// "reviewPrModel", "verify".
+	Defaults []string
+	// VerifyFrom is the repository .ocdx.json that Verify came from, after
+	// ApplyRepo found one; "" otherwise.
+	VerifyFrom string
+}
+
+// Load finds, reads and validates the configuration, checking that the
+// credential of every provider it uses is set in the environment. Commands
+// that need the configuration call it first, before any network request, git
+// command or state write. Configuration problems are *Error.
+func Load(getenv func(string) string) (*Config, error) {
+	loc, err := Locate(getenv)
+	if err != nil {
+		return nil, err
+	}
+	data, err := os.ReadFile(loc.Path)
+	if err != nil {
+		return nil, &Error{Path: loc.Path, Err: err}
+	}
+	c, problems := parse(data, getenv)
+	if len(problems) > 0 {
+		return nil, &Error{Path: loc.Path, Problems: problems}
+	}
+	c.Path, c.Legacy = loc.Path, loc.Legacy
+	return c, nil
+}
+
+// ApplyRepo replaces Verify with the repository's own commands when
+// repoRoot holds a .ocdx.json.
+func (c *Config) ApplyRepo(repoRoot string) error {
+	verify, path, err := RepoVerify(repoRoot)
+	if err != nil || path == "" {
+		return err
+	}
+	c.Verify, c.VerifyFrom = verify, path
+	return nil
+}
+
+// RepoVerify reads repoRoot/.ocdx.json. It returns the verify commands and
+// the file's absolute path, or a nil slice and "" when there is no such file.
+// Problems in the file are *Error.
+func RepoVerify(repoRoot string) (verify []string, path string, err error) {
+	path, err = filepath.Abs(filepath.Join(repoRoot, RepoFile))
+	if err != nil {
+		return nil, "", err
+	}
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, "", nil
+	}
+	if err != nil {
+		return nil, "", &Error{Path: path, Err: err, Repo: true}
+	}
+	verify, problems := parseRepo(data)
+	if len(problems) > 0 {
+		return nil, "", &Error{Path: path, Problems: problems, Repo: true}
+	}
+	return verify, path, nil
+}
+
+// UsedProviders returns the providers the configuration's models use, once
+// each, in the order they first appear.
+func (c *Config) UsedProviders() []Provider {
+	var out []Provider
+	seen := map[string]bool{}
+	for _, m := range c.roles() {
+		if !seen[m.model.Provider.Name] {
+			seen[m.model.Provider.Name] = true
+			out = append(out, m.model.Provider)
+		}
+	}
+	return out
+}
+
+type role struct {
+	key   string
+	model Model
+}
+
+func (c *Config) roles() []role {
+	var rs []role
+	for i, m := range c.Reviewers {
+		rs = append(rs, role{fmt.Sprintf("reviewerModels[%d]", i), m})
+	}
+	return append(rs, role{"commentsAnalyzerModel", c.CommentsAnalyzer},
+		role{"prFixModel", c.PRFix}, role{"reviewPrModel", c.ReviewPR})
+}
+
+// missingCredentials reports each provider credential the models need that
+// the environment lacks, naming the models that need it.
+func missingCredentials(roles []role, getenv func(string) string) []Problem {
+	var envs, models []string
+	needers := map[string][]string{} // env -> models, model -> keys
+	for _, r := range roles {
+		env, model := r.model.Provider.CredentialEnv, r.model.String()
+		if env == "" || strings.TrimSpace(getenv(env)) != "" {
+			continue
+		}
+		if needers[env] == nil {
+			envs = append(envs, env)
+		}
+		if needers[model] == nil {
+			models = append(models, model)
+			needers[env] = append(needers[env], model)
+		}
+		needers[model] = append(needers[model], r.key)
+	}
+	var ps []Problem
+	for _, env := range envs {
+		var who []string
+		for _, m := range needers[env] {
+			who = append(who, fmt.Sprintf("%s (%s)", m, strings.Join(needers[m], ", ")))
+		}
+		verb := "needs"
+		if len(who) > 1 {
+			verb = "need"
+		}
+		ps = append(ps, Problem{Env: env, Msg: fmt.Sprintf(
+			"%s is not set, and %s %s it; export %s=<your API key>",
+			env, strings.Join(who, ", "), verb, env)})
+	}
+	return ps
+}

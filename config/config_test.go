@@ -1,0 +1,350 @@
+package config
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// env is a fake environment for the getenv parameter.
+type env map[string]string
+
+func (e env) get(k string) string { return e[k] }
+
+// creds has every provider credential set.
+var creds = env{"OPENAI_API_KEY": "sk-test", "ANTHROPIC_API_KEY": "sk-ant-test"}
+
+func write(t *testing.T, path, content string) string {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// loadString writes content as the configuration and loads it with e plus OCDX_CONFIG.
+func loadString(t *testing.T, content string, e env) (*Config, string, error) {
+	t.Helper()
+	path := write(t, filepath.Join(t.TempDir(), "config.json"), content)
+	vars := env{"OCDX_CONFIG": path}
+	for k, v := range e {
+		vars[k] = v
+	}
+	c, err := Load(vars.get)
+	return c, path, err
+}
+
+func TestLoadExample(t *testing.T) {
+	c, path, err := loadString(t, Example, creds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Path != path || c.Legacy {
+		t.Errorf("Path %q Legacy %v, want %q false", c.Path, c.Legacy, path)
+	}
+	var reviewers []string
+	for _, m := range c.Reviewers {
+		reviewers = append(reviewers, m.String())
+	}
+	if !slices.Equal(reviewers, []string{"openai/gpt-4.1", "anthropic/claude-sonnet-4-5"}) {
+		t.Errorf("Reviewers = %v", reviewers)
+	}
+	if c.CommentsAnalyzer.String() != "openai/gpt-4.1-mini" || c.PRFix.String() != "anthropic/claude-sonnet-4-5" || c.ReviewPR.String() != "anthropic/claude-sonnet-4-5" {
+		t.Errorf("roles = %v %v %v", c.CommentsAnalyzer, c.PRFix, c.ReviewPR)
+	}
+	if c.PRFix.Provider.CredentialEnv != "ANTHROPIC_API_KEY" {
+		t.Errorf("PRFix provider = %+v", c.PRFix.Provider)
+	}
+	if !slices.Equal(c.Verify, []string{"dx lint", "dx build all"}) || len(c.Defaults) != 0 {
+		t.Errorf("Verify %v Defaults %v", c.Verify, c.Defaults)
+	}
+}
+
+func TestLoadAppliesDefaults(t *testing.T) {
+	c, _, err := loadString(t, `{"reviewerModels": ["ollama/llama3", "openai/gpt-4.1"], "commentsAnalyzerModel": "ollama/qwen", "prFixModel": "ollama/qwen"}`, env{"OPENAI_API_KEY": "k"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.ReviewPR.String() != "ollama/llama3" {
+		t.Errorf("ReviewPR = %v, want the first reviewer", c.ReviewPR)
+	}
+	if !slices.Equal(c.Verify, DefaultVerify()) {
+		t.Errorf("Verify = %v", c.Verify)
+	}
+	if !slices.Equal(c.Defaults, []string{"reviewPrModel", "verify"}) {
+		t.Errorf("Defaults = %v", c.Defaults)
+	}
+	if got := c.UsedProviders(); len(got) != 2 || got[0].Name != "ollama" || got[1].Name != "openai" {
+		t.Errorf("UsedProviders = %v", got)
+	}
+}
+
+func TestLoadOllamaNeedsNoCredential(t *testing.T) {
+	if _, _, err := loadString(t, `{"reviewerModels": ["ollama/llama3"], "commentsAnalyzerModel": "ollama/llama3", "prFixModel": "ollama/meta/llama-3:8b"}`, nil); err != nil {
+		t.Fatal(err)
+	}
+}
+
+const valid3 = `"commentsAnalyzerModel": "openai/gpt-4.1-mini", "prFixModel": "openai/gpt-4.1"`
+
+func TestLoadProblems(t *testing.T) {
+	tests := []struct {
+		name    string
+		content string
+		env     env
+		want    []string // substrings of the message, in order
+	}{
+		{"syntax error", "{\n  \"reviewerModels\": [\"openai/gpt-4.1\"],\n  \"prFixModel\": \"openai/gpt-4.1\"\n  \"verify\": []\n}", creds,
+			[]string{"line 4, column 3: JSON syntax error: invalid character '\"' after object key:value pair"}},
+		{"trailing comma", "{\"reviewerModels\": [\"openai/gpt-4.1\"],}", creds,
+			[]string{"line 1, column 39: JSON syntax error"}},
+		{"truncated", "{\n  \"reviewerModels\": [", creds,
+			[]string{"line 2, column 22: JSON syntax error: unexpected end of JSON input"}},
+		{"empty file", "  \n", creds, []string{"the file is empty"}},
+		{"not an object", "\n[\"openai/gpt-4.1\"]", creds, []string{"line 2, column 1: the file must hold a JSON object ({ ... }), found an array"}},
+		{"no reviewers", `{"reviewerModels": [], ` + valid3 + `}`, creds,
+			[]string{"line 1, column 20: reviewerModels: is empty; list 1 to 5 reviewer models"}},
+		{"six reviewers", `{"reviewerModels": ["openai/a", "openai/b", "openai/c", "openai/d", "openai/e", "openai/f"], ` + valid3 + `}`, creds,
+			[]string{"reviewerModels: has 6 models, at most 5 are allowed; remove 1"}},
+		{"reviewers a string", `{"reviewerModels": "openai/gpt-4.1", ` + valid3 + `}`, creds,
+			[]string{`line 1, column 20: reviewerModels: must be an array of "provider/model" strings, found a string`}},
+		{"reviewer a number", "{\"reviewerModels\": [\"openai/a\",\n 7], " + valid3 + `}`, creds,
+			[]string{`line 2, column 2: reviewerModels[1]: must be a string such as "openai/gpt-4.1", found a number`}},
+		{"model a number", `{"reviewerModels": ["openai/a"], "commentsAnalyzerModel": 4, "prFixModel": "openai/b"}`, creds,
+			[]string{`commentsAnalyzerModel: must be a string such as "openai/gpt-4.1", found a number`}},
+		{"optional null", `{"reviewerModels": ["openai/a"], ` + valid3 + `, "reviewPrModel": null}`, creds,
+			[]string{`reviewPrModel: must be a string such as "openai/gpt-4.1", found null`}},
+		{"empty model", `{"reviewerModels": ["openai/a"], "commentsAnalyzerModel": "", "prFixModel": "openai/b"}`, creds,
+			[]string{"commentsAnalyzerModel: is empty; name a model as provider/model"}},
+		{"unknown provider", `{"reviewerModels": ["azure/gpt-4.1"], ` + valid3 + `}`, creds,
+			[]string{`reviewerModels[0]: "azure/gpt-4.1" names an unknown provider "azure"; known providers: anthropic, ollama, openai`}},
+		{"no slash", `{"reviewerModels": ["gpt-4.1"], ` + valid3 + `}`, creds,
+			[]string{`reviewerModels[0]: "gpt-4.1" is not of the form provider/model`}},
+		{"missing required", `{"reviewerModels": ["openai/a"]}`, creds,
+			[]string{"commentsAnalyzerModel: missing;", "prFixModel: missing;"}},
+		{"missing reviewers", `{` + valid3 + `}`, creds, []string{"reviewerModels: missing; list 1 to 5 reviewer models"}},
+		{"unknown key typo", "{\"reviewerModels\": [\"openai/a\"], " + valid3 + ",\n  \"verfiy\": [\"make\"]}", creds,
+			[]string{`line 2, column 3: unknown key "verfiy"; did you mean "verify"?`}},
+		{"unknown key case", `{"ReviewerModels": ["openai/a"], "reviewerModels": ["openai/a"], ` + valid3 + `}`, creds,
+			[]string{`unknown key "ReviewerModels"; did you mean "reviewerModels"?`}},
+		{"unknown key far", `{"reviewerModels": ["openai/a"], ` + valid3 + `, "temperature": 0.2}`, creds,
+			[]string{`unknown key "temperature"; known keys: reviewerModels, commentsAnalyzerModel, prFixModel, reviewPrModel, verify`}},
+		{"duplicate key", `{"reviewerModels": ["openai/a"], ` + valid3 + `, "prFixModel": "openai/c"}`, creds,
+			[]string{"prFixModel: appears more than once"}},
+		{"verify a string", `{"reviewerModels": ["openai/a"], ` + valid3 + `, "verify": "make test"}`, creds,
+			[]string{"verify: must be an array of command strings, found a string"}},
+		{"verify empty list", `{"reviewerModels": ["openai/a"], ` + valid3 + `, "verify": []}`, creds,
+			[]string{"verify: is empty; list at least one command"}},
+		{"verify empty entry", `{"reviewerModels": ["openai/a"], ` + valid3 + `, "verify": ["make", " "]}`, creds,
+			[]string{"verify[1]: is empty; give a command"}},
+		{"missing credential", `{"reviewerModels": ["openai/gpt-4.1", "anthropic/claude"], ` + valid3 + `}`, env{"ANTHROPIC_API_KEY": "x", "OPENAI_API_KEY": "  "},
+			[]string{"OPENAI_API_KEY is not set, and openai/gpt-4.1 (reviewerModels[0], prFixModel, reviewPrModel), openai/gpt-4.1-mini (commentsAnalyzerModel) need it; export OPENAI_API_KEY=", "Export the missing variables in your shell"}},
+		{"every problem at once", "{\n  \"reviewerModels\": \"openai/a\",\n  \"prFixModel\": \"x/y\",\n  \"verify\": [\"\"],\n  \"reviewPrModel\": \"anthropic/c\",\n  \"extra\": 1\n}", nil,
+			[]string{
+				"line 2, column 21: reviewerModels: must be an array",
+				"line 3, column 17: prFixModel: \"x/y\" names an unknown provider",
+				"line 4, column 14: verify[0]: is empty",
+				"line 6, column 3: unknown key \"extra\"",
+				"commentsAnalyzerModel: missing",
+				"ANTHROPIC_API_KEY is not set, and anthropic/c (reviewPrModel) needs it",
+			}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, path, err := loadString(t, tt.content, tt.env)
+			if c != nil {
+				t.Fatalf("Load returned a config for an invalid file")
+			}
+			var cerr *Error
+			if !errors.As(err, &cerr) {
+				t.Fatalf("error %T %v, want *config.Error", err, err)
+			}
+			msg := err.Error()
+			if cerr.Path != path || !strings.HasPrefix(msg, "invalid configuration in "+path+":\n") {
+				t.Errorf("message does not start with the path %s:\n%s", path, msg)
+			}
+			if !strings.HasSuffix(msg, strings.TrimSpace(Example)) {
+				t.Errorf("message does not end with the example:\n%s", msg)
+			}
+			rest := msg
+			for _, w := range tt.want {
+				i := strings.Index(rest, w)
+				if i < 0 {
+					t.Fatalf("message lacks %q (in order):\n%s", w, msg)
+				}
+				rest = rest[i+len(w):]
+			}
+		})
+	}
+}
+
+func TestLoadMissingFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "nope", "config.json")
+	_, err := Load(env{"OCDX_CONFIG": path}.get)
+	var cerr *Error
+	if !errors.As(err, &cerr) || !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("error %T %v, want a *config.Error for a missing file", err, err)
+	}
+	msg := err.Error()
+	for _, w := range []string{"no configuration file at " + path, "gh ocdx config init", Example[:40]} {
+		if !strings.Contains(msg, w) {
+			t.Errorf("message lacks %q:\n%s", w, msg)
+		}
+	}
+}
+
+func TestLoadUnreadable(t *testing.T) {
+	dir := t.TempDir() // a directory where the file should be
+	_, err := Load(env{"OCDX_CONFIG": dir}.get)
+	if err == nil || !strings.HasPrefix(err.Error(), "cannot read "+dir+": is a directory") {
+		t.Fatalf("error = %v", err)
+	}
+}
+
+func TestLocate(t *testing.T) {
+	home := t.TempDir()
+	legacy := filepath.Join(home, ".config", "opencode", "ocdx.json")
+	tests := []struct {
+		name       string
+		env        env
+		files      []string
+		wantPath   string
+		wantLegacy bool
+	}{
+		{"OCDX_CONFIG wins", env{"OCDX_CONFIG": "/etc/ocdx.json", "HOME": home, "XDG_CONFIG_HOME": "/x"}, []string{legacy}, "/etc/ocdx.json", false},
+		{"XDG_CONFIG_HOME", env{"HOME": home, "XDG_CONFIG_HOME": "/xdg"}, nil, "/xdg/gh-ocdx/config.json", false},
+		{"HOME default", env{"HOME": home}, nil, filepath.Join(home, ".config", "gh-ocdx", "config.json"), false},
+		{"relative XDG ignored", env{"HOME": home, "XDG_CONFIG_HOME": "rel"}, nil, filepath.Join(home, ".config", "gh-ocdx", "config.json"), false},
+		{"legacy fallback", env{"HOME": home}, []string{legacy}, legacy, true},
+		{"new file beats legacy", env{"HOME": home}, []string{legacy, filepath.Join(home, ".config", "gh-ocdx", "config.json")}, filepath.Join(home, ".config", "gh-ocdx", "config.json"), false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			os.RemoveAll(filepath.Join(home, ".config"))
+			for _, f := range tt.files {
+				write(t, f, Example)
+			}
+			loc, err := Locate(tt.env.get)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if loc.Path != tt.wantPath || loc.Legacy != tt.wantLegacy {
+				t.Errorf("Locate = %+v, want %s legacy=%v", loc, tt.wantPath, tt.wantLegacy)
+			}
+			if !tt.wantLegacy && loc.Preferred != loc.Path {
+				t.Errorf("Preferred %s != Path %s", loc.Preferred, loc.Path)
+			}
+		})
+	}
+}
+
+func TestLocateRelativeOCDXConfig(t *testing.T) {
+	loc, err := Locate(env{"OCDX_CONFIG": "my.json"}.get)
+	wd, _ := os.Getwd()
+	if err != nil || loc.Path != filepath.Join(wd, "my.json") {
+		t.Errorf("Locate = %+v, %v; want an absolute path", loc, err)
+	}
+}
+
+func TestLocateWithoutHome(t *testing.T) {
+	_, err := Locate(env{}.get)
+	if err == nil || !strings.Contains(err.Error(), "set OCDX_CONFIG") {
+		t.Errorf("error = %v", err)
+	}
+}
+
+func TestLoadLegacy(t *testing.T) {
+	home := t.TempDir()
+	legacy := write(t, filepath.Join(home, ".config", "opencode", "ocdx.json"),
+		`{"reviewerModels": ["openai/gpt-4.1"], "commentsAnalyzerModel": "openai/gpt-4.1", "prFixModel": "openai/gpt-4.1"}`)
+	c, err := Load(env{"HOME": home, "OPENAI_API_KEY": "k"}.get)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Path != legacy || !c.Legacy {
+		t.Errorf("Path %s Legacy %v, want the legacy file", c.Path, c.Legacy)
+	}
+	// A broken legacy file is reported with its own path.
+	write(t, legacy, `{"reviewerModels": []}`)
+	_, err = Load(env{"HOME": home}.get)
+	if err == nil || !strings.Contains(err.Error(), "invalid configuration in "+legacy) {
+		t.Errorf("error = %v", err)
+	}
+}
+
+func TestRepoVerify(t *testing.T) {
+	root := t.TempDir()
+	verify, path, err := RepoVerify(root)
+	if verify != nil || path != "" || err != nil {
+		t.Fatalf("without .ocdx.json: %v %q %v", verify, path, err)
+	}
+	want := write(t, filepath.Join(root, ".ocdx.json"), `{"verify": ["go vet ./...", "go test ./..."]}`)
+	verify, path, err = RepoVerify(root)
+	if err != nil || path != want || !slices.Equal(verify, []string{"go vet ./...", "go test ./..."}) {
+		t.Fatalf("RepoVerify = %v %q %v", verify, path, err)
+	}
+
+	c, _, err := loadString(t, Example, creds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.ApplyRepo(root); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(c.Verify, verify) || c.VerifyFrom != want {
+		t.Errorf("after ApplyRepo: Verify %v VerifyFrom %q", c.Verify, c.VerifyFrom)
+	}
+}
+
+func TestRepoVerifyProblems(t *testing.T) {
+	tests := []struct {
+		name, content string
+		want          string
+	}{
+		{"other key", `{"verify": ["make"], "prFixModel": "openai/x"}`, `line 1, column 22: unknown key "prFixModel"; known keys: verify`},
+		{"typo", `{"verfy": ["make"]}`, `unknown key "verfy"; did you mean "verify"?`},
+		{"no verify", `{}`, "verify: missing;"},
+		{"bad JSON", "{\"verify\": [\"make\"]\n,,}", "line 2, column 2: JSON syntax error"},
+		{"verify not a list", `{"verify": {"cmd": "make"}}`, "verify: must be an array of command strings, found an object"},
+		{"empty entry", `{"verify": [""]}`, "verify[0]: is empty"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root := t.TempDir()
+			path := write(t, filepath.Join(root, ".ocdx.json"), tt.content)
+			_, _, err := RepoVerify(root)
+			var cerr *Error
+			if !errors.As(err, &cerr) || !cerr.Repo {
+				t.Fatalf("error %T %v, want a repository *config.Error", err, err)
+			}
+			msg := err.Error()
+			for _, w := range []string{"invalid repository configuration in " + path + ":", tt.want, `may only set "verify"`, strings.TrimSpace(RepoExample)} {
+				if !strings.Contains(msg, w) {
+					t.Errorf("message lacks %q:\n%s", w, msg)
+				}
+			}
+			c := &Config{Verify: DefaultVerify()}
+			if err := c.ApplyRepo(root); err == nil || !slices.Equal(c.Verify, DefaultVerify()) {
+				t.Errorf("ApplyRepo = %v, Verify %v; want the error and Verify unchanged", err, c.Verify)
+			}
+		})
+	}
+}
+
+func TestSuggest(t *testing.T) {
+	for key, want := range map[string]string{
+		"reviewerModel": "reviewerModels", "prfixmodel": "prFixModel", "verfy": "verify",
+		"reviewPRModel": "reviewPrModel", "model": "", "x": "", "commentsModel": "",
+	} {
+		if got := suggest(key, knownKeys); got != want {
+			t.Errorf("suggest(%q) = %q, want %q", key, got, want)
+		}
+	}
+}

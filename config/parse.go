@@ -1,0 +1,331 @@
+package config
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// The keys of the configuration file, in the order of the example.
+var knownKeys = []string{"reviewerModels", "commentsAnalyzerModel", "prFixModel", "reviewPrModel", "verify"}
+
+// member is one key of a JSON object with the byte offset of its value, so
+// that problems point at a line and column.
+type member struct {
+	key    string
+	raw    json.RawMessage
+	off    int // of the value
+	keyOff int // of the key, in objects
+}
+
+// checker collects every problem of one file instead of stopping at the
+// first, so that a user fixes them all in one edit.
+type checker struct {
+	data     []byte
+	problems []Problem
+}
+
+func (c *checker) add(off int, key, format string, a ...any) {
+	p := Problem{Key: key, Msg: fmt.Sprintf(format, a...)}
+	if off >= 0 {
+		p.Line, p.Column = position(c.data, off)
+	}
+	c.problems = append(c.problems, p)
+}
+
+// sort puts problems in file order, those without a place (missing keys) last.
+func (c *checker) sort() {
+	slices.SortStableFunc(c.problems, func(a, b Problem) int {
+		if (a.Line == 0) != (b.Line == 0) {
+			return cmp.Compare(b.Line, a.Line) // 0 sorts last
+		}
+		return cmp.Or(cmp.Compare(a.Line, b.Line), cmp.Compare(a.Column, b.Column))
+	})
+}
+
+// parse validates a configuration file; the Config is nil when there are problems.
+func parse(data []byte, getenv func(string) string) (*Config, []Problem) {
+	c := &checker{data: data}
+	members := c.object()
+	if members == nil {
+		return nil, c.problems
+	}
+	byKey := c.keys(members, knownKeys)
+	cfg := &Config{}
+	ok := true
+
+	if m, found := byKey["reviewerModels"]; !found {
+		c.add(-1, "reviewerModels", `missing; list 1 to %d reviewer models, for example ["openai/gpt-4.1"]`, MaxReviewers)
+		ok = false
+	} else if elems, isList := c.list(m, "reviewerModels", `"provider/model" strings`); !isList {
+		ok = false
+	} else {
+		switch {
+		case len(elems) == 0:
+			c.add(m.off, "reviewerModels", "is empty; list 1 to %d reviewer models", MaxReviewers)
+			ok = false
+		case len(elems) > MaxReviewers:
+			c.add(m.off, "reviewerModels", "has %d models, at most %d are allowed; remove %d", len(elems), MaxReviewers, len(elems)-MaxReviewers)
+			ok = false
+		}
+		for i, e := range elems {
+			model, good := c.model(e, fmt.Sprintf("reviewerModels[%d]", i))
+			ok = ok && good
+			cfg.Reviewers = append(cfg.Reviewers, model)
+		}
+	}
+	required := []struct {
+		key, what, example string
+		dst                *Model
+	}{
+		{"commentsAnalyzerModel", "the model that analyses review comment threads", "openai/gpt-4.1-mini", &cfg.CommentsAnalyzer},
+		{"prFixModel", "the model that fixes findings", "anthropic/claude-sonnet-4-5", &cfg.PRFix},
+	}
+	for _, r := range required {
+		m, found := byKey[r.key]
+		if !found {
+			c.add(-1, r.key, "missing; name %s, for example %q", r.what, r.example)
+			ok = false
+			continue
+		}
+		model, good := c.model(m, r.key)
+		ok = ok && good
+		*r.dst = model
+	}
+	if m, found := byKey["reviewPrModel"]; found {
+		model, good := c.model(m, "reviewPrModel")
+		ok = ok && good
+		cfg.ReviewPR = model
+	} else {
+		cfg.Defaults = append(cfg.Defaults, "reviewPrModel")
+		if len(cfg.Reviewers) > 0 {
+			cfg.ReviewPR = cfg.Reviewers[0]
+		}
+	}
+	if m, found := byKey["verify"]; found {
+		verify, good := c.verify(m)
+		ok = ok && good
+		cfg.Verify = verify
+	} else {
+		cfg.Defaults = append(cfg.Defaults, "verify")
+		cfg.Verify = DefaultVerify()
+	}
+
+	// Credentials are checked only for models that parsed, so a bad model
+	// string is reported once, as such.
+	var roles []role
+	for _, r := range cfg.roles() {
+		if r.model.Provider.Name != "" {
+			roles = append(roles, r)
+		}
+	}
+	c.sort()
+	c.problems = append(c.problems, missingCredentials(roles, getenv)...)
+	if !ok || len(c.problems) > 0 {
+		return nil, c.problems
+	}
+	return cfg, nil
+}
+
+// parseRepo validates a repository .ocdx.json: an object with "verify" only.
+func parseRepo(data []byte) ([]string, []Problem) {
+	c := &checker{data: data}
+	members := c.object()
+	if members == nil {
+		return nil, c.problems
+	}
+	byKey := c.keys(members, []string{"verify"})
+	m, found := byKey["verify"]
+	if !found {
+		c.add(-1, "verify", `missing; list the commands to run before a fix is pushed, or delete the file to use the configuration's`)
+		return nil, c.problems
+	}
+	verify, _ := c.verify(m)
+	c.sort()
+	if len(c.problems) > 0 {
+		return nil, c.problems
+	}
+	return verify, nil
+}
+
+// object splits the file's top-level JSON object into members. It returns
+// nil after reporting a problem when the file is not a JSON object.
+func (c *checker) object() []member {
+	if len(bytes.TrimSpace(c.data)) == 0 {
+		c.add(-1, "", "the file is empty")
+		return nil
+	}
+	var v any
+	if err := json.Unmarshal(c.data, &v); err != nil {
+		var syn *json.SyntaxError
+		if !errors.As(err, &syn) {
+			c.add(-1, "", "not valid JSON: %v", err)
+			return nil
+		}
+		// Offset counts the bytes read, the offending one included; at the
+		// end of the input it points just past the last byte.
+		off := int(syn.Offset) - 1
+		if strings.HasPrefix(syn.Error(), "unexpected end") {
+			off = int(syn.Offset)
+		}
+		c.add(off, "", "JSON syntax error: %v", err)
+		return nil
+	}
+	start := len(c.data) - len(bytes.TrimLeft(c.data, " \t\r\n"))
+	if _, isObject := v.(map[string]any); !isObject {
+		c.add(start, "", "the file must hold a JSON object ({ ... }), found %s", kind(bytes.TrimSpace(c.data)))
+		return nil
+	}
+	members, _ := c.members(c.data[start:], start)
+	if members == nil {
+		members = []member{}
+	}
+	return members
+}
+
+// members walks a valid JSON object or array (raw, at offset base in the
+// file) and returns its values with their offsets; keys are "" for arrays.
+func (c *checker) members(raw []byte, base int) ([]member, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if _, err := dec.Token(); err != nil { // { or [
+		return nil, err
+	}
+	var out []member
+	for dec.More() {
+		var m member
+		if raw[0] == '{' {
+			m.keyOff = base + skipSeparators(raw, int(dec.InputOffset()))
+			tok, err := dec.Token()
+			if err != nil {
+				return nil, err
+			}
+			m.key, _ = tok.(string)
+		}
+		m.off = base + skipSeparators(raw, int(dec.InputOffset()))
+		if err := dec.Decode(&m.raw); err != nil {
+			return nil, err
+		}
+		out = append(out, m)
+	}
+	return out, nil
+}
+
+// skipSeparators returns the offset of the first byte at or after i that is
+// not a blank, comma or colon: where the next key or value starts.
+func skipSeparators(raw []byte, i int) int {
+	return len(raw) - len(bytes.TrimLeft(raw[i:], " \t\r\n,:"))
+}
+
+// keys indexes members by key, reporting unknown and repeated keys.
+func (c *checker) keys(members []member, known []string) map[string]member {
+	byKey := map[string]member{}
+	for _, m := range members {
+		_, seen := byKey[m.key]
+		switch {
+		case !slices.Contains(known, m.key):
+			msg := fmt.Sprintf("unknown key %q", m.key)
+			if s := suggest(m.key, known); s != "" {
+				msg += fmt.Sprintf("; did you mean %q?", s)
+			} else {
+				msg += "; known keys: " + strings.Join(known, ", ")
+			}
+			c.add(m.keyOff, "", "%s", msg)
+		case seen:
+			c.add(m.keyOff, m.key, "appears more than once; keep one")
+		default:
+			byKey[m.key] = m
+		}
+	}
+	return byKey
+}
+
+// list decodes an array value, reporting any other kind.
+func (c *checker) list(m member, key, of string) ([]member, bool) {
+	if len(m.raw) == 0 || m.raw[0] != '[' {
+		c.add(m.off, key, "must be an array of %s, found %s", of, kind(m.raw))
+		return nil, false
+	}
+	elems, err := c.members(m.raw, m.off)
+	if err != nil {
+		c.add(m.off, key, "%v", err)
+		return nil, false
+	}
+	return elems, true
+}
+
+func (c *checker) str(m member, key, example string) (string, bool) {
+	var s string
+	if len(m.raw) == 0 || m.raw[0] != '"' || json.Unmarshal(m.raw, &s) != nil {
+		c.add(m.off, key, "must be a string such as %q, found %s", example, kind(m.raw))
+		return "", false
+	}
+	return s, true
+}
+
+func (c *checker) model(m member, key string) (Model, bool) {
+	s, ok := c.str(m, key, "openai/gpt-4.1")
+	if !ok {
+		return Model{}, false
+	}
+	if strings.TrimSpace(s) == "" {
+		c.add(m.off, key, "is empty; name a model as provider/model, for example \"openai/gpt-4.1\"")
+		return Model{}, false
+	}
+	model, err := ParseModel(s)
+	if err != nil {
+		c.add(m.off, key, "%v", err)
+		return Model{}, false
+	}
+	return model, true
+}
+
+func (c *checker) verify(m member) ([]string, bool) {
+	elems, ok := c.list(m, "verify", "command strings")
+	if !ok {
+		return nil, false
+	}
+	if len(elems) == 0 {
+		c.add(m.off, "verify", "is empty; list at least one command (for example \"dx lint\"), or remove the key to use the default")
+		return nil, false
+	}
+	var cmds []string
+	for i, e := range elems {
+		key := fmt.Sprintf("verify[%d]", i)
+		s, good := c.str(e, key, "dx lint")
+		switch {
+		case !good:
+			ok = false
+		case strings.TrimSpace(s) == "":
+			c.add(e.off, key, "is empty; give a command such as \"dx lint\", or remove the entry")
+			ok = false
+		default:
+			cmds = append(cmds, s)
+		}
+	}
+	return cmds, ok
+}
+
+// kind names the JSON type of a raw value for messages.
+func kind(raw []byte) string {
+	if len(raw) == 0 {
+		return "nothing"
+	}
+	switch raw[0] {
+	case '"':
+		return "a string"
+	case '[':
+		return "an array"
+	case '{':
+		return "an object"
+	case 't', 'f':
+		return "a boolean"
+	case 'n':
+		return "null"
+	default:
+		return "a number"
+	}
+}
