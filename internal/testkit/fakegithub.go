@@ -625,3 +625,24 @@ func ParseDiff(diff string) []File {
 	flush()
 	return files
 }
+
+// TrustFakeGitHub makes this process trust the fake GitHub's certificate (all
+// httptest servers share one) and keeps go-gh away from the developer's gh
+// config. Call it from TestMain before any TLS connection: Go reads
+// SSL_CERT_FILE once.
+func TrustFakeGitHub() (cleanup func(), err error) {
+	dir, err := os.MkdirTemp("", "ocdx-cert-")
+	if err != nil {
+		return nil, err
+	}
+	srv := httptest.NewTLSServer(http.NotFoundHandler())
+	pemBytes := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw})
+	srv.Close()
+	cert := filepath.Join(dir, "ca.pem")
+	if err := os.WriteFile(cert, pemBytes, 0o600); err != nil {
+		return nil, err
+	}
+	os.Setenv("SSL_CERT_FILE", cert)
+	os.Setenv("GH_CONFIG_DIR", filepath.Join(dir, "gh"))
+	return func() { os.RemoveAll(dir) }, nil
+}

@@ -1,0 +1,234 @@
+package github_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ocdx/gh-ocdx/github"
+	"github.com/ocdx/gh-ocdx/internal/testkit"
+)
+
+func TestMain(m *testing.M) {
+	cleanup, err := testkit.TrustFakeGitHub()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	cleanup()
+	os.Exit(code)
+}
+
+var repo = github.Repo{Owner: "octo", Name: "widgets"}
+
+func newClient(t *testing.T, gh *testkit.GitHub) *github.Client {
+	t.Helper()
+	c, err := github.New(gh.Host(), github.Options{Token: gh.Token, Backoff: time.Millisecond, Timeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func threads(n int) []testkit.Thread {
+	out := make([]testkit.Thread, n)
+	for i := range out {
+		out[i] = testkit.Thread{Resolved: i%2 == 0, Comments: []testkit.ThreadComment{
+			{Body: fmt.Sprintf("thread %d", i), Login: "mona", Association: "MEMBER", Path: "a.go", Line: i + 1}}}
+	}
+	return out
+}
+
+func files(n int) []testkit.File {
+	out := make([]testkit.File, n)
+	for i := range out {
+		out[i] = testkit.File{Path: fmt.Sprintf("f%04d.go", i), Additions: 2, Deletions: 1}
+	}
+	return out
+}
+
+func TestPullRequestReadsTheWholeContextInOneQuery(t *testing.T) {
+	gh := testkit.NewGitHub(t)
+	gh.AddIssue("octo/widgets", testkit.Issue{Number: 3, Title: "Crash on start"})
+	gh.AddPR("octo/widgets", testkit.PR{Number: 12, Title: "Fix crash", Body: "Closes #3", Author: "mona",
+		HeadRef: "fix", HeadOID: strings.Repeat("a", 40), BaseOID: strings.Repeat("b", 40), ClosingIssues: []int{3},
+		IsCrossRepository: true, HeadRepo: "mona/widgets", Permission: "READ", Files: files(2),
+		Reviews: []testkit.Review{{State: "CHANGES_REQUESTED", Login: "lead", Association: "MEMBER"}},
+		Threads: threads(3)})
+
+	pr, err := newClient(t, gh).PullRequest(context.Background(), repo, 12)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pr.Title != "Fix crash" || pr.Author != "mona" || pr.State != "OPEN" || pr.HeadRefName != "fix" ||
+		pr.HeadRefOid != strings.Repeat("a", 40) || pr.BaseRefName != "main" || !pr.IsCrossRepository ||
+		pr.HeadRepository != "mona/widgets" || pr.ViewerPermission != "READ" {
+		t.Errorf("metadata: %+v", pr)
+	}
+	if pr.ChangedFiles != 2 || pr.Additions != 4 || pr.Deletions != 2 || len(pr.Files) != 2 {
+		t.Errorf("files: %d changed, +%d -%d, %d listed", pr.ChangedFiles, pr.Additions, pr.Deletions, len(pr.Files))
+	}
+	if len(pr.ClosingIssues) != 1 || pr.ClosingIssues[0].Number != 3 || pr.ClosingIssues[0].Title != "Crash on start" {
+		t.Errorf("linked issues: %+v", pr.ClosingIssues)
+	}
+	if len(pr.Reviews) != 1 || pr.Reviews[0].Author != "lead" || pr.Reviews[0].Association != "MEMBER" {
+		t.Errorf("reviews: %+v", pr.Reviews)
+	}
+	if len(pr.Threads) != 3 || pr.Threads[1].IsResolved || pr.Threads[1].Comments[0].Author != "mona" ||
+		*pr.Threads[1].Comments[0].Line != 2 || pr.Threads[1].Comments[0].ID == "" {
+		t.Errorf("threads: %+v", pr.Threads)
+	}
+	if n := gh.Count(""); n != 1 {
+		t.Errorf("want 1 request, got %d", n)
+	}
+}
+
+func TestPullRequestPagesFilesAndThreads(t *testing.T) {
+	gh := testkit.NewGitHub(t)
+	gh.AddPR("octo/widgets", testkit.PR{Number: 1, Files: files(150), Threads: threads(250)})
+	gh.AddPR("octo/widgets", testkit.PR{Number: 2, Files: files(10), Threads: threads(301)})
+	c := newClient(t, gh)
+
+	pr, err := c.PullRequest(context.Background(), repo, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pr.Files) != 150 || len(pr.Threads) != 250 || pr.ThreadsTruncated || pr.FilesTruncated {
+		t.Errorf("got %d files, %d threads, truncated %v/%v", len(pr.Files), len(pr.Threads), pr.FilesTruncated, pr.ThreadsTruncated)
+	}
+	if pr.Threads[249].Comments[0].Body != "thread 249" {
+		t.Errorf("last thread: %+v", pr.Threads[249])
+	}
+	if n := gh.Count("graphql"); n != 3 {
+		t.Errorf("want 3 queries (threads need 3 pages), got %d", n)
+	}
+
+	pr, err = c.PullRequest(context.Background(), repo, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pr.Threads) != 300 || !pr.ThreadsTruncated {
+		t.Errorf("301 threads: got %d, truncated=%v; want 300 and true", len(pr.Threads), pr.ThreadsTruncated)
+	}
+}
+
+func TestMissingPullRequest(t *testing.T) {
+	gh := testkit.NewGitHub(t)
+	c := newClient(t, gh)
+	_, err := c.PullRequest(context.Background(), repo, 404)
+	var nf *github.NotFoundError
+	if !errors.As(err, &nf) || !strings.Contains(err.Error(), "PR #404 not found in octo/widgets") {
+		t.Errorf("got %v", err)
+	}
+	_, _, err = c.Diff(context.Background(), repo, 404, 1000)
+	if !errors.As(err, &nf) {
+		t.Errorf("diff of a missing PR: got %v", err)
+	}
+}
+
+func TestDiffIsReadThroughALimit(t *testing.T) {
+	gh := testkit.NewGitHub(t)
+	diff := "diff --git a/x b/x\n" + strings.Repeat("+line\n", 1000)
+	gh.AddPR("octo/widgets", testkit.PR{Number: 1, Diff: diff})
+	c := newClient(t, gh)
+
+	got, complete, err := c.Diff(context.Background(), repo, 1, 100)
+	if err != nil || complete || string(got) != diff[:100] {
+		t.Errorf("limit 100: complete=%v err=%v len=%d", complete, err, len(got))
+	}
+	got, complete, err = c.Diff(context.Background(), repo, 1, int64(len(diff)))
+	if err != nil || !complete || string(got) != diff {
+		t.Errorf("exact limit: complete=%v err=%v len=%d", complete, err, len(got))
+	}
+}
+
+func TestReadsAreRetriedWritesAreNot(t *testing.T) {
+	gh := testkit.NewGitHub(t)
+	gh.AddPR("octo/widgets", testkit.PR{Number: 1, HeadOID: strings.Repeat("c", 40)})
+	c := newClient(t, gh)
+	ctx := context.Background()
+
+	gh.Fail(testkit.Fault{Kind: "graphql", Status: http.StatusBadGateway})
+	gh.Fail(testkit.Fault{Kind: "pr", Drop: true})
+	if _, err := c.PullRequest(ctx, repo, 1); err != nil {
+		t.Errorf("a 502 on a query should be retried: %v", err)
+	}
+	if oid, err := c.HeadOID(ctx, repo, 1); err != nil || oid != strings.Repeat("c", 40) {
+		t.Errorf("a dropped connection on a GET should be retried: %q %v", oid, err)
+	}
+
+	gh.Fail(testkit.Fault{Kind: "comment", Status: http.StatusBadGateway})
+	_, err := c.PostComment(ctx, repo, 1, "hello")
+	if err == nil || !strings.Contains(err.Error(), "may or may not have been applied") {
+		t.Errorf("want an error saying the outcome is unknown, got %v", err)
+	}
+	if n := gh.Count("comment"); n != 1 {
+		t.Errorf("a comment POST must never be retried, sent %d", n)
+	}
+	gh.Fail(testkit.Fault{Kind: "review", Status: http.StatusInternalServerError})
+	if _, err := c.PostReview(ctx, repo, 1, github.Approve, "lgtm"); err == nil || gh.Count("review") != 1 {
+		t.Errorf("a review POST must never be retried: err=%v sent=%d", err, gh.Count("review"))
+	}
+}
+
+func TestRateLimitExhaustedIsTyped(t *testing.T) {
+	gh := testkit.NewGitHub(t)
+	gh.AddPR("octo/widgets", testkit.PR{Number: 1})
+	gh.Fail(testkit.Fault{Kind: "graphql", Status: http.StatusTooManyRequests, RetryAfter: "0", Times: 4})
+	_, err := newClient(t, gh).PullRequest(context.Background(), repo, 1)
+	var rl *github.RateLimitError
+	if !errors.As(err, &rl) || rl.Status != 429 {
+		t.Errorf("want a RateLimitError, got %v", err)
+	}
+	if n := gh.Count("graphql"); n != 4 {
+		t.Errorf("want 4 tries, got %d", n)
+	}
+}
+
+func TestPostCommentAndReview(t *testing.T) {
+	gh := testkit.NewGitHub(t)
+	gh.AddPR("octo/widgets", testkit.PR{Number: 1})
+	c := newClient(t, gh)
+	ctx := context.Background()
+
+	long := strings.Repeat("é", 70000)
+	cm, err := c.PostComment(ctx, repo, 1, long)
+	if err != nil {
+		t.Fatal(err)
+	}
+	posted := gh.Comments("octo/widgets", 1)
+	if len(posted) != 1 || !strings.HasSuffix(posted[0].Body, "[TRUNCATED_COMMENT]") || len([]rune(posted[0].Body)) > github.MaxBody {
+		t.Errorf("a long body must be capped with the notice; got %d runes", len([]rune(posted[0].Body)))
+	}
+	if !strings.Contains(cm.URL, "#issuecomment-") {
+		t.Errorf("comment URL: %q", cm.URL)
+	}
+	rv, err := c.PostReview(ctx, repo, 1, github.RequestChanges, "please fix")
+	if err != nil || rv.URL == "" {
+		t.Fatalf("review: %v", err)
+	}
+	if got := gh.Reviews("octo/widgets", 1); len(got) != 1 || got[0].Event != "REQUEST_CHANGES" || got[0].Body != "please fix" {
+		t.Errorf("reviews: %+v", got)
+	}
+	if _, err := c.PostReview(ctx, repo, 1, "MERGE", "x"); err == nil {
+		t.Error("an unknown event must be refused before sending")
+	}
+}
+
+func TestWrongTokenIsExplained(t *testing.T) {
+	gh := testkit.NewGitHub(t)
+	c, err := github.New(gh.Host(), github.Options{Token: "ghp_wrongwrongwrongwrongwrong", Backoff: time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.PullRequest(context.Background(), repo, 1)
+	if err == nil || !strings.Contains(err.Error(), "rejected the token") || strings.Contains(err.Error(), "ghp_wrong") {
+		t.Errorf("got %v", err)
+	}
+}
