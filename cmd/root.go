@@ -44,6 +44,11 @@ type command struct {
 // commands lists what gh ocdx can do. A verb appears here only once it works.
 func commands() []command {
 	return []command{
+		{name: "config", summary: "Create, show or validate the configuration", sub: []command{
+			{name: "init", summary: "Write an example configuration", run: runConfigInit},
+			{name: "show", summary: "Print the configuration in effect", run: runConfigShow},
+			{name: "validate", summary: "Check the configuration and its credentials", run: runConfigValidate},
+		}},
 		{name: "review-pr", summary: "Print the review context of a pull request", run: runReviewPR},
 		{name: "version", summary: "Print the version", run: runVersion},
 	}

@@ -1,0 +1,343 @@
+package cmd
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/ocdx/gh-ocdx/config"
+)
+
+// loadConfig loads and validates the configuration for a verb that needs it;
+// call it before any network request, git command or state write.
+func loadConfig(d *Deps) (*config.Config, error) {
+	c, err := config.Load(d.Getenv)
+	if err != nil {
+		return nil, err
+	}
+	if c.Legacy {
+		msg := "reading the legacy configuration " + c.Path
+		if loc, err := config.Locate(d.Getenv); err == nil {
+			msg += "; move it to " + loc.Preferred + " to silence this"
+		}
+		d.Log.Info(msg)
+	}
+	d.Log.Debug("configuration loaded", "path", c.Path)
+	return c, nil
+}
+
+// ConfigInitOptions are the parsed arguments of config init (none yet).
+type ConfigInitOptions struct{}
+
+func runConfigInit(_ context.Context, d *Deps, args []string) error {
+	opts, err := parseConfigInit(d, args)
+	if err != nil {
+		return err
+	}
+	return configInit(d, opts)
+}
+
+func parseConfigInit(d *Deps, args []string) (*ConfigInitOptions, error) {
+	fs := newFlagSet("config init", "gh ocdx config init",
+		`Write an example configuration to $OCDX_CONFIG, else
+$XDG_CONFIG_HOME/gh-ocdx/config.json (default ~/.config/gh-ocdx/config.json),
+then tell what to edit and which credentials to export. An existing file is
+never overwritten.`)
+	if err := fs.parse(d, args, 0); err != nil {
+		return nil, err
+	}
+	return &ConfigInitOptions{}, nil
+}
+
+func configInit(d *Deps, _ *ConfigInitOptions) error {
+	loc, err := config.Locate(d.Getenv)
+	if err != nil {
+		return err
+	}
+	path := loc.Preferred
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return fmt.Errorf("cannot create the configuration directory: %w", err)
+	}
+	// O_EXCL: refuse to overwrite, even a file created since we looked.
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, fs.ErrExist) {
+		return fmt.Errorf("a configuration already exists at %s and was left as it is; see it with 'gh ocdx config show', check it with 'gh ocdx config validate', or delete it first to start over", path)
+	}
+	if err != nil {
+		return fmt.Errorf("cannot create the configuration: %w", err)
+	}
+	_, err = f.WriteString(config.Example)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		_ = os.Remove(path) // a half-written file would only fail validation later
+		return fmt.Errorf("cannot write the configuration: %w", err)
+	}
+
+	var b strings.Builder
+	fmt.Fprintf(&b, "Wrote %s\n\nNext steps:\n", path)
+	fmt.Fprintf(&b, "  1. Edit it: name the model of each role as provider/model (providers: %s).\n", strings.Join(sortedProviderNames(), ", "))
+	b.WriteString("  2. Export the API key of each provider you use:\n")
+	var keyless []string
+	for _, name := range sortedProviderNames() {
+		env := config.Providers[name].CredentialEnv
+		if env == "" {
+			keyless = append(keyless, name+"/")
+			continue
+		}
+		state := "not set yet"
+		if d.Getenv(env) != "" {
+			state = "already set"
+		}
+		fmt.Fprintf(&b, "       %-30s # for %s/ models (%s)\n", "export "+env+"=...", name, state)
+	}
+	if len(keyless) > 0 {
+		fmt.Fprintf(&b, "     %s models need no key.\n", strings.Join(keyless, ", "))
+	}
+	b.WriteString("  3. Check it: gh ocdx config validate\n")
+	if loc.Legacy {
+		fmt.Fprintf(&b, "\nThe legacy configuration %s is no longer read now that this file exists; copy its models here.\n", loc.Path)
+	}
+	fmt.Fprint(d.IO.Out, b.String())
+	return nil
+}
+
+// ConfigShowOptions are the parsed arguments of config show.
+type ConfigShowOptions struct {
+	JSON    bool
+	WorkDir string // its repository's .ocdx.json applies
+}
+
+func runConfigShow(_ context.Context, d *Deps, args []string) error {
+	opts, err := parseConfigShow(d, args)
+	if err != nil {
+		return err
+	}
+	if opts.WorkDir, err = os.Getwd(); err != nil {
+		return err
+	}
+	return configShow(d, opts)
+}
+
+func parseConfigShow(d *Deps, args []string) (*ConfigShowOptions, error) {
+	opts := &ConfigShowOptions{}
+	fs := newFlagSet("config show", "gh ocdx config show [--json]",
+		`Print the configuration in effect, with defaults applied: the file it was
+read from, the model of each role, the verify commands (the current
+repository's .ocdx.json overrides them) and the providers' endpoints.
+Credentials are never printed, only the names of their variables.`)
+	fs.BoolVar(&opts.JSON, "json", false, "Print JSON for scripts")
+	if err := fs.parse(d, args, 0); err != nil {
+		return nil, err
+	}
+	return opts, nil
+}
+
+func configShow(d *Deps, opts *ConfigShowOptions) error {
+	c, err := loadConfig(d)
+	if err != nil {
+		return err
+	}
+	if root := findRepoRoot(opts.WorkDir); root != "" {
+		if err := c.ApplyRepo(root); err != nil {
+			return err
+		}
+	}
+	if opts.JSON {
+		enc := json.NewEncoder(d.IO.Out)
+		enc.SetIndent("", "  ")
+		return enc.Encode(showJSON(d, c))
+	}
+	fmt.Fprint(d.IO.Out, showMarkdown(d, c))
+	return nil
+}
+
+// configJSON is the output of config show --json: the keys of the file with
+// defaults applied, and where things came from.
+type configJSON struct {
+	Path                  string         `json:"path"`
+	Legacy                bool           `json:"legacy"`
+	ReviewerModels        []string       `json:"reviewerModels"`
+	CommentsAnalyzerModel string         `json:"commentsAnalyzerModel"`
+	PRFixModel            string         `json:"prFixModel"`
+	ReviewPRModel         string         `json:"reviewPrModel"`
+	Verify                []string       `json:"verify"`
+	VerifyFrom            string         `json:"verifyFrom"` // the file verify came from; "" for the default
+	Defaults              []string       `json:"defaults"`   // keys absent from the file, filled with defaults
+	Providers             []providerJSON `json:"providers"`
+}
+
+type providerJSON struct {
+	Name          string `json:"name"`
+	Endpoint      string `json:"endpoint"`
+	CredentialEnv string `json:"credentialEnv,omitempty"`
+}
+
+func showJSON(d *Deps, c *config.Config) configJSON {
+	out := configJSON{
+		Path: c.Path, Legacy: c.Legacy,
+		CommentsAnalyzerModel: c.CommentsAnalyzer.String(),
+		PRFixModel:            c.PRFix.String(),
+		ReviewPRModel:         c.ReviewPR.String(),
+		Verify:                c.Verify,
+		VerifyFrom:            verifyFrom(c),
+		Defaults:              append([]string{}, c.Defaults...),
+		Providers:             []providerJSON{},
+	}
+	for _, m := range c.Reviewers {
+		out.ReviewerModels = append(out.ReviewerModels, m.String())
+	}
+	for _, p := range c.UsedProviders() {
+		out.Providers = append(out.Providers, providerJSON{Name: p.Name, Endpoint: endpoint(d, p), CredentialEnv: p.CredentialEnv})
+	}
+	return out
+}
+
+func verifyFrom(c *config.Config) string {
+	switch {
+	case c.VerifyFrom != "":
+		return c.VerifyFrom
+	case slices.Contains(c.Defaults, "verify"):
+		return ""
+	default:
+		return c.Path
+	}
+}
+
+func showMarkdown(d *Deps, c *config.Config) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# gh-ocdx configuration\n\nRead from `%s`", c.Path)
+	if c.Legacy {
+		b.WriteString(" (the legacy location)")
+	}
+	b.WriteString(".\n\n| role | model |\n|---|---|\n")
+	for i, m := range c.Reviewers {
+		fmt.Fprintf(&b, "| reviewer %d | %s |\n", i+1, m)
+	}
+	fmt.Fprintf(&b, "| comments analyzer | %s |\n| pr-fix | %s |\n", c.CommentsAnalyzer, c.PRFix)
+	fmt.Fprintf(&b, "| review-pr | %s", c.ReviewPR)
+	if slices.Contains(c.Defaults, "reviewPrModel") {
+		b.WriteString(" (default: the first reviewer)")
+	}
+	b.WriteString(" |\n\n## Verify\n\nCommands run before a fix is pushed, ")
+	switch from := verifyFrom(c); from {
+	case "":
+		b.WriteString("the default:\n\n")
+	case c.Path:
+		b.WriteString("from the configuration:\n\n")
+	default:
+		fmt.Fprintf(&b, "from `%s`:\n\n", from)
+	}
+	for _, v := range c.Verify {
+		fmt.Fprintf(&b, "- `%s`\n", v)
+	}
+	b.WriteString("\n## Providers\n\n| provider | endpoint | credential |\n|---|---|---|\n")
+	for _, p := range c.UsedProviders() {
+		cred := "none needed"
+		if p.CredentialEnv != "" {
+			cred = "`$" + p.CredentialEnv + "` (set)"
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s |\n", p.Name, endpoint(d, p), cred)
+	}
+	return b.String()
+}
+
+// endpoint is the provider's endpoint as the environment sets it, without
+// any user info or query that could carry a secret.
+func endpoint(d *Deps, p config.Provider) string {
+	raw := d.Getenv(p.BaseURLEnv)
+	if raw == "" {
+		return p.DefaultURL
+	}
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		if strings.ContainsAny(raw, "@?#") {
+			return "(set in $" + p.BaseURLEnv + ")"
+		}
+		return raw // e.g. OLLAMA_HOST=127.0.0.1:11434
+	}
+	u.User, u.RawQuery, u.Fragment = nil, "", ""
+	return u.String()
+}
+
+// ConfigValidateOptions are the parsed arguments of config validate.
+type ConfigValidateOptions struct {
+	WorkDir string // its repository's .ocdx.json is checked too
+}
+
+func runConfigValidate(_ context.Context, d *Deps, args []string) error {
+	opts, err := parseConfigValidate(d, args)
+	if err != nil {
+		return err
+	}
+	if opts.WorkDir, err = os.Getwd(); err != nil {
+		return err
+	}
+	return configValidate(d, opts)
+}
+
+func parseConfigValidate(d *Deps, args []string) (*ConfigValidateOptions, error) {
+	fs := newFlagSet("config validate", "gh ocdx config validate",
+		`Check the configuration, the credentials its models need, and the current
+repository's .ocdx.json if it has one. Exit 0 when all is valid; otherwise
+exit 1 and list every problem found.`)
+	if err := fs.parse(d, args, 0); err != nil {
+		return nil, err
+	}
+	return &ConfigValidateOptions{}, nil
+}
+
+func configValidate(d *Deps, opts *ConfigValidateOptions) error {
+	c, err := loadConfig(d)
+	if err != nil {
+		return err
+	}
+	valid := []string{c.Path}
+	if root := findRepoRoot(opts.WorkDir); root != "" {
+		_, path, err := config.RepoVerify(root)
+		if err != nil {
+			return err
+		}
+		if path != "" {
+			valid = append(valid, path)
+		}
+	}
+	for _, p := range valid {
+		fmt.Fprintf(d.IO.Out, "ok: %s\n", p)
+	}
+	return nil
+}
+
+// findRepoRoot returns the nearest directory at or above dir holding .git
+// (a directory, or a file in worktrees), or "" outside a repository. It runs
+// no git command, so config verbs work without git.
+func findRepoRoot(dir string) string {
+	for dir != "" {
+		if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return ""
+		}
+		dir = parent
+	}
+	return ""
+}
+
+func sortedProviderNames() []string {
+	var names []string
+	for n := range config.Providers {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}
