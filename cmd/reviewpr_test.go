@@ -1,0 +1,71 @@
+package cmd
+
+import (
+	"bytes"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/log"
+)
+
+func testDeps() (*Deps, *bytes.Buffer, *bytes.Buffer) {
+	var out, errOut bytes.Buffer
+	return &Deps{IO: &IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut},
+		Getenv: func(string) string { return "" }, Log: log.New(&errOut), Version: "test"}, &out, &errOut
+}
+
+func TestParseReviewPR(t *testing.T) {
+	t.Setenv("GH_REPO", "octo/widgets")
+	t.Setenv("GH_HOST", "ghe.example")
+	for _, tc := range []struct {
+		args     []string
+		wantErr  string // "" = parses
+		wantRepo string
+		wantHost string
+		wantNum  int
+	}{
+		{args: []string{"24", "--context-only"}, wantRepo: "octo/widgets", wantHost: "ghe.example", wantNum: 24},
+		{args: []string{"--context-only", "-R", "other/repo", "7"}, wantRepo: "other/repo", wantNum: 7},
+		{args: []string{"--repo=h.example/o/r", "7", "--context-only"}, wantRepo: "o/r", wantHost: "h.example", wantNum: 7},
+		{args: []string{"https://github.com/cli/cli/pull/99", "--context-only"}, wantRepo: "cli/cli", wantHost: "github.com", wantNum: 99},
+		{args: []string{"https://github.com/cli/cli/issues/99", "--context-only"}, wantErr: "invalid pull request"},
+		{args: []string{"https://github.com/cli/cli/pull/99", "-R", "a/b", "--context-only"}, wantErr: "not both"},
+		{args: []string{"24"}, wantErr: "needs --context-only"},
+		{args: []string{"-1", "--context-only"}, wantErr: "unknown shorthand flag"},
+		{args: []string{}, wantErr: "missing argument"},
+		{args: []string{"1", "2", "--context-only"}, wantErr: "unexpected argument \"2\""},
+		{args: []string{"1", "--context-only", "-R", "nope"}, wantErr: "invalid value for --repo"},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			d, _, _ := testDeps()
+			opts, err := parseReviewPR(d, tc.args)
+			if tc.wantErr != "" {
+				var ue *UsageError
+				if !errors.As(err, &ue) || !strings.Contains(err.Error(), tc.wantErr) || ue.Usage == "" {
+					t.Fatalf("want a usage error with usage, containing %q; got %v", tc.wantErr, err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := opts.Repo.Owner + "/" + opts.Repo.Name; got != tc.wantRepo || opts.Number != tc.wantNum {
+				t.Errorf("got %s #%d", got, opts.Number)
+			}
+			if tc.wantHost != "" && opts.Repo.Host != tc.wantHost {
+				t.Errorf("host %q, want %q", opts.Repo.Host, tc.wantHost)
+			}
+		})
+	}
+}
+
+func TestHelpGoesToStdout(t *testing.T) {
+	d, out, errOut := testDeps()
+	if err := Run(t.Context(), []string{"review-pr", "--help"}, d); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "Usage: gh ocdx review-pr") || errOut.Len() != 0 {
+		t.Errorf("stdout %q, stderr %q", out, errOut)
+	}
+}
