@@ -47,7 +47,8 @@ func (c *checker) sort() {
 	})
 }
 
-// parse validates a configuration file; the Config is nil when there are problems.
+// parse validates a configuration file. Every check adds its problems to
+// the checker; the Config is nil when there are any.
 func parse(data []byte, getenv func(string) string) (*Config, []Problem) {
 	c := &checker{data: data}
 	members := c.object()
@@ -56,26 +57,18 @@ func parse(data []byte, getenv func(string) string) (*Config, []Problem) {
 	}
 	byKey := c.keys(members, knownKeys)
 	cfg := &Config{}
-	ok := true
 
 	if m, found := byKey["reviewerModels"]; !found {
 		c.add(-1, "reviewerModels", `missing; list 1 to %d reviewer models, for example ["openai/gpt-4.1"]`, MaxReviewers)
-		ok = false
-	} else if elems, isList := c.list(m, "reviewerModels", `"provider/model" strings`); !isList {
-		ok = false
-	} else {
+	} else if elems, isList := c.list(m, "reviewerModels", `"provider/model" strings`); isList {
 		switch {
 		case len(elems) == 0:
 			c.add(m.off, "reviewerModels", "is empty; list 1 to %d reviewer models", MaxReviewers)
-			ok = false
 		case len(elems) > MaxReviewers:
 			c.add(m.off, "reviewerModels", "has %d models, at most %d are allowed; remove %d", len(elems), MaxReviewers, len(elems)-MaxReviewers)
-			ok = false
 		}
 		for i, e := range elems {
-			model, good := c.model(e, fmt.Sprintf("reviewerModels[%d]", i))
-			ok = ok && good
-			cfg.Reviewers = append(cfg.Reviewers, model)
+			cfg.Reviewers = append(cfg.Reviewers, c.model(e, fmt.Sprintf("reviewerModels[%d]", i)))
 		}
 	}
 	required := []struct {
@@ -86,46 +79,36 @@ func parse(data []byte, getenv func(string) string) (*Config, []Problem) {
 		{"prFixModel", "the model that fixes findings", "anthropic/claude-sonnet-4-5", &cfg.PRFix},
 	}
 	for _, r := range required {
-		m, found := byKey[r.key]
-		if !found {
+		if m, found := byKey[r.key]; found {
+			*r.dst = c.model(m, r.key)
+		} else {
 			c.add(-1, r.key, "missing; name %s, for example %q", r.what, r.example)
-			ok = false
-			continue
 		}
-		model, good := c.model(m, r.key)
-		ok = ok && good
-		*r.dst = model
 	}
 	if m, found := byKey["reviewPrModel"]; found {
-		model, good := c.model(m, "reviewPrModel")
-		ok = ok && good
-		cfg.ReviewPR = model
-	} else {
+		cfg.ReviewPR = c.model(m, "reviewPrModel")
+	} else if len(cfg.Reviewers) > 0 {
 		cfg.Defaults = append(cfg.Defaults, "reviewPrModel")
-		if len(cfg.Reviewers) > 0 {
-			cfg.ReviewPR = cfg.Reviewers[0]
-		}
+		cfg.ReviewPR = cfg.Reviewers[0]
 	}
 	if m, found := byKey["verify"]; found {
-		verify, good := c.verify(m)
-		ok = ok && good
-		cfg.Verify = verify
+		cfg.Verify = c.verify(m)
 	} else {
 		cfg.Defaults = append(cfg.Defaults, "verify")
 		cfg.Verify = DefaultVerify()
 	}
+	c.sort()
 
-	// Credentials are checked only for models that parsed, so a bad model
-	// string is reported once, as such.
+	// Credentials are checked only for models that parsed (a bad model
+	// string is reported once, as such), and listed after the file's problems.
 	var roles []role
 	for _, r := range cfg.roles() {
 		if r.model.Provider.Name != "" {
 			roles = append(roles, r)
 		}
 	}
-	c.sort()
 	c.problems = append(c.problems, missingCredentials(roles, getenv)...)
-	if !ok || len(c.problems) > 0 {
+	if len(c.problems) > 0 {
 		return nil, c.problems
 	}
 	return cfg, nil
@@ -144,7 +127,7 @@ func parseRepo(data []byte) ([]string, []Problem) {
 		c.add(-1, "verify", `missing; list the commands to run before a fix is pushed, or delete the file to use the configuration's`)
 		return nil, c.problems
 	}
-	verify, _ := c.verify(m)
+	verify := c.verify(m)
 	c.sort()
 	if len(c.problems) > 0 {
 		return nil, c.problems
@@ -180,9 +163,13 @@ func (c *checker) object() []member {
 		c.add(start, "", "the file must hold a JSON object ({ ... }), found %s", kind(bytes.TrimSpace(c.data)))
 		return nil
 	}
-	members, _ := c.members(c.data[start:], start)
+	members, err := c.members(c.data[start:], start)
+	if err != nil { // not expected once Unmarshal accepted the file
+		c.add(-1, "", "not valid JSON: %v", err)
+		return nil
+	}
 	if members == nil {
-		members = []member{}
+		members = []member{} // {}: no keys, yet an object
 	}
 	return members
 }
@@ -266,47 +253,45 @@ func (c *checker) str(m member, key, example string) (string, bool) {
 	return s, true
 }
 
-func (c *checker) model(m member, key string) (Model, bool) {
+// model decodes a "provider/model" string; the zero Model after a problem.
+func (c *checker) model(m member, key string) Model {
 	s, ok := c.str(m, key, "openai/gpt-4.1")
 	if !ok {
-		return Model{}, false
+		return Model{}
 	}
 	if strings.TrimSpace(s) == "" {
 		c.add(m.off, key, "is empty; name a model as provider/model, for example \"openai/gpt-4.1\"")
-		return Model{}, false
+		return Model{}
 	}
 	model, err := ParseModel(s)
 	if err != nil {
 		c.add(m.off, key, "%v", err)
-		return Model{}, false
 	}
-	return model, true
+	return model
 }
 
-func (c *checker) verify(m member) ([]string, bool) {
+// verify decodes a list of commands.
+func (c *checker) verify(m member) []string {
 	elems, ok := c.list(m, "verify", "command strings")
 	if !ok {
-		return nil, false
+		return nil
 	}
 	if len(elems) == 0 {
 		c.add(m.off, "verify", "is empty; list at least one command (for example \"dx lint\"), or remove the key to use the default")
-		return nil, false
 	}
 	var cmds []string
 	for i, e := range elems {
 		key := fmt.Sprintf("verify[%d]", i)
-		s, good := c.str(e, key, "dx lint")
+		s, ok := c.str(e, key, "dx lint")
 		switch {
-		case !good:
-			ok = false
+		case !ok: // reported
 		case strings.TrimSpace(s) == "":
 			c.add(e.off, key, "is empty; give a command such as \"dx lint\", or remove the entry")
-			ok = false
 		default:
 			cmds = append(cmds, s)
 		}
 	}
-	return cmds, ok
+	return cmds
 }
 
 // kind names the JSON type of a raw value for messages.
