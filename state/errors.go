@@ -1,0 +1,40 @@
+package state
+
+import "errors"
+
+// Errors returned by the store. They come wrapped with the file's path or the
+// PR's key; test them with errors.Is.
+var (
+	// ErrBusy: another process held the file lock for longer than
+	// Options.Timeout. Nothing was read or written; try again.
+	ErrBusy = errors.New("state file is busy: another gh-ocdx process holds its lock")
+
+	// ErrForeign: the file exists but is not a gh-ocdx state file (not bbolt,
+	// or bbolt without our meta bucket). It is left untouched.
+	ErrForeign = errors.New("not a gh-ocdx state file; it was left untouched (move it away or set OCDX_STATE_DIR)")
+
+	// ErrNewerVersion: the file was written by a newer gh-ocdx with a schema
+	// this one does not know. It is left untouched.
+	ErrNewerVersion = errors.New("state file was written by a newer gh-ocdx; upgrade gh-ocdx to read it")
+
+	// ErrLeaseHeld: another live run holds the PR. The error is a *LeaseError
+	// naming the holder.
+	ErrLeaseHeld = errors.New("pull request is held by another run")
+
+	// ErrLeaseLost: this run's lease was taken over (its heartbeat went stale)
+	// or cleared; the run must stop writing.
+	ErrLeaseLost = errors.New("lease lost: another run took over this pull request")
+
+	// ErrRunEnded: the run was ended or released; it takes no more writes.
+	ErrRunEnded = errors.New("run already ended or released")
+
+	// ErrNoRound: the round was not started with StartRound.
+	ErrNoRound = errors.New("no such round in this run")
+
+	// ErrNotFound: nothing is recorded for the PR.
+	ErrNotFound = errors.New("nothing recorded for this pull request")
+
+	// ErrNoPath: no directory for the state file could be found in the
+	// environment.
+	ErrNoPath = errors.New("cannot locate the state file: set OCDX_STATE_DIR, XDG_STATE_HOME or HOME")
+)

@@ -1,0 +1,416 @@
+package state
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"sync"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// LeaseError is returned when another live run holds the PR. It matches
+// ErrLeaseHeld.
+type LeaseError struct {
+	Key    Key
+	Holder Lease
+}
+
+func (e *LeaseError) Error() string {
+	return fmt.Sprintf("%s is already being worked on by %s; wait for it to finish or stop it", e.Key, e.Holder)
+}
+
+func (e *LeaseError) Unwrap() error { return ErrLeaseHeld }
+
+// OutcomeAbandoned ends an interrupted run that a run of another kind
+// superseded. It is kept in full, like a failed run.
+const OutcomeAbandoned Outcome = "abandoned"
+
+// Active is a run in progress: it holds its PR's lease, refreshes it in the
+// background, and records rounds and phases. Every write checks that the
+// lease is still ours (else ErrLeaseLost). Call End when the run finishes,
+// or Release to leave it resumable (interrupted, cancelled).
+type Active struct {
+	s       *Store
+	key     Key
+	id      string
+	token   string
+	seq     []byte
+	resumed bool
+
+	mu   sync.Mutex
+	run  Run
+	done bool
+
+	stop     chan struct{}
+	stopOnce sync.Once
+	wg       sync.WaitGroup
+}
+
+// Begin claims key for a run of kind ("review-loop", "fix"). When the PR's
+// last run of the same kind never ended (crash, Ctrl-C), that run is resumed:
+// same ID, rounds and phases as recorded, Resumed() true. A live lease of
+// another run gives a *LeaseError; a lease whose process is gone (same host)
+// or whose heartbeat is older than StaleAfter is taken over.
+func (s *Store) Begin(key Key, kind string) (*Active, error) {
+	if err := key.valid(); err != nil {
+		return nil, err
+	}
+	a := &Active{s: s, key: key, stop: make(chan struct{})}
+	err := s.update(func(prs *bolt.Bucket) error {
+		now := time.Now()
+		b, err := prs.CreateBucketIfNotExists(keyBytes(key))
+		if err != nil {
+			return err
+		}
+		var l Lease
+		if ok, err := get(b, keyLease, &l); err != nil {
+			return err
+		} else if ok && s.Live(l) {
+			return &LeaseError{Key: key, Holder: l}
+		}
+		runs, err := b.CreateBucketIfNotExists(bucketRuns)
+		if err != nil {
+			return err
+		}
+		var r Run
+		if k, v := runs.Cursor().Last(); k != nil {
+			var last Run
+			if err := unmarshal(v, &last); err != nil {
+				return err
+			}
+			switch {
+			case last.Outcome == "" && last.Kind == kind:
+				r, a.seq, a.resumed = last, slices.Clone(k), true
+				r.Resumes++
+			case last.Outcome == "":
+				last.Ended, last.Outcome = now, OutcomeAbandoned
+				last.Reason = "interrupted, then superseded by a " + kind + " run"
+				if err := put(runs, k, last); err != nil {
+					return err
+				}
+			}
+		}
+		if !a.resumed {
+			n, err := runs.NextSequence()
+			if err != nil {
+				return err
+			}
+			r, a.seq = Run{ID: newRunID(now), Kind: kind, Started: now}, seqKey(n)
+		}
+		a.id, a.token = r.ID, randomHex(8)
+		l = Lease{RunID: r.ID, Token: a.token, PID: os.Getpid(), Host: s.o.Hostname, Started: now, Heartbeat: now}
+		if err := put(b, keyLease, l); err != nil {
+			return err
+		}
+		if err := put(runs, a.seq, r); err != nil {
+			return err
+		}
+		if err := trim(runs, s.o.KeepRuns); err != nil {
+			return err
+		}
+		a.run = r
+		return writeSummary(b, r)
+	})
+	if err != nil {
+		return nil, err
+	}
+	a.wg.Add(1)
+	go a.heartbeat()
+	return a, nil
+}
+
+// Live reports whether l still holds its PR: heartbeat fresh and, on this
+// host, its process alive.
+func (s *Store) Live(l Lease) bool {
+	if time.Since(l.Heartbeat) > s.o.StaleAfter {
+		return false
+	}
+	return l.Host != s.o.Hostname || processAlive(l.PID)
+}
+
+func newRunID(now time.Time) string {
+	return now.UTC().Format("20060102T150405") + "-" + randomHex(3)
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// ID is the run's ID, the one in comment tags (ocdx:run=<id>).
+func (a *Active) ID() string { return a.id }
+
+// Key is the PR the run works on.
+func (a *Active) Key() Key { return a.key }
+
+// Resumed reports whether Begin picked up an interrupted run.
+func (a *Active) Resumed() bool { return a.resumed }
+
+// Run returns the run as last written. Resuming callers look at its rounds'
+// phases to skip finished work.
+func (a *Active) Run() Run {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	r := a.run
+	r.Rounds = slices.Clone(r.Rounds)
+	return r
+}
+
+// StartRound adds round n with the PR's head oid and returns it. If the run
+// already has round n (resumed run), it is returned as recorded.
+func (a *Active) StartRound(n int, headOID string) (Round, error) {
+	var out Round
+	err := a.write(func(_ *bolt.Bucket, r *Run) error {
+		if i := roundIndex(r, n); i >= 0 {
+			out = r.Rounds[i]
+			return nil
+		}
+		if len(r.Rounds) > 0 && n <= r.Rounds[len(r.Rounds)-1].N || n < 1 {
+			return fmt.Errorf("round %d cannot follow round %d", n, len(r.Rounds))
+		}
+		out = Round{N: n, HeadOID: headOID, Started: time.Now()}
+		r.Rounds = append(r.Rounds, out)
+		return nil
+	})
+	return out, err
+}
+
+// UpdateRound changes round n with fn, in one transaction.
+func (a *Active) UpdateRound(n int, fn func(*Round)) error {
+	return a.Complete(n, "", fn)
+}
+
+// Complete records that phase p of round n is done, together with what fn
+// sets on the round (findings, comment URL, commits, ...), in one
+// transaction: after a crash either both are recorded or neither. An empty
+// p only applies fn. Stuck IDs set on the round join the PR's stuck set.
+func (a *Active) Complete(n int, p Phase, fn func(*Round)) error {
+	return a.write(func(b *bolt.Bucket, r *Run) error {
+		i := roundIndex(r, n)
+		if i < 0 {
+			return fmt.Errorf("round %d: %w", n, ErrNoRound)
+		}
+		rd := &r.Rounds[i]
+		if fn != nil {
+			fn(rd)
+		}
+		rd.N = n
+		if p != "" && !rd.Done(p) {
+			rd.Phases = append(rd.Phases, PhaseMark{Phase: p, At: time.Now()})
+		}
+		return addStuck(b, r.ID, *rd)
+	})
+}
+
+// UpdateWIP changes the PR's work in progress with fn (merge what is new).
+func (a *Active) UpdateWIP(fn func(*WIP)) error {
+	return a.write(func(b *bolt.Bucket, r *Run) error {
+		var w WIP
+		if _, err := get(b, keyWIP, &w); err != nil {
+			return err
+		}
+		fn(&w)
+		w.RunID, w.Updated = r.ID, time.Now()
+		return put(b, keyWIP, w)
+	})
+}
+
+// ClearWIP drops the work in progress (the fix was pushed or given up).
+func (a *Active) ClearWIP() error {
+	return a.write(func(b *bolt.Bucket, _ *Run) error { return b.Delete(keyWIP) })
+}
+
+// Heartbeat refreshes the lease now; Begin also does it every HeartbeatEvery.
+func (a *Active) Heartbeat() error {
+	return a.write(func(*bolt.Bucket, *Run) error { return nil })
+}
+
+// End finishes the run with its outcome and releases the PR. A converged run
+// decays: its full findings, reports and verification output are dropped,
+// summaries and IDs stay, and the WIP goes. Other outcomes keep everything.
+func (a *Active) End(o Outcome, reason string) error {
+	a.stopHeartbeat()
+	err := a.write(func(b *bolt.Bucket, r *Run) error {
+		r.Ended, r.Outcome, r.Reason = time.Now(), o, reason
+		if o == OutcomeConverged {
+			decay(r)
+			if err := b.Delete(keyWIP); err != nil {
+				return err
+			}
+		}
+		return b.Delete(keyLease)
+	})
+	a.finish()
+	return err
+}
+
+// Release gives the PR up without ending the run, which stays resumable.
+// It is a no-op after End.
+func (a *Active) Release() error {
+	a.stopHeartbeat()
+	a.mu.Lock()
+	done := a.done
+	a.mu.Unlock()
+	if done {
+		return nil
+	}
+	err := a.write(func(b *bolt.Bucket, _ *Run) error { return b.Delete(keyLease) })
+	a.finish()
+	return err
+}
+
+func (a *Active) finish() {
+	a.mu.Lock()
+	a.done = true
+	a.mu.Unlock()
+}
+
+func (a *Active) stopHeartbeat() {
+	a.stopOnce.Do(func() { close(a.stop) })
+	a.wg.Wait()
+}
+
+func (a *Active) heartbeat() {
+	defer a.wg.Done()
+	t := time.NewTicker(a.s.o.HeartbeatEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-a.stop:
+			return
+		case <-t.C:
+			// A busy file only delays the beat; a lost lease ends it.
+			if err := a.Heartbeat(); errors.Is(err, ErrLeaseLost) || errors.Is(err, ErrRunEnded) {
+				return
+			}
+		}
+	}
+}
+
+// write loads the run, checks the lease is ours, applies fn, refreshes the
+// heartbeat and stores the run, all in one transaction.
+func (a *Active) write(fn func(b *bolt.Bucket, r *Run) error) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.done {
+		return ErrRunEnded
+	}
+	var out Run
+	err := a.s.update(func(prs *bolt.Bucket) error {
+		b := prs.Bucket(keyBytes(a.key))
+		var l Lease
+		if b == nil {
+			return fmt.Errorf("%s: %w (its state was cleared)", a.key, ErrLeaseLost)
+		}
+		if ok, err := get(b, keyLease, &l); err != nil {
+			return err
+		} else if !ok || l.Token != a.token {
+			return fmt.Errorf("%s: %w", a.key, ErrLeaseLost)
+		}
+		runs := b.Bucket(bucketRuns)
+		v := runs.Get(a.seq)
+		if v == nil {
+			return fmt.Errorf("%s: %w (its run was deleted)", a.key, ErrLeaseLost)
+		}
+		if err := unmarshal(v, &out); err != nil {
+			return err
+		}
+		if err := fn(b, &out); err != nil {
+			return err
+		}
+		if b.Get(keyLease) != nil {
+			l.Heartbeat = time.Now()
+			if err := put(b, keyLease, l); err != nil {
+				return err
+			}
+		}
+		if err := put(runs, a.seq, out); err != nil {
+			return err
+		}
+		return writeSummary(b, out)
+	})
+	if err == nil {
+		a.run = out
+	}
+	return err
+}
+
+func roundIndex(r *Run, n int) int {
+	return slices.IndexFunc(r.Rounds, func(rd Round) bool { return rd.N == n })
+}
+
+// decay keeps what the next runs and the reader need (IDs, counts,
+// consensus, summaries, URLs, usage) and drops the bulk.
+func decay(r *Run) {
+	for i := range r.Rounds {
+		rd := &r.Rounds[i]
+		rd.Findings = nil
+		for j := range rd.Reports {
+			rd.Reports[j].Full = ""
+		}
+		for j := range rd.Verification {
+			rd.Verification[j].Output = ""
+		}
+	}
+	r.Compacted = true
+}
+
+// addStuck merges a round's stuck IDs into the PR's stuck set.
+func addStuck(b *bolt.Bucket, runID string, rd Round) error {
+	if len(rd.StuckIDs) == 0 {
+		return nil
+	}
+	var set []Stuck
+	if _, err := get(b, keyStuck, &set); err != nil {
+		return err
+	}
+	n := len(set)
+	for _, id := range rd.StuckIDs {
+		if !slices.ContainsFunc(set, func(s Stuck) bool { return s.ID == id }) {
+			set = append(set, Stuck{ID: id, RunID: runID, Round: rd.N, Since: time.Now()})
+		}
+	}
+	if len(set) == n {
+		return nil
+	}
+	return put(b, keyStuck, set)
+}
+
+// trim keeps the newest keep runs of a PR, so its history stays bounded.
+func trim(runs *bolt.Bucket, keep int) error {
+	var keys [][]byte
+	c := runs.Cursor()
+	for k, _ := c.Last(); k != nil; k, _ = c.Prev() {
+		if keep > 0 {
+			keep--
+			continue
+		}
+		keys = append(keys, slices.Clone(k))
+	}
+	for _, k := range keys {
+		if err := runs.Delete(k); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeSummary stores what `state show` lists for the PR, so listing all PRs
+// never decodes their rounds. last is the PR's newest run.
+func writeSummary(b *bolt.Bucket, last Run) error {
+	sum := summaryRecord{Runs: b.Bucket(bucketRuns).Stats().KeyN, Last: last, Rounds: len(last.Rounds)}
+	sum.Last.Rounds = nil
+	return put(b, keySummary, sum)
+}
+
+type summaryRecord struct {
+	Runs   int `json:"runs"`
+	Last   Run `json:"last"`
+	Rounds int `json:"rounds"`
+}

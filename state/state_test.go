@@ -1,0 +1,483 @@
+package state
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+var prKey = NewKey("github.com", "Owner", "Repo", 7)
+
+func newStore(t testing.TB, o *Options) *Store {
+	t.Helper()
+	return New(filepath.Join(t.TempDir(), "state", "state.db"), o)
+}
+
+// must returns v, and panics (failing the test) on an error that only a
+// broken setup could cause.
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
+
+// lockFile holds the file's lock the way a writing gh-ocdx does, until the
+// returned function is called.
+func lockFile(t *testing.T, path string) func() {
+	t.Helper()
+	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return func() { _ = db.Close() }
+}
+
+func TestPath(t *testing.T) {
+	tests := []struct {
+		env  map[string]string
+		want string
+	}{
+		{map[string]string{"OCDX_STATE_DIR": "/s", "XDG_STATE_HOME": "/x", "HOME": "/h"}, "/s/state.db"},
+		{map[string]string{"XDG_STATE_HOME": "/x", "HOME": "/h"}, "/x/gh-ocdx/state.db"},
+		{map[string]string{"XDG_STATE_HOME": "relative", "HOME": "/h"}, "/h/.local/state/gh-ocdx/state.db"},
+		{map[string]string{"HOME": "/h"}, "/h/.local/state/gh-ocdx/state.db"},
+	}
+	for _, tt := range tests {
+		got, err := Path(func(k string) string { return tt.env[k] })
+		if err != nil || got != tt.want {
+			t.Errorf("Path(%v) = %q, %v; want %q", tt.env, got, err, tt.want)
+		}
+	}
+	if _, err := Path(func(string) string { return "" }); !errors.Is(err, ErrNoPath) {
+		t.Errorf("Path with empty environment: %v, want ErrNoPath", err)
+	}
+}
+
+func TestKeyIsCanonical(t *testing.T) {
+	if got := prKey.String(); got != "github.com/owner/repo#7" {
+		t.Errorf("key %q", got)
+	}
+	k, err := ParseKey("GHE.example.com:8443/A/B#12")
+	if err != nil || k != NewKey("ghe.example.com:8443", "a", "b", 12) {
+		t.Errorf("ParseKey = %v, %v", k, err)
+	}
+	for _, bad := range []string{"", "a/b#1", "h/a/b#0", "h/a/b#x", "h//b#1", "h/a/b/c#1"} {
+		if _, err := ParseKey(bad); err == nil {
+			t.Errorf("ParseKey(%q) succeeded", bad)
+		}
+	}
+}
+
+func TestReadingAMissingFileCreatesNothing(t *testing.T) {
+	s := newStore(t, nil)
+	list, err := s.List()
+	if err != nil || len(list) != 0 {
+		t.Fatalf("List = %v, %v", list, err)
+	}
+	if _, err := s.PR(prKey); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("PR = %v, want ErrNotFound", err)
+	}
+	if _, err := os.Stat(filepath.Dir(s.Path())); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("reading created %s: %v", filepath.Dir(s.Path()), err)
+	}
+}
+
+func TestBusyFileFailsAfterTimeout(t *testing.T) {
+	s := newStore(t, &Options{Timeout: 100 * time.Millisecond})
+	a := must(s.Begin(prKey, "review-loop"))
+	if err := a.End(OutcomeConverged, ""); err != nil {
+		t.Fatal(err)
+	}
+	unlock := lockFile(t, s.Path())
+	defer unlock()
+	start := time.Now()
+	_, err := s.List()
+	if !errors.Is(err, ErrBusy) || !strings.Contains(err.Error(), s.Path()) {
+		t.Fatalf("List on a locked file: %v, want ErrBusy naming the file", err)
+	}
+	if d := time.Since(start); d > time.Second {
+		t.Fatalf("gave up after %s, want about the 100ms timeout", d)
+	}
+}
+
+func TestTwoProcessesWriteTheSameFile(t *testing.T) {
+	s := newStore(t, nil)
+	a := must(s.Begin(prKey, "review-loop")) // create the file
+	if err := a.End(OutcomeFailed, "setup"); err != nil {
+		t.Fatal(err)
+	}
+	unlock := lockFile(t, s.Path())
+	start := time.Now()
+	c1 := startHelper(t, "write", s.Path(), NewKey("github.com", "o", "one", 1))
+	c2 := startHelper(t, "write", s.Path(), NewKey("github.com", "o", "two", 1))
+	time.Sleep(300 * time.Millisecond) // both are now waiting for the lock
+	unlock()
+	for _, c := range []*child{c1, c2} {
+		if l := c.line(t); l != "done" {
+			t.Fatalf("helper said %q", l)
+		}
+		if err := c.cmd.Wait(); err != nil {
+			t.Fatalf("helper failed: %v", err)
+		}
+	}
+	if d := time.Since(start); d < 300*time.Millisecond {
+		t.Fatalf("helpers finished in %s, before the lock was released", d)
+	}
+	list := must(s.List())
+	if len(list) != 11 {
+		t.Fatalf("%d PRs recorded, want 11", len(list))
+	}
+	for _, sum := range list {
+		if sum.Key == prKey {
+			continue
+		}
+		if sum.Runs != 1 || sum.Last.Outcome != OutcomeBlocked || sum.Rounds != 1 || sum.Lease != nil {
+			t.Errorf("%s: %+v", sum.Key, sum)
+		}
+	}
+}
+
+func TestLeaseAcrossProcesses(t *testing.T) {
+	s := newStore(t, &Options{Timeout: 5 * time.Second})
+	holder := startHelper(t, "hold", s.Path(), prKey)
+	runID := runIDOf(holder.line(t))
+
+	// state show answers while the other process's run goes on.
+	start := time.Now()
+	list := must(s.List())
+	if d := time.Since(start); d > time.Second {
+		t.Errorf("List took %s while a run held the PR", d)
+	}
+	if len(list) != 1 || list[0].Lease == nil || list[0].Lease.PID != holder.cmd.Process.Pid || list[0].Last.ID != runID {
+		t.Fatalf("List = %+v, want the holder's lease", list)
+	}
+
+	// A second run on the same PR fails at once, naming the holder.
+	_, err := s.Begin(prKey, "review-loop")
+	var le *LeaseError
+	if !errors.As(err, &le) || !errors.Is(err, ErrLeaseHeld) || le.Holder.PID != holder.cmd.Process.Pid {
+		t.Fatalf("Begin on a held PR: %v", err)
+	}
+	for _, want := range []string{prKey.String(), runID, "pid " + itoa(holder.cmd.Process.Pid)} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("lease error %q does not name %q", err, want)
+		}
+	}
+	if err := s.Clear(prKey); !errors.Is(err, ErrLeaseHeld) {
+		t.Fatalf("Clear of a held PR: %v", err)
+	}
+
+	// Another PR proceeds side by side.
+	other := must(s.Begin(NewKey("github.com", "owner", "repo", 8), "review-loop"))
+	if err := other.End(OutcomeConverged, ""); err != nil {
+		t.Fatal(err)
+	}
+
+	// Once the holder is killed, its lease is taken over and its run resumed
+	// where it stopped: the review was posted, the fix not started.
+	holder.kill(t)
+	a := must(s.Begin(prKey, "review-loop"))
+	defer a.Release()
+	if !a.Resumed() || a.ID() != runID {
+		t.Fatalf("Begin after the holder died: resumed=%v id=%s, want run %s resumed", a.Resumed(), a.ID(), runID)
+	}
+	rd := must(a.StartRound(1, "abc"))
+	if !rd.Done(PhaseReviewed) || !rd.Done(PhaseCommented) || rd.Done(PhaseFixed) || len(rd.Comments) != 1 {
+		t.Fatalf("resumed round: %+v", rd)
+	}
+	if err := a.Complete(1, PhaseFixed, func(r *Round) { r.Commits = []string{"def"} }); err != nil {
+		t.Fatal(err)
+	}
+	if got := a.Run().Resumes; got != 1 {
+		t.Errorf("Resumes = %d", got)
+	}
+}
+
+func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
+
+func TestKilledMidWriteLeavesConsistentRecord(t *testing.T) {
+	s := newStore(t, &Options{Timeout: 5 * time.Second})
+	c := startHelper(t, "churn", s.Path(), prKey)
+	runID := runIDOf(c.line(t))
+	time.Sleep(400 * time.Millisecond)
+	c.kill(t)
+
+	db, err := bolt.Open(s.Path(), 0o600, &bolt.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.View(func(tx *bolt.Tx) error {
+		for err := range tx.Check() {
+			return err
+		}
+		return nil
+	}); err != nil {
+		t.Fatalf("file damaged: %v", err)
+	}
+	db.Close()
+
+	a := must(s.Begin(prKey, "review-loop"))
+	defer a.Release()
+	run := a.Run()
+	if a.ID() != runID || len(run.Rounds) == 0 {
+		t.Fatalf("resumed %s with %d rounds, want %s", a.ID(), len(run.Rounds), runID)
+	}
+	all := []Phase{PhaseReviewed, PhaseCommented, PhaseFixed, PhaseVerified, PhasePushed}
+	for i, rd := range run.Rounds {
+		// Phases are recorded in order, each with its data, none half-written.
+		if len(rd.FixedIDs) != len(rd.Phases) {
+			t.Fatalf("round %d: %d phases but %d fixed IDs", rd.N, len(rd.Phases), len(rd.FixedIDs))
+		}
+		for j, m := range rd.Phases {
+			if m.Phase != all[j] {
+				t.Fatalf("round %d: phase %d is %s", rd.N, j, m.Phase)
+			}
+		}
+		if i < len(run.Rounds)-1 && len(rd.Phases) != len(all) {
+			t.Fatalf("round %d is incomplete but round %d started", rd.N, rd.N+1)
+		}
+	}
+	t.Logf("killed after %d rounds", len(run.Rounds))
+}
+
+func TestStaleHeartbeatIsTakenOver(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.db")
+	// A run on another machine: its pid cannot be checked from here.
+	there := New(path, &Options{Hostname: "elsewhere", HeartbeatEvery: time.Hour})
+	here := New(path, &Options{Hostname: "here", StaleAfter: 200 * time.Millisecond})
+
+	a := must(there.Begin(prKey, "fix"))
+	if _, err := here.Begin(prKey, "fix"); !errors.Is(err, ErrLeaseHeld) {
+		t.Fatalf("Begin on a fresh remote lease: %v", err)
+	}
+	time.Sleep(250 * time.Millisecond)
+	b := must(here.Begin(prKey, "fix"))
+	if b.ID() != a.ID() {
+		t.Errorf("took over as run %s, want run %s resumed", b.ID(), a.ID())
+	}
+	if err := a.UpdateWIP(func(w *WIP) { w.Phase = "late" }); !errors.Is(err, ErrLeaseLost) {
+		t.Fatalf("write by the run that lost its lease: %v", err)
+	}
+	if err := b.End(OutcomeBlocked, "verification failed"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestHeartbeatKeepsTheLease(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.db")
+	there := New(path, &Options{Hostname: "elsewhere", HeartbeatEvery: 20 * time.Millisecond})
+	here := New(path, &Options{Hostname: "here", StaleAfter: 150 * time.Millisecond})
+	a := must(there.Begin(prKey, "review-loop"))
+	defer a.Release()
+	time.Sleep(400 * time.Millisecond)
+	if _, err := here.Begin(prKey, "review-loop"); !errors.Is(err, ErrLeaseHeld) {
+		t.Fatalf("Begin while the holder beats: %v", err)
+	}
+}
+
+func fullRound(a *Active, n int) error {
+	if _, err := a.StartRound(n, "oid"); err != nil {
+		return err
+	}
+	return a.Complete(n, PhaseVerified, func(r *Round) {
+		r.Findings = json.RawMessage(`[{"id":"SEC-1","description":"` + strings.Repeat("x", 1000) + `"}]`)
+		r.FindingIDs = []string{"SEC-1"}
+		r.Counts = map[string]int{"P0": 1}
+		r.Consensus = "needs_major_work"
+		r.Reports = []Report{{Role: "reviewer-1", Summary: "one blocker", Full: "# Report\n" + strings.Repeat("y", 1000)}}
+		r.Verification = []Verification{{Command: "dx lint", OK: true, Output: "lint ok"}}
+		r.Usage = []Usage{{Role: "reviewer-1", InputTokens: 100, OutputTokens: 10}}
+		r.Comments = []Comment{{Kind: "review", Tag: "t", URL: "u"}}
+	})
+}
+
+func TestDecayOnSuccessOnly(t *testing.T) {
+	s := newStore(t, nil)
+	for _, o := range []Outcome{OutcomeFailed, OutcomeBlocked, OutcomeConverged} {
+		a := must(s.Begin(prKey, "review-loop"))
+		if err := fullRound(a, 1); err != nil {
+			t.Fatal(err)
+		}
+		if err := a.UpdateWIP(func(w *WIP) { w.Phase = "testing"; w.NextStep = "fix the test" }); err != nil {
+			t.Fatal(err)
+		}
+		if err := a.End(o, string(o)); err != nil {
+			t.Fatal(err)
+		}
+		if err := a.Heartbeat(); !errors.Is(err, ErrRunEnded) {
+			t.Fatalf("write after End: %v", err)
+		}
+	}
+	pr := must(s.PR(prKey))
+	if len(pr.Runs) != 3 || pr.Lease != nil || pr.WIP != nil {
+		t.Fatalf("PR = %+v", pr)
+	}
+	for _, r := range pr.Runs[:2] {
+		rd := r.Rounds[0]
+		if r.Compacted || rd.Findings == nil || rd.Reports[0].Full == "" || rd.Verification[0].Output == "" {
+			t.Errorf("%s run lost details: %+v", r.Outcome, r)
+		}
+	}
+	conv := pr.Runs[2]
+	rd := conv.Rounds[0]
+	if !conv.Compacted || rd.Findings != nil || rd.Reports[0].Full != "" || rd.Verification[0].Output != "" {
+		t.Errorf("converged run kept its full reports: %+v", rd)
+	}
+	if rd.Reports[0].Summary != "one blocker" || rd.FindingIDs[0] != "SEC-1" || rd.Consensus == "" || rd.Usage[0].InputTokens != 100 || rd.Comments[0].URL != "u" || !rd.Done(PhaseVerified) {
+		t.Errorf("converged run lost its summary: %+v", rd)
+	}
+}
+
+func TestStuckSetSurvivesRunsUntilCleared(t *testing.T) {
+	s := newStore(t, nil)
+	a := must(s.Begin(prKey, "review-loop"))
+	must(a.StartRound(1, "a"))
+	must(a.StartRound(2, "b"))
+	if err := a.UpdateRound(2, func(r *Round) { r.StuckIDs = []string{"SEC-1", "PERF-2"} }); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Complete(3, PhaseReviewed, nil); !errors.Is(err, ErrNoRound) {
+		t.Fatalf("Complete of a round not started: %v", err)
+	}
+	if _, err := a.StartRound(2, "c"); err != nil {
+		t.Fatal(err) // an existing round is returned, not an error
+	}
+	if _, err := a.StartRound(1, "c"); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.End(OutcomeConverged, ""); err != nil {
+		t.Fatal(err)
+	}
+	b := must(s.Begin(prKey, "review-loop"))
+	must(b.StartRound(1, "d"))
+	if err := b.UpdateRound(1, func(r *Round) { r.StuckIDs = []string{"SEC-1", "DOCS-3"} }); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.End(OutcomeBlocked, "stuck findings"); err != nil {
+		t.Fatal(err)
+	}
+	pr := must(s.PR(prKey))
+	var ids []string
+	for _, st := range pr.Stuck {
+		ids = append(ids, st.ID)
+	}
+	if strings.Join(ids, ",") != "SEC-1,PERF-2,DOCS-3" || pr.Stuck[0].RunID != a.ID() || pr.Stuck[0].Round != 2 {
+		t.Fatalf("stuck set %+v", pr.Stuck)
+	}
+	if err := s.Clear(prKey); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.PR(prKey); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("PR after Clear: %v", err)
+	}
+	if err := s.Clear(prKey); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("second Clear: %v", err)
+	}
+}
+
+func TestInterruptedRunOfAnotherKindIsAbandoned(t *testing.T) {
+	s := newStore(t, nil)
+	a := must(s.Begin(prKey, "review-loop"))
+	if err := a.Release(); err != nil {
+		t.Fatal(err)
+	}
+	f := must(s.Begin(prKey, "fix"))
+	if f.Resumed() || f.ID() == a.ID() {
+		t.Fatal("a fix run resumed a review-loop run")
+	}
+	if err := f.Release(); err != nil {
+		t.Fatal(err)
+	}
+	pr := must(s.PR(prKey))
+	if len(pr.Runs) != 2 || pr.Runs[0].Outcome != OutcomeAbandoned || pr.Runs[1].Outcome != "" {
+		t.Fatalf("runs %+v", pr.Runs)
+	}
+}
+
+func TestHistoryIsBoundedAndTheFileShrinks(t *testing.T) {
+	s := newStore(t, &Options{KeepRuns: 2, CompactAbove: 32 << 10})
+	big := json.RawMessage(`["` + strings.Repeat("z", 20<<10) + `"]`)
+	run := func(o Outcome) {
+		a := must(s.Begin(prKey, "review-loop"))
+		for n := 1; n <= 3; n++ {
+			must(a.StartRound(n, "oid"))
+			if err := a.Complete(n, PhaseReviewed, func(r *Round) { r.Findings = big }); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := a.End(o, ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	size := func() int64 { return must(os.Stat(s.Path())).Size() }
+	var peak int64
+	for range 8 {
+		run(OutcomeFailed) // kept in full, but only the newest 2 runs
+		peak = max(peak, size())
+	}
+	if peak > 1<<20 {
+		t.Errorf("file grew to %d bytes for 2 kept runs of 60KB", peak)
+	}
+	for range 2 {
+		run(OutcomeConverged)
+	}
+	if got := size(); got*4 > peak {
+		t.Errorf("after decay the file is %d bytes, peak was %d", got, peak)
+	}
+	if pr := must(s.PR(prKey)); len(pr.Runs) != 2 {
+		t.Errorf("%d runs kept, want 2", len(pr.Runs))
+	}
+	t.Logf("peak %d bytes, after decay %d bytes", peak, size())
+}
+
+func TestForeignOrNewerFilesAreRefusedUntouched(t *testing.T) {
+	dir := t.TempDir()
+	text := filepath.Join(dir, "text.db")
+	if err := os.WriteFile(text, []byte("my notes, not a database\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	otherBolt := filepath.Join(dir, "other.db")
+	withDB(t, otherBolt, func(tx *bolt.Tx) error { _, err := tx.CreateBucket([]byte("widgets")); return err })
+	newer := filepath.Join(dir, "newer.db")
+	a := must(New(newer, nil).Begin(prKey, "review-loop"))
+	if err := a.End(OutcomeConverged, ""); err != nil {
+		t.Fatal(err)
+	}
+	withDB(t, newer, func(tx *bolt.Tx) error { return tx.Bucket(bucketMeta).Put(keyVersion, []byte("99")) })
+
+	for path, want := range map[string]error{text: ErrForeign, otherBolt: ErrForeign, newer: ErrNewerVersion} {
+		before := must(os.ReadFile(path))
+		s := New(path, nil)
+		_, err1 := s.List()
+		_, err2 := s.Begin(prKey, "review-loop")
+		err3 := s.Clear(prKey)
+		for _, err := range []error{err1, err2, err3} {
+			if !errors.Is(err, want) || !strings.Contains(err.Error(), path) {
+				t.Errorf("%s: %v, want %v naming the file", filepath.Base(path), err, want)
+			}
+		}
+		if after := must(os.ReadFile(path)); !bytes.Equal(before, after) {
+			t.Errorf("%s was modified", filepath.Base(path))
+		}
+	}
+}
+
+func withDB(t *testing.T, path string, fn func(*bolt.Tx) error) {
+	t.Helper()
+	db, err := bolt.Open(path, 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if err := db.Update(fn); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,225 @@
+package state
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Key names one pull request: host/owner/repo#number, lower-cased, because
+// GitHub names are case-insensitive and two spellings must share one lease.
+type Key struct {
+	Host, Owner, Repo string
+	Number            int
+}
+
+// NewKey builds a Key in its canonical (lower-case) form.
+func NewKey(host, owner, repo string, number int) Key {
+	return Key{Host: strings.ToLower(host), Owner: strings.ToLower(owner), Repo: strings.ToLower(repo), Number: number}
+}
+
+func (k Key) String() string { return fmt.Sprintf("%s/%s/%s#%d", k.Host, k.Owner, k.Repo, k.Number) }
+
+// ParseKey reads the form String writes.
+func ParseKey(s string) (Key, error) {
+	path, num, ok := strings.Cut(s, "#")
+	parts := strings.Split(path, "/")
+	n, err := strconv.Atoi(num)
+	if !ok || err != nil || n <= 0 || len(parts) != 3 || slices.Contains(parts, "") {
+		return Key{}, fmt.Errorf("invalid pull request key %q (want host/owner/repo#number)", s)
+	}
+	return NewKey(parts[0], parts[1], parts[2], n), nil
+}
+
+// MarshalText writes the key as String does, so JSON shows "host/owner/repo#n".
+func (k Key) MarshalText() ([]byte, error) { return []byte(k.String()), nil }
+
+// UnmarshalText reads what MarshalText wrote.
+func (k *Key) UnmarshalText(b []byte) error {
+	v, err := ParseKey(string(b))
+	*k = v
+	return err
+}
+
+func (k Key) valid() error {
+	_, err := ParseKey(k.String())
+	return err
+}
+
+// Outcome is how a run ended. A run without one was interrupted (or is still
+// running) and is resumed by the next Begin on its PR.
+type Outcome string
+
+const (
+	OutcomeConverged Outcome = "converged" // goal reached (exit 0); its reports decay to summaries
+	OutcomeBlocked   Outcome = "blocked"   // finished without converging (exit 3); kept in full
+	OutcomeFailed    Outcome = "failed"    // error (exit 1); kept in full
+)
+
+// Phase is a step of a round that, once recorded, a resumed run must not redo.
+type Phase string
+
+const (
+	PhaseReviewed  Phase = "reviewed"  // reviews and comments analysis done, findings recorded
+	PhaseCommented Phase = "commented" // review report posted
+	PhaseFixed     Phase = "fixed"     // fix agent committed
+	PhaseVerified  Phase = "verified"  // verification commands ran
+	PhasePushed    Phase = "pushed"    // fix commits pushed
+)
+
+// Lease marks the run that owns a PR.
+type Lease struct {
+	RunID     string    `json:"runId"`
+	Token     string    `json:"token"` // new on every Begin: a resumed run has the same RunID
+	PID       int       `json:"pid"`
+	Host      string    `json:"host"`
+	Started   time.Time `json:"started"`
+	Heartbeat time.Time `json:"heartbeat"`
+}
+
+func (l Lease) String() string {
+	return fmt.Sprintf("run %s (pid %d on %s, started %s, last heartbeat %s)",
+		l.RunID, l.PID, l.Host, l.Started.UTC().Format(time.RFC3339), l.Heartbeat.UTC().Format(time.RFC3339))
+}
+
+// Run is the record of one run of review-loop or fix on a PR.
+type Run struct {
+	ID        string    `json:"id"`
+	Kind      string    `json:"kind"` // "review-loop", "fix"
+	Started   time.Time `json:"started"`
+	Ended     time.Time `json:"ended,omitzero"`
+	Outcome   Outcome   `json:"outcome,omitempty"`
+	Reason    string    `json:"reason,omitempty"` // why it ended so, in words
+	Resumes   int       `json:"resumes,omitempty"`
+	Compacted bool      `json:"compacted,omitempty"` // full reports dropped (memory decay)
+	Rounds    []Round   `json:"rounds,omitempty"`
+}
+
+// Round is one review (and fix) round of a run.
+type Round struct {
+	N       int         `json:"n"`
+	HeadOID string      `json:"headOid"`
+	Started time.Time   `json:"started"`
+	Phases  []PhaseMark `json:"phases,omitempty"`
+	// Findings is the round's full list of findings. Its schema belongs to
+	// package review; state only stores it, and drops it on decay.
+	Findings     json.RawMessage `json:"findings,omitempty"`
+	FindingIDs   []string        `json:"findingIds,omitempty"`
+	Counts       map[string]int  `json:"counts,omitempty"` // per priority, as counted by the caller
+	Consensus    string          `json:"consensus,omitempty"`
+	FailedRoles  []string        `json:"failedRoles,omitempty"`
+	Reports      []Report        `json:"reports,omitempty"`
+	FixedIDs     []string        `json:"fixedIds,omitempty"`
+	RejectedIDs  []string        `json:"rejectedIds,omitempty"`
+	StuckIDs     []string        `json:"stuckIds,omitempty"` // also merged into the PR's stuck set
+	Commits      []string        `json:"commits,omitempty"`
+	Comments     []Comment       `json:"comments,omitempty"`
+	Verification []Verification  `json:"verification,omitempty"`
+	Usage        []Usage         `json:"usage,omitempty"`
+}
+
+// Done reports whether phase p of the round was recorded.
+func (r Round) Done(p Phase) bool {
+	return slices.ContainsFunc(r.Phases, func(m PhaseMark) bool { return m.Phase == p })
+}
+
+// PhaseMark records when a phase completed.
+type PhaseMark struct {
+	Phase Phase     `json:"phase"`
+	At    time.Time `json:"at"`
+}
+
+// Report is one role's report. Full is dropped on decay; Summary stays.
+type Report struct {
+	Role    string `json:"role"`
+	Model   string `json:"model,omitempty"`
+	Summary string `json:"summary"`
+	Full    string `json:"full,omitempty"`
+}
+
+// Comment is a comment or review gh-ocdx posted, with its ocdx tag so a
+// resumed run can tell it was already posted.
+type Comment struct {
+	Kind string `json:"kind"` // review, fix, final
+	Tag  string `json:"tag"`
+	URL  string `json:"url"`
+}
+
+// Verification is the result of one verification command.
+type Verification struct {
+	Command  string        `json:"command"`
+	OK       bool          `json:"ok"`
+	ExitCode int           `json:"exitCode"`
+	Duration time.Duration `json:"duration,omitempty"`
+	Output   string        `json:"output,omitempty"` // tail of the output; dropped on decay
+}
+
+// Usage is the token usage of one role in a round.
+type Usage struct {
+	Role         string `json:"role"`
+	Model        string `json:"model,omitempty"`
+	InputTokens  int64  `json:"inputTokens"`
+	OutputTokens int64  `json:"outputTokens"`
+}
+
+// Stuck is a finding reported fixed in one round that came back in a later
+// one. It stays in the PR's stuck set until `state clear`.
+type Stuck struct {
+	ID    string    `json:"id"`
+	RunID string    `json:"runId"`
+	Round int       `json:"round"`
+	Since time.Time `json:"since"`
+}
+
+// WIP is the fix agent's work in progress (seeds/001): where an interrupted
+// fix stopped and what to do next.
+type WIP struct {
+	RunID              string         `json:"runId,omitempty"`
+	Round              int            `json:"round,omitempty"`
+	Phase              string         `json:"phase,omitempty"`
+	FilesModified      []string       `json:"filesModified,omitempty"`
+	UncommittedChanges bool           `json:"uncommittedChanges,omitempty"`
+	LastCommit         string         `json:"lastCommit,omitempty"`
+	Verification       []Verification `json:"verification,omitempty"`
+	Errors             []WIPError     `json:"errors,omitempty"`
+	Decisions          []Decision     `json:"decisions,omitempty"`
+	Context            string         `json:"context,omitempty"`
+	NextStep           string         `json:"nextStep,omitempty"`
+	Updated            time.Time      `json:"updated"`
+}
+
+// WIPError is an error met while fixing.
+type WIPError struct {
+	Type    string `json:"type,omitempty"`
+	File    string `json:"file,omitempty"`
+	Message string `json:"message"`
+}
+
+// Decision is a choice the fix agent made, with its reason.
+type Decision struct {
+	Decision string `json:"decision"`
+	Reason   string `json:"reason,omitempty"`
+}
+
+// PR is everything recorded for one pull request.
+type PR struct {
+	Key   Key     `json:"pr"`
+	Lease *Lease  `json:"lease,omitempty"`
+	Stuck []Stuck `json:"stuck"`
+	WIP   *WIP    `json:"wip,omitempty"`
+	Runs  []Run   `json:"runs"` // oldest first
+}
+
+// Summary is one PR's line in `state show`: cheap to read for every PR.
+type Summary struct {
+	Key    Key    `json:"pr"`
+	Runs   int    `json:"runs"`
+	Last   *Run   `json:"lastRun,omitempty"` // without its rounds
+	Rounds int    `json:"rounds"`            // of the last run
+	Stuck  int    `json:"stuck"`
+	WIP    string `json:"wip,omitempty"` // its phase, when there is one
+	Lease  *Lease `json:"lease,omitempty"`
+}
