@@ -102,9 +102,9 @@ func TestLoadProblems(t *testing.T) {
 		want    []string // substrings of the message, in order
 	}{
 		{"syntax error", "{\n  \"reviewerModels\": [\"openai/gpt-4.1\"],\n  \"prFixModel\": \"openai/gpt-4.1\"\n  \"verify\": []\n}", creds,
-			[]string{"line 4, column 3: JSON syntax error: invalid character '\"' after object key:value pair"}},
+			[]string{"line 4, column 3: JSON syntax error: invalid character '\"' after object key:value pair (is a comma missing before it?)"}},
 		{"trailing comma", "{\"reviewerModels\": [\"openai/gpt-4.1\"],}", creds,
-			[]string{"line 1, column 39: JSON syntax error"}},
+			[]string{"line 1, column 39: JSON syntax error: invalid character '}' looking for beginning of object key string (JSON allows no comma before it)"}},
 		{"truncated", "{\n  \"reviewerModels\": [", creds,
 			[]string{"line 2, column 22: JSON syntax error: unexpected end of JSON input"}},
 		{"empty file", "  \n", creds, []string{"the file is empty"}},

@@ -155,7 +155,7 @@ func (c *checker) object() []member {
 		if strings.HasPrefix(syn.Error(), "unexpected end") {
 			off = int(syn.Offset)
 		}
-		c.add(off, "", "JSON syntax error: %v", err)
+		c.add(off, "", "JSON syntax error: %v%s", err, syntaxHint(syn.Error()))
 		return nil
 	}
 	start := len(c.data) - len(bytes.TrimLeft(c.data, " \t\r\n"))
@@ -172,6 +172,18 @@ func (c *checker) object() []member {
 		members = []member{} // {}: no keys, yet an object
 	}
 	return members
+}
+
+// syntaxHint guesses the usual cause of a JSON syntax error.
+func syntaxHint(msg string) string {
+	switch {
+	case strings.HasSuffix(msg, "after object key:value pair"), strings.HasSuffix(msg, "after array element"):
+		return " (is a comma missing before it?)"
+	case strings.HasPrefix(msg, "invalid character '}' looking for beginning of object key"),
+		strings.HasPrefix(msg, "invalid character ']' looking for beginning of value"):
+		return " (JSON allows no comma before it)"
+	}
+	return ""
 }
 
 // members walks a valid JSON object or array (raw, at offset base in the
