@@ -1,0 +1,133 @@
+package fix
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/kballard/go-shellquote"
+)
+
+// Verification is the outcome of one verify command.
+type Verification struct {
+	Command  string
+	OK       bool
+	ExitCode int // -1 when it could not start or was stopped
+	Duration time.Duration
+	Tail     string // the last TailBytes of its output
+}
+
+// TailBytes bounds the output kept per command: enough for the agent to see
+// the failure, small enough for its context.
+const TailBytes = 8 << 10
+
+// SplitCommand turns a verify entry ("go test ./...") into argv. Quotes are
+// honoured; nothing is expanded, and no shell ever runs it.
+func SplitCommand(command string) ([]string, error) {
+	argv, err := shellquote.Split(command)
+	if err != nil {
+		return nil, fmt.Errorf("verify command %q: %v", command, err)
+	}
+	if len(argv) == 0 {
+		return nil, fmt.Errorf("verify command %q is empty", command)
+	}
+	return argv, nil
+}
+
+// MissingCommands lists the verify commands whose executable is not on PATH
+// (the preflight check that replaces seeds/004's `dx --help`).
+func MissingCommands(commands []string) []string {
+	var missing []string
+	for _, c := range commands {
+		argv, err := SplitCommand(c)
+		if err != nil {
+			missing = append(missing, c)
+			continue
+		}
+		if _, err := exec.LookPath(argv[0]); err != nil {
+			missing = append(missing, c)
+		}
+	}
+	return missing
+}
+
+// Verify runs the commands in dir one after another, streaming their output
+// to stream, and stops at the first failure. It reports whether all passed.
+// Cancelling ctx stops the running command and its children.
+func Verify(ctx context.Context, dir string, commands []string, stream io.Writer) ([]Verification, bool) {
+	var results []Verification
+	for _, c := range commands {
+		v := runOne(ctx, dir, c, stream)
+		results = append(results, v)
+		if !v.OK {
+			return results, false
+		}
+	}
+	return results, true
+}
+
+func runOne(ctx context.Context, dir, command string, stream io.Writer) Verification {
+	v := Verification{Command: command, ExitCode: -1}
+	argv, err := SplitCommand(command)
+	if err != nil {
+		v.Tail = err.Error()
+		return v
+	}
+	tail := &tailBuffer{max: TailBytes}
+	out := io.MultiWriter(stream, tail)
+	fmt.Fprintf(stream, "$ %s\n", command)
+	c := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	c.Dir, c.Stdout, c.Stderr = dir, out, out
+	killGroup(c)
+	c.WaitDelay = 5 * time.Second
+	start := time.Now()
+	err = c.Run()
+	v.Duration = time.Since(start)
+	var exit *exec.ExitError
+	switch {
+	case err == nil:
+		v.OK, v.ExitCode = true, 0
+	case ctx.Err() != nil:
+		fmt.Fprintf(tail, "\n[stopped: %v]\n", ctx.Err())
+	case errors.As(err, &exit):
+		v.ExitCode = exit.ExitCode()
+	default:
+		fmt.Fprintf(tail, "\n[could not run %q: %v]\n", command, err)
+	}
+	v.Tail = tail.String()
+	return v
+}
+
+// tailBuffer keeps the last max bytes written to it.
+type tailBuffer struct {
+	mu  sync.Mutex
+	max int
+	buf []byte
+	cut bool
+}
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, p...)
+	if over := len(t.buf) - t.max; over > 0 {
+		t.buf = append(t.buf[:0], t.buf[over:]...)
+		t.cut = true
+	}
+	return len(p), nil
+}
+
+func (t *tailBuffer) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	s := strings.ToValidUTF8(string(t.buf), "")
+	if t.cut {
+		return "[… earlier output cut]\n" + s
+	}
+	return s
+}

@@ -1,0 +1,78 @@
+package git_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ocdx/gh-ocdx/git"
+	"github.com/ocdx/gh-ocdx/internal/testkit"
+)
+
+func TestPreflightQuestions(t *testing.T) {
+	ctx := context.Background()
+	fx := testkit.NewRepo(t, "main", "feature", map[string]string{"a.txt": "a\n"}, map[string]string{"b.txt": "b\n"})
+	r, err := git.Open(ctx, filepath.Join(fx.Clone))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, err := r.Branch(ctx); err != nil || b != "feature" {
+		t.Errorf("branch %q %v", b, err)
+	}
+	if d, err := r.Dirty(ctx); err != nil || len(d) != 0 {
+		t.Errorf("a fresh clone is clean: %v %v", d, err)
+	}
+	os.WriteFile(filepath.Join(fx.Clone, "new.txt"), []byte("x"), 0o644)
+	if d, _ := r.Dirty(ctx); len(d) != 1 || d[0] != "new.txt" {
+		t.Errorf("dirty: %v", d)
+	}
+	head, _ := r.Head(ctx)
+	if !r.HasCommit(ctx, head) || r.HasCommit(ctx, strings.Repeat("1", 40)) || r.HasCommit(ctx, "--all") {
+		t.Error("HasCommit must know real commits only")
+	}
+	if _, err := git.Open(ctx, t.TempDir()); !errors.Is(err, git.ErrNotRepo) {
+		t.Errorf("outside a repository: %v", err)
+	}
+}
+
+func TestPushIsAFastForwardOrRejected(t *testing.T) {
+	ctx := context.Background()
+	fx := testkit.NewRepo(t, "main", "feature", nil, map[string]string{"b.txt": "b\n"})
+	r, _ := git.Open(ctx, fx.Clone)
+
+	testkit.WriteFiles(t, fx.Clone, map[string]string{"b.txt": "b2\n"})
+	testkit.Git(t, fx.Clone, "commit", "-qam", "fix")
+	if err := r.Push(ctx, "origin", "feature"); err != nil {
+		t.Fatal(err)
+	}
+	head, _ := r.Head(ctx)
+	if got := fx.RemoteOID(t, "feature"); got != head {
+		t.Errorf("remote at %s, want %s", got, head)
+	}
+
+	// Someone else pushes; our next push is not a fast-forward.
+	other := filepath.Join(t.TempDir(), "other")
+	testkit.Git(t, t.TempDir(), "clone", "-q", "--branch", "feature", fx.Remote, other)
+	testkit.WriteFiles(t, other, map[string]string{"c.txt": "theirs\n"})
+	testkit.Git(t, other, "add", "c.txt")
+	testkit.Git(t, other, "commit", "-qm", "theirs")
+	testkit.Git(t, other, "push", "-q", "origin", "feature")
+	theirs := fx.RemoteOID(t, "feature")
+
+	testkit.WriteFiles(t, fx.Clone, map[string]string{"b.txt": "b3\n"})
+	testkit.Git(t, fx.Clone, "commit", "-qam", "mine")
+	err := r.Push(ctx, "origin", "feature")
+	var pe *git.PushError
+	if !errors.As(err, &pe) || !strings.Contains(pe.Stderr, "rejected") {
+		t.Fatalf("want a rejected push, got %v", err)
+	}
+	if got := fx.RemoteOID(t, "feature"); got != theirs {
+		t.Errorf("the remote must keep their commit %s, has %s", theirs, got)
+	}
+	if err := r.Push(ctx, "origin", "+feature"); err == nil {
+		t.Error("a +refspec (force) must be refused")
+	}
+}
