@@ -50,6 +50,10 @@ func commands() []command {
 			{name: "validate", summary: "Check the configuration and its credentials", run: runConfigValidate},
 		}},
 		{name: "review-pr", summary: "Print the review context of a pull request", run: runReviewPR},
+		{name: "state", summary: "Show or clear what gh-ocdx remembers about pull requests", sub: []command{
+			{name: "show", summary: "List pull requests, or show one in full", run: runStateShow},
+			{name: "clear", summary: "Forget a pull request's runs, stuck findings and work in progress", run: runStateClear},
+		}},
 		{name: "version", summary: "Print the version", run: runVersion},
 	}
 }

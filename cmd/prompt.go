@@ -1,0 +1,59 @@
+package cmd
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/AlecAivazis/survey/v2"
+	"github.com/AlecAivazis/survey/v2/terminal"
+)
+
+// Prompter asks the user questions in the terminal. Verbs take it through
+// their Options so tests answer with a fake; survey (unmaintained upstream)
+// stays behind this interface.
+type Prompter interface {
+	Confirm(msg string, def bool) (bool, error)
+	Select(msg string, options []string) (int, error)
+	Input(msg string) (string, error)
+}
+
+// newPrompter returns the survey prompter on the process's terminal. Check
+// IOStreams.CanPrompt first: without a terminal every question fails.
+func newPrompter(ios *IOStreams) Prompter { return &surveyPrompter{ios: ios} }
+
+type surveyPrompter struct{ ios *IOStreams }
+
+func (p *surveyPrompter) Confirm(msg string, def bool) (bool, error) {
+	var ok bool
+	err := p.ask(&survey.Confirm{Message: msg, Default: def}, &ok)
+	return ok, err
+}
+
+func (p *surveyPrompter) Select(msg string, options []string) (int, error) {
+	var i int
+	err := p.ask(&survey.Select{Message: msg, Options: options}, &i)
+	return i, err
+}
+
+func (p *surveyPrompter) Input(msg string) (string, error) {
+	var s string
+	err := p.ask(&survey.Input{Message: msg}, &s)
+	return s, err
+}
+
+// ask runs one survey question; Ctrl-C becomes ErrCancelled (exit 130).
+func (p *surveyPrompter) ask(q survey.Prompt, resp any) error {
+	in, inOK := p.ios.In.(terminal.FileReader)
+	out, outOK := p.ios.Out.(terminal.FileWriter)
+	if !inOK || !outOK || !p.ios.CanPrompt() {
+		return errors.New("cannot ask for confirmation: stdin and stdout are not a terminal")
+	}
+	err := survey.AskOne(q, resp, survey.WithStdio(in, out, p.ios.ErrOut))
+	if errors.Is(err, terminal.InterruptErr) {
+		return ErrCancelled
+	}
+	if err != nil {
+		return fmt.Errorf("prompt: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,426 @@
+package cmd
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/cli/go-gh/v2/pkg/repository"
+
+	"github.com/ocdx/gh-ocdx/state"
+)
+
+// StateShowOptions are the parsed arguments of state show.
+type StateShowOptions struct {
+	PR   int    // 0: every PR in the file
+	JSON bool   // machine-readable output
+	Repo string // -R/--repo; with --pr it names the PR's repository, alone it filters
+}
+
+// StateClearOptions are the parsed arguments of state clear.
+type StateClearOptions struct {
+	PR       int
+	Yes      bool
+	Repo     string
+	Prompter Prompter // asks for confirmation when there is a terminal
+}
+
+func runStateShow(_ context.Context, d *Deps, args []string) error {
+	opts, err := parseStateShow(d, args)
+	if err != nil {
+		return err
+	}
+	return stateShow(d, opts)
+}
+
+func runStateClear(_ context.Context, d *Deps, args []string) error {
+	opts, err := parseStateClear(d, args)
+	if err != nil {
+		return err
+	}
+	opts.Prompter = newPrompter(d.IO)
+	return stateClear(d, opts)
+}
+
+func parseStateShow(d *Deps, args []string) (*StateShowOptions, error) {
+	var o StateShowOptions
+	fs := newFlagSet("state show", "gh ocdx state show [--pr N] [--json] [-R OWNER/REPO]",
+		`Show what gh-ocdx remembers: every pull request in the state file as a
+table, or with --pr one pull request's runs, rounds, stuck findings, work in
+progress and lease. It answers while a loop runs in another terminal.`)
+	fs.IntVar(&o.PR, "pr", 0, "Show pull request `N` in full")
+	fs.BoolVar(&o.JSON, "json", false, "Print JSON")
+	fs.repoFlag(&o.Repo)
+	if err := fs.parse(d, args, 0); err != nil {
+		return nil, err
+	}
+	return &o, checkStateFlags(fs, o.PR, false, o.Repo)
+}
+
+func parseStateClear(d *Deps, args []string) (*StateClearOptions, error) {
+	var o StateClearOptions
+	fs := newFlagSet("state clear", "gh ocdx state clear --pr N [--yes] [-R OWNER/REPO]",
+		`Forget everything recorded for a pull request: runs, rounds, stuck findings
+and work in progress. Asks for confirmation; without a terminal, pass --yes.
+A pull request that a live run is working on is not cleared.`)
+	fs.IntVar(&o.PR, "pr", 0, "Forget pull request `N` (required)")
+	fs.BoolVar(&o.Yes, "yes", false, "Do not ask for confirmation")
+	fs.repoFlag(&o.Repo)
+	if err := fs.parse(d, args, 0); err != nil {
+		return nil, err
+	}
+	return &o, checkStateFlags(fs, o.PR, true, o.Repo)
+}
+
+func checkStateFlags(fs *flagSet, pr int, required bool, repo string) error {
+	switch {
+	case required && !fs.Changed("pr"):
+		return fs.usageErr("missing flag: --pr N")
+	case fs.Changed("pr") && pr <= 0:
+		return fs.usageErr("invalid value for --pr: %d is not a pull request number", pr)
+	}
+	if repo != "" {
+		if _, err := repository.Parse(repo); err != nil {
+			return fs.usageErr("invalid value for --repo: %v", err)
+		}
+	}
+	return nil
+}
+
+func openState(d *Deps) (*state.Store, error) {
+	path, err := state.Path(d.Getenv)
+	if err != nil {
+		return nil, err
+	}
+	d.Log.Debug("state file", "path", path)
+	return state.New(path, nil), nil
+}
+
+// prKey names the PR of --pr in the repository of -R, GH_REPO or the clone.
+func prKey(repoFlag string, n int) (state.Key, error) {
+	r, err := resolveRepo(repoFlag)
+	if err != nil {
+		return state.Key{}, err
+	}
+	return state.NewKey(r.Host, r.Owner, r.Name, n), nil
+}
+
+func stateShow(d *Deps, o *StateShowOptions) error {
+	if o.PR > 0 {
+		key, err := prKey(o.Repo, o.PR)
+		if err != nil {
+			return err
+		}
+		st, err := openState(d)
+		if err != nil {
+			return err
+		}
+		pr, err := st.PR(key)
+		found := !errors.Is(err, state.ErrNotFound)
+		if err != nil && found {
+			return err
+		}
+		switch {
+		case o.JSON:
+			return writeJSON(d.IO.Out, pr)
+		case !found:
+			fmt.Fprintf(d.IO.Out, "Nothing recorded for %s.\n", key)
+			return nil
+		}
+		renderPR(d.IO.Out, st, pr)
+		return nil
+	}
+
+	var only string // "host/owner/repo#" with -R
+	if o.Repo != "" {
+		r, err := resolveRepo(o.Repo)
+		if err != nil {
+			return err
+		}
+		only = strings.TrimSuffix(state.NewKey(r.Host, r.Owner, r.Name, 1).String(), "1")
+	}
+	st, err := openState(d)
+	if err != nil {
+		return err
+	}
+	all, err := st.List()
+	if err != nil {
+		return err
+	}
+	list := all[:0]
+	for _, s := range all {
+		if strings.HasPrefix(s.Key.String(), only) {
+			list = append(list, s)
+		}
+	}
+	if o.JSON {
+		return writeJSON(d.IO.Out, list)
+	}
+	if len(list) == 0 {
+		fmt.Fprintf(d.IO.Out, "No pull requests recorded in %s.\n", st.Path())
+		return nil
+	}
+	renderList(d.IO.Out, st, list)
+	return nil
+}
+
+func stateClear(d *Deps, o *StateClearOptions) error {
+	key, err := prKey(o.Repo, o.PR)
+	if err != nil {
+		return err
+	}
+	if !o.Yes && !d.IO.CanPrompt() {
+		return fmt.Errorf("not clearing the state of %s: confirmation needed but stdin/stdout is not a terminal; pass --yes to clear without asking", key)
+	}
+	st, err := openState(d)
+	if err != nil {
+		return err
+	}
+	if !o.Yes {
+		pr, err := st.PR(key)
+		if errors.Is(err, state.ErrNotFound) {
+			fmt.Fprintf(d.IO.Out, "Nothing recorded for %s.\n", key)
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		msg := fmt.Sprintf("Forget everything recorded for %s (%s)?", key, describe(pr))
+		ok, err := o.Prompter.Confirm(msg, false)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return ErrCancelled
+		}
+	}
+	err = st.Clear(key)
+	if errors.Is(err, state.ErrNotFound) {
+		fmt.Fprintf(d.IO.Out, "Nothing recorded for %s.\n", key)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(d.IO.Out, "Cleared the state of %s.\n", key)
+	return nil
+}
+
+func describe(pr state.PR) string {
+	s := plural(len(pr.Runs), "run") + ", " + plural(len(pr.Stuck), "stuck finding")
+	if pr.WIP != nil {
+		s += ", work in progress"
+	}
+	return s
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+func stamp(t time.Time) string {
+	if t.IsZero() {
+		return "-"
+	}
+	return t.UTC().Format("2006-01-02 15:04 UTC")
+}
+
+// status is a run's outcome, or what became of a run that has none.
+func status(st *state.Store, r state.Run, lease *state.Lease) string {
+	switch {
+	case r.Outcome != "":
+		return string(r.Outcome)
+	case lease != nil && lease.RunID == r.ID && st.Live(*lease):
+		return "running"
+	default:
+		return "interrupted"
+	}
+}
+
+func leaseText(st *state.Store, l *state.Lease) string {
+	if l == nil {
+		return "-"
+	}
+	s := fmt.Sprintf("pid %d on %s", l.PID, l.Host)
+	if !st.Live(*l) {
+		s += " (dead)"
+	}
+	return s
+}
+
+func renderList(w io.Writer, st *state.Store, list []state.Summary) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "PR\tRUNS\tLAST RUN\tSTATUS\tROUNDS\tSTUCK\tWIP\tLEASE")
+	for _, s := range list {
+		last, stat := "-", "-"
+		if s.Last != nil {
+			last, stat = stamp(s.Last.Started), status(st, *s.Last, s.Lease)
+		}
+		wip := s.WIP
+		if wip == "" {
+			wip = "-"
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%d\t%d\t%s\t%s\n", s.Key, s.Runs, last, stat, s.Rounds, s.Stuck, wip, leaseText(st, s.Lease))
+	}
+	_ = tw.Flush()
+}
+
+// renderPR writes one PR's record as Markdown.
+func renderPR(w io.Writer, st *state.Store, pr state.PR) {
+	fmt.Fprintf(w, "# %s\n\n", pr.Key)
+	if pr.Lease != nil {
+		verb := "Held by"
+		if !st.Live(*pr.Lease) {
+			verb = "Lease of a dead or stale run (the next run takes it over):"
+		}
+		fmt.Fprintf(w, "%s %s.\n\n", verb, pr.Lease)
+	} else {
+		fmt.Fprintf(w, "No run is working on it.\n\n")
+	}
+
+	fmt.Fprintf(w, "## Stuck findings (%d)\n\n", len(pr.Stuck))
+	for _, s := range pr.Stuck {
+		fmt.Fprintf(w, "- %s (since run %s, round %d)\n", s.ID, s.RunID, s.Round)
+	}
+	if len(pr.Stuck) == 0 {
+		fmt.Fprintln(w, "None.")
+	}
+
+	if x := pr.WIP; x != nil {
+		fmt.Fprintf(w, "\n## Work in progress\n\n")
+		item(w, "Phase", x.Phase)
+		item(w, "Next step", x.NextStep)
+		item(w, "Context", x.Context)
+		item(w, "Files modified", strings.Join(x.FilesModified, ", "))
+		if x.UncommittedChanges {
+			item(w, "Uncommitted changes", "yes")
+		}
+		item(w, "Last commit", x.LastCommit)
+		item(w, "Verification", verifications(x.Verification))
+		for _, e := range x.Errors {
+			item(w, "Error", strings.TrimSpace(strings.Join([]string{e.Type, e.File, e.Message}, " ")))
+		}
+		for _, dec := range x.Decisions {
+			item(w, "Decision", strings.TrimSuffix(dec.Decision+" — "+dec.Reason, " — "))
+		}
+		item(w, "Updated", stamp(x.Updated)+" by run "+x.RunID)
+	}
+
+	fmt.Fprintf(w, "\n## Runs (%d)\n", len(pr.Runs))
+	for _, r := range pr.Runs {
+		fmt.Fprintf(w, "\n### Run %s: %s, %s\n\n", r.ID, r.Kind, status(st, r, pr.Lease))
+		fmt.Fprintf(w, "Started %s", stamp(r.Started))
+		if !r.Ended.IsZero() {
+			fmt.Fprintf(w, ", ended %s", stamp(r.Ended))
+		}
+		if r.Resumes > 0 {
+			fmt.Fprintf(w, ", resumed %s", plural(r.Resumes, "time"))
+		}
+		if r.Reason != "" {
+			fmt.Fprintf(w, ": %s", r.Reason)
+		}
+		fmt.Fprintln(w, ".")
+		if r.Compacted {
+			fmt.Fprintln(w, "Full reports dropped after convergence; summaries kept.")
+		}
+		for _, rd := range r.Rounds {
+			renderRound(w, rd)
+		}
+	}
+}
+
+func renderRound(w io.Writer, rd state.Round) {
+	var phases []string
+	for _, p := range rd.Phases {
+		phases = append(phases, string(p.Phase))
+	}
+	done := strings.Join(phases, ", ")
+	if done == "" {
+		done = "nothing done yet"
+	}
+	fmt.Fprintf(w, "\n- Round %d, head %s: %s\n", rd.N, short(rd.HeadOID), done)
+	sub := func(label, v string) {
+		if v != "" {
+			fmt.Fprintf(w, "  - %s: %s\n", label, v)
+		}
+	}
+	sub("Consensus", rd.Consensus)
+	if len(rd.FindingIDs) > 0 || len(rd.Counts) > 0 {
+		sub("Findings", fmt.Sprintf("%d %s", len(rd.FindingIDs), counts(rd.Counts)))
+	}
+	sub("Failed roles", strings.Join(rd.FailedRoles, ", "))
+	sub("Fixed", strings.Join(rd.FixedIDs, ", "))
+	sub("Rejected", strings.Join(rd.RejectedIDs, ", "))
+	sub("Stuck", strings.Join(rd.StuckIDs, ", "))
+	sub("Commits", strings.Join(rd.Commits, ", "))
+	for _, c := range rd.Comments {
+		sub("Posted "+c.Kind, c.URL)
+	}
+	sub("Verification", verifications(rd.Verification))
+	for _, r := range rd.Reports {
+		sub("Report of "+r.Role, r.Summary)
+	}
+	for _, u := range rd.Usage {
+		sub("Tokens of "+u.Role, fmt.Sprintf("%d in, %d out", u.InputTokens, u.OutputTokens))
+	}
+}
+
+func item(w io.Writer, label, v string) {
+	if v != "" {
+		fmt.Fprintf(w, "- %s: %s\n", label, v)
+	}
+}
+
+func short(oid string) string {
+	if len(oid) > 7 {
+		return oid[:7]
+	}
+	if oid == "" {
+		return "-"
+	}
+	return oid
+}
+
+// counts lists per-priority counts in key order (P0, P1, ...).
+func counts(m map[string]int) string {
+	if len(m) == 0 {
+		return ""
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	var parts []string
+	for _, k := range keys {
+		parts = append(parts, fmt.Sprintf("%s %d", k, m[k]))
+	}
+	return "(" + strings.Join(parts, ", ") + ")"
+}
+
+func verifications(vs []state.Verification) string {
+	var parts []string
+	for _, v := range vs {
+		res := "ok"
+		if !v.OK {
+			res = fmt.Sprintf("failed (exit %d)", v.ExitCode)
+		}
+		parts = append(parts, fmt.Sprintf("`%s` %s", v.Command, res))
+	}
+	return strings.Join(parts, "; ")
+}

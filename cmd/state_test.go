@@ -1,0 +1,418 @@
+package cmd
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/log"
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/ocdx/gh-ocdx/internal/testkit"
+	"github.com/ocdx/gh-ocdx/state"
+)
+
+// stateTestDeps returns Deps over buffers whose state file lives in dir;
+// tty says whether stdin and stdout are terminals.
+func stateTestDeps(dir string, tty bool) (d *Deps, stdout, stderr *bytes.Buffer) {
+	stdout, stderr = &bytes.Buffer{}, &bytes.Buffer{}
+	return &Deps{
+		IO:     &IOStreams{In: strings.NewReader(""), Out: stdout, ErrOut: stderr, stdinTTY: tty, stdoutTTY: tty},
+		Getenv: func(k string) string { return map[string]string{"OCDX_STATE_DIR": dir}[k] },
+		Log:    log.NewWithOptions(stderr, log.Options{Level: log.InfoLevel}),
+	}, stdout, stderr
+}
+
+var (
+	testKey  = state.NewKey("github.com", "owner", "repo", 7)
+	otherKey = state.NewKey("github.com", "other", "repo", 1)
+)
+
+// seedState records a blocked run of two rounds with a stuck finding and a
+// WIP on testKey, and a converged run on otherKey.
+func seedState(t *testing.T, dir string) {
+	t.Helper()
+	st := state.New(filepath.Join(dir, "state.db"), nil)
+	a, err := st.Begin(testKey, "review-loop")
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps := []error{
+		func() error { _, err := a.StartRound(1, "0123456789abcdef"); return err }(),
+		a.Complete(1, state.PhaseReviewed, func(r *state.Round) {
+			r.Findings = json.RawMessage(`[{"id":"SEC-0a1b2c3d"}]`)
+			r.FindingIDs = []string{"SEC-0a1b2c3d"}
+			r.Counts = map[string]int{"P0": 1, "P1": 0}
+			r.Consensus = "needs_major_work"
+			r.Reports = []state.Report{{Role: "reviewer-1", Summary: "a hard-coded token", Full: "# full"}}
+			r.Usage = []state.Usage{{Role: "reviewer-1", InputTokens: 1200, OutputTokens: 300}}
+		}),
+		a.Complete(1, state.PhaseCommented, func(r *state.Round) {
+			r.Comments = []state.Comment{{Kind: "review", Tag: "ocdx:run=x round=1 kind=review", URL: "https://github.com/owner/repo/pull/7#issuecomment-1"}}
+		}),
+		a.Complete(1, state.PhaseFixed, func(r *state.Round) { r.FixedIDs = []string{"SEC-0a1b2c3d"} }),
+		func() error { _, err := a.StartRound(2, "fedcba9876543210"); return err }(),
+		a.Complete(2, state.PhaseReviewed, func(r *state.Round) { r.StuckIDs = []string{"SEC-0a1b2c3d"} }),
+		a.UpdateWIP(func(w *state.WIP) {
+			w.Phase, w.NextStep, w.LastCommit = "testing", "fix the token test", "abc1234"
+			w.Verification = []state.Verification{{Command: "dx lint", OK: false, ExitCode: 1}}
+		}),
+		a.End(state.OutcomeBlocked, "stuck findings"),
+	}
+	if err := errors.Join(steps...); err != nil {
+		t.Fatal(err)
+	}
+	b, err := st.Begin(otherKey, "review-loop")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.End(state.OutcomeConverged, ""); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// --- flag parsing ---
+
+func TestStateFlagParsing(t *testing.T) {
+	d, _, _ := stateTestDeps(t.TempDir(), false)
+	show, err := parseStateShow(d, []string{"--pr", "12", "--json", "-R", "ghe.io/o/r"})
+	if err != nil || *show != (StateShowOptions{PR: 12, JSON: true, Repo: "ghe.io/o/r"}) {
+		t.Errorf("show: %+v, %v", show, err)
+	}
+	clear, err := parseStateClear(d, []string{"--pr=3", "--yes"})
+	if err != nil || clear.PR != 3 || !clear.Yes || clear.Repo != "" {
+		t.Errorf("clear: %+v, %v", clear, err)
+	}
+	bad := map[string][]string{
+		"show --pr x":       {"--pr", "x"},
+		"show --pr 0":       {"--pr", "0"},
+		"show --pr -3":      {"--pr=-3"},
+		"show extra arg":    {"extra"},
+		"show unknown flag": {"--all"},
+		"show bad repo":     {"-R", "a/b/c/d"},
+	}
+	for name, args := range bad {
+		var ue *UsageError
+		if _, err := parseStateShow(d, args); !errors.As(err, &ue) || !strings.Contains(ue.Usage, "gh ocdx state show") {
+			t.Errorf("%s: %v, want a usage error", name, err)
+		}
+	}
+	for _, args := range [][]string{{}, {"--yes"}, {"--pr", "1", "2"}, {"--pr", "0", "--yes"}} {
+		var ue *UsageError
+		if _, err := parseStateClear(d, args); !errors.As(err, &ue) {
+			t.Errorf("clear %v: %v, want a usage error", args, err)
+		}
+	}
+}
+
+// --- run functions ---
+
+func TestStateShowTable(t *testing.T) {
+	dir := t.TempDir()
+	seedState(t, dir)
+	d, out, _ := stateTestDeps(dir, false)
+	if err := stateShow(d, &StateShowOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != 3 || !strings.HasPrefix(lines[0], "PR ") {
+		t.Fatalf("table:\n%s", out)
+	}
+	// Stable order: by key.
+	for i, want := range []string{"github.com/other/repo#1 ", "github.com/owner/repo#7 "} {
+		if !strings.HasPrefix(lines[i+1], want) {
+			t.Errorf("line %d = %q, want %q first", i+1, lines[i+1], want)
+		}
+	}
+	if f := strings.Fields(lines[2]); len(f) != 10 || f[1] != "1" || f[5] != "blocked" || f[6] != "2" || f[7] != "1" || f[8] != "testing" || f[9] != "-" {
+		t.Errorf("row %q", lines[2])
+	}
+
+	out.Reset()
+	if err := stateShow(d, &StateShowOptions{JSON: true, Repo: "github.com/owner/repo"}); err != nil {
+		t.Fatal(err)
+	}
+	var list []state.Summary
+	if err := json.Unmarshal(out.Bytes(), &list); err != nil || len(list) != 1 || list[0].Key != testKey || list[0].Stuck != 1 {
+		t.Fatalf("--json -R: %v %+v\n%s", err, list, out)
+	}
+}
+
+func TestStateShowOnePR(t *testing.T) {
+	dir := t.TempDir()
+	seedState(t, dir)
+	d, out, _ := stateTestDeps(dir, false)
+	if err := stateShow(d, &StateShowOptions{PR: 7, Repo: "github.com/owner/repo"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"# github.com/owner/repo#7", "No run is working on it.",
+		"## Stuck findings (1)", "- SEC-0a1b2c3d (since run ",
+		"- Phase: testing", "- Next step: fix the token test", "`dx lint` failed (exit 1)",
+		"## Runs (1)", "review-loop, blocked", "stuck findings",
+		"- Round 1, head 0123456: reviewed, commented, fixed",
+		"  - Findings: 1 (P0 1, P1 0)", "  - Consensus: needs_major_work",
+		"  - Posted review: https://github.com/owner/repo/pull/7#issuecomment-1",
+		"  - Report of reviewer-1: a hard-coded token", "  - Tokens of reviewer-1: 1200 in, 300 out",
+		"- Round 2, head fedcba9: reviewed", "  - Stuck: SEC-0a1b2c3d",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("missing %q in:\n%s", want, out)
+		}
+	}
+
+	out.Reset()
+	if err := stateShow(d, &StateShowOptions{PR: 7, Repo: "github.com/owner/repo", JSON: true}); err != nil {
+		t.Fatal(err)
+	}
+	var pr state.PR
+	if err := json.Unmarshal(out.Bytes(), &pr); err != nil {
+		t.Fatal(err)
+	}
+	if pr.Key != testKey || len(pr.Runs) != 1 || len(pr.Runs[0].Rounds) != 2 || pr.WIP == nil || !bytes.Contains(pr.Runs[0].Rounds[0].Findings, []byte(`"id": "SEC-0a1b2c3d"`)) {
+		t.Errorf("--json: %s", out)
+	}
+
+	out.Reset()
+	if err := stateShow(d, &StateShowOptions{PR: 8, Repo: "github.com/owner/repo"}); err != nil {
+		t.Fatal(err)
+	}
+	if out.String() != "Nothing recorded for github.com/owner/repo#8.\n" {
+		t.Errorf("unknown PR: %q", out)
+	}
+}
+
+func TestStateShowMarksARunningRun(t *testing.T) {
+	dir := t.TempDir()
+	a, err := state.New(filepath.Join(dir, "state.db"), nil).Begin(testKey, "fix")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Release()
+	d, out, _ := stateTestDeps(dir, false)
+	if err := stateShow(d, &StateShowOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	row := strings.Split(out.String(), "\n")[1]
+	if !strings.Contains(row, "running") || !strings.Contains(row, "pid "+itoaStr(os.Getpid())) {
+		t.Errorf("row %q", row)
+	}
+}
+
+func itoaStr(n int) string { b, _ := json.Marshal(n); return string(b) }
+
+// fakePrompter answers Confirm with ok (or err) and records the question.
+type fakePrompter struct {
+	ok    bool
+	err   error
+	asked []string
+}
+
+func (f *fakePrompter) Confirm(msg string, _ bool) (bool, error) {
+	f.asked = append(f.asked, msg)
+	return f.ok, f.err
+}
+func (f *fakePrompter) Select(string, []string) (int, error) { return 0, errors.New("unexpected") }
+func (f *fakePrompter) Input(string) (string, error)         { return "", errors.New("unexpected") }
+
+func recorded(t *testing.T, dir string, k state.Key) bool {
+	t.Helper()
+	_, err := state.New(filepath.Join(dir, "state.db"), nil).PR(k)
+	if err != nil && !errors.Is(err, state.ErrNotFound) {
+		t.Fatal(err)
+	}
+	return err == nil
+}
+
+func TestStateClear(t *testing.T) {
+	opts := func(p Prompter, yes bool) *StateClearOptions {
+		return &StateClearOptions{PR: 7, Repo: "github.com/owner/repo", Yes: yes, Prompter: p}
+	}
+	t.Run("terminal, declined", func(t *testing.T) {
+		dir := t.TempDir()
+		seedState(t, dir)
+		d, _, _ := stateTestDeps(dir, true)
+		p := &fakePrompter{ok: false}
+		if err := stateClear(d, opts(p, false)); !errors.Is(err, ErrCancelled) {
+			t.Fatalf("declined: %v", err)
+		}
+		if len(p.asked) != 1 || !strings.Contains(p.asked[0], "github.com/owner/repo#7 (1 run, 1 stuck finding, work in progress)") {
+			t.Errorf("asked %q", p.asked)
+		}
+		if !recorded(t, dir, testKey) {
+			t.Error("cleared although declined")
+		}
+	})
+	t.Run("terminal, confirmed", func(t *testing.T) {
+		dir := t.TempDir()
+		seedState(t, dir)
+		d, out, _ := stateTestDeps(dir, true)
+		if err := stateClear(d, opts(&fakePrompter{ok: true}, false)); err != nil {
+			t.Fatal(err)
+		}
+		if out.String() != "Cleared the state of github.com/owner/repo#7.\n" || recorded(t, dir, testKey) || !recorded(t, dir, otherKey) {
+			t.Errorf("out %q", out)
+		}
+	})
+	t.Run("terminal, Ctrl-C", func(t *testing.T) {
+		dir := t.TempDir()
+		seedState(t, dir)
+		d, _, _ := stateTestDeps(dir, true)
+		if err := stateClear(d, opts(&fakePrompter{err: ErrCancelled}, false)); !errors.Is(err, ErrCancelled) || !recorded(t, dir, testKey) {
+			t.Fatalf("interrupted: %v", err)
+		}
+	})
+	t.Run("no terminal", func(t *testing.T) {
+		dir := t.TempDir()
+		seedState(t, dir)
+		d, _, _ := stateTestDeps(dir, false)
+		p := &fakePrompter{ok: true}
+		err := stateClear(d, opts(p, false))
+		if err == nil || !strings.Contains(err.Error(), "--yes") || len(p.asked) != 0 || !recorded(t, dir, testKey) {
+			t.Fatalf("without --yes: %v", err)
+		}
+		if err := stateClear(d, opts(p, true)); err != nil || recorded(t, dir, testKey) || len(p.asked) != 0 {
+			t.Fatalf("with --yes: %v", err)
+		}
+	})
+	t.Run("nothing recorded", func(t *testing.T) {
+		d, out, _ := stateTestDeps(t.TempDir(), true)
+		p := &fakePrompter{ok: true}
+		if err := stateClear(d, opts(p, false)); err != nil || len(p.asked) != 0 || !strings.Contains(out.String(), "Nothing recorded") {
+			t.Fatalf("%v %q", err, out)
+		}
+	})
+	t.Run("held by a live run", func(t *testing.T) {
+		dir := t.TempDir()
+		a, err := state.New(filepath.Join(dir, "state.db"), nil).Begin(testKey, "review-loop")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer a.Release()
+		d, _, _ := stateTestDeps(dir, false)
+		err = stateClear(d, opts(nil, true))
+		if !errors.Is(err, state.ErrLeaseHeld) || !strings.Contains(err.Error(), "pid "+itoaStr(os.Getpid())) {
+			t.Fatalf("clear of a held PR: %v", err)
+		}
+	})
+}
+
+// --- the real binary ---
+
+func stateBinaryEnv(t *testing.T) (*testkit.Env, string) {
+	env := testkit.NewEnv(t)
+	env.Set("GH_REPO", "owner/repo")
+	return env, env.Vars["OCDX_STATE_DIR"]
+}
+
+func TestStateBinaryUsageErrorsTouchNothing(t *testing.T) {
+	env, dir := stateBinaryEnv(t)
+	for _, args := range [][]string{
+		{"state", "show", "--pr", "x"}, {"state", "show", "--pr", "0"}, {"state", "show", "extra"},
+		{"state", "show", "--bogus"}, {"state", "clear"}, {"state", "clear", "--yes"},
+		{"state", "clear", "--pr", "1", "-R", "a/b/c/d"}, {"state", "nope"},
+	} {
+		res := env.Run(t, args...)
+		if res.Code != 2 || res.Stdout != "" || !strings.Contains(res.Stderr, "Usage: gh ocdx state") {
+			t.Errorf("%v: %+v", args, res)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "state.db")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a usage error created the state file: %v", err)
+	}
+}
+
+func TestStateBinaryEmpty(t *testing.T) {
+	env, dir := stateBinaryEnv(t)
+	res := env.Run(t, "state", "show")
+	if res.Code != 0 || !strings.HasPrefix(res.Stdout, "No pull requests recorded in "+filepath.Join(dir, "state.db")) {
+		t.Errorf("show: %+v", res)
+	}
+	if res := env.Run(t, "state", "show", "--json"); res.Code != 0 || strings.TrimSpace(res.Stdout) != "[]" {
+		t.Errorf("show --json: %+v", res)
+	}
+	if res := env.Run(t, "state", "show", "--pr", "4"); res.Code != 0 || res.Stdout != "Nothing recorded for github.com/owner/repo#4.\n" {
+		t.Errorf("show --pr: %+v", res)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "state.db")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("showing created the state file: %v", err)
+	}
+}
+
+func TestStateBinaryShowAndClear(t *testing.T) {
+	env, dir := stateBinaryEnv(t)
+	seedState(t, dir)
+	res := env.Run(t, "state", "show")
+	if res.Code != 0 || !strings.Contains(res.Stdout, "github.com/owner/repo#7") || !strings.Contains(res.Stdout, "blocked") {
+		t.Fatalf("show: %+v", res)
+	}
+	res = env.Run(t, "state", "show", "--pr", "7", "--json")
+	var pr state.PR
+	if res.Code != 0 || json.Unmarshal([]byte(res.Stdout), &pr) != nil || pr.Key != testKey || len(pr.Stuck) != 1 {
+		t.Fatalf("show --pr --json: %+v", res)
+	}
+
+	// Without a terminal, clear wants --yes and touches nothing.
+	res = env.Run(t, "state", "clear", "--pr", "7")
+	if res.Code != 1 || !strings.Contains(res.Stderr, "pass --yes") || !recorded(t, dir, testKey) {
+		t.Fatalf("clear without --yes: %+v", res)
+	}
+	res = env.Run(t, "-R", "owner/repo", "state", "clear", "--pr", "7", "--yes")
+	if res.Code != 0 || res.Stdout != "Cleared the state of github.com/owner/repo#7.\n" || recorded(t, dir, testKey) || !recorded(t, dir, otherKey) {
+		t.Fatalf("clear --yes: %+v", res)
+	}
+}
+
+func TestStateBinaryWhileARunHoldsThePR(t *testing.T) {
+	env, dir := stateBinaryEnv(t)
+	a, err := state.New(filepath.Join(dir, "state.db"), &state.Options{HeartbeatEvery: 50 * time.Millisecond}).Begin(testKey, "review-loop")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Release()
+	res := env.Run(t, "state", "show")
+	if res.Code != 0 || !strings.Contains(res.Stdout, "running") || !strings.Contains(res.Stdout, "pid "+itoaStr(os.Getpid())) {
+		t.Errorf("show: %+v", res)
+	}
+	res = env.Run(t, "state", "clear", "--pr", "7", "--yes")
+	if res.Code != 1 || !strings.Contains(res.Stderr, "already being worked on by run "+a.ID()) {
+		t.Errorf("clear: %+v", res)
+	}
+}
+
+func TestStateBinaryBadFiles(t *testing.T) {
+	env, dir := stateBinaryEnv(t)
+	path := filepath.Join(dir, "state.db")
+
+	// A busy file: the message comes after the lock timeout, not never.
+	seedState(t, dir)
+	db, err := bolt.Open(path, 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := env.Run(t, "state", "show")
+	db.Close()
+	if res.Code != 1 || !strings.Contains(res.Stderr, path) || !strings.Contains(res.Stderr, "busy") {
+		t.Errorf("busy file: %+v", res)
+	}
+
+	// A foreign file is refused with its path and left as it is.
+	notes := []byte("my notes\n")
+	if err := os.WriteFile(path, notes, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"state", "show"}, {"state", "clear", "--pr", "7", "--yes"}} {
+		res := env.Run(t, args...)
+		if res.Code != 1 || !strings.Contains(res.Stderr, path) || !strings.Contains(res.Stderr, "not a gh-ocdx state file") {
+			t.Errorf("%v on a foreign file: %+v", args, res)
+		}
+	}
+	if got, _ := os.ReadFile(path); !bytes.Equal(got, notes) {
+		t.Errorf("foreign file changed to %q", got)
+	}
+}
