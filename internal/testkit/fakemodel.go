@@ -1,0 +1,410 @@
+package testkit
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// FakeModel is a model server on a loopback socket that speaks the OpenAI
+// Chat Completions and the Anthropic Messages wire formats (non-streaming,
+// tool calls included). Each model name has a queue of scripted steps; when
+// the queue is empty its default step answers. Like the real APIs it rejects
+// requests whose tool calls and tool results do not pair up.
+//
+//	OpenAI:    POST /v1/chat/completions   (OPENAI_BASE_URL=URL()+"/v1", OLLAMA_HOST=URL())
+//	Anthropic: POST /v1/messages           (ANTHROPIC_BASE_URL=URL())
+type FakeModel struct {
+	srv *httptest.Server
+
+	mu       sync.Mutex
+	queues   map[string][]Step
+	defaults map[string]Step
+	log      map[string][]ModelRequest
+	nextID   int
+}
+
+// Step is one scripted answer. Build it with Reply, CallTools, Fail, Stall
+// or Garbage; the fields may also be combined (a stall followed by a reply).
+type Step struct {
+	Text       string        // assistant text
+	Calls      []FakeCall    // tool calls, alongside Text if both are set
+	Status     int           // answer with this HTTP error status instead
+	RetryAfter string        // Retry-After header sent with Status
+	Stall      time.Duration // wait this long first (cut short if the client hangs up)
+	Raw        string        // send this body verbatim with status 200
+
+	// Reported usage; zero means derived from sizes: input = request
+	// bytes/4, output = answer bytes/4 + 1.
+	InputTokens, OutputTokens int
+}
+
+// FakeCall is a tool call the fake model makes. Args is a JSON object.
+type FakeCall struct {
+	Name string
+	Args string
+}
+
+// ModelRequest is one request as the fake received it.
+type ModelRequest struct {
+	Format string // "openai" or "anthropic"
+	Header http.Header
+	Body   []byte
+}
+
+// Reply answers with text and no tool call.
+func Reply(text string) Step { return Step{Text: text} }
+
+// CallTools answers with tool calls (several are parallel calls).
+func CallTools(calls ...FakeCall) Step { return Step{Calls: calls} }
+
+// Fail answers with an HTTP error status; retryAfter ("" for none) is sent
+// as the Retry-After header.
+func Fail(status int, retryAfter string) Step { return Step{Status: status, RetryAfter: retryAfter} }
+
+// Stall waits d before answering with text (or until the client gives up).
+func Stall(d time.Duration, text string) Step { return Step{Stall: d, Text: text} }
+
+// Garbage answers 200 with a body that is not a valid response.
+func Garbage(body string) Step { return Step{Raw: body} }
+
+// NewFakeModel starts the server; it stops when the test ends. The default
+// step of every model is a plain "ok" reply.
+func NewFakeModel(t testing.TB) *FakeModel {
+	f := &FakeModel{
+		queues:   map[string][]Step{},
+		defaults: map[string]Step{"": Reply("ok")},
+		log:      map[string][]ModelRequest{},
+	}
+	f.srv = httptest.NewServer(http.HandlerFunc(f.serve))
+	t.Cleanup(f.srv.Close)
+	return f
+}
+
+// URL is the server root, http://127.0.0.1:PORT.
+func (f *FakeModel) URL() string { return f.srv.URL }
+
+// Env lists the variables that point every provider at the fake, as
+// KEY=VALUE pairs for exec.Cmd.Env.
+func (f *FakeModel) Env() []string {
+	return []string{
+		"OPENAI_BASE_URL=" + f.srv.URL + "/v1",
+		"OPENAI_API_KEY=fake-openai-key",
+		"ANTHROPIC_BASE_URL=" + f.srv.URL,
+		"ANTHROPIC_API_KEY=fake-anthropic-key",
+		"OLLAMA_HOST=" + f.srv.URL,
+	}
+}
+
+// Getenv looks a variable up in Env, for code that takes an env getter.
+func (f *FakeModel) Getenv(key string) string {
+	for _, kv := range f.Env() {
+		if k, v, _ := strings.Cut(kv, "="); k == key {
+			return v
+		}
+	}
+	return ""
+}
+
+// Script appends steps to a model's queue. The model is the name after the
+// provider prefix, as sent in the request ("gpt-4.1", not "openai/gpt-4.1").
+func (f *FakeModel) Script(model string, steps ...Step) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.queues[model] = append(f.queues[model], steps...)
+}
+
+// Default sets the step used when a model's queue is empty; model "" sets
+// it for every model without its own default.
+func (f *FakeModel) Default(model string, s Step) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.defaults[model] = s
+}
+
+// Requests returns the requests received for a model, oldest first.
+func (f *FakeModel) Requests(model string) []ModelRequest {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]ModelRequest(nil), f.log[model]...)
+}
+
+func (f *FakeModel) serve(w http.ResponseWriter, r *http.Request) {
+	var format string
+	switch {
+	case r.Method == http.MethodPost && r.URL.Path == "/v1/chat/completions":
+		format = "openai"
+	case r.Method == http.MethodPost && r.URL.Path == "/v1/messages":
+		format = "anthropic"
+	default:
+		http.NotFound(w, r)
+		return
+	}
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		return
+	}
+	var head struct {
+		Model string `json:"model"`
+	}
+	if err := json.Unmarshal(body, &head); err != nil || head.Model == "" {
+		writeError(w, format, http.StatusBadRequest, "", "request body is not JSON with a model")
+		return
+	}
+
+	f.mu.Lock()
+	f.log[head.Model] = append(f.log[head.Model], ModelRequest{Format: format, Header: r.Header.Clone(), Body: body})
+	step, ok := f.defaults[head.Model]
+	if !ok {
+		step = f.defaults[""]
+	}
+	if q := f.queues[head.Model]; len(q) > 0 {
+		step, f.queues[head.Model] = q[0], q[1:]
+	}
+	f.mu.Unlock()
+
+	if step.Stall > 0 {
+		select {
+		case <-time.After(step.Stall):
+		case <-r.Context().Done():
+			return
+		}
+	}
+	if step.Status != 0 {
+		writeError(w, format, step.Status, step.RetryAfter, "scripted failure")
+		return
+	}
+	if step.Raw != "" {
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, step.Raw)
+		return
+	}
+	if err := CheckPairing(format, body); err != nil {
+		writeError(w, format, http.StatusBadRequest, "", err.Error())
+		return
+	}
+	in, out := step.InputTokens, step.OutputTokens
+	if in == 0 {
+		in = len(body) / 4
+	}
+	if out == 0 {
+		n := len(step.Text)
+		for _, c := range step.Calls {
+			n += len(c.Name) + len(c.Args)
+		}
+		out = n/4 + 1
+	}
+	var resp any
+	if format == "openai" {
+		resp = f.openAIResponse(head.Model, step, in, out)
+	} else {
+		resp = f.anthropicResponse(head.Model, step, in, out)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(resp)
+}
+
+func (f *FakeModel) id(prefix string) string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.nextID++
+	return prefix + strconv.Itoa(f.nextID)
+}
+
+func (f *FakeModel) openAIResponse(model string, s Step, in, out int) any {
+	msg := map[string]any{"role": "assistant", "content": nil, "refusal": nil}
+	if s.Text != "" {
+		msg["content"] = s.Text
+	}
+	finish := "stop"
+	if len(s.Calls) > 0 {
+		calls := make([]any, len(s.Calls))
+		for i, c := range s.Calls {
+			calls[i] = map[string]any{"id": f.id("call_"), "type": "function",
+				"function": map[string]any{"name": c.Name, "arguments": c.Args}}
+		}
+		msg["tool_calls"] = calls
+		finish = "tool_calls"
+	}
+	return map[string]any{
+		"id": f.id("chatcmpl-"), "object": "chat.completion", "created": time.Now().Unix(), "model": model,
+		"choices": []any{map[string]any{"index": 0, "message": msg, "finish_reason": finish, "logprobs": nil}},
+		"usage":   map[string]any{"prompt_tokens": in, "completion_tokens": out, "total_tokens": in + out},
+	}
+}
+
+func (f *FakeModel) anthropicResponse(model string, s Step, in, out int) any {
+	content := []any{}
+	if s.Text != "" {
+		content = append(content, map[string]any{"type": "text", "text": s.Text})
+	}
+	stop := "end_turn"
+	for _, c := range s.Calls {
+		content = append(content, map[string]any{"type": "tool_use", "id": f.id("toolu_"), "name": c.Name,
+			"input": json.RawMessage(c.Args)})
+		stop = "tool_use"
+	}
+	return map[string]any{
+		"id": f.id("msg_"), "type": "message", "role": "assistant", "model": model, "content": content,
+		"stop_reason": stop, "stop_sequence": nil,
+		"usage": map[string]any{"input_tokens": in, "output_tokens": out},
+	}
+}
+
+func writeError(w http.ResponseWriter, format string, status int, retryAfter, msg string) {
+	if retryAfter != "" {
+		w.Header().Set("Retry-After", retryAfter)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	// The SDKs obey x-should-retry over the status; say nothing so that the
+	// status alone decides, as with most servers.
+	w.WriteHeader(status)
+	typ := errorType(status)
+	if format == "openai" {
+		json.NewEncoder(w).Encode(map[string]any{"error": map[string]any{"message": msg, "type": typ, "param": nil, "code": nil}})
+		return
+	}
+	json.NewEncoder(w).Encode(map[string]any{"type": "error", "error": map[string]any{"type": typ, "message": msg}})
+}
+
+func errorType(status int) string {
+	switch {
+	case status == http.StatusTooManyRequests:
+		return "rate_limit_error"
+	case status == 529:
+		return "overloaded_error"
+	case status == http.StatusUnauthorized:
+		return "authentication_error"
+	case status >= 500:
+		return "api_error"
+	default:
+		return "invalid_request_error"
+	}
+}
+
+// CheckPairing reports a tool call without its result or a result without
+// its call in a request body of the given format ("openai" or
+// "anthropic"), as the real APIs reject them.
+func CheckPairing(format string, body []byte) error {
+	msg := checkAnthropicPairing
+	if format == "openai" {
+		msg = checkOpenAIPairing
+	}
+	if m := msg(body); m != "" {
+		return errors.New(m)
+	}
+	return nil
+}
+
+func checkOpenAIPairing(body []byte) string {
+	var req struct {
+		Messages []struct {
+			Role       string `json:"role"`
+			ToolCallID string `json:"tool_call_id"`
+			ToolCalls  []struct {
+				ID string `json:"id"`
+			} `json:"tool_calls"`
+		} `json:"messages"`
+	}
+	if err := json.Unmarshal(body, &req); err != nil {
+		return "invalid request: " + err.Error()
+	}
+	pending := map[string]bool{}
+	for i, m := range req.Messages {
+		if m.Role != "tool" && len(pending) > 0 {
+			return fmt.Sprintf("messages[%d]: tool_calls without a response: %v", i, keys(pending))
+		}
+		switch m.Role {
+		case "assistant":
+			for _, c := range m.ToolCalls {
+				pending[c.ID] = true
+			}
+		case "tool":
+			if !pending[m.ToolCallID] {
+				return fmt.Sprintf("messages[%d]: tool message %q does not answer a preceding tool call", i, m.ToolCallID)
+			}
+			delete(pending, m.ToolCallID)
+		}
+	}
+	if len(pending) > 0 {
+		return fmt.Sprintf("tool_calls without a response: %v", keys(pending))
+	}
+	return ""
+}
+
+func checkAnthropicPairing(body []byte) string {
+	var req struct {
+		Tools    []json.RawMessage `json:"tools"`
+		Messages []struct {
+			Role    string          `json:"role"`
+			Content json.RawMessage `json:"content"`
+		} `json:"messages"`
+	}
+	if err := json.Unmarshal(body, &req); err != nil {
+		return "invalid request: " + err.Error()
+	}
+	pending := map[string]bool{}
+	for i, m := range req.Messages {
+		if want := []string{"user", "assistant"}[i%2]; m.Role != want {
+			return fmt.Sprintf("messages[%d]: role %q, want %q (roles alternate, starting with user)", i, m.Role, want)
+		}
+		var blocks []struct {
+			Type      string          `json:"type"`
+			ID        string          `json:"id"`
+			ToolUseID string          `json:"tool_use_id"`
+			Input     json.RawMessage `json:"input"`
+		}
+		if !bytes.HasPrefix(bytes.TrimSpace(m.Content), []byte(`"`)) {
+			if err := json.Unmarshal(m.Content, &blocks); err != nil {
+				return fmt.Sprintf("messages[%d].content: %v", i, err)
+			}
+		}
+		answered := map[string]bool{}
+		for _, b := range blocks {
+			switch b.Type {
+			case "tool_use":
+				if len(req.Tools) == 0 {
+					return "tool_use blocks require tools to be defined"
+				}
+				if !bytes.HasPrefix(bytes.TrimSpace(b.Input), []byte("{")) {
+					return fmt.Sprintf("messages[%d]: tool_use input must be an object", i)
+				}
+				pending[b.ID] = true
+			case "tool_result":
+				if !pending[b.ToolUseID] {
+					return fmt.Sprintf("messages[%d]: tool_result %q has no tool_use in the previous message", i, b.ToolUseID)
+				}
+				answered[b.ToolUseID] = true
+			}
+		}
+		if m.Role == "user" {
+			for id := range pending {
+				if !answered[id] {
+					return fmt.Sprintf("messages[%d]: tool_use %q has no tool_result right after it", i, id)
+				}
+			}
+			pending = map[string]bool{}
+		}
+	}
+	if len(pending) > 0 {
+		return fmt.Sprintf("last message: tool_use without a tool_result: %v", keys(pending))
+	}
+	return ""
+}
+
+func keys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}

@@ -1,0 +1,213 @@
+package llm
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// Tool is one agent tool (DESIGN.md §5): a Go function and the JSON Schema
+// of its arguments object. An error from Run goes back to the model as an
+// error result; it does not stop the loop.
+type Tool struct {
+	Name        string
+	Description string
+	Schema      json.RawMessage
+	// ReadOnly tools may run concurrently when the model calls several in
+	// one turn; a turn with any other tool runs its calls in order.
+	ReadOnly bool
+	Run      func(ctx context.Context, args json.RawMessage) (string, error)
+}
+
+// Agent is one role's tool-calling loop.
+type Agent struct {
+	Role     string // names the role in errors and usage, e.g. "reviewer-1"
+	Model    Model
+	System   string
+	Task     string
+	Tools    []Tool
+	MaxIters int   // model calls before the role fails (default 30); one corrective turn comes on top
+	Budget   int   // bytes of recent tool exchanges per request (default DefaultBudget, at least MinBudget)
+	Note     *Note // the working note; nil starts a fresh one
+}
+
+// Result is what a run produced.
+type Result struct {
+	Text    string  // the final answer
+	Usage   Usage   // summed over the run
+	PerCall []Usage // one entry per model call
+}
+
+// ErrIterationCap marks a role that used all its model calls without a
+// final answer.
+var ErrIterationCap = errors.New("no final answer within the iteration cap")
+
+const (
+	defaultMaxIters = 30
+	correction      = "Your answer has no " + BeginMarker + " … " + EndMarker + " envelope. Reply again with exactly one JSON object between a line " +
+		BeginMarker + " and a line " + EndMarker + ", shaped as the task asks, and nothing else."
+)
+
+// Run loops until the model answers with text. With out non-nil the answer
+// must hold one envelope, decoded into out by Decode; an answer without
+// one gets a single corrective turn before the role fails. The usage of
+// every call made is returned, also on error.
+func (a *Agent) Run(ctx context.Context, out any) (Result, error) {
+	maxIters := a.MaxIters
+	if maxIters <= 0 {
+		maxIters = defaultMaxIters
+	}
+	budget := a.Budget
+	if budget <= 0 {
+		budget = DefaultBudget
+	}
+	budget = max(budget, MinBudget)
+	note := a.Note
+	if note == nil {
+		note = NewNote(WIP{}, 0)
+	}
+	tools := make(map[string]Tool, len(a.Tools))
+	specs := make([]ToolSpec, 0, len(a.Tools))
+	for _, t := range a.Tools {
+		if _, err := schemaMap(ToolSpec{Name: t.Name, Schema: t.Schema}); err != nil || t.Run == nil {
+			return Result{}, fmt.Errorf("%s: tool %q needs a JSON object schema and a Run func", a.Role, t.Name)
+		}
+		tools[t.Name] = t
+		specs = append(specs, ToolSpec{Name: t.Name, Description: t.Description, Schema: t.Schema})
+	}
+
+	var res Result
+	var hist []exchange
+	corrected := false
+	for call := 1; call <= maxIters; call++ {
+		final := call == maxIters
+		req := compose(a.System, a.Task, note, hist, budget, specs, final)
+		resp, err := a.Model.Chat(ctx, req)
+		if err != nil {
+			return res, fmt.Errorf("%s: %w", a.Role, err)
+		}
+		res.PerCall = append(res.PerCall, resp.Usage)
+		res.Usage = res.Usage.Add(resp.Usage)
+
+		if len(resp.Calls) > 0 && !(final && resp.Text != "") {
+			if final {
+				break
+			}
+			hist = append(hist, fit(a.runCalls(ctx, call, resp, tools, note), budget))
+			if err := ctx.Err(); err != nil {
+				return res, fmt.Errorf("%s: %w", a.Role, err)
+			}
+			continue
+		}
+		res.Text = resp.Text
+		if out == nil {
+			return res, nil
+		}
+		err = Decode(a.Role, resp.Text, out)
+		if errors.Is(err, ErrNoEnvelope) && !corrected {
+			corrected = true
+			maxIters++ // the corrective turn comes on top of the cap
+			note.Did("answered without an envelope; asked again")
+			said := resp.Text
+			if strings.TrimSpace(said) == "" {
+				said = "(empty answer)" // both APIs reject an empty assistant turn
+			}
+			hist = append(hist, fit(exchange{
+				ask:   Message{Role: Assistant, Text: said},
+				reply: Message{Role: User, Text: correction},
+			}, budget))
+			continue
+		}
+		return res, err
+	}
+	return res, fmt.Errorf("%s: %w (%d model calls)", a.Role, ErrIterationCap, len(res.PerCall))
+}
+
+// runCalls runs the tool calls of one turn and returns the exchange; every
+// recorded call has its result.
+func (a *Agent) runCalls(ctx context.Context, iter int, resp Response, tools map[string]Tool, note *Note) exchange {
+	calls := resp.Calls
+	if extra := len(calls) - MaxCallsPerTurn; extra > 0 {
+		note.Did(fmt.Sprintf("%d more calls in one turn were not run (at most %d per turn)", extra, MaxCallsPerTurn))
+		calls = calls[:MaxCallsPerTurn]
+	}
+	// Some OpenAI-compatible servers send empty or repeated ids; the ids
+	// only have to pair calls with results within this history.
+	seen := map[string]bool{}
+	calls = append([]ToolCall(nil), calls...)
+	for i := range calls {
+		if calls[i].ID == "" || seen[calls[i].ID] {
+			calls[i].ID = "call_" + strconv.Itoa(iter) + "_" + strconv.Itoa(i)
+		}
+		seen[calls[i].ID] = true
+	}
+
+	results := make([]ToolResult, len(calls))
+	parallel := len(calls) > 1
+	for _, c := range calls {
+		if t, ok := tools[c.Name]; !ok || !t.ReadOnly {
+			parallel = false
+		}
+	}
+	run := func(i int) {
+		c := calls[i]
+		content, err := a.runTool(ctx, tools, c)
+		results[i] = ToolResult{CallID: c.ID, Content: content, IsError: err != nil}
+		if err != nil {
+			results[i].Content = err.Error()
+			note.Did(fmt.Sprintf("%s %s → error: %s", c.Name, summary(c.Args), firstLine(err.Error())))
+		} else {
+			note.Did(fmt.Sprintf("%s %s → ok, %d bytes", c.Name, summary(c.Args), len(content)))
+		}
+	}
+	if parallel {
+		var wg sync.WaitGroup
+		for i := range calls {
+			wg.Go(func() { run(i) })
+		}
+		wg.Wait()
+	} else {
+		for i := range calls {
+			run(i)
+		}
+	}
+	return exchange{
+		ask:   Message{Role: Assistant, Text: resp.Text, Calls: calls},
+		reply: Message{Role: User, Results: results},
+	}
+}
+
+func (a *Agent) runTool(ctx context.Context, tools map[string]Tool, c ToolCall) (out string, err error) {
+	t, ok := tools[c.Name]
+	if !ok {
+		names := make([]string, 0, len(a.Tools))
+		for _, t := range a.Tools {
+			names = append(names, t.Name)
+		}
+		return "", fmt.Errorf("unknown tool %q; the tools are: %s", c.Name, strings.Join(names, ", "))
+	}
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(c.Args, &obj) != nil || obj == nil {
+		return "", fmt.Errorf("the arguments of %s are not a JSON object: %s", c.Name, clip(string(c.Args), 200))
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("tool %s failed: %v", c.Name, p)
+		}
+	}()
+	return t.Run(ctx, c.Args)
+}
+
+// summary renders call arguments for the note on one short line.
+func summary(args json.RawMessage) string {
+	return clip(strings.Join(strings.Fields(string(args)), " "), 160)
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	return clip(s, 200)
+}

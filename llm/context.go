@@ -1,0 +1,167 @@
+package llm
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// The bounded context (seeds/002, DESIGN.md §5): a request holds the
+// system prompt, one user message with the task and the working note, and
+// the newest tool exchanges whose sizes fit the budget. An exchange is an
+// assistant turn and the user turn answering it, so calls and results are
+// kept or dropped together and never orphaned.
+
+// exchange is one assistant turn (text and/or calls) and the user turn that
+// answers it (a result per call, and/or text).
+type exchange struct {
+	ask   Message
+	reply Message
+	size  int
+}
+
+// itemOverhead approximates the wire bytes around each message, call and
+// result, so that many small items still count against the budget.
+const itemOverhead = 64
+
+// Defaults and limits of the bounded context.
+const (
+	DefaultBudget   = 32 << 10
+	MinBudget       = 8 << 10
+	MaxCallsPerTurn = 16
+)
+
+func exchangeSize(e exchange) int {
+	return msgSize(e.ask) + msgSize(e.reply)
+}
+
+func msgSize(m Message) int {
+	n := itemOverhead + len(m.Text)
+	for _, c := range m.Calls {
+		n += itemOverhead + len(c.ID) + len(c.Name) + len(c.Args)
+	}
+	for _, r := range m.Results {
+		n += itemOverhead + len(r.CallID) + len(r.Content)
+	}
+	return n
+}
+
+// fit shrinks an exchange to at most budget bytes: the fixed parts (ids,
+// names, overheads) stay, and the variable parts (texts, arguments,
+// results) share what is left, the largest cut first to a common level.
+func fit(e exchange, budget int) exchange {
+	e.size = exchangeSize(e)
+	if e.size <= budget {
+		return e
+	}
+	e.ask.Calls = slices.Clone(e.ask.Calls)
+	e.reply.Results = slices.Clone(e.reply.Results)
+
+	var sizes []int
+	fixed := 2 * itemOverhead
+	sizes = append(sizes, len(e.ask.Text), len(e.reply.Text))
+	for _, c := range e.ask.Calls {
+		fixed += itemOverhead + len(c.ID) + len(c.Name)
+		sizes = append(sizes, len(c.Args))
+	}
+	for _, r := range e.reply.Results {
+		fixed += itemOverhead + len(r.CallID)
+		sizes = append(sizes, len(r.Content))
+	}
+	level := waterLevel(sizes, max(budget-fixed, 0))
+
+	e.ask.Text = cutText(e.ask.Text, level, "…[cut]")
+	e.reply.Text = cutText(e.reply.Text, level, "…[cut]")
+	for i, c := range e.ask.Calls {
+		c.Args = shrinkArgs(c.Args, level)
+		e.ask.Calls[i] = c
+	}
+	for i, r := range e.reply.Results {
+		r.Content = cutText(r.Content, level, fmt.Sprintf("\n[result cut to %d bytes to fit the context; ask for a smaller part]", level))
+		e.reply.Results[i] = r
+	}
+	e.size = exchangeSize(e)
+	return e
+}
+
+// waterLevel returns the largest c with sum(min(size, c)) <= avail.
+func waterLevel(sizes []int, avail int) int {
+	s := slices.Clone(sizes)
+	slices.Sort(s)
+	left := avail
+	for i, v := range s {
+		k := len(s) - i
+		if v*k > left {
+			return left / k
+		}
+		left -= v
+	}
+	return avail
+}
+
+// cutText cuts s to at most n bytes, ending with mark when there is room.
+func cutText(s string, n int, mark string) string {
+	if len(s) <= n {
+		return s
+	}
+	if n < 2*len(mark) {
+		mark = "…"
+		if n < 2*len(mark) {
+			return cutRunes(s, n)
+		}
+	}
+	return cutRunes(s, n-len(mark)) + mark
+}
+
+// shrinkArgs cuts the string values inside JSON arguments until the
+// document is at most n bytes; when even empty strings do not fit, the
+// arguments are replaced by an empty object.
+func shrinkArgs(args []byte, n int) []byte {
+	if len(args) <= n {
+		return args
+	}
+	try := func(leaf int) []byte {
+		return mapStrings(args, func(s string) string { return cutText(s, leaf, "…[cut]") })
+	}
+	lo, hi := 0, len(args)
+	if len(try(lo)) > n {
+		return []byte("{}")
+	}
+	for lo < hi { // largest leaf cap that fits
+		mid := (lo + hi + 1) / 2
+		if len(try(mid)) <= n {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	return try(lo)
+}
+
+// compose builds the request for the next turn.
+func compose(system, task string, note *Note, hist []exchange, budget int, tools []ToolSpec, final bool) Request {
+	first := Message{Role: User, Text: task}
+	if note != nil {
+		first.Text = strings.TrimRight(task, "\n") + "\n\n" + note.String()
+	}
+	start, used := len(hist), 0
+	for i := len(hist) - 1; i >= 0; i-- {
+		if used+hist[i].size > budget && i < len(hist)-1 {
+			break
+		}
+		used += hist[i].size
+		start = i
+	}
+	msgs := make([]Message, 0, 1+2*(len(hist)-start))
+	msgs = append(msgs, first)
+	for _, e := range hist[start:] {
+		msgs = append(msgs, e.ask, e.reply)
+	}
+	if final {
+		last := &msgs[len(msgs)-1]
+		last.Text = strings.TrimLeft(last.Text+"\n\n"+finalTurn, "\n")
+	}
+	return Request{System: system, Messages: msgs, Tools: tools, NoTools: final}
+}
+
+const finalTurn = "This is your last turn: tools are off. Answer now with your final answer."

@@ -1,0 +1,92 @@
+package llm
+
+import (
+	"bytes"
+	"encoding/json"
+
+	"github.com/ocdx/gh-ocdx/internal/redact"
+)
+
+// maskRequest returns req with every secret-like line replaced
+// (DESIGN.md §5, §7): prompts, diffs, file contents, tool results and the
+// string values inside tool-call arguments. The caller's request is not
+// modified.
+func maskRequest(req Request) Request {
+	req.System = redact.Secrets(req.System)
+	msgs := make([]Message, len(req.Messages))
+	for i, m := range req.Messages {
+		m.Text = redact.Secrets(m.Text)
+		if len(m.Calls) > 0 {
+			calls := make([]ToolCall, len(m.Calls))
+			for j, c := range m.Calls {
+				c.Args = mapStrings(c.Args, redact.Secrets)
+				calls[j] = c
+			}
+			m.Calls = calls
+		}
+		if len(m.Results) > 0 {
+			res := make([]ToolResult, len(m.Results))
+			for j, r := range m.Results {
+				r.Content = redact.Secrets(r.Content)
+				res[j] = r
+			}
+			m.Results = res
+		}
+		msgs[i] = m
+	}
+	req.Messages = msgs
+	return req
+}
+
+// mapStrings applies f to every string value in a JSON document, keeping
+// it valid JSON. A document that is not JSON is treated as one string.
+func mapStrings(doc json.RawMessage, f func(string) string) json.RawMessage {
+	var v any
+	d := json.NewDecoder(bytes.NewReader(doc))
+	d.UseNumber()
+	if err := d.Decode(&v); err != nil {
+		if s := string(doc); f(s) != s {
+			return marshal(f(s))
+		}
+		return doc
+	}
+	changed := false
+	v = walkStrings(v, func(s string) string {
+		t := f(s)
+		if t != s {
+			changed = true
+		}
+		return t
+	})
+	if !changed {
+		return doc
+	}
+	return marshal(v)
+}
+
+// marshal encodes v without HTML escaping, so text keeps its bytes.
+func marshal(v any) json.RawMessage {
+	var b bytes.Buffer
+	e := json.NewEncoder(&b)
+	e.SetEscapeHTML(false)
+	if err := e.Encode(v); err != nil {
+		return json.RawMessage("null")
+	}
+	return bytes.TrimRight(b.Bytes(), "\n")
+}
+
+func walkStrings(v any, f func(string) string) any {
+	switch t := v.(type) {
+	case string:
+		return f(t)
+	case []any:
+		for i := range t {
+			t[i] = walkStrings(t[i], f)
+		}
+	case map[string]any:
+		for k := range t {
+			t[k] = walkStrings(t[k], f)
+		}
+	}
+	return v
+}

@@ -1,0 +1,207 @@
+package review
+
+import (
+	"crypto/sha1"
+	"encoding/hex"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// The data shapes of seeds/004 Appendix A, as the roles return them in
+// their envelopes (llm.Decode). Fields are required unless tagged
+// envelope:"optional"; Finding.ID and Finding.Source are optional because
+// gh-ocdx computes or fills them itself.
+
+// Priorities, most severe first.
+var Priorities = []string{"P0", "P1", "P2", "P3"}
+
+// Conclusions a reviewer may reach.
+var Conclusions = []string{"approve", "request_changes", "needs_major_work"}
+
+// Finding is A1.
+type Finding struct {
+	ID          string  `json:"id" envelope:"optional"`
+	Priority    string  `json:"priority"`
+	Category    string  `json:"category"`
+	File        string  `json:"file"`
+	Line        *int    `json:"line" envelope:"optional"` // null when unknown
+	Title       string  `json:"title"`
+	Description string  `json:"description"`
+	Suggestion  string  `json:"suggestion" envelope:"optional"`
+	Source      *Source `json:"source" envelope:"optional"`
+}
+
+// Source says who reported a finding.
+type Source struct {
+	Type      string  `json:"type"` // agent | human
+	Name      string  `json:"name"`
+	ReviewID  *string `json:"reviewId" envelope:"optional"`
+	Timestamp string  `json:"timestamp" envelope:"optional"`
+}
+
+// IssueCounts counts findings per priority.
+type IssueCounts struct {
+	P0 int `json:"p0_blocking"`
+	P1 int `json:"p1_critical"`
+	P2 int `json:"p2_important"`
+	P3 int `json:"p3_suggestion"`
+}
+
+// ReviewerResult is A2.
+type ReviewerResult struct {
+	Agent      string      `json:"agent"`
+	PRNumber   int         `json:"prNumber"`
+	Conclusion string      `json:"conclusion"`
+	Issues     IssueCounts `json:"issues"`
+	Findings   []Finding   `json:"findings"`
+	FullReport string      `json:"fullReport"`
+}
+
+// Actor is a GitHub user with their association to the repository.
+type Actor struct {
+	Login       string `json:"login"`
+	Association string `json:"association"`
+}
+
+// ReviewState is the PR's review decision as the orchestrator computed it.
+type ReviewState struct {
+	HasChangesRequested bool    `json:"hasChangesRequested"`
+	ChangesRequestedBy  []Actor `json:"changesRequestedBy"`
+}
+
+// ThreadStats counts review threads.
+type ThreadStats struct {
+	Total      int `json:"totalThreads"`
+	Resolved   int `json:"resolvedThreads"`
+	Unresolved int `json:"unresolvedThreads"`
+}
+
+// CommentsAnalyzerResult is A3.
+type CommentsAnalyzerResult struct {
+	Agent            string      `json:"agent"`
+	PRNumber         int         `json:"prNumber"`
+	ReviewState      ReviewState `json:"reviewState"`
+	Stats            ThreadStats `json:"stats"`
+	ThreadsTruncated bool        `json:"threadsTruncated"`
+	Issues           IssueCounts `json:"issues"`
+	PendingIssues    []Finding   `json:"pendingIssues"`
+	FullReport       string      `json:"fullReport"`
+}
+
+// FixPayload is A4, sent by gh-ocdx to the fix role.
+type FixPayload struct {
+	PRNumber       int       `json:"prNumber"`
+	Round          int       `json:"round"`
+	IssuesToFix    []Finding `json:"issuesToFix"`
+	OptionalIssues []Finding `json:"optionalIssues"`
+}
+
+// FixSummary counts the fix role's outcomes.
+type FixSummary struct {
+	Fixed    int `json:"fixed"`
+	Rejected int `json:"rejected"`
+	Deferred int `json:"deferred"`
+}
+
+// FixedIssue is a finding the fix role fixed, and where.
+type FixedIssue struct {
+	FindingID   string `json:"findingId"`
+	CommitSha   string `json:"commitSha"`
+	Description string `json:"description" envelope:"optional"`
+}
+
+// RejectedIssue is a finding the fix role declined, and why.
+type RejectedIssue struct {
+	FindingID string `json:"findingId"`
+	Reason    string `json:"reason"`
+}
+
+// Commit is a commit the fix role made.
+type Commit struct {
+	Sha     string `json:"sha"`
+	Message string `json:"message"`
+}
+
+// FixResult is A5.
+type FixResult struct {
+	Agent          string          `json:"agent"`
+	PRNumber       int             `json:"prNumber"`
+	Summary        FixSummary      `json:"summary"`
+	FixedIssues    []FixedIssue    `json:"fixedIssues"`
+	RejectedIssues []RejectedIssue `json:"rejectedIssues"`
+	Commits        []Commit        `json:"commits"`
+}
+
+// Validate checks what types cannot: the priority.
+func (f Finding) Validate() error {
+	if !slices.Contains(Priorities, f.Priority) {
+		return fmt.Errorf("priority %q is not one of %s", f.Priority, strings.Join(Priorities, ", "))
+	}
+	return nil
+}
+
+// Validate checks the conclusion and every finding.
+func (r *ReviewerResult) Validate() error {
+	if !slices.Contains(Conclusions, r.Conclusion) {
+		return fmt.Errorf("conclusion %q is not one of %s", r.Conclusion, strings.Join(Conclusions, ", "))
+	}
+	return validateAll("findings", r.Findings)
+}
+
+// Validate checks every pending issue.
+func (r *CommentsAnalyzerResult) Validate() error {
+	return validateAll("pendingIssues", r.PendingIssues)
+}
+
+// Validate checks every finding of the payload.
+func (p *FixPayload) Validate() error {
+	if err := validateAll("issuesToFix", p.IssuesToFix); err != nil {
+		return err
+	}
+	return validateAll("optionalIssues", p.OptionalIssues)
+}
+
+func validateAll(field string, fs []Finding) error {
+	for i, f := range fs {
+		if err := f.Validate(); err != nil {
+			return fmt.Errorf("%s[%d]: %w", field, i, err)
+		}
+	}
+	return nil
+}
+
+// FindingID computes a finding's ID (DESIGN.md §5): the category's short
+// code, a dash and the first 8 hex digits of SHA-1("category|file|line|title"),
+// line empty when unknown. The model's own ID is never trusted.
+func FindingID(category, file string, line *int, title string) string {
+	l := ""
+	if line != nil {
+		l = strconv.Itoa(*line)
+	}
+	sum := sha1.Sum([]byte(category + "|" + file + "|" + l + "|" + title))
+	return categoryCode(category) + "-" + hex.EncodeToString(sum[:])[:8]
+}
+
+// ComputeID returns FindingID of f's fields.
+func (f Finding) ComputeID() string { return FindingID(f.Category, f.File, f.Line, f.Title) }
+
+func categoryCode(category string) string {
+	switch strings.ToLower(strings.TrimSpace(category)) {
+	case "security":
+		return "SEC"
+	case "performance":
+		return "PERF"
+	case "quality":
+		return "QUAL"
+	case "architecture":
+		return "ARCH"
+	case "testing":
+		return "TEST"
+	case "docs":
+		return "DOCS"
+	default:
+		return "OTHER"
+	}
+}
