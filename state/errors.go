@@ -7,7 +7,7 @@ import "errors"
 var (
 	// ErrBusy: another process held the file lock for longer than
 	// Options.Timeout. Nothing was read or written; try again.
-	ErrBusy = errors.New("state file is busy: another gh-ocdx process holds its lock")
+	ErrBusy = errors.New("busy: another gh-ocdx process holds its lock")
 
 	// ErrForeign: the file exists but is not a gh-ocdx state file (not bbolt,
 	// or bbolt without our meta bucket). It is left untouched.
@@ -15,7 +15,7 @@ var (
 
 	// ErrNewerVersion: the file was written by a newer gh-ocdx with a schema
 	// this one does not know. It is left untouched.
-	ErrNewerVersion = errors.New("state file was written by a newer gh-ocdx; upgrade gh-ocdx to read it")
+	ErrNewerVersion = errors.New("written by a newer gh-ocdx; upgrade gh-ocdx to read it")
 
 	// ErrLeaseHeld: another live run holds the PR. The error is a *LeaseError
 	// naming the holder.

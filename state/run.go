@@ -26,10 +26,6 @@ func (e *LeaseError) Error() string {
 
 func (e *LeaseError) Unwrap() error { return ErrLeaseHeld }
 
-// OutcomeAbandoned ends an interrupted run that a run of another kind
-// superseded. It is kept in full, like a failed run.
-const OutcomeAbandoned Outcome = "abandoned"
-
 // Active is a run in progress: it holds its PR's lease, refreshes it in the
 // background, and records rounds and phases. Every write checks that the
 // lease is still ours (else ErrLeaseLost). Call End when the run finishes,
@@ -171,8 +167,12 @@ func (a *Active) StartRound(n int, headOID string) (Round, error) {
 			out = r.Rounds[i]
 			return nil
 		}
-		if len(r.Rounds) > 0 && n <= r.Rounds[len(r.Rounds)-1].N || n < 1 {
-			return fmt.Errorf("round %d cannot follow round %d", n, len(r.Rounds))
+		last := 0
+		if len(r.Rounds) > 0 {
+			last = r.Rounds[len(r.Rounds)-1].N
+		}
+		if n <= last || n < 1 {
+			return fmt.Errorf("round %d cannot follow round %d", n, last)
 		}
 		out = Round{N: n, HeadOID: headOID, Started: time.Now()}
 		r.Rounds = append(r.Rounds, out)

@@ -57,6 +57,7 @@ const (
 	OutcomeConverged Outcome = "converged" // goal reached (exit 0); its reports decay to summaries
 	OutcomeBlocked   Outcome = "blocked"   // finished without converging (exit 3); kept in full
 	OutcomeFailed    Outcome = "failed"    // error (exit 1); kept in full
+	OutcomeAbandoned Outcome = "abandoned" // interrupted, then superseded by a run of another kind; kept in full
 )
 
 // Phase is a step of a round that, once recorded, a resumed run must not redo.
