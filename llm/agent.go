@@ -17,9 +17,10 @@ type Tool struct {
 	Name        string
 	Description string
 	Schema      json.RawMessage
-	// ReadOnly tools may run concurrently when the model calls several in
-	// one turn; a turn with any other tool runs its calls in order.
-	ReadOnly bool
+	// Parallel tools (reads, lookups) may run concurrently when the model
+	// calls several in one turn; a turn with any other tool runs its calls
+	// one after the other, in order.
+	Parallel bool
 	Run      func(ctx context.Context, args json.RawMessage) (string, error)
 }
 
@@ -149,7 +150,7 @@ func (a *Agent) runCalls(ctx context.Context, iter int, resp Response, tools map
 	results := make([]ToolResult, len(calls))
 	parallel := len(calls) > 1
 	for _, c := range calls {
-		if t, ok := tools[c.Name]; !ok || !t.ReadOnly {
+		if t, ok := tools[c.Name]; !ok || !t.Parallel {
 			parallel = false
 		}
 	}

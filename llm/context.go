@@ -113,29 +113,32 @@ func cutText(s string, n int, mark string) string {
 	return cutRunes(s, n-len(mark)) + mark
 }
 
-// shrinkArgs cuts the string values inside JSON arguments until the
-// document is at most n bytes; when even empty strings do not fit, the
-// arguments are replaced by an empty object.
+// shrinkArgs cuts the string values inside JSON arguments, the longest
+// first, until the document is at most n bytes; when even empty strings do
+// not fit, the arguments become an empty object.
 func shrinkArgs(args []byte, n int) []byte {
 	if len(args) <= n {
 		return args
 	}
-	try := func(leaf int) []byte {
-		return mapStrings(args, func(s string) string { return cutText(s, leaf, "…[cut]") })
-	}
-	lo, hi := 0, len(args)
-	if len(try(lo)) > n {
+	v, err := decodeJSON(args)
+	if err != nil {
 		return []byte("{}")
 	}
-	for lo < hi { // largest leaf cap that fits
-		mid := (lo + hi + 1) / 2
-		if len(try(mid)) <= n {
-			lo = mid
-		} else {
-			hi = mid - 1
-		}
+	var leaves []int
+	walkStrings(v, func(s string) string { leaves = append(leaves, len(s)); return s })
+	skeleton := len(marshal(copyTree(v, func(string) string { return "" })))
+	if skeleton > n {
+		return []byte("{}")
 	}
-	return try(lo)
+	level := waterLevel(leaves, n-skeleton)
+	for level >= 0 { // escaping can make the text longer than its bytes
+		out := marshal(copyTree(v, func(s string) string { return cutText(s, level, "…[cut]") }))
+		if len(out) <= n {
+			return out
+		}
+		level -= max(len(out)-n, 1)
+	}
+	return []byte("{}")
 }
 
 // compose builds the request for the next turn.

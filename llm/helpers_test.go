@@ -50,7 +50,7 @@ func files(m map[string]string) Tool {
 		Name:        "read_file",
 		Description: "Read a file of the repository.",
 		Schema:      json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"},"start_line":{"type":"integer"},"end_line":{"type":"integer"}},"required":["path"]}`),
-		ReadOnly:    true,
+		Parallel:    true,
 		Run: func(_ context.Context, args json.RawMessage) (string, error) {
 			var a struct{ Path string }
 			if err := json.Unmarshal(args, &a); err != nil {

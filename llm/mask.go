@@ -41,10 +41,8 @@ func maskRequest(req Request) Request {
 // mapStrings applies f to every string value in a JSON document, keeping
 // it valid JSON. A document that is not JSON is treated as one string.
 func mapStrings(doc json.RawMessage, f func(string) string) json.RawMessage {
-	var v any
-	d := json.NewDecoder(bytes.NewReader(doc))
-	d.UseNumber()
-	if err := d.Decode(&v); err != nil {
+	v, err := decodeJSON(doc)
+	if err != nil {
 		if s := string(doc); f(s) != s {
 			return marshal(f(s))
 		}
@@ -75,6 +73,37 @@ func marshal(v any) json.RawMessage {
 	return bytes.TrimRight(b.Bytes(), "\n")
 }
 
+func decodeJSON(doc []byte) (any, error) {
+	var v any
+	d := json.NewDecoder(bytes.NewReader(doc))
+	d.UseNumber() // numbers keep their digits
+	err := d.Decode(&v)
+	return v, err
+}
+
+// copyTree returns a copy of a decoded JSON value with f applied to its
+// strings.
+func copyTree(v any, f func(string) string) any {
+	switch t := v.(type) {
+	case string:
+		return f(t)
+	case []any:
+		out := make([]any, len(t))
+		for i := range t {
+			out[i] = copyTree(t[i], f)
+		}
+		return out
+	case map[string]any:
+		out := make(map[string]any, len(t))
+		for k, x := range t {
+			out[k] = copyTree(x, f)
+		}
+		return out
+	}
+	return v
+}
+
+// walkStrings applies f to the strings of a decoded JSON value in place.
 func walkStrings(v any, f func(string) string) any {
 	switch t := v.(type) {
 	case string:

@@ -1,6 +1,9 @@
 package llm
 
 import (
+	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -76,6 +79,28 @@ func (n *Note) Verified(summary string) {
 // Add records a note of the model's own (the `note` tool).
 func (n *Note) Add(text string) {
 	n.update(func(w *WIP) { w.Notes = append(w.Notes, clip(text, maxNoteEntry)) })
+}
+
+// NoteTool is the `note` tool of DESIGN.md §5: the model keeps a decision
+// or its next step in the working note, which outlives the tool results
+// that drop out of the context.
+func NoteTool(n *Note) Tool {
+	return Tool{
+		Name:        "note",
+		Description: "Record a decision or your next step in the working note. The note is shown on every turn, while older tool results are dropped.",
+		Schema:      json.RawMessage(`{"type":"object","properties":{"text":{"type":"string","description":"the decision or next step, one or two sentences"}},"required":["text"]}`),
+		Parallel:    true,
+		Run: func(_ context.Context, args json.RawMessage) (string, error) {
+			var a struct {
+				Text string `json:"text"`
+			}
+			if err := json.Unmarshal(args, &a); err != nil || strings.TrimSpace(a.Text) == "" {
+				return "", errors.New(`note needs {"text": "..."}`)
+			}
+			n.Add(strings.TrimSpace(a.Text))
+			return "noted", nil
+		},
+	}
 }
 
 // WIP returns a copy of the note's content.

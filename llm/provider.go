@@ -83,17 +83,19 @@ func New(model string, getenv func(string) string, opts Options) (Model, error) 
 	return &client{name: m.String(), p: p, timeout: opts.Timeout}, nil
 }
 
-// ollamaURL accepts OLLAMA_HOST the way ollama does: "host", "host:port"
-// or a URL; the OpenAI-compatible API lives under /v1.
+// ollamaURL reads OLLAMA_HOST the way ollama does: "host" or "host:port"
+// (port 11434 by default), or a URL; the OpenAI-compatible API lives
+// under /v1.
 func ollamaURL(host string) (string, error) {
-	if !strings.Contains(host, "://") {
+	bare := !strings.Contains(host, "://")
+	if bare {
 		host = "http://" + host
 	}
 	u, err := url.Parse(host)
 	if err != nil || u.Host == "" {
 		return "", fmt.Errorf("%q is not a host or URL", host)
 	}
-	if u.Port() == "" {
+	if bare && u.Port() == "" {
 		u.Host = net.JoinHostPort(u.Hostname(), "11434")
 	}
 	return strings.TrimRight(u.String(), "/") + "/v1", nil
