@@ -77,6 +77,9 @@ func (a *Agent) Run(ctx context.Context, out any) (Result, error) {
 		if _, err := schemaMap(ToolSpec{Name: t.Name, Schema: t.Schema}); err != nil || t.Run == nil {
 			return Result{}, fmt.Errorf("%s: tool %q needs a JSON object schema and a Run func", a.Role, t.Name)
 		}
+		if _, dup := tools[t.Name]; dup {
+			return Result{}, fmt.Errorf("%s: two tools named %q", a.Role, t.Name)
+		}
 		tools[t.Name] = t
 		specs = append(specs, ToolSpec{Name: t.Name, Description: t.Description, Schema: t.Schema})
 	}

@@ -144,8 +144,8 @@ func shrinkArgs(args []byte, n int) []byte {
 // compose builds the request for the next turn.
 func compose(system, task string, note *Note, hist []exchange, budget int, tools []ToolSpec, final bool) Request {
 	first := Message{Role: User, Text: task}
-	if note != nil {
-		first.Text = strings.TrimRight(task, "\n") + "\n\n" + note.String()
+	if s := note.String(); s != "" {
+		first.Text = strings.TrimRight(task, "\n") + "\n\n" + s
 	}
 	start, used := len(hist), 0
 	for i := len(hist) - 1; i >= 0; i-- {

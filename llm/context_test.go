@@ -138,7 +138,7 @@ func (m *randomModel) checkRequest(req Request) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := testkit.CheckPairing(format, body); err != nil {
+		if err := testkit.CheckRequest(format, body); err != nil {
 			t.Fatalf("%s wire: %v", format, err)
 		}
 	}
@@ -285,6 +285,7 @@ func BenchmarkRequestBytes(b *testing.B) {
 				s = longLoop(b, format, 200, DefaultBudget)
 			}
 			b.ReportMetric(float64(s[4]), "bytes@5")
+			b.ReportMetric(float64(s[49]), "bytes@50")
 			b.ReportMetric(float64(s[199]), "bytes@200")
 			b.ReportMetric(float64(s[199])/float64(s[4]), "ratio")
 		})

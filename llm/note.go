@@ -146,6 +146,9 @@ func (n *Note) trim() {
 }
 
 func render(w WIP) string {
+	if len(w.Done) == 0 && w.DoneOmitted == 0 && len(w.Files) == 0 && w.LastVerification == "" && len(w.Notes) == 0 {
+		return ""
+	}
 	var b strings.Builder
 	b.WriteString("## Working note\n")
 	b.WriteString("Kept by gh-ocdx across turns; older tool calls and results are no longer shown, this note is what remains of them.\n")

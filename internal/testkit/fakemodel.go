@@ -18,8 +18,8 @@ import (
 // FakeModel is a model server on a loopback socket that speaks the OpenAI
 // Chat Completions and the Anthropic Messages wire formats (non-streaming,
 // tool calls included). Each model name has a queue of scripted steps; when
-// the queue is empty its default step answers. Like the real APIs it rejects
-// requests whose tool calls and tool results do not pair up.
+// the queue is empty its default step answers. Like the real APIs it
+// answers 400 to requests they would reject (see CheckRequest).
 //
 //	OpenAI:    POST /v1/chat/completions   (OPENAI_BASE_URL=URL()+"/v1", OLLAMA_HOST=URL())
 //	Anthropic: POST /v1/messages           (ANTHROPIC_BASE_URL=URL())
@@ -188,7 +188,7 @@ func (f *FakeModel) serve(w http.ResponseWriter, r *http.Request) {
 		io.WriteString(w, step.Raw)
 		return
 	}
-	if err := CheckPairing(format, body); err != nil {
+	if err := CheckRequest(format, body); err != nil {
 		writeError(w, format, http.StatusBadRequest, "", err.Error())
 		return
 	}
@@ -291,13 +291,13 @@ func errorType(status int) string {
 	}
 }
 
-// CheckPairing reports a tool call without its result or a result without
-// its call in a request body of the given format ("openai" or
-// "anthropic"), as the real APIs reject them.
-func CheckPairing(format string, body []byte) error {
-	msg := checkAnthropicPairing
+// CheckRequest reports what the real API of the format ("openai" or
+// "anthropic") would reject in a request body: a tool call without its
+// result, a result without its call, roles out of order, an empty turn.
+func CheckRequest(format string, body []byte) error {
+	msg := checkAnthropic
 	if format == "openai" {
-		msg = checkOpenAIPairing
+		msg = checkOpenAI
 	}
 	if m := msg(body); m != "" {
 		return errors.New(m)
@@ -305,11 +305,12 @@ func CheckPairing(format string, body []byte) error {
 	return nil
 }
 
-func checkOpenAIPairing(body []byte) string {
+func checkOpenAI(body []byte) string {
 	var req struct {
 		Messages []struct {
-			Role       string `json:"role"`
-			ToolCallID string `json:"tool_call_id"`
+			Role       string          `json:"role"`
+			Content    json.RawMessage `json:"content"`
+			ToolCallID string          `json:"tool_call_id"`
 			ToolCalls  []struct {
 				ID string `json:"id"`
 			} `json:"tool_calls"`
@@ -325,6 +326,9 @@ func checkOpenAIPairing(body []byte) string {
 		}
 		switch m.Role {
 		case "assistant":
+			if len(m.ToolCalls) == 0 && (len(m.Content) == 0 || string(m.Content) == "null") {
+				return fmt.Sprintf("messages[%d]: assistant message needs content or tool_calls", i)
+			}
 			for _, c := range m.ToolCalls {
 				pending[c.ID] = true
 			}
@@ -341,16 +345,20 @@ func checkOpenAIPairing(body []byte) string {
 	return ""
 }
 
-func checkAnthropicPairing(body []byte) string {
+func checkAnthropic(body []byte) string {
 	var req struct {
-		Tools    []json.RawMessage `json:"tools"`
-		Messages []struct {
+		MaxTokens int               `json:"max_tokens"`
+		Tools     []json.RawMessage `json:"tools"`
+		Messages  []struct {
 			Role    string          `json:"role"`
 			Content json.RawMessage `json:"content"`
 		} `json:"messages"`
 	}
 	if err := json.Unmarshal(body, &req); err != nil {
 		return "invalid request: " + err.Error()
+	}
+	if req.MaxTokens <= 0 {
+		return "max_tokens: field required"
 	}
 	pending := map[string]bool{}
 	for i, m := range req.Messages {
@@ -359,6 +367,7 @@ func checkAnthropicPairing(body []byte) string {
 		}
 		var blocks []struct {
 			Type      string          `json:"type"`
+			Text      *string         `json:"text"`
 			ID        string          `json:"id"`
 			ToolUseID string          `json:"tool_use_id"`
 			Input     json.RawMessage `json:"input"`
@@ -367,10 +376,17 @@ func checkAnthropicPairing(body []byte) string {
 			if err := json.Unmarshal(m.Content, &blocks); err != nil {
 				return fmt.Sprintf("messages[%d].content: %v", i, err)
 			}
+			if len(blocks) == 0 {
+				return fmt.Sprintf("messages[%d]: content must be non-empty", i)
+			}
 		}
 		answered := map[string]bool{}
 		for _, b := range blocks {
 			switch b.Type {
+			case "text":
+				if b.Text == nil || *b.Text == "" {
+					return fmt.Sprintf("messages[%d]: text content blocks must be non-empty", i)
+				}
 			case "tool_use":
 				if len(req.Tools) == 0 {
 					return "tool_use blocks require tools to be defined"
