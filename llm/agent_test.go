@@ -145,6 +145,21 @@ func TestRetryAfter429(t *testing.T) {
 	})
 }
 
+func TestLongRetryAfterEndsTheCall(t *testing.T) {
+	eachWire(t, func(t *testing.T, fm *testkit.FakeModel, w wire) {
+		fm.Script(w.name, testkit.Fail(429, "3600"), testkit.Reply("not reached"))
+		start := time.Now()
+		_, err := newModel(t, fm, w, fast).Chat(context.Background(), Request{Messages: []Message{{Role: User, Text: "x"}}})
+		var api *APIError
+		if !errors.As(err, &api) || api.Status != 429 || api.RetryAfter != time.Hour || !strings.Contains(err.Error(), "retry after 1h0m0s") {
+			t.Fatalf("err = %v", err)
+		}
+		if d := time.Since(start); d > time.Second || len(fm.Requests(w.name)) != 1 {
+			t.Errorf("waited %s, %d requests", d, len(fm.Requests(w.name)))
+		}
+	})
+}
+
 func TestRetry5xx(t *testing.T) {
 	eachWire(t, func(t *testing.T, fm *testkit.FakeModel, w wire) {
 		fm.Script(w.name, testkit.Fail(500, ""), testkit.Fail(529, "0"), testkit.Reply("hi"))

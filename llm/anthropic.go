@@ -42,7 +42,7 @@ func (c *anthropicChat) chat(ctx context.Context, req Request) (Response, error)
 	if err != nil {
 		var api *anthropic.Error
 		if errors.As(err, &api) {
-			return Response{}, &APIError{Status: api.StatusCode, Message: anthropicMessage(api.RawJSON())}
+			return Response{}, apiError(api.StatusCode, anthropicMessage(api.RawJSON()), api.Response)
 		}
 		return Response{}, classifyDecode(err)
 	}

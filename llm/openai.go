@@ -45,7 +45,7 @@ func (c *openAIChat) chat(ctx context.Context, req Request) (Response, error) {
 	if err != nil {
 		var api *openai.Error
 		if errors.As(err, &api) {
-			return Response{}, &APIError{Status: api.StatusCode, Message: api.Message}
+			return Response{}, apiError(api.StatusCode, api.Message, api.Response)
 		}
 		return Response{}, classifyDecode(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -15,15 +16,17 @@ import (
 
 // Options tune the HTTP side of a provider. Zero values take the defaults.
 type Options struct {
-	Timeout    time.Duration // per attempt; a stalled attempt is cut and retried (default 5m)
-	MaxRetries int           // retries on 408/409/429/5xx and connection errors (default 3); <0 for none
-	MaxTokens  int64         // output cap per call (default 8192)
+	Timeout       time.Duration // per attempt; a stalled attempt is cut and retried (default 5m)
+	MaxRetries    int           // retries on 408/409/429/5xx and connection errors (default 3); <0 for none
+	MaxRetryAfter time.Duration // a longer Retry-After ends the call instead of sleeping (default 1m)
+	MaxTokens     int64         // output cap per call (default 8192)
 }
 
 const (
-	defaultTimeout    = 5 * time.Minute
-	defaultMaxRetries = 3
-	defaultMaxTokens  = 8192
+	defaultTimeout       = 5 * time.Minute
+	defaultMaxRetries    = 3
+	defaultMaxRetryAfter = time.Minute
+	defaultMaxTokens     = 8192
 )
 
 func (o Options) withDefaults() Options {
@@ -35,6 +38,9 @@ func (o Options) withDefaults() Options {
 		o.MaxRetries = defaultMaxRetries
 	case o.MaxRetries < 0:
 		o.MaxRetries = 0
+	}
+	if o.MaxRetryAfter <= 0 {
+		o.MaxRetryAfter = defaultMaxRetryAfter
 	}
 	if o.MaxTokens <= 0 {
 		o.MaxTokens = defaultMaxTokens
@@ -64,7 +70,7 @@ func New(model string, getenv func(string) string, opts Options) (Model, error) 
 	}
 	// The SDKs' own retry loops do the retrying; an http.Client timeout makes
 	// a stalled attempt a connection error, which both of them retry.
-	hc := &http.Client{Timeout: opts.Timeout}
+	hc := &http.Client{Timeout: opts.Timeout, Transport: retryAfterCap{next: http.DefaultTransport, max: opts.MaxRetryAfter}}
 	var p chatter
 	switch m.Provider.Name {
 	case "openai":
@@ -121,17 +127,60 @@ func (c *client) Chat(ctx context.Context, req Request) (Response, error) {
 	return resp, nil
 }
 
+// retryAfterCap stops the SDKs from sleeping through a long Retry-After
+// (both obey x-should-retry): the answer becomes final and is reported.
+type retryAfterCap struct {
+	next http.RoundTripper
+	max  time.Duration
+}
+
+func (t retryAfterCap) RoundTrip(r *http.Request) (*http.Response, error) {
+	res, err := t.next.RoundTrip(r)
+	if err == nil && retryAfter(res.Header) > t.max {
+		res.Header.Set("X-Should-Retry", "false")
+	}
+	return res, err
+}
+
+// retryAfter reads Retry-After-Ms or Retry-After (seconds or a date); 0
+// when absent.
+func retryAfter(h http.Header) time.Duration {
+	if ms, err := strconv.ParseFloat(h.Get("Retry-After-Ms"), 64); err == nil && ms > 0 {
+		return time.Duration(ms * float64(time.Millisecond))
+	}
+	v := h.Get("Retry-After")
+	if sec, err := strconv.ParseFloat(v, 64); err == nil && sec > 0 {
+		return time.Duration(sec * float64(time.Second))
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		return time.Until(t)
+	}
+	return 0
+}
+
 // APIError is an error answer from a provider after any retries.
 type APIError struct {
-	Model   string // "provider/model"
-	Status  int
-	Message string
+	Model      string // "provider/model"
+	Status     int
+	Message    string
+	RetryAfter time.Duration // what the server asked for, when it did
+}
+
+func apiError(status int, msg string, res *http.Response) *APIError {
+	e := &APIError{Status: status, Message: msg}
+	if res != nil {
+		e.RetryAfter = retryAfter(res.Header)
+	}
+	return e
 }
 
 func (e *APIError) Error() string {
 	s := fmt.Sprintf("%s: HTTP %d %s", e.Model, e.Status, http.StatusText(e.Status))
 	if e.Message != "" {
 		s += ": " + e.Message
+	}
+	if e.RetryAfter > 0 {
+		s += fmt.Sprintf(" (the server asks to retry after %s)", e.RetryAfter.Round(time.Second))
 	}
 	switch e.Status {
 	case http.StatusUnauthorized, http.StatusForbidden:
