@@ -48,45 +48,60 @@ func readLimited(r io.Reader, limit int64, what string) ([]byte, bool, error) {
 	return b, true, nil
 }
 
-type filePatch struct {
+// FilePatch is one file of a PR as the REST files endpoint gives it; Patch
+// is empty for binary or very large files.
+type FilePatch struct {
 	Filename         string `json:"filename"`
 	PreviousFilename string `json:"previous_filename"`
 	Status           string `json:"status"`
 	Patch            string `json:"patch"`
 }
 
-// filesPerPage and maxFilePages cover GitHub's cap of 3,000 files per PR.
+// FilesPerPage and MaxFilePages cover GitHub's cap of 3,000 files per PR.
 const (
-	filesPerPage = 100
-	maxFilePages = 30
+	FilesPerPage = 100
+	MaxFilePages = 30
 )
+
+// Unified renders the file's patch as a unified diff section.
+func (f FilePatch) Unified() string {
+	old := f.Filename
+	if f.PreviousFilename != "" {
+		old = f.PreviousFilename
+	}
+	if f.Patch == "" {
+		return fmt.Sprintf("diff --git a/%s b/%s\n(%s; no textual patch: binary or too large)\n", old, f.Filename, f.Status)
+	}
+	return fmt.Sprintf("diff --git a/%s b/%s\n--- a/%s\n+++ b/%s\n%s\n", old, f.Filename, old, f.Filename, f.Patch)
+}
+
+// FilesPage reads one page (1-based, 100 files) of the PR's files with
+// their patches. A short page is the last.
+func (c *Client) FilesPage(ctx context.Context, repo Repo, number, page int) ([]FilePatch, error) {
+	var files []FilePatch
+	path := fmt.Sprintf("repos/%s/%s/pulls/%d/files?per_page=%d&page=%d", repo.Owner, repo.Name, number, FilesPerPage, page)
+	if err := c.rest.DoWithContext(ctx, http.MethodGet, path, nil, &files); err != nil {
+		return nil, c.explain(err, fmt.Sprintf("the files of PR #%d", number), repo)
+	}
+	return files, nil
+}
 
 // diffFromFiles rebuilds a unified diff from per-file patches, page by page,
 // until limit bytes are gathered.
 func (c *Client) diffFromFiles(ctx context.Context, repo Repo, number int, limit int64) ([]byte, bool, error) {
 	var buf bytes.Buffer
-	for page := 1; page <= maxFilePages; page++ {
-		var files []filePatch
-		path := fmt.Sprintf("repos/%s/%s/pulls/%d/files?per_page=%d&page=%d", repo.Owner, repo.Name, number, filesPerPage, page)
-		if err := c.rest.DoWithContext(ctx, http.MethodGet, path, nil, &files); err != nil {
-			return nil, false, c.explain(err, fmt.Sprintf("the files of PR #%d", number), repo)
+	for page := 1; page <= MaxFilePages; page++ {
+		files, err := c.FilesPage(ctx, repo, number, page)
+		if err != nil {
+			return nil, false, err
 		}
 		for _, f := range files {
-			old := f.Filename
-			if f.PreviousFilename != "" {
-				old = f.PreviousFilename
-			}
-			fmt.Fprintf(&buf, "diff --git a/%s b/%s\n", old, f.Filename)
-			if f.Patch == "" {
-				fmt.Fprintf(&buf, "(%s; no textual patch: binary or too large)\n", f.Status)
-				continue
-			}
-			fmt.Fprintf(&buf, "--- a/%s\n+++ b/%s\n%s\n", old, f.Filename, f.Patch)
+			buf.WriteString(f.Unified())
 			if int64(buf.Len()) > limit {
 				return buf.Bytes()[:limit], false, nil
 			}
 		}
-		if len(files) < filesPerPage {
+		if len(files) < FilesPerPage {
 			return buf.Bytes(), true, nil
 		}
 	}

@@ -1,0 +1,204 @@
+package review
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/ocdx/gh-ocdx/github"
+	"github.com/ocdx/gh-ocdx/llm"
+	"github.com/ocdx/gh-ocdx/repofs"
+)
+
+// Files is the repository view the read-only tools use; *repofs.Repo is one.
+type Files interface {
+	ReadFile(path string, start, end int) (string, error)
+	List(dir string) ([]string, bool, error)
+	Search(pattern, dir string) ([]repofs.Match, bool, error)
+}
+
+// RepoTools are read_file, list_files and search (DESIGN.md §5), shared by
+// every role.
+func RepoTools(files Files) []llm.Tool {
+	return []llm.Tool{
+		{
+			Name:        "read_file",
+			Description: "Read a file of the repository at the PR's head. Optional start_line and end_line (1-based, inclusive) read a range; long files are cut at 64KB.",
+			Schema:      schema(`{"path":{"type":"string","description":"path relative to the repository root"},"start_line":{"type":"integer"},"end_line":{"type":"integer"}}`, "path"),
+			Parallel:    true,
+			Run: func(_ context.Context, raw json.RawMessage) (string, error) {
+				var a struct {
+					Path      string `json:"path"`
+					StartLine int    `json:"start_line"`
+					EndLine   int    `json:"end_line"`
+				}
+				if err := args(raw, &a); err != nil {
+					return "", err
+				}
+				return files.ReadFile(a.Path, a.StartLine, a.EndLine)
+			},
+		},
+		{
+			Name:        "list_files",
+			Description: "List the files of the repository, or of one directory, recursively (at most 500).",
+			Schema:      schema(`{"path":{"type":"string","description":"directory relative to the repository root; empty for all"}}`),
+			Parallel:    true,
+			Run: func(_ context.Context, raw json.RawMessage) (string, error) {
+				var a struct {
+					Path string `json:"path"`
+				}
+				if err := args(raw, &a); err != nil {
+					return "", err
+				}
+				list, more, err := files.List(a.Path)
+				if err != nil {
+					return "", err
+				}
+				out := strings.Join(list, "\n")
+				if more {
+					out += fmt.Sprintf("\n[only the first %d files; list a directory to see more]", repofs.MaxListItems)
+				}
+				if out == "" {
+					out = "(no files)"
+				}
+				return out, nil
+			},
+		},
+		{
+			Name:        "search",
+			Description: "Search the repository's text files for lines matching an RE2 regular expression; optional path limits it to a directory. At most 100 matches.",
+			Schema:      schema(`{"pattern":{"type":"string","description":"RE2 regular expression"},"path":{"type":"string"}}`, "pattern"),
+			Parallel:    true,
+			Run: func(_ context.Context, raw json.RawMessage) (string, error) {
+				var a struct {
+					Pattern string `json:"pattern"`
+					Path    string `json:"path"`
+				}
+				if err := args(raw, &a); err != nil {
+					return "", err
+				}
+				matches, more, err := files.Search(a.Pattern, a.Path)
+				if err != nil {
+					return "", err
+				}
+				var b strings.Builder
+				for _, m := range matches {
+					fmt.Fprintf(&b, "%s:%d: %s\n", m.Path, m.Line, m.Text)
+				}
+				if more {
+					fmt.Fprintf(&b, "[stopped at %d matches; narrow the pattern or the path]\n", repofs.MaxMatches)
+				}
+				if b.Len() == 0 {
+					return "no matches", nil
+				}
+				return b.String(), nil
+			},
+		},
+	}
+}
+
+// PRReader is what pr_diff and issue_view read from GitHub.
+type PRReader interface {
+	FilesPage(ctx context.Context, repo github.Repo, number, page int) ([]github.FilePatch, error)
+	Issue(ctx context.Context, repo github.Repo, number int) (*github.Issue, error)
+}
+
+// maxIssueBody bounds what issue_view returns: references, not documents
+// (seeds/003).
+const maxIssueBody = 8 << 10
+
+// PRTools are pr_diff and issue_view (reviewers and review-pr). File pages
+// are fetched once, lazily, and shared by all calls.
+func PRTools(gh PRReader, repo github.Repo, number int) []llm.Tool {
+	var (
+		mu    sync.Mutex
+		pages [][]github.FilePatch
+		done  bool
+	)
+	findFile := func(ctx context.Context, path string) (*github.FilePatch, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		for page := 1; ; page++ {
+			if page > len(pages) {
+				if done || page > github.MaxFilePages {
+					return nil, fmt.Errorf("%s is not among the files this PR changes; list_files and read_file show the rest of the repository", path)
+				}
+				p, err := gh.FilesPage(ctx, repo, number, page)
+				if err != nil {
+					return nil, err
+				}
+				pages = append(pages, p)
+				done = len(p) < github.FilesPerPage
+			}
+			for i := range pages[page-1] {
+				if f := &pages[page-1][i]; f.Filename == path || f.PreviousFilename == path {
+					return f, nil
+				}
+			}
+		}
+	}
+	return []llm.Tool{
+		{
+			Name:        "pr_diff",
+			Description: "The diff of one file changed by the PR.",
+			Schema:      schema(`{"path":{"type":"string","description":"path of a changed file"}}`, "path"),
+			Parallel:    true,
+			Run: func(ctx context.Context, raw json.RawMessage) (string, error) {
+				var a struct {
+					Path string `json:"path"`
+				}
+				if err := args(raw, &a); err != nil {
+					return "", err
+				}
+				f, err := findFile(ctx, strings.TrimPrefix(a.Path, "./"))
+				if err != nil {
+					return "", err
+				}
+				return f.Unified(), nil
+			},
+		},
+		{
+			Name:        "issue_view",
+			Description: "Title, state, URL and body (cut at 8KB) of an issue or PR of this repository.",
+			Schema:      schema(`{"number":{"type":"integer"}}`, "number"),
+			Parallel:    true,
+			Run: func(ctx context.Context, raw json.RawMessage) (string, error) {
+				var a struct {
+					Number int `json:"number"`
+				}
+				if err := args(raw, &a); err != nil {
+					return "", err
+				}
+				if a.Number <= 0 {
+					return "", errors.New("number must be a positive issue number")
+				}
+				is, err := gh.Issue(ctx, repo, a.Number)
+				if err != nil {
+					return "", err
+				}
+				body := is.Body
+				if len(body) > maxIssueBody {
+					body = strings.ToValidUTF8(body[:maxIssueBody], "") + "\n[body cut at 8KB]"
+				}
+				return fmt.Sprintf("#%d: %s (%s)\n%s\n\n%s", is.Number, is.Title, is.State, is.URL, body), nil
+			},
+		},
+	}
+}
+
+// schema builds a JSON Schema object from its properties and required names.
+func schema(properties string, required ...string) json.RawMessage {
+	req, _ := json.Marshal(append([]string{}, required...))
+	return json.RawMessage(`{"type":"object","properties":` + properties + `,"required":` + string(req) + `,"additionalProperties":false}`)
+}
+
+// args decodes a tool's arguments, naming what is wrong for the model.
+func args(raw json.RawMessage, v any) error {
+	if err := json.Unmarshal(raw, v); err != nil {
+		return fmt.Errorf("invalid arguments: %v", err)
+	}
+	return nil
+}
