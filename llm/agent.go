@@ -86,10 +86,12 @@ func (a *Agent) Run(ctx context.Context, out any) (Result, error) {
 
 	var res Result
 	var hist []exchange
+	ids := map[string]bool{} // call ids used so far
 	corrected := false
 	for call := 1; call <= maxIters; call++ {
 		final := call == maxIters
-		req := compose(a.System, a.Task, note, hist, budget, specs, final)
+		req, start := compose(a.System, a.Task, note, hist, budget, specs, final)
+		hist = hist[start:]
 		resp, err := a.Model.Chat(ctx, req)
 		if err != nil {
 			return res, fmt.Errorf("%s: %w", a.Role, err)
@@ -101,7 +103,7 @@ func (a *Agent) Run(ctx context.Context, out any) (Result, error) {
 			if final {
 				break
 			}
-			hist = append(hist, fit(a.runCalls(ctx, call, resp, tools, note), budget))
+			hist = append(hist, fit(a.runCalls(ctx, call, resp, tools, note, ids), budget))
 			if err := ctx.Err(); err != nil {
 				return res, fmt.Errorf("%s: %w", a.Role, err)
 			}
@@ -133,7 +135,7 @@ func (a *Agent) Run(ctx context.Context, out any) (Result, error) {
 
 // runCalls runs the tool calls of one turn and returns the exchange; every
 // recorded call has its result.
-func (a *Agent) runCalls(ctx context.Context, iter int, resp Response, tools map[string]Tool, note *Note) exchange {
+func (a *Agent) runCalls(ctx context.Context, iter int, resp Response, tools map[string]Tool, note *Note, ids map[string]bool) exchange {
 	calls := resp.Calls
 	if extra := len(calls) - MaxCallsPerTurn; extra > 0 {
 		note.Did(fmt.Sprintf("%d more calls in one turn were not run (at most %d per turn)", extra, MaxCallsPerTurn))
@@ -141,13 +143,12 @@ func (a *Agent) runCalls(ctx context.Context, iter int, resp Response, tools map
 	}
 	// Some OpenAI-compatible servers send empty or repeated ids; the ids
 	// only have to pair calls with results within this history.
-	seen := map[string]bool{}
 	calls = append([]ToolCall(nil), calls...)
 	for i := range calls {
-		if calls[i].ID == "" || seen[calls[i].ID] {
-			calls[i].ID = "call_" + strconv.Itoa(iter) + "_" + strconv.Itoa(i)
+		for n := 0; calls[i].ID == "" || ids[calls[i].ID]; n++ {
+			calls[i].ID = "call_" + strconv.Itoa(iter) + "_" + strconv.Itoa(i) + strings.Repeat("_", n)
 		}
-		seen[calls[i].ID] = true
+		ids[calls[i].ID] = true
 	}
 
 	results := make([]ToolResult, len(calls))

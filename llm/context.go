@@ -141,8 +141,10 @@ func shrinkArgs(args []byte, n int) []byte {
 	return []byte("{}")
 }
 
-// compose builds the request for the next turn.
-func compose(system, task string, note *Note, hist []exchange, budget int, tools []ToolSpec, final bool) Request {
+// compose builds the request for the next turn and says from which
+// exchange on the history was sent. The window only moves forward, so the
+// caller may forget the exchanges before it.
+func compose(system, task string, note *Note, hist []exchange, budget int, tools []ToolSpec, final bool) (Request, int) {
 	first := Message{Role: User, Text: task}
 	if s := note.String(); s != "" {
 		first.Text = strings.TrimRight(task, "\n") + "\n\n" + s
@@ -164,7 +166,7 @@ func compose(system, task string, note *Note, hist []exchange, budget int, tools
 		last := &msgs[len(msgs)-1]
 		last.Text = strings.TrimLeft(last.Text+"\n\n"+finalTurn, "\n")
 	}
-	return Request{System: system, Messages: msgs, Tools: tools, NoTools: final}
+	return Request{System: system, Messages: msgs, Tools: tools, NoTools: final}, start
 }
 
 const finalTurn = "This is your last turn: tools are off. Answer now with your final answer."

@@ -65,7 +65,8 @@ func (m *randomModel) Chat(_ context.Context, req Request) (Response, error) {
 // checkRequest asserts the invariants of a composed request: it starts
 // with the task, roles alternate, each assistant turn's calls are answered
 // by the next user turn (same ids, same order) and nothing else answers
-// calls, the history fits the budget, and both wire formats accept it.
+// calls, call ids are unique, the history fits the budget, and both wire
+// formats accept it.
 func (m *randomModel) checkRequest(req Request) {
 	t := m.t
 	t.Helper()
@@ -73,6 +74,7 @@ func (m *randomModel) checkRequest(req Request) {
 		t.Fatalf("request does not start with the task: %+v", req.Messages[:1])
 	}
 	size := 0
+	ids := map[string]bool{}
 	for i, msg := range req.Messages {
 		if want := []Role{User, Assistant}[i%2]; msg.Role != want {
 			t.Fatalf("message %d has role %s, want %s", i, msg.Role, want)
@@ -90,7 +92,6 @@ func (m *randomModel) checkRequest(req Request) {
 			if len(res) != len(msg.Calls) {
 				t.Fatalf("turn %d: %d calls, %d results", i, len(msg.Calls), len(res))
 			}
-			ids := map[string]bool{}
 			for j, c := range msg.Calls {
 				if ids[c.ID] || c.ID == "" {
 					t.Fatalf("turn %d: call id %q empty or repeated", i, c.ID)

@@ -111,7 +111,8 @@ func Extract(role, answer string) (json.RawMessage, error) {
 	case n == 0 || !strings.Contains(answer, EndMarker):
 		return nil, &EnvelopeError{Role: role, Kind: ErrNoEnvelope, Excerpt: clip(strings.TrimSpace(answer), excerptLen)}
 	case n > 1:
-		second := strings.Index(answer[strings.Index(answer, BeginMarker)+1:], BeginMarker) + 1
+		first := strings.Index(answer, BeginMarker)
+		second := first + 1 + strings.Index(answer[first+1:], BeginMarker)
 		return nil, &EnvelopeError{Role: role, Kind: ErrTwoEnvelopes, Detail: fmt.Sprintf("%d BEGIN_JSON markers", n), Excerpt: around(answer, second+len(BeginMarker)/2)}
 	}
 	start := strings.Index(answer, BeginMarker) + len(BeginMarker)

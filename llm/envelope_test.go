@@ -40,7 +40,7 @@ func TestDecode(t *testing.T) {
 		{"no markers", "The PR looks fine to me, nothing to report.", ErrNoEnvelope, "", "The PR looks fine"},
 		{"begin without end", "BEGIN_JSON {}", ErrNoEnvelope, "", "BEGIN_JSON"},
 		{"end before begin", "END_JSON x BEGIN_JSON", ErrNoEnvelope, "END_JSON comes before", ""},
-		{"two envelopes", "BEGIN_JSON {} END_JSON and BEGIN_JSON {} END_JSON", ErrTwoEnvelopes, "2 BEGIN_JSON", "BEGIN_JSON"},
+		{"two envelopes", "Sure. " + strings.Repeat(".", 100) + " BEGIN_JSON {} END_JSON and again BEGIN_JSON {} END_JSON", ErrTwoEnvelopes, "2 BEGIN_JSON", "and again BEGIN_JSON"},
 		{"two ends", "BEGIN_JSON {} END_JSON END_JSON", ErrTwoEnvelopes, "END_JSON", ""},
 		{"empty", "BEGIN_JSON \n END_JSON", ErrInvalidJSON, "empty", ""},
 		{"invalid JSON", `BEGIN_JSON {"agent":"r","count":1,"ok":tru} END_JSON`, ErrInvalidJSON, "invalid character", `"ok":tru`},
