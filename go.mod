@@ -3,16 +3,17 @@ module github.com/ocdx/gh-ocdx
 go 1.26.7
 
 require (
+	github.com/anthropics/anthropic-sdk-go v1.84.0
 	github.com/charmbracelet/log v1.0.0
 	github.com/cli/go-gh/v2 v2.17.0
 	github.com/mattn/go-isatty v0.0.20
+	github.com/openai/openai-go/v3 v3.96.0
 	github.com/spf13/pflag v1.0.10
 )
 
 require (
 	github.com/AlecAivazis/survey/v2 v2.3.7 // indirect
 	github.com/agnivade/levenshtein v1.2.2 // indirect
-	github.com/anthropics/anthropic-sdk-go v1.84.0 // indirect
 	github.com/aymanbagabas/go-osc52/v2 v2.0.1 // indirect
 	github.com/bahlo/generic-list-go v0.2.0 // indirect
 	github.com/buger/jsonparser v1.1.2 // indirect
@@ -39,7 +40,6 @@ require (
 	github.com/mattn/go-runewidth v0.0.24 // indirect
 	github.com/mgutz/ansi v0.0.0-20200706080929-d51e80ef957d // indirect
 	github.com/muesli/termenv v0.16.0 // indirect
-	github.com/openai/openai-go/v3 v3.96.0 // indirect
 	github.com/pb33f/ordered-map/v2 v2.3.1 // indirect
 	github.com/rivo/uniseg v0.4.7 // indirect
 	github.com/standard-webhooks/standard-webhooks/libraries v0.0.1 // indirect
