@@ -1,0 +1,132 @@
+// Package preflight holds the checks gh ocdx fix and review-loop run before
+// they touch a pull request, in the order of seeds/004 TODO 4: git work tree,
+// clean tree, current branch, verification commands on PATH; then, with the
+// PR read, that it is open, checked out, and ours to push to. Configuration
+// and GitHub auth are checked before, by cmd. Every failure says what is
+// wrong and what to do.
+package preflight
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/ocdx/gh-ocdx/fix"
+	"github.com/ocdx/gh-ocdx/git"
+	"github.com/ocdx/gh-ocdx/github"
+)
+
+// Kinds of failure; test with errors.Is.
+var (
+	ErrNotRepo        = git.ErrNotRepo
+	ErrDirty          = errors.New("the work tree has uncommitted changes")
+	ErrDetached       = errors.New("HEAD is detached")
+	ErrMissingCommand = errors.New("verification commands not found")
+	ErrNotOpen        = errors.New("the pull request is not open")
+	ErrWrongBranch    = errors.New("the checked-out branch is not the pull request's head")
+)
+
+// Checkout is the local state the checks found.
+type Checkout struct {
+	Repo   *git.Repo
+	Branch string
+	Head   string
+}
+
+// maxListed bounds the paths named in a dirty-tree message.
+const maxListed = 5
+
+// Local checks the checkout at dir: a git work tree, clean, on a branch, and
+// every verify command's executable on PATH (the commands need not pass: the
+// fix exists to make them pass).
+func Local(ctx context.Context, dir string, verify []string) (*Checkout, error) {
+	repo, err := git.Open(ctx, dir)
+	if err != nil {
+		return nil, err
+	}
+	dirty, err := repo.Dirty(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("could not read the state of the work tree: %w", err)
+	}
+	if len(dirty) > 0 {
+		list := dirty
+		more := ""
+		if len(list) > maxListed {
+			list, more = list[:maxListed], fmt.Sprintf(" and %d more", len(dirty)-maxListed)
+		}
+		return nil, fmt.Errorf("%w in %s (%s%s): commit or stash them, then re-run", ErrDirty, repo.Dir, strings.Join(list, ", "), more)
+	}
+	branch, err := repo.Branch(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("could not tell the current branch: %w", err)
+	}
+	if branch == "" {
+		return nil, fmt.Errorf("%w in %s: check out the pull request's branch (gh pr checkout <number>) and re-run", ErrDetached, repo.Dir)
+	}
+	if missing := fix.MissingCommands(verify); len(missing) > 0 {
+		return nil, fmt.Errorf("%w on PATH: %s; install them, or change \"verify\" in the configuration (or in .ocdx.json at the repository root)",
+			ErrMissingCommand, quoteAll(missing))
+	}
+	head, err := repo.Head(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("could not read HEAD: %w", err)
+	}
+	return &Checkout{Repo: repo, Branch: branch, Head: head}, nil
+}
+
+// PR checks the pull request against the checkout: it must be open and its
+// head branch checked out. canPush says whether the viewer may push to the
+// head repository (WRITE, MAINTAIN or ADMIN); without it the PR can only be
+// reviewed, which is not an error here.
+func PR(pr *github.PullRequest, branch string) (canPush bool, err error) {
+	switch pr.State {
+	case "OPEN":
+	case "MERGED", "CLOSED":
+		return false, fmt.Errorf("%w: PR #%d is %s; there is nothing to review or fix", ErrNotOpen, pr.Number, strings.ToLower(pr.State))
+	default:
+		return false, fmt.Errorf("%w: PR #%d is in state %q", ErrNotOpen, pr.Number, pr.State)
+	}
+	if pr.HeadRefName != branch {
+		return false, fmt.Errorf("%w: you are on %q but PR #%d's head is %q; run 'gh pr checkout %d' (or 'git checkout %s') and re-run",
+			ErrWrongBranch, branch, pr.Number, pr.HeadRefName, pr.Number, pr.HeadRefName)
+	}
+	return CanPush(pr), nil
+}
+
+// CanPush reports whether the viewer may push to the PR's head repository.
+func CanPush(pr *github.PullRequest) bool {
+	switch pr.ViewerPermission {
+	case "WRITE", "MAINTAIN", "ADMIN":
+		return pr.HeadRepository != ""
+	}
+	return false
+}
+
+// ReviewOnlyReason says why a PR cannot be pushed to, for messages.
+func ReviewOnlyReason(pr *github.PullRequest) string {
+	switch {
+	case pr.HeadRepository == "":
+		return fmt.Sprintf("PR #%d's head repository is gone (deleted fork), so nothing can be pushed to it", pr.Number)
+	case pr.IsCrossRepository:
+		perm := pr.ViewerPermission
+		if perm == "" {
+			perm = "no"
+		}
+		return fmt.Sprintf("PR #%d comes from the fork %s, where you have %s permission; fixes cannot be pushed (review only)", pr.Number, pr.HeadRepository, perm)
+	default:
+		perm := pr.ViewerPermission
+		if perm == "" {
+			perm = "no"
+		}
+		return fmt.Sprintf("you have %s permission on %s; pushing needs WRITE, MAINTAIN or ADMIN (review only)", perm, pr.HeadRepository)
+	}
+}
+
+func quoteAll(s []string) string {
+	q := make([]string, len(s))
+	for i, v := range s {
+		q[i] = fmt.Sprintf("%q", v)
+	}
+	return strings.Join(q, ", ")
+}

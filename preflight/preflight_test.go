@@ -1,0 +1,95 @@
+package preflight_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ocdx/gh-ocdx/github"
+	"github.com/ocdx/gh-ocdx/internal/testkit"
+	"github.com/ocdx/gh-ocdx/preflight"
+)
+
+func TestLocal(t *testing.T) {
+	ctx := context.Background()
+	fx := testkit.NewRepo(t, "main", "feature", map[string]string{"a.txt": "a\n"}, map[string]string{"b.txt": "b\n"})
+
+	co, err := preflight.Local(ctx, fx.Clone, []string{"git status", "sh -c true"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if co.Branch != "feature" || co.Head != testkit.Git(t, fx.Clone, "rev-parse", "HEAD") || co.Repo == nil {
+		t.Errorf("checkout %+v", co)
+	}
+
+	if _, err := preflight.Local(ctx, fx.Clone, []string{"git status", "no-such-tool-ocdx lint"}); !errors.Is(err, preflight.ErrMissingCommand) ||
+		!strings.Contains(err.Error(), `"no-such-tool-ocdx lint"`) || !strings.Contains(err.Error(), "verify") {
+		t.Errorf("missing command: %v", err)
+	}
+
+	if _, err := preflight.Local(ctx, t.TempDir(), nil); !errors.Is(err, preflight.ErrNotRepo) {
+		t.Errorf("not a repository: %v", err)
+	}
+
+	for i := range 7 {
+		os.WriteFile(filepath.Join(fx.Clone, "new"+string(rune('a'+i))), []byte("x"), 0o644)
+	}
+	_, err = preflight.Local(ctx, fx.Clone, []string{"no-such-tool-ocdx"})
+	if !errors.Is(err, preflight.ErrDirty) || !strings.Contains(err.Error(), "newa") || !strings.Contains(err.Error(), "2 more") ||
+		!strings.Contains(err.Error(), "commit or stash") {
+		t.Errorf("dirty tree (checked before the commands): %v", err)
+	}
+	for i := range 7 {
+		os.Remove(filepath.Join(fx.Clone, "new"+string(rune('a'+i))))
+	}
+
+	testkit.Git(t, fx.Clone, "checkout", "--quiet", "--detach")
+	if _, err := preflight.Local(ctx, fx.Clone, nil); !errors.Is(err, preflight.ErrDetached) || !strings.Contains(err.Error(), "gh pr checkout") {
+		t.Errorf("detached: %v", err)
+	}
+}
+
+func TestPR(t *testing.T) {
+	pr := func(state, head, perm string, fork bool) *github.PullRequest {
+		return &github.PullRequest{Number: 24, State: state, HeadRefName: head, ViewerPermission: perm,
+			IsCrossRepository: fork, HeadRepository: "octo/widgets"}
+	}
+	for _, tc := range []struct {
+		name    string
+		pr      *github.PullRequest
+		branch  string
+		push    bool
+		wantErr error
+		msg     string
+	}{
+		{"write", pr("OPEN", "feature", "WRITE", false), "feature", true, nil, ""},
+		{"maintain", pr("OPEN", "feature", "MAINTAIN", false), "feature", true, nil, ""},
+		{"admin", pr("OPEN", "feature", "ADMIN", false), "feature", true, nil, ""},
+		{"fork read", pr("OPEN", "feature", "READ", true), "feature", false, nil, ""},
+		{"triage", pr("OPEN", "feature", "TRIAGE", false), "feature", false, nil, ""},
+		{"no permission", pr("OPEN", "feature", "", true), "feature", false, nil, ""},
+		{"merged", pr("MERGED", "feature", "WRITE", false), "feature", false, preflight.ErrNotOpen, "PR #24 is merged"},
+		{"closed", pr("CLOSED", "feature", "WRITE", false), "feature", false, preflight.ErrNotOpen, "PR #24 is closed"},
+		{"wrong branch", pr("OPEN", "feature", "WRITE", false), "main", false, preflight.ErrWrongBranch, "gh pr checkout 24"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			push, err := preflight.PR(tc.pr, tc.branch)
+			if !errors.Is(err, tc.wantErr) || (tc.msg != "" && !strings.Contains(err.Error(), tc.msg)) {
+				t.Fatalf("err %v, want %v containing %q", err, tc.wantErr, tc.msg)
+			}
+			if push != tc.push {
+				t.Errorf("canPush %v, want %v", push, tc.push)
+			}
+			if !push && err == nil && preflight.ReviewOnlyReason(tc.pr) == "" {
+				t.Error("a review-only PR needs a reason")
+			}
+		})
+	}
+	gone := &github.PullRequest{Number: 3, State: "OPEN", HeadRefName: "x", ViewerPermission: "WRITE"}
+	if push, _ := preflight.PR(gone, "x"); push || !strings.Contains(preflight.ReviewOnlyReason(gone), "deleted fork") {
+		t.Error("a PR whose head repository is gone cannot be pushed to")
+	}
+}
