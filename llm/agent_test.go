@@ -83,7 +83,16 @@ func TestParallelToolCalls(t *testing.T) {
 			t.Fatalf("%q %v", res.Text, err)
 		}
 		if peak.Load() < 2 {
-			t.Errorf("read-only calls ran one at a time (peak %d)", peak.Load())
+			t.Errorf("parallel calls ran one at a time (peak %d)", peak.Load())
+		}
+		// With a tool that is not Parallel in the turn, calls run in order.
+		peak.Store(0)
+		write := slow
+		write.Name, write.Parallel = "write_file", false
+		fm.Script(w.name, testkit.CallTools(call("read_file", `{"path":"a"}`), call("write_file", `{"path":"b"}`), call("read_file", `{"path":"c"}`)), testkit.Reply("ok"))
+		a.Tools = []Tool{slow, write}
+		if _, err := a.Run(context.Background(), nil); err != nil || peak.Load() != 1 {
+			t.Errorf("mixed turn: peak %d, err %v", peak.Load(), err)
 		}
 		_, msgs := decodeWire(t, w.format, fm.Requests(w.name)[1].Body)
 		if len(msgs) != 3 || len(msgs[1].Calls) != 3 || len(msgs[2].Results) != 3 {

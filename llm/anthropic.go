@@ -79,9 +79,6 @@ func anthropicMessage(raw string) string {
 }
 
 func anthropicParams(model string, req Request, maxTokens int64) (anthropic.MessageNewParams, error) {
-	if req.MaxTokens > 0 {
-		maxTokens = req.MaxTokens
-	}
 	p := anthropic.MessageNewParams{Model: anthropic.Model(model), MaxTokens: maxTokens}
 	if req.System != "" {
 		p.System = []anthropic.TextBlockParam{{Text: req.System}}

@@ -18,11 +18,10 @@ type Model interface {
 
 // Request is one provider-neutral chat request.
 type Request struct {
-	System    string
-	Messages  []Message // starts with a user message; roles alternate
-	Tools     []ToolSpec
-	NoTools   bool  // the model must answer with text this turn (tools stay defined)
-	MaxTokens int64 // output cap; 0 means the provider default
+	System   string
+	Messages []Message // starts with a user message; roles alternate
+	Tools    []ToolSpec
+	NoTools  bool // the model must answer with text this turn (tools stay defined)
 }
 
 // Role is who wrote a message.

@@ -84,9 +84,6 @@ func argsJSON(s string) json.RawMessage {
 
 func openAIParams(model string, req Request, maxTokens int64, official bool) (openai.ChatCompletionNewParams, error) {
 	p := openai.ChatCompletionNewParams{Model: shared.ChatModel(model)}
-	if req.MaxTokens > 0 {
-		maxTokens = req.MaxTokens
-	}
 	if official {
 		p.MaxCompletionTokens = openai.Int(maxTokens)
 	} else {
