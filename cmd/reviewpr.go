@@ -2,14 +2,20 @@ package cmd
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/url"
+	"os"
 	"strconv"
 	"strings"
 
 	"github.com/cli/go-gh/v2/pkg/repository"
 
+	"github.com/ocdx/gh-ocdx/config"
+	"github.com/ocdx/gh-ocdx/git"
 	"github.com/ocdx/gh-ocdx/github"
+	"github.com/ocdx/gh-ocdx/llm"
+	"github.com/ocdx/gh-ocdx/repofs"
 	"github.com/ocdx/gh-ocdx/review"
 )
 
@@ -17,7 +23,11 @@ import (
 type ReviewPROptions struct {
 	Number      int
 	Repo        repository.Repository // resolved from the URL, -R, GH_REPO or git remotes
+	Model       string                // --model; "" = the configured reviewPrModel
 	ContextOnly bool
+	Yes         bool // post without asking
+	Print       bool // print the review, post nothing
+	Prompter    Prompter
 }
 
 func runReviewPR(ctx context.Context, d *Deps, args []string) error {
@@ -25,28 +35,53 @@ func runReviewPR(ctx context.Context, d *Deps, args []string) error {
 	if err != nil {
 		return err
 	}
+	if !opts.ContextOnly && !opts.Yes && !opts.Print {
+		opts.Prompter = newPrompter(d.IO)
+	}
 	return reviewPR(ctx, d, opts)
 }
+
+const reviewPRHelp = `Review a pull request with one model, with you in the loop (seeds/000).
+
+gh-ocdx gathers the PR's deterministic context (title, body, state, author,
+linked issues, the file summary and list, the diff capped at 50KB) and hands
+it to the reviewPrModel as its task. The model then:
+  Orient  asks for more context; you fetch as proposed, narrow it or refuse.
+  Decide  proposes a review; you post it, discuss it (it revises), or abort.
+The model reads the code through read-only tools (files at the PR's head
+when this checkout is at that commit, the PR's per-file diffs, issues).
+
+Without a terminal, pass --yes (post without asking) or --print (print the
+review on stdout, post nothing). --context-only prints the task message and
+calls no model.
+
+Examples:
+  gh ocdx review-pr 24
+  gh ocdx review-pr 24 --model openai/gpt-4.1 --print
+  gh ocdx review-pr https://github.com/OWNER/REPO/pull/24 --context-only`
 
 func parseReviewPR(d *Deps, args []string) (*ReviewPROptions, error) {
 	var repoFlag string
 	opts := &ReviewPROptions{}
-	fs := newFlagSet("review-pr", "gh ocdx review-pr <number|url> --context-only [-R OWNER/REPO]",
-		`Gather the deterministic context of a pull request for a review (seeds/000):
-title, body, state, author, linked issues (titles and URLs), the file summary
-and file list, and the diff truncated at 50KB. With --context-only it prints
-the task message a reviewing model would receive, and calls no model.
-
-Examples:
-  gh ocdx review-pr 24 --context-only
-  gh ocdx review-pr https://github.com/OWNER/REPO/pull/24 --context-only`)
+	fs := newFlagSet("review-pr", "gh ocdx review-pr <number|url> [--model P/M] [--context-only] [--yes] [--print] [-R OWNER/REPO]", reviewPRHelp)
+	fs.StringVar(&opts.Model, "model", "", "Review with this provider/model instead of the configured reviewPrModel")
 	fs.BoolVar(&opts.ContextOnly, "context-only", false, "Print the review context on stdout; call no model, post nothing")
+	fs.BoolVar(&opts.Yes, "yes", false, "Post the review without asking (context requests are confirmed too)")
+	fs.BoolVar(&opts.Print, "print", false, "Print the review on stdout and post nothing")
 	fs.repoFlag(&repoFlag)
 	if err := fs.parse(d, args, 1); err != nil {
 		return nil, err
 	}
-	if !opts.ContextOnly {
-		return nil, fs.usageErr("review-pr needs --context-only: the model review is not available in this version")
+	if opts.Yes && opts.Print {
+		return nil, fs.usageErr("--yes posts the review and --print does not: choose one")
+	}
+	if opts.Model != "" {
+		if _, err := config.ParseModel(opts.Model); err != nil {
+			return nil, fs.usageErr("invalid --model: %v", err)
+		}
+	}
+	if !opts.ContextOnly && !opts.Yes && !opts.Print && !d.IO.CanPrompt() {
+		return nil, fs.usageErr("review-pr asks before it posts, and this is not a terminal: pass --yes to post without asking, or --print to print the review instead")
 	}
 	arg := fs.Arg(0)
 	if n, err := strconv.Atoi(arg); err == nil && n > 0 {
@@ -90,6 +125,21 @@ func parsePRURL(s string) (repository.Repository, int, bool) {
 }
 
 func reviewPR(ctx context.Context, d *Deps, opts *ReviewPROptions) error {
+	var model llm.Model
+	if !opts.ContextOnly {
+		cfg, err := loadConfig(d)
+		if err != nil {
+			return err
+		}
+		name := cfg.ReviewPR.String()
+		if opts.Model != "" {
+			name = opts.Model
+		}
+		if model, err = llm.New(name, d.Getenv, llm.Options{}); err != nil {
+			return err
+		}
+		model = &progressModel{Model: model, name: name, log: d.Log}
+	}
 	repo := github.Repo{Host: opts.Repo.Host, Owner: opts.Repo.Owner, Name: opts.Repo.Name}
 	client, err := github.New(repo.Host, github.Options{})
 	if err != nil {
@@ -100,10 +150,56 @@ func reviewPR(ctx context.Context, d *Deps, opts *ReviewPROptions) error {
 	if err != nil {
 		return err
 	}
-	msg, err := rc.TaskMessage()
-	if err != nil {
-		return err
+	if opts.ContextOnly {
+		msg, err := rc.TaskMessage()
+		if err != nil {
+			return err
+		}
+		fmt.Fprint(d.IO.Out, msg)
+		return nil
 	}
-	fmt.Fprint(d.IO.Out, msg)
-	return nil
+
+	tools := review.PRTools(client, repo, opts.Number)
+	if files, closeFiles := headCheckout(ctx, d, rc.PR); files != nil {
+		defer closeFiles()
+		tools = append(review.RepoTools(files), tools...)
+	}
+	s := &review.Session{Model: model, Context: rc, Tools: tools}
+	switch {
+	case opts.Print:
+		s.Confirmer, s.Publisher = autoConfirmer{}, printPublisher{d: d}
+	case opts.Yes:
+		s.Confirmer, s.Publisher = autoConfirmer{}, &postPublisher{d: d, gh: client, repo: repo, number: opts.Number}
+	default:
+		s.Confirmer, s.Publisher = &terminalConfirmer{d: d, p: opts.Prompter}, &postPublisher{d: d, gh: client, repo: repo, number: opts.Number}
+	}
+	d.Log.Info("reviewing", "pr", fmt.Sprintf("%s#%d", repo, opts.Number), "model", model.(*progressModel).name)
+	out, err := s.Run(ctx)
+	if out != nil {
+		d.Log.Info("review done", "proposals", out.Rounds, "tokens in", out.Usage.Input, "out", out.Usage.Output)
+	}
+	if errors.Is(err, review.ErrAborted) {
+		return fmt.Errorf("%w: %v", ErrCancelled, err)
+	}
+	return err
+}
+
+// headCheckout gives the reviewer the repository's files when the current
+// directory is a checkout at the PR's head commit; otherwise the tools that
+// read files are left out and the user is told how to add them.
+func headCheckout(ctx context.Context, d *Deps, pr *github.PullRequest) (review.Files, func()) {
+	wd, err := os.Getwd()
+	if err != nil {
+		return nil, nil
+	}
+	g, err := git.Open(ctx, wd)
+	if err == nil {
+		if head, _ := g.Head(ctx); head == pr.HeadRefOid {
+			if files, err := repofs.Open(g.Dir); err == nil {
+				return files, func() { files.Close() }
+			}
+		}
+	}
+	d.Log.Warn(fmt.Sprintf("this directory is not a checkout of the PR's head (%.7s): the model gets the diffs but not read_file, list_files and search; run 'gh pr checkout %d' first to give it the code", pr.HeadRefOid, pr.Number))
+	return nil, nil
 }
