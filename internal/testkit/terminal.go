@@ -1,0 +1,124 @@
+//go:build unix
+
+package testkit
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/creack/pty"
+)
+
+// Keys a test types at a prompt.
+const (
+	Enter = "\r"
+	Down  = "\x1b[B"
+	CtrlC = "\x03"
+)
+
+// Terminal runs the binary on a pseudo-terminal, as a user at a keyboard
+// would: it reads the screen, waits for prompts and types answers.
+type Terminal struct {
+	t    testing.TB
+	cmd  *exec.Cmd
+	tty  *os.File
+	mu   sync.Mutex
+	seen bytes.Buffer
+	pos  int // screen offset after the last Expect
+}
+
+// StartTerminal starts the binary with args on a 120×40 terminal.
+func (e *Env) StartTerminal(t testing.TB, args ...string) *Terminal {
+	t.Helper()
+	c := exec.Command(Binary(t), args...)
+	c.Dir, c.Env = e.Dir, append(e.List(), "TERM=xterm")
+	tty, err := pty.StartWithSize(c, &pty.Winsize{Rows: 40, Cols: 120})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tm := &Terminal{t: t, cmd: c, tty: tty}
+	t.Cleanup(func() { _ = c.Process.Kill(); tty.Close() })
+	go tm.read()
+	return tm
+}
+
+// read copies the screen and answers cursor position queries, which survey
+// sends and waits on, as a terminal would.
+func (tm *Terminal) read() {
+	buf := make([]byte, 4096)
+	answered := 0
+	for {
+		n, err := tm.tty.Read(buf)
+		tm.mu.Lock()
+		tm.seen.Write(buf[:n])
+		asked := strings.Count(tm.seen.String(), "\x1b[6n")
+		tm.mu.Unlock()
+		for ; answered < asked; answered++ {
+			_, _ = tm.tty.Write([]byte("\x1b[1;1R"))
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// Screen is everything shown so far.
+func (tm *Terminal) Screen() string {
+	tm.mu.Lock()
+	defer tm.mu.Unlock()
+	return tm.seen.String()
+}
+
+// Expect waits until want appears after what earlier Expects matched.
+func (tm *Terminal) Expect(want string) {
+	tm.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		s := tm.Screen()
+		if i := strings.Index(s[tm.pos:], want); i >= 0 {
+			tm.pos += i + len(want)
+			return
+		}
+		if time.Now().After(deadline) {
+			tm.t.Fatalf("no %q on the screen:\n%s", want, s)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// Send types keys.
+func (tm *Terminal) Send(keys string) {
+	tm.t.Helper()
+	time.Sleep(50 * time.Millisecond) // let the prompt settle into raw mode
+	if _, err := tm.tty.Write([]byte(keys)); err != nil {
+		tm.t.Fatal(err)
+	}
+}
+
+// Wait waits for the program to exit and returns its exit code.
+func (tm *Terminal) Wait() int {
+	tm.t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- tm.cmd.Wait() }()
+	select {
+	case err := <-done:
+		var exit *exec.ExitError
+		if errors.As(err, &exit) {
+			return exit.ExitCode()
+		}
+		if err != nil {
+			tm.t.Fatal(err)
+		}
+		return 0
+	case <-time.After(30 * time.Second):
+		_ = tm.cmd.Process.Kill()
+		tm.t.Fatalf("still running:\n%s", tm.Screen())
+		return -1
+	}
+}
