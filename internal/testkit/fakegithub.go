@@ -11,6 +11,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -117,7 +119,10 @@ type Fault struct {
 	Delay      time.Duration // wait before answering (or before the fault)
 	Drop       bool          // close the connection without an answer
 	Garbage    bool          // answer 200 with a body that is not JSON
-	Times      int
+	// Apply serves the request as usual (a comment is posted) and then
+	// answers Status anyway: the write whose outcome the client cannot know.
+	Apply bool
+	Times int
 }
 
 // NewGitHub starts a fake GitHub for the test; it stops when the test ends.
@@ -309,6 +314,10 @@ func (g *GitHub) serve(w http.ResponseWriter, r *http.Request) {
 			rec.WriteHeader(http.StatusOK)
 			io.WriteString(rec, "<html>not json")
 			return
+		case f.Apply:
+			g.route(httptest.NewRecorder(), r, kind, body)
+			writeJSON(rec, f.Status, map[string]any{"message": http.StatusText(f.Status)})
+			return
 		case f.Status != 0:
 			if f.RetryAfter != "" {
 				rec.Header().Set("Retry-After", f.RetryAfter)
@@ -392,11 +401,19 @@ func (g *GitHub) route(w http.ResponseWriter, r *http.Request, kind string, body
 		g.post(w, r, kind, body)
 	case "comments":
 		m := reComments.FindStringSubmatch(r.URL.Path)
+		per, _ := strconv.Atoi(r.URL.Query().Get("per_page"))
+		if per <= 0 || per > 100 {
+			per = 30
+		}
+		pg, _ := strconv.Atoi(r.URL.Query().Get("page"))
+		pg = max(pg, 1)
 		g.mu.Lock()
 		list := g.comments[m[1]+"#"+m[2]]
 		out := []map[string]any{}
-		for _, c := range list {
-			out = append(out, map[string]any{"id": c.ID, "body": c.Body, "html_url": g.commentURL(m[1], m[2], c.ID)})
+		for i := (pg - 1) * per; i < len(list) && i < pg*per; i++ {
+			c := list[i]
+			out = append(out, map[string]any{"id": c.ID, "body": c.Body, "html_url": g.commentURL(m[1], m[2], c.ID),
+				"user": map[string]any{"login": "ocdx-bot"}, "created_at": "2026-01-01T00:00:00Z"})
 		}
 		g.mu.Unlock()
 		writeJSON(w, http.StatusOK, out)
@@ -512,6 +529,7 @@ func (g *GitHub) root() map[string]any {
 			repo := fmt.Sprintf("%s/%s", args["owner"], args["name"])
 			return map[string]any{
 				"nameWithOwner": repo,
+				"pullRequests":  resolver(func(a map[string]any) any { return g.pullRequests(repo, a) }),
 				"pullRequest": resolver(func(a map[string]any) any {
 					n, _ := asInt(a["number"])
 					pr := g.pr(repo, strconv.Itoa(n))
@@ -523,6 +541,32 @@ func (g *GitHub) root() map[string]any {
 			}
 		}),
 	}
+}
+
+// pullRequests is the repository's pullRequests connection, filtered by
+// headRefName and states, in number order.
+func (g *GitHub) pullRequests(repo string, args map[string]any) conn {
+	g.mu.Lock()
+	var prs []*PR
+	for key, pr := range g.prs {
+		if !strings.HasPrefix(key, repo+"#") {
+			continue
+		}
+		if h, ok := args["headRefName"].(string); ok && h != pr.HeadRef {
+			continue
+		}
+		if states, ok := args["states"].([]any); ok && len(states) > 0 && !slices.Contains(states, any(pr.State)) {
+			continue
+		}
+		prs = append(prs, pr)
+	}
+	g.mu.Unlock()
+	sort.Slice(prs, func(i, j int) bool { return prs[i].Number < prs[j].Number })
+	out := conn{}
+	for _, pr := range prs {
+		out = append(out, g.prObject(repo, pr))
+	}
+	return out
 }
 
 func (g *GitHub) prObject(repo string, pr *PR) map[string]any {
