@@ -78,6 +78,13 @@ func runOne(ctx context.Context, dir, command string, stream io.Writer) Verifica
 		v.Tail = err.Error()
 		return v
 	}
+	return runArgv(ctx, dir, command, argv, stream)
+}
+
+// runArgv runs argv in dir without a shell, streaming its output and keeping
+// its tail; command is how it is shown.
+func runArgv(ctx context.Context, dir, command string, argv []string, stream io.Writer) Verification {
+	v := Verification{Command: command, ExitCode: -1}
 	tail := &tailBuffer{max: TailBytes}
 	out := io.MultiWriter(stream, tail)
 	fmt.Fprintf(stream, "$ %s\n", command)
@@ -86,7 +93,7 @@ func runOne(ctx context.Context, dir, command string, stream io.Writer) Verifica
 	killGroup(c)
 	c.WaitDelay = 5 * time.Second
 	start := time.Now()
-	err = c.Run()
+	err := c.Run()
 	v.Duration = time.Since(start)
 	var exit *exec.ExitError
 	switch {

@@ -1,0 +1,374 @@
+package fix
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/ocdx/gh-ocdx/git"
+	"github.com/ocdx/gh-ocdx/github"
+	"github.com/ocdx/gh-ocdx/internal/testkit"
+	"github.com/ocdx/gh-ocdx/llm"
+	"github.com/ocdx/gh-ocdx/review"
+	"github.com/ocdx/gh-ocdx/state"
+)
+
+// step answers one model request; it sees the request, so it can read the
+// sha git_commit returned.
+type step func(req llm.Request) llm.Response
+
+type model struct {
+	mu    sync.Mutex
+	steps []step
+	reqs  []llm.Request
+}
+
+func (m *model) Chat(_ context.Context, req llm.Request) (llm.Response, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.reqs = append(m.reqs, req)
+	if len(m.steps) == 0 {
+		return llm.Response{}, errors.New("script exhausted")
+	}
+	s := m.steps[0]
+	m.steps = m.steps[1:]
+	r := s(req)
+	r.Usage = llm.Usage{Calls: 1, Input: 100, Output: 10}
+	return r, nil
+}
+
+func calls(cs ...llm.ToolCall) step {
+	return func(llm.Request) llm.Response {
+		for i := range cs {
+			cs[i].ID = fmt.Sprintf("c%d", i)
+		}
+		return llm.Response{Calls: cs}
+	}
+}
+
+func tc(name, args string) llm.ToolCall { return llm.ToolCall{Name: name, Args: []byte(args)} }
+
+// lastSha is the sha of the last git_commit result in the request.
+func lastSha(req llm.Request) string {
+	sha := ""
+	for _, m := range req.Messages {
+		for _, r := range m.Results {
+			if s, ok := strings.CutPrefix(r.Content, "committed "); ok {
+				sha = s
+			}
+		}
+	}
+	return sha
+}
+
+// answer replies with an envelope fixing `fixed` with the last commit and
+// rejecting `rejected`.
+func answer(fixed, rejected []string) step {
+	return func(req llm.Request) llm.Response {
+		sha := lastSha(req)
+		var f, r, c []string
+		for _, id := range fixed {
+			f = append(f, fmt.Sprintf(`{"findingId":%q,"commitSha":%q,"description":"done"}`, id, sha))
+		}
+		for _, id := range rejected {
+			r = append(r, fmt.Sprintf(`{"findingId":%q,"reason":"not a bug"}`, id))
+		}
+		if sha != "" {
+			c = append(c, fmt.Sprintf(`{"sha":%q,"message":"fix"}`, sha))
+		}
+		return llm.Response{Text: fmt.Sprintf("BEGIN_JSON\n{\"agent\":\"pr-fix\",\"prNumber\":24,\"summary\":{\"fixed\":0,\"rejected\":0,\"deferred\":0},"+
+			"\"fixedIssues\":[%s],\"rejectedIssues\":[%s],\"commits\":[%s]}\nEND_JSON", strings.Join(f, ","), strings.Join(r, ","), strings.Join(c, ","))}
+	}
+}
+
+// fakeGitHub reads the head from the bare remote and keeps comments.
+type fakeGitHub struct {
+	remote, branch string
+	mu             sync.Mutex
+	comments       []github.Comment
+}
+
+func (g *fakeGitHub) PostComment(_ context.Context, _ github.Repo, _ int, body string) (*github.Comment, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	c := github.Comment{ID: int64(len(g.comments) + 1), Body: body, URL: fmt.Sprintf("https://example.test/c/%d", len(g.comments)+1)}
+	g.comments = append(g.comments, c)
+	return &c, nil
+}
+
+func (g *fakeGitHub) Comments(context.Context, github.Repo, int) ([]github.Comment, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return append([]github.Comment(nil), g.comments...), nil
+}
+
+func (g *fakeGitHub) HeadOID(context.Context, github.Repo, int) (string, error) {
+	out, err := exec.Command("git", "--git-dir", g.remote, "rev-parse", "refs/heads/"+g.branch).Output()
+	return strings.TrimSpace(string(out)), err
+}
+
+type fixture struct {
+	fx    *testkit.Repo
+	gh    *fakeGitHub
+	m     *model
+	store *state.Store
+	run   *state.Active
+	opts  Options
+	log   *strings.Builder
+}
+
+var findings = []review.Finding{
+	{ID: "SEC-00000001", Priority: "P0", Category: "security", File: "a.txt", Title: "a is unsafe", Description: "make it fixed"},
+	{ID: "QUAL-0000002", Priority: "P2", Category: "quality", File: "b.txt", Title: "b is fine", Description: "style"},
+}
+
+// newFixture: check.sh passes once a.txt says "fixed" and fails with
+// "boom" until then.
+func newFixture(t *testing.T, steps ...step) *fixture {
+	t.Helper()
+	fx := testkit.NewRepo(t, "main", "feature",
+		map[string]string{"a.txt": "a\n", "check.sh": "grep -q fixed a.txt || { echo boom; exit 1; }\n"},
+		map[string]string{"b.txt": "b\n"})
+	gh := &fakeGitHub{remote: fx.Remote, branch: "feature"}
+	head := testkit.Git(t, fx.Clone, "rev-parse", "HEAD")
+	store := state.New(t.TempDir()+"/state.db", nil)
+	run, err := store.Begin(state.NewKey("github.com", "octo", "widgets", 24), "fix")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { run.Release() })
+	m := &model{steps: steps}
+	log := &strings.Builder{}
+	return &fixture{fx: fx, gh: gh, m: m, store: store, run: run, log: log, opts: Options{
+		Repo: github.Repo{Host: "github.com", Owner: "octo", Name: "widgets"},
+		PR:   &github.PullRequest{Number: 24, State: "OPEN", HeadRefName: "feature", HeadRefOid: head, BaseRefName: "main", Title: "T"},
+		Dir:  fx.Clone, Model: m, ModelName: "openai/fake", Verify: []string{"sh check.sh"},
+		Payload: review.FixPayload{PRNumber: 24, Round: 1, IssuesToFix: findings},
+		Run:     run, Round: 1, GitHub: gh, Progress: log,
+	}}
+}
+
+var (
+	editA   = tc("edit_file", `{"path":"a.txt","old_string":"a\n","new_string":"fixed\n"}`)
+	commitA = tc("git_commit", `{"message":"fix: a is safe now","paths":["a.txt"]}`)
+)
+
+func TestRunFixesVerifiesPushesAndReports(t *testing.T) {
+	f := newFixture(t,
+		calls(tc("note", `{"text":"a.txt first, then reject b"}`), editA),
+		calls(commitA),
+		answer([]string{"SEC-00000001"}, []string{"QUAL-0000002"}))
+	var plan PushPlan
+	f.opts.Confirm = func(_ context.Context, p PushPlan) (bool, error) { plan = p; return true, nil }
+
+	out, err := Run(context.Background(), f.opts)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, f.log)
+	}
+	head := testkit.Git(t, f.fx.Clone, "rev-parse", "HEAD")
+	if !out.Pushed || out.HeadOID != head || f.fx.RemoteOID(t, "feature") != head || out.Attempts != 1 {
+		t.Errorf("outcome %+v, remote %s, head %s", out, f.fx.RemoteOID(t, "feature"), head)
+	}
+	if len(plan.Commits) != 1 || !strings.Contains(plan.Commits[0], "fix: a is safe now") || !strings.Contains(plan.Diffstat, "a.txt") || plan.Branch != "feature" {
+		t.Errorf("plan %+v", plan)
+	}
+	if out.Result.Summary.Fixed != 1 || out.Result.Summary.Rejected != 1 || out.Result.FixedIssues[0].CommitSha != head || len(out.Result.Commits) != 1 {
+		t.Errorf("result %+v", out.Result)
+	}
+	if len(f.gh.comments) != 1 {
+		t.Fatalf("want one comment, got %d", len(f.gh.comments))
+	}
+	body := f.gh.comments[0].Body
+	for _, want := range []string{Marker, Tag(f.run.ID(), 1), "SEC-00000001", "a is unsafe", "not a bug", head[:7], "fix: a is safe now", "sh check.sh", "passed", "input"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("comment lacks %q:\n%s", want, body)
+		}
+	}
+	pr, _ := f.store.PR(f.run.Key())
+	if pr.WIP != nil {
+		t.Errorf("WIP left after the push: %+v", pr.WIP)
+	}
+	rd := pr.Runs[0].Rounds[0]
+	for _, p := range []state.Phase{state.PhaseFixed, state.PhaseVerified, state.PhasePushed} {
+		if !rd.Done(p) {
+			t.Errorf("phase %s not recorded", p)
+		}
+	}
+	if len(rd.Comments) != 1 || rd.FixedIDs[0] != "SEC-00000001" || rd.RejectedIDs[0] != "QUAL-0000002" {
+		t.Errorf("round %+v", rd)
+	}
+	// A re-run of the same round posts nothing twice.
+	if _, err := Run(context.Background(), f.opts); err != nil || len(f.gh.comments) != 1 {
+		t.Errorf("re-run: %v, %d comments", err, len(f.gh.comments))
+	}
+	if !strings.Contains(f.log.String(), "edit_file") || !strings.Contains(f.log.String(), "tokens") {
+		t.Errorf("progress: %s", f.log)
+	}
+}
+
+func TestRunRetriesAfterAFailedVerification(t *testing.T) {
+	f := newFixture(t,
+		calls(tc("write_file", `{"path":"c.txt","content":"c\n"}`)),
+		calls(tc("git_commit", `{"message":"feat: c"}`)),
+		answer([]string{"SEC-00000001"}, []string{"QUAL-0000002"}),
+		// attempt 2: the task shows the failure
+		func(req llm.Request) llm.Response {
+			if !strings.Contains(req.Messages[0].Text, "attempt 2 of 3") || !strings.Contains(req.Messages[0].Text, "boom") {
+				return llm.Response{Text: "the retry task lacks the failure: " + req.Messages[0].Text}
+			}
+			return calls(editA)(req)
+		},
+		calls(commitA),
+		answer([]string{"SEC-00000001"}, []string{"QUAL-0000002"}))
+
+	out, err := Run(context.Background(), f.opts)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, f.log)
+	}
+	if out.Attempts != 2 || !out.Pushed || len(out.Result.Commits) != 2 || len(f.gh.comments) != 1 {
+		t.Errorf("outcome %+v", out)
+	}
+}
+
+func TestRunStopsAfterThreeFailedVerifications(t *testing.T) {
+	var steps []step
+	for i := range 3 {
+		steps = append(steps,
+			calls(tc("write_file", fmt.Sprintf(`{"path":"c.txt","content":"try %d\n"}`, i))),
+			calls(tc("git_commit", fmt.Sprintf(`{"message":"try %d"}`, i))),
+			answer([]string{"SEC-00000001"}, []string{"QUAL-0000002"}))
+	}
+	f := newFixture(t, steps...)
+	before := f.fx.RemoteOID(t, "feature")
+
+	out, err := Run(context.Background(), f.opts)
+	var ve *VerifyError
+	if !errors.As(err, &ve) || ve.Attempts != 3 || len(ve.Commits) != 3 || !strings.Contains(err.Error(), "not pushed") {
+		t.Fatalf("want a VerifyError after 3 attempts, got %v", err)
+	}
+	if out.Pushed || f.fx.RemoteOID(t, "feature") != before || len(f.gh.comments) != 0 {
+		t.Error("nothing may be pushed or posted")
+	}
+	pr, _ := f.store.PR(f.run.Key())
+	if pr.WIP == nil || pr.WIP.Phase != "verification failed" || len(pr.WIP.Verification) == 0 || pr.WIP.LastCommit == "" {
+		t.Errorf("the WIP must say where it stopped: %+v", pr.WIP)
+	}
+}
+
+func TestRunRejectsABrokenResult(t *testing.T) {
+	for name, last := range map[string]step{
+		"invariant":       answer([]string{"SEC-00000001"}, nil),
+		"unknown finding": answer([]string{"SEC-00000001"}, []string{"QUAL-0000002", "OTHER-99999999"}),
+		"twice":           answer([]string{"SEC-00000001", "SEC-00000001"}, nil),
+		"unknown commit": func(req llm.Request) llm.Response {
+			r := answer([]string{"SEC-00000001"}, []string{"QUAL-0000002"})(req)
+			r.Text = strings.ReplaceAll(r.Text, lastSha(req), "deadbeefdeadbeef")
+			return r
+		},
+		"commit before the fix": func(req llm.Request) llm.Response {
+			r := answer([]string{"SEC-00000001"}, []string{"QUAL-0000002"})(req)
+			r.Text = strings.ReplaceAll(r.Text, lastSha(req), lastSha(req)[:10]+"^")
+			return r
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			f := newFixture(t, calls(editA), calls(commitA), last)
+			before := f.fx.RemoteOID(t, "feature")
+			_, err := Run(context.Background(), f.opts)
+			var re *ResultError
+			if !errors.As(err, &re) {
+				t.Fatalf("want a ResultError, got %v", err)
+			}
+			if f.fx.RemoteOID(t, "feature") != before || len(f.gh.comments) != 0 {
+				t.Error("nothing may be pushed or posted")
+			}
+		})
+	}
+}
+
+func TestRunPushRejectedKeepsTheCommits(t *testing.T) {
+	f := newFixture(t, calls(editA), calls(commitA), answer([]string{"SEC-00000001"}, []string{"QUAL-0000002"}))
+	// Someone else pushes to the branch meanwhile.
+	other := t.TempDir()
+	testkit.Git(t, other, "clone", "--quiet", "--branch", "feature", f.fx.Remote, ".")
+	testkit.WriteFiles(t, other, map[string]string{"d.txt": "d\n"})
+	testkit.Git(t, other, "add", ".")
+	testkit.Git(t, other, "commit", "-qm", "theirs")
+	testkit.Git(t, other, "push", "--quiet", "origin", "feature")
+	theirs := f.fx.RemoteOID(t, "feature")
+
+	out, err := Run(context.Background(), f.opts)
+	var pe *git.PushError
+	if !errors.As(err, &pe) {
+		t.Fatalf("want a PushError, got %v", err)
+	}
+	if f.fx.RemoteOID(t, "feature") != theirs || out.Pushed || len(f.gh.comments) != 0 {
+		t.Error("the remote must keep their commit")
+	}
+	if got := testkit.Git(t, f.fx.Clone, "log", "-1", "--format=%s"); got != "fix: a is safe now" {
+		t.Errorf("local commit lost: %q", got)
+	}
+}
+
+func TestRunDeclinedAndDryRun(t *testing.T) {
+	f := newFixture(t, calls(editA), calls(commitA), answer([]string{"SEC-00000001"}, []string{"QUAL-0000002"}))
+	before := f.fx.RemoteOID(t, "feature")
+	f.opts.Confirm = func(context.Context, PushPlan) (bool, error) { return false, nil }
+	if _, err := Run(context.Background(), f.opts); !errors.Is(err, ErrDeclined) {
+		t.Fatalf("want ErrDeclined, got %v", err)
+	}
+	if f.fx.RemoteOID(t, "feature") != before || len(f.gh.comments) != 0 {
+		t.Error("declined: nothing pushed or posted")
+	}
+
+	g := newFixture(t, calls(editA), calls(commitA), answer([]string{"SEC-00000001"}, []string{"QUAL-0000002"}))
+	g.opts.DryRun = true
+	g.opts.Confirm = func(context.Context, PushPlan) (bool, error) { t.Error("dry run asked to push"); return false, nil }
+	out, err := Run(context.Background(), g.opts)
+	if err != nil || out.Pushed || len(g.gh.comments) != 0 || !out.Verification[0].OK {
+		t.Errorf("dry run: %+v %v", out, err)
+	}
+}
+
+func TestRunResumesFromTheWIP(t *testing.T) {
+	f := newFixture(t,
+		func(req llm.Request) llm.Response {
+			all := req.System + req.Messages[0].Text
+			for _, m := range req.Messages {
+				all += m.Text
+			}
+			for _, want := range []string{"Resuming an interrupted fix", "edit a.txt next", "Files modified: a.txt", "interrupted"} {
+				if !strings.Contains(all, want) {
+					return llm.Response{Text: "missing " + want}
+				}
+			}
+			return calls(editA)(req)
+		},
+		calls(commitA), answer([]string{"SEC-00000001"}, []string{"QUAL-0000002"}))
+	f.opts.Resume = &state.WIP{Phase: "fixing (attempt 1 of 3)", FilesModified: []string{"a.txt"},
+		Decisions: []state.Decision{{Decision: "edit a.txt next"}}, NextStep: "edit a.txt next", Context: "read_file a.txt → ok"}
+	out, err := Run(context.Background(), f.opts)
+	if err != nil || !out.Pushed {
+		t.Fatalf("%v %+v\n%s", err, out, f.log)
+	}
+}
+
+func TestReportIsSanitised(t *testing.T) {
+	f := newFixture(t, calls(editA), calls(commitA), func(req llm.Request) llm.Response {
+		r := answer([]string{"SEC-00000001"}, nil)(req)
+		r.Text = strings.Replace(r.Text, `"rejectedIssues":[]`,
+			`"rejectedIssues":[{"findingId":"QUAL-0000002","reason":"token ghp_abcdefghijklmnopqrstuvwxyz0123456789 and diff --git a/x b/x"}]`, 1)
+		return r
+	})
+	if _, err := Run(context.Background(), f.opts); err != nil {
+		t.Fatal(err)
+	}
+	body := f.gh.comments[0].Body
+	if strings.Contains(body, "ghp_abc") || strings.Contains(body, "diff --git") {
+		t.Errorf("unsanitised comment:\n%s", body)
+	}
+}

@@ -1,0 +1,179 @@
+package fix
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ocdx/gh-ocdx/git"
+	"github.com/ocdx/gh-ocdx/internal/testkit"
+	"github.com/ocdx/gh-ocdx/llm"
+	"github.com/ocdx/gh-ocdx/repofs"
+)
+
+func TestAllowCommand(t *testing.T) {
+	verify := [][]string{{"go", "test", "./..."}, {"sh", "check.sh"}, {"dx", "lint"}}
+	for _, tc := range []struct {
+		argv []string
+		want string // "" allowed, else part of the refusal
+	}{
+		{[]string{"go", "test", "./..."}, ""},
+		{[]string{"go", "test", "./fix", "-run", "TestX"}, ""},
+		{[]string{"sh", "check.sh"}, ""},
+		{[]string{"dx", "lint"}, ""},
+		{[]string{"git", "status"}, ""},
+		{[]string{"git", "diff", "HEAD~1"}, ""},
+		{[]string{"git", "log", "--oneline"}, ""},
+		{[]string{"git", "show", "HEAD"}, ""},
+		{[]string{"sh", "check.sh", "--evil"}, "not allowed"},
+		{[]string{"sh", "-c", "rm -rf /"}, "not allowed"},
+		{[]string{"dx", "lint", "--fix-everything"}, "not allowed"},
+		{[]string{"go", "build"}, "not allowed"},
+		{[]string{"git", "push", "--force"}, "gh-ocdx pushes"},
+		{[]string{"git", "push"}, "never with force"},
+		{[]string{"git", "reset", "--hard"}, "git reset is not allowed"},
+		{[]string{"git", "checkout", "main"}, "git checkout is not allowed"},
+		{[]string{"git", "rebase", "-i"}, "git rebase is not allowed"},
+		{[]string{"git", "commit", "-m", "x"}, "git_commit"},
+		{[]string{"git", "add", "."}, "git_commit"},
+		{[]string{"git", "-c", "core.pager=sh", "log"}, "not allowed"},
+		{[]string{"git", "diff", "--output=/tmp/x"}, "not allowed"},
+		{[]string{"git", "diff", "--no-index", "/etc/passwd", "x"}, "not allowed"},
+		{[]string{"git"}, "not allowed"},
+		{[]string{"curl", "https://example.com"}, "no network access"},
+		{[]string{"/usr/bin/wget", "x"}, "no network access"},
+		{[]string{"ssh", "host"}, "no network access"},
+		{[]string{"rm", "-rf", "."}, "not allowed"},
+		{[]string{}, "empty"},
+	} {
+		err := AllowCommand(tc.argv, verify)
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("%q refused: %v", tc.argv, err)
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+			t.Errorf("%q: got %v, want a refusal with %q", tc.argv, err, tc.want)
+		}
+	}
+}
+
+// toolkit is a workspace on a fresh fixture.
+func toolkit(t *testing.T, verify ...string) (map[string]llm.Tool, *testkit.Repo, *[]string) {
+	t.Helper()
+	fx := testkit.NewRepo(t, "main", "feature", map[string]string{"a.txt": "a\n"}, map[string]string{"b.txt": "b\n"})
+	repo, err := git.Open(context.Background(), fx.Clone)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := repofs.Open(fx.Clone)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { files.Close() })
+	var split [][]string
+	for _, v := range verify {
+		argv, _ := SplitCommand(v)
+		split = append(split, argv)
+	}
+	var events []string
+	ws := &workspace{files: files, repo: repo, verify: split, progress: &strings.Builder{},
+		touched:   func(p string) { events = append(events, "touched "+p) },
+		committed: func(sha, msg string) { events = append(events, "committed "+msg) }}
+	m := map[string]llm.Tool{}
+	for _, tl := range ws.tools() {
+		m[tl.Name] = tl
+	}
+	return m, fx, &events
+}
+
+func call(t *testing.T, tools map[string]llm.Tool, name string, args any) (string, error) {
+	t.Helper()
+	raw, _ := json.Marshal(args)
+	tl, ok := tools[name]
+	if !ok {
+		t.Fatalf("no tool %s", name)
+	}
+	return tl.Run(context.Background(), raw)
+}
+
+func TestToolsStayInTheRepository(t *testing.T) {
+	tools, fx, events := toolkit(t, "sh check.sh")
+	outside := filepath.Join(filepath.Dir(fx.Clone), "outside")
+	os.MkdirAll(outside, 0o755)
+	os.Symlink(outside, filepath.Join(fx.Clone, "link"))
+
+	for _, tc := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{"write_file", map[string]any{"path": "../outside/x", "content": "x"}},
+		{"write_file", map[string]any{"path": outside + "/x", "content": "x"}},
+		{"write_file", map[string]any{"path": "link/x", "content": "x"}},
+		{"write_file", map[string]any{"path": ".git/hooks/pre-commit", "content": "x"}},
+		{"edit_file", map[string]any{"path": "link/y", "old_string": "a", "new_string": "b"}},
+		{"git_commit", map[string]any{"message": "m", "paths": []string{"../outside/x"}}},
+		{"git_commit", map[string]any{"message": "m", "paths": []string{".git/config"}}},
+		{"git_commit", map[string]any{"message": "m", "paths": []string{"link/x"}}},
+		{"run_command", map[string]any{"argv": []string{"git", "push", "--force", "origin", "HEAD"}}},
+		{"run_command", map[string]any{"argv": []string{"curl", "http://127.0.0.1/"}}},
+	} {
+		if out, err := call(t, tools, tc.tool, tc.args); err == nil {
+			t.Errorf("%s %v: allowed (%q)", tc.tool, tc.args, out)
+		}
+	}
+	if entries, _ := os.ReadDir(outside); len(entries) != 0 {
+		t.Errorf("something was written outside: %v", entries)
+	}
+	if len(*events) != 0 {
+		t.Errorf("refused calls must not count as work: %v", *events)
+	}
+}
+
+func TestToolsEditCommitAndRun(t *testing.T) {
+	tools, fx, events := toolkit(t, "sh check.sh")
+	testkit.WriteFiles(t, fx.Clone, map[string]string{"check.sh": "grep -q fixed a.txt\n"})
+	testkit.Git(t, fx.Clone, "add", "check.sh")
+	testkit.Git(t, fx.Clone, "commit", "-qm", "check")
+
+	if _, err := call(t, tools, "run_command", map[string]any{"argv": []string{"sh", "check.sh"}}); err == nil || !strings.Contains(err.Error(), "exit 1") {
+		t.Errorf("a failing verify command is an error result with its exit status: %v", err)
+	}
+	if _, err := call(t, tools, "edit_file", map[string]any{"path": "a.txt", "old_string": "a\n", "new_string": "fixed\n"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := call(t, tools, "git_commit", map[string]any{"message": "  "}); err == nil {
+		t.Error("an empty message must be refused")
+	}
+	// A hooks directory the agent could write must not run.
+	testkit.WriteFiles(t, fx.Clone, map[string]string{"hooks/post-commit": "#!/bin/sh\ntouch pwned\n"})
+	os.Chmod(filepath.Join(fx.Clone, "hooks/post-commit"), 0o755)
+	testkit.Git(t, fx.Clone, "config", "core.hooksPath", "hooks")
+	out, err := call(t, tools, "git_commit", map[string]any{"message": "fix: a", "paths": []string{"a.txt"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	head := testkit.Git(t, fx.Clone, "rev-parse", "HEAD")
+	if out != "committed "+head {
+		t.Errorf("git_commit returned %q, HEAD is %s", out, head)
+	}
+	if _, err := os.Stat(filepath.Join(fx.Clone, "pwned")); err == nil {
+		t.Error("a commit hook ran")
+	}
+	if got := testkit.Git(t, fx.Clone, "status", "--porcelain", "--", "a.txt"); got != "" {
+		t.Errorf("a.txt not committed: %q", got)
+	}
+	if _, err := call(t, tools, "git_commit", map[string]any{"message": "again", "paths": []string{"a.txt"}}); err == nil || !strings.Contains(err.Error(), "nothing to commit") {
+		t.Errorf("nothing staged: %v", err)
+	}
+	if out, err := call(t, tools, "run_command", map[string]any{"argv": []string{"sh", "check.sh"}}); err != nil || !strings.HasPrefix(out, "exit 0") {
+		t.Errorf("check passes now: %q %v", out, err)
+	}
+	if out, err := call(t, tools, "run_command", map[string]any{"argv": []string{"git", "log", "--oneline", "-1"}}); err != nil || !strings.Contains(out, "fix: a") {
+		t.Errorf("git log: %q %v", out, err)
+	}
+	if strings.Join(*events, "|") != "touched a.txt|committed fix: a" {
+		t.Errorf("events %v", *events)
+	}
+}
