@@ -159,11 +159,9 @@ func reviewPR(ctx context.Context, d *Deps, opts *ReviewPROptions) error {
 		return nil
 	}
 
-	tools := review.PRTools(client, repo, opts.Number)
-	if files, closeFiles := headCheckout(ctx, d, rc.PR); files != nil {
-		defer closeFiles()
-		tools = append(review.RepoTools(files), tools...)
-	}
+	files, closeFiles := prFiles(ctx, d, client, repo, rc.PR)
+	defer closeFiles()
+	tools := append(review.RepoTools(files), review.PRTools(client, repo, opts.Number)...)
 	s := &review.Session{Model: model, Context: rc, Tools: tools}
 	switch {
 	case opts.Print:
@@ -184,22 +182,19 @@ func reviewPR(ctx context.Context, d *Deps, opts *ReviewPROptions) error {
 	return err
 }
 
-// headCheckout gives the reviewer the repository's files when the current
-// directory is a checkout at the PR's head commit; otherwise the tools that
-// read files are left out and the user is told how to add them.
-func headCheckout(ctx context.Context, d *Deps, pr *github.PullRequest) (review.Files, func()) {
-	wd, err := os.Getwd()
-	if err != nil {
-		return nil, nil
-	}
-	g, err := git.Open(ctx, wd)
-	if err == nil {
-		if head, _ := g.Head(ctx); head == pr.HeadRefOid {
-			if files, err := repofs.Open(g.Dir); err == nil {
-				return files, func() { files.Close() }
+// prFiles gives the reviewer the files at the PR's head: the working tree
+// when this directory is a checkout at that commit (search included),
+// otherwise the API (no search).
+func prFiles(ctx context.Context, d *Deps, gh *github.Client, repo github.Repo, pr *github.PullRequest) (review.Files, func()) {
+	if wd, err := os.Getwd(); err == nil {
+		if g, err := git.Open(ctx, wd); err == nil {
+			if head, _ := g.Head(ctx); head == pr.HeadRefOid {
+				if files, err := repofs.Open(g.Dir); err == nil {
+					return files, func() { files.Close() }
+				}
 			}
 		}
 	}
-	d.Log.Warn(fmt.Sprintf("this directory is not a checkout of the PR's head (%.7s): the model gets the diffs but not read_file, list_files and search; run 'gh pr checkout %d' first to give it the code", pr.HeadRefOid, pr.Number))
-	return nil, nil
+	d.Log.Info(fmt.Sprintf("reading files through the API at the PR's head %.7s (run 'gh pr checkout %d' to let the reviewer search the code too)", pr.HeadRefOid, pr.Number))
+	return review.NewAPIFiles(ctx, gh, repo, pr.HeadRefOid), func() {}
 }

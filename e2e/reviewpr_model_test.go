@@ -158,7 +158,7 @@ func TestReviewPRPromptInjectionChangesNothing(t *testing.T) {
 	reqs := fm.Requests("gpt-rev")
 	for i, r := range reqs {
 		got := toolNames(t, r)
-		if !slices.Equal(got, []string{"issue_view", "pr_diff", "request_context", "submit_review"}) {
+		if !slices.Equal(got, []string{"issue_view", "list_files", "pr_diff", "read_file", "request_context", "submit_review"}) {
 			t.Errorf("request %d offers %v: PR text must not change the tools", i, got)
 		}
 	}
@@ -216,5 +216,33 @@ func TestReviewPRConfigErrorsSendNothing(t *testing.T) {
 				t.Errorf("a bad configuration must stop before any request: github %d", gh.Count(""))
 			}
 		})
+	}
+}
+
+func TestReviewPROutsideACheckoutReadsThroughTheAPI(t *testing.T) {
+	gh, fm, env := modelFixture(t, "openai/gpt-rev")
+	env.Dir = env.Root // not a checkout: files come from GitHub at the PR head
+	fm.Script("gpt-rev",
+		testkit.CallTools(testkit.FakeCall{Name: "list_files", Args: `{}`}, testkit.FakeCall{Name: "read_file", Args: `{"path":"auth.go","start_line":3}`}),
+		testkit.CallTools(testkit.FakeCall{Name: "submit_review", Args: `{"event":"COMMENT","body":"ok"}`}))
+
+	res := env.Run(t, "review-pr", "24", "--print")
+
+	if res.Code != 0 {
+		t.Fatalf("exit %d\n%s", res.Code, res.Stderr)
+	}
+	reqs := fm.Requests("gpt-rev")
+	if got := toolNames(t, reqs[0]); slices.Contains(got, "search") || !slices.Contains(got, "read_file") {
+		t.Errorf("through the API: read_file and list_files, no search; got %v", got)
+	}
+	second := string(reqs[1].Body)
+	if !strings.Contains(second, `func Redirect() string { return \"/home\" }`) || !strings.Contains(second, `README.md\nauth.go`) {
+		t.Errorf("the model should get the file at the PR head and the file list:\n%s", second)
+	}
+	if gh.Count("contents") != 1 || gh.Count("tree") != 1 {
+		t.Errorf("want one contents and one tree request, got %+v", gh.Requests())
+	}
+	if !strings.Contains(res.Stderr, "gh pr checkout 24") {
+		t.Errorf("stderr should say how to give the reviewer search:\n%s", res.Stderr)
 	}
 }

@@ -124,6 +124,13 @@ func (r *Repo) ReadFile(p string, start, end int) (string, error) {
 	if err != nil {
 		return "", describe(err, p)
 	}
+	return Lines(p, b, start, end)
+}
+
+// Lines is what read_file shows of a file's content b: lines start..end
+// (1-based, inclusive; 0 means from the first or to the last), cut at
+// MaxReadBytes with a notice. Binary files are refused.
+func Lines(p string, b []byte, start, end int) (string, error) {
 	if bytes.IndexByte(b, 0) >= 0 {
 		return "", fmt.Errorf("%s is a binary file", p)
 	}

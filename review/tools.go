@@ -13,17 +13,22 @@ import (
 	"github.com/ocdx/gh-ocdx/repofs"
 )
 
-// Files is the repository view the read-only tools use; *repofs.Repo is one.
+// Files is the repository view the read-only tools use: a checkout
+// (*repofs.Repo) or the API at a commit (*APIFiles).
 type Files interface {
 	ReadFile(path string, start, end int) (string, error)
 	List(dir string) ([]string, bool, error)
+}
+
+// Searcher is a Files that can also search its text.
+type Searcher interface {
 	Search(pattern, dir string) ([]repofs.Match, bool, error)
 }
 
-// RepoTools are read_file, list_files and search (DESIGN.md §5), shared by
-// every role.
+// RepoTools are read_file, list_files and, when files can search, search
+// (DESIGN.md §5), shared by every role.
 func RepoTools(files Files) []llm.Tool {
-	return []llm.Tool{
+	tools := []llm.Tool{
 		{
 			Name:        "read_file",
 			Description: "Read a file of the repository at the PR's head. Optional start_line and end_line (1-based, inclusive) read a range; long files are cut at 64KB.",
@@ -67,37 +72,41 @@ func RepoTools(files Files) []llm.Tool {
 				return out, nil
 			},
 		},
-		{
-			Name:        "search",
-			Description: "Search the repository's text files for lines matching an RE2 regular expression; optional path limits it to a directory. At most 100 matches.",
-			Schema:      schema(`{"pattern":{"type":"string","description":"RE2 regular expression"},"path":{"type":"string"}}`, "pattern"),
-			Parallel:    true,
-			Run: func(_ context.Context, raw json.RawMessage) (string, error) {
-				var a struct {
-					Pattern string `json:"pattern"`
-					Path    string `json:"path"`
-				}
-				if err := args(raw, &a); err != nil {
-					return "", err
-				}
-				matches, more, err := files.Search(a.Pattern, a.Path)
-				if err != nil {
-					return "", err
-				}
-				var b strings.Builder
-				for _, m := range matches {
-					fmt.Fprintf(&b, "%s:%d: %s\n", m.Path, m.Line, m.Text)
-				}
-				if more {
-					fmt.Fprintf(&b, "[stopped at %d matches; narrow the pattern or the path]\n", repofs.MaxMatches)
-				}
-				if b.Len() == 0 {
-					return "no matches", nil
-				}
-				return b.String(), nil
-			},
-		},
 	}
+	searcher, ok := files.(Searcher)
+	if !ok {
+		return tools
+	}
+	return append(tools, llm.Tool{
+		Name:        "search",
+		Description: "Search the repository's text files for lines matching an RE2 regular expression; optional path limits it to a directory. At most 100 matches.",
+		Schema:      schema(`{"pattern":{"type":"string","description":"RE2 regular expression"},"path":{"type":"string"}}`, "pattern"),
+		Parallel:    true,
+		Run: func(_ context.Context, raw json.RawMessage) (string, error) {
+			var a struct {
+				Pattern string `json:"pattern"`
+				Path    string `json:"path"`
+			}
+			if err := args(raw, &a); err != nil {
+				return "", err
+			}
+			matches, more, err := searcher.Search(a.Pattern, a.Path)
+			if err != nil {
+				return "", err
+			}
+			var b strings.Builder
+			for _, m := range matches {
+				fmt.Fprintf(&b, "%s:%d: %s\n", m.Path, m.Line, m.Text)
+			}
+			if more {
+				fmt.Fprintf(&b, "[stopped at %d matches; narrow the pattern or the path]\n", repofs.MaxMatches)
+			}
+			if b.Len() == 0 {
+				return "no matches", nil
+			}
+			return b.String(), nil
+		},
+	})
 }
 
 // PRReader is what pr_diff and issue_view read from GitHub.

@@ -243,6 +243,8 @@ var (
 	rePullSub  = regexp.MustCompile(`^/api/v3/repos/([^/]+/[^/]+)/pulls/(\d+)/(files|reviews)$`)
 	reIssue    = regexp.MustCompile(`^/api/v3/repos/([^/]+/[^/]+)/issues/(\d+)$`)
 	reComments = regexp.MustCompile(`^/api/v3/repos/([^/]+/[^/]+)/issues/(\d+)/comments$`)
+	reContents = regexp.MustCompile(`^/api/v3/repos/([^/]+/[^/]+)/contents/(.+)$`)
+	reTree     = regexp.MustCompile(`^/api/v3/repos/([^/]+/[^/]+)/git/trees/([^/]+)$`)
 )
 
 func kindOf(r *http.Request) string {
@@ -267,6 +269,10 @@ func kindOf(r *http.Request) string {
 		return "comments"
 	case reIssue.MatchString(p):
 		return "issue"
+	case reContents.MatchString(p):
+		return "contents"
+	case reTree.MatchString(p):
+		return "tree"
 	}
 	return "unknown"
 }
@@ -417,6 +423,8 @@ func (g *GitHub) route(w http.ResponseWriter, r *http.Request, kind string, body
 		}
 		g.mu.Unlock()
 		writeJSON(w, http.StatusOK, out)
+	case "contents", "tree":
+		g.gitObjects(w, r, kind)
 	case "issue":
 		m := reIssue.FindStringSubmatch(r.URL.Path)
 		g.mu.Lock()
@@ -689,4 +697,53 @@ func TrustFakeGitHub() (cleanup func(), err error) {
 	os.Setenv("SSL_CERT_FILE", cert)
 	os.Setenv("GH_CONFIG_DIR", filepath.Join(dir, "gh"))
 	return func() { os.RemoveAll(dir) }, nil
+}
+
+// gitObjects serves the contents and trees endpoints from the bare remote of
+// the repository's PRs, so reads at a commit see what was pushed.
+func (g *GitHub) gitObjects(w http.ResponseWriter, r *http.Request, kind string) {
+	re := reContents
+	if kind == "tree" {
+		re = reTree
+	}
+	m := re.FindStringSubmatch(r.URL.Path)
+	remote := ""
+	g.mu.Lock()
+	for key, pr := range g.prs {
+		if strings.HasPrefix(key, m[1]+"#") && pr.Remote != "" {
+			remote = pr.Remote
+		}
+	}
+	g.mu.Unlock()
+	if remote == "" {
+		notFound(w)
+		return
+	}
+	if kind == "tree" {
+		out, err := exec.Command("git", "--git-dir", remote, "ls-tree", "-r", "--name-only", m[2]).Output()
+		if err != nil {
+			notFound(w)
+			return
+		}
+		tree := []map[string]any{}
+		for _, p := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+			if p != "" {
+				tree = append(tree, map[string]any{"path": p, "type": "blob"})
+			}
+		}
+		writeJSON(w, http.StatusOK, map[string]any{"sha": m[2], "tree": tree, "truncated": false})
+		return
+	}
+	ref := r.URL.Query().Get("ref")
+	if ref == "" || !strings.Contains(r.Header.Get("Accept"), "raw") {
+		writeJSON(w, http.StatusNotAcceptable, map[string]any{"message": "the fake serves raw contents at a ref only"})
+		return
+	}
+	out, err := exec.Command("git", "--git-dir", remote, "show", ref+":"+m[2]).Output()
+	if err != nil {
+		notFound(w)
+		return
+	}
+	w.Header().Set("Content-Type", "application/vnd.github.raw")
+	w.Write(out)
 }
