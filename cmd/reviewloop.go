@@ -1,0 +1,244 @@
+package cmd
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/cli/go-gh/v2/pkg/repository"
+
+	"github.com/ocdx/gh-ocdx/fix"
+	"github.com/ocdx/gh-ocdx/git"
+	"github.com/ocdx/gh-ocdx/github"
+	"github.com/ocdx/gh-ocdx/llm"
+	"github.com/ocdx/gh-ocdx/loop"
+	"github.com/ocdx/gh-ocdx/preflight"
+	"github.com/ocdx/gh-ocdx/repofs"
+	"github.com/ocdx/gh-ocdx/review"
+	"github.com/ocdx/gh-ocdx/state"
+)
+
+// ReviewLoopOptions are the parsed arguments of review-loop.
+type ReviewLoopOptions struct {
+	PR       int    // 0: the open PR of the current branch
+	RepoFlag string // -R, validated
+	Yes      bool
+	DryRun   bool
+	JSON     bool
+	Prompter Prompter // nil: survey on the terminal
+}
+
+const reviewLoopHelp = `Review a pull request with every configured reviewer model and the comments
+analyzer side by side, post the review report, fix what they found (P0–P2)
+with the fix model, verify, push, and review again: at most 3 rounds, until
+the reviewers approve with no P0/P1/P2 finding and no unresolved review
+thread (seeds/004).
+
+Run it in a clean checkout of the PR's head branch. Without --pr it takes the
+open PR of the current branch. Each push is confirmed first; --yes pushes
+without asking (CI). A PR you cannot push to (a fork, READ permission) is
+reviewed once and not fixed. An interrupted run resumes where it stopped and
+never posts the same report twice.
+
+Exit codes: 0 converged, 1 error, 2 usage, 3 finished without converging
+(max rounds, stuck findings, unresolved threads, review only, verification
+failed), 130 cancelled.
+
+Examples:
+  gh ocdx review-loop
+  gh ocdx review-loop --pr 24 --yes
+  gh ocdx review-loop --pr 24 --dry-run --json`
+
+func runReviewLoop(ctx context.Context, d *Deps, args []string) error {
+	opts, err := parseReviewLoop(d, args)
+	if err != nil {
+		return err
+	}
+	return reviewLoop(ctx, d, opts)
+}
+
+func parseReviewLoop(d *Deps, args []string) (*ReviewLoopOptions, error) {
+	opts := &ReviewLoopOptions{}
+	fs := newFlagSet("review-loop", "gh ocdx review-loop [--pr N] [--yes] [--dry-run] [--json] [-R OWNER/REPO]", reviewLoopHelp)
+	fs.IntVar(&opts.PR, "pr", 0, "The pull request number (default: the open PR of the current branch)")
+	fs.BoolVar(&opts.Yes, "yes", false, "Push fixes without asking (for CI)")
+	fs.BoolVar(&opts.DryRun, "dry-run", false, "Review once and print what would be posted and fixed; post, push and record nothing")
+	fs.BoolVar(&opts.JSON, "json", false, "Print the result as JSON")
+	fs.repoFlag(&opts.RepoFlag)
+	if err := fs.parse(d, args, 0); err != nil {
+		return nil, err
+	}
+	if fs.Changed("pr") && opts.PR <= 0 {
+		return nil, fs.usageErr("invalid --pr %d: give a pull request number", opts.PR)
+	}
+	if opts.RepoFlag != "" {
+		if _, err := repository.Parse(opts.RepoFlag); err != nil {
+			return nil, fs.usageErr("invalid value for --repo: %v", err)
+		}
+	}
+	if !opts.Yes && !opts.DryRun && !d.IO.CanPrompt() {
+		return nil, fs.usageErr("review-loop asks before each push, and this is not a terminal: pass --yes to push without asking (CI), or --dry-run to post and push nothing")
+	}
+	return opts, nil
+}
+
+func reviewLoop(ctx context.Context, d *Deps, opts *ReviewLoopOptions) error {
+	// Preflight, in seeds/004's order: configuration, GitHub auth, the
+	// checkout, the repository, the verify commands; no PR action before.
+	cfg, err := loadConfig(d)
+	if err != nil {
+		return err
+	}
+	r, err := resolveRepo(opts.RepoFlag)
+	if err != nil {
+		return err
+	}
+	repo := github.Repo{Host: r.Host, Owner: r.Owner, Name: r.Name}
+	client, err := github.New(repo.Host, github.Options{})
+	if err != nil {
+		return err
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return err
+	}
+	if g, err := git.Open(ctx, wd); err == nil {
+		if err := cfg.ApplyRepo(g.Dir); err != nil {
+			return err
+		}
+	}
+	co, err := preflight.Local(ctx, wd, cfg.Verify)
+	if err != nil {
+		return err
+	}
+
+	number := opts.PR
+	if number == 0 {
+		if number, err = branchPR(ctx, client, repo, co.Branch); err != nil {
+			return err
+		}
+	}
+	pr, err := client.PullRequest(ctx, repo, number)
+	if err != nil {
+		return err
+	}
+	canPush, err := preflight.PR(pr, co.Branch)
+	if err != nil {
+		return err
+	}
+	if pr.HeadRefOid != co.Head {
+		d.Log.Warn(fmt.Sprintf("your checkout is at %.7s but PR #%d's head on GitHub is %.7s: the reviewers read the files of your checkout; pull first if that is not what you want", co.Head, pr.Number, pr.HeadRefOid))
+	}
+	reason := ""
+	if !canPush {
+		reason = preflight.ReviewOnlyReason(pr)
+		d.Log.Warn(reason)
+	}
+
+	newModel := func(m fmt.Stringer) (llm.Model, error) { return llm.New(m.String(), d.Getenv, llm.Options{}) }
+	var reviewers []loop.Role
+	for i, m := range cfg.Reviewers {
+		mod, err := newModel(m)
+		if err != nil {
+			return err
+		}
+		reviewers = append(reviewers, loop.Role{Name: fmt.Sprintf("reviewer-%d", i+1), Model: m.String(), LLM: mod})
+	}
+	am, err := newModel(cfg.CommentsAnalyzer)
+	if err != nil {
+		return err
+	}
+	fm, err := newModel(cfg.PRFix)
+	if err != nil {
+		return err
+	}
+	files, err := repofs.Open(co.Repo.Dir)
+	if err != nil {
+		return err
+	}
+	defer files.Close()
+	path, err := state.Path(d.Getenv)
+	if err != nil {
+		return err
+	}
+
+	fixer := &loop.FixRunner{Repo: repo, Dir: co.Repo.Dir, Remote: pushRemote(ctx, co), Model: fm, ModelName: cfg.PRFix.String(),
+		Verify: cfg.Verify, GitHub: client, Progress: d.IO.ErrOut}
+	if !opts.Yes {
+		p := opts.Prompter
+		if p == nil {
+			p = newPrompter(d.IO)
+		}
+		fixer.Confirm = func(_ context.Context, plan fix.PushPlan) (bool, error) {
+			fmt.Fprintf(d.IO.ErrOut, "\nCommits to push to %s %s:\n  %s\n%s\n\n", plan.Remote, plan.Branch, strings.Join(plan.Commits, "\n  "), plan.Diffstat)
+			return p.Confirm(fmt.Sprintf("Push %d commit(s) to %s/%s?", len(plan.Commits), plan.Remote, plan.Branch), true)
+		}
+	}
+	d.Log.Info("review-loop", "pr", fmt.Sprintf("%s#%d", repo, pr.Number), "reviewers", len(reviewers), "push", canPush, "dry-run", opts.DryRun)
+	res, err := loop.Run(ctx, loop.Options{
+		Repo: repo, PR: pr, CanPush: canPush, ReviewOnlyReason: reason,
+		GitHub: client, Store: state.New(path, nil),
+		Reviewers: reviewers, Analyzer: loop.Role{Name: "comments-analyzer", Model: cfg.CommentsAnalyzer.String(), LLM: am},
+		ReviewerTools: func() []llm.Tool {
+			return append(review.RepoTools(files), review.PRTools(client, repo, pr.Number)...)
+		},
+		AnalyzerTools: func() []llm.Tool { return review.RepoTools(files) },
+		Fixer:         fixer,
+		DryRun:        opts.DryRun,
+		Progress:      d.IO.ErrOut,
+	})
+	if res != nil && (len(res.Rounds) > 0 || res.Outcome != "") {
+		if opts.JSON {
+			enc := json.NewEncoder(d.IO.Out)
+			enc.SetIndent("", "  ")
+			if jerr := enc.Encode(res); jerr != nil {
+				return jerr
+			}
+		} else {
+			fmt.Fprint(d.IO.Out, loop.RenderSummary(res))
+		}
+	}
+	switch {
+	case errors.Is(err, loop.ErrDeclined):
+		return fmt.Errorf("%w: %v; the commits stay local, and a re-run resumes", ErrCancelled, err)
+	case err != nil:
+		return err
+	case res.Outcome == loop.OutcomeBlocked:
+		return &IncompleteError{Reason: res.Reason}
+	}
+	return nil
+}
+
+// branchPR finds the one open PR whose head is branch (seeds/004: none or
+// several is a usage problem, solved with --pr).
+func branchPR(ctx context.Context, gh *github.Client, repo github.Repo, branch string) (int, error) {
+	prs, err := gh.OpenPullRequests(ctx, repo, branch)
+	if err != nil {
+		return 0, err
+	}
+	switch len(prs) {
+	case 1:
+		return prs[0].Number, nil
+	case 0:
+		return 0, &UsageError{Msg: fmt.Sprintf("no open pull request in %s has the branch %q as its head: push the branch and open one (gh pr create), or name it with --pr N", repo, branch),
+			Usage: "Usage: gh ocdx review-loop [--pr N] [--yes] [--dry-run] [--json] [-R OWNER/REPO]"}
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d open pull requests in %s have the branch %q as their head; choose one with --pr:\n", len(prs), repo, branch)
+	for _, p := range prs {
+		fmt.Fprintf(&b, "  #%d  %s  %s\n", p.Number, p.Title, p.URL)
+	}
+	return 0, &UsageError{Msg: strings.TrimRight(b.String(), "\n")}
+}
+
+// pushRemote is the branch's upstream remote (as gh pr checkout sets it),
+// else origin.
+func pushRemote(ctx context.Context, co *preflight.Checkout) string {
+	if r, err := co.Repo.Run(ctx, "config", "--get", "branch."+co.Branch+".remote"); err == nil && r != "" && r != "." {
+		return r
+	}
+	return "origin"
+}

@@ -1,0 +1,340 @@
+package e2e
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/ocdx/gh-ocdx/internal/testkit"
+)
+
+var cacheBug = finding{Priority: "P1", Category: "quality", File: "cache.go", Line: line(3), Title: "Cache size is not bounded"}
+
+func TestLoopConvergesInRoundOne(t *testing.T) {
+	lf := newLoop(t, nil)
+	lf.approveRound()
+
+	res := lf.run("--yes")
+
+	wantCode(t, res, 0)
+	if k := lf.kinds(); fmt.Sprint(k) != "[review:1]" {
+		t.Fatalf("comments %v, want one review report", k)
+	}
+	body := lf.bodies()[0]
+	wantContains(t, "review report", body, "round 1 of 3", "**Consensus:** `approve`", "2 of 2 succeeded", "reviewer-1", "comments-analyzer", "Token usage")
+	wantContains(t, "stdout", res.Stdout, "converged", fmt.Sprintf("/%s/pull/%d", repo, loopPR), "## Round 1")
+	if lf.fix.count() != 0 {
+		t.Error("nothing to fix, yet the fix model was called")
+	}
+	// One round: the PR (preflight), its diff, the tag check and the post.
+	t.Logf("GitHub requests for a round without fix: %d (%v)", lf.gh.Count(""), kindsOf(lf.gh.Requests()))
+}
+
+func kindsOf(rs []testkit.Request) []string {
+	var out []string
+	for _, r := range rs {
+		out = append(out, r.Kind)
+	}
+	return out
+}
+
+func TestLoopConvergesAfterOneFix(t *testing.T) {
+	lf := newLoop(t, nil)
+	lf.findingRound(cacheBug)
+	lf.approveRound()
+
+	res := lf.run("--yes")
+
+	wantCode(t, res, 0)
+	if k := fmt.Sprint(lf.kinds()); k != "[review:1 fix:1 review:2]" {
+		t.Fatalf("comments %s, want review, fix, review", k)
+	}
+	wantContains(t, "round 1 report", lf.bodies()[0], "P1 — critical (1)", cacheBug.id(), "Cache size is not bounded", "fixing 1 finding(s)")
+	head := lf.repo.RemoteOID(t, lf.repo.Head)
+	if head == lf.start {
+		t.Fatal("the fix was not pushed")
+	}
+	wantContains(t, "round 2 report", lf.bodies()[2], "round 2 of 3", "`approve`", head[:7])
+	wantContains(t, "stdout", res.Stdout, "converged", "## Round 2", "1 fixed ("+cacheBug.id())
+	t.Logf("GitHub requests for a round with fix then a round without: %d (%v)", lf.gh.Count(""), kindsOf(lf.gh.Requests()))
+}
+
+func TestLoopStuckFindingStopsEarly(t *testing.T) {
+	lf := newLoop(t, nil)
+	lf.findingRound(cacheBug)
+	moved := cacheBug
+	moved.Line, moved.Title = line(5), "Cache size not bounded" // same problem, reworded and moved by the fix
+	lf.findingRound(moved)
+
+	res := lf.run("--yes")
+
+	wantCode(t, res, 3)
+	wantContains(t, "stderr", res.Stderr, "manual intervention required")
+	if k := fmt.Sprint(lf.kinds()); k != "[review:1 fix:1 review:2]" {
+		t.Fatalf("comments %s", k)
+	}
+	wantContains(t, "round 2 report", lf.bodies()[2], "### Stuck findings", moved.id())
+	show := lf.env.Run(t, "state", "show", "--pr", fmt.Sprint(loopPR), "--json")
+	wantCode(t, show, 0)
+	wantContains(t, "state", show.Stdout, moved.id())
+}
+
+func TestLoopMaxRounds(t *testing.T) {
+	lf := newLoop(t, nil)
+	for i := 1; i <= 3; i++ {
+		lf.findingRound(finding{Priority: "P2", Category: "testing", File: fmt.Sprintf("t%d.go", i), Title: fmt.Sprintf("Missing test %d", i)})
+	}
+
+	res := lf.run("--yes")
+
+	wantCode(t, res, 3)
+	wantContains(t, "stderr", res.Stderr, "max rounds reached")
+	last := finding{Priority: "P2", Category: "testing", File: "t3.go", Title: "Missing test 3"}
+	wantContains(t, "stdout", res.Stdout, "## Remaining P0/P1/P2", last.id())
+	if k := fmt.Sprint(lf.kinds()); k != "[review:1 fix:1 review:2 fix:2 review:3]" {
+		t.Fatalf("comments %s", k)
+	}
+}
+
+func TestLoopPartialReviewers(t *testing.T) {
+	lf := newLoop(t, nil)
+	lf.fm.Script("rev-a", reviewerReply("reviewer-1", "approve"))
+	lf.fm.Script("rev-b", testkit.Reply("I think it is fine."), testkit.Reply("Still fine, really."))
+	lf.fm.Script("analyzer", analyzerReply())
+
+	res := lf.run("--yes")
+
+	wantCode(t, res, 0)
+	wantContains(t, "review report", lf.bodies()[0], "partial", "1 of 2 succeeded; failed: reviewer-2")
+}
+
+func TestLoopAllReviewersFailed(t *testing.T) {
+	lf := newLoop(t, nil)
+	lf.fm.Script("rev-a", testkit.Reply("no envelope"), testkit.Reply("none again"))
+	lf.fm.Script("rev-b", testkit.Garbage("{not json"), testkit.Garbage("{not json"), testkit.Garbage("{not json"), testkit.Garbage("{not json"))
+	lf.fm.Script("analyzer", analyzerReply())
+
+	res := lf.run("--yes")
+
+	wantCode(t, res, 1)
+	wantContains(t, "stderr", res.Stderr, "all 2 reviewers failed")
+	if k := fmt.Sprint(lf.kinds()); k != "[review:1]" {
+		t.Fatalf("comments %s, want the failure report only", k)
+	}
+	wantContains(t, "failure report", lf.bodies()[0], "all 2 failed")
+	if lf.fix.count() != 0 {
+		t.Error("no fix may follow a failed review")
+	}
+}
+
+func TestLoopAnalyzerFailed(t *testing.T) {
+	lf := newLoop(t, nil)
+	lf.fm.Script("rev-a", reviewerReply("reviewer-1", "request_changes", cacheBug))
+	lf.fm.Script("rev-b", reviewerReply("reviewer-2", "approve"))
+	lf.fm.Script("analyzer", testkit.Fail(400, ""))
+
+	res := lf.run("--yes")
+
+	wantCode(t, res, 1)
+	wantContains(t, "stderr", res.Stderr, "comments analyzer failed")
+	if n := len(lf.bodies()); n != 0 {
+		t.Fatalf("%d comments posted; before the first comment a failure is only reported to the user", n)
+	}
+}
+
+func threadPR(association, body string) func(*testkit.PR) {
+	return func(pr *testkit.PR) {
+		pr.Threads = []testkit.Thread{
+			{Comments: []testkit.ThreadComment{{ID: "PRRC_h1", Body: body, Login: "hubot", Association: association, Path: "cache.go", Line: 3}}},
+			{Resolved: true, Comments: []testkit.ThreadComment{{Body: "nit", Login: "hubot", Association: "MEMBER", Path: "cache.go", Line: 1}}},
+			{Comments: []testkit.ThreadComment{{Body: "<!-- pr-review-loop-marker --> ours", Login: "ocdx", Association: "NONE", Path: "cache.go"}}},
+		}
+	}
+}
+
+func TestLoopUnresolvedThreadWithoutCodeFindings(t *testing.T) {
+	lf := newLoop(t, threadPR("MEMBER", "This must be bounded."))
+	lf.fm.Script("rev-a", reviewerReply("reviewer-1", "approve"))
+	lf.fm.Script("rev-b", reviewerReply("reviewer-2", "approve"))
+	lf.fm.Script("analyzer", analyzerReply("THREAD-PRRC_h1"))
+
+	res := lf.run("--yes")
+
+	wantCode(t, res, 3)
+	wantContains(t, "stderr", res.Stderr, "manual resolution required")
+	body := lf.bodies()[0]
+	wantContains(t, "review report", body, "Unresolved review threads (1 of 2)", "THREAD-PRRC_h1", "**P0**", "@hubot", "bound on the cache")
+	if lf.fix.count() != 0 {
+		t.Error("thread findings are never sent to the fix agent")
+	}
+}
+
+func TestLoopUnresolvedThreadWithCodeFindings(t *testing.T) {
+	lf := newLoop(t, threadPR("CONTRIBUTOR", "Maybe bound this?"))
+	lf.fm.Script("rev-a", reviewerReply("reviewer-1", "request_changes", cacheBug))
+	lf.fm.Script("rev-b", reviewerReply("reviewer-2", "approve"))
+	lf.fm.Script("analyzer", analyzerReply("THREAD-PRRC_h1"))
+
+	res := lf.run("--yes")
+
+	wantCode(t, res, 3)
+	wantContains(t, "stderr", res.Stderr, "manual resolution required")
+	if k := fmt.Sprint(lf.kinds()); k != "[review:1 fix:1]" {
+		t.Fatalf("comments %s, want the review and the fix report, then a stop", k)
+	}
+	if lf.repo.RemoteOID(t, lf.repo.Head) == lf.start {
+		t.Error("the code finding should have been fixed and pushed")
+	}
+	fix := lf.bodies()[1]
+	if strings.Contains(fix, "THREAD-") {
+		t.Errorf("the fix report mentions a thread finding:\n%s", fix)
+	}
+}
+
+func TestLoopReviewOnly(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		edit func(*testkit.PR)
+	}{
+		{"fork", func(pr *testkit.PR) { pr.IsCrossRepository, pr.HeadRepo, pr.Permission = true, "mona/widgets", "READ" }},
+		{"read permission", func(pr *testkit.PR) { pr.Permission = "READ" }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			lf := newLoop(t, tc.edit)
+			lf.findingRound(cacheBug)
+
+			res := lf.run("--yes")
+
+			wantCode(t, res, 3)
+			wantContains(t, "stderr", res.Stderr, "review only")
+			if k := fmt.Sprint(lf.kinds()); k != "[review:1]" {
+				t.Fatalf("comments %s", k)
+			}
+			if lf.fix.count() != 0 || lf.repo.RemoteOID(t, lf.repo.Head) != lf.start {
+				t.Error("a review-only PR must not be fixed or pushed")
+			}
+		})
+	}
+}
+
+func TestLoopRuleZero(t *testing.T) {
+	lf := newLoop(t, func(pr *testkit.PR) {
+		pr.Reviews = []testkit.Review{{State: "CHANGES_REQUESTED", Login: "boss", Association: "MEMBER"}, {State: "APPROVED", Login: "pal", Association: "CONTRIBUTOR"}}
+	})
+	lf.approveRound()
+
+	res := lf.run("--yes")
+
+	wantCode(t, res, 3)
+	body := lf.bodies()[0]
+	wantContains(t, "review report", body, "`request_changes`", "changes requested by @boss (MEMBER)")
+	wantContains(t, "stderr", res.Stderr, "changes requested by @boss")
+}
+
+func TestLoopMoreThan300Threads(t *testing.T) {
+	lf := newLoop(t, func(pr *testkit.PR) {
+		for i := range 305 {
+			pr.Threads = append(pr.Threads, testkit.Thread{Resolved: i%2 == 0,
+				Comments: []testkit.ThreadComment{{Body: fmt.Sprintf("thread %d", i), Login: "hubot", Association: "NONE", Path: "cache.go", Line: 3}}})
+		}
+	})
+	lf.fm.Script("rev-a", reviewerReply("reviewer-1", "approve"))
+	lf.fm.Script("rev-b", reviewerReply("reviewer-2", "approve"))
+	lf.fm.Script("analyzer", analyzerReply())
+
+	res := lf.run("--yes")
+
+	wantCode(t, res, 3)
+	wantContains(t, "stderr", res.Stderr, "more than 300 review threads")
+	wantContains(t, "review report", lf.bodies()[0], "More than 300 review threads")
+	if lf.fix.count() != 0 {
+		t.Error("a blocked PR must not be fixed")
+	}
+}
+
+func TestLoopPreflightStops(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		edit  func(*testkit.PR)
+		setup func(*loopFix)
+		args  []string
+		code  int
+		want  string
+	}{
+		{name: "closed", edit: func(pr *testkit.PR) { pr.State = "CLOSED" }, args: []string{"--pr", "31"}, code: 1, want: "is closed"},
+		{name: "merged", edit: func(pr *testkit.PR) { pr.State = "MERGED" }, args: []string{"--pr", "31"}, code: 1, want: "is merged"},
+		{name: "wrong branch", setup: func(lf *loopFix) { testkit.Git(lf.t, lf.repo.Clone, "checkout", "--quiet", "main") }, args: []string{"--pr", "31"}, code: 1, want: "gh pr checkout 31"},
+		{name: "dirty tree", setup: func(lf *loopFix) { testkit.WriteFiles(lf.t, lf.repo.Clone, map[string]string{"cache.go": "changed\n"}) }, code: 1, want: "uncommitted changes"},
+		{name: "no PR for the branch", setup: func(lf *loopFix) { testkit.Git(lf.t, lf.repo.Clone, "checkout", "--quiet", "-b", "other") }, code: 2, want: "no open pull request"},
+		{name: "two PRs for the branch", setup: func(lf *loopFix) {
+			lf.gh.AddPR(repo, testkit.PR{Number: 32, Title: "Same branch again", HeadRef: lf.repo.Head, Remote: lf.repo.Remote})
+		}, code: 2, want: "#32"},
+		{name: "unknown flag", args: []string{"--force"}, code: 2, want: "unknown flag"},
+		{name: "bad --pr", args: []string{"--pr", "abc"}, code: 2, want: "invalid argument"},
+		{name: "extra argument", args: []string{"31"}, code: 2, want: "unexpected argument"},
+		{name: "no terminal", args: []string{"--pr", "31", "--no-yes"}, code: 2, want: "unknown flag"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			lf := newLoop(t, tc.edit)
+			if tc.setup != nil {
+				tc.setup(lf)
+			}
+			args := tc.args
+			if tc.code != 2 || tc.name == "no PR for the branch" || tc.name == "two PRs for the branch" {
+				args = append(args, "--yes")
+			}
+			res := lf.run(args...)
+			wantCode(t, res, tc.code)
+			wantContains(t, "stderr", res.Stderr, tc.want)
+			if n := len(lf.bodies()); n != 0 {
+				t.Errorf("%d comments posted", n)
+			}
+			if tc.code == 2 && tc.name != "no PR for the branch" && tc.name != "two PRs for the branch" && lf.gh.Count("") != 0 {
+				t.Errorf("a usage error must send no request, sent %v", kindsOf(lf.gh.Requests()))
+			}
+		})
+	}
+}
+
+func TestLoopNeedsYesWithoutTerminal(t *testing.T) {
+	lf := newLoop(t, nil)
+	res := lf.run()
+	wantCode(t, res, 2)
+	wantContains(t, "stderr", res.Stderr, "--yes")
+	if lf.gh.Count("") != 0 {
+		t.Error("no request before the usage check")
+	}
+}
+
+func TestLoopCommentPost502DoesNotDuplicate(t *testing.T) {
+	lf := newLoop(t, nil)
+	lf.approveRound()
+	lf.gh.Fail(testkit.Fault{Kind: "comment", Status: 502, Apply: true})
+
+	res := lf.run("--yes")
+
+	wantCode(t, res, 0)
+	if n := len(lf.bodies()); n != 1 {
+		t.Fatalf("%d comments, want exactly one despite the 502", n)
+	}
+	wantContains(t, "stderr", res.Stderr, "but it is on the PR")
+}
+
+func TestLoopDryRun(t *testing.T) {
+	lf := newLoop(t, nil)
+	lf.fm.Script("rev-a", reviewerReply("reviewer-1", "request_changes", finding{Priority: "P0", Category: "security", File: "cache.go", Line: line(3),
+		Title: "Token in code", Description: "The key ghp_abcdefghijklmnopqrstuvwxyz0123456789 is committed."}))
+	lf.fm.Script("rev-b", reviewerReply("reviewer-2", "approve"))
+	lf.fm.Script("analyzer", analyzerReply())
+
+	res := lf.run("--dry-run", "--json")
+
+	wantCode(t, res, 0)
+	wantContains(t, "stdout", res.Stdout, `"outcome": "dry-run"`, `"wouldPost"`, "[REDACTED]", `"wouldFix"`)
+	if secretPattern.MatchString(res.Stdout) {
+		t.Errorf("the dry run shows a secret:\n%s", res.Stdout)
+	}
+	if len(lf.bodies()) != 0 || lf.fix.count() != 0 || lf.gh.Count("comments") != 0 {
+		t.Error("a dry run must not post, fix or look for comments")
+	}
+}

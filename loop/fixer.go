@@ -1,0 +1,52 @@
+package loop
+
+import (
+	"context"
+	"errors"
+	"io"
+
+	"github.com/ocdx/gh-ocdx/fix"
+	"github.com/ocdx/gh-ocdx/github"
+	"github.com/ocdx/gh-ocdx/llm"
+)
+
+// FixRunner is the Fixer of a real run: package fix on the user's checkout.
+type FixRunner struct {
+	Repo      github.Repo
+	Dir       string // checkout root, on the PR's head branch
+	Remote    string // default origin
+	Model     llm.Model
+	ModelName string
+	Verify    []string
+	// Confirm asks before each push; nil pushes without asking (--yes).
+	Confirm  func(ctx context.Context, plan fix.PushPlan) (bool, error)
+	GitHub   fix.GitHub
+	Progress io.Writer
+}
+
+// Fix runs fix.Run for the round. Verification that still fails after the
+// retries is a report (Verified false, Failure set), not an error: the loop
+// stops on it without converging.
+func (r *FixRunner) Fix(ctx context.Context, req FixRequest) (*FixReport, error) {
+	out, err := fix.Run(ctx, fix.Options{
+		Repo: r.Repo, PR: req.PR, Dir: r.Dir, Remote: r.Remote, Model: r.Model, ModelName: r.ModelName,
+		Verify: r.Verify, Payload: req.Payload, Run: req.Run, Round: req.Round, Resume: req.Resume,
+		Confirm: r.Confirm, GitHub: r.GitHub, Progress: r.Progress,
+	})
+	var rep *FixReport
+	if out != nil {
+		rep = &FixReport{Result: out.Result, Verified: true, Pushed: out.Pushed, HeadOID: out.HeadOID, CommentURL: out.CommentURL, Usage: out.Usage}
+	}
+	var ve *fix.VerifyError
+	switch {
+	case errors.As(err, &ve):
+		if rep == nil {
+			rep = &FixReport{}
+		}
+		rep.Verified, rep.Failure = false, ve.Error()
+		return rep, nil
+	case errors.Is(err, fix.ErrDeclined):
+		return rep, ErrDeclined
+	}
+	return rep, err
+}

@@ -1,0 +1,754 @@
+// Package loop is gh ocdx review-loop (seeds/004): rounds of reviews by 1–5
+// models and a comments analysis side by side, aggregation without dedupe,
+// consensus, a review report on the PR, then a fix, until the PR converges,
+// gets stuck, or the rounds run out. Every phase is recorded in the state
+// file, so an interrupted run resumes without posting anything twice.
+package loop
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/ocdx/gh-ocdx/github"
+	"github.com/ocdx/gh-ocdx/internal/redact"
+	"github.com/ocdx/gh-ocdx/llm"
+	"github.com/ocdx/gh-ocdx/review"
+	"github.com/ocdx/gh-ocdx/state"
+)
+
+// MaxRounds is seeds/004's hard cap.
+const MaxRounds = 3
+
+// Kind is the run kind in the state file.
+const Kind = "review-loop"
+
+// GitHub is what the loop reads and writes on GitHub.
+type GitHub interface {
+	review.PRSource
+	Comments(ctx context.Context, repo github.Repo, number int) ([]github.Comment, error)
+	PostComment(ctx context.Context, repo github.Repo, number int, body string) (*github.Comment, error)
+}
+
+// Store is the state file; *state.Store is one.
+type Store interface {
+	Begin(key state.Key, kind string) (*state.Active, error)
+	PR(key state.Key) (state.PR, error)
+}
+
+// Fixer runs the fix phase of a round: the fix agent, verification with
+// its retries, the confirmed push and the fix report.
+type Fixer interface {
+	Fix(ctx context.Context, req FixRequest) (*FixReport, error)
+}
+
+// FixRequest is one round's fix.
+type FixRequest struct {
+	PR      *github.PullRequest
+	Run     *state.Active
+	Round   int
+	Payload review.FixPayload
+	Resume  *state.WIP // the interrupted fix of this round, if any
+}
+
+// FixReport is what a fix phase did.
+type FixReport struct {
+	Result     review.FixResult
+	Verified   bool   // the verify commands passed (after retries)
+	Failure    string // why verification failed, when it did
+	Pushed     bool
+	HeadOID    string // after the push
+	CommentURL string // the fix report
+	Usage      llm.Usage
+}
+
+// ErrDeclined: the user said no to the push. The run stays resumable.
+var ErrDeclined = errors.New("push declined")
+
+// Options are the inputs of one review-loop run.
+type Options struct {
+	Repo    github.Repo
+	PR      *github.PullRequest // read by the preflight; the first round reviews it
+	CanPush bool                // else review-only: one round, no fix
+	// ReviewOnlyReason says why the PR cannot be pushed to.
+	ReviewOnlyReason string
+
+	GitHub    GitHub
+	Store     Store
+	Reviewers []Role
+	Analyzer  Role
+	// ReviewerTools and AnalyzerTools build the read-only tools of a round
+	// (fresh each round: a push changes what they read).
+	ReviewerTools func() []llm.Tool
+	AnalyzerTools func() []llm.Tool
+	Fixer         Fixer
+	MaxRounds     int // default MaxRounds
+	MaxIters      int // model calls per role (0: the llm default)
+	DryRun        bool
+	Progress      io.Writer // stderr
+}
+
+// Outcomes of a run.
+const (
+	OutcomeConverged = "converged"
+	OutcomeBlocked   = "blocked"
+	OutcomeFailed    = "failed"
+	OutcomeDryRun    = "dry-run"
+)
+
+// Result is the whole run, for the final summary and --json.
+type Result struct {
+	PR        int              `json:"pr"`
+	URL       string           `json:"url"`
+	RunID     string           `json:"runId,omitempty"`
+	Resumed   bool             `json:"resumed,omitempty"`
+	Outcome   string           `json:"outcome"`
+	Reason    string           `json:"reason"`
+	Rounds    []RoundResult    `json:"rounds"`
+	Remaining []review.Finding `json:"remaining"` // P0–P2 left after the last round
+	Stuck     []string         `json:"stuck"`
+	WouldPost string           `json:"wouldPost,omitempty"` // --dry-run: the review report
+	WouldFix  []review.Finding `json:"wouldFix,omitempty"`  // --dry-run: the fix payload's issuesToFix
+}
+
+// RoundResult is one round.
+type RoundResult struct {
+	N                 int                  `json:"n"`
+	HeadOID           string               `json:"headOid"`
+	Consensus         string               `json:"consensus"`
+	Counts            review.IssueCounts   `json:"counts"`
+	Roles             []RoleStatus         `json:"roles"`
+	Findings          []review.Finding     `json:"findings"`
+	ReviewState       review.ReviewState   `json:"reviewState"`
+	Threads           review.ThreadStats   `json:"threads"`
+	ThreadsTruncated  bool                 `json:"threadsTruncated"`
+	Stuck             []string             `json:"stuck"`
+	Fix               *FixSummary          `json:"fix,omitempty"`
+	Comments          []state.Comment      `json:"comments"`
+	Usage             map[string]llm.Usage `json:"usage"`
+	Note              string               `json:"note,omitempty"` // what the loop does next
+	AnalyzerMismatch  bool                 `json:"analyzerMismatch,omitempty"`
+	reviewersSucceded int
+}
+
+// FixSummary is what a round's fix did.
+type FixSummary struct {
+	Fixed    []review.FixedIssue    `json:"fixed"`
+	Rejected []review.RejectedIssue `json:"rejected"`
+	Commits  []review.Commit        `json:"commits"`
+	Verified bool                   `json:"verified"`
+	Pushed   bool                   `json:"pushed"`
+	HeadOID  string                 `json:"headOid,omitempty"`
+}
+
+// Tag marks a comment as round n's report of kind (review, fix, final) in
+// run id, so that no retried or resumed run posts it twice (DESIGN.md §7).
+func Tag(runID string, n int, kind string) string {
+	return fmt.Sprintf("<!-- ocdx:run=%s round=%d kind=%s -->", runID, n, kind)
+}
+
+type loop struct {
+	o      Options
+	key    state.Key
+	run    *state.Active
+	res    *Result
+	stuck  []string   // the PR's stuck set, from earlier runs and this one
+	posted bool       // a comment of this run is on the PR
+	readPR bool       // o.PR was used: later rounds read the PR again
+	wip    *state.WIP // an interrupted fix, from the state file
+}
+
+// Run runs the loop on o.PR. A run that ends without converging returns its
+// Result with Outcome blocked and a nil error; a failure returns an error
+// (and the Result so far). Cancelling ctx leaves the run resumable.
+func Run(ctx context.Context, o Options) (*Result, error) {
+	if o.MaxRounds <= 0 {
+		o.MaxRounds = MaxRounds
+	}
+	if o.Fixer == nil && !o.DryRun && o.CanPush {
+		return nil, errors.New("loop: no fixer for a PR that can be pushed")
+	}
+	l := &loop{o: o, key: state.NewKey(o.Repo.Host, o.Repo.Owner, o.Repo.Name, o.PR.Number),
+		res: &Result{PR: o.PR.Number, URL: o.PR.URL, Rounds: []RoundResult{}, Remaining: []review.Finding{}, Stuck: []string{}}}
+	if o.DryRun {
+		return l.dryRun(ctx)
+	}
+	if rec, err := o.Store.PR(l.key); err == nil {
+		for _, s := range rec.Stuck {
+			l.stuck = append(l.stuck, s.ID)
+		}
+		l.wip = rec.WIP
+	} else if !errors.Is(err, state.ErrNotFound) {
+		return nil, err
+	}
+	if err := l.begin(); err != nil {
+		return nil, err
+	}
+	err := l.rounds(ctx)
+	l.res.Stuck = append(l.res.Stuck, l.stuck...)
+	return l.res, err
+}
+
+// begin claims the PR. An interrupted run is continued only if the PR's
+// head is still the one it was reviewing (or the one it pushed); else its
+// records no longer describe the PR and a new run starts.
+func (l *loop) begin() error {
+	run, err := l.o.Store.Begin(l.key, Kind)
+	if err != nil {
+		return err
+	}
+	if run.Resumed() {
+		rounds := run.Run().Rounds
+		if n := len(rounds); n > 0 {
+			last := rounds[n-1]
+			if !last.Done(state.PhasePushed) && last.HeadOID != l.o.PR.HeadRefOid {
+				l.progress("run %s was interrupted, but the PR's head moved since (%s → %s): starting a new run", run.ID(), short(last.HeadOID), short(l.o.PR.HeadRefOid))
+				if err := run.End(state.OutcomeBlocked, "interrupted; the PR head moved before it was resumed"); err != nil {
+					return err
+				}
+				if run, err = l.o.Store.Begin(l.key, Kind); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	l.run = run
+	l.res.RunID, l.res.Resumed = run.ID(), run.Resumed()
+	for _, rd := range run.Run().Rounds {
+		if len(rd.Comments) > 0 {
+			l.posted = true
+		}
+	}
+	if run.Resumed() {
+		l.progress("resuming run %s", run.ID())
+	} else {
+		l.progress("run %s started", run.ID())
+	}
+	return nil
+}
+
+// rounds runs rounds until an outcome, and records it.
+func (l *loop) rounds(ctx context.Context) error {
+	first := 1
+	if rounds := l.run.Run().Rounds; len(rounds) > 0 {
+		last := rounds[len(rounds)-1]
+		first = last.N
+		if last.Done(state.PhasePushed) {
+			first++
+		}
+	}
+	for n := first; n <= l.o.MaxRounds; n++ {
+		done, err := l.round(ctx, n)
+		if done {
+			return err // the outcome is recorded
+		}
+		if err != nil {
+			return l.fail(ctx, n, err)
+		}
+	}
+	// Only reached when a resumed run had already pushed its last round.
+	return l.end(OutcomeBlocked, "max rounds reached")
+}
+
+// round runs round n; done reports that the run ended (its outcome set).
+func (l *loop) round(ctx context.Context, n int) (done bool, err error) {
+	pr := l.o.PR
+	if l.readPR {
+		if pr, err = l.o.GitHub.PullRequest(ctx, l.o.Repo, l.o.PR.Number); err != nil {
+			return false, err
+		}
+	}
+	l.readPR = true
+	l.progress("round %d of %d: PR #%d at %s", n, l.o.MaxRounds, pr.Number, short(pr.HeadRefOid))
+	rd, err := l.run.StartRound(n, pr.HeadRefOid)
+	if err != nil {
+		return false, err
+	}
+	rr := RoundResult{N: n, HeadOID: rd.HeadOID, Comments: []state.Comment{}, Stuck: []string{}}
+	rr.ReviewState = ReviewStateOf(pr.Reviews)
+	var threadFs []review.Finding
+	threadFs, rr.Threads = ThreadFindings(pr.Threads)
+	rr.ThreadsTruncated = pr.ThreadsTruncated
+	if rd.Done(state.PhaseReviewed) {
+		if err := restore(&rr, rd); err != nil {
+			return false, err
+		}
+	} else {
+		if err := l.review(ctx, pr, &rr, threadFs); err != nil {
+			return false, err
+		}
+		if err := l.recordReview(n, &rr); err != nil {
+			return false, err
+		}
+	}
+	l.res.Rounds = append(l.res.Rounds, rr)
+	cur := &l.res.Rounds[len(l.res.Rounds)-1]
+
+	outcome, reason, toFix, optional := l.decide(cur)
+	cur.Note = reason
+	if !rd.Done(state.PhaseCommented) || !hasKind(rd.Comments, "review") {
+		if _, err := l.post(ctx, n, "review", RenderReview(l.run.ID(), l.o.MaxRounds, cur)); err != nil {
+			return false, err
+		}
+	}
+	cur.Comments = l.comments(n)
+	l.res.Remaining = blockingOf(cur.Findings)
+	if cur.reviewersSucceded == 0 {
+		return true, l.endErr(OutcomeFailed, reason, errors.New(reason))
+	}
+	if outcome != "" {
+		return true, l.end(outcome, reason)
+	}
+
+	// Fix phase.
+	if !rd.Done(state.PhasePushed) {
+		rep, err := l.o.Fixer.Fix(ctx, FixRequest{PR: pr, Run: l.run, Round: n,
+			Payload: review.FixPayload{PRNumber: pr.Number, Round: n, IssuesToFix: toFix, OptionalIssues: orEmpty(optional)},
+			Resume:  l.resumeWIP(n)})
+		if rep != nil {
+			l.recordFix(n, cur, rep)
+		}
+		if errors.Is(err, ErrDeclined) {
+			return false, err
+		}
+		if err != nil {
+			return false, fmt.Errorf("fix phase of round %d: %w", n, err)
+		}
+		cur.Comments = l.comments(n)
+		if !rep.Verified {
+			reason := "verification failed after retries, nothing was pushed: " + rep.Failure
+			if _, err := l.post(ctx, n, "final", RenderFailure(n, reason)); err != nil {
+				l.progress("could not post the failure report: %v", err)
+			}
+			cur.Comments = l.comments(n)
+			return true, l.end(OutcomeBlocked, reason)
+		}
+		if !rep.Pushed {
+			return true, l.end(OutcomeBlocked, "the fix agent made no commit to push; manual intervention required")
+		}
+	}
+	if cur.Threads.Unresolved > 0 {
+		return true, l.end(OutcomeBlocked, fmt.Sprintf("manual resolution required: %d unresolved review thread(s); the code findings were fixed and pushed", cur.Threads.Unresolved))
+	}
+	return false, nil
+}
+
+// decide applies seeds/004 "Loop Termination" and the unresolved-thread
+// policy to a reviewed round: an outcome ends the run; none means fix.
+func (l *loop) decide(rr *RoundResult) (outcome, reason string, toFix, optional []review.Finding) {
+	blocking := blockingOf(rr.Findings)
+	stuck := slices.Concat(l.stuck, rr.Stuck)
+	toFix, optional = IssuesToFix(rr.Findings, stuck)
+	var stuckNow []string
+	for _, f := range blocking {
+		if !IsThread(f) && slices.Contains(stuck, f.ID) && !slices.Contains(stuckNow, f.ID) {
+			stuckNow = append(stuckNow, f.ID)
+		}
+	}
+	switch {
+	case rr.reviewersSucceded == 0:
+		return OutcomeFailed, fmt.Sprintf("all %d reviewers failed: no credible review, no fix attempted", len(l.o.Reviewers)), nil, nil
+	case rr.ThreadsTruncated:
+		return OutcomeBlocked, "blocked: the PR has more than 300 review threads, more than gh-ocdx reads; resolve threads on GitHub, then re-run", nil, nil
+	case rr.Consensus == Approve && len(blocking) == 0 && rr.Threads.Unresolved == 0:
+		return OutcomeConverged, "converged: consensus approve, no P0/P1/P2 findings, no unresolved review threads", nil, nil
+	case len(toFix) == 0 && rr.Threads.Unresolved > 0:
+		return OutcomeBlocked, fmt.Sprintf("manual resolution required: %d unresolved review thread(s) and no code findings to fix", rr.Threads.Unresolved), nil, nil
+	case len(toFix) == 0 && len(stuckNow) > 0:
+		return OutcomeBlocked, "manual intervention required: stuck findings came back after being reported fixed: " + strings.Join(stuckNow, ", "), nil, nil
+	case len(toFix) == 0:
+		return OutcomeBlocked, "manual resolution required: changes requested by " + actors(rr.ReviewState.ChangesRequestedBy) + " and nothing left to fix", nil, nil
+	case !l.o.CanPush:
+		return OutcomeBlocked, "review only: " + l.o.ReviewOnlyReason, nil, nil
+	case rr.N >= l.o.MaxRounds:
+		return OutcomeBlocked, "max rounds reached: remaining " + idList(blocking), nil, nil
+	}
+	next := fmt.Sprintf("fixing %d finding(s) (%s), then round %d", len(toFix), idList(toFix), rr.N+1)
+	if rr.Threads.Unresolved > 0 {
+		next = fmt.Sprintf("fixing %d code finding(s) (%s); then stopping: %d unresolved review thread(s) need manual resolution", len(toFix), idList(toFix), rr.Threads.Unresolved)
+	}
+	return "", next, toFix, optional
+}
+
+// review runs the roles of a round and aggregates what they found.
+func (l *loop) review(ctx context.Context, pr *github.PullRequest, rr *RoundResult, threadFs []review.Finding) error {
+	diff, complete, err := l.o.GitHub.Diff(ctx, l.o.Repo, pr.Number, review.DiffLimit)
+	if err != nil {
+		return err
+	}
+	text, truncated := review.TruncateDiff(diff, complete)
+	rc := &review.Context{PR: pr, Diff: text, DiffTruncated: truncated}
+	out, err := l.runRoles(ctx, rc, threadFs, rr.ReviewState, rr.Threads)
+	if err != nil {
+		return err
+	}
+	rr.Roles = out.Roles
+	rr.Usage = map[string]llm.Usage{}
+	for _, r := range out.Roles {
+		rr.Usage[r.Role] = r.Usage
+		if r.OK && r.Role != analyzerName {
+			rr.reviewersSucceded++
+		}
+	}
+	if out.Analyzer == nil {
+		a := out.Roles[len(out.Roles)-1]
+		return &AnalyzerError{Msg: a.Error}
+	}
+	if !equalState(out.Analyzer.ReviewState, rr.ReviewState) {
+		rr.AnalyzerMismatch = true
+	}
+	rr.Findings = orEmpty(out.Findings)
+	rr.Counts = Count(rr.Findings)
+	if rr.reviewersSucceded > 0 {
+		rr.Consensus = Consensus(rr.ReviewState, rr.Counts)
+	}
+	rr.Stuck = orEmptyS(Stuck(l.fixedLastRound(rr.N), rr.Findings))
+	for _, id := range rr.Stuck {
+		if !slices.Contains(l.stuck, id) {
+			l.stuck = append(l.stuck, id)
+		}
+	}
+	return nil
+}
+
+// AnalyzerError: the comments analyzer failed, so Rule 0 and the threads
+// cannot be judged (seeds/004: stop immediately).
+type AnalyzerError struct{ Msg string }
+
+func (e *AnalyzerError) Error() string {
+	return "the comments analyzer failed, so the review threads cannot be judged: " + e.Msg + "; check its model (commentsAnalyzerModel) and re-run"
+}
+
+// fixedLastRound returns the findings the previous round's fix reported
+// fixed, as they were reported.
+func (l *loop) fixedLastRound(n int) []review.Finding {
+	if l.run == nil {
+		return nil
+	}
+	for _, rd := range l.run.Run().Rounds {
+		if rd.N != n-1 || len(rd.FixedIDs) == 0 {
+			continue
+		}
+		var fs []review.Finding
+		if err := json.Unmarshal(rd.Findings, &fs); err != nil {
+			return nil
+		}
+		var out []review.Finding
+		for _, f := range fs {
+			if slices.Contains(rd.FixedIDs, f.ID) {
+				out = append(out, f)
+			}
+		}
+		return out
+	}
+	return nil
+}
+
+func (l *loop) recordReview(n int, rr *RoundResult) error {
+	raw, err := json.Marshal(rr.Findings)
+	if err != nil {
+		return err
+	}
+	return l.run.Complete(n, state.PhaseReviewed, func(rd *state.Round) {
+		rd.Findings = raw
+		rd.FindingIDs = nil
+		for _, f := range rr.Findings {
+			rd.FindingIDs = append(rd.FindingIDs, f.ID)
+		}
+		rd.Counts = map[string]int{"P0": rr.Counts.P0, "P1": rr.Counts.P1, "P2": rr.Counts.P2, "P3": rr.Counts.P3}
+		rd.Consensus = rr.Consensus
+		rd.StuckIDs = rr.Stuck
+		rd.FailedRoles, rd.Reports, rd.Usage = nil, nil, nil
+		for _, r := range rr.Roles {
+			sum := fmt.Sprintf("%s, %d findings", r.Conclusion, r.Findings)
+			if !r.OK {
+				rd.FailedRoles = append(rd.FailedRoles, r.Role)
+				sum = "failed: " + r.Error
+			} else if r.Role == analyzerName {
+				sum = fmt.Sprintf("%d unresolved threads", r.Findings)
+			}
+			rd.Reports = append(rd.Reports, state.Report{Role: r.Role, Model: r.Model, Summary: sum, Full: r.Report})
+			rd.Usage = append(rd.Usage, state.Usage{Role: r.Role, Model: r.Model, InputTokens: r.Usage.Input, OutputTokens: r.Usage.Output})
+		}
+	})
+}
+
+// restore rebuilds a reviewed round from the state file (resumed run).
+func restore(rr *RoundResult, rd state.Round) error {
+	if err := json.Unmarshal(rd.Findings, &rr.Findings); err != nil {
+		return fmt.Errorf("round %d's findings in the state file are unreadable (%v): run 'gh ocdx state clear' for this PR and re-run", rd.N, err)
+	}
+	rr.Findings = orEmpty(rr.Findings)
+	rr.Counts, rr.Consensus, rr.Stuck = Count(rr.Findings), rd.Consensus, orEmptyS(rd.StuckIDs)
+	rr.Usage = map[string]llm.Usage{}
+	for _, u := range rd.Usage {
+		rr.Usage[u.Role] = llm.Usage{Input: u.InputTokens, Output: u.OutputTokens}
+	}
+	for _, rep := range rd.Reports {
+		if rep.Role == "pr-fix" {
+			continue
+		}
+		st := RoleStatus{Role: rep.Role, Model: rep.Model, OK: !slices.Contains(rd.FailedRoles, rep.Role), Report: rep.Full, Usage: rr.Usage[rep.Role]}
+		if st.OK {
+			st.Conclusion, _, _ = strings.Cut(rep.Summary, ",")
+			if rep.Role != analyzerName {
+				rr.reviewersSucceded++
+			}
+		} else {
+			st.Error = strings.TrimPrefix(rep.Summary, "failed: ")
+		}
+		for _, f := range rr.Findings {
+			if f.Source != nil && f.Source.Name == rep.Role {
+				st.Findings++
+			}
+		}
+		rr.Roles = append(rr.Roles, st)
+	}
+	return nil
+}
+
+func (l *loop) recordFix(n int, rr *RoundResult, rep *FixReport) {
+	rr.Fix = &FixSummary{Fixed: rep.Result.FixedIssues, Rejected: rep.Result.RejectedIssues, Commits: rep.Result.Commits,
+		Verified: rep.Verified, Pushed: rep.Pushed, HeadOID: rep.HeadOID}
+	if rr.Usage == nil {
+		rr.Usage = map[string]llm.Usage{}
+	}
+	rr.Usage["pr-fix"] = rr.Usage["pr-fix"].Add(rep.Usage)
+	err := l.run.UpdateRound(n, func(rd *state.Round) {
+		rd.FixedIDs, rd.RejectedIDs, rd.Commits = nil, nil, nil
+		for _, f := range rep.Result.FixedIssues {
+			rd.FixedIDs = append(rd.FixedIDs, f.FindingID)
+		}
+		for _, r := range rep.Result.RejectedIssues {
+			rd.RejectedIDs = append(rd.RejectedIDs, r.FindingID)
+		}
+		for _, c := range rep.Result.Commits {
+			rd.Commits = append(rd.Commits, c.Sha)
+		}
+		if rep.CommentURL != "" && !hasKind(rd.Comments, "fix") {
+			rd.Comments = append(rd.Comments, state.Comment{Kind: "fix", Tag: Tag(l.run.ID(), n, "fix"), URL: rep.CommentURL})
+		}
+	})
+	if err != nil {
+		l.progress("recording the fix of round %d: %v", n, err)
+	}
+	if rep.CommentURL != "" {
+		l.posted = true
+	}
+}
+
+// post publishes a report once: a tag already recorded or already on the
+// PR (a resumed run, or a POST whose answer was lost) is not posted again.
+func (l *loop) post(ctx context.Context, n int, kind, body string) (string, error) {
+	tag := Tag(l.run.ID(), n, kind)
+	for _, c := range l.comments(n) {
+		if c.Tag == tag {
+			return c.URL, nil
+		}
+	}
+	record := func(url string) (string, error) {
+		l.posted = true
+		phase := state.Phase("")
+		if kind == "review" {
+			phase = state.PhaseCommented
+		}
+		err := l.run.Complete(n, phase, func(rd *state.Round) {
+			rd.Comments = append(rd.Comments, state.Comment{Kind: kind, Tag: tag, URL: url})
+		})
+		return url, err
+	}
+	if url, ok, err := l.findTag(ctx, tag); err != nil {
+		return "", err
+	} else if ok {
+		l.progress("the %s report of round %d is already on the PR: %s", kind, n, url)
+		return record(url)
+	}
+	full := github.CapBody(redact.ForComment(Marker + "\n" + tag + "\n" + body))
+	c, err := l.o.GitHub.PostComment(ctx, l.o.Repo, l.o.PR.Number, full)
+	if err != nil {
+		// The POST may have been applied even though it failed: look.
+		if url, ok, lerr := l.findTag(ctx, tag); lerr == nil && ok {
+			l.progress("posting the %s report failed (%v), but it is on the PR: %s", kind, err, url)
+			return record(url)
+		}
+		return "", err
+	}
+	l.progress("posted the %s report of round %d: %s", kind, n, c.URL)
+	return record(c.URL)
+}
+
+func (l *loop) findTag(ctx context.Context, tag string) (string, bool, error) {
+	cs, err := l.o.GitHub.Comments(ctx, l.o.Repo, l.o.PR.Number)
+	if err != nil {
+		return "", false, err
+	}
+	for _, c := range cs {
+		if strings.Contains(c.Body, tag) {
+			return c.URL, true, nil
+		}
+	}
+	return "", false, nil
+}
+
+// comments are the comments recorded for round n.
+func (l *loop) comments(n int) []state.Comment {
+	for _, rd := range l.run.Run().Rounds {
+		if rd.N == n {
+			return slices.Clone(rd.Comments)
+		}
+	}
+	return []state.Comment{}
+}
+
+// resumeWIP is the recorded fix work of round n of this run, if any.
+func (l *loop) resumeWIP(n int) *state.WIP {
+	if w := l.wip; w != nil && w.RunID == l.run.ID() && w.Round == n {
+		return w
+	}
+	return nil
+}
+
+// fail ends the run on an error (seeds/004 failure policy): nothing more
+// than the error before the first comment; after it, one final comment.
+// A cancelled run is left resumable instead.
+func (l *loop) fail(ctx context.Context, n int, err error) error {
+	if ctx.Err() != nil || errors.Is(err, ErrDeclined) {
+		if rerr := l.run.Release(); rerr != nil {
+			l.progress("releasing the run: %v", rerr)
+		}
+		l.res.Outcome, l.res.Reason = "interrupted", err.Error()
+		return err
+	}
+	reason := err.Error()
+	if l.posted {
+		body := RenderFailure(n, reason)
+		if _, perr := l.post(ctx, n, "final", body); perr != nil {
+			l.progress("could not post the failure report: %v", perr)
+		}
+	}
+	return l.endErr(OutcomeFailed, reason, err)
+}
+
+func (l *loop) end(outcome, reason string) error {
+	return l.endErr(outcome, reason, nil)
+}
+
+// endErr records the outcome; err is returned (the failure itself).
+func (l *loop) endErr(outcome, reason string, err error) error {
+	l.res.Outcome, l.res.Reason = outcome, reason
+	so := map[string]state.Outcome{OutcomeConverged: state.OutcomeConverged, OutcomeBlocked: state.OutcomeBlocked, OutcomeFailed: state.OutcomeFailed}[outcome]
+	if eerr := l.run.End(so, reason); eerr != nil && err == nil {
+		return eerr
+	}
+	l.progress("%s: %s", outcome, reason)
+	return err
+}
+
+// dryRun reviews round 1 and shows what would be posted and fixed; it
+// writes nothing: no comment, no state, no fix.
+func (l *loop) dryRun(ctx context.Context) (*Result, error) {
+	l.run = nil
+	pr := l.o.PR
+	rr := RoundResult{N: 1, HeadOID: pr.HeadRefOid, Comments: []state.Comment{}, Stuck: []string{}}
+	rr.ReviewState = ReviewStateOf(pr.Reviews)
+	var threadFs []review.Finding
+	threadFs, rr.Threads = ThreadFindings(pr.Threads)
+	rr.ThreadsTruncated = pr.ThreadsTruncated
+	if rec, err := l.o.Store.PR(l.key); err == nil {
+		for _, s := range rec.Stuck {
+			l.stuck = append(l.stuck, s.ID)
+		}
+	}
+	if err := l.review(ctx, pr, &rr, threadFs); err != nil {
+		return l.res, err
+	}
+	l.res.Rounds = append(l.res.Rounds, rr)
+	cur := &l.res.Rounds[0]
+	_, reason, toFix, _ := l.decide(cur)
+	cur.Note = reason
+	l.res.Outcome, l.res.Reason = OutcomeDryRun, "dry run: nothing was posted, fixed or recorded; "+reason
+	l.res.WouldPost = redact.ForComment(Marker + "\n" + Tag("<run>", 1, "review") + "\n" + RenderReview("<run>", l.o.MaxRounds, cur))
+	l.res.WouldFix = toFix
+	l.res.Remaining = blockingOf(cur.Findings)
+	l.res.Stuck = append(l.res.Stuck, l.stuck...)
+	return l.res, nil
+}
+
+func (l *loop) progress(format string, a ...any) {
+	if l.o.Progress != nil {
+		fmt.Fprintf(l.o.Progress, format+"\n", a...)
+	}
+}
+
+func blockingOf(fs []review.Finding) []review.Finding {
+	out := []review.Finding{}
+	for _, f := range fs {
+		if Blocking(f) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func hasKind(cs []state.Comment, kind string) bool {
+	return slices.ContainsFunc(cs, func(c state.Comment) bool { return c.Kind == kind })
+}
+
+func equalState(a, b review.ReviewState) bool {
+	if a.HasChangesRequested != b.HasChangesRequested || len(a.ChangesRequestedBy) != len(b.ChangesRequestedBy) {
+		return false
+	}
+	for i := range a.ChangesRequestedBy {
+		if a.ChangesRequestedBy[i] != b.ChangesRequestedBy[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func actors(as []review.Actor) string {
+	var s []string
+	for _, a := range as {
+		s = append(s, "@"+a.Login+" ("+a.Association+")")
+	}
+	if len(s) == 0 {
+		return "nobody"
+	}
+	return strings.Join(s, ", ")
+}
+
+func idList(fs []review.Finding) string {
+	var ids []string
+	for _, f := range fs {
+		ids = append(ids, f.ID+" "+f.Priority)
+	}
+	if len(ids) == 0 {
+		return "none"
+	}
+	return strings.Join(ids, ", ")
+}
+
+func short(oid string) string {
+	if len(oid) > 7 {
+		return oid[:7]
+	}
+	return oid
+}
+
+func orEmpty(fs []review.Finding) []review.Finding {
+	if fs == nil {
+		return []review.Finding{}
+	}
+	return fs
+}
+
+func orEmptyS(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}

@@ -1,0 +1,269 @@
+package loop
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/ocdx/gh-ocdx/llm"
+	"github.com/ocdx/gh-ocdx/review"
+)
+
+// maxRoleReport bounds one role's full report quoted in the comment.
+const maxRoleReport = 3000
+
+var priorityNames = map[string]string{"P0": "P0 — blocking", "P1": "P1 — critical", "P2": "P2 — important", "P3": "P3 — suggestions"}
+
+// RenderReview is the body of a round's review report (without the marker
+// and tag, which post adds): status of every role, consensus, counts,
+// findings grouped by priority, stuck findings, unresolved threads, token
+// usage, and what happens next.
+func RenderReview(runID string, maxRounds int, rr *RoundResult) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "## gh-ocdx review — round %d of %d\n\n", rr.N, maxRounds)
+	reviewers, failed := 0, []string{}
+	for _, r := range rr.Roles {
+		if r.Role == analyzerName {
+			continue
+		}
+		reviewers++
+		if !r.OK {
+			failed = append(failed, r.Role)
+		}
+	}
+	consensus := rr.Consensus
+	if consensus == "" {
+		consensus = "none (no reviewer succeeded)"
+	}
+	fmt.Fprintf(&b, "**Consensus:** `%s` · P0 %d · P1 %d · P2 %d · P3 %d · head `%s`\n\n",
+		consensus, rr.Counts.P0, rr.Counts.P1, rr.Counts.P2, rr.Counts.P3, short(rr.HeadOID))
+	switch {
+	case len(failed) == 0:
+		fmt.Fprintf(&b, "**Reviewers:** %d of %d succeeded.\n\n", reviewers, reviewers)
+	case len(failed) == reviewers:
+		fmt.Fprintf(&b, "**Reviewers:** all %d failed (%s): this round produced no credible review and no fix is attempted.\n\n", reviewers, strings.Join(failed, ", "))
+	default:
+		fmt.Fprintf(&b, "**Reviewers:** partial — %d of %d succeeded; failed: %s.\n\n", reviewers-len(failed), reviewers, strings.Join(failed, ", "))
+	}
+	if rr.ReviewState.HasChangesRequested {
+		fmt.Fprintf(&b, "**Review state:** changes requested by %s (Rule 0).\n\n", actors(rr.ReviewState.ChangesRequestedBy))
+	}
+	if rr.AnalyzerMismatch {
+		b.WriteString("_The comments analyzer reported a different review state; the one computed from the PR's reviews is used._\n\n")
+	}
+
+	b.WriteString("| Role | Model | Result | Findings | Tokens in / out | Time |\n|---|---|---|---|---|---|\n")
+	for _, r := range rr.Roles {
+		res := r.Conclusion
+		if r.Role == analyzerName {
+			res = "done"
+		}
+		if !r.OK {
+			res = "failed: " + cell(firstLine(r.Error), 120)
+		}
+		fmt.Fprintf(&b, "| %s | `%s` | %s | %d | %d / %d | %s |\n", r.Role, r.Model, res, r.Findings, r.Usage.Input, r.Usage.Output, r.Elapsed)
+	}
+	b.WriteString("\n")
+
+	code := slices.DeleteFunc(slices.Clone(rr.Findings), IsThread)
+	if len(code) == 0 {
+		b.WriteString("### Findings\n\nNone.\n\n")
+	}
+	for _, p := range review.Priorities {
+		var group []review.Finding
+		for _, f := range code {
+			if f.Priority == p {
+				group = append(group, f)
+			}
+		}
+		if len(group) == 0 {
+			continue
+		}
+		fmt.Fprintf(&b, "### %s (%d)\n\n", priorityNames[p], len(group))
+		for _, f := range group {
+			writeFinding(&b, f, rr.Stuck)
+		}
+		b.WriteString("\n")
+	}
+	if len(rr.Stuck) > 0 {
+		b.WriteString("### Stuck findings\n\nReported fixed in the previous round, found again; they are no longer sent to the fix agent:\n\n")
+		for _, id := range rr.Stuck {
+			fmt.Fprintf(&b, "- `%s`\n", id)
+		}
+		b.WriteString("\n")
+	}
+	threads := slices.DeleteFunc(slices.Clone(rr.Findings), func(f review.Finding) bool { return !IsThread(f) })
+	fmt.Fprintf(&b, "### Unresolved review threads (%d of %d)\n\n", rr.Threads.Unresolved, rr.Threads.Total)
+	if rr.ThreadsTruncated {
+		b.WriteString("**More than 300 review threads:** only the first 300 were read, so this PR is blocked for the loop.\n\n")
+	}
+	if len(threads) == 0 {
+		b.WriteString("None.\n\n")
+	}
+	for _, f := range threads {
+		writeFinding(&b, f, nil)
+	}
+	if len(threads) > 0 {
+		b.WriteString("\nThese need a human: they are never sent to the fix agent.\n\n")
+	}
+
+	var reports []RoleStatus
+	for _, r := range rr.Roles {
+		if r.OK && strings.TrimSpace(r.Report) != "" {
+			reports = append(reports, r)
+		}
+	}
+	if len(reports) > 0 {
+		b.WriteString("<details><summary>Role reports</summary>\n\n")
+		for _, r := range reports {
+			fmt.Fprintf(&b, "#### %s\n\n%s\n\n", r.Role, excerpt(r.Report, maxRoleReport))
+		}
+		b.WriteString("</details>\n\n")
+	}
+	writeUsage(&b, rr.Usage)
+	if rr.Note != "" {
+		fmt.Fprintf(&b, "**Next:** %s\n", rr.Note)
+	}
+	fmt.Fprintf(&b, "\n<sub>gh-ocdx review-loop · run %s</sub>\n", runID)
+	return b.String()
+}
+
+func writeFinding(b *strings.Builder, f review.Finding, stuck []string) {
+	loc := f.File
+	if f.Line != nil {
+		loc = fmt.Sprintf("%s:%d", f.File, *f.Line)
+	}
+	by := ""
+	if f.Source != nil && f.Source.Name != "" {
+		by = " — " + f.Source.Name
+		if f.Source.Type == "human" {
+			by = " — @" + f.Source.Name
+		}
+	}
+	mark := ""
+	if slices.Contains(stuck, f.ID) {
+		mark = " **(stuck)**"
+	}
+	fmt.Fprintf(b, "- **%s** `%s` %s `%s`%s%s\n", f.Priority, f.ID, cell(f.Title, 200), loc, mark, by)
+	if d := strings.TrimSpace(f.Description); d != "" {
+		fmt.Fprintf(b, "  %s\n", indent(excerpt(d, 1000)))
+	}
+	if s := strings.TrimSpace(f.Suggestion); s != "" {
+		fmt.Fprintf(b, "  _Suggestion:_ %s\n", indent(excerpt(s, 600)))
+	}
+}
+
+func writeUsage(b *strings.Builder, usage map[string]llm.Usage) {
+	if len(usage) == 0 {
+		return
+	}
+	roles := make([]string, 0, len(usage))
+	var total llm.Usage
+	for r, u := range usage {
+		roles = append(roles, r)
+		total = total.Add(u)
+	}
+	sort.Strings(roles)
+	b.WriteString("**Token usage:** ")
+	for i, r := range roles {
+		if i > 0 {
+			b.WriteString(" · ")
+		}
+		fmt.Fprintf(b, "%s %d / %d", r, usage[r].Input, usage[r].Output)
+	}
+	fmt.Fprintf(b, " · total %d in / %d out\n\n", total.Input, total.Output)
+}
+
+// RenderFailure is the final comment after a failure that follows a
+// posted report (seeds/004 failure policy).
+func RenderFailure(n int, reason string) string {
+	return fmt.Sprintf("## gh-ocdx review-loop stopped in round %d\n\n**Failure:** %s\n\nNothing more will be posted or pushed by this run. Fix the cause, then re-run `gh ocdx review-loop`.\n", n, cell(reason, 2000))
+}
+
+// RenderSummary is the final Markdown summary printed on stdout: round by
+// round, counts, the PR link, fixes applied, and the outcome.
+func RenderSummary(r *Result) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# review-loop: PR #%d — %s\n\n%s\n\n", r.PR, r.Outcome, r.URL)
+	fmt.Fprintf(&b, "**Outcome:** %s\n", r.Reason)
+	if r.RunID != "" {
+		resumed := ""
+		if r.Resumed {
+			resumed = " (resumed)"
+		}
+		fmt.Fprintf(&b, "**Run:** %s%s\n", r.RunID, resumed)
+	}
+	b.WriteString("\n")
+	for _, rr := range r.Rounds {
+		fmt.Fprintf(&b, "## Round %d — head %s\n\n", rr.N, short(rr.HeadOID))
+		c := rr.Consensus
+		if c == "" {
+			c = "none"
+		}
+		fmt.Fprintf(&b, "- Consensus: %s (P0 %d, P1 %d, P2 %d, P3 %d)\n", c, rr.Counts.P0, rr.Counts.P1, rr.Counts.P2, rr.Counts.P3)
+		var roles []string
+		for _, s := range rr.Roles {
+			st := "ok"
+			if !s.OK {
+				st = "failed"
+			}
+			roles = append(roles, fmt.Sprintf("%s %s", s.Role, st))
+		}
+		fmt.Fprintf(&b, "- Roles: %s\n", strings.Join(roles, ", "))
+		fmt.Fprintf(&b, "- Unresolved review threads: %d\n", rr.Threads.Unresolved)
+		if len(rr.Stuck) > 0 {
+			fmt.Fprintf(&b, "- Stuck: %s\n", strings.Join(rr.Stuck, ", "))
+		}
+		if f := rr.Fix; f != nil {
+			var fixed []string
+			for _, x := range f.Fixed {
+				fixed = append(fixed, x.FindingID)
+			}
+			fmt.Fprintf(&b, "- Fix: %d fixed (%s), %d rejected, %d commit(s), verified %t, pushed %t", len(f.Fixed), strings.Join(fixed, ", "), len(f.Rejected), len(f.Commits), f.Verified, f.Pushed)
+			if f.Pushed {
+				fmt.Fprintf(&b, " → %s", short(f.HeadOID))
+			}
+			b.WriteString("\n")
+		}
+		for _, cm := range rr.Comments {
+			fmt.Fprintf(&b, "- %s report: %s\n", cm.Kind, cm.URL)
+		}
+		if len(rr.Usage) > 0 {
+			var t llm.Usage
+			for _, u := range rr.Usage {
+				t = t.Add(u)
+			}
+			fmt.Fprintf(&b, "- Tokens: %d in / %d out\n", t.Input, t.Output)
+		}
+		b.WriteString("\n")
+	}
+	if len(r.Remaining) > 0 {
+		b.WriteString("## Remaining P0/P1/P2\n\n")
+		for _, f := range r.Remaining {
+			fmt.Fprintf(&b, "- %s `%s` %s (%s)\n", f.Priority, f.ID, f.Title, f.File)
+		}
+		b.WriteString("\n")
+	}
+	if r.WouldPost != "" {
+		b.WriteString("## Would post (dry run)\n\n")
+		b.WriteString(r.WouldPost)
+		b.WriteString("\n")
+		if len(r.WouldFix) > 0 {
+			b.WriteString("\n## Would fix (dry run)\n\n")
+			for _, f := range r.WouldFix {
+				fmt.Fprintf(&b, "- %s `%s` %s (%s)\n", f.Priority, f.ID, f.Title, f.File)
+			}
+		}
+	}
+	return b.String()
+}
+
+// cell keeps text on one line and bounded, for tables and list items.
+func cell(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	s = strings.ReplaceAll(s, "|", "\\|")
+	return excerpt(s, n)
+}
+
+func indent(s string) string { return strings.ReplaceAll(s, "\n", "\n  ") }

@@ -1,0 +1,240 @@
+package loop
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ocdx/gh-ocdx/github"
+	"github.com/ocdx/gh-ocdx/internal/redact"
+	"github.com/ocdx/gh-ocdx/llm"
+	"github.com/ocdx/gh-ocdx/prompts"
+	"github.com/ocdx/gh-ocdx/review"
+)
+
+// Role is one configured model playing a role.
+type Role struct {
+	Name  string // reviewer-1 … reviewer-5, comments-analyzer
+	Model string // provider/model, as configured
+	LLM   llm.Model
+}
+
+// RoleStatus is how a role did in a round.
+type RoleStatus struct {
+	Role       string        `json:"role"`
+	Model      string        `json:"model"`
+	OK         bool          `json:"ok"`
+	Error      string        `json:"error,omitempty"`
+	Conclusion string        `json:"conclusion,omitempty"`
+	Findings   int           `json:"findings"`
+	Elapsed    time.Duration `json:"elapsedNs"`
+	Usage      llm.Usage     `json:"usage"`
+	Report     string        `json:"-"` // the role's fullReport
+}
+
+const (
+	reviewerSystem = "You are a senior code reviewer. You answer with exactly one BEGIN_JSON … END_JSON envelope."
+	analyzerSystem = "You analyze GitHub pull request review threads. You answer with exactly one BEGIN_JSON … END_JSON envelope."
+	analyzerName   = "comments-analyzer"
+	maxPRBody      = 4 << 10
+)
+
+// reviewerTask renders prompts/reviewer.md for one reviewer: references
+// and a capped diff (seeds/003), the rest through tools.
+func reviewerTask(agent string, rc *review.Context) (string, error) {
+	pr := rc.PR
+	files := make([]string, 0, len(pr.Files)+1)
+	for _, f := range pr.Files {
+		files = append(files, f.Path)
+	}
+	if more := pr.ChangedFiles - len(pr.Files); more > 0 {
+		files = append(files, fmt.Sprintf("… and %d more files (use list_files or pr_diff)", more))
+	}
+	body := strings.TrimSpace(pr.Body)
+	if body == "" {
+		body = "(no description)"
+	} else if len(body) > maxPRBody {
+		body = strings.ToValidUTF8(body[:maxPRBody], "") + "\n[body cut at 4KB]"
+	}
+	return prompts.Render("reviewer.md", map[string]any{
+		"Agent": agent, "Number": pr.Number, "Title": pr.Title, "URL": pr.URL, "Author": pr.Author,
+		"BaseRef": pr.BaseRefName, "HeadRef": pr.HeadRefName, "Body": body, "LinkedIssues": pr.ClosingIssues,
+		"FileSummary": rc.FileSummary(), "Files": files, "Diff": rc.Diff,
+	})
+}
+
+// threadView is what the analyzer sees of an unresolved thread.
+type threadView struct {
+	ID       string        `json:"id"`
+	Path     string        `json:"path"`
+	Line     *int          `json:"line"`
+	Comments []commentView `json:"comments"`
+}
+
+type commentView struct {
+	Author      string `json:"author"`
+	Association string `json:"authorAssociation"`
+	Body        string `json:"body"`
+}
+
+// maxCommentView bounds one thread comment shown to the analyzer.
+const maxCommentView = 2 << 10
+
+func analyzerTask(pr *github.PullRequest, st review.ReviewState, stats review.ThreadStats, truncated bool) (string, error) {
+	var views []threadView
+	for _, th := range pr.Threads {
+		if th.IsResolved {
+			continue
+		}
+		var v threadView
+		for _, c := range th.Comments {
+			if strings.Contains(c.Body, Marker) {
+				continue
+			}
+			if v.ID == "" {
+				v.ID, v.Path, v.Line = "THREAD-"+c.ID, c.Path, c.Line
+			}
+			v.Comments = append(v.Comments, commentView{Author: c.Author, Association: c.Association, Body: excerpt(c.Body, maxCommentView)})
+		}
+		if v.ID != "" {
+			views = append(views, v)
+		}
+	}
+	threads := "(none)"
+	if len(views) > 0 {
+		b, err := json.MarshalIndent(views, "", "  ")
+		if err != nil {
+			return "", err
+		}
+		threads = string(b)
+	}
+	stJSON, _ := json.Marshal(st)
+	statsJSON, _ := json.Marshal(stats)
+	return prompts.Render("comments_analyzer.md", map[string]any{
+		"Number": pr.Number, "Title": pr.Title, "URL": pr.URL, "Marker": Marker,
+		"ReviewState": string(stJSON), "Stats": string(statsJSON), "Truncated": truncated, "Threads": threads,
+	})
+}
+
+// reviewOutcome is what the roles of one round produced.
+type reviewOutcome struct {
+	Roles    []RoleStatus // reviewers in configuration order, then the analyzer
+	Findings []review.Finding
+	Analyzer *review.CommentsAnalyzerResult // nil when it failed
+}
+
+// runRoles runs every reviewer and the comments analyzer side by side and
+// waits for all of them (allSettled): one failing role never cancels the
+// others. IDs and sources are set by gh-ocdx, never taken from a model.
+func (l *loop) runRoles(ctx context.Context, rc *review.Context, threadFs []review.Finding, st review.ReviewState, stats review.ThreadStats) (*reviewOutcome, error) {
+	n := len(l.o.Reviewers)
+	out := &reviewOutcome{Roles: make([]RoleStatus, n+1)}
+	results := make([]*review.ReviewerResult, n)
+	var analyzer review.CommentsAnalyzerResult
+	aTask, err := analyzerTask(rc.PR, st, stats, rc.PR.ThreadsTruncated)
+	if err != nil {
+		return nil, err
+	}
+	var tools, aTools []llm.Tool
+	if l.o.ReviewerTools != nil {
+		tools = l.o.ReviewerTools()
+	}
+	if l.o.AnalyzerTools != nil {
+		aTools = l.o.AnalyzerTools()
+	}
+	var wg sync.WaitGroup
+	for i, r := range l.o.Reviewers {
+		task, err := reviewerTask(r.Name, rc)
+		if err != nil {
+			return nil, err
+		}
+		wg.Go(func() {
+			var res review.ReviewerResult
+			out.Roles[i] = l.runRole(ctx, r, reviewerSystem, task, tools, &res)
+			if out.Roles[i].OK {
+				results[i] = &res
+				out.Roles[i].Conclusion, out.Roles[i].Findings, out.Roles[i].Report = res.Conclusion, len(res.Findings), res.FullReport
+			}
+		})
+	}
+	wg.Go(func() {
+		out.Roles[n] = l.runRole(ctx, l.o.Analyzer, analyzerSystem, aTask, aTools, &analyzer)
+		if out.Roles[n].OK {
+			out.Analyzer = &analyzer
+			out.Roles[n].Findings, out.Roles[n].Report = len(threadFs), analyzer.FullReport
+		}
+	})
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	now := time.Now().UTC().Format(time.RFC3339)
+	for i, res := range results {
+		if res == nil {
+			continue
+		}
+		for _, f := range res.Findings {
+			f.ID = f.ComputeID()
+			// Redacted once, here: the report, the state file, the fix
+			// payload and the summary all show this text.
+			f.Title, f.Description, f.Suggestion = redact.ForComment(f.Title), redact.ForComment(f.Description), redact.ForComment(f.Suggestion)
+			f.Source = &review.Source{Type: "agent", Name: l.o.Reviewers[i].Name, Timestamp: now}
+			out.Findings = append(out.Findings, f)
+		}
+	}
+	out.Findings = append(out.Findings, mergeThreads(threadFs, out.Analyzer)...)
+	return out, nil
+}
+
+// mergeThreads takes the analyzer's wording for the threads gh-ocdx found;
+// which threads exist, their IDs, priorities and places stay gh-ocdx's.
+func mergeThreads(threadFs []review.Finding, a *review.CommentsAnalyzerResult) []review.Finding {
+	out := make([]review.Finding, len(threadFs))
+	copy(out, threadFs)
+	if a == nil {
+		return out
+	}
+	for i := range out {
+		for _, p := range a.PendingIssues {
+			if p.ID != out[i].ID {
+				continue
+			}
+			if d := strings.TrimSpace(p.Description); d != "" {
+				out[i].Description = redact.ForComment(excerpt(d, maxThreadExcerpt))
+			}
+			out[i].Suggestion = redact.ForComment(p.Suggestion)
+			break
+		}
+	}
+	return out
+}
+
+// runRole runs one agent and reports on stderr how it went.
+func (l *loop) runRole(ctx context.Context, r Role, system, task string, tools []llm.Tool, out any) RoleStatus {
+	st := RoleStatus{Role: r.Name, Model: r.Model}
+	start := time.Now()
+	a := &llm.Agent{Role: r.Name, Model: r.LLM, System: system, Task: task, Tools: tools, MaxIters: l.o.MaxIters}
+	res, err := a.Run(ctx, out)
+	st.Elapsed, st.Usage = time.Since(start).Round(time.Millisecond), res.Usage
+	if err != nil {
+		st.Error = err.Error()
+		l.progress("%s (%s): failed after %s: %s", r.Name, r.Model, st.Elapsed, firstLine(st.Error))
+		return st
+	}
+	st.OK = true
+	switch v := out.(type) {
+	case *review.ReviewerResult:
+		l.progress("%s (%s): %s, %d findings, %s, %d in / %d out tokens", r.Name, r.Model, v.Conclusion, len(v.Findings), st.Elapsed, st.Usage.Input, st.Usage.Output)
+	default:
+		l.progress("%s (%s): done, %s, %d in / %d out tokens", r.Name, r.Model, st.Elapsed, st.Usage.Input, st.Usage.Output)
+	}
+	return st
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	return s
+}

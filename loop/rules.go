@@ -1,0 +1,259 @@
+package loop
+
+import (
+	"regexp"
+	"slices"
+	"strings"
+	"unicode"
+
+	"github.com/ocdx/gh-ocdx/github"
+	"github.com/ocdx/gh-ocdx/internal/redact"
+	"github.com/ocdx/gh-ocdx/review"
+)
+
+// Marker is carried by every comment gh-ocdx posts (seeds/004 A7); the
+// comments analysis ignores comments holding it.
+const Marker = "<!-- pr-review-loop-marker -->"
+
+// Consensus values (seeds/004 A6).
+const (
+	Approve        = "approve"
+	RequestChanges = "request_changes"
+	NeedsMajorWork = "needs_major_work"
+)
+
+// ThreadCategory is the category of a finding made from a review thread.
+const ThreadCategory = "review-thread"
+
+// maintainers are the associations whose requested changes block (Rule 0)
+// and whose "must" makes a thread P0.
+var maintainers = []string{"OWNER", "MEMBER", "COLLABORATOR"}
+
+// ReviewStateOf computes Rule 0's input from the PR's reviews: the latest
+// decisive review of each author counts (a later COMMENTED review does not
+// withdraw a change request, a later APPROVED or DISMISSED one does), and
+// changes requested by an OWNER, MEMBER or COLLABORATOR block. Reviews are
+// in submission order, as GitHub lists them.
+func ReviewStateOf(reviews []github.Review) review.ReviewState {
+	latest := map[string]github.Review{}
+	var order []string
+	for _, r := range reviews {
+		switch r.State {
+		case "APPROVED", "CHANGES_REQUESTED", "DISMISSED":
+		default:
+			continue
+		}
+		key := r.Author
+		if key == "" {
+			key = "(ghost)"
+		}
+		if _, seen := latest[key]; !seen {
+			order = append(order, key)
+		}
+		if prev, ok := latest[key]; !ok || prev.SubmittedAt <= r.SubmittedAt {
+			latest[key] = r
+		}
+	}
+	st := review.ReviewState{ChangesRequestedBy: []review.Actor{}}
+	for _, login := range order {
+		r := latest[login]
+		if r.State == "CHANGES_REQUESTED" && slices.Contains(maintainers, r.Association) {
+			st.HasChangesRequested = true
+			st.ChangesRequestedBy = append(st.ChangesRequestedBy, review.Actor{Login: login, Association: r.Association})
+		}
+	}
+	return st
+}
+
+// blocking finds the words that make a maintainer's thread P0.
+var blocking = regexp.MustCompile(`(?i)\b(must|block\w*)\b`)
+
+// maxThreadExcerpt bounds the comment text a thread finding quotes.
+const maxThreadExcerpt = 200
+
+// ThreadFindings maps review threads to findings (seeds/004 TODO 6):
+// comments holding the marker are ignored (a thread of only such comments
+// is not counted), and each unresolved thread becomes THREAD-<id of its
+// first comment>, P0 when a maintainer's first comment says "must" or
+// "block", else P1.
+func ThreadFindings(threads []github.ReviewThread) ([]review.Finding, review.ThreadStats) {
+	var out []review.Finding
+	var st review.ThreadStats
+	for _, th := range threads {
+		var human []github.ThreadComment
+		for _, c := range th.Comments {
+			if !strings.Contains(c.Body, Marker) {
+				human = append(human, c)
+			}
+		}
+		if len(human) == 0 {
+			continue
+		}
+		st.Total++
+		if th.IsResolved {
+			st.Resolved++
+			continue
+		}
+		st.Unresolved++
+		first := human[0]
+		prio := "P1"
+		if slices.Contains(maintainers, first.Association) && blocking.MatchString(first.Body) {
+			prio = "P0"
+		}
+		path := first.Path
+		if path == "" {
+			path = th.Path
+		}
+		if path == "" {
+			path = "(no-path)"
+		}
+		line := first.Line
+		if line == nil {
+			line = th.Line
+		}
+		id := first.ID
+		out = append(out, review.Finding{
+			ID: "THREAD-" + id, Priority: prio, Category: ThreadCategory, File: path, Line: line,
+			Title:       "Unresolved review thread",
+			Description: redact.ForComment(excerpt(first.Body, maxThreadExcerpt)),
+			Source:      &review.Source{Type: "human", Name: first.Author, ReviewID: &id, Timestamp: first.CreatedAt},
+		})
+	}
+	return out, st
+}
+
+// IsThread reports whether f came from a human review thread.
+func IsThread(f review.Finding) bool { return strings.HasPrefix(f.ID, "THREAD-") }
+
+func excerpt(s string, n int) string {
+	r := []rune(strings.TrimSpace(s))
+	if len(r) <= n {
+		return string(r)
+	}
+	return string(r[:n]) + "…"
+}
+
+// Count counts findings per priority.
+func Count(fs []review.Finding) review.IssueCounts {
+	var c review.IssueCounts
+	for _, f := range fs {
+		switch f.Priority {
+		case "P0":
+			c.P0++
+		case "P1":
+			c.P1++
+		case "P2":
+			c.P2++
+		case "P3":
+			c.P3++
+		}
+	}
+	return c
+}
+
+// Consensus applies seeds/004 A6 to all findings (no dedupe) and the
+// computed review state.
+func Consensus(st review.ReviewState, c review.IssueCounts) string {
+	switch {
+	case st.HasChangesRequested:
+		return RequestChanges
+	case c.P0 > 0:
+		return NeedsMajorWork
+	case c.P1 > 0, c.P2 > 0:
+		return RequestChanges
+	default:
+		return Approve
+	}
+}
+
+// Blocking reports whether f must be fixed before the loop converges.
+func Blocking(f review.Finding) bool {
+	return f.Priority == "P0" || f.Priority == "P1" || f.Priority == "P2"
+}
+
+// nearLines is how far a finding may move and still be the same one.
+const nearLines = 10
+
+// SameFinding reports whether cur is prev reported again: same ID, or the
+// same category and file, a nearby line and a similar title (a fix shifts
+// lines, and models reword titles).
+func SameFinding(prev, cur review.Finding) bool {
+	if prev.ID != "" && prev.ID == cur.ID {
+		return true
+	}
+	if !strings.EqualFold(strings.TrimSpace(prev.Category), strings.TrimSpace(cur.Category)) || prev.File != cur.File {
+		return false
+	}
+	switch {
+	case prev.Line == nil && cur.Line == nil:
+	case prev.Line == nil || cur.Line == nil:
+		return false
+	default:
+		if d := *prev.Line - *cur.Line; d > nearLines || d < -nearLines {
+			return false
+		}
+	}
+	return SimilarTitles(prev.Title, cur.Title)
+}
+
+// SimilarTitles compares titles by their words: equal ignoring case and
+// punctuation, or sharing at least 60% of their distinct words.
+func SimilarTitles(a, b string) bool {
+	wa, wb := words(a), words(b)
+	if len(wa) == 0 || len(wb) == 0 {
+		return len(wa) == len(wb)
+	}
+	common := 0
+	for w := range wa {
+		if wb[w] {
+			common++
+		}
+	}
+	union := len(wa) + len(wb) - common
+	return float64(common)/float64(union) >= 0.6
+}
+
+func words(s string) map[string]bool {
+	out := map[string]bool{}
+	for _, w := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+		out[w] = true
+	}
+	return out
+}
+
+// Stuck returns the IDs of the current findings that were reported fixed
+// in the previous round (fixed) and came back, matched by SameFinding.
+func Stuck(fixed, current []review.Finding) []string {
+	var out []string
+	for _, c := range current {
+		if IsThread(c) || slices.Contains(out, c.ID) {
+			continue
+		}
+		for _, p := range fixed {
+			if SameFinding(p, c) {
+				out = append(out, c.ID)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// IssuesToFix splits the findings for the fix agent (seeds/004 A4): P0–P2
+// code findings that are not stuck, most severe first, and the P3 ones as
+// optional. Thread findings are never sent: humans resolve them.
+func IssuesToFix(fs []review.Finding, stuck []string) (toFix, optional []review.Finding) {
+	for _, p := range review.Priorities {
+		for _, f := range fs {
+			if f.Priority != p || IsThread(f) || slices.Contains(stuck, f.ID) {
+				continue
+			}
+			if p == "P3" {
+				optional = append(optional, f)
+			} else {
+				toFix = append(toFix, f)
+			}
+		}
+	}
+	return toFix, optional
+}
