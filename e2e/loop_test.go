@@ -2,8 +2,11 @@ package e2e
 
 import (
 	"fmt"
+	"os/exec"
+	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ocdx/gh-ocdx/internal/testkit"
 )
@@ -336,5 +339,57 @@ func TestLoopDryRun(t *testing.T) {
 	}
 	if len(lf.bodies()) != 0 || lf.fix.count() != 0 || lf.gh.Count("comments") != 0 {
 		t.Error("a dry run must not post, fix or look for comments")
+	}
+}
+
+func TestLoopKilledAfterFirstCommentResumes(t *testing.T) {
+	lf := newLoop(t, nil)
+	lf.findingRound(cacheBug)
+	lf.fix.mu.Lock()
+	lf.fix.block = make(chan struct{})
+	lf.fix.mu.Unlock()
+
+	c := exec.Command(testkit.Binary(t), "review-loop", "--yes")
+	c.Dir, c.Env = lf.env.Dir, lf.env.List()
+	var stderr strings.Builder
+	c.Stderr = &stderr
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for len(lf.bodies()) == 0 || lf.fix.count() == 0 {
+		if time.Now().After(deadline) {
+			c.Process.Kill()
+			c.Wait()
+			t.Fatalf("the run never reached its fix phase; stderr:\n%s", stderr.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err := c.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	c.Wait()
+	first := lf.bodies()[0]
+	lf.fix.mu.Lock()
+	close(lf.fix.block)
+	lf.fix.block = nil
+	lf.fix.mu.Unlock()
+	lf.approveRound()
+
+	res := lf.run("--yes")
+
+	wantCode(t, res, 0)
+	wantContains(t, "stderr", res.Stderr, "resuming run")
+	if k := fmt.Sprint(lf.kinds()); k != "[review:1 fix:1 review:2]" {
+		t.Fatalf("comments %s: the resumed run must not post round 1's review again", k)
+	}
+	runTag := regexp.MustCompile(`ocdx:run=(\S+)`)
+	for _, b := range lf.bodies() {
+		if runTag.FindStringSubmatch(b)[1] != runTag.FindStringSubmatch(first)[1] {
+			t.Errorf("a comment of another run: the resumed run must keep its ID\n%s", b)
+		}
+	}
+	if got := lf.fm.Requests("rev-a"); len(got) != 2 {
+		t.Errorf("reviewer-1 was asked %d times, want 2 (round 1 once, round 2 once): a resumed round is not reviewed again", len(got))
 	}
 }

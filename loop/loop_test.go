@@ -1,0 +1,281 @@
+package loop
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/ocdx/gh-ocdx/github"
+	"github.com/ocdx/gh-ocdx/llm"
+	"github.com/ocdx/gh-ocdx/review"
+	"github.com/ocdx/gh-ocdx/state"
+)
+
+// fakeGitHub keeps comments in memory; failPost makes the next POST fail
+// after (applied) or instead of storing the comment.
+type fakeGitHub struct {
+	mu       sync.Mutex
+	pr       github.PullRequest
+	comments []github.Comment
+	failPost string // "", "applied", "lost"
+	posts    int
+}
+
+func (g *fakeGitHub) PullRequest(context.Context, github.Repo, int) (*github.PullRequest, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	pr := g.pr
+	return &pr, nil
+}
+
+func (g *fakeGitHub) Diff(context.Context, github.Repo, int, int64) ([]byte, bool, error) {
+	return []byte("diff --git a/a.go b/a.go\n+x\n"), true, nil
+}
+
+func (g *fakeGitHub) Comments(context.Context, github.Repo, int) ([]github.Comment, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return append([]github.Comment(nil), g.comments...), nil
+}
+
+func (g *fakeGitHub) PostComment(_ context.Context, _ github.Repo, _ int, body string) (*github.Comment, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.posts++
+	mode := g.failPost
+	g.failPost = ""
+	if mode == "lost" {
+		return nil, errors.New("HTTP 502")
+	}
+	c := github.Comment{ID: int64(len(g.comments) + 1), URL: fmt.Sprintf("https://x/c/%d", len(g.comments)+1), Body: body}
+	g.comments = append(g.comments, c)
+	if mode == "applied" {
+		return nil, errors.New("HTTP 502")
+	}
+	return &c, nil
+}
+
+// scripted answers every call with the next envelope of its role.
+type scripted struct {
+	mu      sync.Mutex
+	answers []string
+	calls   int
+}
+
+func (s *scripted) Chat(context.Context, llm.Request) (llm.Response, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.calls++
+	if len(s.answers) == 0 {
+		return llm.Response{Text: "no more answers"}, nil
+	}
+	a := s.answers[0]
+	s.answers = s.answers[1:]
+	return llm.Response{Text: a, Usage: llm.Usage{Calls: 1, Input: 10, Output: 5}}, nil
+}
+
+func envelope(v any) string {
+	b, _ := json.Marshal(v)
+	return "BEGIN_JSON\n" + string(b) + "\nEND_JSON"
+}
+
+func reviewerAnswer(fs ...review.Finding) string {
+	conclusion := "approve"
+	if len(fs) > 0 {
+		conclusion = "request_changes"
+	}
+	return envelope(review.ReviewerResult{Agent: "reviewer-1", PRNumber: 5, Conclusion: conclusion, Findings: append([]review.Finding{}, fs...), FullReport: "r"})
+}
+
+func analyzerAnswer() string {
+	return envelope(review.CommentsAnalyzerResult{Agent: analyzerName, PRNumber: 5, ReviewState: review.ReviewState{ChangesRequestedBy: []review.Actor{}},
+		PendingIssues: []review.Finding{}, FullReport: "a"})
+}
+
+type fakeFixer struct {
+	report *FixReport
+	err    error
+	calls  int
+	gh     *fakeGitHub
+}
+
+func (f *fakeFixer) Fix(_ context.Context, req FixRequest) (*FixReport, error) {
+	f.calls++
+	if f.report != nil && f.report.Pushed {
+		f.gh.mu.Lock()
+		f.gh.pr.HeadRefOid = f.report.HeadOID
+		f.gh.mu.Unlock()
+	}
+	return f.report, f.err
+}
+
+type harness struct {
+	gh       *fakeGitHub
+	reviewer *scripted
+	analyzer *scripted
+	fixer    *fakeFixer
+	store    *state.Store
+	opts     Options
+}
+
+func newHarness(t *testing.T) *harness {
+	gh := &fakeGitHub{pr: github.PullRequest{Number: 5, URL: "https://x/pull/5", State: "OPEN", HeadRefName: "f", HeadRefOid: "aaaaaaaa", HeadRepository: "o/r", ViewerPermission: "WRITE"}}
+	h := &harness{gh: gh, reviewer: &scripted{}, analyzer: &scripted{}, fixer: &fakeFixer{gh: gh},
+		store: state.New(filepath.Join(t.TempDir(), "state.db"), nil)}
+	h.opts = Options{Repo: github.Repo{Host: "h", Owner: "o", Name: "r"}, CanPush: true, GitHub: gh, Store: h.store,
+		Reviewers: []Role{{Name: "reviewer-1", Model: "openai/a", LLM: h.reviewer}},
+		Analyzer:  Role{Name: analyzerName, Model: "openai/b", LLM: h.analyzer}, Fixer: h.fixer}
+	return h
+}
+
+func (h *harness) run(t *testing.T) (*Result, error) {
+	pr, _ := h.gh.PullRequest(context.Background(), h.opts.Repo, 5)
+	h.opts.PR = pr
+	return Run(context.Background(), h.opts)
+}
+
+var bug = review.Finding{Priority: "P1", Category: "quality", File: "a.go", Title: "Leak", Description: "d"}
+
+func TestRunPostAppliedDespiteErrorIsNotRepeated(t *testing.T) {
+	h := newHarness(t)
+	h.reviewer.answers = []string{reviewerAnswer()}
+	h.analyzer.answers = []string{analyzerAnswer()}
+	h.gh.failPost = "applied"
+
+	res, err := h.run(t)
+
+	if err != nil || res.Outcome != OutcomeConverged {
+		t.Fatalf("Run = %+v, %v", res, err)
+	}
+	if h.gh.posts != 1 || len(h.gh.comments) != 1 {
+		t.Fatalf("%d posts, %d comments: want one of each", h.gh.posts, len(h.gh.comments))
+	}
+	if !strings.HasPrefix(h.gh.comments[0].Body, Marker+"\n"+Tag(res.RunID, 1, "review")) {
+		t.Errorf("comment starts with %q", h.gh.comments[0].Body[:80])
+	}
+}
+
+func TestRunPostLostFailsWithoutComment(t *testing.T) {
+	h := newHarness(t)
+	h.reviewer.answers = []string{reviewerAnswer()}
+	h.analyzer.answers = []string{analyzerAnswer()}
+	h.gh.failPost = "lost"
+
+	_, err := h.run(t)
+
+	if err == nil || !strings.Contains(err.Error(), "502") {
+		t.Fatalf("err = %v", err)
+	}
+	if len(h.gh.comments) != 0 {
+		t.Error("no comment was applied, and before the first comment no failure report is posted")
+	}
+}
+
+func TestRunVerificationFailedBlocksWithFinalComment(t *testing.T) {
+	h := newHarness(t)
+	h.reviewer.answers = []string{reviewerAnswer(bug)}
+	h.analyzer.answers = []string{analyzerAnswer()}
+	h.fixer.report = &FixReport{Verified: false, Failure: `"make lint" exited 2`}
+
+	res, err := h.run(t)
+
+	if err != nil || res.Outcome != OutcomeBlocked || !strings.Contains(res.Reason, "verification failed") {
+		t.Fatalf("Run = %+v, %v", res, err)
+	}
+	if len(h.gh.comments) != 2 || !strings.Contains(h.gh.comments[1].Body, "kind=final") || !strings.Contains(h.gh.comments[1].Body, "make lint") {
+		t.Fatalf("want the review report, then a final comment naming the failure; got %d comments", len(h.gh.comments))
+	}
+	rec, _ := h.store.PR(state.NewKey("h", "o", "r", 5))
+	if last := rec.Runs[len(rec.Runs)-1]; last.Outcome != state.OutcomeBlocked {
+		t.Errorf("run outcome %q", last.Outcome)
+	}
+}
+
+func TestRunDeclinedPushStaysResumable(t *testing.T) {
+	h := newHarness(t)
+	h.reviewer.answers = []string{reviewerAnswer(bug)}
+	h.analyzer.answers = []string{analyzerAnswer()}
+	h.fixer.err = ErrDeclined
+
+	_, err := h.run(t)
+
+	if !errors.Is(err, ErrDeclined) {
+		t.Fatalf("err = %v", err)
+	}
+	if len(h.gh.comments) != 1 {
+		t.Errorf("%d comments: a decline posts no failure report", len(h.gh.comments))
+	}
+
+	// The re-run resumes: no second review, no second report.
+	h.fixer.err = nil
+	h.fixer.report = &FixReport{Verified: true, Pushed: true, HeadOID: "bbbbbbbb",
+		Result: review.FixResult{FixedIssues: []review.FixedIssue{{FindingID: bug.ComputeID(), CommitSha: "bbbbbbbb"}}}}
+	h.reviewer.answers = []string{reviewerAnswer()}
+	h.analyzer.answers = []string{analyzerAnswer()}
+	calls := h.reviewer.calls
+
+	res, err := h.run(t)
+
+	if err != nil || res.Outcome != OutcomeConverged || !res.Resumed {
+		t.Fatalf("Run = %+v, %v", res, err)
+	}
+	if h.reviewer.calls != calls+1 {
+		t.Errorf("reviewer called %d more times, want once (round 2 only)", h.reviewer.calls-calls)
+	}
+	if n := len(h.gh.comments); n != 2 {
+		t.Errorf("%d comments, want round 1's review and round 2's (the fake fixer posts none)", n)
+	}
+}
+
+func TestRunHeadMovedStartsANewRun(t *testing.T) {
+	h := newHarness(t)
+	h.reviewer.answers = []string{reviewerAnswer(bug)}
+	h.analyzer.answers = []string{analyzerAnswer()}
+	h.fixer.err = ErrDeclined
+	first, _ := h.run(t)
+
+	h.gh.pr.HeadRefOid = "cccccccc" // someone pushed
+	h.fixer.err = nil
+	h.reviewer.answers = []string{reviewerAnswer()}
+	h.analyzer.answers = []string{analyzerAnswer()}
+	res, err := h.run(t)
+
+	if err != nil || res.Resumed || res.RunID == first.RunID || res.Outcome != OutcomeConverged {
+		t.Fatalf("Run = %+v, %v: want a new run", res, err)
+	}
+}
+
+func TestRunAnalyzerFailureAfterFirstCommentPostsFinal(t *testing.T) {
+	h := newHarness(t)
+	h.reviewer.answers = []string{reviewerAnswer(bug), reviewerAnswer()}
+	h.analyzer.answers = []string{analyzerAnswer()} // round 2 gets no envelope
+	h.fixer.report = &FixReport{Verified: true, Pushed: true, HeadOID: "bbbbbbbb"}
+
+	res, err := h.run(t)
+
+	var ae *AnalyzerError
+	if !errors.As(err, &ae) || res.Outcome != OutcomeFailed {
+		t.Fatalf("Run = %+v, %v", res, err)
+	}
+	if len(h.gh.comments) != 2 || !strings.Contains(h.gh.comments[1].Body, "round=2 kind=final") {
+		t.Fatalf("want round 1's review then round 2's final failure comment, got %d comments", len(h.gh.comments))
+	}
+}
+
+func TestRunReviewOnlyNeedsNoFixer(t *testing.T) {
+	h := newHarness(t)
+	h.opts.CanPush, h.opts.Fixer, h.opts.ReviewOnlyReason = false, nil, "fork"
+	h.reviewer.answers = []string{reviewerAnswer(bug)}
+	h.analyzer.answers = []string{analyzerAnswer()}
+
+	res, err := h.run(t)
+
+	if err != nil || res.Outcome != OutcomeBlocked || res.Reason != "review only: fork" || len(res.Remaining) != 1 {
+		t.Fatalf("Run = %+v, %v", res, err)
+	}
+}

@@ -1,0 +1,215 @@
+package loop
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/ocdx/gh-ocdx/github"
+	"github.com/ocdx/gh-ocdx/review"
+)
+
+func TestReviewStateOf(t *testing.T) {
+	rv := func(state, login, assoc, at string) github.Review {
+		return github.Review{State: state, Author: login, Association: assoc, SubmittedAt: at}
+	}
+	for _, tc := range []struct {
+		name    string
+		reviews []github.Review
+		want    []string // logins with changes requested
+	}{
+		{"none", nil, nil},
+		{"member requests changes", []github.Review{rv("CHANGES_REQUESTED", "boss", "MEMBER", "1")}, []string{"boss"}},
+		{"owner and collaborator", []github.Review{rv("CHANGES_REQUESTED", "o", "OWNER", "1"), rv("CHANGES_REQUESTED", "c", "COLLABORATOR", "2")}, []string{"o", "c"}},
+		{"contributor does not block", []github.Review{rv("CHANGES_REQUESTED", "pal", "CONTRIBUTOR", "1")}, nil},
+		{"a later comment does not withdraw", []github.Review{rv("CHANGES_REQUESTED", "boss", "MEMBER", "1"), rv("COMMENTED", "boss", "MEMBER", "2")}, []string{"boss"}},
+		{"a later approval withdraws", []github.Review{rv("CHANGES_REQUESTED", "boss", "MEMBER", "1"), rv("APPROVED", "boss", "MEMBER", "2")}, nil},
+		{"dismissed", []github.Review{rv("CHANGES_REQUESTED", "boss", "MEMBER", "1"), rv("DISMISSED", "boss", "MEMBER", "2")}, nil},
+		{"approval then changes", []github.Review{rv("APPROVED", "boss", "MEMBER", "1"), rv("CHANGES_REQUESTED", "boss", "MEMBER", "2")}, []string{"boss"}},
+		{"another author's approval does not withdraw", []github.Review{rv("CHANGES_REQUESTED", "boss", "MEMBER", "1"), rv("APPROVED", "pal", "MEMBER", "2")}, []string{"boss"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			st := ReviewStateOf(tc.reviews)
+			var got []string
+			for _, a := range st.ChangesRequestedBy {
+				got = append(got, a.Login)
+			}
+			if !slices.Equal(got, tc.want) || st.HasChangesRequested != (len(tc.want) > 0) {
+				t.Errorf("got %+v, want changes requested by %v", st, tc.want)
+			}
+		})
+	}
+}
+
+func TestThreadFindings(t *testing.T) {
+	l := 7
+	threads := []github.ReviewThread{
+		{Comments: []github.ThreadComment{{ID: "C1", Body: "This MUST be fixed.", Author: "boss", Association: "MEMBER", Path: "a.go", Line: &l}}},
+		{Comments: []github.ThreadComment{{ID: "C2", Body: "This must go", Author: "pal", Association: "CONTRIBUTOR"}}},
+		{Comments: []github.ThreadComment{{ID: "C3", Body: "blocker: " + strings.Repeat("x", 300) + " ghp_abcdefghijklmnopqrstuvwxyz0123456789", Author: "o", Association: "OWNER", Path: "b.go"}}},
+		{IsResolved: true, Comments: []github.ThreadComment{{ID: "C4", Body: "done", Author: "boss", Association: "MEMBER"}}},
+		{Comments: []github.ThreadComment{{ID: "C5", Body: Marker + " a report", Author: "bot"}}},
+		{Comments: []github.ThreadComment{{ID: "C6", Body: Marker, Author: "bot"}, {ID: "C7", Body: "reply by a human", Author: "pal", Association: "NONE", Path: "c.go"}}},
+	}
+	fs, st := ThreadFindings(threads)
+	if st != (review.ThreadStats{Total: 5, Resolved: 1, Unresolved: 4}) {
+		t.Errorf("stats %+v", st)
+	}
+	var got []string
+	for _, f := range fs {
+		got = append(got, f.ID+" "+f.Priority+" "+f.File)
+	}
+	want := []string{"THREAD-C1 P0 a.go", "THREAD-C2 P1 (no-path)", "THREAD-C3 P0 b.go", "THREAD-C7 P1 c.go"}
+	if !slices.Equal(got, want) {
+		t.Errorf("findings %q, want %q", got, want)
+	}
+	if fs[0].Line == nil || *fs[0].Line != 7 || fs[1].Line != nil {
+		t.Error("line must come from the comment, null when absent")
+	}
+	if d := fs[2].Description; len([]rune(d)) > 201 || strings.Contains(d, "ghp_") {
+		t.Errorf("description must be cut at 200 characters and sanitised: %q", d)
+	}
+	if fs[0].Source == nil || fs[0].Source.Type != "human" || fs[0].Source.Name != "boss" || *fs[0].Source.ReviewID != "C1" {
+		t.Errorf("source %+v", fs[0].Source)
+	}
+	for _, f := range fs {
+		if err := f.Validate(); err != nil || !IsThread(f) {
+			t.Errorf("%s: %v", f.ID, err)
+		}
+	}
+}
+
+func TestConsensus(t *testing.T) {
+	changes := review.ReviewState{HasChangesRequested: true}
+	for _, tc := range []struct {
+		st   review.ReviewState
+		c    review.IssueCounts
+		want string
+	}{
+		{review.ReviewState{}, review.IssueCounts{}, Approve},
+		{review.ReviewState{}, review.IssueCounts{P3: 4}, Approve},
+		{review.ReviewState{}, review.IssueCounts{P2: 1}, RequestChanges},
+		{review.ReviewState{}, review.IssueCounts{P1: 1, P2: 1}, RequestChanges},
+		{review.ReviewState{}, review.IssueCounts{P0: 1, P1: 1}, NeedsMajorWork},
+		{changes, review.IssueCounts{}, RequestChanges},
+		{changes, review.IssueCounts{P0: 2}, RequestChanges}, // Rule 0 comes first
+	} {
+		if got := Consensus(tc.st, tc.c); got != tc.want {
+			t.Errorf("Consensus(%+v, %+v) = %s, want %s", tc.st, tc.c, got, tc.want)
+		}
+	}
+}
+
+func fnd(prio, cat, file string, line int, title string) review.Finding {
+	f := review.Finding{Priority: prio, Category: cat, File: file, Title: title}
+	if line > 0 {
+		f.Line = &line
+	}
+	f.ID = f.ComputeID()
+	return f
+}
+
+func TestSameFinding(t *testing.T) {
+	base := fnd("P1", "quality", "a.go", 10, "Cache size is not bounded")
+	for _, tc := range []struct {
+		name string
+		cur  review.Finding
+		want bool
+	}{
+		{"same ID", fnd("P1", "quality", "a.go", 10, "Cache size is not bounded"), true},
+		{"moved and reworded", fnd("P2", "quality", "a.go", 14, "Cache size not bounded"), true},
+		{"same ID whatever the priority", fnd("P3", "quality", "a.go", 10, "Cache size is not bounded"), true},
+		{"too far", fnd("P1", "quality", "a.go", 40, "Cache size is not bounded"), false},
+		{"other file", fnd("P1", "quality", "b.go", 10, "Cache size is not bounded"), false},
+		{"other category", fnd("P1", "security", "a.go", 10, "Cache size is not bounded"), false},
+		{"other title", fnd("P1", "quality", "a.go", 11, "Lock is held during I/O"), false},
+		{"line lost", fnd("P1", "quality", "a.go", 0, "Cache size is not bounded"), false},
+	} {
+		if got := SameFinding(base, tc.cur); got != tc.want {
+			t.Errorf("%s: SameFinding = %t, want %t", tc.name, got, tc.want)
+		}
+	}
+	noLine := fnd("P1", "docs", "README.md", 0, "Usage section is missing")
+	if !SameFinding(noLine, fnd("P1", "docs", "README.md", 0, "usage section missing")) {
+		t.Error("two findings without a line match by title")
+	}
+}
+
+func TestStuck(t *testing.T) {
+	fixed := []review.Finding{fnd("P1", "quality", "a.go", 10, "Cache size is not bounded")}
+	cur := []review.Finding{
+		fnd("P1", "quality", "a.go", 12, "Cache size not bounded"),
+		fnd("P2", "testing", "a_test.go", 0, "No test for eviction"),
+		{ID: "THREAD-X", Priority: "P1", Category: ThreadCategory, File: "a.go", Title: "Unresolved review thread"},
+	}
+	if got := Stuck(fixed, cur); !slices.Equal(got, []string{cur[0].ID}) {
+		t.Errorf("Stuck = %v, want [%s]", got, cur[0].ID)
+	}
+	if got := Stuck(nil, cur); len(got) != 0 {
+		t.Errorf("nothing fixed, nothing stuck: %v", got)
+	}
+}
+
+func TestIssuesToFix(t *testing.T) {
+	fs := []review.Finding{
+		fnd("P3", "docs", "d.md", 0, "Typo"),
+		fnd("P2", "quality", "a.go", 1, "Naming"),
+		{ID: "THREAD-1", Priority: "P0", Category: ThreadCategory, File: "a.go", Title: "Unresolved review thread"},
+		fnd("P0", "security", "s.go", 3, "Injection"),
+		fnd("P1", "quality", "b.go", 2, "Leak"),
+	}
+	toFix, optional := IssuesToFix(fs, []string{fs[4].ID})
+	var got []string
+	for _, f := range toFix {
+		got = append(got, f.Priority+" "+f.Title)
+	}
+	if !slices.Equal(got, []string{"P0 Injection", "P2 Naming"}) {
+		t.Errorf("issuesToFix %v: want P0 then P2, without the thread and the stuck P1", got)
+	}
+	if len(optional) != 1 || optional[0].Title != "Typo" {
+		t.Errorf("optional %v", optional)
+	}
+}
+
+func TestRenderReview(t *testing.T) {
+	l := 3
+	rr := &RoundResult{N: 2, HeadOID: "0123456789abcdef", Consensus: NeedsMajorWork,
+		Findings: []review.Finding{
+			{ID: "SEC-1", Priority: "P0", Category: "security", File: "s.go", Line: &l, Title: "Injection", Description: "bad", Source: &review.Source{Type: "agent", Name: "reviewer-1"}},
+			{ID: "QUAL-2", Priority: "P2", Category: "quality", File: "a.go", Title: "Naming", Description: "meh"},
+			{ID: "THREAD-C1", Priority: "P1", Category: ThreadCategory, File: "a.go", Title: "Unresolved review thread", Description: "please bound it", Source: &review.Source{Type: "human", Name: "boss"}},
+		},
+		Roles: []RoleStatus{
+			{Role: "reviewer-1", Model: "openai/a", OK: true, Conclusion: "needs_major_work", Findings: 1},
+			{Role: "reviewer-2", Model: "anthropic/b", Error: "reviewer-2: no BEGIN_JSON … END_JSON envelope"},
+			{Role: "comments-analyzer", Model: "openai/c", OK: true, Findings: 1},
+		},
+		ReviewState: review.ReviewState{HasChangesRequested: true, ChangesRequestedBy: []review.Actor{{Login: "boss", Association: "MEMBER"}}},
+		Threads:     review.ThreadStats{Total: 2, Resolved: 1, Unresolved: 1},
+		Stuck:       []string{"QUAL-2"},
+		Note:        "max rounds reached",
+	}
+	rr.Counts = Count(rr.Findings)
+	got := RenderReview("run-1", 3, rr)
+	for _, want := range []string{
+		"round 2 of 3", "`needs_major_work` · P0 1 · P1 1 · P2 1 · P3 0 · head `0123456`",
+		"partial — 1 of 2 succeeded; failed: reviewer-2",
+		"changes requested by @boss (MEMBER)",
+		"### P0 — blocking (1)", "`SEC-1` Injection `s.go:3` — reviewer-1",
+		"### P2 — important (1)", "`QUAL-2` Naming `a.go` **(stuck)**",
+		"### Stuck findings", "### Unresolved review threads (1 of 2)", "`THREAD-C1` Unresolved review thread `a.go` — @boss",
+		"failed: reviewer-2: no BEGIN_JSON", "**Next:** max rounds reached", "run run-1",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("report lacks %q:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "### P1") {
+		t.Error("thread findings are listed with the threads, not with the code findings")
+	}
+
+	rr.Roles[0].OK, rr.Consensus = false, ""
+	if got := RenderReview("run-1", 3, rr); !strings.Contains(got, "all 2 failed (reviewer-1, reviewer-2)") || !strings.Contains(got, "none (no reviewer succeeded)") {
+		t.Errorf("all-failed report:\n%s", got)
+	}
+}
