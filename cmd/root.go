@@ -49,6 +49,7 @@ func commands() []command {
 			{name: "show", summary: "Print the configuration in effect", run: runConfigShow},
 			{name: "validate", summary: "Check the configuration and its credentials", run: runConfigValidate},
 		}},
+		{name: "fix", summary: "Fix a pull request's findings, verify and push", run: runFix},
 		{name: "review-loop", summary: "Review, fix and re-review a pull request until it converges", run: runReviewLoop},
 		{name: "review-pr", summary: "Print the review context of a pull request", run: runReviewPR},
 		{name: "state", summary: "Show or clear what gh-ocdx remembers about pull requests", sub: []command{

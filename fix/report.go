@@ -74,14 +74,15 @@ func (f *fixer) report() string {
 	}
 	fmt.Fprintf(&b, "\n### Fixed (%d)\n", len(res.FixedIssues))
 	for _, x := range res.FixedIssues {
-		fmt.Fprintf(&b, "- `%s` %s — %s (commit `%s`)\n", x.FindingID, oneLine(titles[x.FindingID]), oneLine(x.Description), short(x.CommitSha))
+		// Model text on its own line: a redacted line leaves the ID readable.
+		fmt.Fprintf(&b, "- `%s` %s (commit `%s`)\n  %s\n", x.FindingID, oneLine(titles[x.FindingID]), short(x.CommitSha), oneLine(x.Description))
 	}
 	if len(res.FixedIssues) == 0 {
 		b.WriteString("- none\n")
 	}
 	fmt.Fprintf(&b, "\n### Rejected (%d)\n", len(res.RejectedIssues))
 	for _, x := range res.RejectedIssues {
-		fmt.Fprintf(&b, "- `%s` %s — %s\n", x.FindingID, oneLine(titles[x.FindingID]), oneLine(x.Reason))
+		fmt.Fprintf(&b, "- `%s` %s\n  %s\n", x.FindingID, oneLine(titles[x.FindingID]), oneLine(x.Reason))
 	}
 	if len(res.RejectedIssues) == 0 {
 		b.WriteString("- none\n")

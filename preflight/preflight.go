@@ -32,6 +32,7 @@ type Checkout struct {
 	Repo   *git.Repo
 	Branch string
 	Head   string
+	Dirty  []string // changed paths; only Resuming lets them through
 }
 
 // maxListed bounds the paths named in a dirty-tree message.
@@ -41,15 +42,26 @@ const maxListed = 5
 // every verify command's executable on PATH (the commands need not pass: the
 // fix exists to make them pass).
 func Local(ctx context.Context, dir string, verify []string) (*Checkout, error) {
+	return local(ctx, dir, verify, false)
+}
+
+// Resuming is Local for a fix that continues an interrupted one, whose
+// agent may have left edits uncommitted: a dirty tree passes, listed in
+// Checkout.Dirty for the caller to match against the work in progress.
+func Resuming(ctx context.Context, dir string, verify []string) (*Checkout, error) {
+	return local(ctx, dir, verify, true)
+}
+
+func local(ctx context.Context, dir string, verify []string, dirtyOK bool) (*Checkout, error) {
 	repo, err := git.Open(ctx, dir)
 	if err != nil {
 		return nil, err
 	}
-	dirty, err := repo.Dirty(ctx)
+	dirty, err := fix.Changed(ctx, repo)
 	if err != nil {
 		return nil, fmt.Errorf("could not read the state of the work tree: %w", err)
 	}
-	if len(dirty) > 0 {
+	if len(dirty) > 0 && !dirtyOK {
 		list := dirty
 		more := ""
 		if len(list) > maxListed {
@@ -72,7 +84,7 @@ func Local(ctx context.Context, dir string, verify []string) (*Checkout, error) 
 	if err != nil {
 		return nil, fmt.Errorf("could not read HEAD: %w", err)
 	}
-	return &Checkout{Repo: repo, Branch: branch, Head: head}, nil
+	return &Checkout{Repo: repo, Branch: branch, Head: head, Dirty: dirty}, nil
 }
 
 // PR checks the pull request against the checkout: it must be open and its

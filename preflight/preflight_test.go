@@ -42,6 +42,9 @@ func TestLocal(t *testing.T) {
 		!strings.Contains(err.Error(), "commit or stash") {
 		t.Errorf("dirty tree (checked before the commands): %v", err)
 	}
+	if co, err := preflight.Resuming(ctx, fx.Clone, nil); err != nil || len(co.Dirty) != 7 {
+		t.Errorf("resuming lets a dirty tree through and lists it: %v", err)
+	}
 	for i := range 7 {
 		os.Remove(filepath.Join(fx.Clone, "new"+string(rune('a'+i))))
 	}

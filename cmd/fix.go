@@ -1,0 +1,437 @@
+package cmd
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/cli/go-gh/v2/pkg/repository"
+
+	"github.com/ocdx/gh-ocdx/fix"
+	"github.com/ocdx/gh-ocdx/git"
+	"github.com/ocdx/gh-ocdx/github"
+	"github.com/ocdx/gh-ocdx/llm"
+	"github.com/ocdx/gh-ocdx/preflight"
+	"github.com/ocdx/gh-ocdx/review"
+	"github.com/ocdx/gh-ocdx/state"
+)
+
+// FixOptions are the parsed arguments of fix.
+type FixOptions struct {
+	PR       int // 0: the open PR whose head is the current branch
+	Continue bool
+	Findings string // an Appendix A4 payload file; "" takes the state file's latest review
+	Yes      bool
+	DryRun   bool
+	Repo     repository.Repository
+	Prompter Prompter // nil: survey on the terminal
+	usage    string
+}
+
+const fixUsage = "gh ocdx fix [--pr N] [--continue] [--findings FILE] [--yes] [--dry-run] [-R OWNER/REPO]"
+
+func runFix(ctx context.Context, d *Deps, args []string) error {
+	opts, err := parseFix(d, args)
+	if err != nil {
+		return err
+	}
+	return fixPR(ctx, d, opts)
+}
+
+func parseFix(d *Deps, args []string) (*FixOptions, error) {
+	var repoFlag string
+	opts := &FixOptions{}
+	fs := newFlagSet("fix", fixUsage,
+		`Fix the findings of a pull request with the prFixModel agent, on the checked-out
+PR branch: the agent edits and commits; gh-ocdx runs the verify commands
+(up to 3 attempts), shows the commits, pushes them without force, and posts a
+fix report on the PR.
+
+The findings are the P0, P1 and P2 findings of the PR's latest review in the
+state file (stuck ones left out; P3 passed as optional), or an Appendix A4
+payload given with --findings. An interrupted fix resumes with --continue.
+
+Examples:
+  gh ocdx fix
+  gh ocdx fix --pr 24 --yes
+  gh ocdx fix --findings payload.json --dry-run`)
+	fs.IntVar(&opts.PR, "pr", 0, "Pull request `number` (default: the open PR of the current branch)")
+	fs.BoolVar(&opts.Continue, "continue", false, "Resume an interrupted fix from its work in progress")
+	fs.StringVar(&opts.Findings, "findings", "", "Read the findings to fix from `FILE` (Appendix A4 JSON)")
+	fs.BoolVar(&opts.Yes, "yes", false, "Push without asking (for scripts and CI)")
+	fs.BoolVar(&opts.DryRun, "dry-run", false, "Run the agent and the verification; push nothing, post nothing")
+	fs.repoFlag(&repoFlag)
+	if err := fs.parse(d, args, 0); err != nil {
+		return nil, err
+	}
+	opts.usage = fs.usage()
+	if fs.Changed("pr") && opts.PR <= 0 {
+		return nil, fs.usageErr("invalid value for --pr: %d is not a pull request number", opts.PR)
+	}
+	if opts.Continue && opts.Findings != "" {
+		return nil, fs.usageErr("--continue resumes the earlier findings: drop --findings, or drop --continue to start over with the file")
+	}
+	if !opts.Yes && !opts.DryRun && !d.IO.CanPrompt() {
+		return nil, fs.usageErr("fix asks before it pushes, and this is not a terminal: pass --yes to push without asking (CI), or --dry-run to push nothing")
+	}
+	r, err := resolveRepo(repoFlag)
+	if ue, ok := err.(*UsageError); ok {
+		ue.Usage = fs.usage()
+	}
+	if err != nil {
+		return nil, err
+	}
+	opts.Repo = r
+	return opts, nil
+}
+
+func fixPR(ctx context.Context, d *Deps, opts *FixOptions) error {
+	// Preflight in seeds/004's order: configuration, GitHub auth, the
+	// checkout and verify commands; then the PR.
+	cfg, err := loadConfig(d)
+	if err != nil {
+		return err
+	}
+	repo := github.Repo{Host: opts.Repo.Host, Owner: opts.Repo.Owner, Name: opts.Repo.Name}
+	client, err := github.New(repo.Host, github.Options{})
+	if err != nil {
+		return err
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return err
+	}
+	if g, err := git.Open(ctx, wd); err == nil {
+		if err := cfg.ApplyRepo(g.Dir); err != nil {
+			return err
+		}
+	}
+	check := preflight.Local
+	if opts.Continue {
+		check = preflight.Resuming
+	}
+	co, err := check(ctx, wd, cfg.Verify)
+	if err != nil {
+		return err
+	}
+	number := opts.PR
+	if number == 0 {
+		if number, err = branchPR(ctx, client, repo, co.Branch); err != nil {
+			var ue *UsageError
+			if errors.As(err, &ue) {
+				ue.Usage = opts.usage
+			}
+			return err
+		}
+	}
+	pr, err := client.PullRequest(ctx, repo, number)
+	if err != nil {
+		return err
+	}
+	canPush, err := preflight.PR(pr, co.Branch)
+	if err != nil {
+		return err
+	}
+	if !canPush && !opts.DryRun {
+		return &IncompleteError{Reason: preflight.ReviewOnlyReason(pr) + "; nothing was changed (--dry-run still runs the fix locally)"}
+	}
+
+	path, err := state.Path(d.Getenv)
+	if err != nil {
+		return err
+	}
+	st := state.New(path, nil)
+	key := state.NewKey(repo.Host, repo.Owner, repo.Name, pr.Number)
+	recorded, err := st.PR(key)
+	if err != nil && !errors.Is(err, state.ErrNotFound) {
+		return err
+	}
+
+	resume, err := chooseResume(d, opts, recorded)
+	if err != nil {
+		return err
+	}
+	if err := dirtyFromWIP(co, resume); err != nil {
+		return err
+	}
+	payload, err := fixPayload(opts, pr.Number, recorded, resume)
+	if err != nil {
+		return err
+	}
+	if len(payload.IssuesToFix) == 0 {
+		fmt.Fprintf(d.IO.Out, "Nothing to fix on PR #%d: no P0, P1 or P2 finding left to fix.\n", pr.Number)
+		return nil
+	}
+
+	model, err := llm.New(cfg.PRFix.String(), d.Getenv, llm.Options{})
+	if err != nil {
+		return err
+	}
+	run, err := st.Begin(key, "fix")
+	if err != nil {
+		return err
+	}
+	if resume == nil && (run.Resumed() || recorded.WIP != nil) {
+		// Restart: the interrupted run is given up, and a new one begins.
+		if err := run.ClearWIP(); err != nil {
+			return err
+		}
+		if run.Resumed() {
+			if err := run.End(state.OutcomeAbandoned, "restarted by the user"); err != nil {
+				return err
+			}
+			if run, err = st.Begin(key, "fix"); err != nil {
+				return err
+			}
+		}
+	}
+	raw, _ := json.Marshal(append(slices.Clone(payload.IssuesToFix), payload.OptionalIssues...))
+	if _, err := run.StartRound(1, pr.HeadRefOid); err != nil {
+		return err
+	}
+	if err := run.UpdateRound(1, func(rd *state.Round) {
+		if rd.Findings == nil {
+			rd.Findings = raw
+			rd.FindingIDs = nil
+			for _, f := range payload.IssuesToFix {
+				rd.FindingIDs = append(rd.FindingIDs, f.ID)
+			}
+		}
+	}); err != nil {
+		return err
+	}
+
+	o := fix.Options{Repo: repo, PR: pr, Dir: co.Repo.Dir, Remote: pushRemote(ctx, co),
+		Model: &progressModel{Model: model, name: cfg.PRFix.String(), log: d.Log}, ModelName: cfg.PRFix.String(),
+		Verify: cfg.Verify, Payload: payload, Run: run, Round: 1, Resume: resume,
+		DryRun: opts.DryRun, GitHub: client, Progress: d.IO.ErrOut}
+	if !opts.Yes {
+		p := opts.Prompter
+		if p == nil {
+			p = newPrompter(d.IO)
+		}
+		o.Confirm = func(_ context.Context, plan fix.PushPlan) (bool, error) {
+			fmt.Fprintf(d.IO.ErrOut, "\nCommits to push to %s %s:\n  %s\n%s\n\n", plan.Remote, plan.Branch, strings.Join(plan.Commits, "\n  "), plan.Diffstat)
+			return p.Confirm(fmt.Sprintf("Push %d commit(s) to %s/%s?", len(plan.Commits), plan.Remote, plan.Branch), false)
+		}
+	}
+	d.Log.Info("fix", "pr", fmt.Sprintf("%s#%d", repo, pr.Number), "findings", len(payload.IssuesToFix), "optional", len(payload.OptionalIssues),
+		"model", cfg.PRFix.String(), "resume", resume != nil, "dry-run", opts.DryRun)
+	out, err := fix.Run(ctx, o)
+	return finishFix(ctx, d, run, pr, out, err, opts.DryRun)
+}
+
+// dirtyFromWIP accepts uncommitted changes only when the interrupted fix
+// being continued made them.
+func dirtyFromWIP(co *preflight.Checkout, resume *state.WIP) error {
+	var foreign []string
+	for _, p := range co.Dirty {
+		if resume == nil || !slices.Contains(resume.FilesModified, p) {
+			foreign = append(foreign, p)
+		}
+	}
+	if len(foreign) > 0 {
+		return fmt.Errorf("%w in %s that the interrupted fix did not make (%s): commit or stash them, then re-run",
+			preflight.ErrDirty, co.Repo.Dir, strings.Join(foreign, ", "))
+	}
+	return nil
+}
+
+// finishFix ends the run as the error says and prints the summary.
+func finishFix(ctx context.Context, d *Deps, run *state.Active, pr *github.PullRequest, out *fix.Outcome, err error, dryRun bool) error {
+	var ve *fix.VerifyError
+	var re *fix.ResultError
+	var pe *git.PushError
+	switch {
+	case err == nil:
+		printFixSummary(d, pr, out, dryRun)
+		if dryRun {
+			if cerr := run.ClearWIP(); cerr != nil {
+				return cerr
+			}
+			return run.End(state.OutcomeBlocked, "dry run: verified, not pushed")
+		}
+		return run.End(state.OutcomeConverged, "fix pushed and reported")
+	case errors.Is(err, fix.ErrDeclined):
+		_ = run.Release()
+		return fmt.Errorf("%w: %v; 'gh ocdx fix --continue' pushes them later", ErrCancelled, err)
+	case ctx.Err() != nil:
+		_ = run.Release()
+		return fmt.Errorf("%w: %v; 'gh ocdx fix --continue' resumes", ErrCancelled, err)
+	case errors.As(err, &ve):
+		_ = run.End(state.OutcomeBlocked, ve.Error())
+		return &IncompleteError{Reason: ve.Error()}
+	case errors.As(err, &re), errors.As(err, &pe):
+		_ = run.End(state.OutcomeFailed, err.Error())
+		return err
+	default:
+		// Resumable: a --continue picks the run up where it stopped.
+		_ = run.Release()
+		return fmt.Errorf("%w\n(the work in progress is saved: 'gh ocdx fix --pr %d --continue' resumes)", err, pr.Number)
+	}
+}
+
+func printFixSummary(d *Deps, pr *github.PullRequest, out *fix.Outcome, dryRun bool) {
+	w := d.IO.Out
+	res := out.Result
+	fmt.Fprintf(w, "## Fix of PR #%d\n\n", pr.Number)
+	fmt.Fprintf(w, "- Fixed: %d, rejected: %d\n", len(res.FixedIssues), len(res.RejectedIssues))
+	fmt.Fprintf(w, "- Commits: %d, verified in %d attempt(s)\n", len(res.Commits), out.Attempts)
+	switch {
+	case dryRun:
+		fmt.Fprintf(w, "- Dry run: nothing pushed, nothing posted; the commits are local (HEAD %.7s)\n", out.HeadOID)
+	case out.Pushed:
+		fmt.Fprintf(w, "- Pushed to %s (head %.7s)\n", pr.HeadRefName, out.HeadOID)
+	default:
+		fmt.Fprintln(w, "- Nothing to push")
+	}
+	if out.CommentURL != "" {
+		fmt.Fprintf(w, "- Report: %s\n", out.CommentURL)
+	}
+	fmt.Fprintf(w, "- Tokens: %d input, %d output (%d calls)\n", out.Usage.Input, out.Usage.Output, out.Usage.Calls)
+	for _, x := range res.RejectedIssues {
+		fmt.Fprintf(w, "- Rejected %s: %s\n", x.FindingID, strings.Join(strings.Fields(x.Reason), " "))
+	}
+}
+
+// chooseResume decides between continuing an interrupted fix and starting
+// over: --continue continues; otherwise a terminal asks, and --yes
+// continues (it keeps the work, and says so).
+func chooseResume(d *Deps, opts *FixOptions, recorded state.PR) (*state.WIP, error) {
+	wip := recorded.WIP
+	if opts.Continue {
+		if wip == nil {
+			return nil, fmt.Errorf("there is no interrupted fix to continue for %s: run gh ocdx fix without --continue", recorded.Key)
+		}
+		return wip, nil
+	}
+	if wip == nil || opts.Findings != "" {
+		return nil, nil
+	}
+	where := wip.Phase
+	if where == "" {
+		where = "an early step"
+	}
+	if opts.Yes || opts.DryRun || !d.IO.CanPrompt() {
+		d.Log.Info(fmt.Sprintf("continuing the interrupted fix (stopped at: %s); run 'gh ocdx state clear --pr %d' to start over", where, recorded.Key.Number))
+		return wip, nil
+	}
+	p := opts.Prompter
+	if p == nil {
+		p = newPrompter(d.IO)
+	}
+	i, err := p.Select(fmt.Sprintf("An earlier fix of PR #%d stopped at: %s. What now?", recorded.Key.Number, where),
+		[]string{"Continue it", "Start over (local commits stay)", "Abort"})
+	if err != nil {
+		return nil, err
+	}
+	switch i {
+	case 0:
+		return wip, nil
+	case 1:
+		return nil, nil
+	}
+	return nil, ErrCancelled
+}
+
+// fixPayload builds the A4 payload: from --findings, from the interrupted
+// fix being continued, or from the latest review in the state file.
+func fixPayload(opts *FixOptions, number int, recorded state.PR, resume *state.WIP) (review.FixPayload, error) {
+	if opts.Findings != "" {
+		return readPayload(opts.Findings, number)
+	}
+	stuck := map[string]bool{}
+	for _, s := range recorded.Stuck {
+		stuck[s.ID] = true
+	}
+	if resume != nil {
+		for i := len(recorded.Runs) - 1; i >= 0; i-- {
+			r := recorded.Runs[i]
+			if r.ID == resume.RunID && r.Kind == "fix" && len(r.Rounds) > 0 && r.Rounds[0].Findings != nil {
+				return split(r.Rounds[0].Findings, number, 1, stuck)
+			}
+		}
+	}
+	for i := len(recorded.Runs) - 1; i >= 0; i-- {
+		r := recorded.Runs[i]
+		if r.Kind == "fix" {
+			continue
+		}
+		for j := len(r.Rounds) - 1; j >= 0; j-- {
+			rd := r.Rounds[j]
+			if rd.Findings == nil {
+				continue
+			}
+			for _, id := range rd.StuckIDs {
+				stuck[id] = true
+			}
+			return split(rd.Findings, number, rd.N, stuck)
+		}
+	}
+	return review.FixPayload{}, fmt.Errorf("no review of PR #%d is recorded in the state file: run 'gh ocdx review-loop --pr %d' first, or give the findings with --findings FILE (Appendix A4 JSON)", number, number)
+}
+
+// split makes a payload of recorded findings: P0..P2 to fix, P3 optional;
+// thread findings (for humans) and stuck ones are left out.
+func split(raw json.RawMessage, number, round int, stuck map[string]bool) (review.FixPayload, error) {
+	var all []review.Finding
+	if err := json.Unmarshal(raw, &all); err != nil {
+		return review.FixPayload{}, fmt.Errorf("the findings recorded for PR #%d cannot be read (%v): pass --findings FILE", number, err)
+	}
+	p := review.FixPayload{PRNumber: number, Round: round, IssuesToFix: []review.Finding{}, OptionalIssues: []review.Finding{}}
+	for _, f := range all {
+		if f.ID == "" {
+			f.ID = f.ComputeID()
+		}
+		if strings.HasPrefix(f.ID, "THREAD-") || stuck[f.ID] {
+			continue
+		}
+		if f.Priority == "P3" {
+			p.OptionalIssues = append(p.OptionalIssues, f)
+		} else {
+			p.IssuesToFix = append(p.IssuesToFix, f)
+		}
+	}
+	return p, nil
+}
+
+func readPayload(file string, number int) (review.FixPayload, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return review.FixPayload{}, fmt.Errorf("reading the findings: %w", err)
+	}
+	var p review.FixPayload
+	if err := json.Unmarshal(data, &p); err != nil {
+		return p, fmt.Errorf("%s is not an Appendix A4 fix payload ({\"prNumber\", \"round\", \"issuesToFix\", \"optionalIssues\"}): %v", file, err)
+	}
+	if p.PRNumber != 0 && p.PRNumber != number {
+		return p, fmt.Errorf("%s is for PR #%d, not PR #%d: pass --pr %d or the right file", file, p.PRNumber, number, p.PRNumber)
+	}
+	p.PRNumber = number
+	if p.Round < 1 {
+		p.Round = 1
+	}
+	if p.OptionalIssues == nil {
+		p.OptionalIssues = []review.Finding{}
+	}
+	seen := map[string]bool{}
+	for _, list := range [][]review.Finding{p.IssuesToFix, p.OptionalIssues} {
+		for i := range list {
+			if list[i].ID == "" {
+				list[i].ID = list[i].ComputeID()
+			}
+			if seen[list[i].ID] {
+				return p, fmt.Errorf("%s lists finding %s twice: each finding once, please", file, list[i].ID)
+			}
+			seen[list[i].ID] = true
+		}
+	}
+	if err := p.Validate(); err != nil {
+		return p, fmt.Errorf("%s: %w", file, err)
+	}
+	return p, nil
+}

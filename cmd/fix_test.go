@@ -1,0 +1,196 @@
+package cmd
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ocdx/gh-ocdx/git"
+	"github.com/ocdx/gh-ocdx/preflight"
+	"github.com/ocdx/gh-ocdx/review"
+	"github.com/ocdx/gh-ocdx/state"
+)
+
+func TestParseFix(t *testing.T) {
+	t.Setenv("GH_REPO", "octo/widgets")
+	for _, tc := range []struct {
+		args    []string
+		tty     bool
+		wantErr string
+		check   func(*FixOptions) bool
+	}{
+		{args: []string{"--yes"}, check: func(o *FixOptions) bool { return o.PR == 0 && o.Yes && o.Repo.Name == "widgets" }},
+		{args: []string{"--pr", "24", "--dry-run"}, check: func(o *FixOptions) bool { return o.PR == 24 && o.DryRun }},
+		{args: []string{"--pr=7", "--continue", "-R", "a/b"}, tty: true, check: func(o *FixOptions) bool { return o.PR == 7 && o.Continue && o.Repo.Owner == "a" }},
+		{args: []string{"--findings", "f.json", "--yes"}, check: func(o *FixOptions) bool { return o.Findings == "f.json" }},
+		{args: []string{"--pr", "24"}, wantErr: "pass --yes"},
+		{args: []string{"--pr", "x", "--yes"}, wantErr: "invalid argument"},
+		{args: []string{"--pr", "0", "--yes"}, wantErr: "not a pull request number"},
+		{args: []string{"--pr", "-3", "--yes"}, wantErr: "not a pull request number"},
+		{args: []string{"--pr"}, wantErr: "needs an argument"},
+		{args: []string{"--yes", "24"}, wantErr: "unexpected argument"},
+		{args: []string{"--continue", "--findings", "f", "--yes"}, wantErr: "drop --findings"},
+		{args: []string{"--force", "--yes"}, wantErr: "unknown flag"},
+		{args: []string{"--yes", "-R", "nope"}, wantErr: "invalid value for --repo"},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			d, _, _ := testDeps()
+			d.IO.stdinTTY, d.IO.stdoutTTY = tc.tty, tc.tty
+			opts, err := parseFix(d, tc.args)
+			if tc.wantErr != "" {
+				var ue *UsageError
+				if !errors.As(err, &ue) || !strings.Contains(err.Error(), tc.wantErr) || ue.Usage == "" {
+					t.Fatalf("want a usage error with %q, got %v", tc.wantErr, err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !tc.check(opts) {
+				t.Errorf("options %+v", opts)
+			}
+		})
+	}
+}
+
+func findingsJSON(t *testing.T, fs ...review.Finding) json.RawMessage {
+	raw, err := json.Marshal(fs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return raw
+}
+
+func TestFixPayloadFromTheLatestReview(t *testing.T) {
+	p0 := review.Finding{Priority: "P0", Category: "security", File: "a.go", Title: "leak"}
+	p2 := review.Finding{Priority: "P2", Category: "quality", File: "b.go", Title: "name"}
+	p3 := review.Finding{Priority: "P3", Category: "docs", File: "c.md", Title: "typo"}
+	stuck := review.Finding{Priority: "P1", Category: "testing", File: "d.go", Title: "flaky"}
+	thread := review.Finding{ID: "THREAD-PRRC_1", Priority: "P1", Category: "other", File: "e.go", Title: "human"}
+	old := review.Finding{Priority: "P1", Category: "quality", File: "old.go", Title: "older round"}
+	recorded := state.PR{
+		Key:   state.NewKey("github.com", "o", "r", 24),
+		Stuck: []state.Stuck{{ID: stuck.ComputeID()}},
+		Runs: []state.Run{
+			{ID: "1", Kind: "review-loop", Rounds: []state.Round{
+				{N: 1, Findings: findingsJSON(t, old)},
+				{N: 2, Findings: findingsJSON(t, p0, p2, p3, stuck, thread)},
+			}},
+			{ID: "2", Kind: "fix", Rounds: []state.Round{{N: 1, Findings: findingsJSON(t, old)}}},
+		},
+	}
+	p, err := fixPayload(&FixOptions{}, 24, recorded, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, f := range p.IssuesToFix {
+		ids = append(ids, f.ID)
+	}
+	if p.Round != 2 || strings.Join(ids, ",") != p0.ComputeID()+","+p2.ComputeID() || len(p.OptionalIssues) != 1 || p.OptionalIssues[0].ID != p3.ComputeID() {
+		t.Errorf("payload %+v", p)
+	}
+
+	// Continuing a fix takes that fix's own findings.
+	p, err = fixPayload(&FixOptions{Continue: true}, 24, recorded, &state.WIP{RunID: "2"})
+	if err != nil || len(p.IssuesToFix) != 1 || p.IssuesToFix[0].ID != old.ComputeID() {
+		t.Errorf("continued payload %+v %v", p, err)
+	}
+
+	if _, err := fixPayload(&FixOptions{}, 24, state.PR{}, nil); err == nil || !strings.Contains(err.Error(), "--findings") {
+		t.Errorf("no review recorded: %v", err)
+	}
+}
+
+func TestReadPayload(t *testing.T) {
+	dir := t.TempDir()
+	write := func(s string) string {
+		p := filepath.Join(dir, "p.json")
+		os.WriteFile(p, []byte(s), 0o600)
+		return p
+	}
+	p, err := readPayload(write(`{"prNumber":24,"round":2,"issuesToFix":[{"priority":"P1","category":"security","file":"a","line":3,"title":"t","description":"d"}]}`), 24)
+	if err != nil || p.IssuesToFix[0].ID == "" || p.Round != 2 || p.OptionalIssues == nil {
+		t.Errorf("payload %+v %v", p, err)
+	}
+	for body, want := range map[string]string{
+		`{"prNumber":25,"issuesToFix":[]}`: "is for PR #25",
+		`{"issuesToFix":[{"priority":"P9","category":"x","file":"a","title":"t","description":"d"}]}`: "priority",
+		`{"issuesToFix":[{"id":"X-1","priority":"P1"},{"id":"X-1","priority":"P2"}]}`:                 "twice",
+		`[1,2]`: "not an Appendix A4",
+	} {
+		if _, err := readPayload(write(body), 24); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want %q", body, err, want)
+		}
+	}
+	if _, err := readPayload(filepath.Join(dir, "missing.json"), 24); err == nil {
+		t.Error("a missing file is an error")
+	}
+}
+
+// selectPrompter answers Select with pick (or err) and records the question.
+type selectPrompter struct {
+	pick int
+	err  error
+	asks []string
+}
+
+func (p *selectPrompter) Confirm(string, bool) (bool, error) { return false, errors.New("unexpected") }
+func (p *selectPrompter) Select(msg string, _ []string) (int, error) {
+	p.asks = append(p.asks, msg)
+	return p.pick, p.err
+}
+func (p *selectPrompter) Input(string) (string, error) { return "", errors.New("unexpected") }
+
+func TestChooseResume(t *testing.T) {
+	wip := &state.WIP{RunID: "r", Phase: "fixing (attempt 1 of 3)"}
+	withWIP := state.PR{Key: state.NewKey("h", "o", "r", 24), WIP: wip}
+	none := state.PR{Key: state.NewKey("h", "o", "r", 24)}
+	d, _, _ := testDeps()
+
+	if got, err := chooseResume(d, &FixOptions{Continue: true}, withWIP); got != wip || err != nil {
+		t.Errorf("--continue: %v %v", got, err)
+	}
+	if _, err := chooseResume(d, &FixOptions{Continue: true}, none); err == nil || !strings.Contains(err.Error(), "no interrupted fix") {
+		t.Errorf("--continue without a WIP: %v", err)
+	}
+	if got, _ := chooseResume(d, &FixOptions{Yes: true}, withWIP); got != wip {
+		t.Error("--yes continues the interrupted fix")
+	}
+	if got, _ := chooseResume(d, &FixOptions{Yes: true, Findings: "f"}, withWIP); got != nil {
+		t.Error("--findings starts over")
+	}
+
+	d.IO.stdinTTY, d.IO.stdoutTTY = true, true
+	for pick, want := range map[int]*state.WIP{0: wip, 1: nil} {
+		p := &selectPrompter{pick: pick}
+		got, err := chooseResume(d, &FixOptions{Prompter: p}, withWIP)
+		if got != want || err != nil || len(p.asks) != 1 || !strings.Contains(p.asks[0], "fixing (attempt 1 of 3)") {
+			t.Errorf("pick %d: %v %v %v", pick, got, err, p.asks)
+		}
+	}
+	if _, err := chooseResume(d, &FixOptions{Prompter: &selectPrompter{pick: 2}}, withWIP); !errors.Is(err, ErrCancelled) {
+		t.Errorf("abort: %v", err)
+	}
+	if _, err := chooseResume(d, &FixOptions{Prompter: &selectPrompter{err: ErrCancelled}}, withWIP); !errors.Is(err, ErrCancelled) {
+		t.Errorf("Ctrl-C: %v", err)
+	}
+}
+
+func TestDirtyFromWIP(t *testing.T) {
+	co := &preflight.Checkout{Repo: &git.Repo{Dir: "/work"}, Dirty: []string{"a.go"}}
+	if err := dirtyFromWIP(co, &state.WIP{FilesModified: []string{"a.go", "b.go"}}); err != nil {
+		t.Errorf("the interrupted fix's own edits pass: %v", err)
+	}
+	co.Dirty = append(co.Dirty, "mine.txt")
+	if err := dirtyFromWIP(co, &state.WIP{FilesModified: []string{"a.go"}}); !errors.Is(err, preflight.ErrDirty) || !strings.Contains(err.Error(), "mine.txt") || strings.Contains(err.Error(), "a.go") {
+		t.Errorf("someone else's change stops the fix: %v", err)
+	}
+	if err := dirtyFromWIP(&preflight.Checkout{Repo: co.Repo}, nil); err != nil {
+		t.Errorf("a clean tree passes: %v", err)
+	}
+}

