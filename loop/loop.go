@@ -644,7 +644,7 @@ func (l *loop) endErr(outcome, reason string, err error) error {
 	if eerr := l.run.End(so, reason); eerr != nil && err == nil {
 		return eerr
 	}
-	l.progress("%s: %s", outcome, reason)
+	l.progress("run ended, %s — %s", outcome, reason)
 	return err
 }
 
