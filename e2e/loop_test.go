@@ -43,7 +43,9 @@ func kindsOf(rs []testkit.Request) []string {
 
 func TestLoopConvergesAfterOneFix(t *testing.T) {
 	lf := newLoop(t, nil)
-	lf.findingRound(cacheBug)
+	leaky := cacheBug
+	leaky.Description = "Seen with key AKIAABCDEFGHIJKLMNOP in the logs:\n```\ndiff --git a/cache.go b/cache.go\n+var Size = 10\n```"
+	lf.findingRound(leaky)
 	lf.approveRound()
 
 	res := lf.run("--yes")
@@ -52,7 +54,7 @@ func TestLoopConvergesAfterOneFix(t *testing.T) {
 	if k := fmt.Sprint(lf.kinds()); k != "[review:1 fix:1 review:2]" {
 		t.Fatalf("comments %s, want review, fix, review", k)
 	}
-	wantContains(t, "round 1 report", lf.bodies()[0], "P1 — critical (1)", cacheBug.id(), "Cache size is not bounded", "fixing 1 finding(s)")
+	wantContains(t, "round 1 report", lf.bodies()[0], "P1 — critical (1)", cacheBug.id(), "Cache size is not bounded", "fixing 1 finding(s)", "[REDACTED]", "[DIFF REDACTED]")
 	head := lf.repo.RemoteOID(t, lf.repo.Head)
 	if head == lf.start {
 		t.Fatal("the fix was not pushed")
@@ -156,7 +158,7 @@ func threadPR(association, body string) func(*testkit.PR) {
 }
 
 func TestLoopUnresolvedThreadWithoutCodeFindings(t *testing.T) {
-	lf := newLoop(t, threadPR("MEMBER", "This must be bounded."))
+	lf := newLoop(t, threadPR("MEMBER", "This must be bounded.\nxoxb-1234-secret-token"))
 	lf.fm.Script("rev-a", reviewerReply("reviewer-1", "approve"))
 	lf.fm.Script("rev-b", reviewerReply("reviewer-2", "approve"))
 	lf.fm.Script("analyzer", analyzerReply("THREAD-PRRC_h1"))

@@ -1,0 +1,58 @@
+package cmd
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+func TestParseReviewLoop(t *testing.T) {
+	for _, tc := range []struct {
+		args    []string
+		wantErr string // "" = parses
+		want    ReviewLoopOptions
+	}{
+		{args: []string{"--yes"}, want: ReviewLoopOptions{Yes: true}},
+		{args: []string{"--pr", "24", "--yes"}, want: ReviewLoopOptions{PR: 24, Yes: true}},
+		{args: []string{"--pr=24", "--dry-run", "--json", "-R", "o/r"}, want: ReviewLoopOptions{PR: 24, DryRun: true, JSON: true, RepoFlag: "o/r"}},
+		{args: []string{"--pr"}, wantErr: "flag needs an argument"},
+		{args: []string{"--pr", "abc", "--yes"}, wantErr: "invalid argument \"abc\""},
+		{args: []string{"--pr", "0", "--yes"}, wantErr: "invalid --pr 0"},
+		{args: []string{"--pr", "-3", "--yes"}, wantErr: "invalid --pr -3"},
+		{args: []string{"--pr", "24", "extra", "--yes"}, wantErr: "unexpected argument \"extra\""},
+		{args: []string{"foo"}, wantErr: "unexpected argument \"foo\""},
+		{args: []string{"--force", "--yes"}, wantErr: "unknown flag: --force"},
+		{args: []string{"--yes", "-R", "nope"}, wantErr: "invalid value for --repo"},
+		{args: []string{"--pr", "24"}, wantErr: "pass --yes to push without asking"},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			d, _, _ := testDeps()
+			opts, err := parseReviewLoop(d, tc.args)
+			if tc.wantErr != "" {
+				var ue *UsageError
+				if !errors.As(err, &ue) || !strings.Contains(err.Error(), tc.wantErr) || ue.Usage == "" {
+					t.Fatalf("want a usage error with usage, containing %q; got %v", tc.wantErr, err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if *opts != tc.want {
+				t.Errorf("got %+v, want %+v", *opts, tc.want)
+			}
+		})
+	}
+}
+
+func TestReviewLoopHelp(t *testing.T) {
+	d, out, _ := testDeps()
+	if err := Run(t.Context(), []string{"review-loop", "--help"}, d); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Usage: gh ocdx review-loop [--pr N] [--yes] [--dry-run] [--json] [-R OWNER/REPO]", "--pr int", "--dry-run", "Exit codes"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("help lacks %q:\n%s", want, out)
+		}
+	}
+}

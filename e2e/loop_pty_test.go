@@ -1,0 +1,46 @@
+//go:build unix
+
+package e2e
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/ocdx/gh-ocdx/internal/testkit"
+)
+
+// TestLoopAsksBeforePushing: in a terminal the push is confirmed first; a
+// "no" leaves the commits local (exit 130) and the next run resumes the
+// round without reviewing or fixing it again.
+func TestLoopAsksBeforePushing(t *testing.T) {
+	lf := newLoop(t, nil)
+	lf.findingRound(cacheBug)
+
+	term := lf.env.StartTerminal(t, "review-loop")
+	term.Expect("Push 1 commit(s) to origin/feature/cache?")
+	term.Send("n" + testkit.Enter)
+	if code := term.Wait(); code != 130 {
+		t.Fatalf("exit %d, want 130:\n%s", code, term.Screen())
+	}
+	if lf.repo.RemoteOID(t, lf.repo.Head) != lf.start {
+		t.Fatal("a declined push must not reach the remote")
+	}
+	if k := fmt.Sprint(lf.kinds()); k != "[review:1]" {
+		t.Fatalf("comments %s", k)
+	}
+	fixCalls := lf.fix.count()
+	lf.approveRound()
+
+	res := lf.run("--yes")
+
+	wantCode(t, res, 0)
+	if k := fmt.Sprint(lf.kinds()); k != "[review:1 fix:1 review:2]" {
+		t.Fatalf("comments %s", k)
+	}
+	if lf.fix.count() != fixCalls {
+		t.Errorf("the verified fix was redone (%d more model calls)", lf.fix.count()-fixCalls)
+	}
+	if len(lf.fm.Requests("rev-a")) != 2 {
+		t.Errorf("round 1 was reviewed again")
+	}
+}
