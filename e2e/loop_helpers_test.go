@@ -24,9 +24,10 @@ import (
 type fixModel struct {
 	srv *httptest.Server
 
-	mu       sync.Mutex
-	requests int
-	block    chan struct{} // non-nil: requests wait until it is closed
+	mu        sync.Mutex
+	requests  int
+	block     chan struct{} // non-nil: requests wait until it is closed
+	onRequest func()        // called on every request
 }
 
 func newFixModel(t *testing.T) *fixModel {
@@ -55,8 +56,11 @@ func (f *fixModel) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	f.mu.Lock()
 	f.requests++
-	block := f.block
+	n, block, hook := f.requests, f.block, f.onRequest
 	f.mu.Unlock()
+	if hook != nil {
+		hook()
+	}
 	if block != nil {
 		select {
 		case <-block:
@@ -107,7 +111,7 @@ func (f *fixModel) serve(w http.ResponseWriter, r *http.Request) {
 		msg["content"] = nil
 		msg["tool_calls"] = []map[string]any{
 			{"id": "c1", "type": "function", "function": map[string]any{"name": "write_file",
-				"arguments": fmt.Sprintf(`{"path":%q,"content":"fixed in round %d\n"}`, file, payload.Round)}},
+				"arguments": fmt.Sprintf(`{"path":%q,"content":"fixed in round %d (call %d)\n"}`, file, payload.Round, n)}},
 			{"id": "c2", "type": "function", "function": map[string]any{"name": "git_commit",
 				"arguments": fmt.Sprintf(`{"message":"fix: review findings of round %d","paths":[%q]}`, payload.Round, file)}},
 		}

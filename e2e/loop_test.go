@@ -395,3 +395,42 @@ func TestLoopKilledAfterFirstCommentResumes(t *testing.T) {
 		t.Errorf("reviewer-1 was asked %d times, want 2 (round 1 once, round 2 once): a resumed round is not reviewed again", len(got))
 	}
 }
+
+func TestLoopGitHubFailureAfterFirstCommentPostsFinal(t *testing.T) {
+	lf := newLoop(t, nil)
+	lf.findingRound(cacheBug)
+	lf.fix.onRequest = func() { lf.gh.Fail(testkit.Fault{Kind: "graphql", Status: 403}) } // round 2 cannot read the PR
+
+	res := lf.run("--pr", "31", "--yes")
+
+	wantCode(t, res, 1)
+	wantContains(t, "stderr", res.Stderr, "HTTP 403")
+	if k := fmt.Sprint(lf.kinds()); k != "[review:1 fix:1 final:2]" {
+		t.Fatalf("comments %s, want one final comment after the failure", k)
+	}
+	wantContains(t, "final comment", lf.bodies()[2], "review-loop stopped in round 2", "HTTP 403")
+}
+
+func TestLoopVerificationFailsAfterRetries(t *testing.T) {
+	lf := newLoop(t, nil)
+	writeConfig(t, lf.env, `{
+  "reviewerModels": ["openai/rev-a"],
+  "commentsAnalyzerModel": "openai/analyzer",
+  "prFixModel": "ollama/fixer",
+  "verify": ["true", "false"]
+}`)
+	lf.fm.Script("rev-a", reviewerReply("reviewer-1", "request_changes", cacheBug))
+	lf.fm.Script("analyzer", analyzerReply())
+
+	res := lf.run("--yes")
+
+	wantCode(t, res, 3)
+	wantContains(t, "stderr", res.Stderr, "verification failed")
+	if k := fmt.Sprint(lf.kinds()); k != "[review:1 final:1]" {
+		t.Fatalf("comments %s", k)
+	}
+	wantContains(t, "final comment", lf.bodies()[1], `"false" exited 1`)
+	if lf.repo.RemoteOID(t, lf.repo.Head) != lf.start {
+		t.Error("an unverified fix must not be pushed")
+	}
+}

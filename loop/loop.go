@@ -132,7 +132,7 @@ type RoundResult struct {
 	Usage             map[string]llm.Usage `json:"usage"`
 	Note              string               `json:"note,omitempty"` // what the loop does next
 	AnalyzerMismatch  bool                 `json:"analyzerMismatch,omitempty"`
-	reviewersSucceded int
+	reviewersOK int
 }
 
 // FixSummary is what a round's fix did.
@@ -297,7 +297,7 @@ func (l *loop) round(ctx context.Context, n int) (done bool, err error) {
 	}
 	cur.Comments = l.comments(n)
 	l.res.Remaining = blockingOf(cur.Findings)
-	if cur.reviewersSucceded == 0 {
+	if cur.reviewersOK == 0 {
 		return true, l.endErr(OutcomeFailed, reason, errors.New(reason))
 	}
 	if outcome != "" {
@@ -350,7 +350,7 @@ func (l *loop) decide(rr *RoundResult) (outcome, reason string, toFix, optional 
 		}
 	}
 	switch {
-	case rr.reviewersSucceded == 0:
+	case rr.reviewersOK == 0:
 		return OutcomeFailed, fmt.Sprintf("all %d reviewers failed: no credible review, no fix attempted", len(l.o.Reviewers)), nil, nil
 	case rr.ThreadsTruncated:
 		return OutcomeBlocked, "blocked: the PR has more than 300 review threads, more than gh-ocdx reads; resolve threads on GitHub, then re-run", nil, nil
@@ -391,7 +391,7 @@ func (l *loop) review(ctx context.Context, pr *github.PullRequest, rr *RoundResu
 	for _, r := range out.Roles {
 		rr.Usage[r.Role] = r.Usage
 		if r.OK && r.Role != analyzerName {
-			rr.reviewersSucceded++
+			rr.reviewersOK++
 		}
 	}
 	if out.Analyzer == nil {
@@ -403,7 +403,7 @@ func (l *loop) review(ctx context.Context, pr *github.PullRequest, rr *RoundResu
 	}
 	rr.Findings = orEmpty(out.Findings)
 	rr.Counts = Count(rr.Findings)
-	if rr.reviewersSucceded > 0 {
+	if rr.reviewersOK > 0 {
 		rr.Consensus = Consensus(rr.ReviewState, rr.Counts)
 	}
 	rr.Stuck = orEmptyS(Stuck(l.fixedLastRound(rr.N), rr.Findings))
@@ -496,7 +496,7 @@ func restore(rr *RoundResult, rd state.Round) error {
 		if st.OK {
 			st.Conclusion, _, _ = strings.Cut(rep.Summary, ",")
 			if rep.Role != analyzerName {
-				rr.reviewersSucceded++
+				rr.reviewersOK++
 			}
 		} else {
 			st.Error = strings.TrimPrefix(rep.Summary, "failed: ")
