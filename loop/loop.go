@@ -117,22 +117,22 @@ type Result struct {
 
 // RoundResult is one round.
 type RoundResult struct {
-	N                 int                  `json:"n"`
-	HeadOID           string               `json:"headOid"`
-	Consensus         string               `json:"consensus"`
-	Counts            review.IssueCounts   `json:"counts"`
-	Roles             []RoleStatus         `json:"roles"`
-	Findings          []review.Finding     `json:"findings"`
-	ReviewState       review.ReviewState   `json:"reviewState"`
-	Threads           review.ThreadStats   `json:"threads"`
-	ThreadsTruncated  bool                 `json:"threadsTruncated"`
-	Stuck             []string             `json:"stuck"`
-	Fix               *FixSummary          `json:"fix,omitempty"`
-	Comments          []state.Comment      `json:"comments"`
-	Usage             map[string]llm.Usage `json:"usage"`
-	Note              string               `json:"note,omitempty"` // what the loop does next
-	AnalyzerMismatch  bool                 `json:"analyzerMismatch,omitempty"`
-	reviewersOK int
+	N                int                  `json:"n"`
+	HeadOID          string               `json:"headOid"`
+	Consensus        string               `json:"consensus"`
+	Counts           review.IssueCounts   `json:"counts"`
+	Roles            []RoleStatus         `json:"roles"`
+	Findings         []review.Finding     `json:"findings"`
+	ReviewState      review.ReviewState   `json:"reviewState"`
+	Threads          review.ThreadStats   `json:"threads"`
+	ThreadsTruncated bool                 `json:"threadsTruncated"`
+	Stuck            []string             `json:"stuck"`
+	Fix              *FixSummary          `json:"fix,omitempty"`
+	Comments         []state.Comment      `json:"comments"`
+	Usage            map[string]llm.Usage `json:"usage"`
+	Note             string               `json:"note,omitempty"` // what the loop does next
+	AnalyzerMismatch bool                 `json:"analyzerMismatch,omitempty"`
+	reviewersOK      int
 }
 
 // FixSummary is what a round's fix did.
