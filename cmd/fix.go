@@ -206,7 +206,7 @@ func fixPR(ctx context.Context, d *Deps, opts *FixOptions) error {
 	}
 
 	o := fix.Options{Repo: repo, PR: pr, Dir: co.Repo.Dir, Remote: pushRemote(ctx, co),
-		Model: &progressModel{Model: model, name: cfg.PRFix.String(), log: d.Log}, ModelName: cfg.PRFix.String(),
+		Model: model, ModelName: cfg.PRFix.String(),
 		Verify: cfg.Verify, Payload: payload, Run: run, Round: 1, Resume: resume,
 		DryRun: opts.DryRun, GitHub: client, Progress: d.IO.ErrOut}
 	if !opts.Yes {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/ocdx/gh-ocdx/internal/testkit"
 	"github.com/ocdx/gh-ocdx/review"
+	"github.com/ocdx/gh-ocdx/state"
 )
 
 // Commits are made with fixed dates, so the test can compute the sha the
@@ -382,4 +383,81 @@ func TestFixUsageAndNothingToDo(t *testing.T) {
 	if res := s.run(t, "--yes"); res.Code != 0 || !strings.Contains(res.Stdout, "Nothing to fix") || len(s.fm.Requests("fixer")) != 0 {
 		t.Errorf("nothing to fix: exit %d\n%s%s", res.Code, res.Stdout, res.Stderr)
 	}
+}
+
+func TestFixDryRunPushesAndPostsNothing(t *testing.T) {
+	s := newFixSetup(t)
+	a, b := fixIDs()
+	sha := s.predict(t, map[string]string{"a.txt": "fixed\n"}, "fix: a is safe now")
+	s.fm.Script("fixer", testkit.CallTools(fixA), testkit.CallTools(commitA), envelope(map[string]string{a: sha}, map[string]string{b: "fine"}, sha))
+
+	res := s.run(t, "--dry-run")
+
+	if res.Code != 0 || !strings.Contains(res.Stdout, "Dry run: nothing pushed") {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", res.Code, res.Stdout, res.Stderr)
+	}
+	s.wantRemote(t, s.start)
+	s.checkComments(t, 0)
+	if s.gh.Count("comment")+s.gh.Count("comments") != 0 {
+		t.Error("a dry run must not touch the PR's comments")
+	}
+}
+
+func TestFixReviewOnlyAndWrongBranch(t *testing.T) {
+	s := newFixSetup(t)
+	s.gh.AddPR(repo, testkit.PR{Number: 25, HeadRef: s.repo.Head, BaseRef: s.repo.Base, Remote: s.repo.Remote,
+		IsCrossRepository: true, HeadRepo: "fork/widgets", Permission: "READ"})
+	s.gh.AddPR(repo, testkit.PR{Number: 26, HeadRef: "other", BaseRef: s.repo.Base, Remote: s.repo.Remote, HeadOID: strings.Repeat("1", 40)})
+	payload := filepath.Join(s.env.Root, "payload.json")
+
+	if res := s.env.Run(t, "fix", "--pr", "25", "--findings", payload, "--yes"); res.Code != 3 || !strings.Contains(res.Stderr, "fork/widgets") {
+		t.Errorf("fork with READ: exit %d\n%s", res.Code, res.Stderr)
+	}
+	if res := s.env.Run(t, "fix", "--pr", "26", "--findings", payload, "--yes"); res.Code != 1 || !strings.Contains(res.Stderr, "gh pr checkout 26") {
+		t.Errorf("wrong branch: exit %d\n%s", res.Code, res.Stderr)
+	}
+	testkit.WriteFiles(t, s.repo.Clone, map[string]string{"a.txt": "mine\n"})
+	if res := s.run(t, "--yes"); res.Code != 1 || !strings.Contains(res.Stderr, "uncommitted changes") || !strings.Contains(res.Stderr, "a.txt") {
+		t.Errorf("dirty tree: exit %d\n%s", res.Code, res.Stderr)
+	}
+	if len(s.fm.Requests("fixer")) != 0 || s.gh.Count("comment") != 0 {
+		t.Error("preflight failures must not reach the model or post")
+	}
+}
+
+func TestFixTakesTheLatestReviewOfTheBranchPR(t *testing.T) {
+	s := newFixSetup(t)
+	a, _ := fixIDs()
+	p3 := review.Finding{Priority: "P3", Category: "docs", File: "README.md", Title: "typo", Description: "d"}
+	stuck := review.Finding{Priority: "P1", Category: "testing", File: "t.go", Title: "flaky", Description: "d"}
+	thread := review.Finding{ID: "THREAD-PRRC_9", Priority: "P1", Category: "other", File: "x", Title: "human", Description: "d"}
+	all := []review.Finding{fixFindings[0], p3, stuck, thread}
+	for i := range all {
+		if all[i].ID == "" {
+			all[i].ID = all[i].ComputeID()
+		}
+	}
+	raw, _ := json.Marshal(all)
+	store := state.New(filepath.Join(s.env.Vars["OCDX_STATE_DIR"], "state.db"), nil)
+	run, err := store.Begin(state.NewKey(s.gh.Host(), "octo", "widgets", 24), "review-loop")
+	if err != nil {
+		t.Fatal(err)
+	}
+	run.StartRound(1, s.start)
+	run.Complete(1, state.PhaseReviewed, func(rd *state.Round) { rd.Findings, rd.StuckIDs = raw, []string{stuck.ComputeID()} })
+	run.End(state.OutcomeBlocked, "max rounds")
+
+	sha := s.predict(t, map[string]string{"a.txt": "fixed\n"}, "fix: a is safe now")
+	s.fm.Script("fixer", testkit.CallTools(fixA), testkit.CallTools(commitA), envelope(map[string]string{a: sha}, nil, sha))
+
+	res := s.env.Run(t, "fix", "--yes") // no --pr: the branch's open PR
+
+	if res.Code != 0 {
+		t.Fatalf("exit %d\n%s", res.Code, res.Stderr)
+	}
+	task := string(s.fm.Requests("fixer")[0].Body)
+	if !strings.Contains(task, a) || !strings.Contains(task, p3.ComputeID()) || strings.Contains(task, stuck.ComputeID()) || strings.Contains(task, "THREAD-PRRC_9") {
+		t.Errorf("payload: want the P0 to fix and the P3 optional, without stuck or thread findings:\n%s", task)
+	}
+	s.wantRemote(t, sha)
 }
