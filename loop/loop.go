@@ -237,7 +237,7 @@ func (l *loop) rounds(ctx context.Context) error {
 	if rounds := l.run.Run().Rounds; len(rounds) > 0 {
 		last := rounds[len(rounds)-1]
 		first = last.N
-		if last.Done(state.PhasePushed) {
+		if last.Done(state.PhasePushed) && hasKind(last.Comments, "fix") {
 			first++
 		}
 	}
@@ -304,8 +304,8 @@ func (l *loop) round(ctx context.Context, n int) (done bool, err error) {
 		return true, l.end(outcome, reason)
 	}
 
-	// Fix phase.
-	if !rd.Done(state.PhasePushed) {
+	// Fix phase; a pushed fix whose report is missing only gets its report.
+	if !rd.Done(state.PhasePushed) || !hasKind(rd.Comments, "fix") {
 		rep, err := l.o.Fixer.Fix(ctx, FixRequest{PR: pr, Run: l.run, Round: n,
 			Payload: review.FixPayload{PRNumber: pr.Number, Round: n, IssuesToFix: toFix, OptionalIssues: orEmpty(optional)},
 			Resume:  l.resumeWIP(n)})
@@ -317,6 +317,9 @@ func (l *loop) round(ctx context.Context, n int) (done bool, err error) {
 		}
 		if err != nil {
 			return false, fmt.Errorf("fix phase of round %d: %w", n, err)
+		}
+		if rep == nil {
+			return false, fmt.Errorf("fix phase of round %d ended without a report", n)
 		}
 		cur.Comments = l.comments(n)
 		if !rep.Verified {
