@@ -43,6 +43,12 @@ func AllowCommand(argv []string, verify [][]string) error {
 			return nil
 		}
 		if k := slices.Index(v, "test"); k >= 1 && len(argv) > k && slices.Equal(argv[:k+1], v[:k+1]) {
+			for _, a := range argv[k+1:] {
+				// go test's ways of running another program or writing elsewhere.
+				if f := strings.TrimLeft(a, "-"); a != f && (strings.HasPrefix(f, "exec") || strings.HasPrefix(f, "toolexec") || f == "o" || strings.HasPrefix(f, "o=")) {
+					return fmt.Errorf("%s is not allowed in a test command: it would run another program or write outside the test", a)
+				}
+			}
 			return nil
 		}
 	}

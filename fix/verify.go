@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"slices"
 	"strings"
@@ -110,7 +111,7 @@ func runArgv(ctx context.Context, dir, command string, argv []string, stream io.
 	out := io.MultiWriter(stream, tail)
 	fmt.Fprintf(stream, "$ %s\n", command)
 	c := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	c.Dir, c.Stdout, c.Stderr = dir, out, out
+	c.Dir, c.Stdout, c.Stderr, c.Env = dir, out, out, scrubbedEnv(os.Environ())
 	killGroup(c)
 	c.WaitDelay = 5 * time.Second
 	start := time.Now()
@@ -129,6 +130,18 @@ func runArgv(ctx context.Context, dir, command string, argv []string, stream io.
 	}
 	v.Tail = tail.String()
 	return v
+}
+
+// credentials are the variables a verify command never gets: the code it
+// runs is the agent's to edit, and verification needs no GitHub or model
+// access.
+var credentials = []string{"GH_TOKEN", "GITHUB_TOKEN", "GH_ENTERPRISE_TOKEN", "GITHUB_ENTERPRISE_TOKEN", "OPENAI_API_KEY", "ANTHROPIC_API_KEY"}
+
+func scrubbedEnv(env []string) []string {
+	return slices.DeleteFunc(slices.Clone(env), func(kv string) bool {
+		k, _, _ := strings.Cut(kv, "=")
+		return slices.Contains(credentials, k)
+	})
 }
 
 // tailBuffer keeps the last max bytes written to it.

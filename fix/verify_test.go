@@ -69,3 +69,13 @@ func TestMissingCommands(t *testing.T) {
 		t.Errorf("got %v", got)
 	}
 }
+
+func TestVerifyGetsNoCredentials(t *testing.T) {
+	t.Setenv("GH_TOKEN", "ghp_secret")
+	t.Setenv("OPENAI_API_KEY", "sk-secret")
+	t.Setenv("OCDX_VISIBLE", "yes")
+	results, ok := Verify(context.Background(), t.TempDir(), []string{"env"}, &bytes.Buffer{})
+	if !ok || strings.Contains(results[0].Tail, "secret") || !strings.Contains(results[0].Tail, "OCDX_VISIBLE=yes") {
+		t.Errorf("verify environment:\n%s", results[0].Tail)
+	}
+}
