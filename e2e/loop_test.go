@@ -1,7 +1,9 @@
 package e2e
 
 import (
+	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"regexp"
 	"strings"
@@ -345,6 +347,14 @@ func TestLoopDryRun(t *testing.T) {
 }
 
 func TestLoopKilledAfterFirstCommentResumes(t *testing.T) {
+	for name, sig := range map[string]os.Signal{"killed": os.Kill, "ctrl-c": os.Interrupt} {
+		t.Run(name, func(t *testing.T) { testInterruptedRunResumes(t, sig) })
+	}
+}
+
+// testInterruptedRunResumes stops a run with sig while it fixes round 1,
+// after its review report was posted, then runs it again.
+func testInterruptedRunResumes(t *testing.T, sig os.Signal) {
 	lf := newLoop(t, nil)
 	lf.findingRound(cacheBug)
 	lf.fix.mu.Lock()
@@ -367,10 +377,16 @@ func TestLoopKilledAfterFirstCommentResumes(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	if err := c.Process.Kill(); err != nil {
+	if err := c.Process.Signal(sig); err != nil {
 		t.Fatal(err)
 	}
-	c.Wait()
+	err := c.Wait()
+	if sig == os.Interrupt {
+		var exit *exec.ExitError
+		if !errors.As(err, &exit) || exit.ExitCode() != 130 {
+			t.Fatalf("Ctrl-C: %v, want exit 130; stderr:\n%s", err, stderr.String())
+		}
+	}
 	first := lf.bodies()[0]
 	lf.fix.mu.Lock()
 	close(lf.fix.block)
