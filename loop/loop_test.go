@@ -279,3 +279,28 @@ func TestRunReviewOnlyNeedsNoFixer(t *testing.T) {
 		t.Fatalf("Run = %+v, %v", res, err)
 	}
 }
+
+func TestRunDryRunWritesNothing(t *testing.T) {
+	h := newHarness(t)
+	h.opts.DryRun = true
+	h.reviewer.answers = []string{reviewerAnswer(bug)}
+	h.analyzer.answers = []string{analyzerAnswer()}
+
+	res, err := h.run(t)
+
+	if err != nil || res.Outcome != OutcomeDryRun || len(res.WouldFix) != 1 || !strings.Contains(res.WouldPost, Marker) {
+		t.Fatalf("Run = %+v, %v", res, err)
+	}
+	if h.gh.posts != 0 || h.fixer.calls != 0 {
+		t.Error("a dry run posted or fixed")
+	}
+	if _, err := h.store.PR(state.NewKey("h", "o", "r", 5)); !errors.Is(err, state.ErrNotFound) {
+		t.Errorf("a dry run recorded state: %v", err)
+	}
+	sum := RenderSummary(res)
+	for _, want := range []string{"# review-loop: PR #5 — dry-run", "https://x/pull/5", "## Round 1", "P1 1", "## Remaining P0/P1/P2", "## Would post (dry run)", "## Would fix (dry run)", bug.ComputeID()} {
+		if !strings.Contains(sum, want) {
+			t.Errorf("summary lacks %q:\n%s", want, sum)
+		}
+	}
+}
