@@ -461,3 +461,29 @@ func TestFixTakesTheLatestReviewOfTheBranchPR(t *testing.T) {
 	}
 	s.wantRemote(t, sha)
 }
+
+func TestFixCommentPost502ThenContinuePostsOnce(t *testing.T) {
+	s := newFixSetup(t)
+	a, b := fixIDs()
+	sha := s.predict(t, map[string]string{"a.txt": "fixed\n"}, "fix: a is safe now")
+	s.fm.Script("fixer", testkit.CallTools(fixA), testkit.CallTools(commitA), envelope(map[string]string{a: sha}, map[string]string{b: "fine"}, sha))
+	s.gh.Fail(testkit.Fault{Kind: "comment", Status: 502, Apply: true})
+
+	res := s.run(t, "--yes")
+	if res.Code != 1 || !strings.Contains(res.Stderr, "--continue") {
+		t.Fatalf("exit %d\n%s", res.Code, res.Stderr)
+	}
+	s.wantRemote(t, sha)
+
+	res = s.env.Run(t, "fix", "--pr", "24", "--continue", "--yes")
+	if res.Code != 0 {
+		t.Fatalf("continue: exit %d\n%s", res.Code, res.Stderr)
+	}
+	s.checkComments(t, 1)
+	if n := len(s.fm.Requests("fixer")); n != 3 {
+		t.Errorf("the pushed fix must not run the agent again: %d model calls", n)
+	}
+	if s.gh.Count("comment") != 1 {
+		t.Errorf("the report was posted again: %d POSTs", s.gh.Count("comment"))
+	}
+}
