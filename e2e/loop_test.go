@@ -279,7 +279,6 @@ func TestLoopPreflightStops(t *testing.T) {
 		{name: "unknown flag", args: []string{"--force"}, code: 2, want: "unknown flag"},
 		{name: "bad --pr", args: []string{"--pr", "abc"}, code: 2, want: "invalid argument"},
 		{name: "extra argument", args: []string{"31"}, code: 2, want: "unexpected argument"},
-		{name: "no terminal", args: []string{"--pr", "31", "--no-yes"}, code: 2, want: "unknown flag"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			lf := newLoop(t, tc.edit)
