@@ -587,7 +587,7 @@ func (f *fixer) recordedResult(rd state.Round) bool {
 			if json.Unmarshal([]byte(r.Full), &res) == nil {
 				f.out.Result = res
 				f.out.Verification = fromState(rd.Verification)
-				return slices.ContainsFunc(f.out.Verification, func(v Verification) bool { return !v.OK }) == false
+				return !slices.ContainsFunc(f.out.Verification, func(v Verification) bool { return !v.OK })
 			}
 		}
 	}
