@@ -31,8 +31,11 @@ func TestLoopConvergesInRoundOne(t *testing.T) {
 	if lf.fix.count() != 0 {
 		t.Error("nothing to fix, yet the fix model was called")
 	}
-	// One round: the PR (preflight), its diff, the tag check and the post.
-	t.Logf("GitHub requests for a round without fix: %d (%v)", lf.gh.Count(""), kindsOf(lf.gh.Requests()))
+	// The branch's PRs, the PR (preflight, reused by round 1), its diff,
+	// the tag check and the post.
+	if got := fmt.Sprint(kindsOf(lf.gh.Requests())); got != "[graphql graphql diff comments comment]" {
+		t.Errorf("GitHub requests %s", got)
+	}
 }
 
 func kindsOf(rs []testkit.Request) []string {
@@ -63,7 +66,11 @@ func TestLoopConvergesAfterOneFix(t *testing.T) {
 	}
 	wantContains(t, "round 2 report", lf.bodies()[2], "round 2 of 3", "`approve`", head[:7])
 	wantContains(t, "stdout", res.Stdout, "converged", "## Round 2", "1 fixed ("+cacheBug.id())
-	t.Logf("GitHub requests for a round with fix then a round without: %d (%v)", lf.gh.Count(""), kindsOf(lf.gh.Requests()))
+	// Round 1 adds the head check after the push and the fix report's tag
+	// check and post; round 2 reads the PR again.
+	if got := fmt.Sprint(kindsOf(lf.gh.Requests())); got != "[graphql graphql diff comments comment pr comments comment graphql diff comments comment]" {
+		t.Errorf("GitHub requests %s", got)
+	}
 }
 
 func TestLoopStuckFindingStopsEarly(t *testing.T) {

@@ -169,6 +169,9 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if o.MaxRounds <= 0 {
 		o.MaxRounds = MaxRounds
 	}
+	if o.PR == nil {
+		return nil, errors.New("loop: no pull request to review")
+	}
 	if o.Fixer == nil && !o.DryRun && o.CanPush {
 		return nil, errors.New("loop: no fixer for a PR that can be pushed")
 	}
