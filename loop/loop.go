@@ -412,7 +412,14 @@ func (l *loop) review(ctx context.Context, pr *github.PullRequest, rr *RoundResu
 	if rr.reviewersOK > 0 {
 		rr.Consensus = Consensus(rr.ReviewState, rr.Counts)
 	}
+	// Stuck now: back after the last round's fix, or stuck before (this
+	// run or an earlier one) and still reported.
 	rr.Stuck = orEmptyS(Stuck(l.fixedLastRound(rr.N), rr.Findings))
+	for _, f := range rr.Findings {
+		if slices.Contains(l.stuck, f.ID) && !slices.Contains(rr.Stuck, f.ID) {
+			rr.Stuck = append(rr.Stuck, f.ID)
+		}
+	}
 	for _, id := range rr.Stuck {
 		if !slices.Contains(l.stuck, id) {
 			l.stuck = append(l.stuck, id)

@@ -304,3 +304,32 @@ func TestRunDryRunWritesNothing(t *testing.T) {
 		}
 	}
 }
+
+func TestRunStuckAcrossRuns(t *testing.T) {
+	h := newHarness(t)
+	h.reviewer.answers = []string{reviewerAnswer(bug), reviewerAnswer(bug)}
+	h.analyzer.answers = []string{analyzerAnswer(), analyzerAnswer()}
+	id := bug.ComputeID()
+	h.fixer.report = &FixReport{Verified: true, Pushed: true, HeadOID: "bbbbbbbb",
+		Result: review.FixResult{FixedIssues: []review.FixedIssue{{FindingID: id, CommitSha: "bbbbbbbb"}}}}
+
+	res, err := h.run(t)
+
+	if err != nil || res.Outcome != OutcomeBlocked || !strings.Contains(res.Reason, "manual intervention required") || h.fixer.calls != 1 {
+		t.Fatalf("Run = %+v, %v (%d fixes)", res, err, h.fixer.calls)
+	}
+
+	// A later run meets the finding again: it is stuck from the start.
+	h.gh.pr.HeadRefOid = "cccccccc"
+	h.reviewer.answers = []string{reviewerAnswer(bug)}
+	h.analyzer.answers = []string{analyzerAnswer()}
+	res, err = h.run(t)
+
+	if err != nil || res.Outcome != OutcomeBlocked || !strings.Contains(res.Reason, "manual intervention required: stuck") || h.fixer.calls != 1 {
+		t.Fatalf("Run = %+v, %v (%d fixes): a stuck finding is never sent to the fix agent again", res, err, h.fixer.calls)
+	}
+	last := h.gh.comments[len(h.gh.comments)-1].Body
+	if !strings.Contains(last, "### Stuck findings") || !strings.Contains(last, "**(stuck)**") {
+		t.Errorf("the report must show the stuck finding:\n%s", last)
+	}
+}

@@ -87,7 +87,7 @@ func RenderReview(runID string, maxRounds int, rr *RoundResult) string {
 		b.WriteString("\n")
 	}
 	if len(rr.Stuck) > 0 {
-		b.WriteString("### Stuck findings\n\nReported fixed in the previous round, found again; they are no longer sent to the fix agent:\n\n")
+		b.WriteString("### Stuck findings\n\nReported fixed in an earlier round and found again; they are no longer sent to the fix agent and need a human:\n\n")
 		for _, id := range rr.Stuck {
 			fmt.Fprintf(&b, "- `%s`\n", id)
 		}
