@@ -265,7 +265,7 @@ func (f *fixer) fixAndVerify(ctx context.Context) error {
 
 		if made, err := f.madeCommits(ctx); err != nil {
 			return err
-		} else if dirty, err := Changed(ctx, f.repo); err == nil && len(made) == 0 && len(dirty) == 0 {
+		} else if dirty, err := f.repo.Dirty(ctx); err == nil && len(made) == 0 && len(dirty) == 0 {
 			fmt.Fprintln(o.Progress, "no change was made: nothing to verify or push")
 			return nil
 		}
@@ -302,7 +302,7 @@ type retryInfo struct {
 // push carries commits only, so uncommitted work fails like a command.
 func (f *fixer) runVerify(ctx context.Context) ([]Verification, bool) {
 	fmt.Fprintf(f.o.Progress, "verifying: %s\n", strings.Join(f.o.Verify, "; "))
-	dirty, err := Changed(ctx, f.repo)
+	dirty, err := f.repo.Dirty(ctx)
 	if err != nil || len(dirty) > 0 {
 		tail := fmt.Sprintf("uncommitted changes: %s\ncommit them with git_commit, or undo them", strings.Join(dirty, ", "))
 		if err != nil {

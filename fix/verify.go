@@ -14,7 +14,6 @@ import (
 
 	"github.com/kballard/go-shellquote"
 
-	"github.com/ocdx/gh-ocdx/git"
 )
 
 // Verification is the outcome of one verify command.
@@ -58,24 +57,6 @@ func MissingCommands(commands []string) []string {
 		}
 	}
 	return missing
-}
-
-// Changed lists the paths with uncommitted changes (staged, unstaged or
-// untracked), read with -z so that no name is mangled or quoted.
-func Changed(ctx context.Context, repo *git.Repo) ([]string, error) {
-	var paths []string
-	for _, args := range [][]string{{"diff", "--name-only", "-z", "HEAD"}, {"ls-files", "-z", "--others", "--exclude-standard"}} {
-		out, err := repo.Run(ctx, args...)
-		if err != nil {
-			return nil, err
-		}
-		for _, p := range strings.Split(out, "\x00") {
-			if p != "" && !slices.Contains(paths, p) {
-				paths = append(paths, p)
-			}
-		}
-	}
-	return paths, nil
 }
 
 // Verify runs the commands in dir one after another, streaming their output

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
+	"slices"
 	"strings"
 )
 
@@ -35,6 +36,13 @@ func (r *Repo) Run(ctx context.Context, args ...string) (string, error) {
 }
 
 func run(ctx context.Context, dir string, args ...string) (string, error) {
+	out, err := runRaw(ctx, dir, args...)
+	return strings.TrimSpace(out), err
+}
+
+// runRaw is run without trimming, for NUL-separated output where a space
+// may belong to a file name.
+func runRaw(ctx context.Context, dir string, args ...string) (string, error) {
 	var out, errOut bytes.Buffer
 	c := exec.CommandContext(ctx, "git", args...)
 	c.Dir, c.Stdout, c.Stderr = dir, &out, &errOut
@@ -45,19 +53,23 @@ func run(ctx context.Context, dir string, args ...string) (string, error) {
 		}
 		return "", fmt.Errorf("git %s: %s", strings.Join(args, " "), msg)
 	}
-	return strings.TrimSpace(out.String()), nil
+	return out.String(), nil
 }
 
-// Dirty lists the changed and untracked paths; empty means clean.
+// Dirty lists the paths with uncommitted changes (staged, unstaged or
+// untracked, not ignored); empty means clean. Names are read NUL-separated,
+// so none is quoted or mangled.
 func (r *Repo) Dirty(ctx context.Context) ([]string, error) {
-	out, err := r.Run(ctx, "status", "--porcelain", "--untracked-files=normal")
-	if err != nil || out == "" {
-		return nil, err
-	}
 	var paths []string
-	for _, l := range strings.Split(out, "\n") {
-		if len(l) > 3 {
-			paths = append(paths, l[3:])
+	for _, args := range [][]string{{"diff", "--name-only", "-z", "HEAD"}, {"ls-files", "-z", "--others", "--exclude-standard"}} {
+		out, err := runRaw(ctx, r.Dir, args...)
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range strings.Split(out, "\x00") {
+			if p != "" && !slices.Contains(paths, p) {
+				paths = append(paths, p)
+			}
 		}
 	}
 	return paths, nil

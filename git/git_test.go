@@ -76,3 +76,18 @@ func TestPushIsAFastForwardOrRejected(t *testing.T) {
 		t.Error("a +refspec (force) must be refused")
 	}
 }
+
+func TestDirtyNamesEveryChangedFileExactly(t *testing.T) {
+	ctx := context.Background()
+	fx := testkit.NewRepo(t, "main", "feature", map[string]string{"a.txt": "a\n", " lead.txt": "x\n"}, nil)
+	r, _ := git.Open(ctx, fx.Clone)
+	testkit.WriteFiles(t, fx.Clone, map[string]string{"a.txt": "changed\n", " lead.txt": "changed\n", "new file.txt": "n\n"})
+	got, err := r.Dirty(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{" lead.txt", "a.txt", "new file.txt"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}

@@ -57,7 +57,7 @@ func local(ctx context.Context, dir string, verify []string, dirtyOK bool) (*Che
 	if err != nil {
 		return nil, err
 	}
-	dirty, err := fix.Changed(ctx, repo)
+	dirty, err := repo.Dirty(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("could not read the state of the work tree: %w", err)
 	}
