@@ -92,10 +92,19 @@ func (tm *Terminal) Expect(want string) {
 	}
 }
 
-// Send types keys.
+// Send types keys once the screen has been still for a moment: the prompt
+// is drawn and waiting in raw mode, however loaded the machine is.
 func (tm *Terminal) Send(keys string) {
 	tm.t.Helper()
-	time.Sleep(50 * time.Millisecond) // let the prompt settle into raw mode
+	last, still := -1, time.Now()
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(25 * time.Millisecond) {
+		n := len(tm.Screen())
+		if n != last {
+			last, still = n, time.Now()
+		} else if time.Since(still) >= 150*time.Millisecond {
+			break
+		}
+	}
 	if _, err := tm.tty.Write([]byte(keys)); err != nil {
 		tm.t.Fatal(err)
 	}
