@@ -110,10 +110,10 @@ func (w *workspace) tools() []llm.Tool {
 		llm.Tool{
 			Name:        "write_file",
 			Description: "Create or replace a file of the repository with content.",
-			Schema:      schema(`{"path":{"type":"string","description":"path relative to the repository root"},"content":{"type":"string"}}`, "path", "content"),
+			Schema:      llm.ObjectSchema(`{"path":{"type":"string","description":"path relative to the repository root"},"content":{"type":"string"}}`, "path", "content"),
 			Run: func(_ context.Context, raw json.RawMessage) (string, error) {
 				var a struct{ Path, Content string }
-				if err := args(raw, &a); err != nil {
+				if err := llm.DecodeArgs(raw, &a); err != nil {
 					return "", err
 				}
 				if err := w.files.WriteFile(a.Path, a.Content); err != nil {
@@ -126,14 +126,14 @@ func (w *workspace) tools() []llm.Tool {
 		llm.Tool{
 			Name:        "edit_file",
 			Description: "Replace old_string with new_string in a file; old_string must occur exactly once.",
-			Schema:      schema(`{"path":{"type":"string"},"old_string":{"type":"string"},"new_string":{"type":"string"}}`, "path", "old_string", "new_string"),
+			Schema:      llm.ObjectSchema(`{"path":{"type":"string"},"old_string":{"type":"string"},"new_string":{"type":"string"}}`, "path", "old_string", "new_string"),
 			Run: func(_ context.Context, raw json.RawMessage) (string, error) {
 				var a struct {
 					Path string `json:"path"`
 					Old  string `json:"old_string"`
 					New  string `json:"new_string"`
 				}
-				if err := args(raw, &a); err != nil {
+				if err := llm.DecodeArgs(raw, &a); err != nil {
 					return "", err
 				}
 				if err := w.files.Edit(a.Path, a.Old, a.New); err != nil {
@@ -147,12 +147,12 @@ func (w *workspace) tools() []llm.Tool {
 			Name: "run_command",
 			Description: "Run a command in the repository, without a shell: argv is the program and its arguments. Allowed: the verify commands (" +
 				describeVerify(w.verify) + "), their test commands with more arguments, and git status, diff, log, show. Output is cut to its last 8KB.",
-			Schema: schema(`{"argv":{"type":"array","items":{"type":"string"},"minItems":1}}`, "argv"),
+			Schema: llm.ObjectSchema(`{"argv":{"type":"array","items":{"type":"string"},"minItems":1}}`, "argv"),
 			Run: func(ctx context.Context, raw json.RawMessage) (string, error) {
 				var a struct {
 					Argv []string `json:"argv"`
 				}
-				if err := args(raw, &a); err != nil {
+				if err := llm.DecodeArgs(raw, &a); err != nil {
 					return "", err
 				}
 				if err := AllowCommand(a.Argv, w.verify); err != nil {
@@ -171,13 +171,13 @@ func (w *workspace) tools() []llm.Tool {
 		llm.Tool{
 			Name:        "git_commit",
 			Description: "Stage and commit. paths limits what is staged (default: every change in the repository). Returns the new commit's sha.",
-			Schema:      schema(`{"message":{"type":"string","description":"commit message: a summary line, optionally a blank line and a body"},"paths":{"type":"array","items":{"type":"string"}}}`, "message"),
+			Schema:      llm.ObjectSchema(`{"message":{"type":"string","description":"commit message: a summary line, optionally a blank line and a body"},"paths":{"type":"array","items":{"type":"string"}}}`, "message"),
 			Run: func(ctx context.Context, raw json.RawMessage) (string, error) {
 				var a struct {
 					Message string   `json:"message"`
 					Paths   []string `json:"paths"`
 				}
-				if err := args(raw, &a); err != nil {
+				if err := llm.DecodeArgs(raw, &a); err != nil {
 					return "", err
 				}
 				sha, err := w.commit(ctx, strings.TrimSpace(a.Message), a.Paths)
@@ -230,18 +230,4 @@ func (w *workspace) commit(ctx context.Context, message string, paths []string) 
 	}
 	w.committed(sha, message)
 	return sha, nil
-}
-
-// schema builds a JSON Schema object from its properties and required names.
-func schema(properties string, required ...string) json.RawMessage {
-	req, _ := json.Marshal(append([]string{}, required...))
-	return json.RawMessage(`{"type":"object","properties":` + properties + `,"required":` + string(req) + `,"additionalProperties":false}`)
-}
-
-// args decodes a tool's arguments, naming what is wrong for the model.
-func args(raw json.RawMessage, v any) error {
-	if err := json.Unmarshal(raw, v); err != nil {
-		return fmt.Errorf("invalid arguments: %v", err)
-	}
-	return nil
 }

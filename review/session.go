@@ -134,12 +134,12 @@ func (s *Session) Run(ctx context.Context) (*Outcome, error) {
 		llm.Tool{
 			Name:        "request_context",
 			Description: "Propose what more context you need and why (Orient). The user confirms, narrows or refuses; the answer tells you what to fetch with your tools.",
-			Schema:      schema(`{"proposal":{"type":"string","description":"what you want to fetch and why"}}`, "proposal"),
+			Schema:      llm.ObjectSchema(`{"proposal":{"type":"string","description":"what you want to fetch and why"}}`, "proposal"),
 			Run: func(ctx context.Context, raw json.RawMessage) (string, error) {
 				var a struct {
 					Proposal string `json:"proposal"`
 				}
-				if err := args(raw, &a); err != nil {
+				if err := llm.DecodeArgs(raw, &a); err != nil {
 					return "", err
 				}
 				reply, err := s.Confirmer.Orient(ctx, a.Proposal)
@@ -160,13 +160,13 @@ func (s *Session) Run(ctx context.Context) (*Outcome, error) {
 		llm.Tool{
 			Name:        "submit_review",
 			Description: "Propose the review (Decide). The user sees it and posts it, discusses it with you, or aborts.",
-			Schema:      schema(`{"event":{"type":"string","enum":["APPROVE","REQUEST_CHANGES","COMMENT"]},"body":{"type":"string","description":"the review in Markdown: Verdict, Understanding, What we like, Questions, Nits"}}`, "event", "body"),
+			Schema:      llm.ObjectSchema(`{"event":{"type":"string","enum":["APPROVE","REQUEST_CHANGES","COMMENT"]},"body":{"type":"string","description":"the review in Markdown: Verdict, Understanding, What we like, Questions, Nits"}}`, "event", "body"),
 			Run: func(ctx context.Context, raw json.RawMessage) (string, error) {
 				var a struct {
 					Event string `json:"event"`
 					Body  string `json:"body"`
 				}
-				if err := args(raw, &a); err != nil {
+				if err := llm.DecodeArgs(raw, &a); err != nil {
 					return "", err
 				}
 				ev := github.ReviewEvent(strings.ToUpper(strings.TrimSpace(a.Event)))

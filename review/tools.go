@@ -32,7 +32,7 @@ func RepoTools(files Files) []llm.Tool {
 		{
 			Name:        "read_file",
 			Description: "Read a file of the repository at the PR's head. Optional start_line and end_line (1-based, inclusive) read a range; long files are cut at 64KB.",
-			Schema:      schema(`{"path":{"type":"string","description":"path relative to the repository root"},"start_line":{"type":"integer"},"end_line":{"type":"integer"}}`, "path"),
+			Schema:      llm.ObjectSchema(`{"path":{"type":"string","description":"path relative to the repository root"},"start_line":{"type":"integer"},"end_line":{"type":"integer"}}`, "path"),
 			Parallel:    true,
 			Run: func(_ context.Context, raw json.RawMessage) (string, error) {
 				var a struct {
@@ -40,7 +40,7 @@ func RepoTools(files Files) []llm.Tool {
 					StartLine int    `json:"start_line"`
 					EndLine   int    `json:"end_line"`
 				}
-				if err := args(raw, &a); err != nil {
+				if err := llm.DecodeArgs(raw, &a); err != nil {
 					return "", err
 				}
 				return files.ReadFile(a.Path, a.StartLine, a.EndLine)
@@ -49,13 +49,13 @@ func RepoTools(files Files) []llm.Tool {
 		{
 			Name:        "list_files",
 			Description: "List the files of the repository, or of one directory, recursively (at most 500).",
-			Schema:      schema(`{"path":{"type":"string","description":"directory relative to the repository root; empty for all"}}`),
+			Schema:      llm.ObjectSchema(`{"path":{"type":"string","description":"directory relative to the repository root; empty for all"}}`),
 			Parallel:    true,
 			Run: func(_ context.Context, raw json.RawMessage) (string, error) {
 				var a struct {
 					Path string `json:"path"`
 				}
-				if err := args(raw, &a); err != nil {
+				if err := llm.DecodeArgs(raw, &a); err != nil {
 					return "", err
 				}
 				list, more, err := files.List(a.Path)
@@ -80,14 +80,14 @@ func RepoTools(files Files) []llm.Tool {
 	return append(tools, llm.Tool{
 		Name:        "search",
 		Description: "Search the repository's text files for lines matching an RE2 regular expression; optional path limits it to a directory. At most 100 matches.",
-		Schema:      schema(`{"pattern":{"type":"string","description":"RE2 regular expression"},"path":{"type":"string"}}`, "pattern"),
+		Schema:      llm.ObjectSchema(`{"pattern":{"type":"string","description":"RE2 regular expression"},"path":{"type":"string"}}`, "pattern"),
 		Parallel:    true,
 		Run: func(_ context.Context, raw json.RawMessage) (string, error) {
 			var a struct {
 				Pattern string `json:"pattern"`
 				Path    string `json:"path"`
 			}
-			if err := args(raw, &a); err != nil {
+			if err := llm.DecodeArgs(raw, &a); err != nil {
 				return "", err
 			}
 			matches, more, err := searcher.Search(a.Pattern, a.Path)
@@ -153,13 +153,13 @@ func PRTools(gh PRReader, repo github.Repo, number int) []llm.Tool {
 		{
 			Name:        "pr_diff",
 			Description: "The diff of one file changed by the PR.",
-			Schema:      schema(`{"path":{"type":"string","description":"path of a changed file"}}`, "path"),
+			Schema:      llm.ObjectSchema(`{"path":{"type":"string","description":"path of a changed file"}}`, "path"),
 			Parallel:    true,
 			Run: func(ctx context.Context, raw json.RawMessage) (string, error) {
 				var a struct {
 					Path string `json:"path"`
 				}
-				if err := args(raw, &a); err != nil {
+				if err := llm.DecodeArgs(raw, &a); err != nil {
 					return "", err
 				}
 				f, err := findFile(ctx, strings.TrimPrefix(a.Path, "./"))
@@ -172,13 +172,13 @@ func PRTools(gh PRReader, repo github.Repo, number int) []llm.Tool {
 		{
 			Name:        "issue_view",
 			Description: "Title, state, URL and body (cut at 8KB) of an issue or PR of this repository.",
-			Schema:      schema(`{"number":{"type":"integer"}}`, "number"),
+			Schema:      llm.ObjectSchema(`{"number":{"type":"integer"}}`, "number"),
 			Parallel:    true,
 			Run: func(ctx context.Context, raw json.RawMessage) (string, error) {
 				var a struct {
 					Number int `json:"number"`
 				}
-				if err := args(raw, &a); err != nil {
+				if err := llm.DecodeArgs(raw, &a); err != nil {
 					return "", err
 				}
 				if a.Number <= 0 {
@@ -196,18 +196,4 @@ func PRTools(gh PRReader, repo github.Repo, number int) []llm.Tool {
 			},
 		},
 	}
-}
-
-// schema builds a JSON Schema object from its properties and required names.
-func schema(properties string, required ...string) json.RawMessage {
-	req, _ := json.Marshal(append([]string{}, required...))
-	return json.RawMessage(`{"type":"object","properties":` + properties + `,"required":` + string(req) + `,"additionalProperties":false}`)
-}
-
-// args decodes a tool's arguments, naming what is wrong for the model.
-func args(raw json.RawMessage, v any) error {
-	if err := json.Unmarshal(raw, v); err != nil {
-		return fmt.Errorf("invalid arguments: %v", err)
-	}
-	return nil
 }
