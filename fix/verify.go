@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/kballard/go-shellquote"
-
 )
 
 // Verification is the outcome of one verify command.
