@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/log"
+	"github.com/cli/go-gh/v2/pkg/repository"
 	"github.com/spf13/pflag"
 )
 
@@ -29,6 +30,15 @@ func newFlagSet(name, usageLine, description string) *flagSet {
 	f.SetOutput(io.Discard)
 	f.SortFlags = false
 	return f
+}
+
+// resolveRepo is resolveRepo with this verb's usage on a bad --repo.
+func (f *flagSet) resolveRepo(flag string) (repository.Repository, error) {
+	r, err := resolveRepo(flag)
+	if ue, ok := err.(*UsageError); ok {
+		ue.Usage = f.usage()
+	}
+	return r, err
 }
 
 // repoFlag adds -R/--repo as in gh.

@@ -86,10 +86,7 @@ func parseReviewPR(d *Deps, args []string) (*ReviewPROptions, error) {
 	arg := fs.Arg(0)
 	if n, err := strconv.Atoi(arg); err == nil && n > 0 {
 		opts.Number = n
-		r, err := resolveRepo(repoFlag)
-		if ue, ok := err.(*UsageError); ok {
-			ue.Usage = fs.usage()
-		}
+		r, err := fs.resolveRepo(repoFlag)
 		if err != nil {
 			return nil, err
 		}
