@@ -89,51 +89,16 @@ Examples:
 func fixPR(ctx context.Context, d *Deps, opts *FixOptions) error {
 	// Preflight in seeds/004's order: configuration, GitHub auth, the
 	// checkout and verify commands; then the PR.
-	cfg, err := loadConfig(d)
-	if err != nil {
-		return err
-	}
-	repo := github.Repo{Host: opts.Repo.Host, Owner: opts.Repo.Owner, Name: opts.Repo.Name}
-	client, err := github.New(repo.Host, github.Options{})
-	if err != nil {
-		return err
-	}
-	wd, err := os.Getwd()
-	if err != nil {
-		return err
-	}
-	if g, err := git.Open(ctx, wd); err == nil {
-		if err := cfg.ApplyRepo(g.Dir); err != nil {
-			return err
-		}
-	}
 	check := preflight.Local
 	if opts.Continue {
 		check = preflight.Resuming
 	}
-	co, err := check(ctx, wd, cfg.Verify)
+	p, err := prepare(ctx, d, opts.Repo, opts.PR, opts.usage, check)
 	if err != nil {
 		return err
 	}
-	number := opts.PR
-	if number == 0 {
-		if number, err = branchPR(ctx, client, repo, co.Branch); err != nil {
-			var ue *UsageError
-			if errors.As(err, &ue) {
-				ue.Usage = opts.usage
-			}
-			return err
-		}
-	}
-	pr, err := client.PullRequest(ctx, repo, number)
-	if err != nil {
-		return err
-	}
-	canPush, err := preflight.PR(pr, co.Branch)
-	if err != nil {
-		return err
-	}
-	if !canPush && !opts.DryRun {
+	cfg, client, repo, co, pr := p.cfg, p.client, p.repo, p.co, p.pr
+	if !p.canPush && !opts.DryRun {
 		return &IncompleteError{Reason: preflight.ReviewOnlyReason(pr) + "; nothing was changed (--dry-run still runs the fix locally)"}
 	}
 

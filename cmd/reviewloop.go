@@ -5,14 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/cli/go-gh/v2/pkg/repository"
 
 	"github.com/ocdx/gh-ocdx/fix"
-	"github.com/ocdx/gh-ocdx/git"
-	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/llm"
 	"github.com/ocdx/gh-ocdx/loop"
 	"github.com/ocdx/gh-ocdx/preflight"
@@ -88,47 +85,15 @@ func parseReviewLoop(d *Deps, args []string) (*ReviewLoopOptions, error) {
 func reviewLoop(ctx context.Context, d *Deps, opts *ReviewLoopOptions) error {
 	// Preflight, in seeds/004's order: configuration, GitHub auth, the
 	// checkout, the repository, the verify commands; no PR action before.
-	cfg, err := loadConfig(d)
-	if err != nil {
-		return err
-	}
 	r, err := resolveRepo(opts.RepoFlag)
 	if err != nil {
 		return err
 	}
-	repo := github.Repo{Host: r.Host, Owner: r.Owner, Name: r.Name}
-	client, err := github.New(repo.Host, github.Options{})
+	p, err := prepare(ctx, d, r, opts.PR, "Usage: gh ocdx review-loop [--pr N] [--yes] [--dry-run] [--json] [-R OWNER/REPO]", preflight.Local)
 	if err != nil {
 		return err
 	}
-	wd, err := os.Getwd()
-	if err != nil {
-		return err
-	}
-	if g, err := git.Open(ctx, wd); err == nil {
-		if err := cfg.ApplyRepo(g.Dir); err != nil {
-			return err
-		}
-	}
-	co, err := preflight.Local(ctx, wd, cfg.Verify)
-	if err != nil {
-		return err
-	}
-
-	number := opts.PR
-	if number == 0 {
-		if number, err = branchPR(ctx, client, repo, co.Branch); err != nil {
-			return err
-		}
-	}
-	pr, err := client.PullRequest(ctx, repo, number)
-	if err != nil {
-		return err
-	}
-	canPush, err := preflight.PR(pr, co.Branch)
-	if err != nil {
-		return err
-	}
+	cfg, client, repo, co, pr, canPush := p.cfg, p.client, p.repo, p.co, p.pr, p.canPush
 	if pr.HeadRefOid != co.Head {
 		d.Log.Warn(fmt.Sprintf("your checkout is at %.7s but PR #%d's head on GitHub is %.7s: the reviewers read the files of your checkout; pull first if that is not what you want", co.Head, pr.Number, pr.HeadRefOid))
 	}
@@ -210,28 +175,6 @@ func reviewLoop(ctx context.Context, d *Deps, opts *ReviewLoopOptions) error {
 		return &IncompleteError{Reason: res.Reason}
 	}
 	return nil
-}
-
-// branchPR finds the one open PR whose head is branch (seeds/004: none or
-// several is a usage problem, solved with --pr).
-func branchPR(ctx context.Context, gh *github.Client, repo github.Repo, branch string) (int, error) {
-	prs, err := gh.OpenPullRequests(ctx, repo, branch)
-	if err != nil {
-		return 0, err
-	}
-	switch len(prs) {
-	case 1:
-		return prs[0].Number, nil
-	case 0:
-		return 0, &UsageError{Msg: fmt.Sprintf("no open pull request in %s has the branch %q as its head: push the branch and open one (gh pr create), or name it with --pr N", repo, branch),
-			Usage: "Usage: gh ocdx review-loop [--pr N] [--yes] [--dry-run] [--json] [-R OWNER/REPO]"}
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "%d open pull requests in %s have the branch %q as their head; choose one with --pr:\n", len(prs), repo, branch)
-	for _, p := range prs {
-		fmt.Fprintf(&b, "  #%d  %s  %s\n", p.Number, p.Title, p.URL)
-	}
-	return 0, &UsageError{Msg: strings.TrimRight(b.String(), "\n")}
 }
 
 // pushRemote is the branch's upstream remote (as gh pr checkout sets it),

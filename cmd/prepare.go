@@ -1,0 +1,87 @@
+package cmd
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/cli/go-gh/v2/pkg/repository"
+
+	"github.com/ocdx/gh-ocdx/config"
+	"github.com/ocdx/gh-ocdx/git"
+	"github.com/ocdx/gh-ocdx/github"
+	"github.com/ocdx/gh-ocdx/preflight"
+)
+
+// prepared is what the preflight of a verb that changes a PR established.
+type prepared struct {
+	cfg     *config.Config // with the repository's .ocdx.json applied
+	client  *github.Client
+	repo    github.Repo
+	co      *preflight.Checkout
+	pr      *github.PullRequest
+	canPush bool
+}
+
+// prepare runs the preflight that review-loop and fix share, in seeds/004's
+// order: configuration, GitHub auth, the checkout and verify commands (with
+// check), then the PR (number, or the one whose head is the current branch;
+// usage is shown when that fails) and whether it can be pushed.
+func prepare(ctx context.Context, d *Deps, r repository.Repository, number int, usage string,
+	check func(ctx context.Context, dir string, verify []string) (*preflight.Checkout, error)) (*prepared, error) {
+	cfg, err := loadConfig(d)
+	if err != nil {
+		return nil, err
+	}
+	p := &prepared{cfg: cfg, repo: github.Repo{Host: r.Host, Owner: r.Owner, Name: r.Name}}
+	if p.client, err = github.New(p.repo.Host, github.Options{}); err != nil {
+		return nil, err
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return nil, err
+	}
+	if g, err := git.Open(ctx, wd); err == nil {
+		if err := cfg.ApplyRepo(g.Dir); err != nil {
+			return nil, err
+		}
+	}
+	if p.co, err = check(ctx, wd, cfg.Verify); err != nil {
+		return nil, err
+	}
+	if number == 0 {
+		if number, err = branchPR(ctx, p.client, p.repo, p.co.Branch, usage); err != nil {
+			return nil, err
+		}
+	}
+	if p.pr, err = p.client.PullRequest(ctx, p.repo, number); err != nil {
+		return nil, err
+	}
+	if p.canPush, err = preflight.PR(p.pr, p.co.Branch); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// branchPR finds the one open PR whose head is branch; none or several is a
+// usage problem, solved with --pr (usage is shown when there is none).
+func branchPR(ctx context.Context, gh *github.Client, repo github.Repo, branch, usage string) (int, error) {
+	prs, err := gh.OpenPullRequests(ctx, repo, branch)
+	if err != nil {
+		return 0, err
+	}
+	switch len(prs) {
+	case 1:
+		return prs[0].Number, nil
+	case 0:
+		return 0, &UsageError{Msg: fmt.Sprintf("no open pull request in %s has the branch %q as its head: push the branch and open one (gh pr create), or name it with --pr N", repo, branch),
+			Usage: usage}
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d open pull requests in %s have the branch %q as their head; choose one with --pr:\n", len(prs), repo, branch)
+	for _, p := range prs {
+		fmt.Fprintf(&b, "  #%d  %s  %s\n", p.Number, p.Title, p.URL)
+	}
+	return 0, &UsageError{Msg: strings.TrimRight(b.String(), "\n")}
+}
