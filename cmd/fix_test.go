@@ -41,10 +41,7 @@ func TestParseFix(t *testing.T) {
 			d.IO.stdinTTY, d.IO.stdoutTTY = tc.tty, tc.tty
 			opts, err := parseFix(d, tc.args)
 			if tc.wantErr != "" {
-				var ue *UsageError
-				if !errors.As(err, &ue) || !strings.Contains(err.Error(), tc.wantErr) || ue.Usage == "" {
-					t.Fatalf("want a usage error with %q, got %v", tc.wantErr, err)
-				}
+				wantUsageError(t, err, tc.wantErr)
 				return
 			}
 			if err != nil {

@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"errors"
 	"strings"
 	"testing"
 )
@@ -29,10 +28,7 @@ func TestParseReviewLoop(t *testing.T) {
 			d, _, _ := testDeps()
 			opts, err := parseReviewLoop(d, tc.args)
 			if tc.wantErr != "" {
-				var ue *UsageError
-				if !errors.As(err, &ue) || !strings.Contains(err.Error(), tc.wantErr) || ue.Usage == "" {
-					t.Fatalf("want a usage error with usage, containing %q; got %v", tc.wantErr, err)
-				}
+				wantUsageError(t, err, tc.wantErr)
 				return
 			}
 			if err != nil {

@@ -15,6 +15,16 @@ func testDeps() (*Deps, *bytes.Buffer, *bytes.Buffer) {
 		Getenv: func(string) string { return "" }, Log: log.New(&errOut), Version: "test"}, &out, &errOut
 }
 
+// wantUsageError checks that err is a usage error carrying the verb's usage
+// and saying want.
+func wantUsageError(t *testing.T, err error, want string) {
+	t.Helper()
+	var ue *UsageError
+	if !errors.As(err, &ue) || !strings.Contains(err.Error(), want) || ue.Usage == "" {
+		t.Fatalf("want a usage error with usage, containing %q; got %v", want, err)
+	}
+}
+
 func TestParseReviewPR(t *testing.T) {
 	t.Setenv("GH_REPO", "octo/widgets")
 	t.Setenv("GH_HOST", "ghe.example")
@@ -43,10 +53,7 @@ func TestParseReviewPR(t *testing.T) {
 			d, _, _ := testDeps()
 			opts, err := parseReviewPR(d, tc.args)
 			if tc.wantErr != "" {
-				var ue *UsageError
-				if !errors.As(err, &ue) || !strings.Contains(err.Error(), tc.wantErr) || ue.Usage == "" {
-					t.Fatalf("want a usage error with usage, containing %q; got %v", tc.wantErr, err)
-				}
+				wantUsageError(t, err, tc.wantErr)
 				return
 			}
 			if err != nil {
