@@ -32,7 +32,7 @@ const reviewLoopHelp = `Review a pull request with every configured reviewer mod
 analyzer side by side, post the review report, fix what they found (P0–P2)
 with the fix model, verify, push, and review again: at most 3 rounds, until
 the reviewers approve with no P0/P1/P2 finding and no unresolved review
-thread (seeds/004).
+thread.
 
 Run it in a clean checkout of the PR's head branch. Without --pr it takes the
 open PR of the current branch. Each push is confirmed first; --yes pushes

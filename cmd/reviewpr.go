@@ -41,7 +41,7 @@ func runReviewPR(ctx context.Context, d *Deps, args []string) error {
 	return reviewPR(ctx, d, opts)
 }
 
-const reviewPRHelp = `Review a pull request with one model, with you in the loop (seeds/000).
+const reviewPRHelp = `Review a pull request with one model, with you in the loop.
 
 gh-ocdx gathers the PR's deterministic context (title, body, state, author,
 linked issues, the file summary and list, the diff capped at 50KB) and hands

@@ -51,7 +51,7 @@ func commands() []command {
 		}},
 		{name: "fix", summary: "Fix a pull request's findings, verify and push", run: runFix},
 		{name: "review-loop", summary: "Review, fix and re-review a pull request until it converges", run: runReviewLoop},
-		{name: "review-pr", summary: "Print the review context of a pull request", run: runReviewPR},
+		{name: "review-pr", summary: "Review a pull request with one model, with you in the loop", run: runReviewPR},
 		{name: "state", summary: "Show or clear what gh-ocdx remembers about pull requests", sub: []command{
 			{name: "show", summary: "List pull requests, or show one in full", run: runStateShow},
 			{name: "clear", summary: "Forget a pull request's runs, stuck findings and work in progress", run: runStateClear},
