@@ -52,8 +52,9 @@ PR branch: the agent edits and commits; gh-ocdx runs the verify commands
 fix report on the PR.
 
 The findings are the P0, P1 and P2 findings of the PR's latest review in the
-state file (stuck ones left out; P3 passed as optional), or an Appendix A4
-payload given with --findings. An interrupted fix resumes with --continue.
+state file (stuck ones left out; P3 passed as optional), or a fix payload
+given with --findings: {"prNumber": N, "round": N, "issuesToFix": [findings],
+"optionalIssues": [findings]}. An interrupted fix resumes with --continue.
 
 Examples:
   gh ocdx fix
@@ -61,7 +62,7 @@ Examples:
   gh ocdx fix --findings payload.json --dry-run`)
 	fs.IntVar(&opts.PR, "pr", 0, "Pull request `number` (default: the open PR of the current branch)")
 	fs.BoolVar(&opts.Continue, "continue", false, "Resume an interrupted fix from its work in progress")
-	fs.StringVar(&opts.Findings, "findings", "", "Read the findings to fix from `FILE` (Appendix A4 JSON)")
+	fs.StringVar(&opts.Findings, "findings", "", "Read the findings to fix from `FILE` (a fix payload, JSON)")
 	fs.BoolVar(&opts.Yes, "yes", false, "Push without asking (for scripts and CI)")
 	fs.BoolVar(&opts.DryRun, "dry-run", false, "Run the agent and the verification; push nothing, post nothing")
 	fs.repoFlag(&repoFlag)
@@ -334,7 +335,7 @@ func fixPayload(opts *FixOptions, number int, recorded state.PR, resume *state.W
 			return split(rd.Findings, number, rd.N, stuck)
 		}
 	}
-	return review.FixPayload{}, fmt.Errorf("no review of PR #%d is recorded in the state file: run 'gh ocdx review-loop --pr %d' first, or give the findings with --findings FILE (Appendix A4 JSON)", number, number)
+	return review.FixPayload{}, fmt.Errorf("no review of PR #%d is recorded in the state file: run 'gh ocdx review-loop --pr %d' first, or give the findings with --findings FILE (a fix payload: see 'gh ocdx fix --help')", number, number)
 }
 
 // split makes a payload of recorded findings: P0..P2 to fix, P3 optional;
@@ -368,7 +369,7 @@ func readPayload(file string, number int) (review.FixPayload, error) {
 	}
 	var p review.FixPayload
 	if err := json.Unmarshal(data, &p); err != nil {
-		return p, fmt.Errorf("%s is not an Appendix A4 fix payload ({\"prNumber\", \"round\", \"issuesToFix\", \"optionalIssues\"}): %v", file, err)
+		return p, fmt.Errorf("%s is not a fix payload ({\"prNumber\", \"round\", \"issuesToFix\", \"optionalIssues\"}): %v", file, err)
 	}
 	if p.PRNumber != 0 && p.PRNumber != number {
 		return p, fmt.Errorf("%s is for PR #%d, not PR #%d: pass --pr %d or the right file", file, p.PRNumber, number, p.PRNumber)

@@ -118,7 +118,7 @@ func TestReadPayload(t *testing.T) {
 		`{"prNumber":25,"issuesToFix":[]}`: "is for PR #25",
 		`{"issuesToFix":[{"priority":"P9","category":"x","file":"a","title":"t","description":"d"}]}`: "priority",
 		`{"issuesToFix":[{"id":"X-1","priority":"P1"},{"id":"X-1","priority":"P2"}]}`:                 "twice",
-		`[1,2]`: "not an Appendix A4",
+		`[1,2]`: "is not a fix payload",
 	} {
 		if _, err := readPayload(write(body), 24); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: %v, want %q", body, err, want)
