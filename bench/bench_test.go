@@ -1,0 +1,457 @@
+// Package bench measures gh-ocdx against the targets of BENCHMARKS.md: the
+// built binary runs against the fakes of internal/testkit (fake GitHub, fake
+// models with a configurable latency, a PR of configurable size), and
+// TestBench prints one table of figures. It runs only when script/bench sets
+// OCDX_BENCH=1: timings are never asserted in the normal test suite.
+package bench
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/ocdx/gh-ocdx/internal/testkit"
+	"github.com/ocdx/gh-ocdx/llm"
+	"github.com/ocdx/gh-ocdx/state"
+)
+
+const (
+	repo     = "octo/widgets"
+	prNumber = 31
+)
+
+// params are the knobs of script/bench, read from the environment.
+type params struct {
+	runs    int           // OCDX_BENCH_RUNS: runs of each scenario
+	latency time.Duration // OCDX_BENCH_LATENCY: each model call's latency in the parallel-round scenario
+	diffMB  int           // OCDX_BENCH_DIFF_MB: the large PR's diff size
+	files   int           // OCDX_BENCH_FILES: the large PR's file count
+	prs     int           // OCDX_BENCH_STATE_PRS: PRs in the state file
+	starts  int           // OCDX_BENCH_STARTS: cold starts per run
+}
+
+func envInt(k string, def int) int {
+	if v, err := strconv.Atoi(os.Getenv(k)); err == nil && v > 0 {
+		return v
+	}
+	return def
+}
+
+func readParams() params {
+	p := params{runs: envInt("OCDX_BENCH_RUNS", 5), latency: 2 * time.Second, diffMB: envInt("OCDX_BENCH_DIFF_MB", 20),
+		files: envInt("OCDX_BENCH_FILES", 3000), prs: envInt("OCDX_BENCH_STATE_PRS", 1000), starts: envInt("OCDX_BENCH_STARTS", 21)}
+	if d, err := time.ParseDuration(os.Getenv("OCDX_BENCH_LATENCY")); err == nil && d > 0 {
+		p.latency = d
+	}
+	return p
+}
+
+// run is one run of the binary: its wall time and the child's peak RSS.
+type run struct {
+	stdout, stderr string
+	code           int
+	wall           time.Duration
+	maxRSS         int64 // bytes
+}
+
+func execBin(tb testing.TB, e *testkit.Env, args ...string) run {
+	tb.Helper()
+	var out, errOut strings.Builder
+	c := exec.Command(testkit.Binary(tb), args...)
+	c.Dir, c.Env, c.Stdout, c.Stderr = e.Dir, e.List(), &out, &errOut
+	c.WaitDelay = 5 * time.Second
+	start := time.Now()
+	if err := c.Start(); err != nil {
+		tb.Fatal(err)
+	}
+	timer := time.AfterFunc(3*time.Minute, func() { _ = c.Process.Kill() })
+	err := c.Wait()
+	wall := time.Since(start)
+	timer.Stop()
+	r := run{stdout: out.String(), stderr: errOut.String(), wall: wall}
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		r.code = exit.ExitCode()
+	} else if err != nil {
+		tb.Fatal(err)
+	}
+	if ru, ok := c.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		r.maxRSS = int64(ru.Maxrss) * 1024 // KiB on Linux
+	}
+	return r
+}
+
+// fixture is a PR whose head branch lives in a bare remote, a clone on it,
+// the fake GitHub, the fake reviewer models and the fix model.
+type fixture struct {
+	gh        *testkit.GitHub
+	fm        *testkit.FakeModel
+	env       *testkit.Env
+	reviewers []string // model names on the wire
+}
+
+// newFixture sets up PR #31 with n reviewers; edit changes the PR before it
+// is added to the fake GitHub.
+func newFixture(tb testing.TB, n int, edit func(*testkit.PR)) *fixture {
+	tb.Helper()
+	r := testkit.NewRepo(tb, "main", "feature/cache", map[string]string{"README.md": "# widgets\n", "cache.go": "package cache\n"},
+		map[string]string{"cache.go": "package cache\n\nvar Size = 10\n\nfunc Get(k string) string { return k }\n"})
+	gh := testkit.NewGitHub(tb)
+	pr := testkit.PR{Number: prNumber, Title: "Add a cache", Body: "Adds a cache.", Author: "mona",
+		HeadRef: r.Head, BaseRef: r.Base, Remote: r.Remote, Diff: r.Diff(tb)}
+	if edit != nil {
+		edit(&pr)
+	}
+	gh.AddPR(repo, pr)
+	fm := testkit.NewFakeModel(tb)
+	fx := newFixModel(tb)
+	env := testkit.NewEnv(tb)
+	gh.Configure(env, repo)
+	for _, kv := range fm.Env() {
+		k, v, _ := strings.Cut(kv, "=")
+		env.Set(k, v)
+	}
+	env.Set("OLLAMA_HOST", fx.srv.URL)
+	env.Dir = r.Clone
+	f := &fixture{gh: gh, fm: fm, env: env}
+	var specs []string
+	for i := range n {
+		name := fmt.Sprintf("rev-%d", i+1)
+		f.reviewers = append(f.reviewers, name)
+		provider := "openai"
+		if i%2 == 1 {
+			provider = "anthropic"
+		}
+		specs = append(specs, strconv.Quote(provider+"/"+name))
+	}
+	cfg := fmt.Sprintf(`{"reviewerModels": [%s], "commentsAnalyzerModel": "openai/analyzer", "prFixModel": "ollama/fixer", "verify": ["true"]}`,
+		strings.Join(specs, ", "))
+	path := env.Vars["OCDX_CONFIG"]
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		tb.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
+		tb.Fatal(err)
+	}
+	return f
+}
+
+// finding is a reviewer's finding for a scripted answer.
+type finding struct {
+	Priority, Category, File, Title string
+	Line                            int
+}
+
+func reviewerText(agent, conclusion string, fs ...finding) string {
+	list := []map[string]any{}
+	for _, f := range fs {
+		list = append(list, map[string]any{"id": "MODEL-ID", "priority": f.Priority, "category": f.Category, "file": f.File, "line": f.Line,
+			"title": f.Title, "description": "details of " + f.Title, "suggestion": "do better"})
+	}
+	b, _ := json.Marshal(map[string]any{"agent": agent, "prNumber": prNumber, "conclusion": conclusion,
+		"issues":   map[string]int{"p0_blocking": 0, "p1_critical": 0, "p2_important": 0, "p3_suggestion": 0},
+		"findings": list, "fullReport": "Reviewed " + agent + "."})
+	return "BEGIN_JSON\n" + string(b) + "\nEND_JSON"
+}
+
+func analyzerText() string {
+	b, _ := json.Marshal(map[string]any{"agent": "comments-analyzer", "prNumber": prNumber,
+		"reviewState": map[string]any{"hasChangesRequested": false, "changesRequestedBy": []any{}},
+		"stats":       map[string]int{"totalThreads": 0, "resolvedThreads": 0, "unresolvedThreads": 0}, "threadsTruncated": false,
+		"issues":        map[string]int{"p0_blocking": 0, "p1_critical": 0, "p2_important": 0, "p3_suggestion": 0},
+		"pendingIssues": []any{}, "fullReport": "Threads analysed."})
+	return "BEGIN_JSON\n" + string(b) + "\nEND_JSON"
+}
+
+// approveAll makes every reviewer approve and the analyzer find nothing,
+// each answer taking latency.
+func (f *fixture) approveAll(latency time.Duration) {
+	for i, m := range f.reviewers {
+		f.fm.Default(m, testkit.Stall(latency, reviewerText(fmt.Sprint("reviewer-", i+1), "approve")))
+	}
+	f.fm.Default("analyzer", testkit.Stall(latency, analyzerText()))
+}
+
+func (f *fixture) loop(tb testing.TB) run {
+	tb.Helper()
+	r := execBin(tb, f.env, "review-loop", "--yes")
+	if r.code != 0 {
+		tb.Fatalf("review-loop exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	return r
+}
+
+var reTag = regexp.MustCompile(`round=(\d) kind=(\w+)`)
+
+// requestsPerRound attributes every GitHub request to the round of the next
+// comment posted (a round ends with its review report, or with its fix
+// report when it fixes); requests after the last post go to the last round.
+func requestsPerRound(reqs []testkit.Request) map[int][]string {
+	out := map[int][]string{}
+	var pending []string
+	last := 0
+	for _, r := range reqs {
+		pending = append(pending, r.Kind)
+		if r.Kind == "comment" && r.Method == "POST" {
+			if m := reTag.FindStringSubmatch(r.Body); m != nil {
+				last, _ = strconv.Atoi(m[1])
+				out[last] = append(out[last], pending...)
+				pending = nil
+			}
+		}
+	}
+	out[last] = append(out[last], pending...)
+	return out
+}
+
+// scenarioRequests runs three rounds: a fix in rounds 1 and 2, approval in
+// round 3. Round 1 also carries the preflight's lookup of the branch's PR.
+func scenarioRequests(tb testing.TB) (withFix, withoutFix []string) {
+	f := newFixture(tb, 2, nil)
+	f.fm.Script("rev-1",
+		testkit.Reply(reviewerText("reviewer-1", "request_changes", finding{"P1", "quality", "cache.go", "Cache size is not bounded", 3})),
+		testkit.Reply(reviewerText("reviewer-1", "request_changes", finding{"P2", "testing", "cache.go", "Get has no test", 5})),
+		testkit.Reply(reviewerText("reviewer-1", "approve")))
+	f.fm.Default("rev-2", testkit.Reply(reviewerText("reviewer-2", "approve")))
+	f.fm.Default("analyzer", testkit.Reply(analyzerText()))
+	r := f.loop(tb)
+	per := requestsPerRound(f.gh.Requests())
+	if len(per) != 3 || !strings.Contains(r.stdout, "## Round 3") {
+		tb.Fatalf("want 3 rounds, got requests %v\nstdout:\n%s\nstderr:\n%s", per, r.stdout, r.stderr)
+	}
+	return per[2], per[3]
+}
+
+// bigDiff is a unified diff of about mb megabytes over n added files.
+func bigDiff(mb, n int) string {
+	per := mb << 20 / n
+	line := "+\tx := compute(\"a line of a large generated change\", 42) // padding\n"
+	lines := max(per/len(line), 1)
+	var b strings.Builder
+	b.Grow(mb<<20 + n*200)
+	for i := range n {
+		p := fmt.Sprintf("pkg/gen/file%04d.go", i)
+		fmt.Fprintf(&b, "diff --git a/%s b/%s\nnew file mode 100644\n--- /dev/null\n+++ b/%s\n@@ -0,0 +1,%d @@\n", p, p, p, lines)
+		for range lines {
+			b.WriteString(line)
+		}
+	}
+	return b.String()
+}
+
+// scenarioBigPR reviews a PR of the given size once (every reviewer
+// approves) and returns the largest reviewer request body and the peak RSS.
+func scenarioBigPR(tb testing.TB, diff string, files []testkit.File) (prompt int, rss int64) {
+	f := newFixture(tb, 5, func(pr *testkit.PR) { pr.Diff, pr.Files = diff, files })
+	f.approveAll(0)
+	r := f.loop(tb)
+	for _, m := range f.reviewers {
+		for _, q := range f.fm.Requests(m) {
+			prompt = max(prompt, len(q.Body))
+		}
+	}
+	return prompt, r.maxRSS
+}
+
+// fixAgentRatio runs the fix agent's context (the llm.Agent with the fix
+// agent's budget and working note) for 200 tool iterations, each reading a
+// 3 KB file and taking a note, and returns request bytes #200 ÷ #10.
+func fixAgentRatio(tb testing.TB) (at10, at200 int) {
+	fm := testkit.NewFakeModel(tb)
+	fm.Default("gpt-test", testkit.CallTools(testkit.FakeCall{Name: "read_file", Args: `{"path":"big.go"}`},
+		testkit.FakeCall{Name: "note", Args: `{"text":"read big.go again, still looking"}`}))
+	m, err := llm.New("openai/gpt-test", fm.Getenv, llm.Options{Timeout: 10 * time.Second})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	big := strings.Repeat("func f() {}\n", 256)
+	read := llm.Tool{Name: "read_file", Description: "Read a file of the repository.",
+		Schema: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}`), Parallel: true,
+		Run: func(context.Context, json.RawMessage) (string, error) { return big, nil }}
+	note := llm.NewNote(llm.WIP{}, 0) // as fix.Run: the default cap
+	a := &llm.Agent{Role: "pr-fix", Model: m, System: "You fix code.", Task: "Fix the findings.",
+		Tools: []llm.Tool{read, llm.NoteTool(note)}, Note: note, MaxIters: 200} // Budget 0: the fix agent's default
+	if _, err := a.Run(context.Background(), nil); !errors.Is(err, llm.ErrIterationCap) {
+		tb.Fatalf("run: %v", err)
+	}
+	reqs := fm.Requests("gpt-test")
+	if len(reqs) != 200 {
+		tb.Fatalf("%d requests", len(reqs))
+	}
+	return len(reqs[9].Body), len(reqs[199].Body)
+}
+
+// writeState fills a state file with prs PRs × 3 rounds of realistic size,
+// each run ended blocked (kept in full, the largest a file gets).
+func writeState(tb testing.TB, dir string, prs int) {
+	s := state.New(filepath.Join(dir, "state.db"), &state.Options{HeartbeatEvery: time.Hour})
+	findings, _ := json.Marshal(strings.Repeat("a finding with its description and suggestion. ", 100))
+	full := strings.Repeat("a reviewer's full Markdown report. ", 60)
+	for i := range prs {
+		a, err := s.Begin(state.NewKey("github.com", "owner", fmt.Sprint("repo", i%10), i+1), "review-loop")
+		if err != nil {
+			tb.Fatal(err)
+		}
+		for n := 1; n <= 3; n++ {
+			if _, err := a.StartRound(n, "0123456789abcdef0123456789abcdef01234567"); err != nil {
+				tb.Fatal(err)
+			}
+			err := a.Complete(n, state.PhaseReviewed, func(r *state.Round) {
+				r.Findings = findings
+				r.FindingIDs = []string{"SEC-0a1b2c3d", "QUAL-1b2c3d4e", "TEST-2c3d4e5f"}
+				r.Counts = map[string]int{"P0": 0, "P1": 1, "P2": 2, "P3": 3}
+				r.Consensus = "request_changes"
+				for k := range 3 {
+					r.Reports = append(r.Reports, state.Report{Role: fmt.Sprint("reviewer-", k+1), Summary: "1 P1, 2 P2", Full: full})
+				}
+				r.Verification = []state.Verification{{Command: "dx lint", OK: true, Output: full[:1000]}}
+			})
+			if err != nil {
+				tb.Fatal(err)
+			}
+		}
+		if err := a.End(state.OutcomeBlocked, "max rounds"); err != nil {
+			tb.Fatal(err)
+		}
+	}
+}
+
+// figure is one row of the table.
+type figure struct {
+	name, target, unit string
+	limit              float64
+	values             []float64
+}
+
+func (f *figure) add(v float64) { f.values = append(f.values, v) }
+
+func (f *figure) stats() (med, lo, hi float64) {
+	v := slices.Clone(f.values)
+	slices.Sort(v)
+	if len(v) == 0 {
+		return 0, 0, 0
+	}
+	med = v[len(v)/2]
+	if len(v)%2 == 0 {
+		med = (v[len(v)/2-1] + v[len(v)/2]) / 2
+	}
+	return med, v[0], v[len(v)-1]
+}
+
+func format(v float64, unit string) string {
+	switch unit {
+	case "ms":
+		return fmt.Sprintf("%.1f ms", v)
+	case "KiB":
+		return fmt.Sprintf("%.1f KiB", v)
+	case "MB":
+		return fmt.Sprintf("%.1f MB", v)
+	case "x":
+		return fmt.Sprintf("%.3f", v)
+	}
+	return fmt.Sprintf("%.0f", v)
+}
+
+func median(ds []time.Duration) time.Duration {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+func TestBench(t *testing.T) {
+	if os.Getenv("OCDX_BENCH") == "" {
+		t.Skip("run by script/bench (OCDX_BENCH=1)")
+	}
+	p := readParams()
+	testkit.Binary(t)
+	t.Logf("runs %d, model latency %s, PR %d MB over %d files, state %d PRs × 3 rounds", p.runs, p.latency, p.diffMB, p.files, p.prs)
+
+	noFix := &figure{name: "GitHub requests, review round without fix", target: "≤ 4", limit: 4}
+	withFix := &figure{name: "GitHub requests, round with fix", target: "≤ 7", limit: 7}
+	ratio := &figure{name: fmt.Sprintf("round wall ÷ slowest model call (5 reviewers + analyzer, %s each)", p.latency), target: "≤ 1.15", limit: 1.15, unit: "x"}
+	own := &figure{name: "gh-ocdx's own time per round (instant models, local fakes)", target: "≤ 150 ms", limit: 150, unit: "ms"}
+	prompt := &figure{name: fmt.Sprintf("largest reviewer prompt, %d MB diff / %d files", p.diffMB, p.files), target: "≤ 64 KiB", limit: 64, unit: "KiB"}
+	rss := &figure{name: "peak RSS of review-loop on that PR", target: "≤ 100 MB", limit: 100, unit: "MB"}
+	fixRatio := &figure{name: "fix agent request bytes #200 ÷ #10", target: "≤ 1.1", limit: 1.1, unit: "x"}
+	start := &figure{name: fmt.Sprintf("`--version` cold start (median of %d)", p.starts), target: "≤ 20 ms", limit: 20, unit: "ms"}
+	show := &figure{name: fmt.Sprintf("`state show`, %d PRs × 3 rounds", p.prs), target: "≤ 100 ms", limit: 100, unit: "ms"}
+	figures := []*figure{noFix, withFix, ratio, own, prompt, rss, fixRatio, start, show}
+
+	diff := bigDiff(p.diffMB, p.files)
+	files := testkit.ParseDiff(diff)
+	stateEnv := testkit.NewEnv(t)
+	t0 := time.Now()
+	writeState(t, stateEnv.Vars["OCDX_STATE_DIR"], p.prs)
+	t.Logf("state file written in %s", time.Since(t0).Round(time.Millisecond))
+
+	for i := range p.runs {
+		t.Run(fmt.Sprint("run", i+1), func(t *testing.T) {
+			wf, nf := scenarioRequests(t)
+			t.Logf("round with fix %v; without %v", wf, nf)
+			withFix.add(float64(len(wf)))
+			noFix.add(float64(len(nf)))
+
+			f := newFixture(t, 5, nil)
+			f.approveAll(p.latency)
+			r := f.loop(t)
+			ratio.add(r.wall.Seconds() / p.latency.Seconds())
+
+			f = newFixture(t, 5, nil)
+			f.approveAll(0)
+			r = f.loop(t)
+			own.add(float64(r.wall.Microseconds()) / 1000)
+
+			pb, m := scenarioBigPR(t, diff, files)
+			prompt.add(float64(pb) / 1024)
+			rss.add(float64(m) / 1e6)
+
+			at10, at200 := fixAgentRatio(t)
+			t.Logf("fix agent request bytes #10 %d, #200 %d", at10, at200)
+			fixRatio.add(float64(at200) / float64(at10))
+
+			e := testkit.NewEnv(t)
+			var walls []time.Duration
+			for range p.starts {
+				r := execBin(t, e, "--version")
+				if r.code != 0 {
+					t.Fatalf("--version: exit %d: %s", r.code, r.stderr)
+				}
+				walls = append(walls, r.wall)
+			}
+			start.add(float64(median(walls).Microseconds()) / 1000)
+
+			r = execBin(t, stateEnv, "state", "show")
+			if r.code != 0 || strings.Count(r.stdout, "\n") < p.prs {
+				t.Fatalf("state show: exit %d, %d lines: %s", r.code, strings.Count(r.stdout, "\n"), r.stderr)
+			}
+			show.add(float64(r.wall.Microseconds()) / 1000)
+		})
+	}
+
+	var b strings.Builder
+	fmt.Fprintf(&b, "\n| figure | target | median | min–max | result |\n|---|---|---|---|---|\n")
+	for _, f := range figures {
+		med, lo, hi := f.stats()
+		res := "pass"
+		if med > f.limit {
+			res = "FAIL"
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s–%s | %s |\n", f.name, f.target, format(med, f.unit), format(lo, f.unit), format(hi, f.unit), res)
+	}
+	fmt.Fprintf(&b, "\n%d runs of each scenario; timings are wall clock on a shared machine.\n", p.runs)
+	fmt.Print(b.String())
+	if out := os.Getenv("OCDX_BENCH_OUT"); out != "" {
+		_ = os.WriteFile(out, []byte(b.String()), 0o644)
+	}
+}
