@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"os/exec"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -15,6 +16,7 @@ import (
 	"github.com/ocdx/gh-ocdx/internal/testkit"
 	"github.com/ocdx/gh-ocdx/loop"
 	"github.com/ocdx/gh-ocdx/review"
+	"github.com/ocdx/gh-ocdx/state"
 )
 
 // fixModel is an OpenAI-compatible server (reached as ollama/fixer through
@@ -26,8 +28,9 @@ type fixModel struct {
 
 	mu        sync.Mutex
 	requests  int
-	block     chan struct{} // non-nil: requests wait until it is closed
-	onRequest func()        // called on every request
+	block     chan struct{}  // non-nil: requests wait until it is closed
+	onRequest func()         // called on every request
+	faults    []testkit.Step // failures answered first, one per request
 }
 
 func newFixModel(t *testing.T) *fixModel {
@@ -57,9 +60,16 @@ func (f *fixModel) serve(w http.ResponseWriter, r *http.Request) {
 	f.mu.Lock()
 	f.requests++
 	n, block, hook := f.requests, f.block, f.onRequest
+	var fault testkit.Step
+	if len(f.faults) > 0 {
+		fault, f.faults = f.faults[0], f.faults[1:]
+	}
 	f.mu.Unlock()
 	if hook != nil {
 		hook()
+	}
+	if testkit.ServeFault(w, "openai", fault) {
+		return
 	}
 	if block != nil {
 		select {
@@ -181,6 +191,8 @@ func newLoop(t *testing.T, edit func(*testkit.PR)) *loopFix {
 	return lf
 }
 
+var reTag = regexp.MustCompile(`<!-- ocdx:run=\S+ round=\d kind=(review|fix|final) -->`)
+
 var secretPattern = regexp.MustCompile(`AKIA[0-9A-Z]{16}|ASIA[0-9A-Z]{16}|PRIVATE KEY-----|xox[abposr]-|gh[pousr]_[0-9A-Za-z]{20,}|github_pat_|sk-[0-9A-Za-z_-]{16,}`)
 
 // checkInvariants holds for every test: each posted comment carries the
@@ -191,11 +203,18 @@ func (lf *loopFix) checkInvariants() {
 		if !strings.Contains(c.Body, loop.Marker) {
 			t.Errorf("comment %d has no marker:\n%s", c.ID, c.Body)
 		}
-		if !regexp.MustCompile(`<!-- ocdx:run=\S+ round=\d kind=(review|fix|final) -->`).MatchString(c.Body) {
+		if !reTag.MatchString(c.Body) {
 			t.Errorf("comment %d has no run/round tag:\n%s", c.ID, c.Body)
 		}
 		if secretPattern.MatchString(c.Body) || strings.Contains(c.Body, "diff --git") {
 			t.Errorf("comment %d leaks a secret or a diff:\n%s", c.ID, c.Body)
+		}
+	}
+	tags := map[string]int{}
+	for _, b := range lf.bodies() {
+		tag := reTag.FindString(b)
+		if tags[tag]++; tags[tag] == 2 {
+			t.Errorf("posted twice: %s", tag)
 		}
 	}
 	head := lf.repo.RemoteOID(t, lf.repo.Head)
@@ -205,6 +224,36 @@ func (lf *loopFix) checkInvariants() {
 			t.Errorf("the remote head %s does not descend from %s: a non-fast-forward push", head, lf.start)
 		}
 	}
+}
+
+// recorded reads the PR's record through `state show --json` and checks
+// that it is consistent: no lease left behind by an exited process, and
+// every run ended but the last, which may wait to be resumed.
+func recorded(t *testing.T, env *testkit.Env, pr int) state.PR {
+	t.Helper()
+	res := env.Run(t, "state", "show", "--pr", strconv.Itoa(pr), "--json")
+	wantCode(t, res, 0)
+	var rec state.PR
+	if err := json.Unmarshal([]byte(res.Stdout), &rec); err != nil {
+		t.Fatalf("state show --json: %v\n%s", err, res.Stdout)
+	}
+	if rec.Lease != nil {
+		t.Errorf("a lease outlived its process: %v", rec.Lease)
+	}
+	for i, r := range rec.Runs {
+		if r.Outcome == "" && i < len(rec.Runs)-1 {
+			t.Errorf("run %s neither ended nor is the one to resume", r.ID)
+		}
+	}
+	return rec
+}
+
+// last is the PR's latest run; the zero Run when there is none.
+func last(rec state.PR) state.Run {
+	if len(rec.Runs) == 0 {
+		return state.Run{}
+	}
+	return rec.Runs[len(rec.Runs)-1]
 }
 
 func (lf *loopFix) run(args ...string) testkit.Result {

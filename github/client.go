@@ -5,6 +5,7 @@ package github
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -134,6 +135,11 @@ func (c *Client) explain(err error, what string, repo Repo) error {
 			}
 		}
 		return fmt.Errorf("GitHub could not answer the query for %s in %s: %w", what, repo, err)
+	}
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &se) || errors.As(err, &te) {
+		return fmt.Errorf("GitHub's answer for %s in %s was not valid JSON (%v): try again later; if it persists, check GH_HOST and any proxy in between", what, repo, err)
 	}
 	var rl *RateLimitError
 	if errors.As(err, &rl) {

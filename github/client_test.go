@@ -232,3 +232,59 @@ func TestWrongTokenIsExplained(t *testing.T) {
 		t.Errorf("got %v", err)
 	}
 }
+
+func TestMalformedAnswersAreExplained(t *testing.T) {
+	gh := testkit.NewGitHub(t)
+	gh.AddPR("octo/widgets", testkit.PR{Number: 1, Diff: "diff --git a/x b/x\n"})
+	c := newClient(t, gh)
+	ctx := context.Background()
+	for _, kind := range []string{"graphql", "diff", "pr"} {
+		gh.Fail(testkit.Fault{Kind: kind, Garbage: true})
+	}
+	if _, err := c.PullRequest(ctx, repo, 1); err == nil || !strings.Contains(err.Error(), "was not valid JSON") {
+		t.Errorf("query: %v", err)
+	}
+	if _, _, err := c.Diff(ctx, repo, 1, 1000); err == nil || !strings.Contains(err.Error(), "is not a diff") {
+		t.Errorf("diff: %v", err)
+	}
+	if _, err := c.HeadOID(ctx, repo, 1); err == nil || !strings.Contains(err.Error(), "was not valid JSON") {
+		t.Errorf("head check: %v", err)
+	}
+	if d, _, err := c.Diff(ctx, repo, 1, 1000); err != nil || string(d) != "diff --git a/x b/x\n" {
+		t.Errorf("a real diff: %q %v", d, err)
+	}
+}
+
+// The binary's timeout is 60 s; here it is cut short. A stalled read is
+// not retried (the timeout covers the retries too), and a stalled POST is
+// an unknown outcome, never sent again.
+func TestStalledRequestIsCut(t *testing.T) {
+	gh := testkit.NewGitHub(t)
+	gh.AddPR("octo/widgets", testkit.PR{Number: 1})
+	c, err := github.New(gh.Host(), github.Options{Token: gh.Token, Backoff: time.Millisecond, Timeout: 300 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	gh.Fail(testkit.Fault{Kind: "graphql", Delay: 10 * time.Second})
+	gh.Fail(testkit.Fault{Kind: "comment", Delay: 10 * time.Second})
+	start := time.Now()
+	if _, err := c.PullRequest(ctx, repo, 1); err == nil || !strings.Contains(err.Error(), "could not reach GitHub") {
+		t.Errorf("stalled query: %v", err)
+	}
+	if _, err := c.PostComment(ctx, repo, 1, "hello"); err == nil || !strings.Contains(err.Error(), "may or may not have been applied") {
+		t.Errorf("stalled POST: %v", err)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("took %s: the timeout did not cut the stalls", d)
+	}
+	for deadline := time.Now().Add(5 * time.Second); gh.Count("comment") == 0 && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond) // the fake logs a request once its handler returns
+	}
+	if n := gh.Count("comment"); n != 1 {
+		t.Errorf("the POST was sent %d times", n)
+	}
+	if _, err := c.PullRequest(ctx, repo, 1); err != nil {
+		t.Errorf("once the stall is gone: %v", err)
+	}
+}

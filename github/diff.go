@@ -34,7 +34,13 @@ func (c *Client) Diff(ctx context.Context, repo Repo, number int, limit int64) (
 	case resp.StatusCode != http.StatusOK:
 		return nil, false, c.explain(api.HandleHTTPError(resp), what, repo)
 	}
-	return readLimited(resp.Body, limit, what)
+	diff, complete, err = readLimited(resp.Body, limit, what)
+	if err == nil && len(diff) > 0 && !bytes.HasPrefix(diff, []byte("diff ")) {
+		// An error page from a proxy, say: reviewing it would waste every
+		// model call of the round.
+		return nil, false, fmt.Errorf("GitHub's answer for %s in %s is not a diff (it starts %q): try again later; if it persists, check GH_HOST and any proxy in between", what, repo, diff[:min(len(diff), 40)])
+	}
+	return diff, complete, err
 }
 
 func readLimited(r io.Reader, limit int64, what string) ([]byte, bool, error) {

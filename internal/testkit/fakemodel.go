@@ -42,6 +42,7 @@ type Step struct {
 	RetryAfter string        // Retry-After header sent with Status
 	Stall      time.Duration // wait this long first (cut short if the client hangs up)
 	Raw        string        // send this body verbatim with status 200
+	Drop       bool          // close the connection without an answer
 
 	// Reported usage; zero means derived from sizes: input = request
 	// bytes/4, output = answer bytes/4 + 1.
@@ -76,6 +77,9 @@ func Stall(d time.Duration, text string) Step { return Step{Stall: d, Text: text
 
 // Garbage answers 200 with a body that is not a valid response.
 func Garbage(body string) Step { return Step{Raw: body} }
+
+// Drop closes the connection without answering.
+func Drop() Step { return Step{Drop: true} }
 
 // NewFakeModel starts the server; it stops when the test ends. The default
 // step of every model is a plain "ok" reply.
@@ -179,13 +183,7 @@ func (f *FakeModel) serve(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	if step.Status != 0 {
-		writeError(w, format, step.Status, step.RetryAfter, "scripted failure")
-		return
-	}
-	if step.Raw != "" {
-		w.Header().Set("Content-Type", "application/json")
-		io.WriteString(w, step.Raw)
+	if ServeFault(w, format, step) {
 		return
 	}
 	if err := CheckRequest(format, body); err != nil {
@@ -211,6 +209,27 @@ func (f *FakeModel) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "application/json")
 	json.NewEncoder(w).Encode(resp)
+}
+
+// ServeFault answers s when it is a failure (Status, Raw or Drop) and
+// reports whether it did; other model servers of the tests use it too.
+func ServeFault(w http.ResponseWriter, format string, s Step) bool {
+	switch {
+	case s.Drop:
+		if hj, ok := w.(http.Hijacker); ok {
+			if c, _, err := hj.Hijack(); err == nil {
+				c.Close()
+			}
+		}
+	case s.Status != 0:
+		writeError(w, format, s.Status, s.RetryAfter, "scripted failure")
+	case s.Raw != "":
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, s.Raw)
+	default:
+		return false
+	}
+	return true
 }
 
 func (f *FakeModel) id(prefix string) string {
