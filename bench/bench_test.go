@@ -17,7 +17,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -62,13 +61,18 @@ type run struct {
 	stdout, stderr string
 	code           int
 	wall           time.Duration
-	maxRSS         int64 // bytes
+	maxRSS         int64 // bytes, from execRSS
 }
 
 func execBin(tb testing.TB, e *testkit.Env, args ...string) run {
 	tb.Helper()
+	return execWith(tb, e, testkit.Binary(tb), args...)
+}
+
+func execWith(tb testing.TB, e *testkit.Env, prog string, args ...string) run {
+	tb.Helper()
 	var out, errOut strings.Builder
-	c := exec.Command(testkit.Binary(tb), args...)
+	c := exec.Command(prog, args...)
 	c.Dir, c.Env, c.Stdout, c.Stderr = e.Dir, e.List(), &out, &errOut
 	c.WaitDelay = 5 * time.Second
 	start := time.Now()
@@ -86,10 +90,67 @@ func execBin(tb testing.TB, e *testkit.Env, args ...string) run {
 	} else if err != nil {
 		tb.Fatal(err)
 	}
-	if ru, ok := c.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		r.maxRSS = int64(ru.Maxrss) * 1024 // KiB on Linux
-	}
 	return r
+}
+
+// execRSS runs the binary and measures its peak RSS. The Maxrss that wait4
+// reports for a child of a Go program is useless: Go starts children with
+// vfork (CLONE_VM), and at exec Linux folds the hiwater RSS of the mm the
+// child leaves, the parent's, into the child's maxrss. So the binary runs
+// under GNU time, which forks for real, and whose %M is the child's own
+// peak. Without GNU time, VmHWM of /proc/PID/status is sampled every 2 ms.
+func execRSS(tb testing.TB, e *testkit.Env, args ...string) run {
+	tb.Helper()
+	if _, err := os.Stat("/usr/bin/time"); err == nil {
+		f := filepath.Join(tb.TempDir(), "rss")
+		r := execWith(tb, e, "/usr/bin/time", append([]string{"-f", "%M", "-o", f, testkit.Binary(tb)}, args...)...)
+		b, err := os.ReadFile(f)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		lines := strings.Fields(string(b))
+		if len(lines) == 0 {
+			tb.Fatalf("GNU time wrote %q", b)
+		}
+		kib, err := strconv.ParseInt(lines[len(lines)-1], 10, 64)
+		if err != nil {
+			tb.Fatalf("GNU time wrote %q", b)
+		}
+		r.maxRSS = kib * 1024
+		return r
+	}
+	var out, errOut strings.Builder
+	c := exec.Command(testkit.Binary(tb), args...)
+	c.Dir, c.Env, c.Stdout, c.Stderr = e.Dir, e.List(), &out, &errOut
+	if err := c.Start(); err != nil {
+		tb.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- c.Wait() }()
+	var peak int64
+	status := fmt.Sprintf("/proc/%d/status", c.Process.Pid)
+	tick := time.NewTicker(2 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case err := <-done:
+			r := run{stdout: out.String(), stderr: errOut.String(), maxRSS: peak}
+			var exit *exec.ExitError
+			if errors.As(err, &exit) {
+				r.code = exit.ExitCode()
+			}
+			return r
+		case <-tick.C:
+			b, _ := os.ReadFile(status)
+			for _, l := range strings.Split(string(b), "\n") {
+				if v, ok := strings.CutPrefix(l, "VmHWM:"); ok {
+					if kib, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64); err == nil {
+						peak = max(peak, kib*1024)
+					}
+				}
+			}
+		}
+	}
 }
 
 // fixture is a PR whose head branch lives in a bare remote, a clone on it,
@@ -255,7 +316,10 @@ func bigDiff(mb, n int) string {
 func scenarioBigPR(tb testing.TB, diff string, files []testkit.File) (prompt int, rss int64) {
 	f := newFixture(tb, 5, func(pr *testkit.PR) { pr.Diff, pr.Files = diff, files })
 	f.approveAll(0)
-	r := f.loop(tb)
+	r := execRSS(tb, f.env, "review-loop", "--yes")
+	if r.code != 0 {
+		tb.Fatalf("review-loop exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
 	for _, m := range f.reviewers {
 		for _, q := range f.fm.Requests(m) {
 			prompt = max(prompt, len(q.Body))
