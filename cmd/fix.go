@@ -114,6 +114,9 @@ func fixPR(ctx context.Context, d *Deps, opts *FixOptions) error {
 		return err
 	}
 
+	if opts.Prompter == nil {
+		opts.Prompter = newPrompter(ctx, d.IO)
+	}
 	resume, err := chooseResume(d, opts, recorded)
 	if err != nil {
 		return err
@@ -175,7 +178,7 @@ func fixPR(ctx context.Context, d *Deps, opts *FixOptions) error {
 	if !opts.Yes {
 		p := opts.Prompter
 		if p == nil {
-			p = newPrompter(d.IO)
+			p = newPrompter(ctx, d.IO)
 		}
 		o.Confirm = func(_ context.Context, plan fix.PushPlan) (bool, error) {
 			fmt.Fprintf(d.IO.ErrOut, "\nCommits to push to %s %s:\n  %s\n%s\n\n", plan.Remote, plan.Branch, strings.Join(plan.Commits, "\n  "), plan.Diffstat)
@@ -285,7 +288,7 @@ func chooseResume(d *Deps, opts *FixOptions, recorded state.PR) (*state.WIP, err
 	}
 	p := opts.Prompter
 	if p == nil {
-		p = newPrompter(d.IO)
+		p = newPrompter(context.Background(), d.IO) // fixPR passes one that ends with the run
 	}
 	i, err := p.Select(fmt.Sprintf("An earlier fix of PR #%d stopped at: %s. What now?", recorded.Key.Number, where),
 		[]string{"Continue it", "Start over (local commits stay)", "Abort"})

@@ -1,11 +1,13 @@
 package cmd
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
 	"github.com/AlecAivazis/survey/v2"
 	"github.com/AlecAivazis/survey/v2/terminal"
+	"golang.org/x/term"
 )
 
 // Prompter asks the user questions in the terminal. Verbs take it through
@@ -18,10 +20,17 @@ type Prompter interface {
 }
 
 // newPrompter returns the survey prompter on the process's terminal. Check
-// IOStreams.CanPrompt first: without a terminal every question fails.
-func newPrompter(ios *IOStreams) Prompter { return &surveyPrompter{ios: ios} }
+// IOStreams.CanPrompt first: without a terminal every question fails. A
+// question still open when ctx ends (SIGINT or SIGTERM from outside the
+// terminal) is abandoned as a Ctrl-C would be.
+func newPrompter(ctx context.Context, ios *IOStreams) Prompter {
+	return &surveyPrompter{ctx: ctx, ios: ios}
+}
 
-type surveyPrompter struct{ ios *IOStreams }
+type surveyPrompter struct {
+	ctx context.Context
+	ios *IOStreams
+}
 
 func (p *surveyPrompter) Confirm(msg string, def bool) (bool, error) {
 	var ok bool
@@ -48,7 +57,22 @@ func (p *surveyPrompter) ask(q survey.Prompt, resp any) error {
 	if !inOK || !outOK || !p.ios.CanPrompt() {
 		return errors.New("cannot ask for confirmation: stdin and stdout are not a terminal")
 	}
-	err := survey.AskOne(q, resp, survey.WithStdio(in, out, p.ios.ErrOut))
+	// survey blocks on the terminal and knows nothing of ctx: it asks in a
+	// goroutine, and on cancellation the terminal's mode is put back from
+	// here (survey left it raw) while that goroutine is abandoned.
+	saved, _ := term.GetState(int(in.Fd()))
+	done := make(chan error, 1)
+	go func() { done <- survey.AskOne(q, resp, survey.WithStdio(in, out, p.ios.ErrOut)) }()
+	var err error
+	select {
+	case err = <-done:
+	case <-p.ctx.Done():
+		if saved != nil {
+			_ = term.Restore(int(in.Fd()), saved)
+		}
+		fmt.Fprintln(p.ios.ErrOut)
+		return ErrCancelled
+	}
 	if errors.Is(err, terminal.InterruptErr) {
 		return ErrCancelled
 	}

@@ -135,7 +135,7 @@ func reviewLoop(ctx context.Context, d *Deps, opts *ReviewLoopOptions) error {
 	if !opts.Yes {
 		p := opts.Prompter
 		if p == nil {
-			p = newPrompter(d.IO)
+			p = newPrompter(ctx, d.IO)
 		}
 		fixer.Confirm = func(_ context.Context, plan fix.PushPlan) (bool, error) {
 			fmt.Fprintf(d.IO.ErrOut, "\nCommits to push to %s %s:\n  %s\n%s\n\n", plan.Remote, plan.Branch, strings.Join(plan.Commits, "\n  "), plan.Diffstat)

@@ -36,7 +36,7 @@ func runReviewPR(ctx context.Context, d *Deps, args []string) error {
 		return err
 	}
 	if !opts.ContextOnly && !opts.Yes && !opts.Print {
-		opts.Prompter = newPrompter(d.IO)
+		opts.Prompter = newPrompter(ctx, d.IO)
 	}
 	return reviewPR(ctx, d, opts)
 }

@@ -39,12 +39,12 @@ func runStateShow(_ context.Context, d *Deps, args []string) error {
 	return stateShow(d, opts)
 }
 
-func runStateClear(_ context.Context, d *Deps, args []string) error {
+func runStateClear(ctx context.Context, d *Deps, args []string) error {
 	opts, err := parseStateClear(d, args)
 	if err != nil {
 		return err
 	}
-	opts.Prompter = newPrompter(d.IO)
+	opts.Prompter = newPrompter(ctx, d.IO)
 	return stateClear(d, opts)
 }
 

@@ -131,3 +131,12 @@ func (tm *Terminal) Wait() int {
 		return -1
 	}
 }
+
+// Signal sends sig to the program, as kill(1) from another terminal would:
+// unlike Ctrl-C typed at a prompt, it does not go through the terminal.
+func (tm *Terminal) Signal(sig os.Signal) {
+	tm.t.Helper()
+	if err := tm.cmd.Process.Signal(sig); err != nil {
+		tm.t.Fatal(err)
+	}
+}
