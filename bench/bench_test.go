@@ -17,6 +17,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -62,6 +63,55 @@ type run struct {
 	code           int
 	wall           time.Duration
 	maxRSS         int64 // bytes, from execRSS
+	lines          []line
+}
+
+// line is a line of stderr and when it arrived, for timing the progress
+// lines.
+type line struct {
+	text string
+	at   time.Duration // since the start
+}
+
+// stamper records the lines written to it with their arrival times.
+type stamper struct {
+	start   time.Time
+	mu      sync.Mutex
+	partial strings.Builder
+	all     strings.Builder
+	lines   []line
+}
+
+func (s *stamper) Write(p []byte) (int, error) {
+	now := time.Since(s.start)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.all.Write(p)
+	for _, c := range string(p) {
+		if c == '\n' {
+			s.lines = append(s.lines, line{s.partial.String(), now})
+			s.partial.Reset()
+			continue
+		}
+		s.partial.WriteRune(c)
+	}
+	return len(p), nil
+}
+
+// between is the time from the first line starting with from to the
+// first later line starting with to.
+func (r run) between(tb testing.TB, from, to string) time.Duration {
+	for i, a := range r.lines {
+		if strings.HasPrefix(a.text, from) {
+			for _, b := range r.lines[i+1:] {
+				if strings.HasPrefix(b.text, to) {
+					return b.at - a.at
+				}
+			}
+		}
+	}
+	tb.Fatalf("no line %q followed by %q in\n%s", from, to, r.stderr)
+	return 0
 }
 
 func execBin(tb testing.TB, e *testkit.Env, args ...string) run {
@@ -71,11 +121,12 @@ func execBin(tb testing.TB, e *testkit.Env, args ...string) run {
 
 func execWith(tb testing.TB, e *testkit.Env, prog string, args ...string) run {
 	tb.Helper()
-	var out, errOut strings.Builder
+	var out strings.Builder
 	c := exec.Command(prog, args...)
-	c.Dir, c.Env, c.Stdout, c.Stderr = e.Dir, e.List(), &out, &errOut
-	c.WaitDelay = 5 * time.Second
 	start := time.Now()
+	errOut := &stamper{start: start}
+	c.Dir, c.Env, c.Stdout, c.Stderr = e.Dir, e.List(), &out, errOut
+	c.WaitDelay = 5 * time.Second
 	if err := c.Start(); err != nil {
 		tb.Fatal(err)
 	}
@@ -83,7 +134,7 @@ func execWith(tb testing.TB, e *testkit.Env, prog string, args ...string) run {
 	err := c.Wait()
 	wall := time.Since(start)
 	timer.Stop()
-	r := run{stdout: out.String(), stderr: errOut.String(), wall: wall}
+	r := run{stdout: out.String(), stderr: errOut.all.String(), wall: wall, lines: errOut.lines}
 	var exit *exec.ExitError
 	if errors.As(err, &exit) {
 		r.code = exit.ExitCode()
@@ -294,6 +345,27 @@ func scenarioRequests(tb testing.TB) (withFix, withoutFix []string) {
 	return per[2], per[3]
 }
 
+// scenarioRound runs a fix in round 1 (models instant) and a review round
+// 2 in which every model takes latency and approves. It returns round 2's
+// wall time, from the line saying round 1's fix report was posted (the PR
+// is read again next) to the line saying round 2's review report was
+// posted, and the process's wall time.
+func scenarioRound(tb testing.TB, latency time.Duration) (round, process time.Duration) {
+	f := newFixture(tb, 5, nil)
+	for i, m := range f.reviewers {
+		first := testkit.Reply(reviewerText(fmt.Sprint("reviewer-", i+1), "approve"))
+		if i == 0 {
+			first = testkit.Reply(reviewerText("reviewer-1", "request_changes", finding{"P1", "quality", "cache.go", "Cache size is not bounded", 3}))
+		}
+		f.fm.Script(m, first)
+		f.fm.Default(m, testkit.Stall(latency, reviewerText(fmt.Sprint("reviewer-", i+1), "approve")))
+	}
+	f.fm.Script("analyzer", testkit.Reply(analyzerText()))
+	f.fm.Default("analyzer", testkit.Stall(latency, analyzerText()))
+	r := f.loop(tb)
+	return r.between(tb, "fix report posted", "posted the review report of round 2"), r.wall
+}
+
 // bigDiff is a unified diff of about mb megabytes over n added files.
 func bigDiff(mb, n int) string {
 	per := mb << 20 / n
@@ -445,12 +517,13 @@ func TestBench(t *testing.T) {
 	withFix := &figure{name: "GitHub requests, round with fix", target: "≤ 7", limit: 7}
 	ratio := &figure{name: fmt.Sprintf("round wall ÷ slowest model call (5 reviewers + analyzer, %s each)", p.latency), target: "≤ 1.15", limit: 1.15, unit: "x"}
 	own := &figure{name: "gh-ocdx's own time per round (instant models, local fakes)", target: "≤ 150 ms", limit: 150, unit: "ms"}
+	wholeRun := &figure{name: "(for reference) whole review-loop run of one round, instant models", target: "—", limit: 1e9, unit: "ms"}
 	prompt := &figure{name: fmt.Sprintf("largest reviewer prompt, %d MB diff / %d files", p.diffMB, p.files), target: "≤ 64 KiB", limit: 64, unit: "KiB"}
 	rss := &figure{name: "peak RSS of review-loop on that PR", target: "≤ 100 MB", limit: 100, unit: "MB"}
 	fixRatio := &figure{name: "fix agent request bytes #200 ÷ #10", target: "≤ 1.1", limit: 1.1, unit: "x"}
 	start := &figure{name: fmt.Sprintf("`--version` cold start (median of %d)", p.starts), target: "≤ 20 ms", limit: 20, unit: "ms"}
 	show := &figure{name: fmt.Sprintf("`state show`, %d PRs × 3 rounds", p.prs), target: "≤ 100 ms", limit: 100, unit: "ms"}
-	figures := []*figure{noFix, withFix, ratio, own, prompt, rss, fixRatio, start, show}
+	figures := []*figure{noFix, withFix, ratio, own, wholeRun, prompt, rss, fixRatio, start, show}
 
 	diff := bigDiff(p.diffMB, p.files)
 	files := testkit.ParseDiff(diff)
@@ -466,15 +539,19 @@ func TestBench(t *testing.T) {
 			withFix.add(float64(len(wf)))
 			noFix.add(float64(len(nf)))
 
-			f := newFixture(t, 5, nil)
-			f.approveAll(p.latency)
-			r := f.loop(t)
-			ratio.add(r.wall.Seconds() / p.latency.Seconds())
+			round, process := scenarioRound(t, p.latency)
+			t.Logf("round 2 with %s models: %s (process %s)", p.latency, round, process)
+			ratio.add(round.Seconds() / p.latency.Seconds())
 
-			f = newFixture(t, 5, nil)
+			round, process = scenarioRound(t, 0)
+			t.Logf("round 2 with instant models: %s (process %s)", round, process)
+			own.add(float64(round.Microseconds()) / 1000)
+
+			f := newFixture(t, 5, nil)
 			f.approveAll(0)
-			r = f.loop(t)
-			own.add(float64(r.wall.Microseconds()) / 1000)
+			r := f.loop(t)
+			t.Logf("a whole run converging in round 1, instant models (start, preflight, round): %s", r.wall)
+			wholeRun.add(float64(r.wall.Microseconds()) / 1000)
 
 			pb, m := scenarioBigPR(t, diff, files)
 			prompt.add(float64(pb) / 1024)
@@ -508,7 +585,12 @@ func TestBench(t *testing.T) {
 	for _, f := range figures {
 		med, lo, hi := f.stats()
 		res := "pass"
-		if med > f.limit {
+		switch {
+		case len(f.values) < p.runs && f.target != "—":
+			res = fmt.Sprintf("FAIL (%d of %d runs)", len(f.values), p.runs)
+		case f.target == "—":
+			res = "—"
+		case med > f.limit:
 			res = "FAIL"
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s–%s | %s |\n", f.name, f.target, format(med, f.unit), format(lo, f.unit), format(hi, f.unit), res)
