@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"slices"
 	"strings"
@@ -133,7 +134,10 @@ func (r *Repo) Push(ctx context.Context, remote, branch string) error {
 		return fmt.Errorf("refusing to push to remote %q branch %q: not a plain name", remote, branch)
 	}
 	var errOut bytes.Buffer
-	c := exec.CommandContext(ctx, "git", "push", "--porcelain", remote, "HEAD:refs/heads/"+branch)
+	// No hook runs: the fix agent may have written one (core.hooksPath can
+	// point into the work tree), and a hook would run with the user's
+	// credentials.
+	c := exec.CommandContext(ctx, "git", "-c", "core.hooksPath="+os.DevNull, "push", "--no-verify", "--porcelain", remote, "HEAD:refs/heads/"+branch)
 	c.Dir, c.Stderr = r.Dir, &errOut
 	out, err := c.Output()
 	if err != nil {

@@ -91,3 +91,23 @@ func TestDirtyNamesEveryChangedFileExactly(t *testing.T) {
 		t.Errorf("got %q, want %q", got, want)
 	}
 }
+
+// A hooks directory inside the work tree (husky and the like) is one the
+// fix agent can write: pushing must not run what it put there.
+func TestPushRunsNoHook(t *testing.T) {
+	ctx := context.Background()
+	fx := testkit.NewRepo(t, "main", "feature", nil, map[string]string{"b.txt": "b\n"})
+	r, _ := git.Open(ctx, fx.Clone)
+	testkit.WriteFiles(t, fx.Clone, map[string]string{".githooks/pre-push": "#!/bin/sh\ntouch \"$(git rev-parse --show-toplevel)/pwned\"\n"})
+	os.Chmod(filepath.Join(fx.Clone, ".githooks/pre-push"), 0o755)
+	testkit.Git(t, fx.Clone, "config", "core.hooksPath", ".githooks")
+	testkit.Git(t, fx.Clone, "add", ".githooks")
+	testkit.Git(t, fx.Clone, "commit", "-qm", "hooks", "--no-verify")
+
+	if err := r.Push(ctx, "origin", "feature"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(fx.Clone, "pwned")); err == nil {
+		t.Error("the push ran a pre-push hook from the work tree")
+	}
+}
