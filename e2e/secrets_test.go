@@ -92,14 +92,16 @@ func TestCredentialsNeverLeak(t *testing.T) {
 				for _, r := range fm.Requests(m) {
 					where["model request bodies"] += string(r.Body)
 					for k, v := range r.Header {
-						where["model request headers"] += k + ": " + strings.Join(v, ",") + "\n"
+						where[r.Format+" request headers"] += k + ": " + strings.Join(v, ",") + "\n"
 					}
 				}
 			}
 			for place, text := range where {
-				secrets := []string{gh.Token, openAIKey, anthropicKey}
-				if place == "model request headers" {
-					secrets = []string{gh.Token} // each model gets its own key, nothing else
+				// Each provider gets its own key, nothing else.
+				secrets := map[string][]string{"openai request headers": {gh.Token, anthropicKey},
+					"anthropic request headers": {gh.Token, openAIKey}}[place]
+				if secrets == nil {
+					secrets = []string{gh.Token, openAIKey, anthropicKey}
 				}
 				for _, s := range secrets {
 					if strings.Contains(text, s) {
