@@ -601,3 +601,36 @@ func TestBench(t *testing.T) {
 		_ = os.WriteFile(out, []byte(b.String()), 0o644)
 	}
 }
+
+// TestCountFigures asserts the figures that do not depend on the machine:
+// GitHub requests per round, the largest reviewer prompt on a 20 MB PR of
+// 3,000 files, and the fix agent's request growth. It runs in the normal
+// suite (a few seconds), unlike TestBench.
+func TestCountFigures(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	t.Parallel()
+	t.Run("requests", func(t *testing.T) {
+		t.Parallel()
+		withFix, withoutFix := scenarioRequests(t)
+		if len(withoutFix) > 4 || len(withFix) > 7 {
+			t.Errorf("requests per round: %d without fix %v (target ≤ 4), %d with fix %v (target ≤ 7)", len(withoutFix), withoutFix, len(withFix), withFix)
+		}
+	})
+	t.Run("prompt", func(t *testing.T) {
+		t.Parallel()
+		diff := bigDiff(20, 3000)
+		prompt, _ := scenarioBigPR(t, diff, testkit.ParseDiff(diff))
+		if prompt > 64<<10 {
+			t.Errorf("largest reviewer prompt %d bytes, target ≤ 64 KiB", prompt)
+		}
+	})
+	t.Run("fix-agent", func(t *testing.T) {
+		t.Parallel()
+		at10, at200 := fixAgentRatio(t)
+		if r := float64(at200) / float64(at10); r > 1.1 {
+			t.Errorf("fix agent request #200 is %.3f× #10 (%d vs %d bytes), target ≤ 1.1", r, at200, at10)
+		}
+	})
+}
