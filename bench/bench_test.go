@@ -149,10 +149,11 @@ func execWith(tb testing.TB, e *testkit.Env, prog string, args ...string) run {
 // vfork (CLONE_VM), and at exec Linux folds the hiwater RSS of the mm the
 // child leaves, the parent's, into the child's maxrss. So the binary runs
 // under GNU time, which forks for real, and whose %M is the child's own
-// peak. Without GNU time, VmHWM of /proc/PID/status is sampled every 2 ms.
+// peak. Without GNU time (or with OCDX_BENCH_SAMPLE_RSS set), VmHWM of
+// /proc/PID/status is sampled every 2 ms.
 func execRSS(tb testing.TB, e *testkit.Env, args ...string) run {
 	tb.Helper()
-	if _, err := os.Stat("/usr/bin/time"); err == nil {
+	if _, err := os.Stat("/usr/bin/time"); err == nil && os.Getenv("OCDX_BENCH_SAMPLE_RSS") == "" {
 		f := filepath.Join(tb.TempDir(), "rss")
 		r := execWith(tb, e, "/usr/bin/time", append([]string{"-f", "%M", "-o", f, testkit.Binary(tb)}, args...)...)
 		b, err := os.ReadFile(f)
