@@ -228,14 +228,14 @@ func newFixture(tb testing.TB, n int, edit func(*testkit.PR)) *fixture {
 	}
 	gh.AddPR(repo, pr)
 	fm := testkit.NewFakeModel(tb)
-	fx := newFixModel(tb)
+	fx := testkit.NewFixModel(tb)
 	env := testkit.NewEnv(tb)
 	gh.Configure(env, repo)
 	for _, kv := range fm.Env() {
 		k, v, _ := strings.Cut(kv, "=")
 		env.Set(k, v)
 	}
-	env.Set("OLLAMA_HOST", fx.srv.URL)
+	env.Set("OLLAMA_HOST", fx.URL())
 	env.Dir = r.Clone
 	f := &fixture{gh: gh, fm: fm, env: env}
 	var specs []string

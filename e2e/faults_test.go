@@ -45,7 +45,7 @@ func TestFaultsAreRetried(t *testing.T) {
 			for _, m := range []string{"rev-a", "rev-b", "analyzer"} {
 				lf.fm.Script(m, f.model)
 			}
-			lf.fix.faults = []testkit.Step{f.model}
+			lf.fix.Faults = []testkit.Step{f.model}
 			lf.findingRound(cacheBug)
 			lf.approveRound()
 
@@ -63,7 +63,7 @@ func TestFaultsAreRetried(t *testing.T) {
 					t.Errorf("%s: %d requests, want 3 (the fault, round 1, round 2)", m, n)
 				}
 			}
-			if n := lf.fix.count(); n != 3 {
+			if n := lf.fix.Count(); n != 3 {
 				t.Errorf("pr-fix: %d requests, want 3 (the fault, the edit, the answer)", n)
 			}
 			wantContains(t, "round 1 report", lf.bodies()[0], "2 of 2 succeeded")
@@ -132,7 +132,7 @@ func TestFaultsThatStopTheLoop(t *testing.T) {
 		{"comment malformed", false, gh(testkit.Fault{Kind: "comment", Garbage: true}), 1, "may or may not have been applied", "[]", state.OutcomeFailed},
 		{"reviewer malformed", false, func(lf *loopFix) { lf.fm.Script("rev-a", testkit.Garbage("<html>not json")) }, 0, "", "[review:1]", state.OutcomeConverged},
 		{"comments analyzer malformed", false, func(lf *loopFix) { lf.fm.Script("analyzer", testkit.Garbage("<html>not json")) }, 1, "comments analyzer failed", "[]", state.OutcomeFailed},
-		{"pr-fix malformed", true, func(lf *loopFix) { lf.fix.faults = []testkit.Step{testkit.Garbage("<html>not json")} }, 1, "malformed model response", "[review:1 final:1]", state.OutcomeFailed},
+		{"pr-fix malformed", true, func(lf *loopFix) { lf.fix.Faults = []testkit.Step{testkit.Garbage("<html>not json")} }, 1, "malformed model response", "[review:1 final:1]", state.OutcomeFailed},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

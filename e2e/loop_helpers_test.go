@@ -2,16 +2,11 @@ package e2e
 
 import (
 	"encoding/json"
-	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"os/exec"
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/ocdx/gh-ocdx/internal/testkit"
 	"github.com/ocdx/gh-ocdx/loop"
@@ -19,135 +14,13 @@ import (
 	"github.com/ocdx/gh-ocdx/state"
 )
 
-// fixModel is an OpenAI-compatible server (reached as ollama/fixer through
-// OLLAMA_HOST) playing the pr-fix role: it must answer with the sha that
-// git_commit returned, which no scripted answer can know in advance. Each
-// fix writes a file, commits it, and reports every issue to fix as fixed.
-type fixModel struct {
-	srv *httptest.Server
-
-	mu        sync.Mutex
-	requests  int
-	block     chan struct{}  // non-nil: requests wait until it is closed
-	onRequest func()         // called on every request
-	faults    []testkit.Step // failures answered first, one per request
-}
-
-func newFixModel(t *testing.T) *fixModel {
-	f := &fixModel{}
-	f.srv = httptest.NewServer(http.HandlerFunc(f.serve))
-	t.Cleanup(f.srv.Close)
-	return f
-}
-
-var (
-	reSha      = regexp.MustCompile(`\b[0-9a-f]{40}\b`)
-	rePayload  = regexp.MustCompile("(?s)### Fix Payload\\s*```json\\s*(\\{.*?\\})\\s*```")
-	reRoundHdr = regexp.MustCompile(`round (\d+)`)
-)
-
-func (f *fixModel) serve(w http.ResponseWriter, r *http.Request) {
-	var req struct {
-		Messages []struct {
-			Role    string `json:"role"`
-			Content any    `json:"content"`
-		} `json:"messages"`
-	}
-	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
-		return
-	}
-	f.mu.Lock()
-	f.requests++
-	n, block, hook := f.requests, f.block, f.onRequest
-	var fault testkit.Step
-	if len(f.faults) > 0 {
-		fault, f.faults = f.faults[0], f.faults[1:]
-	}
-	f.mu.Unlock()
-	if hook != nil {
-		hook()
-	}
-	if testkit.ServeFault(w, "openai", fault) {
-		return
-	}
-	if block != nil {
-		select {
-		case <-block:
-		case <-r.Context().Done():
-			return
-		}
-	}
-	text := func(c any) string {
-		switch v := c.(type) {
-		case string:
-			return v
-		case []any:
-			var b strings.Builder
-			for _, p := range v {
-				if m, ok := p.(map[string]any); ok {
-					fmt.Fprint(&b, m["text"])
-				}
-			}
-			return b.String()
-		}
-		return ""
-	}
-	var payload review.FixPayload
-	round := "1"
-	for _, m := range req.Messages {
-		s := text(m.Content)
-		if mm := rePayload.FindStringSubmatch(s); mm != nil {
-			_ = json.Unmarshal([]byte(mm[1]), &payload)
-		}
-		if mm := reRoundHdr.FindStringSubmatch(s); mm != nil && m.Role == "user" && round == "1" {
-			round = mm[1]
-		}
-	}
-	last := req.Messages[len(req.Messages)-1]
-	msg := map[string]any{"role": "assistant"}
-	finish := "stop"
-	if sha := reSha.FindString(text(last.Content)); last.Role == "tool" && sha != "" {
-		var fixed []map[string]string
-		for _, is := range payload.IssuesToFix {
-			fixed = append(fixed, map[string]string{"findingId": is.ID, "commitSha": sha, "description": "fixed " + is.Title})
-		}
-		env, _ := json.Marshal(map[string]any{"agent": "pr-fix", "prNumber": payload.PRNumber,
-			"summary": map[string]int{"fixed": len(fixed), "rejected": 0, "deferred": 0}, "fixedIssues": fixed,
-			"rejectedIssues": []any{}, "commits": []map[string]string{{"sha": sha, "message": "fix: review findings"}}})
-		msg["content"] = "BEGIN_JSON\n" + string(env) + "\nEND_JSON"
-	} else {
-		file := fmt.Sprintf("fix-round-%d.txt", payload.Round)
-		msg["content"] = nil
-		msg["tool_calls"] = []map[string]any{
-			{"id": "c1", "type": "function", "function": map[string]any{"name": "write_file",
-				"arguments": fmt.Sprintf(`{"path":%q,"content":"fixed in round %d (call %d)\n"}`, file, payload.Round, n)}},
-			{"id": "c2", "type": "function", "function": map[string]any{"name": "git_commit",
-				"arguments": fmt.Sprintf(`{"message":"fix: review findings of round %d","paths":[%q]}`, payload.Round, file)}},
-		}
-		finish = "tool_calls"
-	}
-	w.Header().Set("Content-Type", "application/json")
-	json.NewEncoder(w).Encode(map[string]any{
-		"id": "fix", "object": "chat.completion", "created": time.Now().Unix(), "model": "fixer",
-		"choices": []any{map[string]any{"index": 0, "message": msg, "finish_reason": finish}},
-		"usage":   map[string]any{"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120},
-	})
-}
-
-func (f *fixModel) count() int {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.requests
-}
-
 // loopFix is a PR with its head branch in a real bare remote, a clone on it,
 // the fake GitHub, the fake reviewer models and the fix model.
 type loopFix struct {
 	t      *testing.T
 	gh     *testkit.GitHub
 	fm     *testkit.FakeModel
-	fix    *fixModel
+	fix    *testkit.FixModel
 	env    *testkit.Env
 	repo   *testkit.Repo
 	pr     testkit.PR
@@ -171,14 +44,14 @@ func newLoop(t *testing.T, edit func(*testkit.PR)) *loopFix {
 	}
 	gh.AddPR(repo, pr)
 	fm := testkit.NewFakeModel(t)
-	fx := newFixModel(t)
+	fx := testkit.NewFixModel(t)
 	env := testkit.NewEnv(t)
 	gh.Configure(env, repo)
 	for _, kv := range fm.Env() {
 		k, v, _ := strings.Cut(kv, "=")
 		env.Set(k, v)
 	}
-	env.Set("OLLAMA_HOST", fx.srv.URL)
+	env.Set("OLLAMA_HOST", fx.URL())
 	env.Dir = r.Clone
 	writeConfig(t, env, `{
   "reviewerModels": ["openai/rev-a", "anthropic/rev-b"],

@@ -28,7 +28,7 @@ func TestLoopAsksBeforePushing(t *testing.T) {
 	if k := fmt.Sprint(lf.kinds()); k != "[review:1]" {
 		t.Fatalf("comments %s", k)
 	}
-	fixCalls := lf.fix.count()
+	fixCalls := lf.fix.Count()
 	lf.approveRound()
 
 	res := lf.run("--yes")
@@ -37,8 +37,8 @@ func TestLoopAsksBeforePushing(t *testing.T) {
 	if k := fmt.Sprint(lf.kinds()); k != "[review:1 fix:1 review:2]" {
 		t.Fatalf("comments %s", k)
 	}
-	if lf.fix.count() != fixCalls {
-		t.Errorf("the verified fix was redone (%d more model calls)", lf.fix.count()-fixCalls)
+	if lf.fix.Count() != fixCalls {
+		t.Errorf("the verified fix was redone (%d more model calls)", lf.fix.Count()-fixCalls)
 	}
 	if len(lf.fm.Requests("rev-a")) != 2 {
 		t.Errorf("round 1 was reviewed again")

@@ -28,7 +28,7 @@ func TestLoopConvergesInRoundOne(t *testing.T) {
 	body := lf.bodies()[0]
 	wantContains(t, "review report", body, "round 1 of 3", "**Consensus:** `approve`", "2 of 2 succeeded", "reviewer-1", "comments-analyzer", "Token usage")
 	wantContains(t, "stdout", res.Stdout, "converged", fmt.Sprintf("/%s/pull/%d", repo, loopPR), "## Round 1")
-	if lf.fix.count() != 0 {
+	if lf.fix.Count() != 0 {
 		t.Error("nothing to fix, yet the fix model was called")
 	}
 	// The branch's PRs, the PR (preflight, reused by round 1), its diff,
@@ -136,7 +136,7 @@ func TestLoopAllReviewersFailed(t *testing.T) {
 		t.Fatalf("comments %s, want the failure report only", k)
 	}
 	wantContains(t, "failure report", lf.bodies()[0], "all 2 failed")
-	if lf.fix.count() != 0 {
+	if lf.fix.Count() != 0 {
 		t.Error("no fix may follow a failed review")
 	}
 }
@@ -178,7 +178,7 @@ func TestLoopUnresolvedThreadWithoutCodeFindings(t *testing.T) {
 	wantContains(t, "stderr", res.Stderr, "manual resolution required")
 	body := lf.bodies()[0]
 	wantContains(t, "review report", body, "Unresolved review threads (1 of 2)", "THREAD-PRRC_h1", "**P0**", "@hubot", "bound on the cache")
-	if lf.fix.count() != 0 {
+	if lf.fix.Count() != 0 {
 		t.Error("thread findings are never sent to the fix agent")
 	}
 }
@@ -224,7 +224,7 @@ func TestLoopReviewOnly(t *testing.T) {
 			if k := fmt.Sprint(lf.kinds()); k != "[review:1]" {
 				t.Fatalf("comments %s", k)
 			}
-			if lf.fix.count() != 0 || lf.repo.RemoteOID(t, lf.repo.Head) != lf.start {
+			if lf.fix.Count() != 0 || lf.repo.RemoteOID(t, lf.repo.Head) != lf.start {
 				t.Error("a review-only PR must not be fixed or pushed")
 			}
 		})
@@ -261,7 +261,7 @@ func TestLoopMoreThan300Threads(t *testing.T) {
 	wantCode(t, res, 3)
 	wantContains(t, "stderr", res.Stderr, "more than 300 review threads")
 	wantContains(t, "review report", lf.bodies()[0], "More than 300 review threads")
-	if lf.fix.count() != 0 {
+	if lf.fix.Count() != 0 {
 		t.Error("a blocked PR must not be fixed")
 	}
 }
@@ -347,7 +347,7 @@ func TestLoopDryRun(t *testing.T) {
 	if secretPattern.MatchString(res.Stdout) {
 		t.Errorf("the dry run shows a secret:\n%s", res.Stdout)
 	}
-	if len(lf.bodies()) != 0 || lf.fix.count() != 0 || lf.gh.Count("comments") != 0 {
+	if len(lf.bodies()) != 0 || lf.fix.Count() != 0 || lf.gh.Count("comments") != 0 {
 		t.Error("a dry run must not post, fix or look for comments")
 	}
 }
@@ -363,9 +363,9 @@ func TestLoopKilledAfterFirstCommentResumes(t *testing.T) {
 func testInterruptedRunResumes(t *testing.T, sig os.Signal) {
 	lf := newLoop(t, nil)
 	lf.findingRound(cacheBug)
-	lf.fix.mu.Lock()
-	lf.fix.block = make(chan struct{})
-	lf.fix.mu.Unlock()
+	lf.fix.Mu.Lock()
+	lf.fix.Block = make(chan struct{})
+	lf.fix.Mu.Unlock()
 
 	c := exec.Command(testkit.Binary(t), "review-loop", "--yes")
 	c.Dir, c.Env = lf.env.Dir, lf.env.List()
@@ -375,7 +375,7 @@ func testInterruptedRunResumes(t *testing.T, sig os.Signal) {
 		t.Fatal(err)
 	}
 	deadline := time.Now().Add(30 * time.Second)
-	for len(lf.bodies()) == 0 || lf.fix.count() == 0 {
+	for len(lf.bodies()) == 0 || lf.fix.Count() == 0 {
 		if time.Now().After(deadline) {
 			c.Process.Kill()
 			c.Wait()
@@ -394,10 +394,10 @@ func testInterruptedRunResumes(t *testing.T, sig os.Signal) {
 		}
 	}
 	first := lf.bodies()[0]
-	lf.fix.mu.Lock()
-	close(lf.fix.block)
-	lf.fix.block = nil
-	lf.fix.mu.Unlock()
+	lf.fix.Mu.Lock()
+	close(lf.fix.Block)
+	lf.fix.Block = nil
+	lf.fix.Mu.Unlock()
 	lf.approveRound()
 
 	res := lf.run("--yes")
@@ -421,7 +421,7 @@ func testInterruptedRunResumes(t *testing.T, sig os.Signal) {
 func TestLoopGitHubFailureAfterFirstCommentPostsFinal(t *testing.T) {
 	lf := newLoop(t, nil)
 	lf.findingRound(cacheBug)
-	lf.fix.onRequest = func() { lf.gh.Fail(testkit.Fault{Kind: "graphql", Status: 403}) } // round 2 cannot read the PR
+	lf.fix.OnRequest = func() { lf.gh.Fail(testkit.Fault{Kind: "graphql", Status: 403}) } // round 2 cannot read the PR
 
 	res := lf.run("--pr", "31", "--yes")
 

@@ -38,19 +38,19 @@ func TestSignalsInEachPhase(t *testing.T) {
 			return func() bool { return len(lf.fm.Requests("rev-a")) > 0 }, func() {}
 		}, "[]"},
 		{"after the comment", func(lf *loopFix, _ string) (func() bool, func()) {
-			lf.fix.block = make(chan struct{})
-			return func() bool { return len(lf.bodies()) > 0 && lf.fix.count() > 0 }, func() { lf.unblock() }
+			lf.fix.Block = make(chan struct{})
+			return func() bool { return len(lf.bodies()) > 0 && lf.fix.Count() > 0 }, func() { lf.unblock() }
 		}, "[review:1]"},
 		{"during the fix", func(lf *loopFix, _ string) (func() bool, func()) {
 			// The agent's first turn writes and commits; its second waits.
-			lf.fix.onRequest = func() {
-				lf.fix.mu.Lock()
-				if lf.fix.requests == 1 {
-					lf.fix.block = make(chan struct{})
+			lf.fix.OnRequest = func() {
+				if lf.fix.Count() == 1 {
+					lf.fix.Mu.Lock()
+					lf.fix.Block = make(chan struct{})
+					lf.fix.Mu.Unlock()
 				}
-				lf.fix.mu.Unlock()
 			}
-			return func() bool { return lf.fix.count() > 1 }, func() { lf.unblock() }
+			return func() bool { return lf.fix.Count() > 1 }, func() { lf.unblock() }
 		}, "[review:1]"},
 		{"during verification", func(lf *loopFix, dir string) (func() bool, func()) {
 			script := filepath.Join(dir, "verify.sh")
@@ -125,7 +125,7 @@ func TestSignalAtThePushQuestion(t *testing.T) {
 			if r := last(recorded(t, lf.env, loopPR)); r.Outcome != "" {
 				t.Fatalf("the run must be left resumable: %+v", r)
 			}
-			fixCalls := lf.fix.count()
+			fixCalls := lf.fix.Count()
 			lf.approveRound()
 
 			res := lf.run("--yes")
@@ -134,7 +134,7 @@ func TestSignalAtThePushQuestion(t *testing.T) {
 			if k := fmt.Sprint(lf.kinds()); k != "[review:1 fix:1 review:2]" {
 				t.Fatalf("comments %s", k)
 			}
-			if lf.fix.count() != fixCalls {
+			if lf.fix.Count() != fixCalls {
 				t.Errorf("the verified fix was redone")
 			}
 		})
@@ -181,12 +181,12 @@ func (lf *loopFix) interrupt(sig os.Signal, ready func() bool) string {
 
 // unblock lets the fix model answer again.
 func (lf *loopFix) unblock() {
-	lf.fix.mu.Lock()
-	defer lf.fix.mu.Unlock()
-	if lf.fix.block != nil {
-		close(lf.fix.block)
+	lf.fix.Mu.Lock()
+	defer lf.fix.Mu.Unlock()
+	if lf.fix.Block != nil {
+		close(lf.fix.Block)
 	}
-	lf.fix.block, lf.fix.onRequest = nil, nil
+	lf.fix.Block, lf.fix.OnRequest = nil, nil
 }
 
 // gone waits a little for pid to exit; a zombie counts as gone, as its

@@ -1,0 +1,152 @@
+package testkit
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// FixModel is an OpenAI-compatible server (reach it as ollama/<any name>
+// through OLLAMA_HOST=URL()) playing the pr-fix role: it must answer with the sha that
+// git_commit returned, which no scripted answer can know in advance. Each
+// fix writes a file, commits it, and reports every issue to fix as fixed.
+// Tests hold Mu while they change Block, OnRequest or Faults.
+type FixModel struct {
+	srv *httptest.Server
+
+	Mu        sync.Mutex
+	requests  int
+	Block     chan struct{} // non-nil: requests wait until it is closed
+	OnRequest func()        // called on every request
+	Faults    []Step        // failures answered first, one per request
+}
+
+// NewFixModel starts the server; it stops when the test ends.
+func NewFixModel(tb testing.TB) *FixModel {
+	f := &FixModel{}
+	f.srv = httptest.NewServer(http.HandlerFunc(f.serve))
+	tb.Cleanup(f.srv.Close)
+	return f
+}
+
+// URL is the server root, the value for OLLAMA_HOST.
+func (f *FixModel) URL() string { return f.srv.URL }
+
+// fixPayload is the part of the fix payload the fake reads (package review
+// has the real shape; the test kit imports none of the project's packages).
+type fixPayload struct {
+	PRNumber    int `json:"prNumber"`
+	Round       int `json:"round"`
+	IssuesToFix []struct {
+		ID    string `json:"id"`
+		Title string `json:"title"`
+	} `json:"issuesToFix"`
+}
+
+var (
+	reFixSha     = regexp.MustCompile(`\b[0-9a-f]{40}\b`)
+	reFixPayload = regexp.MustCompile("(?s)### Fix Payload\\s*```json\\s*(\\{.*?\\})\\s*```")
+	reFixRound   = regexp.MustCompile(`round (\d+)`)
+)
+
+func (f *FixModel) serve(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		Messages []struct {
+			Role    string `json:"role"`
+			Content any    `json:"content"`
+		} `json:"messages"`
+	}
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	f.Mu.Lock()
+	f.requests++
+	n, block, hook := f.requests, f.Block, f.OnRequest
+	var fault Step
+	if len(f.Faults) > 0 {
+		fault, f.Faults = f.Faults[0], f.Faults[1:]
+	}
+	f.Mu.Unlock()
+	if hook != nil {
+		hook()
+	}
+	if ServeFault(w, "openai", fault) {
+		return
+	}
+	if block != nil {
+		select {
+		case <-block:
+		case <-r.Context().Done():
+			return
+		}
+	}
+	text := func(c any) string {
+		switch v := c.(type) {
+		case string:
+			return v
+		case []any:
+			var b strings.Builder
+			for _, p := range v {
+				if m, ok := p.(map[string]any); ok {
+					fmt.Fprint(&b, m["text"])
+				}
+			}
+			return b.String()
+		}
+		return ""
+	}
+	var payload fixPayload
+	round := "1"
+	for _, m := range req.Messages {
+		s := text(m.Content)
+		if mm := reFixPayload.FindStringSubmatch(s); mm != nil {
+			_ = json.Unmarshal([]byte(mm[1]), &payload)
+		}
+		if mm := reFixRound.FindStringSubmatch(s); mm != nil && m.Role == "user" && round == "1" {
+			round = mm[1]
+		}
+	}
+	last := req.Messages[len(req.Messages)-1]
+	msg := map[string]any{"role": "assistant"}
+	finish := "stop"
+	if sha := reFixSha.FindString(text(last.Content)); last.Role == "tool" && sha != "" {
+		var fixed []map[string]string
+		for _, is := range payload.IssuesToFix {
+			fixed = append(fixed, map[string]string{"findingId": is.ID, "commitSha": sha, "description": "fixed " + is.Title})
+		}
+		env, _ := json.Marshal(map[string]any{"agent": "pr-fix", "prNumber": payload.PRNumber,
+			"summary": map[string]int{"fixed": len(fixed), "rejected": 0, "deferred": 0}, "fixedIssues": fixed,
+			"rejectedIssues": []any{}, "commits": []map[string]string{{"sha": sha, "message": "fix: review findings"}}})
+		msg["content"] = "BEGIN_JSON\n" + string(env) + "\nEND_JSON"
+	} else {
+		file := fmt.Sprintf("fix-round-%d.txt", payload.Round)
+		msg["content"] = nil
+		msg["tool_calls"] = []map[string]any{
+			{"id": "c1", "type": "function", "function": map[string]any{"name": "write_file",
+				"arguments": fmt.Sprintf(`{"path":%q,"content":"fixed in round %d (call %d)\n"}`, file, payload.Round, n)}},
+			{"id": "c2", "type": "function", "function": map[string]any{"name": "git_commit",
+				"arguments": fmt.Sprintf(`{"message":"fix: review findings of round %d","paths":[%q]}`, payload.Round, file)}},
+		}
+		finish = "tool_calls"
+	}
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(map[string]any{
+		"id": "fix", "object": "chat.completion", "created": time.Now().Unix(), "model": "fixer",
+		"choices": []any{map[string]any{"index": 0, "message": msg, "finish_reason": finish}},
+		"usage":   map[string]any{"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120},
+	})
+}
+
+// Count is the number of requests received.
+func (f *FixModel) Count() int {
+	f.Mu.Lock()
+	defer f.Mu.Unlock()
+	return f.requests
+}
