@@ -22,6 +22,9 @@ func loadConfig(d *Deps) (*config.Config, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkTimeouts(d); err != nil {
+		return nil, err
+	}
 	if c.Legacy {
 		msg := "reading the legacy configuration " + c.Path
 		if loc, err := config.Locate(d.Getenv); err == nil {

@@ -14,7 +14,6 @@ import (
 	"github.com/ocdx/gh-ocdx/fix"
 	"github.com/ocdx/gh-ocdx/git"
 	"github.com/ocdx/gh-ocdx/github"
-	"github.com/ocdx/gh-ocdx/llm"
 	"github.com/ocdx/gh-ocdx/preflight"
 	"github.com/ocdx/gh-ocdx/review"
 	"github.com/ocdx/gh-ocdx/state"
@@ -133,7 +132,7 @@ func fixPR(ctx context.Context, d *Deps, opts *FixOptions) error {
 		return nil
 	}
 
-	model, err := llm.New(cfg.PRFix.String(), d.Getenv, llm.Options{})
+	model, err := newModel(d, cfg.PRFix.String())
 	if err != nil {
 		return err
 	}

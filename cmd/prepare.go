@@ -35,7 +35,7 @@ func prepare(ctx context.Context, d *Deps, r repository.Repository, number int, 
 		return nil, err
 	}
 	p := &prepared{cfg: cfg, repo: github.Repo{Host: r.Host, Owner: r.Owner, Name: r.Name}}
-	if p.client, err = github.New(p.repo.Host, github.Options{}); err != nil {
+	if p.client, err = newGitHub(d, p.repo.Host); err != nil {
 		return nil, err
 	}
 	wd, err := os.Getwd()

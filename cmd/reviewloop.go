@@ -103,20 +103,20 @@ func reviewLoop(ctx context.Context, d *Deps, opts *ReviewLoopOptions) error {
 		d.Log.Warn(reason)
 	}
 
-	newModel := func(m fmt.Stringer) (llm.Model, error) { return llm.New(m.String(), d.Getenv, llm.Options{}) }
+	modelFor := func(m fmt.Stringer) (llm.Model, error) { return newModel(d, m.String()) }
 	var reviewers []loop.Role
 	for i, m := range cfg.Reviewers {
-		mod, err := newModel(m)
+		mod, err := modelFor(m)
 		if err != nil {
 			return err
 		}
 		reviewers = append(reviewers, loop.Role{Name: fmt.Sprintf("reviewer-%d", i+1), Model: m.String(), LLM: mod})
 	}
-	am, err := newModel(cfg.CommentsAnalyzer)
+	am, err := modelFor(cfg.CommentsAnalyzer)
 	if err != nil {
 		return err
 	}
-	fm, err := newModel(cfg.PRFix)
+	fm, err := modelFor(cfg.PRFix)
 	if err != nil {
 		return err
 	}

@@ -132,13 +132,13 @@ func reviewPR(ctx context.Context, d *Deps, opts *ReviewPROptions) error {
 		if opts.Model != "" {
 			name = opts.Model
 		}
-		if model, err = llm.New(name, d.Getenv, llm.Options{}); err != nil {
+		if model, err = newModel(d, name); err != nil {
 			return err
 		}
 		model = &progressModel{Model: model, name: name, log: d.Log}
 	}
 	repo := github.Repo{Host: opts.Repo.Host, Owner: opts.Repo.Owner, Name: opts.Repo.Name}
-	client, err := github.New(repo.Host, github.Options{})
+	client, err := newGitHub(d, repo.Host)
 	if err != nil {
 		return err
 	}

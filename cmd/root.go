@@ -143,7 +143,8 @@ func nounHelp(path, description string, cmds []command) string {
 
 const rootFooter = `
 Configuration: $OCDX_CONFIG, else $XDG_CONFIG_HOME/gh-ocdx/config.json
-(run 'gh ocdx config init' to create it).
+(run 'gh ocdx config init' to create it). Timeouts per attempt:
+OCDX_MODEL_TIMEOUT (default 5m), OCDX_GITHUB_TIMEOUT (default 60s).
 
 Exit codes: 0 done, 1 error, 2 usage error, 3 finished without converging,
 130 cancelled.

@@ -34,7 +34,7 @@ type Client struct {
 // Options tune a Client; the zero value is what the CLI uses.
 type Options struct {
 	Token    string        // default: auth.TokenForHost(host)
-	Timeout  time.Duration // per request; default 60s
+	Timeout  time.Duration // per attempt of a request; default 60s
 	Attempts int           // tries for idempotent reads; default 4
 	Backoff  time.Duration // first wait between tries without Retry-After; default 1s
 	MaxWait  time.Duration // cap on an honoured Retry-After; default 60s
@@ -61,12 +61,13 @@ func New(host string, o Options) (*Client, error) {
 	if o.MaxWait == 0 {
 		o.MaxWait = 60 * time.Second
 	}
+	// The time limit is per attempt, in the retry transport: a limit on the
+	// http.Client would cover all attempts and leave a stalled read unretried.
 	opts := api.ClientOptions{
 		Host:      host,
 		AuthToken: o.Token,
-		Timeout:   o.Timeout,
 		Transport: &authTransport{host: host, token: o.Token, next: &retryTransport{
-			next: http.DefaultTransport, attempts: o.Attempts, backoff: o.Backoff, maxWait: o.MaxWait,
+			next: http.DefaultTransport, perTry: o.Timeout, attempts: o.Attempts, backoff: o.Backoff, maxWait: o.MaxWait,
 		}},
 	}
 	hc, err := api.NewHTTPClient(opts)

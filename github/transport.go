@@ -46,6 +46,7 @@ func (e *RateLimitError) Error() string {
 // once: a blind retry could post twice.
 type retryTransport struct {
 	next     http.RoundTripper
+	perTry   time.Duration // each attempt's own time limit, so a stalled read is cut and tried again
 	attempts int           // total tries, first one included
 	backoff  time.Duration // first wait without Retry-After; doubles each time
 	maxWait  time.Duration // longest Retry-After we are willing to sleep
@@ -57,14 +58,17 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	if !idempotent {
-		return t.next.RoundTrip(req)
+		return t.try(req)
 	}
 	wait := t.backoff
 	for attempt := 1; ; attempt++ {
 		if body != nil {
 			req.Body = io.NopCloser(bytes.NewReader(body))
 		}
-		resp, err := t.next.RoundTrip(req)
+		resp, err := t.try(req)
+		if err != nil && req.Context().Err() != nil {
+			return nil, err // the caller gave up: no retry
+		}
 		delay, retry := t.shouldRetry(resp, err, wait)
 		if !retry || attempt >= t.attempts {
 			if retry && resp != nil && isRateLimit(resp) {
@@ -82,6 +86,39 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		wait *= 2
 	}
+}
+
+// try sends one attempt under its own time limit. The limit stays on while
+// the caller reads the body, and ends when it closes it.
+func (t *retryTransport) try(req *http.Request) (*http.Response, error) {
+	if t.perTry <= 0 {
+		return t.next.RoundTrip(req)
+	}
+	ctx, cancel := context.WithTimeout(req.Context(), t.perTry)
+	resp, err := t.next.RoundTrip(req.WithContext(ctx))
+	if err != nil {
+		cancel()
+		if errors.Is(err, context.DeadlineExceeded) {
+			err = fmt.Errorf("no answer within %s (set OCDX_GITHUB_TIMEOUT for a longer wait): %w", t.perTry, errAttemptTimeout)
+		}
+		return nil, err
+	}
+	resp.Body = &cancelBody{ReadCloser: resp.Body, cancel: cancel}
+	return resp, nil
+}
+
+// errAttemptTimeout marks an attempt cut by its time limit: worth retrying.
+var errAttemptTimeout = errors.New("request timed out")
+
+type cancelBody struct {
+	io.ReadCloser
+	cancel context.CancelFunc
+}
+
+func (b *cancelBody) Close() error {
+	err := b.ReadCloser.Close()
+	b.cancel()
+	return err
 }
 
 // idempotentBody reports whether req may be sent again, and buffers its body
@@ -108,7 +145,7 @@ func idempotentBody(req *http.Request) ([]byte, bool, error) {
 
 func (t *retryTransport) shouldRetry(resp *http.Response, err error, wait time.Duration) (time.Duration, bool) {
 	if err != nil {
-		return wait, !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded)
+		return wait, errors.Is(err, errAttemptTimeout) || !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded)
 	}
 	if resp.StatusCode >= 500 || isRateLimit(resp) {
 		if d, ok := retryAfter(resp); ok {

@@ -1,0 +1,57 @@
+package cmd
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/ocdx/gh-ocdx/github"
+	"github.com/ocdx/gh-ocdx/llm"
+)
+
+// Timeouts a user may set: local models can need far more than the default
+// five minutes per call, and a slow GitHub Enterprise more than a minute.
+const (
+	envModelTimeout  = "OCDX_MODEL_TIMEOUT"  // per model call attempt (default 5m)
+	envGitHubTimeout = "OCDX_GITHUB_TIMEOUT" // per GitHub request (default 60s)
+)
+
+// envDuration reads a timeout setting; unset is 0, the client's default.
+func envDuration(d *Deps, name string) (time.Duration, error) {
+	v := d.Getenv(name)
+	if v == "" {
+		return 0, nil
+	}
+	t, err := time.ParseDuration(v)
+	if err != nil || t <= 0 {
+		return 0, fmt.Errorf("%s=%q is not a duration: set it to a value such as 90s or 10m, or unset it for the default", name, v)
+	}
+	return t, nil
+}
+
+// checkTimeouts validates both settings, before any request is made.
+func checkTimeouts(d *Deps) error {
+	for _, name := range []string{envModelTimeout, envGitHubTimeout} {
+		if _, err := envDuration(d, name); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// newModel builds a provider/model client with the user's timeout.
+func newModel(d *Deps, name string) (llm.Model, error) {
+	t, err := envDuration(d, envModelTimeout)
+	if err != nil {
+		return nil, err
+	}
+	return llm.New(name, d.Getenv, llm.Options{Timeout: t})
+}
+
+// newGitHub builds the GitHub client for host with the user's timeout.
+func newGitHub(d *Deps, host string) (*github.Client, error) {
+	t, err := envDuration(d, envGitHubTimeout)
+	if err != nil {
+		return nil, err
+	}
+	return github.New(host, github.Options{Timeout: t})
+}
