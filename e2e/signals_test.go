@@ -57,7 +57,7 @@ func TestSignalsInEachPhase(t *testing.T) {
 			os.WriteFile(script, []byte(fmt.Sprintf("[ -e %[1]s/pass ] && exit 0\nsleep 60 &\necho $! > %[1]s/pid\nwait\n", dir)), 0o700)
 			writeConfig(lf.t, lf.env, `{"reviewerModels": ["openai/rev-a", "anthropic/rev-b"], "commentsAnalyzerModel": "openai/analyzer",
   "prFixModel": "ollama/fixer", "verify": ["sh `+script+`"]}`)
-			return func() bool { _, err := os.Stat(filepath.Join(dir, "pid")); return err == nil },
+			return func() bool { return pidIn(dir) > 0 }, // written in full: the shell truncates first
 				func() { os.WriteFile(filepath.Join(dir, "pass"), nil, 0o600) }
 		}, "[review:1]"},
 	}
@@ -75,11 +75,8 @@ func TestSignalsInEachPhase(t *testing.T) {
 				if k := fmt.Sprint(lf.kinds()); k != ph.posted {
 					t.Fatalf("comments %s when interrupted, want %s", k, ph.posted)
 				}
-				if pid, err := os.ReadFile(filepath.Join(dir, "pid")); err == nil {
-					n, _ := strconv.Atoi(strings.TrimSpace(string(pid)))
-					if !gone(n) {
-						t.Errorf("the verify command's child %d outlived the run", n)
-					}
+				if n := pidIn(dir); n > 0 && !gone(n) {
+					t.Errorf("the verify command's child %d outlived the run", n)
 				}
 				if r := last(recorded(t, lf.env, loopPR)); r.Outcome != "" || r.ID == "" {
 					t.Fatalf("the run must be left resumable: %+v\nstderr:\n%s", r, stderr)
@@ -205,4 +202,14 @@ func gone(pid int) bool {
 		}
 	}
 	return false
+}
+
+// pidIn reads the pid a verify script recorded in dir; 0 when none (yet).
+func pidIn(dir string) int {
+	b, err := os.ReadFile(filepath.Join(dir, "pid"))
+	if err != nil {
+		return 0
+	}
+	n, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+	return n
 }
