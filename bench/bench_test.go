@@ -218,25 +218,8 @@ type fixture struct {
 // is added to the fake GitHub.
 func newFixture(tb testing.TB, n int, edit func(*testkit.PR)) *fixture {
 	tb.Helper()
-	r := testkit.NewRepo(tb, "main", "feature/cache", map[string]string{"README.md": "# widgets\n", "cache.go": "package cache\n"},
-		map[string]string{"cache.go": "package cache\n\nvar Size = 10\n\nfunc Get(k string) string { return k }\n"})
-	gh := testkit.NewGitHub(tb)
-	pr := testkit.PR{Number: prNumber, Title: "Add a cache", Body: "Adds a cache.", Author: "mona",
-		HeadRef: r.Head, BaseRef: r.Base, Remote: r.Remote, Diff: r.Diff(tb)}
-	if edit != nil {
-		edit(&pr)
-	}
-	gh.AddPR(repo, pr)
-	fm := testkit.NewFakeModel(tb)
-	fx := testkit.NewFixModel(tb)
-	env := testkit.NewEnv(tb)
-	gh.Configure(env, repo)
-	for _, kv := range fm.Env() {
-		k, v, _ := strings.Cut(kv, "=")
-		env.Set(k, v)
-	}
-	env.Set("OLLAMA_HOST", fx.URL())
-	env.Dir = r.Clone
+	l := testkit.NewLoopPR(tb, repo, prNumber, edit)
+	gh, fm, env := l.GitHub, l.Models, l.Env
 	f := &fixture{gh: gh, fm: fm, env: env}
 	var specs []string
 	for i := range n {
@@ -250,13 +233,7 @@ func newFixture(tb testing.TB, n int, edit func(*testkit.PR)) *fixture {
 	}
 	cfg := fmt.Sprintf(`{"reviewerModels": [%s], "commentsAnalyzerModel": "openai/analyzer", "prFixModel": "ollama/fixer", "verify": ["true"]}`,
 		strings.Join(specs, ", "))
-	path := env.Vars["OCDX_CONFIG"]
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		tb.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
-		tb.Fatal(err)
-	}
+	env.WriteConfig(tb, cfg)
 	return f
 }
 

@@ -49,14 +49,11 @@ func newFixSetup(t *testing.T) *fixSetup {
 	fm := testkit.NewFakeModel(t)
 	env := testkit.NewEnv(t)
 	gh.Configure(env, repo)
-	for _, kv := range fm.Env() {
-		k, v, _ := strings.Cut(kv, "=")
-		env.Set(k, v)
-	}
+	fm.Configure(env)
 	env.Set("GIT_AUTHOR_DATE", fixDate)
 	env.Set("GIT_COMMITTER_DATE", fixDate)
 	env.Dir = r.Clone
-	writeConfig(t, env, `{"reviewerModels":["openai/reviewer"],"commentsAnalyzerModel":"openai/analyzer","prFixModel":"openai/fixer","verify":["sh check.sh"]}`)
+	env.WriteConfig(t, `{"reviewerModels":["openai/reviewer"],"commentsAnalyzerModel":"openai/analyzer","prFixModel":"openai/fixer","verify":["sh check.sh"]}`)
 	payload, _ := json.Marshal(review.FixPayload{PRNumber: 24, Round: 1, IssuesToFix: fixFindings, OptionalIssues: []review.Finding{}})
 	if err := os.WriteFile(filepath.Join(env.Root, "payload.json"), payload, 0o600); err != nil {
 		t.Fatal(err)

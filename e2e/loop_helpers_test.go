@@ -34,26 +34,9 @@ const loopPR = 31
 // before it is added to the fake GitHub.
 func newLoop(t *testing.T, edit func(*testkit.PR)) *loopFix {
 	t.Helper()
-	r := testkit.NewRepo(t, "main", "feature/cache", map[string]string{"README.md": "# widgets\n", "cache.go": "package cache\n"},
-		map[string]string{"cache.go": "package cache\n\nvar Size = 10\n\nfunc Get(k string) string { return k }\n"})
-	gh := testkit.NewGitHub(t)
-	pr := testkit.PR{Number: loopPR, Title: "Add a cache", Body: "Adds a cache.", Author: "mona",
-		HeadRef: r.Head, BaseRef: r.Base, Remote: r.Remote, Diff: r.Diff(t)}
-	if edit != nil {
-		edit(&pr)
-	}
-	gh.AddPR(repo, pr)
-	fm := testkit.NewFakeModel(t)
-	fx := testkit.NewFixModel(t)
-	env := testkit.NewEnv(t)
-	gh.Configure(env, repo)
-	for _, kv := range fm.Env() {
-		k, v, _ := strings.Cut(kv, "=")
-		env.Set(k, v)
-	}
-	env.Set("OLLAMA_HOST", fx.URL())
-	env.Dir = r.Clone
-	writeConfig(t, env, `{
+	l := testkit.NewLoopPR(t, repo, loopPR, edit)
+	gh, fm, fx, env, r, pr := l.GitHub, l.Models, l.Fix, l.Env, l.Repo, l.PR
+	env.WriteConfig(t, `{
   "reviewerModels": ["openai/rev-a", "anthropic/rev-b"],
   "commentsAnalyzerModel": "openai/analyzer",
   "prFixModel": "ollama/fixer",

@@ -435,7 +435,7 @@ func TestLoopGitHubFailureAfterFirstCommentPostsFinal(t *testing.T) {
 
 func TestLoopVerificationFailsAfterRetries(t *testing.T) {
 	lf := newLoop(t, nil)
-	writeConfig(t, lf.env, `{
+	lf.env.WriteConfig(t, `{
   "reviewerModels": ["openai/rev-a"],
   "commentsAnalyzerModel": "openai/analyzer",
   "prFixModel": "ollama/fixer",

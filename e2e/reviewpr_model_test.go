@@ -3,7 +3,6 @@ package e2e
 import (
 	"encoding/json"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -17,11 +16,8 @@ func modelFixture(t *testing.T, reviewModel string) (*testkit.GitHub, *testkit.F
 	t.Helper()
 	gh, env, r := prFixture(t, map[string]string{"auth.go": "package auth\n\nfunc Redirect() string { return \"/home\" }\n"})
 	fm := testkit.NewFakeModel(t)
-	for _, kv := range fm.Env() {
-		k, v, _ := strings.Cut(kv, "=")
-		env.Set(k, v)
-	}
-	writeConfig(t, env, `{
+	fm.Configure(env)
+	env.WriteConfig(t, `{
   "reviewerModels": ["openai/gpt-rev"],
   "commentsAnalyzerModel": "openai/gpt-mini",
   "prFixModel": "anthropic/claude-fix",
@@ -29,17 +25,6 @@ func modelFixture(t *testing.T, reviewModel string) (*testkit.GitHub, *testkit.F
 }`)
 	env.Dir = r.Clone
 	return gh, fm, env
-}
-
-func writeConfig(t *testing.T, env *testkit.Env, body string) {
-	t.Helper()
-	path := env.Vars["OCDX_CONFIG"]
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
-		t.Fatal(err)
-	}
 }
 
 const reviewBody = "**Verdict:** changes needed.\n\n**Understanding:** keeps the return URL.\n\n**Questions:** why /home?\n"
@@ -200,7 +185,7 @@ func TestReviewPRConfigErrorsSendNothing(t *testing.T) {
 			gh, fm, env := modelFixture(t, "openai/gpt-rev")
 			os.Remove(env.Vars["OCDX_CONFIG"])
 			if tc.config != "" {
-				writeConfig(t, env, tc.config)
+				env.WriteConfig(t, tc.config)
 			}
 			env.Set(tc.unset, "")
 

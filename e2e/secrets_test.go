@@ -29,7 +29,7 @@ func TestCredentialsNeverLeak(t *testing.T) {
 	}{
 		{"review-loop", func(t *testing.T) (*testkit.GitHub, *testkit.FakeModel, *testkit.Env, testkit.Result) {
 			lf := newLoop(t, nil)
-			writeConfig(t, lf.env, `{"reviewerModels": ["openai/rev-a", "anthropic/rev-b"], "commentsAnalyzerModel": "openai/analyzer",
+			lf.env.WriteConfig(t, `{"reviewerModels": ["openai/rev-a", "anthropic/rev-b"], "commentsAnalyzerModel": "openai/analyzer",
   "prFixModel": "ollama/fixer", "verify": ["env"]}`)
 			lf.findingRound(cacheBug)
 			lf.approveRound()
@@ -41,7 +41,7 @@ func TestCredentialsNeverLeak(t *testing.T) {
 		}},
 		{"fix", func(t *testing.T) (*testkit.GitHub, *testkit.FakeModel, *testkit.Env, testkit.Result) {
 			s := newFixSetup(t)
-			writeConfig(t, s.env, `{"reviewerModels":["openai/reviewer"],"commentsAnalyzerModel":"openai/analyzer","prFixModel":"openai/fixer","verify":["sh check.sh","env"]}`)
+			s.env.WriteConfig(t, `{"reviewerModels":["openai/reviewer"],"commentsAnalyzerModel":"openai/analyzer","prFixModel":"openai/fixer","verify":["sh check.sh","env"]}`)
 			a, b := fixIDs()
 			sha := s.predict(t, map[string]string{"a.txt": "fixed\n"}, "fix: a is safe now")
 			s.fm.Script("fixer", testkit.CallTools(fixA), testkit.CallTools(call("run_command", map[string]any{"argv": []string{"env"}})),

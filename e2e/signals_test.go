@@ -55,7 +55,7 @@ func TestSignalsInEachPhase(t *testing.T) {
 		{"during verification", func(lf *loopFix, dir string) (func() bool, func()) {
 			script := filepath.Join(dir, "verify.sh")
 			os.WriteFile(script, []byte(fmt.Sprintf("[ -e %[1]s/pass ] && exit 0\nsleep 60 &\necho $! > %[1]s/pid\nwait\n", dir)), 0o700)
-			writeConfig(lf.t, lf.env, `{"reviewerModels": ["openai/rev-a", "anthropic/rev-b"], "commentsAnalyzerModel": "openai/analyzer",
+			lf.env.WriteConfig(lf.t, `{"reviewerModels": ["openai/rev-a", "anthropic/rev-b"], "commentsAnalyzerModel": "openai/analyzer",
   "prFixModel": "ollama/fixer", "verify": ["sh `+script+`"]}`)
 			return func() bool { return pidIn(dir) > 0 }, // written in full: the shell truncates first
 				func() { os.WriteFile(filepath.Join(dir, "pass"), nil, 0o600) }

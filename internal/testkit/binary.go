@@ -101,6 +101,18 @@ func (e *Env) Set(k, v string) {
 	e.Vars[k] = v
 }
 
+// WriteConfig writes body as the configuration file ($OCDX_CONFIG).
+func (e *Env) WriteConfig(t testing.TB, body string) {
+	t.Helper()
+	path := e.Vars["OCDX_CONFIG"]
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // List returns the environment as KEY=VALUE pairs, sorted.
 func (e *Env) List() []string {
 	out := make([]string, 0, len(e.Vars))

@@ -109,6 +109,14 @@ func (f *FakeModel) Env() []string {
 	}
 }
 
+// Configure points every provider of env at the fake.
+func (f *FakeModel) Configure(e *Env) {
+	for _, kv := range f.Env() {
+		k, v, _ := strings.Cut(kv, "=")
+		e.Set(k, v)
+	}
+}
+
 // Getenv looks a variable up in Env, for code that takes an env getter.
 func (f *FakeModel) Getenv(key string) string {
 	for _, kv := range f.Env() {
