@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"encoding/json"
+	"fmt"
 	"os/exec"
 	"regexp"
 	"strconv"
@@ -45,6 +46,26 @@ func newLoop(t *testing.T, edit func(*testkit.PR)) *loopFix {
 	lf := &loopFix{t: t, gh: gh, fm: fm, fix: fx, env: env, repo: r, pr: pr, start: r.RemoteOID(t, r.Head), number: loopPR}
 	t.Cleanup(lf.checkInvariants)
 	return lf
+}
+
+// pushWithoutRedoingTheFix re-runs a loop stopped before its push: the
+// verified fix is pushed without a new call to the fix model, its report
+// posted, and round 2 approves.
+func (lf *loopFix) pushWithoutRedoingTheFix() {
+	t := lf.t
+	t.Helper()
+	fixCalls := lf.fix.Count()
+	lf.approveRound()
+
+	res := lf.run("--yes")
+
+	wantCode(t, res, 0)
+	if k := fmt.Sprint(lf.kinds()); k != "[review:1 fix:1 review:2]" {
+		t.Fatalf("comments %s", k)
+	}
+	if lf.fix.Count() != fixCalls {
+		t.Errorf("the verified fix was redone (%d more model calls)", lf.fix.Count()-fixCalls)
+	}
 }
 
 var reTag = regexp.MustCompile(`<!-- ocdx:run=\S+ round=\d kind=(review|fix|final) -->`)

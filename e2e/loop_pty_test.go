@@ -28,18 +28,7 @@ func TestLoopAsksBeforePushing(t *testing.T) {
 	if k := fmt.Sprint(lf.kinds()); k != "[review:1]" {
 		t.Fatalf("comments %s", k)
 	}
-	fixCalls := lf.fix.Count()
-	lf.approveRound()
-
-	res := lf.run("--yes")
-
-	wantCode(t, res, 0)
-	if k := fmt.Sprint(lf.kinds()); k != "[review:1 fix:1 review:2]" {
-		t.Fatalf("comments %s", k)
-	}
-	if lf.fix.Count() != fixCalls {
-		t.Errorf("the verified fix was redone (%d more model calls)", lf.fix.Count()-fixCalls)
-	}
+	lf.pushWithoutRedoingTheFix()
 	if len(lf.fm.Requests("rev-a")) != 2 {
 		t.Errorf("round 1 was reviewed again")
 	}

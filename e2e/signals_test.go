@@ -122,18 +122,7 @@ func TestSignalAtThePushQuestion(t *testing.T) {
 			if r := last(recorded(t, lf.env, loopPR)); r.Outcome != "" {
 				t.Fatalf("the run must be left resumable: %+v", r)
 			}
-			fixCalls := lf.fix.Count()
-			lf.approveRound()
-
-			res := lf.run("--yes")
-
-			wantCode(t, res, 0)
-			if k := fmt.Sprint(lf.kinds()); k != "[review:1 fix:1 review:2]" {
-				t.Fatalf("comments %s", k)
-			}
-			if lf.fix.Count() != fixCalls {
-				t.Errorf("the verified fix was redone")
-			}
+			lf.pushWithoutRedoingTheFix()
 		})
 	}
 }
