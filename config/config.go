@@ -142,27 +142,27 @@ func (c *Config) roles() []role {
 // missingCredentials reports each provider credential the models need that
 // the environment lacks, naming the models that need it.
 func missingCredentials(roles []role, getenv func(string) string) []Problem {
-	var envs, models []string
-	needers := map[string][]string{} // env -> models, model -> keys
+	var envs []string
+	models := map[string][]string{} // env -> the models that need it, in order
+	keys := map[string][]string{}   // model -> the keys naming it
 	for _, r := range roles {
 		env, model := r.model.Provider.CredentialEnv, r.model.String()
 		if env == "" || strings.TrimSpace(getenv(env)) != "" {
 			continue
 		}
-		if needers[env] == nil {
+		if models[env] == nil {
 			envs = append(envs, env)
 		}
-		if needers[model] == nil {
-			models = append(models, model)
-			needers[env] = append(needers[env], model)
+		if keys[model] == nil {
+			models[env] = append(models[env], model)
 		}
-		needers[model] = append(needers[model], r.key)
+		keys[model] = append(keys[model], r.key)
 	}
 	var ps []Problem
 	for _, env := range envs {
 		var who []string
-		for _, m := range needers[env] {
-			who = append(who, fmt.Sprintf("%s (%s)", m, strings.Join(needers[m], ", ")))
+		for _, m := range models[env] {
+			who = append(who, fmt.Sprintf("%s (%s)", m, strings.Join(keys[m], ", ")))
 		}
 		verb := "needs"
 		if len(who) > 1 {

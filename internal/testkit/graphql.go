@@ -40,7 +40,7 @@ func ValidateQuery(query string, vars map[string]any) (*ast.QueryDocument, *ast.
 	if err != nil {
 		return nil, nil, err
 	}
-	doc, errs := gqlparser.LoadQuery(s, query)
+	doc, errs := gqlparser.LoadQueryWithRules(s, query, nil) // nil: the default rules
 	if len(errs) > 0 {
 		return nil, nil, errs
 	}
