@@ -6,18 +6,23 @@ import (
 	"embed"
 	"fmt"
 	"strings"
+	"sync"
 	"text/template"
 )
 
 //go:embed *.md
 var files embed.FS
 
-var templates = template.Must(template.New("").Option("missingkey=error").ParseFS(files, "*.md"))
+// templates are parsed on first use, not at start-up: most commands
+// (--version, config, state) render none.
+var templates = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("").Option("missingkey=error").ParseFS(files, "*.md"))
+})
 
 // Render executes the template name (a file name such as "review_pr.md").
 func Render(name string, data any) (string, error) {
 	var b strings.Builder
-	if err := templates.ExecuteTemplate(&b, name, data); err != nil {
+	if err := templates().ExecuteTemplate(&b, name, data); err != nil {
 		return "", fmt.Errorf("rendering prompt %s: %w", name, err)
 	}
 	return b.String(), nil

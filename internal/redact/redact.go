@@ -6,11 +6,15 @@ package redact
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // secretLine matches a line holding secret-like content: AWS access key IDs,
 // private key blocks, Slack tokens, GitHub tokens and PATs, OpenAI-style keys.
-var secretLine = regexp.MustCompile(`AKIA[0-9A-Z]{16}|ASIA[0-9A-Z]{16}|-----BEGIN [A-Z ]*PRIVATE KEY-----|xox[abposr]-[0-9A-Za-z-]+|gh[pousr]_[0-9A-Za-z]{20,}|github_pat_[0-9A-Za-z_]{20,}|sk-[0-9A-Za-z_-]{16,}`)
+// It is compiled on first use, not at start-up.
+var secretLine = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`AKIA[0-9A-Z]{16}|ASIA[0-9A-Z]{16}|-----BEGIN [A-Z ]*PRIVATE KEY-----|xox[abposr]-[0-9A-Za-z-]+|gh[pousr]_[0-9A-Za-z]{20,}|github_pat_[0-9A-Za-z_]{20,}|sk-[0-9A-Za-z_-]{16,}`)
+})
 
 // Redacted replaces a line that held a secret.
 const Redacted = "[REDACTED]"
@@ -22,7 +26,7 @@ const DiffRedacted = "[DIFF REDACTED]"
 // Lines inside a private key block are redacted up to its END line. Other
 // text is returned unchanged.
 func Secrets(s string) string {
-	if !secretLine.MatchString(s) {
+	if !secretLine().MatchString(s) {
 		return s
 	}
 	lines := strings.Split(s, "\n")
@@ -34,7 +38,7 @@ func Secrets(s string) string {
 				inKey = false
 			}
 			lines[i] = Redacted
-		case secretLine.MatchString(l):
+		case secretLine().MatchString(l):
 			if strings.Contains(l, "PRIVATE KEY-----") && !strings.Contains(l, "-----END ") {
 				inKey = true
 			}
