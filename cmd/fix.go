@@ -78,7 +78,7 @@ Examples:
 	if !opts.Yes && !opts.DryRun && !d.IO.CanPrompt() {
 		return nil, fs.usageErr("fix asks before it pushes, and this is not a terminal: pass --yes to push without asking (CI), or --dry-run to push nothing")
 	}
-	r, err := fs.resolveRepo(repoFlag)
+	r, err := fs.parseRepoFlag(repoFlag)
 	if err != nil {
 		return nil, err
 	}

@@ -22,7 +22,10 @@ func TestParseFix(t *testing.T) {
 		wantErr string
 		check   func(*FixOptions) bool
 	}{
-		{args: []string{"--yes"}, check: func(o *FixOptions) bool { return o.PR == 0 && o.Yes && o.Repo.Name == "widgets" }},
+		{args: []string{"--yes"}, check: func(o *FixOptions) bool {
+			r, err := currentRepo(o.Repo) // GH_REPO, once the configuration is read
+			return o.PR == 0 && o.Yes && err == nil && r.Name == "widgets"
+		}},
 		{args: []string{"--pr", "24", "--dry-run"}, check: func(o *FixOptions) bool { return o.PR == 24 && o.DryRun }},
 		{args: []string{"--pr=7", "--continue", "-R", "a/b"}, tty: true, check: func(o *FixOptions) bool { return o.PR == 7 && o.Continue && o.Repo.Owner == "a" }},
 		{args: []string{"--findings", "f.json", "--yes"}, check: func(o *FixOptions) bool { return o.Findings == "f.json" }},

@@ -32,9 +32,9 @@ func newFlagSet(name, usageLine, description string) *flagSet {
 	return f
 }
 
-// resolveRepo is resolveRepo with this verb's usage on a bad --repo.
-func (f *flagSet) resolveRepo(flag string) (repository.Repository, error) {
-	r, err := resolveRepo(flag)
+// parseRepoFlag is parseRepoFlag with this verb's usage on a bad --repo.
+func (f *flagSet) parseRepoFlag(flag string) (repository.Repository, error) {
+	r, err := parseRepoFlag(flag)
 	if ue, ok := err.(*UsageError); ok {
 		ue.Usage = f.usage()
 	}

@@ -25,13 +25,16 @@ type prepared struct {
 }
 
 // prepare runs the preflight that review-loop and fix share, in seeds/004's
-// order: configuration, GitHub auth, the checkout and verify commands (with
+// order: configuration, the repository (r, or GH_REPO's or the remotes'), GitHub auth, the checkout and verify commands (with
 // check), then the PR (number, or the one whose head is the current branch;
 // usage is shown when that fails) and whether it can be pushed.
 func prepare(ctx context.Context, d *Deps, r repository.Repository, number int, usage string,
 	check func(ctx context.Context, dir string, verify []string) (*preflight.Checkout, error)) (*prepared, error) {
 	cfg, err := loadConfig(d)
 	if err != nil {
+		return nil, err
+	}
+	if r, err = currentRepo(r); err != nil {
 		return nil, err
 	}
 	p := &prepared{cfg: cfg, repo: github.Repo{Host: r.Host, Owner: r.Owner, Name: r.Name}}

@@ -2,23 +2,40 @@ package cmd
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/cli/go-gh/v2/pkg/repository"
 )
 
-// resolveRepo picks the repository as gh does: -R/--repo, else GH_REPO, else
-// the git remotes of the current directory.
-func resolveRepo(flag string) (repository.Repository, error) {
-	if flag != "" {
-		r, err := repository.Parse(flag)
-		if err != nil {
-			return r, &UsageError{Msg: fmt.Sprintf("invalid value for --repo: %v", err)}
-		}
+// The repository is picked as gh does: -R/--repo, else GH_REPO, else the git
+// remotes of the current directory. The flag is checked when flags are
+// parsed; the fallback runs git, so verbs call it after the configuration
+// is validated.
+
+// parseRepoFlag reads a -R value ([HOST/]OWNER/REPO); "" gives the zero
+// repository, to be filled by currentRepo.
+func parseRepoFlag(flag string) (repository.Repository, error) {
+	if flag == "" {
+		return repository.Repository{}, nil
+	}
+	r, err := repository.Parse(flag)
+	if err != nil {
+		return r, &UsageError{Msg: fmt.Sprintf("invalid value for --repo: %v", err)}
+	}
+	return r, nil
+}
+
+// currentRepo is r when -R named one, else GH_REPO's or the git remotes'.
+func currentRepo(r repository.Repository) (repository.Repository, error) {
+	if r.Name != "" {
 		return r, nil
 	}
 	r, err := repository.Current()
-	if err != nil {
-		return r, fmt.Errorf("could not determine the repository (%v): run inside a clone of a GitHub repository, or pass -R OWNER/REPO or set GH_REPO", err)
+	switch {
+	case err == nil:
+		return r, nil
+	case strings.Contains(err.Error(), "not a git repository"):
+		return r, fmt.Errorf("could not determine the repository: this directory is not a git clone; run inside a clone of a GitHub repository, or pass -R OWNER/REPO or set GH_REPO")
 	}
-	return r, nil
+	return r, fmt.Errorf("could not determine the repository (%v): run inside a clone of a GitHub repository, or pass -R OWNER/REPO or set GH_REPO", err)
 }

@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/cli/go-gh/v2/pkg/repository"
-
 	"github.com/ocdx/gh-ocdx/fix"
 	"github.com/ocdx/gh-ocdx/llm"
 	"github.com/ocdx/gh-ocdx/loop"
@@ -71,10 +69,8 @@ func parseReviewLoop(d *Deps, args []string) (*ReviewLoopOptions, error) {
 	if fs.Changed("pr") && opts.PR <= 0 {
 		return nil, fs.usageErr("invalid --pr %d: give a pull request number", opts.PR)
 	}
-	if opts.RepoFlag != "" {
-		if _, err := repository.Parse(opts.RepoFlag); err != nil {
-			return nil, fs.usageErr("invalid value for --repo: %v", err)
-		}
+	if _, err := fs.parseRepoFlag(opts.RepoFlag); err != nil {
+		return nil, err
 	}
 	if !opts.Yes && !opts.DryRun && !d.IO.CanPrompt() {
 		return nil, fs.usageErr("review-loop asks before each push, and this is not a terminal: pass --yes to push without asking (CI), or --dry-run to post and push nothing")
@@ -85,10 +81,7 @@ func parseReviewLoop(d *Deps, args []string) (*ReviewLoopOptions, error) {
 func reviewLoop(ctx context.Context, d *Deps, opts *ReviewLoopOptions) error {
 	// Preflight, in seeds/004's order: configuration, GitHub auth, the
 	// checkout, the repository, the verify commands; no PR action before.
-	r, err := resolveRepo(opts.RepoFlag)
-	if err != nil {
-		return err
-	}
+	r, _ := parseRepoFlag(opts.RepoFlag) // checked when parsed
 	p, err := prepare(ctx, d, r, opts.PR, "Usage: gh ocdx review-loop [--pr N] [--yes] [--dry-run] [--json] [-R OWNER/REPO]", preflight.Local)
 	if err != nil {
 		return err

@@ -86,7 +86,7 @@ func parseReviewPR(d *Deps, args []string) (*ReviewPROptions, error) {
 	arg := fs.Arg(0)
 	if n, err := strconv.Atoi(arg); err == nil && n > 0 {
 		opts.Number = n
-		r, err := fs.resolveRepo(repoFlag)
+		r, err := fs.parseRepoFlag(repoFlag)
 		if err != nil {
 			return nil, err
 		}
@@ -137,7 +137,11 @@ func reviewPR(ctx context.Context, d *Deps, opts *ReviewPROptions) error {
 		}
 		model = &progressModel{Model: model, name: name, log: d.Log}
 	}
-	repo := github.Repo{Host: opts.Repo.Host, Owner: opts.Repo.Owner, Name: opts.Repo.Name}
+	r, err := currentRepo(opts.Repo)
+	if err != nil {
+		return err
+	}
+	repo := github.Repo{Host: r.Host, Owner: r.Owner, Name: r.Name}
 	client, err := newGitHub(d, repo.Host)
 	if err != nil {
 		return err

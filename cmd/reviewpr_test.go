@@ -59,11 +59,15 @@ func TestParseReviewPR(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := opts.Repo.Owner + "/" + opts.Repo.Name; got != tc.wantRepo || opts.Number != tc.wantNum {
+			r, err := currentRepo(opts.Repo) // -R or the URL, else GH_REPO
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := r.Owner + "/" + r.Name; got != tc.wantRepo || opts.Number != tc.wantNum {
 				t.Errorf("got %s #%d", got, opts.Number)
 			}
-			if tc.wantHost != "" && opts.Repo.Host != tc.wantHost {
-				t.Errorf("host %q, want %q", opts.Repo.Host, tc.wantHost)
+			if tc.wantHost != "" && r.Host != tc.wantHost {
+				t.Errorf("host %q, want %q", r.Host, tc.wantHost)
 			}
 		})
 	}

@@ -105,7 +105,10 @@ func openState(d *Deps) (*state.Store, error) {
 
 // prKey names the PR of --pr in the repository of -R, GH_REPO or the clone.
 func prKey(repoFlag string, n int) (state.Key, error) {
-	r, err := resolveRepo(repoFlag)
+	r, err := parseRepoFlag(repoFlag)
+	if err == nil {
+		r, err = currentRepo(r)
+	}
 	if err != nil {
 		return state.Key{}, err
 	}
@@ -140,7 +143,7 @@ func stateShow(d *Deps, o *StateShowOptions) error {
 
 	var only string // "host/owner/repo#" with -R
 	if o.Repo != "" {
-		r, err := resolveRepo(o.Repo)
+		r, err := parseRepoFlag(o.Repo)
 		if err != nil {
 			return err
 		}

@@ -231,3 +231,21 @@ func TestReviewPROutsideACheckoutReadsThroughTheAPI(t *testing.T) {
 		t.Errorf("stderr should say how to give the reviewer search:\n%s", res.Stderr)
 	}
 }
+
+// The configuration is checked first: outside a clone and with no
+// configuration, the user hears about the configuration, not about git.
+func TestConfigurationIsCheckedBeforeTheRepository(t *testing.T) {
+	env := testkit.NewEnv(t) // no config file, no GH_REPO, not a git clone
+	for _, args := range [][]string{{"review-pr", "24", "--yes"}, {"review-loop", "--yes"}, {"fix", "--pr", "24", "--yes"}} {
+		res := env.Run(t, args...)
+		if res.Code != 1 || !strings.Contains(res.Stderr, "gh ocdx config init") || strings.Contains(res.Stderr, "repository") {
+			t.Errorf("%v: exit %d, want the missing configuration first:\n%s", args, res.Code, res.Stderr)
+		}
+	}
+	writeMinimal := `{"reviewerModels": ["ollama/a"], "commentsAnalyzerModel": "ollama/b", "prFixModel": "ollama/c"}`
+	env.WriteConfig(t, writeMinimal)
+	res := env.Run(t, "review-loop", "--yes")
+	if res.Code != 1 || !strings.Contains(res.Stderr, "this directory is not a git clone") || strings.Contains(res.Stderr, "exit status") {
+		t.Errorf("with a configuration, the repository problem, in plain words: exit %d\n%s", res.Code, res.Stderr)
+	}
+}
