@@ -74,7 +74,7 @@ func (a *Agent) Run(ctx context.Context, out any) (Result, error) {
 	tools := make(map[string]Tool, len(a.Tools))
 	specs := make([]ToolSpec, 0, len(a.Tools))
 	for _, t := range a.Tools {
-		if _, err := schemaMap(ToolSpec{Name: t.Name, Schema: t.Schema}); err != nil || t.Run == nil {
+		if err := checkSchema(ToolSpec{Name: t.Name, Schema: t.Schema}); err != nil || t.Run == nil {
 			return Result{}, fmt.Errorf("%s: tool %q needs a JSON object schema and a Run func", a.Role, t.Name)
 		}
 		if _, dup := tools[t.Name]; dup {

@@ -3,50 +3,85 @@ package llm
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
-
-	"github.com/anthropics/anthropic-sdk-go"
-	"github.com/anthropics/anthropic-sdk-go/option"
 )
+
+// anthropicVersion is the Messages API version we speak.
+const anthropicVersion = "2023-06-01"
 
 // anthropicChat speaks the Messages API.
 type anthropicChat struct {
 	model     string
-	svc       anthropic.Client
+	post      *poster
 	maxTokens int64
 }
 
 func newAnthropic(model, baseURL, key string, hc *http.Client, opts Options) *anthropicChat {
-	svc := anthropic.NewClient(
-		// The caller resolved the key and URL; ignore ANTHROPIC_* variables,
-		// profiles and federation in the process environment.
-		option.WithoutEnvironmentDefaults(),
-		option.WithHTTPClient(hc),
-		option.WithBaseURL(baseURL),
-		option.WithAPIKey(key),
-		option.WithMaxRetries(opts.MaxRetries),
-		// Explicit, or the SDK refuses large max_tokens without streaming.
-		option.WithRequestTimeout(opts.Timeout),
-	)
-	return &anthropicChat{model: model, svc: svc, maxTokens: opts.MaxTokens}
+	h := jsonHeader()
+	h.Set("X-Api-Key", key)
+	h.Set("Anthropic-Version", anthropicVersion)
+	return &anthropicChat{
+		model:     model,
+		post:      &poster{hc: hc, url: baseURL + "/v1/messages", header: h, opts: opts},
+		maxTokens: opts.MaxTokens,
+	}
 }
 
+// The request and answer of POST /v1/messages, as far as we use them.
+type (
+	anthropicRequest struct {
+		Model      string             `json:"model"`
+		MaxTokens  int64              `json:"max_tokens"`
+		System     string             `json:"system,omitempty"`
+		Messages   []anthropicMessage `json:"messages"`
+		Tools      []anthropicTool    `json:"tools,omitempty"`
+		ToolChoice *struct {
+			Type string `json:"type"`
+		} `json:"tool_choice,omitempty"`
+	}
+	anthropicMessage struct {
+		Role    string           `json:"role"`
+		Content []anthropicBlock `json:"content"`
+	}
+	// anthropicBlock is a text, tool_use or tool_result block.
+	anthropicBlock struct {
+		Type      string          `json:"type"`
+		Text      string          `json:"text,omitempty"`
+		ID        string          `json:"id,omitempty"`
+		Name      string          `json:"name,omitempty"`
+		Input     json.RawMessage `json:"input,omitempty"`
+		ToolUseID string          `json:"tool_use_id,omitempty"`
+		Content   string          `json:"content,omitempty"`
+		IsError   bool            `json:"is_error,omitempty"`
+	}
+	anthropicTool struct {
+		Name        string          `json:"name"`
+		Description string          `json:"description,omitempty"`
+		InputSchema json.RawMessage `json:"input_schema"`
+	}
+	anthropicAnswer struct {
+		Content    []anthropicBlock `json:"content"`
+		StopReason string           `json:"stop_reason"`
+		Usage      struct {
+			InputTokens              int64 `json:"input_tokens"`
+			OutputTokens             int64 `json:"output_tokens"`
+			CacheCreationInputTokens int64 `json:"cache_creation_input_tokens"`
+			CacheReadInputTokens     int64 `json:"cache_read_input_tokens"`
+		} `json:"usage"`
+	}
+)
+
 func (c *anthropicChat) chat(ctx context.Context, req Request) (Response, error) {
-	params, err := anthropicParams(c.model, req, c.maxTokens)
+	body, err := anthropicBody(c.model, req, c.maxTokens)
 	if err != nil {
 		return Response{}, err
 	}
-	res, err := c.svc.Messages.New(ctx, params)
-	if err != nil {
-		var api *anthropic.Error
-		if errors.As(err, &api) {
-			return Response{}, apiError(api.StatusCode, anthropicMessage(api.RawJSON()), api.Response)
-		}
-		return Response{}, classifyDecode(err)
+	var res anthropicAnswer
+	if err := c.post.post(ctx, body, &res); err != nil {
+		return Response{}, err
 	}
-	if res == nil || (len(res.Content) == 0 && res.StopReason == "") {
+	if len(res.Content) == 0 && res.StopReason == "" {
 		return Response{}, fmt.Errorf("%w: no content and no stop reason", ErrBadResponse)
 	}
 	u := res.Usage
@@ -66,71 +101,38 @@ func (c *anthropicChat) chat(ctx context.Context, req Request) (Response, error)
 	return out, nil
 }
 
-func anthropicMessage(raw string) string {
-	var e struct {
-		Error struct {
-			Message string `json:"message"`
-		} `json:"error"`
-	}
-	if json.Unmarshal([]byte(raw), &e) == nil {
-		return e.Error.Message
-	}
-	return ""
-}
-
-func anthropicParams(model string, req Request, maxTokens int64) (anthropic.MessageNewParams, error) {
-	p := anthropic.MessageNewParams{Model: anthropic.Model(model), MaxTokens: maxTokens}
-	if req.System != "" {
-		p.System = []anthropic.TextBlockParam{{Text: req.System}}
-	}
+func anthropicBody(model string, req Request, maxTokens int64) (*anthropicRequest, error) {
+	p := &anthropicRequest{Model: model, MaxTokens: maxTokens, System: req.System}
 	for _, m := range req.Messages {
-		var blocks []anthropic.ContentBlockParamUnion
+		var blocks []anthropicBlock
 		switch m.Role {
 		case User:
 			// tool_result blocks come first in the user message.
 			for _, r := range m.Results {
-				blocks = append(blocks, anthropic.NewToolResultBlock(r.CallID, r.Content, r.IsError))
+				blocks = append(blocks, anthropicBlock{Type: "tool_result", ToolUseID: r.CallID, Content: r.Content, IsError: r.IsError})
 			}
-			if m.Text != "" {
-				blocks = append(blocks, anthropic.NewTextBlock(m.Text))
-			}
-			p.Messages = append(p.Messages, anthropic.NewUserMessage(blocks...))
 		case Assistant:
-			if m.Text != "" {
-				blocks = append(blocks, anthropic.NewTextBlock(m.Text))
-			}
-			for _, c := range m.Calls {
-				blocks = append(blocks, anthropic.NewToolUseBlock(c.ID, inputObject(c.Args), c.Name))
-			}
-			p.Messages = append(p.Messages, anthropic.NewAssistantMessage(blocks...))
 		default:
-			return p, fmt.Errorf("message role %q", m.Role)
+			return nil, fmt.Errorf("message role %q", m.Role)
 		}
+		if m.Text != "" {
+			blocks = append(blocks, anthropicBlock{Type: "text", Text: m.Text})
+		}
+		for _, c := range m.Calls {
+			blocks = append(blocks, anthropicBlock{Type: "tool_use", ID: c.ID, Name: c.Name, Input: inputObject(c.Args)})
+		}
+		p.Messages = append(p.Messages, anthropicMessage{Role: string(m.Role), Content: blocks})
 	}
 	for _, t := range req.Tools {
-		schema, err := schemaMap(t)
-		if err != nil {
-			return p, err
+		if err := checkSchema(t); err != nil {
+			return nil, err
 		}
-		in := anthropic.ToolInputSchemaParam{Properties: schema["properties"], ExtraFields: map[string]any{}}
-		if req, ok := schema["required"].([]any); ok {
-			for _, r := range req {
-				if s, ok := r.(string); ok {
-					in.Required = append(in.Required, s)
-				}
-			}
-		}
-		for k, v := range schema {
-			if k != "type" && k != "properties" && k != "required" {
-				in.ExtraFields[k] = v
-			}
-		}
-		tool := anthropic.ToolUnionParamOfTool(in, t.Name)
-		tool.OfTool.Description = anthropic.String(t.Description)
-		p.Tools = append(p.Tools, tool)
+		p.Tools = append(p.Tools, anthropicTool{Name: t.Name, Description: t.Description, InputSchema: t.Schema})
 	}
 	if req.NoTools && len(req.Tools) > 0 {
-		p.ToolChoice = anthropic.ToolChoiceUnionParam{OfNone: &anthropic.ToolChoiceNoneParam{}}
+		p.ToolChoice = &struct {
+			Type string `json:"type"`
+		}{"none"}
 	}
 	return p, nil
 }

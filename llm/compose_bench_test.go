@@ -32,15 +32,23 @@ func BenchmarkCompose(b *testing.B) {
 	}
 }
 
-// BenchmarkOpenAIParams turns a full-budget request into the OpenAI SDK's
-// parameters, the other half of composing a request.
-func BenchmarkOpenAIParams(b *testing.B) {
-	benchParams(b, func(req Request) error { _, err := openAIParams("gpt-test", req, 8192, true); return err })
+// BenchmarkOpenAIBody turns a full-budget request into the bytes sent to
+// Chat Completions, the other half of composing a request.
+func BenchmarkOpenAIBody(b *testing.B) {
+	benchParams(b, func(req Request) error { return encode(openAIBody("gpt-test", req, 8192, true)) })
 }
 
-// BenchmarkAnthropicParams is BenchmarkOpenAIParams for the Messages API.
-func BenchmarkAnthropicParams(b *testing.B) {
-	benchParams(b, func(req Request) error { _, err := anthropicParams("claude-test", req, 8192); return err })
+// BenchmarkAnthropicBody is BenchmarkOpenAIBody for the Messages API.
+func BenchmarkAnthropicBody(b *testing.B) {
+	benchParams(b, func(req Request) error { return encode(anthropicBody("claude-test", req, 8192)) })
+}
+
+func encode[T any](body T, err error) error {
+	if err != nil {
+		return err
+	}
+	_, err = json.Marshal(body)
+	return err
 }
 
 func benchParams(b *testing.B, f func(Request) error) {

@@ -124,13 +124,13 @@ func (m *randomModel) checkRequest(req Request) {
 		var body []byte
 		var err error
 		if format == "openai" {
-			p, perr := openAIParams("m", req, 100, true)
+			p, perr := openAIBody("m", req, 100, true)
 			if perr != nil {
 				t.Fatal(perr)
 			}
 			body, err = json.Marshal(p)
 		} else {
-			p, perr := anthropicParams("m", req, 100)
+			p, perr := anthropicBody("m", req, 100)
 			if perr != nil {
 				t.Fatal(perr)
 			}

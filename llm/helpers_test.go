@@ -128,29 +128,23 @@ func decodeWire(t testing.TB, format string, body []byte) (system string, msgs [
 		return system, msgs
 	}
 	var req struct {
-		System []struct {
-			Text string `json:"text"`
-		} `json:"system"`
+		System   json.RawMessage `json:"system"`
 		Messages []struct {
 			Role    string `json:"role"`
 			Content []struct {
-				Type      string `json:"type"`
-				Text      string `json:"text"`
-				Name      string `json:"name"`
-				ToolUseID string `json:"tool_use_id"`
-				IsError   bool   `json:"is_error"`
-				Content   []struct {
-					Text string `json:"text"`
-				} `json:"content"`
+				Type      string          `json:"type"`
+				Text      string          `json:"text"`
+				Name      string          `json:"name"`
+				ToolUseID string          `json:"tool_use_id"`
+				IsError   bool            `json:"is_error"`
+				Content   json.RawMessage `json:"content"`
 			} `json:"content"`
 		} `json:"messages"`
 	}
 	if err := json.Unmarshal(body, &req); err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range req.System {
-		system += s.Text
-	}
+	system = blocksText(t, req.System)
 	for _, m := range req.Messages {
 		wm := wireMsg{Role: m.Role}
 		for _, b := range m.Content {
@@ -160,16 +154,33 @@ func decodeWire(t testing.TB, format string, body []byte) (system string, msgs [
 			case "tool_use":
 				wm.Calls = append(wm.Calls, b.Name)
 			case "tool_result":
-				r := wireResult{ID: b.ToolUseID, IsError: b.IsError}
-				for _, c := range b.Content {
-					r.Content += c.Text
-				}
+				r := wireResult{ID: b.ToolUseID, IsError: b.IsError, Content: blocksText(t, b.Content)}
 				wm.Results = append(wm.Results, r)
 			}
 		}
 		msgs = append(msgs, wm)
 	}
 	return system, msgs
+}
+
+// blocksText reads Anthropic content the way the API takes it: a string or
+// an array of text blocks.
+func blocksText(t testing.TB, raw json.RawMessage) string {
+	t.Helper()
+	var s string
+	if len(raw) == 0 || json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var blocks []struct {
+		Text string `json:"text"`
+	}
+	if err := json.Unmarshal(raw, &blocks); err != nil {
+		t.Fatalf("content is neither a string nor text blocks: %s", raw)
+	}
+	for _, b := range blocks {
+		s += b.Text
+	}
+	return s
 }
 
 func envelope(v any) string {

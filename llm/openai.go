@@ -3,58 +3,91 @@ package llm
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"net/http"
-
-	"github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/option"
-	"github.com/openai/openai-go/v3/shared"
 )
 
 // openAIChat speaks Chat Completions, for OpenAI and OpenAI-compatible
 // servers (Ollama, vLLM, LM Studio, llama.cpp, OpenRouter).
 type openAIChat struct {
 	model     string
-	svc       openai.ChatCompletionService
+	post      *poster
 	maxTokens int64
 	official  bool // OpenAI itself wants max_completion_tokens; compatible servers know max_tokens
 }
 
 func newOpenAI(model, baseURL, key string, hc *http.Client, opts Options, official bool) *openAIChat {
-	o := []option.RequestOption{
-		option.WithHTTPClient(hc),
-		option.WithBaseURL(baseURL),
-		option.WithMaxRetries(opts.MaxRetries),
-	}
+	h := jsonHeader()
 	if key != "" {
-		o = append(o, option.WithAPIKey(key))
+		h.Set("Authorization", "Bearer "+key)
 	}
-	// The service, not openai.NewClient: the client would also read OPENAI_*
-	// variables from the process environment behind the caller's back.
-	return &openAIChat{model: model, svc: openai.NewChatCompletionService(o...), maxTokens: opts.MaxTokens, official: official}
+	return &openAIChat{
+		model:     model,
+		post:      &poster{hc: hc, url: baseURL + "/chat/completions", header: h, opts: opts},
+		maxTokens: opts.MaxTokens,
+		official:  official,
+	}
 }
 
+// The request and answer of POST /chat/completions, as far as we use them.
+type (
+	openAIRequest struct {
+		Model               string          `json:"model"`
+		Messages            []openAIMessage `json:"messages"`
+		Tools               []openAITool    `json:"tools,omitempty"`
+		ToolChoice          string          `json:"tool_choice,omitempty"`
+		MaxTokens           int64           `json:"max_tokens,omitempty"`
+		MaxCompletionTokens int64           `json:"max_completion_tokens,omitempty"`
+	}
+	openAIMessage struct {
+		Role       string           `json:"role"`
+		Content    *string          `json:"content,omitempty"`
+		Refusal    *string          `json:"refusal,omitempty"` // answers only
+		ToolCalls  []openAIToolCall `json:"tool_calls,omitempty"`
+		ToolCallID string           `json:"tool_call_id,omitempty"`
+	}
+	openAIToolCall struct {
+		ID       string `json:"id"`
+		Type     string `json:"type"`
+		Function struct {
+			Name      string `json:"name"`
+			Arguments string `json:"arguments"`
+		} `json:"function"`
+	}
+	openAITool struct {
+		Type     string `json:"type"`
+		Function struct {
+			Name        string          `json:"name"`
+			Description string          `json:"description,omitempty"`
+			Parameters  json.RawMessage `json:"parameters"`
+		} `json:"function"`
+	}
+	openAIAnswer struct {
+		Choices []struct {
+			Message openAIMessage `json:"message"`
+		} `json:"choices"`
+		Usage struct {
+			PromptTokens     int64 `json:"prompt_tokens"`
+			CompletionTokens int64 `json:"completion_tokens"`
+		} `json:"usage"`
+	}
+)
+
 func (c *openAIChat) chat(ctx context.Context, req Request) (Response, error) {
-	params, err := openAIParams(c.model, req, c.maxTokens, c.official)
+	body, err := openAIBody(c.model, req, c.maxTokens, c.official)
 	if err != nil {
 		return Response{}, err
 	}
-	res, err := c.svc.New(ctx, params)
-	if err != nil {
-		var api *openai.Error
-		if errors.As(err, &api) {
-			return Response{}, apiError(api.StatusCode, api.Message, api.Response)
-		}
-		return Response{}, classifyDecode(err)
+	var res openAIAnswer
+	if err := c.post.post(ctx, body, &res); err != nil {
+		return Response{}, err
 	}
-	if res == nil || len(res.Choices) == 0 {
+	if len(res.Choices) == 0 {
 		return Response{}, fmt.Errorf("%w: no choices in the answer", ErrBadResponse)
 	}
 	msg := res.Choices[0].Message
 	out := Response{
-		Text:  msg.Content,
+		Text:  deref(msg.Content),
 		Usage: Usage{Input: res.Usage.PromptTokens, Output: res.Usage.CompletionTokens},
 	}
 	for _, tc := range msg.ToolCalls {
@@ -63,8 +96,8 @@ func (c *openAIChat) chat(ctx context.Context, req Request) (Response, error) {
 		}
 		out.Calls = append(out.Calls, ToolCall{ID: tc.ID, Name: tc.Function.Name, Args: argsJSON(tc.Function.Arguments)})
 	}
-	if out.Text == "" && len(out.Calls) == 0 && msg.Refusal != "" {
-		out.Text = msg.Refusal
+	if out.Text == "" && len(out.Calls) == 0 {
+		out.Text = deref(msg.Refusal)
 	}
 	return out, nil
 }
@@ -82,15 +115,16 @@ func argsJSON(s string) json.RawMessage {
 	return b
 }
 
-func openAIParams(model string, req Request, maxTokens int64, official bool) (openai.ChatCompletionNewParams, error) {
-	p := openai.ChatCompletionNewParams{Model: shared.ChatModel(model)}
+func openAIBody(model string, req Request, maxTokens int64, official bool) (*openAIRequest, error) {
+	p := &openAIRequest{Model: model}
 	if official {
-		p.MaxCompletionTokens = openai.Int(maxTokens)
+		p.MaxCompletionTokens = maxTokens
 	} else {
-		p.MaxTokens = openai.Int(maxTokens)
+		p.MaxTokens = maxTokens
 	}
+	text := func(role, s string) openAIMessage { return openAIMessage{Role: role, Content: &s} }
 	if req.System != "" {
-		p.Messages = append(p.Messages, openai.SystemMessage(req.System))
+		p.Messages = append(p.Messages, text("system", req.System))
 	}
 	for _, m := range req.Messages {
 		switch m.Role {
@@ -101,61 +135,54 @@ func openAIParams(model string, req Request, maxTokens int64, official bool) (op
 					// Chat Completions has no error flag; say it in the text.
 					content = "ERROR: " + content
 				}
-				p.Messages = append(p.Messages, openai.ToolMessage(content, r.CallID))
+				msg := text("tool", content)
+				msg.ToolCallID = r.CallID
+				p.Messages = append(p.Messages, msg)
 			}
 			if m.Text != "" {
-				p.Messages = append(p.Messages, openai.UserMessage(m.Text))
+				p.Messages = append(p.Messages, text("user", m.Text))
 			}
 		case Assistant:
-			var a openai.ChatCompletionAssistantMessageParam
+			a := openAIMessage{Role: "assistant"}
 			if m.Text != "" {
-				a.Content.OfString = openai.String(m.Text)
+				a.Content = &m.Text
 			}
 			for _, c := range m.Calls {
-				a.ToolCalls = append(a.ToolCalls, openai.ChatCompletionMessageToolCallUnionParam{
-					OfFunction: &openai.ChatCompletionMessageFunctionToolCallParam{
-						ID:       c.ID,
-						Function: openai.ChatCompletionMessageFunctionToolCallFunctionParam{Name: c.Name, Arguments: string(c.Args)},
-					},
-				})
+				tc := openAIToolCall{ID: c.ID, Type: "function"}
+				tc.Function.Name, tc.Function.Arguments = c.Name, string(c.Args)
+				a.ToolCalls = append(a.ToolCalls, tc)
 			}
-			p.Messages = append(p.Messages, openai.ChatCompletionMessageParamUnion{OfAssistant: &a})
+			p.Messages = append(p.Messages, a)
 		default:
-			return p, fmt.Errorf("message role %q", m.Role)
+			return nil, fmt.Errorf("message role %q", m.Role)
 		}
 	}
 	for _, t := range req.Tools {
-		schema, err := schemaMap(t)
-		if err != nil {
-			return p, err
+		if err := checkSchema(t); err != nil {
+			return nil, err
 		}
-		p.Tools = append(p.Tools, openai.ChatCompletionFunctionTool(shared.FunctionDefinitionParam{
-			Name:        t.Name,
-			Description: openai.String(t.Description),
-			Parameters:  shared.FunctionParameters(schema),
-		}))
+		tool := openAITool{Type: "function"}
+		tool.Function.Name, tool.Function.Description, tool.Function.Parameters = t.Name, t.Description, t.Schema
+		p.Tools = append(p.Tools, tool)
 	}
 	if req.NoTools && len(req.Tools) > 0 {
-		p.ToolChoice.OfAuto = openai.String("none")
+		p.ToolChoice = "none"
 	}
 	return p, nil
 }
 
-func schemaMap(t ToolSpec) (map[string]any, error) {
-	var m map[string]any
-	if err := json.Unmarshal(t.Schema, &m); err != nil || m == nil {
-		return nil, fmt.Errorf("tool %s: schema is not a JSON object", t.Name)
-	}
-	return m, nil
+// jsonHeader is what every request carries, whatever the provider.
+func jsonHeader() http.Header {
+	h := http.Header{}
+	h.Set("Content-Type", "application/json")
+	h.Set("Accept", "application/json")
+	h.Set("User-Agent", "gh-ocdx")
+	return h
 }
 
-// classifyDecode marks JSON decoding failures of an answer as ErrBadResponse
-// and leaves transport errors alone.
-func classifyDecode(err error) error {
-	var syn *json.SyntaxError
-	var typ *json.UnmarshalTypeError
-	if errors.As(err, &syn) || errors.As(err, &typ) || errors.Is(err, io.ErrUnexpectedEOF) {
-		return fmt.Errorf("%w: %v", ErrBadResponse, err)
+func deref(s *string) string {
+	if s == nil {
+		return ""
 	}
-	return err
+	return *s
 }

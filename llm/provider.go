@@ -7,7 +7,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 	"time"
 
@@ -68,9 +67,8 @@ func New(model string, getenv func(string) string, opts Options) (Model, error) 
 	if v := strings.TrimSpace(getenv(m.Provider.BaseURLEnv)); v != "" {
 		base = v
 	}
-	// The SDKs' own retry loops do the retrying; an http.Client timeout makes
-	// a stalled attempt a connection error, which both of them retry.
-	hc := &http.Client{Timeout: opts.Timeout, Transport: retryAfterCap{next: http.DefaultTransport, max: opts.MaxRetryAfter}}
+	// The timeout bounds each attempt; poster retries a stalled one.
+	hc := &http.Client{Timeout: opts.Timeout}
 	var p chatter
 	switch m.Provider.Name {
 	case "openai":
@@ -127,51 +125,12 @@ func (c *client) Chat(ctx context.Context, req Request) (Response, error) {
 	return resp, nil
 }
 
-// retryAfterCap stops the SDKs from sleeping through a long Retry-After
-// (both obey x-should-retry): the answer becomes final and is reported.
-type retryAfterCap struct {
-	next http.RoundTripper
-	max  time.Duration
-}
-
-func (t retryAfterCap) RoundTrip(r *http.Request) (*http.Response, error) {
-	res, err := t.next.RoundTrip(r)
-	if err == nil && retryAfter(res.Header) > t.max {
-		res.Header.Set("X-Should-Retry", "false")
-	}
-	return res, err
-}
-
-// retryAfter reads Retry-After-Ms or Retry-After (seconds or a date); 0
-// when absent.
-func retryAfter(h http.Header) time.Duration {
-	if ms, err := strconv.ParseFloat(h.Get("Retry-After-Ms"), 64); err == nil && ms > 0 {
-		return time.Duration(ms * float64(time.Millisecond))
-	}
-	v := h.Get("Retry-After")
-	if sec, err := strconv.ParseFloat(v, 64); err == nil && sec > 0 {
-		return time.Duration(sec * float64(time.Second))
-	}
-	if t, err := http.ParseTime(v); err == nil {
-		return time.Until(t)
-	}
-	return 0
-}
-
 // APIError is an error answer from a provider after any retries.
 type APIError struct {
 	Model      string // "provider/model"
 	Status     int
 	Message    string
 	RetryAfter time.Duration // what the server asked for, when it did
-}
-
-func apiError(status int, msg string, res *http.Response) *APIError {
-	e := &APIError{Status: status, Message: msg}
-	if res != nil {
-		e.RetryAfter = retryAfter(res.Header)
-	}
-	return e
 }
 
 func (e *APIError) Error() string {
@@ -194,8 +153,7 @@ func (e *APIError) Error() string {
 // ErrTimeout marks a call whose every attempt timed out.
 var ErrTimeout = errors.New("model call timed out")
 
-// ErrBadResponse marks an answer the provider's SDK could not decode or that
-// held no message.
+// ErrBadResponse marks an answer that does not decode or holds no message.
 var ErrBadResponse = errors.New("malformed model response")
 
 func (c *client) wrap(err error) error {

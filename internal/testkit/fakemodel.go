@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -194,6 +195,10 @@ func (f *FakeModel) serve(w http.ResponseWriter, r *http.Request) {
 	if ServeFault(w, format, step) {
 		return
 	}
+	if status, msg := checkHeader(format, r.Header); status != 0 {
+		writeError(w, format, status, "", msg)
+		return
+	}
 	if err := CheckRequest(format, body); err != nil {
 		writeError(w, format, http.StatusBadRequest, "", err.Error())
 		return
@@ -292,7 +297,7 @@ func writeError(w http.ResponseWriter, format string, status int, retryAfter, ms
 		w.Header().Set("Retry-After", retryAfter)
 	}
 	w.Header().Set("Content-Type", "application/json")
-	// The SDKs obey x-should-retry over the status; say nothing so that the
+	// Clients obey x-should-retry over the status; say nothing so that the
 	// status alone decides, as with most servers.
 	w.WriteHeader(status)
 	typ := errorType(status)
@@ -318,6 +323,41 @@ func errorType(status int) string {
 	}
 }
 
+// checkHeader answers what the real APIs answer to a request without the
+// headers they require.
+func checkHeader(format string, h http.Header) (int, string) {
+	if !strings.HasPrefix(h.Get("Content-Type"), "application/json") {
+		return http.StatusBadRequest, "Content-Type must be application/json"
+	}
+	if format == "anthropic" {
+		if h.Get("X-Api-Key") == "" {
+			return http.StatusUnauthorized, "x-api-key header is required"
+		}
+		if h.Get("Anthropic-Version") == "" {
+			return http.StatusBadRequest, "anthropic-version: header is required"
+		}
+	}
+	return 0, ""
+}
+
+// toolName is the pattern both APIs require of a tool's name.
+var toolName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+
+// checkTool reports what is wrong with a tool definition: a bad name, or a
+// schema that is not an object schema.
+func checkTool(i int, name string, schema json.RawMessage) string {
+	if !toolName.MatchString(name) {
+		return fmt.Sprintf("tools[%d].name: %q does not match %s", i, name, toolName)
+	}
+	var s struct {
+		Type string `json:"type"`
+	}
+	if err := json.Unmarshal(schema, &s); err != nil || s.Type != "object" {
+		return fmt.Sprintf("tools[%d]: the schema must be a JSON Schema of type object", i)
+	}
+	return ""
+}
+
 // CheckRequest reports what the real API of the format ("openai" or
 // "anthropic") would reject in a request body: a tool call without its
 // result, a result without its call, roles out of order, an empty turn.
@@ -334,6 +374,13 @@ func CheckRequest(format string, body []byte) error {
 
 func checkOpenAI(body []byte) string {
 	var req struct {
+		Tools []struct {
+			Type     string `json:"type"`
+			Function struct {
+				Name       string          `json:"name"`
+				Parameters json.RawMessage `json:"parameters"`
+			} `json:"function"`
+		} `json:"tools"`
 		Messages []struct {
 			Role       string          `json:"role"`
 			Content    json.RawMessage `json:"content"`
@@ -345,6 +392,14 @@ func checkOpenAI(body []byte) string {
 	}
 	if err := json.Unmarshal(body, &req); err != nil {
 		return "invalid request: " + err.Error()
+	}
+	for i, t := range req.Tools {
+		if t.Type != "function" {
+			return fmt.Sprintf("tools[%d].type: %q, want \"function\"", i, t.Type)
+		}
+		if m := checkTool(i, t.Function.Name, t.Function.Parameters); m != "" {
+			return m
+		}
 	}
 	pending := map[string]bool{}
 	for i, m := range req.Messages {
@@ -374,9 +429,12 @@ func checkOpenAI(body []byte) string {
 
 func checkAnthropic(body []byte) string {
 	var req struct {
-		MaxTokens int               `json:"max_tokens"`
-		Tools     []json.RawMessage `json:"tools"`
-		Messages  []struct {
+		MaxTokens int `json:"max_tokens"`
+		Tools     []struct {
+			Name        string          `json:"name"`
+			InputSchema json.RawMessage `json:"input_schema"`
+		} `json:"tools"`
+		Messages []struct {
 			Role    string          `json:"role"`
 			Content json.RawMessage `json:"content"`
 		} `json:"messages"`
@@ -386,6 +444,11 @@ func checkAnthropic(body []byte) string {
 	}
 	if req.MaxTokens <= 0 {
 		return "max_tokens: field required"
+	}
+	for i, t := range req.Tools {
+		if m := checkTool(i, t.Name, t.InputSchema); m != "" {
+			return m
+		}
 	}
 	pending := map[string]bool{}
 	for i, m := range req.Messages {

@@ -9,7 +9,11 @@ import (
 
 func post(t *testing.T, url, body string) (*http.Response, map[string]any) {
 	t.Helper()
-	res, err := http.Post(url, "application/json", strings.NewReader(body))
+	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("X-Api-Key", "k")
+	req.Header.Set("Anthropic-Version", "2023-06-01")
+	res, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,14 +56,27 @@ func TestFakeModelRejectsOrphans(t *testing.T) {
 	for _, c := range []struct{ format, path, body string }{
 		{"openai", "/v1/chat/completions", `{"model":"m","messages":[{"role":"user","content":"hi"},{"role":"tool","tool_call_id":"c1","content":"r"}]}`},
 		{"openai", "/v1/chat/completions", `{"model":"m","messages":[{"role":"user","content":"hi"},{"role":"assistant","tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"{}"}}]},{"role":"user","content":"x"}]}`},
-		{"anthropic", "/v1/messages", `{"model":"m","max_tokens":5,"tools":[{}],"messages":[{"role":"user","content":"hi"},{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"f","input":{}}]},{"role":"user","content":[{"type":"text","text":"no result"}]}]}`},
+		{"anthropic", "/v1/messages", `{"model":"m","max_tokens":5,"tools":[{"name":"f","input_schema":{"type":"object"}}],"messages":[{"role":"user","content":"hi"},{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"f","input":{}}]},{"role":"user","content":[{"type":"text","text":"no result"}]}]}`},
 		{"anthropic", "/v1/messages", `{"model":"m","max_tokens":5,"messages":[{"role":"user","content":[{"type":"tool_result","tool_use_id":"t9","content":"r"}]}]}`},
 		{"anthropic", "/v1/messages", `{"model":"m","max_tokens":5,"messages":[{"role":"assistant","content":"hi"}]}`},
+		{"openai", "/v1/chat/completions", `{"model":"m","tools":[{"type":"function","function":{"name":"read file","parameters":{"type":"object"}}}],"messages":[{"role":"user","content":"hi"}]}`},
+		{"openai", "/v1/chat/completions", `{"model":"m","tools":[{"type":"function","function":{"name":"f","parameters":{"type":"string"}}}],"messages":[{"role":"user","content":"hi"}]}`},
+		{"anthropic", "/v1/messages", `{"model":"m","max_tokens":5,"tools":[{"name":"f"}],"messages":[{"role":"user","content":"hi"}]}`},
 	} {
 		res, v := post(t, f.URL()+c.path, c.body)
 		if res.StatusCode != 400 || v["error"] == nil {
 			t.Errorf("%s %s: status %d", c.format, c.body, res.StatusCode)
 		}
+	}
+	// Like the real API, the fake refuses a Messages request without its
+	// version header.
+	res, err := http.Post(f.URL()+"/v1/messages", "application/json", strings.NewReader(`{"model":"m","max_tokens":5,"messages":[{"role":"user","content":"hi"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != 401 {
+		t.Errorf("anthropic request without x-api-key: status %d", res.StatusCode)
 	}
 	if res, _ := post(t, f.URL()+"/v1/other", `{}`); res.StatusCode != 404 {
 		t.Errorf("unknown path: %d", res.StatusCode)

@@ -1,0 +1,108 @@
+package llm
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// answer is one scripted HTTP answer of a bare server, for the retry rules
+// the fake model does not script (headers, cut bodies).
+type answer struct {
+	status int
+	header map[string]string
+	body   string
+	cut    bool // promise a longer body than sent, then hang up
+}
+
+const okBody = `{"choices":[{"message":{"role":"assistant","content":"hi"}}],"usage":{"prompt_tokens":1,"completion_tokens":1}}`
+
+// serveAnswers serves the answers in order to an OpenAI-format client and
+// counts the requests.
+func serveAnswers(t *testing.T, answers ...answer) (Model, func() int) {
+	t.Helper()
+	var mu sync.Mutex
+	n := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		mu.Lock()
+		a := answers[min(n, len(answers)-1)]
+		n++
+		mu.Unlock()
+		for k, v := range a.header {
+			w.Header().Set(k, v)
+		}
+		if a.cut {
+			w.Header().Set("Content-Length", "10000")
+		}
+		w.WriteHeader(a.status)
+		io.WriteString(w, a.body)
+	}))
+	t.Cleanup(srv.Close)
+	env := map[string]string{"OPENAI_BASE_URL": srv.URL + "/v1", "OPENAI_API_KEY": "k"}
+	m, err := New("openai/gpt-test", func(k string) string { return env[k] }, Options{Timeout: 2 * time.Second, MaxRetries: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m, func() int { mu.Lock(); defer mu.Unlock(); return n }
+}
+
+func TestRetryRules(t *testing.T) {
+	ok := answer{status: 200, body: okBody}
+	for _, c := range []struct {
+		name     string
+		answers  []answer
+		requests int
+		status   int // of the final *APIError; 0 for success
+	}{
+		{"409 is retried", []answer{{status: 409, body: `{}`}, ok}, 2, 0},
+		{"408 is retried", []answer{{status: 408, body: `{}`}, ok}, 2, 0},
+		{"x-should-retry true overrides a 400", []answer{{status: 400, header: map[string]string{"X-Should-Retry": "true"}}, ok}, 2, 0},
+		{"x-should-retry false overrides a 503", []answer{{status: 503, header: map[string]string{"X-Should-Retry": "false"}}, ok}, 1, 503},
+		{"a body cut short is retried", []answer{{status: 200, body: okBody[:40], cut: true}, ok}, 2, 0},
+		{"retries are bounded", []answer{{status: 500}}, 3, 500},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			m, requests := serveAnswers(t, c.answers...)
+			resp, err := m.Chat(context.Background(), Request{Messages: []Message{{Role: User, Text: "x"}}})
+			var api *APIError
+			switch {
+			case c.status == 0 && (err != nil || resp.Text != "hi"):
+				t.Errorf("%+v %v", resp, err)
+			case c.status != 0 && (!errors.As(err, &api) || api.Status != c.status):
+				t.Errorf("err = %v, want HTTP %d", err, c.status)
+			}
+			if n := requests(); n != c.requests {
+				t.Errorf("%d requests, want %d", n, c.requests)
+			}
+		})
+	}
+}
+
+func TestRetryAfterMs(t *testing.T) {
+	// Without the header the first backoff is at most 0.5 s.
+	m, requests := serveAnswers(t, answer{status: 429, header: map[string]string{"Retry-After-Ms": "800"}}, answer{status: 200, body: okBody})
+	start := time.Now()
+	if _, err := m.Chat(context.Background(), Request{Messages: []Message{{Role: User, Text: "x"}}}); err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d < 800*time.Millisecond || requests() != 2 {
+		t.Errorf("retried after %s with %d requests; the server asked for 800 ms", d, requests())
+	}
+}
+
+func TestErrorMessageOfCompatibleServers(t *testing.T) {
+	// Ollama and others answer {"error":"…"} rather than an error object.
+	m, _ := serveAnswers(t, answer{status: 404, body: `{"error":"model \"qwen9\" not found, try pulling it first"}`})
+	_, err := m.Chat(context.Background(), Request{Messages: []Message{{Role: User, Text: "x"}}})
+	if err == nil || !strings.Contains(err.Error(), `model "qwen9" not found`) || !strings.Contains(err.Error(), "check the model name") {
+		t.Errorf("err = %v", err)
+	}
+}
