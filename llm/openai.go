@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strings"
 )
 
 // openAIChat speaks Chat Completions, for OpenAI and OpenAI-compatible
@@ -42,7 +43,6 @@ type (
 	openAIMessage struct {
 		Role       string           `json:"role"`
 		Content    *string          `json:"content,omitempty"`
-		Refusal    *string          `json:"refusal,omitempty"` // answers only
 		ToolCalls  []openAIToolCall `json:"tool_calls,omitempty"`
 		ToolCallID string           `json:"tool_call_id,omitempty"`
 	}
@@ -64,7 +64,11 @@ type (
 	}
 	openAIAnswer struct {
 		Choices []struct {
-			Message openAIMessage `json:"message"`
+			Message struct {
+				Content   partsText        `json:"content"`
+				Refusal   partsText        `json:"refusal"`
+				ToolCalls []openAIToolCall `json:"tool_calls"`
+			} `json:"message"`
 		} `json:"choices"`
 		Usage struct {
 			PromptTokens     int64 `json:"prompt_tokens"`
@@ -87,7 +91,7 @@ func (c *openAIChat) chat(ctx context.Context, req Request) (Response, error) {
 	}
 	msg := res.Choices[0].Message
 	out := Response{
-		Text:  deref(msg.Content),
+		Text:  string(msg.Content),
 		Usage: Usage{Input: res.Usage.PromptTokens, Output: res.Usage.CompletionTokens},
 	}
 	for _, tc := range msg.ToolCalls {
@@ -97,7 +101,7 @@ func (c *openAIChat) chat(ctx context.Context, req Request) (Response, error) {
 		out.Calls = append(out.Calls, ToolCall{ID: tc.ID, Name: tc.Function.Name, Args: argsJSON(tc.Function.Arguments)})
 	}
 	if out.Text == "" && len(out.Calls) == 0 {
-		out.Text = deref(msg.Refusal)
+		out.Text = string(msg.Refusal)
 	}
 	return out, nil
 }
@@ -178,6 +182,30 @@ func jsonHeader() http.Header {
 	h.Set("Accept", "application/json")
 	h.Set("User-Agent", "gh-ocdx")
 	return h
+}
+
+// partsText is message content as servers send it: a string, null, or (some
+// OpenAI-compatible servers) an array of parts, whose texts are joined.
+type partsText string
+
+func (t *partsText) UnmarshalJSON(b []byte) error {
+	var s *string
+	if err := json.Unmarshal(b, &s); err == nil {
+		*t = partsText(deref(s))
+		return nil
+	}
+	var parts []struct {
+		Text string `json:"text"`
+	}
+	if err := json.Unmarshal(b, &parts); err != nil {
+		return fmt.Errorf("content is neither text nor parts: %w", err)
+	}
+	var all strings.Builder
+	for _, p := range parts {
+		all.WriteString(p.Text)
+	}
+	*t = partsText(all.String())
+	return nil
 }
 
 func deref(s *string) string {

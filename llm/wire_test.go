@@ -106,3 +106,12 @@ func TestErrorMessageOfCompatibleServers(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+func TestContentAsParts(t *testing.T) {
+	// Some OpenAI-compatible servers answer content as an array of parts.
+	m, _ := serveAnswers(t, answer{status: 200, body: `{"choices":[{"message":{"role":"assistant","content":[{"type":"text","text":"hel"},{"type":"text","text":"lo"}]}}]}`})
+	resp, err := m.Chat(context.Background(), Request{Messages: []Message{{Role: User, Text: "x"}}})
+	if err != nil || resp.Text != "hello" {
+		t.Errorf("%+v %v", resp, err)
+	}
+}
