@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -96,23 +97,57 @@ func (t *retryTransport) try(req *http.Request) (*http.Response, error) {
 	}
 	ctx, cancel := context.WithTimeout(req.Context(), t.perTry)
 	resp, err := t.next.RoundTrip(req.WithContext(ctx))
+	if err == nil && ctx.Err() != nil {
+		// net/http hands back a response that raced the cancellation, such
+		// as the empty 200 a server writes once it sees the connection drop.
+		// The attempt was cut all the same.
+		resp.Body.Close()
+		resp, err = nil, ctx.Err()
+	}
 	if err != nil {
+		cut := t.cut(ctx, req.Context())
 		cancel()
-		if errors.Is(err, context.DeadlineExceeded) {
-			err = fmt.Errorf("no answer within %s (set OCDX_GITHUB_TIMEOUT for a longer wait): %w", t.perTry, errAttemptTimeout)
+		if cut {
+			err = t.timeoutError()
 		}
 		return nil, err
 	}
-	resp.Body = &cancelBody{ReadCloser: resp.Body, cancel: cancel}
+	resp.Body = &cancelBody{ReadCloser: resp.Body, cancel: cancel, t: t, ctx: ctx, parent: req.Context(),
+		closeDelimited: resp.ContentLength < 0 && !resp.Uncompressed && !slices.Contains(resp.TransferEncoding, "chunked")}
 	return resp, nil
+}
+
+// cut reports whether the attempt's own limit ended it, rather than the
+// caller giving up.
+func (t *retryTransport) cut(ctx, parent context.Context) bool {
+	return ctx.Err() == context.DeadlineExceeded && parent.Err() == nil
+}
+
+func (t *retryTransport) timeoutError() error {
+	return fmt.Errorf("no answer within %s (set OCDX_GITHUB_TIMEOUT for a longer wait): %w", t.perTry, errAttemptTimeout)
 }
 
 // errAttemptTimeout marks an attempt cut by its time limit: worth retrying.
 var errAttemptTimeout = errors.New("request timed out")
 
+// cancelBody ends the attempt's limit on Close, and reports a body cut by
+// that limit as a timeout rather than as the transport's raw error.
 type cancelBody struct {
 	io.ReadCloser
-	cancel context.CancelFunc
+	cancel      context.CancelFunc
+	t           *retryTransport
+	ctx, parent context.Context
+	// No length and not chunked: the body ends when the connection does, so
+	// an end seen after the limit may be the cut, not the whole answer.
+	closeDelimited bool
+}
+
+func (b *cancelBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if err != nil && (err != io.EOF || b.closeDelimited) && b.t.cut(b.ctx, b.parent) {
+		err = b.t.timeoutError()
+	}
+	return n, err
 }
 
 func (b *cancelBody) Close() error {
