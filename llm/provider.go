@@ -67,8 +67,7 @@ func New(model string, getenv func(string) string, opts Options) (Model, error) 
 	if v := strings.TrimSpace(getenv(m.Provider.BaseURLEnv)); v != "" {
 		base = v
 	}
-	// The timeout bounds each attempt; poster retries a stalled one.
-	hc := &http.Client{Timeout: opts.Timeout}
+	hc := &http.Client{}
 	var p chatter
 	switch m.Provider.Name {
 	case "openai":

@@ -26,7 +26,7 @@ const maxAnswer = 32 << 20
 // retried up to MaxRetries times, after the server's Retry-After(-Ms) when
 // it gives one and after 0.5 s doubling to 8 s (with jitter) otherwise; an
 // x-should-retry header overrides the status. A Retry-After beyond
-// MaxRetryAfter makes the answer final. hc's Timeout bounds each attempt.
+// MaxRetryAfter makes the answer final. Options.Timeout bounds each attempt.
 type poster struct {
 	hc     *http.Client
 	url    string
@@ -72,21 +72,28 @@ func (p *poster) post(ctx context.Context, body, out any) error {
 	}
 }
 
-// attempt sends one request and reads the whole answer, so that a body cut
-// by the time limit is an error (worth retrying), never a short answer.
+// attempt sends one request and reads the whole answer within the attempt's
+// time limit, so that an answer cut by the limit is an error (worth
+// retrying), never a short answer.
 func (p *poster) attempt(ctx context.Context, body []byte) (int, http.Header, []byte, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, p.url, bytes.NewReader(body))
+	actx, cancel := context.WithTimeout(ctx, p.opts.Timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(actx, http.MethodPost, p.url, bytes.NewReader(body))
 	if err != nil {
 		return 0, nil, nil, err
 	}
 	req.Header = p.header.Clone()
 	res, err := p.hc.Do(req)
-	if err != nil {
-		return 0, nil, nil, err
+	var answer []byte
+	if err == nil {
+		defer res.Body.Close()
+		answer, err = io.ReadAll(io.LimitReader(res.Body, maxAnswer+1))
 	}
-	defer res.Body.Close()
-	answer, err := io.ReadAll(io.LimitReader(res.Body, maxAnswer+1))
 	switch {
+	case actx.Err() != nil:
+		// net/http may hand back an answer that raced the cancellation, such
+		// as the empty 200 of a server that saw the connection drop.
+		return 0, nil, nil, fmt.Errorf("attempt cut after %s: %w", p.opts.Timeout, context.DeadlineExceeded)
 	case err != nil:
 		return 0, nil, nil, err
 	case len(answer) > maxAnswer:

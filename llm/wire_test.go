@@ -115,3 +115,25 @@ func TestContentAsParts(t *testing.T) {
 		t.Errorf("%+v %v", resp, err)
 	}
 }
+
+// lateAnswer is a transport that answers only once the attempt is cut, with
+// the empty 200 a server writes when it sees the connection drop.
+type lateAnswer struct{ calls int }
+
+func (l *lateAnswer) RoundTrip(r *http.Request) (*http.Response, error) {
+	l.calls++
+	<-r.Context().Done()
+	return &http.Response{StatusCode: 200, Header: http.Header{}, Body: io.NopCloser(strings.NewReader("")), Request: r}, nil
+}
+
+func TestAnswerRacingTheAttemptLimitIsATimeout(t *testing.T) {
+	late := &lateAnswer{}
+	c := &client{name: "openai/gpt-test", timeout: 50 * time.Millisecond, p: &openAIChat{model: "gpt-test", post: &poster{
+		hc: &http.Client{Transport: late}, url: "http://model.invalid/v1/chat/completions", header: jsonHeader(),
+		opts: Options{Timeout: 50 * time.Millisecond, MaxRetries: 1},
+	}}}
+	_, err := c.Chat(context.Background(), Request{Messages: []Message{{Role: User, Text: "x"}}})
+	if !errors.Is(err, ErrTimeout) || late.calls != 2 {
+		t.Errorf("err = %v after %d attempts, want ErrTimeout after 2", err, late.calls)
+	}
+}
