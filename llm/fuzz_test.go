@@ -4,9 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"math/rand/v2"
+	"net/http"
 	"strings"
 	"testing"
+	"time"
 )
 
 type fuzzShape struct {
@@ -74,6 +77,47 @@ func FuzzComposedRequests(f *testing.F) {
 		}
 		if _, err := a.Run(context.Background(), &out); err != nil || !out.Done {
 			t.Fatalf("%v", err)
+		}
+	})
+}
+
+// fixedAnswer is a transport that answers every request with one body.
+type fixedAnswer string
+
+func (a fixedAnswer) RoundTrip(r *http.Request) (*http.Response, error) {
+	return &http.Response{StatusCode: 200, Header: http.Header{}, Body: io.NopCloser(strings.NewReader(string(a))), Request: r}, nil
+}
+
+// FuzzAnswers: whatever a server answers with status 200, the model client
+// returns a response or ErrBadResponse; never a panic, and tool calls always
+// carry JSON arguments the next request can send back.
+func FuzzAnswers(f *testing.F) {
+	for _, s := range []string{
+		okBody, `{"choices":[]}`, `{"choices":[{"message":{"content":[{"text":"a"}],"tool_calls":[{"id":"c","type":"function","function":{"name":"f","arguments":"not json"}}]}}]}`,
+		`{"content":[{"type":"text","text":"hi"},{"type":"tool_use","id":"t","name":"f","input":{"a":1}}],"stop_reason":"tool_use","usage":{"input_tokens":1}}`,
+		`{"content":[],"stop_reason":"end_turn"}`, `{"content":[{"type":"tool_use","input":null}],"stop_reason":"x"}`, `null`, `[]`, `{"choices":null}`,
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, body string) {
+		hc := &http.Client{Transport: fixedAnswer(body)}
+		opts := Options{Timeout: time.Second, MaxRetries: 0}.withDefaults()
+		for _, p := range []chatter{
+			&openAIChat{model: "m", post: &poster{hc: hc, url: "http://model.invalid/v1/chat/completions", header: jsonHeader(), opts: opts}, maxTokens: 10},
+			&anthropicChat{model: "m", post: &poster{hc: hc, url: "http://model.invalid/v1/messages", header: jsonHeader(), opts: opts}, maxTokens: 10},
+		} {
+			resp, err := p.chat(context.Background(), Request{Messages: []Message{{Role: User, Text: "x"}}})
+			if err != nil {
+				if !errors.Is(err, ErrBadResponse) {
+					t.Fatalf("%T: %v is not ErrBadResponse", p, err)
+				}
+				continue
+			}
+			for _, c := range resp.Calls {
+				if !json.Valid(c.Args) {
+					t.Fatalf("%T: call %q has arguments %q that are not JSON", p, c.Name, c.Args)
+				}
+			}
 		}
 	})
 }
