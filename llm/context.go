@@ -145,10 +145,7 @@ func shrinkArgs(args []byte, n int) []byte {
 // exchange on the history was sent. The window only moves forward, so the
 // caller may forget the exchanges before it.
 func compose(system, task string, note *Note, hist []exchange, budget int, tools []ToolSpec, final bool) (Request, int) {
-	first := Message{Role: User, Text: task}
-	if s := note.String(); s != "" {
-		first.Text = strings.TrimRight(task, "\n") + "\n\n" + s
-	}
+	first := Message{Role: User, Text: task, Note: note.String()}
 	start, used := len(hist), 0
 	for i := len(hist) - 1; i >= 0; i-- {
 		if used+hist[i].size > budget && i < len(hist)-1 {
@@ -164,9 +161,18 @@ func compose(system, task string, note *Note, hist []exchange, budget int, tools
 	}
 	if final {
 		last := &msgs[len(msgs)-1]
-		last.Text = strings.TrimLeft(last.Text+"\n\n"+finalTurn, "\n")
+		last.Text, last.Note = strings.TrimLeft(withNote(*last)+"\n\n"+finalTurn, "\n"), ""
 	}
 	return Request{System: system, Messages: msgs, Tools: tools, NoTools: final}, start
+}
+
+// withNote is the message's text with its note after it, for providers that
+// send one text.
+func withNote(m Message) string {
+	if m.Note == "" {
+		return m.Text
+	}
+	return strings.TrimRight(m.Text, "\n") + "\n\n" + m.Note
 }
 
 const finalTurn = "This is your last turn: tools are off. Answer now with your final answer."

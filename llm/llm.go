@@ -38,6 +38,7 @@ const (
 type Message struct {
 	Role    Role
 	Text    string
+	Note    string // the working note, after Text; kept apart so a provider can cache what comes before it
 	Calls   []ToolCall
 	Results []ToolResult
 }

@@ -15,7 +15,7 @@ func maskRequest(req Request) Request {
 	req.System = redact.Secrets(req.System)
 	msgs := make([]Message, len(req.Messages))
 	for i, m := range req.Messages {
-		m.Text = redact.Secrets(m.Text)
+		m.Text, m.Note = redact.Secrets(m.Text), redact.Secrets(m.Note)
 		if len(m.Calls) > 0 {
 			calls := make([]ToolCall, len(m.Calls))
 			for j, c := range m.Calls {

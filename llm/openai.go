@@ -143,8 +143,8 @@ func openAIBody(model string, req Request, maxTokens int64, official bool) (*ope
 				msg.ToolCallID = r.CallID
 				p.Messages = append(p.Messages, msg)
 			}
-			if m.Text != "" {
-				p.Messages = append(p.Messages, text("user", m.Text))
+			if t := withNote(m); t != "" {
+				p.Messages = append(p.Messages, text("user", t))
 			}
 		case Assistant:
 			a := openAIMessage{Role: "assistant"}

@@ -2,6 +2,7 @@ package llm
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
@@ -10,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/ocdx/gh-ocdx/internal/testkit"
 )
 
 // answer is one scripted HTTP answer of a bare server, for the retry rules
@@ -135,5 +138,42 @@ func TestAnswerRacingTheAttemptLimitIsATimeout(t *testing.T) {
 	_, err := c.Chat(context.Background(), Request{Messages: []Message{{Role: User, Text: "x"}}})
 	if !errors.Is(err, ErrTimeout) || late.calls != 2 {
 		t.Errorf("err = %v after %d attempts, want ErrTimeout after 2", err, late.calls)
+	}
+}
+
+func TestAnthropicCachesTheTaskOnceTheAgentLoops(t *testing.T) {
+	fm := testkit.NewFakeModel(t)
+	w := wires[1]
+	fm.Script(w.name, testkit.CallTools(call("read_file", `{"path":"a.go"}`)), testkit.Reply("done"))
+	a := &Agent{Role: "reviewer-1", Model: newModel(t, fm, w, fast), System: "You review code.", Task: "Review PR #7.\n",
+		Tools: []Tool{files(map[string]string{"a.go": "package a"})}}
+	if _, err := a.Run(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	type block struct {
+		Text         string          `json:"text"`
+		CacheControl json.RawMessage `json:"cache_control"`
+	}
+	firstBlocks := func(body []byte) []block {
+		var req struct {
+			Messages []struct {
+				Content []block `json:"content"`
+			} `json:"messages"`
+		}
+		if err := json.Unmarshal(body, &req); err != nil {
+			t.Fatal(err)
+		}
+		return req.Messages[0].Content
+	}
+	reqs := fm.Requests(w.name)
+	// The first call has no note yet, and a single-call agent pays no cache
+	// write; from the second call the task is cached, the note after it is not.
+	if b := firstBlocks(reqs[0].Body); len(b) != 1 || b[0].CacheControl != nil {
+		t.Errorf("first request: %+v", b)
+	}
+	b := firstBlocks(reqs[1].Body)
+	if len(b) != 2 || b[0].Text != "Review PR #7.\n" || string(b[0].CacheControl) != `{"type":"ephemeral"}` ||
+		!strings.HasPrefix(b[1].Text, "## Working note") || b[1].CacheControl != nil {
+		t.Errorf("second request: %+v", b)
 	}
 }

@@ -451,16 +451,20 @@ func checkAnthropic(body []byte) string {
 		}
 	}
 	pending := map[string]bool{}
+	breakpoints := 0
 	for i, m := range req.Messages {
 		if want := []string{"user", "assistant"}[i%2]; m.Role != want {
 			return fmt.Sprintf("messages[%d]: role %q, want %q (roles alternate, starting with user)", i, m.Role, want)
 		}
 		var blocks []struct {
-			Type      string          `json:"type"`
-			Text      *string         `json:"text"`
-			ID        string          `json:"id"`
-			ToolUseID string          `json:"tool_use_id"`
-			Input     json.RawMessage `json:"input"`
+			Type         string          `json:"type"`
+			Text         *string         `json:"text"`
+			ID           string          `json:"id"`
+			ToolUseID    string          `json:"tool_use_id"`
+			Input        json.RawMessage `json:"input"`
+			CacheControl *struct {
+				Type string `json:"type"`
+			} `json:"cache_control"`
 		}
 		if !bytes.HasPrefix(bytes.TrimSpace(m.Content), []byte(`"`)) {
 			if err := json.Unmarshal(m.Content, &blocks); err != nil {
@@ -472,6 +476,14 @@ func checkAnthropic(body []byte) string {
 		}
 		answered := map[string]bool{}
 		for _, b := range blocks {
+			if b.CacheControl != nil {
+				if b.CacheControl.Type != "ephemeral" {
+					return fmt.Sprintf("messages[%d]: cache_control.type %q, want \"ephemeral\"", i, b.CacheControl.Type)
+				}
+				if breakpoints++; breakpoints > 4 {
+					return "A maximum of 4 blocks with cache_control may be provided"
+				}
+			}
 			switch b.Type {
 			case "text":
 				if b.Text == nil || *b.Text == "" {

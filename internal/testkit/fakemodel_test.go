@@ -62,6 +62,7 @@ func TestFakeModelRejectsOrphans(t *testing.T) {
 		{"openai", "/v1/chat/completions", `{"model":"m","tools":[{"type":"function","function":{"name":"read file","parameters":{"type":"object"}}}],"messages":[{"role":"user","content":"hi"}]}`},
 		{"openai", "/v1/chat/completions", `{"model":"m","tools":[{"type":"function","function":{"name":"f","parameters":{"type":"string"}}}],"messages":[{"role":"user","content":"hi"}]}`},
 		{"anthropic", "/v1/messages", `{"model":"m","max_tokens":5,"tools":[{"name":"f"}],"messages":[{"role":"user","content":"hi"}]}`},
+		{"anthropic", "/v1/messages", `{"model":"m","max_tokens":5,"messages":[{"role":"user","content":[{"type":"text","text":"hi","cache_control":{"type":"forever"}}]}]}`},
 	} {
 		res, v := post(t, f.URL()+c.path, c.body)
 		if res.StatusCode != 400 || v["error"] == nil {
