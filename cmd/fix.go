@@ -257,7 +257,7 @@ func printFixSummary(d *Deps, pr *github.PullRequest, out *fix.Outcome, dryRun b
 	if out.CommentURL != "" {
 		fmt.Fprintf(w, "- Report: %s\n", out.CommentURL)
 	}
-	fmt.Fprintf(w, "- Tokens: %d input, %d output (%d calls)\n", out.Usage.Input, out.Usage.Output, out.Usage.Calls)
+	fmt.Fprintf(w, "- Tokens: %s (%d calls)\n", out.Usage, out.Usage.Calls)
 	for _, x := range res.RejectedIssues {
 		fmt.Fprintf(w, "- Rejected %s: %s\n", x.FindingID, strings.Join(strings.Fields(x.Reason), " "))
 	}

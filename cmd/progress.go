@@ -29,7 +29,7 @@ func (m *progressModel) Chat(ctx context.Context, req llm.Request) (llm.Response
 		m.log.Warn("model call failed", "model", m.name, "call", n, "elapsed", elapsed, "err", err)
 		return resp, err
 	}
-	m.log.Info("model", "model", m.name, "call", n, "elapsed", elapsed, "tokens in", resp.Usage.Input, "out", resp.Usage.Output)
+	m.log.Info("model", "model", m.name, "call", n, "elapsed", elapsed, "tokens", resp.Usage.String())
 	for _, c := range resp.Calls {
 		m.log.Info("tool "+c.Name, "args", oneLine(string(c.Args), 100))
 	}

@@ -175,7 +175,7 @@ func reviewPR(ctx context.Context, d *Deps, opts *ReviewPROptions) error {
 	d.Log.Info("reviewing", "pr", fmt.Sprintf("%s#%d", repo, opts.Number), "model", model.(*progressModel).name)
 	out, err := s.Run(ctx)
 	if out != nil {
-		d.Log.Info("review done", "proposals", out.Rounds, "tokens in", out.Usage.Input, "out", out.Usage.Output)
+		d.Log.Info("review done", "proposals", out.Rounds, "tokens", out.Usage.String())
 	}
 	if errors.Is(err, review.ErrAborted) {
 		return fmt.Errorf("%w: %v", ErrCancelled, err)

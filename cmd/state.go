@@ -14,6 +14,7 @@ import (
 
 	"github.com/cli/go-gh/v2/pkg/repository"
 
+	"github.com/ocdx/gh-ocdx/llm"
 	"github.com/ocdx/gh-ocdx/state"
 )
 
@@ -384,7 +385,7 @@ func renderRound(w io.Writer, rd state.Round) {
 		sub("Report of "+r.Role, r.Summary)
 	}
 	for _, u := range rd.Usage {
-		sub("Tokens of "+u.Role, fmt.Sprintf("%d in, %d out", u.InputTokens, u.OutputTokens))
+		sub("Tokens of "+u.Role, llm.Usage{Input: u.InputTokens, Cached: u.CachedTokens, Output: u.OutputTokens}.String())
 	}
 }
 

@@ -258,7 +258,7 @@ func (f *fixer) fixAndVerify(ctx context.Context) error {
 			rd.Reports = append(rd.Reports, state.Report{Role: Role, Model: o.ModelName,
 				Summary: fmt.Sprintf("fixed %d, rejected %d", len(res.FixedIssues), len(res.RejectedIssues)), Full: string(raw)})
 			rd.Usage = slices.DeleteFunc(rd.Usage, func(u state.Usage) bool { return u.Role == Role })
-			rd.Usage = append(rd.Usage, state.Usage{Role: Role, Model: o.ModelName, InputTokens: f.out.Usage.Input, OutputTokens: f.out.Usage.Output})
+			rd.Usage = append(rd.Usage, state.Usage{Role: Role, Model: o.ModelName, InputTokens: f.out.Usage.Input, CachedTokens: f.out.Usage.Cached, OutputTokens: f.out.Usage.Output})
 		}); err != nil {
 			return err
 		}
@@ -353,8 +353,7 @@ func (f *fixer) agent(ctx context.Context, retry *retryInfo, attempt int) (revie
 	var res review.FixResult
 	r, err := a.Run(ctx, &res)
 	f.out.Usage = f.out.Usage.Add(r.Usage)
-	fmt.Fprintf(o.Progress, "%s: %s, %d calls, %d input / %d output tokens\n", Role, time.Since(start).Round(100*time.Millisecond),
-		r.Usage.Calls, r.Usage.Input, r.Usage.Output)
+	fmt.Fprintf(o.Progress, "%s: %s, %d calls, %s tokens\n", Role, time.Since(start).Round(100*time.Millisecond), r.Usage.Calls, r.Usage)
 	if err != nil {
 		f.addError("agent", err.Error())
 		return res, err

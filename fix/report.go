@@ -99,6 +99,6 @@ func (f *fixer) report() string {
 		b.WriteString("- no verification command configured\n")
 	}
 	b.WriteString("\n### Token usage\n")
-	fmt.Fprintf(&b, "- %s (%s): %d calls, %d input / %d output tokens\n", Role, o.ModelName, out.Usage.Calls, out.Usage.Input, out.Usage.Output)
+	fmt.Fprintf(&b, "- %s (%s): %d calls, %s tokens\n", Role, o.ModelName, out.Usage.Calls, out.Usage)
 	return b.String()
 }

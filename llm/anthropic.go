@@ -94,7 +94,7 @@ func (c *anthropicChat) chat(ctx context.Context, req Request) (Response, error)
 		return Response{}, fmt.Errorf("%w: no content and no stop reason", ErrBadResponse)
 	}
 	u := res.Usage
-	out := Response{Usage: Usage{Input: u.InputTokens + u.CacheCreationInputTokens + u.CacheReadInputTokens, Output: u.OutputTokens}}
+	out := Response{Usage: Usage{Input: u.InputTokens + u.CacheCreationInputTokens + u.CacheReadInputTokens, Cached: u.CacheReadInputTokens, Output: u.OutputTokens}}
 	for _, b := range res.Content {
 		switch b.Type {
 		case "text":

@@ -71,8 +71,11 @@ type (
 			} `json:"message"`
 		} `json:"choices"`
 		Usage struct {
-			PromptTokens     int64 `json:"prompt_tokens"`
-			CompletionTokens int64 `json:"completion_tokens"`
+			PromptTokens        int64 `json:"prompt_tokens"` // cached included
+			CompletionTokens    int64 `json:"completion_tokens"`
+			PromptTokensDetails struct {
+				CachedTokens int64 `json:"cached_tokens"`
+			} `json:"prompt_tokens_details"`
 		} `json:"usage"`
 	}
 )
@@ -92,7 +95,7 @@ func (c *openAIChat) chat(ctx context.Context, req Request) (Response, error) {
 	msg := res.Choices[0].Message
 	out := Response{
 		Text:  string(msg.Content),
-		Usage: Usage{Input: res.Usage.PromptTokens, Output: res.Usage.CompletionTokens},
+		Usage: Usage{Input: res.Usage.PromptTokens, Cached: res.Usage.PromptTokensDetails.CachedTokens, Output: res.Usage.CompletionTokens},
 	}
 	for _, tc := range msg.ToolCalls {
 		if tc.Type != "" && tc.Type != "function" {

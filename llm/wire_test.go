@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -176,4 +177,25 @@ func TestAnthropicCachesTheTaskOnceTheAgentLoops(t *testing.T) {
 		!strings.HasPrefix(b[1].Text, "## Working note") || b[1].CacheControl != nil {
 		t.Errorf("second request: %+v", b)
 	}
+}
+
+func TestCachedInputIsCounted(t *testing.T) {
+	eachWire(t, func(t *testing.T, fm *testkit.FakeModel, w wire) {
+		fm.Script(w.name, testkit.CallTools(call("read_file", `{"path":"a.go"}`)), testkit.CallTools(call("read_file", `{"path":"a.go"}`)), testkit.Reply("done"))
+		a := &Agent{Role: "reviewer-1", Model: newModel(t, fm, w, fast), System: "You review code.",
+			Task:  "Review PR #7.\n" + strings.Repeat("+ a line of the diff\n", 400), // 8 KB, past OpenAI's 1,024-token minimum
+			Tools: []Tool{files(map[string]string{"a.go": "package a"})}}
+		res, err := a.Run(context.Background(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// OpenAI reads the shared prefix from call 2 on; Anthropic writes the
+		// task at call 2 and reads it at call 3.
+		if res.Usage.Calls != 3 || res.Usage.Cached < 1024 || res.Usage.Cached >= res.Usage.Input {
+			t.Errorf("usage %+v, want about 2,000 of the input tokens cached", res.Usage)
+		}
+		if !strings.Contains(res.Usage.String(), fmt.Sprintf("(%d cached)", res.Usage.Cached)) {
+			t.Errorf("usage reads %q", res.Usage)
+		}
+	})
 }

@@ -485,7 +485,7 @@ func (l *loop) recordReview(n int, rr *RoundResult) error {
 				sum = fmt.Sprintf("%d unresolved threads", r.Findings)
 			}
 			rd.Reports = append(rd.Reports, state.Report{Role: r.Role, Model: r.Model, Summary: sum, Full: r.Report})
-			rd.Usage = append(rd.Usage, state.Usage{Role: r.Role, Model: r.Model, InputTokens: r.Usage.Input, OutputTokens: r.Usage.Output})
+			rd.Usage = append(rd.Usage, state.Usage{Role: r.Role, Model: r.Model, InputTokens: r.Usage.Input, CachedTokens: r.Usage.Cached, OutputTokens: r.Usage.Output})
 		}
 	})
 }
@@ -499,7 +499,7 @@ func restore(rr *RoundResult, rd state.Round) error {
 	rr.Counts, rr.Consensus, rr.Stuck = Count(rr.Findings), rd.Consensus, orEmptyS(rd.StuckIDs)
 	rr.Usage = map[string]llm.Usage{}
 	for _, u := range rd.Usage {
-		rr.Usage[u.Role] = llm.Usage{Input: u.InputTokens, Output: u.OutputTokens}
+		rr.Usage[u.Role] = llm.Usage{Input: u.InputTokens, Cached: u.CachedTokens, Output: u.OutputTokens}
 	}
 	for _, rep := range rd.Reports {
 		if rep.Role == "pr-fix" {

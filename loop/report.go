@@ -53,7 +53,7 @@ func RenderReview(runID string, maxRounds int, rr *RoundResult) string {
 		b.WriteString("_The comments analyzer reported a different review state; the one computed from the PR's reviews is used._\n\n")
 	}
 
-	b.WriteString("| Role | Model | Result | Findings | Tokens in / out | Time |\n|---|---|---|---|---|---|\n")
+	b.WriteString("| Role | Model | Result | Findings | Tokens | Time |\n|---|---|---|---|---|---|\n")
 	for _, r := range rr.Roles {
 		res := r.Conclusion
 		if r.Role == analyzerName {
@@ -62,7 +62,7 @@ func RenderReview(runID string, maxRounds int, rr *RoundResult) string {
 		if !r.OK {
 			res = "failed: " + cell(firstLine(r.Error), 120)
 		}
-		fmt.Fprintf(&b, "| %s | `%s` | %s | %d | %d / %d | %s |\n", r.Role, r.Model, res, r.Findings, r.Usage.Input, r.Usage.Output, r.Elapsed)
+		fmt.Fprintf(&b, "| %s | `%s` | %s | %d | %s | %s |\n", r.Role, r.Model, res, r.Findings, r.Usage, r.Elapsed)
 	}
 	b.WriteString("\n")
 
@@ -170,9 +170,9 @@ func writeUsage(b *strings.Builder, usage map[string]llm.Usage) {
 		if i > 0 {
 			b.WriteString(" · ")
 		}
-		fmt.Fprintf(b, "%s %d / %d", r, usage[r].Input, usage[r].Output)
+		fmt.Fprintf(b, "%s %s", r, usage[r])
 	}
-	fmt.Fprintf(b, " · total %d in / %d out\n\n", total.Input, total.Output)
+	fmt.Fprintf(b, " · total %s\n\n", total)
 }
 
 // RenderFailure is the final comment after a failure that follows a
@@ -234,7 +234,7 @@ func RenderSummary(r *Result) string {
 			for _, u := range rr.Usage {
 				t = t.Add(u)
 			}
-			fmt.Fprintf(&b, "- Tokens: %d in / %d out\n", t.Input, t.Output)
+			fmt.Fprintf(&b, "- Tokens: %s\n", t)
 		}
 		b.WriteString("\n")
 	}

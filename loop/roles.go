@@ -227,9 +227,9 @@ func (l *loop) runRole(ctx context.Context, r Role, system, task string, tools [
 	st.OK = true
 	switch v := out.(type) {
 	case *review.ReviewerResult:
-		l.progress("%s (%s): %s, %d findings, %s, %d in / %d out tokens", r.Name, r.Model, v.Conclusion, len(v.Findings), st.Elapsed, st.Usage.Input, st.Usage.Output)
+		l.progress("%s (%s): %s, %d findings, %s, %s tokens", r.Name, r.Model, v.Conclusion, len(v.Findings), st.Elapsed, st.Usage)
 	default:
-		l.progress("%s (%s): done, %s, %d in / %d out tokens", r.Name, r.Model, st.Elapsed, st.Usage.Input, st.Usage.Output)
+		l.progress("%s (%s): done, %s, %s tokens", r.Name, r.Model, st.Elapsed, st.Usage)
 	}
 	return st
 }

@@ -163,6 +163,7 @@ type Usage struct {
 	Role         string `json:"role"`
 	Model        string `json:"model,omitempty"`
 	InputTokens  int64  `json:"inputTokens"`
+	CachedTokens int64  `json:"cachedInputTokens,omitempty"` // of InputTokens, read from the provider's cache
 	OutputTokens int64  `json:"outputTokens"`
 }
 

@@ -31,6 +31,7 @@ type FakeModel struct {
 	queues   map[string][]Step
 	defaults map[string]Step
 	log      map[string][]ModelRequest
+	prefixes map[string]bool // Anthropic prompt-cache entries: model + "\x00" + prefix
 	nextID   int
 }
 
@@ -89,6 +90,7 @@ func NewFakeModel(t testing.TB) *FakeModel {
 		queues:   map[string][]Step{},
 		defaults: map[string]Step{"": Reply("ok")},
 		log:      map[string][]ModelRequest{},
+		prefixes: map[string]bool{},
 	}
 	f.srv = httptest.NewServer(http.HandlerFunc(f.serve))
 	t.Cleanup(f.srv.Close)
@@ -204,8 +206,10 @@ func (f *FakeModel) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	in, out := step.InputTokens, step.OutputTokens
+	var read, written int
 	if in == 0 {
 		in = len(body) / 4
+		read, written = f.cached(format, head.Model, body)
 	}
 	if out == 0 {
 		n := len(step.Text)
@@ -216,9 +220,9 @@ func (f *FakeModel) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	var resp any
 	if format == "openai" {
-		resp = f.openAIResponse(head.Model, step, in, out)
+		resp = f.openAIResponse(head.Model, step, in, read, out)
 	} else {
-		resp = f.anthropicResponse(head.Model, step, in, out)
+		resp = f.anthropicResponse(head.Model, step, in, read, written, out)
 	}
 	w.Header().Set("Content-Type", "application/json")
 	json.NewEncoder(w).Encode(resp)
@@ -252,7 +256,42 @@ func (f *FakeModel) id(prefix string) string {
 	return prefix + strconv.Itoa(f.nextID)
 }
 
-func (f *FakeModel) openAIResponse(model string, s Step, in, out int) any {
+// cached says how many input tokens (bytes/4) of a request the provider
+// would read from its prompt cache, and how many it would write there.
+// Anthropic caches the prefix up to the last cache_control breakpoint, read
+// once an earlier request wrote it. OpenAI caches by itself the longest
+// prefix shared with an earlier request, from 1,024 tokens, in steps of 128.
+func (f *FakeModel) cached(format, model string, body []byte) (read, written int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if format == "anthropic" {
+		i := bytes.LastIndex(body, []byte(`"cache_control":{"type":"ephemeral"}`))
+		if i < 0 {
+			return 0, 0
+		}
+		key := model + "\x00" + string(body[:i])
+		if f.prefixes[key] {
+			return i / 4, 0
+		}
+		f.prefixes[key] = true
+		return 0, i / 4
+	}
+	longest := 0
+	log := f.log[model]
+	for _, earlier := range log[:max(len(log)-1, 0)] { // the last one is this request
+		n := 0
+		for n < len(body) && n < len(earlier.Body) && body[n] == earlier.Body[n] {
+			n++
+		}
+		longest = max(longest, n)
+	}
+	if tokens := longest / 4; tokens >= 1024 {
+		return tokens / 128 * 128, 0
+	}
+	return 0, 0
+}
+
+func (f *FakeModel) openAIResponse(model string, s Step, in, cached, out int) any {
 	msg := map[string]any{"role": "assistant", "content": nil, "refusal": nil}
 	if s.Text != "" {
 		msg["content"] = s.Text
@@ -270,11 +309,12 @@ func (f *FakeModel) openAIResponse(model string, s Step, in, out int) any {
 	return map[string]any{
 		"id": f.id("chatcmpl-"), "object": "chat.completion", "created": time.Now().Unix(), "model": model,
 		"choices": []any{map[string]any{"index": 0, "message": msg, "finish_reason": finish, "logprobs": nil}},
-		"usage":   map[string]any{"prompt_tokens": in, "completion_tokens": out, "total_tokens": in + out},
+		"usage": map[string]any{"prompt_tokens": in, "completion_tokens": out, "total_tokens": in + out,
+			"prompt_tokens_details": map[string]any{"cached_tokens": cached}},
 	}
 }
 
-func (f *FakeModel) anthropicResponse(model string, s Step, in, out int) any {
+func (f *FakeModel) anthropicResponse(model string, s Step, in, read, written, out int) any {
 	content := []any{}
 	if s.Text != "" {
 		content = append(content, map[string]any{"type": "text", "text": s.Text})
@@ -288,7 +328,8 @@ func (f *FakeModel) anthropicResponse(model string, s Step, in, out int) any {
 	return map[string]any{
 		"id": f.id("msg_"), "type": "message", "role": "assistant", "model": model, "content": content,
 		"stop_reason": stop, "stop_sequence": nil,
-		"usage": map[string]any{"input_tokens": in, "output_tokens": out},
+		"usage": map[string]any{"input_tokens": in - read - written, "output_tokens": out,
+			"cache_read_input_tokens": read, "cache_creation_input_tokens": written},
 	}
 }
 
