@@ -47,15 +47,15 @@ func TestToolLoopMultiStep(t *testing.T) {
 		if system != "You review code." {
 			t.Errorf("system = %q", system)
 		}
-		// task+note, call, result, call, result
-		if len(msgs) != 5 || !strings.HasPrefix(msgs[0].Text, "Review PR #7.") || !strings.Contains(msgs[0].Text, "## Working note") {
+		// task, call, result, call, result+note
+		if len(msgs) != 5 || msgs[0].Text != "Review PR #7." || !strings.HasPrefix(msgs[4].Text, "## Working note") {
 			t.Fatalf("third request messages: %+v", msgs)
 		}
 		if msgs[3].Text != "Now the test." || msgs[2].Results[0].Content != "package a // A" || msgs[4].Results[0].Content != "package a // T" {
 			t.Errorf("history: %+v", msgs)
 		}
-		if !strings.Contains(msgs[0].Text, `read_file {"path":"a.go"} → ok, 14 bytes`) {
-			t.Errorf("note lacks the first step:\n%s", msgs[0].Text)
+		if !strings.Contains(msgs[4].Text, `read_file {"path":"a.go"} → ok, 14 bytes`) {
+			t.Errorf("note lacks the first step:\n%s", msgs[4].Text)
 		}
 	})
 }
@@ -285,7 +285,7 @@ func TestEnvelopeFailuresOnTheWire(t *testing.T) {
 					t.Errorf("%s: %v %+v", c.name, err, v)
 				}
 				_, msgs := decodeWire(t, w.format, fm.Requests(model)[1].Body)
-				if len(msgs) != 3 || msgs[2].Text != correction {
+				if len(msgs) != 3 || !strings.HasPrefix(msgs[2].Text, correction) || !strings.Contains(msgs[2].Text, "## Working note") {
 					t.Errorf("%s: corrective turn: %+v", c.name, msgs)
 				}
 				continue

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 )
 
 var ephemeral = &cacheControl{Type: "ephemeral"}
@@ -112,7 +113,10 @@ func (c *anthropicChat) chat(ctx context.Context, req Request) (Response, error)
 
 func anthropicBody(model string, req Request, maxTokens int64) (*anthropicRequest, error) {
 	p := &anthropicRequest{Model: model, MaxTokens: maxTokens, System: req.System}
-	for _, m := range req.Messages {
+	// Once the agent loops (it has a note), the task and everything up to the
+	// note are cached: the next call reads them back at a tenth of the price.
+	cache := slices.ContainsFunc(req.Messages, func(m Message) bool { return m.Note != "" })
+	for i, m := range req.Messages {
 		var blocks []anthropicBlock
 		switch m.Role {
 		case User:
@@ -127,12 +131,10 @@ func anthropicBody(model string, req Request, maxTokens int64) (*anthropicReques
 		if m.Text != "" {
 			blocks = append(blocks, anthropicBlock{Type: "text", Text: m.Text})
 		}
+		if cache && len(blocks) > 0 && (i == 0 || m.Note != "") {
+			blocks[len(blocks)-1].CacheControl = ephemeral
+		}
 		if m.Note != "" {
-			// The task before the note stays the same from call to call:
-			// everything up to it (tools, system, task) is cached.
-			if len(blocks) > 0 {
-				blocks[len(blocks)-1].CacheControl = ephemeral
-			}
 			blocks = append(blocks, anthropicBlock{Type: "text", Text: m.Note})
 		}
 		for _, c := range m.Calls {

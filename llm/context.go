@@ -7,10 +7,10 @@ import (
 )
 
 // The bounded context (seeds/002, DESIGN.md §5): a request holds the
-// system prompt, one user message with the task and the working note, and
-// the newest tool exchanges whose sizes fit the budget. An exchange is an
-// assistant turn and the user turn answering it, so calls and results are
-// kept or dropped together and never orphaned.
+// system prompt, one user message with the task, the newest tool exchanges
+// whose sizes fit the budget, and the working note at the end of the last
+// message. An exchange is an assistant turn and the user turn answering it,
+// so calls and results are kept or dropped together and never orphaned.
 
 // exchange is one assistant turn (text and/or calls) and the user turn that
 // answers it (a result per call, and/or text).
@@ -143,9 +143,10 @@ func shrinkArgs(args []byte, n int) []byte {
 
 // compose builds the request for the next turn and says from which
 // exchange on the history was sent. The window only moves forward, so the
-// caller may forget the exchanges before it.
+// caller may forget the exchanges before it. The note comes last: what is
+// before it stays the same from call to call until the window moves, so
+// the providers can cache it.
 func compose(system, task string, note *Note, hist []exchange, budget int, tools []ToolSpec, final bool) (Request, int) {
-	first := Message{Role: User, Text: task, Note: note.String()}
 	start, used := len(hist), 0
 	for i := len(hist) - 1; i >= 0; i-- {
 		if used+hist[i].size > budget && i < len(hist)-1 {
@@ -155,13 +156,15 @@ func compose(system, task string, note *Note, hist []exchange, budget int, tools
 		start = i
 	}
 	msgs := make([]Message, 0, 1+2*(len(hist)-start))
-	msgs = append(msgs, first)
+	msgs = append(msgs, Message{Role: User, Text: task})
 	for _, e := range hist[start:] {
 		msgs = append(msgs, e.ask, e.reply)
 	}
+	last := &msgs[len(msgs)-1]
+	last.Note = note.String()
 	if final {
-		last := &msgs[len(msgs)-1]
-		last.Text, last.Note = strings.TrimLeft(withNote(*last)+"\n\n"+finalTurn, "\n"), ""
+		last.Text, last.Note = withNote(*last)+"\n\n"+finalTurn, ""
+		last.Text = strings.TrimLeft(last.Text, "\n")
 	}
 	return Request{System: system, Messages: msgs, Tools: tools, NoTools: final}, start
 }
@@ -169,8 +172,11 @@ func compose(system, task string, note *Note, hist []exchange, budget int, tools
 // withNote is the message's text with its note after it, for providers that
 // send one text.
 func withNote(m Message) string {
-	if m.Note == "" {
+	switch {
+	case m.Note == "":
 		return m.Text
+	case m.Text == "":
+		return m.Note
 	}
 	return strings.TrimRight(m.Text, "\n") + "\n\n" + m.Note
 }

@@ -31,7 +31,7 @@ type FakeModel struct {
 	queues   map[string][]Step
 	defaults map[string]Step
 	log      map[string][]ModelRequest
-	prefixes map[string]bool // Anthropic prompt-cache entries: model + "\x00" + prefix
+	prefixes map[string][]string // Anthropic prompt-cache entries per model
 	nextID   int
 }
 
@@ -90,7 +90,7 @@ func NewFakeModel(t testing.TB) *FakeModel {
 		queues:   map[string][]Step{},
 		defaults: map[string]Step{"": Reply("ok")},
 		log:      map[string][]ModelRequest{},
-		prefixes: map[string]bool{},
+		prefixes: map[string][]string{},
 	}
 	f.srv = httptest.NewServer(http.HandlerFunc(f.serve))
 	t.Cleanup(f.srv.Close)
@@ -258,23 +258,36 @@ func (f *FakeModel) id(prefix string) string {
 
 // cached says how many input tokens (bytes/4) of a request the provider
 // would read from its prompt cache, and how many it would write there.
-// Anthropic caches the prefix up to the last cache_control breakpoint, read
-// once an earlier request wrote it. OpenAI caches by itself the longest
-// prefix shared with an earlier request, from 1,024 tokens, in steps of 128.
+// Anthropic writes the prefix up to each cache_control breakpoint, and
+// reads the longest prefix an earlier request wrote (the API looks back
+// about 20 blocks from a breakpoint; the fake does not limit it). OpenAI
+// caches by itself the longest prefix shared with an earlier request, from
+// 1,024 tokens, in steps of 128.
 func (f *FakeModel) cached(format, model string, body []byte) (read, written int) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if format == "anthropic" {
-		i := bytes.LastIndex(body, []byte(`"cache_control":{"type":"ephemeral"}`))
-		if i < 0 {
-			return 0, 0
+		// The cache holds content: compare without the markers, which move.
+		marker := []byte(`,"cache_control":{"type":"ephemeral"}`)
+		parts := bytes.Split(body, marker)
+		if len(parts) == 1 {
+			return 0, 0 // the API looks the cache up at breakpoints only
 		}
-		key := model + "\x00" + string(body[:i])
-		if f.prefixes[key] {
-			return i / 4, 0
+		content := bytes.Join(parts, nil)
+		longest := 0
+		for _, p := range f.prefixes[model] {
+			if len(p) > longest && bytes.HasPrefix(content, []byte(p)) {
+				longest = len(p)
+			}
 		}
-		f.prefixes[key] = true
-		return 0, i / 4
+		end := 0
+		for _, p := range parts[:len(parts)-1] {
+			end += len(p)
+			if end > longest {
+				f.prefixes[model] = append(f.prefixes[model], string(content[:end]))
+			}
+		}
+		return longest / 4, max(end-longest, 0) / 4
 	}
 	longest := 0
 	log := f.log[model]

@@ -113,10 +113,17 @@ func (f *FixModel) serve(w http.ResponseWriter, r *http.Request) {
 			round = mm[1]
 		}
 	}
-	last := req.Messages[len(req.Messages)-1]
+	// The sha git_commit returned, in the results after the model's last turn
+	// (the working note may follow them as a user message).
+	sha := ""
+	for i := len(req.Messages) - 1; i >= 0 && req.Messages[i].Role != "assistant"; i-- {
+		if s := reFixSha.FindString(text(req.Messages[i].Content)); req.Messages[i].Role == "tool" && s != "" {
+			sha = s
+		}
+	}
 	msg := map[string]any{"role": "assistant"}
 	finish := "stop"
-	if sha := reFixSha.FindString(text(last.Content)); last.Role == "tool" && sha != "" {
+	if sha != "" {
 		var fixed []map[string]string
 		for _, is := range payload.IssuesToFix {
 			fixed = append(fixed, map[string]string{"findingId": is.ID, "commitSha": sha, "description": "fixed " + is.Title})
