@@ -30,7 +30,8 @@ type Terminal struct {
 	tty  *os.File
 	mu   sync.Mutex
 	seen bytes.Buffer
-	pos  int // screen offset after the last Expect
+	pos  int           // screen offset after the last Expect
+	shut chan struct{} // closed when the screen has been read to its end
 }
 
 // StartTerminal starts the binary with args on a 120×40 terminal.
@@ -42,7 +43,7 @@ func (e *Env) StartTerminal(t testing.TB, args ...string) *Terminal {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tm := &Terminal{t: t, cmd: c, tty: tty}
+	tm := &Terminal{t: t, cmd: c, tty: tty, shut: make(chan struct{})}
 	t.Cleanup(func() { _ = c.Process.Kill(); tty.Close() })
 	go tm.read()
 	return tm
@@ -51,6 +52,7 @@ func (e *Env) StartTerminal(t testing.TB, args ...string) *Terminal {
 // read copies the screen and answers cursor position queries, which survey
 // sends and waits on, as a terminal would.
 func (tm *Terminal) read() {
+	defer close(tm.shut)
 	buf := make([]byte, 4096)
 	answered := 0
 	for {
@@ -110,13 +112,19 @@ func (tm *Terminal) Send(keys string) {
 	}
 }
 
-// Wait waits for the program to exit and returns its exit code.
+// Wait waits for the program to exit and returns its exit code, with the
+// screen read to its end: output still in the terminal when the program
+// exits is on the screen too.
 func (tm *Terminal) Wait() int {
 	tm.t.Helper()
 	done := make(chan error, 1)
 	go func() { done <- tm.cmd.Wait() }()
 	select {
 	case err := <-done:
+		select {
+		case <-tm.shut: // the read ends once the program's side is closed and drained
+		case <-time.After(5 * time.Second):
+		}
 		var exit *exec.ExitError
 		if errors.As(err, &exit) {
 			return exit.ExitCode()
