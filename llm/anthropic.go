@@ -8,7 +8,7 @@ import (
 	"slices"
 )
 
-var ephemeral = &cacheControl{Type: "ephemeral"}
+var ephemeral = &typed{Type: "ephemeral"}
 
 // anthropicVersion is the Messages API version we speak.
 const anthropicVersion = "2023-06-01"
@@ -39,9 +39,7 @@ type (
 		System     string             `json:"system,omitempty"`
 		Messages   []anthropicMessage `json:"messages"`
 		Tools      []anthropicTool    `json:"tools,omitempty"`
-		ToolChoice *struct {
-			Type string `json:"type"`
-		} `json:"tool_choice,omitempty"`
+		ToolChoice *typed             `json:"tool_choice,omitempty"`
 	}
 	anthropicMessage struct {
 		Role    string           `json:"role"`
@@ -60,9 +58,10 @@ type (
 		// CacheControl marks the end of a prefix the API caches for five
 		// minutes; a later request with the same prefix reads it at a tenth
 		// of the price.
-		CacheControl *cacheControl `json:"cache_control,omitempty"`
+		CacheControl *typed `json:"cache_control,omitempty"`
 	}
-	cacheControl struct {
+	// typed is an object with only a type: a tool choice, a cache control.
+	typed struct {
 		Type string `json:"type"`
 	}
 	anthropicTool struct {
@@ -149,9 +148,7 @@ func anthropicBody(model string, req Request, maxTokens int64) (*anthropicReques
 		p.Tools = append(p.Tools, anthropicTool{Name: t.Name, Description: t.Description, InputSchema: t.Schema})
 	}
 	if req.NoTools && len(req.Tools) > 0 {
-		p.ToolChoice = &struct {
-			Type string `json:"type"`
-		}{"none"}
+		p.ToolChoice = &typed{Type: "none"}
 	}
 	return p, nil
 }

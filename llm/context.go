@@ -163,8 +163,7 @@ func compose(system, task string, note *Note, hist []exchange, budget int, tools
 	last := &msgs[len(msgs)-1]
 	last.Note = note.String()
 	if final {
-		last.Text, last.Note = withNote(*last)+"\n\n"+finalTurn, ""
-		last.Text = strings.TrimLeft(last.Text, "\n")
+		last.Text, last.Note = strings.TrimLeft(withNote(*last)+"\n\n"+finalTurn, "\n"), ""
 	}
 	return Request{System: system, Messages: msgs, Tools: tools, NoTools: final}, start
 }

@@ -178,15 +178,6 @@ func openAIBody(model string, req Request, maxTokens int64, official bool) (*ope
 	return p, nil
 }
 
-// jsonHeader is what every request carries, whatever the provider.
-func jsonHeader() http.Header {
-	h := http.Header{}
-	h.Set("Content-Type", "application/json")
-	h.Set("Accept", "application/json")
-	h.Set("User-Agent", "gh-ocdx")
-	return h
-}
-
 // partsText is message content as servers send it: a string, null, or (some
 // OpenAI-compatible servers) an array of parts, whose texts are joined.
 type partsText string

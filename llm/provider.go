@@ -67,7 +67,7 @@ func New(model string, getenv func(string) string, opts Options) (Model, error) 
 	if v := strings.TrimSpace(getenv(m.Provider.BaseURLEnv)); v != "" {
 		base = v
 	}
-	hc := &http.Client{}
+	hc := http.DefaultClient // poster bounds each attempt with its own deadline
 	var p chatter
 	switch m.Provider.Name {
 	case "openai":
@@ -83,7 +83,7 @@ func New(model string, getenv func(string) string, opts Options) (Model, error) 
 	default:
 		return nil, fmt.Errorf("%s: provider %q has no client", m, m.Provider.Name)
 	}
-	return &client{name: m.String(), p: p, timeout: opts.Timeout}, nil
+	return &client{name: m.String(), p: p, timeout: opts.Timeout, urlEnv: m.Provider.BaseURLEnv}, nil
 }
 
 // ollamaURL reads OLLAMA_HOST the way ollama does: "host" or "host:port"
@@ -113,6 +113,7 @@ type client struct {
 	name    string
 	p       chatter
 	timeout time.Duration
+	urlEnv  string // the variable that points at the server, for error hints
 }
 
 func (c *client) Chat(ctx context.Context, req Request) (Response, error) {
@@ -163,7 +164,11 @@ func (c *client) wrap(err error) error {
 	}
 	var ne net.Error
 	if errors.As(err, &ne) && ne.Timeout() {
-		return fmt.Errorf("%s: %w (no answer within %s per attempt)", c.name, ErrTimeout, c.timeout)
+		return fmt.Errorf("%s: %w (no answer within %s per attempt; set OCDX_MODEL_TIMEOUT for a longer wait)", c.name, ErrTimeout, c.timeout)
+	}
+	var op *net.OpError
+	if errors.As(err, &op) && op.Op == "dial" {
+		return fmt.Errorf("%s: %w (is the server running? %s sets its address)", c.name, err, c.urlEnv)
 	}
 	return fmt.Errorf("%s: %w", c.name, err)
 }

@@ -220,3 +220,24 @@ func TestCachedInputIsCounted(t *testing.T) {
 		}
 	})
 }
+
+func TestUnreachableServerNamesItsVariable(t *testing.T) {
+	env := map[string]string{"OLLAMA_HOST": "127.0.0.1:1"}
+	m, err := New("ollama/qwen3", func(k string) string { return env[k] }, Options{MaxRetries: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = m.Chat(context.Background(), Request{Messages: []Message{{Role: User, Text: "x"}}})
+	if err == nil || !strings.Contains(err.Error(), "connection refused") || !strings.Contains(err.Error(), "OLLAMA_HOST sets its address") {
+		t.Errorf("err = %v, want the refusal and the variable to change", err)
+	}
+	// A stalled server: the hint names the setting for a longer wait.
+	late := &lateAnswer{}
+	c := &client{name: "openai/gpt-test", timeout: 50 * time.Millisecond, p: &openAIChat{model: "gpt-test", post: &poster{
+		hc: &http.Client{Transport: late}, url: "http://model.invalid/v1/chat/completions", header: jsonHeader(),
+		opts: Options{Timeout: 50 * time.Millisecond},
+	}}}
+	if _, err := c.Chat(context.Background(), Request{Messages: []Message{{Role: User, Text: "x"}}}); err == nil || !strings.Contains(err.Error(), "OCDX_MODEL_TIMEOUT") {
+		t.Errorf("err = %v, want the OCDX_MODEL_TIMEOUT hint", err)
+	}
+}
