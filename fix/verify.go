@@ -7,12 +7,13 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/kballard/go-shellquote"
+
+	"github.com/ocdx/gh-ocdx/git"
 )
 
 // Verification is the outcome of one verify command.
@@ -84,14 +85,23 @@ func runOne(ctx context.Context, dir, command string, stream io.Writer) Verifica
 }
 
 // runArgv runs argv in dir without a shell, streaming its output and keeping
-// its tail; command is how it is shown.
+// its tail; command is how it is shown. It never gets the credentials: the
+// code it runs is the agent's to edit, and verification needs no GitHub or
+// model access.
 func runArgv(ctx context.Context, dir, command string, argv []string, stream io.Writer) Verification {
+	c := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	c.Dir, c.Env = dir, git.WithoutCredentials(os.Environ())
+	return runCmd(ctx, command, c, stream)
+}
+
+// runCmd runs c (its directory and environment set), streaming its output
+// and keeping its tail.
+func runCmd(ctx context.Context, command string, c *exec.Cmd, stream io.Writer) Verification {
 	v := Verification{Command: command, ExitCode: -1}
 	tail := &tailBuffer{max: TailBytes}
 	out := io.MultiWriter(stream, tail)
 	fmt.Fprintf(stream, "$ %s\n", command)
-	c := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	c.Dir, c.Stdout, c.Stderr, c.Env = dir, out, out, scrubbedEnv(os.Environ())
+	c.Stdout, c.Stderr = out, out
 	killGroup(c)
 	c.WaitDelay = 5 * time.Second
 	start := time.Now()
@@ -110,18 +120,6 @@ func runArgv(ctx context.Context, dir, command string, argv []string, stream io.
 	}
 	v.Tail = tail.String()
 	return v
-}
-
-// credentials are the variables a verify command never gets: the code it
-// runs is the agent's to edit, and verification needs no GitHub or model
-// access.
-var credentials = []string{"GH_TOKEN", "GITHUB_TOKEN", "GH_ENTERPRISE_TOKEN", "GITHUB_ENTERPRISE_TOKEN", "OPENAI_API_KEY", "ANTHROPIC_API_KEY"}
-
-func scrubbedEnv(env []string) []string {
-	return slices.DeleteFunc(slices.Clone(env), func(kv string) bool {
-		k, _, _ := strings.Cut(kv, "=")
-		return slices.Contains(credentials, k)
-	})
 }
 
 // tailBuffer keeps the last max bytes written to it.

@@ -36,6 +36,60 @@ func (r *Repo) Run(ctx context.Context, args ...string) (string, error) {
 	return run(ctx, r.Dir, args...)
 }
 
+// Command is a git command in the work tree, built as every git command
+// gh-ocdx runs is: hardened and without credentials (see command). The
+// caller sets its output and runs it.
+func (r *Repo) Command(ctx context.Context, args ...string) *exec.Cmd {
+	return command(ctx, r.Dir, false, args...)
+}
+
+// hardening is given to every git command. The work tree is the fix
+// agent's to write, and git runs programs named in the configuration of
+// any repository it enters: a repository nested in the work tree (an
+// embedded repository or a submodule whose .git the agent wrote) would
+// have git run its fsmonitor, hooks or filters. So git never enters one,
+// and what git could run from configuration is off.
+var hardening = []string{
+	"-c", "core.fsmonitor=false",
+	"-c", "core.hooksPath=" + os.DevNull,
+	"-c", "submodule.recurse=false",
+	"-c", "diff.ignoreSubmodules=all",
+	"-c", "status.submoduleSummary=false",
+	"-c", "core.pager=cat",
+}
+
+// Credentials are the variables no git command but the push gets, nor the
+// commands the fix agent runs: nothing else needs GitHub or a model, and
+// what runs may have been planted by the pull request.
+var Credentials = []string{"GH_TOKEN", "GITHUB_TOKEN", "GH_ENTERPRISE_TOKEN", "GITHUB_ENTERPRISE_TOKEN", "OPENAI_API_KEY", "ANTHROPIC_API_KEY"}
+
+// WithoutCredentials is env without the Credentials variables.
+func WithoutCredentials(env []string) []string {
+	return slices.DeleteFunc(slices.Clone(env), func(kv string) bool {
+		k, _, _ := strings.Cut(kv, "=")
+		return slices.Contains(Credentials, k)
+	})
+}
+
+// command builds a git command in dir: the hardening, then args. Only a
+// command that talks to the remote (remote true) keeps the credentials,
+// which gh's credential helper may need, and may use a local-path remote;
+// every other command refuses git's file transport, which only a
+// submodule would reach for.
+func command(ctx context.Context, dir string, remote bool, args ...string) *exec.Cmd {
+	file := "never"
+	if remote {
+		file = "user" // a remote the user configured, never one a submodule names
+	}
+	argv := append(slices.Clone(hardening), "-c", "protocol.file.allow="+file)
+	c := exec.CommandContext(ctx, "git", append(argv, args...)...)
+	c.Dir = dir
+	if !remote {
+		c.Env = WithoutCredentials(os.Environ())
+	}
+	return c
+}
+
 func run(ctx context.Context, dir string, args ...string) (string, error) {
 	out, err := runRaw(ctx, dir, args...)
 	return strings.TrimSpace(out), err
@@ -45,8 +99,8 @@ func run(ctx context.Context, dir string, args ...string) (string, error) {
 // may belong to a file name.
 func runRaw(ctx context.Context, dir string, args ...string) (string, error) {
 	var out, errOut bytes.Buffer
-	c := exec.CommandContext(ctx, "git", args...)
-	c.Dir, c.Stdout, c.Stderr = dir, &out, &errOut
+	c := command(ctx, dir, false, args...)
+	c.Stdout, c.Stderr = &out, &errOut
 	if err := c.Run(); err != nil {
 		msg := strings.TrimSpace(errOut.String())
 		if msg == "" {
@@ -62,7 +116,7 @@ func runRaw(ctx context.Context, dir string, args ...string) (string, error) {
 // so none is quoted or mangled.
 func (r *Repo) Dirty(ctx context.Context) ([]string, error) {
 	var paths []string
-	for _, args := range [][]string{{"diff", "--name-only", "-z", "HEAD"}, {"ls-files", "-z", "--others", "--exclude-standard"}} {
+	for _, args := range [][]string{{"diff", "--name-only", "-z", "--ignore-submodules=all", "HEAD"}, {"ls-files", "-z", "--others", "--exclude-standard"}} {
 		out, err := runRaw(ctx, r.Dir, args...)
 		if err != nil {
 			return nil, err
@@ -113,7 +167,7 @@ func (r *Repo) Log(ctx context.Context, base string) ([]string, error) {
 
 // Diffstat is `git diff --stat base..HEAD`.
 func (r *Repo) Diffstat(ctx context.Context, base string) (string, error) {
-	return r.Run(ctx, "diff", "--stat", base+"..HEAD")
+	return r.Run(ctx, "diff", "--stat", "--no-ext-diff", "--no-textconv", "--ignore-submodules=all", base+"..HEAD")
 }
 
 // PushError is a push the remote refused (non-fast-forward, protected
@@ -134,11 +188,10 @@ func (r *Repo) Push(ctx context.Context, remote, branch string) error {
 		return fmt.Errorf("refusing to push to remote %q branch %q: not a plain name", remote, branch)
 	}
 	var errOut bytes.Buffer
-	// No hook runs: the fix agent may have written one (core.hooksPath can
-	// point into the work tree), and a hook would run with the user's
-	// credentials.
-	c := exec.CommandContext(ctx, "git", "-c", "core.hooksPath="+os.DevNull, "push", "--no-verify", "--porcelain", remote, "HEAD:refs/heads/"+branch)
-	c.Dir, c.Stderr = r.Dir, &errOut
+	// No hook runs (the fix agent may have written one, and it would run
+	// with the user's credentials), and no submodule is pushed.
+	c := command(ctx, r.Dir, true, "push", "--no-verify", "--recurse-submodules=no", "--porcelain", remote, "HEAD:refs/heads/"+branch)
+	c.Stderr = &errOut
 	out, err := c.Output()
 	if err != nil {
 		if ctx.Err() != nil {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -109,5 +110,97 @@ func TestPushRunsNoHook(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(fx.Clone, "pwned")); err == nil {
 		t.Error("the push ran a pre-push hook from the work tree")
+	}
+}
+
+// hostile is a clone whose work tree holds a committed embedded repository
+// (vendor/lib) and a submodule whose gitdir file leads to a git directory
+// in the work tree (ext, through evil/): both configurations name an
+// fsmonitor command and hooks that write marker. Whatever gh-ocdx asks git,
+// git must not run them.
+func hostile(t *testing.T) (*testkit.Repo, string) {
+	t.Helper()
+	fx := testkit.NewRepo(t, "main", "feature", map[string]string{"a.txt": "a\n"}, map[string]string{"b.txt": "b\n"})
+	head := testkit.Git(t, fx.Clone, "rev-parse", "HEAD")
+	marker := filepath.Join(t.TempDir(), "ran")
+	gitDir := func(dir string) {
+		testkit.WriteFiles(t, fx.Clone, map[string]string{
+			dir + "/HEAD": "ref: refs/heads/main\n", dir + "/refs/heads/main": head + "\n",
+			dir + "/objects/info/alternates": filepath.Join(fx.Clone, ".git", "objects") + "\n",
+			dir + "/config":                  "[core]\n\tfsmonitor = \"env >> " + marker + "; true\"\n\thooksPath = " + filepath.Join(fx.Clone, "hooks") + "\n",
+		})
+	}
+	for _, h := range []string{"pre-commit", "post-commit", "pre-push", "post-checkout", "reference-transaction", "post-index-change"} {
+		testkit.WriteFiles(t, fx.Clone, map[string]string{"hooks/" + h: "#!/bin/sh\nenv >> " + marker + "\n"})
+		os.Chmod(filepath.Join(fx.Clone, "hooks", h), 0o755)
+	}
+	gitDir("vendor/lib/.git")
+	testkit.Git(t, fx.Clone, "add", "--all")
+	testkit.Git(t, fx.Clone, "-c", "core.hooksPath=/dev/null", "commit", "-qm", "embedded")
+	gitDir("evil")
+	testkit.WriteFiles(t, fx.Clone, map[string]string{".gitmodules": "[submodule \"ext\"]\n\tpath = ext\n\turl = ./evil\n\tignore = none\n"})
+	testkit.Git(t, fx.Clone, "update-index", "--add", "--cacheinfo", "160000,"+head+",ext")
+	testkit.Git(t, fx.Clone, "add", "--all")
+	testkit.Git(t, fx.Clone, "-c", "core.hooksPath=/dev/null", "commit", "-qm", "submodule")
+	testkit.WriteFiles(t, fx.Clone, map[string]string{"ext/.git": "gitdir: ../evil\n", "b.txt": "changed\n"})
+	// Without the hardening, git runs the command: the fixture is armed.
+	testkit.Git(t, fx.Clone, "diff", "--name-only", "HEAD")
+	if _, err := os.Stat(marker); err != nil {
+		t.Fatal("the fixture does not run its fsmonitor under plain git: the test would prove nothing")
+	}
+	os.Remove(marker)
+	return fx, marker
+}
+
+func TestNoGitCommandEntersANestedRepository(t *testing.T) {
+	ctx := context.Background()
+	fx, marker := hostile(t)
+	r, err := git.Open(ctx, fx.Clone)
+	if err != nil {
+		t.Fatal(err)
+	}
+	head, _ := r.Head(ctx)
+	if d, err := r.Dirty(ctx); err != nil || !slices.Contains(d, "b.txt") {
+		t.Errorf("dirty: %v %v", d, err)
+	}
+	r.Branch(ctx)
+	r.HasCommit(ctx, head)
+	r.Log(ctx, "main")
+	r.Diffstat(ctx, "main")
+	for _, args := range [][]string{{"status", "--porcelain"}, {"diff", "HEAD"}, {"add", "--all"}, {"commit", "-qm", "x"}, {"log", "-p", "-1"}} {
+		if _, err := r.Run(ctx, args...); err != nil {
+			t.Errorf("git %v: %v", args, err)
+		}
+	}
+	if err := r.Command(ctx, "status").Run(); err != nil {
+		t.Error(err)
+	}
+	if err := r.Push(ctx, "origin", "feature"); err != nil {
+		t.Error(err)
+	}
+	if b, err := os.ReadFile(marker); err == nil {
+		t.Errorf("git ran a nested repository's fsmonitor or hook:\n%s", b)
+	}
+}
+
+// Only the push, which talks to the remote, gets the credentials.
+func TestGitCommandsGetNoCredentials(t *testing.T) {
+	ctx := context.Background()
+	fx := testkit.NewRepo(t, "main", "feature", nil, nil)
+	r, _ := git.Open(ctx, fx.Clone)
+	for _, k := range git.Credentials {
+		t.Setenv(k, "cred-"+k)
+	}
+	out, err := r.Run(ctx, "-c", "alias.environment=!env", "environment")
+	if err != nil || !strings.Contains(out, "PATH=") {
+		t.Fatalf("env: %v\n%s", err, out)
+	}
+	if strings.Contains(out, "cred-") {
+		t.Errorf("a git command got credentials:\n%s", out)
+	}
+	c := r.Command(ctx, "-c", "alias.environment=!env", "environment")
+	b, err := c.Output()
+	if err != nil || strings.Contains(string(b), "cred-") {
+		t.Errorf("Command got credentials (%v):\n%s", err, b)
 	}
 }
