@@ -1,7 +1,9 @@
 // Package repofs is the agents' view of a repository checkout: reads for every
 // role, writes for pr-fix, and never a step outside the checkout. Confinement
-// rests on os.Root (no "..", no absolute paths, no symlink leading out); .git
-// is off limits, since a write there (a hook, a config) would run code.
+// rests on os.Root (no "..", no absolute paths, no symlink leading out); any
+// .git, at any depth, is off limits, since a write there (a hook, a config,
+// a nested repository) would run code; and pr-fix may not change the files
+// that set the repository's policy (see Writable).
 package repofs
 
 import (
@@ -29,6 +31,10 @@ const (
 // ErrOutside is returned for a path that leaves the repository or enters .git.
 var ErrOutside = errors.New("path is outside the repository")
 
+// ErrProtected is returned for a path inside the repository that the fix
+// agent may not create or change.
+var ErrProtected = errors.New("path is protected")
+
 // Repo is a checkout the agents may use.
 type Repo struct {
 	root *os.Root
@@ -54,31 +60,63 @@ func Open(dir string) (*Repo, error) {
 }
 
 // resolve cleans p and makes sure that, symlinks followed, it does not land
-// in .git: os.Root keeps paths inside the checkout, but .git is inside too.
-func (r *Repo) resolve(p string) (string, error) {
+// in a .git: os.Root keeps paths inside the checkout, but .git is inside
+// too. It returns the clean path and the path it leads to, both relative to
+// the root.
+func (r *Repo) resolve(p string) (clean, real string, err error) {
 	c, err := Clean(p)
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
-	existing := filepath.Join(r.real, filepath.FromSlash(c))
+	// The deepest part of the path that exists is where a symlink may be;
+	// the rest is appended to where that part leads.
+	existing, tail := filepath.Join(r.real, filepath.FromSlash(c)), ""
 	for {
 		if _, err := os.Lstat(existing); err == nil || existing == r.real {
 			break
 		}
+		tail = path.Join(filepath.Base(existing), tail)
 		existing = filepath.Dir(existing)
 	}
-	real, err := filepath.EvalSymlinks(existing)
+	resolved, err := filepath.EvalSymlinks(existing)
 	if err != nil {
-		return c, nil // os.Root reports it when the path is used
+		return c, c, nil // os.Root reports it when the path is used
 	}
-	rel, err := filepath.Rel(r.real, real)
+	rel, err := filepath.Rel(r.real, resolved)
 	if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
-		return "", fmt.Errorf("%w: %q leads out of it (through a symlink)", ErrOutside, p)
+		return "", "", fmt.Errorf("%w: %q leads out of it (through a symlink)", ErrOutside, p)
 	}
-	if rel = filepath.ToSlash(rel); rel == ".git" || strings.HasPrefix(rel, ".git/") {
-		return "", fmt.Errorf("%w: %q leads into .git", ErrOutside, p)
+	real = path.Join(filepath.ToSlash(rel), tail)
+	if hasDotGit(real) {
+		return "", "", fmt.Errorf("%w: %q leads into a .git directory (through a symlink)", ErrOutside, p)
+	}
+	return c, real, nil
+}
+
+// resolveWrite is resolve for a path the fix agent writes: neither the path
+// nor where it leads may be protected.
+func (r *Repo) resolveWrite(p string) (string, error) {
+	c, real, err := r.resolve(p)
+	if err != nil {
+		return "", err
+	}
+	if err := Writable(c); err != nil {
+		return "", err
+	}
+	if real != c {
+		if err := Writable(real); err != nil {
+			return "", fmt.Errorf("%q leads to %s (through a symlink): %w", p, real, err)
+		}
 	}
 	return c, nil
+}
+
+// Check is what the file tools check before they use p: it stays inside
+// the repository, symlinks followed, and out of any .git. It returns p
+// cleaned.
+func (r *Repo) Check(p string) (string, error) {
+	c, _, err := r.resolve(p)
+	return c, err
 }
 
 // Close releases the directory handle.
@@ -107,16 +145,68 @@ func Clean(p string) (string, error) {
 		}
 	}
 	c := path.Clean(p)
-	if c == ".git" || strings.HasPrefix(c, ".git/") {
-		return "", fmt.Errorf("%w: %q is inside .git", ErrOutside, p)
+	if hasDotGit(c) {
+		return "", fmt.Errorf("%w: %q is inside a .git directory; git's files, and repositories nested in this one, are off limits: use the project's own files", ErrOutside, p)
 	}
 	return c, nil
+}
+
+// Writable reports whether the fix agent may create or change the clean
+// repository-relative path p. It may not touch any .git, .gitmodules
+// (a submodule would have git enter a repository the agent chose), nor the
+// files that set the repository's policy, which a pull request must not
+// rewrite for gh-ocdx to follow: .ocdx.json and REVIEW.md (at any depth)
+// and GitHub's workflows (.github/workflows/). Names are compared as
+// case-insensitive file systems (macOS, Windows) would.
+func Writable(p string) error {
+	if hasDotGit(p) {
+		return fmt.Errorf("%w: %q is inside a .git directory; git's files, and repositories nested in this one, are off limits: use the project's own files", ErrOutside, p)
+	}
+	parts := strings.Split(p, "/")
+	for _, part := range parts {
+		if f := fold(part); f == ".gitmodules" || strings.HasPrefix(f, "gitmod~") {
+			return fmt.Errorf("%w: %q declares submodules, which the fix agent may not add or change: leave submodules to a maintainer", ErrProtected, p)
+		}
+	}
+	base := fold(parts[len(parts)-1])
+	if base == ".ocdx.json" || base == "review.md" || len(parts) >= 2 && fold(parts[0]) == ".github" && fold(parts[1]) == "workflows" {
+		return fmt.Errorf("%w: %q is a repository policy file (.ocdx.json, REVIEW.md, .github/workflows/): the fix agent may not create or change it; if a finding needs it changed, reject the finding and say what a maintainer should change", ErrProtected, p)
+	}
+	return nil
+}
+
+// hasDotGit reports whether a component of the slash-separated path p is
+// a .git, as any file system would name it.
+func hasDotGit(p string) bool {
+	for _, part := range strings.Split(p, "/") {
+		if f := fold(part); f == ".git" || f == "git~1" {
+			return true
+		}
+	}
+	return false
+}
+
+// fold is a path component as case-insensitive file systems compare it:
+// lower case, without the code points HFS+ ignores, without the trailing
+// dots and spaces and the ":stream" suffix NTFS ignores (".Git. " is .git
+// there).
+func fold(name string) string {
+	name = strings.Map(func(r rune) rune {
+		if r >= 0x200c && r <= 0x200f || r >= 0x202a && r <= 0x202e || r >= 0x206a && r <= 0x206f || r == 0xfeff {
+			return -1
+		}
+		return r
+	}, name)
+	if i := strings.IndexByte(name, ':'); i > 0 {
+		name = name[:i]
+	}
+	return strings.ToLower(strings.TrimRight(name, ". "))
 }
 
 // ReadFile returns lines start..end (1-based, inclusive; 0 means from the
 // first or to the last) of a file, cut at MaxReadBytes with a notice.
 func (r *Repo) ReadFile(p string, start, end int) (string, error) {
-	c, err := r.resolve(p)
+	c, _, err := r.resolve(p)
 	if err != nil {
 		return "", err
 	}
@@ -157,7 +247,7 @@ func Lines(p string, b []byte, start, end int) (string, error) {
 // List returns the entries below dir (recursively, files only, sorted),
 // without .git, at most MaxListItems.
 func (r *Repo) List(dir string) ([]string, bool, error) {
-	c, err := r.resolve(dir)
+	c, _, err := r.resolve(dir)
 	if err != nil {
 		return nil, false, err
 	}
@@ -167,8 +257,11 @@ func (r *Repo) List(dir string) ([]string, bool, error) {
 		if err != nil {
 			return err
 		}
-		if d.IsDir() && d.Name() == ".git" {
-			return fs.SkipDir
+		if hasDotGit(d.Name()) {
+			if d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil // a submodule's gitdir file
 		}
 		if d.IsDir() {
 			return nil
@@ -234,7 +327,7 @@ func (r *Repo) Search(pattern, dir string) ([]Match, bool, error) {
 
 // WriteFile creates or replaces a file (and its directories) with content.
 func (r *Repo) WriteFile(p, content string) error {
-	c, err := r.resolve(p)
+	c, err := r.resolveWrite(p)
 	if err != nil {
 		return err
 	}
@@ -258,7 +351,7 @@ func (r *Repo) WriteFile(p, content string) error {
 
 // Edit replaces old with new in a file; old must occur exactly once.
 func (r *Repo) Edit(p, old, new string) error {
-	c, err := r.resolve(p)
+	c, err := r.resolveWrite(p)
 	if err != nil {
 		return err
 	}

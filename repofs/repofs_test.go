@@ -102,7 +102,8 @@ func TestWriteAndEdit(t *testing.T) {
 }
 
 func FuzzClean(f *testing.F) {
-	for _, s := range []string{"a/b", "../x", "/abs", "a/../../b", ".git/config", "a/./b", "", "..", `..\x`, "a\x00b", ".gitignore", ".github/x"} {
+	for _, s := range []string{"a/b", "../x", "/abs", "a/../../b", ".git/config", "a/./b", "", "..", `..\x`, "a\x00b", ".gitignore", ".github/x",
+		"a/.GIT/b", "a/.git./b", "vendor/lib/.git"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, p string) {
@@ -110,12 +111,74 @@ func FuzzClean(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if strings.HasPrefix(c, "/") || c == ".." || strings.HasPrefix(c, "../") || strings.Contains(c, "/../") ||
-			c == ".git" || strings.HasPrefix(c, ".git/") {
-			t.Errorf("Clean(%q) = %q escapes or enters .git", p, c)
+		if strings.HasPrefix(c, "/") || c == ".." || strings.HasPrefix(c, "../") || strings.Contains(c, "/../") {
+			t.Errorf("Clean(%q) = %q escapes", p, c)
+		}
+		for _, part := range strings.Split(c, "/") {
+			if strings.EqualFold(strings.TrimRight(part, ". "), ".git") {
+				t.Errorf("Clean(%q) = %q enters a .git", p, c)
+			}
 		}
 		if filepath.IsAbs(filepath.FromSlash(c)) {
 			t.Errorf("Clean(%q) = %q is absolute", p, c)
 		}
 	})
+}
+
+// A .git at any depth is a repository git would enter and whose
+// configuration it would run; case-insensitive file systems (macOS,
+// Windows) take other spellings for the same name.
+func TestNestedGitIsRefusedAtAnyDepth(t *testing.T) {
+	r, base := setup(t)
+	os.MkdirAll(filepath.Join(base, "repo", "vendor", "lib", ".git"), 0o755)
+	os.Symlink("vendor/lib/.git", filepath.Join(base, "repo", "nested"))
+	os.Symlink("vendor/lib", filepath.Join(base, "repo", "lib"))
+	for _, p := range []string{"vendor/lib/.git/config", "vendor/lib/.git", "a/.GIT/HEAD", "a/.Git/config", "a/.git./config",
+		"a/.git /config", "a/git~1/config", "a/.g\u200cit/config", "a/.git\ufeff/config", "a/.git::$INDEX_ALLOCATION/config",
+		"nested/config", "lib/.git/config", "lib/.git"} {
+		if err := r.WriteFile(p, "[core]\n\tfsmonitor = touch pwned\n"); !errors.Is(err, ErrOutside) || !strings.Contains(err.Error(), ".git") {
+			t.Errorf("write %q: want a refusal naming .git, got %v", p, err)
+		}
+		if err := r.Edit(p, "a", "b"); !errors.Is(err, ErrOutside) {
+			t.Errorf("edit %q: want ErrOutside, got %v", p, err)
+		}
+	}
+	for _, p := range []string{"a/.gitignore", "a/.github/x", "a/git/x", "a/.gitattributes", "a/x.git/y"} {
+		if err := r.WriteFile(p, "x\n"); err != nil {
+			t.Errorf("write %q: %v", p, err)
+		}
+	}
+	if entries, _ := os.ReadDir(filepath.Join(base, "repo", "vendor", "lib", ".git")); len(entries) != 0 {
+		t.Errorf("written into the nested .git: %v", entries)
+	}
+}
+
+func TestPolicyFilesAreNotWritable(t *testing.T) {
+	r, base := setup(t)
+	dir := filepath.Join(base, "repo")
+	for p, c := range map[string]string{".ocdx.json": "{}\n", "REVIEW.md": "review\n", ".github/workflows/ci.yml": "on: push\n", ".gitmodules": ""} {
+		os.MkdirAll(filepath.Join(dir, filepath.Dir(p)), 0o755)
+		os.WriteFile(filepath.Join(dir, p), []byte(c), 0o644)
+	}
+	os.Symlink(".github/workflows", filepath.Join(dir, "wf"))
+	os.Symlink(".ocdx.json", filepath.Join(dir, "cfg"))
+	os.Symlink(".github", filepath.Join(dir, "gh"))
+	for _, p := range []string{".ocdx.json", ".OCDX.json", "sub/.ocdx.json", "REVIEW.md", "review.md", "docs/REVIEW.md", ".github/workflows/ci.yml",
+		".github/workflows/new.yml", ".GitHub/Workflows/x.yml", ".github/workflows", "wf/ci.yml", "cfg", "gh/workflows/x.yml",
+		".gitmodules", ".GitModules", "vendor/.gitmodules", "gitmod~1"} {
+		for what, err := range map[string]error{"write": r.WriteFile(p, "x"), "edit": r.Edit(p, "{}", `{"verify":["sh -c id"]}`)} {
+			if !errors.Is(err, ErrProtected) {
+				t.Errorf("%s %q: want ErrProtected, got %v", what, p, err)
+			}
+		}
+	}
+	if err := r.WriteFile(".github/dependabot.yml", "version: 2\n"); err != nil {
+		t.Errorf("other files of .github stay writable: %v", err)
+	}
+	if got, err := r.ReadFile(".ocdx.json", 0, 0); err != nil || got != "{}\n" {
+		t.Errorf("policy files stay readable, and unchanged: %q %v", got, err)
+	}
+	if err := Writable(".ocdx.json"); err == nil || !strings.Contains(err.Error(), "reject the finding") {
+		t.Errorf("the refusal must say what to do: %v", err)
+	}
 }
