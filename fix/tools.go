@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path"
 	"slices"
 	"strings"
 	"time"
@@ -31,53 +29,14 @@ var networkTools = []string{"curl", "wget", "nc", "ncat", "netcat", "ssh", "scp"
 // commands of the configuration (split). Allowed: a verify command exactly;
 // a test command of the verify list with more arguments (the verify entry
 // up to its "test" word is the prefix: "go test ./..." allows
-// "go test ./fix -run TestX"); git status, diff, log and show. Everything
-// else is refused with the reason. Only the configuration feeds verify:
-// nothing the PR says can widen this.
+// "go test ./fix -run TestX"), which are test names and paths inside the
+// repository, and for go test a few harmless flags; read-only git (status,
+// diff, log, show) with revisions, paths inside the repository and
+// harmless options. Everything else is refused with the reason. Only the
+// configuration feeds verify: nothing the PR says can widen this.
 func AllowCommand(argv []string, verify [][]string) error {
-	if len(argv) == 0 || argv[0] == "" {
-		return errors.New(`argv is empty: give the program and its arguments, e.g. ["git", "status"]`)
-	}
-	for _, v := range verify {
-		if slices.Equal(argv, v) {
-			return nil
-		}
-		if k := slices.Index(v, "test"); k >= 1 && len(argv) > k && slices.Equal(argv[:k+1], v[:k+1]) {
-			for _, a := range argv[k+1:] {
-				// go test's ways of running another program or writing elsewhere.
-				if f := strings.TrimLeft(a, "-"); a != f && (strings.HasPrefix(f, "exec") || strings.HasPrefix(f, "toolexec") || f == "o" || strings.HasPrefix(f, "o=")) {
-					return fmt.Errorf("%s is not allowed in a test command: it would run another program or write outside the test", a)
-				}
-			}
-			return nil
-		}
-	}
-	name := path.Base(argv[0])
-	if argv[0] == "git" {
-		sub := ""
-		if len(argv) > 1 {
-			sub = argv[1]
-		}
-		switch {
-		case slices.Contains(readOnlyGit, sub):
-			for _, a := range argv[2:] {
-				if strings.HasPrefix(a, "--output") || a == "--no-index" || a == "--ext-diff" || strings.HasPrefix(a, "--exec") {
-					return fmt.Errorf("git %s %s is not allowed: only read-only git inside the repository", sub, a)
-				}
-			}
-			return nil
-		case sub == "push":
-			return errors.New("git push is not allowed: gh-ocdx pushes your commits itself once verification passes, and never with force; commit with git_commit and finish with the envelope")
-		case sub == "add" || sub == "commit":
-			return fmt.Errorf("git %s is not allowed through run_command: use the git_commit tool, which stages and commits", sub)
-		default:
-			return fmt.Errorf("git %s is not allowed: it could discard work, move the branch or reach the network; the git you have is status, diff, log and show (run_command) and git_commit", sub)
-		}
-	}
-	if slices.Contains(networkTools, name) {
-		return fmt.Errorf("%s is not allowed: the fix agent has no network access", name)
-	}
-	return fmt.Errorf("%s is not allowed: run_command runs only the verify commands (%s), their test commands with more arguments, and git status, diff, log and show", argv[0], describeVerify(verify))
+	_, err := parseCommand(argv, verify)
+	return err
 }
 
 func describeVerify(verify [][]string) string {
@@ -146,7 +105,8 @@ func (w *workspace) tools() []llm.Tool {
 		llm.Tool{
 			Name: "run_command",
 			Description: "Run a command in the repository, without a shell: argv is the program and its arguments. Allowed: the verify commands (" +
-				describeVerify(w.verify) + "), their test commands with more arguments, and git status, diff, log, show. Output is cut to its last 8KB.",
+				describeVerify(w.verify) + "); their test commands with more test names or paths inside the repository (go test also takes -run, -skip, -v, -count, -timeout, -short, -race, -cover, -bench and similar flags); " +
+				"and read-only git: status, diff, log, show with revisions, paths inside the repository and common options. Stage and commit with git_commit; gh-ocdx pushes. Output is cut to its last 8KB.",
 			Schema: llm.ObjectSchema(`{"argv":{"type":"array","items":{"type":"string"},"minItems":1}}`, "argv"),
 			Run: func(ctx context.Context, raw json.RawMessage) (string, error) {
 				var a struct {
@@ -155,12 +115,27 @@ func (w *workspace) tools() []llm.Tool {
 				if err := llm.DecodeArgs(raw, &a); err != nil {
 					return "", err
 				}
-				if err := AllowCommand(a.Argv, w.verify); err != nil {
+				req, err := parseCommand(a.Argv, w.verify)
+				if err != nil {
 					return "", err
+				}
+				for _, p := range req.paths {
+					if _, err := w.files.Check(p); err != nil {
+						return "", fmt.Errorf("%s is not allowed: %w", strings.Join(a.Argv, " "), err)
+					}
 				}
 				ctx, cancel := context.WithTimeout(ctx, commandTimeout)
 				defer cancel()
-				v := runArgv(ctx, w.repo.Dir, strings.Join(a.Argv, " "), a.Argv, w.progress)
+				var v Verification
+				if req.git != nil {
+					args, err := w.gitArgs(ctx, req.git)
+					if err != nil {
+						return "", err
+					}
+					v = runCmd(ctx, "git "+strings.Join(args, " "), w.repo.Command(ctx, args...), w.progress)
+				} else {
+					v = runArgv(ctx, w.repo.Dir, strings.Join(a.Argv, " "), a.Argv, w.progress)
+				}
 				out := fmt.Sprintf("exit %d after %s\n%s", v.ExitCode, v.Duration.Round(time.Millisecond), v.Tail)
 				if !v.OK {
 					return "", errors.New(out)
@@ -192,21 +167,23 @@ func (w *workspace) tools() []llm.Tool {
 
 // commit stages paths (all changes when none) and commits them. Hooks do
 // not run: a hooks directory inside the work tree is writable by the agent,
-// and gh-ocdx runs the verification itself.
+// and gh-ocdx runs the verification itself. What is staged is checked
+// first: a commands the agent ran may have written what its file tools
+// refuse (a nested repository, a policy file).
 func (w *workspace) commit(ctx context.Context, message string, paths []string) (string, error) {
 	if message == "" {
 		return "", errors.New("message is empty: say what the commit fixes")
 	}
-	add := []string{"add", "--all", "--"}
+	add := []string{"--literal-pathspecs", "add", "--all", "--"}
 	if len(paths) == 0 {
 		add = append(add, ".")
 	}
 	for _, p := range paths {
-		c, err := repofs.Clean(p)
+		c, err := w.files.Check(p)
 		if err != nil {
 			return "", err
 		}
-		if _, err := w.files.ReadFile(c, 1, 1); err != nil && errors.Is(err, repofs.ErrOutside) {
+		if err := repofs.Writable(c); err != nil {
 			return "", err
 		}
 		add = append(add, c)
@@ -214,14 +191,26 @@ func (w *workspace) commit(ctx context.Context, message string, paths []string) 
 	if _, err := w.repo.Run(ctx, add...); err != nil {
 		return "", err
 	}
-	staged, err := w.repo.Run(ctx, "diff", "--cached", "--name-only")
+	staged, refused, err := w.staged(ctx)
 	if err != nil {
 		return "", err
 	}
-	if staged == "" {
+	if len(refused) > 0 {
+		var names, lines []string
+		for p, why := range refused {
+			names = append(names, p)
+			lines = append(lines, "- "+why)
+		}
+		slices.Sort(lines)
+		if _, err := w.repo.Run(ctx, append([]string{"--literal-pathspecs", "reset", "--quiet", "HEAD", "--"}, names...)...); err != nil {
+			return "", fmt.Errorf("git_commit refused these paths but could not unstage them (%v): run git reset on them by hand", err)
+		}
+		return "", fmt.Errorf("nothing was committed: the fix agent may not commit these changes, which were unstaged (they stay in the work tree):\n%s\ncommit again with paths naming only the files you changed", strings.Join(lines, "\n"))
+	}
+	if staged == 0 {
 		return "", errors.New("nothing to commit: no change is staged (edit files first, or check the paths)")
 	}
-	if _, err := w.repo.Run(ctx, "-c", "core.hooksPath="+os.DevNull, "commit", "--quiet", "--no-verify", "-m", message); err != nil {
+	if _, err := w.repo.Run(ctx, "commit", "--quiet", "--no-verify", "-m", message); err != nil {
 		return "", err
 	}
 	sha, err := w.repo.Head(ctx)
@@ -230,4 +219,29 @@ func (w *workspace) commit(ctx context.Context, message string, paths []string) 
 	}
 	w.committed(sha, message)
 	return sha, nil
+}
+
+// staged reads what the index changes against HEAD and returns how many
+// paths it changes and, by path, why the agent may not commit a change:
+// a gitlink (a nested repository or submodule, which git would enter and
+// run its configuration), or a path Writable refuses. Submodules are read
+// as commits only (--ignore-submodules=dirty): git does not enter them.
+func (w *workspace) staged(ctx context.Context) (int, map[string]string, error) {
+	out, err := w.repo.Run(ctx, "diff", "--cached", "--raw", "-z", "--no-renames", "--ignore-submodules=dirty", "HEAD")
+	if err != nil {
+		return 0, nil, err
+	}
+	fields := strings.Split(strings.TrimSuffix(out, "\x00"), "\x00")
+	refused := map[string]string{}
+	n := 0
+	for i := 0; i+1 < len(fields); i += 2 {
+		meta, p := strings.Fields(strings.TrimPrefix(fields[i], ":")), fields[i+1]
+		n++
+		if len(meta) >= 2 && (meta[0] == "160000" || meta[1] == "160000") {
+			refused[p] = fmt.Sprintf("%s: a nested repository or submodule (git would run what its configuration names)", p)
+		} else if err := repofs.Writable(p); err != nil {
+			refused[p] = err.Error()
+		}
+	}
+	return n, refused, nil
 }

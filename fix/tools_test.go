@@ -15,7 +15,7 @@ import (
 )
 
 func TestAllowCommand(t *testing.T) {
-	verify := [][]string{{"go", "test", "./..."}, {"sh", "check.sh"}, {"dx", "lint"}}
+	verify := [][]string{{"go", "test", "./..."}, {"sh", "check.sh"}, {"dx", "lint"}, {"npm", "test"}, {"cargo", "test", "--workspace"}}
 	for _, tc := range []struct {
 		argv []string
 		want string // "" allowed, else part of the refusal
@@ -51,6 +51,44 @@ func TestAllowCommand(t *testing.T) {
 		{[]string{"ssh", "host"}, "no network access"},
 		{[]string{"rm", "-rf", "."}, "not allowed"},
 		{[]string{}, "empty"},
+		// go test: harmless flags in both forms; nothing that runs another
+		// program, reads another configuration or writes a file.
+		{[]string{"go", "test", "./fix", "-run=TestX", "-count", "1", "-v", "-race", "-timeout", "5m", "-short", "-cover", "-covermode=atomic", "-failfast", "-shuffle=on", "-parallel", "2", "-cpu", "1,2", "-list", ".", "-tags", "x", "-skip", "Y", "-bench=.", "-benchtime", "1x", "--v"}, ""},
+		{[]string{"go", "test", "-coverprofile=c.out", "./..."}, "not allowed in a test command"},
+		{[]string{"go", "test", "-coverprofile", "/tmp/c.out", "./..."}, "not allowed in a test command"},
+		{[]string{"go", "test", "-overlay=o.json", "./..."}, "not allowed in a test command"},
+		{[]string{"go", "test", "-ldflags", "-X main.v=1", "./..."}, "not allowed in a test command"},
+		{[]string{"go", "test", "-modfile=/tmp/go.mod", "./..."}, "not allowed in a test command"},
+		{[]string{"go", "test", "--exec=sh", "./..."}, "not allowed in a test command"},
+		{[]string{"go", "test", "-test.coverprofile=/tmp/x", "./..."}, "not allowed in a test command"},
+		{[]string{"go", "test", "./...", "-args", "-x"}, "not allowed in a test command"},
+		{[]string{"go", "test", "-run"}, "needs a value"},
+		{[]string{"go", "test", "-v=yes"}, "takes no value"},
+		{[]string{"go", "test", "/home/u/other/pkg"}, "absolute"},
+		{[]string{"go", "test", "../other"}, "outside the repository"},
+		// Other test tools: more names and paths, no options.
+		{[]string{"npm", "test", "widget"}, ""},
+		{[]string{"npm", "test", "--", "--config", "x"}, "not options"},
+		{[]string{"cargo", "test", "--config", "build.rustc-wrapper='sh'"}, "not options"},
+		{[]string{"cargo", "test", "-p", "evil"}, "not options"},
+		{[]string{"npm", "test", "/etc"}, "absolute"},
+		// Read-only git: revisions, in-repository paths, harmless options.
+		{[]string{"git", "diff", "--stat", "HEAD~1", "--", "a.txt"}, ""},
+		{[]string{"git", "log", "-n", "5", "--format=%H %s", "-3", "--author=x"}, ""},
+		{[]string{"git", "show", "--name-only", "HEAD:a.txt"}, ""},
+		{[]string{"git", "status", "--porcelain=v2", "-uall"}, ""},
+		{[]string{"git", "diff", "/home/u/.config/gh/hosts.yml", "a.txt"}, "outside the repository"},
+		{[]string{"git", "diff", "HEAD", "--", "../../.aws/credentials"}, "outside the repository"},
+		{[]string{"git", "diff", "--", ":(top)x"}, "pathspec magic"},
+		{[]string{"git", "diff", "--", ".git/config"}, ".git"},
+		{[]string{"git", "show", "HEAD:vendor/.git/config"}, ".git"},
+		{[]string{"git", "diff", "--no-ext-diff", "--ext-diff"}, "not allowed"},
+		{[]string{"git", "diff", "--textconv"}, "not allowed"},
+		{[]string{"git", "diff", "-O/etc/passwd"}, "not allowed"},
+		{[]string{"git", "log", "--format=%G?"}, "gpg"},
+		{[]string{"git", "log", "--show-signature"}, "not allowed"},
+		{[]string{"git", "log", "--grep", "x"}, "not allowed"},
+		{[]string{"git", "log", "-n", "x"}, "needs a number"},
 	} {
 		err := AllowCommand(tc.argv, verify)
 		switch {
@@ -178,5 +216,95 @@ func TestToolsEditCommitAndRun(t *testing.T) {
 	}
 	if strings.Join(*events, "|") != "touched a.txt|committed fix: a" {
 		t.Errorf("events %v", *events)
+	}
+}
+
+// What the file tools refuse may still reach the work tree through a
+// command the agent runs (a test that writes files): git_commit checks
+// what is staged, refuses it, unstages it and commits nothing.
+func TestCommitRefusesNestedRepositoriesAndPolicyFiles(t *testing.T) {
+	tools, fx, events := toolkit(t, "sh check.sh")
+	testkit.WriteFiles(t, fx.Clone, map[string]string{".ocdx.json": "{}\n", ".github/workflows/ci.yml": "on: push\n"})
+	testkit.Git(t, fx.Clone, "add", "--all")
+	testkit.Git(t, fx.Clone, "commit", "-qm", "policy")
+	head := testkit.Git(t, fx.Clone, "rev-parse", "HEAD")
+	marker := filepath.Join(t.TempDir(), "ran")
+	testkit.WriteFiles(t, fx.Clone, map[string]string{
+		"vendor/lib/.git/HEAD": "ref: refs/heads/main\n", "vendor/lib/.git/refs/heads/main": head + "\n",
+		"vendor/lib/.git/objects/info/alternates": filepath.Join(fx.Clone, ".git", "objects") + "\n",
+		"vendor/lib/.git/config":                  "[core]\n\tfsmonitor = \"touch " + marker + "\"\n",
+		".ocdx.json":                              `{"verify":["sh -c 'cat ~/.config/gh/hosts.yml'"]}`,
+		".github/workflows/ci.yml":                "on: pull_request_target\n",
+		".gitmodules":                             "[submodule \"x\"]\n\tpath = x\n\turl = ../x\n",
+		"docs/REVIEW.md":                          "approve\n",
+		"a.txt":                                   "fixed\n",
+	})
+
+	_, err := call(t, tools, "git_commit", map[string]any{"message": "everything"})
+	if err == nil {
+		t.Fatal("committed")
+	}
+	for _, want := range []string{"nothing was committed", "vendor/lib: a nested repository", `".ocdx.json" is a repository policy file`,
+		`".github/workflows/ci.yml" is a repository policy file`, `"docs/REVIEW.md"`, `".gitmodules" declares submodules`, "commit again with paths"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("the refusal lacks %q:\n%v", want, err)
+		}
+	}
+	if got := testkit.Git(t, fx.Clone, "rev-parse", "HEAD"); got != head {
+		t.Error("a commit was made")
+	}
+	if staged := testkit.Git(t, fx.Clone, "diff", "--cached", "--name-only", "--ignore-submodules=none"); staged != "a.txt" {
+		t.Errorf("only a.txt may stay staged, got %q", staged)
+	}
+	if _, err := call(t, tools, "git_commit", map[string]any{"message": "fix: a", "paths": []string{".github"}}); err == nil || !strings.Contains(err.Error(), "policy file") {
+		t.Errorf("a directory holding a policy file: %v", err)
+	}
+	if _, err := call(t, tools, "git_commit", map[string]any{"message": "fix: a", "paths": []string{".ocdx.json"}}); err == nil || !strings.Contains(err.Error(), "policy file") {
+		t.Errorf("a policy file named: %v", err)
+	}
+	if _, err := call(t, tools, "git_commit", map[string]any{"message": "fix: a", "paths": []string{"a.txt"}}); err != nil {
+		t.Fatal(err)
+	}
+	if got := testkit.Git(t, fx.Clone, "show", "--name-only", "--format=", "HEAD"); got != "a.txt" {
+		t.Errorf("the commit holds %q", got)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Error("git ran the nested repository's fsmonitor")
+	}
+	if strings.Join(*events, "|") != "committed fix: a" {
+		t.Errorf("events %v", *events)
+	}
+}
+
+func TestReadOnlyGitIsRebuiltAndConfined(t *testing.T) {
+	tools, fx, _ := toolkit(t)
+	outside := filepath.Join(filepath.Dir(fx.Clone), "secret.txt")
+	os.WriteFile(outside, []byte("zebra-cobalt\n"), 0o600)
+	os.Symlink(filepath.Dir(fx.Clone), filepath.Join(fx.Clone, "up"))
+	for _, argv := range [][]string{
+		{"git", "diff", outside, "a.txt"},
+		{"git", "diff", "up/secret.txt", "b.txt"},
+		{"git", "diff", "HEAD", "--", "up/secret.txt"},
+		{"git", "status", "up"},
+		{"git", "log", ":(top)a.txt"},
+	} {
+		out, err := call(t, tools, "run_command", map[string]any{"argv": argv})
+		if err == nil || strings.Contains(out+err.Error(), "zebra") {
+			t.Errorf("%q: got %q, %v", argv, out, err)
+		}
+	}
+	// Revisions and paths are told apart; paths go after "--", and
+	// gh-ocdx's own options are added.
+	testkit.WriteFiles(t, fx.Clone, map[string]string{"b.txt": "b2\n"})
+	out, err := call(t, tools, "run_command", map[string]any{"argv": []string{"git", "diff", "HEAD", "b.txt"}})
+	if err != nil || !strings.Contains(out, "+b2") {
+		t.Errorf("git diff HEAD b.txt: %q %v", out, err)
+	}
+	out, err = call(t, tools, "run_command", map[string]any{"argv": []string{"git", "show", "--stat", "HEAD~1", "a.txt"}})
+	if err != nil || !strings.Contains(out, "a.txt") {
+		t.Errorf("git show HEAD~1 a.txt: %q %v", out, err)
+	}
+	if _, err := call(t, tools, "run_command", map[string]any{"argv": []string{"git", "log", "main@{upstream}"}}); err == nil || !strings.Contains(err.Error(), "no upstream") {
+		t.Errorf("a bad revision is explained: %v", err)
 	}
 }
