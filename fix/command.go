@@ -13,7 +13,6 @@ import (
 
 // request is a run_command call that passed the rules.
 type request struct {
-	argv []string
 	// git is read-only git, run as gh-ocdx rebuilds it; nil otherwise.
 	git *gitRead
 	// paths are the arguments that name files, checked against the work
@@ -28,11 +27,11 @@ func parseCommand(argv []string, verify [][]string) (request, error) {
 	}
 	for _, v := range verify {
 		if slices.Equal(argv, v) {
-			return request{argv: argv}, nil
+			return request{}, nil
 		}
 		if k := slices.Index(v, "test"); k >= 1 && len(argv) > k && slices.Equal(argv[:k+1], v[:k+1]) {
 			paths, err := testArgs(v[:k+1], argv[k+1:])
-			return request{argv: argv, paths: paths}, err
+			return request{paths: paths}, err
 		}
 	}
 	name := path.Base(argv[0])
@@ -44,7 +43,7 @@ func parseCommand(argv []string, verify [][]string) (request, error) {
 		switch {
 		case slices.Contains(readOnlyGit, sub):
 			g, err := parseGit(sub, argv[2:])
-			return request{argv: argv, git: g}, err
+			return request{git: g}, err
 		case sub == "push":
 			return request{}, errors.New("git push is not allowed: gh-ocdx pushes your commits itself once verification passes, and never with force; commit with git_commit and finish with the envelope")
 		case sub == "add" || sub == "commit":

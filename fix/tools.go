@@ -168,7 +168,7 @@ func (w *workspace) tools() []llm.Tool {
 // commit stages paths (all changes when none) and commits them. Hooks do
 // not run: a hooks directory inside the work tree is writable by the agent,
 // and gh-ocdx runs the verification itself. What is staged is checked
-// first: a commands the agent ran may have written what its file tools
+// first: a command the agent ran may have written what its file tools
 // refuse (a nested repository, a policy file).
 func (w *workspace) commit(ctx context.Context, message string, paths []string) (string, error) {
 	if message == "" {
