@@ -67,3 +67,18 @@ func TestFixAsksOnceBeforeRunningARepositorysVerifyCommands(t *testing.T) {
 		t.Fatalf("changed list declined: exit %d, %d more model calls, verify log %q:\n%s", code, len(s.fm.Requests("fixer"))-calls, runs(), term.Screen())
 	}
 }
+
+func TestLoopAsksBeforeRunningARepositorysVerifyCommands(t *testing.T) {
+	lf := newLoop(t, nil)
+	commitOn(t, lf.repo, lf.repo.Base, map[string]string{".ocdx.json": `{"verify": ["true"]}`})
+
+	term := lf.env.StartTerminal(t, "review-loop", "--pr", "31")
+	term.Expect("Run these commands for octo/widgets")
+	term.Send("n\r")
+	if code := term.Wait(); code != 1 || !strings.Contains(term.Screen(), "you declined the verify commands of .ocdx.json on main") {
+		t.Fatalf("declined: exit %d, want 1:\n%s", code, term.Screen())
+	}
+	if n := len(lf.fm.Requests("rev-a")) + lf.fix.Count(); n != 0 || len(lf.gh.Comments(repo, lf.number)) != 0 {
+		t.Errorf("declining must call no model and post nothing: %d model calls", n)
+	}
+}
