@@ -135,7 +135,8 @@ func parseConfigShow(d *Deps, args []string) (*ConfigShowOptions, error) {
 	fs := newFlagSet("config show", "gh ocdx config show [--json]",
 		`Print the configuration in effect, with defaults applied: the file it was
 read from, the model of each role, the verify commands (the current
-repository's .ocdx.json overrides them) and the providers' endpoints.
+working tree's .ocdx.json overrides them; for a pull request, review-loop and
+fix read .ocdx.json from its base branch instead) and the providers' endpoints.
 Credentials are never printed, only the names of their variables.`)
 	fs.BoolVar(&opts.JSON, "json", false, "Print JSON for scripts")
 	if err := fs.parse(d, args, 0); err != nil {
@@ -215,6 +216,9 @@ func verifyFrom(c *config.Config) string {
 	}
 }
 
+// worktreePolicy labels the .ocdx.json that config show and validate read.
+const worktreePolicy = "this working tree's .ocdx.json; for a pull request, review-loop and fix read the one on its base branch"
+
 func showMarkdown(d *Deps, c *config.Config) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# gh-ocdx configuration\n\nRead from `%s`", c.Path)
@@ -237,7 +241,7 @@ func showMarkdown(d *Deps, c *config.Config) string {
 	case c.Path:
 		b.WriteString("from the configuration:\n\n")
 	default:
-		fmt.Fprintf(&b, "from `%s`:\n\n", from)
+		fmt.Fprintf(&b, "from `%s` (%s):\n\n", from, worktreePolicy)
 	}
 	for _, v := range c.Verify {
 		fmt.Fprintf(&b, "- `%s`\n", v)
@@ -313,7 +317,10 @@ func configValidate(d *Deps, opts *ConfigValidateOptions) error {
 			valid = append(valid, path)
 		}
 	}
-	for _, p := range valid {
+	for i, p := range valid {
+		if i > 0 {
+			p += " (" + worktreePolicy + ")"
+		}
 		fmt.Fprintf(d.IO.Out, "ok: %s\n", p)
 	}
 	return nil

@@ -192,7 +192,7 @@ func TestConfigValidate(t *testing.T) {
 
 	override := writeFile(t, filepath.Join(dir, ".ocdx.json"), `{"verify": ["make"]}`)
 	d, out, _ = configTestDeps(map[string]string{"OCDX_CONFIG": path})
-	if err := configValidate(d, &ConfigValidateOptions{WorkDir: dir}); err != nil || out.String() != "ok: "+path+"\nok: "+override+"\n" {
+	if err := configValidate(d, &ConfigValidateOptions{WorkDir: dir}); err != nil || out.String() != "ok: "+path+"\nok: "+override+" ("+worktreePolicy+")\n" {
 		t.Errorf("with .ocdx.json: %v, stdout %q", err, out)
 	}
 

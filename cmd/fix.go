@@ -87,8 +87,8 @@ Examples:
 }
 
 func fixPR(ctx context.Context, d *Deps, opts *FixOptions) error {
-	// Preflight in seeds/004's order: configuration, GitHub auth, the
-	// checkout and verify commands; then the PR.
+	// Preflight: configuration, GitHub auth, the checkout, the PR, then the
+	// verify commands (a repository's are approved here, in a terminal).
 	check := preflight.Local
 	if opts.Continue {
 		check = preflight.Resuming
@@ -100,6 +100,14 @@ func fixPR(ctx context.Context, d *Deps, opts *FixOptions) error {
 	cfg, client, repo, co, pr := p.cfg, p.client, p.repo, p.co, p.pr
 	if !p.canPush && !opts.DryRun {
 		return &IncompleteError{Reason: preflight.ReviewOnlyReason(pr) + "; nothing was changed (--dry-run still runs the fix locally)"}
+	}
+	if opts.Prompter == nil {
+		opts.Prompter = newPrompter(ctx, d.IO)
+	}
+	if !opts.Yes && d.IO.CanPrompt() {
+		if err := approveVerify(d, p, opts.Prompter); err != nil {
+			return err
+		}
 	}
 
 	path, err := state.Path(d.Getenv)
@@ -113,9 +121,6 @@ func fixPR(ctx context.Context, d *Deps, opts *FixOptions) error {
 		return err
 	}
 
-	if opts.Prompter == nil {
-		opts.Prompter = newPrompter(ctx, d.IO)
-	}
 	resume, err := chooseResume(d, opts, recorded)
 	if err != nil {
 		return err

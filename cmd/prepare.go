@@ -2,21 +2,25 @@ package cmd
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/cli/go-gh/v2/pkg/repository"
 
 	"github.com/ocdx/gh-ocdx/config"
-	"github.com/ocdx/gh-ocdx/git"
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/preflight"
+	"github.com/ocdx/gh-ocdx/state"
 )
 
 // prepared is what the preflight of a verb that changes a PR established.
 type prepared struct {
-	cfg     *config.Config // with the repository's .ocdx.json applied
+	cfg     *config.Config // with the PR's repository policy applied
 	client  *github.Client
 	repo    github.Repo
 	co      *preflight.Checkout
@@ -24,12 +28,15 @@ type prepared struct {
 	canPush bool
 }
 
-// prepare runs the preflight that review-loop and fix share, in seeds/004's
-// order: configuration, the repository (r, or GH_REPO's or the remotes'), GitHub auth, the checkout and verify commands (with
-// check), then the PR (number, or the one whose head is the current branch;
-// usage is shown when that fails) and whether it can be pushed.
+// prepare runs the preflight that review-loop and fix share: configuration,
+// the repository (r, or GH_REPO's or the remotes'), GitHub auth, the checkout
+// (with check), the PR (number, or the one whose head is the current branch;
+// usage is shown when that fails) and whether it can be pushed, then the
+// verify commands, which a repository sets in .ocdx.json on the PR's base
+// branch: shown with their source and checked on PATH. Nothing is written
+// and no model called before.
 func prepare(ctx context.Context, d *Deps, r repository.Repository, number int, usage string,
-	check func(ctx context.Context, dir string, verify []string) (*preflight.Checkout, error)) (*prepared, error) {
+	check func(ctx context.Context, dir string) (*preflight.Checkout, error)) (*prepared, error) {
 	cfg, err := loadConfig(d)
 	if err != nil {
 		return nil, err
@@ -45,12 +52,7 @@ func prepare(ctx context.Context, d *Deps, r repository.Repository, number int, 
 	if err != nil {
 		return nil, err
 	}
-	if g, err := git.Open(ctx, wd); err == nil {
-		if err := cfg.ApplyRepo(g.Dir); err != nil {
-			return nil, err
-		}
-	}
-	if p.co, err = check(ctx, wd, cfg.Verify); err != nil {
+	if p.co, err = check(ctx, wd); err != nil {
 		return nil, err
 	}
 	if number == 0 {
@@ -64,7 +66,110 @@ func prepare(ctx context.Context, d *Deps, r repository.Repository, number int, 
 	if p.canPush, err = preflight.PR(p.pr, p.co.Branch); err != nil {
 		return nil, err
 	}
+	if err := applyBasePolicy(cfg, p.pr); err != nil {
+		return nil, err
+	}
+	if slices.ContainsFunc(p.pr.Files, func(f github.ChangedFile) bool { return f.Path == config.RepoFile }) {
+		d.Log.Warn(fmt.Sprintf("PR #%d changes %s: its change takes effect once merged; this run uses %s", p.pr.Number, config.RepoFile, policyName(cfg, p.pr)))
+	}
+	from := verifySource(d, cfg)
+	if err := preflight.Commands(cfg.Verify, from); err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(d.IO.ErrOut, "verify (%s): %s\n", from, strings.Join(cfg.Verify, "; "))
 	return p, nil
+}
+
+// applyBasePolicy takes the verify commands from .ocdx.json on the PR's base
+// branch, as the PR query read it. The PR's own copy (its head, the checkout)
+// is never read: whoever opens a PR would choose the commands run here.
+func applyBasePolicy(cfg *config.Config, pr *github.PullRequest) error {
+	bp := pr.BasePolicy
+	if !bp.Found {
+		return nil
+	}
+	where := fmt.Sprintf("%s on %s at %.7s", config.RepoFile, pr.BaseRefName, bp.Commit)
+	var cause error
+	switch {
+	case bp.Truncated:
+		cause = errors.New("GitHub gives only the start of the file, it is too large")
+	case bp.NotText:
+		cause = errors.New("it is not a text file")
+	}
+	if cause != nil {
+		return &config.Error{Path: where, Err: cause, Repo: true, Branch: true}
+	}
+	verify, err := config.RepoPolicy([]byte(bp.Text), where)
+	if err != nil {
+		return err
+	}
+	cfg.ApplyPolicy(verify, where)
+	return nil
+}
+
+// policyName says which verify list applies, for the message about a PR
+// that changes .ocdx.json.
+func policyName(cfg *config.Config, pr *github.PullRequest) string {
+	if cfg.VerifyFrom != "" {
+		return cfg.VerifyFrom
+	}
+	return fmt.Sprintf("the verify commands of your configuration (%s has no %s)", pr.BaseRefName, config.RepoFile)
+}
+
+// verifySource says where the verify commands came from, as shown before
+// they run: "from .ocdx.json on main at 1a2b3c4", "from your configuration
+// ~/.config/gh-ocdx/config.json", or the default.
+func verifySource(d *Deps, c *config.Config) string {
+	switch {
+	case c.VerifyFrom != "":
+		return "from " + c.VerifyFrom
+	case slices.Contains(c.Defaults, "verify"):
+		return "the default, as your configuration " + homeRel(d, c.Path) + " sets none"
+	default:
+		return "from your configuration " + homeRel(d, c.Path)
+	}
+}
+
+// homeRel writes path with ~ for the home directory.
+func homeRel(d *Deps, path string) string {
+	home := d.Getenv("HOME")
+	if rel, err := filepath.Rel(home, path); home != "" && err == nil && filepath.IsLocal(rel) {
+		return "~" + string(filepath.Separator) + rel
+	}
+	return path
+}
+
+// approveVerify asks, in a terminal, before a repository's verify commands
+// run for the first time, and again whenever the list changes; the answer is
+// remembered per repository in the state file. The user's own configuration
+// is never asked about, and neither is --yes or a run without a terminal
+// (which needs --yes or --dry-run): the commands come from the base branch,
+// which the repository's maintainers control.
+func approveVerify(d *Deps, p *prepared, ask Prompter) error {
+	cfg, repo := p.cfg, p.repo
+	if cfg.VerifyFrom == "" {
+		return nil
+	}
+	path, err := state.Path(d.Getenv)
+	if err != nil {
+		return err
+	}
+	st := state.New(path, nil)
+	ok, _, err := st.Approved(repo.Host, repo.Owner, repo.Name, cfg.Verify)
+	if err != nil || ok {
+		return err
+	}
+	fmt.Fprintf(d.IO.ErrOut, "\n%s sets the commands gh-ocdx runs in this checkout to verify fixes (%s):\n  %s\n\n",
+		repo, cfg.VerifyFrom, strings.Join(cfg.Verify, "\n  "))
+	yes, err := ask.Confirm(fmt.Sprintf("Run these commands for %s (asked again only if they change)?", repo), false)
+	if err != nil {
+		return err
+	}
+	if !yes {
+		return fmt.Errorf("you declined the verify commands of %s; nothing was run or changed. Read the file (git fetch, then git show %.7s:%s) and re-run to approve them, or have them changed on %s first",
+			cfg.VerifyFrom, p.pr.BasePolicy.Commit, config.RepoFile, p.pr.BaseRefName)
+	}
+	return st.Approve(repo.Host, repo.Owner, repo.Name, cfg.Verify, time.Now())
 }
 
 // branchPR finds the one open PR whose head is branch; none or several is a

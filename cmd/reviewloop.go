@@ -79,8 +79,8 @@ func parseReviewLoop(d *Deps, args []string) (*ReviewLoopOptions, error) {
 }
 
 func reviewLoop(ctx context.Context, d *Deps, opts *ReviewLoopOptions) error {
-	// Preflight, in seeds/004's order: configuration, GitHub auth, the
-	// checkout, the repository, the verify commands; no PR action before.
+	// Preflight: configuration, GitHub auth, the checkout, the PR, then the
+	// verify commands; no PR action before.
 	r, _ := parseRepoFlag(opts.RepoFlag) // checked when parsed
 	p, err := prepare(ctx, d, r, opts.PR, "Usage: gh ocdx review-loop [--pr N] [--yes] [--dry-run] [--json] [-R OWNER/REPO]", preflight.Local)
 	if err != nil {
@@ -94,6 +94,16 @@ func reviewLoop(ctx context.Context, d *Deps, opts *ReviewLoopOptions) error {
 	if !canPush {
 		reason = preflight.ReviewOnlyReason(pr)
 		d.Log.Warn(reason)
+	}
+	// The verify commands run only when a fix is made and pushed.
+	if canPush && !opts.DryRun && !opts.Yes && d.IO.CanPrompt() {
+		ask := opts.Prompter
+		if ask == nil {
+			ask = newPrompter(ctx, d.IO)
+		}
+		if err := approveVerify(d, p, ask); err != nil {
+			return err
+		}
 	}
 
 	modelFor := func(m fmt.Stringer) (llm.Model, error) { return newModel(d, m.String()) }

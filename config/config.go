@@ -52,8 +52,9 @@ type Config struct {
 	// Defaults lists the optional keys absent from the file and filled in:
 	// "reviewPrModel", "verify".
 	Defaults []string
-	// VerifyFrom is the repository .ocdx.json that Verify came from, after
-	// ApplyRepo found one; "" otherwise.
+	// VerifyFrom names the repository .ocdx.json that Verify came from (a
+	// path in a work tree, or ".ocdx.json on main at 1a2b3c4"); "" when
+	// Verify is the configuration's or the default.
 	VerifyFrom string
 }
 
@@ -87,6 +88,23 @@ func (c *Config) ApplyRepo(repoRoot string) error {
 	}
 	c.Verify, c.VerifyFrom = verify, path
 	return nil
+}
+
+// ApplyPolicy replaces Verify with the commands of a repository's
+// .ocdx.json read elsewhere than a work tree; where names it for the user.
+func (c *Config) ApplyPolicy(verify []string, where string) {
+	c.Verify, c.VerifyFrom = verify, where
+}
+
+// RepoPolicy validates the text of a repository's .ocdx.json read from
+// where (".ocdx.json on main at 1a2b3c4") and returns its verify commands.
+// Problems in it are *Error naming where.
+func RepoPolicy(text []byte, where string) ([]string, error) {
+	verify, problems := parseRepo(text)
+	if len(problems) > 0 {
+		return nil, &Error{Path: where, Problems: problems, Repo: true, Branch: true}
+	}
+	return verify, nil
 }
 
 // RepoVerify reads repoRoot/.ocdx.json. It returns the verify commands and

@@ -338,6 +338,31 @@ func TestRepoVerifyProblems(t *testing.T) {
 	}
 }
 
+func TestRepoPolicy(t *testing.T) {
+	const where = ".ocdx.json on main at 1a2b3c4"
+	verify, err := RepoPolicy([]byte(`{"verify": ["make lint", "go test ./..."]}`), where)
+	if err != nil || !slices.Equal(verify, []string{"make lint", "go test ./..."}) {
+		t.Fatalf("RepoPolicy = %v, %v", verify, err)
+	}
+	c := &Config{Verify: DefaultVerify()}
+	c.ApplyPolicy(verify, where)
+	if !slices.Equal(c.Verify, verify) || c.VerifyFrom != where {
+		t.Errorf("after ApplyPolicy: %v from %q", c.Verify, c.VerifyFrom)
+	}
+
+	// The same strict rules as a work tree's file, naming the branch and commit.
+	_, err = RepoPolicy([]byte(`{"verify": ["make"], "prFixModel": "openai/x"}`), where)
+	var cerr *Error
+	if !errors.As(err, &cerr) || !cerr.Repo || !cerr.Branch {
+		t.Fatalf("error %T %v, want a repository *config.Error read from a branch", err, err)
+	}
+	for _, w := range []string{"invalid repository configuration in " + where + ":", `unknown key "prFixModel"`, "on that branch", "cannot change it for its own run"} {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("message lacks %q:\n%s", w, err)
+		}
+	}
+}
+
 func TestSuggest(t *testing.T) {
 	for key, want := range map[string]string{
 		"reviewerModel": "reviewerModels", "prfixmodel": "prFixModel", "verfy": "verify",

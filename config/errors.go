@@ -17,6 +17,9 @@ type Error struct {
 	// errors.Is(err, fs.ErrNotExist) tells a missing file.
 	Err  error
 	Repo bool // the file is a repository's .ocdx.json, not the configuration
+	// Branch: the .ocdx.json was read from a branch on GitHub (Path names
+	// the branch and commit), so only a commit to that branch changes it.
+	Branch bool
 }
 
 // Problem is one thing wrong in a configuration file.
@@ -52,6 +55,8 @@ func (e *Error) Error() string {
 	case errors.Is(e.Err, fs.ErrNotExist):
 		fmt.Fprintf(&b, "no configuration file at %s\n\n", e.Path)
 		b.WriteString("Create it with 'gh ocdx config init', then edit the models it names. A configuration looks like this:\n\n")
+	case e.Err != nil && e.Branch:
+		fmt.Fprintf(&b, "cannot read %s: %v\n\nMake it a small JSON text file on that branch. It looks like this:\n\n", e.Path, cause)
 	case e.Err != nil && e.Repo:
 		fmt.Fprintf(&b, "cannot read %s: %v\n\nMake it a readable file. It looks like this:\n\n", e.Path, cause)
 	case e.Err != nil:
@@ -87,6 +92,8 @@ func (e *Error) hint() string {
 	}
 	check := "then check it with 'gh ocdx config validate'"
 	switch {
+	case e.Branch:
+		return "A repository's .ocdx.json may only set \"verify\", the commands run before a fix is pushed. For a pull request gh-ocdx reads it from the base branch, so a pull request cannot change it for its own run: fix " + e.Path + " on that branch (check it with 'gh ocdx config validate' in a checkout of it), then re-run. It looks like this:"
 	case e.Repo:
 		return "A repository's .ocdx.json may only set \"verify\", the commands run before a fix is pushed; fix " + e.Path + ", " + check + ". It looks like this:"
 	case inFile && inEnv:

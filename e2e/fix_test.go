@@ -3,6 +3,7 @@ package e2e
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -41,10 +42,19 @@ func fixIDs() (string, string) { return fixFindings[0].ComputeID(), fixFindings[
 
 func newFixSetup(t *testing.T) *fixSetup {
 	t.Helper()
+	return newFixSetupFiles(t, nil, nil)
+}
+
+// newFixSetupFiles is newFixSetup with more files on the base branch and
+// in the PR's commit.
+func newFixSetupFiles(t *testing.T, base, head map[string]string) *fixSetup {
+	t.Helper()
 	gh := testkit.NewGitHub(t)
-	r := testkit.NewRepo(t, "main", "feature/fix",
-		map[string]string{"a.txt": "a\n", "check.sh": "grep -q fixed a.txt || { echo 'boom: a.txt is not fixed'; exit 1; }\n"},
-		map[string]string{"b.txt": "b\n"})
+	baseFiles := map[string]string{"a.txt": "a\n", "check.sh": "grep -q fixed a.txt || { echo 'boom: a.txt is not fixed'; exit 1; }\n"}
+	headFiles := map[string]string{"b.txt": "b\n"}
+	maps.Copy(baseFiles, base)
+	maps.Copy(headFiles, head)
+	r := testkit.NewRepo(t, "main", "feature/fix", baseFiles, headFiles)
 	gh.AddPR(repo, testkit.PR{Number: 24, Title: "Widgets", HeadRef: r.Head, BaseRef: r.Base, Remote: r.Remote, Diff: r.Diff(t)})
 	fm := testkit.NewFakeModel(t)
 	env := testkit.NewEnv(t)

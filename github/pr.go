@@ -28,6 +28,18 @@ type PullRequest struct {
 	Reviews           []Review
 	Threads           []ReviewThread
 	ThreadsTruncated  bool // more than maxPages pages of review threads
+	// BasePolicy is .ocdx.json on the base branch: the repository's policy
+	// for this PR, which the PR's author cannot change (unlike the head's).
+	BasePolicy PolicyFile
+}
+
+// PolicyFile is a file read at the tip of a branch, through the PR query.
+type PolicyFile struct {
+	Commit    string // the branch's commit the file was read at; "" when the branch is gone
+	Found     bool
+	Text      string
+	Truncated bool // GitHub gave only part of the file
+	NotText   bool // GitHub gave no text: a binary file, or not a file
 }
 
 // IssueRef is a linked issue, by reference only (seeds/003).
@@ -110,6 +122,7 @@ fragment Meta on PullRequest {
   additions deletions changedFiles
   closingIssuesReferences(first: 50) { nodes { number title url } }
   reviews(last: 100) { nodes { state author { login } authorAssociation submittedAt } }
+  baseRef { target { oid ... on Commit { file(path: ".ocdx.json") { object { ... on Blob { text isTruncated } } } } } }
 }`
 
 type pageInfo struct {
@@ -158,6 +171,17 @@ type prResponse struct {
 				PageInfo pageInfo      `json:"pageInfo"`
 				Nodes    []ChangedFile `json:"nodes"`
 			} `json:"files"`
+			BaseRef *struct {
+				Target *struct {
+					OID  string `json:"oid"`
+					File *struct {
+						Object *struct {
+							Text        *string `json:"text"`
+							IsTruncated bool    `json:"isTruncated"`
+						} `json:"object"`
+					} `json:"file"`
+				} `json:"target"`
+			} `json:"baseRef"`
 			ReviewThreads *struct {
 				PageInfo pageInfo `json:"pageInfo"`
 				Nodes    []struct {
@@ -212,6 +236,17 @@ func (c *Client) PullRequest(ctx context.Context, repo Repo, number int) (*PullR
 					rv.Author = r.Author.Login
 				}
 				pr.Reviews = append(pr.Reviews, rv)
+			}
+			if p.BaseRef != nil && p.BaseRef.Target != nil {
+				t := p.BaseRef.Target
+				pr.BasePolicy.Commit = t.OID
+				if t.File != nil && t.File.Object != nil {
+					o := t.File.Object
+					pr.BasePolicy.Found, pr.BasePolicy.Truncated, pr.BasePolicy.NotText = true, o.IsTruncated, o.Text == nil
+					if o.Text != nil {
+						pr.BasePolicy.Text = *o.Text
+					}
+				}
 			}
 			vars["meta"] = false
 		}

@@ -1,9 +1,9 @@
 // Package preflight holds the checks gh ocdx fix and review-loop run before
-// they touch a pull request, in the order of seeds/004 TODO 4: git work tree,
-// clean tree, current branch, verification commands on PATH; then, with the
-// PR read, that it is open, checked out, and ours to push to. Configuration
-// and GitHub auth are checked before, by cmd. Every failure says what is
-// wrong and what to do.
+// they touch a pull request: git work tree, clean tree, current branch; then,
+// with the PR read, that it is open, checked out, and ours to push to, and
+// that the verify commands (known only then: a repository's come from the
+// PR's base branch) are on PATH. Configuration and GitHub auth are checked
+// before, by cmd. Every failure says what is wrong and what to do.
 package preflight
 
 import (
@@ -38,21 +38,19 @@ type Checkout struct {
 // maxListed bounds the paths named in a dirty-tree message.
 const maxListed = 5
 
-// Local checks the checkout at dir: a git work tree, clean, on a branch, and
-// every verify command's executable on PATH (the commands need not pass: the
-// fix exists to make them pass).
-func Local(ctx context.Context, dir string, verify []string) (*Checkout, error) {
-	return local(ctx, dir, verify, false)
+// Local checks the checkout at dir: a git work tree, clean, on a branch.
+func Local(ctx context.Context, dir string) (*Checkout, error) {
+	return local(ctx, dir, false)
 }
 
 // Resuming is Local for a fix that continues an interrupted one, whose
 // agent may have left edits uncommitted: a dirty tree passes, listed in
 // Checkout.Dirty for the caller to match against the work in progress.
-func Resuming(ctx context.Context, dir string, verify []string) (*Checkout, error) {
-	return local(ctx, dir, verify, true)
+func Resuming(ctx context.Context, dir string) (*Checkout, error) {
+	return local(ctx, dir, true)
 }
 
-func local(ctx context.Context, dir string, verify []string, dirtyOK bool) (*Checkout, error) {
+func local(ctx context.Context, dir string, dirtyOK bool) (*Checkout, error) {
 	repo, err := git.Open(ctx, dir)
 	if err != nil {
 		return nil, err
@@ -76,15 +74,22 @@ func local(ctx context.Context, dir string, verify []string, dirtyOK bool) (*Che
 	if branch == "" {
 		return nil, fmt.Errorf("%w in %s: check out the pull request's branch (gh pr checkout <number>) and re-run", ErrDetached, repo.Dir)
 	}
-	if missing := fix.MissingCommands(verify); len(missing) > 0 {
-		return nil, fmt.Errorf("%w on PATH: %s; install them, or change \"verify\" in the configuration (or in .ocdx.json at the repository root)",
-			ErrMissingCommand, quoteAll(missing))
-	}
 	head, err := repo.Head(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("could not read HEAD: %w", err)
 	}
 	return &Checkout{Repo: repo, Branch: branch, Head: head, Dirty: dirty}, nil
+}
+
+// Commands checks that every verify command's executable is on PATH (the
+// commands need not pass: the fix exists to make them pass). from says where
+// the list came from, and so where to change it.
+func Commands(verify []string, from string) error {
+	if missing := fix.MissingCommands(verify); len(missing) > 0 {
+		return fmt.Errorf("%w on PATH: %s (verify, from %s); install them, or change that list",
+			ErrMissingCommand, quoteAll(missing), from)
+	}
+	return nil
 }
 
 // PR checks the pull request against the checkout: it must be open and its

