@@ -27,6 +27,7 @@ import (
 // fails the test on any GraphQL document GitHub's schema would reject.
 type GitHub struct {
 	Token    string // the only token accepted
+	Login    string // the token's user: GraphQL's viewer and the author of what the tool posts
 	CertFile string // PEM of the server's certificate, for SSL_CERT_FILE
 
 	t   testing.TB
@@ -92,10 +93,12 @@ type ThreadComment struct {
 	Line                               int // 0: null
 }
 
-// PostedComment and PostedReview are what the tool posted.
+// PostedComment and PostedReview are what the tool posted (and, through
+// AddComment, what others posted).
 type PostedComment struct {
-	ID   int64
-	Body string
+	ID    int64
+	Body  string
+	Login string // the author
 }
 type PostedReview struct {
 	ID          int64
@@ -128,7 +131,7 @@ type Fault struct {
 // NewGitHub starts a fake GitHub for the test; it stops when the test ends.
 func NewGitHub(t testing.TB) *GitHub {
 	t.Helper()
-	g := &GitHub{Token: "ghs_fakeToken0123456789abcdefghij", t: t,
+	g := &GitHub{Token: "ghs_fakeToken0123456789abcdefghij", Login: "ocdx-bot", t: t,
 		prs: map[string]*PR{}, issues: map[string]*Issue{},
 		comments: map[string][]PostedComment{}, reviews: map[string][]PostedReview{}, nextID: 1000}
 	g.srv = httptest.NewTLSServer(http.HandlerFunc(g.serve))
@@ -194,6 +197,16 @@ func (g *GitHub) AddIssue(repo string, is Issue) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.issues[fmt.Sprintf("%s#%d", repo, is.Number)] = &is
+}
+
+// AddComment adds a comment to a PR's conversation as login, as another
+// user of GitHub would.
+func (g *GitHub) AddComment(repo string, number int, login, body string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.nextID++
+	key := fmt.Sprintf("%s#%d", repo, number)
+	g.comments[key] = append(g.comments[key], PostedComment{ID: g.nextID, Body: body, Login: login})
 }
 
 // Fail queues a fault.
@@ -419,7 +432,7 @@ func (g *GitHub) route(w http.ResponseWriter, r *http.Request, kind string, body
 		for i := (pg - 1) * per; i < len(list) && i < pg*per; i++ {
 			c := list[i]
 			out = append(out, map[string]any{"id": c.ID, "body": c.Body, "html_url": g.commentURL(m[1], m[2], c.ID),
-				"user": map[string]any{"login": "ocdx-bot"}, "created_at": "2026-01-01T00:00:00Z"})
+				"user": map[string]any{"login": c.Login}, "created_at": "2026-01-01T00:00:00Z"})
 		}
 		g.mu.Unlock()
 		writeJSON(w, http.StatusOK, out)
@@ -469,7 +482,7 @@ func (g *GitHub) post(w http.ResponseWriter, r *http.Request, kind string, body 
 	g.nextID++
 	id := g.nextID
 	if kind == "comment" {
-		g.comments[key] = append(g.comments[key], PostedComment{ID: id, Body: in.Body})
+		g.comments[key] = append(g.comments[key], PostedComment{ID: id, Body: in.Body, Login: g.Login})
 	} else {
 		g.reviews[key] = append(g.reviews[key], PostedReview{ID: id, Event: in.Event, Body: in.Body})
 	}
@@ -533,6 +546,7 @@ func (g *GitHub) graphql(w http.ResponseWriter, body []byte) {
 // root is the GraphQL Query object over the fake's state.
 func (g *GitHub) root() map[string]any {
 	return map[string]any{
+		"viewer": map[string]any{"login": g.Login},
 		"repository": resolver(func(args map[string]any) any {
 			repo := fmt.Sprintf("%s/%s", args["owner"], args["name"])
 			return map[string]any{
