@@ -58,6 +58,13 @@ func TestLoopIgnoresCopiedTags(t *testing.T) {
 // d: a run that blocks on its input must not hang the suite.
 func runWithin(t *testing.T, env *testkit.Env, d time.Duration, args ...string) testkit.Result {
 	t.Helper()
+	res, _ := runMeasured(t, env, d, args...)
+	return res
+}
+
+// runMeasured is runWithin that also reports the run's peak resident memory.
+func runMeasured(t *testing.T, env *testkit.Env, d time.Duration, args ...string) (testkit.Result, int64) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), d)
 	defer cancel()
 	var out, errOut strings.Builder
@@ -75,7 +82,11 @@ func runWithin(t *testing.T, env *testkit.Env, d time.Duration, args ...string) 
 	} else if err != nil {
 		t.Fatal(err)
 	}
-	return testkit.Result{Stdout: out.String(), Stderr: errOut.String(), Code: code}
+	var rss int64
+	if ru, ok := c.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		rss = int64(ru.Maxrss) << 10 // KB on Linux
+	}
+	return testkit.Result{Stdout: out.String(), Stderr: errOut.String(), Code: code}, rss
 }
 
 // TestConfigFromANonRegularFileIsRefused: a configuration or repository
@@ -138,5 +149,23 @@ func TestConfigFromANonRegularFileIsRefused(t *testing.T) {
 				t.Errorf("refused after %s: it must not read the file first", d)
 			}
 		})
+	}
+}
+
+// TestHugeGitHubAnswerIsRefused: a GitHub host answering the PR query with
+// gigabytes is cut at 32 MB with a plain error, and the run's memory stays
+// small (before the bound, a 2.5 GB answer took 8.8 GB).
+func TestHugeGitHubAnswerIsRefused(t *testing.T) {
+	gh, env, _ := prFixture(t, map[string]string{"auth.go": "package auth\n"})
+	gh.Fail(testkit.Fault{Kind: "graphql", Huge: 1 << 30})
+	testkit.Binary(t)
+
+	res, rss := runMeasured(t, env, 60*time.Second, "review-pr", "24", "--context-only")
+
+	t.Logf("peak RSS %d MB", rss>>20)
+	wantCode(t, res, 1)
+	wantContains(t, "stderr", res.Stderr, "PR #24 in "+repo+": GitHub's answer was larger than 32 MB")
+	if rss > 200<<20 {
+		t.Errorf("peak RSS %d MB reading a 1 GB answer: want it bounded (under 200 MB)", rss>>20)
 	}
 }

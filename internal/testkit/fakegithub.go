@@ -122,6 +122,7 @@ type Fault struct {
 	Delay      time.Duration // wait before answering (or before the fault)
 	Drop       bool          // close the connection without an answer
 	Garbage    bool          // answer 200 with a body that is not JSON
+	Huge       int64         // answer 200 with a valid JSON body of about this many bytes
 	// Apply serves the request as usual (a comment is posted) and then
 	// answers Status anyway: the write whose outcome the client cannot know.
 	Apply bool
@@ -328,6 +329,18 @@ func (g *GitHub) serve(w http.ResponseWriter, r *http.Request) {
 					return
 				}
 			}
+		case f.Huge > 0:
+			rec.Header().Set("Content-Type", "application/json")
+			rec.WriteHeader(http.StatusOK)
+			io.WriteString(rec, `{"data":null,"padding":"`)
+			chunk := strings.Repeat("a", 64<<10)
+			for n := int64(0); n < f.Huge; n += int64(len(chunk)) {
+				if _, err := io.WriteString(rec, chunk); err != nil {
+					return // the client hung up
+				}
+			}
+			io.WriteString(rec, `"}`)
+			return
 		case f.Garbage:
 			rec.Header().Set("Content-Type", "application/json")
 			rec.WriteHeader(http.StatusOK)
