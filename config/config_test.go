@@ -203,7 +203,7 @@ func TestLoadMissingFile(t *testing.T) {
 func TestLoadUnreadable(t *testing.T) {
 	dir := t.TempDir() // a directory where the file should be
 	_, err := Load(env{"OCDX_CONFIG": dir}.get)
-	if err == nil || !strings.HasPrefix(err.Error(), "cannot read "+dir+": is a directory") {
+	if err == nil || !strings.HasPrefix(err.Error(), "cannot read "+dir+": it is a directory, not a regular file") {
 		t.Fatalf("error = %v", err)
 	}
 }
