@@ -129,10 +129,13 @@ type Fault struct {
 	Times int
 }
 
+// Login is the fake GitHub's user for its token, unless a test sets GitHub.Login.
+const Login = "ocdx-bot"
+
 // NewGitHub starts a fake GitHub for the test; it stops when the test ends.
 func NewGitHub(t testing.TB) *GitHub {
 	t.Helper()
-	g := &GitHub{Token: "ghs_fakeToken0123456789abcdefghij", Login: "ocdx-bot", t: t,
+	g := &GitHub{Token: "ghs_fakeToken0123456789abcdefghij", Login: Login, t: t,
 		prs: map[string]*PR{}, issues: map[string]*Issue{},
 		comments: map[string][]PostedComment{}, reviews: map[string][]PostedReview{}, nextID: 1000}
 	g.srv = httptest.NewTLSServer(http.HandlerFunc(g.serve))
