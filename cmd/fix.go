@@ -5,12 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 
 	"github.com/cli/go-gh/v2/pkg/repository"
 
+	"github.com/ocdx/gh-ocdx/config"
 	"github.com/ocdx/gh-ocdx/fix"
 	"github.com/ocdx/gh-ocdx/git"
 	"github.com/ocdx/gh-ocdx/github"
@@ -370,7 +370,7 @@ func split(raw json.RawMessage, number, round int, stuck map[string]bool) (revie
 }
 
 func readPayload(file string, number int) (review.FixPayload, error) {
-	data, err := os.ReadFile(file)
+	data, err := config.ReadFile(file)
 	if err != nil {
 		return review.FixPayload{}, fmt.Errorf("reading the findings: %w", err)
 	}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/ocdx/gh-ocdx/git"
@@ -129,6 +130,16 @@ func TestReadPayload(t *testing.T) {
 	}
 	if _, err := readPayload(filepath.Join(dir, "missing.json"), 24); err == nil {
 		t.Error("a missing file is an error")
+	}
+	// A named pipe is refused at once, not waited on; so is a device.
+	fifo := filepath.Join(dir, "findings.fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range map[string]string{fifo: "a named pipe (FIFO), not a regular file", "/dev/zero": "a character device"} {
+		if _, err := readPayload(path, 24); err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), want) {
+			t.Errorf("--findings %s: %v, want %q", path, err, want)
+		}
 	}
 }
 

@@ -5,6 +5,8 @@ import (
 	"os"
 
 	"github.com/mattn/go-isatty"
+
+	"github.com/ocdx/gh-ocdx/internal/text"
 )
 
 // IOStreams is the one value that knows where input and output go and whether
@@ -14,6 +16,12 @@ type IOStreams struct {
 	Out    io.Writer // results: Markdown or JSON
 	ErrOut io.Writer // progress, logs and errors
 
+	// The terminal itself, for survey's prompts and the logger's colours,
+	// whose escape sequences are ours. Out and ErrOut carry text from
+	// outside (PR text, model answers) and make its control characters
+	// inert; nil in tests, where Out and ErrOut are used instead.
+	rawOut, rawErr io.Writer
+
 	stdinTTY  bool
 	stdoutTTY bool
 }
@@ -21,10 +29,27 @@ type IOStreams struct {
 // System returns the process's standard streams.
 func System() *IOStreams {
 	return &IOStreams{
-		In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr,
+		In: os.Stdin, Out: text.Writer{W: os.Stdout}, ErrOut: text.Writer{W: os.Stderr},
+		rawOut: os.Stdout, rawErr: os.Stderr,
 		stdinTTY:  isTerminal(os.Stdin),
 		stdoutTTY: isTerminal(os.Stdout),
 	}
+}
+
+// TerminalOut and TerminalErr are the streams for our own styled output:
+// prompts and log lines. Text from outside goes to Out and ErrOut.
+func (s *IOStreams) TerminalOut() io.Writer {
+	if s.rawOut != nil {
+		return s.rawOut
+	}
+	return s.Out
+}
+
+func (s *IOStreams) TerminalErr() io.Writer {
+	if s.rawErr != nil {
+		return s.rawErr
+	}
+	return s.ErrOut
 }
 
 func isTerminal(f *os.File) bool {

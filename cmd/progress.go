@@ -8,6 +8,7 @@ import (
 
 	"github.com/charmbracelet/log"
 
+	"github.com/ocdx/gh-ocdx/internal/text"
 	"github.com/ocdx/gh-ocdx/llm"
 )
 
@@ -26,12 +27,14 @@ func (m *progressModel) Chat(ctx context.Context, req llm.Request) (llm.Response
 	resp, err := m.Model.Chat(ctx, req)
 	elapsed := time.Since(start).Round(10 * time.Millisecond)
 	if err != nil {
-		m.log.Warn("model call failed", "model", m.name, "call", n, "elapsed", elapsed, "err", err)
+		// The log writes to the terminal itself (for its colours): text from
+		// outside is made inert here.
+		m.log.Warn("model call failed", "model", m.name, "call", n, "elapsed", elapsed, "err", text.Inert(err.Error()))
 		return resp, err
 	}
 	m.log.Info("model", "model", m.name, "call", n, "elapsed", elapsed, "tokens", resp.Usage.String())
 	for _, c := range resp.Calls {
-		m.log.Info("tool "+c.Name, "args", oneLine(string(c.Args), 100))
+		m.log.Info(text.Inert("tool "+c.Name), "args", text.Inert(oneLine(string(c.Args), 100)))
 	}
 	return resp, nil
 }

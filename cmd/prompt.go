@@ -53,7 +53,7 @@ func (p *surveyPrompter) Input(msg string) (string, error) {
 // ask runs one survey question; Ctrl-C becomes ErrCancelled (exit 130).
 func (p *surveyPrompter) ask(q survey.Prompt, resp any) error {
 	in, inOK := p.ios.In.(terminal.FileReader)
-	out, outOK := p.ios.Out.(terminal.FileWriter)
+	out, outOK := p.ios.TerminalOut().(terminal.FileWriter)
 	if !inOK || !outOK || !p.ios.CanPrompt() {
 		return errors.New("cannot ask for confirmation: stdin and stdout are not a terminal")
 	}
@@ -62,7 +62,7 @@ func (p *surveyPrompter) ask(q survey.Prompt, resp any) error {
 	// here (survey left it raw) while that goroutine is abandoned.
 	saved, _ := term.GetState(int(in.Fd()))
 	done := make(chan error, 1)
-	go func() { done <- survey.AskOne(q, resp, survey.WithStdio(in, out, p.ios.ErrOut)) }()
+	go func() { done <- survey.AskOne(q, resp, survey.WithStdio(in, out, p.ios.TerminalErr())) }()
 	var err error
 	select {
 	case err = <-done:

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/ocdx/gh-ocdx/fix"
+	"github.com/ocdx/gh-ocdx/internal/text"
 	"github.com/ocdx/gh-ocdx/llm"
 	"github.com/ocdx/gh-ocdx/loop"
 	"github.com/ocdx/gh-ocdx/preflight"
@@ -93,7 +94,7 @@ func reviewLoop(ctx context.Context, d *Deps, opts *ReviewLoopOptions) error {
 	reason := ""
 	if !canPush {
 		reason = preflight.ReviewOnlyReason(pr)
-		d.Log.Warn(reason)
+		d.Log.Warn(text.Inert(reason))
 	}
 	// The verify commands run only when a fix is made and pushed.
 	if canPush && !opts.DryRun && !opts.Yes && d.IO.CanPrompt() {

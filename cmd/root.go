@@ -27,7 +27,7 @@ func NewDeps(version string) *Deps {
 	return &Deps{
 		IO:      ios,
 		Getenv:  os.Getenv,
-		Log:     log.NewWithOptions(ios.ErrOut, log.Options{Level: log.InfoLevel}),
+		Log:     log.NewWithOptions(ios.TerminalErr(), log.Options{Level: log.InfoLevel}),
 		Version: version,
 	}
 }

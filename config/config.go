@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 )
@@ -67,7 +66,7 @@ func Load(getenv func(string) string) (*Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	data, err := os.ReadFile(loc.Path)
+	data, err := ReadFile(loc.Path)
 	if err != nil {
 		return nil, &Error{Path: loc.Path, Err: err}
 	}
@@ -115,7 +114,7 @@ func RepoVerify(repoRoot string) (verify []string, path string, err error) {
 	if err != nil {
 		return nil, "", err
 	}
-	data, err := os.ReadFile(path)
+	data, err := ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, "", nil
 	}

@@ -203,7 +203,7 @@ func TestLoadMissingFile(t *testing.T) {
 func TestLoadUnreadable(t *testing.T) {
 	dir := t.TempDir() // a directory where the file should be
 	_, err := Load(env{"OCDX_CONFIG": dir}.get)
-	if err == nil || !strings.HasPrefix(err.Error(), "cannot read "+dir+": is a directory") {
+	if err == nil || !strings.HasPrefix(err.Error(), "cannot read "+dir+": it is a directory, not a regular file") {
 		t.Fatalf("error = %v", err)
 	}
 }
@@ -371,5 +371,41 @@ func TestSuggest(t *testing.T) {
 		if got := suggest(key, knownKeys); got != want {
 			t.Errorf("suggest(%q) = %q, want %q", key, got, want)
 		}
+	}
+}
+
+func TestReadFileBounds(t *testing.T) {
+	dir := t.TempDir()
+	const cfg = `{"reviewerModels": ["ollama/a"], "commentsAnalyzerModel": "ollama/a", "prFixModel": "ollama/a"}`
+	// A byte order mark, as some Windows editors write, is accepted.
+	if _, _, err := loadString(t, "\xef\xbb\xbf"+cfg, nil); err != nil {
+		t.Errorf("a configuration starting with a UTF-8 BOM: %v", err)
+	}
+	if data, err := ReadFile(write(t, filepath.Join(dir, "bom.json"), "\xef\xbb\xbf{}")); err != nil || string(data) != "{}" {
+		t.Errorf("ReadFile = %q, %v; want the BOM removed", data, err)
+	}
+	// Up to 1 MB is read; more is refused, naming the file.
+	at := write(t, filepath.Join(dir, "at.json"), strings.Repeat(" ", MaxFileSize))
+	if data, err := ReadFile(at); err != nil || len(data) != MaxFileSize {
+		t.Errorf("a file of exactly %d bytes: %d bytes, %v", MaxFileSize, len(data), err)
+	}
+	big := write(t, filepath.Join(dir, "big.json"), strings.Repeat(" ", MaxFileSize+1))
+	_, err := Load(env{"OCDX_CONFIG": big}.get)
+	if err == nil || !strings.Contains(err.Error(), big) || !strings.Contains(err.Error(), "larger than 1024 KB") {
+		t.Errorf("a file over 1 MB: %v", err)
+	}
+	// A directory and a device are refused before they are read.
+	for path, want := range map[string]string{dir: "a directory", "/dev/zero": "a character device", "/dev/null": "a character device"} {
+		if _, err := ReadFile(path); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("ReadFile(%s) = %v, want %q", path, err, want)
+		}
+	}
+	// The repository's .ocdx.json goes through the same reader.
+	repo := t.TempDir()
+	if err := os.Symlink("/dev/zero", filepath.Join(repo, RepoFile)); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := RepoVerify(repo); err == nil || !strings.Contains(err.Error(), "a character device") {
+		t.Errorf("RepoVerify with .ocdx.json -> /dev/zero: %v", err)
 	}
 }

@@ -72,11 +72,12 @@ var reTag = regexp.MustCompile(`<!-- ocdx:run=\S+ round=\d kind=(review|fix|fina
 
 var secretPattern = regexp.MustCompile(`AKIA[0-9A-Z]{16}|ASIA[0-9A-Z]{16}|PRIVATE KEY-----|xox[abposr]-|gh[pousr]_[0-9A-Za-z]{20,}|github_pat_|sk-[0-9A-Za-z_-]{16,}`)
 
-// checkInvariants holds for every test: each posted comment carries the
-// marker, none leaks a secret or a diff, and the remote only moved forward.
+// checkInvariants holds for every test: each comment gh-ocdx posted carries
+// the marker, none leaks a secret or a diff, and the remote only moved
+// forward.
 func (lf *loopFix) checkInvariants() {
 	t := lf.t
-	for _, c := range lf.gh.Comments(repo, lf.number) {
+	for _, c := range lf.own() {
 		if !strings.Contains(c.Body, loop.Marker) {
 			t.Errorf("comment %d has no marker:\n%s", c.ID, c.Body)
 		}
@@ -138,10 +139,21 @@ func (lf *loopFix) run(args ...string) testkit.Result {
 	return lf.env.Run(lf.t, append([]string{"review-loop"}, args...)...)
 }
 
-// bodies returns the posted comments' bodies.
+// own returns the comments gh-ocdx posted (by the token's login).
+func (lf *loopFix) own() []testkit.PostedComment {
+	var out []testkit.PostedComment
+	for _, c := range lf.gh.Comments(repo, lf.number) {
+		if c.Login == lf.gh.Login {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// bodies returns the bodies of the comments gh-ocdx posted.
 func (lf *loopFix) bodies() []string {
 	var out []string
-	for _, c := range lf.gh.Comments(repo, lf.number) {
+	for _, c := range lf.own() {
 		out = append(out, c.Body)
 	}
 	return out

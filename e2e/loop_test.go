@@ -161,7 +161,7 @@ func threadPR(association, body string) func(*testkit.PR) {
 		pr.Threads = []testkit.Thread{
 			{Comments: []testkit.ThreadComment{{ID: "PRRC_h1", Body: body, Login: "hubot", Association: association, Path: "cache.go", Line: 3}}},
 			{Resolved: true, Comments: []testkit.ThreadComment{{Body: "nit", Login: "hubot", Association: "MEMBER", Path: "cache.go", Line: 1}}},
-			{Comments: []testkit.ThreadComment{{Body: "<!-- pr-review-loop-marker --> ours", Login: "ocdx", Association: "NONE", Path: "cache.go"}}},
+			{Comments: []testkit.ThreadComment{{Body: "<!-- pr-review-loop-marker --> ours", Login: testkit.Login, Association: "NONE", Path: "cache.go"}}},
 		}
 	}
 }

@@ -95,7 +95,7 @@ type fakeGitHub struct {
 func (g *fakeGitHub) PostComment(_ context.Context, _ github.Repo, _ int, body string) (*github.Comment, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	c := github.Comment{ID: int64(len(g.comments) + 1), Body: body, URL: fmt.Sprintf("https://example.test/c/%d", len(g.comments)+1)}
+	c := github.Comment{ID: int64(len(g.comments) + 1), Body: body, Author: "ocdx-bot", URL: fmt.Sprintf("https://example.test/c/%d", len(g.comments)+1)}
 	g.comments = append(g.comments, c)
 	return &c, nil
 }
@@ -145,7 +145,7 @@ func newFixture(t *testing.T, steps ...step) *fixture {
 	log := &strings.Builder{}
 	return &fixture{fx: fx, gh: gh, m: m, store: store, run: run, log: log, opts: Options{
 		Repo: github.Repo{Host: "github.com", Owner: "octo", Name: "widgets"},
-		PR:   &github.PullRequest{Number: 24, State: "OPEN", HeadRefName: "feature", HeadRefOid: head, BaseRefName: "main", Title: "T"},
+		PR:   &github.PullRequest{Number: 24, State: "OPEN", HeadRefName: "feature", HeadRefOid: head, BaseRefName: "main", Title: "T", Viewer: "ocdx-bot"},
 		Dir:  fx.Clone, Model: m, ModelName: "openai/fake", Verify: []string{"sh check.sh"},
 		Payload: review.FixPayload{PRNumber: 24, Round: 1, IssuesToFix: findings},
 		Run:     run, Round: 1, GitHub: gh, Progress: log,

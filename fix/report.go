@@ -35,7 +35,8 @@ func (f *fixer) comment(ctx context.Context) error {
 	}
 	url := ""
 	for _, c := range existing {
-		if strings.Contains(c.Body, tag) {
+		// Only our login's comment counts: anyone can copy the tag.
+		if strings.Contains(c.Body, tag) && o.PR.ByViewer(c.Author) {
 			url = c.URL
 			break
 		}

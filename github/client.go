@@ -66,9 +66,10 @@ func New(host string, o Options) (*Client, error) {
 	opts := api.ClientOptions{
 		Host:      host,
 		AuthToken: o.Token,
-		Transport: &authTransport{host: host, token: o.Token, next: &retryTransport{
+		Transport: &boundTransport{next: &authTransport{host: host, token: o.Token, next: &retryTransport{
 			next: http.DefaultTransport, perTry: o.Timeout, attempts: o.Attempts, backoff: o.Backoff, maxWait: o.MaxWait,
-		}},
+		}}},
+		CheckRedirect: checkRedirect,
 	}
 	hc, err := api.NewHTTPClient(opts)
 	if err != nil {
@@ -141,6 +142,10 @@ func (c *Client) explain(err error, what string, repo Repo) error {
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &se) || errors.As(err, &te) {
 		return fmt.Errorf("GitHub's answer for %s in %s was not valid JSON (%v): try again later; if it persists, check GH_HOST and any proxy in between", what, repo, err)
+	}
+	var ae *AnswerError
+	if errors.As(err, &ae) {
+		return fmt.Errorf("%s in %s: %w", what, repo, ae)
 	}
 	var rl *RateLimitError
 	if errors.As(err, &rl) {

@@ -68,8 +68,11 @@ func TestPullRequestReadsTheWholeContextInOneQuery(t *testing.T) {
 	}
 	if pr.Title != "Fix crash" || pr.Author != "mona" || pr.State != "OPEN" || pr.HeadRefName != "fix" ||
 		pr.HeadRefOid != strings.Repeat("a", 40) || pr.BaseRefName != "main" || !pr.IsCrossRepository ||
-		pr.HeadRepository != "mona/widgets" || pr.ViewerPermission != "READ" {
+		pr.HeadRepository != "mona/widgets" || pr.ViewerPermission != "READ" || pr.Viewer != gh.Login {
 		t.Errorf("metadata: %+v", pr)
+	}
+	if !pr.ByViewer(gh.Login) || pr.ByViewer("mona") || pr.ByViewer("") {
+		t.Errorf("ByViewer: only %q posts as gh-ocdx", gh.Login)
 	}
 	if pr.ChangedFiles != 2 || pr.Additions != 4 || pr.Deletions != 2 || len(pr.Files) != 2 {
 		t.Errorf("files: %d changed, +%d -%d, %d listed", pr.ChangedFiles, pr.Additions, pr.Deletions, len(pr.Files))

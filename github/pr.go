@@ -3,6 +3,7 @@ package github
 import (
 	"context"
 	"fmt"
+	"strings"
 )
 
 // PullRequest is everything gh-ocdx reads about a PR in one query.
@@ -27,10 +28,18 @@ type PullRequest struct {
 	FilesTruncated    bool // more files than maxPages pages; ChangedFiles has the total
 	Reviews           []Review
 	Threads           []ReviewThread
-	ThreadsTruncated  bool // more than maxPages pages of review threads
+	ThreadsTruncated  bool   // more than maxPages pages of review threads
+	Viewer            string // the login of the token: gh-ocdx posts as this user
 	// BasePolicy is .ocdx.json on the base branch: the repository's policy
 	// for this PR, which the PR's author cannot change (unlike the head's).
 	BasePolicy PolicyFile
+}
+
+// ByViewer reports whether author is the login gh-ocdx posts as. Anyone can
+// copy gh-ocdx's marker and tags into a comment, so only this decides what
+// is gh-ocdx's own.
+func (pr *PullRequest) ByViewer(author string) bool {
+	return pr != nil && pr.Viewer != "" && strings.EqualFold(author, pr.Viewer)
 }
 
 // PolicyFile is a file read at the tip of a branch, through the PR query.
@@ -94,6 +103,7 @@ const maxPages = 3
 // everything; follow-up pages ask only for the connections still open.
 const prQuery = `query PullRequestContext($owner: String!, $name: String!, $number: Int!,
   $meta: Boolean!, $files: Boolean!, $filesAfter: String, $threads: Boolean!, $threadsAfter: String) {
+  viewer @include(if: $meta) { login }
   repository(owner: $owner, name: $name) {
     pullRequest(number: $number) {
       ...Meta @include(if: $meta)
@@ -106,7 +116,7 @@ const prQuery = `query PullRequestContext($owner: String!, $name: String!, $numb
         nodes {
           isResolved isOutdated path line
           comments(first: 50) {
-            nodes { id databaseId body author { login } authorAssociation path line createdAt url }
+            nodes { id databaseId body author { __typename login } authorAssociation path line createdAt url }
           }
         }
       }
@@ -134,7 +144,25 @@ type login struct {
 	Login string `json:"login"`
 }
 
+// actor is an author whose kind matters: GraphQL names a bot "name" where
+// REST and the viewer say "name[bot]", and a user may own the bare name.
+type actor struct {
+	Type  string `json:"__typename"`
+	Login string `json:"login"`
+}
+
+func (a *actor) String() string {
+	if a == nil {
+		return ""
+	}
+	if a.Type == "Bot" && !strings.HasSuffix(a.Login, "[bot]") {
+		return a.Login + "[bot]"
+	}
+	return a.Login
+}
+
 type prResponse struct {
+	Viewer     *login `json:"viewer"`
 	Repository *struct {
 		PullRequest *struct {
 			Number            int    `json:"number"`
@@ -192,7 +220,7 @@ type prResponse struct {
 					Comments   struct {
 						Nodes []struct {
 							ThreadComment
-							Author *login `json:"author"`
+							Author *actor `json:"author"`
 						} `json:"nodes"`
 					} `json:"comments"`
 				} `json:"nodes"`
@@ -219,6 +247,9 @@ func (c *Client) PullRequest(ctx context.Context, repo Repo, number int) (*PullR
 		}
 		p := resp.Repository.PullRequest
 		if vars["meta"] == true {
+			if resp.Viewer != nil {
+				pr.Viewer = resp.Viewer.Login
+			}
 			pr.Number, pr.Title, pr.Body, pr.URL, pr.State, pr.IsDraft = p.Number, p.Title, p.Body, p.URL, p.State, p.IsDraft
 			if p.Author != nil {
 				pr.Author = p.Author.Login
@@ -267,9 +298,7 @@ func (c *Client) PullRequest(ctx context.Context, repo Repo, number int) (*PullR
 				th := ReviewThread{IsResolved: t.IsResolved, IsOutdated: t.IsOutdated, Path: t.Path, Line: t.Line}
 				for _, cm := range t.Comments.Nodes {
 					tc := cm.ThreadComment
-					if cm.Author != nil {
-						tc.Author = cm.Author.Login
-					}
+					tc.Author = cm.Author.String()
 					th.Comments = append(th.Comments, tc)
 				}
 				pr.Threads = append(pr.Threads, th)

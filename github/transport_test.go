@@ -2,6 +2,7 @@ package github
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
@@ -145,6 +146,28 @@ func TestBodyCutByTheAttemptLimitIsATimeout(t *testing.T) {
 		resp.Body.Close()
 		if !errors.Is(err, errAttemptTimeout) || !strings.Contains(err.Error(), "no answer within 100ms") {
 			t.Errorf("%s: read %q, %v; want the attempt timeout", tc.name, b, err)
+		}
+	}
+}
+
+// A bot's thread comments carry its REST login ("name[bot]"), the form the
+// viewer has; a user owning the bare name stays someone else.
+func TestThreadCommentsOfABotCarryItsLogin(t *testing.T) {
+	var resp struct {
+		Author *actor `json:"author"`
+	}
+	for in, want := range map[string]string{
+		`{"author": {"__typename": "Bot", "login": "github-actions"}}`:      "github-actions[bot]",
+		`{"author": {"__typename": "Bot", "login": "github-actions[bot]"}}`: "github-actions[bot]",
+		`{"author": {"__typename": "User", "login": "github-actions"}}`:     "github-actions",
+		`{"author": null}`: "",
+	} {
+		resp.Author = nil
+		if err := json.Unmarshal([]byte(in), &resp); err != nil {
+			t.Fatal(err)
+		}
+		if got := resp.Author.String(); got != want {
+			t.Errorf("%s: %q, want %q", in, got, want)
 		}
 	}
 }

@@ -274,7 +274,7 @@ func (l *loop) round(ctx context.Context, n int) (done bool, err error) {
 	rr := RoundResult{N: n, HeadOID: rd.HeadOID, Comments: []state.Comment{}, Stuck: []string{}}
 	rr.ReviewState = ReviewStateOf(pr.Reviews)
 	var threadFs []review.Finding
-	threadFs, rr.Threads = ThreadFindings(pr.Threads)
+	threadFs, rr.Threads = ThreadFindings(pr)
 	rr.ThreadsTruncated = pr.ThreadsTruncated
 	if rd.Done(state.PhaseReviewed) {
 		if err := restore(&rr, rd); err != nil {
@@ -600,7 +600,7 @@ func (l *loop) findTag(ctx context.Context, tag string) (string, bool, error) {
 		return "", false, err
 	}
 	for _, c := range cs {
-		if strings.Contains(c.Body, tag) {
+		if strings.Contains(c.Body, tag) && l.o.PR.ByViewer(c.Author) {
 			return c.URL, true, nil
 		}
 	}
@@ -669,7 +669,7 @@ func (l *loop) dryRun(ctx context.Context) (*Result, error) {
 	rr := RoundResult{N: 1, HeadOID: pr.HeadRefOid, Comments: []state.Comment{}, Stuck: []string{}}
 	rr.ReviewState = ReviewStateOf(pr.Reviews)
 	var threadFs []review.Finding
-	threadFs, rr.Threads = ThreadFindings(pr.Threads)
+	threadFs, rr.Threads = ThreadFindings(pr)
 	rr.ThreadsTruncated = pr.ThreadsTruncated
 	if rec, err := l.o.Store.PR(l.key); err == nil {
 		for _, s := range rec.Stuck {

@@ -52,7 +52,7 @@ func (g *fakeGitHub) PostComment(_ context.Context, _ github.Repo, _ int, body s
 	if mode == "lost" {
 		return nil, errors.New("HTTP 502")
 	}
-	c := github.Comment{ID: int64(len(g.comments) + 1), URL: fmt.Sprintf("https://x/c/%d", len(g.comments)+1), Body: body}
+	c := github.Comment{ID: int64(len(g.comments) + 1), URL: fmt.Sprintf("https://x/c/%d", len(g.comments)+1), Body: body, Author: g.pr.Viewer}
 	g.comments = append(g.comments, c)
 	if mode == "applied" {
 		return nil, errors.New("HTTP 502")
@@ -124,7 +124,7 @@ type harness struct {
 }
 
 func newHarness(t *testing.T) *harness {
-	gh := &fakeGitHub{pr: github.PullRequest{Number: 5, URL: "https://x/pull/5", State: "OPEN", HeadRefName: "f", HeadRefOid: "aaaaaaaa", HeadRepository: "o/r", ViewerPermission: "WRITE"}}
+	gh := &fakeGitHub{pr: github.PullRequest{Number: 5, URL: "https://x/pull/5", State: "OPEN", HeadRefName: "f", HeadRefOid: "aaaaaaaa", HeadRepository: "o/r", ViewerPermission: "WRITE", Viewer: "ocdx-bot"}}
 	h := &harness{gh: gh, reviewer: &scripted{}, analyzer: &scripted{}, fixer: &fakeFixer{gh: gh},
 		store: state.New(filepath.Join(t.TempDir(), "state.db"), nil)}
 	h.opts = Options{Repo: github.Repo{Host: "h", Owner: "o", Name: "r"}, CanPush: true, GitHub: gh, Store: h.store,

@@ -91,7 +91,7 @@ func analyzerTask(pr *github.PullRequest, st review.ReviewState, stats review.Th
 		}
 		var v threadView
 		for _, c := range th.Comments {
-			if strings.Contains(c.Body, Marker) {
+			if Own(pr, c.Body, c.Author) {
 				continue
 			}
 			if v.ID == "" {

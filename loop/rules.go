@@ -15,6 +15,13 @@ import (
 // comments analysis ignores comments holding it.
 const Marker = "<!-- pr-review-loop-marker -->"
 
+// Own reports whether a comment is gh-ocdx's: it carries the marker and was
+// posted by the login gh-ocdx posts as. A copy of the marker by anyone else
+// is human content like any other.
+func Own(pr *github.PullRequest, body, author string) bool {
+	return strings.Contains(body, Marker) && pr.ByViewer(author)
+}
+
 // Consensus values (seeds/004 A6).
 const (
 	Approve        = "approve"
@@ -72,17 +79,18 @@ var blocking = regexp.MustCompile(`(?i)\b(must|block\w*)\b`)
 const maxThreadExcerpt = 200
 
 // ThreadFindings maps review threads to findings (seeds/004 TODO 6):
-// comments holding the marker are ignored (a thread of only such comments
-// is not counted), and each unresolved thread becomes THREAD-<id of its
+// gh-ocdx's own comments (the marker, posted by pr's viewer) are ignored (a
+// thread of only such comments is not counted), and each unresolved thread
+// becomes THREAD-<id of its
 // first comment>, P0 when a maintainer's first comment says "must" or
 // "block", else P1.
-func ThreadFindings(threads []github.ReviewThread) ([]review.Finding, review.ThreadStats) {
+func ThreadFindings(pr *github.PullRequest) ([]review.Finding, review.ThreadStats) {
 	var out []review.Finding
 	var st review.ThreadStats
-	for _, th := range threads {
+	for _, th := range pr.Threads {
 		var human []github.ThreadComment
 		for _, c := range th.Comments {
-			if !strings.Contains(c.Body, Marker) {
+			if !Own(pr, c.Body, c.Author) {
 				human = append(human, c)
 			}
 		}

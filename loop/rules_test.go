@@ -50,16 +50,18 @@ func TestThreadFindings(t *testing.T) {
 		{IsResolved: true, Comments: []github.ThreadComment{{ID: "C4", Body: "done", Author: "boss", Association: "MEMBER"}}},
 		{Comments: []github.ThreadComment{{ID: "C5", Body: Marker + " a report", Author: "bot"}}},
 		{Comments: []github.ThreadComment{{ID: "C6", Body: Marker, Author: "bot"}, {ID: "C7", Body: "reply by a human", Author: "pal", Association: "NONE", Path: "c.go"}}},
+		// A copy of the marker by someone else is a human thread.
+		{Comments: []github.ThreadComment{{ID: "C8", Body: Marker + " fake report", Author: "mallory", Association: "NONE", Path: "d.go"}}},
 	}
-	fs, st := ThreadFindings(threads)
-	if st != (review.ThreadStats{Total: 5, Resolved: 1, Unresolved: 4}) {
+	fs, st := ThreadFindings(&github.PullRequest{Threads: threads, Viewer: "bot"})
+	if st != (review.ThreadStats{Total: 6, Resolved: 1, Unresolved: 5}) {
 		t.Errorf("stats %+v", st)
 	}
 	var got []string
 	for _, f := range fs {
 		got = append(got, f.ID+" "+f.Priority+" "+f.File)
 	}
-	want := []string{"THREAD-C1 P0 a.go", "THREAD-C2 P1 (no-path)", "THREAD-C3 P0 b.go", "THREAD-C7 P1 c.go"}
+	want := []string{"THREAD-C1 P0 a.go", "THREAD-C2 P1 (no-path)", "THREAD-C3 P0 b.go", "THREAD-C7 P1 c.go", "THREAD-C8 P1 d.go"}
 	if !slices.Equal(got, want) {
 		t.Errorf("findings %q, want %q", got, want)
 	}

@@ -27,6 +27,7 @@ import (
 // fails the test on any GraphQL document GitHub's schema would reject.
 type GitHub struct {
 	Token    string // the only token accepted
+	Login    string // the token's user: GraphQL's viewer and the author of what the tool posts
 	CertFile string // PEM of the server's certificate, for SSL_CERT_FILE
 
 	t   testing.TB
@@ -92,10 +93,12 @@ type ThreadComment struct {
 	Line                               int // 0: null
 }
 
-// PostedComment and PostedReview are what the tool posted.
+// PostedComment and PostedReview are what the tool posted (and, through
+// AddComment, what others posted).
 type PostedComment struct {
-	ID   int64
-	Body string
+	ID    int64
+	Body  string
+	Login string // the author
 }
 type PostedReview struct {
 	ID          int64
@@ -119,16 +122,20 @@ type Fault struct {
 	Delay      time.Duration // wait before answering (or before the fault)
 	Drop       bool          // close the connection without an answer
 	Garbage    bool          // answer 200 with a body that is not JSON
+	Huge       int64         // answer 200 with a valid JSON body of about this many bytes
 	// Apply serves the request as usual (a comment is posted) and then
 	// answers Status anyway: the write whose outcome the client cannot know.
 	Apply bool
 	Times int
 }
 
+// Login is the fake GitHub's user for its token, unless a test sets GitHub.Login.
+const Login = "ocdx-bot"
+
 // NewGitHub starts a fake GitHub for the test; it stops when the test ends.
 func NewGitHub(t testing.TB) *GitHub {
 	t.Helper()
-	g := &GitHub{Token: "ghs_fakeToken0123456789abcdefghij", t: t,
+	g := &GitHub{Token: "ghs_fakeToken0123456789abcdefghij", Login: Login, t: t,
 		prs: map[string]*PR{}, issues: map[string]*Issue{},
 		comments: map[string][]PostedComment{}, reviews: map[string][]PostedReview{}, nextID: 1000}
 	g.srv = httptest.NewTLSServer(http.HandlerFunc(g.serve))
@@ -194,6 +201,16 @@ func (g *GitHub) AddIssue(repo string, is Issue) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.issues[fmt.Sprintf("%s#%d", repo, is.Number)] = &is
+}
+
+// AddComment adds a comment to a PR's conversation as login, as another
+// user of GitHub would.
+func (g *GitHub) AddComment(repo string, number int, login, body string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.nextID++
+	key := fmt.Sprintf("%s#%d", repo, number)
+	g.comments[key] = append(g.comments[key], PostedComment{ID: g.nextID, Body: body, Login: login})
 }
 
 // Fail queues a fault.
@@ -315,6 +332,18 @@ func (g *GitHub) serve(w http.ResponseWriter, r *http.Request) {
 					return
 				}
 			}
+		case f.Huge > 0:
+			rec.Header().Set("Content-Type", "application/json")
+			rec.WriteHeader(http.StatusOK)
+			io.WriteString(rec, `{"data":null,"padding":"`)
+			chunk := strings.Repeat("a", 64<<10)
+			for n := int64(0); n < f.Huge; n += int64(len(chunk)) {
+				if _, err := io.WriteString(rec, chunk); err != nil {
+					return // the client hung up
+				}
+			}
+			io.WriteString(rec, `"}`)
+			return
 		case f.Garbage:
 			rec.Header().Set("Content-Type", "application/json")
 			rec.WriteHeader(http.StatusOK)
@@ -419,7 +448,7 @@ func (g *GitHub) route(w http.ResponseWriter, r *http.Request, kind string, body
 		for i := (pg - 1) * per; i < len(list) && i < pg*per; i++ {
 			c := list[i]
 			out = append(out, map[string]any{"id": c.ID, "body": c.Body, "html_url": g.commentURL(m[1], m[2], c.ID),
-				"user": map[string]any{"login": "ocdx-bot"}, "created_at": "2026-01-01T00:00:00Z"})
+				"user": map[string]any{"login": c.Login}, "created_at": "2026-01-01T00:00:00Z"})
 		}
 		g.mu.Unlock()
 		writeJSON(w, http.StatusOK, out)
@@ -469,7 +498,7 @@ func (g *GitHub) post(w http.ResponseWriter, r *http.Request, kind string, body 
 	g.nextID++
 	id := g.nextID
 	if kind == "comment" {
-		g.comments[key] = append(g.comments[key], PostedComment{ID: id, Body: in.Body})
+		g.comments[key] = append(g.comments[key], PostedComment{ID: id, Body: in.Body, Login: g.Login})
 	} else {
 		g.reviews[key] = append(g.reviews[key], PostedReview{ID: id, Event: in.Event, Body: in.Body})
 	}
@@ -533,6 +562,7 @@ func (g *GitHub) graphql(w http.ResponseWriter, body []byte) {
 // root is the GraphQL Query object over the fake's state.
 func (g *GitHub) root() map[string]any {
 	return map[string]any{
+		"viewer": map[string]any{"login": g.Login},
 		"repository": resolver(func(args map[string]any) any {
 			repo := fmt.Sprintf("%s/%s", args["owner"], args["name"])
 			return map[string]any{

@@ -1,0 +1,85 @@
+// Package text makes untrusted text inert before it reaches a terminal or a
+// posted comment: PR titles, bodies, diffs, threads, model answers and tool
+// arguments may carry terminal escape sequences that hide or rewrite what
+// the user sees (conceal, set the title, erase a line, move the cursor).
+package text
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"unicode/utf8"
+)
+
+// Inert returns s with every control character made visible, so that no
+// sequence in it can act on a terminal: C0 controls as caret notation (ESC
+// is "^[", BEL "^G"), DEL as "^?", C1 controls and the bidirectional
+// overrides and isolates (U+202A–U+202E, U+2066–U+2069), which reorder
+// what is shown, as "<U+XXXX>". Newline and tab are kept, carriage return
+// is dropped, and a byte that is not UTF-8 becomes U+FFFD: some terminals
+// take a lone 0x9B for a control sequence.
+func Inert(s string) string {
+	if clean(s) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 16)
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		i += n
+		switch {
+		case r == utf8.RuneError && n == 1:
+			b.WriteRune(utf8.RuneError)
+		case r == '\n' || r == '\t':
+			b.WriteRune(r)
+		case r == '\r':
+		case r < 0x20:
+			b.WriteByte('^')
+			b.WriteByte(byte(r) + '@')
+		case r == 0x7f:
+			b.WriteString("^?")
+		case special(r):
+			fmt.Fprintf(&b, "<U+%04X>", r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+func special(r rune) bool {
+	return r >= 0x80 && r <= 0x9f || r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069
+}
+
+// clean reports whether s needs no change (the common case: no copy).
+func clean(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < 0x20 && c != '\n' && c != '\t' || c == 0x7f {
+			return false
+		}
+		if c >= 0x80 {
+			for _, r := range s[i:] {
+				if r == utf8.RuneError || r < 0x20 && r != '\n' && r != '\t' || r == 0x7f || special(r) {
+					return false
+				}
+			}
+			return true
+		}
+	}
+	return true
+}
+
+// Writer passes everything written to it through Inert. Each Write is
+// treated whole: callers write whole strings (fmt.Fprint*), so a sequence
+// cannot be split across writes to slip through.
+type Writer struct {
+	W io.Writer
+}
+
+func (w Writer) Write(p []byte) (int, error) {
+	if _, err := io.WriteString(w.W, Inert(string(p))); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}

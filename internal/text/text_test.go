@@ -1,0 +1,38 @@
+package text
+
+import (
+	"bytes"
+	"testing"
+)
+
+func TestInert(t *testing.T) {
+	for in, want := range map[string]string{
+		"plain text, ünïcödé, 日本\n\tindented":     "plain text, ünïcödé, 日本\n\tindented",
+		"conceal \x1b[8mhidden\x1b[0m":            "conceal ^[[8mhidden^[[0m",
+		"title \x1b]0;pwned\x07 end":              "title ^[]0;pwned^G end",
+		"erase\x1b[2K\x1b[1A line":                "erase^[[2K^[[1A line",
+		"crlf\r\nline":                            "crlf\nline",
+		"overwrite\rPOST":                         "overwritePOST",
+		"nul\x00 bs\x08 del\x7f":                  "nul^@ bs^H del^?",
+		"c1 csi \u009b31m and nel \u0085":         "c1 csi <U+009B>31m and nel <U+0085>",
+		"bidi \u202eevil\u202c \u2066iso\u2069":   "bidi <U+202E>evil<U+202C> <U+2066>iso<U+2069>",
+		"raw c1 byte \x9b31m, bad utf-8 \xff end": "raw c1 byte \ufffd31m, bad utf-8 \ufffd end",
+	} {
+		if got := Inert(in); got != want {
+			t.Errorf("Inert(%q) = %q, want %q", in, got, want)
+		}
+	}
+	for _, s := range []string{"", "ascii", "naïve — “quotes” 🙂\n"} {
+		if Inert(s) != s {
+			t.Errorf("clean text changed: %q", s)
+		}
+	}
+}
+
+func TestWriter(t *testing.T) {
+	var b bytes.Buffer
+	n, err := Writer{W: &b}.Write([]byte("a\x1b[8mb"))
+	if err != nil || n != 6 || b.String() != "a^[[8mb" {
+		t.Errorf("Write = %d, %v; wrote %q", n, err, b.String())
+	}
+}
