@@ -9,6 +9,7 @@ import (
 	"net/http"
 
 	"github.com/cli/go-gh/v2/pkg/api"
+	"github.com/ocdx/gh-ocdx/internal/redact"
 )
 
 // MaxBody is the longest comment or review body gh-ocdx sends; GitHub refuses
@@ -28,6 +29,13 @@ func CapBody(body string) string {
 	return string(r[:keep]) + TruncatedNotice
 }
 
+// postable is the last step of every body gh-ocdx posts: a line holding a
+// secret or a credential gh-ocdx knows becomes [REDACTED] (callers have
+// already sanitised it; this holds for any caller), then the body is capped.
+func postable(body string) string {
+	return CapBody(redact.Secrets(body))
+}
+
 // Comment is a posted issue comment.
 type Comment struct {
 	ID      int64  `json:"id"`
@@ -43,7 +51,7 @@ type Comment struct {
 func (c *Client) PostComment(ctx context.Context, repo Repo, number int, body string) (*Comment, error) {
 	var out Comment
 	err := c.post(ctx, fmt.Sprintf("repos/%s/%s/issues/%d/comments", repo.Owner, repo.Name, number),
-		map[string]string{"body": CapBody(body)}, &out)
+		map[string]string{"body": postable(body)}, &out)
 	if err != nil {
 		return nil, c.explainWrite(err, fmt.Sprintf("a comment on PR #%d", number), repo)
 	}
@@ -75,7 +83,7 @@ func (c *Client) PostReview(ctx context.Context, repo Repo, number int, event Re
 	}
 	var out PostedReview
 	err := c.post(ctx, fmt.Sprintf("repos/%s/%s/pulls/%d/reviews", repo.Owner, repo.Name, number),
-		map[string]string{"event": string(event), "body": CapBody(body)}, &out)
+		map[string]string{"event": string(event), "body": postable(body)}, &out)
 	if err != nil {
 		return nil, c.explainWrite(err, fmt.Sprintf("a review on PR #%d", number), repo)
 	}

@@ -7,19 +7,20 @@ import (
 	"github.com/ocdx/gh-ocdx/internal/redact"
 )
 
-// maskRequest returns req with every secret-like line replaced
-// (DESIGN.md §5, §7): prompts, diffs, file contents, tool results and the
-// string values inside tool-call arguments. The caller's request is not
-// modified.
+// maskRequest returns req with every secret value replaced by its
+// [SECRET:kind] marker, the credentials gh-ocdx holds included: prompts,
+// diffs, file contents, tool results and the string values inside tool-call
+// arguments. Every request of every provider passes here (client.Chat).
+// The caller's request is not modified.
 func maskRequest(req Request) Request {
-	req.System = redact.Secrets(req.System)
+	req.System = redact.Mask(req.System)
 	msgs := make([]Message, len(req.Messages))
 	for i, m := range req.Messages {
-		m.Text, m.Note = redact.Secrets(m.Text), redact.Secrets(m.Note)
+		m.Text, m.Note = redact.Mask(m.Text), redact.Mask(m.Note)
 		if len(m.Calls) > 0 {
 			calls := make([]ToolCall, len(m.Calls))
 			for j, c := range m.Calls {
-				c.Args = mapStrings(c.Args, redact.Secrets)
+				c.Args = mapStrings(c.Args, redact.Mask)
 				calls[j] = c
 			}
 			m.Calls = calls
@@ -27,7 +28,7 @@ func maskRequest(req Request) Request {
 		if len(m.Results) > 0 {
 			res := make([]ToolResult, len(m.Results))
 			for j, r := range m.Results {
-				r.Content = redact.Secrets(r.Content)
+				r.Content = redact.Mask(r.Content)
 				res[j] = r
 			}
 			m.Results = res
