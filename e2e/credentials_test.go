@@ -72,3 +72,34 @@ func TestPRCannotEchoCredentials(t *testing.T) {
 		}
 	}
 }
+
+// TestAddedTokenNeverConverges: a PR adds a hard-coded GitHub token and
+// every reviewer approves. The reviewers see the line's shape with the value
+// hidden, the report lists gh-ocdx's own P0 SEC finding at the added line,
+// the fix is asked for it once, and the loop ends without converging.
+func TestAddedTokenNeverConverges(t *testing.T) {
+	const token = "ghp_abcdefghijklmnopqrstuvwxyz0123456789"
+	lf := newLoop(t, func(pr *testkit.PR) {
+		pr.Diff += "diff --git a/config.go b/config.go\nnew file mode 100644\n--- /dev/null\n+++ b/config.go\n@@ -0,0 +1,3 @@\n" +
+			"+package cache\n+\n+var token = \"" + token + "\"\n"
+	})
+	for range 3 {
+		lf.approveRound()
+	}
+	sec := finding{Category: "security", File: "config.go", Line: line(3), Title: "Hard-coded github-token added"}.id()
+
+	res := lf.run("--yes")
+
+	wantCode(t, res, 3)
+	first := lf.bodies()[0]
+	wantContains(t, "the first review report", first, sec, "P0", "needs_major_work", "fixing 1 finding(s) ("+sec+" P0)")
+	wantContains(t, "the outcome", res.Stdout+res.Stderr, sec)
+	for i, r := range lf.fm.Requests("rev-a") {
+		if strings.Contains(string(r.Body), token) {
+			t.Errorf("reviewer request %d holds the token", i)
+		}
+		if i == 0 && !strings.Contains(string(r.Body), `+var token = \"[SECRET:github-token]\"`) {
+			t.Errorf("the reviewer did not see the line with its value hidden:\n%s", r.Body)
+		}
+	}
+}
