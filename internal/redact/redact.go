@@ -39,9 +39,12 @@ const markerPrefix = "[SECRET:"
 func Marker(kind string) string { return markerPrefix + kind + "]" }
 
 // rule finds one kind of secret. The value to hide is the last non-empty
-// submatch, or the whole match when the expression has no group.
+// submatch, or the whole match when the expression has no group. A rule
+// runs only on a line holding one of its words (in lower case): one scan
+// for words is far cheaper than a regular expression over every byte.
 type rule struct {
 	kind    string
+	words   []string
 	re      string
 	generic bool // an assignment: its value is checked against placeholders
 }
@@ -50,42 +53,43 @@ type rule struct {
 // among them): linking such a set costs megabytes and milliseconds of every
 // start. Specific shapes come first; an overlapping later match is dropped.
 var rules = []rule{
-	{KindAWS, `(?:AKIA|ASIA)[0-9A-Z]{16}`, false},
-	{KindPrivateKey, `(?:-----)?BEGIN[A-Z0-9 ]*PRIVATE KEY(?:-----)?(?:[^"'\x60]*?END[A-Z0-9 ]*PRIVATE KEY(?:-----)?|[^"'\x60]*)`, false},
-	{KindSlack, `xox[abposre]-[0-9A-Za-z-]+`, false},
-	{KindGitHub, `gh[pousr]_[0-9A-Za-z]{8,}|github_pat_[0-9A-Za-z_]{8,}`, false},
-	{KindGitHub, `(?i)oauth_token["']?\s*[:=]\s*["']?([0-9a-f]{40})`, false},
-	{KindAnthropic, `sk-ant-[0-9A-Za-z_-]{16,}`, false},
-	{KindStripe, `[sr]k_(?:live|test|prod)_[0-9A-Za-z]{10,}`, false},
-	{KindOpenAI, `sk-[0-9A-Za-z_-]{16,}`, false},
-	{KindNPM, `npm_[0-9A-Za-z]{36,}`, false},
+	{KindAWS, []string{"akia", "asia"}, `(?:AKIA|ASIA)[0-9A-Z]{16}`, false},
+	{KindPrivateKey, []string{"private key"}, `(?:-----)?BEGIN[A-Z0-9 ]*PRIVATE KEY[^"'\x60]*`, false},
+	{KindSlack, []string{"xox"}, `xox[abposre]-[0-9A-Za-z-]+`, false},
+	{KindGitHub, []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"}, `gh[pousr]_[0-9A-Za-z]{8,}|github_pat_[0-9A-Za-z_]{8,}`, false},
+	{KindGitHub, []string{"oauth_token"}, `(?i)oauth_token["']?\s*[:=]\s*["']?([0-9a-f]{40})`, false},
+	{KindAnthropic, []string{"sk-ant-"}, `sk-ant-[0-9A-Za-z_-]{16,}`, false},
+	{KindStripe, []string{"_live_", "_test_", "_prod_"}, `[sr]k_(?:live|test|prod)_[0-9A-Za-z]{10,}`, false},
+	{KindOpenAI, []string{"sk-"}, `sk-[0-9A-Za-z_-]{16,}`, false},
+	{KindNPM, []string{"npm_"}, `npm_[0-9A-Za-z]{36,}`, false},
 	// PASSWORD=…, api_key: "…", "token": "…", DB_PASSWORD='…'.
-	{KindPassword, `(?i)[0-9a-z_.-]*(?:password|passwd|secret|secret[_-]?key|token|api[_-]?key|access[_-]?key|auth[_-]?key|private[_-]?key)s?["']?[ \t]*(?::=|=>|=|:)[ \t]*(?:"([^"\s]{8,})"|'([^'\s]{8,})'|([^\s"'\x60,;]{8,}))`, true},
+	{KindPassword, []string{"passw", "secret", "token", "key"},
+		`(?i)(?:password|passwd|secret|secret[_-]?key|token|api[_-]?key|access[_-]?key|auth[_-]?key|private[_-]?key)s?["']?[ \t]*(?::=|=>|=|:)[ \t]*(?:"([^"\s]{8,})"|'([^'\s]{8,})'|([^\s"'\x60,;]{8,}))`, true},
 }
 
 type compiled struct {
-	kind    string
-	re      *regexp.Regexp
-	generic bool
+	rule
+	re *regexp.Regexp
 }
 
-// compiledRules and anyRule are compiled on first use, not at start-up.
+// compiledRules are compiled on first use, not at start-up.
 var compiledRules = sync.OnceValue(func() []compiled {
 	out := make([]compiled, len(rules))
 	for i, r := range rules {
-		out[i] = compiled{r.kind, regexp.MustCompile(r.re), r.generic}
+		out[i] = compiled{r, regexp.MustCompile(r.re)}
 	}
 	return out
 })
 
-// anyRule is a quick test before the rules run one by one.
-var anyRule = sync.OnceValue(func() *regexp.Regexp {
-	parts := make([]string, len(rules))
-	for i, r := range rules {
-		parts[i] = "(?:" + r.re + ")"
+// mayHold reports whether lower (text in lower case) holds a word of r.
+func (r rule) mayHold(lower string) bool {
+	for _, w := range r.words {
+		if strings.Contains(lower, w) {
+			return true
+		}
 	}
-	return regexp.MustCompile(strings.Join(parts, "|"))
-})
+	return false
+}
 
 // identifier is an unquoted assignment value that reads as code
 // (cfg.Password, userInput), not as a literal secret.
@@ -171,37 +175,36 @@ func hasSecret(s string, vals []string) bool {
 			return true
 		}
 	}
-	return anyRule().MatchString(s)
+	lower := strings.ToLower(s)
+	for _, r := range rules {
+		if r.mayHold(lower) {
+			return true
+		}
+	}
+	return false
 }
 
 // find returns the secret values of one line, in order, not overlapping.
 func find(line string, vals []string) []span {
 	var out []span
-	overlaps := func(a, b int) bool {
-		for _, s := range out {
-			if a < s.end && s.start < b {
-				return true
-			}
-		}
-		return false
-	}
 	for _, v := range vals {
+		var c []span
 		for off := 0; ; {
 			i := strings.Index(line[off:], v)
 			if i < 0 {
 				break
 			}
-			a := off + i
-			if !overlaps(a, a+len(v)) {
-				out = append(out, span{a, a + len(v), KindCredential})
-			}
-			off = a + len(v)
+			c = append(c, span{off + i, off + i + len(v), KindCredential})
+			off += i + len(v)
 		}
+		out = merge(out, c)
 	}
-	if !anyRule().MatchString(line) {
-		return sortSpans(out)
-	}
+	lower := strings.ToLower(line)
 	for _, r := range compiledRules() {
+		if !r.mayHold(lower) {
+			continue
+		}
+		var c []span
 		for _, m := range r.re.FindAllStringSubmatchIndex(line, -1) {
 			a, b := m[0], m[1]
 			quoted := false
@@ -215,21 +218,33 @@ func find(line string, vals []string) []span {
 			if r.generic && placeholder(line[a:b], quoted) {
 				continue
 			}
-			if !overlaps(a, b) {
-				out = append(out, span{a, b, r.kind})
-			}
+			c = append(c, span{a, b, r.kind})
 		}
+		out = merge(out, c)
 	}
-	return sortSpans(out)
+	return out
 }
 
-func sortSpans(s []span) []span {
-	for i := 1; i < len(s); i++ {
-		for j := i; j > 0 && s[j].start < s[j-1].start; j-- {
-			s[j], s[j-1] = s[j-1], s[j]
-		}
+// merge adds to kept the candidates that overlap none of its spans. Both
+// are in order and without overlaps, and so is the result: one pass, as a
+// hostile line may hold many thousands of matches.
+func merge(kept, cand []span) []span {
+	if len(cand) == 0 {
+		return kept
 	}
-	return s
+	out := make([]span, 0, len(kept)+len(cand))
+	i := 0
+	for _, c := range cand {
+		for i < len(kept) && kept[i].end <= c.start {
+			out = append(out, kept[i])
+			i++
+		}
+		if i < len(kept) && kept[i].start < c.end {
+			continue
+		}
+		out = append(out, c)
+	}
+	return append(out, kept[i:]...)
 }
 
 // keyStarts reports whether a line's private key header opens a block that
