@@ -50,7 +50,7 @@ func mapStrings(doc json.RawMessage, f func(string) string) json.RawMessage {
 		return doc
 	}
 	changed := false
-	v = walkStrings(v, func(s string) string {
+	v = walkKeysAndStrings(v, func(s string) string {
 		t := f(s)
 		if t != s {
 			changed = true
@@ -98,6 +98,26 @@ func copyTree(v any, f func(string) string) any {
 		out := make(map[string]any, len(t))
 		for k, x := range t {
 			out[k] = copyTree(x, f)
+		}
+		return out
+	}
+	return v
+}
+
+// walkKeysAndStrings is walkStrings that maps object keys too: a model's
+// arguments are its own text, and a secret may stand anywhere in them.
+func walkKeysAndStrings(v any, f func(string) string) any {
+	switch t := v.(type) {
+	case string:
+		return f(t)
+	case []any:
+		for i := range t {
+			t[i] = walkKeysAndStrings(t[i], f)
+		}
+	case map[string]any:
+		out := make(map[string]any, len(t))
+		for k, x := range t {
+			out[f(k)] = walkKeysAndStrings(x, f)
 		}
 		return out
 	}
