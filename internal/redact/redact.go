@@ -6,6 +6,7 @@ package redact
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -93,7 +94,9 @@ func (r rule) mayHold(lower string) bool {
 
 // identifier is an unquoted assignment value that reads as code
 // (cfg.Password, userInput), not as a literal secret.
-var identifier = regexp.MustCompile(`^[A-Za-z_$][A-Za-z_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*$`)
+var identifier = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[A-Za-z_$][A-Za-z_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*$`)
+})
 
 // placeholder reports whether an assignment's value stands for a secret
 // instead of being one.
@@ -107,7 +110,7 @@ func placeholder(v string, quoted bool) bool {
 		strings.Contains(l, "placeholder"), strings.Contains(l, "example"), strings.Contains(l, "redacted"):
 		return true
 	case !quoted:
-		return strings.ContainsAny(v, "()[]{}<>") || identifier.MatchString(v)
+		return strings.ContainsAny(v, "()[]{}<>") || identifier().MatchString(v)
 	}
 	return false
 }
@@ -133,7 +136,7 @@ func Register(values ...string) {
 	defer known.Unlock()
 	for _, v := range values {
 		v = strings.TrimSpace(v)
-		if len(v) < MinKnown || strings.ContainsAny(v, "\r\n") || contains(known.values, v) {
+		if len(v) < MinKnown || strings.ContainsAny(v, "\r\n") || slices.Contains(known.values, v) {
 			continue
 		}
 		// A new slice each time: readers hold the old one without the lock.
@@ -145,15 +148,6 @@ func Register(values ...string) {
 		next = append(append(append(next, known.values[:i]...), v), known.values[i:]...)
 		known.values = next
 	}
-}
-
-func contains(list []string, v string) bool {
-	for _, x := range list {
-		if x == v {
-			return true
-		}
-	}
-	return false
 }
 
 func knownValues() []string {
