@@ -3,6 +3,8 @@ package llm
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"io"
 
 	"github.com/ocdx/gh-ocdx/internal/redact"
 )
@@ -78,8 +80,15 @@ func decodeJSON(doc []byte) (any, error) {
 	var v any
 	d := json.NewDecoder(bytes.NewReader(doc))
 	d.UseNumber() // numbers keep their digits
-	err := d.Decode(&v)
-	return v, err
+	if err := d.Decode(&v); err != nil {
+		return nil, err
+	}
+	// Text after the value is not JSON: the document is then one string,
+	// so nothing in that text escapes masking.
+	if _, err := d.Token(); err != io.EOF {
+		return nil, errors.New("text after the JSON value")
+	}
+	return v, nil
 }
 
 // copyTree returns a copy of a decoded JSON value with f applied to its
