@@ -53,5 +53,5 @@ func newGitHub(d *Deps, host string) (*github.Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	return github.New(host, github.Options{Timeout: t})
+	return github.New(host, github.Options{Token: githubToken(host), Timeout: t})
 }

@@ -64,6 +64,7 @@ const rootDescription = `Review and fix pull requests with LLMs, from your termi
 
 // Run executes gh ocdx with the arguments after the program name.
 func Run(ctx context.Context, args []string, d *Deps) error {
+	registerCredentials(d.Getenv)
 	err := dispatch(ctx, d, "gh ocdx", rootDescription, commands(), args)
 	if errors.Is(err, errHelpShown) {
 		return nil

@@ -10,6 +10,7 @@ import (
 
 	"github.com/cli/go-gh/v2/pkg/api"
 
+	"github.com/ocdx/gh-ocdx/internal/redact"
 	"github.com/ocdx/gh-ocdx/internal/text"
 )
 
@@ -30,11 +31,14 @@ func CapBody(body string) string {
 	return string(r[:keep]) + TruncatedNotice
 }
 
-// postable is a body as gh-ocdx posts it: control characters and
-// bidirectional overrides from the PR or a model made inert (they would
-// act on the terminal of whoever reads the comment in one, or reorder what
-// the browser shows), then capped.
-func postable(body string) string { return CapBody(text.Inert(body)) }
+// postable is the last step of every body gh-ocdx posts, whichever caller
+// sent it: a line holding a secret or a credential gh-ocdx knows becomes
+// [REDACTED]; control characters and bidirectional overrides from the PR or
+// a model are made inert (they would act on the terminal of whoever reads
+// the comment in one, or reorder what the browser shows); then it is capped.
+func postable(body string) string {
+	return CapBody(text.Inert(redact.Secrets(body)))
+}
 
 // Comment is a posted issue comment.
 type Comment struct {

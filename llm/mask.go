@@ -3,23 +3,26 @@ package llm
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"io"
 
 	"github.com/ocdx/gh-ocdx/internal/redact"
 )
 
-// maskRequest returns req with every secret-like line replaced
-// (DESIGN.md §5, §7): prompts, diffs, file contents, tool results and the
-// string values inside tool-call arguments. The caller's request is not
-// modified.
+// maskRequest returns req with every secret value replaced by its
+// [SECRET:kind] marker, the credentials gh-ocdx holds included: prompts,
+// diffs, file contents, tool results and the string values inside tool-call
+// arguments. Every request of every provider passes here (client.Chat).
+// The caller's request is not modified.
 func maskRequest(req Request) Request {
-	req.System = redact.Secrets(req.System)
+	req.System = redact.Mask(req.System)
 	msgs := make([]Message, len(req.Messages))
 	for i, m := range req.Messages {
-		m.Text, m.Note = redact.Secrets(m.Text), redact.Secrets(m.Note)
+		m.Text, m.Note = redact.Mask(m.Text), redact.Mask(m.Note)
 		if len(m.Calls) > 0 {
 			calls := make([]ToolCall, len(m.Calls))
 			for j, c := range m.Calls {
-				c.Args = mapStrings(c.Args, redact.Secrets)
+				c.Args = mapStrings(c.Args, redact.Mask)
 				calls[j] = c
 			}
 			m.Calls = calls
@@ -27,7 +30,7 @@ func maskRequest(req Request) Request {
 		if len(m.Results) > 0 {
 			res := make([]ToolResult, len(m.Results))
 			for j, r := range m.Results {
-				r.Content = redact.Secrets(r.Content)
+				r.Content = redact.Mask(r.Content)
 				res[j] = r
 			}
 			m.Results = res
@@ -49,7 +52,7 @@ func mapStrings(doc json.RawMessage, f func(string) string) json.RawMessage {
 		return doc
 	}
 	changed := false
-	v = walkStrings(v, func(s string) string {
+	v = walkKeysAndStrings(v, func(s string) string {
 		t := f(s)
 		if t != s {
 			changed = true
@@ -77,8 +80,15 @@ func decodeJSON(doc []byte) (any, error) {
 	var v any
 	d := json.NewDecoder(bytes.NewReader(doc))
 	d.UseNumber() // numbers keep their digits
-	err := d.Decode(&v)
-	return v, err
+	if err := d.Decode(&v); err != nil {
+		return nil, err
+	}
+	// Text after the value is not JSON: the document is then one string,
+	// so nothing in that text escapes masking.
+	if _, err := d.Token(); err != io.EOF {
+		return nil, errors.New("text after the JSON value")
+	}
+	return v, nil
 }
 
 // copyTree returns a copy of a decoded JSON value with f applied to its
@@ -97,6 +107,26 @@ func copyTree(v any, f func(string) string) any {
 		out := make(map[string]any, len(t))
 		for k, x := range t {
 			out[k] = copyTree(x, f)
+		}
+		return out
+	}
+	return v
+}
+
+// walkKeysAndStrings is walkStrings that maps object keys too: a model's
+// arguments are its own text, and a secret may stand anywhere in them.
+func walkKeysAndStrings(v any, f func(string) string) any {
+	switch t := v.(type) {
+	case string:
+		return f(t)
+	case []any:
+		for i := range t {
+			t[i] = walkKeysAndStrings(t[i], f)
+		}
+	case map[string]any:
+		out := make(map[string]any, len(t))
+		for k, x := range t {
+			out[f(k)] = walkKeysAndStrings(x, f)
 		}
 		return out
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ocdx/gh-ocdx/internal/redact"
 	"github.com/ocdx/gh-ocdx/internal/testkit"
 )
 
@@ -62,18 +63,45 @@ func TestSecretsMaskedOnTheWire(t *testing.T) {
 					t.Errorf("request %d carries the %s %s", i, name, s)
 				}
 			}
-			if !strings.Contains(string(r.Body), "[REDACTED]") {
-				t.Errorf("request %d has no [REDACTED] line", i)
+			if !strings.Contains(string(r.Body), "[SECRET:") {
+				t.Errorf("request %d has no [SECRET:kind] marker", i)
 			}
 		}
 		// The arguments stay a JSON object the API accepts, with only the
-		// secret line replaced.
+		// secret value replaced.
 		if !strings.Contains(string(reqs[1].Body), "leak.env") {
 			t.Error("masking lost the non-secret arguments")
 		}
 		_, msgs := decodeWire(t, w.format, reqs[1].Body)
-		if got := msgs[2].Results[0].Content; strings.Count(got, "[REDACTED]") != strings.Count(secretText(), "\n") {
+		if got := msgs[2].Results[0].Content; strings.Count(got, "[SECRET:") != strings.Count(secretText(), "\n") || !strings.Contains(got, "config.github_pat = \"[SECRET:github-token]\"") {
 			t.Errorf("file content masked as:\n%s", got)
+		}
+	})
+}
+
+// TestKnownCredentialsMaskedOnTheWire: a registered credential is hidden
+// whatever its shape, in every part of a request, also inside a word.
+func TestKnownCredentialsMaskedOnTheWire(t *testing.T) {
+	const cred = "plainlowercasecredentialvaluewithnoshape"
+	redact.Register(cred)
+	eachWire(t, func(t *testing.T, fm *testkit.FakeModel, w wire) {
+		args, _ := json.Marshal(map[string]string{"path": "notes.txt", "why": "saw x" + cred + "y"})
+		fm.Script(w.name, testkit.CallTools(call("read_file", string(args))), testkit.Reply("done"))
+		a := &Agent{
+			Role: "reviewer-1", Model: newModel(t, fm, w, fast),
+			System: "System " + cred, Task: "+token " + cred,
+			Tools: []Tool{files(map[string]string{"notes.txt": "key=" + cred + "\n"})},
+		}
+		if _, err := a.Run(context.Background(), nil); err != nil {
+			t.Fatal(err)
+		}
+		for i, r := range fm.Requests(w.name) {
+			if strings.Contains(string(r.Body), cred) {
+				t.Errorf("request %d carries the credential", i)
+			}
+			if !strings.Contains(string(r.Body), "[SECRET:credential]") {
+				t.Errorf("request %d has no [SECRET:credential] marker: %s", i, r.Body)
+			}
 		}
 	})
 }

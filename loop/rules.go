@@ -249,13 +249,16 @@ func Stuck(fixed, current []review.Finding) []string {
 
 // IssuesToFix splits the findings for the fix agent (seeds/004 A4): P0–P2
 // code findings that are not stuck, most severe first, and the P3 ones as
-// optional. Thread findings are never sent: humans resolve them.
+// optional. Thread findings are never sent: humans resolve them. Each ID
+// is sent once: the fix answers for every ID exactly once.
 func IssuesToFix(fs []review.Finding, stuck []string) (toFix, optional []review.Finding) {
+	sent := map[string]bool{}
 	for _, p := range review.Priorities {
 		for _, f := range fs {
-			if f.Priority != p || IsThread(f) || slices.Contains(stuck, f.ID) {
+			if f.Priority != p || IsThread(f) || slices.Contains(stuck, f.ID) || sent[f.ID] {
 				continue
 			}
+			sent[f.ID] = true
 			if p == "P3" {
 				optional = append(optional, f)
 			} else {

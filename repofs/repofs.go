@@ -18,6 +18,8 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/ocdx/gh-ocdx/internal/redact"
 )
 
 // Limits keep tool results small enough for a model's context.
@@ -362,11 +364,27 @@ func (r *Repo) Edit(p, old, new string) error {
 	if err != nil {
 		return describe(err, p)
 	}
-	switch n := strings.Count(string(b), old); n {
+	content := string(b)
+	n := strings.Count(content, old)
+	replace := func() (string, error) { return strings.Replace(content, old, new, 1), nil }
+	if n == 0 && redact.HasMarker(old) {
+		// The model read the file masked: each [SECRET:kind] it copied
+		// stands for the hidden value, so it can move a secret out.
+		m, err := redact.MatchMasked(content, old)
+		if err != nil {
+			return fmt.Errorf("%s: %w", p, err)
+		}
+		n, replace = m.Count(), func() (string, error) { return m.Replace(new) }
+	}
+	switch n {
 	case 0:
 		return fmt.Errorf("old_string not found in %s: read the file and copy the text exactly", p)
 	case 1:
-		return r.WriteFile(c, strings.Replace(string(b), old, new, 1))
+		out, err := replace()
+		if err != nil {
+			return fmt.Errorf("%s: %w", p, err)
+		}
+		return r.WriteFile(c, out)
 	default:
 		return fmt.Errorf("old_string occurs %d times in %s: include more surrounding text so it matches once", n, p)
 	}

@@ -12,18 +12,87 @@ func TestSecretsRedactsEachPattern(t *testing.T) {
 		"xoxb-123456789012-abcdefABCDEF",
 		"xoxp-1-2-3-abc",
 		"ghp_abcdefghijklmnopqrstuvwxyz0123456789",
+		"BEGIN PRIVATE KEY", // without its dashes
 		"gho_abcdefghijklmnopqrstuvwxyz0123456789",
 		"ghu_abcdefghijklmnopqrstuvwxyz0123456789",
 		"ghs_abcdefghijklmnopqrstuvwxyz0123456789",
 		"ghr_abcdefghijklmnopqrstuvwxyz0123456789",
 		"github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz",
 		"sk-proj-abcdefghijklmnopqrstuvwx",
+		"ghp_abcd1234",                     // short ghp_ strings
+		"sk_live_4eC39HqLyjWDarjtT1zdp7dc", // Stripe
+		"rk_live_4eC39HqLyjWDarjtT1zdp7dc",
+		"npm_abcdefghijklmnopqrstuvwxyz0123456789",
+		"xoxe-1-abcdefghijklmnop",
+		"sk-ant-api03-abcdefghijklmnopqrstuvwxyz",
 	} {
 		in := "before\nconst key = \"" + secret + "\" // oops\nafter"
 		got := Secrets(in)
 		if strings.Contains(got, secret) || got != "before\n[REDACTED]\nafter" {
 			t.Errorf("%s: got %q", secret, got)
 		}
+	}
+}
+
+// TestMaskKeepsTheLineShape: text for models keeps everything but the
+// secret value, and the marker says what it was.
+func TestMaskKeepsTheLineShape(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{`+token = "ghp_abcdefghijklmnopqrstuvwxyz0123456789"`, `+token = "[SECRET:github-token]"`},
+		{`+key: AKIAIOSFODNN7EXAMPLE # prod`, `+key: [SECRET:aws-access-key] # prod`},
+		{`+SLACK=xoxp-1-2-3-abc`, `+SLACK=[SECRET:slack-token]`},
+		{`+client = openai.New("sk-proj-abcdefghijklmnopqrstuvwx")`, `+client = openai.New("[SECRET:openai-key]")`},
+		{`stripe.Key = "sk_live_4eC39HqLyjWDarjtT1zdp7dc"`, `stripe.Key = "[SECRET:stripe-key]"`},
+		{`//registry.npmjs.org/:_authToken=npm_abcdefghijklmnopqrstuvwxyz0123456789`, `//registry.npmjs.org/:_authToken=[SECRET:npm-token]`},
+		{`+DB_PASSWORD=hunter2hunter2`, `+DB_PASSWORD=[SECRET:password]`},
+		{`+  password: "correct horse"`, `+  password: "correct horse"`}, // a space: prose, not a value
+		{`+  password: "c0rrect-h0rse"`, `+  password: "[SECRET:password]"`},
+		{`{"token": "abcdEFGH1234"}`, `{"token": "[SECRET:password]"}`},
+		{`API_KEY='abcdEFGH1234'`, `API_KEY='[SECRET:password]'`},
+		{`    oauth_token: 0123456789abcdef0123456789abcdef01234567`, `    oauth_token: [SECRET:github-token]`},
+		{`+"key": "BEGIN RSA PRIVATE KEY MIIEowIBAAKCAQEA"`, `+"key": "[SECRET:private-key]"`},
+	} {
+		if got := Mask(tc.in); got != tc.want {
+			t.Errorf("Mask(%q)\n got %q\nwant %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestMaskLeavesPlaceholdersAndCode(t *testing.T) {
+	for _, s := range []string{
+		`PASSWORD=${DB_PASSWORD}`, `password: "<your password>"`, `password = "changeme123"`, `TOKEN=********`,
+		`token := os.Getenv("GH_TOKEN")`, `Password: cfg.Password,`, `"token": token`, `PWD=/home/mona/src`,
+		`max_tokens: 8192`, "`TOKEN=` assignments", `token = "[SECRET:github-token]"`, `password: xxxxxxxxxx`,
+	} {
+		if got := Mask(s); got != s {
+			t.Errorf("Mask(%q) = %q", s, got)
+		}
+	}
+}
+
+func TestMaskAPrivateKeyBlockLineByLine(t *testing.T) {
+	in := "+x\n+-----BEGIN OPENSSH PRIVATE KEY-----\n+b3BlbnNzaC1rZXktdjEAAAAA\n+-----END OPENSSH PRIVATE KEY-----\n+y"
+	want := "+x\n+[SECRET:private-key]\n+[SECRET:private-key]\n+[SECRET:private-key]\n+y"
+	if got := Mask(in); got != want {
+		t.Errorf("got %q\nwant %q", got, want)
+	}
+	hits := Find(in)
+	if len(hits) != 3 || hits[0].Line != 1 || hits[0].Continued || !hits[1].Continued {
+		t.Errorf("Find: %+v", hits)
+	}
+}
+
+// TestRegisteredCredentialsAreHidden: a credential gh-ocdx holds is hidden
+// whatever its shape, also inside a longer word; short values are ignored.
+func TestRegisteredCredentialsAreHidden(t *testing.T) {
+	const cred = "qwertyuiopasdfghjklzxcvbnmqwertyuiopasdf"
+	Register(cred, "short", "")
+	in := "a\nuser:" + cred + "\nx" + cred + "y\nshort"
+	if got, want := Mask(in), "a\nuser:[SECRET:credential]\nx[SECRET:credential]y\nshort"; got != want {
+		t.Errorf("Mask: got %q want %q", got, want)
+	}
+	if got, want := ForComment(in), "a\n[REDACTED]\n[REDACTED]\nshort"; got != want {
+		t.Errorf("ForComment: got %q want %q", got, want)
 	}
 }
 

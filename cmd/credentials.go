@@ -1,0 +1,89 @@
+package cmd
+
+import (
+	"bufio"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/cli/go-gh/v2/pkg/auth"
+	"github.com/ocdx/gh-ocdx/internal/redact"
+)
+
+// credentialEnv are the variables whose values gh-ocdx may hold: what a
+// PR copies of them must never reach a model or a post.
+var credentialEnv = []string{"GH_TOKEN", "GITHUB_TOKEN", "GH_ENTERPRISE_TOKEN", "GITHUB_ENTERPRISE_TOKEN", "OPENAI_API_KEY", "ANTHROPIC_API_KEY"}
+
+// registerCredentials hides, in everything sent to a model or posted, the
+// values of the credential variables and every oauth_token of gh's
+// hosts.yml, whatever their shape. It runs before any verb, so no request
+// is made before the set is complete (the GitHub token a client resolves
+// is added by newGitHub).
+func registerCredentials(getenv func(string) string) {
+	var vals []string
+	for _, k := range credentialEnv {
+		vals = append(vals, getenv(k))
+	}
+	redact.Register(append(vals, hostsTokens(hostsFile(getenv))...)...)
+}
+
+// hostsFile is where gh keeps its logins: $GH_CONFIG_DIR/hosts.yml, else
+// $XDG_CONFIG_HOME/gh/hosts.yml, else ~/.config/gh/hosts.yml.
+func hostsFile(getenv func(string) string) string {
+	if d := getenv("GH_CONFIG_DIR"); d != "" {
+		return filepath.Join(d, "hosts.yml")
+	}
+	if d := getenv("XDG_CONFIG_HOME"); d != "" {
+		return filepath.Join(d, "gh", "hosts.yml")
+	}
+	home := getenv("HOME")
+	if home == "" {
+		home, _ = os.UserHomeDir()
+	}
+	if home == "" {
+		return ""
+	}
+	return filepath.Join(home, ".config", "gh", "hosts.yml")
+}
+
+// maxHostsFile bounds what is read of hosts.yml.
+const maxHostsFile = 1 << 20
+
+// hostsTokens returns the value of every `oauth_token:` line of a hosts.yml
+// (one per host and per account). A missing or unreadable file has none:
+// the tokens gh keeps in the system keyring are resolved, and registered,
+// by the GitHub client.
+func hostsTokens(path string) []string {
+	if path == "" {
+		return nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	var out []string
+	sc := bufio.NewScanner(io.LimitReader(f, maxHostsFile))
+	sc.Buffer(make([]byte, 0, 4096), maxHostsFile)
+	for sc.Scan() {
+		k, v, ok := strings.Cut(strings.TrimSpace(sc.Text()), ":")
+		if !ok || strings.Trim(strings.TrimSpace(k), `"'`) != "oauth_token" {
+			continue
+		}
+		v = strings.TrimSpace(v)
+		if i := strings.Index(v, " #"); i >= 0 {
+			v = strings.TrimSpace(v[:i])
+		}
+		out = append(out, strings.Trim(v, `"'`))
+	}
+	return out
+}
+
+// githubToken is the token go-gh sends to host; it is registered so that
+// a keyring token, which no variable or file shows, is hidden as well.
+func githubToken(host string) string {
+	tok, _ := auth.TokenForHost(host)
+	redact.Register(tok)
+	return tok
+}
