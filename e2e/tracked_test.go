@@ -184,3 +184,23 @@ func TestFixAgentReadsTrackedAndOwnFilesOnly(t *testing.T) {
 		t.Errorf("the commit holds .env: %s", out)
 	}
 }
+
+// TestReviewLoopEachRoundReadsItsHead: after the fix is pushed, round 2's
+// reviewer reads the pushed head (the fix's new file), not round 1's.
+func TestReviewLoopEachRoundReadsItsHead(t *testing.T) {
+	lf := newLoop(t, nil)
+	lf.findingRound(cacheBug)
+	lf.fm.Script("rev-a", testkit.CallTools(call("read_file", map[string]string{"path": "fix-round-1.txt"})), reviewerReply("reviewer-1", "approve"))
+	lf.fm.Script("rev-b", reviewerReply("reviewer-2", "approve"))
+	lf.fm.Script("analyzer", analyzerReply())
+
+	res := lf.run("--yes")
+	wantCode(t, res, 0)
+	reqs := lf.fm.Requests("rev-a")
+	if len(reqs) != 3 {
+		t.Fatalf("rev-a got %d requests, want 3", len(reqs))
+	}
+	if got := toolResults(t, reqs[2]); len(got) != 1 || !strings.HasPrefix(got[0], "fixed in round 1") {
+		t.Errorf("round 2 read fix-round-1.txt as %q, want the pushed fix's content", got)
+	}
+}
