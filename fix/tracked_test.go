@@ -1,12 +1,15 @@
 package fix
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/ocdx/gh-ocdx/git"
 	"github.com/ocdx/gh-ocdx/internal/testkit"
+	"github.com/ocdx/gh-ocdx/repofs"
 )
 
 // TestFixAgentReadsTrackedAndWrittenFilesOnly: an ignored .env, an
@@ -41,5 +44,34 @@ func TestFixAgentReadsTrackedAndWrittenFilesOnly(t *testing.T) {
 	}
 	if out, err := call(t, tools, "search", map[string]any{"pattern": "LOCAL_ONLY"}); err != nil || !strings.HasPrefix(out, "new/file.go:1:") || strings.Contains(out, "notes") {
 		t.Errorf("search = %q, %v; want the written file only", out, err)
+	}
+}
+
+// TestResumedFixReadsWhatItWroteBefore: a file the interrupted fix wrote
+// (recorded in its WIP) stays readable after --continue, untracked as it is.
+func TestResumedFixReadsWhatItWroteBefore(t *testing.T) {
+	_, fx, _ := toolkit(t)
+	testkit.WriteFiles(t, fx.Clone, map[string]string{"draft.go": "package draft\n", "other.go": "package other\n"})
+	repo, err := git.Open(context.Background(), fx.Clone)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := repofs.Open(fx.Clone)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer files.Close()
+	tr, err := newTrackedFiles(context.Background(), repo, files, []string{"./draft.go"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := tr.ReadFile("draft.go", 0, 0); err != nil || got != "package draft\n" {
+		t.Errorf("draft.go = %q, %v", got, err)
+	}
+	if _, err := tr.ReadFile("other.go", 0, 0); err == nil {
+		t.Error("other.go is neither tracked nor written: it must be refused")
+	}
+	if list, _, _ := tr.List(""); strings.Join(list, " ") != "a.txt b.txt draft.go" {
+		t.Errorf("list = %q", list)
 	}
 }
