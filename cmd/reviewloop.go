@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/ocdx/gh-ocdx/fix"
+	"github.com/ocdx/gh-ocdx/git"
+	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/internal/text"
 	"github.com/ocdx/gh-ocdx/llm"
 	"github.com/ocdx/gh-ocdx/loop"
@@ -89,7 +91,7 @@ func reviewLoop(ctx context.Context, d *Deps, opts *ReviewLoopOptions) error {
 	}
 	cfg, client, repo, co, pr, canPush := p.cfg, p.client, p.repo, p.co, p.pr, p.canPush
 	if pr.HeadRefOid != co.Head {
-		d.Log.Warn(fmt.Sprintf("your checkout is at %.7s but PR #%d's head on GitHub is %.7s: the reviewers read the files of your checkout; pull first if that is not what you want", co.Head, pr.Number, pr.HeadRefOid))
+		d.Log.Warn(fmt.Sprintf("your checkout is at %.7s but PR #%d's head on GitHub is %.7s: the reviewers read the PR's head, the fix works on your checkout; pull first", co.Head, pr.Number, pr.HeadRefOid))
 	}
 	reason := ""
 	if !canPush {
@@ -124,11 +126,6 @@ func reviewLoop(ctx context.Context, d *Deps, opts *ReviewLoopOptions) error {
 	if err != nil {
 		return err
 	}
-	files, err := repofs.Open(co.Repo.Dir)
-	if err != nil {
-		return err
-	}
-	defer files.Close()
 	path, err := state.Path(d.Getenv)
 	if err != nil {
 		return err
@@ -146,15 +143,16 @@ func reviewLoop(ctx context.Context, d *Deps, opts *ReviewLoopOptions) error {
 			return p.Confirm(fmt.Sprintf("Push %d commit(s) to %s/%s?", len(plan.Commits), plan.Remote, plan.Branch), true)
 		}
 	}
+	files := headFiles(ctx, d, co.Repo, client, repo, pr.Number)
 	d.Log.Info("review-loop", "pr", fmt.Sprintf("%s#%d", repo, pr.Number), "reviewers", len(reviewers), "push", canPush, "dry-run", opts.DryRun)
 	res, err := loop.Run(ctx, loop.Options{
 		Repo: repo, PR: pr, CanPush: canPush, ReviewOnlyReason: reason,
 		GitHub: client, Store: state.New(path, nil),
 		Reviewers: reviewers, Analyzer: loop.Role{Name: "comments-analyzer", Model: cfg.CommentsAnalyzer.String(), LLM: am},
-		ReviewerTools: func() []llm.Tool {
-			return append(review.RepoTools(files), review.PRTools(client, repo, pr.Number)...)
+		ReviewerTools: func(head string) []llm.Tool {
+			return append(review.RepoTools(files(head)), review.PRTools(client, repo, pr.Number)...)
 		},
-		AnalyzerTools: func() []llm.Tool { return review.RepoTools(files) },
+		AnalyzerTools: func(head string) []llm.Tool { return review.RepoTools(files(head)) },
 		Fixer:         fixer,
 		DryRun:        opts.DryRun,
 		Progress:      d.IO.ErrOut,
@@ -179,6 +177,27 @@ func reviewLoop(ctx context.Context, d *Deps, opts *ReviewLoopOptions) error {
 		return &IncompleteError{Reason: res.Reason}
 	}
 	return nil
+}
+
+// headFiles gives a round's roles the tracked files of the head it reviews:
+// from git when the commit is here (it is after gh-ocdx's own push), else
+// through the API. Never the work tree, whose ignored files (.env, .npmrc)
+// are the user's, not the PR's.
+func headFiles(ctx context.Context, d *Deps, g *git.Repo, gh *github.Client, repo github.Repo, number int) func(head string) review.Files {
+	var last review.Files
+	lastHead := ""
+	return func(head string) review.Files {
+		if last == nil || head != lastHead {
+			if g.HasCommit(ctx, head) {
+				last = repofs.NewTree(ctx, g, head)
+			} else {
+				d.Log.Info(fmt.Sprintf("PR #%d's head %.7s is not in this clone: the reviewers read its files through the API, without search (fetch it to let them search)", number, head))
+				last = review.NewAPIFiles(ctx, gh, repo, head)
+			}
+			lastHead = head
+		}
+		return last
+	}
 }
 
 // pushRemote is the branch's upstream remote (as gh pr checkout sets it),

@@ -160,8 +160,7 @@ func reviewPR(ctx context.Context, d *Deps, opts *ReviewPROptions) error {
 		return nil
 	}
 
-	files, closeFiles := prFiles(ctx, d, client, repo, rc.PR)
-	defer closeFiles()
+	files := prFiles(ctx, d, client, repo, rc.PR)
 	tools := append(review.RepoTools(files), review.PRTools(client, repo, opts.Number)...)
 	s := &review.Session{Model: model, Context: rc, Tools: tools}
 	switch {
@@ -183,19 +182,15 @@ func reviewPR(ctx context.Context, d *Deps, opts *ReviewPROptions) error {
 	return err
 }
 
-// prFiles gives the reviewer the files at the PR's head: the working tree
-// when this directory is a checkout at that commit (search included),
-// otherwise the API (no search).
-func prFiles(ctx context.Context, d *Deps, gh *github.Client, repo github.Repo, pr *github.PullRequest) (review.Files, func()) {
+// prFiles gives the reviewer the tracked files at the PR's head: from git
+// when this clone has that commit (search included), otherwise through the
+// API (no search). Never the work tree: a git-ignored .env stays local.
+func prFiles(ctx context.Context, d *Deps, gh *github.Client, repo github.Repo, pr *github.PullRequest) review.Files {
 	if wd, err := os.Getwd(); err == nil {
-		if g, err := git.Open(ctx, wd); err == nil {
-			if head, _ := g.Head(ctx); head == pr.HeadRefOid {
-				if files, err := repofs.Open(g.Dir); err == nil {
-					return files, func() { files.Close() }
-				}
-			}
+		if g, err := git.Open(ctx, wd); err == nil && g.HasCommit(ctx, pr.HeadRefOid) {
+			return repofs.NewTree(ctx, g, pr.HeadRefOid)
 		}
 	}
 	d.Log.Info(fmt.Sprintf("reading files through the API at the PR's head %.7s (run 'gh pr checkout %d' to let the reviewer search the code too)", pr.HeadRefOid, pr.Number))
-	return review.NewAPIFiles(ctx, gh, repo, pr.HeadRefOid), func() {}
+	return review.NewAPIFiles(ctx, gh, repo, pr.HeadRefOid)
 }

@@ -150,19 +150,28 @@ func Run(ctx context.Context, o Options) (*Outcome, error) {
 		}
 		verify = append(verify, argv)
 	}
-	f := &fixer{o: o, repo: repo, files: files, verify: verify, out: &Outcome{}}
+	var written []string
+	if o.Resume != nil {
+		written = o.Resume.FilesModified
+	}
+	tracked, err := newTrackedFiles(ctx, repo, files, written)
+	if err != nil {
+		return nil, err
+	}
+	f := &fixer{o: o, repo: repo, files: files, tracked: tracked, verify: verify, out: &Outcome{}}
 	return f.run(ctx)
 }
 
 // fixer is one Run.
 type fixer struct {
-	o      Options
-	repo   *git.Repo
-	files  *repofs.Repo
-	verify [][]string
-	out    *Outcome
-	base   string // the PR head GitHub knows: commits after it are this fix's
-	note   *llm.Note
+	o       Options
+	repo    *git.Repo
+	files   *repofs.Repo
+	tracked *trackedFiles // files, as the agent may read them
+	verify  [][]string
+	out     *Outcome
+	base    string // the PR head GitHub knows: commits after it are this fix's
+	note    *llm.Note
 
 	mu  sync.Mutex
 	wip state.WIP // the fields gh-ocdx keeps; the note adds the agent's own
@@ -329,8 +338,9 @@ func (f *fixer) agent(ctx context.Context, retry *retryInfo, attempt int) (revie
 	if err != nil {
 		return review.FixResult{}, err
 	}
-	ws := &workspace{files: f.files, repo: f.repo, verify: f.verify, progress: o.Progress,
+	ws := &workspace{files: f.files, reads: f.tracked, repo: f.repo, verify: f.verify, progress: o.Progress,
 		touched: func(p string) {
+			f.tracked.add(p)
 			f.note.Touched(p)
 			f.mu.Lock()
 			f.wip.UncommittedChanges = true

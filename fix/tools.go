@@ -53,6 +53,7 @@ func describeVerify(verify [][]string) string {
 // workspace is what the write tools act on and report to.
 type workspace struct {
 	files    *repofs.Repo
+	reads    review.Files // what read_file, list_files and search see
 	repo     *git.Repo
 	verify   [][]string
 	progress io.Writer
@@ -64,7 +65,7 @@ type workspace struct {
 // tools are the pr-fix agent's tools (DESIGN.md §5) except note, which the
 // caller adds with its working note.
 func (w *workspace) tools() []llm.Tool {
-	tools := review.RepoTools(w.files)
+	tools := review.RepoTools(w.reads)
 	return append(tools,
 		llm.Tool{
 			Name:        "write_file",

@@ -104,6 +104,13 @@ func TestAllowCommand(t *testing.T) {
 func toolkit(t *testing.T, verify ...string) (map[string]llm.Tool, *testkit.Repo, *[]string) {
 	t.Helper()
 	fx := testkit.NewRepo(t, "main", "feature", map[string]string{"a.txt": "a\n"}, map[string]string{"b.txt": "b\n"})
+	m, events := toolkitAt(t, fx, verify...)
+	return m, fx, events
+}
+
+// toolkitAt is a workspace on the clone of fx as it is now.
+func toolkitAt(t *testing.T, fx *testkit.Repo, verify ...string) (map[string]llm.Tool, *[]string) {
+	t.Helper()
 	repo, err := git.Open(context.Background(), fx.Clone)
 	if err != nil {
 		t.Fatal(err)
@@ -118,15 +125,19 @@ func toolkit(t *testing.T, verify ...string) (map[string]llm.Tool, *testkit.Repo
 		argv, _ := SplitCommand(v)
 		split = append(split, argv)
 	}
+	tracked, err := newTrackedFiles(context.Background(), repo, files, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
 	var events []string
-	ws := &workspace{files: files, repo: repo, verify: split, progress: &strings.Builder{},
-		touched:   func(p string) { events = append(events, "touched "+p) },
+	ws := &workspace{files: files, reads: tracked, repo: repo, verify: split, progress: &strings.Builder{},
+		touched:   func(p string) { tracked.add(p); events = append(events, "touched "+p) },
 		committed: func(sha, msg string) { events = append(events, "committed "+msg) }}
 	m := map[string]llm.Tool{}
 	for _, tl := range ws.tools() {
 		m[tl.Name] = tl
 	}
-	return m, fx, &events
+	return m, &events
 }
 
 func call(t *testing.T, tools map[string]llm.Tool, name string, args any) (string, error) {

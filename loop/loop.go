@@ -83,9 +83,9 @@ type Options struct {
 	Reviewers []Role
 	Analyzer  Role
 	// ReviewerTools and AnalyzerTools build the read-only tools of a round
-	// (fresh each round: a push changes what they read).
-	ReviewerTools func() []llm.Tool
-	AnalyzerTools func() []llm.Tool
+	// over the head it reviews (fresh each round: a push moves the head).
+	ReviewerTools func(head string) []llm.Tool
+	AnalyzerTools func(head string) []llm.Tool
 	Fixer         Fixer
 	MaxRounds     int // default MaxRounds
 	MaxIters      int // model calls per role (0: the llm default)

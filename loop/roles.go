@@ -140,10 +140,10 @@ func (l *loop) runRoles(ctx context.Context, rc *review.Context, threadFs []revi
 	}
 	var tools, aTools []llm.Tool
 	if l.o.ReviewerTools != nil {
-		tools = l.o.ReviewerTools()
+		tools = l.o.ReviewerTools(rc.PR.HeadRefOid)
 	}
 	if l.o.AnalyzerTools != nil {
-		aTools = l.o.AnalyzerTools()
+		aTools = l.o.AnalyzerTools(rc.PR.HeadRefOid)
 	}
 	var wg sync.WaitGroup
 	for i, r := range l.o.Reviewers {

@@ -291,11 +291,16 @@ type Match struct {
 
 // Search finds lines matching an RE2 pattern in text files below dir.
 func (r *Repo) Search(pattern, dir string) ([]Match, bool, error) {
-	re, err := regexp.Compile(pattern)
-	if err != nil {
-		return nil, false, fmt.Errorf("invalid pattern (RE2 syntax): %v", err)
-	}
 	files, _, err := r.List(dir)
+	if err != nil {
+		return nil, false, err
+	}
+	return r.SearchFiles(pattern, files)
+}
+
+// SearchFiles is Search over the given files (as List names them) only.
+func (r *Repo) SearchFiles(pattern string, files []string) ([]Match, bool, error) {
+	re, err := compile(pattern)
 	if err != nil {
 		return nil, false, err
 	}
@@ -306,25 +311,47 @@ func (r *Repo) Search(pattern, dir string) ([]Match, bool, error) {
 			continue // symlinks too: their target is searched where it lives
 		}
 		b, err := r.root.ReadFile(f)
-		if err != nil || bytes.IndexByte(b, 0) >= 0 {
+		if err != nil {
 			continue
 		}
-		sc := bufio.NewScanner(bytes.NewReader(b))
-		sc.Buffer(make([]byte, 64<<10), maxSearchFile)
-		for n := 1; sc.Scan(); n++ {
-			if re.Match(sc.Bytes()) {
-				if len(out) == MaxMatches {
-					return out, true, nil
-				}
-				text := sc.Text()
-				if len(text) > 300 {
-					text = text[:300] + "…"
-				}
-				out = append(out, Match{Path: f, Line: n, Text: text})
-			}
+		var full bool
+		if out, full = grep(re, f, b, out); full {
+			return out, true, nil
 		}
 	}
 	return out, false, nil
+}
+
+func compile(pattern string) (*regexp.Regexp, error) {
+	re, err := regexp.Compile(pattern)
+	if err != nil {
+		return nil, fmt.Errorf("invalid pattern (RE2 syntax): %v", err)
+	}
+	return re, nil
+}
+
+// grep appends the lines of file p (content b) that re matches to out;
+// full reports that MaxMatches was passed (out holds MaxMatches). Binary
+// files are skipped.
+func grep(re *regexp.Regexp, p string, b []byte, out []Match) (_ []Match, full bool) {
+	if bytes.IndexByte(b, 0) >= 0 {
+		return out, false
+	}
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	sc.Buffer(make([]byte, 64<<10), maxSearchFile)
+	for n := 1; sc.Scan(); n++ {
+		if re.Match(sc.Bytes()) {
+			if len(out) == MaxMatches {
+				return out, true
+			}
+			text := sc.Text()
+			if len(text) > 300 {
+				text = text[:300] + "…"
+			}
+			out = append(out, Match{Path: p, Line: n, Text: text})
+		}
+	}
+	return out, false
 }
 
 // WriteFile creates or replaces a file (and its directories) with content.

@@ -13,8 +13,9 @@ import (
 	"github.com/ocdx/gh-ocdx/repofs"
 )
 
-// Files is the repository view the read-only tools use: a checkout
-// (*repofs.Repo) or the API at a commit (*APIFiles).
+// Files is the repository view the read-only tools use: a commit's tracked
+// files from git (*repofs.Tree) or the API (*APIFiles), or, for pr-fix, its
+// checkout limited to tracked files and its own.
 type Files interface {
 	ReadFile(path string, start, end int) (string, error)
 	List(dir string) ([]string, bool, error)
@@ -31,7 +32,7 @@ func RepoTools(files Files) []llm.Tool {
 	tools := []llm.Tool{
 		{
 			Name:        "read_file",
-			Description: "Read a file of the repository at the PR's head. Optional start_line and end_line (1-based, inclusive) read a range; long files are cut at 64KB.",
+			Description: "Read a file of the repository at the PR's head (tracked files only: git-ignored and untracked files are not readable). Optional start_line and end_line (1-based, inclusive) read a range; long files are cut at 64KB.",
 			Schema:      llm.ObjectSchema(`{"path":{"type":"string","description":"path relative to the repository root"},"start_line":{"type":"integer"},"end_line":{"type":"integer"}}`, "path"),
 			Parallel:    true,
 			Run: func(_ context.Context, raw json.RawMessage) (string, error) {
@@ -48,7 +49,7 @@ func RepoTools(files Files) []llm.Tool {
 		},
 		{
 			Name:        "list_files",
-			Description: "List the files of the repository, or of one directory, recursively (at most 500).",
+			Description: "List the tracked files of the repository at the PR's head, or of one directory, recursively (at most 500).",
 			Schema:      llm.ObjectSchema(`{"path":{"type":"string","description":"directory relative to the repository root; empty for all"}}`),
 			Parallel:    true,
 			Run: func(_ context.Context, raw json.RawMessage) (string, error) {
@@ -79,7 +80,7 @@ func RepoTools(files Files) []llm.Tool {
 	}
 	return append(tools, llm.Tool{
 		Name:        "search",
-		Description: "Search the repository's text files for lines matching an RE2 regular expression; optional path limits it to a directory. At most 100 matches.",
+		Description: "Search the tracked text files of the repository at the PR's head for lines matching an RE2 regular expression; optional path limits it to a directory. At most 100 matches.",
 		Schema:      llm.ObjectSchema(`{"pattern":{"type":"string","description":"RE2 regular expression"},"path":{"type":"string"}}`, "pattern"),
 		Parallel:    true,
 		Run: func(_ context.Context, raw json.RawMessage) (string, error) {
