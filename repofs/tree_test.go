@@ -62,7 +62,7 @@ func TestTreeShowsTheCommitsTrackedFilesOnly(t *testing.T) {
 		"vendor/lib":   "vendor/lib is a submodule",
 		"pkg":          "pkg is a directory",
 		"bin.dat":      "bin.dat is a binary file",
-		".git/config":  "inside .git",
+		".git/config":  "inside a .git directory",
 		"../x":         `uses ".."`,
 		"vendor/lib/x": "vendor/lib/x is not tracked",
 	} {
