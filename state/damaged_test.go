@@ -3,10 +3,12 @@ package state
 import (
 	"bytes"
 	"errors"
+	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	bolt "go.etcd.io/bbolt"
@@ -164,5 +166,44 @@ func wantIn(t *testing.T, s string, subs ...string) {
 		if !strings.Contains(s, sub) {
 			t.Errorf("lacks %q:\n%s", sub, s)
 		}
+	}
+}
+
+// Several users of one damaged file move it aside once: the others find
+// the fresh file, which none of them moves.
+func TestDamagedFileIsMovedAsideOnce(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.db")
+	if err := os.WriteFile(path, bytes.Repeat([]byte("garbage!"), 4096), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	for i := range 8 {
+		wg.Go(func() {
+			s := New(path, &Options{Warn: io.Discard})
+			if i%2 == 0 {
+				_, err := s.List()
+				errs <- err
+				return
+			}
+			a, err := s.Begin(NewKey("github.com", "o", "r", i), "fix")
+			if err == nil {
+				err = a.End(OutcomeBlocked, "test")
+			}
+			errs <- err
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Error(err)
+		}
+	}
+	if m := corrupted(t, path); len(m) != 1 {
+		t.Errorf("moved aside: %v, want one file", m)
+	}
+	if sums := must(New(path, nil).List()); len(sums) != 4 {
+		t.Errorf("%d PRs recorded in the fresh file, want 4", len(sums))
 	}
 }

@@ -269,13 +269,16 @@ func (s *Store) moveAside(at *attempt, d *damaged) error {
 		if i > 1 {
 			to += "-" + strconv.Itoa(i)
 		}
-		// A hard link never replaces an existing file, unlike a rename.
+		// A hard link never replaces an existing file, unlike a rename;
+		// where links are not supported, rename to a name not taken.
 		err := os.Link(s.path, to)
 		if errors.Is(err, os.ErrExist) {
 			continue
 		}
 		if err == nil {
 			err = os.Remove(s.path)
+		} else if _, serr := os.Lstat(to); errors.Is(serr, os.ErrNotExist) {
+			err = os.Rename(s.path, to)
 		}
 		if err != nil {
 			return s.fail(fmt.Errorf("%w: %v; moving it aside failed (%v): move it away by hand or set OCDX_STATE_DIR", ErrForeign, d, err))
