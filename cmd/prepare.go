@@ -53,6 +53,9 @@ func prepare(ctx context.Context, d *Deps, r repository.Repository, number int, 
 		return nil, err
 	}
 	if p.co, err = check(ctx, wd); err != nil {
+		if errors.Is(err, preflight.ErrDirty) {
+			err = interruptedFix(d, p.repo, number, err)
+		}
 		return nil, err
 	}
 	if number == 0 {
@@ -170,6 +173,32 @@ func approveVerify(d *Deps, p *prepared, ask Prompter) error {
 			cfg.VerifyFrom, p.pr.BasePolicy.Commit, config.RepoFile, p.pr.BaseRefName)
 	}
 	return st.Approve(repo.Host, repo.Owner, repo.Name, cfg.Verify, time.Now())
+}
+
+// interruptedFix adds to a dirty-tree error the way back when the changes
+// are likely an interrupted fix's: the state file holds a fix work in
+// progress for a PR of this repository (number, when known).
+func interruptedFix(d *Deps, repo github.Repo, number int, dirty error) error {
+	path, err := state.Path(d.Getenv)
+	if err != nil {
+		return dirty
+	}
+	sums, err := state.New(path, nil).List()
+	if err != nil {
+		return dirty
+	}
+	want := state.NewKey(repo.Host, repo.Owner, repo.Name, 1)
+	var hints []string
+	for _, s := range sums {
+		k := s.Key
+		if s.WIP != "" && k.Host == want.Host && k.Owner == want.Owner && k.Repo == want.Repo && (number == 0 || k.Number == number) {
+			hints = append(hints, fmt.Sprintf("'gh ocdx fix --pr %d --continue'", k.Number))
+		}
+	}
+	if len(hints) == 0 {
+		return dirty
+	}
+	return fmt.Errorf("%w; if they are an interrupted fix's, %s resumes it", dirty, strings.Join(hints, " or "))
 }
 
 // branchPR finds the one open PR whose head is branch; none or several is a

@@ -377,6 +377,9 @@ func renderRound(w io.Writer, rd state.Round) {
 	sub("Rejected", strings.Join(rd.RejectedIDs, ", "))
 	sub("Stuck", strings.Join(rd.StuckIDs, ", "))
 	sub("Commits", strings.Join(rd.Commits, ", "))
+	if rd.Pushing != "" && !rd.Done(state.PhasePushed) {
+		sub("Pushing, not confirmed (the run stopped during its push)", rd.Pushing)
+	}
 	for _, c := range rd.Comments {
 		sub("Posted "+c.Kind, c.URL)
 	}

@@ -401,18 +401,17 @@ func TestStateBinaryBadFiles(t *testing.T) {
 		t.Errorf("busy file: %+v", res)
 	}
 
-	// A foreign file is refused with its path and left as it is.
+	// A foreign file is moved aside, never deleted, and a fresh one started.
 	notes := []byte("my notes\n")
 	if err := os.WriteFile(path, notes, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	for _, args := range [][]string{{"state", "show"}, {"state", "clear", "--pr", "7", "--yes"}} {
-		res := env.Run(t, args...)
-		if res.Code != 1 || !strings.Contains(res.Stderr, path) || !strings.Contains(res.Stderr, "not a gh-ocdx state file") {
-			t.Errorf("%v on a foreign file: %+v", args, res)
-		}
+	res = env.Run(t, "state", "show")
+	moved, _ := filepath.Glob(path + ".corrupt-*")
+	if res.Code != 0 || len(moved) != 1 || !strings.Contains(res.Stderr, "the state file "+path+" was unreadable") || !strings.Contains(res.Stderr, moved[0]) {
+		t.Fatalf("show on a foreign file: %+v, moved %v", res, moved)
 	}
-	if got, _ := os.ReadFile(path); !bytes.Equal(got, notes) {
+	if got, _ := os.ReadFile(moved[0]); !bytes.Equal(got, notes) {
 		t.Errorf("foreign file changed to %q", got)
 	}
 }

@@ -322,7 +322,7 @@ func TestFixPushRejectedWhenTheRemoteMoved(t *testing.T) {
 
 	res := s.run(t, "--yes")
 
-	if res.Code != 1 || !strings.Contains(res.Stderr, "rejected") || !strings.Contains(res.Stderr, "nothing was forced") {
+	if res.Code != 1 || !strings.Contains(res.Stderr, "nothing was pushed: your HEAD does not contain "+theirs[:7]) {
 		t.Fatalf("exit %d\nstderr:\n%s", res.Code, res.Stderr)
 	}
 	s.wantRemote(t, theirs)

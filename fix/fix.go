@@ -171,7 +171,10 @@ type fixer struct {
 	verify  [][]string
 	out     *Outcome
 	base    string // the PR head GitHub knows: commits after it are this fix's
-	note    *llm.Note
+	// reviewed is the PR head the round started from: the push is a
+	// fast-forward of it, and only while the branch is still there.
+	reviewed string
+	note     *llm.Note
 
 	mu  sync.Mutex
 	wip state.WIP // the fields gh-ocdx keeps; the note adds the agent's own
@@ -184,14 +187,21 @@ func (f *fixer) run(ctx context.Context) (*Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	f.base = head
-	if o.PR.HeadRefOid != "" && f.repo.HasCommit(ctx, o.PR.HeadRefOid) {
-		f.base = o.PR.HeadRefOid
-	}
 	rd, err := o.Run.StartRound(o.Round, o.PR.HeadRefOid)
 	if err != nil {
 		return nil, err
 	}
+	f.reviewed = rd.HeadOID
+	if f.reviewed == "" {
+		f.reviewed = o.PR.HeadRefOid
+	}
+	f.base = head
+	if f.reviewed != "" && f.repo.HasCommit(ctx, f.reviewed) {
+		f.base = f.reviewed
+	}
+	// A run stopped between its push and recording it (killed) finds its
+	// push on GitHub: the PR's head is the commit it was pushing.
+	pushed := rd.Done(state.PhasePushed) || rd.Done(state.PhasePushing) && rd.Pushing != "" && rd.Pushing == o.PR.HeadRefOid
 	f.note = llm.NewNote(noteFrom(o.Resume), 0)
 	if o.Resume != nil {
 		f.wip = *o.Resume
@@ -202,7 +212,7 @@ func (f *fixer) run(ctx context.Context) (*Outcome, error) {
 	if verified && len(rd.Commits) > 0 && rd.Commits[len(rd.Commits)-1] != head {
 		verified = false // work changed since: verify again
 	}
-	if !verified && !rd.Done(state.PhasePushed) {
+	if !verified && !pushed {
 		if len(o.Payload.IssuesToFix) == 0 {
 			return f.out, nil
 		}
@@ -219,12 +229,19 @@ func (f *fixer) run(ctx context.Context) (*Outcome, error) {
 		f.phase("dry run: verified, not pushed", "")
 		return f.out, nil
 	}
-	if !rd.Done(state.PhasePushed) {
+	switch {
+	case rd.Done(state.PhasePushed):
+		f.out.Pushed = true
+	case pushed:
+		fmt.Fprintf(o.Progress, "resuming round %d: %s was pushed and is the PR's head on GitHub\n", o.Round, short(rd.Pushing))
+		f.out.Pushed = true
+		if err := f.record(state.PhasePushed, nil); err != nil {
+			return f.out, err
+		}
+	default:
 		if err := f.push(ctx); err != nil {
 			return f.out, err
 		}
-	} else {
-		f.out.Pushed = true
 	}
 	if err := f.comment(ctx); err != nil {
 		return f.out, err
@@ -547,14 +564,24 @@ func (f *fixer) push(ctx context.Context) error {
 			return ErrDeclined
 		}
 	}
+	head := f.out.HeadOID
 	f.phase("pushing", "")
-	fmt.Fprintf(o.Progress, "pushing %d commit(s) to %s %s\n", len(commits), o.Remote, o.PR.HeadRefName)
-	if err := f.repo.Push(ctx, o.Remote, o.PR.HeadRefName); err != nil {
-		f.addError("push", err.Error())
-		f.phase("push rejected", "fetch and rebase the branch, then push by hand")
+	// Recorded before the push: a run killed right after it knows the
+	// commit on GitHub is its own, and resumes at the report.
+	if err := f.record(state.PhasePushing, func(rd *state.Round) { rd.Pushing = head }); err != nil {
 		return err
 	}
-	head := f.out.HeadOID
+	fmt.Fprintf(o.Progress, "pushing %d commit(s) to %s %s\n", len(commits), o.Remote, o.PR.HeadRefName)
+	if err := f.repo.Push(ctx, o.Remote, o.PR.HeadRefName, f.reviewed); err != nil {
+		f.addError("push", err.Error())
+		var pe *git.PushError
+		if errors.As(err, &pe) && pe.Moved {
+			f.phase("push refused: the PR's branch moved", "fetch, look at what changed on the branch, re-run")
+		} else {
+			f.phase("push rejected", "fetch and rebase the branch, then push by hand")
+		}
+		return err
+	}
 	var remote string
 	for try := 0; try < 5; try++ {
 		if try > 0 {

@@ -170,27 +170,54 @@ func (r *Repo) Diffstat(ctx context.Context, base string) (string, error) {
 	return r.Run(ctx, "diff", "--stat", "--no-ext-diff", "--no-textconv", "--ignore-submodules=all", base+"..HEAD")
 }
 
-// PushError is a push the remote refused (non-fast-forward, protected
-// branch, …). Stderr is the remote's message.
+// PushError is a push that did not happen: the remote refused it
+// (protected branch, …; Stderr is its message), or the PR's branch moved
+// since gh-ocdx reviewed it (Moved).
 type PushError struct {
 	Remote, Branch, Stderr string
+	// Moved: the branch is no longer at Reviewed (new commits, or reset by
+	// its author), so pushing could bring back what was removed or drop
+	// what was added.
+	Moved    bool
+	Reviewed string
 }
 
 func (e *PushError) Error() string {
+	if e.Moved {
+		return fmt.Sprintf("the PR's branch moved on GitHub since gh-ocdx reviewed %.7s (%s/%s); nothing was pushed; your fix commits are still on your local branch; fetch, look, re-run",
+			e.Reviewed, e.Remote, e.Branch)
+	}
 	return fmt.Sprintf("the push of HEAD to %s/%s was rejected; nothing was forced and your commits are still here (fetch and rebase, or resolve it by hand, then re-run): %s",
 		e.Remote, e.Branch, e.Stderr)
 }
 
-// Push sends HEAD to branch on remote as a fast-forward. It takes no option:
-// gh-ocdx never force-pushes.
-func (r *Repo) Push(ctx context.Context, remote, branch string) error {
+// Push sends HEAD to branch on remote as a fast-forward of reviewed, the
+// head gh-ocdx reviewed, and never otherwise: gh-ocdx never force-pushes.
+//
+// Two checks make sure of it. Here, before pushing, HEAD must descend from
+// reviewed. In the push itself, --force-with-lease=<ref>:<reviewed> has the
+// remote update the branch only if it still points at reviewed, atomically.
+// The lease is stricter than git's plain fast-forward rule, not looser: a
+// plain push would also accept a branch its author reset to an older
+// commit, and put the removed commits back. With both checks the update is
+// always from reviewed to a descendant of it, so nobody's commit is lost or
+// restored; a branch that moved gives a *PushError with Moved set.
+func (r *Repo) Push(ctx context.Context, remote, branch, reviewed string) error {
 	if strings.HasPrefix(remote, "-") || strings.HasPrefix(branch, "-") || strings.ContainsAny(branch, ": +") {
 		return fmt.Errorf("refusing to push to remote %q branch %q: not a plain name", remote, branch)
 	}
+	if !isSHA(reviewed) {
+		return fmt.Errorf("refusing to push to %s/%s: the reviewed head %q is not a commit id", remote, branch, reviewed)
+	}
+	if _, err := r.Run(ctx, "merge-base", "--is-ancestor", reviewed, "HEAD"); err != nil {
+		return fmt.Errorf("nothing was pushed: your HEAD does not contain %.7s, the head of %s that gh-ocdx reviewed; bring your branch up to date with it (git pull --ff-only), then re-run", reviewed, branch)
+	}
+	ref := "refs/heads/" + branch
 	var errOut bytes.Buffer
 	// No hook runs (the fix agent may have written one, and it would run
 	// with the user's credentials), and no submodule is pushed.
-	c := command(ctx, r.Dir, true, "push", "--no-verify", "--recurse-submodules=no", "--porcelain", remote, "HEAD:refs/heads/"+branch)
+	c := command(ctx, r.Dir, true, "push", "--no-verify", "--recurse-submodules=no", "--porcelain",
+		"--force-with-lease="+ref+":"+reviewed, remote, "HEAD:"+ref)
 	c.Stderr = &errOut
 	out, err := c.Output()
 	if err != nil {
@@ -198,7 +225,21 @@ func (r *Repo) Push(ctx context.Context, remote, branch string) error {
 			return ctx.Err()
 		}
 		msg := strings.TrimSpace(errOut.String() + "\n" + string(out))
-		return &PushError{Remote: remote, Branch: branch, Stderr: msg}
+		// The lease failed: the porcelain line reads "!<TAB>HEAD:<ref><TAB>[rejected] (stale info)".
+		return &PushError{Remote: remote, Branch: branch, Stderr: msg, Reviewed: reviewed, Moved: strings.Contains(string(out), "(stale info)")}
 	}
 	return nil
+}
+
+// isSHA reports whether s is a full hexadecimal object id (SHA-1 or SHA-256).
+func isSHA(s string) bool {
+	if len(s) != 40 && len(s) != 64 {
+		return false
+	}
+	for _, c := range s {
+		if !strings.ContainsRune("0123456789abcdef", c) {
+			return false
+		}
+	}
+	return true
 }

@@ -39,14 +39,15 @@ func TestPreflightQuestions(t *testing.T) {
 	}
 }
 
-func TestPushIsAFastForwardOrRejected(t *testing.T) {
+func TestPushIsAFastForwardOfTheReviewedHead(t *testing.T) {
 	ctx := context.Background()
 	fx := testkit.NewRepo(t, "main", "feature", nil, map[string]string{"b.txt": "b\n"})
 	r, _ := git.Open(ctx, fx.Clone)
+	reviewed, _ := r.Head(ctx)
 
 	testkit.WriteFiles(t, fx.Clone, map[string]string{"b.txt": "b2\n"})
 	testkit.Git(t, fx.Clone, "commit", "-qam", "fix")
-	if err := r.Push(ctx, "origin", "feature"); err != nil {
+	if err := r.Push(ctx, "origin", "feature", reviewed); err != nil {
 		t.Fatal(err)
 	}
 	head, _ := r.Head(ctx)
@@ -54,7 +55,8 @@ func TestPushIsAFastForwardOrRejected(t *testing.T) {
 		t.Errorf("remote at %s, want %s", got, head)
 	}
 
-	// Someone else pushes; our next push is not a fast-forward.
+	// Someone else pushes; our next push would still be a fast-forward of
+	// what we reviewed, but the branch moved.
 	other := filepath.Join(t.TempDir(), "other")
 	testkit.Git(t, t.TempDir(), "clone", "-q", "--branch", "feature", fx.Remote, other)
 	testkit.WriteFiles(t, other, map[string]string{"c.txt": "theirs\n"})
@@ -65,16 +67,63 @@ func TestPushIsAFastForwardOrRejected(t *testing.T) {
 
 	testkit.WriteFiles(t, fx.Clone, map[string]string{"b.txt": "b3\n"})
 	testkit.Git(t, fx.Clone, "commit", "-qam", "mine")
-	err := r.Push(ctx, "origin", "feature")
+	err := r.Push(ctx, "origin", "feature", head)
 	var pe *git.PushError
-	if !errors.As(err, &pe) || !strings.Contains(pe.Stderr, "rejected") {
-		t.Fatalf("want a rejected push, got %v", err)
+	if !errors.As(err, &pe) || !pe.Moved || !strings.Contains(err.Error(), "moved on GitHub since gh-ocdx reviewed "+head[:7]) {
+		t.Fatalf("want a moved branch, got %v", err)
 	}
 	if got := fx.RemoteOID(t, "feature"); got != theirs {
 		t.Errorf("the remote must keep their commit %s, has %s", theirs, got)
 	}
-	if err := r.Push(ctx, "origin", "+feature"); err == nil {
+	if err := r.Push(ctx, "origin", "+feature", head); err == nil {
 		t.Error("a +refspec (force) must be refused")
+	}
+}
+
+// The author resets the branch to an older commit after the review: a
+// plain push would be a fast-forward of that commit and put the removed
+// one back.
+func TestPushAfterTheAuthorResetTheBranchPushesNothing(t *testing.T) {
+	ctx := context.Background()
+	fx := testkit.NewRepo(t, "main", "feature", nil, map[string]string{"b.txt": "b\n"})
+	r, _ := git.Open(ctx, fx.Clone)
+	reviewed, _ := r.Head(ctx)
+	testkit.Git(t, fx.Remote, "update-ref", "refs/heads/feature", reviewed+"^")
+	reset := fx.RemoteOID(t, "feature")
+	testkit.WriteFiles(t, fx.Clone, map[string]string{"b.txt": "b2\n"})
+	testkit.Git(t, fx.Clone, "commit", "-qam", "fix")
+
+	err := r.Push(ctx, "origin", "feature", reviewed)
+	var pe *git.PushError
+	if !errors.As(err, &pe) || !pe.Moved {
+		t.Fatalf("want a moved branch, got %v", err)
+	}
+	if got := fx.RemoteOID(t, "feature"); got != reset {
+		t.Errorf("the remote moved to %s: the removed commit came back", got)
+	}
+}
+
+func TestPushRefusesAHeadThatDoesNotContainTheReviewedOne(t *testing.T) {
+	ctx := context.Background()
+	fx := testkit.NewRepo(t, "main", "feature", nil, map[string]string{"b.txt": "b\n"})
+	r, _ := git.Open(ctx, fx.Clone)
+	reviewed, _ := r.Head(ctx)
+	testkit.Git(t, fx.Clone, "reset", "-q", "--hard", "HEAD^")
+	testkit.WriteFiles(t, fx.Clone, map[string]string{"c.txt": "c\n"})
+	testkit.Git(t, fx.Clone, "add", "c.txt")
+	testkit.Git(t, fx.Clone, "commit", "-qm", "elsewhere")
+
+	err := r.Push(ctx, "origin", "feature", reviewed)
+	if err == nil || !strings.Contains(err.Error(), "does not contain "+reviewed[:7]) {
+		t.Fatalf("want a refusal, got %v", err)
+	}
+	if got := fx.RemoteOID(t, "feature"); got != reviewed {
+		t.Errorf("the remote moved to %s", got)
+	}
+	for _, bad := range []string{"", "HEAD", "--all", reviewed[:7]} {
+		if err := r.Push(ctx, "origin", "feature", bad); err == nil {
+			t.Errorf("reviewed %q accepted", bad)
+		}
 	}
 }
 
@@ -105,7 +154,7 @@ func TestPushRunsNoHook(t *testing.T) {
 	testkit.Git(t, fx.Clone, "add", ".githooks")
 	testkit.Git(t, fx.Clone, "commit", "-qm", "hooks", "--no-verify")
 
-	if err := r.Push(ctx, "origin", "feature"); err != nil {
+	if err := r.Push(ctx, "origin", "feature", fx.RemoteOID(t, "feature")); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(filepath.Join(fx.Clone, "pwned")); err == nil {
@@ -175,7 +224,7 @@ func TestNoGitCommandEntersANestedRepository(t *testing.T) {
 	if err := r.Command(ctx, "status").Run(); err != nil {
 		t.Error(err)
 	}
-	if err := r.Push(ctx, "origin", "feature"); err != nil {
+	if err := r.Push(ctx, "origin", "feature", fx.RemoteOID(t, "feature")); err != nil {
 		t.Error(err)
 	}
 	if b, err := os.ReadFile(marker); err == nil {

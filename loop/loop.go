@@ -198,7 +198,8 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 }
 
 // begin claims the PR. An interrupted run is continued only if the PR's
-// head is still the one it was reviewing (or the one it pushed); else its
+// head is still the one it was reviewing (or the one it pushed or was
+// pushing when it stopped); else its
 // records no longer describe the PR and a new run starts.
 func (l *loop) begin() error {
 	run, err := l.o.Store.Begin(l.key, Kind)
@@ -209,7 +210,10 @@ func (l *loop) begin() error {
 		rounds := run.Run().Rounds
 		if n := len(rounds); n > 0 {
 			last := rounds[n-1]
-			if !last.Done(state.PhasePushed) && last.HeadOID != l.o.PR.HeadRefOid {
+			// A run killed right after its push finds its own commit as the
+			// PR's head: it resumes, and posts the fix report once.
+			ours := last.Done(state.PhasePushed) || last.Done(state.PhasePushing) && last.Pushing == l.o.PR.HeadRefOid
+			if !ours && last.HeadOID != l.o.PR.HeadRefOid {
 				l.progress("run %s was interrupted, but the PR's head moved since (%s → %s): starting a new run", run.ID(), short(last.HeadOID), short(l.o.PR.HeadRefOid))
 				if err := run.End(state.OutcomeBlocked, "interrupted; the PR head moved before it was resumed"); err != nil {
 					return err

@@ -9,9 +9,10 @@ var (
 	// Options.Timeout. Nothing was read or written; try again.
 	ErrBusy = errors.New("busy: another gh-ocdx process holds its lock")
 
-	// ErrForeign: the file exists but is not a gh-ocdx state file (not bbolt,
-	// or bbolt without our meta bucket). It is left untouched.
-	ErrForeign = errors.New("not a gh-ocdx state file; it was left untouched (move it away or set OCDX_STATE_DIR)")
+	// ErrForeign: the file exists but is unreadable (not bbolt, bbolt
+	// without our records, or corrupt) and could not be moved aside.
+	// A file that can be moved aside is, and a fresh one is started.
+	ErrForeign = errors.New("not a readable gh-ocdx state file")
 
 	// ErrNewerVersion: the file was written by a newer gh-ocdx with a schema
 	// this one does not know. It is left untouched.
@@ -33,6 +34,10 @@ var (
 
 	// ErrNotFound: nothing is recorded for the PR.
 	ErrNotFound = errors.New("nothing recorded for this pull request")
+
+	// errRecord: one record of the file cannot be decoded; the rest may be
+	// fine.
+	errRecord = errors.New("a damaged record")
 
 	// ErrNoPath: no directory for the state file could be found in the
 	// environment.

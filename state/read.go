@@ -14,7 +14,7 @@ func (s *Store) List() ([]Summary, error) {
 		return prs.ForEachBucket(func(name []byte) error {
 			key, err := ParseKey(string(name))
 			if err != nil {
-				return fmt.Errorf("record %q: %w", name, err)
+				return fmt.Errorf("%w: %q: %v", errRecord, name, err)
 			}
 			b := prs.Bucket(name)
 			sum := Summary{Key: key}
@@ -103,10 +103,10 @@ func (s *Store) Clear(key Key) error {
 		if b == nil {
 			return fmt.Errorf("%s: %w", key, ErrNotFound)
 		}
+		// A lease that cannot be read holds nothing: clearing is how a
+		// damaged record is forgotten.
 		var l Lease
-		if ok, err := get(b, keyLease, &l); err != nil {
-			return err
-		} else if ok && s.Live(l) {
+		if ok, err := get(b, keyLease, &l); err == nil && ok && s.Live(l) {
 			return &LeaseError{Key: key, Holder: l}
 		}
 		return prs.DeleteBucket(keyBytes(key))

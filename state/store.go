@@ -14,9 +14,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
+	"strings"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -56,6 +59,9 @@ type Options struct {
 	CompactAbove int64
 	// Hostname names this machine in leases (default os.Hostname).
 	Hostname string
+	// Warn receives the notice that a damaged file was moved aside
+	// (default os.Stderr).
+	Warn io.Writer
 }
 
 // Store is the state file at one path. It holds no open file between calls
@@ -85,6 +91,9 @@ func New(path string, o *Options) *Store {
 	}
 	if opts.CompactAbove <= 0 {
 		opts.CompactAbove = 1 << 20
+	}
+	if opts.Warn == nil {
+		opts.Warn = os.Stderr
 	}
 	if opts.Hostname == "" {
 		opts.Hostname, _ = os.Hostname()
@@ -116,8 +125,9 @@ func (s *Store) Path() string { return s.path }
 func (s *Store) fail(err error) error { return fmt.Errorf("state file %s: %w", s.path, err) }
 
 // open opens the file with its lock. A reader gets (nil, nil) when there is
-// no file yet: reading must not create one.
-func (s *Store) open(write bool) (*bolt.DB, error) {
+// no file yet: reading must not create one. at.held is set to the file bbolt
+// locks, so that a damaged file can be told apart from its replacement.
+func (s *Store) open(write bool, at *attempt) (*bolt.DB, error) {
 	if write {
 		if err := os.MkdirAll(filepath.Dir(s.path), 0o700); err != nil {
 			return nil, s.fail(err)
@@ -126,81 +136,200 @@ func (s *Store) open(write bool) (*bolt.DB, error) {
 		return nil, nil
 	}
 	for range 3 {
-		var held *os.File // the file bbolt locks, to compare with the path below
 		openFile := func(name string, flag int, mode os.FileMode) (*os.File, error) {
 			f, err := os.OpenFile(name, flag, mode)
-			held = f
+			if err == nil {
+				at.f = f
+				at.held, _ = f.Stat()
+			}
 			return f, err
 		}
 		db, err := bolt.Open(s.path, 0o600, &bolt.Options{Timeout: s.o.Timeout, ReadOnly: !write, OpenFile: openFile})
 		switch {
 		case errors.Is(err, berrors.ErrTimeout):
 			return nil, s.fail(fmt.Errorf("%w (waited %s); try again", ErrBusy, s.o.Timeout))
-		case errors.Is(err, berrors.ErrInvalid), errors.Is(err, berrors.ErrVersionMismatch):
-			return nil, s.fail(ErrForeign)
+		case damagedOnOpen(err):
+			return nil, &damaged{cause: err}
 		case err != nil:
 			return nil, s.fail(err)
 		}
-		// A compaction may have replaced the file while we waited for the
-		// lock of the old one: then open again.
-		cur, err1 := os.Stat(s.path)
-		fi, err2 := held.Stat()
-		if err1 == nil && err2 == nil && os.SameFile(cur, fi) {
+		// A compaction or a move aside may have replaced the file while we
+		// waited for the lock of the old one: then open again.
+		if cur, err := os.Stat(s.path); err == nil && at.held != nil && os.SameFile(cur, at.held) {
 			return db, nil
 		}
 		_ = db.Close()
+		if _, err := os.Stat(s.path); !write && errors.Is(err, os.ErrNotExist) {
+			return nil, nil
+		}
 	}
 	return nil, s.fail(ErrBusy)
+}
+
+// damagedOnOpen reports whether bbolt refused the file for its content
+// (not a bbolt file, another format version, bad checksums, too short), as
+// opposed to the system (permissions, lock, memory).
+func damagedOnOpen(err error) bool {
+	return errors.Is(err, berrors.ErrInvalid) || errors.Is(err, berrors.ErrVersionMismatch) ||
+		errors.Is(err, berrors.ErrChecksum) || err != nil && strings.Contains(err.Error(), "file size too small")
+}
+
+// damaged is a file gh-ocdx cannot use: not a bbolt file, not ours, or
+// corrupt enough that bbolt fails or panics reading it.
+type damaged struct{ cause any }
+
+func (d *damaged) Error() string { return fmt.Sprint(d.cause) }
+
+// attempt is one opening of the file.
+type attempt struct {
+	f    *os.File    // the file bbolt opened, closed by hand if bbolt panics opening it
+	held os.FileInfo // and its identity
+}
+
+// do opens the file and runs fn on it: the one place where transactions
+// run. A damaged file is moved aside (never deleted), the move is reported
+// on Options.Warn, and fn runs once more on a fresh file. A panic of bbolt
+// on a corrupt page, or a fault reading past the end of a truncated file,
+// counts as damage: bbolt asserts instead of returning errors there.
+func (s *Store) do(write bool, fn func(db *bolt.DB) error) error {
+	for range 2 {
+		at := &attempt{}
+		err := s.try(write, at, fn)
+		var d *damaged
+		if !errors.As(err, &d) {
+			return err
+		}
+		if err := s.moveAside(at, d); err != nil {
+			return err
+		}
+	}
+	return s.fail(ErrForeign)
+}
+
+// try is one attempt of do; a panic inside it becomes *damaged.
+func (s *Store) try(write bool, at *attempt, fn func(db *bolt.DB) error) (err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	var db *bolt.DB
+	defer func() {
+		if p := recover(); p != nil {
+			func() {
+				defer func() { _ = recover() }()
+				if db != nil {
+					_ = db.Close()
+				} else if at.f != nil {
+					_ = at.f.Close() // releases the lock
+				}
+			}()
+			err = &damaged{cause: p}
+		}
+	}()
+	if db, err = s.open(write, at); err != nil || db == nil {
+		return err
+	}
+	err = s.named(fn(db))
+	if cerr := db.Close(); err == nil && cerr != nil {
+		err = s.fail(cerr)
+	}
+	db = nil
+	return err
+}
+
+// named adds the file's path to an error from inside a transaction, unless
+// it is one that speaks of a PR or a run rather than of the file. A record
+// that cannot be read back gets the way out: forget that PR.
+func (s *Store) named(err error) error {
+	var le *LeaseError
+	var d *damaged
+	switch {
+	case err == nil || errors.As(err, &d) || errors.As(err, &le) || strings.Contains(err.Error(), s.path):
+		return err
+	case errors.Is(err, errRecord):
+		return s.fail(fmt.Errorf("%w; 'gh ocdx state clear --pr <number>' forgets that pull request's record", err))
+	case errors.Is(err, ErrNotFound), errors.Is(err, ErrLeaseLost), errors.Is(err, ErrRunEnded), errors.Is(err, ErrNoRound):
+		return err
+	}
+	return s.fail(err)
+}
+
+// moveAside renames a damaged file to state.db.corrupt-<UTC time>, so that
+// what it held can still be looked at, and says so. The file is only moved
+// while the path still names the file found damaged: another process may
+// have moved it and started a fresh one already.
+func (s *Store) moveAside(at *attempt, d *damaged) error {
+	cur, err := os.Stat(s.path)
+	if errors.Is(err, os.ErrNotExist) || err == nil && at.held != nil && !os.SameFile(cur, at.held) {
+		return nil
+	}
+	if err != nil {
+		return s.fail(err)
+	}
+	stamp := time.Now().UTC().Format("20060102T150405Z")
+	for i := 1; ; i++ {
+		to := s.path + ".corrupt-" + stamp
+		if i > 1 {
+			to += "-" + strconv.Itoa(i)
+		}
+		// A hard link never replaces an existing file, unlike a rename;
+		// where links are not supported, rename to a name not taken.
+		err := os.Link(s.path, to)
+		if errors.Is(err, os.ErrExist) {
+			continue
+		}
+		if err == nil {
+			err = os.Remove(s.path)
+		} else if _, serr := os.Lstat(to); errors.Is(serr, os.ErrNotExist) {
+			err = os.Rename(s.path, to)
+		}
+		if err != nil {
+			return s.fail(fmt.Errorf("%w: %v; moving it aside failed (%v): move it away by hand or set OCDX_STATE_DIR", ErrForeign, d, err))
+		}
+		fmt.Fprintf(s.o.Warn, "warning: the state file %s was unreadable (%v) and was moved to %s; what gh-ocdx remembered of your PRs is in it; a new one was started\n", s.path, d, to)
+		return nil
+	}
 }
 
 // view runs fn in a read transaction on the root bucket of PRs. fn is not
 // called when nothing was ever recorded.
 func (s *Store) view(fn func(prs *bolt.Bucket) error) error {
-	db, err := s.open(false)
-	if err != nil || db == nil {
-		return err
-	}
-	defer db.Close()
-	return db.View(func(tx *bolt.Tx) error {
-		fresh, err := s.checkSchema(tx)
-		if err != nil || fresh {
-			return err
-		}
-		return fn(tx.Bucket(bucketPRs))
+	return s.do(false, func(db *bolt.DB) error {
+		return db.View(func(tx *bolt.Tx) error {
+			fresh, err := s.checkSchema(tx)
+			if err != nil || fresh {
+				return err
+			}
+			return fn(tx.Bucket(bucketPRs))
+		})
 	})
 }
 
 // update runs fn in a write transaction on the root bucket of PRs, creating
 // the layout in a new file.
 func (s *Store) update(fn func(prs *bolt.Bucket) error) error {
-	db, err := s.open(true)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	err = db.Update(func(tx *bolt.Tx) error {
-		fresh, err := s.checkSchema(tx)
-		if err != nil {
-			return err
-		}
-		if fresh {
-			meta, err := tx.CreateBucket(bucketMeta)
+	return s.do(true, func(db *bolt.DB) error {
+		err := db.Update(func(tx *bolt.Tx) error {
+			fresh, err := s.checkSchema(tx)
 			if err != nil {
 				return err
 			}
-			if err := meta.Put(keyVersion, []byte(strconv.Itoa(SchemaVersion))); err != nil {
-				return err
+			if fresh {
+				meta, err := tx.CreateBucket(bucketMeta)
+				if err != nil {
+					return err
+				}
+				if err := meta.Put(keyVersion, []byte(strconv.Itoa(SchemaVersion))); err != nil {
+					return err
+				}
+				if _, err := tx.CreateBucket(bucketPRs); err != nil {
+					return err
+				}
 			}
-			if _, err := tx.CreateBucket(bucketPRs); err != nil {
-				return err
-			}
+			return fn(tx.Bucket(bucketPRs))
+		})
+		if err == nil {
+			s.maybeCompact(db)
 		}
-		return fn(tx.Bucket(bucketPRs))
+		return err
 	})
-	if err == nil {
-		s.maybeCompact(db)
-	}
-	return err
 }
 
 // checkSchema accepts our file of a known version, and reports a bbolt file
@@ -210,14 +339,14 @@ func (s *Store) checkSchema(tx *bolt.Tx) (fresh bool, err error) {
 	meta := tx.Bucket(bucketMeta)
 	if meta == nil {
 		if k, _ := tx.Cursor().First(); k != nil {
-			return false, s.fail(ErrForeign)
+			return false, &damaged{cause: "a bbolt file without gh-ocdx's records"}
 		}
 		return true, nil
 	}
 	v, err := strconv.Atoi(string(meta.Get(keyVersion)))
 	switch {
 	case err != nil || v < 1 || tx.Bucket(bucketPRs) == nil:
-		return false, s.fail(ErrForeign)
+		return false, &damaged{cause: "gh-ocdx's records are incomplete"}
 	case v > SchemaVersion:
 		return false, s.fail(fmt.Errorf("schema version %d, this gh-ocdx reads up to %d: %w", v, SchemaVersion, ErrNewerVersion))
 	}
@@ -266,14 +395,14 @@ func get(b *bolt.Bucket, key []byte, v any) (bool, error) {
 		return false, nil
 	}
 	if err := json.Unmarshal(raw, v); err != nil {
-		return true, fmt.Errorf("decoding %s: %w", key, err)
+		return true, fmt.Errorf("%w: %s: %v", errRecord, key, err)
 	}
 	return true, nil
 }
 
 func unmarshal(raw []byte, v any) error {
 	if err := json.Unmarshal(raw, v); err != nil {
-		return fmt.Errorf("decoding a record: %w", err)
+		return fmt.Errorf("%w: a run: %v", errRecord, err)
 	}
 	return nil
 }

@@ -68,6 +68,7 @@ const (
 	PhaseCommented Phase = "commented" // review report posted
 	PhaseFixed     Phase = "fixed"     // fix agent committed
 	PhaseVerified  Phase = "verified"  // verification commands ran
+	PhasePushing   Phase = "pushing"   // about to push Round.Pushing
 	PhasePushed    Phase = "pushed"    // fix commits pushed
 )
 
@@ -117,6 +118,7 @@ type Round struct {
 	RejectedIDs  []string        `json:"rejectedIds,omitempty"`
 	StuckIDs     []string        `json:"stuckIds,omitempty"` // also merged into the PR's stuck set
 	Commits      []string        `json:"commits,omitempty"`
+	Pushing      string          `json:"pushing,omitempty"` // the commit the push sends, recorded before it
 	Comments     []Comment       `json:"comments,omitempty"`
 	Verification []Verification  `json:"verification,omitempty"`
 	Usage        []Usage         `json:"usage,omitempty"`
