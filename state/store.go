@@ -275,10 +275,21 @@ func (s *Store) moveAside(at *attempt, d *damaged) error {
 		if errors.Is(err, os.ErrExist) {
 			continue
 		}
+		if errors.Is(err, os.ErrNotExist) {
+			return nil // another process moved it between the Stat and here
+		}
 		if err == nil {
-			err = os.Remove(s.path)
+			if moved, serr := os.Stat(to); serr == nil && at.held != nil && !os.SameFile(moved, at.held) {
+				_ = os.Remove(to) // the path named another process's fresh file by then
+				return nil
+			}
+			if err = os.Remove(s.path); errors.Is(err, os.ErrNotExist) {
+				err = nil
+			}
 		} else if _, serr := os.Lstat(to); errors.Is(serr, os.ErrNotExist) {
-			err = os.Rename(s.path, to)
+			if err = os.Rename(s.path, to); errors.Is(err, os.ErrNotExist) {
+				return nil
+			}
 		}
 		if err != nil {
 			return s.fail(fmt.Errorf("%w: %v; moving it aside failed (%v): move it away by hand or set OCDX_STATE_DIR", ErrForeign, d, err))
