@@ -67,6 +67,7 @@ func RenderReview(runID string, maxRounds int, rr *RoundResult) string {
 	b.WriteString("\n")
 
 	code := slices.DeleteFunc(slices.Clone(rr.Findings), IsThread)
+	raised := Raised(code)
 	if len(code) == 0 {
 		b.WriteString("### Findings\n\nNone.\n\n")
 	}
@@ -82,7 +83,7 @@ func RenderReview(runID string, maxRounds int, rr *RoundResult) string {
 		}
 		fmt.Fprintf(&b, "### %s (%d)\n\n", priorityNames[p], len(group))
 		for _, f := range group {
-			writeFinding(&b, f, rr.Stuck)
+			writeFinding(&b, f, rr.Stuck, fmt.Sprintf(" · %d/%d reviewers", raised[f.ID], reviewers))
 		}
 		b.WriteString("\n")
 	}
@@ -102,7 +103,7 @@ func RenderReview(runID string, maxRounds int, rr *RoundResult) string {
 		b.WriteString("None.\n\n")
 	}
 	for _, f := range threads {
-		writeFinding(&b, f, nil)
+		writeFinding(&b, f, nil, "")
 	}
 	if len(threads) > 0 {
 		b.WriteString("\nThese need a human: they are never sent to the fix agent.\n\n")
@@ -129,7 +130,8 @@ func RenderReview(runID string, maxRounds int, rr *RoundResult) string {
 	return b.String()
 }
 
-func writeFinding(b *strings.Builder, f review.Finding, stuck []string) {
+// writeFinding writes one finding; agree says how many reviewers raised it.
+func writeFinding(b *strings.Builder, f review.Finding, stuck []string, agree string) {
 	loc := f.File
 	if f.Line != nil {
 		loc = fmt.Sprintf("%s:%d", f.File, *f.Line)
@@ -145,7 +147,7 @@ func writeFinding(b *strings.Builder, f review.Finding, stuck []string) {
 	if slices.Contains(stuck, f.ID) {
 		mark = " **(stuck)**"
 	}
-	fmt.Fprintf(b, "- **%s** `%s` %s `%s`%s%s\n", f.Priority, f.ID, cell(f.Title, 200), loc, mark, by)
+	fmt.Fprintf(b, "- **%s** `%s` %s `%s`%s%s%s\n", f.Priority, f.ID, cell(f.Title, 200), loc, mark, by, agree)
 	if d := strings.TrimSpace(f.Description); d != "" {
 		fmt.Fprintf(b, "  %s\n", indent(excerpt(d, 1000)))
 	}

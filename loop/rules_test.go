@@ -171,6 +171,20 @@ func TestIssuesToFix(t *testing.T) {
 	}
 }
 
+// One ID raised by several reviewers (or twice by one) is sent once, at
+// the highest priority any of them gave it.
+func TestIssuesToFixHoldsEachIDOnce(t *testing.T) {
+	a, b, c := fnd("P2", "quality", "a.go", 1, "Naming"), fnd("P1", "quality", "a.go", 1, "Naming"), fnd("P3", "quality", "a.go", 1, "Naming")
+	a.Source, b.Source, c.Source = &review.Source{Name: "reviewer-1"}, &review.Source{Name: "reviewer-2"}, &review.Source{Name: "reviewer-2"}
+	toFix, optional := IssuesToFix([]review.Finding{a, b, a, c}, nil)
+	if len(toFix) != 1 || toFix[0].Priority != "P1" || len(optional) != 0 {
+		t.Errorf("issuesToFix %v, optional %v: want the ID once, as P1", toFix, optional)
+	}
+	if n := Raised([]review.Finding{a, b, a, c})[a.ID]; n != 2 {
+		t.Errorf("raised by %d reviewers, want 2", n)
+	}
+}
+
 func TestRenderReview(t *testing.T) {
 	l := 3
 	rr := &RoundResult{N: 2, HeadOID: "0123456789abcdef", Consensus: NeedsMajorWork,

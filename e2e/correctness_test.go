@@ -1,0 +1,102 @@
+package e2e
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ocdx/gh-ocdx/internal/testkit"
+	"github.com/ocdx/gh-ocdx/review"
+	"github.com/ocdx/gh-ocdx/state"
+)
+
+// The same model configured twice reports the same finding twice: the fix
+// agent gets it once and its answer is accepted; the report lists both
+// copies and says how many reviewers raised it.
+func TestLoopDuplicateFindingIsFixedOnce(t *testing.T) {
+	lf := newLoop(t, nil)
+	lf.env.WriteConfig(t, `{
+  "reviewerModels": ["openai/rev-a", "openai/rev-a", "anthropic/rev-b"],
+  "commentsAnalyzerModel": "openai/analyzer",
+  "prFixModel": "ollama/fixer",
+  "verify": ["true"]
+}`)
+	lf.fm.Script("rev-a", reviewerReply("reviewer-1", "request_changes", cacheBug), reviewerReply("reviewer-2", "request_changes", cacheBug))
+	lf.fm.Script("rev-b", reviewerReply("reviewer-3", "approve"))
+	lf.fm.Script("analyzer", analyzerReply())
+	lf.fm.Script("rev-a", reviewerReply("reviewer-1", "approve"), reviewerReply("reviewer-2", "approve"))
+	lf.fm.Script("rev-b", reviewerReply("reviewer-3", "approve"))
+	lf.fm.Script("analyzer", analyzerReply())
+
+	res := lf.run("--yes")
+
+	wantCode(t, res, 0)
+	if k := fmt.Sprint(lf.kinds()); k != "[review:1 fix:1 review:2]" {
+		t.Fatalf("comments %s, want review, fix, review", k)
+	}
+	report := lf.bodies()[0]
+	wantContains(t, "round 1 report", report, "P1 — critical (2)", "2/3 reviewers")
+	if n := strings.Count(report, "`"+cacheBug.id()+"`"); n != 2 {
+		t.Errorf("the report lists %s %d times, want every reviewer's copy (2)", cacheBug.id(), n)
+	}
+	wantContains(t, "stdout", res.Stdout, "converged", "1 fixed ("+cacheBug.id()+")")
+}
+
+// seedReview records a review-loop run of PR #24 in the state file, as the
+// loop would have: one round at head with findings, ended with outcome.
+func seedReview(t *testing.T, s *fixSetup, head string, outcome state.Outcome, fs ...review.Finding) {
+	t.Helper()
+	for i := range fs {
+		fs[i].ID = fs[i].ComputeID()
+	}
+	raw, _ := json.Marshal(fs)
+	store := state.New(filepath.Join(s.env.Vars["OCDX_STATE_DIR"], "state.db"), nil)
+	run, err := store.Begin(state.NewKey(s.gh.Host(), "octo", "widgets", 24), "review-loop")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := run.StartRound(1, head); err != nil {
+		t.Fatal(err)
+	}
+	if err := run.Complete(1, state.PhaseReviewed, func(rd *state.Round) { rd.Findings = raw }); err != nil {
+		t.Fatal(err)
+	}
+	if err := run.End(outcome, string(outcome)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// After a run that converged (its findings dropped from the state file),
+// fix must not fall back to an older run's findings and push a "fix" of
+// code that is fine; nor fix findings of a head the PR has moved from.
+func TestFixNeverTakesStaleFindings(t *testing.T) {
+	s := newFixSetup(t)
+	seedReview(t, s, s.start, state.OutcomeBlocked, fixFindings[0])
+	seedReview(t, s, s.start, state.OutcomeConverged)
+
+	res := s.env.Run(t, "fix", "--pr", "24", "--yes")
+
+	if res.Code != 0 || !strings.Contains(res.Stdout, "Nothing to fix on PR #24: the latest review-loop run") || !strings.Contains(res.Stdout, "converged") {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", res.Code, res.Stdout, res.Stderr)
+	}
+	if n := len(s.fm.Requests("fixer")); n != 0 {
+		t.Errorf("the fix model was called %d times on stale findings", n)
+	}
+	s.wantRemote(t, s.start)
+	s.checkComments(t, 0)
+
+	old := strings.Repeat("ab", 20)
+	seedReview(t, s, old, state.OutcomeBlocked, fixFindings[0])
+	res = s.env.Run(t, "fix", "--pr", "24", "--yes")
+	if res.Code != 0 || !strings.Contains(res.Stdout, "reviewed an older head abababa") || !strings.Contains(res.Stdout, "run 'gh ocdx review-loop --pr 24' first") {
+		t.Fatalf("older head: exit %d\nstdout:\n%s\nstderr:\n%s", res.Code, res.Stdout, res.Stderr)
+	}
+	if len(s.fm.Requests("fixer")) != 0 || s.gh.Count("comment") != 0 {
+		t.Error("nothing to fix, yet the model was called or a comment posted")
+	}
+	s.wantRemote(t, s.start)
+}
+
+var _ = testkit.Reply
