@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/ocdx/gh-ocdx/git"
-	"github.com/ocdx/gh-ocdx/preflight"
 	"github.com/ocdx/gh-ocdx/github"
+	"github.com/ocdx/gh-ocdx/preflight"
 	"github.com/ocdx/gh-ocdx/review"
 	"github.com/ocdx/gh-ocdx/state"
 )
