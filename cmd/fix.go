@@ -230,7 +230,11 @@ func finishFix(ctx context.Context, d *Deps, run *state.Active, pr *github.PullR
 		return fmt.Errorf("%w: %v; 'gh ocdx fix --continue' resumes", ErrCancelled, err)
 	case errors.As(err, &ve):
 		_ = run.End(state.OutcomeBlocked, ve.Error())
-		return &IncompleteError{Reason: ve.Error()}
+		reason := ve.Error()
+		if out != nil && out.CommentURL != "" {
+			reason += "\nfix report: " + out.CommentURL
+		}
+		return &IncompleteError{Reason: reason}
 	case errors.As(err, &re), errors.As(err, &pe):
 		_ = run.End(state.OutcomeFailed, err.Error())
 		return err

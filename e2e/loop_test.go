@@ -448,10 +448,12 @@ func TestLoopVerificationFailsAfterRetries(t *testing.T) {
 
 	wantCode(t, res, 3)
 	wantContains(t, "stderr", res.Stderr, "verification failed")
-	if k := fmt.Sprint(lf.kinds()); k != "[review:1 final:1]" {
-		t.Fatalf("comments %s", k)
+	if k := fmt.Sprint(lf.kinds()); k != "[review:1 fix:1 final:1]" {
+		t.Fatalf("comments %s, want the review report, a fix report, the final comment", k)
 	}
-	wantContains(t, "final comment", lf.bodies()[1], `"false" exited 1`)
+	wantContains(t, "fix report", lf.bodies()[1], "Verification failed after 3 attempt(s): nothing was pushed", "### Fixed (1)", cacheBug.id(),
+		"| `true` | ✓ passed | 0 |", "| `false` | ✗ failed | 1 |")
+	wantContains(t, "final comment", lf.bodies()[2], `"false" exited 1`)
 	if lf.repo.RemoteOID(t, lf.repo.Head) != lf.start {
 		t.Error("an unverified fix must not be pushed")
 	}
