@@ -14,6 +14,7 @@ import (
 	"github.com/ocdx/gh-ocdx/fix"
 	"github.com/ocdx/gh-ocdx/git"
 	"github.com/ocdx/gh-ocdx/github"
+	"github.com/ocdx/gh-ocdx/llm"
 	"github.com/ocdx/gh-ocdx/loop"
 	"github.com/ocdx/gh-ocdx/preflight"
 	"github.com/ocdx/gh-ocdx/review"
@@ -235,6 +236,9 @@ func finishFix(ctx context.Context, d *Deps, run *state.Active, pr *github.PullR
 			reason += "\nfix report: " + out.CommentURL
 		}
 		return &IncompleteError{Reason: reason}
+	case llm.AsConfigError("prFixModel", err) != nil:
+		_ = run.End(state.OutcomeFailed, err.Error())
+		return llm.AsConfigError("prFixModel", err)
 	case errors.As(err, &re), errors.As(err, &pe):
 		_ = run.End(state.OutcomeFailed, err.Error())
 		return err

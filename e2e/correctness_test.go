@@ -99,4 +99,72 @@ func TestFixNeverTakesStaleFindings(t *testing.T) {
 	s.wantRemote(t, s.start)
 }
 
-var _ = testkit.Reply
+// A mistyped model is a configuration error, not a failed reviewer: the
+// loop stops before posting anything, exits 1 and names the key and model.
+func TestLoopUnknownModelStopsBeforePosting(t *testing.T) {
+	lf := newLoop(t, nil)
+	lf.env.WriteConfig(t, `{
+  "reviewerModels": ["openai/rev-a", "openai/gpt-4.1-typo"],
+  "commentsAnalyzerModel": "openai/analyzer",
+  "prFixModel": "ollama/fixer",
+  "verify": ["true"]
+}`)
+	lf.fm.Models("rev-a", "analyzer")
+	lf.fm.Script("rev-a", reviewerReply("reviewer-1", "approve"))
+	lf.fm.Script("analyzer", analyzerReply())
+
+	res := lf.run("--yes")
+
+	wantCode(t, res, 1)
+	wantContains(t, "stderr", res.Stderr, `reviewerModels[1] "openai/gpt-4.1-typo": the provider answered 404 model not found`, "check the name with gh ocdx config validate --online")
+	if n := len(lf.bodies()); n != 0 {
+		t.Fatalf("%d comments posted; a configuration error stops before posting anything", n)
+	}
+	if lf.fix.Count() != 0 {
+		t.Error("the fix model was called")
+	}
+}
+
+// The fix model's key refused: exit 1 naming prFixModel.
+func TestLoopFixModelRefusedNamesItsKey(t *testing.T) {
+	lf := newLoop(t, nil)
+	lf.findingRound(cacheBug)
+	lf.fix.Faults = []testkit.Step{testkit.Fail(401, "")}
+
+	res := lf.run("--yes")
+
+	wantCode(t, res, 1)
+	wantContains(t, "stderr", res.Stderr, `prFixModel "ollama/fixer": the provider answered 401 unauthorized`)
+	if lf.repo.RemoteOID(t, lf.repo.Head) != lf.start {
+		t.Error("nothing may be pushed")
+	}
+}
+
+// config validate --online asks each provider for its models (Anthropic
+// page by page) and names the one that does not exist; no token is spent.
+func TestConfigValidateOnline(t *testing.T) {
+	fm := testkit.NewFakeModel(t)
+	env := testkit.NewEnv(t)
+	fm.Configure(env)
+	fm.Models("gpt-4.1", "gpt-4.1-mini", "claude-a", "claude-b", "claude-sonnet-4-5", "qwen2.5-coder:latest")
+	fm.ModelPage = 2
+	env.WriteConfig(t, `{
+  "reviewerModels": ["openai/gpt-4.1", "openai/gpt-4.1-typo", "anthropic/claude-sonnet-4-5"],
+  "commentsAnalyzerModel": "ollama/qwen2.5-coder",
+  "prFixModel": "openai/gpt-4.1-mini"
+}`)
+
+	res := env.Run(t, "config", "validate", "--online")
+
+	wantCode(t, res, 1)
+	wantContains(t, "stderr", res.Stderr, "1 configured model(s) are not available", `reviewerModels[1] "openai/gpt-4.1-typo": openai`, `serves no model "gpt-4.1-typo"`)
+	wantContains(t, "stdout", res.Stdout, "ok: reviewerModels[0] openai/gpt-4.1", "ok: reviewerModels[2] anthropic/claude-sonnet-4-5", "ok: commentsAnalyzerModel ollama/qwen2.5-coder", "ok: prFixModel openai/gpt-4.1-mini")
+	for _, m := range []string{"gpt-4.1", "gpt-4.1-typo", "claude-sonnet-4-5", "qwen2.5-coder"} {
+		if n := len(fm.Requests(m)); n != 0 {
+			t.Errorf("%s: %d chat requests; validating must spend no tokens", m, n)
+		}
+	}
+
+	env.WriteConfig(t, `{"reviewerModels": ["anthropic/claude-b"], "commentsAnalyzerModel": "openai/gpt-4.1-mini", "prFixModel": "openai/gpt-4.1"}`)
+	wantCode(t, env.Run(t, "config", "validate", "--online"), 0)
+}

@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -116,10 +117,20 @@ func TestLoopPartialReviewers(t *testing.T) {
 	lf.fm.Script("rev-b", testkit.Reply("I think it is fine."), testkit.Reply("Still fine, really."))
 	lf.fm.Script("analyzer", analyzerReply())
 
-	res := lf.run("--yes")
+	res := lf.run("--yes", "--json")
 
 	wantCode(t, res, 0)
-	wantContains(t, "review report", lf.bodies()[0], "partial", "1 of 2 succeeded; failed: reviewer-2")
+	wantContains(t, "review report", lf.bodies()[0], "partial", "1 of 2 succeeded; failed: reviewer-2", "converged (partial: reviewer-2 failed)")
+	var out struct {
+		Outcome, Label, Reason string
+		Partial                []string
+	}
+	if err := json.Unmarshal([]byte(res.Stdout), &out); err != nil {
+		t.Fatalf("--json: %v\n%s", err, res.Stdout)
+	}
+	if out.Outcome != "converged" || out.Label != "converged (partial: reviewer-2 failed)" || fmt.Sprint(out.Partial) != "[reviewer-2]" || !strings.HasPrefix(out.Reason, out.Label) {
+		t.Errorf("--json says %+v; want the partial convergence said", out)
+	}
 }
 
 func TestLoopAllReviewersFailed(t *testing.T) {

@@ -102,12 +102,16 @@ const (
 
 // Result is the whole run, for the final summary and --json.
 type Result struct {
-	PR        int              `json:"pr"`
-	URL       string           `json:"url"`
-	RunID     string           `json:"runId,omitempty"`
-	Resumed   bool             `json:"resumed,omitempty"`
-	Outcome   string           `json:"outcome"`
-	Reason    string           `json:"reason"`
+	PR      int    `json:"pr"`
+	URL     string `json:"url"`
+	RunID   string `json:"runId,omitempty"`
+	Resumed bool   `json:"resumed,omitempty"`
+	Outcome string `json:"outcome"`
+	Reason  string `json:"reason"`
+	// Label is Outcome as people read it, with what weakens it:
+	// "converged (partial: reviewer-2 failed)".
+	Label     string           `json:"label"`
+	Partial   []string         `json:"partial,omitempty"` // reviewers that failed in the last round
 	Rounds    []RoundResult    `json:"rounds"`
 	Remaining []review.Finding `json:"remaining"` // P0–P2 left after the last round
 	Stuck     []string         `json:"stuck"`
@@ -361,7 +365,7 @@ func (l *loop) decide(rr *RoundResult) (outcome, reason string, toFix, optional 
 	case rr.ThreadsTruncated:
 		return OutcomeBlocked, "blocked: the PR has more than 300 review threads, more than gh-ocdx reads; resolve threads on GitHub, then re-run", nil, nil
 	case rr.Consensus == Approve && len(blocking) == 0 && rr.Threads.Unresolved == 0:
-		return OutcomeConverged, "converged: consensus approve, no P0/P1/P2 findings, no unresolved review threads", nil, nil
+		return OutcomeConverged, Qualified(OutcomeConverged, rr) + ": consensus approve, no P0/P1/P2 findings, no unresolved review threads", nil, nil
 	case len(toFix) == 0 && rr.Threads.Unresolved > 0:
 		return OutcomeBlocked, fmt.Sprintf("manual resolution required: %d unresolved review thread(s) and no code findings to fix", rr.Threads.Unresolved), nil, nil
 	case len(toFix) == 0 && len(stuckNow) > 0:
@@ -380,6 +384,21 @@ func (l *loop) decide(rr *RoundResult) (outcome, reason string, toFix, optional 
 	return "", next, toFix, optional
 }
 
+// Qualified is outcome with what weakens it in round rr: reviewers that
+// failed (`converged (partial: reviewer-2 failed)`).
+func Qualified(outcome string, rr *RoundResult) string {
+	var failed []string
+	for _, r := range rr.Roles {
+		if !r.OK && r.Role != analyzerName {
+			failed = append(failed, r.Role)
+		}
+	}
+	if len(failed) == 0 {
+		return outcome
+	}
+	return fmt.Sprintf("%s (partial: %s failed)", outcome, strings.Join(failed, ", "))
+}
+
 // review runs the roles of a round and aggregates what they found.
 func (l *loop) review(ctx context.Context, pr *github.PullRequest, rr *RoundResult, threadFs []review.Finding) error {
 	diff, complete, err := l.o.GitHub.Diff(ctx, l.o.Repo, pr.Number, review.DiffLimit)
@@ -391,6 +410,17 @@ func (l *loop) review(ctx context.Context, pr *github.PullRequest, rr *RoundResu
 	out, err := l.runRoles(ctx, rc, threadFs, rr.ReviewState, rr.Threads)
 	if err != nil {
 		return err
+	}
+	// A model that does not exist, or that the key may not use, fails the
+	// same way every round: a configuration error, not a partial round.
+	for i, r := range out.Roles {
+		role := l.o.Analyzer
+		if i < len(l.o.Reviewers) {
+			role = l.o.Reviewers[i]
+		}
+		if ce := llm.AsConfigError(role.Key, r.err); ce != nil && role.Key != "" {
+			return ce
+		}
 	}
 	rr.Roles = out.Roles
 	rr.Usage = map[string]llm.Usage{}
@@ -653,6 +683,7 @@ func (l *loop) end(outcome, reason string) error {
 // endErr records the outcome; err is returned (the failure itself).
 func (l *loop) endErr(outcome, reason string, err error) error {
 	l.res.Outcome, l.res.Reason = outcome, reason
+	l.label()
 	so := map[string]state.Outcome{OutcomeConverged: state.OutcomeConverged, OutcomeBlocked: state.OutcomeBlocked, OutcomeFailed: state.OutcomeFailed}[outcome]
 	if eerr := l.run.End(so, reason); eerr != nil && err == nil {
 		return eerr
@@ -684,11 +715,26 @@ func (l *loop) dryRun(ctx context.Context) (*Result, error) {
 	_, reason, toFix, _ := l.decide(cur)
 	cur.Note = reason
 	l.res.Outcome, l.res.Reason = OutcomeDryRun, "dry run: nothing was posted, fixed or recorded; "+reason
+	l.label()
 	l.res.WouldPost = redact.ForComment(Marker + "\n" + Tag("<run>", 1, "review") + "\n" + RenderReview("<run>", l.o.MaxRounds, cur))
 	l.res.WouldFix = toFix
 	l.res.Remaining = blockingOf(cur.Findings)
 	l.res.Stuck = append(l.res.Stuck, l.stuck...)
 	return l.res, nil
+}
+
+// label sets the result's Label and Partial from its last round.
+func (l *loop) label() {
+	l.res.Label, l.res.Partial = l.res.Outcome, nil
+	if n := len(l.res.Rounds); n > 0 {
+		rr := &l.res.Rounds[n-1]
+		l.res.Label = Qualified(l.res.Outcome, rr)
+		for _, r := range rr.Roles {
+			if !r.OK && r.Role != analyzerName {
+				l.res.Partial = append(l.res.Partial, r.Role)
+			}
+		}
+	}
 }
 
 func (l *loop) progress(format string, a ...any) {

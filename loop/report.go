@@ -187,7 +187,11 @@ func RenderFailure(n int, reason string) string {
 // round, counts, the PR link, fixes applied, and the outcome.
 func RenderSummary(r *Result) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "# review-loop: PR #%d — %s\n\n%s\n\n", r.PR, r.Outcome, r.URL)
+	label := r.Label
+	if label == "" {
+		label = r.Outcome
+	}
+	fmt.Fprintf(&b, "# review-loop: PR #%d — %s\n\n%s\n\n", r.PR, label, r.URL)
 	fmt.Fprintf(&b, "**Outcome:** %s\n", r.Reason)
 	if r.RunID != "" {
 		resumed := ""
