@@ -168,3 +168,50 @@ func TestConfigValidateOnline(t *testing.T) {
 	env.WriteConfig(t, `{"reviewerModels": ["anthropic/claude-b"], "commentsAnalyzerModel": "openai/gpt-4.1-mini", "prFixModel": "openai/gpt-4.1"}`)
 	wantCode(t, env.Run(t, "config", "validate", "--online"), 0)
 }
+
+// bigDiff is a diff adding n files of about size bytes each.
+func bigDiff(n, size int) string {
+	var b strings.Builder
+	for i := range n {
+		fmt.Fprintf(&b, "diff --git a/src/file%03d.txt b/src/file%03d.txt\nnew file mode 100644\n--- /dev/null\n+++ b/src/file%03d.txt\n@@ -0,0 +1,%d @@\n", i, i, i, size/40)
+		for j := 0; j < size/40; j++ {
+			fmt.Fprintf(&b, "+line %04d of file %03d, to make it large\n", j, i)
+		}
+	}
+	return b.String()
+}
+
+// Reviewers see at most 50 KB of diff: the report, the summary and --json
+// say how much they saw, and a convergence over a sampled diff says so.
+func TestLoopDisclosesASampledDiff(t *testing.T) {
+	lf := newLoop(t, func(pr *testkit.PR) { pr.Diff = bigDiff(40, 4000) })
+	lf.approveRound()
+
+	res := lf.run("--yes", "--json")
+
+	wantCode(t, res, 0)
+	report := lf.bodies()[0]
+	wantContains(t, "review report", report, "**Coverage:** large diff: sampled", "of 40 file(s) whole, 1 cut (`src/file0", "left out (`src/file0", "… and ")
+	var out struct {
+		Label  string
+		Rounds []struct {
+			Coverage struct {
+				Files, Whole, LeftOut int
+				Cut, LeftOutNames     []string
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(res.Stdout), &out); err != nil {
+		t.Fatalf("--json: %v\n%s", err, res.Stdout)
+	}
+	if out.Label != "converged (large diff: sampled)" || len(out.Rounds) != 1 {
+		t.Fatalf("--json label %q; want the sampled diff said", out.Label)
+	}
+	c := out.Rounds[0].Coverage
+	if c.Files != 40 || c.Whole+len(c.Cut)+c.LeftOut != 40 || len(c.Cut) != 1 || c.LeftOut < 20 || len(c.LeftOutNames) != 20 {
+		t.Errorf("coverage %+v", c)
+	}
+	if task := string(lf.fm.Requests("rev-a")[0].Body); !strings.Contains(task, "[Diff truncated at 50KB. Use read_file ") || !strings.Contains(task, ", or pr_diff ") {
+		t.Error("the notice after the cut diff must name the reviewer's tools, read_file and pr_diff")
+	}
+}

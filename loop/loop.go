@@ -134,6 +134,7 @@ type RoundResult struct {
 	Fix              *FixSummary          `json:"fix,omitempty"`
 	Comments         []state.Comment      `json:"comments"`
 	Usage            map[string]llm.Usage `json:"usage"`
+	Coverage         review.Coverage      `json:"coverage"`       // how much of the diff the reviewers were given
 	Note             string               `json:"note,omitempty"` // what the loop does next
 	AnalyzerMismatch bool                 `json:"analyzerMismatch,omitempty"`
 	reviewersOK      int
@@ -385,18 +386,25 @@ func (l *loop) decide(rr *RoundResult) (outcome, reason string, toFix, optional 
 }
 
 // Qualified is outcome with what weakens it in round rr: reviewers that
-// failed (`converged (partial: reviewer-2 failed)`).
+// failed, a diff the reviewers saw only part of
+// (`converged (partial: reviewer-2 failed; large diff: sampled)`).
 func Qualified(outcome string, rr *RoundResult) string {
-	var failed []string
+	var failed, why []string
 	for _, r := range rr.Roles {
 		if !r.OK && r.Role != analyzerName {
 			failed = append(failed, r.Role)
 		}
 	}
-	if len(failed) == 0 {
+	if len(failed) > 0 {
+		why = append(why, fmt.Sprintf("partial: %s failed", strings.Join(failed, ", ")))
+	}
+	if rr.Coverage.Sampled() {
+		why = append(why, "large diff: sampled")
+	}
+	if len(why) == 0 {
 		return outcome
 	}
-	return fmt.Sprintf("%s (partial: %s failed)", outcome, strings.Join(failed, ", "))
+	return fmt.Sprintf("%s (%s)", outcome, strings.Join(why, "; "))
 }
 
 // review runs the roles of a round and aggregates what they found.
@@ -407,6 +415,7 @@ func (l *loop) review(ctx context.Context, pr *github.PullRequest, rr *RoundResu
 	}
 	text, truncated := review.TruncateDiff(diff, complete)
 	rc := &review.Context{PR: pr, Diff: text, DiffTruncated: truncated}
+	rr.Coverage = review.DiffCoverage(pr, text, truncated)
 	out, err := l.runRoles(ctx, rc, threadFs, rr.ReviewState, rr.Threads)
 	if err != nil {
 		return err
@@ -505,6 +514,7 @@ func (l *loop) recordReview(n int, rr *RoundResult) error {
 		rd.Counts = map[string]int{"P0": rr.Counts.P0, "P1": rr.Counts.P1, "P2": rr.Counts.P2, "P3": rr.Counts.P3}
 		rd.Consensus = rr.Consensus
 		rd.StuckIDs = rr.Stuck
+		rd.Coverage, _ = json.Marshal(rr.Coverage)
 		rd.FailedRoles, rd.Reports, rd.Usage = nil, nil, nil
 		for _, r := range rr.Roles {
 			sum := fmt.Sprintf("%s, %d findings", r.Conclusion, r.Findings)
@@ -527,6 +537,9 @@ func restore(rr *RoundResult, rd state.Round) error {
 	}
 	rr.Findings = orEmpty(rr.Findings)
 	rr.Counts, rr.Consensus, rr.Stuck = Count(rr.Findings), rd.Consensus, orEmptyS(rd.StuckIDs)
+	if rd.Coverage != nil {
+		_ = json.Unmarshal(rd.Coverage, &rr.Coverage) // unreadable: shown as not recorded
+	}
 	rr.Usage = map[string]llm.Usage{}
 	for _, u := range rd.Usage {
 		rr.Usage[u.Role] = llm.Usage{Input: u.InputTokens, Cached: u.CachedTokens, Output: u.OutputTokens}

@@ -46,6 +46,7 @@ func RenderReview(runID string, maxRounds int, rr *RoundResult) string {
 	default:
 		fmt.Fprintf(&b, "**Reviewers:** partial — %d of %d succeeded; failed: %s.\n\n", reviewers-len(failed), reviewers, strings.Join(failed, ", "))
 	}
+	fmt.Fprintf(&b, "**Coverage:** %s.\n\n", rr.Coverage)
 	if rr.ReviewState.HasChangesRequested {
 		fmt.Fprintf(&b, "**Review state:** changes requested by %s (Rule 0).\n\n", actors(rr.ReviewState.ChangesRequestedBy))
 	}
@@ -217,6 +218,7 @@ func RenderSummary(r *Result) string {
 			roles = append(roles, fmt.Sprintf("%s %s", s.Role, st))
 		}
 		fmt.Fprintf(&b, "- Roles: %s\n", strings.Join(roles, ", "))
+		fmt.Fprintf(&b, "- Coverage: %s\n", rr.Coverage)
 		fmt.Fprintf(&b, "- Unresolved review threads: %d\n", rr.Threads.Unresolved)
 		if len(rr.Stuck) > 0 {
 			fmt.Fprintf(&b, "- Stuck: %s\n", strings.Join(rr.Stuck, ", "))
