@@ -52,8 +52,10 @@ PR branch: the agent edits and commits; gh-ocdx runs the verify commands
 (up to 3 attempts), shows the commits, pushes them without force, and posts a
 fix report on the PR.
 
-The findings are the P0, P1 and P2 findings of the PR's latest review in the
-state file (stuck ones left out; P3 passed as optional), or a fix payload
+The findings are the P0, P1 and P2 findings of the latest round of the PR's
+latest review-loop run, when that round reviewed the PR's current head (stuck
+ones left out; P3 passed as optional; otherwise there is nothing to fix, and
+fix says why), or a fix payload
 given with --findings: {"prNumber": N, "round": N, "issuesToFix": [findings],
 "optionalIssues": [findings]}. An interrupted fix resumes with --continue.
 
