@@ -102,16 +102,14 @@ const (
 
 // Result is the whole run, for the final summary and --json.
 type Result struct {
-	PR      int    `json:"pr"`
-	URL     string `json:"url"`
-	RunID   string `json:"runId,omitempty"`
-	Resumed bool   `json:"resumed,omitempty"`
-	Outcome string `json:"outcome"`
-	Reason  string `json:"reason"`
-	// Label is Outcome as people read it, with what weakens it:
-	// "converged (partial: reviewer-2 failed)".
-	Label     string           `json:"label"`
-	Partial   []string         `json:"partial,omitempty"` // reviewers that failed in the last round
+	PR        int              `json:"pr"`
+	URL       string           `json:"url"`
+	RunID     string           `json:"runId,omitempty"`
+	Resumed   bool             `json:"resumed,omitempty"`
+	Outcome   string           `json:"outcome"`
+	Reason    string           `json:"reason"`
+	Label     string           `json:"label"`             // Outcome as people read it: "converged (partial: reviewer-2 failed)"
+	Partial   []string         `json:"partial,omitempty"` // the reviewers that failed in the last round
 	Rounds    []RoundResult    `json:"rounds"`
 	Remaining []review.Finding `json:"remaining"` // P0–P2 left after the last round
 	Stuck     []string         `json:"stuck"`
@@ -134,7 +132,7 @@ type RoundResult struct {
 	Fix              *FixSummary          `json:"fix,omitempty"`
 	Comments         []state.Comment      `json:"comments"`
 	Usage            map[string]llm.Usage `json:"usage"`
-	Coverage         review.Coverage      `json:"coverage"`       // how much of the diff the reviewers were given
+	Coverage         review.Coverage      `json:"coverage"`
 	Note             string               `json:"note,omitempty"` // what the loop does next
 	AnalyzerMismatch bool                 `json:"analyzerMismatch,omitempty"`
 	reviewersOK      int
@@ -389,13 +387,8 @@ func (l *loop) decide(rr *RoundResult) (outcome, reason string, toFix, optional 
 // failed, a diff the reviewers saw only part of
 // (`converged (partial: reviewer-2 failed; large diff: sampled)`).
 func Qualified(outcome string, rr *RoundResult) string {
-	var failed, why []string
-	for _, r := range rr.Roles {
-		if !r.OK && r.Role != analyzerName {
-			failed = append(failed, r.Role)
-		}
-	}
-	if len(failed) > 0 {
+	var why []string
+	if failed := failedReviewers(rr); len(failed) > 0 {
 		why = append(why, fmt.Sprintf("partial: %s failed", strings.Join(failed, ", ")))
 	}
 	if rr.Coverage.Sampled() {
@@ -405,6 +398,16 @@ func Qualified(outcome string, rr *RoundResult) string {
 		return outcome
 	}
 	return fmt.Sprintf("%s (%s)", outcome, strings.Join(why, "; "))
+}
+
+func failedReviewers(rr *RoundResult) []string {
+	var failed []string
+	for _, r := range rr.Roles {
+		if !r.OK && r.Role != analyzerName {
+			failed = append(failed, r.Role)
+		}
+	}
+	return failed
 }
 
 // review runs the roles of a round and aggregates what they found.
@@ -741,12 +744,7 @@ func (l *loop) label() {
 	l.res.Label, l.res.Partial = l.res.Outcome, nil
 	if n := len(l.res.Rounds); n > 0 {
 		rr := &l.res.Rounds[n-1]
-		l.res.Label = Qualified(l.res.Outcome, rr)
-		for _, r := range rr.Roles {
-			if !r.OK && r.Role != analyzerName {
-				l.res.Partial = append(l.res.Partial, r.Role)
-			}
-		}
+		l.res.Label, l.res.Partial = Qualified(l.res.Outcome, rr), failedReviewers(rr)
 	}
 }
 
