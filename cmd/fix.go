@@ -127,13 +127,16 @@ func fixPR(ctx context.Context, d *Deps, opts *FixOptions) error {
 	if err := dirtyFromWIP(co, resume); err != nil {
 		return err
 	}
-	payload, nothing, err := fixPayload(opts, pr, recorded, resume)
+	payload, note, err := fixPayload(opts, pr, recorded, resume)
 	if err != nil {
 		return err
 	}
 	if len(payload.IssuesToFix) == 0 {
-		fmt.Fprintf(d.IO.Out, "Nothing to fix on PR #%d: %s.\n", pr.Number, nothing)
+		fmt.Fprintf(d.IO.Out, "Nothing to fix on PR #%d: %s.\n", pr.Number, note)
 		return nil
+	}
+	if note != "" {
+		d.Log.Info(note)
 	}
 
 	model, err := newModel(d, cfg.PRFix.String())
@@ -316,7 +319,8 @@ func chooseResume(d *Deps, opts *FixOptions, recorded state.PR) (*state.WIP, err
 
 // fixPayload builds the A4 payload: from --findings, from the interrupted
 // fix being continued, or from the latest round of the latest review-loop
-// run. An empty payload comes with the reason there is nothing to fix.
+// run. The note says why the payload is empty, or which stuck findings
+// were left out of it.
 //
 // Only that round counts, and only when it reviewed the PR's current head:
 // an older run's findings (say, before a run that converged and dropped
@@ -325,7 +329,7 @@ func fixPayload(opts *FixOptions, pr *github.PullRequest, recorded state.PR, res
 	number := pr.Number
 	if opts.Findings != "" {
 		p, err := readPayload(opts.Findings, number)
-		return p, "the findings file lists no P0, P1 or P2 finding", err
+		return p, orWhy(p, "the findings file lists no P0, P1 or P2 finding"), err
 	}
 	stuck := map[string]bool{}
 	for _, s := range recorded.Stuck {
@@ -336,7 +340,7 @@ func fixPayload(opts *FixOptions, pr *github.PullRequest, recorded state.PR, res
 			r := recorded.Runs[i]
 			if r.ID == resume.RunID && r.Kind == "fix" && len(r.Rounds) > 0 && r.Rounds[0].Findings != nil {
 				p, _, err := split(r.Rounds[0].Findings, number, 1, stuck)
-				return p, "the interrupted fix has no finding left", err
+				return p, orWhy(p, "the interrupted fix has no finding left"), err
 			}
 		}
 	}
@@ -364,11 +368,18 @@ func fixPayload(opts *FixOptions, pr *github.PullRequest, recorded state.PR, res
 		stuck[id] = true
 	}
 	p, left, err := split(rd.Findings, number, rd.N, stuck)
-	reason := "the latest review has no P0, P1 or P2 code finding"
 	if len(left) > 0 {
-		reason = "stuck findings left out (they came back after being reported fixed, and need a human): " + strings.Join(left, ", ")
+		return p, "stuck findings left out (they came back after being reported fixed, and need a human): " + strings.Join(left, ", "), err
 	}
-	return p, reason, err
+	return p, orWhy(p, "the latest review has no P0, P1 or P2 code finding"), err
+}
+
+// orWhy is why, when p holds nothing to fix.
+func orWhy(p review.FixPayload, why string) string {
+	if len(p.IssuesToFix) > 0 {
+		return ""
+	}
+	return why
 }
 
 // split makes a payload of recorded findings, as the loop does: P0..P2 to
