@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/ocdx/gh-ocdx/config"
+	"github.com/ocdx/gh-ocdx/llm"
 )
 
 // loadConfig loads and validates the configuration for a verb that needs it;
@@ -278,9 +279,10 @@ func endpoint(d *Deps, p config.Provider) string {
 // ConfigValidateOptions are the parsed arguments of config validate.
 type ConfigValidateOptions struct {
 	WorkDir string // its repository's .ocdx.json is checked too
+	Online  bool   // ask each provider whether the models exist
 }
 
-func runConfigValidate(_ context.Context, d *Deps, args []string) error {
+func runConfigValidate(ctx context.Context, d *Deps, args []string) error {
 	opts, err := parseConfigValidate(d, args)
 	if err != nil {
 		return err
@@ -288,18 +290,65 @@ func runConfigValidate(_ context.Context, d *Deps, args []string) error {
 	if opts.WorkDir, err = os.Getwd(); err != nil {
 		return err
 	}
-	return configValidate(d, opts)
+	if err := configValidate(d, opts); err != nil || !opts.Online {
+		return err
+	}
+	return validateOnline(ctx, d)
 }
 
 func parseConfigValidate(d *Deps, args []string) (*ConfigValidateOptions, error) {
-	fs := newFlagSet("config validate", "gh ocdx config validate",
+	opts := &ConfigValidateOptions{}
+	fs := newFlagSet("config validate", "gh ocdx config validate [--online]",
 		`Check the configuration, the credentials its models need, and the current
-repository's .ocdx.json if it has one. Exit 0 when all is valid; otherwise
+repository's .ocdx.json if it has one. With --online, also ask each
+provider's models endpoint whether every configured model exists and the
+key may list it (no tokens are spent). Exit 0 when all is valid; otherwise
 exit 1 and list every problem found.`)
+	fs.BoolVar(&opts.Online, "online", false, "Also ask each provider whether the configured models exist")
 	if err := fs.parse(d, args, 0); err != nil {
 		return nil, err
 	}
-	return &ConfigValidateOptions{}, nil
+	return opts, nil
+}
+
+// validateOnline asks each provider in use for its models, once, and checks
+// every configured model against the answer.
+func validateOnline(ctx context.Context, d *Deps) error {
+	c, err := loadConfig(d)
+	if err != nil {
+		return err
+	}
+	type lister = func(context.Context, string) (bool, error)
+	listed := map[string]lister{}
+	failed := map[string]error{}
+	var problems []string
+	for _, km := range c.Models() {
+		p := km.Model.Provider
+		has, seen := listed[p.Name]
+		if _, bad := failed[p.Name]; !seen && !bad {
+			if has, err = llm.ListModels(ctx, p, d.Getenv); err != nil {
+				failed[p.Name] = err
+			}
+			listed[p.Name] = has
+		}
+		if err := failed[p.Name]; err != nil {
+			problems = append(problems, fmt.Sprintf("%s %q: asking %s for its models failed: %v", km.Key, km.Model, endpoint(d, p), err))
+			continue
+		}
+		ok, err := has(ctx, km.Model.Name)
+		switch {
+		case err != nil:
+			problems = append(problems, fmt.Sprintf("%s %q: %v", km.Key, km.Model, err))
+		case !ok:
+			problems = append(problems, fmt.Sprintf("%s %q: %s (%s) serves no model %q; correct the name in %s", km.Key, km.Model, p.Name, endpoint(d, p), km.Model.Name, c.Path))
+		default:
+			fmt.Fprintf(d.IO.Out, "ok: %s %s\n", km.Key, km.Model)
+		}
+	}
+	if len(problems) > 0 {
+		return fmt.Errorf("%d configured model(s) are not available:\n  %s", len(problems), strings.Join(problems, "\n  "))
+	}
+	return nil
 }
 
 func configValidate(d *Deps, opts *ConfigValidateOptions) error {

@@ -14,6 +14,8 @@ import (
 	"github.com/ocdx/gh-ocdx/fix"
 	"github.com/ocdx/gh-ocdx/git"
 	"github.com/ocdx/gh-ocdx/github"
+	"github.com/ocdx/gh-ocdx/llm"
+	"github.com/ocdx/gh-ocdx/loop"
 	"github.com/ocdx/gh-ocdx/preflight"
 	"github.com/ocdx/gh-ocdx/review"
 	"github.com/ocdx/gh-ocdx/state"
@@ -50,8 +52,10 @@ PR branch: the agent edits and commits; gh-ocdx runs the verify commands
 (up to 3 attempts), shows the commits, pushes them without force, and posts a
 fix report on the PR.
 
-The findings are the P0, P1 and P2 findings of the PR's latest review in the
-state file (stuck ones left out; P3 passed as optional), or a fix payload
+The findings are the P0, P1 and P2 findings of the latest round of the PR's
+latest review-loop run, when that round reviewed the PR's current head (stuck
+ones left out; P3 passed as optional; otherwise there is nothing to fix, and
+fix says why), or a fix payload
 given with --findings: {"prNumber": N, "round": N, "issuesToFix": [findings],
 "optionalIssues": [findings]}. An interrupted fix resumes with --continue.
 
@@ -128,13 +132,16 @@ func fixPR(ctx context.Context, d *Deps, opts *FixOptions) error {
 	if err := dirtyFromWIP(co, resume); err != nil {
 		return err
 	}
-	payload, err := fixPayload(opts, pr.Number, recorded, resume)
+	payload, note, err := fixPayload(opts, pr, recorded, resume)
 	if err != nil {
 		return err
 	}
 	if len(payload.IssuesToFix) == 0 {
-		fmt.Fprintf(d.IO.Out, "Nothing to fix on PR #%d: no P0, P1 or P2 finding left to fix.\n", pr.Number)
+		fmt.Fprintf(d.IO.Out, "Nothing to fix on PR #%d: %s.\n", pr.Number, note)
 		return nil
+	}
+	if note != "" {
+		d.Log.Info(note)
 	}
 
 	model, err := newModel(d, cfg.PRFix.String())
@@ -234,7 +241,14 @@ func finishFix(ctx context.Context, d *Deps, run *state.Active, pr *github.PullR
 		return fmt.Errorf("%w: %v; 'gh ocdx fix --continue' resumes", ErrCancelled, err)
 	case errors.As(err, &ve):
 		_ = run.End(state.OutcomeBlocked, ve.Error())
-		return &IncompleteError{Reason: ve.Error()}
+		reason := ve.Error()
+		if out != nil && out.CommentURL != "" {
+			reason += "\nfix report: " + out.CommentURL
+		}
+		return &IncompleteError{Reason: reason}
+	case llm.AsConfigError("prFixModel", err) != nil:
+		_ = run.End(state.OutcomeFailed, err.Error())
+		return llm.AsConfigError("prFixModel", err)
 	case errors.As(err, &re), errors.As(err, &pe):
 		_ = run.End(state.OutcomeFailed, err.Error())
 		return err
@@ -309,10 +323,18 @@ func chooseResume(d *Deps, opts *FixOptions, recorded state.PR) (*state.WIP, err
 }
 
 // fixPayload builds the A4 payload: from --findings, from the interrupted
-// fix being continued, or from the latest review in the state file.
-func fixPayload(opts *FixOptions, number int, recorded state.PR, resume *state.WIP) (review.FixPayload, error) {
+// fix being continued, or from the latest round of the latest review-loop
+// run. The note says why the payload is empty, or which stuck findings
+// were left out of it.
+//
+// Only that round counts, and only when it reviewed the PR's current head:
+// an older run's findings (say, before a run that converged and dropped
+// its own) describe code that is gone, and must not be "fixed" and pushed.
+func fixPayload(opts *FixOptions, pr *github.PullRequest, recorded state.PR, resume *state.WIP) (review.FixPayload, string, error) {
+	number := pr.Number
 	if opts.Findings != "" {
-		return readPayload(opts.Findings, number)
+		p, err := readPayload(opts.Findings, number)
+		return p, orWhy(p, "the findings file lists no P0, P1 or P2 finding"), err
 	}
 	stuck := map[string]bool{}
 	for _, s := range recorded.Stuck {
@@ -322,51 +344,74 @@ func fixPayload(opts *FixOptions, number int, recorded state.PR, resume *state.W
 		for i := len(recorded.Runs) - 1; i >= 0; i-- {
 			r := recorded.Runs[i]
 			if r.ID == resume.RunID && r.Kind == "fix" && len(r.Rounds) > 0 && r.Rounds[0].Findings != nil {
-				return split(r.Rounds[0].Findings, number, 1, stuck)
+				p, _, err := split(r.Rounds[0].Findings, number, 1, stuck)
+				return p, orWhy(p, "the interrupted fix has no finding left"), err
 			}
 		}
 	}
-	for i := len(recorded.Runs) - 1; i >= 0; i-- {
-		r := recorded.Runs[i]
-		if r.Kind == "fix" {
-			continue
-		}
-		for j := len(r.Rounds) - 1; j >= 0; j-- {
-			rd := r.Rounds[j]
-			if rd.Findings == nil {
-				continue
-			}
-			for _, id := range rd.StuckIDs {
-				stuck[id] = true
-			}
-			return split(rd.Findings, number, rd.N, stuck)
+	var run *state.Run
+	for i := len(recorded.Runs) - 1; i >= 0 && run == nil; i-- {
+		if recorded.Runs[i].Kind != "fix" && len(recorded.Runs[i].Rounds) > 0 {
+			run = &recorded.Runs[i]
 		}
 	}
-	return review.FixPayload{}, fmt.Errorf("no review of PR #%d is recorded in the state file: run 'gh ocdx review-loop --pr %d' first, or give the findings with --findings FILE (a fix payload: see 'gh ocdx fix --help')", number, number)
+	if run == nil {
+		return review.FixPayload{}, "", fmt.Errorf("no review of PR #%d is recorded in the state file: run 'gh ocdx review-loop --pr %d' first, or give the findings with --findings FILE (a fix payload: see 'gh ocdx fix --help')", number, number)
+	}
+	rd := run.Rounds[len(run.Rounds)-1]
+	empty := review.FixPayload{PRNumber: number, Round: rd.N, IssuesToFix: []review.Finding{}, OptionalIssues: []review.Finding{}}
+	switch {
+	case run.Outcome == state.OutcomeConverged:
+		return empty, fmt.Sprintf("the latest review-loop run (%s) converged", run.ID), nil
+	case rd.HeadOID != pr.HeadRefOid:
+		return empty, fmt.Sprintf("the latest review (run %s, round %d) reviewed an older head %.7s, and the PR is at %.7s now: run 'gh ocdx review-loop --pr %d' first",
+			run.ID, rd.N, rd.HeadOID, pr.HeadRefOid, number), nil
+	case rd.Findings == nil:
+		return empty, fmt.Sprintf("round %d of run %s has no findings recorded (it was not reviewed to the end): run 'gh ocdx review-loop --pr %d' first", rd.N, run.ID, number), nil
+	}
+	for _, id := range rd.StuckIDs {
+		stuck[id] = true
+	}
+	p, left, err := split(rd.Findings, number, rd.N, stuck)
+	if len(left) > 0 {
+		return p, "stuck findings left out (they came back after being reported fixed, and need a human): " + strings.Join(left, ", "), err
+	}
+	return p, orWhy(p, "the latest review has no P0, P1 or P2 code finding"), err
 }
 
-// split makes a payload of recorded findings: P0..P2 to fix, P3 optional;
-// thread findings (for humans) and stuck ones are left out.
-func split(raw json.RawMessage, number, round int, stuck map[string]bool) (review.FixPayload, error) {
+// orWhy is why, when p holds nothing to fix.
+func orWhy(p review.FixPayload, why string) string {
+	if len(p.IssuesToFix) > 0 {
+		return ""
+	}
+	return why
+}
+
+// split makes a payload of recorded findings, as the loop does: P0..P2 to
+// fix, P3 optional, each ID once; thread findings (for humans) and stuck
+// ones are left out, the stuck P0..P2 named in left.
+func split(raw json.RawMessage, number, round int, stuck map[string]bool) (p review.FixPayload, left []string, err error) {
 	var all []review.Finding
 	if err := json.Unmarshal(raw, &all); err != nil {
-		return review.FixPayload{}, fmt.Errorf("the findings recorded for PR #%d cannot be read (%v): pass --findings FILE", number, err)
+		return review.FixPayload{}, nil, fmt.Errorf("the findings recorded for PR #%d cannot be read (%v): pass --findings FILE", number, err)
 	}
-	p := review.FixPayload{PRNumber: number, Round: round, IssuesToFix: []review.Finding{}, OptionalIssues: []review.Finding{}}
-	for _, f := range all {
-		if f.ID == "" {
-			f.ID = f.ComputeID()
+	var ids []string
+	for i := range all {
+		if all[i].ID == "" {
+			all[i].ID = all[i].ComputeID()
 		}
-		if strings.HasPrefix(f.ID, "THREAD-") || stuck[f.ID] {
-			continue
-		}
-		if f.Priority == "P3" {
-			p.OptionalIssues = append(p.OptionalIssues, f)
-		} else {
-			p.IssuesToFix = append(p.IssuesToFix, f)
+		if stuck[all[i].ID] && loop.Blocking(all[i]) && !loop.IsThread(all[i]) && !slices.Contains(left, all[i].ID) {
+			left = append(left, all[i].ID)
 		}
 	}
-	return p, nil
+	for id := range stuck {
+		ids = append(ids, id)
+	}
+	toFix, optional := loop.IssuesToFix(all, ids)
+	p = review.FixPayload{PRNumber: number, Round: round, IssuesToFix: []review.Finding{}, OptionalIssues: []review.Finding{}}
+	p.IssuesToFix = append(p.IssuesToFix, toFix...)
+	p.OptionalIssues = append(p.OptionalIssues, optional...)
+	return p, left, nil
 }
 
 func readPayload(file string, number int) (review.FixPayload, error) {

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/ocdx/gh-ocdx/git"
+	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/preflight"
 	"github.com/ocdx/gh-ocdx/review"
 	"github.com/ocdx/gh-ocdx/state"
@@ -78,13 +79,14 @@ func TestFixPayloadFromTheLatestReview(t *testing.T) {
 		Stuck: []state.Stuck{{ID: stuck.ComputeID()}},
 		Runs: []state.Run{
 			{ID: "1", Kind: "review-loop", Rounds: []state.Round{
-				{N: 1, Findings: findingsJSON(t, old)},
-				{N: 2, Findings: findingsJSON(t, p0, p2, p3, stuck, thread)},
+				{N: 1, HeadOID: "old", Findings: findingsJSON(t, old)},
+				{N: 2, HeadOID: "head", Findings: findingsJSON(t, p0, p2, p3, stuck, thread, p2)},
 			}},
 			{ID: "2", Kind: "fix", Rounds: []state.Round{{N: 1, Findings: findingsJSON(t, old)}}},
 		},
 	}
-	p, err := fixPayload(&FixOptions{}, 24, recorded, nil)
+	pr := &github.PullRequest{Number: 24, HeadRefOid: "head"}
+	p, _, err := fixPayload(&FixOptions{}, pr, recorded, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,13 +99,37 @@ func TestFixPayloadFromTheLatestReview(t *testing.T) {
 	}
 
 	// Continuing a fix takes that fix's own findings.
-	p, err = fixPayload(&FixOptions{Continue: true}, 24, recorded, &state.WIP{RunID: "2"})
+	p, _, err = fixPayload(&FixOptions{Continue: true}, pr, recorded, &state.WIP{RunID: "2"})
 	if err != nil || len(p.IssuesToFix) != 1 || p.IssuesToFix[0].ID != old.ComputeID() {
 		t.Errorf("continued payload %+v %v", p, err)
 	}
 
-	if _, err := fixPayload(&FixOptions{}, 24, state.PR{}, nil); err == nil || !strings.Contains(err.Error(), "--findings") {
+	if _, _, err := fixPayload(&FixOptions{}, pr, state.PR{}, nil); err == nil || !strings.Contains(err.Error(), "--findings") {
 		t.Errorf("no review recorded: %v", err)
+	}
+}
+
+// Only the latest round of the latest review-loop run, at the PR's head,
+// gives findings to fix; anything else is nothing to fix, with the reason.
+func TestFixPayloadIsNeverStale(t *testing.T) {
+	bug := review.Finding{Priority: "P1", Category: "quality", File: "a.go", Title: "bug"}
+	stuck := review.Finding{Priority: "P1", Category: "testing", File: "d.go", Title: "flaky"}
+	pr := &github.PullRequest{Number: 24, HeadRefOid: "1234567890"}
+	older := state.Run{ID: "1", Kind: "review-loop", Outcome: state.OutcomeBlocked, Rounds: []state.Round{{N: 1, HeadOID: pr.HeadRefOid, Findings: findingsJSON(t, bug)}}}
+	for name, tc := range map[string]struct {
+		runs  []state.Run
+		stuck []state.Stuck
+		want  string
+	}{
+		"converged, findings dropped": {[]state.Run{older, {ID: "2", Kind: "review-loop", Outcome: state.OutcomeConverged, Rounds: []state.Round{{N: 1, HeadOID: pr.HeadRefOid}}}}, nil, "run (2) converged"},
+		"older head":                  {[]state.Run{{ID: "3", Kind: "review-loop", Rounds: []state.Round{{N: 1, HeadOID: "abcdef0123", Findings: findingsJSON(t, bug)}}}}, nil, "older head abcdef0, and the PR is at 1234567 now: run 'gh ocdx review-loop --pr 24' first"},
+		"not reviewed":                {[]state.Run{older, {ID: "4", Kind: "review-loop", Rounds: []state.Round{{N: 1, HeadOID: pr.HeadRefOid}}}}, nil, "round 1 of run 4 has no findings"},
+		"only stuck left":             {[]state.Run{{ID: "5", Kind: "review-loop", Rounds: []state.Round{{N: 1, HeadOID: pr.HeadRefOid, Findings: findingsJSON(t, stuck)}}}}, []state.Stuck{{ID: stuck.ComputeID()}}, "stuck findings left out (they came back after being reported fixed, and need a human): " + stuck.ComputeID()},
+	} {
+		p, why, err := fixPayload(&FixOptions{}, pr, state.PR{Runs: tc.runs, Stuck: tc.stuck}, nil)
+		if err != nil || len(p.IssuesToFix) != 0 || !strings.Contains(why, tc.want) {
+			t.Errorf("%s: %d to fix, %q, %v; want nothing to fix: %q", name, len(p.IssuesToFix), why, err, tc.want)
+		}
 	}
 }
 

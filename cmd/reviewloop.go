@@ -116,7 +116,7 @@ func reviewLoop(ctx context.Context, d *Deps, opts *ReviewLoopOptions) error {
 		if err != nil {
 			return err
 		}
-		reviewers = append(reviewers, loop.Role{Name: fmt.Sprintf("reviewer-%d", i+1), Model: m.String(), LLM: mod})
+		reviewers = append(reviewers, loop.Role{Name: fmt.Sprintf("reviewer-%d", i+1), Key: fmt.Sprintf("reviewerModels[%d]", i), Model: m.String(), LLM: mod})
 	}
 	am, err := modelFor(cfg.CommentsAnalyzer)
 	if err != nil {
@@ -148,7 +148,7 @@ func reviewLoop(ctx context.Context, d *Deps, opts *ReviewLoopOptions) error {
 	res, err := loop.Run(ctx, loop.Options{
 		Repo: repo, PR: pr, CanPush: canPush, ReviewOnlyReason: reason,
 		GitHub: client, Store: state.New(path, nil),
-		Reviewers: reviewers, Analyzer: loop.Role{Name: "comments-analyzer", Model: cfg.CommentsAnalyzer.String(), LLM: am},
+		Reviewers: reviewers, Analyzer: loop.Role{Name: "comments-analyzer", Key: "commentsAnalyzerModel", Model: cfg.CommentsAnalyzer.String(), LLM: am},
 		ReviewerTools: func(head string) []llm.Tool {
 			return append(review.RepoTools(files(head)), review.PRTools(client, repo, pr.Number)...)
 		},

@@ -142,6 +142,21 @@ func (c *Config) UsedProviders() []Provider {
 	return out
 }
 
+// KeyedModel is a configured model and the key that names it.
+type KeyedModel struct {
+	Key   string // e.g. "reviewerModels[1]", "prFixModel"
+	Model Model
+}
+
+// Models lists every configured model with its key, in file order.
+func (c *Config) Models() []KeyedModel {
+	var out []KeyedModel
+	for _, r := range c.roles() {
+		out = append(out, KeyedModel{Key: r.key, Model: r.model})
+	}
+	return out
+}
+
 type role struct {
 	key   string
 	model Model

@@ -90,5 +90,5 @@ func TestFixAsksToContinueOrRestart(t *testing.T) {
 		t.Errorf("the continued fix must be told where it stopped:\n%s", first)
 	}
 	s.wantRemote(t, sha)
-	s.checkComments(t, 1)
+	s.checkComments(t, 2) // the failed fix's report, then the continued one's
 }

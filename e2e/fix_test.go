@@ -240,7 +240,11 @@ func TestFixStopsAfterThreeFailedVerifications(t *testing.T) {
 		t.Fatalf("exit %d\nstderr:\n%s", res.Code, res.Stderr)
 	}
 	s.wantRemote(t, s.start)
-	s.checkComments(t, 0)
+	// The PR is told what failed: a fix report with the lists and the
+	// verification table, nothing pushed.
+	body := s.checkComments(t, 1)[0].Body
+	wantContains(t, "fix report", body, "Verification failed after 3 attempt(s): nothing was pushed", "### Fixed (1)", "`"+a+"`", "### Rejected (1)", "`"+b+"`",
+		"| command | result | exit code | duration |", "| `sh check.sh` | ✗ failed | 1 |", "boom: a.txt is not fixed")
 	if got := s.git(t, s.repo.Clone, "rev-parse", "HEAD"); got != shas[2] {
 		t.Errorf("the commits must stay local: HEAD %s", got)
 	}

@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -116,10 +117,20 @@ func TestLoopPartialReviewers(t *testing.T) {
 	lf.fm.Script("rev-b", testkit.Reply("I think it is fine."), testkit.Reply("Still fine, really."))
 	lf.fm.Script("analyzer", analyzerReply())
 
-	res := lf.run("--yes")
+	res := lf.run("--yes", "--json")
 
 	wantCode(t, res, 0)
-	wantContains(t, "review report", lf.bodies()[0], "partial", "1 of 2 succeeded; failed: reviewer-2")
+	wantContains(t, "review report", lf.bodies()[0], "partial", "1 of 2 succeeded; failed: reviewer-2", "converged (partial: reviewer-2 failed)")
+	var out struct {
+		Outcome, Label, Reason string
+		Partial                []string
+	}
+	if err := json.Unmarshal([]byte(res.Stdout), &out); err != nil {
+		t.Fatalf("--json: %v\n%s", err, res.Stdout)
+	}
+	if out.Outcome != "converged" || out.Label != "converged (partial: reviewer-2 failed)" || fmt.Sprint(out.Partial) != "[reviewer-2]" || !strings.HasPrefix(out.Reason, out.Label) {
+		t.Errorf("--json says %+v; want the partial convergence said", out)
+	}
 }
 
 func TestLoopAllReviewersFailed(t *testing.T) {
@@ -448,10 +459,12 @@ func TestLoopVerificationFailsAfterRetries(t *testing.T) {
 
 	wantCode(t, res, 3)
 	wantContains(t, "stderr", res.Stderr, "verification failed")
-	if k := fmt.Sprint(lf.kinds()); k != "[review:1 final:1]" {
-		t.Fatalf("comments %s", k)
+	if k := fmt.Sprint(lf.kinds()); k != "[review:1 fix:1 final:1]" {
+		t.Fatalf("comments %s, want the review report, a fix report, the final comment", k)
 	}
-	wantContains(t, "final comment", lf.bodies()[1], `"false" exited 1`)
+	wantContains(t, "fix report", lf.bodies()[1], "Verification failed after 3 attempt(s): nothing was pushed", "### Fixed (1)", cacheBug.id(),
+		"| `true` | ✓ passed | 0 |", "| `false` | ✗ failed | 1 |")
+	wantContains(t, "final comment", lf.bodies()[2], `"false" exited 1`)
 	if lf.repo.RemoteOID(t, lf.repo.Head) != lf.start {
 		t.Error("an unverified fix must not be pushed")
 	}

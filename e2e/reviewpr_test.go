@@ -96,7 +96,7 @@ func TestReviewPRTruncatesLargeDiff(t *testing.T) {
 	out := res.Stdout
 	summary := strings.Index(out, "40 files changed, ")
 	diff := strings.Index(out, "**Diff:**")
-	notice := strings.Index(out, "[Diff truncated at 50KB. Use 'read <path>' for specific files.]")
+	notice := strings.Index(out, "[Diff truncated at 50KB. Use read_file <path> for a file at the PR's head, or pr_diff <path> for one file's diff.]")
 	if summary < 0 || diff < 0 || notice < 0 || !(summary < diff && diff < notice) {
 		t.Fatalf("want file summary, then the diff, then the notice; positions %d %d %d", summary, diff, notice)
 	}

@@ -217,6 +217,15 @@ func (f *fixer) run(ctx context.Context) (*Outcome, error) {
 			return f.out, nil
 		}
 		if err := f.fixAndVerify(ctx); err != nil {
+			var ve *VerifyError
+			if errors.As(err, &ve) && !o.DryRun && ctx.Err() == nil {
+				// The PR hears why nothing came of this round, with the
+				// table of what failed, not only that the loop stopped.
+				f.out.HeadOID, _ = f.repo.Head(ctx)
+				if cerr := f.comment(ctx); cerr != nil {
+					fmt.Fprintf(o.Progress, "could not post the fix report: %v\n", cerr)
+				}
+			}
 			return f.out, err
 		}
 	} else {

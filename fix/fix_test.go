@@ -250,8 +250,11 @@ func TestRunStopsAfterThreeFailedVerifications(t *testing.T) {
 	if !errors.As(err, &ve) || ve.Attempts != 3 || len(ve.Commits) != 3 || !strings.Contains(err.Error(), "not pushed") {
 		t.Fatalf("want a VerifyError after 3 attempts, got %v", err)
 	}
-	if out.Pushed || f.fx.RemoteOID(t, "feature") != before || len(f.gh.comments) != 0 {
-		t.Error("nothing may be pushed or posted")
+	if out.Pushed || f.fx.RemoteOID(t, "feature") != before {
+		t.Error("nothing may be pushed")
+	}
+	if len(f.gh.comments) != 1 || !strings.Contains(f.gh.comments[0].Body, "nothing was pushed") || out.CommentURL == "" {
+		t.Errorf("want one fix report saying nothing was pushed: %+v", f.gh.comments)
 	}
 	pr, _ := f.store.PR(f.run.Key())
 	if pr.WIP == nil || pr.WIP.Phase != "verification failed" || len(pr.WIP.Verification) == 0 || pr.WIP.LastCommit == "" {

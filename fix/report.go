@@ -3,6 +3,8 @@ package fix
 import (
 	"context"
 	"fmt"
+	"html"
+	"slices"
 	"strings"
 	"time"
 
@@ -29,9 +31,13 @@ func (f *fixer) comment(ctx context.Context) error {
 			}
 		}
 	}
+	what := "the fix was pushed"
+	if !f.out.Pushed {
+		what = "nothing was pushed"
+	}
 	existing, err := o.GitHub.Comments(ctx, o.Repo, o.PR.Number)
 	if err != nil {
-		return fmt.Errorf("the fix was pushed, but checking PR #%d's comments before posting the report failed: %w; re-run with --continue to post it", o.PR.Number, err)
+		return fmt.Errorf("%s, but checking PR #%d's comments before posting the report failed: %w; re-run with --continue to post it", what, o.PR.Number, err)
 	}
 	url := ""
 	for _, c := range existing {
@@ -45,7 +51,7 @@ func (f *fixer) comment(ctx context.Context) error {
 		body := github.CapBody(Marker + "\n" + tag + "\n" + redact.ForComment(f.report()))
 		c, err := o.GitHub.PostComment(ctx, o.Repo, o.PR.Number, body)
 		if err != nil {
-			return fmt.Errorf("the fix was pushed, but posting the fix report failed: %w; re-run with --continue to post it", err)
+			return fmt.Errorf("%s, but posting the fix report failed: %w; re-run with --continue to post it", what, err)
 		}
 		url = c.URL
 		fmt.Fprintf(o.Progress, "fix report posted: %s\n", url)
@@ -67,9 +73,12 @@ func (f *fixer) report() string {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "## gh-ocdx fix report — PR #%d, round %d\n\n", o.PR.Number, o.Round)
+	failed := slices.ContainsFunc(out.Verification, func(v Verification) bool { return !v.OK })
 	switch {
 	case out.Pushed:
 		fmt.Fprintf(&b, "Pushed %d commit(s) to `%s` (head `%s`), verified in %d attempt(s).\n", len(res.Commits), o.PR.HeadRefName, short(out.HeadOID), max(out.Attempts, 1))
+	case failed:
+		fmt.Fprintf(&b, "**Verification failed after %d attempt(s): nothing was pushed.** The fix agent's commits stay local and unpushed; the failing output is below.\n", max(out.Attempts, 1))
 	default:
 		b.WriteString("No commit to push.\n")
 	}
@@ -93,13 +102,64 @@ func (f *fixer) report() string {
 		fmt.Fprintf(&b, "- `%s` %s\n", short(c.Sha), oneLine(c.Message))
 	}
 	b.WriteString("\n### Verification\n")
-	for _, v := range out.Verification {
-		fmt.Fprintf(&b, "- %s `%s` — %s (%s)\n", mark(v.OK), v.Command, status(v), v.Duration.Round(time.Millisecond))
-	}
 	if len(out.Verification) == 0 {
 		b.WriteString("- no verification command configured\n")
+	} else {
+		b.WriteString("\n| command | result | exit code | duration |\n|---|---|---|---|\n")
+	}
+	for _, v := range out.Verification {
+		exit := "—"
+		if v.ExitCode >= 0 {
+			exit = fmt.Sprint(v.ExitCode)
+		}
+		fmt.Fprintf(&b, "| `%s` | %s %s | %s | %s |\n", tableCell(v.Command), mark(v.OK), map[bool]string{true: "passed", false: "failed"}[v.OK], exit, v.Duration.Round(time.Millisecond))
+	}
+	for _, v := range out.Verification {
+		if v.OK || strings.TrimSpace(v.Tail) == "" {
+			continue
+		}
+		fmt.Fprintf(&b, "\n<details><summary>output of <code>%s</code> (its last lines)</summary>\n\n", html.EscapeString(oneLine(v.Command)))
+		writeFenced(&b, lastLines(v.Tail, maxReportTail))
+		b.WriteString("</details>\n")
 	}
 	b.WriteString("\n### Token usage\n")
 	fmt.Fprintf(&b, "- %s (%s): %d calls, %s tokens\n", Role, o.ModelName, out.Usage.Calls, out.Usage)
 	return b.String()
+}
+
+// maxReportTail bounds the failing output quoted in a fix report.
+const maxReportTail = 3000
+
+// lastLines keeps the end of s, at most n bytes, from a line start.
+func lastLines(s string, n int) string {
+	s = strings.TrimRight(s, "\n")
+	if len(s) <= n {
+		return s
+	}
+	s = s[len(s)-n:]
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[i+1:]
+	}
+	return strings.ToValidUTF8(s, "")
+}
+
+// writeFenced quotes text in a code fence longer than any backtick run in
+// it, so that command output cannot close the fence and format the rest.
+func writeFenced(b *strings.Builder, text string) {
+	fence, run := 3, 0
+	for _, r := range text {
+		if r == '`' {
+			run++
+			fence = max(fence, run+1)
+		} else {
+			run = 0
+		}
+	}
+	f := strings.Repeat("`", fence)
+	fmt.Fprintf(b, "%s\n%s\n%s\n", f, text, f)
+}
+
+// tableCell keeps text on one line inside a table cell.
+func tableCell(s string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(oneLine(s), "|", "\\|"), "`", "'")
 }

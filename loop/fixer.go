@@ -48,5 +48,8 @@ func (r *FixRunner) Fix(ctx context.Context, req FixRequest) (*FixReport, error)
 	case errors.Is(err, fix.ErrDeclined):
 		return rep, ErrDeclined
 	}
+	if ce := llm.AsConfigError("prFixModel", err); ce != nil {
+		return rep, ce
+	}
 	return rep, err
 }

@@ -109,6 +109,8 @@ type Result struct {
 	Resumed   bool             `json:"resumed,omitempty"`
 	Outcome   string           `json:"outcome"`
 	Reason    string           `json:"reason"`
+	Label     string           `json:"label"`             // Outcome as people read it: "converged (partial: reviewer-2 failed)"
+	Partial   []string         `json:"partial,omitempty"` // the reviewers that failed in the last round
 	Rounds    []RoundResult    `json:"rounds"`
 	Remaining []review.Finding `json:"remaining"` // P0–P2 left after the last round
 	Stuck     []string         `json:"stuck"`
@@ -131,6 +133,7 @@ type RoundResult struct {
 	Fix              *FixSummary          `json:"fix,omitempty"`
 	Comments         []state.Comment      `json:"comments"`
 	Usage            map[string]llm.Usage `json:"usage"`
+	Coverage         review.Coverage      `json:"coverage"`
 	Note             string               `json:"note,omitempty"` // what the loop does next
 	AnalyzerMismatch bool                 `json:"analyzerMismatch,omitempty"`
 	reviewersOK      int
@@ -366,7 +369,7 @@ func (l *loop) decide(rr *RoundResult) (outcome, reason string, toFix, optional 
 	case rr.ThreadsTruncated:
 		return OutcomeBlocked, "blocked: the PR has more than 300 review threads, more than gh-ocdx reads; resolve threads on GitHub, then re-run", nil, nil
 	case rr.Consensus == Approve && len(blocking) == 0 && rr.Threads.Unresolved == 0:
-		return OutcomeConverged, "converged: consensus approve, no P0/P1/P2 findings, no unresolved review threads", nil, nil
+		return OutcomeConverged, Qualified(OutcomeConverged, rr) + ": consensus approve, no P0/P1/P2 findings, no unresolved review threads", nil, nil
 	case len(toFix) == 0 && rr.Threads.Unresolved > 0:
 		return OutcomeBlocked, fmt.Sprintf("manual resolution required: %d unresolved review thread(s) and no code findings to fix", rr.Threads.Unresolved), nil, nil
 	case len(toFix) == 0 && len(stuckNow) > 0:
@@ -385,6 +388,33 @@ func (l *loop) decide(rr *RoundResult) (outcome, reason string, toFix, optional 
 	return "", next, toFix, optional
 }
 
+// Qualified is outcome with what weakens it in round rr: reviewers that
+// failed, a diff the reviewers saw only part of
+// (`converged (partial: reviewer-2 failed; large diff: sampled)`).
+func Qualified(outcome string, rr *RoundResult) string {
+	var why []string
+	if failed := failedReviewers(rr); len(failed) > 0 {
+		why = append(why, fmt.Sprintf("partial: %s failed", strings.Join(failed, ", ")))
+	}
+	if rr.Coverage.Sampled() {
+		why = append(why, "large diff: sampled")
+	}
+	if len(why) == 0 {
+		return outcome
+	}
+	return fmt.Sprintf("%s (%s)", outcome, strings.Join(why, "; "))
+}
+
+func failedReviewers(rr *RoundResult) []string {
+	var failed []string
+	for _, r := range rr.Roles {
+		if !r.OK && r.Role != analyzerName {
+			failed = append(failed, r.Role)
+		}
+	}
+	return failed
+}
+
 // review runs the roles of a round and aggregates what they found.
 func (l *loop) review(ctx context.Context, pr *github.PullRequest, rr *RoundResult, threadFs []review.Finding) error {
 	diff, complete, err := l.o.GitHub.Diff(ctx, l.o.Repo, pr.Number, review.DiffLimit)
@@ -393,9 +423,21 @@ func (l *loop) review(ctx context.Context, pr *github.PullRequest, rr *RoundResu
 	}
 	text, truncated := review.TruncateDiff(diff, complete)
 	rc := &review.Context{PR: pr, Diff: text, DiffTruncated: truncated}
+	rr.Coverage = review.DiffCoverage(pr, text, truncated)
 	out, err := l.runRoles(ctx, rc, threadFs, rr.ReviewState, rr.Threads)
 	if err != nil {
 		return err
+	}
+	// A model that does not exist, or that the key may not use, fails the
+	// same way every round: a configuration error, not a partial round.
+	for i, r := range out.Roles {
+		role := l.o.Analyzer
+		if i < len(l.o.Reviewers) {
+			role = l.o.Reviewers[i]
+		}
+		if ce := llm.AsConfigError(role.Key, r.err); ce != nil && role.Key != "" {
+			return ce
+		}
 	}
 	rr.Roles = out.Roles
 	rr.Usage = map[string]llm.Usage{}
@@ -480,6 +522,7 @@ func (l *loop) recordReview(n int, rr *RoundResult) error {
 		rd.Counts = map[string]int{"P0": rr.Counts.P0, "P1": rr.Counts.P1, "P2": rr.Counts.P2, "P3": rr.Counts.P3}
 		rd.Consensus = rr.Consensus
 		rd.StuckIDs = rr.Stuck
+		rd.Coverage, _ = json.Marshal(rr.Coverage)
 		rd.FailedRoles, rd.Reports, rd.Usage = nil, nil, nil
 		for _, r := range rr.Roles {
 			sum := fmt.Sprintf("%s, %d findings", r.Conclusion, r.Findings)
@@ -502,6 +545,9 @@ func restore(rr *RoundResult, rd state.Round) error {
 	}
 	rr.Findings = orEmpty(rr.Findings)
 	rr.Counts, rr.Consensus, rr.Stuck = Count(rr.Findings), rd.Consensus, orEmptyS(rd.StuckIDs)
+	if rd.Coverage != nil {
+		_ = json.Unmarshal(rd.Coverage, &rr.Coverage) // unreadable: shown as not recorded
+	}
 	rr.Usage = map[string]llm.Usage{}
 	for _, u := range rd.Usage {
 		rr.Usage[u.Role] = llm.Usage{Input: u.InputTokens, Cached: u.CachedTokens, Output: u.OutputTokens}
@@ -658,6 +704,7 @@ func (l *loop) end(outcome, reason string) error {
 // endErr records the outcome; err is returned (the failure itself).
 func (l *loop) endErr(outcome, reason string, err error) error {
 	l.res.Outcome, l.res.Reason = outcome, reason
+	l.label()
 	so := map[string]state.Outcome{OutcomeConverged: state.OutcomeConverged, OutcomeBlocked: state.OutcomeBlocked, OutcomeFailed: state.OutcomeFailed}[outcome]
 	if eerr := l.run.End(so, reason); eerr != nil && err == nil {
 		return eerr
@@ -689,11 +736,21 @@ func (l *loop) dryRun(ctx context.Context) (*Result, error) {
 	_, reason, toFix, _ := l.decide(cur)
 	cur.Note = reason
 	l.res.Outcome, l.res.Reason = OutcomeDryRun, "dry run: nothing was posted, fixed or recorded; "+reason
+	l.label()
 	l.res.WouldPost = redact.ForComment(Marker + "\n" + Tag("<run>", 1, "review") + "\n" + RenderReview("<run>", l.o.MaxRounds, cur))
 	l.res.WouldFix = toFix
 	l.res.Remaining = blockingOf(cur.Findings)
 	l.res.Stuck = append(l.res.Stuck, l.stuck...)
 	return l.res, nil
+}
+
+// label sets the result's Label and Partial from its last round.
+func (l *loop) label() {
+	l.res.Label, l.res.Partial = l.res.Outcome, nil
+	if n := len(l.res.Rounds); n > 0 {
+		rr := &l.res.Rounds[n-1]
+		l.res.Label, l.res.Partial = Qualified(l.res.Outcome, rr), failedReviewers(rr)
+	}
 }
 
 func (l *loop) progress(format string, a ...any) {

@@ -46,6 +46,7 @@ func RenderReview(runID string, maxRounds int, rr *RoundResult) string {
 	default:
 		fmt.Fprintf(&b, "**Reviewers:** partial — %d of %d succeeded; failed: %s.\n\n", reviewers-len(failed), reviewers, strings.Join(failed, ", "))
 	}
+	fmt.Fprintf(&b, "**Coverage:** %s.\n\n", rr.Coverage)
 	if rr.ReviewState.HasChangesRequested {
 		fmt.Fprintf(&b, "**Review state:** changes requested by %s (Rule 0).\n\n", actors(rr.ReviewState.ChangesRequestedBy))
 	}
@@ -67,6 +68,7 @@ func RenderReview(runID string, maxRounds int, rr *RoundResult) string {
 	b.WriteString("\n")
 
 	code := slices.DeleteFunc(slices.Clone(rr.Findings), IsThread)
+	raised := Raised(code)
 	if len(code) == 0 {
 		b.WriteString("### Findings\n\nNone.\n\n")
 	}
@@ -82,7 +84,7 @@ func RenderReview(runID string, maxRounds int, rr *RoundResult) string {
 		}
 		fmt.Fprintf(&b, "### %s (%d)\n\n", priorityNames[p], len(group))
 		for _, f := range group {
-			writeFinding(&b, f, rr.Stuck)
+			writeFinding(&b, f, rr.Stuck, fmt.Sprintf(" · %d/%d reviewers", raised[f.ID], reviewers))
 		}
 		b.WriteString("\n")
 	}
@@ -102,7 +104,7 @@ func RenderReview(runID string, maxRounds int, rr *RoundResult) string {
 		b.WriteString("None.\n\n")
 	}
 	for _, f := range threads {
-		writeFinding(&b, f, nil)
+		writeFinding(&b, f, nil, "")
 	}
 	if len(threads) > 0 {
 		b.WriteString("\nThese need a human: they are never sent to the fix agent.\n\n")
@@ -129,7 +131,8 @@ func RenderReview(runID string, maxRounds int, rr *RoundResult) string {
 	return b.String()
 }
 
-func writeFinding(b *strings.Builder, f review.Finding, stuck []string) {
+// writeFinding writes one finding; agree says how many reviewers raised it.
+func writeFinding(b *strings.Builder, f review.Finding, stuck []string, agree string) {
 	loc := f.File
 	if f.Line != nil {
 		loc = fmt.Sprintf("%s:%d", f.File, *f.Line)
@@ -145,7 +148,7 @@ func writeFinding(b *strings.Builder, f review.Finding, stuck []string) {
 	if slices.Contains(stuck, f.ID) {
 		mark = " **(stuck)**"
 	}
-	fmt.Fprintf(b, "- **%s** `%s` %s `%s`%s%s\n", f.Priority, f.ID, cell(f.Title, 200), loc, mark, by)
+	fmt.Fprintf(b, "- **%s** `%s` %s `%s`%s%s%s\n", f.Priority, f.ID, cell(f.Title, 200), loc, mark, by, agree)
 	if d := strings.TrimSpace(f.Description); d != "" {
 		fmt.Fprintf(b, "  %s\n", indent(excerpt(d, 1000)))
 	}
@@ -185,7 +188,11 @@ func RenderFailure(n int, reason string) string {
 // round, counts, the PR link, fixes applied, and the outcome.
 func RenderSummary(r *Result) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "# review-loop: PR #%d — %s\n\n%s\n\n", r.PR, r.Outcome, r.URL)
+	label := r.Label
+	if label == "" {
+		label = r.Outcome
+	}
+	fmt.Fprintf(&b, "# review-loop: PR #%d — %s\n\n%s\n\n", r.PR, label, r.URL)
 	fmt.Fprintf(&b, "**Outcome:** %s\n", r.Reason)
 	if r.RunID != "" {
 		resumed := ""
@@ -211,6 +218,7 @@ func RenderSummary(r *Result) string {
 			roles = append(roles, fmt.Sprintf("%s %s", s.Role, st))
 		}
 		fmt.Fprintf(&b, "- Roles: %s\n", strings.Join(roles, ", "))
+		fmt.Fprintf(&b, "- Coverage: %s\n", rr.Coverage)
 		fmt.Fprintf(&b, "- Unresolved review threads: %d\n", rr.Threads.Unresolved)
 		if len(rr.Stuck) > 0 {
 			fmt.Fprintf(&b, "- Stuck: %s\n", strings.Join(rr.Stuck, ", "))

@@ -18,6 +18,7 @@ import (
 // Role is one configured model playing a role.
 type Role struct {
 	Name  string // reviewer-1 … reviewer-5, comments-analyzer
+	Key   string // the configuration key naming the model, e.g. reviewerModels[0]
 	Model string // provider/model, as configured
 	LLM   llm.Model
 }
@@ -33,6 +34,7 @@ type RoleStatus struct {
 	Elapsed    time.Duration `json:"elapsedNs"`
 	Usage      llm.Usage     `json:"usage"`
 	Report     string        `json:"-"` // the role's fullReport
+	err        error
 }
 
 const (
@@ -220,7 +222,7 @@ func (l *loop) runRole(ctx context.Context, r Role, system, task string, tools [
 	res, err := a.Run(ctx, out)
 	st.Elapsed, st.Usage = time.Since(start).Round(time.Millisecond), res.Usage
 	if err != nil {
-		st.Error = err.Error()
+		st.Error, st.err = err.Error(), err
 		l.progress("%s (%s): failed after %s: %s", r.Name, r.Model, st.Elapsed, firstLine(st.Error))
 		return st
 	}

@@ -249,16 +249,20 @@ func Stuck(fixed, current []review.Finding) []string {
 
 // IssuesToFix splits the findings for the fix agent (seeds/004 A4): P0–P2
 // code findings that are not stuck, most severe first, and the P3 ones as
-// optional. Thread findings are never sent: humans resolve them. Each ID
-// is sent once: the fix answers for every ID exactly once.
+// optional. Thread findings are never sent: humans resolve them.
+//
+// Each ID is sent once, as the fix agent must account for each exactly
+// once: when several reviewers raise one ID (the same model configured
+// twice, a reviewer repeating itself) the copy with the highest priority
+// is kept, and among equals the first reported.
 func IssuesToFix(fs []review.Finding, stuck []string) (toFix, optional []review.Finding) {
-	sent := map[string]bool{}
+	seen := map[string]bool{}
 	for _, p := range review.Priorities {
 		for _, f := range fs {
-			if f.Priority != p || IsThread(f) || slices.Contains(stuck, f.ID) || sent[f.ID] {
+			if f.Priority != p || IsThread(f) || slices.Contains(stuck, f.ID) || seen[f.ID] {
 				continue
 			}
-			sent[f.ID] = true
+			seen[f.ID] = true
 			if p == "P3" {
 				optional = append(optional, f)
 			} else {
@@ -267,4 +271,25 @@ func IssuesToFix(fs []review.Finding, stuck []string) (toFix, optional []review.
 		}
 	}
 	return toFix, optional
+}
+
+// Raised counts, for each finding ID, the distinct reviewers that reported
+// it: the report lists every copy, and says how many agree.
+func Raised(fs []review.Finding) map[string]int {
+	by := map[string]map[string]bool{}
+	for _, f := range fs {
+		if by[f.ID] == nil {
+			by[f.ID] = map[string]bool{}
+		}
+		name := ""
+		if f.Source != nil {
+			name = f.Source.Name
+		}
+		by[f.ID][name] = true
+	}
+	out := make(map[string]int, len(by))
+	for id, names := range by {
+		out[id] = len(names)
+	}
+	return out
 }

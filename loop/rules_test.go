@@ -173,6 +173,46 @@ func TestIssuesToFix(t *testing.T) {
 	}
 }
 
+// One ID raised by several reviewers (or twice by one) is sent once, at
+// the highest priority any of them gave it.
+func TestIssuesToFixHoldsEachIDOnce(t *testing.T) {
+	a, b, c := fnd("P2", "quality", "a.go", 1, "Naming"), fnd("P1", "quality", "a.go", 1, "Naming"), fnd("P3", "quality", "a.go", 1, "Naming")
+	a.Source, b.Source, c.Source = &review.Source{Name: "reviewer-1"}, &review.Source{Name: "reviewer-2"}, &review.Source{Name: "reviewer-2"}
+	toFix, optional := IssuesToFix([]review.Finding{a, b, a, c}, nil)
+	if len(toFix) != 1 || toFix[0].Priority != "P1" || len(optional) != 0 {
+		t.Errorf("issuesToFix %v, optional %v: want the ID once, as P1", toFix, optional)
+	}
+	if n := Raised([]review.Finding{a, b, a, c})[a.ID]; n != 2 {
+		t.Errorf("raised by %d reviewers, want 2", n)
+	}
+}
+
+// Every report and the summary say how much of the diff the reviewers
+// saw, and a converged round over a cut diff says it was sampled.
+func TestReportsDiscloseCoverage(t *testing.T) {
+	cov := review.Coverage{Files: 30, Whole: 5, Cut: []string{"big`.go"}, LeftOut: 24, LeftOutNames: []string{"a.go", "b.go"}}
+	rr := &RoundResult{N: 1, HeadOID: "0123456789", Consensus: Approve, Coverage: cov,
+		Roles: []RoleStatus{{Role: "reviewer-1", OK: true}, {Role: "reviewer-2"}, {Role: analyzerName, OK: true}}}
+	want := "large diff: sampled — 5 of 30 file(s) whole, 1 cut (`big'.go`), 24 left out (`a.go`, `b.go`, … and 22 more)"
+	if got := RenderReview("r", 3, rr); !strings.Contains(got, "**Coverage:** "+want) {
+		t.Errorf("review report lacks the coverage %q:\n%s", want, got)
+	}
+	label := Qualified(OutcomeConverged, rr)
+	if label != "converged (partial: reviewer-2 failed; large diff: sampled)" {
+		t.Errorf("label %q", label)
+	}
+	sum := RenderSummary(&Result{PR: 1, Outcome: OutcomeConverged, Label: label, Rounds: []RoundResult{*rr}})
+	for _, w := range []string{"— converged (partial: reviewer-2 failed; large diff: sampled)", "- Coverage: " + want} {
+		if !strings.Contains(sum, w) {
+			t.Errorf("summary lacks %q:\n%s", w, sum)
+		}
+	}
+	rr.Coverage = review.Coverage{Files: 2, Whole: 2}
+	if got := RenderReview("r", 3, rr); !strings.Contains(got, "**Coverage:** the whole diff (2 file(s)).") {
+		t.Errorf("a whole diff must say so:\n%s", got)
+	}
+}
+
 func TestRenderReview(t *testing.T) {
 	l := 3
 	rr := &RoundResult{N: 2, HeadOID: "0123456789abcdef", Consensus: NeedsMajorWork,

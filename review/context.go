@@ -6,6 +6,8 @@ package review
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 	"sync"
 	"unicode/utf8"
 
@@ -16,9 +18,10 @@ import (
 // DiffLimit caps the diff in a task message (seeds/000).
 const DiffLimit = 50 * 1024
 
-// DiffTruncatedNotice ends a diff cut at DiffLimit; its wording is fixed by
-// seeds/000.
-const DiffTruncatedNotice = "[Diff truncated at 50KB. Use 'read <path>' for specific files.]"
+// DiffTruncatedNotice ends a diff cut at DiffLimit. It names the tools a
+// reviewer has for the rest (read_file, pr_diff): a model told to use a
+// tool that does not exist wastes its calls or stops looking.
+const DiffTruncatedNotice = "[Diff truncated at 50KB. Use read_file <path> for a file at the PR's head, or pr_diff <path> for one file's diff.]"
 
 // PRSource is what the context needs from GitHub.
 type PRSource interface {
@@ -111,4 +114,99 @@ func (c *Context) TaskMessage() (string, error) {
 		"Body": body, "LinkedIssues": c.PR.ClosingIssues,
 		"FileSummary": c.FileSummary(), "Files": files, "Diff": c.Diff,
 	})
+}
+
+// Coverage says how much of a PR's diff the reviewers were given: each
+// changed file's diff whole, cut at DiffLimit, or left out.
+type Coverage struct {
+	Files        int      `json:"files"`        // files the PR changes
+	Whole        int      `json:"whole"`        // files whose diff was given whole
+	Cut          []string `json:"cut"`          // files whose diff was cut
+	LeftOut      int      `json:"leftOut"`      // files whose diff was left out
+	LeftOutNames []string `json:"leftOutNames"` // the first MaxCoverageNames of them, when known
+}
+
+// MaxCoverageNames bounds the file names a coverage lists.
+const MaxCoverageNames = 20
+
+// Sampled reports whether some diff was cut or left out.
+func (c Coverage) Sampled() bool { return len(c.Cut) > 0 || c.LeftOut > 0 }
+
+// String is the coverage in words, for reports: "the whole diff (3 files)"
+// or "large diff: sampled — 40 of 55 files whole, 1 cut (`big.go`), 14
+// left out (`a.go`, … and 4 more)".
+func (c Coverage) String() string {
+	if c.Files == 0 && c.Whole == 0 {
+		return "not recorded"
+	}
+	if !c.Sampled() {
+		return fmt.Sprintf("the whole diff (%d file(s))", c.Whole)
+	}
+	s := fmt.Sprintf("large diff: sampled — %d of %d file(s) whole, %d cut%s, %d left out%s; the reviewers could read the rest with tools, but may not have",
+		c.Whole, c.Files, len(c.Cut), quoteNames(c.Cut, len(c.Cut)), c.LeftOut, quoteNames(c.LeftOutNames, c.LeftOut))
+	return s
+}
+
+func quoteNames(list []string, total int) string {
+	if len(list) == 0 {
+		return ""
+	}
+	var q []string
+	for _, n := range list {
+		// A path is PR text: one line, no backtick to end the code span.
+		n = strings.Join(strings.Fields(strings.ReplaceAll(n, "`", "'")), " ")
+		if len(n) > 200 {
+			n = strings.ToValidUTF8(n[:200], "") + "…"
+		}
+		q = append(q, "`"+n+"`")
+	}
+	if more := total - len(list); more > 0 {
+		q = append(q, fmt.Sprintf("… and %d more", more))
+	}
+	return " (" + strings.Join(q, ", ") + ")"
+}
+
+// DiffCoverage measures what text (the diff as given to the reviewers,
+// truncated or not) holds of pr's changed files.
+func DiffCoverage(pr *github.PullRequest, text string, truncated bool) Coverage {
+	var given []string
+	for _, line := range strings.Split(text, "\n") {
+		header, ok := strings.CutPrefix(line, "diff --git ")
+		if !ok {
+			continue
+		}
+		path := ""
+		for _, f := range pr.Files {
+			if strings.HasSuffix(header, " b/"+f.Path) && len(f.Path) > len(path) {
+				path = f.Path
+			}
+		}
+		if path == "" {
+			if i := strings.LastIndex(header, " b/"); i >= 0 {
+				path = header[i+3:]
+			} else {
+				path = header
+			}
+		}
+		given = append(given, path)
+	}
+	c := Coverage{Cut: []string{}, LeftOutNames: []string{}}
+	c.Files = max(pr.ChangedFiles, len(pr.Files), len(given))
+	c.Whole = len(given)
+	if truncated && len(given) > 0 {
+		// The diff was cut inside its last file (or just after it: it cannot
+		// be told apart, so the file counts as cut).
+		c.Whole--
+		c.Cut = append(c.Cut, given[len(given)-1])
+	}
+	c.LeftOut = c.Files - len(given)
+	for _, f := range pr.Files {
+		if len(c.LeftOutNames) < MaxCoverageNames && !slices.Contains(given, f.Path) {
+			c.LeftOutNames = append(c.LeftOutNames, f.Path)
+		}
+	}
+	if len(c.LeftOutNames) > c.LeftOut {
+		c.LeftOutNames = c.LeftOutNames[:c.LeftOut]
+	}
+	return c
 }

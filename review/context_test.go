@@ -1,9 +1,12 @@
 package review
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/ocdx/gh-ocdx/github"
 )
 
 func TestTruncateDiff(t *testing.T) {
@@ -30,5 +33,27 @@ func TestTruncateDiff(t *testing.T) {
 	got, _ = TruncateDiff([]byte(oneLine), true)
 	if body := strings.TrimSuffix(got, "\n"+DiffTruncatedNotice); !utf8.ValidString(body) || len(body) > DiffLimit {
 		t.Errorf("a cut inside a long line must stay valid UTF-8 within the limit")
+	}
+}
+
+func TestDiffCoverage(t *testing.T) {
+	var b strings.Builder
+	pr := &github.PullRequest{ChangedFiles: 30}
+	for i := range 30 {
+		p := fmt.Sprintf("dir with space/f%02d.go", i)
+		pr.Files = append(pr.Files, github.ChangedFile{Path: p})
+		fmt.Fprintf(&b, "diff --git a/%s b/%s\n--- a/%s\n+++ b/%s\n@@ -1 +1 @@\n-%s\n+%s\n", p, p, p, p, strings.Repeat("x", 3000), strings.Repeat("y", 3000))
+	}
+	text, cut := TruncateDiff([]byte(b.String()), true)
+	c := DiffCoverage(pr, text, cut)
+	if !cut || !c.Sampled() || c.Files != 30 || c.Whole+len(c.Cut)+c.LeftOut != 30 || len(c.Cut) != 1 || c.Cut[0] != fmt.Sprintf("dir with space/f%02d.go", c.Whole) {
+		t.Errorf("coverage %+v", c)
+	}
+	if len(c.LeftOutNames) != min(c.LeftOut, MaxCoverageNames) || c.LeftOutNames[0] != fmt.Sprintf("dir with space/f%02d.go", c.Whole+1) {
+		t.Errorf("left out names %v", c.LeftOutNames)
+	}
+	whole := DiffCoverage(&github.PullRequest{ChangedFiles: 1, Files: pr.Files[:1]}, "diff --git a/dir with space/f00.go b/dir with space/f00.go\n+x\n", false)
+	if whole.Sampled() || whole.Whole != 1 || whole.String() != "the whole diff (1 file(s))" {
+		t.Errorf("whole diff: %+v %q", whole, whole)
 	}
 }

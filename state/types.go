@@ -122,6 +122,9 @@ type Round struct {
 	Comments     []Comment       `json:"comments,omitempty"`
 	Verification []Verification  `json:"verification,omitempty"`
 	Usage        []Usage         `json:"usage,omitempty"`
+	// Coverage is how much of the diff the reviewers were given; its
+	// schema belongs to package review.
+	Coverage json.RawMessage `json:"coverage,omitempty"`
 }
 
 // Done reports whether phase p of the round was recorded.

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -24,8 +25,17 @@ import (
 //
 //	OpenAI:    POST /v1/chat/completions   (OPENAI_BASE_URL=URL()+"/v1", OLLAMA_HOST=URL())
 //	Anthropic: POST /v1/messages           (ANTHROPIC_BASE_URL=URL())
+//	Both:      GET /v1/models, and GET /v1/models/{id} as Anthropic has it
+//
+// After Models, it serves only the models named: the list says so, and a
+// chat with another model is answered 404, as the APIs answer it.
 type FakeModel struct {
-	srv *httptest.Server
+	// ModelPage caps an Anthropic models page (0: the API's default of 20,
+	// or the limit asked for), so that tests can make the client page.
+	ModelPage int
+
+	known []string // nil: every model is served
+	srv   *httptest.Server
 
 	mu       sync.Mutex
 	queues   map[string][]Step
@@ -153,7 +163,90 @@ func (f *FakeModel) Requests(model string) []ModelRequest {
 	return append([]ModelRequest(nil), f.log[model]...)
 }
 
+// Models sets the models the fake serves (names after the provider prefix).
+func (f *FakeModel) Models(names ...string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.known = append([]string{}, names...)
+}
+
+// served lists the models GET /v1/models answers with: those set by
+// Models, else every model scripted or given a default.
+func (f *FakeModel) served() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.known != nil {
+		return slices.Clone(f.known)
+	}
+	var out []string
+	for m := range f.queues {
+		out = append(out, m)
+	}
+	for m := range f.defaults {
+		if m != "" && !slices.Contains(out, m) {
+			out = append(out, m)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// serveModels answers the models endpoints in the format the headers say:
+// Anthropic's (x-api-key) pages with has_more and after_id; OpenAI's lists
+// everything at once.
+func (f *FakeModel) serveModels(w http.ResponseWriter, r *http.Request) {
+	anthropic := r.Header.Get("X-Api-Key") != ""
+	format := map[bool]string{true: "anthropic", false: "openai"}[anthropic]
+	if anthropic && r.Header.Get("Anthropic-Version") == "" {
+		writeError(w, format, http.StatusBadRequest, "", "anthropic-version: header is required")
+		return
+	}
+	names := f.served()
+	w.Header().Set("Content-Type", "application/json")
+	if id, ok := strings.CutPrefix(r.URL.Path, "/v1/models/"); ok {
+		if !slices.Contains(names, id) {
+			writeError(w, format, http.StatusNotFound, "", "model: "+id)
+			return
+		}
+		json.NewEncoder(w).Encode(map[string]any{"type": "model", "id": id, "display_name": id, "created_at": "2025-01-01T00:00:00Z"})
+		return
+	}
+	if !anthropic {
+		data := []any{}
+		for _, n := range names {
+			data = append(data, map[string]any{"id": n, "object": "model", "created": 1700000000, "owned_by": "fake"})
+		}
+		json.NewEncoder(w).Encode(map[string]any{"object": "list", "data": data})
+		return
+	}
+	size := 20
+	if l, err := strconv.Atoi(r.URL.Query().Get("limit")); err == nil && l > 0 {
+		size = min(l, 1000)
+	}
+	if f.ModelPage > 0 {
+		size = min(size, f.ModelPage)
+	}
+	from := 0
+	if after := r.URL.Query().Get("after_id"); after != "" {
+		from = slices.Index(names, after) + 1
+	}
+	page := names[from:min(from+size, len(names))]
+	data := []any{}
+	for _, n := range page {
+		data = append(data, map[string]any{"type": "model", "id": n, "display_name": n, "created_at": "2025-01-01T00:00:00Z"})
+	}
+	var first, last any
+	if len(page) > 0 {
+		first, last = page[0], page[len(page)-1]
+	}
+	json.NewEncoder(w).Encode(map[string]any{"data": data, "has_more": from+len(page) < len(names), "first_id": first, "last_id": last})
+}
+
 func (f *FakeModel) serve(w http.ResponseWriter, r *http.Request) {
+	if r.Method == http.MethodGet && (r.URL.Path == "/v1/models" || strings.HasPrefix(r.URL.Path, "/v1/models/")) {
+		f.serveModels(w, r)
+		return
+	}
 	var format string
 	switch {
 	case r.Method == http.MethodPost && r.URL.Path == "/v1/chat/completions":
@@ -178,6 +271,15 @@ func (f *FakeModel) serve(w http.ResponseWriter, r *http.Request) {
 
 	f.mu.Lock()
 	f.log[head.Model] = append(f.log[head.Model], ModelRequest{Format: format, Header: r.Header.Clone(), Body: body})
+	if f.known != nil && !slices.Contains(f.known, head.Model) {
+		f.mu.Unlock()
+		msg := "model: " + head.Model
+		if format == "openai" {
+			msg = "The model `" + head.Model + "` does not exist or you do not have access to it."
+		}
+		writeError(w, format, http.StatusNotFound, "", msg)
+		return
+	}
 	step, ok := f.defaults[head.Model]
 	if !ok {
 		step = f.defaults[""]

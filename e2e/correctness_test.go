@@ -1,0 +1,217 @@
+package e2e
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ocdx/gh-ocdx/internal/testkit"
+	"github.com/ocdx/gh-ocdx/review"
+	"github.com/ocdx/gh-ocdx/state"
+)
+
+// The same model configured twice reports the same finding twice: the fix
+// agent gets it once and its answer is accepted; the report lists both
+// copies and says how many reviewers raised it.
+func TestLoopDuplicateFindingIsFixedOnce(t *testing.T) {
+	lf := newLoop(t, nil)
+	lf.env.WriteConfig(t, `{
+  "reviewerModels": ["openai/rev-a", "openai/rev-a", "anthropic/rev-b"],
+  "commentsAnalyzerModel": "openai/analyzer",
+  "prFixModel": "ollama/fixer",
+  "verify": ["true"]
+}`)
+	lf.fm.Script("rev-a", reviewerReply("reviewer-1", "request_changes", cacheBug), reviewerReply("reviewer-2", "request_changes", cacheBug))
+	lf.fm.Script("rev-b", reviewerReply("reviewer-3", "approve"))
+	lf.fm.Script("analyzer", analyzerReply())
+	lf.fm.Script("rev-a", reviewerReply("reviewer-1", "approve"), reviewerReply("reviewer-2", "approve"))
+	lf.fm.Script("rev-b", reviewerReply("reviewer-3", "approve"))
+	lf.fm.Script("analyzer", analyzerReply())
+
+	res := lf.run("--yes")
+
+	wantCode(t, res, 0)
+	if k := fmt.Sprint(lf.kinds()); k != "[review:1 fix:1 review:2]" {
+		t.Fatalf("comments %s, want review, fix, review", k)
+	}
+	report := lf.bodies()[0]
+	wantContains(t, "round 1 report", report, "P1 — critical (2)", "2/3 reviewers")
+	if n := strings.Count(report, "`"+cacheBug.id()+"`"); n != 2 {
+		t.Errorf("the report lists %s %d times, want every reviewer's copy (2)", cacheBug.id(), n)
+	}
+	wantContains(t, "stdout", res.Stdout, "converged", "1 fixed ("+cacheBug.id()+")")
+}
+
+// seedReview records a review-loop run of PR #24 in the state file, as the
+// loop would have: one round at head with findings, ended with outcome.
+func seedReview(t *testing.T, s *fixSetup, head string, outcome state.Outcome, fs ...review.Finding) {
+	t.Helper()
+	for i := range fs {
+		fs[i].ID = fs[i].ComputeID()
+	}
+	raw, _ := json.Marshal(fs)
+	store := state.New(filepath.Join(s.env.Vars["OCDX_STATE_DIR"], "state.db"), nil)
+	run, err := store.Begin(state.NewKey(s.gh.Host(), "octo", "widgets", 24), "review-loop")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := run.StartRound(1, head); err != nil {
+		t.Fatal(err)
+	}
+	if err := run.Complete(1, state.PhaseReviewed, func(rd *state.Round) { rd.Findings = raw }); err != nil {
+		t.Fatal(err)
+	}
+	if err := run.End(outcome, string(outcome)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// After a run that converged (its findings dropped from the state file),
+// fix must not fall back to an older run's findings and push a "fix" of
+// code that is fine; nor fix findings of a head the PR has moved from.
+func TestFixNeverTakesStaleFindings(t *testing.T) {
+	s := newFixSetup(t)
+	seedReview(t, s, s.start, state.OutcomeBlocked, fixFindings[0])
+	seedReview(t, s, s.start, state.OutcomeConverged)
+
+	res := s.env.Run(t, "fix", "--pr", "24", "--yes")
+
+	if res.Code != 0 || !strings.Contains(res.Stdout, "Nothing to fix on PR #24: the latest review-loop run") || !strings.Contains(res.Stdout, "converged") {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", res.Code, res.Stdout, res.Stderr)
+	}
+	if n := len(s.fm.Requests("fixer")); n != 0 {
+		t.Errorf("the fix model was called %d times on stale findings", n)
+	}
+	s.wantRemote(t, s.start)
+	s.checkComments(t, 0)
+
+	old := strings.Repeat("ab", 20)
+	seedReview(t, s, old, state.OutcomeBlocked, fixFindings[0])
+	res = s.env.Run(t, "fix", "--pr", "24", "--yes")
+	if res.Code != 0 || !strings.Contains(res.Stdout, "reviewed an older head abababa") || !strings.Contains(res.Stdout, "run 'gh ocdx review-loop --pr 24' first") {
+		t.Fatalf("older head: exit %d\nstdout:\n%s\nstderr:\n%s", res.Code, res.Stdout, res.Stderr)
+	}
+	if len(s.fm.Requests("fixer")) != 0 || s.gh.Count("comment") != 0 {
+		t.Error("nothing to fix, yet the model was called or a comment posted")
+	}
+	s.wantRemote(t, s.start)
+}
+
+// A mistyped model is a configuration error, not a failed reviewer: the
+// loop stops before posting anything, exits 1 and names the key and model.
+func TestLoopUnknownModelStopsBeforePosting(t *testing.T) {
+	lf := newLoop(t, nil)
+	lf.env.WriteConfig(t, `{
+  "reviewerModels": ["openai/rev-a", "openai/gpt-4.1-typo"],
+  "commentsAnalyzerModel": "openai/analyzer",
+  "prFixModel": "ollama/fixer",
+  "verify": ["true"]
+}`)
+	lf.fm.Models("rev-a", "analyzer")
+	lf.fm.Script("rev-a", reviewerReply("reviewer-1", "approve"))
+	lf.fm.Script("analyzer", analyzerReply())
+
+	res := lf.run("--yes")
+
+	wantCode(t, res, 1)
+	wantContains(t, "stderr", res.Stderr, `reviewerModels[1] "openai/gpt-4.1-typo": the provider answered 404 model not found`, "check the name with gh ocdx config validate --online")
+	if n := len(lf.bodies()); n != 0 {
+		t.Fatalf("%d comments posted; a configuration error stops before posting anything", n)
+	}
+	if lf.fix.Count() != 0 {
+		t.Error("the fix model was called")
+	}
+}
+
+// The fix model's key refused: exit 1 naming prFixModel.
+func TestLoopFixModelRefusedNamesItsKey(t *testing.T) {
+	lf := newLoop(t, nil)
+	lf.findingRound(cacheBug)
+	lf.fix.Faults = []testkit.Step{testkit.Fail(401, "")}
+
+	res := lf.run("--yes")
+
+	wantCode(t, res, 1)
+	wantContains(t, "stderr", res.Stderr, `prFixModel "ollama/fixer": the provider answered 401 unauthorized`)
+	if lf.repo.RemoteOID(t, lf.repo.Head) != lf.start {
+		t.Error("nothing may be pushed")
+	}
+}
+
+// config validate --online asks each provider for its models (Anthropic
+// page by page) and names the one that does not exist; no token is spent.
+func TestConfigValidateOnline(t *testing.T) {
+	fm := testkit.NewFakeModel(t)
+	env := testkit.NewEnv(t)
+	fm.Configure(env)
+	fm.Models("gpt-4.1", "gpt-4.1-mini", "claude-a", "claude-b", "claude-sonnet-4-5", "qwen2.5-coder:latest")
+	fm.ModelPage = 2
+	env.WriteConfig(t, `{
+  "reviewerModels": ["openai/gpt-4.1", "openai/gpt-4.1-typo", "anthropic/claude-sonnet-4-5"],
+  "commentsAnalyzerModel": "ollama/qwen2.5-coder",
+  "prFixModel": "openai/gpt-4.1-mini"
+}`)
+
+	res := env.Run(t, "config", "validate", "--online")
+
+	wantCode(t, res, 1)
+	wantContains(t, "stderr", res.Stderr, "1 configured model(s) are not available", `reviewerModels[1] "openai/gpt-4.1-typo": openai`, `serves no model "gpt-4.1-typo"`)
+	wantContains(t, "stdout", res.Stdout, "ok: reviewerModels[0] openai/gpt-4.1", "ok: reviewerModels[2] anthropic/claude-sonnet-4-5", "ok: commentsAnalyzerModel ollama/qwen2.5-coder", "ok: prFixModel openai/gpt-4.1-mini")
+	for _, m := range []string{"gpt-4.1", "gpt-4.1-typo", "claude-sonnet-4-5", "qwen2.5-coder"} {
+		if n := len(fm.Requests(m)); n != 0 {
+			t.Errorf("%s: %d chat requests; validating must spend no tokens", m, n)
+		}
+	}
+
+	env.WriteConfig(t, `{"reviewerModels": ["anthropic/claude-b"], "commentsAnalyzerModel": "openai/gpt-4.1-mini", "prFixModel": "openai/gpt-4.1"}`)
+	wantCode(t, env.Run(t, "config", "validate", "--online"), 0)
+}
+
+// bigDiff is a diff adding n files of about size bytes each.
+func bigDiff(n, size int) string {
+	var b strings.Builder
+	for i := range n {
+		fmt.Fprintf(&b, "diff --git a/src/file%03d.txt b/src/file%03d.txt\nnew file mode 100644\n--- /dev/null\n+++ b/src/file%03d.txt\n@@ -0,0 +1,%d @@\n", i, i, i, size/40)
+		for j := 0; j < size/40; j++ {
+			fmt.Fprintf(&b, "+line %04d of file %03d, to make it large\n", j, i)
+		}
+	}
+	return b.String()
+}
+
+// Reviewers see at most 50 KB of diff: the report, the summary and --json
+// say how much they saw, and a convergence over a sampled diff says so.
+func TestLoopDisclosesASampledDiff(t *testing.T) {
+	lf := newLoop(t, func(pr *testkit.PR) { pr.Diff = bigDiff(40, 4000) })
+	lf.approveRound()
+
+	res := lf.run("--yes", "--json")
+
+	wantCode(t, res, 0)
+	report := lf.bodies()[0]
+	wantContains(t, "review report", report, "**Coverage:** large diff: sampled", "of 40 file(s) whole, 1 cut (`src/file0", "left out (`src/file0", "… and ")
+	var out struct {
+		Label  string
+		Rounds []struct {
+			Coverage struct {
+				Files, Whole, LeftOut int
+				Cut, LeftOutNames     []string
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(res.Stdout), &out); err != nil {
+		t.Fatalf("--json: %v\n%s", err, res.Stdout)
+	}
+	if out.Label != "converged (large diff: sampled)" || len(out.Rounds) != 1 {
+		t.Fatalf("--json label %q; want the sampled diff said", out.Label)
+	}
+	c := out.Rounds[0].Coverage
+	if c.Files != 40 || c.Whole+len(c.Cut)+c.LeftOut != 40 || len(c.Cut) != 1 || c.LeftOut < 20 || len(c.LeftOutNames) != 20 {
+		t.Errorf("coverage %+v", c)
+	}
+	if task := string(lf.fm.Requests("rev-a")[0].Body); !strings.Contains(task, "[Diff truncated at 50KB. Use read_file ") || !strings.Contains(task, ", or pr_diff ") {
+		t.Error("the notice after the cut diff must name the reviewer's tools, read_file and pr_diff")
+	}
+}
