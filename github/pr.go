@@ -51,6 +51,7 @@ type Review struct {
 	Author      string `json:"author"`
 	Association string `json:"authorAssociation"`
 	SubmittedAt string `json:"submittedAt"`
+	Body        string `json:"body"` // tells gh-ocdx's own reviews (the marker) from people's
 }
 
 // ReviewThread is a review thread with its first comments.
@@ -109,7 +110,7 @@ fragment Meta on PullRequest {
   headRepository { nameWithOwner viewerPermission }
   additions deletions changedFiles
   closingIssuesReferences(first: 50) { nodes { number title url } }
-  reviews(last: 100) { nodes { state author { login } authorAssociation submittedAt } }
+  reviews(last: 100) { nodes { state author { login } authorAssociation submittedAt body } }
 }`
 
 type pageInfo struct {
@@ -152,6 +153,7 @@ type prResponse struct {
 					Author      *login `json:"author"`
 					Association string `json:"authorAssociation"`
 					SubmittedAt string `json:"submittedAt"`
+					Body        string `json:"body"`
 				} `json:"nodes"`
 			} `json:"reviews"`
 			Files *struct {
@@ -207,7 +209,7 @@ func (c *Client) PullRequest(ctx context.Context, repo Repo, number int) (*PullR
 			pr.Additions, pr.Deletions, pr.ChangedFiles = p.Additions, p.Deletions, p.ChangedFiles
 			pr.ClosingIssues = p.ClosingIssuesReferences.Nodes
 			for _, r := range p.Reviews.Nodes {
-				rv := Review{State: r.State, Association: r.Association, SubmittedAt: r.SubmittedAt}
+				rv := Review{State: r.State, Association: r.Association, SubmittedAt: r.SubmittedAt, Body: r.Body}
 				if r.Author != nil {
 					rv.Author = r.Author.Login
 				}

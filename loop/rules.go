@@ -32,12 +32,19 @@ var maintainers = []string{"OWNER", "MEMBER", "COLLABORATOR"}
 // ReviewStateOf computes Rule 0's input from the PR's reviews: the latest
 // decisive review of each author counts (a later COMMENTED review does not
 // withdraw a change request, a later APPROVED or DISMISSED one does), and
-// changes requested by an OWNER, MEMBER or COLLABORATOR block. Reviews are
-// in submission order, as GitHub lists them.
+// changes requested by an OWNER, MEMBER or COLLABORATOR block. Reviews
+// carrying the marker are gh-ocdx's own (review-pr's): they are no person's
+// change request, and they withdraw none. Reviews are in submission order,
+// as GitHub lists them.
 func ReviewStateOf(reviews []github.Review) review.ReviewState {
 	latest := map[string]github.Review{}
 	var order []string
 	for _, r := range reviews {
+		// The marker alone decides for now; the check that the review's
+		// author is the authenticated login belongs here too.
+		if strings.Contains(r.Body, Marker) {
+			continue
+		}
 		switch r.State {
 		case "APPROVED", "CHANGES_REQUESTED", "DISMISSED":
 		default:

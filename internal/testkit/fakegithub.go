@@ -77,8 +77,16 @@ type Issue struct {
 	Title, Body string
 }
 
-// Review is a submitted review (consensus Rule 0 reads these).
-type Review struct{ State, Login, Association string }
+// Review is a submitted review (consensus Rule 0 reads these). The reviews
+// the tool posts join them, by ViewerLogin as a COLLABORATOR.
+type Review struct{ State, Login, Association, Body string }
+
+// ViewerLogin is the login the fake's token belongs to: the author of what
+// the tool posts.
+const ViewerLogin = "ocdx-bot"
+
+// reviewStates maps a posted review's event to the state GitHub lists.
+var reviewStates = map[string]string{"APPROVE": "APPROVED", "REQUEST_CHANGES": "CHANGES_REQUESTED", "COMMENT": "COMMENTED"}
 
 // Thread is a review thread.
 type Thread struct {
@@ -419,7 +427,7 @@ func (g *GitHub) route(w http.ResponseWriter, r *http.Request, kind string, body
 		for i := (pg - 1) * per; i < len(list) && i < pg*per; i++ {
 			c := list[i]
 			out = append(out, map[string]any{"id": c.ID, "body": c.Body, "html_url": g.commentURL(m[1], m[2], c.ID),
-				"user": map[string]any{"login": "ocdx-bot"}, "created_at": "2026-01-01T00:00:00Z"})
+				"user": map[string]any{"login": ViewerLogin}, "created_at": "2026-01-01T00:00:00Z"})
 		}
 		g.mu.Unlock()
 		writeJSON(w, http.StatusOK, out)
@@ -472,6 +480,9 @@ func (g *GitHub) post(w http.ResponseWriter, r *http.Request, kind string, body 
 		g.comments[key] = append(g.comments[key], PostedComment{ID: id, Body: in.Body})
 	} else {
 		g.reviews[key] = append(g.reviews[key], PostedReview{ID: id, Event: in.Event, Body: in.Body})
+		if pr := g.prs[key]; pr != nil {
+			pr.Reviews = append(pr.Reviews, Review{State: reviewStates[in.Event], Login: ViewerLogin, Association: "COLLABORATOR", Body: in.Body})
+		}
 	}
 	g.mu.Unlock()
 	url := g.commentURL(m[1], m[2], id)
@@ -600,7 +611,7 @@ func (g *GitHub) prObject(repo string, pr *PR) map[string]any {
 	reviews := conn{}
 	for _, rv := range pr.Reviews {
 		reviews = append(reviews, map[string]any{"state": rv.State, "author": map[string]any{"login": rv.Login},
-			"authorAssociation": rv.Association, "submittedAt": "2026-01-01T00:00:00Z"})
+			"authorAssociation": rv.Association, "submittedAt": "2026-01-01T00:00:00Z", "body": rv.Body})
 	}
 	threads := conn{}
 	for _, th := range pr.Threads {
