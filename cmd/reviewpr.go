@@ -56,7 +56,8 @@ gh-ocdx gathers the PR's deterministic context (title, body, state, author,
 linked issues, the file summary and list, the diff capped at 50KB) and hands
 it to the reviewPrModel as its task. The model then:
   Orient  asks for more context; you fetch as proposed, narrow it or refuse.
-  Decide  proposes a review; you post it, discuss it (it revises), or abort.
+  Decide  proposes a review; you post it (as it is, or as another event),
+          discuss it (it revises), or abort.
 The model reads the code through read-only tools (files at the PR's head
 when this checkout is at that commit, the PR's per-file diffs, issues).
 
