@@ -330,6 +330,8 @@ func TestRepoVerifyProblems(t *testing.T) {
 	}{
 		{"other key", `{"verify": ["make"], "prFixModel": "openai/x"}`, `line 1, column 22: unknown key "prFixModel"; known keys: verify`},
 		{"typo", `{"verfy": ["make"]}`, `unknown key "verfy"; did you mean "verify"?`},
+		// The PR's author controls the repository's file: it cannot let a model approve.
+		{"allowApprove", `{"verify": ["make"], "allowApprove": true}`, `unknown key "allowApprove"; known keys: verify`},
 		{"no verify", `{}`, "verify: missing;"},
 		{"bad JSON", "{\"verify\": [\"make\"]\n,,}", "line 2, column 2: JSON syntax error"},
 		{"verify not a list", `{"verify": {"cmd": "make"}}`, "verify: must be an array of command strings, found an object"},
