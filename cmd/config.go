@@ -174,6 +174,7 @@ type configJSON struct {
 	CommentsAnalyzerModel string         `json:"commentsAnalyzerModel"`
 	PRFixModel            string         `json:"prFixModel"`
 	ReviewPRModel         string         `json:"reviewPrModel"`
+	AllowApprove          bool           `json:"allowApprove"`
 	Verify                []string       `json:"verify"`
 	VerifyFrom            string         `json:"verifyFrom"` // the file verify came from; "" for the default
 	Defaults              []string       `json:"defaults"`   // keys absent from the file, filled with defaults
@@ -192,6 +193,7 @@ func showJSON(d *Deps, c *config.Config) configJSON {
 		CommentsAnalyzerModel: c.CommentsAnalyzer.String(),
 		PRFixModel:            c.PRFix.String(),
 		ReviewPRModel:         c.ReviewPR.String(),
+		AllowApprove:          c.AllowApprove,
 		Verify:                c.Verify,
 		VerifyFrom:            verifyFrom(c),
 		Defaults:              append([]string{}, c.Defaults...),
@@ -235,7 +237,13 @@ func showMarkdown(d *Deps, c *config.Config) string {
 	if slices.Contains(c.Defaults, "reviewPrModel") {
 		b.WriteString(" (default: the first reviewer)")
 	}
-	b.WriteString(" |\n\n## Verify\n\nCommands run before a fix is pushed, ")
+	b.WriteString(" |\n\n")
+	if c.AllowApprove {
+		b.WriteString("review-pr posts a model's approval as an approval (allowApprove).\n")
+	} else {
+		b.WriteString("review-pr posts a model's approval as a comment (set allowApprove to let it approve).\n")
+	}
+	b.WriteString("\n## Verify\n\nCommands run before a fix is pushed, ")
 	switch from := verifyFrom(c); from {
 	case "":
 		b.WriteString("the default:\n\n")

@@ -17,6 +17,7 @@ import (
 	"github.com/ocdx/gh-ocdx/llm"
 	"github.com/ocdx/gh-ocdx/repofs"
 	"github.com/ocdx/gh-ocdx/review"
+	"github.com/ocdx/gh-ocdx/state"
 )
 
 // ReviewPROptions are the parsed arguments of review-pr.
@@ -27,7 +28,15 @@ type ReviewPROptions struct {
 	ContextOnly bool
 	Yes         bool // post without asking
 	Print       bool // print the review, post nothing
-	Prompter    Prompter
+	// Event is the most the model's review may do (--event); "" leaves it
+	// to the configuration's allowApprove.
+	Event    github.ReviewEvent
+	Prompter Prompter
+}
+
+// reviewEvents are the --event values, as gh pr review's -c, -r and -a.
+var reviewEvents = map[string]github.ReviewEvent{
+	"comment": github.CommentOnly, "request-changes": github.RequestChanges, "approve": github.Approve,
 }
 
 func runReviewPR(ctx context.Context, d *Deps, args []string) error {
@@ -47,9 +56,20 @@ gh-ocdx gathers the PR's deterministic context (title, body, state, author,
 linked issues, the file summary and list, the diff capped at 50KB) and hands
 it to the reviewPrModel as its task. The model then:
   Orient  asks for more context; you fetch as proposed, narrow it or refuse.
-  Decide  proposes a review; you post it, discuss it (it revises), or abort.
+  Decide  proposes a review; you post it (as it is, or as another event),
+          discuss it (it revises), or abort.
 The model reads the code through read-only tools (files at the PR's head
 when this checkout is at that commit, the PR's per-file diffs, issues).
+
+The model reads a file, a diff, an issue or searches only after you
+confirmed its request (or only what you narrowed it to); --yes and --print
+confirm every request as proposed, and log it on stderr.
+
+--event caps what the posted review may do: comment (every review is a
+comment), request-changes (the default: an approval is posted as a comment,
+with a line saying so), approve (anything the model proposes, as does
+allowApprove in the configuration). At the Decide prompt, "Post as…" posts
+with the event you choose.
 
 Without a terminal, pass --yes (post without asking) or --print (print the
 review on stdout, post nothing). --context-only prints the task message and
@@ -58,19 +78,28 @@ calls no model.
 Examples:
   gh ocdx review-pr 24
   gh ocdx review-pr 24 --model openai/gpt-4.1 --print
+  gh ocdx review-pr 24 --yes --event request-changes
   gh ocdx review-pr https://github.com/OWNER/REPO/pull/24 --context-only`
 
 func parseReviewPR(d *Deps, args []string) (*ReviewPROptions, error) {
-	var repoFlag string
+	var repoFlag, event string
 	opts := &ReviewPROptions{}
-	fs := newFlagSet("review-pr", "gh ocdx review-pr <number|url> [--model P/M] [--context-only] [--yes] [--print] [-R OWNER/REPO]", reviewPRHelp)
+	fs := newFlagSet("review-pr", "gh ocdx review-pr <number|url> [--model P/M] [--context-only] [--yes] [--print] [--event E] [-R OWNER/REPO]", reviewPRHelp)
 	fs.StringVar(&opts.Model, "model", "", "Review with this provider/model instead of the configured reviewPrModel")
 	fs.BoolVar(&opts.ContextOnly, "context-only", false, "Print the review context on stdout; call no model, post nothing")
 	fs.BoolVar(&opts.Yes, "yes", false, "Post the review without asking (context requests are confirmed too)")
 	fs.BoolVar(&opts.Print, "print", false, "Print the review on stdout and post nothing")
+	fs.StringVar(&event, "event", "", "The most the review may do: comment, request-changes or approve (default request-changes, or approve with allowApprove)")
 	fs.repoFlag(&repoFlag)
 	if err := fs.parse(d, args, 1); err != nil {
 		return nil, err
+	}
+	if event != "" {
+		ev, ok := reviewEvents[strings.ToLower(event)]
+		if !ok {
+			return nil, fs.usageErr("invalid --event %q: use comment, request-changes or approve", event)
+		}
+		opts.Event = ev
 	}
 	if opts.Yes && opts.Print {
 		return nil, fs.usageErr("--yes posts the review and --print does not: choose one")
@@ -123,10 +152,17 @@ func parsePRURL(s string) (repository.Repository, int, bool) {
 
 func reviewPR(ctx context.Context, d *Deps, opts *ReviewPROptions) error {
 	var model llm.Model
+	maxEvent := opts.Event
 	if !opts.ContextOnly {
 		cfg, err := loadConfig(d)
 		if err != nil {
 			return err
+		}
+		if maxEvent == "" {
+			maxEvent = github.RequestChanges
+			if cfg.AllowApprove {
+				maxEvent = github.Approve
+			}
 		}
 		name := cfg.ReviewPR.String()
 		if opts.Model != "" {
@@ -162,14 +198,15 @@ func reviewPR(ctx context.Context, d *Deps, opts *ReviewPROptions) error {
 
 	files := prFiles(ctx, d, client, repo, rc.PR)
 	tools := append(review.RepoTools(files), review.PRTools(client, repo, opts.Number)...)
-	s := &review.Session{Model: model, Context: rc, Tools: tools}
+	s := &review.Session{Model: model, Context: rc, Tools: tools, MaxEvent: maxEvent}
+	post := &postPublisher{d: d, gh: client, repo: repo, number: opts.Number, runID: state.NewRunID()}
 	switch {
 	case opts.Print:
-		s.Confirmer, s.Publisher = autoConfirmer{}, printPublisher{d: d}
+		s.Confirmer, s.Publisher = autoConfirmer{d: d, why: "--print"}, printPublisher{d: d}
 	case opts.Yes:
-		s.Confirmer, s.Publisher = autoConfirmer{}, &postPublisher{d: d, gh: client, repo: repo, number: opts.Number}
+		s.Confirmer, s.Publisher = autoConfirmer{d: d, why: "--yes"}, post
 	default:
-		s.Confirmer, s.Publisher = &terminalConfirmer{d: d, p: opts.Prompter}, &postPublisher{d: d, gh: client, repo: repo, number: opts.Number}
+		s.Confirmer, s.Publisher = &terminalConfirmer{d: d, p: opts.Prompter}, post
 	}
 	d.Log.Info("reviewing", "pr", fmt.Sprintf("%s#%d", repo, opts.Number), "model", model.(*progressModel).name)
 	out, err := s.Run(ctx)

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/ocdx/gh-ocdx/github"
+	"github.com/ocdx/gh-ocdx/loop"
 	"github.com/ocdx/gh-ocdx/review"
 )
 
@@ -32,17 +33,38 @@ func (c *terminalConfirmer) Orient(_ context.Context, proposal string) (review.O
 	return review.OrientReply{Action: review.Fetch}, nil
 }
 
+// postAs are the events a person may choose at Decide, as gh pr review
+// names them.
+var postAs = []struct {
+	label string
+	event github.ReviewEvent
+}{{"Comment", github.CommentOnly}, {"Request changes", github.RequestChanges}, {"Approve", github.Approve}}
+
 func (c *terminalConfirmer) Decide(_ context.Context, p review.Proposal) (review.DecideReply, error) {
-	fmt.Fprintf(c.d.IO.Out, "\n── Proposed review: %s %s\n%s\n%s\n\n", p.Event, strings.Repeat("─", 30), p.Body, strings.Repeat("─", 50))
-	i, err := c.p.Select("Post this review?", []string{"Post", "Discuss", "Abort"})
+	event := string(p.Event)
+	if p.Proposed != "" {
+		event += " (the model proposed " + string(p.Proposed) + ")"
+	}
+	fmt.Fprintf(c.d.IO.Out, "\n── Proposed review: %s %s\n%s\n%s\n\n", event, strings.Repeat("─", 30), p.Body, strings.Repeat("─", 50))
+	i, err := c.p.Select("Post this review?", []string{"Post as " + string(p.Event), "Post as…", "Discuss", "Abort"})
 	if err != nil {
 		return review.DecideReply{}, err
 	}
 	switch i {
 	case 1:
+		labels := make([]string, len(postAs))
+		for j, e := range postAs {
+			labels[j] = e.label
+		}
+		j, err := c.p.Select("Post the review as", labels)
+		if err != nil {
+			return review.DecideReply{}, err
+		}
+		return review.DecideReply{Action: review.Post, Event: postAs[j].event}, nil
+	case 2:
 		text, err := c.p.Input("Your feedback for the reviewer:")
 		return review.DecideReply{Action: review.Discuss, Text: text}, err
-	case 2:
+	case 3:
 		return review.DecideReply{Action: review.Abort}, nil
 	}
 	return review.DecideReply{Action: review.Post}, nil
@@ -53,10 +75,15 @@ func indent(s string) string {
 }
 
 // autoConfirmer answers for the user with --yes or --print: fetch what the
-// reviewer proposes (its tools only read), and accept its review.
-type autoConfirmer struct{}
+// reviewer proposes (its tools only read), logged so the user sees what was
+// fetched, and accept its review.
+type autoConfirmer struct {
+	d   *Deps
+	why string // the flag that answers for the user
+}
 
-func (autoConfirmer) Orient(context.Context, string) (review.OrientReply, error) {
+func (a autoConfirmer) Orient(_ context.Context, proposal string) (review.OrientReply, error) {
+	a.d.Log.Info("context request confirmed ("+a.why+")", "proposal", oneLine(proposal, 300))
 	return review.OrientReply{Action: review.Fetch}, nil
 }
 
@@ -70,10 +97,15 @@ type postPublisher struct {
 	gh     *github.Client
 	repo   github.Repo
 	number int
+	runID  string // for the tag
 }
 
+// Publish posts the review with the marker and a tag, as every comment
+// gh-ocdx posts: review-loop then knows the review as its own and never
+// counts it as a maintainer's change request.
 func (p *postPublisher) Publish(ctx context.Context, r review.Proposal) (string, error) {
-	posted, err := p.gh.PostReview(ctx, p.repo, p.number, r.Event, r.Body)
+	body := github.CapBody(loop.Marker + "\n" + loop.Tag(p.runID, 1, "review-pr") + "\n" + r.Body)
+	posted, err := p.gh.PostReview(ctx, p.repo, p.number, r.Event, body)
 	if err != nil {
 		return "", err
 	}

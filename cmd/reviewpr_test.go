@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/charmbracelet/log"
+
+	"github.com/ocdx/gh-ocdx/github"
 )
 
 func testDeps() (*Deps, *bytes.Buffer, *bytes.Buffer) {
@@ -68,6 +70,40 @@ func TestParseReviewPR(t *testing.T) {
 			}
 			if tc.wantHost != "" && r.Host != tc.wantHost {
 				t.Errorf("host %q, want %q", r.Host, tc.wantHost)
+			}
+		})
+	}
+}
+
+func TestParseReviewPREvent(t *testing.T) {
+	t.Setenv("GH_REPO", "octo/widgets")
+	for _, tc := range []struct {
+		args    []string
+		want    github.ReviewEvent
+		wantErr string
+	}{
+		{args: []string{"24", "--yes"}, want: ""}, // left to allowApprove
+		{args: []string{"24", "--yes", "--event", "comment"}, want: github.CommentOnly},
+		{args: []string{"24", "--print", "--event=request-changes"}, want: github.RequestChanges},
+		{args: []string{"24", "--yes", "--event", "approve"}, want: github.Approve},
+		{args: []string{"24", "--yes", "--event", "Approve"}, want: github.Approve},
+		{args: []string{"24", "--yes", "--event", "approved"}, wantErr: `invalid --event "approved": use comment, request-changes or approve`},
+		{args: []string{"24", "--yes", "--event", ""}, wantErr: ""},
+		{args: []string{"24", "--yes", "--event"}, wantErr: "flag needs an argument"},
+		{args: []string{"24", "--event", "lgtm"}, wantErr: "invalid --event"}, // before the terminal check
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			d, _, _ := testDeps()
+			opts, err := parseReviewPR(d, tc.args)
+			if tc.wantErr != "" {
+				wantUsageError(t, err, tc.wantErr)
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if opts.Event != tc.want {
+				t.Errorf("Event = %q, want %q", opts.Event, tc.want)
 			}
 		})
 	}

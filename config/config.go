@@ -45,6 +45,10 @@ type Config struct {
 	PRFix            Model
 	ReviewPR         Model    // defaults to Reviewers[0]
 	Verify           []string // commands run before a fix is pushed
+	// AllowApprove lets review-pr post a model's APPROVE as an approval;
+	// without it (the default) an approval is posted as a comment, so that
+	// a model never satisfies a required review on its own.
+	AllowApprove bool
 
 	Path   string // absolute path of the file read
 	Legacy bool   // Path is the legacy opencode file; callers tell the user so

@@ -86,6 +86,22 @@ func TestLoadAppliesDefaults(t *testing.T) {
 	}
 }
 
+func TestLoadAllowApprove(t *testing.T) {
+	for content, want := range map[string]bool{
+		`{"reviewerModels": ["ollama/a"], "commentsAnalyzerModel": "ollama/b", "prFixModel": "ollama/c"}`:                        false,
+		`{"reviewerModels": ["ollama/a"], "commentsAnalyzerModel": "ollama/b", "prFixModel": "ollama/c", "allowApprove": true}`:  true,
+		`{"reviewerModels": ["ollama/a"], "commentsAnalyzerModel": "ollama/b", "prFixModel": "ollama/c", "allowApprove": false}`: false,
+	} {
+		c, _, err := loadString(t, content, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.AllowApprove != want {
+			t.Errorf("%s: AllowApprove = %v", content, c.AllowApprove)
+		}
+	}
+}
+
 func TestLoadOllamaNeedsNoCredential(t *testing.T) {
 	if _, _, err := loadString(t, `{"reviewerModels": ["ollama/llama3"], "commentsAnalyzerModel": "ollama/llama3", "prFixModel": "ollama/meta/llama-3:8b"}`, nil); err != nil {
 		t.Fatal(err)
@@ -135,7 +151,11 @@ func TestLoadProblems(t *testing.T) {
 		{"unknown key case", `{"ReviewerModels": ["openai/a"], "reviewerModels": ["openai/a"], ` + valid3 + `}`, creds,
 			[]string{`unknown key "ReviewerModels"; did you mean "reviewerModels"?`}},
 		{"unknown key far", `{"reviewerModels": ["openai/a"], ` + valid3 + `, "temperature": 0.2}`, creds,
-			[]string{`unknown key "temperature"; known keys: reviewerModels, commentsAnalyzerModel, prFixModel, reviewPrModel, verify`}},
+			[]string{`unknown key "temperature"; known keys: reviewerModels, commentsAnalyzerModel, prFixModel, reviewPrModel, verify, allowApprove`}},
+		{"allowApprove a string", `{"reviewerModels": ["openai/a"], ` + valid3 + `, "allowApprove": "yes"}`, creds,
+			[]string{`line 1, column 130: allowApprove: must be true or false, found a string`}},
+		{"allowApprove null", `{"reviewerModels": ["openai/a"], ` + valid3 + `, "allowApprove": null}`, creds,
+			[]string{`allowApprove: must be true or false, found null`}},
 		{"duplicate key", `{"reviewerModels": ["openai/a"], ` + valid3 + `, "prFixModel": "openai/c"}`, creds,
 			[]string{"prFixModel: appears more than once"}},
 		{"verify a string", `{"reviewerModels": ["openai/a"], ` + valid3 + `, "verify": "make test"}`, creds,
@@ -310,6 +330,8 @@ func TestRepoVerifyProblems(t *testing.T) {
 	}{
 		{"other key", `{"verify": ["make"], "prFixModel": "openai/x"}`, `line 1, column 22: unknown key "prFixModel"; known keys: verify`},
 		{"typo", `{"verfy": ["make"]}`, `unknown key "verfy"; did you mean "verify"?`},
+		// The PR's author controls the repository's file: it cannot let a model approve.
+		{"allowApprove", `{"verify": ["make"], "allowApprove": true}`, `unknown key "allowApprove"; known keys: verify`},
 		{"no verify", `{}`, "verify: missing;"},
 		{"bad JSON", "{\"verify\": [\"make\"]\n,,}", "line 2, column 2: JSON syntax error"},
 		{"verify not a list", `{"verify": {"cmd": "make"}}`, "verify: must be an array of command strings, found an object"},

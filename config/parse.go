@@ -11,7 +11,7 @@ import (
 )
 
 // The keys of the configuration file, in the order of the example.
-var knownKeys = []string{"reviewerModels", "commentsAnalyzerModel", "prFixModel", "reviewPrModel", "verify"}
+var knownKeys = []string{"reviewerModels", "commentsAnalyzerModel", "prFixModel", "reviewPrModel", "verify", "allowApprove"}
 
 // member is one key of a JSON object with the byte offset of its value, so
 // that problems point at a line and column.
@@ -96,6 +96,9 @@ func parse(data []byte, getenv func(string) string) (*Config, []Problem) {
 	} else {
 		cfg.Defaults = append(cfg.Defaults, "verify")
 		cfg.Verify = DefaultVerify()
+	}
+	if m, found := byKey["allowApprove"]; found {
+		cfg.AllowApprove = c.boolean(m, "allowApprove")
 	}
 	c.sort()
 
@@ -263,6 +266,15 @@ func (c *checker) str(m member, key, example string) (string, bool) {
 		return "", false
 	}
 	return s, true
+}
+
+// boolean decodes true or false, reporting any other value.
+func (c *checker) boolean(m member, key string) bool {
+	var b bool
+	if len(m.raw) == 0 || (m.raw[0] != 't' && m.raw[0] != 'f') || json.Unmarshal(m.raw, &b) != nil {
+		c.add(m.off, key, "must be true or false, found %s", kind(m.raw))
+	}
+	return b
 }
 
 // model decodes a "provider/model" string; the zero Model after a problem.

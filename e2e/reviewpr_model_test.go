@@ -126,9 +126,11 @@ func TestReviewPRPrintPostsNothing(t *testing.T) {
 	if len(gh.Reviews(repo, 24))+len(gh.Comments(repo, 24)) != 0 {
 		t.Error("--print must post nothing")
 	}
-	if !strings.HasPrefix(res.Stdout, "Event: APPROVE\n\n**Verdict:** changes needed.") {
+	// The event that would be posted: the model's approval as a comment.
+	if !strings.HasPrefix(res.Stdout, "Event: COMMENT\n\n**Verdict:** changes needed.") || !strings.Contains(res.Stdout, approvalNote) {
 		t.Errorf("stdout:\n%s", res.Stdout)
 	}
+	wantContains(t, "stderr", res.Stderr, `context request confirmed (--print)`, `proposal="read auth.go to see the redirect"`)
 }
 
 func TestReviewPRPromptInjectionChangesNothing(t *testing.T) {
@@ -213,6 +215,7 @@ func TestReviewPROutsideACheckoutReadsThroughTheAPI(t *testing.T) {
 	gh, fm, env := modelFixture(t, "openai/gpt-rev")
 	env.Dir = env.Root // not a checkout: files come from GitHub at the PR head
 	fm.Script("gpt-rev",
+		testkit.CallTools(testkit.FakeCall{Name: "request_context", Args: `{"proposal":"the files, and auth.go"}`}),
 		testkit.CallTools(testkit.FakeCall{Name: "list_files", Args: `{}`}, testkit.FakeCall{Name: "read_file", Args: `{"path":"auth.go","start_line":3}`}),
 		testkit.CallTools(testkit.FakeCall{Name: "submit_review", Args: `{"event":"COMMENT","body":"ok"}`}))
 
@@ -225,7 +228,7 @@ func TestReviewPROutsideACheckoutReadsThroughTheAPI(t *testing.T) {
 	if got := toolNames(t, reqs[0]); slices.Contains(got, "search") || !slices.Contains(got, "read_file") {
 		t.Errorf("through the API: read_file and list_files, no search; got %v", got)
 	}
-	second := string(reqs[1].Body)
+	second := string(reqs[2].Body)
 	if !strings.Contains(second, `func Redirect() string { return \"/home\" }`) || !strings.Contains(second, `README.md\nauth.go`) {
 		t.Errorf("the model should get the file at the PR head and the file list:\n%s", second)
 	}

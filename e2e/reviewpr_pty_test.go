@@ -10,14 +10,18 @@ import (
 )
 
 func TestReviewPROrientInATerminal(t *testing.T) {
+	refused := "the person refused your latest context request"
 	for _, tc := range []struct {
 		name    string
 		keys    []string // at "Context request", then at a text prompt if any
 		toModel string   // what the model is told
+		refusal string   // what its read_file of auth.go then gives instead of the file; "" = the file
 	}{
-		{"confirm", []string{testkit.Enter}, "Confirmed: fetch what you proposed"},
-		{"narrow", []string{testkit.Down + testkit.Enter, "only auth.go\r"}, "Narrowed. Fetch only this instead: only auth.go"},
-		{"refuse", []string{testkit.Down + testkit.Down + testkit.Enter, "the diff is enough\r"}, "Refused. Do not fetch it. The user's reason: the diff is enough"},
+		{"confirm", []string{testkit.Enter}, "Confirmed: fetch what you proposed", ""},
+		{"narrow", []string{testkit.Down + testkit.Enter, "only auth.go\r"}, "Narrowed. Fetch only this instead: only auth.go", ""},
+		{"narrow to another file", []string{testkit.Down + testkit.Enter, "only README.md\r"}, "Narrowed. Fetch only this instead: only README.md",
+			`the person narrowed your latest context request to \"only README.md\", which does not name auth.go`},
+		{"refuse", []string{testkit.Down + testkit.Down + testkit.Enter, "the diff is enough\r"}, "Refused. Do not fetch it. The user's reason: the diff is enough", refused},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			gh, fm, env := modelFixture(t, "openai/gpt-rev")
@@ -36,8 +40,12 @@ func TestReviewPROrientInATerminal(t *testing.T) {
 			if code := term.Wait(); code != 0 {
 				t.Fatalf("exit %d:\n%s", code, term.Screen())
 			}
-			if reqs := fm.Requests("gpt-rev"); len(reqs) < 2 || !strings.Contains(string(reqs[1].Body), tc.toModel) {
-				t.Errorf("the model should be told %q", tc.toModel)
+			reqs := fm.Requests("gpt-rev")
+			if len(reqs) != 3 || !strings.Contains(string(reqs[1].Body), tc.toModel) {
+				t.Fatalf("the model should be told %q (%d requests)", tc.toModel, len(reqs))
+			}
+			if read := fileRead(reqs, 2); read != (tc.refusal == "") || !strings.Contains(string(reqs[2].Body), tc.refusal) {
+				t.Errorf("read_file gave the file: %v; want the file, or the refusal %q", read, tc.refusal)
 			}
 			if got := gh.Reviews(repo, 24); len(got) != 1 || got[0].Event != "COMMENT" {
 				t.Errorf("posted: %+v", got)
@@ -55,7 +63,7 @@ func TestReviewPRDiscussThenPost(t *testing.T) {
 	term := env.StartTerminal(t, "review-pr", "24")
 	term.Expect("first draft")
 	term.Expect("Post this review?")
-	term.Send(testkit.Down + testkit.Enter)
+	term.Send(testkit.Down + testkit.Down + testkit.Enter)
 	term.Expect("feedback")
 	term.Send("ask for a test of the redirect\r")
 	term.Expect("revised: please add a test")
@@ -68,14 +76,14 @@ func TestReviewPRDiscussThenPost(t *testing.T) {
 	if len(reqs) != 2 || !strings.Contains(string(reqs[1].Body), "ask for a test of the redirect") {
 		t.Fatalf("the model must see the feedback before revising (%d requests)", len(reqs))
 	}
-	if got := gh.Reviews(repo, 24); len(got) != 1 || got[0].Body != "revised: please add a test" || got[0].Event != "REQUEST_CHANGES" {
+	if got := gh.Reviews(repo, 24); len(got) != 1 || !strings.HasSuffix(got[0].Body, "\nrevised: please add a test") || got[0].Event != "REQUEST_CHANGES" {
 		t.Errorf("only the revised review is posted: %+v", got)
 	}
 }
 
 func TestReviewPRAbortAndCtrlCPostNothing(t *testing.T) {
 	for name, keys := range map[string]string{
-		"abort":  testkit.Down + testkit.Down + testkit.Enter,
+		"abort":  testkit.Down + testkit.Down + testkit.Down + testkit.Enter,
 		"ctrl-c": testkit.CtrlC,
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -93,6 +101,42 @@ func TestReviewPRAbortAndCtrlCPostNothing(t *testing.T) {
 			}
 			if n := len(fm.Requests("gpt-rev")); n != 1 {
 				t.Errorf("no model call after the user stopped: %d calls", n)
+			}
+		})
+	}
+}
+
+// At Decide the person sees the event gh-ocdx would post (a model's
+// approval as a comment) and may post with another one.
+func TestReviewPRPostAsAnotherEvent(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		keys  string // at "Post the review as"
+		event string
+	}{
+		{"approve", testkit.Down + testkit.Down + testkit.Enter, "APPROVE"},
+		{"request changes", testkit.Down + testkit.Enter, "REQUEST_CHANGES"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			gh, fm, env := modelFixture(t, "openai/gpt-rev")
+			fm.Script("gpt-rev", testkit.CallTools(testkit.FakeCall{Name: "submit_review", Args: `{"event":"APPROVE","body":"LGTM"}`}))
+
+			term := env.StartTerminal(t, "review-pr", "24")
+			term.Expect("Proposed review: COMMENT (the model proposed APPROVE)")
+			term.Expect(approvalNote)
+			term.Expect("Post this review?")
+			term.Send(testkit.Down + testkit.Enter)
+			term.Expect("Post the review as")
+			term.Send(tc.keys)
+			if code := term.Wait(); code != 0 {
+				t.Fatalf("exit %d:\n%s", code, term.Screen())
+			}
+			got := gh.Reviews(repo, 24)
+			if len(got) != 1 || got[0].Event != tc.event {
+				t.Fatalf("posted %+v, want one %s", got, tc.event)
+			}
+			if !strings.HasSuffix(got[0].Body, "\nLGTM") {
+				t.Errorf("the person's choice is posted without gh-ocdx's note:\n%s", got[0].Body)
 			}
 		})
 	}

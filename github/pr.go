@@ -72,6 +72,7 @@ type Review struct {
 	Author      string `json:"author"`
 	Association string `json:"authorAssociation"`
 	SubmittedAt string `json:"submittedAt"`
+	Body        string `json:"body"` // tells gh-ocdx's own reviews (the marker) from people's
 }
 
 // ReviewThread is a review thread with its first comments.
@@ -131,7 +132,7 @@ fragment Meta on PullRequest {
   headRepository { nameWithOwner viewerPermission }
   additions deletions changedFiles
   closingIssuesReferences(first: 50) { nodes { number title url } }
-  reviews(last: 100) { nodes { state author { login } authorAssociation submittedAt } }
+  reviews(last: 100) { nodes { state author { __typename login } authorAssociation submittedAt body } }
   baseRef { target { oid ... on Commit { file(path: ".ocdx.json") { object { ... on Blob { text isTruncated } } } } } }
 }`
 
@@ -190,9 +191,10 @@ type prResponse struct {
 			Reviews struct {
 				Nodes []struct {
 					State       string `json:"state"`
-					Author      *login `json:"author"`
+					Author      *actor `json:"author"`
 					Association string `json:"authorAssociation"`
 					SubmittedAt string `json:"submittedAt"`
+					Body        string `json:"body"`
 				} `json:"nodes"`
 			} `json:"reviews"`
 			Files *struct {
@@ -262,10 +264,7 @@ func (c *Client) PullRequest(ctx context.Context, repo Repo, number int) (*PullR
 			pr.Additions, pr.Deletions, pr.ChangedFiles = p.Additions, p.Deletions, p.ChangedFiles
 			pr.ClosingIssues = p.ClosingIssuesReferences.Nodes
 			for _, r := range p.Reviews.Nodes {
-				rv := Review{State: r.State, Association: r.Association, SubmittedAt: r.SubmittedAt}
-				if r.Author != nil {
-					rv.Author = r.Author.Login
-				}
+				rv := Review{State: r.State, Author: r.Author.String(), Association: r.Association, SubmittedAt: r.SubmittedAt, Body: r.Body}
 				pr.Reviews = append(pr.Reviews, rv)
 			}
 			if p.BaseRef != nil && p.BaseRef.Target != nil {

@@ -152,7 +152,7 @@ func TestBodyCutByTheAttemptLimitIsATimeout(t *testing.T) {
 
 // A bot's thread comments carry its REST login ("name[bot]"), the form the
 // viewer has; a user owning the bare name stays someone else.
-func TestThreadCommentsOfABotCarryItsLogin(t *testing.T) {
+func TestABotsThreadCommentsAndReviewsCarryItsLogin(t *testing.T) {
 	var resp struct {
 		Author *actor `json:"author"`
 	}

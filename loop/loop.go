@@ -280,7 +280,7 @@ func (l *loop) round(ctx context.Context, n int) (done bool, err error) {
 		return false, err
 	}
 	rr := RoundResult{N: n, HeadOID: rd.HeadOID, Comments: []state.Comment{}, Stuck: []string{}}
-	rr.ReviewState = ReviewStateOf(pr.Reviews)
+	rr.ReviewState = ReviewStateOf(pr)
 	var threadFs []review.Finding
 	threadFs, rr.Threads = ThreadFindings(pr)
 	rr.ThreadsTruncated = pr.ThreadsTruncated
@@ -719,7 +719,7 @@ func (l *loop) dryRun(ctx context.Context) (*Result, error) {
 	l.run = nil
 	pr := l.o.PR
 	rr := RoundResult{N: 1, HeadOID: pr.HeadRefOid, Comments: []state.Comment{}, Stuck: []string{}}
-	rr.ReviewState = ReviewStateOf(pr.Reviews)
+	rr.ReviewState = ReviewStateOf(pr)
 	var threadFs []review.Finding
 	threadFs, rr.Threads = ThreadFindings(pr)
 	rr.ThreadsTruncated = pr.ThreadsTruncated

@@ -39,12 +39,19 @@ var maintainers = []string{"OWNER", "MEMBER", "COLLABORATOR"}
 // ReviewStateOf computes Rule 0's input from the PR's reviews: the latest
 // decisive review of each author counts (a later COMMENTED review does not
 // withdraw a change request, a later APPROVED or DISMISSED one does), and
-// changes requested by an OWNER, MEMBER or COLLABORATOR block. Reviews are
-// in submission order, as GitHub lists them.
-func ReviewStateOf(reviews []github.Review) review.ReviewState {
+// changes requested by an OWNER, MEMBER or COLLABORATOR block. Reviews
+// carrying the marker are gh-ocdx's own (review-pr's): they are no person's
+// change request, and they withdraw none. Reviews are in submission order,
+// as GitHub lists them.
+func ReviewStateOf(pr *github.PullRequest) review.ReviewState {
 	latest := map[string]github.Review{}
 	var order []string
-	for _, r := range reviews {
+	for _, r := range pr.Reviews {
+		// gh-ocdx's own reviews (review-pr's) are no one's change request
+		// and withdraw none.
+		if Own(pr, r.Body, r.Author) {
+			continue
+		}
 		switch r.State {
 		case "APPROVED", "CHANGES_REQUESTED", "DISMISSED":
 		default:

@@ -13,6 +13,11 @@ func TestReviewStateOf(t *testing.T) {
 	rv := func(state, login, assoc, at string) github.Review {
 		return github.Review{State: state, Author: login, Association: assoc, SubmittedAt: at}
 	}
+	marked := func(state, login, assoc, at string) github.Review {
+		r := rv(state, login, assoc, at)
+		r.Body = Marker + "\n" + Tag("20261123T184200-abcdef", 1, "review-pr") + "\n**Verdict:** changes needed."
+		return r
+	}
 	for _, tc := range []struct {
 		name    string
 		reviews []github.Review
@@ -27,9 +32,13 @@ func TestReviewStateOf(t *testing.T) {
 		{"dismissed", []github.Review{rv("CHANGES_REQUESTED", "boss", "MEMBER", "1"), rv("DISMISSED", "boss", "MEMBER", "2")}, nil},
 		{"approval then changes", []github.Review{rv("APPROVED", "boss", "MEMBER", "1"), rv("CHANGES_REQUESTED", "boss", "MEMBER", "2")}, []string{"boss"}},
 		{"another author's approval does not withdraw", []github.Review{rv("CHANGES_REQUESTED", "boss", "MEMBER", "1"), rv("APPROVED", "pal", "MEMBER", "2")}, []string{"boss"}},
+		{"gh-ocdx's own change request does not block", []github.Review{marked("CHANGES_REQUESTED", "ocdx-bot", "MEMBER", "1")}, nil},
+		{"gh-ocdx's own approval withdraws nothing", []github.Review{rv("CHANGES_REQUESTED", "boss", "MEMBER", "1"), marked("APPROVED", "ocdx-bot", "MEMBER", "2")}, []string{"boss"}},
+		{"a person's request after gh-ocdx's review blocks", []github.Review{marked("APPROVED", "ocdx-bot", "MEMBER", "1"), rv("CHANGES_REQUESTED", "boss", "MEMBER", "2")}, []string{"boss"}},
+		{"a maintainer's copy of the marker still blocks", []github.Review{marked("CHANGES_REQUESTED", "boss", "MEMBER", "1")}, []string{"boss"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			st := ReviewStateOf(tc.reviews)
+			st := ReviewStateOf(&github.PullRequest{Viewer: "ocdx-bot", Reviews: tc.reviews})
 			var got []string
 			for _, a := range st.ChangesRequestedBy {
 				got = append(got, a.Login)

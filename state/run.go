@@ -129,6 +129,10 @@ func (s *Store) Live(l Lease) bool {
 	return l.Host != s.o.Hostname || processAlive(l.PID)
 }
 
+// NewRunID is an ID for a command that records no run here (review-pr), in
+// the runs' format, so that its comment tags read like the loop's.
+func NewRunID() string { return newRunID(time.Now()) }
+
 func newRunID(now time.Time) string {
 	return now.UTC().Format("20060102T150405") + "-" + randomHex(3)
 }

@@ -78,8 +78,12 @@ type Issue struct {
 	Title, Body string
 }
 
-// Review is a submitted review (consensus Rule 0 reads these).
-type Review struct{ State, Login, Association string }
+// Review is a submitted review (consensus Rule 0 reads these). The reviews
+// the tool posts join them, by the fake's Login as a COLLABORATOR.
+type Review struct{ State, Login, Association, Body string }
+
+// reviewStates maps a posted review's event to the state GitHub lists.
+var reviewStates = map[string]string{"APPROVE": "APPROVED", "REQUEST_CHANGES": "CHANGES_REQUESTED", "COMMENT": "COMMENTED"}
 
 // Thread is a review thread.
 type Thread struct {
@@ -501,6 +505,9 @@ func (g *GitHub) post(w http.ResponseWriter, r *http.Request, kind string, body 
 		g.comments[key] = append(g.comments[key], PostedComment{ID: id, Body: in.Body, Login: g.Login})
 	} else {
 		g.reviews[key] = append(g.reviews[key], PostedReview{ID: id, Event: in.Event, Body: in.Body})
+		if pr := g.prs[key]; pr != nil {
+			pr.Reviews = append(pr.Reviews, Review{State: reviewStates[in.Event], Login: g.Login, Association: "COLLABORATOR", Body: in.Body})
+		}
 	}
 	g.mu.Unlock()
 	url := g.commentURL(m[1], m[2], id)
@@ -630,7 +637,7 @@ func (g *GitHub) prObject(repo string, pr *PR) map[string]any {
 	reviews := conn{}
 	for _, rv := range pr.Reviews {
 		reviews = append(reviews, map[string]any{"state": rv.State, "author": map[string]any{"login": rv.Login},
-			"authorAssociation": rv.Association, "submittedAt": "2026-01-01T00:00:00Z"})
+			"authorAssociation": rv.Association, "submittedAt": "2026-01-01T00:00:00Z", "body": rv.Body})
 	}
 	threads := conn{}
 	for _, th := range pr.Threads {
