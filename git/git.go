@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"slices"
@@ -98,17 +99,33 @@ func run(ctx context.Context, dir string, args ...string) (string, error) {
 // runRaw is run without trimming, for NUL-separated output where a space
 // may belong to a file name.
 func runRaw(ctx context.Context, dir string, args ...string) (string, error) {
-	var out, errOut bytes.Buffer
+	var out bytes.Buffer
+	err := runIO(ctx, dir, nil, &out, args...)
+	return out.String(), err
+}
+
+// RunIO runs git with args in the work tree, stdin as its input (nil for
+// none), and writes its output to stdout as it comes: for output Run would
+// hold whole and trim, such as file contents from cat-file --batch.
+func (r *Repo) RunIO(ctx context.Context, stdin io.Reader, stdout io.Writer, args ...string) error {
+	return runIO(ctx, r.Dir, stdin, stdout, args...)
+}
+
+func runIO(ctx context.Context, dir string, stdin io.Reader, stdout io.Writer, args ...string) error {
+	var errOut bytes.Buffer
 	c := command(ctx, dir, false, args...)
-	c.Stdout, c.Stderr = &out, &errOut
+	c.Stdin, c.Stdout, c.Stderr = stdin, stdout, &errOut
 	if err := c.Run(); err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
 		msg := strings.TrimSpace(errOut.String())
 		if msg == "" {
 			msg = err.Error()
 		}
-		return "", fmt.Errorf("git %s: %s", strings.Join(args, " "), msg)
+		return fmt.Errorf("git %s: %s", strings.Join(args, " "), msg)
 	}
-	return out.String(), nil
+	return nil
 }
 
 // Dirty lists the paths with uncommitted changes (staged, unstaged or
