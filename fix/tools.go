@@ -53,7 +53,7 @@ func describeVerify(verify [][]string) string {
 // workspace is what the write tools act on and report to.
 type workspace struct {
 	files    *repofs.Repo
-	reads    review.Files // what read_file, list_files and search see
+	reads    *trackedFiles // what read_file, list_files and search see, and what write_file and edit_file may change
 	repo     *git.Repo
 	verify   [][]string
 	progress io.Writer
@@ -76,6 +76,9 @@ func (w *workspace) tools() []llm.Tool {
 				if err := llm.DecodeArgs(raw, &a); err != nil {
 					return "", err
 				}
+				if err := w.reads.MayChange(a.Path); err != nil {
+					return "", err
+				}
 				if err := w.files.WriteFile(a.Path, a.Content); err != nil {
 					return "", err
 				}
@@ -94,6 +97,9 @@ func (w *workspace) tools() []llm.Tool {
 					New  string `json:"new_string"`
 				}
 				if err := llm.DecodeArgs(raw, &a); err != nil {
+					return "", err
+				}
+				if err := w.reads.MayChange(a.Path); err != nil {
 					return "", err
 				}
 				if err := w.files.Edit(a.Path, a.Old, a.New); err != nil {

@@ -2,7 +2,9 @@ package fix
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -90,6 +92,31 @@ func (t *trackedFiles) ReadFile(p string, start, end int) (string, error) {
 		}
 	}
 	return t.files.ReadFile(c, start, end)
+}
+
+// MayChange decides whether write_file or edit_file may act on p: a
+// tracked path, one the agent wrote, or one that does not exist yet. An
+// untracked file that exists (a local .env) is the user's, not the PR's:
+// overwriting it, or probing its content with edit_file, is refused, and so
+// is a symlink leading to one.
+func (t *trackedFiles) MayChange(p string) error {
+	c, err := repofs.Clean(p)
+	if err != nil {
+		return err
+	}
+	abs := filepath.Join(t.real, filepath.FromSlash(c))
+	if _, err := os.Lstat(abs); errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if !t.has(c) {
+		return fmt.Errorf("%s is not tracked in this repository and was not written by you: only tracked files and files you wrote may be changed; write new files under new names", p)
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		if rel, err := filepath.Rel(t.real, real); err != nil || !t.has(filepath.ToSlash(rel)) {
+			return fmt.Errorf("%s is a symbolic link to a file that is not tracked: only tracked files and files you wrote may be changed", p)
+		}
+	}
+	return nil
 }
 
 // under lists the tracked or written paths at or below dir that exist in

@@ -75,3 +75,35 @@ func TestResumedFixReadsWhatItWroteBefore(t *testing.T) {
 		t.Errorf("list = %q", list)
 	}
 }
+
+// TestFixAgentCannotChangeOrProbeUntrackedFiles: edit_file on an ignored
+// .env would tell the agent whether a guess of its content is right
+// ("not found" or "edited"), and write_file would overwrite the user's file;
+// both are refused, through a tracked symlink too, and the file is intact.
+func TestFixAgentCannotChangeOrProbeUntrackedFiles(t *testing.T) {
+	_, fx, _ := toolkit(t)
+	testkit.WriteFiles(t, fx.Clone, map[string]string{".gitignore": ".env\n"})
+	os.Symlink(".env", filepath.Join(fx.Clone, "env-link"))
+	testkit.Git(t, fx.Clone, "add", ".gitignore", "env-link")
+	testkit.Git(t, fx.Clone, "commit", "--quiet", "-m", "ignore .env")
+	const env = "LOCAL_ONLY_VALUE=cafe-7d1e-local-only\n"
+	testkit.WriteFiles(t, fx.Clone, map[string]string{".env": env})
+	tools, _ := toolkitAt(t, fx)
+
+	for _, tc := range []struct{ tool, path string }{{"edit_file", ".env"}, {"write_file", ".env"}, {"edit_file", "env-link"}, {"write_file", "env-link"}} {
+		args := map[string]any{"path": tc.path, "old_string": "LOCAL_ONLY_VALUE=cafe", "new_string": "X", "content": "X"}
+		if out, err := call(t, tools, tc.tool, args); err == nil || !strings.Contains(err.Error(), "not tracked") {
+			t.Errorf("%s %s: %q, %v; want a refusal", tc.tool, tc.path, out, err)
+		}
+	}
+	if b, _ := os.ReadFile(filepath.Join(fx.Clone, ".env")); string(b) != env {
+		t.Errorf(".env changed to %q", b)
+	}
+	// A tracked file and a new one stay the agent's to change.
+	if _, err := call(t, tools, "edit_file", map[string]any{"path": "a.txt", "old_string": "a", "new_string": "b"}); err != nil {
+		t.Error(err)
+	}
+	if _, err := call(t, tools, "write_file", map[string]any{"path": "brand/new.txt", "content": "x"}); err != nil {
+		t.Error(err)
+	}
+}
