@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"fmt"
-	"os/exec"
 	"regexp"
 	"strings"
 	"testing"
@@ -14,22 +13,8 @@ import (
 // killWhen starts review-loop --yes and kills it (SIGKILL: no handler, no
 // clean-up) as soon as ready holds.
 func (lf *loopFix) killWhen(ready func() bool) string {
-	t := lf.t
-	t.Helper()
-	c := exec.Command(testkit.Binary(t), "review-loop", "--yes")
-	c.Dir, c.Env = lf.env.Dir, lf.env.List()
-	var stderr strings.Builder
-	c.Stderr = &stderr
-	if err := c.Start(); err != nil {
-		t.Fatal(err)
-	}
-	for deadline := time.Now().Add(30 * time.Second); !ready(); time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			c.Process.Kill()
-			c.Wait()
-			t.Fatalf("the run never got there; stderr:\n%s", stderr.String())
-		}
-	}
+	lf.t.Helper()
+	c, stderr := lf.startUntil(ready)
 	c.Process.Kill()
 	c.Wait()
 	return stderr.String()

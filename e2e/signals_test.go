@@ -127,24 +127,33 @@ func TestSignalAtThePushQuestion(t *testing.T) {
 	}
 }
 
-// interrupt starts a run, sends sig once ready holds and wants exit 130.
-func (lf *loopFix) interrupt(sig os.Signal, ready func() bool) string {
+// startUntil starts review-loop --yes and returns it once ready holds;
+// the test fails if it never does.
+func (lf *loopFix) startUntil(ready func() bool) (*exec.Cmd, *strings.Builder) {
 	t := lf.t
 	t.Helper()
 	c := exec.Command(testkit.Binary(t), "review-loop", "--yes")
 	c.Dir, c.Env = lf.env.Dir, lf.env.List()
-	var stderr strings.Builder
-	c.Stderr = &stderr
+	stderr := &strings.Builder{}
+	c.Stderr = stderr
 	if err := c.Start(); err != nil {
 		t.Fatal(err)
 	}
-	for deadline := time.Now().Add(30 * time.Second); !ready(); time.Sleep(20 * time.Millisecond) {
+	for deadline := time.Now().Add(30 * time.Second); !ready(); time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			c.Process.Kill()
 			c.Wait()
 			t.Fatalf("the run never reached the phase; stderr:\n%s", stderr.String())
 		}
 	}
+	return c, stderr
+}
+
+// interrupt starts a run, sends sig once ready holds and wants exit 130.
+func (lf *loopFix) interrupt(sig os.Signal, ready func() bool) string {
+	t := lf.t
+	t.Helper()
+	c, stderr := lf.startUntil(ready)
 	if err := c.Process.Signal(sig); err != nil {
 		t.Fatal(err)
 	}
