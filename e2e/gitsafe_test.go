@@ -198,3 +198,50 @@ func TestFixAgentCannotChangeRepositoryPolicy(t *testing.T) {
 	s.wantRemoteTree(t, ".github/workflows/new.yml")
 	wantRefusals(t, s, `\".ocdx.json\" is a repository policy file`, `\".github/workflows/ci.yml\" is a repository policy file`, `\"REVIEW.md\" is a repository policy file`)
 }
+
+// TestFixAgentTestFlagsCannotRunOrWriteElsewhere: the verify list allows
+// "go test ./..." with more arguments, but not the flags that run another
+// program, rewrite the build or write outside the repository.
+func TestFixAgentTestFlagsCannotRunOrWriteElsewhere(t *testing.T) {
+	s := newFixSetupFiles(t, map[string]string{"go.mod": "module example.com/w\n\ngo 1.21\n", "w_test.go": "package w\n\nimport \"testing\"\n\nfunc TestW(t *testing.T) {}\n"}, nil)
+	s.env.Set("GOTOOLCHAIN", "local")
+	s.env.Set("GOFLAGS", "")
+	s.env.WriteConfig(t, `{"reviewerModels":["openai/reviewer"],"commentsAnalyzerModel":"openai/analyzer","prFixModel":"openai/fixer","verify":["sh check.sh","go test ./..."]}`)
+	a, b := fixIDs()
+	outside := filepath.Join(s.env.Root, "outside")
+	os.MkdirAll(outside, 0o755)
+	overlay := filepath.Join(outside, "overlay.json")
+	os.WriteFile(overlay, []byte(`{"Replace":{}}`), 0o600)
+	hostile := [][]string{
+		{"go", "test", "-coverprofile=" + filepath.Join(outside, "cover.out"), "./..."},
+		{"go", "test", "-overlay", overlay, "./..."},
+		{"go", "test", "-ldflags=-X main.x=1", "./..."},
+		{"go", "test", "-exec", "sh -c 'touch " + filepath.Join(outside, "exec") + "'", "./..."},
+		{"go", "test", "-toolexec=touch", "./..."},
+		{"go", "test", "-c", "-o", filepath.Join(outside, "w.test"), "."},
+	}
+	var steps []testkit.Step
+	for _, argv := range hostile {
+		steps = append(steps, testkit.CallTools(call("run_command", map[string]any{"argv": argv})))
+	}
+	s.fm.Script("fixer", append(steps, envelope(nil, map[string]string{a: "cannot", b: "cannot"}))...)
+
+	res := s.run(t, "--yes")
+
+	if res.Code != 0 {
+		t.Fatalf("exit %d\nstderr:\n%s", res.Code, res.Stderr)
+	}
+	if entries, _ := os.ReadDir(outside); len(entries) != 1 {
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		t.Errorf("a test command wrote outside the repository: %v", names)
+	}
+	reqs := s.fm.Requests("fixer")
+	for i, argv := range hostile {
+		if body := string(reqs[i+1].Body); !strings.Contains(body, "not allowed") {
+			t.Errorf("%v was not refused (request %d holds no refusal)", argv, i+1)
+		}
+	}
+}
