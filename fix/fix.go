@@ -489,7 +489,7 @@ func (f *fixer) check(ctx context.Context, res *review.FixResult) error {
 		res.Commits[i].Sha = resolve("commit", res.Commits[i].Sha)
 	}
 	if n, m := len(res.FixedIssues)+len(res.RejectedIssues), len(f.o.Payload.IssuesToFix); n != m {
-		problems = append(problems, fmt.Sprintf("fixedIssues + rejectedIssues = %d, but issuesToFix has %d (invariant of Appendix A5)", n, m))
+		problems = append(problems, fmt.Sprintf("fixedIssues + rejectedIssues = %d, but issuesToFix has %d: each finding must be fixed or rejected exactly once", n, m))
 	}
 	for _, x := range f.o.Payload.IssuesToFix {
 		if !seen[x.ID] {
