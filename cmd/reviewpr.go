@@ -58,8 +58,10 @@ it to the reviewPrModel as its task. The model then:
   Orient  asks for more context; you fetch as proposed, narrow it or refuse.
   Decide  proposes a review; you post it (as it is, or as another event),
           discuss it (it revises), or abort.
-The model reads the code through read-only tools (files at the PR's head
-when this checkout is at that commit, the PR's per-file diffs, issues).
+The model reads the code through read-only tools: the files tracked at the
+PR's head commit (from git when your clone has that commit, else through
+the API; never untracked or ignored files such as a local .env), the PR's
+per-file diffs, issues.
 
 The model reads a file, a diff, an issue or searches only after you
 confirmed its request (or only what you narrowed it to); --yes and --print
