@@ -301,7 +301,7 @@ func TestFixInvariantViolatedPushesNothing(t *testing.T) {
 
 	res := s.run(t, "--yes")
 
-	if res.Code != 1 || !strings.Contains(res.Stderr, "invariant") || !strings.Contains(res.Stderr, "nothing was pushed") {
+	if res.Code != 1 || !strings.Contains(res.Stderr, "each finding must be fixed or rejected exactly once") || !strings.Contains(res.Stderr, "nothing was pushed") {
 		t.Fatalf("exit %d\nstderr:\n%s", res.Code, res.Stderr)
 	}
 	s.wantRemote(t, s.start)
