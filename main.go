@@ -29,7 +29,8 @@ func main() {
 	os.Exit(code)
 }
 
-// exitCode is the one place where errors become the exit codes of DESIGN.md §1.
+// exitCode is the one place where errors become exit codes
+// (docs/architecture.md, Packages).
 func exitCode(ctx context.Context, err error) int {
 	var usage *cmd.UsageError
 	var incomplete *cmd.IncompleteError

@@ -2,7 +2,7 @@ package cmd
 
 import "errors"
 
-// The error kinds below are what main turns into exit codes (DESIGN.md §1).
+// The error kinds below are what main turns into exit codes.
 // Any other error means exit 1.
 var (
 	// ErrCancelled: the user aborted (Ctrl-C, or "Abort" at a prompt). Exit 130.

@@ -25,7 +25,7 @@ import (
 type FixOptions struct {
 	PR       int // 0: the open PR whose head is the current branch
 	Continue bool
-	Findings string // an Appendix A4 payload file; "" takes the state file's latest review
+	Findings string // a fix payload file (docs/architecture.md, Envelopes); "" takes the state file's latest review
 	Yes      bool
 	DryRun   bool
 	Repo     repository.Repository

@@ -1,9 +1,9 @@
-// Package fix is the pr-fix role (seeds/004 TODO 7, Appendix A4/A5/B3) made
-// safe and resumable: an agent with confined tools fixes the findings and
-// commits; gh-ocdx verifies (up to three attempts, seeds/001 Solution 8),
+// Package fix is the pr-fix role made safe and resumable (docs/architecture.md,
+// A round of review-loop): an agent with confined tools fixes the findings and
+// commits; gh-ocdx verifies (up to three attempts),
 // shows the commits, pushes them as a fast-forward, checks GitHub saw the
 // push and posts the fix report. Work in progress is kept in the state file
-// as it changes (seeds/001 Solution 2), so an interrupted fix resumes.
+// as it changes, so an interrupted fix resumes.
 package fix
 
 import (
@@ -32,7 +32,7 @@ const MaxAttempts = 3
 // Role names the agent in errors, usage and the state file.
 const Role = "pr-fix"
 
-// Marker is the comment marker of seeds/004 A7.
+// Marker is the comment marker (docs/architecture.md, Posting).
 const Marker = "<!-- pr-review-loop-marker -->"
 
 // GitHub is what the fix needs from GitHub.

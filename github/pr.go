@@ -51,7 +51,8 @@ type PolicyFile struct {
 	NotText   bool // GitHub gave no text: a binary file, or not a file
 }
 
-// IssueRef is a linked issue, by reference only (seeds/003).
+// IssueRef is a linked issue, by reference only: a task names issues and
+// the model reads one with issue_view if it needs to.
 type IssueRef struct {
 	Number int    `json:"number"`
 	Title  string `json:"title"`

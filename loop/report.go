@@ -179,7 +179,7 @@ func writeUsage(b *strings.Builder, usage map[string]llm.Usage) {
 }
 
 // RenderFailure is the final comment after a failure that follows a
-// posted report (seeds/004 failure policy).
+// posted report: the PR is told once why the run stopped.
 func RenderFailure(n int, reason string) string {
 	return fmt.Sprintf("## gh-ocdx review-loop stopped in round %d\n\n**Failure:** %s\n\nNothing more will be posted or pushed by this run. Fix the cause, then re-run `gh ocdx review-loop`.\n", n, cell(reason, 2000))
 }

@@ -9,7 +9,7 @@ import (
 	"strings"
 )
 
-// The data shapes of seeds/004 Appendix A, as the roles return them in
+// The data shapes (docs/architecture.md, Envelopes), as the roles return them in
 // their envelopes (llm.Decode). Fields are required unless tagged
 // envelope:"optional"; Finding.ID and Finding.Source are optional because
 // gh-ocdx computes or fills them itself.
@@ -172,7 +172,7 @@ func validateAll(field string, fs []Finding) error {
 	return nil
 }
 
-// FindingID computes a finding's ID (DESIGN.md §5): the category's short
+// FindingID computes a finding's ID (docs/architecture.md, Finding IDs): the category's short
 // code, a dash and the first 8 hex digits of SHA-1("category|file|line|title"),
 // line empty when unknown. The model's own ID is never trusted.
 func FindingID(category, file string, line *int, title string) string {
