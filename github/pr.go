@@ -67,7 +67,8 @@ type ChangedFile struct {
 	ChangeType string `json:"changeType"`
 }
 
-// Review is a submitted review, the input of consensus Rule 0.
+// Review is a submitted review: a maintainer's change request decides the
+// consensus.
 type Review struct {
 	State       string `json:"state"`
 	Author      string `json:"author"`

@@ -476,7 +476,7 @@ func (l *loop) review(ctx context.Context, pr *github.PullRequest, rr *RoundResu
 	return nil
 }
 
-// AnalyzerError: the comments analyzer failed, so Rule 0 and the threads
+// AnalyzerError: the comments analyzer failed, so the review state and the threads
 // cannot be judged and the run stops at once.
 type AnalyzerError struct{ Msg string }
 

@@ -48,7 +48,7 @@ func RenderReview(runID string, maxRounds int, rr *RoundResult) string {
 	}
 	fmt.Fprintf(&b, "**Coverage:** %s.\n\n", rr.Coverage)
 	if rr.ReviewState.HasChangesRequested {
-		fmt.Fprintf(&b, "**Review state:** changes requested by %s (Rule 0).\n\n", actors(rr.ReviewState.ChangesRequestedBy))
+		fmt.Fprintf(&b, "**Review state:** changes requested by %s; a maintainer's change request makes the consensus request_changes whatever the models say.\n\n", actors(rr.ReviewState.ChangesRequestedBy))
 	}
 	if rr.AnalyzerMismatch {
 		b.WriteString("_The comments analyzer reported a different review state; the one computed from the PR's reviews is used._\n\n")

@@ -33,11 +33,12 @@ const (
 // ThreadCategory is the category of a finding made from a review thread.
 const ThreadCategory = "review-thread"
 
-// maintainers are the associations whose requested changes block (Rule 0)
-// and whose "must" makes a thread P0.
+// maintainers are the associations whose requested changes decide the
+// consensus (docs/architecture.md, Consensus) and whose "must" makes a
+// thread P0.
 var maintainers = []string{"OWNER", "MEMBER", "COLLABORATOR"}
 
-// ReviewStateOf computes Rule 0's input from the PR's reviews: the latest
+// ReviewStateOf computes the consensus's review state from the PR's reviews: the latest
 // decisive review of each author counts (a later COMMENTED review does not
 // withdraw a change request, a later APPROVED or DISMISSED one does), and
 // changes requested by an OWNER, MEMBER or COLLABORATOR block. Reviews
