@@ -322,7 +322,7 @@ func chooseResume(d *Deps, opts *FixOptions, recorded state.PR) (*state.WIP, err
 	return nil, ErrCancelled
 }
 
-// fixPayload builds the A4 payload: from --findings, from the interrupted
+// fixPayload builds the fix payload: from --findings, from the interrupted
 // fix being continued, or from the latest round of the latest review-loop
 // run. The note says why the payload is empty, or which stuck findings
 // were left out of it.

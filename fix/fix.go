@@ -105,8 +105,9 @@ func (e *VerifyError) Error() string {
 		e.Attempts, e.Failed.Command, e.Failed.ExitCode, where)
 }
 
-// ResultError: the agent's A5 envelope breaks the contract (invariant,
-// unknown finding IDs, commits that do not exist). Nothing was pushed.
+// ResultError: the agent's fix result breaks the contract (a finding not
+// fixed or rejected exactly once, unknown finding IDs, commits that do not
+// exist). Nothing was pushed.
 type ResultError struct {
 	Problems []string
 }
@@ -442,8 +443,9 @@ func (f *fixer) watch(t llm.Tool) llm.Tool {
 	return t
 }
 
-// check enforces A5: the invariant, known finding IDs, and commits that
-// this fix made. Short shas become full ones; the summary is recounted.
+// check holds the fix result to the branch (docs/architecture.md,
+// Envelopes): each finding fixed or rejected exactly once, known finding
+// IDs, and commits that this fix made. Short shas become full ones; the summary is recounted.
 func (f *fixer) check(ctx context.Context, res *review.FixResult) error {
 	want := map[string]bool{}
 	for _, x := range f.o.Payload.IssuesToFix {
