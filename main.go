@@ -23,7 +23,7 @@ func main() {
 	err := cmd.Run(ctx, os.Args[1:], deps)
 	code := exitCode(ctx, err) // before stop(), which cancels ctx
 	stop()
-	if err != nil && !errors.Is(err, cmd.ErrSilent) {
+	if err != nil {
 		fmt.Fprintln(deps.IO.ErrOut, "error:", err)
 	}
 	os.Exit(code)
