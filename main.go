@@ -23,13 +23,14 @@ func main() {
 	err := cmd.Run(ctx, os.Args[1:], deps)
 	code := exitCode(ctx, err) // before stop(), which cancels ctx
 	stop()
-	if err != nil && !errors.Is(err, cmd.ErrSilent) {
+	if err != nil {
 		fmt.Fprintln(deps.IO.ErrOut, "error:", err)
 	}
 	os.Exit(code)
 }
 
-// exitCode is the one place where errors become the exit codes of DESIGN.md §1.
+// exitCode is the one place where errors become exit codes
+// (docs/architecture.md, Packages).
 func exitCode(ctx context.Context, err error) int {
 	var usage *cmd.UsageError
 	var incomplete *cmd.IncompleteError

@@ -2,15 +2,11 @@ package cmd
 
 import "errors"
 
-// The error kinds below are what main turns into exit codes (DESIGN.md §1).
-// Any other error means exit 1.
-var (
-	// ErrCancelled: the user aborted (Ctrl-C, or "Abort" at a prompt). Exit 130.
-	ErrCancelled = errors.New("cancelled")
-	// ErrSilent: the command already printed what went wrong; exit 1 without
-	// repeating it. Wrap it when another code is meant.
-	ErrSilent = errors.New("")
-)
+// The error kinds below are what main turns into exit codes
+// (docs/architecture.md, Packages). Any other error means exit 1.
+
+// ErrCancelled: the user aborted (Ctrl-C, or "Abort" at a prompt). Exit 130.
+var ErrCancelled = errors.New("cancelled")
 
 // UsageError is a bad invocation: unknown flag, missing or malformed argument.
 // It is raised before any network request, git command or state write. Exit 2.

@@ -25,7 +25,7 @@ import (
 type FixOptions struct {
 	PR       int // 0: the open PR whose head is the current branch
 	Continue bool
-	Findings string // an Appendix A4 payload file; "" takes the state file's latest review
+	Findings string // a fix payload file (docs/architecture.md, Envelopes); "" takes the state file's latest review
 	Yes      bool
 	DryRun   bool
 	Repo     repository.Repository
@@ -188,9 +188,6 @@ func fixPR(ctx context.Context, d *Deps, opts *FixOptions) error {
 		DryRun: opts.DryRun, GitHub: client, Progress: d.IO.ErrOut}
 	if !opts.Yes {
 		p := opts.Prompter
-		if p == nil {
-			p = newPrompter(ctx, d.IO)
-		}
 		o.Confirm = func(_ context.Context, plan fix.PushPlan) (bool, error) {
 			fmt.Fprintf(d.IO.ErrOut, "\nCommits to push to %s %s:\n  %s\n%s\n\n", plan.Remote, plan.Branch, strings.Join(plan.Commits, "\n  "), plan.Diffstat)
 			return p.Confirm(fmt.Sprintf("Push %d commit(s) to %s/%s?", len(plan.Commits), plan.Remote, plan.Branch), false)
@@ -284,7 +281,8 @@ func printFixSummary(d *Deps, pr *github.PullRequest, out *fix.Outcome, dryRun b
 
 // chooseResume decides between continuing an interrupted fix and starting
 // over: --continue continues; otherwise a terminal asks, and --yes
-// continues (it keeps the work, and says so).
+// continues (it keeps the work, and says so). opts.Prompter is set: fixPR
+// defaults it before calling.
 func chooseResume(d *Deps, opts *FixOptions, recorded state.PR) (*state.WIP, error) {
 	wip := recorded.WIP
 	if opts.Continue {
@@ -304,11 +302,7 @@ func chooseResume(d *Deps, opts *FixOptions, recorded state.PR) (*state.WIP, err
 		d.Log.Info(fmt.Sprintf("continuing the interrupted fix (stopped at: %s); run 'gh ocdx state clear --pr %d' to start over", where, recorded.Key.Number))
 		return wip, nil
 	}
-	p := opts.Prompter
-	if p == nil {
-		p = newPrompter(context.Background(), d.IO) // fixPR passes one that ends with the run
-	}
-	i, err := p.Select(fmt.Sprintf("An earlier fix of PR #%d stopped at: %s. What now?", recorded.Key.Number, where),
+	i, err := opts.Prompter.Select(fmt.Sprintf("An earlier fix of PR #%d stopped at: %s. What now?", recorded.Key.Number, where),
 		[]string{"Continue it", "Start over (local commits stay)", "Abort"})
 	if err != nil {
 		return nil, err
@@ -322,7 +316,7 @@ func chooseResume(d *Deps, opts *FixOptions, recorded state.PR) (*state.WIP, err
 	return nil, ErrCancelled
 }
 
-// fixPayload builds the A4 payload: from --findings, from the interrupted
+// fixPayload builds the fix payload: from --findings, from the interrupted
 // fix being continued, or from the latest round of the latest review-loop
 // run. The note says why the payload is empty, or which stuck findings
 // were left out of it.

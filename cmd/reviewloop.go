@@ -98,13 +98,12 @@ func reviewLoop(ctx context.Context, d *Deps, opts *ReviewLoopOptions) error {
 		reason = preflight.ReviewOnlyReason(pr)
 		d.Log.Warn(text.Inert(reason))
 	}
+	if opts.Prompter == nil {
+		opts.Prompter = newPrompter(ctx, d.IO)
+	}
 	// The verify commands run only when a fix is made and pushed.
 	if canPush && !opts.DryRun && !opts.Yes && d.IO.CanPrompt() {
-		ask := opts.Prompter
-		if ask == nil {
-			ask = newPrompter(ctx, d.IO)
-		}
-		if err := approveVerify(d, p, ask); err != nil {
+		if err := approveVerify(d, p, opts.Prompter); err != nil {
 			return err
 		}
 	}
@@ -135,9 +134,6 @@ func reviewLoop(ctx context.Context, d *Deps, opts *ReviewLoopOptions) error {
 		Verify: cfg.Verify, GitHub: client, Progress: d.IO.ErrOut}
 	if !opts.Yes {
 		p := opts.Prompter
-		if p == nil {
-			p = newPrompter(ctx, d.IO)
-		}
 		fixer.Confirm = func(_ context.Context, plan fix.PushPlan) (bool, error) {
 			fmt.Fprintf(d.IO.ErrOut, "\nCommits to push to %s %s:\n  %s\n%s\n\n", plan.Remote, plan.Branch, strings.Join(plan.Commits, "\n  "), plan.Diffstat)
 			return p.Confirm(fmt.Sprintf("Push %d commit(s) to %s/%s?", len(plan.Commits), plan.Remote, plan.Branch), true)

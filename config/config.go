@@ -1,5 +1,5 @@
 // Package config finds, reads and validates the gh-ocdx configuration
-// (DESIGN.md §2): which models play which role, and the verification commands,
+// (docs/architecture.md, Configuration): which models play which role, and the verification commands,
 // optionally overridden per repository by .ocdx.json.
 package config
 
@@ -11,7 +11,7 @@ import (
 	"strings"
 )
 
-// Example is a valid configuration, verbatim from DESIGN.md §2. `config init`
+// Example is a valid configuration. `config init`
 // writes it and every configuration error shows it.
 const Example = `{
   "reviewerModels": ["openai/gpt-4.1", "anthropic/claude-sonnet-4-5"],
@@ -35,7 +35,7 @@ const RepoFile = ".ocdx.json"
 const MaxReviewers = 5
 
 // DefaultVerify returns the verification commands used when neither the
-// configuration nor the repository names any (seeds/004).
+// configuration nor the repository names any.
 func DefaultVerify() []string { return []string{"dx lint", "dx build all"} }
 
 // Config is a validated configuration with defaults applied.

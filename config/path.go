@@ -16,7 +16,7 @@ type Location struct {
 	Preferred string
 }
 
-// Locate resolves the configuration file (DESIGN.md §2): $OCDX_CONFIG, else
+// Locate resolves the configuration file: $OCDX_CONFIG, else
 // $XDG_CONFIG_HOME/gh-ocdx/config.json (default ~/.config/gh-ocdx/config.json),
 // else, when only it exists, the legacy ~/.config/opencode/ocdx.json.
 func Locate(getenv func(string) string) (Location, error) {

@@ -6,8 +6,8 @@ import (
 	"strings"
 )
 
-// Provider describes a model provider that a "provider/model" string may name
-// (DESIGN.md §2). The llm package builds its clients from this table, so the
+// Provider describes a model provider that a "provider/model" string may name.
+// The llm package builds its clients from this table, so the
 // config validator and the clients never disagree.
 type Provider struct {
 	Name          string // the prefix before the slash

@@ -10,7 +10,7 @@ import (
 	"github.com/ocdx/gh-ocdx/state"
 )
 
-// The fault matrix (DESIGN.md §4, §7): every GitHub request kind and every
+// The fault matrix: every GitHub request kind and every
 // model role against 500, 502, 429 with Retry-After, a dropped connection
 // and a malformed answer. Timeouts are tested in their packages, where they
 // can be shortened: github.TestStalledRequestIsCut and

@@ -104,7 +104,7 @@ func call(name string, args any) testkit.FakeCall {
 	return testkit.FakeCall{Name: name, Args: string(b)}
 }
 
-// envelope is the agent's A5 answer.
+// envelope is the agent's fix result.
 func envelope(fixed map[string]string, rejected map[string]string, commits ...string) testkit.Step {
 	res := review.FixResult{Agent: "pr-fix", PRNumber: 24, FixedIssues: []review.FixedIssue{}, RejectedIssues: []review.RejectedIssue{}, Commits: []review.Commit{}}
 	for id, sha := range fixed {

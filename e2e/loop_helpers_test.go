@@ -182,7 +182,7 @@ func line(n int) *int { return &n }
 
 func (f finding) id() string { return review.FindingID(f.Category, f.File, f.Line, f.Title) }
 
-// reviewerReply is a reviewer's A2 envelope.
+// reviewerReply is a reviewer's result envelope.
 func reviewerReply(agent, conclusion string, fs ...finding) testkit.Step {
 	list := []map[string]any{}
 	for _, f := range fs {
@@ -199,7 +199,7 @@ func reviewerReply(agent, conclusion string, fs ...finding) testkit.Step {
 	return testkit.Reply("BEGIN_JSON\n" + string(b) + "\nEND_JSON")
 }
 
-// analyzerReply is the comments analyzer's A3 envelope.
+// analyzerReply is the comments analyzer's result envelope.
 func analyzerReply(pending ...string) testkit.Step {
 	list := []map[string]any{}
 	for _, id := range pending {

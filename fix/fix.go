@@ -1,9 +1,9 @@
-// Package fix is the pr-fix role (seeds/004 TODO 7, Appendix A4/A5/B3) made
-// safe and resumable: an agent with confined tools fixes the findings and
-// commits; gh-ocdx verifies (up to three attempts, seeds/001 Solution 8),
+// Package fix is the pr-fix role made safe and resumable (docs/architecture.md,
+// A round of review-loop): an agent with confined tools fixes the findings and
+// commits; gh-ocdx verifies (up to three attempts),
 // shows the commits, pushes them as a fast-forward, checks GitHub saw the
 // push and posts the fix report. Work in progress is kept in the state file
-// as it changes (seeds/001 Solution 2), so an interrupted fix resumes.
+// as it changes, so an interrupted fix resumes.
 package fix
 
 import (
@@ -32,7 +32,7 @@ const MaxAttempts = 3
 // Role names the agent in errors, usage and the state file.
 const Role = "pr-fix"
 
-// Marker is the comment marker of seeds/004 A7.
+// Marker is the comment marker (docs/architecture.md, Posting).
 const Marker = "<!-- pr-review-loop-marker -->"
 
 // GitHub is what the fix needs from GitHub.
@@ -105,8 +105,9 @@ func (e *VerifyError) Error() string {
 		e.Attempts, e.Failed.Command, e.Failed.ExitCode, where)
 }
 
-// ResultError: the agent's A5 envelope breaks the contract (invariant,
-// unknown finding IDs, commits that do not exist). Nothing was pushed.
+// ResultError: the agent's fix result breaks the contract (a finding not
+// fixed or rejected exactly once, unknown finding IDs, commits that do not
+// exist). Nothing was pushed.
 type ResultError struct {
 	Problems []string
 }
@@ -442,8 +443,9 @@ func (f *fixer) watch(t llm.Tool) llm.Tool {
 	return t
 }
 
-// check enforces A5: the invariant, known finding IDs, and commits that
-// this fix made. Short shas become full ones; the summary is recounted.
+// check holds the fix result to the branch (docs/architecture.md,
+// Envelopes): each finding fixed or rejected exactly once, known finding
+// IDs, and commits that this fix made. Short shas become full ones; the summary is recounted.
 func (f *fixer) check(ctx context.Context, res *review.FixResult) error {
 	want := map[string]bool{}
 	for _, x := range f.o.Payload.IssuesToFix {

@@ -13,7 +13,7 @@ import (
 	"github.com/ocdx/gh-ocdx/state"
 )
 
-// Tag is the comment tag of DESIGN.md §7 for a fix report.
+// Tag is a fix report's comment tag (docs/architecture.md, Posting).
 func Tag(runID string, round int) string {
 	return fmt.Sprintf("<!-- ocdx:run=%s round=%d kind=fix -->", runID, round)
 }

@@ -62,7 +62,8 @@ type workspace struct {
 	committed func(sha, message string)
 }
 
-// tools are the pr-fix agent's tools (DESIGN.md §5) except note, which the
+// tools are the pr-fix agent's tools (docs/architecture.md, The agents)
+// except note, which the
 // caller adds with its working note.
 func (w *workspace) tools() []llm.Tool {
 	tools := review.RepoTools(w.reads)

@@ -43,7 +43,7 @@ func SplitCommand(command string) ([]string, error) {
 }
 
 // MissingCommands lists the verify commands whose executable is not on PATH
-// (the preflight check that replaces seeds/004's `dx --help`).
+// (preflight refuses to start while one is missing).
 func MissingCommands(commands []string) []string {
 	var missing []string
 	for _, c := range commands {

@@ -51,7 +51,8 @@ type PolicyFile struct {
 	NotText   bool // GitHub gave no text: a binary file, or not a file
 }
 
-// IssueRef is a linked issue, by reference only (seeds/003).
+// IssueRef is a linked issue, by reference only: a task names issues and
+// the model reads one with issue_view if it needs to.
 type IssueRef struct {
 	Number int    `json:"number"`
 	Title  string `json:"title"`
@@ -66,7 +67,8 @@ type ChangedFile struct {
 	ChangeType string `json:"changeType"`
 }
 
-// Review is a submitted review, the input of consensus Rule 0.
+// Review is a submitted review: a maintainer's change request decides the
+// consensus.
 type Review struct {
 	State       string `json:"state"`
 	Author      string `json:"author"`

@@ -10,7 +10,7 @@ import (
 	"sync"
 )
 
-// Tool is one agent tool (DESIGN.md §5): a Go function and the JSON Schema
+// Tool is one agent tool: a Go function and the JSON Schema
 // of its arguments object. An error from Run goes back to the model as an
 // error result; it does not stop the loop.
 type Tool struct {

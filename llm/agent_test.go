@@ -341,19 +341,6 @@ func TestUsageSums(t *testing.T) {
 		if len(res.PerCall) != 3 || res.PerCall[1] != (Usage{Calls: 1, Input: 1200, Output: 5}) {
 			t.Errorf("per call %+v", res.PerCall)
 		}
-		var round Tally
-		round.Add("comments-analyzer", res.Usage)
-		round.Add("reviewer-1", Usage{Calls: 1, Input: 10, Output: 1})
-		round.Add("reviewer-1", Usage{Calls: 1, Input: 5, Output: 2})
-		if got := round.Total(); got != (Usage{Calls: 5, Input: 3515, Output: 68}) {
-			t.Errorf("round total %+v", got)
-		}
-		if got := round.ByRole()["reviewer-1"]; got != (Usage{Calls: 2, Input: 15, Output: 3}) {
-			t.Errorf("reviewer-1 %+v", got)
-		}
-		if fmt.Sprint(round.Roles()) != "[comments-analyzer reviewer-1]" {
-			t.Errorf("roles %v", round.Roles())
-		}
 	})
 }
 

@@ -6,7 +6,7 @@ import (
 	"strings"
 )
 
-// The bounded context (seeds/002, DESIGN.md §5): a request holds the
+// The bounded context (docs/architecture.md, The agents): a request holds the
 // system prompt, one user message with the task, the newest tool exchanges
 // whose sizes fit the budget, and the working note at the end of the last
 // message. An exchange is an assistant turn and the user turn answering it,

@@ -11,7 +11,8 @@ import (
 	"strings"
 )
 
-// Envelope markers (seeds/004 Appendix B).
+// Envelope markers: a role's final text holds exactly one block between them
+// (docs/architecture.md, Envelopes).
 const (
 	BeginMarker = "BEGIN_JSON"
 	EndMarker   = "END_JSON"

@@ -1,8 +1,8 @@
 // Package llm talks to the models: a provider-neutral chat request, the
 // OpenAI, Anthropic and Ollama providers behind one interface, the
-// tool-calling agent loop with a bounded context (seeds/002), the working
-// note (seeds/001), the BEGIN_JSON … END_JSON envelope decoder and token
-// usage accounting (DESIGN.md §5).
+// tool-calling agent loop with a bounded context, the working note, the
+// BEGIN_JSON … END_JSON envelope decoder and token usage accounting
+// (docs/architecture.md, The agents and Envelopes).
 package llm
 
 import (

@@ -10,7 +10,7 @@ import (
 	"sync"
 )
 
-// WIP is the working note's content (seeds/001): what was done, files
+// WIP is the working note's content: what was done, files
 // touched, the last verification and the model's own notes. It is what a
 // resumed run needs, so it is plain data the state package can store.
 type WIP struct {
@@ -81,7 +81,7 @@ func (n *Note) Add(text string) {
 	n.update(func(w *WIP) { w.Notes = append(w.Notes, clip(text, maxNoteEntry)) })
 }
 
-// NoteTool is the `note` tool of DESIGN.md §5: the model keeps a decision
+// NoteTool is the agents' `note` tool: the model keeps a decision
 // or its next step in the working note, which outlives the tool results
 // that drop out of the context.
 func NoteTool(n *Note) Tool {

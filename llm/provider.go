@@ -48,7 +48,7 @@ func (o Options) withDefaults() Options {
 }
 
 // New returns the Model for a "provider/model" string, configured from the
-// environment variables of DESIGN.md §2 read through getenv. Every request
+// provider's environment variables (config.Providers) read through getenv. Every request
 // it sends has its secrets masked first.
 func New(model string, getenv func(string) string, opts Options) (Model, error) {
 	m, err := config.ParseModel(model)

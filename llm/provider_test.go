@@ -10,7 +10,7 @@ import (
 	"github.com/ocdx/gh-ocdx/internal/testkit"
 )
 
-// secrets holds one sample of each pattern of DESIGN.md §7, with the line
+// secrets holds one sample of each secret-shaped pattern masked, with the line
 // that must not leave the machine.
 var secrets = map[string]string{
 	"aws access key":  "AKIAIOSFODNN7EXAMPLE",

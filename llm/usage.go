@@ -1,10 +1,6 @@
 package llm
 
-import (
-	"fmt"
-	"sort"
-	"sync"
-)
+import "fmt"
 
 // Usage counts tokens as the providers report them.
 type Usage struct {
@@ -26,55 +22,4 @@ func (u Usage) String() string {
 		return fmt.Sprintf("%d in (%d cached) / %d out", u.Input, u.Cached, u.Output)
 	}
 	return fmt.Sprintf("%d in / %d out", u.Input, u.Output)
-}
-
-// Tally sums usage per role, for a round or a run; reviewers running in
-// parallel may add to one Tally.
-type Tally struct {
-	mu     sync.Mutex
-	byRole map[string]Usage
-}
-
-// Add adds u to role's sum.
-func (t *Tally) Add(role string, u Usage) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.byRole == nil {
-		t.byRole = map[string]Usage{}
-	}
-	t.byRole[role] = t.byRole[role].Add(u)
-}
-
-// ByRole returns a copy of the per-role sums.
-func (t *Tally) ByRole() map[string]Usage {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	out := make(map[string]Usage, len(t.byRole))
-	for r, u := range t.byRole {
-		out[r] = u
-	}
-	return out
-}
-
-// Roles lists the roles with usage, sorted.
-func (t *Tally) Roles() []string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	out := make([]string, 0, len(t.byRole))
-	for r := range t.byRole {
-		out = append(out, r)
-	}
-	sort.Strings(out)
-	return out
-}
-
-// Total sums all roles.
-func (t *Tally) Total() Usage {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	var sum Usage
-	for _, u := range t.byRole {
-		sum = sum.Add(u)
-	}
-	return sum
 }

@@ -1,4 +1,5 @@
-// Package loop is gh ocdx review-loop (seeds/004): rounds of reviews by 1–5
+// Package loop is gh ocdx review-loop (docs/architecture.md, A round of
+// review-loop): rounds of reviews by 1–5
 // models and a comments analysis side by side, aggregation without dedupe,
 // consensus, a review report on the PR, then a fix, until the PR converges,
 // gets stuck, or the rounds run out. Every phase is recorded in the state
@@ -22,7 +23,7 @@ import (
 	"github.com/ocdx/gh-ocdx/state"
 )
 
-// MaxRounds is seeds/004's hard cap.
+// MaxRounds caps a run's rounds (docs/architecture.md, A round of review-loop).
 const MaxRounds = 3
 
 // Kind is the run kind in the state file.
@@ -150,7 +151,7 @@ type FixSummary struct {
 }
 
 // Tag marks a comment as round n's report of kind (review, fix, final) in
-// run id, so that no retried or resumed run posts it twice (DESIGN.md §7).
+// run id, so that no retried or resumed run posts it twice (docs/architecture.md, Posting).
 func Tag(runID string, n int, kind string) string {
 	return fmt.Sprintf("<!-- ocdx:run=%s round=%d kind=%s -->", runID, n, kind)
 }
@@ -351,8 +352,8 @@ func (l *loop) round(ctx context.Context, n int) (done bool, err error) {
 	return false, nil
 }
 
-// decide applies seeds/004 "Loop Termination" and the unresolved-thread
-// policy to a reviewed round: an outcome ends the run; none means fix.
+// decide applies the stopping rules (docs/architecture.md, Stopping rules)
+// to a reviewed round: an outcome ends the run; none means fix.
 func (l *loop) decide(rr *RoundResult) (outcome, reason string, toFix, optional []review.Finding) {
 	blocking := blockingOf(rr.Findings)
 	stuck := slices.Concat(l.stuck, rr.Stuck)
@@ -475,8 +476,8 @@ func (l *loop) review(ctx context.Context, pr *github.PullRequest, rr *RoundResu
 	return nil
 }
 
-// AnalyzerError: the comments analyzer failed, so Rule 0 and the threads
-// cannot be judged (seeds/004: stop immediately).
+// AnalyzerError: the comments analyzer failed, so the review state and the threads
+// cannot be judged and the run stops at once.
 type AnalyzerError struct{ Msg string }
 
 func (e *AnalyzerError) Error() string {
@@ -676,7 +677,7 @@ func (l *loop) resumeWIP(n int) *state.WIP {
 	return nil
 }
 
-// fail ends the run on an error (seeds/004 failure policy): nothing more
+// fail ends the run on an error: nothing more
 // than the error before the first comment; after it, one final comment.
 // A cancelled run is left resumable instead.
 func (l *loop) fail(ctx context.Context, n int, err error) error {

@@ -48,7 +48,7 @@ func RenderReview(runID string, maxRounds int, rr *RoundResult) string {
 	}
 	fmt.Fprintf(&b, "**Coverage:** %s.\n\n", rr.Coverage)
 	if rr.ReviewState.HasChangesRequested {
-		fmt.Fprintf(&b, "**Review state:** changes requested by %s (Rule 0).\n\n", actors(rr.ReviewState.ChangesRequestedBy))
+		fmt.Fprintf(&b, "**Review state:** changes requested by %s; a maintainer's change request makes the consensus request_changes whatever the models say.\n\n", actors(rr.ReviewState.ChangesRequestedBy))
 	}
 	if rr.AnalyzerMismatch {
 		b.WriteString("_The comments analyzer reported a different review state; the one computed from the PR's reviews is used._\n\n")
@@ -179,7 +179,7 @@ func writeUsage(b *strings.Builder, usage map[string]llm.Usage) {
 }
 
 // RenderFailure is the final comment after a failure that follows a
-// posted report (seeds/004 failure policy).
+// posted report: the PR is told once why the run stopped.
 func RenderFailure(n int, reason string) string {
 	return fmt.Sprintf("## gh-ocdx review-loop stopped in round %d\n\n**Failure:** %s\n\nNothing more will be posted or pushed by this run. Fix the cause, then re-run `gh ocdx review-loop`.\n", n, cell(reason, 2000))
 }

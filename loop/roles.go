@@ -45,7 +45,7 @@ const (
 )
 
 // reviewerTask renders prompts/reviewer.md for one reviewer: references
-// and a capped diff (seeds/003), the rest through tools.
+// and a capped diff, the rest through tools (docs/architecture.md, The agents).
 func reviewerTask(agent string, rc *review.Context) (string, error) {
 	pr := rc.PR
 	files := make([]string, 0, len(pr.Files)+1)

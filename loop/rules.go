@@ -11,7 +11,8 @@ import (
 	"github.com/ocdx/gh-ocdx/review"
 )
 
-// Marker is carried by every comment gh-ocdx posts (seeds/004 A7); the
+// Marker is carried by every comment gh-ocdx posts (docs/architecture.md,
+// Posting); the
 // comments analysis ignores comments holding it.
 const Marker = "<!-- pr-review-loop-marker -->"
 
@@ -22,7 +23,7 @@ func Own(pr *github.PullRequest, body, author string) bool {
 	return strings.Contains(body, Marker) && pr.ByViewer(author)
 }
 
-// Consensus values (seeds/004 A6).
+// Consensus values (docs/architecture.md, Consensus).
 const (
 	Approve        = "approve"
 	RequestChanges = "request_changes"
@@ -32,11 +33,12 @@ const (
 // ThreadCategory is the category of a finding made from a review thread.
 const ThreadCategory = "review-thread"
 
-// maintainers are the associations whose requested changes block (Rule 0)
-// and whose "must" makes a thread P0.
+// maintainers are the associations whose requested changes decide the
+// consensus (docs/architecture.md, Consensus) and whose "must" makes a
+// thread P0.
 var maintainers = []string{"OWNER", "MEMBER", "COLLABORATOR"}
 
-// ReviewStateOf computes Rule 0's input from the PR's reviews: the latest
+// ReviewStateOf computes the consensus's review state from the PR's reviews: the latest
 // decisive review of each author counts (a later COMMENTED review does not
 // withdraw a change request, a later APPROVED or DISMISSED one does), and
 // changes requested by an OWNER, MEMBER or COLLABORATOR block. Reviews
@@ -85,7 +87,7 @@ var blocking = regexp.MustCompile(`(?i)\b(must|block\w*)\b`)
 // maxThreadExcerpt bounds the comment text a thread finding quotes.
 const maxThreadExcerpt = 200
 
-// ThreadFindings maps review threads to findings (seeds/004 TODO 6):
+// ThreadFindings maps review threads to findings:
 // gh-ocdx's own comments (the marker, posted by pr's viewer) are ignored (a
 // thread of only such comments is not counted), and each unresolved thread
 // becomes THREAD-<id of its
@@ -166,7 +168,8 @@ func Count(fs []review.Finding) review.IssueCounts {
 	return c
 }
 
-// Consensus applies seeds/004 A6 to all findings (no dedupe) and the
+// Consensus applies the consensus rules (docs/architecture.md, Consensus)
+// to all findings (no dedupe) and the
 // computed review state.
 func Consensus(st review.ReviewState, c review.IssueCounts) string {
 	switch {
@@ -254,7 +257,7 @@ func Stuck(fixed, current []review.Finding) []string {
 	return out
 }
 
-// IssuesToFix splits the findings for the fix agent (seeds/004 A4): P0–P2
+// IssuesToFix splits the findings for the fix payload: P0–P2
 // code findings that are not stuck, most severe first, and the P3 ones as
 // optional. Thread findings are never sent: humans resolve them.
 //

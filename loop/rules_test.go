@@ -103,7 +103,7 @@ func TestConsensus(t *testing.T) {
 		{review.ReviewState{}, review.IssueCounts{P1: 1, P2: 1}, RequestChanges},
 		{review.ReviewState{}, review.IssueCounts{P0: 1, P1: 1}, NeedsMajorWork},
 		{changes, review.IssueCounts{}, RequestChanges},
-		{changes, review.IssueCounts{P0: 2}, RequestChanges}, // Rule 0 comes first
+		{changes, review.IssueCounts{P0: 2}, RequestChanges}, // a maintainer's change request comes first
 	} {
 		if got := Consensus(tc.st, tc.c); got != tc.want {
 			t.Errorf("Consensus(%+v, %+v) = %s, want %s", tc.st, tc.c, got, tc.want)

@@ -1,5 +1,5 @@
 // Package review builds what a review of one pull request starts from: the
-// deterministic context of seeds/000 and its task message, the reviewer role,
+// context built the same way every time and its task message, the reviewer role,
 // and the Finding type with its IDs.
 package review
 
@@ -15,7 +15,8 @@ import (
 	"github.com/ocdx/gh-ocdx/prompts"
 )
 
-// DiffLimit caps the diff in a task message (seeds/000).
+// DiffLimit caps the diff in a task message (docs/architecture.md, The
+// agents): beyond it the model reads the rest through tools.
 const DiffLimit = 50 * 1024
 
 // DiffTruncatedNotice ends a diff cut at DiffLimit. It names the tools a
@@ -90,12 +91,12 @@ func TruncateDiff(diff []byte, complete bool) (string, bool) {
 	return s + DiffTruncatedNotice, true
 }
 
-// FileSummary is the line seeds/000 puts before the file list.
+// FileSummary is the line a task message puts before the file list.
 func (c *Context) FileSummary() string {
 	return fmt.Sprintf("%d files changed, %d insertions, %d deletions", c.PR.ChangedFiles, c.PR.Additions, c.PR.Deletions)
 }
 
-// TaskMessage renders the seeds/000 task message: the first user message of
+// TaskMessage renders the review-pr task message: the first user message of
 // a review-pr run, and what --context-only prints.
 func (c *Context) TaskMessage() (string, error) {
 	files := make([]string, 0, len(c.PR.Files)+1)

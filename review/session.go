@@ -12,7 +12,7 @@ import (
 	"github.com/ocdx/gh-ocdx/llm"
 )
 
-// The review-pr role (seeds/000): the task message is the first user
+// The review-pr role (docs/architecture.md, review-pr): the task message is the first user
 // message, under a short persistent preamble; the agent orients by asking
 // for context (request_context) and decides by proposing a review
 // (submit_review). The user answers both through a Confirmer.

@@ -9,7 +9,7 @@ import (
 	"strings"
 )
 
-// The data shapes of seeds/004 Appendix A, as the roles return them in
+// The data shapes (docs/architecture.md, Envelopes), as the roles return them in
 // their envelopes (llm.Decode). Fields are required unless tagged
 // envelope:"optional"; Finding.ID and Finding.Source are optional because
 // gh-ocdx computes or fills them itself.
@@ -20,7 +20,7 @@ var Priorities = []string{"P0", "P1", "P2", "P3"}
 // Conclusions a reviewer may reach.
 var Conclusions = []string{"approve", "request_changes", "needs_major_work"}
 
-// Finding is A1.
+// Finding is one problem a role reports; gh-ocdx fills ID and Source.
 type Finding struct {
 	ID          string  `json:"id" envelope:"optional"`
 	Priority    string  `json:"priority"`
@@ -49,7 +49,7 @@ type IssueCounts struct {
 	P3 int `json:"p3_suggestion"`
 }
 
-// ReviewerResult is A2.
+// ReviewerResult is a reviewer's envelope.
 type ReviewerResult struct {
 	Agent      string      `json:"agent"`
 	PRNumber   int         `json:"prNumber"`
@@ -78,7 +78,7 @@ type ThreadStats struct {
 	Unresolved int `json:"unresolvedThreads"`
 }
 
-// CommentsAnalyzerResult is A3.
+// CommentsAnalyzerResult is the comments analyzer's envelope.
 type CommentsAnalyzerResult struct {
 	Agent            string      `json:"agent"`
 	PRNumber         int         `json:"prNumber"`
@@ -90,7 +90,7 @@ type CommentsAnalyzerResult struct {
 	FullReport       string      `json:"fullReport"`
 }
 
-// FixPayload is A4, sent by gh-ocdx to the fix role.
+// FixPayload is what gh-ocdx sends the fix role.
 type FixPayload struct {
 	PRNumber       int       `json:"prNumber"`
 	Round          int       `json:"round"`
@@ -124,7 +124,8 @@ type Commit struct {
 	Message string `json:"message"`
 }
 
-// FixResult is A5.
+// FixResult is the fix role's envelope, checked against the branch before
+// anything is pushed.
 type FixResult struct {
 	Agent          string          `json:"agent"`
 	PRNumber       int             `json:"prNumber"`
@@ -172,7 +173,7 @@ func validateAll(field string, fs []Finding) error {
 	return nil
 }
 
-// FindingID computes a finding's ID (DESIGN.md §5): the category's short
+// FindingID computes a finding's ID (docs/architecture.md, Finding IDs): the category's short
 // code, a dash and the first 8 hex digits of SHA-1("category|file|line|title"),
 // line empty when unknown. The model's own ID is never trusted.
 func FindingID(category, file string, line *int, title string) string {

@@ -26,8 +26,8 @@ type Searcher interface {
 	Search(pattern, dir string) ([]repofs.Match, bool, error)
 }
 
-// RepoTools are read_file, list_files and, when files can search, search
-// (DESIGN.md §5), shared by every role.
+// RepoTools are read_file, list_files and, when files can search, search,
+// shared by every role (docs/architecture.md, The agents).
 func RepoTools(files Files) []llm.Tool {
 	tools := []llm.Tool{
 		{
@@ -116,8 +116,8 @@ type PRReader interface {
 	Issue(ctx context.Context, repo github.Repo, number int) (*github.Issue, error)
 }
 
-// maxIssueBody bounds what issue_view returns: references, not documents
-// (seeds/003).
+// maxIssueBody bounds what issue_view returns: a task carries issues by
+// reference, and an issue's text stays a reference, not a document.
 const maxIssueBody = 8 << 10
 
 // PRTools are pr_diff and issue_view (reviewers and review-pr). File pages

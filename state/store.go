@@ -101,7 +101,7 @@ func New(path string, o *Options) *Store {
 	return &Store{path: path, o: opts}
 }
 
-// Path returns the state file's path (DESIGN.md §6): $OCDX_STATE_DIR/state.db,
+// Path returns the state file's path: $OCDX_STATE_DIR/state.db,
 // else $XDG_STATE_HOME/gh-ocdx/state.db, else ~/.local/state/gh-ocdx/state.db.
 func Path(getenv func(string) string) (string, error) {
 	var dir string

@@ -181,7 +181,7 @@ type Stuck struct {
 	Since time.Time `json:"since"`
 }
 
-// WIP is the fix agent's work in progress (seeds/001): where an interrupted
+// WIP is the fix agent's work in progress: where an interrupted
 // fix stopped and what to do next.
 type WIP struct {
 	RunID              string         `json:"runId,omitempty"`

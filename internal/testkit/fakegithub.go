@@ -78,7 +78,7 @@ type Issue struct {
 	Title, Body string
 }
 
-// Review is a submitted review (consensus Rule 0 reads these). The reviews
+// Review is a submitted review (the consensus reads these). The reviews
 // the tool posts join them, by the fake's Login as a COLLABORATOR.
 type Review struct{ State, Login, Association, Body string }
 
