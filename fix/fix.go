@@ -24,6 +24,7 @@ import (
 	"github.com/ocdx/gh-ocdx/repofs"
 	"github.com/ocdx/gh-ocdx/review"
 	"github.com/ocdx/gh-ocdx/state"
+	"github.com/ocdx/gh-ocdx/verify"
 )
 
 // MaxAttempts is how many times the agent may try to make verification pass.
@@ -75,7 +76,7 @@ type PushPlan struct {
 // Outcome is what a fix did.
 type Outcome struct {
 	Result       review.FixResult
-	Verification []Verification
+	Verification []verify.Result
 	Attempts     int
 	Pushed       bool
 	HeadOID      string // local HEAD after the fix (and on GitHub when pushed)
@@ -91,7 +92,7 @@ var ErrDeclined = errors.New("push declined: the commits stay local and unpushed
 // commits are left local and unpushed.
 type VerifyError struct {
 	Attempts int
-	Failed   Verification
+	Failed   verify.Result
 	Branch   string
 	Commits  []string // git log --oneline of the unpushed commits
 }
@@ -143,13 +144,13 @@ func Run(ctx context.Context, o Options) (*Outcome, error) {
 		return nil, err
 	}
 	defer files.Close()
-	verify := make([][]string, 0, len(o.Verify))
+	split := make([][]string, 0, len(o.Verify))
 	for _, c := range o.Verify {
-		argv, err := SplitCommand(c)
+		argv, err := verify.SplitCommand(c)
 		if err != nil {
 			return nil, err
 		}
-		verify = append(verify, argv)
+		split = append(split, argv)
 	}
 	var written []string
 	if o.Resume != nil {
@@ -159,7 +160,7 @@ func Run(ctx context.Context, o Options) (*Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := &fixer{o: o, repo: repo, files: files, tracked: tracked, verify: verify, out: &Outcome{}}
+	f := &fixer{o: o, repo: repo, files: files, tracked: tracked, verify: split, out: &Outcome{}}
 	return f.run(ctx)
 }
 
@@ -336,7 +337,7 @@ type retryInfo struct {
 
 // runVerify checks the tree is clean, then runs the verify commands: the
 // push carries commits only, so uncommitted work fails like a command.
-func (f *fixer) runVerify(ctx context.Context) ([]Verification, bool) {
+func (f *fixer) runVerify(ctx context.Context) ([]verify.Result, bool) {
 	fmt.Fprintf(f.o.Progress, "verifying: %s\n", strings.Join(f.o.Verify, "; "))
 	dirty, err := f.repo.Dirty(ctx)
 	if err != nil || len(dirty) > 0 {
@@ -344,9 +345,9 @@ func (f *fixer) runVerify(ctx context.Context) ([]Verification, bool) {
 		if err != nil {
 			tail = err.Error()
 		}
-		return []Verification{{Command: "git status (clean work tree)", ExitCode: 1, Tail: tail}}, false
+		return []verify.Result{{Command: "git status (clean work tree)", ExitCode: 1, Tail: tail}}, false
 	}
-	results, ok := Verify(ctx, f.repo.Dir, f.o.Verify, f.o.Progress)
+	results, ok := verify.Run(ctx, f.repo.Dir, f.o.Verify, f.o.Progress)
 	for _, v := range results {
 		fmt.Fprintf(f.o.Progress, "%s %s (%s)\n", mark(v.OK), v.Command, v.Duration.Round(time.Millisecond))
 	}
@@ -634,7 +635,7 @@ func (f *fixer) recordedResult(rd state.Round) bool {
 			if json.Unmarshal([]byte(r.Full), &res) == nil {
 				f.out.Result = res
 				f.out.Verification = fromState(rd.Verification)
-				return !slices.ContainsFunc(f.out.Verification, func(v Verification) bool { return !v.OK })
+				return !slices.ContainsFunc(f.out.Verification, func(v verify.Result) bool { return !v.OK })
 			}
 		}
 	}
@@ -736,7 +737,7 @@ func resumeText(w *state.WIP) string {
 	return b.String()
 }
 
-func toState(vs []Verification) []state.Verification {
+func toState(vs []verify.Result) []state.Verification {
 	out := make([]state.Verification, len(vs))
 	for i, v := range vs {
 		out[i] = state.Verification{Command: v.Command, OK: v.OK, ExitCode: v.ExitCode, Duration: v.Duration, Output: v.Tail}
@@ -744,15 +745,15 @@ func toState(vs []Verification) []state.Verification {
 	return out
 }
 
-func fromState(vs []state.Verification) []Verification {
-	out := make([]Verification, len(vs))
+func fromState(vs []state.Verification) []verify.Result {
+	out := make([]verify.Result, len(vs))
 	for i, v := range vs {
-		out[i] = Verification{Command: v.Command, OK: v.OK, ExitCode: v.ExitCode, Duration: v.Duration, Tail: v.Output}
+		out[i] = verify.Result{Command: v.Command, OK: v.OK, ExitCode: v.ExitCode, Duration: v.Duration, Tail: v.Output}
 	}
 	return out
 }
 
-func summarize(vs []Verification) string {
+func summarize(vs []verify.Result) string {
 	var s []string
 	for _, v := range vs {
 		s = append(s, fmt.Sprintf("%s: %s", v.Command, status(v)))
@@ -760,7 +761,7 @@ func summarize(vs []Verification) string {
 	return strings.Join(s, "; ")
 }
 
-func status(v Verification) string {
+func status(v verify.Result) string {
 	switch {
 	case v.OK:
 		return "passed"

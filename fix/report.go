@@ -11,6 +11,7 @@ import (
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/internal/redact"
 	"github.com/ocdx/gh-ocdx/state"
+	"github.com/ocdx/gh-ocdx/verify"
 )
 
 // Tag is a fix report's comment tag (docs/architecture.md, Posting).
@@ -73,7 +74,7 @@ func (f *fixer) report() string {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "## gh-ocdx fix report — PR #%d, round %d\n\n", o.PR.Number, o.Round)
-	failed := slices.ContainsFunc(out.Verification, func(v Verification) bool { return !v.OK })
+	failed := slices.ContainsFunc(out.Verification, func(v verify.Result) bool { return !v.OK })
 	switch {
 	case out.Pushed:
 		fmt.Fprintf(&b, "Pushed %d commit(s) to `%s` (head `%s`), verified in %d attempt(s).\n", len(res.Commits), o.PR.HeadRefName, short(out.HeadOID), max(out.Attempts, 1))

@@ -14,6 +14,7 @@ import (
 	"github.com/ocdx/gh-ocdx/llm"
 	"github.com/ocdx/gh-ocdx/repofs"
 	"github.com/ocdx/gh-ocdx/review"
+	"github.com/ocdx/gh-ocdx/verify"
 )
 
 // commandTimeout bounds one run_command call.
@@ -134,15 +135,15 @@ func (w *workspace) tools() []llm.Tool {
 				}
 				ctx, cancel := context.WithTimeout(ctx, commandTimeout)
 				defer cancel()
-				var v Verification
+				var v verify.Result
 				if req.git != nil {
 					args, err := w.gitArgs(ctx, req.git)
 					if err != nil {
 						return "", err
 					}
-					v = runCmd(ctx, "git "+strings.Join(args, " "), w.repo.Command(ctx, args...), w.progress)
+					v = verify.RunCmd(ctx, "git "+strings.Join(args, " "), w.repo.Command(ctx, args...), w.progress)
 				} else {
-					v = runArgv(ctx, w.repo.Dir, strings.Join(a.Argv, " "), a.Argv, w.progress)
+					v = verify.RunArgv(ctx, w.repo.Dir, strings.Join(a.Argv, " "), a.Argv, w.progress)
 				}
 				out := fmt.Sprintf("exit %d after %s\n%s", v.ExitCode, v.Duration.Round(time.Millisecond), v.Tail)
 				if !v.OK {

@@ -12,6 +12,7 @@ import (
 	"github.com/ocdx/gh-ocdx/internal/testkit"
 	"github.com/ocdx/gh-ocdx/llm"
 	"github.com/ocdx/gh-ocdx/repofs"
+	"github.com/ocdx/gh-ocdx/verify"
 )
 
 func TestAllowCommand(t *testing.T) {
@@ -109,7 +110,7 @@ func toolkit(t *testing.T, verify ...string) (map[string]llm.Tool, *testkit.Repo
 }
 
 // toolkitAt is a workspace on the clone of fx as it is now.
-func toolkitAt(t *testing.T, fx *testkit.Repo, verify ...string) (map[string]llm.Tool, *[]string) {
+func toolkitAt(t *testing.T, fx *testkit.Repo, commands ...string) (map[string]llm.Tool, *[]string) {
 	t.Helper()
 	repo, err := git.Open(context.Background(), fx.Clone)
 	if err != nil {
@@ -121,8 +122,8 @@ func toolkitAt(t *testing.T, fx *testkit.Repo, verify ...string) (map[string]llm
 	}
 	t.Cleanup(func() { files.Close() })
 	var split [][]string
-	for _, v := range verify {
-		argv, _ := SplitCommand(v)
+	for _, v := range commands {
+		argv, _ := verify.SplitCommand(v)
 		split = append(split, argv)
 	}
 	tracked, err := newTrackedFiles(context.Background(), repo, files, nil)

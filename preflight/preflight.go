@@ -12,9 +12,9 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/ocdx/gh-ocdx/fix"
 	"github.com/ocdx/gh-ocdx/git"
 	"github.com/ocdx/gh-ocdx/github"
+	"github.com/ocdx/gh-ocdx/verify"
 )
 
 // Kinds of failure; test with errors.Is.
@@ -84,8 +84,8 @@ func local(ctx context.Context, dir string, dirtyOK bool) (*Checkout, error) {
 // Commands checks that every verify command's executable is on PATH (the
 // commands need not pass: the fix exists to make them pass). from says where
 // the list came from, and so where to change it.
-func Commands(verify []string, from string) error {
-	if missing := fix.MissingCommands(verify); len(missing) > 0 {
+func Commands(commands []string, from string) error {
+	if missing := verify.Missing(commands); len(missing) > 0 {
 		return fmt.Errorf("%w on PATH: %s (verify, from %s); install them, or change that list",
 			ErrMissingCommand, quoteAll(missing), from)
 	}

@@ -1,4 +1,4 @@
-package fix
+package verify
 
 import (
 	"bytes"
@@ -13,7 +13,7 @@ import (
 func TestVerifyStopsAtTheFirstFailure(t *testing.T) {
 	dir := t.TempDir()
 	var stream bytes.Buffer
-	results, ok := Verify(context.Background(), dir, []string{`sh -c "echo linted"`, `sh -c "echo boom >&2; exit 3"`, "true"}, &stream)
+	results, ok := Run(context.Background(), dir, []string{`sh -c "echo linted"`, `sh -c "echo boom >&2; exit 3"`, "true"}, &stream)
 	if ok || len(results) != 2 {
 		t.Fatalf("ok=%v results=%+v", ok, results)
 	}
@@ -27,7 +27,7 @@ func TestVerifyStopsAtTheFirstFailure(t *testing.T) {
 
 func TestVerifyRunsNoShell(t *testing.T) {
 	dir := t.TempDir()
-	results, ok := Verify(context.Background(), dir, []string{"echo $HOME; touch pwned"}, &bytes.Buffer{})
+	results, ok := Run(context.Background(), dir, []string{"echo $HOME; touch pwned"}, &bytes.Buffer{})
 	if !ok || strings.TrimSpace(results[0].Tail) != "$HOME; touch pwned" {
 		t.Errorf("arguments must reach the program verbatim: %+v", results)
 	}
@@ -37,7 +37,7 @@ func TestVerifyRunsNoShell(t *testing.T) {
 }
 
 func TestVerifyKeepsATail(t *testing.T) {
-	results, _ := Verify(context.Background(), t.TempDir(), []string{`sh -c "yes line | head -c 100000; exit 1"`}, &bytes.Buffer{})
+	results, _ := Run(context.Background(), t.TempDir(), []string{`sh -c "yes line | head -c 100000; exit 1"`}, &bytes.Buffer{})
 	if n := len(results[0].Tail); n > TailBytes+100 || !strings.HasPrefix(results[0].Tail, "[… earlier output cut]") {
 		t.Errorf("tail of %d bytes: %q…", n, results[0].Tail[:40])
 	}
@@ -48,7 +48,7 @@ func TestVerifyCancelStopsChildren(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
 	// The child of the shell would outlive a plain kill of the shell.
-	results, ok := Verify(ctx, dir, []string{`sh -c "sleep 30 & echo $! > child.pid; wait"`}, &bytes.Buffer{})
+	results, ok := Run(ctx, dir, []string{`sh -c "sleep 30 & echo $! > child.pid; wait"`}, &bytes.Buffer{})
 	if ok || results[0].OK || !strings.Contains(results[0].Tail, "stopped") {
 		t.Fatalf("a cancelled command fails: %+v", results)
 	}
@@ -63,8 +63,8 @@ func TestVerifyCancelStopsChildren(t *testing.T) {
 	}
 }
 
-func TestMissingCommands(t *testing.T) {
-	got := MissingCommands([]string{"git status", "no-such-tool-xyz lint", `unbalanced "quote`})
+func TestMissing(t *testing.T) {
+	got := Missing([]string{"git status", "no-such-tool-xyz lint", `unbalanced "quote`})
 	if len(got) != 2 || got[0] != "no-such-tool-xyz lint" {
 		t.Errorf("got %v", got)
 	}
@@ -74,7 +74,7 @@ func TestVerifyGetsNoCredentials(t *testing.T) {
 	t.Setenv("GH_TOKEN", "ghp_secret")
 	t.Setenv("OPENAI_API_KEY", "sk-secret")
 	t.Setenv("OCDX_VISIBLE", "yes")
-	results, ok := Verify(context.Background(), t.TempDir(), []string{"env"}, &bytes.Buffer{})
+	results, ok := Run(context.Background(), t.TempDir(), []string{"env"}, &bytes.Buffer{})
 	if !ok || strings.Contains(results[0].Tail, "secret") || !strings.Contains(results[0].Tail, "OCDX_VISIBLE=yes") {
 		t.Errorf("verify environment:\n%s", results[0].Tail)
 	}

@@ -1,4 +1,8 @@
-package fix
+// Package verify runs a repository's verify commands without a shell and
+// without the credentials, keeping the tail of their output (the fix phase,
+// docs/architecture.md, A round of review-loop). preflight uses it to check
+// that they exist before a run starts.
+package verify
 
 import (
 	"context"
@@ -16,8 +20,8 @@ import (
 	"github.com/ocdx/gh-ocdx/git"
 )
 
-// Verification is the outcome of one verify command.
-type Verification struct {
+// Result is the outcome of one verify command.
+type Result struct {
 	Command  string
 	OK       bool
 	ExitCode int // -1 when it could not start or was stopped
@@ -42,9 +46,9 @@ func SplitCommand(command string) ([]string, error) {
 	return argv, nil
 }
 
-// MissingCommands lists the verify commands whose executable is not on PATH
+// Missing lists the verify commands whose executable is not on PATH
 // (preflight refuses to start while one is missing).
-func MissingCommands(commands []string) []string {
+func Missing(commands []string) []string {
 	var missing []string
 	for _, c := range commands {
 		argv, err := SplitCommand(c)
@@ -59,11 +63,11 @@ func MissingCommands(commands []string) []string {
 	return missing
 }
 
-// Verify runs the commands in dir one after another, streaming their output
+// Run runs the commands in dir one after another, streaming their output
 // to stream, and stops at the first failure. It reports whether all passed.
 // Cancelling ctx stops the running command and its children.
-func Verify(ctx context.Context, dir string, commands []string, stream io.Writer) ([]Verification, bool) {
-	var results []Verification
+func Run(ctx context.Context, dir string, commands []string, stream io.Writer) ([]Result, bool) {
+	var results []Result
 	for _, c := range commands {
 		v := runOne(ctx, dir, c, stream)
 		results = append(results, v)
@@ -74,30 +78,30 @@ func Verify(ctx context.Context, dir string, commands []string, stream io.Writer
 	return results, true
 }
 
-func runOne(ctx context.Context, dir, command string, stream io.Writer) Verification {
-	v := Verification{Command: command, ExitCode: -1}
+func runOne(ctx context.Context, dir, command string, stream io.Writer) Result {
+	v := Result{Command: command, ExitCode: -1}
 	argv, err := SplitCommand(command)
 	if err != nil {
 		v.Tail = err.Error()
 		return v
 	}
-	return runArgv(ctx, dir, command, argv, stream)
+	return RunArgv(ctx, dir, command, argv, stream)
 }
 
-// runArgv runs argv in dir without a shell, streaming its output and keeping
+// RunArgv runs argv in dir without a shell, streaming its output and keeping
 // its tail; command is how it is shown. It never gets the credentials: the
 // code it runs is the agent's to edit, and verification needs no GitHub or
 // model access.
-func runArgv(ctx context.Context, dir, command string, argv []string, stream io.Writer) Verification {
+func RunArgv(ctx context.Context, dir, command string, argv []string, stream io.Writer) Result {
 	c := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	c.Dir, c.Env = dir, git.WithoutCredentials(os.Environ())
-	return runCmd(ctx, command, c, stream)
+	return RunCmd(ctx, command, c, stream)
 }
 
-// runCmd runs c (its directory and environment set), streaming its output
+// RunCmd runs c (its directory and environment set), streaming its output
 // and keeping its tail.
-func runCmd(ctx context.Context, command string, c *exec.Cmd, stream io.Writer) Verification {
-	v := Verification{Command: command, ExitCode: -1}
+func RunCmd(ctx context.Context, command string, c *exec.Cmd, stream io.Writer) Result {
+	v := Result{Command: command, ExitCode: -1}
 	tail := &tailBuffer{max: TailBytes}
 	out := io.MultiWriter(stream, tail)
 	fmt.Fprintf(stream, "$ %s\n", command)

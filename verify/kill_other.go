@@ -1,6 +1,6 @@
 //go:build !unix
 
-package fix
+package verify
 
 import "os/exec"
 
