@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/ocdx/gh-ocdx/github"
-	"github.com/ocdx/gh-ocdx/loop"
 	"github.com/ocdx/gh-ocdx/review"
 )
 
@@ -104,7 +103,7 @@ type postPublisher struct {
 // gh-ocdx posts: review-loop then knows the review as its own and never
 // counts it as a maintainer's change request.
 func (p *postPublisher) Publish(ctx context.Context, r review.Proposal) (string, error) {
-	body := github.CapBody(loop.Marker + "\n" + loop.Tag(p.runID, 1, "review-pr") + "\n" + r.Body)
+	body := github.CapBody(review.Marker + "\n" + review.Tag(p.runID, 1, "review-pr") + "\n" + r.Body)
 	posted, err := p.gh.PostReview(ctx, p.repo, p.number, r.Event, body)
 	if err != nil {
 		return "", err

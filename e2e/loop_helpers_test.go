@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/ocdx/gh-ocdx/internal/testkit"
-	"github.com/ocdx/gh-ocdx/loop"
 	"github.com/ocdx/gh-ocdx/review"
 	"github.com/ocdx/gh-ocdx/state"
 )
@@ -78,7 +77,7 @@ var secretPattern = regexp.MustCompile(`AKIA[0-9A-Z]{16}|ASIA[0-9A-Z]{16}|PRIVAT
 func (lf *loopFix) checkInvariants() {
 	t := lf.t
 	for _, c := range lf.own() {
-		if !strings.Contains(c.Body, loop.Marker) {
+		if !strings.Contains(c.Body, review.Marker) {
 			t.Errorf("comment %d has no marker:\n%s", c.ID, c.Body)
 		}
 		if !reTag.MatchString(c.Body) {

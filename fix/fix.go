@@ -33,9 +33,6 @@ const MaxAttempts = 3
 // Role names the agent in errors, usage and the state file.
 const Role = "pr-fix"
 
-// Marker is the comment marker (docs/architecture.md, Posting).
-const Marker = "<!-- pr-review-loop-marker -->"
-
 // GitHub is what the fix needs from GitHub.
 type GitHub interface {
 	PostComment(ctx context.Context, repo github.Repo, number int, body string) (*github.Comment, error)

@@ -10,20 +10,16 @@ import (
 
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/internal/redact"
+	"github.com/ocdx/gh-ocdx/review"
 	"github.com/ocdx/gh-ocdx/state"
 	"github.com/ocdx/gh-ocdx/verify"
 )
-
-// Tag is a fix report's comment tag (docs/architecture.md, Posting).
-func Tag(runID string, round int) string {
-	return fmt.Sprintf("<!-- ocdx:run=%s round=%d kind=fix -->", runID, round)
-}
 
 // comment posts the fix report once: a report whose tag is already recorded
 // or already on the PR (a retried or resumed run) is not posted again.
 func (f *fixer) comment(ctx context.Context) error {
 	o := f.o
-	tag := Tag(o.Run.ID(), o.Round)
+	tag := review.Tag(o.Run.ID(), o.Round, "fix")
 	for _, rd := range o.Run.Run().Rounds {
 		for _, c := range rd.Comments {
 			if c.Tag == tag {
@@ -49,7 +45,7 @@ func (f *fixer) comment(ctx context.Context) error {
 		}
 	}
 	if url == "" {
-		body := github.CapBody(Marker + "\n" + tag + "\n" + redact.ForComment(f.report()))
+		body := github.CapBody(review.Marker + "\n" + tag + "\n" + redact.ForComment(f.report()))
 		c, err := o.GitHub.PostComment(ctx, o.Repo, o.PR.Number, body)
 		if err != nil {
 			return fmt.Errorf("%s, but posting the fix report failed: %w; re-run with --continue to post it", what, err)

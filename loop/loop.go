@@ -150,12 +150,6 @@ type FixSummary struct {
 	HeadOID  string                 `json:"headOid,omitempty"`
 }
 
-// Tag marks a comment as round n's report of kind (review, fix, final) in
-// run id, so that no retried or resumed run posts it twice (docs/architecture.md, Posting).
-func Tag(runID string, n int, kind string) string {
-	return fmt.Sprintf("<!-- ocdx:run=%s round=%d kind=%s -->", runID, n, kind)
-}
-
 type loop struct {
 	o      Options
 	key    state.Key
@@ -595,7 +589,7 @@ func (l *loop) recordFix(n int, rr *RoundResult, rep *FixReport) {
 			rd.Commits = append(rd.Commits, c.Sha)
 		}
 		if rep.CommentURL != "" && !hasKind(rd.Comments, "fix") {
-			rd.Comments = append(rd.Comments, state.Comment{Kind: "fix", Tag: Tag(l.run.ID(), n, "fix"), URL: rep.CommentURL})
+			rd.Comments = append(rd.Comments, state.Comment{Kind: "fix", Tag: review.Tag(l.run.ID(), n, "fix"), URL: rep.CommentURL})
 		}
 	})
 	if err != nil {
@@ -609,7 +603,7 @@ func (l *loop) recordFix(n int, rr *RoundResult, rep *FixReport) {
 // post publishes a report once: a tag already recorded or already on the
 // PR (a resumed run, or a POST whose answer was lost) is not posted again.
 func (l *loop) post(ctx context.Context, n int, kind, body string) (string, error) {
-	tag := Tag(l.run.ID(), n, kind)
+	tag := review.Tag(l.run.ID(), n, kind)
 	for _, c := range l.comments(n) {
 		if c.Tag == tag {
 			return c.URL, nil
@@ -632,7 +626,7 @@ func (l *loop) post(ctx context.Context, n int, kind, body string) (string, erro
 		l.progress("the %s report of round %d is already on the PR: %s", kind, n, url)
 		return record(url)
 	}
-	full := github.CapBody(redact.ForComment(Marker + "\n" + tag + "\n" + body))
+	full := github.CapBody(redact.ForComment(review.Marker + "\n" + tag + "\n" + body))
 	c, err := l.o.GitHub.PostComment(ctx, l.o.Repo, l.o.PR.Number, full)
 	if err != nil {
 		// The POST may have been applied even though it failed: look.
@@ -738,7 +732,7 @@ func (l *loop) dryRun(ctx context.Context) (*Result, error) {
 	cur.Note = reason
 	l.res.Outcome, l.res.Reason = OutcomeDryRun, "dry run: nothing was posted, fixed or recorded; "+reason
 	l.label()
-	l.res.WouldPost = redact.ForComment(Marker + "\n" + Tag("<run>", 1, "review") + "\n" + RenderReview("<run>", l.o.MaxRounds, cur))
+	l.res.WouldPost = redact.ForComment(review.Marker + "\n" + review.Tag("<run>", 1, "review") + "\n" + RenderReview("<run>", l.o.MaxRounds, cur))
 	l.res.WouldFix = toFix
 	l.res.Remaining = blockingOf(cur.Findings)
 	l.res.Stuck = append(l.res.Stuck, l.stuck...)

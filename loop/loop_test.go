@@ -155,7 +155,7 @@ func TestRunPostAppliedDespiteErrorIsNotRepeated(t *testing.T) {
 	if h.gh.posts != 1 || len(h.gh.comments) != 1 {
 		t.Fatalf("%d posts, %d comments: want one of each", h.gh.posts, len(h.gh.comments))
 	}
-	if !strings.HasPrefix(h.gh.comments[0].Body, Marker+"\n"+Tag(res.RunID, 1, "review")) {
+	if !strings.HasPrefix(h.gh.comments[0].Body, review.Marker+"\n"+review.Tag(res.RunID, 1, "review")) {
 		t.Errorf("comment starts with %q", h.gh.comments[0].Body[:80])
 	}
 }
@@ -288,7 +288,7 @@ func TestRunDryRunWritesNothing(t *testing.T) {
 
 	res, err := h.run(t)
 
-	if err != nil || res.Outcome != OutcomeDryRun || len(res.WouldFix) != 1 || !strings.Contains(res.WouldPost, Marker) {
+	if err != nil || res.Outcome != OutcomeDryRun || len(res.WouldFix) != 1 || !strings.Contains(res.WouldPost, review.Marker) {
 		t.Fatalf("Run = %+v, %v", res, err)
 	}
 	if h.gh.posts != 0 || h.fixer.calls != 0 {

@@ -116,7 +116,7 @@ func analyzerTask(pr *github.PullRequest, st review.ReviewState, stats review.Th
 	stJSON, _ := json.Marshal(st)
 	statsJSON, _ := json.Marshal(stats)
 	return prompts.Render("comments_analyzer.md", map[string]any{
-		"Number": pr.Number, "Title": pr.Title, "URL": pr.URL, "Marker": Marker,
+		"Number": pr.Number, "Title": pr.Title, "URL": pr.URL, "Marker": review.Marker,
 		"ReviewState": string(stJSON), "Stats": string(statsJSON), "Truncated": truncated, "Threads": threads,
 	})
 }

@@ -11,16 +11,11 @@ import (
 	"github.com/ocdx/gh-ocdx/review"
 )
 
-// Marker is carried by every comment gh-ocdx posts (docs/architecture.md,
-// Posting); the
-// comments analysis ignores comments holding it.
-const Marker = "<!-- pr-review-loop-marker -->"
-
 // Own reports whether a comment is gh-ocdx's: it carries the marker and was
 // posted by the login gh-ocdx posts as. A copy of the marker by anyone else
 // is human content like any other.
 func Own(pr *github.PullRequest, body, author string) bool {
-	return strings.Contains(body, Marker) && pr.ByViewer(author)
+	return strings.Contains(body, review.Marker) && pr.ByViewer(author)
 }
 
 // Consensus values (docs/architecture.md, Consensus).

@@ -15,7 +15,7 @@ func TestReviewStateOf(t *testing.T) {
 	}
 	marked := func(state, login, assoc, at string) github.Review {
 		r := rv(state, login, assoc, at)
-		r.Body = Marker + "\n" + Tag("20261123T184200-abcdef", 1, "review-pr") + "\n**Verdict:** changes needed."
+		r.Body = review.Marker + "\n" + review.Tag("20261123T184200-abcdef", 1, "review-pr") + "\n**Verdict:** changes needed."
 		return r
 	}
 	for _, tc := range []struct {
@@ -57,10 +57,10 @@ func TestThreadFindings(t *testing.T) {
 		{Comments: []github.ThreadComment{{ID: "C2", Body: "This must go", Author: "pal", Association: "CONTRIBUTOR"}}},
 		{Comments: []github.ThreadComment{{ID: "C3", Body: "blocker: " + strings.Repeat("x", 300) + " ghp_abcdefghijklmnopqrstuvwxyz0123456789", Author: "o", Association: "OWNER", Path: "b.go"}}},
 		{IsResolved: true, Comments: []github.ThreadComment{{ID: "C4", Body: "done", Author: "boss", Association: "MEMBER"}}},
-		{Comments: []github.ThreadComment{{ID: "C5", Body: Marker + " a report", Author: "bot"}}},
-		{Comments: []github.ThreadComment{{ID: "C6", Body: Marker, Author: "bot"}, {ID: "C7", Body: "reply by a human", Author: "pal", Association: "NONE", Path: "c.go"}}},
+		{Comments: []github.ThreadComment{{ID: "C5", Body: review.Marker + " a report", Author: "bot"}}},
+		{Comments: []github.ThreadComment{{ID: "C6", Body: review.Marker, Author: "bot"}, {ID: "C7", Body: "reply by a human", Author: "pal", Association: "NONE", Path: "c.go"}}},
 		// A copy of the marker by someone else is a human thread.
-		{Comments: []github.ThreadComment{{ID: "C8", Body: Marker + " fake report", Author: "mallory", Association: "NONE", Path: "d.go"}}},
+		{Comments: []github.ThreadComment{{ID: "C8", Body: review.Marker + " fake report", Author: "mallory", Association: "NONE", Path: "d.go"}}},
 	}
 	fs, st := ThreadFindings(&github.PullRequest{Threads: threads, Viewer: "bot"})
 	if st != (review.ThreadStats{Total: 6, Resolved: 1, Unresolved: 5}) {

@@ -1,0 +1,16 @@
+package review
+
+import "fmt"
+
+// Marker is carried by every comment gh-ocdx posts (docs/architecture.md,
+// Posting); the comments analysis ignores comments holding it. review-pr,
+// review-loop and the fix report all post, so it lives with the shapes they
+// share.
+const Marker = "<!-- pr-review-loop-marker -->"
+
+// Tag marks a comment as round n's post of kind (review, review-pr, fix,
+// final) in run id, so that no retried or resumed run posts it twice
+// (docs/architecture.md, Posting).
+func Tag(runID string, n int, kind string) string {
+	return fmt.Sprintf("<!-- ocdx:run=%s round=%d kind=%s -->", runID, n, kind)
+}
