@@ -14,6 +14,7 @@ import (
 	"github.com/ocdx/gh-ocdx/fix"
 	"github.com/ocdx/gh-ocdx/git"
 	"github.com/ocdx/gh-ocdx/github"
+	"github.com/ocdx/gh-ocdx/internal/text"
 	"github.com/ocdx/gh-ocdx/llm"
 	"github.com/ocdx/gh-ocdx/loop"
 	"github.com/ocdx/gh-ocdx/preflight"
@@ -275,7 +276,7 @@ func printFixSummary(d *Deps, pr *github.PullRequest, out *fix.Outcome, dryRun b
 	}
 	fmt.Fprintf(w, "- Tokens: %s (%d calls)\n", out.Usage, out.Usage.Calls)
 	for _, x := range res.RejectedIssues {
-		fmt.Fprintf(w, "- Rejected %s: %s\n", x.FindingID, strings.Join(strings.Fields(x.Reason), " "))
+		fmt.Fprintf(w, "- Rejected %s: %s\n", x.FindingID, text.OneLine(x.Reason))
 	}
 }
 

@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"context"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -40,7 +39,7 @@ func (m *progressModel) Chat(ctx context.Context, req llm.Request) (llm.Response
 }
 
 func oneLine(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
+	s = text.OneLine(s)
 	if len(s) > n {
 		return s[:n] + "…"
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/cli/go-gh/v2/pkg/repository"
 
+	"github.com/ocdx/gh-ocdx/internal/text"
 	"github.com/ocdx/gh-ocdx/llm"
 	"github.com/ocdx/gh-ocdx/state"
 )
@@ -398,14 +399,12 @@ func item(w io.Writer, label, v string) {
 	}
 }
 
+// short is text.ShortOID with a dash for a round that has no head yet.
 func short(oid string) string {
-	if len(oid) > 7 {
-		return oid[:7]
-	}
 	if oid == "" {
 		return "-"
 	}
-	return oid
+	return text.ShortOID(oid)
 }
 
 // counts lists per-priority counts in key order (P0, P1, ...).

@@ -19,6 +19,7 @@ import (
 
 	"github.com/ocdx/gh-ocdx/git"
 	"github.com/ocdx/gh-ocdx/github"
+	"github.com/ocdx/gh-ocdx/internal/text"
 	"github.com/ocdx/gh-ocdx/llm"
 	"github.com/ocdx/gh-ocdx/prompts"
 	"github.com/ocdx/gh-ocdx/repofs"
@@ -241,7 +242,7 @@ func (f *fixer) run(ctx context.Context) (*Outcome, error) {
 	case rd.Done(state.PhasePushed):
 		f.out.Pushed = true
 	case pushed:
-		fmt.Fprintf(o.Progress, "resuming round %d: %s was pushed and is the PR's head on GitHub\n", o.Round, short(rd.Pushing))
+		fmt.Fprintf(o.Progress, "resuming round %d: %s was pushed and is the PR's head on GitHub\n", o.Round, text.ShortOID(rd.Pushing))
 		f.out.Pushed = true
 		if err := f.record(state.PhasePushed, nil); err != nil {
 			return f.out, err
@@ -372,7 +373,7 @@ func (f *fixer) agent(ctx context.Context, retry *retryInfo, attempt int) (revie
 			f.mu.Unlock()
 		},
 		committed: func(sha, msg string) {
-			f.note.Did(fmt.Sprintf("committed %s: %s", short(sha), firstLine(msg)))
+			f.note.Did(fmt.Sprintf("committed %s: %s", text.ShortOID(sha), text.FirstLine(msg)))
 			f.mu.Lock()
 			f.wip.LastCommit, f.wip.UncommittedChanges = sha, false
 			f.mu.Unlock()
@@ -417,7 +418,7 @@ func (f *fixer) task(retry *retryInfo) (string, error) {
 		Retry                                          *retryInfo
 	}{
 		PRNumber: o.PR.Number, Round: o.Round, ToFix: len(o.Payload.IssuesToFix),
-		Title: oneLine(o.PR.Title), URL: o.PR.URL, HeadRef: o.PR.HeadRefName, HeadOID: o.PR.HeadRefOid,
+		Title: text.OneLine(o.PR.Title), URL: o.PR.URL, HeadRef: o.PR.HeadRefName, HeadOID: o.PR.HeadRefOid,
 		BaseRef: o.PR.BaseRefName, BaseOID: o.PR.BaseRefOid, Files: paths, Verify: o.Verify,
 		Payload: string(payload), Resume: resumeText(o.Resume), Retry: retry,
 	})
@@ -428,11 +429,11 @@ func (f *fixer) task(retry *retryInfo) (string, error) {
 func (f *fixer) watch(t llm.Tool) llm.Tool {
 	run := t.Run
 	t.Run = func(ctx context.Context, raw json.RawMessage) (string, error) {
-		fmt.Fprintf(f.o.Progress, "  %s %s\n", t.Name, clip(strings.Join(strings.Fields(string(raw)), " "), 160))
+		fmt.Fprintf(f.o.Progress, "  %s %s\n", t.Name, text.Clip(text.OneLine(string(raw)), 160))
 		out, err := run(ctx, raw)
 		if err != nil {
-			fmt.Fprintf(f.o.Progress, "    refused or failed: %s\n", clip(firstLine(err.Error()), 200))
-			f.addError(t.Name, firstLine(err.Error()))
+			fmt.Fprintf(f.o.Progress, "    refused or failed: %s\n", text.Clip(text.FirstLine(err.Error()), 200))
+			f.addError(t.Name, text.FirstLine(err.Error()))
 		} else {
 			f.save()
 		}
@@ -605,11 +606,11 @@ func (f *fixer) push(ctx context.Context) error {
 		}
 	}
 	if err != nil {
-		return fmt.Errorf("pushed %s, but could not read PR #%d's head back from GitHub: %w", short(head), o.PR.Number, err)
+		return fmt.Errorf("pushed %s, but could not read PR #%d's head back from GitHub: %w", text.ShortOID(head), o.PR.Number, err)
 	}
 	if remote != head {
 		return fmt.Errorf("pushed %s to %s %s, but GitHub reports PR #%d's head at %s: check that %s is the PR's head repository",
-			short(head), o.Remote, o.PR.HeadRefName, o.PR.Number, short(remote), o.Remote)
+			text.ShortOID(head), o.Remote, o.PR.HeadRefName, o.PR.Number, text.ShortOID(remote), o.Remote)
 	}
 	f.out.Pushed = true
 	return f.record(state.PhasePushed, nil)
@@ -651,7 +652,7 @@ func (f *fixer) phase(phase, next string) {
 
 func (f *fixer) addError(kind, msg string) {
 	f.mu.Lock()
-	f.wip.Errors = append(f.wip.Errors, state.WIPError{Type: kind, Message: clip(msg, 500)})
+	f.wip.Errors = append(f.wip.Errors, state.WIPError{Type: kind, Message: text.Clip(msg, 500)})
 	if n := len(f.wip.Errors); n > maxWIPErrors {
 		f.wip.Errors = f.wip.Errors[n-maxWIPErrors:]
 	}
@@ -776,33 +777,9 @@ func mark(ok bool) string {
 	return "✗"
 }
 
-func short(sha string) string {
-	if len(sha) > 7 {
-		return sha[:7]
-	}
-	return sha
-}
-
-func firstLine(s string) string {
-	s, _, _ = strings.Cut(s, "\n")
-	return s
-}
-
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
-
 func orNone(s string) string {
 	if s == "" {
 		return "(none recorded)"
 	}
 	return s
-}
-
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && s[n]&0xC0 == 0x80 {
-		n--
-	}
-	return s[:n] + "…"
 }

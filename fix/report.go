@@ -10,6 +10,7 @@ import (
 
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/internal/redact"
+	"github.com/ocdx/gh-ocdx/internal/text"
 	"github.com/ocdx/gh-ocdx/review"
 	"github.com/ocdx/gh-ocdx/state"
 	"github.com/ocdx/gh-ocdx/verify"
@@ -73,7 +74,7 @@ func (f *fixer) report() string {
 	failed := slices.ContainsFunc(out.Verification, func(v verify.Result) bool { return !v.OK })
 	switch {
 	case out.Pushed:
-		fmt.Fprintf(&b, "Pushed %d commit(s) to `%s` (head `%s`), verified in %d attempt(s).\n", len(res.Commits), o.PR.HeadRefName, short(out.HeadOID), max(out.Attempts, 1))
+		fmt.Fprintf(&b, "Pushed %d commit(s) to `%s` (head `%s`), verified in %d attempt(s).\n", len(res.Commits), o.PR.HeadRefName, text.ShortOID(out.HeadOID), max(out.Attempts, 1))
 	case failed:
 		fmt.Fprintf(&b, "**Verification failed after %d attempt(s): nothing was pushed.** The fix agent's commits stay local and unpushed; the failing output is below.\n", max(out.Attempts, 1))
 	default:
@@ -82,21 +83,21 @@ func (f *fixer) report() string {
 	fmt.Fprintf(&b, "\n### Fixed (%d)\n", len(res.FixedIssues))
 	for _, x := range res.FixedIssues {
 		// Model text on its own line: a redacted line leaves the ID readable.
-		fmt.Fprintf(&b, "- `%s` %s (commit `%s`)\n  %s\n", x.FindingID, oneLine(titles[x.FindingID]), short(x.CommitSha), oneLine(x.Description))
+		fmt.Fprintf(&b, "- `%s` %s (commit `%s`)\n  %s\n", x.FindingID, text.OneLine(titles[x.FindingID]), text.ShortOID(x.CommitSha), text.OneLine(x.Description))
 	}
 	if len(res.FixedIssues) == 0 {
 		b.WriteString("- none\n")
 	}
 	fmt.Fprintf(&b, "\n### Rejected (%d)\n", len(res.RejectedIssues))
 	for _, x := range res.RejectedIssues {
-		fmt.Fprintf(&b, "- `%s` %s\n  %s\n", x.FindingID, oneLine(titles[x.FindingID]), oneLine(x.Reason))
+		fmt.Fprintf(&b, "- `%s` %s\n  %s\n", x.FindingID, text.OneLine(titles[x.FindingID]), text.OneLine(x.Reason))
 	}
 	if len(res.RejectedIssues) == 0 {
 		b.WriteString("- none\n")
 	}
 	fmt.Fprintf(&b, "\n### Commits (%d)\n", len(res.Commits))
 	for _, c := range res.Commits {
-		fmt.Fprintf(&b, "- `%s` %s\n", short(c.Sha), oneLine(c.Message))
+		fmt.Fprintf(&b, "- `%s` %s\n", text.ShortOID(c.Sha), text.OneLine(c.Message))
 	}
 	b.WriteString("\n### Verification\n")
 	if len(out.Verification) == 0 {
@@ -115,7 +116,7 @@ func (f *fixer) report() string {
 		if v.OK || strings.TrimSpace(v.Tail) == "" {
 			continue
 		}
-		fmt.Fprintf(&b, "\n<details><summary>output of <code>%s</code> (its last lines)</summary>\n\n", html.EscapeString(oneLine(v.Command)))
+		fmt.Fprintf(&b, "\n<details><summary>output of <code>%s</code> (its last lines)</summary>\n\n", html.EscapeString(text.OneLine(v.Command)))
 		writeFenced(&b, lastLines(v.Tail, maxReportTail))
 		b.WriteString("</details>\n")
 	}
@@ -158,5 +159,5 @@ func writeFenced(b *strings.Builder, text string) {
 
 // tableCell keeps text on one line inside a table cell.
 func tableCell(s string) string {
-	return strings.ReplaceAll(strings.ReplaceAll(oneLine(s), "|", "\\|"), "`", "'")
+	return strings.ReplaceAll(strings.ReplaceAll(text.OneLine(s), "|", "\\|"), "`", "'")
 }

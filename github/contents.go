@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/cli/go-gh/v2/pkg/api"
+
+	"github.com/ocdx/gh-ocdx/internal/text"
 )
 
 // Tree lists the file paths of a commit (the git trees API, recursive).
@@ -22,7 +24,7 @@ func (c *Client) Tree(ctx context.Context, repo Repo, commit string) (paths []st
 	}
 	err = c.rest.DoWithContext(ctx, http.MethodGet, fmt.Sprintf("repos/%s/%s/git/trees/%s?recursive=1", repo.Owner, repo.Name, url.PathEscape(commit)), nil, &out)
 	if err != nil {
-		return nil, false, c.explain(err, "the file tree of "+shortOID(commit), repo)
+		return nil, false, c.explain(err, "the file tree of "+text.ShortOID(commit), repo)
 	}
 	for _, e := range out.Tree {
 		if e.Type == "blob" {
@@ -34,7 +36,7 @@ func (c *Client) Tree(ctx context.Context, repo Repo, commit string) (paths []st
 
 // Contents reads at most limit bytes of a file at a commit.
 func (c *Client) Contents(ctx context.Context, repo Repo, path, commit string, limit int64) ([]byte, error) {
-	what := fmt.Sprintf("%s at %s", path, shortOID(commit))
+	what := fmt.Sprintf("%s at %s", path, text.ShortOID(commit))
 	segs := strings.Split(path, "/")
 	for i, s := range segs {
 		segs[i] = url.PathEscape(s)
@@ -58,11 +60,4 @@ func (c *Client) Contents(ctx context.Context, repo Repo, path, commit string, l
 	}
 	b, _, err := readLimited(resp.Body, limit, what)
 	return b, err
-}
-
-func shortOID(oid string) string {
-	if len(oid) > 7 {
-		return oid[:7]
-	}
-	return oid
 }

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/ocdx/gh-ocdx/internal/text"
 )
 
 // Tool is one agent tool: a Go function and the JSON Schema
@@ -164,7 +166,7 @@ func (a *Agent) runCalls(ctx context.Context, iter int, resp Response, tools map
 		results[i] = ToolResult{CallID: c.ID, Content: content, IsError: err != nil}
 		if err != nil {
 			results[i].Content = err.Error()
-			note.Did(fmt.Sprintf("%s %s → error: %s", c.Name, summary(c.Args), firstLine(err.Error())))
+			note.Did(fmt.Sprintf("%s %s → error: %s", c.Name, summary(c.Args), clip(text.FirstLine(err.Error()), 200)))
 		} else {
 			note.Did(fmt.Sprintf("%s %s → ok, %d bytes", c.Name, summary(c.Args), len(content)))
 		}
@@ -209,10 +211,5 @@ func (a *Agent) runTool(ctx context.Context, tools map[string]Tool, c ToolCall) 
 
 // summary renders call arguments for the note on one short line.
 func summary(args json.RawMessage) string {
-	return clip(strings.Join(strings.Fields(string(args)), " "), 160)
-}
-
-func firstLine(s string) string {
-	s, _, _ = strings.Cut(s, "\n")
-	return clip(s, 200)
+	return clip(text.OneLine(string(args)), 160)
 }

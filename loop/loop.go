@@ -18,6 +18,7 @@ import (
 
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/internal/redact"
+	"github.com/ocdx/gh-ocdx/internal/text"
 	"github.com/ocdx/gh-ocdx/llm"
 	"github.com/ocdx/gh-ocdx/review"
 	"github.com/ocdx/gh-ocdx/state"
@@ -212,7 +213,7 @@ func (l *loop) begin() error {
 			// PR's head: it resumes, and posts the fix report once.
 			ours := last.Done(state.PhasePushed) || last.Done(state.PhasePushing) && last.Pushing == l.o.PR.HeadRefOid
 			if !ours && last.HeadOID != l.o.PR.HeadRefOid {
-				l.progress("run %s was interrupted, but the PR's head moved since (%s → %s): starting a new run", run.ID(), short(last.HeadOID), short(l.o.PR.HeadRefOid))
+				l.progress("run %s was interrupted, but the PR's head moved since (%s → %s): starting a new run", run.ID(), text.ShortOID(last.HeadOID), text.ShortOID(l.o.PR.HeadRefOid))
 				if err := run.End(state.OutcomeBlocked, "interrupted; the PR head moved before it was resumed"); err != nil {
 					return err
 				}
@@ -269,7 +270,7 @@ func (l *loop) round(ctx context.Context, n int) (done bool, err error) {
 		}
 	}
 	l.readPR = true
-	l.progress("round %d of %d: PR #%d at %s", n, l.o.MaxRounds, pr.Number, short(pr.HeadRefOid))
+	l.progress("round %d of %d: PR #%d at %s", n, l.o.MaxRounds, pr.Number, text.ShortOID(pr.HeadRefOid))
 	rd, err := l.run.StartRound(n, pr.HeadRefOid)
 	if err != nil {
 		return false, err
@@ -800,13 +801,6 @@ func idList(fs []review.Finding) string {
 		return "none"
 	}
 	return strings.Join(ids, ", ")
-}
-
-func short(oid string) string {
-	if len(oid) > 7 {
-		return oid[:7]
-	}
-	return oid
 }
 
 func orEmpty(fs []review.Finding) []review.Finding {

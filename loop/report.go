@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/ocdx/gh-ocdx/internal/text"
 	"github.com/ocdx/gh-ocdx/llm"
 	"github.com/ocdx/gh-ocdx/review"
 )
@@ -37,7 +38,7 @@ func RenderReview(runID string, maxRounds int, rr *RoundResult) string {
 		consensus = "none (no reviewer succeeded)"
 	}
 	fmt.Fprintf(&b, "**Consensus:** `%s` · P0 %d · P1 %d · P2 %d · P3 %d · head `%s`\n\n",
-		consensus, rr.Counts.P0, rr.Counts.P1, rr.Counts.P2, rr.Counts.P3, short(rr.HeadOID))
+		consensus, rr.Counts.P0, rr.Counts.P1, rr.Counts.P2, rr.Counts.P3, text.ShortOID(rr.HeadOID))
 	switch {
 	case len(failed) == 0:
 		fmt.Fprintf(&b, "**Reviewers:** %d of %d succeeded.\n\n", reviewers, reviewers)
@@ -61,7 +62,7 @@ func RenderReview(runID string, maxRounds int, rr *RoundResult) string {
 			res = "done"
 		}
 		if !r.OK {
-			res = "failed: " + cell(firstLine(r.Error), 120)
+			res = "failed: " + cell(text.FirstLine(r.Error), 120)
 		}
 		fmt.Fprintf(&b, "| %s | `%s` | %s | %d | %s | %s |\n", r.Role, r.Model, res, r.Findings, r.Usage, r.Elapsed)
 	}
@@ -203,7 +204,7 @@ func RenderSummary(r *Result) string {
 	}
 	b.WriteString("\n")
 	for _, rr := range r.Rounds {
-		fmt.Fprintf(&b, "## Round %d — head %s\n\n", rr.N, short(rr.HeadOID))
+		fmt.Fprintf(&b, "## Round %d — head %s\n\n", rr.N, text.ShortOID(rr.HeadOID))
 		c := rr.Consensus
 		if c == "" {
 			c = "none"
@@ -230,7 +231,7 @@ func RenderSummary(r *Result) string {
 			}
 			fmt.Fprintf(&b, "- Fix: %d fixed (%s), %d rejected, %d commit(s), verified %t, pushed %t", len(f.Fixed), strings.Join(fixed, ", "), len(f.Rejected), len(f.Commits), f.Verified, f.Pushed)
 			if f.Pushed {
-				fmt.Fprintf(&b, " → %s", short(f.HeadOID))
+				fmt.Fprintf(&b, " → %s", text.ShortOID(f.HeadOID))
 			}
 			b.WriteString("\n")
 		}
@@ -269,8 +270,7 @@ func RenderSummary(r *Result) string {
 
 // cell keeps text on one line and bounded, for tables and list items.
 func cell(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	s = strings.ReplaceAll(s, "|", "\\|")
+	s = strings.ReplaceAll(text.OneLine(s), "|", "\\|")
 	return excerpt(s, n)
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/internal/redact"
+	"github.com/ocdx/gh-ocdx/internal/text"
 	"github.com/ocdx/gh-ocdx/llm"
 	"github.com/ocdx/gh-ocdx/prompts"
 	"github.com/ocdx/gh-ocdx/review"
@@ -223,7 +224,7 @@ func (l *loop) runRole(ctx context.Context, r Role, system, task string, tools [
 	st.Elapsed, st.Usage = time.Since(start).Round(time.Millisecond), res.Usage
 	if err != nil {
 		st.Error, st.err = err.Error(), err
-		l.progress("%s (%s): failed after %s: %s", r.Name, r.Model, st.Elapsed, firstLine(st.Error))
+		l.progress("%s (%s): failed after %s: %s", r.Name, r.Model, st.Elapsed, text.FirstLine(st.Error))
 		return st
 	}
 	st.OK = true
@@ -234,9 +235,4 @@ func (l *loop) runRole(ctx context.Context, r Role, system, task string, tools [
 		l.progress("%s (%s): done, %s, %s tokens", r.Name, r.Model, st.Elapsed, st.Usage)
 	}
 	return st
-}
-
-func firstLine(s string) string {
-	s, _, _ = strings.Cut(s, "\n")
-	return s
 }

@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ocdx/gh-ocdx/github"
+	"github.com/ocdx/gh-ocdx/internal/text"
 	"github.com/ocdx/gh-ocdx/prompts"
 )
 
@@ -155,7 +156,7 @@ func quoteNames(list []string, total int) string {
 	var q []string
 	for _, n := range list {
 		// A path is PR text: one line, no backtick to end the code span.
-		n = strings.Join(strings.Fields(strings.ReplaceAll(n, "`", "'")), " ")
+		n = text.OneLine(strings.ReplaceAll(n, "`", "'"))
 		if len(n) > 200 {
 			n = strings.ToValidUTF8(n[:200], "") + "…"
 		}

@@ -2,6 +2,8 @@
 // posted comment: PR titles, bodies, diffs, threads, model answers and tool
 // arguments may carry terminal escape sequences that hide or rewrite what
 // the user sees (conceal, set the title, erase a line, move the cursor).
+// It also holds the few shorteners (ShortOID, FirstLine, OneLine, Clip)
+// that progress lines, logs and reports in several packages share.
 package text
 
 import (
@@ -82,4 +84,33 @@ func (w Writer) Write(p []byte) (int, error) {
 		return 0, err
 	}
 	return len(p), nil
+}
+
+// ShortOID is a commit id's first seven characters, as git abbreviates it.
+func ShortOID(oid string) string {
+	if len(oid) > 7 {
+		return oid[:7]
+	}
+	return oid
+}
+
+// FirstLine is s up to its first line break.
+func FirstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	return s
+}
+
+// OneLine is s with its line breaks and runs of blanks turned into single
+// spaces.
+func OneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// Clip cuts s to at most n bytes on a rune boundary, marking a cut with "…".
+func Clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && s[n]&0xC0 == 0x80 {
+		n--
+	}
+	return s[:n] + "…"
 }

@@ -36,3 +36,27 @@ func TestWriter(t *testing.T) {
 		t.Errorf("Write = %d, %v; wrote %q", n, err, b.String())
 	}
 }
+
+func TestShorteners(t *testing.T) {
+	if got := ShortOID("0123456789abcdef"); got != "0123456" {
+		t.Errorf("ShortOID: %q", got)
+	}
+	if got := ShortOID("abc"); got != "abc" {
+		t.Errorf("ShortOID of a short id: %q", got)
+	}
+	if got := FirstLine("summary\nbody\n"); got != "summary" {
+		t.Errorf("FirstLine: %q", got)
+	}
+	if got := OneLine(" a\n\tb  c \n"); got != "a b c" {
+		t.Errorf("OneLine: %q", got)
+	}
+	for _, tc := range []struct {
+		in   string
+		n    int
+		want string
+	}{{"short", 10, "short"}, {"abcdef", 3, "abc…"}, {"aé", 2, "a…"}, {"日本", 4, "日…"}} {
+		if got := Clip(tc.in, tc.n); got != tc.want {
+			t.Errorf("Clip(%q, %d) = %q, want %q", tc.in, tc.n, got, tc.want)
+		}
+	}
+}
