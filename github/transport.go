@@ -7,10 +7,11 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/ocdx/gh-ocdx/internal/httpretry"
 )
 
 // authTransport sends the token to the exact configured host. go-gh compares
@@ -43,8 +44,9 @@ func (e *RateLimitError) Error() string {
 
 // retryTransport retries idempotent reads (GET, HEAD and GraphQL queries) on
 // 5xx, 429, secondary rate limits and dropped connections, honouring
-// Retry-After. Anything else, POSTs of comments and reviews included, is sent
-// once: a blind retry could post twice.
+// Retry-After, through internal/httpretry. Anything else, POSTs of comments
+// and reviews included, is sent once: a blind retry could post twice
+// (docs/architecture.md, Posting).
 type retryTransport struct {
 	next     http.RoundTripper
 	perTry   time.Duration // each attempt's own time limit, so a stalled read is cut and tried again
@@ -54,141 +56,71 @@ type retryTransport struct {
 }
 
 func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	body, idempotent, err := idempotentBody(req)
-	if err != nil {
-		return nil, err
+	c := &httpretry.Client{
+		Send:     t.next.RoundTrip,
+		Attempts: t.attempts,
+		Timeout:  t.perTry,
+		Cut: func() error {
+			return fmt.Errorf("no answer within %s (set OCDX_GITHUB_TIMEOUT for a longer wait): %w", t.perTry, errAttemptTimeout)
+		},
+		Backoff: t.backoff,
+		MaxWait: t.maxWait,
+		Once: func(req *http.Request) (bool, error) {
+			idempotent, err := idempotent(req)
+			return !idempotent, err
+		},
+		Retry:     shouldRetry,
+		Exhausted: rateLimited,
 	}
-	if !idempotent {
-		return t.try(req)
-	}
-	wait := t.backoff
-	for attempt := 1; ; attempt++ {
-		if body != nil {
-			req.Body = io.NopCloser(bytes.NewReader(body))
-		}
-		resp, err := t.try(req)
-		if err != nil && req.Context().Err() != nil {
-			return nil, err // the caller gave up: no retry
-		}
-		delay, retry := t.shouldRetry(resp, err, wait)
-		if !retry || attempt >= t.attempts {
-			if retry && resp != nil && isRateLimit(resp) {
-				resp.Body.Close()
-				return nil, &RateLimitError{RetryAfter: delay, Status: resp.StatusCode}
-			}
-			return resp, err
-		}
-		if resp != nil {
-			io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
-			resp.Body.Close()
-		}
-		if err := sleep(req.Context(), delay); err != nil {
-			return nil, err
-		}
-		wait *= 2
-	}
+	return c.Do(req)
 }
 
-// try sends one attempt under its own time limit. The limit stays on while
-// the caller reads the body, and ends when it closes it.
-func (t *retryTransport) try(req *http.Request) (*http.Response, error) {
-	if t.perTry <= 0 {
-		return t.next.RoundTrip(req)
-	}
-	ctx, cancel := context.WithTimeout(req.Context(), t.perTry)
-	resp, err := t.next.RoundTrip(req.WithContext(ctx))
-	if err == nil && ctx.Err() != nil {
-		// net/http hands back a response that raced the cancellation, such
-		// as the empty 200 a server writes once it sees the connection drop.
-		// The attempt was cut all the same.
+// rateLimited turns a rate limit that outlasted the attempts into a
+// RateLimitError.
+func rateLimited(resp *http.Response, err error, wait time.Duration) (*http.Response, error) {
+	if resp != nil && isRateLimit(resp) {
 		resp.Body.Close()
-		resp, err = nil, ctx.Err()
+		return nil, &RateLimitError{RetryAfter: wait, Status: resp.StatusCode}
 	}
-	if err != nil {
-		cut := t.cut(ctx, req.Context())
-		cancel()
-		if cut {
-			err = t.timeoutError()
-		}
-		return nil, err
-	}
-	resp.Body = &cancelBody{ReadCloser: resp.Body, cancel: cancel, t: t, ctx: ctx, parent: req.Context(),
-		closeDelimited: resp.ContentLength < 0 && !resp.Uncompressed && !slices.Contains(resp.TransferEncoding, "chunked")}
-	return resp, nil
-}
-
-// cut reports whether the attempt's own limit ended it, rather than the
-// caller giving up.
-func (t *retryTransport) cut(ctx, parent context.Context) bool {
-	return ctx.Err() == context.DeadlineExceeded && parent.Err() == nil
-}
-
-func (t *retryTransport) timeoutError() error {
-	return fmt.Errorf("no answer within %s (set OCDX_GITHUB_TIMEOUT for a longer wait): %w", t.perTry, errAttemptTimeout)
+	return resp, err
 }
 
 // errAttemptTimeout marks an attempt cut by its time limit: worth retrying.
 var errAttemptTimeout = errors.New("request timed out")
 
-// cancelBody ends the attempt's limit on Close, and reports a body cut by
-// that limit as a timeout rather than as the transport's raw error.
-type cancelBody struct {
-	io.ReadCloser
-	cancel      context.CancelFunc
-	t           *retryTransport
-	ctx, parent context.Context
-	// No length and not chunked: the body ends when the connection does, so
-	// an end seen after the limit may be the cut, not the whole answer.
-	closeDelimited bool
-}
-
-func (b *cancelBody) Read(p []byte) (int, error) {
-	n, err := b.ReadCloser.Read(p)
-	if err != nil && (err != io.EOF || b.closeDelimited) && b.t.cut(b.ctx, b.parent) {
-		err = b.t.timeoutError()
-	}
-	return n, err
-}
-
-func (b *cancelBody) Close() error {
-	err := b.ReadCloser.Close()
-	b.cancel()
-	return err
-}
-
-// idempotentBody reports whether req may be sent again, and buffers its body
-// so it can be.
-func idempotentBody(req *http.Request) ([]byte, bool, error) {
+// idempotent reports whether req may be sent again. A GraphQL request's
+// body is read to tell a query from a mutation, and put back.
+func idempotent(req *http.Request) (bool, error) {
 	switch req.Method {
 	case http.MethodGet, http.MethodHead:
-		return nil, true, nil
+		return true, nil
 	case http.MethodPost:
 		if !strings.HasSuffix(req.URL.Path, "/graphql") || req.Body == nil {
-			return nil, false, nil
+			return false, nil
 		}
 		b, err := io.ReadAll(req.Body)
 		req.Body.Close()
 		if err != nil {
-			return nil, false, err
+			return false, err
 		}
 		req.Body = io.NopCloser(bytes.NewReader(b))
 		// A GraphQL query is a read; a mutation is not.
-		return b, !bytes.Contains(b, []byte(`"query":"mutation`)), nil
+		return !bytes.Contains(b, []byte(`"query":"mutation`)), nil
 	}
-	return nil, false, nil
+	return false, nil
 }
 
-func (t *retryTransport) shouldRetry(resp *http.Response, err error, wait time.Duration) (time.Duration, bool) {
+// shouldRetry: a dropped connection or a cut attempt, 5xx and rate limits
+// are worth another attempt.
+func shouldRetry(resp *http.Response, err error) httpretry.Decision {
 	if err != nil {
-		return wait, errors.Is(err, errAttemptTimeout) || !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded)
+		return httpretry.Decision{Retry: errors.Is(err, errAttemptTimeout) || !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded)}
 	}
 	if resp.StatusCode >= 500 || isRateLimit(resp) {
-		if d, ok := retryAfter(resp); ok {
-			return min(d, t.maxWait), true
-		}
-		return wait, true
+		d, ok := retryAfter(resp)
+		return httpretry.Decision{Retry: true, Wait: d, Asked: ok}
 	}
-	return 0, false
+	return httpretry.Decision{}
 }
 
 // isRateLimit: 429, or 403 with an exhausted quota or a Retry-After (GitHub's
@@ -201,14 +133,10 @@ func isRateLimit(resp *http.Response) bool {
 		(resp.Header.Get("Retry-After") != "" || resp.Header.Get("X-RateLimit-Remaining") == "0")
 }
 
+// retryAfter is Retry-After, else the reset time of an exhausted quota.
 func retryAfter(resp *http.Response) (time.Duration, bool) {
-	if s := resp.Header.Get("Retry-After"); s != "" {
-		if n, err := strconv.Atoi(strings.TrimSpace(s)); err == nil && n >= 0 {
-			return time.Duration(n) * time.Second, true
-		}
-		if t, err := http.ParseTime(s); err == nil {
-			return max(time.Until(t), 0), true
-		}
+	if d, ok := httpretry.RetryAfter(resp.Header); ok {
+		return d, true
 	}
 	if resp.Header.Get("X-RateLimit-Remaining") == "0" {
 		if n, err := strconv.ParseInt(resp.Header.Get("X-RateLimit-Reset"), 10, 64); err == nil {
@@ -216,15 +144,4 @@ func retryAfter(resp *http.Response) (time.Duration, bool) {
 		}
 	}
 	return 0, false
-}
-
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }

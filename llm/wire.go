@@ -7,10 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"net/http"
-	"strconv"
 	"time"
+
+	"github.com/ocdx/gh-ocdx/internal/httpretry"
 )
 
 // The two wire formats are written by hand rather than with the official
@@ -22,11 +22,13 @@ import (
 const maxAnswer = 32 << 20
 
 // poster sends a JSON request to one endpoint with the retry rules of the
-// official SDKs: connection errors, timeouts, 408, 409, 429 and 5xx are
-// retried up to MaxRetries times, after the server's Retry-After(-Ms) when
-// it gives one and after 0.5 s doubling to 8 s (with jitter) otherwise; an
-// x-should-retry header overrides the status. A Retry-After beyond
-// MaxRetryAfter makes the answer final. Options.Timeout bounds each attempt.
+// official SDKs, run by internal/httpretry: connection errors, timeouts,
+// 408, 409, 429 and 5xx are retried up to MaxRetries times, after the
+// server's Retry-After(-Ms) when it gives one and after 0.5 s doubling to
+// 8 s (with jitter) otherwise; an x-should-retry header overrides the
+// status. A Retry-After beyond MaxRetryAfter makes the answer final.
+// Options.Timeout bounds each attempt, the reading of the answer included,
+// so that an answer cut by the limit is retried, never taken as short.
 type poster struct {
 	hc     *http.Client
 	url    string
@@ -41,65 +43,43 @@ func (p *poster) post(ctx context.Context, body, out any) error {
 	if err != nil {
 		return err
 	}
-	for retry := 0; ; retry++ {
-		status, h, answer, err := p.attempt(ctx, b)
-		switch {
-		case ctx.Err() != nil:
-			return ctx.Err()
-		case errors.Is(err, ErrBadResponse):
-			return err
-		}
-		if err == nil && status/100 == 2 {
-			if err := json.Unmarshal(answer, out); err != nil {
-				return fmt.Errorf("%w: %v", ErrBadResponse, err)
-			}
-			return nil
-		}
-		if err == nil {
-			err = &APIError{Status: status, Message: errorMessage(answer), RetryAfter: retryAfter(h)}
-		}
-		wait, again := p.retryable(status, h, retry)
-		if !again || retry >= p.opts.MaxRetries {
-			return err
-		}
-		t := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return ctx.Err()
-		case <-t.C:
-		}
-	}
-}
-
-// attempt sends one request and reads the whole answer within the attempt's
-// time limit, so that an answer cut by the limit is an error (worth
-// retrying), never a short answer.
-func (p *poster) attempt(ctx context.Context, body []byte) (int, http.Header, []byte, error) {
-	actx, cancel := context.WithTimeout(ctx, p.opts.Timeout)
-	defer cancel()
-	req, err := http.NewRequestWithContext(actx, http.MethodPost, p.url, bytes.NewReader(body))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, p.url, bytes.NewReader(b))
 	if err != nil {
-		return 0, nil, nil, err
+		return err
 	}
 	req.Header = p.header.Clone()
-	res, err := p.hc.Do(req)
-	var answer []byte
-	if err == nil {
-		defer res.Body.Close()
-		answer, err = io.ReadAll(io.LimitReader(res.Body, maxAnswer+1))
+	c := &httpretry.Client{
+		Send:     p.hc.Do,
+		Attempts: p.opts.MaxRetries + 1,
+		Timeout:  p.opts.Timeout,
+		Cut: func() error {
+			return fmt.Errorf("attempt cut after %s: %w", p.opts.Timeout, context.DeadlineExceeded)
+		},
+		Backoff:       500 * time.Millisecond,
+		MaxBackoff:    8 * time.Second,
+		Jitter:        0.25,
+		MaxWait:       p.opts.MaxRetryAfter,
+		GiveUpOverMax: true,
+		ReadAll:       maxAnswer,
+		Retry:         retryable,
 	}
+	res, err := c.Do(req)
 	switch {
-	case actx.Err() != nil:
-		// net/http may hand back an answer that raced the cancellation, such
-		// as the empty 200 of a server that saw the connection drop.
-		return 0, nil, nil, fmt.Errorf("attempt cut after %s: %w", p.opts.Timeout, context.DeadlineExceeded)
+	case ctx.Err() != nil:
+		return ctx.Err()
+	case errors.Is(err, httpretry.ErrTooLarge):
+		return fmt.Errorf("%w: the answer exceeds %d MiB", ErrBadResponse, maxAnswer>>20)
 	case err != nil:
-		return 0, nil, nil, err
-	case len(answer) > maxAnswer:
-		return 0, nil, nil, fmt.Errorf("%w: the answer exceeds %d MiB", ErrBadResponse, maxAnswer>>20)
+		return err
 	}
-	return res.StatusCode, res.Header, answer, nil
+	answer, _ := io.ReadAll(res.Body) // in memory already
+	if res.StatusCode/100 != 2 {
+		return &APIError{Status: res.StatusCode, Message: errorMessage(answer), RetryAfter: retryAfter(res.Header)}
+	}
+	if err := json.Unmarshal(answer, out); err != nil {
+		return fmt.Errorf("%w: %v", ErrBadResponse, err)
+	}
+	return nil
 }
 
 // jsonHeader is what every request carries, whatever the provider.
@@ -111,47 +91,37 @@ func jsonHeader() http.Header {
 	return h
 }
 
-// retryable says whether an attempt that ended with status (0: no answer)
-// is worth another, and after how long.
-func (p *poster) retryable(status int, h http.Header, retry int) (time.Duration, bool) {
-	backoff := min(500*time.Millisecond<<retry, 8*time.Second)
-	backoff -= time.Duration(rand.Float64() * 0.25 * float64(backoff))
-	if status == 0 {
-		return backoff, true
+// retryable says whether an attempt is worth another.
+func retryable(res *http.Response, err error) httpretry.Decision {
+	if errors.Is(err, httpretry.ErrTooLarge) {
+		return httpretry.Decision{}
 	}
-	if d := retryAfter(h); d > p.opts.MaxRetryAfter {
-		return 0, false
-	} else if d > 0 {
-		backoff = d
+	if err != nil {
+		return httpretry.Decision{Retry: true}
 	}
-	switch h.Get("X-Should-Retry") {
+	if res.StatusCode/100 == 2 {
+		return httpretry.Decision{}
+	}
+	d := retryAfter(res.Header)
+	retry := httpretry.Decision{Retry: true, Wait: d, Asked: d > 0}
+	switch res.Header.Get("X-Should-Retry") {
 	case "true":
-		return backoff, true
+		return retry
 	case "false":
-		return 0, false
+		return httpretry.Decision{}
 	}
-	switch {
-	case status == http.StatusRequestTimeout, status == http.StatusConflict,
-		status == http.StatusTooManyRequests, status >= 500:
-		return backoff, true
+	switch s := res.StatusCode; {
+	case s == http.StatusRequestTimeout, s == http.StatusConflict,
+		s == http.StatusTooManyRequests, s >= 500:
+		return retry
 	}
-	return 0, false
+	return httpretry.Decision{}
 }
 
-// retryAfter reads Retry-After-Ms or Retry-After (seconds or a date); 0
-// when absent.
+// retryAfter is the wait the server asked for; 0 when none.
 func retryAfter(h http.Header) time.Duration {
-	if ms, err := strconv.ParseFloat(h.Get("Retry-After-Ms"), 64); err == nil && ms > 0 {
-		return time.Duration(ms * float64(time.Millisecond))
-	}
-	v := h.Get("Retry-After")
-	if sec, err := strconv.ParseFloat(v, 64); err == nil && sec > 0 {
-		return time.Duration(sec * float64(time.Second))
-	}
-	if t, err := http.ParseTime(v); err == nil {
-		return time.Until(t)
-	}
-	return 0
+	d, _ := httpretry.RetryAfter(h)
+	return d
 }
 
 // errorMessage finds the message in an error answer: {"error":{"message":…}}

@@ -58,7 +58,7 @@ func (s *Store) Begin(key Key, kind string) (*Active, error) {
 	}
 	a := &Active{s: s, key: key, stop: make(chan struct{})}
 	err := s.update(func(prs *bolt.Bucket) error {
-		now := time.Now()
+		now := s.o.Now()
 		b, err := prs.CreateBucketIfNotExists(keyBytes(key))
 		if err != nil {
 			return err
@@ -123,7 +123,7 @@ func (s *Store) Begin(key Key, kind string) (*Active, error) {
 // Live reports whether l still holds its PR: heartbeat fresh and, on this
 // host, its process alive.
 func (s *Store) Live(l Lease) bool {
-	if time.Since(l.Heartbeat) > s.o.StaleAfter {
+	if s.o.Now().Sub(l.Heartbeat) > s.o.StaleAfter {
 		return false
 	}
 	return l.Host != s.o.Hostname || processAlive(l.PID)
@@ -178,7 +178,7 @@ func (a *Active) StartRound(n int, headOID string) (Round, error) {
 		if n <= last || n < 1 {
 			return fmt.Errorf("round %d cannot follow round %d", n, last)
 		}
-		out = Round{N: n, HeadOID: headOID, Started: time.Now()}
+		out = Round{N: n, HeadOID: headOID, Started: a.s.o.Now()}
 		r.Rounds = append(r.Rounds, out)
 		return nil
 	})
@@ -206,9 +206,9 @@ func (a *Active) Complete(n int, p Phase, fn func(*Round)) error {
 		}
 		rd.N = n
 		if p != "" && !rd.Done(p) {
-			rd.Phases = append(rd.Phases, PhaseMark{Phase: p, At: time.Now()})
+			rd.Phases = append(rd.Phases, PhaseMark{Phase: p, At: a.s.o.Now()})
 		}
-		return addStuck(b, r.ID, *rd)
+		return addStuck(b, r.ID, *rd, a.s.o.Now())
 	})
 }
 
@@ -220,7 +220,7 @@ func (a *Active) UpdateWIP(fn func(*WIP)) error {
 			return err
 		}
 		fn(&w)
-		w.RunID, w.Updated = r.ID, time.Now()
+		w.RunID, w.Updated = r.ID, a.s.o.Now()
 		return put(b, keyWIP, w)
 	})
 }
@@ -241,7 +241,7 @@ func (a *Active) Heartbeat() error {
 func (a *Active) End(o Outcome, reason string) error {
 	a.stopHeartbeat()
 	err := a.write(func(b *bolt.Bucket, r *Run) error {
-		r.Ended, r.Outcome, r.Reason = time.Now(), o, reason
+		r.Ended, r.Outcome, r.Reason = a.s.o.Now(), o, reason
 		if o == OutcomeConverged {
 			decay(r)
 			if err := b.Delete(keyWIP); err != nil {
@@ -329,7 +329,7 @@ func (a *Active) write(fn func(b *bolt.Bucket, r *Run) error) error {
 			return err
 		}
 		if b.Get(keyLease) != nil {
-			l.Heartbeat = time.Now()
+			l.Heartbeat = a.s.o.Now()
 			if err := put(b, keyLease, l); err != nil {
 				return err
 			}
@@ -366,7 +366,7 @@ func decay(r *Run) {
 }
 
 // addStuck merges a round's stuck IDs into the PR's stuck set.
-func addStuck(b *bolt.Bucket, runID string, rd Round) error {
+func addStuck(b *bolt.Bucket, runID string, rd Round, now time.Time) error {
 	if len(rd.StuckIDs) == 0 {
 		return nil
 	}
@@ -377,7 +377,7 @@ func addStuck(b *bolt.Bucket, runID string, rd Round) error {
 	n := len(set)
 	for _, id := range rd.StuckIDs {
 		if !slices.ContainsFunc(set, func(s Stuck) bool { return s.ID == id }) {
-			set = append(set, Stuck{ID: id, RunID: runID, Round: rd.N, Since: time.Now()})
+			set = append(set, Stuck{ID: id, RunID: runID, Round: rd.N, Since: now})
 		}
 	}
 	if len(set) == n {

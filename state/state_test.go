@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -248,17 +249,58 @@ func TestKilledMidWriteLeavesConsistentRecord(t *testing.T) {
 	t.Logf("killed after %d rounds", len(run.Rounds))
 }
 
+// clock is a test's Options.Now, moved by hand instead of sleeping.
+type clock struct {
+	mu    sync.Mutex
+	now   time.Time
+	reads int
+}
+
+func newClock() *clock { return &clock{now: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)} }
+
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.reads++
+	return c.now
+}
+
+// Add moves the clock on by d and returns how often it had been read.
+func (c *clock) Add(d time.Duration) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+	return c.reads
+}
+
+// readSince waits until the clock is read after the Add that returned n.
+func (c *clock) readSince(t *testing.T, n int) {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(time.Millisecond) {
+		c.mu.Lock()
+		read := c.reads > n
+		c.mu.Unlock()
+		if read {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the clock was not read within 5s")
+		}
+	}
+}
+
 func TestStaleHeartbeatIsTakenOver(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "state.db")
+	clk := newClock()
 	// A run on another machine: its pid cannot be checked from here.
-	there := New(path, &Options{Hostname: "elsewhere", HeartbeatEvery: time.Hour})
-	here := New(path, &Options{Hostname: "here", StaleAfter: 200 * time.Millisecond})
+	there := New(path, &Options{Hostname: "elsewhere", HeartbeatEvery: time.Hour, Now: clk.Now})
+	here := New(path, &Options{Hostname: "here", StaleAfter: 200 * time.Millisecond, Now: clk.Now})
 
 	a := must(there.Begin(prKey, "fix"))
 	if _, err := here.Begin(prKey, "fix"); !errors.Is(err, ErrLeaseHeld) {
 		t.Fatalf("Begin on a fresh remote lease: %v", err)
 	}
-	time.Sleep(250 * time.Millisecond)
+	clk.Add(250 * time.Millisecond)
 	b := must(here.Begin(prKey, "fix"))
 	if b.ID() != a.ID() {
 		t.Errorf("took over as run %s, want run %s resumed", b.ID(), a.ID())
@@ -273,11 +315,16 @@ func TestStaleHeartbeatIsTakenOver(t *testing.T) {
 
 func TestHeartbeatKeepsTheLease(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "state.db")
-	there := New(path, &Options{Hostname: "elsewhere", HeartbeatEvery: 20 * time.Millisecond})
-	here := New(path, &Options{Hostname: "here", StaleAfter: 150 * time.Millisecond})
+	clk := newClock()
+	there := New(path, &Options{Hostname: "elsewhere", HeartbeatEvery: 20 * time.Millisecond, Now: clk.Now})
+	here := New(path, &Options{Hostname: "here", StaleAfter: 150 * time.Millisecond, Now: clk.Now})
 	a := must(there.Begin(prKey, "review-loop"))
 	defer a.Release()
-	time.Sleep(400 * time.Millisecond)
+	// 400 ms pass in steps of 100, each followed by a beat of the holder's
+	// own ticker (the only reader of the clock meanwhile).
+	for range 4 {
+		clk.readSince(t, clk.Add(100*time.Millisecond))
+	}
 	if _, err := here.Begin(prKey, "review-loop"); !errors.Is(err, ErrLeaseHeld) {
 		t.Fatalf("Begin while the holder beats: %v", err)
 	}

@@ -62,6 +62,9 @@ type Options struct {
 	// Warn receives the notice that a damaged file was moved aside
 	// (default os.Stderr).
 	Warn io.Writer
+	// Now is the clock of every time recorded and of lease staleness
+	// (default time.Now); tests move it instead of sleeping.
+	Now func() time.Time
 }
 
 // Store is the state file at one path. It holds no open file between calls
@@ -97,6 +100,9 @@ func New(path string, o *Options) *Store {
 	}
 	if opts.Hostname == "" {
 		opts.Hostname, _ = os.Hostname()
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
 	}
 	return &Store{path: path, o: opts}
 }
@@ -263,7 +269,7 @@ func (s *Store) moveAside(at *attempt, d *damaged) error {
 	if err != nil {
 		return s.fail(err)
 	}
-	stamp := time.Now().UTC().Format("20060102T150405Z")
+	stamp := s.o.Now().UTC().Format("20060102T150405Z")
 	for i := 1; ; i++ {
 		to := s.path + ".corrupt-" + stamp
 		if i > 1 {
