@@ -44,6 +44,7 @@ func newModel(d *Deps, name string) (llm.Model, error) {
 	if err != nil {
 		return nil, err
 	}
+	registerCredentials(d)
 	return llm.New(name, d.Getenv, llm.Options{Timeout: t})
 }
 
@@ -53,5 +54,6 @@ func newGitHub(d *Deps, host string) (*github.Client, error) {
 	if err != nil {
 		return nil, err
 	}
+	registerCredentials(d)
 	return github.New(host, github.Options{Token: githubToken(host), Timeout: t})
 }

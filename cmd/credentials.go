@@ -8,24 +8,25 @@ import (
 	"strings"
 
 	"github.com/cli/go-gh/v2/pkg/auth"
+
+	"github.com/ocdx/gh-ocdx/git"
 	"github.com/ocdx/gh-ocdx/internal/redact"
 )
 
-// credentialEnv are the variables whose values gh-ocdx may hold: what a
-// PR copies of them must never reach a model or a post.
-var credentialEnv = []string{"GH_TOKEN", "GITHUB_TOKEN", "GH_ENTERPRISE_TOKEN", "GITHUB_ENTERPRISE_TOKEN", "OPENAI_API_KEY", "ANTHROPIC_API_KEY"}
-
 // registerCredentials hides, in everything sent to a model or posted, the
 // values of the credential variables and every oauth_token of gh's
-// hosts.yml, whatever their shape. It runs before any verb, so no request
-// is made before the set is complete (the GitHub token a client resolves
-// is added by newGitHub).
-func registerCredentials(getenv func(string) string) {
-	var vals []string
-	for _, k := range credentialEnv {
-		vals = append(vals, getenv(k))
-	}
-	redact.Register(append(vals, hostsTokens(hostsFile(getenv))...)...)
+// hosts.yml, whatever their shape. newModel and newGitHub call it before
+// they build a client, so no request is made before the set is complete,
+// and a verb that sends nothing (version, state, config init) reads no
+// hosts.yml. The GitHub token a client resolves is added by newGitHub.
+func registerCredentials(d *Deps) {
+	d.credentials.Do(func() {
+		var vals []string
+		for _, k := range git.Credentials {
+			vals = append(vals, d.Getenv(k))
+		}
+		redact.Register(append(vals, hostsTokens(hostsFile(d.Getenv))...)...)
+	})
 }
 
 // hostsFile is where gh keeps its logins: $GH_CONFIG_DIR/hosts.yml, else

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"sync"
 
 	"github.com/charmbracelet/log"
 )
@@ -19,6 +20,8 @@ type Deps struct {
 	Getenv  func(string) string
 	Log     *log.Logger // stderr; debug level with --debug
 	Version string
+
+	credentials sync.Once // registerCredentials, on the first client built
 }
 
 // NewDeps builds the dependencies of a real process.
@@ -64,7 +67,6 @@ const rootDescription = `Review and fix pull requests with LLMs, from your termi
 
 // Run executes gh ocdx with the arguments after the program name.
 func Run(ctx context.Context, args []string, d *Deps) error {
-	registerCredentials(d.Getenv)
 	err := dispatch(ctx, d, "gh ocdx", rootDescription, commands(), args)
 	if errors.Is(err, errHelpShown) {
 		return nil
