@@ -150,7 +150,7 @@ var gitOptions = func() map[string][]string {
 	return map[string][]string{
 		"diff":   slices.Concat(diff, []string{"--cached", "--staged", "--merge-base"}),
 		"show":   slices.Concat(diff, commits),
-		"log":    slices.Concat(diff, commits, []string{"--no-merges", "--merges", "--reverse", "--graph", "--all", "--follow", "-i", "--regexp-ignore-case", "--topo-order", "--date-order", "--author=", "--committer=", "--grep=", "--since=", "--until=", "--after=", "--before=", "--max-count=", "--skip=", "-n", "-n…", "-S…", "-G…", "--pickaxe-all"}),
+		"log":    slices.Concat(diff, commits, []string{"--no-merges", "--merges", "--reverse", "--graph", "--follow", "-i", "--regexp-ignore-case", "--topo-order", "--date-order", "--author=", "--committer=", "--grep=", "--since=", "--until=", "--after=", "--before=", "--max-count=", "--skip=", "-n", "-n…", "-S…", "-G…", "--pickaxe-all"}),
 		"status": {"-s", "--short", "-b", "--branch", "--porcelain", "--porcelain=", "--long", "-z", "--show-stash", "-u", "-u…", "--untracked-files", "--untracked-files=", "--ahead-behind", "--no-ahead-behind"},
 	}
 }()
@@ -211,6 +211,11 @@ func parseGit(sub string, args []string) (*gitRead, error) {
 		default:
 			if err := gitPath(sub, a); err != nil {
 				return nil, err
+			}
+			// `git stash -u` keeps the user's untracked files (a .env) in
+			// a commit of the stash: the agent reads tracked files only.
+			if strings.Contains(strings.ToLower(a), "stash") {
+				return nil, fmt.Errorf("git %s %s is not allowed: the stash holds the user's own work, untracked files included; read the branch's commits (HEAD, HEAD~1, main…) instead", sub, a)
 			}
 			g.operands = append(g.operands, a)
 		}

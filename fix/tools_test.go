@@ -90,6 +90,9 @@ func TestAllowCommand(t *testing.T) {
 		{[]string{"git", "log", "--show-signature"}, "not allowed"},
 		{[]string{"git", "log", "--grep", "x"}, "not allowed"},
 		{[]string{"git", "log", "-n", "x"}, "needs a number"},
+		{[]string{"git", "log", "--all", "-p"}, "not allowed"},
+		{[]string{"git", "show", "stash@{0}^3"}, "the stash holds"},
+		{[]string{"git", "log", "-p", "refs/stash"}, "the stash holds"},
 	} {
 		err := AllowCommand(tc.argv, verify)
 		switch {
