@@ -117,25 +117,92 @@ func parse(data []byte, getenv func(string) string) (*Config, []Problem) {
 	return cfg, nil
 }
 
-// parseRepo validates a repository .ocdx.json: an object with "verify" only.
-func parseRepo(data []byte) ([]string, []Problem) {
+// parseRepo validates a repository .ocdx.json (docs/architecture.md, Where
+// the repository policy comes from). Every key is optional.
+func parseRepo(data []byte) (*Policy, []Problem) {
 	c := &checker{data: data}
 	members := c.object()
 	if members == nil {
 		return nil, c.problems
 	}
-	byKey := c.keys(members, []string{"verify"})
-	m, found := byKey["verify"]
-	if !found {
-		c.add(-1, "verify", `missing; list the commands to run before a fix is pushed, or delete the file to use the configuration's`)
-		return nil, c.problems
+	byKey := c.keys(members, policyKeys)
+	p := &Policy{}
+	if m, found := byKey["verify"]; found {
+		p.Verify = c.verify(m)
 	}
-	verify := c.verify(m)
+	if m, found := byKey["instructions"]; found {
+		p.Instructions, _ = c.str(m, "instructions", "Prefer table-driven tests.")
+	}
+	if m, found := byKey["paths"]; found {
+		p.Paths = c.paths(m)
+	}
+	if m, found := byKey["ignoreDefaults"]; !found || c.boolean(m, "ignoreDefaults") {
+		p.Ignore = append(p.Ignore, DefaultIgnore...)
+	}
+	if m, found := byKey["ignore"]; found {
+		p.Ignore = append(p.Ignore, c.globs(m)...)
+	}
 	c.sort()
 	if len(c.problems) > 0 {
 		return nil, c.problems
 	}
-	return verify, nil
+	return p, nil
+}
+
+// paths decodes [{"glob": ..., "instructions": ...}].
+func (c *checker) paths(m member) []PathRule {
+	elems, ok := c.list(m, "paths", `{"glob": "...", "instructions": "..."} objects`)
+	if !ok {
+		return nil
+	}
+	var rules []PathRule
+	for i, e := range elems {
+		key := fmt.Sprintf("paths[%d]", i)
+		if len(e.raw) == 0 || e.raw[0] != '{' {
+			c.add(e.off, key, `must be an object such as {"glob": "api/**", "instructions": "..."}, found %s`, kind(e.raw))
+			continue
+		}
+		fields, err := c.members(e.raw, e.off)
+		if err != nil {
+			c.add(e.off, key, "%v", err)
+			continue
+		}
+		byKey := c.keys(fields, []string{"glob", "instructions"})
+		var r PathRule
+		if g, found := byKey["glob"]; !found {
+			c.add(e.off, key, `has no "glob"; name the files it is about, for example "api/**"`)
+		} else if r.Glob, ok = c.str(g, key+".glob", "api/**"); ok {
+			if msg := validGlob(r.Glob); msg != "" {
+				c.add(g.off, key+".glob", "%s", msg)
+			}
+		}
+		if in, found := byKey["instructions"]; !found {
+			c.add(e.off, key, `has no "instructions"; say what reviewers should check in these files`)
+		} else {
+			r.Instructions, _ = c.str(in, key+".instructions", "Every handler checks the caller's permission.")
+		}
+		rules = append(rules, r)
+	}
+	return rules
+}
+
+// globs decodes a list of globs.
+func (c *checker) globs(m member) []string {
+	elems, ok := c.list(m, "ignore", "glob strings")
+	if !ok {
+		return nil
+	}
+	var out []string
+	for i, e := range elems {
+		key := fmt.Sprintf("ignore[%d]", i)
+		if s, ok := c.str(e, key, "generated/**"); ok {
+			if msg := validGlob(s); msg != "" {
+				c.add(e.off, key, "%s", msg)
+			}
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // object splits the file's top-level JSON object into members. It returns
