@@ -131,7 +131,7 @@ func reviewLoop(ctx context.Context, d *Deps, opts *ReviewLoopOptions) error {
 	}
 
 	fixer := &loop.FixRunner{Repo: repo, Dir: co.Repo.Dir, Remote: pushRemote(ctx, co), Model: fm, ModelName: cfg.PRFix.String(),
-		Verify: cfg.Verify, GitHub: client, Progress: d.IO.ErrOut}
+		Verify: cfg.Verify, Policy: cfg.Policy, GitHub: client, Progress: d.IO.ErrOut}
 	if !opts.Yes {
 		p := opts.Prompter
 		fixer.Confirm = func(_ context.Context, plan fix.PushPlan) (bool, error) {
@@ -150,6 +150,7 @@ func reviewLoop(ctx context.Context, d *Deps, opts *ReviewLoopOptions) error {
 		},
 		AnalyzerTools: func(head string) []llm.Tool { return review.RepoTools(files(head)) },
 		Fixer:         fixer,
+		Policy:        cfg.Policy,
 		DryRun:        opts.DryRun,
 		Progress:      d.IO.ErrOut,
 	})

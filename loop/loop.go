@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ocdx/gh-ocdx/config"
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/internal/redact"
 	"github.com/ocdx/gh-ocdx/internal/text"
@@ -89,10 +90,13 @@ type Options struct {
 	ReviewerTools func(head string) []llm.Tool
 	AnalyzerTools func(head string) []llm.Tool
 	Fixer         Fixer
-	MaxRounds     int // default MaxRounds
-	MaxIters      int // model calls per role (0: the llm default)
-	DryRun        bool
-	Progress      io.Writer // stderr
+	// Policy is the repository's review policy, from the PR's base branch;
+	// nil: the defaults.
+	Policy    *config.Policy
+	MaxRounds int // default MaxRounds
+	MaxIters  int // model calls per role (0: the llm default)
+	DryRun    bool
+	Progress  io.Writer // stderr
 }
 
 // Outcomes of a run.
@@ -136,7 +140,8 @@ type RoundResult struct {
 	Comments         []state.Comment      `json:"comments"`
 	Usage            map[string]llm.Usage `json:"usage"`
 	Coverage         review.Coverage      `json:"coverage"`
-	Note             string               `json:"note,omitempty"` // what the loop does next
+	PolicyChanged    []string             `json:"policyChanged,omitempty"` // policy files the PR changes
+	Note             string               `json:"note,omitempty"`          // what the loop does next
 	AnalyzerMismatch bool                 `json:"analyzerMismatch,omitempty"`
 	reviewersOK      int
 }
@@ -280,6 +285,7 @@ func (l *loop) round(ctx context.Context, n int) (done bool, err error) {
 	var threadFs []review.Finding
 	threadFs, rr.Threads = ThreadFindings(pr)
 	rr.ThreadsTruncated = pr.ThreadsTruncated
+	rr.PolicyChanged = PolicyChanges(pr)
 	if rd.Done(state.PhaseReviewed) {
 		if err := restore(&rr, rd); err != nil {
 			return false, err
@@ -413,13 +419,12 @@ func failedReviewers(rr *RoundResult) []string {
 
 // review runs the roles of a round and aggregates what they found.
 func (l *loop) review(ctx context.Context, pr *github.PullRequest, rr *RoundResult, threadFs []review.Finding) error {
-	diff, complete, err := l.o.GitHub.Diff(ctx, l.o.Repo, pr.Number, review.DiffLimit)
+	diff, complete, err := l.o.GitHub.Diff(ctx, l.o.Repo, pr.Number, review.DiffReadLimit)
 	if err != nil {
 		return err
 	}
-	text, truncated := review.TruncateDiff(diff, complete)
-	rc := &review.Context{PR: pr, Diff: text, DiffTruncated: truncated}
-	rr.Coverage = review.DiffCoverage(pr, text, truncated)
+	rc := review.NewContext(pr, diff, complete, l.o.Policy)
+	rr.Coverage = review.DiffCoverage(pr, rc.Diff, rc.DiffTruncated, rc.Ignored)
 	out, err := l.runRoles(ctx, rc, threadFs, rr.ReviewState, rr.Threads)
 	if err != nil {
 		return err
@@ -469,6 +474,19 @@ func (l *loop) review(ctx context.Context, pr *github.PullRequest, rr *RoundResu
 		}
 	}
 	return nil
+}
+
+// PolicyChanges lists the repository policy files (.ocdx.json, REVIEW.md)
+// that pr changes: this run reads them from the base branch, so the change
+// takes effect only once merged, and the report says so.
+func PolicyChanges(pr *github.PullRequest) []string {
+	var out []string
+	for _, f := range pr.Files {
+		if f.Path == config.RepoFile || f.Path == config.ReviewFile {
+			out = append(out, f.Path)
+		}
+	}
+	return out
 }
 
 // AnalyzerError: the comments analyzer failed, so the review state and the threads
@@ -719,6 +737,7 @@ func (l *loop) dryRun(ctx context.Context) (*Result, error) {
 	var threadFs []review.Finding
 	threadFs, rr.Threads = ThreadFindings(pr)
 	rr.ThreadsTruncated = pr.ThreadsTruncated
+	rr.PolicyChanged = PolicyChanges(pr)
 	if rec, err := l.o.Store.PR(l.key); err == nil {
 		for _, s := range rec.Stuck {
 			l.stuck = append(l.stuck, s.ID)

@@ -48,6 +48,9 @@ func RenderReview(runID string, maxRounds int, rr *RoundResult) string {
 		fmt.Fprintf(&b, "**Reviewers:** partial — %d of %d succeeded; failed: %s.\n\n", reviewers-len(failed), reviewers, strings.Join(failed, ", "))
 	}
 	fmt.Fprintf(&b, "**Coverage:** %s.\n\n", rr.Coverage)
+	if len(rr.PolicyChanged) > 0 {
+		fmt.Fprintf(&b, "**Repository policy:** this PR changes %s; the change takes effect after merge: this review used the base branch's.\n\n", policyNames(rr.PolicyChanged))
+	}
 	if rr.ReviewState.HasChangesRequested {
 		fmt.Fprintf(&b, "**Review state:** changes requested by %s; a maintainer's change request makes the consensus request_changes whatever the models say.\n\n", actors(rr.ReviewState.ChangesRequestedBy))
 	}
@@ -220,6 +223,9 @@ func RenderSummary(r *Result) string {
 		}
 		fmt.Fprintf(&b, "- Roles: %s\n", strings.Join(roles, ", "))
 		fmt.Fprintf(&b, "- Coverage: %s\n", rr.Coverage)
+		if len(rr.PolicyChanged) > 0 {
+			fmt.Fprintf(&b, "- Repository policy: the PR changes %s; the change takes effect after merge\n", policyNames(rr.PolicyChanged))
+		}
 		fmt.Fprintf(&b, "- Unresolved review threads: %d\n", rr.Threads.Unresolved)
 		if len(rr.Stuck) > 0 {
 			fmt.Fprintf(&b, "- Stuck: %s\n", strings.Join(rr.Stuck, ", "))
@@ -266,6 +272,14 @@ func RenderSummary(r *Result) string {
 		}
 	}
 	return b.String()
+}
+
+func policyNames(files []string) string {
+	var q []string
+	for _, f := range files {
+		q = append(q, "`"+f+"`")
+	}
+	return strings.Join(q, " and ")
 }
 
 // cell keeps text on one line and bounded, for tables and list items.
