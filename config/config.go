@@ -50,6 +50,9 @@ type Config struct {
 	// without it (the default) an approval is posted as a comment, so that
 	// a model never satisfies a required review on its own.
 	AllowApprove bool
+	// MaxTokens is the token budget of a review-loop run (input and output
+	// of every model call together); 0: none.
+	MaxTokens int64
 
 	Path   string // absolute path of the file read
 	Legacy bool   // Path is the legacy opencode file; callers tell the user so

@@ -11,7 +11,7 @@ import (
 )
 
 // The keys of the configuration file, in the order of the example.
-var knownKeys = []string{"reviewerModels", "commentsAnalyzerModel", "prFixModel", "reviewPrModel", "verify", "allowApprove"}
+var knownKeys = []string{"reviewerModels", "commentsAnalyzerModel", "prFixModel", "reviewPrModel", "verify", "allowApprove", "maxTokens"}
 
 // member is one key of a JSON object with the byte offset of its value, so
 // that problems point at a line and column.
@@ -99,6 +99,9 @@ func parse(data []byte, getenv func(string) string) (*Config, []Problem) {
 	}
 	if m, found := byKey["allowApprove"]; found {
 		cfg.AllowApprove = c.boolean(m, "allowApprove")
+	}
+	if m, found := byKey["maxTokens"]; found {
+		cfg.MaxTokens = c.positive(m, "maxTokens", 2000000)
 	}
 	c.sort()
 
@@ -342,6 +345,16 @@ func (c *checker) boolean(m member, key string) bool {
 		c.add(m.off, key, "must be true or false, found %s", kind(m.raw))
 	}
 	return b
+}
+
+// positive decodes a whole number above zero.
+func (c *checker) positive(m member, key string, example int64) int64 {
+	var n int64
+	if len(m.raw) == 0 || json.Unmarshal(m.raw, &n) != nil || n <= 0 {
+		c.add(m.off, key, "must be a whole number above zero, such as %d, found %s", example, strings.TrimSpace(string(m.raw)))
+		return 0
+	}
+	return n
 }
 
 // model decodes a "provider/model" string; the zero Model after a problem.

@@ -123,3 +123,26 @@ func requestText(t *testing.T, body []byte) string {
 	walk(v)
 	return b.String()
 }
+
+func TestLoopMaxTokensStopsBeforeTheFirstCall(t *testing.T) {
+	lf := newLoop(t, nil)
+	lf.approveRound()
+
+	res := lf.run("--dry-run", "--max-tokens", "0")
+	wantCode(t, res, 2)
+	wantContains(t, "stderr", res.Stderr, "invalid --max-tokens 0")
+
+	// No call fits in 100 tokens: the run ends before any model is asked.
+	res = lf.run("--yes", "--max-tokens", "100")
+
+	wantCode(t, res, 3)
+	wantContains(t, "stdout", res.Stdout, "token budget reached: 0 of 100 tokens spent", "**Tokens:** 0 of the budget of 100 spent")
+	for _, m := range []string{"rev-a", "rev-b", "analyzer"} {
+		if n := len(lf.fm.Requests(m)); n != 0 {
+			t.Errorf("%s was called %d times", m, n)
+		}
+	}
+	if k := lf.kinds(); len(k) != 0 {
+		t.Errorf("posted %v before any review", k)
+	}
+}

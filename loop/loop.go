@@ -92,7 +92,10 @@ type Options struct {
 	Fixer         Fixer
 	// Policy is the repository's review policy, from the PR's base branch;
 	// nil: the defaults.
-	Policy    *config.Policy
+	Policy *config.Policy
+	// Budget, when set, is the run's token budget: the models of Reviewers,
+	// Analyzer and Fixer draw on it, and a call it refuses ends the run.
+	Budget    *llm.Budget
 	MaxRounds int // default MaxRounds
 	MaxIters  int // model calls per role (0: the llm default)
 	DryRun    bool
@@ -122,6 +125,14 @@ type Result struct {
 	Stuck     []string         `json:"stuck"`
 	WouldPost string           `json:"wouldPost,omitempty"` // --dry-run: the review report
 	WouldFix  []review.Finding `json:"wouldFix,omitempty"`  // --dry-run: the fix payload's issuesToFix
+	Budget    *BudgetStatus    `json:"budget,omitempty"`    // with a token budget
+}
+
+// BudgetStatus is a run's token budget and what this invocation spent of it.
+type BudgetStatus struct {
+	MaxTokens int64     `json:"maxTokens"`
+	Spent     llm.Usage `json:"spent"`
+	Reached   bool      `json:"reached"` // a call was refused: the run stopped there
 }
 
 // RoundResult is one round.
@@ -182,6 +193,12 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	}
 	l := &loop{o: o, key: state.NewKey(o.Repo.Host, o.Repo.Owner, o.Repo.Name, o.PR.Number),
 		res: &Result{PR: o.PR.Number, URL: o.PR.URL, Rounds: []RoundResult{}, Remaining: []review.Finding{}, Stuck: []string{}}}
+	if o.Budget != nil {
+		defer func() {
+			l.res.Budget.Spent = o.Budget.Spent()
+		}()
+		l.res.Budget = &BudgetStatus{MaxTokens: o.Budget.Max}
+	}
 	if o.DryRun {
 		return l.dryRun(ctx)
 	}
@@ -438,6 +455,13 @@ func (l *loop) review(ctx context.Context, pr *github.PullRequest, rr *RoundResu
 		}
 		if ce := llm.AsConfigError(role.Key, r.err); ce != nil && role.Key != "" {
 			return ce
+		}
+	}
+	// A call the budget refused ends the run: a round some roles could not
+	// finish is no review.
+	for _, r := range out.Roles {
+		if errors.Is(r.err, llm.ErrBudget) {
+			return r.err
 		}
 	}
 	rr.Roles = out.Roles
@@ -702,6 +726,16 @@ func (l *loop) fail(ctx context.Context, n int, err error) error {
 		return err
 	}
 	reason := err.Error()
+	if errors.Is(err, llm.ErrBudget) {
+		// Not a failure: the user's limit, reached before a call, not after.
+		reason = l.budgetReached(err)
+		if l.posted {
+			if _, perr := l.post(ctx, n, "final", RenderBudgetReached(n, reason)); perr != nil {
+				l.progress("could not post the final report: %v", perr)
+			}
+		}
+		return l.end(OutcomeBlocked, reason)
+	}
 	if l.posted {
 		body := RenderFailure(n, reason)
 		if _, perr := l.post(ctx, n, "final", body); perr != nil {
@@ -709,6 +743,18 @@ func (l *loop) fail(ctx context.Context, n int, err error) error {
 		}
 	}
 	return l.endErr(OutcomeFailed, reason, err)
+}
+
+// budgetReached records that the token budget stopped the run and says so.
+func (l *loop) budgetReached(err error) string {
+	if l.res.Budget != nil {
+		l.res.Budget.Reached = true
+	}
+	var be *llm.BudgetError
+	if errors.As(err, &be) {
+		return be.Error()
+	}
+	return err.Error()
 }
 
 func (l *loop) end(outcome, reason string) error {
@@ -743,7 +789,11 @@ func (l *loop) dryRun(ctx context.Context) (*Result, error) {
 			l.stuck = append(l.stuck, s.ID)
 		}
 	}
-	if err := l.review(ctx, pr, &rr, threadFs); err != nil {
+	if err := l.review(ctx, pr, &rr, threadFs); errors.Is(err, llm.ErrBudget) {
+		l.res.Outcome, l.res.Reason = OutcomeBlocked, "dry run: "+l.budgetReached(err)
+		l.label()
+		return l.res, nil
+	} else if err != nil {
 		return l.res, err
 	}
 	l.res.Rounds = append(l.res.Rounds, rr)

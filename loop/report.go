@@ -188,6 +188,11 @@ func RenderFailure(n int, reason string) string {
 	return fmt.Sprintf("## gh-ocdx review-loop stopped in round %d\n\n**Failure:** %s\n\nNothing more will be posted or pushed by this run. Fix the cause, then re-run `gh ocdx review-loop`.\n", n, cell(reason, 2000))
 }
 
+// RenderBudgetReached is the final comment of a run the token budget stopped.
+func RenderBudgetReached(n int, reason string) string {
+	return fmt.Sprintf("## gh-ocdx review-loop stopped in round %d\n\n**Stopped:** %s.\n\nNothing more will be posted or pushed by this run. Re-run `gh ocdx review-loop` with a larger `--max-tokens` (or `maxTokens` in the configuration) to go on.\n", n, cell(reason, 2000))
+}
+
 // RenderSummary is the final Markdown summary printed on stdout: round by
 // round, counts, the PR link, fixes applied, and the outcome.
 func RenderSummary(r *Result) string {
@@ -204,6 +209,13 @@ func RenderSummary(r *Result) string {
 			resumed = " (resumed)"
 		}
 		fmt.Fprintf(&b, "**Run:** %s%s\n", r.RunID, resumed)
+	}
+	if bs := r.Budget; bs != nil {
+		reached := ""
+		if bs.Reached {
+			reached = " — token budget reached"
+		}
+		fmt.Fprintf(&b, "**Tokens:** %d of the budget of %d spent (%s)%s\n", bs.Spent.Input+bs.Spent.Output, bs.MaxTokens, bs.Spent, reached)
 	}
 	b.WriteString("\n")
 	for _, rr := range r.Rounds {
