@@ -52,6 +52,7 @@ type Options struct {
 	ModelName string
 	Verify    []string
 	Policy    *config.Policy    // the repository's: its instructions reach the agent
+	Price     *config.Price     // of Model, for the cost recorded with its usage; nil: none
 	Payload   review.FixPayload // issuesToFix (P0..P2 minus stuck, no THREAD- findings), optionalIssues (P3)
 	Run       *state.Active     // WIP, phases, comments; the caller owns Begin and End
 	Round     int               // for the comment tag and the round record
@@ -295,7 +296,11 @@ func (f *fixer) fixAndVerify(ctx context.Context) error {
 			rd.Reports = append(rd.Reports, state.Report{Role: Role, Model: o.ModelName,
 				Summary: fmt.Sprintf("fixed %d, rejected %d", len(res.FixedIssues), len(res.RejectedIssues)), Full: string(raw)})
 			rd.Usage = slices.DeleteFunc(rd.Usage, func(u state.Usage) bool { return u.Role == Role })
-			rd.Usage = append(rd.Usage, state.Usage{Role: Role, Model: o.ModelName, InputTokens: f.out.Usage.Input, CachedTokens: f.out.Usage.Cached, OutputTokens: f.out.Usage.Output})
+			u := state.Usage{Role: Role, Model: o.ModelName, InputTokens: f.out.Usage.Input, CachedTokens: f.out.Usage.Cached, OutputTokens: f.out.Usage.Output}
+			if o.Price != nil {
+				u.CostUSD = o.Price.Cost(u.InputTokens, u.CachedTokens, u.OutputTokens)
+			}
+			rd.Usage = append(rd.Usage, u)
 		}); err != nil {
 			return err
 		}

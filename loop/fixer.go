@@ -20,6 +20,7 @@ type FixRunner struct {
 	ModelName string
 	Verify    []string
 	Policy    *config.Policy
+	Price     *config.Price // of the fix model; nil: none
 	// Confirm asks before each push; nil pushes without asking (--yes).
 	Confirm  func(ctx context.Context, plan fix.PushPlan) (bool, error)
 	GitHub   fix.GitHub
@@ -32,12 +33,12 @@ type FixRunner struct {
 func (r *FixRunner) Fix(ctx context.Context, req FixRequest) (*FixReport, error) {
 	out, err := fix.Run(ctx, fix.Options{
 		Repo: r.Repo, PR: req.PR, Dir: r.Dir, Remote: r.Remote, Model: r.Model, ModelName: r.ModelName,
-		Verify: r.Verify, Policy: r.Policy, Payload: req.Payload, Run: req.Run, Round: req.Round, Resume: req.Resume,
+		Verify: r.Verify, Policy: r.Policy, Price: r.Price, Payload: req.Payload, Run: req.Run, Round: req.Round, Resume: req.Resume,
 		Confirm: r.Confirm, GitHub: r.GitHub, Progress: r.Progress,
 	})
 	var rep *FixReport
 	if out != nil {
-		rep = &FixReport{Result: out.Result, Verified: true, Pushed: out.Pushed, HeadOID: out.HeadOID, CommentURL: out.CommentURL, Usage: out.Usage}
+		rep = &FixReport{Result: out.Result, Verified: true, Pushed: out.Pushed, HeadOID: out.HeadOID, CommentURL: out.CommentURL, Usage: out.Usage, Model: r.ModelName}
 	}
 	var ve *fix.VerifyError
 	switch {
