@@ -217,7 +217,7 @@ func dirtyFromWIP(co *preflight.Checkout, resume *state.WIP) error {
 }
 
 // finishFix ends the run as the error says and prints the summary.
-func finishFix(ctx context.Context, d *Deps, run *state.Active, pr *github.PullRequest, out *fix.Outcome, err error, dryRun bool) error {
+func finishFix(ctx context.Context, d *Deps, run *state.Active, pr *github.PullRequest, out *fix.RunResult, err error, dryRun bool) error {
 	var ve *fix.VerifyError
 	var re *fix.ResultError
 	var pe *git.PushError
@@ -257,7 +257,7 @@ func finishFix(ctx context.Context, d *Deps, run *state.Active, pr *github.PullR
 	}
 }
 
-func printFixSummary(d *Deps, pr *github.PullRequest, out *fix.Outcome, dryRun bool) {
+func printFixSummary(d *Deps, pr *github.PullRequest, out *fix.RunResult, dryRun bool) {
 	w := d.IO.Out
 	res := out.Result
 	fmt.Fprintf(w, "## Fix of PR #%d\n\n", pr.Number)

@@ -71,8 +71,8 @@ type PushPlan struct {
 	Remote, Branch string
 }
 
-// Outcome is what a fix did.
-type Outcome struct {
+// RunResult is what a fix run did.
+type RunResult struct {
 	Result       finding.FixResult
 	Verification []verify.Result
 	Attempts     int
@@ -117,7 +117,7 @@ func (e *ResultError) Error() string {
 }
 
 // Run fixes the payload's issues, verifies, pushes and reports.
-func Run(ctx context.Context, o Options) (*Outcome, error) {
+func Run(ctx context.Context, o Options) (*RunResult, error) {
 	if o.PR == nil || o.Model == nil || o.Run == nil || o.GitHub == nil {
 		return nil, errors.New("fix.Run needs PR, Model, Run and GitHub")
 	}
@@ -158,7 +158,7 @@ func Run(ctx context.Context, o Options) (*Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := &fixer{o: o, repo: repo, files: files, tracked: tracked, verify: split, out: &Outcome{}}
+	f := &fixer{o: o, repo: repo, files: files, tracked: tracked, verify: split, out: &RunResult{}}
 	return f.run(ctx)
 }
 
@@ -169,7 +169,7 @@ type fixer struct {
 	files   *repofs.Repo
 	tracked *trackedFiles // files, as the agent may read them
 	verify  [][]string
-	out     *Outcome
+	out     *RunResult
 	base    string // the PR head GitHub knows: commits after it are this fix's
 	// reviewed is the PR head the round started from: the push is a
 	// fast-forward of it, and only while the branch is still there.
@@ -180,7 +180,7 @@ type fixer struct {
 	wip state.WIP // the fields gh-ocdx keeps; the note adds the agent's own
 }
 
-func (f *fixer) run(ctx context.Context) (*Outcome, error) {
+func (f *fixer) run(ctx context.Context) (*RunResult, error) {
 	o := f.o
 	f.out.Result = finding.FixResult{Agent: Role, PRNumber: o.PR.Number}
 	head, err := f.repo.Head(ctx)

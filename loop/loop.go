@@ -702,7 +702,7 @@ func (l *loop) end(outcome, reason string) error {
 func (l *loop) endErr(outcome, reason string, err error) error {
 	l.res.Outcome, l.res.Reason = outcome, reason
 	l.label()
-	so := map[string]state.Outcome{OutcomeConverged: state.OutcomeConverged, OutcomeBlocked: state.OutcomeBlocked, OutcomeFailed: state.OutcomeFailed}[outcome]
+	so := map[string]state.RunOutcome{OutcomeConverged: state.OutcomeConverged, OutcomeBlocked: state.OutcomeBlocked, OutcomeFailed: state.OutcomeFailed}[outcome]
 	if eerr := l.run.End(so, reason); eerr != nil && err == nil {
 		return eerr
 	}

@@ -123,8 +123,8 @@ func analyzerTask(pr *github.PullRequest, st finding.ReviewState, stats finding.
 	})
 }
 
-// reviewOutcome is what the roles of one round produced.
-type reviewOutcome struct {
+// roundReviews is what the roles of one round produced.
+type roundReviews struct {
 	Roles    []RoleStatus // reviewers in configuration order, then the analyzer
 	Findings []finding.Finding
 	Analyzer *finding.CommentsAnalyzerResult // nil when it failed
@@ -133,9 +133,9 @@ type reviewOutcome struct {
 // runRoles runs every reviewer and the comments analyzer side by side and
 // waits for all of them (allSettled): one failing role never cancels the
 // others. IDs and sources are set by gh-ocdx, never taken from a model.
-func (l *loop) runRoles(ctx context.Context, rc *review.Context, threadFs []finding.Finding, st finding.ReviewState, stats finding.ThreadStats) (*reviewOutcome, error) {
+func (l *loop) runRoles(ctx context.Context, rc *review.Context, threadFs []finding.Finding, st finding.ReviewState, stats finding.ThreadStats) (*roundReviews, error) {
 	n := len(l.o.Reviewers)
-	out := &reviewOutcome{Roles: make([]RoleStatus, n+1)}
+	out := &roundReviews{Roles: make([]RoleStatus, n+1)}
 	results := make([]*finding.ReviewerResult, n)
 	var analyzer finding.CommentsAnalyzerResult
 	aTask, err := analyzerTask(rc.PR, st, stats, rc.PR.ThreadsTruncated)
