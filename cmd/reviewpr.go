@@ -11,7 +11,6 @@ import (
 
 	"github.com/cli/go-gh/v2/pkg/repository"
 
-	"github.com/ocdx/gh-ocdx/config"
 	"github.com/ocdx/gh-ocdx/git"
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/llm"
@@ -107,7 +106,7 @@ func parseReviewPR(d *Deps, args []string) (*ReviewPROptions, error) {
 		return nil, fs.usageErr("--yes posts the review and --print does not: choose one")
 	}
 	if opts.Model != "" {
-		if _, err := config.ParseModel(opts.Model); err != nil {
+		if _, err := llm.ParseModel(opts.Model); err != nil {
 			return nil, fs.usageErr("invalid --model: %v", err)
 		}
 	}

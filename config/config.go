@@ -9,6 +9,8 @@ import (
 	"io/fs"
 	"path/filepath"
 	"strings"
+
+	"github.com/ocdx/gh-ocdx/llm"
 )
 
 // Example is a valid configuration. `config init`
@@ -40,11 +42,11 @@ func DefaultVerify() []string { return []string{"dx lint", "dx build all"} }
 
 // Config is a validated configuration with defaults applied.
 type Config struct {
-	Reviewers        []Model // 1..MaxReviewers, run in parallel
-	CommentsAnalyzer Model
-	PRFix            Model
-	ReviewPR         Model    // defaults to Reviewers[0]
-	Verify           []string // commands run before a fix is pushed
+	Reviewers        []llm.ModelName // 1..MaxReviewers, run in parallel
+	CommentsAnalyzer llm.ModelName
+	PRFix            llm.ModelName
+	ReviewPR         llm.ModelName // defaults to Reviewers[0]
+	Verify           []string      // commands run before a fix is pushed
 	// AllowApprove lets review-pr post a model's APPROVE as an approval;
 	// without it (the default) an approval is posted as a comment, so that
 	// a model never satisfies a required review on its own.
@@ -134,8 +136,8 @@ func RepoVerify(repoRoot string) (verify []string, path string, err error) {
 
 // UsedProviders returns the providers the configuration's models use, once
 // each, in the order they first appear.
-func (c *Config) UsedProviders() []Provider {
-	var out []Provider
+func (c *Config) UsedProviders() []llm.Provider {
+	var out []llm.Provider
 	seen := map[string]bool{}
 	for _, m := range c.roles() {
 		if !seen[m.model.Provider.Name] {
@@ -149,7 +151,7 @@ func (c *Config) UsedProviders() []Provider {
 // KeyedModel is a configured model and the key that names it.
 type KeyedModel struct {
 	Key   string // e.g. "reviewerModels[1]", "prFixModel"
-	Model Model
+	Model llm.ModelName
 }
 
 // Models lists every configured model with its key, in file order.
@@ -163,7 +165,7 @@ func (c *Config) Models() []KeyedModel {
 
 type role struct {
 	key   string
-	model Model
+	model llm.ModelName
 }
 
 func (c *Config) roles() []role {

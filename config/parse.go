@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/ocdx/gh-ocdx/llm"
 )
 
 // The keys of the configuration file, in the order of the example.
@@ -73,7 +75,7 @@ func parse(data []byte, getenv func(string) string) (*Config, []Problem) {
 	}
 	required := []struct {
 		key, what, example string
-		dst                *Model
+		dst                *llm.ModelName
 	}{
 		{"commentsAnalyzerModel", "the model that analyses review comment threads", "openai/gpt-4.1-mini", &cfg.CommentsAnalyzer},
 		{"prFixModel", "the model that fixes findings", "anthropic/claude-sonnet-4-5", &cfg.PRFix},
@@ -278,16 +280,16 @@ func (c *checker) boolean(m member, key string) bool {
 }
 
 // model decodes a "provider/model" string; the zero Model after a problem.
-func (c *checker) model(m member, key string) Model {
+func (c *checker) model(m member, key string) llm.ModelName {
 	s, ok := c.str(m, key, "openai/gpt-4.1")
 	if !ok {
-		return Model{}
+		return llm.ModelName{}
 	}
 	if strings.TrimSpace(s) == "" {
 		c.add(m.off, key, "is empty; name a model as provider/model, for example \"openai/gpt-4.1\"")
-		return Model{}
+		return llm.ModelName{}
 	}
-	model, err := ParseModel(s)
+	model, err := llm.ParseModel(s)
 	if err != nil {
 		c.add(m.off, key, "%v", err)
 	}

@@ -11,8 +11,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-
-	"github.com/ocdx/gh-ocdx/config"
 )
 
 // ConfigError is a model call the provider refused for a reason no retry
@@ -68,7 +66,7 @@ const listTimeout = 30 * time.Second
 // included), and of Anthropic page by page. has(name) also accepts an
 // Ollama name without its ":latest" tag, and an Anthropic alias, which
 // the list does not show but GET /v1/models/{name} resolves.
-func ListModels(ctx context.Context, p config.Provider, getenv func(string) string) (has func(ctx context.Context, name string) (bool, error), err error) {
+func ListModels(ctx context.Context, p Provider, getenv func(string) string) (has func(ctx context.Context, name string) (bool, error), err error) {
 	base := p.DefaultURL
 	if v := strings.TrimSpace(getenv(p.BaseURLEnv)); v != "" {
 		base = v

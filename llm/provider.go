@@ -9,8 +9,6 @@ import (
 	"net/url"
 	"strings"
 	"time"
-
-	"github.com/ocdx/gh-ocdx/config"
 )
 
 // Options tune the HTTP side of a provider. Zero values take the defaults.
@@ -48,10 +46,10 @@ func (o Options) withDefaults() Options {
 }
 
 // New returns the Model for a "provider/model" string, configured from the
-// provider's environment variables (config.Providers) read through getenv. Every request
+// provider's environment variables (Providers) read through getenv. Every request
 // it sends has its secrets masked first.
 func New(model string, getenv func(string) string, opts Options) (Model, error) {
-	m, err := config.ParseModel(model)
+	m, err := ParseModel(model)
 	if err != nil {
 		return nil, err
 	}
