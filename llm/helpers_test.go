@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -24,7 +25,18 @@ var wires = []wire{
 }
 
 // fast keeps retries and timeouts short so the suite stays quick.
-var fast = Options{Timeout: 2 * time.Second, MaxRetries: 3}
+var fast = Options{Timeout: 2 * time.Second, MaxRetries: 3, Backoff: time.Millisecond}
+
+// overTransport is an openai/gpt-test client whose requests go to rt.
+func overTransport(t testing.TB, rt http.RoundTripper, opts Options) *client {
+	t.Helper()
+	env := map[string]string{"OPENAI_BASE_URL": "http://model.invalid/v1", "OPENAI_API_KEY": "k"}
+	c, err := newClient("openai/gpt-test", func(k string) string { return env[k] }, opts, &http.Client{Transport: rt})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
 
 func eachWire(t *testing.T, f func(t *testing.T, fm *testkit.FakeModel, w wire)) {
 	for _, w := range wires {
