@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -198,4 +199,32 @@ func blocksText(t testing.TB, raw json.RawMessage) string {
 func envelope(v any) string {
 	b, _ := json.Marshal(v)
 	return "Done.\nBEGIN_JSON\n" + string(b) + "\nEND_JSON\n"
+}
+
+func readBody(req *http.Request) []byte {
+	if req.Body == nil {
+		return nil
+	}
+	b, _ := io.ReadAll(req.Body)
+	return b
+}
+
+// fixedStream is a transport that answers every request with the events
+// as a text/event-stream.
+type fixedStream struct {
+	events []string
+	cut    bool // no empty line after the last event
+}
+
+func (f *fixedStream) RoundTrip(r *http.Request) (*http.Response, error) {
+	var b strings.Builder
+	for _, e := range f.events {
+		b.WriteString("data: " + e + "\n\n")
+	}
+	s := b.String()
+	if f.cut {
+		s = strings.TrimSuffix(s, "\n")
+	}
+	h := http.Header{"Content-Type": {"text/event-stream"}}
+	return &http.Response{StatusCode: 200, Header: h, Body: io.NopCloser(strings.NewReader(s)), Request: r}, nil
 }

@@ -137,13 +137,14 @@ func (p *poster) read(res *http.Response, d decoder) error {
 		}
 		return nil
 	})
-	if err != nil {
+	var api *APIError
+	switch {
+	case err == nil && !d.done():
+		return errStreamCut
+	case err == nil, errors.As(err, &api), errors.Is(err, ErrBadResponse), errors.Is(err, httpretry.ErrTooLarge):
 		return err
 	}
-	if !d.done() {
-		return errStreamCut
-	}
-	return nil
+	return fmt.Errorf("%w: %v", errStreamCut, err) // the connection broke
 }
 
 func (p *poster) progress(d decoder, done bool) {

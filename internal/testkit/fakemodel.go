@@ -53,6 +53,7 @@ type Step struct {
 	Calls      []FakeCall    // tool calls, alongside Text if both are set
 	Status     int           // answer with this HTTP error status instead
 	RetryAfter string        // Retry-After header sent with Status
+	ErrorType  string        // the error's type (and OpenAI code) sent with Status: "insufficient_quota", "billing_error"; "" for the status's usual one
 	Stall      time.Duration // wait this long first (cut short if the client hangs up)
 	Raw        string        // send this body verbatim with status 200
 	Drop       bool          // close the connection without an answer
@@ -548,7 +549,7 @@ func ServeFault(w http.ResponseWriter, format string, s Step) bool {
 			}
 		}
 	case s.Status != 0:
-		writeError(w, format, s.Status, s.RetryAfter, "scripted failure")
+		writeTypedError(w, format, s.Status, s.RetryAfter, s.ErrorType, "scripted failure")
 	case s.Raw != "":
 		w.Header().Set("Content-Type", "application/json")
 		io.WriteString(w, s.Raw)
@@ -665,16 +666,34 @@ func (f *FakeModel) anthropicResponse(model string, s Step, in, read, written, o
 }
 
 func writeError(w http.ResponseWriter, format string, status int, retryAfter, msg string) {
+	writeTypedError(w, format, status, retryAfter, "", msg)
+}
+
+// RequestID is the request ID the fake gives every error answer, in
+// x-request-id (OpenAI) or request-id (Anthropic).
+const RequestID = "req_fake0123"
+
+func writeTypedError(w http.ResponseWriter, format string, status int, retryAfter, typ, msg string) {
 	if retryAfter != "" {
 		w.Header().Set("Retry-After", retryAfter)
+	}
+	if format == "openai" {
+		w.Header().Set("X-Request-Id", RequestID)
+	} else {
+		w.Header().Set("Request-Id", RequestID)
 	}
 	w.Header().Set("Content-Type", "application/json")
 	// Clients obey x-should-retry over the status; say nothing so that the
 	// status alone decides, as with most servers.
 	w.WriteHeader(status)
-	typ := errorType(status)
+	var code any
+	if typ != "" {
+		code = typ
+	} else {
+		typ = errorType(status)
+	}
 	if format == "openai" {
-		json.NewEncoder(w).Encode(map[string]any{"error": map[string]any{"message": msg, "type": typ, "param": nil, "code": nil}})
+		json.NewEncoder(w).Encode(map[string]any{"error": map[string]any{"message": msg, "type": typ, "param": nil, "code": code}})
 		return
 	}
 	json.NewEncoder(w).Encode(map[string]any{"type": "error", "error": map[string]any{"type": typ, "message": msg}})
