@@ -108,20 +108,20 @@ func reviewLoop(ctx context.Context, d *Deps, opts *ReviewLoopOptions) error {
 		}
 	}
 
-	modelFor := func(m fmt.Stringer) (llm.Model, error) { return newModel(d, m.String()) }
+	modelFor := func(m fmt.Stringer, key string) (llm.Model, error) { return newModel(d, m.String(), cfg.OutputCap(key)) }
 	var reviewers []loop.Role
 	for i, m := range cfg.Reviewers {
-		mod, err := modelFor(m)
+		mod, err := modelFor(m, "reviewerModels")
 		if err != nil {
 			return err
 		}
 		reviewers = append(reviewers, loop.Role{Name: fmt.Sprintf("reviewer-%d", i+1), Key: fmt.Sprintf("reviewerModels[%d]", i), Model: m.String(), LLM: mod})
 	}
-	am, err := modelFor(cfg.CommentsAnalyzer)
+	am, err := modelFor(cfg.CommentsAnalyzer, "commentsAnalyzerModel")
 	if err != nil {
 		return err
 	}
-	fm, err := modelFor(cfg.PRFix)
+	fm, err := modelFor(cfg.PRFix, "prFixModel")
 	if err != nil {
 		return err
 	}

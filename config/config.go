@@ -18,7 +18,8 @@ const Example = `{
   "commentsAnalyzerModel": "openai/gpt-4.1-mini",
   "prFixModel": "anthropic/claude-sonnet-4-5",
   "reviewPrModel": "anthropic/claude-sonnet-4-5",
-  "verify": ["dx lint", "dx build all"]
+  "verify": ["dx lint", "dx build all"],
+  "outputTokens": {"prFixModel": 16384}
 }
 `
 
@@ -49,6 +50,10 @@ type Config struct {
 	// without it (the default) an approval is posted as a comment, so that
 	// a model never satisfies a required review on its own.
 	AllowApprove bool
+	// OutputTokens caps a role's answers, by role key ("prFixModel",
+	// "reviewerModels" for every reviewer); a role absent takes the
+	// client's default.
+	OutputTokens map[string]int64
 
 	Path   string // absolute path of the file read
 	Legacy bool   // Path is the legacy opencode file; callers tell the user so
@@ -144,6 +149,13 @@ func (c *Config) UsedProviders() []Provider {
 		}
 	}
 	return out
+}
+
+// OutputCap is the output cap of the role named by key ("prFixModel",
+// "reviewerModels[1]"); 0 when the configuration sets none.
+func (c *Config) OutputCap(key string) int64 {
+	role, _, _ := strings.Cut(key, "[")
+	return c.OutputTokens[role]
 }
 
 // KeyedModel is a configured model and the key that names it.
