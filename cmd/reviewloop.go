@@ -108,7 +108,9 @@ func reviewLoop(ctx context.Context, d *Deps, opts *ReviewLoopOptions) error {
 		}
 	}
 
-	modelFor := func(m fmt.Stringer, key string) (llm.Model, error) { return newModel(d, m.String(), cfg.OutputCap(key)) }
+	modelFor := func(m fmt.Stringer, key string) (llm.Model, error) {
+		return newModel(d, m.String(), cfg.OutputCap(key))
+	}
 	var reviewers []loop.Role
 	for i, m := range cfg.Reviewers {
 		mod, err := modelFor(m, "reviewerModels")

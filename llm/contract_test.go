@@ -30,8 +30,8 @@ import (
 
 // conversations are the request shapes gh-ocdx sends.
 var conversations = map[string]Request{
-	"plain": {System: "You review code.", Messages: []Message{{Role: User, Text: "Review PR #7."}}},
-	"tools": {System: "You review code.", Messages: []Message{{Role: User, Text: "Review PR #7."}}, Tools: contractTools},
+	"plain":              {System: "You review code.", Messages: []Message{{Role: User, Text: "Review PR #7."}}},
+	"tools":              {System: "You review code.", Messages: []Message{{Role: User, Text: "Review PR #7."}}, Tools: contractTools},
 	"no tools this turn": {System: "s", Messages: []Message{{Role: User, Text: "Answer now."}}, Tools: contractTools, NoTools: true},
 	"tool results": {System: "You fix code.", Tools: contractTools, Messages: []Message{
 		{Role: User, Text: "Fix QUAL-1."},
