@@ -214,9 +214,11 @@ func readBody(req *http.Request) []byte {
 type fixedStream struct {
 	events []string
 	cut    bool // no empty line after the last event
+	calls  int
 }
 
 func (f *fixedStream) RoundTrip(r *http.Request) (*http.Response, error) {
+	f.calls++
 	var b strings.Builder
 	for _, e := range f.events {
 		b.WriteString("data: " + e + "\n\n")

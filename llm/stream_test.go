@@ -61,6 +61,20 @@ func TestCutStreamRetriedWhole(t *testing.T) {
 	})
 }
 
+// A stream that ends cleanly but before its end event ([DONE] or a finish
+// reason) was cut all the same, as is an event without its empty line.
+func TestStreamWithoutItsEndIsCut(t *testing.T) {
+	for _, f := range []*fixedStream{
+		{events: []string{`{"choices":[{"index":0,"delta":{"content":"half"}}]}`}},
+		{events: []string{`{"choices":[{"index":0,"delta":{"content":"half"}}]}`, "[DONE]"}, cut: true},
+	} {
+		_, err := ask(t, overTransport(t, f, Options{MaxRetries: 1, Backoff: time.Millisecond}))
+		if !errors.Is(err, errStreamCut) || f.calls != 2 {
+			t.Errorf("err = %v after %d attempts, want a cut stream after 2", err, f.calls)
+		}
+	}
+}
+
 // OCDX_MODEL_TIMEOUT is an inactivity deadline: a stream that keeps coming
 // runs past it, a silent one is cut.
 func TestSlowStreamIsNotCut(t *testing.T) {
