@@ -170,7 +170,7 @@ func reviewPR(ctx context.Context, d *Deps, opts *ReviewPROptions) error {
 		if opts.Model != "" {
 			name = opts.Model
 		}
-		if model, err = newModel(d, name); err != nil {
+		if model, err = newModel(d, name, cfg.OutputCap("reviewPrModel")); err != nil {
 			return err
 		}
 		model = &progressModel{Model: model, name: name, log: d.Log}

@@ -17,7 +17,8 @@ const Example = `{
   "commentsAnalyzerModel": "openai/gpt-4.1-mini",
   "prFixModel": "anthropic/claude-sonnet-4-5",
   "reviewPrModel": "anthropic/claude-sonnet-4-5",
-  "verify": ["dx lint", "dx build all"]
+  "verify": ["dx lint", "dx build all"],
+  "outputTokens": {"prFixModel": 16384}
 }
 `
 
@@ -55,6 +56,10 @@ type Config struct {
 	// MaxTokens is the token budget of a review-loop run (input and output
 	// of every model call together); 0: none.
 	MaxTokens int64
+	// OutputTokens caps a role's answers, by role key ("prFixModel",
+	// "reviewerModels" for every reviewer); a role absent takes the
+	// client's default.
+	OutputTokens map[string]int64
 
 	Path   string // absolute path of the file read
 	Legacy bool   // Path is the legacy opencode file; callers tell the user so
@@ -142,6 +147,13 @@ func (c *Config) UsedProviders() []llm.Provider {
 		}
 	}
 	return out
+}
+
+// OutputCap is the output cap of the role named by key ("prFixModel",
+// "reviewerModels[1]"); 0 when the configuration sets none.
+func (c *Config) OutputCap(key string) int64 {
+	role, _, _ := strings.Cut(key, "[")
+	return c.OutputTokens[role]
 }
 
 // KeyedModel is a configured model and the key that names it.

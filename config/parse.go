@@ -13,7 +13,13 @@ import (
 )
 
 // The keys of the configuration file, in the order of the example.
-var knownKeys = []string{"reviewerModels", "commentsAnalyzerModel", "prFixModel", "reviewPrModel", "verify", "allowApprove", "maxTokens"}
+var knownKeys = []string{"reviewerModels", "commentsAnalyzerModel", "prFixModel", "reviewPrModel", "verify", "allowApprove", "maxTokens", "outputTokens"}
+
+// roleKeys are the keys outputTokens may name: the roles' model keys.
+var roleKeys = []string{"reviewerModels", "commentsAnalyzerModel", "prFixModel", "reviewPrModel"}
+
+// MaxOutputTokens bounds an outputTokens value; no model writes more at once.
+const MaxOutputTokens = 1 << 20
 
 // member is one key of a JSON object with the byte offset of its value, so
 // that problems point at a line and column.
@@ -104,6 +110,9 @@ func parse(data []byte, getenv func(string) string) (*Config, []Problem) {
 	}
 	if m, found := byKey["maxTokens"]; found {
 		cfg.MaxTokens = c.positive(m, "maxTokens", 2000000)
+	}
+	if m, found := byKey["outputTokens"]; found {
+		cfg.OutputTokens = c.outputTokens(m)
 	}
 	c.sort()
 
@@ -374,6 +383,30 @@ func (c *checker) model(m member, key string) llm.ModelName {
 		c.add(m.off, key, "%v", err)
 	}
 	return model
+}
+
+// outputTokens decodes {"prFixModel": 16384, …}: an output cap per role.
+func (c *checker) outputTokens(m member) map[string]int64 {
+	const example = `{"prFixModel": 16384}`
+	if len(m.raw) == 0 || m.raw[0] != '{' {
+		c.add(m.off, "outputTokens", "must be an object of role keys and token counts such as %s, found %s", example, kind(m.raw))
+		return nil
+	}
+	members, err := c.members(m.raw, m.off)
+	if err != nil {
+		c.add(m.off, "outputTokens", "%v", err)
+		return nil
+	}
+	out := map[string]int64{}
+	for key, e := range c.keys(members, roleKeys) {
+		var n int64
+		if json.Unmarshal(e.raw, &n) != nil || n < 1 || n > MaxOutputTokens {
+			c.add(e.off, "outputTokens."+key, "must be a whole number of tokens from 1 to %d, found %s", MaxOutputTokens, e.raw)
+			continue
+		}
+		out[key] = n
+	}
+	return out
 }
 
 // verify decodes a list of commands.
