@@ -92,7 +92,7 @@ func configInit(d *Deps, _ *ConfigInitOptions) error {
 	b.WriteString("  2. Export the API key of each provider you use:\n")
 	var keyless []string
 	for _, name := range sortedProviderNames() {
-		env := config.Providers[name].CredentialEnv
+		env := llm.Providers[name].CredentialEnv
 		if env == "" {
 			keyless = append(keyless, name+"/")
 			continue
@@ -272,7 +272,7 @@ func showMarkdown(d *Deps, c *config.Config) string {
 
 // endpoint is the provider's endpoint as the environment sets it, without
 // any user info or query that could carry a secret.
-func endpoint(d *Deps, p config.Provider) string {
+func endpoint(d *Deps, p llm.Provider) string {
 	raw := d.Getenv(p.BaseURLEnv)
 	if raw == "" {
 		return p.DefaultURL
@@ -406,7 +406,7 @@ func findRepoRoot(dir string) string {
 
 func sortedProviderNames() []string {
 	var names []string
-	for n := range config.Providers {
+	for n := range llm.Providers {
 		names = append(names, n)
 	}
 	slices.Sort(names)

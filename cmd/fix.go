@@ -11,6 +11,7 @@ import (
 	"github.com/cli/go-gh/v2/pkg/repository"
 
 	"github.com/ocdx/gh-ocdx/config"
+	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/fix"
 	"github.com/ocdx/gh-ocdx/git"
 	"github.com/ocdx/gh-ocdx/github"
@@ -18,7 +19,6 @@ import (
 	"github.com/ocdx/gh-ocdx/llm"
 	"github.com/ocdx/gh-ocdx/loop"
 	"github.com/ocdx/gh-ocdx/preflight"
-	"github.com/ocdx/gh-ocdx/review"
 	"github.com/ocdx/gh-ocdx/state"
 )
 
@@ -145,7 +145,7 @@ func fixPR(ctx context.Context, d *Deps, opts *FixOptions) error {
 		d.Log.Info(note)
 	}
 
-	model, err := newModel(d, cfg.PRFix.String())
+	model, err := newModel(d, cfg.PRFix.String(), cfg.OutputCap("prFixModel"))
 	if err != nil {
 		return err
 	}
@@ -217,7 +217,7 @@ func dirtyFromWIP(co *preflight.Checkout, resume *state.WIP) error {
 }
 
 // finishFix ends the run as the error says and prints the summary.
-func finishFix(ctx context.Context, d *Deps, run *state.Active, pr *github.PullRequest, out *fix.Outcome, err error, dryRun bool) error {
+func finishFix(ctx context.Context, d *Deps, run *state.Active, pr *github.PullRequest, out *fix.RunResult, err error, dryRun bool) error {
 	var ve *fix.VerifyError
 	var re *fix.ResultError
 	var pe *git.PushError
@@ -257,7 +257,7 @@ func finishFix(ctx context.Context, d *Deps, run *state.Active, pr *github.PullR
 	}
 }
 
-func printFixSummary(d *Deps, pr *github.PullRequest, out *fix.Outcome, dryRun bool) {
+func printFixSummary(d *Deps, pr *github.PullRequest, out *fix.RunResult, dryRun bool) {
 	w := d.IO.Out
 	res := out.Result
 	fmt.Fprintf(w, "## Fix of PR #%d\n\n", pr.Number)
@@ -325,7 +325,7 @@ func chooseResume(d *Deps, opts *FixOptions, recorded state.PR) (*state.WIP, err
 // Only that round counts, and only when it reviewed the PR's current head:
 // an older run's findings (say, before a run that converged and dropped
 // its own) describe code that is gone, and must not be "fixed" and pushed.
-func fixPayload(opts *FixOptions, pr *github.PullRequest, recorded state.PR, resume *state.WIP) (review.FixPayload, string, error) {
+func fixPayload(opts *FixOptions, pr *github.PullRequest, recorded state.PR, resume *state.WIP) (finding.FixPayload, string, error) {
 	number := pr.Number
 	if opts.Findings != "" {
 		p, err := readPayload(opts.Findings, number)
@@ -351,10 +351,10 @@ func fixPayload(opts *FixOptions, pr *github.PullRequest, recorded state.PR, res
 		}
 	}
 	if run == nil {
-		return review.FixPayload{}, "", fmt.Errorf("no review of PR #%d is recorded in the state file: run 'gh ocdx review-loop --pr %d' first, or give the findings with --findings FILE (a fix payload: see 'gh ocdx fix --help')", number, number)
+		return finding.FixPayload{}, "", fmt.Errorf("no review of PR #%d is recorded in the state file: run 'gh ocdx review-loop --pr %d' first, or give the findings with --findings FILE (a fix payload: see 'gh ocdx fix --help')", number, number)
 	}
 	rd := run.Rounds[len(run.Rounds)-1]
-	empty := review.FixPayload{PRNumber: number, Round: rd.N, IssuesToFix: []review.Finding{}, OptionalIssues: []review.Finding{}}
+	empty := finding.FixPayload{PRNumber: number, Round: rd.N, IssuesToFix: []finding.Finding{}, OptionalIssues: []finding.Finding{}}
 	switch {
 	case run.Outcome == state.OutcomeConverged:
 		return empty, fmt.Sprintf("the latest review-loop run (%s) converged", run.ID), nil
@@ -375,7 +375,7 @@ func fixPayload(opts *FixOptions, pr *github.PullRequest, recorded state.PR, res
 }
 
 // orWhy is why, when p holds nothing to fix.
-func orWhy(p review.FixPayload, why string) string {
+func orWhy(p finding.FixPayload, why string) string {
 	if len(p.IssuesToFix) > 0 {
 		return ""
 	}
@@ -385,10 +385,10 @@ func orWhy(p review.FixPayload, why string) string {
 // split makes a payload of recorded findings, as the loop does: P0..P2 to
 // fix, P3 optional, each ID once; thread findings (for humans) and stuck
 // ones are left out, the stuck P0..P2 named in left.
-func split(raw json.RawMessage, number, round int, stuck map[string]bool) (p review.FixPayload, left []string, err error) {
-	var all []review.Finding
+func split(raw json.RawMessage, number, round int, stuck map[string]bool) (p finding.FixPayload, left []string, err error) {
+	var all []finding.Finding
 	if err := json.Unmarshal(raw, &all); err != nil {
-		return review.FixPayload{}, nil, fmt.Errorf("the findings recorded for PR #%d cannot be read (%v): pass --findings FILE", number, err)
+		return finding.FixPayload{}, nil, fmt.Errorf("the findings recorded for PR #%d cannot be read (%v): pass --findings FILE", number, err)
 	}
 	var ids []string
 	for i := range all {
@@ -403,18 +403,18 @@ func split(raw json.RawMessage, number, round int, stuck map[string]bool) (p rev
 		ids = append(ids, id)
 	}
 	toFix, optional := loop.IssuesToFix(all, ids)
-	p = review.FixPayload{PRNumber: number, Round: round, IssuesToFix: []review.Finding{}, OptionalIssues: []review.Finding{}}
+	p = finding.FixPayload{PRNumber: number, Round: round, IssuesToFix: []finding.Finding{}, OptionalIssues: []finding.Finding{}}
 	p.IssuesToFix = append(p.IssuesToFix, toFix...)
 	p.OptionalIssues = append(p.OptionalIssues, optional...)
 	return p, left, nil
 }
 
-func readPayload(file string, number int) (review.FixPayload, error) {
+func readPayload(file string, number int) (finding.FixPayload, error) {
 	data, err := config.ReadFile(file)
 	if err != nil {
-		return review.FixPayload{}, fmt.Errorf("reading the findings: %w", err)
+		return finding.FixPayload{}, fmt.Errorf("reading the findings: %w", err)
 	}
-	var p review.FixPayload
+	var p finding.FixPayload
 	if err := json.Unmarshal(data, &p); err != nil {
 		return p, fmt.Errorf("%s is not a fix payload ({\"prNumber\", \"round\", \"issuesToFix\", \"optionalIssues\"}): %v", file, err)
 	}
@@ -426,10 +426,10 @@ func readPayload(file string, number int) (review.FixPayload, error) {
 		p.Round = 1
 	}
 	if p.OptionalIssues == nil {
-		p.OptionalIssues = []review.Finding{}
+		p.OptionalIssues = []finding.Finding{}
 	}
 	seen := map[string]bool{}
-	for _, list := range [][]review.Finding{p.IssuesToFix, p.OptionalIssues} {
+	for _, list := range [][]finding.Finding{p.IssuesToFix, p.OptionalIssues} {
 		for i := range list {
 			if list[i].ID == "" {
 				list[i].ID = list[i].ComputeID()

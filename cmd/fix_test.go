@@ -9,10 +9,10 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/git"
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/preflight"
-	"github.com/ocdx/gh-ocdx/review"
 	"github.com/ocdx/gh-ocdx/state"
 )
 
@@ -59,7 +59,7 @@ func TestParseFix(t *testing.T) {
 	}
 }
 
-func findingsJSON(t *testing.T, fs ...review.Finding) json.RawMessage {
+func findingsJSON(t *testing.T, fs ...finding.Finding) json.RawMessage {
 	raw, err := json.Marshal(fs)
 	if err != nil {
 		t.Fatal(err)
@@ -68,12 +68,12 @@ func findingsJSON(t *testing.T, fs ...review.Finding) json.RawMessage {
 }
 
 func TestFixPayloadFromTheLatestReview(t *testing.T) {
-	p0 := review.Finding{Priority: "P0", Category: "security", File: "a.go", Title: "leak"}
-	p2 := review.Finding{Priority: "P2", Category: "quality", File: "b.go", Title: "name"}
-	p3 := review.Finding{Priority: "P3", Category: "docs", File: "c.md", Title: "typo"}
-	stuck := review.Finding{Priority: "P1", Category: "testing", File: "d.go", Title: "flaky"}
-	thread := review.Finding{ID: "THREAD-PRRC_1", Priority: "P1", Category: "other", File: "e.go", Title: "human"}
-	old := review.Finding{Priority: "P1", Category: "quality", File: "old.go", Title: "older round"}
+	p0 := finding.Finding{Priority: "P0", Category: "security", File: "a.go", Title: "leak"}
+	p2 := finding.Finding{Priority: "P2", Category: "quality", File: "b.go", Title: "name"}
+	p3 := finding.Finding{Priority: "P3", Category: "docs", File: "c.md", Title: "typo"}
+	stuck := finding.Finding{Priority: "P1", Category: "testing", File: "d.go", Title: "flaky"}
+	thread := finding.Finding{ID: "THREAD-PRRC_1", Priority: "P1", Category: "other", File: "e.go", Title: "human"}
+	old := finding.Finding{Priority: "P1", Category: "quality", File: "old.go", Title: "older round"}
 	recorded := state.PR{
 		Key:   state.NewKey("github.com", "o", "r", 24),
 		Stuck: []state.Stuck{{ID: stuck.ComputeID()}},
@@ -112,8 +112,8 @@ func TestFixPayloadFromTheLatestReview(t *testing.T) {
 // Only the latest round of the latest review-loop run, at the PR's head,
 // gives findings to fix; anything else is nothing to fix, with the reason.
 func TestFixPayloadIsNeverStale(t *testing.T) {
-	bug := review.Finding{Priority: "P1", Category: "quality", File: "a.go", Title: "bug"}
-	stuck := review.Finding{Priority: "P1", Category: "testing", File: "d.go", Title: "flaky"}
+	bug := finding.Finding{Priority: "P1", Category: "quality", File: "a.go", Title: "bug"}
+	stuck := finding.Finding{Priority: "P1", Category: "testing", File: "d.go", Title: "flaky"}
 	pr := &github.PullRequest{Number: 24, HeadRefOid: "1234567890"}
 	older := state.Run{ID: "1", Kind: "review-loop", Outcome: state.OutcomeBlocked, Rounds: []state.Round{{N: 1, HeadOID: pr.HeadRefOid, Findings: findingsJSON(t, bug)}}}
 	for name, tc := range map[string]struct {

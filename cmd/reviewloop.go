@@ -125,26 +125,27 @@ func reviewLoop(ctx context.Context, d *Deps, opts *ReviewLoopOptions) error {
 	if max := cmp.Or(opts.MaxTokens, cfg.MaxTokens); max > 0 {
 		budget = llm.NewBudget(max)
 	}
-	modelFor := func(m fmt.Stringer) (llm.Model, error) {
-		mod, err := newModel(d, m.String())
+	modelFor := func(m fmt.Stringer, key string) (llm.Model, error) {
+		out := cfg.OutputCap(key)
+		mod, err := newModel(d, m.String(), out)
 		if err != nil || budget == nil {
 			return mod, err
 		}
-		return budget.Wrap(mod, llm.DefaultMaxOutput), nil
+		return budget.Wrap(mod, cmp.Or(out, llm.DefaultMaxOutput)), nil
 	}
 	var reviewers []loop.Role
 	for i, m := range cfg.Reviewers {
-		mod, err := modelFor(m)
+		mod, err := modelFor(m, "reviewerModels")
 		if err != nil {
 			return err
 		}
 		reviewers = append(reviewers, loop.Role{Name: fmt.Sprintf("reviewer-%d", i+1), Key: fmt.Sprintf("reviewerModels[%d]", i), Model: m.String(), LLM: mod})
 	}
-	am, err := modelFor(cfg.CommentsAnalyzer)
+	am, err := modelFor(cfg.CommentsAnalyzer, "commentsAnalyzerModel")
 	if err != nil {
 		return err
 	}
-	fm, err := modelFor(cfg.PRFix)
+	fm, err := modelFor(cfg.PRFix, "prFixModel")
 	if err != nil {
 		return err
 	}

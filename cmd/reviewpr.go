@@ -118,7 +118,7 @@ func parseReviewPR(d *Deps, args []string) (*ReviewPROptions, error) {
 		return nil, fs.usageErr("--yes posts the review and --print does not: choose one")
 	}
 	if opts.Model != "" {
-		if _, err := config.ParseModel(opts.Model); err != nil {
+		if _, err := llm.ParseModel(opts.Model); err != nil {
 			return nil, fs.usageErr("invalid --model: %v", err)
 		}
 	}
@@ -181,11 +181,12 @@ func reviewPR(ctx context.Context, d *Deps, opts *ReviewPROptions) error {
 		if opts.Model != "" {
 			name = opts.Model
 		}
-		if model, err = newModel(d, name); err != nil {
+		out := cfg.OutputCap("reviewPrModel")
+		if model, err = newModel(d, name, out); err != nil {
 			return err
 		}
 		if max := cmp.Or(opts.MaxTokens, cfg.MaxTokens); max > 0 {
-			model = llm.NewBudget(max).Wrap(model, llm.DefaultMaxOutput)
+			model = llm.NewBudget(max).Wrap(model, cmp.Or(out, llm.DefaultMaxOutput))
 		}
 		model = &progressModel{Model: model, name: name, log: d.Log}
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/review"
 )
@@ -103,7 +104,7 @@ type postPublisher struct {
 // gh-ocdx posts: review-loop then knows the review as its own and never
 // counts it as a maintainer's change request.
 func (p *postPublisher) Publish(ctx context.Context, r review.Proposal) (string, error) {
-	body := github.CapBody(review.Marker + "\n" + review.Tag(p.runID, 1, "review-pr") + "\n" + r.Body)
+	body := github.CapBody(finding.Marker + "\n" + finding.Tag(p.runID, 1, "review-pr") + "\n" + r.Body)
 	posted, err := p.gh.PostReview(ctx, p.repo, p.number, r.Event, body)
 	if err != nil {
 		return "", err

@@ -6,6 +6,8 @@ package config
 import (
 	"fmt"
 	"strings"
+
+	"github.com/ocdx/gh-ocdx/llm"
 )
 
 // Example is a valid configuration. `config init`
@@ -15,7 +17,8 @@ const Example = `{
   "commentsAnalyzerModel": "openai/gpt-4.1-mini",
   "prFixModel": "anthropic/claude-sonnet-4-5",
   "reviewPrModel": "anthropic/claude-sonnet-4-5",
-  "verify": ["dx lint", "dx build all"]
+  "verify": ["dx lint", "dx build all"],
+  "outputTokens": {"prFixModel": 16384}
 }
 `
 
@@ -41,11 +44,11 @@ func DefaultVerify() []string { return []string{"dx lint", "dx build all"} }
 
 // Config is a validated configuration with defaults applied.
 type Config struct {
-	Reviewers        []Model // 1..MaxReviewers, run in parallel
-	CommentsAnalyzer Model
-	PRFix            Model
-	ReviewPR         Model    // defaults to Reviewers[0]
-	Verify           []string // commands run before a fix is pushed
+	Reviewers        []llm.ModelName // 1..MaxReviewers, run in parallel
+	CommentsAnalyzer llm.ModelName
+	PRFix            llm.ModelName
+	ReviewPR         llm.ModelName // defaults to Reviewers[0]
+	Verify           []string      // commands run before a fix is pushed
 	// AllowApprove lets review-pr post a model's APPROVE as an approval;
 	// without it (the default) an approval is posted as a comment, so that
 	// a model never satisfies a required review on its own.
@@ -56,6 +59,10 @@ type Config struct {
 	// Prices are the prices of models ("provider/model" as configured), for
 	// the estimated costs in reports; a model without one shows no cost.
 	Prices map[string]Price
+	// OutputTokens caps a role's answers, by role key ("prFixModel",
+	// "reviewerModels" for every reviewer); a role absent takes the
+	// client's default.
+	OutputTokens map[string]int64
 
 	Path   string // absolute path of the file read
 	Legacy bool   // Path is the legacy opencode file; callers tell the user so
@@ -146,8 +153,8 @@ func (p Price) Cost(input, cached, output int64) float64 {
 
 // UsedProviders returns the providers the configuration's models use, once
 // each, in the order they first appear.
-func (c *Config) UsedProviders() []Provider {
-	var out []Provider
+func (c *Config) UsedProviders() []llm.Provider {
+	var out []llm.Provider
 	seen := map[string]bool{}
 	for _, m := range c.roles() {
 		if !seen[m.model.Provider.Name] {
@@ -158,10 +165,17 @@ func (c *Config) UsedProviders() []Provider {
 	return out
 }
 
+// OutputCap is the output cap of the role named by key ("prFixModel",
+// "reviewerModels[1]"); 0 when the configuration sets none.
+func (c *Config) OutputCap(key string) int64 {
+	role, _, _ := strings.Cut(key, "[")
+	return c.OutputTokens[role]
+}
+
 // KeyedModel is a configured model and the key that names it.
 type KeyedModel struct {
 	Key   string // e.g. "reviewerModels[1]", "prFixModel"
-	Model Model
+	Model llm.ModelName
 }
 
 // Models lists every configured model with its key, in file order.
@@ -175,7 +189,7 @@ func (c *Config) Models() []KeyedModel {
 
 type role struct {
 	key   string
-	model Model
+	model llm.ModelName
 }
 
 func (c *Config) roles() []role {

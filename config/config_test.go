@@ -102,6 +102,21 @@ func TestLoadAllowApprove(t *testing.T) {
 	}
 }
 
+// outputTokens sets a role's output cap; every reviewer shares the
+// reviewers' cap, a role not named keeps the default (0 here).
+func TestLoadOutputTokens(t *testing.T) {
+	c, _, err := loadString(t, `{"reviewerModels": ["ollama/a", "ollama/b"], "commentsAnalyzerModel": "ollama/b", "prFixModel": "ollama/c",
+		"outputTokens": {"prFixModel": 32000, "reviewerModels": 4096}}`, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for key, want := range map[string]int64{"prFixModel": 32000, "reviewerModels[1]": 4096, "reviewerModels[0]": 4096, "commentsAnalyzerModel": 0} {
+		if got := c.OutputCap(key); got != want {
+			t.Errorf("OutputCap(%q) = %d, want %d", key, got, want)
+		}
+	}
+}
+
 func TestLoadOllamaNeedsNoCredential(t *testing.T) {
 	if _, _, err := loadString(t, `{"reviewerModels": ["ollama/llama3"], "commentsAnalyzerModel": "ollama/llama3", "prFixModel": "ollama/meta/llama-3:8b"}`, nil); err != nil {
 		t.Fatal(err)
@@ -156,6 +171,12 @@ func TestLoadProblems(t *testing.T) {
 			[]string{`line 1, column 130: allowApprove: must be true or false, found a string`}},
 		{"allowApprove null", `{"reviewerModels": ["openai/a"], ` + valid3 + `, "allowApprove": null}`, creds,
 			[]string{`allowApprove: must be true or false, found null`}},
+		{"outputTokens a number", `{"reviewerModels": ["openai/a"], ` + valid3 + `, "outputTokens": 8000}`, creds,
+			[]string{`outputTokens: must be an object of role keys and token counts such as {"prFixModel": 16384}, found a number`}},
+		{"outputTokens unknown role", `{"reviewerModels": ["openai/a"], ` + valid3 + `, "outputTokens": {"prFixModle": 8000}}`, creds,
+			[]string{`unknown key "prFixModle"; did you mean "prFixModel"?`}},
+		{"outputTokens not a count", `{"reviewerModels": ["openai/a"], ` + valid3 + `, "outputTokens": {"prFixModel": 0, "reviewerModels": "8k"}}`, creds,
+			[]string{`outputTokens.prFixModel: must be a whole number of tokens from 1 to 1048576, found 0`, `outputTokens.reviewerModels: must be a whole number of tokens from 1 to 1048576, found "8k"`}},
 		{"duplicate key", `{"reviewerModels": ["openai/a"], ` + valid3 + `, "prFixModel": "openai/c"}`, creds,
 			[]string{"prFixModel: appears more than once"}},
 		{"verify a string", `{"reviewerModels": ["openai/a"], ` + valid3 + `, "verify": "make test"}`, creds,

@@ -3,6 +3,8 @@ package config
 import (
 	"bytes"
 	"testing"
+
+	"github.com/ocdx/gh-ocdx/llm"
 )
 
 // FuzzParse: any bytes give either a valid configuration or problems that
@@ -43,7 +45,7 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("accepted %d reviewers", n)
 		}
 		for _, m := range append(cfg.Reviewers, cfg.CommentsAnalyzer, cfg.PRFix, cfg.ReviewPR) {
-			if _, err := ParseModel(m.String()); err != nil {
+			if _, err := llm.ParseModel(m.String()); err != nil {
 				t.Fatalf("accepted model %q: %v", m, err)
 			}
 			if m.Provider.Name == "anthropic" {

@@ -8,10 +8,18 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/ocdx/gh-ocdx/llm"
 )
 
 // The keys of the configuration file, in the order of the example.
-var knownKeys = []string{"reviewerModels", "commentsAnalyzerModel", "prFixModel", "reviewPrModel", "verify", "allowApprove", "maxTokens", "prices"}
+var knownKeys = []string{"reviewerModels", "commentsAnalyzerModel", "prFixModel", "reviewPrModel", "verify", "allowApprove", "maxTokens", "outputTokens", "prices"}
+
+// roleKeys are the keys outputTokens may name: the roles' model keys.
+var roleKeys = []string{"reviewerModels", "commentsAnalyzerModel", "prFixModel", "reviewPrModel"}
+
+// MaxOutputTokens bounds an outputTokens value; no model writes more at once.
+const MaxOutputTokens = 1 << 20
 
 // member is one key of a JSON object with the byte offset of its value, so
 // that problems point at a line and column.
@@ -73,7 +81,7 @@ func parse(data []byte, getenv func(string) string) (*Config, []Problem) {
 	}
 	required := []struct {
 		key, what, example string
-		dst                *Model
+		dst                *llm.ModelName
 	}{
 		{"commentsAnalyzerModel", "the model that analyses review comment threads", "openai/gpt-4.1-mini", &cfg.CommentsAnalyzer},
 		{"prFixModel", "the model that fixes findings", "anthropic/claude-sonnet-4-5", &cfg.PRFix},
@@ -105,6 +113,9 @@ func parse(data []byte, getenv func(string) string) (*Config, []Problem) {
 	}
 	if m, found := byKey["prices"]; found {
 		cfg.Prices = c.prices(m)
+	}
+	if m, found := byKey["outputTokens"]; found {
+		cfg.OutputTokens = c.outputTokens(m)
 	}
 	c.sort()
 
@@ -365,7 +376,7 @@ func (c *checker) prices(m member) map[string]Price {
 	out := map[string]Price{}
 	for _, e := range models {
 		key := fmt.Sprintf("prices[%q]", e.key)
-		if _, err := ParseModel(e.key); err != nil {
+		if _, err := llm.ParseModel(e.key); err != nil {
 			c.add(e.keyOff, key, "%v", err)
 		}
 		if len(e.raw) == 0 || e.raw[0] != '{' {
@@ -413,20 +424,44 @@ func (c *checker) positive(m member, key string, example int64) int64 {
 }
 
 // model decodes a "provider/model" string; the zero Model after a problem.
-func (c *checker) model(m member, key string) Model {
+func (c *checker) model(m member, key string) llm.ModelName {
 	s, ok := c.str(m, key, "openai/gpt-4.1")
 	if !ok {
-		return Model{}
+		return llm.ModelName{}
 	}
 	if strings.TrimSpace(s) == "" {
 		c.add(m.off, key, "is empty; name a model as provider/model, for example \"openai/gpt-4.1\"")
-		return Model{}
+		return llm.ModelName{}
 	}
-	model, err := ParseModel(s)
+	model, err := llm.ParseModel(s)
 	if err != nil {
 		c.add(m.off, key, "%v", err)
 	}
 	return model
+}
+
+// outputTokens decodes {"prFixModel": 16384, …}: an output cap per role.
+func (c *checker) outputTokens(m member) map[string]int64 {
+	const example = `{"prFixModel": 16384}`
+	if len(m.raw) == 0 || m.raw[0] != '{' {
+		c.add(m.off, "outputTokens", "must be an object of role keys and token counts such as %s, found %s", example, kind(m.raw))
+		return nil
+	}
+	members, err := c.members(m.raw, m.off)
+	if err != nil {
+		c.add(m.off, "outputTokens", "%v", err)
+		return nil
+	}
+	out := map[string]int64{}
+	for key, e := range c.keys(members, roleKeys) {
+		var n int64
+		if json.Unmarshal(e.raw, &n) != nil || n < 1 || n > MaxOutputTokens {
+			c.add(e.off, "outputTokens."+key, "must be a whole number of tokens from 1 to %d, found %s", MaxOutputTokens, e.raw)
+			continue
+		}
+		out[key] = n
+	}
+	return out
 }
 
 // verify decodes a list of commands.

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/internal/testkit"
-	"github.com/ocdx/gh-ocdx/review"
 	"github.com/ocdx/gh-ocdx/state"
 )
 
@@ -46,7 +46,7 @@ func TestLoopDuplicateFindingIsFixedOnce(t *testing.T) {
 
 // seedReview records a review-loop run of PR #24 in the state file, as the
 // loop would have: one round at head with findings, ended with outcome.
-func seedReview(t *testing.T, s *fixSetup, head string, outcome state.Outcome, fs ...review.Finding) {
+func seedReview(t *testing.T, s *fixSetup, head string, outcome state.RunOutcome, fs ...finding.Finding) {
 	t.Helper()
 	for i := range fs {
 		fs[i].ID = fs[i].ComputeID()

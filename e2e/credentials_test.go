@@ -32,7 +32,7 @@ func TestPRCannotEchoCredentials(t *testing.T) {
 	lf.env.Set("OPENAI_API_KEY", openAIKey)
 	testkit.WriteFiles(t, lf.env.Vars["GH_CONFIG_DIR"], map[string]string{"hosts.yml": "github.com:\n    users:\n        mona:\n            oauth_token: " + hostsToken +
 		"\n    git_protocol: https\n    oauth_token: \"" + hostsToken + "\"\n    user: mona\n"})
-	quoted := finding{Priority: "P3", Category: "security", File: "deploy.txt", Line: line(1), Title: "Credentials in the PR",
+	quoted := modelFinding{Priority: "P3", Category: "security", File: "deploy.txt", Line: line(1), Title: "Credentials in the PR",
 		Description: "The PR says: " + leak}
 	for range 3 {
 		lf.findingRound(quoted)
@@ -86,7 +86,7 @@ func TestAddedTokenNeverConverges(t *testing.T) {
 	for range 3 {
 		lf.approveRound()
 	}
-	sec := finding{Category: "security", File: "config.go", Line: line(3), Title: "Hard-coded github-token added"}.id()
+	sec := modelFinding{Category: "security", File: "config.go", Line: line(3), Title: "Hard-coded github-token added"}.id()
 
 	res := lf.run("--yes")
 

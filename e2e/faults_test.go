@@ -119,7 +119,7 @@ func TestFaultsThatStopTheLoop(t *testing.T) {
 		code     int
 		stderr   string
 		comments string // after the faulty run
-		outcome  state.Outcome
+		outcome  state.RunOutcome
 	}{
 		{"context query malformed", false, gh(testkit.Fault{Kind: "graphql", Garbage: true}), 1, "not valid JSON", "[]", ""},
 		{"diff malformed", false, gh(testkit.Fault{Kind: "diff", Garbage: true}), 1, "not a diff", "[]", state.OutcomeFailed},

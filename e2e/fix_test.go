@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/internal/testkit"
-	"github.com/ocdx/gh-ocdx/review"
 	"github.com/ocdx/gh-ocdx/state"
 )
 
@@ -33,7 +33,7 @@ type fixSetup struct {
 	twin  string // a second clone where the test replays the agent's commits
 }
 
-var fixFindings = []review.Finding{
+var fixFindings = []finding.Finding{
 	{Priority: "P0", Category: "security", File: "a.txt", Title: "a is unsafe", Description: "make a.txt say fixed"},
 	{Priority: "P2", Category: "quality", File: "b.txt", Title: "b is odd", Description: "rename b; token ghp_abcdefghijklmnopqrstuvwxyz0123456789 seen"},
 }
@@ -64,7 +64,7 @@ func newFixSetupFiles(t *testing.T, base, head map[string]string) *fixSetup {
 	env.Set("GIT_COMMITTER_DATE", fixDate)
 	env.Dir = r.Clone
 	env.WriteConfig(t, `{"reviewerModels":["openai/reviewer"],"commentsAnalyzerModel":"openai/analyzer","prFixModel":"openai/fixer","verify":["sh check.sh"]}`)
-	payload, _ := json.Marshal(review.FixPayload{PRNumber: 24, Round: 1, IssuesToFix: fixFindings, OptionalIssues: []review.Finding{}})
+	payload, _ := json.Marshal(finding.FixPayload{PRNumber: 24, Round: 1, IssuesToFix: fixFindings, OptionalIssues: []finding.Finding{}})
 	if err := os.WriteFile(filepath.Join(env.Root, "payload.json"), payload, 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -106,15 +106,15 @@ func call(name string, args any) testkit.FakeCall {
 
 // envelope is the agent's fix result.
 func envelope(fixed map[string]string, rejected map[string]string, commits ...string) testkit.Step {
-	res := review.FixResult{Agent: "pr-fix", PRNumber: 24, FixedIssues: []review.FixedIssue{}, RejectedIssues: []review.RejectedIssue{}, Commits: []review.Commit{}}
+	res := finding.FixResult{Agent: "pr-fix", PRNumber: 24, FixedIssues: []finding.FixedIssue{}, RejectedIssues: []finding.RejectedIssue{}, Commits: []finding.Commit{}}
 	for id, sha := range fixed {
-		res.FixedIssues = append(res.FixedIssues, review.FixedIssue{FindingID: id, CommitSha: sha, Description: "done"})
+		res.FixedIssues = append(res.FixedIssues, finding.FixedIssue{FindingID: id, CommitSha: sha, Description: "done"})
 	}
 	for id, why := range rejected {
-		res.RejectedIssues = append(res.RejectedIssues, review.RejectedIssue{FindingID: id, Reason: why})
+		res.RejectedIssues = append(res.RejectedIssues, finding.RejectedIssue{FindingID: id, Reason: why})
 	}
 	for _, c := range commits {
-		res.Commits = append(res.Commits, review.Commit{Sha: c, Message: "fix"})
+		res.Commits = append(res.Commits, finding.Commit{Sha: c, Message: "fix"})
 	}
 	b, _ := json.Marshal(res)
 	return testkit.Reply("BEGIN_JSON\n" + string(b) + "\nEND_JSON")
@@ -389,7 +389,7 @@ func TestFixUsageAndNothingToDo(t *testing.T) {
 	if res := s.env.Run(t, "fix", "--pr", "24", "--yes"); res.Code != 1 || !strings.Contains(res.Stderr, "review-loop") {
 		t.Errorf("no review recorded: exit %d\n%s", res.Code, res.Stderr)
 	}
-	empty, _ := json.Marshal(review.FixPayload{PRNumber: 24, Round: 1, IssuesToFix: []review.Finding{}, OptionalIssues: []review.Finding{}})
+	empty, _ := json.Marshal(finding.FixPayload{PRNumber: 24, Round: 1, IssuesToFix: []finding.Finding{}, OptionalIssues: []finding.Finding{}})
 	os.WriteFile(filepath.Join(s.env.Root, "payload.json"), empty, 0o600)
 	if res := s.run(t, "--yes"); res.Code != 0 || !strings.Contains(res.Stdout, "Nothing to fix") || len(s.fm.Requests("fixer")) != 0 {
 		t.Errorf("nothing to fix: exit %d\n%s%s", res.Code, res.Stdout, res.Stderr)
@@ -439,10 +439,10 @@ func TestFixReviewOnlyAndWrongBranch(t *testing.T) {
 func TestFixTakesTheLatestReviewOfTheBranchPR(t *testing.T) {
 	s := newFixSetup(t)
 	a, _ := fixIDs()
-	p3 := review.Finding{Priority: "P3", Category: "docs", File: "README.md", Title: "typo", Description: "d"}
-	stuck := review.Finding{Priority: "P1", Category: "testing", File: "t.go", Title: "flaky", Description: "d"}
-	thread := review.Finding{ID: "THREAD-PRRC_9", Priority: "P1", Category: "other", File: "x", Title: "human", Description: "d"}
-	all := []review.Finding{fixFindings[0], p3, stuck, thread}
+	p3 := finding.Finding{Priority: "P3", Category: "docs", File: "README.md", Title: "typo", Description: "d"}
+	stuck := finding.Finding{Priority: "P1", Category: "testing", File: "t.go", Title: "flaky", Description: "d"}
+	thread := finding.Finding{ID: "THREAD-PRRC_9", Priority: "P1", Category: "other", File: "x", Title: "human", Description: "d"}
+	all := []finding.Finding{fixFindings[0], p3, stuck, thread}
 	for i := range all {
 		if all[i].ID == "" {
 			all[i].ID = all[i].ComputeID()

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/internal/testkit"
-	"github.com/ocdx/gh-ocdx/review"
 	"github.com/ocdx/gh-ocdx/state"
 )
 
@@ -77,7 +77,7 @@ var secretPattern = regexp.MustCompile(`AKIA[0-9A-Z]{16}|ASIA[0-9A-Z]{16}|PRIVAT
 func (lf *loopFix) checkInvariants() {
 	t := lf.t
 	for _, c := range lf.own() {
-		if !strings.Contains(c.Body, review.Marker) {
+		if !strings.Contains(c.Body, finding.Marker) {
 			t.Errorf("comment %d has no marker:\n%s", c.ID, c.Body)
 		}
 		if !reTag.MatchString(c.Body) {
@@ -170,8 +170,8 @@ func (lf *loopFix) kinds() []string {
 	return out
 }
 
-// finding is a reviewer's finding for a scripted answer.
-type finding struct {
+// modelFinding is a reviewer's finding for a scripted answer.
+type modelFinding struct {
 	Priority, Category, File string
 	Line                     *int
 	Title, Description       string
@@ -179,10 +179,10 @@ type finding struct {
 
 func line(n int) *int { return &n }
 
-func (f finding) id() string { return review.FindingID(f.Category, f.File, f.Line, f.Title) }
+func (f modelFinding) id() string { return finding.ID(f.Category, f.File, f.Line, f.Title) }
 
 // reviewerReply is a reviewer's result envelope.
-func reviewerReply(agent, conclusion string, fs ...finding) testkit.Step {
+func reviewerReply(agent, conclusion string, fs ...modelFinding) testkit.Step {
 	list := []map[string]any{}
 	for _, f := range fs {
 		d := f.Description
@@ -221,7 +221,7 @@ func (lf *loopFix) approveRound() {
 }
 
 // findingRound scripts a round where reviewer-1 reports fs.
-func (lf *loopFix) findingRound(fs ...finding) {
+func (lf *loopFix) findingRound(fs ...modelFinding) {
 	lf.fm.Script("rev-a", reviewerReply("reviewer-1", "request_changes", fs...))
 	lf.fm.Script("rev-b", reviewerReply("reviewer-2", "approve"))
 	lf.fm.Script("analyzer", analyzerReply())

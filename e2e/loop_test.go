@@ -14,7 +14,7 @@ import (
 	"github.com/ocdx/gh-ocdx/internal/testkit"
 )
 
-var cacheBug = finding{Priority: "P1", Category: "quality", File: "cache.go", Line: line(3), Title: "Cache size is not bounded"}
+var cacheBug = modelFinding{Priority: "P1", Category: "quality", File: "cache.go", Line: line(3), Title: "Cache size is not bounded"}
 
 func TestLoopConvergesInRoundOne(t *testing.T) {
 	lf := newLoop(t, nil)
@@ -97,14 +97,14 @@ func TestLoopStuckFindingStopsEarly(t *testing.T) {
 func TestLoopMaxRounds(t *testing.T) {
 	lf := newLoop(t, nil)
 	for i := 1; i <= 3; i++ {
-		lf.findingRound(finding{Priority: "P2", Category: "testing", File: fmt.Sprintf("t%d.go", i), Title: fmt.Sprintf("Missing test %d", i)})
+		lf.findingRound(modelFinding{Priority: "P2", Category: "testing", File: fmt.Sprintf("t%d.go", i), Title: fmt.Sprintf("Missing test %d", i)})
 	}
 
 	res := lf.run("--yes")
 
 	wantCode(t, res, 3)
 	wantContains(t, "stderr", res.Stderr, "max rounds reached")
-	last := finding{Priority: "P2", Category: "testing", File: "t3.go", Title: "Missing test 3"}
+	last := modelFinding{Priority: "P2", Category: "testing", File: "t3.go", Title: "Missing test 3"}
 	wantContains(t, "stdout", res.Stdout, "## Remaining P0/P1/P2", last.id())
 	if k := fmt.Sprint(lf.kinds()); k != "[review:1 fix:1 review:2 fix:2 review:3]" {
 		t.Fatalf("comments %s", k)
@@ -346,7 +346,7 @@ func TestLoopCommentPost502DoesNotDuplicate(t *testing.T) {
 
 func TestLoopDryRun(t *testing.T) {
 	lf := newLoop(t, nil)
-	lf.fm.Script("rev-a", reviewerReply("reviewer-1", "request_changes", finding{Priority: "P0", Category: "security", File: "cache.go", Line: line(3),
+	lf.fm.Script("rev-a", reviewerReply("reviewer-1", "request_changes", modelFinding{Priority: "P0", Category: "security", File: "cache.go", Line: line(3),
 		Title: "Token in code", Description: "The key ghp_abcdefghijklmnopqrstuvwxyz0123456789 is committed."}))
 	lf.fm.Script("rev-b", reviewerReply("reviewer-2", "approve"))
 	lf.fm.Script("analyzer", analyzerReply())

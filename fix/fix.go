@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/ocdx/gh-ocdx/config"
+	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/git"
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/internal/text"
@@ -51,11 +52,11 @@ type Options struct {
 	Model     llm.Model
 	ModelName string
 	Verify    []string
-	Policy    *config.Policy    // the repository's: its instructions reach the agent
-	Price     *config.Price     // of Model, for the cost recorded with its usage; nil: none
-	Payload   review.FixPayload // issuesToFix (P0..P2 minus stuck, no THREAD- findings), optionalIssues (P3)
-	Run       *state.Active     // WIP, phases, comments; the caller owns Begin and End
-	Round     int               // for the comment tag and the round record
+	Policy    *config.Policy     // the repository's: its instructions reach the agent
+	Price     *config.Price      // of Model, for the cost recorded with its usage; nil: none
+	Payload   finding.FixPayload // issuesToFix (P0..P2 minus stuck, no THREAD- findings), optionalIssues (P3)
+	Run       *state.Active      // WIP, phases, comments; the caller owns Begin and End
+	Round     int                // for the comment tag and the round record
 	// Resume is the WIP of an interrupted fix to continue from; nil starts
 	// afresh.
 	Resume *state.WIP
@@ -74,9 +75,9 @@ type PushPlan struct {
 	Remote, Branch string
 }
 
-// Outcome is what a fix did.
-type Outcome struct {
-	Result       review.FixResult
+// RunResult is what a fix run did.
+type RunResult struct {
+	Result       finding.FixResult
 	Verification []verify.Result
 	Attempts     int
 	Pushed       bool
@@ -120,7 +121,7 @@ func (e *ResultError) Error() string {
 }
 
 // Run fixes the payload's issues, verifies, pushes and reports.
-func Run(ctx context.Context, o Options) (*Outcome, error) {
+func Run(ctx context.Context, o Options) (*RunResult, error) {
 	if o.PR == nil || o.Model == nil || o.Run == nil || o.GitHub == nil {
 		return nil, errors.New("fix.Run needs PR, Model, Run and GitHub")
 	}
@@ -161,7 +162,7 @@ func Run(ctx context.Context, o Options) (*Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := &fixer{o: o, repo: repo, files: files, tracked: tracked, verify: split, out: &Outcome{}}
+	f := &fixer{o: o, repo: repo, files: files, tracked: tracked, verify: split, out: &RunResult{}}
 	return f.run(ctx)
 }
 
@@ -172,7 +173,7 @@ type fixer struct {
 	files   *repofs.Repo
 	tracked *trackedFiles // files, as the agent may read them
 	verify  [][]string
-	out     *Outcome
+	out     *RunResult
 	base    string // the PR head GitHub knows: commits after it are this fix's
 	// reviewed is the PR head the round started from: the push is a
 	// fast-forward of it, and only while the branch is still there.
@@ -183,9 +184,9 @@ type fixer struct {
 	wip state.WIP // the fields gh-ocdx keeps; the note adds the agent's own
 }
 
-func (f *fixer) run(ctx context.Context) (*Outcome, error) {
+func (f *fixer) run(ctx context.Context) (*RunResult, error) {
 	o := f.o
-	f.out.Result = review.FixResult{Agent: Role, PRNumber: o.PR.Number}
+	f.out.Result = finding.FixResult{Agent: Role, PRNumber: o.PR.Number}
 	head, err := f.repo.Head(ctx)
 	if err != nil {
 		return nil, err
@@ -265,7 +266,7 @@ func (f *fixer) run(ctx context.Context) (*Outcome, error) {
 func (f *fixer) fixAndVerify(ctx context.Context) error {
 	o := f.o
 	var retry *retryInfo
-	var commits []review.Commit
+	var commits []finding.Commit
 	for attempt := 1; attempt <= MaxAttempts; attempt++ {
 		f.out.Attempts = attempt
 		f.phase(fmt.Sprintf("fixing (attempt %d of %d)", attempt, MaxAttempts), "make the verification pass, commit, answer with the envelope")
@@ -365,11 +366,11 @@ func (f *fixer) runVerify(ctx context.Context) ([]verify.Result, bool) {
 }
 
 // agent runs one attempt of the agent and returns its envelope.
-func (f *fixer) agent(ctx context.Context, retry *retryInfo, attempt int) (review.FixResult, error) {
+func (f *fixer) agent(ctx context.Context, retry *retryInfo, attempt int) (finding.FixResult, error) {
 	o := f.o
 	task, err := f.task(retry)
 	if err != nil {
-		return review.FixResult{}, err
+		return finding.FixResult{}, err
 	}
 	ws := &workspace{files: f.files, reads: f.tracked, repo: f.repo, verify: f.verify, progress: o.Progress,
 		touched: func(p string) {
@@ -393,7 +394,7 @@ func (f *fixer) agent(ctx context.Context, retry *retryInfo, attempt int) (revie
 	a := llm.Agent{Role: Role, Model: o.Model, System: system, Task: task, Tools: tools, Note: f.note}
 	start := time.Now()
 	fmt.Fprintf(o.Progress, "%s (%s): attempt %d of %d\n", Role, o.ModelName, attempt, MaxAttempts)
-	var res review.FixResult
+	var res finding.FixResult
 	r, err := a.Run(ctx, &res)
 	f.out.Usage = f.out.Usage.Add(r.Usage)
 	fmt.Fprintf(o.Progress, "%s: %s, %d calls, %s tokens\n", Role, time.Since(start).Round(100*time.Millisecond), r.Usage.Calls, r.Usage)
@@ -453,7 +454,7 @@ func (f *fixer) watch(t llm.Tool) llm.Tool {
 // check holds the fix result to the branch (docs/architecture.md,
 // Envelopes): each finding fixed or rejected exactly once, known finding
 // IDs, and commits that this fix made. Short shas become full ones; the summary is recounted.
-func (f *fixer) check(ctx context.Context, res *review.FixResult) error {
+func (f *fixer) check(ctx context.Context, res *finding.FixResult) error {
 	want := map[string]bool{}
 	for _, x := range f.o.Payload.IssuesToFix {
 		want[x.ID] = true
@@ -518,7 +519,7 @@ func (f *fixer) check(ctx context.Context, res *review.FixResult) error {
 	res.Commits = nil
 	for _, l := range strings.Split(log, "\n") {
 		if sha, msg, ok := strings.Cut(l, "\x00"); ok {
-			res.Commits = append(res.Commits, review.Commit{Sha: sha, Message: msg})
+			res.Commits = append(res.Commits, finding.Commit{Sha: sha, Message: msg})
 		}
 	}
 	return nil
@@ -545,10 +546,10 @@ func resolveCommit(ctx context.Context, repo *git.Repo, sha string) (string, boo
 	return full, err == nil
 }
 
-func mergeCommits(a, b []review.Commit) []review.Commit {
+func mergeCommits(a, b []finding.Commit) []finding.Commit {
 	out := slices.Clone(a)
 	for _, c := range b {
-		if !slices.ContainsFunc(out, func(x review.Commit) bool { return x.Sha == c.Sha }) {
+		if !slices.ContainsFunc(out, func(x finding.Commit) bool { return x.Sha == c.Sha }) {
 			out = append(out, c)
 		}
 	}
@@ -637,7 +638,7 @@ func (f *fixer) record(p state.Phase, fn func(*state.Round)) error {
 func (f *fixer) recordedResult(rd state.Round) bool {
 	for _, r := range rd.Reports {
 		if r.Role == Role && r.Full != "" {
-			var res review.FixResult
+			var res finding.FixResult
 			if json.Unmarshal([]byte(r.Full), &res) == nil {
 				f.out.Result = res
 				f.out.Verification = fromState(rd.Verification)

@@ -9,11 +9,11 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/git"
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/internal/testkit"
 	"github.com/ocdx/gh-ocdx/llm"
-	"github.com/ocdx/gh-ocdx/review"
 	"github.com/ocdx/gh-ocdx/state"
 )
 
@@ -121,7 +121,7 @@ type fixture struct {
 	log   *strings.Builder
 }
 
-var findings = []review.Finding{
+var findings = []finding.Finding{
 	{ID: "SEC-00000001", Priority: "P0", Category: "security", File: "a.txt", Title: "a is unsafe", Description: "make it fixed"},
 	{ID: "QUAL-0000002", Priority: "P2", Category: "quality", File: "b.txt", Title: "b is fine", Description: "style"},
 }
@@ -147,7 +147,7 @@ func newFixture(t *testing.T, steps ...step) *fixture {
 		Repo: github.Repo{Host: "github.com", Owner: "octo", Name: "widgets"},
 		PR:   &github.PullRequest{Number: 24, State: "OPEN", HeadRefName: "feature", HeadRefOid: head, BaseRefName: "main", Title: "T", Viewer: "ocdx-bot"},
 		Dir:  fx.Clone, Model: m, ModelName: "openai/fake", Verify: []string{"sh check.sh"},
-		Payload: review.FixPayload{PRNumber: 24, Round: 1, IssuesToFix: findings},
+		Payload: finding.FixPayload{PRNumber: 24, Round: 1, IssuesToFix: findings},
 		Run:     run, Round: 1, GitHub: gh, Progress: log,
 	}}
 }
@@ -183,7 +183,7 @@ func TestRunFixesVerifiesPushesAndReports(t *testing.T) {
 		t.Fatalf("want one comment, got %d", len(f.gh.comments))
 	}
 	body := f.gh.comments[0].Body
-	for _, want := range []string{review.Marker, review.Tag(f.run.ID(), 1, "fix"), "SEC-00000001", "a is unsafe", "not a bug", head[:7], "fix: a is safe now", "sh check.sh", "passed", "300 in / 30 out tokens"} {
+	for _, want := range []string{finding.Marker, finding.Tag(f.run.ID(), 1, "fix"), "SEC-00000001", "a is unsafe", "not a bug", head[:7], "fix: a is safe now", "sh check.sh", "passed", "300 in / 30 out tokens"} {
 		if !strings.Contains(body, want) {
 			t.Errorf("comment lacks %q:\n%s", want, body)
 		}

@@ -8,10 +8,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/internal/redact"
 	"github.com/ocdx/gh-ocdx/internal/text"
-	"github.com/ocdx/gh-ocdx/review"
 	"github.com/ocdx/gh-ocdx/state"
 	"github.com/ocdx/gh-ocdx/verify"
 )
@@ -20,7 +20,7 @@ import (
 // or already on the PR (a retried or resumed run) is not posted again.
 func (f *fixer) comment(ctx context.Context) error {
 	o := f.o
-	tag := review.Tag(o.Run.ID(), o.Round, "fix")
+	tag := finding.Tag(o.Run.ID(), o.Round, "fix")
 	for _, rd := range o.Run.Run().Rounds {
 		for _, c := range rd.Comments {
 			if c.Tag == tag {
@@ -46,7 +46,7 @@ func (f *fixer) comment(ctx context.Context) error {
 		}
 	}
 	if url == "" {
-		body := github.CapBody(review.Marker + "\n" + tag + "\n" + redact.ForComment(f.report()))
+		body := github.CapBody(finding.Marker + "\n" + tag + "\n" + redact.ForComment(f.report()))
 		c, err := o.GitHub.PostComment(ctx, o.Repo, o.PR.Number, body)
 		if err != nil {
 			return fmt.Errorf("%s, but posting the fix report failed: %w; re-run with --continue to post it", what, err)

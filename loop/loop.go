@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/ocdx/gh-ocdx/config"
+	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/internal/redact"
 	"github.com/ocdx/gh-ocdx/internal/text"
@@ -55,13 +56,13 @@ type FixRequest struct {
 	PR      *github.PullRequest
 	Run     *state.Active
 	Round   int
-	Payload review.FixPayload
+	Payload finding.FixPayload
 	Resume  *state.WIP // the interrupted fix of this round, if any
 }
 
 // FixReport is what a fix phase did.
 type FixReport struct {
-	Result     review.FixResult
+	Result     finding.FixResult
 	Verified   bool   // the verify commands passed (after retries)
 	Failure    string // why verification failed, when it did
 	Pushed     bool
@@ -116,20 +117,20 @@ const (
 
 // Result is the whole run, for the final summary and --json.
 type Result struct {
-	PR        int              `json:"pr"`
-	URL       string           `json:"url"`
-	RunID     string           `json:"runId,omitempty"`
-	Resumed   bool             `json:"resumed,omitempty"`
-	Outcome   string           `json:"outcome"`
-	Reason    string           `json:"reason"`
-	Label     string           `json:"label"`             // Outcome as people read it: "converged (partial: reviewer-2 failed)"
-	Partial   []string         `json:"partial,omitempty"` // the reviewers that failed in the last round
-	Rounds    []RoundResult    `json:"rounds"`
-	Remaining []review.Finding `json:"remaining"` // P0–P2 left after the last round
-	Stuck     []string         `json:"stuck"`
-	WouldPost string           `json:"wouldPost,omitempty"` // --dry-run: the review report
-	WouldFix  []review.Finding `json:"wouldFix,omitempty"`  // --dry-run: the fix payload's issuesToFix
-	Budget    *BudgetStatus    `json:"budget,omitempty"`    // with a token budget
+	PR        int               `json:"pr"`
+	URL       string            `json:"url"`
+	RunID     string            `json:"runId,omitempty"`
+	Resumed   bool              `json:"resumed,omitempty"`
+	Outcome   string            `json:"outcome"`
+	Reason    string            `json:"reason"`
+	Label     string            `json:"label"`             // Outcome as people read it: "converged (partial: reviewer-2 failed)"
+	Partial   []string          `json:"partial,omitempty"` // the reviewers that failed in the last round
+	Rounds    []RoundResult     `json:"rounds"`
+	Remaining []finding.Finding `json:"remaining"` // P0–P2 left after the last round
+	Stuck     []string          `json:"stuck"`
+	WouldPost string            `json:"wouldPost,omitempty"` // --dry-run: the review report
+	WouldFix  []finding.Finding `json:"wouldFix,omitempty"`  // --dry-run: the fix payload's issuesToFix
+	Budget    *BudgetStatus     `json:"budget,omitempty"`    // with a token budget
 	// CostUSD is the estimated cost of the run's rounds, in dollars, with
 	// prices configured.
 	CostUSD float64 `json:"estimatedCostUsd,omitempty"`
@@ -147,11 +148,11 @@ type RoundResult struct {
 	N                int                  `json:"n"`
 	HeadOID          string               `json:"headOid"`
 	Consensus        string               `json:"consensus"`
-	Counts           review.IssueCounts   `json:"counts"`
+	Counts           finding.IssueCounts  `json:"counts"`
 	Roles            []RoleStatus         `json:"roles"`
-	Findings         []review.Finding     `json:"findings"`
-	ReviewState      review.ReviewState   `json:"reviewState"`
-	Threads          review.ThreadStats   `json:"threads"`
+	Findings         []finding.Finding    `json:"findings"`
+	ReviewState      finding.ReviewState  `json:"reviewState"`
+	Threads          finding.ThreadStats  `json:"threads"`
 	ThreadsTruncated bool                 `json:"threadsTruncated"`
 	Stuck            []string             `json:"stuck"`
 	Fix              *FixSummary          `json:"fix,omitempty"`
@@ -167,12 +168,12 @@ type RoundResult struct {
 
 // FixSummary is what a round's fix did.
 type FixSummary struct {
-	Fixed    []review.FixedIssue    `json:"fixed"`
-	Rejected []review.RejectedIssue `json:"rejected"`
-	Commits  []review.Commit        `json:"commits"`
-	Verified bool                   `json:"verified"`
-	Pushed   bool                   `json:"pushed"`
-	HeadOID  string                 `json:"headOid,omitempty"`
+	Fixed    []finding.FixedIssue    `json:"fixed"`
+	Rejected []finding.RejectedIssue `json:"rejected"`
+	Commits  []finding.Commit        `json:"commits"`
+	Verified bool                    `json:"verified"`
+	Pushed   bool                    `json:"pushed"`
+	HeadOID  string                  `json:"headOid,omitempty"`
 }
 
 type loop struct {
@@ -200,7 +201,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		return nil, errors.New("loop: no fixer for a PR that can be pushed")
 	}
 	l := &loop{o: o, key: state.NewKey(o.Repo.Host, o.Repo.Owner, o.Repo.Name, o.PR.Number),
-		res: &Result{PR: o.PR.Number, URL: o.PR.URL, Rounds: []RoundResult{}, Remaining: []review.Finding{}, Stuck: []string{}}}
+		res: &Result{PR: o.PR.Number, URL: o.PR.URL, Rounds: []RoundResult{}, Remaining: []finding.Finding{}, Stuck: []string{}}}
 	if o.Budget != nil {
 		l.res.Budget = &BudgetStatus{MaxTokens: o.Budget.Max}
 	}
@@ -305,7 +306,7 @@ func (l *loop) round(ctx context.Context, n int) (done bool, err error) {
 	}
 	rr := RoundResult{N: n, HeadOID: rd.HeadOID, Comments: []state.Comment{}, Stuck: []string{}}
 	rr.ReviewState = ReviewStateOf(pr)
-	var threadFs []review.Finding
+	var threadFs []finding.Finding
 	threadFs, rr.Threads = ThreadFindings(pr)
 	rr.ThreadsTruncated = pr.ThreadsTruncated
 	rr.PolicyChanged = PolicyChanges(pr)
@@ -343,7 +344,7 @@ func (l *loop) round(ctx context.Context, n int) (done bool, err error) {
 	// Fix phase; a pushed fix whose report is missing only gets its report.
 	if !rd.Done(state.PhasePushed) || !hasKind(rd.Comments, "fix") {
 		rep, err := l.o.Fixer.Fix(ctx, FixRequest{PR: pr, Run: l.run, Round: n,
-			Payload: review.FixPayload{PRNumber: pr.Number, Round: n, IssuesToFix: toFix, OptionalIssues: orEmpty(optional)},
+			Payload: finding.FixPayload{PRNumber: pr.Number, Round: n, IssuesToFix: toFix, OptionalIssues: orEmpty(optional)},
 			Resume:  l.resumeWIP(n)})
 		if rep != nil {
 			l.recordFix(n, cur, rep)
@@ -378,7 +379,7 @@ func (l *loop) round(ctx context.Context, n int) (done bool, err error) {
 
 // decide applies the stopping rules (docs/architecture.md, Stopping rules)
 // to a reviewed round: an outcome ends the run; none means fix.
-func (l *loop) decide(rr *RoundResult) (outcome, reason string, toFix, optional []review.Finding) {
+func (l *loop) decide(rr *RoundResult) (outcome, reason string, toFix, optional []finding.Finding) {
 	blocking := blockingOf(rr.Findings)
 	stuck := slices.Concat(l.stuck, rr.Stuck)
 	toFix, optional = IssuesToFix(rr.Findings, stuck)
@@ -441,7 +442,7 @@ func failedReviewers(rr *RoundResult) []string {
 }
 
 // review runs the roles of a round and aggregates what they found.
-func (l *loop) review(ctx context.Context, pr *github.PullRequest, rr *RoundResult, threadFs []review.Finding) error {
+func (l *loop) review(ctx context.Context, pr *github.PullRequest, rr *RoundResult, threadFs []finding.Finding) error {
 	diff, complete, err := l.o.GitHub.Diff(ctx, l.o.Repo, pr.Number, review.DiffReadLimit)
 	if err != nil {
 		return err
@@ -533,7 +534,7 @@ func (e *AnalyzerError) Error() string {
 
 // fixedLastRound returns the findings the previous round's fix reported
 // fixed, as they were reported.
-func (l *loop) fixedLastRound(n int) []review.Finding {
+func (l *loop) fixedLastRound(n int) []finding.Finding {
 	if l.run == nil {
 		return nil
 	}
@@ -541,11 +542,11 @@ func (l *loop) fixedLastRound(n int) []review.Finding {
 		if rd.N != n-1 || len(rd.FixedIDs) == 0 {
 			continue
 		}
-		var fs []review.Finding
+		var fs []finding.Finding
 		if err := json.Unmarshal(rd.Findings, &fs); err != nil {
 			return nil
 		}
-		var out []review.Finding
+		var out []finding.Finding
 		for _, f := range fs {
 			if slices.Contains(rd.FixedIDs, f.ID) {
 				out = append(out, f)
@@ -649,7 +650,7 @@ func (l *loop) recordFix(n int, rr *RoundResult, rep *FixReport) {
 			rd.Commits = append(rd.Commits, c.Sha)
 		}
 		if rep.CommentURL != "" && !hasKind(rd.Comments, "fix") {
-			rd.Comments = append(rd.Comments, state.Comment{Kind: "fix", Tag: review.Tag(l.run.ID(), n, "fix"), URL: rep.CommentURL})
+			rd.Comments = append(rd.Comments, state.Comment{Kind: "fix", Tag: finding.Tag(l.run.ID(), n, "fix"), URL: rep.CommentURL})
 		}
 	})
 	if err != nil {
@@ -663,7 +664,7 @@ func (l *loop) recordFix(n int, rr *RoundResult, rep *FixReport) {
 // post publishes a report once: a tag already recorded or already on the
 // PR (a resumed run, or a POST whose answer was lost) is not posted again.
 func (l *loop) post(ctx context.Context, n int, kind, body string) (string, error) {
-	tag := review.Tag(l.run.ID(), n, kind)
+	tag := finding.Tag(l.run.ID(), n, kind)
 	for _, c := range l.comments(n) {
 		if c.Tag == tag {
 			return c.URL, nil
@@ -686,7 +687,7 @@ func (l *loop) post(ctx context.Context, n int, kind, body string) (string, erro
 		l.progress("the %s report of round %d is already on the PR: %s", kind, n, url)
 		return record(url)
 	}
-	full := github.CapBody(redact.ForComment(review.Marker + "\n" + tag + "\n" + body))
+	full := github.CapBody(redact.ForComment(finding.Marker + "\n" + tag + "\n" + body))
 	c, err := l.o.GitHub.PostComment(ctx, l.o.Repo, l.o.PR.Number, full)
 	if err != nil {
 		// The POST may have been applied even though it failed: look.
@@ -804,7 +805,7 @@ func (l *loop) end(outcome, reason string) error {
 func (l *loop) endErr(outcome, reason string, err error) error {
 	l.res.Outcome, l.res.Reason = outcome, reason
 	l.label()
-	so := map[string]state.Outcome{OutcomeConverged: state.OutcomeConverged, OutcomeBlocked: state.OutcomeBlocked, OutcomeFailed: state.OutcomeFailed}[outcome]
+	so := map[string]state.RunOutcome{OutcomeConverged: state.OutcomeConverged, OutcomeBlocked: state.OutcomeBlocked, OutcomeFailed: state.OutcomeFailed}[outcome]
 	if eerr := l.run.End(so, reason); eerr != nil && err == nil {
 		return eerr
 	}
@@ -819,7 +820,7 @@ func (l *loop) dryRun(ctx context.Context) (*Result, error) {
 	pr := l.o.PR
 	rr := RoundResult{N: 1, HeadOID: pr.HeadRefOid, Comments: []state.Comment{}, Stuck: []string{}}
 	rr.ReviewState = ReviewStateOf(pr)
-	var threadFs []review.Finding
+	var threadFs []finding.Finding
 	threadFs, rr.Threads = ThreadFindings(pr)
 	rr.ThreadsTruncated = pr.ThreadsTruncated
 	rr.PolicyChanged = PolicyChanges(pr)
@@ -841,7 +842,7 @@ func (l *loop) dryRun(ctx context.Context) (*Result, error) {
 	cur.Note = reason
 	l.res.Outcome, l.res.Reason = OutcomeDryRun, "dry run: nothing was posted, fixed or recorded; "+reason
 	l.label()
-	l.res.WouldPost = redact.ForComment(review.Marker + "\n" + review.Tag("<run>", 1, "review") + "\n" + RenderReview("<run>", l.o.MaxRounds, cur))
+	l.res.WouldPost = redact.ForComment(finding.Marker + "\n" + finding.Tag("<run>", 1, "review") + "\n" + RenderReview("<run>", l.o.MaxRounds, cur))
 	l.res.WouldFix = toFix
 	l.res.Remaining = blockingOf(cur.Findings)
 	l.res.Stuck = append(l.res.Stuck, l.stuck...)
@@ -863,8 +864,8 @@ func (l *loop) progress(format string, a ...any) {
 	}
 }
 
-func blockingOf(fs []review.Finding) []review.Finding {
-	out := []review.Finding{}
+func blockingOf(fs []finding.Finding) []finding.Finding {
+	out := []finding.Finding{}
 	for _, f := range fs {
 		if Blocking(f) {
 			out = append(out, f)
@@ -877,7 +878,7 @@ func hasKind(cs []state.Comment, kind string) bool {
 	return slices.ContainsFunc(cs, func(c state.Comment) bool { return c.Kind == kind })
 }
 
-func equalState(a, b review.ReviewState) bool {
+func equalState(a, b finding.ReviewState) bool {
 	if a.HasChangesRequested != b.HasChangesRequested || len(a.ChangesRequestedBy) != len(b.ChangesRequestedBy) {
 		return false
 	}
@@ -889,7 +890,7 @@ func equalState(a, b review.ReviewState) bool {
 	return true
 }
 
-func actors(as []review.Actor) string {
+func actors(as []finding.Actor) string {
 	var s []string
 	for _, a := range as {
 		s = append(s, "@"+a.Login+" ("+a.Association+")")
@@ -900,7 +901,7 @@ func actors(as []review.Actor) string {
 	return strings.Join(s, ", ")
 }
 
-func idList(fs []review.Finding) string {
+func idList(fs []finding.Finding) string {
 	var ids []string
 	for _, f := range fs {
 		ids = append(ids, f.ID+" "+f.Priority)
@@ -911,9 +912,9 @@ func idList(fs []review.Finding) string {
 	return strings.Join(ids, ", ")
 }
 
-func orEmpty(fs []review.Finding) []review.Finding {
+func orEmpty(fs []finding.Finding) []finding.Finding {
 	if fs == nil {
-		return []review.Finding{}
+		return []finding.Finding{}
 	}
 	return fs
 }

@@ -10,9 +10,9 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/llm"
-	"github.com/ocdx/gh-ocdx/review"
 	"github.com/ocdx/gh-ocdx/state"
 )
 
@@ -84,17 +84,17 @@ func envelope(v any) string {
 	return "BEGIN_JSON\n" + string(b) + "\nEND_JSON"
 }
 
-func reviewerAnswer(fs ...review.Finding) string {
+func reviewerAnswer(fs ...finding.Finding) string {
 	conclusion := "approve"
 	if len(fs) > 0 {
 		conclusion = "request_changes"
 	}
-	return envelope(review.ReviewerResult{Agent: "reviewer-1", PRNumber: 5, Conclusion: conclusion, Findings: append([]review.Finding{}, fs...), FullReport: "r"})
+	return envelope(finding.ReviewerResult{Agent: "reviewer-1", PRNumber: 5, Conclusion: conclusion, Findings: append([]finding.Finding{}, fs...), FullReport: "r"})
 }
 
 func analyzerAnswer() string {
-	return envelope(review.CommentsAnalyzerResult{Agent: analyzerName, PRNumber: 5, ReviewState: review.ReviewState{ChangesRequestedBy: []review.Actor{}},
-		PendingIssues: []review.Finding{}, FullReport: "a"})
+	return envelope(finding.CommentsAnalyzerResult{Agent: analyzerName, PRNumber: 5, ReviewState: finding.ReviewState{ChangesRequestedBy: []finding.Actor{}},
+		PendingIssues: []finding.Finding{}, FullReport: "a"})
 }
 
 type fakeFixer struct {
@@ -139,7 +139,7 @@ func (h *harness) run(t *testing.T) (*Result, error) {
 	return Run(context.Background(), h.opts)
 }
 
-var bug = review.Finding{Priority: "P1", Category: "quality", File: "a.go", Title: "Leak", Description: "d"}
+var bug = finding.Finding{Priority: "P1", Category: "quality", File: "a.go", Title: "Leak", Description: "d"}
 
 func TestRunPostAppliedDespiteErrorIsNotRepeated(t *testing.T) {
 	h := newHarness(t)
@@ -155,7 +155,7 @@ func TestRunPostAppliedDespiteErrorIsNotRepeated(t *testing.T) {
 	if h.gh.posts != 1 || len(h.gh.comments) != 1 {
 		t.Fatalf("%d posts, %d comments: want one of each", h.gh.posts, len(h.gh.comments))
 	}
-	if !strings.HasPrefix(h.gh.comments[0].Body, review.Marker+"\n"+review.Tag(res.RunID, 1, "review")) {
+	if !strings.HasPrefix(h.gh.comments[0].Body, finding.Marker+"\n"+finding.Tag(res.RunID, 1, "review")) {
 		t.Errorf("comment starts with %q", h.gh.comments[0].Body[:80])
 	}
 }
@@ -214,7 +214,7 @@ func TestRunDeclinedPushStaysResumable(t *testing.T) {
 	// The re-run resumes: no second review, no second report.
 	h.fixer.err = nil
 	h.fixer.report = &FixReport{Verified: true, Pushed: true, HeadOID: "bbbbbbbb",
-		Result: review.FixResult{FixedIssues: []review.FixedIssue{{FindingID: bug.ComputeID(), CommitSha: "bbbbbbbb"}}}}
+		Result: finding.FixResult{FixedIssues: []finding.FixedIssue{{FindingID: bug.ComputeID(), CommitSha: "bbbbbbbb"}}}}
 	h.reviewer.answers = []string{reviewerAnswer()}
 	h.analyzer.answers = []string{analyzerAnswer()}
 	calls := h.reviewer.calls
@@ -288,7 +288,7 @@ func TestRunDryRunWritesNothing(t *testing.T) {
 
 	res, err := h.run(t)
 
-	if err != nil || res.Outcome != OutcomeDryRun || len(res.WouldFix) != 1 || !strings.Contains(res.WouldPost, review.Marker) {
+	if err != nil || res.Outcome != OutcomeDryRun || len(res.WouldFix) != 1 || !strings.Contains(res.WouldPost, finding.Marker) {
 		t.Fatalf("Run = %+v, %v", res, err)
 	}
 	if h.gh.posts != 0 || h.fixer.calls != 0 {
@@ -311,7 +311,7 @@ func TestRunStuckAcrossRuns(t *testing.T) {
 	h.analyzer.answers = []string{analyzerAnswer(), analyzerAnswer()}
 	id := bug.ComputeID()
 	h.fixer.report = &FixReport{Verified: true, Pushed: true, HeadOID: "bbbbbbbb",
-		Result: review.FixResult{FixedIssues: []review.FixedIssue{{FindingID: id, CommitSha: "bbbbbbbb"}}}}
+		Result: finding.FixResult{FixedIssues: []finding.FixedIssue{{FindingID: id, CommitSha: "bbbbbbbb"}}}}
 
 	res, err := h.run(t)
 

@@ -6,9 +6,9 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/internal/text"
 	"github.com/ocdx/gh-ocdx/llm"
-	"github.com/ocdx/gh-ocdx/review"
 )
 
 // maxRoleReport bounds one role's full report quoted in the comment.
@@ -80,8 +80,8 @@ func RenderReview(runID string, maxRounds int, rr *RoundResult) string {
 	if len(code) == 0 {
 		b.WriteString("### Findings\n\nNone.\n\n")
 	}
-	for _, p := range review.Priorities {
-		var group []review.Finding
+	for _, p := range finding.Priorities {
+		var group []finding.Finding
 		for _, f := range code {
 			if f.Priority == p {
 				group = append(group, f)
@@ -103,7 +103,7 @@ func RenderReview(runID string, maxRounds int, rr *RoundResult) string {
 		}
 		b.WriteString("\n")
 	}
-	threads := slices.DeleteFunc(slices.Clone(rr.Findings), func(f review.Finding) bool { return !IsThread(f) })
+	threads := slices.DeleteFunc(slices.Clone(rr.Findings), func(f finding.Finding) bool { return !IsThread(f) })
 	fmt.Fprintf(&b, "### Unresolved review threads (%d of %d)\n\n", rr.Threads.Unresolved, rr.Threads.Total)
 	if rr.ThreadsTruncated {
 		b.WriteString("**More than 300 review threads:** only the first 300 were read, so this PR is blocked for the loop.\n\n")
@@ -140,7 +140,7 @@ func RenderReview(runID string, maxRounds int, rr *RoundResult) string {
 }
 
 // writeFinding writes one finding; agree says how many reviewers raised it.
-func writeFinding(b *strings.Builder, f review.Finding, stuck []string, agree string) {
+func writeFinding(b *strings.Builder, f finding.Finding, stuck []string, agree string) {
 	loc := f.File
 	if f.Line != nil {
 		loc = fmt.Sprintf("%s:%d", f.File, *f.Line)

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/llm"
-	"github.com/ocdx/gh-ocdx/review"
 )
 
 // BenchmarkRenderReview renders the review report of a round with five
@@ -15,7 +15,7 @@ import (
 //	go test -run '^$' -bench RenderReview ./loop
 func BenchmarkRenderReview(b *testing.B) {
 	rr := &RoundResult{N: 2, HeadOID: "0123456789abcdef0123456789abcdef01234567", Consensus: "request_changes",
-		Counts: review.IssueCounts{P1: 25, P2: 50, P3: 25}, Usage: map[string]llm.Usage{}}
+		Counts: finding.IssueCounts{P1: 25, P2: 50, P3: 25}, Usage: map[string]llm.Usage{}}
 	for i := range 5 {
 		role := fmt.Sprint("reviewer-", i+1)
 		rr.Roles = append(rr.Roles, RoleStatus{Role: role, Model: "openai/gpt-4.1", OK: true, Conclusion: "request_changes",
@@ -26,9 +26,9 @@ func BenchmarkRenderReview(b *testing.B) {
 	prio := []string{"P1", "P2", "P2", "P3"}
 	for i := range 100 {
 		line := i + 1
-		f := review.Finding{Priority: prio[i%4], Category: "quality", File: fmt.Sprintf("pkg/file%02d.go", i%20), Line: &line,
+		f := finding.Finding{Priority: prio[i%4], Category: "quality", File: fmt.Sprintf("pkg/file%02d.go", i%20), Line: &line,
 			Title: fmt.Sprint("Finding number ", i), Description: strings.Repeat("Why it matters. ", 20), Suggestion: "Do better."}
-		f.ID = review.FindingID(f.Category, f.File, f.Line, f.Title)
+		f.ID = finding.ID(f.Category, f.File, f.Line, f.Title)
 		rr.Findings = append(rr.Findings, f)
 	}
 	var n int

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/internal/redact"
 	"github.com/ocdx/gh-ocdx/internal/text"
@@ -80,7 +81,7 @@ type commentView struct {
 // maxCommentView bounds one thread comment shown to the analyzer.
 const maxCommentView = 2 << 10
 
-func analyzerTask(pr *github.PullRequest, st review.ReviewState, stats review.ThreadStats, truncated bool) (string, error) {
+func analyzerTask(pr *github.PullRequest, st finding.ReviewState, stats finding.ThreadStats, truncated bool) (string, error) {
 	var views []threadView
 	for _, th := range pr.Threads {
 		if th.IsResolved {
@@ -111,26 +112,26 @@ func analyzerTask(pr *github.PullRequest, st review.ReviewState, stats review.Th
 	stJSON, _ := json.Marshal(st)
 	statsJSON, _ := json.Marshal(stats)
 	return prompts.Render("comments_analyzer.md", map[string]any{
-		"Number": pr.Number, "Title": pr.Title, "URL": pr.URL, "Marker": review.Marker,
+		"Number": pr.Number, "Title": pr.Title, "URL": pr.URL, "Marker": finding.Marker,
 		"ReviewState": string(stJSON), "Stats": string(statsJSON), "Truncated": truncated, "Threads": threads,
 	})
 }
 
-// reviewOutcome is what the roles of one round produced.
-type reviewOutcome struct {
+// roundReviews is what the roles of one round produced.
+type roundReviews struct {
 	Roles    []RoleStatus // reviewers in configuration order, then the analyzer
-	Findings []review.Finding
-	Analyzer *review.CommentsAnalyzerResult // nil when it failed
+	Findings []finding.Finding
+	Analyzer *finding.CommentsAnalyzerResult // nil when it failed
 }
 
 // runRoles runs every reviewer and the comments analyzer side by side and
 // waits for all of them (allSettled): one failing role never cancels the
 // others. IDs and sources are set by gh-ocdx, never taken from a model.
-func (l *loop) runRoles(ctx context.Context, rc *review.Context, threadFs []review.Finding, st review.ReviewState, stats review.ThreadStats) (*reviewOutcome, error) {
+func (l *loop) runRoles(ctx context.Context, rc *review.Context, threadFs []finding.Finding, st finding.ReviewState, stats finding.ThreadStats) (*roundReviews, error) {
 	n := len(l.o.Reviewers)
-	out := &reviewOutcome{Roles: make([]RoleStatus, n+1)}
-	results := make([]*review.ReviewerResult, n)
-	var analyzer review.CommentsAnalyzerResult
+	out := &roundReviews{Roles: make([]RoleStatus, n+1)}
+	results := make([]*finding.ReviewerResult, n)
+	var analyzer finding.CommentsAnalyzerResult
 	aTask, err := analyzerTask(rc.PR, st, stats, rc.PR.ThreadsTruncated)
 	if err != nil {
 		return nil, err
@@ -149,7 +150,7 @@ func (l *loop) runRoles(ctx context.Context, rc *review.Context, threadFs []revi
 			return nil, err
 		}
 		wg.Go(func() {
-			var res review.ReviewerResult
+			var res finding.ReviewerResult
 			out.Roles[i] = l.runRole(ctx, r, reviewerSystem, task, tools, &res)
 			if out.Roles[i].OK {
 				results[i] = &res
@@ -178,7 +179,7 @@ func (l *loop) runRoles(ctx context.Context, rc *review.Context, threadFs []revi
 			// Redacted once, here: the report, the state file, the fix
 			// payload and the summary all show this text.
 			f.Title, f.Description, f.Suggestion = redact.ForComment(f.Title), redact.ForComment(f.Description), redact.ForComment(f.Suggestion)
-			f.Source = &review.Source{Type: "agent", Name: l.o.Reviewers[i].Name, Timestamp: now}
+			f.Source = &finding.Source{Type: "agent", Name: l.o.Reviewers[i].Name, Timestamp: now}
 			out.Findings = append(out.Findings, f)
 		}
 	}
@@ -188,8 +189,8 @@ func (l *loop) runRoles(ctx context.Context, rc *review.Context, threadFs []revi
 
 // mergeThreads takes the analyzer's wording for the threads gh-ocdx found;
 // which threads exist, their IDs, priorities and places stay gh-ocdx's.
-func mergeThreads(threadFs []review.Finding, a *review.CommentsAnalyzerResult) []review.Finding {
-	out := make([]review.Finding, len(threadFs))
+func mergeThreads(threadFs []finding.Finding, a *finding.CommentsAnalyzerResult) []finding.Finding {
+	out := make([]finding.Finding, len(threadFs))
 	copy(out, threadFs)
 	if a == nil {
 		return out
@@ -223,7 +224,7 @@ func (l *loop) runRole(ctx context.Context, r Role, system, task string, tools [
 	}
 	st.OK = true
 	switch v := out.(type) {
-	case *review.ReviewerResult:
+	case *finding.ReviewerResult:
 		l.progress("%s (%s): %s, %d findings, %s, %s tokens", r.Name, r.Model, v.Conclusion, len(v.Findings), st.Elapsed, st.Usage)
 	default:
 		l.progress("%s (%s): done, %s, %s tokens", r.Name, r.Model, st.Elapsed, st.Usage)

@@ -6,16 +6,16 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/internal/redact"
-	"github.com/ocdx/gh-ocdx/review"
 )
 
 // Own reports whether a comment is gh-ocdx's: it carries the marker and was
 // posted by the login gh-ocdx posts as. A copy of the marker by anyone else
 // is human content like any other.
 func Own(pr *github.PullRequest, body, author string) bool {
-	return strings.Contains(body, review.Marker) && pr.ByViewer(author)
+	return strings.Contains(body, finding.Marker) && pr.ByViewer(author)
 }
 
 // Consensus values (docs/architecture.md, Consensus).
@@ -40,7 +40,7 @@ var maintainers = []string{"OWNER", "MEMBER", "COLLABORATOR"}
 // carrying the marker are gh-ocdx's own (review-pr's): they are no person's
 // change request, and they withdraw none. Reviews are in submission order,
 // as GitHub lists them.
-func ReviewStateOf(pr *github.PullRequest) review.ReviewState {
+func ReviewStateOf(pr *github.PullRequest) finding.ReviewState {
 	latest := map[string]github.Review{}
 	var order []string
 	for _, r := range pr.Reviews {
@@ -65,12 +65,12 @@ func ReviewStateOf(pr *github.PullRequest) review.ReviewState {
 			latest[key] = r
 		}
 	}
-	st := review.ReviewState{ChangesRequestedBy: []review.Actor{}}
+	st := finding.ReviewState{ChangesRequestedBy: []finding.Actor{}}
 	for _, login := range order {
 		r := latest[login]
 		if r.State == "CHANGES_REQUESTED" && slices.Contains(maintainers, r.Association) {
 			st.HasChangesRequested = true
-			st.ChangesRequestedBy = append(st.ChangesRequestedBy, review.Actor{Login: login, Association: r.Association})
+			st.ChangesRequestedBy = append(st.ChangesRequestedBy, finding.Actor{Login: login, Association: r.Association})
 		}
 	}
 	return st
@@ -88,9 +88,9 @@ const maxThreadExcerpt = 200
 // becomes THREAD-<id of its
 // first comment>, P0 when a maintainer's first comment says "must" or
 // "block", else P1.
-func ThreadFindings(pr *github.PullRequest) ([]review.Finding, review.ThreadStats) {
-	var out []review.Finding
-	var st review.ThreadStats
+func ThreadFindings(pr *github.PullRequest) ([]finding.Finding, finding.ThreadStats) {
+	var out []finding.Finding
+	var st finding.ThreadStats
 	for _, th := range pr.Threads {
 		var human []github.ThreadComment
 		for _, c := range th.Comments {
@@ -124,18 +124,18 @@ func ThreadFindings(pr *github.PullRequest) ([]review.Finding, review.ThreadStat
 			line = th.Line
 		}
 		id := first.ID
-		out = append(out, review.Finding{
+		out = append(out, finding.Finding{
 			ID: "THREAD-" + id, Priority: prio, Category: ThreadCategory, File: path, Line: line,
 			Title:       "Unresolved review thread",
 			Description: redact.ForComment(excerpt(first.Body, maxThreadExcerpt)),
-			Source:      &review.Source{Type: "human", Name: first.Author, ReviewID: &id, Timestamp: first.CreatedAt},
+			Source:      &finding.Source{Type: "human", Name: first.Author, ReviewID: &id, Timestamp: first.CreatedAt},
 		})
 	}
 	return out, st
 }
 
 // IsThread reports whether f came from a human review thread.
-func IsThread(f review.Finding) bool { return strings.HasPrefix(f.ID, "THREAD-") }
+func IsThread(f finding.Finding) bool { return strings.HasPrefix(f.ID, "THREAD-") }
 
 func excerpt(s string, n int) string {
 	r := []rune(strings.TrimSpace(s))
@@ -146,8 +146,8 @@ func excerpt(s string, n int) string {
 }
 
 // Count counts findings per priority.
-func Count(fs []review.Finding) review.IssueCounts {
-	var c review.IssueCounts
+func Count(fs []finding.Finding) finding.IssueCounts {
+	var c finding.IssueCounts
 	for _, f := range fs {
 		switch f.Priority {
 		case "P0":
@@ -166,7 +166,7 @@ func Count(fs []review.Finding) review.IssueCounts {
 // Consensus applies the consensus rules (docs/architecture.md, Consensus)
 // to all findings (no dedupe) and the
 // computed review state.
-func Consensus(st review.ReviewState, c review.IssueCounts) string {
+func Consensus(st finding.ReviewState, c finding.IssueCounts) string {
 	switch {
 	case st.HasChangesRequested:
 		return RequestChanges
@@ -180,7 +180,7 @@ func Consensus(st review.ReviewState, c review.IssueCounts) string {
 }
 
 // Blocking reports whether f must be fixed before the loop converges.
-func Blocking(f review.Finding) bool {
+func Blocking(f finding.Finding) bool {
 	return f.Priority == "P0" || f.Priority == "P1" || f.Priority == "P2"
 }
 
@@ -190,7 +190,7 @@ const nearLines = 10
 // SameFinding reports whether cur is prev reported again: same ID, or the
 // same category and file, a nearby line and a similar title (a fix shifts
 // lines, and models reword titles).
-func SameFinding(prev, cur review.Finding) bool {
+func SameFinding(prev, cur finding.Finding) bool {
 	if prev.ID != "" && prev.ID == cur.ID {
 		return true
 	}
@@ -236,7 +236,7 @@ func words(s string) map[string]bool {
 
 // Stuck returns the IDs of the current findings that were reported fixed
 // in the previous round (fixed) and came back, matched by SameFinding.
-func Stuck(fixed, current []review.Finding) []string {
+func Stuck(fixed, current []finding.Finding) []string {
 	var out []string
 	for _, c := range current {
 		if IsThread(c) || slices.Contains(out, c.ID) {
@@ -260,9 +260,9 @@ func Stuck(fixed, current []review.Finding) []string {
 // once: when several reviewers raise one ID (the same model configured
 // twice, a reviewer repeating itself) the copy with the highest priority
 // is kept, and among equals the first reported.
-func IssuesToFix(fs []review.Finding, stuck []string) (toFix, optional []review.Finding) {
+func IssuesToFix(fs []finding.Finding, stuck []string) (toFix, optional []finding.Finding) {
 	seen := map[string]bool{}
-	for _, p := range review.Priorities {
+	for _, p := range finding.Priorities {
 		for _, f := range fs {
 			if f.Priority != p || IsThread(f) || slices.Contains(stuck, f.ID) || seen[f.ID] {
 				continue
@@ -280,7 +280,7 @@ func IssuesToFix(fs []review.Finding, stuck []string) (toFix, optional []review.
 
 // Raised counts, for each finding ID, the distinct reviewers that reported
 // it: the report lists every copy, and says how many agree.
-func Raised(fs []review.Finding) map[string]int {
+func Raised(fs []finding.Finding) map[string]int {
 	by := map[string]map[string]bool{}
 	for _, f := range fs {
 		if by[f.ID] == nil {

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/review"
 )
@@ -15,7 +16,7 @@ func TestReviewStateOf(t *testing.T) {
 	}
 	marked := func(state, login, assoc, at string) github.Review {
 		r := rv(state, login, assoc, at)
-		r.Body = review.Marker + "\n" + review.Tag("20261123T184200-abcdef", 1, "review-pr") + "\n**Verdict:** changes needed."
+		r.Body = finding.Marker + "\n" + finding.Tag("20261123T184200-abcdef", 1, "review-pr") + "\n**Verdict:** changes needed."
 		return r
 	}
 	for _, tc := range []struct {
@@ -57,13 +58,13 @@ func TestThreadFindings(t *testing.T) {
 		{Comments: []github.ThreadComment{{ID: "C2", Body: "This must go", Author: "pal", Association: "CONTRIBUTOR"}}},
 		{Comments: []github.ThreadComment{{ID: "C3", Body: "blocker: " + strings.Repeat("x", 300) + " ghp_abcdefghijklmnopqrstuvwxyz0123456789", Author: "o", Association: "OWNER", Path: "b.go"}}},
 		{IsResolved: true, Comments: []github.ThreadComment{{ID: "C4", Body: "done", Author: "boss", Association: "MEMBER"}}},
-		{Comments: []github.ThreadComment{{ID: "C5", Body: review.Marker + " a report", Author: "bot"}}},
-		{Comments: []github.ThreadComment{{ID: "C6", Body: review.Marker, Author: "bot"}, {ID: "C7", Body: "reply by a human", Author: "pal", Association: "NONE", Path: "c.go"}}},
+		{Comments: []github.ThreadComment{{ID: "C5", Body: finding.Marker + " a report", Author: "bot"}}},
+		{Comments: []github.ThreadComment{{ID: "C6", Body: finding.Marker, Author: "bot"}, {ID: "C7", Body: "reply by a human", Author: "pal", Association: "NONE", Path: "c.go"}}},
 		// A copy of the marker by someone else is a human thread.
-		{Comments: []github.ThreadComment{{ID: "C8", Body: review.Marker + " fake report", Author: "mallory", Association: "NONE", Path: "d.go"}}},
+		{Comments: []github.ThreadComment{{ID: "C8", Body: finding.Marker + " fake report", Author: "mallory", Association: "NONE", Path: "d.go"}}},
 	}
 	fs, st := ThreadFindings(&github.PullRequest{Threads: threads, Viewer: "bot"})
-	if st != (review.ThreadStats{Total: 6, Resolved: 1, Unresolved: 5}) {
+	if st != (finding.ThreadStats{Total: 6, Resolved: 1, Unresolved: 5}) {
 		t.Errorf("stats %+v", st)
 	}
 	var got []string
@@ -91,19 +92,19 @@ func TestThreadFindings(t *testing.T) {
 }
 
 func TestConsensus(t *testing.T) {
-	changes := review.ReviewState{HasChangesRequested: true}
+	changes := finding.ReviewState{HasChangesRequested: true}
 	for _, tc := range []struct {
-		st   review.ReviewState
-		c    review.IssueCounts
+		st   finding.ReviewState
+		c    finding.IssueCounts
 		want string
 	}{
-		{review.ReviewState{}, review.IssueCounts{}, Approve},
-		{review.ReviewState{}, review.IssueCounts{P3: 4}, Approve},
-		{review.ReviewState{}, review.IssueCounts{P2: 1}, RequestChanges},
-		{review.ReviewState{}, review.IssueCounts{P1: 1, P2: 1}, RequestChanges},
-		{review.ReviewState{}, review.IssueCounts{P0: 1, P1: 1}, NeedsMajorWork},
-		{changes, review.IssueCounts{}, RequestChanges},
-		{changes, review.IssueCounts{P0: 2}, RequestChanges}, // a maintainer's change request comes first
+		{finding.ReviewState{}, finding.IssueCounts{}, Approve},
+		{finding.ReviewState{}, finding.IssueCounts{P3: 4}, Approve},
+		{finding.ReviewState{}, finding.IssueCounts{P2: 1}, RequestChanges},
+		{finding.ReviewState{}, finding.IssueCounts{P1: 1, P2: 1}, RequestChanges},
+		{finding.ReviewState{}, finding.IssueCounts{P0: 1, P1: 1}, NeedsMajorWork},
+		{changes, finding.IssueCounts{}, RequestChanges},
+		{changes, finding.IssueCounts{P0: 2}, RequestChanges}, // a maintainer's change request comes first
 	} {
 		if got := Consensus(tc.st, tc.c); got != tc.want {
 			t.Errorf("Consensus(%+v, %+v) = %s, want %s", tc.st, tc.c, got, tc.want)
@@ -111,8 +112,8 @@ func TestConsensus(t *testing.T) {
 	}
 }
 
-func fnd(prio, cat, file string, line int, title string) review.Finding {
-	f := review.Finding{Priority: prio, Category: cat, File: file, Title: title}
+func fnd(prio, cat, file string, line int, title string) finding.Finding {
+	f := finding.Finding{Priority: prio, Category: cat, File: file, Title: title}
 	if line > 0 {
 		f.Line = &line
 	}
@@ -124,7 +125,7 @@ func TestSameFinding(t *testing.T) {
 	base := fnd("P1", "quality", "a.go", 10, "Cache size is not bounded")
 	for _, tc := range []struct {
 		name string
-		cur  review.Finding
+		cur  finding.Finding
 		want bool
 	}{
 		{"same ID", fnd("P1", "quality", "a.go", 10, "Cache size is not bounded"), true},
@@ -147,8 +148,8 @@ func TestSameFinding(t *testing.T) {
 }
 
 func TestStuck(t *testing.T) {
-	fixed := []review.Finding{fnd("P1", "quality", "a.go", 10, "Cache size is not bounded")}
-	cur := []review.Finding{
+	fixed := []finding.Finding{fnd("P1", "quality", "a.go", 10, "Cache size is not bounded")}
+	cur := []finding.Finding{
 		fnd("P1", "quality", "a.go", 12, "Cache size not bounded"),
 		fnd("P2", "testing", "a_test.go", 0, "No test for eviction"),
 		{ID: "THREAD-X", Priority: "P1", Category: ThreadCategory, File: "a.go", Title: "Unresolved review thread"},
@@ -162,7 +163,7 @@ func TestStuck(t *testing.T) {
 }
 
 func TestIssuesToFix(t *testing.T) {
-	fs := []review.Finding{
+	fs := []finding.Finding{
 		fnd("P3", "docs", "d.md", 0, "Typo"),
 		fnd("P2", "quality", "a.go", 1, "Naming"),
 		{ID: "THREAD-1", Priority: "P0", Category: ThreadCategory, File: "a.go", Title: "Unresolved review thread"},
@@ -186,12 +187,12 @@ func TestIssuesToFix(t *testing.T) {
 // the highest priority any of them gave it.
 func TestIssuesToFixHoldsEachIDOnce(t *testing.T) {
 	a, b, c := fnd("P2", "quality", "a.go", 1, "Naming"), fnd("P1", "quality", "a.go", 1, "Naming"), fnd("P3", "quality", "a.go", 1, "Naming")
-	a.Source, b.Source, c.Source = &review.Source{Name: "reviewer-1"}, &review.Source{Name: "reviewer-2"}, &review.Source{Name: "reviewer-2"}
-	toFix, optional := IssuesToFix([]review.Finding{a, b, a, c}, nil)
+	a.Source, b.Source, c.Source = &finding.Source{Name: "reviewer-1"}, &finding.Source{Name: "reviewer-2"}, &finding.Source{Name: "reviewer-2"}
+	toFix, optional := IssuesToFix([]finding.Finding{a, b, a, c}, nil)
 	if len(toFix) != 1 || toFix[0].Priority != "P1" || len(optional) != 0 {
 		t.Errorf("issuesToFix %v, optional %v: want the ID once, as P1", toFix, optional)
 	}
-	if n := Raised([]review.Finding{a, b, a, c})[a.ID]; n != 2 {
+	if n := Raised([]finding.Finding{a, b, a, c})[a.ID]; n != 2 {
 		t.Errorf("raised by %d reviewers, want 2", n)
 	}
 }
@@ -225,18 +226,18 @@ func TestReportsDiscloseCoverage(t *testing.T) {
 func TestRenderReview(t *testing.T) {
 	l := 3
 	rr := &RoundResult{N: 2, HeadOID: "0123456789abcdef", Consensus: NeedsMajorWork,
-		Findings: []review.Finding{
-			{ID: "SEC-1", Priority: "P0", Category: "security", File: "s.go", Line: &l, Title: "Injection", Description: "bad", Source: &review.Source{Type: "agent", Name: "reviewer-1"}},
+		Findings: []finding.Finding{
+			{ID: "SEC-1", Priority: "P0", Category: "security", File: "s.go", Line: &l, Title: "Injection", Description: "bad", Source: &finding.Source{Type: "agent", Name: "reviewer-1"}},
 			{ID: "QUAL-2", Priority: "P2", Category: "quality", File: "a.go", Title: "Naming", Description: "meh"},
-			{ID: "THREAD-C1", Priority: "P1", Category: ThreadCategory, File: "a.go", Title: "Unresolved review thread", Description: "please bound it", Source: &review.Source{Type: "human", Name: "boss"}},
+			{ID: "THREAD-C1", Priority: "P1", Category: ThreadCategory, File: "a.go", Title: "Unresolved review thread", Description: "please bound it", Source: &finding.Source{Type: "human", Name: "boss"}},
 		},
 		Roles: []RoleStatus{
 			{Role: "reviewer-1", Model: "openai/a", OK: true, Conclusion: "needs_major_work", Findings: 1},
 			{Role: "reviewer-2", Model: "anthropic/b", Error: "reviewer-2: no BEGIN_JSON … END_JSON envelope"},
 			{Role: "comments-analyzer", Model: "openai/c", OK: true, Findings: 1},
 		},
-		ReviewState: review.ReviewState{HasChangesRequested: true, ChangesRequestedBy: []review.Actor{{Login: "boss", Association: "MEMBER"}}},
-		Threads:     review.ThreadStats{Total: 2, Resolved: 1, Unresolved: 1},
+		ReviewState: finding.ReviewState{HasChangesRequested: true, ChangesRequestedBy: []finding.Actor{{Login: "boss", Association: "MEMBER"}}},
+		Threads:     finding.ThreadStats{Total: 2, Resolved: 1, Unresolved: 1},
 		Stuck:       []string{"QUAL-2"},
 		Note:        "max rounds reached",
 	}

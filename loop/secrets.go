@@ -5,8 +5,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/internal/redact"
-	"github.com/ocdx/gh-ocdx/review"
 )
 
 // SecretScanner names gh-ocdx as the source of the findings it computes.
@@ -18,7 +18,7 @@ const SecretScanner = "gh-ocdx secret scan"
 // approve a hard-coded token; these findings cannot be, so a PR that adds
 // one never converges. The ID is computed as for any finding, so the same
 // secret in the next round is the same finding.
-func SecretFindings(diff, now string) []review.Finding {
+func SecretFindings(diff, now string) []finding.Finding {
 	hits := redact.Find(diff)
 	if len(hits) == 0 {
 		return nil
@@ -29,7 +29,7 @@ func SecretFindings(diff, now string) []review.Finding {
 			byLine[h.Line] = append(byLine[h.Line], h.Kind)
 		}
 	}
-	var out []review.Finding
+	var out []finding.Finding
 	seen := map[string]bool{}
 	file, newLine, inHunk := "", 0, false
 	for i, l := range strings.Split(diff, "\n") {
@@ -60,11 +60,11 @@ func SecretFindings(diff, now string) []review.Finding {
 			if file == "" || n <= 0 {
 				continue
 			}
-			f := review.Finding{Priority: "P0", Category: "security", File: file, Line: &n,
+			f := finding.Finding{Priority: "P0", Category: "security", File: file, Line: &n,
 				Title:       "Hard-coded " + kind + " added",
 				Description: fmt.Sprintf("Line %d of %s adds a %s (shown to the models as %s). A secret in the code is readable by everyone who can read the repository and stays in its history.", n, file, kind, redact.Marker(kind)),
 				Suggestion:  "Move the value out of the code to configuration or an environment variable that the code reads, and revoke the exposed secret.",
-				Source:      &review.Source{Type: "agent", Name: SecretScanner, Timestamp: now}}
+				Source:      &finding.Source{Type: "agent", Name: SecretScanner, Timestamp: now}}
 			f.ID = f.ComputeID()
 			if !seen[f.ID] {
 				seen[f.ID] = true

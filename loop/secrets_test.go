@@ -3,7 +3,7 @@ package loop
 import (
 	"testing"
 
-	"github.com/ocdx/gh-ocdx/review"
+	"github.com/ocdx/gh-ocdx/finding"
 )
 
 func TestSecretFindingsOnAddedLinesOnly(t *testing.T) {
@@ -24,7 +24,7 @@ func TestSecretFindingsOnAddedLinesOnly(t *testing.T) {
 		if f.File != "cfg.go" || f.Line == nil || *f.Line != w.line || f.Title != "Hard-coded "+w.kind+" added" || f.Priority != "P0" {
 			t.Errorf("finding %d: %s:%v %q %s, want cfg.go:%d %s", i, f.File, f.Line, f.Title, f.Priority, w.line, w.kind)
 		}
-		if f.ID != review.FindingID("security", f.File, f.Line, f.Title) || f.ID[:4] != "SEC-" {
+		if f.ID != finding.ID("security", f.File, f.Line, f.Title) || f.ID[:4] != "SEC-" {
 			t.Errorf("finding %d: ID %s is not computed from its fields", i, f.ID)
 		}
 	}
@@ -34,8 +34,8 @@ func TestSecretFindingsOnAddedLinesOnly(t *testing.T) {
 }
 
 func TestIssuesToFixSendsEachIDOnce(t *testing.T) {
-	f := review.Finding{ID: "SEC-0a1b2c3d", Priority: "P0", Category: "security", File: "a.go", Title: "t"}
-	toFix, _ := IssuesToFix([]review.Finding{f, f}, nil)
+	f := finding.Finding{ID: "SEC-0a1b2c3d", Priority: "P0", Category: "security", File: "a.go", Title: "t"}
+	toFix, _ := IssuesToFix([]finding.Finding{f, f}, nil)
 	if len(toFix) != 1 {
 		t.Errorf("issuesToFix holds %d copies of one ID", len(toFix))
 	}

@@ -1,6 +1,6 @@
 // Package review builds what a review of one pull request starts from: the
-// context built the same way every time and its task message, the reviewer role,
-// and the Finding type with its IDs.
+// context built the same way every time and its task message, the tools the
+// agents read the repository and the PR with, and review-pr's session.
 package review
 
 import (

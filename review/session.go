@@ -94,8 +94,8 @@ type Session struct {
 	MaxEvent github.ReviewEvent
 }
 
-// Outcome is what a session did.
-type Outcome struct {
+// SessionResult is what a session did.
+type SessionResult struct {
 	Proposal Proposal
 	URL      string // where the review was published ("" when printed)
 	Usage    llm.Usage
@@ -106,12 +106,12 @@ type Outcome struct {
 var errPublished = errors.New("review published")
 
 // Run runs the agent until a review is published or the user aborts.
-func (s *Session) Run(ctx context.Context) (*Outcome, error) {
+func (s *Session) Run(ctx context.Context) (*SessionResult, error) {
 	task, err := s.Context.TaskMessage()
 	if err != nil {
 		return nil, err
 	}
-	out := &Outcome{}
+	out := &SessionResult{}
 	ctx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
 

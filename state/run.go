@@ -238,7 +238,7 @@ func (a *Active) Heartbeat() error {
 // End finishes the run with its outcome and releases the PR. A converged run
 // decays: its full findings, reports and verification output are dropped,
 // summaries and IDs stay, and the WIP goes. Other outcomes keep everything.
-func (a *Active) End(o Outcome, reason string) error {
+func (a *Active) End(o RunOutcome, reason string) error {
 	a.stopHeartbeat()
 	err := a.write(func(b *bolt.Bucket, r *Run) error {
 		r.Ended, r.Outcome, r.Reason = a.s.o.Now(), o, reason

@@ -348,7 +348,7 @@ func fullRound(a *Active, n int) error {
 
 func TestDecayOnSuccessOnly(t *testing.T) {
 	s := newStore(t, nil)
-	for _, o := range []Outcome{OutcomeFailed, OutcomeBlocked, OutcomeConverged} {
+	for _, o := range []RunOutcome{OutcomeFailed, OutcomeBlocked, OutcomeConverged} {
 		a := must(s.Begin(prKey, "review-loop"))
 		if err := fullRound(a, 1); err != nil {
 			t.Fatal(err)
@@ -452,7 +452,7 @@ func TestInterruptedRunOfAnotherKindIsAbandoned(t *testing.T) {
 func TestHistoryIsBoundedAndTheFileShrinks(t *testing.T) {
 	s := newStore(t, &Options{KeepRuns: 2, CompactAbove: 32 << 10})
 	big := json.RawMessage(`["` + strings.Repeat("z", 20<<10) + `"]`)
-	run := func(o Outcome) {
+	run := func(o RunOutcome) {
 		a := must(s.Begin(prKey, "review-loop"))
 		for n := 1; n <= 3; n++ {
 			must(a.StartRound(n, "oid"))

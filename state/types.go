@@ -49,15 +49,15 @@ func (k Key) valid() error {
 	return err
 }
 
-// Outcome is how a run ended. A run without one was interrupted (or is still
+// RunOutcome is how a run ended. A run without one was interrupted (or is still
 // running) and is resumed by the next Begin on its PR.
-type Outcome string
+type RunOutcome string
 
 const (
-	OutcomeConverged Outcome = "converged" // goal reached (exit 0); its reports decay to summaries
-	OutcomeBlocked   Outcome = "blocked"   // finished without converging (exit 3); kept in full
-	OutcomeFailed    Outcome = "failed"    // error (exit 1); kept in full
-	OutcomeAbandoned Outcome = "abandoned" // interrupted, then superseded by a run of another kind; kept in full
+	OutcomeConverged RunOutcome = "converged" // goal reached (exit 0); its reports decay to summaries
+	OutcomeBlocked   RunOutcome = "blocked"   // finished without converging (exit 3); kept in full
+	OutcomeFailed    RunOutcome = "failed"    // error (exit 1); kept in full
+	OutcomeAbandoned RunOutcome = "abandoned" // interrupted, then superseded by a run of another kind; kept in full
 )
 
 // Phase is a step of a round that, once recorded, a resumed run must not redo.
@@ -89,15 +89,15 @@ func (l Lease) String() string {
 
 // Run is the record of one run of review-loop or fix on a PR.
 type Run struct {
-	ID        string    `json:"id"`
-	Kind      string    `json:"kind"` // "review-loop", "fix"
-	Started   time.Time `json:"started"`
-	Ended     time.Time `json:"ended,omitzero"`
-	Outcome   Outcome   `json:"outcome,omitempty"`
-	Reason    string    `json:"reason,omitempty"` // why it ended so, in words
-	Resumes   int       `json:"resumes,omitempty"`
-	Compacted bool      `json:"compacted,omitempty"` // full reports dropped (memory decay)
-	Rounds    []Round   `json:"rounds,omitempty"`
+	ID        string     `json:"id"`
+	Kind      string     `json:"kind"` // "review-loop", "fix"
+	Started   time.Time  `json:"started"`
+	Ended     time.Time  `json:"ended,omitzero"`
+	Outcome   RunOutcome `json:"outcome,omitempty"`
+	Reason    string     `json:"reason,omitempty"` // why it ended so, in words
+	Resumes   int        `json:"resumes,omitempty"`
+	Compacted bool       `json:"compacted,omitempty"` // full reports dropped (memory decay)
+	Rounds    []Round    `json:"rounds,omitempty"`
 }
 
 // Round is one review (and fix) round of a run.

@@ -1,4 +1,4 @@
-package config
+package llm
 
 import (
 	"fmt"
@@ -7,8 +7,8 @@ import (
 )
 
 // Provider describes a model provider that a "provider/model" string may name.
-// The llm package builds its clients from this table, so the
-// config validator and the clients never disagree.
+// New builds its clients from this table and config validates model names
+// against it, so the clients and the validator never disagree.
 type Provider struct {
 	Name          string // the prefix before the slash
 	CredentialEnv string // environment variable holding the API key; "" when none is needed
@@ -23,25 +23,25 @@ var Providers = map[string]Provider{
 	"ollama":    {Name: "ollama", BaseURLEnv: "OLLAMA_HOST", DefaultURL: "http://127.0.0.1:11434"},
 }
 
-// Model is a parsed "provider/model" string.
-type Model struct {
+// ModelName is a parsed "provider/model" string.
+type ModelName struct {
 	Provider Provider
 	Name     string // everything after the first slash, e.g. "gpt-4.1" or "meta/llama-3:8b"
 }
 
-func (m Model) String() string { return m.Provider.Name + "/" + m.Name }
+func (m ModelName) String() string { return m.Provider.Name + "/" + m.Name }
 
 // ParseModel parses "provider/model" and checks that the provider is known.
-func ParseModel(s string) (Model, error) {
+func ParseModel(s string) (ModelName, error) {
 	prefix, name, ok := strings.Cut(s, "/")
 	if !ok || prefix == "" || name == "" {
-		return Model{}, fmt.Errorf("%q is not of the form provider/model (for example openai/gpt-4.1)", s)
+		return ModelName{}, fmt.Errorf("%q is not of the form provider/model (for example openai/gpt-4.1)", s)
 	}
 	p, known := Providers[prefix]
 	if !known {
-		return Model{}, fmt.Errorf("%q names an unknown provider %q; known providers: %s", s, prefix, strings.Join(providerNames(), ", "))
+		return ModelName{}, fmt.Errorf("%q names an unknown provider %q; known providers: %s", s, prefix, strings.Join(providerNames(), ", "))
 	}
-	return Model{Provider: p, Name: name}, nil
+	return ModelName{Provider: p, Name: name}, nil
 }
 
 func providerNames() []string {

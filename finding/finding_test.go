@@ -1,4 +1,4 @@
-package review
+package finding
 
 import (
 	"errors"
@@ -21,8 +21,8 @@ func TestFindingID(t *testing.T) {
 		{"review-thread", "a.go", line(7), "Unresolved review thread", "OTHER-882c9ec4"},
 		{"Docs", "README.md", line(0), "Typo", "DOCS-6e2a821d"}, // line 0 is not null
 	} {
-		if got := FindingID(c.category, c.file, c.line, c.title); got != c.want {
-			t.Errorf("FindingID(%q, %q, %v, %q) = %s, want %s", c.category, c.file, c.line, c.title, got, c.want)
+		if got := ID(c.category, c.file, c.line, c.title); got != c.want {
+			t.Errorf("ID(%q, %q, %v, %q) = %s, want %s", c.category, c.file, c.line, c.title, got, c.want)
 		}
 	}
 	codes := map[string]string{"security": "SEC", "performance": "PERF", "quality": "QUAL", "architecture": "ARCH",

@@ -1,4 +1,7 @@
-package review
+// Package finding holds what every role and verb shares about findings: the
+// envelope shapes the roles answer with, the priority order, the ID rule and
+// the marker and tag on every comment gh-ocdx posts.
+package finding
 
 import (
 	"crypto/sha1"
@@ -173,10 +176,10 @@ func validateAll(field string, fs []Finding) error {
 	return nil
 }
 
-// FindingID computes a finding's ID (docs/architecture.md, Finding IDs): the category's short
+// ID computes a finding's ID (docs/architecture.md, Finding IDs): the category's short
 // code, a dash and the first 8 hex digits of SHA-1("category|file|line|title"),
 // line empty when unknown. The model's own ID is never trusted.
-func FindingID(category, file string, line *int, title string) string {
+func ID(category, file string, line *int, title string) string {
 	l := ""
 	if line != nil {
 		l = strconv.Itoa(*line)
@@ -185,8 +188,8 @@ func FindingID(category, file string, line *int, title string) string {
 	return categoryCode(category) + "-" + hex.EncodeToString(sum[:])[:8]
 }
 
-// ComputeID returns FindingID of f's fields.
-func (f Finding) ComputeID() string { return FindingID(f.Category, f.File, f.Line, f.Title) }
+// ComputeID returns ID of f's fields.
+func (f Finding) ComputeID() string { return ID(f.Category, f.File, f.Line, f.Title) }
 
 func categoryCode(category string) string {
 	switch strings.ToLower(strings.TrimSpace(category)) {
