@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -175,6 +176,7 @@ type configJSON struct {
 	PRFixModel            string                  `json:"prFixModel"`
 	ReviewPRModel         string                  `json:"reviewPrModel"`
 	AllowApprove          bool                    `json:"allowApprove"`
+	OutputTokens          map[string]int64        `json:"outputTokens,omitempty"` // the roles with their own output cap
 	Verify                []string                `json:"verify"`
 	VerifyFrom            string                  `json:"verifyFrom"` // the file verify came from; "" for the default
 	Defaults              []string                `json:"defaults"`   // keys absent from the file, filled with defaults
@@ -196,6 +198,7 @@ func showJSON(d *Deps, c *config.Config) configJSON {
 		PRFixModel:            c.PRFix.String(),
 		ReviewPRModel:         c.ReviewPR.String(),
 		AllowApprove:          c.AllowApprove,
+		OutputTokens:          c.OutputTokens,
 		Verify:                c.Verify,
 		VerifyFrom:            verifyFrom(c),
 		Defaults:              append([]string{}, c.Defaults...),
@@ -246,6 +249,13 @@ func showMarkdown(d *Deps, c *config.Config) string {
 		b.WriteString("review-pr posts a model's approval as an approval (allowApprove).\n")
 	} else {
 		b.WriteString("review-pr posts a model's approval as a comment (set allowApprove to let it approve).\n")
+	}
+	if len(c.OutputTokens) > 0 {
+		var caps []string
+		for _, k := range slices.Sorted(maps.Keys(c.OutputTokens)) {
+			caps = append(caps, fmt.Sprintf("%s %d", k, c.OutputTokens[k]))
+		}
+		fmt.Fprintf(&b, "Output caps (outputTokens), in tokens per answer: %s; other roles %d.\n", strings.Join(caps, ", "), llm.DefaultMaxTokens)
 	}
 	b.WriteString("\n## Verify\n\nCommands run before a fix is pushed, ")
 	switch from := verifyFrom(c); from {

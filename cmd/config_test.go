@@ -314,7 +314,25 @@ func TestConfigBinaryShowJSONDefaults(t *testing.T) {
 		t.Errorf("verify = %s, want the default", v)
 	}
 	res = env.Run(t, "config", "show")
-	if res.Code != 0 || !strings.HasPrefix(res.Stdout, "# gh-ocdx configuration") {
+	if res.Code != 0 || !strings.HasPrefix(res.Stdout, "# gh-ocdx configuration") || strings.Contains(res.Stdout, "outputTokens") {
+		t.Errorf("show: %+v", res)
+	}
+}
+
+// config show names the roles given their own output cap.
+func TestConfigBinaryShowOutputTokens(t *testing.T) {
+	env := testkit.NewEnv(t)
+	writeFile(t, env.Vars["OCDX_CONFIG"], strings.Replace(minimalConfig, "{", `{"outputTokens": {"prFixModel": 32000, "reviewerModels": 4096},`, 1))
+	res := env.Run(t, "config", "show", "--json")
+	var got configJSON
+	if err := json.Unmarshal([]byte(res.Stdout), &got); res.Code != 0 || err != nil {
+		t.Fatalf("show --json: %+v (%v)", res, err)
+	}
+	if got.OutputTokens["prFixModel"] != 32000 || got.OutputTokens["reviewerModels"] != 4096 || len(got.OutputTokens) != 2 {
+		t.Errorf("outputTokens = %v", got.OutputTokens)
+	}
+	res = env.Run(t, "config", "show")
+	if !strings.Contains(res.Stdout, "Output caps (outputTokens), in tokens per answer: prFixModel 32000, reviewerModels 4096; other roles 8192.") {
 		t.Errorf("show: %+v", res)
 	}
 }

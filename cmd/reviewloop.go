@@ -131,7 +131,7 @@ func reviewLoop(ctx context.Context, d *Deps, opts *ReviewLoopOptions) error {
 		if err != nil || budget == nil {
 			return mod, err
 		}
-		return budget.Wrap(mod, cmp.Or(out, llm.DefaultMaxOutput)), nil
+		return budget.Wrap(mod, cmp.Or(out, llm.DefaultMaxTokens)), nil
 	}
 	var reviewers []loop.Role
 	for i, m := range cfg.Reviewers {

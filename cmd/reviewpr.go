@@ -186,7 +186,7 @@ func reviewPR(ctx context.Context, d *Deps, opts *ReviewPROptions) error {
 			return err
 		}
 		if max := cmp.Or(opts.MaxTokens, cfg.MaxTokens); max > 0 {
-			model = llm.NewBudget(max).Wrap(model, cmp.Or(out, llm.DefaultMaxOutput))
+			model = llm.NewBudget(max).Wrap(model, cmp.Or(out, llm.DefaultMaxTokens))
 		}
 		model = &progressModel{Model: model, name: name, log: d.Log}
 	}

@@ -125,6 +125,34 @@ func TestLoopUnknownModelStopsBeforePosting(t *testing.T) {
 	}
 }
 
+// A reviewer whose account is out of quota is a configuration error too:
+// asked once (a retry would not help), the loop stops before posting and
+// names the key, the variable holding the API key, and the request ID.
+func TestLoopQuotaStopsBeforePostingAndNamesTheKey(t *testing.T) {
+	lf := newLoop(t, nil)
+	lf.env.WriteConfig(t, `{
+  "reviewerModels": ["openai/rev-a", "openai/rev-b"],
+  "commentsAnalyzerModel": "openai/analyzer",
+  "prFixModel": "ollama/fixer",
+  "verify": ["true"]
+}`)
+	lf.fm.Script("rev-a", reviewerReply("reviewer-1", "approve"))
+	lf.fm.Script("rev-b", testkit.Step{Status: 429, ErrorType: "insufficient_quota"})
+	lf.fm.Script("analyzer", analyzerReply())
+
+	res := lf.run("--yes")
+
+	wantCode(t, res, 1)
+	wantContains(t, "stderr", res.Stderr, `reviewerModels[1] "openai/rev-b": the provider answered 429 insufficient_quota`,
+		"the account of OPENAI_API_KEY has no quota or credit left", "set reviewerModels[1] to another model", testkit.RequestID)
+	if n := len(lf.fm.Requests("rev-b")); n != 1 {
+		t.Errorf("%d calls of the model out of quota, want 1", n)
+	}
+	if n := len(lf.bodies()); n != 0 {
+		t.Fatalf("%d comments posted; a configuration error stops before posting anything", n)
+	}
+}
+
 // The fix model's key refused: exit 1 naming prFixModel.
 func TestLoopFixModelRefusedNamesItsKey(t *testing.T) {
 	lf := newLoop(t, nil)

@@ -46,6 +46,29 @@ func TestModelTimeoutCutsAStalledCallAndRetries(t *testing.T) {
 	}
 }
 
+// OCDX_MODEL_TIMEOUT bounds the silence, not the answer: a model that
+// streams for longer than it, steadily, is read to the end in one call.
+func TestModelTimeoutIsAnInactivityDeadline(t *testing.T) {
+	t.Parallel()
+	gh, fm, env := modelFixture(t, "openai/gpt-rev")
+	env.Set("OCDX_MODEL_TIMEOUT", "1s")
+	step := testkit.CallTools(testkit.FakeCall{Name: "submit_review", Args: `{"event":"COMMENT","body":"streamed slowly"}`})
+	step.Pace = 400 * time.Millisecond // about 2.5 s in all
+	fm.Script("gpt-rev", step)
+
+	res := env.Run(t, "review-pr", "24", "--yes")
+
+	if res.Code != 0 {
+		t.Fatalf("exit %d\n%s", res.Code, res.Stderr)
+	}
+	if got := gh.Reviews(repo, 24); len(got) != 1 || !strings.HasSuffix(got[0].Body, "\nstreamed slowly") {
+		t.Errorf("want the streamed answer posted, got %+v", got)
+	}
+	if n := len(fm.Requests("gpt-rev")); n != 1 {
+		t.Errorf("want 1 model call, got %d", n)
+	}
+}
+
 func TestBadTimeoutSettingStopsBeforeAnyRequest(t *testing.T) {
 	t.Parallel()
 	for _, name := range []string{"OCDX_MODEL_TIMEOUT", "OCDX_GITHUB_TIMEOUT"} {

@@ -7,10 +7,6 @@ import (
 	"sync"
 )
 
-// DefaultMaxOutput is the output cap of a call when Options.MaxTokens is
-// not set: what a budget reserves for a call's answer.
-const DefaultMaxOutput = defaultMaxTokens
-
 // ErrBudget: a model call was not made because it could pass the run's
 // token budget. errors.Is finds it in a *BudgetError.
 var ErrBudget = errors.New("token budget reached")

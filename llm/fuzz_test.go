@@ -7,6 +7,8 @@ import (
 	"io"
 	"math/rand/v2"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -99,26 +101,45 @@ func FuzzAnswers(f *testing.F) {
 	} {
 		f.Add(s)
 	}
-	f.Fuzz(func(t *testing.T, body string) {
-		hc := &http.Client{Transport: fixedAnswer(body)}
-		opts := Options{Timeout: time.Second, MaxRetries: 0}.withDefaults()
-		post := func(url string) *poster { return &poster{hc: hc, url: url, header: jsonHeader(), opts: opts} }
-		for _, p := range []chatter{
-			newOpenAI("m", post("http://model.invalid/v1/chat/completions"), 10, true),
-			newAnthropic("m", post("http://model.invalid/v1/messages"), 10),
-		} {
-			resp, err := p.chat(context.Background(), Request{Messages: []Message{{Role: User, Text: "x"}}})
-			if err != nil {
-				if !errors.Is(err, ErrBadResponse) {
-					t.Fatalf("%T: %v is not ErrBadResponse", p, err)
-				}
-				continue
+	f.Fuzz(func(t *testing.T, body string) { checkAnswer(t, fixedAnswer(body)) })
+}
+
+// FuzzStreams: the same for a streamed answer, which may also end as a cut
+// stream or with the stream's error event.
+func FuzzStreams(f *testing.F) {
+	for _, name := range []string{"openai_stream_tools.sse", "openai_stream_length.sse", "anthropic_stream_tool_use.sse", "anthropic_stream_max_tokens.sse"} {
+		b, err := os.ReadFile(filepath.Join("testdata", "contract", name))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(string(b))
+	}
+	f.Add("data: {\"choices\":[{\"delta\":{\"tool_calls\":[{\"index\":3,\"function\":{\"arguments\":\"{\"}}]},\"finish_reason\":\"length\"}]}\n\n")
+	f.Add("event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":5}\n\n")
+	f.Add("event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\"}}\n\n")
+	f.Fuzz(func(t *testing.T, body string) { checkAnswer(t, &fixedStream{events: []string{body}, raw: true}) })
+}
+
+func checkAnswer(t *testing.T, rt http.RoundTripper) {
+	hc := &http.Client{Transport: rt}
+	opts := Options{Timeout: time.Second, MaxRetries: -1}.withDefaults()
+	post := func(url string) *poster { return &poster{hc: hc, url: url, header: jsonHeader(), opts: opts} }
+	for _, p := range []chatter{
+		newOpenAI("m", post("http://model.invalid/v1/chat/completions"), 10, true),
+		newAnthropic("m", post("http://model.invalid/v1/messages"), 10),
+	} {
+		resp, err := p.chat(context.Background(), Request{Messages: []Message{{Role: User, Text: "x"}}})
+		if err != nil {
+			var api *APIError
+			if !errors.Is(err, ErrBadResponse) && !errors.Is(err, errStreamCut) && !errors.As(err, &api) {
+				t.Fatalf("%T: %v is not ErrBadResponse, a cut stream or an error event", p, err)
 			}
-			for _, c := range resp.Calls {
-				if !json.Valid(c.Args) {
-					t.Fatalf("%T: call %q has arguments %q that are not JSON", p, c.Name, c.Args)
-				}
+			continue
+		}
+		for _, c := range resp.Calls {
+			if !json.Valid(c.Args) {
+				t.Fatalf("%T: call %q has arguments %q that are not JSON", p, c.Name, c.Args)
 			}
 		}
-	})
+	}
 }

@@ -214,6 +214,7 @@ func readBody(req *http.Request) []byte {
 type fixedStream struct {
 	events []string
 	cut    bool // no empty line after the last event
+	raw    bool // the events are the stream's text, fields and all
 	calls  int
 }
 
@@ -221,6 +222,10 @@ func (f *fixedStream) RoundTrip(r *http.Request) (*http.Response, error) {
 	f.calls++
 	var b strings.Builder
 	for _, e := range f.events {
+		if f.raw {
+			b.WriteString(e)
+			continue
+		}
 		b.WriteString("data: " + e + "\n\n")
 	}
 	s := b.String()

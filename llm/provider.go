@@ -40,7 +40,9 @@ const (
 	defaultMaxRetries    = 3
 	defaultMaxRetryAfter = time.Minute
 	defaultBackoff       = 500 * time.Millisecond
-	defaultMaxTokens     = 8192
+	// DefaultMaxTokens is the output cap of a role the configuration's
+	// outputTokens does not name.
+	DefaultMaxTokens = 8192
 )
 
 func (o Options) withDefaults() Options {
@@ -63,7 +65,7 @@ func (o Options) withDefaults() Options {
 		o.MaxRetryAfter = defaultMaxRetryAfter
 	}
 	if o.MaxTokens <= 0 {
-		o.MaxTokens = defaultMaxTokens
+		o.MaxTokens = DefaultMaxTokens
 	}
 	return o
 }

@@ -150,3 +150,83 @@ func TestRetryAfter(t *testing.T) {
 		}
 	}
 }
+
+// trickle is a body that sends a byte every gap, n bytes in all, and fails
+// with its context's error once that ends.
+type trickle struct {
+	ctx interface {
+		Done() <-chan struct{}
+		Err() error
+	}
+	gap time.Duration
+	n   int
+}
+
+func (t *trickle) Read(p []byte) (int, error) {
+	if t.n == 0 {
+		return 0, io.EOF
+	}
+	select {
+	case <-time.After(t.gap):
+	case <-t.ctx.Done():
+		return 0, t.ctx.Err()
+	}
+	t.n--
+	p[0] = 'x'
+	return 1, nil
+}
+
+func (t *trickle) Close() error { return nil }
+
+// Idle cuts an answer that stops coming, not one that keeps coming however
+// long it takes; Consume reads it within the attempt, and a cut answer is
+// sent again as a whole.
+func TestIdleAndConsume(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		gaps  []time.Duration // per attempt
+		sends int
+		err   string
+		body  string
+	}{
+		{"a slow steady answer is not cut", []time.Duration{20 * time.Millisecond}, 1, "", "xxxxxxxxxx"},
+		{"a stalled answer is cut and sent again", []time.Duration{time.Second, time.Millisecond}, 2, "", "xxxxxxxxxx"},
+		{"every attempt stalled", []time.Duration{time.Second}, 2, "idle", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sends := 0
+			var got []string
+			c := &Client{
+				Send: func(req *http.Request) (*http.Response, error) {
+					gap := tc.gaps[min(sends, len(tc.gaps)-1)]
+					sends++
+					return &http.Response{StatusCode: 200, Body: &trickle{ctx: req.Context(), gap: gap, n: 10}, Request: req}, nil
+				},
+				Attempts: 2, Idle: 100 * time.Millisecond, Timeout: 5 * time.Second, Backoff: time.Millisecond,
+				Cut: func() error { return errors.New("overall") }, IdleCut: func() error { return errors.New("idle") },
+				Consume: func(resp *http.Response) error {
+					b, err := io.ReadAll(resp.Body)
+					if err == nil {
+						got = append(got, string(b))
+					}
+					return err
+				},
+				Retry: func(resp *http.Response, err error) Decision { return Decision{Retry: err != nil} },
+			}
+			req, _ := http.NewRequest(http.MethodPost, "http://example.test/", strings.NewReader("payload"))
+			resp, err := c.Do(req)
+			if sends != tc.sends {
+				t.Errorf("%d sends, want %d", sends, tc.sends)
+			}
+			if tc.err != "" {
+				if err == nil || err.Error() != tc.err {
+					t.Errorf("err = %v, want %s", err, tc.err)
+				}
+				return
+			}
+			if err != nil || resp.StatusCode != 200 || len(got) != 1 || got[0] != tc.body {
+				t.Errorf("%v %v, consumed %q", resp, err, got)
+			}
+		})
+	}
+}

@@ -61,7 +61,8 @@ type Step struct {
 	// A streamed answer can fail midway, after its first events: Cut
 	// hangs up without the end event, StreamError sends an error event of
 	// that type ("overloaded_error", "insufficient_quota") instead of the
-	// rest. Pace waits between events.
+	// rest. Pace waits between events (an answer not streamed waits six
+	// times Pace, as for the whole generation).
 	Cut         bool
 	StreamError string
 	Pace        time.Duration
@@ -364,6 +365,14 @@ func (f *FakeModel) serve(w http.ResponseWriter, r *http.Request) {
 			f.anthropicStream(sw, head.Model, step, in, read, written, out)
 		}
 		return
+	}
+	if step.Pace > 0 {
+		// Not streamed, the answer comes once all of it is generated.
+		select {
+		case <-time.After(6 * step.Pace):
+		case <-r.Context().Done():
+			return
+		}
 	}
 	var resp any
 	if format == "openai" {
