@@ -223,7 +223,10 @@ func (l *loop) rounds(ctx context.Context) error {
 	return l.end(OutcomeBlocked, "max rounds reached")
 }
 
-// round runs round n; done reports that the run ended (its outcome set).
+// round runs round n through its phases (docs/architecture.md, A round of
+// review-loop): read, review, report, decide, then the Fixer's fix,
+// verify, push and fix report. Each phase the state file records as done
+// is skipped. done reports that the run ended (its outcome set).
 func (l *loop) round(ctx context.Context, n int) (done bool, err error) {
 	pr := l.o.PR
 	if l.readPR {

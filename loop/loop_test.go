@@ -243,6 +243,13 @@ func TestRunDeclinedPushStaysResumable(t *testing.T) {
 	if n := len(h.gh.comments); n != 2 {
 		t.Errorf("%d comments, want round 1's review and round 2's (the fake fixer posts none)", n)
 	}
+	// --json keeps the fix's field names, and adds its status.
+	raw, _ := json.Marshal(res.Rounds[0])
+	for _, want := range []string{`"fix":{"status":"pushed","fixed":[{"findingId":"` + bug.ComputeID() + `"`, `"verified":true,"pushed":true,"headOid":"bbbbbbbb"`} {
+		if !strings.Contains(string(raw), want) {
+			t.Errorf("round 1 as JSON lacks %s:\n%s", want, raw)
+		}
+	}
 }
 
 func TestRunHeadMovedStartsANewRun(t *testing.T) {

@@ -14,23 +14,6 @@ func mark(n int, head string, ps ...Phase) Round {
 	return rd
 }
 
-func TestRoundNextFollowsThePhases(t *testing.T) {
-	for _, c := range []struct {
-		done []Phase
-		want Phase
-	}{
-		{nil, PhaseReviewed},
-		{[]Phase{PhaseReviewed}, PhaseCommented},
-		{[]Phase{PhaseReviewed, PhaseCommented, PhaseFixed, PhaseVerified}, PhasePushing},
-		{[]Phase{PhaseReviewed, PhaseCommented, PhaseFixed, PhaseVerified, PhasePushing, PhasePushed}, PhaseReported},
-		{Phases, ""},
-	} {
-		if got := mark(1, "a", c.done...).Next(); got != c.want {
-			t.Errorf("after %v: Next = %q, want %q", c.done, got, c.want)
-		}
-	}
-}
-
 func TestWhichInterruptedRunStillDescribesThePR(t *testing.T) {
 	pushing := mark(1, "aaa", PhaseReviewed, PhaseCommented, PhaseFixed, PhaseVerified, PhasePushing)
 	pushing.Pushing = "bbb"

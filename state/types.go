@@ -139,17 +139,6 @@ func (r Round) Done(p Phase) bool {
 	return slices.ContainsFunc(r.Phases, func(m PhaseMark) bool { return m.Phase == p })
 }
 
-// Next is the first of Phases the round has not recorded, "" when it has
-// recorded them all.
-func (r Round) Next() Phase {
-	for _, p := range Phases {
-		if !r.Done(p) {
-			return p
-		}
-	}
-	return ""
-}
-
 // PushedHead reports whether the round's fix pushed head: its push was
 // recorded, or it was killed between pushing and recording it, and the
 // commit it was pushing is head, the PR's head on GitHub now.
