@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 
+	"github.com/ocdx/gh-ocdx/config"
 	"github.com/ocdx/gh-ocdx/fix"
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/llm"
@@ -18,6 +19,7 @@ type FixRunner struct {
 	Model     llm.Model
 	ModelName string
 	Verify    []string
+	Policy    *config.Policy
 	// Confirm asks before each push; nil pushes without asking (--yes).
 	Confirm  func(ctx context.Context, plan fix.PushPlan) (bool, error)
 	GitHub   fix.GitHub
@@ -30,7 +32,7 @@ type FixRunner struct {
 func (r *FixRunner) Fix(ctx context.Context, req FixRequest) (*fix.Result, error) {
 	out, err := fix.Run(ctx, fix.Options{
 		Repo: r.Repo, PR: req.PR, Dir: r.Dir, Remote: r.Remote, Model: r.Model, ModelName: r.ModelName,
-		Verify: r.Verify, Payload: req.Payload, Run: req.Run, Round: req.Round, Resume: req.Resume,
+		Verify: r.Verify, Policy: r.Policy, Payload: req.Payload, Run: req.Run, Round: req.Round, Resume: req.Resume,
 		Confirm: r.Confirm, GitHub: r.GitHub, Progress: r.Progress,
 	})
 	var ve *fix.VerifyError
