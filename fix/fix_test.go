@@ -203,7 +203,7 @@ func TestRunFixesVerifiesPushesAndReports(t *testing.T) {
 		t.Errorf("WIP left after the push: %+v", pr.WIP)
 	}
 	rd := pr.Runs[0].Rounds[0]
-	for _, p := range []state.Phase{state.PhaseFixed, state.PhaseVerified, state.PhasePushed} {
+	for _, p := range []state.Phase{state.PhaseFixed, state.PhaseVerified, state.PhasePushing, state.PhasePushed, state.PhaseReported} {
 		if !rd.Done(p) {
 			t.Errorf("phase %s not recorded", p)
 		}
