@@ -168,17 +168,19 @@ func configShow(d *Deps, opts *ConfigShowOptions) error {
 // configJSON is the output of config show --json: the keys of the file with
 // defaults applied, and where things came from.
 type configJSON struct {
-	Path                  string         `json:"path"`
-	Legacy                bool           `json:"legacy"`
-	ReviewerModels        []string       `json:"reviewerModels"`
-	CommentsAnalyzerModel string         `json:"commentsAnalyzerModel"`
-	PRFixModel            string         `json:"prFixModel"`
-	ReviewPRModel         string         `json:"reviewPrModel"`
-	AllowApprove          bool           `json:"allowApprove"`
-	Verify                []string       `json:"verify"`
-	VerifyFrom            string         `json:"verifyFrom"` // the file verify came from; "" for the default
-	Defaults              []string       `json:"defaults"`   // keys absent from the file, filled with defaults
-	Providers             []providerJSON `json:"providers"`
+	Path                  string                  `json:"path"`
+	Legacy                bool                    `json:"legacy"`
+	ReviewerModels        []string                `json:"reviewerModels"`
+	CommentsAnalyzerModel string                  `json:"commentsAnalyzerModel"`
+	PRFixModel            string                  `json:"prFixModel"`
+	ReviewPRModel         string                  `json:"reviewPrModel"`
+	AllowApprove          bool                    `json:"allowApprove"`
+	Verify                []string                `json:"verify"`
+	VerifyFrom            string                  `json:"verifyFrom"` // the file verify came from; "" for the default
+	Defaults              []string                `json:"defaults"`   // keys absent from the file, filled with defaults
+	MaxTokens             int64                   `json:"maxTokens,omitempty"`
+	Prices                map[string]config.Price `json:"prices,omitempty"`
+	Providers             []providerJSON          `json:"providers"`
 }
 
 type providerJSON struct {
@@ -197,6 +199,8 @@ func showJSON(d *Deps, c *config.Config) configJSON {
 		Verify:                c.Verify,
 		VerifyFrom:            verifyFrom(c),
 		Defaults:              append([]string{}, c.Defaults...),
+		MaxTokens:             c.MaxTokens,
+		Prices:                c.Prices,
 		Providers:             []providerJSON{},
 	}
 	for _, m := range c.Reviewers {

@@ -176,7 +176,7 @@ func fixPR(ctx context.Context, d *Deps, opts *FixOptions) error {
 
 	o := fix.Options{Repo: repo, PR: pr, Dir: co.Repo.Dir, Remote: pushRemote(ctx, co),
 		Model: model, ModelName: cfg.PRFix.String(),
-		Verify: cfg.Verify, Policy: cfg.Policy, Payload: payload, Run: run, Round: 1, Resume: resume,
+		Verify: cfg.Verify, Policy: cfg.Policy, Price: priceOf(cfg, cfg.PRFix.String()), Payload: payload, Run: run, Round: 1, Resume: resume,
 		DryRun: opts.DryRun, GitHub: client, Progress: d.IO.ErrOut}
 	if !opts.Yes {
 		p := opts.Prompter

@@ -14,6 +14,7 @@ import (
 
 	"github.com/ocdx/gh-ocdx/config"
 	"github.com/ocdx/gh-ocdx/github"
+	"github.com/ocdx/gh-ocdx/loop"
 	"github.com/ocdx/gh-ocdx/preflight"
 	"github.com/ocdx/gh-ocdx/state"
 )
@@ -72,9 +73,13 @@ func prepare(ctx context.Context, d *Deps, r repository.Repository, number int, 
 	if err := applyBasePolicy(cfg, p.pr); err != nil {
 		return nil, err
 	}
-	if slices.ContainsFunc(p.pr.Files, func(f github.ChangedFile) bool { return f.Path == config.RepoFile }) {
-		// The round report says so too, for REVIEW.md as well.
-		d.Log.Warn(fmt.Sprintf("PR #%d changes %s: its change takes effect once merged; this run uses %s", p.pr.Number, config.RepoFile, policyName(cfg, p.pr)))
+	for _, f := range loop.PolicyChanges(p.pr) {
+		// The round report says so too.
+		use := policyName(cfg, p.pr)
+		if f == config.ReviewFile {
+			use = "the base branch's"
+		}
+		d.Log.Warn(fmt.Sprintf("PR #%d changes %s: its change takes effect once merged; this run uses %s", p.pr.Number, f, use))
 	}
 	from := verifySource(d, cfg)
 	if err := preflight.Commands(cfg.Verify, from); err != nil {

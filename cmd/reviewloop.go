@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/ocdx/gh-ocdx/config"
 	"github.com/ocdx/gh-ocdx/fix"
 	"github.com/ocdx/gh-ocdx/git"
 	"github.com/ocdx/gh-ocdx/github"
@@ -154,7 +155,7 @@ func reviewLoop(ctx context.Context, d *Deps, opts *ReviewLoopOptions) error {
 	}
 
 	fixer := &loop.FixRunner{Repo: repo, Dir: co.Repo.Dir, Remote: pushRemote(ctx, co), Model: fm, ModelName: cfg.PRFix.String(),
-		Verify: cfg.Verify, Policy: cfg.Policy, GitHub: client, Progress: d.IO.ErrOut}
+		Verify: cfg.Verify, Policy: cfg.Policy, Price: priceOf(cfg, cfg.PRFix.String()), GitHub: client, Progress: d.IO.ErrOut}
 	if !opts.Yes {
 		p := opts.Prompter
 		fixer.Confirm = func(_ context.Context, plan fix.PushPlan) (bool, error) {
@@ -175,6 +176,7 @@ func reviewLoop(ctx context.Context, d *Deps, opts *ReviewLoopOptions) error {
 		Fixer:         fixer,
 		Policy:        cfg.Policy,
 		Budget:        budget,
+		Prices:        cfg.Prices,
 		DryRun:        opts.DryRun,
 		Progress:      d.IO.ErrOut,
 	})
@@ -196,6 +198,14 @@ func reviewLoop(ctx context.Context, d *Deps, opts *ReviewLoopOptions) error {
 		return err
 	case res.Outcome == loop.OutcomeBlocked:
 		return &IncompleteError{Reason: res.Reason}
+	}
+	return nil
+}
+
+// priceOf is the configured price of model; nil when there is none.
+func priceOf(cfg *config.Config, model string) *config.Price {
+	if p, ok := cfg.Prices[model]; ok {
+		return &p
 	}
 	return nil
 }

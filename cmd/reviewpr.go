@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -30,8 +31,11 @@ type ReviewPROptions struct {
 	Print       bool // print the review, post nothing
 	// Event is the most the model's review may do (--event); "" leaves it
 	// to the configuration's allowApprove.
-	Event    github.ReviewEvent
-	Prompter Prompter
+	Event github.ReviewEvent
+	// MaxTokens is the review's token budget (--max-tokens); 0: the
+	// configuration's maxTokens, if any.
+	MaxTokens int64
+	Prompter  Prompter
 }
 
 // reviewEvents are the --event values, as gh pr review's -c, -r and -a.
@@ -67,6 +71,9 @@ The model reads a file, a diff, an issue or searches only after you
 confirmed its request (or only what you narrowed it to); --yes and --print
 confirm every request as proposed, and log it on stderr.
 
+--max-tokens N (or maxTokens in the configuration) stops the review before
+a model call that could pass N tokens; it then exits 3 and posts nothing.
+
 --event caps what the posted review may do: comment (every review is a
 comment), request-changes (the default: an approval is posted as a comment,
 with a line saying so), approve (anything the model proposes, as does
@@ -86,15 +93,19 @@ Examples:
 func parseReviewPR(d *Deps, args []string) (*ReviewPROptions, error) {
 	var repoFlag, event string
 	opts := &ReviewPROptions{}
-	fs := newFlagSet("review-pr", "gh ocdx review-pr <number|url> [--model P/M] [--context-only] [--yes] [--print] [--event E] [-R OWNER/REPO]", reviewPRHelp)
+	fs := newFlagSet("review-pr", "gh ocdx review-pr <number|url> [--model P/M] [--context-only] [--yes] [--print] [--event E] [--max-tokens N] [-R OWNER/REPO]", reviewPRHelp)
 	fs.StringVar(&opts.Model, "model", "", "Review with this provider/model instead of the configured reviewPrModel")
 	fs.BoolVar(&opts.ContextOnly, "context-only", false, "Print the review context on stdout; call no model, post nothing")
 	fs.BoolVar(&opts.Yes, "yes", false, "Post the review without asking (context requests are confirmed too)")
 	fs.BoolVar(&opts.Print, "print", false, "Print the review on stdout and post nothing")
 	fs.StringVar(&event, "event", "", "The most the review may do: comment, request-changes or approve (default request-changes, or approve with allowApprove)")
+	fs.Int64Var(&opts.MaxTokens, "max-tokens", 0, "Stop before a model call that could bring the review's tokens (in and out) past `N`")
 	fs.repoFlag(&repoFlag)
 	if err := fs.parse(d, args, 1); err != nil {
 		return nil, err
+	}
+	if fs.Changed("max-tokens") && opts.MaxTokens <= 0 {
+		return nil, fs.usageErr("invalid --max-tokens %d: give the most tokens the review may use, above zero", opts.MaxTokens)
 	}
 	if event != "" {
 		ev, ok := reviewEvents[strings.ToLower(event)]
@@ -170,8 +181,12 @@ func reviewPR(ctx context.Context, d *Deps, opts *ReviewPROptions) error {
 		if opts.Model != "" {
 			name = opts.Model
 		}
-		if model, err = newModel(d, name, cfg.OutputCap("reviewPrModel")); err != nil {
+		out := cfg.OutputCap("reviewPrModel")
+		if model, err = newModel(d, name, out); err != nil {
 			return err
+		}
+		if max := cmp.Or(opts.MaxTokens, cfg.MaxTokens); max > 0 {
+			model = llm.NewBudget(max).Wrap(model, cmp.Or(out, llm.DefaultMaxOutput))
 		}
 		model = &progressModel{Model: model, name: name, log: d.Log}
 	}
@@ -218,8 +233,12 @@ func reviewPR(ctx context.Context, d *Deps, opts *ReviewPROptions) error {
 	if out != nil {
 		d.Log.Info("review done", "proposals", out.Rounds, "tokens", out.Usage.String())
 	}
-	if errors.Is(err, review.ErrAborted) {
+	var be *llm.BudgetError
+	switch {
+	case errors.Is(err, review.ErrAborted):
 		return fmt.Errorf("%w: %v", ErrCancelled, err)
+	case errors.As(err, &be):
+		return &IncompleteError{Reason: be.Error() + "; the review stopped there. Re-run with a larger --max-tokens (or maxTokens in the configuration)"}
 	}
 	return err
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/ocdx/gh-ocdx/fix"
 	"github.com/ocdx/gh-ocdx/internal/text"
 	"github.com/ocdx/gh-ocdx/llm"
+	"github.com/ocdx/gh-ocdx/loop"
 	"github.com/ocdx/gh-ocdx/state"
 )
 
@@ -400,7 +401,11 @@ func renderRound(w io.Writer, rd state.Round) {
 		sub("Report of "+r.Role, r.Summary)
 	}
 	for _, u := range rd.Usage {
-		sub("Tokens of "+u.Role, llm.Usage{Input: u.InputTokens, Cached: u.CachedTokens, Output: u.OutputTokens}.String())
+		tokens := llm.Usage{Input: u.InputTokens, Cached: u.CachedTokens, Output: u.OutputTokens}.String()
+		if u.CostUSD > 0 {
+			tokens += ", estimated " + loop.Dollars(u.CostUSD)
+		}
+		sub("Tokens of "+u.Role, tokens)
 	}
 }
 

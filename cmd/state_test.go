@@ -50,7 +50,7 @@ func seedState(t *testing.T, dir string) {
 			r.Counts = map[string]int{"P0": 1, "P1": 0}
 			r.Consensus = "needs_major_work"
 			r.Reports = []state.Report{{Role: "reviewer-1", Summary: "a hard-coded token", Full: "# full"}}
-			r.Usage = []state.Usage{{Role: "reviewer-1", InputTokens: 1200, CachedTokens: 900, OutputTokens: 300}}
+			r.Usage = []state.Usage{{Role: "reviewer-1", InputTokens: 1200, CachedTokens: 900, OutputTokens: 300, CostUSD: 0.0048}}
 		}),
 		a.Complete(1, state.PhaseCommented, func(r *state.Round) {
 			r.Comments = []state.Comment{{Kind: "review", Tag: "ocdx:run=x round=1 kind=review", URL: "https://github.com/owner/repo/pull/7#issuecomment-1"}}
@@ -161,7 +161,7 @@ func TestStateShowOnePR(t *testing.T) {
 		"  - Findings: 1 (P0 1, P1 0)", "  - Consensus: needs_major_work",
 		"  - Posted review: https://github.com/owner/repo/pull/7#issuecomment-1",
 		"  - Fix: declined", "  - Fixed: SEC-0a1b2c3d", "  - Commits: abc1234",
-		"  - Report of reviewer-1: a hard-coded token", "  - Tokens of reviewer-1: 1200 in (900 cached) / 300 out",
+		"  - Report of reviewer-1: a hard-coded token", "  - Tokens of reviewer-1: 1200 in (900 cached) / 300 out, estimated ~$0.0048\n",
 		"- Round 2, head fedcba9: reviewed", "  - Stuck: SEC-0a1b2c3d",
 	} {
 		if !strings.Contains(out.String(), want) {

@@ -56,6 +56,9 @@ type Config struct {
 	// MaxTokens is the token budget of a review-loop run (input and output
 	// of every model call together); 0: none.
 	MaxTokens int64
+	// Prices are the prices of models ("provider/model" as configured), for
+	// the estimated costs in reports; a model without one shows no cost.
+	Prices map[string]Price
 	// OutputTokens caps a role's answers, by role key ("prFixModel",
 	// "reviewerModels" for every reviewer); a role absent takes the
 	// client's default.
@@ -133,6 +136,19 @@ func RepoVerify(repoRoot string) (verify []string, path string, err error) {
 		return nil, "", err
 	}
 	return p.Verify, path, nil
+}
+
+// Price is what a model's tokens cost, in dollars per million tokens.
+type Price struct {
+	Input       float64 `json:"input"`
+	CachedInput float64 `json:"cachedInput"` // input read from the provider's cache; default Input
+	Output      float64 `json:"output"`
+}
+
+// Cost estimates in dollars the cost of input tokens (cached of them read
+// from the cache) and output tokens.
+func (p Price) Cost(input, cached, output int64) float64 {
+	return (float64(input-cached)*p.Input + float64(cached)*p.CachedInput + float64(output)*p.Output) / 1e6
 }
 
 // UsedProviders returns the providers the configuration's models use, once

@@ -13,7 +13,7 @@ import (
 )
 
 // The keys of the configuration file, in the order of the example.
-var knownKeys = []string{"reviewerModels", "commentsAnalyzerModel", "prFixModel", "reviewPrModel", "verify", "allowApprove", "maxTokens", "outputTokens"}
+var knownKeys = []string{"reviewerModels", "commentsAnalyzerModel", "prFixModel", "reviewPrModel", "verify", "allowApprove", "maxTokens", "outputTokens", "prices"}
 
 // roleKeys are the keys outputTokens may name: the roles' model keys.
 var roleKeys = []string{"reviewerModels", "commentsAnalyzerModel", "prFixModel", "reviewPrModel"}
@@ -110,6 +110,9 @@ func parse(data []byte, getenv func(string) string) (*Config, []Problem) {
 	}
 	if m, found := byKey["maxTokens"]; found {
 		cfg.MaxTokens = c.positive(m, "maxTokens", 2000000)
+	}
+	if m, found := byKey["prices"]; found {
+		cfg.Prices = c.prices(m)
 	}
 	if m, found := byKey["outputTokens"]; found {
 		cfg.OutputTokens = c.outputTokens(m)
@@ -356,6 +359,58 @@ func (c *checker) boolean(m member, key string) bool {
 		c.add(m.off, key, "must be true or false, found %s", kind(m.raw))
 	}
 	return b
+}
+
+// prices decodes {"provider/model": {"input": $, "cachedInput": $, "output": $}}.
+func (c *checker) prices(m member) map[string]Price {
+	const example = `{"openai/gpt-4.1": {"input": 2, "cachedInput": 0.5, "output": 8}}`
+	if len(m.raw) == 0 || m.raw[0] != '{' {
+		c.add(m.off, "prices", "must be an object of prices per model in dollars per million tokens, such as %s, found %s", example, kind(m.raw))
+		return nil
+	}
+	models, err := c.members(m.raw, m.off)
+	if err != nil {
+		c.add(m.off, "prices", "%v", err)
+		return nil
+	}
+	out := map[string]Price{}
+	for _, e := range models {
+		key := fmt.Sprintf("prices[%q]", e.key)
+		if _, err := llm.ParseModel(e.key); err != nil {
+			c.add(e.keyOff, key, "%v", err)
+		}
+		if len(e.raw) == 0 || e.raw[0] != '{' {
+			c.add(e.off, key, `must be an object such as {"input": 2, "output": 8}, found %s`, kind(e.raw))
+			continue
+		}
+		fields, err := c.members(e.raw, e.off)
+		if err != nil {
+			c.add(e.off, key, "%v", err)
+			continue
+		}
+		byKey := c.keys(fields, []string{"input", "cachedInput", "output"})
+		var p Price
+		for _, f := range []struct {
+			name string
+			dst  *float64
+		}{{"input", &p.Input}, {"cachedInput", &p.CachedInput}, {"output", &p.Output}} {
+			v, found := byKey[f.name]
+			if !found {
+				if f.name != "cachedInput" {
+					c.add(e.off, key, "has no %q; give the price in dollars per million tokens", f.name)
+				}
+				continue
+			}
+			if json.Unmarshal(v.raw, f.dst) != nil || *f.dst < 0 {
+				c.add(v.off, key+"."+f.name, "must be a number of dollars per million tokens, 0 or more, found %s", strings.TrimSpace(string(v.raw)))
+			}
+		}
+		if _, found := byKey["cachedInput"]; !found {
+			p.CachedInput = p.Input
+		}
+		out[e.key] = p
+	}
+	return out
 }
 
 // positive decodes a whole number above zero.

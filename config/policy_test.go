@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -79,5 +80,32 @@ func TestReadPolicyFromAWorkTree(t *testing.T) {
 	c := &Config{Verify: DefaultVerify()}
 	if err := c.ApplyRepo(root); err != nil || c.VerifyFrom != "" || !slices.Equal(c.Verify, DefaultVerify()) || c.Policy.Instructions != "Wrap errors." {
 		t.Errorf("ApplyRepo: %v, verify %v from %q", err, c.Verify, c.VerifyFrom)
+	}
+}
+
+func TestBudgetAndPrices(t *testing.T) {
+	const head = `{"reviewerModels": ["openai/gpt-4.1"], "commentsAnalyzerModel": "openai/gpt-4.1", "prFixModel": "openai/gpt-4.1"`
+	c, _, err := loadString(t, head+`, "maxTokens": 500000, "prices": {"openai/gpt-4.1": {"input": 2, "cachedInput": 0.5, "output": 8}, "openai/mini": {"input": 0.4, "output": 1.6}}}`, creds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.MaxTokens != 500000 || c.Prices["openai/gpt-4.1"] != (Price{Input: 2, CachedInput: 0.5, Output: 8}) || c.Prices["openai/mini"].CachedInput != 0.4 {
+		t.Errorf("maxTokens %d, prices %+v", c.MaxTokens, c.Prices)
+	}
+	// 1M in of which 0.5M cached, 0.1M out: 0.5*2 + 0.5*0.5 + 0.1*8.
+	if got := c.Prices["openai/gpt-4.1"].Cost(1000000, 500000, 100000); got != 2.05 {
+		t.Errorf("cost %v", got)
+	}
+	for body, want := range map[string]string{
+		`"maxTokens": 0`:      "maxTokens: must be a whole number above zero",
+		`"maxTokens": "1000"`: "maxTokens: must be a whole number above zero",
+		`"prices": {"gpt-4.1": {"input": 1, "output": 2}}`:                    `prices["gpt-4.1"]`,
+		`"prices": {"openai/x": {"input": 1}}`:                                `has no "output"`,
+		`"prices": {"openai/x": {"input": -1, "output": 2}}`:                  `prices["openai/x"].input: must be a number`,
+		`"prices": {"openai/x": {"input": 1, "output": 2, "cachedImput": 1}}`: `did you mean "cachedInput"?`,
+	} {
+		if _, _, err := loadString(t, head+", "+body+"}", creds); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want %q", body, err, want)
+		}
 	}
 }

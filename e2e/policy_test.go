@@ -146,3 +146,41 @@ func TestLoopMaxTokensStopsBeforeTheFirstCall(t *testing.T) {
 		t.Errorf("posted %v before any review", k)
 	}
 }
+
+func TestReviewPRFollowsTheBasePolicy(t *testing.T) {
+	gh := testkit.NewGitHub(t)
+	r := testkit.NewRepo(t, "main", "feature/deps",
+		map[string]string{".ocdx.json": `{"instructions": "House rule: no new dependency without a reason.", "ignore": ["*.snap"]}`,
+			"REVIEW.md": "Guide rule: small functions.\n", "main.go": "package main\n"},
+		map[string]string{"main.go": "package main\n\nfunc main() {}\n", "ui/view.snap": "IGNOREDSNAPSHOT\n", "yarn.lock": "IGNOREDLOCK\n"})
+	gh.AddPR(repo, testkit.PR{Number: 41, Title: "Deps", Author: "mona", HeadRef: r.Head, BaseRef: r.Base, Remote: r.Remote, Diff: r.Diff(t)})
+	env := testkit.NewEnv(t)
+	gh.Configure(env, repo)
+
+	res := env.Run(t, "review-pr", "41", "--context-only")
+
+	wantCode(t, res, 0)
+	wantContains(t, "the task", res.Stdout, "### Repository instructions", "House rule: no new dependency", "Guide rule: small functions.",
+		"+func main() {}", "ui/view.snap (ignored", "yarn.lock (ignored")
+	for _, absent := range []string{"IGNOREDSNAPSHOT", "IGNOREDLOCK"} {
+		if strings.Contains(res.Stdout, absent) {
+			t.Errorf("the task holds the ignored diff %q:\n%s", absent, res.Stdout)
+		}
+	}
+}
+
+func TestReviewPRMaxTokensStopsBeforeTheCall(t *testing.T) {
+	gh, fm, env := modelFixture(t, "openai/gpt-rev")
+	scriptReview(fm, "gpt-rev", "COMMENT", reviewBody)
+
+	res := env.Run(t, "review-pr", "24", "--yes", "--max-tokens", "100")
+
+	wantCode(t, res, 3)
+	wantContains(t, "stderr", res.Stderr, "token budget reached: 0 of 100 tokens spent")
+	if n := len(fm.Requests("gpt-rev")); n != 0 {
+		t.Errorf("the model was called %d times", n)
+	}
+	if len(gh.Comments(repo, 24))+len(gh.Reviews(repo, 24)) != 0 {
+		t.Error("a review stopped by its budget posted")
+	}
+}

@@ -53,6 +53,7 @@ type Options struct {
 	ModelName string
 	Verify    []string
 	Policy    *config.Policy     // the repository's: its instructions reach the agent
+	Price     *config.Price      // of Model, for the cost recorded with its usage; nil: none
 	Payload   finding.FixPayload // issuesToFix (P0..P2 minus stuck, no THREAD- findings), optionalIssues (P3)
 	Run       *state.Active      // WIP, phases, comments; the caller owns Begin and End
 	Round     int                // for the comment tag and the round record
@@ -151,7 +152,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := &fixer{o: o, repo: repo, files: files, tracked: tracked, verify: split, out: &Result{}}
+	f := &fixer{o: o, repo: repo, files: files, tracked: tracked, verify: split, out: &Result{Model: o.ModelName}}
 	return f.run(ctx)
 }
 
@@ -271,7 +272,11 @@ func (f *fixer) fixAndVerify(ctx context.Context) error {
 		f.out.Fixed, f.out.Rejected, f.out.Commits = res.FixedIssues, res.RejectedIssues, res.Commits
 		if err := f.record(state.PhaseFixed, func(rd *state.Round) {
 			rd.Usage = slices.DeleteFunc(rd.Usage, func(u state.Usage) bool { return u.Role == Role })
-			rd.Usage = append(rd.Usage, state.Usage{Role: Role, Model: o.ModelName, InputTokens: f.out.Usage.Input, CachedTokens: f.out.Usage.Cached, OutputTokens: f.out.Usage.Output})
+			u := state.Usage{Role: Role, Model: o.ModelName, InputTokens: f.out.Usage.Input, CachedTokens: f.out.Usage.Cached, OutputTokens: f.out.Usage.Output}
+			if o.Price != nil {
+				u.CostUSD = o.Price.Cost(u.InputTokens, u.CachedTokens, u.OutputTokens)
+			}
+			rd.Usage = append(rd.Usage, u)
 		}); err != nil {
 			return err
 		}

@@ -42,6 +42,7 @@ type Result struct {
 	CommentURL string                  `json:"commentUrl,omitempty"`
 	Failure    string                  `json:"failure,omitempty"` // why it stopped, when it did not end well
 	Usage      llm.Usage               `json:"usage"`
+	Model      string                  `json:"model,omitempty"` // the fix model, as configured
 	// Verification is the last attempt's results; the round records them
 	// on their own (state.Round.Verification), whose output decays.
 	Verification []verify.Result `json:"-"`

@@ -5,8 +5,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ocdx/gh-ocdx/config"
 	"github.com/ocdx/gh-ocdx/fix"
 	"github.com/ocdx/gh-ocdx/llm"
+	"github.com/ocdx/gh-ocdx/state"
 )
 
 func TestRunStopsBeforeACallThatCouldPassTheBudget(t *testing.T) {
@@ -52,4 +54,35 @@ func (h heavy) Chat(ctx context.Context, req llm.Request) (llm.Response, error) 
 	resp, err := h.m.Chat(ctx, req)
 	resp.Usage.Input = 22000
 	return resp, err
+}
+
+func TestRunEstimatesCostsPerRoleRoundAndRun(t *testing.T) {
+	h := newHarness(t)
+	// Each call reports 10 tokens in and 5 out: 0.01 + 0.01 dollars.
+	h.opts.Prices = map[string]config.Price{"openai/a": {Input: 1000, CachedInput: 1000, Output: 2000}, "openai/b": {Input: 1000, CachedInput: 1000, Output: 2000}}
+	h.reviewer.answers = []string{reviewerAnswer()}
+	h.analyzer.answers = []string{analyzerAnswer()}
+
+	res, err := h.run(t)
+
+	if err != nil || res.Outcome != OutcomeConverged {
+		t.Fatalf("%v %s", err, res.Reason)
+	}
+	rr := res.Rounds[0]
+	if rr.Roles[0].CostUSD != 0.02 || rr.Costs["comments-analyzer"] != 0.02 || res.CostUSD != 0.04 {
+		t.Errorf("costs: reviewer %v, round %v, run %v", rr.Roles[0].CostUSD, rr.Costs, res.CostUSD)
+	}
+	if body := h.gh.comments[0].Body; !strings.Contains(body, "10 in / 5 out · ~$0.0200") || !strings.Contains(body, "estimated cost ~$0.0400") {
+		t.Errorf("report:\n%s", body)
+	}
+	if s := RenderSummary(res); !strings.Contains(s, "**Estimated cost:** ~$0.0400") || !strings.Contains(s, "- Tokens: 20 in / 10 out (~$0.0400)") {
+		t.Errorf("summary:\n%s", s)
+	}
+	rec, err := h.store.PR(state.NewKey("h", "o", "r", 5))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u := rec.Runs[0].Rounds[0].Usage; len(u) != 2 || u[0].CostUSD != 0.02 {
+		t.Errorf("recorded usage %+v", u)
+	}
 }

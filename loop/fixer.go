@@ -20,6 +20,7 @@ type FixRunner struct {
 	ModelName string
 	Verify    []string
 	Policy    *config.Policy
+	Price     *config.Price // of the fix model; nil: none
 	// Confirm asks before each push; nil pushes without asking (--yes).
 	Confirm  func(ctx context.Context, plan fix.PushPlan) (bool, error)
 	GitHub   fix.GitHub
@@ -32,7 +33,7 @@ type FixRunner struct {
 func (r *FixRunner) Fix(ctx context.Context, req FixRequest) (*fix.Result, error) {
 	out, err := fix.Run(ctx, fix.Options{
 		Repo: r.Repo, PR: req.PR, Dir: r.Dir, Remote: r.Remote, Model: r.Model, ModelName: r.ModelName,
-		Verify: r.Verify, Policy: r.Policy, Payload: req.Payload, Run: req.Run, Round: req.Round, Resume: req.Resume,
+		Verify: r.Verify, Policy: r.Policy, Price: r.Price, Payload: req.Payload, Run: req.Run, Round: req.Round, Resume: req.Resume,
 		Confirm: r.Confirm, GitHub: r.GitHub, Progress: r.Progress,
 	})
 	var ve *fix.VerifyError

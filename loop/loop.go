@@ -88,7 +88,10 @@ type Options struct {
 	Policy *config.Policy
 	// Budget, when set, is the run's token budget: the models of Reviewers,
 	// Analyzer and Fixer draw on it, and a call it refuses ends the run.
-	Budget    *llm.Budget
+	Budget *llm.Budget
+	// Prices, by model as configured, give the estimated costs; a model
+	// without one shows none.
+	Prices    map[string]config.Price
 	MaxRounds int // default MaxRounds
 	MaxIters  int // model calls per role (0: the llm default)
 	DryRun    bool
@@ -122,6 +125,9 @@ type Result struct {
 	WouldPost string            `json:"wouldPost,omitempty"` // --dry-run: the review report
 	WouldFix  []finding.Finding `json:"wouldFix,omitempty"`  // --dry-run: the fix payload's issuesToFix
 	Budget    *BudgetStatus     `json:"budget,omitempty"`    // with a token budget
+	// CostUSD is the estimated cost of the run's rounds, in dollars, with
+	// prices configured.
+	CostUSD float64 `json:"estimatedCostUsd,omitempty"`
 }
 
 // BudgetStatus is a run's token budget and what this invocation spent of it.
@@ -146,6 +152,7 @@ type RoundResult struct {
 	Fix              *fix.Result          `json:"fix,omitempty"`
 	Comments         []state.Comment      `json:"comments"`
 	Usage            map[string]llm.Usage `json:"usage"`
+	Costs            map[string]float64   `json:"estimatedCostUsd,omitempty"` // by role, for the models with a price
 	Coverage         review.Coverage      `json:"coverage"`
 	PolicyChanged    []string             `json:"policyChanged,omitempty"` // policy files the PR changes
 	Note             string               `json:"note,omitempty"`          // what the loop does next
@@ -180,11 +187,9 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	l := &loop{o: o, key: state.NewKey(o.Repo.Host, o.Repo.Owner, o.Repo.Name, o.PR.Number),
 		res: &Result{PR: o.PR.Number, URL: o.PR.URL, Rounds: []RoundResult{}, Remaining: []finding.Finding{}, Stuck: []string{}}}
 	if o.Budget != nil {
-		defer func() {
-			l.res.Budget.Spent = o.Budget.Spent()
-		}()
 		l.res.Budget = &BudgetStatus{MaxTokens: o.Budget.Max}
 	}
+	defer l.totals()
 	if o.DryRun {
 		return l.dryRun(ctx)
 	}
@@ -269,7 +274,7 @@ func (l *loop) round(ctx context.Context, n int) (done bool, err error) {
 	rr.ThreadsTruncated = pr.ThreadsTruncated
 	rr.PolicyChanged = PolicyChanges(pr)
 	if rd.Done(state.PhaseReviewed) {
-		if err := restore(&rr, rd); err != nil {
+		if err := restore(&rr, rd, l.o.Prices); err != nil {
 			return false, err
 		}
 	} else {
@@ -431,8 +436,12 @@ func (l *loop) review(ctx context.Context, pr *github.PullRequest, rr *RoundResu
 	}
 	rr.Roles = out.Roles
 	rr.Usage = map[string]llm.Usage{}
-	for _, r := range out.Roles {
+	for i, r := range out.Roles {
 		rr.Usage[r.Role] = r.Usage
+		if p, ok := l.o.Prices[r.Model]; ok {
+			rr.Roles[i].CostUSD = cost(p, r.Usage)
+			rr.addCost(r.Role, rr.Roles[i].CostUSD)
+		}
 		if r.OK && r.Role != analyzerName {
 			rr.reviewersOK++
 		}
@@ -538,13 +547,13 @@ func (l *loop) recordReview(n int, rr *RoundResult) error {
 				sum = fmt.Sprintf("%d unresolved threads", r.Findings)
 			}
 			rd.Reports = append(rd.Reports, state.Report{Role: r.Role, Model: r.Model, Summary: sum, Full: r.Report})
-			rd.Usage = append(rd.Usage, state.Usage{Role: r.Role, Model: r.Model, InputTokens: r.Usage.Input, CachedTokens: r.Usage.Cached, OutputTokens: r.Usage.Output})
+			rd.Usage = append(rd.Usage, state.Usage{Role: r.Role, Model: r.Model, InputTokens: r.Usage.Input, CachedTokens: r.Usage.Cached, OutputTokens: r.Usage.Output, CostUSD: rr.Costs[r.Role]})
 		}
 	})
 }
 
 // restore rebuilds a reviewed round from the state file (resumed run).
-func restore(rr *RoundResult, rd state.Round) error {
+func restore(rr *RoundResult, rd state.Round, prices map[string]config.Price) error {
 	if err := json.Unmarshal(rd.Findings, &rr.Findings); err != nil {
 		return fmt.Errorf("round %d's findings in the state file are unreadable (%v): run 'gh ocdx state clear' for this PR and re-run", rd.N, err)
 	}
@@ -555,7 +564,11 @@ func restore(rr *RoundResult, rd state.Round) error {
 	}
 	rr.Usage = map[string]llm.Usage{}
 	for _, u := range rd.Usage {
-		rr.Usage[u.Role] = llm.Usage{Input: u.InputTokens, Cached: u.CachedTokens, Output: u.OutputTokens}
+		lu := llm.Usage{Input: u.InputTokens, Cached: u.CachedTokens, Output: u.OutputTokens}
+		rr.Usage[u.Role] = rr.Usage[u.Role].Add(lu)
+		if p, ok := prices[u.Model]; ok {
+			rr.addCost(u.Role, cost(p, lu))
+		}
 	}
 	if res, ok := fix.Recorded(rd); ok {
 		rr.Fix = res
@@ -564,7 +577,7 @@ func restore(rr *RoundResult, rd state.Round) error {
 		if rep.Role == fix.Role {
 			continue
 		}
-		st := RoleStatus{Role: rep.Role, Model: rep.Model, OK: !slices.Contains(rd.FailedRoles, rep.Role), Report: rep.Full, Usage: rr.Usage[rep.Role]}
+		st := RoleStatus{Role: rep.Role, Model: rep.Model, OK: !slices.Contains(rd.FailedRoles, rep.Role), Report: rep.Full, Usage: rr.Usage[rep.Role], CostUSD: rr.Costs[rep.Role]}
 		if st.OK {
 			st.Conclusion, _, _ = strings.Cut(rep.Summary, ",")
 			if rep.Role != analyzerName {
@@ -589,7 +602,12 @@ func (l *loop) showFix(rr *RoundResult, res *fix.Result) {
 	if rr.Usage == nil {
 		rr.Usage = map[string]llm.Usage{}
 	}
+	// The fix's own record replaces what restore read from the round.
 	rr.Usage[fix.Role] = res.Usage
+	delete(rr.Costs, fix.Role)
+	if p, ok := l.o.Prices[res.Model]; ok {
+		rr.addCost(fix.Role, cost(p, res.Usage))
+	}
 	if res.CommentURL != "" {
 		l.posted = true
 	}
@@ -695,6 +713,28 @@ func (l *loop) fail(ctx context.Context, n int, err error) error {
 		}
 	}
 	return l.endErr(OutcomeFailed, reason, err)
+}
+
+// totals sets the run's figures at its end: the budget spent, the cost.
+func (l *loop) totals() {
+	if l.o.Budget != nil && l.res.Budget != nil {
+		l.res.Budget.Spent = l.o.Budget.Spent()
+	}
+	l.res.CostUSD = 0
+	for _, rr := range l.res.Rounds {
+		for _, c := range rr.Costs {
+			l.res.CostUSD += c
+		}
+	}
+}
+
+func cost(p config.Price, u llm.Usage) float64 { return p.Cost(u.Input, u.Cached, u.Output) }
+
+func (rr *RoundResult) addCost(role string, c float64) {
+	if rr.Costs == nil {
+		rr.Costs = map[string]float64{}
+	}
+	rr.Costs[role] += c
 }
 
 // budgetReached records that the token budget stopped the run and says so.

@@ -67,7 +67,11 @@ func RenderReview(runID string, maxRounds int, rr *RoundResult) string {
 		if !r.OK {
 			res = "failed: " + cell(text.FirstLine(r.Error), 120)
 		}
-		fmt.Fprintf(&b, "| %s | `%s` | %s | %d | %s | %s |\n", r.Role, r.Model, res, r.Findings, r.Usage, r.Elapsed)
+		tokens := r.Usage.String()
+		if c, ok := rr.Costs[r.Role]; ok {
+			tokens += " · " + Dollars(c)
+		}
+		fmt.Fprintf(&b, "| %s | `%s` | %s | %d | %s | %s |\n", r.Role, r.Model, res, r.Findings, tokens, r.Elapsed)
 	}
 	b.WriteString("\n")
 
@@ -127,7 +131,7 @@ func RenderReview(runID string, maxRounds int, rr *RoundResult) string {
 		}
 		b.WriteString("</details>\n\n")
 	}
-	writeUsage(&b, rr.Usage)
+	writeUsage(&b, rr.Usage, rr.Costs)
 	if rr.Note != "" {
 		fmt.Fprintf(&b, "**Next:** %s\n", rr.Note)
 	}
@@ -161,7 +165,7 @@ func writeFinding(b *strings.Builder, f finding.Finding, stuck []string, agree s
 	}
 }
 
-func writeUsage(b *strings.Builder, usage map[string]llm.Usage) {
+func writeUsage(b *strings.Builder, usage map[string]llm.Usage, costs map[string]float64) {
 	if len(usage) == 0 {
 		return
 	}
@@ -179,7 +183,27 @@ func writeUsage(b *strings.Builder, usage map[string]llm.Usage) {
 		}
 		fmt.Fprintf(b, "%s %s", r, usage[r])
 	}
-	fmt.Fprintf(b, " · total %s\n\n", total)
+	fmt.Fprintf(b, " · total %s", total)
+	if len(costs) > 0 {
+		fmt.Fprintf(b, " · estimated cost %s (the configured prices)", Dollars(sumCosts(costs)))
+	}
+	b.WriteString("\n\n")
+}
+
+// Dollars shows an estimated cost: "~$0.0123", "~$1.25".
+func Dollars(c float64) string {
+	if c >= 1 {
+		return fmt.Sprintf("~$%.2f", c)
+	}
+	return fmt.Sprintf("~$%.4f", c)
+}
+
+func sumCosts(costs map[string]float64) float64 {
+	var t float64
+	for _, c := range costs {
+		t += c
+	}
+	return t
 }
 
 // RenderFailure is the final comment after a failure that follows a
@@ -216,6 +240,9 @@ func RenderSummary(r *Result) string {
 			reached = " — token budget reached"
 		}
 		fmt.Fprintf(&b, "**Tokens:** %d of the budget of %d spent (%s)%s\n", bs.Spent.Input+bs.Spent.Output, bs.MaxTokens, bs.Spent, reached)
+	}
+	if r.CostUSD > 0 {
+		fmt.Fprintf(&b, "**Estimated cost:** %s (the configured prices)\n", Dollars(r.CostUSD))
 	}
 	b.WriteString("\n")
 	for _, rr := range r.Rounds {
@@ -261,7 +288,11 @@ func RenderSummary(r *Result) string {
 			for _, u := range rr.Usage {
 				t = t.Add(u)
 			}
-			fmt.Fprintf(&b, "- Tokens: %s\n", t)
+			fmt.Fprintf(&b, "- Tokens: %s", t)
+			if len(rr.Costs) > 0 {
+				fmt.Fprintf(&b, " (%s)", Dollars(sumCosts(rr.Costs)))
+			}
+			b.WriteString("\n")
 		}
 		b.WriteString("\n")
 	}

@@ -34,7 +34,8 @@ type RoleStatus struct {
 	Findings   int           `json:"findings"`
 	Elapsed    time.Duration `json:"elapsedNs"`
 	Usage      llm.Usage     `json:"usage"`
-	Report     string        `json:"-"` // the role's fullReport
+	CostUSD    float64       `json:"estimatedCostUsd,omitempty"` // with a price for its model
+	Report     string        `json:"-"`                          // the role's fullReport
 	err        error
 }
 

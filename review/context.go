@@ -146,7 +146,7 @@ func (c Coverage) String() string {
 	}
 	ignored := ""
 	if c.Ignored > 0 {
-		ignored = fmt.Sprintf(", %d file(s) ignored (lockfiles, generated or vendored: the ignore globs)", c.Ignored)
+		ignored = fmt.Sprintf(", %d file(s) ignored by the ignore globs", c.Ignored)
 	}
 	if !c.Sampled() {
 		return fmt.Sprintf("the whole diff (%d file(s))%s", c.Whole, ignored)

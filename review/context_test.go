@@ -72,7 +72,7 @@ func TestNewContextLeavesIgnoredDiffsOutAndUncounted(t *testing.T) {
 		t.Errorf("diff (truncated %v):\n%.300s", rc.DiffTruncated, rc.Diff)
 	}
 	c := DiffCoverage(pr, rc.Diff, rc.DiffTruncated, rc.Ignored)
-	if c.Sampled() || c.Whole != 1 || c.Ignored != 2 || c.LeftOut != 0 || c.String() != "the whole diff (1 file(s)), 2 file(s) ignored (lockfiles, generated or vendored: the ignore globs)" {
+	if c.Sampled() || c.Whole != 1 || c.Ignored != 2 || c.LeftOut != 0 || c.String() != "the whole diff (1 file(s)), 2 file(s) ignored by the ignore globs" {
 		t.Errorf("coverage %+v: %s", c, c)
 	}
 	list := strings.Join(rc.FileList(), "\n")

@@ -210,6 +210,9 @@ type Usage struct {
 	InputTokens  int64  `json:"inputTokens"`
 	CachedTokens int64  `json:"cachedInputTokens,omitempty"` // of InputTokens, read from the provider's cache
 	OutputTokens int64  `json:"outputTokens"`
+	// CostUSD is the estimated cost in dollars, with a price configured
+	// for the model when the round ran.
+	CostUSD float64 `json:"estimatedCostUsd,omitempty"`
 }
 
 // Stuck is a finding reported fixed in one round that came back in a later
