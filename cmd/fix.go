@@ -154,17 +154,8 @@ func fixPR(ctx context.Context, d *Deps, opts *FixOptions) error {
 		return err
 	}
 	if resume == nil && (run.Resumed() || recorded.WIP != nil) {
-		// Restart: the interrupted run is given up, and a new one begins.
-		if err := run.ClearWIP(); err != nil {
+		if run, err = run.Restart("restarted by the user"); err != nil {
 			return err
-		}
-		if run.Resumed() {
-			if err := run.End(state.OutcomeAbandoned, "restarted by the user"); err != nil {
-				return err
-			}
-			if run, err = st.Begin(key, "fix"); err != nil {
-				return err
-			}
 		}
 	}
 	raw, _ := json.Marshal(append(slices.Clone(payload.IssuesToFix), payload.OptionalIssues...))
@@ -217,7 +208,7 @@ func dirtyFromWIP(co *preflight.Checkout, resume *state.WIP) error {
 }
 
 // finishFix ends the run as the error says and prints the summary.
-func finishFix(ctx context.Context, d *Deps, run *state.Active, pr *github.PullRequest, out *fix.RunResult, err error, dryRun bool) error {
+func finishFix(ctx context.Context, d *Deps, run *state.Active, pr *github.PullRequest, out *fix.Result, err error, dryRun bool) error {
 	var ve *fix.VerifyError
 	var re *fix.ResultError
 	var pe *git.PushError
@@ -257,12 +248,11 @@ func finishFix(ctx context.Context, d *Deps, run *state.Active, pr *github.PullR
 	}
 }
 
-func printFixSummary(d *Deps, pr *github.PullRequest, out *fix.RunResult, dryRun bool) {
+func printFixSummary(d *Deps, pr *github.PullRequest, out *fix.Result, dryRun bool) {
 	w := d.IO.Out
-	res := out.Result
 	fmt.Fprintf(w, "## Fix of PR #%d\n\n", pr.Number)
-	fmt.Fprintf(w, "- Fixed: %d, rejected: %d\n", len(res.FixedIssues), len(res.RejectedIssues))
-	fmt.Fprintf(w, "- Commits: %d, verified in %d attempt(s)\n", len(res.Commits), out.Attempts)
+	fmt.Fprintf(w, "- Fixed: %d, rejected: %d\n", len(out.Fixed), len(out.Rejected))
+	fmt.Fprintf(w, "- Commits: %d, verified in %d attempt(s)\n", len(out.Commits), out.Attempts)
 	switch {
 	case dryRun:
 		fmt.Fprintf(w, "- Dry run: nothing pushed, nothing posted; the commits are local (HEAD %.7s)\n", out.HeadOID)
@@ -275,7 +265,7 @@ func printFixSummary(d *Deps, pr *github.PullRequest, out *fix.RunResult, dryRun
 		fmt.Fprintf(w, "- Report: %s\n", out.CommentURL)
 	}
 	fmt.Fprintf(w, "- Tokens: %s (%d calls)\n", out.Usage, out.Usage.Calls)
-	for _, x := range res.RejectedIssues {
+	for _, x := range out.Rejected {
 		fmt.Fprintf(w, "- Rejected %s: %s\n", x.FindingID, text.OneLine(x.Reason))
 	}
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/cli/go-gh/v2/pkg/repository"
 
+	"github.com/ocdx/gh-ocdx/fix"
 	"github.com/ocdx/gh-ocdx/internal/text"
 	"github.com/ocdx/gh-ocdx/llm"
 	"github.com/ocdx/gh-ocdx/loop"
@@ -375,10 +376,20 @@ func renderRound(w io.Writer, rd state.Round) {
 		sub("Findings", fmt.Sprintf("%d %s", len(rd.FindingIDs), counts(rd.Counts)))
 	}
 	sub("Failed roles", strings.Join(rd.FailedRoles, ", "))
-	sub("Fixed", strings.Join(rd.FixedIDs, ", "))
-	sub("Rejected", strings.Join(rd.RejectedIDs, ", "))
+	if res, ok := fix.Recorded(rd); ok {
+		var rejected, commits []string
+		for _, x := range res.Rejected {
+			rejected = append(rejected, x.FindingID)
+		}
+		for _, c := range res.Commits {
+			commits = append(commits, c.Sha)
+		}
+		sub("Fix", string(res.Status))
+		sub("Fixed", strings.Join(res.FixedIDs(), ", "))
+		sub("Rejected", strings.Join(rejected, ", "))
+		sub("Commits", strings.Join(commits, ", "))
+	}
 	sub("Stuck", strings.Join(rd.StuckIDs, ", "))
-	sub("Commits", strings.Join(rd.Commits, ", "))
 	if rd.Pushing != "" && !rd.Done(state.PhasePushed) {
 		sub("Pushing, not confirmed (the run stopped during its push)", rd.Pushing)
 	}

@@ -55,7 +55,9 @@ func seedState(t *testing.T, dir string) {
 		a.Complete(1, state.PhaseCommented, func(r *state.Round) {
 			r.Comments = []state.Comment{{Kind: "review", Tag: "ocdx:run=x round=1 kind=review", URL: "https://github.com/owner/repo/pull/7#issuecomment-1"}}
 		}),
-		a.Complete(1, state.PhaseFixed, func(r *state.Round) { r.FixedIDs = []string{"SEC-0a1b2c3d"} }),
+		a.Complete(1, state.PhaseFixed, func(r *state.Round) {
+			r.Fix = json.RawMessage(`{"status":"declined","fixed":[{"findingId":"SEC-0a1b2c3d","commitSha":"abc1234"}],"rejected":[],"commits":[{"sha":"abc1234","message":"fix: no token"}],"verified":true,"pushed":false}`)
+		}),
 		func() error { _, err := a.StartRound(2, "fedcba9876543210"); return err }(),
 		a.Complete(2, state.PhaseReviewed, func(r *state.Round) { r.StuckIDs = []string{"SEC-0a1b2c3d"} }),
 		a.UpdateWIP(func(w *state.WIP) {
@@ -158,6 +160,7 @@ func TestStateShowOnePR(t *testing.T) {
 		"- Round 1, head 0123456: reviewed, commented, fixed",
 		"  - Findings: 1 (P0 1, P1 0)", "  - Consensus: needs_major_work",
 		"  - Posted review: https://github.com/owner/repo/pull/7#issuecomment-1",
+		"  - Fix: declined", "  - Fixed: SEC-0a1b2c3d", "  - Commits: abc1234",
 		"  - Report of reviewer-1: a hard-coded token", "  - Tokens of reviewer-1: 1200 in (900 cached) / 300 out, estimated ~$0.0048\n",
 		"- Round 2, head fedcba9: reviewed", "  - Stuck: SEC-0a1b2c3d",
 	} {

@@ -344,20 +344,7 @@ func TestFixContinueAfterAKill(t *testing.T) {
 		testkit.CallTools(call("note", map[string]string{"text": "next: commit a.txt, then reject b"})),
 		testkit.Stall(time.Minute, "never answered"))
 
-	c := exec.Command(testkit.Binary(t), "fix", "--pr", "24", "--findings", filepath.Join(s.env.Root, "payload.json"), "--yes")
-	c.Dir, c.Env = s.env.Dir, s.env.List()
-	if err := c.Start(); err != nil {
-		t.Fatal(err)
-	}
-	for deadline := time.Now().Add(time.Minute); len(s.fm.Requests("fixer")) < 3; {
-		if time.Now().After(deadline) {
-			c.Process.Kill()
-			t.Fatal("the fix never reached its third model call")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	c.Process.Signal(syscall.SIGKILL)
-	c.Wait()
+	s.killAtThirdCall(t)
 
 	sha := s.predict(t, map[string]string{"a.txt": "fixed\n"}, "fix: a is safe now")
 	s.fm.Script("fixer", testkit.CallTools(commitA), envelope(map[string]string{a: sha}, map[string]string{b: "fine"}, sha))
@@ -374,6 +361,62 @@ func TestFixContinueAfterAKill(t *testing.T) {
 	}
 	s.wantRemote(t, sha)
 	s.checkComments(t, 1)
+}
+
+// killAtThirdCall starts fix on the payload and kills it (SIGKILL) once
+// the agent has made its third model call.
+func (s *fixSetup) killAtThirdCall(t *testing.T) {
+	t.Helper()
+	c := exec.Command(testkit.Binary(t), "fix", "--pr", "24", "--findings", filepath.Join(s.env.Root, "payload.json"), "--yes")
+	c.Dir, c.Env = s.env.Dir, s.env.List()
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(time.Minute); len(s.fm.Requests("fixer")) < 3; {
+		if time.Now().After(deadline) {
+			c.Process.Kill()
+			t.Fatal("the fix never reached its third model call")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	c.Process.Signal(syscall.SIGKILL)
+	c.Wait()
+}
+
+// TestFixStartOverAfterAKill: given the findings again instead of
+// --continue, fix gives the interrupted run up (abandoned, its work in
+// progress dropped) and fixes in a new run, which state show tells apart.
+func TestFixStartOverAfterAKill(t *testing.T) {
+	s := newFixSetup(t)
+	a, b := fixIDs()
+	s.fm.Script("fixer",
+		testkit.CallTools(fixA),
+		testkit.CallTools(call("note", map[string]string{"text": "next: commit a.txt"})),
+		testkit.Stall(time.Minute, "never answered"))
+	s.killAtThirdCall(t)
+	s.git(t, s.repo.Clone, "checkout", "--", "a.txt") // the user drops the half-done edit
+
+	sha := s.predict(t, map[string]string{"a.txt": "fixed\n"}, "fix: a is safe now")
+	s.fm.Script("fixer", testkit.CallTools(fixA), testkit.CallTools(commitA), envelope(map[string]string{a: sha}, map[string]string{b: "fine"}, sha))
+	res := s.run(t, "--yes")
+	if res.Code != 0 {
+		t.Fatalf("exit %d\nstderr:\n%s", res.Code, res.Stderr)
+	}
+	if fresh := string(s.fm.Requests("fixer")[3].Body); strings.Contains(fresh, "Resuming an interrupted fix") {
+		t.Errorf("the new run was handed the abandoned run's work:\n%s", fresh)
+	}
+	s.wantRemote(t, sha)
+	s.checkComments(t, 1)
+
+	show := s.env.Run(t, "state", "show", "--pr", "24")
+	for _, want := range []string{"fix, abandoned", "restarted by the user", "fix, converged", "  - Fix: pushed", "  - Fixed: " + a, "  - Commits: " + sha} {
+		if !strings.Contains(show.Stdout, want) {
+			t.Errorf("state show lacks %q:\n%s", want, show.Stdout)
+		}
+	}
+	if strings.Contains(show.Stdout, "## Work in progress") {
+		t.Errorf("the abandoned run's work in progress is still shown:\n%s", show.Stdout)
+	}
 }
 
 func TestFixUsageAndNothingToDo(t *testing.T) {

@@ -75,17 +75,6 @@ type PushPlan struct {
 	Remote, Branch string
 }
 
-// RunResult is what a fix run did.
-type RunResult struct {
-	Result       finding.FixResult
-	Verification []verify.Result
-	Attempts     int
-	Pushed       bool
-	HeadOID      string // local HEAD after the fix (and on GitHub when pushed)
-	CommentURL   string
-	Usage        llm.Usage
-}
-
 // ErrDeclined: the user said no at the push confirmation; the commits stay
 // local.
 var ErrDeclined = errors.New("push declined: the commits stay local and unpushed")
@@ -120,8 +109,9 @@ func (e *ResultError) Error() string {
 		". The commits it made stay local: inspect them with git log, then push or drop them by hand"
 }
 
-// Run fixes the payload's issues, verifies, pushes and reports.
-func Run(ctx context.Context, o Options) (*RunResult, error) {
+// Run fixes the payload's issues, verifies, pushes and reports. The Result
+// says how it ended, also when err is set, and is recorded in the round.
+func Run(ctx context.Context, o Options) (*Result, error) {
 	if o.PR == nil || o.Model == nil || o.Run == nil || o.GitHub == nil {
 		return nil, errors.New("fix.Run needs PR, Model, Run and GitHub")
 	}
@@ -162,7 +152,7 @@ func Run(ctx context.Context, o Options) (*RunResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := &fixer{o: o, repo: repo, files: files, tracked: tracked, verify: split, out: &RunResult{}}
+	f := &fixer{o: o, repo: repo, files: files, tracked: tracked, verify: split, out: &Result{Model: o.ModelName}}
 	return f.run(ctx)
 }
 
@@ -173,7 +163,7 @@ type fixer struct {
 	files   *repofs.Repo
 	tracked *trackedFiles // files, as the agent may read them
 	verify  [][]string
-	out     *RunResult
+	out     *Result
 	base    string // the PR head GitHub knows: commits after it are this fix's
 	// reviewed is the PR head the round started from: the push is a
 	// fast-forward of it, and only while the branch is still there.
@@ -184,9 +174,8 @@ type fixer struct {
 	wip state.WIP // the fields gh-ocdx keeps; the note adds the agent's own
 }
 
-func (f *fixer) run(ctx context.Context) (*RunResult, error) {
+func (f *fixer) run(ctx context.Context) (_ *Result, err error) {
 	o := f.o
-	f.out.Result = finding.FixResult{Agent: Role, PRNumber: o.PR.Number}
 	head, err := f.repo.Head(ctx)
 	if err != nil {
 		return nil, err
@@ -195,6 +184,7 @@ func (f *fixer) run(ctx context.Context) (*RunResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer func() { f.settle(ctx, err) }()
 	f.reviewed = rd.HeadOID
 	if f.reviewed == "" {
 		f.reviewed = o.PR.HeadRefOid
@@ -203,9 +193,7 @@ func (f *fixer) run(ctx context.Context) (*RunResult, error) {
 	if f.reviewed != "" && f.repo.HasCommit(ctx, f.reviewed) {
 		f.base = f.reviewed
 	}
-	// A run stopped between its push and recording it (killed) finds its
-	// push on GitHub: the PR's head is the commit it was pushing.
-	pushed := rd.Done(state.PhasePushed) || rd.Done(state.PhasePushing) && rd.Pushing != "" && rd.Pushing == o.PR.HeadRefOid
+	pushed := rd.PushedHead(o.PR.HeadRefOid)
 	f.note = llm.NewNote(noteFrom(o.Resume), 0)
 	if o.Resume != nil {
 		f.wip = *o.Resume
@@ -213,11 +201,12 @@ func (f *fixer) run(ctx context.Context) (*RunResult, error) {
 	f.wip.Round = o.Round
 
 	verified := rd.Done(state.PhaseFixed) && rd.Done(state.PhaseVerified) && f.recordedResult(rd)
-	if verified && len(rd.Commits) > 0 && rd.Commits[len(rd.Commits)-1] != head {
+	if c := f.out.Commits; verified && len(c) > 0 && c[len(c)-1].Sha != head {
 		verified = false // work changed since: verify again
 	}
 	if !verified && !pushed {
 		if len(o.Payload.IssuesToFix) == 0 {
+			f.out.Status = StatusNothingToFix
 			return f.out, nil
 		}
 		if err := f.fixAndVerify(ctx); err != nil {
@@ -280,22 +269,8 @@ func (f *fixer) fixAndVerify(ctx context.Context) error {
 			f.addError("result", err.Error())
 			return err
 		}
-		f.out.Result = res
+		f.out.Fixed, f.out.Rejected, f.out.Commits = res.FixedIssues, res.RejectedIssues, res.Commits
 		if err := f.record(state.PhaseFixed, func(rd *state.Round) {
-			rd.FixedIDs, rd.RejectedIDs, rd.Commits = nil, nil, nil
-			for _, x := range res.FixedIssues {
-				rd.FixedIDs = append(rd.FixedIDs, x.FindingID)
-			}
-			for _, x := range res.RejectedIssues {
-				rd.RejectedIDs = append(rd.RejectedIDs, x.FindingID)
-			}
-			for _, c := range res.Commits {
-				rd.Commits = append(rd.Commits, c.Sha)
-			}
-			raw, _ := json.Marshal(res)
-			rd.Reports = slices.DeleteFunc(rd.Reports, func(r state.Report) bool { return r.Role == Role })
-			rd.Reports = append(rd.Reports, state.Report{Role: Role, Model: o.ModelName,
-				Summary: fmt.Sprintf("fixed %d, rejected %d", len(res.FixedIssues), len(res.RejectedIssues)), Full: string(raw)})
 			rd.Usage = slices.DeleteFunc(rd.Usage, func(u state.Usage) bool { return u.Role == Role })
 			u := state.Usage{Role: Role, Model: o.ModelName, InputTokens: f.out.Usage.Input, CachedTokens: f.out.Usage.Cached, OutputTokens: f.out.Usage.Output}
 			if o.Price != nil {
@@ -310,6 +285,7 @@ func (f *fixer) fixAndVerify(ctx context.Context) error {
 			return err
 		} else if dirty, err := f.repo.Dirty(ctx); err == nil && len(made) == 0 && len(dirty) == 0 {
 			fmt.Fprintln(o.Progress, "no change was made: nothing to verify or push")
+			f.out.Status = StatusNoChange
 			return nil
 		}
 		f.phase(fmt.Sprintf("verifying (attempt %d of %d)", attempt, MaxAttempts), "")
@@ -322,7 +298,8 @@ func (f *fixer) fixAndVerify(ctx context.Context) error {
 			return err
 		}
 		if ok {
-			return nil
+			f.out.Verified = true
+			return f.record("", nil)
 		}
 		failed := results[len(results)-1]
 		f.addError("verification", fmt.Sprintf("%s: %s", failed.Command, status(failed)))
@@ -625,28 +602,50 @@ func (f *fixer) push(ctx context.Context) error {
 	return f.record(state.PhasePushed, nil)
 }
 
-// record completes a phase of the round and saves the WIP.
+// record completes a phase of the round (none when p is empty) with the
+// result so far, and saves the WIP.
 func (f *fixer) record(p state.Phase, fn func(*state.Round)) error {
-	if err := f.o.Run.Complete(f.o.Round, p, fn); err != nil {
+	if err := f.o.Run.Complete(f.o.Round, p, func(rd *state.Round) {
+		if fn != nil {
+			fn(rd)
+		}
+		rd.Fix, _ = json.Marshal(f.out)
+	}); err != nil {
 		return err
 	}
 	f.save()
 	return nil
 }
 
+// settle sets how the fix ended and records the result: the round's one
+// record of what its fix did (docs/architecture.md, A round of review-loop).
+func (f *fixer) settle(ctx context.Context, err error) {
+	switch {
+	case err != nil:
+		f.out.Status, f.out.Failure = statusOf(ctx, err), err.Error()
+	case f.out.Status != "": // nothing to fix, no change
+	case f.out.Pushed:
+		f.out.Status = StatusPushed
+	case f.o.DryRun:
+		f.out.Status = StatusVerified
+	default:
+		f.out.Status = StatusNoChange
+	}
+	// Not record: the WIP of a pushed fix is gone, and stays gone.
+	if rerr := f.o.Run.UpdateRound(f.o.Round, func(rd *state.Round) { rd.Fix, _ = json.Marshal(f.out) }); rerr != nil {
+		fmt.Fprintf(f.o.Progress, "warning: could not record the fix result: %v\n", rerr)
+	}
+}
+
 // recordedResult loads the result of a verified earlier attempt (resume).
 func (f *fixer) recordedResult(rd state.Round) bool {
-	for _, r := range rd.Reports {
-		if r.Role == Role && r.Full != "" {
-			var res finding.FixResult
-			if json.Unmarshal([]byte(r.Full), &res) == nil {
-				f.out.Result = res
-				f.out.Verification = fromState(rd.Verification)
-				return !slices.ContainsFunc(f.out.Verification, func(v verify.Result) bool { return !v.OK })
-			}
-		}
+	prev, ok := Recorded(rd)
+	if !ok || slices.ContainsFunc(prev.Verification, func(v verify.Result) bool { return !v.OK }) {
+		return false
 	}
-	return false
+	f.out.Fixed, f.out.Rejected, f.out.Commits = prev.Fixed, prev.Rejected, prev.Commits
+	f.out.Attempts, f.out.Verification, f.out.Verified = prev.Attempts, prev.Verification, true
+	return true
 }
 
 func (f *fixer) phase(phase, next string) {

@@ -157,6 +157,16 @@ var (
 	commitA = tc("git_commit", `{"message":"fix: a is safe now","paths":["a.txt"]}`)
 )
 
+// round is round 1 as the state file holds it.
+func (f *fixture) round(t *testing.T) state.Round {
+	t.Helper()
+	pr, err := f.store.PR(f.run.Key())
+	if err != nil || len(pr.Runs) == 0 || len(pr.Runs[0].Rounds) == 0 {
+		t.Fatalf("no round recorded: %v", err)
+	}
+	return pr.Runs[0].Rounds[0]
+}
+
 func TestRunFixesVerifiesPushesAndReports(t *testing.T) {
 	f := newFixture(t,
 		calls(tc("note", `{"text":"a.txt first, then reject b"}`), editA),
@@ -176,8 +186,8 @@ func TestRunFixesVerifiesPushesAndReports(t *testing.T) {
 	if len(plan.Commits) != 1 || !strings.Contains(plan.Commits[0], "fix: a is safe now") || !strings.Contains(plan.Diffstat, "a.txt") || plan.Branch != "feature" {
 		t.Errorf("plan %+v", plan)
 	}
-	if out.Result.Summary.Fixed != 1 || out.Result.Summary.Rejected != 1 || out.Result.FixedIssues[0].CommitSha != head || len(out.Result.Commits) != 1 {
-		t.Errorf("result %+v", out.Result)
+	if out.Status != StatusPushed || len(out.Fixed) != 1 || len(out.Rejected) != 1 || out.Fixed[0].CommitSha != head || len(out.Commits) != 1 || !out.Verified {
+		t.Errorf("result %+v", out)
 	}
 	if len(f.gh.comments) != 1 {
 		t.Fatalf("want one comment, got %d", len(f.gh.comments))
@@ -193,13 +203,16 @@ func TestRunFixesVerifiesPushesAndReports(t *testing.T) {
 		t.Errorf("WIP left after the push: %+v", pr.WIP)
 	}
 	rd := pr.Runs[0].Rounds[0]
-	for _, p := range []state.Phase{state.PhaseFixed, state.PhaseVerified, state.PhasePushed} {
+	for _, p := range []state.Phase{state.PhaseFixed, state.PhaseVerified, state.PhasePushing, state.PhasePushed, state.PhaseReported} {
 		if !rd.Done(p) {
 			t.Errorf("phase %s not recorded", p)
 		}
 	}
-	if len(rd.Comments) != 1 || rd.FixedIDs[0] != "SEC-00000001" || rd.RejectedIDs[0] != "QUAL-0000002" {
-		t.Errorf("round %+v", rd)
+	// The round holds the same result, for the loop and state show.
+	rec, ok := Recorded(rd)
+	if !ok || len(rd.Comments) != 1 || rec.Status != StatusPushed || rec.FixedIDs()[0] != "SEC-00000001" || rec.Rejected[0].FindingID != "QUAL-0000002" ||
+		rec.Commits[0].Sha != head || rec.CommentURL != out.CommentURL || rec.Usage != out.Usage || !rec.Verification[0].OK {
+		t.Errorf("recorded %+v from round %+v", rec, rd)
 	}
 	// A re-run of the same round posts nothing twice.
 	if _, err := Run(context.Background(), f.opts); err != nil || len(f.gh.comments) != 1 {
@@ -229,7 +242,7 @@ func TestRunRetriesAfterAFailedVerification(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, f.log)
 	}
-	if out.Attempts != 2 || !out.Pushed || len(out.Result.Commits) != 2 || len(f.gh.comments) != 1 {
+	if out.Attempts != 2 || !out.Pushed || len(out.Commits) != 2 || len(f.gh.comments) != 1 {
 		t.Errorf("outcome %+v", out)
 	}
 }
@@ -252,6 +265,9 @@ func TestRunStopsAfterThreeFailedVerifications(t *testing.T) {
 	}
 	if out.Pushed || f.fx.RemoteOID(t, "feature") != before {
 		t.Error("nothing may be pushed")
+	}
+	if rec, ok := Recorded(f.round(t)); !ok || out.Status != StatusVerifyFailed || rec.Status != StatusVerifyFailed || rec.Verified || !strings.Contains(rec.Failure, "verification failed") {
+		t.Errorf("status %q, recorded %+v", out.Status, rec)
 	}
 	if len(f.gh.comments) != 1 || !strings.Contains(f.gh.comments[0].Body, "nothing was pushed") || out.CommentURL == "" {
 		t.Errorf("want one fix report saying nothing was pushed: %+v", f.gh.comments)
@@ -321,8 +337,11 @@ func TestRunDeclinedAndDryRun(t *testing.T) {
 	f := newFixture(t, calls(editA), calls(commitA), answer([]string{"SEC-00000001"}, []string{"QUAL-0000002"}))
 	before := f.fx.RemoteOID(t, "feature")
 	f.opts.Confirm = func(context.Context, PushPlan) (bool, error) { return false, nil }
-	if _, err := Run(context.Background(), f.opts); !errors.Is(err, ErrDeclined) {
+	if out, err := Run(context.Background(), f.opts); !errors.Is(err, ErrDeclined) || out.Status != StatusDeclined {
 		t.Fatalf("want ErrDeclined, got %v", err)
+	}
+	if rec, ok := Recorded(f.round(t)); !ok || rec.Status != StatusDeclined || !rec.Verified || rec.Pushed {
+		t.Errorf("recorded %+v", rec)
 	}
 	if f.fx.RemoteOID(t, "feature") != before || len(f.gh.comments) != 0 {
 		t.Error("declined: nothing pushed or posted")
@@ -332,7 +351,7 @@ func TestRunDeclinedAndDryRun(t *testing.T) {
 	g.opts.DryRun = true
 	g.opts.Confirm = func(context.Context, PushPlan) (bool, error) { t.Error("dry run asked to push"); return false, nil }
 	out, err := Run(context.Background(), g.opts)
-	if err != nil || out.Pushed || len(g.gh.comments) != 0 || !out.Verification[0].OK {
+	if err != nil || out.Pushed || out.Status != StatusVerified || len(g.gh.comments) != 0 || !out.Verification[0].OK {
 		t.Errorf("dry run: %+v %v", out, err)
 	}
 }

@@ -25,7 +25,9 @@ func (f *fixer) comment(ctx context.Context) error {
 		for _, c := range rd.Comments {
 			if c.Tag == tag {
 				f.out.CommentURL = c.URL
-				return nil
+				// A record from before the reported phase existed has
+				// the comment without the mark.
+				return o.Run.Complete(o.Round, state.PhaseReported, nil)
 			}
 		}
 	}
@@ -55,7 +57,7 @@ func (f *fixer) comment(ctx context.Context) error {
 		fmt.Fprintf(o.Progress, "fix report posted: %s\n", url)
 	}
 	f.out.CommentURL = url
-	return o.Run.UpdateRound(o.Round, func(rd *state.Round) {
+	return o.Run.Complete(o.Round, state.PhaseReported, func(rd *state.Round) {
 		rd.Comments = append(rd.Comments, state.Comment{Kind: "fix", Tag: tag, URL: url})
 	})
 }
@@ -64,7 +66,6 @@ func (f *fixer) comment(ctx context.Context) error {
 // and rejected with reasons, commits, verification and usage. No diff.
 func (f *fixer) report() string {
 	o, out := f.o, f.out
-	res := out.Result
 	titles := map[string]string{}
 	for _, x := range o.Payload.IssuesToFix {
 		titles[x.ID] = fmt.Sprintf("%s %s", x.Priority, x.Title)
@@ -74,29 +75,29 @@ func (f *fixer) report() string {
 	failed := slices.ContainsFunc(out.Verification, func(v verify.Result) bool { return !v.OK })
 	switch {
 	case out.Pushed:
-		fmt.Fprintf(&b, "Pushed %d commit(s) to `%s` (head `%s`), verified in %d attempt(s).\n", len(res.Commits), o.PR.HeadRefName, text.ShortOID(out.HeadOID), max(out.Attempts, 1))
+		fmt.Fprintf(&b, "Pushed %d commit(s) to `%s` (head `%s`), verified in %d attempt(s).\n", len(out.Commits), o.PR.HeadRefName, text.ShortOID(out.HeadOID), max(out.Attempts, 1))
 	case failed:
 		fmt.Fprintf(&b, "**Verification failed after %d attempt(s): nothing was pushed.** The fix agent's commits stay local and unpushed; the failing output is below.\n", max(out.Attempts, 1))
 	default:
 		b.WriteString("No commit to push.\n")
 	}
-	fmt.Fprintf(&b, "\n### Fixed (%d)\n", len(res.FixedIssues))
-	for _, x := range res.FixedIssues {
+	fmt.Fprintf(&b, "\n### Fixed (%d)\n", len(out.Fixed))
+	for _, x := range out.Fixed {
 		// Model text on its own line: a redacted line leaves the ID readable.
 		fmt.Fprintf(&b, "- `%s` %s (commit `%s`)\n  %s\n", x.FindingID, text.OneLine(titles[x.FindingID]), text.ShortOID(x.CommitSha), text.OneLine(x.Description))
 	}
-	if len(res.FixedIssues) == 0 {
+	if len(out.Fixed) == 0 {
 		b.WriteString("- none\n")
 	}
-	fmt.Fprintf(&b, "\n### Rejected (%d)\n", len(res.RejectedIssues))
-	for _, x := range res.RejectedIssues {
+	fmt.Fprintf(&b, "\n### Rejected (%d)\n", len(out.Rejected))
+	for _, x := range out.Rejected {
 		fmt.Fprintf(&b, "- `%s` %s\n  %s\n", x.FindingID, text.OneLine(titles[x.FindingID]), text.OneLine(x.Reason))
 	}
-	if len(res.RejectedIssues) == 0 {
+	if len(out.Rejected) == 0 {
 		b.WriteString("- none\n")
 	}
-	fmt.Fprintf(&b, "\n### Commits (%d)\n", len(res.Commits))
-	for _, c := range res.Commits {
+	fmt.Fprintf(&b, "\n### Commits (%d)\n", len(out.Commits))
+	for _, c := range out.Commits {
 		fmt.Fprintf(&b, "- `%s` %s\n", text.ShortOID(c.Sha), text.OneLine(c.Message))
 	}
 	b.WriteString("\n### Verification\n")

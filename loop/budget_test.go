@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/ocdx/gh-ocdx/config"
+	"github.com/ocdx/gh-ocdx/fix"
 	"github.com/ocdx/gh-ocdx/llm"
 	"github.com/ocdx/gh-ocdx/state"
 )
@@ -21,7 +22,7 @@ func TestRunStopsBeforeACallThatCouldPassTheBudget(t *testing.T) {
 	h.opts.Budget = budget
 	h.reviewer.answers = []string{reviewerAnswer(bug), reviewerAnswer()}
 	h.analyzer.answers = []string{analyzerAnswer(), analyzerAnswer()}
-	h.fixer.report = &FixReport{Verified: true, Pushed: true, HeadOID: "bbbbbbbb"}
+	h.fixer.report = &fix.Result{Status: fix.StatusPushed, Verified: true, Pushed: true, HeadOID: "bbbbbbbb"}
 
 	res, err := h.run(t)
 

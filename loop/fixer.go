@@ -28,31 +28,23 @@ type FixRunner struct {
 }
 
 // Fix runs fix.Run for the round. Verification that still fails after the
-// retries is a report (Verified false, Failure set), not an error: the loop
+// retries is a result (Status verification-failed), not an error: the loop
 // stops on it without converging.
-func (r *FixRunner) Fix(ctx context.Context, req FixRequest) (*FixReport, error) {
+func (r *FixRunner) Fix(ctx context.Context, req FixRequest) (*fix.Result, error) {
 	out, err := fix.Run(ctx, fix.Options{
 		Repo: r.Repo, PR: req.PR, Dir: r.Dir, Remote: r.Remote, Model: r.Model, ModelName: r.ModelName,
 		Verify: r.Verify, Policy: r.Policy, Price: r.Price, Payload: req.Payload, Run: req.Run, Round: req.Round, Resume: req.Resume,
 		Confirm: r.Confirm, GitHub: r.GitHub, Progress: r.Progress,
 	})
-	var rep *FixReport
-	if out != nil {
-		rep = &FixReport{Result: out.Result, Verified: true, Pushed: out.Pushed, HeadOID: out.HeadOID, CommentURL: out.CommentURL, Usage: out.Usage, Model: r.ModelName}
-	}
 	var ve *fix.VerifyError
 	switch {
-	case errors.As(err, &ve):
-		if rep == nil {
-			rep = &FixReport{}
-		}
-		rep.Verified, rep.Failure = false, ve.Error()
-		return rep, nil
+	case errors.As(err, &ve) && out != nil:
+		return out, nil
 	case errors.Is(err, fix.ErrDeclined):
-		return rep, ErrDeclined
+		return out, ErrDeclined
 	}
 	if ce := llm.AsConfigError("prFixModel", err); ce != nil {
-		return rep, ce
+		return out, ce
 	}
-	return rep, err
+	return out, err
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/ocdx/gh-ocdx/config"
 	"github.com/ocdx/gh-ocdx/finding"
+	"github.com/ocdx/gh-ocdx/fix"
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/internal/redact"
 	"github.com/ocdx/gh-ocdx/internal/text"
@@ -41,14 +42,16 @@ type GitHub interface {
 
 // Store is the state file; *state.Store is one.
 type Store interface {
-	Begin(key state.Key, kind string) (*state.Active, error)
+	BeginOn(key state.Key, kind, head string) (*state.Active, *state.Run, error)
 	PR(key state.Key) (state.PR, error)
 }
 
 // Fixer runs the fix phase of a round: the fix agent, verification with
-// its retries, the confirmed push and the fix report.
+// its retries, the confirmed push and the fix report. It records its
+// result in the round itself; a result whose Status is not pushed ends the
+// run.
 type Fixer interface {
-	Fix(ctx context.Context, req FixRequest) (*FixReport, error)
+	Fix(ctx context.Context, req FixRequest) (*fix.Result, error)
 }
 
 // FixRequest is one round's fix.
@@ -58,18 +61,6 @@ type FixRequest struct {
 	Round   int
 	Payload finding.FixPayload
 	Resume  *state.WIP // the interrupted fix of this round, if any
-}
-
-// FixReport is what a fix phase did.
-type FixReport struct {
-	Result     finding.FixResult
-	Verified   bool   // the verify commands passed (after retries)
-	Failure    string // why verification failed, when it did
-	Pushed     bool
-	HeadOID    string // after the push
-	CommentURL string // the fix report
-	Usage      llm.Usage
-	Model      string // the fix model, as configured
 }
 
 // ErrDeclined: the user said no to the push. The run stays resumable.
@@ -113,6 +104,9 @@ const (
 	OutcomeBlocked   = "blocked"
 	OutcomeFailed    = "failed"
 	OutcomeDryRun    = "dry-run"
+	// OutcomeInterrupted: cancelled or declined at the push; the run stays
+	// resumable and is not ended in the state file.
+	OutcomeInterrupted = "interrupted"
 )
 
 // Result is the whole run, for the final summary and --json.
@@ -155,7 +149,7 @@ type RoundResult struct {
 	Threads          finding.ThreadStats  `json:"threads"`
 	ThreadsTruncated bool                 `json:"threadsTruncated"`
 	Stuck            []string             `json:"stuck"`
-	Fix              *FixSummary          `json:"fix,omitempty"`
+	Fix              *fix.Result          `json:"fix,omitempty"`
 	Comments         []state.Comment      `json:"comments"`
 	Usage            map[string]llm.Usage `json:"usage"`
 	Costs            map[string]float64   `json:"estimatedCostUsd,omitempty"` // by role, for the models with a price
@@ -164,16 +158,6 @@ type RoundResult struct {
 	Note             string               `json:"note,omitempty"`          // what the loop does next
 	AnalyzerMismatch bool                 `json:"analyzerMismatch,omitempty"`
 	reviewersOK      int
-}
-
-// FixSummary is what a round's fix did.
-type FixSummary struct {
-	Fixed    []finding.FixedIssue    `json:"fixed"`
-	Rejected []finding.RejectedIssue `json:"rejected"`
-	Commits  []finding.Commit        `json:"commits"`
-	Verified bool                    `json:"verified"`
-	Pushed   bool                    `json:"pushed"`
-	HeadOID  string                  `json:"headOid,omitempty"`
 }
 
 type loop struct {
@@ -225,32 +209,16 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	return l.res, err
 }
 
-// begin claims the PR. An interrupted run is continued only if the PR's
-// head is still the one it was reviewing (or the one it pushed or was
-// pushing when it stopped); else its
-// records no longer describe the PR and a new run starts.
+// begin claims the PR, resuming an interrupted run while it still
+// describes the PR's head (state.Run.Describes).
 func (l *loop) begin() error {
-	run, err := l.o.Store.Begin(l.key, Kind)
+	run, gaveUp, err := l.o.Store.BeginOn(l.key, Kind, l.o.PR.HeadRefOid)
 	if err != nil {
 		return err
 	}
-	if run.Resumed() {
-		rounds := run.Run().Rounds
-		if n := len(rounds); n > 0 {
-			last := rounds[n-1]
-			// A run killed right after its push finds its own commit as the
-			// PR's head: it resumes, and posts the fix report once.
-			ours := last.Done(state.PhasePushed) || last.Done(state.PhasePushing) && last.Pushing == l.o.PR.HeadRefOid
-			if !ours && last.HeadOID != l.o.PR.HeadRefOid {
-				l.progress("run %s was interrupted, but the PR's head moved since (%s → %s): starting a new run", run.ID(), text.ShortOID(last.HeadOID), text.ShortOID(l.o.PR.HeadRefOid))
-				if err := run.End(state.OutcomeBlocked, "interrupted; the PR head moved before it was resumed"); err != nil {
-					return err
-				}
-				if run, err = l.o.Store.Begin(l.key, Kind); err != nil {
-					return err
-				}
-			}
-		}
+	if gaveUp != nil {
+		last := gaveUp.Rounds[len(gaveUp.Rounds)-1]
+		l.progress("run %s was interrupted, but the PR's head moved since (%s → %s): starting a new run", gaveUp.ID, text.ShortOID(last.HeadOID), text.ShortOID(l.o.PR.HeadRefOid))
 	}
 	l.run = run
 	l.res.RunID, l.res.Resumed = run.ID(), run.Resumed()
@@ -269,15 +237,7 @@ func (l *loop) begin() error {
 
 // rounds runs rounds until an outcome, and records it.
 func (l *loop) rounds(ctx context.Context) error {
-	first := 1
-	if rounds := l.run.Run().Rounds; len(rounds) > 0 {
-		last := rounds[len(rounds)-1]
-		first = last.N
-		if last.Done(state.PhasePushed) && hasKind(last.Comments, "fix") {
-			first++
-		}
-	}
-	for n := first; n <= l.o.MaxRounds; n++ {
+	for n := l.run.Run().NextRound(); n <= l.o.MaxRounds; n++ {
 		done, err := l.round(ctx, n)
 		if done {
 			return err // the outcome is recorded
@@ -290,7 +250,10 @@ func (l *loop) rounds(ctx context.Context) error {
 	return l.end(OutcomeBlocked, "max rounds reached")
 }
 
-// round runs round n; done reports that the run ended (its outcome set).
+// round runs round n through its phases (docs/architecture.md, A round of
+// review-loop): read, review, report, decide, then the Fixer's fix,
+// verify, push and fix report. Each phase the state file records as done
+// is skipped. done reports that the run ended (its outcome set).
 func (l *loop) round(ctx context.Context, n int) (done bool, err error) {
 	pr := l.o.PR
 	if l.readPR {
@@ -342,12 +305,12 @@ func (l *loop) round(ctx context.Context, n int) (done bool, err error) {
 	}
 
 	// Fix phase; a pushed fix whose report is missing only gets its report.
-	if !rd.Done(state.PhasePushed) || !hasKind(rd.Comments, "fix") {
+	if !rd.Done(state.PhasePushed) || !rd.Done(state.PhaseReported) {
 		rep, err := l.o.Fixer.Fix(ctx, FixRequest{PR: pr, Run: l.run, Round: n,
 			Payload: finding.FixPayload{PRNumber: pr.Number, Round: n, IssuesToFix: toFix, OptionalIssues: orEmpty(optional)},
 			Resume:  l.resumeWIP(n)})
 		if rep != nil {
-			l.recordFix(n, cur, rep)
+			l.showFix(cur, rep)
 		}
 		if errors.Is(err, ErrDeclined) {
 			return false, err
@@ -359,7 +322,7 @@ func (l *loop) round(ctx context.Context, n int) (done bool, err error) {
 			return false, fmt.Errorf("fix phase of round %d ended without a report", n)
 		}
 		cur.Comments = l.comments(n)
-		if !rep.Verified {
+		if rep.Status == fix.StatusVerifyFailed {
 			reason := "verification failed after retries, nothing was pushed: " + rep.Failure
 			if _, err := l.post(ctx, n, "final", RenderFailure(n, reason)); err != nil {
 				l.progress("could not post the failure report: %v", err)
@@ -367,7 +330,7 @@ func (l *loop) round(ctx context.Context, n int) (done bool, err error) {
 			cur.Comments = l.comments(n)
 			return true, l.end(OutcomeBlocked, reason)
 		}
-		if !rep.Pushed {
+		if rep.Status != fix.StatusPushed {
 			return true, l.end(OutcomeBlocked, "the fix agent made no commit to push; manual intervention required")
 		}
 	}
@@ -539,16 +502,18 @@ func (l *loop) fixedLastRound(n int) []finding.Finding {
 		return nil
 	}
 	for _, rd := range l.run.Run().Rounds {
-		if rd.N != n-1 || len(rd.FixedIDs) == 0 {
+		res, ok := fix.Recorded(rd)
+		if rd.N != n-1 || !ok || len(res.Fixed) == 0 {
 			continue
 		}
 		var fs []finding.Finding
 		if err := json.Unmarshal(rd.Findings, &fs); err != nil {
 			return nil
 		}
+		fixed := res.FixedIDs()
 		var out []finding.Finding
 		for _, f := range fs {
-			if slices.Contains(rd.FixedIDs, f.ID) {
+			if slices.Contains(fixed, f.ID) {
 				out = append(out, f)
 			}
 		}
@@ -605,8 +570,11 @@ func restore(rr *RoundResult, rd state.Round, prices map[string]config.Price) er
 			rr.addCost(u.Role, cost(p, lu))
 		}
 	}
+	if res, ok := fix.Recorded(rd); ok {
+		rr.Fix = res
+	}
 	for _, rep := range rd.Reports {
-		if rep.Role == "pr-fix" {
+		if rep.Role == fix.Role {
 			continue
 		}
 		st := RoleStatus{Role: rep.Role, Model: rep.Model, OK: !slices.Contains(rd.FailedRoles, rep.Role), Report: rep.Full, Usage: rr.Usage[rep.Role], CostUSD: rr.Costs[rep.Role]}
@@ -628,35 +596,19 @@ func restore(rr *RoundResult, rd state.Round, prices map[string]config.Price) er
 	return nil
 }
 
-func (l *loop) recordFix(n int, rr *RoundResult, rep *FixReport) {
-	rr.Fix = &FixSummary{Fixed: rep.Result.FixedIssues, Rejected: rep.Result.RejectedIssues, Commits: rep.Result.Commits,
-		Verified: rep.Verified, Pushed: rep.Pushed, HeadOID: rep.HeadOID}
+// showFix puts what the round's fix did (and recorded) into the result.
+func (l *loop) showFix(rr *RoundResult, res *fix.Result) {
+	rr.Fix = res
 	if rr.Usage == nil {
 		rr.Usage = map[string]llm.Usage{}
 	}
-	rr.Usage["pr-fix"] = rr.Usage["pr-fix"].Add(rep.Usage)
-	if p, ok := l.o.Prices[rep.Model]; ok {
-		rr.addCost("pr-fix", cost(p, rep.Usage))
+	// The fix's own record replaces what restore read from the round.
+	rr.Usage[fix.Role] = res.Usage
+	delete(rr.Costs, fix.Role)
+	if p, ok := l.o.Prices[res.Model]; ok {
+		rr.addCost(fix.Role, cost(p, res.Usage))
 	}
-	err := l.run.UpdateRound(n, func(rd *state.Round) {
-		rd.FixedIDs, rd.RejectedIDs, rd.Commits = nil, nil, nil
-		for _, f := range rep.Result.FixedIssues {
-			rd.FixedIDs = append(rd.FixedIDs, f.FindingID)
-		}
-		for _, r := range rep.Result.RejectedIssues {
-			rd.RejectedIDs = append(rd.RejectedIDs, r.FindingID)
-		}
-		for _, c := range rep.Result.Commits {
-			rd.Commits = append(rd.Commits, c.Sha)
-		}
-		if rep.CommentURL != "" && !hasKind(rd.Comments, "fix") {
-			rd.Comments = append(rd.Comments, state.Comment{Kind: "fix", Tag: finding.Tag(l.run.ID(), n, "fix"), URL: rep.CommentURL})
-		}
-	})
-	if err != nil {
-		l.progress("recording the fix of round %d: %v", n, err)
-	}
-	if rep.CommentURL != "" {
+	if res.CommentURL != "" {
 		l.posted = true
 	}
 }
@@ -740,7 +692,7 @@ func (l *loop) fail(ctx context.Context, n int, err error) error {
 		if rerr := l.run.Release(); rerr != nil {
 			l.progress("releasing the run: %v", rerr)
 		}
-		l.res.Outcome, l.res.Reason = "interrupted", err.Error()
+		l.res.Outcome, l.res.Reason = OutcomeInterrupted, err.Error()
 		return err
 	}
 	reason := err.Error()

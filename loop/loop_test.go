@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/ocdx/gh-ocdx/finding"
+	"github.com/ocdx/gh-ocdx/fix"
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/llm"
 	"github.com/ocdx/gh-ocdx/state"
@@ -98,18 +99,30 @@ func analyzerAnswer() string {
 }
 
 type fakeFixer struct {
-	report *FixReport
+	report *fix.Result
 	err    error
 	calls  int
 	gh     *fakeGitHub
 }
 
-func (f *fakeFixer) Fix(_ context.Context, req FixRequest) (*FixReport, error) {
+// Fix records its result in the round, as fix.Run does.
+func (f *fakeFixer) Fix(_ context.Context, req FixRequest) (*fix.Result, error) {
 	f.calls++
 	if f.report != nil && f.report.Pushed {
 		f.gh.mu.Lock()
 		f.gh.pr.HeadRefOid = f.report.HeadOID
 		f.gh.mu.Unlock()
+	}
+	if f.report != nil {
+		raw, _ := json.Marshal(f.report)
+		if err := req.Run.UpdateRound(req.Round, func(rd *state.Round) { rd.Fix = raw }); err != nil {
+			return nil, err
+		}
+		if f.report.Pushed {
+			if err := errors.Join(req.Run.Complete(req.Round, state.PhasePushed, nil), req.Run.Complete(req.Round, state.PhaseReported, nil)); err != nil {
+				return nil, err
+			}
+		}
 	}
 	return f.report, f.err
 }
@@ -180,7 +193,7 @@ func TestRunVerificationFailedBlocksWithFinalComment(t *testing.T) {
 	h := newHarness(t)
 	h.reviewer.answers = []string{reviewerAnswer(bug)}
 	h.analyzer.answers = []string{analyzerAnswer()}
-	h.fixer.report = &FixReport{Verified: false, Failure: `"make lint" exited 2`}
+	h.fixer.report = &fix.Result{Status: fix.StatusVerifyFailed, Failure: `"make lint" exited 2`}
 
 	res, err := h.run(t)
 
@@ -213,8 +226,8 @@ func TestRunDeclinedPushStaysResumable(t *testing.T) {
 
 	// The re-run resumes: no second review, no second report.
 	h.fixer.err = nil
-	h.fixer.report = &FixReport{Verified: true, Pushed: true, HeadOID: "bbbbbbbb",
-		Result: finding.FixResult{FixedIssues: []finding.FixedIssue{{FindingID: bug.ComputeID(), CommitSha: "bbbbbbbb"}}}}
+	h.fixer.report = &fix.Result{Status: fix.StatusPushed, Verified: true, Pushed: true, HeadOID: "bbbbbbbb",
+		Fixed: []finding.FixedIssue{{FindingID: bug.ComputeID(), CommitSha: "bbbbbbbb"}}}
 	h.reviewer.answers = []string{reviewerAnswer()}
 	h.analyzer.answers = []string{analyzerAnswer()}
 	calls := h.reviewer.calls
@@ -229,6 +242,13 @@ func TestRunDeclinedPushStaysResumable(t *testing.T) {
 	}
 	if n := len(h.gh.comments); n != 2 {
 		t.Errorf("%d comments, want round 1's review and round 2's (the fake fixer posts none)", n)
+	}
+	// --json keeps the fix's field names, and adds its status.
+	raw, _ := json.Marshal(res.Rounds[0])
+	for _, want := range []string{`"fix":{"status":"pushed","fixed":[{"findingId":"` + bug.ComputeID() + `"`, `"verified":true,"pushed":true,"headOid":"bbbbbbbb"`} {
+		if !strings.Contains(string(raw), want) {
+			t.Errorf("round 1 as JSON lacks %s:\n%s", want, raw)
+		}
 	}
 }
 
@@ -254,7 +274,7 @@ func TestRunAnalyzerFailureAfterFirstCommentPostsFinal(t *testing.T) {
 	h := newHarness(t)
 	h.reviewer.answers = []string{reviewerAnswer(bug), reviewerAnswer()}
 	h.analyzer.answers = []string{analyzerAnswer()} // round 2 gets no envelope
-	h.fixer.report = &FixReport{Verified: true, Pushed: true, HeadOID: "bbbbbbbb"}
+	h.fixer.report = &fix.Result{Status: fix.StatusPushed, Verified: true, Pushed: true, HeadOID: "bbbbbbbb"}
 
 	res, err := h.run(t)
 
@@ -310,8 +330,8 @@ func TestRunStuckAcrossRuns(t *testing.T) {
 	h.reviewer.answers = []string{reviewerAnswer(bug), reviewerAnswer(bug)}
 	h.analyzer.answers = []string{analyzerAnswer(), analyzerAnswer()}
 	id := bug.ComputeID()
-	h.fixer.report = &FixReport{Verified: true, Pushed: true, HeadOID: "bbbbbbbb",
-		Result: finding.FixResult{FixedIssues: []finding.FixedIssue{{FindingID: id, CommitSha: "bbbbbbbb"}}}}
+	h.fixer.report = &fix.Result{Status: fix.StatusPushed, Verified: true, Pushed: true, HeadOID: "bbbbbbbb",
+		Fixed: []finding.FixedIssue{{FindingID: id, CommitSha: "bbbbbbbb"}}}
 
 	res, err := h.run(t)
 

@@ -79,7 +79,7 @@ func helper(mode, path, key string) error {
 				return err
 			}
 			for i, p := range phases {
-				if err := a.Complete(n, p, func(r *Round) { r.FixedIDs = append(r.FixedIDs, fmt.Sprint(i)) }); err != nil {
+				if err := a.Complete(n, p, func(r *Round) { r.FindingIDs = append(r.FindingIDs, fmt.Sprint(i)) }); err != nil {
 					return err
 				}
 			}

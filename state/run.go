@@ -120,6 +120,42 @@ func (s *Store) Begin(key Key, kind string) (*Active, error) {
 	return a, nil
 }
 
+// BeginOn is Begin for a command that works on the PR at head: an
+// interrupted run is resumed only while it Describes head; else it ends
+// (OutcomeBlocked, with the reason) and a new run begins. gaveUp is the
+// run ended so, nil when there was none.
+func (s *Store) BeginOn(key Key, kind, head string) (a *Active, gaveUp *Run, err error) {
+	if a, err = s.Begin(key, kind); err != nil || !a.Resumed() {
+		return a, nil, err
+	}
+	old := a.Run()
+	if old.Describes(head) {
+		return a, nil, nil
+	}
+	if err := a.End(OutcomeBlocked, "interrupted; the PR head moved before it was resumed"); err != nil {
+		return nil, nil, err
+	}
+	a, err = s.Begin(key, kind)
+	return a, &old, err
+}
+
+// Restart gives up an interrupted fix the user chose not to continue: its
+// work in progress is dropped and, when a was a resumed run, that run ends
+// (OutcomeAbandoned, reason) and a new run of its kind begins in its place.
+func (a *Active) Restart(reason string) (*Active, error) {
+	if err := a.ClearWIP(); err != nil {
+		return nil, err
+	}
+	if !a.resumed {
+		return a, nil
+	}
+	kind := a.Run().Kind
+	if err := a.End(OutcomeAbandoned, reason); err != nil {
+		return nil, err
+	}
+	return a.s.Begin(a.key, kind)
+}
+
 // Live reports whether l still holds its PR: heartbeat fresh and, on this
 // host, its process alive.
 func (s *Store) Live(l Lease) bool {

@@ -194,7 +194,7 @@ func TestLeaseAcrossProcesses(t *testing.T) {
 	if !rd.Done(PhaseReviewed) || !rd.Done(PhaseCommented) || rd.Done(PhaseFixed) || len(rd.Comments) != 1 {
 		t.Fatalf("resumed round: %+v", rd)
 	}
-	if err := a.Complete(1, PhaseFixed, func(r *Round) { r.Commits = []string{"def"} }); err != nil {
+	if err := a.Complete(1, PhaseFixed, func(r *Round) { r.Pushing = "def" }); err != nil {
 		t.Fatal(err)
 	}
 	if got := a.Run().Resumes; got != 1 {
@@ -234,8 +234,8 @@ func TestKilledMidWriteLeavesConsistentRecord(t *testing.T) {
 	all := []Phase{PhaseReviewed, PhaseCommented, PhaseFixed, PhaseVerified, PhasePushed}
 	for i, rd := range run.Rounds {
 		// Phases are recorded in order, each with its data, none half-written.
-		if len(rd.FixedIDs) != len(rd.Phases) {
-			t.Fatalf("round %d: %d phases but %d fixed IDs", rd.N, len(rd.Phases), len(rd.FixedIDs))
+		if len(rd.FindingIDs) != len(rd.Phases) {
+			t.Fatalf("round %d: %d phases but %d finding IDs", rd.N, len(rd.Phases), len(rd.FindingIDs))
 		}
 		for j, m := range rd.Phases {
 			if m.Phase != all[j] {

@@ -70,7 +70,14 @@ const (
 	PhaseVerified  Phase = "verified"  // verification commands ran
 	PhasePushing   Phase = "pushing"   // about to push Round.Pushing
 	PhasePushed    Phase = "pushed"    // fix commits pushed
+	PhaseReported  Phase = "reported"  // fix report posted
 )
+
+// Phases are the recorded phases of a round in the order they happen
+// (docs/architecture.md, A round of review-loop). A resumed run skips each
+// one its round has done; reading the PR and deciding leave no mark, and a
+// fix with nothing to commit records neither verified nor pushed.
+var Phases = []Phase{PhaseReviewed, PhaseCommented, PhaseFixed, PhaseVerified, PhasePushing, PhasePushed, PhaseReported}
 
 // Lease marks the run that owns a PR.
 type Lease struct {
@@ -108,16 +115,16 @@ type Round struct {
 	Phases  []PhaseMark `json:"phases,omitempty"`
 	// Findings is the round's full list of findings. Its schema belongs to
 	// package review; state only stores it, and drops it on decay.
-	Findings     json.RawMessage `json:"findings,omitempty"`
-	FindingIDs   []string        `json:"findingIds,omitempty"`
-	Counts       map[string]int  `json:"counts,omitempty"` // per priority, as counted by the caller
-	Consensus    string          `json:"consensus,omitempty"`
-	FailedRoles  []string        `json:"failedRoles,omitempty"`
-	Reports      []Report        `json:"reports,omitempty"`
-	FixedIDs     []string        `json:"fixedIds,omitempty"`
-	RejectedIDs  []string        `json:"rejectedIds,omitempty"`
-	StuckIDs     []string        `json:"stuckIds,omitempty"` // also merged into the PR's stuck set
-	Commits      []string        `json:"commits,omitempty"`
+	Findings    json.RawMessage `json:"findings,omitempty"`
+	FindingIDs  []string        `json:"findingIds,omitempty"`
+	Counts      map[string]int  `json:"counts,omitempty"` // per priority, as counted by the caller
+	Consensus   string          `json:"consensus,omitempty"`
+	FailedRoles []string        `json:"failedRoles,omitempty"`
+	Reports     []Report        `json:"reports,omitempty"`
+	StuckIDs    []string        `json:"stuckIds,omitempty"` // also merged into the PR's stuck set
+	// Fix is what the round's fix did (fixed and rejected IDs, commits,
+	// its status); its schema belongs to package fix, its only writer.
+	Fix          json.RawMessage `json:"fix,omitempty"`
 	Pushing      string          `json:"pushing,omitempty"` // the commit the push sends, recorded before it
 	Comments     []Comment       `json:"comments,omitempty"`
 	Verification []Verification  `json:"verification,omitempty"`
@@ -130,6 +137,39 @@ type Round struct {
 // Done reports whether phase p of the round was recorded.
 func (r Round) Done(p Phase) bool {
 	return slices.ContainsFunc(r.Phases, func(m PhaseMark) bool { return m.Phase == p })
+}
+
+// PushedHead reports whether the round's fix pushed head: its push was
+// recorded, or it was killed between pushing and recording it, and the
+// commit it was pushing is head, the PR's head on GitHub now.
+func (r Round) PushedHead(head string) bool {
+	return r.Done(PhasePushed) || r.Done(PhasePushing) && r.Pushing != "" && r.Pushing == head
+}
+
+// Describes reports whether an interrupted run still describes the PR at
+// head, so that resuming it is right: its last round reviewed head, or its
+// fix pushed head. Otherwise the PR moved under it (someone pushed), and
+// its findings and phases are about code that is gone.
+func (r Run) Describes(head string) bool {
+	if len(r.Rounds) == 0 {
+		return true
+	}
+	last := r.Rounds[len(r.Rounds)-1]
+	return last.HeadOID == head || last.PushedHead(head)
+}
+
+// NextRound is the round a resumed run goes on with: its last one, unless
+// that round is done to its fix report, then the one after. 1 for a run
+// without rounds.
+func (r Run) NextRound() int {
+	if len(r.Rounds) == 0 {
+		return 1
+	}
+	last := r.Rounds[len(r.Rounds)-1]
+	if last.Done(PhasePushed) && last.Done(PhaseReported) {
+		return last.N + 1
+	}
+	return last.N
 }
 
 // PhaseMark records when a phase completed.
