@@ -281,7 +281,11 @@ func (l *loop) postReview(ctx context.Context, n int, pr *github.PullRequest, rr
 		}
 		return err
 	}
-	l.progress("posted the review report of round %d with %d inline comment(s): %s", n, len(in.Comments), posted.URL)
+	inline := len(in.Comments)
+	if in.Refused {
+		inline = 0
+	}
+	l.progress("posted the review report of round %d with %d inline comment(s): %s", n, inline, posted.URL)
 	return record(posted.URL)
 }
 
