@@ -136,3 +136,29 @@ func TestLoopDryRunPrintsTheInlineComments(t *testing.T) {
 		t.Errorf("a dry run posted %d times", n)
 	}
 }
+
+// review-pr's inline comments: one off the diff goes back to the model,
+// which moves it; the review is posted with its comment and suggestion.
+func TestReviewPRPostsInlineCommentsOnTheDiff(t *testing.T) {
+	lf := newLoop(t, nil) // review-pr's model is the first reviewer, openai/rev-a
+	off := `{"event":"COMMENT","body":"**Verdict:** fine.","comments":[{"path":"README.md","line":1,"body":"mention the cache"}]}`
+	on := `{"event":"COMMENT","body":"**Verdict:** fine.","comments":[{"path":"cache.go","line":3,"body":"bound it","suggestion":"var Size = 10 // max"}]}`
+	lf.fm.Script("rev-a", testkit.CallTools(testkit.FakeCall{Name: "submit_review", Args: off}), testkit.CallTools(testkit.FakeCall{Name: "submit_review", Args: on}))
+
+	res := lf.env.Run(t, "review-pr", "31", "--yes")
+
+	wantCode(t, res, 0)
+	reqs := lf.fm.Requests("rev-a")
+	if len(reqs) != 2 || !strings.Contains(string(reqs[1].Body), "not on a line of the PR") {
+		t.Fatalf("the off-diff comment was not returned to the model (%d requests)", len(reqs))
+	}
+	posted := lf.gh.Reviews(repo, loopPR)
+	if len(posted) != 1 || len(posted[0].Comments) != 1 {
+		t.Fatalf("posted %+v", posted)
+	}
+	c := posted[0].Comments[0]
+	if c.Path != "cache.go" || c.Line != 3 || c.Side != "RIGHT" {
+		t.Errorf("comment anchored at %+v", c)
+	}
+	wantContains(t, "comment", c.Body, "bound it", "```suggestion\nvar Size = 10 // max\n```")
+}

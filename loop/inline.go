@@ -169,11 +169,7 @@ func InlineBody(f finding.Finding) string {
 		fmt.Fprintf(&b, "_Suggestion:_ %s\n\n", excerpt(s, 1000))
 	}
 	if f.Replacement != nil {
-		fence := "```"
-		for strings.Contains(*f.Replacement, fence) {
-			fence += "`"
-		}
-		fmt.Fprintf(&b, "%ssuggestion\n%s\n%s\n", fence, strings.TrimSuffix(*f.Replacement, "\n"), fence)
+		b.WriteString(finding.SuggestionBlock(*f.Replacement) + "\n")
 	}
 	return redact.ForComment(strings.TrimRight(b.String(), "\n"))
 }
