@@ -93,10 +93,10 @@ type Linked struct {
 }
 
 // PlanInline chooses the inline comments of a round: each P0–P2 code
-// finding once (P3 too with p3), anchored on the diff (lines), unless an
+// finding once, anchored on the diff (lines), unless an
 // open thread of gh-ocdx already carries it. A model's file and line only
 // ever anchor on a line the PR's diff shows.
-func PlanInline(pr *github.PullRequest, lines github.DiffLines, fs []finding.Finding, p3 bool) Inline {
+func PlanInline(pr *github.PullRequest, lines github.DiffLines, fs []finding.Finding) Inline {
 	in := Inline{Comments: []github.ReviewComment{}, OffDiff: []finding.Finding{}, Open: []Linked{}}
 	var open []OwnThread
 	for _, t := range OwnThreads(pr) {
@@ -105,10 +105,7 @@ func PlanInline(pr *github.PullRequest, lines github.DiffLines, fs []finding.Fin
 		}
 	}
 	seen := map[string]bool{}
-	for _, p := range finding.Priorities {
-		if p == "P3" && !p3 {
-			break
-		}
+	for _, p := range []string{"P0", "P1", "P2"} {
 		for _, f := range fs {
 			if f.Priority != p || IsThread(f) || seen[f.ID] {
 				continue
@@ -254,7 +251,7 @@ func (l *loop) postReview(ctx context.Context, n int, pr *github.PullRequest, rr
 		}
 		rr.lines = github.ParseDiffLines(string(diff))
 	}
-	in := PlanInline(pr, rr.lines, rr.Findings, l.o.InlineP3)
+	in := PlanInline(pr, rr.lines, rr.Findings)
 	rr.Inline = &in
 	body := func() string {
 		return github.CapBody(redact.ForComment(finding.Marker + "\n" + tag + "\n" + RenderReview(l.run.ID(), l.o.MaxRounds, rr) + in.Section()))

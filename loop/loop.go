@@ -95,7 +95,6 @@ type Options struct {
 	MaxRounds     int // default MaxRounds
 	MaxIters      int // model calls per role (0: the llm default)
 	DryRun        bool
-	InlineP3      bool      // P3 findings get inline comments too
 	Progress      io.Writer // stderr
 }
 
@@ -739,7 +738,7 @@ func (l *loop) dryRun(ctx context.Context) (*Result, error) {
 	cur.Note = reason
 	l.res.Outcome, l.res.Reason = OutcomeDryRun, "dry run: nothing was posted, fixed or recorded; "+reason
 	l.label()
-	in := PlanInline(pr, cur.lines, cur.Findings, l.o.InlineP3)
+	in := PlanInline(pr, cur.lines, cur.Findings)
 	cur.Inline = &in
 	l.res.WouldPost = redact.ForComment(finding.Marker + "\n" + finding.Tag("<run>", 1, "review") + "\n" + RenderReview("<run>", l.o.MaxRounds, cur) + in.Section())
 	l.res.WouldComment = in.Comments
