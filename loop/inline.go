@@ -294,9 +294,13 @@ func reviewTagged(pr *github.PullRequest, tag string) (string, bool) {
 
 // resolveFixed replies "Fixed in <sha>" on the threads of the findings the
 // last round fixed that round n no longer raises, and resolves them, in
-// one request. A failure is reported, not fatal: the threads stay open and
+// one request, only after a round every reviewer answered. A failure is
+// reported, not fatal: the threads stay open and
 // the next round or run tries again.
 func (l *loop) resolveFixed(ctx context.Context, n int, pr *github.PullRequest, rr *RoundResult) {
+	if rr.reviewersOK == 0 || len(failedReviewers(rr)) > 0 {
+		return // a reviewer that failed said nothing: silence is no proof of a fix
+	}
 	fixed := map[string]string{}
 	for _, rd := range l.run.Run().Rounds {
 		if rd.N != n-1 {

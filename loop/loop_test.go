@@ -25,6 +25,7 @@ type fakeGitHub struct {
 	failPost string // "", "applied", "lost"
 	posts    int
 	inline   []github.ReviewComment
+	resolved []github.ThreadReply
 }
 
 func (g *fakeGitHub) PullRequest(context.Context, github.Repo, int) (*github.PullRequest, error) {
@@ -77,7 +78,10 @@ func (g *fakeGitHub) PostReviewComments(_ context.Context, _ github.Repo, _ int,
 	return &github.PostedReview{ID: c.ID, URL: c.URL, State: "COMMENTED"}, nil
 }
 
-func (g *fakeGitHub) ResolveThreads(context.Context, github.Repo, []github.ThreadReply) error {
+func (g *fakeGitHub) ResolveThreads(_ context.Context, _ github.Repo, replies []github.ThreadReply) error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.resolved = append(g.resolved, replies...)
 	return nil
 }
 
