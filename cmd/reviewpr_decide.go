@@ -45,7 +45,7 @@ func (c *terminalConfirmer) Decide(_ context.Context, p review.Proposal) (review
 	if p.Proposed != "" {
 		event += " (the model proposed " + string(p.Proposed) + ")"
 	}
-	fmt.Fprintf(c.d.IO.Out, "\n── Proposed review: %s %s\n%s\n%s\n\n", event, strings.Repeat("─", 30), p.Body, strings.Repeat("─", 50))
+	fmt.Fprintf(c.d.IO.Out, "\n── Proposed review: %s %s\n%s\n%s%s\n\n", event, strings.Repeat("─", 30), p.Body, inlineComments(p.Comments), strings.Repeat("─", 50))
 	i, err := c.p.Select("Post this review?", []string{"Post as " + string(p.Event), "Post as…", "Discuss", "Abort"})
 	if err != nil {
 		return review.DecideReply{}, err
@@ -105,7 +105,7 @@ type postPublisher struct {
 // counts it as a maintainer's change request.
 func (p *postPublisher) Publish(ctx context.Context, r review.Proposal) (string, error) {
 	body := github.CapBody(finding.Marker + "\n" + finding.Tag(p.runID, 1, "review-pr") + "\n" + r.Body)
-	posted, err := p.gh.PostReview(ctx, p.repo, p.number, r.Event, body)
+	posted, err := p.gh.PostReviewComments(ctx, p.repo, p.number, r.Event, body, r.Comments)
 	if err != nil {
 		return "", err
 	}
@@ -117,6 +117,34 @@ func (p *postPublisher) Publish(ctx context.Context, r review.Proposal) (string,
 type printPublisher struct{ d *Deps }
 
 func (p printPublisher) Publish(_ context.Context, r review.Proposal) (string, error) {
-	fmt.Fprintf(p.d.IO.Out, "Event: %s\n\n%s\n", r.Event, strings.TrimRight(r.Body, "\n"))
+	fmt.Fprintf(p.d.IO.Out, "Event: %s\n\n%s\n%s", r.Event, strings.TrimRight(r.Body, "\n"), inlineComments(r.Comments))
 	return "", nil
+}
+
+// inlineComments shows a review's inline comments: where (path:line), then
+// the comment, a suggestion's lines as the lines they would become.
+func inlineComments(cs []github.ReviewComment) string {
+	var b strings.Builder
+	for _, c := range cs {
+		at := fmt.Sprintf("%s:%d", c.Path, c.Line)
+		if c.StartLine > 0 {
+			at = fmt.Sprintf("%s:%d-%d", c.Path, c.StartLine, c.Line)
+		}
+		body, inSuggestion := []string{}, false
+		for _, l := range strings.Split(c.Body, "\n") {
+			switch {
+			case strings.HasPrefix(l, "```") && strings.HasSuffix(l, "suggestion"):
+				inSuggestion = true
+				body = append(body, "suggested change:")
+			case inSuggestion && strings.HasPrefix(l, "```"):
+				inSuggestion = false
+			case inSuggestion:
+				body = append(body, "+ "+l)
+			default:
+				body = append(body, l)
+			}
+		}
+		fmt.Fprintf(&b, "\n── %s (%s)\n%s\n", at, c.Side, indent(strings.Join(body, "\n")))
+	}
+	return b.String()
 }

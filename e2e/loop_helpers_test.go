@@ -1,10 +1,12 @@
 package e2e
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"os/exec"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -80,7 +82,7 @@ func (lf *loopFix) checkInvariants() {
 		if !strings.Contains(c.Body, finding.Marker) {
 			t.Errorf("comment %d has no marker:\n%s", c.ID, c.Body)
 		}
-		if !reTag.MatchString(c.Body) {
+		if !reTag.MatchString(c.Body) && !reReviewPRTag.MatchString(c.Body) {
 			t.Errorf("comment %d has no run/round tag:\n%s", c.ID, c.Body)
 		}
 		if secretPattern.MatchString(c.Body) || strings.Contains(c.Body, "diff --git") {
@@ -138,7 +140,8 @@ func (lf *loopFix) run(args ...string) testkit.Result {
 	return lf.env.Run(lf.t, append([]string{"review-loop"}, args...)...)
 }
 
-// own returns the comments gh-ocdx posted (by the token's login).
+// own returns what gh-ocdx posted (by the token's login) in order: its
+// comments and its reviews (a round's report is a review).
 func (lf *loopFix) own() []testkit.PostedComment {
 	var out []testkit.PostedComment
 	for _, c := range lf.gh.Comments(repo, lf.number) {
@@ -146,6 +149,10 @@ func (lf *loopFix) own() []testkit.PostedComment {
 			out = append(out, c)
 		}
 	}
+	for _, r := range lf.gh.Reviews(repo, lf.number) {
+		out = append(out, testkit.PostedComment{ID: r.ID, Body: r.Body, Login: lf.gh.Login})
+	}
+	slices.SortFunc(out, func(a, b testkit.PostedComment) int { return cmp.Compare(a.ID, b.ID) })
 	return out
 }
 

@@ -32,9 +32,9 @@ func TestLoopConvergesInRoundOne(t *testing.T) {
 	if lf.fix.Count() != 0 {
 		t.Error("nothing to fix, yet the fix model was called")
 	}
-	// The branch's PRs, the PR (preflight, reused by round 1), its diff,
-	// the tag check and the post.
-	if got := fmt.Sprint(kindsOf(lf.gh.Requests())); got != "[graphql graphql diff comments comment]" {
+	// The branch's PRs, the PR (preflight, reused by round 1, whose reviews
+	// are the tag check), its diff and the review.
+	if got := fmt.Sprint(kindsOf(lf.gh.Requests())); got != "[graphql graphql diff review]" {
 		t.Errorf("GitHub requests %s", got)
 	}
 }
@@ -68,8 +68,9 @@ func TestLoopConvergesAfterOneFix(t *testing.T) {
 	wantContains(t, "round 2 report", lf.bodies()[2], "round 2 of 3", "`approve`", head[:7])
 	wantContains(t, "stdout", res.Stdout, "converged", "## Round 2", "1 fixed ("+cacheBug.id())
 	// Round 1 adds the head check after the push and the fix report's tag
-	// check and post; round 2 reads the PR again.
-	if got := fmt.Sprint(kindsOf(lf.gh.Requests())); got != "[graphql graphql diff comments comment pr comments comment graphql diff comments comment]" {
+	// check and post; round 2 reads the PR again, posts its review and
+	// resolves the fixed finding's thread.
+	if got := fmt.Sprint(kindsOf(lf.gh.Requests())); got != "[graphql graphql diff review pr comments comment graphql diff review graphql]" {
 		t.Errorf("GitHub requests %s", got)
 	}
 }
@@ -333,7 +334,7 @@ func TestLoopNeedsYesWithoutTerminal(t *testing.T) {
 func TestLoopCommentPost502DoesNotDuplicate(t *testing.T) {
 	lf := newLoop(t, nil)
 	lf.approveRound()
-	lf.gh.Fail(testkit.Fault{Kind: "comment", Status: 502, Apply: true})
+	lf.gh.Fail(testkit.Fault{Kind: "review", Status: 502, Apply: true})
 
 	res := lf.run("--yes")
 

@@ -82,8 +82,13 @@ func TestCredentialsNeverLeak(t *testing.T) {
 			for _, c := range gh.Comments(repo, loopPR) {
 				where["comment"] += c.Body
 			}
-			for _, r := range gh.Reviews(repo, 24) {
-				where["review"] += r.Body
+			for _, n := range []int{24, loopPR} {
+				for _, r := range gh.Reviews(repo, n) {
+					where["review"] += r.Body
+					for _, c := range r.Comments {
+						where["review"] += c.Body
+					}
+				}
 			}
 			for _, r := range gh.Requests() {
 				where["GitHub request bodies"] += r.Body

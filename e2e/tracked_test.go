@@ -132,7 +132,7 @@ func TestReviewLoopReviewersReadTrackedFilesOnly(t *testing.T) {
 	} else if got := toolResults(t, reqs[1]); len(got) != 1 || !strings.Contains(got[0], `settings is a symbolic link to ".env"; links are not followed`) {
 		t.Errorf("read_file(settings) = %q, want a refusal", got)
 	}
-	if len(lf.gh.Comments(repo, loopPR)) == 0 {
+	if len(lf.own()) == 0 {
 		t.Fatal("no report was posted: the check above would prove little")
 	}
 }

@@ -78,7 +78,7 @@ func TestLoopAsksBeforeRunningARepositorysVerifyCommands(t *testing.T) {
 	if code := term.Wait(); code != 1 || !strings.Contains(term.Screen(), "you declined the verify commands of .ocdx.json on main") {
 		t.Fatalf("declined: exit %d, want 1:\n%s", code, term.Screen())
 	}
-	if n := len(lf.fm.Requests("rev-a")) + lf.fix.Count(); n != 0 || len(lf.gh.Comments(repo, lf.number)) != 0 {
+	if n := len(lf.fm.Requests("rev-a")) + lf.fix.Count(); n != 0 || len(lf.own()) != 0 {
 		t.Errorf("declining must call no model and post nothing: %d model calls", n)
 	}
 }

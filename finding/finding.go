@@ -25,14 +25,19 @@ var Conclusions = []string{"approve", "request_changes", "needs_major_work"}
 
 // Finding is one problem a role reports; gh-ocdx fills ID and Source.
 type Finding struct {
-	ID          string  `json:"id" envelope:"optional"`
-	Priority    string  `json:"priority"`
-	Category    string  `json:"category"`
-	File        string  `json:"file"`
-	Line        *int    `json:"line" envelope:"optional"` // null when unknown
-	Title       string  `json:"title"`
-	Description string  `json:"description"`
-	Suggestion  string  `json:"suggestion" envelope:"optional"`
+	ID       string `json:"id" envelope:"optional"`
+	Priority string `json:"priority"`
+	Category string `json:"category"`
+	File     string `json:"file"`
+	Line     *int   `json:"line" envelope:"optional"` // null when unknown
+	// EndLine ends the range line..endLine that Replacement replaces.
+	EndLine     *int   `json:"endLine,omitempty" envelope:"optional"`
+	Title       string `json:"title"`
+	Description string `json:"description"`
+	Suggestion  string `json:"suggestion" envelope:"optional"` // advice, in words
+	// Replacement is the exact new text of line..endLine (or line), posted
+	// as a suggestion GitHub can commit (docs/architecture.md, Posting).
+	Replacement *string `json:"replacement,omitempty" envelope:"optional"`
 	Source      *Source `json:"source" envelope:"optional"`
 }
 

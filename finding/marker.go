@@ -1,6 +1,9 @@
 package finding
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // Marker is carried by every comment gh-ocdx posts (docs/architecture.md,
 // Posting); the comments analysis ignores comments holding it. review-pr,
@@ -13,4 +16,15 @@ const Marker = "<!-- pr-review-loop-marker -->"
 // (docs/architecture.md, Posting).
 func Tag(runID string, n int, kind string) string {
 	return fmt.Sprintf("<!-- ocdx:run=%s round=%d kind=%s -->", runID, n, kind)
+}
+
+// SuggestionBlock renders replacement as a GitHub suggestion, which the
+// PR's author can commit from the comment; the fence is longer than any
+// run of backticks in the text, so the text cannot close it.
+func SuggestionBlock(replacement string) string {
+	fence := "```"
+	for strings.Contains(replacement, fence) {
+		fence += "`"
+	}
+	return fence + "suggestion\n" + strings.TrimSuffix(replacement, "\n") + "\n" + fence
 }

@@ -77,10 +77,12 @@ type Review struct {
 	Association string `json:"authorAssociation"`
 	SubmittedAt string `json:"submittedAt"`
 	Body        string `json:"body"` // tells gh-ocdx's own reviews (the marker) from people's
+	URL         string `json:"url"`
 }
 
 // ReviewThread is a review thread with its first comments.
 type ReviewThread struct {
+	ID         string          `json:"id"`
 	IsResolved bool            `json:"isResolved"`
 	IsOutdated bool            `json:"isOutdated"`
 	Path       string          `json:"path"`
@@ -119,7 +121,7 @@ const prQuery = `query PullRequestContext($owner: String!, $name: String!, $numb
       reviewThreads(first: 100, after: $threadsAfter) @include(if: $threads) {
         pageInfo { hasNextPage endCursor }
         nodes {
-          isResolved isOutdated path line
+          id isResolved isOutdated path line
           comments(first: 50) {
             nodes { id databaseId body author { __typename login } authorAssociation path line createdAt url }
           }
@@ -136,7 +138,7 @@ fragment Meta on PullRequest {
   headRepository { nameWithOwner viewerPermission }
   additions deletions changedFiles
   closingIssuesReferences(first: 50) { nodes { number title url } }
-  reviews(last: 100) { nodes { state author { __typename login } authorAssociation submittedAt body } }
+  reviews(last: 100) { nodes { state author { __typename login } authorAssociation submittedAt body url } }
   baseRef { target { oid ... on Commit {
     policy: file(path: ".ocdx.json") { object { ... on Blob { text isTruncated } } }
     guide: file(path: "REVIEW.md") { object { ... on Blob { text isTruncated } } }
@@ -222,6 +224,7 @@ type prResponse struct {
 					Association string `json:"authorAssociation"`
 					SubmittedAt string `json:"submittedAt"`
 					Body        string `json:"body"`
+					URL         string `json:"url"`
 				} `json:"nodes"`
 			} `json:"reviews"`
 			Files *struct {
@@ -238,6 +241,7 @@ type prResponse struct {
 			ReviewThreads *struct {
 				PageInfo pageInfo `json:"pageInfo"`
 				Nodes    []struct {
+					ID         string `json:"id"`
 					IsResolved bool   `json:"isResolved"`
 					IsOutdated bool   `json:"isOutdated"`
 					Path       string `json:"path"`
@@ -287,7 +291,7 @@ func (c *Client) PullRequest(ctx context.Context, repo Repo, number int) (*PullR
 			pr.Additions, pr.Deletions, pr.ChangedFiles = p.Additions, p.Deletions, p.ChangedFiles
 			pr.ClosingIssues = p.ClosingIssuesReferences.Nodes
 			for _, r := range p.Reviews.Nodes {
-				rv := Review{State: r.State, Author: r.Author.String(), Association: r.Association, SubmittedAt: r.SubmittedAt, Body: r.Body}
+				rv := Review{State: r.State, Author: r.Author.String(), Association: r.Association, SubmittedAt: r.SubmittedAt, Body: r.Body, URL: r.URL}
 				pr.Reviews = append(pr.Reviews, rv)
 			}
 			if p.BaseRef != nil && p.BaseRef.Target != nil {
@@ -310,7 +314,7 @@ func (c *Client) PullRequest(ctx context.Context, repo Repo, number int) (*PullR
 		}
 		if vars["threads"] == true {
 			for _, t := range p.ReviewThreads.Nodes {
-				th := ReviewThread{IsResolved: t.IsResolved, IsOutdated: t.IsOutdated, Path: t.Path, Line: t.Line}
+				th := ReviewThread{ID: t.ID, IsResolved: t.IsResolved, IsOutdated: t.IsOutdated, Path: t.Path, Line: t.Line}
 				for _, cm := range t.Comments.Nodes {
 					tc := cm.ThreadComment
 					tc.Author = cm.Author.String()

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 
 	"github.com/cli/go-gh/v2/pkg/api"
 
@@ -78,20 +79,85 @@ type PostedReview struct {
 	State string `json:"state"`
 }
 
+// ReviewComment is an inline comment of a review, on lines of the PR's
+// diff (see DiffLines.Anchor): Line alone, or StartLine..Line, on Side.
+type ReviewComment struct {
+	Path      string `json:"path"`
+	Line      int    `json:"line"`
+	StartLine int    `json:"start_line,omitempty"`
+	Side      string `json:"side"`
+	StartSide string `json:"start_side,omitempty"`
+	Body      string `json:"body"`
+}
+
 // PostReview submits a review with event and body. Sent once, like PostComment.
 func (c *Client) PostReview(ctx context.Context, repo Repo, number int, event ReviewEvent, body string) (*PostedReview, error) {
+	return c.PostReviewComments(ctx, repo, number, event, body, nil)
+}
+
+// PostReviewComments submits a review with its inline comments in one
+// request. Each comment body is made postable like the review's. GitHub
+// refuses the whole review (422) when a comment is not on a line of the
+// diff: callers check anchors first (docs/architecture.md, Posting).
+func (c *Client) PostReviewComments(ctx context.Context, repo Repo, number int, event ReviewEvent, body string, comments []ReviewComment) (*PostedReview, error) {
 	switch event {
 	case Approve, RequestChanges, CommentOnly:
 	default:
 		return nil, fmt.Errorf("unknown review event %q: use APPROVE, REQUEST_CHANGES or COMMENT", event)
 	}
+	payload := struct {
+		Event    string          `json:"event"`
+		Body     string          `json:"body"`
+		Comments []ReviewComment `json:"comments,omitempty"`
+	}{Event: string(event), Body: postable(body)}
+	for _, cm := range comments {
+		cm.Body = postable(cm.Body)
+		if cm.StartLine > 0 {
+			cm.StartSide = cm.Side
+		}
+		payload.Comments = append(payload.Comments, cm)
+	}
 	var out PostedReview
-	err := c.post(ctx, fmt.Sprintf("repos/%s/%s/pulls/%d/reviews", repo.Owner, repo.Name, number),
-		map[string]string{"event": string(event), "body": postable(body)}, &out)
+	err := c.post(ctx, fmt.Sprintf("repos/%s/%s/pulls/%d/reviews", repo.Owner, repo.Name, number), payload, &out)
 	if err != nil {
 		return nil, c.explainWrite(err, fmt.Sprintf("a review on PR #%d", number), repo)
 	}
 	return &out, nil
+}
+
+// Unprocessable reports whether err is GitHub refusing a write as invalid
+// (422), which it never applied.
+func Unprocessable(err error) bool {
+	var he *api.HTTPError
+	return errors.As(err, &he) && he.StatusCode == http.StatusUnprocessableEntity
+}
+
+// ThreadReply is a reply to post on a review thread before resolving it.
+type ThreadReply struct {
+	ThreadID string // the thread's node id
+	Body     string
+}
+
+// ResolveThreads replies on each thread and resolves it, all in one GraphQL
+// document (aliased mutations run in order). Like a POST it is sent once.
+func (c *Client) ResolveThreads(ctx context.Context, repo Repo, replies []ThreadReply) error {
+	if len(replies) == 0 {
+		return nil
+	}
+	var params, fields []string
+	vars := map[string]any{}
+	for i, r := range replies {
+		params = append(params, fmt.Sprintf("$t%d: ID!, $b%d: String!", i, i))
+		fields = append(fields, fmt.Sprintf("  r%d: addPullRequestReviewThreadReply(input: {pullRequestReviewThreadId: $t%d, body: $b%d}) { comment { id } }\n  s%d: resolveReviewThread(input: {threadId: $t%d}) { thread { id isResolved } }", i, i, i, i, i))
+		vars[fmt.Sprintf("t%d", i)] = r.ThreadID
+		vars[fmt.Sprintf("b%d", i)] = postable(r.Body)
+	}
+	doc := "mutation ResolveThreads(" + strings.Join(params, ", ") + ") {\n" + strings.Join(fields, "\n") + "\n}"
+	var out map[string]any
+	if err := c.gql.DoWithContext(ctx, doc, vars, &out); err != nil {
+		return c.explainWrite(err, fmt.Sprintf("the resolution of %d review thread(s)", len(replies)), repo)
+	}
+	return nil
 }
 
 func (c *Client) post(ctx context.Context, path string, payload any, out any) error {

@@ -38,6 +38,8 @@ type GitHub interface {
 	review.PRSource
 	Comments(ctx context.Context, repo github.Repo, number int) ([]github.Comment, error)
 	PostComment(ctx context.Context, repo github.Repo, number int, body string) (*github.Comment, error)
+	PostReviewComments(ctx context.Context, repo github.Repo, number int, event github.ReviewEvent, body string, comments []github.ReviewComment) (*github.PostedReview, error)
+	ResolveThreads(ctx context.Context, repo github.Repo, replies []github.ThreadReply) error
 }
 
 // Store is the state file; *state.Store is one.
@@ -124,7 +126,9 @@ type Result struct {
 	Stuck     []string          `json:"stuck"`
 	WouldPost string            `json:"wouldPost,omitempty"` // --dry-run: the review report
 	WouldFix  []finding.Finding `json:"wouldFix,omitempty"`  // --dry-run: the fix payload's issuesToFix
-	Budget    *BudgetStatus     `json:"budget,omitempty"`    // with a token budget
+	// WouldComment are the review's inline comments (--dry-run).
+	WouldComment []github.ReviewComment `json:"wouldComment,omitempty"`
+	Budget       *BudgetStatus          `json:"budget,omitempty"` // with a token budget
 	// CostUSD is the estimated cost of the run's rounds, in dollars, with
 	// prices configured.
 	CostUSD float64 `json:"estimatedCostUsd,omitempty"`
@@ -157,7 +161,9 @@ type RoundResult struct {
 	PolicyChanged    []string             `json:"policyChanged,omitempty"` // policy files the PR changes
 	Note             string               `json:"note,omitempty"`          // what the loop does next
 	AnalyzerMismatch bool                 `json:"analyzerMismatch,omitempty"`
+	Inline           *Inline              `json:"inline,omitempty"` // the review's inline comments
 	reviewersOK      int
+	lines            github.DiffLines // the diff the reviewers saw, for the anchors
 }
 
 type loop struct {
@@ -291,11 +297,12 @@ func (l *loop) round(ctx context.Context, n int) (done bool, err error) {
 	outcome, reason, toFix, optional := l.decide(cur)
 	cur.Note = reason
 	if !rd.Done(state.PhaseCommented) || !hasKind(rd.Comments, "review") {
-		if _, err := l.post(ctx, n, "review", RenderReview(l.run.ID(), l.o.MaxRounds, cur)); err != nil {
+		if err := l.postReview(ctx, n, pr, cur); err != nil {
 			return false, err
 		}
 	}
 	cur.Comments = l.comments(n)
+	l.resolveFixed(ctx, n, pr, cur)
 	l.res.Remaining = blockingOf(cur.Findings)
 	if cur.reviewersOK == 0 {
 		return true, l.endErr(OutcomeFailed, reason, errors.New(reason))
@@ -411,6 +418,7 @@ func (l *loop) review(ctx context.Context, pr *github.PullRequest, rr *RoundResu
 		return err
 	}
 	rc := review.NewContext(pr, diff, complete, l.o.Policy)
+	rr.lines = github.ParseDiffLines(string(diff))
 	rr.Coverage = review.DiffCoverage(pr, rc.Diff, rc.DiffTruncated, rc.Ignored)
 	out, err := l.runRoles(ctx, rc, threadFs, rr.ReviewState, rr.Threads)
 	if err != nil {
@@ -624,11 +632,7 @@ func (l *loop) post(ctx context.Context, n int, kind, body string) (string, erro
 	}
 	record := func(url string) (string, error) {
 		l.posted = true
-		phase := state.Phase("")
-		if kind == "review" {
-			phase = state.PhaseCommented
-		}
-		err := l.run.Complete(n, phase, func(rd *state.Round) {
+		err := l.run.Complete(n, "", func(rd *state.Round) {
 			rd.Comments = append(rd.Comments, state.Comment{Kind: kind, Tag: tag, URL: url})
 		})
 		return url, err
@@ -794,7 +798,10 @@ func (l *loop) dryRun(ctx context.Context) (*Result, error) {
 	cur.Note = reason
 	l.res.Outcome, l.res.Reason = OutcomeDryRun, "dry run: nothing was posted, fixed or recorded; "+reason
 	l.label()
-	l.res.WouldPost = redact.ForComment(finding.Marker + "\n" + finding.Tag("<run>", 1, "review") + "\n" + RenderReview("<run>", l.o.MaxRounds, cur))
+	in := PlanInline(pr, cur.lines, cur.Findings)
+	cur.Inline = &in
+	l.res.WouldPost = redact.ForComment(finding.Marker + "\n" + finding.Tag("<run>", 1, "review") + "\n" + RenderReview("<run>", l.o.MaxRounds, cur) + in.Section())
+	l.res.WouldComment = in.Comments
 	l.res.WouldFix = toFix
 	l.res.Remaining = blockingOf(cur.Findings)
 	l.res.Stuck = append(l.res.Stuck, l.stuck...)

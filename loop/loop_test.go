@@ -25,6 +25,8 @@ type fakeGitHub struct {
 	comments []github.Comment
 	failPost string // "", "applied", "lost"
 	posts    int
+	inline   []github.ReviewComment
+	resolved []github.ThreadReply
 }
 
 func (g *fakeGitHub) PullRequest(context.Context, github.Repo, int) (*github.PullRequest, error) {
@@ -59,6 +61,29 @@ func (g *fakeGitHub) PostComment(_ context.Context, _ github.Repo, _ int, body s
 		return nil, errors.New("HTTP 502")
 	}
 	return &c, nil
+}
+
+// PostReviewComments keeps the review with the comments (posts are posts)
+// and on the PR's reviews, where the tag check reads it.
+func (g *fakeGitHub) PostReviewComments(_ context.Context, _ github.Repo, _ int, _ github.ReviewEvent, body string, comments []github.ReviewComment) (*github.PostedReview, error) {
+	c, err := g.PostComment(context.Background(), github.Repo{}, 0, body)
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if n := len(g.comments); n > 0 && g.comments[n-1].Body == body {
+		g.pr.Reviews = append(g.pr.Reviews, github.Review{State: "COMMENTED", Author: g.pr.Viewer, Body: body, URL: g.comments[n-1].URL})
+		g.inline = append(g.inline, comments...)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &github.PostedReview{ID: c.ID, URL: c.URL, State: "COMMENTED"}, nil
+}
+
+func (g *fakeGitHub) ResolveThreads(_ context.Context, _ github.Repo, replies []github.ThreadReply) error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.resolved = append(g.resolved, replies...)
+	return nil
 }
 
 // scripted answers every call with the next envelope of its role.

@@ -307,6 +307,16 @@ func RenderSummary(r *Result) string {
 		b.WriteString("## Would post (dry run)\n\n")
 		b.WriteString(r.WouldPost)
 		b.WriteString("\n")
+		if len(r.WouldComment) > 0 {
+			b.WriteString("\n## Would comment inline (dry run)\n\n")
+			for _, c := range r.WouldComment {
+				at := fmt.Sprintf("%s:%d", c.Path, c.Line)
+				if c.StartLine > 0 {
+					at = fmt.Sprintf("%s:%d-%d", c.Path, c.StartLine, c.Line)
+				}
+				fmt.Fprintf(&b, "### %s (%s)\n\n%s\n\n", at, c.Side, visible(c.Body))
+			}
+		}
 		if len(r.WouldFix) > 0 {
 			b.WriteString("\n## Would fix (dry run)\n\n")
 			for _, f := range r.WouldFix {
@@ -332,3 +342,14 @@ func cell(s string, n int) string {
 }
 
 func indent(s string) string { return strings.ReplaceAll(s, "\n", "\n  ") }
+
+// visible is body without its hidden lines (the marker and tags).
+func visible(body string) string {
+	var keep []string
+	for _, l := range strings.Split(body, "\n") {
+		if !strings.HasPrefix(l, "<!--") {
+			keep = append(keep, l)
+		}
+	}
+	return strings.Join(keep, "\n")
+}

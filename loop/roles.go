@@ -3,6 +3,7 @@ package loop
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"sync"
 	"time"
@@ -59,9 +60,36 @@ func reviewerTask(agent string, rc *review.Context) (string, error) {
 	return prompts.Render("reviewer.md", map[string]any{
 		"Agent": agent, "Number": pr.Number, "Title": pr.Title, "URL": pr.URL, "Author": pr.Author,
 		"BaseRef": pr.BaseRefName, "HeadRef": pr.HeadRefName, "Body": body, "LinkedIssues": pr.ClosingIssues,
-		"FileSummary": rc.FileSummary(), "Files": rc.FileList(), "Diff": rc.Diff,
+		"FileSummary": rc.FileSummary(), "Files": rc.FileList(), "Diff": rc.Diff, "Replies": replies(pr),
 		"Instructions": review.Instructions(rc.Policy, pr.Files),
 	})
+}
+
+// reply is a person's answer on a thread gh-ocdx opened for a finding.
+type reply struct {
+	ID, Where, Author, Body string
+}
+
+// maxReply bounds one reply shown to the reviewers.
+const maxReply = 500
+
+// replies are the answers people gave on gh-ocdx's open threads: the
+// reviewers of the next round weigh them (a finding disputed, explained).
+func replies(pr *github.PullRequest) []reply {
+	var out []reply
+	for _, t := range OwnThreads(pr) {
+		if t.Resolved {
+			continue
+		}
+		where := t.Finding.File
+		if t.Finding.Line != nil {
+			where = fmt.Sprintf("%s:%d", where, *t.Finding.Line)
+		}
+		for _, c := range t.Replies {
+			out = append(out, reply{ID: t.Finding.ID, Where: where, Author: c.Author, Body: text.OneLine(excerpt(c.Body, maxReply))})
+		}
+	}
+	return out
 }
 
 // threadView is what the analyzer sees of an unresolved thread.
@@ -84,8 +112,8 @@ const maxCommentView = 2 << 10
 func analyzerTask(pr *github.PullRequest, st finding.ReviewState, stats finding.ThreadStats, truncated bool) (string, error) {
 	var views []threadView
 	for _, th := range pr.Threads {
-		if th.IsResolved {
-			continue
+		if th.IsResolved || len(th.Comments) > 0 && Own(pr, th.Comments[0].Body, th.Comments[0].Author) {
+			continue // gh-ocdx's own threads: their replies go to the reviewers
 		}
 		var v threadView
 		for _, c := range th.Comments {

@@ -84,7 +84,7 @@ const maxThreadExcerpt = 200
 
 // ThreadFindings maps review threads to findings:
 // gh-ocdx's own comments (the marker, posted by pr's viewer) are ignored (a
-// thread of only such comments is not counted), and each unresolved thread
+// thread that gh-ocdx opened is not counted), and each unresolved thread
 // becomes THREAD-<id of its
 // first comment>, P0 when a maintainer's first comment says "must" or
 // "block", else P1.
@@ -92,6 +92,11 @@ func ThreadFindings(pr *github.PullRequest) ([]finding.Finding, finding.ThreadSt
 	var out []finding.Finding
 	var st finding.ThreadStats
 	for _, th := range pr.Threads {
+		// gh-ocdx's own threads (its findings) are never a person's: their
+		// replies go to the reviewers instead (docs/architecture.md, Posting).
+		if len(th.Comments) > 0 && Own(pr, th.Comments[0].Body, th.Comments[0].Author) {
+			continue
+		}
 		var human []github.ThreadComment
 		for _, c := range th.Comments {
 			if !Own(pr, c.Body, c.Author) {

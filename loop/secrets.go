@@ -2,10 +2,10 @@ package loop
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/ocdx/gh-ocdx/finding"
+	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/internal/redact"
 )
 
@@ -38,10 +38,10 @@ func SecretFindings(diff, now string) []finding.Finding {
 			file, inHunk = "", false
 			continue
 		case !inHunk && strings.HasPrefix(l, "+++ "):
-			file = diffPath(strings.TrimPrefix(l, "+++ "))
+			file = github.DiffPath(strings.TrimPrefix(l, "+++ "))
 			continue
 		case strings.HasPrefix(l, "@@"):
-			newLine, inHunk = hunkStart(l), true
+			newLine, inHunk = github.HunkStart(l, "+"), true
 			continue
 		case !inHunk:
 			continue
@@ -73,34 +73,4 @@ func SecretFindings(diff, now string) []finding.Finding {
 		}
 	}
 	return out
-}
-
-// diffPath is the path of a "+++ b/path" header; /dev/null (a deleted file)
-// is none.
-func diffPath(s string) string {
-	s = strings.TrimSpace(strings.SplitN(s, "\t", 2)[0])
-	if s == "/dev/null" {
-		return ""
-	}
-	if p, err := strconv.Unquote(s); err == nil {
-		s = p // git quotes unusual names
-	}
-	return strings.TrimPrefix(s, "b/")
-}
-
-// hunkStart is the first new-side line of a "@@ -a,b +c,d @@" header.
-func hunkStart(h string) int {
-	_, rest, ok := strings.Cut(h, " +")
-	if !ok {
-		return 0
-	}
-	end := strings.IndexAny(rest, ", ")
-	if end < 0 {
-		end = len(rest)
-	}
-	n, err := strconv.Atoi(rest[:end])
-	if err != nil {
-		return 0
-	}
-	return n
 }

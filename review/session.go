@@ -60,6 +60,8 @@ type DecideReply struct {
 type Proposal struct {
 	Event github.ReviewEvent
 	Body  string
+	// Comments are inline comments, each on a line of the PR's diff.
+	Comments []github.ReviewComment
 	// Proposed is the event the model asked for when it is above the
 	// session's MaxEvent and Event was lowered to COMMENT; "" otherwise.
 	Proposed github.ReviewEvent
@@ -115,9 +117,10 @@ func (s *Session) Run(ctx context.Context) (*SessionResult, error) {
 	ctx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
 
-	decide := func(ctx context.Context, event github.ReviewEvent, body string) (string, error) {
+	decide := func(ctx context.Context, event github.ReviewEvent, body string, comments []github.ReviewComment) (string, error) {
 		out.Rounds++
 		p := s.propose(event, body)
+		p.Comments = comments
 		out.Proposal = p
 		reply, err := s.Confirmer.Decide(ctx, p)
 		if err != nil {
@@ -128,7 +131,7 @@ func (s *Session) Run(ctx context.Context) (*SessionResult, error) {
 		case Post:
 			if reply.Event != "" {
 				// The person's own choice of event: posted as chosen.
-				p = Proposal{Event: reply.Event, Body: body}
+				p = Proposal{Event: reply.Event, Body: body, Comments: comments}
 				out.Proposal = p
 			}
 			url, err := s.Publisher.Publish(ctx, p)
@@ -186,11 +189,12 @@ func (s *Session) Run(ctx context.Context) (*SessionResult, error) {
 		llm.Tool{
 			Name:        "submit_review",
 			Description: "Propose the review (Decide). The user sees it and posts it, discusses it with you, or aborts.",
-			Schema:      llm.ObjectSchema(`{"event":{"type":"string","enum":["APPROVE","REQUEST_CHANGES","COMMENT"]},"body":{"type":"string","description":"the review in Markdown: Verdict, Understanding, What we like, Questions, Nits"}}`, "event", "body"),
+			Schema:      llm.ObjectSchema(`{"event":{"type":"string","enum":["APPROVE","REQUEST_CHANGES","COMMENT"]},"body":{"type":"string","description":"the review in Markdown: Verdict, Understanding, What we like, Questions, Nits"},`+commentsSchema+`}`, "event", "body"),
 			Run: func(ctx context.Context, raw json.RawMessage) (string, error) {
 				var a struct {
-					Event string `json:"event"`
-					Body  string `json:"body"`
+					Event    string          `json:"event"`
+					Body     string          `json:"body"`
+					Comments []inlineComment `json:"comments"`
 				}
 				if err := llm.DecodeArgs(raw, &a); err != nil {
 					return "", err
@@ -202,7 +206,11 @@ func (s *Session) Run(ctx context.Context) (*SessionResult, error) {
 				if strings.TrimSpace(a.Body) == "" {
 					return "", errors.New("the review body is empty")
 				}
-				return decide(ctx, ev, redact.ForComment(a.Body))
+				comments, err := s.anchored(a.Comments)
+				if err != nil {
+					return "", err
+				}
+				return decide(ctx, ev, redact.ForComment(a.Body), comments)
 			},
 		})
 
@@ -218,7 +226,7 @@ func (s *Session) Run(ctx context.Context) (*SessionResult, error) {
 		}
 		// The model answered in text instead of calling submit_review: that
 		// text is its proposal, as a comment review, through the same Decide.
-		reply, err := decide(ctx, github.CommentOnly, redact.ForComment(res.Text))
+		reply, err := decide(ctx, github.CommentOnly, redact.ForComment(res.Text), nil)
 		if done, err := ended(ctx, err); done {
 			return out, err
 		}

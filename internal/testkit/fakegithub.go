@@ -18,6 +18,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/vektah/gqlparser/v2/ast"
 )
 
 // GitHub is a TLS fake of the GitHub API (REST under /api/v3, GraphQL at
@@ -80,13 +82,15 @@ type Issue struct {
 
 // Review is a submitted review (the consensus reads these). The reviews
 // the tool posts join them, by the fake's Login as a COLLABORATOR.
-type Review struct{ State, Login, Association, Body string }
+type Review struct{ State, Login, Association, Body, URL string }
 
 // reviewStates maps a posted review's event to the state GitHub lists.
 var reviewStates = map[string]string{"APPROVE": "APPROVED", "REQUEST_CHANGES": "CHANGES_REQUESTED", "COMMENT": "COMMENTED"}
 
-// Thread is a review thread.
+// Thread is a review thread; ID defaults to a unique node id. The
+// comments of the reviews the tool posts become threads too.
 type Thread struct {
+	ID       string
 	Resolved bool
 	Comments []ThreadComment
 }
@@ -107,6 +111,16 @@ type PostedComment struct {
 type PostedReview struct {
 	ID          int64
 	Event, Body string
+	Comments    []PostedReviewComment
+}
+
+// PostedReviewComment is an inline comment of a posted review, as sent.
+type PostedReviewComment struct {
+	Path      string `json:"path"`
+	Line      int    `json:"line"`
+	StartLine int    `json:"start_line"`
+	Side      string `json:"side"`
+	Body      string `json:"body"`
 }
 
 // Request is one logged request.
@@ -190,6 +204,10 @@ func (g *GitHub) AddPR(repo string, pr PR) {
 		pr.Files = ParseDiff(pr.Diff)
 	}
 	for i := range pr.Threads {
+		if pr.Threads[i].ID == "" {
+			g.nextID++
+			pr.Threads[i].ID = fmt.Sprintf("PRRT_%d", g.nextID)
+		}
 		for j := range pr.Threads[i].Comments {
 			if pr.Threads[i].Comments[j].ID == "" {
 				g.nextID++
@@ -479,7 +497,10 @@ func (g *GitHub) commentURL(repo, number string, id int64) string {
 }
 
 func (g *GitHub) post(w http.ResponseWriter, r *http.Request, kind string, body []byte) {
-	var in struct{ Body, Event string }
+	var in struct {
+		Body, Event string
+		Comments    []PostedReviewComment
+	}
 	if err := json.Unmarshal(body, &in); err != nil || in.Body == "" && kind == "comment" {
 		writeJSON(w, http.StatusUnprocessableEntity, map[string]any{"message": "Validation Failed"})
 		return
@@ -498,22 +519,39 @@ func (g *GitHub) post(w http.ResponseWriter, r *http.Request, kind string, body 
 		return
 	}
 	key := m[1] + "#" + m[2]
+	if kind == "review" {
+		// GitHub refuses the whole review when one comment is off the diff.
+		lines := diffLines(g.pr(m[1], m[2]).Diff)
+		for _, c := range in.Comments {
+			if !lines.has(c.Path, c.StartLine, c.Line, c.Side) {
+				writeJSON(w, http.StatusUnprocessableEntity, map[string]any{"message": "Unprocessable Entity",
+					"errors": []string{"Pull request review thread line must be part of the diff"}, "status": "422"})
+				return
+			}
+		}
+	}
 	g.mu.Lock()
 	g.nextID++
 	id := g.nextID
-	if kind == "comment" {
-		g.comments[key] = append(g.comments[key], PostedComment{ID: id, Body: in.Body, Login: g.Login})
-	} else {
-		g.reviews[key] = append(g.reviews[key], PostedReview{ID: id, Event: in.Event, Body: in.Body})
-		if pr := g.prs[key]; pr != nil {
-			pr.Reviews = append(pr.Reviews, Review{State: reviewStates[in.Event], Login: g.Login, Association: "COLLABORATOR", Body: in.Body})
-		}
-	}
-	g.mu.Unlock()
 	url := g.commentURL(m[1], m[2], id)
 	if kind == "review" {
 		url = fmt.Sprintf("https://%s/%s/pull/%s#pullrequestreview-%d", g.Host(), m[1], m[2], id)
 	}
+	if kind == "comment" {
+		g.comments[key] = append(g.comments[key], PostedComment{ID: id, Body: in.Body, Login: g.Login})
+	} else {
+		g.reviews[key] = append(g.reviews[key], PostedReview{ID: id, Event: in.Event, Body: in.Body, Comments: in.Comments})
+		if pr := g.prs[key]; pr != nil {
+			pr.Reviews = append(pr.Reviews, Review{State: reviewStates[in.Event], Login: g.Login, Association: "COLLABORATOR", Body: in.Body, URL: url})
+			for _, c := range in.Comments {
+				g.nextID++
+				th := Thread{ID: fmt.Sprintf("PRRT_%d", g.nextID)}
+				th.Comments = append(th.Comments, ThreadComment{ID: fmt.Sprintf("PRRC_%d", g.nextID), Body: c.Body, Login: g.Login, Association: "COLLABORATOR", Path: c.Path, Line: c.Line})
+				pr.Threads = append(pr.Threads, th)
+			}
+		}
+	}
+	g.mu.Unlock()
 	writeJSON(w, http.StatusCreated, map[string]any{"id": id, "body": in.Body, "html_url": url, "state": in.Event})
 }
 
@@ -558,7 +596,11 @@ func (g *GitHub) graphql(w http.ResponseWriter, body []byte) {
 		writeJSON(w, http.StatusOK, map[string]any{"errors": []map[string]any{{"message": err.Error()}}})
 		return
 	}
-	data, errs := execute(op, g.root(), req.Variables)
+	root := g.root()
+	if op.Operation == ast.Mutation {
+		root = g.mutations()
+	}
+	data, errs := execute(op, root, req.Variables)
 	resp := map[string]any{"data": data}
 	if len(errs) > 0 {
 		resp["errors"] = errs
@@ -637,7 +679,7 @@ func (g *GitHub) prObject(repo string, pr *PR) map[string]any {
 	reviews := conn{}
 	for _, rv := range pr.Reviews {
 		reviews = append(reviews, map[string]any{"state": rv.State, "author": map[string]any{"login": rv.Login},
-			"authorAssociation": rv.Association, "submittedAt": "2026-01-01T00:00:00Z", "body": rv.Body})
+			"authorAssociation": rv.Association, "submittedAt": "2026-01-01T00:00:00Z", "body": rv.Body, "url": rv.URL})
 	}
 	threads := conn{}
 	for _, th := range pr.Threads {
@@ -656,7 +698,7 @@ func (g *GitHub) prObject(repo string, pr *PR) map[string]any {
 				"author": map[string]any{"login": c.Login}, "authorAssociation": c.Association,
 				"path": c.Path, "line": l, "createdAt": "2026-01-01T00:00:00Z", "url": "https://" + g.Host() + "/" + repo + "/pull/" + strconv.Itoa(pr.Number)})
 		}
-		threads = append(threads, map[string]any{"isResolved": th.Resolved, "isOutdated": false, "path": path, "line": line, "comments": comments})
+		threads = append(threads, map[string]any{"id": th.ID, "isResolved": th.Resolved, "isOutdated": false, "path": path, "line": line, "comments": comments})
 	}
 	g.mu.Unlock()
 	head, base := g.headOID(pr), g.baseOID(pr)

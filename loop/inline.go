@@ -1,0 +1,323 @@
+package loop
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"net/url"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/ocdx/gh-ocdx/finding"
+	"github.com/ocdx/gh-ocdx/fix"
+	"github.com/ocdx/gh-ocdx/github"
+	"github.com/ocdx/gh-ocdx/internal/redact"
+	"github.com/ocdx/gh-ocdx/review"
+	"github.com/ocdx/gh-ocdx/state"
+)
+
+// Inline review comments (docs/architecture.md, Posting): a round's review
+// carries one comment per finding on a line of the diff; the first comment
+// of each thread names its finding, so later rounds and runs know it.
+
+// threadTag names the finding of a thread gh-ocdx opened. The title is
+// query-escaped: it comes from a model and must not close the HTML comment.
+func threadTag(f finding.Finding) string {
+	return fmt.Sprintf("<!-- ocdx:finding=%s category=%s title=%s -->", f.ID, url.QueryEscape(f.Category), url.QueryEscape(f.Title))
+}
+
+var reThreadTag = regexp.MustCompile(`<!-- ocdx:finding=([A-Z]+-[0-9a-f]{8}) category=(\S*) title=(\S*) -->`)
+
+// OwnThread is a review thread gh-ocdx opened for a finding.
+type OwnThread struct {
+	ID       string // node id, for the resolution
+	URL      string // its first comment
+	Finding  finding.Finding
+	Resolved bool
+	Replies  []github.ThreadComment // what people answered on it
+}
+
+// OwnThreads are the threads whose first comment is gh-ocdx's (the marker,
+// by the login it posts as) and names a finding.
+func OwnThreads(pr *github.PullRequest) []OwnThread {
+	var out []OwnThread
+	for _, th := range pr.Threads {
+		if len(th.Comments) == 0 || !Own(pr, th.Comments[0].Body, th.Comments[0].Author) {
+			continue
+		}
+		first := th.Comments[0]
+		m := reThreadTag.FindStringSubmatch(first.Body)
+		if m == nil {
+			continue
+		}
+		cat, _ := url.QueryUnescape(m[2])
+		title, _ := url.QueryUnescape(m[3])
+		line := first.Line
+		if line == nil {
+			line = th.Line
+		}
+		ot := OwnThread{ID: th.ID, URL: first.URL, Resolved: th.IsResolved,
+			Finding: finding.Finding{ID: m[1], Category: cat, Title: title, File: first.Path, Line: line}}
+		for _, c := range th.Comments[1:] {
+			if !Own(pr, c.Body, c.Author) {
+				ot.Replies = append(ot.Replies, c)
+			}
+		}
+		out = append(out, ot)
+	}
+	return out
+}
+
+// ownThreadOf is the first of threads that is about f (the same ID, or the
+// same finding by the stuck rules), or nil.
+func ownThreadOf(threads []OwnThread, f finding.Finding) *OwnThread {
+	for i := range threads {
+		if SameFinding(threads[i].Finding, f) {
+			return &threads[i]
+		}
+	}
+	return nil
+}
+
+// Inline is what a round's review posts besides its body.
+type Inline struct {
+	Comments []github.ReviewComment `json:"comments"`
+	OffDiff  []finding.Finding      `json:"offDiff"` // not on a changed line: listed in the body
+	Open     []Linked               `json:"open"`    // already in an open thread: linked, not posted again
+	Refused  bool                   `json:"refused"` // GitHub refused the comments; the body lists them
+}
+
+// Linked is a finding and the open thread that already carries it.
+type Linked struct {
+	ID  string `json:"id"`
+	URL string `json:"url"`
+}
+
+// PlanInline chooses the inline comments of a round: each P0–P2 code
+// finding once, anchored on the diff (lines), unless an
+// open thread of gh-ocdx already carries it. A model's file and line only
+// ever anchor on a line the PR's diff shows.
+func PlanInline(pr *github.PullRequest, lines github.DiffLines, fs []finding.Finding) Inline {
+	in := Inline{Comments: []github.ReviewComment{}, OffDiff: []finding.Finding{}, Open: []Linked{}}
+	var open []OwnThread
+	for _, t := range OwnThreads(pr) {
+		if !t.Resolved {
+			open = append(open, t)
+		}
+	}
+	seen := map[string]bool{}
+	for _, p := range []string{"P0", "P1", "P2"} {
+		for _, f := range fs {
+			if f.Priority != p || IsThread(f) || seen[f.ID] {
+				continue
+			}
+			seen[f.ID] = true
+			if t := ownThreadOf(open, f); t != nil {
+				in.Open = append(in.Open, Linked{ID: f.ID, URL: t.URL})
+				continue
+			}
+			c, ok := anchor(lines, f)
+			if !ok {
+				in.OffDiff = append(in.OffDiff, f)
+				continue
+			}
+			in.Comments = append(in.Comments, c)
+		}
+	}
+	return in
+}
+
+// anchor places f on the diff: line..endLine when it gives a range, else
+// its line.
+func anchor(lines github.DiffLines, f finding.Finding) (github.ReviewComment, bool) {
+	if f.Line == nil || *f.Line <= 0 {
+		return github.ReviewComment{}, false
+	}
+	start, end := 0, *f.Line
+	if f.EndLine != nil && *f.EndLine > end {
+		start, end = end, *f.EndLine
+	}
+	side, ok := lines.Anchor(f.File, start, end)
+	if !ok && start > 0 {
+		// The range leaves the diff: the first line alone, without the
+		// replacement, which was written for the whole range.
+		start, end = 0, *f.Line
+		f.Replacement = nil
+		side, ok = lines.Anchor(f.File, 0, end)
+	}
+	if !ok {
+		return github.ReviewComment{}, false
+	}
+	if side != github.Right {
+		f.Replacement = nil // a suggestion replaces lines of the PR's version
+	}
+	return github.ReviewComment{Path: f.File, Line: end, StartLine: start, Side: side, Body: InlineBody(f)}, true
+}
+
+// InlineBody is the comment of one finding: marker, the thread's tag, the
+// finding, and its replacement as a suggestion GitHub can commit. It is
+// sanitised as the report is.
+func InlineBody(f finding.Finding) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s\n%s\n**%s** · %s · `%s`\n\n", finding.Marker, threadTag(f), f.Priority, cell(f.Title, 200), f.ID)
+	if d := strings.TrimSpace(f.Description); d != "" {
+		b.WriteString(excerpt(d, 2000) + "\n\n")
+	}
+	if s := strings.TrimSpace(f.Suggestion); s != "" {
+		fmt.Fprintf(&b, "_Suggestion:_ %s\n\n", excerpt(s, 1000))
+	}
+	if f.Replacement != nil {
+		b.WriteString(finding.SuggestionBlock(*f.Replacement) + "\n")
+	}
+	return redact.ForComment(strings.TrimRight(b.String(), "\n"))
+}
+
+// Section is the part of the review body about the inline comments.
+func (in Inline) Section() string {
+	var b strings.Builder
+	if len(in.Comments) > 0 && !in.Refused {
+		fmt.Fprintf(&b, "**Inline:** %d finding(s) commented on the lines they are about.\n\n", len(in.Comments))
+	}
+	if in.Refused {
+		b.WriteString("### Not posted inline\n\nGitHub refused the inline comments of this review; the findings are listed above.\n\n")
+		for _, c := range in.Comments {
+			fmt.Fprintf(&b, "- `%s:%d`\n", c.Path, c.Line)
+		}
+		b.WriteString("\n")
+	}
+	if len(in.OffDiff) > 0 {
+		b.WriteString("### Not on a changed line\n\n")
+		for _, f := range in.OffDiff {
+			loc := f.File
+			if f.Line != nil {
+				loc = fmt.Sprintf("%s:%d", f.File, *f.Line)
+			}
+			fmt.Fprintf(&b, "- **%s** `%s` `%s` %s\n", f.Priority, f.ID, loc, cell(f.Title, 200))
+		}
+		b.WriteString("\n")
+	}
+	if len(in.Open) > 0 {
+		b.WriteString("### Already in an open thread\n\n")
+		for _, o := range in.Open {
+			fmt.Fprintf(&b, "- `%s`: %s\n", o.ID, o.URL)
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// Resolutions are the replies and resolutions for the threads of findings
+// the last round's fix reported fixed (fixed: ID → commit) that this round
+// no longer raises: "Fixed in <sha>".
+func Resolutions(pr *github.PullRequest, fixed map[string]string, current []finding.Finding) []github.ThreadReply {
+	var out []github.ThreadReply
+	for _, t := range OwnThreads(pr) {
+		sha, ok := fixed[t.Finding.ID]
+		if t.Resolved || !ok || t.ID == "" {
+			continue
+		}
+		if slices.ContainsFunc(current, func(f finding.Finding) bool { return SameFinding(t.Finding, f) }) {
+			continue
+		}
+		out = append(out, github.ThreadReply{ThreadID: t.ID, Body: finding.Marker + "\nFixed in " + sha + "."})
+	}
+	return out
+}
+
+// postReview posts round n's review once: its report as the body, its
+// findings as inline comments (docs/architecture.md, Posting). The tag
+// check reads the reviews of the PR as read this round, so it costs no
+// request; only a POST whose outcome is unknown reads the PR again.
+func (l *loop) postReview(ctx context.Context, n int, pr *github.PullRequest, rr *RoundResult) error {
+	tag := finding.Tag(l.run.ID(), n, "review")
+	for _, c := range l.comments(n) {
+		if c.Tag == tag {
+			return nil
+		}
+	}
+	record := func(url string) error {
+		l.posted = true
+		return l.run.Complete(n, state.PhaseCommented, func(rd *state.Round) {
+			rd.Comments = append(rd.Comments, state.Comment{Kind: "review", Tag: tag, URL: url})
+		})
+	}
+	if url, ok := reviewTagged(pr, tag); ok {
+		l.progress("the review report of round %d is already on the PR: %s", n, url)
+		return record(url)
+	}
+	if rr.lines == nil { // a resumed round: its diff was read by the run before
+		diff, _, err := l.o.GitHub.Diff(ctx, l.o.Repo, pr.Number, review.DiffLimit)
+		if err != nil {
+			return err
+		}
+		rr.lines = github.ParseDiffLines(string(diff))
+	}
+	in := PlanInline(pr, rr.lines, rr.Findings)
+	rr.Inline = &in
+	body := func() string {
+		return github.CapBody(redact.ForComment(finding.Marker + "\n" + tag + "\n" + RenderReview(l.run.ID(), l.o.MaxRounds, rr) + in.Section()))
+	}
+	posted, err := l.o.GitHub.PostReviewComments(ctx, l.o.Repo, pr.Number, github.CommentOnly, body(), in.Comments)
+	if err != nil && github.Unprocessable(err) && len(in.Comments) > 0 {
+		// Anchors are checked, so this is GitHub disagreeing about one:
+		// the review goes again, its findings in the body only.
+		l.progress("GitHub refused the inline comments of round %d (%v): posting the review without them", n, err)
+		in.Refused = true
+		posted, err = l.o.GitHub.PostReviewComments(ctx, l.o.Repo, pr.Number, github.CommentOnly, body(), nil)
+	}
+	if err != nil {
+		// The POST may have been applied even though it failed: look.
+		if again, rerr := l.o.GitHub.PullRequest(ctx, l.o.Repo, pr.Number); rerr == nil {
+			if url, ok := reviewTagged(again, tag); ok {
+				l.progress("posting the review report failed (%v), but it is on the PR: %s", err, url)
+				return record(url)
+			}
+		}
+		return err
+	}
+	inline := len(in.Comments)
+	if in.Refused {
+		inline = 0
+	}
+	l.progress("posted the review report of round %d with %d inline comment(s): %s", n, inline, posted.URL)
+	return record(posted.URL)
+}
+
+// reviewTagged finds gh-ocdx's own review carrying tag on pr.
+func reviewTagged(pr *github.PullRequest, tag string) (string, bool) {
+	for _, r := range pr.Reviews {
+		if strings.Contains(r.Body, tag) && pr.ByViewer(r.Author) {
+			return r.URL, true
+		}
+	}
+	return "", false
+}
+
+// resolveFixed replies "Fixed in <sha>" on the threads of the findings the
+// last round fixed that round n no longer raises, and resolves them, in
+// one request, only after a round every reviewer answered. A failure is
+// reported, not fatal: the threads stay open and
+// the next round or run tries again.
+func (l *loop) resolveFixed(ctx context.Context, n int, pr *github.PullRequest, rr *RoundResult) {
+	if rr.reviewersOK == 0 || len(failedReviewers(rr)) > 0 {
+		return // a reviewer that failed said nothing: silence is no proof of a fix
+	}
+	fixed := map[string]string{}
+	for _, rd := range l.run.Run().Rounds {
+		if rec, ok := fix.Recorded(rd); ok && rd.N == n-1 {
+			for _, f := range rec.Fixed {
+				fixed[f.FindingID] = cmp.Or(f.CommitSha, pr.HeadRefOid)
+			}
+		}
+	}
+	replies := Resolutions(pr, fixed, rr.Findings)
+	if len(replies) == 0 {
+		return
+	}
+	if err := l.o.GitHub.ResolveThreads(ctx, l.o.Repo, replies); err != nil {
+		l.progress("could not resolve %d fixed thread(s): %v", len(replies), err)
+		return
+	}
+	l.progress("resolved %d thread(s) of fixed findings", len(replies))
+}

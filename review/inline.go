@@ -1,0 +1,68 @@
+package review
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/ocdx/gh-ocdx/finding"
+	"github.com/ocdx/gh-ocdx/github"
+	"github.com/ocdx/gh-ocdx/internal/redact"
+)
+
+// commentsSchema is submit_review's optional inline comments.
+const commentsSchema = `"comments":{"type":"array","description":"optional comments on lines of the PR's diff","items":{"type":"object","properties":{` +
+	`"path":{"type":"string"},"line":{"type":"integer","description":"a line of the diff (the last of a range)"},` +
+	`"start_line":{"type":"integer","description":"the first line of a range"},"side":{"type":"string","enum":["RIGHT","LEFT"],"description":"RIGHT (default): the PR's version; LEFT: removed lines"},` +
+	`"body":{"type":"string"},"suggestion":{"type":"string","description":"the exact new text of the lines, committable by the author"}},"required":["path","line","body"]}}`
+
+// inlineComment is one of submit_review's comments, as the model gave it.
+type inlineComment struct {
+	Path       string  `json:"path"`
+	Line       int     `json:"line"`
+	StartLine  int     `json:"start_line"`
+	Side       string  `json:"side"`
+	Body       string  `json:"body"`
+	Suggestion *string `json:"suggestion"`
+}
+
+// anchored checks the model's comments against the PR's diff, as GitHub
+// would (docs/architecture.md, Posting), and sanitises them. A comment off
+// the diff is returned to the model to move before the person is asked.
+func (s *Session) anchored(in []inlineComment) ([]github.ReviewComment, error) {
+	if len(in) == 0 {
+		return nil, nil
+	}
+	lines := github.ParseDiffLines(s.Context.Diff)
+	var out []github.ReviewComment
+	var bad []string
+	for i, c := range in {
+		side := strings.ToUpper(strings.TrimSpace(c.Side))
+		if side == "" {
+			side = github.Right
+		}
+		got, ok := lines.Anchor(c.Path, c.StartLine, c.Line)
+		if !ok || got != side {
+			bad = append(bad, fmt.Sprintf("comment %d (%s:%d, %s)", i+1, c.Path, c.Line, side))
+			continue
+		}
+		if strings.TrimSpace(c.Body) == "" && c.Suggestion == nil {
+			bad = append(bad, fmt.Sprintf("comment %d (%s:%d) has no body", i+1, c.Path, c.Line))
+			continue
+		}
+		body := strings.TrimSpace(c.Body)
+		if c.Suggestion != nil && side == github.Right {
+			body += "\n\n" + finding.SuggestionBlock(*c.Suggestion)
+		}
+		start := c.StartLine
+		if start >= c.Line {
+			start = 0
+		}
+		out = append(out, github.ReviewComment{Path: c.Path, Line: c.Line, StartLine: start, Side: side, Body: redact.ForComment(strings.TrimSpace(body))})
+	}
+	if len(bad) > 0 {
+		return nil, errors.New("not on a line of the PR's diff in the task, where GitHub refuses comments: " + strings.Join(bad, "; ") +
+			". Move each to a changed or context line of its file's hunks (line in the PR's version, side RIGHT; LEFT for removed lines), or put it in the body, and call submit_review again")
+	}
+	return out, nil
+}
