@@ -220,7 +220,8 @@ func (ch Change) pr() *github.PullRequest {
 	return pr
 }
 
-// lastFixed is what the newest run's last round reported fixed.
+// lastFixed is what the newest run's last round reported fixed; by ID
+// alone when the run converged and its findings were compacted away.
 func lastFixed(runs []state.Run) []finding.Finding {
 	for i := len(runs) - 1; i >= 0; i-- {
 		rounds := runs[i].Rounds
@@ -229,10 +230,18 @@ func lastFixed(runs []state.Run) []finding.Finding {
 		}
 		rd := rounds[len(rounds)-1]
 		var fs []finding.Finding
-		if len(rd.FixedIDs) == 0 || json.Unmarshal(rd.Findings, &fs) != nil {
-			return nil
+		if rd.Findings != nil && json.Unmarshal(rd.Findings, &fs) != nil {
+			fs = nil
 		}
-		return slices.DeleteFunc(fs, func(f finding.Finding) bool { return !slices.Contains(rd.FixedIDs, f.ID) })
+		var out []finding.Finding
+		for _, id := range rd.FixedIDs {
+			f := finding.Finding{ID: id}
+			if i := slices.IndexFunc(fs, func(f finding.Finding) bool { return f.ID == id }); i >= 0 {
+				f = fs[i]
+			}
+			out = append(out, f)
+		}
+		return out
 	}
 	return nil
 }
