@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/ocdx/gh-ocdx/finding"
+	"github.com/ocdx/gh-ocdx/git"
 	"github.com/ocdx/gh-ocdx/internal/testkit"
 	"github.com/ocdx/gh-ocdx/loop"
 )
@@ -250,5 +251,26 @@ func TestReviewFixRefusesADirtyTree(t *testing.T) {
 	}
 	if n := len(lr.models.Requests("rev")) + lr.fixer.Count(); n != 0 {
 		t.Errorf("%d model requests before the refusal", n)
+	}
+}
+
+// A branch's runs are keyed by its origin as host/owner/repo, however the
+// remote is spelled, so two clones of a repository share a branch's record.
+func TestReviewKeyNamesTheOrigin(t *testing.T) {
+	dir := t.TempDir()
+	testkit.Git(t, dir, "init", "--quiet")
+	g, err := git.Open(t.Context(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := repoID(t.Context(), g); got != g.Dir {
+		t.Errorf("no origin: %q, want the directory", got)
+	}
+	testkit.Git(t, dir, "remote", "add", "origin", "git@github.com:Octo/Widgets.git")
+	for _, url := range []string{"git@github.com:Octo/Widgets.git", "https://github.com/octo/widgets", "ssh://git@github.com/octo/widgets.git", "https://user@github.com/octo/widgets.git/"} {
+		testkit.Git(t, dir, "remote", "set-url", "origin", url)
+		if got := repoID(t.Context(), g); got != "github.com/octo/widgets" {
+			t.Errorf("%s: %q", url, got)
+		}
 	}
 }
