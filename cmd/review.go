@@ -204,7 +204,8 @@ func reviewLocal(ctx context.Context, d *Deps, opts *ReviewOptions) error {
 	}
 	res, err := loop.ReviewLocal(ctx, loop.LocalOptions{
 		Key: state.LocalKey(repoID(ctx, g), branch), Change: ch.Change, Store: state.New(path, nil),
-		Reviewers: reviewers, Tools: review.RepoTools(repofs.NewTree(ctx, g, ch.tree)), Fixer: fixer,
+		Reviewers: reviewers, Fixer: fixer,
+		Tools: append(review.RepoTools(repofs.NewTree(ctx, g, ch.tree)), review.PRTools(localPatches(ch.Change), github.Repo{}, 0)...),
 		Progress: d.IO.ErrOut,
 	})
 	if res != nil && res.Outcome != "" {
@@ -445,6 +446,36 @@ func (f *localFixer) Fix(ctx context.Context, req loop.FixRequest) (*loop.FixRep
 		}
 	}
 	return rep, err
+}
+
+// localPatches answers the reviewers' pr_diff from the local diff, as
+// GitHub's file pages would; there are no issues to view.
+type localPatches loop.Change
+
+func (ch localPatches) FilesPage(_ context.Context, _ github.Repo, _, page int) ([]github.FilePatch, error) {
+	blocks := map[string]string{}
+	for _, b := range strings.Split("\n"+string(ch.Diff), "\ndiff --git ")[1:] {
+		header, _, _ := strings.Cut(b, "\n")
+		for _, f := range ch.Files {
+			if strings.HasSuffix(header, " b/"+f.Path) {
+				if _, hunks, ok := strings.Cut(b, "\n@@"); ok {
+					blocks[f.Path] = strings.TrimSuffix("@@"+hunks, "\n")
+				} else {
+					blocks[f.Path] = ""
+				}
+			}
+		}
+	}
+	var out []github.FilePatch
+	for i := (page - 1) * github.FilesPerPage; i >= 0 && i < len(ch.Files) && i < page*github.FilesPerPage; i++ {
+		p := ch.Files[i].Path
+		out = append(out, github.FilePatch{Filename: p, Status: "modified", Patch: blocks[p]})
+	}
+	return out, nil
+}
+
+func (localPatches) Issue(context.Context, github.Repo, int) (*github.Issue, error) {
+	return nil, errors.New("a local review has no pull request and no linked issues")
 }
 
 // offline is the GitHub of a local review's fix: it never needs one, and

@@ -126,7 +126,9 @@ func TestReviewPrintsAP1AndExits3(t *testing.T) {
 		"app.go": "package app\n\nfunc A() { panic(1) }\n\nfunc B() { /* unstaged */ }\n",
 		".env":   "TOKEN=untracked-secret-value\n",
 	})
-	lr.models.Script("rev", testkit.Reply(envelope(panicFinding)))
+	lr.models.Script("rev",
+		testkit.CallTools(testkit.FakeCall{Name: "pr_diff", Args: `{"path":"app.go"}`}, testkit.FakeCall{Name: "read_file", Args: `{"path":".env"}`}),
+		testkit.Reply(envelope(panicFinding)))
 
 	out, stderr, err := lr.run()
 
@@ -149,8 +151,16 @@ func TestReviewPrintsAP1AndExits3(t *testing.T) {
 			t.Errorf("the reviewer's task lacks %q", want)
 		}
 	}
-	if strings.Contains(task, "untracked-secret-value") {
-		t.Error("an untracked file's content was sent to the model")
+	// pr_diff answers from the local diff; read_file never reads an
+	// untracked file.
+	tools := string(reqs[len(reqs)-1].Body)
+	if !strings.Contains(tools, `@@ -1,3 +1,5 @@`) || !strings.Contains(tools, "not tracked") {
+		t.Errorf("the tool results:\n%s", tools)
+	}
+	for _, r := range reqs {
+		if strings.Contains(string(r.Body), "untracked-secret-value") {
+			t.Error("an untracked file's content was sent to the model")
+		}
 	}
 	// The user's index is not touched by the snapshot.
 	if st := testkit.Git(t, lr.repo.Clone, "diff", "--cached", "--name-only"); st != "" {
