@@ -194,6 +194,15 @@ func reviewLocal(ctx context.Context, d *Deps, opts *ReviewOptions) error {
 		if opts.Prompter == nil && !opts.Yes {
 			opts.Prompter = newPrompter(ctx, d.IO)
 		}
+		// A repository's verify commands are asked about as review-loop
+		// asks, once per repository until they change.
+		if id := strings.SplitN(repoID(ctx, g), "/", 3); !opts.Yes && len(id) == 3 && id[0] != "" {
+			p := &prepared{cfg: cfg, repo: github.Repo{Host: id[0], Owner: id[1], Name: id[2]},
+				pr: &github.PullRequest{BaseRefName: ch.Base, BasePolicy: github.PolicyFile{Commit: ch.MergeBase}}}
+			if err := approveVerify(d, p, opts.Prompter); err != nil {
+				return err
+			}
+		}
 		fixer = &localFixer{git: g, branch: branch, yes: opts.Yes, ask: opts.Prompter, progress: d.IO.ErrOut,
 			inner: &loop.FixRunner{Dir: g.Dir, Model: fm, ModelName: cfg.PRFix.String(), Verify: cfg.Verify,
 				NoPush: true, GitHub: offline{}, Progress: d.IO.ErrOut}}
@@ -205,7 +214,7 @@ func reviewLocal(ctx context.Context, d *Deps, opts *ReviewOptions) error {
 	res, err := loop.ReviewLocal(ctx, loop.LocalOptions{
 		Key: state.LocalKey(repoID(ctx, g), branch), Change: ch.Change, Store: state.New(path, nil),
 		Reviewers: reviewers, Fixer: fixer,
-		Tools: append(review.RepoTools(repofs.NewTree(ctx, g, ch.tree)), review.PRTools(localPatches(ch.Change), github.Repo{}, 0)...),
+		Tools:    append(review.RepoTools(repofs.NewTree(ctx, g, ch.tree)), review.PRTools(localPatches(ch.Change), github.Repo{}, 0)...),
 		Progress: d.IO.ErrOut,
 	})
 	if res != nil && res.Outcome != "" {

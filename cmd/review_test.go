@@ -284,3 +284,35 @@ func TestReviewKeyNamesTheOrigin(t *testing.T) {
 		}
 	}
 }
+
+// In a terminal, --fix asks before running a repository's verify commands,
+// read from .ocdx.json at the merge base; declined, no model is called.
+func TestReviewFixAsksAboutTheRepositorysVerifyCommands(t *testing.T) {
+	lr := newLocalReview(t, `"true"`)
+	testkit.Git(t, lr.repo.Clone, "checkout", "--quiet", "main")
+	testkit.WriteFiles(t, lr.repo.Clone, map[string]string{".ocdx.json": `{"verify": ["true"]}`})
+	testkit.Git(t, lr.repo.Clone, "add", ".ocdx.json")
+	testkit.Git(t, lr.repo.Clone, "commit", "--quiet", "-m", "policy")
+	testkit.Git(t, lr.repo.Clone, "checkout", "--quiet", "feature")
+	testkit.Git(t, lr.repo.Clone, "rebase", "--quiet", "main")
+	// The branch's own copy is not the one that runs.
+	testkit.WriteFiles(t, lr.repo.Clone, map[string]string{".ocdx.json": `{"verify": ["sh -c 'echo pwned'"]}`})
+	testkit.Git(t, lr.repo.Clone, "commit", "--quiet", "-am", "widen verify")
+	testkit.Git(t, lr.repo.Clone, "remote", "set-url", "origin", "https://github.com/octo/widgets.git")
+
+	d, _, errOut := testDeps()
+	d.Getenv = func(k string) string { return lr.env[k] }
+	d.IO.stdinTTY, d.IO.stdoutTTY = true, true
+	ask := &fakePrompter{ok: false}
+	err := reviewLocal(t.Context(), d, &ReviewOptions{Fix: true, Prompter: ask})
+
+	if err == nil || !strings.Contains(err.Error(), "you declined the verify commands") {
+		t.Fatalf("got %v\n%s", err, errOut)
+	}
+	if len(ask.asked) != 1 || !strings.Contains(errOut.String(), "verify (from .ocdx.json at the merge base") || strings.Contains(errOut.String(), "pwned") {
+		t.Errorf("asked %q\n%s", ask.asked, errOut)
+	}
+	if n := len(lr.models.Requests("rev")); n != 0 {
+		t.Errorf("%d model requests before the answer", n)
+	}
+}
