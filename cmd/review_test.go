@@ -316,3 +316,31 @@ func TestReviewFixAsksAboutTheRepositorysVerifyCommands(t *testing.T) {
 		t.Errorf("%d model requests before the answer", n)
 	}
 }
+
+// Declining the verified fix's commits leaves the branch where it was and
+// their changes in the working tree.
+func TestReviewFixDeclinedCommitsNothing(t *testing.T) {
+	lr := newLocalReview(t, `"true"`)
+	start := testkit.Git(t, lr.repo.Clone, "rev-parse", "HEAD")
+	lr.models.Script("rev", testkit.Reply(envelope(panicFinding)))
+	d, out, errOut := testDeps()
+	d.Getenv = func(k string) string { return lr.env[k] }
+	d.IO.stdinTTY, d.IO.stdoutTTY = true, true
+	ask := &fakePrompter{ok: false}
+
+	err := reviewLocal(t.Context(), d, &ReviewOptions{Fix: true, Prompter: ask})
+
+	var inc *IncompleteError
+	if !errors.As(err, &inc) || !strings.Contains(err.Error(), "you declined") {
+		t.Fatalf("got %v\n%s\n%s", err, out, errOut)
+	}
+	if len(ask.asked) != 1 || !strings.Contains(ask.asked[0], "Keep these 1 commit(s) on feature?") || !strings.Contains(errOut.String(), "fix: review findings") {
+		t.Errorf("asked %q\n%s", ask.asked, errOut)
+	}
+	if head := testkit.Git(t, lr.repo.Clone, "rev-parse", "HEAD"); head != start {
+		t.Errorf("HEAD moved to %s", head)
+	}
+	if st := testkit.Git(t, lr.repo.Clone, "status", "--porcelain"); !strings.Contains(st, "A  fix-round-1.txt") {
+		t.Errorf("the fix's changes are not staged in the working tree: %q", st)
+	}
+}
