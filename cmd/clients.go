@@ -8,10 +8,10 @@ import (
 	"github.com/ocdx/gh-ocdx/llm"
 )
 
-// Timeouts a user may set: local models can need far more than the default
-// five minutes per call, and a slow GitHub Enterprise more than a minute.
+// Timeouts a user may set: a local model can think for minutes before its
+// first token, and a slow GitHub Enterprise take more than a minute.
 const (
-	envModelTimeout  = "OCDX_MODEL_TIMEOUT"  // per model call attempt (default 5m)
+	envModelTimeout  = "OCDX_MODEL_TIMEOUT"  // a model answer's inactivity deadline: no data for this long cuts the attempt (default 2m)
 	envGitHubTimeout = "OCDX_GITHUB_TIMEOUT" // per GitHub request (default 60s)
 )
 
@@ -38,14 +38,15 @@ func checkTimeouts(d *Deps) error {
 	return nil
 }
 
-// newModel builds a provider/model client with the user's timeout.
-func newModel(d *Deps, name string) (llm.Model, error) {
+// newModel builds a provider/model client with the user's timeout and the
+// role's output cap (0: the client's default).
+func newModel(d *Deps, name string, outputCap int64) (llm.Model, error) {
 	t, err := envDuration(d, envModelTimeout)
 	if err != nil {
 		return nil, err
 	}
 	registerCredentials(d)
-	return llm.New(name, d.Getenv, llm.Options{Timeout: t})
+	return llm.New(name, d.Getenv, llm.Options{Timeout: t, MaxTokens: outputCap})
 }
 
 // newGitHub builds the GitHub client for host with the user's timeout.

@@ -145,7 +145,7 @@ func fixPR(ctx context.Context, d *Deps, opts *FixOptions) error {
 		d.Log.Info(note)
 	}
 
-	model, err := newModel(d, cfg.PRFix.String())
+	model, err := newModel(d, cfg.PRFix.String(), cfg.OutputCap("prFixModel"))
 	if err != nil {
 		return err
 	}
@@ -185,7 +185,7 @@ func fixPR(ctx context.Context, d *Deps, opts *FixOptions) error {
 
 	o := fix.Options{Repo: repo, PR: pr, Dir: co.Repo.Dir, Remote: pushRemote(ctx, co),
 		Model: model, ModelName: cfg.PRFix.String(),
-		Verify: cfg.Verify, Payload: payload, Run: run, Round: 1, Resume: resume,
+		Verify: cfg.Verify, Policy: cfg.Policy, Payload: payload, Run: run, Round: 1, Resume: resume,
 		DryRun: opts.DryRun, GitHub: client, Progress: d.IO.ErrOut}
 	if !opts.Yes {
 		p := opts.Prompter

@@ -73,6 +73,7 @@ func prepare(ctx context.Context, d *Deps, r repository.Repository, number int, 
 		return nil, err
 	}
 	if slices.ContainsFunc(p.pr.Files, func(f github.ChangedFile) bool { return f.Path == config.RepoFile }) {
+		// The round report says so too, for REVIEW.md as well.
 		d.Log.Warn(fmt.Sprintf("PR #%d changes %s: its change takes effect once merged; this run uses %s", p.pr.Number, config.RepoFile, policyName(cfg, p.pr)))
 	}
 	from := verifySource(d, cfg)
@@ -83,31 +84,50 @@ func prepare(ctx context.Context, d *Deps, r repository.Repository, number int, 
 	return p, nil
 }
 
-// applyBasePolicy takes the verify commands from .ocdx.json on the PR's base
-// branch, as the PR query read it. The PR's own copy (its head, the checkout)
-// is never read: whoever opens a PR would choose the commands run here.
+// applyBasePolicy applies the repository policy of the PR's base branch
+// (docs/architecture.md, Where the repository policy comes from).
 func applyBasePolicy(cfg *config.Config, pr *github.PullRequest) error {
-	bp := pr.BasePolicy
-	if !bp.Found {
-		return nil
-	}
-	where := fmt.Sprintf("%s on %s at %.7s", config.RepoFile, pr.BaseRefName, bp.Commit)
-	var cause error
-	switch {
-	case bp.Truncated:
-		cause = errors.New("GitHub gives only the start of the file, it is too large")
-	case bp.NotText:
-		cause = errors.New("it is not a text file")
-	}
-	if cause != nil {
-		return &config.Error{Path: where, Err: cause, Repo: true, Branch: true}
-	}
-	verify, err := config.RepoPolicy([]byte(bp.Text), where)
+	p, where, err := basePolicy(pr)
 	if err != nil {
 		return err
 	}
-	cfg.ApplyPolicy(verify, where)
+	cfg.ApplyPolicy(p, where)
 	return nil
+}
+
+// basePolicy is the policy of .ocdx.json and REVIEW.md on the PR's base
+// branch, as the PR query read them; where names the .ocdx.json. The PR's
+// own copies (its head, the checkout) are never read: whoever opens a PR
+// would choose the commands run here and the rules its review follows. A
+// base .ocdx.json that cannot be used is an error naming it: only the
+// base's maintainers can fix it, and running without it could run commands
+// or review in a way they did not choose.
+func basePolicy(pr *github.PullRequest) (*config.Policy, string, error) {
+	bp := pr.BasePolicy
+	where := fmt.Sprintf("%s on %s at %.7s", config.RepoFile, pr.BaseRefName, bp.Commit)
+	p := config.DefaultPolicy()
+	if bp.Found {
+		var cause error
+		switch {
+		case bp.Truncated:
+			cause = errors.New("GitHub gives only the start of the file, it is too large")
+		case bp.NotText:
+			cause = errors.New("it is not a text file")
+		}
+		if cause != nil {
+			return nil, "", &config.Error{Path: where, Err: cause, Repo: true, Branch: true}
+		}
+		var err error
+		if p, err = config.RepoPolicy([]byte(bp.Text), where); err != nil {
+			return nil, "", err
+		}
+	}
+	// A REVIEW.md GitHub gives only the start of is used as far as given:
+	// the instructions are capped shorter anyway.
+	if g := pr.BaseGuide; g.Found && !g.NotText {
+		p.Guide = g.Text
+	}
+	return p, where, nil
 }
 
 // policyName says which verify list applies, for the message about a PR

@@ -179,15 +179,16 @@ func reviewLocal(ctx context.Context, d *Deps, opts *ReviewOptions) error {
 
 	var reviewers []loop.Role
 	for i, m := range cfg.Reviewers {
-		mod, err := newModel(d, m.String())
+		key := fmt.Sprintf("reviewerModels[%d]", i)
+		mod, err := newModel(d, m.String(), cfg.OutputCap(key))
 		if err != nil {
 			return err
 		}
-		reviewers = append(reviewers, loop.Role{Name: fmt.Sprintf("reviewer-%d", i+1), Key: fmt.Sprintf("reviewerModels[%d]", i), Model: m.String(), LLM: mod})
+		reviewers = append(reviewers, loop.Role{Name: fmt.Sprintf("reviewer-%d", i+1), Key: key, Model: m.String(), LLM: mod})
 	}
 	var fixer loop.Fixer
 	if opts.Fix {
-		fm, err := newModel(d, cfg.PRFix.String())
+		fm, err := newModel(d, cfg.PRFix.String(), cfg.OutputCap("prFixModel"))
 		if err != nil {
 			return err
 		}
@@ -204,7 +205,7 @@ func reviewLocal(ctx context.Context, d *Deps, opts *ReviewOptions) error {
 			}
 		}
 		fixer = &localFixer{git: g, branch: branch, yes: opts.Yes, ask: opts.Prompter, progress: d.IO.ErrOut,
-			inner: &loop.FixRunner{Dir: g.Dir, Model: fm, ModelName: cfg.PRFix.String(), Verify: cfg.Verify,
+			inner: &loop.FixRunner{Dir: g.Dir, Model: fm, ModelName: cfg.PRFix.String(), Verify: cfg.Verify, Policy: cfg.Policy,
 				NoPush: true, GitHub: offline{}, Progress: d.IO.ErrOut}}
 	}
 	path, err := state.Path(d.Getenv)
@@ -212,7 +213,7 @@ func reviewLocal(ctx context.Context, d *Deps, opts *ReviewOptions) error {
 		return err
 	}
 	res, err := loop.ReviewLocal(ctx, loop.LocalOptions{
-		Key: state.LocalKey(repoID(ctx, g), branch), Change: ch.Change, Store: state.New(path, nil),
+		Key: state.LocalKey(repoID(ctx, g), branch), Change: ch.Change, Store: state.New(path, nil), Policy: cfg.Policy,
 		Reviewers: reviewers, Fixer: fixer,
 		Tools:    append(review.RepoTools(repofs.NewTree(ctx, g, ch.tree)), review.PRTools(localPatches(ch.Change), github.Repo{}, 0)...),
 		Progress: d.IO.ErrOut,
@@ -286,7 +287,7 @@ func localChange(ctx context.Context, g *git.Repo, branch, base string) (*localC
 // origin/HEAD names, else main, else master.
 func defaultBase(ctx context.Context, g *git.Repo, base string) (string, error) {
 	if base != "" {
-		if _, err := g.Run(ctx, "rev-parse", "--verify", "--quiet", "--end-of-options", base+"^{commit}"); err != nil {
+		if _, err := g.Run(ctx, "rev-parse", "--verify", "--quiet", base+"^{commit}"); err != nil {
 			return "", fmt.Errorf("--base %s is not a branch or commit of this repository: fetch it, or name another", base)
 		}
 		return base, nil
@@ -360,28 +361,33 @@ func numstat(out string) []github.ChangedFile {
 	return files
 }
 
-// localPolicy applies the repository's .ocdx.json. For a review, the
-// working tree's; for --fix, whose verify commands run here, the one at
-// the merge base: a branch (perhaps someone else's, checked out to look at)
-// changes the commands run only once merged, as review-loop reads the base
-// branch's (docs/architecture.md, Where the repository policy comes from).
+// localPolicy applies the repository's policy: the working tree's
+// .ocdx.json and REVIEW.md. For --fix, whose verify commands run here,
+// those come from .ocdx.json at the merge base: a branch (perhaps someone
+// else's, checked out to look at) changes the commands run only once
+// merged, as review-loop reads the base branch's (docs/architecture.md,
+// Where the repository policy comes from).
 func localPolicy(ctx context.Context, d *Deps, cfg *config.Config, g *git.Repo, mb string, fixing bool) error {
-	if !fixing {
-		return cfg.ApplyRepo(g.Dir)
+	verify, from := cfg.Verify, cfg.VerifyFrom
+	if err := cfg.ApplyRepo(g.Dir); err != nil || !fixing {
+		return err
 	}
+	cfg.Verify, cfg.VerifyFrom = verify, from
 	where := fmt.Sprintf("%s at the merge base %.7s", config.RepoFile, mb)
 	var b bytes.Buffer
 	if err := g.RunIO(ctx, nil, &b, "cat-file", "blob", mb+":"+config.RepoFile); err == nil {
-		verify, err := config.RepoPolicy(b.Bytes(), where)
+		p, err := config.RepoPolicy(b.Bytes(), where)
 		if err != nil {
 			return err
 		}
-		cfg.ApplyPolicy(verify, where)
+		if len(p.Verify) > 0 {
+			cfg.Verify, cfg.VerifyFrom = p.Verify, where
+		}
 	}
 	if head, err := os.ReadFile(filepath.Join(g.Dir, config.RepoFile)); err == nil && !bytes.Equal(head, b.Bytes()) {
 		d.Log.Warn(fmt.Sprintf("this branch changes %s: its verify commands take effect once merged; this run uses %s", config.RepoFile, verifySource(d, cfg)))
 	}
-	from := verifySource(d, cfg)
+	from = verifySource(d, cfg)
 	if err := preflight.Commands(cfg.Verify, from); err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -26,7 +27,10 @@ type ReviewLoopOptions struct {
 	Yes      bool
 	DryRun   bool
 	JSON     bool
-	Prompter Prompter // nil: survey on the terminal
+	// MaxTokens is the run's token budget (--max-tokens); 0: the
+	// configuration's maxTokens, if any.
+	MaxTokens int64
+	Prompter  Prompter // nil: survey on the terminal
 }
 
 const reviewLoopHelp = `Review a pull request with every configured reviewer model and the comments
@@ -41,9 +45,13 @@ without asking (CI). A PR you cannot push to (a fork, READ permission) is
 reviewed once and not fixed. An interrupted run resumes where it stopped and
 never posts the same report twice.
 
+With --max-tokens (or maxTokens in the configuration) the run stops before
+a model call that could pass the budget: its input estimate plus its output
+cap.
+
 Exit codes: 0 converged, 1 error, 2 usage, 3 finished without converging
 (max rounds, stuck findings, unresolved threads, review only, verification
-failed), 130 cancelled.
+failed, token budget reached), 130 cancelled.
 
 Examples:
   gh ocdx review-loop
@@ -60,17 +68,21 @@ func runReviewLoop(ctx context.Context, d *Deps, args []string) error {
 
 func parseReviewLoop(d *Deps, args []string) (*ReviewLoopOptions, error) {
 	opts := &ReviewLoopOptions{}
-	fs := newFlagSet("review-loop", "gh ocdx review-loop [--pr N] [--yes] [--dry-run] [--json] [-R OWNER/REPO]", reviewLoopHelp)
+	fs := newFlagSet("review-loop", "gh ocdx review-loop [--pr N] [--yes] [--dry-run] [--json] [--max-tokens N] [-R OWNER/REPO]", reviewLoopHelp)
 	fs.IntVar(&opts.PR, "pr", 0, "The pull request number (default: the open PR of the current branch)")
 	fs.BoolVar(&opts.Yes, "yes", false, "Push fixes without asking (for CI)")
 	fs.BoolVar(&opts.DryRun, "dry-run", false, "Review once and print what would be posted and fixed; post, push and record nothing")
 	fs.BoolVar(&opts.JSON, "json", false, "Print the result as JSON")
+	fs.Int64Var(&opts.MaxTokens, "max-tokens", 0, "Stop before a model call that could bring the run's tokens (in and out) past `N`")
 	fs.repoFlag(&opts.RepoFlag)
 	if err := fs.parse(d, args, 0); err != nil {
 		return nil, err
 	}
 	if fs.Changed("pr") && opts.PR <= 0 {
 		return nil, fs.usageErr("invalid --pr %d: give a pull request number", opts.PR)
+	}
+	if fs.Changed("max-tokens") && opts.MaxTokens <= 0 {
+		return nil, fs.usageErr("invalid --max-tokens %d: give the most tokens the run may use, above zero", opts.MaxTokens)
 	}
 	if _, err := fs.parseRepoFlag(opts.RepoFlag); err != nil {
 		return nil, err
@@ -85,7 +97,7 @@ func reviewLoop(ctx context.Context, d *Deps, opts *ReviewLoopOptions) error {
 	// Preflight: configuration, GitHub auth, the checkout, the PR, then the
 	// verify commands; no PR action before.
 	r, _ := parseRepoFlag(opts.RepoFlag) // checked when parsed
-	p, err := prepare(ctx, d, r, opts.PR, "Usage: gh ocdx review-loop [--pr N] [--yes] [--dry-run] [--json] [-R OWNER/REPO]", preflight.Local)
+	p, err := prepare(ctx, d, r, opts.PR, "Usage: gh ocdx review-loop [--pr N] [--yes] [--dry-run] [--json] [--max-tokens N] [-R OWNER/REPO]", preflight.Local)
 	if err != nil {
 		return err
 	}
@@ -108,20 +120,31 @@ func reviewLoop(ctx context.Context, d *Deps, opts *ReviewLoopOptions) error {
 		}
 	}
 
-	modelFor := func(m fmt.Stringer) (llm.Model, error) { return newModel(d, m.String()) }
+	var budget *llm.Budget
+	if max := cmp.Or(opts.MaxTokens, cfg.MaxTokens); max > 0 {
+		budget = llm.NewBudget(max)
+	}
+	modelFor := func(m fmt.Stringer, key string) (llm.Model, error) {
+		out := cfg.OutputCap(key)
+		mod, err := newModel(d, m.String(), out)
+		if err != nil || budget == nil {
+			return mod, err
+		}
+		return budget.Wrap(mod, cmp.Or(out, llm.DefaultMaxOutput)), nil
+	}
 	var reviewers []loop.Role
 	for i, m := range cfg.Reviewers {
-		mod, err := modelFor(m)
+		mod, err := modelFor(m, "reviewerModels")
 		if err != nil {
 			return err
 		}
 		reviewers = append(reviewers, loop.Role{Name: fmt.Sprintf("reviewer-%d", i+1), Key: fmt.Sprintf("reviewerModels[%d]", i), Model: m.String(), LLM: mod})
 	}
-	am, err := modelFor(cfg.CommentsAnalyzer)
+	am, err := modelFor(cfg.CommentsAnalyzer, "commentsAnalyzerModel")
 	if err != nil {
 		return err
 	}
-	fm, err := modelFor(cfg.PRFix)
+	fm, err := modelFor(cfg.PRFix, "prFixModel")
 	if err != nil {
 		return err
 	}
@@ -131,7 +154,7 @@ func reviewLoop(ctx context.Context, d *Deps, opts *ReviewLoopOptions) error {
 	}
 
 	fixer := &loop.FixRunner{Repo: repo, Dir: co.Repo.Dir, Remote: pushRemote(ctx, co), Model: fm, ModelName: cfg.PRFix.String(),
-		Verify: cfg.Verify, GitHub: client, Progress: d.IO.ErrOut}
+		Verify: cfg.Verify, Policy: cfg.Policy, GitHub: client, Progress: d.IO.ErrOut}
 	if !opts.Yes {
 		p := opts.Prompter
 		fixer.Confirm = func(_ context.Context, plan fix.PushPlan) (bool, error) {
@@ -150,6 +173,8 @@ func reviewLoop(ctx context.Context, d *Deps, opts *ReviewLoopOptions) error {
 		},
 		AnalyzerTools: func(head string) []llm.Tool { return review.RepoTools(files(head)) },
 		Fixer:         fixer,
+		Policy:        cfg.Policy,
+		Budget:        budget,
 		DryRun:        opts.DryRun,
 		Progress:      d.IO.ErrOut,
 	})

@@ -46,7 +46,7 @@ func TestReviewLoopHelp(t *testing.T) {
 	if err := Run(t.Context(), []string{"review-loop", "--help"}, d); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"Usage: gh ocdx review-loop [--pr N] [--yes] [--dry-run] [--json] [-R OWNER/REPO]", "--pr int", "--dry-run", "Exit codes"} {
+	for _, want := range []string{"Usage: gh ocdx review-loop [--pr N] [--yes] [--dry-run] [--json] [--max-tokens N] [-R OWNER/REPO]", "--pr int", "--dry-run", "Exit codes"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("help lacks %q:\n%s", want, out)
 		}

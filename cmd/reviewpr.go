@@ -11,6 +11,7 @@ import (
 
 	"github.com/cli/go-gh/v2/pkg/repository"
 
+	"github.com/ocdx/gh-ocdx/config"
 	"github.com/ocdx/gh-ocdx/git"
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/llm"
@@ -169,7 +170,7 @@ func reviewPR(ctx context.Context, d *Deps, opts *ReviewPROptions) error {
 		if opts.Model != "" {
 			name = opts.Model
 		}
-		if model, err = newModel(d, name); err != nil {
+		if model, err = newModel(d, name, cfg.OutputCap("reviewPrModel")); err != nil {
 			return err
 		}
 		model = &progressModel{Model: model, name: name, log: d.Log}
@@ -184,7 +185,10 @@ func reviewPR(ctx context.Context, d *Deps, opts *ReviewPROptions) error {
 		return err
 	}
 	d.Log.Debug("gathering review context", "repo", repo.String(), "pr", opts.Number, "host", repo.Host)
-	rc, err := review.Gather(ctx, client, repo, opts.Number)
+	rc, err := review.Gather(ctx, client, repo, opts.Number, func(pr *github.PullRequest) (*config.Policy, error) {
+		p, _, err := basePolicy(pr)
+		return p, err
+	})
 	if err != nil {
 		return err
 	}

@@ -147,8 +147,9 @@ func nounHelp(path, description string, cmds []command) string {
 
 const rootFooter = `
 Configuration: $OCDX_CONFIG, else $XDG_CONFIG_HOME/gh-ocdx/config.json
-(run 'gh ocdx config init' to create it). Timeouts per attempt:
-OCDX_MODEL_TIMEOUT (default 5m), OCDX_GITHUB_TIMEOUT (default 60s).
+(run 'gh ocdx config init' to create it). Timeouts: OCDX_MODEL_TIMEOUT,
+how long a model answer may send nothing (default 2m; an answer is also
+cut after 30m), and OCDX_GITHUB_TIMEOUT, per GitHub request (default 60s).
 
 Exit codes: 0 done, 1 error, 2 usage error, 3 finished without converging,
 130 cancelled.

@@ -4,10 +4,7 @@
 package config
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
-	"path/filepath"
 	"strings"
 
 	"github.com/ocdx/gh-ocdx/llm"
@@ -20,13 +17,18 @@ const Example = `{
   "commentsAnalyzerModel": "openai/gpt-4.1-mini",
   "prFixModel": "anthropic/claude-sonnet-4-5",
   "reviewPrModel": "anthropic/claude-sonnet-4-5",
-  "verify": ["dx lint", "dx build all"]
+  "verify": ["dx lint", "dx build all"],
+  "outputTokens": {"prFixModel": 16384}
 }
 `
 
 // RepoExample is a valid repository .ocdx.json.
 const RepoExample = `{
-  "verify": ["dx lint", "dx build all"]
+  "verify": ["dx lint", "dx build all"],
+  "instructions": "Errors are wrapped with the operation that failed.",
+  "paths": [{"glob": "api/**", "instructions": "Every handler checks the caller's permission."}],
+  "ignore": ["testdata/**"],
+  "ignoreDefaults": true
 }
 `
 
@@ -51,6 +53,13 @@ type Config struct {
 	// without it (the default) an approval is posted as a comment, so that
 	// a model never satisfies a required review on its own.
 	AllowApprove bool
+	// MaxTokens is the token budget of a review-loop run (input and output
+	// of every model call together); 0: none.
+	MaxTokens int64
+	// OutputTokens caps a role's answers, by role key ("prFixModel",
+	// "reviewerModels" for every reviewer); a role absent takes the
+	// client's default.
+	OutputTokens map[string]int64
 
 	Path   string // absolute path of the file read
 	Legacy bool   // Path is the legacy opencode file; callers tell the user so
@@ -61,6 +70,9 @@ type Config struct {
 	// path in a work tree, or ".ocdx.json on main at 1a2b3c4"); "" when
 	// Verify is the configuration's or the default.
 	VerifyFrom string
+	// Policy is the repository's review policy once applied; nil before
+	// (the defaults).
+	Policy *Policy
 }
 
 // Load finds, reads and validates the configuration, checking that the
@@ -84,54 +96,43 @@ func Load(getenv func(string) string) (*Config, error) {
 	return c, nil
 }
 
-// ApplyRepo replaces Verify with the repository's own commands when
-// repoRoot holds a .ocdx.json.
+// ApplyRepo applies the policy of the work tree at repoRoot (its
+// .ocdx.json and REVIEW.md).
 func (c *Config) ApplyRepo(repoRoot string) error {
-	verify, path, err := RepoVerify(repoRoot)
-	if err != nil || path == "" {
+	p, path, err := ReadPolicy(repoRoot)
+	if err != nil {
 		return err
 	}
-	c.Verify, c.VerifyFrom = verify, path
+	c.ApplyPolicy(p, path)
 	return nil
 }
 
-// ApplyPolicy replaces Verify with the commands of a repository's
-// .ocdx.json read elsewhere than a work tree; where names it for the user.
-func (c *Config) ApplyPolicy(verify []string, where string) {
-	c.Verify, c.VerifyFrom = verify, where
+// ApplyPolicy makes p the repository policy; its verify commands, when it
+// sets any, replace the configuration's. where names the .ocdx.json for the
+// user.
+func (c *Config) ApplyPolicy(p *Policy, where string) {
+	c.Policy = p
+	if len(p.Verify) > 0 {
+		c.Verify, c.VerifyFrom = p.Verify, where
+	}
 }
 
-// RepoPolicy validates the text of a repository's .ocdx.json read from
-// where (".ocdx.json on main at 1a2b3c4") and returns its verify commands.
-// Problems in it are *Error naming where.
-func RepoPolicy(text []byte, where string) ([]string, error) {
-	verify, problems := parseRepo(text)
-	if len(problems) > 0 {
-		return nil, &Error{Path: where, Problems: problems, Repo: true, Branch: true}
-	}
-	return verify, nil
+// RepoPolicy validates the text of a repository's .ocdx.json read from a
+// branch on GitHub (where: ".ocdx.json on main at 1a2b3c4"). Problems in it
+// are *Error naming where.
+func RepoPolicy(text []byte, where string) (*Policy, error) {
+	return ParsePolicy(text, where, true)
 }
 
 // RepoVerify reads repoRoot/.ocdx.json. It returns the verify commands and
 // the file's absolute path, or a nil slice and "" when there is no such file.
 // Problems in the file are *Error.
 func RepoVerify(repoRoot string) (verify []string, path string, err error) {
-	path, err = filepath.Abs(filepath.Join(repoRoot, RepoFile))
-	if err != nil {
+	p, path, err := ReadPolicy(repoRoot)
+	if err != nil || path == "" {
 		return nil, "", err
 	}
-	data, err := ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, "", nil
-	}
-	if err != nil {
-		return nil, "", &Error{Path: path, Err: err, Repo: true}
-	}
-	verify, problems := parseRepo(data)
-	if len(problems) > 0 {
-		return nil, "", &Error{Path: path, Problems: problems, Repo: true}
-	}
-	return verify, path, nil
+	return p.Verify, path, nil
 }
 
 // UsedProviders returns the providers the configuration's models use, once
@@ -146,6 +147,13 @@ func (c *Config) UsedProviders() []llm.Provider {
 		}
 	}
 	return out
+}
+
+// OutputCap is the output cap of the role named by key ("prFixModel",
+// "reviewerModels[1]"); 0 when the configuration sets none.
+func (c *Config) OutputCap(key string) int64 {
+	role, _, _ := strings.Cut(key, "[")
+	return c.OutputTokens[role]
 }
 
 // KeyedModel is a configured model and the key that names it.

@@ -102,6 +102,21 @@ func TestLoadAllowApprove(t *testing.T) {
 	}
 }
 
+// outputTokens sets a role's output cap; every reviewer shares the
+// reviewers' cap, a role not named keeps the default (0 here).
+func TestLoadOutputTokens(t *testing.T) {
+	c, _, err := loadString(t, `{"reviewerModels": ["ollama/a", "ollama/b"], "commentsAnalyzerModel": "ollama/b", "prFixModel": "ollama/c",
+		"outputTokens": {"prFixModel": 32000, "reviewerModels": 4096}}`, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for key, want := range map[string]int64{"prFixModel": 32000, "reviewerModels[1]": 4096, "reviewerModels[0]": 4096, "commentsAnalyzerModel": 0} {
+		if got := c.OutputCap(key); got != want {
+			t.Errorf("OutputCap(%q) = %d, want %d", key, got, want)
+		}
+	}
+}
+
 func TestLoadOllamaNeedsNoCredential(t *testing.T) {
 	if _, _, err := loadString(t, `{"reviewerModels": ["ollama/llama3"], "commentsAnalyzerModel": "ollama/llama3", "prFixModel": "ollama/meta/llama-3:8b"}`, nil); err != nil {
 		t.Fatal(err)
@@ -156,6 +171,12 @@ func TestLoadProblems(t *testing.T) {
 			[]string{`line 1, column 130: allowApprove: must be true or false, found a string`}},
 		{"allowApprove null", `{"reviewerModels": ["openai/a"], ` + valid3 + `, "allowApprove": null}`, creds,
 			[]string{`allowApprove: must be true or false, found null`}},
+		{"outputTokens a number", `{"reviewerModels": ["openai/a"], ` + valid3 + `, "outputTokens": 8000}`, creds,
+			[]string{`outputTokens: must be an object of role keys and token counts such as {"prFixModel": 16384}, found a number`}},
+		{"outputTokens unknown role", `{"reviewerModels": ["openai/a"], ` + valid3 + `, "outputTokens": {"prFixModle": 8000}}`, creds,
+			[]string{`unknown key "prFixModle"; did you mean "prFixModel"?`}},
+		{"outputTokens not a count", `{"reviewerModels": ["openai/a"], ` + valid3 + `, "outputTokens": {"prFixModel": 0, "reviewerModels": "8k"}}`, creds,
+			[]string{`outputTokens.prFixModel: must be a whole number of tokens from 1 to 1048576, found 0`, `outputTokens.reviewerModels: must be a whole number of tokens from 1 to 1048576, found "8k"`}},
 		{"duplicate key", `{"reviewerModels": ["openai/a"], ` + valid3 + `, "prFixModel": "openai/c"}`, creds,
 			[]string{"prFixModel: appears more than once"}},
 		{"verify a string", `{"reviewerModels": ["openai/a"], ` + valid3 + `, "verify": "make test"}`, creds,
@@ -328,11 +349,17 @@ func TestRepoVerifyProblems(t *testing.T) {
 		name, content string
 		want          string
 	}{
-		{"other key", `{"verify": ["make"], "prFixModel": "openai/x"}`, `line 1, column 22: unknown key "prFixModel"; known keys: verify`},
+		{"other key", `{"verify": ["make"], "prFixModel": "openai/x"}`, `line 1, column 22: unknown key "prFixModel"; known keys: verify, instructions, paths, ignore, ignoreDefaults`},
 		{"typo", `{"verfy": ["make"]}`, `unknown key "verfy"; did you mean "verify"?`},
+		{"typo of ignore", `{"ignores": ["a/**"]}`, `unknown key "ignores"; did you mean "ignore"?`},
 		// The PR's author controls the repository's file: it cannot let a model approve.
 		{"allowApprove", `{"verify": ["make"], "allowApprove": true}`, `unknown key "allowApprove"; known keys: verify`},
-		{"no verify", `{}`, "verify: missing;"},
+		{"budget is the user's", `{"maxTokens": 1}`, `unknown key "maxTokens"`},
+		{"instructions not text", `{"instructions": ["a"]}`, `instructions: must be a string`},
+		{"path without glob", `{"paths": [{"instructions": "x"}]}`, `paths[0]: has no "glob"`},
+		{"path typo", `{"paths": [{"glob": "a/**", "instruction": "x"}]}`, `unknown key "instruction"; did you mean "instructions"?`},
+		{"bad glob", `{"ignore": ["a/[b"]}`, `ignore[0]: "a/[b" is not a valid glob`},
+		{"ignoreDefaults not a boolean", `{"ignoreDefaults": "no"}`, `ignoreDefaults: must be true or false`},
 		{"bad JSON", "{\"verify\": [\"make\"]\n,,}", "line 2, column 2: JSON syntax error"},
 		{"verify not a list", `{"verify": {"cmd": "make"}}`, "verify: must be an array of command strings, found an object"},
 		{"empty entry", `{"verify": [""]}`, "verify[0]: is empty"},
@@ -347,7 +374,7 @@ func TestRepoVerifyProblems(t *testing.T) {
 				t.Fatalf("error %T %v, want a repository *config.Error", err, err)
 			}
 			msg := err.Error()
-			for _, w := range []string{"invalid repository configuration in " + path + ":", tt.want, `may only set "verify"`, strings.TrimSpace(RepoExample)} {
+			for _, w := range []string{"invalid repository configuration in " + path + ":", tt.want, `may set only "verify"`, strings.TrimSpace(RepoExample)} {
 				if !strings.Contains(msg, w) {
 					t.Errorf("message lacks %q:\n%s", w, msg)
 				}
@@ -362,13 +389,14 @@ func TestRepoVerifyProblems(t *testing.T) {
 
 func TestRepoPolicy(t *testing.T) {
 	const where = ".ocdx.json on main at 1a2b3c4"
-	verify, err := RepoPolicy([]byte(`{"verify": ["make lint", "go test ./..."]}`), where)
-	if err != nil || !slices.Equal(verify, []string{"make lint", "go test ./..."}) {
-		t.Fatalf("RepoPolicy = %v, %v", verify, err)
+	p, err := RepoPolicy([]byte(`{"verify": ["make lint", "go test ./..."]}`), where)
+	verify := []string{"make lint", "go test ./..."}
+	if err != nil || !slices.Equal(p.Verify, verify) {
+		t.Fatalf("RepoPolicy = %v, %v", p, err)
 	}
 	c := &Config{Verify: DefaultVerify()}
-	c.ApplyPolicy(verify, where)
-	if !slices.Equal(c.Verify, verify) || c.VerifyFrom != where {
+	c.ApplyPolicy(p, where)
+	if !slices.Equal(c.Verify, verify) || c.VerifyFrom != where || c.Policy != p {
 		t.Errorf("after ApplyPolicy: %v from %q", c.Verify, c.VerifyFrom)
 	}
 

@@ -93,9 +93,9 @@ func (e *Error) hint() string {
 	check := "then check it with 'gh ocdx config validate'"
 	switch {
 	case e.Branch:
-		return "A repository's .ocdx.json may only set \"verify\", the commands run before a fix is pushed. For a pull request gh-ocdx reads it from the base branch, so a pull request cannot change it for its own run: fix " + e.Path + " on that branch (check it with 'gh ocdx config validate' in a checkout of it), then re-run. It looks like this:"
+		return "A repository's .ocdx.json may set only " + policyKeyList + ". For a pull request gh-ocdx reads it from the base branch, so a pull request cannot change it for its own run: fix " + e.Path + " on that branch (check it with 'gh ocdx config validate' in a checkout of it), then re-run. It looks like this:"
 	case e.Repo:
-		return "A repository's .ocdx.json may only set \"verify\", the commands run before a fix is pushed; fix " + e.Path + ", " + check + ". It looks like this:"
+		return "A repository's .ocdx.json may set only " + policyKeyList + "; fix " + e.Path + ", " + check + ". It looks like this:"
 	case inFile && inEnv:
 		return "Fix " + e.Path + " and export the missing variables in your shell, " + check + ". A valid configuration looks like this:"
 	case inEnv:
@@ -104,6 +104,9 @@ func (e *Error) hint() string {
 		return "Fix " + e.Path + ", " + check + ". A valid configuration looks like this:"
 	}
 }
+
+// policyKeyList names the keys of a repository's .ocdx.json for messages.
+const policyKeyList = `"verify" (the commands run before a fix is pushed), "instructions", "paths", "ignore" and "ignoreDefaults"`
 
 // position turns a byte offset into a 1-based line and column (in characters).
 func position(data []byte, offset int) (line, col int) {

@@ -13,7 +13,13 @@ import (
 )
 
 // The keys of the configuration file, in the order of the example.
-var knownKeys = []string{"reviewerModels", "commentsAnalyzerModel", "prFixModel", "reviewPrModel", "verify", "allowApprove"}
+var knownKeys = []string{"reviewerModels", "commentsAnalyzerModel", "prFixModel", "reviewPrModel", "verify", "allowApprove", "maxTokens", "outputTokens"}
+
+// roleKeys are the keys outputTokens may name: the roles' model keys.
+var roleKeys = []string{"reviewerModels", "commentsAnalyzerModel", "prFixModel", "reviewPrModel"}
+
+// MaxOutputTokens bounds an outputTokens value; no model writes more at once.
+const MaxOutputTokens = 1 << 20
 
 // member is one key of a JSON object with the byte offset of its value, so
 // that problems point at a line and column.
@@ -102,6 +108,12 @@ func parse(data []byte, getenv func(string) string) (*Config, []Problem) {
 	if m, found := byKey["allowApprove"]; found {
 		cfg.AllowApprove = c.boolean(m, "allowApprove")
 	}
+	if m, found := byKey["maxTokens"]; found {
+		cfg.MaxTokens = c.positive(m, "maxTokens", 2000000)
+	}
+	if m, found := byKey["outputTokens"]; found {
+		cfg.OutputTokens = c.outputTokens(m)
+	}
 	c.sort()
 
 	// Credentials are checked only for models that parsed (a bad model
@@ -119,25 +131,92 @@ func parse(data []byte, getenv func(string) string) (*Config, []Problem) {
 	return cfg, nil
 }
 
-// parseRepo validates a repository .ocdx.json: an object with "verify" only.
-func parseRepo(data []byte) ([]string, []Problem) {
+// parseRepo validates a repository .ocdx.json (docs/architecture.md, Where
+// the repository policy comes from). Every key is optional.
+func parseRepo(data []byte) (*Policy, []Problem) {
 	c := &checker{data: data}
 	members := c.object()
 	if members == nil {
 		return nil, c.problems
 	}
-	byKey := c.keys(members, []string{"verify"})
-	m, found := byKey["verify"]
-	if !found {
-		c.add(-1, "verify", `missing; list the commands to run before a fix is pushed, or delete the file to use the configuration's`)
-		return nil, c.problems
+	byKey := c.keys(members, policyKeys)
+	p := &Policy{}
+	if m, found := byKey["verify"]; found {
+		p.Verify = c.verify(m)
 	}
-	verify := c.verify(m)
+	if m, found := byKey["instructions"]; found {
+		p.Instructions, _ = c.str(m, "instructions", "Prefer table-driven tests.")
+	}
+	if m, found := byKey["paths"]; found {
+		p.Paths = c.paths(m)
+	}
+	if m, found := byKey["ignoreDefaults"]; !found || c.boolean(m, "ignoreDefaults") {
+		p.Ignore = append(p.Ignore, DefaultIgnore...)
+	}
+	if m, found := byKey["ignore"]; found {
+		p.Ignore = append(p.Ignore, c.globs(m)...)
+	}
 	c.sort()
 	if len(c.problems) > 0 {
 		return nil, c.problems
 	}
-	return verify, nil
+	return p, nil
+}
+
+// paths decodes [{"glob": ..., "instructions": ...}].
+func (c *checker) paths(m member) []PathRule {
+	elems, ok := c.list(m, "paths", `{"glob": "...", "instructions": "..."} objects`)
+	if !ok {
+		return nil
+	}
+	var rules []PathRule
+	for i, e := range elems {
+		key := fmt.Sprintf("paths[%d]", i)
+		if len(e.raw) == 0 || e.raw[0] != '{' {
+			c.add(e.off, key, `must be an object such as {"glob": "api/**", "instructions": "..."}, found %s`, kind(e.raw))
+			continue
+		}
+		fields, err := c.members(e.raw, e.off)
+		if err != nil {
+			c.add(e.off, key, "%v", err)
+			continue
+		}
+		byKey := c.keys(fields, []string{"glob", "instructions"})
+		var r PathRule
+		if g, found := byKey["glob"]; !found {
+			c.add(e.off, key, `has no "glob"; name the files it is about, for example "api/**"`)
+		} else if r.Glob, ok = c.str(g, key+".glob", "api/**"); ok {
+			if msg := validGlob(r.Glob); msg != "" {
+				c.add(g.off, key+".glob", "%s", msg)
+			}
+		}
+		if in, found := byKey["instructions"]; !found {
+			c.add(e.off, key, `has no "instructions"; say what reviewers should check in these files`)
+		} else {
+			r.Instructions, _ = c.str(in, key+".instructions", "Every handler checks the caller's permission.")
+		}
+		rules = append(rules, r)
+	}
+	return rules
+}
+
+// globs decodes a list of globs.
+func (c *checker) globs(m member) []string {
+	elems, ok := c.list(m, "ignore", "glob strings")
+	if !ok {
+		return nil
+	}
+	var out []string
+	for i, e := range elems {
+		key := fmt.Sprintf("ignore[%d]", i)
+		if s, ok := c.str(e, key, "generated/**"); ok {
+			if msg := validGlob(s); msg != "" {
+				c.add(e.off, key, "%s", msg)
+			}
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // object splits the file's top-level JSON object into members. It returns
@@ -279,6 +358,16 @@ func (c *checker) boolean(m member, key string) bool {
 	return b
 }
 
+// positive decodes a whole number above zero.
+func (c *checker) positive(m member, key string, example int64) int64 {
+	var n int64
+	if len(m.raw) == 0 || json.Unmarshal(m.raw, &n) != nil || n <= 0 {
+		c.add(m.off, key, "must be a whole number above zero, such as %d, found %s", example, strings.TrimSpace(string(m.raw)))
+		return 0
+	}
+	return n
+}
+
 // model decodes a "provider/model" string; the zero Model after a problem.
 func (c *checker) model(m member, key string) llm.ModelName {
 	s, ok := c.str(m, key, "openai/gpt-4.1")
@@ -294,6 +383,30 @@ func (c *checker) model(m member, key string) llm.ModelName {
 		c.add(m.off, key, "%v", err)
 	}
 	return model
+}
+
+// outputTokens decodes {"prFixModel": 16384, …}: an output cap per role.
+func (c *checker) outputTokens(m member) map[string]int64 {
+	const example = `{"prFixModel": 16384}`
+	if len(m.raw) == 0 || m.raw[0] != '{' {
+		c.add(m.off, "outputTokens", "must be an object of role keys and token counts such as %s, found %s", example, kind(m.raw))
+		return nil
+	}
+	members, err := c.members(m.raw, m.off)
+	if err != nil {
+		c.add(m.off, "outputTokens", "%v", err)
+		return nil
+	}
+	out := map[string]int64{}
+	for key, e := range c.keys(members, roleKeys) {
+		var n int64
+		if json.Unmarshal(e.raw, &n) != nil || n < 1 || n > MaxOutputTokens {
+			c.add(e.off, "outputTokens."+key, "must be a whole number of tokens from 1 to %d, found %s", MaxOutputTokens, e.raw)
+			continue
+		}
+		out[key] = n
+	}
+	return out
 }
 
 // verify decodes a list of commands.

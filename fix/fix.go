@@ -17,6 +17,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ocdx/gh-ocdx/config"
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/git"
 	"github.com/ocdx/gh-ocdx/github"
@@ -24,6 +25,7 @@ import (
 	"github.com/ocdx/gh-ocdx/llm"
 	"github.com/ocdx/gh-ocdx/prompts"
 	"github.com/ocdx/gh-ocdx/repofs"
+	"github.com/ocdx/gh-ocdx/review"
 	"github.com/ocdx/gh-ocdx/state"
 	"github.com/ocdx/gh-ocdx/verify"
 )
@@ -50,6 +52,7 @@ type Options struct {
 	Model     llm.Model
 	ModelName string
 	Verify    []string
+	Policy    *config.Policy     // the repository's: its instructions reach the agent
 	Payload   finding.FixPayload // issuesToFix (P0..P2 minus stuck, no THREAD- findings), optionalIssues (P3)
 	Run       *state.Active      // WIP, phases, comments; the caller owns Begin and End
 	Round     int                // for the comment tag and the round record
@@ -414,13 +417,14 @@ func (f *fixer) task(retry *retryInfo) (string, error) {
 		PRNumber, Round, ToFix                         int
 		Title, URL, HeadRef, HeadOID, BaseRef, BaseOID string
 		Files, Verify                                  []string
-		Payload, Resume                                string
+		Payload, Resume, Instructions                  string
 		Retry                                          *retryInfo
 	}{
 		PRNumber: o.PR.Number, Round: o.Round, ToFix: len(o.Payload.IssuesToFix),
 		Title: text.OneLine(o.PR.Title), URL: o.PR.URL, HeadRef: o.PR.HeadRefName, HeadOID: o.PR.HeadRefOid,
 		BaseRef: o.PR.BaseRefName, BaseOID: o.PR.BaseRefOid, Files: paths, Verify: o.Verify,
 		Payload: string(payload), Resume: resumeText(o.Resume), Retry: retry,
+		Instructions: review.Instructions(o.Policy, o.PR.Files),
 	})
 }
 

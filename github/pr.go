@@ -33,6 +33,8 @@ type PullRequest struct {
 	// BasePolicy is .ocdx.json on the base branch: the repository's policy
 	// for this PR, which the PR's author cannot change (unlike the head's).
 	BasePolicy PolicyFile
+	// BaseGuide is REVIEW.md on the base branch, read with BasePolicy.
+	BaseGuide PolicyFile
 }
 
 // ByViewer reports whether author is the login gh-ocdx posts as. Anyone can
@@ -135,8 +137,31 @@ fragment Meta on PullRequest {
   additions deletions changedFiles
   closingIssuesReferences(first: 50) { nodes { number title url } }
   reviews(last: 100) { nodes { state author { __typename login } authorAssociation submittedAt body } }
-  baseRef { target { oid ... on Commit { file(path: ".ocdx.json") { object { ... on Blob { text isTruncated } } } } } }
+  baseRef { target { oid ... on Commit {
+    policy: file(path: ".ocdx.json") { object { ... on Blob { text isTruncated } } }
+    guide: file(path: "REVIEW.md") { object { ... on Blob { text isTruncated } } }
+  } } }
 }`
+
+// blobFile is a Commit.file answer: null when the commit has no such path.
+type blobFile struct {
+	Object *struct {
+		Text        *string `json:"text"`
+		IsTruncated bool    `json:"isTruncated"`
+	} `json:"object"`
+}
+
+func (b *blobFile) policyFile(commit string) PolicyFile {
+	f := PolicyFile{Commit: commit}
+	if b != nil && b.Object != nil {
+		o := b.Object
+		f.Found, f.Truncated, f.NotText = true, o.IsTruncated, o.Text == nil
+		if o.Text != nil {
+			f.Text = *o.Text
+		}
+	}
+	return f
+}
 
 type pageInfo struct {
 	HasNextPage bool   `json:"hasNextPage"`
@@ -205,13 +230,9 @@ type prResponse struct {
 			} `json:"files"`
 			BaseRef *struct {
 				Target *struct {
-					OID  string `json:"oid"`
-					File *struct {
-						Object *struct {
-							Text        *string `json:"text"`
-							IsTruncated bool    `json:"isTruncated"`
-						} `json:"object"`
-					} `json:"file"`
+					OID    string    `json:"oid"`
+					Policy *blobFile `json:"policy"`
+					Guide  *blobFile `json:"guide"`
 				} `json:"target"`
 			} `json:"baseRef"`
 			ReviewThreads *struct {
@@ -271,14 +292,7 @@ func (c *Client) PullRequest(ctx context.Context, repo Repo, number int) (*PullR
 			}
 			if p.BaseRef != nil && p.BaseRef.Target != nil {
 				t := p.BaseRef.Target
-				pr.BasePolicy.Commit = t.OID
-				if t.File != nil && t.File.Object != nil {
-					o := t.File.Object
-					pr.BasePolicy.Found, pr.BasePolicy.Truncated, pr.BasePolicy.NotText = true, o.IsTruncated, o.Text == nil
-					if o.Text != nil {
-						pr.BasePolicy.Text = *o.Text
-					}
-				}
+				pr.BasePolicy, pr.BaseGuide = t.Policy.policyFile(t.OID), t.Guide.policyFile(t.OID)
 			}
 			vars["meta"] = false
 		}

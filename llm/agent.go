@@ -95,11 +95,13 @@ func (a *Agent) Run(ctx context.Context, out any) (Result, error) {
 		req, start := compose(a.System, a.Task, note, hist, budget, specs, final)
 		hist = hist[start:]
 		resp, err := a.Model.Chat(ctx, req)
+		if err == nil || resp.Usage.Calls > 0 { // an answer cut by the output cap was paid for too
+			res.PerCall = append(res.PerCall, resp.Usage)
+			res.Usage = res.Usage.Add(resp.Usage)
+		}
 		if err != nil {
 			return res, fmt.Errorf("%s: %w", a.Role, err)
 		}
-		res.PerCall = append(res.PerCall, resp.Usage)
-		res.Usage = res.Usage.Add(resp.Usage)
 
 		if len(resp.Calls) > 0 && !(final && resp.Text != "") {
 			if final {
@@ -135,6 +137,9 @@ func (a *Agent) Run(ctx context.Context, out any) (Result, error) {
 	return res, fmt.Errorf("%s: %w (%d model calls)", a.Role, ErrIterationCap, len(res.PerCall))
 }
 
+// errCutCall answers a call whose arguments the output cap cut.
+var errCutCall = errors.New("your call was cut by the output cap before its arguments were complete, and was not run; write smaller pieces (several edit_file calls, or a shorter write_file)")
+
 // runCalls runs the tool calls of one turn and returns the exchange; every
 // recorded call has its result.
 func (a *Agent) runCalls(ctx context.Context, iter int, resp Response, tools map[string]Tool, note *Note, ids map[string]bool) exchange {
@@ -162,7 +167,15 @@ func (a *Agent) runCalls(ctx context.Context, iter int, resp Response, tools map
 	}
 	run := func(i int) {
 		c := calls[i]
-		content, err := a.runTool(ctx, tools, c)
+		var content string
+		var err error
+		if resp.Truncated && i == len(resp.Calls)-1 {
+			// The output cap cut this call's arguments: running what is
+			// left of them (half a file) would do harm.
+			err = errCutCall
+		} else {
+			content, err = a.runTool(ctx, tools, c)
+		}
 		results[i] = ToolResult{CallID: c.ID, Content: content, IsError: err != nil}
 		if err != nil {
 			results[i].Content = err.Error()

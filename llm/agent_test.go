@@ -181,7 +181,7 @@ func TestRetry5xx(t *testing.T) {
 		}
 		// Retries are bounded: four 503s with MaxRetries 2 give up after 3 attempts.
 		fm.Script(w.name, testkit.Fail(503, "0"), testkit.Fail(503, "0"), testkit.Fail(503, "0"), testkit.Fail(503, "0"))
-		_, err = newModel(t, fm, w, Options{Timeout: time.Second, MaxRetries: 2}).Chat(context.Background(), Request{Messages: []Message{{Role: User, Text: "x"}}})
+		_, err = newModel(t, fm, w, Options{Timeout: time.Second, MaxRetries: 2, Backoff: time.Millisecond}).Chat(context.Background(), Request{Messages: []Message{{Role: User, Text: "x"}}})
 		var api *APIError
 		if !errors.As(err, &api) || api.Status != 503 || api.Model != w.spec {
 			t.Fatalf("err = %v", err)
@@ -215,7 +215,7 @@ func TestNoRetryOnClientErrors(t *testing.T) {
 
 func TestStallCutByTimeout(t *testing.T) {
 	eachWire(t, func(t *testing.T, fm *testkit.FakeModel, w wire) {
-		opts := Options{Timeout: 300 * time.Millisecond, MaxRetries: 1}
+		opts := Options{Timeout: 300 * time.Millisecond, MaxRetries: 1, Backoff: time.Millisecond}
 		fm.Script(w.name, testkit.Stall(10*time.Second, "late"), testkit.Reply("on time"))
 		start := time.Now()
 		resp, err := newModel(t, fm, w, opts).Chat(context.Background(), Request{Messages: []Message{{Role: User, Text: "x"}}})

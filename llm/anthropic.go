@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strings"
 )
 
 var ephemeral = &typed{Type: "ephemeral"}
@@ -20,15 +21,15 @@ type anthropicChat struct {
 	maxTokens int64
 }
 
-func newAnthropic(model, baseURL, key string, hc *http.Client, opts Options) *anthropicChat {
+func newAnthropic(model string, post *poster, maxTokens int64) *anthropicChat {
+	return &anthropicChat{model: model, post: post, maxTokens: maxTokens}
+}
+
+func anthropicHeader(key string) http.Header {
 	h := jsonHeader()
 	h.Set("X-Api-Key", key)
 	h.Set("Anthropic-Version", anthropicVersion)
-	return &anthropicChat{
-		model:     model,
-		post:      &poster{hc: hc, url: baseURL + "/v1/messages", header: h, opts: opts},
-		maxTokens: opts.MaxTokens,
-	}
+	return h
 }
 
 // The request and answer of POST /v1/messages, as far as we use them.
@@ -40,6 +41,7 @@ type (
 		Messages   []anthropicMessage `json:"messages"`
 		Tools      []anthropicTool    `json:"tools,omitempty"`
 		ToolChoice *typed             `json:"tool_choice,omitempty"`
+		Stream     bool               `json:"stream,omitempty"`
 	}
 	anthropicMessage struct {
 		Role    string           `json:"role"`
@@ -69,15 +71,31 @@ type (
 		Description string          `json:"description,omitempty"`
 		InputSchema json.RawMessage `json:"input_schema"`
 	}
+	anthropicUsage struct {
+		InputTokens              *int64 `json:"input_tokens"`
+		OutputTokens             *int64 `json:"output_tokens"`
+		CacheCreationInputTokens *int64 `json:"cache_creation_input_tokens"`
+		CacheReadInputTokens     *int64 `json:"cache_read_input_tokens"`
+	}
 	anthropicAnswer struct {
 		Content    []anthropicBlock `json:"content"`
 		StopReason string           `json:"stop_reason"`
-		Usage      struct {
-			InputTokens              int64 `json:"input_tokens"`
-			OutputTokens             int64 `json:"output_tokens"`
-			CacheCreationInputTokens int64 `json:"cache_creation_input_tokens"`
-			CacheReadInputTokens     int64 `json:"cache_read_input_tokens"`
-		} `json:"usage"`
+		Usage      anthropicUsage   `json:"usage"`
+	}
+	// anthropicEvent is one event of a streamed answer, whatever its type.
+	anthropicEvent struct {
+		Type         string          `json:"type"`
+		Message      anthropicAnswer `json:"message"`       // message_start
+		Index        int             `json:"index"`         // content_block_*
+		ContentBlock anthropicBlock  `json:"content_block"` // content_block_start
+		Delta        struct {
+			Type        string `json:"type"`
+			Text        string `json:"text"`
+			PartialJSON string `json:"partial_json"`
+			StopReason  string `json:"stop_reason"`
+		} `json:"delta"` // content_block_delta, message_delta
+		Usage anthropicUsage  `json:"usage"` // message_delta
+		Error json.RawMessage `json:"error"` // error
 	}
 )
 
@@ -86,22 +104,119 @@ func (c *anthropicChat) chat(ctx context.Context, req Request) (Response, error)
 	if err != nil {
 		return Response{}, err
 	}
+	return c.post.post(ctx, body, func() decoder { return &anthropicStream{} })
+}
+
+// anthropicStream assembles a Messages answer from its events:
+// message_start (input usage), content_block_start/delta/stop (text, and
+// tool_use input as input_json_delta pieces), message_delta (stop reason,
+// cumulative usage), message_stop; ping is ignored and error fails the
+// attempt.
+type anthropicStream struct {
+	blocks  []anthropicBlock
+	partial map[int]*strings.Builder // tool_use input pieces by block index
+	stop    string
+	usage   anthropicUsage
+	ended   bool // message_stop came
+	bytes   int
+}
+
+func (s *anthropicStream) event(_ string, data []byte) error {
+	var ev anthropicEvent
+	if err := json.Unmarshal(data, &ev); err != nil {
+		return fmt.Errorf("%w: a stream event: %v", ErrBadResponse, err)
+	}
+	switch ev.Type {
+	case "message_start":
+		s.usage = ev.Message.Usage
+	case "content_block_start":
+		if ev.Index != len(s.blocks) {
+			return fmt.Errorf("%w: content block %d starts after %d blocks", ErrBadResponse, ev.Index, len(s.blocks))
+		}
+		s.blocks = append(s.blocks, ev.ContentBlock)
+		s.bytes += len(ev.ContentBlock.Text)
+	case "content_block_delta":
+		if ev.Index < 0 || ev.Index >= len(s.blocks) {
+			return fmt.Errorf("%w: a delta for content block %d of %d", ErrBadResponse, ev.Index, len(s.blocks))
+		}
+		switch ev.Delta.Type {
+		case "text_delta":
+			s.blocks[ev.Index].Text += ev.Delta.Text
+			s.bytes += len(ev.Delta.Text)
+		case "input_json_delta":
+			if s.partial == nil {
+				s.partial = map[int]*strings.Builder{}
+			}
+			if s.partial[ev.Index] == nil {
+				s.partial[ev.Index] = &strings.Builder{}
+			}
+			s.partial[ev.Index].WriteString(ev.Delta.PartialJSON)
+			s.bytes += len(ev.Delta.PartialJSON)
+		}
+	case "message_delta":
+		s.stop = ev.Delta.StopReason
+		// Counts here are totals for the message: they replace, not add.
+		u := &s.usage
+		for _, f := range []struct{ dst, src **int64 }{
+			{&u.OutputTokens, &ev.Usage.OutputTokens}, {&u.InputTokens, &ev.Usage.InputTokens},
+			{&u.CacheCreationInputTokens, &ev.Usage.CacheCreationInputTokens}, {&u.CacheReadInputTokens, &ev.Usage.CacheReadInputTokens},
+		} {
+			if *f.src != nil {
+				*f.dst = *f.src
+			}
+		}
+	case "message_stop":
+		s.ended = true
+	case "error":
+		return streamError(ev.Error)
+	}
+	return nil
+}
+
+// done: message_stop, or a stop reason from a server that ends without it.
+func (s *anthropicStream) done() bool { return s.ended || s.stop != "" }
+
+func (s *anthropicStream) output() int64 {
+	if s.stop != "" && s.usage.OutputTokens != nil {
+		return *s.usage.OutputTokens
+	}
+	return estimate(s.bytes)
+}
+
+func (s *anthropicStream) whole(body []byte) error {
 	var res anthropicAnswer
-	if err := c.post.post(ctx, body, &res); err != nil {
-		return Response{}, err
+	if err := json.Unmarshal(body, &res); err != nil {
+		return fmt.Errorf("%w: %v", ErrBadResponse, err)
 	}
 	if len(res.Content) == 0 && res.StopReason == "" {
-		return Response{}, fmt.Errorf("%w: no content and no stop reason", ErrBadResponse)
+		return fmt.Errorf("%w: no content and no stop reason", ErrBadResponse)
 	}
-	u := res.Usage
-	out := Response{Usage: Usage{Input: u.InputTokens + u.CacheCreationInputTokens + u.CacheReadInputTokens, Cached: u.CacheReadInputTokens, Output: u.OutputTokens}}
-	for _, b := range res.Content {
+	s.blocks, s.stop, s.usage, s.ended = res.Content, res.StopReason, res.Usage, true
+	return nil
+}
+
+func (s *anthropicStream) response() (Response, error) {
+	n := func(p *int64) int64 {
+		if p == nil {
+			return 0
+		}
+		return *p
+	}
+	u := s.usage
+	out := Response{
+		Usage:     Usage{Input: n(u.InputTokens) + n(u.CacheCreationInputTokens) + n(u.CacheReadInputTokens), Cached: n(u.CacheReadInputTokens), Output: n(u.OutputTokens)},
+		Truncated: s.stop == "max_tokens",
+	}
+	for i, b := range s.blocks {
 		switch b.Type {
 		case "text":
 			out.Text += b.Text
 		case "tool_use":
 			args := b.Input
-			if len(args) == 0 {
+			if p := s.partial[i]; p != nil && p.Len() > 0 {
+				args = argsJSON(p.String())
+			}
+			if len(args) == 0 || string(args) == "null" {
 				args = json.RawMessage("{}")
 			}
 			out.Calls = append(out.Calls, ToolCall{ID: b.ID, Name: b.Name, Args: args})
@@ -111,7 +226,7 @@ func (c *anthropicChat) chat(ctx context.Context, req Request) (Response, error)
 }
 
 func anthropicBody(model string, req Request, maxTokens int64) (*anthropicRequest, error) {
-	p := &anthropicRequest{Model: model, MaxTokens: maxTokens, System: req.System}
+	p := &anthropicRequest{Model: model, MaxTokens: maxTokens, System: req.System, Stream: true}
 	// Once the agent loops (it has a note), the task and everything up to the
 	// note are cached: the next call reads them back at a tenth of the price.
 	cache := slices.ContainsFunc(req.Messages, func(m Message) bool { return m.Note != "" })

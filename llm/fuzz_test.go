@@ -102,9 +102,10 @@ func FuzzAnswers(f *testing.F) {
 	f.Fuzz(func(t *testing.T, body string) {
 		hc := &http.Client{Transport: fixedAnswer(body)}
 		opts := Options{Timeout: time.Second, MaxRetries: 0}.withDefaults()
+		post := func(url string) *poster { return &poster{hc: hc, url: url, header: jsonHeader(), opts: opts} }
 		for _, p := range []chatter{
-			&openAIChat{model: "m", post: &poster{hc: hc, url: "http://model.invalid/v1/chat/completions", header: jsonHeader(), opts: opts}, maxTokens: 10},
-			&anthropicChat{model: "m", post: &poster{hc: hc, url: "http://model.invalid/v1/messages", header: jsonHeader(), opts: opts}, maxTokens: 10},
+			newOpenAI("m", post("http://model.invalid/v1/chat/completions"), 10, true),
+			newAnthropic("m", post("http://model.invalid/v1/messages"), 10),
 		} {
 			resp, err := p.chat(context.Background(), Request{Messages: []Message{{Role: User, Text: "x"}}})
 			if err != nil {

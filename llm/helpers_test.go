@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -24,7 +26,18 @@ var wires = []wire{
 }
 
 // fast keeps retries and timeouts short so the suite stays quick.
-var fast = Options{Timeout: 2 * time.Second, MaxRetries: 3}
+var fast = Options{Timeout: 2 * time.Second, MaxRetries: 3, Backoff: time.Millisecond}
+
+// overTransport is an openai/gpt-test client whose requests go to rt.
+func overTransport(t testing.TB, rt http.RoundTripper, opts Options) *client {
+	t.Helper()
+	env := map[string]string{"OPENAI_BASE_URL": "http://model.invalid/v1", "OPENAI_API_KEY": "k"}
+	c, err := newClient("openai/gpt-test", func(k string) string { return env[k] }, opts, &http.Client{Transport: rt})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
 
 func eachWire(t *testing.T, f func(t *testing.T, fm *testkit.FakeModel, w wire)) {
 	for _, w := range wires {
@@ -186,4 +199,34 @@ func blocksText(t testing.TB, raw json.RawMessage) string {
 func envelope(v any) string {
 	b, _ := json.Marshal(v)
 	return "Done.\nBEGIN_JSON\n" + string(b) + "\nEND_JSON\n"
+}
+
+func readBody(req *http.Request) []byte {
+	if req.Body == nil {
+		return nil
+	}
+	b, _ := io.ReadAll(req.Body)
+	return b
+}
+
+// fixedStream is a transport that answers every request with the events
+// as a text/event-stream.
+type fixedStream struct {
+	events []string
+	cut    bool // no empty line after the last event
+	calls  int
+}
+
+func (f *fixedStream) RoundTrip(r *http.Request) (*http.Response, error) {
+	f.calls++
+	var b strings.Builder
+	for _, e := range f.events {
+		b.WriteString("data: " + e + "\n\n")
+	}
+	s := b.String()
+	if f.cut {
+		s = strings.TrimSuffix(s, "\n")
+	}
+	h := http.Header{"Content-Type": {"text/event-stream"}}
+	return &http.Response{StatusCode: 200, Header: h, Body: io.NopCloser(strings.NewReader(s)), Request: r}, nil
 }

@@ -70,4 +70,8 @@ type Response struct {
 	Text  string
 	Calls []ToolCall
 	Usage Usage
+	// Truncated says the output cap cut the answer (finish_reason
+	// "length", stop_reason "max_tokens"): the last call's arguments are
+	// incomplete. Chat fails a cut answer without calls with ErrOutputCap.
+	Truncated bool
 }

@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -14,8 +15,9 @@ import (
 )
 
 // ConfigError is a model call the provider refused for a reason no retry
-// or later round changes: the model does not exist (404) or the key may
-// not use it (401, 403). It names the configuration key to correct.
+// or later round changes: the model does not exist (404), the key may
+// not use it (401, 403), or its account has no quota or credit left. It
+// names the configuration key to correct.
 type ConfigError struct {
 	Key string // e.g. "reviewerModels[1]"
 	Err *APIError
@@ -28,8 +30,16 @@ func (e *ConfigError) Error() string {
 		hint = "check the API key in the environment and the model's access, then run gh ocdx config validate --online"
 	}
 	what := strings.ToLower(http.StatusText(e.Err.Status))
-	if e.Err.Status == http.StatusNotFound {
+	switch {
+	case e.Err.Quota():
+		what = cmp.Or(e.Err.Code, e.Err.Type, what)
+		key := cmp.Or(e.Err.KeyEnv, "the API key")
+		hint = fmt.Sprintf("the account of %s has no quota or credit left: add some, or set %s to another model", key, e.Key)
+	case e.Err.Status == http.StatusNotFound:
 		what = "model not found"
+	}
+	if e.Err.RequestID != "" {
+		hint += " (request ID " + e.Err.RequestID + ")"
 	}
 	msg := ""
 	if e.Err.Message != "" {
@@ -41,7 +51,7 @@ func (e *ConfigError) Error() string {
 func (e *ConfigError) Unwrap() error { return e.Err }
 
 // AsConfigError returns err as a *ConfigError of key when a provider
-// answered it with 401, 403 or 404, else nil.
+// answered it with 401, 403, 404 or a quota error, else nil.
 func AsConfigError(key string, err error) *ConfigError {
 	var ce *ConfigError
 	if errors.As(err, &ce) {
@@ -51,8 +61,8 @@ func AsConfigError(key string, err error) *ConfigError {
 	if !errors.As(err, &api) {
 		return nil
 	}
-	switch api.Status {
-	case http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound:
+	switch {
+	case api.Status == http.StatusUnauthorized, api.Status == http.StatusForbidden, api.Status == http.StatusNotFound, api.Quota():
 		return &ConfigError{Key: key, Err: api}
 	}
 	return nil
@@ -169,7 +179,9 @@ func getJSON(ctx context.Context, provider, u string, h http.Header, out any) er
 		return fmt.Errorf("%s: %w", provider, err)
 	}
 	if res.StatusCode/100 != 2 {
-		return &APIError{Model: provider, Status: res.StatusCode, Message: errorMessage(body)}
+		e := apiError(res.StatusCode, res.Header, body)
+		e.Model = provider
+		return e
 	}
 	if err := json.Unmarshal(body, out); err != nil {
 		return fmt.Errorf("%s: %w: %v", provider, ErrBadResponse, err)

@@ -17,17 +17,16 @@ type openAIChat struct {
 	official  bool // OpenAI itself wants max_completion_tokens; compatible servers know max_tokens
 }
 
-func newOpenAI(model, baseURL, key string, hc *http.Client, opts Options, official bool) *openAIChat {
+func newOpenAI(model string, post *poster, maxTokens int64, official bool) *openAIChat {
+	return &openAIChat{model: model, post: post, maxTokens: maxTokens, official: official}
+}
+
+func openAIHeader(key string) http.Header {
 	h := jsonHeader()
 	if key != "" {
 		h.Set("Authorization", "Bearer "+key)
 	}
-	return &openAIChat{
-		model:     model,
-		post:      &poster{hc: hc, url: baseURL + "/chat/completions", header: h, opts: opts},
-		maxTokens: opts.MaxTokens,
-		official:  official,
-	}
+	return h
 }
 
 // The request and answer of POST /chat/completions, as far as we use them.
@@ -39,6 +38,11 @@ type (
 		ToolChoice          string          `json:"tool_choice,omitempty"`
 		MaxTokens           int64           `json:"max_tokens,omitempty"`
 		MaxCompletionTokens int64           `json:"max_completion_tokens,omitempty"`
+		Stream              bool            `json:"stream,omitempty"`
+		StreamOptions       *streamOptions  `json:"stream_options,omitempty"`
+	}
+	streamOptions struct {
+		IncludeUsage bool `json:"include_usage"`
 	}
 	openAIMessage struct {
 		Role       string           `json:"role"`
@@ -62,6 +66,13 @@ type (
 			Parameters  json.RawMessage `json:"parameters"`
 		} `json:"function"`
 	}
+	openAIUsage struct {
+		PromptTokens        int64 `json:"prompt_tokens"` // cached included
+		CompletionTokens    int64 `json:"completion_tokens"`
+		PromptTokensDetails struct {
+			CachedTokens int64 `json:"cached_tokens"`
+		} `json:"prompt_tokens_details"`
+	}
 	openAIAnswer struct {
 		Choices []struct {
 			Message struct {
@@ -69,14 +80,31 @@ type (
 				Refusal   partsText        `json:"refusal"`
 				ToolCalls []openAIToolCall `json:"tool_calls"`
 			} `json:"message"`
+			FinishReason string `json:"finish_reason"`
 		} `json:"choices"`
-		Usage struct {
-			PromptTokens        int64 `json:"prompt_tokens"` // cached included
-			CompletionTokens    int64 `json:"completion_tokens"`
-			PromptTokensDetails struct {
-				CachedTokens int64 `json:"cached_tokens"`
-			} `json:"prompt_tokens_details"`
-		} `json:"usage"`
+		Usage openAIUsage `json:"usage"`
+	}
+	// openAIChunk is one event of a streamed answer.
+	openAIChunk struct {
+		Choices []struct {
+			Index int `json:"index"`
+			Delta struct {
+				Content   partsText `json:"content"`
+				Refusal   partsText `json:"refusal"`
+				ToolCalls []struct {
+					Index    int    `json:"index"`
+					ID       string `json:"id"`
+					Type     string `json:"type"`
+					Function struct {
+						Name      string `json:"name"`
+						Arguments string `json:"arguments"`
+					} `json:"function"`
+				} `json:"tool_calls"`
+			} `json:"delta"`
+			FinishReason *string `json:"finish_reason"`
+		} `json:"choices"`
+		Usage *openAIUsage    `json:"usage"`
+		Error json.RawMessage `json:"error"`
 	}
 )
 
@@ -85,26 +113,113 @@ func (c *openAIChat) chat(ctx context.Context, req Request) (Response, error) {
 	if err != nil {
 		return Response{}, err
 	}
+	return c.post.post(ctx, body, func() decoder { return &openAIStream{} })
+}
+
+// openAIStream assembles a Chat Completions answer from its chunks: the
+// first choice's text and tool calls (their arguments come in pieces,
+// keyed by the call's index), the finish reason, and the usage chunk that
+// stream_options.include_usage adds before [DONE].
+type openAIStream struct {
+	text, refusal strings.Builder
+	calls         []openAIToolCall
+	index         map[int]int // a call's index in the stream → its place in calls
+	finish        string
+	usage         *openAIUsage
+	ended         bool // [DONE] came
+	bytes         int
+}
+
+func (s *openAIStream) event(_ string, data []byte) error {
+	if string(data) == "[DONE]" {
+		s.ended = true
+		return nil
+	}
+	var ch openAIChunk
+	if err := json.Unmarshal(data, &ch); err != nil {
+		return fmt.Errorf("%w: a stream chunk: %v", ErrBadResponse, err)
+	}
+	if len(ch.Error) > 0 && string(ch.Error) != "null" {
+		return streamError(ch.Error)
+	}
+	if ch.Usage != nil {
+		s.usage = ch.Usage
+	}
+	for _, c := range ch.Choices {
+		if c.Index != 0 {
+			continue
+		}
+		s.text.WriteString(string(c.Delta.Content))
+		s.refusal.WriteString(string(c.Delta.Refusal))
+		s.bytes += len(c.Delta.Content) + len(c.Delta.Refusal)
+		for _, tc := range c.Delta.ToolCalls {
+			if s.index == nil {
+				s.index = map[int]int{}
+			}
+			i, ok := s.index[tc.Index]
+			// A new id at a known index is a new call (servers that send
+			// each call whole, all at index 0).
+			if !ok || tc.ID != "" && s.calls[i].ID != "" && tc.ID != s.calls[i].ID {
+				i = len(s.calls)
+				s.index[tc.Index] = i
+				s.calls = append(s.calls, openAIToolCall{})
+			}
+			call := &s.calls[i]
+			if tc.ID != "" {
+				call.ID = tc.ID
+			}
+			if tc.Type != "" {
+				call.Type = tc.Type
+			}
+			call.Function.Name += tc.Function.Name
+			call.Function.Arguments += tc.Function.Arguments
+			s.bytes += len(tc.Function.Name) + len(tc.Function.Arguments)
+		}
+		if c.FinishReason != nil && *c.FinishReason != "" {
+			s.finish = *c.FinishReason
+		}
+	}
+	return nil
+}
+
+// done: [DONE], or a finish reason from a server that ends without it.
+func (s *openAIStream) done() bool { return s.ended || s.finish != "" }
+
+func (s *openAIStream) output() int64 {
+	if s.usage != nil {
+		return s.usage.CompletionTokens
+	}
+	return estimate(s.bytes)
+}
+
+func (s *openAIStream) whole(body []byte) error {
 	var res openAIAnswer
-	if err := c.post.post(ctx, body, &res); err != nil {
-		return Response{}, err
+	if err := json.Unmarshal(body, &res); err != nil {
+		return fmt.Errorf("%w: %v", ErrBadResponse, err)
 	}
 	if len(res.Choices) == 0 {
-		return Response{}, fmt.Errorf("%w: no choices in the answer", ErrBadResponse)
+		return fmt.Errorf("%w: no choices in the answer", ErrBadResponse)
 	}
-	msg := res.Choices[0].Message
-	out := Response{
-		Text:  string(msg.Content),
-		Usage: Usage{Input: res.Usage.PromptTokens, Cached: res.Usage.PromptTokensDetails.CachedTokens, Output: res.Usage.CompletionTokens},
+	c := res.Choices[0]
+	s.text.WriteString(string(c.Message.Content))
+	s.refusal.WriteString(string(c.Message.Refusal))
+	s.calls, s.finish, s.usage, s.ended = c.Message.ToolCalls, c.FinishReason, &res.Usage, true
+	return nil
+}
+
+func (s *openAIStream) response() (Response, error) {
+	out := Response{Text: s.text.String(), Truncated: s.finish == "length"}
+	if u := s.usage; u != nil {
+		out.Usage = Usage{Input: u.PromptTokens, Cached: u.PromptTokensDetails.CachedTokens, Output: u.CompletionTokens}
 	}
-	for _, tc := range msg.ToolCalls {
+	for _, tc := range s.calls {
 		if tc.Type != "" && tc.Type != "function" {
 			continue
 		}
 		out.Calls = append(out.Calls, ToolCall{ID: tc.ID, Name: tc.Function.Name, Args: argsJSON(tc.Function.Arguments)})
 	}
 	if out.Text == "" && len(out.Calls) == 0 {
-		out.Text = string(msg.Refusal)
+		out.Text = s.refusal.String()
 	}
 	return out, nil
 }
@@ -123,7 +238,7 @@ func argsJSON(s string) json.RawMessage {
 }
 
 func openAIBody(model string, req Request, maxTokens int64, official bool) (*openAIRequest, error) {
-	p := &openAIRequest{Model: model}
+	p := &openAIRequest{Model: model, Stream: true, StreamOptions: &streamOptions{IncludeUsage: true}}
 	if official {
 		p.MaxCompletionTokens = maxTokens
 	} else {

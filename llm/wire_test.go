@@ -50,7 +50,7 @@ func serveAnswers(t *testing.T, answers ...answer) (Model, func() int) {
 	}))
 	t.Cleanup(srv.Close)
 	env := map[string]string{"OPENAI_BASE_URL": srv.URL + "/v1", "OPENAI_API_KEY": "k"}
-	m, err := New("openai/gpt-test", func(k string) string { return env[k] }, Options{Timeout: 2 * time.Second, MaxRetries: 2})
+	m, err := New("openai/gpt-test", func(k string) string { return env[k] }, Options{Timeout: 2 * time.Second, MaxRetries: 2, Backoff: time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,10 +132,7 @@ func (l *lateAnswer) RoundTrip(r *http.Request) (*http.Response, error) {
 
 func TestAnswerRacingTheAttemptLimitIsATimeout(t *testing.T) {
 	late := &lateAnswer{}
-	c := &client{name: "openai/gpt-test", timeout: 50 * time.Millisecond, p: &openAIChat{model: "gpt-test", post: &poster{
-		hc: &http.Client{Transport: late}, url: "http://model.invalid/v1/chat/completions", header: jsonHeader(),
-		opts: Options{Timeout: 50 * time.Millisecond, MaxRetries: 1},
-	}}}
+	c := overTransport(t, late, Options{Timeout: 50 * time.Millisecond, MaxRetries: 1})
 	_, err := c.Chat(context.Background(), Request{Messages: []Message{{Role: User, Text: "x"}}})
 	if !errors.Is(err, ErrTimeout) || late.calls != 2 {
 		t.Errorf("err = %v after %d attempts, want ErrTimeout after 2", err, late.calls)
@@ -233,10 +230,7 @@ func TestUnreachableServerNamesItsVariable(t *testing.T) {
 	}
 	// A stalled server: the hint names the setting for a longer wait.
 	late := &lateAnswer{}
-	c := &client{name: "openai/gpt-test", timeout: 50 * time.Millisecond, p: &openAIChat{model: "gpt-test", post: &poster{
-		hc: &http.Client{Transport: late}, url: "http://model.invalid/v1/chat/completions", header: jsonHeader(),
-		opts: Options{Timeout: 50 * time.Millisecond},
-	}}}
+	c := overTransport(t, late, Options{Timeout: 50 * time.Millisecond, Backoff: time.Millisecond})
 	if _, err := c.Chat(context.Background(), Request{Messages: []Message{{Role: User, Text: "x"}}}); err == nil || !strings.Contains(err.Error(), "OCDX_MODEL_TIMEOUT") {
 		t.Errorf("err = %v, want the OCDX_MODEL_TIMEOUT hint", err)
 	}

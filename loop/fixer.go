@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 
+	"github.com/ocdx/gh-ocdx/config"
 	"github.com/ocdx/gh-ocdx/fix"
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/llm"
@@ -18,6 +19,7 @@ type FixRunner struct {
 	Model     llm.Model
 	ModelName string
 	Verify    []string
+	Policy    *config.Policy
 	// Confirm asks before each push; nil pushes without asking (--yes).
 	Confirm func(ctx context.Context, plan fix.PushPlan) (bool, error)
 	// NoPush stops after the verification (a local review): no push, no
@@ -33,7 +35,7 @@ type FixRunner struct {
 func (r *FixRunner) Fix(ctx context.Context, req FixRequest) (*FixReport, error) {
 	out, err := fix.Run(ctx, fix.Options{
 		Repo: r.Repo, PR: req.PR, Dir: r.Dir, Remote: r.Remote, Model: r.Model, ModelName: r.ModelName,
-		Verify: r.Verify, Payload: req.Payload, Run: req.Run, Round: req.Round, Resume: req.Resume,
+		Verify: r.Verify, Policy: r.Policy, Payload: req.Payload, Run: req.Run, Round: req.Round, Resume: req.Resume,
 		Confirm: r.Confirm, DryRun: r.NoPush, GitHub: r.GitHub, Progress: r.Progress,
 	})
 	var rep *FixReport

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/ocdx/gh-ocdx/config"
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/llm"
@@ -38,6 +39,7 @@ type LocalOptions struct {
 	Key       state.Key // state.LocalKey of the branch
 	Change    Change
 	Store     Store
+	Policy    *config.Policy // the repository's: instructions, ignored files
 	Reviewers []Role
 	Tools     []llm.Tool // read-only, over the reviewed files
 	Fixer     Fixer      // nil: review only
@@ -110,7 +112,7 @@ func ReviewLocal(ctx context.Context, o LocalOptions) (*LocalResult, error) {
 	if _, err := run.StartRound(1, ch.Head); err != nil {
 		return nil, err
 	}
-	rr, err := l.reviewLocal(ctx, ch, o.Tools, fixedBefore)
+	rr, err := l.reviewLocal(ctx, ch, o.Policy, o.Tools, fixedBefore)
 	if err != nil {
 		return res, l.localFail(ctx, res, err)
 	}
@@ -167,12 +169,11 @@ func ReviewLocal(ctx context.Context, o LocalOptions) (*LocalResult, error) {
 
 // reviewLocal runs the reviewers on the change and aggregates as a round
 // of review-loop does, without review threads.
-func (l *loop) reviewLocal(ctx context.Context, ch Change, tools []llm.Tool, fixedBefore []finding.Finding) (*RoundResult, error) {
+func (l *loop) reviewLocal(ctx context.Context, ch Change, policy *config.Policy, tools []llm.Tool, fixedBefore []finding.Finding) (*RoundResult, error) {
 	pr := ch.pr()
-	text, truncated := review.TruncateDiff(ch.Diff, true)
-	rc := &review.Context{PR: pr, Diff: text, DiffTruncated: truncated}
+	rc := review.NewContext(pr, ch.Diff, true, policy)
 	rr := &RoundResult{N: 1, HeadOID: ch.Head, Comments: []state.Comment{}, Stuck: []string{}, ReviewState: finding.ReviewState{ChangesRequestedBy: []finding.Actor{}}}
-	rr.Coverage = review.DiffCoverage(pr, text, truncated)
+	rr.Coverage = review.DiffCoverage(pr, rc.Diff, rc.DiffTruncated, rc.Ignored)
 	n := len(l.o.Reviewers)
 	rr.Roles = make([]RoleStatus, n)
 	results := make([]*finding.ReviewerResult, n)

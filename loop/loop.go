@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ocdx/gh-ocdx/config"
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/internal/redact"
@@ -90,10 +91,16 @@ type Options struct {
 	ReviewerTools func(head string) []llm.Tool
 	AnalyzerTools func(head string) []llm.Tool
 	Fixer         Fixer
-	MaxRounds     int // default MaxRounds
-	MaxIters      int // model calls per role (0: the llm default)
-	DryRun        bool
-	Progress      io.Writer // stderr
+	// Policy is the repository's review policy, from the PR's base branch;
+	// nil: the defaults.
+	Policy *config.Policy
+	// Budget, when set, is the run's token budget: the models of Reviewers,
+	// Analyzer and Fixer draw on it, and a call it refuses ends the run.
+	Budget    *llm.Budget
+	MaxRounds int // default MaxRounds
+	MaxIters  int // model calls per role (0: the llm default)
+	DryRun    bool
+	Progress  io.Writer // stderr
 }
 
 // Outcomes of a run.
@@ -119,6 +126,14 @@ type Result struct {
 	Stuck     []string          `json:"stuck"`
 	WouldPost string            `json:"wouldPost,omitempty"` // --dry-run: the review report
 	WouldFix  []finding.Finding `json:"wouldFix,omitempty"`  // --dry-run: the fix payload's issuesToFix
+	Budget    *BudgetStatus     `json:"budget,omitempty"`    // with a token budget
+}
+
+// BudgetStatus is a run's token budget and what this invocation spent of it.
+type BudgetStatus struct {
+	MaxTokens int64     `json:"maxTokens"`
+	Spent     llm.Usage `json:"spent"`
+	Reached   bool      `json:"reached"` // a call was refused: the run stopped there
 }
 
 // RoundResult is one round.
@@ -137,7 +152,8 @@ type RoundResult struct {
 	Comments         []state.Comment      `json:"comments"`
 	Usage            map[string]llm.Usage `json:"usage"`
 	Coverage         review.Coverage      `json:"coverage"`
-	Note             string               `json:"note,omitempty"` // what the loop does next
+	PolicyChanged    []string             `json:"policyChanged,omitempty"` // policy files the PR changes
+	Note             string               `json:"note,omitempty"`          // what the loop does next
 	AnalyzerMismatch bool                 `json:"analyzerMismatch,omitempty"`
 	reviewersOK      int
 }
@@ -178,6 +194,12 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	}
 	l := &loop{o: o, key: state.NewKey(o.Repo.Host, o.Repo.Owner, o.Repo.Name, o.PR.Number),
 		res: &Result{PR: o.PR.Number, URL: o.PR.URL, Rounds: []RoundResult{}, Remaining: []finding.Finding{}, Stuck: []string{}}}
+	if o.Budget != nil {
+		defer func() {
+			l.res.Budget.Spent = o.Budget.Spent()
+		}()
+		l.res.Budget = &BudgetStatus{MaxTokens: o.Budget.Max}
+	}
 	if o.DryRun {
 		return l.dryRun(ctx)
 	}
@@ -281,6 +303,7 @@ func (l *loop) round(ctx context.Context, n int) (done bool, err error) {
 	var threadFs []finding.Finding
 	threadFs, rr.Threads = ThreadFindings(pr)
 	rr.ThreadsTruncated = pr.ThreadsTruncated
+	rr.PolicyChanged = PolicyChanges(pr)
 	if rd.Done(state.PhaseReviewed) {
 		if err := restore(&rr, rd); err != nil {
 			return false, err
@@ -414,13 +437,12 @@ func failedReviewers(rr *RoundResult) []string {
 
 // review runs the roles of a round and aggregates what they found.
 func (l *loop) review(ctx context.Context, pr *github.PullRequest, rr *RoundResult, threadFs []finding.Finding) error {
-	diff, complete, err := l.o.GitHub.Diff(ctx, l.o.Repo, pr.Number, review.DiffLimit)
+	diff, complete, err := l.o.GitHub.Diff(ctx, l.o.Repo, pr.Number, review.DiffReadLimit)
 	if err != nil {
 		return err
 	}
-	text, truncated := review.TruncateDiff(diff, complete)
-	rc := &review.Context{PR: pr, Diff: text, DiffTruncated: truncated}
-	rr.Coverage = review.DiffCoverage(pr, text, truncated)
+	rc := review.NewContext(pr, diff, complete, l.o.Policy)
+	rr.Coverage = review.DiffCoverage(pr, rc.Diff, rc.DiffTruncated, rc.Ignored)
 	out, err := l.runRoles(ctx, rc, threadFs, rr.ReviewState, rr.Threads)
 	if err != nil {
 		return err
@@ -434,6 +456,13 @@ func (l *loop) review(ctx context.Context, pr *github.PullRequest, rr *RoundResu
 		}
 		if ce := llm.AsConfigError(role.Key, r.err); ce != nil && role.Key != "" {
 			return ce
+		}
+	}
+	// A call the budget refused ends the run: a round some roles could not
+	// finish is no review.
+	for _, r := range out.Roles {
+		if errors.Is(r.err, llm.ErrBudget) {
+			return r.err
 		}
 	}
 	rr.Roles = out.Roles
@@ -470,6 +499,19 @@ func (l *loop) review(ctx context.Context, pr *github.PullRequest, rr *RoundResu
 		}
 	}
 	return nil
+}
+
+// PolicyChanges lists the repository policy files (.ocdx.json, REVIEW.md)
+// that pr changes: this run reads them from the base branch, so the change
+// takes effect only once merged, and the report says so.
+func PolicyChanges(pr *github.PullRequest) []string {
+	var out []string
+	for _, f := range pr.Files {
+		if f.Path == config.RepoFile || f.Path == config.ReviewFile {
+			out = append(out, f.Path)
+		}
+	}
+	return out
 }
 
 // AnalyzerError: the comments analyzer failed, so the review state and the threads
@@ -685,6 +727,16 @@ func (l *loop) fail(ctx context.Context, n int, err error) error {
 		return err
 	}
 	reason := err.Error()
+	if errors.Is(err, llm.ErrBudget) {
+		// Not a failure: the user's limit, reached before a call, not after.
+		reason = l.budgetReached(err)
+		if l.posted {
+			if _, perr := l.post(ctx, n, "final", RenderBudgetReached(n, reason)); perr != nil {
+				l.progress("could not post the final report: %v", perr)
+			}
+		}
+		return l.end(OutcomeBlocked, reason)
+	}
 	if l.posted {
 		body := RenderFailure(n, reason)
 		if _, perr := l.post(ctx, n, "final", body); perr != nil {
@@ -692,6 +744,18 @@ func (l *loop) fail(ctx context.Context, n int, err error) error {
 		}
 	}
 	return l.endErr(OutcomeFailed, reason, err)
+}
+
+// budgetReached records that the token budget stopped the run and says so.
+func (l *loop) budgetReached(err error) string {
+	if l.res.Budget != nil {
+		l.res.Budget.Reached = true
+	}
+	var be *llm.BudgetError
+	if errors.As(err, &be) {
+		return be.Error()
+	}
+	return err.Error()
 }
 
 func (l *loop) end(outcome, reason string) error {
@@ -720,12 +784,17 @@ func (l *loop) dryRun(ctx context.Context) (*Result, error) {
 	var threadFs []finding.Finding
 	threadFs, rr.Threads = ThreadFindings(pr)
 	rr.ThreadsTruncated = pr.ThreadsTruncated
+	rr.PolicyChanged = PolicyChanges(pr)
 	if rec, err := l.o.Store.PR(l.key); err == nil {
 		for _, s := range rec.Stuck {
 			l.stuck = append(l.stuck, s.ID)
 		}
 	}
-	if err := l.review(ctx, pr, &rr, threadFs); err != nil {
+	if err := l.review(ctx, pr, &rr, threadFs); errors.Is(err, llm.ErrBudget) {
+		l.res.Outcome, l.res.Reason = OutcomeBlocked, "dry run: "+l.budgetReached(err)
+		l.label()
+		return l.res, nil
+	} else if err != nil {
 		return l.res, err
 	}
 	l.res.Rounds = append(l.res.Rounds, rr)

@@ -48,6 +48,9 @@ func RenderReview(runID string, maxRounds int, rr *RoundResult) string {
 		fmt.Fprintf(&b, "**Reviewers:** partial — %d of %d succeeded; failed: %s.\n\n", reviewers-len(failed), reviewers, strings.Join(failed, ", "))
 	}
 	fmt.Fprintf(&b, "**Coverage:** %s.\n\n", rr.Coverage)
+	if len(rr.PolicyChanged) > 0 {
+		fmt.Fprintf(&b, "**Repository policy:** this PR changes %s; the change takes effect after merge: this review used the base branch's.\n\n", policyNames(rr.PolicyChanged))
+	}
 	if rr.ReviewState.HasChangesRequested {
 		fmt.Fprintf(&b, "**Review state:** changes requested by %s; a maintainer's change request makes the consensus request_changes whatever the models say.\n\n", actors(rr.ReviewState.ChangesRequestedBy))
 	}
@@ -185,6 +188,11 @@ func RenderFailure(n int, reason string) string {
 	return fmt.Sprintf("## gh-ocdx review-loop stopped in round %d\n\n**Failure:** %s\n\nNothing more will be posted or pushed by this run. Fix the cause, then re-run `gh ocdx review-loop`.\n", n, cell(reason, 2000))
 }
 
+// RenderBudgetReached is the final comment of a run the token budget stopped.
+func RenderBudgetReached(n int, reason string) string {
+	return fmt.Sprintf("## gh-ocdx review-loop stopped in round %d\n\n**Stopped:** %s.\n\nNothing more will be posted or pushed by this run. Re-run `gh ocdx review-loop` with a larger `--max-tokens` (or `maxTokens` in the configuration) to go on.\n", n, cell(reason, 2000))
+}
+
 // RenderSummary is the final Markdown summary printed on stdout: round by
 // round, counts, the PR link, fixes applied, and the outcome.
 func RenderSummary(r *Result) string {
@@ -201,6 +209,13 @@ func RenderSummary(r *Result) string {
 			resumed = " (resumed)"
 		}
 		fmt.Fprintf(&b, "**Run:** %s%s\n", r.RunID, resumed)
+	}
+	if bs := r.Budget; bs != nil {
+		reached := ""
+		if bs.Reached {
+			reached = " — token budget reached"
+		}
+		fmt.Fprintf(&b, "**Tokens:** %d of the budget of %d spent (%s)%s\n", bs.Spent.Input+bs.Spent.Output, bs.MaxTokens, bs.Spent, reached)
 	}
 	b.WriteString("\n")
 	for _, rr := range r.Rounds {
@@ -220,6 +235,9 @@ func RenderSummary(r *Result) string {
 		}
 		fmt.Fprintf(&b, "- Roles: %s\n", strings.Join(roles, ", "))
 		fmt.Fprintf(&b, "- Coverage: %s\n", rr.Coverage)
+		if len(rr.PolicyChanged) > 0 {
+			fmt.Fprintf(&b, "- Repository policy: the PR changes %s; the change takes effect after merge\n", policyNames(rr.PolicyChanged))
+		}
 		fmt.Fprintf(&b, "- Unresolved review threads: %d\n", rr.Threads.Unresolved)
 		if len(rr.Stuck) > 0 {
 			fmt.Fprintf(&b, "- Stuck: %s\n", strings.Join(rr.Stuck, ", "))
@@ -266,6 +284,14 @@ func RenderSummary(r *Result) string {
 		}
 	}
 	return b.String()
+}
+
+func policyNames(files []string) string {
+	var q []string
+	for _, f := range files {
+		q = append(q, "`"+f+"`")
+	}
+	return strings.Join(q, " and ")
 }
 
 // cell keeps text on one line and bounded, for tables and list items.

@@ -3,7 +3,6 @@ package loop
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"strings"
 	"sync"
 	"time"
@@ -50,13 +49,6 @@ const (
 // and a capped diff, the rest through tools (docs/architecture.md, The agents).
 func reviewerTask(agent string, rc *review.Context) (string, error) {
 	pr := rc.PR
-	files := make([]string, 0, len(pr.Files)+1)
-	for _, f := range pr.Files {
-		files = append(files, f.Path)
-	}
-	if more := pr.ChangedFiles - len(pr.Files); more > 0 {
-		files = append(files, fmt.Sprintf("… and %d more files (use list_files or pr_diff)", more))
-	}
 	body := strings.TrimSpace(pr.Body)
 	if body == "" {
 		body = "(no description)"
@@ -66,7 +58,8 @@ func reviewerTask(agent string, rc *review.Context) (string, error) {
 	return prompts.Render("reviewer.md", map[string]any{
 		"Agent": agent, "Number": pr.Number, "Title": pr.Title, "URL": pr.URL, "Author": pr.Author,
 		"BaseRef": pr.BaseRefName, "HeadRef": pr.HeadRefName, "Body": body, "LinkedIssues": pr.ClosingIssues,
-		"FileSummary": rc.FileSummary(), "Files": files, "Diff": rc.Diff,
+		"FileSummary": rc.FileSummary(), "Files": rc.FileList(), "Diff": rc.Diff,
+		"Instructions": review.Instructions(rc.Policy, pr.Files),
 	})
 }
 

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/ocdx/gh-ocdx/config"
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/internal/text"
 	"github.com/ocdx/gh-ocdx/prompts"
@@ -37,11 +38,14 @@ type Context struct {
 	PR            *github.PullRequest
 	Diff          string // truncated at DiffLimit, notice included
 	DiffTruncated bool
+	Policy        *config.Policy // the repository's; nil: the defaults
+	Ignored       []string       // the files whose diff the policy left out
 }
 
-// Gather fetches the PR and its diff (two requests, side by side). Any
-// failure returns an error and no partial context.
-func Gather(ctx context.Context, src PRSource, repo github.Repo, number int) (*Context, error) {
+// Gather fetches the PR and its diff (two requests, side by side), then
+// applies the repository policy that policyOf finds for the PR. Any failure
+// returns an error and no partial context.
+func Gather(ctx context.Context, src PRSource, repo github.Repo, number int, policyOf func(*github.PullRequest) (*config.Policy, error)) (*Context, error) {
 	var (
 		wg       sync.WaitGroup
 		pr       *github.PullRequest
@@ -53,7 +57,7 @@ func Gather(ctx context.Context, src PRSource, repo github.Repo, number int) (*C
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		diff, complete, diffErr = src.Diff(ctx, repo, number, DiffLimit)
+		diff, complete, diffErr = src.Diff(ctx, repo, number, DiffReadLimit)
 	}()
 	pr, prErr = src.PullRequest(ctx, repo, number)
 	wg.Wait()
@@ -63,8 +67,11 @@ func Gather(ctx context.Context, src PRSource, repo github.Repo, number int) (*C
 	if diffErr != nil {
 		return nil, diffErr
 	}
-	text, truncated := TruncateDiff(diff, complete)
-	return &Context{PR: pr, Diff: text, DiffTruncated: truncated}, nil
+	policy, err := policyOf(pr)
+	if err != nil {
+		return nil, err
+	}
+	return NewContext(pr, diff, complete, policy), nil
 }
 
 // TruncateDiff keeps at most DiffLimit bytes of diff, cut at the last line
@@ -100,13 +107,6 @@ func (c *Context) FileSummary() string {
 // TaskMessage renders the review-pr task message: the first user message of
 // a review-pr run, and what --context-only prints.
 func (c *Context) TaskMessage() (string, error) {
-	files := make([]string, 0, len(c.PR.Files)+1)
-	for _, f := range c.PR.Files {
-		files = append(files, f.Path)
-	}
-	if more := c.PR.ChangedFiles - len(c.PR.Files); more > 0 {
-		files = append(files, fmt.Sprintf("… and %d more files (use list_files or pr_diff)", more))
-	}
 	body := c.PR.Body
 	if body == "" {
 		body = "(no description)"
@@ -114,18 +114,21 @@ func (c *Context) TaskMessage() (string, error) {
 	return prompts.Render("review_pr.md", map[string]any{
 		"Number": c.PR.Number, "Title": c.PR.Title, "Author": c.PR.Author, "State": c.PR.State,
 		"Body": body, "LinkedIssues": c.PR.ClosingIssues,
-		"FileSummary": c.FileSummary(), "Files": files, "Diff": c.Diff,
+		"FileSummary": c.FileSummary(), "Files": c.FileList(), "Diff": c.Diff,
+		"Instructions": Instructions(c.Policy, c.PR.Files),
 	})
 }
 
 // Coverage says how much of a PR's diff the reviewers were given: each
-// changed file's diff whole, cut at DiffLimit, or left out.
+// changed file's diff whole, cut at DiffLimit, left out past it, or
+// ignored by the repository's policy.
 type Coverage struct {
 	Files        int      `json:"files"`        // files the PR changes
 	Whole        int      `json:"whole"`        // files whose diff was given whole
 	Cut          []string `json:"cut"`          // files whose diff was cut
 	LeftOut      int      `json:"leftOut"`      // files whose diff was left out
 	LeftOutNames []string `json:"leftOutNames"` // the first MaxCoverageNames of them, when known
+	Ignored      int      `json:"ignored"`      // files whose diff the repository's ignore globs left out
 }
 
 // MaxCoverageNames bounds the file names a coverage lists.
@@ -141,11 +144,15 @@ func (c Coverage) String() string {
 	if c.Files == 0 && c.Whole == 0 {
 		return "not recorded"
 	}
-	if !c.Sampled() {
-		return fmt.Sprintf("the whole diff (%d file(s))", c.Whole)
+	ignored := ""
+	if c.Ignored > 0 {
+		ignored = fmt.Sprintf(", %d file(s) ignored (lockfiles, generated or vendored: the ignore globs)", c.Ignored)
 	}
-	s := fmt.Sprintf("large diff: sampled — %d of %d file(s) whole, %d cut%s, %d left out%s; the reviewers could read the rest with tools, but may not have",
-		c.Whole, c.Files, len(c.Cut), quoteNames(c.Cut, len(c.Cut)), c.LeftOut, quoteNames(c.LeftOutNames, c.LeftOut))
+	if !c.Sampled() {
+		return fmt.Sprintf("the whole diff (%d file(s))%s", c.Whole, ignored)
+	}
+	s := fmt.Sprintf("large diff: sampled — %d of %d file(s) whole, %d cut%s, %d left out%s%s; the reviewers could read the rest with tools, but may not have",
+		c.Whole, c.Files, len(c.Cut), quoteNames(c.Cut, len(c.Cut)), c.LeftOut, quoteNames(c.LeftOutNames, c.LeftOut), ignored)
 	return s
 }
 
@@ -169,31 +176,17 @@ func quoteNames(list []string, total int) string {
 }
 
 // DiffCoverage measures what text (the diff as given to the reviewers,
-// truncated or not) holds of pr's changed files.
-func DiffCoverage(pr *github.PullRequest, text string, truncated bool) Coverage {
+// truncated or not) holds of pr's changed files; ignored are the files
+// whose diff the policy left out.
+func DiffCoverage(pr *github.PullRequest, text string, truncated bool, ignored []string) Coverage {
 	var given []string
 	for _, line := range strings.Split(text, "\n") {
-		header, ok := strings.CutPrefix(line, "diff --git ")
-		if !ok {
-			continue
+		if header, ok := strings.CutPrefix(line, "diff --git "); ok {
+			given = append(given, diffPath(header, pr.Files))
 		}
-		path := ""
-		for _, f := range pr.Files {
-			if strings.HasSuffix(header, " b/"+f.Path) && len(f.Path) > len(path) {
-				path = f.Path
-			}
-		}
-		if path == "" {
-			if i := strings.LastIndex(header, " b/"); i >= 0 {
-				path = header[i+3:]
-			} else {
-				path = header
-			}
-		}
-		given = append(given, path)
 	}
-	c := Coverage{Cut: []string{}, LeftOutNames: []string{}}
-	c.Files = max(pr.ChangedFiles, len(pr.Files), len(given))
+	c := Coverage{Cut: []string{}, LeftOutNames: []string{}, Ignored: len(ignored)}
+	c.Files = max(pr.ChangedFiles, len(pr.Files), len(given)+len(ignored))
 	c.Whole = len(given)
 	if truncated && len(given) > 0 {
 		// The diff was cut inside its last file (or just after it: it cannot
@@ -201,9 +194,9 @@ func DiffCoverage(pr *github.PullRequest, text string, truncated bool) Coverage 
 		c.Whole--
 		c.Cut = append(c.Cut, given[len(given)-1])
 	}
-	c.LeftOut = c.Files - len(given)
+	c.LeftOut = max(c.Files-len(given)-len(ignored), 0)
 	for _, f := range pr.Files {
-		if len(c.LeftOutNames) < MaxCoverageNames && !slices.Contains(given, f.Path) {
+		if len(c.LeftOutNames) < MaxCoverageNames && !slices.Contains(given, f.Path) && !slices.Contains(ignored, f.Path) {
 			c.LeftOutNames = append(c.LeftOutNames, f.Path)
 		}
 	}

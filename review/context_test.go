@@ -6,6 +6,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/ocdx/gh-ocdx/config"
 	"github.com/ocdx/gh-ocdx/github"
 )
 
@@ -45,15 +46,55 @@ func TestDiffCoverage(t *testing.T) {
 		fmt.Fprintf(&b, "diff --git a/%s b/%s\n--- a/%s\n+++ b/%s\n@@ -1 +1 @@\n-%s\n+%s\n", p, p, p, p, strings.Repeat("x", 3000), strings.Repeat("y", 3000))
 	}
 	text, cut := TruncateDiff([]byte(b.String()), true)
-	c := DiffCoverage(pr, text, cut)
+	c := DiffCoverage(pr, text, cut, nil)
 	if !cut || !c.Sampled() || c.Files != 30 || c.Whole+len(c.Cut)+c.LeftOut != 30 || len(c.Cut) != 1 || c.Cut[0] != fmt.Sprintf("dir with space/f%02d.go", c.Whole) {
 		t.Errorf("coverage %+v", c)
 	}
 	if len(c.LeftOutNames) != min(c.LeftOut, MaxCoverageNames) || c.LeftOutNames[0] != fmt.Sprintf("dir with space/f%02d.go", c.Whole+1) {
 		t.Errorf("left out names %v", c.LeftOutNames)
 	}
-	whole := DiffCoverage(&github.PullRequest{ChangedFiles: 1, Files: pr.Files[:1]}, "diff --git a/dir with space/f00.go b/dir with space/f00.go\n+x\n", false)
+	whole := DiffCoverage(&github.PullRequest{ChangedFiles: 1, Files: pr.Files[:1]}, "diff --git a/dir with space/f00.go b/dir with space/f00.go\n+x\n", false, nil)
 	if whole.Sampled() || whole.Whole != 1 || whole.String() != "the whole diff (1 file(s))" {
 		t.Errorf("whole diff: %+v %q", whole, whole)
+	}
+}
+
+func TestNewContextLeavesIgnoredDiffsOutAndUncounted(t *testing.T) {
+	pr := &github.PullRequest{ChangedFiles: 3, Files: []github.ChangedFile{{Path: "go.sum"}, {Path: "main.go"}, {Path: "vendor/x/y.go"}}}
+	var b strings.Builder
+	b.WriteString("diff --git a/go.sum b/go.sum\n+" + strings.Repeat("s", 2*DiffLimit) + "\n")
+	b.WriteString("diff --git a/main.go b/main.go\n+func main() {}\n")
+	b.WriteString("diff --git a/vendor/x/y.go b/vendor/x/y.go\n+" + strings.Repeat("v", DiffLimit) + "\n")
+
+	rc := NewContext(pr, []byte(b.String()), true, nil) // no .ocdx.json: the default globs
+
+	if rc.DiffTruncated || rc.Diff != "diff --git a/main.go b/main.go\n+func main() {}\n" {
+		t.Errorf("diff (truncated %v):\n%.300s", rc.DiffTruncated, rc.Diff)
+	}
+	c := DiffCoverage(pr, rc.Diff, rc.DiffTruncated, rc.Ignored)
+	if c.Sampled() || c.Whole != 1 || c.Ignored != 2 || c.LeftOut != 0 || c.String() != "the whole diff (1 file(s)), 2 file(s) ignored (lockfiles, generated or vendored: the ignore globs)" {
+		t.Errorf("coverage %+v: %s", c, c)
+	}
+	list := strings.Join(rc.FileList(), "\n")
+	if !strings.Contains(list, "go.sum (ignored") || !strings.Contains(list, "vendor/x/y.go (ignored") || strings.Contains(list, "main.go (ignored") {
+		t.Errorf("file list:\n%s", list)
+	}
+}
+
+func TestInstructionsOnlyForMatchingFilesAndCapped(t *testing.T) {
+	p := &config.Policy{Instructions: "Wrap errors.", Guide: "# Guide\nName the test.",
+		Paths: []config.PathRule{{Glob: "api/**", Instructions: "Check auth."}, {Glob: "web/**", Instructions: "No inline styles."}}}
+	files := []github.ChangedFile{{Path: "api/v1/h.go"}, {Path: "main.go"}}
+	got := Instructions(p, files)
+	want := "Wrap errors.\n\nFrom REVIEW.md:\n\n# Guide\nName the test.\n\nFor the files matching `api/**` (`api/v1/h.go`):\n\nCheck auth."
+	if got != want {
+		t.Errorf("instructions:\n%s\nwant:\n%s", got, want)
+	}
+	if Instructions(&config.Policy{Paths: p.Paths}, []github.ChangedFile{{Path: "main.go"}}) != "" {
+		t.Error("a path rule no file matches was given")
+	}
+	long := Instructions(&config.Policy{Guide: strings.Repeat("é", MaxInstructions)}, nil)
+	if !strings.HasSuffix(long, InstructionsCutNotice) || len(long) > MaxInstructions+len(InstructionsCutNotice) || !utf8.ValidString(long) {
+		t.Errorf("a long guide: %d bytes, ends %q", len(long), long[len(long)-60:])
 	}
 }

@@ -33,6 +33,12 @@ type Client struct {
 	Timeout  time.Duration // each attempt's own limit, so a stalled answer is cut and tried again; 0 for none
 	// Cut is the error of an attempt ended by Timeout.
 	Cut func() error
+	// Idle > 0 cuts an attempt when no byte of the answer arrives for that
+	// long (the wait for the headers included), however long the whole
+	// answer takes: a stream that keeps coming is never cut by it.
+	Idle time.Duration
+	// IdleCut is the error of an attempt ended by Idle; nil uses Cut.
+	IdleCut func() error
 
 	Backoff    time.Duration // the first wait when the server asks none; doubles each time
 	MaxBackoff time.Duration // 0: no cap
@@ -48,6 +54,12 @@ type Client struct {
 	// body over ReadAll bytes is ErrTooLarge. With 0 the body streams to
 	// the caller and the limit lasts until it closes it.
 	ReadAll int64
+	// Consume, when set, reads a 2xx answer within the attempt as it
+	// arrives (a stream); its error is the attempt's, judged by Retry, so
+	// an answer cut midway is sent again as a whole, never half used. The
+	// answer Do returns then has an empty body. Other answers are read as
+	// ReadAll says.
+	Consume func(resp *http.Response) error
 
 	// Once says req is sent exactly once (a blind retry could post twice).
 	Once func(req *http.Request) (bool, error)
@@ -129,12 +141,12 @@ func (c *Client) backoff(n int) time.Duration {
 	return d - time.Duration(rand.Float64()*c.Jitter*float64(d))
 }
 
-// try sends one attempt under its own time limit.
+// try sends one attempt under its own time limits.
 func (c *Client) try(req *http.Request) (*http.Response, error) {
-	if c.Timeout <= 0 {
+	if c.Timeout <= 0 && c.Idle <= 0 {
 		resp, err := c.Send(req)
-		if err == nil && c.ReadAll > 0 {
-			err = c.readAll(resp)
+		if err == nil {
+			err = c.read(resp)
 		}
 		if err != nil {
 			return nil, err
@@ -142,10 +154,21 @@ func (c *Client) try(req *http.Request) (*http.Response, error) {
 		return resp, nil
 	}
 	parent := req.Context()
-	ctx, cancel := context.WithTimeout(parent, c.Timeout)
+	ctx, cancelCause := context.WithCancelCause(parent)
+	cancel := func() { cancelCause(nil) }
+	if c.Timeout > 0 {
+		var stop context.CancelFunc
+		ctx, stop = context.WithTimeout(ctx, c.Timeout)
+		cancel = func() { stop(); cancelCause(nil) }
+	}
+	var idle *time.Timer
+	if c.Idle > 0 {
+		idle = time.AfterFunc(c.Idle, func() { cancelCause(errIdle) })
+	}
 	resp, err := c.Send(req.WithContext(ctx))
-	if err == nil && c.ReadAll > 0 {
-		err = c.readAll(resp)
+	if err == nil {
+		resp.Body = &idleBody{ReadCloser: resp.Body, idle: idle, d: c.Idle}
+		err = c.read(resp)
 	}
 	if err == nil && ctx.Err() != nil {
 		// net/http hands back an answer that raced the cancellation, such
@@ -156,18 +179,64 @@ func (c *Client) try(req *http.Request) (*http.Response, error) {
 	}
 	if err != nil {
 		if cut(ctx, parent) {
-			err = c.Cut()
+			err = c.cutErr(ctx)
 		}
 		cancel()
 		return nil, err
 	}
-	if c.ReadAll > 0 {
+	if c.ReadAll > 0 || c.Consume != nil && resp.StatusCode/100 == 2 {
 		cancel()
 		return resp, nil
 	}
 	resp.Body = &cancelBody{ReadCloser: resp.Body, cancel: cancel, c: c, ctx: ctx, parent: parent,
 		closeDelimited: resp.ContentLength < 0 && !resp.Uncompressed && !slices.Contains(resp.TransferEncoding, "chunked")}
 	return resp, nil
+}
+
+// read reads the answer within the attempt when Consume or ReadAll asks.
+func (c *Client) read(resp *http.Response) error {
+	switch {
+	case c.Consume != nil && resp.StatusCode/100 == 2:
+		err := c.Consume(resp)
+		resp.Body.Close()
+		resp.Body = http.NoBody
+		return err
+	case c.ReadAll > 0:
+		return c.readAll(resp)
+	}
+	return nil
+}
+
+// errIdle is the cause of an attempt cut by Idle.
+var errIdle = errors.New("no data within the idle limit")
+
+func (c *Client) cutErr(ctx context.Context) error {
+	if context.Cause(ctx) == errIdle && c.IdleCut != nil {
+		return c.IdleCut()
+	}
+	return c.Cut()
+}
+
+// idleBody puts the Idle limit off with every byte that arrives.
+type idleBody struct {
+	io.ReadCloser
+	idle *time.Timer
+	d    time.Duration
+}
+
+func (b *idleBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if n > 0 && b.idle != nil {
+		b.idle.Reset(b.d)
+	}
+	return n, err
+}
+
+func (b *idleBody) Close() error {
+	if b.idle != nil {
+		b.idle.Stop()
+	}
+	return b.ReadCloser.Close()
 }
 
 // readAll puts the body in memory, or fails with ErrTooLarge.
@@ -184,10 +253,10 @@ func (c *Client) readAll(resp *http.Response) error {
 	return nil
 }
 
-// cut reports whether the attempt's own limit ended it, rather than the
+// cut reports whether the attempt's own limits ended it, rather than the
 // caller giving up.
 func cut(ctx, parent context.Context) bool {
-	return ctx.Err() == context.DeadlineExceeded && parent.Err() == nil
+	return ctx.Err() != nil && parent.Err() == nil
 }
 
 // cancelBody ends the attempt's limit on Close, and reports a body cut by
@@ -205,7 +274,7 @@ type cancelBody struct {
 func (b *cancelBody) Read(p []byte) (int, error) {
 	n, err := b.ReadCloser.Read(p)
 	if err != nil && (err != io.EOF || b.closeDelimited) && cut(b.ctx, b.parent) {
-		err = b.c.Cut()
+		err = b.c.cutErr(b.ctx)
 	}
 	return n, err
 }

@@ -18,8 +18,9 @@ import (
 )
 
 // FakeModel is a model server on a loopback socket that speaks the OpenAI
-// Chat Completions and the Anthropic Messages wire formats (non-streaming,
-// tool calls included). Each model name has a queue of scripted steps; when
+// Chat Completions and the Anthropic Messages wire formats, tool calls
+// included: a request with "stream": true is answered with server-sent
+// events as the APIs stream them, another with one JSON answer. Each model name has a queue of scripted steps; when
 // the queue is empty its default step answers. Like the real APIs it
 // answers 400 to requests they would reject (see CheckRequest).
 //
@@ -52,9 +53,21 @@ type Step struct {
 	Calls      []FakeCall    // tool calls, alongside Text if both are set
 	Status     int           // answer with this HTTP error status instead
 	RetryAfter string        // Retry-After header sent with Status
+	ErrorType  string        // the error's type (and OpenAI code) sent with Status: "insufficient_quota", "billing_error"; "" for the status's usual one
 	Stall      time.Duration // wait this long first (cut short if the client hangs up)
 	Raw        string        // send this body verbatim with status 200
 	Drop       bool          // close the connection without an answer
+
+	// A streamed answer can fail midway, after its first events: Cut
+	// hangs up without the end event, StreamError sends an error event of
+	// that type ("overloaded_error", "insufficient_quota") instead of the
+	// rest. Pace waits between events.
+	Cut         bool
+	StreamError string
+	Pace        time.Duration
+	// Truncated ends the answer as the output cap does: finish_reason
+	// "length", stop_reason "max_tokens", the last call's arguments cut.
+	Truncated bool
 
 	// Reported usage; zero means derived from sizes: input = request
 	// bytes/4, output = answer bytes/4 + 1.
@@ -92,6 +105,15 @@ func Garbage(body string) Step { return Step{Raw: body} }
 
 // Drop closes the connection without answering.
 func Drop() Step { return Step{Drop: true} }
+
+// CutStream starts streaming text and hangs up before the end.
+func CutStream(text string) Step { return Step{Text: text, Cut: true} }
+
+// Truncate answers as the output cap cuts an answer: the text and calls
+// given, the last call's arguments cut in half.
+func Truncate(text string, calls ...FakeCall) Step {
+	return Step{Text: text, Calls: calls, Truncated: true}
+}
 
 // NewFakeModel starts the server; it stops when the test ends. The default
 // step of every model is a plain "ok" reply.
@@ -299,6 +321,11 @@ func (f *FakeModel) serve(w http.ResponseWriter, r *http.Request) {
 	if ServeFault(w, format, step) {
 		return
 	}
+	if step.Truncated && len(step.Calls) > 0 {
+		step.Calls = append([]FakeCall(nil), step.Calls...)
+		last := &step.Calls[len(step.Calls)-1]
+		last.Args = last.Args[:len(last.Args)/2]
+	}
 	if status, msg := checkHeader(format, r.Header); status != 0 {
 		writeError(w, format, status, "", msg)
 		return
@@ -320,6 +347,24 @@ func (f *FakeModel) serve(w http.ResponseWriter, r *http.Request) {
 		}
 		out = n/4 + 1
 	}
+	var stream struct {
+		Stream        bool `json:"stream"`
+		StreamOptions struct {
+			IncludeUsage bool `json:"include_usage"`
+		} `json:"stream_options"`
+	}
+	json.Unmarshal(body, &stream)
+	if stream.Stream {
+		sw := &sse{w: w, pace: step.Pace, ctx: r.Context()}
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.Header().Set("Cache-Control", "no-cache")
+		if format == "openai" {
+			f.openAIStream(sw, head.Model, step, in, read, out, stream.StreamOptions.IncludeUsage)
+		} else {
+			f.anthropicStream(sw, head.Model, step, in, read, written, out)
+		}
+		return
+	}
 	var resp any
 	if format == "openai" {
 		resp = f.openAIResponse(head.Model, step, in, read, out)
@@ -328,6 +373,169 @@ func (f *FakeModel) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "application/json")
 	json.NewEncoder(w).Encode(resp)
+}
+
+// sse writes server-sent events, flushing each.
+type sse struct {
+	w    http.ResponseWriter
+	pace time.Duration
+	ctx  interface{ Done() <-chan struct{} }
+	n    int
+}
+
+func (s *sse) send(event string, data any) bool {
+	if s.pace > 0 && s.n > 0 {
+		select {
+		case <-time.After(s.pace):
+		case <-s.ctx.Done():
+			return false
+		}
+	}
+	s.n++
+	var b []byte
+	if raw, ok := data.(string); ok {
+		b = []byte(raw)
+	} else {
+		b, _ = json.Marshal(data)
+	}
+	if event != "" {
+		fmt.Fprintf(s.w, "event: %s\n", event)
+	}
+	fmt.Fprintf(s.w, "data: %s\n\n", b)
+	if fl, ok := s.w.(http.Flusher); ok {
+		fl.Flush()
+	}
+	return true
+}
+
+// hangUp ends the answer without its end event.
+func (s *sse) hangUp() {
+	if hj, ok := s.w.(http.Hijacker); ok {
+		if c, _, err := hj.Hijack(); err == nil {
+			c.Close()
+		}
+	}
+}
+
+// pieces splits s into up to n parts, as a model's deltas come.
+func pieces(s string, n int) []string {
+	if s == "" {
+		return nil
+	}
+	size := max((len(s)+n-1)/n, 1)
+	var out []string
+	for len(s) > size {
+		out = append(out, s[:size])
+		s = s[size:]
+	}
+	return append(out, s)
+}
+
+// failMidway ends a stream as the step says after its first events, and
+// reports whether it did.
+func failMidway(s *sse, format string, step Step) bool {
+	switch {
+	case step.Cut:
+		s.hangUp()
+	case step.StreamError != "":
+		e := map[string]any{"type": step.StreamError, "message": "scripted stream failure"}
+		if format == "openai" {
+			e["code"] = step.StreamError
+			s.send("", map[string]any{"error": e})
+		} else {
+			s.send("error", map[string]any{"type": "error", "error": e})
+		}
+	default:
+		return false
+	}
+	return true
+}
+
+// openAIStream streams an answer as Chat Completions does: a role chunk,
+// content deltas, each tool call's id and name then its arguments in
+// pieces, the finish reason, a usage chunk when asked, [DONE].
+func (f *FakeModel) openAIStream(s *sse, model string, step Step, in, cached, out int, usage bool) {
+	id, created := f.id("chatcmpl-"), time.Now().Unix()
+	chunk := func(delta map[string]any, finish any) map[string]any {
+		return map[string]any{"id": id, "object": "chat.completion.chunk", "created": created, "model": model,
+			"choices": []any{map[string]any{"index": 0, "delta": delta, "finish_reason": finish, "logprobs": nil}}}
+	}
+	s.send("", chunk(map[string]any{"role": "assistant", "content": "", "refusal": nil}, nil))
+	text := pieces(step.Text, 3)
+	for i, p := range text {
+		s.send("", chunk(map[string]any{"content": p}, nil))
+		if i == 0 && failMidway(s, "openai", step) {
+			return
+		}
+	}
+	if len(text) == 0 && failMidway(s, "openai", step) {
+		return
+	}
+	for i, c := range step.Calls {
+		s.send("", chunk(map[string]any{"tool_calls": []any{map[string]any{"index": i, "id": f.id("call_"), "type": "function",
+			"function": map[string]any{"name": c.Name, "arguments": ""}}}}, nil))
+		for _, p := range pieces(c.Args, 3) {
+			s.send("", chunk(map[string]any{"tool_calls": []any{map[string]any{"index": i, "function": map[string]any{"arguments": p}}}}, nil))
+		}
+	}
+	finish := "stop"
+	if len(step.Calls) > 0 {
+		finish = "tool_calls"
+	}
+	if step.Truncated {
+		finish = "length"
+	}
+	s.send("", chunk(map[string]any{}, finish))
+	if usage {
+		s.send("", map[string]any{"id": id, "object": "chat.completion.chunk", "created": created, "model": model, "choices": []any{},
+			"usage": map[string]any{"prompt_tokens": in, "completion_tokens": out, "total_tokens": in + out,
+				"prompt_tokens_details": map[string]any{"cached_tokens": cached}}})
+	}
+	s.send("", "[DONE]")
+}
+
+// anthropicStream streams an answer as Messages does: message_start with
+// the input usage, a ping, each block's start, deltas (text_delta,
+// input_json_delta) and stop, message_delta with the stop reason and the
+// output usage, message_stop.
+func (f *FakeModel) anthropicStream(s *sse, model string, step Step, in, read, written, out int) {
+	s.send("message_start", map[string]any{"type": "message_start", "message": map[string]any{
+		"id": f.id("msg_"), "type": "message", "role": "assistant", "model": model, "content": []any{},
+		"stop_reason": nil, "stop_sequence": nil,
+		"usage": map[string]any{"input_tokens": in - read - written, "output_tokens": 1,
+			"cache_read_input_tokens": read, "cache_creation_input_tokens": written}}})
+	s.send("ping", map[string]any{"type": "ping"})
+	index := 0
+	if step.Text != "" {
+		s.send("content_block_start", map[string]any{"type": "content_block_start", "index": index, "content_block": map[string]any{"type": "text", "text": ""}})
+		for i, p := range pieces(step.Text, 3) {
+			s.send("content_block_delta", map[string]any{"type": "content_block_delta", "index": index, "delta": map[string]any{"type": "text_delta", "text": p}})
+			if i == 0 && failMidway(s, "anthropic", step) {
+				return
+			}
+		}
+		s.send("content_block_stop", map[string]any{"type": "content_block_stop", "index": index})
+		index++
+	} else if failMidway(s, "anthropic", step) {
+		return
+	}
+	stop := "end_turn"
+	for _, c := range step.Calls {
+		s.send("content_block_start", map[string]any{"type": "content_block_start", "index": index, "content_block": map[string]any{
+			"type": "tool_use", "id": f.id("toolu_"), "name": c.Name, "input": map[string]any{}}})
+		for _, p := range pieces(c.Args, 3) {
+			s.send("content_block_delta", map[string]any{"type": "content_block_delta", "index": index, "delta": map[string]any{"type": "input_json_delta", "partial_json": p}})
+		}
+		s.send("content_block_stop", map[string]any{"type": "content_block_stop", "index": index})
+		index++
+		stop = "tool_use"
+	}
+	if step.Truncated {
+		stop = "max_tokens"
+	}
+	s.send("message_delta", map[string]any{"type": "message_delta", "delta": map[string]any{"stop_reason": stop, "stop_sequence": nil},
+		"usage": map[string]any{"output_tokens": out}})
+	s.send("message_stop", map[string]any{"type": "message_stop"})
 }
 
 // ServeFault answers s when it is a failure (Status, Raw or Drop) and
@@ -341,7 +549,7 @@ func ServeFault(w http.ResponseWriter, format string, s Step) bool {
 			}
 		}
 	case s.Status != 0:
-		writeError(w, format, s.Status, s.RetryAfter, "scripted failure")
+		writeTypedError(w, format, s.Status, s.RetryAfter, s.ErrorType, "scripted failure")
 	case s.Raw != "":
 		w.Header().Set("Content-Type", "application/json")
 		io.WriteString(w, s.Raw)
@@ -421,6 +629,9 @@ func (f *FakeModel) openAIResponse(model string, s Step, in, cached, out int) an
 		msg["tool_calls"] = calls
 		finish = "tool_calls"
 	}
+	if s.Truncated {
+		finish = "length"
+	}
 	return map[string]any{
 		"id": f.id("chatcmpl-"), "object": "chat.completion", "created": time.Now().Unix(), "model": model,
 		"choices": []any{map[string]any{"index": 0, "message": msg, "finish_reason": finish, "logprobs": nil}},
@@ -436,9 +647,15 @@ func (f *FakeModel) anthropicResponse(model string, s Step, in, read, written, o
 	}
 	stop := "end_turn"
 	for _, c := range s.Calls {
-		content = append(content, map[string]any{"type": "tool_use", "id": f.id("toolu_"), "name": c.Name,
-			"input": json.RawMessage(c.Args)})
+		var input any = json.RawMessage(c.Args)
+		if !json.Valid([]byte(c.Args)) {
+			input = map[string]any{} // a cut call: the API sends what it parsed
+		}
+		content = append(content, map[string]any{"type": "tool_use", "id": f.id("toolu_"), "name": c.Name, "input": input})
 		stop = "tool_use"
+	}
+	if s.Truncated {
+		stop = "max_tokens"
 	}
 	return map[string]any{
 		"id": f.id("msg_"), "type": "message", "role": "assistant", "model": model, "content": content,
@@ -449,16 +666,34 @@ func (f *FakeModel) anthropicResponse(model string, s Step, in, read, written, o
 }
 
 func writeError(w http.ResponseWriter, format string, status int, retryAfter, msg string) {
+	writeTypedError(w, format, status, retryAfter, "", msg)
+}
+
+// RequestID is the request ID the fake gives every error answer, in
+// x-request-id (OpenAI) or request-id (Anthropic).
+const RequestID = "req_fake0123"
+
+func writeTypedError(w http.ResponseWriter, format string, status int, retryAfter, typ, msg string) {
 	if retryAfter != "" {
 		w.Header().Set("Retry-After", retryAfter)
+	}
+	if format == "openai" {
+		w.Header().Set("X-Request-Id", RequestID)
+	} else {
+		w.Header().Set("Request-Id", RequestID)
 	}
 	w.Header().Set("Content-Type", "application/json")
 	// Clients obey x-should-retry over the status; say nothing so that the
 	// status alone decides, as with most servers.
 	w.WriteHeader(status)
-	typ := errorType(status)
+	var code any
+	if typ != "" {
+		code = typ
+	} else {
+		typ = errorType(status)
+	}
 	if format == "openai" {
-		json.NewEncoder(w).Encode(map[string]any{"error": map[string]any{"message": msg, "type": typ, "param": nil, "code": nil}})
+		json.NewEncoder(w).Encode(map[string]any{"error": map[string]any{"message": msg, "type": typ, "param": nil, "code": code}})
 		return
 	}
 	json.NewEncoder(w).Encode(map[string]any{"type": "error", "error": map[string]any{"type": typ, "message": msg}})

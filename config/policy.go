@@ -1,0 +1,147 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"path/filepath"
+	"strings"
+)
+
+// ReviewFile is a repository's review guide, at its root: read as
+// instructions for every reviewer, next to .ocdx.json's "instructions".
+const ReviewFile = "REVIEW.md"
+
+// DefaultIgnore are the globs ignored unless a repository's .ocdx.json sets
+// "ignoreDefaults": false: lockfiles, vendored, generated and minified files,
+// whose diffs cost tokens and hold nothing to review.
+var DefaultIgnore = []string{"*.lock", "go.sum", "package-lock.json", "yarn.lock", "pnpm-lock.yaml", "Cargo.lock",
+	"vendor/**", "node_modules/**", "*.min.js", "*.min.css", "*.pb.go", "*_generated.*", "dist/**"}
+
+// The keys of a repository's .ocdx.json.
+var policyKeys = []string{"verify", "instructions", "paths", "ignore", "ignoreDefaults"}
+
+// Policy is a repository's review policy: its .ocdx.json and REVIEW.md
+// (docs/architecture.md, Where the repository policy comes from). The nil
+// Policy is a repository without either: the default ignore globs apply.
+type Policy struct {
+	Verify       []string   // nil: the configuration's
+	Instructions string     // .ocdx.json's "instructions"
+	Guide        string     // REVIEW.md
+	Paths        []PathRule // instructions for the files a glob matches
+	// Ignore are the globs in effect: DefaultIgnore (unless ignoreDefaults
+	// is false), then the file's own.
+	Ignore []string
+}
+
+// PathRule is one entry of "paths".
+type PathRule struct {
+	Glob         string
+	Instructions string
+}
+
+// DefaultPolicy is the policy of a repository with no .ocdx.json.
+func DefaultPolicy() *Policy {
+	return &Policy{Ignore: append([]string(nil), DefaultIgnore...)}
+}
+
+// ParsePolicy validates the bytes of a repository's .ocdx.json read from
+// where (a path in a work tree, or ".ocdx.json on main at 1a2b3c4"; branch
+// says which, for the message). Problems are *Error naming where.
+func ParsePolicy(data []byte, where string, branch bool) (*Policy, error) {
+	p, problems := parseRepo(data)
+	if len(problems) > 0 {
+		return nil, &Error{Path: where, Problems: problems, Repo: true, Branch: branch}
+	}
+	return p, nil
+}
+
+// ReadPolicy reads the policy of the work tree at repoRoot: its .ocdx.json
+// (path is its absolute path, "" when there is none) and its REVIEW.md.
+func ReadPolicy(repoRoot string) (p *Policy, path string, err error) {
+	path, err = filepath.Abs(filepath.Join(repoRoot, RepoFile))
+	if err != nil {
+		return nil, "", err
+	}
+	data, err := ReadFile(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		p, path = DefaultPolicy(), ""
+	case err != nil:
+		return nil, "", &Error{Path: path, Err: err, Repo: true}
+	default:
+		if p, err = ParsePolicy(data, path, false); err != nil {
+			return nil, "", err
+		}
+	}
+	guide, err := ReadFile(filepath.Join(repoRoot, ReviewFile))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, "", &Error{Path: filepath.Join(repoRoot, ReviewFile), Err: err, Repo: true}
+	}
+	p.Guide = string(guide)
+	return p, path, nil
+}
+
+// Ignored reports whether file's diff is left out of a review's task.
+func (p *Policy) Ignored(file string) bool {
+	globs := DefaultIgnore
+	if p != nil {
+		globs = p.Ignore
+	}
+	for _, g := range globs {
+		if Match(g, file) {
+			return true
+		}
+	}
+	return false
+}
+
+// Match reports whether file (slash-separated, relative to the repository
+// root) matches glob. A glob without a slash matches the file's base name
+// in any directory ("*.lock"); one with a slash matches from the root, where
+// "**" stands for any number of directories ("vendor/**", "docs/**/*.md")
+// and the other elements are path.Match patterns.
+func Match(glob, file string) bool {
+	file = strings.TrimPrefix(file, "/")
+	if !strings.Contains(glob, "/") {
+		ok, _ := path.Match(glob, path.Base(file))
+		return ok
+	}
+	return matchParts(strings.Split(strings.TrimPrefix(glob, "/"), "/"), strings.Split(file, "/"))
+}
+
+func matchParts(glob, file []string) bool {
+	for len(glob) > 0 {
+		if glob[0] == "**" {
+			rest := glob[1:]
+			for i := 0; i <= len(file); i++ {
+				if matchParts(rest, file[i:]) {
+					return true
+				}
+			}
+			return false
+		}
+		if len(file) == 0 {
+			return false
+		}
+		if ok, _ := path.Match(glob[0], file[0]); !ok {
+			return false
+		}
+		glob, file = glob[1:], file[1:]
+	}
+	return len(file) == 0
+}
+
+// validGlob says what is wrong with a glob, or "".
+func validGlob(g string) string {
+	if strings.TrimSpace(g) == "" {
+		return "is empty; give a glob such as \"docs/**\" or \"*.lock\""
+	}
+	for _, part := range strings.Split(g, "/") {
+		if _, err := path.Match(part, ""); err != nil {
+			return fmt.Sprintf("%q is not a valid glob (%v): use *, ?, [a-z] and ** for any number of directories", g, err)
+		}
+	}
+	return ""
+}

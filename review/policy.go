@@ -1,0 +1,139 @@
+package review
+
+import (
+	"bytes"
+	"fmt"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/ocdx/gh-ocdx/config"
+	"github.com/ocdx/gh-ocdx/github"
+)
+
+// DiffReadLimit bounds the diff read for a round: ignored files' diffs do
+// not count toward DiffLimit, so more than it is read, and what is left
+// after them is cut at DiffLimit.
+const DiffReadLimit = 1 << 20
+
+// MaxInstructions caps the repository instructions given to a model (the
+// file's "instructions", REVIEW.md and the matching path rules together):
+// a long guide would crowd out the diff.
+const MaxInstructions = 8 << 10
+
+// InstructionsCutNotice ends instructions cut at MaxInstructions.
+const InstructionsCutNotice = "\n[repository instructions cut at 8KB]"
+
+// NewContext is the context of a review of pr over its diff (complete
+// false: more was not read): the diffs of the files the policy ignores are
+// left out, the rest is cut at DiffLimit.
+func NewContext(pr *github.PullRequest, diff []byte, complete bool, p *config.Policy) *Context {
+	kept, dropped := FilterDiff(diff, pr.Files, p.Ignored)
+	text, truncated := TruncateDiff(kept, complete)
+	ignored := dropped
+	for _, f := range pr.Files {
+		if p.Ignored(f.Path) && !slices.Contains(ignored, f.Path) {
+			ignored = append(ignored, f.Path)
+		}
+	}
+	return &Context{PR: pr, Diff: text, DiffTruncated: truncated, Policy: p, Ignored: ignored}
+}
+
+// FilterDiff removes from a unified diff the sections of the files ignored
+// says to leave out, and names them.
+func FilterDiff(diff []byte, files []github.ChangedFile, ignored func(string) bool) (kept []byte, dropped []string) {
+	kept = make([]byte, 0, len(diff))
+	skip := false
+	for rest := diff; len(rest) > 0; {
+		line := rest
+		if i := bytes.IndexByte(rest, '\n'); i >= 0 {
+			line = rest[:i+1]
+		}
+		rest = rest[len(line):]
+		if header, ok := bytes.CutPrefix(line, []byte("diff --git ")); ok {
+			path := diffPath(strings.TrimRight(string(header), "\r\n"), files)
+			if skip = ignored(path); skip {
+				dropped = append(dropped, path)
+			}
+		}
+		if !skip {
+			kept = append(kept, line...)
+		}
+	}
+	return kept, dropped
+}
+
+// diffPath is the file a "diff --git" header is about: the longest of the
+// PR's files it ends with (a path may hold " b/"), else what follows " b/".
+func diffPath(header string, files []github.ChangedFile) string {
+	path := ""
+	for _, f := range files {
+		if strings.HasSuffix(header, " b/"+f.Path) && len(f.Path) > len(path) {
+			path = f.Path
+		}
+	}
+	if path != "" {
+		return path
+	}
+	if i := strings.LastIndex(header, " b/"); i >= 0 {
+		return header[i+3:]
+	}
+	return header
+}
+
+// FileList is the PR's changed files as a task lists them: an ignored
+// file is marked, and files beyond those read are counted.
+func (c *Context) FileList() []string {
+	files := make([]string, 0, len(c.PR.Files)+1)
+	for _, f := range c.PR.Files {
+		if slices.Contains(c.Ignored, f.Path) {
+			files = append(files, f.Path+" (ignored: its diff is left out; read it with tools if it matters)")
+		} else {
+			files = append(files, f.Path)
+		}
+	}
+	if more := c.PR.ChangedFiles - len(c.PR.Files); more > 0 {
+		files = append(files, fmt.Sprintf("… and %d more files (use list_files or pr_diff)", more))
+	}
+	return files
+}
+
+// Instructions renders the repository's instructions for a task over the
+// PR's files: the policy's text, REVIEW.md, and each path rule that some
+// file matches, naming those files; "" when there are none. They come from
+// the base branch, so they are the repository owner's, not the PR author's
+// (docs/architecture.md, Where the repository policy comes from); the model
+// client masks secrets in them like in all text it sends.
+func Instructions(p *config.Policy, files []github.ChangedFile) string {
+	if p == nil {
+		return ""
+	}
+	var parts []string
+	if s := strings.TrimSpace(p.Instructions); s != "" {
+		parts = append(parts, s)
+	}
+	if s := strings.TrimSpace(p.Guide); s != "" {
+		parts = append(parts, "From "+config.ReviewFile+":\n\n"+s)
+	}
+	for _, r := range p.Paths {
+		var matched []string
+		for _, f := range files {
+			if config.Match(r.Glob, f.Path) {
+				matched = append(matched, f.Path)
+			}
+		}
+		if len(matched) == 0 {
+			continue
+		}
+		parts = append(parts, fmt.Sprintf("For the files matching `%s`%s:\n\n%s", r.Glob, quoteNames(matched[:min(len(matched), 10)], len(matched)), strings.TrimSpace(r.Instructions)))
+	}
+	s := strings.Join(parts, "\n\n")
+	if len(s) > MaxInstructions {
+		cut := MaxInstructions
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		s = s[:cut] + InstructionsCutNotice
+	}
+	return s
+}
