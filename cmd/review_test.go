@@ -344,3 +344,26 @@ func TestReviewFixDeclinedCommitsNothing(t *testing.T) {
 		t.Errorf("the fix's changes are not staged in the working tree: %q", st)
 	}
 }
+
+// The working tree's .ocdx.json is the review's policy: its instructions
+// reach the reviewers, and an ignored file's diff stays out of the task.
+func TestReviewFollowsTheWorkingTreesPolicy(t *testing.T) {
+	lr := newLocalReview(t, `"true"`)
+	testkit.WriteFiles(t, lr.repo.Clone, map[string]string{
+		".ocdx.json": `{"instructions": "Mind the cache invariants.", "ignore": ["gen/**"]}`,
+		"gen/out.go": "package gen // generated-marker\n",
+	})
+	testkit.Git(t, lr.repo.Clone, "add", ".ocdx.json", "gen/out.go")
+	lr.models.Script("rev", testkit.Reply(envelope()))
+
+	if _, stderr, err := lr.run(); err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	task := string(lr.models.Requests("rev")[0].Body)
+	if !strings.Contains(task, "Mind the cache invariants.") {
+		t.Error("the reviewer's task lacks the repository's instructions")
+	}
+	if strings.Contains(task, "generated-marker") {
+		t.Error("an ignored file's diff is in the task")
+	}
+}
