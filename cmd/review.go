@@ -448,7 +448,11 @@ func (f *localFixer) Fix(ctx context.Context, req loop.FixRequest) (*loop.FixRep
 			}
 		}
 	}
-	if !keep {
+	if keep {
+		if commits, _ := f.git.Log(ctx, start); len(commits) > 0 {
+			fmt.Fprintf(f.progress, "the fix's %d commit(s) stay on %s; nothing was pushed\n", len(commits), f.branch)
+		}
+	} else {
 		if head, herr := f.git.Head(ctx); herr == nil && head != start {
 			if _, rerr := f.git.Run(ctx, "reset", "--soft", start); rerr != nil {
 				return rep, errors.Join(err, fmt.Errorf("taking back the fix's commits: %w; reset the branch to %.7s by hand", rerr, start))

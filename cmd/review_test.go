@@ -248,6 +248,13 @@ func TestReviewFixFailingVerificationCommitsNothing(t *testing.T) {
 	if st := testkit.Git(t, lr.repo.Clone, "status", "--porcelain"); !strings.Contains(st, "fix-round-1.txt") {
 		t.Errorf("the fix's changes are not left in the working tree: %q", st)
 	}
+
+	// Nothing was fixed, so the finding coming back is not stuck.
+	lr.models.Script("rev", testkit.Reply(envelope(panicFinding)))
+	out, _, err = lr.run()
+	if !errors.As(err, &inc) || strings.Contains(out, "stuck") {
+		t.Errorf("the unkept fix's finding is stuck: %v\n%s", err, out)
+	}
 }
 
 // --fix refuses a dirty tree before any model is called.

@@ -143,6 +143,14 @@ func ReviewLocal(ctx context.Context, o LocalOptions) (*LocalResult, error) {
 		l.recordFix(1, rr, rep)
 		res.Fix = rr.Fix
 	}
+	if err != nil || rep == nil || !rep.Verified {
+		// Nothing of this fix was kept: none of its findings was fixed, so
+		// none is stuck when it comes back.
+		res.Fix.Commits = nil
+		if uerr := run.UpdateRound(1, func(rd *state.Round) { rd.FixedIDs, rd.Commits = nil, nil }); uerr != nil {
+			l.progress("recording the fix: %v", uerr)
+		}
+	}
 	if cerr := run.ClearWIP(); cerr != nil {
 		l.progress("clearing the fix's work in progress: %v", cerr)
 	}
