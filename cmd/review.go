@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/cli/go-gh/v2/pkg/jq"
+	"github.com/itchyny/gojq"
 
 	"github.com/ocdx/gh-ocdx/config"
 	"github.com/ocdx/gh-ocdx/finding"
@@ -119,6 +120,10 @@ func parseReview(d *Deps, args []string) (*ReviewOptions, error) {
 		}
 	}
 	if opts.JQ != "" {
+		// A bad expression is a usage error found before any work.
+		if _, err := gojq.Parse(opts.JQ); err != nil {
+			return nil, fs.usageErr("invalid --jq expression: %v", err)
+		}
 		opts.JSON = true
 	}
 	if strings.HasPrefix(opts.Base, "-") {

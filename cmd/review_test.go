@@ -34,6 +34,7 @@ func TestParseReview(t *testing.T) {
 		{args: []string{"--yes"}, wantErr: "--yes only applies with --fix"},
 		{args: []string{"--json", "nope"}, wantErr: `unknown JSON field "nope"`},
 		{args: []string{"extra"}, wantErr: `unexpected argument "extra"`},
+		{args: []string{"--jq", ".findings[] |"}, wantErr: "invalid --jq expression"},
 		{args: []string{"--base", "--output=x"}, wantErr: "invalid --base"},
 		{args: []string{"--pr", "3"}, wantErr: "unknown flag: --pr"},
 	} {
