@@ -53,6 +53,7 @@ func commands() []command {
 			{name: "validate", summary: "Check the configuration and its credentials", run: runConfigValidate},
 		}},
 		{name: "fix", summary: "Fix a pull request's findings, verify and push", run: runFix},
+		{name: "review", summary: "Review the current branch's changes before a pull request exists", run: runReview},
 		{name: "review-loop", summary: "Review, fix and re-review a pull request until it converges", run: runReviewLoop},
 		{name: "review-pr", summary: "Review a pull request with one model, with you in the loop", run: runReviewPR},
 		{name: "state", summary: "Show or clear what gh-ocdx remembers about pull requests", sub: []command{

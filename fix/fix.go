@@ -632,7 +632,7 @@ func (f *fixer) settle(ctx context.Context, err error) {
 		f.out.Status = StatusNoChange
 	}
 	// Not record: the WIP of a pushed fix is gone, and stays gone.
-	if rerr := f.o.Run.UpdateRound(f.o.Round, func(rd *state.Round) { rd.Fix, _ = json.Marshal(f.out) }); rerr != nil {
+	if rerr := f.out.Record(f.o.Run, f.o.Round); rerr != nil {
 		fmt.Fprintf(f.o.Progress, "warning: could not record the fix result: %v\n", rerr)
 	}
 }

@@ -61,6 +61,17 @@ func Recorded(rd state.Round) (*Result, bool) {
 	return &r, true
 }
 
+// Record stores r as round n's fix result, the round's one record of what
+// its fix did. A caller that takes a fix's commits back afterwards (a local
+// review the user did not keep) records the result it ended with.
+func (r *Result) Record(run *state.Active, n int) error {
+	return run.UpdateRound(n, func(rd *state.Round) { rd.Fix, _ = json.Marshal(r) })
+}
+
+// Kept reports whether the fix's commits are on the branch: pushed, or
+// verified and left in place.
+func (r *Result) Kept() bool { return r.Status == StatusPushed || r.Status == StatusVerified }
+
 // FixedIDs are the IDs the fix reported fixed.
 func (r *Result) FixedIDs() []string {
 	var ids []string

@@ -22,7 +22,10 @@ type FixRunner struct {
 	Policy    *config.Policy
 	Price     *config.Price // of the fix model; nil: none
 	// Confirm asks before each push; nil pushes without asking (--yes).
-	Confirm  func(ctx context.Context, plan fix.PushPlan) (bool, error)
+	Confirm func(ctx context.Context, plan fix.PushPlan) (bool, error)
+	// NoPush stops after the verification (a local review): no push, no
+	// fix report, no GitHub request.
+	NoPush   bool
 	GitHub   fix.GitHub
 	Progress io.Writer
 }
@@ -34,7 +37,7 @@ func (r *FixRunner) Fix(ctx context.Context, req FixRequest) (*fix.Result, error
 	out, err := fix.Run(ctx, fix.Options{
 		Repo: r.Repo, PR: req.PR, Dir: r.Dir, Remote: r.Remote, Model: r.Model, ModelName: r.ModelName,
 		Verify: r.Verify, Policy: r.Policy, Price: r.Price, Payload: req.Payload, Run: req.Run, Round: req.Round, Resume: req.Resume,
-		Confirm: r.Confirm, GitHub: r.GitHub, Progress: r.Progress,
+		Confirm: r.Confirm, DryRun: r.NoPush, GitHub: r.GitHub, Progress: r.Progress,
 	})
 	var ve *fix.VerifyError
 	switch {

@@ -172,20 +172,6 @@ func (l *loop) runRoles(ctx context.Context, rc *review.Context, threadFs []find
 		aTools = l.o.AnalyzerTools(rc.PR.HeadRefOid)
 	}
 	var wg sync.WaitGroup
-	for i, r := range l.o.Reviewers {
-		task, err := reviewerTask(r.Name, rc)
-		if err != nil {
-			return nil, err
-		}
-		wg.Go(func() {
-			var res finding.ReviewerResult
-			out.Roles[i] = l.runRole(ctx, r, reviewerSystem, task, tools, &res)
-			if out.Roles[i].OK {
-				results[i] = &res
-				out.Roles[i].Conclusion, out.Roles[i].Findings, out.Roles[i].Report = res.Conclusion, len(res.Findings), res.FullReport
-			}
-		})
-	}
 	wg.Go(func() {
 		out.Roles[n] = l.runRole(ctx, l.o.Analyzer, analyzerSystem, aTask, aTools, &analyzer)
 		if out.Roles[n].OK {
@@ -193,10 +179,46 @@ func (l *loop) runRoles(ctx context.Context, rc *review.Context, threadFs []find
 			out.Roles[n].Findings, out.Roles[n].Report = len(threadFs), analyzer.FullReport
 		}
 	})
+	rerr := l.runReviewers(ctx, rc, tools, out.Roles[:n], results)
 	wg.Wait()
+	if rerr != nil {
+		return nil, rerr
+	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	out.Findings = agentFindings(l.o.Reviewers, results)
+	out.Findings = append(out.Findings, mergeThreads(threadFs, out.Analyzer)...)
+	return out, nil
+}
+
+// runReviewers runs every reviewer on rc side by side and waits for all of
+// them: a reviewer's status goes to roles[i], its result, when it answered,
+// to results[i]. Review-loop and the local review share it.
+func (l *loop) runReviewers(ctx context.Context, rc *review.Context, tools []llm.Tool, roles []RoleStatus, results []*finding.ReviewerResult) error {
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	for i, r := range l.o.Reviewers {
+		task, err := reviewerTask(r.Name, rc)
+		if err != nil {
+			return err
+		}
+		wg.Go(func() {
+			var res finding.ReviewerResult
+			roles[i] = l.runRole(ctx, r, reviewerSystem, task, tools, &res)
+			if roles[i].OK {
+				results[i] = &res
+				roles[i].Conclusion, roles[i].Findings, roles[i].Report = res.Conclusion, len(res.Findings), res.FullReport
+			}
+		})
+	}
+	return nil
+}
+
+// agentFindings are the reviewers' findings with gh-ocdx's IDs and sources,
+// never a model's (docs/architecture.md, Finding IDs), redacted once.
+func agentFindings(reviewers []Role, results []*finding.ReviewerResult) []finding.Finding {
+	var out []finding.Finding
 	now := time.Now().UTC().Format(time.RFC3339)
 	for i, res := range results {
 		if res == nil {
@@ -207,12 +229,11 @@ func (l *loop) runRoles(ctx context.Context, rc *review.Context, threadFs []find
 			// Redacted once, here: the report, the state file, the fix
 			// payload and the summary all show this text.
 			f.Title, f.Description, f.Suggestion = redact.ForComment(f.Title), redact.ForComment(f.Description), redact.ForComment(f.Suggestion)
-			f.Source = &finding.Source{Type: "agent", Name: l.o.Reviewers[i].Name, Timestamp: now}
-			out.Findings = append(out.Findings, f)
+			f.Source = &finding.Source{Type: "agent", Name: reviewers[i].Name, Timestamp: now}
+			out = append(out, f)
 		}
 	}
-	out.Findings = append(out.Findings, mergeThreads(threadFs, out.Analyzer)...)
-	return out, nil
+	return out
 }
 
 // mergeThreads takes the analyzer's wording for the threads gh-ocdx found;

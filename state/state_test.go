@@ -77,6 +77,38 @@ func TestKeyIsCanonical(t *testing.T) {
 	}
 }
 
+// A local review's runs live under the branch, listed beside the PRs, and
+// its stuck findings are the branch's.
+func TestLocalKeyRecordsABranch(t *testing.T) {
+	k := LocalKey("github.com/owner/repo", "feature/a@b")
+	if got := k.String(); got != "local/github.com/owner/repo@feature/a@b" {
+		t.Errorf("local key %q", got)
+	}
+	if p, err := ParseKey(k.String()); err != nil || p != k {
+		t.Errorf("ParseKey(%q) = %v, %v", k, p, err)
+	}
+	if got := LocalKey("/home/me/x@y", "main").String(); got != "local//home/me/x%40y@main" {
+		t.Errorf("a directory with an @: %q", got)
+	}
+	s := newStore(t, nil)
+	a := must(s.Begin(k, "review"))
+	must(a.StartRound(1, "abc"))
+	if err := a.Complete(1, PhaseReviewed, func(rd *Round) { rd.StuckIDs = []string{"QUAL-12345678"} }); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.End(OutcomeBlocked, "P1 findings"); err != nil {
+		t.Fatal(err)
+	}
+	list := must(s.List())
+	if len(list) != 1 || list[0].Key != k || list[0].Runs != 1 || list[0].Stuck != 1 {
+		t.Errorf("List = %+v", list)
+	}
+	pr := must(s.PR(k))
+	if len(pr.Stuck) != 1 || pr.Stuck[0].ID != "QUAL-12345678" {
+		t.Errorf("stuck = %+v", pr.Stuck)
+	}
+}
+
 func TestReadingAMissingFileCreatesNothing(t *testing.T) {
 	s := newStore(t, nil)
 	list, err := s.List()

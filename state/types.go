@@ -11,20 +11,50 @@ import (
 
 // Key names one pull request: host/owner/repo#number, lower-cased, because
 // GitHub names are case-insensitive and two spellings must share one lease.
+// A local review's key names a branch instead (LocalKey).
 type Key struct {
 	Host, Owner, Repo string
 	Number            int
+	// Local and Branch name the branch of a local review (gh ocdx review):
+	// Local is the repository (its origin as host/owner/repo, else its
+	// directory), Branch the branch; Host, Owner, Repo and Number are unset.
+	Local, Branch string
 }
+
+// localPrefix starts every local review's key.
+const localPrefix = "local/"
+
+// LocalKey is the key of a local review of branch in the repository named
+// by repo (host/owner/repo of its remote, or its directory):
+// local/<repo>@<branch>. An @ in repo is escaped, so the first @ ends it.
+func LocalKey(repo, branch string) Key {
+	return Key{Local: strings.ReplaceAll(repo, "@", "%40"), Branch: branch}
+}
+
+// IsLocal reports whether k names a local review's branch, not a PR.
+func (k Key) IsLocal() bool { return k.Branch != "" }
 
 // NewKey builds a Key in its canonical (lower-case) form.
 func NewKey(host, owner, repo string, number int) Key {
 	return Key{Host: strings.ToLower(host), Owner: strings.ToLower(owner), Repo: strings.ToLower(repo), Number: number}
 }
 
-func (k Key) String() string { return fmt.Sprintf("%s/%s/%s#%d", k.Host, k.Owner, k.Repo, k.Number) }
+func (k Key) String() string {
+	if k.IsLocal() {
+		return localPrefix + k.Local + "@" + k.Branch
+	}
+	return fmt.Sprintf("%s/%s/%s#%d", k.Host, k.Owner, k.Repo, k.Number)
+}
 
 // ParseKey reads the form String writes.
 func ParseKey(s string) (Key, error) {
+	if rest, ok := strings.CutPrefix(s, localPrefix); ok && strings.Contains(rest, "@") {
+		repo, branch, _ := strings.Cut(rest, "@")
+		if repo == "" || branch == "" {
+			return Key{}, fmt.Errorf("invalid local review key %q (want local/<repository>@<branch>)", s)
+		}
+		return Key{Local: repo, Branch: branch}, nil
+	}
 	path, num, ok := strings.Cut(s, "#")
 	parts := strings.Split(path, "/")
 	n, err := strconv.Atoi(num)

@@ -1,0 +1,638 @@
+package cmd
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/cli/go-gh/v2/pkg/jq"
+	"github.com/itchyny/gojq"
+
+	"github.com/ocdx/gh-ocdx/config"
+	"github.com/ocdx/gh-ocdx/finding"
+	"github.com/ocdx/gh-ocdx/fix"
+	"github.com/ocdx/gh-ocdx/git"
+	"github.com/ocdx/gh-ocdx/github"
+	"github.com/ocdx/gh-ocdx/internal/text"
+	"github.com/ocdx/gh-ocdx/loop"
+	"github.com/ocdx/gh-ocdx/preflight"
+	"github.com/ocdx/gh-ocdx/repofs"
+	"github.com/ocdx/gh-ocdx/review"
+	"github.com/ocdx/gh-ocdx/state"
+)
+
+// ReviewOptions are the parsed arguments of review (local changes).
+type ReviewOptions struct {
+	Base       string // "": origin/HEAD's branch, else main or master
+	Fix        bool
+	Yes        bool
+	JSON       bool
+	JSONFields []string // empty: every field
+	JQ         string
+	Prompter   Prompter // nil: survey on the terminal
+}
+
+const reviewUsage = "gh ocdx review [--base REF] [--fix] [--yes] [--json [fields]] [--jq EXPR]"
+
+const reviewHelp = `Review the current branch before a pull request exists, with every configured
+reviewer model side by side: its commits since the merge base with --base
+(default: the branch origin/HEAD names, else main, else master), plus its
+staged and unstaged changes. Same findings, IDs and consensus as review-loop;
+no GitHub request at all, so it works offline with ollama/ models.
+
+Untracked files are listed by name only: their contents are never sent to a
+model (an untracked .env stays yours). git add a file to have it reviewed.
+
+--fix has the fix model fix the P0–P2 findings in the working tree; the
+verify commands run (up to 3 attempts) and the commits are kept on the
+current branch after you confirm (--yes keeps them without asking). Nothing
+is ever pushed; when verification fails nothing is committed and the changes
+are left in the working tree. --fix needs a clean working tree (commit or
+stash first): it reviews the committed changes only. Its verify commands
+come from .ocdx.json at the merge base: a branch's own change to the file
+takes effect once merged.
+
+Findings go to stdout, grouped by priority; progress to stderr. Runs are
+recorded under the branch (gh ocdx state show), and a finding that comes
+back after a fix is reported stuck.
+
+Exit codes: 0 no P0/P1/P2 finding left, 1 error, 2 usage, 3 P0–P2 findings
+(so it works as a pre-push hook), 130 cancelled.
+
+JSON fields: ` + "%s" + `
+
+Examples:
+  gh ocdx review
+  gh ocdx review --base origin/release-2
+  gh ocdx review --json findings --jq '.findings[] | "\(.file):\(.line) \(.title)"'
+  gh ocdx review --fix`
+
+// reviewFields are the fields --json may select: LocalResult's.
+var reviewFields = []string{"key", "runId", "branch", "base", "mergeBase", "head", "outcome", "reason", "label",
+	"consensus", "counts", "roles", "findings", "remaining", "stuck", "coverage", "untracked", "fix"}
+
+func runReview(ctx context.Context, d *Deps, args []string) error {
+	opts, err := parseReview(d, args)
+	if err != nil {
+		return err
+	}
+	return reviewLocal(ctx, d, opts)
+}
+
+func parseReview(d *Deps, args []string) (*ReviewOptions, error) {
+	opts := &ReviewOptions{}
+	var fields string
+	fs := newFlagSet("review", reviewUsage, fmt.Sprintf(reviewHelp, strings.Join(reviewFields, ", ")))
+	fs.StringVar(&opts.Base, "base", "", "The branch or commit to review against (default: origin/HEAD's branch, else main or master)")
+	fs.BoolVar(&opts.Fix, "fix", false, "Fix the P0–P2 findings, verify and commit (never push)")
+	fs.BoolVar(&opts.Yes, "yes", false, "With --fix: commit the verified fix without asking")
+	fs.StringVar(&fields, "json", "", "Print the result as JSON: every field, or the comma-separated fields given")
+	fs.Lookup("json").NoOptDefVal = "*"
+	fs.StringVarP(&opts.JQ, "jq", "q", "", "Filter the JSON output with a jq expression")
+	if err := fs.parse(d, args, -1); err != nil {
+		return nil, err
+	}
+	// "--json findings,counts" as gh writes it: the fields are the one
+	// argument after a bare --json.
+	if fields == "*" && fs.NArg() == 1 {
+		fields = fs.Arg(0)
+	} else if fs.NArg() > 0 {
+		return nil, fs.usageErr("unexpected argument %q", fs.Arg(0))
+	}
+	if fields != "" {
+		opts.JSON = true
+		if fields != "*" {
+			for _, f := range strings.Split(fields, ",") {
+				f = strings.TrimSpace(f)
+				if !slices.Contains(reviewFields, f) {
+					return nil, fs.usageErr("unknown JSON field %q: the fields are %s", f, strings.Join(reviewFields, ", "))
+				}
+				opts.JSONFields = append(opts.JSONFields, f)
+			}
+		}
+	}
+	if opts.JQ != "" {
+		// A bad expression is a usage error found before any work.
+		if _, err := gojq.Parse(opts.JQ); err != nil {
+			return nil, fs.usageErr("invalid --jq expression: %v", err)
+		}
+		opts.JSON = true
+	}
+	if strings.HasPrefix(opts.Base, "-") {
+		return nil, fs.usageErr("invalid --base %q: give a branch or a commit", opts.Base)
+	}
+	if opts.Yes && !opts.Fix {
+		return nil, fs.usageErr("--yes only applies with --fix (it commits the verified fix without asking)")
+	}
+	if opts.Fix && !opts.Yes && !d.IO.CanPrompt() {
+		return nil, fs.usageErr("review --fix asks before committing, and this is not a terminal: pass --yes to commit a verified fix without asking")
+	}
+	return opts, nil
+}
+
+func reviewLocal(ctx context.Context, d *Deps, opts *ReviewOptions) error {
+	cfg, err := loadConfig(d)
+	if err != nil {
+		return err
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return err
+	}
+	g, err := git.Open(ctx, wd)
+	if err != nil {
+		return err
+	}
+	branch, err := g.Branch(ctx)
+	if err != nil {
+		return err
+	}
+	if branch == "" {
+		return errors.New("HEAD is detached: check out the branch to review (git switch NAME)")
+	}
+	if opts.Fix {
+		// The fix agent commits what it changes: any change of yours in
+		// the tree would be committed with it, or in the way.
+		if dirty, err := g.Dirty(ctx); err != nil {
+			return err
+		} else if len(dirty) > 0 {
+			return fmt.Errorf("review --fix needs a clean working tree, and %d path(s) have uncommitted or untracked changes (%s): commit or stash them first, or run gh ocdx review without --fix", len(dirty), quoteList(dirty, 3))
+		}
+	}
+	ch, err := localChange(ctx, g, branch, opts.Base)
+	if err != nil {
+		return err
+	}
+	if err := localPolicy(ctx, d, cfg, g, ch.MergeBase, opts.Fix); err != nil {
+		return err
+	}
+	if len(ch.Files) == 0 {
+		fmt.Fprintf(d.IO.ErrOut, "nothing to review: %s has no change since its merge base with %s (%.7s)\n", branch, ch.Base, ch.MergeBase)
+		if len(ch.Untracked) > 0 {
+			fmt.Fprintf(d.IO.ErrOut, "untracked files are not reviewed (git add them to): %s\n", quoteList(ch.Untracked, 5))
+		}
+		return nil
+	}
+
+	var reviewers []loop.Role
+	for i, m := range cfg.Reviewers {
+		key := fmt.Sprintf("reviewerModels[%d]", i)
+		mod, err := newModel(d, m.String(), cfg.OutputCap(key))
+		if err != nil {
+			return err
+		}
+		reviewers = append(reviewers, loop.Role{Name: fmt.Sprintf("reviewer-%d", i+1), Key: key, Model: m.String(), LLM: mod})
+	}
+	var fixer loop.Fixer
+	if opts.Fix {
+		fm, err := newModel(d, cfg.PRFix.String(), cfg.OutputCap("prFixModel"))
+		if err != nil {
+			return err
+		}
+		if opts.Prompter == nil && !opts.Yes {
+			opts.Prompter = newPrompter(ctx, d.IO)
+		}
+		// A repository's verify commands are asked about as review-loop
+		// asks, once per repository until they change.
+		if id := strings.SplitN(repoID(ctx, g), "/", 3); !opts.Yes && len(id) == 3 && id[0] != "" {
+			p := &prepared{cfg: cfg, repo: github.Repo{Host: id[0], Owner: id[1], Name: id[2]},
+				pr: &github.PullRequest{BaseRefName: ch.Base, BasePolicy: github.PolicyFile{Commit: ch.MergeBase}}}
+			if err := approveVerify(d, p, opts.Prompter); err != nil {
+				return err
+			}
+		}
+		fixer = &localFixer{git: g, branch: branch, yes: opts.Yes, ask: opts.Prompter, progress: d.IO.ErrOut,
+			inner: &loop.FixRunner{Dir: g.Dir, Model: fm, ModelName: cfg.PRFix.String(), Verify: cfg.Verify, Policy: cfg.Policy,
+				NoPush: true, GitHub: offline{}, Progress: d.IO.ErrOut}}
+	}
+	path, err := state.Path(d.Getenv)
+	if err != nil {
+		return err
+	}
+	res, err := loop.ReviewLocal(ctx, loop.LocalOptions{
+		Key: state.LocalKey(repoID(ctx, g), branch), Change: ch.Change, Store: state.New(path, nil), Policy: cfg.Policy,
+		Reviewers: reviewers, Fixer: fixer,
+		Tools:    append(review.RepoTools(repofs.NewTree(ctx, g, ch.tree)), review.PRTools(localPatches(ch.Change), github.Repo{}, 0)...),
+		Progress: d.IO.ErrOut,
+	})
+	if res != nil && res.Outcome != "" {
+		if perr := printLocal(d, opts, res); perr != nil {
+			return perr
+		}
+	}
+	switch {
+	case err != nil:
+		return err
+	case res.Outcome == loop.OutcomeBlocked:
+		return &IncompleteError{Reason: res.Reason}
+	}
+	return nil
+}
+
+// localChangeSet is the change with the tree the reviewers read.
+type localChangeSet struct {
+	loop.Change
+	tree string // the working tree's tracked files, as a git tree
+}
+
+// localChange reads the change to review: the merge base with base, the
+// snapshot of the tracked files as they are in the working tree, the diff
+// and file list between them, and the untracked files' names.
+func localChange(ctx context.Context, g *git.Repo, branch, base string) (*localChangeSet, error) {
+	base, err := defaultBase(ctx, g, base)
+	if err != nil {
+		return nil, err
+	}
+	mb, err := g.Run(ctx, "merge-base", base, "HEAD")
+	if err != nil {
+		return nil, fmt.Errorf("%s and %s have no common commit (%v): name another base with --base", base, branch, err)
+	}
+	head, err := g.Head(ctx)
+	if err != nil {
+		return nil, err
+	}
+	tree, err := snapshot(ctx, g)
+	if err != nil {
+		return nil, err
+	}
+	ch := &localChangeSet{Change: loop.Change{Branch: branch, Base: base, MergeBase: mb, Head: head, Untracked: []string{}}, tree: tree}
+	ch.Author, _ = g.Run(ctx, "config", "user.name")
+	diffArgs := []string{"diff", "--no-ext-diff", "--no-textconv", "--no-color", "--ignore-submodules=all"}
+	var diff bytes.Buffer
+	if err := g.RunIO(ctx, nil, &diff, append(diffArgs, mb, tree)...); err != nil {
+		return nil, err
+	}
+	ch.Diff = diff.Bytes()
+	var stat strings.Builder
+	if err := g.RunIO(ctx, nil, &stat, append(diffArgs, "--numstat", "-z", mb, tree)...); err != nil {
+		return nil, err
+	}
+	ch.Files = numstat(stat.String())
+	var others strings.Builder
+	if err := g.RunIO(ctx, nil, &others, "ls-files", "-z", "--others", "--exclude-standard"); err != nil {
+		return nil, err
+	}
+	for _, p := range strings.Split(others.String(), "\x00") {
+		if p != "" {
+			ch.Untracked = append(ch.Untracked, p)
+		}
+	}
+	return ch, nil
+}
+
+// defaultBase checks base, or finds the upstream's default branch: the one
+// origin/HEAD names, else main, else master.
+func defaultBase(ctx context.Context, g *git.Repo, base string) (string, error) {
+	if base != "" {
+		if _, err := g.Run(ctx, "rev-parse", "--verify", "--quiet", base+"^{commit}"); err != nil {
+			return "", fmt.Errorf("--base %s is not a branch or commit of this repository: fetch it, or name another", base)
+		}
+		return base, nil
+	}
+	if ref, err := g.Run(ctx, "symbolic-ref", "--quiet", "--short", "refs/remotes/origin/HEAD"); err == nil && ref != "" {
+		return ref, nil
+	}
+	for _, b := range []string{"main", "master", "origin/main", "origin/master"} {
+		if _, err := g.Run(ctx, "rev-parse", "--verify", "--quiet", b+"^{commit}"); err == nil {
+			return b, nil
+		}
+	}
+	return "", errors.New("no base branch found: origin/HEAD is not set (git remote set-head origin --auto) and there is no main or master; name one with --base")
+}
+
+// snapshot writes the tracked files as the working tree has them (staged
+// and unstaged changes) to a git tree, through a copy of the index: the
+// user's index is not touched, and untracked files are not in it.
+func snapshot(ctx context.Context, g *git.Repo) (string, error) {
+	index, err := g.Run(ctx, "rev-parse", "--path-format=absolute", "--git-path", "index")
+	if err != nil {
+		return "", err
+	}
+	tmp, err := os.CreateTemp("", "gh-ocdx-index-*")
+	if err != nil {
+		return "", err
+	}
+	tmp.Close()
+	defer os.Remove(tmp.Name())
+	if b, err := os.ReadFile(index); err == nil {
+		if err := os.WriteFile(tmp.Name(), b, 0o600); err != nil {
+			return "", err
+		}
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return "", err
+	}
+	withIndex := func(args ...string) (string, error) {
+		var out, errOut bytes.Buffer
+		c := g.Command(ctx, args...)
+		c.Env = append(c.Env, "GIT_INDEX_FILE="+tmp.Name())
+		c.Stdout, c.Stderr = &out, &errOut
+		if err := c.Run(); err != nil {
+			return "", fmt.Errorf("git %s: %s", strings.Join(args, " "), strings.TrimSpace(errOut.String()))
+		}
+		return strings.TrimSpace(out.String()), nil
+	}
+	if _, err := withIndex("add", "--update", "--", "."); err != nil {
+		return "", fmt.Errorf("reading the working tree's changes: %w", err)
+	}
+	return withIndex("write-tree")
+}
+
+// numstat parses git diff --numstat -z (a rename is "a\td\t\x00old\x00new").
+func numstat(out string) []github.ChangedFile {
+	var files []github.ChangedFile
+	recs := strings.Split(out, "\x00")
+	for i := 0; i < len(recs); i++ {
+		f := strings.SplitN(recs[i], "\t", 3)
+		if len(f) != 3 {
+			continue
+		}
+		path := f[2]
+		if path == "" && i+2 < len(recs) { // a rename: the new name
+			path = recs[i+2]
+			i += 2
+		}
+		add, _ := strconv.Atoi(f[0]) // "-" for a binary file
+		del, _ := strconv.Atoi(f[1])
+		files = append(files, github.ChangedFile{Path: path, Additions: add, Deletions: del})
+	}
+	return files
+}
+
+// localPolicy applies the repository's policy: the working tree's
+// .ocdx.json and REVIEW.md. For --fix, whose verify commands run here,
+// those come from .ocdx.json at the merge base: a branch (perhaps someone
+// else's, checked out to look at) changes the commands run only once
+// merged, as review-loop reads the base branch's (docs/architecture.md,
+// Where the repository policy comes from).
+func localPolicy(ctx context.Context, d *Deps, cfg *config.Config, g *git.Repo, mb string, fixing bool) error {
+	verify, from := cfg.Verify, cfg.VerifyFrom
+	if err := cfg.ApplyRepo(g.Dir); err != nil || !fixing {
+		return err
+	}
+	cfg.Verify, cfg.VerifyFrom = verify, from
+	where := fmt.Sprintf("%s at the merge base %.7s", config.RepoFile, mb)
+	var b bytes.Buffer
+	if err := g.RunIO(ctx, nil, &b, "cat-file", "blob", mb+":"+config.RepoFile); err == nil {
+		p, err := config.RepoPolicy(b.Bytes(), where)
+		if err != nil {
+			return err
+		}
+		if len(p.Verify) > 0 {
+			cfg.Verify, cfg.VerifyFrom = p.Verify, where
+		}
+	}
+	if head, err := os.ReadFile(filepath.Join(g.Dir, config.RepoFile)); err == nil && !bytes.Equal(head, b.Bytes()) {
+		d.Log.Warn(fmt.Sprintf("this branch changes %s: its verify commands take effect once merged; this run uses %s", config.RepoFile, verifySource(d, cfg)))
+	}
+	from = verifySource(d, cfg)
+	if err := preflight.Commands(cfg.Verify, from); err != nil {
+		return err
+	}
+	fmt.Fprintf(d.IO.ErrOut, "verify (%s): %s\n", from, strings.Join(cfg.Verify, "; "))
+	return nil
+}
+
+// repoID names the repository in the state file: its origin as
+// host/owner/repo, else its directory.
+func repoID(ctx context.Context, g *git.Repo) string {
+	raw, err := g.Run(ctx, "config", "--get", "remote.origin.url")
+	if err == nil && raw != "" {
+		s := raw
+		if !strings.Contains(s, "://") { // scp form: git@host:owner/repo.git
+			if at := strings.Index(s, "@"); at >= 0 && at < strings.Index(s, ":") {
+				s = s[at+1:]
+			}
+			s = "ssh://" + strings.Replace(s, ":", "/", 1)
+		}
+		if u, err := url.Parse(s); err == nil && u.Host != "" && u.Scheme != "file" {
+			return strings.ToLower(u.Hostname() + "/" + strings.TrimSuffix(strings.Trim(u.Path, "/"), ".git"))
+		}
+	}
+	return g.Dir
+}
+
+// localFixer is the fix of a local review: package fix's agent and
+// verification in the working tree, then the user's word before its
+// commits stay on the branch. Anything else (verification failing, the
+// user declining, an error) takes the commits back and leaves their
+// changes in the working tree, uncommitted.
+type localFixer struct {
+	inner    *loop.FixRunner
+	git      *git.Repo
+	branch   string
+	yes      bool
+	ask      Prompter
+	progress io.Writer
+}
+
+func (f *localFixer) Fix(ctx context.Context, req loop.FixRequest) (*fix.Result, error) {
+	start, err := f.git.Head(ctx)
+	if err != nil {
+		return nil, err
+	}
+	rep, err := f.inner.Fix(ctx, req)
+	keep := err == nil && rep != nil && rep.Verified
+	if keep && !f.yes {
+		commits, _ := f.git.Log(ctx, start)
+		if len(commits) > 0 {
+			stat, _ := f.git.Diffstat(ctx, start)
+			fmt.Fprintf(f.progress, "\nCommits of the fix on %s:\n  %s\n%s\n\n", f.branch, strings.Join(commits, "\n  "), stat)
+			ok, aerr := f.ask.Confirm(fmt.Sprintf("Keep these %d commit(s) on %s?", len(commits), f.branch), true)
+			if aerr != nil {
+				keep, err = false, aerr
+			} else if !ok {
+				keep, err = false, loop.ErrDeclined
+			}
+		}
+	}
+	if keep {
+		if commits, _ := f.git.Log(ctx, start); len(commits) > 0 {
+			fmt.Fprintf(f.progress, "the fix's %d commit(s) stay on %s; nothing was pushed\n", len(commits), f.branch)
+		}
+	} else {
+		if head, herr := f.git.Head(ctx); herr == nil && head != start {
+			if _, rerr := f.git.Run(ctx, "reset", "--soft", start); rerr != nil {
+				return rep, errors.Join(err, fmt.Errorf("taking back the fix's commits: %w; reset the branch to %.7s by hand", rerr, start))
+			}
+			fmt.Fprintf(f.progress, "nothing was committed: %s is back at %.7s, the fix's changes are staged in the working tree (git diff --cached; git reset --hard drops them)\n", f.branch, start)
+		}
+		if rep != nil && !rep.Verified {
+			// fix's advice (push by hand, fix --continue) is for a PR.
+			rep.Failure, _, _ = strings.Cut(rep.Failure, ";")
+		}
+	}
+	return rep, err
+}
+
+// localPatches answers the reviewers' pr_diff from the local diff, as
+// GitHub's file pages would; there are no issues to view.
+type localPatches loop.Change
+
+func (ch localPatches) FilesPage(_ context.Context, _ github.Repo, _, page int) ([]github.FilePatch, error) {
+	blocks := map[string]string{}
+	for _, b := range strings.Split("\n"+string(ch.Diff), "\ndiff --git ")[1:] {
+		header, _, _ := strings.Cut(b, "\n")
+		for _, f := range ch.Files {
+			if strings.HasSuffix(header, " b/"+f.Path) {
+				if _, hunks, ok := strings.Cut(b, "\n@@"); ok {
+					blocks[f.Path] = strings.TrimSuffix("@@"+hunks, "\n")
+				} else {
+					blocks[f.Path] = ""
+				}
+			}
+		}
+	}
+	var out []github.FilePatch
+	for i := (page - 1) * github.FilesPerPage; i >= 0 && i < len(ch.Files) && i < page*github.FilesPerPage; i++ {
+		p := ch.Files[i].Path
+		out = append(out, github.FilePatch{Filename: p, Status: "modified", Patch: blocks[p]})
+	}
+	return out, nil
+}
+
+func (localPatches) Issue(context.Context, github.Repo, int) (*github.Issue, error) {
+	return nil, errors.New("a local review has no pull request and no linked issues")
+}
+
+// offline is the GitHub of a local review's fix: it never needs one, and
+// if it ever asked, the answer is no request.
+type offline struct{}
+
+var errOffline = errors.New("gh ocdx review makes no GitHub request")
+
+func (offline) PostComment(context.Context, github.Repo, int, string) (*github.Comment, error) {
+	return nil, errOffline
+}
+func (offline) HeadOID(context.Context, github.Repo, int) (string, error) { return "", errOffline }
+func (offline) Comments(context.Context, github.Repo, int) ([]github.Comment, error) {
+	return nil, errOffline
+}
+
+// printLocal writes the result: JSON (fields, --jq) or the findings by
+// priority.
+func printLocal(d *Deps, opts *ReviewOptions, res *loop.LocalResult) error {
+	if !opts.JSON {
+		fmt.Fprint(d.IO.Out, renderLocal(res))
+		return nil
+	}
+	b, err := json.Marshal(res)
+	if err != nil {
+		return err
+	}
+	if len(opts.JSONFields) > 0 {
+		var all map[string]json.RawMessage
+		if err := json.Unmarshal(b, &all); err != nil {
+			return err
+		}
+		some := map[string]json.RawMessage{}
+		for _, f := range opts.JSONFields {
+			if v, ok := all[f]; ok {
+				some[f] = v
+			}
+		}
+		if b, err = json.Marshal(some); err != nil {
+			return err
+		}
+	}
+	if opts.JQ != "" {
+		if err := jq.Evaluate(bytes.NewReader(b), d.IO.Out, opts.JQ); err != nil {
+			return &UsageError{Msg: fmt.Sprintf("--jq %q: %v", opts.JQ, err)}
+		}
+		return nil
+	}
+	var v any
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	return writeJSON(d.IO.Out, v)
+}
+
+// renderLocal is the review as Markdown: the outcome, then the findings
+// grouped by priority with file:line.
+func renderLocal(res *loop.LocalResult) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# gh ocdx review: %s against %s (%.7s) — %s\n\n", res.Branch, res.Base, res.MergeBase, res.Label)
+	fmt.Fprintf(&b, "%s\n\n", res.Reason)
+	c := res.Counts
+	fmt.Fprintf(&b, "- Consensus: %s (P0 %d, P1 %d, P2 %d, P3 %d)\n", orDash(res.Consensus), c.P0, c.P1, c.P2, c.P3)
+	var roles []string
+	for _, r := range res.Roles {
+		st := "ok"
+		if !r.OK {
+			st = "failed: " + text.FirstLine(r.Error)
+		}
+		roles = append(roles, fmt.Sprintf("%s (%s) %s", r.Role, r.Model, st))
+	}
+	fmt.Fprintf(&b, "- Reviewers: %s\n", strings.Join(roles, "; "))
+	fmt.Fprintf(&b, "- Coverage: %s\n", res.Coverage)
+	if len(res.Untracked) > 0 {
+		fmt.Fprintf(&b, "- Untracked, not reviewed (names only, contents never sent): %s\n", quoteList(res.Untracked, 10))
+	}
+	if f := res.Fix; f != nil {
+		fmt.Fprintf(&b, "- Fix: %d fixed, %d rejected, %d commit(s), verified %t\n", len(f.Fixed), len(f.Rejected), len(f.Commits), f.Verified)
+	}
+	raised := loop.Raised(res.Findings)
+	for _, p := range finding.Priorities {
+		var fs []finding.Finding
+		for _, f := range res.Findings {
+			if f.Priority == p {
+				fs = append(fs, f)
+			}
+		}
+		if len(fs) == 0 {
+			continue
+		}
+		fmt.Fprintf(&b, "\n## %s (%d)\n\n", p, len(fs))
+		for _, f := range fs {
+			where := f.File
+			if f.Line != nil {
+				where += ":" + strconv.Itoa(*f.Line)
+			}
+			extra := ""
+			if slices.Contains(res.Stuck, f.ID) {
+				extra = ", stuck"
+			}
+			by := ""
+			if f.Source != nil {
+				by = f.Source.Name
+			}
+			fmt.Fprintf(&b, "- `%s` **%s** (%s, %s, %d reviewer(s)%s): %s\n", where, text.OneLine(f.Title), f.ID, by, raised[f.ID], extra, text.OneLine(f.Description))
+			if s := strings.TrimSpace(f.Suggestion); s != "" {
+				fmt.Fprintf(&b, "  - Suggestion: %s\n", text.OneLine(s))
+			}
+		}
+	}
+	if len(res.Findings) == 0 {
+		b.WriteString("\nNo findings.\n")
+	}
+	return b.String()
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// quoteList writes up to n names, and how many more.
+func quoteList(names []string, n int) string {
+	q := make([]string, 0, n+1)
+	for i, s := range names {
+		if i == n {
+			q = append(q, fmt.Sprintf("and %d more", len(names)-n))
+			break
+		}
+		q = append(q, strconv.Quote(s))
+	}
+	return strings.Join(q, ", ")
+}

@@ -1,0 +1,377 @@
+package cmd
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ocdx/gh-ocdx/finding"
+	"github.com/ocdx/gh-ocdx/git"
+	"github.com/ocdx/gh-ocdx/internal/testkit"
+	"github.com/ocdx/gh-ocdx/loop"
+)
+
+func TestParseReview(t *testing.T) {
+	for _, tc := range []struct {
+		args    []string
+		tty     bool
+		wantErr string
+		want    ReviewOptions
+	}{
+		{args: nil, want: ReviewOptions{}},
+		{args: []string{"--base", "origin/release"}, want: ReviewOptions{Base: "origin/release"}},
+		{args: []string{"--json"}, want: ReviewOptions{JSON: true}},
+		{args: []string{"--json", "findings,counts"}, want: ReviewOptions{JSON: true, JSONFields: []string{"findings", "counts"}}},
+		{args: []string{"--json=outcome"}, want: ReviewOptions{JSON: true, JSONFields: []string{"outcome"}}},
+		{args: []string{"--jq", ".outcome"}, want: ReviewOptions{JSON: true, JQ: ".outcome"}},
+		{args: []string{"--fix", "--yes"}, want: ReviewOptions{Fix: true, Yes: true}},
+		{args: []string{"--fix"}, tty: true, want: ReviewOptions{Fix: true}},
+		{args: []string{"--fix"}, wantErr: "pass --yes"},
+		{args: []string{"--yes"}, wantErr: "--yes only applies with --fix"},
+		{args: []string{"--json", "nope"}, wantErr: `unknown JSON field "nope"`},
+		{args: []string{"extra"}, wantErr: `unexpected argument "extra"`},
+		{args: []string{"--jq", ".findings[] |"}, wantErr: "invalid --jq expression"},
+		{args: []string{"--base", "--output=x"}, wantErr: "invalid --base"},
+		{args: []string{"--pr", "3"}, wantErr: "unknown flag: --pr"},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			d, _, _ := testDeps()
+			d.IO.stdinTTY, d.IO.stdoutTTY = tc.tty, tc.tty
+			opts, err := parseReview(d, tc.args)
+			if tc.wantErr != "" {
+				wantUsageError(t, err, tc.wantErr)
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if fmt.Sprint(*opts) != fmt.Sprint(tc.want) {
+				t.Errorf("got %+v, want %+v", *opts, tc.want)
+			}
+		})
+	}
+}
+
+// localReview is a clone on branch feature (one commit over main, which
+// the bare remote also has), the fake reviewer model (openai/rev) and the
+// fix model (ollama/fixer), and GitHub at a closed port.
+type localReview struct {
+	t      *testing.T
+	repo   *testkit.Repo
+	models *testkit.FakeModel
+	fixer  *testkit.FixModel
+	env    map[string]string
+}
+
+func newLocalReview(t *testing.T, verify string) *localReview {
+	t.Helper()
+	r := testkit.NewRepo(t, "main", "feature",
+		map[string]string{"app.go": "package app\n\nfunc A() {}\n"},
+		map[string]string{"app.go": "package app\n\nfunc A() { panic(1) }\n"})
+	lr := &localReview{t: t, repo: r, models: testkit.NewFakeModel(t), fixer: testkit.NewFixModel(t)}
+	root := t.TempDir()
+	cfg := filepath.Join(root, "config.json")
+	body := `{"reviewerModels": ["openai/rev"], "commentsAnalyzerModel": "openai/rev", "prFixModel": "ollama/fixer", "verify": [` + verify + `]}`
+	if err := os.WriteFile(cfg, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	lr.env = map[string]string{
+		"OCDX_CONFIG": cfg, "OCDX_STATE_DIR": filepath.Join(root, "state"), "HOME": root,
+		"OPENAI_BASE_URL": lr.models.URL() + "/v1", "OPENAI_API_KEY": "fake-openai-key",
+		"OLLAMA_HOST": lr.fixer.URL(),
+		// Nothing listens there: a GitHub request would fail the run.
+		"GH_HOST": "127.0.0.1:1", "GH_TOKEN": "ghp_notused",
+	}
+	// The fix agent's commits; cmd's own git commands read no identity.
+	for k, v := range map[string]string{"GIT_AUTHOR_NAME": "ocdx test", "GIT_AUTHOR_EMAIL": "t@example.com",
+		"GIT_COMMITTER_NAME": "ocdx test", "GIT_COMMITTER_EMAIL": "t@example.com", "GIT_CONFIG_NOSYSTEM": "1"} {
+		t.Setenv(k, v)
+	}
+	t.Chdir(r.Clone)
+	return lr
+}
+
+// run runs gh ocdx review in-process with args.
+func (lr *localReview) run(args ...string) (stdout, stderr string, err error) {
+	d, out, errOut := testDeps()
+	d.Getenv = func(k string) string { return lr.env[k] }
+	err = Run(lr.t.Context(), append([]string{"review"}, args...), d)
+	return out.String(), errOut.String(), err
+}
+
+// envelope is a reviewer's answer with these findings.
+func envelope(fs ...finding.Finding) string {
+	conclusion := "approve"
+	if fs == nil {
+		fs = []finding.Finding{}
+	} else {
+		conclusion = "request_changes"
+	}
+	b, _ := json.Marshal(map[string]any{"agent": "reviewer-1", "prNumber": 0, "conclusion": conclusion,
+		"issues": map[string]int{"p0_blocking": 0, "p1_critical": 0, "p2_important": 0, "p3_suggestion": 0}, "findings": fs, "fullReport": "reviewed"})
+	return "BEGIN_JSON\n" + string(b) + "\nEND_JSON"
+}
+
+var panicFinding = finding.Finding{Priority: "P1", Category: "quality", File: "app.go", Line: new(3), Title: "A panics on every call", Description: "panic(1) in A"}
+
+// A branch with a P1 finding exits 3 and prints it with file:line; the
+// reviewer saw the committed and the uncommitted change, and of an
+// untracked file only its name.
+func TestReviewPrintsAP1AndExits3(t *testing.T) {
+	lr := newLocalReview(t, `"true"`)
+	testkit.WriteFiles(t, lr.repo.Clone, map[string]string{
+		"app.go": "package app\n\nfunc A() { panic(1) }\n\nfunc B() { /* unstaged */ }\n",
+		".env":   "TOKEN=untracked-secret-value\n",
+	})
+	lr.models.Script("rev",
+		testkit.CallTools(testkit.FakeCall{Name: "pr_diff", Args: `{"path":"app.go"}`}, testkit.FakeCall{Name: "read_file", Args: `{"path":".env"}`}),
+		testkit.Reply(envelope(panicFinding)))
+
+	out, stderr, err := lr.run()
+
+	var inc *IncompleteError
+	if !errors.As(err, &inc) {
+		t.Fatalf("want exit 3 (IncompleteError), got %v\n%s", err, stderr)
+	}
+	for _, want := range []string{"## P1 (1)", "`app.go:3` **A panics on every call**", panicFinding.ComputeID(), `Untracked, not reviewed (names only, contents never sent): ".env"`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	reqs := lr.models.Requests("rev")
+	if len(reqs) == 0 {
+		t.Fatal("the reviewer was not asked")
+	}
+	task := string(reqs[0].Body)
+	for _, want := range []string{"panic(1)", "unstaged"} {
+		if !strings.Contains(task, want) {
+			t.Errorf("the reviewer's task lacks %q", want)
+		}
+	}
+	// pr_diff answers from the local diff; read_file never reads an
+	// untracked file.
+	tools := string(reqs[len(reqs)-1].Body)
+	if !strings.Contains(tools, `@@ -1,3 +1,5 @@`) || !strings.Contains(tools, "not tracked") {
+		t.Errorf("the tool results:\n%s", tools)
+	}
+	for _, r := range reqs {
+		if strings.Contains(string(r.Body), "untracked-secret-value") {
+			t.Error("an untracked file's content was sent to the model")
+		}
+	}
+	// The user's index is not touched by the snapshot.
+	if st := testkit.Git(t, lr.repo.Clone, "diff", "--cached", "--name-only"); st != "" {
+		t.Errorf("the index changed: %q", st)
+	}
+}
+
+// A clean review exits 0; --json gives the chosen fields; the run is
+// recorded under the branch.
+func TestReviewCleanExits0(t *testing.T) {
+	lr := newLocalReview(t, `"true"`)
+	lr.models.Script("rev", testkit.Reply(envelope()))
+
+	out, stderr, err := lr.run("--json", "outcome,findings,branch")
+	if err != nil {
+		t.Fatalf("want exit 0, got %v\n%s", err, stderr)
+	}
+	var got map[string]any
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if got["outcome"] != loop.OutcomeConverged || got["branch"] != "feature" || len(got) != 3 {
+		t.Errorf("json %v", got)
+	}
+
+	d, sout, _ := testDeps()
+	d.Getenv = func(k string) string { return lr.env[k] }
+	if err := Run(t.Context(), []string{"state", "show"}, d); err != nil {
+		t.Fatal(err)
+	}
+	want := "local/" + lr.repo.Clone + "@feature"
+	if !strings.Contains(sout.String(), want) {
+		t.Errorf("state show lacks %q:\n%s", want, sout)
+	}
+}
+
+// --fix commits a verified fix on the branch and pushes nothing; the same
+// finding coming back in the next run is stuck and not fixed again.
+func TestReviewFixCommitsAndNeverPushes(t *testing.T) {
+	lr := newLocalReview(t, `"true"`)
+	remote := lr.repo.RemoteOID(t, "feature")
+	start := testkit.Git(t, lr.repo.Clone, "rev-parse", "HEAD")
+	lr.models.Script("rev", testkit.Reply(envelope(panicFinding)), testkit.Reply(envelope(panicFinding)))
+
+	out, stderr, err := lr.run("--fix", "--yes")
+	if err != nil {
+		t.Fatalf("want exit 0, got %v\n%s\n%s", err, out, stderr)
+	}
+	if log := testkit.Git(t, lr.repo.Clone, "log", "--format=%s", start+"..HEAD"); !strings.Contains(log, "fix: review findings") {
+		t.Errorf("no fix commit on the branch: %q", log)
+	}
+	if got := lr.repo.RemoteOID(t, "feature"); got != remote {
+		t.Errorf("the remote moved: %s → %s", remote, got)
+	}
+	if !strings.Contains(out, "1 fixed, 0 rejected, 1 commit(s), verified true") {
+		t.Errorf("output:\n%s", out)
+	}
+
+	fixCalls := lr.fixer.Count()
+	out, _, err = lr.run("--fix", "--yes")
+	var inc *IncompleteError
+	if !errors.As(err, &inc) || !strings.Contains(err.Error(), "stuck") {
+		t.Fatalf("want a stuck finding (exit 3), got %v\n%s", err, out)
+	}
+	if !strings.Contains(out, "reviewer(s), stuck)") || lr.fixer.Count() != fixCalls {
+		t.Errorf("stuck finding sent to the fixer again (%d calls) or not shown:\n%s", lr.fixer.Count()-fixCalls, out)
+	}
+}
+
+// Verification failing leaves nothing committed: the branch is where it
+// was, the fix's changes are left in the working tree.
+func TestReviewFixFailingVerificationCommitsNothing(t *testing.T) {
+	lr := newLocalReview(t, `"false"`)
+	start := testkit.Git(t, lr.repo.Clone, "rev-parse", "HEAD")
+	lr.models.Script("rev", testkit.Reply(envelope(panicFinding)))
+
+	out, stderr, err := lr.run("--fix", "--yes")
+	var inc *IncompleteError
+	if !errors.As(err, &inc) || !strings.Contains(err.Error(), "nothing was committed") {
+		t.Fatalf("want exit 3, nothing committed; got %v\n%s\n%s", err, out, stderr)
+	}
+	if head := testkit.Git(t, lr.repo.Clone, "rev-parse", "HEAD"); head != start {
+		t.Errorf("HEAD moved to %s", head)
+	}
+	if st := testkit.Git(t, lr.repo.Clone, "status", "--porcelain"); !strings.Contains(st, "fix-round-1.txt") {
+		t.Errorf("the fix's changes are not left in the working tree: %q", st)
+	}
+
+	// Nothing was fixed, so the finding coming back is not stuck.
+	lr.models.Script("rev", testkit.Reply(envelope(panicFinding)))
+	out, _, err = lr.run()
+	if !errors.As(err, &inc) || strings.Contains(out, "stuck") {
+		t.Errorf("the unkept fix's finding is stuck: %v\n%s", err, out)
+	}
+}
+
+// --fix refuses a dirty tree before any model is called.
+func TestReviewFixRefusesADirtyTree(t *testing.T) {
+	lr := newLocalReview(t, `"true"`)
+	testkit.WriteFiles(t, lr.repo.Clone, map[string]string{"notes.txt": "mine\n"})
+
+	_, _, err := lr.run("--fix", "--yes")
+	if err == nil || !strings.Contains(err.Error(), "needs a clean working tree") || !strings.Contains(err.Error(), `"notes.txt"`) {
+		t.Fatalf("got %v", err)
+	}
+	if n := len(lr.models.Requests("rev")) + lr.fixer.Count(); n != 0 {
+		t.Errorf("%d model requests before the refusal", n)
+	}
+}
+
+// A branch's runs are keyed by its origin as host/owner/repo, however the
+// remote is spelled, so two clones of a repository share a branch's record.
+func TestReviewKeyNamesTheOrigin(t *testing.T) {
+	dir := t.TempDir()
+	testkit.Git(t, dir, "init", "--quiet")
+	g, err := git.Open(t.Context(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := repoID(t.Context(), g); got != g.Dir {
+		t.Errorf("no origin: %q, want the directory", got)
+	}
+	testkit.Git(t, dir, "remote", "add", "origin", "git@github.com:Octo/Widgets.git")
+	for _, url := range []string{"git@github.com:Octo/Widgets.git", "https://github.com/octo/widgets", "ssh://git@github.com/octo/widgets.git", "https://user@github.com/octo/widgets.git/"} {
+		testkit.Git(t, dir, "remote", "set-url", "origin", url)
+		if got := repoID(t.Context(), g); got != "github.com/octo/widgets" {
+			t.Errorf("%s: %q", url, got)
+		}
+	}
+}
+
+// In a terminal, --fix asks before running a repository's verify commands,
+// read from .ocdx.json at the merge base; declined, no model is called.
+func TestReviewFixAsksAboutTheRepositorysVerifyCommands(t *testing.T) {
+	lr := newLocalReview(t, `"true"`)
+	testkit.Git(t, lr.repo.Clone, "checkout", "--quiet", "main")
+	testkit.WriteFiles(t, lr.repo.Clone, map[string]string{".ocdx.json": `{"verify": ["true"]}`})
+	testkit.Git(t, lr.repo.Clone, "add", ".ocdx.json")
+	testkit.Git(t, lr.repo.Clone, "commit", "--quiet", "-m", "policy")
+	testkit.Git(t, lr.repo.Clone, "checkout", "--quiet", "feature")
+	testkit.Git(t, lr.repo.Clone, "rebase", "--quiet", "main")
+	// The branch's own copy is not the one that runs.
+	testkit.WriteFiles(t, lr.repo.Clone, map[string]string{".ocdx.json": `{"verify": ["sh -c 'echo pwned'"]}`})
+	testkit.Git(t, lr.repo.Clone, "commit", "--quiet", "-am", "widen verify")
+	testkit.Git(t, lr.repo.Clone, "remote", "set-url", "origin", "https://github.com/octo/widgets.git")
+
+	d, _, errOut := testDeps()
+	d.Getenv = func(k string) string { return lr.env[k] }
+	d.IO.stdinTTY, d.IO.stdoutTTY = true, true
+	ask := &fakePrompter{ok: false}
+	err := reviewLocal(t.Context(), d, &ReviewOptions{Fix: true, Prompter: ask})
+
+	if err == nil || !strings.Contains(err.Error(), "you declined the verify commands") {
+		t.Fatalf("got %v\n%s", err, errOut)
+	}
+	if len(ask.asked) != 1 || !strings.Contains(errOut.String(), "verify (from .ocdx.json at the merge base") || strings.Contains(errOut.String(), "pwned") {
+		t.Errorf("asked %q\n%s", ask.asked, errOut)
+	}
+	if n := len(lr.models.Requests("rev")); n != 0 {
+		t.Errorf("%d model requests before the answer", n)
+	}
+}
+
+// Declining the verified fix's commits leaves the branch where it was and
+// their changes in the working tree.
+func TestReviewFixDeclinedCommitsNothing(t *testing.T) {
+	lr := newLocalReview(t, `"true"`)
+	start := testkit.Git(t, lr.repo.Clone, "rev-parse", "HEAD")
+	lr.models.Script("rev", testkit.Reply(envelope(panicFinding)))
+	d, out, errOut := testDeps()
+	d.Getenv = func(k string) string { return lr.env[k] }
+	d.IO.stdinTTY, d.IO.stdoutTTY = true, true
+	ask := &fakePrompter{ok: false}
+
+	err := reviewLocal(t.Context(), d, &ReviewOptions{Fix: true, Prompter: ask})
+
+	var inc *IncompleteError
+	if !errors.As(err, &inc) || !strings.Contains(err.Error(), "you declined") {
+		t.Fatalf("got %v\n%s\n%s", err, out, errOut)
+	}
+	if len(ask.asked) != 1 || !strings.Contains(ask.asked[0], "Keep these 1 commit(s) on feature?") || !strings.Contains(errOut.String(), "fix: review findings") {
+		t.Errorf("asked %q\n%s", ask.asked, errOut)
+	}
+	if head := testkit.Git(t, lr.repo.Clone, "rev-parse", "HEAD"); head != start {
+		t.Errorf("HEAD moved to %s", head)
+	}
+	if st := testkit.Git(t, lr.repo.Clone, "status", "--porcelain"); !strings.Contains(st, "A  fix-round-1.txt") {
+		t.Errorf("the fix's changes are not staged in the working tree: %q", st)
+	}
+}
+
+// The working tree's .ocdx.json is the review's policy: its instructions
+// reach the reviewers, and an ignored file's diff stays out of the task.
+func TestReviewFollowsTheWorkingTreesPolicy(t *testing.T) {
+	lr := newLocalReview(t, `"true"`)
+	testkit.WriteFiles(t, lr.repo.Clone, map[string]string{
+		".ocdx.json": `{"instructions": "Mind the cache invariants.", "ignore": ["gen/**"]}`,
+		"gen/out.go": "package gen // generated-marker\n",
+	})
+	testkit.Git(t, lr.repo.Clone, "add", ".ocdx.json", "gen/out.go")
+	lr.models.Script("rev", testkit.Reply(envelope()))
+
+	if _, stderr, err := lr.run(); err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	task := string(lr.models.Requests("rev")[0].Body)
+	if !strings.Contains(task, "Mind the cache invariants.") {
+		t.Error("the reviewer's task lacks the repository's instructions")
+	}
+	if strings.Contains(task, "generated-marker") {
+		t.Error("an ignored file's diff is in the task")
+	}
+}

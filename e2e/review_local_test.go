@@ -1,0 +1,62 @@
+package e2e
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/ocdx/gh-ocdx/finding"
+	"github.com/ocdx/gh-ocdx/internal/testkit"
+)
+
+// gh ocdx review through the binary, with local (ollama/) models only: a
+// P1 exits 3 and is printed, a clean branch exits 0, --jq filters the
+// JSON, and the fake GitHub that GH_HOST names sees no request at all.
+func TestReviewLocalChangesWithoutGitHub(t *testing.T) {
+	r := testkit.NewRepo(t, "main", "feature",
+		map[string]string{"cache.go": "package cache\n\nvar size = 10\n"},
+		map[string]string{"cache.go": "package cache\n\nvar size = -1\n"})
+	testkit.Git(t, r.Clone, "remote", "set-head", "origin", "main")
+	gh := testkit.NewGitHub(t)
+	fm := testkit.NewFakeModel(t)
+	env := testkit.NewEnv(t)
+	gh.Configure(env, repo)
+	fm.Configure(env)
+	env.Dir = r.Clone
+	env.WriteConfig(t, `{"reviewerModels": ["ollama/qwen-a", "ollama/qwen-b"], "commentsAnalyzerModel": "ollama/qwen-a", "prFixModel": "ollama/qwen-a"}`)
+
+	p1 := finding.Finding{Priority: "P1", Category: "quality", File: "cache.go", Line: new(3), Title: "negative cache size", Description: "size -1 disables the cache"}
+	answer := func(fs ...finding.Finding) testkit.Step {
+		conclusion := "approve"
+		if len(fs) > 0 {
+			conclusion = "request_changes"
+		}
+		b, _ := json.Marshal(map[string]any{"agent": "reviewer", "prNumber": 0, "conclusion": conclusion,
+			"issues":   map[string]int{"p0_blocking": 0, "p1_critical": len(fs), "p2_important": 0, "p3_suggestion": 0},
+			"findings": append([]finding.Finding{}, fs...), "fullReport": "done"})
+		return testkit.Reply("BEGIN_JSON\n" + string(b) + "\nEND_JSON")
+	}
+	fm.Script("qwen-a", answer(p1))
+	fm.Script("qwen-b", answer())
+
+	res := env.Run(t, "review")
+	wantCode(t, res, 3)
+	wantContains(t, "stdout", res.Stdout, "feature against origin/main", "## P1 (1)", "`cache.go:3` **negative cache size**", p1.ComputeID())
+	wantContains(t, "stderr", res.Stderr, "reviewer-1 (ollama/qwen-a): request_changes, 1 findings", "reviewer-2 (ollama/qwen-b): approve, 0 findings")
+
+	fm.Script("qwen-a", answer())
+	fm.Script("qwen-b", answer())
+	res = env.Run(t, "review", "--json", "--jq", ".outcome")
+	wantCode(t, res, 0)
+	if got := strings.TrimSpace(res.Stdout); got != "converged" {
+		t.Errorf("--jq .outcome printed %q", got)
+	}
+
+	res = env.Run(t, "state", "show")
+	wantCode(t, res, 0)
+	wantContains(t, "state show", res.Stdout, "local/"+r.Clone+"@feature")
+
+	if reqs := gh.Requests(); len(reqs) != 0 {
+		t.Errorf("gh ocdx review made %d GitHub request(s): %v", len(reqs), reqs)
+	}
+}

@@ -1,0 +1,284 @@
+package loop
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"time"
+
+	"github.com/ocdx/gh-ocdx/config"
+	"github.com/ocdx/gh-ocdx/finding"
+	"github.com/ocdx/gh-ocdx/fix"
+	"github.com/ocdx/gh-ocdx/github"
+	"github.com/ocdx/gh-ocdx/llm"
+	"github.com/ocdx/gh-ocdx/review"
+	"github.com/ocdx/gh-ocdx/state"
+)
+
+// LocalKind is the run kind of a local review in the state file.
+const LocalKind = "review"
+
+// Change is a change to review that is no pull request (gh ocdx review):
+// a branch's commits since its merge base with the base, plus what is not
+// committed (docs/architecture.md, Local review).
+type Change struct {
+	Branch    string
+	Base      string // the ref the merge base was taken with: origin/main
+	MergeBase string
+	Head      string // the commit checked out
+	Author    string
+	Files     []github.ChangedFile
+	Diff      []byte // the whole diff; the reviewers get it cut at review.DiffLimit
+	Untracked []string
+}
+
+// LocalOptions are the inputs of one local review.
+type LocalOptions struct {
+	Key       state.Key // state.LocalKey of the branch
+	Change    Change
+	Store     Store
+	Policy    *config.Policy // the repository's: instructions, ignored files
+	Reviewers []Role
+	Tools     []llm.Tool // read-only, over the reviewed files
+	Fixer     Fixer      // nil: review only
+	MaxIters  int
+	Progress  io.Writer
+}
+
+// LocalResult is one local review, for the output and --json.
+type LocalResult struct {
+	Key       string              `json:"key"`
+	RunID     string              `json:"runId"`
+	Branch    string              `json:"branch"`
+	Base      string              `json:"base"`
+	MergeBase string              `json:"mergeBase"`
+	Head      string              `json:"head"`
+	Outcome   string              `json:"outcome"`
+	Reason    string              `json:"reason"`
+	Label     string              `json:"label"`
+	Consensus string              `json:"consensus"`
+	Counts    finding.IssueCounts `json:"counts"`
+	Roles     []RoleStatus        `json:"roles"`
+	Findings  []finding.Finding   `json:"findings"`
+	Remaining []finding.Finding   `json:"remaining"` // P0–P2 not fixed
+	Stuck     []string            `json:"stuck"`
+	Coverage  review.Coverage     `json:"coverage"`
+	Untracked []string            `json:"untracked"`
+	Fix       *fix.Result         `json:"fix,omitempty"`
+}
+
+// ReviewLocal reviews a change with the reviewers of review-loop, with its
+// IDs, consensus and stuck rules, and records the run under the branch:
+// one round, no comments analyzer (there are no threads), nothing posted.
+// With a Fixer, the P0–P2 findings are fixed as in a round of review-loop
+// (what the fixer does with the commits is its own). A review that leaves
+// P0–P2 findings returns Outcome blocked and a nil error.
+func ReviewLocal(ctx context.Context, o LocalOptions) (*LocalResult, error) {
+	ch := o.Change
+	l := &loop{o: Options{Reviewers: o.Reviewers, MaxIters: o.MaxIters, Progress: o.Progress, MaxRounds: 1}, key: o.Key}
+	res := &LocalResult{Key: o.Key.String(), Branch: ch.Branch, Base: ch.Base, MergeBase: ch.MergeBase, Head: ch.Head,
+		Findings: []finding.Finding{}, Remaining: []finding.Finding{}, Stuck: []string{}, Untracked: ch.Untracked}
+	if res.Untracked == nil {
+		res.Untracked = []string{}
+	}
+	// The branch's stuck set, and what its last run's fix reported fixed:
+	// a finding that comes back is stuck (docs/architecture.md, Consensus).
+	var fixedBefore []finding.Finding
+	if rec, err := o.Store.PR(o.Key); err == nil {
+		for _, s := range rec.Stuck {
+			l.stuck = append(l.stuck, s.ID)
+		}
+		fixedBefore = lastFixed(rec.Runs)
+	} else if !errors.Is(err, state.ErrNotFound) {
+		return nil, err
+	}
+	run, _, err := o.Store.BeginOn(o.Key, LocalKind, ch.Head)
+	if err != nil {
+		return nil, err
+	}
+	if run.Resumed() {
+		// A local review has nothing to resume: its one round is redone.
+		if run, err = run.Restart("interrupted; a local review starts over"); err != nil {
+			return nil, err
+		}
+	}
+	l.run, res.RunID = run, run.ID()
+	l.progress("run %s: reviewing %s against %s (merge base %.7s)", run.ID(), ch.Branch, ch.Base, ch.MergeBase)
+	if _, err := run.StartRound(1, ch.Head); err != nil {
+		return nil, err
+	}
+	rr, err := l.reviewLocal(ctx, ch, o.Policy, o.Tools, fixedBefore)
+	if err != nil {
+		return res, l.localFail(ctx, res, err)
+	}
+	res.Roles, res.Findings, res.Counts, res.Consensus, res.Coverage, res.Stuck = rr.Roles, rr.Findings, rr.Counts, rr.Consensus, rr.Coverage, rr.Stuck
+	res.Remaining = blockingOf(rr.Findings)
+	if err := l.recordReview(1, rr); err != nil {
+		return res, err
+	}
+	if rr.reviewersOK == 0 {
+		reason := fmt.Sprintf("all %d reviewers failed: no credible review", len(o.Reviewers))
+		return res, l.localEnd(res, rr, OutcomeFailed, reason, errors.New(reason))
+	}
+	stuck := slices.Concat(l.stuck, rr.Stuck)
+	toFix, optional := IssuesToFix(rr.Findings, stuck)
+	if len(res.Remaining) == 0 {
+		return res, l.localEnd(res, rr, OutcomeConverged, "no P0/P1/P2 findings", nil)
+	}
+	if o.Fixer == nil || len(toFix) == 0 {
+		reason := fmt.Sprintf("%d P0–P2 finding(s): %s", len(res.Remaining), idList(res.Remaining))
+		if len(toFix) == 0 {
+			reason += "; stuck (reported fixed before and back), fix them by hand"
+		}
+		return res, l.localEnd(res, rr, OutcomeBlocked, reason, nil)
+	}
+	rep, err := o.Fixer.Fix(ctx, FixRequest{PR: ch.pr(), Run: run, Round: 1,
+		Payload: finding.FixPayload{Round: 1, IssuesToFix: toFix, OptionalIssues: orEmpty(optional)}})
+	if rep != nil {
+		if err != nil && rep.Kept() {
+			// Verified, then taken back (declined, or the question failed):
+			// none of its findings was fixed, so none is stuck when it
+			// comes back.
+			rep.Status, rep.Commits = fix.StatusDeclined, nil
+			if !errors.Is(err, ErrDeclined) {
+				rep.Status, rep.Failure = fix.StatusFailed, err.Error()
+			}
+			if uerr := rep.Record(run, 1); uerr != nil {
+				l.progress("recording the fix: %v", uerr)
+			}
+		}
+		l.showFix(rr, rep)
+		res.Fix = rep
+	}
+	if cerr := run.ClearWIP(); cerr != nil {
+		l.progress("clearing the fix's work in progress: %v", cerr)
+	}
+	switch {
+	case errors.Is(err, ErrDeclined):
+		return res, l.localEnd(res, rr, OutcomeBlocked, "the fix was verified, but you declined to commit it: its changes are left uncommitted in your working tree", nil)
+	case err != nil:
+		return res, l.localEnd(res, rr, OutcomeFailed, err.Error(), fmt.Errorf("fix: %w", err))
+	case rep == nil:
+		return res, l.localEnd(res, rr, OutcomeFailed, "the fix ended without a report", errors.New("the fix ended without a report"))
+	case !rep.Verified:
+		return res, l.localEnd(res, rr, OutcomeBlocked, "nothing was committed: "+rep.Failure, nil)
+	}
+	fixed := map[string]bool{}
+	for _, f := range rep.Fixed {
+		fixed[f.FindingID] = true
+	}
+	res.Remaining = slices.DeleteFunc(res.Remaining, func(f finding.Finding) bool { return fixed[f.ID] })
+	if len(res.Remaining) == 0 {
+		return res, l.localEnd(res, rr, OutcomeConverged, fmt.Sprintf("%d finding(s) fixed, verified and committed; review again to check the fixes", len(fixed)), nil)
+	}
+	return res, l.localEnd(res, rr, OutcomeBlocked, fmt.Sprintf("%d finding(s) fixed; left: %s", len(fixed), idList(res.Remaining)), nil)
+}
+
+// reviewLocal runs the reviewers on the change and aggregates as a round
+// of review-loop does, without review threads.
+func (l *loop) reviewLocal(ctx context.Context, ch Change, policy *config.Policy, tools []llm.Tool, fixedBefore []finding.Finding) (*RoundResult, error) {
+	pr := ch.pr()
+	rc := review.NewContext(pr, ch.Diff, true, policy)
+	rr := &RoundResult{N: 1, HeadOID: ch.Head, Comments: []state.Comment{}, Stuck: []string{}, ReviewState: finding.ReviewState{ChangesRequestedBy: []finding.Actor{}}}
+	rr.Coverage = review.DiffCoverage(pr, rc.Diff, rc.DiffTruncated, rc.Ignored)
+	n := len(l.o.Reviewers)
+	rr.Roles = make([]RoleStatus, n)
+	results := make([]*finding.ReviewerResult, n)
+	if err := l.runReviewers(ctx, rc, tools, rr.Roles, results); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	rr.Usage = map[string]llm.Usage{}
+	for i, r := range rr.Roles {
+		if ce := llm.AsConfigError(l.o.Reviewers[i].Key, r.err); ce != nil && l.o.Reviewers[i].Key != "" {
+			return nil, ce
+		}
+		rr.Usage[r.Role] = r.Usage
+		if r.OK {
+			rr.reviewersOK++
+		}
+	}
+	rr.Findings = orEmpty(append(agentFindings(l.o.Reviewers, results), SecretFindings(string(ch.Diff), time.Now().UTC().Format(time.RFC3339))...))
+	rr.Counts = Count(rr.Findings)
+	if rr.reviewersOK > 0 {
+		rr.Consensus = Consensus(rr.ReviewState, rr.Counts)
+	}
+	rr.Stuck = orEmptyS(Stuck(fixedBefore, rr.Findings))
+	for _, f := range rr.Findings {
+		if slices.Contains(l.stuck, f.ID) && !slices.Contains(rr.Stuck, f.ID) {
+			rr.Stuck = append(rr.Stuck, f.ID)
+		}
+	}
+	return rr, nil
+}
+
+// pr is the change as the reviewer and fix prompts take it: a pull request
+// without a number, a URL or threads.
+func (ch Change) pr() *github.PullRequest {
+	pr := &github.PullRequest{Title: "Local changes on " + ch.Branch, URL: "(none: local changes, not a pull request)",
+		Author: ch.Author, HeadRefName: ch.Branch, HeadRefOid: ch.Head, BaseRefName: ch.Base, BaseRefOid: ch.MergeBase,
+		Files: ch.Files, ChangedFiles: len(ch.Files),
+		Body: "The current branch's commits since its merge base with " + ch.Base + ", plus its uncommitted changes."}
+	for _, f := range ch.Files {
+		pr.Additions += f.Additions
+		pr.Deletions += f.Deletions
+	}
+	return pr
+}
+
+// lastFixed is what the newest run's last round reported fixed; by ID
+// alone when the run converged and its findings were compacted away.
+func lastFixed(runs []state.Run) []finding.Finding {
+	for i := len(runs) - 1; i >= 0; i-- {
+		rounds := runs[i].Rounds
+		if len(rounds) == 0 {
+			continue
+		}
+		rd := rounds[len(rounds)-1]
+		var fs []finding.Finding
+		if rd.Findings != nil && json.Unmarshal(rd.Findings, &fs) != nil {
+			fs = nil
+		}
+		rec, ok := fix.Recorded(rd)
+		if !ok || !rec.Kept() {
+			return nil
+		}
+		var out []finding.Finding
+		for _, id := range rec.FixedIDs() {
+			f := finding.Finding{ID: id}
+			if i := slices.IndexFunc(fs, func(f finding.Finding) bool { return f.ID == id }); i >= 0 {
+				f = fs[i]
+			}
+			out = append(out, f)
+		}
+		return out
+	}
+	return nil
+}
+
+// localEnd records the outcome of a local review.
+func (l *loop) localEnd(res *LocalResult, rr *RoundResult, outcome, reason string, err error) error {
+	l.res = &Result{Rounds: []RoundResult{*rr}}
+	res.Outcome, res.Reason = outcome, reason
+	res.Label = Qualified(outcome, rr)
+	return l.endErr(outcome, reason, err)
+}
+
+// localFail ends a local review that failed before its findings, or
+// leaves it resumable when cancelled.
+func (l *loop) localFail(ctx context.Context, res *LocalResult, err error) error {
+	l.res = &Result{}
+	if ctx.Err() != nil {
+		if rerr := l.run.Release(); rerr != nil {
+			l.progress("releasing the run: %v", rerr)
+		}
+		return err
+	}
+	res.Outcome, res.Reason, res.Label = OutcomeFailed, err.Error(), OutcomeFailed
+	return l.endErr(OutcomeFailed, err.Error(), err)
+}
