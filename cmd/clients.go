@@ -38,14 +38,28 @@ func checkTimeouts(d *Deps) error {
 	return nil
 }
 
-// newModel builds a provider/model client with the user's timeout.
-func newModel(d *Deps, name string) (llm.Model, error) {
+// newModel builds the provider/model client of role with the user's
+// timeout; its calls and retries are shown on stderr as they run.
+func newModel(d *Deps, role, name string) (*progressModel, error) {
 	t, err := envDuration(d, envModelTimeout)
 	if err != nil {
 		return nil, err
 	}
 	registerCredentials(d)
-	return llm.New(name, d.Getenv, llm.Options{Timeout: t})
+	m := &progressModel{role: role, name: name, prog: d.prog(), log: d.Log}
+	if m.Model, err = llm.New(name, d.Getenv, llm.Options{Timeout: t, OnRetry: m.retried}); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+func (d *Deps) prog() *progress {
+	d.progressMu.Lock()
+	defer d.progressMu.Unlock()
+	if d.progress == nil {
+		d.progress = newProgress(d.IO.ErrOut, 0)
+	}
+	return d.progress
 }
 
 // newGitHub builds the GitHub client for host with the user's timeout.

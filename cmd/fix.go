@@ -145,7 +145,7 @@ func fixPR(ctx context.Context, d *Deps, opts *FixOptions) error {
 		d.Log.Info(note)
 	}
 
-	model, err := newModel(d, cfg.PRFix.String())
+	model, err := newModel(d, "pr-fix", cfg.PRFix.String())
 	if err != nil {
 		return err
 	}

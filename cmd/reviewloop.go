@@ -108,20 +108,19 @@ func reviewLoop(ctx context.Context, d *Deps, opts *ReviewLoopOptions) error {
 		}
 	}
 
-	modelFor := func(m fmt.Stringer) (llm.Model, error) { return newModel(d, m.String()) }
 	var reviewers []loop.Role
 	for i, m := range cfg.Reviewers {
-		mod, err := modelFor(m)
+		mod, err := newModel(d, fmt.Sprintf("reviewer-%d", i+1), m.String())
 		if err != nil {
 			return err
 		}
 		reviewers = append(reviewers, loop.Role{Name: fmt.Sprintf("reviewer-%d", i+1), Key: fmt.Sprintf("reviewerModels[%d]", i), Model: m.String(), LLM: mod})
 	}
-	am, err := modelFor(cfg.CommentsAnalyzer)
+	am, err := newModel(d, "comments-analyzer", cfg.CommentsAnalyzer.String())
 	if err != nil {
 		return err
 	}
-	fm, err := modelFor(cfg.PRFix)
+	fm, err := newModel(d, "pr-fix", cfg.PRFix.String())
 	if err != nil {
 		return err
 	}

@@ -152,7 +152,7 @@ func parsePRURL(s string) (repository.Repository, int, bool) {
 }
 
 func reviewPR(ctx context.Context, d *Deps, opts *ReviewPROptions) error {
-	var model llm.Model
+	var model *progressModel
 	maxEvent := opts.Event
 	if !opts.ContextOnly {
 		cfg, err := loadConfig(d)
@@ -169,10 +169,10 @@ func reviewPR(ctx context.Context, d *Deps, opts *ReviewPROptions) error {
 		if opts.Model != "" {
 			name = opts.Model
 		}
-		if model, err = newModel(d, name); err != nil {
+		if model, err = newModel(d, "review-pr", name); err != nil {
 			return err
 		}
-		model = &progressModel{Model: model, name: name, log: d.Log}
+		model.tools = true
 	}
 	r, err := currentRepo(opts.Repo)
 	if err != nil {
@@ -209,7 +209,7 @@ func reviewPR(ctx context.Context, d *Deps, opts *ReviewPROptions) error {
 	default:
 		s.Confirmer, s.Publisher = &terminalConfirmer{d: d, p: opts.Prompter}, post
 	}
-	d.Log.Info("reviewing", "pr", fmt.Sprintf("%s#%d", repo, opts.Number), "model", model.(*progressModel).name)
+	d.Log.Info("reviewing", "pr", fmt.Sprintf("%s#%d", repo, opts.Number), "model", model.name)
 	out, err := s.Run(ctx)
 	if out != nil {
 		d.Log.Info("review done", "proposals", out.Rounds, "tokens", out.Usage.String())

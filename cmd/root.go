@@ -22,16 +22,24 @@ type Deps struct {
 	Version string
 
 	credentials sync.Once // registerCredentials, on the first client built
+	progress    *progress // the live display of model calls; built on first use
+	progressMu  sync.Mutex
 }
 
 // NewDeps builds the dependencies of a real process.
 func NewDeps(version string) *Deps {
 	ios := System()
+	prog := newProgress(ios.ErrOut, ios.ErrTerminalWidth())
+	if prog.width > 0 {
+		// Lines written to stderr go above the spinner.
+		ios.ErrOut, ios.rawErr = prog.writer(ios.ErrOut), prog.writer(ios.rawErr)
+	}
 	return &Deps{
-		IO:      ios,
-		Getenv:  os.Getenv,
-		Log:     log.NewWithOptions(ios.TerminalErr(), log.Options{Level: log.InfoLevel}),
-		Version: version,
+		progress: prog,
+		IO:       ios,
+		Getenv:   os.Getenv,
+		Log:      log.NewWithOptions(ios.TerminalErr(), log.Options{Level: log.InfoLevel}),
+		Version:  version,
 	}
 }
 

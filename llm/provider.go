@@ -17,6 +17,17 @@ type Options struct {
 	MaxRetries    int           // retries on 408/409/429/5xx and connection errors (default 3); <0 for none
 	MaxRetryAfter time.Duration // a longer Retry-After ends the call instead of sleeping (default 1m)
 	MaxTokens     int64         // output cap per call (default 8192)
+	// OnRetry, when set, is told of each retry before its wait, for
+	// progress displays.
+	OnRetry func(Retry)
+}
+
+// Retry describes a failed attempt about to be retried.
+type Retry struct {
+	Attempt, Of int           // the attempt about to be made (2 for the first retry) and the total
+	Wait        time.Duration // before it
+	Status      int           // the failed attempt's HTTP status; 0 for a connection error or a cut attempt
+	Err         error         // the failed attempt's error when it had no answer
 }
 
 const (
