@@ -21,7 +21,8 @@ import (
 
 // ReviewLoopOptions are the parsed arguments of review-loop.
 type ReviewLoopOptions struct {
-	PR       int    // 0: the open PR of the current branch
+	PR       int    // 0: the open PR of Branch, else of the current branch
+	Branch   string // the PR's head branch, when named so
 	RepoFlag string // -R, validated
 	Yes      bool
 	DryRun   bool
@@ -35,8 +36,8 @@ with the fix model, verify, push, and review again: at most 3 rounds, until
 the reviewers approve with no P0/P1/P2 finding and no unresolved review
 thread.
 
-Run it in a clean checkout of the PR's head branch. Without --pr it takes the
-open PR of the current branch. Each push is confirmed first; --yes pushes
+Run it in a clean checkout of the PR's head branch. Without an argument it takes
+the open PR of the current branch. Each push is confirmed first; --yes pushes
 without asking (CI). A PR you cannot push to (a fork, READ permission) is
 reviewed once and not fixed. An interrupted run resumes where it stopped and
 never posts the same report twice.
@@ -47,8 +48,8 @@ failed), 130 cancelled.
 
 Examples:
   gh ocdx review-loop
-  gh ocdx review-loop --pr 24 --yes
-  gh ocdx review-loop --pr 24 --dry-run --json`
+  gh ocdx review-loop 24 --yes
+  gh ocdx review-loop '#24' --dry-run --json`
 
 func runReviewLoop(ctx context.Context, d *Deps, args []string) error {
 	opts, err := parseReviewLoop(d, args)
@@ -58,22 +59,27 @@ func runReviewLoop(ctx context.Context, d *Deps, args []string) error {
 	return reviewLoop(ctx, d, opts)
 }
 
+const reviewLoopUsage = "gh ocdx review-loop [<number> | <url> | <branch>] [--yes] [--dry-run] [--json] [-R OWNER/REPO]"
+
 func parseReviewLoop(d *Deps, args []string) (*ReviewLoopOptions, error) {
 	opts := &ReviewLoopOptions{}
-	fs := newFlagSet("review-loop", "gh ocdx review-loop [--pr N] [--yes] [--dry-run] [--json] [-R OWNER/REPO]", reviewLoopHelp)
-	fs.IntVar(&opts.PR, "pr", 0, "The pull request number (default: the open PR of the current branch)")
+	var prFlag string
+	fs := newFlagSet("review-loop", reviewLoopUsage, reviewLoopHelp)
+	fs.StringVar(&prFlag, "pr", "", "The pull request, as the argument (an alias kept for scripts)")
 	fs.BoolVar(&opts.Yes, "yes", false, "Push fixes without asking (for CI)")
 	fs.BoolVar(&opts.DryRun, "dry-run", false, "Review once and print what would be posted and fixed; post, push and record nothing")
 	fs.BoolVar(&opts.JSON, "json", false, "Print the result as JSON")
 	fs.repoFlag(&opts.RepoFlag)
-	if err := fs.parse(d, args, 0); err != nil {
+	if err := fs.parse(d, args, -1); err != nil {
 		return nil, err
 	}
-	if fs.Changed("pr") && opts.PR <= 0 {
-		return nil, fs.usageErr("invalid --pr %d: give a pull request number", opts.PR)
-	}
-	if _, err := fs.parseRepoFlag(opts.RepoFlag); err != nil {
+	pr, r, err := fs.prArgument(prFlag, opts.RepoFlag)
+	if err != nil {
 		return nil, err
+	}
+	opts.PR, opts.Branch = pr.Number, pr.Branch
+	if pr.Repo.Name != "" {
+		opts.RepoFlag = repoString(r)
 	}
 	if !opts.Yes && !opts.DryRun && !d.IO.CanPrompt() {
 		return nil, fs.usageErr("review-loop asks before each push, and this is not a terminal: pass --yes to push without asking (CI), or --dry-run to post and push nothing")
@@ -85,7 +91,7 @@ func reviewLoop(ctx context.Context, d *Deps, opts *ReviewLoopOptions) error {
 	// Preflight: configuration, GitHub auth, the checkout, the PR, then the
 	// verify commands; no PR action before.
 	r, _ := parseRepoFlag(opts.RepoFlag) // checked when parsed
-	p, err := prepare(ctx, d, r, opts.PR, "Usage: gh ocdx review-loop [--pr N] [--yes] [--dry-run] [--json] [-R OWNER/REPO]", preflight.Local)
+	p, err := prepare(ctx, d, r, prArg{Number: opts.PR, Branch: opts.Branch}, "Usage: "+reviewLoopUsage, preflight.Local)
 	if err != nil {
 		return err
 	}
