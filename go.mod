@@ -4,6 +4,7 @@ go 1.26.7
 
 require (
 	github.com/AlecAivazis/survey/v2 v2.3.7
+	github.com/agnivade/levenshtein v1.2.2
 	github.com/briandowns/spinner v1.23.2
 	github.com/charmbracelet/log v1.0.0
 	github.com/cli/go-gh/v2 v2.17.0
@@ -18,7 +19,6 @@ require (
 )
 
 require (
-	github.com/agnivade/levenshtein v1.2.2 // indirect
 	github.com/aymanbagabas/go-osc52/v2 v2.0.1 // indirect
 	github.com/charmbracelet/colorprofile v0.4.3 // indirect
 	github.com/charmbracelet/lipgloss v1.1.0 // indirect

@@ -75,7 +75,7 @@ Examples:
 	if err := fs.parse(d, args, -1); err != nil {
 		return nil, err
 	}
-	opts.usage = fs.usage()
+	opts.usage = fs.shortUsage()
 	pr, r, err := fs.prArgument(prFlag, repoFlag)
 	if err != nil {
 		return nil, err

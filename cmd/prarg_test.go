@@ -94,3 +94,27 @@ func repoOf(host, owner, name string) string {
 	}
 	return host + "/" + owner + "/" + name
 }
+
+// A mistyped verb is answered with the verb meant, as gh does.
+func TestMistypedVerbSuggestsTheVerb(t *testing.T) {
+	for typed, want := range map[string]string{"reveiw-pr": "review-pr", "review-lop": "review-loop", "stat": "state", "conf": "config"} {
+		d, _, _ := testDeps()
+		err := Run(t.Context(), []string{typed}, d)
+		wantUsageError(t, err, `Did you mean "`+want+`"?`)
+	}
+	d, _, _ := testDeps()
+	if err := Run(t.Context(), []string{"frobnicate"}, d); err == nil || strings.Contains(err.Error(), "Did you mean") {
+		t.Errorf("nothing close to suggest: %v", err)
+	}
+}
+
+// A usage error shows the verb's usage line and where its help is, not the
+// whole help.
+func TestUsageErrorShowsTheUsageLineOnly(t *testing.T) {
+	d, _, _ := testDeps()
+	err := Run(t.Context(), []string{"review-loop", "--bogus", "--yes"}, d)
+	wantUsageError(t, err, "Run 'gh ocdx review-loop --help' for more.")
+	if msg := err.Error(); !strings.Contains(msg, "Usage: gh ocdx review-loop [<number> | <url> | <branch>]") || strings.Contains(msg, "Flags:") || strings.Contains(msg, "Examples:") {
+		t.Errorf("want the usage line only:\n%s", msg)
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/agnivade/levenshtein"
 	"github.com/charmbracelet/log"
 )
 
@@ -131,7 +132,30 @@ func dispatch(ctx context.Context, d *Deps, path, description string, cmds []com
 		}
 		return c.run(ctx, d, append(globals, rest...))
 	}
-	return &UsageError{Msg: fmt.Sprintf("unknown command %q for %s", name, path), Usage: nounHelp(path, description, cmds)}
+	msg := fmt.Sprintf("unknown command %q for %s", name, path)
+	if s := suggest(name, cmds); s != "" {
+		msg += fmt.Sprintf("\n\nDid you mean %q?", s)
+	}
+	return &UsageError{Msg: msg, Usage: nounHelp(path, description, cmds)}
+}
+
+// suggest is the command closest to a mistyped name, as cobra suggests:
+// within two edits, or one the name starts.
+func suggest(name string, cmds []command) string {
+	best, dist := "", 3
+	for _, c := range cmds {
+		if d := levenshtein.ComputeDistance(strings.ToLower(name), c.name); d < dist {
+			best, dist = c.name, d
+		}
+	}
+	if best == "" && len(name) > 1 {
+		for _, c := range cmds {
+			if strings.HasPrefix(c.name, strings.ToLower(name)) {
+				return c.name
+			}
+		}
+	}
+	return best
 }
 
 func nounHelp(path, description string, cmds []command) string {
