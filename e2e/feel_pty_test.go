@@ -48,3 +48,21 @@ func TestReviewPRLogsRetriesWithoutATerminal(t *testing.T) {
 		t.Errorf("no spinner without a terminal:\n%q", res.Stderr)
 	}
 }
+
+// A push is never the default: Enter alone at review-loop's push question
+// declines it, as at fix's.
+func TestLoopPushQuestionDefaultsToNo(t *testing.T) {
+	lf := newLoop(t, nil)
+	lf.findingRound(cacheBug)
+
+	term := lf.env.StartTerminal(t, "review-loop")
+	term.Expect("Push 1 commit(s) to origin/feature/cache?")
+	term.Expect("(y/N)")
+	term.Send(testkit.Enter)
+	if code := term.Wait(); code != 130 {
+		t.Fatalf("exit %d, want 130:\n%s", code, term.Screen())
+	}
+	if lf.repo.RemoteOID(t, lf.repo.Head) != lf.start {
+		t.Fatal("Enter alone must not push")
+	}
+}
