@@ -38,15 +38,29 @@ func checkTimeouts(d *Deps) error {
 	return nil
 }
 
-// newModel builds a provider/model client with the user's timeout and the
-// role's output cap (0: the client's default).
-func newModel(d *Deps, name string, outputCap int64) (llm.Model, error) {
+// newModel builds the provider/model client of role with the user's
+// timeout and the role's output cap (0: the client's default); its calls,
+// retries and streamed tokens are shown on stderr as they run.
+func newModel(d *Deps, role, name string, outputCap int64) (*progressModel, error) {
 	t, err := envDuration(d, envModelTimeout)
 	if err != nil {
 		return nil, err
 	}
 	registerCredentials(d)
-	return llm.New(name, d.Getenv, llm.Options{Timeout: t, MaxTokens: outputCap})
+	m := &progressModel{role: role, name: name, prog: d.prog(), log: d.Log}
+	if m.Model, err = llm.New(name, d.Getenv, llm.Options{Timeout: t, MaxTokens: outputCap, OnRetry: m.retried, Progress: m.streamed}); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+func (d *Deps) prog() *progress {
+	d.progressMu.Lock()
+	defer d.progressMu.Unlock()
+	if d.progress == nil {
+		d.progress = newProgress(d.IO.ErrOut, 0)
+	}
+	return d.progress
 }
 
 // newGitHub builds the GitHub client for host with the user's timeout.

@@ -24,7 +24,8 @@ import (
 
 // FixOptions are the parsed arguments of fix.
 type FixOptions struct {
-	PR       int // 0: the open PR whose head is the current branch
+	PR       int    // 0: the open PR whose head is Branch, else the current branch
+	Branch   string // the PR's head branch, when named so
 	Continue bool
 	Findings string // a fix payload file (docs/architecture.md, Envelopes); "" takes the state file's latest review
 	Yes      bool
@@ -34,7 +35,7 @@ type FixOptions struct {
 	usage    string
 }
 
-const fixUsage = "gh ocdx fix [--pr N] [--continue] [--findings FILE] [--yes] [--dry-run] [-R OWNER/REPO]"
+const fixUsage = "gh ocdx fix [<number> | <url> | <branch>] [--continue] [--findings FILE] [--yes] [--dry-run] [-R OWNER/REPO]"
 
 func runFix(ctx context.Context, d *Deps, args []string) error {
 	opts, err := parseFix(d, args)
@@ -62,32 +63,30 @@ given with --findings: {"prNumber": N, "round": N, "issuesToFix": [findings],
 
 Examples:
   gh ocdx fix
-  gh ocdx fix --pr 24 --yes
+  gh ocdx fix 24 --yes
   gh ocdx fix --findings payload.json --dry-run`)
-	fs.IntVar(&opts.PR, "pr", 0, "Pull request `number` (default: the open PR of the current branch)")
+	var prFlag string
+	fs.StringVar(&prFlag, "pr", "", "The pull request, as the argument (an alias kept for scripts)")
 	fs.BoolVar(&opts.Continue, "continue", false, "Resume an interrupted fix from its work in progress")
 	fs.StringVar(&opts.Findings, "findings", "", "Read the findings to fix from `FILE` (a fix payload, JSON)")
 	fs.BoolVar(&opts.Yes, "yes", false, "Push without asking (for scripts and CI)")
 	fs.BoolVar(&opts.DryRun, "dry-run", false, "Run the agent and the verification; push nothing, post nothing")
 	fs.repoFlag(&repoFlag)
-	if err := fs.parse(d, args, 0); err != nil {
+	if err := fs.parse(d, args, -1); err != nil {
 		return nil, err
 	}
-	opts.usage = fs.usage()
-	if fs.Changed("pr") && opts.PR <= 0 {
-		return nil, fs.usageErr("invalid value for --pr: %d is not a pull request number", opts.PR)
+	opts.usage = fs.shortUsage()
+	pr, r, err := fs.prArgument(prFlag, repoFlag)
+	if err != nil {
+		return nil, err
 	}
+	opts.PR, opts.Branch, opts.Repo = pr.Number, pr.Branch, r
 	if opts.Continue && opts.Findings != "" {
 		return nil, fs.usageErr("--continue resumes the earlier findings: drop --findings, or drop --continue to start over with the file")
 	}
 	if !opts.Yes && !opts.DryRun && !d.IO.CanPrompt() {
 		return nil, fs.usageErr("fix asks before it pushes, and this is not a terminal: pass --yes to push without asking (CI), or --dry-run to push nothing")
 	}
-	r, err := fs.parseRepoFlag(repoFlag)
-	if err != nil {
-		return nil, err
-	}
-	opts.Repo = r
 	return opts, nil
 }
 
@@ -98,7 +97,7 @@ func fixPR(ctx context.Context, d *Deps, opts *FixOptions) error {
 	if opts.Continue {
 		check = preflight.Resuming
 	}
-	p, err := prepare(ctx, d, opts.Repo, opts.PR, opts.usage, check)
+	p, err := prepare(ctx, d, opts.Repo, prArg{Number: opts.PR, Branch: opts.Branch}, opts.usage, check)
 	if err != nil {
 		return err
 	}
@@ -145,7 +144,7 @@ func fixPR(ctx context.Context, d *Deps, opts *FixOptions) error {
 		d.Log.Info(note)
 	}
 
-	model, err := newModel(d, cfg.PRFix.String(), cfg.OutputCap("prFixModel"))
+	model, err := newModel(d, "pr-fix", cfg.PRFix.String(), cfg.OutputCap("prFixModel"))
 	if err != nil {
 		return err
 	}

@@ -36,7 +36,7 @@ func newFlagSet(name, usageLine, description string) *flagSet {
 func (f *flagSet) parseRepoFlag(flag string) (repository.Repository, error) {
 	r, err := parseRepoFlag(flag)
 	if ue, ok := err.(*UsageError); ok {
-		ue.Usage = f.usage()
+		ue.Usage = f.shortUsage()
 	}
 	return r, err
 }
@@ -52,9 +52,14 @@ func (f *flagSet) usage() string {
 	return b.String()
 }
 
-// usageErr is a usage error carrying this verb's usage text.
+// usageErr is a usage error carrying this verb's usage line and where its
+// help is, as gh does, not the whole help.
 func (f *flagSet) usageErr(format string, a ...any) error {
-	return &UsageError{Msg: fmt.Sprintf(format, a...), Usage: f.usage()}
+	return &UsageError{Msg: fmt.Sprintf(format, a...), Usage: f.shortUsage()}
+}
+
+func (f *flagSet) shortUsage() string {
+	return fmt.Sprintf("Usage: %s\n\nRun 'gh ocdx %s --help' for more.\n", f.usageLine, f.Name())
 }
 
 // parse parses args and checks that exactly nargs positional arguments remain

@@ -5,6 +5,7 @@ import (
 	"os"
 
 	"github.com/mattn/go-isatty"
+	"golang.org/x/term"
 
 	"github.com/ocdx/gh-ocdx/internal/text"
 )
@@ -24,6 +25,7 @@ type IOStreams struct {
 
 	stdinTTY  bool
 	stdoutTTY bool
+	stderrTTY bool
 }
 
 // System returns the process's standard streams.
@@ -33,6 +35,7 @@ func System() *IOStreams {
 		rawOut: os.Stdout, rawErr: os.Stderr,
 		stdinTTY:  isTerminal(os.Stdin),
 		stdoutTTY: isTerminal(os.Stdout),
+		stderrTTY: isTerminal(os.Stderr),
 	}
 }
 
@@ -59,3 +62,16 @@ func isTerminal(f *os.File) bool {
 // CanPrompt reports whether the user can answer a confirmation: both stdin and
 // stdout must be terminals.
 func (s *IOStreams) CanPrompt() bool { return s.stdinTTY && s.stdoutTTY }
+
+// ErrTerminalWidth is the width of the terminal on stderr, 0 when stderr is
+// not one.
+func (s *IOStreams) ErrTerminalWidth() int {
+	if !s.stderrTTY {
+		return 0
+	}
+	w, _, err := term.GetSize(int(os.Stderr.Fd()))
+	if err != nil || w <= 0 {
+		return 80
+	}
+	return w
+}

@@ -31,13 +31,14 @@ type prepared struct {
 
 // prepare runs the preflight that review-loop and fix share: configuration,
 // the repository (r, or GH_REPO's or the remotes'), GitHub auth, the checkout
-// (with check), the PR (number, or the one whose head is the current branch;
-// usage is shown when that fails) and whether it can be pushed, then the
+// (with check), the PR (arg: a number, or the one whose head is the named or
+// current branch; usage is shown when that fails) and whether it can be pushed, then the
 // verify commands, which a repository sets in .ocdx.json on the PR's base
 // branch: shown with their source and checked on PATH. Nothing is written
 // and no model called before.
-func prepare(ctx context.Context, d *Deps, r repository.Repository, number int, usage string,
+func prepare(ctx context.Context, d *Deps, r repository.Repository, arg prArg, usage string,
 	check func(ctx context.Context, dir string) (*preflight.Checkout, error)) (*prepared, error) {
+	number := arg.Number
 	cfg, err := loadConfig(d)
 	if err != nil {
 		return nil, err
@@ -60,7 +61,11 @@ func prepare(ctx context.Context, d *Deps, r repository.Repository, number int, 
 		return nil, err
 	}
 	if number == 0 {
-		if number, err = branchPR(ctx, p.client, p.repo, p.co.Branch, usage); err != nil {
+		branch := arg.Branch
+		if branch == "" {
+			branch = p.co.Branch
+		}
+		if number, err = branchPR(ctx, p.client, p.repo, branch, usage); err != nil {
 			return nil, err
 		}
 	}
@@ -237,11 +242,11 @@ func branchPR(ctx context.Context, gh *github.Client, repo github.Repo, branch, 
 	case 1:
 		return prs[0].Number, nil
 	case 0:
-		return 0, &UsageError{Msg: fmt.Sprintf("no open pull request in %s has the branch %q as its head: push the branch and open one (gh pr create), or name it with --pr N", repo, branch),
+		return 0, &UsageError{Msg: fmt.Sprintf("no open pull request in %s has the branch %q as its head: push the branch and open one (gh pr create), or name it (gh ocdx <verb> 24)", repo, branch),
 			Usage: usage}
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d open pull requests in %s have the branch %q as their head; choose one with --pr:\n", len(prs), repo, branch)
+	fmt.Fprintf(&b, "%d open pull requests in %s have the branch %q as their head; name one (gh ocdx <verb> 24):\n", len(prs), repo, branch)
 	for _, p := range prs {
 		fmt.Fprintf(&b, "  #%d  %s  %s\n", p.Number, p.Title, p.URL)
 	}

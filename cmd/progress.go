@@ -2,46 +2,260 @@ package cmd
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/briandowns/spinner"
 	"github.com/charmbracelet/log"
 
 	"github.com/ocdx/gh-ocdx/internal/text"
 	"github.com/ocdx/gh-ocdx/llm"
 )
 
-// progressModel reports each model call on stderr: elapsed time, tokens
-// and the tools the model asked for.
+// waitingEvery is how often, without a terminal, a model call still under
+// way is reported, so that a log never goes silent for minutes.
+const waitingEvery = 30 * time.Second
+
+// callObserver is told about one model call while it runs. The progress
+// display implements it; a streaming client can report tokens as they come.
+type callObserver interface {
+	Retried(llm.Retry)
+	Tokens(n int64) // output tokens of this call so far
+	Done(llm.Usage, error)
+}
+
+// progress is the live display of the model calls under way, on stderr. On
+// a terminal a spinner shows a line per running call (role, model, elapsed
+// time, call count, tokens so far); every line written to stderr meanwhile
+// goes above it. Without a terminal it writes a line per retry and a "still
+// waiting" line every waitingEvery.
+type progress struct {
+	out   io.Writer // stderr; text from outside made inert
+	width int       // of the terminal; 0 when stderr is not one
+	every time.Duration
+
+	draw sync.Mutex // held while the spinner is stopped, started or written around
+	spin *spinner.Spinner
+
+	mu      sync.Mutex // the calls below; never held while calling the spinner
+	running []*runningCall
+}
+
+type runningCall struct {
+	p           *progress
+	role, model string
+	call        int64
+	start       time.Time
+	before      int64        // the role's tokens before this call
+	tokens      atomic.Int64 // this call's so far
+	stop        chan struct{}
+}
+
+func newProgress(out io.Writer, width int) *progress {
+	return &progress{out: out, width: width, every: waitingEvery}
+}
+
+// writer puts what is written to w above the spinner, which starts again
+// below.
+func (p *progress) writer(w io.Writer) io.Writer { return &aboveSpinner{p: p, w: w} }
+
+type aboveSpinner struct {
+	p *progress
+	w io.Writer
+}
+
+func (a *aboveSpinner) Write(b []byte) (int, error) {
+	p := a.p
+	p.draw.Lock()
+	defer p.draw.Unlock()
+	if p.spin == nil {
+		return a.w.Write(b)
+	}
+	p.spin.Stop()
+	n, err := a.w.Write(b)
+	p.startSpinner()
+	return n, err
+}
+
+// println writes one line of our own above the spinner.
+func (p *progress) println(line string) {
+	fmt.Fprintln(p.writer(p.out), p.cut(line))
+}
+
+// cut keeps a line within the terminal's width.
+func (p *progress) cut(line string) string {
+	w := p.width
+	if w == 0 {
+		w = 160
+	}
+	if r := []rune(line); len(r) > w-1 {
+		return string(r[:w-2]) + "…"
+	}
+	return line
+}
+
+// start reports a model call of role beginning; before is the tokens the
+// role has used so far.
+func (p *progress) start(role, model string, call, before int64) *runningCall {
+	c := &runningCall{p: p, role: role, model: model, call: call, start: time.Now(), before: before, stop: make(chan struct{})}
+	p.mu.Lock()
+	p.running = append(p.running, c)
+	p.mu.Unlock()
+	if p.width > 0 {
+		p.draw.Lock()
+		if p.spin == nil {
+			p.startSpinner()
+		}
+		p.draw.Unlock()
+		return c
+	}
+	go func() {
+		t := time.NewTicker(p.every)
+		defer t.Stop()
+		for {
+			select {
+			case <-c.stop:
+				return
+			case <-t.C:
+				p.println(fmt.Sprintf("still waiting for %s (%s)", role, time.Since(c.start).Round(time.Second)))
+			}
+		}
+	}()
+	return c
+}
+
+// startSpinner draws the spinner anew (a stopped briandowns spinner cannot
+// be started again); p.draw is held.
+func (p *progress) startSpinner() {
+	p.mu.Lock()
+	n := len(p.running)
+	p.mu.Unlock()
+	if n == 0 {
+		p.spin = nil
+		return
+	}
+	s := spinner.New(spinner.CharSets[11], 120*time.Millisecond, spinner.WithWriterFile(os.Stderr))
+	s.PreUpdate = func(s *spinner.Spinner) { s.Suffix = p.status() }
+	s.Suffix = p.status()
+	p.spin = s
+	s.Start()
+}
+
+// status is the spinner's text: a line per running call.
+func (p *progress) status() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	lines := make([]string, len(p.running))
+	for i, c := range p.running {
+		line := fmt.Sprintf("%s %s · %s · call %d · %s tokens", c.role, c.model,
+			time.Since(c.start).Round(time.Second), c.call, count(c.before+c.tokens.Load()))
+		if i > 0 {
+			line = "  " + line
+		}
+		lines[i] = p.cut(" " + line)
+	}
+	return strings.Join(lines, "\n")
+}
+
+func count(n int64) string {
+	if n < 1000 {
+		return fmt.Sprint(n)
+	}
+	return fmt.Sprintf("%.1fk", float64(n)/1000)
+}
+
+func (c *runningCall) Tokens(n int64) { c.tokens.Store(n) }
+
+// Retried writes "openai/gpt-4.1: 429, retrying in 3s (2 of 4)".
+func (c *runningCall) Retried(r llm.Retry) {
+	why := "no answer in time"
+	switch {
+	case r.Status != 0:
+		why = fmt.Sprint(r.Status)
+	case r.Err != nil && !errors.Is(r.Err, context.DeadlineExceeded):
+		why = "connection failed"
+	}
+	c.p.println(fmt.Sprintf("%s %s: %s, retrying in %s (%d of %d)", c.role, c.model, why, r.Wait.Round(100*time.Millisecond), r.Attempt, r.Of))
+}
+
+func (c *runningCall) Done(llm.Usage, error) {
+	close(c.stop)
+	p := c.p
+	p.mu.Lock()
+	for i, r := range p.running {
+		if r == c {
+			p.running = append(p.running[:i], p.running[i+1:]...)
+			break
+		}
+	}
+	empty := len(p.running) == 0
+	p.mu.Unlock()
+	if empty && p.width > 0 {
+		p.draw.Lock()
+		if p.spin != nil {
+			p.spin.Stop()
+			p.spin = nil
+		}
+		p.draw.Unlock()
+	}
+}
+
+// progressModel reports each model call of a role to the progress display,
+// and, with tools, the tools the model asked for, one per line.
 type progressModel struct {
 	llm.Model
-	name  string
-	log   *log.Logger
-	calls atomic.Int64
+	role, name string
+	prog       *progress
+	log        *log.Logger
+	tools      bool
+
+	calls   atomic.Int64
+	tokens  atomic.Int64
+	current atomic.Pointer[runningCall] // for the retry observer
 }
 
 func (m *progressModel) Chat(ctx context.Context, req llm.Request) (llm.Response, error) {
 	n := m.calls.Add(1)
-	start := time.Now()
+	c := m.prog.start(m.role, m.name, n, m.tokens.Load())
+	m.current.Store(c)
 	resp, err := m.Model.Chat(ctx, req)
-	elapsed := time.Since(start).Round(10 * time.Millisecond)
+	m.current.Store(nil)
+	c.Done(resp.Usage, err)
+	elapsed := time.Since(c.start).Round(10 * time.Millisecond)
 	if err != nil {
-		// The log writes to the terminal itself (for its colours): text from
-		// outside is made inert here.
-		m.log.Warn("model call failed", "model", m.name, "call", n, "elapsed", elapsed, "err", text.Inert(err.Error()))
+		if ctx.Err() == nil {
+			// The log writes to the terminal itself (for its colours): text
+			// from outside is made inert here.
+			m.log.Warn("model call failed", "model", m.name, "call", n, "elapsed", elapsed, "err", text.Inert(err.Error()))
+		}
 		return resp, err
 	}
+	m.tokens.Add(resp.Usage.Input + resp.Usage.Output)
 	m.log.Info("model", "model", m.name, "call", n, "elapsed", elapsed, "tokens", resp.Usage.String())
-	for _, c := range resp.Calls {
-		m.log.Info(text.Inert("tool "+c.Name), "args", text.Inert(oneLine(string(c.Args), 100)))
+	if m.tools {
+		for _, tc := range resp.Calls {
+			m.prog.println("  tool " + text.Inert(tc.Name+" "+text.OneLine(string(tc.Args))))
+		}
 	}
 	return resp, nil
 }
 
-func oneLine(s string, n int) string {
-	s = text.OneLine(s)
-	if len(s) > n {
-		return s[:n] + "…"
+// retried is the llm client's retry observer.
+func (m *progressModel) retried(r llm.Retry) {
+	if c := m.current.Load(); c != nil {
+		c.Retried(r)
 	}
-	return s
+}
+
+// streamed is the llm client's observer of a call's output as it streams.
+func (m *progressModel) streamed(p llm.Progress) {
+	if c := m.current.Load(); c != nil {
+		c.Tokens(p.Output)
+	}
 }

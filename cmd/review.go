@@ -186,7 +186,7 @@ func reviewLocal(ctx context.Context, d *Deps, opts *ReviewOptions) error {
 	var reviewers []loop.Role
 	for i, m := range cfg.Reviewers {
 		key := fmt.Sprintf("reviewerModels[%d]", i)
-		mod, err := newModel(d, m.String(), cfg.OutputCap(key))
+		mod, err := newModel(d, fmt.Sprintf("reviewer-%d", i+1), m.String(), cfg.OutputCap(key))
 		if err != nil {
 			return err
 		}
@@ -194,7 +194,7 @@ func reviewLocal(ctx context.Context, d *Deps, opts *ReviewOptions) error {
 	}
 	var fixer loop.Fixer
 	if opts.Fix {
-		fm, err := newModel(d, cfg.PRFix.String(), cfg.OutputCap("prFixModel"))
+		fm, err := newModel(d, "pr-fix", cfg.PRFix.String(), cfg.OutputCap("prFixModel"))
 		if err != nil {
 			return err
 		}

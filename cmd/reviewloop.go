@@ -23,7 +23,8 @@ import (
 
 // ReviewLoopOptions are the parsed arguments of review-loop.
 type ReviewLoopOptions struct {
-	PR       int    // 0: the open PR of the current branch
+	PR       int    // 0: the open PR of Branch, else of the current branch
+	Branch   string // the PR's head branch, when named so
 	RepoFlag string // -R, validated
 	Yes      bool
 	DryRun   bool
@@ -40,8 +41,8 @@ with the fix model, verify, push, and review again: at most 3 rounds, until
 the reviewers approve with no P0/P1/P2 finding and no unresolved review
 thread.
 
-Run it in a clean checkout of the PR's head branch. Without --pr it takes the
-open PR of the current branch. Each push is confirmed first; --yes pushes
+Run it in a clean checkout of the PR's head branch. Without an argument it takes
+the open PR of the current branch. Each push is confirmed first; --yes pushes
 without asking (CI). A PR you cannot push to (a fork, READ permission) is
 reviewed once and not fixed. An interrupted run resumes where it stopped and
 never posts the same report twice.
@@ -56,8 +57,8 @@ failed, token budget reached), 130 cancelled.
 
 Examples:
   gh ocdx review-loop
-  gh ocdx review-loop --pr 24 --yes
-  gh ocdx review-loop --pr 24 --dry-run --json`
+  gh ocdx review-loop 24 --yes
+  gh ocdx review-loop '#24' --dry-run --json`
 
 func runReviewLoop(ctx context.Context, d *Deps, args []string) error {
 	opts, err := parseReviewLoop(d, args)
@@ -67,26 +68,31 @@ func runReviewLoop(ctx context.Context, d *Deps, args []string) error {
 	return reviewLoop(ctx, d, opts)
 }
 
+const reviewLoopUsage = "gh ocdx review-loop [<number> | <url> | <branch>] [--yes] [--dry-run] [--json] [--max-tokens N] [-R OWNER/REPO]"
+
 func parseReviewLoop(d *Deps, args []string) (*ReviewLoopOptions, error) {
 	opts := &ReviewLoopOptions{}
-	fs := newFlagSet("review-loop", "gh ocdx review-loop [--pr N] [--yes] [--dry-run] [--json] [--max-tokens N] [-R OWNER/REPO]", reviewLoopHelp)
-	fs.IntVar(&opts.PR, "pr", 0, "The pull request number (default: the open PR of the current branch)")
+	var prFlag string
+	fs := newFlagSet("review-loop", reviewLoopUsage, reviewLoopHelp)
+	fs.StringVar(&prFlag, "pr", "", "The pull request, as the argument (an alias kept for scripts)")
 	fs.BoolVar(&opts.Yes, "yes", false, "Push fixes without asking (for CI)")
 	fs.BoolVar(&opts.DryRun, "dry-run", false, "Review once and print what would be posted and fixed; post, push and record nothing")
 	fs.BoolVar(&opts.JSON, "json", false, "Print the result as JSON")
 	fs.Int64Var(&opts.MaxTokens, "max-tokens", 0, "Stop before a model call that could bring the run's tokens (in and out) past `N`")
 	fs.repoFlag(&opts.RepoFlag)
-	if err := fs.parse(d, args, 0); err != nil {
+	if err := fs.parse(d, args, -1); err != nil {
 		return nil, err
-	}
-	if fs.Changed("pr") && opts.PR <= 0 {
-		return nil, fs.usageErr("invalid --pr %d: give a pull request number", opts.PR)
 	}
 	if fs.Changed("max-tokens") && opts.MaxTokens <= 0 {
 		return nil, fs.usageErr("invalid --max-tokens %d: give the most tokens the run may use, above zero", opts.MaxTokens)
 	}
-	if _, err := fs.parseRepoFlag(opts.RepoFlag); err != nil {
+	pr, r, err := fs.prArgument(prFlag, opts.RepoFlag)
+	if err != nil {
 		return nil, err
+	}
+	opts.PR, opts.Branch = pr.Number, pr.Branch
+	if pr.Repo.Name != "" {
+		opts.RepoFlag = repoString(r)
 	}
 	if !opts.Yes && !opts.DryRun && !d.IO.CanPrompt() {
 		return nil, fs.usageErr("review-loop asks before each push, and this is not a terminal: pass --yes to push without asking (CI), or --dry-run to post and push nothing")
@@ -98,7 +104,7 @@ func reviewLoop(ctx context.Context, d *Deps, opts *ReviewLoopOptions) error {
 	// Preflight: configuration, GitHub auth, the checkout, the PR, then the
 	// verify commands; no PR action before.
 	r, _ := parseRepoFlag(opts.RepoFlag) // checked when parsed
-	p, err := prepare(ctx, d, r, opts.PR, "Usage: gh ocdx review-loop [--pr N] [--yes] [--dry-run] [--json] [--max-tokens N] [-R OWNER/REPO]", preflight.Local)
+	p, err := prepare(ctx, d, r, prArg{Number: opts.PR, Branch: opts.Branch}, "Usage: "+reviewLoopUsage, preflight.Local)
 	if err != nil {
 		return err
 	}
@@ -125,27 +131,30 @@ func reviewLoop(ctx context.Context, d *Deps, opts *ReviewLoopOptions) error {
 	if max := cmp.Or(opts.MaxTokens, cfg.MaxTokens); max > 0 {
 		budget = llm.NewBudget(max)
 	}
-	modelFor := func(m fmt.Stringer, key string) (llm.Model, error) {
+	modelFor := func(role string, m fmt.Stringer, key string) (llm.Model, error) {
 		out := cfg.OutputCap(key)
-		mod, err := newModel(d, m.String(), out)
-		if err != nil || budget == nil {
-			return mod, err
+		mod, err := newModel(d, role, m.String(), out)
+		if err != nil {
+			return nil, err
 		}
-		return budget.Wrap(mod, cmp.Or(out, llm.DefaultMaxTokens)), nil
+		if budget != nil {
+			mod.Model = budget.Wrap(mod.Model, cmp.Or(out, llm.DefaultMaxTokens))
+		}
+		return mod, nil
 	}
 	var reviewers []loop.Role
 	for i, m := range cfg.Reviewers {
-		mod, err := modelFor(m, "reviewerModels")
+		mod, err := modelFor(fmt.Sprintf("reviewer-%d", i+1), m, "reviewerModels")
 		if err != nil {
 			return err
 		}
 		reviewers = append(reviewers, loop.Role{Name: fmt.Sprintf("reviewer-%d", i+1), Key: fmt.Sprintf("reviewerModels[%d]", i), Model: m.String(), LLM: mod})
 	}
-	am, err := modelFor(cfg.CommentsAnalyzer, "commentsAnalyzerModel")
+	am, err := modelFor("comments-analyzer", cfg.CommentsAnalyzer, "commentsAnalyzerModel")
 	if err != nil {
 		return err
 	}
-	fm, err := modelFor(cfg.PRFix, "prFixModel")
+	fm, err := modelFor("pr-fix", cfg.PRFix, "prFixModel")
 	if err != nil {
 		return err
 	}
@@ -160,7 +169,7 @@ func reviewLoop(ctx context.Context, d *Deps, opts *ReviewLoopOptions) error {
 		p := opts.Prompter
 		fixer.Confirm = func(_ context.Context, plan fix.PushPlan) (bool, error) {
 			fmt.Fprintf(d.IO.ErrOut, "\nCommits to push to %s %s:\n  %s\n%s\n\n", plan.Remote, plan.Branch, strings.Join(plan.Commits, "\n  "), plan.Diffstat)
-			return p.Confirm(fmt.Sprintf("Push %d commit(s) to %s/%s?", len(plan.Commits), plan.Remote, plan.Branch), true)
+			return p.Confirm(fmt.Sprintf("Push %d commit(s) to %s/%s?", len(plan.Commits), plan.Remote, plan.Branch), false)
 		}
 	}
 	files := headFiles(ctx, d, co.Repo, client, repo, pr.Number)

@@ -15,11 +15,11 @@ func TestParseReviewLoop(t *testing.T) {
 		{args: []string{"--pr", "24", "--yes"}, want: ReviewLoopOptions{PR: 24, Yes: true}},
 		{args: []string{"--pr=24", "--dry-run", "--json", "-R", "o/r"}, want: ReviewLoopOptions{PR: 24, DryRun: true, JSON: true, RepoFlag: "o/r"}},
 		{args: []string{"--pr"}, wantErr: "flag needs an argument"},
-		{args: []string{"--pr", "abc", "--yes"}, wantErr: "invalid argument \"abc\""},
-		{args: []string{"--pr", "0", "--yes"}, wantErr: "invalid --pr 0"},
-		{args: []string{"--pr", "-3", "--yes"}, wantErr: "invalid --pr -3"},
-		{args: []string{"--pr", "24", "extra", "--yes"}, wantErr: "unexpected argument \"extra\""},
-		{args: []string{"foo"}, wantErr: "unexpected argument \"foo\""},
+		{args: []string{"--pr", "abc", "--yes"}, want: ReviewLoopOptions{Branch: "abc", Yes: true}},
+		{args: []string{"--pr", "0", "--yes"}, wantErr: "invalid pull request \"0\""},
+		{args: []string{"--pr", "-3", "--yes"}, wantErr: "invalid pull request \"-3\""},
+		{args: []string{"--pr", "24", "extra", "--yes"}, wantErr: "as an argument or with --pr, not both"},
+		{args: []string{"7", "foo"}, wantErr: "unexpected argument \"foo\""},
 		{args: []string{"--force", "--yes"}, wantErr: "unknown flag: --force"},
 		{args: []string{"--yes", "-R", "nope"}, wantErr: "invalid value for --repo"},
 		{args: []string{"--pr", "24"}, wantErr: "pass --yes to push without asking"},
@@ -46,7 +46,7 @@ func TestReviewLoopHelp(t *testing.T) {
 	if err := Run(t.Context(), []string{"review-loop", "--help"}, d); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"Usage: gh ocdx review-loop [--pr N] [--yes] [--dry-run] [--json] [--max-tokens N] [-R OWNER/REPO]", "--pr int", "--dry-run", "--max-tokens N", "Exit codes"} {
+	for _, want := range []string{"Usage: gh ocdx review-loop [<number> | <url> | <branch>] [--yes] [--dry-run] [--json] [--max-tokens N] [-R OWNER/REPO]", "--pr string", "--dry-run", "--max-tokens N", "Exit codes"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("help lacks %q:\n%s", want, out)
 		}

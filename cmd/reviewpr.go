@@ -23,7 +23,8 @@ import (
 
 // ReviewPROptions are the parsed arguments of review-pr.
 type ReviewPROptions struct {
-	Number      int
+	Number      int                   // 0: the open PR of Branch, else of the checked-out branch
+	Branch      string                // the PR's head branch, when named so
 	Repo        repository.Repository // resolved from the URL, -R, GH_REPO or git remotes
 	Model       string                // --model; "" = the configured reviewPrModel
 	ContextOnly bool
@@ -93,7 +94,7 @@ Examples:
 func parseReviewPR(d *Deps, args []string) (*ReviewPROptions, error) {
 	var repoFlag, event string
 	opts := &ReviewPROptions{}
-	fs := newFlagSet("review-pr", "gh ocdx review-pr <number|url> [--model P/M] [--context-only] [--yes] [--print] [--event E] [--max-tokens N] [-R OWNER/REPO]", reviewPRHelp)
+	fs := newFlagSet("review-pr", "gh ocdx review-pr [<number> | <url> | <branch>] [--model P/M] [--context-only] [--yes] [--print] [--event E] [--max-tokens N] [-R OWNER/REPO]", reviewPRHelp)
 	fs.StringVar(&opts.Model, "model", "", "Review with this provider/model instead of the configured reviewPrModel")
 	fs.BoolVar(&opts.ContextOnly, "context-only", false, "Print the review context on stdout; call no model, post nothing")
 	fs.BoolVar(&opts.Yes, "yes", false, "Post the review without asking (context requests are confirmed too)")
@@ -101,7 +102,7 @@ func parseReviewPR(d *Deps, args []string) (*ReviewPROptions, error) {
 	fs.StringVar(&event, "event", "", "The most the review may do: comment, request-changes or approve (default request-changes, or approve with allowApprove)")
 	fs.Int64Var(&opts.MaxTokens, "max-tokens", 0, "Stop before a model call that could bring the review's tokens (in and out) past `N`")
 	fs.repoFlag(&repoFlag)
-	if err := fs.parse(d, args, 1); err != nil {
+	if err := fs.parse(d, args, -1); err != nil {
 		return nil, err
 	}
 	if fs.Changed("max-tokens") && opts.MaxTokens <= 0 {
@@ -125,24 +126,11 @@ func parseReviewPR(d *Deps, args []string) (*ReviewPROptions, error) {
 	if !opts.ContextOnly && !opts.Yes && !opts.Print && !d.IO.CanPrompt() {
 		return nil, fs.usageErr("review-pr asks before it posts, and this is not a terminal: pass --yes to post without asking, or --print to print the review instead")
 	}
-	arg := fs.Arg(0)
-	if n, err := strconv.Atoi(arg); err == nil && n > 0 {
-		opts.Number = n
-		r, err := fs.parseRepoFlag(repoFlag)
-		if err != nil {
-			return nil, err
-		}
-		opts.Repo = r
-		return opts, nil
+	pr, r, err := fs.prArgument("", repoFlag)
+	if err != nil {
+		return nil, err
 	}
-	r, n, ok := parsePRURL(arg)
-	if !ok {
-		return nil, fs.usageErr("invalid pull request %q: give its number (24) or URL (https://github.com/OWNER/REPO/pull/24)", arg)
-	}
-	if repoFlag != "" {
-		return nil, fs.usageErr("give either a pull request URL or --repo, not both")
-	}
-	opts.Repo, opts.Number = r, n
+	opts.Number, opts.Branch, opts.Repo = pr.Number, pr.Branch, r
 	return opts, nil
 }
 
@@ -164,7 +152,7 @@ func parsePRURL(s string) (repository.Repository, int, bool) {
 }
 
 func reviewPR(ctx context.Context, d *Deps, opts *ReviewPROptions) error {
-	var model llm.Model
+	var model *progressModel
 	maxEvent := opts.Event
 	if !opts.ContextOnly {
 		cfg, err := loadConfig(d)
@@ -182,13 +170,13 @@ func reviewPR(ctx context.Context, d *Deps, opts *ReviewPROptions) error {
 			name = opts.Model
 		}
 		out := cfg.OutputCap("reviewPrModel")
-		if model, err = newModel(d, name, out); err != nil {
+		if model, err = newModel(d, "review-pr", name, out); err != nil {
 			return err
 		}
 		if max := cmp.Or(opts.MaxTokens, cfg.MaxTokens); max > 0 {
-			model = llm.NewBudget(max).Wrap(model, cmp.Or(out, llm.DefaultMaxTokens))
+			model.Model = llm.NewBudget(max).Wrap(model.Model, cmp.Or(out, llm.DefaultMaxTokens))
 		}
-		model = &progressModel{Model: model, name: name, log: d.Log}
+		model.tools = true
 	}
 	r, err := currentRepo(opts.Repo)
 	if err != nil {
@@ -198,6 +186,11 @@ func reviewPR(ctx context.Context, d *Deps, opts *ReviewPROptions) error {
 	client, err := newGitHub(d, repo.Host)
 	if err != nil {
 		return err
+	}
+	if opts.Number == 0 {
+		if opts.Number, err = reviewPRNumber(ctx, d, client, repo, opts.Branch); err != nil {
+			return err
+		}
 	}
 	d.Log.Debug("gathering review context", "repo", repo.String(), "pr", opts.Number, "host", repo.Host)
 	rc, err := review.Gather(ctx, client, repo, opts.Number, func(pr *github.PullRequest) (*config.Policy, error) {
@@ -228,7 +221,7 @@ func reviewPR(ctx context.Context, d *Deps, opts *ReviewPROptions) error {
 	default:
 		s.Confirmer, s.Publisher = &terminalConfirmer{d: d, p: opts.Prompter}, post
 	}
-	d.Log.Info("reviewing", "pr", fmt.Sprintf("%s#%d", repo, opts.Number), "model", model.(*progressModel).name)
+	d.Log.Info("reviewing", "pr", fmt.Sprintf("%s#%d", repo, opts.Number), "model", model.name)
 	out, err := s.Run(ctx)
 	if out != nil {
 		d.Log.Info("review done", "proposals", out.Rounds, "tokens", out.Usage.String())
@@ -254,4 +247,24 @@ func prFiles(ctx context.Context, d *Deps, gh *github.Client, repo github.Repo, 
 	}
 	d.Log.Info(fmt.Sprintf("reading files through the API at the PR's head %.7s (run 'gh pr checkout %d' to let the reviewer search the code too)", pr.HeadRefOid, pr.Number))
 	return review.NewAPIFiles(ctx, gh, repo, pr.HeadRefOid)
+}
+
+// reviewPRNumber finds the open PR whose head is branch, or the checked-out
+// branch, as gh pr view does without an argument.
+func reviewPRNumber(ctx context.Context, d *Deps, gh *github.Client, repo github.Repo, branch string) (int, error) {
+	const usage = "Usage: gh ocdx review-pr [<number> | <url> | <branch>] [flags]"
+	if branch == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return 0, err
+		}
+		g, err := git.Open(ctx, wd)
+		if err == nil {
+			branch, err = g.Branch(ctx)
+		}
+		if err != nil || branch == "" {
+			return 0, &UsageError{Msg: "no pull request given and no branch checked out here: name one (gh ocdx review-pr 24)", Usage: usage}
+		}
+	}
+	return branchPR(ctx, gh, repo, branch, usage)
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/github"
+	"github.com/ocdx/gh-ocdx/internal/text"
 	"github.com/ocdx/gh-ocdx/review"
 )
 
@@ -83,7 +84,7 @@ type autoConfirmer struct {
 }
 
 func (a autoConfirmer) Orient(_ context.Context, proposal string) (review.OrientReply, error) {
-	a.d.Log.Info("context request confirmed ("+a.why+")", "proposal", oneLine(proposal, 300))
+	a.d.Log.Info("context request confirmed ("+a.why+")", "proposal", text.Clip(text.OneLine(proposal), 300))
 	return review.OrientReply{Action: review.Fetch}, nil
 }
 

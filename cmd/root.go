@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/agnivade/levenshtein"
 	"github.com/charmbracelet/log"
 )
 
@@ -22,16 +23,24 @@ type Deps struct {
 	Version string
 
 	credentials sync.Once // registerCredentials, on the first client built
+	progress    *progress // the live display of model calls; built on first use
+	progressMu  sync.Mutex
 }
 
 // NewDeps builds the dependencies of a real process.
 func NewDeps(version string) *Deps {
 	ios := System()
+	prog := newProgress(ios.ErrOut, ios.ErrTerminalWidth())
+	if prog.width > 0 {
+		// Lines written to stderr go above the spinner.
+		ios.ErrOut, ios.rawErr = prog.writer(ios.ErrOut), prog.writer(ios.rawErr)
+	}
 	return &Deps{
-		IO:      ios,
-		Getenv:  os.Getenv,
-		Log:     log.NewWithOptions(ios.TerminalErr(), log.Options{Level: log.InfoLevel}),
-		Version: version,
+		progress: prog,
+		IO:       ios,
+		Getenv:   os.Getenv,
+		Log:      log.NewWithOptions(ios.TerminalErr(), log.Options{Level: log.InfoLevel}),
+		Version:  version,
 	}
 }
 
@@ -124,7 +133,30 @@ func dispatch(ctx context.Context, d *Deps, path, description string, cmds []com
 		}
 		return c.run(ctx, d, append(globals, rest...))
 	}
-	return &UsageError{Msg: fmt.Sprintf("unknown command %q for %s", name, path), Usage: nounHelp(path, description, cmds)}
+	msg := fmt.Sprintf("unknown command %q for %s", name, path)
+	if s := suggest(name, cmds); s != "" {
+		msg += fmt.Sprintf("\n\nDid you mean %q?", s)
+	}
+	return &UsageError{Msg: msg, Usage: nounHelp(path, description, cmds)}
+}
+
+// suggest is the command closest to a mistyped name, as cobra suggests:
+// within two edits, or one the name starts.
+func suggest(name string, cmds []command) string {
+	best, dist := "", 3
+	for _, c := range cmds {
+		if d := levenshtein.ComputeDistance(strings.ToLower(name), c.name); d < dist {
+			best, dist = c.name, d
+		}
+	}
+	if best == "" && len(name) > 1 {
+		for _, c := range cmds {
+			if strings.HasPrefix(c.name, strings.ToLower(name)) {
+				return c.name
+			}
+		}
+	}
+	return best
 }
 
 func nounHelp(path, description string, cmds []command) string {

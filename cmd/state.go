@@ -12,8 +12,6 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/cli/go-gh/v2/pkg/repository"
-
 	"github.com/ocdx/gh-ocdx/fix"
 	"github.com/ocdx/gh-ocdx/internal/text"
 	"github.com/ocdx/gh-ocdx/llm"
@@ -55,45 +53,52 @@ func runStateClear(ctx context.Context, d *Deps, args []string) error {
 
 func parseStateShow(d *Deps, args []string) (*StateShowOptions, error) {
 	var o StateShowOptions
-	fs := newFlagSet("state show", "gh ocdx state show [--pr N] [--json] [-R OWNER/REPO]",
+	var prFlag string
+	fs := newFlagSet("state show", "gh ocdx state show [<number> | <url>] [--json] [-R OWNER/REPO]",
 		`Show what gh-ocdx remembers: every pull request in the state file as a
-table, or with --pr one pull request's runs, rounds, stuck findings, work in
+table, or one pull request's runs, rounds, stuck findings, work in
 progress and lease. It answers while a loop runs in another terminal.`)
-	fs.IntVar(&o.PR, "pr", 0, "Show pull request `N` in full")
+	fs.StringVar(&prFlag, "pr", "", "Show this pull request in full (as the argument)")
 	fs.BoolVar(&o.JSON, "json", false, "Print JSON")
 	fs.repoFlag(&o.Repo)
-	if err := fs.parse(d, args, 0); err != nil {
+	if err := fs.parse(d, args, -1); err != nil {
 		return nil, err
 	}
-	return &o, checkStateFlags(fs, o.PR, false, o.Repo)
+	return &o, checkStateFlags(fs, prFlag, &o.PR, false, &o.Repo)
 }
 
 func parseStateClear(d *Deps, args []string) (*StateClearOptions, error) {
 	var o StateClearOptions
-	fs := newFlagSet("state clear", "gh ocdx state clear --pr N [--yes] [-R OWNER/REPO]",
+	var prFlag string
+	fs := newFlagSet("state clear", "gh ocdx state clear <number> | <url> [--yes] [-R OWNER/REPO]",
 		`Forget everything recorded for a pull request: runs, rounds, stuck findings
 and work in progress. Asks for confirmation; without a terminal, pass --yes.
 A pull request that a live run is working on is not cleared.`)
-	fs.IntVar(&o.PR, "pr", 0, "Forget pull request `N` (required)")
+	fs.StringVar(&prFlag, "pr", "", "The pull request to forget (as the argument)")
 	fs.BoolVar(&o.Yes, "yes", false, "Do not ask for confirmation")
 	fs.repoFlag(&o.Repo)
-	if err := fs.parse(d, args, 0); err != nil {
+	if err := fs.parse(d, args, -1); err != nil {
 		return nil, err
 	}
-	return &o, checkStateFlags(fs, o.PR, true, o.Repo)
+	return &o, checkStateFlags(fs, prFlag, &o.PR, true, &o.Repo)
 }
 
-func checkStateFlags(fs *flagSet, pr int, required bool, repo string) error {
+// checkStateFlags reads the PR (the argument or --pr) into pr and a URL's
+// repository into repo. The state file is local: a PR is named by number or
+// URL, not by branch, which only GitHub could resolve.
+func checkStateFlags(fs *flagSet, prFlag string, pr *int, required bool, repo *string) error {
+	arg, r, err := fs.prArgument(prFlag, *repo)
 	switch {
-	case required && !fs.Changed("pr"):
-		return fs.usageErr("missing flag: --pr N")
-	case fs.Changed("pr") && pr <= 0:
-		return fs.usageErr("invalid value for --pr: %d is not a pull request number", pr)
+	case err != nil:
+		return err
+	case arg.Branch != "":
+		return fs.usageErr("invalid pull request %q: the state file names pull requests by number (24) or URL", arg.Branch)
+	case required && arg.Number == 0:
+		return fs.usageErr("missing argument: which pull request? (gh ocdx state clear 24)")
 	}
-	if repo != "" {
-		if _, err := repository.Parse(repo); err != nil {
-			return fs.usageErr("invalid value for --repo: %v", err)
-		}
+	*pr = arg.Number
+	if arg.Repo.Name != "" {
+		*repo = repoString(r)
 	}
 	return nil
 }

@@ -296,8 +296,8 @@ func TestLoopPreflightStops(t *testing.T) {
 			lf.gh.AddPR(repo, testkit.PR{Number: 32, Title: "Same branch again", HeadRef: lf.repo.Head, Remote: lf.repo.Remote})
 		}, code: 2, want: "#32"},
 		{name: "unknown flag", args: []string{"--force"}, code: 2, want: "unknown flag"},
-		{name: "bad --pr", args: []string{"--pr", "abc"}, code: 2, want: "invalid argument"},
-		{name: "extra argument", args: []string{"31"}, code: 2, want: "unexpected argument"},
+		{name: "bad --pr", args: []string{"--pr", "#abc"}, code: 2, want: "invalid pull request"},
+		{name: "extra argument", args: []string{"31", "32"}, code: 2, want: "unexpected argument"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			lf := newLoop(t, tc.edit)

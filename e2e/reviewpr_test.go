@@ -200,7 +200,7 @@ func TestReviewPRUsageErrors(t *testing.T) {
 	for _, args := range [][]string{
 		{"review-pr"},
 		{"review-pr", "--context-only"},
-		{"review-pr", "abc", "--context-only"},
+		{"review-pr", "#abc", "--context-only"},
 		{"review-pr", "0", "--context-only"},
 		{"review-pr", "24", "25", "--context-only"},
 		{"review-pr", "24", "--context-only", "--bogus"},
@@ -238,7 +238,7 @@ func TestHelpAndVersion(t *testing.T) {
 		{[]string{"--help"}, "review-pr"},
 		{[]string{}, "Usage: gh ocdx <command>"},
 		{[]string{"help", "review-pr"}, "--context-only"},
-		{[]string{"review-pr", "-h"}, "Usage: gh ocdx review-pr <number|url>"},
+		{[]string{"review-pr", "-h"}, "Usage: gh ocdx review-pr [<number> | <url> | <branch>]"},
 		{[]string{"--version"}, "gh-ocdx dev"},
 		{[]string{"version"}, "gh-ocdx dev"},
 	} {

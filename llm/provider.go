@@ -25,6 +25,9 @@ type Options struct {
 	// Progress, when set, is told the output tokens of a call as they
 	// arrive (from the calling goroutine; keep it quick).
 	Progress func(Progress)
+	// OnRetry, when set, is told of each retry before its wait, for
+	// progress displays.
+	OnRetry func(Retry)
 }
 
 // Progress is how far the answer of one model call is.
@@ -32,6 +35,14 @@ type Progress struct {
 	Model  string // "provider/model"
 	Output int64  // output tokens so far: estimated from the bytes until the provider counts them at the end
 	Done   bool   // the answer is complete; Output is the provider's count
+}
+
+// Retry describes a failed attempt about to be retried.
+type Retry struct {
+	Attempt, Of int           // the attempt about to be made (2 for the first retry) and the total
+	Wait        time.Duration // before it
+	Status      int           // the failed attempt's HTTP status; 0 for a connection error or a cut attempt
+	Err         error         // the failed attempt's error when it had no answer
 }
 
 const (

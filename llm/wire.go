@@ -97,6 +97,15 @@ func (p *poster) post(ctx context.Context, body any, newDecoder func() decoder) 
 		},
 		Retry: retryable,
 	}
+	if p.opts.OnRetry != nil {
+		c.OnRetry = func(next, of int, wait time.Duration, res *http.Response, err error) {
+			r := Retry{Attempt: next, Of: of, Wait: wait, Err: err}
+			if res != nil {
+				r.Status = res.StatusCode
+			}
+			p.opts.OnRetry(r)
+		}
+	}
 	res, err := c.Do(req)
 	switch {
 	case ctx.Err() != nil:

@@ -68,6 +68,10 @@ type Client struct {
 	// Exhausted, when set, makes the answer of a last attempt that was
 	// worth another; wait is what would have been waited.
 	Exhausted func(resp *http.Response, err error, wait time.Duration) (*http.Response, error)
+	// OnRetry, when set, is told of each retry before its wait: the attempt
+	// about to be made (2 for the first retry), the total, the wait and
+	// the failed attempt's answer or error. It is for progress displays.
+	OnRetry func(next, of int, wait time.Duration, resp *http.Response, err error)
 }
 
 // ErrTooLarge is a body over ReadAll bytes.
@@ -122,6 +126,9 @@ func (c *Client) Do(req *http.Request) (*http.Response, error) {
 				return c.Exhausted(resp, err, wait)
 			}
 			return resp, err
+		}
+		if c.OnRetry != nil {
+			c.OnRetry(n+2, attempts, wait, resp, err)
 		}
 		if resp != nil {
 			io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))

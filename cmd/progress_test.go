@@ -1,0 +1,51 @@
+package cmd
+
+import (
+	"bytes"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ocdx/gh-ocdx/llm"
+)
+
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// Without a terminal, a long model call is reported at intervals, naming
+// the role, until it ends.
+func TestProgressSaysStillWaitingWithoutATerminal(t *testing.T) {
+	var out lockedBuffer
+	p := newProgress(&out, 0)
+	p.every = 30 * time.Millisecond
+	c := p.start("reviewer-2", "openai/gpt-4.1", 1, 0)
+	deadline := time.Now().Add(5 * time.Second)
+	for strings.Count(out.String(), "still waiting for reviewer-2 (") < 2 {
+		if time.Now().After(deadline) {
+			t.Fatalf("no repeated still-waiting line:\n%s", out.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	c.Done(llm.Usage{}, nil)
+	time.Sleep(3 * p.every)
+	n := strings.Count(out.String(), "still waiting")
+	time.Sleep(3 * p.every)
+	if m := strings.Count(out.String(), "still waiting"); m != n {
+		t.Errorf("still waiting after the call ended:\n%s", out.String())
+	}
+}

@@ -1,0 +1,68 @@
+//go:build unix
+
+package e2e
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/ocdx/gh-ocdx/internal/testkit"
+)
+
+// On a terminal a model call is never silent: a live line says which role
+// waits on which model, for how long, and each retry is written above it.
+func TestReviewPRShowsLiveProgressInATerminal(t *testing.T) {
+	_, fm, env := modelFixture(t, "openai/gpt-rev")
+	fm.Script("gpt-rev", testkit.Fail(429, "2"))
+	scriptReview(fm, "gpt-rev", "COMMENT", reviewBody)
+
+	term := env.StartTerminal(t, "review-pr", "24", "--print")
+	term.Expect("review-pr openai/gpt-rev: 429, retrying in 2s (2 of 4)")
+	term.Expect("review-pr openai/gpt-rev · 1s · call 1 · 0 tokens")
+	term.Expect(`tool read_file {"path":"auth.go"}`)
+	if code := term.Wait(); code != 0 {
+		t.Fatalf("exit %d:\n%s", code, term.Screen())
+	}
+	if s := term.Screen(); strings.Contains(s, `\"path\"`) {
+		t.Errorf("tool calls must be shown as they are, not as escaped JSON:\n%s", s)
+	}
+}
+
+// Without a terminal, each retry is a line of its own.
+func TestReviewPRLogsRetriesWithoutATerminal(t *testing.T) {
+	_, fm, env := modelFixture(t, "openai/gpt-rev")
+	fm.Script("gpt-rev", testkit.Fail(503, "0"))
+	scriptReview(fm, "gpt-rev", "COMMENT", reviewBody)
+
+	res := env.Run(t, "review-pr", "24", "--print")
+
+	if res.Code != 0 {
+		t.Fatalf("exit %d\n%s", res.Code, res.Stderr)
+	}
+	if !strings.Contains(res.Stderr, "review-pr openai/gpt-rev: 503, retrying in ") {
+		t.Errorf("no retry line:\n%s", res.Stderr)
+	} else if !strings.Contains(res.Stderr, "(2 of 4)\n") {
+		t.Errorf("a retry line says which attempt comes:\n%s", res.Stderr)
+	}
+	if strings.Contains(res.Stderr, "\x1b[?25l") {
+		t.Errorf("no spinner without a terminal:\n%q", res.Stderr)
+	}
+}
+
+// A push is never the default: Enter alone at review-loop's push question
+// declines it, as at fix's.
+func TestLoopPushQuestionDefaultsToNo(t *testing.T) {
+	lf := newLoop(t, nil)
+	lf.findingRound(cacheBug)
+
+	term := lf.env.StartTerminal(t, "review-loop")
+	term.Expect("Push 1 commit(s) to origin/feature/cache?")
+	term.Expect("(y/N)")
+	term.Send(testkit.Enter)
+	if code := term.Wait(); code != 130 {
+		t.Fatalf("exit %d, want 130:\n%s", code, term.Screen())
+	}
+	if lf.repo.RemoteOID(t, lf.repo.Head) != lf.start {
+		t.Fatal("Enter alone must not push")
+	}
+}

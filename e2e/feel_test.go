@@ -1,0 +1,27 @@
+package e2e
+
+import (
+	"strings"
+	"testing"
+)
+
+// review-pr takes a PR as gh pr view does: a number, #number, a URL, a head
+// branch, or nothing for the checked-out branch's PR.
+func TestReviewPRTakesPRArgumentsAsGh(t *testing.T) {
+	_, env, r := prFixture(t, map[string]string{"auth.go": "package auth\n\nfunc Redirect() string { return \"/home\" }\n"})
+	env.Dir = r.Clone
+	for _, args := range [][]string{{"#24"}, {"feature/login"}, {}} {
+		res := env.Run(t, append([]string{"review-pr", "--context-only"}, args...)...)
+		if res.Code != 0 || !strings.Contains(res.Stdout, "## Task: Review PR #24") {
+			t.Errorf("review-pr %q: exit %d\n%s%s", args, res.Code, res.Stdout, res.Stderr)
+		}
+	}
+	res := env.Run(t, "review-pr", "--context-only", "no-such-branch")
+	if res.Code != 2 || !strings.Contains(res.Stderr, `no open pull request in octo/widgets has the branch "no-such-branch"`) {
+		t.Errorf("an unknown branch: exit %d\n%s", res.Code, res.Stderr)
+	}
+	res = env.Run(t, "review-pr", "--context-only", "--pr", "x")
+	if res.Code != 2 || strings.Contains(res.Stderr, "strconv") {
+		t.Errorf("exit %d\n%s", res.Code, res.Stderr)
+	}
+}
