@@ -53,6 +53,9 @@ type Config struct {
 	// without it (the default) an approval is posted as a comment, so that
 	// a model never satisfies a required review on its own.
 	AllowApprove bool
+	// InlinePriorities are the priorities of the findings review-loop
+	// posts on their lines; the others are in the review's body only.
+	InlinePriorities []string
 	// MaxTokens is the token budget of a review-loop run (input and output
 	// of every model call together); 0: none.
 	MaxTokens int64
@@ -236,3 +239,7 @@ func missingCredentials(roles []role, getenv func(string) string) []Problem {
 	}
 	return ps
 }
+
+// DefaultInlinePriorities: the findings that block converging go on their
+// lines; suggestions (P3) stay in the report unless a user asks.
+func DefaultInlinePriorities() []string { return []string{"P0", "P1", "P2"} }

@@ -117,6 +117,35 @@ func TestLoadOutputTokens(t *testing.T) {
 	}
 }
 
+// inlinePriorities chooses which findings go on their lines: P0–P2 unless
+// the file says otherwise; anything but distinct P0..P3 is refused.
+func TestLoadInlinePriorities(t *testing.T) {
+	const base = `{"reviewerModels": ["ollama/a"], "commentsAnalyzerModel": "ollama/b", "prFixModel": "ollama/c"`
+	for content, want := range map[string]string{
+		base + `}`: "P0 P1 P2",
+		base + `, "inlinePriorities": ["P0", "P1", "P2", "P3"]}`: "P0 P1 P2 P3",
+		base + `, "inlinePriorities": []}`:                       "",
+	} {
+		c, _, err := loadString(t, content, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Join(c.InlinePriorities, " "); got != want {
+			t.Errorf("%s: InlinePriorities = %q, want %q", content, got, want)
+		}
+	}
+	for content, want := range map[string]string{
+		base + `, "inlinePriorities": ["P4"]}`:       `inlinePriorities[0]: is "P4"; a priority is P0, P1, P2 or P3`,
+		base + `, "inlinePriorities": ["P1", "P1"]}`: `inlinePriorities[1]: repeats P1`,
+		base + `, "inlinePriorities": "P3"}`:         `inlinePriorities: must be an array of priorities`,
+	} {
+		_, _, err := loadString(t, content, nil)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: err = %v, want %q", content, err, want)
+		}
+	}
+}
+
 func TestLoadOllamaNeedsNoCredential(t *testing.T) {
 	if _, _, err := loadString(t, `{"reviewerModels": ["ollama/llama3"], "commentsAnalyzerModel": "ollama/llama3", "prFixModel": "ollama/meta/llama-3:8b"}`, nil); err != nil {
 		t.Fatal(err)

@@ -13,7 +13,7 @@ import (
 )
 
 // The keys of the configuration file, in the order of the example.
-var knownKeys = []string{"reviewerModels", "commentsAnalyzerModel", "prFixModel", "reviewPrModel", "verify", "allowApprove", "maxTokens", "outputTokens", "prices"}
+var knownKeys = []string{"reviewerModels", "commentsAnalyzerModel", "prFixModel", "reviewPrModel", "verify", "allowApprove", "maxTokens", "outputTokens", "prices", "inlinePriorities"}
 
 // roleKeys are the keys outputTokens may name: the roles' model keys.
 var roleKeys = []string{"reviewerModels", "commentsAnalyzerModel", "prFixModel", "reviewPrModel"}
@@ -107,6 +107,11 @@ func parse(data []byte, getenv func(string) string) (*Config, []Problem) {
 	}
 	if m, found := byKey["allowApprove"]; found {
 		cfg.AllowApprove = c.boolean(m, "allowApprove")
+	}
+	if m, found := byKey["inlinePriorities"]; found {
+		cfg.InlinePriorities = c.priorities(m, "inlinePriorities")
+	} else {
+		cfg.InlinePriorities = DefaultInlinePriorities()
 	}
 	if m, found := byKey["maxTokens"]; found {
 		cfg.MaxTokens = c.positive(m, "maxTokens", 2000000)
@@ -350,6 +355,28 @@ func (c *checker) str(m member, key, example string) (string, bool) {
 		return "", false
 	}
 	return s, true
+}
+
+// priorities decodes a list of distinct finding priorities, P0 to P3.
+func (c *checker) priorities(m member, key string) []string {
+	elems, ok := c.list(m, key, `priorities such as ["P0", "P1", "P2", "P3"]`)
+	if !ok {
+		return nil
+	}
+	var out []string
+	for i, e := range elems {
+		p, ok := c.str(e, fmt.Sprintf("%s[%d]", key, i), "P3")
+		switch {
+		case !ok:
+		case !slices.Contains([]string{"P0", "P1", "P2", "P3"}, p):
+			c.add(e.off, fmt.Sprintf("%s[%d]", key, i), "is %q; a priority is P0, P1, P2 or P3", p)
+		case slices.Contains(out, p):
+			c.add(e.off, fmt.Sprintf("%s[%d]", key, i), "repeats %s; list each priority once", p)
+		default:
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // boolean decodes true or false, reporting any other value.

@@ -94,11 +94,14 @@ type Linked struct {
 	URL string `json:"url"`
 }
 
-// PlanInline chooses the inline comments of a round: each P0–P2 code
-// finding once, anchored on the diff (lines), unless an
+// PlanInline chooses the inline comments of a round: each code finding of
+// the priorities given (nil: P0–P2) once, anchored on the diff (lines), unless an
 // open thread of gh-ocdx already carries it. A model's file and line only
 // ever anchor on a line the PR's diff shows.
-func PlanInline(pr *github.PullRequest, lines github.DiffLines, fs []finding.Finding) Inline {
+func PlanInline(pr *github.PullRequest, lines github.DiffLines, fs []finding.Finding, priorities []string) Inline {
+	if priorities == nil {
+		priorities = []string{"P0", "P1", "P2"}
+	}
 	in := Inline{Comments: []github.ReviewComment{}, OffDiff: []finding.Finding{}, Open: []Linked{}}
 	var open []OwnThread
 	for _, t := range OwnThreads(pr) {
@@ -107,7 +110,10 @@ func PlanInline(pr *github.PullRequest, lines github.DiffLines, fs []finding.Fin
 		}
 	}
 	seen := map[string]bool{}
-	for _, p := range []string{"P0", "P1", "P2"} {
+	for _, p := range finding.Priorities {
+		if !slices.Contains(priorities, p) {
+			continue
+		}
 		for _, f := range fs {
 			if f.Priority != p || IsThread(f) || seen[f.ID] {
 				continue
@@ -253,7 +259,7 @@ func (l *loop) postReview(ctx context.Context, n int, pr *github.PullRequest, rr
 		}
 		rr.lines = github.ParseDiffLines(string(diff))
 	}
-	in := PlanInline(pr, rr.lines, rr.Findings)
+	in := PlanInline(pr, rr.lines, rr.Findings, l.o.InlinePriorities)
 	rr.Inline = &in
 	body := func() string {
 		return github.CapBody(redact.ForComment(finding.Marker + "\n" + tag + "\n" + RenderReview(l.run.ID(), l.o.MaxRounds, rr) + in.Section()))

@@ -46,3 +46,25 @@ func TestRunResolvesAFixedThreadOnlyAfterACompleteRound(t *testing.T) {
 		})
 	}
 }
+
+// A P3 goes on its line only when the configuration lists P3; by default
+// it stays in the review's body.
+func TestPlanInlineFollowsThePriorities(t *testing.T) {
+	lines := github.ParseDiffLines("diff --git a/a.go b/a.go\n--- a/a.go\n+++ b/a.go\n@@ -1,2 +1,3 @@\n package a\n+var x = 1\n+var y = 2\n")
+	p1, p3 := bug, bug
+	p1.Line, p3.Line = intp(2), intp(3)
+	p3.Priority, p3.Title = "P3", "Name y better"
+	p1.ID, p3.ID = p1.ComputeID(), p3.ComputeID()
+	pr := &github.PullRequest{}
+	for _, tc := range []struct {
+		priorities []string
+		want       int
+	}{{nil, 1}, {[]string{"P0", "P1", "P2", "P3"}, 2}, {[]string{}, 0}} {
+		in := PlanInline(pr, lines, []finding.Finding{p1, p3}, tc.priorities)
+		if len(in.Comments) != tc.want {
+			t.Errorf("priorities %v: %d inline comment(s) %+v, want %d", tc.priorities, len(in.Comments), in.Comments, tc.want)
+		}
+	}
+}
+
+func intp(n int) *int { return &n }

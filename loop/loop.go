@@ -75,6 +75,8 @@ type Options struct {
 	CanPush bool                // else review-only: one round, no fix
 	// ReviewOnlyReason says why the PR cannot be pushed to.
 	ReviewOnlyReason string
+	// InlinePriorities are the priorities posted on their lines; nil: P0–P2.
+	InlinePriorities []string
 
 	GitHub    GitHub
 	Store     Store
@@ -798,7 +800,7 @@ func (l *loop) dryRun(ctx context.Context) (*Result, error) {
 	cur.Note = reason
 	l.res.Outcome, l.res.Reason = OutcomeDryRun, "dry run: nothing was posted, fixed or recorded; "+reason
 	l.label()
-	in := PlanInline(pr, cur.lines, cur.Findings)
+	in := PlanInline(pr, cur.lines, cur.Findings, l.o.InlinePriorities)
 	cur.Inline = &in
 	l.res.WouldPost = redact.ForComment(finding.Marker + "\n" + finding.Tag("<run>", 1, "review") + "\n" + RenderReview("<run>", l.o.MaxRounds, cur) + in.Section())
 	l.res.WouldComment = in.Comments
