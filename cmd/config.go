@@ -19,8 +19,12 @@ import (
 
 // loadConfig loads and validates the configuration for a verb that needs it;
 // call it before any network request, git command or state write.
-func loadConfig(d *Deps) (*config.Config, error) {
-	c, err := config.Load(d.Getenv)
+func loadConfig(d *Deps) (*config.Config, error) { return loadConfigFor(d, nil) }
+
+// loadConfigFor is loadConfig for a verb that uses only the roles uses
+// names: the others' credentials are not required (config.LoadFor).
+func loadConfigFor(d *Deps, uses func(key string) bool) (*config.Config, error) {
+	c, err := config.LoadFor(d.Getenv, uses)
 	if err != nil {
 		return nil, err
 	}

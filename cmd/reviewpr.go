@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
 	"os"
 	"strconv"
@@ -155,7 +156,12 @@ func reviewPR(ctx context.Context, d *Deps, opts *ReviewPROptions) error {
 	var model *progressModel
 	maxEvent := opts.Event
 	if !opts.ContextOnly {
-		cfg, err := loadConfig(d)
+		// review-pr needs its own model's key only; with --model, not even
+		// a configuration file.
+		cfg, err := loadConfigFor(d, func(key string) bool { return key == "reviewPrModel" && opts.Model == "" })
+		if opts.Model != "" && errors.Is(err, fs.ErrNotExist) {
+			cfg, err = &config.Config{}, checkTimeouts(d)
+		}
 		if err != nil {
 			return err
 		}

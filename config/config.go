@@ -86,6 +86,14 @@ type Config struct {
 // that need the configuration call it first, before any network request, git
 // command or state write. Configuration problems are *Error.
 func Load(getenv func(string) string) (*Config, error) {
+	return LoadFor(getenv, nil)
+}
+
+// LoadFor is Load for a command that uses only some roles: the file is
+// validated whole, but only the credentials of the roles whose key (such as
+// "reviewPrModel"; "reviewerModels" for every reviewer) uses returns true
+// are required. A nil uses requires every role's.
+func LoadFor(getenv func(string) string, uses func(key string) bool) (*Config, error) {
 	loc, err := Locate(getenv)
 	if err != nil {
 		return nil, err
@@ -94,7 +102,7 @@ func Load(getenv func(string) string) (*Config, error) {
 	if err != nil {
 		return nil, &Error{Path: loc.Path, Err: err}
 	}
-	c, problems := parse(data, getenv)
+	c, problems := parse(data, getenv, uses)
 	if len(problems) > 0 {
 		return nil, &Error{Path: loc.Path, Problems: problems}
 	}

@@ -28,7 +28,7 @@ func FuzzParse(f *testing.F) {
 		return "set"
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		cfg, problems := parse(data, getenv)
+		cfg, problems := parse(data, getenv, nil)
 		if (cfg == nil) == (len(problems) == 0) {
 			t.Fatalf("want a config or problems, got config=%v problems=%v", cfg != nil, problems)
 		}

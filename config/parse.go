@@ -57,7 +57,7 @@ func (c *checker) sort() {
 
 // parse validates a configuration file. Every check adds its problems to
 // the checker; the Config is nil when there are any.
-func parse(data []byte, getenv func(string) string) (*Config, []Problem) {
+func parse(data []byte, getenv func(string) string, uses func(key string) bool) (*Config, []Problem) {
 	c := &checker{data: data}
 	members := c.object()
 	if members == nil {
@@ -128,7 +128,8 @@ func parse(data []byte, getenv func(string) string) (*Config, []Problem) {
 	// string is reported once, as such), and listed after the file's problems.
 	var roles []role
 	for _, r := range cfg.roles() {
-		if r.model.Provider.Name != "" {
+		key, _, _ := strings.Cut(r.key, "[")
+		if r.model.Provider.Name != "" && (uses == nil || uses(key)) {
 			roles = append(roles, r)
 		}
 	}

@@ -257,3 +257,51 @@ func TestConfigurationIsCheckedBeforeTheRepository(t *testing.T) {
 		t.Errorf("with a configuration, the repository problem, in plain words: exit %d\n%s", res.Code, res.Stderr)
 	}
 }
+
+// review-pr uses one model: it needs that model's key only, and with
+// --model no configuration file at all.
+func TestReviewPRNeedsOnlyItsOwnModel(t *testing.T) {
+	t.Run("configured model, other providers' keys unset", func(t *testing.T) {
+		gh, fm, env := modelFixture(t, "anthropic/claude-rev")
+		scriptReview(fm, "claude-rev", "REQUEST_CHANGES", reviewBody)
+		env.Set("OPENAI_API_KEY", "") // reviewerModels and commentsAnalyzerModel are openai/
+
+		res := env.Run(t, "review-pr", "24", "--print")
+
+		if res.Code != 0 {
+			t.Fatalf("exit %d: review-pr must not need the reviewers' key\n%s", res.Code, res.Stderr)
+		}
+		if len(gh.Reviews(repo, 24)) != 0 || !strings.Contains(res.Stdout, "**Verdict:** changes needed.") {
+			t.Errorf("stdout:\n%s", res.Stdout)
+		}
+	})
+	t.Run("its own key unset", func(t *testing.T) {
+		_, fm, env := modelFixture(t, "anthropic/claude-rev")
+		env.Set("ANTHROPIC_API_KEY", "")
+
+		res := env.Run(t, "review-pr", "24", "--print")
+
+		wantCode(t, res, 1)
+		wantContains(t, "stderr", res.Stderr, "ANTHROPIC_API_KEY", "reviewPrModel")
+		if n := len(fm.Requests("claude-rev")); n != 0 {
+			t.Errorf("%d model call(s) without a key", n)
+		}
+	})
+	t.Run("--model without a configuration file", func(t *testing.T) {
+		_, fm, env := modelFixture(t, "openai/gpt-rev")
+		if err := os.Remove(env.Vars["OCDX_CONFIG"]); err != nil {
+			t.Fatal(err)
+		}
+		env.Set("OPENAI_API_KEY", "")
+		scriptReview(fm, "claude-x", "REQUEST_CHANGES", reviewBody)
+
+		res := env.Run(t, "review-pr", "24", "--print", "--model", "anthropic/claude-x")
+
+		if res.Code != 0 {
+			t.Fatalf("exit %d: --model needs no configuration file\n%s", res.Code, res.Stderr)
+		}
+		if !strings.HasPrefix(res.Stdout, "Event: REQUEST_CHANGES\n\n**Verdict:** changes needed.") {
+			t.Errorf("stdout:\n%s", res.Stdout)
+		}
+	})
+}
