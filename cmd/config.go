@@ -21,6 +21,11 @@ import (
 // call it before any network request, git command or state write.
 func loadConfig(d *Deps) (*config.Config, error) { return loadConfigFor(d, nil) }
 
+// usesRole is a loadConfigFor filter: the roles keys names.
+func usesRole(keys ...string) func(key string) bool {
+	return func(key string) bool { return slices.Contains(keys, key) }
+}
+
 // loadConfigFor is loadConfig for a verb that uses only the roles uses
 // names: the others' credentials are not required (config.LoadFor).
 func loadConfigFor(d *Deps, uses func(key string) bool) (*config.Config, error) {

@@ -97,7 +97,7 @@ func fixPR(ctx context.Context, d *Deps, opts *FixOptions) error {
 	if opts.Continue {
 		check = preflight.Resuming
 	}
-	p, err := prepare(ctx, d, opts.Repo, prArg{Number: opts.PR, Branch: opts.Branch}, opts.usage, check)
+	p, err := prepare(ctx, d, opts.Repo, prArg{Number: opts.PR, Branch: opts.Branch}, opts.usage, usesRole("prFixModel"), check)
 	if err != nil {
 		return err
 	}

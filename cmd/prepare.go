@@ -35,11 +35,12 @@ type prepared struct {
 // current branch; usage is shown when that fails) and whether it can be pushed, then the
 // verify commands, which a repository sets in .ocdx.json on the PR's base
 // branch: shown with their source and checked on PATH. Nothing is written
-// and no model called before.
-func prepare(ctx context.Context, d *Deps, r repository.Repository, arg prArg, usage string,
+// and no model called before. uses names the roles whose keys the verb
+// needs (loadConfigFor).
+func prepare(ctx context.Context, d *Deps, r repository.Repository, arg prArg, usage string, uses func(key string) bool,
 	check func(ctx context.Context, dir string) (*preflight.Checkout, error)) (*prepared, error) {
 	number := arg.Number
-	cfg, err := loadConfig(d)
+	cfg, err := loadConfigFor(d, uses)
 	if err != nil {
 		return nil, err
 	}

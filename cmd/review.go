@@ -140,7 +140,11 @@ func parseReview(d *Deps, args []string) (*ReviewOptions, error) {
 }
 
 func reviewLocal(ctx context.Context, d *Deps, opts *ReviewOptions) error {
-	cfg, err := loadConfig(d)
+	uses := usesRole("reviewerModels")
+	if opts.Fix {
+		uses = usesRole("reviewerModels", "prFixModel")
+	}
+	cfg, err := loadConfigFor(d, uses)
 	if err != nil {
 		return err
 	}

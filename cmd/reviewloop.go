@@ -104,7 +104,8 @@ func reviewLoop(ctx context.Context, d *Deps, opts *ReviewLoopOptions) error {
 	// Preflight: configuration, GitHub auth, the checkout, the PR, then the
 	// verify commands; no PR action before.
 	r, _ := parseRepoFlag(opts.RepoFlag) // checked when parsed
-	p, err := prepare(ctx, d, r, prArg{Number: opts.PR, Branch: opts.Branch}, "Usage: "+reviewLoopUsage, preflight.Local)
+	p, err := prepare(ctx, d, r, prArg{Number: opts.PR, Branch: opts.Branch}, "Usage: "+reviewLoopUsage,
+		usesRole("reviewerModels", "commentsAnalyzerModel", "prFixModel"), preflight.Local)
 	if err != nil {
 		return err
 	}

@@ -158,7 +158,11 @@ func reviewPR(ctx context.Context, d *Deps, opts *ReviewPROptions) error {
 	if !opts.ContextOnly {
 		// review-pr needs its own model's key only; with --model, not even
 		// a configuration file.
-		cfg, err := loadConfigFor(d, func(key string) bool { return key == "reviewPrModel" && opts.Model == "" })
+		uses := usesRole("reviewPrModel")
+		if opts.Model != "" {
+			uses = usesRole()
+		}
+		cfg, err := loadConfigFor(d, uses)
 		if opts.Model != "" && errors.Is(err, fs.ErrNotExist) {
 			cfg, err = &config.Config{}, checkTimeouts(d)
 		}

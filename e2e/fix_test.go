@@ -541,3 +541,21 @@ func TestFixCommentPost502ThenContinuePostsOnce(t *testing.T) {
 		t.Errorf("the report was posted again: %d POSTs", s.gh.Count("comment"))
 	}
 }
+
+// fix uses the fix model alone: the reviewers' provider needs no key.
+func TestFixNeedsOnlyTheFixModelsKey(t *testing.T) {
+	s := newFixSetup(t)
+	s.env.WriteConfig(t, `{"reviewerModels":["anthropic/reviewer"],"commentsAnalyzerModel":"anthropic/analyzer","prFixModel":"openai/fixer","verify":["sh check.sh"]}`)
+	s.env.Set("ANTHROPIC_API_KEY", "")
+	a, b := fixIDs()
+	sha := s.predict(t, map[string]string{"a.txt": "fixed\n"}, "fix: a is safe now")
+	s.fm.Script("fixer", testkit.CallTools(fixA), testkit.CallTools(commitA),
+		envelope(map[string]string{a: sha}, map[string]string{b: "b is fine"}, sha))
+
+	res := s.run(t, "--yes")
+
+	if res.Code != 0 {
+		t.Fatalf("exit %d: fix must not need the reviewers' key\n%s", res.Code, res.Stderr)
+	}
+	s.wantRemote(t, sha)
+}
