@@ -159,6 +159,9 @@ func TestReviewPrintsAP1AndExits3(t *testing.T) {
 		t.Errorf("the tool results:\n%s", tools)
 	}
 	for _, r := range reqs {
+		if strings.Contains(string(r.Body), "PR #0") || strings.Contains(string(r.Body), "pull request #0") {
+			t.Error("a local review's task names a pull request #0")
+		}
 		if strings.Contains(string(r.Body), "untracked-secret-value") {
 			t.Error("an untracked file's content was sent to the model")
 		}
