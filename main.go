@@ -1,12 +1,10 @@
 // Command gh-ocdx is the GitHub CLI extension `gh ocdx`: it reviews and fixes
-// pull requests with LLMs. main only wires dependencies, runs the command and
-// turns its result into an exit code.
+// pull requests with LLMs. main only builds the dependencies, runs the
+// command and exits with the code cmd.Execute returns.
 package main
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"os"
 	"os/signal"
 	"runtime/debug"
@@ -22,13 +20,8 @@ var version = ""
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	info, _ := debug.ReadBuildInfo()
-	deps := cmd.NewDeps(versionOf(version, info))
-	err := cmd.Run(ctx, os.Args[1:], deps)
-	code := exitCode(ctx, err) // before stop(), which cancels ctx
+	code := cmd.Execute(ctx, os.Args[1:], cmd.NewDeps(versionOf(version, info)))
 	stop()
-	if err != nil {
-		fmt.Fprintln(deps.IO.ErrOut, "error:", err)
-	}
 	os.Exit(code)
 }
 
@@ -65,23 +58,4 @@ func versionOf(stamped string, info *debug.BuildInfo) string {
 		rev += "+dirty"
 	}
 	return "dev (" + rev + ")"
-}
-
-// exitCode is the one place where errors become exit codes
-// (docs/architecture.md, Packages).
-func exitCode(ctx context.Context, err error) int {
-	var usage *cmd.UsageError
-	var incomplete *cmd.IncompleteError
-	switch {
-	case err == nil:
-		return 0
-	case errors.Is(err, cmd.ErrCancelled), ctx.Err() != nil:
-		return 130
-	case errors.As(err, &usage):
-		return 2
-	case errors.As(err, &incomplete):
-		return 3
-	default:
-		return 1
-	}
 }

@@ -135,7 +135,7 @@ func runConfigShow(_ context.Context, d *Deps, args []string) error {
 	if err != nil {
 		return err
 	}
-	if opts.WorkDir, err = os.Getwd(); err != nil {
+	if opts.WorkDir, err = d.workDir(); err != nil {
 		return err
 	}
 	return configShow(d, opts)
@@ -318,7 +318,7 @@ func runConfigValidate(ctx context.Context, d *Deps, args []string) error {
 	if err != nil {
 		return err
 	}
-	if opts.WorkDir, err = os.Getwd(); err != nil {
+	if opts.WorkDir, err = d.workDir(); err != nil {
 		return err
 	}
 	if err := configValidate(d, opts); err != nil || !opts.Online {

@@ -7,18 +7,16 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/cli/go-gh/v2/pkg/auth"
-
 	"github.com/ocdx/gh-ocdx/git"
 	"github.com/ocdx/gh-ocdx/internal/redact"
 )
 
 // registerCredentials hides, in everything sent to a model or posted, the
 // values of the credential variables and every oauth_token of gh's
-// hosts.yml, whatever their shape. newModel and newGitHub call it before
+// hosts.yml, whatever their shape. newModel and Deps.gitHub call it before
 // they build a client, so no request is made before the set is complete,
 // and a verb that sends nothing (version, state, config init) reads no
-// hosts.yml. The GitHub token a client resolves is added by newGitHub.
+// hosts.yml. The GitHub token a client resolves is added by Deps.githubToken.
 func registerCredentials(d *Deps) {
 	d.credentials.Do(func() {
 		var vals []string
@@ -79,12 +77,4 @@ func hostsTokens(path string) []string {
 		out = append(out, strings.Trim(v, `"'`))
 	}
 	return out
-}
-
-// githubToken is the token go-gh sends to host; it is registered so that
-// a keyring token, which no variable or file shows, is hidden as well.
-func githubToken(host string) string {
-	tok, _ := auth.TokenForHost(host)
-	redact.Register(tok)
-	return tok
 }

@@ -1,8 +1,11 @@
 package cmd
 
-import "errors"
+import (
+	"context"
+	"errors"
+)
 
-// The error kinds below are what main turns into exit codes
+// The error kinds below are what ExitCode turns into exit codes
 // (docs/architecture.md, Packages). Any other error means exit 1.
 
 // ErrCancelled: the user aborted (Ctrl-C, or "Abort" at a prompt). Exit 130.
@@ -28,3 +31,22 @@ func (e *UsageError) Error() string {
 type IncompleteError struct{ Reason string }
 
 func (e *IncompleteError) Error() string { return e.Reason }
+
+// ExitCode is the one place where a verb's error becomes the process's exit
+// code. A cancelled ctx (SIGINT, SIGTERM) is 130 whatever the error.
+func ExitCode(ctx context.Context, err error) int {
+	var usage *UsageError
+	var incomplete *IncompleteError
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, ErrCancelled), ctx.Err() != nil:
+		return 130
+	case errors.As(err, &usage):
+		return 2
+	case errors.As(err, &incomplete):
+		return 3
+	default:
+		return 1
+	}
+}

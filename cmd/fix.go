@@ -106,7 +106,7 @@ func fixPR(ctx context.Context, d *Deps, opts *FixOptions) error {
 		return &IncompleteError{Reason: preflight.ReviewOnlyReason(pr) + "; nothing was changed (--dry-run still runs the fix locally)"}
 	}
 	if opts.Prompter == nil {
-		opts.Prompter = newPrompter(ctx, d.IO)
+		opts.Prompter = d.prompter(ctx)
 	}
 	if !opts.Yes && d.IO.CanPrompt() {
 		if err := approveVerify(d, p, opts.Prompter); err != nil {
@@ -114,11 +114,10 @@ func fixPR(ctx context.Context, d *Deps, opts *FixOptions) error {
 		}
 	}
 
-	path, err := state.Path(d.Getenv)
+	st, err := d.store()
 	if err != nil {
 		return err
 	}
-	st := state.New(path, nil)
 	key := state.NewKey(repo.Host, repo.Owner, repo.Name, pr.Number)
 	recorded, err := st.PR(key)
 	if err != nil && !errors.Is(err, state.ErrNotFound) {

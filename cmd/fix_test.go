@@ -25,7 +25,7 @@ func TestParseFix(t *testing.T) {
 		check   func(*FixOptions) bool
 	}{
 		{args: []string{"--yes"}, check: func(o *FixOptions) bool {
-			r, err := currentRepo(o.Repo) // GH_REPO, once the configuration is read
+			r, err := currentRepo(&Deps{Getenv: os.Getenv}, o.Repo) // GH_REPO, once the configuration is read
 			return o.PR == 0 && o.Yes && err == nil && r.Name == "widgets"
 		}},
 		{args: []string{"--pr", "24", "--dry-run"}, check: func(o *FixOptions) bool { return o.PR == 24 && o.DryRun }},

@@ -23,6 +23,7 @@ type flagSet struct {
 	description string
 	help        bool
 	debug       bool
+	host        string // what OWNER/REPO means: Deps.defaultHost, set by parse
 }
 
 func newFlagSet(name, usageLine, description string) *flagSet {
@@ -34,7 +35,7 @@ func newFlagSet(name, usageLine, description string) *flagSet {
 
 // parseRepoFlag is parseRepoFlag with this verb's usage on a bad --repo.
 func (f *flagSet) parseRepoFlag(flag string) (repository.Repository, error) {
-	r, err := parseRepoFlag(flag)
+	r, err := parseRepoFlag(flag, f.host)
 	if ue, ok := err.(*UsageError); ok {
 		ue.Usage = f.shortUsage()
 	}
@@ -68,6 +69,7 @@ func (f *flagSet) parse(d *Deps, args []string, nargs int) error {
 	// Defined last so that help lists the verb's own flags first.
 	f.BoolVar(&f.debug, "debug", false, "Log debug details on stderr")
 	f.BoolVarP(&f.help, "help", "h", false, "Show this help")
+	f.host = d.defaultHost()
 	if err := f.Parse(args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
 			f.help = true

@@ -50,7 +50,7 @@ func TestParsePRArgument(t *testing.T) {
 				var o *ReviewLoopOptions
 				if o, err = parseReviewLoop(d, tc.args); err == nil {
 					number, branch = o.PR, o.Branch
-					r, _ := parseRepoFlag(o.RepoFlag)
+					r, _ := parseRepoFlag(o.RepoFlag, d.defaultHost())
 					repo = repoOf(r.Host, r.Owner, r.Name)
 				}
 			case "fix":
@@ -62,7 +62,7 @@ func TestParsePRArgument(t *testing.T) {
 				var o *StateShowOptions
 				if o, err = parseStateShow(d, tc.args); err == nil {
 					number = o.PR
-					r, _ := parseRepoFlag(o.Repo)
+					r, _ := parseRepoFlag(o.Repo, d.defaultHost())
 					repo = repoOf(r.Host, r.Owner, r.Name)
 				}
 			case "state clear":

@@ -4,11 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/cli/go-gh/v2/pkg/repository"
 
@@ -44,14 +42,14 @@ func prepare(ctx context.Context, d *Deps, r repository.Repository, arg prArg, u
 	if err != nil {
 		return nil, err
 	}
-	if r, err = currentRepo(r); err != nil {
+	if r, err = currentRepo(d, r); err != nil {
 		return nil, err
 	}
 	p := &prepared{cfg: cfg, repo: github.Repo{Host: r.Host, Owner: r.Owner, Name: r.Name}}
-	if p.client, err = newGitHub(d, p.repo.Host); err != nil {
+	if p.client, err = d.gitHub(p.repo.Host); err != nil {
 		return nil, err
 	}
-	wd, err := os.Getwd()
+	wd, err := d.workDir()
 	if err != nil {
 		return nil, err
 	}
@@ -184,11 +182,10 @@ func approveVerify(d *Deps, p *prepared, ask Prompter) error {
 	if cfg.VerifyFrom == "" {
 		return nil
 	}
-	path, err := state.Path(d.Getenv)
+	st, err := d.store()
 	if err != nil {
 		return err
 	}
-	st := state.New(path, nil)
 	ok, _, err := st.Approved(repo.Host, repo.Owner, repo.Name, cfg.Verify)
 	if err != nil || ok {
 		return err
@@ -203,18 +200,18 @@ func approveVerify(d *Deps, p *prepared, ask Prompter) error {
 		return fmt.Errorf("you declined the verify commands of %s; nothing was run or changed. Read the file (git fetch, then git show %.7s:%s) and re-run to approve them, or have them changed on %s first",
 			cfg.VerifyFrom, p.pr.BasePolicy.Commit, config.RepoFile, p.pr.BaseRefName)
 	}
-	return st.Approve(repo.Host, repo.Owner, repo.Name, cfg.Verify, time.Now())
+	return st.Approve(repo.Host, repo.Owner, repo.Name, cfg.Verify, d.now())
 }
 
 // interruptedFix adds to a dirty-tree error the way back when the changes
 // are likely an interrupted fix's: the state file holds a fix work in
 // progress for a PR of this repository (number, when known).
 func interruptedFix(d *Deps, repo github.Repo, number int, dirty error) error {
-	path, err := state.Path(d.Getenv)
+	st, err := d.store()
 	if err != nil {
 		return dirty
 	}
-	sums, err := state.New(path, nil).List()
+	sums, err := st.List()
 	if err != nil {
 		return dirty
 	}

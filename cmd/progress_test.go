@@ -1,36 +1,18 @@
 package cmd
 
 import (
-	"bytes"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/ocdx/gh-ocdx/internal/testkit"
 	"github.com/ocdx/gh-ocdx/llm"
 )
-
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // Without a terminal, a long model call is reported at intervals, naming
 // the role, until it ends.
 func TestProgressSaysStillWaitingWithoutATerminal(t *testing.T) {
-	var out lockedBuffer
+	var out testkit.Buffer
 	p := newProgress(&out, 0)
 	p.every = 30 * time.Millisecond
 	c := p.start("reviewer-2", "openai/gpt-4.1", 1, 0)

@@ -14,11 +14,12 @@ import (
 
 // parseRepoFlag reads a -R value ([HOST/]OWNER/REPO); "" gives the zero
 // repository, to be filled by currentRepo.
-func parseRepoFlag(flag string) (repository.Repository, error) {
+// host is the one OWNER/REPO means (Deps.defaultHost).
+func parseRepoFlag(flag, host string) (repository.Repository, error) {
 	if flag == "" {
 		return repository.Repository{}, nil
 	}
-	r, err := repository.Parse(flag)
+	r, err := repository.ParseWithHost(flag, host)
 	if err != nil {
 		return r, &UsageError{Msg: fmt.Sprintf("invalid value for --repo: %v", err)}
 	}
@@ -26,11 +27,11 @@ func parseRepoFlag(flag string) (repository.Repository, error) {
 }
 
 // currentRepo is r when -R named one, else GH_REPO's or the git remotes'.
-func currentRepo(r repository.Repository) (repository.Repository, error) {
+func currentRepo(d *Deps, r repository.Repository) (repository.Repository, error) {
 	if r.Name != "" {
 		return r, nil
 	}
-	r, err := repository.Current()
+	r, err := d.baseRepo()
 	switch {
 	case err == nil:
 		return r, nil

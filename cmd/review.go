@@ -148,7 +148,7 @@ func reviewLocal(ctx context.Context, d *Deps, opts *ReviewOptions) error {
 	if err != nil {
 		return err
 	}
-	wd, err := os.Getwd()
+	wd, err := d.workDir()
 	if err != nil {
 		return err
 	}
@@ -203,7 +203,7 @@ func reviewLocal(ctx context.Context, d *Deps, opts *ReviewOptions) error {
 			return err
 		}
 		if opts.Prompter == nil && !opts.Yes {
-			opts.Prompter = newPrompter(ctx, d.IO)
+			opts.Prompter = d.prompter(ctx)
 		}
 		// A repository's verify commands are asked about as review-loop
 		// asks, once per repository until they change.
@@ -218,12 +218,12 @@ func reviewLocal(ctx context.Context, d *Deps, opts *ReviewOptions) error {
 			inner: &loop.FixRunner{Dir: g.Dir, Model: fm, ModelName: cfg.PRFix.String(), Verify: cfg.Verify, Policy: cfg.Policy,
 				NoPush: true, GitHub: offline{}, Progress: d.IO.ErrOut}}
 	}
-	path, err := state.Path(d.Getenv)
+	st, err := d.store()
 	if err != nil {
 		return err
 	}
 	res, err := loop.ReviewLocal(ctx, loop.LocalOptions{
-		Key: state.LocalKey(repoID(ctx, g), branch), Change: ch.Change, Store: state.New(path, nil), Policy: cfg.Policy,
+		Key: state.LocalKey(repoID(ctx, g), branch), Change: ch.Change, Store: st, Policy: cfg.Policy,
 		Reviewers: reviewers, Fixer: fixer,
 		Tools:    append(review.RepoTools(repofs.NewTree(ctx, g, ch.tree)), review.PRTools(localPatches(ch.Change), github.Repo{}, 0)...),
 		Progress: d.IO.ErrOut,

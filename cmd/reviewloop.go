@@ -18,7 +18,6 @@ import (
 	"github.com/ocdx/gh-ocdx/preflight"
 	"github.com/ocdx/gh-ocdx/repofs"
 	"github.com/ocdx/gh-ocdx/review"
-	"github.com/ocdx/gh-ocdx/state"
 )
 
 // ReviewLoopOptions are the parsed arguments of review-loop.
@@ -103,7 +102,7 @@ func parseReviewLoop(d *Deps, args []string) (*ReviewLoopOptions, error) {
 func reviewLoop(ctx context.Context, d *Deps, opts *ReviewLoopOptions) error {
 	// Preflight: configuration, GitHub auth, the checkout, the PR, then the
 	// verify commands; no PR action before.
-	r, _ := parseRepoFlag(opts.RepoFlag) // checked when parsed
+	r, _ := parseRepoFlag(opts.RepoFlag, d.defaultHost()) // checked when parsed
 	p, err := prepare(ctx, d, r, prArg{Number: opts.PR, Branch: opts.Branch}, "Usage: "+reviewLoopUsage,
 		usesRole("reviewerModels", "commentsAnalyzerModel", "prFixModel"), preflight.Local)
 	if err != nil {
@@ -119,7 +118,7 @@ func reviewLoop(ctx context.Context, d *Deps, opts *ReviewLoopOptions) error {
 		d.Log.Warn(text.Inert(reason))
 	}
 	if opts.Prompter == nil {
-		opts.Prompter = newPrompter(ctx, d.IO)
+		opts.Prompter = d.prompter(ctx)
 	}
 	// The verify commands run only when a fix is made and pushed.
 	if canPush && !opts.DryRun && !opts.Yes && d.IO.CanPrompt() {
@@ -159,7 +158,7 @@ func reviewLoop(ctx context.Context, d *Deps, opts *ReviewLoopOptions) error {
 	if err != nil {
 		return err
 	}
-	path, err := state.Path(d.Getenv)
+	st, err := d.store()
 	if err != nil {
 		return err
 	}
@@ -177,7 +176,7 @@ func reviewLoop(ctx context.Context, d *Deps, opts *ReviewLoopOptions) error {
 	d.Log.Info("review-loop", "pr", fmt.Sprintf("%s#%d", repo, pr.Number), "reviewers", len(reviewers), "push", canPush, "dry-run", opts.DryRun)
 	res, err := loop.Run(ctx, loop.Options{
 		Repo: repo, PR: pr, CanPush: canPush, ReviewOnlyReason: reason, InlinePriorities: cfg.InlinePriorities,
-		GitHub: client, Store: state.New(path, nil),
+		GitHub: client, Store: st,
 		Reviewers: reviewers, Analyzer: loop.Role{Name: "comments-analyzer", Key: "commentsAnalyzerModel", Model: cfg.CommentsAnalyzer.String(), LLM: am},
 		ReviewerTools: func(head string) []llm.Tool {
 			return append(review.RepoTools(files(head)), review.PRTools(client, repo, pr.Number)...)

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io/fs"
 	"net/url"
-	"os"
 	"strconv"
 	"strings"
 
@@ -51,7 +50,7 @@ func runReviewPR(ctx context.Context, d *Deps, args []string) error {
 		return err
 	}
 	if !opts.ContextOnly && !opts.Yes && !opts.Print {
-		opts.Prompter = newPrompter(ctx, d.IO)
+		opts.Prompter = d.prompter(ctx)
 	}
 	return reviewPR(ctx, d, opts)
 }
@@ -188,12 +187,12 @@ func reviewPR(ctx context.Context, d *Deps, opts *ReviewPROptions) error {
 		}
 		model.tools = true
 	}
-	r, err := currentRepo(opts.Repo)
+	r, err := currentRepo(d, opts.Repo)
 	if err != nil {
 		return err
 	}
 	repo := github.Repo{Host: r.Host, Owner: r.Owner, Name: r.Name}
-	client, err := newGitHub(d, repo.Host)
+	client, err := d.gitHub(repo.Host)
 	if err != nil {
 		return err
 	}
@@ -250,7 +249,7 @@ func reviewPR(ctx context.Context, d *Deps, opts *ReviewPROptions) error {
 // when this clone has that commit (search included), otherwise through the
 // API (no search). Never the work tree: a git-ignored .env stays local.
 func prFiles(ctx context.Context, d *Deps, gh *github.Client, repo github.Repo, pr *github.PullRequest) review.Files {
-	if wd, err := os.Getwd(); err == nil {
+	if wd, err := d.workDir(); err == nil {
 		if g, err := git.Open(ctx, wd); err == nil && g.HasCommit(ctx, pr.HeadRefOid) {
 			return repofs.NewTree(ctx, g, pr.HeadRefOid)
 		}
@@ -264,7 +263,7 @@ func prFiles(ctx context.Context, d *Deps, gh *github.Client, repo github.Repo, 
 func reviewPRNumber(ctx context.Context, d *Deps, gh *github.Client, repo github.Repo, branch string) (int, error) {
 	const usage = "Usage: gh ocdx review-pr [<number> | <url> | <branch>] [flags]"
 	if branch == "" {
-		wd, err := os.Getwd()
+		wd, err := d.workDir()
 		if err != nil {
 			return 0, err
 		}

@@ -3,6 +3,7 @@ package cmd
 import (
 	"bytes"
 	"errors"
+	"os"
 	"strings"
 	"testing"
 
@@ -61,7 +62,7 @@ func TestParseReviewPR(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			r, err := currentRepo(opts.Repo) // -R or the URL, else GH_REPO
+			r, err := currentRepo(&Deps{Getenv: os.Getenv}, opts.Repo) // -R or the URL, else GH_REPO
 			if err != nil {
 				t.Fatal(err)
 			}

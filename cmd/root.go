@@ -10,17 +10,38 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/agnivade/levenshtein"
 	"github.com/charmbracelet/log"
+	"github.com/cli/go-gh/v2/pkg/repository"
+
+	"github.com/ocdx/gh-ocdx/github"
+	"github.com/ocdx/gh-ocdx/llm"
+	"github.com/ocdx/gh-ocdx/state"
 )
 
-// Deps is the small bag of dependencies every verb receives.
+// Deps is the small bag of dependencies every verb receives: the streams,
+// the environment and the working directory of the process, and the factory
+// of a verb's collaborators (factory.go). Verbs read nothing of the process
+// but through it, so their tests run in-process with fakes.
 type Deps struct {
 	IO      *IOStreams
 	Getenv  func(string) string
 	Log     *log.Logger // stderr; debug level with --debug
 	Version string
+	// WorkDir is the directory verbs work in, the checkout; "" is the
+	// process's working directory.
+	WorkDir string
+
+	// The factory. A nil field gets the real collaborator, built from the
+	// environment (Getenv) and WorkDir; a test sets the ones it fakes.
+	BaseRepo func() (repository.Repository, error)               // the repository when -R names none
+	GitHub   func(host string) (*github.Client, error)           // a client for host with the user's token and timeout
+	Model    func(name string, o llm.Options) (llm.Model, error) // a provider/model client
+	Store    func() (*state.Store, error)                        // the state file
+	Prompter func(ctx context.Context) Prompter                  // questions on the terminal
+	Now      func() time.Time                                    // the clock of what verbs record
 
 	credentials sync.Once // registerCredentials, on the first client built
 	progress    *progress // the live display of model calls; built on first use
@@ -74,6 +95,17 @@ func commands() []command {
 }
 
 const rootDescription = `Review and fix pull requests with LLMs, from your terminal.`
+
+// Execute runs gh ocdx as a process does: the arguments after the program
+// name, the error (if any) on stderr, and the exit code returned.
+func Execute(ctx context.Context, args []string, d *Deps) int {
+	err := Run(ctx, args, d)
+	code := ExitCode(ctx, err)
+	if err != nil {
+		fmt.Fprintln(d.IO.ErrOut, "error:", err)
+	}
+	return code
+}
 
 // Run executes gh ocdx with the arguments after the program name.
 func Run(ctx context.Context, args []string, d *Deps) error {

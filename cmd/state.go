@@ -47,7 +47,7 @@ func runStateClear(ctx context.Context, d *Deps, args []string) error {
 	if err != nil {
 		return err
 	}
-	opts.Prompter = newPrompter(ctx, d.IO)
+	opts.Prompter = d.prompter(ctx)
 	return stateClear(d, opts)
 }
 
@@ -104,19 +104,19 @@ func checkStateFlags(fs *flagSet, prFlag string, pr *int, required bool, repo *s
 }
 
 func openState(d *Deps) (*state.Store, error) {
-	path, err := state.Path(d.Getenv)
+	st, err := d.store()
 	if err != nil {
 		return nil, err
 	}
-	d.Log.Debug("state file", "path", path)
-	return state.New(path, nil), nil
+	d.Log.Debug("state file", "path", st.Path())
+	return st, nil
 }
 
 // prKey names the PR of --pr in the repository of -R, GH_REPO or the clone.
-func prKey(repoFlag string, n int) (state.Key, error) {
-	r, err := parseRepoFlag(repoFlag)
+func prKey(d *Deps, repoFlag string, n int) (state.Key, error) {
+	r, err := parseRepoFlag(repoFlag, d.defaultHost())
 	if err == nil {
-		r, err = currentRepo(r)
+		r, err = currentRepo(d, r)
 	}
 	if err != nil {
 		return state.Key{}, err
@@ -126,7 +126,7 @@ func prKey(repoFlag string, n int) (state.Key, error) {
 
 func stateShow(d *Deps, o *StateShowOptions) error {
 	if o.PR > 0 {
-		key, err := prKey(o.Repo, o.PR)
+		key, err := prKey(d, o.Repo, o.PR)
 		if err != nil {
 			return err
 		}
@@ -152,7 +152,7 @@ func stateShow(d *Deps, o *StateShowOptions) error {
 
 	var only string // "host/owner/repo#" with -R
 	if o.Repo != "" {
-		r, err := parseRepoFlag(o.Repo)
+		r, err := parseRepoFlag(o.Repo, d.defaultHost())
 		if err != nil {
 			return err
 		}
@@ -184,7 +184,7 @@ func stateShow(d *Deps, o *StateShowOptions) error {
 }
 
 func stateClear(d *Deps, o *StateClearOptions) error {
-	key, err := prKey(o.Repo, o.PR)
+	key, err := prKey(d, o.Repo, o.PR)
 	if err != nil {
 		return err
 	}

@@ -15,6 +15,7 @@ import (
 // through a fix round, writing to one state file: all converge and the
 // file holds the four PRs' records.
 func TestFourLoopsShareOneStateFile(t *testing.T) {
+	t.Parallel()
 	shared := t.TempDir()
 	lfs := make([]*loopFix, 4)
 	for i := range lfs {
@@ -63,6 +64,7 @@ func TestFourLoopsShareOneStateFile(t *testing.T) {
 // the same PR stops at once (exit 1) naming the holder, and touches
 // nothing.
 func TestSecondLoopOnTheSamePRIsRefused(t *testing.T) {
+	t.Parallel()
 	lf := newLoop(t, nil)
 	lf.fm.Script("rev-a", testkit.Stall(time.Minute, ""))
 	lf.fm.Script("rev-b", reviewerReply("reviewer-2", "approve"))

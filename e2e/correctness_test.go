@@ -16,6 +16,7 @@ import (
 // agent gets it once and its answer is accepted; the report lists both
 // copies and says how many reviewers raised it.
 func TestLoopDuplicateFindingIsFixedOnce(t *testing.T) {
+	t.Parallel()
 	lf := newLoop(t, nil)
 	lf.env.WriteConfig(t, `{
   "reviewerModels": ["openai/rev-a", "openai/rev-a", "anthropic/rev-b"],
@@ -72,6 +73,7 @@ func seedReview(t *testing.T, s *fixSetup, head string, outcome state.RunOutcome
 // fix must not fall back to an older run's findings and push a "fix" of
 // code that is fine; nor fix findings of a head the PR has moved from.
 func TestFixNeverTakesStaleFindings(t *testing.T) {
+	t.Parallel()
 	s := newFixSetup(t)
 	seedReview(t, s, s.start, state.OutcomeBlocked, fixFindings[0])
 	seedReview(t, s, s.start, state.OutcomeConverged)
@@ -102,6 +104,7 @@ func TestFixNeverTakesStaleFindings(t *testing.T) {
 // A mistyped model is a configuration error, not a failed reviewer: the
 // loop stops before posting anything, exits 1 and names the key and model.
 func TestLoopUnknownModelStopsBeforePosting(t *testing.T) {
+	t.Parallel()
 	lf := newLoop(t, nil)
 	lf.env.WriteConfig(t, `{
   "reviewerModels": ["openai/rev-a", "openai/gpt-4.1-typo"],
@@ -129,6 +132,7 @@ func TestLoopUnknownModelStopsBeforePosting(t *testing.T) {
 // asked once (a retry would not help), the loop stops before posting and
 // names the key, the variable holding the API key, and the request ID.
 func TestLoopQuotaStopsBeforePostingAndNamesTheKey(t *testing.T) {
+	t.Parallel()
 	lf := newLoop(t, nil)
 	lf.env.WriteConfig(t, `{
   "reviewerModels": ["openai/rev-a", "openai/rev-b"],
@@ -155,6 +159,7 @@ func TestLoopQuotaStopsBeforePostingAndNamesTheKey(t *testing.T) {
 
 // The fix model's key refused: exit 1 naming prFixModel.
 func TestLoopFixModelRefusedNamesItsKey(t *testing.T) {
+	t.Parallel()
 	lf := newLoop(t, nil)
 	lf.findingRound(cacheBug)
 	lf.fix.Faults = []testkit.Step{testkit.Fail(401, "")}
@@ -171,6 +176,7 @@ func TestLoopFixModelRefusedNamesItsKey(t *testing.T) {
 // config validate --online asks each provider for its models (Anthropic
 // page by page) and names the one that does not exist; no token is spent.
 func TestConfigValidateOnline(t *testing.T) {
+	t.Parallel()
 	fm := testkit.NewFakeModel(t)
 	env := testkit.NewEnv(t)
 	fm.Configure(env)
@@ -212,6 +218,7 @@ func bigDiff(n, size int) string {
 // Reviewers see at most 50 KB of diff: the report, the summary and --json
 // say how much they saw, and a convergence over a sampled diff says so.
 func TestLoopDisclosesASampledDiff(t *testing.T) {
+	t.Parallel()
 	lf := newLoop(t, func(pr *testkit.PR) { pr.Diff = bigDiff(40, 4000) })
 	lf.approveRound()
 

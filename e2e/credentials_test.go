@@ -20,6 +20,7 @@ const hostsToken = "plmoknijbuhvygctfxrdzeswaqplmoknijbuhvyg"
 // quotes them in a finding: neither value reaches any model request nor
 // any posted comment or review.
 func TestPRCannotEchoCredentials(t *testing.T) {
+	t.Parallel()
 	leak := "deploy with " + ghesToken + " and " + openAIKey + " or " + hostsToken
 	lf := newLoop(t, func(pr *testkit.PR) {
 		pr.Title = "Deploy " + ghesToken
@@ -78,6 +79,7 @@ func TestPRCannotEchoCredentials(t *testing.T) {
 // hidden, the report lists gh-ocdx's own P0 SEC finding at the added line,
 // the fix is asked for it once, and the loop ends without converging.
 func TestAddedTokenNeverConverges(t *testing.T) {
+	t.Parallel()
 	const token = "ghp_abcdefghijklmnopqrstuvwxyz0123456789"
 	lf := newLoop(t, func(pr *testkit.PR) {
 		pr.Diff += "diff --git a/config.go b/config.go\nnew file mode 100644\n--- /dev/null\n+++ b/config.go\n@@ -0,0 +1,3 @@\n" +

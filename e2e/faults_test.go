@@ -33,6 +33,7 @@ var transient = []struct {
 // into every model role (reviewers, comments analyzer, pr-fix, review-pr):
 // each is retried and the run ends as if nothing happened.
 func TestFaultsAreRetried(t *testing.T) {
+	t.Parallel()
 	for _, f := range transient {
 		t.Run(f.name+"/review-loop", func(t *testing.T) {
 			t.Parallel()
@@ -111,6 +112,7 @@ func wantRetried(t *testing.T, log []testkit.Request, kind string) {
 // failure is harmless; the state stays consistent, nothing is posted twice,
 // and a re-run once the fault is gone finishes with each report once.
 func TestFaultsThatStopTheLoop(t *testing.T) {
+	t.Parallel()
 	gh := func(f testkit.Fault) func(*loopFix) { return func(lf *loopFix) { lf.gh.Fail(f) } }
 	cases := []struct {
 		name     string
@@ -174,6 +176,7 @@ func TestFaultsThatStopTheLoop(t *testing.T) {
 // TestFaultsOnTheReviewPOST: review-pr's one write, like a comment, is sent
 // once; a malformed model answer stops it before anything is posted.
 func TestFaultsOnTheReviewPOST(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name   string
 		fault  testkit.Fault

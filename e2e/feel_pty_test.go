@@ -12,6 +12,7 @@ import (
 // On a terminal a model call is never silent: a live line says which role
 // waits on which model, for how long, and each retry is written above it.
 func TestReviewPRShowsLiveProgressInATerminal(t *testing.T) {
+	t.Parallel()
 	_, fm, env := modelFixture(t, "openai/gpt-rev")
 	fm.Script("gpt-rev", testkit.Fail(429, "2"))
 	scriptReview(fm, "gpt-rev", "COMMENT", reviewBody)
@@ -30,6 +31,7 @@ func TestReviewPRShowsLiveProgressInATerminal(t *testing.T) {
 
 // Without a terminal, each retry is a line of its own.
 func TestReviewPRLogsRetriesWithoutATerminal(t *testing.T) {
+	t.Parallel()
 	_, fm, env := modelFixture(t, "openai/gpt-rev")
 	fm.Script("gpt-rev", testkit.Fail(503, "0"))
 	scriptReview(fm, "gpt-rev", "COMMENT", reviewBody)
@@ -52,6 +54,7 @@ func TestReviewPRLogsRetriesWithoutATerminal(t *testing.T) {
 // A push is never the default: Enter alone at review-loop's push question
 // declines it, as at fix's.
 func TestLoopPushQuestionDefaultsToNo(t *testing.T) {
+	t.Parallel()
 	lf := newLoop(t, nil)
 	lf.findingRound(cacheBug)
 

@@ -8,6 +8,7 @@ import (
 // review-pr takes a PR as gh pr view does: a number, #number, a URL, a head
 // branch, or nothing for the checked-out branch's PR.
 func TestReviewPRTakesPRArgumentsAsGh(t *testing.T) {
+	t.Parallel()
 	_, env, r := prFixture(t, map[string]string{"auth.go": "package auth\n\nfunc Redirect() string { return \"/home\" }\n"})
 	env.Dir = r.Clone
 	for _, args := range [][]string{{"#24"}, {"feature/login"}, {}} {

@@ -11,6 +11,7 @@ import (
 )
 
 func TestFixConfirmsThePushInATerminal(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name string
 		key  string
@@ -57,6 +58,7 @@ func TestFixConfirmsThePushInATerminal(t *testing.T) {
 }
 
 func TestFixAsksToContinueOrRestart(t *testing.T) {
+	t.Parallel()
 	s := newFixSetup(t)
 	a, b := fixIDs()
 	// A first fix whose verification fails three times leaves a WIP.

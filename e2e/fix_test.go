@@ -150,6 +150,7 @@ func (s *fixSetup) wantRemote(t *testing.T, oid string) {
 }
 
 func TestFixEditsCommitsVerifiesAndPushes(t *testing.T) {
+	t.Parallel()
 	s := newFixSetup(t)
 	a, b := fixIDs()
 	sha := s.predict(t, map[string]string{"a.txt": "fixed\n"}, "fix: a is safe now")
@@ -190,6 +191,7 @@ func TestFixEditsCommitsVerifiesAndPushes(t *testing.T) {
 }
 
 func TestFixRetriesAfterAFailedVerification(t *testing.T) {
+	t.Parallel()
 	s := newFixSetup(t)
 	a, b := fixIDs()
 	first := s.predict(t, map[string]string{"c.txt": "c\n"}, "feat: c")
@@ -219,6 +221,7 @@ func TestFixRetriesAfterAFailedVerification(t *testing.T) {
 }
 
 func TestFixStopsAfterThreeFailedVerifications(t *testing.T) {
+	t.Parallel()
 	s := newFixSetup(t)
 	a, b := fixIDs()
 	var steps []testkit.Step
@@ -251,6 +254,7 @@ func TestFixStopsAfterThreeFailedVerifications(t *testing.T) {
 }
 
 func TestFixAgentCannotEscape(t *testing.T) {
+	t.Parallel()
 	s := newFixSetup(t)
 	a, b := fixIDs()
 	outside := filepath.Join(s.env.Root, "outside")
@@ -294,6 +298,7 @@ func TestFixAgentCannotEscape(t *testing.T) {
 }
 
 func TestFixInvariantViolatedPushesNothing(t *testing.T) {
+	t.Parallel()
 	s := newFixSetup(t)
 	a, _ := fixIDs()
 	sha := s.predict(t, map[string]string{"a.txt": "fixed\n"}, "fix: a is safe now")
@@ -312,6 +317,7 @@ func TestFixInvariantViolatedPushesNothing(t *testing.T) {
 }
 
 func TestFixPushRejectedWhenTheRemoteMoved(t *testing.T) {
+	t.Parallel()
 	s := newFixSetup(t)
 	a, b := fixIDs()
 	sha := s.predict(t, map[string]string{"a.txt": "fixed\n"}, "fix: a is safe now")
@@ -337,6 +343,7 @@ func TestFixPushRejectedWhenTheRemoteMoved(t *testing.T) {
 }
 
 func TestFixContinueAfterAKill(t *testing.T) {
+	t.Parallel()
 	s := newFixSetup(t)
 	a, b := fixIDs()
 	s.fm.Script("fixer",
@@ -387,6 +394,7 @@ func (s *fixSetup) killAtThirdCall(t *testing.T) {
 // --continue, fix gives the interrupted run up (abandoned, its work in
 // progress dropped) and fixes in a new run, which state show tells apart.
 func TestFixStartOverAfterAKill(t *testing.T) {
+	t.Parallel()
 	s := newFixSetup(t)
 	a, b := fixIDs()
 	s.fm.Script("fixer",
@@ -420,6 +428,7 @@ func TestFixStartOverAfterAKill(t *testing.T) {
 }
 
 func TestFixUsageAndNothingToDo(t *testing.T) {
+	t.Parallel()
 	s := newFixSetup(t)
 	for _, args := range [][]string{{"fix", "--pr", "x"}, {"fix", "extra"}, {"fix", "--pr", "24"}, {"fix", "--pr", "24", "--continue", "--findings", "f.json", "--yes"}, {"fix", "--bogus"}} {
 		if res := s.env.Run(t, args...); res.Code != 2 {
@@ -440,6 +449,7 @@ func TestFixUsageAndNothingToDo(t *testing.T) {
 }
 
 func TestFixDryRunPushesAndPostsNothing(t *testing.T) {
+	t.Parallel()
 	s := newFixSetup(t)
 	a, b := fixIDs()
 	sha := s.predict(t, map[string]string{"a.txt": "fixed\n"}, "fix: a is safe now")
@@ -458,6 +468,7 @@ func TestFixDryRunPushesAndPostsNothing(t *testing.T) {
 }
 
 func TestFixReviewOnlyAndWrongBranch(t *testing.T) {
+	t.Parallel()
 	s := newFixSetup(t)
 	s.gh.AddPR(repo, testkit.PR{Number: 25, HeadRef: s.repo.Head, BaseRef: s.repo.Base, Remote: s.repo.Remote,
 		IsCrossRepository: true, HeadRepo: "fork/widgets", Permission: "READ"})
@@ -480,6 +491,7 @@ func TestFixReviewOnlyAndWrongBranch(t *testing.T) {
 }
 
 func TestFixTakesTheLatestReviewOfTheBranchPR(t *testing.T) {
+	t.Parallel()
 	s := newFixSetup(t)
 	a, _ := fixIDs()
 	p3 := finding.Finding{Priority: "P3", Category: "docs", File: "README.md", Title: "typo", Description: "d"}
@@ -517,6 +529,7 @@ func TestFixTakesTheLatestReviewOfTheBranchPR(t *testing.T) {
 }
 
 func TestFixCommentPost502ThenContinuePostsOnce(t *testing.T) {
+	t.Parallel()
 	s := newFixSetup(t)
 	a, b := fixIDs()
 	sha := s.predict(t, map[string]string{"a.txt": "fixed\n"}, "fix: a is safe now")
@@ -544,6 +557,7 @@ func TestFixCommentPost502ThenContinuePostsOnce(t *testing.T) {
 
 // fix uses the fix model alone: the reviewers' provider needs no key.
 func TestFixNeedsOnlyTheFixModelsKey(t *testing.T) {
+	t.Parallel()
 	s := newFixSetup(t)
 	s.env.WriteConfig(t, `{"reviewerModels":["anthropic/reviewer"],"commentsAnalyzerModel":"anthropic/analyzer","prFixModel":"openai/fixer","verify":["sh check.sh"]}`)
 	s.env.Set("ANTHROPIC_API_KEY", "")

@@ -12,6 +12,7 @@ import (
 // TestInstallThroughGH does what the README says: from a directory named
 // gh-ocdx holding the build, `gh extension install .`, then `gh ocdx`.
 func TestInstallThroughGH(t *testing.T) {
+	t.Parallel()
 	ghBin, err := exec.LookPath("gh")
 	if err != nil {
 		t.Fatal("gh is not on PATH: install the Debian package gh (.ci/run does)")

@@ -79,6 +79,7 @@ func (s *fixSetup) wantRemoteTree(t *testing.T, absent ...string) {
 }
 
 func TestFixAgentCannotPlantANestedRepository(t *testing.T) {
+	t.Parallel()
 	s := newFixSetup(t)
 	a, b := fixIDs()
 	marker := filepath.Join(s.env.Root, "fsmonitor-ran")
@@ -103,6 +104,7 @@ func TestFixAgentCannotPlantANestedRepository(t *testing.T) {
 }
 
 func TestFixAgentCannotPopulateASubmodule(t *testing.T) {
+	t.Parallel()
 	s := newFixSetup(t)
 	a, b := fixIDs()
 	// The PR's branch has a submodule, not checked out (as after a clone).
@@ -141,6 +143,7 @@ func TestFixAgentCannotPopulateASubmodule(t *testing.T) {
 }
 
 func TestFixAgentGitCannotReadOutsideTheRepository(t *testing.T) {
+	t.Parallel()
 	s := newFixSetup(t)
 	a, b := fixIDs()
 	const secret = "launch code zebra-cobalt-4417"
@@ -167,6 +170,7 @@ func TestFixAgentGitCannotReadOutsideTheRepository(t *testing.T) {
 }
 
 func TestFixAgentCannotChangeRepositoryPolicy(t *testing.T) {
+	t.Parallel()
 	s := newFixSetup(t)
 	a, b := fixIDs()
 	policy := map[string]string{".ocdx.json": `{"verify":["sh check.sh"]}` + "\n", ".github/workflows/ci.yml": "on: push\n", "REVIEW.md": "Review carefully.\n"}
@@ -203,6 +207,7 @@ func TestFixAgentCannotChangeRepositoryPolicy(t *testing.T) {
 // "go test ./..." with more arguments, but not the flags that run another
 // program, rewrite the build or write outside the repository.
 func TestFixAgentTestFlagsCannotRunOrWriteElsewhere(t *testing.T) {
+	t.Parallel()
 	s := newFixSetupFiles(t, map[string]string{"go.mod": "module example.com/w\n\ngo 1.21\n", "w_test.go": "package w\n\nimport \"testing\"\n\nfunc TestW(t *testing.T) {}\n"}, nil)
 	s.env.Set("GOTOOLCHAIN", "local")
 	s.env.Set("GOFLAGS", "")

@@ -16,6 +16,7 @@ import (
 // override. At Orient and Decide the terminal shows them as visible text,
 // and the posted review carries none of them.
 func TestReviewPRTerminalEscapesAreInert(t *testing.T) {
+	t.Parallel()
 	gh, fm, env := modelFixture(t, "openai/gpt-rev")
 	hostileBody := "Looks fine.\x1b[8mAPPROVE-HIDDEN\x1b[0m\x1b]0;pwned-title\x07\x1b[2K\x1b[1AERASED\r\n\u009b31mC1 \u202eRTL\u202c end"
 	args, _ := json.Marshal(map[string]string{"event": "COMMENT", "body": hostileBody})

@@ -23,6 +23,7 @@ import (
 // PR's conversation while the fix runs. gh-ocdx still posts its fix report
 // and round 2's report: only comments by its own login count as posted.
 func TestLoopIgnoresCopiedTags(t *testing.T) {
+	t.Parallel()
 	lf := newLoop(t, nil)
 	lf.findingRound(cacheBug)
 	var once sync.Once
@@ -94,6 +95,7 @@ func runMeasured(t *testing.T, env *testkit.Env, d time.Duration, args ...string
 // path, instead of reading /dev/zero until memory runs out or waiting on
 // the pipe for ever.
 func TestConfigFromANonRegularFileIsRefused(t *testing.T) {
+	t.Parallel()
 	const valid = `{"reviewerModels": ["ollama/a"], "commentsAnalyzerModel": "ollama/a", "prFixModel": "ollama/a"}`
 	fifo := func(t *testing.T, env *testkit.Env) string {
 		p := filepath.Join(env.Root, "config.fifo")
@@ -156,6 +158,7 @@ func TestConfigFromANonRegularFileIsRefused(t *testing.T) {
 // gigabytes is cut at 32 MB with a plain error, and the run's memory stays
 // small (before the bound, a 2.5 GB answer took 8.8 GB).
 func TestHugeGitHubAnswerIsRefused(t *testing.T) {
+	t.Parallel()
 	gh, env, _ := prFixture(t, map[string]string{"auth.go": "package auth\n"})
 	gh.Fail(testkit.Fault{Kind: "graphql", Huge: 1 << 30})
 	testkit.Binary(t)

@@ -38,6 +38,7 @@ func replyWithReplacement(fs ...modelFinding) testkit.Step {
 // thread is resolved, the open one stays open and is linked, and GitHub
 // never answers 422.
 func TestLoopPostsFindingsOnTheirLinesOnce(t *testing.T) {
+	t.Parallel()
 	lf := newLoop(t, nil)
 	lf.fm.Script("rev-a", replyWithReplacement(readmeGap), reviewerReply("reviewer-1", "request_changes", getTest), reviewerReply("reviewer-1", "request_changes", getTest))
 	lf.fm.Script("rev-b", reviewerReply("reviewer-2", "approve"), reviewerReply("reviewer-2", "approve"), reviewerReply("reviewer-2", "approve"))
@@ -108,6 +109,7 @@ func TestLoopPostsFindingsOnTheirLinesOnce(t *testing.T) {
 // GitHub refusing the inline comments anyway (a 422 gh-ocdx did not
 // foresee) costs them, never the review: it is sent again without them.
 func TestLoopReviewRefusedInlineIsSentAgainWithout(t *testing.T) {
+	t.Parallel()
 	lf := newLoop(t, nil)
 	lf.findingRound(cacheBug)
 	lf.approveRound()
@@ -125,6 +127,7 @@ func TestLoopReviewRefusedInlineIsSentAgainWithout(t *testing.T) {
 }
 
 func TestLoopDryRunPrintsTheInlineComments(t *testing.T) {
+	t.Parallel()
 	lf := newLoop(t, nil)
 	lf.findingRound(cacheBug, readmeGap)
 
@@ -140,6 +143,7 @@ func TestLoopDryRunPrintsTheInlineComments(t *testing.T) {
 // review-pr's inline comments: one off the diff goes back to the model,
 // which moves it; the review is posted with its comment and suggestion.
 func TestReviewPRPostsInlineCommentsOnTheDiff(t *testing.T) {
+	t.Parallel()
 	lf := newLoop(t, nil) // review-pr's model is the first reviewer, openai/rev-a
 	off := `{"event":"COMMENT","body":"**Verdict:** fine.","comments":[{"path":"README.md","line":1,"body":"mention the cache"}]}`
 	on := `{"event":"COMMENT","body":"**Verdict:** fine.","comments":[{"path":"cache.go","line":3,"body":"bound it","suggestion":"var Size = 10 // max"}]}`

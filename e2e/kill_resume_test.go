@@ -26,6 +26,7 @@ func (lf *loopFix) killWhen(ready func() bool) string {
 // continues the same run at the fix report, posts it once, and goes on to
 // round 2, without calling the fix model again.
 func TestKilledAfterThePushResumesAtTheFixReport(t *testing.T) {
+	t.Parallel()
 	lf := newLoop(t, nil)
 	lf.findingRound(cacheBug)
 	lf.gh.Fail(testkit.Fault{Kind: "pr", Delay: time.Minute}) // the head check after the push
@@ -65,6 +66,7 @@ func TestKilledAfterThePushResumesAtTheFixReport(t *testing.T) {
 // fix agent has an edit it did not commit yet. The re-run stops at the
 // dirty work tree, and its message names the command that resumes the fix.
 func TestKilledInsideTheFixAgentNamesFixContinue(t *testing.T) {
+	t.Parallel()
 	lf := newLoop(t, nil)
 	lf.env.WriteConfig(t, `{"reviewerModels": ["openai/rev-a", "anthropic/rev-b"], "commentsAnalyzerModel": "openai/analyzer",
   "prFixModel": "openai/fixer", "verify": ["true"]}`)

@@ -13,6 +13,7 @@ import (
 // "no" leaves the commits local (exit 130) and the next run resumes the
 // round without reviewing or fixing it again.
 func TestLoopAsksBeforePushing(t *testing.T) {
+	t.Parallel()
 	lf := newLoop(t, nil)
 	lf.findingRound(cacheBug)
 

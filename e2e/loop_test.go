@@ -17,6 +17,7 @@ import (
 var cacheBug = modelFinding{Priority: "P1", Category: "quality", File: "cache.go", Line: line(3), Title: "Cache size is not bounded"}
 
 func TestLoopConvergesInRoundOne(t *testing.T) {
+	t.Parallel()
 	lf := newLoop(t, nil)
 	lf.approveRound()
 
@@ -48,6 +49,7 @@ func kindsOf(rs []testkit.Request) []string {
 }
 
 func TestLoopConvergesAfterOneFix(t *testing.T) {
+	t.Parallel()
 	lf := newLoop(t, nil)
 	leaky := cacheBug
 	leaky.Description = "Seen with key AKIAABCDEFGHIJKLMNOP in the logs:\n```\ndiff --git a/cache.go b/cache.go\n+var Size = 10\n```"
@@ -76,6 +78,7 @@ func TestLoopConvergesAfterOneFix(t *testing.T) {
 }
 
 func TestLoopStuckFindingStopsEarly(t *testing.T) {
+	t.Parallel()
 	lf := newLoop(t, nil)
 	lf.findingRound(cacheBug)
 	moved := cacheBug
@@ -96,6 +99,7 @@ func TestLoopStuckFindingStopsEarly(t *testing.T) {
 }
 
 func TestLoopMaxRounds(t *testing.T) {
+	t.Parallel()
 	lf := newLoop(t, nil)
 	for i := 1; i <= 3; i++ {
 		lf.findingRound(modelFinding{Priority: "P2", Category: "testing", File: fmt.Sprintf("t%d.go", i), Title: fmt.Sprintf("Missing test %d", i)})
@@ -113,6 +117,7 @@ func TestLoopMaxRounds(t *testing.T) {
 }
 
 func TestLoopPartialReviewers(t *testing.T) {
+	t.Parallel()
 	lf := newLoop(t, nil)
 	lf.fm.Script("rev-a", reviewerReply("reviewer-1", "approve"))
 	lf.fm.Script("rev-b", testkit.Reply("I think it is fine."), testkit.Reply("Still fine, really."))
@@ -135,6 +140,7 @@ func TestLoopPartialReviewers(t *testing.T) {
 }
 
 func TestLoopAllReviewersFailed(t *testing.T) {
+	t.Parallel()
 	lf := newLoop(t, nil)
 	lf.fm.Script("rev-a", testkit.Reply("no envelope"), testkit.Reply("none again"))
 	lf.fm.Script("rev-b", testkit.Garbage("{not json"), testkit.Garbage("{not json"), testkit.Garbage("{not json"), testkit.Garbage("{not json"))
@@ -154,6 +160,7 @@ func TestLoopAllReviewersFailed(t *testing.T) {
 }
 
 func TestLoopAnalyzerFailed(t *testing.T) {
+	t.Parallel()
 	lf := newLoop(t, nil)
 	lf.fm.Script("rev-a", reviewerReply("reviewer-1", "request_changes", cacheBug))
 	lf.fm.Script("rev-b", reviewerReply("reviewer-2", "approve"))
@@ -179,6 +186,7 @@ func threadPR(association, body string) func(*testkit.PR) {
 }
 
 func TestLoopUnresolvedThreadWithoutCodeFindings(t *testing.T) {
+	t.Parallel()
 	lf := newLoop(t, threadPR("MEMBER", "This must be bounded.\nxoxb-1234-secret-token"))
 	lf.fm.Script("rev-a", reviewerReply("reviewer-1", "approve"))
 	lf.fm.Script("rev-b", reviewerReply("reviewer-2", "approve"))
@@ -196,6 +204,7 @@ func TestLoopUnresolvedThreadWithoutCodeFindings(t *testing.T) {
 }
 
 func TestLoopUnresolvedThreadWithCodeFindings(t *testing.T) {
+	t.Parallel()
 	lf := newLoop(t, threadPR("CONTRIBUTOR", "Maybe bound this?"))
 	lf.fm.Script("rev-a", reviewerReply("reviewer-1", "request_changes", cacheBug))
 	lf.fm.Script("rev-b", reviewerReply("reviewer-2", "approve"))
@@ -218,6 +227,7 @@ func TestLoopUnresolvedThreadWithCodeFindings(t *testing.T) {
 }
 
 func TestLoopReviewOnly(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name string
 		edit func(*testkit.PR)
@@ -244,6 +254,7 @@ func TestLoopReviewOnly(t *testing.T) {
 }
 
 func TestLoopRuleZero(t *testing.T) {
+	t.Parallel()
 	lf := newLoop(t, func(pr *testkit.PR) {
 		pr.Reviews = []testkit.Review{{State: "CHANGES_REQUESTED", Login: "boss", Association: "MEMBER"}, {State: "APPROVED", Login: "pal", Association: "CONTRIBUTOR"}}
 	})
@@ -258,6 +269,7 @@ func TestLoopRuleZero(t *testing.T) {
 }
 
 func TestLoopMoreThan300Threads(t *testing.T) {
+	t.Parallel()
 	lf := newLoop(t, func(pr *testkit.PR) {
 		for i := range 305 {
 			pr.Threads = append(pr.Threads, testkit.Thread{Resolved: i%2 == 0,
@@ -279,6 +291,7 @@ func TestLoopMoreThan300Threads(t *testing.T) {
 }
 
 func TestLoopPreflightStops(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name  string
 		edit  func(*testkit.PR)
@@ -322,6 +335,7 @@ func TestLoopPreflightStops(t *testing.T) {
 }
 
 func TestLoopNeedsYesWithoutTerminal(t *testing.T) {
+	t.Parallel()
 	lf := newLoop(t, nil)
 	res := lf.run()
 	wantCode(t, res, 2)
@@ -332,6 +346,7 @@ func TestLoopNeedsYesWithoutTerminal(t *testing.T) {
 }
 
 func TestLoopCommentPost502DoesNotDuplicate(t *testing.T) {
+	t.Parallel()
 	lf := newLoop(t, nil)
 	lf.approveRound()
 	lf.gh.Fail(testkit.Fault{Kind: "review", Status: 502, Apply: true})
@@ -346,6 +361,7 @@ func TestLoopCommentPost502DoesNotDuplicate(t *testing.T) {
 }
 
 func TestLoopDryRun(t *testing.T) {
+	t.Parallel()
 	lf := newLoop(t, nil)
 	lf.fm.Script("rev-a", reviewerReply("reviewer-1", "request_changes", modelFinding{Priority: "P0", Category: "security", File: "cache.go", Line: line(3),
 		Title: "Token in code", Description: "The key ghp_abcdefghijklmnopqrstuvwxyz0123456789 is committed."}))
@@ -365,6 +381,7 @@ func TestLoopDryRun(t *testing.T) {
 }
 
 func TestLoopKilledAfterFirstCommentResumes(t *testing.T) {
+	t.Parallel()
 	for name, sig := range map[string]os.Signal{"killed": os.Kill, "ctrl-c": os.Interrupt} {
 		t.Run(name, func(t *testing.T) { testInterruptedRunResumes(t, sig) })
 	}
@@ -431,6 +448,7 @@ func testInterruptedRunResumes(t *testing.T, sig os.Signal) {
 }
 
 func TestLoopGitHubFailureAfterFirstCommentPostsFinal(t *testing.T) {
+	t.Parallel()
 	lf := newLoop(t, nil)
 	lf.findingRound(cacheBug)
 	lf.fix.OnRequest = func() { lf.gh.Fail(testkit.Fault{Kind: "graphql", Status: 403}) } // round 2 cannot read the PR
@@ -446,6 +464,7 @@ func TestLoopGitHubFailureAfterFirstCommentPostsFinal(t *testing.T) {
 }
 
 func TestLoopVerificationFailsAfterRetries(t *testing.T) {
+	t.Parallel()
 	lf := newLoop(t, nil)
 	lf.env.WriteConfig(t, `{
   "reviewerModels": ["openai/rev-a"],

@@ -13,6 +13,7 @@ import (
 // files the PR changes, and no diff of an ignored file.
 
 func TestLoopReviewersGetTheBasePolicyAndNoIgnoredDiffs(t *testing.T) {
+	t.Parallel()
 	const basePolicy = `{
   "instructions": "House rule: errors are wrapped with the failing operation.",
   "paths": [
@@ -125,6 +126,7 @@ func requestText(t *testing.T, body []byte) string {
 }
 
 func TestLoopMaxTokensStopsBeforeTheFirstCall(t *testing.T) {
+	t.Parallel()
 	lf := newLoop(t, nil)
 	lf.approveRound()
 
@@ -148,6 +150,7 @@ func TestLoopMaxTokensStopsBeforeTheFirstCall(t *testing.T) {
 }
 
 func TestReviewPRFollowsTheBasePolicy(t *testing.T) {
+	t.Parallel()
 	gh := testkit.NewGitHub(t)
 	r := testkit.NewRepo(t, "main", "feature/deps",
 		map[string]string{".ocdx.json": `{"instructions": "House rule: no new dependency without a reason.", "ignore": ["*.snap"]}`,
@@ -170,6 +173,7 @@ func TestReviewPRFollowsTheBasePolicy(t *testing.T) {
 }
 
 func TestReviewPRMaxTokensStopsBeforeTheCall(t *testing.T) {
+	t.Parallel()
 	gh, fm, env := modelFixture(t, "openai/gpt-rev")
 	scriptReview(fm, "gpt-rev", "COMMENT", reviewBody)
 

@@ -14,6 +14,7 @@ import (
 // back; gh-ocdx pushes only while the branch is still at the head it
 // reviewed, so it pushes nothing, says the PR moved and exits 1.
 func TestPushAfterTheAuthorResetTheBranch(t *testing.T) {
+	t.Parallel()
 	lf := newLoop(t, nil)
 	lf.findingRound(cacheBug)
 	reviewed := lf.start

@@ -13,6 +13,7 @@ import (
 // P1 exits 3 and is printed, a clean branch exits 0, --jq filters the
 // JSON, and the fake GitHub that GH_HOST names sees no request at all.
 func TestReviewLocalChangesWithoutGitHub(t *testing.T) {
+	t.Parallel()
 	r := testkit.NewRepo(t, "main", "feature",
 		map[string]string{"cache.go": "package cache\n\nvar size = 10\n"},
 		map[string]string{"cache.go": "package cache\n\nvar size = -1\n"})

@@ -18,6 +18,7 @@ var reReviewPRTag = regexp.MustCompile(`<!-- ocdx:run=\d{8}T\d{6}-[0-9a-f]{6} ro
 // --yes it is posted as a comment that says so, unless the person allowed
 // approvals (--event approve, or allowApprove in the configuration).
 func TestReviewPRYesPostsAModelApprovalAsAComment(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name         string
 		args         []string
@@ -59,6 +60,7 @@ func TestReviewPRYesPostsAModelApprovalAsAComment(t *testing.T) {
 }
 
 func TestReviewPRBadEventIsAUsageError(t *testing.T) {
+	t.Parallel()
 	gh, fm, env := modelFixture(t, "openai/gpt-rev")
 	res := env.Run(t, "review-pr", "24", "--yes", "--event", "lgtm")
 	if res.Code != 2 || !strings.Contains(res.Stderr, `invalid --event "lgtm": use comment, request-changes or approve`) {
@@ -73,6 +75,7 @@ func TestReviewPRBadEventIsAUsageError(t *testing.T) {
 // marker and a tag, and review-loop does not take it for a maintainer's
 // change request (it used to stop the loop with exit 3 until dismissed).
 func TestReviewPRChangeRequestDoesNotBlockTheLoop(t *testing.T) {
+	t.Parallel()
 	lf := newLoop(t, nil) // review-pr's model is the first reviewer, openai/rev-a
 	args := `{"event":"REQUEST_CHANGES","body":"**Verdict:** please bound the cache."}`
 	lf.fm.Script("rev-a", testkit.CallTools(testkit.FakeCall{Name: "submit_review", Args: args}))
@@ -101,6 +104,7 @@ func TestReviewPRChangeRequestDoesNotBlockTheLoop(t *testing.T) {
 // With --yes the model still reads only after asking: a fetch before any
 // request_context is refused, and each request is confirmed and logged.
 func TestReviewPRYesFetchesOnlyAfterARequest(t *testing.T) {
+	t.Parallel()
 	gh, fm, env := modelFixture(t, "openai/gpt-rev")
 	fm.Script("gpt-rev",
 		testkit.CallTools(testkit.FakeCall{Name: "read_file", Args: `{"path":"auth.go"}`}),

@@ -10,6 +10,7 @@ import (
 )
 
 func TestReviewPROrientInATerminal(t *testing.T) {
+	t.Parallel()
 	refused := "the person refused your latest context request"
 	for _, tc := range []struct {
 		name    string
@@ -55,6 +56,7 @@ func TestReviewPROrientInATerminal(t *testing.T) {
 }
 
 func TestReviewPRDiscussThenPost(t *testing.T) {
+	t.Parallel()
 	gh, fm, env := modelFixture(t, "openai/gpt-rev")
 	fm.Script("gpt-rev",
 		testkit.CallTools(testkit.FakeCall{Name: "submit_review", Args: `{"event":"APPROVE","body":"first draft"}`}),
@@ -82,6 +84,7 @@ func TestReviewPRDiscussThenPost(t *testing.T) {
 }
 
 func TestReviewPRAbortAndCtrlCPostNothing(t *testing.T) {
+	t.Parallel()
 	for name, keys := range map[string]string{
 		"abort":  testkit.Down + testkit.Down + testkit.Down + testkit.Enter,
 		"ctrl-c": testkit.CtrlC,
@@ -109,6 +112,7 @@ func TestReviewPRAbortAndCtrlCPostNothing(t *testing.T) {
 // At Decide the person sees the event gh-ocdx would post (a model's
 // approval as a comment) and may post with another one.
 func TestReviewPRPostAsAnotherEvent(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name  string
 		keys  string // at "Post the review as"

@@ -26,6 +26,7 @@ func prFixture(t *testing.T, headFiles map[string]string) (*testkit.GitHub, *tes
 }
 
 func TestReviewPRContextOnly(t *testing.T) {
+	t.Parallel()
 	gh, env, r := prFixture(t, map[string]string{"auth.go": "package auth\n\nfunc Redirect() string { return \"/home\" }\n", "web/login.ts": "export const x = 1;\n"})
 
 	res := env.Run(t, "review-pr", "24", "--context-only")
@@ -62,6 +63,7 @@ func TestReviewPRContextOnly(t *testing.T) {
 }
 
 func TestReviewPRByURL(t *testing.T) {
+	t.Parallel()
 	gh, env, _ := prFixture(t, map[string]string{"auth.go": "package auth // v2\n"})
 	env.Set("GH_REPO", "") // the URL alone names the repository
 
@@ -86,6 +88,7 @@ func bigFiles(n, size int) map[string]string {
 }
 
 func TestReviewPRTruncatesLargeDiff(t *testing.T) {
+	t.Parallel()
 	_, env, _ := prFixture(t, bigFiles(40, 4000)) // about 160KB of diff
 
 	res := env.Run(t, "review-pr", "24", "--context-only")
@@ -113,6 +116,7 @@ func TestReviewPRTruncatesLargeDiff(t *testing.T) {
 }
 
 func TestReviewPRFallsBackWhenGitHubRefusesTheDiff(t *testing.T) {
+	t.Parallel()
 	gh := testkit.NewGitHub(t)
 	r := testkit.NewRepo(t, "main", "huge", nil, map[string]string{"a.go": "package a\n", "b/c.go": "package c\n\nvar X = 1\n"})
 	gh.AddPR(repo, testkit.PR{Number: 5, Title: "Huge", HeadRef: r.Head, Remote: r.Remote, Diff: r.Diff(t), DiffStatus: 406})
@@ -135,6 +139,7 @@ func TestReviewPRFallsBackWhenGitHubRefusesTheDiff(t *testing.T) {
 }
 
 func TestReviewPRMissingPR(t *testing.T) {
+	t.Parallel()
 	_, env, _ := prFixture(t, nil)
 
 	res := env.Run(t, "review-pr", "99", "--context-only")
@@ -151,6 +156,7 @@ func TestReviewPRMissingPR(t *testing.T) {
 }
 
 func TestReviewPRNoPartialContextWhenTheDiffFails(t *testing.T) {
+	t.Parallel()
 	gh, env, _ := prFixture(t, map[string]string{"x.go": "package x\n"})
 	gh.Fail(testkit.Fault{Kind: "diff", Status: 500, Times: 10})
 
@@ -168,6 +174,7 @@ func TestReviewPRNoPartialContextWhenTheDiffFails(t *testing.T) {
 }
 
 func TestReviewPRRetriesReads(t *testing.T) {
+	t.Parallel()
 	gh, env, _ := prFixture(t, map[string]string{"x.go": "package x\n"})
 	gh.Fail(testkit.Fault{Kind: "graphql", Status: 502})
 	gh.Fail(testkit.Fault{Kind: "diff", Status: 429, RetryAfter: "1"})
@@ -183,6 +190,7 @@ func TestReviewPRRetriesReads(t *testing.T) {
 }
 
 func TestReviewPRWithoutToken(t *testing.T) {
+	t.Parallel()
 	gh, env, _ := prFixture(t, nil)
 	env.Set("GH_ENTERPRISE_TOKEN", "")
 
@@ -197,6 +205,7 @@ func TestReviewPRWithoutToken(t *testing.T) {
 }
 
 func TestReviewPRUsageErrors(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{
 		{"review-pr"},
 		{"review-pr", "--context-only"},
@@ -229,7 +238,10 @@ func TestReviewPRUsageErrors(t *testing.T) {
 	}
 }
 
+// Help and the version, from the built binary: its version comes from how
+// it was built.
 func TestHelpAndVersion(t *testing.T) {
+	t.Parallel()
 	env := testkit.NewEnv(t)
 	for _, tc := range []struct {
 		args []string
@@ -242,7 +254,7 @@ func TestHelpAndVersion(t *testing.T) {
 		{[]string{"--version"}, "gh-ocdx dev"},
 		{[]string{"version"}, "gh-ocdx dev"},
 	} {
-		res := env.Run(t, tc.args...)
+		res := env.RunBinary(t, tc.args...)
 		if res.Code != 0 || !strings.Contains(res.Stdout, tc.want) {
 			t.Errorf("%v: exit %d, stdout lacks %q:\n%s%s", tc.args, res.Code, tc.want, res.Stdout, res.Stderr)
 		}

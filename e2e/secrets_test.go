@@ -23,6 +23,7 @@ const (
 // posted, every request body GitHub and the models received, and the
 // headers the models received (the GitHub token must not reach them).
 func TestCredentialsNeverLeak(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name string
 		run  func(t *testing.T) (*testkit.GitHub, *testkit.FakeModel, *testkit.Env, testkit.Result)
@@ -34,7 +35,7 @@ func TestCredentialsNeverLeak(t *testing.T) {
 			lf.findingRound(cacheBug)
 			lf.approveRound()
 			withKeys(lf.env)
-			res := lf.env.Run(t, "--debug", "review-loop", "--yes")
+			res := lf.env.RunBinary(t, "--debug", "review-loop", "--yes")
 			wantCode(t, res, 0)
 			wantContains(t, "stderr (the verify command's environment)", res.Stderr, "PATH=")
 			return lf.gh, lf.fm, lf.env, res
@@ -47,7 +48,7 @@ func TestCredentialsNeverLeak(t *testing.T) {
 			s.fm.Script("fixer", testkit.CallTools(fixA), testkit.CallTools(call("run_command", map[string]any{"argv": []string{"env"}})),
 				testkit.CallTools(commitA), envelope(map[string]string{a: sha}, map[string]string{b: "fine"}, sha))
 			withKeys(s.env)
-			res := s.env.Run(t, "--debug", "fix", "--pr", "24", "--findings", filepath.Join(s.env.Root, "payload.json"), "--yes")
+			res := s.env.RunBinary(t, "--debug", "fix", "--pr", "24", "--findings", filepath.Join(s.env.Root, "payload.json"), "--yes")
 			wantCode(t, res, 0)
 			if body := string(s.fm.Requests("fixer")[2].Body); !strings.Contains(body, "PATH=") {
 				t.Error("run_command env did not run: the check below would prove nothing")
@@ -58,7 +59,7 @@ func TestCredentialsNeverLeak(t *testing.T) {
 			gh, fm, env := modelFixture(t, "anthropic/claude-rev")
 			scriptReview(fm, "claude-rev", "COMMENT", reviewBody)
 			withKeys(env)
-			res := env.Run(t, "--debug", "review-pr", "24", "--yes")
+			res := env.RunBinary(t, "--debug", "review-pr", "24", "--yes")
 			wantCode(t, res, 0)
 			return gh, fm, env, res
 		}},

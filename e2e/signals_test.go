@@ -23,6 +23,7 @@ import (
 // command's children) stop, the state is left resumable, and a re-run
 // finishes without posting anything twice or reviewing round 1 again.
 func TestSignalsInEachPhase(t *testing.T) {
+	t.Parallel()
 	phases := []struct {
 		name  string
 		setup func(lf *loopFix, dir string) (ready func() bool, resume func())
@@ -104,6 +105,7 @@ func TestSignalsInEachPhase(t *testing.T) {
 // push question waits ends the run (exit 130) with nothing pushed, and the
 // re-run pushes the verified fix without redoing it.
 func TestSignalAtThePushQuestion(t *testing.T) {
+	t.Parallel()
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
 		t.Run(sig.String(), func(t *testing.T) {
 			t.Parallel()

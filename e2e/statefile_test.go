@@ -81,6 +81,7 @@ func writeFile(t *testing.T, path string, b []byte) {
 // moving it aside to state.db.corrupt-<time> (never deleting it), saying
 // so, and going on with a fresh file, instead of a panic (exit 2).
 func TestDamagedStateFileIsMovedAside(t *testing.T) {
+	t.Parallel()
 	commands := []struct {
 		name string
 		args []string

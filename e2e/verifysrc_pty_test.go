@@ -14,6 +14,7 @@ import (
 // The verify commands of a repository are asked about once, in a terminal,
 // and again when they change; declining runs nothing.
 func TestFixAsksOnceBeforeRunningARepositorysVerifyCommands(t *testing.T) {
+	t.Parallel()
 	s := newFixSetupFiles(t, map[string]string{".ocdx.json": `{"verify": ["sh log.sh"]}`, "log.sh": "echo ran >> ../verify.log\n"}, nil)
 	log := filepath.Join(filepath.Dir(s.repo.Clone), "verify.log")
 	a, b := fixIDs()
@@ -69,6 +70,7 @@ func TestFixAsksOnceBeforeRunningARepositorysVerifyCommands(t *testing.T) {
 }
 
 func TestLoopAsksBeforeRunningARepositorysVerifyCommands(t *testing.T) {
+	t.Parallel()
 	lf := newLoop(t, nil)
 	commitOn(t, lf.repo, lf.repo.Base, map[string]string{".ocdx.json": `{"verify": ["true"]}`})
 

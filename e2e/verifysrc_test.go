@@ -39,6 +39,7 @@ func commitOn(t *testing.T, r *testkit.Repo, branch string, files map[string]str
 }
 
 func TestFixNeverRunsTheVerifyCommandsOfThePRsOcdxJSON(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, base, source string
 	}{
@@ -74,6 +75,7 @@ func TestFixNeverRunsTheVerifyCommandsOfThePRsOcdxJSON(t *testing.T) {
 }
 
 func TestLoopNeverRunsTheVerifyCommandsOfThePRsOcdxJSON(t *testing.T) {
+	t.Parallel()
 	lf := newLoop(t, nil)
 	marker := filepath.Join(t.TempDir(), "pwned")
 	lf.start = commitOn(t, lf.repo, lf.repo.Head, map[string]string{".ocdx.json": markerVerify(marker)})
@@ -91,6 +93,7 @@ func TestLoopNeverRunsTheVerifyCommandsOfThePRsOcdxJSON(t *testing.T) {
 }
 
 func TestLoopRunsTheBaseBranchsVerifyCommandsShowingTheirSource(t *testing.T) {
+	t.Parallel()
 	lf := newLoop(t, nil)
 	ran := filepath.Join(t.TempDir(), "base-verify-ran")
 	// The base's .ocdx.json is not in the checkout (the PR branched before it):

@@ -129,9 +129,27 @@ type Result struct {
 	Code           int
 }
 
-// Run runs the gh-ocdx binary with args, no stdin, and waits at most two
-// minutes.
+// InProcess runs gh-ocdx in the test's own process, in e with stdin. A
+// test package that can (cmd's, from its TestMain) sets it, and Env.Run
+// then uses it instead of the built binary: the same verbs, without a
+// process per run. What is about the process itself (signals, a
+// terminal, the environment of the commands gh-ocdx starts) stays with the
+// binary, in e2e.
+var InProcess func(t testing.TB, e *Env, stdin io.Reader, args []string) Result
+
+// Run runs gh-ocdx with args and no stdin, in-process when the package set
+// InProcess, else the built binary; either waits at most two minutes.
 func (e *Env) Run(t testing.TB, args ...string) Result {
+	t.Helper()
+	if InProcess != nil {
+		return InProcess(t, e, nil, args)
+	}
+	return e.RunBinary(t, args...)
+}
+
+// RunBinary runs the built gh-ocdx binary with args and no stdin: for what
+// is about the process (its version, its environment, its directory).
+func (e *Env) RunBinary(t testing.TB, args ...string) Result {
 	t.Helper()
 	return e.RunWith(t, nil, Binary(t), args...)
 }

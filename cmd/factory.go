@@ -1,0 +1,180 @@
+package cmd
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/cli/go-gh/v2/pkg/auth"
+	"github.com/cli/go-gh/v2/pkg/repository"
+
+	"github.com/ocdx/gh-ocdx/github"
+	"github.com/ocdx/gh-ocdx/internal/redact"
+	"github.com/ocdx/gh-ocdx/llm"
+	"github.com/ocdx/gh-ocdx/state"
+)
+
+// The factory of Deps: each method gives the collaborator a test set, or
+// the real one. The real ones read the process only through Getenv and
+// WorkDir, as gh does: GH_HOST, GH_REPO and the token variables first,
+// then gh's own configuration.
+
+// workDir is the directory the verb works in.
+func (d *Deps) workDir() (string, error) {
+	if d.WorkDir != "" {
+		return d.WorkDir, nil
+	}
+	return os.Getwd()
+}
+
+// defaultHost is the host of a repository named OWNER/REPO: GH_HOST, else
+// gh's default host.
+func (d *Deps) defaultHost() string {
+	if h := d.Getenv("GH_HOST"); h != "" {
+		return h
+	}
+	h, _ := auth.DefaultHost()
+	return h
+}
+
+// baseRepo is the repository when -R names none: GH_REPO's, else the git
+// remotes' of the working directory, as gh picks it.
+func (d *Deps) baseRepo() (repository.Repository, error) {
+	if v := d.Getenv("GH_REPO"); v != "" {
+		r, err := repository.ParseWithHost(v, d.defaultHost())
+		if err != nil {
+			return r, fmt.Errorf("GH_REPO=%q: %v: set it to OWNER/REPO or HOST/OWNER/REPO", v, err)
+		}
+		return r, nil
+	}
+	if d.BaseRepo != nil {
+		return d.BaseRepo()
+	}
+	return repository.Current()
+}
+
+// store is the state file.
+func (d *Deps) store() (*state.Store, error) {
+	if d.Store != nil {
+		return d.Store()
+	}
+	path, err := state.Path(d.Getenv)
+	if err != nil {
+		return nil, err
+	}
+	return state.New(path, &state.Options{Now: d.now, Warn: d.IO.ErrOut}), nil
+}
+
+// prompter asks on the terminal; check IOStreams.CanPrompt first.
+func (d *Deps) prompter(ctx context.Context) Prompter {
+	if d.Prompter != nil {
+		return d.Prompter(ctx)
+	}
+	return newPrompter(ctx, d.IO)
+}
+
+func (d *Deps) now() time.Time {
+	if d.Now != nil {
+		return d.Now()
+	}
+	return time.Now()
+}
+
+// Timeouts a user may set: a local model can think for minutes before its
+// first token, and a slow GitHub Enterprise take more than a minute.
+const (
+	envModelTimeout  = "OCDX_MODEL_TIMEOUT"  // a model answer's inactivity deadline: no data for this long cuts the attempt (default 2m)
+	envGitHubTimeout = "OCDX_GITHUB_TIMEOUT" // per GitHub request (default 60s)
+)
+
+// envDuration reads a timeout setting; unset is 0, the client's default.
+func envDuration(d *Deps, name string) (time.Duration, error) {
+	v := d.Getenv(name)
+	if v == "" {
+		return 0, nil
+	}
+	t, err := time.ParseDuration(v)
+	if err != nil || t <= 0 {
+		return 0, fmt.Errorf("%s=%q is not a duration: set it to a value such as 90s or 10m, or unset it for the default", name, v)
+	}
+	return t, nil
+}
+
+// checkTimeouts validates both settings, before any request is made.
+func checkTimeouts(d *Deps) error {
+	for _, name := range []string{envModelTimeout, envGitHubTimeout} {
+		if _, err := envDuration(d, name); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// newModel builds the provider/model client of role with the user's
+// timeout and the role's output cap (0: the client's default); its calls,
+// retries and streamed tokens are shown on stderr as they run.
+func newModel(d *Deps, role, name string, outputCap int64) (*progressModel, error) {
+	t, err := envDuration(d, envModelTimeout)
+	if err != nil {
+		return nil, err
+	}
+	registerCredentials(d)
+	m := &progressModel{role: role, name: name, prog: d.prog(), log: d.Log}
+	o := llm.Options{Timeout: t, MaxTokens: outputCap, OnRetry: m.retried, Progress: m.streamed}
+	if d.Model != nil {
+		m.Model, err = d.Model(name, o)
+	} else {
+		m.Model, err = llm.New(name, d.Getenv, o)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+func (d *Deps) prog() *progress {
+	d.progressMu.Lock()
+	defer d.progressMu.Unlock()
+	if d.progress == nil {
+		d.progress = newProgress(d.IO.ErrOut, 0)
+	}
+	return d.progress
+}
+
+// gitHub builds the GitHub client for host with the user's token and
+// timeout.
+func (d *Deps) gitHub(host string) (*github.Client, error) {
+	registerCredentials(d)
+	if d.GitHub != nil {
+		return d.GitHub(host)
+	}
+	t, err := envDuration(d, envGitHubTimeout)
+	if err != nil {
+		return nil, err
+	}
+	return github.New(host, github.Options{Token: d.githubToken(host), Timeout: t})
+}
+
+// githubToken is the token gh would send to host: GH_TOKEN or GITHUB_TOKEN
+// for github.com and its tenancies, GH_ENTERPRISE_TOKEN or
+// GITHUB_ENTERPRISE_TOKEN for an Enterprise Server, else gh's stored login.
+// It is registered so that a keyring token, which no variable or file
+// shows, is hidden as well.
+func (d *Deps) githubToken(host string) string {
+	names := []string{"GH_TOKEN", "GITHUB_TOKEN"}
+	if auth.IsEnterprise(host) {
+		names = []string{"GH_ENTERPRISE_TOKEN", "GITHUB_ENTERPRISE_TOKEN"}
+	}
+	var tok string
+	for _, n := range names {
+		if tok = d.Getenv(n); tok != "" {
+			break
+		}
+	}
+	if tok == "" {
+		tok, _ = auth.TokenForHost(host)
+	}
+	redact.Register(tok)
+	return tok
+}
