@@ -20,7 +20,7 @@ var version = ""
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	info, _ := debug.ReadBuildInfo()
-	code := cmd.Execute(ctx, os.Args[1:], cmd.NewDeps(versionOf(version, info)))
+	code := cmd.Execute(ctx, os.Args[1:], cmd.NewDeps(versionOf(version, info), cmd.System()))
 	stop()
 	os.Exit(code)
 }

@@ -22,6 +22,7 @@ type IOStreams struct {
 	// outside (PR text, model answers) and make its control characters
 	// inert; nil in tests, where Out and ErrOut are used instead.
 	rawOut, rawErr io.Writer
+	errFile        *os.File // stderr's file, for its size and the spinner; nil in tests
 
 	stdinTTY  bool
 	stdoutTTY bool
@@ -29,13 +30,17 @@ type IOStreams struct {
 }
 
 // System returns the process's standard streams.
-func System() *IOStreams {
+func System() *IOStreams { return Streams(os.Stdin, os.Stdout, os.Stderr) }
+
+// Streams returns the streams on these files, each a terminal or not as it
+// is.
+func Streams(in, out, errOut *os.File) *IOStreams {
 	return &IOStreams{
-		In: os.Stdin, Out: text.Writer{W: os.Stdout}, ErrOut: text.Writer{W: os.Stderr},
-		rawOut: os.Stdout, rawErr: os.Stderr,
-		stdinTTY:  isTerminal(os.Stdin),
-		stdoutTTY: isTerminal(os.Stdout),
-		stderrTTY: isTerminal(os.Stderr),
+		In: in, Out: text.Writer{W: out}, ErrOut: text.Writer{W: errOut},
+		rawOut: out, rawErr: errOut, errFile: errOut,
+		stdinTTY:  isTerminal(in),
+		stdoutTTY: isTerminal(out),
+		stderrTTY: isTerminal(errOut),
 	}
 }
 
@@ -66,10 +71,10 @@ func (s *IOStreams) CanPrompt() bool { return s.stdinTTY && s.stdoutTTY }
 // ErrTerminalWidth is the width of the terminal on stderr, 0 when stderr is
 // not one.
 func (s *IOStreams) ErrTerminalWidth() int {
-	if !s.stderrTTY {
+	if !s.stderrTTY || s.errFile == nil {
 		return 0
 	}
-	w, _, err := term.GetSize(int(os.Stderr.Fd()))
+	w, _, err := term.GetSize(int(s.errFile.Fd()))
 	if err != nil || w <= 0 {
 		return 80
 	}

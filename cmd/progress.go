@@ -38,6 +38,7 @@ type callObserver interface {
 type progress struct {
 	out   io.Writer // stderr; text from outside made inert
 	width int       // of the terminal; 0 when stderr is not one
+	file  *os.File  // the terminal the spinner draws on, when width > 0
 	every time.Duration
 
 	draw sync.Mutex // held while the spinner is stopped, started or written around
@@ -140,7 +141,7 @@ func (p *progress) startSpinner() {
 		p.spin = nil
 		return
 	}
-	s := spinner.New(spinner.CharSets[11], 120*time.Millisecond, spinner.WithWriterFile(os.Stderr))
+	s := spinner.New(spinner.CharSets[11], 120*time.Millisecond, spinner.WithWriterFile(p.file))
 	s.PreUpdate = func(s *spinner.Spinner) { s.Suffix = p.status() }
 	s.Suffix = p.status()
 	p.spin = s

@@ -48,10 +48,12 @@ type Deps struct {
 	progressMu  sync.Mutex
 }
 
-// NewDeps builds the dependencies of a real process.
-func NewDeps(version string) *Deps {
-	ios := System()
+// NewDeps builds the dependencies of a process on ios (System's, in main):
+// the environment is the process's, and the live display of model calls
+// is drawn on stderr when it is a terminal.
+func NewDeps(version string, ios *IOStreams) *Deps {
 	prog := newProgress(ios.ErrOut, ios.ErrTerminalWidth())
+	prog.file = ios.errFile
 	if prog.width > 0 {
 		// Lines written to stderr go above the spinner.
 		ios.ErrOut, ios.rawErr = prog.writer(ios.ErrOut), prog.writer(ios.rawErr)

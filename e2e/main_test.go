@@ -52,10 +52,13 @@ func testMain(m *testing.M) int {
 		// The fix agent's commits get the ids the fix tests script
 		// (newFixSetupFiles sets the same dates for the binary).
 		"GIT_AUTHOR_DATE": fixDate, "GIT_COMMITTER_DATE": fixDate,
+		// What testkit.Env gives the binary, for the terminal's colours.
+		"NO_COLOR": "1", "TERM": "xterm",
 	} {
 		os.Setenv(k, v)
 	}
 	testkit.InProcess = runInProcess
+	testkit.InProcessTerminal = runOnTerminal
 	// The tests wait on sockets, git and timers more than they compute: with
 	// four at a time rather than one per core, the package takes about half
 	// the time on two cores. -parallel still decides when given.
@@ -68,10 +71,8 @@ func testMain(m *testing.M) int {
 	return m.Run()
 }
 
-// runInProcess runs gh ocdx as the binary would in e: its variables through
-// Getenv, its directory as the work directory, stdin, and the exit code and
-// the "error:" line of Execute; it gives up after two minutes as Env.Run
-// does.
+// runInProcess runs gh ocdx as the binary would in e, with stdin and the
+// output captured (runInProcessOn).
 func runInProcess(t testing.TB, e *testkit.Env, stdin io.Reader, args []string) testkit.Result {
 	t.Helper()
 	if stdin == nil {
@@ -79,20 +80,30 @@ func runInProcess(t testing.TB, e *testkit.Env, stdin io.Reader, args []string) 
 	}
 	var out, errOut testkit.Buffer
 	ios := &cmd.IOStreams{In: stdin, Out: text.Writer{W: &out}, ErrOut: text.Writer{W: &errOut}}
+	code := runInProcessOn(e, ios, args, &cmd.Deps{IO: ios, Log: log.NewWithOptions(ios.TerminalErr(), log.Options{Level: log.InfoLevel})})
+	return testkit.Result{Stdout: out.String(), Stderr: errOut.String(), Code: code}
+}
+
+// runOnTerminal runs gh ocdx on tty as the binary would on a terminal.
+func runOnTerminal(t testing.TB, e *testkit.Env, tty *os.File, args []string) int {
+	ios := cmd.Streams(tty, tty, tty)
+	return runInProcessOn(e, ios, args, cmd.NewDeps("test", ios))
+}
+
+// runInProcessOn runs gh ocdx with d as the binary would in e: its
+// variables through Getenv, its directory as the work directory, and the
+// exit code and the "error:" line of Execute; it gives up after two
+// minutes as Env.Run does.
+func runInProcessOn(e *testkit.Env, ios *cmd.IOStreams, args []string, d *cmd.Deps) int {
 	vars := e.Vars
-	d := &cmd.Deps{
-		IO:      ios,
-		Getenv:  func(k string) string { return vars[k] },
-		WorkDir: e.Dir,
-		// go-gh reads the git remotes of the process's directory.
-		BaseRepo: func() (repository.Repository, error) {
-			return repository.Repository{}, errors.New("an in-process run takes its repository from GH_REPO or -R: a test of the remotes runs testkit.Binary")
-		},
-		Log:     log.NewWithOptions(ios.TerminalErr(), log.Options{Level: log.InfoLevel}),
-		Version: "test",
+	d.Getenv = func(k string) string { return vars[k] }
+	d.WorkDir = e.Dir
+	d.Version = "test"
+	// go-gh reads the git remotes of the process's directory.
+	d.BaseRepo = func() (repository.Repository, error) {
+		return repository.Repository{}, errors.New("an in-process run takes its repository from GH_REPO or -R: a test of the remotes runs testkit.Binary")
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	code := cmd.Execute(ctx, args, d)
-	return testkit.Result{Stdout: out.String(), Stderr: errOut.String(), Code: code}
+	return cmd.Execute(ctx, args, d)
 }

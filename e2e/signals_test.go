@@ -112,7 +112,7 @@ func TestSignalAtThePushQuestion(t *testing.T) {
 			lf := newLoop(t, nil)
 			lf.findingRound(cacheBug)
 
-			term := lf.env.StartTerminal(t, "review-loop")
+			term := lf.env.StartBinaryTerminal(t, "review-loop")
 			term.Expect("Push 1 commit(s) to origin/feature/cache?")
 			term.Signal(sig)
 			if code := term.Wait(); code != 130 {

@@ -22,24 +22,62 @@ const (
 	CtrlC = "\x03"
 )
 
-// Terminal runs the binary on a pseudo-terminal, as a user at a keyboard
+// InProcessTerminal runs gh-ocdx in the test's own process on tty, a
+// terminal, with e's environment and directory, and returns its exit code.
+// A test package that can (e2e, from its TestMain) sets it, and
+// StartTerminal then uses it instead of the built binary.
+var InProcessTerminal func(t testing.TB, e *Env, tty *os.File, args []string) int
+
+// Terminal runs gh-ocdx on a pseudo-terminal, as a user at a keyboard
 // would: it reads the screen, waits for prompts and types answers.
 type Terminal struct {
-	t    testing.TB
-	cmd  *exec.Cmd
-	tty  *os.File
-	mu   sync.Mutex
-	seen bytes.Buffer
-	pos  int           // screen offset after the last Expect
-	shut chan struct{} // closed when the screen has been read to its end
+	t      testing.TB
+	cmd    *exec.Cmd // the binary's process; nil in-process
+	exited chan int  // in-process: the exit code, once it ran
+	tty    *os.File  // the terminal's master side
+	mu     sync.Mutex
+	seen   bytes.Buffer
+	pos    int           // screen offset after the last Expect
+	shut   chan struct{} // closed when the screen has been read to its end
 }
 
-// StartTerminal starts the binary with args on a 120×40 terminal.
+// winsize is the terminal's size.
+var winsize = &pty.Winsize{Rows: 40, Cols: 120}
+
+// StartTerminal starts gh-ocdx with args on a 120×40 terminal: in-process
+// when the package set InProcessTerminal, else the binary. Ctrl-C typed at
+// a prompt reaches either; a signal (Signal, or Ctrl-C typed while no prompt
+// is open) reaches only the binary, which StartBinaryTerminal starts.
 func (e *Env) StartTerminal(t testing.TB, args ...string) *Terminal {
+	t.Helper()
+	if InProcessTerminal == nil {
+		return e.StartBinaryTerminal(t, args...)
+	}
+	master, tty, err := pty.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := pty.Setsize(master, winsize); err != nil {
+		t.Fatal(err)
+	}
+	tm := &Terminal{t: t, tty: master, exited: make(chan int, 1), shut: make(chan struct{})}
+	go func() {
+		code := InProcessTerminal(t, e, tty, args)
+		tty.Close() // the screen's reader then meets its end
+		tm.exited <- code
+	}()
+	t.Cleanup(func() { master.Close() })
+	go tm.read()
+	return tm
+}
+
+// StartBinaryTerminal starts the built binary with args on a 120×40
+// terminal, as its own process.
+func (e *Env) StartBinaryTerminal(t testing.TB, args ...string) *Terminal {
 	t.Helper()
 	c := exec.Command(Binary(t), args...)
 	c.Dir, c.Env = e.Dir, append(e.List(), "TERM=xterm")
-	tty, err := pty.StartWithSize(c, &pty.Winsize{Rows: 40, Cols: 120})
+	tty, err := pty.StartWithSize(c, winsize)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,6 +155,19 @@ func (tm *Terminal) Send(keys string) {
 // exits is on the screen too.
 func (tm *Terminal) Wait() int {
 	tm.t.Helper()
+	if tm.cmd == nil {
+		select {
+		case code := <-tm.exited:
+			select {
+			case <-tm.shut:
+			case <-time.After(5 * time.Second):
+			}
+			return code
+		case <-time.After(30 * time.Second):
+			tm.t.Fatalf("still running:\n%s", tm.Screen())
+			return -1
+		}
+	}
 	done := make(chan error, 1)
 	go func() { done <- tm.cmd.Wait() }()
 	select {
@@ -144,6 +195,9 @@ func (tm *Terminal) Wait() int {
 // unlike Ctrl-C typed at a prompt, it does not go through the terminal.
 func (tm *Terminal) Signal(sig os.Signal) {
 	tm.t.Helper()
+	if tm.cmd == nil {
+		tm.t.Fatal("an in-process run gets no signals: start the binary with StartBinaryTerminal")
+	}
 	if err := tm.cmd.Process.Signal(sig); err != nil {
 		tm.t.Fatal(err)
 	}
