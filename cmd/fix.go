@@ -176,6 +176,10 @@ func fixPR(ctx context.Context, d *Deps, opts *FixOptions) error {
 		Model: model, ModelName: cfg.PRFix.String(),
 		Verify: cfg.Verify, Policy: cfg.Policy, Price: priceOf(cfg, cfg.PRFix.String()), Payload: payload, Run: run, Round: 1, Resume: resume,
 		DryRun: opts.DryRun, GitHub: client, Progress: d.IO.ErrOut}
+	// The report ends with the PR's ledger, as a loop's would.
+	led, _, _, _ := loop.PRLedger(pr)
+	led.Run, led.Round, led.Head = run.ID(), 1, pr.HeadRefOid
+	o.Ledger = &led
 	if !opts.Yes {
 		p := opts.Prompter
 		o.Confirm = func(_ context.Context, plan fix.PushPlan) (bool, error) {

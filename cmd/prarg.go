@@ -58,6 +58,11 @@ func (f *flagSet) prArgument(prFlag, repoFlag string) (prArg, repository.Reposit
 		}
 		s = prFlag
 	}
+	return f.prFrom(s, repoFlag)
+}
+
+// prFrom reads the PR s and reconciles a URL's repository with -R.
+func (f *flagSet) prFrom(s, repoFlag string) (prArg, repository.Repository, error) {
 	pr, err := parsePRArg(s)
 	if err != nil {
 		return prArg{}, repository.Repository{}, f.usageErr("%s", err)

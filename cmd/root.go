@@ -84,6 +84,7 @@ func commands() []command {
 			{name: "show", summary: "Print the configuration in effect", run: runConfigShow},
 			{name: "validate", summary: "Check the configuration and its credentials", run: runConfigValidate},
 		}},
+		{name: "dismiss", summary: "Stop gh-ocdx raising findings on a pull request", run: runDismiss},
 		{name: "fix", summary: "Fix a pull request's findings, verify and push", run: runFix},
 		{name: "review", summary: "Review the current branch's changes before a pull request exists", run: runReview},
 		{name: "review-loop", summary: "Review, fix and re-review a pull request until it converges", run: runReviewLoop},

@@ -352,6 +352,11 @@ func renderPR(w io.Writer, st *state.Store, pr state.PR) {
 			fmt.Fprintf(w, ": %s", r.Reason)
 		}
 		fmt.Fprintln(w, ".")
+		if r.Source != "" {
+			fmt.Fprintf(w, "Recorded on another machine; rebuilt %s.\n", text.Inert(r.Source))
+		} else {
+			fmt.Fprintln(w, "Recorded on this machine (local).")
+		}
 		if r.Compacted {
 			fmt.Fprintln(w, "Full reports dropped after convergence; summaries kept.")
 		}

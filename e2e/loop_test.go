@@ -489,3 +489,52 @@ func TestLoopVerificationFailsAfterRetries(t *testing.T) {
 		t.Error("an unverified fix must not be pushed")
 	}
 }
+
+// A loop run with state directory A, then one of the same PR with an empty
+// state directory B (a fresh CI runner): B knows the stuck finding from the
+// ledger of A's reports, never sends it to the fix agent, and says where
+// its record came from.
+func TestLoopRemembersStuckFindingsOnAnotherMachine(t *testing.T) {
+	t.Parallel()
+	lf := newLoop(t, nil)
+	lf.findingRound(cacheBug)
+	lf.findingRound(cacheBug)
+	wantCode(t, lf.run("--yes"), 3)
+	if k := fmt.Sprint(lf.kinds()); k != "[review:1 fix:1 review:2]" {
+		t.Fatalf("first machine's comments %s", k)
+	}
+
+	lf.env.Set("OCDX_STATE_DIR", t.TempDir())
+	lf.findingRound(cacheBug)
+	res := lf.run("--yes")
+
+	wantCode(t, res, 3)
+	wantContains(t, "stderr", res.Stderr, "this machine had no record of run", "manual intervention required: stuck")
+	if k := fmt.Sprint(lf.kinds()); k != "[review:1 fix:1 review:2 review:1]" {
+		t.Fatalf("comments %s: the stuck finding must not be fixed again", k)
+	}
+	show := lf.env.Run(t, "state", "show", fmt.Sprint(loopPR))
+	wantCode(t, show, 0)
+	wantContains(t, "state show", show.Stdout, "Recorded on another machine; rebuilt from PR comment https://", cacheBug.id())
+}
+
+// gh ocdx dismiss posts one /ocdx dismiss comment; the same IDs again post
+// nothing; a malformed ID is a usage error before any request.
+func TestDismissPostsOnce(t *testing.T) {
+	t.Parallel()
+	lf := newLoop(t, nil)
+
+	res := lf.env.Run(t, "dismiss", "31", "SEC-b0bf205b", "QUAL-0badf00d")
+	wantCode(t, res, 0)
+	wantContains(t, "stdout", res.Stdout, "Dismissed on PR #31: SEC-b0bf205b, QUAL-0badf00d")
+	again := lf.env.Run(t, "dismiss", "31", "SEC-b0bf205b")
+	wantCode(t, again, 0)
+	wantContains(t, "stdout", again.Stdout, "Already dismissed")
+	bad := lf.env.Run(t, "dismiss", "31", "SEC-b0bf205b", "rm")
+	wantCode(t, bad, 2)
+
+	cs := lf.gh.Comments(repo, loopPR)
+	if len(cs) != 1 || !strings.HasPrefix(cs[0].Body, "/ocdx dismiss SEC-b0bf205b QUAL-0badf00d\n") {
+		t.Fatalf("want one dismissal comment, got %+v", cs)
+	}
+}

@@ -62,7 +62,11 @@ type Options struct {
 	Resume *state.WIP
 	// Confirm decides before the push, shown the commits and diffstat; nil
 	// pushes without asking (--yes).
-	Confirm  func(ctx context.Context, plan PushPlan) (bool, error)
+	Confirm func(ctx context.Context, plan PushPlan) (bool, error)
+	// Ledger is the PR's ledger before this fix (docs/architecture.md, The
+	// ledger); the fix report ends with it, this fix's IDs marked fixed.
+	// nil: the report carries none.
+	Ledger   *finding.Ledger
 	DryRun   bool // agent and verification, but no push and no comment
 	GitHub   GitHub
 	Progress io.Writer // tool calls, verification output, elapsed time, tokens

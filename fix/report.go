@@ -48,7 +48,7 @@ func (f *fixer) comment(ctx context.Context) error {
 		}
 	}
 	if url == "" {
-		body := github.CapBody(finding.Marker + "\n" + tag + "\n" + redact.ForComment(f.report()))
+		body := github.CapBodyWith(finding.Marker+"\n"+tag+"\n"+redact.ForComment(f.report()), f.ledgerBlock())
 		c, err := o.GitHub.PostComment(ctx, o.Repo, o.PR.Number, body)
 		if err != nil {
 			return fmt.Errorf("%s, but posting the fix report failed: %w; re-run with --continue to post it", what, err)
@@ -60,6 +60,19 @@ func (f *fixer) comment(ctx context.Context) error {
 	return o.Run.Complete(o.Round, state.PhaseReported, func(rd *state.Round) {
 		rd.Comments = append(rd.Comments, state.Comment{Kind: "fix", Tag: tag, URL: url})
 	})
+}
+
+// ledgerBlock ends the report: the PR's ledger with what this fix fixed.
+func (f *fixer) ledgerBlock() string {
+	if f.o.Ledger == nil {
+		return ""
+	}
+	l := *f.o.Ledger
+	l.Findings = slices.Clone(l.Findings)
+	for _, x := range f.out.Fixed {
+		l.Set(x.FindingID, finding.StatusFixed, x.CommitSha)
+	}
+	return "\n" + l.Block()
 }
 
 // report is the fix report's Markdown (before sanitising): findings fixed

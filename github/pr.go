@@ -27,6 +27,7 @@ type PullRequest struct {
 	Files             []ChangedFile
 	FilesTruncated    bool // more files than maxPages pages; ChangedFiles has the total
 	Reviews           []Review
+	Comments          []Comment // the conversation's last 50 comments, oldest first
 	Threads           []ReviewThread
 	ThreadsTruncated  bool   // more than maxPages pages of review threads
 	Viewer            string // the login of the token: gh-ocdx posts as this user
@@ -139,6 +140,7 @@ fragment Meta on PullRequest {
   additions deletions changedFiles
   closingIssuesReferences(first: 50) { nodes { number title url } }
   reviews(last: 100) { nodes { state author { __typename login } authorAssociation submittedAt body url } }
+  comments(last: 50) { nodes { author { __typename login } authorAssociation body url createdAt } }
   baseRef { target { oid ... on Commit {
     policy: file(path: ".ocdx.json") { object { ... on Blob { text isTruncated } } }
     guide: file(path: "REVIEW.md") { object { ... on Blob { text isTruncated } } }
@@ -227,6 +229,15 @@ type prResponse struct {
 					URL         string `json:"url"`
 				} `json:"nodes"`
 			} `json:"reviews"`
+			Comments struct {
+				Nodes []struct {
+					Author      *actor `json:"author"`
+					Association string `json:"authorAssociation"`
+					Body        string `json:"body"`
+					URL         string `json:"url"`
+					CreatedAt   string `json:"createdAt"`
+				} `json:"nodes"`
+			} `json:"comments"`
 			Files *struct {
 				PageInfo pageInfo      `json:"pageInfo"`
 				Nodes    []ChangedFile `json:"nodes"`
@@ -293,6 +304,9 @@ func (c *Client) PullRequest(ctx context.Context, repo Repo, number int) (*PullR
 			for _, r := range p.Reviews.Nodes {
 				rv := Review{State: r.State, Author: r.Author.String(), Association: r.Association, SubmittedAt: r.SubmittedAt, Body: r.Body, URL: r.URL}
 				pr.Reviews = append(pr.Reviews, rv)
+			}
+			for _, c := range p.Comments.Nodes {
+				pr.Comments = append(pr.Comments, Comment{URL: c.URL, Body: c.Body, Author: c.Author.String(), Association: c.Association, Created: c.CreatedAt})
 			}
 			if p.BaseRef != nil && p.BaseRef.Target != nil {
 				t := p.BaseRef.Target

@@ -23,13 +23,19 @@ const MaxBody = 65000
 const TruncatedNotice = "\n\n[TRUNCATED_COMMENT]"
 
 // CapBody cuts body to MaxBody characters (runes), ending with TruncatedNotice.
-func CapBody(body string) string {
+func CapBody(body string) string { return CapBodyWith(body, "") }
+
+// CapBodyWith is body, cut as CapBody cuts it so that tail fits after it,
+// then tail whole: the hidden blocks that end a report (its ledger) survive
+// a cut.
+func CapBodyWith(body, tail string) string {
 	r := []rune(body)
-	if len(r) <= MaxBody {
-		return body
+	room := MaxBody - len([]rune(tail))
+	if len(r) <= room {
+		return body + tail
 	}
-	keep := MaxBody - len([]rune(TruncatedNotice))
-	return string(r[:keep]) + TruncatedNotice
+	keep := max(0, room-len([]rune(TruncatedNotice)))
+	return string(r[:keep]) + TruncatedNotice + tail
 }
 
 // postable is the last step of every body gh-ocdx posts, whichever caller
@@ -43,11 +49,12 @@ func postable(body string) string {
 
 // Comment is a posted issue comment.
 type Comment struct {
-	ID      int64  `json:"id"`
-	URL     string `json:"html_url"`
-	Body    string `json:"body"`
-	Author  string `json:"-"`
-	Created string `json:"created_at"`
+	ID          int64  `json:"id"`
+	URL         string `json:"html_url"`
+	Body        string `json:"body"`
+	Author      string `json:"-"`
+	Association string `json:"author_association"` // OWNER, MEMBER, COLLABORATOR, CONTRIBUTOR, NONE…
+	Created     string `json:"created_at"`
 }
 
 // PostComment adds a comment to the PR's conversation. It is sent once: a

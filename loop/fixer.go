@@ -37,7 +37,7 @@ func (r *FixRunner) Fix(ctx context.Context, req FixRequest) (*fix.Result, error
 	out, err := fix.Run(ctx, fix.Options{
 		Repo: r.Repo, PR: req.PR, Dir: r.Dir, Remote: r.Remote, Model: r.Model, ModelName: r.ModelName,
 		Verify: r.Verify, Policy: r.Policy, Price: r.Price, Payload: req.Payload, Run: req.Run, Round: req.Round, Resume: req.Resume,
-		Confirm: r.Confirm, DryRun: r.NoPush, GitHub: r.GitHub, Progress: r.Progress,
+		Confirm: r.Confirm, DryRun: r.NoPush, GitHub: r.GitHub, Progress: r.Progress, Ledger: &req.Ledger,
 	})
 	var ve *fix.VerifyError
 	switch {

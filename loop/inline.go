@@ -262,7 +262,8 @@ func (l *loop) postReview(ctx context.Context, n int, pr *github.PullRequest, rr
 	in := PlanInline(pr, rr.lines, rr.Findings, l.o.InlinePriorities)
 	rr.Inline = &in
 	body := func() string {
-		return github.CapBody(redact.ForComment(finding.Marker + "\n" + tag + "\n" + RenderReview(l.run.ID(), l.o.MaxRounds, rr) + in.Section()))
+		return github.CapBodyWith(redact.ForComment(finding.Marker+"\n"+tag+"\n"+RenderReview(l.run.ID(), l.o.MaxRounds, rr)+in.Section()),
+			"\n"+l.ledger(n, rr.HeadOID).Block())
 	}
 	posted, err := l.o.GitHub.PostReviewComments(ctx, l.o.Repo, pr.Number, github.CommentOnly, body(), in.Comments)
 	if err != nil && github.Unprocessable(err) && len(in.Comments) > 0 {

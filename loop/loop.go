@@ -46,6 +46,7 @@ type GitHub interface {
 type Store interface {
 	BeginOn(key state.Key, kind, head string) (*state.Active, *state.Run, error)
 	PR(key state.Key) (state.PR, error)
+	Adopt(key state.Key, a state.Adoption) (bool, error)
 }
 
 // Fixer runs the fix phase of a round: the fix agent, verification with
@@ -62,7 +63,8 @@ type FixRequest struct {
 	Run     *state.Active
 	Round   int
 	Payload finding.FixPayload
-	Resume  *state.WIP // the interrupted fix of this round, if any
+	Resume  *state.WIP     // the interrupted fix of this round, if any
+	Ledger  finding.Ledger // the PR's, before the fix: its report ends with it
 }
 
 // ErrDeclined: the user said no to the push. The run stays resumable.
@@ -155,6 +157,7 @@ type RoundResult struct {
 	Threads          finding.ThreadStats  `json:"threads"`
 	ThreadsTruncated bool                 `json:"threadsTruncated"`
 	Stuck            []string             `json:"stuck"`
+	Dismissed        []finding.Finding    `json:"dismissed,omitempty"` // raised again, but dismissed on the PR: not counted or fixed
 	Fix              *fix.Result          `json:"fix,omitempty"`
 	Comments         []state.Comment      `json:"comments"`
 	Usage            map[string]llm.Usage `json:"usage"`
@@ -177,6 +180,10 @@ type loop struct {
 	posted bool       // a comment of this run is on the PR
 	readPR bool       // o.PR was used: later rounds read the PR again
 	wip    *state.WIP // an interrupted fix, from the state file
+	// seed is the newest ledger on the PR when the run began: what other
+	// runs (this machine's or another's) knew.
+	seed      finding.Ledger
+	dismissed []string // finding IDs people dismissed on the PR
 }
 
 // Run runs the loop on o.PR. A run that ends without converging returns its
@@ -200,6 +207,9 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	defer l.totals()
 	if o.DryRun {
 		return l.dryRun(ctx)
+	}
+	if err := l.rebuild(); err != nil {
+		return nil, err
 	}
 	if rec, err := o.Store.PR(l.key); err == nil {
 		for _, s := range rec.Stuck {
@@ -276,6 +286,7 @@ func (l *loop) round(ctx context.Context, n int) (done bool, err error) {
 		return false, err
 	}
 	rr := RoundResult{N: n, HeadOID: rd.HeadOID, Comments: []state.Comment{}, Stuck: []string{}}
+	l.dismiss(pr)
 	rr.ReviewState = ReviewStateOf(pr)
 	var threadFs []finding.Finding
 	threadFs, rr.Threads = ThreadFindings(pr)
@@ -317,7 +328,7 @@ func (l *loop) round(ctx context.Context, n int) (done bool, err error) {
 	if !rd.Done(state.PhasePushed) || !rd.Done(state.PhaseReported) {
 		rep, err := l.o.Fixer.Fix(ctx, FixRequest{PR: pr, Run: l.run, Round: n,
 			Payload: finding.FixPayload{PRNumber: pr.Number, Round: n, IssuesToFix: toFix, OptionalIssues: orEmpty(optional)},
-			Resume:  l.resumeWIP(n)})
+			Resume:  l.resumeWIP(n), Ledger: l.ledger(n, pr.HeadRefOid)})
 		if rep != nil {
 			l.showFix(cur, rep)
 		}
@@ -464,6 +475,8 @@ func (l *loop) review(ctx context.Context, pr *github.PullRequest, rr *RoundResu
 		rr.AnalyzerMismatch = true
 	}
 	rr.Findings = orEmpty(append(out.Findings, SecretFindings(string(diff), time.Now().UTC().Format(time.RFC3339))...))
+	// A dismissed finding is shown, not counted, fixed or stuck.
+	rr.Findings, rr.Dismissed = splitDismissed(rr.Findings, l.dismissed)
 	rr.Counts = Count(rr.Findings)
 	if rr.reviewersOK > 0 {
 		rr.Consensus = Consensus(rr.ReviewState, rr.Counts)
@@ -645,7 +658,7 @@ func (l *loop) post(ctx context.Context, n int, kind, body string) (string, erro
 		l.progress("the %s report of round %d is already on the PR: %s", kind, n, url)
 		return record(url)
 	}
-	full := github.CapBody(redact.ForComment(finding.Marker + "\n" + tag + "\n" + body))
+	full := github.CapBodyWith(redact.ForComment(finding.Marker+"\n"+tag+"\n"+body), "\n"+l.ledger(n, l.headOf(n)).Block())
 	c, err := l.o.GitHub.PostComment(ctx, l.o.Repo, l.o.PR.Number, full)
 	if err != nil {
 		// The POST may have been applied even though it failed: look.
@@ -787,6 +800,15 @@ func (l *loop) dryRun(ctx context.Context) (*Result, error) {
 			l.stuck = append(l.stuck, s.ID)
 		}
 	}
+	if led, _, _, ok := PRLedger(pr); ok {
+		l.seed = led
+		for _, id := range led.With(finding.StatusStuck) {
+			if !slices.Contains(l.stuck, id) {
+				l.stuck = append(l.stuck, id)
+			}
+		}
+	}
+	l.dismiss(pr)
 	if err := l.review(ctx, pr, &rr, threadFs); errors.Is(err, llm.ErrBudget) {
 		l.res.Outcome, l.res.Reason = OutcomeBlocked, "dry run: "+l.budgetReached(err)
 		l.label()

@@ -46,7 +46,19 @@ func (g *fakeGitHub) Comments(context.Context, github.Repo, int) ([]github.Comme
 	return append([]github.Comment(nil), g.comments...), nil
 }
 
+// PostComment keeps the comment with the posts and in the PR's
+// conversation, where the ledger is read.
 func (g *fakeGitHub) PostComment(_ context.Context, _ github.Repo, _ int, body string) (*github.Comment, error) {
+	c, err := g.post(body)
+	if c != nil {
+		g.mu.Lock()
+		g.pr.Comments = append(g.pr.Comments, *c)
+		g.mu.Unlock()
+	}
+	return c, err
+}
+
+func (g *fakeGitHub) post(body string) (*github.Comment, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.posts++
@@ -66,7 +78,7 @@ func (g *fakeGitHub) PostComment(_ context.Context, _ github.Repo, _ int, body s
 // PostReviewComments keeps the review with the comments (posts are posts)
 // and on the PR's reviews, where the tag check reads it.
 func (g *fakeGitHub) PostReviewComments(_ context.Context, _ github.Repo, _ int, _ github.ReviewEvent, body string, comments []github.ReviewComment) (*github.PostedReview, error) {
-	c, err := g.PostComment(context.Background(), github.Repo{}, 0, body)
+	c, err := g.post(body)
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if n := len(g.comments); n > 0 && g.comments[n-1].Body == body {

@@ -103,6 +103,13 @@ func RenderReview(runID string, maxRounds int, rr *RoundResult) string {
 		}
 		b.WriteString("\n")
 	}
+	if len(rr.Dismissed) > 0 {
+		b.WriteString("### Dismissed findings\n\nRaised again, but dismissed on this PR (`/ocdx dismiss` or `gh ocdx dismiss`): not counted, not fixed:\n\n")
+		for _, f := range rr.Dismissed {
+			fmt.Fprintf(&b, "- `%s` %s %s\n", f.ID, f.Priority, cell(f.Title, 100))
+		}
+		b.WriteString("\n")
+	}
 	threads := slices.DeleteFunc(slices.Clone(rr.Findings), func(f finding.Finding) bool { return !IsThread(f) })
 	fmt.Fprintf(&b, "### Unresolved review threads (%d of %d)\n\n", rr.Threads.Unresolved, rr.Threads.Total)
 	if rr.ThreadsTruncated {

@@ -88,6 +88,7 @@ const (
 	OutcomeBlocked   RunOutcome = "blocked"   // finished without converging (exit 3); kept in full
 	OutcomeFailed    RunOutcome = "failed"    // error (exit 1); kept in full
 	OutcomeAbandoned RunOutcome = "abandoned" // interrupted, then superseded by a run of another kind; kept in full
+	OutcomeElsewhere RunOutcome = "elsewhere" // run on another machine: what the ledger of its last report told (Run.Source)
 )
 
 // Phase is a step of a round that, once recorded, a resumed run must not redo.
@@ -134,7 +135,10 @@ type Run struct {
 	Reason    string     `json:"reason,omitempty"` // why it ended so, in words
 	Resumes   int        `json:"resumes,omitempty"`
 	Compacted bool       `json:"compacted,omitempty"` // full reports dropped (memory decay)
-	Rounds    []Round    `json:"rounds,omitempty"`
+	// Source is where the record came from: "" for this machine, else
+	// "from PR comment <url>", the report whose ledger it was rebuilt from.
+	Source string  `json:"source,omitempty"`
+	Rounds []Round `json:"rounds,omitempty"`
 }
 
 // Round is one review (and fix) round of a run.

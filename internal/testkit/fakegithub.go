@@ -82,7 +82,13 @@ type Issue struct {
 
 // Review is a submitted review (the consensus reads these). The reviews
 // the tool posts join them, by the fake's Login as a COLLABORATOR.
-type Review struct{ State, Login, Association, Body, URL string }
+type Review struct{ State, Login, Association, Body, URL, At string }
+
+// postedAt is the time the fake gives what it stored as id: ids grow, and
+// so do the times, as on GitHub.
+func postedAt(id int64) string {
+	return time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(id) * time.Second).Format(time.RFC3339)
+}
 
 // reviewStates maps a posted review's event to the state GitHub lists.
 var reviewStates = map[string]string{"APPROVE": "APPROVED", "REQUEST_CHANGES": "CHANGES_REQUESTED", "COMMENT": "COMMENTED"}
@@ -104,9 +110,10 @@ type ThreadComment struct {
 // PostedComment and PostedReview are what the tool posted (and, through
 // AddComment, what others posted).
 type PostedComment struct {
-	ID    int64
-	Body  string
-	Login string // the author
+	ID          int64
+	Body        string
+	Login       string // the author
+	Association string // the author's; "" is COLLABORATOR
 }
 type PostedReview struct {
 	ID          int64
@@ -228,11 +235,17 @@ func (g *GitHub) AddIssue(repo string, is Issue) {
 // AddComment adds a comment to a PR's conversation as login, as another
 // user of GitHub would.
 func (g *GitHub) AddComment(repo string, number int, login, body string) {
+	g.AddCommentBy(repo, number, login, "", body)
+}
+
+// AddCommentBy adds a conversation comment by login whose association with
+// the repository is association ("" is COLLABORATOR).
+func (g *GitHub) AddCommentBy(repo string, number int, login, association, body string) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.nextID++
 	key := fmt.Sprintf("%s#%d", repo, number)
-	g.comments[key] = append(g.comments[key], PostedComment{ID: g.nextID, Body: body, Login: login})
+	g.comments[key] = append(g.comments[key], PostedComment{ID: g.nextID, Body: body, Login: login, Association: association})
 }
 
 // Fail queues a fault.
@@ -542,7 +555,7 @@ func (g *GitHub) post(w http.ResponseWriter, r *http.Request, kind string, body 
 	} else {
 		g.reviews[key] = append(g.reviews[key], PostedReview{ID: id, Event: in.Event, Body: in.Body, Comments: in.Comments})
 		if pr := g.prs[key]; pr != nil {
-			pr.Reviews = append(pr.Reviews, Review{State: reviewStates[in.Event], Login: g.Login, Association: "COLLABORATOR", Body: in.Body, URL: url})
+			pr.Reviews = append(pr.Reviews, Review{State: reviewStates[in.Event], Login: g.Login, Association: "COLLABORATOR", Body: in.Body, URL: url, At: postedAt(id)})
 			for _, c := range in.Comments {
 				g.nextID++
 				th := Thread{ID: fmt.Sprintf("PRRT_%d", g.nextID)}
@@ -678,8 +691,22 @@ func (g *GitHub) prObject(repo string, pr *PR) map[string]any {
 	}
 	reviews := conn{}
 	for _, rv := range pr.Reviews {
+		at := rv.At
+		if at == "" {
+			at = "2026-01-01T00:00:00Z"
+		}
 		reviews = append(reviews, map[string]any{"state": rv.State, "author": map[string]any{"login": rv.Login},
-			"authorAssociation": rv.Association, "submittedAt": "2026-01-01T00:00:00Z", "body": rv.Body, "url": rv.URL})
+			"authorAssociation": rv.Association, "submittedAt": at, "body": rv.Body, "url": rv.URL})
+	}
+	comments := conn{}
+	cs := g.comments[fmt.Sprintf("%s#%d", repo, pr.Number)]
+	for _, c := range cs[max(0, len(cs)-50):] {
+		assoc := c.Association
+		if assoc == "" {
+			assoc = "COLLABORATOR"
+		}
+		comments = append(comments, map[string]any{"author": map[string]any{"login": c.Login}, "authorAssociation": assoc, "body": c.Body,
+			"url": g.commentURL(repo, strconv.Itoa(pr.Number), c.ID), "createdAt": postedAt(c.ID)})
 	}
 	threads := conn{}
 	for _, th := range pr.Threads {
@@ -714,6 +741,7 @@ func (g *GitHub) prObject(repo string, pr *PR) map[string]any {
 		"closingIssuesReferences": issues,
 		"files":                   files,
 		"reviews":                 reviews,
+		"comments":                comments,
 		"reviewThreads":           threads,
 		"baseRef":                 g.refObject(pr.Remote, pr.BaseRef, base),
 	}

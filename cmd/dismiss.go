@@ -1,0 +1,143 @@
+package cmd
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/cli/go-gh/v2/pkg/repository"
+
+	"github.com/ocdx/gh-ocdx/finding"
+	"github.com/ocdx/gh-ocdx/git"
+	"github.com/ocdx/gh-ocdx/github"
+	"github.com/ocdx/gh-ocdx/loop"
+)
+
+// DismissOptions are the parsed arguments of dismiss.
+type DismissOptions struct {
+	PR     int    // 0: the open PR of Branch, else of the current branch
+	Branch string // the PR's head branch, when named so
+	Repo   repository.Repository
+	IDs    []string
+}
+
+const dismissUsage = "gh ocdx dismiss [<number> | <url> | <branch>] <ID>... [-R OWNER/REPO]"
+
+const dismissHelp = `Tell gh-ocdx to stop raising findings on a pull request: review-loop
+and review leave a dismissed finding out of the findings they count and
+fix, and their reports list it as dismissed. The IDs are those of the
+reports (SEC-b0bf205b).
+
+It posts one comment, "/ocdx dismiss <ID>...", which every machine that
+runs gh-ocdx on the PR reads. Replying "/ocdx dismiss" on a finding's
+inline comment does the same for that finding. Only people with write
+access (and the login gh-ocdx posts as) can dismiss; an ID already
+dismissed is not posted again.
+
+Examples:
+  gh ocdx dismiss 24 SEC-b0bf205b
+  gh ocdx dismiss QUAL-0badf00d PERF-12ab34cd`
+
+func runDismiss(ctx context.Context, d *Deps, args []string) error {
+	opts, err := parseDismiss(d, args)
+	if err != nil {
+		return err
+	}
+	return dismiss(ctx, d, opts)
+}
+
+func parseDismiss(d *Deps, args []string) (*DismissOptions, error) {
+	opts := &DismissOptions{}
+	var repoFlag string
+	fs := newFlagSet("dismiss", dismissUsage, dismissHelp)
+	fs.repoFlag(&repoFlag)
+	if err := fs.parse(d, args, -1); err != nil {
+		return nil, err
+	}
+	rest := fs.Args()
+	var prText string
+	if len(rest) > 0 && !finding.ValidLedgerID(rest[0]) {
+		prText, rest = rest[0], rest[1:]
+	}
+	if len(rest) == 0 {
+		return nil, fs.usageErr("name the findings to dismiss by their IDs, as the reports show them (SEC-b0bf205b)")
+	}
+	for _, id := range rest {
+		if !finding.ValidLedgerID(id) {
+			return nil, fs.usageErr("%q is not a finding ID: IDs look like SEC-b0bf205b, as the reports show them", id)
+		}
+		if !slices.Contains(opts.IDs, id) {
+			opts.IDs = append(opts.IDs, id)
+		}
+	}
+	pr, r, err := fs.prFrom(prText, repoFlag)
+	if err != nil {
+		return nil, err
+	}
+	opts.PR, opts.Branch, opts.Repo = pr.Number, pr.Branch, r
+	return opts, nil
+}
+
+func dismiss(ctx context.Context, d *Deps, opts *DismissOptions) error {
+	r, err := currentRepo(d, opts.Repo)
+	if err != nil {
+		return err
+	}
+	repo := github.Repo{Host: r.Host, Owner: r.Owner, Name: r.Name}
+	client, err := d.gitHub(repo.Host)
+	if err != nil {
+		return err
+	}
+	number := opts.PR
+	if number == 0 {
+		branch := opts.Branch
+		if branch == "" {
+			if branch, err = currentBranch(ctx, d); err != nil {
+				return err
+			}
+		}
+		if number, err = branchPR(ctx, client, repo, branch, "Usage: "+dismissUsage); err != nil {
+			return err
+		}
+	}
+	pr, err := client.PullRequest(ctx, repo, number)
+	if err != nil {
+		return err
+	}
+	already := loop.Dismissed(pr)
+	if l, _, _, ok := loop.PRLedger(pr); ok {
+		already = append(already, l.With(finding.StatusDismissed)...)
+	}
+	var ids []string
+	for _, id := range opts.IDs {
+		if !slices.Contains(already, id) {
+			ids = append(ids, id)
+		}
+	}
+	if len(ids) == 0 {
+		fmt.Fprintf(d.IO.Out, "Already dismissed on PR #%d: %s; nothing posted.\n", pr.Number, strings.Join(opts.IDs, ", "))
+		return nil
+	}
+	body := "/ocdx dismiss " + strings.Join(ids, " ") + "\n\n" +
+		"gh-ocdx no longer counts or fixes these findings on this pull request (dismissed with `gh ocdx dismiss`).\n\n" + finding.Marker
+	c, err := client.PostComment(ctx, repo, pr.Number, body)
+	if err != nil {
+		return fmt.Errorf("posting the dismissal on PR #%d failed: %w; run the same command again: an ID already on the PR is not posted twice", pr.Number, err)
+	}
+	fmt.Fprintf(d.IO.Out, "Dismissed on PR #%d: %s\n%s\n", pr.Number, strings.Join(ids, ", "), c.URL)
+	return nil
+}
+
+// currentBranch is the branch checked out in the work directory.
+func currentBranch(ctx context.Context, d *Deps) (string, error) {
+	wd, err := d.workDir()
+	if err != nil {
+		return "", err
+	}
+	g, err := git.Open(ctx, wd)
+	if err != nil {
+		return "", err
+	}
+	return g.Branch(ctx)
+}

@@ -1,0 +1,81 @@
+package state
+
+import (
+	"slices"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// Adoption is what a PR's ledger says of a run this file has no record of,
+// or an older one: another machine ran since (docs/architecture.md, The
+// ledger).
+type Adoption struct {
+	RunID  string
+	Kind   string
+	Round  int    // the ledger's round
+	Head   string // the head that round reviewed
+	Stuck  []string
+	Source string // where it was read: "from PR comment <url>"
+}
+
+// Adopt records the PR's run a ledger tells of (replacing an earlier
+// adoption of the same run), unless the file knows that run up to that
+// round already, or as its own; it adds the ledger's stuck IDs to the
+// PR's stuck set either way. It never touches a live run's lease: a run in
+// progress here is the newer record. adopted reports that a run was
+// recorded.
+func (s *Store) Adopt(key Key, a Adoption) (adopted bool, err error) {
+	if err := key.valid(); err != nil {
+		return false, err
+	}
+	err = s.update(func(prs *bolt.Bucket) error {
+		b, err := prs.CreateBucketIfNotExists(keyBytes(key))
+		if err != nil {
+			return err
+		}
+		runs, err := b.CreateBucketIfNotExists(bucketRuns)
+		if err != nil {
+			return err
+		}
+		var at []byte // the record of the same run, if any
+		known := false
+		if err := runs.ForEach(func(k, v []byte) error {
+			var r Run
+			if err := unmarshal(v, &r); err != nil {
+				return err
+			}
+			if r.ID == a.RunID {
+				at = slices.Clone(k)
+				known = r.Outcome != OutcomeElsewhere || slices.ContainsFunc(r.Rounds, func(rd Round) bool { return rd.N >= a.Round })
+			}
+			return nil
+		}); err != nil {
+			return err
+		}
+		now := s.o.Now()
+		rd := Round{N: a.Round, HeadOID: a.Head, Started: now, StuckIDs: a.Stuck}
+		if err := addStuck(b, a.RunID, rd, now); err != nil {
+			return err
+		}
+		if known {
+			return nil
+		}
+		if at == nil {
+			n, err := runs.NextSequence()
+			if err != nil {
+				return err
+			}
+			at = seqKey(n)
+		}
+		r := Run{ID: a.RunID, Kind: a.Kind, Started: now, Ended: now, Outcome: OutcomeElsewhere, Source: a.Source, Rounds: []Round{rd}}
+		if err := put(runs, at, r); err != nil {
+			return err
+		}
+		if err := trim(runs, s.o.KeepRuns); err != nil {
+			return err
+		}
+		adopted = true
+		return writeSummary(b, r)
+	})
+	return adopted, err
+}

@@ -1,0 +1,49 @@
+package state
+
+import (
+	"path/filepath"
+	"testing"
+)
+
+// A ledger's run is recorded once, with where it came from; its stuck IDs
+// join the PR's stuck set; a run the file knows up to that round is left
+// alone.
+func TestAdoptRecordsARunFromElsewhereOnce(t *testing.T) {
+	s := New(filepath.Join(t.TempDir(), "state.db"), nil)
+	key := NewKey("github.com", "octo", "widgets", 7)
+	a := Adoption{RunID: "20261124T101112-a1b2c3", Kind: "review-loop", Round: 2, Head: "916a9a4", Stuck: []string{"SEC-b0bf205b"},
+		Source: "from PR comment https://github.com/octo/widgets/pull/7#issuecomment-1"}
+	for i, want := range []bool{true, false} {
+		got, err := s.Adopt(key, a)
+		if err != nil || got != want {
+			t.Fatalf("adoption %d: %v, %v; want %v", i+1, got, err, want)
+		}
+	}
+	pr, err := s.PR(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pr.Runs) != 1 || pr.Runs[0].Source != a.Source || pr.Runs[0].Outcome != OutcomeElsewhere || pr.Runs[0].Rounds[0].HeadOID != "916a9a4" {
+		t.Errorf("runs: %+v", pr.Runs)
+	}
+	if len(pr.Stuck) != 1 || pr.Stuck[0].ID != "SEC-b0bf205b" {
+		t.Errorf("stuck: %+v", pr.Stuck)
+	}
+	// A later round of the same run is recorded too.
+	a.Round = 3
+	if got, err := s.Adopt(key, a); err != nil || !got {
+		t.Errorf("round 3: %v, %v", got, err)
+	}
+	if pr, _ := s.PR(key); len(pr.Runs) != 1 || pr.Runs[0].Rounds[0].N != 3 {
+		t.Errorf("round 3 replaces round 2's record: %+v", pr.Runs)
+	}
+	// A new run begins after it, not resuming it.
+	run, err := s.Begin(key, "review-loop")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer run.Release()
+	if run.Resumed() {
+		t.Error("a run from elsewhere was resumed")
+	}
+}
