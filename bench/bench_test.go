@@ -344,6 +344,51 @@ func scenarioRound(tb testing.TB, latency time.Duration) (round, process time.Du
 	return r.between(tb, "fix report posted", "posted the review report of round 2"), r.wall
 }
 
+// scenarioReReview runs three rounds on a PR whose diff is kb kilobytes
+// over 20 files: round 1 finds a P1, round 2 (which reviews the fix
+// commits, one file) a P2, round 3 approves. It returns the reviewer input
+// of each round: the bytes of every reviewer request, summed per round.
+func scenarioReReview(tb testing.TB, kb int) (perRound [3]int) {
+	diff := kbDiff(kb, 20)
+	f := newFixture(tb, 2, func(pr *testkit.PR) { pr.Diff, pr.Files = diff, testkit.ParseDiff(diff) })
+	f.fm.Script("rev-1",
+		testkit.Reply(reviewerText("reviewer-1", "request_changes", finding{"P1", "quality", "cache.go", "Cache size is not bounded", 3})),
+		testkit.Reply(reviewerText("reviewer-1", "request_changes", finding{"P2", "testing", "cache.go", "Eviction has no test", 5})),
+		testkit.Reply(reviewerText("reviewer-1", "approve")))
+	f.fm.Default("rev-2", testkit.Reply(reviewerText("reviewer-2", "approve")))
+	f.fm.Default("analyzer", testkit.Reply(analyzerText()))
+	r := f.loop(tb)
+	if !strings.Contains(r.stdout, "## Round 3") || !strings.Contains(r.stderr, "converged") {
+		tb.Fatalf("want 3 rounds and convergence\nstdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+	}
+	for _, m := range f.reviewers {
+		reqs := f.fm.Requests(m)
+		if len(reqs) != 3 {
+			tb.Fatalf("%s: %d requests, want one per round", m, len(reqs))
+		}
+		for i, q := range reqs {
+			perRound[i] += len(q.Body)
+		}
+	}
+	return perRound
+}
+
+// kbDiff is a unified diff of about kb kilobytes over n added files.
+func kbDiff(kb, n int) string {
+	per := kb << 10 / n
+	line := "+	x := compute(\"a line of a large generated change\", 42) // padding\n"
+	var b strings.Builder
+	for i := range n {
+		p := fmt.Sprintf("pkg/gen/file%04d.go", i)
+		lines := max(per/len(line), 1)
+		fmt.Fprintf(&b, "diff --git a/%s b/%s\nnew file mode 100644\n--- /dev/null\n+++ b/%s\n@@ -0,0 +1,%d @@\n", p, p, p, lines)
+		for range lines {
+			b.WriteString(line)
+		}
+	}
+	return b.String()
+}
+
 // bigDiff is a unified diff of about mb megabytes over n added files.
 func bigDiff(mb, n int) string {
 	per := mb << 20 / n
@@ -501,7 +546,9 @@ func TestBench(t *testing.T) {
 	fixRatio := &figure{name: "fix agent request bytes #200 ÷ #10", target: "≤ 1.1", limit: 1.1, unit: "x"}
 	start := &figure{name: fmt.Sprintf("`--version` cold start (median of %d)", p.starts), target: "≤ 20 ms", limit: 20, unit: "ms"}
 	show := &figure{name: fmt.Sprintf("`state show`, %d PRs × 3 rounds", p.prs), target: "≤ 100 ms", limit: 100, unit: "ms"}
-	figures := []*figure{noFix, withFix, ratio, own, wholeRun, prompt, rss, fixRatio, start, show}
+	reRound := &figure{name: "re-review: round 2 reviewer input ÷ round 1 (48 KB diff, the fix touches one file)", target: "≤ 0.35", limit: 0.35, unit: "x"}
+	reLoop := &figure{name: "re-review: reviewer input of a 3-round loop ÷ one full review", target: "≤ 1.8", limit: 1.8, unit: "x"}
+	figures := []*figure{noFix, withFix, ratio, own, wholeRun, prompt, rss, fixRatio, start, show, reRound, reLoop}
 
 	diff := bigDiff(p.diffMB, p.files)
 	files := testkit.ParseDiff(diff)
@@ -534,6 +581,11 @@ func TestBench(t *testing.T) {
 			pb, m := scenarioBigPR(t, diff, files)
 			prompt.add(float64(pb) / 1024)
 			rss.add(float64(m) / 1e6)
+
+			in := scenarioReReview(t, 48)
+			t.Logf("reviewer input per round: %v bytes", in)
+			reRound.add(float64(in[1]) / float64(in[0]))
+			reLoop.add(float64(in[0]+in[1]+in[2]) / float64(in[0]))
 
 			at10, at200 := fixAgentRatio(t)
 			t.Logf("fix agent request bytes #10 %d, #200 %d", at10, at200)
@@ -603,6 +655,15 @@ func TestCountFigures(t *testing.T) {
 		prompt, _ := scenarioBigPR(t, diff, testkit.ParseDiff(diff))
 		if prompt > 64<<10 {
 			t.Errorf("largest reviewer prompt %d bytes, target ≤ 64 KiB", prompt)
+		}
+	})
+	t.Run("rereview", func(t *testing.T) {
+		t.Parallel()
+		in := scenarioReReview(t, 48)
+		round2, loop := float64(in[1])/float64(in[0]), float64(in[0]+in[1]+in[2])/float64(in[0])
+		t.Logf("reviewer input per round %v bytes: round 2 is %.2f× round 1; the 3-round loop %.2f× one full review", in, round2, loop)
+		if round2 > 0.35 || loop > 1.8 {
+			t.Errorf("round 2 reviewer input %.2f× round 1 (target ≤ 0.35), 3 rounds %.2f× a full review (target ≤ 1.8)", round2, loop)
 		}
 	})
 	t.Run("fix-agent", func(t *testing.T) {

@@ -28,6 +28,7 @@ type ReviewLoopOptions struct {
 	Yes      bool
 	DryRun   bool
 	JSON     bool
+	Full     bool // review every round in full, never only what changed
 	// MaxTokens is the run's token budget (--max-tokens); 0: the
 	// configuration's maxTokens, if any.
 	MaxTokens int64
@@ -45,6 +46,12 @@ the open PR of the current branch. Each push is confirmed first; --yes pushes
 without asking (CI). A PR you cannot push to (a fork, READ permission) is
 reviewed once and not fixed. An interrupted run resumes where it stopped and
 never posts the same report twice.
+
+Once gh-ocdx has reviewed the PR (an earlier round, or an earlier run at a
+head the PR's head descends from), the reviewers get only what changed
+since, with the findings of that review to judge as still present or
+resolved; their tools still read the whole PR. A force-push or a rebase
+means a full review; --full asks for one every round.
 
 With --max-tokens (or maxTokens in the configuration) the run stops before
 a model call that could pass the budget: its input estimate plus its output
@@ -67,7 +74,7 @@ func runReviewLoop(ctx context.Context, d *Deps, args []string) error {
 	return reviewLoop(ctx, d, opts)
 }
 
-const reviewLoopUsage = "gh ocdx review-loop [<number> | <url> | <branch>] [--yes] [--dry-run] [--json] [--max-tokens N] [-R OWNER/REPO]"
+const reviewLoopUsage = "gh ocdx review-loop [<number> | <url> | <branch>] [--yes] [--dry-run] [--json] [--full] [--max-tokens N] [-R OWNER/REPO]"
 
 func parseReviewLoop(d *Deps, args []string) (*ReviewLoopOptions, error) {
 	opts := &ReviewLoopOptions{}
@@ -77,6 +84,7 @@ func parseReviewLoop(d *Deps, args []string) (*ReviewLoopOptions, error) {
 	fs.BoolVar(&opts.Yes, "yes", false, "Push fixes without asking (for CI)")
 	fs.BoolVar(&opts.DryRun, "dry-run", false, "Review once and print what would be posted and fixed; post, push and record nothing")
 	fs.BoolVar(&opts.JSON, "json", false, "Print the result as JSON")
+	fs.BoolVar(&opts.Full, "full", false, "Review the whole PR every round, not only what changed since gh-ocdx's last review")
 	fs.Int64Var(&opts.MaxTokens, "max-tokens", 0, "Stop before a model call that could bring the run's tokens (in and out) past `N`")
 	fs.repoFlag(&opts.RepoFlag)
 	if err := fs.parse(d, args, -1); err != nil {
@@ -188,6 +196,8 @@ func reviewLoop(ctx context.Context, d *Deps, opts *ReviewLoopOptions) error {
 		Prices:        cfg.Prices,
 		DryRun:        opts.DryRun,
 		Progress:      d.IO.ErrOut,
+		Since:         co.Repo.DiffSince,
+		Full:          opts.Full,
 	})
 	if res != nil && (len(res.Rounds) > 0 || res.Outcome != "") {
 		if opts.JSON {

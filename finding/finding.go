@@ -65,6 +65,23 @@ type ReviewerResult struct {
 	Issues     IssueCounts `json:"issues"`
 	Findings   []Finding   `json:"findings"`
 	FullReport string      `json:"fullReport"`
+	// Previous is a re-review's verdict on each finding of the round
+	// before (docs/architecture.md, Re-reviews); absent in a full review.
+	Previous []Verdict `json:"previous,omitempty" envelope:"optional"`
+}
+
+// The verdicts a re-review gives a previous finding.
+const (
+	StillPresent = "still_present"
+	Resolved     = "resolved"
+)
+
+// Verdict is a reviewer's word on one previous finding. Like everything a
+// model answers it is checked where it is used: an unknown ID or verdict
+// is left out, not an error.
+type Verdict struct {
+	ID      string `json:"id" envelope:"optional"`
+	Verdict string `json:"verdict" envelope:"optional"`
 }
 
 // Actor is a GitHub user with their association to the repository.

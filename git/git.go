@@ -173,6 +173,23 @@ func (r *Repo) HasCommit(ctx context.Context, sha string) bool {
 	return err == nil
 }
 
+// DiffSince is the diff from commit from to commit to, when from is an
+// ancestor of to and both are in the repository; ok is false otherwise (a
+// force-push or a rebase left from behind).
+func (r *Repo) DiffSince(ctx context.Context, from, to string) (diff string, ok bool) {
+	if !r.HasCommit(ctx, from) || !r.HasCommit(ctx, to) {
+		return "", false
+	}
+	if _, err := r.Run(ctx, "merge-base", "--is-ancestor", from, to); err != nil {
+		return "", false
+	}
+	d, err := runRaw(ctx, r.Dir, "diff", "--no-color", "--no-ext-diff", "--no-textconv", from, to, "--")
+	if err != nil {
+		return "", false
+	}
+	return d, true
+}
+
 // Log is `git log --oneline base..HEAD`, newest first.
 func (r *Repo) Log(ctx context.Context, base string) ([]string, error) {
 	out, err := r.Run(ctx, "log", "--oneline", "--no-decorate", base+"..HEAD")

@@ -253,3 +253,31 @@ func TestGitCommandsGetNoCredentials(t *testing.T) {
 		t.Errorf("Command got credentials (%v):\n%s", err, b)
 	}
 }
+
+// DiffSince gives the changes from a reviewed head to a later one; after
+// a rebase (the reviewed head no longer an ancestor) or with an unknown
+// commit, it gives nothing and the caller reviews in full.
+func TestDiffSince(t *testing.T) {
+	ctx := context.Background()
+	fx := testkit.NewRepo(t, "main", "feature", map[string]string{"a.txt": "a\n"}, map[string]string{"b.txt": "b\n"})
+	r, _ := git.Open(ctx, fx.Clone)
+	reviewed, _ := r.Head(ctx)
+	testkit.WriteFiles(t, fx.Clone, map[string]string{"b.txt": "fixed\n"})
+	testkit.Git(t, fx.Clone, "commit", "-qam", "fix")
+	head, _ := r.Head(ctx)
+
+	d, ok := r.DiffSince(ctx, reviewed, head)
+	if !ok || !strings.Contains(d, "+fixed") || strings.Contains(d, "a.txt") {
+		t.Fatalf("DiffSince = %q, %v", d, ok)
+	}
+	testkit.Git(t, fx.Clone, "checkout", "-q", "main")
+	testkit.WriteFiles(t, fx.Clone, map[string]string{"c.txt": "c\n"})
+	testkit.Git(t, fx.Clone, "add", "c.txt")
+	testkit.Git(t, fx.Clone, "commit", "-qm", "elsewhere")
+	rebased, _ := r.Head(ctx)
+	for name, pair := range map[string][2]string{"not an ancestor": {head, rebased}, "unknown": {"0123456789abcdef0123456789abcdef01234567", head}, "an option": {"--output=/tmp/x", head}} {
+		if _, ok := r.DiffSince(ctx, pair[0], pair[1]); ok {
+			t.Errorf("%s: a diff", name)
+		}
+	}
+}

@@ -187,7 +187,7 @@ func (l *loop) reviewLocal(ctx context.Context, ch Change, policy *config.Policy
 	n := len(l.o.Reviewers)
 	rr.Roles = make([]RoleStatus, n)
 	results := make([]*finding.ReviewerResult, n)
-	if err := l.runReviewers(ctx, rc, tools, rr.Roles, results); err != nil {
+	if err := l.runReviewers(ctx, rc, nil, tools, rr.Roles, results); err != nil {
 		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
@@ -208,7 +208,7 @@ func (l *loop) reviewLocal(ctx context.Context, ch Change, policy *config.Policy
 	if rr.reviewersOK > 0 {
 		rr.Consensus = Consensus(rr.ReviewState, rr.Counts)
 	}
-	rr.Stuck = orEmptyS(Stuck(fixedBefore, rr.Findings))
+	rr.Stuck = orEmptyS(Stuck(fixedBefore, rr.Findings, nil))
 	for _, f := range rr.Findings {
 		if slices.Contains(l.stuck, f.ID) && !slices.Contains(rr.Stuck, f.ID) {
 			rr.Stuck = append(rr.Stuck, f.ID)

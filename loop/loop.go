@@ -102,6 +102,12 @@ type Options struct {
 	MaxIters  int // model calls per role (0: the llm default)
 	DryRun    bool
 	Progress  io.Writer // stderr
+	// Since is the diff from one commit to a later one, read in the
+	// checkout (no GitHub request); ok is false when from is not an
+	// ancestor of to, or either is unknown there. nil, or Full: every
+	// round is reviewed in full (docs/architecture.md, Re-reviews).
+	Since func(ctx context.Context, from, to string) (diff string, ok bool)
+	Full  bool
 }
 
 // Outcomes of a run.
@@ -157,6 +163,10 @@ type RoundResult struct {
 	Threads          finding.ThreadStats  `json:"threads"`
 	ThreadsTruncated bool                 `json:"threadsTruncated"`
 	Stuck            []string             `json:"stuck"`
+	Since            string               `json:"since,omitempty"` // a re-review: the head it reviewed the changes from; "": in full
+	RunUsage         llm.Usage            `json:"runUsage"`        // the run's tokens up to this round's review, fixes included
+	RunCostUSD       float64              `json:"runEstimatedCostUsd,omitempty"`
+	judged           int                  // the previous findings a re-review judged
 	Dismissed        []finding.Finding    `json:"dismissed,omitempty"` // raised again, but dismissed on the PR: not counted or fixed
 	Fix              *fix.Result          `json:"fix,omitempty"`
 	Comments         []state.Comment      `json:"comments"`
@@ -306,6 +316,7 @@ func (l *loop) round(ctx context.Context, n int) (done bool, err error) {
 	}
 	l.res.Rounds = append(l.res.Rounds, rr)
 	cur := &l.res.Rounds[len(l.res.Rounds)-1]
+	cur.RunUsage, cur.RunCostUSD = l.runUsage()
 
 	outcome, reason, toFix, optional := l.decide(cur)
 	cur.Note = reason
@@ -433,7 +444,11 @@ func (l *loop) review(ctx context.Context, pr *github.PullRequest, rr *RoundResu
 	rc := review.NewContext(pr, diff, complete, l.o.Policy)
 	rr.lines = github.ParseDiffLines(string(diff))
 	rr.Coverage = review.DiffCoverage(pr, rc.Diff, rc.DiffTruncated, rc.Ignored)
-	out, err := l.runRoles(ctx, rc, threadFs, rr.ReviewState, rr.Threads)
+	re := l.reReviewOf(ctx, rr.N, pr)
+	if re != nil {
+		rr.Since, rr.judged = re.Since, len(re.Previous)
+	}
+	out, err := l.runRoles(ctx, rc, re, threadFs, rr.ReviewState, rr.Threads)
 	if err != nil {
 		return err
 	}
@@ -475,6 +490,10 @@ func (l *loop) review(ctx context.Context, pr *github.PullRequest, rr *RoundResu
 		rr.AnalyzerMismatch = true
 	}
 	rr.Findings = orEmpty(append(out.Findings, SecretFindings(string(diff), time.Now().UTC().Format(time.RFC3339))...))
+	fixedBefore := l.fixedLastRound(rr.N)
+	if re != nil {
+		rr.Findings, fixedBefore = carry(rr.Findings, re, out.Verdicts), re.Fixed
+	}
 	// A dismissed finding is shown, not counted, fixed or stuck.
 	rr.Findings, rr.Dismissed = splitDismissed(rr.Findings, l.dismissed)
 	rr.Counts = Count(rr.Findings)
@@ -483,7 +502,7 @@ func (l *loop) review(ctx context.Context, pr *github.PullRequest, rr *RoundResu
 	}
 	// Stuck now: back after the last round's fix, or stuck before (this
 	// run or an earlier one) and still reported.
-	rr.Stuck = orEmptyS(Stuck(l.fixedLastRound(rr.N), rr.Findings))
+	rr.Stuck = orEmptyS(Stuck(fixedBefore, rr.Findings, out.Verdicts))
 	for _, f := range rr.Findings {
 		if slices.Contains(l.stuck, f.ID) && !slices.Contains(rr.Stuck, f.ID) {
 			rr.Stuck = append(rr.Stuck, f.ID)
@@ -745,6 +764,26 @@ func (l *loop) totals() {
 			l.res.CostUSD += c
 		}
 	}
+}
+
+// runUsage is what the run's rounds so far used: every role's tokens, and
+// each fix's; with their estimated cost where prices are configured.
+func (l *loop) runUsage() (u llm.Usage, usd float64) {
+	for _, rr := range l.res.Rounds {
+		for _, x := range rr.Usage {
+			u = u.Add(x)
+		}
+		for _, c := range rr.Costs {
+			usd += c
+		}
+		if rr.Fix != nil {
+			u = u.Add(rr.Fix.Usage)
+			if p, ok := l.o.Prices[rr.Fix.Model]; ok {
+				usd += cost(p, rr.Fix.Usage)
+			}
+		}
+	}
+	return u, usd
 }
 
 func cost(p config.Price, u llm.Usage) float64 { return p.Cost(u.Input, u.Cached, u.Output) }

@@ -103,12 +103,16 @@ type scripted struct {
 	mu      sync.Mutex
 	answers []string
 	calls   int
+	tasks   []string // the first message of each call
 }
 
-func (s *scripted) Chat(context.Context, llm.Request) (llm.Response, error) {
+func (s *scripted) Chat(_ context.Context, req llm.Request) (llm.Response, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.calls++
+	if len(req.Messages) > 0 {
+		s.tasks = append(s.tasks, req.Messages[0].Text)
+	}
 	if len(s.answers) == 0 {
 		return llm.Response{Text: "no more answers"}, nil
 	}

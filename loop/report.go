@@ -48,6 +48,11 @@ func RenderReview(runID string, maxRounds int, rr *RoundResult) string {
 		fmt.Fprintf(&b, "**Reviewers:** partial — %d of %d succeeded; failed: %s.\n\n", reviewers-len(failed), reviewers, strings.Join(failed, ", "))
 	}
 	fmt.Fprintf(&b, "**Coverage:** %s.\n\n", rr.Coverage)
+	if rr.Since != "" {
+		fmt.Fprintf(&b, "**Reviewed:** incremental since `%s`: the reviewers were given what changed since gh-ocdx's review of that head, and judged its %d finding(s).\n\n", text.ShortOID(rr.Since), rr.judged)
+	} else {
+		b.WriteString("**Reviewed:** full.\n\n")
+	}
 	if len(rr.PolicyChanged) > 0 {
 		fmt.Fprintf(&b, "**Repository policy:** this PR changes %s; the change takes effect after merge: this review used the base branch's.\n\n", policyNames(rr.PolicyChanged))
 	}
@@ -139,6 +144,13 @@ func RenderReview(runID string, maxRounds int, rr *RoundResult) string {
 		b.WriteString("</details>\n\n")
 	}
 	writeUsage(&b, rr.Usage, rr.Costs)
+	if rr.RunUsage != (llm.Usage{}) {
+		fmt.Fprintf(&b, "**Tokens this run so far** (every round, fixes included): %s", rr.RunUsage)
+		if rr.RunCostUSD > 0 {
+			fmt.Fprintf(&b, " · estimated cost %s", Dollars(rr.RunCostUSD))
+		}
+		b.WriteString("\n\n")
+	}
 	if rr.Note != "" {
 		fmt.Fprintf(&b, "**Next:** %s\n", rr.Note)
 	}

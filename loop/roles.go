@@ -49,8 +49,12 @@ const (
 
 // reviewerTask renders prompts/reviewer.md for one reviewer: references
 // and a capped diff, the rest through tools (docs/architecture.md, The agents).
-func reviewerTask(agent string, rc *review.Context) (string, error) {
+func reviewerTask(agent string, rc *review.Context, re *reReview) (string, error) {
 	pr := rc.PR
+	diff, since, prev := rc.Diff, "", []previous(nil)
+	if re != nil {
+		diff, since, prev = re.Diff, text.ShortOID(re.Since), re.list()
+	}
 	body := strings.TrimSpace(pr.Body)
 	if body == "" {
 		body = "(no description)"
@@ -60,7 +64,8 @@ func reviewerTask(agent string, rc *review.Context) (string, error) {
 	return prompts.Render("reviewer.md", map[string]any{
 		"Agent": agent, "Number": pr.Number, "Title": pr.Title, "URL": pr.URL, "Author": pr.Author,
 		"BaseRef": pr.BaseRefName, "HeadRef": pr.HeadRefName, "Body": body, "LinkedIssues": pr.ClosingIssues,
-		"FileSummary": rc.FileSummary(), "Files": rc.FileList(), "Diff": rc.Diff, "Replies": replies(pr),
+		"FileSummary": rc.FileSummary(), "Files": rc.FileList(), "Diff": diff, "Replies": replies(pr),
+		"Since": since, "Previous": prev,
 		"Instructions": review.Instructions(rc.Policy, pr.Files),
 	})
 }
@@ -149,13 +154,14 @@ func analyzerTask(pr *github.PullRequest, st finding.ReviewState, stats finding.
 type roundReviews struct {
 	Roles    []RoleStatus // reviewers in configuration order, then the analyzer
 	Findings []finding.Finding
+	Verdicts Verdicts                        // a re-review's, on the previous findings
 	Analyzer *finding.CommentsAnalyzerResult // nil when it failed
 }
 
 // runRoles runs every reviewer and the comments analyzer side by side and
 // waits for all of them (allSettled): one failing role never cancels the
 // others. IDs and sources are set by gh-ocdx, never taken from a model.
-func (l *loop) runRoles(ctx context.Context, rc *review.Context, threadFs []finding.Finding, st finding.ReviewState, stats finding.ThreadStats) (*roundReviews, error) {
+func (l *loop) runRoles(ctx context.Context, rc *review.Context, re *reReview, threadFs []finding.Finding, st finding.ReviewState, stats finding.ThreadStats) (*roundReviews, error) {
 	n := len(l.o.Reviewers)
 	out := &roundReviews{Roles: make([]RoleStatus, n+1)}
 	results := make([]*finding.ReviewerResult, n)
@@ -179,7 +185,7 @@ func (l *loop) runRoles(ctx context.Context, rc *review.Context, threadFs []find
 			out.Roles[n].Findings, out.Roles[n].Report = len(threadFs), analyzer.FullReport
 		}
 	})
-	rerr := l.runReviewers(ctx, rc, tools, out.Roles[:n], results)
+	rerr := l.runReviewers(ctx, rc, re, tools, out.Roles[:n], results)
 	wg.Wait()
 	if rerr != nil {
 		return nil, rerr
@@ -188,6 +194,9 @@ func (l *loop) runRoles(ctx context.Context, rc *review.Context, threadFs []find
 		return nil, err
 	}
 	out.Findings = agentFindings(l.o.Reviewers, results)
+	if re != nil {
+		out.Verdicts = verdictsOf(re.Previous, results)
+	}
 	out.Findings = append(out.Findings, mergeThreads(threadFs, out.Analyzer)...)
 	return out, nil
 }
@@ -195,11 +204,11 @@ func (l *loop) runRoles(ctx context.Context, rc *review.Context, threadFs []find
 // runReviewers runs every reviewer on rc side by side and waits for all of
 // them: a reviewer's status goes to roles[i], its result, when it answered,
 // to results[i]. Review-loop and the local review share it.
-func (l *loop) runReviewers(ctx context.Context, rc *review.Context, tools []llm.Tool, roles []RoleStatus, results []*finding.ReviewerResult) error {
+func (l *loop) runReviewers(ctx context.Context, rc *review.Context, re *reReview, tools []llm.Tool, roles []RoleStatus, results []*finding.ReviewerResult) error {
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	for i, r := range l.o.Reviewers {
-		task, err := reviewerTask(r.Name, rc)
+		task, err := reviewerTask(r.Name, rc, re)
 		if err != nil {
 			return err
 		}

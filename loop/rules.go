@@ -189,8 +189,15 @@ func Blocking(f finding.Finding) bool {
 	return f.Priority == "P0" || f.Priority == "P1" || f.Priority == "P2"
 }
 
-// nearLines is how far a finding may move and still be the same one.
-const nearLines = 10
+// nearLines is how far a finding may move and still be the same one, and
+// sameTitle how much of their words two titles must share: the fuzzy
+// match only decides where no reviewer gave a verdict, and a loose one
+// keeps new problems ("nil check on user" after "nil check on config")
+// from ever being fixed.
+const (
+	nearLines = 3
+	sameTitle = 0.8
+)
 
 // SameFinding reports whether cur is prev reported again: same ID, or the
 // same category and file, a nearby line and a similar title (a fix shifts
@@ -215,7 +222,7 @@ func SameFinding(prev, cur finding.Finding) bool {
 }
 
 // SimilarTitles compares titles by their words: equal ignoring case and
-// punctuation, or sharing at least 60% of their distinct words.
+// punctuation, or sharing at least 80% of their distinct words.
 func SimilarTitles(a, b string) bool {
 	wa, wb := words(a), words(b)
 	if len(wa) == 0 || len(wb) == 0 {
@@ -228,7 +235,7 @@ func SimilarTitles(a, b string) bool {
 		}
 	}
 	union := len(wa) + len(wb) - common
-	return float64(common)/float64(union) >= 0.6
+	return float64(common)/float64(union) >= sameTitle
 }
 
 func words(s string) map[string]bool {
@@ -239,18 +246,62 @@ func words(s string) map[string]bool {
 	return out
 }
 
-// Stuck returns the IDs of the current findings that were reported fixed
-// in the previous round (fixed) and came back, matched by SameFinding.
-func Stuck(fixed, current []finding.Finding) []string {
-	var out []string
-	for _, c := range current {
-		if IsThread(c) || slices.Contains(out, c.ID) {
+// Verdicts are the reviewers' verdicts on the previous round's findings:
+// for each ID, how many said it is still present and how many resolved.
+type Verdicts map[string]struct{ Still, Resolved int }
+
+// verdictsOf counts the verdicts of results on the IDs of prev; any other
+// ID or verdict a model sends is left out, and a reviewer counts once per
+// ID (its first verdict).
+func verdictsOf(prev []finding.Finding, results []*finding.ReviewerResult) Verdicts {
+	v := Verdicts{}
+	for _, r := range results {
+		if r == nil {
 			continue
 		}
-		for _, p := range fixed {
-			if SameFinding(p, c) {
-				out = append(out, c.ID)
-				break
+		seen := map[string]bool{}
+		for _, x := range r.Previous {
+			if seen[x.ID] || !slices.ContainsFunc(prev, func(f finding.Finding) bool { return f.ID == x.ID }) {
+				continue
+			}
+			c := v[x.ID]
+			switch x.Verdict {
+			case finding.StillPresent:
+				c.Still++
+			case finding.Resolved:
+				c.Resolved++
+			default:
+				continue
+			}
+			seen[x.ID] = true
+			v[x.ID] = c
+		}
+	}
+	return v
+}
+
+// Stuck returns the IDs of the findings reported fixed in the previous
+// round (fixed) that are back: a reviewer marks it still_present, or a
+// current finding has its ID; and, only for a fixed finding no reviewer
+// gave a verdict on, a current finding that is the same by SameFinding.
+func Stuck(fixed, current []finding.Finding, verdicts Verdicts) []string {
+	var out []string
+	add := func(id string) {
+		if !slices.Contains(out, id) {
+			out = append(out, id)
+		}
+	}
+	for _, p := range fixed {
+		v, judged := verdicts[p.ID]
+		if v.Still > 0 {
+			add(p.ID)
+		}
+		for _, c := range current {
+			if IsThread(c) {
+				continue
+			}
+			if c.ID == p.ID || !judged && SameFinding(p, c) {
+				add(c.ID)
 			}
 		}
 	}

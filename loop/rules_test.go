@@ -131,7 +131,8 @@ func TestSameFinding(t *testing.T) {
 		want bool
 	}{
 		{"same ID", fnd("P1", "quality", "a.go", 10, "Cache size is not bounded"), true},
-		{"moved and reworded", fnd("P2", "quality", "a.go", 14, "Cache size not bounded"), true},
+		{"moved and reworded", fnd("P2", "quality", "a.go", 13, "Cache size not bounded"), true},
+		{"moved too far", fnd("P2", "quality", "a.go", 14, "Cache size not bounded"), false},
 		{"same ID whatever the priority", fnd("P3", "quality", "a.go", 10, "Cache size is not bounded"), true},
 		{"too far", fnd("P1", "quality", "a.go", 40, "Cache size is not bounded"), false},
 		{"other file", fnd("P1", "quality", "b.go", 10, "Cache size is not bounded"), false},
@@ -139,12 +140,13 @@ func TestSameFinding(t *testing.T) {
 		{"other title", fnd("P1", "quality", "a.go", 11, "Lock is held during I/O"), false},
 		{"line lost", fnd("P1", "quality", "a.go", 0, "Cache size is not bounded"), false},
 	} {
+
 		if got := SameFinding(base, tc.cur); got != tc.want {
 			t.Errorf("%s: SameFinding = %t, want %t", tc.name, got, tc.want)
 		}
 	}
 	noLine := fnd("P1", "docs", "README.md", 0, "Usage section is missing")
-	if !SameFinding(noLine, fnd("P1", "docs", "README.md", 0, "usage section missing")) {
+	if !SameFinding(noLine, fnd("P1", "docs", "README.md", 0, "The usage section is missing")) {
 		t.Error("two findings without a line match by title")
 	}
 }
@@ -156,11 +158,46 @@ func TestStuck(t *testing.T) {
 		fnd("P2", "testing", "a_test.go", 0, "No test for eviction"),
 		{ID: "THREAD-X", Priority: "P1", Category: ThreadCategory, File: "a.go", Title: "Unresolved review thread"},
 	}
-	if got := Stuck(fixed, cur); !slices.Equal(got, []string{cur[0].ID}) {
+	if got := Stuck(fixed, cur, nil); !slices.Equal(got, []string{cur[0].ID}) {
 		t.Errorf("Stuck = %v, want [%s]", got, cur[0].ID)
 	}
-	if got := Stuck(nil, cur); len(got) != 0 {
+	if got := Stuck(nil, cur, nil); len(got) != 0 {
 		t.Errorf("nothing fixed, nothing stuck: %v", got)
+	}
+	// A reviewer's verdict decides over the fuzzy match: resolved means a
+	// similar new finding is new; still_present means stuck, reported again
+	// or not.
+	if got := Stuck(fixed, cur, Verdicts{fixed[0].ID: {Resolved: 1}}); len(got) != 0 {
+		t.Errorf("resolved by the reviewers: Stuck = %v", got)
+	}
+	if got := Stuck(fixed, cur[1:], Verdicts{fixed[0].ID: {Still: 1, Resolved: 1}}); !slices.Equal(got, []string{fixed[0].ID}) {
+		t.Errorf("still present for a reviewer: Stuck = %v", got)
+	}
+}
+
+// The fuzzy match is tight: another subject in a title that shares most
+// of its words is another finding.
+func TestNilCheckOnUserIsNotStuckAfterNilCheckOnConfig(t *testing.T) {
+	fixed := []finding.Finding{fnd("P1", "quality", "svc.go", 40, "Missing nil check on config")}
+	cur := []finding.Finding{fnd("P1", "quality", "svc.go", 41, "Missing nil check on user")}
+	if got := Stuck(fixed, cur, nil); len(got) != 0 {
+		t.Errorf("Stuck = %v: a new finding would never be fixed", got)
+	}
+}
+
+// Verdicts count each reviewer once per previous ID, and only IDs and
+// verdicts gh-ocdx asked about.
+func TestVerdictsOf(t *testing.T) {
+	prev := []finding.Finding{fnd("P1", "quality", "a.go", 10, "Cache size is not bounded")}
+	id := prev[0].ID
+	results := []*finding.ReviewerResult{
+		{Previous: []finding.Verdict{{ID: id, Verdict: "still_present"}, {ID: id, Verdict: "resolved"}, {ID: "SEC-00000000", Verdict: "still_present"}}},
+		{Previous: []finding.Verdict{{ID: id, Verdict: "gone"}, {ID: id, Verdict: "resolved"}}},
+		nil,
+	}
+	v := verdictsOf(prev, results)
+	if len(v) != 1 || v[id].Still != 1 || v[id].Resolved != 1 {
+		t.Errorf("verdicts %+v", v)
 	}
 }
 

@@ -1,0 +1,154 @@
+package loop
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/ocdx/gh-ocdx/finding"
+	"github.com/ocdx/gh-ocdx/fix"
+)
+
+// reviewerVerdicts is a re-review's answer: new findings, and verdicts on
+// the previous ones.
+func reviewerVerdicts(verdicts []finding.Verdict, fs ...finding.Finding) string {
+	conclusion := "approve"
+	if len(fs) > 0 {
+		conclusion = "request_changes"
+	}
+	return envelope(finding.ReviewerResult{Agent: "reviewer-1", PRNumber: 5, Conclusion: conclusion, Findings: append([]finding.Finding{}, fs...), FullReport: "r", Previous: verdicts})
+}
+
+// sinceHarness is a harness whose checkout answers the diff between two
+// heads with fixDiff.
+const fixDiff = "diff --git a/a.go b/a.go\n+the-fix-commit-line\n"
+
+func sinceHarness(t *testing.T) (*harness, *[]string) {
+	h := newHarness(t)
+	var asked []string
+	h.opts.Since = func(_ context.Context, from, to string) (string, bool) {
+		asked = append(asked, from+".."+to)
+		return fixDiff, true
+	}
+	return h, &asked
+}
+
+// Round 2 reviews only the fix commits, with round 1's findings to judge;
+// a fixed finding a reviewer marks still_present is stuck, reported again
+// or not.
+func TestRound2ReviewsTheFixCommitsAndTheVerdictMakesItStuck(t *testing.T) {
+	h, asked := sinceHarness(t)
+	other := finding.Finding{Priority: "P3", Category: "docs", File: "README.md", Title: "Typo", Description: "d"}
+	id := bug.ComputeID()
+	h.reviewer.answers = []string{reviewerAnswer(bug, other), reviewerVerdicts([]finding.Verdict{{ID: id, Verdict: "still_present"}})}
+	h.analyzer.answers = []string{analyzerAnswer(), analyzerAnswer()}
+	h.fixer.report = &fix.Result{Status: fix.StatusPushed, Verified: true, Pushed: true, HeadOID: "bbbbbbbb",
+		Fixed: []finding.FixedIssue{{FindingID: id, CommitSha: "bbbbbbbb"}}}
+
+	res, err := h.run(t)
+
+	if err != nil || res.Outcome != OutcomeBlocked || !strings.Contains(res.Reason, "stuck") || h.fixer.calls != 1 {
+		t.Fatalf("Run = %+v, %v (%d fixes)", res, err, h.fixer.calls)
+	}
+	if len(*asked) != 1 || (*asked)[0] != "aaaaaaaa..bbbbbbbb" {
+		t.Errorf("diffs asked for: %v", *asked)
+	}
+	if len(h.reviewer.tasks) != 2 {
+		t.Fatalf("%d reviewer calls", len(h.reviewer.tasks))
+	}
+	first, second := h.reviewer.tasks[0], h.reviewer.tasks[1]
+	if strings.Contains(first, "RE-REVIEW") || !strings.Contains(first, "**Diff:**") {
+		t.Errorf("round 1 is a full review")
+	}
+	for _, want := range []string{"RE-REVIEW", "**Diff since aaaaaaa:**", "+the-fix-commit-line", "`" + id + "` P1 a.go: Leak", "`" + other.ComputeID() + "` P3 README.md: Typo", `"previous"`} {
+		if !strings.Contains(second, want) {
+			t.Errorf("round 2's task lacks %q", want)
+		}
+	}
+	if strings.Contains(second, "**Diff:**") {
+		t.Error("round 2's task has the whole diff")
+	}
+	r2 := res.Rounds[1]
+	if r2.Since != "aaaaaaaa" || len(r2.Stuck) != 1 || r2.Stuck[0] != id {
+		t.Errorf("round 2: since %q, stuck %v", r2.Since, r2.Stuck)
+	}
+	// The P3 nobody judged and nobody fixed is still open.
+	if r2.Counts.P3 != 1 || r2.Counts.P1 != 1 {
+		t.Errorf("round 2 counts %+v", r2.Counts)
+	}
+	if !strings.Contains(h.gh.comments[len(h.gh.comments)-1].Body, "incremental since `aaaaaaa`") && !strings.Contains(h.gh.comments[2].Body, "incremental since `aaaaaaa`") {
+		t.Error("the round 2 report must say it was incremental")
+	}
+}
+
+// A fixed finding the reviewers call resolved is gone, and a new finding
+// that looks like it is a new finding, fixed in its turn.
+func TestResolvedVerdictBeatsTheFuzzyMatch(t *testing.T) {
+	h, _ := sinceHarness(t)
+	id := bug.ComputeID()
+	similar := bug
+	similar.Title = "Leak!"
+	h.reviewer.answers = []string{reviewerAnswer(bug), reviewerVerdicts([]finding.Verdict{{ID: id, Verdict: "resolved"}}, similar), reviewerVerdicts(nil)}
+	h.analyzer.answers = []string{analyzerAnswer(), analyzerAnswer(), analyzerAnswer()}
+	h.fixer.report = &fix.Result{Status: fix.StatusPushed, Verified: true, Pushed: true, HeadOID: "bbbbbbbb",
+		Fixed: []finding.FixedIssue{{FindingID: id, CommitSha: "bbbbbbbb"}}}
+
+	res, err := h.run(t)
+
+	if err != nil || len(res.Rounds) < 2 || len(res.Rounds[1].Stuck) != 0 || h.fixer.calls != 2 {
+		t.Fatalf("Run = %+v, %v (%d fixes): the similar finding is new, and fixed", res, err, h.fixer.calls)
+	}
+}
+
+// --full, or a head that does not descend from the reviewed one, means a
+// full review.
+func TestFullReviewWhenAskedOrAfterARebase(t *testing.T) {
+	for name, set := range map[string]func(h *harness){
+		"--full": func(h *harness) { h.opts.Full = true },
+		"rebase": func(h *harness) {
+			h.opts.Since = func(context.Context, string, string) (string, bool) { return "", false }
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			h, _ := sinceHarness(t)
+			set(h)
+			h.reviewer.answers = []string{reviewerAnswer(bug), reviewerAnswer()}
+			h.analyzer.answers = []string{analyzerAnswer(), analyzerAnswer()}
+			h.fixer.report = &fix.Result{Status: fix.StatusPushed, Verified: true, Pushed: true, HeadOID: "bbbbbbbb",
+				Fixed: []finding.FixedIssue{{FindingID: bug.ComputeID(), CommitSha: "bbbbbbbb"}}}
+
+			res, err := h.run(t)
+
+			if err != nil || res.Outcome != OutcomeConverged || len(h.reviewer.tasks) != 2 {
+				t.Fatalf("Run = %+v, %v", res, err)
+			}
+			if strings.Contains(h.reviewer.tasks[1], "RE-REVIEW") || res.Rounds[1].Since != "" {
+				t.Error("round 2 must be a full review")
+			}
+		})
+	}
+}
+
+// A new run on a PR gh-ocdx reviewed at an ancestor of its head reviews
+// what changed since that review.
+func TestANewRunReviewsWhatChangedSinceTheLastRun(t *testing.T) {
+	h, asked := sinceHarness(t)
+	h.opts.CanPush, h.opts.ReviewOnlyReason = false, "a fork"
+	h.reviewer.answers = []string{reviewerAnswer(bug)}
+	h.analyzer.answers = []string{analyzerAnswer()}
+	if res, err := h.run(t); err != nil || res.Outcome != OutcomeBlocked {
+		t.Fatalf("first run: %+v, %v", res, err)
+	}
+	h.gh.pr.HeadRefOid = "cccccccc" // the author pushed
+	h.reviewer.answers = []string{reviewerVerdicts([]finding.Verdict{{ID: bug.ComputeID(), Verdict: "resolved"}})}
+	h.analyzer.answers = []string{analyzerAnswer()}
+
+	res, err := h.run(t)
+
+	if err != nil || res.Outcome != OutcomeConverged {
+		t.Fatalf("second run: %+v, %v", res, err)
+	}
+	if len(*asked) != 1 || (*asked)[0] != "aaaaaaaa..cccccccc" || res.Rounds[0].Since != "aaaaaaaa" {
+		t.Errorf("diffs asked for %v, since %q", *asked, res.Rounds[0].Since)
+	}
+}
