@@ -178,7 +178,7 @@ func fixPR(ctx context.Context, d *Deps, opts *FixOptions) error {
 		DryRun: opts.DryRun, GitHub: client, Progress: d.IO.ErrOut}
 	// The report ends with the PR's ledger, as a loop's would.
 	led, _, _, _ := loop.PRLedger(pr)
-	led.Run, led.Round, led.Head = run.ID(), 1, pr.HeadRefOid
+	led.Run, led.Kind, led.Round, led.Head = run.ID(), "fix", 1, pr.HeadRefOid
 	o.Ledger = &led
 	if !opts.Yes {
 		p := opts.Prompter

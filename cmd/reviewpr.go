@@ -16,6 +16,7 @@ import (
 	"github.com/ocdx/gh-ocdx/git"
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/llm"
+	"github.com/ocdx/gh-ocdx/loop"
 	"github.com/ocdx/gh-ocdx/repofs"
 	"github.com/ocdx/gh-ocdx/review"
 	"github.com/ocdx/gh-ocdx/state"
@@ -30,6 +31,7 @@ type ReviewPROptions struct {
 	ContextOnly bool
 	Yes         bool // post without asking
 	Print       bool // print the review, post nothing
+	Full        bool // the whole diff, even when gh-ocdx reviewed the PR before
 	// Event is the most the model's review may do (--event); "" leaves it
 	// to the configuration's allowApprove.
 	Event github.ReviewEvent
@@ -72,6 +74,11 @@ The model reads a file, a diff, an issue or searches only after you
 confirmed its request (or only what you narrowed it to); --yes and --print
 confirm every request as proposed, and log it on stderr.
 
+When gh-ocdx reviewed the PR before (its reports carry the head they read)
+at a commit the PR's head descends from, and this clone has both, the model
+gets only what changed since, and reads the rest with its tools; --full
+gives it the whole diff.
+
 --max-tokens N (or maxTokens in the configuration) stops the review before
 a model call that could pass N tokens; it then exits 3 and posts nothing.
 
@@ -94,9 +101,10 @@ Examples:
 func parseReviewPR(d *Deps, args []string) (*ReviewPROptions, error) {
 	var repoFlag, event string
 	opts := &ReviewPROptions{}
-	fs := newFlagSet("review-pr", "gh ocdx review-pr [<number> | <url> | <branch>] [--model P/M] [--context-only] [--yes] [--print] [--event E] [--max-tokens N] [-R OWNER/REPO]", reviewPRHelp)
+	fs := newFlagSet("review-pr", "gh ocdx review-pr [<number> | <url> | <branch>] [--model P/M] [--context-only] [--yes] [--print] [--full] [--event E] [--max-tokens N] [-R OWNER/REPO]", reviewPRHelp)
 	fs.StringVar(&opts.Model, "model", "", "Review with this provider/model instead of the configured reviewPrModel")
 	fs.BoolVar(&opts.ContextOnly, "context-only", false, "Print the review context on stdout; call no model, post nothing")
+	fs.BoolVar(&opts.Full, "full", false, "Give the model the whole diff, not only what changed since gh-ocdx's last review")
 	fs.BoolVar(&opts.Yes, "yes", false, "Post the review without asking (context requests are confirmed too)")
 	fs.BoolVar(&opts.Print, "print", false, "Print the review on stdout and post nothing")
 	fs.StringVar(&event, "event", "", "The most the review may do: comment, request-changes or approve (default request-changes, or approve with allowApprove)")
@@ -209,6 +217,10 @@ func reviewPR(ctx context.Context, d *Deps, opts *ReviewPROptions) error {
 	if err != nil {
 		return err
 	}
+	led, _, _, _ := loop.PRLedger(rc.PR)
+	if !opts.Full {
+		reReviewPR(ctx, d, rc, led.Head)
+	}
 	if opts.ContextOnly {
 		msg, err := rc.TaskMessage()
 		if err != nil {
@@ -221,7 +233,7 @@ func reviewPR(ctx context.Context, d *Deps, opts *ReviewPROptions) error {
 	files := prFiles(ctx, d, client, repo, rc.PR)
 	tools := append(review.RepoTools(files), review.PRTools(client, repo, opts.Number)...)
 	s := &review.Session{Model: model, Context: rc, Tools: tools, MaxEvent: maxEvent}
-	post := &postPublisher{d: d, gh: client, repo: repo, number: opts.Number, runID: state.NewRunID()}
+	post := &postPublisher{d: d, gh: client, repo: repo, number: opts.Number, runID: state.NewRunID(), head: rc.PR.HeadRefOid, ledger: led}
 	switch {
 	case opts.Print:
 		s.Confirmer, s.Publisher = autoConfirmer{d: d, why: "--print"}, printPublisher{d: d}
@@ -243,6 +255,29 @@ func reviewPR(ctx context.Context, d *Deps, opts *ReviewPROptions) error {
 		return &IncompleteError{Reason: be.Error() + "; the review stopped there. Re-run with a larger --max-tokens (or maxTokens in the configuration)"}
 	}
 	return err
+}
+
+// reReviewPR makes rc a re-review when gh-ocdx reviewed the PR at since
+// (the newest ledger on it says so) and this clone has since as an ancestor
+// of the PR's head: the diff is then only what changed since
+// (docs/architecture.md, Re-reviews).
+func reReviewPR(ctx context.Context, d *Deps, rc *review.Context, since string) {
+	pr := rc.PR
+	if since == "" || since == pr.HeadRefOid {
+		return
+	}
+	wd, err := d.workDir()
+	if err != nil {
+		return
+	}
+	g, err := git.Open(ctx, wd)
+	if err != nil {
+		return
+	}
+	if diff, ok := g.DiffSince(ctx, since, pr.HeadRefOid); ok {
+		rc.Diff, rc.Since = review.NewContext(pr, []byte(diff), true, rc.Policy).Diff, since
+		d.Log.Info(fmt.Sprintf("re-review: only what changed since %.7s, gh-ocdx's last review (--full for the whole PR)", since))
+	}
 }
 
 // prFiles gives the reviewer the tracked files at the PR's head: from git

@@ -98,14 +98,19 @@ type postPublisher struct {
 	gh     *github.Client
 	repo   github.Repo
 	number int
-	runID  string // for the tag
+	runID  string         // for the tag
+	head   string         // the PR's head the review read
+	ledger finding.Ledger // the PR's newest, carried on (docs/architecture.md, The ledger)
 }
 
 // Publish posts the review with the marker and a tag, as every comment
 // gh-ocdx posts: review-loop then knows the review as its own and never
 // counts it as a maintainer's change request.
 func (p *postPublisher) Publish(ctx context.Context, r review.Proposal) (string, error) {
-	body := github.CapBody(finding.Marker + "\n" + finding.Tag(p.runID, 1, "review-pr") + "\n" + r.Body)
+	// The ledger goes on, marking the head this review read.
+	led := p.ledger
+	led.Run, led.Kind, led.Round, led.Head = p.runID, "review-pr", 1, p.head
+	body := github.CapBodyWith(finding.Marker+"\n"+finding.Tag(p.runID, 1, "review-pr")+"\n"+r.Body, "\n"+led.Block())
 	posted, err := p.gh.PostReviewComments(ctx, p.repo, p.number, r.Event, body, r.Comments)
 	if err != nil {
 		return "", err

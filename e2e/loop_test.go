@@ -538,3 +538,25 @@ func TestDismissPostsOnce(t *testing.T) {
 		t.Fatalf("want one dismissal comment, got %+v", cs)
 	}
 }
+
+// review-pr on a PR a loop reviewed at an ancestor of its head gives the
+// model only what changed since; --full the whole diff.
+func TestReviewPRReReviewsWhatChangedSinceTheLoop(t *testing.T) {
+	t.Parallel()
+	lf := newLoop(t, nil)
+	lf.approveRound()
+	wantCode(t, lf.run("--yes"), 0)
+	testkit.WriteFiles(t, lf.repo.Clone, map[string]string{"later.go": "package cache // pushed after the review\n"})
+	testkit.Git(t, lf.repo.Clone, "add", "later.go")
+	testkit.Git(t, lf.repo.Clone, "commit", "-qm", "later")
+	testkit.Git(t, lf.repo.Clone, "push", "-q", "origin", lf.repo.Head)
+
+	res := lf.env.Run(t, "review-pr", "31", "--context-only")
+	wantCode(t, res, 0)
+	wantContains(t, "task", res.Stdout, "**Diff since "+lf.start[:7]+"**", "+package cache // pushed after the review")
+	full := lf.env.Run(t, "review-pr", "31", "--context-only", "--full")
+	wantCode(t, full, 0)
+	if strings.Contains(full.Stdout, "**Diff since") || !strings.Contains(full.Stdout, "**Diff:**") {
+		t.Errorf("--full must give the whole diff:\n%s", full.Stdout)
+	}
+}

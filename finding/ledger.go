@@ -28,6 +28,7 @@ const MaxLedger = 8 << 10
 // Ledger is the state of a PR's findings after one post.
 type Ledger struct {
 	Run      string        `json:"run"`
+	Kind     string        `json:"kind,omitempty"` // the run's verb: review-loop (""), fix, review-pr
 	Round    int           `json:"round"`
 	Head     string        `json:"head"`
 	Findings []LedgerEntry `json:"findings"` // oldest first
@@ -148,6 +149,8 @@ func ParseLedger(body string) (Ledger, error) {
 		return Ledger{}, fmt.Errorf("the ledger's head %q is not a commit", l.Head)
 	case l.Dropped < 0:
 		return Ledger{}, errors.New("the ledger's dropped count is negative")
+	case l.Kind != "" && l.Kind != "review-loop" && l.Kind != "fix" && l.Kind != "review-pr":
+		return Ledger{}, fmt.Errorf("the ledger's kind %q is not a verb of gh-ocdx", l.Kind)
 	}
 	seen := map[string]bool{}
 	for _, e := range l.Findings {

@@ -151,7 +151,7 @@ func (l *loop) rebuild() error {
 		return nil
 	}
 	l.seed = led
-	adopted, err := l.o.Store.Adopt(l.key, state.Adoption{RunID: led.Run, Kind: Kind, Round: led.Round, Head: led.Head,
+	adopted, err := l.o.Store.Adopt(l.key, state.Adoption{RunID: led.Run, Kind: cmp.Or(led.Kind, Kind), Round: led.Round, Head: led.Head,
 		Stuck: led.With(finding.StatusStuck), Source: "from PR comment " + url})
 	if err != nil {
 		return err

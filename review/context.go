@@ -40,6 +40,9 @@ type Context struct {
 	DiffTruncated bool
 	Policy        *config.Policy // the repository's; nil: the defaults
 	Ignored       []string       // the files whose diff the policy left out
+	// Since, in a re-review, is the head gh-ocdx reviewed last: Diff is then
+	// only what changed since (docs/architecture.md, Re-reviews).
+	Since string
 }
 
 // Gather fetches the PR and its diff (two requests, side by side), then
@@ -114,7 +117,7 @@ func (c *Context) TaskMessage() (string, error) {
 	return prompts.Render("review_pr.md", map[string]any{
 		"Number": c.PR.Number, "Title": c.PR.Title, "Author": c.PR.Author, "State": c.PR.State,
 		"Body": body, "LinkedIssues": c.PR.ClosingIssues,
-		"FileSummary": c.FileSummary(), "Files": c.FileList(), "Diff": c.Diff,
+		"FileSummary": c.FileSummary(), "Files": c.FileList(), "Diff": c.Diff, "Since": text.ShortOID(c.Since),
 		"Instructions": Instructions(c.Policy, c.PR.Files),
 	})
 }
