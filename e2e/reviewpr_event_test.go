@@ -14,6 +14,18 @@ const approvalNote = "gh-ocdx posts model approvals as comments; pass --event ap
 // reReviewPRTag is the tag of a review review-pr posted.
 var reReviewPRTag = regexp.MustCompile(`<!-- ocdx:run=\d{8}T\d{6}-[0-9a-f]{6} round=1 kind=review-pr -->`)
 
+// shown is what a reader of a posted body sees: its lines without the
+// hidden ones (marker, tag, ledger).
+func shown(body string) string {
+	var keep []string
+	for _, l := range strings.Split(body, "\n") {
+		if t := strings.TrimSpace(l); !(strings.HasPrefix(t, "<!--") && strings.HasSuffix(t, "-->")) {
+			keep = append(keep, l)
+		}
+	}
+	return strings.TrimSpace(strings.Join(keep, "\n"))
+}
+
 // A model's approval must not satisfy a required review by itself: with
 // --yes it is posted as a comment that says so, unless the person allowed
 // approvals (--event approve, or allowApprove in the configuration).

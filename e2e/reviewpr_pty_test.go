@@ -78,7 +78,7 @@ func TestReviewPRDiscussThenPost(t *testing.T) {
 	if len(reqs) != 2 || !strings.Contains(string(reqs[1].Body), "ask for a test of the redirect") {
 		t.Fatalf("the model must see the feedback before revising (%d requests)", len(reqs))
 	}
-	if got := gh.Reviews(repo, 24); len(got) != 1 || !strings.HasSuffix(got[0].Body, "\nrevised: please add a test") || got[0].Event != "REQUEST_CHANGES" {
+	if got := gh.Reviews(repo, 24); len(got) != 1 || shown(got[0].Body) != "revised: please add a test" || got[0].Event != "REQUEST_CHANGES" {
 		t.Errorf("only the revised review is posted: %+v", got)
 	}
 }
@@ -139,7 +139,7 @@ func TestReviewPRPostAsAnotherEvent(t *testing.T) {
 			if len(got) != 1 || got[0].Event != tc.event {
 				t.Fatalf("posted %+v, want one %s", got, tc.event)
 			}
-			if !strings.HasSuffix(got[0].Body, "\nLGTM") {
+			if shown(got[0].Body) != "LGTM" {
 				t.Errorf("the person's choice is posted without gh-ocdx's note:\n%s", got[0].Body)
 			}
 		})

@@ -38,7 +38,7 @@ func TestModelTimeoutCutsAStalledCallAndRetries(t *testing.T) {
 	if res.Code != 0 {
 		t.Fatalf("exit %d\n%s", res.Code, res.Stderr)
 	}
-	if got := gh.Reviews(repo, 24); len(got) != 1 || !strings.HasSuffix(got[0].Body, "\nafter the retry") {
+	if got := gh.Reviews(repo, 24); len(got) != 1 || shown(got[0].Body) != "after the retry" {
 		t.Errorf("want the answer of the retried call posted once, got %+v", got)
 	}
 	if n := len(fm.Requests("gpt-rev")); n != 2 {
@@ -61,7 +61,7 @@ func TestModelTimeoutIsAnInactivityDeadline(t *testing.T) {
 	if res.Code != 0 {
 		t.Fatalf("exit %d\n%s", res.Code, res.Stderr)
 	}
-	if got := gh.Reviews(repo, 24); len(got) != 1 || !strings.HasSuffix(got[0].Body, "\nstreamed slowly") {
+	if got := gh.Reviews(repo, 24); len(got) != 1 || shown(got[0].Body) != "streamed slowly" {
 		t.Errorf("want the streamed answer posted, got %+v", got)
 	}
 	if n := len(fm.Requests("gpt-rev")); n != 1 {

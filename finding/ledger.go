@@ -89,6 +89,9 @@ func (l Ledger) With(status string) []string {
 // counted in Dropped). Open and stuck entries are never left out; a ledger
 // of nothing but those beyond the limit is cut to its newest entries.
 func (l Ledger) Block() string {
+	if l.Findings == nil {
+		l.Findings = []LedgerEntry{} // "findings":[] reads as a list to any parser
+	}
 	for {
 		b, _ := json.Marshal(l)
 		block := ledgerOpen + string(b) + ledgerClose

@@ -76,3 +76,14 @@ func TestParseLedgerRefusesWhatGhOcdxDoesNotWrite(t *testing.T) {
 		t.Errorf("no block: %v", err)
 	}
 }
+
+// A ledger of no findings reads as an empty list, not a null.
+func TestLedgerBlockOfNothing(t *testing.T) {
+	block := Ledger{Run: "20261124T101112-a1b2c3", Kind: "review-pr", Round: 1, Head: "916a9a4"}.Block()
+	if !strings.Contains(block, `"findings":[]`) {
+		t.Errorf("block %s", block)
+	}
+	if _, err := ParseLedger(block); err != nil {
+		t.Error(err)
+	}
+}
