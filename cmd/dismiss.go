@@ -10,7 +10,6 @@ import (
 
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/git"
-	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/loop"
 )
 
@@ -80,12 +79,7 @@ func parseDismiss(d *Deps, args []string) (*DismissOptions, error) {
 }
 
 func dismiss(ctx context.Context, d *Deps, opts *DismissOptions) error {
-	r, err := currentRepo(d, opts.Repo)
-	if err != nil {
-		return err
-	}
-	repo := github.Repo{Host: r.Host, Owner: r.Owner, Name: r.Name}
-	client, err := d.gitHub(repo.Host)
+	repo, client, err := repoClient(d, opts.Repo)
 	if err != nil {
 		return err
 	}

@@ -42,11 +42,8 @@ func prepare(ctx context.Context, d *Deps, r repository.Repository, arg prArg, u
 	if err != nil {
 		return nil, err
 	}
-	if r, err = currentRepo(d, r); err != nil {
-		return nil, err
-	}
-	p := &prepared{cfg: cfg, repo: github.Repo{Host: r.Host, Owner: r.Owner, Name: r.Name}}
-	if p.client, err = d.gitHub(p.repo.Host); err != nil {
+	p := &prepared{cfg: cfg}
+	if p.repo, p.client, err = repoClient(d, r); err != nil {
 		return nil, err
 	}
 	wd, err := d.workDir()

@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/cli/go-gh/v2/pkg/repository"
+
+	"github.com/ocdx/gh-ocdx/github"
 )
 
 // The repository is picked as gh does: -R/--repo, else GH_REPO, else the git
@@ -39,4 +41,16 @@ func currentRepo(d *Deps, r repository.Repository) (repository.Repository, error
 		return r, fmt.Errorf("could not determine the repository: this directory is not a git clone; run inside a clone of a GitHub repository, or pass -R OWNER/REPO or set GH_REPO")
 	}
 	return r, fmt.Errorf("could not determine the repository (%v): run inside a clone of a GitHub repository, or pass -R OWNER/REPO or set GH_REPO", err)
+}
+
+// repoClient is the repository a verb works on (currentRepo) and a GitHub
+// client for its host.
+func repoClient(d *Deps, r repository.Repository) (github.Repo, *github.Client, error) {
+	r, err := currentRepo(d, r)
+	if err != nil {
+		return github.Repo{}, nil, err
+	}
+	repo := github.Repo{Host: r.Host, Owner: r.Owner, Name: r.Name}
+	client, err := d.gitHub(repo.Host)
+	return repo, client, err
 }

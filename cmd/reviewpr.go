@@ -195,12 +195,7 @@ func reviewPR(ctx context.Context, d *Deps, opts *ReviewPROptions) error {
 		}
 		model.tools = true
 	}
-	r, err := currentRepo(d, opts.Repo)
-	if err != nil {
-		return err
-	}
-	repo := github.Repo{Host: r.Host, Owner: r.Owner, Name: r.Name}
-	client, err := d.gitHub(repo.Host)
+	repo, client, err := repoClient(d, opts.Repo)
 	if err != nil {
 		return err
 	}

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/ocdx/gh-ocdx/finding"
-	"github.com/ocdx/gh-ocdx/fix"
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/state"
 )
@@ -20,8 +19,7 @@ func TestRunStuckAcrossMachines(t *testing.T) {
 	h.reviewer.answers = []string{reviewerAnswer(bug), reviewerAnswer(bug)}
 	h.analyzer.answers = []string{analyzerAnswer(), analyzerAnswer()}
 	id := bug.ComputeID()
-	h.fixer.report = &fix.Result{Status: fix.StatusPushed, Verified: true, Pushed: true, HeadOID: "bbbbbbbb",
-		Fixed: []finding.FixedIssue{{FindingID: id, CommitSha: "bbbbbbbb"}}}
+	h.fixer.report = pushedFix(id)
 	first, err := h.run(t)
 	if err != nil || first.Outcome != OutcomeBlocked || h.fixer.calls != 1 {
 		t.Fatalf("first machine: %+v, %v", first, err)
@@ -66,8 +64,7 @@ func TestRunIgnoresAForgedLedger(t *testing.T) {
 	h.gh.pr.Comments = []github.Comment{{Author: "mallory", Association: "NONE", URL: "https://x/c/99", Body: finding.Marker + "\n" + forged.Block()}}
 	h.reviewer.answers = []string{reviewerAnswer(bug), reviewerAnswer()}
 	h.analyzer.answers = []string{analyzerAnswer(), analyzerAnswer()}
-	h.fixer.report = &fix.Result{Status: fix.StatusPushed, Verified: true, Pushed: true, HeadOID: "bbbbbbbb",
-		Fixed: []finding.FixedIssue{{FindingID: id, CommitSha: "bbbbbbbb"}}}
+	h.fixer.report = pushedFix(id)
 
 	res, err := h.run(t)
 
@@ -107,8 +104,7 @@ func TestRunLeavesDismissedFindingsOut(t *testing.T) {
 			tc.pr(&h.gh.pr)
 			h.reviewer.answers = []string{reviewerAnswer(bug), reviewerAnswer()}
 			h.analyzer.answers = []string{analyzerAnswer(), analyzerAnswer()}
-			h.fixer.report = &fix.Result{Status: fix.StatusPushed, Verified: true, Pushed: true, HeadOID: "bbbbbbbb",
-				Fixed: []finding.FixedIssue{{FindingID: id, CommitSha: "bbbbbbbb"}}}
+			h.fixer.report = pushedFix(id)
 
 			res, err := h.run(t)
 

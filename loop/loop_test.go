@@ -267,8 +267,7 @@ func TestRunDeclinedPushStaysResumable(t *testing.T) {
 
 	// The re-run resumes: no second review, no second report.
 	h.fixer.err = nil
-	h.fixer.report = &fix.Result{Status: fix.StatusPushed, Verified: true, Pushed: true, HeadOID: "bbbbbbbb",
-		Fixed: []finding.FixedIssue{{FindingID: bug.ComputeID(), CommitSha: "bbbbbbbb"}}}
+	h.fixer.report = pushedFix(bug.ComputeID())
 	h.reviewer.answers = []string{reviewerAnswer()}
 	h.analyzer.answers = []string{analyzerAnswer()}
 	calls := h.reviewer.calls
@@ -371,8 +370,7 @@ func TestRunStuckAcrossRuns(t *testing.T) {
 	h.reviewer.answers = []string{reviewerAnswer(bug), reviewerAnswer(bug)}
 	h.analyzer.answers = []string{analyzerAnswer(), analyzerAnswer()}
 	id := bug.ComputeID()
-	h.fixer.report = &fix.Result{Status: fix.StatusPushed, Verified: true, Pushed: true, HeadOID: "bbbbbbbb",
-		Fixed: []finding.FixedIssue{{FindingID: id, CommitSha: "bbbbbbbb"}}}
+	h.fixer.report = pushedFix(id)
 
 	res, err := h.run(t)
 
@@ -393,4 +391,11 @@ func TestRunStuckAcrossRuns(t *testing.T) {
 	if !strings.Contains(last, "### Stuck findings") || !strings.Contains(last, "**(stuck)**") {
 		t.Errorf("the report must show the stuck finding:\n%s", last)
 	}
+}
+
+// pushedFix is the fix agent's report of a verified, pushed fix of id,
+// the new head bbbbbbbb.
+func pushedFix(id string) *fix.Result {
+	return &fix.Result{Status: fix.StatusPushed, Verified: true, Pushed: true, HeadOID: "bbbbbbbb",
+		Fixed: []finding.FixedIssue{{FindingID: id, CommitSha: "bbbbbbbb"}}}
 }

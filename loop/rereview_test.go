@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/ocdx/gh-ocdx/finding"
-	"github.com/ocdx/gh-ocdx/fix"
 )
 
 // reviewerVerdicts is a re-review's answer: new findings, and verdicts on
@@ -42,8 +41,7 @@ func TestRound2ReviewsTheFixCommitsAndTheVerdictMakesItStuck(t *testing.T) {
 	id := bug.ComputeID()
 	h.reviewer.answers = []string{reviewerAnswer(bug, other), reviewerVerdicts([]finding.Verdict{{ID: id, Verdict: "still_present"}})}
 	h.analyzer.answers = []string{analyzerAnswer(), analyzerAnswer()}
-	h.fixer.report = &fix.Result{Status: fix.StatusPushed, Verified: true, Pushed: true, HeadOID: "bbbbbbbb",
-		Fixed: []finding.FixedIssue{{FindingID: id, CommitSha: "bbbbbbbb"}}}
+	h.fixer.report = pushedFix(id)
 
 	res, err := h.run(t)
 
@@ -90,8 +88,7 @@ func TestResolvedVerdictBeatsTheFuzzyMatch(t *testing.T) {
 	similar.Title = "Leak!"
 	h.reviewer.answers = []string{reviewerAnswer(bug), reviewerVerdicts([]finding.Verdict{{ID: id, Verdict: "resolved"}}, similar), reviewerVerdicts(nil)}
 	h.analyzer.answers = []string{analyzerAnswer(), analyzerAnswer(), analyzerAnswer()}
-	h.fixer.report = &fix.Result{Status: fix.StatusPushed, Verified: true, Pushed: true, HeadOID: "bbbbbbbb",
-		Fixed: []finding.FixedIssue{{FindingID: id, CommitSha: "bbbbbbbb"}}}
+	h.fixer.report = pushedFix(id)
 
 	res, err := h.run(t)
 
@@ -114,8 +111,7 @@ func TestFullReviewWhenAskedOrAfterARebase(t *testing.T) {
 			set(h)
 			h.reviewer.answers = []string{reviewerAnswer(bug), reviewerAnswer()}
 			h.analyzer.answers = []string{analyzerAnswer(), analyzerAnswer()}
-			h.fixer.report = &fix.Result{Status: fix.StatusPushed, Verified: true, Pushed: true, HeadOID: "bbbbbbbb",
-				Fixed: []finding.FixedIssue{{FindingID: bug.ComputeID(), CommitSha: "bbbbbbbb"}}}
+			h.fixer.report = pushedFix(bug.ComputeID())
 
 			res, err := h.run(t)
 
