@@ -341,9 +341,15 @@ func (g *GitHub) serve(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
 	kind := kindOf(r)
 	rec := &recorder{ResponseWriter: w, status: http.StatusOK}
+	// The log is in the order requests arrived: a dropped request ends
+	// after the client may already have retried it.
+	g.mu.Lock()
+	i := len(g.log)
+	g.log = append(g.log, Request{Kind: kind, Method: r.Method, Path: r.URL.RequestURI(), Body: string(body)})
+	g.mu.Unlock()
 	defer func() {
 		g.mu.Lock()
-		g.log = append(g.log, Request{Kind: kind, Method: r.Method, Path: r.URL.RequestURI(), Status: rec.status, Body: string(body)})
+		g.log[i].Status = rec.status
 		g.mu.Unlock()
 	}()
 	if r.Header.Get("Authorization") != "token "+g.Token {
