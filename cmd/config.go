@@ -171,8 +171,7 @@ func configShow(d *Deps, opts *ConfigShowOptions) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(showJSON(d, c))
 	}
-	fmt.Fprint(d.IO.Out, showMarkdown(d, c))
-	return nil
+	return printMarkdown(d, showMarkdown(d, c))
 }
 
 // configJSON is the output of config show --json: the keys of the file with

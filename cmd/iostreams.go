@@ -80,3 +80,14 @@ func (s *IOStreams) ErrTerminalWidth() int {
 	}
 	return w
 }
+
+// TerminalWidth is the width of the terminal on stdout, 80 when it cannot
+// be read.
+func (s *IOStreams) TerminalWidth() int {
+	if f, ok := s.rawOut.(interface{ Fd() uintptr }); ok && s.stdoutTTY {
+		if w, _, err := term.GetSize(int(f.Fd())); err == nil && w > 0 {
+			return w
+		}
+	}
+	return 80
+}

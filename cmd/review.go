@@ -525,8 +525,7 @@ func (offline) Comments(context.Context, github.Repo, int) ([]github.Comment, er
 // priority.
 func printLocal(d *Deps, opts *ReviewOptions, res *loop.LocalResult) error {
 	if !opts.JSON {
-		fmt.Fprint(d.IO.Out, renderLocal(res))
-		return nil
+		return printMarkdown(d, renderLocal(res))
 	}
 	b, err := json.Marshal(res)
 	if err != nil {

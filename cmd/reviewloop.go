@@ -206,8 +206,8 @@ func reviewLoop(ctx context.Context, d *Deps, opts *ReviewLoopOptions) error {
 			if jerr := enc.Encode(res); jerr != nil {
 				return jerr
 			}
-		} else {
-			fmt.Fprint(d.IO.Out, loop.RenderSummary(res))
+		} else if perr := printMarkdown(d, loop.RenderSummary(res)); perr != nil {
+			return perr
 		}
 	}
 	switch {

@@ -46,7 +46,11 @@ func (c *terminalConfirmer) Decide(_ context.Context, p review.Proposal) (review
 	if p.Proposed != "" {
 		event += " (the model proposed " + string(p.Proposed) + ")"
 	}
-	fmt.Fprintf(c.d.IO.Out, "\n── Proposed review: %s %s\n%s\n%s%s\n\n", event, strings.Repeat("─", 30), p.Body, inlineComments(p.Comments), strings.Repeat("─", 50))
+	fmt.Fprintf(c.d.IO.Out, "\n── Proposed review: %s %s\n", event, strings.Repeat("─", 30))
+	if err := printMarkdown(c.d, p.Body+"\n"); err != nil {
+		return review.DecideReply{}, err
+	}
+	fmt.Fprintf(c.d.IO.Out, "%s%s\n\n", inlineComments(p.Comments), strings.Repeat("─", 50))
 	i, err := c.p.Select("Post this review?", []string{"Post as " + string(p.Event), "Post as…", "Discuss", "Abort"})
 	if err != nil {
 		return review.DecideReply{}, err
@@ -123,8 +127,12 @@ func (p *postPublisher) Publish(ctx context.Context, r review.Proposal) (string,
 type printPublisher struct{ d *Deps }
 
 func (p printPublisher) Publish(_ context.Context, r review.Proposal) (string, error) {
-	fmt.Fprintf(p.d.IO.Out, "Event: %s\n\n%s\n%s", r.Event, strings.TrimRight(r.Body, "\n"), inlineComments(r.Comments))
-	return "", nil
+	fmt.Fprintf(p.d.IO.Out, "Event: %s\n\n", r.Event)
+	if err := printMarkdown(p.d, strings.TrimRight(r.Body, "\n")+"\n"); err != nil {
+		return "", err
+	}
+	_, err := fmt.Fprint(p.d.IO.Out, inlineComments(r.Comments))
+	return "", err
 }
 
 // inlineComments shows a review's inline comments: where (path:line), then

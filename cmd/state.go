@@ -146,8 +146,9 @@ func stateShow(d *Deps, o *StateShowOptions) error {
 			fmt.Fprintf(d.IO.Out, "Nothing recorded for %s.\n", key)
 			return nil
 		}
-		renderPR(d.IO.Out, st, pr)
-		return nil
+		var b strings.Builder
+		renderPR(&b, st, pr)
+		return printMarkdown(d, b.String())
 	}
 
 	var only string // "host/owner/repo#" with -R

@@ -3,6 +3,7 @@
 package e2e
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 
@@ -69,3 +70,50 @@ func TestLoopPushQuestionDefaultsToNo(t *testing.T) {
 		t.Fatal("Enter alone must not push")
 	}
 }
+
+// Markdown is rendered on a terminal, as gh pr view renders it, and left as
+// it is when piped: the review review-pr would post, and config show.
+func TestMarkdownIsRenderedOnATerminalOnly(t *testing.T) {
+	t.Parallel()
+	const body = "## Summary\n\n- **first** point\n- second point\n"
+	for _, colour := range []bool{true, false} {
+		_, fm, env := modelFixture(t, "openai/gpt-rev")
+		if colour {
+			env.Set("NO_COLOR", "")
+		}
+		scriptReview(fm, "gpt-rev", "COMMENT", body)
+		scriptReview(fm, "gpt-rev", "COMMENT", body)
+
+		term := env.StartTerminal(t, "review-pr", "24", "--print")
+		if code := term.Wait(); code != 0 {
+			t.Fatalf("exit %d:\n%s", code, term.Screen())
+		}
+		screen := term.Screen()
+		plain := reSGR.ReplaceAllString(screen, "")
+		if !strings.Contains(plain, "• second point") || strings.Contains(plain, "\n- second point") {
+			t.Errorf("colour %v: the review is not rendered on the terminal:\n%s", colour, plain)
+		}
+		if styled := strings.Contains(screen, "\x1b[38;5;"); styled != colour {
+			t.Errorf("colour %v: styled %v:\n%s", colour, styled, plain)
+		}
+
+		res := env.Run(t, "review-pr", "24", "--print")
+		wantCode(t, res, 0)
+		if !strings.Contains(res.Stdout, "\n"+body) {
+			t.Errorf("colour %v: piped, the review must be the Markdown itself:\n%s", colour, res.Stdout)
+		}
+	}
+
+	_, _, env := modelFixture(t, "openai/gpt-rev")
+	env.Set("NO_COLOR", "")
+	term := env.StartTerminal(t, "config", "show")
+	if code := term.Wait(); code != 0 {
+		t.Fatalf("exit %d:\n%s", code, term.Screen())
+	}
+	if s := term.Screen(); !strings.Contains(s, "│") || strings.Contains(s, "|---|") {
+		t.Errorf("config show's table is not rendered:\n%s", s)
+	}
+}
+
+// reSGR matches a colour or style sequence.
+var reSGR = regexp.MustCompile("\x1b\\[[0-9;]*m")

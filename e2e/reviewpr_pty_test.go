@@ -127,7 +127,7 @@ func TestReviewPRPostAsAnotherEvent(t *testing.T) {
 
 			term := env.StartTerminal(t, "review-pr", "24")
 			term.Expect("Proposed review: COMMENT (the model proposed APPROVE)")
-			term.Expect(approvalNote)
+			term.Expect("gh-ocdx posts model approvals as comments") // the note, wrapped to the terminal
 			term.Expect("Post this review?")
 			term.Send(testkit.Down + testkit.Enter)
 			term.Expect("Post the review as")

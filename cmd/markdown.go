@@ -1,0 +1,50 @@
+package cmd
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/cli/go-gh/v2/pkg/markdown"
+
+	"github.com/ocdx/gh-ocdx/internal/text"
+)
+
+// printMarkdown writes md to stdout as gh pr view does: rendered for the
+// terminal when stdout is one, as it is when piped (scripts and files get
+// the Markdown itself). The source is made inert first, so the renderer's
+// escape sequences are the only ones that reach the terminal.
+func printMarkdown(d *Deps, md string) error {
+	if !d.IO.stdoutTTY || d.IO.rawOut == nil {
+		_, err := io.WriteString(d.IO.Out, md)
+		return err
+	}
+	out, err := markdown.Render(text.Inert(md),
+		markdown.WithTheme(markdownTheme(d.Getenv)),
+		markdown.WithWrap(d.IO.TerminalWidth()))
+	if err != nil {
+		_, err = io.WriteString(d.IO.Out, md)
+		return err
+	}
+	_, err = fmt.Fprint(d.IO.rawOut, out)
+	return err
+}
+
+// markdownTheme is "none" when colour is off (NO_COLOR, CLICOLOR=0), else
+// light or dark as COLORFGBG says, dark when it says nothing. The terminal
+// is not asked for its background: its answer arrives on stdin, where it
+// would mix with what the person types at the next prompt. GLAMOUR_STYLE
+// overrides the theme, as in gh.
+func markdownTheme(getenv func(string) string) string {
+	if getenv("NO_COLOR") != "" || getenv("CLICOLOR") == "0" {
+		return "none"
+	}
+	fgbg := getenv("COLORFGBG")
+	if i := strings.LastIndexByte(fgbg, ';'); i >= 0 {
+		if bg, err := strconv.Atoi(fgbg[i+1:]); err == nil && (bg == 7 || bg >= 9 && bg <= 15) {
+			return "light"
+		}
+	}
+	return "dark"
+}
