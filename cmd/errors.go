@@ -28,7 +28,10 @@ func (e *UsageError) Error() string {
 // IncompleteError means the command finished without reaching its goal
 // (loop not converged, stuck findings, review-only PR, verification failed).
 // Exit 3.
-type IncompleteError struct{ Reason string }
+type IncompleteError struct {
+	Reason string
+	Shown  bool // the verb already said it on stderr ("run ended, blocked — …")
+}
 
 func (e *IncompleteError) Error() string { return e.Reason }
 
@@ -49,4 +52,27 @@ func ExitCode(ctx context.Context, err error) int {
 	default:
 		return 1
 	}
+}
+
+// endMessage is the one line stderr gets about how a command ended; "" when
+// there is nothing more to say. Only a failure is an "error:": a cancelled
+// command says so once (one line, not each role's "context canceled"), and
+// an incomplete one gives its outcome once.
+func endMessage(code int, err error) string {
+	var incomplete *IncompleteError
+	switch {
+	case err == nil:
+		return ""
+	case code == 130:
+		if errors.Is(err, ErrCancelled) && err.Error() != ErrCancelled.Error() {
+			return err.Error() // what was cancelled, and what became of it
+		}
+		return "cancelled; run the same command to resume"
+	case errors.As(err, &incomplete):
+		if incomplete.Shown {
+			return ""
+		}
+		return incomplete.Reason
+	}
+	return "error: " + err.Error()
 }

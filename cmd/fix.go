@@ -229,7 +229,7 @@ func finishFix(ctx context.Context, d *Deps, run *state.Active, pr *github.PullR
 		return fmt.Errorf("%w: %v; 'gh ocdx fix --continue' pushes them later", ErrCancelled, err)
 	case ctx.Err() != nil:
 		_ = run.Release()
-		return fmt.Errorf("%w: %v; 'gh ocdx fix --continue' resumes", ErrCancelled, err)
+		return fmt.Errorf("%w; 'gh ocdx fix --continue' resumes", ErrCancelled)
 	case errors.As(err, &ve):
 		_ = run.End(state.OutcomeBlocked, ve.Error())
 		reason := ve.Error()
@@ -306,7 +306,7 @@ func chooseResume(d *Deps, opts *FixOptions, recorded state.PR) (*state.WIP, err
 	case 1:
 		return nil, nil
 	}
-	return nil, ErrCancelled
+	return nil, fmt.Errorf("%w: nothing was changed; the interrupted fix is still recorded", ErrCancelled)
 }
 
 // fixPayload builds the fix payload: from --findings, from the interrupted

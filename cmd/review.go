@@ -237,7 +237,7 @@ func reviewLocal(ctx context.Context, d *Deps, opts *ReviewOptions) error {
 	case err != nil:
 		return err
 	case res.Outcome == loop.OutcomeBlocked:
-		return &IncompleteError{Reason: res.Reason}
+		return &IncompleteError{Reason: res.Reason, Shown: true} // "run ended, blocked — …"
 	}
 	return nil
 }

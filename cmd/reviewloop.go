@@ -216,7 +216,7 @@ func reviewLoop(ctx context.Context, d *Deps, opts *ReviewLoopOptions) error {
 	case err != nil:
 		return err
 	case res.Outcome == loop.OutcomeBlocked:
-		return &IncompleteError{Reason: res.Reason}
+		return &IncompleteError{Reason: res.Reason, Shown: true} // "run ended, blocked — …"
 	}
 	return nil
 }

@@ -104,8 +104,8 @@ const rootDescription = `Review and fix pull requests with LLMs, from your termi
 func Execute(ctx context.Context, args []string, d *Deps) int {
 	err := Run(ctx, args, d)
 	code := ExitCode(ctx, err)
-	if err != nil {
-		fmt.Fprintln(d.IO.ErrOut, "error:", err)
+	if msg := endMessage(code, err); msg != "" {
+		fmt.Fprintln(d.IO.ErrOut, msg)
 	}
 	return code
 }

@@ -211,7 +211,7 @@ func stateClear(d *Deps, o *StateClearOptions) error {
 			return err
 		}
 		if !ok {
-			return ErrCancelled
+			return fmt.Errorf("%w: nothing was cleared", ErrCancelled)
 		}
 	}
 	err = st.Clear(key)

@@ -24,6 +24,10 @@ func TestLoopConvergesInRoundOne(t *testing.T) {
 	res := lf.run("--yes")
 
 	wantCode(t, res, 0)
+	wantContains(t, "stderr", res.Stderr, "run ended, converged: consensus approve")
+	if strings.Contains(res.Stderr, "converged — converged") {
+		t.Errorf("the outcome is said twice:\n%s", res.Stderr)
+	}
 	if k := lf.kinds(); fmt.Sprint(k) != "[review:1]" {
 		t.Fatalf("comments %v, want one review report", k)
 	}
@@ -88,7 +92,10 @@ func TestLoopStuckFindingStopsEarly(t *testing.T) {
 	res := lf.run("--yes")
 
 	wantCode(t, res, 3)
-	wantContains(t, "stderr", res.Stderr, "manual intervention required")
+	// The outcome is said once, and it is not an error.
+	if n := strings.Count(res.Stderr, "manual intervention required"); n != 1 || strings.Contains(res.Stderr, "error:") {
+		t.Errorf("stderr should say the outcome once, without error: (%d times):\n%s", n, res.Stderr)
+	}
 	if k := fmt.Sprint(lf.kinds()); k != "[review:1 fix:1 review:2]" {
 		t.Fatalf("comments %s", k)
 	}

@@ -99,6 +99,9 @@ func TestReviewPRAbortAndCtrlCPostNothing(t *testing.T) {
 			if code := term.Wait(); code != 130 {
 				t.Errorf("exit %d, want 130:\n%s", code, term.Screen())
 			}
+			if s := term.Screen(); strings.Contains(s, "error:") {
+				t.Errorf("stopping is not an error:\n%s", s)
+			}
 			if n := len(gh.Reviews(repo, 24)) + len(gh.Comments(repo, 24)); n != 0 {
 				t.Errorf("%d things posted", n)
 			}

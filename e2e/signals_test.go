@@ -73,6 +73,12 @@ func TestSignalsInEachPhase(t *testing.T) {
 
 				stderr := lf.interrupt(sig, ready)
 
+				// One line says what happened: no role's "context canceled",
+				// no "error:".
+				if !strings.HasSuffix(stderr, "\ncancelled; run the same command to resume\n") || strings.Contains(stderr, "context canceled") || strings.Contains(stderr, "error:") {
+					t.Errorf("stderr should end with one line saying the run was cancelled:\n%s", stderr)
+				}
+
 				if k := fmt.Sprint(lf.kinds()); k != ph.posted {
 					t.Fatalf("comments %s when interrupted, want %s", k, ph.posted)
 				}

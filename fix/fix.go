@@ -378,7 +378,9 @@ func (f *fixer) agent(ctx context.Context, retry *retryInfo, attempt int) (findi
 	var res finding.FixResult
 	r, err := a.Run(ctx, &res)
 	f.out.Usage = f.out.Usage.Add(r.Usage)
-	fmt.Fprintf(o.Progress, "%s: %s, %d calls, %s tokens\n", Role, time.Since(start).Round(100*time.Millisecond), r.Usage.Calls, r.Usage)
+	if ctx.Err() == nil {
+		fmt.Fprintf(o.Progress, "%s: %s, %d calls, %s tokens\n", Role, time.Since(start).Round(100*time.Millisecond), r.Usage.Calls, r.Usage)
+	}
 	if err != nil {
 		f.addError("agent", err.Error())
 		return res, err

@@ -819,7 +819,10 @@ func (l *loop) endErr(outcome, reason string, err error) error {
 	if eerr := l.run.End(so, reason); eerr != nil && err == nil {
 		return eerr
 	}
-	l.progress("run ended, %s — %s", outcome, reason)
+	if !strings.HasPrefix(reason, outcome) { // "converged: consensus approve, …" says it already
+		reason = outcome + " — " + reason
+	}
+	l.progress("run ended, %s", reason)
 	return err
 }
 

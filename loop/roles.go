@@ -277,6 +277,9 @@ func (l *loop) runRole(ctx context.Context, r Role, system, task string, tools [
 	st.Elapsed, st.Usage = time.Since(start).Round(time.Millisecond), res.Usage
 	if err != nil {
 		st.Error, st.err = err.Error(), err
+		if ctx.Err() != nil {
+			return st // cancelled: the run says so once, not each role
+		}
 		l.progress("%s (%s): failed after %s: %s", r.Name, r.Model, st.Elapsed, text.FirstLine(st.Error))
 		return st
 	}
