@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -175,7 +176,7 @@ func fixPR(ctx context.Context, d *Deps, opts *FixOptions) error {
 	o := fix.Options{Repo: repo, PR: pr, Dir: co.Repo.Dir, Remote: pushRemote(ctx, co),
 		Model: model, ModelName: cfg.PRFix.String(),
 		Verify: cfg.Verify, Policy: cfg.Policy, Price: priceOf(cfg, cfg.PRFix.String()), Payload: payload, Run: run, Round: 1, Resume: resume,
-		DryRun: opts.DryRun, GitHub: client, Progress: d.IO.ErrOut}
+		DryRun: opts.DryRun, GitHub: client, Progress: d.IO.ErrOut, Source: fixSource(opts, resume, payload)}
 	// The report ends with the PR's ledger, as a loop's would.
 	led, _, _, _ := loop.PRLedger(pr)
 	led.Run, led.Kind, led.Round, led.Head = run.ID(), "fix", 1, pr.HeadRefOid
@@ -191,6 +192,18 @@ func fixPR(ctx context.Context, d *Deps, opts *FixOptions) error {
 		"model", cfg.PRFix.String(), "resume", resume != nil, "dry-run", opts.DryRun)
 	out, err := fix.Run(ctx, o)
 	return finishFix(ctx, d, run, pr, out, err, opts.DryRun)
+}
+
+// fixSource says in the fix report where its findings came from: a fix of
+// its own is not a round of a loop.
+func fixSource(opts *FixOptions, resume *state.WIP, p finding.FixPayload) string {
+	switch {
+	case opts.Findings != "":
+		return fmt.Sprintf("findings from `%s`", filepath.Base(opts.Findings))
+	case resume != nil:
+		return "an interrupted fix, continued"
+	}
+	return fmt.Sprintf("findings of review round %d", p.Round)
 }
 
 // dirtyFromWIP accepts uncommitted changes only when the interrupted fix
@@ -216,7 +229,9 @@ func finishFix(ctx context.Context, d *Deps, run *state.Active, pr *github.PullR
 	var pe *git.PushError
 	switch {
 	case err == nil:
-		printFixSummary(d, pr, out, dryRun)
+		if perr := printFixSummary(d, pr, out, dryRun); perr != nil {
+			return perr
+		}
 		if dryRun {
 			if cerr := run.ClearWIP(); cerr != nil {
 				return cerr
@@ -250,26 +265,27 @@ func finishFix(ctx context.Context, d *Deps, run *state.Active, pr *github.PullR
 	}
 }
 
-func printFixSummary(d *Deps, pr *github.PullRequest, out *fix.Result, dryRun bool) {
-	w := d.IO.Out
-	fmt.Fprintf(w, "## Fix of PR #%d\n\n", pr.Number)
-	fmt.Fprintf(w, "- Fixed: %d, rejected: %d\n", len(out.Fixed), len(out.Rejected))
-	fmt.Fprintf(w, "- Commits: %d, verified in %d attempt(s)\n", len(out.Commits), out.Attempts)
+func printFixSummary(d *Deps, pr *github.PullRequest, out *fix.Result, dryRun bool) error {
+	var w strings.Builder
+	fmt.Fprintf(&w, "## Fix of PR #%d\n\n", pr.Number)
+	fmt.Fprintf(&w, "- Fixed: %d, rejected: %d\n", len(out.Fixed), len(out.Rejected))
+	fmt.Fprintf(&w, "- Commits: %d, verified in %d attempt(s)\n", len(out.Commits), out.Attempts)
 	switch {
 	case dryRun:
-		fmt.Fprintf(w, "- Dry run: nothing pushed, nothing posted; the commits are local (HEAD %.7s)\n", out.HeadOID)
+		fmt.Fprintf(&w, "- Dry run: nothing pushed, nothing posted; the commits are local (HEAD %.7s)\n", out.HeadOID)
 	case out.Pushed:
-		fmt.Fprintf(w, "- Pushed to %s (head %.7s)\n", pr.HeadRefName, out.HeadOID)
+		fmt.Fprintf(&w, "- Pushed to %s (head %.7s)\n", pr.HeadRefName, out.HeadOID)
 	default:
-		fmt.Fprintln(w, "- Nothing to push")
+		fmt.Fprintln(&w, "- Nothing to push")
 	}
 	if out.CommentURL != "" {
-		fmt.Fprintf(w, "- Report: %s\n", out.CommentURL)
+		fmt.Fprintf(&w, "- Report: %s\n", out.CommentURL)
 	}
-	fmt.Fprintf(w, "- Tokens: %s (%d calls)\n", out.Usage, out.Usage.Calls)
+	fmt.Fprintf(&w, "- Tokens: %s (%d calls)\n", out.Usage, out.Usage.Calls)
 	for _, x := range out.Rejected {
-		fmt.Fprintf(w, "- Rejected %s: %s\n", x.FindingID, text.OneLine(x.Reason))
+		fmt.Fprintf(&w, "- Rejected %s: %s\n", x.FindingID, text.OneLine(x.Reason))
 	}
+	return printMarkdown(d, w.String())
 }
 
 // chooseResume decides between continuing an interrupted fix and starting

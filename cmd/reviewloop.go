@@ -117,8 +117,12 @@ func reviewLoop(ctx context.Context, d *Deps, opts *ReviewLoopOptions) error {
 		return err
 	}
 	cfg, client, repo, co, pr, canPush := p.cfg, p.client, p.repo, p.co, p.pr, p.canPush
-	if pr.HeadRefOid != co.Head {
-		d.Log.Warn(fmt.Sprintf("your checkout is at %.7s but PR #%d's head on GitHub is %.7s: the reviewers read the PR's head, the fix works on your checkout; pull first", co.Head, pr.Number, pr.HeadRefOid))
+	if n := co.Repo.Ahead(ctx, pr.HeadRefOid); n > 0 {
+		// Unpushed commits, such as a fix whose push was declined: the
+		// run's push question offers them again.
+		d.Log.Warn(fmt.Sprintf("your checkout is %d commit(s) ahead of PR #%d's head %.7s: the reviewers read the PR's head, and the next push includes these commits (git log --oneline %.7s..HEAD)", n, pr.Number, pr.HeadRefOid, pr.HeadRefOid))
+	} else if pr.HeadRefOid != co.Head {
+		d.Log.Warn(fmt.Sprintf("your checkout is at %.7s but PR #%d's head on GitHub is %.7s: the reviewers read the PR's head, the fix works on your checkout; pull first (gh pr checkout %d)", co.Head, pr.Number, pr.HeadRefOid, pr.Number))
 	}
 	reason := ""
 	if !canPush {

@@ -69,6 +69,23 @@ func TestLoopPushQuestionDefaultsToNo(t *testing.T) {
 	if lf.repo.RemoteOID(t, lf.repo.Head) != lf.start {
 		t.Fatal("Enter alone must not push")
 	}
+
+	// The re-run knows the checkout is ahead of the PR (not behind it),
+	// and asks again.
+	lf.approveRound()
+	term = lf.env.StartTerminal(t, "review-loop")
+	term.Expect("your checkout is 1 commit(s) ahead of PR #31's head")
+	term.Expect("Push 1 commit(s) to origin/feature/cache?")
+	term.Send("y\r")
+	if code := term.Wait(); code != 0 {
+		t.Fatalf("exit %d:\n%s", code, term.Screen())
+	}
+	if s := term.Screen(); strings.Contains(s, "pull first") {
+		t.Errorf("the checkout is ahead, not behind:\n%s", s)
+	}
+	if lf.repo.RemoteOID(t, lf.repo.Head) == lf.start {
+		t.Fatal("the commit was not pushed on the re-run")
+	}
 }
 
 // Markdown is rendered on a terminal, as gh pr view renders it, and left as

@@ -52,7 +52,10 @@ func TestFixConfirmsThePushInATerminal(t *testing.T) {
 				t.Fatalf("continue after a declined push: exit %d, %d model calls\n%s", res.Code, len(s.fm.Requests("fixer")), res.Stderr)
 			}
 			s.wantRemote(t, sha)
-			s.checkComments(t, 1)
+			// The summary and the report count the whole fix, not only
+			// the push.
+			wantContains(t, "stdout", res.Stdout, "verified in 1 attempt(s)", "(3 calls)")
+			wantContains(t, "fix report", s.checkComments(t, 1)[0].Body, "verified in 1 attempt(s)", "3 calls")
 		})
 	}
 }

@@ -169,7 +169,7 @@ func TestFixEditsCommitsVerifiesAndPushes(t *testing.T) {
 	s.wantRemote(t, sha)
 	s.git(t, s.repo.Remote, "merge-base", "--is-ancestor", s.start, sha) // a fast-forward
 	body := s.checkComments(t, 1)[0].Body
-	for _, want := range []string{a, "a is unsafe", b, sha[:7], "fix: a is safe now", "sh check.sh", "passed", "round=1 kind=fix", "tokens"} {
+	for _, want := range []string{"fix report — PR #24, findings from `payload.json`", a, "a is unsafe", b, sha[:7], "fix: a is safe now", "sh check.sh", "passed", "round=1 kind=fix", "tokens"} {
 		if !strings.Contains(body, want) {
 			t.Errorf("report lacks %q:\n%s", want, body)
 		}

@@ -57,6 +57,9 @@ type Options struct {
 	Payload   finding.FixPayload // issuesToFix (P0..P2 minus stuck, no THREAD- findings), optionalIssues (P3)
 	Run       *state.Active      // WIP, phases, comments; the caller owns Begin and End
 	Round     int                // for the comment tag and the round record
+	// Source says in the report where the findings came from ("findings
+	// from payload.json"); "": round Round of a review-loop run.
+	Source string
 	// Resume is the WIP of an interrupted fix to continue from; nil starts
 	// afresh.
 	Resume *state.WIP
@@ -173,6 +176,9 @@ type fixer struct {
 	// fast-forward of it, and only while the branch is still there.
 	reviewed string
 	note     *llm.Note
+	// earlier are the attempts an interrupted run of this fix made: the
+	// result counts the whole fix, not only this process's part.
+	earlier int
 
 	mu  sync.Mutex
 	wip state.WIP // the fields gh-ocdx keeps; the note adds the agent's own
@@ -198,6 +204,9 @@ func (f *fixer) run(ctx context.Context) (_ *Result, err error) {
 		f.base = f.reviewed
 	}
 	pushed := rd.PushedHead(o.PR.HeadRefOid)
+	if prev, ok := Recorded(rd); ok { // an earlier, interrupted run of this fix
+		f.out.Usage, f.earlier = prev.Usage, prev.Attempts
+	}
 	f.note = llm.NewNote(noteFrom(o.Resume), 0)
 	if o.Resume != nil {
 		f.wip = *o.Resume
@@ -261,7 +270,7 @@ func (f *fixer) fixAndVerify(ctx context.Context) error {
 	var retry *retryInfo
 	var commits []finding.Commit
 	for attempt := 1; attempt <= MaxAttempts; attempt++ {
-		f.out.Attempts = attempt
+		f.out.Attempts = f.earlier + attempt
 		f.phase(fmt.Sprintf("fixing (attempt %d of %d)", attempt, MaxAttempts), "make the verification pass, commit, answer with the envelope")
 		res, err := f.agent(ctx, retry, attempt)
 		if err != nil {
@@ -310,7 +319,7 @@ func (f *fixer) fixAndVerify(ctx context.Context) error {
 		if attempt == MaxAttempts {
 			log, _ := f.repo.Log(ctx, f.base)
 			f.phase("verification failed", fmt.Sprintf("make %q pass, then push; or run gh ocdx fix --continue", failed.Command))
-			return &VerifyError{Attempts: attempt, Failed: failed, Branch: o.PR.HeadRefName, Commits: log}
+			return &VerifyError{Attempts: f.out.Attempts, Failed: failed, Branch: o.PR.HeadRefName, Commits: log}
 		}
 		retry = &retryInfo{Attempt: attempt + 1, Max: MaxAttempts, Command: failed.Command, Status: status(failed), Tail: strings.TrimSpace(failed.Tail)}
 	}

@@ -84,7 +84,11 @@ func (f *fixer) report() string {
 		titles[x.ID] = fmt.Sprintf("%s %s", x.Priority, x.Title)
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "## gh-ocdx fix report — PR #%d, round %d\n\n", o.PR.Number, o.Round)
+	source := o.Source
+	if source == "" {
+		source = fmt.Sprintf("round %d", o.Round)
+	}
+	fmt.Fprintf(&b, "## gh-ocdx fix report — PR #%d, %s\n\n", o.PR.Number, source)
 	failed := slices.ContainsFunc(out.Verification, func(v verify.Result) bool { return !v.OK })
 	switch {
 	case out.Pushed:

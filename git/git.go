@@ -190,6 +190,20 @@ func (r *Repo) DiffSince(ctx context.Context, from, to string) (diff string, ok 
 	return d, true
 }
 
+// Ahead is how many commits HEAD has on top of base: 0 when base is HEAD,
+// is not in the repository, or is not an ancestor of HEAD (HEAD is behind
+// it, or they diverged).
+func (r *Repo) Ahead(ctx context.Context, base string) int {
+	if !r.HasCommit(ctx, base) {
+		return 0
+	}
+	if _, err := r.Run(ctx, "merge-base", "--is-ancestor", base, "HEAD"); err != nil {
+		return 0
+	}
+	log, _ := r.Log(ctx, base)
+	return len(log)
+}
+
 // Log is `git log --oneline base..HEAD`, newest first.
 func (r *Repo) Log(ctx context.Context, base string) ([]string, error) {
 	out, err := r.Run(ctx, "log", "--oneline", "--no-decorate", base+"..HEAD")

@@ -819,11 +819,14 @@ func (l *loop) endErr(outcome, reason string, err error) error {
 	if eerr := l.run.End(so, reason); eerr != nil && err == nil {
 		return eerr
 	}
+	if err != nil {
+		return err // the caller reports the failure: said once
+	}
 	if !strings.HasPrefix(reason, outcome) { // "converged: consensus approve, …" says it already
 		reason = outcome + " — " + reason
 	}
 	l.progress("run ended, %s", reason)
-	return err
+	return nil
 }
 
 // dryRun reviews round 1 and shows what would be posted and fixed; it
