@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/ocdx/gh-ocdx/config"
+	"github.com/ocdx/gh-ocdx/internal/redact"
 	"github.com/ocdx/gh-ocdx/llm"
 )
 
@@ -148,7 +149,9 @@ func parseConfigShow(d *Deps, args []string) (*ConfigShowOptions, error) {
 read from, the model of each role, the verify commands (the current
 working tree's .ocdx.json overrides them; for a pull request, review-loop and
 fix read .ocdx.json from its base branch instead) and the providers' endpoints.
-Credentials are never printed, only the names of their variables.`)
+Credentials are never printed, only the names of their variables. An
+invalid file is shown as it is, each problem marked under its line, and
+the command exits 1.`)
 	fs.BoolVar(&opts.JSON, "json", false, "Print JSON for scripts")
 	if err := fs.parse(d, args, 0); err != nil {
 		return nil, err
@@ -158,6 +161,10 @@ Credentials are never printed, only the names of their variables.`)
 
 func configShow(d *Deps, opts *ConfigShowOptions) error {
 	c, err := loadConfig(d)
+	var ce *config.Error
+	if errors.As(err, &ce) && len(ce.Problems) > 0 {
+		return showInvalid(d, opts, ce)
+	}
 	if err != nil {
 		return err
 	}
@@ -429,4 +436,64 @@ func sortedProviderNames() []string {
 	}
 	slices.Sort(names)
 	return names
+}
+
+// showInvalid shows an invalid configuration file as it is, each problem
+// marked under its line, those of no line (a missing key, a credential)
+// after it; the command still fails (exit 1). --json gives the problems.
+func showInvalid(d *Deps, opts *ConfigShowOptions, ce *config.Error) error {
+	fail := fmt.Errorf("invalid configuration in %s: %d problem(s); fix them, then check it with 'gh ocdx config validate'", ce.Path, len(ce.Problems))
+	if opts.JSON {
+		type problem struct {
+			Line    int    `json:"line,omitempty"`
+			Column  int    `json:"column,omitempty"`
+			Key     string `json:"key,omitempty"`
+			Env     string `json:"env,omitempty"`
+			Message string `json:"message"`
+		}
+		out := struct {
+			Path     string    `json:"path"`
+			Valid    bool      `json:"valid"`
+			Problems []problem `json:"problems"`
+		}{Path: ce.Path}
+		for _, p := range ce.Problems {
+			out.Problems = append(out.Problems, problem{p.Line, p.Column, p.Key, p.Env, p.Msg})
+		}
+		if err := writeJSON(d.IO.Out, out); err != nil {
+			return err
+		}
+		return fail
+	}
+	data, err := config.ReadFile(ce.Path)
+	if err != nil {
+		return ce
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s (invalid):\n\n", ce.Path)
+	lines := strings.Split(strings.TrimRight(redact.Mask(string(data)), "\n"), "\n")
+	for i, l := range lines {
+		fmt.Fprintf(&b, "%4d  %s\n", i+1, l)
+		for _, p := range ce.Problems {
+			if p.Line == i+1 {
+				fmt.Fprintf(&b, "      %s^ %s\n", strings.Repeat(" ", max(p.Column-1, 0)), problemText(p))
+			}
+		}
+	}
+	var rest []string
+	for _, p := range ce.Problems {
+		if p.Line == 0 || p.Line > len(lines) {
+			rest = append(rest, "  - "+problemText(p))
+		}
+	}
+	if len(rest) > 0 {
+		fmt.Fprintf(&b, "\nAlso:\n%s\n", strings.Join(rest, "\n"))
+	}
+	fmt.Fprint(d.IO.Out, b.String())
+	return fail
+}
+
+// problemText is a problem without its place (the mark shows it).
+func problemText(p config.Problem) string {
+	p.Line, p.Column = 0, 0
+	return p.String()
 }

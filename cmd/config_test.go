@@ -383,3 +383,40 @@ func TestConfigBinaryDefaultLocations(t *testing.T) {
 		t.Errorf("validate after init: %+v", res)
 	}
 }
+
+// An invalid file is still shown, each problem under the line it is about,
+// and config show fails (exit 1) saying how many there are.
+func TestConfigShowInvalid(t *testing.T) {
+	path := writeFile(t, filepath.Join(t.TempDir(), "config.json"), `{
+  "reviewerModels": ["ollama/llama3", "gpt-4.1"],
+  "commentsAnalyzerModel": "ollama/qwen",
+  "prFixModel": "openai/gpt-4.1",
+  "prFixModle": "x"
+}`)
+	d, out, _ := configTestDeps(map[string]string{"OCDX_CONFIG": path})
+	err := configShow(d, &ConfigShowOptions{WorkDir: t.TempDir()})
+	if err == nil || !strings.Contains(err.Error(), "3 problem(s)") {
+		t.Fatalf("err = %v", err)
+	}
+	got := out.String()
+	for _, w := range []string{
+		path + " (invalid)",
+		`   2    "reviewerModels": ["ollama/llama3", "gpt-4.1"],` + "\n      " + strings.Repeat(" ", 38) + "^ reviewerModels[1]:",
+		`   5    "prFixModle": "x"` + "\n        ^ ",
+		"Also:\n  - OPENAI_API_KEY",
+	} {
+		if !strings.Contains(got, w) {
+			t.Errorf("output lacks %q:\n%s", w, got)
+		}
+	}
+
+	out.Reset()
+	err = configShow(d, &ConfigShowOptions{JSON: true, WorkDir: t.TempDir()})
+	var js struct {
+		Valid    bool
+		Problems []struct{ Line int }
+	}
+	if jerr := json.Unmarshal(out.Bytes(), &js); err == nil || jerr != nil || js.Valid || len(js.Problems) != 3 || js.Problems[0].Line != 2 {
+		t.Errorf("--json: %v, %v, %+v\n%s", err, jerr, js, out)
+	}
+}
