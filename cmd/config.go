@@ -440,9 +440,9 @@ func sortedProviderNames() []string {
 
 // showInvalid shows an invalid configuration file as it is, each problem
 // marked under its line, those of no line (a missing key, a credential)
-// after it; the command still fails (exit 1). --json gives the problems.
+// after it; the command still fails (exit 1) with the error every verb
+// gives. --json gives the problems.
 func showInvalid(d *Deps, opts *ConfigShowOptions, ce *config.Error) error {
-	fail := fmt.Errorf("invalid configuration in %s: %d problem(s); fix them, then check it with 'gh ocdx config validate'", ce.Path, len(ce.Problems))
 	if opts.JSON {
 		type problem struct {
 			Line    int    `json:"line,omitempty"`
@@ -462,7 +462,7 @@ func showInvalid(d *Deps, opts *ConfigShowOptions, ce *config.Error) error {
 		if err := writeJSON(d.IO.Out, out); err != nil {
 			return err
 		}
-		return fail
+		return ce
 	}
 	data, err := config.ReadFile(ce.Path)
 	if err != nil {
@@ -489,7 +489,7 @@ func showInvalid(d *Deps, opts *ConfigShowOptions, ce *config.Error) error {
 		fmt.Fprintf(&b, "\nAlso:\n%s\n", strings.Join(rest, "\n"))
 	}
 	fmt.Fprint(d.IO.Out, b.String())
-	return fail
+	return ce
 }
 
 // problemText is a problem without its place (the mark shows it).
