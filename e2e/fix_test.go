@@ -50,7 +50,7 @@ func newFixSetup(t *testing.T) *fixSetup {
 func newFixSetupFiles(t *testing.T, base, head map[string]string) *fixSetup {
 	t.Helper()
 	gh := testkit.NewGitHub(t)
-	baseFiles := map[string]string{"a.txt": "a\n", "check.sh": "grep -q fixed a.txt || { echo 'boom: a.txt is not fixed'; exit 1; }\n"}
+	baseFiles := map[string]string{"a.txt": "a\n", "check.sh": "grep -q fixed a.txt || { echo \"boom: a.txt is not fixed (in $PWD)\"; exit 1; }\n"}
 	headFiles := map[string]string{"b.txt": "b\n"}
 	maps.Copy(baseFiles, base)
 	maps.Copy(headFiles, head)
@@ -247,7 +247,10 @@ func TestFixStopsAfterThreeFailedVerifications(t *testing.T) {
 	// verification table, nothing pushed.
 	body := s.checkComments(t, 1)[0].Body
 	wantContains(t, "fix report", body, "Verification failed after 3 attempt(s): nothing was pushed", "### Fixed (1)", "`"+a+"`", "### Rejected (1)", "`"+b+"`",
-		"| command | result | exit code | duration |", "| `sh check.sh` | ✗ failed | 1 |", "boom: a.txt is not fixed")
+		"| command | result | exit code | duration |", "| `sh check.sh` | ✗ failed | 1 |", "boom: a.txt is not fixed (in .)")
+	if strings.Contains(body, s.repo.Clone) {
+		t.Errorf("the report shows where the checkout is on this machine:\n%s", body)
+	}
 	if got := s.git(t, s.repo.Clone, "rev-parse", "HEAD"); got != shas[2] {
 		t.Errorf("the commits must stay local: HEAD %s", got)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"html"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -128,19 +129,27 @@ func (f *fixer) report() string {
 		if v.ExitCode >= 0 {
 			exit = fmt.Sprint(v.ExitCode)
 		}
-		fmt.Fprintf(&b, "| `%s` | %s %s | %s | %s |\n", tableCell(v.Command), mark(v.OK), map[bool]string{true: "passed", false: "failed"}[v.OK], exit, v.Duration.Round(time.Millisecond))
+		fmt.Fprintf(&b, "| `%s` | %s %s | %s | %s |\n", tableCell(f.relative(v.Command)), mark(v.OK), map[bool]string{true: "passed", false: "failed"}[v.OK], exit, v.Duration.Round(time.Millisecond))
 	}
 	for _, v := range out.Verification {
 		if v.OK || strings.TrimSpace(v.Tail) == "" {
 			continue
 		}
-		fmt.Fprintf(&b, "\n<details><summary>output of <code>%s</code> (its last lines)</summary>\n\n", html.EscapeString(text.OneLine(v.Command)))
-		writeFenced(&b, lastLines(v.Tail, maxReportTail))
+		fmt.Fprintf(&b, "\n<details><summary>output of <code>%s</code> (its last lines)</summary>\n\n", html.EscapeString(text.OneLine(f.relative(v.Command))))
+		writeFenced(&b, lastLines(f.relative(v.Tail), maxReportTail))
 		b.WriteString("</details>\n")
 	}
 	b.WriteString("\n### Token usage\n")
 	fmt.Fprintf(&b, "- %s (%s): %d calls, %s tokens\n", Role, o.ModelName, out.Usage.Calls, out.Usage)
 	return b.String()
+}
+
+// relative writes the checkout's paths in s relative to its root: a report
+// is public, and where the checkout lives on this machine (a home
+// directory, a user name) is nobody's business.
+func (f *fixer) relative(s string) string {
+	dir := filepath.Clean(f.repo.Dir)
+	return strings.ReplaceAll(strings.ReplaceAll(s, dir+string(filepath.Separator), ""), dir, ".")
 }
 
 // maxReportTail bounds the failing output quoted in a fix report.
