@@ -170,20 +170,6 @@ func TestReadPayload(t *testing.T) {
 	}
 }
 
-// selectPrompter answers Select with pick (or err) and records the question.
-type selectPrompter struct {
-	pick int
-	err  error
-	asks []string
-}
-
-func (p *selectPrompter) Confirm(string, bool) (bool, error) { return false, errors.New("unexpected") }
-func (p *selectPrompter) Select(msg string, _ []string) (int, error) {
-	p.asks = append(p.asks, msg)
-	return p.pick, p.err
-}
-func (p *selectPrompter) Input(string) (string, error) { return "", errors.New("unexpected") }
-
 func TestChooseResume(t *testing.T) {
 	wip := &state.WIP{RunID: "r", Phase: "fixing (attempt 1 of 3)"}
 	withWIP := state.PR{Key: state.NewKey("h", "o", "r", 24), WIP: wip}
@@ -205,16 +191,16 @@ func TestChooseResume(t *testing.T) {
 
 	d.IO.stdinTTY, d.IO.stdoutTTY = true, true
 	for pick, want := range map[int]*state.WIP{0: wip, 1: nil} {
-		p := &selectPrompter{pick: pick}
+		p := &fakePrompter{pick: pick}
 		got, err := chooseResume(d, &FixOptions{Prompter: p}, withWIP)
-		if got != want || err != nil || len(p.asks) != 1 || !strings.Contains(p.asks[0], "fixing (attempt 1 of 3)") {
-			t.Errorf("pick %d: %v %v %v", pick, got, err, p.asks)
+		if got != want || err != nil || len(p.asked) != 1 || !strings.Contains(p.asked[0], "fixing (attempt 1 of 3)") {
+			t.Errorf("pick %d: %v %v %v", pick, got, err, p.asked)
 		}
 	}
-	if _, err := chooseResume(d, &FixOptions{Prompter: &selectPrompter{pick: 2}}, withWIP); !errors.Is(err, ErrCancelled) {
+	if _, err := chooseResume(d, &FixOptions{Prompter: &fakePrompter{pick: 2}}, withWIP); !errors.Is(err, ErrCancelled) {
 		t.Errorf("abort: %v", err)
 	}
-	if _, err := chooseResume(d, &FixOptions{Prompter: &selectPrompter{err: ErrCancelled}}, withWIP); !errors.Is(err, ErrCancelled) {
+	if _, err := chooseResume(d, &FixOptions{Prompter: &fakePrompter{err: ErrCancelled}}, withWIP); !errors.Is(err, ErrCancelled) {
 		t.Errorf("Ctrl-C: %v", err)
 	}
 }

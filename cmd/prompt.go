@@ -1,12 +1,14 @@
 package cmd
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 
 	"github.com/AlecAivazis/survey/v2"
 	"github.com/AlecAivazis/survey/v2/terminal"
+	"github.com/ocdx/gh-ocdx/git"
 	"golang.org/x/term"
 )
 
@@ -17,6 +19,9 @@ type Prompter interface {
 	Confirm(msg string, def bool) (bool, error)
 	Select(msg string, options []string) (int, error)
 	Input(msg string) (string, error)
+	// Edit opens text in editor (a command line; the file's name is
+	// appended) and returns it as saved.
+	Edit(msg, editor, text string) (string, error)
 }
 
 // newPrompter returns the survey prompter on the process's terminal. Check
@@ -48,6 +53,26 @@ func (p *surveyPrompter) Input(msg string) (string, error) {
 	var s string
 	err := p.ask(&survey.Input{Message: msg}, &s)
 	return s, err
+}
+
+func (p *surveyPrompter) Edit(msg, editor, text string) (string, error) {
+	var s string
+	err := p.ask(&survey.Editor{Message: msg, Editor: editor, Default: text, AppendDefault: true, HideDefault: true, FileName: "*.md"}, &s)
+	return s, err
+}
+
+// editorCommand is the editor gh would open: GH_EDITOR, else git's
+// core.editor, else VISUAL, else EDITOR, else nano.
+func editorCommand(ctx context.Context, d *Deps) string {
+	if e := d.Getenv("GH_EDITOR"); e != "" {
+		return e
+	}
+	if wd, err := d.workDir(); err == nil {
+		if e, err := (&git.Repo{Dir: wd}).Run(ctx, "config", "--get", "core.editor"); err == nil && e != "" {
+			return e
+		}
+	}
+	return cmp.Or(d.Getenv("VISUAL"), d.Getenv("EDITOR"), "nano")
 }
 
 // ask runs one survey question; Ctrl-C becomes ErrCancelled (exit 130).

@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"strings"
@@ -25,13 +26,24 @@ func (c *terminalConfirmer) Orient(_ context.Context, proposal string) (review.O
 	}
 	switch i {
 	case 1:
-		text, err := c.p.Input("What should it fetch instead?")
+		text, err := c.answer("What should it fetch instead?", "an empty answer narrows nothing: name the files, directories or issues it may fetch, or choose Refuse")
 		return review.OrientReply{Action: review.Narrow, Text: text}, err
 	case 2:
 		text, err := c.p.Input("Why not?")
 		return review.OrientReply{Action: review.Refuse, Text: text}, err
 	}
 	return review.OrientReply{Action: review.Fetch}, nil
+}
+
+// answer asks msg until the answer says something.
+func (c *terminalConfirmer) answer(msg, again string) (string, error) {
+	for {
+		text, err := c.p.Input(msg)
+		if err != nil || strings.TrimSpace(text) != "" {
+			return text, err
+		}
+		fmt.Fprintln(c.d.IO.ErrOut, again)
+	}
 }
 
 // postAs are the events a person may choose at Decide, as gh pr review
@@ -41,38 +53,56 @@ var postAs = []struct {
 	event github.ReviewEvent
 }{{"Comment", github.CommentOnly}, {"Request changes", github.RequestChanges}, {"Approve", github.Approve}}
 
-func (c *terminalConfirmer) Decide(_ context.Context, p review.Proposal) (review.DecideReply, error) {
-	event := string(p.Event)
+// Decide shows the proposed review and asks what to do with it: post it,
+// edit it in the person's editor (then asked again, the edit shown), post
+// it as another event, discuss it with the reviewer, or abort.
+func (c *terminalConfirmer) Decide(ctx context.Context, p review.Proposal) (review.DecideReply, error) {
+	title := "Proposed review: " + string(p.Event)
 	if p.Proposed != "" {
-		event += " (the model proposed " + string(p.Proposed) + ")"
+		title += " (the model proposed " + string(p.Proposed) + ")"
 	}
-	fmt.Fprintf(c.d.IO.Out, "\n── Proposed review: %s %s\n", event, strings.Repeat("─", 30))
-	if err := printMarkdown(c.d, p.Body+"\n"); err != nil {
-		return review.DecideReply{}, err
-	}
-	fmt.Fprintf(c.d.IO.Out, "%s%s\n\n", inlineComments(p.Comments), strings.Repeat("─", 50))
-	i, err := c.p.Select("Post this review?", []string{"Post as " + string(p.Event), "Post as…", "Discuss", "Abort"})
-	if err != nil {
-		return review.DecideReply{}, err
-	}
-	switch i {
-	case 1:
-		labels := make([]string, len(postAs))
-		for j, e := range postAs {
-			labels[j] = e.label
+	edited := ""
+	for {
+		body := cmp.Or(edited, p.Body)
+		fmt.Fprintf(c.d.IO.Out, "\n── %s %s\n", title, strings.Repeat("─", 30))
+		if err := printMarkdown(c.d, body+"\n"); err != nil {
+			return review.DecideReply{}, err
 		}
-		j, err := c.p.Select("Post the review as", labels)
+		fmt.Fprintf(c.d.IO.Out, "%s%s\n\n", inlineComments(p.Comments), strings.Repeat("─", 50))
+		i, err := c.p.Select("Post this review?", []string{"Post as " + string(p.Event), "Edit", "Post as…", "Discuss", "Abort"})
 		if err != nil {
 			return review.DecideReply{}, err
 		}
-		return review.DecideReply{Action: review.Post, Event: postAs[j].event}, nil
-	case 2:
-		text, err := c.p.Input("Your feedback for the reviewer:")
-		return review.DecideReply{Action: review.Discuss, Text: text}, err
-	case 3:
-		return review.DecideReply{Action: review.Abort}, nil
+		switch i {
+		case 0:
+			return review.DecideReply{Action: review.Post, Body: edited}, nil
+		case 1:
+			text, err := c.p.Edit("Edit the review", editorCommand(ctx, c.d), body)
+			if err != nil {
+				return review.DecideReply{}, err
+			}
+			if strings.TrimSpace(text) == "" {
+				fmt.Fprintln(c.d.IO.ErrOut, "the edited review is empty: kept the text before the edit")
+				continue
+			}
+			edited, title = strings.TrimRight(text, "\n")+"\n", "Your edited review: "+string(p.Event)
+		case 2:
+			labels := make([]string, len(postAs))
+			for j, e := range postAs {
+				labels[j] = e.label
+			}
+			j, err := c.p.Select("Post the review as", labels)
+			if err != nil {
+				return review.DecideReply{}, err
+			}
+			return review.DecideReply{Action: review.Post, Event: postAs[j].event, Body: edited}, nil
+		case 3:
+			text, err := c.answer("Your feedback for the reviewer:", "an empty answer tells the reviewer nothing: say what to change, or choose Abort")
+			return review.DecideReply{Action: review.Discuss, Text: text}, err
+		default:
+			return review.DecideReply{Action: review.Abort}, nil
+		}
 	}
-	return review.DecideReply{Action: review.Post}, nil
 }
 
 func indent(s string) string {

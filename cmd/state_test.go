@@ -209,20 +209,6 @@ func TestStateShowMarksARunningRun(t *testing.T) {
 
 func itoaStr(n int) string { b, _ := json.Marshal(n); return string(b) }
 
-// fakePrompter answers Confirm with ok (or err) and records the question.
-type fakePrompter struct {
-	ok    bool
-	err   error
-	asked []string
-}
-
-func (f *fakePrompter) Confirm(msg string, _ bool) (bool, error) {
-	f.asked = append(f.asked, msg)
-	return f.ok, f.err
-}
-func (f *fakePrompter) Select(string, []string) (int, error) { return 0, errors.New("unexpected") }
-func (f *fakePrompter) Input(string) (string, error)         { return "", errors.New("unexpected") }
-
 func recorded(t *testing.T, dir string, k state.Key) bool {
 	t.Helper()
 	_, err := state.New(filepath.Join(dir, "state.db"), nil).PR(k)

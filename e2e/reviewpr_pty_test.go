@@ -3,6 +3,8 @@
 package e2e
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -65,7 +67,7 @@ func TestReviewPRDiscussThenPost(t *testing.T) {
 	term := env.StartTerminal(t, "review-pr", "24")
 	term.Expect("first draft")
 	term.Expect("Post this review?")
-	term.Send(testkit.Down + testkit.Down + testkit.Enter)
+	term.Send(testkit.Down + testkit.Down + testkit.Down + testkit.Enter) // Discuss
 	term.Expect("feedback")
 	term.Send("ask for a test of the redirect\r")
 	term.Expect("revised: please add a test")
@@ -86,7 +88,7 @@ func TestReviewPRDiscussThenPost(t *testing.T) {
 func TestReviewPRAbortAndCtrlCPostNothing(t *testing.T) {
 	t.Parallel()
 	for name, keys := range map[string]string{
-		"abort":  testkit.Down + testkit.Down + testkit.Down + testkit.Enter,
+		"abort":  testkit.Down + testkit.Down + testkit.Down + testkit.Down + testkit.Enter,
 		"ctrl-c": testkit.CtrlC,
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -132,7 +134,7 @@ func TestReviewPRPostAsAnotherEvent(t *testing.T) {
 			term.Expect("Proposed review: COMMENT (the model proposed APPROVE)")
 			term.Expect("gh-ocdx posts model approvals as comments") // the note, wrapped to the terminal
 			term.Expect("Post this review?")
-			term.Send(testkit.Down + testkit.Enter)
+			term.Send(testkit.Down + testkit.Down + testkit.Enter) // Post as…
 			term.Expect("Post the review as")
 			term.Send(tc.keys)
 			if code := term.Wait(); code != 0 {
@@ -146,5 +148,40 @@ func TestReviewPRPostAsAnotherEvent(t *testing.T) {
 				t.Errorf("the person's choice is posted without gh-ocdx's note:\n%s", got[0].Body)
 			}
 		})
+	}
+}
+
+// Edit at Decide opens the review in the editor gh would use (GH_EDITOR
+// first); the edit is shown, and posted as the person wrote it.
+func TestReviewPREditAtDecide(t *testing.T) {
+	t.Parallel()
+	gh, fm, env := modelFixture(t, "openai/gpt-rev")
+	fm.Script("gpt-rev", testkit.CallTools(testkit.FakeCall{Name: "submit_review", Args: `{"event":"REQUEST_CHANGES","body":"the model's draft"}`}))
+	// The editor replaces the model's draft with the person's words, and
+	// leaves a copy of what it was given.
+	seen := filepath.Join(t.TempDir(), "seen")
+	editor := filepath.Join(t.TempDir(), "edit.sh")
+	if err := os.WriteFile(editor, []byte("cp \"$1\" "+seen+"\nprintf 'my own words\\n' > \"$1\"\n"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	env.Set("GH_EDITOR", "sh "+editor)
+	env.Set("EDITOR", "false") // GH_EDITOR comes first
+
+	term := env.StartTerminal(t, "review-pr", "24")
+	term.Expect("Post this review?")
+	term.Send(testkit.Down + testkit.Enter) // Edit
+	term.Expect("Edit the review")
+	term.Send(testkit.Enter) // launch the editor
+	term.Expect("Your edited review: REQUEST_CHANGES")
+	term.Expect("Post this review?")
+	term.Send(testkit.Enter)
+	if code := term.Wait(); code != 0 {
+		t.Fatalf("exit %d:\n%s", code, term.Screen())
+	}
+	if b, _ := os.ReadFile(seen); !strings.Contains(string(b), "the model's draft") {
+		t.Errorf("the editor was not given the draft: %q", b)
+	}
+	if got := gh.Reviews(repo, 24); len(got) != 1 || shown(got[0].Body) != "my own words" || got[0].Event != "REQUEST_CHANGES" {
+		t.Errorf("posted %+v", got)
 	}
 }

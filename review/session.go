@@ -1,6 +1,7 @@
 package review
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -53,6 +54,9 @@ type DecideReply struct {
 	// Event, with Post, is the event the person chose to post instead of
 	// the proposal's; "" keeps it.
 	Event github.ReviewEvent
+	// Body, with Post, is the body as the person edited it; "" keeps the
+	// proposal's.
+	Body string
 }
 
 // Proposal is a review the agent proposes, sanitised, with the event
@@ -129,9 +133,13 @@ func (s *Session) Run(ctx context.Context) (*SessionResult, error) {
 		}
 		switch reply.Action {
 		case Post:
-			if reply.Event != "" {
-				// The person's own choice of event: posted as chosen.
-				p = Proposal{Event: reply.Event, Body: body, Comments: comments}
+			if reply.Event != "" || reply.Body != "" {
+				// The person's own choice of event or words: posted as
+				// chosen (secrets still masked: a post never carries one).
+				p = Proposal{Event: cmp.Or(reply.Event, p.Event), Body: body, Comments: comments}
+				if reply.Body != "" {
+					p.Body = redact.ForComment(reply.Body)
+				}
 				out.Proposal = p
 			}
 			url, err := s.Publisher.Publish(ctx, p)

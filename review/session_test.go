@@ -212,6 +212,29 @@ func TestModelEventIsCappedUnlessThePersonChooses(t *testing.T) {
 	}
 }
 
+// The person's edit is posted in place of the model's body, with the
+// event shown (or the one they chose), and no secret they pasted.
+func TestThePersonsEditIsPosted(t *testing.T) {
+	for _, tc := range []struct {
+		reply DecideReply
+		want  github.ReviewEvent
+	}{
+		{DecideReply{Action: Post, Body: "My words.\ntoken ghp_abcdefghijklmnopqrstuvwxyz0123456789\n"}, github.RequestChanges},
+		{DecideReply{Action: Post, Body: "My words.\ntoken ghp_abcdefghijklmnopqrstuvwxyz0123456789\n", Event: github.Approve}, github.Approve},
+	} {
+		m := &scriptedModel{turns: [][]llm.ToolCall{{submit("REQUEST_CHANGES")}}}
+		pub := &keptPublisher{}
+		s := newSession(t, m, &scriptedPerson{decide: []DecideReply{tc.reply}}, pub)
+		if _, err := s.Run(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		if len(pub.posted) != 1 || pub.posted[0].Event != tc.want || !strings.HasPrefix(pub.posted[0].Body, "My words.") ||
+			strings.Contains(pub.posted[0].Body, "ghp_") || strings.Contains(pub.posted[0].Body, "Verdict") {
+			t.Errorf("posted %+v", pub.posted)
+		}
+	}
+}
+
 func TestNamesPathAndNumber(t *testing.T) {
 	for _, tc := range []struct {
 		text, path string
