@@ -66,11 +66,11 @@ fi
       "",
       "| round | head | consensus | P0 | P1 | P2 | P3 | stuck |",
       "|---|---|---|---|---|---|---|---|",
-      (.rounds[] | "| \(.n) | `\(.headOid[0:7])` | \(.consensus) | \(.counts.p0_blocking) | \(.counts.p1_critical) | \(.counts.p2_important) | \(.counts.p3_suggestion) | \(.stuck | length) |"),
+      (.rounds[] | "| \(.n) | `\(.headOid[0:7])` | \(.consensus) | \(.counts.p0) | \(.counts.p1) | \(.counts.p2) | \(.counts.p3) | \(.stuck | length) |"),
       "",
       (if (.remaining | length) > 0 then "Remaining P0–P2: " + ([.remaining[].id] | join(", ")) else "No P0–P2 finding remains." end),
       "",
-      "[The pull request](\(.url))"' "$out"
+      "[The pull request](\(.pr.url))"' "$out"
   fi
 } >> "${GITHUB_STEP_SUMMARY:-/dev/null}"
 

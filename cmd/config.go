@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -127,8 +126,8 @@ func configInit(d *Deps, _ *ConfigInitOptions) error {
 
 // ConfigShowOptions are the parsed arguments of config show.
 type ConfigShowOptions struct {
-	JSON    bool
-	WorkDir string // its repository's .ocdx.json applies
+	Export  *exporter // --json, --jq, --template; nil: Markdown
+	WorkDir string    // its repository's .ocdx.json applies
 }
 
 func runConfigShow(_ context.Context, d *Deps, args []string) error {
@@ -144,7 +143,7 @@ func runConfigShow(_ context.Context, d *Deps, args []string) error {
 
 func parseConfigShow(d *Deps, args []string) (*ConfigShowOptions, error) {
 	opts := &ConfigShowOptions{}
-	fs := newFlagSet("config show", "gh ocdx config show [--json]",
+	fs := newFlagSet("config show", "gh ocdx config show [--json [fields]] [--jq EXPR | --template T]",
 		`Print the configuration in effect, with defaults applied: the file it was
 read from, the model of each role, the verify commands (the current
 working tree's .ocdx.json overrides them; for a pull request, review-loop and
@@ -152,11 +151,13 @@ fix read .ocdx.json from its base branch instead) and the providers' endpoints.
 Credentials are never printed, only the names of their variables. An
 invalid file is shown as it is, each problem marked under its line, and
 the command exits 1.`)
-	fs.BoolVar(&opts.JSON, "json", false, "Print JSON for scripts")
-	if err := fs.parse(d, args, 0); err != nil {
+	jf := addJSONFlags(fs, configJSON{})
+	if err := fs.parse(d, jf.args(args), 0); err != nil {
 		return nil, err
 	}
-	return opts, nil
+	var err error
+	opts.Export, err = jf.exporter(fs)
+	return opts, err
 }
 
 func configShow(d *Deps, opts *ConfigShowOptions) error {
@@ -173,10 +174,8 @@ func configShow(d *Deps, opts *ConfigShowOptions) error {
 			return err
 		}
 	}
-	if opts.JSON {
-		enc := json.NewEncoder(d.IO.Out)
-		enc.SetIndent("", "  ")
-		return enc.Encode(showJSON(d, c))
+	if opts.Export != nil {
+		return opts.Export.write(d, showJSON(d, c))
 	}
 	return printMarkdown(d, showMarkdown(d, c))
 }
@@ -443,7 +442,7 @@ func sortedProviderNames() []string {
 // after it; the command still fails (exit 1) with the error every verb
 // gives. --json gives the problems.
 func showInvalid(d *Deps, opts *ConfigShowOptions, ce *config.Error) error {
-	if opts.JSON {
+	if opts.Export != nil {
 		type problem struct {
 			Line    int    `json:"line,omitempty"`
 			Column  int    `json:"column,omitempty"`
@@ -459,7 +458,7 @@ func showInvalid(d *Deps, opts *ConfigShowOptions, ce *config.Error) error {
 		for _, p := range ce.Problems {
 			out.Problems = append(out.Problems, problem{p.Line, p.Column, p.Key, p.Env, p.Msg})
 		}
-		if err := writeJSON(d.IO.Out, out); err != nil {
+		if err := opts.Export.write(d, out); err != nil {
 			return err
 		}
 		return ce

@@ -67,7 +67,7 @@ func TestConfigFlagParsing(t *testing.T) {
 		})
 	}
 	d, _, _ := configTestDeps(nil)
-	if opts, err := parseConfigShow(d, []string{"--json"}); err != nil || !opts.JSON {
+	if opts, err := parseConfigShow(d, []string{"--json"}); err != nil || opts.Export == nil {
 		t.Errorf("show --json = %+v, %v", opts, err)
 	}
 }
@@ -162,7 +162,7 @@ func TestConfigShowMarkdown(t *testing.T) {
 func TestConfigShowJSON(t *testing.T) {
 	path := writeFile(t, filepath.Join(t.TempDir(), "config.json"), minimalConfig)
 	d, out, _ := configTestDeps(map[string]string{"OCDX_CONFIG": path})
-	if err := configShow(d, &ConfigShowOptions{JSON: true, WorkDir: t.TempDir()}); err != nil {
+	if err := configShow(d, &ConfigShowOptions{Export: &exporter{}, WorkDir: t.TempDir()}); err != nil {
 		t.Fatal(err)
 	}
 	var got configJSON
@@ -413,7 +413,7 @@ func TestConfigShowInvalid(t *testing.T) {
 	}
 
 	out.Reset()
-	err = configShow(d, &ConfigShowOptions{JSON: true, WorkDir: t.TempDir()})
+	err = configShow(d, &ConfigShowOptions{Export: &exporter{}, WorkDir: t.TempDir()})
 	var js struct {
 		Valid    bool
 		Problems []struct{ Line int }

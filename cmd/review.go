@@ -3,7 +3,6 @@ package cmd
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -13,9 +12,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-
-	"github.com/cli/go-gh/v2/pkg/jq"
-	"github.com/itchyny/gojq"
 
 	"github.com/ocdx/gh-ocdx/config"
 	"github.com/ocdx/gh-ocdx/finding"
@@ -32,13 +28,11 @@ import (
 
 // ReviewOptions are the parsed arguments of review (local changes).
 type ReviewOptions struct {
-	Base       string // "": origin/HEAD's branch, else main or master
-	Fix        bool
-	Yes        bool
-	JSON       bool
-	JSONFields []string // empty: every field
-	JQ         string
-	Prompter   Prompter // nil: survey on the terminal
+	Base     string // "": origin/HEAD's branch, else main or master
+	Fix      bool
+	Yes      bool
+	Export   *exporter // --json, --jq, --template; nil: Markdown
+	Prompter Prompter  // nil: survey on the terminal
 }
 
 const reviewUsage = "gh ocdx review [--base REF] [--fix] [--yes] [--json [fields]] [--jq EXPR]"
@@ -68,17 +62,15 @@ back after a fix is reported stuck.
 Exit codes: 0 no P0/P1/P2 finding left, 1 error, 2 usage, 3 P0–P2 findings
 (so it works as a pre-push hook), 130 cancelled.
 
-JSON fields: ` + "%s" + `
+--json prints the result for scripts (--json with no field list: every
+field; run with --json x to see the fields), --jq filters it and
+--template formats it, as in gh.
 
 Examples:
   gh ocdx review
   gh ocdx review --base origin/release-2
   gh ocdx review --json findings --jq '.findings[] | "\(.file):\(.line) \(.title)"'
   gh ocdx review --fix`
-
-// reviewFields are the fields --json may select: LocalResult's.
-var reviewFields = []string{"key", "runId", "branch", "base", "mergeBase", "head", "outcome", "reason", "label",
-	"consensus", "counts", "roles", "findings", "remaining", "stuck", "coverage", "untracked", "fix"}
 
 func runReview(ctx context.Context, d *Deps, args []string) error {
 	opts, err := parseReview(d, args)
@@ -90,42 +82,17 @@ func runReview(ctx context.Context, d *Deps, args []string) error {
 
 func parseReview(d *Deps, args []string) (*ReviewOptions, error) {
 	opts := &ReviewOptions{}
-	var fields string
-	fs := newFlagSet("review", reviewUsage, fmt.Sprintf(reviewHelp, strings.Join(reviewFields, ", ")))
+	fs := newFlagSet("review", reviewUsage, reviewHelp)
 	fs.StringVar(&opts.Base, "base", "", "The branch or commit to review against (default: origin/HEAD's branch, else main or master)")
 	fs.BoolVar(&opts.Fix, "fix", false, "Fix the P0–P2 findings, verify and commit (never push)")
 	fs.BoolVar(&opts.Yes, "yes", false, "With --fix: commit the verified fix without asking")
-	fs.StringVar(&fields, "json", "", "Print the result as JSON: every field, or the comma-separated fields given")
-	fs.Lookup("json").NoOptDefVal = "*"
-	fs.StringVarP(&opts.JQ, "jq", "q", "", "Filter the JSON output with a jq expression")
-	if err := fs.parse(d, args, -1); err != nil {
+	jf := addJSONFlags(fs, loop.LocalResult{})
+	if err := fs.parse(d, jf.args(args), 0); err != nil {
 		return nil, err
 	}
-	// "--json findings,counts" as gh writes it: the fields are the one
-	// argument after a bare --json.
-	if fields == "*" && fs.NArg() == 1 {
-		fields = fs.Arg(0)
-	} else if fs.NArg() > 0 {
-		return nil, fs.usageErr("unexpected argument %q", fs.Arg(0))
-	}
-	if fields != "" {
-		opts.JSON = true
-		if fields != "*" {
-			for _, f := range strings.Split(fields, ",") {
-				f = strings.TrimSpace(f)
-				if !slices.Contains(reviewFields, f) {
-					return nil, fs.usageErr("unknown JSON field %q: the fields are %s", f, strings.Join(reviewFields, ", "))
-				}
-				opts.JSONFields = append(opts.JSONFields, f)
-			}
-		}
-	}
-	if opts.JQ != "" {
-		// A bad expression is a usage error found before any work.
-		if _, err := gojq.Parse(opts.JQ); err != nil {
-			return nil, fs.usageErr("invalid --jq expression: %v", err)
-		}
-		opts.JSON = true
+	var err error
+	if opts.Export, err = jf.exporter(fs); err != nil {
+		return nil, err
 	}
 	if strings.HasPrefix(opts.Base, "-") {
 		return nil, fs.usageErr("invalid --base %q: give a branch or a commit", opts.Base)
@@ -521,42 +488,13 @@ func (offline) Comments(context.Context, github.Repo, int) ([]github.Comment, er
 	return nil, errOffline
 }
 
-// printLocal writes the result: JSON (fields, --jq) or the findings by
-// priority.
+// printLocal writes the result: JSON (--json, --jq, --template) or the
+// findings by priority.
 func printLocal(d *Deps, opts *ReviewOptions, res *loop.LocalResult) error {
-	if !opts.JSON {
-		return printMarkdown(d, renderLocal(res))
+	if opts.Export != nil {
+		return opts.Export.write(d, res)
 	}
-	b, err := json.Marshal(res)
-	if err != nil {
-		return err
-	}
-	if len(opts.JSONFields) > 0 {
-		var all map[string]json.RawMessage
-		if err := json.Unmarshal(b, &all); err != nil {
-			return err
-		}
-		some := map[string]json.RawMessage{}
-		for _, f := range opts.JSONFields {
-			if v, ok := all[f]; ok {
-				some[f] = v
-			}
-		}
-		if b, err = json.Marshal(some); err != nil {
-			return err
-		}
-	}
-	if opts.JQ != "" {
-		if err := jq.Evaluate(bytes.NewReader(b), d.IO.Out, opts.JQ); err != nil {
-			return &UsageError{Msg: fmt.Sprintf("--jq %q: %v", opts.JQ, err)}
-		}
-		return nil
-	}
-	var v any
-	if err := json.Unmarshal(b, &v); err != nil {
-		return err
-	}
-	return writeJSON(d.IO.Out, v)
+	return printMarkdown(d, renderLocal(res))
 }
 
 // renderLocal is the review as Markdown: the outcome, then the findings

@@ -24,10 +24,13 @@ func TestParseReview(t *testing.T) {
 	}{
 		{args: nil, want: ReviewOptions{}},
 		{args: []string{"--base", "origin/release"}, want: ReviewOptions{Base: "origin/release"}},
-		{args: []string{"--json"}, want: ReviewOptions{JSON: true}},
-		{args: []string{"--json", "findings,counts"}, want: ReviewOptions{JSON: true, JSONFields: []string{"findings", "counts"}}},
-		{args: []string{"--json=outcome"}, want: ReviewOptions{JSON: true, JSONFields: []string{"outcome"}}},
-		{args: []string{"--jq", ".outcome"}, want: ReviewOptions{JSON: true, JQ: ".outcome"}},
+		{args: []string{"--json"}, want: ReviewOptions{Export: &exporter{}}},
+		{args: []string{"--json", "findings,counts"}, want: ReviewOptions{Export: &exporter{fields: []string{"findings", "counts"}}}},
+		{args: []string{"--json=outcome"}, want: ReviewOptions{Export: &exporter{fields: []string{"outcome"}}}},
+		{args: []string{"--jq", ".outcome"}, want: ReviewOptions{Export: &exporter{jq: ".outcome"}}},
+		{args: []string{"--template", "{{.outcome}}"}, want: ReviewOptions{Export: &exporter{tmpl: "{{.outcome}}"}}},
+		{args: []string{"--jq", ".outcome", "--template", "{{.outcome}}"}, wantErr: "cannot be used together"},
+		{args: []string{"--template", "{{.outcome"}, wantErr: "invalid --template"},
 		{args: []string{"--fix", "--yes"}, want: ReviewOptions{Fix: true, Yes: true}},
 		{args: []string{"--fix"}, tty: true, want: ReviewOptions{Fix: true}},
 		{args: []string{"--fix"}, wantErr: "pass --yes"},
@@ -49,7 +52,10 @@ func TestParseReview(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if fmt.Sprint(*opts) != fmt.Sprint(tc.want) {
+			got, want := *opts, tc.want
+			ge, we := fmt.Sprintf("%+v", got.Export), fmt.Sprintf("%+v", want.Export)
+			got.Export, want.Export = nil, nil
+			if fmt.Sprint(got) != fmt.Sprint(want) || ge != we {
 				t.Errorf("got %+v, want %+v", *opts, tc.want)
 			}
 		})

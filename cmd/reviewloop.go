@@ -3,7 +3,6 @@ package cmd
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -27,8 +26,8 @@ type ReviewLoopOptions struct {
 	RepoFlag string // -R, validated
 	Yes      bool
 	DryRun   bool
-	JSON     bool
-	Full     bool // review every round in full, never only what changed
+	Export   *exporter // --json, --jq, --template; nil: Markdown
+	Full     bool      // review every round in full, never only what changed
 	// MaxTokens is the run's token budget (--max-tokens); 0: the
 	// configuration's maxTokens, if any.
 	MaxTokens int64
@@ -64,7 +63,8 @@ failed, token budget reached), 130 cancelled.
 Examples:
   gh ocdx review-loop
   gh ocdx review-loop 24 --yes
-  gh ocdx review-loop '#24' --dry-run --json`
+  gh ocdx review-loop '#24' --dry-run --json
+  gh ocdx review-loop 24 --yes --json outcome,rounds --jq '.rounds[].counts'`
 
 func runReviewLoop(ctx context.Context, d *Deps, args []string) error {
 	opts, err := parseReviewLoop(d, args)
@@ -74,7 +74,7 @@ func runReviewLoop(ctx context.Context, d *Deps, args []string) error {
 	return reviewLoop(ctx, d, opts)
 }
 
-const reviewLoopUsage = "gh ocdx review-loop [<number> | <url> | <branch>] [--yes] [--dry-run] [--json] [--full] [--max-tokens N] [-R OWNER/REPO]"
+const reviewLoopUsage = "gh ocdx review-loop [<number> | <url> | <branch>] [--yes] [--dry-run] [--json [fields]] [--jq EXPR | --template T] [--full] [--max-tokens N] [-R OWNER/REPO]"
 
 func parseReviewLoop(d *Deps, args []string) (*ReviewLoopOptions, error) {
 	opts := &ReviewLoopOptions{}
@@ -83,11 +83,16 @@ func parseReviewLoop(d *Deps, args []string) (*ReviewLoopOptions, error) {
 	fs.StringVar(&prFlag, "pr", "", "The pull request, as the argument (an alias kept for scripts)")
 	fs.BoolVar(&opts.Yes, "yes", false, "Push fixes without asking (for CI)")
 	fs.BoolVar(&opts.DryRun, "dry-run", false, "Review once and print what would be posted and fixed; post, push and record nothing")
-	fs.BoolVar(&opts.JSON, "json", false, "Print the result as JSON")
 	fs.BoolVar(&opts.Full, "full", false, "Review the whole PR every round, not only what changed since gh-ocdx's last review")
 	fs.Int64Var(&opts.MaxTokens, "max-tokens", 0, "Stop before a model call that could bring the run's tokens (in and out) past `N`")
 	fs.repoFlag(&opts.RepoFlag)
-	if err := fs.parse(d, args, -1); err != nil {
+	jf := addJSONFlags(fs, loop.Result{})
+	jf.positional = true
+	if err := fs.parse(d, jf.args(args), -1); err != nil {
+		return nil, err
+	}
+	var err error
+	if opts.Export, err = jf.exporter(fs); err != nil {
 		return nil, err
 	}
 	if fs.Changed("max-tokens") && opts.MaxTokens <= 0 {
@@ -204,10 +209,8 @@ func reviewLoop(ctx context.Context, d *Deps, opts *ReviewLoopOptions) error {
 		Full:          opts.Full,
 	})
 	if res != nil && (len(res.Rounds) > 0 || res.Outcome != "") {
-		if opts.JSON {
-			enc := json.NewEncoder(d.IO.Out)
-			enc.SetIndent("", "  ")
-			if jerr := enc.Encode(res); jerr != nil {
+		if opts.Export != nil {
+			if jerr := opts.Export.write(d, res); jerr != nil {
 				return jerr
 			}
 		} else if perr := printMarkdown(d, loop.RenderSummary(res)); perr != nil {

@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -13,7 +14,13 @@ func TestParseReviewLoop(t *testing.T) {
 	}{
 		{args: []string{"--yes"}, want: ReviewLoopOptions{Yes: true}},
 		{args: []string{"--pr", "24", "--yes"}, want: ReviewLoopOptions{PR: 24, Yes: true}},
-		{args: []string{"--pr=24", "--dry-run", "--json", "-R", "o/r"}, want: ReviewLoopOptions{PR: 24, DryRun: true, JSON: true, RepoFlag: "o/r"}},
+		{args: []string{"--pr=24", "--dry-run", "--json", "-R", "o/r"}, want: ReviewLoopOptions{PR: 24, DryRun: true, Export: &exporter{}, RepoFlag: "o/r"}},
+		// A bare --json before the PR leaves it alone; before a list of
+		// fields, takes them.
+		{args: []string{"--yes", "--json", "7"}, want: ReviewLoopOptions{PR: 7, Yes: true, Export: &exporter{}}},
+		{args: []string{"--yes", "--json", "outcome,rounds", "7"}, want: ReviewLoopOptions{PR: 7, Yes: true, Export: &exporter{fields: []string{"outcome", "rounds"}}}},
+		{args: []string{"--yes", "--jq", ".pr.url", "7"}, want: ReviewLoopOptions{PR: 7, Yes: true, Export: &exporter{jq: ".pr.url"}}},
+		{args: []string{"--yes", "--json=outcome,nope"}, wantErr: `unknown JSON field "nope": the fields are pr, runId,`},
 		{args: []string{"--pr"}, wantErr: "flag needs an argument"},
 		{args: []string{"--pr", "abc", "--yes"}, want: ReviewLoopOptions{Branch: "abc", Yes: true}},
 		{args: []string{"--pr", "0", "--yes"}, wantErr: "invalid pull request \"0\""},
@@ -34,8 +41,11 @@ func TestParseReviewLoop(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if *opts != tc.want {
-				t.Errorf("got %+v, want %+v", *opts, tc.want)
+			got, want := *opts, tc.want
+			ge, we := fmt.Sprintf("%+v", got.Export), fmt.Sprintf("%+v", want.Export)
+			got.Export, want.Export = nil, nil
+			if got != want || ge != we {
+				t.Errorf("got %+v %s, want %+v %s", got, ge, want, we)
 			}
 		})
 	}
@@ -46,7 +56,7 @@ func TestReviewLoopHelp(t *testing.T) {
 	if err := Run(t.Context(), []string{"review-loop", "--help"}, d); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"Usage: gh ocdx review-loop [<number> | <url> | <branch>] [--yes] [--dry-run] [--json] [--full] [--max-tokens N] [-R OWNER/REPO]", "--pr string", "--dry-run", "--max-tokens N", "Exit codes"} {
+	for _, want := range []string{"Usage: " + reviewLoopUsage, "--template template", "--pr string", "--dry-run", "--max-tokens N", "Exit codes"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("help lacks %q:\n%s", want, out)
 		}

@@ -21,9 +21,9 @@ import (
 
 // StateShowOptions are the parsed arguments of state show.
 type StateShowOptions struct {
-	PR   int    // 0: every PR in the file
-	JSON bool   // machine-readable output
-	Repo string // -R/--repo; with --pr it names the PR's repository, alone it filters
+	PR     int       // 0: every PR in the file
+	Export *exporter // --json, --jq, --template; nil: Markdown
+	Repo   string    // -R/--repo; with --pr it names the PR's repository, alone it filters
 }
 
 // StateClearOptions are the parsed arguments of state clear.
@@ -54,14 +54,25 @@ func runStateClear(ctx context.Context, d *Deps, args []string) error {
 func parseStateShow(d *Deps, args []string) (*StateShowOptions, error) {
 	var o StateShowOptions
 	var prFlag string
-	fs := newFlagSet("state show", "gh ocdx state show [<number> | <url>] [--json] [-R OWNER/REPO]",
+	fs := newFlagSet("state show", "gh ocdx state show [<number> | <url>] [--json [fields]] [--jq EXPR | --template T] [-R OWNER/REPO]",
 		`Show what gh-ocdx remembers: every pull request in the state file as a
 table, or one pull request's runs, rounds, stuck findings, work in
 progress and lease. It answers while a loop runs in another terminal.`)
 	fs.StringVar(&prFlag, "pr", "", "Show this pull request in full (as the argument)")
-	fs.BoolVar(&o.JSON, "json", false, "Print JSON")
 	fs.repoFlag(&o.Repo)
-	if err := fs.parse(d, args, -1); err != nil {
+	// One pull request's fields, or the list's.
+	jf := addJSONFlags(fs, state.PR{})
+	for _, f := range jsonFields(state.Summary{}) {
+		if !slices.Contains(jf.fields, f) {
+			jf.fields = append(jf.fields, f)
+		}
+	}
+	jf.positional = true
+	if err := fs.parse(d, jf.args(args), -1); err != nil {
+		return nil, err
+	}
+	var err error
+	if o.Export, err = jf.exporter(fs); err != nil {
 		return nil, err
 	}
 	return &o, checkStateFlags(fs, prFlag, &o.PR, false, &o.Repo)
@@ -140,8 +151,8 @@ func stateShow(d *Deps, o *StateShowOptions) error {
 			return err
 		}
 		switch {
-		case o.JSON:
-			return writeJSON(d.IO.Out, pr)
+		case o.Export != nil:
+			return exportState(d, o.Export, pr)
 		case !found:
 			fmt.Fprintf(d.IO.Out, "Nothing recorded for %s.\n", key)
 			return nil
@@ -173,8 +184,8 @@ func stateShow(d *Deps, o *StateShowOptions) error {
 			list = append(list, s)
 		}
 	}
-	if o.JSON {
-		return writeJSON(d.IO.Out, list)
+	if o.Export != nil {
+		return exportState(d, o.Export, list)
 	}
 	if len(list) == 0 {
 		fmt.Fprintf(d.IO.Out, "No pull requests recorded in %s.\n", st.Path())
@@ -239,12 +250,6 @@ func plural(n int, what string) string {
 		return "1 " + what
 	}
 	return fmt.Sprintf("%d %ss", n, what)
-}
-
-func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
 }
 
 func stamp(t time.Time) string {
@@ -461,4 +466,56 @@ func verifications(vs []state.Verification) string {
 		parts = append(parts, fmt.Sprintf("`%s` %s", v.Command, res))
 	}
 	return strings.Join(parts, "; ")
+}
+
+// exportState writes state records as --json does for every verb: pr as
+// {number, repository, url} (a local review's as {repository, branch}),
+// durations in seconds. The state file keeps its own shapes.
+func exportState(d *Deps, e *exporter, v any) error {
+	b, err := marshal(v)
+	if err != nil {
+		return err
+	}
+	var x any
+	if err := json.Unmarshal(b, &x); err != nil {
+		return err
+	}
+	return e.write(d, outputShapes(x))
+}
+
+func outputShapes(x any) any {
+	switch v := x.(type) {
+	case []any:
+		for i := range v {
+			v[i] = outputShapes(v[i])
+		}
+	case map[string]any:
+		for k, val := range v {
+			switch s, isString := val.(string); {
+			case k == "pr" && isString:
+				v[k] = prOutput(s)
+			case k == "duration":
+				if ns, ok := val.(float64); ok {
+					delete(v, k)
+					v["durationSeconds"] = ns / 1e9
+				}
+			default:
+				v[k] = outputShapes(val)
+			}
+		}
+	}
+	return x
+}
+
+// prOutput is a state key as --json names a pull request.
+func prOutput(key string) any {
+	k, err := state.ParseKey(key)
+	switch {
+	case err != nil:
+		return key
+	case k.IsLocal():
+		return map[string]any{"repository": k.Local, "branch": k.Branch}
+	}
+	return loop.PRRef{Number: k.Number, Repository: k.Owner + "/" + k.Repo,
+		URL: fmt.Sprintf("https://%s/%s/%s/pull/%d", k.Host, k.Owner, k.Repo, k.Number)}
 }

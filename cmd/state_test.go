@@ -14,6 +14,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/ocdx/gh-ocdx/internal/testkit"
+	"github.com/ocdx/gh-ocdx/loop"
 	"github.com/ocdx/gh-ocdx/state"
 )
 
@@ -62,7 +63,7 @@ func seedState(t *testing.T, dir string) {
 		a.Complete(2, state.PhaseReviewed, func(r *state.Round) { r.StuckIDs = []string{"SEC-0a1b2c3d"} }),
 		a.UpdateWIP(func(w *state.WIP) {
 			w.Phase, w.NextStep, w.LastCommit = "testing", "fix the token test", "abc1234"
-			w.Verification = []state.Verification{{Command: "dx lint", OK: false, ExitCode: 1}}
+			w.Verification = []state.Verification{{Command: "dx lint", OK: false, ExitCode: 1, Duration: 1500 * time.Millisecond}}
 		}),
 		a.End(state.OutcomeBlocked, "stuck findings"),
 	}
@@ -83,7 +84,7 @@ func seedState(t *testing.T, dir string) {
 func TestStateFlagParsing(t *testing.T) {
 	d, _, _ := stateTestDeps(t.TempDir(), false)
 	show, err := parseStateShow(d, []string{"--pr", "12", "--json", "-R", "ghe.io/o/r"})
-	if err != nil || *show != (StateShowOptions{PR: 12, JSON: true, Repo: "ghe.io/o/r"}) {
+	if err != nil || show.PR != 12 || show.Export == nil || show.Repo != "ghe.io/o/r" {
 		t.Errorf("show: %+v, %v", show, err)
 	}
 	clear, err := parseStateClear(d, []string{"--pr=3", "--yes"})
@@ -136,11 +137,14 @@ func TestStateShowTable(t *testing.T) {
 	}
 
 	out.Reset()
-	if err := stateShow(d, &StateShowOptions{JSON: true, Repo: "github.com/owner/repo"}); err != nil {
+	if err := stateShow(d, &StateShowOptions{Export: &exporter{}, Repo: "github.com/owner/repo"}); err != nil {
 		t.Fatal(err)
 	}
-	var list []state.Summary
-	if err := json.Unmarshal(out.Bytes(), &list); err != nil || len(list) != 1 || list[0].Key != testKey || list[0].Stuck != 1 {
+	var list []struct {
+		PR    loop.PRRef
+		Stuck int
+	}
+	if err := json.Unmarshal(out.Bytes(), &list); err != nil || len(list) != 1 || list[0].PR != (loop.PRRef{Number: 7, Repository: "owner/repo", URL: "https://github.com/owner/repo/pull/7"}) || list[0].Stuck != 1 {
 		t.Fatalf("--json -R: %v %+v\n%s", err, list, out)
 	}
 }
@@ -170,15 +174,25 @@ func TestStateShowOnePR(t *testing.T) {
 	}
 
 	out.Reset()
-	if err := stateShow(d, &StateShowOptions{PR: 7, Repo: "github.com/owner/repo", JSON: true}); err != nil {
+	if err := stateShow(d, &StateShowOptions{PR: 7, Repo: "github.com/owner/repo", Export: &exporter{}}); err != nil {
 		t.Fatal(err)
 	}
-	var pr state.PR
+	var pr struct {
+		PR   loop.PRRef
+		Runs []struct {
+			Rounds []struct{ Findings json.RawMessage }
+		}
+		WIP *struct{ Verification []map[string]any }
+	}
 	if err := json.Unmarshal(out.Bytes(), &pr); err != nil {
 		t.Fatal(err)
 	}
-	if pr.Key != testKey || len(pr.Runs) != 1 || len(pr.Runs[0].Rounds) != 2 || pr.WIP == nil || !bytes.Contains(pr.Runs[0].Rounds[0].Findings, []byte(`"id": "SEC-0a1b2c3d"`)) {
+	if pr.PR.Number != 7 || len(pr.Runs) != 1 || len(pr.Runs[0].Rounds) != 2 || pr.WIP == nil || !bytes.Contains(pr.Runs[0].Rounds[0].Findings, []byte(`"id": "SEC-0a1b2c3d"`)) {
 		t.Errorf("--json: %s", out)
+	}
+	// Durations in seconds, as in every verb's JSON.
+	if v := pr.WIP.Verification; len(v) == 0 || v[0]["durationSeconds"] == nil || v[0]["duration"] != nil {
+		t.Errorf("--json verification: %+v", v)
 	}
 
 	out.Reset()
@@ -340,10 +354,9 @@ func TestStateBinaryShowAndClear(t *testing.T) {
 	if res.Code != 0 || !strings.Contains(res.Stdout, "github.com/owner/repo#7") || !strings.Contains(res.Stdout, "blocked") {
 		t.Fatalf("show: %+v", res)
 	}
-	res = env.Run(t, "state", "show", "--pr", "7", "--json")
-	var pr state.PR
-	if res.Code != 0 || json.Unmarshal([]byte(res.Stdout), &pr) != nil || pr.Key != testKey || len(pr.Stuck) != 1 {
-		t.Fatalf("show --pr --json: %+v", res)
+	res = env.Run(t, "state", "show", "7", "--json", "pr,stuck", "--jq", ".pr.url, (.stuck | length)")
+	if res.Code != 0 || res.Stdout != "https://github.com/owner/repo/pull/7\n1\n" {
+		t.Fatalf("show 7 --json pr,stuck --jq: %+v", res)
 	}
 
 	// Without a terminal, clear wants --yes and touches nothing.

@@ -115,7 +115,7 @@ func (lf *loopFix) checkInvariants() {
 // every run ended but the last, which may wait to be resumed.
 func recorded(t *testing.T, env *testkit.Env, pr int) state.PR {
 	t.Helper()
-	res := env.Run(t, "state", "show", "--pr", strconv.Itoa(pr), "--json")
+	res := env.Run(t, "state", "show", "--pr", strconv.Itoa(pr), "--json", "lease,stuck,wip,runs")
 	wantCode(t, res, 0)
 	var rec state.PR
 	if err := json.Unmarshal([]byte(res.Stdout), &rec); err != nil {

@@ -370,17 +370,39 @@ func TestLoopCommentPost502DoesNotDuplicate(t *testing.T) {
 func TestLoopDryRun(t *testing.T) {
 	t.Parallel()
 	lf := newLoop(t, nil)
-	lf.fm.Script("rev-a", reviewerReply("reviewer-1", "request_changes", modelFinding{Priority: "P0", Category: "security", File: "cache.go", Line: line(3),
-		Title: "Token in code", Description: "The key ghp_abcdefghijklmnopqrstuvwxyz0123456789 is committed."}))
-	lf.fm.Script("rev-b", reviewerReply("reviewer-2", "approve"))
-	lf.fm.Script("analyzer", analyzerReply())
+	script := func() {
+		lf.fm.Script("rev-a", reviewerReply("reviewer-1", "request_changes", modelFinding{Priority: "P0", Category: "security", File: "cache.go", Line: line(3),
+			Title: "Token in code", Description: "The key ghp_abcdefghijklmnopqrstuvwxyz0123456789 is committed."}))
+		lf.fm.Script("rev-b", reviewerReply("reviewer-2", "approve"))
+		lf.fm.Script("analyzer", analyzerReply())
+	}
+	script()
 
 	res := lf.run("--dry-run", "--json")
 
 	wantCode(t, res, 0)
-	wantContains(t, "stdout", res.Stdout, `"outcome": "dry-run"`, `"wouldPost"`, "[REDACTED]", `"wouldFix"`)
+	wantContains(t, "stdout", res.Stdout, `"outcome": "dry-run"`, "[REDACTED]", `"wouldFix"`,
+		`"wouldPost": "<!-- pr-review-loop-marker -->`, // HTML as it is, not \u003c
+		fmt.Sprintf(`"pr": {
+    "number": %d,
+    "repository": "octo/widgets",`, loopPR))
 	if secretPattern.MatchString(res.Stdout) {
 		t.Errorf("the dry run shows a secret:\n%s", res.Stdout)
+	}
+	// gh's output flags: fields, a jq filter, a template.
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--json", "outcome"}, "{\n  \"outcome\": \"dry-run\"\n}\n"},
+		{[]string{"--jq", ".rounds[0].counts.p0"}, "1\n"},
+		{[]string{"--template", `{{.pr.number}} {{.outcome}}{{"\n"}}`}, fmt.Sprintf("%d dry-run\n", loopPR)},
+	} {
+		script()
+		res := lf.run(append([]string{"--dry-run"}, tc.args...)...)
+		if res.Code != 0 || res.Stdout != tc.want {
+			t.Errorf("%s: exit %d, stdout %q, want %q\n%s", tc.args, res.Code, res.Stdout, tc.want, res.Stderr)
+		}
 	}
 	if len(lf.bodies()) != 0 || lf.fix.Count() != 0 || lf.gh.Count("comments") != 0 {
 		t.Error("a dry run must not post, fix or look for comments")

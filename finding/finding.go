@@ -57,6 +57,15 @@ type IssueCounts struct {
 	P3 int `json:"p3_suggestion"`
 }
 
+// Counts counts findings per priority, as gh-ocdx's reports and --json
+// name them (p0…p3); IssueCounts is the reviewers' envelope's spelling.
+type Counts struct {
+	P0 int `json:"p0"`
+	P1 int `json:"p1"`
+	P2 int `json:"p2"`
+	P3 int `json:"p3"`
+}
+
 // ReviewerResult is a reviewer's envelope.
 type ReviewerResult struct {
 	Agent      string      `json:"agent"`

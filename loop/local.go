@@ -50,24 +50,24 @@ type LocalOptions struct {
 
 // LocalResult is one local review, for the output and --json.
 type LocalResult struct {
-	Key       string              `json:"key"`
-	RunID     string              `json:"runId"`
-	Branch    string              `json:"branch"`
-	Base      string              `json:"base"`
-	MergeBase string              `json:"mergeBase"`
-	Head      string              `json:"head"`
-	Outcome   string              `json:"outcome"`
-	Reason    string              `json:"reason"`
-	Label     string              `json:"label"`
-	Consensus string              `json:"consensus"`
-	Counts    finding.IssueCounts `json:"counts"`
-	Roles     []RoleStatus        `json:"roles"`
-	Findings  []finding.Finding   `json:"findings"`
-	Remaining []finding.Finding   `json:"remaining"` // P0–P2 not fixed
-	Stuck     []string            `json:"stuck"`
-	Coverage  review.Coverage     `json:"coverage"`
-	Untracked []string            `json:"untracked"`
-	Fix       *fix.Result         `json:"fix,omitempty"`
+	Key       string            `json:"key"`
+	RunID     string            `json:"runId"`
+	Branch    string            `json:"branch"`
+	Base      string            `json:"base"`
+	MergeBase string            `json:"mergeBase"`
+	Head      string            `json:"head"`
+	Outcome   string            `json:"outcome"`
+	Reason    string            `json:"reason"`
+	Label     string            `json:"label"`
+	Consensus string            `json:"consensus"`
+	Counts    finding.Counts    `json:"counts"`
+	Roles     []RoleStatus      `json:"roles"`
+	Findings  []finding.Finding `json:"findings"`
+	Remaining []finding.Finding `json:"remaining"` // P0–P2 not fixed
+	Stuck     []string          `json:"stuck"`
+	Coverage  review.Coverage   `json:"coverage"`
+	Untracked []string          `json:"untracked"`
+	Fix       *fix.Result       `json:"fix,omitempty"`
 }
 
 // ReviewLocal reviews a change with the reviewers of review-loop, with its

@@ -123,8 +123,7 @@ const (
 
 // Result is the whole run, for the final summary and --json.
 type Result struct {
-	PR        int               `json:"pr"`
-	URL       string            `json:"url"`
+	PR        PRRef             `json:"pr"`
 	RunID     string            `json:"runId,omitempty"`
 	Resumed   bool              `json:"resumed,omitempty"`
 	Outcome   string            `json:"outcome"`
@@ -144,6 +143,13 @@ type Result struct {
 	CostUSD float64 `json:"estimatedCostUsd,omitempty"`
 }
 
+// PRRef is a pull request as every --json output of gh-ocdx names it.
+type PRRef struct {
+	Number     int    `json:"number"`
+	Repository string `json:"repository"` // OWNER/REPO
+	URL        string `json:"url"`
+}
+
 // BudgetStatus is a run's token budget and what this invocation spent of it.
 type BudgetStatus struct {
 	MaxTokens int64     `json:"maxTokens"`
@@ -156,7 +162,7 @@ type RoundResult struct {
 	N                int                  `json:"n"`
 	HeadOID          string               `json:"headOid"`
 	Consensus        string               `json:"consensus"`
-	Counts           finding.IssueCounts  `json:"counts"`
+	Counts           finding.Counts       `json:"counts"`
 	Roles            []RoleStatus         `json:"roles"`
 	Findings         []finding.Finding    `json:"findings"`
 	ReviewState      finding.ReviewState  `json:"reviewState"`
@@ -210,7 +216,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		return nil, errors.New("loop: no fixer for a PR that can be pushed")
 	}
 	l := &loop{o: o, key: state.NewKey(o.Repo.Host, o.Repo.Owner, o.Repo.Name, o.PR.Number),
-		res: &Result{PR: o.PR.Number, URL: o.PR.URL, Rounds: []RoundResult{}, Remaining: []finding.Finding{}, Stuck: []string{}}}
+		res: &Result{PR: PRRef{Number: o.PR.Number, Repository: o.Repo.Owner + "/" + o.Repo.Name, URL: o.PR.URL}, Rounds: []RoundResult{}, Remaining: []finding.Finding{}, Stuck: []string{}}}
 	if o.Budget != nil {
 		l.res.Budget = &BudgetStatus{MaxTokens: o.Budget.Max}
 	}

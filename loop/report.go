@@ -244,7 +244,7 @@ func RenderSummary(r *Result) string {
 	if label == "" {
 		label = r.Outcome
 	}
-	fmt.Fprintf(&b, "# review-loop: PR #%d — %s\n\n%s\n\n", r.PR, label, r.URL)
+	fmt.Fprintf(&b, "# review-loop: PR #%d — %s\n\n%s\n\n", r.PR.Number, label, r.PR.URL)
 	fmt.Fprintf(&b, "**Outcome:** %s\n", r.Reason)
 	if r.RunID != "" {
 		resumed := ""

@@ -15,7 +15,7 @@ import (
 //	go test -run '^$' -bench RenderReview ./loop
 func BenchmarkRenderReview(b *testing.B) {
 	rr := &RoundResult{N: 2, HeadOID: "0123456789abcdef0123456789abcdef01234567", Consensus: "request_changes",
-		Counts: finding.IssueCounts{P1: 25, P2: 50, P3: 25}, Usage: map[string]llm.Usage{}}
+		Counts: finding.Counts{P1: 25, P2: 50, P3: 25}, Usage: map[string]llm.Usage{}}
 	for i := range 5 {
 		role := fmt.Sprint("reviewer-", i+1)
 		rr.Roles = append(rr.Roles, RoleStatus{Role: role, Model: "openai/gpt-4.1", OK: true, Conclusion: "request_changes",

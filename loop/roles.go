@@ -33,11 +33,21 @@ type RoleStatus struct {
 	Error      string        `json:"error,omitempty"`
 	Conclusion string        `json:"conclusion,omitempty"`
 	Findings   int           `json:"findings"`
-	Elapsed    time.Duration `json:"elapsedNs"`
+	Elapsed    time.Duration `json:"-"` // in JSON: elapsedSeconds
 	Usage      llm.Usage     `json:"usage"`
 	CostUSD    float64       `json:"estimatedCostUsd,omitempty"` // with a price for its model
 	Report     string        `json:"-"`                          // the role's fullReport
 	err        error
+}
+
+// MarshalJSON writes the elapsed time in seconds, as every duration in
+// gh-ocdx's JSON.
+func (r RoleStatus) MarshalJSON() ([]byte, error) {
+	type plain RoleStatus
+	return json.Marshal(struct {
+		plain
+		ElapsedSeconds float64 `json:"elapsedSeconds"`
+	}{plain(r), r.Elapsed.Seconds()})
 }
 
 const (

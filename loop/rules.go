@@ -151,8 +151,8 @@ func excerpt(s string, n int) string {
 }
 
 // Count counts findings per priority.
-func Count(fs []finding.Finding) finding.IssueCounts {
-	var c finding.IssueCounts
+func Count(fs []finding.Finding) finding.Counts {
+	var c finding.Counts
 	for _, f := range fs {
 		switch f.Priority {
 		case "P0":
@@ -171,7 +171,7 @@ func Count(fs []finding.Finding) finding.IssueCounts {
 // Consensus applies the consensus rules (docs/architecture.md, Consensus)
 // to all findings (no dedupe) and the
 // computed review state.
-func Consensus(st finding.ReviewState, c finding.IssueCounts) string {
+func Consensus(st finding.ReviewState, c finding.Counts) string {
 	switch {
 	case st.HasChangesRequested:
 		return RequestChanges

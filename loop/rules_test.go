@@ -97,16 +97,16 @@ func TestConsensus(t *testing.T) {
 	changes := finding.ReviewState{HasChangesRequested: true}
 	for _, tc := range []struct {
 		st   finding.ReviewState
-		c    finding.IssueCounts
+		c    finding.Counts
 		want string
 	}{
-		{finding.ReviewState{}, finding.IssueCounts{}, Approve},
-		{finding.ReviewState{}, finding.IssueCounts{P3: 4}, Approve},
-		{finding.ReviewState{}, finding.IssueCounts{P2: 1}, RequestChanges},
-		{finding.ReviewState{}, finding.IssueCounts{P1: 1, P2: 1}, RequestChanges},
-		{finding.ReviewState{}, finding.IssueCounts{P0: 1, P1: 1}, NeedsMajorWork},
-		{changes, finding.IssueCounts{}, RequestChanges},
-		{changes, finding.IssueCounts{P0: 2}, RequestChanges}, // a maintainer's change request comes first
+		{finding.ReviewState{}, finding.Counts{}, Approve},
+		{finding.ReviewState{}, finding.Counts{P3: 4}, Approve},
+		{finding.ReviewState{}, finding.Counts{P2: 1}, RequestChanges},
+		{finding.ReviewState{}, finding.Counts{P1: 1, P2: 1}, RequestChanges},
+		{finding.ReviewState{}, finding.Counts{P0: 1, P1: 1}, NeedsMajorWork},
+		{changes, finding.Counts{}, RequestChanges},
+		{changes, finding.Counts{P0: 2}, RequestChanges}, // a maintainer's change request comes first
 	} {
 		if got := Consensus(tc.st, tc.c); got != tc.want {
 			t.Errorf("Consensus(%+v, %+v) = %s, want %s", tc.st, tc.c, got, tc.want)
@@ -250,7 +250,7 @@ func TestReportsDiscloseCoverage(t *testing.T) {
 	if label != "converged (partial: reviewer-2 failed; large diff: sampled)" {
 		t.Errorf("label %q", label)
 	}
-	sum := RenderSummary(&Result{PR: 1, Outcome: OutcomeConverged, Label: label, Rounds: []RoundResult{*rr}})
+	sum := RenderSummary(&Result{PR: PRRef{Number: 1}, Outcome: OutcomeConverged, Label: label, Rounds: []RoundResult{*rr}})
 	for _, w := range []string{"— converged (partial: reviewer-2 failed; large diff: sampled)", "- Coverage: " + want} {
 		if !strings.Contains(sum, w) {
 			t.Errorf("summary lacks %q:\n%s", w, sum)
