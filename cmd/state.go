@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/ocdx/gh-ocdx/fix"
+	"github.com/ocdx/gh-ocdx/git"
 	"github.com/ocdx/gh-ocdx/internal/text"
 	"github.com/ocdx/gh-ocdx/llm"
 	"github.com/ocdx/gh-ocdx/loop"
@@ -22,6 +23,7 @@ import (
 // StateShowOptions are the parsed arguments of state show.
 type StateShowOptions struct {
 	PR     int       // 0: every PR in the file
+	Branch string    // --branch: the local review of this branch (gh ocdx review)
 	Export *exporter // --json, --jq, --template; nil: Markdown
 	Repo   string    // -R/--repo; with --pr it names the PR's repository, alone it filters
 }
@@ -29,6 +31,7 @@ type StateShowOptions struct {
 // StateClearOptions are the parsed arguments of state clear.
 type StateClearOptions struct {
 	PR       int
+	Branch   string // --branch: the local review of this branch (gh ocdx review)
 	Yes      bool
 	Repo     string
 	Prompter Prompter // asks for confirmation when there is a terminal
@@ -54,11 +57,12 @@ func runStateClear(ctx context.Context, d *Deps, args []string) error {
 func parseStateShow(d *Deps, args []string) (*StateShowOptions, error) {
 	var o StateShowOptions
 	var prFlag string
-	fs := newFlagSet("state show", "gh ocdx state show [<number> | <url>] [--json [fields]] [--jq EXPR | --template T] [-R OWNER/REPO]",
+	fs := newFlagSet("state show", "gh ocdx state show [<number> | <url> | --branch NAME] [--json [fields]] [--jq EXPR | --template T] [-R OWNER/REPO]",
 		`Show what gh-ocdx remembers: every pull request in the state file as a
 table, or one pull request's runs, rounds, stuck findings, work in
 progress and lease. It answers while a loop runs in another terminal.`)
 	fs.StringVar(&prFlag, "pr", "", "Show this pull request in full (as the argument)")
+	fs.StringVar(&o.Branch, "branch", "", "Show the local reviews (gh ocdx review) of this `branch` of the current repository")
 	fs.repoFlag(&o.Repo)
 	// One pull request's fields, or the list's.
 	jf := addJSONFlags(fs, state.PR{})
@@ -75,23 +79,46 @@ progress and lease. It answers while a loop runs in another terminal.`)
 	if o.Export, err = jf.exporter(fs); err != nil {
 		return nil, err
 	}
-	return &o, checkStateFlags(fs, prFlag, &o.PR, false, &o.Repo)
+	if err := checkStateFlags(fs, prFlag, &o.PR, false, &o.Repo); err != nil {
+		return nil, err
+	}
+	return &o, checkBranchFlag(fs, o.Branch, o.PR, o.Repo)
 }
 
 func parseStateClear(d *Deps, args []string) (*StateClearOptions, error) {
 	var o StateClearOptions
 	var prFlag string
-	fs := newFlagSet("state clear", "gh ocdx state clear <number> | <url> [--yes] [-R OWNER/REPO]",
+	fs := newFlagSet("state clear", "gh ocdx state clear <number> | <url> | --branch NAME [--yes] [-R OWNER/REPO]",
 		`Forget everything recorded for a pull request: runs, rounds, stuck findings
 and work in progress. Asks for confirmation; without a terminal, pass --yes.
 A pull request that a live run is working on is not cleared.`)
 	fs.StringVar(&prFlag, "pr", "", "The pull request to forget (as the argument)")
+	fs.StringVar(&o.Branch, "branch", "", "Forget the local reviews (gh ocdx review) of this `branch` of the current repository")
 	fs.BoolVar(&o.Yes, "yes", false, "Do not ask for confirmation")
 	fs.repoFlag(&o.Repo)
 	if err := fs.parse(d, args, -1); err != nil {
 		return nil, err
 	}
-	return &o, checkStateFlags(fs, prFlag, &o.PR, true, &o.Repo)
+	if err := checkStateFlags(fs, prFlag, &o.PR, o.Branch == "", &o.Repo); err != nil {
+		return nil, err
+	}
+	return &o, checkBranchFlag(fs, o.Branch, o.PR, o.Repo)
+}
+
+// checkBranchFlag: --branch names a local review of this clone, so neither
+// a pull request nor another repository goes with it.
+func checkBranchFlag(fs *flagSet, branch string, pr int, repo string) error {
+	switch {
+	case branch == "":
+		return nil
+	case pr != 0:
+		return fs.usageErr("--branch names a local review, not a pull request: give one or the other")
+	case repo != "":
+		return fs.usageErr("--branch names a local review of the current repository: -R does not apply")
+	case strings.HasPrefix(branch, "-"):
+		return fs.usageErr("invalid --branch %q: give a branch name", branch)
+	}
+	return nil
 }
 
 // checkStateFlags reads the PR (the argument or --pr) into pr and a URL's
@@ -135,9 +162,27 @@ func prKey(d *Deps, repoFlag string, n int) (state.Key, error) {
 	return state.NewKey(r.Host, r.Owner, r.Name, n), nil
 }
 
+// stateKey is the key of PR n (prKey), or with a branch the key of its
+// local reviews in the current repository, as review records them.
+func stateKey(d *Deps, repoFlag string, n int, branch string) (state.Key, error) {
+	if branch == "" {
+		return prKey(d, repoFlag, n)
+	}
+	wd, err := d.workDir()
+	if err != nil {
+		return state.Key{}, err
+	}
+	// Reads of git's configuration: nothing to cancel.
+	g, err := git.Open(context.Background(), wd)
+	if err != nil {
+		return state.Key{}, fmt.Errorf("--branch names a local review of the current repository: %w", err)
+	}
+	return state.LocalKey(repoID(context.Background(), g), branch), nil
+}
+
 func stateShow(d *Deps, o *StateShowOptions) error {
-	if o.PR > 0 {
-		key, err := prKey(d, o.Repo, o.PR)
+	if o.PR > 0 || o.Branch != "" {
+		key, err := stateKey(d, o.Repo, o.PR, o.Branch)
 		if err != nil {
 			return err
 		}
@@ -196,7 +241,7 @@ func stateShow(d *Deps, o *StateShowOptions) error {
 }
 
 func stateClear(d *Deps, o *StateClearOptions) error {
-	key, err := prKey(d, o.Repo, o.PR)
+	key, err := stateKey(d, o.Repo, o.PR, o.Branch)
 	if err != nil {
 		return err
 	}

@@ -92,12 +92,14 @@ func TestStateFlagParsing(t *testing.T) {
 		t.Errorf("clear: %+v, %v", clear, err)
 	}
 	bad := map[string][]string{
-		"show --pr x":       {"--pr", "x"},
-		"show --pr 0":       {"--pr", "0"},
-		"show --pr -3":      {"--pr=-3"},
-		"show extra arg":    {"extra"},
-		"show unknown flag": {"--all"},
-		"show bad repo":     {"-R", "a/b/c/d"},
+		"show --pr x":        {"--pr", "x"},
+		"show --pr 0":        {"--pr", "0"},
+		"show --pr -3":       {"--pr=-3"},
+		"show extra arg":     {"extra"},
+		"show unknown flag":  {"--all"},
+		"show bad repo":      {"-R", "a/b/c/d"},
+		"show branch and PR": {"7", "--branch", "feature"},
+		"show branch and -R": {"--branch", "feature", "-R", "o/r"},
 	}
 	for name, args := range bad {
 		var ue *UsageError
@@ -105,7 +107,10 @@ func TestStateFlagParsing(t *testing.T) {
 			t.Errorf("%s: %v, want a usage error", name, err)
 		}
 	}
-	for _, args := range [][]string{{}, {"--yes"}, {"--pr", "1", "2"}, {"--pr", "0", "--yes"}} {
+	if clear, err := parseStateClear(d, []string{"--branch", "feature", "--yes"}); err != nil || clear.Branch != "feature" || clear.PR != 0 {
+		t.Errorf("clear --branch: %+v, %v", clear, err)
+	}
+	for _, args := range [][]string{{}, {"--yes"}, {"--pr", "1", "2"}, {"--pr", "0", "--yes"}, {"3", "--branch", "x", "--yes"}} {
 		var ue *UsageError
 		if _, err := parseStateClear(d, args); !errors.As(err, &ue) {
 			t.Errorf("clear %v: %v, want a usage error", args, err)

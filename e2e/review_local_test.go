@@ -56,6 +56,17 @@ func TestReviewLocalChangesWithoutGitHub(t *testing.T) {
 	res = env.Run(t, "state", "show")
 	wantCode(t, res, 0)
 	wantContains(t, "state show", res.Stdout, "local/"+r.Clone+"@feature")
+	// The branch's local reviews are shown and cleared by its name.
+	res = env.Run(t, "state", "show", "--branch", "feature", "--jq", `"\(.pr.branch) \(.runs | length)"`)
+	if res.Code != 0 || res.Stdout != "feature 2\n" {
+		t.Errorf("state show --branch feature: exit %d, %q\n%s", res.Code, res.Stdout, res.Stderr)
+	}
+	res = env.Run(t, "state", "clear", "--branch", "feature", "--yes")
+	wantCode(t, res, 0)
+	wantContains(t, "state clear", res.Stdout, "Cleared the state of local/"+r.Clone+"@feature")
+	if res = env.Run(t, "state", "show"); strings.Contains(res.Stdout, "@feature") {
+		t.Errorf("the branch is still recorded:\n%s", res.Stdout)
+	}
 
 	if reqs := gh.Requests(); len(reqs) != 0 {
 		t.Errorf("gh ocdx review made %d GitHub request(s): %v", len(reqs), reqs)
