@@ -101,6 +101,10 @@ func TestMistypedVerbSuggestsTheVerb(t *testing.T) {
 		d, _, _ := testDeps()
 		err := Run(t.Context(), []string{typed}, d)
 		wantUsageError(t, err, `Did you mean "`+want+`"?`)
+		// The usage line and where the help is, not the whole help.
+		if msg := err.Error(); !strings.Contains(msg, "Run 'gh ocdx --help' for more.") || strings.Contains(msg, "Exit codes") {
+			t.Errorf("%s: %s", typed, msg)
+		}
 	}
 	d, _, _ := testDeps()
 	if err := Run(t.Context(), []string{"frobnicate"}, d); err == nil || strings.Contains(err.Error(), "Did you mean") {

@@ -141,12 +141,12 @@ func dispatch(ctx context.Context, d *Deps, path, description string, cmds []com
 			globals = append(globals, a)
 			args = args[1:]
 		default:
-			return &UsageError{Msg: fmt.Sprintf("unknown flag %q for %s", a, path), Usage: nounHelp(path, description, cmds)}
+			return &UsageError{Msg: fmt.Sprintf("unknown flag %q for %s", a, path), Usage: nounUsage(path, cmds)}
 		}
 	}
 	if len(args) == 0 {
 		if len(globals) > 0 {
-			return &UsageError{Msg: "missing command", Usage: nounHelp(path, description, cmds)}
+			return &UsageError{Msg: "missing command", Usage: nounUsage(path, cmds)}
 		}
 		fmt.Fprint(d.IO.Out, nounHelp(path, description, cmds))
 		return errHelpShown
@@ -172,7 +172,17 @@ func dispatch(ctx context.Context, d *Deps, path, description string, cmds []com
 	if s := suggest(name, cmds); s != "" {
 		msg += fmt.Sprintf("\n\nDid you mean %q?", s)
 	}
-	return &UsageError{Msg: msg, Usage: nounHelp(path, description, cmds)}
+	return &UsageError{Msg: msg, Usage: nounUsage(path, cmds)}
+}
+
+// nounUsage is what a usage error shows, as a verb's does: the usage line,
+// the commands by name, and where the help is; not the whole help.
+func nounUsage(path string, cmds []command) string {
+	names := make([]string, len(cmds))
+	for i, c := range cmds {
+		names[i] = c.name
+	}
+	return fmt.Sprintf("Usage: %s <command> [flags]\nCommands: %s\n\nRun '%s --help' for more.\n", path, strings.Join(names, ", "), path)
 }
 
 // suggest is the command closest to a mistyped name, as cobra suggests:
