@@ -157,9 +157,12 @@ func Clean(p string) (string, error) {
 // repository-relative path p. It may not touch any .git, .gitmodules
 // (a submodule would have git enter a repository the agent chose), nor the
 // files that set the repository's policy, which a pull request must not
-// rewrite for gh-ocdx to follow: .ocdx.json and REVIEW.md (at any depth)
-// and GitHub's workflows (.github/workflows/). Names are compared as
-// case-insensitive file systems (macOS, Windows) would.
+// rewrite for gh-ocdx to follow: .ocdx.json and REVIEW.md (at any depth);
+// nor what runs or decides once the fix is pushed or merged: GitHub's
+// workflows and local actions (.github/workflows/, .github/actions/),
+// CODEOWNERS and .gitattributes (its filter, diff and merge drivers) at any
+// depth. Names are compared as case-insensitive file systems (macOS,
+// Windows) would.
 func Writable(p string) error {
 	if hasDotGit(p) {
 		return fmt.Errorf("%w: %q is inside a .git directory; git's files, and repositories nested in this one, are off limits: use the project's own files", ErrOutside, p)
@@ -171,8 +174,9 @@ func Writable(p string) error {
 		}
 	}
 	base := fold(parts[len(parts)-1])
-	if base == ".ocdx.json" || base == "review.md" || len(parts) >= 2 && fold(parts[0]) == ".github" && fold(parts[1]) == "workflows" {
-		return fmt.Errorf("%w: %q is a repository policy file (.ocdx.json, REVIEW.md, .github/workflows/): the fix agent may not create or change it; if a finding needs it changed, reject the finding and say what a maintainer should change", ErrProtected, p)
+	if base == ".ocdx.json" || base == "review.md" || base == "codeowners" || base == ".gitattributes" ||
+		len(parts) >= 2 && fold(parts[0]) == ".github" && (fold(parts[1]) == "workflows" || fold(parts[1]) == "actions") {
+		return fmt.Errorf("%w: %q is a repository policy file (.ocdx.json, REVIEW.md, .github/workflows/, .github/actions/, CODEOWNERS, .gitattributes): the fix agent may not create or change it; if a finding needs it changed, reject the finding and say what a maintainer should change", ErrProtected, p)
 	}
 	return nil
 }

@@ -143,7 +143,7 @@ func TestNestedGitIsRefusedAtAnyDepth(t *testing.T) {
 			t.Errorf("edit %q: want ErrOutside, got %v", p, err)
 		}
 	}
-	for _, p := range []string{"a/.gitignore", "a/.github/x", "a/git/x", "a/.gitattributes", "a/x.git/y"} {
+	for _, p := range []string{"a/.gitignore", "a/.github/x", "a/git/x", "a/.gitattributes.md", "a/x.git/y"} {
 		if err := r.WriteFile(p, "x\n"); err != nil {
 			t.Errorf("write %q: %v", p, err)
 		}
@@ -165,7 +165,8 @@ func TestPolicyFilesAreNotWritable(t *testing.T) {
 	os.Symlink(".github", filepath.Join(dir, "gh"))
 	for _, p := range []string{".ocdx.json", ".OCDX.json", "sub/.ocdx.json", "REVIEW.md", "review.md", "docs/REVIEW.md", ".github/workflows/ci.yml",
 		".github/workflows/new.yml", ".GitHub/Workflows/x.yml", ".github/workflows", "wf/ci.yml", "cfg", "gh/workflows/x.yml",
-		".gitmodules", ".GitModules", "vendor/.gitmodules", "gitmod~1"} {
+		".gitmodules", ".GitModules", "vendor/.gitmodules", "gitmod~1",
+		".github/actions/setup/action.yml", ".github/CODEOWNERS", "docs/codeowners", "CODEOWNERS", ".gitattributes", "sub/.GitAttributes"} {
 		for what, err := range map[string]error{"write": r.WriteFile(p, "x"), "edit": r.Edit(p, "{}", `{"verify":["sh -c id"]}`)} {
 			if !errors.Is(err, ErrProtected) {
 				t.Errorf("%s %q: want ErrProtected, got %v", what, p, err)
