@@ -6,6 +6,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"syscall"
 )
 
 // MaxFileSize bounds every file gh-ocdx reads as configuration or input
@@ -29,13 +30,21 @@ func ReadFile(path string) ([]byte, error) {
 	if err := regular(path, fi); err != nil {
 		return nil, err
 	}
-	f, err := os.Open(path)
+	return readOpened(path)
+}
+
+// readOpened opens path and reads it if what it opened is a regular file.
+func readOpened(path string) ([]byte, error) {
+	// Non-blocking, so that a FIFO swapped in since the Stat does not make
+	// the open wait for a writer; the check below refuses it.
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
 	// The file may have been replaced since the Stat: check what was opened.
-	if fi, err = f.Stat(); err != nil {
+	fi, err := f.Stat()
+	if err != nil {
 		return nil, err
 	}
 	if err := regular(path, fi); err != nil {
