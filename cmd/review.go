@@ -35,7 +35,7 @@ type ReviewOptions struct {
 	Prompter Prompter  // nil: survey on the terminal
 }
 
-const reviewUsage = "gh ocdx review [--base REF] [--fix] [--yes] [--json [fields]] [--jq EXPR]"
+const reviewUsage = "gh ocdx review [--base REF] [--fix] [--yes] [--json [fields]] [--jq EXPR | --template T]"
 
 const reviewHelp = `Review the current branch before a pull request exists, with every configured
 reviewer model side by side: its commits since the merge base with --base
@@ -62,8 +62,8 @@ back after a fix is reported stuck.
 Exit codes: 0 no P0/P1/P2 finding left, 1 error, 2 usage, 3 P0–P2 findings
 (so it works as a pre-push hook), 130 cancelled.
 
---json prints the result for scripts (--json with no field list: every
-field; run with --json x to see the fields), --jq filters it and
+--json prints the result for scripts (every field, or the fields listed
+after it, which --json's line under Flags names), --jq filters it and
 --template formats it, as in gh.
 
 Examples:
