@@ -10,8 +10,10 @@ import (
 	"strings"
 
 	"github.com/cli/go-gh/v2/pkg/jq"
+	"github.com/cli/go-gh/v2/pkg/jsonpretty"
 	"github.com/cli/go-gh/v2/pkg/template"
 	"github.com/itchyny/gojq"
+	"github.com/ocdx/gh-ocdx/internal/text"
 )
 
 // jsonFlags are gh's output flags on a verb with JSON output: --json
@@ -128,6 +130,12 @@ func (e *exporter) write(d *Deps, v any) error {
 			return fmt.Errorf("--template: %v", err)
 		}
 		return t.Flush()
+	}
+	if d.IO.stdoutTTY && d.IO.rawOut != nil && markdownTheme(d.Getenv) != "none" {
+		// Coloured as gh colours JSON on a terminal. The text is made
+		// inert first (C1 controls and bidi overrides become visible);
+		// the rest of what could act on a terminal is escaped JSON.
+		return jsonpretty.Format(d.IO.rawOut, strings.NewReader(text.Inert(string(b))), "  ", true)
 	}
 	var out bytes.Buffer
 	if err := json.Indent(&out, b, "", "  "); err != nil {

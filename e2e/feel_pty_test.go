@@ -134,3 +134,26 @@ func TestMarkdownIsRenderedOnATerminalOnly(t *testing.T) {
 
 // reSGR matches a colour or style sequence.
 var reSGR = regexp.MustCompile("\x1b\\[[0-9;]*m")
+
+// JSON on a terminal is coloured as gh colours it, unless colour is off;
+// text from outside stays inert either way.
+func TestJSONIsColouredOnATerminal(t *testing.T) {
+	t.Parallel()
+	for _, colour := range []bool{true, false} {
+		_, _, env := modelFixture(t, "openai/gpt-rev")
+		if colour {
+			env.Set("NO_COLOR", "")
+		}
+		term := env.StartTerminal(t, "config", "show", "--json", "path,reviewerModels")
+		if code := term.Wait(); code != 0 {
+			t.Fatalf("exit %d:\n%s", code, term.Screen())
+		}
+		screen := term.Screen()
+		if styled := strings.Contains(screen, "\x1b[1;34m\"path\""); styled != colour {
+			t.Errorf("colour %v: keys styled %v:\n%q", colour, styled, screen)
+		}
+		if !strings.Contains(reSGR.ReplaceAllString(screen, ""), `"reviewerModels": [`) {
+			t.Errorf("colour %v: not the JSON:\n%q", colour, screen)
+		}
+	}
+}
