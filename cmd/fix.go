@@ -31,12 +31,13 @@ type FixOptions struct {
 	Findings string // a fix payload file (docs/architecture.md, Envelopes); "" takes the state file's latest review
 	Yes      bool
 	DryRun   bool
+	Export   *exporter // --json, --jq, --template; nil: the summary in Markdown
 	Repo     repository.Repository
 	Prompter Prompter // nil: survey on the terminal
 	usage    string
 }
 
-const fixUsage = "gh ocdx fix [<number> | <url> | <branch>] [--continue] [--findings FILE] [--yes] [--dry-run] [-R OWNER/REPO]"
+const fixUsage = "gh ocdx fix [<number> | <url> | <branch>] [--continue] [--findings FILE] [--yes] [--dry-run] [--json [fields]] [--jq EXPR | --template T] [-R OWNER/REPO]"
 
 func runFix(ctx context.Context, d *Deps, args []string) error {
 	opts, err := parseFix(d, args)
@@ -73,7 +74,13 @@ Examples:
 	fs.BoolVar(&opts.Yes, "yes", false, "Push without asking (for scripts and CI)")
 	fs.BoolVar(&opts.DryRun, "dry-run", false, "Run the agent and the verification; push nothing, post nothing")
 	fs.repoFlag(&repoFlag)
-	if err := fs.parse(d, args, -1); err != nil {
+	jf := addJSONFlags(fs, fixOutput{})
+	jf.positional = true
+	if err := fs.parse(d, jf.args(args), -1); err != nil {
+		return nil, err
+	}
+	var err error
+	if opts.Export, err = jf.exporter(fs); err != nil {
 		return nil, err
 	}
 	opts.usage = fs.shortUsage()
@@ -137,6 +144,11 @@ func fixPR(ctx context.Context, d *Deps, opts *FixOptions) error {
 		return err
 	}
 	if len(payload.IssuesToFix) == 0 {
+		if opts.Export != nil {
+			d.Log.Info(fmt.Sprintf("nothing to fix on PR #%d: %s", pr.Number, note))
+			return opts.Export.write(d, fixOutput{PR: loop.RefOf(repo, pr), Result: &fix.Result{Status: fix.StatusNothingToFix,
+				Fixed: []finding.FixedIssue{}, Rejected: []finding.RejectedIssue{}, Commits: []finding.Commit{}}})
+		}
 		fmt.Fprintf(d.IO.Out, "Nothing to fix on PR #%d: %s.\n", pr.Number, note)
 		return nil
 	}
@@ -191,8 +203,17 @@ func fixPR(ctx context.Context, d *Deps, opts *FixOptions) error {
 	d.Log.Info("fix", "pr", fmt.Sprintf("%s#%d", repo, pr.Number), "findings", len(payload.IssuesToFix), "optional", len(payload.OptionalIssues),
 		"model", cfg.PRFix.String(), "resume", resume != nil, "dry-run", opts.DryRun)
 	out, err := fix.Run(ctx, o)
-	return finishFix(ctx, d, run, pr, out, err, opts.DryRun)
+	return finishFix(ctx, d, run, opts, loop.RefOf(repo, pr), pr, out, err)
 }
+
+// fixOutput is fix's --json: the pull request, how the fix ended, and
+// whether it was a dry run.
+type fixOutput struct {
+	PR loop.PRRef `json:"pr"`
+	*fix.Result
+	DryRun bool `json:"dryRun"`
+}
+
 
 // fixSource says in the fix report where its findings came from: a fix of
 // its own is not a round of a loop.
@@ -222,17 +243,25 @@ func dirtyFromWIP(co *preflight.Checkout, resume *state.WIP) error {
 	return nil
 }
 
-// finishFix ends the run as the error says and prints the summary.
-func finishFix(ctx context.Context, d *Deps, run *state.Active, pr *github.PullRequest, out *fix.Result, err error, dryRun bool) error {
+// finishFix ends the run as the error says and prints the summary (or
+// --json's result, also when verification failed).
+func finishFix(ctx context.Context, d *Deps, run *state.Active, opts *FixOptions, ref loop.PRRef, pr *github.PullRequest, out *fix.Result, err error) error {
 	var ve *fix.VerifyError
 	var re *fix.ResultError
 	var pe *git.PushError
+	if opts.Export != nil && out != nil && (err == nil || errors.As(err, &ve)) {
+		if jerr := opts.Export.write(d, fixOutput{PR: ref, Result: out, DryRun: opts.DryRun}); jerr != nil {
+			return jerr
+		}
+	}
 	switch {
 	case err == nil:
-		if perr := printFixSummary(d, pr, out, dryRun); perr != nil {
-			return perr
+		if opts.Export == nil {
+			if perr := printFixSummary(d, pr, out, opts.DryRun); perr != nil {
+				return perr
+			}
 		}
-		if dryRun {
+		if opts.DryRun {
 			if cerr := run.ClearWIP(); cerr != nil {
 				return cerr
 			}

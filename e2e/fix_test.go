@@ -576,3 +576,33 @@ func TestFixNeedsOnlyTheFixModelsKey(t *testing.T) {
 	}
 	s.wantRemote(t, sha)
 }
+
+// fix --json gives the result for scripts, in place of the summary, named
+// as review-loop's is.
+func TestFixJSON(t *testing.T) {
+	t.Parallel()
+	s := newFixSetup(t)
+	a, b := fixIDs()
+	sha := s.predict(t, map[string]string{"a.txt": "fixed\n"}, "fix: a is safe now")
+	s.fm.Script("fixer", testkit.CallTools(fixA), testkit.CallTools(commitA), envelope(map[string]string{a: sha}, map[string]string{b: "fine"}, sha))
+
+	res := s.run(t, "--dry-run", "--json", "pr,status,fixed,attempts,dryRun")
+
+	wantCode(t, res, 0)
+	var out struct {
+		PR       struct{ Number int }
+		Status   string
+		Fixed    []struct{ FindingID string }
+		Attempts int
+		DryRun   bool
+	}
+	if err := json.Unmarshal([]byte(res.Stdout), &out); err != nil {
+		t.Fatalf("%v\n%s", err, res.Stdout)
+	}
+	if out.PR.Number != 24 || out.Status != "verified" || len(out.Fixed) != 1 || out.Fixed[0].FindingID != a || out.Attempts != 1 || !out.DryRun {
+		t.Errorf("fix --json: %+v\n%s", out, res.Stdout)
+	}
+	if strings.Contains(res.Stdout, "## Fix of PR") {
+		t.Errorf("the summary is not JSON:\n%s", res.Stdout)
+	}
+}

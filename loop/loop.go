@@ -150,6 +150,11 @@ type PRRef struct {
 	URL        string `json:"url"`
 }
 
+// RefOf is pr of repo as --json names it.
+func RefOf(repo github.Repo, pr *github.PullRequest) PRRef {
+	return PRRef{Number: pr.Number, Repository: repo.Owner + "/" + repo.Name, URL: pr.URL}
+}
+
 // BudgetStatus is a run's token budget and what this invocation spent of it.
 type BudgetStatus struct {
 	MaxTokens int64     `json:"maxTokens"`
@@ -216,7 +221,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		return nil, errors.New("loop: no fixer for a PR that can be pushed")
 	}
 	l := &loop{o: o, key: state.NewKey(o.Repo.Host, o.Repo.Owner, o.Repo.Name, o.PR.Number),
-		res: &Result{PR: PRRef{Number: o.PR.Number, Repository: o.Repo.Owner + "/" + o.Repo.Name, URL: o.PR.URL}, Rounds: []RoundResult{}, Remaining: []finding.Finding{}, Stuck: []string{}}}
+		res: &Result{PR: RefOf(o.Repo, o.PR), Rounds: []RoundResult{}, Remaining: []finding.Finding{}, Stuck: []string{}}}
 	if o.Budget != nil {
 		l.res.Budget = &BudgetStatus{MaxTokens: o.Budget.Max}
 	}
