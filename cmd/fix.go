@@ -214,7 +214,6 @@ type fixOutput struct {
 	DryRun bool `json:"dryRun"`
 }
 
-
 // fixSource says in the fix report where its findings came from: a fix of
 // its own is not a round of a loop.
 func fixSource(opts *FixOptions, resume *state.WIP, p finding.FixPayload) string {
