@@ -66,7 +66,8 @@ given with --findings: {"prNumber": N, "round": N, "issuesToFix": [findings],
 Examples:
   gh ocdx fix
   gh ocdx fix 24 --yes
-  gh ocdx fix --findings payload.json --dry-run`)
+  gh ocdx fix --findings payload.json --dry-run
+  gh ocdx fix 24 --yes --json status,commits --jq '.commits[].sha'`)
 	var prFlag string
 	fs.StringVar(&prFlag, "pr", "", "The pull request, as the argument (an alias kept for scripts)")
 	fs.BoolVar(&opts.Continue, "continue", false, "Resume an interrupted fix from its work in progress")
