@@ -22,6 +22,8 @@ func TestReviewPROrientInATerminal(t *testing.T) {
 	}{
 		{"confirm", []string{testkit.Enter}, "Confirmed: fetch what you proposed", ""},
 		{"narrow", []string{testkit.Down + testkit.Enter, "only auth.go\r"}, "Narrowed. Fetch only this instead: only auth.go", ""},
+		// An empty narrowing would tell the model nothing: it is asked again.
+		{"narrow, empty first", []string{testkit.Down + testkit.Enter, "\r", "only auth.go\r"}, "Narrowed. Fetch only this instead: only auth.go", ""},
 		{"narrow to another file", []string{testkit.Down + testkit.Enter, "only README.md\r"}, "Narrowed. Fetch only this instead: only README.md",
 			`the person narrowed your latest context request to \"only README.md\", which does not name auth.go`},
 		{"refuse", []string{testkit.Down + testkit.Down + testkit.Enter, "the diff is enough\r"}, "Refused. Do not fetch it. The user's reason: the diff is enough", refused},
@@ -34,9 +36,12 @@ func TestReviewPROrientInATerminal(t *testing.T) {
 			term.Expect("read auth.go to see the redirect")
 			term.Expect("Context request")
 			term.Send(tc.keys[0])
-			if len(tc.keys) > 1 {
+			for i, k := range tc.keys[1:] {
+				if i > 0 {
+					term.Expect("an empty answer narrows nothing")
+				}
 				term.Expect("?")
-				term.Send(tc.keys[1])
+				term.Send(k)
 			}
 			term.Expect("Post this review?")
 			term.Send(testkit.Enter)
