@@ -9,7 +9,6 @@ import (
 	"github.com/cli/go-gh/v2/pkg/repository"
 
 	"github.com/ocdx/gh-ocdx/finding"
-	"github.com/ocdx/gh-ocdx/git"
 	"github.com/ocdx/gh-ocdx/loop"
 )
 
@@ -85,13 +84,7 @@ func dismiss(ctx context.Context, d *Deps, opts *DismissOptions) error {
 	}
 	number := opts.PR
 	if number == 0 {
-		branch := opts.Branch
-		if branch == "" {
-			if branch, err = currentBranch(ctx, d); err != nil {
-				return err
-			}
-		}
-		if number, err = branchPR(ctx, client, repo, branch, "Usage: "+dismissUsage); err != nil {
+		if number, err = openPRNumber(ctx, d, client, repo, opts.Branch, "Usage: "+dismissUsage); err != nil {
 			return err
 		}
 	}
@@ -99,10 +92,8 @@ func dismiss(ctx context.Context, d *Deps, opts *DismissOptions) error {
 	if err != nil {
 		return err
 	}
-	already := loop.Dismissed(pr)
-	if l, _, _, ok := loop.PRLedger(pr); ok {
-		already = append(already, l.With(finding.StatusDismissed)...)
-	}
+	led, _, _, _ := loop.PRLedger(pr)
+	already := loop.Dismissed(pr, led)
 	var ids []string
 	for _, id := range opts.IDs {
 		if !slices.Contains(already, id) {
@@ -121,17 +112,4 @@ func dismiss(ctx context.Context, d *Deps, opts *DismissOptions) error {
 	}
 	fmt.Fprintf(d.IO.Out, "Dismissed on PR #%d: %s\n%s\n", pr.Number, strings.Join(ids, ", "), c.URL)
 	return nil
-}
-
-// currentBranch is the branch checked out in the work directory.
-func currentBranch(ctx context.Context, d *Deps) (string, error) {
-	wd, err := d.workDir()
-	if err != nil {
-		return "", err
-	}
-	g, err := git.Open(ctx, wd)
-	if err != nil {
-		return "", err
-	}
-	return g.Branch(ctx)
 }

@@ -200,7 +200,7 @@ func reviewPR(ctx context.Context, d *Deps, opts *ReviewPROptions) error {
 		return err
 	}
 	if opts.Number == 0 {
-		if opts.Number, err = reviewPRNumber(ctx, d, client, repo, opts.Branch); err != nil {
+		if opts.Number, err = openPRNumber(ctx, d, client, repo, opts.Branch, "Usage: gh ocdx review-pr [<number> | <url> | <branch>] [flags]"); err != nil {
 			return err
 		}
 	}
@@ -288,10 +288,9 @@ func prFiles(ctx context.Context, d *Deps, gh *github.Client, repo github.Repo, 
 	return review.NewAPIFiles(ctx, gh, repo, pr.HeadRefOid)
 }
 
-// reviewPRNumber finds the open PR whose head is branch, or the checked-out
-// branch, as gh pr view does without an argument.
-func reviewPRNumber(ctx context.Context, d *Deps, gh *github.Client, repo github.Repo, branch string) (int, error) {
-	const usage = "Usage: gh ocdx review-pr [<number> | <url> | <branch>] [flags]"
+// openPRNumber finds the open PR whose head is branch, or the checked-out
+// branch, as gh pr view does without an argument; usage is the verb's.
+func openPRNumber(ctx context.Context, d *Deps, gh *github.Client, repo github.Repo, branch, usage string) (int, error) {
 	if branch == "" {
 		wd, err := d.workDir()
 		if err != nil {
@@ -302,7 +301,7 @@ func reviewPRNumber(ctx context.Context, d *Deps, gh *github.Client, repo github
 			branch, err = g.Branch(ctx)
 		}
 		if err != nil || branch == "" {
-			return 0, &UsageError{Msg: "no pull request given and no branch checked out here: name one (gh ocdx review-pr 24)", Usage: usage}
+			return 0, &UsageError{Msg: "no pull request given and no branch checked out here: name one (24, a URL or a branch)", Usage: usage}
 		}
 	}
 	return branchPR(ctx, gh, repo, branch, usage)

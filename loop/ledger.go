@@ -59,10 +59,12 @@ const dismissCommand = "/ocdx dismiss"
 // those who could merge the PR's code anyway.
 var canDismiss = []string{"OWNER", "MEMBER", "COLLABORATOR"}
 
-// Dismissed lists the findings dismissed on pr, by gh-ocdx's login or by
-// someone with write access (canDismiss): anyone else's command is text.
-func Dismissed(pr *github.PullRequest) []string {
-	var ids []string
+// Dismissed lists the findings dismissed on pr: those the ledger led
+// (the PR's newest) says were, and those a command on pr dismisses, by
+// gh-ocdx's login or by someone with write access (canDismiss): anyone
+// else's command is text.
+func Dismissed(pr *github.PullRequest, led finding.Ledger) []string {
+	ids := slices.Clone(led.With(finding.StatusDismissed))
 	add := func(id string) {
 		if !slices.Contains(ids, id) {
 			ids = append(ids, id)
@@ -164,14 +166,7 @@ func (l *loop) rebuild() error {
 }
 
 // dismiss sets the findings people dismissed, as pr shows them now.
-func (l *loop) dismiss(pr *github.PullRequest) {
-	l.dismissed = slices.Clone(l.seed.With(finding.StatusDismissed))
-	for _, id := range Dismissed(pr) {
-		if !slices.Contains(l.dismissed, id) {
-			l.dismissed = append(l.dismissed, id)
-		}
-	}
-}
+func (l *loop) dismiss(pr *github.PullRequest) { l.dismissed = Dismissed(pr, l.seed) }
 
 // splitDismissed takes the dismissed findings out of fs.
 func splitDismissed(fs []finding.Finding, dismissed []string) (kept, out []finding.Finding) {
