@@ -8,13 +8,26 @@ import (
 	"testing"
 )
 
+// gitIdentity is who the tests' commits are by: a machine without a git
+// identity of its own (a fresh CI runner) runs them as well.
+var gitIdentity = []string{"GIT_AUTHOR_NAME=ocdx test", "GIT_AUTHOR_EMAIL=test@example.com",
+	"GIT_COMMITTER_NAME=ocdx test", "GIT_COMMITTER_EMAIL=test@example.com"}
+
+// UseGitIdentity gives the test process gitIdentity, for the packages whose
+// tests have gh-ocdx's own git commands commit (call it from TestMain).
+func UseGitIdentity() {
+	for _, kv := range gitIdentity {
+		k, v, _ := strings.Cut(kv, "=")
+		os.Setenv(k, v)
+	}
+}
+
 // Git runs git in dir and returns its trimmed output; a failure fails the test.
 func Git(t testing.TB, dir string, args ...string) string {
 	t.Helper()
 	c := exec.Command("git", args...)
 	c.Dir = dir
-	c.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_AUTHOR_NAME=ocdx test", "GIT_AUTHOR_EMAIL=test@example.com",
-		"GIT_COMMITTER_NAME=ocdx test", "GIT_COMMITTER_EMAIL=test@example.com")
+	c.Env = append(append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1"), gitIdentity...)
 	out, err := c.CombinedOutput()
 	if err != nil {
 		t.Fatalf("git %s (in %s): %v\n%s", strings.Join(args, " "), dir, err, out)

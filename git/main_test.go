@@ -1,0 +1,13 @@
+package git_test
+
+import (
+	"os"
+	"testing"
+
+	"github.com/ocdx/gh-ocdx/internal/testkit"
+)
+
+func TestMain(m *testing.M) {
+	testkit.UseGitIdentity()
+	os.Exit(m.Run())
+}
