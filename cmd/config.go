@@ -468,7 +468,11 @@ func showInvalid(d *Deps, opts *ConfigShowOptions, ce *config.Error) error {
 		return ce
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s (invalid):\n\n", ce.Path)
+	state := "the file is fine; what is missing is below"
+	if slices.ContainsFunc(ce.Problems, func(p config.Problem) bool { return p.Env == "" }) {
+		state = "invalid"
+	}
+	fmt.Fprintf(&b, "%s (%s):\n\n", ce.Path, state)
 	lines := strings.Split(strings.TrimRight(redact.Mask(string(data)), "\n"), "\n")
 	for i, l := range lines {
 		fmt.Fprintf(&b, "%4d  %s\n", i+1, l)

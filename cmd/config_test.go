@@ -422,3 +422,15 @@ func TestConfigShowInvalid(t *testing.T) {
 		t.Errorf("--json: %v, %v, %+v\n%s", err, jerr, js, out)
 	}
 }
+
+// A file whose only problems are missing credentials is not called invalid.
+func TestConfigShowMissingCredentialsOnly(t *testing.T) {
+	path := writeFile(t, filepath.Join(t.TempDir(), "config.json"), `{"reviewerModels": ["openai/gpt-4.1"], "commentsAnalyzerModel": "ollama/qwen", "prFixModel": "ollama/qwen"}`)
+	d, out, _ := configTestDeps(map[string]string{"OCDX_CONFIG": path})
+	if err := configShow(d, &ConfigShowOptions{WorkDir: t.TempDir()}); err == nil {
+		t.Fatal("want the missing key reported")
+	}
+	if got := out.String(); !strings.Contains(got, path+" (the file is fine; what is missing is below)") || !strings.Contains(got, "Also:\n  - OPENAI_API_KEY") {
+		t.Errorf("shown:\n%s", got)
+	}
+}
