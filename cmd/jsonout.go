@@ -146,14 +146,6 @@ func (e *exporter) write(d *Deps, v any) error {
 	return err
 }
 
-// writeJSON writes v indented, HTML left as it is.
-func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
-}
-
 // marshal is json.Marshal without HTML escaping: a report's "<!--" stays
 // "<!--".
 func marshal(v any) ([]byte, error) {
@@ -167,7 +159,7 @@ func marshal(v any) ([]byte, error) {
 }
 
 // selectFields keeps the named fields of an object, or of each object of a
-// list, in the order of the JSON.
+// list (in the order of their names, as JSON objects from a map are).
 func selectFields(b []byte, fields []string) ([]byte, error) {
 	var list []map[string]json.RawMessage
 	if json.Unmarshal(b, &list) == nil {
