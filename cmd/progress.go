@@ -22,14 +22,6 @@ import (
 // way is reported, so that a log never goes silent for minutes.
 const waitingEvery = 30 * time.Second
 
-// callObserver is told about one model call while it runs. The progress
-// display implements it; a streaming client can report tokens as they come.
-type callObserver interface {
-	Retried(llm.Retry)
-	Tokens(n int64) // output tokens of this call so far
-	Done(llm.Usage, error)
-}
-
 // progress is the live display of the model calls under way, on stderr. On
 // a terminal a spinner shows a line per running call (role, model, elapsed
 // time, call count, tokens so far); every line written to stderr meanwhile
