@@ -102,38 +102,15 @@ func applyBasePolicy(cfg *config.Config, pr *github.PullRequest) error {
 }
 
 // basePolicy is the policy of .ocdx.json and REVIEW.md on the PR's base
-// branch, as the PR query read them; where names the .ocdx.json. The PR's
-// own copies (its head, the checkout) are never read: whoever opens a PR
-// would choose the commands run here and the rules its review follows. A
-// base .ocdx.json that cannot be used is an error naming it: only the
-// base's maintainers can fix it, and running without it could run commands
-// or review in a way they did not choose.
+// branch, as the PR query read them; where names the .ocdx.json.
 func basePolicy(pr *github.PullRequest) (*config.Policy, string, error) {
-	bp := pr.BasePolicy
-	where := fmt.Sprintf("%s on %s at %.7s", config.RepoFile, pr.BaseRefName, bp.Commit)
-	p := config.DefaultPolicy()
-	if bp.Found {
-		var cause error
-		switch {
-		case bp.Truncated:
-			cause = errors.New("GitHub gives only the start of the file, it is too large")
-		case bp.NotText:
-			cause = errors.New("it is not a text file")
-		}
-		if cause != nil {
-			return nil, "", &config.Error{Path: where, Err: cause, Repo: true, Branch: true}
-		}
-		var err error
-		if p, err = config.RepoPolicy([]byte(bp.Text), where); err != nil {
-			return nil, "", err
-		}
-	}
-	// A REVIEW.md GitHub gives only the start of is used as far as given:
-	// the instructions are capped shorter anyway.
-	if g := pr.BaseGuide; g.Found && !g.NotText {
-		p.Guide = g.Text
-	}
-	return p, where, nil
+	where := fmt.Sprintf("%s on %s at %.7s", config.RepoFile, pr.BaseRefName, pr.BasePolicy.Commit)
+	p, err := config.FromBase(where, baseFile(pr.BasePolicy), baseFile(pr.BaseGuide))
+	return p, where, err
+}
+
+func baseFile(f github.PolicyFile) config.BaseFile {
+	return config.BaseFile{Found: f.Found, Text: f.Text, Truncated: f.Truncated, NotText: f.NotText}
 }
 
 // policyName says which verify list applies, for the message about a PR

@@ -1,14 +1,10 @@
 package cmd
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
-	"net/url"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -51,9 +47,12 @@ verify commands run (up to 3 attempts) and the commits are kept on the
 current branch after you confirm (--yes keeps them without asking). Nothing
 is ever pushed; when verification fails nothing is committed and the changes
 are left in the working tree. --fix needs a clean working tree (commit or
-stash first): it reviews the committed changes only. Its verify commands
-come from .ocdx.json at the merge base: a branch's own change to the file
-takes effect once merged.
+stash first): it reviews the committed changes only.
+
+The repository's policy (.ocdx.json: verify, instructions, paths, ignore;
+REVIEW.md) comes from the merge base, never from the branch under review:
+a branch's own change to either takes effect once merged, and the output
+says so.
 
 Findings go to stdout, grouped by priority; progress to stderr. Runs are
 recorded under the branch (gh ocdx state show), and a finding that comes
@@ -139,11 +138,11 @@ func reviewLocal(ctx context.Context, d *Deps, opts *ReviewOptions) error {
 			return fmt.Errorf("review --fix needs a clean working tree, and %d path(s) have uncommitted or untracked changes (%s): commit or stash them first, or run gh ocdx review without --fix", len(dirty), quoteList(dirty, 3))
 		}
 	}
-	ch, err := localChange(ctx, g, branch, opts.Base)
+	ch, err := loop.ReadChange(ctx, g, branch, opts.Base)
 	if err != nil {
 		return err
 	}
-	if err := localPolicy(ctx, d, cfg, g, ch.MergeBase, opts.Fix); err != nil {
+	if err := localPolicy(ctx, d, cfg, g, ch, opts.Fix); err != nil {
 		return err
 	}
 	if len(ch.Files) == 0 {
@@ -174,7 +173,7 @@ func reviewLocal(ctx context.Context, d *Deps, opts *ReviewOptions) error {
 		}
 		// A repository's verify commands are asked about as review-loop
 		// asks, once per repository until they change.
-		if id := strings.SplitN(repoID(ctx, g), "/", 3); !opts.Yes && len(id) == 3 && id[0] != "" {
+		if id := strings.SplitN(g.OriginID(ctx), "/", 3); !opts.Yes && len(id) == 3 && id[0] != "" {
 			p := &prepared{cfg: cfg, repo: github.Repo{Host: id[0], Owner: id[1], Name: id[2]},
 				pr: &github.PullRequest{BaseRefName: ch.Base, BasePolicy: github.PolicyFile{Commit: ch.MergeBase}}}
 			if err := approveVerify(d, p, opts.Prompter); err != nil {
@@ -190,9 +189,9 @@ func reviewLocal(ctx context.Context, d *Deps, opts *ReviewOptions) error {
 		return err
 	}
 	res, err := loop.ReviewLocal(ctx, loop.LocalOptions{
-		Key: state.LocalKey(repoID(ctx, g), branch), Change: ch.Change, Store: st, Policy: cfg.Policy,
+		Key: state.LocalKey(g.OriginID(ctx), branch), Change: *ch, Store: st, Policy: cfg.Policy,
 		Reviewers: reviewers, Fixer: fixer,
-		Tools:    append(review.RepoTools(repofs.NewTree(ctx, g, ch.tree)), review.PRTools(localPatches(ch.Change), github.Repo{}, 0)...),
+		Tools:    append(review.RepoTools(repofs.NewTree(ctx, g, ch.Tree)), review.PRTools(localPatches(*ch), github.Repo{}, 0)...),
 		Progress: d.IO.ErrOut,
 	})
 	if res != nil && res.Outcome != "" {
@@ -209,186 +208,29 @@ func reviewLocal(ctx context.Context, d *Deps, opts *ReviewOptions) error {
 	return nil
 }
 
-// localChangeSet is the change with the tree the reviewers read.
-type localChangeSet struct {
-	loop.Change
-	tree string // the working tree's tracked files, as a git tree
-}
-
-// localChange reads the change to review: the merge base with base, the
-// snapshot of the tracked files as they are in the working tree, the diff
-// and file list between them, and the untracked files' names.
-func localChange(ctx context.Context, g *git.Repo, branch, base string) (*localChangeSet, error) {
-	base, err := defaultBase(ctx, g, base)
+// localPolicy applies the repository policy of the merge base, every key
+// of it (docs/architecture.md, Where the repository policy comes from), and
+// says when the branch changes it; for --fix, it checks and shows the
+// verify commands before anything runs.
+func localPolicy(ctx context.Context, d *Deps, cfg *config.Config, g *git.Repo, ch *loop.Change, fixing bool) error {
+	p, where, err := ch.Policy(ctx, g)
 	if err != nil {
-		return nil, err
-	}
-	mb, err := g.Run(ctx, "merge-base", base, "HEAD")
-	if err != nil {
-		return nil, fmt.Errorf("%s and %s have no common commit (%v): name another base with --base", base, branch, err)
-	}
-	head, err := g.Head(ctx)
-	if err != nil {
-		return nil, err
-	}
-	tree, err := snapshot(ctx, g)
-	if err != nil {
-		return nil, err
-	}
-	ch := &localChangeSet{Change: loop.Change{Branch: branch, Base: base, MergeBase: mb, Head: head, Untracked: []string{}}, tree: tree}
-	ch.Author, _ = g.Run(ctx, "config", "user.name")
-	diffArgs := []string{"diff", "--no-ext-diff", "--no-textconv", "--no-color", "--ignore-submodules=all"}
-	var diff bytes.Buffer
-	if err := g.RunIO(ctx, nil, &diff, append(diffArgs, mb, tree)...); err != nil {
-		return nil, err
-	}
-	ch.Diff = diff.Bytes()
-	var stat strings.Builder
-	if err := g.RunIO(ctx, nil, &stat, append(diffArgs, "--numstat", "-z", mb, tree)...); err != nil {
-		return nil, err
-	}
-	ch.Files = numstat(stat.String())
-	var others strings.Builder
-	if err := g.RunIO(ctx, nil, &others, "ls-files", "-z", "--others", "--exclude-standard"); err != nil {
-		return nil, err
-	}
-	for _, p := range strings.Split(others.String(), "\x00") {
-		if p != "" {
-			ch.Untracked = append(ch.Untracked, p)
-		}
-	}
-	return ch, nil
-}
-
-// defaultBase checks base, or finds the upstream's default branch: the one
-// origin/HEAD names, else main, else master.
-func defaultBase(ctx context.Context, g *git.Repo, base string) (string, error) {
-	if base != "" {
-		if _, err := g.Run(ctx, "rev-parse", "--verify", "--quiet", base+"^{commit}"); err != nil {
-			return "", fmt.Errorf("--base %s is not a branch or commit of this repository: fetch it, or name another", base)
-		}
-		return base, nil
-	}
-	if ref, err := g.Run(ctx, "symbolic-ref", "--quiet", "--short", "refs/remotes/origin/HEAD"); err == nil && ref != "" {
-		return ref, nil
-	}
-	for _, b := range []string{"main", "master", "origin/main", "origin/master"} {
-		if _, err := g.Run(ctx, "rev-parse", "--verify", "--quiet", b+"^{commit}"); err == nil {
-			return b, nil
-		}
-	}
-	return "", errors.New("no base branch found: origin/HEAD is not set (git remote set-head origin --auto) and there is no main or master; name one with --base")
-}
-
-// snapshot writes the tracked files as the working tree has them (staged
-// and unstaged changes) to a git tree, through a copy of the index: the
-// user's index is not touched, and untracked files are not in it.
-func snapshot(ctx context.Context, g *git.Repo) (string, error) {
-	index, err := g.Run(ctx, "rev-parse", "--path-format=absolute", "--git-path", "index")
-	if err != nil {
-		return "", err
-	}
-	tmp, err := os.CreateTemp("", "gh-ocdx-index-*")
-	if err != nil {
-		return "", err
-	}
-	tmp.Close()
-	defer os.Remove(tmp.Name())
-	if b, err := os.ReadFile(index); err == nil {
-		if err := os.WriteFile(tmp.Name(), b, 0o600); err != nil {
-			return "", err
-		}
-	} else if !errors.Is(err, os.ErrNotExist) {
-		return "", err
-	}
-	withIndex := func(args ...string) (string, error) {
-		var out, errOut bytes.Buffer
-		c := g.Command(ctx, args...)
-		c.Env = append(c.Env, "GIT_INDEX_FILE="+tmp.Name())
-		c.Stdout, c.Stderr = &out, &errOut
-		if err := c.Run(); err != nil {
-			return "", fmt.Errorf("git %s: %s", strings.Join(args, " "), strings.TrimSpace(errOut.String()))
-		}
-		return strings.TrimSpace(out.String()), nil
-	}
-	if _, err := withIndex("add", "--update", "--", "."); err != nil {
-		return "", fmt.Errorf("reading the working tree's changes: %w", err)
-	}
-	return withIndex("write-tree")
-}
-
-// numstat parses git diff --numstat -z (a rename is "a\td\t\x00old\x00new").
-func numstat(out string) []github.ChangedFile {
-	var files []github.ChangedFile
-	recs := strings.Split(out, "\x00")
-	for i := 0; i < len(recs); i++ {
-		f := strings.SplitN(recs[i], "\t", 3)
-		if len(f) != 3 {
-			continue
-		}
-		path := f[2]
-		if path == "" && i+2 < len(recs) { // a rename: the new name
-			path = recs[i+2]
-			i += 2
-		}
-		add, _ := strconv.Atoi(f[0]) // "-" for a binary file
-		del, _ := strconv.Atoi(f[1])
-		files = append(files, github.ChangedFile{Path: path, Additions: add, Deletions: del})
-	}
-	return files
-}
-
-// localPolicy applies the repository's policy: the working tree's
-// .ocdx.json and REVIEW.md. For --fix, whose verify commands run here,
-// those come from .ocdx.json at the merge base: a branch (perhaps someone
-// else's, checked out to look at) changes the commands run only once
-// merged, as review-loop reads the base branch's (docs/architecture.md,
-// Where the repository policy comes from).
-func localPolicy(ctx context.Context, d *Deps, cfg *config.Config, g *git.Repo, mb string, fixing bool) error {
-	verify, from := cfg.Verify, cfg.VerifyFrom
-	if err := cfg.ApplyRepo(g.Dir); err != nil || !fixing {
 		return err
 	}
-	cfg.Verify, cfg.VerifyFrom = verify, from
-	where := fmt.Sprintf("%s at the merge base %.7s", config.RepoFile, mb)
-	var b bytes.Buffer
-	if err := g.RunIO(ctx, nil, &b, "cat-file", "blob", mb+":"+config.RepoFile); err == nil {
-		p, err := config.RepoPolicy(b.Bytes(), where)
-		if err != nil {
-			return err
-		}
-		if len(p.Verify) > 0 {
-			cfg.Verify, cfg.VerifyFrom = p.Verify, where
-		}
+	cfg.ApplyPolicy(p, where)
+	for _, f := range loop.PolicyChanges(ch.PR()) {
+		// The review's output says so too.
+		d.Log.Warn(fmt.Sprintf("this branch changes %s: the change takes effect once merged; this review uses the merge base's (%.7s)", f, ch.MergeBase))
 	}
-	if head, err := os.ReadFile(filepath.Join(g.Dir, config.RepoFile)); err == nil && !bytes.Equal(head, b.Bytes()) {
-		d.Log.Warn(fmt.Sprintf("this branch changes %s: its verify commands take effect once merged; this run uses %s", config.RepoFile, verifySource(d, cfg)))
+	if !fixing {
+		return nil
 	}
-	from = verifySource(d, cfg)
+	from := verifySource(d, cfg)
 	if err := preflight.Commands(cfg.Verify, from); err != nil {
 		return err
 	}
 	fmt.Fprintf(d.IO.ErrOut, "verify (%s): %s\n", from, strings.Join(cfg.Verify, "; "))
 	return nil
-}
-
-// repoID names the repository in the state file: its origin as
-// host/owner/repo, else its directory.
-func repoID(ctx context.Context, g *git.Repo) string {
-	raw, err := g.Run(ctx, "config", "--get", "remote.origin.url")
-	if err == nil && raw != "" {
-		s := raw
-		if !strings.Contains(s, "://") { // scp form: git@host:owner/repo.git
-			if at := strings.Index(s, "@"); at >= 0 && at < strings.Index(s, ":") {
-				s = s[at+1:]
-			}
-			s = "ssh://" + strings.Replace(s, ":", "/", 1)
-		}
-		if u, err := url.Parse(s); err == nil && u.Host != "" && u.Scheme != "file" {
-			return strings.ToLower(u.Hostname() + "/" + strings.TrimSuffix(strings.Trim(u.Path, "/"), ".git"))
-		}
-	}
-	return g.Dir
 }
 
 // localFixer is the fix of a local review: package fix's agent and
@@ -515,6 +357,9 @@ func renderLocal(res *loop.LocalResult) string {
 	}
 	fmt.Fprintf(&b, "- Reviewers: %s\n", strings.Join(roles, "; "))
 	fmt.Fprintf(&b, "- Coverage: %s\n", res.Coverage)
+	if len(res.PolicyChanged) > 0 {
+		fmt.Fprintf(&b, "- Repository policy: this branch changes %s; the change takes effect once merged: this review used the merge base's\n", quoteList(res.PolicyChanged, 2))
+	}
 	if len(res.Untracked) > 0 {
 		fmt.Fprintf(&b, "- Untracked, not reviewed (names only, contents never sent): %s\n", quoteList(res.Untracked, 10))
 	}

@@ -177,7 +177,7 @@ func stateKey(d *Deps, repoFlag string, n int, branch string) (state.Key, error)
 	if err != nil {
 		return state.Key{}, fmt.Errorf("--branch names a local review of the current repository: %w", err)
 	}
-	return state.LocalKey(repoID(context.Background(), g), branch), nil
+	return state.LocalKey(g.OriginID(context.Background()), branch), nil
 }
 
 func stateShow(d *Deps, o *StateShowOptions) error {

@@ -83,6 +83,50 @@ func ReadPolicy(repoRoot string) (p *Policy, path string, err error) {
 	return p, path, nil
 }
 
+// BaseFile is a policy file (.ocdx.json or REVIEW.md) as read at a commit
+// of the base: the PR's base branch through the API, or a local review's
+// merge base.
+type BaseFile struct {
+	Found     bool
+	Text      string
+	Truncated bool // only the start of the file was given
+	NotText   bool // a binary file, or not a file
+}
+
+// FromBase is the repository policy of a change: .ocdx.json and REVIEW.md
+// as the base has them (where names the .ocdx.json read: ".ocdx.json on
+// main at 1a2b3c4"). The change's own copies are never read, for a PR or a
+// local branch alike: whoever wrote the change would choose the commands
+// run on this machine and the rules of its own review (docs/architecture.md,
+// Where the repository policy comes from). A base .ocdx.json that cannot be
+// used is an error naming it: running without it could run commands or
+// review in a way the base's maintainers did not choose.
+func FromBase(where string, policy, guide BaseFile) (*Policy, error) {
+	p := DefaultPolicy()
+	if policy.Found {
+		var cause error
+		switch {
+		case policy.Truncated:
+			cause = errors.New("only the start of the file could be read, it is too large")
+		case policy.NotText:
+			cause = errors.New("it is not a text file")
+		}
+		if cause != nil {
+			return nil, &Error{Path: where, Err: cause, Repo: true, Branch: true}
+		}
+		var err error
+		if p, err = ParsePolicy([]byte(policy.Text), where, true); err != nil {
+			return nil, err
+		}
+	}
+	// A REVIEW.md given only in part is used as far as given: the
+	// instructions are capped shorter anyway.
+	if guide.Found && !guide.NotText {
+		p.Guide = guide.Text
+	}
+	return p, nil
+}
+
 // Ignored reports whether file's diff is left out of a review's task.
 func (p *Policy) Ignored(file string) bool {
 	globs := DefaultIgnore

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -106,6 +107,35 @@ func TestBudgetAndPrices(t *testing.T) {
 	} {
 		if _, _, err := loadString(t, head+", "+body+"}", creds); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: %v, want %q", body, err, want)
+		}
+	}
+}
+
+// The policy of a change comes from its base: FromBase takes the files as
+// the base has them, and a base file that cannot be used is an error
+// naming it, never a silent default.
+func TestFromBase(t *testing.T) {
+	const where = ".ocdx.json on main at 1a2b3c4"
+	p, err := FromBase(where, BaseFile{}, BaseFile{})
+	if err != nil || p.Verify != nil || !slices.Equal(p.Ignore, DefaultIgnore) || p.Guide != "" {
+		t.Fatalf("no files on the base: %+v %v", p, err)
+	}
+	p, err = FromBase(where, BaseFile{Found: true, Text: `{"verify": ["make lint"], "ignore": ["gen/**"]}`}, BaseFile{Found: true, Text: "Name the test."})
+	if err != nil || !slices.Equal(p.Verify, []string{"make lint"}) || !slices.Contains(p.Ignore, "gen/**") || p.Guide != "Name the test." {
+		t.Fatalf("base files: %+v %v", p, err)
+	}
+	if p, err = FromBase(where, BaseFile{}, BaseFile{Found: true, NotText: true, Text: "\x00"}); err != nil || p.Guide != "" {
+		t.Errorf("a binary REVIEW.md is no guide: %q %v", p.Guide, err)
+	}
+	for name, f := range map[string]BaseFile{
+		"invalid":   {Found: true, Text: `{"verify": ["make"], "prFixModel": "openai/x"}`},
+		"truncated": {Found: true, Text: `{"verify": [`, Truncated: true},
+		"not text":  {Found: true, NotText: true},
+	} {
+		_, err := FromBase(where, f, BaseFile{})
+		var cerr *Error
+		if !errors.As(err, &cerr) || !strings.Contains(err.Error(), where) {
+			t.Errorf("%s: %v", name, err)
 		}
 	}
 }

@@ -8,10 +8,12 @@ import (
 	"io"
 	"slices"
 	"time"
+	"unicode/utf8"
 
 	"github.com/ocdx/gh-ocdx/config"
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/fix"
+	"github.com/ocdx/gh-ocdx/git"
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/llm"
 	"github.com/ocdx/gh-ocdx/review"
@@ -33,6 +35,68 @@ type Change struct {
 	Files     []github.ChangedFile
 	Diff      []byte // the whole diff; the reviewers get it cut at review.DiffLimit
 	Untracked []string
+	Tree      string // the working tree's tracked files, as a git tree: what the reviewers read
+}
+
+// ReadChange reads the change to review on branch: the merge base with
+// base (--base; "" for the upstream's default branch), the snapshot of the
+// tracked files as they are in the working tree, the diff and file list
+// between them, and the untracked files' names.
+func ReadChange(ctx context.Context, g *git.Repo, branch, base string) (*Change, error) {
+	base, err := g.DefaultBase(ctx, base)
+	if err != nil {
+		return nil, err
+	}
+	mb, err := g.MergeBase(ctx, base, branch)
+	if err != nil {
+		return nil, err
+	}
+	head, err := g.Head(ctx)
+	if err != nil {
+		return nil, err
+	}
+	tree, err := g.Snapshot(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ch := &Change{Branch: branch, Base: base, MergeBase: mb, Head: head, Tree: tree}
+	ch.Author, _ = g.Run(ctx, "config", "user.name")
+	if ch.Diff, err = g.Diff(ctx, mb, tree); err != nil {
+		return nil, err
+	}
+	stats, err := g.Numstat(ctx, mb, tree)
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range stats {
+		ch.Files = append(ch.Files, github.ChangedFile{Path: f.Path, Additions: f.Additions, Deletions: f.Deletions})
+	}
+	if ch.Untracked, err = g.Untracked(ctx); err != nil {
+		return nil, err
+	}
+	return ch, nil
+}
+
+// Policy is the repository policy of a local review: .ocdx.json and
+// REVIEW.md at the merge base, never the branch's own (a checked-out
+// branch, perhaps someone else's, would otherwise hide its files from the
+// reviewers or tell them what to conclude). where names the .ocdx.json.
+func (ch *Change) Policy(ctx context.Context, g *git.Repo) (p *config.Policy, where string, err error) {
+	where = fmt.Sprintf("%s at the merge base %.7s with %s", config.RepoFile, ch.MergeBase, ch.Base)
+	read := func(name string) (config.BaseFile, error) {
+		b, found, err := g.Blob(ctx, ch.MergeBase, name)
+		return config.BaseFile{Found: found, Text: string(b), NotText: found && !utf8.Valid(b)}, err
+	}
+	pol, err := read(config.RepoFile)
+	if err != nil {
+		return nil, "", err
+	}
+	guide, err := read(config.ReviewFile)
+	if err != nil {
+		return nil, "", err
+	}
+	p, err = config.FromBase(where, pol, guide)
+	return p, where, err
 }
 
 // LocalOptions are the inputs of one local review.
@@ -67,7 +131,10 @@ type LocalResult struct {
 	Stuck     []string          `json:"stuck"`
 	Coverage  review.Coverage   `json:"coverage"`
 	Untracked []string          `json:"untracked"`
-	Fix       *fix.Result       `json:"fix,omitempty"`
+	// PolicyChanged are the policy files the branch changes: they take
+	// effect once merged, this review used the merge base's.
+	PolicyChanged []string    `json:"policyChanged"`
+	Fix           *fix.Result `json:"fix,omitempty"`
 }
 
 // ReviewLocal reviews a change with the reviewers of review-loop, with its
@@ -80,7 +147,8 @@ func ReviewLocal(ctx context.Context, o LocalOptions) (*LocalResult, error) {
 	ch := o.Change
 	l := &loop{o: Options{Reviewers: o.Reviewers, MaxIters: o.MaxIters, Progress: o.Progress, MaxRounds: 1}, key: o.Key}
 	res := &LocalResult{Key: o.Key.String(), Branch: ch.Branch, Base: ch.Base, MergeBase: ch.MergeBase, Head: ch.Head,
-		Findings: []finding.Finding{}, Remaining: []finding.Finding{}, Stuck: []string{}, Untracked: ch.Untracked}
+		Findings: []finding.Finding{}, Remaining: []finding.Finding{}, Stuck: []string{}, Untracked: ch.Untracked,
+		PolicyChanged: orEmptyS(PolicyChanges(ch.PR()))}
 	if res.Untracked == nil {
 		res.Untracked = []string{}
 	}
@@ -135,7 +203,7 @@ func ReviewLocal(ctx context.Context, o LocalOptions) (*LocalResult, error) {
 		}
 		return res, l.localEnd(res, rr, OutcomeBlocked, reason, nil)
 	}
-	rep, err := o.Fixer.Fix(ctx, FixRequest{PR: ch.pr(), Run: run, Round: 1,
+	rep, err := o.Fixer.Fix(ctx, FixRequest{PR: ch.PR(), Run: run, Round: 1,
 		Payload: finding.FixPayload{Round: 1, IssuesToFix: toFix, OptionalIssues: orEmpty(optional)}})
 	if rep != nil {
 		if err != nil && rep.Kept() {
@@ -180,7 +248,7 @@ func ReviewLocal(ctx context.Context, o LocalOptions) (*LocalResult, error) {
 // reviewLocal runs the reviewers on the change and aggregates as a round
 // of review-loop does, without review threads.
 func (l *loop) reviewLocal(ctx context.Context, ch Change, policy *config.Policy, tools []llm.Tool, fixedBefore []finding.Finding) (*RoundResult, error) {
-	pr := ch.pr()
+	pr := ch.PR()
 	rc := review.NewContext(pr, ch.Diff, true, policy)
 	rr := &RoundResult{N: 1, HeadOID: ch.Head, Comments: []state.Comment{}, Stuck: []string{}, ReviewState: finding.ReviewState{ChangesRequestedBy: []finding.Actor{}}}
 	rr.Coverage = review.DiffCoverage(pr, rc.Diff, rc.DiffTruncated, rc.Ignored)
@@ -217,9 +285,9 @@ func (l *loop) reviewLocal(ctx context.Context, ch Change, policy *config.Policy
 	return rr, nil
 }
 
-// pr is the change as the reviewer and fix prompts take it: a pull request
+// PR is the change as the reviewer and fix prompts take it: a pull request
 // without a number, a URL or threads.
-func (ch Change) pr() *github.PullRequest {
+func (ch Change) PR() *github.PullRequest {
 	pr := &github.PullRequest{Title: "Local changes on " + ch.Branch, URL: "(none: local changes, not a pull request)",
 		Author: ch.Author, HeadRefName: ch.Branch, HeadRefOid: ch.Head, BaseRefName: ch.Base, BaseRefOid: ch.MergeBase,
 		Files: ch.Files, ChangedFiles: len(ch.Files),
