@@ -21,6 +21,9 @@ import (
 	"testing"
 	"time"
 
+	ocdxfinding "github.com/ocdx/gh-ocdx/finding"
+	"github.com/ocdx/gh-ocdx/verify"
+
 	"github.com/ocdx/gh-ocdx/internal/testkit"
 	"github.com/ocdx/gh-ocdx/llm"
 	"github.com/ocdx/gh-ocdx/state"
@@ -455,7 +458,7 @@ func fixAgentRatio(tb testing.TB) (at10, at200 int) {
 // each run ended blocked (kept in full, the largest a file gets).
 func writeState(tb testing.TB, dir string, prs int) {
 	s := state.New(filepath.Join(dir, "state.db"), &state.Options{HeartbeatEvery: time.Hour})
-	findings, _ := json.Marshal(strings.Repeat("a finding with its description and suggestion. ", 100))
+	findings := []ocdxfinding.Finding{{ID: "QUAL-1b2c3d4e", Priority: "P1", Title: "a finding", Description: strings.Repeat("a finding with its description and suggestion. ", 100)}}
 	full := strings.Repeat("a reviewer's full Markdown report. ", 60)
 	for i := range prs {
 		a, err := s.Begin(state.NewKey("github.com", "owner", fmt.Sprint("repo", i%10), i+1), "review-loop")
@@ -474,7 +477,7 @@ func writeState(tb testing.TB, dir string, prs int) {
 				for k := range 3 {
 					r.Reports = append(r.Reports, state.Report{Role: fmt.Sprint("reviewer-", k+1), Summary: "1 P1, 2 P2", Full: full})
 				}
-				r.Verification = []state.Verification{{Command: "dx lint", OK: true, Output: full[:1000]}}
+				r.Verification = []verify.Result{{Command: "dx lint", OK: true, Tail: full[:1000]}}
 			})
 			if err != nil {
 				tb.Fatal(err)

@@ -170,13 +170,12 @@ func fixPR(ctx context.Context, d *Deps, opts *FixOptions) error {
 			return err
 		}
 	}
-	raw, _ := json.Marshal(append(slices.Clone(payload.IssuesToFix), payload.OptionalIssues...))
 	if _, err := run.StartRound(1, pr.HeadRefOid); err != nil {
 		return err
 	}
 	if err := run.UpdateRound(1, func(rd *state.Round) {
 		if rd.Findings == nil {
-			rd.Findings = raw
+			rd.Findings = append(slices.Clone(payload.IssuesToFix), payload.OptionalIssues...)
 			rd.FindingIDs = nil
 			for _, f := range payload.IssuesToFix {
 				rd.FindingIDs = append(rd.FindingIDs, f.ID)
@@ -422,11 +421,8 @@ func orWhy(p finding.FixPayload, why string) string {
 // split makes a payload of recorded findings, as the loop does: P0..P2 to
 // fix, P3 optional, each ID once; thread findings (for humans) and stuck
 // ones are left out, the stuck P0..P2 named in left.
-func split(raw json.RawMessage, number, round int, stuck map[string]bool) (p finding.FixPayload, left []string, err error) {
-	var all []finding.Finding
-	if err := json.Unmarshal(raw, &all); err != nil {
-		return finding.FixPayload{}, nil, fmt.Errorf("the findings recorded for PR #%d cannot be read (%v): pass --findings FILE", number, err)
-	}
+func split(recorded []finding.Finding, number, round int, stuck map[string]bool) (p finding.FixPayload, left []string, err error) {
+	all := slices.Clone(recorded)
 	var ids []string
 	for i := range all {
 		if all[i].ID == "" {

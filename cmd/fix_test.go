@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -60,14 +59,6 @@ func TestParseFix(t *testing.T) {
 	}
 }
 
-func findingsJSON(t *testing.T, fs ...finding.Finding) json.RawMessage {
-	raw, err := json.Marshal(fs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return raw
-}
-
 func TestFixPayloadFromTheLatestReview(t *testing.T) {
 	p0 := finding.Finding{Priority: "P0", Category: "security", File: "a.go", Title: "leak"}
 	p2 := finding.Finding{Priority: "P2", Category: "quality", File: "b.go", Title: "name"}
@@ -80,10 +71,10 @@ func TestFixPayloadFromTheLatestReview(t *testing.T) {
 		Stuck: []state.Stuck{{ID: stuck.ComputeID()}},
 		Runs: []state.Run{
 			{ID: "1", Kind: "review-loop", Rounds: []state.Round{
-				{N: 1, HeadOID: "old", Findings: findingsJSON(t, old)},
-				{N: 2, HeadOID: "head", Findings: findingsJSON(t, p0, p2, p3, stuck, thread, p2)},
+				{N: 1, HeadOID: "old", Findings: []finding.Finding{old}},
+				{N: 2, HeadOID: "head", Findings: []finding.Finding{p0, p2, p3, stuck, thread, p2}},
 			}},
-			{ID: "2", Kind: "fix", Rounds: []state.Round{{N: 1, Findings: findingsJSON(t, old)}}},
+			{ID: "2", Kind: "fix", Rounds: []state.Round{{N: 1, Findings: []finding.Finding{old}}}},
 		},
 	}
 	pr := &github.PullRequest{Number: 24, HeadRefOid: "head"}
@@ -116,16 +107,16 @@ func TestFixPayloadIsNeverStale(t *testing.T) {
 	bug := finding.Finding{Priority: "P1", Category: "quality", File: "a.go", Title: "bug"}
 	stuck := finding.Finding{Priority: "P1", Category: "testing", File: "d.go", Title: "flaky"}
 	pr := &github.PullRequest{Number: 24, HeadRefOid: "1234567890"}
-	older := state.Run{ID: "1", Kind: "review-loop", Outcome: state.OutcomeBlocked, Rounds: []state.Round{{N: 1, HeadOID: pr.HeadRefOid, Findings: findingsJSON(t, bug)}}}
+	older := state.Run{ID: "1", Kind: "review-loop", Outcome: state.OutcomeBlocked, Rounds: []state.Round{{N: 1, HeadOID: pr.HeadRefOid, Findings: []finding.Finding{bug}}}}
 	for name, tc := range map[string]struct {
 		runs  []state.Run
 		stuck []state.Stuck
 		want  string
 	}{
 		"converged, findings dropped": {[]state.Run{older, {ID: "2", Kind: "review-loop", Outcome: state.OutcomeConverged, Rounds: []state.Round{{N: 1, HeadOID: pr.HeadRefOid}}}}, nil, "run (2) converged"},
-		"older head":                  {[]state.Run{{ID: "3", Kind: "review-loop", Rounds: []state.Round{{N: 1, HeadOID: "abcdef0123", Findings: findingsJSON(t, bug)}}}}, nil, "older head abcdef0, and the PR is at 1234567 now: run 'gh ocdx review-loop --pr 24' first"},
+		"older head":                  {[]state.Run{{ID: "3", Kind: "review-loop", Rounds: []state.Round{{N: 1, HeadOID: "abcdef0123", Findings: []finding.Finding{bug}}}}}, nil, "older head abcdef0, and the PR is at 1234567 now: run 'gh ocdx review-loop --pr 24' first"},
 		"not reviewed":                {[]state.Run{older, {ID: "4", Kind: "review-loop", Rounds: []state.Round{{N: 1, HeadOID: pr.HeadRefOid}}}}, nil, "round 1 of run 4 has no findings"},
-		"only stuck left":             {[]state.Run{{ID: "5", Kind: "review-loop", Rounds: []state.Round{{N: 1, HeadOID: pr.HeadRefOid, Findings: findingsJSON(t, stuck)}}}}, []state.Stuck{{ID: stuck.ComputeID()}}, "stuck findings left out (they came back after being reported fixed, and need a human): " + stuck.ComputeID()},
+		"only stuck left":             {[]state.Run{{ID: "5", Kind: "review-loop", Rounds: []state.Round{{N: 1, HeadOID: pr.HeadRefOid, Findings: []finding.Finding{stuck}}}}}, []state.Stuck{{ID: stuck.ComputeID()}}, "stuck findings left out (they came back after being reported fixed, and need a human): " + stuck.ComputeID()},
 	} {
 		p, why, err := fixPayload(&FixOptions{}, pr, state.PR{Runs: tc.runs, Stuck: tc.stuck}, nil)
 		if err != nil || len(p.IssuesToFix) != 0 || !strings.Contains(why, tc.want) {

@@ -18,6 +18,7 @@ import (
 	"github.com/ocdx/gh-ocdx/llm"
 	"github.com/ocdx/gh-ocdx/loop"
 	"github.com/ocdx/gh-ocdx/state"
+	"github.com/ocdx/gh-ocdx/verify"
 )
 
 // StateShowOptions are the parsed arguments of state show.
@@ -501,7 +502,7 @@ func counts(m map[string]int) string {
 	return "(" + strings.Join(parts, ", ") + ")"
 }
 
-func verifications(vs []state.Verification) string {
+func verifications(vs []verify.Result) string {
 	var parts []string
 	for _, v := range vs {
 		res := "ok"

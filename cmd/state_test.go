@@ -13,9 +13,11 @@ import (
 	"github.com/charmbracelet/log"
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/internal/testkit"
 	"github.com/ocdx/gh-ocdx/loop"
 	"github.com/ocdx/gh-ocdx/state"
+	"github.com/ocdx/gh-ocdx/verify"
 )
 
 // stateTestDeps returns Deps over buffers whose state file lives in dir;
@@ -46,7 +48,7 @@ func seedState(t *testing.T, dir string) {
 	steps := []error{
 		func() error { _, err := a.StartRound(1, "0123456789abcdef"); return err }(),
 		a.Complete(1, state.PhaseReviewed, func(r *state.Round) {
-			r.Findings = json.RawMessage(`[{"id":"SEC-0a1b2c3d"}]`)
+			r.Findings = []finding.Finding{{ID: "SEC-0a1b2c3d"}}
 			r.FindingIDs = []string{"SEC-0a1b2c3d"}
 			r.Counts = map[string]int{"P0": 1, "P1": 0}
 			r.Consensus = "needs_major_work"
@@ -63,7 +65,7 @@ func seedState(t *testing.T, dir string) {
 		a.Complete(2, state.PhaseReviewed, func(r *state.Round) { r.StuckIDs = []string{"SEC-0a1b2c3d"} }),
 		a.UpdateWIP(func(w *state.WIP) {
 			w.Phase, w.NextStep, w.LastCommit = "testing", "fix the token test", "abc1234"
-			w.Verification = []state.Verification{{Command: "dx lint", OK: false, ExitCode: 1, Duration: 1500 * time.Millisecond}}
+			w.Verification = []verify.Result{{Command: "dx lint", OK: false, ExitCode: 1, Duration: 1500 * time.Millisecond}}
 		}),
 		a.End(state.OutcomeBlocked, "stuck findings"),
 	}

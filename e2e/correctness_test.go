@@ -52,7 +52,6 @@ func seedReview(t *testing.T, s *fixSetup, head string, outcome state.RunOutcome
 	for i := range fs {
 		fs[i].ID = fs[i].ComputeID()
 	}
-	raw, _ := json.Marshal(fs)
 	store := state.New(filepath.Join(s.env.Vars["OCDX_STATE_DIR"], "state.db"), nil)
 	run, err := store.Begin(state.NewKey(s.gh.Host(), "octo", "widgets", 24), "review-loop")
 	if err != nil {
@@ -61,7 +60,7 @@ func seedReview(t *testing.T, s *fixSetup, head string, outcome state.RunOutcome
 	if _, err := run.StartRound(1, head); err != nil {
 		t.Fatal(err)
 	}
-	if err := run.Complete(1, state.PhaseReviewed, func(rd *state.Round) { rd.Findings = raw }); err != nil {
+	if err := run.Complete(1, state.PhaseReviewed, func(rd *state.Round) { rd.Findings = fs }); err != nil {
 		t.Fatal(err)
 	}
 	if err := run.End(outcome, string(outcome)); err != nil {

@@ -506,14 +506,13 @@ func TestFixTakesTheLatestReviewOfTheBranchPR(t *testing.T) {
 			all[i].ID = all[i].ComputeID()
 		}
 	}
-	raw, _ := json.Marshal(all)
 	store := state.New(filepath.Join(s.env.Vars["OCDX_STATE_DIR"], "state.db"), nil)
 	run, err := store.Begin(state.NewKey(s.gh.Host(), "octo", "widgets", 24), "review-loop")
 	if err != nil {
 		t.Fatal(err)
 	}
 	run.StartRound(1, s.start)
-	run.Complete(1, state.PhaseReviewed, func(rd *state.Round) { rd.Findings, rd.StuckIDs = raw, []string{stuck.ComputeID()} })
+	run.Complete(1, state.PhaseReviewed, func(rd *state.Round) { rd.Findings, rd.StuckIDs = all, []string{stuck.ComputeID()} })
 	run.End(state.OutcomeBlocked, "max rounds")
 
 	sha := s.predict(t, map[string]string{"a.txt": "fixed\n"}, "fix: a is safe now")

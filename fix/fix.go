@@ -307,7 +307,7 @@ func (f *fixer) fixAndVerify(ctx context.Context) error {
 			return err
 		}
 		f.out.Verification = results
-		if err := f.record(state.PhaseVerified, func(rd *state.Round) { rd.Verification = toState(results) }); err != nil {
+		if err := f.record(state.PhaseVerified, func(rd *state.Round) { rd.Verification = results }); err != nil {
 			return err
 		}
 		if ok {
@@ -348,7 +348,7 @@ func (f *fixer) runVerify(ctx context.Context) ([]verify.Result, bool) {
 		fmt.Fprintf(f.o.Progress, "%s %s (%s)\n", mark(v.OK), v.Command, v.Duration.Round(time.Millisecond))
 	}
 	f.mu.Lock()
-	f.wip.Verification = toState(results)
+	f.wip.Verification = results
 	f.mu.Unlock()
 	f.note.Verified(summarize(results))
 	f.save()
@@ -724,7 +724,7 @@ func noteFrom(w *state.WIP) llm.WIP {
 		n.Notes = append(n.Notes, d.Decision)
 	}
 	if len(w.Verification) > 0 {
-		n.LastVerification = summarize(fromState(w.Verification))
+		n.LastVerification = summarize(w.Verification)
 	}
 	return n
 }
@@ -744,7 +744,7 @@ func resumeText(w *state.WIP) string {
 		fmt.Fprintf(&b, "- Last commit: %s\n", w.LastCommit)
 	}
 	if len(w.Verification) > 0 {
-		fmt.Fprintf(&b, "- Last verification: %s\n", summarize(fromState(w.Verification)))
+		fmt.Fprintf(&b, "- Last verification: %s\n", summarize(w.Verification))
 	}
 	for _, e := range w.Errors {
 		fmt.Fprintf(&b, "- Error (%s): %s\n", e.Type, e.Message)
@@ -756,22 +756,6 @@ func resumeText(w *state.WIP) string {
 		fmt.Fprintf(&b, "- Next step: %s\n", w.NextStep)
 	}
 	return b.String()
-}
-
-func toState(vs []verify.Result) []state.Verification {
-	out := make([]state.Verification, len(vs))
-	for i, v := range vs {
-		out[i] = state.Verification{Command: v.Command, OK: v.OK, ExitCode: v.ExitCode, Duration: v.Duration, Output: v.Tail}
-	}
-	return out
-}
-
-func fromState(vs []state.Verification) []verify.Result {
-	out := make([]verify.Result, len(vs))
-	for i, v := range vs {
-		out[i] = verify.Result{Command: v.Command, OK: v.OK, ExitCode: v.ExitCode, Duration: v.Duration, Tail: v.Output}
-	}
-	return out
 }
 
 func summarize(vs []verify.Result) string {

@@ -57,7 +57,7 @@ func Recorded(rd state.Round) (*Result, bool) {
 	if json.Unmarshal(rd.Fix, &r) != nil {
 		return nil, false
 	}
-	r.Verification = fromState(rd.Verification)
+	r.Verification = rd.Verification
 	return &r, true
 }
 

@@ -2,7 +2,6 @@ package loop
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -308,10 +307,7 @@ func lastFixed(runs []state.Run) []finding.Finding {
 			continue
 		}
 		rd := rounds[len(rounds)-1]
-		var fs []finding.Finding
-		if rd.Findings != nil && json.Unmarshal(rd.Findings, &fs) != nil {
-			fs = nil
-		}
+		fs := rd.Findings
 		rec, ok := fix.Recorded(rd)
 		if !ok || !rec.Kept() {
 			return nil

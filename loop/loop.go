@@ -559,13 +559,9 @@ func (l *loop) fixedLastRound(n int) []finding.Finding {
 		if rd.N != n-1 || !ok || len(res.Fixed) == 0 {
 			continue
 		}
-		var fs []finding.Finding
-		if err := json.Unmarshal(rd.Findings, &fs); err != nil {
-			return nil
-		}
 		fixed := res.FixedIDs()
 		var out []finding.Finding
-		for _, f := range fs {
+		for _, f := range rd.Findings {
 			if slices.Contains(fixed, f.ID) {
 				out = append(out, f)
 			}
@@ -576,12 +572,8 @@ func (l *loop) fixedLastRound(n int) []finding.Finding {
 }
 
 func (l *loop) recordReview(n int, rr *RoundResult) error {
-	raw, err := json.Marshal(rr.Findings)
-	if err != nil {
-		return err
-	}
 	return l.run.Complete(n, state.PhaseReviewed, func(rd *state.Round) {
-		rd.Findings = raw
+		rd.Findings = orEmpty(slices.Clone(rr.Findings))
 		rd.FindingIDs = nil
 		for _, f := range rr.Findings {
 			rd.FindingIDs = append(rd.FindingIDs, f.ID)
@@ -607,10 +599,7 @@ func (l *loop) recordReview(n int, rr *RoundResult) error {
 
 // restore rebuilds a reviewed round from the state file (resumed run).
 func restore(rr *RoundResult, rd state.Round, prices map[string]config.Price) error {
-	if err := json.Unmarshal(rd.Findings, &rr.Findings); err != nil {
-		return fmt.Errorf("round %d's findings in the state file are unreadable (%v): run 'gh ocdx state clear' for this PR and re-run", rd.N, err)
-	}
-	rr.Findings = orEmpty(rr.Findings)
+	rr.Findings = orEmpty(slices.Clone(rd.Findings))
 	rr.Counts, rr.Consensus, rr.Stuck = Count(rr.Findings), rd.Consensus, orEmptyS(rd.StuckIDs)
 	if rd.Coverage != nil {
 		_ = json.Unmarshal(rd.Coverage, &rr.Coverage) // unreadable: shown as not recorded

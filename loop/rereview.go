@@ -2,7 +2,6 @@ package loop
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 
@@ -55,10 +54,7 @@ func (l *loop) reReviewOf(ctx context.Context, n int, pr *github.PullRequest) *r
 	if !ok || rd.HeadOID == pr.HeadRefOid {
 		return nil
 	}
-	var fs []finding.Finding
-	if json.Unmarshal(rd.Findings, &fs) != nil {
-		return nil
-	}
+	fs := rd.Findings
 	diff, ok := l.o.Since(ctx, rd.HeadOID, pr.HeadRefOid)
 	if !ok {
 		return nil

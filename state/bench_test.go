@@ -1,13 +1,15 @@
 package state
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ocdx/gh-ocdx/finding"
+	"github.com/ocdx/gh-ocdx/verify"
 
 	bolt "go.etcd.io/bbolt"
 )
@@ -19,8 +21,8 @@ import (
 //	go test -run '^$' -bench Show1000PRs ./state/
 func BenchmarkShow1000PRs(b *testing.B) {
 	s := New(filepath.Join(b.TempDir(), "state.db"), &Options{HeartbeatEvery: time.Hour})
-	findings, _ := json.Marshal(strings.Repeat("a finding with its description and suggestion. ", 100)) // ~5KB
-	full := strings.Repeat("a reviewer's full Markdown report. ", 60)                                   // ~2KB
+	findings := []finding.Finding{{ID: "QUAL-1b2c3d4e", Priority: "P1", Title: "a finding", Description: strings.Repeat("a finding with its description and suggestion. ", 100)}} // ~5KB
+	full := strings.Repeat("a reviewer's full Markdown report. ", 60)                                                                                                             // ~2KB
 	runs := make([]*Active, 1000)
 	start := time.Now()
 	for i := range runs {
@@ -40,7 +42,7 @@ func BenchmarkShow1000PRs(b *testing.B) {
 				for k := range 3 {
 					r.Reports = append(r.Reports, Report{Role: fmt.Sprint("reviewer-", k+1), Summary: "1 P1, 2 P2", Full: full})
 				}
-				r.Verification = []Verification{{Command: "dx lint", OK: true, Output: full[:1000]}}
+				r.Verification = []verify.Result{{Command: "dx lint", OK: true, Tail: full[:1000]}}
 			})
 			if err != nil {
 				b.Fatal(err)

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/ocdx/gh-ocdx/finding"
+
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -25,7 +27,7 @@ func realFile(t *testing.T) []byte {
 		if err := fullRound(a, 1); err != nil {
 			t.Fatal(err)
 		}
-		if err := a.Complete(1, "", func(r *Round) { r.Findings = []byte(`[{"id":"` + strings.Repeat("x", 3000) + `"}]`) }); err != nil {
+		if err := a.Complete(1, "", func(r *Round) { r.Findings = []finding.Finding{{ID: strings.Repeat("x", 3000)}} }); err != nil {
 			t.Fatal(err)
 		}
 		if i%2 == 0 {

@@ -1,11 +1,11 @@
 package state_test
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 
+	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/state"
 )
 
@@ -27,7 +27,7 @@ func Example() {
 	round, _ := run.StartRound(1, "0123abc") // a resumed run gets the recorded round back
 	if !round.Done(state.PhaseReviewed) {
 		_ = run.Complete(1, state.PhaseReviewed, func(r *state.Round) {
-			r.Findings = json.RawMessage(`[]`) // package review's findings, opaque here
+			r.Findings = []finding.Finding{} // reviewed, nothing found
 			r.Consensus = "approve"
 		})
 	}

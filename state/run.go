@@ -395,7 +395,7 @@ func decay(r *Run) {
 			rd.Reports[j].Full = ""
 		}
 		for j := range rd.Verification {
-			rd.Verification[j].Output = ""
+			rd.Verification[j].Tail = ""
 		}
 	}
 	r.Compacted = true

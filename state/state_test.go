@@ -11,6 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ocdx/gh-ocdx/finding"
+	"github.com/ocdx/gh-ocdx/verify"
+
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -367,12 +370,12 @@ func fullRound(a *Active, n int) error {
 		return err
 	}
 	return a.Complete(n, PhaseVerified, func(r *Round) {
-		r.Findings = json.RawMessage(`[{"id":"SEC-1","description":"` + strings.Repeat("x", 1000) + `"}]`)
+		r.Findings = []finding.Finding{{ID: "SEC-1", Description: strings.Repeat("x", 1000)}}
 		r.FindingIDs = []string{"SEC-1"}
 		r.Counts = map[string]int{"P0": 1}
 		r.Consensus = "needs_major_work"
 		r.Reports = []Report{{Role: "reviewer-1", Summary: "one blocker", Full: "# Report\n" + strings.Repeat("y", 1000)}}
-		r.Verification = []Verification{{Command: "dx lint", OK: true, Output: "lint ok"}}
+		r.Verification = []verify.Result{{Command: "dx lint", OK: true, Tail: "lint ok"}}
 		r.Usage = []Usage{{Role: "reviewer-1", InputTokens: 100, OutputTokens: 10}}
 		r.Comments = []Comment{{Kind: "review", Tag: "t", URL: "u"}}
 	})
@@ -401,13 +404,13 @@ func TestDecayOnSuccessOnly(t *testing.T) {
 	}
 	for _, r := range pr.Runs[:2] {
 		rd := r.Rounds[0]
-		if r.Compacted || rd.Findings == nil || rd.Reports[0].Full == "" || rd.Verification[0].Output == "" {
+		if r.Compacted || rd.Findings == nil || rd.Reports[0].Full == "" || rd.Verification[0].Tail == "" {
 			t.Errorf("%s run lost details: %+v", r.Outcome, r)
 		}
 	}
 	conv := pr.Runs[2]
 	rd := conv.Rounds[0]
-	if !conv.Compacted || rd.Findings != nil || rd.Reports[0].Full != "" || rd.Verification[0].Output != "" {
+	if !conv.Compacted || rd.Findings != nil || rd.Reports[0].Full != "" || rd.Verification[0].Tail != "" {
 		t.Errorf("converged run kept its full reports: %+v", rd)
 	}
 	if rd.Reports[0].Summary != "one blocker" || rd.FindingIDs[0] != "SEC-1" || rd.Consensus == "" || rd.Usage[0].InputTokens != 100 || rd.Comments[0].URL != "u" || !rd.Done(PhaseVerified) {
@@ -483,7 +486,7 @@ func TestInterruptedRunOfAnotherKindIsAbandoned(t *testing.T) {
 
 func TestHistoryIsBoundedAndTheFileShrinks(t *testing.T) {
 	s := newStore(t, &Options{KeepRuns: 2, CompactAbove: 32 << 10})
-	big := json.RawMessage(`["` + strings.Repeat("z", 20<<10) + `"]`)
+	big := []finding.Finding{{Description: strings.Repeat("z", 20<<10)}}
 	run := func(o RunOutcome) {
 		a := must(s.Begin(prKey, "review-loop"))
 		for n := 1; n <= 3; n++ {

@@ -7,6 +7,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/ocdx/gh-ocdx/finding"
+	"github.com/ocdx/gh-ocdx/verify"
 )
 
 // Key names one pull request: host/owner/repo#number, lower-cased, because
@@ -147,21 +150,22 @@ type Round struct {
 	HeadOID string      `json:"headOid"`
 	Started time.Time   `json:"started"`
 	Phases  []PhaseMark `json:"phases,omitempty"`
-	// Findings is the round's full list of findings. Its schema belongs to
-	// package review; state only stores it, and drops it on decay.
-	Findings    json.RawMessage `json:"findings,omitempty"`
-	FindingIDs  []string        `json:"findingIds,omitempty"`
-	Counts      map[string]int  `json:"counts,omitempty"` // per priority, as counted by the caller
-	Consensus   string          `json:"consensus,omitempty"`
-	FailedRoles []string        `json:"failedRoles,omitempty"`
-	Reports     []Report        `json:"reports,omitempty"`
-	StuckIDs    []string        `json:"stuckIds,omitempty"` // also merged into the PR's stuck set
+	// Findings is the round's full list of findings, nil until the round
+	// was reviewed (or given its findings) and after decay; empty when the
+	// review found none.
+	Findings    []finding.Finding `json:"findings"`
+	FindingIDs  []string          `json:"findingIds,omitempty"`
+	Counts      map[string]int    `json:"counts,omitempty"` // per priority, as counted by the caller
+	Consensus   string            `json:"consensus,omitempty"`
+	FailedRoles []string          `json:"failedRoles,omitempty"`
+	Reports     []Report          `json:"reports,omitempty"`
+	StuckIDs    []string          `json:"stuckIds,omitempty"` // also merged into the PR's stuck set
 	// Fix is what the round's fix did (fixed and rejected IDs, commits,
 	// its status); its schema belongs to package fix, its only writer.
 	Fix          json.RawMessage `json:"fix,omitempty"`
 	Pushing      string          `json:"pushing,omitempty"` // the commit the push sends, recorded before it
 	Comments     []Comment       `json:"comments,omitempty"`
-	Verification []Verification  `json:"verification,omitempty"`
+	Verification []verify.Result `json:"verification,omitempty"`
 	Usage        []Usage         `json:"usage,omitempty"`
 	// Coverage is how much of the diff the reviewers were given; its
 	// schema belongs to package review.
@@ -228,15 +232,6 @@ type Comment struct {
 	URL  string `json:"url"`
 }
 
-// Verification is the result of one verification command.
-type Verification struct {
-	Command  string        `json:"command"`
-	OK       bool          `json:"ok"`
-	ExitCode int           `json:"exitCode"`
-	Duration time.Duration `json:"duration,omitempty"`
-	Output   string        `json:"output,omitempty"` // tail of the output; dropped on decay
-}
-
 // Usage is the token usage of one role in a round.
 type Usage struct {
 	Role         string `json:"role"`
@@ -261,18 +256,18 @@ type Stuck struct {
 // WIP is the fix agent's work in progress: where an interrupted
 // fix stopped and what to do next.
 type WIP struct {
-	RunID              string         `json:"runId,omitempty"`
-	Round              int            `json:"round,omitempty"`
-	Phase              string         `json:"phase,omitempty"`
-	FilesModified      []string       `json:"filesModified,omitempty"`
-	UncommittedChanges bool           `json:"uncommittedChanges,omitempty"`
-	LastCommit         string         `json:"lastCommit,omitempty"`
-	Verification       []Verification `json:"verification,omitempty"`
-	Errors             []WIPError     `json:"errors,omitempty"`
-	Decisions          []Decision     `json:"decisions,omitempty"`
-	Context            string         `json:"context,omitempty"`
-	NextStep           string         `json:"nextStep,omitempty"`
-	Updated            time.Time      `json:"updated"`
+	RunID              string          `json:"runId,omitempty"`
+	Round              int             `json:"round,omitempty"`
+	Phase              string          `json:"phase,omitempty"`
+	FilesModified      []string        `json:"filesModified,omitempty"`
+	UncommittedChanges bool            `json:"uncommittedChanges,omitempty"`
+	LastCommit         string          `json:"lastCommit,omitempty"`
+	Verification       []verify.Result `json:"verification,omitempty"`
+	Errors             []WIPError      `json:"errors,omitempty"`
+	Decisions          []Decision      `json:"decisions,omitempty"`
+	Context            string          `json:"context,omitempty"`
+	NextStep           string          `json:"nextStep,omitempty"`
+	Updated            time.Time       `json:"updated"`
 }
 
 // WIPError is an error met while fixing.

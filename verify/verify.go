@@ -22,11 +22,11 @@ import (
 
 // Result is the outcome of one verify command.
 type Result struct {
-	Command  string
-	OK       bool
-	ExitCode int // -1 when it could not start or was stopped
-	Duration time.Duration
-	Tail     string // the last TailBytes of its output
+	Command  string        `json:"command"`
+	OK       bool          `json:"ok"`
+	ExitCode int           `json:"exitCode"` // -1 when it could not start or was stopped
+	Duration time.Duration `json:"duration,omitempty"`
+	Tail     string        `json:"output,omitempty"` // the last TailBytes of its output; dropped on decay
 }
 
 // TailBytes bounds the output kept per command: enough for the agent to see
