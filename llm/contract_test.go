@@ -320,7 +320,7 @@ func ours(t *testing.T, spec, fixture string) parsed {
 		t.Fatal(err)
 	}
 	resp.Usage.Calls = 0
-	return parsed{resp.Text, resp.Calls, resp.Usage, resp.Truncated}
+	return parsed(resp)
 }
 
 func TestOpenAIAnswersParseAsTheSDKParsesThem(t *testing.T) {
