@@ -472,7 +472,7 @@ func writeState(tb testing.TB, dir string, prs int) {
 			err := a.Complete(n, state.PhaseReviewed, func(r *state.Round) {
 				r.Findings = findings
 				r.FindingIDs = []string{"SEC-0a1b2c3d", "QUAL-1b2c3d4e", "TEST-2c3d4e5f"}
-				r.Counts = map[string]int{"P0": 0, "P1": 1, "P2": 2, "P3": 3}
+				r.Counts = ocdxfinding.Counts{P0: 0, P1: 1, P2: 2, P3: 3}
 				r.Consensus = "request_changes"
 				for k := range 3 {
 					r.Reports = append(r.Reports, state.Report{Role: fmt.Sprint("reviewer-", k+1), Summary: "1 P1, 2 P2", Full: full})

@@ -191,7 +191,7 @@ func TestReviewCleanExits0(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &got); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	if got["outcome"] != loop.OutcomeConverged || got["branch"] != "feature" || len(got) != 3 {
+	if got["outcome"] != string(loop.OutcomeConverged) || got["branch"] != "feature" || len(got) != 3 {
 		t.Errorf("json %v", got)
 	}
 

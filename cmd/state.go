@@ -12,6 +12,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/fix"
 	"github.com/ocdx/gh-ocdx/git"
 	"github.com/ocdx/gh-ocdx/internal/text"
@@ -434,7 +435,7 @@ func renderRound(w io.Writer, rd state.Round) {
 		}
 	}
 	sub("Consensus", rd.Consensus)
-	if len(rd.FindingIDs) > 0 || len(rd.Counts) > 0 {
+	if len(rd.FindingIDs) > 0 || rd.Counts != (finding.Counts{}) {
 		sub("Findings", fmt.Sprintf("%d %s", len(rd.FindingIDs), counts(rd.Counts)))
 	}
 	sub("Failed roles", strings.Join(rd.FailedRoles, ", "))
@@ -486,20 +487,11 @@ func short(oid string) string {
 }
 
 // counts lists per-priority counts in key order (P0, P1, ...).
-func counts(m map[string]int) string {
-	if len(m) == 0 {
+func counts(c finding.Counts) string {
+	if c == (finding.Counts{}) {
 		return ""
 	}
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	var parts []string
-	for _, k := range keys {
-		parts = append(parts, fmt.Sprintf("%s %d", k, m[k]))
-	}
-	return "(" + strings.Join(parts, ", ") + ")"
+	return fmt.Sprintf("(P0 %d, P1 %d, P2 %d, P3 %d)", c.P0, c.P1, c.P2, c.P3)
 }
 
 func verifications(vs []verify.Result) string {

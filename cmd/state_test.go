@@ -50,7 +50,7 @@ func seedState(t *testing.T, dir string) {
 		a.Complete(1, state.PhaseReviewed, func(r *state.Round) {
 			r.Findings = []finding.Finding{{ID: "SEC-0a1b2c3d"}}
 			r.FindingIDs = []string{"SEC-0a1b2c3d"}
-			r.Counts = map[string]int{"P0": 1, "P1": 0}
+			r.Counts = finding.Counts{P0: 1, P1: 0}
 			r.Consensus = "needs_major_work"
 			r.Reports = []state.Report{{Role: "reviewer-1", Summary: "a hard-coded token", Full: "# full"}}
 			r.Usage = []state.Usage{{Role: "reviewer-1", InputTokens: 1200, CachedTokens: 900, OutputTokens: 300, CostUSD: 0.0048}}
@@ -169,7 +169,7 @@ func TestStateShowOnePR(t *testing.T) {
 		"- Phase: testing", "- Next step: fix the token test", "`dx lint` failed (exit 1)",
 		"## Runs (1)", "review-loop, blocked", "stuck findings",
 		"- Round 1, head 0123456: reviewed, commented, fixed",
-		"  - Findings: 1 (P0 1, P1 0)", "  - Consensus: needs_major_work",
+		"  - Findings: 1 (P0 1, P1 0, P2 0, P3 0)", "  - Consensus: needs_major_work",
 		"  - Posted review: https://github.com/owner/repo/pull/7#issuecomment-1",
 		"  - Fix: declined", "  - Fixed: SEC-0a1b2c3d", "  - Commits: abc1234",
 		"  - Report of reviewer-1: a hard-coded token", "  - Tokens of reviewer-1: 1200 in (900 cached) / 300 out, estimated ~$0.0048\n",

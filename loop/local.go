@@ -119,7 +119,7 @@ type LocalResult struct {
 	Base      string            `json:"base"`
 	MergeBase string            `json:"mergeBase"`
 	Head      string            `json:"head"`
-	Outcome   string            `json:"outcome"`
+	Outcome   state.RunOutcome  `json:"outcome"`
 	Reason    string            `json:"reason"`
 	Label     string            `json:"label"`
 	Consensus string            `json:"consensus"`
@@ -326,7 +326,7 @@ func lastFixed(runs []state.Run) []finding.Finding {
 }
 
 // localEnd records the outcome of a local review.
-func (l *loop) localEnd(res *LocalResult, rr *RoundResult, outcome, reason string, err error) error {
+func (l *loop) localEnd(res *LocalResult, rr *RoundResult, outcome state.RunOutcome, reason string, err error) error {
 	l.res = &Result{Rounds: []RoundResult{*rr}}
 	res.Outcome, res.Reason = outcome, reason
 	res.Label = Qualified(outcome, rr)
@@ -343,6 +343,6 @@ func (l *loop) localFail(ctx context.Context, res *LocalResult, err error) error
 		}
 		return err
 	}
-	res.Outcome, res.Reason, res.Label = OutcomeFailed, err.Error(), OutcomeFailed
+	res.Outcome, res.Reason, res.Label = OutcomeFailed, err.Error(), string(OutcomeFailed)
 	return l.endErr(OutcomeFailed, err.Error(), err)
 }

@@ -110,15 +110,17 @@ type Options struct {
 	Full  bool
 }
 
-// Outcomes of a run.
+// Outcomes of a run: the state file's, and two that a run's result has but
+// its record never ends with.
 const (
-	OutcomeConverged = "converged"
-	OutcomeBlocked   = "blocked"
-	OutcomeFailed    = "failed"
-	OutcomeDryRun    = "dry-run"
+	OutcomeConverged = state.OutcomeConverged
+	OutcomeBlocked   = state.OutcomeBlocked
+	OutcomeFailed    = state.OutcomeFailed
+	// OutcomeDryRun: reviewed and verified, nothing posted or pushed.
+	OutcomeDryRun state.RunOutcome = "dry-run"
 	// OutcomeInterrupted: cancelled or declined at the push; the run stays
 	// resumable and is not ended in the state file.
-	OutcomeInterrupted = "interrupted"
+	OutcomeInterrupted state.RunOutcome = "interrupted"
 )
 
 // Result is the whole run, for the final summary and --json.
@@ -126,7 +128,7 @@ type Result struct {
 	PR        PRRef             `json:"pr"`
 	RunID     string            `json:"runId,omitempty"`
 	Resumed   bool              `json:"resumed,omitempty"`
-	Outcome   string            `json:"outcome"`
+	Outcome   state.RunOutcome  `json:"outcome"`
 	Reason    string            `json:"reason"`
 	Label     string            `json:"label"`             // Outcome as people read it: "converged (partial: reviewer-2 failed)"
 	Partial   []string          `json:"partial,omitempty"` // the reviewers that failed in the last round
@@ -384,7 +386,7 @@ func (l *loop) round(ctx context.Context, n int) (done bool, err error) {
 
 // decide applies the stopping rules (docs/architecture.md, Stopping rules)
 // to a reviewed round: an outcome ends the run; none means fix.
-func (l *loop) decide(rr *RoundResult) (outcome, reason string, toFix, optional []finding.Finding) {
+func (l *loop) decide(rr *RoundResult) (outcome state.RunOutcome, reason string, toFix, optional []finding.Finding) {
 	blocking := blockingOf(rr.Findings)
 	stuck := slices.Concat(l.stuck, rr.Stuck)
 	toFix, optional = IssuesToFix(rr.Findings, stuck)
@@ -422,7 +424,7 @@ func (l *loop) decide(rr *RoundResult) (outcome, reason string, toFix, optional 
 // Qualified is outcome with what weakens it in round rr: reviewers that
 // failed, a diff the reviewers saw only part of
 // (`converged (partial: reviewer-2 failed; large diff: sampled)`).
-func Qualified(outcome string, rr *RoundResult) string {
+func Qualified(outcome state.RunOutcome, rr *RoundResult) string {
 	var why []string
 	if failed := failedReviewers(rr); len(failed) > 0 {
 		why = append(why, fmt.Sprintf("partial: %s failed", strings.Join(failed, ", ")))
@@ -431,7 +433,7 @@ func Qualified(outcome string, rr *RoundResult) string {
 		why = append(why, "large diff: sampled")
 	}
 	if len(why) == 0 {
-		return outcome
+		return string(outcome)
 	}
 	return fmt.Sprintf("%s (%s)", outcome, strings.Join(why, "; "))
 }
@@ -578,7 +580,7 @@ func (l *loop) recordReview(n int, rr *RoundResult) error {
 		for _, f := range rr.Findings {
 			rd.FindingIDs = append(rd.FindingIDs, f.ID)
 		}
-		rd.Counts = map[string]int{"P0": rr.Counts.P0, "P1": rr.Counts.P1, "P2": rr.Counts.P2, "P3": rr.Counts.P3}
+		rd.Counts = rr.Counts
 		rd.Consensus = rr.Consensus
 		rd.StuckIDs = rr.Stuck
 		rd.Coverage, _ = json.Marshal(rr.Coverage)
@@ -807,23 +809,26 @@ func (l *loop) budgetReached(err error) string {
 	return err.Error()
 }
 
-func (l *loop) end(outcome, reason string) error {
+func (l *loop) end(outcome state.RunOutcome, reason string) error {
 	return l.endErr(outcome, reason, nil)
 }
 
 // endErr records the outcome; err is returned (the failure itself).
-func (l *loop) endErr(outcome, reason string, err error) error {
+func (l *loop) endErr(outcome state.RunOutcome, reason string, err error) error {
 	l.res.Outcome, l.res.Reason = outcome, reason
 	l.label()
-	so := map[string]state.RunOutcome{OutcomeConverged: state.OutcomeConverged, OutcomeBlocked: state.OutcomeBlocked, OutcomeFailed: state.OutcomeFailed}[outcome]
-	if eerr := l.run.End(so, reason); eerr != nil && err == nil {
+	recorded := outcome
+	if outcome == OutcomeDryRun || outcome == OutcomeInterrupted {
+		recorded = "" // the record keeps no such ending
+	}
+	if eerr := l.run.End(recorded, reason); eerr != nil && err == nil {
 		return eerr
 	}
 	if err != nil {
 		return err // the caller reports the failure: said once
 	}
-	if !strings.HasPrefix(reason, outcome) { // "converged: consensus approve, …" says it already
-		reason = outcome + " — " + reason
+	if !strings.HasPrefix(reason, string(outcome)) { // "converged: consensus approve, …" says it already
+		reason = string(outcome) + " — " + reason
 	}
 	l.progress("run ended, %s", reason)
 	return nil
@@ -879,7 +884,7 @@ func (l *loop) dryRun(ctx context.Context) (*Result, error) {
 
 // label sets the result's Label and Partial from its last round.
 func (l *loop) label() {
-	l.res.Label, l.res.Partial = l.res.Outcome, nil
+	l.res.Label, l.res.Partial = string(l.res.Outcome), nil
 	if n := len(l.res.Rounds); n > 0 {
 		rr := &l.res.Rounds[n-1]
 		l.res.Label, l.res.Partial = Qualified(l.res.Outcome, rr), failedReviewers(rr)

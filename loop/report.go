@@ -242,7 +242,7 @@ func RenderSummary(r *Result) string {
 	var b strings.Builder
 	label := r.Label
 	if label == "" {
-		label = r.Outcome
+		label = string(r.Outcome)
 	}
 	fmt.Fprintf(&b, "# review-loop: PR #%d — %s\n\n%s\n\n", r.PR.Number, label, r.PR.URL)
 	fmt.Fprintf(&b, "**Outcome:** %s\n", r.Reason)

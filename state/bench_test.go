@@ -37,7 +37,7 @@ func BenchmarkShow1000PRs(b *testing.B) {
 			err := a.Complete(n, PhaseReviewed, func(r *Round) {
 				r.Findings = findings
 				r.FindingIDs = []string{"SEC-0a1b2c3d", "QUAL-1b2c3d4e", "TEST-2c3d4e5f"}
-				r.Counts = map[string]int{"P0": 0, "P1": 1, "P2": 2, "P3": 3}
+				r.Counts = finding.Counts{P0: 0, P1: 1, P2: 2, P3: 3}
 				r.Consensus = "request_changes"
 				for k := range 3 {
 					r.Reports = append(r.Reports, Report{Role: fmt.Sprint("reviewer-", k+1), Summary: "1 P1, 2 P2", Full: full})

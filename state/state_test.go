@@ -372,7 +372,7 @@ func fullRound(a *Active, n int) error {
 	return a.Complete(n, PhaseVerified, func(r *Round) {
 		r.Findings = []finding.Finding{{ID: "SEC-1", Description: strings.Repeat("x", 1000)}}
 		r.FindingIDs = []string{"SEC-1"}
-		r.Counts = map[string]int{"P0": 1}
+		r.Counts = finding.Counts{P0: 1}
 		r.Consensus = "needs_major_work"
 		r.Reports = []Report{{Role: "reviewer-1", Summary: "one blocker", Full: "# Report\n" + strings.Repeat("y", 1000)}}
 		r.Verification = []verify.Result{{Command: "dx lint", OK: true, Tail: "lint ok"}}

@@ -155,7 +155,7 @@ type Round struct {
 	// review found none.
 	Findings    []finding.Finding `json:"findings"`
 	FindingIDs  []string          `json:"findingIds,omitempty"`
-	Counts      map[string]int    `json:"counts,omitempty"` // per priority, as counted by the caller
+	Counts      finding.Counts    `json:"counts,omitzero"`
 	Consensus   string            `json:"consensus,omitempty"`
 	FailedRoles []string          `json:"failedRoles,omitempty"`
 	Reports     []Report          `json:"reports,omitempty"`
