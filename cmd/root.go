@@ -12,11 +12,11 @@ import (
 	"sync"
 	"time"
 
-	"github.com/agnivade/levenshtein"
 	"github.com/charmbracelet/log"
 	"github.com/cli/go-gh/v2/pkg/repository"
 
 	"github.com/ocdx/gh-ocdx/github"
+	"github.com/ocdx/gh-ocdx/internal/text"
 	"github.com/ocdx/gh-ocdx/llm"
 	"github.com/ocdx/gh-ocdx/state"
 )
@@ -190,7 +190,7 @@ func nounUsage(path string, cmds []command) string {
 func suggest(name string, cmds []command) string {
 	best, dist := "", 3
 	for _, c := range cmds {
-		if d := levenshtein.ComputeDistance(strings.ToLower(name), c.name); d < dist {
+		if d := text.Distance(strings.ToLower(name), c.name); d < dist {
 			best, dist = c.name, d
 		}
 	}

@@ -81,16 +81,13 @@ type Config struct {
 	Policy *Policy
 }
 
-// Load finds, reads and validates the configuration, checking that the
+// LoadFor finds, reads and validates the configuration, checking that the
 // credential of every provider it uses is set in the environment. Commands
 // that need the configuration call it first, before any network request, git
 // command or state write. Configuration problems are *Error.
-func Load(getenv func(string) string) (*Config, error) {
-	return LoadFor(getenv, nil)
-}
-
-// LoadFor is Load for a command that uses only some roles: the file is
-// validated whole, but only the credentials of the roles whose key (such as
+//
+// A command that uses only some roles names them: the file is validated
+// whole, but only the credentials of the roles whose key (such as
 // "reviewPrModel"; "reviewerModels" for every reviewer) uses returns true
 // are required. A nil uses requires every role's.
 func LoadFor(getenv func(string) string, uses func(key string) bool) (*Config, error) {

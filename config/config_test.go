@@ -37,7 +37,7 @@ func loadString(t *testing.T, content string, e env) (*Config, string, error) {
 	for k, v := range e {
 		vars[k] = v
 	}
-	c, err := Load(vars.get)
+	c, err := LoadFor(vars.get, nil)
 	return c, path, err
 }
 
@@ -257,7 +257,7 @@ func TestLoadProblems(t *testing.T) {
 
 func TestLoadMissingFile(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "nope", "config.json")
-	_, err := Load(env{"OCDX_CONFIG": path}.get)
+	_, err := LoadFor(env{"OCDX_CONFIG": path}.get, nil)
 	var cerr *Error
 	if !errors.As(err, &cerr) || !errors.Is(err, fs.ErrNotExist) {
 		t.Fatalf("error %T %v, want a *config.Error for a missing file", err, err)
@@ -272,7 +272,7 @@ func TestLoadMissingFile(t *testing.T) {
 
 func TestLoadUnreadable(t *testing.T) {
 	dir := t.TempDir() // a directory where the file should be
-	_, err := Load(env{"OCDX_CONFIG": dir}.get)
+	_, err := LoadFor(env{"OCDX_CONFIG": dir}.get, nil)
 	if err == nil || !strings.HasPrefix(err.Error(), "cannot read "+dir+": it is a directory, not a regular file") {
 		t.Fatalf("error = %v", err)
 	}
@@ -334,7 +334,7 @@ func TestLoadLegacy(t *testing.T) {
 	home := t.TempDir()
 	legacy := write(t, filepath.Join(home, ".config", "opencode", "ocdx.json"),
 		`{"reviewerModels": ["openai/gpt-4.1"], "commentsAnalyzerModel": "openai/gpt-4.1", "prFixModel": "openai/gpt-4.1"}`)
-	c, err := Load(env{"HOME": home, "OPENAI_API_KEY": "k"}.get)
+	c, err := LoadFor(env{"HOME": home, "OPENAI_API_KEY": "k"}.get, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -343,7 +343,7 @@ func TestLoadLegacy(t *testing.T) {
 	}
 	// A broken legacy file is reported with its own path.
 	write(t, legacy, `{"reviewerModels": []}`)
-	_, err = Load(env{"HOME": home}.get)
+	_, err = LoadFor(env{"HOME": home}.get, nil)
 	if err == nil || !strings.Contains(err.Error(), "invalid configuration in "+legacy) {
 		t.Errorf("error = %v", err)
 	}
@@ -469,7 +469,7 @@ func TestReadFileBounds(t *testing.T) {
 		t.Errorf("a file of exactly %d bytes: %d bytes, %v", MaxFileSize, len(data), err)
 	}
 	big := write(t, filepath.Join(dir, "big.json"), strings.Repeat(" ", MaxFileSize+1))
-	_, err := Load(env{"OCDX_CONFIG": big}.get)
+	_, err := LoadFor(env{"OCDX_CONFIG": big}.get, nil)
 	if err == nil || !strings.Contains(err.Error(), big) || !strings.Contains(err.Error(), "larger than 1024 KB") {
 		t.Errorf("a file over 1 MB: %v", err)
 	}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io/fs"
 	"strings"
+
+	"github.com/ocdx/gh-ocdx/internal/text"
 )
 
 // Error is an unusable configuration file: missing, unreadable, or invalid.
@@ -127,7 +129,7 @@ func position(data []byte, offset int) (line, col int) {
 func suggest(key string, known []string) string {
 	best, bestDist := "", 1<<30
 	for _, k := range known {
-		if d := distance(strings.ToLower(key), strings.ToLower(k)); d < bestDist {
+		if d := text.Distance(strings.ToLower(key), strings.ToLower(k)); d < bestDist {
 			best, bestDist = k, d
 		}
 	}
@@ -135,25 +137,4 @@ func suggest(key string, known []string) string {
 		return best
 	}
 	return ""
-}
-
-// distance is the Levenshtein distance between a and b, in bytes (keys are ASCII).
-func distance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

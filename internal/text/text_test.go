@@ -60,3 +60,20 @@ func TestShorteners(t *testing.T) {
 		}
 	}
 }
+
+func TestDistance(t *testing.T) {
+	for _, tt := range []struct {
+		a, b string
+		want int
+	}{
+		{"", "", 0}, {"", "abc", 3}, {"review", "review", 0}, {"reveiw", "review", 2},
+		{"reviewerModel", "reviewerModels", 1}, {"kitten", "sitting", 3}, {"fix", "state", 5},
+	} {
+		if got := Distance(tt.a, tt.b); got != tt.want {
+			t.Errorf("Distance(%q, %q) = %d, want %d", tt.a, tt.b, got, tt.want)
+		}
+		if got := Distance(tt.b, tt.a); got != tt.want {
+			t.Errorf("Distance(%q, %q) = %d, want %d", tt.b, tt.a, got, tt.want)
+		}
+	}
+}
