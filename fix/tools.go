@@ -53,11 +53,15 @@ func describeVerify(verify [][]string) string {
 
 // workspace is what the write tools act on and report to.
 type workspace struct {
-	files    *repofs.Repo
-	reads    *trackedFiles // what read_file, list_files and search see, and what write_file and edit_file may change
-	repo     *git.Repo
-	verify   [][]string
-	progress io.Writer
+	files *repofs.Repo
+	reads *trackedFiles // what read_file, list_files and search see, and what write_file and edit_file may change
+	repo  *git.Repo
+	// base is the PR's base commit (the merge base, for a local review):
+	// read-only git reads its ancestors and HEAD's, nothing else.
+	base      string
+	ancestors map[string]bool // commits found to be the PR's
+	verify    [][]string
+	progress  io.Writer
 	// touched and committed record the agent's effects (the WIP).
 	touched   func(path string)
 	committed func(sha, message string)
