@@ -119,7 +119,7 @@ func (w *workspace) tools() []llm.Tool {
 			Name: "run_command",
 			Description: "Run a command in the repository, without a shell: argv is the program and its arguments. Allowed: the verify commands (" +
 				describeVerify(w.verify) + "); their test commands with more test names or paths inside the repository (go test also takes -run, -skip, -v, -count, -timeout, -short, -race, -cover, -bench and similar flags); " +
-				"and read-only git: status, diff, log, show with revisions, paths inside the repository and common options. Stage and commit with git_commit; gh-ocdx pushes. Output is cut to its last 8KB.",
+				"and read-only git: status, diff, log, show with revisions of this PR's commits (HEAD, HEAD~2, HEAD~1:path, A..B, a commit id from git log; not other branches, tags, the stash or the reflog), paths inside the repository and common options. Stage and commit with git_commit; gh-ocdx pushes. Output is cut to its last 8KB.",
 			Schema: llm.ObjectSchema(`{"argv":{"type":"array","items":{"type":"string"},"minItems":1}}`, "argv"),
 			Run: func(ctx context.Context, raw json.RawMessage) (string, error) {
 				var a struct {
