@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -354,10 +356,18 @@ func (w *workspace) notACommit(ctx context.Context, sub, a, e string) error {
 		return fmt.Errorf("git %s %s: %v", sub, a, err)
 	case out == "" && e == a:
 		return nil
+	case out == "" && w.exists(a): // a path with ":" or ".." in its name
+		return nil
 	case out == "":
 		return fmt.Errorf("git %s %s: %s is not a revision of this repository; name a commit of this PR as HEAD, HEAD~2 or by a commit id from git log", sub, a, e)
 	}
 	return fmt.Errorf("git %s %s is not allowed: %s is not a commit; the agent's git reads commits of this PR, and their files as COMMIT:path (HEAD:path, HEAD~1:dir/file)", sub, a, e)
+}
+
+// exists says whether the work tree has path p (p passed gitPath).
+func (w *workspace) exists(p string) bool {
+	_, err := os.Lstat(filepath.Join(w.files.Dir(), filepath.FromSlash(p)))
+	return err == nil
 }
 
 // ofThePR says whether commit oid is an ancestor of HEAD or of the PR's

@@ -354,7 +354,7 @@ func TestReadOnlyGitIsRebuiltAndConfined(t *testing.T) {
 // unrelated commit, a note); no revision form reaches it, and the PR's
 // commits read as before.
 func TestReadOnlyGitReadsOnlyThePRsCommits(t *testing.T) {
-	fx := testkit.NewRepo(t, "main", "feature", map[string]string{"a.txt": "a\n"}, map[string]string{"b.txt": "b\n"})
+	fx := testkit.NewRepo(t, "main", "feature", map[string]string{"a.txt": "a\n"}, map[string]string{"b.txt": "b\n", "x:y..z.txt": "xyz\n"})
 	g := func(args ...string) string { return testkit.Git(t, fx.Clone, args...) }
 	// The base moved on after the branch: its commit is the PR's base.
 	g("checkout", "--quiet", "main")
@@ -427,6 +427,8 @@ func TestReadOnlyGitReadsOnlyThePRsCommits(t *testing.T) {
 		{[]string{"git", "diff", "HEAD~1", "b.txt"}, ""},
 		{[]string{"git", "log", "-p"}, ""},
 		{[]string{"git", "log", "stash.txt"}, ""}, // no revision: a path
+		{[]string{"git", "log", "x:y..z.txt"}, ""},
+		{[]string{"git", "log", "HEAD..nowhere"}, "nowhere is not a revision"},
 	} {
 		out, err := call(t, tools, "run_command", map[string]any{"argv": tc.argv})
 		for _, s := range secrets {
