@@ -243,8 +243,8 @@ func gitPath(sub, a string) error {
 }
 
 // colonRule is why a revision starting with ":" is refused: ":/text"
-// searches the commits of every ref (the stash of a `git stash -u`, with
-// the user's ignored files, among them), and ":path" or ":N:path" read the
+// searches the commits of every ref (among them the stash of a
+// `git stash -u`, which holds the user's untracked files, a .env), and ":path" or ":N:path" read the
 // index, which holds what the user staged but never committed.
 const colonRule = "\":/text\" searches every branch, the stash and the reflog, and \":path\" reads the index (the user's staged work), not a commit of this PR; " +
 	"read a file of a commit as HEAD:path or HEAD~1:path, the work tree with read_file, the staged changes with git diff --cached"
@@ -309,7 +309,9 @@ func (w *workspace) revision(ctx context.Context, sub, a string) (rev string, ok
 			if err != nil {
 				return "", false, fmt.Errorf("git %s %s is not allowed: %w", sub, a, err)
 			}
-			p = c
+			if p = c; c == "." {
+				p = "" // "REV:" is the root tree, "REV:." is not
+			}
 		}
 		ends, build = []string{r}, func(o []string) string { return o[0] + ":" + p }
 	} else if l, r, op := cutRange(a); op != "" {

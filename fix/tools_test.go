@@ -354,7 +354,7 @@ func TestReadOnlyGitIsRebuiltAndConfined(t *testing.T) {
 // unrelated commit, a note); no revision form reaches it, and the PR's
 // commits read as before.
 func TestReadOnlyGitReadsOnlyThePRsCommits(t *testing.T) {
-	fx := testkit.NewRepo(t, "main", "feature", map[string]string{"a.txt": "a\n"}, map[string]string{"b.txt": "b\n", "x:y..z.txt": "xyz\n"})
+	fx := testkit.NewRepo(t, "main", "feature", map[string]string{"a.txt": "a\n"}, map[string]string{"b.txt": "b\n", "x:y..z.txt": "xyz\n", ".gitignore": "*.log\n"})
 	g := func(args ...string) string { return testkit.Git(t, fx.Clone, args...) }
 	// The base moved on after the branch: its commit is the PR's base.
 	g("checkout", "--quiet", "main")
@@ -419,6 +419,9 @@ func TestReadOnlyGitReadsOnlyThePRsCommits(t *testing.T) {
 		{[]string{"git", "show", "HEAD"}, ""},
 		{[]string{"git", "show", "HEAD~1:a.txt"}, ""},
 		{[]string{"git", "show", "HEAD:"}, ""},
+		{[]string{"git", "show", "HEAD:./"}, ""},
+		{[]string{"git", "show", "HEAD:./a.txt"}, ""},
+		{[]string{"git", "show", "HEAD:.gitignore"}, ""},
 		{[]string{"git", "log", "--oneline", "main..HEAD"}, ""},
 		{[]string{"git", "diff", base + "...HEAD"}, ""},
 		{[]string{"git", "show", "main:m.txt"}, ""},
