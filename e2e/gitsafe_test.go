@@ -250,3 +250,68 @@ func TestFixAgentTestFlagsCannotRunOrWriteElsewhere(t *testing.T) {
 		}
 	}
 }
+
+// TestFixAgentGitReadsOnlyThePRsCommits: the clone holds the user's own
+// work besides the PR: an untracked .env put away with git stash -u, and an
+// embargoed fix on a local branch never pushed. An agent steered by the PR
+// asks read-only git for them by every name git has; none of it reaches the
+// model or the remote, and the PR's own commits still read.
+func TestFixAgentGitReadsOnlyThePRsCommits(t *testing.T) {
+	t.Parallel()
+	s := newFixSetup(t)
+	a, b := fixIDs()
+	// Not every line of a .env looks like a credential that masking would
+	// catch: this one is a host name.
+	const envSecret, embargoed = "STAGING_DB_HOST=walrus-staging.corp.internal", "EMBARGOED: CVE fix in the parser"
+	s.git(t, s.repo.Clone, "checkout", "--quiet", "-b", "embargo")
+	testkit.WriteFiles(t, s.repo.Clone, map[string]string{"secret.txt": embargoed + "\n"})
+	s.git(t, s.repo.Clone, "add", "secret.txt")
+	s.git(t, s.repo.Clone, "commit", "--quiet", "-m", "parser: bounds check")
+	s.git(t, s.repo.Clone, "checkout", "--quiet", s.repo.Head)
+	testkit.WriteFiles(t, s.repo.Clone, map[string]string{".env": envSecret + "\n"})
+	s.git(t, s.repo.Clone, "stash", "--quiet", "-u")
+	sha := s.predict(t, map[string]string{"a.txt": "fixed\n"}, "fix: a is safe now")
+	runs := func(argv ...string) testkit.Step {
+		return testkit.CallTools(call("run_command", map[string]any{"argv": argv}))
+	}
+	s.fm.Script("fixer",
+		runs("git", "show", ":/untracked files on"),
+		runs("git", "show", "embargo:secret.txt"),
+		runs("git", "log", "-p", "--all"),
+		runs("git", "diff", "HEAD..embargo"),
+		runs("git", "show", "stash@{0}^3:.env"),
+		runs("git", "show", "HEAD~1:a.txt"),
+		testkit.CallTools(fixA), testkit.CallTools(commitA),
+		envelope(map[string]string{a: sha}, map[string]string{b: "fine"}, sha))
+
+	res := s.run(t, "--yes")
+
+	wantCode(t, res, 0)
+	s.wantRemote(t, sha)
+	reqs := s.fm.Requests("fixer")
+	for i, r := range reqs {
+		for _, secret := range []string{"walrus", "EMBARGOED"} {
+			if strings.Contains(string(r.Body), secret) {
+				t.Errorf("request %d carries %q", i, secret)
+			}
+		}
+	}
+	for _, secret := range []string{"walrus", "EMBARGOED"} {
+		if strings.Contains(res.Stderr+res.Stdout, secret) {
+			t.Errorf("the run's output shows %q", secret)
+		}
+	}
+	remote := s.git(t, s.repo.Remote, "log", "-p", "--all")
+	if strings.Contains(remote, "walrus") || strings.Contains(remote, "EMBARGOED") {
+		t.Errorf("the remote holds the user's own work:\n%s", remote)
+	}
+	for i, want := range []string{"searches every branch, the stash and the reflog", "embargo is not a commit of this PR",
+		"git log --all is not allowed", "embargo is not a commit of this PR", "stash@{0}^3 is not a commit of this PR"} {
+		if body := string(reqs[i+1].Body); !strings.Contains(body, want) {
+			t.Errorf("request %d lacks the refusal %q", i+1, want)
+		}
+	}
+	if body := string(reqs[6].Body); !strings.Contains(body, "exit 0") {
+		t.Errorf("git show HEAD~1:a.txt was not run:\n%s", body)
+	}
+}

@@ -4,10 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path"
+	"path/filepath"
 	"slices"
 	"strings"
 
+	"github.com/ocdx/gh-ocdx/internal/text"
 	"github.com/ocdx/gh-ocdx/repofs"
 )
 
@@ -156,11 +159,12 @@ var gitOptions = func() map[string][]string {
 }()
 
 // gitFixed are the options gh-ocdx adds: no external diff or textconv
-// program, and no look inside a submodule.
+// program, no look inside a submodule, and no notes (refs of their own,
+// not the PR's commits).
 var gitFixed = map[string][]string{
 	"diff":   {"--no-ext-diff", "--no-textconv", "--ignore-submodules=all"},
-	"show":   {"--no-ext-diff", "--no-textconv"},
-	"log":    {"--no-ext-diff", "--no-textconv"},
+	"show":   {"--no-ext-diff", "--no-textconv", "--no-notes"},
+	"log":    {"--no-ext-diff", "--no-textconv", "--no-notes"},
 	"status": {"--ignore-submodules=all"},
 }
 
@@ -212,10 +216,8 @@ func parseGit(sub string, args []string) (*gitRead, error) {
 			if err := gitPath(sub, a); err != nil {
 				return nil, err
 			}
-			// `git stash -u` keeps the user's untracked files (a .env) in
-			// a commit of the stash: the agent reads tracked files only.
-			if strings.Contains(strings.ToLower(a), "stash") {
-				return nil, fmt.Errorf("git %s %s is not allowed: the stash holds the user's own work, untracked files included; read the branch's commits (HEAD, HEAD~1, main…) instead", sub, a)
+			if sub != "status" && strings.HasPrefix(a, ":") && !strings.HasPrefix(a, ":(") && !strings.HasPrefix(a, ":!") {
+				return nil, fmt.Errorf("git %s %s is not allowed: %s", sub, a, colonRule)
 			}
 			g.operands = append(g.operands, a)
 		}
@@ -240,20 +242,28 @@ func gitPath(sub, a string) error {
 	return nil
 }
 
+// colonRule is why a revision starting with ":" is refused: ":/text"
+// searches the commits of every ref (among them the stash of a
+// `git stash -u`, which holds the user's untracked files, a .env), and ":path" or ":N:path" read the
+// index, which holds what the user staged but never committed.
+const colonRule = "\":/text\" searches every branch, the stash and the reflog, and \":path\" reads the index (the user's staged work), not a commit of this PR; " +
+	"read a file of a commit as HEAD:path or HEAD~1:path, the work tree with read_file, the staged changes with git diff --cached"
+
 // gitArgs rebuilds a read-only git command for the repository: the options
-// that passed, gh-ocdx's own, the revisions, then "--" and the paths, each
-// checked against the work tree (so git never compares a file outside the
+// that passed, gh-ocdx's own, the revisions as full object names of the
+// PR's commits (see revision), then "--" and the paths, each checked
+// against the work tree (so git never compares a file outside the
 // repository, as its implicit --no-index would).
 func (w *workspace) gitArgs(ctx context.Context, g *gitRead) ([]string, error) {
 	var revs, paths []string
 	for _, a := range g.operands {
 		if g.sub != "status" {
-			out, err := w.repo.Run(ctx, "rev-parse", "--revs-only", "--end-of-options", a)
+			rev, ok, err := w.revision(ctx, g.sub, a)
 			if err != nil {
-				return nil, fmt.Errorf("git %s %s: %v", g.sub, a, err)
+				return nil, err
 			}
-			if out != "" {
-				revs = append(revs, a)
+			if ok {
+				revs = append(revs, rev)
 				continue
 			}
 		}
@@ -270,6 +280,158 @@ func (w *workspace) gitArgs(ctx context.Context, g *gitRead) ([]string, error) {
 		}
 		paths[i] = c
 	}
-	args := slices.Concat([]string{g.sub}, gitFixed[g.sub], g.opts, revs, []string{"--"}, paths)
+	// Replace refs would show another commit's content under a PR commit's
+	// name, and notes are refs of their own: neither is read.
+	args := slices.Concat([]string{"--no-replace-objects", g.sub}, gitFixed[g.sub], g.opts, revs, []string{"--"}, paths)
 	return args, nil
+}
+
+// revision checks operand a of git sub as a revision and rebuilds it: each
+// commit it names must be one of the PR's (an ancestor of HEAD, which holds
+// the agent's own commits, or of the PR's base) and is given to git as its
+// full object name, so that git resolves nothing itself. Names are not the
+// rule: another branch, a tag, the stash, a reflog entry, FETCH_HEAD are
+// all fine where they name such a commit, and refused where they do not.
+// The forms are REV, REV:path, A..B, A...B, ^REV and REV^!, REV^@,
+// REV^-N. ok is false when a names no revision (git takes it as a path).
+func (w *workspace) revision(ctx context.Context, sub, a string) (rev string, ok bool, err error) {
+	switch {
+	case strings.HasPrefix(a, ":(") || strings.HasPrefix(a, ":!"):
+		return "", false, nil // pathspec magic, refused as a path
+	case strings.HasPrefix(a, ":"):
+		return "", false, fmt.Errorf("git %s %s is not allowed: %s", sub, a, colonRule)
+	}
+	var ends []string               // the revisions a names
+	var build func([]string) string // a again, from the ends' object names
+	if r, p, found := cutOutsideBraces(a, ":"); found {
+		if p != "" {
+			c, err := repofs.Clean(p)
+			if err != nil {
+				return "", false, fmt.Errorf("git %s %s is not allowed: %w", sub, a, err)
+			}
+			if p = c; c == "." {
+				p = "" // "REV:" is the root tree, "REV:." is not
+			}
+		}
+		ends, build = []string{r}, func(o []string) string { return o[0] + ":" + p }
+	} else if l, r, op := cutRange(a); op != "" {
+		ends, build = []string{l, r}, func(o []string) string { return o[0] + op + o[1] }
+		for i, e := range ends {
+			if e == "" {
+				ends[i] = "HEAD" // as git reads "A.." and "..B"
+			}
+		}
+	} else if r, found := strings.CutPrefix(a, "^"); found {
+		ends, build = []string{r}, func(o []string) string { return "^" + o[0] }
+	} else if r, suffix := cutParentSuffix(a); suffix != "" {
+		ends, build = []string{r}, func(o []string) string { return o[0] + suffix }
+	} else {
+		ends, build = []string{a}, func(o []string) string { return o[0] }
+	}
+	oids := make([]string, len(ends))
+	for i, e := range ends {
+		oid, err := w.repo.Run(ctx, "--no-replace-objects", "rev-parse", "--verify", "--quiet", "--end-of-options", e+"^{commit}")
+		if err != nil || oid == "" {
+			return "", false, w.notACommit(ctx, sub, a, e)
+		}
+		if !w.ofThePR(ctx, oid) {
+			base := ""
+			if w.base != "" {
+				base = " (" + text.ShortOID(w.base) + ")"
+			}
+			return "", false, fmt.Errorf("git %s %s is not allowed: %s is not a commit of this PR. The agent's git reads only the PR's commits, the ancestors of HEAD or of the PR's base%s, "+
+				"never another branch, tag, the stash or the reflog; name one as HEAD, HEAD~2, HEAD~1:path, or by a commit id from git log", sub, a, e, base)
+		}
+		oids[i] = oid
+	}
+	return build(oids), true, nil
+}
+
+// notACommit explains why a, or its part e, resolved to no commit: nil when
+// a is no revision at all (a path, then), git's error for a revision it
+// cannot resolve (a branch without upstream), else a refusal: a blob, tree
+// or tag object by its id is read through its commit (HEAD:path).
+func (w *workspace) notACommit(ctx context.Context, sub, a, e string) error {
+	out, err := w.repo.Run(ctx, "--no-replace-objects", "rev-parse", "--revs-only", "--end-of-options", a)
+	switch {
+	case err != nil:
+		return fmt.Errorf("git %s %s: %v", sub, a, err)
+	case out == "" && e == a:
+		return nil
+	case out == "" && w.exists(a): // a path with ":" or ".." in its name
+		return nil
+	case out == "":
+		return fmt.Errorf("git %s %s: %s is not a revision of this repository; name a commit of this PR as HEAD, HEAD~2 or by a commit id from git log", sub, a, e)
+	}
+	return fmt.Errorf("git %s %s is not allowed: %s is not a commit; the agent's git reads commits of this PR, and their files as COMMIT:path (HEAD:path, HEAD~1:dir/file)", sub, a, e)
+}
+
+// exists says whether the work tree has path p (p passed gitPath).
+func (w *workspace) exists(p string) bool {
+	_, err := os.Lstat(filepath.Join(w.files.Dir(), filepath.FromSlash(p)))
+	return err == nil
+}
+
+// ofThePR says whether commit oid is an ancestor of HEAD or of the PR's
+// base. HEAD only moves forward by the agent's commits, so a commit found
+// to be one stays one.
+func (w *workspace) ofThePR(ctx context.Context, oid string) bool {
+	if w.ancestors[oid] {
+		return true
+	}
+	for _, tip := range []string{"HEAD", w.base} {
+		if tip == "" {
+			continue
+		}
+		// Exit 1 is "no"; any other failure (a base not fetched) is "no" too.
+		if _, err := w.repo.Run(ctx, "--no-replace-objects", "merge-base", "--is-ancestor", "--end-of-options", oid, tip); err == nil {
+			if w.ancestors == nil {
+				w.ancestors = map[string]bool{}
+			}
+			w.ancestors[oid] = true
+			return true
+		}
+	}
+	return false
+}
+
+// cutOutsideBraces cuts s around the first sep that is not inside a
+// "{…}" (HEAD^{/fix: x} is one revision).
+func cutOutsideBraces(s, sep string) (before, after string, found bool) {
+	depth := 0
+	for i := 0; i < len(s); i++ {
+		switch {
+		case s[i] == '{':
+			depth++
+		case s[i] == '}' && depth > 0:
+			depth--
+		case depth == 0 && strings.HasPrefix(s[i:], sep):
+			return s[:i], s[i+len(sep):], true
+		}
+	}
+	return s, "", false
+}
+
+// cutRange splits A...B or A..B; op is "" for neither.
+func cutRange(s string) (l, r, op string) {
+	for _, op := range []string{"...", ".."} {
+		if l, r, found := cutOutsideBraces(s, op); found {
+			return l, r, op
+		}
+	}
+	return s, "", ""
+}
+
+// cutParentSuffix splits REV^!, REV^@ and REV^-N (the parents of REV, or
+// all but the Nth): they name only REV and its ancestors.
+func cutParentSuffix(s string) (rev, suffix string) {
+	for _, sfx := range []string{"^!", "^@"} {
+		if r, found := strings.CutSuffix(s, sfx); found && r != "" {
+			return r, sfx
+		}
+	}
+	if i := strings.LastIndex(s, "^-"); i > 0 && strings.Trim(s[i+2:], "0123456789") == "" {
+		return s[:i], s[i:]
+	}
+	return s, ""
 }

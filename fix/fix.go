@@ -362,7 +362,7 @@ func (f *fixer) agent(ctx context.Context, retry *retryInfo, attempt int) (findi
 	if err != nil {
 		return finding.FixResult{}, err
 	}
-	ws := &workspace{files: f.files, reads: f.tracked, repo: f.repo, verify: f.verify, progress: o.Progress,
+	ws := &workspace{files: f.files, reads: f.tracked, repo: f.repo, base: o.PR.BaseRefOid, verify: f.verify, progress: o.Progress,
 		touched: func(p string) {
 			f.tracked.add(p)
 			f.note.Touched(p)

@@ -53,11 +53,15 @@ func describeVerify(verify [][]string) string {
 
 // workspace is what the write tools act on and report to.
 type workspace struct {
-	files    *repofs.Repo
-	reads    *trackedFiles // what read_file, list_files and search see, and what write_file and edit_file may change
-	repo     *git.Repo
-	verify   [][]string
-	progress io.Writer
+	files *repofs.Repo
+	reads *trackedFiles // what read_file, list_files and search see, and what write_file and edit_file may change
+	repo  *git.Repo
+	// base is the PR's base commit (the merge base, for a local review):
+	// read-only git reads its ancestors and HEAD's, nothing else.
+	base      string
+	ancestors map[string]bool // commits found to be the PR's
+	verify    [][]string
+	progress  io.Writer
 	// touched and committed record the agent's effects (the WIP).
 	touched   func(path string)
 	committed func(sha, message string)
@@ -115,7 +119,7 @@ func (w *workspace) tools() []llm.Tool {
 			Name: "run_command",
 			Description: "Run a command in the repository, without a shell: argv is the program and its arguments. Allowed: the verify commands (" +
 				describeVerify(w.verify) + "); their test commands with more test names or paths inside the repository (go test also takes -run, -skip, -v, -count, -timeout, -short, -race, -cover, -bench and similar flags); " +
-				"and read-only git: status, diff, log, show with revisions, paths inside the repository and common options. Stage and commit with git_commit; gh-ocdx pushes. Output is cut to its last 8KB.",
+				"and read-only git: status, diff, log, show with revisions of this PR's commits (HEAD, HEAD~2, HEAD~1:path, A..B, a commit id from git log; not other branches, tags, the stash or the reflog), paths inside the repository and common options. Stage and commit with git_commit; gh-ocdx pushes. Output is cut to its last 8KB.",
 			Schema: llm.ObjectSchema(`{"argv":{"type":"array","items":{"type":"string"},"minItems":1}}`, "argv"),
 			Run: func(ctx context.Context, raw json.RawMessage) (string, error) {
 				var a struct {

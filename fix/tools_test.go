@@ -91,8 +91,26 @@ func TestAllowCommand(t *testing.T) {
 		{[]string{"git", "log", "--grep", "x"}, "not allowed"},
 		{[]string{"git", "log", "-n", "x"}, "needs a number"},
 		{[]string{"git", "log", "--all", "-p"}, "not allowed"},
-		{[]string{"git", "show", "stash@{0}^3"}, "the stash holds"},
-		{[]string{"git", "log", "-p", "refs/stash"}, "the stash holds"},
+		// What is not a revision of a commit is refused before git runs;
+		// which commits a revision names is checked against the repository
+		// (TestReadOnlyGitReadsOnlyThePRsCommits).
+		{[]string{"git", "show", ":/untracked files on"}, "searches every branch, the stash"},
+		{[]string{"git", "show", ":.env"}, "the index"},
+		{[]string{"git", "diff", ":0:a.txt", "HEAD:a.txt"}, "the index"},
+		{[]string{"git", "log", "stash.go"}, ""},
+		{[]string{"git", "log", "--branches"}, "not allowed"},
+		{[]string{"git", "log", "--glob=refs/*"}, "not allowed"},
+		{[]string{"git", "log", "--reflog"}, "not allowed"},
+		{[]string{"git", "log", "-g"}, "not allowed"},
+		{[]string{"git", "log", "--walk-reflogs"}, "not allowed"},
+		{[]string{"git", "log", "--stdin"}, "not allowed"},
+		{[]string{"git", "log", "--alternate-refs"}, "not allowed"},
+		{[]string{"git", "log", "--remotes"}, "not allowed"},
+		{[]string{"git", "log", "--tags"}, "not allowed"},
+		{[]string{"git", "log", "--not", "HEAD"}, "not allowed"},
+		{[]string{"git", "show", "--notes"}, "not allowed"},
+		{[]string{"git", "log", "--follow", "-Sx", "-Gy", "--", "a.txt"}, ""},
+		{[]string{"git", "diff", "--cached"}, ""},
 	} {
 		err := AllowCommand(tc.argv, verify)
 		switch {
@@ -115,6 +133,12 @@ func toolkit(t *testing.T, verify ...string) (map[string]llm.Tool, *testkit.Repo
 // toolkitAt is a workspace on the clone of fx as it is now.
 func toolkitAt(t *testing.T, fx *testkit.Repo, commands ...string) (map[string]llm.Tool, *[]string) {
 	t.Helper()
+	return toolkitBase(t, fx, "", commands...)
+}
+
+// toolkitBase is toolkitAt for a PR whose base commit is base.
+func toolkitBase(t *testing.T, fx *testkit.Repo, base string, commands ...string) (map[string]llm.Tool, *[]string) {
+	t.Helper()
 	repo, err := git.Open(context.Background(), fx.Clone)
 	if err != nil {
 		t.Fatal(err)
@@ -134,7 +158,7 @@ func toolkitAt(t *testing.T, fx *testkit.Repo, commands ...string) (map[string]l
 		t.Fatal(err)
 	}
 	var events []string
-	ws := &workspace{files: files, reads: tracked, repo: repo, verify: split, progress: &strings.Builder{},
+	ws := &workspace{files: files, reads: tracked, repo: repo, base: base, verify: split, progress: &strings.Builder{},
 		touched:   func(p string) { tracked.add(p); events = append(events, "touched "+p) },
 		committed: func(sha, msg string) { events = append(events, "committed "+msg) }}
 	m := map[string]llm.Tool{}
@@ -321,5 +345,112 @@ func TestReadOnlyGitIsRebuiltAndConfined(t *testing.T) {
 	}
 	if _, err := call(t, tools, "run_command", map[string]any{"argv": []string{"git", "log", "main@{upstream}"}}); err == nil || !strings.Contains(err.Error(), "no upstream") {
 		t.Errorf("a bad revision is explained: %v", err)
+	}
+}
+
+// TestReadOnlyGitReadsOnlyThePRsCommits: the clone holds the user's own
+// work besides the PR (a stash with an untracked .env, a local branch with
+// an embargoed fix, a commit only the reflog remembers, a tag on an
+// unrelated commit, a note); no revision form reaches it, and the PR's
+// commits read as before.
+func TestReadOnlyGitReadsOnlyThePRsCommits(t *testing.T) {
+	fx := testkit.NewRepo(t, "main", "feature", map[string]string{"a.txt": "a\n"}, map[string]string{"b.txt": "b\n", "x:y..z.txt": "xyz\n", ".gitignore": "*.log\n"})
+	g := func(args ...string) string { return testkit.Git(t, fx.Clone, args...) }
+	// The base moved on after the branch: its commit is the PR's base.
+	g("checkout", "--quiet", "main")
+	testkit.WriteFiles(t, fx.Clone, map[string]string{"m.txt": "base moved on\n"})
+	g("add", "m.txt")
+	g("commit", "--quiet", "-m", "base moved on")
+	base := g("rev-parse", "HEAD")
+	// An embargoed fix, on a local branch never pushed.
+	g("checkout", "--quiet", "-b", "embargo", "feature")
+	testkit.WriteFiles(t, fx.Clone, map[string]string{"secret.txt": "EMBARGOED-CVE fix\n"})
+	g("add", "secret.txt")
+	g("commit", "--quiet", "-m", "embargo: EMBARGOED-CVE")
+	g("checkout", "--quiet", "feature")
+	// A commit dropped from the branch, left in the reflog.
+	testkit.WriteFiles(t, fx.Clone, map[string]string{"b.txt": "DROPPED-WORK\n"})
+	g("commit", "--quiet", "-am", "DROPPED-WORK")
+	g("reset", "--quiet", "--hard", "HEAD~1")
+	// A tag on a commit of no branch.
+	tree := g("write-tree")
+	orphan := g("commit-tree", "-m", "TAGGED-ELSEWHERE", tree)
+	g("tag", "elsewhere", orphan)
+	g("notes", "add", "-m", "NOTE-TEXT", "HEAD")
+	// The user's untracked .env, stashed with git stash -u.
+	testkit.WriteFiles(t, fx.Clone, map[string]string{".env": "API_KEY=ENV-SECRET\n"})
+	g("stash", "--quiet", "-u")
+	g("update-ref", "ORIG_HEAD", "embargo") // as a reset away from it leaves it
+	dropped := ""
+	for _, l := range strings.Split(g("log", "-g", "--format=%gd %s", "HEAD"), "\n") {
+		if sel, msg, _ := strings.Cut(l, " "); msg == "DROPPED-WORK" {
+			dropped = sel
+		}
+	}
+	secrets := []string{"EMBARGOED", "DROPPED-WORK", "TAGGED-ELSEWHERE", "NOTE-TEXT", "ENV-SECRET"}
+
+	tools, _ := toolkitBase(t, fx, base)
+	for _, tc := range []struct {
+		argv []string
+		want string // "" allowed, else part of the refusal
+	}{
+		{[]string{"git", "show", ":/untracked files on"}, "searches every branch, the stash"},
+		{[]string{"git", "show", ":/EMBARGOED"}, "searches every branch"},
+		{[]string{"git", "show", ":.env"}, "the index"},
+		{[]string{"git", "show", "stash@{0}^3"}, "stash@{0}^3 is not a commit of this PR"},
+		{[]string{"git", "show", "stash@{0}^3:.env"}, "not a commit of this PR"},
+		{[]string{"git", "log", "-p", "refs/stash"}, "not a commit of this PR"},
+		{[]string{"git", "show", "embargo:secret.txt"}, "embargo is not a commit of this PR"},
+		{[]string{"git", "log", "-p", "embargo"}, "not a commit of this PR"},
+		{[]string{"git", "log", "-p", "HEAD..embargo"}, "embargo is not a commit of this PR"},
+		{[]string{"git", "diff", "HEAD...refs/heads/embargo"}, "not a commit of this PR"},
+		{[]string{"git", "diff", "embargo"}, "not a commit of this PR"},
+		{[]string{"git", "show", "embargo^!"}, "not a commit of this PR"},
+		{[]string{"git", "log", "^HEAD", "embargo"}, "not a commit of this PR"},
+		{[]string{"git", "show", dropped}, dropped + " is not a commit of this PR"},
+		{[]string{"git", "show", "@{-1}:secret.txt"}, "@{-1} is not a commit of this PR"},
+		{[]string{"git", "show", "elsewhere"}, "not a commit of this PR"},
+		{[]string{"git", "show", "ORIG_HEAD"}, "not a commit of this PR"},
+		{[]string{"git", "show", "HEAD^{/EMBARGOED}"}, "-"}, // no commit of HEAD's matches: git reads a path
+		{[]string{"git", "log", "--all", "-p"}, "not allowed"},
+		{[]string{"git", "log", "-g", "-p"}, "not allowed"},
+		{[]string{"git", "show", g("rev-parse", "embargo:secret.txt")}, "is not a commit"},
+		// The PR's commits, by any name, and files of them.
+		{[]string{"git", "show", "HEAD"}, ""},
+		{[]string{"git", "show", "HEAD~1:a.txt"}, ""},
+		{[]string{"git", "show", "HEAD:"}, ""},
+		{[]string{"git", "show", "HEAD:./"}, ""},
+		{[]string{"git", "show", "HEAD:./a.txt"}, ""},
+		{[]string{"git", "show", "HEAD:.gitignore"}, ""},
+		{[]string{"git", "log", "--oneline", "main..HEAD"}, ""},
+		{[]string{"git", "diff", base + "...HEAD"}, ""},
+		{[]string{"git", "show", "main:m.txt"}, ""},
+		{[]string{"git", "show", "HEAD^!"}, ""},
+		{[]string{"git", "log", "^HEAD~1", "HEAD", "--", "b.txt"}, ""},
+		{[]string{"git", "diff", "HEAD~1", "b.txt"}, ""},
+		{[]string{"git", "log", "-p"}, ""},
+		{[]string{"git", "log", "stash.txt"}, ""}, // no revision: a path
+		{[]string{"git", "log", "x:y..z.txt"}, ""},
+		{[]string{"git", "log", "HEAD..nowhere"}, "nowhere is not a revision"},
+	} {
+		out, err := call(t, tools, "run_command", map[string]any{"argv": tc.argv})
+		for _, s := range secrets {
+			if strings.Contains(out, s) || err != nil && strings.Contains(err.Error(), s) && !strings.Contains(strings.Join(tc.argv, " "), s) {
+				t.Errorf("%q shows %s: %q %v", tc.argv, s, out, err)
+			}
+		}
+		switch {
+		case tc.want == "-":
+		case tc.want == "" && (err != nil || !strings.Contains(out, "exit 0")):
+			t.Errorf("%q refused: %q %v", tc.argv, out, err)
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+			t.Errorf("%q: got %q %v, want a refusal with %q", tc.argv, out, err, tc.want)
+		}
+	}
+	// The PR's commits are given to git by their full names (%S: the
+	// name on the command line).
+	out, err := call(t, tools, "run_command", map[string]any{"argv": []string{"git", "log", "-1", "--format=%S", "HEAD~1"}})
+	if err != nil || !strings.Contains(out, "\n"+g("rev-parse", "HEAD~1")) {
+		t.Errorf("git log HEAD~1: %q %v", out, err)
 	}
 }
