@@ -26,20 +26,6 @@ var readOnlyGit = []string{"status", "diff", "log", "show"}
 // networkTools are refused by name, with a reason the model can act on.
 var networkTools = []string{"curl", "wget", "nc", "ncat", "netcat", "ssh", "scp", "sftp", "rsync", "ftp", "telnet", "http", "https", "socat", "aria2c", "gh"}
 
-// AllowCommand decides whether run_command may run argv, given the verify
-// commands of the configuration (split). Allowed: a verify command exactly;
-// a test command of the verify list with more arguments (the verify entry
-// up to its "test" word is the prefix: "go test ./..." allows
-// "go test ./fix -run TestX"), which are test names and paths inside the
-// repository, and for go test a few harmless flags; read-only git (status,
-// diff, log, show) with revisions, paths inside the repository and
-// harmless options. Everything else is refused with the reason. Only the
-// configuration feeds verify: nothing the PR says can widen this.
-func AllowCommand(argv []string, verify [][]string) error {
-	_, err := parseCommand(argv, verify)
-	return err
-}
-
 func describeVerify(verify [][]string) string {
 	if len(verify) == 0 {
 		return "none configured"

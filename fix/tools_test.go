@@ -15,7 +15,7 @@ import (
 	"github.com/ocdx/gh-ocdx/verify"
 )
 
-func TestAllowCommand(t *testing.T) {
+func TestRunCommandRules(t *testing.T) {
 	verify := [][]string{{"go", "test", "./..."}, {"sh", "check.sh"}, {"dx", "lint"}, {"npm", "test"}, {"cargo", "test", "--workspace"}}
 	for _, tc := range []struct {
 		argv []string
@@ -112,7 +112,7 @@ func TestAllowCommand(t *testing.T) {
 		{[]string{"git", "log", "--follow", "-Sx", "-Gy", "--", "a.txt"}, ""},
 		{[]string{"git", "diff", "--cached"}, ""},
 	} {
-		err := AllowCommand(tc.argv, verify)
+		_, err := parseCommand(tc.argv, verify)
 		switch {
 		case tc.want == "" && err != nil:
 			t.Errorf("%q refused: %v", tc.argv, err)
