@@ -121,7 +121,7 @@ func newModel(d *Deps, role, name string, outputCap int64) (*progressModel, erro
 	}
 	registerCredentials(d)
 	m := &progressModel{role: role, name: name, prog: d.prog(), log: d.Log}
-	o := llm.Options{Timeout: t, MaxTokens: outputCap, OnRetry: m.retried, Progress: m.streamed}
+	o := llm.Options{Timeout: t, MaxTokens: outputCap, Backoff: d.Backoff, OnRetry: m.retried, Progress: m.streamed}
 	if d.Model != nil {
 		m.Model, err = d.Model(name, o)
 	} else {
@@ -153,7 +153,7 @@ func (d *Deps) gitHub(host string) (*github.Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	return github.New(host, github.Options{Token: d.githubToken(host), Timeout: t})
+	return github.New(host, github.Options{Token: d.githubToken(host), Timeout: t, Backoff: d.Backoff})
 }
 
 // githubToken is the token gh would send to host: GH_TOKEN or GITHUB_TOKEN

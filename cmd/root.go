@@ -42,6 +42,10 @@ type Deps struct {
 	Store    func() (*state.Store, error)                        // the state file
 	Prompter func(ctx context.Context) Prompter                  // questions on the terminal
 	Now      func() time.Time                                    // the clock of what verbs record
+	// Backoff is the first wait before a GitHub or model request is tried
+	// again when the server asks for none (it doubles each try); 0 is the
+	// clients' own (1s for GitHub, 0.5s for models).
+	Backoff time.Duration
 
 	credentials sync.Once // registerCredentials, on the first client built
 	progress    *progress // the live display of model calls; built on first use

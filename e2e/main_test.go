@@ -99,6 +99,9 @@ func runInProcessOn(e *testkit.Env, ios *cmd.IOStreams, args []string, d *cmd.De
 	d.Getenv = func(k string) string { return vars[k] }
 	d.WorkDir = e.Dir
 	d.Version = "test"
+	// The retries are what the tests check, not how long they wait: the
+	// real waits (a second and more) are the clients' unit tests' business.
+	d.Backoff = 5 * time.Millisecond
 	// go-gh reads the git remotes of the process's directory.
 	d.BaseRepo = func() (repository.Repository, error) {
 		return repository.Repository{}, errors.New("an in-process run takes its repository from GH_REPO or -R: a test of the remotes runs testkit.Binary")
