@@ -1,4 +1,9 @@
-package review
+// Package reviewpr is review-pr's interactive session (docs/architecture.md,
+// review-pr): one model that asks before it fetches (Orient) and proposes a
+// review the person posts, edits, discusses or aborts (Decide). What the
+// model starts from, the task message and the read-only tools, is package
+// review.
+package reviewpr
 
 import (
 	"cmp"
@@ -11,6 +16,7 @@ import (
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/internal/redact"
 	"github.com/ocdx/gh-ocdx/llm"
+	"github.com/ocdx/gh-ocdx/review"
 )
 
 // The review-pr role (docs/architecture.md, review-pr): the task message is the first user
@@ -88,8 +94,8 @@ var ErrAborted = errors.New("review aborted: nothing was posted")
 // Session is one review-pr run.
 type Session struct {
 	Model     llm.Model
-	Context   *Context
-	Tools     []llm.Tool // read-only tools: RepoTools and PRTools
+	Context   *review.Context
+	Tools     []llm.Tool // read-only tools: review.RepoTools and review.PRTools
 	Confirmer Confirmer
 	Publisher Publisher
 	MaxIters  int
