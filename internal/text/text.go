@@ -2,6 +2,8 @@
 // posted comment: PR titles, bodies, diffs, threads, model answers and tool
 // arguments may carry terminal escape sequences that hide or rewrite what
 // the user sees (conceal, set the title, erase a line, move the cursor).
+// In a post, it also makes inert the markup only gh-ocdx may write there
+// (InertMarkup).
 // It also holds the few shorteners (ShortOID, FirstLine, OneLine, Clip)
 // that progress lines, logs and reports in several packages share.
 package text
