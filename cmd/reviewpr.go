@@ -19,6 +19,7 @@ import (
 	"github.com/ocdx/gh-ocdx/loop"
 	"github.com/ocdx/gh-ocdx/repofs"
 	"github.com/ocdx/gh-ocdx/review"
+	"github.com/ocdx/gh-ocdx/reviewpr"
 	"github.com/ocdx/gh-ocdx/state"
 )
 
@@ -227,7 +228,7 @@ func reviewPR(ctx context.Context, d *Deps, opts *ReviewPROptions) error {
 
 	files := prFiles(ctx, d, client, repo, rc.PR)
 	tools := append(review.RepoTools(files), review.PRTools(client, repo, opts.Number)...)
-	s := &review.Session{Model: model, Context: rc, Tools: tools, MaxEvent: maxEvent}
+	s := &reviewpr.Session{Model: model, Context: rc, Tools: tools, MaxEvent: maxEvent}
 	post := &postPublisher{d: d, gh: client, repo: repo, number: opts.Number, runID: state.NewRunID(), head: rc.PR.HeadRefOid, ledger: led}
 	switch {
 	case opts.Print:
@@ -244,7 +245,7 @@ func reviewPR(ctx context.Context, d *Deps, opts *ReviewPROptions) error {
 	}
 	var be *llm.BudgetError
 	switch {
-	case errors.Is(err, review.ErrAborted):
+	case errors.Is(err, reviewpr.ErrAborted):
 		return fmt.Errorf("%w: %v", ErrCancelled, err)
 	case errors.As(err, &be):
 		return &IncompleteError{Reason: be.Error() + "; the review stopped there. Re-run with a larger --max-tokens (or maxTokens in the configuration)"}

@@ -9,7 +9,7 @@ import (
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/internal/text"
-	"github.com/ocdx/gh-ocdx/review"
+	"github.com/ocdx/gh-ocdx/reviewpr"
 )
 
 // terminalConfirmer asks the user at Orient and Decide.
@@ -18,21 +18,21 @@ type terminalConfirmer struct {
 	p Prompter
 }
 
-func (c *terminalConfirmer) Orient(_ context.Context, proposal string) (review.OrientReply, error) {
+func (c *terminalConfirmer) Orient(_ context.Context, proposal string) (reviewpr.OrientReply, error) {
 	fmt.Fprintf(c.d.IO.Out, "\nThe reviewer asks for more context:\n%s\n\n", indent(proposal))
 	i, err := c.p.Select("Context request", []string{"Fetch as proposed", "Narrow it", "Refuse"})
 	if err != nil {
-		return review.OrientReply{}, err
+		return reviewpr.OrientReply{}, err
 	}
 	switch i {
 	case 1:
 		text, err := c.answer("What should it fetch instead?", "an empty answer narrows nothing: name the files, directories or issues it may fetch, or choose Refuse")
-		return review.OrientReply{Action: review.Narrow, Text: text}, err
+		return reviewpr.OrientReply{Action: reviewpr.Narrow, Text: text}, err
 	case 2:
 		text, err := c.p.Input("Why not?")
-		return review.OrientReply{Action: review.Refuse, Text: text}, err
+		return reviewpr.OrientReply{Action: reviewpr.Refuse, Text: text}, err
 	}
-	return review.OrientReply{Action: review.Fetch}, nil
+	return reviewpr.OrientReply{Action: reviewpr.Fetch}, nil
 }
 
 // answer asks msg until the answer says something.
@@ -56,7 +56,7 @@ var postAs = []struct {
 // Decide shows the proposed review and asks what to do with it: post it,
 // edit it in the person's editor (then asked again, the edit shown), post
 // it as another event, discuss it with the reviewer, or abort.
-func (c *terminalConfirmer) Decide(ctx context.Context, p review.Proposal) (review.DecideReply, error) {
+func (c *terminalConfirmer) Decide(ctx context.Context, p reviewpr.Proposal) (reviewpr.DecideReply, error) {
 	title := "Proposed review: " + string(p.Event)
 	if p.Proposed != "" {
 		title += " (the model proposed " + string(p.Proposed) + ")"
@@ -66,20 +66,20 @@ func (c *terminalConfirmer) Decide(ctx context.Context, p review.Proposal) (revi
 		body := cmp.Or(edited, p.Body)
 		fmt.Fprintf(c.d.IO.Out, "\n── %s %s\n", title, strings.Repeat("─", 30))
 		if err := printMarkdown(c.d, body+"\n"); err != nil {
-			return review.DecideReply{}, err
+			return reviewpr.DecideReply{}, err
 		}
 		fmt.Fprintf(c.d.IO.Out, "%s%s\n\n", inlineComments(p.Comments), strings.Repeat("─", 50))
 		i, err := c.p.Select("Post this review?", []string{"Post as " + string(p.Event), "Edit", "Post as…", "Discuss", "Abort"})
 		if err != nil {
-			return review.DecideReply{}, err
+			return reviewpr.DecideReply{}, err
 		}
 		switch i {
 		case 0:
-			return review.DecideReply{Action: review.Post, Body: edited}, nil
+			return reviewpr.DecideReply{Action: reviewpr.Post, Body: edited}, nil
 		case 1:
 			text, err := c.p.Edit("Edit the review", editorCommand(ctx, c.d), body)
 			if err != nil {
-				return review.DecideReply{}, err
+				return reviewpr.DecideReply{}, err
 			}
 			if strings.TrimSpace(text) == "" {
 				fmt.Fprintln(c.d.IO.ErrOut, "the edited review is empty: kept the text before the edit")
@@ -93,14 +93,14 @@ func (c *terminalConfirmer) Decide(ctx context.Context, p review.Proposal) (revi
 			}
 			j, err := c.p.Select("Post the review as", labels)
 			if err != nil {
-				return review.DecideReply{}, err
+				return reviewpr.DecideReply{}, err
 			}
-			return review.DecideReply{Action: review.Post, Event: postAs[j].event, Body: edited}, nil
+			return reviewpr.DecideReply{Action: reviewpr.Post, Event: postAs[j].event, Body: edited}, nil
 		case 3:
 			text, err := c.answer("Your feedback for the reviewer:", "an empty answer tells the reviewer nothing: say what to change, or choose Abort")
-			return review.DecideReply{Action: review.Discuss, Text: text}, err
+			return reviewpr.DecideReply{Action: reviewpr.Discuss, Text: text}, err
 		default:
-			return review.DecideReply{Action: review.Abort}, nil
+			return reviewpr.DecideReply{Action: reviewpr.Abort}, nil
 		}
 	}
 }
@@ -117,13 +117,13 @@ type autoConfirmer struct {
 	why string // the flag that answers for the user
 }
 
-func (a autoConfirmer) Orient(_ context.Context, proposal string) (review.OrientReply, error) {
+func (a autoConfirmer) Orient(_ context.Context, proposal string) (reviewpr.OrientReply, error) {
 	a.d.Log.Info("context request confirmed ("+a.why+")", "proposal", text.Clip(text.OneLine(proposal), 300))
-	return review.OrientReply{Action: review.Fetch}, nil
+	return reviewpr.OrientReply{Action: reviewpr.Fetch}, nil
 }
 
-func (autoConfirmer) Decide(context.Context, review.Proposal) (review.DecideReply, error) {
-	return review.DecideReply{Action: review.Post}, nil
+func (autoConfirmer) Decide(context.Context, reviewpr.Proposal) (reviewpr.DecideReply, error) {
+	return reviewpr.DecideReply{Action: reviewpr.Post}, nil
 }
 
 // postPublisher submits the review on GitHub and prints its URL.
@@ -140,7 +140,7 @@ type postPublisher struct {
 // Publish posts the review with the marker and a tag, as every comment
 // gh-ocdx posts: review-loop then knows the review as its own and never
 // counts it as a maintainer's change request.
-func (p *postPublisher) Publish(ctx context.Context, r review.Proposal) (string, error) {
+func (p *postPublisher) Publish(ctx context.Context, r reviewpr.Proposal) (string, error) {
 	// The ledger goes on, marking the head this review read.
 	led := p.ledger
 	led.Run, led.Kind, led.Round, led.Head = p.runID, "review-pr", 1, p.head
@@ -156,7 +156,7 @@ func (p *postPublisher) Publish(ctx context.Context, r review.Proposal) (string,
 // printPublisher prints the review on stdout and posts nothing (--print).
 type printPublisher struct{ d *Deps }
 
-func (p printPublisher) Publish(_ context.Context, r review.Proposal) (string, error) {
+func (p printPublisher) Publish(_ context.Context, r reviewpr.Proposal) (string, error) {
 	fmt.Fprintf(p.d.IO.Out, "Event: %s\n\n", r.Event)
 	if err := printMarkdown(p.d, strings.TrimRight(r.Body, "\n")+"\n"); err != nil {
 		return "", err

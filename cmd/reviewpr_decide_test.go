@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/ocdx/gh-ocdx/github"
-	"github.com/ocdx/gh-ocdx/review"
+	"github.com/ocdx/gh-ocdx/reviewpr"
 )
 
 // An empty "narrow" answer would tell the reviewer nothing: it is asked
@@ -14,7 +14,7 @@ func TestOrientAsksAgainForAnEmptyNarrowing(t *testing.T) {
 	d, _, errOut := testDeps()
 	p := &fakePrompter{pick: 1, inputs: []string{"  ", "only auth.go"}}
 	got, err := (&terminalConfirmer{d: d, p: p}).Orient(t.Context(), "read everything")
-	if err != nil || got.Action != review.Narrow || got.Text != "only auth.go" {
+	if err != nil || got.Action != reviewpr.Narrow || got.Text != "only auth.go" {
 		t.Fatalf("Orient = %+v, %v", got, err)
 	}
 	if n := strings.Count(strings.Join(p.asked, "\n"), "What should it fetch instead?"); n != 2 || !strings.Contains(errOut.String(), "an empty answer narrows nothing") {
@@ -27,8 +27,8 @@ func TestOrientAsksAgainForAnEmptyNarrowing(t *testing.T) {
 func TestDecideEdit(t *testing.T) {
 	d, out, errOut := testDeps()
 	p := &fakePrompter{picks: []int{1, 1, 0}, edits: []string{"\n", "My own words.\n"}}
-	got, err := (&terminalConfirmer{d: d, p: p}).Decide(t.Context(), review.Proposal{Event: github.RequestChanges, Body: "The model's words.\n"})
-	if err != nil || got.Action != review.Post || got.Body != "My own words.\n" || got.Event != "" {
+	got, err := (&terminalConfirmer{d: d, p: p}).Decide(t.Context(), reviewpr.Proposal{Event: github.RequestChanges, Body: "The model's words.\n"})
+	if err != nil || got.Action != reviewpr.Post || got.Body != "My own words.\n" || got.Event != "" {
 		t.Fatalf("Decide = %+v, %v", got, err)
 	}
 	if s := out.String(); strings.Count(s, "Proposed review: REQUEST_CHANGES") != 2 || !strings.Contains(s, "── Your edited review: REQUEST_CHANGES") || !strings.Contains(s, "My own words.") {

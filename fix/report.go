@@ -102,21 +102,21 @@ func (f *fixer) report() string {
 	fmt.Fprintf(&b, "\n### Fixed (%d)\n", len(out.Fixed))
 	for _, x := range out.Fixed {
 		// Model text on its own line: a redacted line leaves the ID readable.
-		fmt.Fprintf(&b, "- `%s` %s (commit `%s`)\n  %s\n", x.FindingID, text.OneLine(titles[x.FindingID]), text.ShortOID(x.CommitSha), text.OneLine(x.Description))
+		fmt.Fprintf(&b, "- `%s` %s (commit `%s`)\n  %s\n", x.FindingID, words(titles[x.FindingID]), text.ShortOID(x.CommitSha), words(x.Description))
 	}
 	if len(out.Fixed) == 0 {
 		b.WriteString("- none\n")
 	}
 	fmt.Fprintf(&b, "\n### Rejected (%d)\n", len(out.Rejected))
 	for _, x := range out.Rejected {
-		fmt.Fprintf(&b, "- `%s` %s\n  %s\n", x.FindingID, text.OneLine(titles[x.FindingID]), text.OneLine(x.Reason))
+		fmt.Fprintf(&b, "- `%s` %s\n  %s\n", x.FindingID, words(titles[x.FindingID]), words(x.Reason))
 	}
 	if len(out.Rejected) == 0 {
 		b.WriteString("- none\n")
 	}
 	fmt.Fprintf(&b, "\n### Commits (%d)\n", len(out.Commits))
 	for _, c := range out.Commits {
-		fmt.Fprintf(&b, "- `%s` %s\n", text.ShortOID(c.Sha), text.OneLine(c.Message))
+		fmt.Fprintf(&b, "- `%s` %s\n", text.ShortOID(c.Sha), words(c.Message))
 	}
 	b.WriteString("\n### Verification\n")
 	if len(out.Verification) == 0 {
@@ -143,6 +143,10 @@ func (f *fixer) report() string {
 	fmt.Fprintf(&b, "- %s (%s): %d calls, %s tokens\n", Role, o.ModelName, out.Usage.Calls, out.Usage)
 	return b.String()
 }
+
+// words is a model's text on one line, with gh-ocdx's own markup (a
+// suggestion fence, the hidden marker, tags and ledger) made inert.
+func words(s string) string { return text.InertMarkup(text.OneLine(s)) }
 
 // relative writes the checkout's paths in s relative to its root: a report
 // is public, and where the checkout lives on this machine (a home

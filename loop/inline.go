@@ -163,15 +163,17 @@ func anchor(lines github.DiffLines, f finding.Finding) (github.ReviewComment, bo
 
 // InlineBody is the comment of one finding: marker, the thread's tag, the
 // finding, and its replacement as a suggestion GitHub can commit. It is
-// sanitised as the report is.
+// sanitised as the report is; the replacement, which anchor checked
+// against the diff, is the only suggestion it carries: the model's words
+// cannot add one, nor a tag.
 func InlineBody(f finding.Finding) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s\n%s\n**%s** · %s · `%s`\n\n", finding.Marker, threadTag(f), f.Priority, cell(f.Title, 200), f.ID)
 	if d := strings.TrimSpace(f.Description); d != "" {
-		b.WriteString(excerpt(d, 2000) + "\n\n")
+		b.WriteString(prose(d, 2000) + "\n\n")
 	}
 	if s := strings.TrimSpace(f.Suggestion); s != "" {
-		fmt.Fprintf(&b, "_Suggestion:_ %s\n\n", excerpt(s, 1000))
+		fmt.Fprintf(&b, "_Suggestion:_ %s\n\n", prose(s, 1000))
 	}
 	if f.Replacement != nil {
 		b.WriteString(finding.SuggestionBlock(*f.Replacement) + "\n")

@@ -139,7 +139,7 @@ func RenderReview(runID string, maxRounds int, rr *RoundResult) string {
 	if len(reports) > 0 {
 		b.WriteString("<details><summary>Role reports</summary>\n\n")
 		for _, r := range reports {
-			fmt.Fprintf(&b, "#### %s\n\n%s\n\n", r.Role, excerpt(r.Report, maxRoleReport))
+			fmt.Fprintf(&b, "#### %s\n\n%s\n\n", r.Role, prose(r.Report, maxRoleReport))
 		}
 		b.WriteString("</details>\n\n")
 	}
@@ -152,7 +152,7 @@ func RenderReview(runID string, maxRounds int, rr *RoundResult) string {
 		b.WriteString("\n\n")
 	}
 	if rr.Note != "" {
-		fmt.Fprintf(&b, "**Next:** %s\n", rr.Note)
+		fmt.Fprintf(&b, "**Next:** %s\n", text.InertMarkup(rr.Note)) // it may quote an error
 	}
 	fmt.Fprintf(&b, "\n<sub>gh-ocdx review-loop · run %s</sub>\n", runID)
 	return b.String()
@@ -177,10 +177,10 @@ func writeFinding(b *strings.Builder, f finding.Finding, stuck []string, agree s
 	}
 	fmt.Fprintf(b, "- **%s** `%s` %s `%s`%s%s%s\n", f.Priority, f.ID, cell(f.Title, 200), loc, mark, by, agree)
 	if d := strings.TrimSpace(f.Description); d != "" {
-		fmt.Fprintf(b, "  %s\n", indent(excerpt(d, 1000)))
+		fmt.Fprintf(b, "  %s\n", indent(prose(d, 1000)))
 	}
 	if s := strings.TrimSpace(f.Suggestion); s != "" {
-		fmt.Fprintf(b, "  _Suggestion:_ %s\n", indent(excerpt(s, 600)))
+		fmt.Fprintf(b, "  _Suggestion:_ %s\n", indent(prose(s, 600)))
 	}
 }
 
@@ -354,11 +354,19 @@ func policyNames(files []string) string {
 	return strings.Join(q, " and ")
 }
 
-// cell keeps text on one line and bounded, for tables and list items.
+// cell keeps text on one line and bounded, for tables and list items,
+// with gh-ocdx's own markup made inert: titles, reasons and errors come
+// from models and PRs.
 func cell(s string, n int) string {
 	s = strings.ReplaceAll(text.OneLine(s), "|", "\\|")
-	return excerpt(s, n)
+	return text.InertMarkup(excerpt(s, n))
 }
+
+// prose is a model's or a person's text for a post, bounded, with
+// gh-ocdx's own markup made inert (a suggestion fence, the hidden marker,
+// tags and ledger): in a post only gh-ocdx writes those
+// (docs/architecture.md, Posting).
+func prose(s string, n int) string { return text.InertMarkup(excerpt(s, n)) }
 
 func indent(s string) string { return strings.ReplaceAll(s, "\n", "\n  ") }
 

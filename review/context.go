@@ -1,6 +1,7 @@
 // Package review builds what a review of one pull request starts from: the
-// context built the same way every time and its task message, the tools the
-// agents read the repository and the PR with, and review-pr's session.
+// context built the same way every time and its task message, and the tools
+// the agents read the repository and the PR with. review-pr's interactive
+// session, which starts from them, is package reviewpr.
 package review
 
 import (

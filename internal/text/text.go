@@ -2,6 +2,8 @@
 // posted comment: PR titles, bodies, diffs, threads, model answers and tool
 // arguments may carry terminal escape sequences that hide or rewrite what
 // the user sees (conceal, set the title, erase a line, move the cursor).
+// In a post, it also makes inert the markup only gh-ocdx may write there
+// (InertMarkup).
 // It also holds the few shorteners (ShortOID, FirstLine, OneLine, Clip)
 // that progress lines, logs and reports in several packages share.
 package text
@@ -9,6 +11,7 @@ package text
 import (
 	"fmt"
 	"io"
+	"regexp"
 	"strings"
 	"unicode/utf8"
 )
@@ -136,4 +139,56 @@ func Distance(a, b string) int {
 		prev, cur = cur, prev
 	}
 	return prev[len(b)]
+}
+
+// Markup that only gh-ocdx may write in a post (docs/architecture.md,
+// Posting): a suggestion fence, which GitHub turns into a "Commit
+// suggestion" button, and the HTML comments that hold its marker, tags and
+// ledger. A fence opens a line, after up to three spaces or the markers of
+// the block quotes and list items it sits in; the quick tests skip the
+// regular expressions for text that cannot hold either.
+var (
+	reFence          = regexp.MustCompile("(?m)^((?:[ \t]*(?:>|[-*+]|[0-9]{1,9}[.)]))*[ \t]*)(`{3,}|~{3,})(.*)$")
+	reSuggestion     = regexp.MustCompile(`(?i)suggestion`)
+	reSuggestionLang = regexp.MustCompile(`(?i)(\blang\s*=\s*["']?\s*|language-)suggestion`)
+)
+
+// InertMarkup returns s, text a model or a PR wrote, with gh-ocdx's own
+// markup made inert, so that it posts as what it is: words. A code fence
+// whose info string names a suggestion (any case, backticks or tildes, in
+// a quote or a list) opens a plain "text" block instead, and so does raw
+// HTML asking for a suggestion's language; "<!" (an HTML comment, which
+// GitHub hides and gh-ocdx reads its marker, tags and ledger from, or a
+// declaration) is written "&lt;!", which shows the same and hides nothing.
+// Only gh-ocdx's own rendering of a replacement checked against the diff
+// (finding.SuggestionBlock) writes a suggestion; it is never passed here.
+func InertMarkup(s string) string {
+	if strings.Contains(s, "<!") {
+		s = strings.ReplaceAll(s, "<!", "&lt;!")
+	}
+	if !mentionsSuggestion(s) {
+		return s
+	}
+	s = reFence.ReplaceAllStringFunc(s, func(line string) string {
+		m := reFence.FindStringSubmatch(line)
+		prefix, fence, info := m[1], m[2], m[3]
+		if !reSuggestion.MatchString(info) || fence[0] == '`' && strings.Contains(info, "`") {
+			return line // no suggestion, or no fence: CommonMark's backtick fence has no backtick in its info string
+		}
+		return prefix + fence + "text"
+	})
+	return reSuggestionLang.ReplaceAllString(s, "${1}text")
+}
+
+// mentionsSuggestion is reSuggestion.MatchString(s), fast: a report runs
+// every title and description through InertMarkup, and a case-folding
+// regular expression scans text several times slower than this loop. The
+// expression is left for text holding "ſ", which folds to "s".
+func mentionsSuggestion(s string) bool {
+	for i := 0; i+len("suggestion") <= len(s); i++ {
+		if s[i]|0x20 == 's' && strings.EqualFold(s[i:i+len("suggestion")], "suggestion") {
+			return true
+		}
+	}
+	return strings.Contains(s, "ſ") && reSuggestion.MatchString(s)
 }

@@ -1,4 +1,4 @@
-package review
+package reviewpr
 
 import (
 	"errors"
@@ -8,6 +8,7 @@ import (
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/internal/redact"
+	"github.com/ocdx/gh-ocdx/internal/text"
 )
 
 // commentsSchema is submit_review's optional inline comments.
@@ -50,7 +51,10 @@ func (s *Session) anchored(in []inlineComment) ([]github.ReviewComment, error) {
 			bad = append(bad, fmt.Sprintf("comment %d (%s:%d) has no body", i+1, c.Path, c.Line))
 			continue
 		}
-		body := strings.TrimSpace(c.Body)
+		// The model's words cannot carry a suggestion or a hidden tag;
+		// its suggestion field, on lines checked above, is the one
+		// suggestion, rendered by gh-ocdx.
+		body := text.InertMarkup(strings.TrimSpace(c.Body))
 		if c.Suggestion != nil && side == github.Right {
 			body += "\n\n" + finding.SuggestionBlock(*c.Suggestion)
 		}

@@ -1,4 +1,9 @@
-package review
+// Package reviewpr is review-pr's interactive session (docs/architecture.md,
+// review-pr): one model that asks before it fetches (Orient) and proposes a
+// review the person posts, edits, discusses or aborts (Decide). What the
+// model starts from, the task message and the read-only tools, is package
+// review.
+package reviewpr
 
 import (
 	"cmp"
@@ -10,7 +15,9 @@ import (
 
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/internal/redact"
+	"github.com/ocdx/gh-ocdx/internal/text"
 	"github.com/ocdx/gh-ocdx/llm"
+	"github.com/ocdx/gh-ocdx/review"
 )
 
 // The review-pr role (docs/architecture.md, review-pr): the task message is the first user
@@ -88,8 +95,8 @@ var ErrAborted = errors.New("review aborted: nothing was posted")
 // Session is one review-pr run.
 type Session struct {
 	Model     llm.Model
-	Context   *Context
-	Tools     []llm.Tool // read-only tools: RepoTools and PRTools
+	Context   *review.Context
+	Tools     []llm.Tool // read-only tools: review.RepoTools and review.PRTools
 	Confirmer Confirmer
 	Publisher Publisher
 	MaxIters  int
@@ -136,6 +143,9 @@ func (s *Session) Run(ctx context.Context) (*SessionResult, error) {
 			if reply.Event != "" || reply.Body != "" {
 				// The person's own choice of event or words: posted as
 				// chosen (secrets still masked: a post never carries one).
+				// Their markup stays theirs: the editor starts from the
+				// model's words made inert, so a suggestion or an HTML
+				// comment left in the edit is one the person wrote.
 				p = Proposal{Event: cmp.Or(reply.Event, p.Event), Body: body, Comments: comments}
 				if reply.Body != "" {
 					p.Body = redact.ForComment(reply.Body)
@@ -218,7 +228,7 @@ func (s *Session) Run(ctx context.Context) (*SessionResult, error) {
 				if err != nil {
 					return "", err
 				}
-				return decide(ctx, ev, redact.ForComment(a.Body), comments)
+				return decide(ctx, ev, modelText(a.Body), comments)
 			},
 		})
 
@@ -234,13 +244,18 @@ func (s *Session) Run(ctx context.Context) (*SessionResult, error) {
 		}
 		// The model answered in text instead of calling submit_review: that
 		// text is its proposal, as a comment review, through the same Decide.
-		reply, err := decide(ctx, github.CommentOnly, redact.ForComment(res.Text), nil)
+		reply, err := decide(ctx, github.CommentOnly, modelText(res.Text), nil)
 		if done, err := ended(ctx, err); done {
 			return out, err
 		}
 		task += "\n\n### Your previous review\n\n" + res.Text + "\n\n### " + reply
 	}
 }
+
+// modelText is the model's words made ready to post: secrets and diffs
+// out, and gh-ocdx's own markup (a suggestion fence, the hidden marker,
+// tags and ledger) inert, since only gh-ocdx's rendering writes those.
+func modelText(s string) string { return text.InertMarkup(redact.ForComment(s)) }
 
 // ended tells whether the session is over after an agent run or a decision,
 // and with which error: published (nil), aborted, a prompt or publishing

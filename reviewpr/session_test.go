@@ -1,4 +1,4 @@
-package review
+package reviewpr
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/llm"
 	"github.com/ocdx/gh-ocdx/repofs"
+	"github.com/ocdx/gh-ocdx/review"
 )
 
 // scriptedModel answers each request with the next turn's tool calls and
@@ -92,6 +93,20 @@ func (k *keptPublisher) Publish(_ context.Context, p Proposal) (string, error) {
 	return "https://example.com/review", nil
 }
 
+// fakePR is a PR with one changed file and any issue asked for.
+type fakePR struct{}
+
+func (fakePR) FilesPage(_ context.Context, _ github.Repo, _, page int) ([]github.FilePatch, error) {
+	if page > 1 {
+		return nil, nil
+	}
+	return []github.FilePatch{{Filename: "p1/f0.go", Status: "modified", Patch: "@@ -1 +1 @@\n-a\n+b"}}, nil
+}
+
+func (fakePR) Issue(_ context.Context, _ github.Repo, n int) (*github.Issue, error) {
+	return &github.Issue{Number: n, Title: "Bug", State: "open", Body: "the issue"}, nil
+}
+
 // newSession is a session over a checkout holding auth.go and docs/a.md,
 // with the PR tools of fakePR.
 func newSession(t *testing.T, m llm.Model, person Confirmer, pub Publisher) *Session {
@@ -105,8 +120,8 @@ func newSession(t *testing.T, m llm.Model, person Confirmer, pub Publisher) *Ses
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { files.Close() })
-	tools := append(RepoTools(files), PRTools(&fakePR{}, github.Repo{Owner: "o", Name: "r"}, 1)...)
-	rc := &Context{PR: &github.PullRequest{Number: 1, Title: "t", State: "OPEN"}, Diff: "diff --git a/auth.go b/auth.go\n"}
+	tools := append(review.RepoTools(files), review.PRTools(fakePR{}, github.Repo{Owner: "o", Name: "r"}, 1)...)
+	rc := &review.Context{PR: &github.PullRequest{Number: 1, Title: "t", State: "OPEN"}, Diff: "diff --git a/auth.go b/auth.go\n"}
 	return &Session{Model: m, Context: rc, Tools: tools, Confirmer: person, Publisher: pub}
 }
 
