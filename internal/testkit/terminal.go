@@ -118,7 +118,7 @@ func (tm *Terminal) Screen() string {
 // Expect waits until want appears after what earlier Expects matched.
 func (tm *Terminal) Expect(want string) {
 	tm.t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(raceScale * 20 * time.Second)
 	for {
 		s := tm.Screen()
 		if i := strings.Index(s[tm.pos:], want); i >= 0 {
@@ -126,7 +126,7 @@ func (tm *Terminal) Expect(want string) {
 			return
 		}
 		if time.Now().After(deadline) {
-			tm.t.Fatalf("no %q on the screen:\n%s", want, s)
+			tm.t.Fatalf("no %q on the screen after %s (what it shows, %d bytes, last match at %d):\n%s", want, raceScale*20*time.Second, len(s), tm.pos, s)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -137,7 +137,7 @@ func (tm *Terminal) Expect(want string) {
 func (tm *Terminal) Send(keys string) {
 	tm.t.Helper()
 	last, still := -1, time.Now()
-	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(25 * time.Millisecond) {
+	for deadline := time.Now().Add(raceScale * 5 * time.Second); time.Now().Before(deadline); time.Sleep(25 * time.Millisecond) {
 		n := len(tm.Screen())
 		if n != last {
 			last, still = n, time.Now()
@@ -160,10 +160,10 @@ func (tm *Terminal) Wait() int {
 		case code := <-tm.exited:
 			select {
 			case <-tm.shut:
-			case <-time.After(5 * time.Second):
+			case <-time.After(raceScale * 5 * time.Second):
 			}
 			return code
-		case <-time.After(30 * time.Second):
+		case <-time.After(raceScale * 30 * time.Second):
 			tm.t.Fatalf("still running:\n%s", tm.Screen())
 			return -1
 		}
@@ -174,7 +174,7 @@ func (tm *Terminal) Wait() int {
 	case err := <-done:
 		select {
 		case <-tm.shut: // the read ends once the program's side is closed and drained
-		case <-time.After(5 * time.Second):
+		case <-time.After(raceScale * 5 * time.Second):
 		}
 		var exit *exec.ExitError
 		if errors.As(err, &exit) {
@@ -184,7 +184,7 @@ func (tm *Terminal) Wait() int {
 			tm.t.Fatal(err)
 		}
 		return 0
-	case <-time.After(30 * time.Second):
+	case <-time.After(raceScale * 30 * time.Second):
 		_ = tm.cmd.Process.Kill()
 		tm.t.Fatalf("still running:\n%s", tm.Screen())
 		return -1
