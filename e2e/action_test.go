@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/ocdx/gh-ocdx/internal/testkit"
+	"gopkg.in/yaml.v3"
 )
 
 // The GitHub Action's script (action/run.sh, which action.yml calls) runs
@@ -376,4 +377,55 @@ func TestActionPinnedByCommitSHAInstallsTheReleaseOfThatCommit(t *testing.T) {
 			t.Errorf("GITHUB_OUTPUT:\n%s", outputs)
 		}
 	})
+}
+
+// action.yml is valid YAML (a runner refuses an action whose file is not),
+// and its inputs and contexts reach action/run.sh only as the step's
+// variables: its run line holds no ${{ }} expression, which the runner
+// would paste into the script's text.
+func TestActionYAMLPassesEveryInputAsAVariable(t *testing.T) {
+	t.Parallel()
+	b, err := os.ReadFile(filepath.Join(testkit.ModuleRoot(), "action.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var action struct {
+		Inputs map[string]struct {
+			Description string
+		}
+		Outputs map[string]struct{ Description, Value string }
+		Runs    struct {
+			Using string
+			Steps []struct {
+				Run string
+				Env map[string]string
+			}
+		}
+	}
+	if err := yaml.Unmarshal(b, &action); err != nil {
+		t.Fatalf("action.yml is not valid YAML: %v", err)
+	}
+	if action.Runs.Using != "composite" || len(action.Runs.Steps) != 1 {
+		t.Fatalf("action.yml runs %q with %d steps, want one composite step", action.Runs.Using, len(action.Runs.Steps))
+	}
+	step := action.Runs.Steps[0]
+	if strings.Contains(step.Run, "${{") {
+		t.Errorf("the run line pastes an expression into the script: %s", step.Run)
+	}
+	if step.Run != `"$GITHUB_ACTION_PATH/action/run.sh"` {
+		t.Errorf("the run line is %s, want only the script's path", step.Run)
+	}
+	for name, in := range action.Inputs {
+		if in.Description == "" {
+			t.Errorf("input %s has no description", name)
+		}
+		if v := step.Env["INPUT_"+strings.ToUpper(name)]; v != "${{ inputs."+name+" }}" {
+			t.Errorf("input %s reaches the script as INPUT_%s=%q, want ${{ inputs.%s }}", name, strings.ToUpper(name), v, name)
+		}
+	}
+	for _, name := range []string{"outcome", "exit-code"} {
+		if out := action.Outputs[name]; out.Description == "" || out.Value != "${{ steps.run.outputs."+name+" }}" {
+			t.Errorf("output %s: %+v", name, out)
+		}
+	}
 }
