@@ -268,6 +268,9 @@ func TestActionRunsTheReleaseBinaryOnlyWhenItsChecksumMatches(t *testing.T) {
 			t.Errorf("GITHUB_OUTPUT:\n%s", outputs)
 		}
 		wantContains(t, "GITHUB_STEP_SUMMARY", summary, "**converged** (exit 0)")
+		if n := lf.gh.Count("download"); n != 2 {
+			t.Errorf("%d downloads through the assets' redirects, want 2 (the binary and the checksums file)", n)
+		}
 	})
 
 	for _, tc := range []struct {

@@ -135,7 +135,7 @@ type PostedReviewComment struct {
 
 // Request is one logged request.
 type Request struct {
-	Kind   string // graphql, diff, pr, files, comment, comments, review, issue, contents, tree, release, asset, tags, unknown
+	Kind   string // graphql, diff, pr, files, comment, comments, review, issue, contents, tree, release, asset, download, tags, unknown
 	Method string
 	Path   string
 	Status int
@@ -501,7 +501,7 @@ func (g *GitHub) route(w http.ResponseWriter, r *http.Request, kind string, body
 		writeJSON(w, http.StatusOK, out)
 	case "contents", "tree":
 		g.gitObjects(w, r, kind)
-	case "release", "asset", "tags":
+	case "release", "asset", "tags", "download":
 		g.serveReleases(w, r, kind)
 	case "issue":
 		m := reIssue.FindStringSubmatch(r.URL.Path)

@@ -29,6 +29,8 @@ var (
 	reRelease = regexp.MustCompile(`^/api/v3/repos/([^/]+/[^/]+)/releases/tags/([^/]+)$`)
 	reAsset   = regexp.MustCompile(`^/api/v3/repos/([^/]+/[^/]+)/releases/assets/(\d+)$`)
 	reTags    = regexp.MustCompile(`^/api/v3/repos/([^/]+/[^/]+)/tags$`)
+	// GitHub answers an asset's bytes by a redirect to another address.
+	reDownload = regexp.MustCompile(`^/release-assets/(\d+)$`)
 )
 
 // AddRelease adds a release (and its tag) to repo ("owner/name").
@@ -56,13 +58,16 @@ func releaseKind(path string) string {
 		return "asset"
 	case reTags.MatchString(path):
 		return "tags"
+	case reDownload.MatchString(path):
+		return "download"
 	}
 	return ""
 }
 
 // serveReleases answers as GitHub's REST API does: a release by tag with
-// its assets, an asset's bytes when asked for application/octet-stream,
-// and the repository's tags with the commits they point at.
+// its assets, an asset's bytes when asked for application/octet-stream
+// (through a redirect), and the repository's tags with the commits they
+// point at.
 func (g *GitHub) serveReleases(w http.ResponseWriter, r *http.Request, kind string) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -89,6 +94,12 @@ func (g *GitHub) serveReleases(w http.ResponseWriter, r *http.Request, kind stri
 				writeJSON(w, http.StatusOK, map[string]any{"id": id, "name": a.name, "size": len(a.body)})
 				return
 			}
+			http.Redirect(w, r, "/release-assets/"+m[2], http.StatusFound)
+			return
+		}
+	case "download":
+		id, _ := strconv.ParseInt(reDownload.FindStringSubmatch(r.URL.Path)[1], 10, 64)
+		if a, ok := g.assets[id]; ok {
 			w.Header().Set("Content-Type", "application/octet-stream")
 			w.Write(a.body)
 			return
