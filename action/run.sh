@@ -19,13 +19,18 @@
 set -euo pipefail
 
 # fail ends the step before review-loop ran: outcome error, the code, and
-# the message on stderr (the step's log).
+# the message on stderr (the step's log; the summary only points there).
 fail() {
   echo "gh-ocdx action: $2" >&2
   {
     echo "outcome=error"
     echo "exit-code=$1"
   } >> "${GITHUB_OUTPUT:-/dev/null}"
+  {
+    echo "## gh-ocdx review-loop"
+    echo
+    echo "**error** (exit $1): the action stopped before review-loop ran; the step's log says why."
+  } >> "${GITHUB_STEP_SUMMARY:-/dev/null}"
   exit "$1"
 }
 

@@ -304,7 +304,7 @@ func TestActionRunsTheReleaseBinaryOnlyWhenItsChecksumMatches(t *testing.T) {
 			marker := filepath.Join(t.TempDir(), "the-binary-ran")
 			gh.AddRelease("ocdx/gh-ocdx", tc.release(marker))
 
-			res, outputs, _ := actionStep(t, env, map[string]string{"EVENT_PR": "31", "ACTION_REF": tag, "ACTION_REPOSITORY": "ocdx/gh-ocdx"})
+			res, outputs, summary := actionStep(t, env, map[string]string{"EVENT_PR": "31", "ACTION_REF": tag, "ACTION_REPOSITORY": "ocdx/gh-ocdx"})
 
 			if _, err := os.Stat(marker); err == nil {
 				t.Error("the binary ran")
@@ -316,6 +316,7 @@ func TestActionRunsTheReleaseBinaryOnlyWhenItsChecksumMatches(t *testing.T) {
 			if outputs != "outcome=error\nexit-code=1\n" {
 				t.Errorf("GITHUB_OUTPUT:\n%s", outputs)
 			}
+			wantContains(t, "GITHUB_STEP_SUMMARY", summary, "**error** (exit 1): the action stopped before review-loop ran")
 			if list := env.RunWith(t, nil, "gh", "extension", "list"); strings.Contains(list.Stdout, "ocdx") {
 				t.Errorf("the binary was installed:\n%s", list.Stdout)
 			}
