@@ -1,13 +1,18 @@
 package e2e
 
 import (
+	"crypto/sha256"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
 	"testing"
 
 	"github.com/ocdx/gh-ocdx/internal/testkit"
+	"gopkg.in/yaml.v3"
 )
 
 // The GitHub Action's script (action/run.sh, which action.yml calls) runs
@@ -68,5 +73,363 @@ func TestActionScriptWritesOutputsAndSummary(t *testing.T) {
 				t.Error("an input ran a command")
 			}
 		})
+	}
+}
+
+// actionStep runs action/run.sh as a workflow step would: in env, with the
+// runner's variables (outputs, summary, temp directory) and vars for the
+// step's env. It returns the result, GITHUB_OUTPUT and the summary.
+func actionStep(t *testing.T, env *testkit.Env, vars map[string]string) (res testkit.Result, outputs, summary string) {
+	t.Helper()
+	for _, tool := range []string{"gh", "jq"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Fatalf("%s is not on PATH: install the Debian package %s (.ci/run does)", tool, tool)
+		}
+	}
+	dir := t.TempDir()
+	out, sum, tmp := filepath.Join(dir, "output"), filepath.Join(dir, "summary"), filepath.Join(dir, "runner-temp")
+	if err := os.Mkdir(tmp, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range map[string]string{"GITHUB_OUTPUT": out, "GITHUB_STEP_SUMMARY": sum, "RUNNER_TEMP": tmp} {
+		env.Set(k, v)
+	}
+	for k, v := range vars {
+		env.Set(k, v)
+	}
+	res = env.RunWith(t, nil, "bash", filepath.Join(testkit.ModuleRoot(), "action", "run.sh"))
+	o, _ := os.ReadFile(out)
+	s, _ := os.ReadFile(sum)
+	return res, string(o), string(s)
+}
+
+// installBuilt installs the built binary as the gh extension an earlier
+// step would have installed (the input version: installed).
+func installBuilt(t *testing.T, env *testkit.Env) {
+	t.Helper()
+	install := *env
+	install.Dir = filepath.Dir(testkit.Binary(t))
+	if res := install.RunWith(t, nil, "gh", "extension", "install", "."); res.Code != 0 {
+		t.Fatalf("gh extension install . exited %d:\n%s", res.Code, res.Stderr)
+	}
+}
+
+// The config input names a file in the repository, and the action reads it
+// from the PR's base branch: a PR whose head changes that file (other
+// models, a verify command of its own) runs with the base's.
+func TestActionReadsTheConfigFromTheBaseBranch(t *testing.T) {
+	t.Parallel()
+	const path = ".github/ocdx-config.json"
+	base := `{"reviewerModels": ["openai/rev-a", "anthropic/rev-b"], "commentsAnalyzerModel": "openai/analyzer",
+  "prFixModel": "ollama/fixer", "verify": ["true"]}`
+	head := `{"reviewerModels": ["openai/head-a", "anthropic/head-b"], "commentsAnalyzerModel": "openai/head-analyzer",
+  "prFixModel": "ollama/head-fixer", "verify": ["touch verify-from-the-head"]}`
+
+	t.Run("the head changes it", func(t *testing.T) {
+		t.Parallel()
+		lf := newLoop(t, nil)
+		lf.approveRound()
+		// Only the base's file works: neither the head's nor the runner's own.
+		lf.env.WriteConfig(t, "{ not a configuration")
+		commitTo(t, lf.repo, lf.repo.Base, map[string]string{path: base})
+		commitTo(t, lf.repo, lf.repo.Head, map[string]string{path: head})
+		installBuilt(t, lf.env)
+
+		res, outputs, _ := actionStep(t, lf.env, map[string]string{"EVENT_PR": "31", "INPUT_VERSION": "installed", "INPUT_CONFIG": "./" + path})
+
+		wantCode(t, res, 0)
+		if outputs != "outcome=converged\nexit-code=0\n" {
+			t.Errorf("GITHUB_OUTPUT:\n%s", outputs)
+		}
+		wantContains(t, "the step's log", res.Stdout+res.Stderr, "the configuration is "+path+" of main (")
+		for _, m := range []string{"head-a", "head-b", "head-analyzer"} {
+			if n := len(lf.fm.Requests(m)); n > 0 {
+				t.Errorf("the head's model %s was called %d times", m, n)
+			}
+		}
+		if len(lf.fm.Requests("rev-a")) == 0 {
+			t.Error("the base's reviewer rev-a was never called")
+		}
+		if _, err := os.Stat(filepath.Join(lf.repo.Clone, "verify-from-the-head")); err == nil {
+			t.Error("the head's verify command ran")
+		}
+	})
+
+	t.Run("only the head has it", func(t *testing.T) {
+		t.Parallel()
+		lf := newLoop(t, nil)
+		commitTo(t, lf.repo, lf.repo.Head, map[string]string{path: head})
+		installBuilt(t, lf.env)
+
+		res, outputs, _ := actionStep(t, lf.env, map[string]string{"EVENT_PR": "31", "INPUT_VERSION": "installed", "INPUT_CONFIG": path})
+
+		if res.Code != 1 {
+			t.Fatalf("exit %d, want 1:\n%s", res.Code, res.Stderr)
+		}
+		wantContains(t, "stderr", res.Stderr, "cannot read the configuration "+path+" from PR #31's base branch main (",
+			"Not Found", "read from the base branch, never from the PR's head: commit the file to main first")
+		if outputs != "outcome=error\nexit-code=1\n" {
+			t.Errorf("GITHUB_OUTPUT:\n%s", outputs)
+		}
+		if n := len(lf.fm.Requests("head-a")) + len(lf.fm.Requests("rev-a")); n > 0 {
+			t.Errorf("%d model calls, want none", n)
+		}
+	})
+
+	// A path that leaves the repository, or that would change the API
+	// request it becomes part of, is refused before any request.
+	for _, bad := range []string{"../config.json", "/etc/ocdx.json", ".github/../../config.json", "a/./b.json",
+		"c.json?ref=feature", "c.json#", "a b.json", ".github/"} {
+		t.Run(bad, func(t *testing.T) {
+			t.Parallel()
+			env, gh := testkit.NewEnv(t), testkit.NewGitHub(t)
+			gh.Configure(env, repo)
+
+			res, outputs, _ := actionStep(t, env, map[string]string{"EVENT_PR": "31", "INPUT_VERSION": "installed", "INPUT_CONFIG": bad})
+
+			if res.Code != 2 {
+				t.Fatalf("exit %d, want 2:\n%s", res.Code, res.Stderr)
+			}
+			wantContains(t, "stderr", res.Stderr, "is not a file's path in the repository")
+			if outputs != "outcome=error\nexit-code=2\n" {
+				t.Errorf("GITHUB_OUTPUT:\n%s", outputs)
+			}
+			if n := gh.Count(""); n > 0 {
+				t.Errorf("%d requests to GitHub, want none", n)
+			}
+		})
+	}
+}
+
+// commitTo commits files to branch of r's clone and pushes it, leaving the
+// clone on the PR's head branch.
+func commitTo(t *testing.T, r *testkit.Repo, branch string, files map[string]string) {
+	t.Helper()
+	testkit.Git(t, r.Clone, "checkout", "--quiet", branch)
+	testkit.WriteFiles(t, r.Clone, files)
+	testkit.Git(t, r.Clone, "add", "-A")
+	testkit.Git(t, r.Clone, "commit", "--quiet", "-m", "change "+branch)
+	testkit.Git(t, r.Clone, "push", "--quiet", "origin", branch)
+	testkit.Git(t, r.Clone, "checkout", "--quiet", r.Head)
+}
+
+// platform is the name of this machine's binary among a release's assets
+// (script/build.sh's dist/<os>-<arch>).
+var platform = runtime.GOOS + "-" + runtime.GOARCH
+
+// markerBinary is a release binary that is not gh-ocdx: if anything runs
+// it, it leaves the file marker.
+func markerBinary(marker string) []byte {
+	return []byte("#!/bin/sh\ntouch '" + marker + "'\necho 'gh-ocdx v6.6.6'\n")
+}
+
+// ghOcdxRelease is release tag at commit: bin as this machine's asset, and
+// a checksums file listing sums (asset → content whose SHA-256 to list) as
+// script/build.sh writes it; nil sums lists bin's.
+func ghOcdxRelease(tag, commit string, bin []byte, sums map[string][]byte) testkit.Release {
+	if sums == nil {
+		sums = map[string][]byte{platform: bin}
+	}
+	var lines []string
+	for name, body := range sums {
+		lines = append(lines, fmt.Sprintf("%x  %s", sha256.Sum256(body), name))
+	}
+	lines = append(lines, fmt.Sprintf("%x  %s", sha256.Sum256([]byte("another platform")), "windows-arm64.exe"))
+	sort.Strings(lines)
+	return testkit.Release{Tag: tag, Commit: commit, Assets: map[string][]byte{
+		platform: bin, "windows-arm64.exe": []byte("another platform"),
+		"gh-ocdx_" + tag + "_checksums.txt": []byte(strings.Join(lines, "\n") + "\n")}}
+}
+
+// The action installs the release it is pinned at only after the binary's
+// SHA-256 matched the one the release's checksums file lists: a binary
+// that does not match, or that the file does not list, is never run.
+func TestActionRunsTheReleaseBinaryOnlyWhenItsChecksumMatches(t *testing.T) {
+	t.Parallel()
+	const tag, commit = "v1.2.0", "5d2e0f4c9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d"
+
+	t.Run("it matches", func(t *testing.T) {
+		t.Parallel()
+		bin, err := os.ReadFile(testkit.Binary(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		lf := newLoop(t, nil)
+		lf.approveRound()
+		lf.gh.AddRelease("ocdx/gh-ocdx", ghOcdxRelease(tag, commit, bin, nil))
+
+		res, outputs, summary := actionStep(t, lf.env, map[string]string{"EVENT_PR": "31", "ACTION_REF": tag, "ACTION_REPOSITORY": "ocdx/gh-ocdx"})
+
+		if res.Code != 0 {
+			t.Fatalf("exit %d, want 0:\n%s", res.Code, res.Stderr)
+		}
+		wantContains(t, "the step's log", res.Stdout+res.Stderr, platform+" of release "+tag+" matches its SHA-256 in gh-ocdx_"+tag+"_checksums.txt")
+		if outputs != "outcome=converged\nexit-code=0\n" {
+			t.Errorf("GITHUB_OUTPUT:\n%s", outputs)
+		}
+		wantContains(t, "GITHUB_STEP_SUMMARY", summary, "**converged** (exit 0)")
+		if n := lf.gh.Count("download"); n != 2 {
+			t.Errorf("%d downloads through the assets' redirects, want 2 (the binary and the checksums file)", n)
+		}
+	})
+
+	for _, tc := range []struct {
+		name, want string
+		release    func(marker string) testkit.Release
+	}{
+		{"the binary was changed", "has SHA-256", func(marker string) testkit.Release {
+			r := ghOcdxRelease(tag, commit, []byte("the release's binary"), nil)
+			r.Assets[platform] = markerBinary(marker)
+			return r
+		}},
+		{"the checksums file does not list it", "lists no single SHA-256 for " + platform, func(marker string) testkit.Release {
+			return ghOcdxRelease(tag, commit, markerBinary(marker), map[string][]byte{"linux-mips": markerBinary(marker)})
+		}},
+		{"it lists it twice", "lists no single SHA-256 for " + platform, func(marker string) testkit.Release {
+			r := ghOcdxRelease(tag, commit, markerBinary(marker), nil)
+			sums := "gh-ocdx_" + tag + "_checksums.txt"
+			r.Assets[sums] = append(r.Assets[sums], fmt.Sprintf("%x  %s\n", sha256.Sum256(nil), platform)...)
+			return r
+		}},
+		{"the release has no checksums file", "has no checksums file gh-ocdx_" + tag + "_checksums.txt", func(marker string) testkit.Release {
+			r := ghOcdxRelease(tag, commit, markerBinary(marker), nil)
+			delete(r.Assets, "gh-ocdx_"+tag+"_checksums.txt")
+			return r
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			env, gh := testkit.NewEnv(t), testkit.NewGitHub(t)
+			gh.Configure(env, repo)
+			marker := filepath.Join(t.TempDir(), "the-binary-ran")
+			gh.AddRelease("ocdx/gh-ocdx", tc.release(marker))
+
+			res, outputs, summary := actionStep(t, env, map[string]string{"EVENT_PR": "31", "ACTION_REF": tag, "ACTION_REPOSITORY": "ocdx/gh-ocdx"})
+
+			if _, err := os.Stat(marker); err == nil {
+				t.Error("the binary ran")
+			}
+			if res.Code != 1 {
+				t.Fatalf("exit %d, want 1:\n%s", res.Code, res.Stderr)
+			}
+			wantContains(t, "stderr", res.Stderr, tc.want, "not run")
+			if outputs != "outcome=error\nexit-code=1\n" {
+				t.Errorf("GITHUB_OUTPUT:\n%s", outputs)
+			}
+			wantContains(t, "GITHUB_STEP_SUMMARY", summary, "**error** (exit 1): the action stopped before review-loop ran")
+			if list := env.RunWith(t, nil, "gh", "extension", "list"); strings.Contains(list.Stdout, "ocdx") {
+				t.Errorf("the binary was installed:\n%s", list.Stdout)
+			}
+		})
+	}
+}
+
+// Pinned by commit SHA (uses: ocdx/gh-ocdx@<sha>), the action's ref names
+// no release: it installs the release whose tag points at that commit, the
+// highest vX.Y.Z of them (not a moving major tag on the same commit).
+func TestActionPinnedByCommitSHAInstallsTheReleaseOfThatCommit(t *testing.T) {
+	t.Parallel()
+	const pinned, older = "5d2e0f4c9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d", "0a1b2c3d4e5f60718293a4b5c6d7e8f901234567"
+
+	t.Run("a release's commit", func(t *testing.T) {
+		t.Parallel()
+		bin, err := os.ReadFile(testkit.Binary(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		lf := newLoop(t, nil)
+		lf.approveRound()
+		marker := filepath.Join(t.TempDir(), "another-release-ran")
+		lf.gh.AddRelease("ocdx/gh-ocdx", ghOcdxRelease("v1.1.0", older, markerBinary(marker), nil))
+		lf.gh.AddRelease("ocdx/gh-ocdx", ghOcdxRelease("v1", pinned, markerBinary(marker), nil))
+		lf.gh.AddRelease("ocdx/gh-ocdx", ghOcdxRelease("v1.2.0", pinned, bin, nil))
+		lf.gh.AddRelease("ocdx/gh-ocdx", ghOcdxRelease("v1.2.0-rc.1", pinned, markerBinary(marker), nil))
+
+		res, outputs, _ := actionStep(t, lf.env, map[string]string{"EVENT_PR": "31", "ACTION_REF": pinned, "ACTION_REPOSITORY": "ocdx/gh-ocdx"})
+
+		if _, err := os.Stat(marker); err == nil {
+			t.Error("another release's binary ran")
+		}
+		if res.Code != 0 {
+			t.Fatalf("exit %d, want 0:\n%s", res.Code, res.Stderr)
+		}
+		wantContains(t, "the step's log", res.Stdout+res.Stderr, "pinned at "+pinned+", the commit of release v1.2.0",
+			platform+" of release v1.2.0 matches its SHA-256")
+		if outputs != "outcome=converged\nexit-code=0\n" {
+			t.Errorf("GITHUB_OUTPUT:\n%s", outputs)
+		}
+	})
+
+	t.Run("no release's commit", func(t *testing.T) {
+		t.Parallel()
+		env, gh := testkit.NewEnv(t), testkit.NewGitHub(t)
+		gh.Configure(env, repo)
+		marker := filepath.Join(t.TempDir(), "another-release-ran")
+		gh.AddRelease("ocdx/gh-ocdx", ghOcdxRelease("v1.1.0", older, markerBinary(marker), nil))
+
+		res, outputs, _ := actionStep(t, env, map[string]string{"EVENT_PR": "31", "ACTION_REF": pinned, "ACTION_REPOSITORY": "ocdx/gh-ocdx"})
+
+		if _, err := os.Stat(marker); err == nil {
+			t.Error("another release's binary ran")
+		}
+		if res.Code != 1 {
+			t.Fatalf("exit %d, want 1:\n%s", res.Code, res.Stderr)
+		}
+		wantContains(t, "stderr", res.Stderr, "pinned at commit "+pinned+", and no release tag (vX.Y.Z) of ocdx/gh-ocdx points at it",
+			"set the input version to a release tag")
+		if outputs != "outcome=error\nexit-code=1\n" {
+			t.Errorf("GITHUB_OUTPUT:\n%s", outputs)
+		}
+	})
+}
+
+// action.yml is valid YAML (a runner refuses an action whose file is not),
+// and its inputs and contexts reach action/run.sh only as the step's
+// variables: its run line holds no ${{ }} expression, which the runner
+// would paste into the script's text.
+func TestActionYAMLPassesEveryInputAsAVariable(t *testing.T) {
+	t.Parallel()
+	b, err := os.ReadFile(filepath.Join(testkit.ModuleRoot(), "action.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var action struct {
+		Inputs map[string]struct {
+			Description string
+		}
+		Outputs map[string]struct{ Description, Value string }
+		Runs    struct {
+			Using string
+			Steps []struct {
+				Run string
+				Env map[string]string
+			}
+		}
+	}
+	if err := yaml.Unmarshal(b, &action); err != nil {
+		t.Fatalf("action.yml is not valid YAML: %v", err)
+	}
+	if action.Runs.Using != "composite" || len(action.Runs.Steps) != 1 {
+		t.Fatalf("action.yml runs %q with %d steps, want one composite step", action.Runs.Using, len(action.Runs.Steps))
+	}
+	step := action.Runs.Steps[0]
+	if strings.Contains(step.Run, "${{") {
+		t.Errorf("the run line pastes an expression into the script: %s", step.Run)
+	}
+	if step.Run != `"$GITHUB_ACTION_PATH/action/run.sh"` {
+		t.Errorf("the run line is %s, want only the script's path", step.Run)
+	}
+	for name, in := range action.Inputs {
+		if in.Description == "" {
+			t.Errorf("input %s has no description", name)
+		}
+		if v := step.Env["INPUT_"+strings.ToUpper(name)]; v != "${{ inputs."+name+" }}" {
+			t.Errorf("input %s reaches the script as INPUT_%s=%q, want ${{ inputs.%s }}", name, strings.ToUpper(name), v, name)
+		}
+	}
+	for _, name := range []string{"outcome", "exit-code"} {
+		if out := action.Outputs[name]; out.Description == "" || out.Value != "${{ steps.run.outputs."+name+" }}" {
+			t.Errorf("output %s: %+v", name, out)
+		}
 	}
 }

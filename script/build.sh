@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Cross-compiles release binaries for cli/gh-extension-precompile, which calls
-# this script with the release tag as $1 and uploads dist/<os>-<arch>[.exe].
+# this script with the release tag as $1 and uploads every file of dist/:
+# the binaries dist/<os>-<arch>[.exe] and dist/gh-ocdx_<tag>_checksums.txt,
+# their SHA-256 sums, which the GitHub Action (action/run.sh) checks a
+# binary against before it runs it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -14,6 +17,7 @@ platforms=(
 
 rm -rf dist
 mkdir -p dist
+assets=()
 for p in "${platforms[@]}"; do
   goos="${p%-*}"
   goarch="${p#*-}"
@@ -22,4 +26,13 @@ for p in "${platforms[@]}"; do
   echo "building dist/${p}${ext}"
   CGO_ENABLED=0 GOOS="$goos" GOARCH="$goarch" \
     go build -trimpath -ldflags "-s -w -X main.version=${tag}" -o "dist/${p}${ext}" .
+  assets+=("${p}${ext}")
 done
+
+sums="gh-ocdx_${tag}_checksums.txt"
+echo "writing dist/${sums}"
+if command -v sha256sum >/dev/null 2>&1; then
+  (cd dist && sha256sum -- "${assets[@]}") > "dist/${sums}"
+else
+  (cd dist && shasum -a 256 -- "${assets[@]}") > "dist/${sums}"
+fi

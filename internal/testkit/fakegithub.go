@@ -43,6 +43,9 @@ type GitHub struct {
 	faults   []*Fault
 	log      []Request
 	nextID   int64
+
+	releases map[string][]*release // by repository; see releases.go
+	assets   map[int64]asset
 }
 
 // PR is a pull request as the fake serves it. Zero fields get defaults.
@@ -132,7 +135,7 @@ type PostedReviewComment struct {
 
 // Request is one logged request.
 type Request struct {
-	Kind   string // graphql, diff, pr, files, comment, comments, review, issue, contents, unknown
+	Kind   string // graphql, diff, pr, files, comment, comments, review, issue, contents, tree, release, asset, download, tags, unknown
 	Method string
 	Path   string
 	Status int
@@ -326,6 +329,9 @@ func kindOf(r *http.Request) string {
 	case reTree.MatchString(p):
 		return "tree"
 	}
+	if k := releaseKind(p); k != "" {
+		return k
+	}
 	return "unknown"
 }
 
@@ -495,6 +501,8 @@ func (g *GitHub) route(w http.ResponseWriter, r *http.Request, kind string, body
 		writeJSON(w, http.StatusOK, out)
 	case "contents", "tree":
 		g.gitObjects(w, r, kind)
+	case "release", "asset", "tags", "download":
+		g.serveReleases(w, r, kind)
 	case "issue":
 		m := reIssue.FindStringSubmatch(r.URL.Path)
 		g.mu.Lock()
