@@ -1,11 +1,14 @@
 package loop
 
 import (
+	"context"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/ocdx/gh-ocdx/config"
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/state"
@@ -177,5 +180,70 @@ func TestMayDismiss(t *testing.T) {
 		if ok != tc.ok || !strings.Contains(why, tc.why) || ok && why != "" {
 			t.Errorf("MayDismiss(%s, %s, %s) = %v, %q; want %v, %q", tc.perm, tc.login, tc.id, ok, why, tc.ok, tc.why)
 		}
+	}
+}
+
+// Trust asks GitHub about a login only when it has a post or a command to
+// judge, and once per run whatever the rounds: a PR with neither costs no
+// request, and the viewer's reports and trustedLogins' none either.
+func TestTrustAsksOnlyWhatItJudgesOncePerRun(t *testing.T) {
+	ctx := context.Background()
+	gh := &fakeGitHub{perms: map[string]github.Permission{"carol": github.PermWrite}}
+	trust := NewTrust(gh, github.Repo{Owner: "o", Name: "r"}, &config.Policy{TrustedLogins: []string{"ci[bot]"}})
+	pr := &github.PullRequest{Viewer: "ocdx-bot", Author: "author", Comments: []github.Comment{
+		{Author: "ocdx-bot", Body: finding.Marker + "\nreport"},
+		{Author: "ci[bot]", Body: finding.Marker + "\nreport"},
+		{Author: "passer-by", Body: "looks good"},
+	}}
+	for range 3 {
+		trust.Judge(ctx, pr)
+		trust.Dismissals(ctx, pr, finding.Ledger{})
+	}
+	if len(gh.asked) != 0 {
+		t.Fatalf("asked about %v with nothing to judge", gh.asked)
+	}
+	pr.Comments = append(pr.Comments,
+		github.Comment{Author: "carol", Body: "/ocdx dismiss QUAL-0badf00d"},
+		github.Comment{Author: "Carol", Body: "/ocdx dismiss PERF-12ab34cd"},
+		github.Comment{Author: "mallory", Body: finding.Marker + "\n<!-- ocdx:ledger {} -->"})
+	var ds []Dismissal
+	for range 3 {
+		trust.Judge(ctx, pr)
+		ds, _, _ = trust.Dismissals(ctx, pr, finding.Ledger{})
+	}
+	if fmt.Sprint(gh.asked) != "[mallory carol]" {
+		t.Errorf("asked about %v, want mallory's post and carol's commands, once each", gh.asked)
+	}
+	if fmt.Sprint(DismissedIDs(ds)) != "[QUAL-0badf00d PERF-12ab34cd]" || ds[0].By != "carol" {
+		t.Errorf("dismissals %+v", ds)
+	}
+	if !pr.Trusts("ci[bot]") || pr.Trusts("mallory") {
+		t.Errorf("Trusted = %v: want the listed bot, not mallory (no permission)", pr.Trusted)
+	}
+}
+
+// A ledger counts from someone trusted only for their write permission,
+// but it cannot dismiss what their command could not: a SEC- finding.
+func TestLedgerOfAWriterKeepsOnlyTheDismissalsTheyCouldMake(t *testing.T) {
+	ctx := context.Background()
+	gh := &fakeGitHub{perms: map[string]github.Permission{"carol": github.PermWrite}}
+	trust := NewTrust(gh, github.Repo{Owner: "o", Name: "r"}, nil)
+	led := finding.Ledger{Run: "20260101T000000-abcdef", Round: 1, Head: "aaaaaaaa"}
+	led.Set("SEC-b0bf205b", finding.StatusDismissed, "")
+	led.Set("QUAL-0badf00d", finding.StatusDismissed, "")
+	pr := &github.PullRequest{Viewer: "ocdx-bot", Author: "author", Comments: []github.Comment{
+		{Author: "carol", Body: finding.Marker + "\nreport\n" + led.Block(), URL: "https://x/c/1"}}}
+	trust.Judge(ctx, pr)
+
+	got, url, warnings, ok := trust.Ledger(ctx, pr)
+
+	if !ok || url != "https://x/c/1" {
+		t.Fatalf("carol's ledger was not read: %v %q", ok, url)
+	}
+	if d := got.With(finding.StatusDismissed); fmt.Sprint(d) != "[QUAL-0badf00d]" {
+		t.Errorf("dismissed %v, want only QUAL-0badf00d", d)
+	}
+	if len(warnings) != 1 || !strings.Contains(warnings[0], "SEC-b0bf205b") {
+		t.Errorf("warnings %q", warnings)
 	}
 }
