@@ -174,10 +174,15 @@ func (l *loop) dismiss(ctx context.Context, pr *github.PullRequest, answer bool)
 	l.dismissals = ds
 	for _, r := range refused {
 		l.progress("not honoured: the /ocdx dismiss of %s (%s): %s", r.By, r.URL, r.Why)
-		if answer {
-			if err := l.refuse(ctx, pr, r); err != nil {
-				return err
-			}
+		if !answer {
+			continue
+		}
+		// The answer is a courtesy: a failed one is said, and tried again
+		// next round (its tag tells whether it arrived after all).
+		if err := l.refuse(ctx, pr, r); ctx.Err() != nil {
+			return ctx.Err()
+		} else if err != nil {
+			l.progress("answering the /ocdx dismiss of %s failed: %v", r.By, err)
 		}
 	}
 	return nil

@@ -129,7 +129,7 @@ type Dismissal struct {
 // Refusal is a /ocdx dismiss that does not count, and why.
 type Refusal struct {
 	By, URL, Why string
-	IDs          []string // the findings it could not dismiss; nil on a thread of gh-ocdx's it could not read
+	IDs          []string // the findings it could not dismiss
 }
 
 // Dismissals are the findings dismissed on pr (Judged): those the ledger
@@ -160,8 +160,12 @@ func (t *Trust) Dismissals(ctx context.Context, pr *github.PullRequest, led find
 				}
 				continue
 			}
-			if !slices.ContainsFunc(ds, func(d Dismissal) bool { return d.ID == id }) {
+			// A command names who dismissed what a ledger carries.
+			switch i := slices.IndexFunc(ds, func(d Dismissal) bool { return d.ID == id }); {
+			case i < 0:
 				ds = append(ds, Dismissal{ID: id, By: author, URL: url})
+			case ds[i].By == "":
+				ds[i].By, ds[i].URL = author, url
 			}
 		}
 		if len(r.IDs) > 0 {
