@@ -29,9 +29,11 @@ reports (SEC-b0bf205b).
 
 It posts one comment, "/ocdx dismiss <ID>...", which every machine that
 runs gh-ocdx on the PR reads. Replying "/ocdx dismiss" on a finding's
-inline comment does the same for that finding. Only people with write
-access (and the login gh-ocdx posts as) can dismiss; an ID already
-dismissed is not posted again.
+inline comment does the same for that finding. A dismissal counts only
+from someone with write permission on the repository, never from the PR's
+author on their own PR unless an admin, and a SEC- finding only from an
+admin; gh ocdx dismiss checks yours first and posts nothing that would not
+count. An ID already dismissed is not posted again.
 
 Examples:
   gh ocdx dismiss 24 SEC-b0bf205b
@@ -92,8 +94,17 @@ func dismiss(ctx context.Context, d *Deps, opts *DismissOptions) error {
 	if err != nil {
 		return err
 	}
-	led, _, _, _ := loop.PRLedger(pr)
-	already := loop.Dismissed(pr, led)
+	// Whose posts count needs the base branch's trustedLogins; a base policy
+	// that cannot be read leaves only the viewer's and write permission.
+	policy, _, perr := basePolicy(pr)
+	if perr != nil {
+		policy = nil
+	}
+	trust := loop.NewTrust(client, repo, policy)
+	trust.Judge(ctx, pr)
+	led, _, _, _ := trust.Ledger(ctx, pr)
+	ds, _, _ := trust.Dismissals(ctx, pr, led)
+	already := loop.DismissedIDs(ds)
 	var ids []string
 	for _, id := range opts.IDs {
 		if !slices.Contains(already, id) {
@@ -103,6 +114,22 @@ func dismiss(ctx context.Context, d *Deps, opts *DismissOptions) error {
 	if len(ids) == 0 {
 		fmt.Fprintf(d.IO.Out, "Already dismissed on PR #%d: %s; nothing posted.\n", pr.Number, strings.Join(opts.IDs, ", "))
 		return nil
+	}
+	// The dismissal is judged as the loop will judge it: by the permission
+	// of the token's user, gh-ocdx's own login included.
+	perm, err := trust.Permission(ctx, pr.Viewer)
+	if err != nil {
+		return fmt.Errorf("could not check whether %s may dismiss findings on %s: %w; nothing was posted", pr.Viewer, repo, err)
+	}
+	var refused []string
+	for _, id := range ids {
+		if ok, why := loop.MayDismiss(repo, perm, pr.Viewer, pr.Author, id); !ok {
+			refused = append(refused, fmt.Sprintf("%s: %s", id, why))
+		}
+	}
+	if len(refused) > 0 {
+		return fmt.Errorf("%s may not dismiss on PR #%d, so nothing was posted (gh-ocdx would not count it):\n  %s",
+			pr.Viewer, pr.Number, strings.Join(refused, "\n  "))
 	}
 	body := "/ocdx dismiss " + strings.Join(ids, " ") + "\n\n" +
 		"gh-ocdx no longer counts or fixes these findings on this pull request (dismissed with `gh ocdx dismiss`).\n\n" + finding.Marker

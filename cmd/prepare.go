@@ -98,6 +98,9 @@ func applyBasePolicy(cfg *config.Config, pr *github.PullRequest) error {
 		return err
 	}
 	cfg.ApplyPolicy(p, where)
+	// Reports of its trustedLogins count as gh-ocdx's own (docs/architecture.md,
+	// Whose posts count); review-loop adds those with write permission.
+	pr.Trusted = p.TrustedLogins
 	return nil
 }
 

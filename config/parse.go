@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -165,6 +166,9 @@ func parseRepo(data []byte) (*Policy, []Problem) {
 	if m, found := byKey["ignore"]; found {
 		p.Ignore = append(p.Ignore, c.globs(m)...)
 	}
+	if m, found := byKey["trustedLogins"]; found {
+		p.TrustedLogins = c.logins(m)
+	}
 	c.sort()
 	if len(c.problems) > 0 {
 		return nil, c.problems
@@ -207,6 +211,29 @@ func (c *checker) paths(m member) []PathRule {
 		rules = append(rules, r)
 	}
 	return rules
+}
+
+// reLogin is a GitHub login, or an App's bot account (name[bot]).
+var reLogin = regexp.MustCompile(`^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})(?:\[bot\])?$`)
+
+// logins decodes trustedLogins: GitHub logins.
+func (c *checker) logins(m member) []string {
+	elems, ok := c.list(m, "trustedLogins", "GitHub logins")
+	if !ok {
+		return nil
+	}
+	var out []string
+	for i, e := range elems {
+		key := fmt.Sprintf("trustedLogins[%d]", i)
+		if s, ok := c.str(e, key, "github-actions[bot]"); ok {
+			if !reLogin.MatchString(s) {
+				c.add(e.off, key, "%q is not a GitHub login: give one such as \"octocat\" or an App's bot, \"github-actions[bot]\"", s)
+				continue
+			}
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // globs decodes a list of globs.

@@ -20,7 +20,7 @@ var DefaultIgnore = []string{"*.lock", "go.sum", "package-lock.json", "yarn.lock
 	"vendor/**", "node_modules/**", "*.min.js", "*.min.css", "*.pb.go", "*_generated.*", "dist/**"}
 
 // The keys of a repository's .ocdx.json.
-var policyKeys = []string{"verify", "instructions", "paths", "ignore", "ignoreDefaults"}
+var policyKeys = []string{"verify", "instructions", "paths", "ignore", "ignoreDefaults", "trustedLogins"}
 
 // Policy is a repository's review policy: its .ocdx.json and REVIEW.md
 // (docs/architecture.md, Where the repository policy comes from). The nil
@@ -33,6 +33,9 @@ type Policy struct {
 	// Ignore are the globs in effect: DefaultIgnore (unless ignoreDefaults
 	// is false), then the file's own.
 	Ignore []string
+	// TrustedLogins post as gh-ocdx does (a CI bot): their reports, ledgers
+	// and tags count as its own (docs/architecture.md, Whose posts count).
+	TrustedLogins []string
 }
 
 // PathRule is one entry of "paths".

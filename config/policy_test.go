@@ -139,3 +139,24 @@ func TestFromBase(t *testing.T) {
 		}
 	}
 }
+
+// trustedLogins names the bots whose posts count as gh-ocdx's own: logins
+// and App bots pass; anything else, or a misspelt key, is refused by name.
+func TestPolicyTrustedLogins(t *testing.T) {
+	p, err := ParsePolicy([]byte(`{"trustedLogins": ["github-actions[bot]", "octo-cat"]}`), ".ocdx.json", false)
+	if err != nil || strings.Join(p.TrustedLogins, " ") != "github-actions[bot] octo-cat" {
+		t.Fatalf("ParsePolicy = %+v, %v", p, err)
+	}
+	for content, want := range map[string]string{
+		`{"trustedLogins": ["bad login"]}`:   `trustedLogins[0]: "bad login" is not a GitHub login`,
+		`{"trustedLogins": "ci[bot]"}`:       "trustedLogins",
+		`{"trustedLogin": ["ci[bot]"]}`:      `did you mean "trustedLogins"?`,
+		`{"trustedLogins": ["-x", "ok"]}`:    `"-x" is not a GitHub login`,
+		`{"trustedLogins": ["a[bot][bot]"]}`: "is not a GitHub login",
+	} {
+		_, err := ParsePolicy([]byte(content), ".ocdx.json", false)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: err = %v, want %q", content, err, want)
+		}
+	}
+}

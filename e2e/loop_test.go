@@ -552,6 +552,7 @@ func TestLoopRemembersStuckFindingsOnAnotherMachine(t *testing.T) {
 func TestDismissPostsOnce(t *testing.T) {
 	t.Parallel()
 	lf := newLoop(t, nil)
+	lf.gh.SetPermission(repo, testkit.Login, "admin")
 
 	res := lf.env.Run(t, "dismiss", "31", "SEC-b0bf205b", "QUAL-0badf00d")
 	wantCode(t, res, 0)

@@ -42,8 +42,9 @@ func (f *fixer) comment(ctx context.Context) error {
 	}
 	url := ""
 	for _, c := range existing {
-		// Only our login's comment counts: anyone can copy the tag.
-		if strings.Contains(c.Body, tag) && o.PR.ByViewer(c.Author) {
+		// Only a trusted login's comment counts (github.PullRequest.Trusts):
+		// anyone can copy the tag.
+		if strings.Contains(c.Body, tag) && o.PR.Trusts(c.Author) {
 			url = c.URL
 			break
 		}

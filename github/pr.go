@@ -31,6 +31,11 @@ type PullRequest struct {
 	Threads           []ReviewThread
 	ThreadsTruncated  bool   // more than maxPages pages of review threads
 	Viewer            string // the login of the token: gh-ocdx posts as this user
+	// Trusted are the logins besides Viewer whose posts count as gh-ocdx's
+	// own (a CI bot, someone with write permission): the loop sets them
+	// once it has judged the PR's authors (docs/architecture.md, Whose
+	// posts count).
+	Trusted []string
 	// BasePolicy is .ocdx.json on the base branch: the repository's policy
 	// for this PR, which the PR's author cannot change (unlike the head's).
 	BasePolicy PolicyFile
@@ -43,6 +48,20 @@ type PullRequest struct {
 // is gh-ocdx's own.
 func (pr *PullRequest) ByViewer(author string) bool {
 	return pr != nil && pr.Viewer != "" && strings.EqualFold(author, pr.Viewer)
+}
+
+// Trusts reports whether author's posts count as gh-ocdx's own: the
+// viewer's, and those of the logins in Trusted.
+func (pr *PullRequest) Trusts(author string) bool {
+	if pr == nil || pr.ByViewer(author) {
+		return pr != nil
+	}
+	for _, t := range pr.Trusted {
+		if author != "" && strings.EqualFold(author, t) {
+			return true
+		}
+	}
+	return false
 }
 
 // PolicyFile is a file read at the tip of a branch, through the PR query.

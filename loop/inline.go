@@ -296,7 +296,7 @@ func (l *loop) postReview(ctx context.Context, n int, pr *github.PullRequest, rr
 // reviewTagged finds gh-ocdx's own review carrying tag on pr.
 func reviewTagged(pr *github.PullRequest, tag string) (string, bool) {
 	for _, r := range pr.Reviews {
-		if strings.Contains(r.Body, tag) && pr.ByViewer(r.Author) {
+		if strings.Contains(r.Body, tag) && pr.Trusts(r.Author) {
 			return r.URL, true
 		}
 	}

@@ -2,6 +2,7 @@ package loop
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -16,20 +17,27 @@ import (
 // ends with the statuses of the PR's findings, and a machine whose state
 // file lacks the PR's latest run takes them from there.
 
-// PRLedger is the newest ledger in a report of gh-ocdx's own login on pr
-// (its reviews and the conversation's last comments) and the report's URL.
-// A ledger that cannot be read is skipped, and said in warnings.
+// PRLedger is the newest ledger in a report of gh-ocdx's own (Own: its
+// login's, or a login pr trusts) on pr (its reviews and the conversation's
+// last comments) and the report's URL. A ledger that cannot be read is
+// skipped, and said in warnings.
 func PRLedger(pr *github.PullRequest) (l finding.Ledger, url string, warnings []string, ok bool) {
-	type report struct{ at, body, url string }
+	l, url, _, warnings, ok = prLedger(pr)
+	return l, url, warnings, ok
+}
+
+// prLedger is PRLedger with the login that posted the ledger.
+func prLedger(pr *github.PullRequest) (l finding.Ledger, url, by string, warnings []string, ok bool) {
+	type report struct{ at, body, url, by string }
 	var reports []report
 	for _, r := range pr.Reviews {
 		if Own(pr, r.Body, r.Author) {
-			reports = append(reports, report{r.SubmittedAt, r.Body, r.URL})
+			reports = append(reports, report{r.SubmittedAt, r.Body, r.URL, r.Author})
 		}
 	}
 	for _, c := range pr.Comments {
 		if Own(pr, c.Body, c.Author) {
-			reports = append(reports, report{c.Created, c.Body, c.URL})
+			reports = append(reports, report{c.Created, c.Body, c.URL, c.Author})
 		}
 	}
 	// Newest first; GitHub lists each kind oldest first, so among equal
@@ -45,50 +53,34 @@ func PRLedger(pr *github.PullRequest) (l finding.Ledger, url string, warnings []
 			warnings = append(warnings, fmt.Sprintf("ignored the ledger of %s: %v", r.url, err))
 			continue
 		}
-		return got, r.url, warnings, true
+		return got, r.url, r.by, warnings, true
 	}
-	return finding.Ledger{}, "", warnings, false
+	return finding.Ledger{}, "", "", warnings, false
+}
+
+// Ledger is PRLedger on pr (Judged). A ledger posted by someone trusted
+// only for their write permission keeps only the dismissals they could
+// have made themselves (MayDismiss): a report cannot do what its author's
+// command could not.
+func (t *Trust) Ledger(ctx context.Context, pr *github.PullRequest) (l finding.Ledger, url string, warnings []string, ok bool) {
+	l, url, by, warnings, ok := prLedger(pr)
+	if !ok || pr.ByViewer(by) || t.listed(by) {
+		return l, url, warnings, ok
+	}
+	p, err := t.Permission(ctx, by)
+	for _, id := range l.With(finding.StatusDismissed) {
+		if may, _ := MayDismiss(t.repo, p, by, pr.Author, id); err != nil || !may {
+			l.Set(id, finding.StatusOpen, "")
+			warnings = append(warnings, fmt.Sprintf("the ledger of %s says %s is dismissed, which %s may not do: taken as open", url, id, by))
+		}
+	}
+	return l, url, warnings, ok
 }
 
 // dismissCommand starts a comment that tells gh-ocdx to stop raising
 // findings on the PR: on the thread of a finding, that one; in the
 // conversation, the IDs that follow (gh ocdx dismiss posts such a comment).
 const dismissCommand = "/ocdx dismiss"
-
-// canDismiss are the associations of people who may dismiss a finding:
-// those who could merge the PR's code anyway.
-var canDismiss = []string{"OWNER", "MEMBER", "COLLABORATOR"}
-
-// Dismissed lists the findings dismissed on pr: those the ledger led
-// (the PR's newest) says were, and those a command on pr dismisses, by
-// gh-ocdx's login or by someone with write access (canDismiss): anyone
-// else's command is text.
-func Dismissed(pr *github.PullRequest, led finding.Ledger) []string {
-	ids := slices.Clone(led.With(finding.StatusDismissed))
-	add := func(id string) {
-		if !slices.Contains(ids, id) {
-			ids = append(ids, id)
-		}
-	}
-	may := func(association, author string) bool {
-		return slices.Contains(canDismiss, association) || pr.ByViewer(author)
-	}
-	for _, th := range OwnThreads(pr) {
-		for _, c := range th.Replies {
-			if _, ok := DismissCommand(c.Body); ok && may(c.Association, c.Author) {
-				add(th.Finding.ID)
-			}
-		}
-	}
-	for _, c := range pr.Comments {
-		if listed, ok := DismissCommand(c.Body); ok && may(c.Association, c.Author) {
-			for _, id := range listed {
-				add(id)
-			}
-		}
-	}
-	return ids
-}
 
 // DismissCommand reads a comment whose first line is /ocdx dismiss, and the
 // finding IDs that follow it on that line; what is not an ID is left out.
@@ -133,19 +125,19 @@ func (l *loop) ledger(n int, head string) finding.Ledger {
 	for _, id := range l.stuck {
 		led.Set(id, finding.StatusStuck, "")
 	}
-	for _, id := range l.dismissed {
-		led.Set(id, finding.StatusDismissed, "")
+	for _, d := range l.dismissals {
+		led.Set(d.ID, finding.StatusDismissed, "")
 	}
 	return led
 }
 
 // rebuild takes from the PR's newest ledger what the state file lacks: a
 // run another machine made (recorded with where it was read) and its stuck
-// findings. A ledger is only ever gh-ocdx's own login's (PRLedger), and it
+// findings. A ledger is only ever a trusted login's (Trust.Ledger), and it
 // can only add stuck and dismissed IDs of this PR: nothing it says widens
 // what gh-ocdx runs, reads, posts or pushes.
-func (l *loop) rebuild() error {
-	led, url, warnings, ok := PRLedger(l.o.PR)
+func (l *loop) rebuild(ctx context.Context) error {
+	led, url, warnings, ok := l.trust.Ledger(ctx, l.o.PR)
 	for _, w := range warnings {
 		l.progress("%s", w)
 	}
@@ -165,8 +157,91 @@ func (l *loop) rebuild() error {
 	return nil
 }
 
-// dismiss sets the findings people dismissed, as pr shows them now.
-func (l *loop) dismiss(pr *github.PullRequest) { l.dismissed = Dismissed(pr, l.seed) }
+// judge sets whose posts on pr count as gh-ocdx's own (Trust.Judge).
+func (l *loop) judge(ctx context.Context, pr *github.PullRequest) {
+	for _, w := range l.trust.Judge(ctx, pr) {
+		l.progress("%s", w)
+	}
+}
+
+// dismiss sets the findings people dismissed, as pr shows them now, and,
+// when answer is set, answers each refused /ocdx dismiss once.
+func (l *loop) dismiss(ctx context.Context, pr *github.PullRequest, answer bool) error {
+	ds, refused, warnings := l.trust.Dismissals(ctx, pr, l.seed)
+	for _, w := range warnings {
+		l.progress("%s", w)
+	}
+	l.dismissals = ds
+	for _, r := range refused {
+		l.progress("not honoured: the /ocdx dismiss of %s (%s): %s", r.By, r.URL, r.Why)
+		if !answer {
+			continue
+		}
+		// The answer is a courtesy: a failed one is said, and tried again
+		// next round (its tag tells whether it arrived after all).
+		if err := l.refuse(ctx, pr, r); ctx.Err() != nil {
+			return ctx.Err()
+		} else if err != nil {
+			l.progress("answering the /ocdx dismiss of %s failed: %v", r.By, err)
+		}
+	}
+	return nil
+}
+
+// refusedTag marks gh-ocdx's answer to the refused /ocdx dismiss r (by
+// its URL), so that no run answers it twice.
+func refusedTag(r Refusal) string {
+	key := cmp.Or(r.URL, r.By+" "+strings.Join(r.IDs, " "))
+	return "<!-- ocdx:refused " + strings.ReplaceAll(key, "--", "%2D%2D") + " -->"
+}
+
+// refuse answers a /ocdx dismiss that does not count, in the
+// conversation, unless an answer is already on the PR.
+func (l *loop) refuse(ctx context.Context, pr *github.PullRequest, r Refusal) error {
+	tag := refusedTag(r)
+	for _, c := range pr.Comments {
+		if strings.Contains(c.Body, tag) && pr.Trusts(c.Author) {
+			return nil
+		}
+	}
+	if _, ok, err := l.findTag(ctx, tag); err != nil || ok {
+		return err
+	}
+	body := fmt.Sprintf("%s\n%s\n@%s: your [`/ocdx dismiss`](%s) of %s does not count: %s. gh-ocdx still counts and fixes what it names.",
+		finding.Marker, tag, r.By, r.URL, codeList(r.IDs), r.Why)
+	c, err := l.o.GitHub.PostComment(ctx, l.o.Repo, pr.Number, body)
+	if err != nil {
+		return err
+	}
+	l.progress("answered the /ocdx dismiss of %s: %s", r.By, c.URL)
+	return nil
+}
+
+// codeList is ids as `A`, `B`.
+func codeList(ids []string) string {
+	q := make([]string, len(ids))
+	for i, id := range ids {
+		q[i] = "`" + id + "`"
+	}
+	return strings.Join(q, ", ")
+}
+
+// dismissedBy maps the findings of fs to who dismissed them, where a
+// command did (a ledger names nobody).
+func dismissedBy(fs []finding.Finding, ds []Dismissal) map[string]string {
+	var by map[string]string
+	for _, f := range fs {
+		for _, d := range ds {
+			if d.ID == f.ID && d.By != "" {
+				if by == nil {
+					by = map[string]string{}
+				}
+				by[f.ID] = d.By
+			}
+		}
+	}
+	return by
+}
 
 // splitDismissed takes the dismissed findings out of fs.
 func splitDismissed(fs []finding.Finding, dismissed []string) (kept, out []finding.Finding) {

@@ -1,11 +1,14 @@
 package loop
 
 import (
+	"context"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/ocdx/gh-ocdx/config"
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/state"
@@ -77,30 +80,41 @@ func TestRunIgnoresAForgedLedger(t *testing.T) {
 }
 
 // A finding dismissed on its thread, or with /ocdx dismiss in the
-// conversation, by someone with write access is neither counted nor fixed:
-// the PR converges, and the report shows it dismissed. The same command by
-// someone without write access changes nothing.
+// conversation, by someone with write permission is neither counted nor
+// fixed: the PR converges, and the report shows it dismissed and by whom.
+// The same command from someone without it (whatever their association),
+// or from the PR's author, changes nothing and is answered once, saying why.
 func TestRunLeavesDismissedFindingsOut(t *testing.T) {
 	id := bug.ComputeID()
 	for name, tc := range map[string]struct {
 		pr        func(*github.PullRequest)
+		perms     map[string]github.Permission
 		dismissed bool
+		why       string // in the answer to a refused command
 	}{
 		"thread reply": {func(pr *github.PullRequest) {
 			pr.Threads = []github.ReviewThread{{ID: "T1", Comments: []github.ThreadComment{
 				{Author: "ocdx-bot", Body: finding.Marker + "\n" + threadTag(finding.Finding{ID: id, Category: bug.Category, Title: bug.Title})},
-				{Author: "maintainer", Association: "MEMBER", Body: "/ocdx dismiss\nwe accept this leak"},
+				{Author: "maintainer", Association: "MEMBER", Body: "/ocdx dismiss\nwe accept this leak", URL: "https://x/pull/5#r1"},
 			}}}
-		}, true},
+		}, map[string]github.Permission{"maintainer": github.PermWrite}, true, ""},
 		"conversation": {func(pr *github.PullRequest) {
-			pr.Comments = []github.Comment{{Author: "maintainer", Association: "OWNER", Body: "/ocdx dismiss " + id + " not-an-id"}}
-		}, true},
-		"no write access": {func(pr *github.PullRequest) {
-			pr.Comments = []github.Comment{{Author: "passer-by", Association: "CONTRIBUTOR", Body: "/ocdx dismiss " + id}}
-		}, false},
+			pr.Comments = []github.Comment{{Author: "maintainer", Association: "OWNER", Body: "/ocdx dismiss " + id + " not-an-id", URL: "https://x/pull/5#c1"}}
+		}, map[string]github.Permission{"maintainer": github.PermMaintain}, true, ""},
+		"member without write permission": {func(pr *github.PullRequest) {
+			pr.Comments = []github.Comment{{Author: "passer-by", Association: "MEMBER", Body: "/ocdx dismiss " + id, URL: "https://x/pull/5#c2"}}
+		}, map[string]github.Permission{"passer-by": github.PermRead}, false, "only people with write permission on o/r can dismiss findings"},
+		"the PR's author": {func(pr *github.PullRequest) {
+			pr.Comments = []github.Comment{{Author: "author", Association: "MEMBER", Body: "/ocdx dismiss " + id, URL: "https://x/pull/5#c3"}}
+		}, map[string]github.Permission{"author": github.PermWrite}, false, "the PR's author can't dismiss findings on their own PR"},
+		"gh-ocdx's own login without write permission": {func(pr *github.PullRequest) {
+			pr.Comments = []github.Comment{{Author: "ocdx-bot", Body: "/ocdx dismiss " + id + "\n\n" + finding.Marker, URL: "https://x/pull/5#c4"}}
+		}, nil, false, "ocdx-bot has none"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			h := newHarness(t)
+			h.gh.pr.Author = "author"
+			h.gh.perms = tc.perms
 			tc.pr(&h.gh.pr)
 			h.reviewer.answers = []string{reviewerAnswer(bug), reviewerAnswer()}
 			h.analyzer.answers = []string{analyzerAnswer(), analyzerAnswer()}
@@ -114,16 +128,122 @@ func TestRunLeavesDismissedFindingsOut(t *testing.T) {
 			if got := h.fixer.calls == 0; got != tc.dismissed {
 				t.Errorf("fix agent called %d times; dismissed: %v", h.fixer.calls, tc.dismissed)
 			}
+			var answers []string
+			for _, c := range h.gh.comments {
+				if strings.Contains(c.Body, "does not count") {
+					answers = append(answers, c.Body)
+				}
+			}
 			if !tc.dismissed {
+				if len(answers) != 1 || !strings.Contains(answers[0], tc.why) || !strings.Contains(answers[0], id) {
+					t.Errorf("want one answer saying %q, got %q", tc.why, answers)
+				}
 				return
 			}
+			if len(answers) != 0 {
+				t.Errorf("an honoured dismissal was answered as refused: %q", answers)
+			}
 			report := h.gh.comments[0].Body
-			if !strings.Contains(report, "### Dismissed findings") || !strings.Contains(report, id) {
-				t.Errorf("the report must show the dismissed finding:\n%s", report)
+			if !strings.Contains(report, "### Dismissed findings") || !strings.Contains(report, id+"` P1 Leak · dismissed by `maintainer`") {
+				t.Errorf("the report must show the dismissed finding and who dismissed it:\n%s", report)
 			}
 			if l, err := finding.ParseLedger(report); err != nil || !slices.Contains(l.With(finding.StatusDismissed), id) {
 				t.Errorf("the ledger must say dismissed: %+v, %v", l, err)
 			}
 		})
+	}
+}
+
+// The rule for who may dismiss, in one table (docs/architecture.md, Who
+// may dismiss).
+func TestMayDismiss(t *testing.T) {
+	repo := github.Repo{Owner: "o", Name: "r"}
+	for _, tc := range []struct {
+		perm      github.Permission
+		login, id string
+		ok        bool
+		why       string
+	}{
+		{github.PermWrite, "carol", "QUAL-0badf00d", true, ""},
+		{github.PermMaintain, "carol", "PERF-12ab34cd", true, ""},
+		{github.PermAdmin, "carol", "SEC-b0bf205b", true, ""},
+		{github.PermAdmin, "alice", "SEC-b0bf205b", true, ""}, // an admin, on their own PR
+		{github.PermTriage, "carol", "QUAL-0badf00d", false, "only people with write permission on o/r can dismiss findings (carol has triage)"},
+		{github.PermRead, "carol", "QUAL-0badf00d", false, "only people with write permission"},
+		{github.PermNone, "carol", "QUAL-0badf00d", false, "only people with write permission"},
+		{github.PermWrite, "alice", "QUAL-0badf00d", false, "the PR's author can't dismiss findings on their own PR"},
+		{github.PermMaintain, "Alice", "QUAL-0badf00d", false, "the PR's author can't dismiss"},
+		{github.PermWrite, "carol", "SEC-b0bf205b", false, "SEC- findings can only be dismissed by an admin of o/r"},
+		{github.PermMaintain, "carol", "SEC-b0bf205b", false, "SEC- findings can only be dismissed by an admin"},
+	} {
+		ok, why := MayDismiss(repo, tc.perm, tc.login, "alice", tc.id)
+		if ok != tc.ok || !strings.Contains(why, tc.why) || ok && why != "" {
+			t.Errorf("MayDismiss(%s, %s, %s) = %v, %q; want %v, %q", tc.perm, tc.login, tc.id, ok, why, tc.ok, tc.why)
+		}
+	}
+}
+
+// Trust asks GitHub about a login only when it has a post or a command to
+// judge, and once per run whatever the rounds: a PR with neither costs no
+// request, and the viewer's reports and trustedLogins' none either.
+func TestTrustAsksOnlyWhatItJudgesOncePerRun(t *testing.T) {
+	ctx := context.Background()
+	gh := &fakeGitHub{perms: map[string]github.Permission{"carol": github.PermWrite}}
+	trust := NewTrust(gh, github.Repo{Owner: "o", Name: "r"}, &config.Policy{TrustedLogins: []string{"ci[bot]"}})
+	pr := &github.PullRequest{Viewer: "ocdx-bot", Author: "author", Comments: []github.Comment{
+		{Author: "ocdx-bot", Body: finding.Marker + "\nreport"},
+		{Author: "ci[bot]", Body: finding.Marker + "\nreport"},
+		{Author: "passer-by", Body: "looks good"},
+	}}
+	for range 3 {
+		trust.Judge(ctx, pr)
+		trust.Dismissals(ctx, pr, finding.Ledger{})
+	}
+	if len(gh.asked) != 0 {
+		t.Fatalf("asked about %v with nothing to judge", gh.asked)
+	}
+	pr.Comments = append(pr.Comments,
+		github.Comment{Author: "carol", Body: "/ocdx dismiss QUAL-0badf00d"},
+		github.Comment{Author: "Carol", Body: "/ocdx dismiss PERF-12ab34cd"},
+		github.Comment{Author: "mallory", Body: finding.Marker + "\n<!-- ocdx:ledger {} -->"})
+	var ds []Dismissal
+	for range 3 {
+		trust.Judge(ctx, pr)
+		ds, _, _ = trust.Dismissals(ctx, pr, finding.Ledger{})
+	}
+	if fmt.Sprint(gh.asked) != "[mallory carol]" {
+		t.Errorf("asked about %v, want mallory's post and carol's commands, once each", gh.asked)
+	}
+	if fmt.Sprint(DismissedIDs(ds)) != "[QUAL-0badf00d PERF-12ab34cd]" || ds[0].By != "carol" {
+		t.Errorf("dismissals %+v", ds)
+	}
+	if !pr.Trusts("ci[bot]") || pr.Trusts("mallory") {
+		t.Errorf("Trusted = %v: want the listed bot, not mallory (no permission)", pr.Trusted)
+	}
+}
+
+// A ledger counts from someone trusted only for their write permission,
+// but it cannot dismiss what their command could not: a SEC- finding.
+func TestLedgerOfAWriterKeepsOnlyTheDismissalsTheyCouldMake(t *testing.T) {
+	ctx := context.Background()
+	gh := &fakeGitHub{perms: map[string]github.Permission{"carol": github.PermWrite}}
+	trust := NewTrust(gh, github.Repo{Owner: "o", Name: "r"}, nil)
+	led := finding.Ledger{Run: "20260101T000000-abcdef", Round: 1, Head: "aaaaaaaa"}
+	led.Set("SEC-b0bf205b", finding.StatusDismissed, "")
+	led.Set("QUAL-0badf00d", finding.StatusDismissed, "")
+	pr := &github.PullRequest{Viewer: "ocdx-bot", Author: "author", Comments: []github.Comment{
+		{Author: "carol", Body: finding.Marker + "\nreport\n" + led.Block(), URL: "https://x/c/1"}}}
+	trust.Judge(ctx, pr)
+
+	got, url, warnings, ok := trust.Ledger(ctx, pr)
+
+	if !ok || url != "https://x/c/1" {
+		t.Fatalf("carol's ledger was not read: %v %q", ok, url)
+	}
+	if d := got.With(finding.StatusDismissed); fmt.Sprint(d) != "[QUAL-0badf00d]" {
+		t.Errorf("dismissed %v, want only QUAL-0badf00d", d)
+	}
+	if len(warnings) != 1 || !strings.Contains(warnings[0], "SEC-b0bf205b") {
+		t.Errorf("warnings %q", warnings)
 	}
 }

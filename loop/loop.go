@@ -40,6 +40,7 @@ type GitHub interface {
 	PostComment(ctx context.Context, repo github.Repo, number int, body string) (*github.Comment, error)
 	PostReviewComments(ctx context.Context, repo github.Repo, number int, event github.ReviewEvent, body string, comments []github.ReviewComment) (*github.PostedReview, error)
 	ResolveThreads(ctx context.Context, repo github.Repo, replies []github.ThreadReply) error
+	Permissions
 }
 
 // Store is the state file; *state.Store is one.
@@ -180,7 +181,8 @@ type RoundResult struct {
 	RunUsage         llm.Usage            `json:"runUsage"`        // the run's tokens up to this round's review, fixes included
 	RunCostUSD       float64              `json:"runEstimatedCostUsd,omitempty"`
 	judged           int                  // the previous findings a re-review judged
-	Dismissed        []finding.Finding    `json:"dismissed,omitempty"` // raised again, but dismissed on the PR: not counted or fixed
+	Dismissed        []finding.Finding    `json:"dismissed,omitempty"`   // raised again, but dismissed on the PR: not counted or fixed
+	DismissedBy      map[string]string    `json:"dismissedBy,omitempty"` // finding ID → the login whose command dismissed it
 	Fix              *fix.Result          `json:"fix,omitempty"`
 	Comments         []state.Comment      `json:"comments"`
 	Usage            map[string]llm.Usage `json:"usage"`
@@ -205,8 +207,9 @@ type loop struct {
 	wip    *state.WIP // an interrupted fix, from the state file
 	// seed is the newest ledger on the PR when the run began: what other
 	// runs (this machine's or another's) knew.
-	seed      finding.Ledger
-	dismissed []string // finding IDs people dismissed on the PR
+	seed       finding.Ledger
+	trust      *Trust
+	dismissals []Dismissal // the findings people dismissed on the PR
 }
 
 // Run runs the loop on o.PR. A run that ends without converging returns its
@@ -228,10 +231,12 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		l.res.Budget = &BudgetStatus{MaxTokens: o.Budget.Max}
 	}
 	defer l.totals()
+	l.trust = NewTrust(o.GitHub, o.Repo, o.Policy)
+	l.judge(ctx, o.PR)
 	if o.DryRun {
 		return l.dryRun(ctx)
 	}
-	if err := l.rebuild(); err != nil {
+	if err := l.rebuild(ctx); err != nil {
 		return nil, err
 	}
 	if rec, err := o.Store.PR(l.key); err == nil {
@@ -301,6 +306,7 @@ func (l *loop) round(ctx context.Context, n int) (done bool, err error) {
 		if pr, err = l.o.GitHub.PullRequest(ctx, l.o.Repo, l.o.PR.Number); err != nil {
 			return false, err
 		}
+		l.judge(ctx, pr)
 	}
 	l.readPR = true
 	l.progress("round %d of %d: PR #%d at %s", n, l.o.MaxRounds, pr.Number, text.ShortOID(pr.HeadRefOid))
@@ -309,7 +315,9 @@ func (l *loop) round(ctx context.Context, n int) (done bool, err error) {
 		return false, err
 	}
 	rr := RoundResult{N: n, HeadOID: rd.HeadOID, Comments: []state.Comment{}, Stuck: []string{}}
-	l.dismiss(pr)
+	if err := l.dismiss(ctx, pr, true); err != nil {
+		return false, err
+	}
 	rr.ReviewState = ReviewStateOf(pr)
 	var threadFs []finding.Finding
 	threadFs, rr.Threads = ThreadFindings(pr)
@@ -508,7 +516,8 @@ func (l *loop) review(ctx context.Context, pr *github.PullRequest, rr *RoundResu
 		rr.Findings, fixedBefore = carry(rr.Findings, re, out.Verdicts), re.Fixed
 	}
 	// A dismissed finding is shown, not counted, fixed or stuck.
-	rr.Findings, rr.Dismissed = splitDismissed(rr.Findings, l.dismissed)
+	rr.Findings, rr.Dismissed = splitDismissed(rr.Findings, DismissedIDs(l.dismissals))
+	rr.DismissedBy = dismissedBy(rr.Dismissed, l.dismissals)
 	rr.Counts = Count(rr.Findings)
 	if rr.reviewersOK > 0 {
 		rr.Consensus = Consensus(rr.ReviewState, rr.Counts)
@@ -699,7 +708,7 @@ func (l *loop) findTag(ctx context.Context, tag string) (string, bool, error) {
 		return "", false, err
 	}
 	for _, c := range cs {
-		if strings.Contains(c.Body, tag) && l.o.PR.ByViewer(c.Author) {
+		if strings.Contains(c.Body, tag) && l.o.PR.Trusts(c.Author) {
 			return c.URL, true, nil
 		}
 	}
@@ -850,7 +859,7 @@ func (l *loop) dryRun(ctx context.Context) (*Result, error) {
 			l.stuck = append(l.stuck, s.ID)
 		}
 	}
-	if led, _, _, ok := PRLedger(pr); ok {
+	if led, _, _, ok := l.trust.Ledger(ctx, pr); ok {
 		l.seed = led
 		for _, id := range led.With(finding.StatusStuck) {
 			if !slices.Contains(l.stuck, id) {
@@ -858,7 +867,9 @@ func (l *loop) dryRun(ctx context.Context) (*Result, error) {
 			}
 		}
 	}
-	l.dismiss(pr)
+	if err := l.dismiss(ctx, pr, false); err != nil {
+		return l.res, err
+	}
 	if err := l.review(ctx, pr, &rr, threadFs); errors.Is(err, llm.ErrBudget) {
 		l.res.Outcome, l.res.Reason = OutcomeBlocked, "dry run: "+l.budgetReached(err)
 		l.label()

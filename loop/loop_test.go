@@ -27,6 +27,18 @@ type fakeGitHub struct {
 	posts    int
 	inline   []github.ReviewComment
 	resolved []github.ThreadReply
+	perms    map[string]github.Permission // by login; none when absent
+	asked    []string                     // the logins whose permission was read
+}
+
+func (g *fakeGitHub) Permission(_ context.Context, _ github.Repo, login string) (github.Permission, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.asked = append(g.asked, login)
+	if p, ok := g.perms[login]; ok {
+		return p, nil
+	}
+	return github.PermNone, nil
 }
 
 func (g *fakeGitHub) PullRequest(context.Context, github.Repo, int) (*github.PullRequest, error) {

@@ -111,7 +111,11 @@ func RenderReview(runID string, maxRounds int, rr *RoundResult) string {
 	if len(rr.Dismissed) > 0 {
 		b.WriteString("### Dismissed findings\n\nRaised again, but dismissed on this PR (`/ocdx dismiss` or `gh ocdx dismiss`): not counted, not fixed:\n\n")
 		for _, f := range rr.Dismissed {
-			fmt.Fprintf(&b, "- `%s` %s %s\n", f.ID, f.Priority, cell(f.Title, 100))
+			by := ""
+			if who := rr.DismissedBy[f.ID]; who != "" {
+				by = " · dismissed by `" + who + "`"
+			}
+			fmt.Fprintf(&b, "- `%s` %s %s%s\n", f.ID, f.Priority, cell(f.Title, 100), by)
 		}
 		b.WriteString("\n")
 	}

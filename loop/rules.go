@@ -12,10 +12,10 @@ import (
 )
 
 // Own reports whether a comment is gh-ocdx's: it carries the marker and was
-// posted by the login gh-ocdx posts as. A copy of the marker by anyone else
-// is human content like any other.
+// posted by the login gh-ocdx posts as, or one the PR trusts (Trust.Judge).
+// A copy of the marker by anyone else is human content like any other.
 func Own(pr *github.PullRequest, body, author string) bool {
-	return strings.Contains(body, finding.Marker) && pr.ByViewer(author)
+	return strings.Contains(body, finding.Marker) && pr.Trusts(author)
 }
 
 // Consensus values (docs/architecture.md, Consensus).

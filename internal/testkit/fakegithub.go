@@ -43,6 +43,7 @@ type GitHub struct {
 	faults   []*Fault
 	log      []Request
 	nextID   int64
+	perms    map[string]string // "owner/repo login" (login lower-cased) → role
 
 	releases map[string][]*release // by repository; see releases.go
 	assets   map[int64]asset
@@ -135,7 +136,7 @@ type PostedReviewComment struct {
 
 // Request is one logged request.
 type Request struct {
-	Kind   string // graphql, diff, pr, files, comment, comments, review, issue, contents, tree, release, asset, download, tags, unknown
+	Kind   string // graphql, diff, pr, files, comment, comments, review, issue, contents, permission, tree, release, asset, download, tags, unknown
 	Method string
 	Path   string
 	Status int
@@ -251,6 +252,18 @@ func (g *GitHub) AddCommentBy(repo string, number int, login, association, body 
 	g.comments[key] = append(g.comments[key], PostedComment{ID: g.nextID, Body: body, Login: login, Association: association})
 }
 
+// SetPermission gives login the role (admin, maintain, write, triage,
+// read, none) on repo, as the collaborators permission endpoint answers
+// it. A login without one is unknown to GitHub there: 404.
+func (g *GitHub) SetPermission(repo, login, role string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.perms == nil {
+		g.perms = map[string]string{}
+	}
+	g.perms[repo+" "+strings.ToLower(login)] = role
+}
+
 // Fail queues a fault.
 func (g *GitHub) Fail(f Fault) {
 	g.mu.Lock()
@@ -300,6 +313,7 @@ var (
 	reComments = regexp.MustCompile(`^/api/v3/repos/([^/]+/[^/]+)/issues/(\d+)/comments$`)
 	reContents = regexp.MustCompile(`^/api/v3/repos/([^/]+/[^/]+)/contents/(.+)$`)
 	reTree     = regexp.MustCompile(`^/api/v3/repos/([^/]+/[^/]+)/git/trees/([^/]+)$`)
+	rePerm     = regexp.MustCompile(`^/api/v3/repos/([^/]+/[^/]+)/collaborators/([^/]+)/permission$`)
 )
 
 func kindOf(r *http.Request) string {
@@ -328,6 +342,8 @@ func kindOf(r *http.Request) string {
 		return "contents"
 	case reTree.MatchString(p):
 		return "tree"
+	case rePerm.MatchString(p):
+		return "permission"
 	}
 	if k := releaseKind(p); k != "" {
 		return k
@@ -440,6 +456,8 @@ func (g *GitHub) route(w http.ResponseWriter, r *http.Request, kind string, body
 	switch kind {
 	case "graphql":
 		g.graphql(w, body)
+	case "permission":
+		g.permission(w, r)
 	case "diff", "pr":
 		m := rePull.FindStringSubmatch(r.URL.Path)
 		pr := g.pr(m[1], m[2])
@@ -885,4 +903,23 @@ func (g *GitHub) gitObjects(w http.ResponseWriter, r *http.Request, kind string)
 	}
 	w.Header().Set("Content-Type", "application/vnd.github.raw")
 	w.Write(out)
+}
+
+// permission answers GET /repos/{o}/{r}/collaborators/{user}/permission as
+// GitHub does: "permission" folds maintain into write and triage into read;
+// "role_name" is the role itself.
+func (g *GitHub) permission(w http.ResponseWriter, r *http.Request) {
+	m := rePerm.FindStringSubmatch(r.URL.Path)
+	g.mu.Lock()
+	role, ok := g.perms[m[1]+" "+strings.ToLower(m[2])]
+	g.mu.Unlock()
+	if !ok {
+		notFound(w)
+		return
+	}
+	base := map[string]string{"maintain": "write", "triage": "read"}[role]
+	if base == "" {
+		base = role
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"permission": base, "role_name": role, "user": map[string]any{"login": m[2]}})
 }

@@ -1,0 +1,198 @@
+package loop
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/ocdx/gh-ocdx/config"
+	"github.com/ocdx/gh-ocdx/finding"
+	"github.com/ocdx/gh-ocdx/github"
+)
+
+// Permissions reads a login's permission on a repository; *github.Client
+// is one.
+type Permissions interface {
+	Permission(ctx context.Context, repo github.Repo, login string) (github.Permission, error)
+}
+
+// Trust decides, for one run on one repository, whose posts count as
+// gh-ocdx's own and whose commands change what it decides
+// (docs/architecture.md, Who may dismiss; Whose posts count). Each login's
+// permission is asked once per run, and only for a login whose post or
+// command there is to judge.
+type Trust struct {
+	perms  Permissions
+	repo   github.Repo
+	logins []string // the base branch's trustedLogins
+	asked  map[string]permAnswer
+}
+
+type permAnswer struct {
+	p   github.Permission
+	err error
+}
+
+// NewTrust is the Trust of one run on repo, whose base branch's policy
+// is policy (nil: none).
+func NewTrust(perms Permissions, repo github.Repo, policy *config.Policy) *Trust {
+	t := &Trust{perms: perms, repo: repo, asked: map[string]permAnswer{}}
+	if policy != nil {
+		t.logins = policy.TrustedLogins
+	}
+	return t
+}
+
+// Permission is login's permission on the repository, read once per run
+// (a failure too: it is not asked again).
+func (t *Trust) Permission(ctx context.Context, login string) (github.Permission, error) {
+	key := strings.ToLower(login)
+	if a, ok := t.asked[key]; ok {
+		return a.p, a.err
+	}
+	p, err := github.PermNone, error(nil)
+	if login != "" && t.perms != nil {
+		p, err = t.perms.Permission(ctx, t.repo, login)
+	}
+	t.asked[key] = permAnswer{p, err}
+	return p, err
+}
+
+// listed reports whether login is one of trustedLogins.
+func (t *Trust) listed(login string) bool {
+	return slices.ContainsFunc(t.logins, func(l string) bool { return login != "" && strings.EqualFold(l, login) })
+}
+
+// MayDismiss is the one rule for a command that changes what gh-ocdx
+// decides on a PR (a dismissal today): it counts only from someone with
+// write, maintain or admin permission on repo; never from the PR's author
+// on their own PR unless an admin; and a SEC- finding only from an admin.
+// gh-ocdx's own login has no exemption. why says what refused it.
+func MayDismiss(repo github.Repo, perm github.Permission, login, prAuthor, id string) (ok bool, why string) {
+	switch {
+	case !perm.CanWrite():
+		return false, fmt.Sprintf("only people with write permission on %s can dismiss findings (%s has %s)", repo, login, perm)
+	case perm != github.PermAdmin && strings.EqualFold(login, prAuthor):
+		return false, "the PR's author can't dismiss findings on their own PR (unless an admin)"
+	case perm != github.PermAdmin && strings.HasPrefix(id, "SEC-"):
+		return false, fmt.Sprintf("SEC- findings can only be dismissed by an admin of %s", repo)
+	}
+	return true, ""
+}
+
+// Judge sets pr.Trusted: the logins besides the viewer whose posts count
+// as gh-ocdx's own. Those are trustedLogins and, of the other authors of
+// posts carrying the marker, those with write permission (a forged report
+// by someone who can push is no new power). Only such authors are asked
+// about. A permission that cannot be read trusts nobody, said in warnings.
+func (t *Trust) Judge(ctx context.Context, pr *github.PullRequest) (warnings []string) {
+	pr.Trusted = slices.Clone(t.logins)
+	var authors []string
+	consider := func(body, author string) {
+		if author == "" || !strings.Contains(body, finding.Marker) || pr.Trusts(author) || slices.Contains(authors, author) {
+			return
+		}
+		authors = append(authors, author)
+	}
+	for _, r := range pr.Reviews {
+		consider(r.Body, r.Author)
+	}
+	for _, c := range pr.Comments {
+		consider(c.Body, c.Author)
+	}
+	for _, th := range pr.Threads {
+		for _, c := range th.Comments {
+			consider(c.Body, c.Author)
+		}
+	}
+	for _, a := range authors {
+		p, err := t.Permission(ctx, a)
+		if err != nil {
+			warnings = append(warnings, fmt.Sprintf("the posts of %s carrying gh-ocdx's marker are not taken as its own: %v", a, err))
+			continue
+		}
+		if p.CanWrite() {
+			pr.Trusted = append(pr.Trusted, a)
+		}
+	}
+	return warnings
+}
+
+// Dismissal is a finding dismissed on the PR.
+type Dismissal struct {
+	ID  string
+	By  string // "" when an earlier run's ledger says so
+	URL string // the command's
+}
+
+// Refusal is a /ocdx dismiss that does not count, and why.
+type Refusal struct {
+	By, URL, Why string
+	IDs          []string // the findings it could not dismiss
+}
+
+// Dismissals are the findings dismissed on pr (Judged): those the ledger
+// led (the PR's newest) says were, and those a /ocdx dismiss command
+// dismisses by MayDismiss; refused are the commands, or the IDs of a
+// command, that do not count. A permission that cannot be read refuses
+// nothing and dismisses nothing; warnings say so.
+func (t *Trust) Dismissals(ctx context.Context, pr *github.PullRequest, led finding.Ledger) (ds []Dismissal, refused []Refusal, warnings []string) {
+	for _, id := range led.With(finding.StatusDismissed) {
+		ds = append(ds, Dismissal{ID: id})
+	}
+	judge := func(author, url string, ids []string) {
+		if len(ids) == 0 {
+			return
+		}
+		p, err := t.Permission(ctx, author)
+		if err != nil {
+			warnings = append(warnings, fmt.Sprintf("the /ocdx dismiss of %s (%s) does not count: %v", author, url, err))
+			return
+		}
+		r := Refusal{By: author, URL: url}
+		var whys []string
+		for _, id := range ids {
+			if ok, why := MayDismiss(t.repo, p, author, pr.Author, id); !ok {
+				r.IDs = append(r.IDs, id)
+				if !slices.Contains(whys, why) {
+					whys = append(whys, why)
+				}
+				continue
+			}
+			// A command names who dismissed what a ledger carries.
+			switch i := slices.IndexFunc(ds, func(d Dismissal) bool { return d.ID == id }); {
+			case i < 0:
+				ds = append(ds, Dismissal{ID: id, By: author, URL: url})
+			case ds[i].By == "":
+				ds[i].By, ds[i].URL = author, url
+			}
+		}
+		if len(r.IDs) > 0 {
+			r.Why = strings.Join(whys, "; ")
+			refused = append(refused, r)
+		}
+	}
+	for _, th := range OwnThreads(pr) {
+		for _, c := range th.Replies {
+			if _, ok := DismissCommand(c.Body); ok {
+				judge(c.Author, c.URL, []string{th.Finding.ID})
+			}
+		}
+	}
+	for _, c := range pr.Comments {
+		if ids, ok := DismissCommand(c.Body); ok {
+			judge(c.Author, c.URL, ids)
+		}
+	}
+	return ds, refused, warnings
+}
+
+// DismissedIDs are the IDs of ds.
+func DismissedIDs(ds []Dismissal) []string {
+	ids := make([]string, 0, len(ds))
+	for _, d := range ds {
+		ids = append(ids, d.ID)
+	}
+	return ids
+}
