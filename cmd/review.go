@@ -366,7 +366,6 @@ func renderLocal(res *loop.LocalResult) string {
 	if f := res.Fix; f != nil {
 		fmt.Fprintf(&b, "- Fix: %d fixed, %d rejected, %d commit(s), verified %t\n", len(f.Fixed), len(f.Rejected), len(f.Commits), f.Verified)
 	}
-	raised := loop.Raised(res.Findings)
 	for _, p := range finding.Priorities {
 		var fs []finding.Finding
 		for _, f := range res.Findings {
@@ -387,11 +386,11 @@ func renderLocal(res *loop.LocalResult) string {
 			if slices.Contains(res.Stuck, f.ID) {
 				extra = ", stuck"
 			}
-			by := ""
-			if f.Source != nil {
+			by := loop.Agreement(f)
+			if by == "" && f.Source != nil {
 				by = f.Source.Name
 			}
-			fmt.Fprintf(&b, "- `%s` **%s** (%s, %s, %d reviewer(s)%s): %s\n", where, text.OneLine(f.Title), f.ID, by, raised[f.ID], extra, text.OneLine(f.Description))
+			fmt.Fprintf(&b, "- `%s` **%s** (%s, %s%s): %s\n", where, text.OneLine(f.Title), f.ID, by, extra, text.OneLine(f.Description))
 			if s := strings.TrimSpace(f.Suggestion); s != "" {
 				fmt.Fprintf(&b, "  - Suggestion: %s\n", text.OneLine(s))
 			}

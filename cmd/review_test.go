@@ -234,7 +234,7 @@ func TestReviewFixCommitsAndNeverPushes(t *testing.T) {
 	if !errors.As(err, &inc) || !strings.Contains(err.Error(), "stuck") {
 		t.Fatalf("want a stuck finding (exit 3), got %v\n%s", err, out)
 	}
-	if !strings.Contains(out, "reviewer(s), stuck)") || lr.fixer.Count() != fixCalls {
+	if !strings.Contains(out, "1/1 reviewer (openai/rev), stuck)") || lr.fixer.Count() != fixCalls {
 		t.Errorf("stuck finding sent to the fixer again (%d calls) or not shown:\n%s", lr.fixer.Count()-fixCalls, out)
 	}
 }

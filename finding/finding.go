@@ -39,6 +39,12 @@ type Finding struct {
 	// as a suggestion GitHub can commit (docs/architecture.md, Posting).
 	Replacement *string `json:"replacement,omitempty" envelope:"optional"`
 	Source      *Source `json:"source" envelope:"optional"`
+	// Reviewers are the reviewers that raised this problem, by model, and
+	// Agreement how many of the reviewers that answered they are ("2/3"):
+	// gh-ocdx fills both when it merges the reviewers' copies; what a
+	// model sends in them is dropped.
+	Reviewers []string `json:"reviewers,omitempty" envelope:"optional"`
+	Agreement string   `json:"agreement,omitempty" envelope:"optional"`
 }
 
 // Source says who reported a finding.

@@ -169,6 +169,9 @@ func anchor(lines github.DiffLines, f finding.Finding) (github.ReviewComment, bo
 func InlineBody(f finding.Finding) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s\n%s\n**%s** · %s · `%s`\n\n", finding.Marker, threadTag(f), f.Priority, cell(f.Title, 200), f.ID)
+	if a := Agreement(f); a != "" {
+		fmt.Fprintf(&b, "_Raised by %s._\n\n", a)
+	}
 	if d := strings.TrimSpace(f.Description); d != "" {
 		b.WriteString(prose(d, 2000) + "\n\n")
 	}

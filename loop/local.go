@@ -270,7 +270,7 @@ func (l *loop) reviewLocal(ctx context.Context, ch Change, policy *config.Policy
 			rr.reviewersOK++
 		}
 	}
-	rr.Findings = orEmpty(append(agentFindings(l.o.Reviewers, results), SecretFindings(string(ch.Diff), time.Now().UTC().Format(time.RFC3339))...))
+	rr.Findings = orEmpty(Distinct(append(agentFindings(l.o.Reviewers, results), SecretFindings(string(ch.Diff), time.Now().UTC().Format(time.RFC3339))...), rr.reviewersOK))
 	rr.Counts = Count(rr.Findings)
 	if rr.reviewersOK > 0 {
 		rr.Consensus = Consensus(rr.ReviewState, rr.Counts)

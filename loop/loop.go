@@ -510,7 +510,7 @@ func (l *loop) review(ctx context.Context, pr *github.PullRequest, rr *RoundResu
 	if !equalState(out.Analyzer.ReviewState, rr.ReviewState) {
 		rr.AnalyzerMismatch = true
 	}
-	rr.Findings = orEmpty(append(out.Findings, SecretFindings(string(diff), time.Now().UTC().Format(time.RFC3339))...))
+	rr.Findings = orEmpty(Distinct(append(out.Findings, SecretFindings(string(diff), time.Now().UTC().Format(time.RFC3339))...), rr.reviewersOK))
 	fixedBefore := l.fixedLastRound(rr.N)
 	if re != nil {
 		rr.Findings, fixedBefore = carry(rr.Findings, re, out.Verdicts), re.Fixed

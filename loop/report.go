@@ -81,7 +81,6 @@ func RenderReview(runID string, maxRounds int, rr *RoundResult) string {
 	b.WriteString("\n")
 
 	code := slices.DeleteFunc(slices.Clone(rr.Findings), IsThread)
-	raised := Raised(code)
 	if len(code) == 0 {
 		b.WriteString("### Findings\n\nNone.\n\n")
 	}
@@ -97,7 +96,7 @@ func RenderReview(runID string, maxRounds int, rr *RoundResult) string {
 		}
 		fmt.Fprintf(&b, "### %s (%d)\n\n", priorityNames[p], len(group))
 		for _, f := range group {
-			writeFinding(&b, f, rr.Stuck, fmt.Sprintf(" · %d/%d reviewers", raised[f.ID], reviewers))
+			writeFinding(&b, f, rr.Stuck)
 		}
 		b.WriteString("\n")
 	}
@@ -128,7 +127,7 @@ func RenderReview(runID string, maxRounds int, rr *RoundResult) string {
 		b.WriteString("None.\n\n")
 	}
 	for _, f := range threads {
-		writeFinding(&b, f, nil, "")
+		writeFinding(&b, f, nil)
 	}
 	if len(threads) > 0 {
 		b.WriteString("\nThese need a human: they are never sent to the fix agent.\n\n")
@@ -162,24 +161,27 @@ func RenderReview(runID string, maxRounds int, rr *RoundResult) string {
 	return b.String()
 }
 
-// writeFinding writes one finding; agree says how many reviewers raised it.
-func writeFinding(b *strings.Builder, f finding.Finding, stuck []string, agree string) {
+// writeFinding writes one finding, with who raised it: the reviewers that
+// agree on it, or the person or check it came from.
+func writeFinding(b *strings.Builder, f finding.Finding, stuck []string) {
 	loc := f.File
 	if f.Line != nil {
 		loc = fmt.Sprintf("%s:%d", f.File, *f.Line)
 	}
 	by := ""
-	if f.Source != nil && f.Source.Name != "" {
+	switch {
+	case f.Agreement != "":
+		by = " · " + Agreement(f)
+	case f.Source != nil && f.Source.Type == "human" && f.Source.Name != "":
+		by = " — @" + f.Source.Name
+	case f.Source != nil && f.Source.Name != "":
 		by = " — " + f.Source.Name
-		if f.Source.Type == "human" {
-			by = " — @" + f.Source.Name
-		}
 	}
 	mark := ""
 	if slices.Contains(stuck, f.ID) {
 		mark = " **(stuck)**"
 	}
-	fmt.Fprintf(b, "- **%s** `%s` %s `%s`%s%s%s\n", f.Priority, f.ID, cell(f.Title, 200), loc, mark, by, agree)
+	fmt.Fprintf(b, "- **%s** `%s` %s `%s`%s%s\n", f.Priority, f.ID, cell(f.Title, 200), loc, mark, by)
 	if d := strings.TrimSpace(f.Description); d != "" {
 		fmt.Fprintf(b, "  %s\n", indent(prose(d, 1000)))
 	}

@@ -333,24 +333,3 @@ func IssuesToFix(fs []finding.Finding, stuck []string) (toFix, optional []findin
 	}
 	return toFix, optional
 }
-
-// Raised counts, for each finding ID, the distinct reviewers that reported
-// it: the report lists every copy, and says how many agree.
-func Raised(fs []finding.Finding) map[string]int {
-	by := map[string]map[string]bool{}
-	for _, f := range fs {
-		if by[f.ID] == nil {
-			by[f.ID] = map[string]bool{}
-		}
-		name := ""
-		if f.Source != nil {
-			name = f.Source.Name
-		}
-		by[f.ID][name] = true
-	}
-	out := make(map[string]int, len(by))
-	for id, names := range by {
-		out[id] = len(names)
-	}
-	return out
-}

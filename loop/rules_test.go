@@ -231,8 +231,8 @@ func TestIssuesToFixHoldsEachIDOnce(t *testing.T) {
 	if len(toFix) != 1 || toFix[0].Priority != "P1" || len(optional) != 0 {
 		t.Errorf("issuesToFix %v, optional %v: want the ID once, as P1", toFix, optional)
 	}
-	if n := Raised([]finding.Finding{a, b, a, c})[a.ID]; n != 2 {
-		t.Errorf("raised by %d reviewers, want 2", n)
+	if d := Distinct([]finding.Finding{a, b, a, c}, 2); len(d) != 1 || d[0].Priority != "P1" || d[0].Agreement != "2/2" {
+		t.Errorf("distinct %+v: want one P1 raised by 2 of 2 reviewers", d)
 	}
 }
 

@@ -1,0 +1,128 @@
+package loop
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/ocdx/gh-ocdx/finding"
+)
+
+// Distinct merges the copies of one problem into one finding
+// (docs/architecture.md, Findings and agreement): reviewers that raise the
+// same ID, or the same place (one file, lines within nearLines of each
+// other, or both without a line) with a similar title, found one problem,
+// however they worded or categorised it. The merged finding is the copy
+// with the highest priority (gh-ocdx's own secret finding first among
+// equals, then the smallest ID), and names every reviewer that raised it,
+// by model, with the agreement out of succeeded, the reviewers that
+// answered. Thread findings are one per thread already and pass as they
+// are. The order is that of each problem's first copy.
+func Distinct(fs []finding.Finding, succeeded int) []finding.Finding {
+	type group struct {
+		copies []finding.Finding
+		roles  []string // the reviewers (by role) that raised it, in order
+		models []string
+	}
+	var groups []*group
+	for _, f := range fs {
+		var g *group
+		if !IsThread(f) {
+			for _, c := range groups {
+				if !IsThread(c.copies[0]) && slices.ContainsFunc(c.copies, func(x finding.Finding) bool { return sameProblem(x, f) }) {
+					g = c
+					break
+				}
+			}
+		}
+		if g == nil {
+			g = &group{}
+			groups = append(groups, g)
+		}
+		g.copies = append(g.copies, f)
+		if f.Source != nil && !ownFinding(f) && !IsThread(f) && !slices.Contains(g.roles, f.Source.Name) {
+			model := f.Source.Name
+			if len(f.Reviewers) > 0 {
+				model = f.Reviewers[0] // agentFindings names the reviewer's model
+			}
+			g.roles, g.models = append(g.roles, f.Source.Name), append(g.models, model)
+		}
+	}
+	out := make([]finding.Finding, 0, len(groups))
+	for _, g := range groups {
+		m := slices.MinFunc(g.copies, func(a, b finding.Finding) int {
+			if r := rank(a.Priority) - rank(b.Priority); r != 0 {
+				return r
+			}
+			if sa, sb := ownFinding(a), ownFinding(b); sa != sb {
+				if sa {
+					return -1
+				}
+				return 1
+			}
+			switch {
+			case a.ID < b.ID:
+				return -1
+			case a.ID > b.ID:
+				return 1
+			}
+			return 0
+		})
+		m.Reviewers, m.Agreement = nil, ""
+		if !IsThread(m) && len(g.models) > 0 {
+			m.Reviewers = g.models
+			m.Agreement = fmt.Sprintf("%d/%d", len(g.models), max(succeeded, len(g.models)))
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// Agreement says who raised f, for a report: "2/3 reviewers
+// (openai/gpt-4.1, anthropic/claude-sonnet-4-5)"; "" when no reviewer did
+// (a thread, gh-ocdx's own secret finding).
+func Agreement(f finding.Finding) string {
+	if f.Agreement == "" {
+		return ""
+	}
+	noun := "reviewers"
+	if strings.HasSuffix(f.Agreement, "/1") {
+		noun = "reviewer"
+	}
+	return fmt.Sprintf("%s %s (%s)", f.Agreement, noun, strings.Join(f.Reviewers, ", "))
+}
+
+// sameProblem reports whether two reviewers' findings are one problem: the
+// same ID, or the same file and place with a similar title. Unlike
+// SameFinding, which follows a finding across a fix, the category may
+// differ (one model's quality issue is another's performance issue) and
+// the place is not allowed to move.
+func sameProblem(a, b finding.Finding) bool {
+	if a.ID != "" && a.ID == b.ID {
+		return true
+	}
+	if a.File != b.File {
+		return false
+	}
+	switch {
+	case a.Line == nil && b.Line == nil:
+	case a.Line == nil || b.Line == nil:
+		return false
+	default:
+		if d := *a.Line - *b.Line; d > nearLines || d < -nearLines {
+			return false
+		}
+	}
+	return SimilarTitles(a.Title, b.Title)
+}
+
+// ownFinding reports whether gh-ocdx computed f itself (a secret it masked).
+func ownFinding(f finding.Finding) bool { return f.Source != nil && f.Source.Name == SecretScanner }
+
+// rank orders priorities, most severe first; an unknown one last.
+func rank(p string) int {
+	if i := slices.Index(finding.Priorities, p); i >= 0 {
+		return i
+	}
+	return len(finding.Priorities)
+}

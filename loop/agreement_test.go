@@ -1,0 +1,86 @@
+package loop
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/ocdx/gh-ocdx/finding"
+)
+
+// by makes f a copy from the reviewer role, whose model is model, as
+// agentFindings does.
+func by(f finding.Finding, role, model string) finding.Finding {
+	f.Source, f.Reviewers = &finding.Source{Type: "agent", Name: role}, []string{model}
+	return f
+}
+
+// One problem raised by several reviewers is one finding, whatever ID,
+// category or nearby line each gave it: counted once, at its highest
+// priority, naming who raised it out of the reviewers that answered.
+func TestDistinctMergesOneProblem(t *testing.T) {
+	a := by(fnd("P2", "quality", "cache.go", 10, "Cache size is not bounded"), "reviewer-1", "openai/gpt-4.1")
+	b := by(fnd("P1", "performance", "cache.go", 12, "Cache size not bounded"), "reviewer-2", "anthropic/claude-sonnet-4-5")
+	c := by(fnd("P2", "quality", "cache.go", 10, "Cache size is not bounded"), "reviewer-3", "ollama/qwen")
+	other := by(fnd("P2", "quality", "cache.go", 11, "Get has no test"), "reviewer-3", "ollama/qwen")
+	far := by(fnd("P2", "quality", "cache.go", 30, "Cache size is not bounded"), "reviewer-1", "openai/gpt-4.1")
+	again := a // reviewer-1 repeating itself counts once
+
+	got := Distinct([]finding.Finding{a, b, other, c, far, again}, 3)
+	if len(got) != 3 {
+		t.Fatalf("%d findings, want 3 (the merged one, the test, the one 20 lines away): %+v", len(got), got)
+	}
+	m := got[0]
+	if m.Priority != "P1" || m.ID != b.ID {
+		t.Errorf("merged finding %s %s: want the highest priority's copy, %s P1", m.ID, m.Priority, b.ID)
+	}
+	if m.Agreement != "3/3" || !slices.Equal(m.Reviewers, []string{"openai/gpt-4.1", "anthropic/claude-sonnet-4-5", "ollama/qwen"}) {
+		t.Errorf("merged finding raised by %v (%s), want all three in order", m.Reviewers, m.Agreement)
+	}
+	if got[1].ID != other.ID || got[1].Agreement != "1/3" || got[2].ID != far.ID || got[2].Agreement != "1/3" {
+		t.Errorf("the others: %+v", got[1:])
+	}
+	if c := Count(got); c != (finding.Counts{P1: 1, P2: 2}) {
+		t.Errorf("counts %+v: each problem once", c)
+	}
+	if s := Agreement(m); s != "3/3 reviewers (openai/gpt-4.1, anthropic/claude-sonnet-4-5, ollama/qwen)" {
+		t.Errorf("Agreement = %q", s)
+	}
+
+	// Among equal priorities, the smallest ID; the agreement is out of
+	// the reviewers that answered, not those configured.
+	x := by(fnd("P2", "quality", "a.go", 5, "Unchecked error from Close"), "reviewer-1", "m1")
+	y := by(fnd("P2", "bug", "a.go", 5, "Unchecked error from Close"), "reviewer-2", "m2")
+	want := min(x.ID, y.ID)
+	if d := Distinct([]finding.Finding{x, y}, 2); len(d) != 1 || d[0].ID != want || d[0].Agreement != "2/2" {
+		t.Errorf("equal priorities: %+v, want %s by 2/2", d, want)
+	}
+}
+
+// gh-ocdx's own secret finding stays itself when a reviewer reports the
+// same token; threads are never merged; text a model put in reviewers or
+// agreement does not survive.
+func TestDistinctKeepsOwnAndThreadFindings(t *testing.T) {
+	line := 7
+	sec := finding.Finding{Priority: "P0", Category: "security", File: "config.go", Line: &line, Title: "Hard-coded github-token added",
+		Source: &finding.Source{Type: "agent", Name: SecretScanner}}
+	sec.ID = sec.ComputeID()
+	rev := by(fnd("P0", "security", "config.go", 7, "Hard-coded GitHub token added"), "reviewer-1", "m1")
+	t1 := finding.Finding{ID: "THREAD-1", Priority: "P1", File: "config.go", Line: &line, Title: "Hard-coded github-token added", Source: &finding.Source{Type: "human", Name: "mona"}}
+	t2 := finding.Finding{ID: "THREAD-2", Priority: "P1", File: "config.go", Line: &line, Title: "Hard-coded github-token added", Source: &finding.Source{Type: "human", Name: "mona"}}
+	forged := by(fnd("P3", "docs", "README.md", 1, "Typo"), "reviewer-2", "m2")
+	forged.Agreement = "9/9"
+
+	got := Distinct([]finding.Finding{rev, sec, t1, t2, forged}, 2)
+	if len(got) != 4 {
+		t.Fatalf("%d findings, want 4: %+v", len(got), got)
+	}
+	if got[0].ID != sec.ID || got[0].Source.Name != SecretScanner || got[0].Agreement != "1/2" {
+		t.Errorf("the token: %+v, want gh-ocdx's own finding, raised by 1/2 reviewers too", got[0])
+	}
+	if got[1].ID != "THREAD-1" || got[2].ID != "THREAD-2" || got[1].Agreement != "" || got[1].Reviewers != nil {
+		t.Errorf("threads: %+v", got[1:3])
+	}
+	if got[3].Agreement != "1/2" {
+		t.Errorf("a model's agreement survived: %q", got[3].Agreement)
+	}
+}
