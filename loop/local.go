@@ -1,6 +1,7 @@
 package loop
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -203,7 +204,11 @@ func (l *loop) reviewLocal(ctx context.Context, ch Change, policy *config.Policy
 			rr.reviewersOK++
 		}
 	}
-	rr.Findings = orEmpty(append(agentFindings(l.o.Reviewers, results), SecretFindings(string(ch.Diff), time.Now().UTC().Format(time.RFC3339))...))
+	secrets, err := SecretFindings(bytes.NewReader(ch.Diff), time.Now().UTC().Format(time.RFC3339))
+	if err != nil {
+		return nil, err
+	}
+	rr.Findings = orEmpty(append(agentFindings(l.o.Reviewers, results), secrets...))
 	rr.Counts = Count(rr.Findings)
 	if rr.reviewersOK > 0 {
 		rr.Consensus = Consensus(rr.ReviewState, rr.Counts)
