@@ -403,21 +403,25 @@ func parseRange(s string) (start, lines int, ok bool) {
 			return 0, 0, false
 		}
 	}
-	return start, lines, true
+	// Line 0 is where an empty side starts; no line has that number.
+	return start, lines, start > 0 || lines == 0
 }
 
 // headerPath is the path of a "--- a/p" or "+++ b/p" header; "" for
-// /dev/null. An unquoted path ends at a tab (what follows is a timestamp;
-// git quotes a name that holds a tab).
+// /dev/null. A path ends at a tab (git puts one after a name with a space,
+// diff a timestamp; git quotes a name that holds a tab).
 func headerPath(s string) string {
 	s = strings.TrimSuffix(s, "\r")
-	if !strings.HasPrefix(s, `"`) {
-		s, _, _ = strings.Cut(s, "\t")
+	if strings.HasPrefix(s, `"`) {
+		if q, _, ok := quotedPrefix(s); ok {
+			return stripPrefix(q)
+		}
 	}
+	s, _, _ = strings.Cut(s, "\t")
 	if s == "/dev/null" {
 		return ""
 	}
-	return stripPrefix(unquote(s))
+	return stripPrefix(s)
 }
 
 func stripPrefix(p string) string {
@@ -462,7 +466,7 @@ func gitHeaderPaths(s string) (string, string) {
 	if i := strings.Index(s, " b/"); i >= 0 {
 		return stripPrefix(s[:i]), s[i+3:]
 	}
-	return s, s
+	return stripPrefix(s), stripPrefix(s)
 }
 
 // quotedPrefix splits a quoted name off the front of s.
