@@ -13,9 +13,37 @@ import (
 // SecretScanner names gh-ocdx as the source of the findings it computes.
 const SecretScanner = "gh-ocdx secret scan"
 
-// secretChunk bounds the added lines of one file scanned at a time: the
-// scan holds this much of a diff, never the whole.
-const secretChunk = 256 << 10
+// secretChunk and secretBytes bound the added lines of one file scanned at
+// a time: the scan holds this much of a diff, never the whole.
+const (
+	secretChunk = 4096
+	secretBytes = 256 << 10
+)
+
+// maxKeyLines is longer than any private key block (a 4096-bit RSA key in
+// PEM is about 50 lines): a header whose block runs on past it has no END,
+// and the lines after it are scanned as code, not hidden as the key.
+const maxKeyLines = 200
+
+// scanLines reports each secret of lines (numbered nums) to add.
+func scanLines(lines []string, nums []int, add func(n int, kind string)) {
+	if len(lines) == 0 {
+		return
+	}
+	header, run := -1, 0
+	for _, h := range redact.Find(strings.Join(lines, "\n")) {
+		if !h.Continued {
+			add(nums[h.Line], h.Kind)
+			header, run = h.Line, 0
+			continue
+		}
+		if run++; run > maxKeyLines && header >= 0 {
+			// An unterminated key: what follows its header is scanned anew.
+			scanLines(lines[header+1:], nums[header+1:], add)
+			return
+		}
+	}
+}
 
 // SecretFindings returns one P0 security finding for each secret that the
 // PR's diff adds (each secret gh-ocdx hides from the models in an added
@@ -28,30 +56,26 @@ const secretChunk = 256 << 10
 func SecretFindings(r io.Reader, now string) ([]finding.Finding, error) {
 	var out []finding.Finding
 	seen := map[string]bool{}
-	var text strings.Builder
+	var lines []string
 	var nums []int
-	file := ""
+	size, file := 0, ""
+	add := func(n int, kind string) {
+		f := finding.Finding{Priority: "P0", Category: "security", File: file, Line: &n,
+			Title:       "Hard-coded " + kind + " added",
+			Description: fmt.Sprintf("Line %d of %s adds a %s (shown to the models as %s). A secret in the code is readable by everyone who can read the repository and stays in its history.", n, file, kind, redact.Marker(kind)),
+			Suggestion:  "Move the value out of the code to configuration or an environment variable that the code reads, and revoke the exposed secret.",
+			Source:      &finding.Source{Type: "agent", Name: SecretScanner, Timestamp: now}}
+		f.ID = f.ComputeID()
+		if !seen[f.ID] {
+			seen[f.ID] = true
+			out = append(out, f)
+		}
+	}
 	scan := func() {
-		defer func() { text.Reset(); nums = nums[:0] }()
-		if file == "" || len(nums) == 0 {
-			return
+		if file != "" {
+			scanLines(lines, nums, add)
 		}
-		for _, h := range redact.Find(text.String()) {
-			if h.Continued || h.Line >= len(nums) {
-				continue
-			}
-			n := nums[h.Line]
-			f := finding.Finding{Priority: "P0", Category: "security", File: file, Line: &n,
-				Title:       "Hard-coded " + h.Kind + " added",
-				Description: fmt.Sprintf("Line %d of %s adds a %s (shown to the models as %s). A secret in the code is readable by everyone who can read the repository and stays in its history.", n, file, h.Kind, redact.Marker(h.Kind)),
-				Suggestion:  "Move the value out of the code to configuration or an environment variable that the code reads, and revoke the exposed secret.",
-				Source:      &finding.Source{Type: "agent", Name: SecretScanner, Timestamp: now}}
-			f.ID = f.ComputeID()
-			if !seen[f.ID] {
-				seen[f.ID] = true
-				out = append(out, f)
-			}
-		}
+		lines, nums, size = lines[:0], nums[:0], 0
 	}
 	err := diff.Walk(r, diff.Visitor{
 		File: func(f *diff.File) error {
@@ -63,11 +87,12 @@ func SecretFindings(r io.Reader, now string) ([]finding.Finding, error) {
 			if l.Kind != diff.Add {
 				return nil
 			}
-			if text.Len() > secretChunk {
+			if len(lines) >= secretChunk || size > secretBytes {
 				scan()
 			}
+			size += len(l.Text)
 			// The "+" keeps each line as the models see it in the diff.
-			text.WriteString("+" + l.Text + "\n")
+			lines = append(lines, "+"+l.Text)
 			nums = append(nums, l.New)
 			return nil
 		},
