@@ -145,6 +145,8 @@ func TestFilesEndpointDiff(t *testing.T) {
 		{Filename: "new.go", PreviousFilename: "old.go", Status: "renamed", Patch: "@@ -3 +3,2 @@ func f()\n a\n+b\n\\ No newline at end of file"},
 		{Filename: "img.png", Status: "added"},
 		{Filename: "gone.go", Status: "removed", Patch: "@@ -1 +0,0 @@\n-bye"},
+		{Filename: "new dir/b c.go", PreviousFilename: "old dir/b c.go", Status: "renamed"},
+		{Filename: "x\n+++ b/evil\n@@ -0,0 +1 @@\n+injected", Status: "added", Patch: "@@ -0,0 +1 @@\n+ok"},
 	} {
 		b.WriteString(p.Unified())
 	}
@@ -153,20 +155,26 @@ func TestFilesEndpointDiff(t *testing.T) {
 		t.Fatal(err)
 	}
 	consistent(t, files)
-	if len(files) != 4 {
-		t.Fatalf("%d files, want 4", len(files))
+	if len(files) != 6 {
+		t.Fatalf("%d files, want 6", len(files))
 	}
 	if f := files[0]; f.Path() != "a b/c.go" || len(f.Hunks) != 1 || f.Hunks[0].Lines[2].New != 2 || f.Hunks[0].Lines[2].Text != "z" {
 		t.Errorf("a modified file: %+v", f)
 	}
-	if f := files[1]; f.OldPath != "old.go" || f.NewPath != "new.go" || f.Hunks[0].Lines[1].New != 4 || !f.Hunks[0].Lines[1].NoNewline {
+	if f := files[1]; f.OldPath != "old.go" || f.NewPath != "new.go" || !f.IsRename || f.Hunks[0].Lines[1].New != 4 || !f.Hunks[0].Lines[1].NoNewline {
 		t.Errorf("a renamed file: %+v", f)
 	}
 	if f := files[2]; f.Path() != "img.png" || len(f.Hunks) != 0 {
 		t.Errorf("a file without a patch: %+v", f)
 	}
-	if f := files[3]; f.Path() != "gone.go" || f.Hunks[0].Lines[0].Old != 1 {
+	if f := files[3]; f.Path() != "gone.go" || f.NewPath != "" || f.Hunks[0].Lines[0].Old != 1 {
 		t.Errorf("a removed file: %+v", f)
+	}
+	if f := files[4]; f.OldPath != "old dir/b c.go" || f.NewPath != "new dir/b c.go" || !f.IsRename {
+		t.Errorf("a renamed file without a patch, spaces in its names: %+v", f)
+	}
+	if f := files[5]; f.NewPath != "x\n+++ b/evil\n@@ -0,0 +1 @@\n+injected" || f.OldPath != "" || len(f.Hunks) != 1 || f.Hunks[0].Lines[0].Text != "ok" {
+		t.Errorf("a name that holds diff lines: %+v", f)
 	}
 }
 

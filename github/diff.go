@@ -6,8 +6,12 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
+	"strings"
 
 	"github.com/cli/go-gh/v2/pkg/api"
+
+	"github.com/ocdx/gh-ocdx/internal/text"
 )
 
 // Diff reads at most limit bytes of the PR's unified diff. complete is false
@@ -125,16 +129,42 @@ const (
 	MaxFilePages = 30
 )
 
-// Unified renders the file's patch as a unified diff section.
+// Unified renders the file's patch as a unified diff section, as git
+// would write it: a rename says so, an added or removed file has
+// /dev/null on its other side, and a name a line break or quote would
+// break is quoted (the diff reader, package diff, reads it back).
 func (f FilePatch) Unified() string {
 	old := f.Filename
 	if f.PreviousFilename != "" {
 		old = f.PreviousFilename
 	}
-	if f.Patch == "" {
-		return fmt.Sprintf("diff --git a/%s b/%s\n(%s; no textual patch: binary or too large)\n", old, f.Filename, f.Status)
+	var b strings.Builder
+	fmt.Fprintf(&b, "diff --git %s %s\n", quotePath("a/"+old), quotePath("b/"+f.Filename))
+	if old != f.Filename {
+		fmt.Fprintf(&b, "rename from %s\nrename to %s\n", quotePath(old), quotePath(f.Filename))
 	}
-	return fmt.Sprintf("diff --git a/%s b/%s\n--- a/%s\n+++ b/%s\n%s\n", old, f.Filename, old, f.Filename, f.Patch)
+	if f.Patch == "" {
+		fmt.Fprintf(&b, "(%s; no textual patch: binary or too large)\n", text.OneLine(f.Status))
+		return b.String()
+	}
+	from, to := quotePath("a/"+old), quotePath("b/"+f.Filename)
+	switch f.Status {
+	case "added":
+		from = "/dev/null"
+	case "removed":
+		to = "/dev/null"
+	}
+	fmt.Fprintf(&b, "--- %s\n+++ %s\n%s\n", from, to, f.Patch)
+	return b.String()
+}
+
+// quotePath quotes a name that holds a control character, a quote or a
+// backslash, as git does (with Go's escapes, which the reader takes).
+func quotePath(p string) string {
+	if strings.ContainsFunc(p, func(r rune) bool { return r < 0x20 || r == 0x7f || r == '"' || r == '\\' }) {
+		return strconv.Quote(p)
+	}
+	return p
 }
 
 // FilesPage reads one page (1-based, 100 files) of the PR's files with
