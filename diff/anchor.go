@@ -1,5 +1,7 @@
 package diff
 
+import "strings"
+
 // Sides of a review comment: RIGHT is the PR's version (added and context
 // lines), LEFT the base's (removed and context lines, by the base's
 // numbers).
@@ -62,11 +64,11 @@ func (d Lines) Anchor(path string, start, end int, side string) (string, bool) {
 		start = end
 	}
 	lines := f.right
-	switch side {
+	switch strings.ToUpper(strings.TrimSpace(side)) {
 	case "", Right:
 		side = Right
 	case Left:
-		lines = f.left
+		side, lines = Left, f.left
 	default:
 		return "", false
 	}
