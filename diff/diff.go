@@ -58,6 +58,10 @@ type File struct {
 	Header     []string // the lines from "diff --git" up to the first hunk
 	Hunks      []Hunk
 	Start, End int64
+	// PatchStart is the offset of the first hunk header: the file's patch
+	// as the files endpoint gives it is the input from there to End (Parse
+	// sets it to End for a file without hunks).
+	PatchStart int64
 }
 
 // Path is the file's path in the PR's version, or in the base for a file
@@ -217,6 +221,9 @@ func (w *walker) line(l string, start int64) error {
 		if !ok {
 			return nil
 		}
+		if !w.sent {
+			w.cur.PatchStart = start
+		}
 		if err := w.sendFile(); err != nil {
 			return err
 		}
@@ -361,6 +368,11 @@ func Parse(b []byte) ([]*File, error) {
 	})
 	if n := len(files); n > 0 {
 		files[n-1].End = int64(len(b))
+	}
+	for _, f := range files {
+		if len(f.Hunks) == 0 {
+			f.PatchStart = f.End
+		}
 	}
 	return files, err
 }

@@ -100,14 +100,38 @@ func atoi(s string) int {
 	return n
 }
 
+// blobs reads the blobs of rev:path for each key in one git process.
+func (r *gitRepo) blobs(keys []string) map[string][]string {
+	r.t.Helper()
+	c := exec.Command("git", "cat-file", "--batch")
+	c.Dir = r.dir
+	c.Stdin = strings.NewReader(strings.Join(keys, "\n") + "\n")
+	out, err := c.Output()
+	if err != nil {
+		r.t.Fatalf("git cat-file --batch: %v", err)
+	}
+	m := map[string][]string{}
+	for _, k := range keys {
+		header, rest, _ := bytes.Cut(out, []byte("\n"))
+		f := strings.Fields(string(header))
+		if len(f) != 3 {
+			r.t.Fatalf("git cat-file --batch on %q: %q", k, header)
+		}
+		n := atoi(f[2])
+		s := strings.TrimSuffix(string(rest[:n]), "\n")
+		out = rest[n+1:]
+		if s != "" {
+			m[k] = strings.Split(s, "\n")
+		} else {
+			m[k] = nil
+		}
+	}
+	return m
+}
+
 // lines is a blob of rev split as a diff numbers it.
 func (r *gitRepo) lines(rev, path string) []string {
-	s := string(r.git("cat-file", "blob", rev+":"+path))
-	s = strings.TrimSuffix(s, "\n")
-	if s == "" {
-		return nil
-	}
-	return strings.Split(s, "\n")
+	return r.blobs([]string{rev + ":" + path})[rev+":"+path]
 }
 
 // check parses the diff of old..new (args: git diff's options) and holds it
@@ -131,6 +155,19 @@ func (r *gitRepo) check(old, new string, args ...string) []*diff.File {
 		}
 	}
 	stat := r.numstat(append(statArgs, old, new)...)
+	var keys []string
+	for _, f := range files {
+		if f.IsBinary || f.IsSubmodule {
+			continue
+		}
+		if f.OldPath != "" {
+			keys = append(keys, old+":"+f.OldPath)
+		}
+		if f.NewPath != "" {
+			keys = append(keys, new+":"+f.NewPath)
+		}
+	}
+	blobs := r.blobs(keys)
 	if len(files) != len(stat) {
 		r.t.Fatalf("%d files parsed, git --numstat says %d\n%.3000s", len(files), len(stat), d)
 	}
@@ -145,14 +182,14 @@ func (r *gitRepo) check(old, new string, args ...string) []*diff.File {
 		if f.Truncated {
 			r.t.Errorf("%s: truncated in a whole diff", f.Path())
 		}
+		if len(f.Hunks) > 0 && !bytes.HasPrefix(d[f.PatchStart:f.End], []byte("@@ -")) {
+			r.t.Errorf("%s: its patch does not start at its first hunk: %.40q", f.Path(), d[f.PatchStart:f.End])
+		}
 		adds, dels := 0, 0
 		var oldLines, newLines []string
 		text := !f.IsBinary && !f.IsSubmodule
-		if text && f.OldPath != "" {
-			oldLines = r.lines(old, f.OldPath)
-		}
-		if text && f.NewPath != "" {
-			newLines = r.lines(new, f.NewPath)
+		if text {
+			oldLines, newLines = blobs[old+":"+f.OldPath], blobs[new+":"+f.NewPath]
 		}
 		if (n.adds < 0) != f.IsBinary {
 			r.t.Errorf("%s: binary %v, git says %d added lines", f.Path(), f.IsBinary, n.adds)
