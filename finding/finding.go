@@ -30,6 +30,10 @@ type Finding struct {
 	Category string `json:"category"`
 	File     string `json:"file"`
 	Line     *int   `json:"line" envelope:"optional"` // null when unknown
+	// Side is "LEFT" when line..endLine number the base's version: a
+	// finding about removed lines says so. Absent or "RIGHT": the PR's
+	// version (docs/architecture.md, Posting).
+	Side string `json:"side,omitempty" envelope:"optional"`
 	// EndLine ends the range line..endLine that Replacement replaces.
 	EndLine     *int   `json:"endLine,omitempty" envelope:"optional"`
 	Title       string `json:"title"`

@@ -41,22 +41,23 @@ func TestDiffLinesAnchorsOnlyWhatTheDiffShows(t *testing.T) {
 	for _, tc := range []struct {
 		path       string
 		start, end int
-		side       string
+		ask, side  string
 	}{
-		{"a.go", 0, 3, github.Right},  // added
-		{"a.go", 0, 1, github.Right},  // context
-		{"a.go", 2, 4, github.Right},  // a range within one hunk
-		{"a.go", 0, 11, github.Right}, // second hunk
-		{"gone.go", 0, 2, github.Left},
-		{"a.go", 0, 7, ""},  // between the hunks
-		{"a.go", 4, 9, ""},  // a range across two hunks
-		{"a.go", 0, 99, ""}, // past the end
-		{"b.go", 0, 1, ""},  // not in the PR
-		{"a.go", 0, 0, ""},  // no line
+		{"a.go", 0, 3, "", github.Right},  // added
+		{"a.go", 0, 1, "", github.Right},  // context
+		{"a.go", 2, 4, "", github.Right},  // a range within one hunk
+		{"a.go", 0, 11, "", github.Right}, // second hunk
+		{"gone.go", 0, 2, github.Left, github.Left},
+		{"gone.go", 0, 2, "", ""}, // a removed line's number is no line of the PR's version
+		{"a.go", 0, 7, "", ""},    // between the hunks
+		{"a.go", 4, 9, "", ""},    // a range across two hunks
+		{"a.go", 0, 99, "", ""},   // past the end
+		{"b.go", 0, 1, "", ""},    // not in the PR
+		{"a.go", 0, 0, "", ""},    // no line
 	} {
-		side, ok := d.Anchor(tc.path, tc.start, tc.end)
+		side, ok := d.Anchor(tc.path, tc.start, tc.end, tc.ask)
 		if side != tc.side || ok != (tc.side != "") {
-			t.Errorf("%s:%d-%d: got %q %v, want %q", tc.path, tc.start, tc.end, side, ok, tc.side)
+			t.Errorf("%s:%d-%d %s: got %q %v, want %q", tc.path, tc.start, tc.end, tc.ask, side, ok, tc.side)
 		}
 	}
 }

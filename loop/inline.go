@@ -144,13 +144,13 @@ func anchor(lines github.DiffLines, f finding.Finding) (github.ReviewComment, bo
 	if f.EndLine != nil && *f.EndLine > end {
 		start, end = end, *f.EndLine
 	}
-	side, ok := lines.Anchor(f.File, start, end)
+	side, ok := lines.Anchor(f.File, start, end, f.Side)
 	if !ok && start > 0 {
 		// The range leaves the diff: the first line alone, without the
 		// replacement, which was written for the whole range.
 		start, end = 0, *f.Line
 		f.Replacement = nil
-		side, ok = lines.Anchor(f.File, 0, end)
+		side, ok = lines.Anchor(f.File, 0, end, f.Side)
 	}
 	if !ok {
 		return github.ReviewComment{}, false

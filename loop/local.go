@@ -1,6 +1,7 @@
 package loop
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -270,7 +271,11 @@ func (l *loop) reviewLocal(ctx context.Context, ch Change, policy *config.Policy
 			rr.reviewersOK++
 		}
 	}
-	rr.Findings = orEmpty(Distinct(append(agentFindings(l.o.Reviewers, results), SecretFindings(string(ch.Diff), time.Now().UTC().Format(time.RFC3339))...), rr.reviewersOK))
+	secrets, err := SecretFindings(bytes.NewReader(ch.Diff), time.Now().UTC().Format(time.RFC3339))
+	if err != nil {
+		return nil, err
+	}
+	rr.Findings = orEmpty(Distinct(append(agentFindings(l.o.Reviewers, results), secrets...), rr.reviewersOK))
 	rr.Counts = Count(rr.Findings)
 	if rr.reviewersOK > 0 {
 		rr.Consensus = Consensus(rr.ReviewState, rr.Counts)

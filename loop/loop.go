@@ -36,6 +36,9 @@ const Kind = "review-loop"
 // GitHub is what the loop reads and writes on GitHub.
 type GitHub interface {
 	review.PRSource
+	// ReadDiff is Diff that streams the whole diff through scan as well
+	// (github.Client.ReadDiff).
+	ReadDiff(ctx context.Context, repo github.Repo, number int, limit int64, scan func(io.Reader) error) ([]byte, bool, error)
 	Comments(ctx context.Context, repo github.Repo, number int) ([]github.Comment, error)
 	PostComment(ctx context.Context, repo github.Repo, number int, body string) (*github.Comment, error)
 	PostReviewComments(ctx context.Context, repo github.Repo, number int, event github.ReviewEvent, body string, comments []github.ReviewComment) (*github.PostedReview, error)
@@ -458,7 +461,15 @@ func failedReviewers(rr *RoundResult) []string {
 
 // review runs the roles of a round and aggregates what they found.
 func (l *loop) review(ctx context.Context, pr *github.PullRequest, rr *RoundResult, threadFs []finding.Finding) error {
-	diff, complete, err := l.o.GitHub.Diff(ctx, l.o.Repo, pr.Number, review.DiffReadLimit)
+	// The secret scan reads the whole diff as it streams in; the models
+	// get its first DiffReadLimit bytes (docs/architecture.md, The secret
+	// scan).
+	var secrets []finding.Finding
+	diff, complete, err := l.o.GitHub.ReadDiff(ctx, l.o.Repo, pr.Number, review.DiffReadLimit, func(r io.Reader) error {
+		var err error
+		secrets, err = SecretFindings(r, time.Now().UTC().Format(time.RFC3339))
+		return err
+	})
 	if err != nil {
 		return err
 	}
@@ -510,7 +521,7 @@ func (l *loop) review(ctx context.Context, pr *github.PullRequest, rr *RoundResu
 	if !equalState(out.Analyzer.ReviewState, rr.ReviewState) {
 		rr.AnalyzerMismatch = true
 	}
-	rr.Findings = orEmpty(Distinct(append(out.Findings, SecretFindings(string(diff), time.Now().UTC().Format(time.RFC3339))...), rr.reviewersOK))
+	rr.Findings = orEmpty(Distinct(append(out.Findings, secrets...), rr.reviewersOK))
 	fixedBefore := l.fixedLastRound(rr.N)
 	if re != nil {
 		rr.Findings, fixedBefore = carry(rr.Findings, re, out.Verdicts), re.Fixed

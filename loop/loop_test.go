@@ -1,10 +1,12 @@
 package loop
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -50,6 +52,14 @@ func (g *fakeGitHub) PullRequest(context.Context, github.Repo, int) (*github.Pul
 
 func (g *fakeGitHub) Diff(context.Context, github.Repo, int, int64) ([]byte, bool, error) {
 	return []byte("diff --git a/a.go b/a.go\n+x\n"), true, nil
+}
+
+func (g *fakeGitHub) ReadDiff(ctx context.Context, repo github.Repo, n int, limit int64, scan func(io.Reader) error) ([]byte, bool, error) {
+	d, complete, err := g.Diff(ctx, repo, n, limit)
+	if err == nil {
+		err = scan(bytes.NewReader(d))
+	}
+	return d, complete, err
 }
 
 func (g *fakeGitHub) Comments(context.Context, github.Repo, int) ([]github.Comment, error) {

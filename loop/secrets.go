@@ -2,75 +2,104 @@ package loop
 
 import (
 	"fmt"
+	"io"
 	"strings"
 
+	"github.com/ocdx/gh-ocdx/diff"
 	"github.com/ocdx/gh-ocdx/finding"
-	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/internal/redact"
 )
 
 // SecretScanner names gh-ocdx as the source of the findings it computes.
 const SecretScanner = "gh-ocdx secret scan"
 
+// secretChunk and secretBytes bound the added lines of one file scanned at
+// a time: the scan holds this much of a diff, never the whole.
+const (
+	secretChunk = 4096
+	secretBytes = 256 << 10
+)
+
+// maxKeyLines is longer than any private key block (a 4096-bit RSA key in
+// PEM is about 50 lines): a header whose block runs on past it has no END,
+// and the lines after it are scanned as code, not hidden as the key.
+const maxKeyLines = 200
+
+// scanLines reports each secret of lines (numbered nums) to add.
+func scanLines(lines []string, nums []int, add func(n int, kind string)) {
+	if len(lines) == 0 {
+		return
+	}
+	header, run := -1, 0
+	for _, h := range redact.Find(strings.Join(lines, "\n")) {
+		if !h.Continued {
+			add(nums[h.Line], h.Kind)
+			header, run = h.Line, 0
+			continue
+		}
+		if run++; run > maxKeyLines && header >= 0 {
+			// An unterminated key: what follows its header is scanned anew.
+			scanLines(lines[header+1:], nums[header+1:], add)
+			return
+		}
+	}
+}
+
 // SecretFindings returns one P0 security finding for each secret that the
 // PR's diff adds (each secret gh-ocdx hides from the models in an added
-// line), at its file and line in the PR's version. Models may miss or
-// approve a hard-coded token; these findings cannot be, so a PR that adds
-// one never converges. The ID is computed as for any finding, so the same
-// secret in the next round is the same finding.
-func SecretFindings(diff, now string) []finding.Finding {
-	hits := redact.Find(diff)
-	if len(hits) == 0 {
-		return nil
-	}
-	byLine := map[int][]string{}
-	for _, h := range hits {
-		if !h.Continued {
-			byLine[h.Line] = append(byLine[h.Line], h.Kind)
-		}
-	}
+// line), at its file and line in the PR's version. It reads the whole diff
+// from r, streamed, however much of it the models were shown
+// (docs/architecture.md, The secret scan). Models may miss or approve a
+// hard-coded token; these findings cannot be, so a PR that adds one never
+// converges. The ID is computed as for any finding, so the same secret in
+// the next round is the same finding.
+func SecretFindings(r io.Reader, now string) ([]finding.Finding, error) {
 	var out []finding.Finding
 	seen := map[string]bool{}
-	file, newLine, inHunk := "", 0, false
-	for i, l := range strings.Split(diff, "\n") {
-		switch {
-		case strings.HasPrefix(l, "diff --git "):
-			file, inHunk = "", false
-			continue
-		case !inHunk && strings.HasPrefix(l, "+++ "):
-			file = github.DiffPath(strings.TrimPrefix(l, "+++ "))
-			continue
-		case strings.HasPrefix(l, "@@"):
-			newLine, inHunk = github.HunkStart(l, "+"), true
-			continue
-		case !inHunk:
-			continue
-		}
-		switch {
-		case strings.HasPrefix(l, "+"):
-		case strings.HasPrefix(l, " "), l == "":
-			newLine++
-			continue
-		default: // removed lines and "\ No newline at end of file"
-			continue
-		}
-		n := newLine
-		newLine++
-		for _, kind := range byLine[i] {
-			if file == "" || n <= 0 {
-				continue
-			}
-			f := finding.Finding{Priority: "P0", Category: "security", File: file, Line: &n,
-				Title:       "Hard-coded " + kind + " added",
-				Description: fmt.Sprintf("Line %d of %s adds a %s (shown to the models as %s). A secret in the code is readable by everyone who can read the repository and stays in its history.", n, file, kind, redact.Marker(kind)),
-				Suggestion:  "Move the value out of the code to configuration or an environment variable that the code reads, and revoke the exposed secret.",
-				Source:      &finding.Source{Type: "agent", Name: SecretScanner, Timestamp: now}}
-			f.ID = f.ComputeID()
-			if !seen[f.ID] {
-				seen[f.ID] = true
-				out = append(out, f)
-			}
+	var lines []string
+	var nums []int
+	size, file := 0, ""
+	add := func(n int, kind string) {
+		f := finding.Finding{Priority: "P0", Category: "security", File: file, Line: &n,
+			Title:       "Hard-coded " + kind + " added",
+			Description: fmt.Sprintf("Line %d of %s adds a %s (shown to the models as %s). A secret in the code is readable by everyone who can read the repository and stays in its history.", n, file, kind, redact.Marker(kind)),
+			Suggestion:  "Move the value out of the code to configuration or an environment variable that the code reads, and revoke the exposed secret.",
+			Source:      &finding.Source{Type: "agent", Name: SecretScanner, Timestamp: now}}
+		f.ID = f.ComputeID()
+		if !seen[f.ID] {
+			seen[f.ID] = true
+			out = append(out, f)
 		}
 	}
-	return out
+	scan := func() {
+		if file != "" {
+			scanLines(lines, nums, add)
+		}
+		lines, nums, size = lines[:0], nums[:0], 0
+	}
+	err := diff.Walk(r, diff.Visitor{
+		File: func(f *diff.File) error {
+			scan()
+			file = f.NewPath // "" for a deleted file: nothing added
+			return nil
+		},
+		Line: func(_ *diff.File, l diff.Line) error {
+			if l.Kind != diff.Add {
+				return nil
+			}
+			if len(lines) >= secretChunk || size > secretBytes {
+				scan()
+			}
+			size += len(l.Text)
+			// The "+" keeps each line as the models see it in the diff.
+			lines = append(lines, "+"+l.Text)
+			nums = append(nums, l.New)
+			return nil
+		},
+	})
+	scan()
+	if err != nil {
+		return out, fmt.Errorf("reading the diff for the secret scan: %w", err)
+	}
+	return out, nil
 }

@@ -1,6 +1,7 @@
 package loop
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/ocdx/gh-ocdx/finding"
@@ -11,7 +12,10 @@ func TestSecretFindingsOnAddedLinesOnly(t *testing.T) {
 		"-var old = \"ghp_removedremovedremoved0000\"\n context = \"AKIAIOSFODNN7EXAMPLE\"\n+var token = \"ghp_abcdefghijklmnopqrstuvwxyz0123456789\"\n+var x = 1\n" +
 		"@@ -20,2 +21,5 @@ func f() {\n ctx\n+-----BEGIN RSA PRIVATE KEY-----\n+MIIEowIBAAKCAQEA\n+-----END RSA PRIVATE KEY-----\n+pw := \"x\" // token = \"ghp_abcdefghijklmnopqrstuvwxyz0123456789\"\n" +
 		"diff --git a/gone.env b/gone.env\ndeleted file mode 100644\n--- a/gone.env\n+++ /dev/null\n@@ -1 +0,0 @@\n-SECRET=abcdefgh12345\n"
-	got := SecretFindings(diff, "2026-01-01T00:00:00Z")
+	got, err := SecretFindings(strings.NewReader(diff), "2026-01-01T00:00:00Z")
+	if err != nil {
+		t.Fatal(err)
+	}
 	want := []struct {
 		line int
 		kind string
@@ -28,7 +32,7 @@ func TestSecretFindingsOnAddedLinesOnly(t *testing.T) {
 			t.Errorf("finding %d: ID %s is not computed from its fields", i, f.ID)
 		}
 	}
-	if fs := SecretFindings("diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n", "now"); len(fs) != 0 {
+	if fs, _ := SecretFindings(strings.NewReader("diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n"), "now"); len(fs) != 0 {
 		t.Errorf("a diff without secrets gave %+v", fs)
 	}
 }

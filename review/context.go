@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ocdx/gh-ocdx/config"
+	"github.com/ocdx/gh-ocdx/diff"
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/internal/text"
 	"github.com/ocdx/gh-ocdx/prompts"
@@ -184,10 +185,9 @@ func quoteNames(list []string, total int) string {
 // whose diff the policy left out.
 func DiffCoverage(pr *github.PullRequest, text string, truncated bool, ignored []string) Coverage {
 	var given []string
-	for _, line := range strings.Split(text, "\n") {
-		if header, ok := strings.CutPrefix(line, "diff --git "); ok {
-			given = append(given, diffPath(header, pr.Files))
-		}
+	files, _ := diff.Parse([]byte(text)) // bytes cannot fail to read
+	for _, f := range files {
+		given = append(given, f.Path())
 	}
 	c := Coverage{Cut: []string{}, LeftOutNames: []string{}, Ignored: len(ignored)}
 	c.Files = max(pr.ChangedFiles, len(pr.Files), len(given)+len(ignored))

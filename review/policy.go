@@ -1,13 +1,13 @@
 package review
 
 import (
-	"bytes"
 	"fmt"
 	"slices"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/ocdx/gh-ocdx/config"
+	"github.com/ocdx/gh-ocdx/diff"
 	"github.com/ocdx/gh-ocdx/github"
 )
 
@@ -27,8 +27,8 @@ const InstructionsCutNotice = "\n[repository instructions cut at 8KB]"
 // NewContext is the context of a review of pr over its diff (complete
 // false: more was not read): the diffs of the files the policy ignores are
 // left out, the rest is cut at DiffLimit.
-func NewContext(pr *github.PullRequest, diff []byte, complete bool, p *config.Policy) *Context {
-	kept, dropped := FilterDiff(diff, pr.Files, p.Ignored)
+func NewContext(pr *github.PullRequest, d []byte, complete bool, p *config.Policy) *Context {
+	kept, dropped := FilterDiff(d, p.Ignored)
 	text, truncated := TruncateDiff(kept, complete)
 	ignored := dropped
 	for _, f := range pr.Files {
@@ -41,44 +41,19 @@ func NewContext(pr *github.PullRequest, diff []byte, complete bool, p *config.Po
 
 // FilterDiff removes from a unified diff the sections of the files ignored
 // says to leave out, and names them.
-func FilterDiff(diff []byte, files []github.ChangedFile, ignored func(string) bool) (kept []byte, dropped []string) {
-	kept = make([]byte, 0, len(diff))
-	skip := false
-	for rest := diff; len(rest) > 0; {
-		line := rest
-		if i := bytes.IndexByte(rest, '\n'); i >= 0 {
-			line = rest[:i+1]
-		}
-		rest = rest[len(line):]
-		if header, ok := bytes.CutPrefix(line, []byte("diff --git ")); ok {
-			path := diffPath(strings.TrimRight(string(header), "\r\n"), files)
-			if skip = ignored(path); skip {
-				dropped = append(dropped, path)
-			}
-		}
-		if !skip {
-			kept = append(kept, line...)
-		}
-	}
-	return kept, dropped
-}
-
-// diffPath is the file a "diff --git" header is about: the longest of the
-// PR's files it ends with (a path may hold " b/"), else what follows " b/".
-func diffPath(header string, files []github.ChangedFile) string {
-	path := ""
+func FilterDiff(d []byte, ignored func(string) bool) (kept []byte, dropped []string) {
+	files, _ := diff.Parse(d) // bytes cannot fail to read
+	kept = make([]byte, 0, len(d))
+	last := int64(0)
 	for _, f := range files {
-		if strings.HasSuffix(header, " b/"+f.Path) && len(f.Path) > len(path) {
-			path = f.Path
+		if !ignored(f.Path()) {
+			continue
 		}
+		kept = append(kept, d[last:f.Start]...)
+		last = f.End
+		dropped = append(dropped, f.Path())
 	}
-	if path != "" {
-		return path
-	}
-	if i := strings.LastIndex(header, " b/"); i >= 0 {
-		return header[i+3:]
-	}
-	return header
+	return append(kept, d[last:]...), dropped
 }
 
 // FileList is the PR's changed files as a task lists them: an ignored

@@ -42,8 +42,7 @@ func (s *Session) anchored(in []inlineComment) ([]github.ReviewComment, error) {
 		if side == "" {
 			side = github.Right
 		}
-		got, ok := lines.Anchor(c.Path, c.StartLine, c.Line)
-		if !ok || got != side {
+		if _, ok := lines.Anchor(c.Path, c.StartLine, c.Line, side); !ok {
 			bad = append(bad, fmt.Sprintf("comment %d (%s:%d, %s)", i+1, c.Path, c.Line, side))
 			continue
 		}
