@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/ocdx/gh-ocdx/config"
+	"github.com/ocdx/gh-ocdx/diff"
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/fix"
 	"github.com/ocdx/gh-ocdx/git"
@@ -291,23 +292,23 @@ func (f *localFixer) Fix(ctx context.Context, req loop.FixRequest) (*fix.Result,
 type localPatches loop.Change
 
 func (ch localPatches) FilesPage(_ context.Context, _ github.Repo, _, page int) ([]github.FilePatch, error) {
-	blocks := map[string]string{}
-	for _, b := range strings.Split("\n"+string(ch.Diff), "\ndiff --git ")[1:] {
-		header, _, _ := strings.Cut(b, "\n")
-		for _, f := range ch.Files {
-			if strings.HasSuffix(header, " b/"+f.Path) {
-				if _, hunks, ok := strings.Cut(b, "\n@@"); ok {
-					blocks[f.Path] = strings.TrimSuffix("@@"+hunks, "\n")
-				} else {
-					blocks[f.Path] = ""
-				}
-			}
-		}
+	files, err := diff.Parse(ch.Diff)
+	if err != nil {
+		return nil, err
 	}
 	var out []github.FilePatch
-	for i := (page - 1) * github.FilesPerPage; i >= 0 && i < len(ch.Files) && i < page*github.FilesPerPage; i++ {
-		p := ch.Files[i].Path
-		out = append(out, github.FilePatch{Filename: p, Status: "modified", Patch: blocks[p]})
+	for i := (page - 1) * github.FilesPerPage; i >= 0 && i < len(files) && i < page*github.FilesPerPage; i++ {
+		f := files[i]
+		p := github.FilePatch{Filename: f.Path(), Status: "modified", Patch: strings.TrimSuffix(string(ch.Diff[f.PatchStart:f.End]), "\n")}
+		switch {
+		case f.IsNew:
+			p.Status = "added"
+		case f.IsDeleted:
+			p.Status = "removed"
+		case f.IsRename:
+			p.Status, p.PreviousFilename = "renamed", f.OldPath
+		}
+		out = append(out, p)
 	}
 	return out, nil
 }
