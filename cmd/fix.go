@@ -300,9 +300,9 @@ func printFixSummary(d *Deps, pr *github.PullRequest, out *fix.Result, dryRun bo
 	fmt.Fprintf(&w, "- Commits: %d, verified in %d attempt(s)\n", len(out.Commits), out.Attempts)
 	switch {
 	case dryRun:
-		fmt.Fprintf(&w, "- Dry run: nothing pushed, nothing posted; the commits are local (HEAD %.7s)\n", out.HeadOID)
+		fmt.Fprintf(&w, "- Dry run: nothing pushed, nothing posted; the commits are local (HEAD %s)\n", text.ShortOID(out.HeadOID))
 	case out.Pushed:
-		fmt.Fprintf(&w, "- Pushed to %s (head %.7s)\n", pr.HeadRefName, out.HeadOID)
+		fmt.Fprintf(&w, "- Pushed to %s (head %s)\n", pr.HeadRefName, text.ShortOID(out.HeadOID))
 	default:
 		fmt.Fprintln(&w, "- Nothing to push")
 	}
@@ -395,8 +395,8 @@ func fixPayload(opts *FixOptions, pr *github.PullRequest, recorded state.PR, res
 	case run.Outcome == state.OutcomeConverged:
 		return empty, fmt.Sprintf("the latest review-loop run (%s) converged", run.ID), nil
 	case rd.HeadOID != pr.HeadRefOid:
-		return empty, fmt.Sprintf("the latest review (run %s, round %d) reviewed an older head %.7s, and the PR is at %.7s now: run 'gh ocdx review-loop --pr %d' first",
-			run.ID, rd.N, rd.HeadOID, pr.HeadRefOid, number), nil
+		return empty, fmt.Sprintf("the latest review (run %s, round %d) reviewed an older head %s, and the PR is at %s now: run 'gh ocdx review-loop --pr %d' first",
+			run.ID, rd.N, text.ShortOID(rd.HeadOID), text.ShortOID(pr.HeadRefOid), number), nil
 	case rd.Findings == nil:
 		return empty, fmt.Sprintf("round %d of run %s has no findings recorded (it was not reviewed to the end): run 'gh ocdx review-loop --pr %d' first", rd.N, run.ID, number), nil
 	}

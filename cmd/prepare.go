@@ -12,6 +12,7 @@ import (
 
 	"github.com/ocdx/gh-ocdx/config"
 	"github.com/ocdx/gh-ocdx/github"
+	"github.com/ocdx/gh-ocdx/internal/text"
 	"github.com/ocdx/gh-ocdx/loop"
 	"github.com/ocdx/gh-ocdx/preflight"
 	"github.com/ocdx/gh-ocdx/state"
@@ -107,7 +108,7 @@ func applyBasePolicy(cfg *config.Config, pr *github.PullRequest) error {
 // basePolicy is the policy of .ocdx.json and REVIEW.md on the PR's base
 // branch, as the PR query read them; where names the .ocdx.json.
 func basePolicy(pr *github.PullRequest) (*config.Policy, string, error) {
-	where := fmt.Sprintf("%s on %s at %.7s", config.RepoFile, pr.BaseRefName, pr.BasePolicy.Commit)
+	where := fmt.Sprintf("%s on %s at %s", config.RepoFile, pr.BaseRefName, text.ShortOID(pr.BasePolicy.Commit))
 	p, err := config.FromBase(where, baseFile(pr.BasePolicy), baseFile(pr.BaseGuide))
 	return p, where, err
 }
@@ -174,8 +175,8 @@ func approveVerify(d *Deps, p *prepared, ask Prompter) error {
 		return err
 	}
 	if !yes {
-		return fmt.Errorf("you declined the verify commands of %s; nothing was run or changed. Read the file (git fetch, then git show %.7s:%s) and re-run to approve them, or have them changed on %s first",
-			cfg.VerifyFrom, p.pr.BasePolicy.Commit, config.RepoFile, p.pr.BaseRefName)
+		return fmt.Errorf("you declined the verify commands of %s; nothing was run or changed. Read the file (git fetch, then git show %s:%s) and re-run to approve them, or have them changed on %s first",
+			cfg.VerifyFrom, text.ShortOID(p.pr.BasePolicy.Commit), config.RepoFile, p.pr.BaseRefName)
 	}
 	return st.Approve(repo.Host, repo.Owner, repo.Name, cfg.Verify, d.now())
 }

@@ -147,7 +147,7 @@ func reviewLocal(ctx context.Context, d *Deps, opts *ReviewOptions) error {
 		return err
 	}
 	if len(ch.Files) == 0 {
-		fmt.Fprintf(d.IO.ErrOut, "nothing to review: %s has no change since its merge base with %s (%.7s)\n", branch, ch.Base, ch.MergeBase)
+		fmt.Fprintf(d.IO.ErrOut, "nothing to review: %s has no change since its merge base with %s (%s)\n", branch, ch.Base, text.ShortOID(ch.MergeBase))
 		if len(ch.Untracked) > 0 {
 			fmt.Fprintf(d.IO.ErrOut, "untracked files are not reviewed (git add them to): %s\n", quoteList(ch.Untracked, 5))
 		}
@@ -221,7 +221,7 @@ func localPolicy(ctx context.Context, d *Deps, cfg *config.Config, g *git.Repo, 
 	cfg.ApplyPolicy(p, where)
 	for _, f := range loop.PolicyChanges(ch.PR()) {
 		// The review's output says so too.
-		d.Log.Warn(fmt.Sprintf("this branch changes %s: the change takes effect once merged; this review uses the merge base's (%.7s)", f, ch.MergeBase))
+		d.Log.Warn(fmt.Sprintf("this branch changes %s: the change takes effect once merged; this review uses the merge base's (%s)", f, text.ShortOID(ch.MergeBase)))
 	}
 	if !fixing {
 		return nil
@@ -275,9 +275,9 @@ func (f *localFixer) Fix(ctx context.Context, req loop.FixRequest) (*fix.Result,
 	} else {
 		if head, herr := f.git.Head(ctx); herr == nil && head != start {
 			if _, rerr := f.git.Run(ctx, "reset", "--soft", start); rerr != nil {
-				return rep, errors.Join(err, fmt.Errorf("taking back the fix's commits: %w; reset the branch to %.7s by hand", rerr, start))
+				return rep, errors.Join(err, fmt.Errorf("taking back the fix's commits: %w; reset the branch to %s by hand", rerr, text.ShortOID(start)))
 			}
-			fmt.Fprintf(f.progress, "nothing was committed: %s is back at %.7s, the fix's changes are staged in the working tree (git diff --cached; git reset --hard drops them)\n", f.branch, start)
+			fmt.Fprintf(f.progress, "nothing was committed: %s is back at %s, the fix's changes are staged in the working tree (git diff --cached; git reset --hard drops them)\n", f.branch, text.ShortOID(start))
 		}
 		if rep != nil && !rep.Verified {
 			// fix's advice (push by hand, fix --continue) is for a PR.
@@ -344,7 +344,7 @@ func printLocal(d *Deps, opts *ReviewOptions, res *loop.LocalResult) error {
 // grouped by priority with file:line.
 func renderLocal(res *loop.LocalResult) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "# gh ocdx review: %s against %s (%.7s) — %s\n\n", res.Branch, res.Base, res.MergeBase, res.Label)
+	fmt.Fprintf(&b, "# gh ocdx review: %s against %s (%s) — %s\n\n", res.Branch, res.Base, text.ShortOID(res.MergeBase), res.Label)
 	fmt.Fprintf(&b, "%s\n\n", res.Reason)
 	c := res.Counts
 	fmt.Fprintf(&b, "- Consensus: %s (P0 %d, P1 %d, P2 %d, P3 %d)\n", orDash(res.Consensus), c.P0, c.P1, c.P2, c.P3)

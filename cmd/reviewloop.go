@@ -125,9 +125,9 @@ func reviewLoop(ctx context.Context, d *Deps, opts *ReviewLoopOptions) error {
 	if n := co.Repo.Ahead(ctx, pr.HeadRefOid); n > 0 {
 		// Unpushed commits, such as a fix whose push was declined: the
 		// run's push question offers them again.
-		d.Log.Warn(fmt.Sprintf("your checkout is %d commit(s) ahead of PR #%d's head %.7s: the reviewers read the PR's head, and the next push includes these commits (git log --oneline %.7s..HEAD)", n, pr.Number, pr.HeadRefOid, pr.HeadRefOid))
+		d.Log.Warn(fmt.Sprintf("your checkout is %d commit(s) ahead of PR #%d's head %s: the reviewers read the PR's head, and the next push includes these commits (git log --oneline %s..HEAD)", n, pr.Number, text.ShortOID(pr.HeadRefOid), text.ShortOID(pr.HeadRefOid)))
 	} else if pr.HeadRefOid != co.Head {
-		d.Log.Warn(fmt.Sprintf("your checkout is at %.7s but PR #%d's head on GitHub is %.7s: the reviewers read the PR's head, the fix works on your checkout; pull first (gh pr checkout %d)", co.Head, pr.Number, pr.HeadRefOid, pr.Number))
+		d.Log.Warn(fmt.Sprintf("your checkout is at %s but PR #%d's head on GitHub is %s: the reviewers read the PR's head, the fix works on your checkout; pull first (gh pr checkout %d)", text.ShortOID(co.Head), pr.Number, text.ShortOID(pr.HeadRefOid), pr.Number))
 	}
 	reason := ""
 	if !canPush {
@@ -248,7 +248,7 @@ func headFiles(ctx context.Context, d *Deps, g *git.Repo, gh *github.Client, rep
 			if g.HasCommit(ctx, head) {
 				last = repofs.NewTree(ctx, g, head)
 			} else {
-				d.Log.Info(fmt.Sprintf("PR #%d's head %.7s is not in this clone: the reviewers read its files through the API, without search (fetch it to let them search)", number, head))
+				d.Log.Info(fmt.Sprintf("PR #%d's head %s is not in this clone: the reviewers read its files through the API, without search (fetch it to let them search)", number, text.ShortOID(head)))
 				last = review.NewAPIFiles(ctx, gh, repo, head)
 			}
 			lastHead = head

@@ -15,6 +15,7 @@ import (
 	"github.com/ocdx/gh-ocdx/config"
 	"github.com/ocdx/gh-ocdx/git"
 	"github.com/ocdx/gh-ocdx/github"
+	"github.com/ocdx/gh-ocdx/internal/text"
 	"github.com/ocdx/gh-ocdx/llm"
 	"github.com/ocdx/gh-ocdx/loop"
 	"github.com/ocdx/gh-ocdx/repofs"
@@ -272,7 +273,7 @@ func reReviewPR(ctx context.Context, d *Deps, rc *review.Context, since string) 
 	}
 	if diff, ok := g.DiffSince(ctx, since, pr.HeadRefOid); ok {
 		rc.Diff, rc.Since = review.NewContext(pr, []byte(diff), true, rc.Policy).Diff, since
-		d.Log.Info(fmt.Sprintf("re-review: only what changed since %.7s, gh-ocdx's last review (--full for the whole PR)", since))
+		d.Log.Info(fmt.Sprintf("re-review: only what changed since %s, gh-ocdx's last review (--full for the whole PR)", text.ShortOID(since)))
 	}
 }
 
@@ -285,7 +286,7 @@ func prFiles(ctx context.Context, d *Deps, gh *github.Client, repo github.Repo, 
 			return repofs.NewTree(ctx, g, pr.HeadRefOid)
 		}
 	}
-	d.Log.Info(fmt.Sprintf("reading files through the API at the PR's head %.7s (run 'gh pr checkout %d' to let the reviewer search the code too)", pr.HeadRefOid, pr.Number))
+	d.Log.Info(fmt.Sprintf("reading files through the API at the PR's head %s (run 'gh pr checkout %d' to let the reviewer search the code too)", text.ShortOID(pr.HeadRefOid), pr.Number))
 	return review.NewAPIFiles(ctx, gh, repo, pr.HeadRefOid)
 }
 

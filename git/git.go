@@ -13,6 +13,8 @@ import (
 	"os/exec"
 	"slices"
 	"strings"
+
+	"github.com/ocdx/gh-ocdx/internal/text"
 )
 
 // ErrNotRepo: the directory is not inside a git work tree.
@@ -232,8 +234,7 @@ type PushError struct {
 
 func (e *PushError) Error() string {
 	if e.Moved {
-		return fmt.Sprintf("the PR's branch moved on GitHub since gh-ocdx reviewed %.7s (%s/%s); nothing was pushed; your fix commits are still on your local branch; fetch, look, re-run",
-			e.Reviewed, e.Remote, e.Branch)
+		return fmt.Sprintf("the PR's branch moved on GitHub since gh-ocdx reviewed %s (%s/%s); nothing was pushed; your fix commits are still on your local branch; fetch, look, re-run", text.ShortOID(e.Reviewed), e.Remote, e.Branch)
 	}
 	return fmt.Sprintf("the push of HEAD to %s/%s was rejected; nothing was forced and your commits are still here (fetch and rebase, or resolve it by hand, then re-run): %s",
 		e.Remote, e.Branch, e.Stderr)
@@ -258,7 +259,7 @@ func (r *Repo) Push(ctx context.Context, remote, branch, reviewed string) error 
 		return fmt.Errorf("refusing to push to %s/%s: the reviewed head %q is not a commit id", remote, branch, reviewed)
 	}
 	if _, err := r.Run(ctx, "merge-base", "--is-ancestor", reviewed, "HEAD"); err != nil {
-		return fmt.Errorf("nothing was pushed: your HEAD does not contain %.7s, the head of %s that gh-ocdx reviewed; bring your branch up to date with it (git pull --ff-only), then re-run", reviewed, branch)
+		return fmt.Errorf("nothing was pushed: your HEAD does not contain %s, the head of %s that gh-ocdx reviewed; bring your branch up to date with it (git pull --ff-only), then re-run", text.ShortOID(reviewed), branch)
 	}
 	ref := "refs/heads/" + branch
 	var errOut bytes.Buffer

@@ -15,6 +15,7 @@ import (
 	"github.com/ocdx/gh-ocdx/fix"
 	"github.com/ocdx/gh-ocdx/git"
 	"github.com/ocdx/gh-ocdx/github"
+	"github.com/ocdx/gh-ocdx/internal/text"
 	"github.com/ocdx/gh-ocdx/llm"
 	"github.com/ocdx/gh-ocdx/review"
 	"github.com/ocdx/gh-ocdx/state"
@@ -82,7 +83,7 @@ func ReadChange(ctx context.Context, g *git.Repo, branch, base string) (*Change,
 // branch, perhaps someone else's, would otherwise hide its files from the
 // reviewers or tell them what to conclude). where names the .ocdx.json.
 func (ch *Change) Policy(ctx context.Context, g *git.Repo) (p *config.Policy, where string, err error) {
-	where = fmt.Sprintf("%s at the merge base %.7s with %s", config.RepoFile, ch.MergeBase, ch.Base)
+	where = fmt.Sprintf("%s at the merge base %s with %s", config.RepoFile, text.ShortOID(ch.MergeBase), ch.Base)
 	read := func(name string) (config.BaseFile, error) {
 		b, found, err := g.Blob(ctx, ch.MergeBase, name)
 		return config.BaseFile{Found: found, Text: string(b), NotText: found && !utf8.Valid(b)}, err
@@ -174,7 +175,7 @@ func ReviewLocal(ctx context.Context, o LocalOptions) (*LocalResult, error) {
 		}
 	}
 	l.run, res.RunID = run, run.ID()
-	l.progress("run %s: reviewing %s against %s (merge base %.7s)", run.ID(), ch.Branch, ch.Base, ch.MergeBase)
+	l.progress("run %s: reviewing %s against %s (merge base %s)", run.ID(), ch.Branch, ch.Base, text.ShortOID(ch.MergeBase))
 	if _, err := run.StartRound(1, ch.Head); err != nil {
 		return nil, err
 	}

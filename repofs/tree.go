@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/ocdx/gh-ocdx/internal/text"
 )
 
 // Git runs git in a repository: what *git.Repo provides.
@@ -106,7 +108,7 @@ func isObjectName(s string) bool {
 // notTracked is the answer for any path the commit does not hold: whether
 // it exists in the work tree is not said.
 func (t *Tree) notTracked(p string) error {
-	return fmt.Errorf("%s is not tracked at the PR's head (%.7s): only files committed there are readable; list_files shows them", p, t.commit)
+	return fmt.Errorf("%s is not tracked at the PR's head (%s): only files committed there are readable; list_files shows them", p, text.ShortOID(t.commit))
 }
 
 // under lists the paths at or below c ("." for all).
@@ -144,7 +146,7 @@ func (t *Tree) ReadFile(p string, start, end int) (string, error) {
 	}
 	switch {
 	case e.mode == modeSubmodule:
-		return "", fmt.Errorf("%s is a submodule (commit %.7s): its files are in another repository and are not read", p, e.oid)
+		return "", fmt.Errorf("%s is a submodule (commit %s): its files are in another repository and are not read", p, text.ShortOID(e.oid))
 	case e.size > maxTreeRead:
 		return "", fmt.Errorf("%s is %d bytes, more than the %d read_file reads", p, e.size, maxTreeRead)
 	}
@@ -184,7 +186,7 @@ func (t *Tree) List(dir string) ([]string, bool, error) {
 	for i, p := range paths {
 		out[i] = p
 		if e := t.entries[p]; e.mode == modeSubmodule {
-			out[i] = fmt.Sprintf("%s [submodule at %.7s: not readable]", p, e.oid)
+			out[i] = fmt.Sprintf("%s [submodule at %s: not readable]", p, text.ShortOID(e.oid))
 		}
 	}
 	return out, more, nil

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/ocdx/gh-ocdx/github"
+	"github.com/ocdx/gh-ocdx/internal/text"
 	"github.com/ocdx/gh-ocdx/repofs"
 )
 
@@ -81,7 +82,7 @@ func (f *APIFiles) List(dir string) ([]string, bool, error) {
 		out = append(out, p)
 	}
 	if len(out) == 0 && c != "." {
-		return nil, false, fmt.Errorf("%s: no such directory at %.7s", dir, f.commit)
+		return nil, false, fmt.Errorf("%s: no such directory at %s", dir, text.ShortOID(f.commit))
 	}
 	return out, f.truncated, nil
 }
