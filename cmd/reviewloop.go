@@ -206,6 +206,7 @@ func reviewLoop(ctx context.Context, d *Deps, opts *ReviewLoopOptions) error {
 		DryRun:        opts.DryRun,
 		Progress:      d.IO.ErrOut,
 		Since:         co.Repo.DiffSince,
+		PRDiff:        co.Repo.PRDiff,
 		Full:          opts.Full,
 	})
 	if res != nil && (len(res.Rounds) > 0 || res.Outcome != "") {

@@ -70,3 +70,42 @@ func secretPastTheFirstMiB(t *testing.T, status int) {
 		t.Error("the token is in the output")
 	}
 }
+
+// A file GitHub sends without a patch (too large for the files endpoint,
+// after a 406 for the whole diff) is scanned from the checkout, where the
+// PR's commits are: its token is found all the same.
+func TestLoopScansAFileGitHubSendsWithoutAPatch(t *testing.T) {
+	t.Parallel()
+	const token = "ghp_zyxwvutsrqponmlkjihgfedcba9876543210"
+	lf := newLoop(t, func(pr *testkit.PR) {
+		pr.DiffStatus = 406
+		pr.Files = append(testkit.ParseDiff(pr.Diff), testkit.File{Path: "gen/huge.go", Additions: 2, ChangeType: "ADDED"}) // no patch
+	})
+	testkit.WriteFiles(t, lf.repo.Clone, map[string]string{"gen/huge.go": "package gen\nvar Key = \"" + token + "\"\n"})
+	testkit.Git(t, lf.repo.Clone, "add", "gen/huge.go")
+	testkit.Git(t, lf.repo.Clone, "commit", "--quiet", "-m", "generated")
+	testkit.Git(t, lf.repo.Clone, "push", "--quiet", "origin", "HEAD")
+	for range 3 {
+		lf.approveRound()
+	}
+
+	res := lf.run("--yes", "--json")
+
+	wantCode(t, res, 3)
+	var out struct {
+		Rounds []struct {
+			Findings []struct{ ID, Priority, File, Title string }
+			Coverage struct{ Unscanned []string }
+		}
+	}
+	if err := json.Unmarshal([]byte(res.Stdout), &out); err != nil || len(out.Rounds) == 0 {
+		t.Fatalf("--json: %v\n%s", err, res.Stdout)
+	}
+	found := false
+	for _, f := range out.Rounds[0].Findings {
+		found = found || (strings.HasPrefix(f.ID, "SEC-") && f.Priority == "P0" && f.File == "gen/huge.go")
+	}
+	if !found || len(out.Rounds[0].Coverage.Unscanned) != 0 {
+		t.Fatalf("the token in the file without a patch: findings %+v, unscanned %v", out.Rounds[0].Findings, out.Rounds[0].Coverage.Unscanned)
+	}
+}

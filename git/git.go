@@ -292,3 +292,17 @@ func isSHA(s string) bool {
 	}
 	return true
 }
+
+// PRDiff is the diff of paths from the merge base of base and head to
+// head (git diff base...head), when both commits are in the repository.
+func (r *Repo) PRDiff(ctx context.Context, base, head string, paths []string) (diff []byte, ok bool) {
+	if !r.HasCommit(ctx, base) || !r.HasCommit(ctx, head) {
+		return nil, false
+	}
+	var b bytes.Buffer
+	args := append([]string{"--literal-pathspecs", "diff", "--no-color", "--no-ext-diff", "--no-textconv", "--ignore-submodules=all", "--end-of-options", base + "..." + head, "--"}, paths...)
+	if err := r.RunIO(ctx, nil, &b, args...); err != nil {
+		return nil, false
+	}
+	return b.Bytes(), true
+}

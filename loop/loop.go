@@ -7,6 +7,7 @@
 package loop
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -111,7 +112,11 @@ type Options struct {
 	// ancestor of to, or either is unknown there. nil, or Full: every
 	// round is reviewed in full (docs/architecture.md, Re-reviews).
 	Since func(ctx context.Context, from, to string) (diff string, ok bool)
-	Full  bool
+	// PRDiff is the PR's diff of paths (base...head), read in the
+	// checkout: what the secret scan reads of the files GitHub sends
+	// without a patch. ok is false when either commit is not there.
+	PRDiff func(ctx context.Context, base, head string, paths []string) (diff []byte, ok bool)
+	Full   bool
 }
 
 // Outcomes of a run: the state file's, and two that a run's result has but
@@ -412,6 +417,9 @@ func (l *loop) decide(rr *RoundResult) (outcome state.RunOutcome, reason string,
 		return OutcomeFailed, fmt.Sprintf("all %d reviewers failed: no credible review, no fix attempted", len(l.o.Reviewers)), nil, nil
 	case rr.ThreadsTruncated:
 		return OutcomeBlocked, "blocked: the PR has more than 300 review threads, more than gh-ocdx reads; resolve threads on GitHub, then re-run", nil, nil
+	case rr.Consensus == Approve && len(blocking) == 0 && rr.Threads.Unresolved == 0 && len(rr.Coverage.Unscanned) > 0:
+		// A secret in a file the scan could not read would be approved.
+		return OutcomeBlocked, fmt.Sprintf("blocked: %d file(s) were not scanned for secrets (GitHub sent no patch for them and the PR's commits are not in this clone): check the PR out (gh pr checkout %d) and re-run", len(rr.Coverage.Unscanned), l.o.PR.Number), nil, nil
 	case rr.Consensus == Approve && len(blocking) == 0 && rr.Threads.Unresolved == 0:
 		return OutcomeConverged, Qualified(OutcomeConverged, rr) + ": consensus approve, no P0/P1/P2 findings, no unresolved review threads", nil, nil
 	case len(toFix) == 0 && rr.Threads.Unresolved > 0:
@@ -464,18 +472,30 @@ func (l *loop) review(ctx context.Context, pr *github.PullRequest, rr *RoundResu
 	// The secret scan reads the whole diff as it streams in; the models
 	// get its first DiffReadLimit bytes (docs/architecture.md, The secret
 	// scan).
-	var secrets []finding.Finding
+	var scan SecretScan
+	now := time.Now().UTC().Format(time.RFC3339)
 	diff, complete, err := l.o.GitHub.ReadDiff(ctx, l.o.Repo, pr.Number, review.DiffReadLimit, func(r io.Reader) error {
 		var err error
-		secrets, err = SecretFindings(r, time.Now().UTC().Format(time.RFC3339))
+		scan, err = ScanSecrets(r, now, nil)
 		return err
 	})
 	if err != nil {
 		return err
 	}
+	// A file GitHub sent without a patch (too large, after a 406) is
+	// scanned from the checkout when the PR's commits are there.
+	if missing := scan.Unscanned(pr.Files); len(missing) > 0 && l.o.PRDiff != nil {
+		if d, ok := l.o.PRDiff(ctx, pr.BaseRefOid, pr.HeadRefOid, missing); ok {
+			if scan, err = ScanSecrets(bytes.NewReader(d), now, &scan); err != nil {
+				return err
+			}
+		}
+	}
+	secrets := scan.Findings
 	rc := review.NewContext(pr, diff, complete, l.o.Policy)
 	rr.lines = github.ParseDiffLines(string(diff))
 	rr.Coverage = review.DiffCoverage(pr, rc.Diff, rc.DiffTruncated, rc.Ignored)
+	rr.Coverage.Unscanned = scan.Unscanned(pr.Files)
 	re := l.reReviewOf(ctx, rr.N, pr)
 	if re != nil {
 		rr.Since, rr.judged = re.Since, len(re.Previous)

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -420,4 +421,44 @@ func TestRunStuckAcrossRuns(t *testing.T) {
 func pushedFix(id string) *fix.Result {
 	return &fix.Result{Status: fix.StatusPushed, Verified: true, Pushed: true, HeadOID: "bbbbbbbb",
 		Fixed: []finding.FixedIssue{{FindingID: id, CommitSha: "bbbbbbbb"}}}
+}
+
+// A file the PR adds lines to that the diff holds no patch for is read
+// from the checkout by the secret scan; where it cannot be, the run does
+// not converge over it and says why.
+func TestRunScansFilesWithoutAPatchOrBlocks(t *testing.T) {
+	const token = "ghp_abcdefghijklmnopqrstuvwxyz0123456789"
+	for _, clone := range []bool{true, false} {
+		h := newHarness(t)
+		h.gh.pr.Files = []github.ChangedFile{{Path: "a.go"}, {Path: "big.go", Additions: 2}} // the fake diff adds nothing to a.go
+		h.reviewer.answers = []string{reviewerAnswer()}
+		h.analyzer.answers = []string{analyzerAnswer()}
+		var asked []string
+		h.opts.CanPush, h.opts.ReviewOnlyReason = false, "a fork" // the review is what is tested
+		if clone {
+			h.opts.PRDiff = func(_ context.Context, _, _ string, paths []string) ([]byte, bool) {
+				asked = paths
+				return []byte("diff --git a/big.go b/big.go\n--- a/big.go\n+++ b/big.go\n@@ -1 +1,2 @@\n package big\n+var key = \"" + token + "\"\n"), true
+			}
+		}
+
+		res, err := h.run(t)
+
+		if err != nil {
+			t.Fatal(err)
+		}
+		last := res.Rounds[len(res.Rounds)-1]
+		if clone {
+			if !slices.Equal(asked, []string{"big.go"}) || res.Outcome == OutcomeConverged || last.Counts.P0 != 1 || len(last.Coverage.Unscanned) != 0 {
+				t.Errorf("with the clone: asked %v, outcome %s, counts %+v, unscanned %v", asked, res.Outcome, last.Counts, last.Coverage.Unscanned)
+			}
+			continue
+		}
+		if res.Outcome != OutcomeBlocked || !strings.Contains(res.Reason, "not scanned for secrets") || !slices.Equal(last.Coverage.Unscanned, []string{"big.go"}) {
+			t.Errorf("without the clone: %s %q, unscanned %v", res.Outcome, res.Reason, last.Coverage.Unscanned)
+		}
+		if !strings.Contains(h.gh.comments[0].Body, "not scanned for secrets") {
+			t.Errorf("the report does not say what was not scanned:\n%s", h.gh.comments[0].Body)
+		}
+	}
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/ocdx/gh-ocdx/diff"
 	"github.com/ocdx/gh-ocdx/finding"
+	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/internal/redact"
 )
 
@@ -45,6 +46,26 @@ func scanLines(lines []string, nums []int, add func(n int, kind string)) {
 	}
 }
 
+// SecretScan is what the secret scan read of a diff: the findings, and how
+// many added lines of each file (by its path in the PR's version) it read,
+// so that a file GitHub sent no patch for is known to be unscanned.
+type SecretScan struct {
+	Findings []finding.Finding
+	Added    map[string]int
+}
+
+// Unscanned are the files of the PR that add lines the scan did not read:
+// GitHub sent them without a textual patch (too large, after a 406).
+func (s SecretScan) Unscanned(files []github.ChangedFile) []string {
+	var out []string
+	for _, f := range files {
+		if f.Additions > 0 && s.Added[f.Path] == 0 {
+			out = append(out, f.Path)
+		}
+	}
+	return out
+}
+
 // SecretFindings returns one P0 security finding for each secret that the
 // PR's diff adds (each secret gh-ocdx hides from the models in an added
 // line), at its file and line in the PR's version. It reads the whole diff
@@ -54,8 +75,24 @@ func scanLines(lines []string, nums []int, add func(n int, kind string)) {
 // converges. The ID is computed as for any finding, so the same secret in
 // the next round is the same finding.
 func SecretFindings(r io.Reader, now string) ([]finding.Finding, error) {
-	var out []finding.Finding
+	s, err := ScanSecrets(r, now, nil)
+	return s.Findings, err
+}
+
+// ScanSecrets is SecretFindings with what it read, on top of an earlier
+// scan (nil for none) whose findings it does not repeat.
+func ScanSecrets(r io.Reader, now string, earlier *SecretScan) (SecretScan, error) {
+	res := SecretScan{Added: map[string]int{}}
 	seen := map[string]bool{}
+	if earlier != nil {
+		res.Findings = earlier.Findings
+		for _, f := range earlier.Findings {
+			seen[f.ID] = true
+		}
+		for p, n := range earlier.Added {
+			res.Added[p] = n
+		}
+	}
 	var lines []string
 	var nums []int
 	size, file := 0, ""
@@ -68,7 +105,7 @@ func SecretFindings(r io.Reader, now string) ([]finding.Finding, error) {
 		f.ID = f.ComputeID()
 		if !seen[f.ID] {
 			seen[f.ID] = true
-			out = append(out, f)
+			res.Findings = append(res.Findings, f)
 		}
 	}
 	scan := func() {
@@ -91,6 +128,7 @@ func SecretFindings(r io.Reader, now string) ([]finding.Finding, error) {
 				scan()
 			}
 			size += len(l.Text)
+			res.Added[file]++
 			// The "+" keeps each line as the models see it in the diff.
 			lines = append(lines, "+"+l.Text)
 			nums = append(nums, l.New)
@@ -99,7 +137,7 @@ func SecretFindings(r io.Reader, now string) ([]finding.Finding, error) {
 	})
 	scan()
 	if err != nil {
-		return out, fmt.Errorf("reading the diff for the secret scan: %w", err)
+		return res, fmt.Errorf("reading the diff for the secret scan: %w", err)
 	}
-	return out, nil
+	return res, nil
 }

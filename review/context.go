@@ -134,13 +134,17 @@ type Coverage struct {
 	LeftOut      int      `json:"leftOut"`      // files whose diff was left out
 	LeftOutNames []string `json:"leftOutNames"` // the first MaxCoverageNames of them, when known
 	Ignored      int      `json:"ignored"`      // files whose diff the repository's ignore globs left out
+	// Unscanned are files that add lines the secret scan could not read:
+	// GitHub sent no patch for them and the PR's commits are not in the
+	// checkout.
+	Unscanned []string `json:"unscanned,omitempty"`
 }
 
 // MaxCoverageNames bounds the file names a coverage lists.
 const MaxCoverageNames = 20
 
 // Sampled reports whether some diff was cut or left out.
-func (c Coverage) Sampled() bool { return len(c.Cut) > 0 || c.LeftOut > 0 }
+func (c Coverage) Sampled() bool { return len(c.Cut) > 0 || c.LeftOut > 0 || len(c.Unscanned) > 0 }
 
 // String is the coverage in words, for reports: "the whole diff (3 files)"
 // or "large diff: sampled — 40 of 55 files whole, 1 cut (`big.go`), 14
@@ -153,11 +157,15 @@ func (c Coverage) String() string {
 	if c.Ignored > 0 {
 		ignored = fmt.Sprintf(", %d file(s) ignored by the ignore globs", c.Ignored)
 	}
-	if !c.Sampled() {
-		return fmt.Sprintf("the whole diff (%d file(s))%s", c.Whole, ignored)
+	unscanned := ""
+	if len(c.Unscanned) > 0 {
+		unscanned = fmt.Sprintf("; %d file(s) not scanned for secrets%s, GitHub sent no patch for them: check the PR out (gh pr checkout) and re-run", len(c.Unscanned), quoteNames(c.Unscanned[:min(len(c.Unscanned), MaxCoverageNames)], len(c.Unscanned)))
 	}
-	s := fmt.Sprintf("large diff: sampled — %d of %d file(s) whole, %d cut%s, %d left out%s%s; the reviewers could read the rest with tools, but may not have",
-		c.Whole, c.Files, len(c.Cut), quoteNames(c.Cut, len(c.Cut)), c.LeftOut, quoteNames(c.LeftOutNames, c.LeftOut), ignored)
+	if len(c.Cut) == 0 && c.LeftOut == 0 {
+		return fmt.Sprintf("the whole diff (%d file(s))%s%s", c.Whole, ignored, unscanned)
+	}
+	s := fmt.Sprintf("large diff: sampled — %d of %d file(s) whole, %d cut%s, %d left out%s%s; the reviewers could read the rest with tools, but may not have%s",
+		c.Whole, c.Files, len(c.Cut), quoteNames(c.Cut, len(c.Cut)), c.LeftOut, quoteNames(c.LeftOutNames, c.LeftOut), ignored, unscanned)
 	return s
 }
 
