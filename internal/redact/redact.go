@@ -263,7 +263,9 @@ func merge(kept, cand []span) []span {
 }
 
 // keyStarts reports whether a line's private key header opens a block that
-// continues on the next lines: the header ends the line.
+// continues on the next lines: the header ends the line. A header followed
+// by key material on its line (`"BEGIN RSA PRIVATE KEY MIIEow…"`) is a key
+// of one line: taking it for a block would hide every line after it.
 func keyStarts(line string, sp []span) bool {
 	for _, s := range sp {
 		if s.kind != KindPrivateKey {
@@ -272,7 +274,9 @@ func keyStarts(line string, sp []span) bool {
 		if keyEnds(line[s.start+5 : s.end]) {
 			continue // BEGIN … END on one line
 		}
-		return strings.TrimRight(line[s.end:], " \t\r\"'`,;") == ""
+		m := line[s.start:s.end]
+		after := strings.NewReplacer(`\n`, "", `\r`, "").Replace(m[strings.Index(m, "PRIVATE KEY")+len("PRIVATE KEY"):])
+		return strings.Trim(after, "- \t\r") == "" && strings.TrimRight(line[s.end:], " \t\r\"'`,;") == ""
 	}
 	return false
 }
