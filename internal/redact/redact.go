@@ -121,13 +121,23 @@ func placeholder(v string, quoted bool) bool {
 }
 
 // keyAt returns the whole key whose secret word starts at i:
-// `oauthToken` around `Token`, `DB_PASSWORD` around `PASSWORD`.
-func keyAt(line string, i int) string {
+// `oauthToken` around `Token`, `DB_PASSWORD` around `PASSWORD`. It stops
+// at a secret already found, as it stops at its marker once masked: the
+// same line must give the same answer after masking.
+func keyAt(line string, i int, found []span) string {
 	isKey := func(c byte) bool {
 		return c == '_' || c == '-' || c == '.' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 	}
+	inFound := func(j int) bool {
+		for _, s := range found {
+			if s.start <= j && j < s.end {
+				return true
+			}
+		}
+		return false
+	}
 	a, b := i, i
-	for a > 0 && isKey(line[a-1]) {
+	for a > 0 && isKey(line[a-1]) && !inFound(a-1) {
 		a--
 	}
 	for b < len(line) && isKey(line[b]) {
@@ -230,7 +240,7 @@ func find(line string, vals []string) []span {
 					break
 				}
 			}
-			if r.generic && !secretLike(keyAt(line, m[0]), line[a:b], quoted) {
+			if r.generic && !secretLike(keyAt(line, m[0], out), line[a:b], quoted) {
 				continue
 			}
 			c = append(c, span{a, b, r.kind})

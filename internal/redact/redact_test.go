@@ -168,3 +168,13 @@ func TestAKeyOfOneLineHidesNoOtherLine(t *testing.T) {
 		t.Errorf("got %q\nwant %q", got, want)
 	}
 }
+
+// TestAKeyNameStopsAtASecret: the words of a key stop at a secret found
+// before it, as they stop at its marker once masked; the secret's letters
+// are not the key's words, and the value after it is judged on its own.
+func TestAKeyNameStopsAtASecret(t *testing.T) {
+	in := "AKIAIOSFODNN7ABCDEFGH_token=abcdefgh99"
+	if got, want := Mask(in), "[SECRET:aws-access-key]H_token=[SECRET:password]"; got != want {
+		t.Errorf("Mask(%q) = %q, want %q", in, got, want)
+	}
+}
