@@ -114,8 +114,10 @@ func placeholder(v string, quoted bool) bool {
 		strings.Contains(v, "***"), strings.Contains(l, "xxxx"), strings.Contains(l, "changeme"),
 		strings.Contains(l, "placeholder"), strings.Contains(l, "example"), strings.Contains(l, "redacted"):
 		return true
+	case strings.HasPrefix(v, "^") && strings.HasSuffix(v, "$"): // a pattern
+		return true
 	case !quoted:
-		return strings.ContainsAny(v, "()[]{}<>") || identifier().MatchString(v)
+		return strings.ContainsAny(v, "()[]{}<>") || identifier().MatchString(v) || codeName(v)
 	}
 	return false
 }
@@ -240,7 +242,8 @@ func find(line string, vals []string) []span {
 					break
 				}
 			}
-			if r.generic && !secretLike(keyAt(line, m[0], out), line[a:b], quoted) {
+			if r.generic && !secretLike(keyAt(line, m[0], out), line[a:b], quoted) ||
+				!r.generic && r.kind != KindPrivateKey && filler(line[a:b]) {
 				continue
 			}
 			c = append(c, span{a, b, r.kind})

@@ -16,8 +16,8 @@ import (
 //     passwords such as `hunter2` are missed, as any threshold must miss
 //     some; below it words and numbers of code abound;
 //   - not a placeholder or a reference: `${VAR}`, `<your key>`, `changeme`,
-//     `xxxx`, `{{ .Values.x }}`, `op://vault/item`, and when unquoted, code
-//     (`cfg.Password`, `os.Getenv("X")`);
+//     `xxxx`, `{{ .Values.x }}`, `op://vault/item`, `^pattern$`, and when
+//     unquoted, code (`cfg.Password`, `os.Getenv("X")`, `oauth2Token`);
 //   - not a number, version or address (`8192`, `1.2.3`, `10.0.0.1:5432`);
 //   - not a name: words of letters joined by _ - . / : or camel case,
 //     with numbers as separate parts (`oauth_token`, `X-Auth-Token`,
@@ -32,7 +32,8 @@ import (
 //     at random passes).
 //
 // Values such as `hunter2hunter2`, `P@ssw0rd!`, `Summer2024!` or random keys
-// are secrets.
+// are secrets. Keys of a fixed format are found by their shape alone,
+// unless they are filler (`ghp_xxxx…`, `sk-your-key-here`).
 
 // minValue is the shortest assignment value taken for a secret.
 const minValue = 8
@@ -236,4 +237,45 @@ func entropyShare(v string) float64 {
 		h -= p * math.Log2(p)
 	}
 	return h / most
+}
+
+// codeName reports whether an unquoted value is a name in code with a
+// number in it (`PrivateKeyEd25519`, `oauth2Token`, `hmacSHA256`): words
+// of two letters or more and one run of digits. Values such as
+// `hunter2hunter2` or `Nm4kX9q2Lv7w` have more runs or one-letter humps.
+func codeName(v string) bool {
+	runs, prevDigit := 0, false
+	for i, r := range v {
+		d := r >= '0' && r <= '9'
+		switch {
+		case i == 0 && !unicode.IsLetter(r):
+			return false
+		case !d && !unicode.IsLetter(r) && r != '_' && r != '.':
+			return false
+		case d && !prevDigit:
+			runs++
+		}
+		prevDigit = d
+	}
+	words := splitWords(v)
+	if runs != 1 || len(words) < 2 {
+		return false
+	}
+	for _, w := range words {
+		if len([]rune(w)) < 2 {
+			return false
+		}
+	}
+	return true
+}
+
+// filler reports whether a key of a fixed format is a placeholder in
+// documentation or an example file: `ghp_xxxxxxxxxxxx`, `sk-your-key-here`,
+// `npm_0000…`, a key ending in eight times the same character.
+func filler(v string) bool {
+	l := strings.ToLower(v)
+	if strings.Contains(l, "xxxx") || strings.Contains(l, "****") || strings.Contains(l, "your") {
+		return true
+	}
+	return len(l) >= 8 && strings.Count(l[len(l)-8:], l[len(l)-1:]) == 8
 }
