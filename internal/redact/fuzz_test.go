@@ -16,6 +16,7 @@ var fuzzSeeds = []string{
 	"x" + fuzzCred + "y token=zz" + fuzzCred,
 	`oauthToken = "oauth_token"`, `password: "Password1" secret=hunter2hunter2`, "AKIAIOSFODNN7ABCDEFGH_token=abcdefgh99",
 	"AKIAIOSFODNN7EXAMPLEsk-abcdefghijklmnopqrstu task-management-service-rollout", "+\"BEGIN RSA PRIVATE KEY MIIE\"\n+next",
+	"GITHUB_TOKEN=ghp_xxxxxxxxxxxxxxxxxxxx sk-your-key-here-and-there Token: oauth2Token password=P4ssword",
 }
 
 // fuzzCred is registered by the fuzz targets: it must never come out.
