@@ -14,6 +14,9 @@ var fuzzSeeds = []string{
 	"+BEGIN RSA PRIVATE KEY\n+MIIE\n+END RSA PRIVATE KEY", "ghp_abcd1234 sk_live_abcdefghij1234 npm_abcdefghijklmnopqrstuvwxyz0123456789",
 	`PASSWORD=hunter2hunter2 "token": "abcdEFGH1234" password: '${X}'`, "oauth_token: 0123456789abcdef0123456789abcdef01234567",
 	"x" + fuzzCred + "y token=zz" + fuzzCred,
+	`oauthToken = "oauth_token"`, `password: "Password1" secret=hunter2hunter2`, "AKIAIOSFODNN7ABCDEFGH_token=abcdefgh99",
+	"AKIAIOSFODNN7EXAMPLEsk-abcdefghijklmnopqrstu task-management-service-rollout", "+\"BEGIN RSA PRIVATE KEY MIIE\"\n+next",
+	"GITHUB_TOKEN=ghp_xxxxxxxxxxxxxxxxxxxx sk-your-key-here-and-there Token: oauth2Token password=P4ssword",
 }
 
 // fuzzCred is registered by the fuzz targets: it must never come out.

@@ -47,7 +47,7 @@ type rule struct {
 	kind    string
 	words   []string
 	re      string
-	generic bool // an assignment: its value is checked against placeholders
+	generic bool // an assignment: its value must look like a secret (secretLike)
 }
 
 // rules are ours, informed by the common public rule sets (gitleaks'
@@ -59,11 +59,15 @@ var rules = []rule{
 	{KindSlack, []string{"xox"}, `xox[abposre]-[0-9A-Za-z-]+`, false},
 	{KindGitHub, []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"}, `gh[pousr]_[0-9A-Za-z]{8,}|github_pat_[0-9A-Za-z_]{8,}`, false},
 	{KindGitHub, []string{"oauth_token"}, `(?i)oauth_token["']?\s*[:=]\s*["']?([0-9a-f]{40})`, false},
-	{KindAnthropic, []string{"sk-ant-"}, `sk-ant-[0-9A-Za-z_-]{16,}`, false},
-	{KindStripe, []string{"_live_", "_test_", "_prod_"}, `[sr]k_(?:live|test|prod)_[0-9A-Za-z]{10,}`, false},
-	{KindOpenAI, []string{"sk-"}, `sk-[0-9A-Za-z_-]{16,}`, false},
+	// sk- and rk_ end ordinary words (task-management-service,
+	// bookmark_test_helpers): these keys start a word. A marker's ] counts
+	// as a letter, so masking what precedes a word never makes it a key.
+	{KindAnthropic, []string{"sk-ant-"}, `(?:^|[^0-9A-Za-z\]])(sk-ant-[0-9A-Za-z_-]{16,})`, false},
+	{KindStripe, []string{"_live_", "_test_", "_prod_"}, `(?:^|[^0-9A-Za-z\]])([sr]k_(?:live|test|prod)_[0-9A-Za-z]{10,})`, false},
+	{KindOpenAI, []string{"sk-"}, `(?:^|[^0-9A-Za-z\]])(sk-[0-9A-Za-z_-]{16,})`, false},
 	{KindNPM, []string{"npm_"}, `npm_[0-9A-Za-z]{36,}`, false},
-	// PASSWORD=…, api_key: "…", "token": "…", DB_PASSWORD='…'.
+	// PASSWORD=…, api_key: "…", "token": "…", DB_PASSWORD='…', when the
+	// value looks like a secret (secretLike).
 	{KindPassword, []string{"passw", "secret", "token", "key"},
 		`(?i)(?:password|passwd|secret|secret[_-]?key|token|api[_-]?key|access[_-]?key|auth[_-]?key|private[_-]?key)s?["']?[ \t]*(?::=|=>|=|:)[ \t]*(?:"([^"\s]{8,})"|'([^'\s]{8,})'|([^\s"'\x60,;]{8,}))`, true},
 }
@@ -104,15 +108,44 @@ func placeholder(v string, quoted bool) bool {
 	l := strings.ToLower(v)
 	switch {
 	case strings.Contains(v, markerPrefix), strings.Contains(v, Redacted),
-		strings.HasPrefix(v, "$"), strings.HasPrefix(v, "%"), strings.Contains(v, "{{"),
-		strings.HasPrefix(v, "<") && strings.HasSuffix(v, ">"),
+		strings.HasPrefix(v, "$"), strings.HasPrefix(v, "%"), strings.Contains(v, "{{"), strings.Contains(v, "${"),
+		strings.HasPrefix(v, "<") && strings.HasSuffix(v, ">"), strings.HasPrefix(v, "{") && strings.HasSuffix(v, "}"),
+		strings.Contains(v, "..."), strings.Contains(v, "…"),
 		strings.Contains(v, "***"), strings.Contains(l, "xxxx"), strings.Contains(l, "changeme"),
 		strings.Contains(l, "placeholder"), strings.Contains(l, "example"), strings.Contains(l, "redacted"):
 		return true
+	case strings.HasPrefix(v, "^") && strings.HasSuffix(v, "$"): // a pattern
+		return true
 	case !quoted:
-		return strings.ContainsAny(v, "()[]{}<>") || identifier().MatchString(v)
+		return strings.ContainsAny(v, "()[]{}<>") || identifier().MatchString(v) || codeName(v)
 	}
 	return false
+}
+
+// keyAt returns the whole key whose secret word starts at i:
+// `oauthToken` around `Token`, `DB_PASSWORD` around `PASSWORD`. It stops
+// at a secret already found, as it stops at its marker once masked: the
+// same line must give the same answer after masking.
+func keyAt(line string, i int, found []span) string {
+	isKey := func(c byte) bool {
+		return c == '_' || c == '-' || c == '.' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+	}
+	inFound := func(j int) bool {
+		for _, s := range found {
+			if s.start <= j && j < s.end {
+				return true
+			}
+		}
+		return false
+	}
+	a, b := i, i
+	for a > 0 && isKey(line[a-1]) && !inFound(a-1) {
+		a--
+	}
+	for b < len(line) && isKey(line[b]) {
+		b++
+	}
+	return line[a:b]
 }
 
 // known holds the values of the credentials gh-ocdx uses. It is one set for
@@ -209,7 +242,8 @@ func find(line string, vals []string) []span {
 					break
 				}
 			}
-			if r.generic && placeholder(line[a:b], quoted) {
+			if r.generic && !secretLike(keyAt(line, m[0], out), line[a:b], quoted) ||
+				!r.generic && r.kind != KindPrivateKey && filler(line[a:b]) {
 				continue
 			}
 			c = append(c, span{a, b, r.kind})
@@ -242,7 +276,9 @@ func merge(kept, cand []span) []span {
 }
 
 // keyStarts reports whether a line's private key header opens a block that
-// continues on the next lines: the header ends the line.
+// continues on the next lines: the header ends the line. A header followed
+// by key material on its line (`"BEGIN RSA PRIVATE KEY MIIEow…"`) is a key
+// of one line: taking it for a block would hide every line after it.
 func keyStarts(line string, sp []span) bool {
 	for _, s := range sp {
 		if s.kind != KindPrivateKey {
@@ -251,7 +287,9 @@ func keyStarts(line string, sp []span) bool {
 		if keyEnds(line[s.start+5 : s.end]) {
 			continue // BEGIN … END on one line
 		}
-		return strings.TrimRight(line[s.end:], " \t\r\"'`,;") == ""
+		m := line[s.start:s.end]
+		after := strings.NewReplacer(`\n`, "", `\r`, "").Replace(m[strings.Index(m, "PRIVATE KEY")+len("PRIVATE KEY"):])
+		return strings.Trim(after, "- \t\r") == "" && strings.TrimRight(line[s.end:], " \t\r\"'`,;") == ""
 	}
 	return false
 }

@@ -125,3 +125,56 @@ func TestForCommentRedactsDiffBlocks(t *testing.T) {
 		t.Errorf("got %q\nwant %q", got, want)
 	}
 }
+
+// TestAnAssignmentHoldsASecretOnlyWhenItsValueLooksLikeOne: each hit of an
+// assignment is a P0 finding that blocks the loop (issue 27). The value
+// must be at least 8 characters, not a name, a fixture made of the key's
+// words, a number or a repetition. The misses below are the price of that
+// rule: short passwords and passwords of letters only.
+func TestAnAssignmentHoldsASecretOnlyWhenItsValueLooksLikeOne(t *testing.T) {
+	for _, tc := range []struct {
+		line   string
+		secret bool
+	}{
+		{`oauthToken = "oauth_token"`, false},                       // the key's own name
+		{`token: "X-Auth-Token"`, false},                            // a header name
+		{`API_KEY=MY_API_KEY`, false},                               // an environment variable's name
+		{`password: "Password1"`, false},                            // the key's word and a digit: a fixture
+		{`token = "test-token-42"`, false},                          // fixture words
+		{`"token": "color.primary.500"`, false},                     // a design token's name
+		{`token: 1234567890`, false},                                // a number
+		{`password = "aaaaaaa1"`, false},                            // entropy share 0.18
+		{`password = "hunter2"`, false},                             // 7 characters: under the threshold
+		{`password = "correcthorsebattery"`, false},                 // letters only read as a name
+		{`password = "hunter2hunter2"`, true},                       // entropy share 0.74
+		{`password = "Summer2024!"`, true},                          // a word and a number is a password's shape
+		{`password = "P@ssw0rd!"`, true},                            // not the key's word once its letters change
+		{`password = "TjXkqPLmzRwB"`, true},                         // random letters: humps under three letters
+		{`client_secret = "GOCSPX-4fT9kLm2Qx7Vb3Zr8Wn1Pj6H"`, true}, // random
+	} {
+		if got := len(Find(tc.line)) > 0; got != tc.secret {
+			t.Errorf("Find(%q) found a secret: %v, want %v", tc.line, got, tc.secret)
+		}
+	}
+}
+
+// TestAKeyOfOneLineHidesNoOtherLine: a header followed by key material on
+// its line is the whole key; the lines after it stay visible (a block
+// opened there would hide the rest of the diff).
+func TestAKeyOfOneLineHidesNoOtherLine(t *testing.T) {
+	in := "+\"key\": \"BEGIN RSA PRIVATE KEY MIIEowIBAAKCAQEA\"\n+next line\n+key = \"-----BEGIN PRIVATE KEY-----\\n\"\n+MIIEvQ"
+	want := "+\"key\": \"[SECRET:private-key]\"\n+next line\n+key = \"[SECRET:private-key]\"\n+[SECRET:private-key]"
+	if got := Mask(in); got != want {
+		t.Errorf("got %q\nwant %q", got, want)
+	}
+}
+
+// TestAKeyNameStopsAtASecret: the words of a key stop at a secret found
+// before it, as they stop at its marker once masked; the secret's letters
+// are not the key's words, and the value after it is judged on its own.
+func TestAKeyNameStopsAtASecret(t *testing.T) {
+	in := "AKIAIOSFODNN7ABCDEFGH_token=abcdefgh99"
+	if got, want := Mask(in), "[SECRET:aws-access-key]H_token=[SECRET:password]"; got != want {
+		t.Errorf("Mask(%q) = %q, want %q", in, got, want)
+	}
+}
