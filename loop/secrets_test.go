@@ -35,6 +35,13 @@ func TestSecretFindingsOnAddedLinesOnly(t *testing.T) {
 	if fs, _ := SecretFindings(strings.NewReader("diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n"), "now"); len(fs) != 0 {
 		t.Errorf("a diff without secrets gave %+v", fs)
 	}
+	// Key names, fixtures and placeholders are no secret: a PR that adds
+	// them is not blocked (a real PR's `oauthToken = "oauth_token"` was).
+	ordinary := "diff --git a/c.go b/c.go\n--- a/c.go\n+++ b/c.go\n@@ -1 +1,5 @@\n x\n" +
+		"+oauthToken = \"oauth_token\"\n+password_field = \"password\"\n+const TokenHeader = \"X-Auth-Token\"\n+token: ${GITHUB_TOKEN}\n"
+	if fs, _ := SecretFindings(strings.NewReader(ordinary), "now"); len(fs) != 0 {
+		t.Errorf("ordinary code gave %+v", fs)
+	}
 }
 
 func TestIssuesToFixSendsEachIDOnce(t *testing.T) {
