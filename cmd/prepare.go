@@ -99,17 +99,20 @@ func applyBasePolicy(cfg *config.Config, pr *github.PullRequest) error {
 		return err
 	}
 	cfg.ApplyPolicy(p, where)
-	// Reports of its trustedLogins count as gh-ocdx's own (docs/architecture.md,
-	// Whose posts count); review-loop adds those with write permission.
-	pr.Trusted = p.TrustedLogins
 	return nil
 }
 
 // basePolicy is the policy of .ocdx.json and REVIEW.md on the PR's base
-// branch, as the PR query read them; where names the .ocdx.json.
+// branch, as the PR query read them; where names the .ocdx.json. The
+// reports of its trustedLogins then count as gh-ocdx's own for every verb
+// (docs/architecture.md, Whose posts count); review-loop adds those with
+// write permission.
 func basePolicy(pr *github.PullRequest) (*config.Policy, string, error) {
 	where := fmt.Sprintf("%s on %s at %s", config.RepoFile, pr.BaseRefName, text.ShortOID(pr.BasePolicy.Commit))
 	p, err := config.FromBase(where, baseFile(pr.BasePolicy), baseFile(pr.BaseGuide))
+	if err == nil {
+		pr.Trusted = p.TrustedLogins
+	}
 	return p, where, err
 }
 
