@@ -206,19 +206,7 @@ func SameFinding(prev, cur finding.Finding) bool {
 	if prev.ID != "" && prev.ID == cur.ID {
 		return true
 	}
-	if !strings.EqualFold(strings.TrimSpace(prev.Category), strings.TrimSpace(cur.Category)) || prev.File != cur.File {
-		return false
-	}
-	switch {
-	case prev.Line == nil && cur.Line == nil:
-	case prev.Line == nil || cur.Line == nil:
-		return false
-	default:
-		if d := *prev.Line - *cur.Line; d > nearLines || d < -nearLines {
-			return false
-		}
-	}
-	return SimilarTitles(prev.Title, cur.Title)
+	return strings.EqualFold(strings.TrimSpace(prev.Category), strings.TrimSpace(cur.Category)) && sameProblem(prev, cur)
 }
 
 // SimilarTitles compares titles by their words: equal ignoring case and
