@@ -57,6 +57,10 @@ func testMain(m *testing.M) int {
 	} {
 		os.Setenv(k, v)
 	}
+	for _, kv := range testkit.GitQuiet {
+		k, v, _ := strings.Cut(kv, "=")
+		os.Setenv(k, v)
+	}
 	testkit.InProcess = runInProcess
 	testkit.InProcessTerminal = runOnTerminal
 	// The tests wait on sockets, git and timers more than they compute: with

@@ -84,6 +84,10 @@ func NewEnv(t testing.TB) *Env {
 		"GIT_AUTHOR_NAME":                 "ocdx test", "GIT_AUTHOR_EMAIL": "test@example.com",
 		"GIT_COMMITTER_NAME": "ocdx test", "GIT_COMMITTER_EMAIL": "test@example.com",
 	}}
+	for _, kv := range GitQuiet {
+		k, v, _ := strings.Cut(kv, "=")
+		e.Vars[k] = v
+	}
 	for _, d := range []string{"home", "state"} {
 		if err := os.MkdirAll(filepath.Join(root, d), 0o700); err != nil {
 			t.Fatal(err)

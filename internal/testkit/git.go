@@ -9,9 +9,18 @@ import (
 )
 
 // gitIdentity is who the tests' commits are by: a machine without a git
-// identity of its own (a fresh CI runner) runs them as well.
+// identity of its own (a fresh CI runner) runs them as well. Git's
+// housekeeping after a commit or a push (gc and maintenance, run --auto)
+// is off: it was a fifth of the git processes the tests start, on
+// repositories that live a second.
 var gitIdentity = []string{"GIT_AUTHOR_NAME=ocdx test", "GIT_AUTHOR_EMAIL=test@example.com",
-	"GIT_COMMITTER_NAME=ocdx test", "GIT_COMMITTER_EMAIL=test@example.com"}
+	"GIT_COMMITTER_NAME=ocdx test", "GIT_COMMITTER_EMAIL=test@example.com",
+	"GIT_CONFIG_COUNT=2", "GIT_CONFIG_KEY_0=gc.auto", "GIT_CONFIG_VALUE_0=0",
+	"GIT_CONFIG_KEY_1=maintenance.auto", "GIT_CONFIG_VALUE_1=false"}
+
+// GitQuiet are gitIdentity's settings that turn git's housekeeping off,
+// for a test process that sets its own identity.
+var GitQuiet = gitIdentity[4:]
 
 // UseGitIdentity gives the test process gitIdentity, for the packages whose
 // tests have gh-ocdx's own git commands commit (call it from TestMain).
@@ -52,6 +61,9 @@ func NewRepo(t testing.TB, base, head string, baseFiles, headFiles map[string]st
 	root := t.TempDir()
 	r := &Repo{Remote: filepath.Join(root, "remote.git"), Clone: filepath.Join(root, "work"), Base: base, Head: head}
 	Git(t, root, "init", "--quiet", "--bare", "--initial-branch="+base, r.Remote)
+	// A push runs the remote's gc in a clean environment, which GitQuiet
+	// does not reach: the remote is told itself.
+	Git(t, r.Remote, "config", "receive.autogc", "false")
 	Git(t, root, "init", "--quiet", "--initial-branch="+base, r.Clone)
 	Git(t, r.Clone, "remote", "add", "origin", r.Remote)
 	WriteFiles(t, r.Clone, baseFiles)
