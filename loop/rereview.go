@@ -60,8 +60,10 @@ func (l *loop) reReviewOf(ctx context.Context, n int, pr *github.PullRequest) *r
 		return nil
 	}
 	re := &reReview{Since: rd.HeadOID, Diff: review.NewContext(pr, []byte(diff), true, l.o.Policy).Diff}
+	// A fix counts only once pushed: one that failed verification, was
+	// declined or interrupted fixed nothing on the PR.
 	var fixed []string
-	if res, ok := fix.Recorded(rd); ok {
+	if res, ok := fix.Recorded(rd); ok && res.Pushed {
 		fixed = res.FixedIDs()
 	}
 	for _, f := range fs {
@@ -82,7 +84,7 @@ func (l *loop) reReviewOf(ctx context.Context, n int, pr *github.PullRequest) *r
 func (l *loop) previousReview(n int) (state.Round, bool) {
 	if l.run != nil {
 		for _, rd := range l.run.Run().Rounds {
-			if rd.N == n-1 && rd.Done(state.PhaseReviewed) {
+			if rd.N == n-1 && reviewed(rd) {
 				return rd, true
 			}
 		}
@@ -100,12 +102,27 @@ func (l *loop) previousReview(n int) (state.Round, bool) {
 			continue
 		}
 		for j := len(r.Rounds) - 1; j >= 0; j-- {
-			if rd := r.Rounds[j]; rd.Done(state.PhaseReviewed) && rd.Findings != nil {
+			if rd := r.Rounds[j]; reviewed(rd) && rd.Findings != nil {
 				return rd, true
 			}
 		}
 	}
 	return state.Round{}, false
+}
+
+// reviewed reports whether round rd reviewed its head: its reviews are
+// recorded and at least one reviewer answered. A round where every
+// reviewer failed read nothing, and its head is no basis for a re-review.
+func reviewed(rd state.Round) bool {
+	if !rd.Done(state.PhaseReviewed) {
+		return false
+	}
+	for _, r := range rd.Reports {
+		if r.Role != analyzerName && !slices.Contains(rd.FailedRoles, r.Role) {
+			return true
+		}
+	}
+	return false
 }
 
 // carry adds to a re-review's findings the previous ones still open: a

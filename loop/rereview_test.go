@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/ocdx/gh-ocdx/finding"
+	"github.com/ocdx/gh-ocdx/fix"
 )
 
 // reviewerVerdicts is a re-review's answer: new findings, and verdicts on
@@ -146,5 +147,63 @@ func TestANewRunReviewsWhatChangedSinceTheLastRun(t *testing.T) {
 	}
 	if len(*asked) != 1 || (*asked)[0] != "aaaaaaaa..cccccccc" || res.Rounds[0].Since != "aaaaaaaa" {
 		t.Errorf("diffs asked for %v, since %q", *asked, res.Rounds[0].Since)
+	}
+}
+
+// A round where every reviewer failed reviewed nothing: the next run does
+// not take its head as reviewed, and reviews the PR in full.
+func TestARoundNoReviewerAnsweredIsNoBase(t *testing.T) {
+	h, asked := sinceHarness(t)
+	h.opts.CanPush, h.opts.ReviewOnlyReason = false, "a fork"
+	h.reviewer.answers = []string{"no envelope at all"}
+	h.analyzer.answers = []string{analyzerAnswer()}
+	if res, _ := h.run(t); res == nil || res.Outcome != OutcomeFailed {
+		t.Fatalf("first run: %+v, want failed", res)
+	}
+	h.gh.pr.HeadRefOid = "cccccccc" // the author pushed
+	h.reviewer.answers = []string{reviewerAnswer()}
+	h.analyzer.answers = []string{analyzerAnswer()}
+
+	res, err := h.run(t)
+
+	if err != nil || res.Outcome != OutcomeConverged {
+		t.Fatalf("second run: %+v, %v", res, err)
+	}
+	if len(*asked) != 0 || res.Rounds[0].Since != "" {
+		t.Errorf("the second run reviewed incrementally from a head nobody reviewed: diffs %v, since %q", *asked, res.Rounds[0].Since)
+	}
+}
+
+// A fix that was never pushed fixed nothing: in the next run's re-review a
+// finding it claimed stays open when no reviewer judges it, and is not
+// stuck when a reviewer says it is still there.
+func TestAnUnpushedFixFixedNothing(t *testing.T) {
+	for _, verdict := range []string{"", finding.StillPresent} {
+		h, _ := sinceHarness(t)
+		id := bug.ComputeID()
+		h.reviewer.answers = []string{reviewerAnswer(bug)}
+		h.analyzer.answers = []string{analyzerAnswer()}
+		h.fixer.report = &fix.Result{Status: fix.StatusVerifyFailed, Failure: "tests fail", Fixed: []finding.FixedIssue{{FindingID: id, CommitSha: "bbbbbbbb"}}}
+		if res, _ := h.run(t); res == nil || res.Outcome != OutcomeBlocked {
+			t.Fatalf("first run: %+v, want blocked", res)
+		}
+		h.gh.pr.HeadRefOid = "cccccccc" // the author pushed something else
+		var vs []finding.Verdict
+		if verdict != "" {
+			vs = []finding.Verdict{{ID: id, Verdict: verdict}}
+		}
+		h.reviewer.answers = []string{reviewerVerdicts(vs)}
+		h.analyzer.answers = []string{analyzerAnswer()}
+		h.opts.CanPush, h.opts.ReviewOnlyReason = false, "a fork"
+
+		res, err := h.run(t)
+
+		if err != nil || res.Outcome == OutcomeConverged {
+			t.Fatalf("verdict %q: second run %+v, %v: converged over a finding whose fix was never pushed", verdict, res, err)
+		}
+		r := res.Rounds[0]
+		if r.Counts.P1 != 1 || len(r.Stuck) != 0 {
+			t.Errorf("verdict %q: counts %+v, stuck %v; want the finding open, not stuck", verdict, r.Counts, r.Stuck)
+		}
 	}
 }
