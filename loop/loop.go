@@ -499,6 +499,10 @@ func (l *loop) review(ctx context.Context, pr *github.PullRequest, rr *RoundResu
 	re := l.reReviewOf(ctx, rr.N, pr)
 	if re != nil {
 		rr.Since, rr.judged = re.Since, len(re.Previous)
+		// The coverage is of the diff the reviewers were given.
+		unscanned := rr.Coverage.Unscanned
+		rr.Coverage = re.Coverage
+		rr.Coverage.Unscanned = unscanned
 	}
 	out, err := l.runRoles(ctx, rc, re, threadFs, rr.ReviewState, rr.Threads)
 	if err != nil {

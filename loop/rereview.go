@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/ocdx/gh-ocdx/diff"
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/fix"
 	"github.com/ocdx/gh-ocdx/github"
@@ -23,6 +24,7 @@ type reReview struct {
 	Diff     string            // from Since to the round's head, as the policy leaves it
 	Previous []finding.Finding // that review's code findings
 	Fixed    []finding.Finding // those a fix since reported fixed
+	Coverage review.Coverage   // how much of the diff since the reviewers are given
 }
 
 // previous is a finding as a re-review's task lists it.
@@ -55,11 +57,20 @@ func (l *loop) reReviewOf(ctx context.Context, n int, pr *github.PullRequest) *r
 		return nil
 	}
 	fs := rd.Findings
-	diff, ok := l.o.Since(ctx, rd.HeadOID, pr.HeadRefOid)
+	changed, ok := l.o.Since(ctx, rd.HeadOID, pr.HeadRefOid)
 	if !ok {
 		return nil
 	}
-	re := &reReview{Since: rd.HeadOID, Diff: review.NewContext(pr, []byte(diff), true, l.o.Policy).Diff}
+	rc := review.NewContext(pr, []byte(changed), true, l.o.Policy)
+	re := &reReview{Since: rd.HeadOID, Diff: rc.Diff}
+	// Its files are the since-diff's, not the PR's.
+	since := &github.PullRequest{}
+	files, _ := diff.Parse([]byte(changed)) // bytes cannot fail to read
+	for _, f := range files {
+		since.Files = append(since.Files, github.ChangedFile{Path: f.Path()})
+	}
+	since.ChangedFiles = len(since.Files)
+	re.Coverage = review.DiffCoverage(since, rc.Diff, rc.DiffTruncated, rc.Ignored)
 	// A fix counts only once pushed: one that failed verification, was
 	// declined or interrupted fixed nothing on the PR.
 	var fixed []string

@@ -207,3 +207,31 @@ func TestAnUnpushedFixFixedNothing(t *testing.T) {
 		}
 	}
 }
+
+// An incremental round's coverage is that of the diff since, which the
+// reviewers were given: a since-diff cut at the limit is sampled, whatever
+// the PR's whole diff was.
+func TestIncrementalCoverageIsTheSinceDiffs(t *testing.T) {
+	h := newHarness(t)
+	big := "diff --git a/a.go b/a.go\n--- a/a.go\n+++ b/a.go\n@@ -1 +1,4000 @@\n x\n" + strings.Repeat("+a line of the fix, long enough to matter\n", 3999)
+	h.opts.Since = func(context.Context, string, string) (string, bool) { return big, true }
+	id := bug.ComputeID()
+	h.reviewer.answers = []string{reviewerAnswer(bug), reviewerVerdicts([]finding.Verdict{{ID: id, Verdict: finding.Resolved}})}
+	h.analyzer.answers = []string{analyzerAnswer(), analyzerAnswer()}
+	h.fixer.report = pushedFix(id)
+
+	res, err := h.run(t)
+
+	if err != nil || len(res.Rounds) != 2 {
+		t.Fatalf("Run = %+v, %v", res, err)
+	}
+	if c := res.Rounds[0].Coverage; c.Sampled() {
+		t.Errorf("round 1 (the whole, small diff): %s", c)
+	}
+	if c := res.Rounds[1].Coverage; !c.Sampled() || len(c.Cut) != 1 || c.Cut[0] != "a.go" || c.Files != 1 {
+		t.Errorf("round 2 (a since-diff cut at the limit): %+v", c)
+	}
+	if !strings.HasPrefix(res.Label, "converged (large diff: sampled") {
+		t.Errorf("label %q", res.Label)
+	}
+}
