@@ -217,12 +217,22 @@ func TestLoopUnresolvedThreadWithCodeFindings(t *testing.T) {
 	lf.fm.Script("rev-b", reviewerReply("reviewer-2", "approve"))
 	lf.fm.Script("analyzer", analyzerReply("THREAD-PRRC_h1"))
 
-	res := lf.run("--yes")
+	res := lf.run("--yes", "--json", "remaining")
 
 	wantCode(t, res, 3)
 	wantContains(t, "stderr", res.Stderr, "manual resolution required")
 	if k := fmt.Sprint(lf.kinds()); k != "[review:1 fix:1]" {
 		t.Fatalf("comments %s, want the review and the fix report, then a stop", k)
+	}
+	// What the fix pushed is not left: only the thread is.
+	var out struct{ Remaining []struct{ ID string } }
+	if err := json.Unmarshal([]byte(res.Stdout), &out); err != nil {
+		t.Fatalf("--json: %v\n%s", err, res.Stdout)
+	}
+	for _, f := range out.Remaining {
+		if f.ID == cacheBug.id() {
+			t.Errorf("remaining lists %s, which the fix pushed: %+v", f.ID, out.Remaining)
+		}
 	}
 	if lf.repo.RemoteOID(t, lf.repo.Head) == lf.start {
 		t.Error("the code finding should have been fixed and pushed")

@@ -393,6 +393,9 @@ func (l *loop) round(ctx context.Context, n int) (done bool, err error) {
 		if rep.Status != fix.StatusPushed {
 			return true, l.end(OutcomeBlocked, "the fix agent made no commit to push; manual intervention required")
 		}
+		// What the fix pushed is not left to do, whatever stops the run now.
+		fixed := rep.FixedIDs()
+		l.res.Remaining = slices.DeleteFunc(l.res.Remaining, func(f finding.Finding) bool { return slices.Contains(fixed, f.ID) })
 	}
 	if cur.Threads.Unresolved > 0 {
 		return true, l.end(OutcomeBlocked, fmt.Sprintf("manual resolution required: %d unresolved review thread(s); the code findings were fixed and pushed", cur.Threads.Unresolved))
