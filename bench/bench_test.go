@@ -214,6 +214,7 @@ type fixture struct {
 	gh        *testkit.GitHub
 	fm        *testkit.FakeModel
 	env       *testkit.Env
+	repo      *testkit.Repo
 	reviewers []string // model names on the wire
 }
 
@@ -223,7 +224,7 @@ func newFixture(tb testing.TB, n int, edit func(*testkit.PR)) *fixture {
 	tb.Helper()
 	l := testkit.NewLoopPR(tb, repo, prNumber, edit)
 	gh, fm, env := l.GitHub, l.Models, l.Env
-	f := &fixture{gh: gh, fm: fm, env: env}
+	f := &fixture{gh: gh, fm: fm, env: env, repo: l.Repo}
 	var specs []string
 	for i := range n {
 		name := fmt.Sprintf("rev-%d", i+1)
@@ -374,6 +375,32 @@ func scenarioReReview(tb testing.TB, kb int) (perRound [3]int) {
 		}
 	}
 	return perRound
+}
+
+// scenarioPushAfterApproval runs review-loop on a PR whose diff is kb
+// kilobytes over 20 files, which the reviewers approve at once, then again
+// after the author pushed a one-line change on top: the reviewer input of
+// each run.
+func scenarioPushAfterApproval(tb testing.TB, kb int) (first, second int) {
+	diff := kbDiff(kb, 20)
+	f := newFixture(tb, 2, func(pr *testkit.PR) { pr.Diff, pr.Files = diff, testkit.ParseDiff(diff) })
+	for _, m := range f.reviewers {
+		f.fm.Default(m, testkit.Reply(reviewerText(m, "approve")))
+	}
+	f.fm.Default("analyzer", testkit.Reply(analyzerText()))
+	f.loop(tb)
+	testkit.WriteFiles(tb, f.repo.Clone, map[string]string{"cache.go": "package cache\n\nvar Size = 20\n\nfunc Get(k string) string { return k }\n"})
+	testkit.Git(tb, f.repo.Clone, "commit", "--quiet", "-am", "a larger cache")
+	testkit.Git(tb, f.repo.Clone, "push", "--quiet", "origin", "HEAD")
+	f.loop(tb)
+	for _, m := range f.reviewers {
+		reqs := f.fm.Requests(m)
+		if len(reqs) != 2 {
+			tb.Fatalf("%s: %d requests, want one per run", m, len(reqs))
+		}
+		first, second = first+len(reqs[0].Body), second+len(reqs[1].Body)
+	}
+	return first, second
 }
 
 // kbDiff is a unified diff of about kb kilobytes over n added files.
@@ -551,7 +578,8 @@ func TestBench(t *testing.T) {
 	show := &figure{name: fmt.Sprintf("`state show`, %d PRs × 3 rounds", p.prs), target: "≤ 100 ms", limit: 100, unit: "ms"}
 	reRound := &figure{name: "re-review: round 2 reviewer input ÷ round 1 (48 KB diff, the fix touches one file)", target: "≤ 0.35", limit: 0.35, unit: "x"}
 	reLoop := &figure{name: "re-review: reviewer input of a 3-round loop ÷ one full review", target: "≤ 1.8", limit: 1.8, unit: "x"}
-	figures := []*figure{noFix, withFix, ratio, own, wholeRun, prompt, rss, fixRatio, start, show, reRound, reLoop}
+	rePush := &figure{name: "re-review: a run after a push on top of an approved head ÷ the approving run (48 KB diff)", target: "≤ 0.35", limit: 0.35, unit: "x"}
+	figures := []*figure{noFix, withFix, ratio, own, wholeRun, prompt, rss, fixRatio, start, show, reRound, reLoop, rePush}
 
 	diff := bigDiff(p.diffMB, p.files)
 	files := testkit.ParseDiff(diff)
@@ -589,6 +617,9 @@ func TestBench(t *testing.T) {
 			t.Logf("reviewer input per round: %v bytes", in)
 			reRound.add(float64(in[1]) / float64(in[0]))
 			reLoop.add(float64(in[0]+in[1]+in[2]) / float64(in[0]))
+			first, second := scenarioPushAfterApproval(t, 48)
+			t.Logf("reviewer input: the approving run %d bytes, the run after a push %d", first, second)
+			rePush.add(float64(second) / float64(first))
 
 			at10, at200 := fixAgentRatio(t)
 			t.Logf("fix agent request bytes #10 %d, #200 %d", at10, at200)
@@ -667,6 +698,15 @@ func TestCountFigures(t *testing.T) {
 		t.Logf("reviewer input per round %v bytes: round 2 is %.2f× round 1; the 3-round loop %.2f× one full review", in, round2, loop)
 		if round2 > 0.35 || loop > 1.8 {
 			t.Errorf("round 2 reviewer input %.2f× round 1 (target ≤ 0.35), 3 rounds %.2f× a full review (target ≤ 1.8)", round2, loop)
+		}
+	})
+	t.Run("push-after-approval", func(t *testing.T) {
+		t.Parallel()
+		first, second := scenarioPushAfterApproval(t, 48)
+		r := float64(second) / float64(first)
+		t.Logf("reviewer input: the approving run %d bytes, the run after a push %d: %.3f×", first, second, r)
+		if r > 0.35 {
+			t.Errorf("a run after a push on top of an approved head takes %.2f× the reviewer input of a full review (target ≤ 0.35)", r)
 		}
 	})
 	t.Run("fix-agent", func(t *testing.T) {

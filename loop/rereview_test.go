@@ -235,3 +235,26 @@ func TestIncrementalCoverageIsTheSinceDiffs(t *testing.T) {
 		t.Errorf("label %q", res.Label)
 	}
 }
+
+// A clean approval is a basis: a push on top of a head that converged is
+// reviewed incrementally, from the approved head.
+func TestAPushAfterAnApprovalIsReviewedIncrementally(t *testing.T) {
+	h, asked := sinceHarness(t)
+	h.reviewer.answers = []string{reviewerAnswer()}
+	h.analyzer.answers = []string{analyzerAnswer()}
+	if res, err := h.run(t); err != nil || res.Outcome != OutcomeConverged {
+		t.Fatalf("first run: %+v, %v", res, err)
+	}
+	h.gh.pr.HeadRefOid = "cccccccc" // the author pushed on top
+	h.reviewer.answers = []string{reviewerAnswer()}
+	h.analyzer.answers = []string{analyzerAnswer()}
+
+	res, err := h.run(t)
+
+	if err != nil || res.Outcome != OutcomeConverged {
+		t.Fatalf("second run: %+v, %v", res, err)
+	}
+	if len(*asked) != 1 || (*asked)[0] != "aaaaaaaa..cccccccc" || res.Rounds[0].Since != "aaaaaaaa" {
+		t.Errorf("a full review after an approval: diffs %v, since %q", *asked, res.Rounds[0].Since)
+	}
+}

@@ -386,11 +386,15 @@ func roundIndex(r *Run, n int) int {
 }
 
 // decay keeps what the next runs and the reader need (IDs, counts,
-// consensus, summaries, URLs, usage) and drops the bulk.
+// consensus, summaries, URLs, usage, and the last round's findings: what
+// the PR was left with, the basis of the next run's re-review) and drops
+// the bulk.
 func decay(r *Run) {
 	for i := range r.Rounds {
 		rd := &r.Rounds[i]
-		rd.Findings = nil
+		if i < len(r.Rounds)-1 {
+			rd.Findings = nil
+		}
 		for j := range rd.Reports {
 			rd.Reports[j].Full = ""
 		}

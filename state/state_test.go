@@ -388,6 +388,11 @@ func TestDecayOnSuccessOnly(t *testing.T) {
 		if err := fullRound(a, 1); err != nil {
 			t.Fatal(err)
 		}
+		if o == OutcomeConverged {
+			if err := fullRound(a, 2); err != nil {
+				t.Fatal(err)
+			}
+		}
 		if err := a.UpdateWIP(func(w *WIP) { w.Phase = "testing"; w.NextStep = "fix the test" }); err != nil {
 			t.Fatal(err)
 		}
@@ -412,6 +417,11 @@ func TestDecayOnSuccessOnly(t *testing.T) {
 	rd := conv.Rounds[0]
 	if !conv.Compacted || rd.Findings != nil || rd.Reports[0].Full != "" || rd.Verification[0].Tail != "" {
 		t.Errorf("converged run kept its full reports: %+v", rd)
+	}
+	// The last round's findings are what the PR was left with: the next
+	// run's re-review starts from them.
+	if last := conv.Rounds[1]; len(last.Findings) != 1 || last.Reports[0].Full != "" {
+		t.Errorf("converged run's last round: findings %v, full report %q", last.Findings, last.Reports[0].Full)
 	}
 	if rd.Reports[0].Summary != "one blocker" || rd.FindingIDs[0] != "SEC-1" || rd.Consensus == "" || rd.Usage[0].InputTokens != 100 || rd.Comments[0].URL != "u" || !rd.Done(PhaseVerified) {
 		t.Errorf("converged run lost its summary: %+v", rd)
