@@ -271,7 +271,7 @@ func reReviewPR(ctx context.Context, d *Deps, rc *review.Context, since string) 
 	if err != nil {
 		return
 	}
-	if diff, ok := g.DiffSince(ctx, since, pr.HeadRefOid); ok {
+	if diff, ok := g.DiffSince(ctx, since, pr.HeadRefOid, pr.BaseRefOid); ok {
 		rc.Diff, rc.Since = review.NewContext(pr, []byte(diff), true, rc.Policy).Diff, since
 		d.Log.Info(fmt.Sprintf("re-review: only what changed since %s, gh-ocdx's last review (--full for the whole PR)", text.ShortOID(since)))
 	}

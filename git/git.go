@@ -175,21 +175,58 @@ func (r *Repo) HasCommit(ctx context.Context, sha string) bool {
 	return err == nil
 }
 
-// DiffSince is the diff from commit from to commit to, when from is an
-// ancestor of to and both are in the repository; ok is false otherwise (a
-// force-push or a rebase left from behind).
-func (r *Repo) DiffSince(ctx context.Context, from, to string) (diff string, ok bool) {
+// DiffSince is what the PR's own commits changed from commit from to
+// commit to, when from is an ancestor of to and both are in the
+// repository; ok is false otherwise (a force-push or a rebase left from
+// behind). What merging the base branch (base, its tip; "" for none)
+// brought in since from is left out: the diff starts from the merge of
+// from with the newest base commit to holds, as git merge-tree writes it,
+// so a conflict's resolution stays in (docs/architecture.md, Re-reviews).
+func (r *Repo) DiffSince(ctx context.Context, from, to, base string) (diff string, ok bool) {
 	if !r.HasCommit(ctx, from) || !r.HasCommit(ctx, to) {
 		return "", false
 	}
-	if _, err := r.Run(ctx, "merge-base", "--is-ancestor", from, to); err != nil {
+	if _, err := r.Run(ctx, "merge-base", "--is-ancestor", "--end-of-options", from, to); err != nil {
 		return "", false
 	}
-	d, err := runRaw(ctx, r.Dir, "diff", "--no-color", "--no-ext-diff", "--no-textconv", from, to, "--")
+	start := from
+	if merged, ok := r.mergedBase(ctx, from, to, base); ok {
+		start = merged
+	}
+	d, err := runRaw(ctx, r.Dir, "diff", "--no-color", "--no-ext-diff", "--no-textconv", "--end-of-options", start, to, "--")
 	if err != nil {
 		return "", false
 	}
 	return d, true
+}
+
+// mergedBase is the tree of from merged with the newest commit of base
+// that to holds, when to holds one that from does not (the author merged
+// the base branch in since from); ok is false otherwise, or when base is
+// not in the repository.
+func (r *Repo) mergedBase(ctx context.Context, from, to, base string) (tree string, ok bool) {
+	if base == "" || !r.HasCommit(ctx, base) {
+		return "", false
+	}
+	b, err := r.Run(ctx, "merge-base", "--end-of-options", to, base)
+	if err != nil || b == "" {
+		return "", false
+	}
+	if _, err := r.Run(ctx, "merge-base", "--is-ancestor", "--end-of-options", b, from); err == nil {
+		return "", false // nothing of the base came in since from
+	}
+	// Exit 1 is a merge with conflicts: its tree holds the conflict
+	// markers, and the diff to the PR's head shows how they were resolved.
+	var out bytes.Buffer
+	c := r.Command(ctx, "merge-tree", "--write-tree", "--no-messages", "--end-of-options", from, b)
+	c.Stdout = &out
+	err = c.Run()
+	var exit *exec.ExitError
+	if err != nil && !(errors.As(err, &exit) && exit.ExitCode() == 1) {
+		return "", false
+	}
+	tree, _, _ = strings.Cut(strings.TrimSpace(out.String()), "\n")
+	return tree, isSHA(tree)
 }
 
 // Ahead is how many commits HEAD has on top of base: 0 when base is HEAD,

@@ -266,7 +266,7 @@ func TestDiffSince(t *testing.T) {
 	testkit.Git(t, fx.Clone, "commit", "-qam", "fix")
 	head, _ := r.Head(ctx)
 
-	d, ok := r.DiffSince(ctx, reviewed, head)
+	d, ok := r.DiffSince(ctx, reviewed, head, "")
 	if !ok || !strings.Contains(d, "+fixed") || strings.Contains(d, "a.txt") {
 		t.Fatalf("DiffSince = %q, %v", d, ok)
 	}
@@ -276,8 +276,51 @@ func TestDiffSince(t *testing.T) {
 	testkit.Git(t, fx.Clone, "commit", "-qm", "elsewhere")
 	rebased, _ := r.Head(ctx)
 	for name, pair := range map[string][2]string{"not an ancestor": {head, rebased}, "unknown": {"0123456789abcdef0123456789abcdef01234567", head}, "an option": {"--output=/tmp/x", head}} {
-		if _, ok := r.DiffSince(ctx, pair[0], pair[1]); ok {
+		if _, ok := r.DiffSince(ctx, pair[0], pair[1], ""); ok {
 			t.Errorf("%s: a diff", name)
 		}
+	}
+}
+
+// After the author merges the base branch into the PR, the diff since the
+// reviewed head holds the PR's own changes only: what the merge brought in
+// from the base is left out, and a conflict's resolution stays in.
+func TestDiffSinceLeavesOutWhatMergingTheBaseBroughtIn(t *testing.T) {
+	ctx := context.Background()
+	fx := testkit.NewRepo(t, "main", "feature", map[string]string{"a.txt": "a\n", "shared.txt": "one\n"}, map[string]string{"b.txt": "b\n"})
+	r, _ := git.Open(ctx, fx.Clone)
+	reviewed, _ := r.Head(ctx)
+	// The base moves on: a file of its own, and a line the PR changes too.
+	testkit.Git(t, fx.Clone, "checkout", "-q", "main")
+	testkit.WriteFiles(t, fx.Clone, map[string]string{"base-only.txt": "from the base\n", "shared.txt": "base says two\n"})
+	testkit.Git(t, fx.Clone, "add", "-A")
+	testkit.Git(t, fx.Clone, "commit", "-qm", "base moves on")
+	base, _ := r.Head(ctx)
+	// The PR changes the same line, then merges the base in, resolving.
+	testkit.Git(t, fx.Clone, "checkout", "-q", "feature")
+	testkit.WriteFiles(t, fx.Clone, map[string]string{"shared.txt": "pr says three\n", "b.txt": "b, fixed\n"})
+	testkit.Git(t, fx.Clone, "commit", "-qam", "the PR's own change")
+	if c := r.Command(ctx, "merge", "-q", "--no-edit", "main"); c.Run() == nil {
+		t.Fatal("the merge was meant to conflict")
+	}
+	testkit.WriteFiles(t, fx.Clone, map[string]string{"shared.txt": "resolved: both\n"})
+	testkit.Git(t, fx.Clone, "commit", "-qam", "merge main")
+	head, _ := r.Head(ctx)
+
+	d, ok := r.DiffSince(ctx, reviewed, head, base)
+	if !ok {
+		t.Fatal("no diff")
+	}
+	for _, want := range []string{"+b, fixed", "+resolved: both"} {
+		if !strings.Contains(d, want) {
+			t.Errorf("the PR's own change %q is missing:\n%s", want, d)
+		}
+	}
+	if strings.Contains(d, "base-only.txt") || strings.Contains(d, "from the base") {
+		t.Errorf("what the base brought in is in the diff:\n%s", d)
+	}
+	// Without the base's tip (not fetched), everything since is shown.
+	if d, ok := r.DiffSince(ctx, reviewed, head, ""); !ok || !strings.Contains(d, "base-only.txt") {
+		t.Errorf("without the base: %v\n%s", ok, d)
 	}
 }

@@ -108,10 +108,11 @@ type Options struct {
 	DryRun    bool
 	Progress  io.Writer // stderr
 	// Since is the diff from one commit to a later one, read in the
-	// checkout (no GitHub request); ok is false when from is not an
-	// ancestor of to, or either is unknown there. nil, or Full: every
+	// checkout (no GitHub request), without what merging base (the base
+	// branch's tip) brought in; ok is false when from is not an ancestor
+	// of to, or either is unknown there. nil, or Full: every
 	// round is reviewed in full (docs/architecture.md, Re-reviews).
-	Since func(ctx context.Context, from, to string) (diff string, ok bool)
+	Since func(ctx context.Context, from, to, base string) (diff string, ok bool)
 	// PRDiff is the PR's diff of paths (base...head), read in the
 	// checkout: what the secret scan reads of the files GitHub sends
 	// without a patch. ok is false when either commit is not there.

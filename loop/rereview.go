@@ -57,7 +57,7 @@ func (l *loop) reReviewOf(ctx context.Context, n int, pr *github.PullRequest) *r
 		return nil
 	}
 	fs := rd.Findings
-	changed, ok := l.o.Since(ctx, rd.HeadOID, pr.HeadRefOid)
+	changed, ok := l.o.Since(ctx, rd.HeadOID, pr.HeadRefOid, pr.BaseRefOid)
 	if !ok {
 		return nil
 	}

@@ -26,7 +26,7 @@ const fixDiff = "diff --git a/a.go b/a.go\n+the-fix-commit-line\n"
 func sinceHarness(t *testing.T) (*harness, *[]string) {
 	h := newHarness(t)
 	var asked []string
-	h.opts.Since = func(_ context.Context, from, to string) (string, bool) {
+	h.opts.Since = func(_ context.Context, from, to, _ string) (string, bool) {
 		asked = append(asked, from+".."+to)
 		return fixDiff, true
 	}
@@ -104,7 +104,7 @@ func TestFullReviewWhenAskedOrAfterARebase(t *testing.T) {
 	for name, set := range map[string]func(h *harness){
 		"--full": func(h *harness) { h.opts.Full = true },
 		"rebase": func(h *harness) {
-			h.opts.Since = func(context.Context, string, string) (string, bool) { return "", false }
+			h.opts.Since = func(context.Context, string, string, string) (string, bool) { return "", false }
 		},
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -214,7 +214,7 @@ func TestAnUnpushedFixFixedNothing(t *testing.T) {
 func TestIncrementalCoverageIsTheSinceDiffs(t *testing.T) {
 	h := newHarness(t)
 	big := "diff --git a/a.go b/a.go\n--- a/a.go\n+++ b/a.go\n@@ -1 +1,4000 @@\n x\n" + strings.Repeat("+a line of the fix, long enough to matter\n", 3999)
-	h.opts.Since = func(context.Context, string, string) (string, bool) { return big, true }
+	h.opts.Since = func(context.Context, string, string, string) (string, bool) { return big, true }
 	id := bug.ComputeID()
 	h.reviewer.answers = []string{reviewerAnswer(bug), reviewerVerdicts([]finding.Verdict{{ID: id, Verdict: finding.Resolved}})}
 	h.analyzer.answers = []string{analyzerAnswer(), analyzerAnswer()}
