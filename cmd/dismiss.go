@@ -23,7 +23,7 @@ type DismissOptions struct {
 const dismissUsage = "gh ocdx dismiss [<number> | <url> | <branch>] <ID>... [-R OWNER/REPO]"
 
 const dismissHelp = `Tell gh-ocdx to stop raising findings on a pull request: review-loop
-and review leave a dismissed finding out of the findings they count and
+and fix leave a dismissed finding out of the findings they count and
 fix, and their reports list it as dismissed. The IDs are those of the
 reports (SEC-b0bf205b).
 
@@ -101,10 +101,7 @@ func dismiss(ctx context.Context, d *Deps, opts *DismissOptions) error {
 		policy = nil
 	}
 	trust := loop.NewTrust(client, repo, policy)
-	trust.Judge(ctx, pr)
-	led, _, _, _ := trust.Ledger(ctx, pr)
-	ds, _, _ := trust.Dismissals(ctx, pr, led)
-	already := loop.DismissedIDs(ds)
+	already := loop.DismissedIDs(trust.DismissedOn(ctx, pr))
 	var ids []string
 	for _, id := range opts.IDs {
 		if !slices.Contains(already, id) {

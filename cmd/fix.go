@@ -144,6 +144,25 @@ func fixPR(ctx context.Context, d *Deps, opts *FixOptions) error {
 	if err != nil {
 		return err
 	}
+	// A finding dismissed on the PR since it was reviewed is not fixed.
+	if dismissed := loop.DismissedIDs(loop.NewTrust(client, repo, cfg.Policy).DismissedOn(ctx, pr)); len(dismissed) > 0 {
+		var left []string
+		drop := func(f finding.Finding) bool {
+			if slices.Contains(dismissed, f.ID) {
+				left = append(left, f.ID)
+				return true
+			}
+			return false
+		}
+		payload.IssuesToFix = slices.DeleteFunc(payload.IssuesToFix, drop)
+		payload.OptionalIssues = slices.DeleteFunc(payload.OptionalIssues, drop)
+		if len(left) > 0 {
+			d.Log.Info(fmt.Sprintf("dismissed on the PR, not fixed: %s", strings.Join(left, ", ")))
+			if len(payload.IssuesToFix) == 0 {
+				note = "every finding left to fix was dismissed on the PR (" + strings.Join(left, ", ") + ")"
+			}
+		}
+	}
 	if len(payload.IssuesToFix) == 0 {
 		if opts.Export != nil {
 			d.Log.Info(fmt.Sprintf("nothing to fix on PR #%d: %s", pr.Number, note))

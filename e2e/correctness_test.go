@@ -248,3 +248,24 @@ func TestLoopDisclosesASampledDiff(t *testing.T) {
 		t.Error("the notice after the cut diff must name the reviewer's tools, read_file and pr_diff")
 	}
 }
+
+// A finding dismissed on the PR after it was reviewed is not fixed: fix
+// reads the dismissals as the loop does, from people allowed to dismiss.
+func TestFixLeavesOutFindingsDismissedSinceTheReview(t *testing.T) {
+	t.Parallel()
+	s := newFixSetup(t)
+	seedReview(t, s, s.start, state.OutcomeBlocked, fixFindings[0])
+	id := fixFindings[0].ComputeID()
+	s.gh.SetPermission(repo, "maint", "admin")
+	s.gh.AddComment(repo, 24, "maint", "/ocdx dismiss "+id)
+
+	res := s.env.Run(t, "fix", "--pr", "24", "--yes")
+
+	if res.Code != 0 || !strings.Contains(res.Stdout, "Nothing to fix on PR #24") || !strings.Contains(res.Stdout, "dismissed on the PR") {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", res.Code, res.Stdout, res.Stderr)
+	}
+	if n := len(s.fm.Requests("fixer")); n != 0 {
+		t.Errorf("the fix model was called %d times on a dismissed finding", n)
+	}
+	s.wantRemote(t, s.start)
+}

@@ -188,6 +188,16 @@ func (t *Trust) Dismissals(ctx context.Context, pr *github.PullRequest, led find
 	return ds, refused, warnings
 }
 
+// DismissedOn is what counts as dismissed on pr for a verb that reads it
+// once (fix, dismiss): the dismissals of its newest trusted ledger and the
+// /ocdx dismiss commands of the people allowed to dismiss.
+func (t *Trust) DismissedOn(ctx context.Context, pr *github.PullRequest) []Dismissal {
+	t.Judge(ctx, pr)
+	led, _, _, _ := t.Ledger(ctx, pr)
+	ds, _, _ := t.Dismissals(ctx, pr, led)
+	return ds
+}
+
 // DismissedIDs are the IDs of ds.
 func DismissedIDs(ds []Dismissal) []string {
 	ids := make([]string, 0, len(ds))
