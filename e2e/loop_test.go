@@ -600,3 +600,37 @@ func TestReviewPRReReviewsWhatChangedSinceTheLoop(t *testing.T) {
 		t.Errorf("--full must give the whole diff:\n%s", full.Stdout)
 	}
 }
+
+// A run on a head already reviewed to convergence makes no model call and
+// posts nothing: it says so and decides again from what the PR shows now
+// (a new human thread blocks it); --full reviews it again.
+func TestLoopOnAnAlreadyConvergedHeadPostsNothing(t *testing.T) {
+	t.Parallel()
+	lf := newLoop(t, nil)
+	lf.approveRound()
+	wantCode(t, lf.run("--yes"), 0)
+	posts, calls := len(lf.bodies()), len(lf.fm.Requests("rev-a"))
+
+	res := lf.run("--yes", "--json", "outcome,reason")
+
+	wantCode(t, res, 0)
+	wantContains(t, "stdout", res.Stdout, `"outcome": "converged"`, "already reviewed at "+lf.start[:7])
+	if len(lf.bodies()) != posts || len(lf.fm.Requests("rev-a")) != calls {
+		t.Fatalf("a second run on the same head posted %d comment(s) and made %d model call(s)", len(lf.bodies())-posts, len(lf.fm.Requests("rev-a"))-calls)
+	}
+
+	lf.gh.AddThread(repo, loopPR, testkit.Thread{Comments: []testkit.ThreadComment{{Body: "Why 10?", Login: "hubot", Association: "MEMBER", Path: "cache.go", Line: 3}}})
+	res = lf.run("--yes")
+	wantCode(t, res, 3)
+	wantContains(t, "stderr", res.Stderr, "already reviewed at", "unresolved review thread")
+	if len(lf.bodies()) != posts || len(lf.fm.Requests("rev-a")) != calls {
+		t.Fatal("the new thread was judged with a model call or a post")
+	}
+
+	lf.approveRound()
+	lf.fm.Script("analyzer", analyzerReply("THREAD-PRRC_3"))
+	res = lf.run("--yes", "--full")
+	if len(lf.fm.Requests("rev-a")) == calls {
+		t.Fatalf("--full did not review again\n%s", res.Stderr)
+	}
+}

@@ -256,12 +256,74 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	} else if !errors.Is(err, state.ErrNotFound) {
 		return nil, err
 	}
+	if rd, id, ok := l.convergedAt(o.PR.HeadRefOid); ok && !o.Full {
+		return l.already(ctx, rd, id)
+	}
 	if err := l.begin(); err != nil {
 		return nil, err
 	}
 	err := l.rounds(ctx)
 	l.res.Stuck = append(l.res.Stuck, l.stuck...)
 	return l.res, err
+}
+
+// convergedAt is the last round of the newest run that converged with
+// head reviewed, when no run is interrupted since (a resumed run goes on).
+func (l *loop) convergedAt(head string) (state.Round, string, bool) {
+	rec, err := l.o.Store.PR(l.key)
+	if err != nil || len(rec.Runs) == 0 {
+		return state.Round{}, "", false
+	}
+	r := rec.Runs[len(rec.Runs)-1]
+	if r.Kind != Kind || r.Outcome != state.OutcomeConverged || len(r.Rounds) == 0 {
+		return state.Round{}, "", false
+	}
+	rd := r.Rounds[len(r.Rounds)-1]
+	if rd.HeadOID != head || !reviewed(rd) {
+		return state.Round{}, "", false
+	}
+	return rd, r.ID, true
+}
+
+// already ends a run on a head a review converged on, without a model
+// call or a post (docs/architecture.md, Nothing new, nothing posted): the
+// outcome is decided again from what the PR shows now, for a new human
+// thread, a maintainer's change request or a dismissal can change it; the
+// findings are the review's.
+func (l *loop) already(ctx context.Context, rd state.Round, runID string) (*Result, error) {
+	pr := l.o.PR
+	rr := RoundResult{N: rd.N, HeadOID: rd.HeadOID, Comments: rd.Comments, Stuck: []string{}}
+	if err := restore(&rr, rd, l.o.Prices); err != nil {
+		return nil, err
+	}
+	if err := l.dismiss(ctx, pr, false); err != nil {
+		return nil, err
+	}
+	rr.ReviewState = ReviewStateOf(pr)
+	threadFs, threads := ThreadFindings(pr)
+	rr.Threads, rr.ThreadsTruncated = threads, pr.ThreadsTruncated
+	code := slices.DeleteFunc(slices.Clone(rr.Findings), IsThread)
+	rr.Findings, rr.Dismissed = splitDismissed(append(code, threadFs...), DismissedIDs(l.dismissals))
+	rr.Counts = Count(rr.Findings)
+	rr.Consensus = Consensus(rr.ReviewState, rr.Counts)
+	rr.reviewersOK = 1 // reviewed (convergedAt): the review stands
+	l.res.RunID = runID
+	l.res.Rounds = append(l.res.Rounds, rr)
+	l.res.Remaining = blockingOf(rr.Findings)
+	l.res.Stuck = append(l.res.Stuck, l.stuck...)
+	outcome, reason, _, _ := l.decide(&l.res.Rounds[0])
+	if outcome != OutcomeConverged && outcome != OutcomeBlocked {
+		// Something to fix again can only come from a new review.
+		outcome, reason = OutcomeBlocked, reason+"; run with --full to review the PR again"
+	}
+	l.res.Outcome = outcome
+	l.res.Reason = fmt.Sprintf("already reviewed at %s: %s (nothing new to review; --full reviews it again)", text.ShortOID(rd.HeadOID), reason)
+	if outcome == OutcomeConverged {
+		l.res.Reason = fmt.Sprintf("already reviewed at %s: converged (nothing new to review, nothing posted; --full reviews it again)", text.ShortOID(rd.HeadOID))
+	}
+	l.label()
+	l.progress("%s", l.res.Reason)
+	return l.res, nil
 }
 
 // begin claims the PR, resuming an interrupted run while it still

@@ -155,3 +155,25 @@ func (s sideLines) has(path string, start, line int, side string) bool {
 	}
 	return true
 }
+
+// AddThread opens a review thread on PR number of repo, as a person
+// commenting on a line would.
+func (g *GitHub) AddThread(repo string, number int, th Thread) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	pr := g.prs[fmt.Sprintf("%s#%d", repo, number)]
+	if pr == nil {
+		return
+	}
+	if th.ID == "" {
+		g.nextID++
+		th.ID = fmt.Sprintf("PRRT_%d", g.nextID)
+	}
+	for i := range th.Comments {
+		if th.Comments[i].ID == "" {
+			g.nextID++
+			th.Comments[i].ID = fmt.Sprintf("PRRC_%d", g.nextID)
+		}
+	}
+	pr.Threads = append(pr.Threads, th)
+}
