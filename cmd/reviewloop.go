@@ -17,6 +17,7 @@ import (
 	"github.com/ocdx/gh-ocdx/preflight"
 	"github.com/ocdx/gh-ocdx/repofs"
 	"github.com/ocdx/gh-ocdx/review"
+	"github.com/ocdx/gh-ocdx/state"
 )
 
 // ReviewLoopOptions are the parsed arguments of review-loop.
@@ -112,16 +113,49 @@ func parseReviewLoop(d *Deps, args []string) (*ReviewLoopOptions, error) {
 	return opts, nil
 }
 
+// resumesItsFix allows a dirty work tree only as the uncommitted work of
+// this PR's interrupted run, killed inside its fix: the same command then
+// resumes it (docs/architecture.md, A round of review-loop). Anything else
+// is refused as a dirty tree is.
+func resumesItsFix(ctx context.Context, d *Deps, repo github.Repo, pr *github.PullRequest, co *preflight.Checkout) error {
+	_, dirty := preflight.Local(ctx, co.Repo.Dir)
+	if dirty == nil {
+		return nil // cleaned in between
+	}
+	st, err := d.store()
+	if err != nil {
+		return dirty
+	}
+	rec, err := st.PR(state.NewKey(repo.Host, repo.Owner, repo.Name, pr.Number))
+	if err != nil || rec.WIP == nil || len(rec.Runs) == 0 {
+		return interruptedFix(d, repo, pr.Number, dirty)
+	}
+	last := rec.Runs[len(rec.Runs)-1]
+	if last.ID != rec.WIP.RunID || last.Kind != loop.Kind || last.Outcome != "" || !last.Describes(pr.HeadRefOid) {
+		return interruptedFix(d, repo, pr.Number, dirty)
+	}
+	if err := dirtyFromWIP(co, rec.WIP); err != nil {
+		return err
+	}
+	d.Log.Info(fmt.Sprintf("resuming run %s, interrupted inside its fix: the uncommitted changes (%s) are its own", last.ID, strings.Join(co.Dirty, ", ")))
+	return nil
+}
+
 func reviewLoop(ctx context.Context, d *Deps, opts *ReviewLoopOptions) error {
 	// Preflight: configuration, GitHub auth, the checkout, the PR, then the
 	// verify commands; no PR action before.
 	r, _ := parseRepoFlag(opts.RepoFlag, d.defaultHost()) // checked when parsed
 	p, err := prepare(ctx, d, r, prArg{Number: opts.PR, Branch: opts.Branch}, "Usage: "+reviewLoopUsage,
-		usesRole("reviewerModels", "commentsAnalyzerModel", "prFixModel"), preflight.Local)
+		usesRole("reviewerModels", "commentsAnalyzerModel", "prFixModel"), preflight.Resuming)
 	if err != nil {
 		return err
 	}
 	cfg, client, repo, co, pr, canPush := p.cfg, p.client, p.repo, p.co, p.pr, p.canPush
+	if len(co.Dirty) > 0 {
+		if err := resumesItsFix(ctx, d, repo, pr, co); err != nil {
+			return err
+		}
+	}
 	if n := co.Repo.Ahead(ctx, pr.HeadRefOid); n > 0 {
 		// Unpushed commits, such as a fix whose push was declined: the
 		// run's push question offers them again.

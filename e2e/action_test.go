@@ -241,6 +241,19 @@ func ghOcdxRelease(tag, commit string, bin []byte, sums map[string][]byte) testk
 		"gh-ocdx_" + tag + "_checksums.txt": []byte(strings.Join(lines, "\n") + "\n")}}
 }
 
+// approvedWithTheBinary is a PR its reviewers approve, and the bytes of
+// the built binary, for a release that holds it.
+func approvedWithTheBinary(t *testing.T) ([]byte, *loopFix) {
+	t.Helper()
+	bin, err := os.ReadFile(testkit.Binary(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lf := newLoop(t, nil)
+	lf.approveRound()
+	return bin, lf
+}
+
 // The action installs the release it is pinned at only after the binary's
 // SHA-256 matched the one the release's checksums file lists: a binary
 // that does not match, or that the file does not list, is never run.
@@ -250,12 +263,7 @@ func TestActionRunsTheReleaseBinaryOnlyWhenItsChecksumMatches(t *testing.T) {
 
 	t.Run("it matches", func(t *testing.T) {
 		t.Parallel()
-		bin, err := os.ReadFile(testkit.Binary(t))
-		if err != nil {
-			t.Fatal(err)
-		}
-		lf := newLoop(t, nil)
-		lf.approveRound()
+		bin, lf := approvedWithTheBinary(t)
 		lf.gh.AddRelease("ocdx/gh-ocdx", ghOcdxRelease(tag, commit, bin, nil))
 
 		res, outputs, summary := actionStep(t, lf.env, map[string]string{"EVENT_PR": "31", "ACTION_REF": tag, "ACTION_REPOSITORY": "ocdx/gh-ocdx"})
@@ -333,12 +341,7 @@ func TestActionPinnedByCommitSHAInstallsTheReleaseOfThatCommit(t *testing.T) {
 
 	t.Run("a release's commit", func(t *testing.T) {
 		t.Parallel()
-		bin, err := os.ReadFile(testkit.Binary(t))
-		if err != nil {
-			t.Fatal(err)
-		}
-		lf := newLoop(t, nil)
-		lf.approveRound()
+		bin, lf := approvedWithTheBinary(t)
 		marker := filepath.Join(t.TempDir(), "another-release-ran")
 		lf.gh.AddRelease("ocdx/gh-ocdx", ghOcdxRelease("v1.1.0", older, markerBinary(marker), nil))
 		lf.gh.AddRelease("ocdx/gh-ocdx", ghOcdxRelease("v1", pinned, markerBinary(marker), nil))

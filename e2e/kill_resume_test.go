@@ -1,12 +1,17 @@
 package e2e
 
 import (
+	"encoding/json"
 	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/internal/testkit"
 )
 
@@ -62,10 +67,12 @@ func TestKilledAfterThePushResumesAtTheFixReport(t *testing.T) {
 	}
 }
 
-// TestKilledInsideTheFixAgentNamesFixContinue: the run is killed while the
-// fix agent has an edit it did not commit yet. The re-run stops at the
-// dirty work tree, and its message names the command that resumes the fix.
-func TestKilledInsideTheFixAgentNamesFixContinue(t *testing.T) {
+// TestKilledInsideTheFixAgentResumesWithTheSameCommand: the run is killed
+// while the fix agent has an edit it did not commit yet. Running the same
+// command again resumes that run's fix with its work in progress: the edit
+// is committed, verified and pushed, and round 2 reviews it. A change in
+// the tree that the fix did not make is still refused.
+func TestKilledInsideTheFixAgentResumesWithTheSameCommand(t *testing.T) {
 	t.Parallel()
 	lf := newLoop(t, nil)
 	lf.env.WriteConfig(t, `{"reviewerModels": ["openai/rev-a", "anthropic/rev-b"], "commentsAnalyzerModel": "openai/analyzer",
@@ -77,8 +84,44 @@ func TestKilledInsideTheFixAgentNamesFixContinue(t *testing.T) {
 
 	lf.killWhen(func() bool { return len(lf.fm.Requests("fixer")) >= 2 })
 
+	// Someone else's change in the tree: not the fix's, so no resumption.
+	testkit.WriteFiles(t, lf.repo.Clone, map[string]string{"notes.txt": "mine\n"})
 	res := lf.run("--yes")
-
 	wantCode(t, res, 1)
-	wantContains(t, "stderr", res.Stderr, "uncommitted changes", "cache.go", fmt.Sprintf("'gh ocdx fix --pr %d --continue'", loopPR))
+	wantContains(t, "stderr", res.Stderr, "notes.txt", "the interrupted fix did not make")
+	if err := os.Remove(filepath.Join(lf.repo.Clone, "notes.txt")); err != nil {
+		t.Fatal(err)
+	}
+
+	// The commit the resumed fix makes, as the in-process run makes it.
+	edited, err := os.ReadFile(filepath.Join(lf.repo.Clone, "cache.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	twin := filepath.Join(t.TempDir(), "twin")
+	testkit.Git(t, filepath.Dir(twin), "clone", "--quiet", "--branch", lf.repo.Head, lf.repo.Remote, twin)
+	testkit.WriteFiles(t, twin, map[string]string{"cache.go": string(edited)})
+	predict := exec.Command("git", "commit", "--quiet", "--no-verify", "-am", "fix: bound the cache")
+	predict.Dir, predict.Env = twin, os.Environ() // the identity and dates of the in-process run
+	if out, err := predict.CombinedOutput(); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	sha := testkit.Git(t, twin, "rev-parse", "HEAD")
+	result, _ := json.Marshal(finding.FixResult{Agent: "pr-fix", PRNumber: loopPR,
+		FixedIssues:    []finding.FixedIssue{{FindingID: cacheBug.id(), CommitSha: sha, Description: "bounded"}},
+		RejectedIssues: []finding.RejectedIssue{}, Commits: []finding.Commit{{Sha: sha, Message: "fix: bound the cache"}}})
+	lf.fm.Script("fixer", testkit.CallTools(testkit.FakeCall{Name: "git_commit", Args: `{"message":"fix: bound the cache","paths":["cache.go"]}`}),
+		testkit.Reply("BEGIN_JSON\n"+string(result)+"\nEND_JSON"))
+	lf.approveRound()
+
+	res = lf.run("--yes")
+
+	wantCode(t, res, 0)
+	wantContains(t, "stderr", res.Stderr, "resuming run", "interrupted inside its fix")
+	if k := fmt.Sprint(lf.kinds()); k != "[review:1 fix:1 review:2]" {
+		t.Fatalf("comments %s, want the review, the resumed fix's report, round 2", k)
+	}
+	if got := lf.repo.RemoteOID(t, lf.repo.Head); got != sha {
+		t.Errorf("the remote is at %s, want the resumed fix's commit %s", got, sha)
+	}
 }
