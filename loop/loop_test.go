@@ -31,6 +31,7 @@ type fakeGitHub struct {
 	inline   []github.ReviewComment
 	resolved []github.ThreadReply
 	perms    map[string]github.Permission // by login; none when absent
+	diff     string                       // the PR's diff; "" for a one-line one
 	asked    []string                     // the logins whose permission was read
 }
 
@@ -51,7 +52,10 @@ func (g *fakeGitHub) PullRequest(context.Context, github.Repo, int) (*github.Pul
 	return &pr, nil
 }
 
-func (g *fakeGitHub) Diff(context.Context, github.Repo, int, int64) ([]byte, bool, error) {
+func (g *fakeGitHub) Diff(_ context.Context, _ github.Repo, _ int, limit int64) ([]byte, bool, error) {
+	if g.diff != "" {
+		return []byte(g.diff[:min(int64(len(g.diff)), limit)]), int64(len(g.diff)) <= limit, nil
+	}
 	return []byte("diff --git a/a.go b/a.go\n+x\n"), true, nil
 }
 

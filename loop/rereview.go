@@ -1,7 +1,9 @@
 package loop
 
 import (
+	"cmp"
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 
@@ -71,6 +73,12 @@ func (l *loop) reReviewOf(ctx context.Context, n int, pr *github.PullRequest) *r
 	}
 	since.ChangedFiles = len(since.Files)
 	re.Coverage = review.DiffCoverage(since, rc.Diff, rc.DiffTruncated, rc.Ignored)
+	// What the review built on did not see stays unseen (docs/architecture.md,
+	// Re-reviews): a sampled basis makes every review on it sampled.
+	var basis review.Coverage
+	if rd.Coverage != nil && json.Unmarshal(rd.Coverage, &basis) == nil && basis.Sampled() {
+		re.Coverage.SampledBefore = cmp.Or(basis.SampledBefore, rd.HeadOID)
+	}
 	// A fix counts only once pushed: one that failed verification, was
 	// declined or interrupted fixed nothing on the PR.
 	var fixed []string

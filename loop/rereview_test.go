@@ -258,3 +258,30 @@ func TestAPushAfterAnApprovalIsReviewedIncrementally(t *testing.T) {
 		t.Errorf("a full review after an approval: diffs %v, since %q", *asked, res.Rounds[0].Since)
 	}
 }
+
+// What a review whose diff was cut did not see, the re-reviews built on it
+// have not seen either: their coverage says so, round after round.
+func TestASampledBasisCarriesForward(t *testing.T) {
+	h, _ := sinceHarness(t)
+	h.gh.diff = "diff --git a/a.go b/a.go\n--- a/a.go\n+++ b/a.go\n@@ -1 +1,30000 @@\n x\n" + strings.Repeat("+a line of a very large change, to be cut\n", 29999)
+	id := bug.ComputeID()
+	h.reviewer.answers = []string{reviewerAnswer(bug), reviewerVerdicts([]finding.Verdict{{ID: id, Verdict: finding.Resolved}})}
+	h.analyzer.answers = []string{analyzerAnswer(), analyzerAnswer()}
+	h.fixer.report = pushedFix(id)
+
+	res, err := h.run(t)
+
+	if err != nil || len(res.Rounds) != 2 {
+		t.Fatalf("Run = %+v, %v", res, err)
+	}
+	if c := res.Rounds[0].Coverage; !c.Sampled() || c.SampledBefore != "" {
+		t.Errorf("round 1: %+v", c)
+	}
+	c := res.Rounds[1].Coverage
+	if !c.Sampled() || c.SampledBefore != "aaaaaaaa" || !strings.Contains(c.String(), "built on the review of aaaaaaa") {
+		t.Errorf("round 2, on a small since-diff: %+v (%s)", c, c)
+	}
+	if !strings.HasPrefix(res.Label, "converged (large diff: sampled") {
+		t.Errorf("label %q", res.Label)
+	}
+}

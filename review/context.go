@@ -138,13 +138,19 @@ type Coverage struct {
 	// GitHub sent no patch for them and the PR's commits are not in the
 	// checkout.
 	Unscanned []string `json:"unscanned,omitempty"`
+	// SampledBefore is the head of an earlier review this one builds on
+	// (a re-review) whose diff was cut: what it did not see, nobody has
+	// seen since.
+	SampledBefore string `json:"sampledBefore,omitempty"`
 }
 
 // MaxCoverageNames bounds the file names a coverage lists.
 const MaxCoverageNames = 20
 
 // Sampled reports whether some diff was cut or left out.
-func (c Coverage) Sampled() bool { return len(c.Cut) > 0 || c.LeftOut > 0 || len(c.Unscanned) > 0 }
+func (c Coverage) Sampled() bool {
+	return len(c.Cut) > 0 || c.LeftOut > 0 || len(c.Unscanned) > 0 || c.SampledBefore != ""
+}
 
 // String is the coverage in words, for reports: "the whole diff (3 files)"
 // or "large diff: sampled — 40 of 55 files whole, 1 cut (`big.go`), 14
@@ -161,11 +167,18 @@ func (c Coverage) String() string {
 	if len(c.Unscanned) > 0 {
 		unscanned = fmt.Sprintf("; %d file(s) not scanned for secrets%s, GitHub sent no patch for them: check the PR out (gh pr checkout) and re-run", len(c.Unscanned), quoteNames(c.Unscanned[:min(len(c.Unscanned), MaxCoverageNames)], len(c.Unscanned)))
 	}
+	before := ""
+	if c.SampledBefore != "" {
+		before = fmt.Sprintf("; built on the review of %s, whose diff was cut: until a full review (--full) sees the whole diff, parts of the PR were never shown to a reviewer", text.ShortOID(c.SampledBefore))
+	}
 	if len(c.Cut) == 0 && c.LeftOut == 0 {
+		if before != "" {
+			return fmt.Sprintf("large diff: sampled — the diff since, whole (%d file(s))%s%s%s", c.Whole, ignored, unscanned, before)
+		}
 		return fmt.Sprintf("the whole diff (%d file(s))%s%s", c.Whole, ignored, unscanned)
 	}
-	s := fmt.Sprintf("large diff: sampled — %d of %d file(s) whole, %d cut%s, %d left out%s%s; the reviewers could read the rest with tools, but may not have%s",
-		c.Whole, c.Files, len(c.Cut), quoteNames(c.Cut, len(c.Cut)), c.LeftOut, quoteNames(c.LeftOutNames, c.LeftOut), ignored, unscanned)
+	s := fmt.Sprintf("large diff: sampled — %d of %d file(s) whole, %d cut%s, %d left out%s%s; the reviewers could read the rest with tools, but may not have%s%s",
+		c.Whole, c.Files, len(c.Cut), quoteNames(c.Cut, len(c.Cut)), c.LeftOut, quoteNames(c.LeftOutNames, c.LeftOut), ignored, unscanned, before)
 	return s
 }
 
