@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -14,40 +15,65 @@ import (
 // last one left it (docs/architecture.md, The ledger). It holds IDs and
 // statuses only: nothing a PR or a model wrote.
 
-// The statuses of a finding in the ledger.
+// Status is where a finding is in its life (docs/architecture.md, Findings
+// and memory): one list for every verb, the state file and the ledger.
+type Status string
+
 const (
-	StatusOpen      = "open"      // raised by the last round that saw it
-	StatusFixed     = "fixed"     // a fix commit (Sha) addressed it
-	StatusStuck     = "stuck"     // came back after being fixed: never fixed again
-	StatusDismissed = "dismissed" // a person told gh-ocdx to stop raising it
+	StatusOpen      Status = "open"      // raised, not yet fixed
+	StatusFixed     Status = "fixed"     // a pushed fix commit (Sha) addressed it; locally, committed
+	StatusResolved  Status = "resolved"  // a later review judged it resolved, or its lines changed and nobody raised it again
+	StatusStuck     Status = "stuck"     // raised again after a fix: never sent to the fix agent again
+	StatusDismissed Status = "dismissed" // someone with write permission told gh-ocdx to stop raising it
+	StatusDisputed  Status = "disputed"  // conceded in a conversation; blocks until dismissed
+	StatusRefuted   Status = "refuted"   // the verifier showed it wrong, with evidence
 )
 
-// MaxLedger bounds the ledger block in a comment.
-const MaxLedger = 8 << 10
+// Statuses are every status, in the order of a finding's life.
+var Statuses = []Status{StatusOpen, StatusFixed, StatusResolved, StatusStuck, StatusDismissed, StatusDisputed, StatusRefuted}
+
+// Remaining reports whether a finding with status s is still to be dealt
+// with: open, stuck or disputed.
+func (s Status) Remaining() bool {
+	return s == StatusOpen || s == StatusStuck || s == StatusDisputed
+}
+
+// LedgerVersion is the version of the ledger gh-ocdx writes. A reader keeps
+// what it understands of any version: the entries of known shape, an
+// unknown status read as open.
+const LedgerVersion = 2
+
+// MaxLedger bounds the ledger block in a comment: half of what GitHub
+// takes in one, the report keeping the rest.
+const MaxLedger = 32 << 10
 
 // Ledger is the state of a PR's findings after one post.
 type Ledger struct {
+	V        int           `json:"v,omitempty"` // LedgerVersion when written; 0 for a first-version ledger
 	Run      string        `json:"run"`
 	Kind     string        `json:"kind,omitempty"` // the run's verb: review-loop (""), fix, review-pr
 	Round    int           `json:"round"`
 	Head     string        `json:"head"`
 	Findings []LedgerEntry `json:"findings"` // oldest first
-	// Dropped counts the closed (fixed, dismissed) entries left out, oldest
-	// first, to keep the block within MaxLedger.
+	// Dropped counts the closed entries (fixed, resolved, dismissed,
+	// refuted) left out, oldest first, to keep the block within MaxLedger;
+	// the block says so in words too.
 	Dropped int `json:"dropped,omitempty"`
 }
 
-// LedgerEntry is one finding's status.
+// LedgerEntry is one finding's status; no status is open.
 type LedgerEntry struct {
 	ID     string `json:"id"`
-	Status string `json:"status"`
+	Status Status `json:"status,omitempty"`
 	Sha    string `json:"sha,omitempty"` // the fix commit, for fixed
 }
 
 const ledgerOpen, ledgerClose = "<!-- ocdx:ledger ", " -->"
 
 var (
-	reLedgerID  = regexp.MustCompile(`^[A-Z]{2,6}-[0-9a-f]{8}$|^THREAD-[0-9]{1,12}$`)
+	// A finding's ID: gh-ocdx's CAT-hash, or a thread's, by its first
+	// comment's database id or, in ledgers before that, its node id.
+	reLedgerID  = regexp.MustCompile(`^[A-Z]{2,6}-[0-9a-f]{8}$|^THREAD-[0-9]{1,20}$|^THREAD-PRRC_[A-Za-z0-9_-]{1,80}$`)
 	reLedgerRun = regexp.MustCompile(`^[0-9]{8}T[0-9]{6}-[0-9a-f]{6}$`)
 	reLedgerOID = regexp.MustCompile(`^[0-9a-f]{7,64}$`)
 )
@@ -57,7 +83,7 @@ func ValidLedgerID(s string) bool { return reLedgerID.MatchString(s) }
 
 // Set records status for id (sha for fixed), keeping the entry's place.
 // An ID or a commit of another shape is left out: the block must parse.
-func (l *Ledger) Set(id, status, sha string) {
+func (l *Ledger) Set(id string, status Status, sha string) {
 	if !reLedgerID.MatchString(id) {
 		return
 	}
@@ -74,28 +100,47 @@ func (l *Ledger) Set(id, status, sha string) {
 }
 
 // With returns the IDs of l's entries with status.
-func (l Ledger) With(status string) []string {
+func (l Ledger) With(status Status) []string {
 	var out []string
 	for _, e := range l.Findings {
-		if e.Status == status {
+		if e.status() == status {
 			out = append(out, e.ID)
 		}
 	}
 	return out
 }
 
+// status is e's status, open when it has none.
+func (e LedgerEntry) status() Status {
+	if e.Status == "" {
+		return StatusOpen
+	}
+	return e.Status
+}
+
 // Block renders l as the hidden block that ends a report: compact JSON, at
-// most MaxLedger bytes, the oldest closed entries left out first (and
-// counted in Dropped). Open and stuck entries are never left out; a ledger
-// of nothing but those beyond the limit is cut to its newest entries.
+// most MaxLedger bytes, the oldest closed entries left out first (counted
+// in Dropped, and said in a visible line before the block). Remaining
+// entries (open, stuck, disputed) are never left out; a ledger of nothing
+// but those beyond the limit is cut to its newest entries.
 func (l Ledger) Block() string {
+	l.V = LedgerVersion
+	l.Findings = slices.Clone(l.Findings)
 	if l.Findings == nil {
 		l.Findings = []LedgerEntry{} // "findings":[] reads as a list to any parser
+	}
+	for i := range l.Findings {
+		if l.Findings[i].Status == StatusOpen {
+			l.Findings[i].Status = "" // open is the default: the block stays small
+		}
 	}
 	for {
 		b, _ := json.Marshal(l)
 		block := ledgerOpen + string(b) + ledgerClose
 		if len(block) <= MaxLedger || len(l.Findings) == 0 {
+			if l.Dropped > 0 {
+				block = fmt.Sprintf("_gh-ocdx's memory of this PR leaves out its %d oldest closed finding(s) (fixed, resolved or dismissed) to fit in a comment._\n", l.Dropped) + block
+			}
 			return block
 		}
 		i := closedIndex(l.Findings)
@@ -107,10 +152,10 @@ func (l Ledger) Block() string {
 	}
 }
 
-// closedIndex is the index of the oldest fixed or dismissed entry, or -1.
+// closedIndex is the index of the oldest entry no longer remaining, or -1.
 func closedIndex(es []LedgerEntry) int {
 	for i, e := range es {
-		if e.Status == StatusFixed || e.Status == StatusDismissed {
+		if !e.status().Remaining() {
 			return i
 		}
 	}
@@ -121,53 +166,81 @@ func closedIndex(es []LedgerEntry) int {
 var ErrNoLedger = errors.New("no ledger")
 
 // ParseLedger reads the last ledger block of body. The block is as hostile
-// as any text on a PR, even in a comment of gh-ocdx's login (a person can
-// edit it): it is decoded strictly, and every field must have the shape
-// gh-ocdx writes, or the whole ledger is refused.
+// as any text on a PR, even in a trusted login's comment (a person can
+// edit it). Its header (run, round, head, verb) must have the shape gh-ocdx
+// writes, or the whole ledger is refused; of its entries, those of a shape
+// gh-ocdx does not write are left out, a second entry for an ID is left
+// out, a commit is kept for fixed entries only, and a status this version
+// does not know reads as open: remaining, never closed. warnings say what
+// was left out.
 func ParseLedger(body string) (Ledger, error) {
+	l, _, err := ParseLedgerWarn(body)
+	return l, err
+}
+
+// ParseLedgerWarn is ParseLedger with what it left out of the entries.
+func ParseLedgerWarn(body string) (l Ledger, warnings []string, err error) {
 	i := strings.LastIndex(body, ledgerOpen)
 	if i < 0 {
-		return Ledger{}, ErrNoLedger
+		return Ledger{}, nil, ErrNoLedger
 	}
 	rest := body[i+len(ledgerOpen):]
 	j := strings.Index(rest, ledgerClose)
 	if j < 0 || j > MaxLedger {
-		return Ledger{}, errors.New("the ledger block is not closed within 8 KB")
+		return Ledger{}, nil, fmt.Errorf("the ledger block is not closed within %d KB", MaxLedger>>10)
 	}
 	dec := json.NewDecoder(bytes.NewReader([]byte(rest[:j])))
-	dec.DisallowUnknownFields()
-	var l Ledger
 	if err := dec.Decode(&l); err != nil {
-		return Ledger{}, fmt.Errorf("the ledger is not valid JSON: %v", err)
+		return Ledger{}, nil, fmt.Errorf("the ledger is not valid JSON: %v", err)
 	}
 	if dec.More() {
-		return Ledger{}, errors.New("the ledger has text after its JSON")
+		return Ledger{}, nil, errors.New("the ledger has text after its JSON")
 	}
 	switch {
+	case l.V < 0:
+		return Ledger{}, nil, fmt.Errorf("the ledger's version %d is not one", l.V)
 	case !reLedgerRun.MatchString(l.Run):
-		return Ledger{}, fmt.Errorf("the ledger's run %q is not a run ID", l.Run)
+		return Ledger{}, nil, fmt.Errorf("the ledger's run %q is not a run ID", l.Run)
 	case l.Round < 1 || l.Round > 99:
-		return Ledger{}, fmt.Errorf("the ledger's round %d is out of range", l.Round)
+		return Ledger{}, nil, fmt.Errorf("the ledger's round %d is out of range", l.Round)
 	case !reLedgerOID.MatchString(l.Head):
-		return Ledger{}, fmt.Errorf("the ledger's head %q is not a commit", l.Head)
+		return Ledger{}, nil, fmt.Errorf("the ledger's head %q is not a commit", l.Head)
 	case l.Dropped < 0:
-		return Ledger{}, errors.New("the ledger's dropped count is negative")
+		return Ledger{}, nil, errors.New("the ledger's dropped count is negative")
 	case l.Kind != "" && l.Kind != "review-loop" && l.Kind != "fix" && l.Kind != "review-pr":
-		return Ledger{}, fmt.Errorf("the ledger's kind %q is not a verb of gh-ocdx", l.Kind)
+		return Ledger{}, nil, fmt.Errorf("the ledger's kind %q is not a verb of gh-ocdx", l.Kind)
 	}
+	kept := make([]LedgerEntry, 0, len(l.Findings))
 	seen := map[string]bool{}
 	for _, e := range l.Findings {
 		switch {
 		case !reLedgerID.MatchString(e.ID):
-			return Ledger{}, fmt.Errorf("the ledger names %q, not a finding ID", e.ID)
+			warnings = append(warnings, fmt.Sprintf("left out %q, not a finding ID", text(e.ID)))
+			continue
 		case seen[e.ID]:
-			return Ledger{}, fmt.Errorf("the ledger names %s twice", e.ID)
-		case e.Status != StatusOpen && e.Status != StatusFixed && e.Status != StatusStuck && e.Status != StatusDismissed:
-			return Ledger{}, fmt.Errorf("the ledger gives %s the unknown status %q", e.ID, e.Status)
-		case e.Sha != "" && (e.Status != StatusFixed || !reLedgerOID.MatchString(e.Sha)):
-			return Ledger{}, fmt.Errorf("the ledger gives %s the commit %q", e.ID, e.Sha)
+			warnings = append(warnings, fmt.Sprintf("left out a second entry for %s", e.ID))
+			continue
+		case !slices.Contains(Statuses, e.status()):
+			warnings = append(warnings, fmt.Sprintf("%s has the status %q, unknown here: read as open", e.ID, text(string(e.Status))))
+			e.Status = StatusOpen
+		}
+		if e.Status == "" {
+			e.Status = StatusOpen
+		}
+		if e.Status != StatusFixed || !reLedgerOID.MatchString(e.Sha) {
+			e.Sha = ""
 		}
 		seen[e.ID] = true
+		kept = append(kept, e)
 	}
-	return l, nil
+	l.Findings = kept
+	return l, warnings, nil
+}
+
+// text is a value from a ledger as a warning quotes it: short.
+func text(s string) string {
+	if len(s) > 40 {
+		return s[:40] + "…"
+	}
+	return s
 }

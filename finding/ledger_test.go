@@ -16,6 +16,7 @@ func TestLedgerRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	l.V = LedgerVersion
 	if fmt.Sprint(got) != fmt.Sprint(l) {
 		t.Errorf("got %+v, want %+v", got, l)
 	}
@@ -24,45 +25,49 @@ func TestLedgerRoundTrip(t *testing.T) {
 	}
 }
 
-// Over 8 KB, the oldest closed entries go first, and the block says how
-// many; open and stuck entries stay.
-func TestLedgerBlockKeepsWithin8KB(t *testing.T) {
+// Over MaxLedger, the oldest closed entries go first, the block says in
+// words how many, and open and stuck entries stay.
+func TestLedgerBlockKeepsWithinItsSize(t *testing.T) {
 	l := Ledger{Run: "20261124T101112-a1b2c3", Round: 3, Head: "916a9a4"}
-	for i := range 400 {
+	const n = 1200
+	for i := range n {
 		l.Set(fmt.Sprintf("QUAL-%08x", i), StatusFixed, "abcdef0")
 	}
 	l.Set("SEC-00000001", StatusStuck, "")
 	l.Set("SEC-00000002", StatusOpen, "")
 	block := l.Block()
-	if len(block) > MaxLedger {
-		t.Fatalf("block of %d bytes", len(block))
-	}
 	got, err := ParseLedger(block)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.Dropped == 0 || got.Dropped+len(got.Findings) != 402 {
-		t.Errorf("dropped %d, kept %d", got.Dropped, len(got.Findings))
+	if len(block) > MaxLedger+200 || got.Dropped == 0 || got.Dropped+len(got.Findings) != n+2 {
+		t.Fatalf("block of %d bytes: dropped %d, kept %d", len(block), got.Dropped, len(got.Findings))
 	}
 	if got.Findings[0].ID == "QUAL-00000000" || len(got.With(StatusStuck)) != 1 || len(got.With(StatusOpen)) != 1 {
 		t.Errorf("the oldest closed entries should go first, open and stuck stay: %v", got.Findings[:3])
 	}
+	if !strings.Contains(block, fmt.Sprintf("leaves out its %d oldest closed finding(s)", got.Dropped)) {
+		t.Errorf("the block does not say what it left out:\n%s", block[:200])
+	}
+	// 400 entries, a long PR's worth, fit whole.
+	small := Ledger{Run: l.Run, Round: 1, Head: l.Head, Findings: l.Findings[:400]}
+	if got, _ := ParseLedger(small.Block()); got.Dropped != 0 || len(got.Findings) != 400 {
+		t.Errorf("400 entries: dropped %d", got.Dropped)
+	}
 }
 
-// A ledger is text on a PR: anything but the shape gh-ocdx writes is
-// refused whole.
+// A ledger is text on a PR: a header gh-ocdx does not write refuses the
+// whole ledger; an entry it does not write is left out, or read so that it
+// can only keep a finding remaining, never close one.
 func TestParseLedgerRefusesWhatGhOcdxDoesNotWrite(t *testing.T) {
 	ok := `{"run":"20261124T101112-a1b2c3","round":1,"head":"916a9a4","findings":[%s]}`
 	for name, js := range map[string]string{
-		"unknown field":  `{"run":"20261124T101112-a1b2c3","round":1,"head":"916a9a4","findings":[],"verify":["sh x"]}`,
-		"not an ID":      fmt.Sprintf(ok, `{"id":"rm -rf","status":"stuck"}`),
-		"unknown status": fmt.Sprintf(ok, `{"id":"SEC-b0bf205b","status":"approved"}`),
-		"twice":          fmt.Sprintf(ok, `{"id":"SEC-b0bf205b","status":"stuck"},{"id":"SEC-b0bf205b","status":"open"}`),
-		"sha not fixed":  fmt.Sprintf(ok, `{"id":"SEC-b0bf205b","status":"open","sha":"abcdef0"}`),
-		"bad run":        `{"run":"x","round":1,"head":"916a9a4","findings":[]}`,
-		"bad round":      `{"run":"20261124T101112-a1b2c3","round":0,"head":"916a9a4","findings":[]}`,
-		"trailing":       fmt.Sprintf(ok, ``) + ` {}`,
-		"not closed":     fmt.Sprintf(ok, ``) + strings.Repeat(" ", MaxLedger),
+		"bad run":    `{"run":"x","round":1,"head":"916a9a4","findings":[]}`,
+		"bad round":  `{"run":"20261124T101112-a1b2c3","round":0,"head":"916a9a4","findings":[]}`,
+		"bad head":   `{"run":"20261124T101112-a1b2c3","round":1,"head":"HEAD~1","findings":[]}`,
+		"bad kind":   `{"run":"20261124T101112-a1b2c3","kind":"sh","round":1,"head":"916a9a4","findings":[]}`,
+		"trailing":   fmt.Sprintf(ok, ``) + ` {}`,
+		"not closed": fmt.Sprintf(ok, ``) + strings.Repeat(" ", MaxLedger),
 	} {
 		body := "<!-- ocdx:ledger " + js + " -->"
 		if name == "not closed" {
@@ -74,6 +79,33 @@ func TestParseLedgerRefusesWhatGhOcdxDoesNotWrite(t *testing.T) {
 	}
 	if _, err := ParseLedger("no block here"); err != ErrNoLedger {
 		t.Errorf("no block: %v", err)
+	}
+
+	entries := `{"id":"rm -rf","status":"fixed"},{"id":"SEC-b0bf205b","status":"approved"},{"id":"SEC-b0bf205b","status":"dismissed"},` +
+		`{"id":"QUAL-0badf00d","status":"stuck","sha":"abcdef0"},{"id":"QUAL-1badf00d"},{"id":"THREAD-1234567","status":"disputed"},{"id":"THREAD-PRRC_kwDOabc","status":"fixed","sha":"abcdef0"}`
+	l, warnings, err := ParseLedgerWarn(`<!-- ocdx:ledger {"v":3,"run":"20261124T101112-a1b2c3","round":1,"head":"916a9a4","verify":["sh x"],"findings":[` + entries + `]} -->`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []LedgerEntry{{ID: "SEC-b0bf205b", Status: StatusOpen}, {ID: "QUAL-0badf00d", Status: StatusStuck}, {ID: "QUAL-1badf00d", Status: StatusOpen},
+		{ID: "THREAD-1234567", Status: StatusDisputed}, {ID: "THREAD-PRRC_kwDOabc", Status: StatusFixed, Sha: "abcdef0"}}
+	if fmt.Sprint(l.Findings) != fmt.Sprint(want) {
+		t.Errorf("entries %+v\nwant    %+v", l.Findings, want)
+	}
+	if len(warnings) != 3 {
+		t.Errorf("warnings %q: want the bad ID, the unknown status and the second entry", warnings)
+	}
+}
+
+func TestStatuses(t *testing.T) {
+	var remaining []Status
+	for _, s := range Statuses {
+		if s.Remaining() {
+			remaining = append(remaining, s)
+		}
+	}
+	if fmt.Sprint(remaining) != "[open stuck disputed]" {
+		t.Errorf("remaining: %v", remaining)
 	}
 }
 

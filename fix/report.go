@@ -71,8 +71,10 @@ func (f *fixer) ledgerBlock() string {
 	}
 	l := *f.o.Ledger
 	l.Findings = slices.Clone(l.Findings)
-	for _, x := range f.out.Fixed {
-		l.Set(x.FindingID, finding.StatusFixed, x.CommitSha)
+	if f.out.Pushed { // a fix counts once pushed
+		for _, x := range f.out.Fixed {
+			l.Set(x.FindingID, finding.StatusFixed, x.CommitSha)
+		}
 	}
 	return "\n" + l.Block()
 }

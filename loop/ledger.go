@@ -45,13 +45,16 @@ func prLedger(pr *github.PullRequest) (l finding.Ledger, url, by string, warning
 	slices.Reverse(reports)
 	slices.SortStableFunc(reports, func(a, b report) int { return -cmp.Compare(a.at, b.at) })
 	for _, r := range reports {
-		got, err := finding.ParseLedger(r.body)
+		got, left, err := finding.ParseLedgerWarn(r.body)
 		switch {
 		case err == finding.ErrNoLedger:
 			continue
 		case err != nil:
 			warnings = append(warnings, fmt.Sprintf("ignored the ledger of %s: %v", r.url, err))
 			continue
+		}
+		for _, w := range left {
+			warnings = append(warnings, fmt.Sprintf("the ledger of %s: %s", r.url, w))
 		}
 		return got, r.url, r.by, warnings, true
 	}
@@ -115,7 +118,9 @@ func (l *loop) ledger(n int, head string) finding.Ledger {
 			if rd.N != rr.N {
 				continue
 			}
-			if res, ok := fix.Recorded(rd); ok {
+			// A fix counts once pushed: one that failed, was declined
+			// or interrupted fixed nothing on the PR.
+			if res, ok := fix.Recorded(rd); ok && res.Pushed {
 				for _, x := range res.Fixed {
 					led.Set(x.FindingID, finding.StatusFixed, x.CommitSha)
 				}

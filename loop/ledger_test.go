@@ -10,6 +10,7 @@ import (
 
 	"github.com/ocdx/gh-ocdx/config"
 	"github.com/ocdx/gh-ocdx/finding"
+	"github.com/ocdx/gh-ocdx/fix"
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/state"
 )
@@ -245,5 +246,28 @@ func TestLedgerOfAWriterKeepsOnlyTheDismissalsTheyCouldMake(t *testing.T) {
 	}
 	if len(warnings) != 1 || !strings.Contains(warnings[0], "SEC-b0bf205b") {
 		t.Errorf("warnings %q", warnings)
+	}
+}
+
+// A fix that failed verification pushed nothing: the ledger of the posts
+// after it keeps its findings open, so another machine does not take them
+// for fixed.
+func TestLedgerCountsOnlyPushedFixes(t *testing.T) {
+	h := newHarness(t)
+	id := bug.ComputeID()
+	h.reviewer.answers = []string{reviewerAnswer(bug)}
+	h.analyzer.answers = []string{analyzerAnswer()}
+	h.fixer.report = &fix.Result{Status: fix.StatusVerifyFailed, Failure: "tests fail", Fixed: []finding.FixedIssue{{FindingID: id, CommitSha: "bbbbbbbb"}}}
+
+	if res, _ := h.run(t); res == nil || res.Outcome != OutcomeBlocked {
+		t.Fatalf("run: %+v", res)
+	}
+	last := h.gh.comments[len(h.gh.comments)-1].Body
+	l, err := finding.ParseLedger(last)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, last)
+	}
+	if got := l.With(finding.StatusOpen); len(got) != 1 || got[0] != id || len(l.With(finding.StatusFixed)) != 0 {
+		t.Errorf("ledger %+v: want %s open, nothing fixed", l.Findings, id)
 	}
 }
