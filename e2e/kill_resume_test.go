@@ -125,3 +125,40 @@ func TestKilledInsideTheFixAgentResumesWithTheSameCommand(t *testing.T) {
 		t.Errorf("the remote is at %s, want the resumed fix's commit %s", got, sha)
 	}
 }
+
+// The PR's ledger holds what a machine needs to decide as the one that ran
+// before: a finding an earlier run fixed and pushed that comes back is
+// stuck, on the machine that fixed it and on a fresh one (an empty state
+// directory: a new CI runner) alike.
+func TestAFixedFindingThatComesBackIsStuckOnAnyMachine(t *testing.T) {
+	t.Parallel()
+	for _, fresh := range []bool{false, true} {
+		t.Run(fmt.Sprintf("fresh state %t", fresh), func(t *testing.T) {
+			t.Parallel()
+			lf := newLoop(t, nil)
+			lf.findingRound(cacheBug)
+			lf.approveRound()
+			wantCode(t, lf.run("--yes"), 0)
+			if k := fmt.Sprint(lf.kinds()); k != "[review:1 fix:1 review:2]" {
+				t.Fatalf("first run: comments %s", k)
+			}
+			// The author pushes on top; the next run is on another head.
+			testkit.WriteFiles(t, lf.repo.Clone, map[string]string{"README.md": "# widgets, cached\n"})
+			testkit.Git(t, lf.repo.Clone, "commit", "--quiet", "-am", "docs")
+			testkit.Git(t, lf.repo.Clone, "push", "--quiet", "origin", "HEAD")
+			if fresh {
+				lf.env.Set("OCDX_STATE_DIR", t.TempDir())
+			}
+			fixes := lf.fix.Count()
+			lf.findingRound(cacheBug)
+
+			res := lf.run("--yes")
+
+			wantCode(t, res, 3)
+			wantContains(t, "stderr", res.Stderr, "stuck", cacheBug.id())
+			if lf.fix.Count() != fixes {
+				t.Error("the finding that came back was sent to the fix agent again")
+			}
+		})
+	}
+}

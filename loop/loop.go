@@ -616,6 +616,15 @@ func (l *loop) review(ctx context.Context, pr *github.PullRequest, rr *RoundResu
 	if re != nil {
 		rr.Findings, fixedBefore = carry(rr.Findings, re, out.Verdicts), re.Fixed
 	}
+	// What the PR's ledger says an earlier run fixed and pushed is fixed
+	// too, on this machine or a fresh one alike: raised again, by its ID,
+	// it is stuck.
+	for _, e := range l.seed.Findings {
+		if e.Status == finding.StatusFixed && !IsThread(finding.Finding{ID: e.ID}) &&
+			!slices.ContainsFunc(fixedBefore, func(f finding.Finding) bool { return f.ID == e.ID }) {
+			fixedBefore = append(fixedBefore, finding.Finding{ID: e.ID})
+		}
+	}
 	// A dismissed finding is shown, not counted, fixed or stuck.
 	rr.Findings, rr.Dismissed = splitDismissed(rr.Findings, DismissedIDs(l.dismissals))
 	rr.DismissedBy = dismissedBy(rr.Dismissed, l.dismissals)
