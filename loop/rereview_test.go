@@ -7,6 +7,7 @@ import (
 
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/fix"
+	"github.com/ocdx/gh-ocdx/state"
 )
 
 // reviewerVerdicts is a re-review's answer: new findings, and verdicts on
@@ -127,26 +128,37 @@ func TestFullReviewWhenAskedOrAfterARebase(t *testing.T) {
 }
 
 // A new run on a PR gh-ocdx reviewed at an ancestor of its head reviews
-// what changed since that review.
+// what changed since that review: after a run blocked on a finding, and
+// after a clean approval alike (a push on top of an approved head).
 func TestANewRunReviewsWhatChangedSinceTheLastRun(t *testing.T) {
-	h, asked := sinceHarness(t)
-	h.opts.CanPush, h.opts.ReviewOnlyReason = false, "a fork"
-	h.reviewer.answers = []string{reviewerAnswer(bug)}
-	h.analyzer.answers = []string{analyzerAnswer()}
-	if res, err := h.run(t); err != nil || res.Outcome != OutcomeBlocked {
-		t.Fatalf("first run: %+v, %v", res, err)
-	}
-	h.gh.pr.HeadRefOid = "cccccccc" // the author pushed
-	h.reviewer.answers = []string{reviewerVerdicts([]finding.Verdict{{ID: bug.ComputeID(), Verdict: "resolved"}})}
-	h.analyzer.answers = []string{analyzerAnswer()}
+	for _, first := range []struct {
+		name    string
+		answer  string
+		outcome state.RunOutcome
+		then    string
+	}{
+		{"blocked", reviewerAnswer(bug), OutcomeBlocked, reviewerVerdicts([]finding.Verdict{{ID: bug.ComputeID(), Verdict: "resolved"}})},
+		{"approved", reviewerAnswer(), OutcomeConverged, reviewerAnswer()},
+	} {
+		h, asked := sinceHarness(t)
+		h.opts.CanPush, h.opts.ReviewOnlyReason = false, "a fork"
+		h.reviewer.answers = []string{first.answer}
+		h.analyzer.answers = []string{analyzerAnswer()}
+		if res, err := h.run(t); err != nil || res.Outcome != first.outcome {
+			t.Fatalf("%s: first run: %+v, %v", first.name, res, err)
+		}
+		h.gh.pr.HeadRefOid = "cccccccc" // the author pushed
+		h.reviewer.answers = []string{first.then}
+		h.analyzer.answers = []string{analyzerAnswer()}
 
-	res, err := h.run(t)
+		res, err := h.run(t)
 
-	if err != nil || res.Outcome != OutcomeConverged {
-		t.Fatalf("second run: %+v, %v", res, err)
-	}
-	if len(*asked) != 1 || (*asked)[0] != "aaaaaaaa..cccccccc" || res.Rounds[0].Since != "aaaaaaaa" {
-		t.Errorf("diffs asked for %v, since %q", *asked, res.Rounds[0].Since)
+		if err != nil || res.Outcome != OutcomeConverged {
+			t.Fatalf("%s: second run: %+v, %v", first.name, res, err)
+		}
+		if len(*asked) != 1 || (*asked)[0] != "aaaaaaaa..cccccccc" || res.Rounds[0].Since != "aaaaaaaa" {
+			t.Errorf("%s: diffs asked for %v, since %q", first.name, *asked, res.Rounds[0].Since)
+		}
 	}
 }
 
@@ -233,29 +245,6 @@ func TestIncrementalCoverageIsTheSinceDiffs(t *testing.T) {
 	}
 	if !strings.HasPrefix(res.Label, "converged (large diff: sampled") {
 		t.Errorf("label %q", res.Label)
-	}
-}
-
-// A clean approval is a basis: a push on top of a head that converged is
-// reviewed incrementally, from the approved head.
-func TestAPushAfterAnApprovalIsReviewedIncrementally(t *testing.T) {
-	h, asked := sinceHarness(t)
-	h.reviewer.answers = []string{reviewerAnswer()}
-	h.analyzer.answers = []string{analyzerAnswer()}
-	if res, err := h.run(t); err != nil || res.Outcome != OutcomeConverged {
-		t.Fatalf("first run: %+v, %v", res, err)
-	}
-	h.gh.pr.HeadRefOid = "cccccccc" // the author pushed on top
-	h.reviewer.answers = []string{reviewerAnswer()}
-	h.analyzer.answers = []string{analyzerAnswer()}
-
-	res, err := h.run(t)
-
-	if err != nil || res.Outcome != OutcomeConverged {
-		t.Fatalf("second run: %+v, %v", res, err)
-	}
-	if len(*asked) != 1 || (*asked)[0] != "aaaaaaaa..cccccccc" || res.Rounds[0].Since != "aaaaaaaa" {
-		t.Errorf("a full review after an approval: diffs %v, since %q", *asked, res.Rounds[0].Since)
 	}
 }
 
