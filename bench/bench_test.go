@@ -177,35 +177,15 @@ func execRSS(tb testing.TB, e *testkit.Env, args ...string) run {
 	var out, errOut strings.Builder
 	c := exec.Command(testkit.Binary(tb), args...)
 	c.Dir, c.Env, c.Stdout, c.Stderr = e.Dir, e.List(), &out, &errOut
-	if err := c.Start(); err != nil {
+	peak, err := testkit.RunPeakRSS(c)
+	r := run{stdout: out.String(), stderr: errOut.String(), maxRSS: peak}
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		r.code = exit.ExitCode()
+	} else if err != nil {
 		tb.Fatal(err)
 	}
-	done := make(chan error, 1)
-	go func() { done <- c.Wait() }()
-	var peak int64
-	status := fmt.Sprintf("/proc/%d/status", c.Process.Pid)
-	tick := time.NewTicker(2 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		select {
-		case err := <-done:
-			r := run{stdout: out.String(), stderr: errOut.String(), maxRSS: peak}
-			var exit *exec.ExitError
-			if errors.As(err, &exit) {
-				r.code = exit.ExitCode()
-			}
-			return r
-		case <-tick.C:
-			b, _ := os.ReadFile(status)
-			for _, l := range strings.Split(string(b), "\n") {
-				if v, ok := strings.CutPrefix(l, "VmHWM:"); ok {
-					if kib, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64); err == nil {
-						peak = max(peak, kib*1024)
-					}
-				}
-			}
-		}
-	}
+	return r
 }
 
 // fixture is a PR whose head branch lives in a bare remote, a clone on it,

@@ -72,7 +72,7 @@ func runMeasured(t *testing.T, env *testkit.Env, d time.Duration, args ...string
 	c := exec.CommandContext(ctx, testkit.Binary(t), args...)
 	c.Dir, c.Env, c.Stdout, c.Stderr = env.Dir, env.List(), &out, &errOut
 	c.WaitDelay = time.Second
-	err := c.Run()
+	rss, err := testkit.RunPeakRSS(c)
 	if ctx.Err() != nil {
 		t.Fatalf("gh-ocdx %s did not exit within %s (killed)\nstderr:\n%s", strings.Join(args, " "), d, errOut.String())
 	}
@@ -82,10 +82,6 @@ func runMeasured(t *testing.T, env *testkit.Env, d time.Duration, args ...string
 		code = exit.ExitCode()
 	} else if err != nil {
 		t.Fatal(err)
-	}
-	var rss int64
-	if ru, ok := c.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		rss = int64(ru.Maxrss) << 10 // KB on Linux
 	}
 	return testkit.Result{Stdout: out.String(), Stderr: errOut.String(), Code: code}, rss
 }
