@@ -617,12 +617,37 @@ func (g *GitHub) oid(remote, ref, fixed string) string {
 		}
 		return fixed
 	}
+	if oid := readRef(remote, "refs/heads/"+ref); oid != "" {
+		return oid
+	}
 	out, err := exec.Command("git", "--git-dir", remote, "rev-parse", "refs/heads/"+ref).Output()
 	if err != nil {
 		g.t.Errorf("fake github: reading %s from %s: %v", ref, remote, err)
 		return ""
 	}
 	return strings.TrimSpace(string(out))
+}
+
+// readRef reads a branch of a bare repository as git stores it, a loose
+// ref file or a line of packed-refs, without starting git (the fake reads
+// the PR's head on every query); "" when it is stored otherwise.
+func readRef(gitDir, name string) string {
+	if b, err := os.ReadFile(filepath.Join(gitDir, filepath.FromSlash(name))); err == nil {
+		if oid := strings.TrimSpace(string(b)); len(oid) == 40 || len(oid) == 64 {
+			return oid
+		}
+		return ""
+	}
+	packed, err := os.ReadFile(filepath.Join(gitDir, "packed-refs"))
+	if err != nil {
+		return ""
+	}
+	for _, l := range strings.Split(string(packed), "\n") {
+		if oid, ref, ok := strings.Cut(l, " "); ok && ref == name && (len(oid) == 40 || len(oid) == 64) {
+			return oid
+		}
+	}
+	return ""
 }
 
 func (g *GitHub) graphql(w http.ResponseWriter, body []byte) {
