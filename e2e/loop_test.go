@@ -602,8 +602,9 @@ func TestReviewPRReReviewsWhatChangedSinceTheLoop(t *testing.T) {
 }
 
 // A run on a head already reviewed to convergence makes no model call and
-// posts nothing: it says so and decides again from what the PR shows now
-// (a new human thread blocks it); --full reviews it again.
+// posts nothing, on the machine that reviewed it and on a fresh one: it says
+// so and decides again from what the PR shows now (a new human thread
+// blocks it); --full reviews it again.
 func TestLoopOnAnAlreadyConvergedHeadPostsNothing(t *testing.T) {
 	t.Parallel()
 	lf := newLoop(t, nil)
@@ -617,6 +618,15 @@ func TestLoopOnAnAlreadyConvergedHeadPostsNothing(t *testing.T) {
 	wantContains(t, "stdout", res.Stdout, `"outcome": "converged"`, "already reviewed at "+lf.start[:7])
 	if len(lf.bodies()) != posts || len(lf.fm.Requests("rev-a")) != calls {
 		t.Fatalf("a second run on the same head posted %d comment(s) and made %d model call(s)", len(lf.bodies())-posts, len(lf.fm.Requests("rev-a"))-calls)
+	}
+
+	// A fresh machine (a new CI runner) knows it from the PR's ledger.
+	lf.env.Set("OCDX_STATE_DIR", t.TempDir())
+	res = lf.run("--yes")
+	wantCode(t, res, 0)
+	wantContains(t, "stderr", res.Stderr, "already reviewed at "+lf.start[:7])
+	if len(lf.bodies()) != posts || len(lf.fm.Requests("rev-a")) != calls {
+		t.Fatal("a fresh machine reviewed the converged head again")
 	}
 
 	lf.gh.AddThread(repo, loopPR, testkit.Thread{Comments: []testkit.ThreadComment{{Body: "Why 10?", Login: "hubot", Association: "MEMBER", Path: "cache.go", Line: 3}}})

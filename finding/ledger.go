@@ -49,12 +49,15 @@ const MaxLedger = 32 << 10
 
 // Ledger is the state of a PR's findings after one post.
 type Ledger struct {
-	V        int           `json:"v,omitempty"` // LedgerVersion when written; 0 for a first-version ledger
-	Run      string        `json:"run"`
-	Kind     string        `json:"kind,omitempty"` // the run's verb: review-loop (""), fix, review-pr
-	Round    int           `json:"round"`
-	Head     string        `json:"head"`
-	Findings []LedgerEntry `json:"findings"` // oldest first
+	V     int    `json:"v,omitempty"` // LedgerVersion when written; 0 for a first-version ledger
+	Run   string `json:"run"`
+	Kind  string `json:"kind,omitempty"` // the run's verb: review-loop (""), fix, review-pr
+	Round int    `json:"round"`
+	Head  string `json:"head"`
+	// Converged says the round's review converged on Head: a run on that
+	// head has nothing new to review, on any machine.
+	Converged bool          `json:"converged,omitempty"`
+	Findings  []LedgerEntry `json:"findings"` // oldest first
 	// Dropped counts the closed entries (fixed, resolved, dismissed,
 	// refuted) left out, oldest first, to keep the block within MaxLedger;
 	// the block says so in words too.

@@ -63,13 +63,16 @@ func prLedger(pr *github.PullRequest) (l finding.Ledger, url, by string, warning
 
 // Ledger is PRLedger on pr (Judged). A ledger posted by someone trusted
 // only for their write permission keeps only the dismissals they could
-// have made themselves (MayDismiss): a report cannot do what its author's
-// command could not.
+// have made themselves (MayDismiss), and never says a head converged: a
+// report cannot do what its author's command could not.
 func (t *Trust) Ledger(ctx context.Context, pr *github.PullRequest) (l finding.Ledger, url string, warnings []string, ok bool) {
 	l, url, by, warnings, ok := prLedger(pr)
 	if !ok || pr.ByViewer(by) || t.listed(by) {
 		return l, url, warnings, ok
 	}
+	// Nor can it say a head converged: that would spare the head its
+	// review, its secret scan included, on the word of its author.
+	l.Converged = false
 	p, err := t.Permission(ctx, by)
 	for _, id := range l.With(finding.StatusDismissed) {
 		if may, _ := MayDismiss(t.repo, p, by, pr.Author, id); err != nil || !may {
@@ -105,7 +108,7 @@ func DismissCommand(body string) (ids []string, ok bool) {
 // yet counted: what an earlier run's ledger said, then each round's
 // findings (open) and fixes (fixed), the stuck set and the dismissed.
 func (l *loop) ledger(n int, head string) finding.Ledger {
-	led := finding.Ledger{Run: l.run.ID(), Round: n, Head: head}
+	led := finding.Ledger{Run: l.run.ID(), Round: n, Head: head, Converged: l.converged && head == l.headOf(n)}
 	for _, e := range l.seed.Findings {
 		led.Set(e.ID, e.Status, e.Sha)
 	}

@@ -229,7 +229,7 @@ func TestLedgerOfAWriterKeepsOnlyTheDismissalsTheyCouldMake(t *testing.T) {
 	ctx := context.Background()
 	gh := &fakeGitHub{perms: map[string]github.Permission{"carol": github.PermWrite}}
 	trust := NewTrust(gh, github.Repo{Owner: "o", Name: "r"}, nil)
-	led := finding.Ledger{Run: "20260101T000000-abcdef", Round: 1, Head: "aaaaaaaa"}
+	led := finding.Ledger{Run: "20260101T000000-abcdef", Round: 1, Head: "aaaaaaaa", Converged: true}
 	led.Set("SEC-b0bf205b", finding.StatusDismissed, "")
 	led.Set("QUAL-0badf00d", finding.StatusDismissed, "")
 	pr := &github.PullRequest{Viewer: "ocdx-bot", Author: "author", Comments: []github.Comment{
@@ -246,6 +246,10 @@ func TestLedgerOfAWriterKeepsOnlyTheDismissalsTheyCouldMake(t *testing.T) {
 	}
 	if len(warnings) != 1 || !strings.Contains(warnings[0], "SEC-b0bf205b") {
 		t.Errorf("warnings %q", warnings)
+	}
+	// Nor may it spare its head a review (its secret scan with it).
+	if got.Converged {
+		t.Error("a writer's ledger says the head converged")
 	}
 }
 

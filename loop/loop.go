@@ -8,6 +8,7 @@ package loop
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -214,6 +215,9 @@ type loop struct {
 	posted bool       // a comment of this run is on the PR
 	readPR bool       // o.PR was used: later rounds read the PR again
 	wip    *state.WIP // an interrupted fix, from the state file
+	// converged: the current round's review converged, which its ledger
+	// says (finding.Ledger.Converged).
+	converged bool
 	// seed is the newest ledger on the PR when the run began: what other
 	// runs (this machine's or another's) knew.
 	seed       finding.Ledger
@@ -270,6 +274,14 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 // convergedAt is the last round of the newest run that converged with
 // head reviewed, when no run is interrupted since (a resumed run goes on).
 func (l *loop) convergedAt(head string) (state.Round, string, bool) {
+	// The PR's ledger says so on a machine that has no record of the run.
+	if s := l.seed; s.Converged && s.Head == head && cmp.Or(s.Kind, Kind) == Kind {
+		if rec, err := l.o.Store.PR(l.key); err != nil || !slices.ContainsFunc(rec.Runs, func(r state.Run) bool { return r.ID == s.Run && r.Source == "" }) {
+			// The ledger holds IDs, not findings: a converged review left
+			// none that blocks, and the report on the PR lists the rest.
+			return state.Round{N: s.Round, HeadOID: s.Head, Findings: []finding.Finding{}}, s.Run, true
+		}
+	}
 	rec, err := l.o.Store.PR(l.key)
 	if err != nil || len(rec.Runs) == 0 {
 		return state.Round{}, "", false
@@ -412,6 +424,7 @@ func (l *loop) round(ctx context.Context, n int) (done bool, err error) {
 
 	outcome, reason, toFix, optional := l.decide(cur)
 	cur.Note = reason
+	l.converged = outcome == OutcomeConverged
 	if !rd.Done(state.PhaseCommented) || !hasKind(rd.Comments, "review") {
 		if err := l.postReview(ctx, n, pr, cur); err != nil {
 			return false, err
