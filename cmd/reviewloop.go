@@ -51,7 +51,10 @@ Once gh-ocdx has reviewed the PR (an earlier round, or an earlier run at a
 head the PR's head descends from), the reviewers get only what changed
 since, with the findings of that review to judge as still present or
 resolved; their tools still read the whole PR. A force-push or a rebase
-means a full review; --full asks for one every round.
+means a full review; --full asks for one every round. A head already
+reviewed to convergence is not reviewed or posted on again (it says
+"already reviewed at <sha>"): --full reviews it anyway. Killed inside its
+fix, the same command resumes the fix.
 
 With --max-tokens (or maxTokens in the configuration) the run stops before
 a model call that could pass the budget: its input estimate plus its output
@@ -84,7 +87,7 @@ func parseReviewLoop(d *Deps, args []string) (*ReviewLoopOptions, error) {
 	fs.StringVar(&prFlag, "pr", "", "The pull request, as the argument (an alias kept for scripts)")
 	fs.BoolVar(&opts.Yes, "yes", false, "Push fixes without asking (for CI)")
 	fs.BoolVar(&opts.DryRun, "dry-run", false, "Review once and print what would be posted and fixed; post, push and record nothing")
-	fs.BoolVar(&opts.Full, "full", false, "Review the whole PR every round, not only what changed since gh-ocdx's last review")
+	fs.BoolVar(&opts.Full, "full", false, "Review the whole PR every round, not only what changed since gh-ocdx's last review, even on a head it already approved")
 	fs.Int64Var(&opts.MaxTokens, "max-tokens", 0, "Stop before a model call that could bring the run's tokens (in and out) past `N`")
 	fs.repoFlag(&opts.RepoFlag)
 	jf := addJSONFlags(fs, loop.Result{})
