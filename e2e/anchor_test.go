@@ -12,7 +12,7 @@ import (
 // A finding anchors on the line it names in the PR's version when the diff
 // shows that line, on the base's removed line only when it says side LEFT,
 // and otherwise goes to the review's body: never on a removed line that
-// merely has its number (issue: a finding on an unchanged line was posted
+// merely has its number (before, a finding on an unchanged line was posted
 // on an unrelated removed line).
 func TestLoopAnchorsFindingsOnTheirSide(t *testing.T) {
 	t.Parallel()

@@ -11,7 +11,7 @@ import (
 
 // A token past the first MiB of the PR's diff, which the models are never
 // shown, is still found: the secret scan reads the whole diff, so the run
-// does not converge over it (issue: a 1.2 MB generated file hid a ghp_
+// does not converge over it (before, a 1.2 MB generated file hid a ghp_
 // token from the scan and the run converged, "large diff: sampled"). A
 // diff GitHub will not send (406) is scanned from every page of the PR's
 // files.

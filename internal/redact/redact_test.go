@@ -127,7 +127,7 @@ func TestForCommentRedactsDiffBlocks(t *testing.T) {
 }
 
 // TestAnAssignmentHoldsASecretOnlyWhenItsValueLooksLikeOne: each hit of an
-// assignment is a P0 finding that blocks the loop (issue 27). The value
+// assignment is a P0 finding that blocks the loop. The value
 // must be at least 8 characters, not a name, a fixture made of the key's
 // words, a number or a repetition. The misses below are the price of that
 // rule: short passwords and passwords of letters only.

@@ -10,7 +10,7 @@ import (
 // holds one depends on its value alone. Each hit is a P0 finding that
 // blocks the loop, so the value must look like a secret, not like the key
 // names, identifiers, fixtures and placeholders ordinary code assigns
-// (issue 27: `oauthToken = "oauth_token"` was a P0). The checks, in order:
+// (on a real PR, `oauthToken = "oauth_token"` was a P0). The checks, in order:
 //
 //   - at least minValue characters (the expression's {8,}): shorter
 //     passwords such as `hunter2` are missed, as any threshold must miss
