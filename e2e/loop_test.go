@@ -185,7 +185,7 @@ func TestLoopAnalyzerFailed(t *testing.T) {
 func threadPR(association, body string) func(*testkit.PR) {
 	return func(pr *testkit.PR) {
 		pr.Threads = []testkit.Thread{
-			{Comments: []testkit.ThreadComment{{ID: "PRRC_h1", Body: body, Login: "hubot", Association: association, Path: "cache.go", Line: 3}}},
+			{Comments: []testkit.ThreadComment{{ID: "PRRC_h1", DatabaseID: "4242", Body: body, Login: "hubot", Association: association, Path: "cache.go", Line: 3}}},
 			{Resolved: true, Comments: []testkit.ThreadComment{{Body: "nit", Login: "hubot", Association: "MEMBER", Path: "cache.go", Line: 1}}},
 			{Comments: []testkit.ThreadComment{{Body: "<!-- pr-review-loop-marker --> ours", Login: testkit.Login, Association: "NONE", Path: "cache.go"}}},
 		}
@@ -197,14 +197,14 @@ func TestLoopUnresolvedThreadWithoutCodeFindings(t *testing.T) {
 	lf := newLoop(t, threadPR("MEMBER", "This must be bounded.\nxoxb-1234-secret-token"))
 	lf.fm.Script("rev-a", reviewerReply("reviewer-1", "approve"))
 	lf.fm.Script("rev-b", reviewerReply("reviewer-2", "approve"))
-	lf.fm.Script("analyzer", analyzerReply("THREAD-PRRC_h1"))
+	lf.fm.Script("analyzer", analyzerReply("THREAD-4242"))
 
 	res := lf.run("--yes")
 
 	wantCode(t, res, 3)
 	wantContains(t, "stderr", res.Stderr, "manual resolution required")
 	body := lf.bodies()[0]
-	wantContains(t, "review report", body, "Unresolved review threads (1 of 2)", "THREAD-PRRC_h1", "**P0**", "@hubot", "bound on the cache")
+	wantContains(t, "review report", body, "Unresolved review threads (1 of 2)", "THREAD-4242", "**P0**", "@hubot", "bound on the cache")
 	if lf.fix.Count() != 0 {
 		t.Error("thread findings are never sent to the fix agent")
 	}
@@ -215,7 +215,7 @@ func TestLoopUnresolvedThreadWithCodeFindings(t *testing.T) {
 	lf := newLoop(t, threadPR("CONTRIBUTOR", "Maybe bound this?"))
 	lf.fm.Script("rev-a", reviewerReply("reviewer-1", "request_changes", cacheBug))
 	lf.fm.Script("rev-b", reviewerReply("reviewer-2", "approve"))
-	lf.fm.Script("analyzer", analyzerReply("THREAD-PRRC_h1"))
+	lf.fm.Script("analyzer", analyzerReply("THREAD-4242"))
 
 	res := lf.run("--yes", "--json", "remaining")
 
@@ -629,7 +629,7 @@ func TestLoopOnAnAlreadyConvergedHeadPostsNothing(t *testing.T) {
 		t.Fatal("a fresh machine reviewed the converged head again")
 	}
 
-	lf.gh.AddThread(repo, loopPR, testkit.Thread{Comments: []testkit.ThreadComment{{Body: "Why 10?", Login: "hubot", Association: "MEMBER", Path: "cache.go", Line: 3}}})
+	lf.gh.AddThread(repo, loopPR, testkit.Thread{Comments: []testkit.ThreadComment{{DatabaseID: "7001", Body: "Why 10?", Login: "hubot", Association: "MEMBER", Path: "cache.go", Line: 3}}})
 	res = lf.run("--yes")
 	wantCode(t, res, 3)
 	wantContains(t, "stderr", res.Stderr, "already reviewed at", "unresolved review thread")
@@ -638,7 +638,7 @@ func TestLoopOnAnAlreadyConvergedHeadPostsNothing(t *testing.T) {
 	}
 
 	lf.approveRound()
-	lf.fm.Script("analyzer", analyzerReply("THREAD-PRRC_3"))
+	lf.fm.Script("analyzer", analyzerReply("THREAD-7001"))
 	res = lf.run("--yes", "--full")
 	if len(lf.fm.Requests("rev-a")) == calls {
 		t.Fatalf("--full did not review again\n%s", res.Stderr)

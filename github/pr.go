@@ -112,8 +112,10 @@ type ReviewThread struct {
 
 // ThreadComment is one comment of a review thread.
 type ThreadComment struct {
-	ID          string `json:"id"`
-	DatabaseID  int64  `json:"databaseId"`
+	ID string `json:"id"`
+	// DatabaseID is the comment's number (GraphQL fullDatabaseId, a
+	// BigInt GitHub sends as a string), the key of a thread's finding.
+	DatabaseID  string `json:"fullDatabaseId"`
 	Body        string `json:"body"`
 	Author      string `json:"author"`
 	Association string `json:"authorAssociation"`
@@ -143,7 +145,7 @@ const prQuery = `query PullRequestContext($owner: String!, $name: String!, $numb
         nodes {
           id isResolved isOutdated path line
           comments(first: 50) {
-            nodes { id databaseId body author { __typename login } authorAssociation path line createdAt url }
+            nodes { id fullDatabaseId body author { __typename login } authorAssociation path line createdAt url }
           }
         }
       }

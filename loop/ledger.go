@@ -67,6 +67,13 @@ func prLedger(pr *github.PullRequest) (l finding.Ledger, url, by string, warning
 // report cannot do what its author's command could not.
 func (t *Trust) Ledger(ctx context.Context, pr *github.PullRequest) (l finding.Ledger, url string, warnings []string, ok bool) {
 	l, url, by, warnings, ok := prLedger(pr)
+	// A thread as earlier ledgers named it, by its first comment's node id.
+	legacy := legacyThreadIDs(pr)
+	for i, e := range l.Findings {
+		if id, found := legacy[e.ID]; found && !slices.ContainsFunc(l.Findings, func(x finding.LedgerEntry) bool { return x.ID == id }) {
+			l.Findings[i].ID = id
+		}
+	}
 	if !ok || pr.ByViewer(by) || t.listed(by) {
 		return l, url, warnings, ok
 	}

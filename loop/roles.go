@@ -136,7 +136,7 @@ func analyzerTask(pr *github.PullRequest, st finding.ReviewState, stats finding.
 				continue
 			}
 			if v.ID == "" {
-				v.ID, v.Path, v.Line = "THREAD-"+c.ID, c.Path, c.Line
+				v.ID, v.Path, v.Line = ThreadID(c), c.Path, c.Line
 			}
 			v.Comments = append(v.Comments, commentView{Author: c.Author, Association: c.Association, Body: excerpt(c.Body, maxCommentView)})
 		}

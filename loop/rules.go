@@ -130,13 +130,49 @@ func ThreadFindings(pr *github.PullRequest) ([]finding.Finding, finding.ThreadSt
 		}
 		id := first.ID
 		out = append(out, finding.Finding{
-			ID: "THREAD-" + id, Priority: prio, Category: ThreadCategory, File: path, Line: line,
+			ID: ThreadID(first), Priority: prio, Category: ThreadCategory, File: path, Line: line,
 			Title:       "Unresolved review thread",
 			Description: redact.ForComment(excerpt(first.Body, maxThreadExcerpt)),
 			Source:      &finding.Source{Type: "human", Name: first.Author, ReviewID: &id, Timestamp: first.CreatedAt},
 		})
 	}
 	return out, st
+}
+
+// ThreadID is the ID of the finding of the thread whose first human
+// comment is c: THREAD-<its database id>, which stays when the thread is
+// edited (THREAD-<node id> without one, as ledgers before it spelled it).
+func ThreadID(c github.ThreadComment) string {
+	if c.DatabaseID != "" {
+		return "THREAD-" + c.DatabaseID
+	}
+	return "THREAD-" + c.ID
+}
+
+// legacyThreadIDs maps the IDs earlier ledgers and commands gave pr's
+// threads (THREAD-<node id of the first human comment>) to today's.
+func legacyThreadIDs(pr *github.PullRequest) map[string]string {
+	m := map[string]string{}
+	for _, f := range threadFirsts(pr) {
+		if f.DatabaseID != "" {
+			m["THREAD-"+f.ID] = ThreadID(f)
+		}
+	}
+	return m
+}
+
+// threadFirsts are the first human comments of pr's threads.
+func threadFirsts(pr *github.PullRequest) []github.ThreadComment {
+	var out []github.ThreadComment
+	for _, th := range pr.Threads {
+		for _, c := range th.Comments {
+			if !Own(pr, c.Body, c.Author) {
+				out = append(out, c)
+				break
+			}
+		}
+	}
+	return out
 }
 
 // IsThread reports whether f came from a human review thread.

@@ -1,6 +1,8 @@
 package loop
 
 import (
+	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -302,5 +304,34 @@ func TestRenderReview(t *testing.T) {
 	rr.Roles[0].OK, rr.Consensus = false, ""
 	if got := RenderReview("run-1", 3, rr); !strings.Contains(got, "all 2 failed (reviewer-1, reviewer-2)") || !strings.Contains(got, "none (no reviewer succeeded)") {
 		t.Errorf("all-failed report:\n%s", got)
+	}
+}
+
+// A thread's finding is keyed by its first human comment's database id,
+// which survives edits; the node id earlier ledgers and commands used for
+// it still names it: a dismissal of THREAD-<node id> dismisses it.
+func TestThreadIDsAndTheirOldNames(t *testing.T) {
+	l := 3
+	pr := &github.PullRequest{Viewer: "bot", Author: "author", Threads: []github.ReviewThread{
+		{Comments: []github.ThreadComment{{ID: "PRRC_kwDOold", DatabaseID: "2001", Body: "why?", Author: "pal", Association: "NONE", Path: "a.go", Line: &l}}},
+		{Comments: []github.ThreadComment{{ID: "PRRC_nodb", Body: "and this?", Author: "pal", Association: "NONE", Path: "b.go"}}},
+	}}
+	fs, _ := ThreadFindings(pr)
+	if len(fs) != 2 || fs[0].ID != "THREAD-2001" || fs[1].ID != "THREAD-PRRC_nodb" {
+		t.Fatalf("thread IDs %+v", fs)
+	}
+	led := finding.Ledger{Run: "20260101T000000-abcdef", Round: 1, Head: "aaaaaaaa"}
+	led.Set("THREAD-PRRC_kwDOold", finding.StatusDismissed, "")
+	pr.Comments = []github.Comment{{Author: "bot", Body: finding.Marker + "\nreport\n" + led.Block(), URL: "https://x/c/1"},
+		{Author: "maint", Body: "/ocdx dismiss THREAD-PRRC_kwDOold", URL: "https://x/c/2"}}
+	trust := NewTrust(&fakeGitHub{perms: map[string]github.Permission{"maint": github.PermWrite}}, github.Repo{Owner: "o", Name: "r"}, nil)
+	trust.Judge(context.Background(), pr)
+	got, _, _, ok := trust.Ledger(context.Background(), pr)
+	if !ok || fmt.Sprint(got.With(finding.StatusDismissed)) != "[THREAD-2001]" {
+		t.Errorf("the old ledger's thread: %+v", got.Findings)
+	}
+	ds, refused, _ := trust.Dismissals(context.Background(), pr, finding.Ledger{})
+	if len(ds) != 1 || ds[0].ID != "THREAD-2001" || ds[0].By != "maint" || len(refused) != 0 {
+		t.Errorf("the old command's thread: %+v, refused %+v", ds, refused)
 	}
 }

@@ -1,6 +1,7 @@
 package loop
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -180,8 +181,12 @@ func (t *Trust) Dismissals(ctx context.Context, pr *github.PullRequest, led find
 			}
 		}
 	}
+	legacy := legacyThreadIDs(pr)
 	for _, c := range pr.Comments {
 		if ids, ok := DismissCommand(c.Body); ok {
+			for i, id := range ids {
+				ids[i] = cmp.Or(legacy[id], id) // a thread named as before
+			}
 			judge(c.Author, c.URL, ids)
 		}
 	}

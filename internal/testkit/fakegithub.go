@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"encoding/pem"
 	"fmt"
+	"hash/fnv"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -109,6 +110,19 @@ type Thread struct {
 type ThreadComment struct {
 	ID, Body, Login, Association, Path string
 	Line                               int // 0: null
+	// DatabaseID is its number (fullDatabaseId); default: derived from ID.
+	DatabaseID string
+}
+
+// databaseID is c's number as GitHub gives it: DatabaseID, else a stable
+// number made from its node id.
+func (c ThreadComment) databaseID() string {
+	if c.DatabaseID != "" {
+		return c.DatabaseID
+	}
+	h := fnv.New32a()
+	h.Write([]byte(c.ID))
+	return strconv.FormatUint(uint64(h.Sum32())+1000, 10)
 }
 
 // PostedComment and PostedReview are what the tool posted (and, through
@@ -778,7 +792,7 @@ func (g *GitHub) prObject(repo string, pr *PR) map[string]any {
 			if i == 0 {
 				path, line = c.Path, l
 			}
-			comments = append(comments, map[string]any{"id": c.ID, "databaseId": 1, "body": c.Body,
+			comments = append(comments, map[string]any{"id": c.ID, "fullDatabaseId": c.databaseID(), "body": c.Body,
 				"author": map[string]any{"login": c.Login}, "authorAssociation": c.Association,
 				"path": c.Path, "line": l, "createdAt": "2026-01-01T00:00:00Z", "url": "https://" + g.Host() + "/" + repo + "/pull/" + strconv.Itoa(pr.Number)})
 		}
