@@ -69,6 +69,9 @@ type LedgerEntry struct {
 	ID     string `json:"id"`
 	Status Status `json:"status,omitempty"`
 	Sha    string `json:"sha,omitempty"` // the fix commit, for fixed
+	// Agreement is how many of the reviewers that answered raised it
+	// ("2/3"), when reviewers did.
+	Agreement string `json:"agreement,omitempty"`
 }
 
 const ledgerOpen, ledgerClose = "<!-- ocdx:ledger ", " -->"
@@ -79,6 +82,7 @@ var (
 	reLedgerID  = regexp.MustCompile(`^[A-Z]{2,6}-[0-9a-f]{8}$|^THREAD-[0-9]{1,20}$|^THREAD-PRRC_[A-Za-z0-9_-]{1,80}$`)
 	reLedgerRun = regexp.MustCompile(`^[0-9]{8}T[0-9]{6}-[0-9a-f]{6}$`)
 	reLedgerOID = regexp.MustCompile(`^[0-9a-f]{7,64}$`)
+	reAgreement = regexp.MustCompile(`^[1-9][0-9]?/[1-9][0-9]?$`)
 )
 
 // ValidLedgerID reports whether s has the shape of a finding ID.
@@ -100,6 +104,18 @@ func (l *Ledger) Set(id string, status Status, sha string) {
 		}
 	}
 	l.Findings = append(l.Findings, LedgerEntry{ID: id, Status: status, Sha: sha})
+}
+
+// Agree records how many reviewers raised id ("2/3"), when it has that shape.
+func (l *Ledger) Agree(id, agreement string) {
+	if !reAgreement.MatchString(agreement) {
+		return
+	}
+	for i := range l.Findings {
+		if l.Findings[i].ID == id {
+			l.Findings[i].Agreement = agreement
+		}
+	}
 }
 
 // With returns the IDs of l's entries with status.
@@ -232,6 +248,9 @@ func ParseLedgerWarn(body string) (l Ledger, warnings []string, err error) {
 		}
 		if e.Status != StatusFixed || !reLedgerOID.MatchString(e.Sha) {
 			e.Sha = ""
+		}
+		if !reAgreement.MatchString(e.Agreement) {
+			e.Agreement = ""
 		}
 		seen[e.ID] = true
 		kept = append(kept, e)

@@ -123,6 +123,7 @@ func (l *loop) ledger(n int, head string) finding.Ledger {
 	for _, rr := range l.res.Rounds {
 		for _, f := range rr.Findings {
 			led.Set(f.ID, finding.StatusOpen, "")
+			led.Agree(f.ID, f.Agreement)
 		}
 		for _, rd := range recorded {
 			if rd.N != rr.N {
