@@ -216,7 +216,7 @@ func reviewPR(ctx context.Context, d *Deps, opts *ReviewPROptions) error {
 	}
 	led, _, _, _ := loop.PRLedger(rc.PR)
 	if !opts.Full {
-		reReviewPR(ctx, d, rc, led.Head)
+		reReviewPR(ctx, d, rc, led.ReviewedHead())
 	}
 	if opts.ContextOnly {
 		msg, err := rc.TaskMessage()

@@ -143,7 +143,7 @@ type postPublisher struct {
 func (p *postPublisher) Publish(ctx context.Context, r reviewpr.Proposal) (string, error) {
 	// The ledger goes on, marking the head this review read.
 	led := p.ledger
-	led.Run, led.Kind, led.Round, led.Head = p.runID, "review-pr", 1, p.head
+	led.Run, led.Kind, led.Round, led.Head, led.Reviewed = p.runID, "review-pr", 1, p.head, p.head
 	body := github.CapBodyWith(finding.Marker+"\n"+finding.Tag(p.runID, 1, "review-pr")+"\n"+r.Body, "\n"+led.Block())
 	posted, err := p.gh.PostReviewComments(ctx, p.repo, p.number, r.Event, body, r.Comments)
 	if err != nil {

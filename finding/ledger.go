@@ -54,6 +54,10 @@ type Ledger struct {
 	Kind  string `json:"kind,omitempty"` // the run's verb: review-loop (""), fix, review-pr
 	Round int    `json:"round"`
 	Head  string `json:"head"`
+	// Reviewed is the newest head a review read, at least one reviewer
+	// answering: the basis of the next review's increment ("" when none
+	// did). A first-version ledger has none; its Head stands for it.
+	Reviewed string `json:"reviewed,omitempty"`
 	// Converged says the round's review converged on Head: a run on that
 	// head has nothing new to review, on any machine.
 	Converged bool          `json:"converged,omitempty"`
@@ -116,6 +120,14 @@ func (l *Ledger) Agree(id, agreement string) {
 			l.Findings[i].Agreement = agreement
 		}
 	}
+}
+
+// ReviewedHead is the newest head a review read, as l knows it.
+func (l Ledger) ReviewedHead() string {
+	if l.V < 2 {
+		return l.Head // a first-version ledger named only its round's head
+	}
+	return l.Reviewed
 }
 
 // With returns the IDs of l's entries with status.
@@ -224,6 +236,8 @@ func ParseLedgerWarn(body string) (l Ledger, warnings []string, err error) {
 		return Ledger{}, nil, fmt.Errorf("the ledger's round %d is out of range", l.Round)
 	case !reLedgerOID.MatchString(l.Head):
 		return Ledger{}, nil, fmt.Errorf("the ledger's head %q is not a commit", l.Head)
+	case l.Reviewed != "" && !reLedgerOID.MatchString(l.Reviewed):
+		return Ledger{}, nil, fmt.Errorf("the ledger's reviewed head %q is not a commit", l.Reviewed)
 	case l.Dropped < 0:
 		return Ledger{}, nil, errors.New("the ledger's dropped count is negative")
 	case l.Kind != "" && l.Kind != "review-loop" && l.Kind != "fix" && l.Kind != "review-pr":

@@ -115,7 +115,12 @@ func DismissCommand(body string) (ids []string, ok bool) {
 // yet counted: what an earlier run's ledger said, then each round's
 // findings (open) and fixes (fixed), the stuck set and the dismissed.
 func (l *loop) ledger(n int, head string) finding.Ledger {
-	led := finding.Ledger{Run: l.run.ID(), Round: n, Head: head, Converged: l.converged && head == l.headOf(n)}
+	led := finding.Ledger{Run: l.run.ID(), Round: n, Head: head, Converged: l.converged && head == l.headOf(n), Reviewed: l.seed.ReviewedHead()}
+	for _, rr := range l.res.Rounds {
+		if rr.reviewersOK > 0 {
+			led.Reviewed = rr.HeadOID // a round every reviewer failed reviewed nothing
+		}
+	}
 	for _, e := range l.seed.Findings {
 		led.Set(e.ID, e.Status, e.Sha)
 	}

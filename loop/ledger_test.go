@@ -275,3 +275,34 @@ func TestLedgerCountsOnlyPushedFixes(t *testing.T) {
 		t.Errorf("ledger %+v: want %s open, nothing fixed", l.Findings, id)
 	}
 }
+
+// A round every reviewer failed reviewed nothing: its report's ledger names
+// its head, but no reviewed head, so no machine takes it as a basis.
+func TestLedgerNamesOnlyReviewedHeads(t *testing.T) {
+	h := newHarness(t)
+	h.reviewer.answers = []string{"no envelope at all"}
+	h.analyzer.answers = []string{analyzerAnswer()}
+	if res, _ := h.run(t); res == nil || res.Outcome != OutcomeFailed {
+		t.Fatalf("run: %+v", res)
+	}
+	if len(h.gh.comments) == 0 {
+		t.Fatal("nothing posted")
+	}
+	l, err := finding.ParseLedger(h.gh.comments[0].Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.Head != "aaaaaaaa" || l.ReviewedHead() != "" {
+		t.Errorf("head %q, reviewed %q: want the round's head and no reviewed one", l.Head, l.ReviewedHead())
+	}
+
+	h = newHarness(t)
+	h.reviewer.answers = []string{reviewerAnswer()}
+	h.analyzer.answers = []string{analyzerAnswer()}
+	if res, _ := h.run(t); res == nil || res.Outcome != OutcomeConverged {
+		t.Fatalf("run: %+v", res)
+	}
+	if l, _ := finding.ParseLedger(h.gh.comments[0].Body); l.ReviewedHead() != "aaaaaaaa" || !l.Converged {
+		t.Errorf("a reviewed round: reviewed %q, converged %t", l.ReviewedHead(), l.Converged)
+	}
+}
