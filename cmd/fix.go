@@ -394,8 +394,8 @@ func fixPayload(opts *FixOptions, pr *github.PullRequest, recorded state.PR, res
 		for i := len(recorded.Runs) - 1; i >= 0; i-- {
 			r := recorded.Runs[i]
 			if r.ID == resume.RunID && r.Kind == "fix" && len(r.Rounds) > 0 && r.Rounds[0].Findings != nil {
-				p, _, err := split(r.Rounds[0].Findings, number, 1, stuck)
-				return p, orWhy(p, "the interrupted fix has no finding left"), err
+				p, _ := split(r.Rounds[0].Findings, number, 1, stuck)
+				return p, orWhy(p, "the interrupted fix has no finding left"), nil
 			}
 		}
 	}
@@ -422,11 +422,11 @@ func fixPayload(opts *FixOptions, pr *github.PullRequest, recorded state.PR, res
 	for _, id := range rd.StuckIDs {
 		stuck[id] = true
 	}
-	p, left, err := split(rd.Findings, number, rd.N, stuck)
+	p, left := split(rd.Findings, number, rd.N, stuck)
 	if len(left) > 0 {
-		return p, "stuck findings left out (they came back after being reported fixed, and need a human): " + strings.Join(left, ", "), err
+		return p, "stuck findings left out (they came back after being reported fixed, and need a human): " + strings.Join(left, ", "), nil
 	}
-	return p, orWhy(p, "the latest review has no P0, P1 or P2 code finding"), err
+	return p, orWhy(p, "the latest review has no P0, P1 or P2 code finding"), nil
 }
 
 // orWhy is why, when p holds nothing to fix.
@@ -440,7 +440,7 @@ func orWhy(p finding.FixPayload, why string) string {
 // split makes a payload of recorded findings, as the loop does: P0..P2 to
 // fix, P3 optional, each ID once; thread findings (for humans) and stuck
 // ones are left out, the stuck P0..P2 named in left.
-func split(recorded []finding.Finding, number, round int, stuck map[string]bool) (p finding.FixPayload, left []string, err error) {
+func split(recorded []finding.Finding, number, round int, stuck map[string]bool) (p finding.FixPayload, left []string) {
 	all := slices.Clone(recorded)
 	var ids []string
 	for i := range all {
@@ -458,7 +458,7 @@ func split(recorded []finding.Finding, number, round int, stuck map[string]bool)
 	p = finding.FixPayload{PRNumber: number, Round: round, IssuesToFix: []finding.Finding{}, OptionalIssues: []finding.Finding{}}
 	p.IssuesToFix = append(p.IssuesToFix, toFix...)
 	p.OptionalIssues = append(p.OptionalIssues, optional...)
-	return p, left, nil
+	return p, left
 }
 
 func readPayload(file string, number int) (finding.FixPayload, error) {

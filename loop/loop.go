@@ -305,9 +305,7 @@ func (l *loop) convergedAt(head string) (state.Round, string, bool) {
 func (l *loop) already(ctx context.Context, rd state.Round, runID string) (*Result, error) {
 	pr := l.o.PR
 	rr := RoundResult{N: rd.N, HeadOID: rd.HeadOID, Comments: rd.Comments, Stuck: []string{}}
-	if err := restore(&rr, rd, l.o.Prices); err != nil {
-		return nil, err
-	}
+	restore(&rr, rd, l.o.Prices)
 	if err := l.dismiss(ctx, pr, false); err != nil {
 		return nil, err
 	}
@@ -325,8 +323,7 @@ func (l *loop) already(ctx context.Context, rd state.Round, runID string) (*Resu
 	l.res.Stuck = append(l.res.Stuck, l.stuck...)
 	outcome, reason, _, _ := l.decide(&l.res.Rounds[0])
 	if outcome != OutcomeConverged && outcome != OutcomeBlocked {
-		// Something to fix again can only come from a new review.
-		outcome, reason = OutcomeBlocked, reason+"; run with --full to review the PR again"
+		outcome = OutcomeBlocked // something to fix again can only come from a new review (--full)
 	}
 	l.res.Outcome = outcome
 	l.res.Reason = fmt.Sprintf("already reviewed at %s: %s (nothing new to review; --full reviews it again)", text.ShortOID(rd.HeadOID), reason)
@@ -407,9 +404,7 @@ func (l *loop) round(ctx context.Context, n int) (done bool, err error) {
 	rr.ThreadsTruncated = pr.ThreadsTruncated
 	rr.PolicyChanged = PolicyChanges(pr)
 	if rd.Done(state.PhaseReviewed) {
-		if err := restore(&rr, rd, l.o.Prices); err != nil {
-			return false, err
-		}
+		restore(&rr, rd, l.o.Prices)
 	} else {
 		if err := l.review(ctx, pr, &rr, threadFs); err != nil {
 			return false, err
@@ -633,7 +628,7 @@ func (l *loop) review(ctx context.Context, pr *github.PullRequest, rr *RoundResu
 	// too, on this machine or a fresh one alike: raised again, by its ID,
 	// it is stuck.
 	for _, e := range l.seed.Findings {
-		if e.Status == finding.StatusFixed && !IsThread(finding.Finding{ID: e.ID}) &&
+		if e.Status == finding.StatusFixed && !strings.HasPrefix(e.ID, "THREAD-") &&
 			!slices.ContainsFunc(fixedBefore, func(f finding.Finding) bool { return f.ID == e.ID }) {
 			fixedBefore = append(fixedBefore, finding.Finding{ID: e.ID})
 		}
@@ -732,7 +727,7 @@ func (l *loop) recordReview(n int, rr *RoundResult) error {
 }
 
 // restore rebuilds a reviewed round from the state file (resumed run).
-func restore(rr *RoundResult, rd state.Round, prices map[string]config.Price) error {
+func restore(rr *RoundResult, rd state.Round, prices map[string]config.Price) {
 	rr.Findings = orEmpty(slices.Clone(rd.Findings))
 	rr.Counts, rr.Consensus, rr.Stuck = Count(rr.Findings), rd.Consensus, orEmptyS(rd.StuckIDs)
 	if rd.Coverage != nil {
@@ -763,13 +758,13 @@ func restore(rr *RoundResult, rd state.Round, prices map[string]config.Price) er
 			st.Error = strings.TrimPrefix(rep.Summary, "failed: ")
 		}
 		for _, f := range rr.Findings {
-			if f.Source != nil && f.Source.Name == rep.Role {
+			// A merged finding counts for every reviewer that raised it.
+			if f.Source != nil && f.Source.Name == rep.Role || rep.Model != "" && slices.Contains(f.Reviewers, rep.Model) {
 				st.Findings++
 			}
 		}
 		rr.Roles = append(rr.Roles, st)
 	}
-	return nil
 }
 
 // showFix puts what the round's fix did (and recorded) into the result.
