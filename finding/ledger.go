@@ -8,12 +8,14 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode/utf8"
 )
 
 // The ledger is what gh-ocdx knows of a PR's findings, hidden at the end of
 // every report it posts, so that any machine can take up the PR where the
 // last one left it (docs/architecture.md, The ledger). It holds IDs and
-// statuses only: nothing a PR or a model wrote.
+// statuses and, for the findings of the review the next one builds on,
+// where each is and its title: what the report shows of them anyway.
 
 // Status is where a finding is in its life (docs/architecture.md, Findings
 // and memory): one list for every verb, the state file and the ledger.
@@ -60,8 +62,17 @@ type Ledger struct {
 	Reviewed string `json:"reviewed,omitempty"`
 	// Converged says the round's review converged on Head: a run on that
 	// head has nothing new to review, on any machine.
-	Converged bool          `json:"converged,omitempty"`
-	Findings  []LedgerEntry `json:"findings"` // oldest first
+	Converged bool `json:"converged,omitempty"`
+	// Basis is the head of the review a re-review builds on (a round at
+	// least one reviewer answered): the entries located (Where) are that
+	// review's code findings. "" when the ledger knows none: a fresh
+	// machine then reviews in full.
+	Basis string `json:"basis,omitempty"`
+	// Sampled is, when the basis review or one it built on was given a cut
+	// diff, the head before which coverage was sampled (review.Coverage's
+	// SampledBefore): every review built on it says so.
+	Sampled  string        `json:"sampled,omitempty"`
+	Findings []LedgerEntry `json:"findings"` // oldest first
 	// Dropped counts the closed entries (fixed, resolved, dismissed,
 	// refuted) left out, oldest first, to keep the block within MaxLedger;
 	// the block says so in words too.
@@ -76,7 +87,22 @@ type LedgerEntry struct {
 	// Agreement is how many of the reviewers that answered raised it
 	// ("2/3"), when reviewers did.
 	Agreement string `json:"agreement,omitempty"`
+	Where
 }
+
+// Where locates a finding of the basis review: its priority, file, line
+// (0: none) and title, capped (MaxLedgerTitle). Model-written, so as
+// hostile as the PR; it only ever goes back to the reviewers, who judge
+// whether the finding is still present.
+type Where struct {
+	Priority string `json:"p,omitempty"`
+	File     string `json:"file,omitempty"`
+	Line     int    `json:"line,omitempty"`
+	Title    string `json:"title,omitempty"`
+}
+
+// MaxLedgerTitle caps a title in the ledger, in bytes.
+const MaxLedgerTitle = 120
 
 const ledgerOpen, ledgerClose = "<!-- ocdx:ledger ", " -->"
 
@@ -122,6 +148,87 @@ func (l *Ledger) Agree(id, agreement string) {
 	}
 }
 
+// Locate records where f is, as a finding of the basis review; an entry
+// for f.ID must exist. What has not the shapes ParseLedger keeps is left
+// out.
+func (l *Ledger) Locate(f Finding) {
+	w := Where{Priority: f.Priority, File: f.File, Title: clip(f.Title, MaxLedgerTitle)}
+	if f.Line != nil {
+		w.Line = *f.Line
+	}
+	if w.valid() != nil {
+		return
+	}
+	for i := range l.Findings {
+		if l.Findings[i].ID == f.ID {
+			l.Findings[i].Where = w
+		}
+	}
+}
+
+// BasisFindings are the code findings of the review at Basis, as the
+// ledger locates them, and ok when it names such a review.
+func (l Ledger) BasisFindings() (fs []Finding, ok bool) {
+	if l.Basis == "" {
+		return nil, false
+	}
+	fs = []Finding{}
+	for _, e := range l.Findings {
+		if e.Priority == "" || strings.HasPrefix(e.ID, "THREAD-") {
+			continue
+		}
+		f := Finding{ID: e.ID, Priority: e.Priority, File: e.File, Title: e.Title}
+		if e.Line > 0 {
+			line := e.Line
+			f.Line = &line
+		}
+		fs = append(fs, f)
+	}
+	return fs, true
+}
+
+// unlocate forgets the basis: a fresh machine then reviews in full.
+func (l *Ledger) unlocate() {
+	l.Basis, l.Sampled = "", ""
+	for i := range l.Findings {
+		l.Findings[i].Where = Where{}
+	}
+}
+
+// valid says what is wrong with w, if anything.
+func (w Where) valid() error {
+	switch {
+	case w == Where{}:
+		return nil
+	case !slices.Contains(Priorities, w.Priority):
+		return fmt.Errorf("priority %q", text(w.Priority))
+	case w.File == "" || len(w.File) > 512 || strings.HasPrefix(w.File, "/") || hasControl(w.File) ||
+		slices.Contains(strings.Split(w.File, "/"), ".."):
+		return fmt.Errorf("file %q", text(w.File))
+	case w.Line < 0 || w.Line > 1e8:
+		return fmt.Errorf("line %d", w.Line)
+	case len(w.Title) > MaxLedgerTitle+len("…") || hasControl(w.Title):
+		return fmt.Errorf("title %q", text(w.Title))
+	}
+	return nil
+}
+
+func hasControl(s string) bool {
+	return strings.ContainsFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f })
+}
+
+// clip cuts s to at most n bytes on a rune boundary, marking the cut.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	i := n
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return s[:i] + "…"
+}
+
 // ReviewedHead is the newest head a review read, as l knows it.
 func (l Ledger) ReviewedHead() string {
 	if l.V < 2 {
@@ -150,8 +257,9 @@ func (e LedgerEntry) status() Status {
 }
 
 // Block renders l as the hidden block that ends a report: compact JSON, at
-// most MaxLedger bytes, the oldest closed entries left out first (counted
-// in Dropped, and said in a visible line before the block). Remaining
+// most MaxLedger bytes: past that the basis's locations are left out
+// first, then the oldest closed entries (counted in Dropped, and said in a
+// visible line before the block). Remaining
 // entries (open, stuck, disputed) are never left out; a ledger of nothing
 // but those beyond the limit is cut to its newest entries.
 func (l Ledger) Block() string {
@@ -173,6 +281,12 @@ func (l Ledger) Block() string {
 				block = fmt.Sprintf("_gh-ocdx's memory of this PR leaves out its %d oldest closed finding(s) (fixed, resolved or dismissed) to fit in a comment._\n", l.Dropped) + block
 			}
 			return block
+		}
+		// Where the basis findings are goes first: it saves the next run
+		// some tokens, where a closed entry may make a finding stuck.
+		if l.Basis != "" {
+			l.unlocate()
+			continue
 		}
 		i := closedIndex(l.Findings)
 		if i < 0 {
@@ -238,6 +352,10 @@ func ParseLedgerWarn(body string) (l Ledger, warnings []string, err error) {
 		return Ledger{}, nil, fmt.Errorf("the ledger's head %q is not a commit", l.Head)
 	case l.Reviewed != "" && !reLedgerOID.MatchString(l.Reviewed):
 		return Ledger{}, nil, fmt.Errorf("the ledger's reviewed head %q is not a commit", l.Reviewed)
+	case l.Basis != "" && !reLedgerOID.MatchString(l.Basis):
+		return Ledger{}, nil, fmt.Errorf("the ledger's basis %q is not a commit", l.Basis)
+	case l.Sampled != "" && !reLedgerOID.MatchString(l.Sampled):
+		return Ledger{}, nil, fmt.Errorf("the ledger's sampled head %q is not a commit", l.Sampled)
 	case l.Dropped < 0:
 		return Ledger{}, nil, errors.New("the ledger's dropped count is negative")
 	case l.Kind != "" && l.Kind != "review-loop" && l.Kind != "fix" && l.Kind != "review-pr":
@@ -265,6 +383,10 @@ func ParseLedgerWarn(body string) (l Ledger, warnings []string, err error) {
 		}
 		if !reAgreement.MatchString(e.Agreement) {
 			e.Agreement = ""
+		}
+		if err := e.Where.valid(); err != nil {
+			warnings = append(warnings, fmt.Sprintf("left out where %s is: its %v is not of gh-ocdx's shapes", e.ID, err))
+			e.Where = Where{}
 		}
 		seen[e.ID] = true
 		kept = append(kept, e)

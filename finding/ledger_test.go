@@ -121,3 +121,44 @@ func TestLedgerBlockOfNothing(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// The basis review's findings are located in the ledger, and read back as
+// findings a re-review lists; a location of another shape is left out with
+// a warning, the entry kept; over MaxLedger the locations go before any
+// entry does.
+func TestLedgerLocatesTheBasisFindings(t *testing.T) {
+	line := 12
+	l := Ledger{Run: "20261124T101112-a1b2c3", Round: 1, Head: "916a9a4c", Basis: "916a9a4c"}
+	l.Set("QUAL-0badf00d", StatusOpen, "")
+	l.Locate(Finding{ID: "QUAL-0badf00d", Priority: "P1", File: "a.go", Line: &line, Title: strings.Repeat("é", 100)})
+	got, err := ParseLedger(l.Block())
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs, ok := got.BasisFindings()
+	if !ok || len(fs) != 1 || fs[0].Priority != "P1" || fs[0].File != "a.go" || *fs[0].Line != 12 || len(fs[0].Title) > MaxLedgerTitle+len("…") || !strings.HasSuffix(fs[0].Title, "é…") {
+		t.Fatalf("basis %v %+v", ok, fs)
+	}
+
+	for _, where := range []string{`"p":"P9","file":"a.go"`, `"p":"P1","file":"../../etc/passwd"`, `"p":"P1","file":"/etc/passwd"`, `"p":"P1","file":"a.go","title":"a\u0007b"`, `"p":"P1","file":"a.go","line":-1`} {
+		body := `<!-- ocdx:ledger {"v":2,"run":"20261124T101112-a1b2c3","round":1,"head":"916a9a4c","basis":"916a9a4c","findings":[{"id":"QUAL-0badf00d",` + where + `}]} -->`
+		got, warnings, err := ParseLedgerWarn(body)
+		if err != nil || len(got.Findings) != 1 || got.Findings[0].Where != (Where{}) || len(warnings) != 1 {
+			t.Errorf("%s: %+v, %v, %v", where, got, warnings, err)
+		}
+	}
+
+	big := Ledger{Run: "20261124T101112-a1b2c3", Round: 1, Head: "916a9a4c", Basis: "916a9a4c"}
+	for i := range 400 {
+		id := fmt.Sprintf("QUAL-%08x", i)
+		big.Set(id, StatusOpen, "")
+		big.Locate(Finding{ID: id, Priority: "P2", File: "some/long/path/to/a/file.go", Title: strings.Repeat("t", 100)})
+	}
+	got, err = ParseLedger(big.Block())
+	if err != nil || len(got.Findings) != 400 || got.Dropped != 0 {
+		t.Fatalf("a large ledger: %d entries, %d dropped, %v", len(got.Findings), got.Dropped, err)
+	}
+	if _, ok := got.BasisFindings(); ok {
+		t.Error("a ledger past its size keeps a basis whose locations it left out")
+	}
+}

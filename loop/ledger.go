@@ -80,7 +80,7 @@ func (t *Trust) Ledger(ctx context.Context, pr *github.PullRequest) (l finding.L
 	// Nor can it say a head converged or was reviewed: that would spare the
 	// head its review, its secret scan included, on its author's word. (As
 	// a current ledger, it then names no reviewed head: ReviewedHead.)
-	l.Converged, l.Reviewed, l.V = false, "", max(l.V, finding.LedgerVersion)
+	l.Converged, l.Reviewed, l.Basis, l.V = false, "", "", max(l.V, finding.LedgerVersion)
 	p, err := t.Permission(ctx, by)
 	for _, id := range l.With(finding.StatusDismissed) {
 		if may, _ := MayDismiss(t.repo, p, by, pr.Author, id); err != nil || !may {
@@ -114,16 +114,24 @@ func DismissCommand(body string) (ids []string, ok bool) {
 
 // ledger is the PR's ledger as round n of this run leaves it, its fix not
 // yet counted: what an earlier run's ledger said, then each round's
-// findings (open) and fixes (fixed), the stuck set and the dismissed.
+// findings (open) and fixes (fixed), the stuck set and the dismissed. The
+// newest round a reviewer answered is the next review's basis: its
+// findings are located, and what an earlier review raised that it did not
+// is resolved.
 func (l *loop) ledger(n int, head string) finding.Ledger {
-	led := finding.Ledger{Run: l.run.ID(), Round: n, Head: head, Converged: l.converged && head == l.headOf(n), Reviewed: l.seed.ReviewedHead()}
-	for _, rr := range l.res.Rounds {
+	led := finding.Ledger{Run: l.run.ID(), Round: n, Head: head, Converged: l.converged && head == l.headOf(n), Reviewed: l.seed.ReviewedHead(),
+		Basis: l.seed.Basis, Sampled: l.seed.Sampled}
+	var basis *RoundResult
+	for i, rr := range l.res.Rounds {
 		if rr.reviewersOK > 0 {
-			led.Reviewed = rr.HeadOID // a round every reviewer failed reviewed nothing
+			basis = &l.res.Rounds[i] // a round every reviewer failed reviewed nothing
 		}
 	}
 	for _, e := range l.seed.Findings {
 		led.Set(e.ID, e.Status, e.Sha)
+		if basis == nil {
+			led.Locate(finding.Finding{ID: e.ID, Priority: e.Priority, File: e.File, Line: lineOf(e.Line), Title: e.Title})
+		}
 	}
 	recorded := l.run.Run().Rounds
 	for _, rr := range l.res.Rounds {
@@ -144,6 +152,24 @@ func (l *loop) ledger(n int, head string) finding.Ledger {
 			}
 		}
 	}
+	if basis != nil {
+		led.Reviewed, led.Basis, led.Sampled = basis.HeadOID, basis.HeadOID, ""
+		if c := basis.Coverage; c.Sampled() {
+			led.Sampled = cmp.Or(c.SampledBefore, basis.HeadOID)
+		}
+		raised := map[string]bool{}
+		for _, f := range basis.Findings {
+			raised[f.ID] = true
+			if !IsThread(f) {
+				led.Locate(f)
+			}
+		}
+		for _, e := range led.Findings {
+			if e.Status == finding.StatusOpen && !raised[e.ID] {
+				led.Set(e.ID, finding.StatusResolved, "")
+			}
+		}
+	}
 	for _, id := range l.stuck {
 		led.Set(id, finding.StatusStuck, "")
 	}
@@ -151,6 +177,14 @@ func (l *loop) ledger(n int, head string) finding.Ledger {
 		led.Set(d.ID, finding.StatusDismissed, "")
 	}
 	return led
+}
+
+// lineOf is a ledger's line as a finding's: 0 is none.
+func lineOf(n int) *int {
+	if n <= 0 {
+		return nil
+	}
+	return &n
 }
 
 // rebuild takes from the PR's newest ledger what the state file lacks: a

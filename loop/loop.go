@@ -277,9 +277,13 @@ func (l *loop) convergedAt(head string) (state.Round, string, bool) {
 	// The PR's ledger says so on a machine that has no record of the run.
 	if s := l.seed; s.Converged && s.Head == head && cmp.Or(s.Kind, Kind) == Kind {
 		if rec, err := l.o.Store.PR(l.key); err != nil || !slices.ContainsFunc(rec.Runs, func(r state.Run) bool { return r.ID == s.Run && r.Source == "" }) {
-			// The ledger holds IDs, not findings: a converged review left
-			// none that blocks, and the report on the PR lists the rest.
-			return state.Round{N: s.Round, HeadOID: s.Head, Findings: []finding.Finding{}}, s.Run, true
+			// A converged review left none that blocks; the ledger locates
+			// the rest when its basis is that head.
+			fs, ok := s.BasisFindings()
+			if !ok || s.Basis != s.Head {
+				fs = []finding.Finding{}
+			}
+			return state.Round{N: s.Round, HeadOID: s.Head, Findings: fs}, s.Run, true
 		}
 	}
 	rec, err := l.o.Store.PR(l.key)

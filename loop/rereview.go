@@ -54,17 +54,16 @@ func (l *loop) reReviewOf(ctx context.Context, n int, pr *github.PullRequest) *r
 	if l.o.Full || l.o.Since == nil {
 		return nil
 	}
-	rd, ok := l.previousReview(n)
-	if !ok || rd.HeadOID == pr.HeadRefOid {
+	b, ok := l.previousReview(n)
+	if !ok || b.Head == pr.HeadRefOid {
 		return nil
 	}
-	fs := rd.Findings
-	changed, ok := l.o.Since(ctx, rd.HeadOID, pr.HeadRefOid, pr.BaseRefOid)
+	changed, ok := l.o.Since(ctx, b.Head, pr.HeadRefOid, pr.BaseRefOid)
 	if !ok {
 		return nil
 	}
 	rc := review.NewContext(pr, []byte(changed), true, l.o.Policy)
-	re := &reReview{Since: rd.HeadOID, Diff: rc.Diff}
+	re := &reReview{Since: b.Head, Diff: rc.Diff}
 	// Its files are the since-diff's, not the PR's.
 	since := &github.PullRequest{}
 	files, _ := diff.Parse([]byte(changed)) // bytes cannot fail to read
@@ -75,58 +74,93 @@ func (l *loop) reReviewOf(ctx context.Context, n int, pr *github.PullRequest) *r
 	re.Coverage = review.DiffCoverage(since, rc.Diff, rc.DiffTruncated, rc.Ignored)
 	// What the review built on did not see stays unseen (docs/architecture.md,
 	// Re-reviews): a sampled basis makes every review on it sampled.
-	var basis review.Coverage
-	if rd.Coverage != nil && json.Unmarshal(rd.Coverage, &basis) == nil && basis.Sampled() {
-		re.Coverage.SampledBefore = cmp.Or(basis.SampledBefore, rd.HeadOID)
-	}
-	// A fix counts only once pushed: one that failed verification, was
-	// declined or interrupted fixed nothing on the PR.
-	var fixed []string
-	if res, ok := fix.Recorded(rd); ok && res.Pushed {
-		fixed = res.FixedIDs()
-	}
-	for _, f := range fs {
+	re.Coverage.SampledBefore = b.Sampled
+	for _, f := range b.Findings {
 		if IsThread(f) {
 			continue
 		}
 		re.Previous = append(re.Previous, f)
-		if slices.Contains(fixed, f.ID) {
+		if slices.Contains(b.Fixed, f.ID) {
 			re.Fixed = append(re.Fixed, f)
 		}
 	}
 	return re
 }
 
+// basis is the review a re-review builds on.
+type basis struct {
+	Head     string            // the head it read
+	Findings []finding.Finding // its findings
+	Fixed    []string          // those a pushed fix fixed since
+	Sampled  string            // the head before which coverage was sampled, if it was
+}
+
+// basisOf is round rd as a basis. A fix counts only once pushed: one that
+// failed verification, was declined or interrupted fixed nothing.
+func basisOf(rd state.Round) basis {
+	b := basis{Head: rd.HeadOID, Findings: rd.Findings}
+	if res, ok := fix.Recorded(rd); ok && res.Pushed {
+		b.Fixed = res.FixedIDs()
+	}
+	var c review.Coverage
+	if rd.Coverage != nil && json.Unmarshal(rd.Coverage, &c) == nil && c.Sampled() {
+		b.Sampled = cmp.Or(c.SampledBefore, rd.HeadOID)
+	}
+	return b
+}
+
+// ledgerBasis is the basis the PR's ledger names, for a run this machine
+// knows only from it: the same decisions as on the machine that ran it.
+func (l *loop) ledgerBasis() (basis, bool) {
+	fs, ok := l.seed.BasisFindings()
+	if !ok {
+		return basis{}, false
+	}
+	b := basis{Head: l.seed.Basis, Findings: fs, Sampled: l.seed.Sampled}
+	for _, e := range l.seed.Findings {
+		if e.Status == finding.StatusFixed {
+			b.Fixed = append(b.Fixed, e.ID)
+		}
+	}
+	return b, true
+}
+
 // previousReview is the review round n follows: round n-1 of this run, or
 // for a run's first round the last reviewed round of the PR's earlier
-// runs (their findings recorded: a run rebuilt from a ledger has none).
-func (l *loop) previousReview(n int) (state.Round, bool) {
+// runs (their findings recorded), or the basis the ledger names of a run
+// this machine knows only from the ledger.
+func (l *loop) previousReview(n int) (basis, bool) {
 	if l.run != nil {
 		for _, rd := range l.run.Run().Rounds {
 			if rd.N == n-1 && reviewed(rd) {
-				return rd, true
+				return basisOf(rd), true
 			}
 		}
 		if n > 1 {
-			return state.Round{}, false
+			return basis{}, false
 		}
 	}
 	rec, err := l.o.Store.PR(l.key)
 	if err != nil {
-		return state.Round{}, false
+		return l.ledgerBasis()
 	}
 	for i := len(rec.Runs) - 1; i >= 0; i-- {
 		r := rec.Runs[i]
 		if l.run != nil && r.ID == l.run.ID() {
 			continue
 		}
+		if r.Outcome == state.OutcomeElsewhere && r.ID == l.seed.Run {
+			if b, ok := l.ledgerBasis(); ok {
+				return b, true
+			}
+		}
 		for j := len(r.Rounds) - 1; j >= 0; j-- {
 			if rd := r.Rounds[j]; reviewed(rd) && rd.Findings != nil {
-				return rd, true
+				return basisOf(rd), true
 			}
 		}
 	}
-	return state.Round{}, false
+	return basis{}, false
 }
 
 // reviewed reports whether round rd reviewed its head: its reviews are

@@ -1,0 +1,185 @@
+package loop
+
+import (
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/ocdx/gh-ocdx/finding"
+	"github.com/ocdx/gh-ocdx/fix"
+	"github.com/ocdx/gh-ocdx/github"
+	"github.com/ocdx/gh-ocdx/state"
+)
+
+// decisions are what a run decided, as a machine that ran before and a
+// fresh one must decide alike: the outcome, each round's incremental base,
+// counts, stuck and dismissed findings, what was left, which previous
+// findings the reviewers were asked to judge, and which calls were made.
+type decisions struct {
+	Outcome   state.RunOutcome
+	Since     []string
+	Sampled   []string
+	Counts    []finding.Counts
+	Stuck     [][]string
+	Dismissed [][]string
+	Remaining []string
+	Previous  []string // the previous findings listed in each reviewer task
+	Reviews   int
+	Fixes     int
+}
+
+func decided(res *Result, h *harness, reviews, fixes int) decisions {
+	d := decisions{Outcome: res.Outcome, Reviews: len(h.reviewer.tasks) - reviews, Fixes: h.fixer.calls - fixes}
+	for _, rr := range res.Rounds {
+		d.Since = append(d.Since, rr.Since)
+		d.Sampled = append(d.Sampled, rr.Coverage.SampledBefore)
+		d.Counts = append(d.Counts, rr.Counts)
+		d.Stuck = append(d.Stuck, slices.Sorted(slices.Values(rr.Stuck)))
+		var ds []string
+		for _, f := range rr.Dismissed {
+			ds = append(ds, f.ID)
+		}
+		d.Dismissed = append(d.Dismissed, ds)
+	}
+	for _, f := range res.Remaining {
+		d.Remaining = append(d.Remaining, f.ID)
+	}
+	for _, task := range h.reviewer.tasks[reviews:] {
+		_, list, _ := strings.Cut(task, "**Previous findings**")
+		for l := range strings.Lines(list) {
+			if strings.HasPrefix(l, "- `") {
+				d.Previous = append(d.Previous, strings.TrimSpace(l))
+			}
+		}
+	}
+	return d
+}
+
+// Every scenario of a PR's memory decides the same on the machine that ran
+// before and on a fresh one (an empty state file: a new CI runner), which
+// knows the PR only from the ledger on it (docs/architecture.md, The
+// ledger).
+func TestTheLedgerRoundTripsEveryScenario(t *testing.T) {
+	id := bug.ComputeID()
+	other := finding.Finding{Priority: "P3", Category: "docs", File: "README.md", Line: lineOf(3), Title: "Typo", Description: "d"}
+	dismissal := github.Comment{Author: "maintainer", Body: "/ocdx dismiss " + id, URL: "https://x/pull/5#c9"}
+	for _, sc := range []struct {
+		name string
+		// first runs the PR up to the push the second run follows.
+		first func(t *testing.T, h *harness)
+		// then scripts the second run.
+		then func(h *harness)
+		// since is the second run's incremental base: "" for a full review.
+		since string
+	}{
+		{"blocked, then a push", func(t *testing.T, h *harness) {
+			h.reviewer.answers = []string{reviewerAnswer(bug, other)}
+			h.analyzer.answers = []string{analyzerAnswer()}
+			wantOutcome(t, h, OutcomeBlocked)
+		}, func(h *harness) {
+			h.reviewer.answers = []string{reviewerVerdicts([]finding.Verdict{{ID: id, Verdict: finding.Resolved}})}
+		}, "aaaaaaaa"},
+		{"approved, then a push", func(t *testing.T, h *harness) {
+			h.reviewer.answers = []string{reviewerAnswer(other)}
+			h.analyzer.answers = []string{analyzerAnswer()}
+			wantOutcome(t, h, OutcomeConverged)
+		}, func(h *harness) { h.reviewer.answers = []string{reviewerVerdicts(nil)} }, "aaaaaaaa"},
+		{"every reviewer failed", func(t *testing.T, h *harness) {
+			h.reviewer.answers = []string{"no envelope at all"}
+			h.analyzer.answers = []string{analyzerAnswer()}
+			wantOutcome(t, h, OutcomeFailed)
+		}, func(h *harness) { h.reviewer.answers = []string{reviewerAnswer()} }, ""},
+		{"a fix never pushed, nobody judges it", func(t *testing.T, h *harness) {
+			unpushed(t, h)
+		}, func(h *harness) { h.reviewer.answers = []string{reviewerVerdicts(nil)} }, "aaaaaaaa"},
+		{"a fix never pushed, still present", func(t *testing.T, h *harness) {
+			unpushed(t, h)
+		}, func(h *harness) {
+			h.reviewer.answers = []string{reviewerVerdicts([]finding.Verdict{{ID: id, Verdict: finding.StillPresent}})}
+		}, "aaaaaaaa"},
+		{"a pushed fix, the finding comes back", func(t *testing.T, h *harness) {
+			h.opts.CanPush, h.opts.ReviewOnlyReason = true, ""
+			h.reviewer.answers = []string{reviewerAnswer(bug), reviewerVerdicts([]finding.Verdict{{ID: id, Verdict: finding.Resolved}})}
+			h.analyzer.answers = []string{analyzerAnswer(), analyzerAnswer()}
+			h.fixer.report = pushedFix(id)
+			wantOutcome(t, h, OutcomeConverged)
+		}, func(h *harness) { h.reviewer.answers = []string{reviewerAnswer(bug)} }, "bbbbbbbb"},
+		{"a sampled basis", func(t *testing.T, h *harness) {
+			h.gh.diff = "diff --git a/a.go b/a.go\n--- a/a.go\n+++ b/a.go\n@@ -1 +1,30000 @@\n x\n" + strings.Repeat("+a line of a very large change, to be cut\n", 29999)
+			h.reviewer.answers = []string{reviewerAnswer(other)}
+			h.analyzer.answers = []string{analyzerAnswer()}
+			wantOutcome(t, h, OutcomeConverged)
+		}, func(h *harness) { h.reviewer.answers = []string{reviewerVerdicts(nil)} }, "aaaaaaaa"},
+		{"a dismissed finding", func(t *testing.T, h *harness) {
+			h.reviewer.answers = []string{reviewerAnswer(bug)}
+			h.analyzer.answers = []string{analyzerAnswer()}
+			wantOutcome(t, h, OutcomeBlocked)
+			h.gh.pr.Comments = append(h.gh.pr.Comments, dismissal)
+			h.reviewer.answers = []string{reviewerAnswer(bug)}
+			h.analyzer.answers = []string{analyzerAnswer()}
+			wantOutcome(t, h, OutcomeConverged)
+		}, func(h *harness) {
+			h.reviewer.answers = []string{reviewerVerdicts([]finding.Verdict{{ID: id, Verdict: finding.StillPresent}})}
+		}, "aaaaaaaa"},
+		{"two reviewers, one problem", func(t *testing.T, h *harness) {
+			second := &scripted{}
+			h.opts.Reviewers = append(h.opts.Reviewers, Role{Name: "reviewer-2", Model: "anthropic/c", LLM: second})
+			h.reviewer.answers = []string{reviewerAnswer(bug)}
+			second.answers = []string{reviewerAnswer(bug)}
+			h.analyzer.answers = []string{analyzerAnswer()}
+			wantOutcome(t, h, OutcomeBlocked)
+			second.answers = []string{reviewerVerdicts(nil)}
+		}, func(h *harness) { h.reviewer.answers = []string{reviewerVerdicts(nil)} }, "aaaaaaaa"},
+	} {
+		t.Run(sc.name, func(t *testing.T) {
+			var got [2]decisions
+			for i, fresh := range []bool{false, true} {
+				h, _ := sinceHarness(t)
+				h.gh.perms = map[string]github.Permission{"maintainer": github.PermWrite}
+				h.opts.CanPush, h.opts.ReviewOnlyReason = false, "a fork"
+				sc.first(t, h)
+				h.opts.CanPush, h.opts.ReviewOnlyReason = false, "a fork"
+				h.gh.pr.HeadRefOid = "cccccccc" // the author pushed
+				if fresh {
+					h.opts.Store = state.New(filepath.Join(t.TempDir(), "fresh.db"), nil)
+				}
+				sc.then(h)
+				h.analyzer.answers = []string{analyzerAnswer()}
+				reviews, fixes := len(h.reviewer.tasks), h.fixer.calls
+
+				res, err := h.run(t)
+
+				if err != nil {
+					t.Fatalf("fresh %t: %v", fresh, err)
+				}
+				got[i] = decided(res, h, reviews, fixes)
+			}
+			if s := got[0].Since; len(s) != 1 || s[0] != sc.since {
+				t.Errorf("the second run reviewed since %v, want %q", s, sc.since)
+			}
+			if !reflect.DeepEqual(got[0], got[1]) {
+				t.Errorf("the machine that ran before and a fresh one decide differently:\nbefore %+v\nfresh  %+v", got[0], got[1])
+			}
+		})
+	}
+}
+
+// unpushed runs a round whose fix of bug fails verification: nothing is
+// pushed.
+func unpushed(t *testing.T, h *harness) {
+	h.opts.CanPush, h.opts.ReviewOnlyReason = true, ""
+	h.reviewer.answers = []string{reviewerAnswer(bug)}
+	h.analyzer.answers = []string{analyzerAnswer()}
+	h.fixer.report = &fix.Result{Status: fix.StatusVerifyFailed, Failure: "tests fail", Fixed: []finding.FixedIssue{{FindingID: bug.ComputeID(), CommitSha: "bbbbbbbb"}}}
+	wantOutcome(t, h, OutcomeBlocked)
+}
+
+func wantOutcome(t *testing.T, h *harness, want state.RunOutcome) {
+	t.Helper()
+	res, err := h.run(t)
+	if res == nil || res.Outcome != want {
+		t.Fatalf("first run: %+v, %v; want %s", res, err, want)
+	}
+}
