@@ -162,3 +162,36 @@ func TestAFixedFindingThatComesBackIsStuckOnAnyMachine(t *testing.T) {
 		})
 	}
 }
+
+// A fresh machine (an empty state directory: a new CI runner) reviews a
+// push as the machine that ran before would: what changed since the head
+// the last review read, with that review's open finding to judge, taken
+// from the PR's ledger. Nobody's review is lost and nothing is reviewed
+// twice.
+func TestAFreshMachineReviewsIncrementallyFromTheLedger(t *testing.T) {
+	t.Parallel()
+	lf := newLoop(t, func(pr *testkit.PR) { pr.Permission = "READ" }) // review only: the finding stays open
+	lf.findingRound(cacheBug)
+	wantCode(t, lf.run("--yes"), 3)
+	testkit.WriteFiles(t, lf.repo.Clone, map[string]string{"later.go": "package cache // pushed after the review\n"})
+	testkit.Git(t, lf.repo.Clone, "add", "later.go")
+	testkit.Git(t, lf.repo.Clone, "commit", "-qm", "later")
+	testkit.Git(t, lf.repo.Clone, "push", "-q", "origin", lf.repo.Head)
+	lf.env.Set("OCDX_STATE_DIR", t.TempDir())
+	calls := len(lf.fm.Requests("rev-a"))
+	lf.approveRound()
+
+	res := lf.run("--yes", "--json", "remaining")
+
+	wantCode(t, res, 3) // nobody judged the open finding: it is still open
+	reqs := lf.fm.Requests("rev-a")
+	if len(reqs) <= calls {
+		t.Fatal("no review")
+	}
+	task := string(reqs[calls].Body)
+	wantContains(t, "the reviewer's task", task, "RE-REVIEW", "Diff since "+lf.start[:7], "pushed after the review", cacheBug.id(), "cache.go:3", cacheBug.Title)
+	if strings.Contains(task, "**Diff:**") {
+		t.Error("the fresh machine sent the whole diff")
+	}
+	wantContains(t, "remaining", res.Stdout, cacheBug.id())
+}
