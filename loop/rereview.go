@@ -24,8 +24,11 @@ import (
 type reReview struct {
 	Since    string            // the head the previous review read
 	Diff     string            // from Since to the round's head, as the policy leaves it
-	Previous []finding.Finding // that review's code findings
+	Previous []finding.Finding // that review's code findings, their lines followed to the new head
 	Fixed    []finding.Finding // those a fix since reported fixed
+	// Changed are the previous findings whose line the diff since removed
+	// or rewrote (or whose file it deleted).
+	Changed map[string]bool
 	Coverage review.Coverage   // how much of the diff since the reviewers are given
 }
 
@@ -63,7 +66,7 @@ func (l *loop) reReviewOf(ctx context.Context, n int, pr *github.PullRequest) *r
 		return nil
 	}
 	rc := review.NewContext(pr, []byte(changed), true, l.o.Policy)
-	re := &reReview{Since: b.Head, Diff: rc.Diff}
+	re := &reReview{Since: b.Head, Diff: rc.Diff, Changed: map[string]bool{}}
 	// Its files are the since-diff's, not the PR's.
 	since := &github.PullRequest{}
 	files, _ := diff.Parse([]byte(changed)) // bytes cannot fail to read
@@ -79,12 +82,35 @@ func (l *loop) reReviewOf(ctx context.Context, n int, pr *github.PullRequest) *r
 		if IsThread(f) {
 			continue
 		}
+		f, re.Changed[f.ID] = follow(files, f)
 		re.Previous = append(re.Previous, f)
 		if slices.Contains(b.Fixed, f.ID) {
 			re.Fixed = append(re.Fixed, f)
 		}
 	}
 	return re
+}
+
+// follow moves f's line to where the diff since put it (a finding on the
+// base's side stays). Its ID stays: it is the same finding, however its
+// line moved.
+func follow(files []*diff.File, f finding.Finding) (finding.Finding, bool) {
+	if f.Line == nil || f.Side == "LEFT" {
+		return f, false
+	}
+	to, at, changed := diff.Follow(files, f.File, *f.Line)
+	if to == "" {
+		return f, true // its file is gone
+	}
+	if f.EndLine != nil {
+		end := *f.EndLine + at - *f.Line
+		f.EndLine = &end
+	}
+	if changed {
+		f.Replacement = nil // the lines it would replace are not there
+	}
+	f.File, f.Line = to, &at
+	return f, changed
 }
 
 // basis is the review a re-review builds on.
@@ -179,8 +205,10 @@ func reviewed(rd state.Round) bool {
 }
 
 // carry adds to a re-review's findings the previous ones still open: a
-// reviewer said still_present, or no reviewer judged it and no fix
-// reported it fixed. One a reviewer reported again keeps the new copy.
+// reviewer said still_present, or no reviewer judged it, no fix reported
+// it fixed and its line is unchanged (one whose line changed and that no
+// reviewer raised again is resolved). One a reviewer reported again keeps
+// the new copy.
 func carry(fs []finding.Finding, re *reReview, v Verdicts) []finding.Finding {
 	for _, p := range re.Previous {
 		if slices.ContainsFunc(fs, func(f finding.Finding) bool { return f.ID == p.ID }) {
@@ -188,7 +216,7 @@ func carry(fs []finding.Finding, re *reReview, v Verdicts) []finding.Finding {
 		}
 		c, judged := v[p.ID]
 		fixed := slices.ContainsFunc(re.Fixed, func(f finding.Finding) bool { return f.ID == p.ID })
-		if c.Still > 0 || !judged && !fixed {
+		if c.Still > 0 || !judged && !fixed && !re.Changed[p.ID] {
 			fs = append(fs, p)
 		}
 	}

@@ -274,3 +274,41 @@ func TestASampledBasisCarriesForward(t *testing.T) {
 		t.Errorf("label %q", res.Label)
 	}
 }
+
+// A previous finding is followed to the new head by its line, mapped
+// through the diff since: the reviewers are shown where it is now, an
+// unjudged one is carried to its new line, one whose line was rewritten
+// and that nobody raised again is resolved, and a fixed one raised again a
+// little differently at its moved line is stuck. Its ID never changes.
+func TestPreviousFindingsFollowTheirLines(t *testing.T) {
+	h := newHarness(t)
+	h.opts.CanPush, h.opts.ReviewOnlyReason = false, "a fork"
+	moved := finding.Finding{Priority: "P2", Category: "quality", File: "a.go", Line: lineOf(5), Title: "Unchecked error", Description: "d"}
+	rewritten := finding.Finding{Priority: "P2", Category: "quality", File: "a.go", Line: lineOf(30), Title: "Magic number", Description: "d"}
+	// Ten lines inserted at the top; line 30 rewritten.
+	since := "diff --git a/a.go b/a.go\n--- a/a.go\n+++ b/a.go\n@@ -0,0 +1,10 @@\n" + strings.Repeat("+added\n", 10) +
+		"@@ -30 +40 @@\n-const n = 7\n+const n = limit\n"
+	h.opts.Since = func(context.Context, string, string, string) (string, bool) { return since, true }
+	h.reviewer.answers = []string{reviewerAnswer(moved, rewritten)}
+	h.analyzer.answers = []string{analyzerAnswer()}
+	if res, _ := h.run(t); res == nil || res.Outcome != OutcomeBlocked {
+		t.Fatalf("first run: %+v", res)
+	}
+	h.gh.pr.HeadRefOid = "cccccccc"
+	h.reviewer.answers = []string{reviewerVerdicts(nil)}
+	h.analyzer.answers = []string{analyzerAnswer()}
+
+	res, err := h.run(t)
+
+	if err != nil || len(res.Rounds) != 1 {
+		t.Fatalf("second run: %+v, %v", res, err)
+	}
+	task := h.reviewer.tasks[len(h.reviewer.tasks)-1]
+	if !strings.Contains(task, "`"+moved.ComputeID()+"` P2 a.go:15: Unchecked error") || !strings.Contains(task, "`"+rewritten.ComputeID()+"` P2 a.go:40: Magic number") {
+		t.Errorf("the reviewers are not shown where the previous findings are now:\n%s", task)
+	}
+	fs := res.Rounds[0].Findings
+	if len(fs) != 1 || fs[0].ID != moved.ComputeID() || *fs[0].Line != 15 {
+		t.Errorf("findings %+v: want the moved one carried to a.go:15 under its ID, the rewritten one resolved", fs)
+	}
+}
