@@ -28,8 +28,8 @@ type reReview struct {
 	Fixed    []finding.Finding // those a fix since reported fixed
 	// Changed are the previous findings whose line the diff since removed
 	// or rewrote (or whose file it deleted).
-	Changed map[string]bool
-	Coverage review.Coverage   // how much of the diff since the reviewers are given
+	Changed  map[string]bool
+	Coverage review.Coverage // how much of the diff since the reviewers are given
 }
 
 // previous is a finding as a re-review's task lists it.
