@@ -285,25 +285,39 @@ func TestLoopRuleZero(t *testing.T) {
 	wantContains(t, "stderr", res.Stderr, "changes requested by @boss")
 }
 
-func TestLoopMoreThan300Threads(t *testing.T) {
+// A long-lived PR's review threads are all read, page after page, up to
+// 5,000: resolved ones never block, an unresolved one deep in the list
+// does; past 5,000 the report says what was not read instead of blocking.
+func TestLoopReadsEveryReviewThread(t *testing.T) {
 	t.Parallel()
-	lf := newLoop(t, func(pr *testkit.PR) {
-		for i := range 305 {
-			pr.Threads = append(pr.Threads, testkit.Thread{Resolved: i%2 == 0,
-				Comments: []testkit.ThreadComment{{Body: fmt.Sprintf("thread %d", i), Login: "hubot", Association: "NONE", Path: "cache.go", Line: 3}}})
-		}
-	})
-	lf.fm.Script("rev-a", reviewerReply("reviewer-1", "approve"))
-	lf.fm.Script("rev-b", reviewerReply("reviewer-2", "approve"))
-	lf.fm.Script("analyzer", analyzerReply())
+	for _, tc := range []struct {
+		name       string
+		unresolved int // the index of the one unresolved thread, or -1
+		code       int
+	}{{"all resolved", -1, 0}, {"one unresolved", 4500, 3}} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			lf := newLoop(t, func(pr *testkit.PR) {
+				for i := range 5001 {
+					pr.Threads = append(pr.Threads, testkit.Thread{Resolved: i != tc.unresolved,
+						Comments: []testkit.ThreadComment{{Body: fmt.Sprintf("thread %d", i), Login: "hubot", Association: "NONE", Path: "cache.go", Line: 3}}})
+				}
+			})
+			lf.fm.Script("rev-a", reviewerReply("reviewer-1", "approve"))
+			lf.fm.Script("rev-b", reviewerReply("reviewer-2", "approve"))
+			lf.fm.Script("analyzer", analyzerReply())
 
-	res := lf.run("--yes")
+			res := lf.run("--yes")
 
-	wantCode(t, res, 3)
-	wantContains(t, "stderr", res.Stderr, "more than 300 review threads")
-	wantContains(t, "review report", lf.bodies()[0], "More than 300 review threads")
-	if lf.fix.Count() != 0 {
-		t.Error("a blocked PR must not be fixed")
+			wantCode(t, res, tc.code)
+			wantContains(t, "review report", lf.bodies()[0], "More than 5,000 review threads")
+			if tc.unresolved >= 0 {
+				wantContains(t, "review report", lf.bodies()[0], "Unresolved review threads (1 of 5000)")
+			}
+			if lf.fix.Count() != 0 {
+				t.Error("nothing was to be fixed")
+			}
+		})
 	}
 }
 

@@ -95,7 +95,7 @@ func TestPullRequestReadsTheWholeContextInOneQuery(t *testing.T) {
 func TestPullRequestPagesFilesAndThreads(t *testing.T) {
 	gh := testkit.NewGitHub(t)
 	gh.AddPR("octo/widgets", testkit.PR{Number: 1, Files: files(150), Threads: threads(250)})
-	gh.AddPR("octo/widgets", testkit.PR{Number: 2, Files: files(10), Threads: threads(301)})
+	gh.AddPR("octo/widgets", testkit.PR{Number: 2, Files: files(10), Threads: threads(int(github.MaxThreads) + 1)})
 	c := newClient(t, gh)
 
 	pr, err := c.PullRequest(context.Background(), repo, 1)
@@ -116,8 +116,8 @@ func TestPullRequestPagesFilesAndThreads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(pr.Threads) != 300 || !pr.ThreadsTruncated {
-		t.Errorf("301 threads: got %d, truncated=%v; want 300 and true", len(pr.Threads), pr.ThreadsTruncated)
+	if len(pr.Threads) != int(github.MaxThreads) || !pr.ThreadsTruncated {
+		t.Errorf("%d threads: got %d, truncated=%v; want %[1]d and true", github.MaxThreads+1, len(pr.Threads), pr.ThreadsTruncated)
 	}
 }
 

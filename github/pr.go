@@ -29,7 +29,7 @@ type PullRequest struct {
 	Reviews           []Review
 	Comments          []Comment // the conversation's last 50 comments, oldest first
 	Threads           []ReviewThread
-	ThreadsTruncated  bool   // more than maxPages pages of review threads
+	ThreadsTruncated  bool   // more than MaxThreads review threads
 	Viewer            string // the login of the token: gh-ocdx posts as this user
 	// Trusted are the logins besides Viewer whose posts count as gh-ocdx's
 	// own (a CI bot, someone with write permission): the loop sets them
@@ -125,8 +125,16 @@ type ThreadComment struct {
 	URL         string `json:"url"`
 }
 
-// maxPages bounds the pages of files and of review threads (100 each).
-const maxPages = 3
+// maxPages bounds the pages of files (100 each); maxThreadPages those of
+// review threads: a long-lived PR's 5,000 threads are read, so that
+// resolved ones never block a run (docs/architecture.md, GitHub access).
+const (
+	maxPages       = 3
+	maxThreadPages = 50
+)
+
+// MaxThreads is how many review threads gh-ocdx reads of a PR.
+const MaxThreads int64 = maxThreadPages * 100
 
 // prQuery is the one document for a PR's context. The first request asks for
 // everything; follow-up pages ask only for the connections still open.
@@ -358,8 +366,8 @@ func (c *Client) PullRequest(ctx context.Context, repo Repo, number int) (*PullR
 				pr.Threads = append(pr.Threads, th)
 			}
 			threadPages++
-			vars["threads"], vars["threadsAfter"] = p.ReviewThreads.PageInfo.HasNextPage && threadPages < maxPages, p.ReviewThreads.PageInfo.EndCursor
-			pr.ThreadsTruncated = p.ReviewThreads.PageInfo.HasNextPage && threadPages >= maxPages
+			vars["threads"], vars["threadsAfter"] = p.ReviewThreads.PageInfo.HasNextPage && threadPages < maxThreadPages, p.ReviewThreads.PageInfo.EndCursor
+			pr.ThreadsTruncated = p.ReviewThreads.PageInfo.HasNextPage && threadPages >= maxThreadPages
 		}
 	}
 	return pr, nil

@@ -493,8 +493,6 @@ func (l *loop) decide(rr *RoundResult) (outcome state.RunOutcome, reason string,
 	switch {
 	case rr.reviewersOK == 0:
 		return OutcomeFailed, fmt.Sprintf("all %d reviewers failed: no credible review, no fix attempted", len(l.o.Reviewers)), nil, nil
-	case rr.ThreadsTruncated:
-		return OutcomeBlocked, "blocked: the PR has more than 300 review threads, more than gh-ocdx reads; resolve threads on GitHub, then re-run", nil, nil
 	case rr.Consensus == Approve && len(blocking) == 0 && rr.Threads.Unresolved == 0 && len(rr.Coverage.Unscanned) > 0:
 		// A secret in a file the scan could not read would be approved.
 		return OutcomeBlocked, fmt.Sprintf("blocked: %d file(s) were not scanned for secrets (GitHub sent no patch for them and the PR's commits are not in this clone): check the PR out (gh pr checkout %d) and re-run", len(rr.Coverage.Unscanned), l.o.PR.Number), nil, nil

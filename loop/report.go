@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/ocdx/gh-ocdx/finding"
+	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/internal/text"
 	"github.com/ocdx/gh-ocdx/llm"
 )
@@ -121,7 +122,7 @@ func RenderReview(runID string, maxRounds int, rr *RoundResult) string {
 	threads := slices.DeleteFunc(slices.Clone(rr.Findings), func(f finding.Finding) bool { return !IsThread(f) })
 	fmt.Fprintf(&b, "### Unresolved review threads (%d of %d)\n\n", rr.Threads.Unresolved, rr.Threads.Total)
 	if rr.ThreadsTruncated {
-		b.WriteString("**More than 300 review threads:** only the first 300 were read, so this PR is blocked for the loop.\n\n")
+		fmt.Fprintf(&b, "**More than %s review threads:** only the first %[1]s were read; an unresolved thread among the rest is not counted here.\n\n", text.Thousands(github.MaxThreads))
 	}
 	if len(threads) == 0 {
 		b.WriteString("None.\n\n")

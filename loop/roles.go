@@ -121,11 +121,16 @@ type commentView struct {
 	Body        string `json:"body"`
 }
 
-// maxCommentView bounds one thread comment shown to the analyzer.
-const maxCommentView = 2 << 10
+// maxCommentView bounds one thread comment shown to the analyzer, and
+// maxThreadsView all of them.
+const (
+	maxCommentView = 2 << 10
+	maxThreadsView = 48 << 10
+)
 
 func analyzerTask(pr *github.PullRequest, st finding.ReviewState, stats finding.ThreadStats, truncated bool) (string, error) {
 	var views []threadView
+	size := 0
 	for _, th := range pr.Threads {
 		if th.IsResolved || len(th.Comments) > 0 && Own(pr, th.Comments[0].Body, th.Comments[0].Author) {
 			continue // gh-ocdx's own threads: their replies go to the reviewers
@@ -140,9 +145,18 @@ func analyzerTask(pr *github.PullRequest, st finding.ReviewState, stats finding.
 			}
 			v.Comments = append(v.Comments, commentView{Author: c.Author, Association: c.Association, Body: excerpt(c.Body, maxCommentView)})
 		}
-		if v.ID != "" {
-			views = append(views, v)
+		if v.ID == "" {
+			continue
 		}
+		// The view is bounded like every prompt: past maxThreadsView the
+		// analyzer is told there are more (the thread findings themselves
+		// come from every thread read, not from its answer).
+		b, _ := json.Marshal(v)
+		if size += len(b); size > maxThreadsView {
+			truncated = true
+			break
+		}
+		views = append(views, v)
 	}
 	threads := "(none)"
 	if len(views) > 0 {

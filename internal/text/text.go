@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -191,4 +192,19 @@ func mentionsSuggestion(s string) bool {
 		}
 	}
 	return strings.Contains(s, "ſ") && reSuggestion.MatchString(s)
+}
+
+// Thousands writes n with a comma between each group of three digits, as
+// people read counts: 38,400.
+func Thousands(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	if neg {
+		return "-" + s
+	}
+	return s
 }
