@@ -93,25 +93,7 @@ func TestKilledInsideTheFixAgentResumesWithTheSameCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	// The commit the resumed fix makes, as the in-process run makes it.
-	edited, err := os.ReadFile(filepath.Join(lf.repo.Clone, "cache.go"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	twin := filepath.Join(t.TempDir(), "twin")
-	testkit.Git(t, filepath.Dir(twin), "clone", "--quiet", "--branch", lf.repo.Head, lf.repo.Remote, twin)
-	testkit.WriteFiles(t, twin, map[string]string{"cache.go": string(edited)})
-	predict := exec.Command("git", "commit", "--quiet", "--no-verify", "-am", "fix: bound the cache")
-	predict.Dir, predict.Env = twin, os.Environ() // the identity and dates of the in-process run
-	if out, err := predict.CombinedOutput(); err != nil {
-		t.Fatalf("%v: %s", err, out)
-	}
-	sha := testkit.Git(t, twin, "rev-parse", "HEAD")
-	result, _ := json.Marshal(finding.FixResult{Agent: "pr-fix", PRNumber: loopPR,
-		FixedIssues:    []finding.FixedIssue{{FindingID: cacheBug.id(), CommitSha: sha, Description: "bounded"}},
-		RejectedIssues: []finding.RejectedIssue{}, Commits: []finding.Commit{{Sha: sha, Message: "fix: bound the cache"}}})
-	lf.fm.Script("fixer", testkit.CallTools(testkit.FakeCall{Name: "git_commit", Args: `{"message":"fix: bound the cache","paths":["cache.go"]}`}),
-		testkit.Reply("BEGIN_JSON\n"+string(result)+"\nEND_JSON"))
+	sha := lf.scriptResumedFix()
 	lf.approveRound()
 
 	res = lf.run("--yes")
@@ -194,4 +176,66 @@ func TestAFreshMachineReviewsIncrementallyFromTheLedger(t *testing.T) {
 		t.Error("the fresh machine sent the whole diff")
 	}
 	wantContains(t, "remaining", res.Stdout, cacheBug.id())
+}
+
+// scriptResumedFix scripts the fix agent resumed after a kill inside its
+// fix (its edit of cache.go uncommitted) to commit the edit and report it
+// fixed, and returns the commit it will make: the same commit made in a
+// clone with the run's identity and dates.
+func (lf *loopFix) scriptResumedFix() string {
+	t := lf.t
+	t.Helper()
+	// The commit the resumed fix makes, as the in-process run makes it.
+	edited, err := os.ReadFile(filepath.Join(lf.repo.Clone, "cache.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	twin := filepath.Join(t.TempDir(), "twin")
+	testkit.Git(t, filepath.Dir(twin), "clone", "--quiet", "--branch", lf.repo.Head, lf.repo.Remote, twin)
+	testkit.WriteFiles(t, twin, map[string]string{"cache.go": string(edited)})
+	predict := exec.Command("git", "commit", "--quiet", "--no-verify", "-am", "fix: bound the cache")
+	predict.Dir, predict.Env = twin, os.Environ() // the identity and dates of the in-process run
+	if out, err := predict.CombinedOutput(); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	sha := testkit.Git(t, twin, "rev-parse", "HEAD")
+	result, _ := json.Marshal(finding.FixResult{Agent: "pr-fix", PRNumber: loopPR,
+		FixedIssues:    []finding.FixedIssue{{FindingID: cacheBug.id(), CommitSha: sha, Description: "bounded"}},
+		RejectedIssues: []finding.RejectedIssue{}, Commits: []finding.Commit{{Sha: sha, Message: "fix: bound the cache"}}})
+	lf.fm.Script("fixer", testkit.CallTools(testkit.FakeCall{Name: "git_commit", Args: `{"message":"fix: bound the cache","paths":["cache.go"]}`}),
+		testkit.Reply("BEGIN_JSON\n"+string(result)+"\nEND_JSON"))
+	return sha
+}
+
+// A loop killed inside its fix, whose fix is then finished with
+// `gh ocdx fix --continue`: the next loop counts the finding fixed by that
+// push, reviews what changed since, and converges without sending the
+// finding to the fix agent again.
+func TestAFixFinishedByFixContinueCountsInTheNextLoop(t *testing.T) {
+	t.Parallel()
+	lf := newLoop(t, nil)
+	lf.env.WriteConfig(t, `{"reviewerModels": ["openai/rev-a", "anthropic/rev-b"], "commentsAnalyzerModel": "openai/analyzer",
+  "prFixModel": "openai/fixer", "verify": ["true"]}`)
+	lf.findingRound(cacheBug)
+	lf.fm.Script("fixer",
+		testkit.CallTools(testkit.FakeCall{Name: "edit_file", Args: `{"path":"cache.go","old_string":"var Size = 10","new_string":"var Size = 100"}`}),
+		testkit.Stall(time.Minute, "never answered"))
+	lf.killWhen(func() bool { return len(lf.fm.Requests("fixer")) >= 2 })
+
+	sha := lf.scriptResumedFix()
+	res := lf.env.Run(t, "fix", "--pr", fmt.Sprint(loopPR), "--continue", "--yes")
+	wantCode(t, res, 0)
+	if lf.repo.RemoteOID(t, lf.repo.Head) != sha {
+		t.Fatalf("fix --continue did not push its commit\n%s", res.Stderr)
+	}
+	fixes := len(lf.fm.Requests("fixer"))
+	lf.approveRound()
+
+	res = lf.run("--yes", "--json", "outcome,remaining,rounds")
+
+	wantCode(t, res, 0)
+	if n := len(lf.fm.Requests("fixer")); n != fixes {
+		t.Errorf("the finding fix --continue fixed was sent to the fix agent again (%d calls)", n-fixes)
+	}
+	wantContains(t, "stdout", res.Stdout, `"remaining": []`)
 }
