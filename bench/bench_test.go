@@ -500,6 +500,7 @@ func writeState(tb testing.TB, dir string, prs int) {
 type figure struct {
 	name, target, unit string
 	limit              float64
+	atLeast            bool // limit is a floor, not a ceiling
 	values             []float64
 }
 
@@ -528,6 +529,8 @@ func format(v float64, unit string) string {
 		return fmt.Sprintf("%.1f MB", v)
 	case "x":
 		return fmt.Sprintf("%.3f", v)
+	case "%":
+		return fmt.Sprintf("%.1f%%", v)
 	}
 	return fmt.Sprintf("%.0f", v)
 }
@@ -559,7 +562,12 @@ func TestBench(t *testing.T) {
 	reRound := &figure{name: "re-review: round 2 reviewer input ÷ round 1 (48 KB diff, the fix touches one file)", target: "≤ 0.35", limit: 0.35, unit: "x"}
 	reLoop := &figure{name: "re-review: reviewer input of a 3-round loop ÷ one full review", target: "≤ 1.8", limit: 1.8, unit: "x"}
 	rePush := &figure{name: "re-review: a run after a push on top of an approved head ÷ the approving run (48 KB diff)", target: "≤ 0.35", limit: 0.35, unit: "x"}
-	figures := []*figure{noFix, withFix, ratio, own, wholeRun, prompt, rss, fixRatio, start, show, reRound, reLoop, rePush}
+	var cacheLoop, cacheFull [2]*figure
+	for i, provider := range []string{"OpenAI", "Anthropic"} {
+		cacheLoop[i] = &figure{name: "prompt cache, " + provider + ": share of reviewer input read from it over a 3-round loop (48 KB diff, a file read each round)", target: "≥ 50%", limit: 50, atLeast: true, unit: "%"}
+		cacheFull[i] = &figure{name: "prompt cache, " + provider + ": share over a --full re-review of the same head", target: "≥ 90%", limit: 90, atLeast: true, unit: "%"}
+	}
+	figures := []*figure{noFix, withFix, ratio, own, wholeRun, prompt, rss, fixRatio, start, show, reRound, reLoop, rePush, cacheLoop[0], cacheLoop[1], cacheFull[0], cacheFull[1]}
 
 	diff := bigDiff(p.diffMB, p.files)
 	files := testkit.ParseDiff(diff)
@@ -601,6 +609,12 @@ func TestBench(t *testing.T) {
 			t.Logf("reviewer input: the approving run %d bytes, the run after a push %d", first, second)
 			rePush.add(float64(second) / float64(first))
 
+			loop, full := scenarioCache(t, 48, true)
+			for i := range 2 {
+				cacheLoop[i].add(100 * loop[i])
+				cacheFull[i].add(100 * full[i])
+			}
+
 			at10, at200 := fixAgentRatio(t)
 			t.Logf("fix agent request bytes #10 %d, #200 %d", at10, at200)
 			fixRatio.add(float64(at200) / float64(at10))
@@ -634,7 +648,7 @@ func TestBench(t *testing.T) {
 			res = fmt.Sprintf("FAIL (%d of %d runs)", len(f.values), p.runs)
 		case f.target == "—":
 			res = "—"
-		case med > f.limit:
+		case med > f.limit && !f.atLeast, med < f.limit && f.atLeast:
 			res = "FAIL"
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s–%s | %s |\n", f.name, f.target, format(med, f.unit), format(lo, f.unit), format(hi, f.unit), res)
@@ -689,6 +703,16 @@ func TestCountFigures(t *testing.T) {
 			t.Errorf("a run after a push on top of an approved head takes %.2f× the reviewer input of a full review (target ≤ 0.35)", r)
 		}
 	})
+	t.Run("prompt-cache", func(t *testing.T) {
+		t.Parallel()
+		loop, full := scenarioCache(t, 48, true)
+		t.Logf("share of reviewer input read from the prompt cache (OpenAI, Anthropic): 3-round loop %.3f, --full re-review %.3f", loop, full)
+		for i, provider := range []string{"OpenAI", "Anthropic"} {
+			if loop[i] < 0.5 || full[i] < 0.9 {
+				t.Errorf("%s: %.0f%% of reviewer input cached over a 3-round loop (target ≥ 50%%), %.0f%% over a --full re-review (target ≥ 90%%)", provider, 100*loop[i], 100*full[i])
+			}
+		}
+	})
 	t.Run("fix-agent", func(t *testing.T) {
 		t.Parallel()
 		at10, at200 := fixAgentRatio(t)
@@ -696,4 +720,70 @@ func TestCountFigures(t *testing.T) {
 			t.Errorf("fix agent request #200 is %.3f× #10 (%d vs %d bytes), target ≤ 1.1", r, at200, at10)
 		}
 	})
+}
+
+// cacheShare is the share of reviewer input tokens the providers served
+// from their prompt cache, per provider (reviewer-1 talks to the OpenAI
+// fake, reviewer-2 to the Anthropic one), in the rounds of rounds.
+func cacheShare(tb testing.TB, stdout string) (openai, anthropic float64) {
+	var out struct {
+		Rounds []struct {
+			Usage map[string]struct {
+				Input  int64 `json:"inputTokens"`
+				Cached int64 `json:"cachedInputTokens"`
+			} `json:"usage"`
+		} `json:"rounds"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &out); err != nil {
+		tb.Fatalf("review-loop --json: %v\n%s", err, stdout)
+	}
+	var in, cached [2]int64
+	for _, rd := range out.Rounds {
+		for i, role := range []string{"reviewer-1", "reviewer-2"} {
+			in[i] += rd.Usage[role].Input
+			cached[i] += rd.Usage[role].Cached
+		}
+	}
+	share := func(i int) float64 { return float64(cached[i]) / float64(max(in[i], 1)) }
+	return share(0), share(1)
+}
+
+// scenarioCache runs a 3-round loop on a PR whose diff is kb kilobytes
+// (0: the small PR of every other scenario), then a --full review of the
+// head it converged on: the share of reviewer input read from the
+// providers' prompt caches in each, per provider ([0] OpenAI, [1]
+// Anthropic).
+func scenarioCache(tb testing.TB, kb int, reads bool) (loop, full [2]float64) {
+	var edit func(*testkit.PR)
+	if kb > 0 {
+		diff := kbDiff(kb, 20)
+		edit = func(pr *testkit.PR) { pr.Diff, pr.Files = diff, testkit.ParseDiff(diff) }
+	}
+	f := newFixture(tb, 2, edit)
+	// With reads, each review reads a file before it answers, as reviewers
+	// do: two calls a round.
+	answer := func(text string) []testkit.Step {
+		if !reads {
+			return []testkit.Step{testkit.Reply(text)}
+		}
+		return []testkit.Step{testkit.CallTools(testkit.FakeCall{Name: "read_file", Args: `{"path":"cache.go"}`}), testkit.Reply(text)}
+	}
+	f.fm.Script("rev-1", slices.Concat(
+		answer(reviewerText("reviewer-1", "request_changes", finding{"P1", "quality", "cache.go", "Cache size is not bounded", 3})),
+		answer(reviewerText("reviewer-1", "request_changes", finding{"P2", "testing", "cache.go", "Eviction has no test", 5})),
+		answer(reviewerText("reviewer-1", "approve")),
+		answer(reviewerText("reviewer-1", "approve")))...)
+	f.fm.Script("rev-2", slices.Repeat(answer(reviewerText("reviewer-2", "approve")), 4)...)
+	f.fm.Default("analyzer", testkit.Reply(analyzerText()))
+	r := execBin(tb, f.env, "review-loop", "--yes", "--json", "rounds")
+	if r.code != 0 || !strings.Contains(r.stdout, `"n": 3`) {
+		tb.Fatalf("want 3 rounds and convergence: exit %d\n%s", r.code, r.stderr)
+	}
+	loop[0], loop[1] = cacheShare(tb, r.stdout)
+	r = execBin(tb, f.env, "review-loop", "--yes", "--full", "--json", "rounds")
+	if r.code != 0 {
+		tb.Fatalf("--full: exit %d\n%s", r.code, r.stderr)
+	}
+	full[0], full[1] = cacheShare(tb, r.stdout)
+	return loop, full
 }

@@ -171,7 +171,7 @@ func TestAFreshMachineReviewsIncrementallyFromTheLedger(t *testing.T) {
 		t.Fatal("no review")
 	}
 	task := string(reqs[calls].Body)
-	wantContains(t, "the reviewer's task", task, "RE-REVIEW", "Diff since "+lf.start[:7], "pushed after the review", cacheBug.id(), "cache.go:3", cacheBug.Title)
+	wantContains(t, "the reviewer's task", task, "**Previous findings**", "Diff since "+lf.start[:7], "pushed after the review", cacheBug.id(), "cache.go:3", cacheBug.Title)
 	if strings.Contains(task, "**Diff:**") {
 		t.Error("the fresh machine sent the whole diff")
 	}

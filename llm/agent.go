@@ -28,10 +28,14 @@ type Tool struct {
 
 // Agent is one role's tool-calling loop.
 type Agent struct {
-	Role     string // names the role in errors and usage, e.g. "reviewer-1"
-	Model    Model
-	System   string
-	Task     string
+	Role   string // names the role in errors and usage, e.g. "reviewer-1"
+	Model  Model
+	System string
+	Task   string
+	// Breaks are offsets in Task where a part every call of the role
+	// shares, round after round, ends (at most two): a provider that caches
+	// only what a request marks is told to cache up to each.
+	Breaks   []int
 	Tools    []Tool
 	MaxIters int   // model calls before the role fails (default 30); one corrective turn comes on top
 	Budget   int   // bytes of recent tool exchanges per request (default DefaultBudget, at least MinBudget)
@@ -92,7 +96,7 @@ func (a *Agent) Run(ctx context.Context, out any) (Result, error) {
 	corrected := false
 	for call := 1; call <= maxIters; call++ {
 		final := call == maxIters
-		req, start := compose(a.System, a.Task, note, hist, budget, specs, final)
+		req, start := compose(a.System, Message{Role: User, Text: a.Task, Breaks: a.Breaks}, note, hist, budget, specs, final)
 		hist = hist[start:]
 		resp, err := a.Model.Chat(ctx, req)
 		if err == nil || resp.Usage.Calls > 0 { // an answer cut by the output cap was paid for too

@@ -34,12 +34,15 @@ func anthropicHeader(key string) http.Header {
 
 // The request and answer of POST /v1/messages, as far as we use them.
 type (
+	// anthropicRequest's fields are in the order the API builds its
+	// cached prefix (tools, system, messages): the body reads as the
+	// prompt does, the most stable part first.
 	anthropicRequest struct {
 		Model      string             `json:"model"`
 		MaxTokens  int64              `json:"max_tokens"`
+		Tools      []anthropicTool    `json:"tools,omitempty"`
 		System     string             `json:"system,omitempty"`
 		Messages   []anthropicMessage `json:"messages"`
-		Tools      []anthropicTool    `json:"tools,omitempty"`
 		ToolChoice *typed             `json:"tool_choice,omitempty"`
 		Stream     bool               `json:"stream,omitempty"`
 	}
@@ -243,7 +246,12 @@ func anthropicBody(model string, req Request, maxTokens int64) (*anthropicReques
 			return nil, fmt.Errorf("message role %q", m.Role)
 		}
 		if m.Text != "" {
-			blocks = append(blocks, anthropicBlock{Type: "text", Text: m.Text})
+			rest, at := m.Text, 0
+			for _, b := range stableBreaks(m) {
+				blocks = append(blocks, anthropicBlock{Type: "text", Text: rest[:b-at], CacheControl: ephemeral})
+				rest, at = rest[b-at:], b
+			}
+			blocks = append(blocks, anthropicBlock{Type: "text", Text: rest})
 		}
 		if cache && len(blocks) > 0 && (i == 0 || m.Note != "") {
 			blocks[len(blocks)-1].CacheControl = ephemeral
@@ -266,6 +274,21 @@ func anthropicBody(model string, req Request, maxTokens int64) (*anthropicReques
 		p.ToolChoice = &typed{Type: "none"}
 	}
 	return p, nil
+}
+
+// stableBreaks are m's breaks that split its text, in order, at most two:
+// with the task's end and the note, a request marks at most the four
+// breakpoints the API takes.
+func stableBreaks(m Message) []int {
+	var out []int
+	last := 0
+	for _, b := range m.Breaks {
+		if b > last && b < len(m.Text) && len(out) < 2 {
+			out = append(out, b)
+			last = b
+		}
+	}
+	return out
 }
 
 // inputObject returns the call's arguments as the JSON object tool_use needs;

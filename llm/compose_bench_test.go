@@ -26,7 +26,7 @@ func BenchmarkCompose(b *testing.B) {
 	}
 	tools := []ToolSpec{{Name: "read_file", Description: "Read a file.", Schema: json.RawMessage(`{"type":"object"}`)}}
 	for b.Loop() {
-		if req, start := compose("You fix code.", "Fix the findings.", note, hist, DefaultBudget, tools, false); start == 0 || len(req.Messages) < 3 {
+		if req, start := compose("You fix code.", Message{Role: User, Text: "Fix the findings."}, note, hist, DefaultBudget, tools, false); start == 0 || len(req.Messages) < 3 {
 			b.Fatal(start, len(req.Messages))
 		}
 	}

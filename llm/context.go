@@ -146,7 +146,7 @@ func shrinkArgs(args []byte, n int) []byte {
 // caller may forget the exchanges before it. The note comes last: what is
 // before it stays the same from call to call until the window moves, so
 // the providers can cache it.
-func compose(system, task string, note *Note, hist []exchange, budget int, tools []ToolSpec, final bool) (Request, int) {
+func compose(system string, task Message, note *Note, hist []exchange, budget int, tools []ToolSpec, final bool) (Request, int) {
 	start, used := len(hist), 0
 	for i := len(hist) - 1; i >= 0; i-- {
 		if used+hist[i].size > budget && i < len(hist)-1 {
@@ -156,7 +156,7 @@ func compose(system, task string, note *Note, hist []exchange, budget int, tools
 		start = i
 	}
 	msgs := make([]Message, 0, 1+2*(len(hist)-start))
-	msgs = append(msgs, Message{Role: User, Text: task})
+	msgs = append(msgs, task)
 	for _, e := range hist[start:] {
 		msgs = append(msgs, e.ask, e.reply)
 	}

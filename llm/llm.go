@@ -36,9 +36,13 @@ const (
 // message after it carries their results, one per call, in call order,
 // before any text.
 type Message struct {
-	Role    Role
-	Text    string
-	Note    string // the working note, after Text; kept apart so a provider can cache what comes before it
+	Role Role
+	Text string
+	Note string // the working note, after Text; kept apart so a provider can cache what comes before it
+	// Breaks are offsets in Text after which what came before is the same
+	// from request to request (at most two are used): Anthropic caches up
+	// to a marked point only; OpenAI caches any long shared prefix.
+	Breaks  []int
 	Calls   []ToolCall
 	Results []ToolResult
 }

@@ -31,10 +31,12 @@ func openAIHeader(key string) http.Header {
 
 // The request and answer of POST /chat/completions, as far as we use them.
 type (
+	// openAIRequest's tools come before the messages, as in the prompt
+	// the API builds and caches by prefix: the most stable part first.
 	openAIRequest struct {
 		Model               string          `json:"model"`
-		Messages            []openAIMessage `json:"messages"`
 		Tools               []openAITool    `json:"tools,omitempty"`
+		Messages            []openAIMessage `json:"messages"`
 		ToolChoice          string          `json:"tool_choice,omitempty"`
 		MaxTokens           int64           `json:"max_tokens,omitempty"`
 		MaxCompletionTokens int64           `json:"max_completion_tokens,omitempty"`

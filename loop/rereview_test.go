@@ -57,10 +57,10 @@ func TestRound2ReviewsTheFixCommitsAndTheVerdictMakesItStuck(t *testing.T) {
 		t.Fatalf("%d reviewer calls", len(h.reviewer.tasks))
 	}
 	first, second := h.reviewer.tasks[0], h.reviewer.tasks[1]
-	if strings.Contains(first, "RE-REVIEW") || !strings.Contains(first, "**Diff:**") {
+	if strings.Contains(first, "**Diff since") || !strings.Contains(first, "**Diff:**") {
 		t.Errorf("round 1 is a full review")
 	}
-	for _, want := range []string{"RE-REVIEW", "**Diff since aaaaaaa:**", "+the-fix-commit-line", "`" + id + "` P1 a.go: Leak", "`" + other.ComputeID() + "` P3 README.md: Typo", `"previous"`} {
+	for _, want := range []string{"**Previous findings**", "**Diff since aaaaaaa:**", "+the-fix-commit-line", "`" + id + "` P1 a.go: Leak", "`" + other.ComputeID() + "` P3 README.md: Typo", `"previous"`} {
 		if !strings.Contains(second, want) {
 			t.Errorf("round 2's task lacks %q", want)
 		}
@@ -120,7 +120,7 @@ func TestFullReviewWhenAskedOrAfterARebase(t *testing.T) {
 			if err != nil || res.Outcome != OutcomeConverged || len(h.reviewer.tasks) != 2 {
 				t.Fatalf("Run = %+v, %v", res, err)
 			}
-			if strings.Contains(h.reviewer.tasks[1], "RE-REVIEW") || res.Rounds[1].Since != "" {
+			if strings.Contains(h.reviewer.tasks[1], "**Diff since") || res.Rounds[1].Since != "" {
 				t.Error("round 2 must be a full review")
 			}
 		})

@@ -59,7 +59,13 @@ const (
 
 // reviewerTask renders prompts/reviewer.md for one reviewer: references
 // and a capped diff, the rest through tools (docs/architecture.md, The agents).
-func reviewerTask(agent string, rc *review.Context, re *reReview) (string, error) {
+//
+// Its parts run from the most stable to the least, so that a provider's
+// prompt cache serves the next round and the next review (docs/architecture.md,
+// Prompt caching): instructions, the repository's policy and the PR, then
+// this round's replies, previous findings and diff, then the reviewer's
+// name. breaks mark where the first two parts end.
+func reviewerTask(agent string, rc *review.Context, re *reReview) (task string, breaks []int, err error) {
 	pr := rc.PR
 	diff, since, prev := rc.Diff, "", []previous(nil)
 	if re != nil {
@@ -71,7 +77,7 @@ func reviewerTask(agent string, rc *review.Context, re *reReview) (string, error
 	} else if len(body) > maxPRBody {
 		body = strings.ToValidUTF8(body[:maxPRBody], "") + "\n[body cut at 4KB]"
 	}
-	return prompts.Render("reviewer.md", map[string]any{
+	return prompts.RenderStable("reviewer.md", map[string]any{
 		"Agent": agent, "Number": pr.Number, "Title": pr.Title, "URL": pr.URL, "Author": pr.Author,
 		"BaseRef": pr.BaseRefName, "HeadRef": pr.HeadRefName, "Body": body, "LinkedIssues": pr.ClosingIssues,
 		"FileSummary": rc.FileSummary(), "Files": rc.FileList(), "Diff": diff, "Replies": replies(pr),
@@ -128,7 +134,7 @@ const (
 	maxThreadsView = 48 << 10
 )
 
-func analyzerTask(pr *github.PullRequest, st finding.ReviewState, stats finding.ThreadStats, truncated bool) (string, error) {
+func analyzerTask(pr *github.PullRequest, st finding.ReviewState, stats finding.ThreadStats, truncated bool) (string, []int, error) {
 	var views []threadView
 	size := 0
 	for _, th := range pr.Threads {
@@ -162,13 +168,13 @@ func analyzerTask(pr *github.PullRequest, st finding.ReviewState, stats finding.
 	if len(views) > 0 {
 		b, err := json.MarshalIndent(views, "", "  ")
 		if err != nil {
-			return "", err
+			return "", nil, err
 		}
 		threads = string(b)
 	}
 	stJSON, _ := json.Marshal(st)
 	statsJSON, _ := json.Marshal(stats)
-	return prompts.Render("comments_analyzer.md", map[string]any{
+	return prompts.RenderStable("comments_analyzer.md", map[string]any{
 		"Number": pr.Number, "Title": pr.Title, "URL": pr.URL, "Marker": finding.Marker,
 		"ReviewState": string(stJSON), "Stats": string(statsJSON), "Truncated": truncated, "Threads": threads,
 	})
@@ -190,7 +196,7 @@ func (l *loop) runRoles(ctx context.Context, rc *review.Context, re *reReview, t
 	out := &roundReviews{Roles: make([]RoleStatus, n+1)}
 	results := make([]*finding.ReviewerResult, n)
 	var analyzer finding.CommentsAnalyzerResult
-	aTask, err := analyzerTask(rc.PR, st, stats, rc.PR.ThreadsTruncated)
+	aTask, aBreaks, err := analyzerTask(rc.PR, st, stats, rc.PR.ThreadsTruncated)
 	if err != nil {
 		return nil, err
 	}
@@ -203,7 +209,7 @@ func (l *loop) runRoles(ctx context.Context, rc *review.Context, re *reReview, t
 	}
 	var wg sync.WaitGroup
 	wg.Go(func() {
-		out.Roles[n] = l.runRole(ctx, l.o.Analyzer, analyzerSystem, aTask, aTools, &analyzer)
+		out.Roles[n] = l.runRole(ctx, l.o.Analyzer, analyzerSystem, aTask, aTools, &analyzer, aBreaks...)
 		if out.Roles[n].OK {
 			out.Analyzer = &analyzer
 			out.Roles[n].Findings, out.Roles[n].Report = len(threadFs), analyzer.FullReport
@@ -232,13 +238,13 @@ func (l *loop) runReviewers(ctx context.Context, rc *review.Context, re *reRevie
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	for i, r := range l.o.Reviewers {
-		task, err := reviewerTask(r.Name, rc, re)
+		task, breaks, err := reviewerTask(r.Name, rc, re)
 		if err != nil {
 			return err
 		}
 		wg.Go(func() {
 			var res finding.ReviewerResult
-			roles[i] = l.runRole(ctx, r, reviewerSystem, task, tools, &res)
+			roles[i] = l.runRole(ctx, r, reviewerSystem, task, tools, &res, breaks...)
 			if roles[i].OK {
 				results[i] = &res
 				roles[i].Conclusion, roles[i].Findings, roles[i].Report = res.Conclusion, len(res.Findings), res.FullReport
@@ -294,10 +300,11 @@ func mergeThreads(threadFs []finding.Finding, a *finding.CommentsAnalyzerResult)
 }
 
 // runRole runs one agent and reports on stderr how it went.
-func (l *loop) runRole(ctx context.Context, r Role, system, task string, tools []llm.Tool, out any) RoleStatus {
+// breaks mark where the task's stable parts end (reviewerTask).
+func (l *loop) runRole(ctx context.Context, r Role, system, task string, tools []llm.Tool, out any, breaks ...int) RoleStatus {
 	st := RoleStatus{Role: r.Name, Model: r.Model}
 	start := time.Now()
-	a := &llm.Agent{Role: r.Name, Model: r.LLM, System: system, Task: task, Tools: tools, MaxIters: l.o.MaxIters}
+	a := &llm.Agent{Role: r.Name, Model: r.LLM, System: system, Task: task, Breaks: breaks, Tools: tools, MaxIters: l.o.MaxIters}
 	res, err := a.Run(ctx, out)
 	st.Elapsed, st.Usage = time.Since(start).Round(time.Millisecond), res.Usage
 	if err != nil {
