@@ -51,7 +51,7 @@ type Config struct {
 	// Verifier checks the findings a single reviewer raised; the zero
 	// ModelName when verifierModel is not set: no verifier runs.
 	Verifier llm.ModelName
-	Verify           []string      // commands run before a fix is pushed
+	Verify   []string // commands run before a fix is pushed
 	// AllowApprove lets review-pr post a model's APPROVE as an approval;
 	// without it (the default) an approval is posted as a comment, so that
 	// a model never satisfies a required review on its own.
