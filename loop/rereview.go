@@ -86,8 +86,8 @@ func (l *loop) reReviewOf(ctx context.Context, n int, pr *github.PullRequest) *r
 		fixed = res.FixedIDs()
 	}
 	for _, f := range fs {
-		if IsThread(f) {
-			continue
+		if IsThread(f) || f.Status == finding.StatusRefuted {
+			continue // a refuted finding raised again is verified again
 		}
 		re.Previous = append(re.Previous, f)
 		if slices.Contains(fixed, f.ID) {
