@@ -446,9 +446,9 @@ func (l *loop) restoresRefuted(rd state.Round) bool {
 	return false
 }
 
-// reinstate brings back into rr the findings an earlier review of the PR
-// refuted and someone restored since, when no reviewer raised them again
-// this round: a restored finding counts. A machine with no record of that
+// reinstate brings back into rr the findings the PR's newest review that
+// had them refuted, and someone restored since, when no reviewer raised
+// them again this round: a restored finding counts. A machine with no record of that
 // review knows only their IDs (the ledger), and counts them when raised.
 func (l *loop) reinstate(rr *RoundResult, restored []string) {
 	if len(restored) == 0 {
@@ -466,11 +466,16 @@ func (l *loop) reinstate(rr *RoundResult, restored []string) {
 		for i := len(rec.Runs) - 1; i >= 0; i-- {
 			for j := len(rec.Runs[i].Rounds) - 1; j >= 0; j-- {
 				for _, f := range rec.Runs[i].Rounds[j].Findings {
-					if f.ID == id && f.Status == finding.StatusRefuted {
+					if f.ID != id {
+						continue
+					}
+					// Only from the newest review that had it: once
+					// reinstated, it follows its course (fixed, resolved).
+					if f.Status == finding.StatusRefuted {
 						f.Status, f.Evidence = "", ""
 						rr.Findings = append(rr.Findings, f)
-						break search
 					}
+					break search
 				}
 			}
 		}
