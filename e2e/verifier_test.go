@@ -290,3 +290,30 @@ func TestVerifierFlagBadValueExits2(t *testing.T) {
 		t.Errorf("%d GitHub request(s) before the usage error", n)
 	}
 }
+
+// gh ocdx review uses the verifier as review-loop does: with one reviewer
+// every P1–P3 finding is checked, and the refuted one is listed apart,
+// not counted: the branch passes.
+func TestVerifierInLocalReview(t *testing.T) {
+	t.Parallel()
+	r := testkit.NewRepo(t, "main", "feature",
+		map[string]string{"cache.go": "package cache\n\nvar size = 10\n"},
+		map[string]string{"cache.go": "package cache\n\nvar size = -1\n"})
+	testkit.Git(t, r.Clone, "remote", "set-head", "origin", "main")
+	fm := testkit.NewFakeModel(t)
+	env := testkit.NewEnv(t)
+	fm.Configure(env)
+	env.Dir = r.Clone
+	env.WriteConfig(t, `{"reviewerModels": ["ollama/qwen-a"], "commentsAnalyzerModel": "ollama/qwen-a", "prFixModel": "ollama/qwen-a", "verifierModel": "ollama/checker"}`)
+	p1 := modelFinding{Priority: "P1", Category: "quality", File: "cache.go", Line: line(3), Title: "negative cache size"}
+	fm.Script("qwen-a", reviewerReply("reviewer-1", "request_changes", p1))
+	fm.Script("checker", testkit.VerifierReply(testkit.VerifierVerdict{ID: p1.id(), Verdict: "refuted", Evidence: "cache.go:3 `var size = -1`: -1 means unbounded, as documented"}))
+
+	res := env.Run(t, "review")
+
+	wantCode(t, res, 0)
+	wantContains(t, "stdout", res.Stdout, "P1 0", "## Refuted by the verifier (1)", p1.id(), "Evidence: cache.go:3")
+	if reqs := fm.Requests("checker"); len(reqs) != 1 || !strings.Contains(string(reqs[0].Body), p1.id()) {
+		t.Errorf("the verifier was not asked about %s", p1.id())
+	}
+}
