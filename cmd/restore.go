@@ -101,7 +101,8 @@ func restore(ctx context.Context, d *Deps, opts *RestoreOptions) error {
 	trust := loop.NewTrust(client, repo, policy)
 	trust.Judge(ctx, pr)
 	done, _, _ := trust.Restores(ctx, pr)
-	already := loop.RestoredIDs(done)
+	led, _, _, hasLedger := trust.Ledger(ctx, pr)
+	already := append(loop.RestoredIDs(done), led.Restored()...)
 	var ids []string
 	for _, id := range opts.IDs {
 		if !slices.Contains(already, id) {
@@ -114,7 +115,7 @@ func restore(ctx context.Context, d *Deps, opts *RestoreOptions) error {
 	}
 	// Only what the verifier refuted can be restored: the PR's ledger says
 	// which (unless it left closed findings out to fit in a comment).
-	if led, _, _, ok := trust.Ledger(ctx, pr); ok && led.Dropped == 0 {
+	if hasLedger && led.Dropped == 0 {
 		refuted := led.With(finding.StatusRefuted)
 		var not []string
 		for _, id := range ids {

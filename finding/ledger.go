@@ -76,6 +76,10 @@ type LedgerEntry struct {
 	// Agreement is how many of the reviewers that answered raised it
 	// ("2/3"), when reviewers did.
 	Agreement string `json:"agreement,omitempty"`
+	// Restored says someone with write permission overruled the verifier
+	// on it (/ocdx restore): it is not sent to the verifier again, even
+	// once the command is past the comments gh-ocdx reads.
+	Restored bool `json:"restored,omitempty"`
 }
 
 const ledgerOpen, ledgerClose = "<!-- ocdx:ledger ", " -->"
@@ -120,6 +124,35 @@ func (l *Ledger) Agree(id, agreement string) {
 			l.Findings[i].Agreement = agreement
 		}
 	}
+}
+
+// Restore records that id was restored (LedgerEntry.Restored), and makes
+// it open again if it was refuted.
+func (l *Ledger) Restore(id string) {
+	if !reLedgerID.MatchString(id) {
+		return
+	}
+	for i := range l.Findings {
+		if l.Findings[i].ID == id {
+			l.Findings[i].Restored = true
+			if l.Findings[i].Status == StatusRefuted {
+				l.Findings[i].Status = StatusOpen
+			}
+			return
+		}
+	}
+	l.Findings = append(l.Findings, LedgerEntry{ID: id, Restored: true})
+}
+
+// Restored returns the IDs of l's restored entries.
+func (l Ledger) Restored() []string {
+	var out []string
+	for _, e := range l.Findings {
+		if e.Restored {
+			out = append(out, e.ID)
+		}
+	}
+	return out
 }
 
 // ReviewedHead is the newest head a review read, as l knows it.

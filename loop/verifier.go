@@ -391,6 +391,13 @@ func (l *loop) readRestores(ctx context.Context, pr *github.PullRequest, answer 
 	for _, w := range warnings {
 		l.progress("%s", w)
 	}
+	// The ledger remembers a restore once its command is past the
+	// comments read; a forged one can only make a finding count.
+	for _, id := range l.seed.Restored() {
+		if !slices.ContainsFunc(rs, func(r Restore) bool { return r.ID == id }) {
+			rs = append(rs, Restore{ID: id})
+		}
+	}
 	l.restores = rs
 	for _, r := range refused {
 		l.progress("not honoured: the /ocdx restore of %s (%s): %s", r.By, r.URL, r.Why)
@@ -482,16 +489,14 @@ func (l *loop) reinstate(rr *RoundResult, restored []string) {
 	}
 }
 
-// ledgerRefuted records in led the findings round rr refuted, and as open
-// again those restored since.
+// ledgerRefuted records in led the findings round rr refuted, and those
+// restored since (open again).
 func (l *loop) ledgerRefuted(led *finding.Ledger, rr RoundResult) {
 	for _, f := range rr.Refuted {
 		led.Set(f.ID, finding.StatusRefuted, "")
 		led.Agree(f.ID, f.Agreement)
 	}
 	for _, id := range RestoredIDs(l.restores) {
-		if slices.Contains(led.With(finding.StatusRefuted), id) {
-			led.Set(id, finding.StatusOpen, "")
-		}
+		led.Restore(id)
 	}
 }
