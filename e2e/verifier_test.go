@@ -24,6 +24,7 @@ func newVerifierLoop(t *testing.T) *loopFix {
   "commentsAnalyzerModel": "openai/analyzer",
   "prFixModel": "ollama/fixer",
   "verifierModel": "openai/checker",
+  "prices": {"openai/checker": {"input": 1, "output": 4}},
   "verify": ["true"]
 }`)
 	return lf
@@ -83,8 +84,8 @@ func TestVerifierRefutedFindingIsNotPostedOrBlocking(t *testing.T) {
 	if len(rr.Findings) != 0 || len(rr.Refuted) != 1 || rr.Refuted[0].Status != "refuted" || rr.Refuted[0].Evidence != sizeEvidence {
 		t.Errorf("--json: findings %+v, refuted %+v", rr.Findings, rr.Refuted)
 	}
-	if rr.Verifier == nil || rr.Verifier.Usage.Output == 0 || rr.Usage["verifier"] != rr.Verifier.Usage {
-		t.Errorf("--json: the verifier's tokens are not reported: %+v, usage %v", rr.Verifier, rr.Usage)
+	if rr.Verifier == nil || rr.Verifier.Usage.Output == 0 || rr.Usage["verifier"] != rr.Verifier.Usage || rr.Costs["verifier"] <= 0 {
+		t.Errorf("--json: the verifier's tokens and cost are not reported: %+v, usage %v, costs %v", rr.Verifier, rr.Usage, rr.Costs)
 	}
 	rec := recorded(t, lf.env, loopPR)
 	found := false
@@ -94,6 +95,8 @@ func TestVerifierRefutedFindingIsNotPostedOrBlocking(t *testing.T) {
 	if !found {
 		t.Errorf("the state file has no verifier usage: %+v", last(rec).Rounds[0].Usage)
 	}
+	show := lf.env.Run(t, "state", "show", "--pr", "31")
+	wantContains(t, "state show", show.Stdout, "Tokens of verifier: ", ", estimated ~$")
 }
 
 // A P0, a SEC- finding and a thread are never sent to the verifier, and an
