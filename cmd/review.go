@@ -124,6 +124,9 @@ func reviewLocal(ctx context.Context, d *Deps, opts *ReviewOptions) error {
 	if err != nil {
 		return err
 	}
+	if err := verifierCredential(d, opts.Verifier); err != nil {
+		return err
+	}
 	wd, err := d.workDir()
 	if err != nil {
 		return err

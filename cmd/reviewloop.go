@@ -162,6 +162,9 @@ func reviewLoop(ctx context.Context, d *Deps, opts *ReviewLoopOptions) error {
 	// Preflight: configuration, GitHub auth, the checkout, the PR, then the
 	// verify commands; no PR action before.
 	r, _ := parseRepoFlag(opts.RepoFlag, d.defaultHost()) // checked when parsed
+	if err := verifierCredential(d, opts.Verifier); err != nil {
+		return err
+	}
 	p, err := prepare(ctx, d, r, prArg{Number: opts.PR, Branch: opts.Branch}, "Usage: "+reviewLoopUsage,
 		usesRole("reviewerModels", "commentsAnalyzerModel", "prFixModel", "verifierModel"), preflight.Resuming)
 	if err != nil {
@@ -339,3 +342,20 @@ func verifierOf(cfg *config.Config) string {
 type stringer string
 
 func (s stringer) String() string { return string(s) }
+
+// verifierCredential checks, before any request, that the provider of the
+// --verifier model has its key (the configuration's roles are checked when
+// it is loaded).
+func verifierCredential(d *Deps, name string) error {
+	if name == "" {
+		return nil
+	}
+	m, err := llm.ParseModel(name)
+	if err != nil {
+		return err
+	}
+	if env := m.Provider.CredentialEnv; env != "" && strings.TrimSpace(d.Getenv(env)) == "" {
+		return fmt.Errorf("--verifier %s needs $%s, which is not set: export it, or name a model of a provider whose key is set", name, env)
+	}
+	return nil
+}

@@ -280,7 +280,7 @@ func TestVerifierRestoreCommandOnAnyMachine(t *testing.T) {
 }
 
 // A --verifier that is not provider/model is a usage error: exit 2 before
-// any request.
+// any request; one whose key is not set is an error before any request.
 func TestVerifierFlagBadValueExits2(t *testing.T) {
 	t.Parallel()
 	lf := newLoop(t, nil)
@@ -291,6 +291,15 @@ func TestVerifierFlagBadValueExits2(t *testing.T) {
 	wantContains(t, "stderr", res.Stderr, "invalid --verifier", "provider/model")
 	if n := len(lf.gh.Requests()); n != 0 {
 		t.Errorf("%d GitHub request(s) before the usage error", n)
+	}
+
+	// A verifier whose provider has no key fails before any request.
+	lf.env.Set("OPENAI_API_KEY", "")
+	res = lf.run("--yes", "--verifier", "openai/checker")
+	wantCode(t, res, 1)
+	wantContains(t, "stderr", res.Stderr, "--verifier openai/checker needs $OPENAI_API_KEY")
+	if n := len(lf.gh.Requests()); n != 0 {
+		t.Errorf("%d GitHub request(s) before the missing key was said", n)
 	}
 }
 
