@@ -189,6 +189,7 @@ type configJSON struct {
 	CommentsAnalyzerModel string                  `json:"commentsAnalyzerModel"`
 	PRFixModel            string                  `json:"prFixModel"`
 	ReviewPRModel         string                  `json:"reviewPrModel"`
+	VerifierModel         string                  `json:"verifierModel,omitempty"` // "": no verifier
 	AllowApprove          bool                    `json:"allowApprove"`
 	OutputTokens          map[string]int64        `json:"outputTokens,omitempty"` // the roles with their own output cap
 	Verify                []string                `json:"verify"`
@@ -222,6 +223,9 @@ func showJSON(d *Deps, c *config.Config) configJSON {
 	}
 	for _, m := range c.Reviewers {
 		out.ReviewerModels = append(out.ReviewerModels, m.String())
+	}
+	if c.Verifier.Provider.Name != "" {
+		out.VerifierModel = c.Verifier.String()
 	}
 	for _, p := range c.UsedProviders() {
 		out.Providers = append(out.Providers, providerJSON{Name: p.Name, Endpoint: endpoint(d, p), CredentialEnv: p.CredentialEnv})
@@ -258,7 +262,13 @@ func showMarkdown(d *Deps, c *config.Config) string {
 	if slices.Contains(c.Defaults, "reviewPrModel") {
 		b.WriteString(" (default: the first reviewer)")
 	}
-	b.WriteString(" |\n\n")
+	b.WriteString(" |\n")
+	if c.Verifier.Provider.Name != "" {
+		fmt.Fprintf(&b, "| verifier | %s |\n", c.Verifier)
+	} else {
+		b.WriteString("| verifier | none (set verifierModel to check the findings a single reviewer raised) |\n")
+	}
+	b.WriteString("\n")
 	if c.AllowApprove {
 		b.WriteString("review-pr posts a model's approval as an approval (allowApprove).\n")
 	} else {

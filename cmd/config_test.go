@@ -434,3 +434,30 @@ func TestConfigShowMissingCredentialsOnly(t *testing.T) {
 		t.Errorf("shown:\n%s", got)
 	}
 }
+
+// config show names the verifier when verifierModel is set, and says there
+// is none otherwise; validate asks for its provider's key only when set.
+func TestConfigShowVerifier(t *testing.T) {
+	path := writeFile(t, filepath.Join(t.TempDir(), "config.json"), minimalConfig)
+	d, out, _ := configTestDeps(map[string]string{"OCDX_CONFIG": path})
+	if err := configShow(d, &ConfigShowOptions{WorkDir: t.TempDir()}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "| verifier | none (set verifierModel") {
+		t.Errorf("show without a verifier:\n%s", out)
+	}
+	withVerifier := strings.Replace(minimalConfig, "{", `{"verifierModel": "anthropic/claude-haiku-4-5", `, 1)
+	writeFile(t, path, withVerifier)
+	d, _, _ = configTestDeps(map[string]string{"OCDX_CONFIG": path})
+	if err := configValidate(d, &ConfigValidateOptions{WorkDir: t.TempDir()}); err == nil || !strings.Contains(err.Error(), "ANTHROPIC_API_KEY") {
+		t.Errorf("validate without the verifier's key: %v", err)
+	}
+	d, out, _ = configTestDeps(map[string]string{"OCDX_CONFIG": path, "ANTHROPIC_API_KEY": "sk-ant-test"})
+	if err := configShow(d, &ConfigShowOptions{Export: &exporter{}, WorkDir: t.TempDir()}); err != nil {
+		t.Fatal(err)
+	}
+	var got configJSON
+	if err := json.Unmarshal(out.Bytes(), &got); err != nil || got.VerifierModel != "anthropic/claude-haiku-4-5" {
+		t.Errorf("show --json: verifierModel %q (%v)", got.VerifierModel, err)
+	}
+}

@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -16,6 +17,7 @@ import (
 	"github.com/ocdx/gh-ocdx/git"
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/internal/text"
+	"github.com/ocdx/gh-ocdx/llm"
 	"github.com/ocdx/gh-ocdx/loop"
 	"github.com/ocdx/gh-ocdx/preflight"
 	"github.com/ocdx/gh-ocdx/repofs"
@@ -28,11 +30,12 @@ type ReviewOptions struct {
 	Base     string // "": origin/HEAD's branch, else main or master
 	Fix      bool
 	Yes      bool
+	Verifier string    // --verifier; "": the configuration's verifierModel, if any
 	Export   *exporter // --json, --jq, --template; nil: Markdown
 	Prompter Prompter  // nil: survey on the terminal
 }
 
-const reviewUsage = "gh ocdx review [--base REF] [--fix] [--yes] [--json [fields]] [--jq EXPR | --template T]"
+const reviewUsage = "gh ocdx review [--base REF] [--fix] [--yes] [--verifier PROVIDER/MODEL] [--json [fields]] [--jq EXPR | --template T]"
 
 const reviewHelp = `Review the current branch before a pull request exists, with every configured
 reviewer model side by side: its commits since the merge base with --base
@@ -86,6 +89,7 @@ func parseReview(d *Deps, args []string) (*ReviewOptions, error) {
 	fs.StringVar(&opts.Base, "base", "", "The branch or commit to review against (default: origin/HEAD's branch, else main or master)")
 	fs.BoolVar(&opts.Fix, "fix", false, "Fix the P0–P2 findings, verify and commit (never push)")
 	fs.BoolVar(&opts.Yes, "yes", false, "With --fix: commit the verified fix without asking")
+	fs.StringVar(&opts.Verifier, "verifier", "", "Check the findings a single reviewer raised with `PROVIDER/MODEL` (instead of the configuration's verifierModel)")
 	jf := addJSONFlags(fs, loop.LocalResult{})
 	if err := fs.parse(d, jf.args(args), 0); err != nil {
 		return nil, err
@@ -93,6 +97,11 @@ func parseReview(d *Deps, args []string) (*ReviewOptions, error) {
 	var err error
 	if opts.Export, err = jf.exporter(fs); err != nil {
 		return nil, err
+	}
+	if fs.Changed("verifier") {
+		if _, err := llm.ParseModel(opts.Verifier); err != nil {
+			return nil, fs.usageErr("invalid --verifier: %v", err)
+		}
 	}
 	if strings.HasPrefix(opts.Base, "-") {
 		return nil, fs.usageErr("invalid --base %q: give a branch or a commit", opts.Base)
@@ -107,12 +116,15 @@ func parseReview(d *Deps, args []string) (*ReviewOptions, error) {
 }
 
 func reviewLocal(ctx context.Context, d *Deps, opts *ReviewOptions) error {
-	uses := usesRole("reviewerModels")
+	uses := usesRole("reviewerModels", "verifierModel")
 	if opts.Fix {
-		uses = usesRole("reviewerModels", "prFixModel")
+		uses = usesRole("reviewerModels", "prFixModel", "verifierModel")
 	}
 	cfg, err := loadConfigFor(d, uses)
 	if err != nil {
+		return err
+	}
+	if err := verifierCredential(d, opts.Verifier); err != nil {
 		return err
 	}
 	wd, err := d.workDir()
@@ -163,6 +175,14 @@ func reviewLocal(ctx context.Context, d *Deps, opts *ReviewOptions) error {
 		}
 		reviewers = append(reviewers, loop.Role{Name: fmt.Sprintf("reviewer-%d", i+1), Key: key, Model: m.String(), LLM: mod})
 	}
+	var verifier *loop.Role
+	if name := cmp.Or(opts.Verifier, verifierOf(cfg)); name != "" {
+		vm, err := newModel(d, "verifier", name, cfg.OutputCap("verifierModel"))
+		if err != nil {
+			return err
+		}
+		verifier = &loop.Role{Name: "verifier", Key: "verifierModel", Model: name, LLM: vm}
+	}
 	var fixer loop.Fixer
 	if opts.Fix {
 		fm, err := newModel(d, "pr-fix", cfg.PRFix.String(), cfg.OutputCap("prFixModel"))
@@ -191,7 +211,7 @@ func reviewLocal(ctx context.Context, d *Deps, opts *ReviewOptions) error {
 	}
 	res, err := loop.ReviewLocal(ctx, loop.LocalOptions{
 		Key: state.LocalKey(g.OriginID(ctx), branch), Change: *ch, Store: st, Policy: cfg.Policy,
-		Reviewers: reviewers, Fixer: fixer,
+		Reviewers: reviewers, Fixer: fixer, Verifier: verifier,
 		Tools:    append(review.RepoTools(repofs.NewTree(ctx, g, ch.Tree)), review.PRTools(localPatches(*ch), github.Repo{}, 0)...),
 		Progress: d.IO.ErrOut,
 	})
@@ -399,6 +419,15 @@ func renderLocal(res *loop.LocalResult) string {
 	}
 	if len(res.Findings) == 0 {
 		b.WriteString("\nNo findings.\n")
+	}
+	if v := res.Verifier; v != nil && !v.OK {
+		fmt.Fprintf(&b, "\nThe verifier (%s) failed: the findings it was to check stand as the reviewers raised them (%s).\n", v.Model, text.FirstLine(v.Error))
+	}
+	if len(res.Refuted) > 0 {
+		fmt.Fprintf(&b, "\n## Refuted by the verifier (%d)\n\nNot counted, not fixed:\n\n", len(res.Refuted))
+		for _, f := range res.Refuted {
+			fmt.Fprintf(&b, "- `%s` **%s** (%s %s): %s\n  - Evidence: %s\n", f.File, text.OneLine(f.Title), f.ID, f.Priority, text.OneLine(f.Description), text.OneLine(f.Evidence))
+		}
 	}
 	return b.String()
 }

@@ -32,7 +32,10 @@ type ReviewLoopOptions struct {
 	// MaxTokens is the run's token budget (--max-tokens); 0: the
 	// configuration's maxTokens, if any.
 	MaxTokens int64
-	Prompter  Prompter // nil: survey on the terminal
+	// Verifier is the verifier's provider/model for this run (--verifier);
+	// "": the configuration's verifierModel, if any.
+	Verifier string
+	Prompter Prompter // nil: survey on the terminal
 }
 
 const reviewLoopHelp = `Review a pull request with every configured reviewer model and the comments
@@ -56,6 +59,11 @@ reviewed to convergence is not reviewed or posted on again (it says
 "already reviewed at <sha>"): --full reviews it anyway. Killed inside its
 fix, the same command resumes the fix.
 
+With a verifier (verifierModel in the configuration, or --verifier for one
+run), each P1–P3 finding only one reviewer raised is checked against the
+code; one it refutes is listed with the evidence, not posted inline,
+counted or fixed. "gh ocdx restore" overrules it.
+
 With --max-tokens (or maxTokens in the configuration) the run stops before
 a model call that could pass the budget: its input estimate plus its output
 cap.
@@ -78,7 +86,7 @@ func runReviewLoop(ctx context.Context, d *Deps, args []string) error {
 	return reviewLoop(ctx, d, opts)
 }
 
-const reviewLoopUsage = "gh ocdx review-loop [<number> | <url> | <branch>] [--yes] [--dry-run] [--json [fields]] [--jq EXPR | --template T] [--full] [--max-tokens N] [-R OWNER/REPO]"
+const reviewLoopUsage = "gh ocdx review-loop [<number> | <url> | <branch>] [--yes] [--dry-run] [--json [fields]] [--jq EXPR | --template T] [--full] [--max-tokens N] [--verifier PROVIDER/MODEL] [-R OWNER/REPO]"
 
 func parseReviewLoop(d *Deps, args []string) (*ReviewLoopOptions, error) {
 	opts := &ReviewLoopOptions{}
@@ -89,6 +97,7 @@ func parseReviewLoop(d *Deps, args []string) (*ReviewLoopOptions, error) {
 	fs.BoolVar(&opts.DryRun, "dry-run", false, "Review once and print what would be posted and fixed; post, push and record nothing")
 	fs.BoolVar(&opts.Full, "full", false, "Review the whole PR every round, not only what changed since gh-ocdx's last review, even on a head it already approved")
 	fs.Int64Var(&opts.MaxTokens, "max-tokens", 0, "Stop before a model call that could bring the run's tokens (in and out) past `N`")
+	fs.StringVar(&opts.Verifier, "verifier", "", "Check the findings a single reviewer raised with `PROVIDER/MODEL` for this run (instead of the configuration's verifierModel)")
 	fs.repoFlag(&opts.RepoFlag)
 	jf := addJSONFlags(fs, loop.Result{})
 	jf.positional = true
@@ -101,6 +110,11 @@ func parseReviewLoop(d *Deps, args []string) (*ReviewLoopOptions, error) {
 	}
 	if fs.Changed("max-tokens") && opts.MaxTokens <= 0 {
 		return nil, fs.usageErr("invalid --max-tokens %d: give the most tokens the run may use, above zero", opts.MaxTokens)
+	}
+	if fs.Changed("verifier") {
+		if _, err := llm.ParseModel(opts.Verifier); err != nil {
+			return nil, fs.usageErr("invalid --verifier: %v", err)
+		}
 	}
 	pr, r, err := fs.prArgument(prFlag, opts.RepoFlag)
 	if err != nil {
@@ -148,8 +162,11 @@ func reviewLoop(ctx context.Context, d *Deps, opts *ReviewLoopOptions) error {
 	// Preflight: configuration, GitHub auth, the checkout, the PR, then the
 	// verify commands; no PR action before.
 	r, _ := parseRepoFlag(opts.RepoFlag, d.defaultHost()) // checked when parsed
+	if err := verifierCredential(d, opts.Verifier); err != nil {
+		return err
+	}
 	p, err := prepare(ctx, d, r, prArg{Number: opts.PR, Branch: opts.Branch}, "Usage: "+reviewLoopUsage,
-		usesRole("reviewerModels", "commentsAnalyzerModel", "prFixModel"), preflight.Resuming)
+		usesRole("reviewerModels", "commentsAnalyzerModel", "prFixModel", "verifierModel"), preflight.Resuming)
 	if err != nil {
 		return err
 	}
@@ -212,6 +229,14 @@ func reviewLoop(ctx context.Context, d *Deps, opts *ReviewLoopOptions) error {
 	if err != nil {
 		return err
 	}
+	var verifier *loop.Role
+	if name := cmp.Or(opts.Verifier, verifierOf(cfg)); name != "" {
+		vm, err := modelFor("verifier", stringer(name), "verifierModel")
+		if err != nil {
+			return err
+		}
+		verifier = &loop.Role{Name: "verifier", Key: "verifierModel", Model: name, LLM: vm}
+	}
 	st, err := d.store()
 	if err != nil {
 		return err
@@ -245,6 +270,7 @@ func reviewLoop(ctx context.Context, d *Deps, opts *ReviewLoopOptions) error {
 		Since:         co.Repo.DiffSince,
 		PRDiff:        co.Repo.PRDiff,
 		Full:          opts.Full,
+		Verifier:      verifier,
 	})
 	if res != nil && (len(res.Rounds) > 0 || res.Outcome != "") {
 		if opts.Export != nil {
@@ -302,4 +328,34 @@ func pushRemote(ctx context.Context, co *preflight.Checkout) string {
 		return r
 	}
 	return "origin"
+}
+
+// verifierOf is the configuration's verifierModel; "" when it sets none.
+func verifierOf(cfg *config.Config) string {
+	if cfg.Verifier.Provider.Name == "" {
+		return ""
+	}
+	return cfg.Verifier.String()
+}
+
+// stringer is a model name as modelFor takes it.
+type stringer string
+
+func (s stringer) String() string { return string(s) }
+
+// verifierCredential checks, before any request, that the provider of the
+// --verifier model has its key (the configuration's roles are checked when
+// it is loaded).
+func verifierCredential(d *Deps, name string) error {
+	if name == "" {
+		return nil
+	}
+	m, err := llm.ParseModel(name)
+	if err != nil {
+		return err
+	}
+	if env := m.Provider.CredentialEnv; env != "" && strings.TrimSpace(d.Getenv(env)) == "" {
+		return fmt.Errorf("--verifier %s needs $%s, which is not set: export it, or name a model of a provider whose key is set", name, env)
+	}
+	return nil
 }

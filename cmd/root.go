@@ -89,6 +89,7 @@ func commands() []command {
 			{name: "validate", summary: "Check the configuration and its credentials", run: runConfigValidate},
 		}},
 		{name: "dismiss", summary: "Stop gh-ocdx raising findings on a pull request", run: runDismiss},
+		{name: "restore", summary: "Overrule the verifier: count a refuted finding again", run: runRestore},
 		{name: "fix", summary: "Fix a pull request's findings, verify and push", run: runFix},
 		{name: "review", summary: "Review the current branch's changes before a pull request exists", run: runReview},
 		{name: "review-loop", summary: "Review, fix and re-review a pull request until it converges", run: runReviewLoop},

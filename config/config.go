@@ -48,7 +48,10 @@ type Config struct {
 	CommentsAnalyzer llm.ModelName
 	PRFix            llm.ModelName
 	ReviewPR         llm.ModelName // defaults to Reviewers[0]
-	Verify           []string      // commands run before a fix is pushed
+	// Verifier checks the findings a single reviewer raised; the zero
+	// ModelName when verifierModel is not set: no verifier runs.
+	Verifier llm.ModelName
+	Verify   []string // commands run before a fix is pushed
 	// AllowApprove lets review-pr post a model's APPROVE as an approval;
 	// without it (the default) an approval is posted as a comment, so that
 	// a model never satisfies a required review on its own.
@@ -205,8 +208,12 @@ func (c *Config) roles() []role {
 	for i, m := range c.Reviewers {
 		rs = append(rs, role{fmt.Sprintf("reviewerModels[%d]", i), m})
 	}
-	return append(rs, role{"commentsAnalyzerModel", c.CommentsAnalyzer},
+	rs = append(rs, role{"commentsAnalyzerModel", c.CommentsAnalyzer},
 		role{"prFixModel", c.PRFix}, role{"reviewPrModel", c.ReviewPR})
+	if c.Verifier.Provider.Name != "" {
+		rs = append(rs, role{"verifierModel", c.Verifier}) // its key is needed only when it is set
+	}
+	return rs
 }
 
 // missingCredentials reports each provider credential the models need that

@@ -488,3 +488,32 @@ func TestReadFileBounds(t *testing.T) {
 		t.Errorf("RepoVerify with .ocdx.json -> /dev/zero: %v", err)
 	}
 }
+
+// verifierModel is optional: absent, no verifier and no credential asked
+// for it; set, its provider's key is required like any role's, and
+// outputTokens may cap it.
+func TestLoadVerifierModel(t *testing.T) {
+	const base = `{"reviewerModels": ["ollama/a"], "commentsAnalyzerModel": "ollama/b", "prFixModel": "ollama/c"`
+	c, _, err := loadString(t, base+`}`, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Verifier.Provider.Name != "" {
+		t.Errorf("no verifierModel, but a verifier %s", c.Verifier)
+	}
+	c, _, err = loadString(t, base+`, "verifierModel": "anthropic/claude-haiku-4-5", "outputTokens": {"verifierModel": 2048}}`, creds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Verifier.String() != "anthropic/claude-haiku-4-5" || c.OutputCap("verifierModel") != 2048 {
+		t.Errorf("verifier %s, cap %d", c.Verifier, c.OutputCap("verifierModel"))
+	}
+	_, _, err = loadString(t, base+`, "verifierModel": "anthropic/claude-haiku-4-5"}`, nil)
+	if err == nil || !strings.Contains(err.Error(), "ANTHROPIC_API_KEY") || !strings.Contains(err.Error(), "verifierModel") {
+		t.Errorf("a verifier without its key: err = %v", err)
+	}
+	_, _, err = loadString(t, base+`, "verifierModel": "gpt-4.1"}`, nil)
+	if err == nil || !strings.Contains(err.Error(), "verifierModel") {
+		t.Errorf("a bad verifierModel: err = %v", err)
+	}
+}

@@ -14,10 +14,10 @@ import (
 )
 
 // The keys of the configuration file, in the order of the example.
-var knownKeys = []string{"reviewerModels", "commentsAnalyzerModel", "prFixModel", "reviewPrModel", "verify", "allowApprove", "maxTokens", "outputTokens", "prices", "inlinePriorities"}
+var knownKeys = []string{"reviewerModels", "commentsAnalyzerModel", "prFixModel", "reviewPrModel", "verify", "allowApprove", "maxTokens", "outputTokens", "prices", "inlinePriorities", "verifierModel"}
 
 // roleKeys are the keys outputTokens may name: the roles' model keys.
-var roleKeys = []string{"reviewerModels", "commentsAnalyzerModel", "prFixModel", "reviewPrModel"}
+var roleKeys = []string{"reviewerModels", "commentsAnalyzerModel", "prFixModel", "reviewPrModel", "verifierModel"}
 
 // MaxOutputTokens bounds an outputTokens value; no model writes more at once.
 const MaxOutputTokens = 1 << 20
@@ -99,6 +99,10 @@ func parse(data []byte, getenv func(string) string, uses func(key string) bool) 
 	} else if len(cfg.Reviewers) > 0 {
 		cfg.Defaults = append(cfg.Defaults, "reviewPrModel")
 		cfg.ReviewPR = cfg.Reviewers[0]
+	}
+	// No default: without verifierModel no verifier runs.
+	if m, found := byKey["verifierModel"]; found {
+		cfg.Verifier = c.model(m, "verifierModel")
 	}
 	if m, found := byKey["verify"]; found {
 		cfg.Verify = c.verify(m)

@@ -88,6 +88,10 @@ type LedgerEntry struct {
 	// ("2/3"), when reviewers did.
 	Agreement string `json:"agreement,omitempty"`
 	Where
+	// Restored says someone with write permission overruled the verifier
+	// on it (/ocdx restore): it is not sent to the verifier again, even
+	// once the command is past the comments gh-ocdx reads.
+	Restored bool `json:"restored,omitempty"`
 }
 
 // Where locates a finding of the basis review: its priority, file, line
@@ -174,6 +178,10 @@ func (l Ledger) BasisFindings() (fs []Finding, ok bool) {
 	}
 	fs = []Finding{}
 	for _, e := range l.Findings {
+		switch e.status() {
+		case StatusDismissed, StatusRefuted, StatusResolved:
+			continue // not a finding the basis review left to judge
+		}
 		if e.Priority == "" || strings.HasPrefix(e.ID, "THREAD-") {
 			continue
 		}
@@ -227,6 +235,35 @@ func clip(s string, n int) string {
 		i--
 	}
 	return s[:i] + "…"
+}
+
+// Restore records that id was restored (LedgerEntry.Restored), and makes
+// it open again if it was refuted.
+func (l *Ledger) Restore(id string) {
+	if !reLedgerID.MatchString(id) {
+		return
+	}
+	for i := range l.Findings {
+		if l.Findings[i].ID == id {
+			l.Findings[i].Restored = true
+			if l.Findings[i].Status == StatusRefuted {
+				l.Findings[i].Status = StatusOpen
+			}
+			return
+		}
+	}
+	l.Findings = append(l.Findings, LedgerEntry{ID: id, Restored: true})
+}
+
+// Restored returns the IDs of l's restored entries.
+func (l Ledger) Restored() []string {
+	var out []string
+	for _, e := range l.Findings {
+		if e.Restored {
+			out = append(out, e.ID)
+		}
+	}
+	return out
 }
 
 // ReviewedHead is the newest head a review read, as l knows it.

@@ -162,3 +162,25 @@ func TestLedgerLocatesTheBasisFindings(t *testing.T) {
 		t.Error("a ledger past its size keeps a basis whose locations it left out")
 	}
 }
+
+// A restored entry is open again and says so through a round trip; a
+// restore never closes anything.
+func TestLedgerRestore(t *testing.T) {
+	var l Ledger
+	l.Run, l.Round, l.Head = "20260101T000000-abcdef", 1, "abcdef0"
+	l.Set("QUAL-00000001", StatusRefuted, "")
+	l.Set("QUAL-00000002", StatusStuck, "")
+	l.Restore("QUAL-00000001")
+	l.Restore("QUAL-00000002")
+	l.Restore("not an id")
+	got, err := ParseLedger(l.Block())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := got.Restored(); len(r) != 2 || r[0] != "QUAL-00000001" {
+		t.Errorf("restored %v", r)
+	}
+	if got.With(StatusRefuted) != nil || len(got.With(StatusOpen)) != 1 || len(got.With(StatusStuck)) != 1 {
+		t.Errorf("statuses after restore: %+v", got.Findings)
+	}
+}

@@ -170,6 +170,9 @@ func (l *loop) ledger(n int, head string) finding.Ledger {
 			}
 		}
 	}
+	for _, rr := range l.res.Rounds {
+		l.ledgerRefuted(&led, rr)
+	}
 	for _, id := range l.stuck {
 		led.Set(id, finding.StatusStuck, "")
 	}

@@ -109,8 +109,11 @@ type LocalOptions struct {
 	Reviewers []Role
 	Tools     []llm.Tool // read-only, over the reviewed files
 	Fixer     Fixer      // nil: review only
-	MaxIters  int
-	Progress  io.Writer
+	// Verifier, when set, checks the findings a single reviewer raised,
+	// with Tools, as in review-loop.
+	Verifier *Role
+	MaxIters int
+	Progress io.Writer
 }
 
 // LocalResult is one local review, for the output and --json.
@@ -136,6 +139,10 @@ type LocalResult struct {
 	// effect once merged, this review used the merge base's.
 	PolicyChanged []string    `json:"policyChanged"`
 	Fix           *fix.Result `json:"fix,omitempty"`
+	// Refuted are the findings the verifier showed wrong: not counted or
+	// fixed.
+	Refuted  []finding.Finding `json:"refuted,omitempty"`
+	Verifier *VerifierStatus   `json:"verifier,omitempty"`
 }
 
 // ReviewLocal reviews a change with the reviewers of review-loop, with its
@@ -146,7 +153,8 @@ type LocalResult struct {
 // P0–P2 findings returns Outcome blocked and a nil error.
 func ReviewLocal(ctx context.Context, o LocalOptions) (*LocalResult, error) {
 	ch := o.Change
-	l := &loop{o: Options{Reviewers: o.Reviewers, MaxIters: o.MaxIters, Progress: o.Progress, MaxRounds: 1}, key: o.Key}
+	l := &loop{o: Options{Reviewers: o.Reviewers, MaxIters: o.MaxIters, Progress: o.Progress, MaxRounds: 1, Verifier: o.Verifier,
+		ReviewerTools: func(string) []llm.Tool { return o.Tools }, Store: o.Store}, key: o.Key}
 	res := &LocalResult{Key: o.Key.String(), Branch: ch.Branch, Base: ch.Base, MergeBase: ch.MergeBase, Head: ch.Head,
 		Findings: []finding.Finding{}, Remaining: []finding.Finding{}, Stuck: []string{}, Untracked: ch.Untracked,
 		PolicyChanged: orEmptyS(PolicyChanges(ch.PR()))}
@@ -184,6 +192,7 @@ func ReviewLocal(ctx context.Context, o LocalOptions) (*LocalResult, error) {
 		return res, l.localFail(ctx, res, err)
 	}
 	res.Roles, res.Findings, res.Counts, res.Consensus, res.Coverage, res.Stuck = rr.Roles, rr.Findings, rr.Counts, rr.Consensus, rr.Coverage, rr.Stuck
+	res.Refuted, res.Verifier = rr.Refuted, rr.Verifier
 	res.Remaining = blockingOf(rr.Findings)
 	if err := l.recordReview(1, rr); err != nil {
 		return res, err
@@ -277,6 +286,9 @@ func (l *loop) reviewLocal(ctx context.Context, ch Change, policy *config.Policy
 		return nil, err
 	}
 	rr.Findings = orEmpty(Distinct(append(agentFindings(l.o.Reviewers, results), secrets...), rr.reviewersOK))
+	if err := l.verify(ctx, pr, rr); err != nil {
+		return nil, err
+	}
 	rr.Counts = Count(rr.Findings)
 	if rr.reviewersOK > 0 {
 		rr.Consensus = Consensus(rr.ReviewState, rr.Counts)

@@ -119,6 +119,9 @@ type Options struct {
 	// without a patch. ok is false when either commit is not there.
 	PRDiff func(ctx context.Context, base, head string, paths []string) (diff []byte, ok bool)
 	Full   bool
+	// Verifier, when set, checks the findings a single reviewer raised,
+	// with ReviewerTools (docs/architecture.md, The verifier).
+	Verifier *Role
 }
 
 // Outcomes of a run: the state file's, and two that a run's result has but
@@ -193,6 +196,8 @@ type RoundResult struct {
 	judged           int                  // the previous findings a re-review judged
 	Dismissed        []finding.Finding    `json:"dismissed,omitempty"`   // raised again, but dismissed on the PR: not counted or fixed
 	DismissedBy      map[string]string    `json:"dismissedBy,omitempty"` // finding ID → the login whose command dismissed it
+	Refuted          []finding.Finding    `json:"refuted,omitempty"`     // shown wrong by the verifier: not counted, posted inline or fixed
+	Verifier         *VerifierStatus      `json:"verifier,omitempty"`
 	Fix              *fix.Result          `json:"fix,omitempty"`
 	Comments         []state.Comment      `json:"comments"`
 	Usage            map[string]llm.Usage `json:"usage"`
@@ -223,6 +228,7 @@ type loop struct {
 	seed       finding.Ledger
 	trust      *Trust
 	dismissals []Dismissal // the findings people dismissed on the PR
+	restores   []Restore   // the refuted findings people restored on the PR
 }
 
 // Run runs the loop on o.PR. A run that ends without converging returns its
@@ -260,7 +266,10 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	} else if !errors.Is(err, state.ErrNotFound) {
 		return nil, err
 	}
-	if rd, id, ok := l.convergedAt(o.PR.HeadRefOid); ok && !o.Full {
+	if err := l.readRestores(ctx, o.PR, false); err != nil {
+		return nil, err
+	}
+	if rd, id, ok := l.convergedAt(o.PR.HeadRefOid); ok && !o.Full && !l.restoresRefuted(rd) {
 		return l.already(ctx, rd, id)
 	}
 	if err := l.begin(); err != nil {
@@ -400,6 +409,9 @@ func (l *loop) round(ctx context.Context, n int) (done bool, err error) {
 	}
 	rr := RoundResult{N: n, HeadOID: rd.HeadOID, Comments: []state.Comment{}, Stuck: []string{}}
 	if err := l.dismiss(ctx, pr, true); err != nil {
+		return false, err
+	}
+	if err := l.readRestores(ctx, pr, true); err != nil {
 		return false, err
 	}
 	rr.ReviewState = ReviewStateOf(pr)
@@ -638,6 +650,9 @@ func (l *loop) review(ctx context.Context, pr *github.PullRequest, rr *RoundResu
 	// A dismissed finding is shown, not counted, fixed or stuck.
 	rr.Findings, rr.Dismissed = splitDismissed(rr.Findings, DismissedIDs(l.dismissals))
 	rr.DismissedBy = dismissedBy(rr.Dismissed, l.dismissals)
+	if err := l.verify(ctx, pr, rr); err != nil {
+		return err
+	}
 	rr.Counts = Count(rr.Findings)
 	if rr.reviewersOK > 0 {
 		rr.Consensus = Consensus(rr.ReviewState, rr.Counts)
@@ -725,6 +740,7 @@ func (l *loop) recordReview(n int, rr *RoundResult) error {
 			rd.Reports = append(rd.Reports, state.Report{Role: r.Role, Model: r.Model, Summary: sum, Full: r.Report})
 			rd.Usage = append(rd.Usage, state.Usage{Role: r.Role, Model: r.Model, InputTokens: r.Usage.Input, CachedTokens: r.Usage.Cached, OutputTokens: r.Usage.Output, CostUSD: rr.Costs[r.Role]})
 		}
+		recordVerifier(rd, rr)
 	})
 }
 
@@ -743,6 +759,7 @@ func restore(rr *RoundResult, rd state.Round, prices map[string]config.Price) {
 			rr.addCost(u.Role, cost(p, lu))
 		}
 	}
+	restoreVerifier(rr, rd)
 	if res, ok := fix.Recorded(rd); ok {
 		rr.Fix = res
 	}
@@ -988,6 +1005,9 @@ func (l *loop) dryRun(ctx context.Context) (*Result, error) {
 		}
 	}
 	if err := l.dismiss(ctx, pr, false); err != nil {
+		return l.res, err
+	}
+	if err := l.readRestores(ctx, pr, false); err != nil {
 		return l.res, err
 	}
 	if err := l.review(ctx, pr, &rr, threadFs); errors.Is(err, llm.ErrBudget) {

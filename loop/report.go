@@ -79,6 +79,7 @@ func RenderReview(runID string, maxRounds int, rr *RoundResult) string {
 		}
 		fmt.Fprintf(&b, "| %s | `%s` | %s | %d | %s | %s |\n", r.Role, r.Model, res, r.Findings, tokens, r.Elapsed)
 	}
+	b.WriteString(verifierRow(rr))
 	b.WriteString("\n")
 
 	code := slices.DeleteFunc(slices.Clone(rr.Findings), IsThread)
@@ -119,6 +120,7 @@ func RenderReview(runID string, maxRounds int, rr *RoundResult) string {
 		}
 		b.WriteString("\n")
 	}
+	b.WriteString(RenderRefuted(rr))
 	threads := slices.DeleteFunc(slices.Clone(rr.Findings), func(f finding.Finding) bool { return !IsThread(f) })
 	fmt.Fprintf(&b, "### Unresolved review threads (%d of %d)\n\n", rr.Threads.Unresolved, rr.Threads.Total)
 	if rr.ThreadsTruncated {

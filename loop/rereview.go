@@ -79,8 +79,8 @@ func (l *loop) reReviewOf(ctx context.Context, n int, pr *github.PullRequest) *r
 	// Re-reviews): a sampled basis makes every review on it sampled.
 	re.Coverage.SampledBefore = b.Sampled
 	for _, f := range b.Findings {
-		if IsThread(f) {
-			continue
+		if IsThread(f) || f.Status == finding.StatusRefuted {
+			continue // a refuted finding raised again is verified again
 		}
 		f, re.Changed[f.ID] = follow(files, f)
 		re.Previous = append(re.Previous, f)

@@ -334,7 +334,8 @@ func Stuck(fixed, current []finding.Finding, verdicts Verdicts) []string {
 
 // IssuesToFix splits the findings for the fix payload: P0–P2
 // code findings that are not stuck, most severe first, and the P3 ones as
-// optional. Thread findings are never sent: humans resolve them.
+// optional. Thread findings are never sent: humans resolve them, nor are
+// refuted ones (a recorded round keeps them, for its report).
 //
 // Each ID is sent once, as the fix agent must account for each exactly
 // once: when several reviewers raise one ID (the same model configured
@@ -344,7 +345,7 @@ func IssuesToFix(fs []finding.Finding, stuck []string) (toFix, optional []findin
 	seen := map[string]bool{}
 	for _, p := range finding.Priorities {
 		for _, f := range fs {
-			if f.Priority != p || IsThread(f) || slices.Contains(stuck, f.ID) || seen[f.ID] {
+			if f.Priority != p || IsThread(f) || f.Status == finding.StatusRefuted || slices.Contains(stuck, f.ID) || seen[f.ID] {
 				continue
 			}
 			seen[f.ID] = true

@@ -926,3 +926,21 @@ func keys(m map[string]bool) []string {
 	}
 	return out
 }
+
+// VerifierVerdict is one answer of the verifier role, for VerifierReply:
+// Verdict is "confirmed" or "refuted".
+type VerifierVerdict struct {
+	ID, Verdict, Evidence string
+}
+
+// VerifierReply is the verifier's envelope with verdicts, as a model
+// playing it answers (prompts/verifier.md); script it on the verifier's
+// model.
+func VerifierReply(verdicts ...VerifierVerdict) Step {
+	list := []map[string]string{}
+	for _, v := range verdicts {
+		list = append(list, map[string]string{"id": v.ID, "verdict": v.Verdict, "evidence": v.Evidence})
+	}
+	b, _ := json.Marshal(map[string]any{"agent": "verifier", "verdicts": list})
+	return Reply("BEGIN_JSON\n" + string(b) + "\nEND_JSON")
+}

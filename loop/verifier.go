@@ -1,0 +1,502 @@
+package loop
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/ocdx/gh-ocdx/finding"
+	"github.com/ocdx/gh-ocdx/github"
+	"github.com/ocdx/gh-ocdx/internal/redact"
+	"github.com/ocdx/gh-ocdx/internal/text"
+	"github.com/ocdx/gh-ocdx/llm"
+	"github.com/ocdx/gh-ocdx/prompts"
+	"github.com/ocdx/gh-ocdx/state"
+)
+
+// The verifier (docs/architecture.md, The verifier): an optional role that
+// reads the PR's head to confirm or refute the findings only one reviewer
+// raised. A refuted finding is shown with the verifier's evidence, not
+// posted inline, counted, fixed or blocking, until someone with write
+// permission restores it.
+
+// Verdict is the verifier's word on one finding: refuted or not, and the
+// lines it read that show it.
+type Verdict struct {
+	ID       string
+	Refuted  bool
+	Evidence string
+}
+
+// Judgeable reports whether the verifier may judge f at all: a P1–P3
+// finding a reviewer raised. Never a P0 (a hostile file the verifier reads
+// must not clear a blocker), gh-ocdx's own SEC- finding, or a thread.
+func Judgeable(f finding.Finding) bool {
+	switch {
+	case f.Priority != "P1" && f.Priority != "P2" && f.Priority != "P3":
+		return false
+	case strings.HasPrefix(f.ID, "SEC-"), IsThread(f), ownFinding(f):
+		return false
+	}
+	return true
+}
+
+// Verifiable are the findings of fs that go to the verifier: the
+// judgeable ones raised by a single reviewer (every judgeable one when
+// reviewers, the reviewers configured, is one), not already refuted.
+func Verifiable(fs []finding.Finding, reviewers int) []finding.Finding {
+	var out []finding.Finding
+	for _, f := range fs {
+		if Judgeable(f) && f.Status != finding.StatusRefuted && (reviewers <= 1 || len(f.Reviewers) <= 1) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// ApplyVerdicts returns a copy of fs with the findings vs refutes marked
+// refuted, with their evidence. Only a judgeable finding is refuted; a
+// verdict on an ID fs does not hold changes nothing, and an ID that is
+// both confirmed and refuted is not refuted (a model's answer is as
+// hostile as the files it read).
+func ApplyVerdicts(fs []finding.Finding, vs []Verdict) []finding.Finding {
+	out := slices.Clone(fs)
+	for i, f := range out {
+		if !Judgeable(f) {
+			continue
+		}
+		refuted, confirmed, evidence := false, false, ""
+		for _, v := range vs {
+			if v.ID != f.ID {
+				continue
+			}
+			if v.Refuted {
+				refuted = true
+				if evidence == "" {
+					evidence = v.Evidence
+				}
+			} else {
+				confirmed = true
+			}
+		}
+		if refuted && !confirmed {
+			out[i].Status, out[i].Evidence = finding.StatusRefuted, evidence
+		}
+	}
+	return out
+}
+
+// splitRefuted takes the refuted findings out of fs.
+func splitRefuted(fs []finding.Finding) (kept, refuted []finding.Finding) {
+	kept = []finding.Finding{}
+	for _, f := range fs {
+		if f.Status == finding.StatusRefuted {
+			refuted = append(refuted, f)
+		} else {
+			kept = append(kept, f)
+		}
+	}
+	return kept, refuted
+}
+
+const (
+	verifierName   = "verifier"
+	verifierSystem = "You check code review findings against the code they name. You answer with exactly one BEGIN_JSON … END_JSON envelope."
+	// maxEvidence bounds the evidence shown for one refuted finding.
+	maxEvidence = 600
+)
+
+// VerifierStatus is how the verifier did in a round: the findings it was
+// asked about, those it refuted, and those it was not asked about because
+// someone restored them on the PR.
+type VerifierStatus struct {
+	Model    string        `json:"model"`
+	OK       bool          `json:"ok"`
+	Error    string        `json:"error,omitempty"`
+	Sent     []string      `json:"sent"`
+	Refuted  []string      `json:"refuted"`
+	Restored []string      `json:"restored,omitempty"`
+	Usage    llm.Usage     `json:"usage"`
+	CostUSD  float64       `json:"estimatedCostUsd,omitempty"`
+	Elapsed  time.Duration `json:"-"`
+}
+
+// verify sends the verifiable findings of rr to the verifier, when one is
+// configured, and takes the refuted ones out of rr.Findings into
+// rr.Refuted. A verifier that fails changes nothing, and rr says so; only
+// a call the token budget refuses is an error (it ends the run as for any
+// role).
+func (l *loop) verify(ctx context.Context, pr *github.PullRequest, rr *RoundResult) error {
+	restored := RestoredIDs(l.restores)
+	l.reinstate(rr, restored)
+	v := l.o.Verifier
+	if v == nil {
+		return nil
+	}
+	st := &VerifierStatus{Model: v.Model, Sent: []string{}, Refuted: []string{}}
+	var send []finding.Finding
+	for _, f := range Verifiable(rr.Findings, len(l.o.Reviewers)) {
+		if slices.Contains(restored, f.ID) {
+			st.Restored = append(st.Restored, f.ID)
+			continue
+		}
+		send = append(send, f)
+		st.Sent = append(st.Sent, f.ID)
+	}
+	rr.Verifier = st
+	if len(send) == 0 {
+		st.OK = true // nothing to ask: no model call
+		return nil
+	}
+	task, err := verifierTask(pr, send)
+	if err != nil {
+		return err
+	}
+	var tools []llm.Tool
+	if l.o.ReviewerTools != nil {
+		tools = l.o.ReviewerTools(pr.HeadRefOid)
+	}
+	var res finding.VerifierResult
+	rs := l.runRole(ctx, *v, verifierSystem, task, tools, &res)
+	st.OK, st.Error, st.Usage, st.Elapsed = rs.OK, rs.Error, rs.Usage, rs.Elapsed
+	if rr.Usage == nil {
+		rr.Usage = map[string]llm.Usage{}
+	}
+	rr.Usage[verifierName] = rs.Usage
+	if p, ok := l.o.Prices[v.Model]; ok {
+		st.CostUSD = cost(p, rs.Usage)
+		rr.addCost(verifierName, st.CostUSD)
+	}
+	if errors.Is(rs.err, llm.ErrBudget) || ctx.Err() != nil {
+		return cmp.Or(ctx.Err(), rs.err)
+	}
+	if !rs.OK {
+		l.progress("the verifier failed: the %d finding(s) sent to it stand as the reviewers raised them", len(send))
+		return nil
+	}
+	// Only an answer about a finding it was sent counts.
+	var vs []Verdict
+	for _, a := range res.Verdicts {
+		if slices.Contains(st.Sent, a.ID) {
+			vs = append(vs, Verdict{ID: a.ID, Refuted: a.Verdict == finding.Refuted, Evidence: redact.ForComment(excerpt(strings.TrimSpace(a.Evidence), maxEvidence))})
+		}
+	}
+	var refuted []finding.Finding
+	rr.Findings, refuted = splitRefuted(ApplyVerdicts(rr.Findings, vs))
+	rr.Refuted = append(rr.Refuted, refuted...)
+	for _, f := range refuted {
+		st.Refuted = append(st.Refuted, f.ID)
+	}
+	l.progress("verifier (%s): %d of %d finding(s) refuted", v.Model, len(refuted), len(send))
+	return nil
+}
+
+// findingView is what the verifier is told of a finding.
+type findingView struct {
+	ID          string `json:"id"`
+	Priority    string `json:"priority"`
+	File        string `json:"file"`
+	Line        *int   `json:"line"`
+	EndLine     *int   `json:"endLine,omitempty"`
+	Side        string `json:"side,omitempty"`
+	Title       string `json:"title"`
+	Description string `json:"description"`
+}
+
+func verifierTask(pr *github.PullRequest, fs []finding.Finding) (string, error) {
+	views := make([]findingView, 0, len(fs))
+	for _, f := range fs {
+		views = append(views, findingView{ID: f.ID, Priority: f.Priority, File: f.File, Line: f.Line, EndLine: f.EndLine, Side: f.Side,
+			Title: f.Title, Description: excerpt(f.Description, 2000)})
+	}
+	b, err := json.MarshalIndent(views, "", "  ")
+	if err != nil {
+		return "", err
+	}
+	return prompts.Render("verifier.md", map[string]any{
+		"Number": pr.Number, "Title": pr.Title, "URL": pr.URL, "Head": text.ShortOID(pr.HeadRefOid), "Findings": string(b),
+	})
+}
+
+// recordVerifier keeps in the round's record what the verifier did: its
+// refuted findings (with their status and evidence), its tokens, and its
+// failure (state.Round.FailedRoles; it has no report, so no reviewer is
+// taken for it).
+func recordVerifier(rd *state.Round, rr *RoundResult) {
+	rd.Findings = append(rd.Findings, rr.Refuted...)
+	st := rr.Verifier
+	if st == nil || len(st.Sent) == 0 {
+		return
+	}
+	rd.Usage = append(rd.Usage, state.Usage{Role: verifierName, Model: st.Model, InputTokens: st.Usage.Input, CachedTokens: st.Usage.Cached, OutputTokens: st.Usage.Output, CostUSD: st.CostUSD})
+	if !st.OK {
+		rd.FailedRoles = append(rd.FailedRoles, verifierName)
+	}
+}
+
+// restoreVerifier takes what recordVerifier kept back out of a recorded
+// round, restore has read: the refuted findings out of the counted ones.
+func restoreVerifier(rr *RoundResult, rd state.Round) {
+	rr.Findings, rr.Refuted = splitRefuted(rr.Findings)
+	rr.Counts = Count(rr.Findings)
+	for _, u := range rd.Usage {
+		if u.Role != verifierName {
+			continue
+		}
+		st := &VerifierStatus{Model: u.Model, OK: !slices.Contains(rd.FailedRoles, verifierName), Sent: []string{}, Refuted: []string{},
+			Usage: rr.Usage[verifierName], CostUSD: rr.Costs[verifierName]}
+		for _, f := range rr.Refuted {
+			st.Refuted = append(st.Refuted, f.ID)
+		}
+		rr.Verifier = st
+	}
+}
+
+// RenderRefuted is the review body's part on the verifier: what it
+// refuted, with its evidence, and how a person overrules it; or that it
+// failed. "" when no verifier ran.
+func RenderRefuted(rr *RoundResult) string {
+	var b strings.Builder
+	if st := rr.Verifier; st != nil && !st.OK {
+		fmt.Fprintf(&b, "**Verifier:** `%s` failed (%s): the findings it was to check stand as the reviewers raised them.\n\n", st.Model, cell(text.FirstLine(st.Error), 200))
+	}
+	if len(rr.Refuted) == 0 {
+		return b.String()
+	}
+	fmt.Fprintf(&b, "### Refuted by the verifier (%d)\n\n", len(rr.Refuted))
+	b.WriteString("Raised by one reviewer, and shown wrong by the verifier reading the code: not posted inline, not counted, not fixed. Someone with write permission can overrule it with `/ocdx restore <ID>` (or `gh ocdx restore <pr> <ID>`): it then counts again from the next run.\n\n")
+	for _, f := range rr.Refuted {
+		loc := f.File
+		if f.Line != nil {
+			loc = fmt.Sprintf("%s:%d", f.File, *f.Line)
+		}
+		by := ""
+		if f.Agreement != "" {
+			by = " · " + Agreement(f)
+		}
+		fmt.Fprintf(&b, "- **%s** `%s` %s `%s`%s\n", f.Priority, f.ID, cell(f.Title, 200), loc, by)
+		if e := strings.TrimSpace(f.Evidence); e != "" {
+			fmt.Fprintf(&b, "  _Evidence:_ %s\n", indent(prose(e, maxEvidence)))
+		}
+	}
+	b.WriteString("\n")
+	return b.String()
+}
+
+// verifierRow is the verifier's line in the review's table of roles.
+func verifierRow(rr *RoundResult) string {
+	st := rr.Verifier
+	if st == nil || len(st.Sent) == 0 && st.OK {
+		return ""
+	}
+	res := fmt.Sprintf("%d of %d refuted", len(st.Refuted), len(st.Sent))
+	if !st.OK {
+		res = "failed: " + cell(text.FirstLine(st.Error), 120)
+	}
+	tokens := st.Usage.String()
+	if st.CostUSD > 0 {
+		tokens += " · " + Dollars(st.CostUSD)
+	}
+	return fmt.Sprintf("| %s | `%s` | %s | %d | %s | %s |\n", verifierName, st.Model, res, len(st.Refuted), tokens, st.Elapsed)
+}
+
+// restoreCommand starts a comment that overrules the verifier: the
+// refuted findings whose IDs follow count again (gh ocdx restore posts
+// such a comment).
+const restoreCommand = "/ocdx restore"
+
+// RestoreCommand reads a comment whose first line is /ocdx restore, and the
+// finding IDs that follow it on that line; what is not an ID is left out.
+func RestoreCommand(body string) (ids []string, ok bool) {
+	first, _, _ := strings.Cut(strings.TrimSpace(body), "\n")
+	rest, ok := strings.CutPrefix(strings.TrimSpace(first), restoreCommand)
+	if !ok || rest != "" && rest[0] != ' ' && rest[0] != '\t' {
+		return nil, false
+	}
+	for _, f := range strings.Fields(rest) {
+		if finding.ValidLedgerID(f) && !slices.Contains(ids, f) {
+			ids = append(ids, f)
+		}
+	}
+	return ids, true
+}
+
+// Restore is a refuted finding someone restored on the PR.
+type Restore struct {
+	ID, By, URL string
+}
+
+// MayRestore is MayDismiss, the one rule for a command that changes what
+// gh-ocdx decides on a PR, applied to /ocdx restore.
+func MayRestore(repo github.Repo, perm github.Permission, login, prAuthor, id string) (ok bool, why string) {
+	ok, why = MayDismiss(repo, perm, login, prAuthor, id)
+	return ok, strings.ReplaceAll(why, "dismiss", "restore")
+}
+
+// Restores are the findings restored on pr (Judged) by a /ocdx restore
+// comment in its conversation from someone MayRestore allows; refused are
+// the commands, or the IDs of a command, that do not count. A permission
+// that cannot be read restores nothing; warnings say so.
+func (t *Trust) Restores(ctx context.Context, pr *github.PullRequest) (rs []Restore, refused []Refusal, warnings []string) {
+	for _, c := range pr.Comments {
+		ids, ok := RestoreCommand(c.Body)
+		if !ok || len(ids) == 0 {
+			continue
+		}
+		p, err := t.Permission(ctx, c.Author)
+		if err != nil {
+			warnings = append(warnings, fmt.Sprintf("the /ocdx restore of %s (%s) does not count: %v", c.Author, c.URL, err))
+			continue
+		}
+		r := Refusal{By: c.Author, URL: c.URL}
+		var whys []string
+		for _, id := range ids {
+			if ok, why := MayRestore(t.repo, p, c.Author, pr.Author, id); !ok {
+				r.IDs = append(r.IDs, id)
+				if !slices.Contains(whys, why) {
+					whys = append(whys, why)
+				}
+				continue
+			}
+			if !slices.ContainsFunc(rs, func(x Restore) bool { return x.ID == id }) {
+				rs = append(rs, Restore{ID: id, By: c.Author, URL: c.URL})
+			}
+		}
+		if len(r.IDs) > 0 {
+			r.Why = strings.Join(whys, "; ")
+			refused = append(refused, r)
+		}
+	}
+	return rs, refused, warnings
+}
+
+// RestoredIDs are the IDs of rs.
+func RestoredIDs(rs []Restore) []string {
+	ids := make([]string, 0, len(rs))
+	for _, r := range rs {
+		ids = append(ids, r.ID)
+	}
+	return ids
+}
+
+// readRestores sets the findings people restored, as pr shows them now,
+// and, when answer is set, answers each refused /ocdx restore once.
+func (l *loop) readRestores(ctx context.Context, pr *github.PullRequest, answer bool) error {
+	rs, refused, warnings := l.trust.Restores(ctx, pr)
+	for _, w := range warnings {
+		l.progress("%s", w)
+	}
+	// The ledger remembers a restore once its command is past the
+	// comments read; a forged one can only make a finding count.
+	for _, id := range l.seed.Restored() {
+		if !slices.ContainsFunc(rs, func(r Restore) bool { return r.ID == id }) {
+			rs = append(rs, Restore{ID: id})
+		}
+	}
+	l.restores = rs
+	for _, r := range refused {
+		l.progress("not honoured: the /ocdx restore of %s (%s): %s", r.By, r.URL, r.Why)
+		if !answer {
+			continue
+		}
+		if err := l.refuseRestore(ctx, pr, r); ctx.Err() != nil {
+			return ctx.Err()
+		} else if err != nil {
+			l.progress("answering the /ocdx restore of %s failed: %v", r.By, err)
+		}
+	}
+	return nil
+}
+
+// refuseRestore answers a /ocdx restore that does not count, in the
+// conversation, unless an answer is already on the PR.
+func (l *loop) refuseRestore(ctx context.Context, pr *github.PullRequest, r Refusal) error {
+	tag := refusedTag(r)
+	for _, c := range pr.Comments {
+		if strings.Contains(c.Body, tag) && pr.Trusts(c.Author) {
+			return nil
+		}
+	}
+	if _, ok, err := l.findTag(ctx, tag); err != nil || ok {
+		return err
+	}
+	body := fmt.Sprintf("%s\n%s\n@%s: your [`/ocdx restore`](%s) of %s does not count: %s. What the verifier refuted stays left out.",
+		finding.Marker, tag, r.By, r.URL, codeList(r.IDs), r.Why)
+	c, err := l.o.GitHub.PostComment(ctx, l.o.Repo, pr.Number, body)
+	if err != nil {
+		return err
+	}
+	l.progress("answered the /ocdx restore of %s: %s", r.By, c.URL)
+	return nil
+}
+
+// restoresRefuted reports whether someone restored a finding that the
+// review of rd (or the PR's ledger) refuted: that head must be reviewed
+// again for the finding to count.
+func (l *loop) restoresRefuted(rd state.Round) bool {
+	restored := RestoredIDs(l.restores)
+	for _, f := range rd.Findings {
+		if f.Status == finding.StatusRefuted && slices.Contains(restored, f.ID) {
+			return true
+		}
+	}
+	for _, id := range l.seed.With(finding.StatusRefuted) {
+		if slices.Contains(restored, id) {
+			return true
+		}
+	}
+	return false
+}
+
+// reinstate brings back into rr the findings the PR's newest review that
+// had them refuted, and someone restored since, when no reviewer raised
+// them again this round: a restored finding counts. A machine with no record of that
+// review knows only their IDs (the ledger), and counts them when raised.
+func (l *loop) reinstate(rr *RoundResult, restored []string) {
+	if len(restored) == 0 {
+		return
+	}
+	rec, err := l.o.Store.PR(l.key)
+	if err != nil {
+		return
+	}
+	for _, id := range restored {
+		if slices.ContainsFunc(rr.Findings, func(f finding.Finding) bool { return f.ID == id }) {
+			continue
+		}
+	search:
+		for i := len(rec.Runs) - 1; i >= 0; i-- {
+			for j := len(rec.Runs[i].Rounds) - 1; j >= 0; j-- {
+				for _, f := range rec.Runs[i].Rounds[j].Findings {
+					if f.ID != id {
+						continue
+					}
+					// Only from the newest review that had it: once
+					// reinstated, it follows its course (fixed, resolved).
+					if f.Status == finding.StatusRefuted {
+						f.Status, f.Evidence = "", ""
+						rr.Findings = append(rr.Findings, f)
+					}
+					break search
+				}
+			}
+		}
+	}
+}
+
+// ledgerRefuted records in led the findings round rr refuted, and those
+// restored since (open again).
+func (l *loop) ledgerRefuted(led *finding.Ledger, rr RoundResult) {
+	for _, f := range rr.Refuted {
+		led.Set(f.ID, finding.StatusRefuted, "")
+		led.Agree(f.ID, f.Agreement)
+	}
+	for _, id := range RestoredIDs(l.restores) {
+		led.Restore(id)
+	}
+}
