@@ -49,6 +49,11 @@ type Finding struct {
 	// model sends in them is dropped.
 	Reviewers []string `json:"reviewers,omitempty" envelope:"optional"`
 	Agreement string   `json:"agreement,omitempty" envelope:"optional"`
+	// Status is "" (open) or refuted, and Evidence the verifier's quote of
+	// the lines that refute it (docs/architecture.md, The verifier):
+	// gh-ocdx sets both; what a model sends in them is dropped.
+	Status   Status `json:"status,omitempty" envelope:"optional"`
+	Evidence string `json:"evidence,omitempty" envelope:"optional"`
 }
 
 // Source says who reported a finding.
