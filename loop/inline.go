@@ -134,10 +134,12 @@ func inlinePolicy(o Options) InlinePolicy {
 // suggestion is the noise people remove bots for), and at most Max of them,
 // the most severe first, then the most agreed, then by ID, so that the same
 // findings give the same comments on any machine. Threads are neither:
-// they are people's, already on their lines. Both lists are in that order.
+// they are people's, already on their lines; nor are refuted findings,
+// which the body shows with the verifier's evidence. Both lists are in
+// that order.
 func SelectInline(fs []finding.Finding, p InlinePolicy) (inline, body []finding.Finding) {
 	budget := p.budget()
-	code := slices.DeleteFunc(slices.Clone(fs), IsThread)
+	code := slices.DeleteFunc(slices.Clone(fs), func(f finding.Finding) bool { return IsThread(f) || f.Status == finding.StatusRefuted })
 	slices.SortStableFunc(code, func(a, b finding.Finding) int {
 		return cmp.Or(cmp.Compare(rank(a.Priority), rank(b.Priority)),
 			cmp.Compare(len(b.Reviewers), len(a.Reviewers)), cmp.Compare(a.ID, b.ID))
@@ -186,7 +188,7 @@ func PlanInline(pr *github.PullRequest, lines github.DiffLines, fs []finding.Fin
 	var candidates []finding.Finding
 	anchors := map[string]github.ReviewComment{}
 	for _, f := range fs {
-		if IsThread(f) || seen[f.ID] {
+		if IsThread(f) || f.Status == finding.StatusRefuted || seen[f.ID] {
 			continue
 		}
 		seen[f.ID] = true
