@@ -120,7 +120,8 @@ func TestLoopNoiseBudgetFromTheRepository(t *testing.T) {
 }
 
 // A re-run on a PR that already has gh-ocdx's open thread for a finding
-// posts no second comment for it: the body links the thread.
+// posts no second comment for it: the body links the thread, and the
+// thread gets a reply because now both reviewers raise it.
 func TestLoopReRunDoesNotCommentTwice(t *testing.T) {
 	t.Parallel()
 	lf := newLoop(t, func(pr *testkit.PR) { pr.Permission = "READ" }) // review only: one round, the thread stays open
@@ -143,6 +144,9 @@ func TestLoopReRunDoesNotCommentTwice(t *testing.T) {
 	threads := lf.gh.Threads(repo, lf.number)
 	if len(threads) != 1 || threads[0].Resolved {
 		t.Fatalf("threads %+v, want the one open thread", threads)
+	}
+	if c := threads[0].Comments; len(c) != 2 || !strings.Contains(c[1].Body, "Still raised; raised by 2/2 reviewers (openai/rev-a, anthropic/rev-b).") {
+		t.Errorf("the thread's comments %+v, want one reply saying both reviewers raise it now", c)
 	}
 	body := reviews[1].Body
 	wantContains(t, "the re-run's body", body, "1 finding already has an open thread", "Cache size is not bounded · [`cache.go:3`](", fmt.Sprintf("/%s/pull/%d", repo, loopPR))

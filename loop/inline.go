@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/ocdx/gh-ocdx/config"
@@ -22,13 +23,32 @@ import (
 // carries one comment per finding on a line of the diff; the first comment
 // of each thread names its finding, so later rounds and runs know it.
 
-// threadTag names the finding of a thread gh-ocdx opened. The title is
-// query-escaped: it comes from a model and must not close the HTML comment.
+// threadTag names the finding of a thread gh-ocdx opened, with the
+// priority and agreement the comment says, so that a later round replies
+// when they change. The title is query-escaped: it comes from a model and
+// must not close the HTML comment.
 func threadTag(f finding.Finding) string {
-	return fmt.Sprintf("<!-- ocdx:finding=%s category=%s title=%s -->", f.ID, url.QueryEscape(f.Category), url.QueryEscape(f.Title))
+	return fmt.Sprintf("<!-- ocdx:finding=%s category=%s title=%s%s -->", f.ID, url.QueryEscape(f.Category), url.QueryEscape(f.Title), said(f))
 }
 
-var reThreadTag = regexp.MustCompile(`<!-- ocdx:finding=([A-Z]+-[0-9a-f]{8}) category=(\S*) title=(\S*) -->`)
+// updateTag marks gh-ocdx's reply that a finding's priority or agreement
+// changed: the thread's newest one says what the thread last said.
+func updateTag(f finding.Finding) string {
+	return fmt.Sprintf("<!-- ocdx:finding-update=%s%s -->", f.ID, said(f))
+}
+
+func said(f finding.Finding) string {
+	if !slices.Contains(finding.Priorities, f.Priority) {
+		return ""
+	}
+	return fmt.Sprintf(" priority=%s agreement=%s", f.Priority, cmp.Or(f.Agreement, "-"))
+}
+
+// Tags of threads opened before they said priority and agreement have neither.
+var (
+	reThreadTag = regexp.MustCompile(`<!-- ocdx:finding=([A-Z]+-[0-9a-f]{8}) category=(\S*) title=(\S*)(?: priority=(P[0-3]) agreement=([0-9]+/[0-9]+|-))? -->`)
+	reUpdateTag = regexp.MustCompile(`<!-- ocdx:finding-update=[A-Z]+-[0-9a-f]{8} priority=(P[0-3]) agreement=([0-9]+/[0-9]+|-) -->`)
+)
 
 // OwnThread is a review thread gh-ocdx opened for a finding.
 type OwnThread struct {
@@ -37,6 +57,9 @@ type OwnThread struct {
 	Finding  finding.Finding
 	Resolved bool
 	Replies  []github.ThreadComment // what people answered on it
+	// Priority and Agreement are what the thread last said of its finding
+	// ("-": raised by no reviewer); "" when its comments do not say.
+	Priority, Agreement string
 }
 
 // OwnThreads are the threads whose first comment is gh-ocdx's (the marker,
@@ -58,11 +81,13 @@ func OwnThreads(pr *github.PullRequest) []OwnThread {
 		if line == nil {
 			line = th.Line
 		}
-		ot := OwnThread{ID: th.ID, URL: first.URL, Resolved: th.IsResolved,
+		ot := OwnThread{ID: th.ID, URL: first.URL, Resolved: th.IsResolved, Priority: m[4], Agreement: m[5],
 			Finding: finding.Finding{ID: m[1], Category: cat, Title: title, File: first.Path, Line: line}}
 		for _, c := range th.Comments[1:] {
 			if !Own(pr, c.Body, c.Author) {
 				ot.Replies = append(ot.Replies, c)
+			} else if u := reUpdateTag.FindStringSubmatch(c.Body); u != nil {
+				ot.Priority, ot.Agreement = u[1], u[2]
 			}
 		}
 		out = append(out, ot)
@@ -96,8 +121,11 @@ type Inline struct {
 	// budget of Budget inline comments.
 	OverBudget int      `json:"overBudget,omitempty"`
 	Budget     int      `json:"budget,omitempty"`
-	Open       []Linked `json:"open"`    // already in an open thread: linked, not posted again
-	Refused    bool     `json:"refused"` // GitHub refused the comments; the body lists them
+	Open       []Linked `json:"open"` // already in an open thread: linked, not posted again
+	// Updates are replies in those threads whose finding changed since
+	// the thread last said (a priority, more reviewers agreeing).
+	Updates []github.ThreadReply `json:"updates,omitempty"`
+	Refused bool                 `json:"refused"` // GitHub refused the comments; the body lists them
 }
 
 // Linked is a finding and the open thread that already carries it.
@@ -194,6 +222,9 @@ func PlanInline(pr *github.PullRequest, lines github.DiffLines, fs []finding.Fin
 		seen[f.ID] = true
 		if t := ownThreadOf(open, f); t != nil {
 			in.Open = append(in.Open, Linked{ID: f.ID, URL: t.URL})
+			if r, ok := update(*t, f); ok {
+				in.Updates = append(in.Updates, r)
+			}
 			continue
 		}
 		c, ok := anchor(lines, f)
@@ -215,6 +246,33 @@ func PlanInline(pr *github.PullRequest, lines github.DiffLines, fs []finding.Fin
 		}
 	}
 	return in
+}
+
+// update is the reply in t when its finding f changed since the thread last
+// said: another priority, or more reviewers raising it. Fewer is no news
+// (a reviewer may have failed this round), and a thread that never said
+// gets none.
+func update(t OwnThread, f finding.Finding) (github.ThreadReply, bool) {
+	if t.ID == "" || t.Priority == "" {
+		return github.ThreadReply{}, false
+	}
+	was, _, _ := strings.Cut(t.Agreement, "/")
+	now, _, _ := strings.Cut(f.Agreement, "/")
+	wasN, _ := strconv.Atoi(was)
+	nowN, _ := strconv.Atoi(now)
+	if f.Priority == t.Priority && nowN <= wasN {
+		return github.ThreadReply{}, false
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s\n%s\nStill raised", finding.Marker, updateTag(f))
+	if f.Priority != t.Priority {
+		fmt.Fprintf(&b, ", now **%s** (was %s)", f.Priority, t.Priority)
+	}
+	if a := Agreement(f); a != "" && nowN != wasN {
+		fmt.Fprintf(&b, "; raised by %s", a)
+	}
+	b.WriteString(".")
+	return github.ThreadReply{ThreadID: t.ID, Body: b.String(), Open: true}, true
 }
 
 // anchor places f on the diff: line..endLine when it gives a range, else
@@ -336,6 +394,13 @@ func (l *loop) postReview(ctx context.Context, n int, pr *github.PullRequest, rr
 			}
 		}
 		return err
+	}
+	if len(in.Updates) > 0 {
+		// Not fatal: the threads still say the old values, so the next
+		// round or run replies again.
+		if err := l.o.GitHub.ResolveThreads(ctx, l.o.Repo, in.Updates); err != nil {
+			l.progress("could not reply in %d open thread(s) whose finding changed: %v", len(in.Updates), err)
+		}
 	}
 	inline := len(in.Comments)
 	if in.Refused {

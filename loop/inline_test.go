@@ -26,7 +26,7 @@ func TestRunResolvesAFixedThreadOnlyAfterACompleteRound(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newHarness(t)
 			f := bug
-			f.ID = f.ComputeID()
+			f.ID, f.Reviewers, f.Agreement = f.ComputeID(), []string{"openai/a"}, "1/1"
 			h.gh.pr.Threads = []github.ReviewThread{{ID: "T1", Path: "a.go", Comments: []github.ThreadComment{
 				{ID: "C1", Author: "ocdx-bot", Body: InlineBody(f), Path: "a.go", URL: "https://x/pull/5#discussion_r1"}}}}
 			h.fixer.report = &fix.Result{Status: fix.StatusPushed, Verified: true, Pushed: true, HeadOID: "bbbbbbbb",
@@ -145,3 +145,48 @@ func TestPlanInlineBudgetCountsOnlyNewComments(t *testing.T) {
 }
 
 func intp(n int) *int { return &n }
+
+// An open thread gets a reply when its finding changed since the thread
+// last said (another priority, more reviewers), once; fewer reviewers (one
+// may have failed) and threads that never said get none.
+func TestPlanInlineRepliesWhenAFindingChanged(t *testing.T) {
+	lines := github.ParseDiffLines("diff --git a/a.go b/a.go\n--- a/a.go\n+++ b/a.go\n@@ -1,1 +1,2 @@\n package a\n+var x = 1\n")
+	was := bug
+	was.Line, was.Priority, was.Reviewers, was.Agreement = intp(2), "P2", []string{"openai/a"}, "1/2"
+	was.ID = was.ComputeID()
+	thread := func(first string, more ...string) *github.PullRequest {
+		cs := []github.ThreadComment{{ID: "C1", Author: "ocdx-bot", Body: first, Path: "a.go", Line: intp(2), URL: "https://x/pull/5#discussion_r1"}}
+		for _, b := range more {
+			cs = append(cs, github.ThreadComment{Author: "ocdx-bot", Body: b})
+		}
+		return &github.PullRequest{Viewer: "ocdx-bot", Threads: []github.ReviewThread{{ID: "T1", Path: "a.go", Comments: cs}}}
+	}
+	now := was
+	now.Priority, now.Reviewers, now.Agreement = "P1", []string{"openai/a", "anthropic/b"}, "2/2"
+	fewer := was
+	fewer.Agreement = "1/1"
+	old := finding.Marker + "\n" + "<!-- ocdx:finding=" + was.ID + " category=quality title=Leak -->"
+	for _, tc := range []struct {
+		name string
+		pr   *github.PullRequest
+		f    finding.Finding
+		want string
+	}{
+		{"changed", thread(InlineBody(was)), now, "Still raised, now **P1** (was P2); raised by 2/2 reviewers (openai/a, anthropic/b)."},
+		{"unchanged", thread(InlineBody(was)), was, ""},
+		{"fewer reviewers", thread(InlineBody(was)), fewer, ""},
+		{"already said", thread(InlineBody(was), finding.Marker+"\n"+updateTag(now)), now, ""},
+		{"a thread that never said", thread(old), now, ""},
+	} {
+		in := PlanInline(tc.pr, lines, []finding.Finding{tc.f}, InlinePolicy{})
+		if len(in.Comments) != 0 || len(in.Open) != 1 {
+			t.Errorf("%s: comments %+v, open %+v: the thread carries the finding", tc.name, in.Comments, in.Open)
+		}
+		switch {
+		case tc.want == "" && len(in.Updates) != 0:
+			t.Errorf("%s: replies %+v, want none", tc.name, in.Updates)
+		case tc.want != "" && (len(in.Updates) != 1 || !strings.Contains(in.Updates[0].Body, tc.want) || !in.Updates[0].Open || in.Updates[0].ThreadID != "T1"):
+			t.Errorf("%s: replies %+v, want one in T1 saying %q, leaving it open", tc.name, in.Updates, tc.want)
+		}
+	}
+}

@@ -250,7 +250,7 @@ func agentFindings(reviewers []Role, results []*finding.ReviewerResult) []findin
 			f.Title, f.Description, f.Suggestion = redact.ForComment(f.Title), redact.ForComment(f.Description), redact.ForComment(f.Suggestion)
 			f.Source = &finding.Source{Type: "agent", Name: reviewers[i].Name, Timestamp: now}
 			f.Reviewers, f.Agreement = []string{reviewers[i].Model}, "" // Distinct fills both
-			f.Status, f.Evidence = "", ""                              // only the verifier refutes
+			f.Status, f.Evidence = "", ""                               // only the verifier refutes
 			out = append(out, f)
 		}
 	}
