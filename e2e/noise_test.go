@@ -131,9 +131,14 @@ func TestLoopReRunDoesNotCommentTwice(t *testing.T) {
 	lf.fm.Script("rev-b", reviewerReply("reviewer-2", "request_changes", cacheBug))
 	lf.fm.Script("analyzer", analyzerReply())
 
-	res := lf.run("--yes", "--full")
+	res := lf.run("--yes", "--full", "--json", "remaining")
 
 	wantCode(t, res, 3)
+	// --json and state show say who raised it.
+	wantContains(t, "--json", res.Stdout, `"reviewers": [`, `"openai/rev-a"`, `"anthropic/rev-b"`, `"agreement": "2/2"`)
+	show := lf.env.Run(t, "state", "show", "--pr", fmt.Sprint(loopPR))
+	wantCode(t, show, 0)
+	wantContains(t, "state show", show.Stdout, cacheBug.id()+": P1 Cache size is not bounded · 2/2 reviewers (openai/rev-a, anthropic/rev-b)")
 	reviews := lf.gh.Reviews(repo, lf.number)
 	if len(reviews) != 2 {
 		t.Fatalf("%d reviews, want one per run", len(reviews))
