@@ -173,7 +173,7 @@ func TestLoopReviewBodyIsAnIndex(t *testing.T) {
 
 	wantCode(t, res, 0)
 	body := lf.gh.Reviews(repo, lf.number)[0].Body
-	order := []string{"**Consensus:**", "**Next:**", "**Reviewers:**", "### P1 — critical (1)", "- **P1** `" + cacheBug.id() + "` Cache size is not bounded · `cache.go:3`\n",
+	order := []string{"**Consensus:**", "**Next:**", "**Reviewers:**", "### P1 — critical (1)", "- **P1** `" + cacheBug.id() + "` Cache size is not bounded · `cache.go:3` · 1/2 reviewers (openai/rev-a)\n",
 		"### P2 — important (1)", "`README.md:1`", "  details of " + readmeGap.Title, "**Inline:** 1 finding is commented on its line; 1 finding is on no changed line.",
 		"### Roles", "<details><summary>Role reports</summary>", "<sub>gh-ocdx review-loop · run "}
 	at := 0

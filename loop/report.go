@@ -193,7 +193,8 @@ func onLines(in *Inline) map[string]string {
 }
 
 // writeIndexLine writes a finding that has an inline comment as one line:
-// priority, ID, title and where, linked to its thread when known.
+// priority, ID, title and where, linked to its thread when known, and who
+// raised it.
 func writeIndexLine(b *strings.Builder, f finding.Finding, url string, stuck []string) {
 	loc := "`" + location(f) + "`"
 	if url != "" {
@@ -203,7 +204,11 @@ func writeIndexLine(b *strings.Builder, f finding.Finding, url string, stuck []s
 	if slices.Contains(stuck, f.ID) {
 		mark = " **(stuck)**"
 	}
-	fmt.Fprintf(b, "- **%s** `%s` %s · %s%s\n", f.Priority, f.ID, cell(f.Title, 200), loc, mark)
+	by := ""
+	if a := Agreement(f); a != "" {
+		by = " · " + a
+	}
+	fmt.Fprintf(b, "- **%s** `%s` %s · %s%s%s\n", f.Priority, f.ID, cell(f.Title, 200), loc, mark, by)
 }
 
 // location is a finding's file and line ("a.go:3"), or its file.
