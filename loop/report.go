@@ -54,12 +54,14 @@ func RenderReview(runID string, maxRounds int, rr *RoundResult) string {
 	default:
 		fmt.Fprintf(&b, "**Reviewers:** partial — %d of %d succeeded; failed: %s.\n\n", reviewers-len(failed), reviewers, strings.Join(failed, ", "))
 	}
-	fmt.Fprintf(&b, "**Coverage:** %s.\n\n", rr.Coverage)
 	if rr.Since != "" {
 		fmt.Fprintf(&b, "**Reviewed:** incremental since `%s`: the reviewers were given what changed since gh-ocdx's review of that head, and judged its %s.\n\n", text.ShortOID(rr.Since), quantity(rr.judged, "finding", "findings"))
 	} else {
 		b.WriteString("**Reviewed:** full.\n\n")
 	}
+	// After what was reviewed: "the whole diff" of an incremental round is
+	// the whole since-diff.
+	fmt.Fprintf(&b, "**Coverage:** %s.\n\n", rr.Coverage)
 	if len(rr.PolicyChanged) > 0 {
 		fmt.Fprintf(&b, "**Repository policy:** this PR changes %s; the change takes effect after merge: this review used the base branch's.\n\n", policyNames(rr.PolicyChanged))
 	}

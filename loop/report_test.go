@@ -28,7 +28,7 @@ func TestRenderReviewIsAnIndex(t *testing.T) {
 	}
 	rr.Counts = Count(rr.Findings)
 	got := RenderReview("run-1", 3, rr)
-	order := []string{"**Consensus:**", "**Next:** fixing 3 findings", "**Reviewers:**",
+	order := []string{"**Consensus:**", "**Next:** fixing 3 findings", "**Reviewers:**", "**Reviewed:** full.", "**Coverage:**",
 		"- **P1** `BUG-00000001` Posted now · `a.go:3` · 2/2 reviewers (openai/a, anthropic/b)\n",
 		"- **P2** `BUG-00000002` In a thread · [`a.go:9`](https://x/pull/5#discussion_r2)\n",
 		"- **P2** `BUG-00000003` Over the budget `b.go:3` · 1/2 reviewers (openai/a)\n  HELD-DETAILS",
