@@ -88,12 +88,14 @@ func commentOf(cs []testkit.PostedReviewComment, id string) string {
 	return ""
 }
 
-// A repository tunes the budget in its base branch's .ocdx.json.
+// A repository tunes the budget in its base branch's .ocdx.json, over the
+// user's configuration; the PR's head cannot.
 func TestLoopNoiseBudgetFromTheRepository(t *testing.T) {
 	t.Parallel()
 	r := testkit.NewRepo(t, "main", "feature/cache",
 		map[string]string{".ocdx.json": `{"maxInlineComments": 2}`, "README.md": "# widgets\n", "cache.go": "package cache\n"},
-		map[string]string{"cache.go": "package cache\n\nvar Size = 10\n\nfunc Get(k string) string { return k }\n"})
+		// The PR's own copy cannot raise the budget: its author controls it.
+		map[string]string{"cache.go": "package cache\n\nvar Size = 10\n\nfunc Get(k string) string { return k }\n", ".ocdx.json": `{"maxInlineComments": 12}`})
 	gh, fm, env := testkit.NewGitHub(t), testkit.NewFakeModel(t), testkit.NewEnv(t)
 	gh.AddPR(repo, testkit.PR{Number: 40, Title: "Add a cache", Body: "Adds one.", Author: "mona",
 		HeadRef: r.Head, BaseRef: r.Base, Remote: r.Remote, Diff: r.Diff(t)})
