@@ -254,7 +254,7 @@ func reviewLoop(ctx context.Context, d *Deps, opts *ReviewLoopOptions) error {
 	files := headFiles(ctx, d, co.Repo, client, repo, pr.Number)
 	d.Log.Info("review-loop", "pr", fmt.Sprintf("%s#%d", repo, pr.Number), "reviewers", len(reviewers), "push", canPush, "dry-run", opts.DryRun)
 	res, err := loop.Run(ctx, loop.Options{
-		Repo: repo, PR: pr, CanPush: canPush, ReviewOnlyReason: reason, InlinePriorities: cfg.InlinePriorities,
+		Repo: repo, PR: pr, CanPush: canPush, ReviewOnlyReason: reason, InlinePriorities: cfg.InlinePriorities, MaxInlineComments: cfg.MaxInlineComments,
 		GitHub: client, Store: st,
 		Reviewers: reviewers, Analyzer: loop.Role{Name: "comments-analyzer", Key: "commentsAnalyzerModel", Model: cfg.CommentsAnalyzer.String(), LLM: am},
 		ReviewerTools: func(head string) []llm.Tool {

@@ -438,6 +438,13 @@ func renderRound(w io.Writer, rd state.Round) {
 	if len(rd.FindingIDs) > 0 || rd.Counts != (finding.Counts{}) {
 		sub("Findings", fmt.Sprintf("%d %s", len(rd.FindingIDs), counts(rd.Counts)))
 	}
+	for _, f := range rd.Findings { // each with who raised it (gone after decay)
+		what := f.Priority + " " + text.Inert(text.OneLine(f.Title))
+		if a := loop.Agreement(f); a != "" {
+			what += " · " + a
+		}
+		fmt.Fprintf(w, "    - %s: %s\n", f.ID, what)
+	}
 	sub("Failed roles", strings.Join(rd.FailedRoles, ", "))
 	if res, ok := fix.Recorded(rd); ok {
 		var rejected, commits []string

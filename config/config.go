@@ -59,6 +59,9 @@ type Config struct {
 	// InlinePriorities are the priorities of the findings review-loop
 	// posts on their lines; the others are in the review's body only.
 	InlinePriorities []string
+	// MaxInlineComments bounds a round's inline comments; 0: the default
+	// (DefaultMaxInlineComments).
+	MaxInlineComments int
 	// MaxTokens is the token budget of a review-loop run (input and output
 	// of every model call together); 0: none.
 	MaxTokens int64
@@ -255,3 +258,7 @@ func missingCredentials(roles []role, getenv func(string) string) []Problem {
 // DefaultInlinePriorities: the findings that block converging go on their
 // lines; suggestions (P3) stay in the report unless a user asks.
 func DefaultInlinePriorities() []string { return []string{"P0", "P1", "P2"} }
+
+// DefaultMaxInlineComments is how many inline comments a round posts at
+// most; the other findings are listed in the review's body.
+const DefaultMaxInlineComments = 10

@@ -130,14 +130,18 @@ func TestLoadInlinePriorities(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := strings.Join(c.InlinePriorities, " "); got != want {
+		if got := strings.Join(c.InlinePriorities, " "); got != want || c.InlinePriorities == nil {
 			t.Errorf("%s: InlinePriorities = %q, want %q", content, got, want)
 		}
+	}
+	if c, _, err := loadString(t, base+`, "maxInlineComments": 4}`, nil); err != nil || c.MaxInlineComments != 4 {
+		t.Errorf("maxInlineComments: %+v, %v", c, err)
 	}
 	for content, want := range map[string]string{
 		base + `, "inlinePriorities": ["P4"]}`:       `inlinePriorities[0]: is "P4"; a priority is P0, P1, P2 or P3`,
 		base + `, "inlinePriorities": ["P1", "P1"]}`: `inlinePriorities[1]: repeats P1`,
 		base + `, "inlinePriorities": "P3"}`:         `inlinePriorities: must be an array of priorities`,
+		base + `, "maxInlineComments": -1}`:          `maxInlineComments: must be a whole number above zero`,
 	} {
 		_, _, err := loadString(t, content, nil)
 		if err == nil || !strings.Contains(err.Error(), want) {

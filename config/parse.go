@@ -14,7 +14,7 @@ import (
 )
 
 // The keys of the configuration file, in the order of the example.
-var knownKeys = []string{"reviewerModels", "commentsAnalyzerModel", "prFixModel", "reviewPrModel", "verify", "allowApprove", "maxTokens", "outputTokens", "prices", "inlinePriorities", "verifierModel"}
+var knownKeys = []string{"reviewerModels", "commentsAnalyzerModel", "prFixModel", "reviewPrModel", "verify", "allowApprove", "maxTokens", "outputTokens", "prices", "inlinePriorities", "maxInlineComments", "verifierModel"}
 
 // roleKeys are the keys outputTokens may name: the roles' model keys.
 var roleKeys = []string{"reviewerModels", "commentsAnalyzerModel", "prFixModel", "reviewPrModel", "verifierModel"}
@@ -118,6 +118,9 @@ func parse(data []byte, getenv func(string) string, uses func(key string) bool) 
 	} else {
 		cfg.InlinePriorities = DefaultInlinePriorities()
 	}
+	if m, found := byKey["maxInlineComments"]; found {
+		cfg.MaxInlineComments = int(c.positive(m, "maxInlineComments", DefaultMaxInlineComments))
+	}
 	if m, found := byKey["maxTokens"]; found {
 		cfg.MaxTokens = c.positive(m, "maxTokens", 2000000)
 	}
@@ -172,6 +175,12 @@ func parseRepo(data []byte) (*Policy, []Problem) {
 	}
 	if m, found := byKey["trustedLogins"]; found {
 		p.TrustedLogins = c.logins(m)
+	}
+	if m, found := byKey["inlinePriorities"]; found {
+		p.InlinePriorities = c.priorities(m, "inlinePriorities")
+	}
+	if m, found := byKey["maxInlineComments"]; found {
+		p.MaxInlineComments = int(c.positive(m, "maxInlineComments", DefaultMaxInlineComments))
 	}
 	c.sort()
 	if len(c.problems) > 0 {
@@ -395,7 +404,7 @@ func (c *checker) priorities(m member, key string) []string {
 	if !ok {
 		return nil
 	}
-	var out []string
+	out := []string{} // [] is no priority, unlike an absent key
 	for i, e := range elems {
 		p, ok := c.str(e, fmt.Sprintf("%s[%d]", key, i), "P3")
 		switch {

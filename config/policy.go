@@ -20,7 +20,7 @@ var DefaultIgnore = []string{"*.lock", "go.sum", "package-lock.json", "yarn.lock
 	"vendor/**", "node_modules/**", "*.min.js", "*.min.css", "*.pb.go", "*_generated.*", "dist/**"}
 
 // The keys of a repository's .ocdx.json.
-var policyKeys = []string{"verify", "instructions", "paths", "ignore", "ignoreDefaults", "trustedLogins"}
+var policyKeys = []string{"verify", "instructions", "paths", "ignore", "ignoreDefaults", "trustedLogins", "inlinePriorities", "maxInlineComments"}
 
 // Policy is a repository's review policy: its .ocdx.json and REVIEW.md
 // (docs/architecture.md, Where the repository policy comes from). The nil
@@ -36,6 +36,11 @@ type Policy struct {
 	// TrustedLogins post as gh-ocdx does (a CI bot): their reports, ledgers
 	// and tags count as its own (docs/architecture.md, Whose posts count).
 	TrustedLogins []string
+	// InlinePriorities and MaxInlineComments, when set (non-nil, above
+	// zero), replace the user's: how much a review may comment on a line
+	// is the repository's call (docs/architecture.md, Noise budget).
+	InlinePriorities  []string
+	MaxInlineComments int
 }
 
 // PathRule is one entry of "paths".

@@ -160,3 +160,26 @@ func TestPolicyTrustedLogins(t *testing.T) {
 		}
 	}
 }
+
+// A repository tunes how much a review says on its lines: the budget of
+// inline comments and their priorities; [] is none, an absent key the
+// user's.
+func TestPolicyNoiseBudget(t *testing.T) {
+	p, err := ParsePolicy([]byte(`{"maxInlineComments": 3, "inlinePriorities": []}`), ".ocdx.json", false)
+	if err != nil || p.MaxInlineComments != 3 || p.InlinePriorities == nil || len(p.InlinePriorities) != 0 {
+		t.Fatalf("ParsePolicy = %+v, %v", p, err)
+	}
+	if p, err := ParsePolicy([]byte(`{}`), ".ocdx.json", false); err != nil || p.MaxInlineComments != 0 || p.InlinePriorities != nil {
+		t.Fatalf("an empty policy sets neither: %+v, %v", p, err)
+	}
+	for content, want := range map[string]string{
+		`{"maxInlineComments": 0}`:    "maxInlineComments: must be a whole number above zero",
+		`{"maxInlineComments": "10"}`: "maxInlineComments: must be a whole number above zero",
+		`{"maxInlineComment": 10}`:    `did you mean "maxInlineComments"?`,
+	} {
+		_, err := ParsePolicy([]byte(content), ".ocdx.json", false)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: err = %v, want %q", content, err, want)
+		}
+	}
+}

@@ -43,7 +43,7 @@ func TestLoopAnchorsFindingsOnTheirSide(t *testing.T) {
 	res := lf.run("--dry-run")
 
 	wantCode(t, res, 0)
-	wantContains(t, "stdout", res.Stdout, "### list.txt:18 (RIGHT)", "### list.txt:21 (LEFT)", "### Not on a changed line", "`list.txt:24`")
+	wantContains(t, "stdout", res.Stdout, "### list.txt:18 (RIGHT)", "### list.txt:21 (LEFT)", "1 finding is on no changed line", "`list.txt:24`")
 	for _, wrong := range []string{"### list.txt:24", "### list.txt:21 (RIGHT)"} {
 		if strings.Contains(res.Stdout, wrong) {
 			t.Errorf("anchored %q:\n%s", wrong, res.Stdout)

@@ -74,7 +74,7 @@ func TestLoopPostsFindingsOnTheirLinesOnce(t *testing.T) {
 	} else {
 		wantContains(t, "round 1's comment", c[0].Body, cacheBug.id(), "Cache size is not bounded", "```suggestion\nvar Size = 10 // bounded by Evict\n```", "<!-- pr-review-loop-marker -->")
 	}
-	wantContains(t, "round 1's body", reviews[0].Body, "### Not on a changed line", "`README.md:1`", readmeGap.id())
+	wantContains(t, "round 1's body", reviews[0].Body, "1 finding is on no changed line", "`README.md:1`", readmeGap.id(), "details of "+readmeGap.Title)
 	// Round 2: only the new finding; the reply reached its reviewers.
 	if c := reviews[1].Comments; len(c) != 1 || c[0].Line != 5 || !strings.Contains(c[0].Body, getTest.id()) {
 		t.Errorf("round 2's inline comments: %+v", c)
@@ -90,7 +90,7 @@ func TestLoopPostsFindingsOnTheirLinesOnce(t *testing.T) {
 	if c := reviews[2].Comments; len(c) != 0 {
 		t.Errorf("round 3 commented again: %+v", c)
 	}
-	wantContains(t, "round 3's body", reviews[2].Body, "### Already in an open thread", getTest.id())
+	wantContains(t, "round 3's body", reviews[2].Body, "1 finding already has an open thread", getTest.id())
 
 	threads := lf.gh.Threads(repo, lf.number)
 	if len(threads) != 2 {
@@ -122,7 +122,7 @@ func TestLoopReviewRefusedInlineIsSentAgainWithout(t *testing.T) {
 	if len(reviews) != 2 || len(reviews[0].Comments) != 0 {
 		t.Fatalf("reviews %+v", reviews)
 	}
-	wantContains(t, "round 1's body", reviews[0].Body, "### Not posted inline", "`cache.go:3`", cacheBug.id())
+	wantContains(t, "round 1's body", reviews[0].Body, "GitHub refused the 1 inline comment of this review", "`cache.go:3`", cacheBug.id(), "details of "+cacheBug.Title)
 	wantContains(t, "stderr", res.Stderr, "without them")
 }
 
@@ -134,7 +134,7 @@ func TestLoopDryRunPrintsTheInlineComments(t *testing.T) {
 	res := lf.run("--dry-run")
 
 	wantCode(t, res, 0)
-	wantContains(t, "stdout", res.Stdout, "## Would comment inline (dry run)", "### cache.go:3 (RIGHT)", "Cache size is not bounded", "### Not on a changed line", "`README.md:1`")
+	wantContains(t, "stdout", res.Stdout, "## Would comment inline (dry run)", "### cache.go:3 (RIGHT)", "Cache size is not bounded", "1 finding is on no changed line", "`README.md:1`")
 	if n := lf.gh.Count("review") + lf.gh.Count("comment"); n != 0 {
 		t.Errorf("a dry run posted %d times", n)
 	}

@@ -66,7 +66,13 @@ func TestLoopConvergesAfterOneFix(t *testing.T) {
 	if k := fmt.Sprint(lf.kinds()); k != "[review:1 fix:1 review:2]" {
 		t.Fatalf("comments %s, want review, fix, review", k)
 	}
-	wantContains(t, "round 1 report", lf.bodies()[0], "P1 — critical (1)", cacheBug.id(), "Cache size is not bounded", "fixing 1 finding(s)", "[REDACTED]", "[DIFF REDACTED]")
+	wantContains(t, "round 1 report", lf.bodies()[0], "P1 — critical (1)", cacheBug.id(), "Cache size is not bounded", "fixing 1 finding(s)")
+	// The finding is written out on its line, sanitised there.
+	if rv := lf.gh.Reviews(repo, lf.number); len(rv[0].Comments) != 1 {
+		t.Errorf("round 1's inline comments: %+v", rv[0].Comments)
+	} else {
+		wantContains(t, "round 1's inline comment", rv[0].Comments[0].Body, "[REDACTED]", "[DIFF REDACTED]")
+	}
 	head := lf.repo.RemoteOID(t, lf.repo.Head)
 	if head == lf.start {
 		t.Fatal("the fix was not pushed")

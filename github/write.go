@@ -143,10 +143,12 @@ func Unprocessable(err error) bool {
 type ThreadReply struct {
 	ThreadID string // the thread's node id
 	Body     string
+	Open     bool // reply only: the thread stays open
 }
 
-// ResolveThreads replies on each thread and resolves it, all in one GraphQL
-// document (aliased mutations run in order). Like a POST it is sent once.
+// ResolveThreads replies on each thread and resolves it (unless the reply
+// is Open), all in one GraphQL document (aliased mutations run in order).
+// Like a POST it is sent once.
 func (c *Client) ResolveThreads(ctx context.Context, repo Repo, replies []ThreadReply) error {
 	if len(replies) == 0 {
 		return nil
@@ -155,7 +157,10 @@ func (c *Client) ResolveThreads(ctx context.Context, repo Repo, replies []Thread
 	vars := map[string]any{}
 	for i, r := range replies {
 		params = append(params, fmt.Sprintf("$t%d: ID!, $b%d: String!", i, i))
-		fields = append(fields, fmt.Sprintf("  r%d: addPullRequestReviewThreadReply(input: {pullRequestReviewThreadId: $t%d, body: $b%d}) { comment { id } }\n  s%d: resolveReviewThread(input: {threadId: $t%d}) { thread { id isResolved } }", i, i, i, i, i))
+		fields = append(fields, fmt.Sprintf("  r%d: addPullRequestReviewThreadReply(input: {pullRequestReviewThreadId: $t%d, body: $b%d}) { comment { id } }", i, i, i))
+		if !r.Open {
+			fields = append(fields, fmt.Sprintf("  s%d: resolveReviewThread(input: {threadId: $t%d}) { thread { id isResolved } }", i, i))
+		}
 		vars[fmt.Sprintf("t%d", i)] = r.ThreadID
 		vars[fmt.Sprintf("b%d", i)] = postable(r.Body)
 	}

@@ -7,8 +7,10 @@ import (
 	"net/url"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
+	"github.com/ocdx/gh-ocdx/config"
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/fix"
 	"github.com/ocdx/gh-ocdx/github"
@@ -21,13 +23,32 @@ import (
 // carries one comment per finding on a line of the diff; the first comment
 // of each thread names its finding, so later rounds and runs know it.
 
-// threadTag names the finding of a thread gh-ocdx opened. The title is
-// query-escaped: it comes from a model and must not close the HTML comment.
+// threadTag names the finding of a thread gh-ocdx opened, with the
+// priority and agreement the comment says, so that a later round replies
+// when they change. The title is query-escaped: it comes from a model and
+// must not close the HTML comment.
 func threadTag(f finding.Finding) string {
-	return fmt.Sprintf("<!-- ocdx:finding=%s category=%s title=%s -->", f.ID, url.QueryEscape(f.Category), url.QueryEscape(f.Title))
+	return fmt.Sprintf("<!-- ocdx:finding=%s category=%s title=%s%s -->", f.ID, url.QueryEscape(f.Category), url.QueryEscape(f.Title), said(f))
 }
 
-var reThreadTag = regexp.MustCompile(`<!-- ocdx:finding=([A-Z]+-[0-9a-f]{8}) category=(\S*) title=(\S*) -->`)
+// updateTag marks gh-ocdx's reply that a finding's priority or agreement
+// changed: the thread's newest one says what the thread last said.
+func updateTag(f finding.Finding) string {
+	return fmt.Sprintf("<!-- ocdx:finding-update=%s%s -->", f.ID, said(f))
+}
+
+func said(f finding.Finding) string {
+	if !slices.Contains(finding.Priorities, f.Priority) {
+		return ""
+	}
+	return fmt.Sprintf(" priority=%s agreement=%s", f.Priority, cmp.Or(f.Agreement, "-"))
+}
+
+// Tags of threads opened before they said priority and agreement have neither.
+var (
+	reThreadTag = regexp.MustCompile(`<!-- ocdx:finding=([A-Z]+-[0-9a-f]{8}) category=(\S*) title=(\S*)(?: priority=(P[0-3]) agreement=([0-9]+/[0-9]+|-))? -->`)
+	reUpdateTag = regexp.MustCompile(`<!-- ocdx:finding-update=[A-Z]+-[0-9a-f]{8} priority=(P[0-3]) agreement=([0-9]+/[0-9]+|-) -->`)
+)
 
 // OwnThread is a review thread gh-ocdx opened for a finding.
 type OwnThread struct {
@@ -36,6 +57,9 @@ type OwnThread struct {
 	Finding  finding.Finding
 	Resolved bool
 	Replies  []github.ThreadComment // what people answered on it
+	// Priority and Agreement are what the thread last said of its finding
+	// ("-": raised by no reviewer); "" when its comments do not say.
+	Priority, Agreement string
 }
 
 // OwnThreads are the threads whose first comment is gh-ocdx's (the marker,
@@ -57,11 +81,13 @@ func OwnThreads(pr *github.PullRequest) []OwnThread {
 		if line == nil {
 			line = th.Line
 		}
-		ot := OwnThread{ID: th.ID, URL: first.URL, Resolved: th.IsResolved,
+		ot := OwnThread{ID: th.ID, URL: first.URL, Resolved: th.IsResolved, Priority: m[4], Agreement: m[5],
 			Finding: finding.Finding{ID: m[1], Category: cat, Title: title, File: first.Path, Line: line}}
 		for _, c := range th.Comments[1:] {
 			if !Own(pr, c.Body, c.Author) {
 				ot.Replies = append(ot.Replies, c)
+			} else if u := reUpdateTag.FindStringSubmatch(c.Body); u != nil {
+				ot.Priority, ot.Agreement = u[1], u[2]
 			}
 		}
 		out = append(out, ot)
@@ -83,9 +109,23 @@ func ownThreadOf(threads []OwnThread, f finding.Finding) *OwnThread {
 // Inline is what a round's review posts besides its body.
 type Inline struct {
 	Comments []github.ReviewComment `json:"comments"`
-	OffDiff  []finding.Finding      `json:"offDiff"` // not on a changed line: listed in the body
-	Open     []Linked               `json:"open"`    // already in an open thread: linked, not posted again
-	Refused  bool                   `json:"refused"` // GitHub refused the comments; the body lists them
+	// Posted are the findings of Comments, in their order: the body lists
+	// each in one line (docs/architecture.md, The review body).
+	Posted  []finding.Finding `json:"-"`
+	OffDiff []finding.Finding `json:"offDiff"` // not on a changed line: written out in the body
+	// Held are findings on a changed line not posted there: over the
+	// round's budget, a priority not in inlinePriorities, or a P3 only one
+	// reviewer raised. The body writes them out.
+	Held []finding.Finding `json:"held,omitempty"`
+	// OverBudget of Held would have been posted but for the round's
+	// budget of Budget inline comments.
+	OverBudget int      `json:"overBudget,omitempty"`
+	Budget     int      `json:"budget,omitempty"`
+	Open       []Linked `json:"open"` // already in an open thread: linked, not posted again
+	// Updates are replies in those threads whose finding changed since
+	// the thread last said (a priority, more reviewers agreeing).
+	Updates []github.ThreadReply `json:"updates,omitempty"`
+	Refused bool                 `json:"refused"` // GitHub refused the comments; the body lists them
 }
 
 // Linked is a finding and the open thread that already carries it.
@@ -94,14 +134,77 @@ type Linked struct {
 	URL string `json:"url"`
 }
 
-// PlanInline chooses the inline comments of a round: each code finding of
-// the priorities given (nil: P0–P2) once, anchored on the diff (lines), unless an
-// open thread of gh-ocdx already carries it. A model's file and line only
-// ever anchor on a line the PR's diff shows.
-func PlanInline(pr *github.PullRequest, lines github.DiffLines, fs []finding.Finding, priorities []string) Inline {
-	if priorities == nil {
-		priorities = []string{"P0", "P1", "P2"}
+// InlinePolicy is how much a round may say on the PR's lines
+// (docs/architecture.md, Noise budget).
+type InlinePolicy struct {
+	Priorities []string // the priorities posted on their lines; nil: P0–P2
+	Max        int      // inline comments per round; 0: config.DefaultMaxInlineComments
+}
+
+// inlinePolicy is the policy in effect: the repository's .ocdx.json (read from
+// the base branch) over the user's configuration over the defaults.
+func inlinePolicy(o Options) InlinePolicy {
+	p := InlinePolicy{Priorities: o.InlinePriorities, Max: o.MaxInlineComments}
+	if o.Policy != nil {
+		if o.Policy.InlinePriorities != nil {
+			p.Priorities = o.Policy.InlinePriorities
+		}
+		if o.Policy.MaxInlineComments > 0 {
+			p.Max = o.Policy.MaxInlineComments
+		}
 	}
+	return p
+}
+
+// SelectInline splits the code findings a round could put on their lines
+// into those it comments on and those its body lists: a priority of the
+// policy, a P3 only when at least two reviewers raised it (a lone model's
+// suggestion is the noise people remove bots for), and at most Max of them,
+// the most severe first, then the most agreed, then by ID, so that the same
+// findings give the same comments on any machine. Threads are neither:
+// they are people's, already on their lines; nor are refuted findings,
+// which the body shows with the verifier's evidence. Both lists are in
+// that order.
+func SelectInline(fs []finding.Finding, p InlinePolicy) (inline, body []finding.Finding) {
+	budget := p.budget()
+	code := slices.DeleteFunc(slices.Clone(fs), func(f finding.Finding) bool { return IsThread(f) || f.Status == finding.StatusRefuted })
+	slices.SortStableFunc(code, func(a, b finding.Finding) int {
+		return cmp.Or(cmp.Compare(rank(a.Priority), rank(b.Priority)),
+			cmp.Compare(len(b.Reviewers), len(a.Reviewers)), cmp.Compare(a.ID, b.ID))
+	})
+	for _, f := range code {
+		if p.eligible(f) && len(inline) < budget {
+			inline = append(inline, f)
+		} else {
+			body = append(body, f)
+		}
+	}
+	return inline, body
+}
+
+// eligible reports whether the policy lets f on its line, budget aside.
+func (p InlinePolicy) eligible(f finding.Finding) bool {
+	priorities := p.Priorities
+	if priorities == nil {
+		priorities = config.DefaultInlinePriorities()
+	}
+	return slices.Contains(priorities, f.Priority) && (f.Priority != "P3" || len(f.Reviewers) >= 2)
+}
+
+func (p InlinePolicy) budget() int {
+	if p.Max <= 0 {
+		return config.DefaultMaxInlineComments
+	}
+	return p.Max
+}
+
+// PlanInline chooses the inline comments of a round: the findings
+// SelectInline puts on their lines, each once, anchored on the diff
+// (lines), unless an open thread of gh-ocdx already carries it. Only
+// findings that anchor compete for the budget: one off the diff or
+// already in a thread costs no comment. A model's file and line only ever
+// anchor on a line the PR's diff shows.
+func PlanInline(pr *github.PullRequest, lines github.DiffLines, fs []finding.Finding, p InlinePolicy) Inline {
 	in := Inline{Comments: []github.ReviewComment{}, OffDiff: []finding.Finding{}, Open: []Linked{}}
 	var open []OwnThread
 	for _, t := range OwnThreads(pr) {
@@ -110,28 +213,66 @@ func PlanInline(pr *github.PullRequest, lines github.DiffLines, fs []finding.Fin
 		}
 	}
 	seen := map[string]bool{}
-	for _, p := range finding.Priorities {
-		if !slices.Contains(priorities, p) {
+	var candidates []finding.Finding
+	anchors := map[string]github.ReviewComment{}
+	for _, f := range fs {
+		if IsThread(f) || f.Status == finding.StatusRefuted || seen[f.ID] {
 			continue
 		}
-		for _, f := range fs {
-			if f.Priority != p || IsThread(f) || seen[f.ID] {
-				continue
+		seen[f.ID] = true
+		if t := ownThreadOf(open, f); t != nil {
+			in.Open = append(in.Open, Linked{ID: f.ID, URL: t.URL})
+			if r, ok := update(*t, f); ok {
+				in.Updates = append(in.Updates, r)
 			}
-			seen[f.ID] = true
-			if t := ownThreadOf(open, f); t != nil {
-				in.Open = append(in.Open, Linked{ID: f.ID, URL: t.URL})
-				continue
-			}
-			c, ok := anchor(lines, f)
-			if !ok {
-				in.OffDiff = append(in.OffDiff, f)
-				continue
-			}
-			in.Comments = append(in.Comments, c)
+			continue
+		}
+		c, ok := anchor(lines, f)
+		if !ok {
+			in.OffDiff = append(in.OffDiff, f)
+			continue
+		}
+		anchors[f.ID] = c
+		candidates = append(candidates, f)
+	}
+	inline, held := SelectInline(candidates, p)
+	for _, f := range inline {
+		in.Comments = append(in.Comments, anchors[f.ID])
+	}
+	in.Posted, in.Held, in.Budget = inline, held, p.budget()
+	for _, f := range held {
+		if p.eligible(f) {
+			in.OverBudget++
 		}
 	}
 	return in
+}
+
+// update is the reply in t when its finding f changed since the thread last
+// said: another priority, or more reviewers raising it. Fewer is no news
+// (a reviewer may have failed this round), and a thread that never said
+// gets none.
+func update(t OwnThread, f finding.Finding) (github.ThreadReply, bool) {
+	if t.ID == "" || t.Priority == "" {
+		return github.ThreadReply{}, false
+	}
+	was, _, _ := strings.Cut(t.Agreement, "/")
+	now, _, _ := strings.Cut(f.Agreement, "/")
+	wasN, _ := strconv.Atoi(was)
+	nowN, _ := strconv.Atoi(now)
+	if f.Priority == t.Priority && nowN <= wasN {
+		return github.ThreadReply{}, false
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s\n%s\nStill raised", finding.Marker, updateTag(f))
+	if f.Priority != t.Priority {
+		fmt.Fprintf(&b, ", now **%s** (was %s)", f.Priority, t.Priority)
+	}
+	if a := Agreement(f); a != "" && nowN != wasN {
+		fmt.Fprintf(&b, "; raised by %s", a)
+	}
+	b.WriteString(".")
+	return github.ThreadReply{ThreadID: t.ID, Body: b.String(), Open: true}, true
 }
 
 // anchor places f on the diff: line..endLine when it gives a range, else
@@ -184,40 +325,6 @@ func InlineBody(f finding.Finding) string {
 	return redact.ForComment(strings.TrimRight(b.String(), "\n"))
 }
 
-// Section is the part of the review body about the inline comments.
-func (in Inline) Section() string {
-	var b strings.Builder
-	if len(in.Comments) > 0 && !in.Refused {
-		fmt.Fprintf(&b, "**Inline:** %d finding(s) commented on the lines they are about.\n\n", len(in.Comments))
-	}
-	if in.Refused {
-		b.WriteString("### Not posted inline\n\nGitHub refused the inline comments of this review; the findings are listed above.\n\n")
-		for _, c := range in.Comments {
-			fmt.Fprintf(&b, "- `%s:%d`\n", c.Path, c.Line)
-		}
-		b.WriteString("\n")
-	}
-	if len(in.OffDiff) > 0 {
-		b.WriteString("### Not on a changed line\n\n")
-		for _, f := range in.OffDiff {
-			loc := f.File
-			if f.Line != nil {
-				loc = fmt.Sprintf("%s:%d", f.File, *f.Line)
-			}
-			fmt.Fprintf(&b, "- **%s** `%s` `%s` %s\n", f.Priority, f.ID, loc, cell(f.Title, 200))
-		}
-		b.WriteString("\n")
-	}
-	if len(in.Open) > 0 {
-		b.WriteString("### Already in an open thread\n\n")
-		for _, o := range in.Open {
-			fmt.Fprintf(&b, "- `%s`: %s\n", o.ID, o.URL)
-		}
-		b.WriteString("\n")
-	}
-	return b.String()
-}
-
 // Resolutions are the replies and resolutions for the threads of findings
 // the last round's fix reported fixed (fixed: ID → commit) that this round
 // no longer raises: "Fixed in <sha>".
@@ -264,10 +371,10 @@ func (l *loop) postReview(ctx context.Context, n int, pr *github.PullRequest, rr
 		}
 		rr.lines = github.ParseDiffLines(string(diff))
 	}
-	in := PlanInline(pr, rr.lines, rr.Findings, l.o.InlinePriorities)
+	in := PlanInline(pr, rr.lines, rr.Findings, inlinePolicy(l.o))
 	rr.Inline = &in
 	body := func() string {
-		return github.CapBodyWith(redact.ForComment(finding.Marker+"\n"+tag+"\n"+RenderReview(l.run.ID(), l.o.MaxRounds, rr)+in.Section()),
+		return github.CapBodyWith(redact.ForComment(finding.Marker+"\n"+tag+"\n"+RenderReview(l.run.ID(), l.o.MaxRounds, rr)),
 			"\n"+l.ledger(n, rr.HeadOID).Block())
 	}
 	posted, err := l.o.GitHub.PostReviewComments(ctx, l.o.Repo, pr.Number, github.CommentOnly, body(), in.Comments)
@@ -287,6 +394,13 @@ func (l *loop) postReview(ctx context.Context, n int, pr *github.PullRequest, rr
 			}
 		}
 		return err
+	}
+	if len(in.Updates) > 0 {
+		// Not fatal: the threads still say the old values, so the next
+		// round or run replies again.
+		if err := l.o.GitHub.ResolveThreads(ctx, l.o.Repo, in.Updates); err != nil {
+			l.progress("could not reply in %d open thread(s) whose finding changed: %v", len(in.Updates), err)
+		}
 	}
 	inline := len(in.Comments)
 	if in.Refused {

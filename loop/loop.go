@@ -85,6 +85,9 @@ type Options struct {
 	ReviewOnlyReason string
 	// InlinePriorities are the priorities posted on their lines; nil: P0–P2.
 	InlinePriorities []string
+	// MaxInlineComments bounds a round's inline comments; 0: the default.
+	// The repository's Policy may set either.
+	MaxInlineComments int
 
 	GitHub    GitHub
 	Store     Store
@@ -1023,9 +1026,9 @@ func (l *loop) dryRun(ctx context.Context) (*Result, error) {
 	cur.Note = reason
 	l.res.Outcome, l.res.Reason = OutcomeDryRun, "dry run: nothing was posted, fixed or recorded; "+reason
 	l.label()
-	in := PlanInline(pr, cur.lines, cur.Findings, l.o.InlinePriorities)
+	in := PlanInline(pr, cur.lines, cur.Findings, inlinePolicy(l.o))
 	cur.Inline = &in
-	l.res.WouldPost = redact.ForComment(finding.Marker + "\n" + finding.Tag("<run>", 1, "review") + "\n" + RenderReview("<run>", l.o.MaxRounds, cur) + in.Section())
+	l.res.WouldPost = redact.ForComment(finding.Marker + "\n" + finding.Tag("<run>", 1, "review") + "\n" + RenderReview("<run>", l.o.MaxRounds, cur))
 	l.res.WouldComment = in.Comments
 	l.res.WouldFix = toFix
 	l.res.Remaining = blockingOf(cur.Findings)

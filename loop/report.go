@@ -18,9 +18,13 @@ const maxRoleReport = 3000
 var priorityNames = map[string]string{"P0": "P0 — blocking", "P1": "P1 — critical", "P2": "P2 — important", "P3": "P3 — suggestions"}
 
 // RenderReview is the body of a round's review report (without the marker
-// and tag, which post adds): status of every role, consensus, counts,
-// findings grouped by priority, stuck findings, unresolved threads, token
-// usage, and what happens next.
+// and tag, which post adds), read top to bottom by a maintainer
+// (docs/architecture.md, The review body): the consensus and what happens
+// next first; then the reviewers, coverage and the findings, where one
+// with an inline comment is a line of the index (its comment says the
+// rest) and the others are written out; stuck, dismissed and thread
+// findings; the inline note; the roles, their collapsed reports and token
+// usage; the sign-off last.
 func RenderReview(runID string, maxRounds int, rr *RoundResult) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "## gh-ocdx review — round %d of %d\n\n", rr.N, maxRounds)
@@ -40,6 +44,9 @@ func RenderReview(runID string, maxRounds int, rr *RoundResult) string {
 	}
 	fmt.Fprintf(&b, "**Consensus:** `%s` · P0 %d · P1 %d · P2 %d · P3 %d · head `%s`\n\n",
 		consensus, rr.Counts.P0, rr.Counts.P1, rr.Counts.P2, rr.Counts.P3, text.ShortOID(rr.HeadOID))
+	if rr.Note != "" {
+		fmt.Fprintf(&b, "**Next:** %s\n\n", text.InertMarkup(rr.Note)) // it may quote an error
+	}
 	switch {
 	case len(failed) == 0:
 		fmt.Fprintf(&b, "**Reviewers:** %d of %d succeeded.\n\n", reviewers, reviewers)
@@ -48,12 +55,14 @@ func RenderReview(runID string, maxRounds int, rr *RoundResult) string {
 	default:
 		fmt.Fprintf(&b, "**Reviewers:** partial — %d of %d succeeded; failed: %s.\n\n", reviewers-len(failed), reviewers, strings.Join(failed, ", "))
 	}
-	fmt.Fprintf(&b, "**Coverage:** %s.\n\n", rr.Coverage)
 	if rr.Since != "" {
-		fmt.Fprintf(&b, "**Reviewed:** incremental since `%s`: the reviewers were given what changed since gh-ocdx's review of that head, and judged its %d finding(s).\n\n", text.ShortOID(rr.Since), rr.judged)
+		fmt.Fprintf(&b, "**Reviewed:** incremental since `%s`: the reviewers were given what changed since gh-ocdx's review of that head, and judged its %s.\n\n", text.ShortOID(rr.Since), quantity(rr.judged, "finding", "findings"))
 	} else {
 		b.WriteString("**Reviewed:** full.\n\n")
 	}
+	// After what was reviewed: "the whole diff" of an incremental round is
+	// the whole since-diff.
+	fmt.Fprintf(&b, "**Coverage:** %s.\n\n", rr.Coverage)
 	if len(rr.PolicyChanged) > 0 {
 		fmt.Fprintf(&b, "**Repository policy:** this PR changes %s; the change takes effect after merge: this review used the base branch's.\n\n", policyNames(rr.PolicyChanged))
 	}
@@ -64,24 +73,7 @@ func RenderReview(runID string, maxRounds int, rr *RoundResult) string {
 		b.WriteString("_The comments analyzer reported a different review state; the one computed from the PR's reviews is used._\n\n")
 	}
 
-	b.WriteString("| Role | Model | Result | Findings | Tokens | Time |\n|---|---|---|---|---|---|\n")
-	for _, r := range rr.Roles {
-		res := r.Conclusion
-		if r.Role == analyzerName {
-			res = "done"
-		}
-		if !r.OK {
-			res = "failed: " + cell(text.FirstLine(r.Error), 120)
-		}
-		tokens := r.Usage.String()
-		if c, ok := rr.Costs[r.Role]; ok {
-			tokens += " · " + Dollars(c)
-		}
-		fmt.Fprintf(&b, "| %s | `%s` | %s | %d | %s | %s |\n", r.Role, r.Model, res, r.Findings, tokens, r.Elapsed)
-	}
-	b.WriteString(verifierRow(rr))
-	b.WriteString("\n")
-
+	on := onLines(rr.Inline)
 	code := slices.DeleteFunc(slices.Clone(rr.Findings), IsThread)
 	if len(code) == 0 {
 		b.WriteString("### Findings\n\nNone.\n\n")
@@ -98,7 +90,11 @@ func RenderReview(runID string, maxRounds int, rr *RoundResult) string {
 		}
 		fmt.Fprintf(&b, "### %s (%d)\n\n", priorityNames[p], len(group))
 		for _, f := range group {
-			writeFinding(&b, f, rr.Stuck)
+			if url, ok := on[f.ID]; ok {
+				writeIndexLine(&b, f, url, rr.Stuck)
+			} else {
+				writeFinding(&b, f, rr.Stuck)
+			}
 		}
 		b.WriteString("\n")
 	}
@@ -135,7 +131,27 @@ func RenderReview(runID string, maxRounds int, rr *RoundResult) string {
 	if len(threads) > 0 {
 		b.WriteString("\nThese need a human: they are never sent to the fix agent.\n\n")
 	}
+	if rr.Inline != nil {
+		b.WriteString(rr.Inline.note())
+	}
 
+	b.WriteString("### Roles\n\n| Role | Model | Result | Findings | Tokens | Time |\n|---|---|---|---|---|---|\n")
+	for _, r := range rr.Roles {
+		res := r.Conclusion
+		if r.Role == analyzerName {
+			res = "done"
+		}
+		if !r.OK {
+			res = "failed: " + cell(text.FirstLine(r.Error), 120)
+		}
+		tokens := r.Usage.String()
+		if c, ok := rr.Costs[r.Role]; ok {
+			tokens += " · " + Dollars(c)
+		}
+		fmt.Fprintf(&b, "| %s | `%s` | %s | %d | %s | %s |\n", r.Role, r.Model, res, r.Findings, tokens, r.Elapsed)
+	}
+	b.WriteString(verifierRow(rr))
+	b.WriteString("\n")
 	var reports []RoleStatus
 	for _, r := range rr.Roles {
 		if r.OK && strings.TrimSpace(r.Report) != "" {
@@ -145,7 +161,7 @@ func RenderReview(runID string, maxRounds int, rr *RoundResult) string {
 	if len(reports) > 0 {
 		b.WriteString("<details><summary>Role reports</summary>\n\n")
 		for _, r := range reports {
-			fmt.Fprintf(&b, "#### %s\n\n%s\n\n", r.Role, prose(r.Report, maxRoleReport))
+			fmt.Fprintf(&b, "#### %s\n\n%s\n\n", r.Role, underHeading(prose(r.Report, maxRoleReport), 4))
 		}
 		b.WriteString("</details>\n\n")
 	}
@@ -157,20 +173,125 @@ func RenderReview(runID string, maxRounds int, rr *RoundResult) string {
 		}
 		b.WriteString("\n\n")
 	}
-	if rr.Note != "" {
-		fmt.Fprintf(&b, "**Next:** %s\n", text.InertMarkup(rr.Note)) // it may quote an error
-	}
-	fmt.Fprintf(&b, "\n<sub>gh-ocdx review-loop · run %s</sub>\n", runID)
+	fmt.Fprintf(&b, "<sub>gh-ocdx review-loop · run %s</sub>\n", runID)
 	return b.String()
+}
+
+// onLines are the findings of a round that have an inline comment, with
+// the URL of their thread when it is known (an open thread of an earlier
+// round; a comment posted with this review has none yet): the body lists
+// each in one line. A review whose comments GitHub refused has none.
+func onLines(in *Inline) map[string]string {
+	on := map[string]string{}
+	if in == nil {
+		return on
+	}
+	if !in.Refused {
+		for _, f := range in.Posted {
+			on[f.ID] = ""
+		}
+	}
+	for _, o := range in.Open {
+		on[o.ID] = o.URL
+	}
+	return on
+}
+
+// writeIndexLine writes a finding that has an inline comment as one line:
+// priority, ID, title and where, linked to its thread when known, and who
+// raised it.
+func writeIndexLine(b *strings.Builder, f finding.Finding, url string, stuck []string) {
+	loc := "`" + location(f) + "`"
+	if url != "" {
+		loc = fmt.Sprintf("[%s](%s)", loc, url)
+	}
+	mark := ""
+	if slices.Contains(stuck, f.ID) {
+		mark = " **(stuck)**"
+	}
+	by := ""
+	if a := Agreement(f); a != "" {
+		by = " · " + a
+	}
+	fmt.Fprintf(b, "- **%s** `%s` %s · %s%s%s\n", f.Priority, f.ID, cell(f.Title, 200), loc, mark, by)
+}
+
+// location is a finding's file and line ("a.go:3"), or its file.
+func location(f finding.Finding) string {
+	if f.Line != nil {
+		return fmt.Sprintf("%s:%d", f.File, *f.Line)
+	}
+	return f.File
+}
+
+// note is the review body's paragraph about its inline comments.
+func (in Inline) note() string {
+	var parts []string
+	if in.Refused {
+		parts = append(parts, fmt.Sprintf("GitHub refused the %s of this review; their findings are written out above", quantity(len(in.Comments), "inline comment", "inline comments")))
+	} else if n := len(in.Comments); n > 0 {
+		parts = append(parts, quantity(n, "finding is commented on its line", "findings are commented on their lines"))
+	}
+	if n := len(in.Open); n > 0 {
+		parts = append(parts, quantity(n, "finding already has an open thread, linked above", "findings already have an open thread, linked above"))
+	}
+	if n := len(in.OffDiff); n > 0 {
+		parts = append(parts, quantity(n, "finding is on no changed line", "findings are on no changed line"))
+	}
+	if n := in.OverBudget; n > 0 {
+		parts = append(parts, fmt.Sprintf("%s over this round's budget of %s, the most severe and most agreed first",
+			quantity(n, "finding is written out here instead of on its line:", "findings are written out here instead of on their lines:"),
+			quantity(in.Budget, "inline comment", "inline comments")))
+	}
+	if n := len(in.Held) - in.OverBudget; n > 0 {
+		parts = append(parts, quantity(n, "finding on a changed line is written out here: its priority is not posted inline (`inlinePriorities`), or it is a P3 only one reviewer raised",
+			"findings on changed lines are written out here: their priority is not posted inline (`inlinePriorities`), or they are P3s only one reviewer raised"))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "**Inline:** " + strings.Join(parts, "; ") + ".\n\n"
+}
+
+// quantity is n with the noun in its number: "1 finding", "2 findings".
+func quantity(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+// underHeading puts the Markdown headings of s (outside code fences) under
+// a heading of level: a role's "## Summary" in the body's "#### reviewer-1"
+// becomes "#####", so the page's outline stays in order.
+func underHeading(s string, level int) string {
+	lines := strings.Split(s, "\n")
+	fence := ""
+	for i, l := range lines {
+		t := strings.TrimLeft(l, " ")
+		switch {
+		case fence != "":
+			if strings.HasPrefix(t, fence) {
+				fence = ""
+			}
+			continue
+		case strings.HasPrefix(t, "```"), strings.HasPrefix(t, "~~~"):
+			fence = t[:3]
+			continue
+		}
+		n := len(t) - len(strings.TrimLeft(t, "#"))
+		if n == 0 || n > 6 || len(l)-len(t) > 3 || (len(t) > n && t[n] != ' ' && t[n] != '\t') {
+			continue
+		}
+		lines[i] = strings.Repeat("#", min(6, n+level)) + t[n:]
+	}
+	return strings.Join(lines, "\n")
 }
 
 // writeFinding writes one finding, with who raised it: the reviewers that
 // agree on it, or the person or check it came from.
 func writeFinding(b *strings.Builder, f finding.Finding, stuck []string) {
-	loc := f.File
-	if f.Line != nil {
-		loc = fmt.Sprintf("%s:%d", f.File, *f.Line)
-	}
+	loc := location(f)
 	by := ""
 	switch {
 	case f.Agreement != "":

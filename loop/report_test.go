@@ -1,0 +1,61 @@
+package loop
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/ocdx/gh-ocdx/finding"
+	"github.com/ocdx/gh-ocdx/github"
+)
+
+// The body is an index: a finding with an inline comment is one line,
+// linked to its thread when the thread is known; one over the budget or
+// off the diff is written out; a role report's headings sit under the
+// body's; the sign-off is last.
+func TestRenderReviewIsAnIndex(t *testing.T) {
+	l3, l9 := 3, 9
+	posted := finding.Finding{ID: "BUG-00000001", Priority: "P1", Category: "bug", File: "a.go", Line: &l3, Title: "Posted now", Description: "POSTED-DETAILS",
+		Reviewers: []string{"openai/a", "anthropic/b"}, Agreement: "2/2"}
+	threaded := finding.Finding{ID: "BUG-00000002", Priority: "P2", Category: "bug", File: "a.go", Line: &l9, Title: "In a thread", Description: "THREAD-DETAILS"}
+	held := finding.Finding{ID: "BUG-00000003", Priority: "P2", Category: "bug", File: "b.go", Line: &l3, Title: "Over the budget", Description: "HELD-DETAILS",
+		Reviewers: []string{"openai/a"}, Agreement: "1/2"}
+	off := finding.Finding{ID: "DOCS-00000004", Priority: "P3", Category: "docs", File: "README.md", Title: "Off the diff", Description: "OFF-DETAILS"}
+	rr := &RoundResult{N: 1, HeadOID: "0123456789", Consensus: RequestChanges, Note: "fixing 3 findings, then round 2",
+		Findings: []finding.Finding{posted, threaded, held, off},
+		Roles:    []RoleStatus{{Role: "reviewer-1", Model: "openai/a", OK: true, Report: "# Summary\nFine.\n## Details\n```\n# not a heading\n```\n####### seven"}},
+		Inline: &Inline{Comments: make([]github.ReviewComment, 1), Posted: []finding.Finding{posted}, Open: []Linked{{ID: threaded.ID, URL: "https://x/pull/5#discussion_r2"}},
+			OffDiff: []finding.Finding{off}, Held: []finding.Finding{held}, OverBudget: 1, Budget: 1},
+	}
+	rr.Counts = Count(rr.Findings)
+	got := RenderReview("run-1", 3, rr)
+	order := []string{"**Consensus:**", "**Next:** fixing 3 findings", "**Reviewers:**", "**Reviewed:** full.", "**Coverage:**",
+		"- **P1** `BUG-00000001` Posted now · `a.go:3` · 2/2 reviewers (openai/a, anthropic/b)\n",
+		"- **P2** `BUG-00000002` In a thread · [`a.go:9`](https://x/pull/5#discussion_r2)\n",
+		"- **P2** `BUG-00000003` Over the budget `b.go:3` · 1/2 reviewers (openai/a)\n  HELD-DETAILS",
+		"- **P3** `DOCS-00000004` Off the diff `README.md`", "OFF-DETAILS",
+		"**Inline:** 1 finding is commented on its line; 1 finding already has an open thread, linked above; 1 finding is on no changed line; 1 finding is written out here instead of on its line: over this round's budget of 1 inline comment",
+		"### Roles", "#### reviewer-1\n\n##### Summary\nFine.\n###### Details\n```\n# not a heading\n```\n####### seven",
+		"<sub>gh-ocdx review-loop · run run-1</sub>\n"}
+	at := 0
+	for _, s := range order {
+		i := strings.Index(got[at:], s)
+		if i < 0 {
+			t.Fatalf("the body lacks %q after position %d:\n%s", s, at, got)
+		}
+		at += i + len(s)
+	}
+	if at != len(got) {
+		t.Errorf("something follows the sign-off: %q", got[at:])
+	}
+	for _, d := range []string{"POSTED-DETAILS", "THREAD-DETAILS"} {
+		if strings.Contains(got, d) {
+			t.Errorf("the body writes out %s, which is on its line:\n%s", d, got)
+		}
+	}
+	// Refused: every finding is written out.
+	rr.Inline.Refused = true
+	got = RenderReview("run-1", 3, rr)
+	if !strings.Contains(got, "POSTED-DETAILS") || !strings.Contains(got, "GitHub refused the 1 inline comment of this review") {
+		t.Errorf("a refused review must write its findings out:\n%s", got)
+	}
+}
