@@ -45,10 +45,10 @@ count. An ID already dismissed is not posted again.
 branch instead: nothing is posted, the dismissal is kept in the state file
 (gh ocdx state show --branch NAME), and the branch's next local reviews,
 a pre-push hook's included, list the finding as dismissed and do not count
-it. Without a pull request, number or --branch, a branch that has no open
-pull request (or a clone with no GitHub repository) gets the same. A local
-dismissal never reaches a pull request: dismiss there again once it is
-opened. A SEC- finding (a secret on an added line) may be dismissed
+it. Given neither a pull request nor --branch, on a checked-out branch
+with no open pull request (or in a clone with no GitHub repository),
+dismiss does the same. A local dismissal never reaches a pull request:
+dismiss there again once it is opened. A SEC- finding (a secret on an added line) may be dismissed
 locally too, with a warning: it is your machine, but the pull request's
 review will raise it again.
 
