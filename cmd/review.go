@@ -211,6 +211,9 @@ func reviewLocal(ctx context.Context, d *Deps, opts *ReviewOptions) error {
 		}
 	}
 	switch {
+	case err != nil && res != nil && res.Outcome == loop.OutcomeFailed && ctx.Err() == nil:
+		// The models failed: a pre-push hook stops the push all the same.
+		return fmt.Errorf("%w; as a pre-push hook, git push --no-verify skips the review once", err)
 	case err != nil:
 		return err
 	case res.Outcome == loop.OutcomeBlocked:

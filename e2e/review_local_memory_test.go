@@ -187,3 +187,25 @@ func TestReviewLocalReusesTheReviewOfAnUnchangedBranch(t *testing.T) {
 		t.Errorf("--full did not review again: %d model calls, want %d", n, calls+4)
 	}
 }
+
+// A pre-push hook whose reviewers all fail stops the push too: the error
+// says how to skip the review once, and a failed review is never reused.
+func TestReviewLocalFailureSaysHowToSkipTheHook(t *testing.T) {
+	t.Parallel()
+	_, env, fm, _ := localBranch(t)
+	for _, m := range []string{"qwen-a", "qwen-b"} {
+		fm.Script(m, testkit.Reply("no envelope"), testkit.Reply("still no envelope"))
+	}
+	res := env.RunBinary(t, "review")
+	wantCode(t, res, 1)
+	wantContains(t, "stderr", res.Stderr, "error: all 2 reviewers failed", "git push --no-verify skips the review once")
+	calls := modelCalls(fm)
+
+	fm.Script("qwen-a", localReviewer(negativeSize))
+	fm.Script("qwen-b", localReviewer())
+	res = env.RunBinary(t, "review")
+	wantCode(t, res, 3)
+	if modelCalls(fm) == calls || strings.Contains(res.Stderr, "already reviewed") {
+		t.Errorf("the failed review was reused:\n%s", res.Stderr)
+	}
+}
