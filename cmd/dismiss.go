@@ -48,9 +48,9 @@ a pre-push hook's included, list the finding as dismissed and do not count
 it. Given neither a pull request nor --branch, on a checked-out branch
 with no open pull request (or in a clone with no GitHub repository),
 dismiss does the same. A local dismissal never reaches a pull request:
-dismiss there again once it is opened. A SEC- finding (a secret on an added line) may be dismissed
-locally too, with a warning: it is your machine, but the pull request's
-review will raise it again.
+dismiss there again once it is opened. A SEC- finding (a secret on an
+added line) may be dismissed locally too, with a warning: it is your
+machine, but the pull request's review will raise it again.
 
 Examples:
   gh ocdx dismiss 24 SEC-b0bf205b

@@ -215,7 +215,12 @@ func ReviewLocal(ctx context.Context, o LocalOptions) (*LocalResult, error) {
 	if err := l.recordReview(1, &all); err != nil {
 		return res, err
 	}
-	if err := run.UpdateRound(1, func(rd *state.Round) { rd.Fingerprint = fp }); err != nil {
+	if err := run.UpdateRound(1, func(rd *state.Round) {
+		rd.Fingerprint, rd.FindingIDs = fp, nil
+		for _, f := range rr.Findings {
+			rd.FindingIDs = append(rd.FindingIDs, f.ID) // the counted ones, as Counts
+		}
+	}); err != nil {
 		return res, err
 	}
 	if rr.reviewersOK == 0 {
