@@ -19,7 +19,7 @@
 set -euo pipefail
 
 # fail ends the step before review-loop ran: outcome error, the code, and
-# the message on stderr (the step's log; the summary only points there).
+# the message on stderr (the step's log) and in the job's summary.
 fail() {
   echo "gh-ocdx action: $2" >&2
   {
@@ -29,7 +29,10 @@ fail() {
   {
     echo "## gh-ocdx review-loop"
     echo
-    echo "**error** (exit $1): the action stopped before review-loop ran; the step's log says why."
+    echo "**error** (exit $1): the action stopped before review-loop ran:"
+    echo
+    # An indented code block: Markdown reads nothing in it.
+    sed 's/^/    /' <<< "$2"
   } >> "${GITHUB_STEP_SUMMARY:-/dev/null}"
   exit "$1"
 }
@@ -163,7 +166,9 @@ install_release() {
   mv "$dir/download" "$dir/gh-ocdx/gh-ocdx$ext"
   chmod 0755 "$dir/gh-ocdx/gh-ocdx$ext"
   gh extension remove ocdx > /dev/null 2>&1 || true
-  (cd "$dir/gh-ocdx" && gh extension install .)
+  if ! (cd "$dir/gh-ocdx" && gh extension install .); then
+    fail 1 "gh could not install the verified binary of release $version as an extension (gh's error is above)"
+  fi
 }
 
 # The run's own files (the configuration, review-loop's JSON) live outside
@@ -194,13 +199,20 @@ fi
 if [ "$version" != installed ]; then
   install_release
 fi
-gh ocdx version
+if ! gh ocdx version; then
+  fail 1 "gh ocdx does not run (its error is above): with the input version installed, install gh-ocdx in an earlier step (gh extension install ocdx/gh-ocdx)"
+fi
 
+# review-loop's JSON goes to $out; its stderr to the step's log as it
+# comes, and to $log, whose last error line the summary quotes.
 out="$work/out.json"
+log="$work/log"
 read -r -a extra <<< "${INPUT_ARGS:-}"
 set +e
-gh ocdx review-loop "$pr" --yes --json "${extra[@]}" > "$out"
-code=$?
+{
+  gh ocdx review-loop "$pr" --yes --json "${extra[@]}" 2>&1 >&3 3>&- | tee "$log" >&2
+  code=${PIPESTATUS[0]}
+} 3> "$out"
 set -e
 
 # The outcome is the run's (converged, blocked, failed); a run that stopped
@@ -214,22 +226,38 @@ fi
   echo "exit-code=$code"
 } >> "${GITHUB_OUTPUT:-/dev/null}"
 
+# The summary is written however the run ended. Its error line is quoted
+# as an indented code block: Markdown reads nothing in it.
+error_line="$(grep -E '^error: ' "$log" | tail -n 1 | cut -c 1-500 || true)"
 {
   echo "## gh-ocdx review-loop: PR #$pr"
   echo
   if [ "$outcome" = error ]; then
-    echo "**error** (exit $code): the run stopped before its first round; the step's log says why."
-  else
-    jq -r --arg code "$code" '
-      "**\(.label)** (exit \($code)): \(.reason)",
-      "",
-      "| round | head | consensus | P0 | P1 | P2 | P3 | stuck |",
-      "|---|---|---|---|---|---|---|---|",
-      (.rounds[] | "| \(.n) | `\(.headOid[0:7])` | \(.consensus) | \(.counts.p0) | \(.counts.p1) | \(.counts.p2) | \(.counts.p3) | \(.stuck | length) |"),
-      "",
-      (if (.remaining | length) > 0 then "Remaining P0–P2: " + ([.remaining[].id] | join(", ")) else "No P0–P2 finding remains." end),
-      "",
-      "[The pull request](\(.pr.url))"' "$out"
+    echo "**error** (exit $code): the run stopped before its first round."
+  elif ! jq -r --arg code "$code" '
+      . as $r
+      # The reason often starts with the outcome ("converged: consensus approve, …"):
+      # said once, after the label.
+      | ($r.reason // "" | ltrimstr($r.label + ": ") | ltrimstr($r.outcome + ": ") | ltrimstr($r.outcome + " — ")) as $why
+      | ([$r.rounds[]?.comments[]?.url] | last) as $report
+      | "**\($r.label)** (exit \($code)): \($why)",
+        "",
+        (if ($r.rounds | length) > 0 then
+          "| round | head | consensus | P0 | P1 | P2 | P3 | stuck |",
+          "|---|---|---|---|---|---|---|---|",
+          ($r.rounds[] | "| \(.n) | `\(.headOid[0:7])` | \(.consensus // "-" | if . == "" then "-" else . end) | \(.counts.p0) | \(.counts.p1) | \(.counts.p2) | \(.counts.p3) | \(.stuck | length) |"),
+          ""
+        else empty end),
+        (if ($r.remaining | length) > 0 then "Remaining P0–P2: " + ([$r.remaining[].id] | join(", ")) else "No P0–P2 finding remains." end),
+        "",
+        (if $report then "[The report on the pull request](\($report)) · " else "" end) + "[The pull request](\($r.pr.url))"' "$out"; then
+    echo "**$outcome** (exit $code): the run's result could not be read; the step's log has it."
+  fi
+  if [ -n "$error_line" ]; then
+    echo
+    echo "    $error_line"
+    echo
+    echo "The step's log has the whole run."
   fi
 } >> "${GITHUB_STEP_SUMMARY:-/dev/null}"
 

@@ -9,7 +9,10 @@ import (
 	"github.com/cli/go-gh/v2/pkg/repository"
 
 	"github.com/ocdx/gh-ocdx/finding"
+	"github.com/ocdx/gh-ocdx/git"
+	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/loop"
+	"github.com/ocdx/gh-ocdx/state"
 )
 
 // DismissOptions are the parsed arguments of dismiss.
@@ -18,9 +21,12 @@ type DismissOptions struct {
 	Branch string // the PR's head branch, when named so
 	Repo   repository.Repository
 	IDs    []string
+	// Local is --branch: dismiss for the local review (gh ocdx review) of
+	// this branch, in the state file, not on a pull request.
+	Local string
 }
 
-const dismissUsage = "gh ocdx dismiss [<number> | <url> | <branch>] <ID>... [-R OWNER/REPO]"
+const dismissUsage = "gh ocdx dismiss [<number> | <url> | <branch> | --branch NAME] <ID>... [-R OWNER/REPO]"
 
 const dismissHelp = `Tell gh-ocdx to stop raising findings on a pull request: review-loop
 and fix leave a dismissed finding out of the findings they count and
@@ -35,9 +41,21 @@ author on their own PR unless an admin, and a SEC- finding only from an
 admin; gh ocdx dismiss checks yours first and posts nothing that would not
 count. An ID already dismissed is not posted again.
 
+--branch NAME dismisses for the local review (gh ocdx review) of that
+branch instead: nothing is posted, the dismissal is kept in the state file
+(gh ocdx state show --branch NAME), and the branch's next local reviews,
+a pre-push hook's included, list the finding as dismissed and do not count
+it. Given neither a pull request nor --branch, on a checked-out branch
+with no open pull request (or in a clone with no GitHub repository),
+dismiss does the same. A local dismissal never reaches a pull request:
+dismiss there again once it is opened. A SEC- finding (a secret on an
+added line) may be dismissed locally too, with a warning: it is your
+machine, but the pull request's review will raise it again.
+
 Examples:
   gh ocdx dismiss 24 SEC-b0bf205b
-  gh ocdx dismiss QUAL-0badf00d PERF-12ab34cd`
+  gh ocdx dismiss QUAL-0badf00d PERF-12ab34cd
+  gh ocdx dismiss --branch feature/cache QUAL-0badf00d`
 
 func runDismiss(ctx context.Context, d *Deps, args []string) error {
 	opts, err := parseDismiss(d, args)
@@ -52,12 +70,13 @@ func parseDismiss(d *Deps, args []string) (*DismissOptions, error) {
 	var repoFlag string
 	fs := newFlagSet("dismiss", dismissUsage, dismissHelp)
 	fs.repoFlag(&repoFlag)
+	fs.StringVar(&opts.Local, "branch", "", "Dismiss for the local review (gh ocdx review) of this `branch`: nothing is posted")
 	if err := fs.parse(d, args, -1); err != nil {
 		return nil, err
 	}
 	rest := fs.Args()
 	var prText string
-	if len(rest) > 0 && !finding.ValidLedgerID(rest[0]) {
+	if len(rest) > 0 && !finding.ValidLedgerID(rest[0]) && opts.Local == "" {
 		prText, rest = rest[0], rest[1:]
 	}
 	if len(rest) == 0 {
@@ -71,6 +90,10 @@ func parseDismiss(d *Deps, args []string) (*DismissOptions, error) {
 			opts.IDs = append(opts.IDs, id)
 		}
 	}
+	if opts.Local != "" {
+		// --branch names a local review of this clone (as for state show).
+		return opts, checkBranchFlag(fs, opts.Local, 0, repoFlag)
+	}
 	pr, r, err := fs.prFrom(prText, repoFlag)
 	if err != nil {
 		return nil, err
@@ -80,6 +103,18 @@ func parseDismiss(d *Deps, args []string) (*DismissOptions, error) {
 }
 
 func dismiss(ctx context.Context, d *Deps, opts *DismissOptions) error {
+	if opts.Local != "" {
+		return dismissLocal(ctx, d, opts.Local, opts.IDs, "")
+	}
+	if opts.PR == 0 && opts.Branch == "" && opts.Repo.Name == "" {
+		// The current branch: its pull request, or its local review when
+		// it has none.
+		branch, why, number := withoutPR(ctx, d)
+		if why != "" {
+			return dismissLocal(ctx, d, branch, opts.IDs, why)
+		}
+		opts.PR = number
+	}
 	repo, client, err := repoClient(d, opts.Repo)
 	if err != nil {
 		return err
@@ -135,5 +170,84 @@ func dismiss(ctx context.Context, d *Deps, opts *DismissOptions) error {
 		return fmt.Errorf("posting the dismissal on PR #%d failed: %w; run the same command again: an ID already on the PR is not posted twice", pr.Number, err)
 	}
 	fmt.Fprintf(d.IO.Out, "Dismissed on PR #%d: %s\n%s\n", pr.Number, strings.Join(ids, ", "), c.URL)
+	return nil
+}
+
+// withoutPR is the checked-out branch when it has no pull request to
+// dismiss on, with why; else the number of its one open pull request, or
+// 0 when that is not clear (the pull request's path asks again and says
+// what is wrong).
+func withoutPR(ctx context.Context, d *Deps) (branch, why string, number int) {
+	wd, err := d.workDir()
+	if err != nil {
+		return "", "", 0
+	}
+	g, err := git.Open(ctx, wd)
+	if err != nil {
+		return "", "", 0
+	}
+	if branch, err = g.Branch(ctx); err != nil || branch == "" {
+		return "", "", 0
+	}
+	r, err := currentRepo(d, repository.Repository{})
+	if err != nil {
+		return branch, "this clone has no GitHub repository", 0
+	}
+	repo := github.Repo{Host: r.Host, Owner: r.Owner, Name: r.Name}
+	client, err := d.gitHub(repo.Host)
+	if err != nil {
+		return "", "", 0
+	}
+	prs, err := client.OpenPullRequests(ctx, repo, branch)
+	switch {
+	case err != nil:
+		return "", "", 0
+	case len(prs) == 0:
+		return branch, fmt.Sprintf("no open pull request in %s has %s as its head", repo, branch), 0
+	case len(prs) == 1:
+		return "", "", prs[0].Number
+	}
+	return "", "", 0
+}
+
+// dismissLocal records ids as dismissed for the local review of branch in
+// the state file (docs/architecture.md, Local review); why says why it is
+// not a pull request's dismissal when the user did not say --branch.
+func dismissLocal(ctx context.Context, d *Deps, branch string, ids []string, why string) error {
+	wd, err := d.workDir()
+	if err != nil {
+		return err
+	}
+	g, err := git.Open(ctx, wd)
+	if err != nil {
+		return fmt.Errorf("--branch names a local review of the current repository: %w", err)
+	}
+	if _, err := g.Run(ctx, "rev-parse", "--verify", "--quiet", "refs/heads/"+branch); err != nil {
+		return fmt.Errorf("no branch %q in %s: name a local branch (git branch --list), the one gh ocdx review reviews", branch, g.Dir)
+	}
+	by, _ := g.Run(ctx, "config", "user.name")
+	st, err := d.store()
+	if err != nil {
+		return err
+	}
+	key := state.LocalKey(g.OriginID(ctx), branch)
+	added, err := st.Dismiss(key, ids, strings.TrimSpace(by))
+	if err != nil {
+		return err
+	}
+	if why != "" {
+		fmt.Fprintf(d.IO.ErrOut, "%s: dismissing for the local review of %s (gh ocdx review); nothing is posted\n", why, branch)
+	}
+	for _, id := range added {
+		if strings.HasPrefix(id, "SEC-") {
+			// The user's own machine and branch: their call, said out loud.
+			fmt.Fprintf(d.IO.ErrOut, "! %s is a secret gh-ocdx found on an added line: dismissed for the local review of %s only; remove the secret before you push it, for the pull request's review raises it again and only an admin can dismiss it there\n", id, branch)
+		}
+	}
+	if len(added) == 0 {
+		fmt.Fprintf(d.IO.Out, "Already dismissed for the local review of %s: %s\n", branch, strings.Join(ids, ", "))
+		return nil
+	}
+	fmt.Fprintf(d.IO.Out, "Dismissed for the local review of %s: %s\n", branch, strings.Join(added, ", "))
 	return nil
 }

@@ -55,6 +55,11 @@ func prepare(ctx context.Context, d *Deps, r repository.Repository, arg prArg, u
 		if errors.Is(err, preflight.ErrDirty) {
 			err = interruptedFix(d, p.repo, number, err)
 		}
+		if errors.Is(err, preflight.ErrDetached) && d.Getenv("GITHUB_ACTIONS") == "true" {
+			// actions/checkout checks out the PR's merge commit, detached;
+			// gh pr checkout is no advice inside a workflow.
+			err = fmt.Errorf("%w in %s: actions/checkout checked out the pull request's merge commit; give its step `ref: ${{ github.head_ref }}` (and fetch-depth: 0) so that the PR's branch is checked out (README, In GitHub Actions)", preflight.ErrDetached, wd)
+		}
 		return nil, err
 	}
 	if number == 0 {

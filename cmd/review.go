@@ -31,11 +31,12 @@ type ReviewOptions struct {
 	Fix      bool
 	Yes      bool
 	Verifier string    // --verifier; "": the configuration's verifierModel, if any
+	Full     bool      // review even when nothing changed since the last review
 	Export   *exporter // --json, --jq, --template; nil: Markdown
 	Prompter Prompter  // nil: survey on the terminal
 }
 
-const reviewUsage = "gh ocdx review [--base REF] [--fix] [--yes] [--verifier PROVIDER/MODEL] [--json [fields]] [--jq EXPR | --template T]"
+const reviewUsage = "gh ocdx review [--base REF] [--fix] [--yes] [--full] [--verifier PROVIDER/MODEL] [--json [fields]] [--jq EXPR | --template T]"
 
 const reviewHelp = `Review the current branch before a pull request exists, with every configured
 reviewer model side by side: its commits since the merge base with --base
@@ -59,11 +60,19 @@ a branch's own change to either takes effect once merged, and the output
 says so.
 
 Findings go to stdout, grouped by priority; progress to stderr. Runs are
-recorded under the branch (gh ocdx state show), and a finding that comes
-back after a fix is reported stuck.
+recorded under the branch (gh ocdx state show --branch NAME), and a finding
+that comes back after a fix is reported stuck. Run again on a branch that
+has not changed (same commit, same uncommitted changes, same merge base,
+policy and reviewers), review repeats its last review without asking the
+models ("already reviewed at 1a2b3c4"); --full reviews it again.
+
+A finding you decided to keep is dismissed for the branch with
+gh ocdx dismiss --branch NAME <ID>: the next reviews list it as dismissed
+and do not count it.
 
 Exit codes: 0 no P0/P1/P2 finding left, 1 error, 2 usage, 3 P0–P2 findings
-(so it works as a pre-push hook), 130 cancelled.
+(so it works as a pre-push hook: git push --no-verify skips it once),
+130 cancelled.
 
 --json prints the result for scripts (every field, or the fields listed
 after it, which --json's line under Flags names), --jq filters it and
@@ -90,6 +99,7 @@ func parseReview(d *Deps, args []string) (*ReviewOptions, error) {
 	fs.BoolVar(&opts.Fix, "fix", false, "Fix the P0–P2 findings, verify and commit (never push)")
 	fs.BoolVar(&opts.Yes, "yes", false, "With --fix: commit the verified fix without asking")
 	fs.StringVar(&opts.Verifier, "verifier", "", "Check the findings a single reviewer raised with `PROVIDER/MODEL` (instead of the configuration's verifierModel)")
+	fs.BoolVar(&opts.Full, "full", false, "Review again even when nothing changed since the last review")
 	jf := addJSONFlags(fs, loop.LocalResult{})
 	if err := fs.parse(d, jf.args(args), 0); err != nil {
 		return nil, err
@@ -211,7 +221,7 @@ func reviewLocal(ctx context.Context, d *Deps, opts *ReviewOptions) error {
 	}
 	res, err := loop.ReviewLocal(ctx, loop.LocalOptions{
 		Key: state.LocalKey(g.OriginID(ctx), branch), Change: *ch, Store: st, Policy: cfg.Policy,
-		Reviewers: reviewers, Fixer: fixer, Verifier: verifier,
+		Reviewers: reviewers, Fixer: fixer, Verifier: verifier, Full: opts.Full,
 		Tools:    append(review.RepoTools(repofs.NewTree(ctx, g, ch.Tree)), review.PRTools(localPatches(*ch), github.Repo{}, 0)...),
 		Progress: d.IO.ErrOut,
 	})
@@ -221,9 +231,16 @@ func reviewLocal(ctx context.Context, d *Deps, opts *ReviewOptions) error {
 		}
 	}
 	switch {
+	case err != nil && res != nil && res.Outcome == loop.OutcomeFailed && ctx.Err() == nil:
+		// The models failed: a pre-push hook stops the push all the same.
+		return fmt.Errorf("%w; as a pre-push hook, git push --no-verify skips the review once", err)
 	case err != nil:
 		return err
 	case res.Outcome == loop.OutcomeBlocked:
+		// As a pre-push hook, this stops the push: say the ways on.
+		if len(res.Remaining) > 0 {
+			fmt.Fprintf(d.IO.ErrOut, "fix the findings, or dismiss one you keep for this branch (gh ocdx dismiss --branch %s %s); as a pre-push hook, git push --no-verify skips the review once\n", branch, res.Remaining[0].ID)
+		}
 		return &IncompleteError{Reason: res.Reason, Shown: true} // "run ended, blocked — …"
 	}
 	return nil
@@ -427,6 +444,12 @@ func renderLocal(res *loop.LocalResult) string {
 		fmt.Fprintf(&b, "\n## Refuted by the verifier (%d)\n\nNot counted, not fixed:\n\n", len(res.Refuted))
 		for _, f := range res.Refuted {
 			fmt.Fprintf(&b, "- `%s` **%s** (%s %s): %s\n  - Evidence: %s\n", f.File, text.OneLine(f.Title), f.ID, f.Priority, text.OneLine(f.Description), text.OneLine(f.Evidence))
+		}
+	}
+	if len(res.Dismissed) > 0 {
+		fmt.Fprintf(&b, "\n## Dismissed (%d)\n\nDismissed for this branch (gh ocdx dismiss --branch): not counted, not fixed.\n\n", len(res.Dismissed))
+		for _, f := range res.Dismissed {
+			fmt.Fprintf(&b, "- `%s` %s **%s** (%s)\n", f.ID, f.Priority, text.OneLine(f.Title), f.File)
 		}
 	}
 	return b.String()

@@ -370,6 +370,12 @@ func renderPR(w io.Writer, st *state.Store, pr state.PR) {
 	if len(pr.Stuck) == 0 {
 		fmt.Fprintln(w, "None.")
 	}
+	if len(pr.Dismissed) > 0 {
+		fmt.Fprintf(w, "\n## Dismissed for the local review (%d)\n\n", len(pr.Dismissed))
+		for _, x := range pr.Dismissed {
+			fmt.Fprintf(w, "- %s (by %s, %s)\n", x.ID, orDash(x.By), stamp(x.At))
+		}
+	}
 
 	if x := pr.WIP; x != nil {
 		fmt.Fprintf(w, "\n## Work in progress\n\n")

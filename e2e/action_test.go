@@ -18,24 +18,34 @@ import (
 // The GitHub Action's script (action/run.sh, which action.yml calls) runs
 // review-loop through gh against the fakes, as a workflow step would: it
 // writes the outcome and exit code to $GITHUB_OUTPUT, the run's summary to
-// $GITHUB_STEP_SUMMARY, and exits with review-loop's code.
+// $GITHUB_STEP_SUMMARY (on failure too, quoting the error, and linking the
+// report it posted), and exits with review-loop's code.
 func TestActionScriptWritesOutputsAndSummary(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
-		name    string
-		rounds  func(lf *loopFix)
-		args    string
-		code    int
-		outcome string
-		summary []string
+		name       string
+		rounds     func(lf *loopFix)
+		args       string
+		code       int
+		outcome    string
+		summary    []string
+		notSummary []string
 	}{
 		{"converged", func(lf *loopFix) { lf.approveRound() }, "--max-tokens 900000", 0, "converged",
-			[]string{"## gh-ocdx review-loop: PR #31", "**converged** (exit 0)", "| 1 | `", "No P0–P2 finding remains.", "/pull/31)"}},
+			[]string{"## gh-ocdx review-loop: PR #31", "**converged** (exit 0): consensus approve", "| 1 | `", "No P0–P2 finding remains.",
+				"[The report on the pull request](https://", "#pullrequestreview-", "/pull/31)"},
+			[]string{"converged: converged", "converged** (exit 0): converged"}},
 		{"blocked", func(lf *loopFix) { lf.findingRound(cacheBug); lf.findingRound(cacheBug) }, "", 3, "blocked",
-			[]string{"**blocked** (exit 3): manual intervention required", "| 2 | `", "Remaining P0–P2: " + cacheBug.id()}},
+			[]string{"**blocked** (exit 3): manual intervention required", "| 2 | `", "Remaining P0–P2: " + cacheBug.id(),
+				"[The report on the pull request](https://"}, nil},
 		// Shell in an input is words, not commands: review-loop refuses them.
 		{"shell in args", func(lf *loopFix) {}, "; touch pwned $(touch pwned) `touch pwned`", 2, "error",
-			[]string{"**error** (exit 2)"}},
+			[]string{"**error** (exit 2)", "    error: unexpected argument", "The step's log has the whole run."}, nil},
+		// actions/checkout without ref: the PR's merge commit, detached. The
+		// error says what to give the checkout, and the summary quotes it.
+		{"detached checkout", func(lf *loopFix) { testkit.Git(t, lf.repo.Clone, "checkout", "--quiet", "--detach") }, "", 1, "error",
+			[]string{"**error** (exit 1): the run stopped before its first round.", "    error: HEAD is detached", "ref: ${{ github.head_ref }}"},
+			[]string{"gh pr checkout"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -54,7 +64,7 @@ func TestActionScriptWritesOutputsAndSummary(t *testing.T) {
 			}
 			outputs, summary := filepath.Join(t.TempDir(), "output"), filepath.Join(t.TempDir(), "summary")
 			for k, v := range map[string]string{"INPUT_PR": "", "EVENT_PR": "31", "INPUT_VERSION": "installed", "INPUT_ARGS": tc.args,
-				"GITHUB_OUTPUT": outputs, "GITHUB_STEP_SUMMARY": summary} {
+				"GITHUB_OUTPUT": outputs, "GITHUB_STEP_SUMMARY": summary, "GITHUB_ACTIONS": "true"} {
 				lf.env.Set(k, v)
 			}
 
@@ -69,6 +79,14 @@ func TestActionScriptWritesOutputsAndSummary(t *testing.T) {
 			}
 			sum, _ := os.ReadFile(summary)
 			wantContains(t, "GITHUB_STEP_SUMMARY", string(sum), tc.summary...)
+			for _, bad := range tc.notSummary {
+				if strings.Contains(string(sum), bad) {
+					t.Errorf("GITHUB_STEP_SUMMARY says %q:\n%s", bad, sum)
+				}
+			}
+			if tc.code == 1 {
+				wantContains(t, "the step's log", res.Stderr, "ref: ${{ github.head_ref }}")
+			}
 			if _, err := os.Stat(filepath.Join(lf.env.Dir, "pwned")); err == nil {
 				t.Error("an input ran a command")
 			}
@@ -324,7 +342,8 @@ func TestActionRunsTheReleaseBinaryOnlyWhenItsChecksumMatches(t *testing.T) {
 			if outputs != "outcome=error\nexit-code=1\n" {
 				t.Errorf("GITHUB_OUTPUT:\n%s", outputs)
 			}
-			wantContains(t, "GITHUB_STEP_SUMMARY", summary, "**error** (exit 1): the action stopped before review-loop ran")
+			// The summary says why, not only where to look.
+			wantContains(t, "GITHUB_STEP_SUMMARY", summary, "**error** (exit 1): the action stopped before review-loop ran", tc.want)
 			if list := env.RunWith(t, nil, "gh", "extension", "list"); strings.Contains(list.Stdout, "ocdx") {
 				t.Errorf("the binary was installed:\n%s", list.Stdout)
 			}

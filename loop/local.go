@@ -3,6 +3,9 @@ package loop
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -114,6 +117,9 @@ type LocalOptions struct {
 	Verifier *Role
 	MaxIters int
 	Progress io.Writer
+	// Full reviews the branch even when nothing changed since its last
+	// review (docs/architecture.md, Local review).
+	Full bool
 }
 
 // LocalResult is one local review, for the output and --json.
@@ -143,6 +149,12 @@ type LocalResult struct {
 	// fixed.
 	Refuted  []finding.Finding `json:"refuted,omitempty"`
 	Verifier *VerifierStatus   `json:"verifier,omitempty"`
+	// Dismissed are the findings raised but dismissed for the branch
+	// (gh ocdx dismiss --branch): not counted, not fixed.
+	Dismissed []finding.Finding `json:"dismissed"`
+	// AlreadyReviewed is the commit of the review this result repeats:
+	// nothing changed since, so no model was asked; "" for a new review.
+	AlreadyReviewed string `json:"alreadyReviewed,omitempty"`
 }
 
 // ReviewLocal reviews a change with the reviewers of review-loop, with its
@@ -157,18 +169,28 @@ func ReviewLocal(ctx context.Context, o LocalOptions) (*LocalResult, error) {
 		ReviewerTools: func(string) []llm.Tool { return o.Tools }, Store: o.Store}, key: o.Key}
 	res := &LocalResult{Key: o.Key.String(), Branch: ch.Branch, Base: ch.Base, MergeBase: ch.MergeBase, Head: ch.Head,
 		Findings: []finding.Finding{}, Remaining: []finding.Finding{}, Stuck: []string{}, Untracked: ch.Untracked,
-		PolicyChanged: orEmptyS(PolicyChanges(ch.PR()))}
+		PolicyChanged: orEmptyS(PolicyChanges(ch.PR())), Dismissed: []finding.Finding{}}
 	if res.Untracked == nil {
 		res.Untracked = []string{}
 	}
 	// The branch's stuck set, and what its last run's fix reported fixed:
 	// a finding that comes back is stuck (docs/architecture.md, Consensus).
 	var fixedBefore []finding.Finding
+	var dismissed []string
+	fp := LocalFingerprint(ch, o.Policy, o.Reviewers, o.Verifier)
 	if rec, err := o.Store.PR(o.Key); err == nil {
 		for _, s := range rec.Stuck {
 			l.stuck = append(l.stuck, s.ID)
 		}
+		for _, d := range rec.Dismissed {
+			dismissed = append(dismissed, d.ID)
+		}
 		fixedBefore = lastFixed(rec.Runs)
+		// Nothing changed since the last review: its findings stand, and
+		// asking the models again would cost the same for the same answer.
+		if rd, runID, ok := lastLocalReview(rec.Runs, fp); ok && !o.Full && o.Fixer == nil {
+			return l.localAgain(res, rd, runID, dismissed), nil
+		}
 	} else if !errors.Is(err, state.ErrNotFound) {
 		return nil, err
 	}
@@ -187,14 +209,27 @@ func ReviewLocal(ctx context.Context, o LocalOptions) (*LocalResult, error) {
 	if _, err := run.StartRound(1, ch.Head); err != nil {
 		return nil, err
 	}
-	rr, err := l.reviewLocal(ctx, ch, o.Policy, o.Tools, fixedBefore)
+	rr, err := l.reviewLocal(ctx, ch, o.Policy, o.Tools, fixedBefore, dismissed)
 	if err != nil {
 		return res, l.localFail(ctx, res, err)
 	}
 	res.Roles, res.Findings, res.Counts, res.Consensus, res.Coverage, res.Stuck = rr.Roles, rr.Findings, rr.Counts, rr.Consensus, rr.Coverage, rr.Stuck
 	res.Refuted, res.Verifier = rr.Refuted, rr.Verifier
+	res.Dismissed = orEmpty(rr.Dismissed)
 	res.Remaining = blockingOf(rr.Findings)
-	if err := l.recordReview(1, rr); err != nil {
+	// The record keeps the dismissed findings too: a later look at the
+	// same review (localAgain) lists them as dismissed.
+	all := *rr
+	all.Findings = slices.Concat(rr.Findings, rr.Dismissed)
+	if err := l.recordReview(1, &all); err != nil {
+		return res, err
+	}
+	if err := run.UpdateRound(1, func(rd *state.Round) {
+		rd.Fingerprint, rd.FindingIDs = fp, nil
+		for _, f := range rr.Findings {
+			rd.FindingIDs = append(rd.FindingIDs, f.ID) // the counted ones, as Counts
+		}
+	}); err != nil {
 		return res, err
 	}
 	if rr.reviewersOK == 0 {
@@ -257,7 +292,7 @@ func ReviewLocal(ctx context.Context, o LocalOptions) (*LocalResult, error) {
 
 // reviewLocal runs the reviewers on the change and aggregates as a round
 // of review-loop does, without review threads.
-func (l *loop) reviewLocal(ctx context.Context, ch Change, policy *config.Policy, tools []llm.Tool, fixedBefore []finding.Finding) (*RoundResult, error) {
+func (l *loop) reviewLocal(ctx context.Context, ch Change, policy *config.Policy, tools []llm.Tool, fixedBefore []finding.Finding, dismissed []string) (*RoundResult, error) {
 	pr := ch.PR()
 	rc := review.NewContext(pr, ch.Diff, true, policy)
 	rr := &RoundResult{N: 1, HeadOID: ch.Head, Comments: []state.Comment{}, Stuck: []string{}, ReviewState: finding.ReviewState{ChangesRequestedBy: []finding.Actor{}}}
@@ -289,6 +324,8 @@ func (l *loop) reviewLocal(ctx context.Context, ch Change, policy *config.Policy
 	if err := l.verify(ctx, pr, rr); err != nil {
 		return nil, err
 	}
+	// A dismissed finding is shown, not counted, fixed or stuck.
+	rr.Findings, rr.Dismissed = splitDismissed(rr.Findings, dismissed)
 	rr.Counts = Count(rr.Findings)
 	if rr.reviewersOK > 0 {
 		rr.Consensus = Consensus(rr.ReviewState, rr.Counts)
@@ -363,4 +400,72 @@ func (l *loop) localFail(ctx context.Context, res *LocalResult, err error) error
 	}
 	res.Outcome, res.Reason, res.Label = OutcomeFailed, err.Error(), string(OutcomeFailed)
 	return l.endErr(OutcomeFailed, err.Error(), err)
+}
+
+// LocalFingerprint names what a local review of ch reads, as one digest:
+// the commit, the working tree's tracked files, the base and merge base,
+// the policy in effect and the reviewer and verifier models. Two reviews
+// with the same fingerprint would be given the same task.
+func LocalFingerprint(ch Change, policy *config.Policy, reviewers []Role, verifier *Role) string {
+	models := make([]string, len(reviewers))
+	for i, r := range reviewers {
+		models[i] = r.Model
+	}
+	if verifier != nil {
+		models = append(models, "verifier "+verifier.Model)
+	}
+	b, _ := json.Marshal(struct {
+		Head, Tree, Base, MergeBase string
+		Policy                      *config.Policy
+		Reviewers                   []string
+	}{ch.Head, ch.Tree, ch.Base, ch.MergeBase, policy, models})
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+// lastLocalReview is the round of the branch's newest run when that run
+// ended with a review of what fingerprint names (at least one reviewer
+// answered) and no fix: what an unchanged branch's review would repeat.
+func lastLocalReview(runs []state.Run, fingerprint string) (state.Round, string, bool) {
+	if len(runs) == 0 {
+		return state.Round{}, "", false
+	}
+	r := runs[len(runs)-1]
+	if r.Kind != LocalKind || (r.Outcome != state.OutcomeConverged && r.Outcome != state.OutcomeBlocked) || len(r.Rounds) != 1 {
+		return state.Round{}, "", false
+	}
+	rd := r.Rounds[0]
+	if _, fixed := fix.Recorded(rd); fixed || rd.Fingerprint != fingerprint || !reviewed(rd) {
+		return state.Round{}, "", false
+	}
+	return rd, r.ID, true
+}
+
+// localAgain is the result of the recorded review rd of run runID, for a
+// branch that has not changed since: no model call, no new run; only the
+// dismissals made since can change the outcome (docs/architecture.md,
+// Local review).
+func (l *loop) localAgain(res *LocalResult, rd state.Round, runID string, dismissed []string) *LocalResult {
+	rr := &RoundResult{N: 1, HeadOID: rd.HeadOID, Comments: []state.Comment{}, ReviewState: finding.ReviewState{ChangesRequestedBy: []finding.Actor{}}}
+	restore(rr, rd, nil)
+	for i := range rr.Roles {
+		rr.Roles[i].Usage, rr.Roles[i].CostUSD = llm.Usage{}, 0 // nothing was spent this time
+	}
+	rr.Findings, rr.Dismissed = splitDismissed(rr.Findings, dismissed)
+	rr.Counts = Count(rr.Findings)
+	rr.Consensus = Consensus(rr.ReviewState, rr.Counts)
+	rr.Stuck = slices.DeleteFunc(rr.Stuck, func(id string) bool { return slices.Contains(dismissed, id) })
+	res.RunID, res.AlreadyReviewed = runID, rd.HeadOID
+	res.Roles, res.Findings, res.Counts, res.Consensus, res.Coverage, res.Stuck = rr.Roles, rr.Findings, rr.Counts, rr.Consensus, rr.Coverage, rr.Stuck
+	res.Dismissed = orEmpty(rr.Dismissed)
+	res.Refuted, res.Verifier = rr.Refuted, rr.Verifier
+	res.Remaining = blockingOf(rr.Findings)
+	res.Outcome, res.Reason = OutcomeConverged, "no P0/P1/P2 findings"
+	if len(res.Remaining) > 0 {
+		res.Outcome, res.Reason = OutcomeBlocked, fmt.Sprintf("%d P0–P2 finding(s): %s", len(res.Remaining), idList(res.Remaining))
+	}
+	res.Label = Qualified(res.Outcome, rr)
+	res.Reason = fmt.Sprintf("already reviewed at %s: %s, %s (nothing changed since; --full reviews it again)", text.ShortOID(rd.HeadOID), res.Outcome, res.Reason)
+	l.progress("%s", res.Reason)
+	return res
 }

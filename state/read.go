@@ -76,6 +76,9 @@ func (s *Store) PR(key Key) (PR, error) {
 		if _, err := get(b, keyStuck, &pr.Stuck); err != nil {
 			return err
 		}
+		if _, err := get(b, keyDismissed, &pr.Dismissed); err != nil {
+			return err
+		}
 		runs := b.Bucket(bucketRuns)
 		if runs == nil {
 			return nil

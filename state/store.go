@@ -30,7 +30,7 @@ import (
 // higher version is refused (ErrNewerVersion), never rewritten.
 const SchemaVersion = 1
 
-// Layout: meta{version}, prs{<key>{summary, lease, stuck, wip, runs{<seq>: Run}}}.
+// Layout: meta{version}, prs{<key>{summary, lease, stuck, wip, dismissed, runs{<seq>: Run}}}.
 var (
 	bucketMeta = []byte("gh-ocdx")
 	keyVersion = []byte("version")

@@ -170,6 +170,10 @@ type Round struct {
 	// Coverage is how much of the diff the reviewers were given; its
 	// schema belongs to package review.
 	Coverage json.RawMessage `json:"coverage,omitempty"`
+	// Fingerprint names what a local review read (its commit, working
+	// tree, merge base, policy and reviewers) as one digest, so that an
+	// unchanged branch reuses the review; package loop computes it.
+	Fingerprint string `json:"fingerprint,omitempty"`
 }
 
 // Done reports whether phase p of the round was recorded.
@@ -290,6 +294,8 @@ type PR struct {
 	Stuck []Stuck `json:"stuck"`
 	WIP   *WIP    `json:"wip,omitempty"`
 	Runs  []Run   `json:"runs"` // oldest first
+	// Dismissed are a local review's dismissed findings (Store.Dismiss).
+	Dismissed []Dismissed `json:"dismissed,omitempty"`
 }
 
 // Summary is one PR's line in `state show`: cheap to read for every PR.

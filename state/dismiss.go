@@ -1,0 +1,51 @@
+package state
+
+import (
+	"slices"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// keyDismissed holds a local review's dismissed findings ([]Dismissed).
+var keyDismissed = []byte("dismissed")
+
+// Dismissed is a finding dismissed for a local review (gh ocdx dismiss
+// --branch): the branch's next reviews leave it out of the counts, the
+// consensus and the fix. A pull request's dismissals live on the PR, not
+// here (docs/architecture.md, Local review).
+type Dismissed struct {
+	ID string    `json:"id"`
+	By string    `json:"by,omitempty"` // git's user.name, else the OS user
+	At time.Time `json:"at"`
+}
+
+// Dismiss records ids as dismissed for key, which names a local review's
+// branch. added are the IDs not dismissed before, in the order given.
+func (s *Store) Dismiss(key Key, ids []string, by string) (added []string, err error) {
+	if err := key.valid(); err != nil {
+		return nil, err
+	}
+	err = s.update(func(prs *bolt.Bucket) error {
+		b, err := prs.CreateBucketIfNotExists(keyBytes(key))
+		if err != nil {
+			return err
+		}
+		var set []Dismissed
+		if _, err := get(b, keyDismissed, &set); err != nil {
+			return err
+		}
+		now := s.o.Now()
+		for _, id := range ids {
+			if !slices.ContainsFunc(set, func(d Dismissed) bool { return d.ID == id }) {
+				set = append(set, Dismissed{ID: id, By: by, At: now})
+				added = append(added, id)
+			}
+		}
+		if len(added) == 0 {
+			return nil
+		}
+		return put(b, keyDismissed, set)
+	})
+	return added, err
+}
