@@ -136,8 +136,7 @@ func TestReviewPREditOffTheDiffIsAskedAgain(t *testing.T) {
 	lf := decideReview(t)
 	// The first edit moves the range to line 9 (cache.go has 5); the
 	// second, given that edit back, moves it to line 4.
-	editorScript(t, lf.env, `sed -e 's/^<!-- comment on cache.go:4-5 -->$/<!-- comment on cache.go:9 -->/' -e 's/^<!-- comment on cache.go:9 -->$/<!-- comment on cache.go:4 -->/' "$1" > "$1.new"
-if grep -q 'cache.go:4-5' "$1"; then sed 's/cache.go:4-5/cache.go:9/' "$1" > "$1.new"; else sed 's/cache.go:9 /cache.go:4 /' "$1" > "$1.new"; fi
+	editorScript(t, lf.env, `if grep -q 'cache.go:4-5' "$1"; then sed 's/cache.go:4-5/cache.go:9/' "$1" > "$1.new"; else sed 's/cache.go:9 /cache.go:4 /' "$1" > "$1.new"; fi
 mv "$1.new" "$1"`)
 
 	term := lf.env.StartTerminal(t, "review-pr", "31")
