@@ -225,7 +225,8 @@ func printInline(d *Deps, cs []reviewpr.Shown) error {
 			if part.Diff != nil {
 				md = "Suggested change:\n\n" + fenced("diff", part.Diff)
 			}
-			if err := printMarkdown(d, md+"\n"); err != nil {
+			// The blank line keeps a piped review's Markdown in paragraphs.
+			if err := printMarkdown(d, "\n"+md+"\n"); err != nil {
 				return err
 			}
 		}

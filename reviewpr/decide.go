@@ -208,7 +208,12 @@ func (p Proposal) EditText() string {
 // which is not and what to do.
 func (p Proposal) Edited(s string) (Proposal, error) {
 	s = strings.ReplaceAll(s, "\r\n", "\n")
-	s = strings.Replace(s, strings.TrimSpace(editHelp), "", 1)
+	// The note goes, even when the person touched it.
+	if t := strings.TrimLeft(s, " \t\n"); strings.HasPrefix(t, editHelp[:len("<!-- Edit the review.")]) {
+		if end := strings.Index(t, "-->"); end >= 0 {
+			s = t[end+len("-->"):]
+		}
+	}
 	var body []string
 	var comments []github.ReviewComment
 	var texts [][]string

@@ -138,3 +138,13 @@ func TestSentBackIsToldAndEditedCommentsArePosted(t *testing.T) {
 		t.Errorf("posted %+v", pub.posted)
 	}
 }
+
+// The note that opens the text is never posted, even edited.
+func TestEditNoteIsNotPosted(t *testing.T) {
+	p := cacheProposal()
+	text := strings.Replace(p.EditText(), "This note is not posted.", "This note is not posted, I read it.", 1)
+	got, err := p.Edited(text)
+	if err != nil || strings.Contains(got.Body, "Edit the review") || got.Body != strings.TrimSpace(p.Body) {
+		t.Errorf("read back %q, %v", got.Body, err)
+	}
+}
