@@ -1,8 +1,8 @@
 package cmd
 
 import (
-	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -53,39 +53,41 @@ var postAs = []struct {
 	event github.ReviewEvent
 }{{"Comment", github.CommentOnly}, {"Request changes", github.RequestChanges}, {"Approve", github.Approve}}
 
-// Decide shows the proposed review and asks what to do with it: post it,
-// edit it in the person's editor (then asked again, the edit shown), post
-// it as another event, discuss it with the reviewer, or abort.
+// Decide shows the proposed review as it will be posted (the body, each
+// inline comment at its path:line, a suggestion as a diff) and asks what
+// to do with it: post it, edit it in the person's editor (body and inline
+// comments; then asked again, the edit shown), post it as another event,
+// discuss it with the reviewer, or abort.
 func (c *terminalConfirmer) Decide(ctx context.Context, p reviewpr.Proposal) (reviewpr.DecideReply, error) {
 	title := "Proposed review: " + string(p.Event)
 	if p.Proposed != "" {
 		title += " (the model proposed " + string(p.Proposed) + ")"
 	}
-	edited := ""
+	edited := false
 	for {
-		body := cmp.Or(edited, p.Body)
 		fmt.Fprintf(c.d.IO.Out, "\n── %s %s\n", title, strings.Repeat("─", 30))
-		if err := printMarkdown(c.d, body+"\n"); err != nil {
+		if err := printMarkdown(c.d, strings.TrimRight(p.Body, "\n")+"\n"); err != nil {
 			return reviewpr.DecideReply{}, err
 		}
-		fmt.Fprintf(c.d.IO.Out, "%s%s\n\n", inlineComments(p.Comments), strings.Repeat("─", 50))
+		if err := printInline(c.d, p.Shown()); err != nil {
+			return reviewpr.DecideReply{}, err
+		}
+		fmt.Fprintf(c.d.IO.Out, "%s\n\n", strings.Repeat("─", 50))
 		i, err := c.p.Select("Post this review?", []string{"Post as " + string(p.Event), "Edit", "Post as…", "Discuss", "Abort"})
 		if err != nil {
 			return reviewpr.DecideReply{}, err
 		}
 		switch i {
 		case 0:
-			return reviewpr.DecideReply{Action: reviewpr.Post, Body: edited}, nil
+			return reviewpr.DecideReply{Action: reviewpr.Post, Edited: edited, Body: p.Body, Comments: p.Comments}, nil
 		case 1:
-			text, err := c.p.Edit("Edit the review", editorCommand(ctx, c.d), body)
+			e, ok, err := c.edit(ctx, p)
 			if err != nil {
 				return reviewpr.DecideReply{}, err
 			}
-			if strings.TrimSpace(text) == "" {
-				fmt.Fprintln(c.d.IO.ErrOut, "the edited review is empty: kept the text before the edit")
-				continue
+			if ok {
+				p, edited, title = e, true, "Your edited review: "+string(p.Event)
 			}
-			edited, title = strings.TrimRight(text, "\n")+"\n", "Your edited review: "+string(p.Event)
 		case 2:
 			labels := make([]string, len(postAs))
 			for j, e := range postAs {
@@ -95,7 +97,7 @@ func (c *terminalConfirmer) Decide(ctx context.Context, p reviewpr.Proposal) (re
 			if err != nil {
 				return reviewpr.DecideReply{}, err
 			}
-			return reviewpr.DecideReply{Action: reviewpr.Post, Event: postAs[j].event, Body: edited}, nil
+			return reviewpr.DecideReply{Action: reviewpr.Post, Event: postAs[j].event, Edited: edited, Body: p.Body, Comments: p.Comments}, nil
 		case 3:
 			text, err := c.answer("Your feedback for the reviewer:", "an empty answer tells the reviewer nothing: say what to change, or choose Abort")
 			return reviewpr.DecideReply{Action: reviewpr.Discuss, Text: text}, err
@@ -103,6 +105,48 @@ func (c *terminalConfirmer) Decide(ctx context.Context, p reviewpr.Proposal) (re
 			return reviewpr.DecideReply{Action: reviewpr.Abort}, nil
 		}
 	}
+}
+
+// edit opens the review in the person's editor: the body, then each inline
+// comment under its line (reviewpr.Proposal.EditText). An edit that cannot
+// be posted (a comment off the diff, or without text) is reopened with the
+// reason; an empty one keeps the review as it was (false).
+func (c *terminalConfirmer) edit(ctx context.Context, p reviewpr.Proposal) (reviewpr.Proposal, bool, error) {
+	text := p.EditText()
+	for {
+		t, err := c.p.Edit("Edit the review", editorCommand(ctx, c.d), text)
+		if err != nil {
+			return p, false, err
+		}
+		if strings.TrimSpace(t) == "" {
+			fmt.Fprintln(c.d.IO.ErrOut, "the edited review is empty: kept the text before the edit")
+			return p, false, nil
+		}
+		e, err := p.Edited(t)
+		if err == nil {
+			return e, true, nil
+		}
+		var ee *reviewpr.EditError
+		if !errors.As(err, &ee) {
+			return p, false, err
+		}
+		fmt.Fprintf(c.d.IO.ErrOut, "X Your edit cannot be posted:\n")
+		for _, why := range ee.Problems {
+			fmt.Fprintf(c.d.IO.ErrOut, "  - %s\n", why)
+		}
+		fmt.Fprintln(c.d.IO.ErrOut, "Edit it again to fix this, or save an empty file to keep the review as it was.")
+		text = t
+	}
+}
+
+// SentBack tells the person why a review they never saw went back to the
+// model: they would otherwise wait on a silent revision.
+func (c *terminalConfirmer) SentBack(_ context.Context, problems []string) {
+	sentBack(c.d, problems)
+}
+
+func sentBack(d *Deps, problems []string) {
+	fmt.Fprintf(d.IO.ErrOut, "! The reviewer's proposed review went back to it to revise, unseen: %s.\n", strings.Join(problems, "; "))
 }
 
 func indent(s string) string {
@@ -125,6 +169,8 @@ func (a autoConfirmer) Orient(_ context.Context, proposal string) (reviewpr.Orie
 func (autoConfirmer) Decide(context.Context, reviewpr.Proposal) (reviewpr.DecideReply, error) {
 	return reviewpr.DecideReply{Action: reviewpr.Post}, nil
 }
+
+func (a autoConfirmer) SentBack(_ context.Context, problems []string) { sentBack(a.d, problems) }
 
 // postPublisher submits the review on GitHub and prints its URL.
 type postPublisher struct {
@@ -161,34 +207,40 @@ func (p printPublisher) Publish(_ context.Context, r reviewpr.Proposal) (string,
 	if err := printMarkdown(p.d, strings.TrimRight(r.Body, "\n")+"\n"); err != nil {
 		return "", err
 	}
-	_, err := fmt.Fprint(p.d.IO.Out, inlineComments(r.Comments))
-	return "", err
+	return "", printInline(p.d, r.Shown())
 }
 
-// inlineComments shows a review's inline comments: where (path:line), then
-// the comment, a suggestion's lines as the lines they would become.
-func inlineComments(cs []github.ReviewComment) string {
-	var b strings.Builder
+// printInline shows a review's inline comments as they will be posted:
+// where (path:line), the words as Markdown, a suggestion as a diff of the
+// lines it replaces and the lines it would become.
+func printInline(d *Deps, cs []reviewpr.Shown) error {
+	if len(cs) == 0 {
+		return nil
+	}
+	fmt.Fprintf(d.IO.Out, "\n── %s\n", plural(len(cs), "inline comment"))
 	for _, c := range cs {
-		at := fmt.Sprintf("%s:%d", c.Path, c.Line)
-		if c.StartLine > 0 {
-			at = fmt.Sprintf("%s:%d-%d", c.Path, c.StartLine, c.Line)
-		}
-		body, inSuggestion := []string{}, false
-		for _, l := range strings.Split(c.Body, "\n") {
-			switch {
-			case strings.HasPrefix(l, "```") && strings.HasSuffix(l, "suggestion"):
-				inSuggestion = true
-				body = append(body, "suggested change:")
-			case inSuggestion && strings.HasPrefix(l, "```"):
-				inSuggestion = false
-			case inSuggestion:
-				body = append(body, "+ "+l)
-			default:
-				body = append(body, l)
+		fmt.Fprintf(d.IO.Out, "\n%s\n", c.At)
+		for _, part := range c.Parts {
+			md := part.Text
+			if part.Diff != nil {
+				md = "Suggested change:\n\n" + fenced("diff", part.Diff)
+			}
+			// The blank line keeps a piped review's Markdown in paragraphs.
+			if err := printMarkdown(d, "\n"+md+"\n"); err != nil {
+				return err
 			}
 		}
-		fmt.Fprintf(&b, "\n── %s (%s)\n%s\n", at, c.Side, indent(strings.Join(body, "\n")))
 	}
-	return b.String()
+	return nil
+}
+
+// fenced is lines in a code block of lang, its fence longer than any run
+// of backticks in them, so they cannot close it.
+func fenced(lang string, lines []string) string {
+	body := strings.Join(lines, "\n")
+	fence := "```"
+	for strings.Contains(body, fence) {
+		fence += "`"
+	}
+	return fence + lang + "\n" + body + "\n" + fence
 }

@@ -28,7 +28,7 @@ func TestDecideEdit(t *testing.T) {
 	d, out, errOut := testDeps()
 	p := &fakePrompter{picks: []int{1, 1, 0}, edits: []string{"\n", "My own words.\n"}}
 	got, err := (&terminalConfirmer{d: d, p: p}).Decide(t.Context(), reviewpr.Proposal{Event: github.RequestChanges, Body: "The model's words.\n"})
-	if err != nil || got.Action != reviewpr.Post || got.Body != "My own words.\n" || got.Event != "" {
+	if err != nil || got.Action != reviewpr.Post || !got.Edited || got.Body != "My own words." || got.Event != "" {
 		t.Fatalf("Decide = %+v, %v", got, err)
 	}
 	if s := out.String(); strings.Count(s, "Proposed review: REQUEST_CHANGES") != 2 || !strings.Contains(s, "── Your edited review: REQUEST_CHANGES") || !strings.Contains(s, "My own words.") {

@@ -1,6 +1,7 @@
 package reviewpr
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -29,25 +30,33 @@ type inlineComment struct {
 
 // anchored checks the model's comments against the PR's diff, as GitHub
 // would (docs/architecture.md, Posting), and sanitises them. A comment off
-// the diff is returned to the model to move before the person is asked.
-func (s *Session) anchored(in []inlineComment) ([]github.ReviewComment, error) {
+// the diff is returned to the model to move before the person is asked,
+// and the person is told.
+func (s *Session) anchored(ctx context.Context, in []inlineComment) ([]github.ReviewComment, error) {
 	if len(in) == 0 {
 		return nil, nil
 	}
-	lines := github.ParseDiffLines(s.Context.Diff)
 	var out []github.ReviewComment
-	var bad []string
+	var bad, told []string
 	for i, c := range in {
 		side := strings.ToUpper(strings.TrimSpace(c.Side))
 		if side == "" {
 			side = github.Right
 		}
-		if _, ok := lines.Anchor(c.Path, c.StartLine, c.Line, side); !ok {
+		start := c.StartLine
+		if start >= c.Line {
+			start = 0
+		}
+		rc := github.ReviewComment{Path: c.Path, Line: c.Line, StartLine: start, Side: side}
+		at := text.Clip(text.OneLine(At(rc)), 120) // the model's path, shown to the person
+		if !s.diff().on(rc) {
 			bad = append(bad, fmt.Sprintf("comment %d (%s:%d, %s)", i+1, c.Path, c.Line, side))
+			told = append(told, fmt.Sprintf("comment %d, on %s, is not on a line of the PR's diff, where GitHub refuses comments", i+1, at))
 			continue
 		}
 		if strings.TrimSpace(c.Body) == "" && c.Suggestion == nil {
 			bad = append(bad, fmt.Sprintf("comment %d (%s:%d) has no body", i+1, c.Path, c.Line))
+			told = append(told, fmt.Sprintf("comment %d, on %s, has no text", i+1, at))
 			continue
 		}
 		// The model's words cannot carry a suggestion or a hidden tag;
@@ -57,15 +66,19 @@ func (s *Session) anchored(in []inlineComment) ([]github.ReviewComment, error) {
 		if c.Suggestion != nil && side == github.Right {
 			body += "\n\n" + finding.SuggestionBlock(*c.Suggestion)
 		}
-		start := c.StartLine
-		if start >= c.Line {
-			start = 0
-		}
-		out = append(out, github.ReviewComment{Path: c.Path, Line: c.Line, StartLine: start, Side: side, Body: redact.ForComment(strings.TrimSpace(body))})
+		rc.Body = redact.ForComment(strings.TrimSpace(body))
+		out = append(out, rc)
 	}
 	if len(bad) > 0 {
+		s.Confirmer.SentBack(ctx, told)
 		return nil, errors.New("not on a line of the PR's diff in the task, where GitHub refuses comments: " + strings.Join(bad, "; ") +
 			". Move each to a changed or context line of its file's hunks (line in the PR's version, side RIGHT; LEFT for removed lines), or put it in the body, and call submit_review again")
 	}
 	return out, nil
+}
+
+// diff is the task's diff, read once.
+func (s *Session) diff() *Diff {
+	s.diffOnce.Do(func() { s.parsed = NewDiff(s.Context.Diff) })
+	return s.parsed
 }

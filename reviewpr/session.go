@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/internal/redact"
@@ -61,9 +62,11 @@ type DecideReply struct {
 	// Event, with Post, is the event the person chose to post instead of
 	// the proposal's; "" keeps it.
 	Event github.ReviewEvent
-	// Body, with Post, is the body as the person edited it; "" keeps the
-	// proposal's.
-	Body string
+	// Edited, with Post, says the person edited the review: Body and
+	// Comments are theirs (Proposal.Edited read them), posted as written.
+	Edited   bool
+	Body     string
+	Comments []github.ReviewComment
 }
 
 // Proposal is a review the agent proposes, sanitised, with the event
@@ -76,12 +79,19 @@ type Proposal struct {
 	// Proposed is the event the model asked for when it is above the
 	// session's MaxEvent and Event was lowered to COMMENT; "" otherwise.
 	Proposed github.ReviewEvent
+	// Diff is the PR's diff the comments are checked against: Decide
+	// shows a suggestion's replaced lines from it and checks an edit's.
+	Diff *Diff
 }
 
-// Confirmer asks the user (or answers for them with --yes/--print).
+// Confirmer asks the user (or answers for them with --yes/--print), and
+// tells them what went back to the model without being asked about.
 type Confirmer interface {
 	Orient(ctx context.Context, proposal string) (OrientReply, error)
 	Decide(ctx context.Context, p Proposal) (DecideReply, error)
+	// SentBack: a proposed review was returned to the model to revise,
+	// for each of problems, before the person saw it.
+	SentBack(ctx context.Context, problems []string)
 }
 
 // Publisher delivers the accepted review: posts it, or prints it.
@@ -105,6 +115,9 @@ type Session struct {
 	// COMMENT, with a line saying so. "" is REQUEST_CHANGES, so that a
 	// model's approval never satisfies a required review by default.
 	MaxEvent github.ReviewEvent
+
+	diffOnce sync.Once
+	parsed   *Diff
 }
 
 // SessionResult is what a session did.
@@ -131,7 +144,7 @@ func (s *Session) Run(ctx context.Context) (*SessionResult, error) {
 	decide := func(ctx context.Context, event github.ReviewEvent, body string, comments []github.ReviewComment) (string, error) {
 		out.Rounds++
 		p := s.propose(event, body)
-		p.Comments = comments
+		p.Comments, p.Diff = comments, s.diff()
 		out.Proposal = p
 		reply, err := s.Confirmer.Decide(ctx, p)
 		if err != nil {
@@ -140,15 +153,19 @@ func (s *Session) Run(ctx context.Context) (*SessionResult, error) {
 		}
 		switch reply.Action {
 		case Post:
-			if reply.Event != "" || reply.Body != "" {
+			if reply.Event != "" || reply.Edited {
 				// The person's own choice of event or words: posted as
 				// chosen (secrets still masked: a post never carries one).
 				// Their markup stays theirs: the editor starts from the
 				// model's words made inert, so a suggestion or an HTML
 				// comment left in the edit is one the person wrote.
-				p = Proposal{Event: cmp.Or(reply.Event, p.Event), Body: body, Comments: comments}
-				if reply.Body != "" {
-					p.Body = redact.ForComment(reply.Body)
+				p = Proposal{Event: cmp.Or(reply.Event, p.Event), Body: body, Comments: comments, Diff: p.Diff}
+				if reply.Edited {
+					p.Body, p.Comments = redact.ForComment(reply.Body), nil
+					for _, c := range reply.Comments {
+						c.Body = redact.ForComment(c.Body)
+						p.Comments = append(p.Comments, c)
+					}
 				}
 				out.Proposal = p
 			}
@@ -219,12 +236,14 @@ func (s *Session) Run(ctx context.Context) (*SessionResult, error) {
 				}
 				ev := github.ReviewEvent(strings.ToUpper(strings.TrimSpace(a.Event)))
 				if ev != github.Approve && ev != github.RequestChanges && ev != github.CommentOnly {
+					s.Confirmer.SentBack(ctx, []string{fmt.Sprintf("its event %q is none of APPROVE, REQUEST_CHANGES, COMMENT", text.Clip(text.OneLine(a.Event), 40))})
 					return "", fmt.Errorf("event %q is not one of APPROVE, REQUEST_CHANGES, COMMENT", a.Event)
 				}
 				if strings.TrimSpace(a.Body) == "" {
+					s.Confirmer.SentBack(ctx, []string{"its body is empty"})
 					return "", errors.New("the review body is empty")
 				}
-				comments, err := s.anchored(a.Comments)
+				comments, err := s.anchored(ctx, a.Comments)
 				if err != nil {
 					return "", err
 				}

@@ -68,6 +68,11 @@ type scriptedPerson struct {
 	orient    []OrientReply
 	decide    []DecideReply
 	proposals []Proposal
+	sentBack  [][]string
+}
+
+func (p *scriptedPerson) SentBack(_ context.Context, problems []string) {
+	p.sentBack = append(p.sentBack, problems)
 }
 
 func (p *scriptedPerson) Orient(context.Context, string) (OrientReply, error) {
@@ -234,8 +239,8 @@ func TestThePersonsEditIsPosted(t *testing.T) {
 		reply DecideReply
 		want  github.ReviewEvent
 	}{
-		{DecideReply{Action: Post, Body: "My words.\ntoken ghp_abcdefghijklmnopqrstuvwxyz0123456789\n"}, github.RequestChanges},
-		{DecideReply{Action: Post, Body: "My words.\ntoken ghp_abcdefghijklmnopqrstuvwxyz0123456789\n", Event: github.Approve}, github.Approve},
+		{DecideReply{Action: Post, Edited: true, Body: "My words.\ntoken ghp_abcdefghijklmnopqrstuvwxyz0123456789\n"}, github.RequestChanges},
+		{DecideReply{Action: Post, Edited: true, Body: "My words.\ntoken ghp_abcdefghijklmnopqrstuvwxyz0123456789\n", Event: github.Approve}, github.Approve},
 	} {
 		m := &scriptedModel{turns: [][]llm.ToolCall{{submit("REQUEST_CHANGES")}}}
 		pub := &keptPublisher{}
