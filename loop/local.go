@@ -111,6 +111,8 @@ type LocalOptions struct {
 	Fixer     Fixer      // nil: review only
 	MaxIters  int
 	Progress  io.Writer
+	// Summarized: as Options.Summarized.
+	Summarized bool
 }
 
 // LocalResult is one local review, for the output and --json.
@@ -146,7 +148,7 @@ type LocalResult struct {
 // P0–P2 findings returns Outcome blocked and a nil error.
 func ReviewLocal(ctx context.Context, o LocalOptions) (*LocalResult, error) {
 	ch := o.Change
-	l := &loop{o: Options{Reviewers: o.Reviewers, MaxIters: o.MaxIters, Progress: o.Progress, MaxRounds: 1}, key: o.Key}
+	l := &loop{o: Options{Reviewers: o.Reviewers, MaxIters: o.MaxIters, Progress: o.Progress, MaxRounds: 1, Summarized: o.Summarized}, key: o.Key}
 	res := &LocalResult{Key: o.Key.String(), Branch: ch.Branch, Base: ch.Base, MergeBase: ch.MergeBase, Head: ch.Head,
 		Findings: []finding.Finding{}, Remaining: []finding.Finding{}, Stuck: []string{}, Untracked: ch.Untracked,
 		PolicyChanged: orEmptyS(PolicyChanges(ch.PR()))}
@@ -189,7 +191,7 @@ func ReviewLocal(ctx context.Context, o LocalOptions) (*LocalResult, error) {
 		return res, err
 	}
 	if rr.reviewersOK == 0 {
-		reason := fmt.Sprintf("all %d reviewers failed: no credible review", len(o.Reviewers))
+		reason := fmt.Sprintf("all %d reviewers failed: no credible review; %s", len(o.Reviewers), AllFailedAdvice)
 		return res, l.localEnd(res, rr, OutcomeFailed, reason, errors.New(reason))
 	}
 	stuck := slices.Concat(l.stuck, rr.Stuck)
