@@ -38,6 +38,7 @@ type progress struct {
 
 	mu      sync.Mutex // the calls below; never held while calling the spinner
 	running []*runningCall
+	said    map[string]time.Time // a retry's reason, when a line last said it
 }
 
 type runningCall struct {
@@ -49,9 +50,8 @@ type runningCall struct {
 	tokens      atomic.Int64 // this call's so far
 	stop        chan struct{}
 	// retry is the spinner's note of the retry under way ("connection
-	// failed, try 2 of 4"); said the reason of the last retry line written
-	// for this call. Both are guarded by p.mu.
-	retry, said string
+	// failed, try 2 of 4"), guarded by p.mu.
+	retry string
 }
 
 func newProgress(out io.Writer, width int) *progress {
@@ -173,8 +173,8 @@ func count(n int64) string {
 func (c *runningCall) Tokens(n int64) { c.tokens.Store(n) }
 
 // Retried writes "! openai/gpt-4.1: 429, retrying in 3s (2 of 4)" once per
-// reason: not again for the same call's next try, nor for another call
-// under way that already said it (three reviewers behind one unreachable
+// reason: not again while a line said it less than p.every ago, for this
+// call's next try or another call's (three reviewers behind one unreachable
 // server make one line, not nine). The spinner shows every try.
 func (c *runningCall) Retried(r llm.Retry, say func(mark, format string, a ...any)) {
 	why := "no answer in time"
@@ -187,11 +187,14 @@ func (c *runningCall) Retried(r llm.Retry, say func(mark, format string, a ...an
 	p := c.p
 	p.mu.Lock()
 	c.retry = fmt.Sprintf("%s, try %d of %d", why, r.Attempt, r.Of)
-	said := c.said == why
-	for _, o := range p.running {
-		said = said || o.said == why
+	last, said := p.said[why]
+	said = said && time.Since(last) < p.every
+	if !said {
+		if p.said == nil {
+			p.said = map[string]time.Time{}
+		}
+		p.said[why] = time.Now()
 	}
-	c.said = why
 	p.mu.Unlock()
 	if !said {
 		say(markWarning, "%s", p.cut(fmt.Sprintf("%s %s: %s, retrying in %s (%d of %d)", c.role, c.model, why, r.Wait.Round(100*time.Millisecond), r.Attempt, r.Of)))

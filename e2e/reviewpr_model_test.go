@@ -87,7 +87,7 @@ func TestReviewPRYesPostsOneReview(t *testing.T) {
 			if !strings.Contains(res.Stdout, "#pullrequestreview-") || strings.Contains(res.Stdout, "tool ") {
 				t.Errorf("stdout should be the review URL only:\n%s", res.Stdout)
 			}
-			wants := []string{"tool read_file", "tool submit_review", `tokens="`}
+			wants := []string{"tool read_file", "tool submit_review", "review-pr (" + model + "): ", " out tokens\n"}
 			if strings.HasPrefix(model, "anthropic/") {
 				// The third call reads the task the second one cached.
 				wants = append(wants, "cached) / ")
