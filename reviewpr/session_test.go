@@ -189,7 +189,7 @@ func TestModelEventIsCappedUnlessThePersonChooses(t *testing.T) {
 		proposed string
 		reply    DecideReply
 		want     github.ReviewEvent
-		lowered  bool   // the event was lowered: Proposed says the model's, for the terminal
+		lowered  bool // the event was lowered: Proposed says the model's, for the terminal
 	}{
 		{"approval by default", "", "APPROVE", DecideReply{}, github.CommentOnly, true},
 		{"change request by default", "", "REQUEST_CHANGES", DecideReply{}, github.RequestChanges, false},
