@@ -128,11 +128,12 @@ func TestReviewPRPrintPostsNothing(t *testing.T) {
 	if len(gh.Reviews(repo, 24))+len(gh.Comments(repo, 24)) != 0 {
 		t.Error("--print must post nothing")
 	}
-	// The event that would be posted: the model's approval as a comment.
-	if !strings.HasPrefix(res.Stdout, "Event: COMMENT\n\n**Verdict:** changes needed.") || !strings.Contains(res.Stdout, approvalNote) {
+	// The event that would be posted: the model's approval as a comment;
+	// why is said on stderr, not in what would be posted.
+	if !strings.HasPrefix(res.Stdout, "Event: COMMENT\n\n**Verdict:** changes needed.") || strings.Contains(res.Stdout, approvalNote) {
 		t.Errorf("stdout:\n%s", res.Stdout)
 	}
-	wantContains(t, "stderr", res.Stderr, `context request confirmed (--print)`, `proposal="read auth.go to see the redirect"`)
+	wantContains(t, "stderr", res.Stderr, "fetching as the reviewer asked (--print): read auth.go to see the redirect", approvalNote)
 }
 
 func TestReviewPRPromptInjectionChangesNothing(t *testing.T) {
