@@ -207,7 +207,7 @@ func fixPR(ctx context.Context, d *Deps, opts *FixOptions) error {
 	o := fix.Options{Repo: repo, PR: pr, Dir: co.Repo.Dir, Remote: pushRemote(ctx, co),
 		Model: model, ModelName: cfg.PRFix.String(),
 		Verify: cfg.Verify, Policy: cfg.Policy, Price: priceOf(cfg, cfg.PRFix.String()), Payload: payload, Run: run, Round: 1, Resume: resume,
-		DryRun: opts.DryRun, GitHub: client, Progress: d.IO.ErrOut, Source: fixSource(opts, resume, payload)}
+		DryRun: opts.DryRun, GitHub: client, Progress: d.progressOut(), Source: fixSource(opts, resume, payload)}
 	// The report ends with the PR's ledger, as a loop's would.
 	led, _, _, _ := loop.PRLedger(pr)
 	led.Run, led.Kind, led.Round, led.Head = run.ID(), "fix", 1, pr.HeadRefOid

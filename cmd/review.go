@@ -181,9 +181,9 @@ func reviewLocal(ctx context.Context, d *Deps, opts *ReviewOptions) error {
 				return err
 			}
 		}
-		fixer = &localFixer{git: g, branch: branch, yes: opts.Yes, ask: opts.Prompter, progress: d.IO.ErrOut,
+		fixer = &localFixer{git: g, branch: branch, yes: opts.Yes, ask: opts.Prompter, progress: d.progressOut(),
 			inner: &loop.FixRunner{Dir: g.Dir, Model: fm, ModelName: cfg.PRFix.String(), Verify: cfg.Verify, Policy: cfg.Policy,
-				NoPush: true, GitHub: offline{}, Progress: d.IO.ErrOut}}
+				NoPush: true, GitHub: offline{}, Progress: d.progressOut()}}
 	}
 	st, err := d.store()
 	if err != nil {
@@ -193,7 +193,7 @@ func reviewLocal(ctx context.Context, d *Deps, opts *ReviewOptions) error {
 		Key: state.LocalKey(g.OriginID(ctx), branch), Change: *ch, Store: st, Policy: cfg.Policy,
 		Reviewers: reviewers, Fixer: fixer,
 		Tools:      append(review.RepoTools(repofs.NewTree(ctx, g, ch.Tree)), review.PRTools(localPatches(*ch), github.Repo{}, 0)...),
-		Progress:   d.IO.ErrOut,
+		Progress:   d.progressOut(),
 		Summarized: summarized(d, opts.Export),
 	})
 	if res != nil && res.Outcome != "" {

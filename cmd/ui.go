@@ -24,8 +24,12 @@ const (
 	markWarning = "!"
 )
 
+// markFailed is the failure mark of package fix's verification lines,
+// coloured as markFailure.
+const markFailed = "✗"
+
 // The marks' colours, as gh's ColorScheme: green, red, yellow.
-var markColor = map[string]string{markSuccess: "\x1b[32m", markFailure: "\x1b[31m", markWarning: "\x1b[33m"}
+var markColor = map[string]string{markSuccess: "\x1b[32m", markFailure: "\x1b[31m", markFailed: "\x1b[31m", markWarning: "\x1b[33m"}
 
 // success, failure and warn write one line with its mark; info writes one
 // line without. Text from outside in a is made inert.
@@ -74,7 +78,7 @@ func (w *markWriter) Write(p []byte) (int, error) {
 	w.start = len(p) > 0 && p[len(p)-1] == '\n'
 	if atStart && w.d.colorErr() {
 		s := string(p)
-		for _, m := range []string{markSuccess, markFailure, markWarning} {
+		for _, m := range []string{markSuccess, markFailure, markFailed, markWarning} {
 			if rest, ok := strings.CutPrefix(s, m+" "); ok {
 				// One write, so that the spinner redraws below the whole line.
 				if _, err := io.WriteString(w.d.IO.TerminalErr(), markColor[m]+m+"\x1b[0m "+text.Inert(rest)); err != nil {
