@@ -86,7 +86,7 @@ a model call that could pass N tokens; it then exits 3 and posts nothing.
 
 --event caps what the posted review may do: comment (every review is a
 comment), request-changes (the default: an approval is posted as a comment,
-with a line saying so), approve (anything the model proposes, as does
+and a line on stderr says so), approve (anything the model proposes, as does
 allowApprove in the configuration). At the Decide prompt, "Post as…" posts
 with the event you choose.
 

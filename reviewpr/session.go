@@ -102,7 +102,7 @@ type Session struct {
 	MaxIters  int
 	// MaxEvent is the most a model's review may do (COMMENT <
 	// REQUEST_CHANGES < APPROVE): a proposed event above it is posted as
-	// COMMENT, with a line saying so. "" is REQUEST_CHANGES, so that a
+	// COMMENT, with Proposal.Proposed saying so. "" is REQUEST_CHANGES, so that a
 	// model's approval never satisfies a required review by default.
 	MaxEvent github.ReviewEvent
 }
