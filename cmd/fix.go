@@ -216,7 +216,11 @@ func fixPR(ctx context.Context, d *Deps, opts *FixOptions) error {
 		p := opts.Prompter
 		o.Confirm = func(_ context.Context, plan fix.PushPlan) (bool, error) {
 			fmt.Fprintf(d.IO.ErrOut, "\nCommits to push to %s %s:\n  %s\n%s\n\n", plan.Remote, plan.Branch, strings.Join(plan.Commits, "\n  "), plan.Diffstat)
-			return p.Confirm(fmt.Sprintf("Push %d commit(s) to %s/%s?", len(plan.Commits), plan.Remote, plan.Branch), false)
+			ok, err := p.Confirm(fmt.Sprintf("Push %d commit(s) to %s/%s?", len(plan.Commits), plan.Remote, plan.Branch), false)
+			if errors.Is(err, ErrCancelled) {
+				return false, nil // Ctrl-C at the question keeps the commits local, as "no" does
+			}
+			return ok, err
 		}
 	}
 	d.Log.Debug("fix", "pr", fmt.Sprintf("%s#%d", repo, pr.Number), "findings", len(payload.IssuesToFix), "optional", len(payload.OptionalIssues),

@@ -3,6 +3,7 @@
 package e2e
 
 import (
+	"fmt"
 	"regexp"
 	"strings"
 	"testing"
@@ -170,4 +171,26 @@ func TestReviewLoopAllReviewersFailInATerminal(t *testing.T) {
 	if m := logLine.FindString(s); m != "" {
 		t.Errorf("a log line (%q) on the screen without --debug:\n%s", m, s)
 	}
+}
+
+// Ctrl-C at review-loop's push question is a "no": the commits stay local,
+// nothing more is posted, no failure is reported, and the run resumes.
+func TestReviewLoopCtrlCAtThePushQuestion(t *testing.T) {
+	t.Parallel()
+	lf := newLoop(t, nil)
+	lf.findingRound(cacheBug)
+
+	term := lf.env.StartTerminal(t, "review-loop")
+	term.Expect("Push 1 commit(s) to origin/feature/cache?")
+	term.Send(testkit.CtrlC)
+	if code := term.Wait(); code != 130 {
+		t.Fatalf("exit %d, want 130:\n%s", code, term.Screen())
+	}
+	if s := term.Screen(); strings.Contains(s, "error:") || strings.Contains(s, "context canceled") || !strings.Contains(s, "the commits stay local, and a re-run resumes") {
+		t.Errorf("stopping at the question is no failure:\n%s", s)
+	}
+	if k := fmt.Sprint(lf.kinds()); k != "[review:1]" {
+		t.Fatalf("comments %s, want the review report only", k)
+	}
+	lf.pushWithoutRedoingTheFix()
 }
