@@ -232,6 +232,9 @@ type progressModel struct {
 	log        *log.Logger
 	say        func(mark, format string, a ...any) // Deps.say
 	tools      bool
+	// unlisted are the tools whose calls the verb shows itself (review-pr's
+	// Orient and Decide): not listed again as "tool …" lines.
+	unlisted map[string]bool
 
 	calls   atomic.Int64
 	tokens  atomic.Int64
@@ -259,6 +262,9 @@ func (m *progressModel) Chat(ctx context.Context, req llm.Request) (llm.Response
 	m.log.Debug("model", "model", m.name, "call", n, "elapsed", elapsed, "tokens", resp.Usage.String())
 	if m.tools {
 		for _, tc := range resp.Calls {
+			if m.unlisted[tc.Name] {
+				continue
+			}
 			m.prog.println("  tool " + text.Inert(tc.Name+" "+text.OneLine(string(tc.Args))))
 		}
 	}

@@ -196,6 +196,10 @@ func reviewPR(ctx context.Context, d *Deps, opts *ReviewPROptions) error {
 			model.Model = llm.NewBudget(max).Wrap(model.Model, cmp.Or(out, llm.DefaultMaxTokens))
 		}
 		model.tools = true
+		// Orient shows a context request (or --yes and --print say they
+		// fetch it), and Decide or --print the proposed review: each is
+		// said there, once. With --yes the review is listed as it goes.
+		model.unlisted = map[string]bool{"request_context": true, "submit_review": !opts.Yes}
 	}
 	repo, client, err := repoClient(d, opts.Repo)
 	if err != nil {

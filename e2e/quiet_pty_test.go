@@ -43,6 +43,10 @@ func TestReviewPRInATerminalSaysEachFactOnce(t *testing.T) {
 	if n := strings.Count(s, " out tokens"); n != 1 {
 		t.Errorf("the tokens are said %d times, want once:\n%s", n, s)
 	}
+	// The proposed review is shown at Decide, not also as a tool call.
+	if strings.Contains(s, "tool submit_review") {
+		t.Errorf("the review is shown twice:\n%s", s)
+	}
 }
 
 // Without colour (NO_COLOR), the marks are plain.

@@ -58,6 +58,22 @@ func TestReviewPRPostedLine(t *testing.T) {
 	wantContains(t, "stderr", res.Stderr, "✓ Posted a review requesting changes on octo/widgets#24: "+strings.TrimSpace(res.Stdout)+"\n")
 }
 
+// With --yes a context request is said once: the line saying it is
+// fetched, not also the tool call that asked.
+func TestReviewPRYesSaysAContextRequestOnce(t *testing.T) {
+	t.Parallel()
+	_, fm, env := modelFixture(t, "openai/gpt-rev")
+	scriptReview(fm, "gpt-rev", "COMMENT", reviewBody)
+
+	res := env.Run(t, "review-pr", "24", "--yes")
+
+	wantCode(t, res, 0)
+	if n := strings.Count(res.Stderr, "read auth.go to see the redirect"); n != 1 {
+		t.Errorf("the request is said %d times, want once:\n%s", n, res.Stderr)
+	}
+	wantContains(t, "stderr", res.Stderr, "fetching as the reviewer asked (--yes): read auth.go to see the redirect", "tool read_file")
+}
+
 // Every verb that would ask the person refuses the same way without a
 // terminal: before any request, exit 2, the flag that answers instead, and
 // the verb's usage, as gh's "… required when not running interactively".
