@@ -74,7 +74,7 @@ per-file diffs, issues.
 
 The model reads a file, a diff, an issue or searches only after you
 confirmed its request (or only what you narrowed it to); --yes and --print
-confirm every request as proposed, and log it on stderr.
+confirm every request as proposed, and say so on stderr.
 
 When gh-ocdx reviewed the PR before (its reports carry the head they read)
 at a commit the PR's head descends from, and this clone has both, the model
