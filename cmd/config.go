@@ -41,7 +41,7 @@ func loadConfigFor(d *Deps, uses func(key string) bool) (*config.Config, error) 
 		if loc, err := config.Locate(d.Getenv); err == nil {
 			msg += "; move it to " + loc.Preferred + " to silence this"
 		}
-		d.Log.Info(msg)
+		d.info("%s", msg)
 	}
 	d.Log.Debug("configuration loaded", "path", c.Path)
 	return c, nil

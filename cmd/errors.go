@@ -16,7 +16,16 @@ var ErrCancelled = errors.New("cancelled")
 type UsageError struct {
 	Msg   string // what is wrong
 	Usage string // the verb's usage text, printed after the message
+	Err   error  // the kind, when there is one: ErrNoTerminal
 }
+
+func (e *UsageError) Unwrap() error { return e.Err }
+
+// ErrNoTerminal: a verb would ask the person and stdin or stdout is not a
+// terminal. Every verb says it the same way (needsTerminal): before it
+// starts, as a usage error naming the flag that answers instead, as gh's
+// "… required when not running interactively" is a flag error. Exit 2.
+var ErrNoTerminal = errors.New("not a terminal")
 
 func (e *UsageError) Error() string {
 	if e.Usage == "" {
@@ -34,6 +43,12 @@ type IncompleteError struct {
 }
 
 func (e *IncompleteError) Error() string { return e.Reason }
+
+// shownError is a failure the verb's result on the terminal already says
+// (a summary's outcome): exit 1, without an "error:" line saying it again.
+type shownError struct{ error }
+
+func (e shownError) Unwrap() error { return e.error }
 
 // ExitCode is the one place where a verb's error becomes the process's exit
 // code. A cancelled ctx (SIGINT, SIGTERM) is 130 whatever the error.
@@ -56,18 +71,20 @@ func ExitCode(ctx context.Context, err error) int {
 
 // endMessage is the one line stderr gets about how a command ended; "" when
 // there is nothing more to say. Only a failure is an "error:": a cancelled
-// command says so once (one line, not each role's "context canceled"), and
-// an incomplete one gives its outcome once.
+// command says so once (one line, not each role's "context canceled"); a
+// verb that resumes says so in its error (ErrCancelled wrapped), and an
+// incomplete one gives its outcome once.
 func endMessage(code int, err error) string {
 	var incomplete *IncompleteError
+	var shown shownError
 	switch {
-	case err == nil:
+	case err == nil, errors.As(err, &shown):
 		return ""
 	case code == 130:
 		if errors.Is(err, ErrCancelled) && err.Error() != ErrCancelled.Error() {
 			return err.Error() // what was cancelled, and what became of it
 		}
-		return "cancelled; run the same command to resume"
+		return "cancelled"
 	case errors.As(err, &incomplete):
 		if incomplete.Shown {
 			return ""

@@ -18,8 +18,9 @@ func TestEndMessage(t *testing.T) {
 		want string
 	}{
 		{"success", context.Background(), nil, ""},
-		{"signal", cancelled, fmt.Errorf("fix phase of round 1: pr-fix: %w", context.Canceled), "cancelled; run the same command to resume"},
-		{"ctrl-c at a prompt", context.Background(), ErrCancelled, "cancelled; run the same command to resume"},
+		{"signal", cancelled, fmt.Errorf("fix phase of round 1: pr-fix: %w", context.Canceled), "cancelled"},
+		{"ctrl-c at a prompt", context.Background(), ErrCancelled, "cancelled"},
+		{"a verb that resumes", cancelled, fmt.Errorf("%w; run the same command to resume", ErrCancelled), "cancelled; run the same command to resume"},
 		{"abort", context.Background(), fmt.Errorf("%w: review aborted: nothing was posted", ErrCancelled), "cancelled: review aborted: nothing was posted"},
 		{"incomplete", context.Background(), &IncompleteError{Reason: "verification failed"}, "verification failed"},
 		{"incomplete, said", context.Background(), &IncompleteError{Reason: "blocked", Shown: true}, ""},

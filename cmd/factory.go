@@ -120,7 +120,7 @@ func newModel(d *Deps, role, name string, outputCap int64) (*progressModel, erro
 		return nil, err
 	}
 	registerCredentials(d)
-	m := &progressModel{role: role, name: name, prog: d.prog(), log: d.Log}
+	m := &progressModel{role: role, name: name, prog: d.prog(), log: d.Log, say: d.say}
 	o := llm.Options{Timeout: t, MaxTokens: outputCap, Backoff: d.Backoff, OnRetry: m.retried, Progress: m.streamed}
 	if d.Model != nil {
 		m.Model, err = d.Model(name, o)

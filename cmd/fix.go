@@ -94,7 +94,7 @@ Examples:
 		return nil, fs.usageErr("--continue resumes the earlier findings: drop --findings, or drop --continue to start over with the file")
 	}
 	if !opts.Yes && !opts.DryRun && !d.IO.CanPrompt() {
-		return nil, fs.usageErr("fix asks before it pushes, and this is not a terminal: pass --yes to push without asking (CI), or --dry-run to push nothing")
+		return nil, fs.needsTerminal("fix asks before it pushes", "pass --yes to push without asking (CI), or --dry-run to push nothing")
 	}
 	return opts, nil
 }
@@ -157,7 +157,7 @@ func fixPR(ctx context.Context, d *Deps, opts *FixOptions) error {
 		payload.IssuesToFix = slices.DeleteFunc(payload.IssuesToFix, drop)
 		payload.OptionalIssues = slices.DeleteFunc(payload.OptionalIssues, drop)
 		if len(left) > 0 {
-			d.Log.Info(fmt.Sprintf("dismissed on the PR, not fixed: %s", strings.Join(left, ", ")))
+			d.info("dismissed on the PR, not fixed: %s", strings.Join(left, ", "))
 			if len(payload.IssuesToFix) == 0 {
 				note = "every finding left to fix was dismissed on the PR (" + strings.Join(left, ", ") + ")"
 			}
@@ -165,7 +165,7 @@ func fixPR(ctx context.Context, d *Deps, opts *FixOptions) error {
 	}
 	if len(payload.IssuesToFix) == 0 {
 		if opts.Export != nil {
-			d.Log.Info(fmt.Sprintf("nothing to fix on PR #%d: %s", pr.Number, note))
+			d.info("nothing to fix on PR #%d: %s", pr.Number, note)
 			return opts.Export.write(d, fixOutput{PR: loop.RefOf(repo, pr), Result: &fix.Result{Status: fix.StatusNothingToFix,
 				Fixed: []finding.FixedIssue{}, Rejected: []finding.RejectedIssue{}, Commits: []finding.Commit{}}})
 		}
@@ -173,7 +173,7 @@ func fixPR(ctx context.Context, d *Deps, opts *FixOptions) error {
 		return nil
 	}
 	if note != "" {
-		d.Log.Info(note)
+		d.info("%s", note)
 	}
 
 	model, err := newModel(d, "pr-fix", cfg.PRFix.String(), cfg.OutputCap("prFixModel"))
@@ -207,7 +207,7 @@ func fixPR(ctx context.Context, d *Deps, opts *FixOptions) error {
 	o := fix.Options{Repo: repo, PR: pr, Dir: co.Repo.Dir, Remote: pushRemote(ctx, co),
 		Model: model, ModelName: cfg.PRFix.String(),
 		Verify: cfg.Verify, Policy: cfg.Policy, Price: priceOf(cfg, cfg.PRFix.String()), Payload: payload, Run: run, Round: 1, Resume: resume,
-		DryRun: opts.DryRun, GitHub: client, Progress: d.IO.ErrOut, Source: fixSource(opts, resume, payload)}
+		DryRun: opts.DryRun, GitHub: client, Progress: d.progressOut(), Source: fixSource(opts, resume, payload)}
 	// The report ends with the PR's ledger, as a loop's would.
 	led, _, _, _ := loop.PRLedger(pr)
 	led.Run, led.Kind, led.Round, led.Head = run.ID(), "fix", 1, pr.HeadRefOid
@@ -216,10 +216,14 @@ func fixPR(ctx context.Context, d *Deps, opts *FixOptions) error {
 		p := opts.Prompter
 		o.Confirm = func(_ context.Context, plan fix.PushPlan) (bool, error) {
 			fmt.Fprintf(d.IO.ErrOut, "\nCommits to push to %s %s:\n  %s\n%s\n\n", plan.Remote, plan.Branch, strings.Join(plan.Commits, "\n  "), plan.Diffstat)
-			return p.Confirm(fmt.Sprintf("Push %d commit(s) to %s/%s?", len(plan.Commits), plan.Remote, plan.Branch), false)
+			ok, err := p.Confirm(fmt.Sprintf("Push %d commit(s) to %s/%s?", len(plan.Commits), plan.Remote, plan.Branch), false)
+			if errors.Is(err, ErrCancelled) {
+				return false, nil // Ctrl-C at the question keeps the commits local, as "no" does
+			}
+			return ok, err
 		}
 	}
-	d.Log.Info("fix", "pr", fmt.Sprintf("%s#%d", repo, pr.Number), "findings", len(payload.IssuesToFix), "optional", len(payload.OptionalIssues),
+	d.Log.Debug("fix", "pr", fmt.Sprintf("%s#%d", repo, pr.Number), "findings", len(payload.IssuesToFix), "optional", len(payload.OptionalIssues),
 		"model", cfg.PRFix.String(), "resume", resume != nil, "dry-run", opts.DryRun)
 	out, err := fix.Run(ctx, o)
 	return finishFix(ctx, d, run, opts, loop.RefOf(repo, pr), pr, out, err)
@@ -355,7 +359,7 @@ func chooseResume(d *Deps, opts *FixOptions, recorded state.PR) (*state.WIP, err
 		where = "an early step"
 	}
 	if opts.Yes || opts.DryRun || !d.IO.CanPrompt() {
-		d.Log.Info(fmt.Sprintf("continuing the interrupted fix (stopped at: %s); run 'gh ocdx state clear --pr %d' to start over", where, recorded.Key.Number))
+		d.info("continuing the interrupted fix (stopped at: %s); run 'gh ocdx state clear --pr %d' to start over", where, recorded.Key.Number)
 		return wip, nil
 	}
 	i, err := opts.Prompter.Select(fmt.Sprintf("An earlier fix of PR #%d stopped at: %s. What now?", recorded.Key.Number, where),

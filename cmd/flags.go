@@ -6,7 +6,6 @@ import (
 	"io"
 	"strings"
 
-	"github.com/charmbracelet/log"
 	"github.com/cli/go-gh/v2/pkg/repository"
 	"github.com/spf13/pflag"
 )
@@ -59,6 +58,16 @@ func (f *flagSet) usageErr(format string, a ...any) error {
 	return &UsageError{Msg: fmt.Sprintf(format, a...), Usage: f.shortUsage()}
 }
 
+// needsTerminal is ErrNoTerminal for this verb: "what, and this is not a
+// terminal: instead" with the verb's usage.
+func (f *flagSet) needsTerminal(what, instead string) error {
+	return noTerminal(what, instead, f.shortUsage())
+}
+
+func noTerminal(what, instead, usage string) error {
+	return &UsageError{Msg: what + ", and this is not a terminal: " + instead, Usage: usage, Err: ErrNoTerminal}
+}
+
 func (f *flagSet) shortUsage() string {
 	return fmt.Sprintf("Usage: %s\n\nRun 'gh ocdx %s --help' for more.\n", f.usageLine, f.Name())
 }
@@ -81,8 +90,8 @@ func (f *flagSet) parse(d *Deps, args []string, nargs int) error {
 		fmt.Fprint(d.IO.Out, f.usage())
 		return errHelpShown
 	}
-	if f.debug {
-		d.Log.SetLevel(log.DebugLevel)
+	if f.debug || debugEnabled(d.Getenv) {
+		d.setDebug()
 	}
 	if nargs >= 0 && f.NArg() != nargs {
 		switch {

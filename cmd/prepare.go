@@ -86,7 +86,7 @@ func prepare(ctx context.Context, d *Deps, r repository.Repository, arg prArg, u
 		if f == config.ReviewFile {
 			use = "the base branch's"
 		}
-		d.Log.Warn(fmt.Sprintf("PR #%d changes %s: its change takes effect once merged; this run uses %s", p.pr.Number, f, use))
+		d.warn("PR #%d changes %s: its change takes effect once merged; this run uses %s", p.pr.Number, f, use)
 	}
 	from := verifySource(d, cfg)
 	if err := preflight.Commands(cfg.Verify, from); err != nil {
@@ -215,24 +215,35 @@ func interruptedFix(d *Deps, repo github.Repo, number int, dirty error) error {
 	return fmt.Errorf("%w; if they are an interrupted fix's, %s resumes it", dirty, strings.Join(hints, " or "))
 }
 
-// branchPR finds the one open PR whose head is branch; none or several is a
-// usage problem, solved with --pr (usage is shown when there is none).
+// branchPR finds the one open PR whose head is branch. None or several is
+// an error (exit 1), not a usage error, as gh pr view's "no pull requests
+// found for branch"; usage is the verb's usage line, for its name.
 func branchPR(ctx context.Context, gh *github.Client, repo github.Repo, branch, usage string) (int, error) {
 	prs, err := gh.OpenPullRequests(ctx, repo, branch)
 	if err != nil {
 		return 0, err
 	}
+	verb := "gh ocdx " + usageVerb(usage)
 	switch len(prs) {
 	case 1:
 		return prs[0].Number, nil
 	case 0:
-		return 0, &UsageError{Msg: fmt.Sprintf("no open pull request in %s has the branch %q as its head: push the branch and open one (gh pr create), or name it (gh ocdx <verb> 24)", repo, branch),
-			Usage: usage}
+		return 0, fmt.Errorf("no open pull request in %s has the branch %q as its head: push the branch and open one (gh pr create), or name the pull request (%s <number>)", repo, branch, verb)
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d open pull requests in %s have the branch %q as their head; name one (gh ocdx <verb> 24):\n", len(prs), repo, branch)
+	fmt.Fprintf(&b, "%d open pull requests in %s have the branch %q as their head; name one (%s %d):\n", len(prs), repo, branch, verb, prs[0].Number)
 	for _, p := range prs {
 		fmt.Fprintf(&b, "  #%d  %s  %s\n", p.Number, p.Title, p.URL)
 	}
-	return 0, &UsageError{Msg: strings.TrimRight(b.String(), "\n")}
+	return 0, errors.New(strings.TrimRight(b.String(), "\n"))
+}
+
+// usageVerb is the verb a usage line is of: "review-pr" in "Usage: gh ocdx
+// review-pr [<number>] …".
+func usageVerb(usage string) string {
+	f := strings.Fields(strings.TrimPrefix(usage, "Usage:"))
+	if len(f) >= 3 && f[0] == "gh" && f[1] == "ocdx" {
+		return f[2]
+	}
+	return "<command>"
 }

@@ -38,6 +38,7 @@ type progress struct {
 
 	mu      sync.Mutex // the calls below; never held while calling the spinner
 	running []*runningCall
+	said    map[string]time.Time // a retry's reason, when a line last said it
 }
 
 type runningCall struct {
@@ -48,6 +49,9 @@ type runningCall struct {
 	before      int64        // the role's tokens before this call
 	tokens      atomic.Int64 // this call's so far
 	stop        chan struct{}
+	// retry is the spinner's note of the retry under way ("connection
+	// failed, try 2 of 4"), guarded by p.mu.
+	retry string
 }
 
 func newProgress(out io.Writer, width int) *progress {
@@ -148,6 +152,9 @@ func (p *progress) status() string {
 	for i, c := range p.running {
 		line := fmt.Sprintf("%s %s · %s · call %d · %s tokens", c.role, c.model,
 			time.Since(c.start).Round(time.Second), c.call, count(c.before+c.tokens.Load()))
+		if c.retry != "" {
+			line += " · " + c.retry
+		}
 		if i > 0 {
 			line = "  " + line
 		}
@@ -165,8 +172,11 @@ func count(n int64) string {
 
 func (c *runningCall) Tokens(n int64) { c.tokens.Store(n) }
 
-// Retried writes "openai/gpt-4.1: 429, retrying in 3s (2 of 4)".
-func (c *runningCall) Retried(r llm.Retry) {
+// Retried writes "! openai/gpt-4.1: 429, retrying in 3s (2 of 4)" once per
+// reason: not again while a line said it less than p.every ago, for this
+// call's next try or another call's (three reviewers behind one unreachable
+// server make one line, not nine). The spinner shows every try.
+func (c *runningCall) Retried(r llm.Retry, say func(mark, format string, a ...any)) {
 	why := "no answer in time"
 	switch {
 	case r.Status != 0:
@@ -174,7 +184,21 @@ func (c *runningCall) Retried(r llm.Retry) {
 	case r.Err != nil && !errors.Is(r.Err, context.DeadlineExceeded):
 		why = "connection failed"
 	}
-	c.p.println(fmt.Sprintf("%s %s: %s, retrying in %s (%d of %d)", c.role, c.model, why, r.Wait.Round(100*time.Millisecond), r.Attempt, r.Of))
+	p := c.p
+	p.mu.Lock()
+	c.retry = fmt.Sprintf("%s, try %d of %d", why, r.Attempt, r.Of)
+	last, said := p.said[why]
+	said = said && time.Since(last) < p.every
+	if !said {
+		if p.said == nil {
+			p.said = map[string]time.Time{}
+		}
+		p.said[why] = time.Now()
+	}
+	p.mu.Unlock()
+	if !said {
+		say(markWarning, "%s", p.cut(fmt.Sprintf("%s %s: %s, retrying in %s (%d of %d)", c.role, c.model, why, r.Wait.Round(100*time.Millisecond), r.Attempt, r.Of)))
+	}
 }
 
 func (c *runningCall) Done(llm.Usage, error) {
@@ -206,7 +230,11 @@ type progressModel struct {
 	role, name string
 	prog       *progress
 	log        *log.Logger
+	say        func(mark, format string, a ...any) // Deps.say
 	tools      bool
+	// unlisted are the tools whose calls the verb shows itself (review-pr's
+	// Orient and Decide): not listed again as "tool …" lines.
+	unlisted map[string]bool
 
 	calls   atomic.Int64
 	tokens  atomic.Int64
@@ -224,15 +252,19 @@ func (m *progressModel) Chat(ctx context.Context, req llm.Request) (llm.Response
 	if err != nil {
 		if ctx.Err() == nil {
 			// The log writes to the terminal itself (for its colours): text
-			// from outside is made inert here.
-			m.log.Warn("model call failed", "model", m.name, "call", n, "elapsed", elapsed, "err", text.Inert(err.Error()))
+			// from outside is made inert here. The person reads the failure
+			// once, from the verb that made the call.
+			m.log.Debug("model call failed", "model", m.name, "call", n, "elapsed", elapsed, "err", text.Inert(err.Error()))
 		}
 		return resp, err
 	}
 	m.tokens.Add(resp.Usage.Input + resp.Usage.Output)
-	m.log.Info("model", "model", m.name, "call", n, "elapsed", elapsed, "tokens", resp.Usage.String())
+	m.log.Debug("model", "model", m.name, "call", n, "elapsed", elapsed, "tokens", resp.Usage.String())
 	if m.tools {
 		for _, tc := range resp.Calls {
+			if m.unlisted[tc.Name] {
+				continue
+			}
 			m.prog.println("  tool " + text.Inert(tc.Name+" "+text.OneLine(string(tc.Args))))
 		}
 	}
@@ -242,7 +274,7 @@ func (m *progressModel) Chat(ctx context.Context, req llm.Request) (llm.Response
 // retried is the llm client's retry observer.
 func (m *progressModel) retried(r llm.Retry) {
 	if c := m.current.Load(); c != nil {
-		c.Retried(r)
+		c.Retried(r, m.say)
 	}
 }
 

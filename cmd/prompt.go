@@ -80,7 +80,7 @@ func (p *surveyPrompter) ask(q survey.Prompt, resp any) error {
 	in, inOK := p.ios.In.(terminal.FileReader)
 	out, outOK := p.ios.TerminalOut().(terminal.FileWriter)
 	if !inOK || !outOK || !p.ios.CanPrompt() {
-		return errors.New("cannot ask for confirmation: stdin and stdout are not a terminal")
+		return noTerminal("gh-ocdx needs to ask you", "run it in a terminal, or pass --yes where the command offers it", "")
 	}
 	// survey blocks on the terminal and knows nothing of ctx: it asks in a
 	// goroutine, and on cancellation the terminal's mode is put back from

@@ -120,7 +120,7 @@ func parseReview(d *Deps, args []string) (*ReviewOptions, error) {
 		return nil, fs.usageErr("--yes only applies with --fix (it commits the verified fix without asking)")
 	}
 	if opts.Fix && !opts.Yes && !d.IO.CanPrompt() {
-		return nil, fs.usageErr("review --fix asks before committing, and this is not a terminal: pass --yes to commit a verified fix without asking")
+		return nil, fs.needsTerminal("review --fix asks before committing", "pass --yes to commit a verified fix without asking")
 	}
 	return opts, nil
 }
@@ -211,9 +211,9 @@ func reviewLocal(ctx context.Context, d *Deps, opts *ReviewOptions) error {
 				return err
 			}
 		}
-		fixer = &localFixer{git: g, branch: branch, yes: opts.Yes, ask: opts.Prompter, progress: d.IO.ErrOut,
+		fixer = &localFixer{git: g, branch: branch, yes: opts.Yes, ask: opts.Prompter, progress: d.progressOut(),
 			inner: &loop.FixRunner{Dir: g.Dir, Model: fm, ModelName: cfg.PRFix.String(), Verify: cfg.Verify, Policy: cfg.Policy,
-				NoPush: true, GitHub: offline{}, Progress: d.IO.ErrOut}}
+				NoPush: true, GitHub: offline{}, Progress: d.progressOut()}}
 	}
 	st, err := d.store()
 	if err != nil {
@@ -222,8 +222,9 @@ func reviewLocal(ctx context.Context, d *Deps, opts *ReviewOptions) error {
 	res, err := loop.ReviewLocal(ctx, loop.LocalOptions{
 		Key: state.LocalKey(g.OriginID(ctx), branch), Change: *ch, Store: st, Policy: cfg.Policy,
 		Reviewers: reviewers, Fixer: fixer, Verifier: verifier, Full: opts.Full,
-		Tools:    append(review.RepoTools(repofs.NewTree(ctx, g, ch.Tree)), review.PRTools(localPatches(*ch), github.Repo{}, 0)...),
-		Progress: d.IO.ErrOut,
+		Tools:      append(review.RepoTools(repofs.NewTree(ctx, g, ch.Tree)), review.PRTools(localPatches(*ch), github.Repo{}, 0)...),
+		Progress:   d.progressOut(),
+		Summarized: summarized(d, opts.Export),
 	})
 	if res != nil && res.Outcome != "" {
 		if perr := printLocal(d, opts, res); perr != nil {
@@ -234,6 +235,8 @@ func reviewLocal(ctx context.Context, d *Deps, opts *ReviewOptions) error {
 	case err != nil && res != nil && res.Outcome == loop.OutcomeFailed && ctx.Err() == nil:
 		// The models failed: a pre-push hook stops the push all the same.
 		return fmt.Errorf("%w; as a pre-push hook, git push --no-verify skips the review once", err)
+	case err != nil && res != nil && summarized(d, opts.Export) && strings.Contains(res.Reason, err.Error()):
+		return shownError{err} // the review's outcome said it
 	case err != nil:
 		return err
 	case res.Outcome == loop.OutcomeBlocked:
@@ -258,7 +261,7 @@ func localPolicy(ctx context.Context, d *Deps, cfg *config.Config, g *git.Repo, 
 	cfg.ApplyPolicy(p, where)
 	for _, f := range loop.PolicyChanges(ch.PR()) {
 		// The review's output says so too.
-		d.Log.Warn(fmt.Sprintf("this branch changes %s: the change takes effect once merged; this review uses the merge base's (%s)", f, text.ShortOID(ch.MergeBase)))
+		d.warn("this branch changes %s: the change takes effect once merged; this review uses the merge base's (%s)", f, text.ShortOID(ch.MergeBase))
 	}
 	if !fixing {
 		return nil
@@ -389,7 +392,7 @@ func renderLocal(res *loop.LocalResult) string {
 	for _, r := range res.Roles {
 		st := "ok"
 		if !r.OK {
-			st = "failed: " + text.FirstLine(r.Error)
+			st = "failed" // why is on stderr, said once; in --json, roles[].error
 		}
 		roles = append(roles, fmt.Sprintf("%s (%s) %s", r.Role, r.Model, st))
 	}
@@ -434,7 +437,8 @@ func renderLocal(res *loop.LocalResult) string {
 			}
 		}
 	}
-	if len(res.Findings) == 0 {
+	if len(res.Findings) == 0 && res.Outcome != loop.OutcomeFailed {
+		// A failed review found nothing because it did not review.
 		b.WriteString("\nNo findings.\n")
 	}
 	if v := res.Verifier; v != nil && !v.OK {

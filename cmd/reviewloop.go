@@ -125,7 +125,7 @@ func parseReviewLoop(d *Deps, args []string) (*ReviewLoopOptions, error) {
 		opts.RepoFlag = repoString(r)
 	}
 	if !opts.Yes && !opts.DryRun && !d.IO.CanPrompt() {
-		return nil, fs.usageErr("review-loop asks before each push, and this is not a terminal: pass --yes to push without asking (CI), or --dry-run to post and push nothing")
+		return nil, fs.needsTerminal("review-loop asks before each push", "pass --yes to push without asking (CI), or --dry-run to post and push nothing")
 	}
 	return opts, nil
 }
@@ -154,7 +154,7 @@ func resumesItsFix(ctx context.Context, d *Deps, repo github.Repo, pr *github.Pu
 	if err := dirtyFromWIP(co, rec.WIP); err != nil {
 		return err
 	}
-	d.Log.Info(fmt.Sprintf("resuming run %s, interrupted inside its fix: the uncommitted changes (%s) are its own", last.ID, strings.Join(co.Dirty, ", ")))
+	d.info("resuming run %s, interrupted inside its fix: the uncommitted changes (%s) are its own", last.ID, strings.Join(co.Dirty, ", "))
 	return nil
 }
 
@@ -179,14 +179,14 @@ func reviewLoop(ctx context.Context, d *Deps, opts *ReviewLoopOptions) error {
 	if n := co.Repo.Ahead(ctx, pr.HeadRefOid); n > 0 {
 		// Unpushed commits, such as a fix whose push was declined: the
 		// run's push question offers them again.
-		d.Log.Warn(fmt.Sprintf("your checkout is %d commit(s) ahead of PR #%d's head %s: the reviewers read the PR's head, and the next push includes these commits (git log --oneline %s..HEAD)", n, pr.Number, text.ShortOID(pr.HeadRefOid), text.ShortOID(pr.HeadRefOid)))
+		d.warn("your checkout is %d commit(s) ahead of PR #%d's head %s: the reviewers read the PR's head, and the next push includes these commits (git log --oneline %s..HEAD)", n, pr.Number, text.ShortOID(pr.HeadRefOid), text.ShortOID(pr.HeadRefOid))
 	} else if pr.HeadRefOid != co.Head {
-		d.Log.Warn(fmt.Sprintf("your checkout is at %s but PR #%d's head on GitHub is %s: the reviewers read the PR's head, the fix works on your checkout; pull first (gh pr checkout %d)", text.ShortOID(co.Head), pr.Number, text.ShortOID(pr.HeadRefOid), pr.Number))
+		d.warn("your checkout is at %s but PR #%d's head on GitHub is %s: the reviewers read the PR's head, the fix works on your checkout; pull first (gh pr checkout %d)", text.ShortOID(co.Head), pr.Number, text.ShortOID(pr.HeadRefOid), pr.Number)
 	}
 	reason := ""
 	if !canPush {
 		reason = preflight.ReviewOnlyReason(pr)
-		d.Log.Warn(text.Inert(reason))
+		d.warn("%s", reason)
 	}
 	if opts.Prompter == nil {
 		opts.Prompter = d.prompter(ctx)
@@ -242,17 +242,24 @@ func reviewLoop(ctx context.Context, d *Deps, opts *ReviewLoopOptions) error {
 		return err
 	}
 
+	progress := d.progressOut()
 	fixer := &loop.FixRunner{Repo: repo, Dir: co.Repo.Dir, Remote: pushRemote(ctx, co), Model: fm, ModelName: cfg.PRFix.String(),
-		Verify: cfg.Verify, Policy: cfg.Policy, Price: priceOf(cfg, cfg.PRFix.String()), GitHub: client, Progress: d.IO.ErrOut}
+		Verify: cfg.Verify, Policy: cfg.Policy, Price: priceOf(cfg, cfg.PRFix.String()), GitHub: client, Progress: progress}
 	if !opts.Yes {
 		p := opts.Prompter
 		fixer.Confirm = func(_ context.Context, plan fix.PushPlan) (bool, error) {
 			fmt.Fprintf(d.IO.ErrOut, "\nCommits to push to %s %s:\n  %s\n%s\n\n", plan.Remote, plan.Branch, strings.Join(plan.Commits, "\n  "), plan.Diffstat)
-			return p.Confirm(fmt.Sprintf("Push %d commit(s) to %s/%s?", len(plan.Commits), plan.Remote, plan.Branch), false)
+			ok, err := p.Confirm(fmt.Sprintf("Push %d commit(s) to %s/%s?", len(plan.Commits), plan.Remote, plan.Branch), false)
+			if errors.Is(err, ErrCancelled) {
+				// Ctrl-C at the question keeps the commits local, as "no"
+				// does: the run stays resumable, not failed.
+				return false, nil
+			}
+			return ok, err
 		}
 	}
 	files := headFiles(ctx, d, co.Repo, client, repo, pr.Number)
-	d.Log.Info("review-loop", "pr", fmt.Sprintf("%s#%d", repo, pr.Number), "reviewers", len(reviewers), "push", canPush, "dry-run", opts.DryRun)
+	d.Log.Debug("review-loop", "pr", fmt.Sprintf("%s#%d", repo, pr.Number), "reviewers", len(reviewers), "push", canPush, "dry-run", opts.DryRun)
 	res, err := loop.Run(ctx, loop.Options{
 		Repo: repo, PR: pr, CanPush: canPush, ReviewOnlyReason: reason, InlinePriorities: cfg.InlinePriorities, MaxInlineComments: cfg.MaxInlineComments,
 		GitHub: client, Store: st,
@@ -266,12 +273,18 @@ func reviewLoop(ctx context.Context, d *Deps, opts *ReviewLoopOptions) error {
 		Budget:        budget,
 		Prices:        cfg.Prices,
 		DryRun:        opts.DryRun,
-		Progress:      d.IO.ErrOut,
+		Progress:      progress,
 		Since:         co.Repo.DiffSince,
 		PRDiff:        co.Repo.PRDiff,
 		Full:          opts.Full,
 		Verifier:      verifier,
+		Summarized:    summarized(d, opts.Export),
 	})
+	if ctx.Err() != nil || errors.Is(err, ErrCancelled) {
+		// Stopped by the person: one line says so (endMessage), not a
+		// summary whose outcome is "context canceled".
+		return fmt.Errorf("%w; run the same command to resume", ErrCancelled)
+	}
 	if res != nil && (len(res.Rounds) > 0 || res.Outcome != "") {
 		if opts.Export != nil {
 			if jerr := opts.Export.write(d, res); jerr != nil {
@@ -284,12 +297,20 @@ func reviewLoop(ctx context.Context, d *Deps, opts *ReviewLoopOptions) error {
 	switch {
 	case errors.Is(err, loop.ErrDeclined):
 		return fmt.Errorf("%w: %v; the commits stay local, and a re-run resumes", ErrCancelled, err)
+	case err != nil && res != nil && summarized(d, opts.Export) && strings.Contains(res.Reason, err.Error()):
+		return shownError{err} // the summary's outcome said it
 	case err != nil:
 		return err
 	case res.Outcome == loop.OutcomeBlocked:
 		return &IncompleteError{Reason: res.Reason, Shown: true} // "run ended, blocked — …"
 	}
 	return nil
+}
+
+// summarized reports whether a run's Markdown summary goes to the terminal
+// the progress lines are on: the summary then says how the run ended, once.
+func summarized(d *Deps, export *exporter) bool {
+	return export == nil && d.IO.stdoutTTY && d.IO.stderrTTY
 }
 
 // priceOf is the configured price of model; nil when there is none.
@@ -312,7 +333,7 @@ func headFiles(ctx context.Context, d *Deps, g *git.Repo, gh *github.Client, rep
 			if g.HasCommit(ctx, head) {
 				last = repofs.NewTree(ctx, g, head)
 			} else {
-				d.Log.Info(fmt.Sprintf("PR #%d's head %s is not in this clone: the reviewers read its files through the API, without search (fetch it to let them search)", number, text.ShortOID(head)))
+				d.info("PR #%d's head %s is not in this clone: the reviewers read its files through the API, without search (fetch it to let them search)", number, text.ShortOID(head))
 				last = review.NewAPIFiles(ctx, gh, repo, head)
 			}
 			lastHead = head

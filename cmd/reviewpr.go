@@ -74,7 +74,7 @@ per-file diffs, issues.
 
 The model reads a file, a diff, an issue or searches only after you
 confirmed its request (or only what you narrowed it to); --yes and --print
-confirm every request as proposed, and log it on stderr.
+confirm every request as proposed, and say so on stderr.
 
 When gh-ocdx reviewed the PR before (its reports carry the head they read)
 at a commit the PR's head descends from, and this clone has both, the model
@@ -86,7 +86,7 @@ a model call that could pass N tokens; it then exits 3 and posts nothing.
 
 --event caps what the posted review may do: comment (every review is a
 comment), request-changes (the default: an approval is posted as a comment,
-with a line saying so), approve (anything the model proposes, as does
+and a line on stderr says so), approve (anything the model proposes, as does
 allowApprove in the configuration). At the Decide prompt, "Post as…" posts
 with the event you choose.
 
@@ -134,7 +134,7 @@ func parseReviewPR(d *Deps, args []string) (*ReviewPROptions, error) {
 		}
 	}
 	if !opts.ContextOnly && !opts.Yes && !opts.Print && !d.IO.CanPrompt() {
-		return nil, fs.usageErr("review-pr asks before it posts, and this is not a terminal: pass --yes to post without asking, or --print to print the review instead")
+		return nil, fs.needsTerminal("review-pr asks before it posts", "pass --yes to post without asking, or --print to print the review instead")
 	}
 	pr, r, err := fs.prArgument("", repoFlag)
 	if err != nil {
@@ -196,6 +196,10 @@ func reviewPR(ctx context.Context, d *Deps, opts *ReviewPROptions) error {
 			model.Model = llm.NewBudget(max).Wrap(model.Model, cmp.Or(out, llm.DefaultMaxTokens))
 		}
 		model.tools = true
+		// Orient shows a context request (or --yes and --print say they
+		// fetch it), and Decide or --print the proposed review: each is
+		// said there, once. With --yes the review is listed as it goes.
+		model.unlisted = map[string]bool{"request_context": true, "submit_review": !opts.Yes}
 	}
 	repo, client, err := repoClient(d, opts.Repo)
 	if err != nil {
@@ -239,10 +243,15 @@ func reviewPR(ctx context.Context, d *Deps, opts *ReviewPROptions) error {
 	default:
 		s.Confirmer, s.Publisher = &terminalConfirmer{d: d, p: opts.Prompter}, post
 	}
-	d.Log.Info("reviewing", "pr", fmt.Sprintf("%s#%d", repo, opts.Number), "model", model.name)
+	d.Log.Debug("reviewing", "pr", fmt.Sprintf("%s#%d", repo, opts.Number), "model", model.name)
+	s.Confirmer = noteConfirmer{Confirmer: s.Confirmer, d: d}
 	out, err := s.Run(ctx)
 	if out != nil {
-		d.Log.Info("review done", "proposals", out.Rounds, "tokens", out.Usage.String())
+		d.Log.Debug("review done", "proposals", out.Rounds, "tokens", out.Usage.String())
+		stopped := ctx.Err() != nil || errors.Is(err, ErrCancelled) || errors.Is(err, reviewpr.ErrAborted)
+		if out.Usage.Calls > 0 && !stopped {
+			d.info("%s (%s): %s tokens", model.role, model.name, out.Usage)
+		}
 	}
 	var be *llm.BudgetError
 	switch {
@@ -250,8 +259,58 @@ func reviewPR(ctx context.Context, d *Deps, opts *ReviewPROptions) error {
 		return fmt.Errorf("%w: %v", ErrCancelled, err)
 	case errors.As(err, &be):
 		return &IncompleteError{Reason: be.Error() + "; the review stopped there. Re-run with a larger --max-tokens (or maxTokens in the configuration)"}
+	case err != nil && (errors.Is(err, ErrCancelled) || ctx.Err() != nil):
+		// review-pr keeps nothing to resume: a new run starts over.
+		return fmt.Errorf("%w: nothing was posted", ErrCancelled)
+	case err != nil:
+		return err
 	}
-	return err
+	if out != nil && out.URL != "" {
+		// As gh pr review: the line says what was done; the URL is the
+		// result a script reads from stdout when it is not the terminal.
+		d.success("Posted %s on %s#%d: %s", postedAs(out.Proposal.Event), repo, opts.Number, out.URL)
+		if !d.IO.stdoutTTY {
+			fmt.Fprintln(d.IO.Out, out.URL)
+		}
+	}
+	return nil
+}
+
+// postedAs names a review by its event, as gh pr review's lines do.
+func postedAs(e github.ReviewEvent) string {
+	switch e {
+	case github.Approve:
+		return "an approving review"
+	case github.RequestChanges:
+		return "a review requesting changes"
+	}
+	return "review"
+}
+
+// noteConfirmer says on the terminal, never in the posted review, why a
+// proposal's event was lowered and how to let it through; then the
+// person (or --yes, --print) decides as before.
+type noteConfirmer struct {
+	reviewpr.Confirmer
+	d *Deps
+}
+
+func (c noteConfirmer) Decide(ctx context.Context, p reviewpr.Proposal) (reviewpr.DecideReply, error) {
+	switch p.Proposed {
+	case github.Approve:
+		c.d.warn("the model approved; gh-ocdx posts model approvals as comments: pass --event approve or set allowApprove to let it approve%s", postAsHint(c.Confirmer))
+	case github.RequestChanges:
+		c.d.warn("the model requested changes; gh-ocdx posts its review as a comment (--event comment)%s", postAsHint(c.Confirmer))
+	}
+	return c.Confirmer.Decide(ctx, p)
+}
+
+// postAsHint points at Decide's "Post as…" when a person is asked.
+func postAsHint(c reviewpr.Confirmer) string {
+	if _, ok := c.(*terminalConfirmer); ok {
+		return ", or choose \"Post as…\" below"
+	}
+	return ""
 }
 
 // reReviewPR makes rc a re-review when gh-ocdx reviewed the PR at since
@@ -273,7 +332,7 @@ func reReviewPR(ctx context.Context, d *Deps, rc *review.Context, since string) 
 	}
 	if diff, ok := g.DiffSince(ctx, since, pr.HeadRefOid, pr.BaseRefOid); ok {
 		rc.Diff, rc.Since = review.NewContext(pr, []byte(diff), true, rc.Policy).Diff, since
-		d.Log.Info(fmt.Sprintf("re-review: only what changed since %s, gh-ocdx's last review (--full for the whole PR)", text.ShortOID(since)))
+		d.info("re-review: only what changed since %s, gh-ocdx's last review (--full for the whole PR)", text.ShortOID(since))
 	}
 }
 
@@ -286,7 +345,7 @@ func prFiles(ctx context.Context, d *Deps, gh *github.Client, repo github.Repo, 
 			return repofs.NewTree(ctx, g, pr.HeadRefOid)
 		}
 	}
-	d.Log.Info(fmt.Sprintf("reading files through the API at the PR's head %s (run 'gh pr checkout %d' to let the reviewer search the code too)", text.ShortOID(pr.HeadRefOid), pr.Number))
+	d.info("reading files through the API at the PR's head %s (run 'gh pr checkout %d' to let the reviewer search the code too)", text.ShortOID(pr.HeadRefOid), pr.Number)
 	return review.NewAPIFiles(ctx, gh, repo, pr.HeadRefOid)
 }
 

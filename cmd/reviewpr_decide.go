@@ -162,7 +162,7 @@ type autoConfirmer struct {
 }
 
 func (a autoConfirmer) Orient(_ context.Context, proposal string) (reviewpr.OrientReply, error) {
-	a.d.Log.Info("context request confirmed ("+a.why+")", "proposal", text.Clip(text.OneLine(proposal), 300))
+	a.d.info("fetching as the reviewer asked (%s): %s", a.why, text.Clip(text.OneLine(proposal), 300))
 	return reviewpr.OrientReply{Action: reviewpr.Fetch}, nil
 }
 
@@ -172,7 +172,7 @@ func (autoConfirmer) Decide(context.Context, reviewpr.Proposal) (reviewpr.Decide
 
 func (a autoConfirmer) SentBack(_ context.Context, problems []string) { sentBack(a.d, problems) }
 
-// postPublisher submits the review on GitHub and prints its URL.
+// postPublisher submits the review on GitHub; review-pr says where.
 type postPublisher struct {
 	d      *Deps
 	gh     *github.Client
@@ -195,7 +195,6 @@ func (p *postPublisher) Publish(ctx context.Context, r reviewpr.Proposal) (strin
 	if err != nil {
 		return "", err
 	}
-	fmt.Fprintln(p.d.IO.Out, posted.URL)
 	return posted.URL, nil
 }
 

@@ -26,9 +26,11 @@ import (
 // of a verb's collaborators (factory.go). Verbs read nothing of the process
 // but through it, so their tests run in-process with fakes.
 type Deps struct {
-	IO      *IOStreams
-	Getenv  func(string) string
-	Log     *log.Logger // stderr; debug level with --debug
+	IO     *IOStreams
+	Getenv func(string) string
+	// Log is for --debug and GH_DEBUG only: without them it writes nothing,
+	// and the person reads the lines of ui.go instead.
+	Log     *log.Logger
 	Version string
 	// WorkDir is the directory verbs work in, the checkout; "" is the
 	// process's working directory.
@@ -66,10 +68,14 @@ func NewDeps(version string, ios *IOStreams) *Deps {
 		progress: prog,
 		IO:       ios,
 		Getenv:   os.Getenv,
-		Log:      log.NewWithOptions(ios.TerminalErr(), log.Options{Level: log.InfoLevel}),
+		Log:      log.NewWithOptions(ios.TerminalErr(), log.Options{Level: logQuiet}),
 		Version:  version,
 	}
 }
+
+// logQuiet is a level above every level the logger has: no line is logged
+// until --debug or GH_DEBUG lowers it.
+const logQuiet = log.FatalLevel + 1
 
 // command is one entry of the dispatch table: a verb with a run function, or
 // a noun (config, state) with verbs below it.

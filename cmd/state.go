@@ -104,7 +104,13 @@ A pull request that a live run is working on is not cleared.`)
 	if err := checkStateFlags(fs, prFlag, &o.PR, o.Branch == "", &o.Repo); err != nil {
 		return nil, err
 	}
-	return &o, checkBranchFlag(fs, o.Branch, o.PR, o.Repo)
+	if err := checkBranchFlag(fs, o.Branch, o.PR, o.Repo); err != nil {
+		return nil, err
+	}
+	if !o.Yes && !d.IO.CanPrompt() {
+		return nil, fs.needsTerminal("state clear asks before it forgets", "pass --yes to clear without asking")
+	}
+	return &o, nil
 }
 
 // checkBranchFlag: --branch names a local review of this clone, so neither
@@ -246,9 +252,6 @@ func stateClear(d *Deps, o *StateClearOptions) error {
 	key, err := stateKey(d, o.Repo, o.PR, o.Branch)
 	if err != nil {
 		return err
-	}
-	if !o.Yes && !d.IO.CanPrompt() {
-		return fmt.Errorf("not clearing the state of %s: confirmation needed but stdin/stdout is not a terminal; pass --yes to clear without asking", key)
 	}
 	st, err := openState(d)
 	if err != nil {

@@ -282,8 +282,8 @@ func TestStateClear(t *testing.T) {
 		seedState(t, dir)
 		d, _, _ := stateTestDeps(dir, false)
 		p := &fakePrompter{ok: true}
-		err := stateClear(d, opts(p, false))
-		if err == nil || !strings.Contains(err.Error(), "--yes") || len(p.asked) != 0 || !recorded(t, dir, testKey) {
+		err := runStateClear(t.Context(), d, []string{"7", "-R", "owner/repo"})
+		if !errors.Is(err, ErrNoTerminal) || ExitCode(t.Context(), err) != 2 || !strings.Contains(err.Error(), "--yes") || !recorded(t, dir, testKey) {
 			t.Fatalf("without --yes: %v", err)
 		}
 		if err := stateClear(d, opts(p, true)); err != nil || recorded(t, dir, testKey) || len(p.asked) != 0 {
@@ -368,7 +368,7 @@ func TestStateBinaryShowAndClear(t *testing.T) {
 
 	// Without a terminal, clear wants --yes and touches nothing.
 	res = env.Run(t, "state", "clear", "--pr", "7")
-	if res.Code != 1 || !strings.Contains(res.Stderr, "pass --yes") || !recorded(t, dir, testKey) {
+	if res.Code != 2 || !strings.Contains(res.Stderr, "pass --yes") || !recorded(t, dir, testKey) {
 		t.Fatalf("clear without --yes: %+v", res)
 	}
 	res = env.Run(t, "-R", "owner/repo", "state", "clear", "--pr", "7", "--yes")

@@ -18,7 +18,10 @@ func TestReviewPRTakesPRArgumentsAsGh(t *testing.T) {
 		}
 	}
 	res := env.Run(t, "review-pr", "--context-only", "no-such-branch")
-	if res.Code != 2 || !strings.Contains(res.Stderr, `no open pull request in octo/widgets has the branch "no-such-branch"`) {
+	// As gh pr view: a branch without a PR is an error (exit 1), not a
+	// usage error, and the message names the verb, not a placeholder.
+	if res.Code != 1 || !strings.Contains(res.Stderr, `no open pull request in octo/widgets has the branch "no-such-branch"`) ||
+		!strings.Contains(res.Stderr, "(gh ocdx review-pr <number>)") || strings.Contains(res.Stderr, "Usage:") {
 		t.Errorf("an unknown branch: exit %d\n%s", res.Code, res.Stderr)
 	}
 	res = env.Run(t, "review-pr", "--context-only", "--pr", "x")

@@ -341,10 +341,10 @@ func TestLoopPreflightStops(t *testing.T) {
 		{name: "merged", edit: func(pr *testkit.PR) { pr.State = "MERGED" }, args: []string{"--pr", "31"}, code: 1, want: "is merged"},
 		{name: "wrong branch", setup: func(lf *loopFix) { testkit.Git(lf.t, lf.repo.Clone, "checkout", "--quiet", "main") }, args: []string{"--pr", "31"}, code: 1, want: "gh pr checkout 31"},
 		{name: "dirty tree", setup: func(lf *loopFix) { testkit.WriteFiles(lf.t, lf.repo.Clone, map[string]string{"cache.go": "changed\n"}) }, code: 1, want: "uncommitted changes"},
-		{name: "no PR for the branch", setup: func(lf *loopFix) { testkit.Git(lf.t, lf.repo.Clone, "checkout", "--quiet", "-b", "other") }, code: 2, want: "no open pull request"},
+		{name: "no PR for the branch", setup: func(lf *loopFix) { testkit.Git(lf.t, lf.repo.Clone, "checkout", "--quiet", "-b", "other") }, code: 1, want: "no open pull request"},
 		{name: "two PRs for the branch", setup: func(lf *loopFix) {
 			lf.gh.AddPR(repo, testkit.PR{Number: 32, Title: "Same branch again", HeadRef: lf.repo.Head, Remote: lf.repo.Remote})
-		}, code: 2, want: "#32"},
+		}, code: 1, want: "#32"},
 		{name: "unknown flag", args: []string{"--force"}, code: 2, want: "unknown flag"},
 		{name: "bad --pr", args: []string{"--pr", "#abc"}, code: 2, want: "invalid pull request"},
 		{name: "extra argument", args: []string{"31", "32"}, code: 2, want: "unexpected argument"},

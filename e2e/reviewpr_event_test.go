@@ -9,7 +9,7 @@ import (
 	"github.com/ocdx/gh-ocdx/internal/testkit"
 )
 
-const approvalNote = "gh-ocdx posts model approvals as comments; pass --event approve or set allowApprove to let it approve"
+const approvalNote = "gh-ocdx posts model approvals as comments: pass --event approve or set allowApprove to let it approve"
 
 // reReviewPRTag is the tag of a review review-pr posted.
 var reReviewPRTag = regexp.MustCompile(`<!-- ocdx:run=\d{8}T\d{6}-[0-9a-f]{6} round=1 kind=review-pr -->`)
@@ -27,8 +27,10 @@ func shown(body string) string {
 }
 
 // A model's approval must not satisfy a required review by itself: with
-// --yes it is posted as a comment that says so, unless the person allowed
-// approvals (--event approve, or allowApprove in the configuration).
+// --yes it is posted as a comment, unless the person allowed approvals
+// (--event approve, or allowApprove in the configuration). How to allow
+// them is the person's to read, on stderr; the PR gets the model's review
+// alone.
 func TestReviewPRYesPostsAModelApprovalAsAComment(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
@@ -37,13 +39,13 @@ func TestReviewPRYesPostsAModelApprovalAsAComment(t *testing.T) {
 		allowApprove bool
 		proposed     string
 		want         string
-		note         string // "" = the body is the model's
+		note         string // said on stderr; "" = nothing to say
 	}{
 		{name: "default", proposed: "APPROVE", want: "COMMENT", note: approvalNote},
 		{name: "event approve", args: []string{"--event", "approve"}, proposed: "APPROVE", want: "APPROVE"},
 		{name: "allowApprove", allowApprove: true, proposed: "APPROVE", want: "APPROVE"},
 		{name: "event request-changes", args: []string{"--event", "request-changes"}, allowApprove: true, proposed: "APPROVE", want: "COMMENT", note: approvalNote},
-		{name: "event comment", args: []string{"--event", "comment"}, proposed: "REQUEST_CHANGES", want: "COMMENT", note: "The model requested changes; gh-ocdx posts its review as a comment (--event comment)."},
+		{name: "event comment", args: []string{"--event", "comment"}, proposed: "REQUEST_CHANGES", want: "COMMENT", note: "the model requested changes; gh-ocdx posts its review as a comment (--event comment)"},
 		{name: "change request", proposed: "REQUEST_CHANGES", want: "REQUEST_CHANGES"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -61,8 +63,13 @@ func TestReviewPRYesPostsAModelApprovalAsAComment(t *testing.T) {
 			if len(got) != 1 || got[0].Event != tc.want {
 				t.Fatalf("posted %+v, want one %s review", got, tc.want)
 			}
-			if tc.note == "" && strings.Contains(got[0].Body, "gh-ocdx posts") || tc.note != "" && !strings.Contains(got[0].Body, tc.note) {
-				t.Errorf("body should carry the line %q:\n%s", tc.note, got[0].Body)
+			for _, private := range []string{"gh-ocdx posts", "allowApprove", "--event"} {
+				if strings.Contains(got[0].Body, private) {
+					t.Errorf("the posted review carries a note for the person (%q):\n%s", private, got[0].Body)
+				}
+			}
+			if tc.note == "" && strings.Contains(res.Stderr, "gh-ocdx posts") || tc.note != "" && strings.Count(res.Stderr, tc.note) != 1 {
+				t.Errorf("stderr should say %q once:\n%s", tc.note, res.Stderr)
 			}
 			if !strings.Contains(got[0].Body, "**Verdict:** changes needed.") {
 				t.Errorf("the model's review must be posted:\n%s", got[0].Body)
@@ -137,7 +144,7 @@ func TestReviewPRYesFetchesOnlyAfterARequest(t *testing.T) {
 	if !fileRead(reqs, 3) {
 		t.Error("after the confirmed request the file must reach the model")
 	}
-	wantContains(t, "stderr", res.Stderr, "context request confirmed (--yes)", `proposal="read auth.go to see the redirect"`)
+	wantContains(t, "stderr", res.Stderr, "fetching as the reviewer asked (--yes): read auth.go to see the redirect")
 	if len(gh.Reviews(repo, 24)) != 1 {
 		t.Error("the review must be posted")
 	}

@@ -87,7 +87,7 @@ func TestReviewPRYesPostsOneReview(t *testing.T) {
 			if !strings.Contains(res.Stdout, "#pullrequestreview-") || strings.Contains(res.Stdout, "tool ") {
 				t.Errorf("stdout should be the review URL only:\n%s", res.Stdout)
 			}
-			wants := []string{"tool read_file", "tool submit_review", `tokens="`}
+			wants := []string{"tool read_file", "tool submit_review", "review-pr (" + model + "): ", " out tokens\n"}
 			if strings.HasPrefix(model, "anthropic/") {
 				// The third call reads the task the second one cached.
 				wants = append(wants, "cached) / ")
@@ -128,11 +128,12 @@ func TestReviewPRPrintPostsNothing(t *testing.T) {
 	if len(gh.Reviews(repo, 24))+len(gh.Comments(repo, 24)) != 0 {
 		t.Error("--print must post nothing")
 	}
-	// The event that would be posted: the model's approval as a comment.
-	if !strings.HasPrefix(res.Stdout, "Event: COMMENT\n\n**Verdict:** changes needed.") || !strings.Contains(res.Stdout, approvalNote) {
+	// The event that would be posted: the model's approval as a comment;
+	// why is said on stderr, not in what would be posted.
+	if !strings.HasPrefix(res.Stdout, "Event: COMMENT\n\n**Verdict:** changes needed.") || strings.Contains(res.Stdout, approvalNote) {
 		t.Errorf("stdout:\n%s", res.Stdout)
 	}
-	wantContains(t, "stderr", res.Stderr, `context request confirmed (--print)`, `proposal="read auth.go to see the redirect"`)
+	wantContains(t, "stderr", res.Stderr, "fetching as the reviewer asked (--print): read auth.go to see the redirect", approvalNote)
 }
 
 func TestReviewPRPromptInjectionChangesNothing(t *testing.T) {

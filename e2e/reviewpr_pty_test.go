@@ -136,8 +136,9 @@ func TestReviewPRPostAsAnotherEvent(t *testing.T) {
 			fm.Script("gpt-rev", testkit.CallTools(testkit.FakeCall{Name: "submit_review", Args: `{"event":"APPROVE","body":"LGTM"}`}))
 
 			term := env.StartTerminal(t, "review-pr", "24")
+			// The note is the person's, on stderr above the proposal.
+			term.Expect("! the model approved; gh-ocdx posts model approvals as comments")
 			term.Expect("Proposed review: COMMENT (the model proposed APPROVE)")
-			term.Expect("gh-ocdx posts model approvals as comments") // the note, wrapped to the terminal
 			term.Expect("Post this review?")
 			term.Send(testkit.Down + testkit.Down + testkit.Enter) // Post as…
 			term.Expect("Post the review as")

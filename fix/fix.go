@@ -334,7 +334,8 @@ type retryInfo struct {
 // runVerify checks the tree is clean, then runs the verify commands: the
 // push carries commits only, so uncommitted work fails like a command.
 func (f *fixer) runVerify(ctx context.Context) ([]verify.Result, bool) {
-	fmt.Fprintf(f.o.Progress, "verifying: %s\n", strings.Join(f.o.Verify, "; "))
+	// Each command is said as it starts ("$ make test") and as it ends
+	// ("✓ make test (2s)"), not listed first as well.
 	dirty, err := f.repo.Dirty(ctx)
 	if err != nil || len(dirty) > 0 {
 		tail := fmt.Sprintf("uncommitted changes: %s\ncommit them with git_commit, or undo them", strings.Join(dirty, ", "))

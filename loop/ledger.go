@@ -198,7 +198,7 @@ func lineOf(n int) *int {
 func (l *loop) rebuild(ctx context.Context) error {
 	led, url, warnings, ok := l.trust.Ledger(ctx, l.o.PR)
 	for _, w := range warnings {
-		l.progress("%s", w)
+		l.progress("! %s", w)
 	}
 	if !ok {
 		return nil
@@ -219,7 +219,7 @@ func (l *loop) rebuild(ctx context.Context) error {
 // judge sets whose posts on pr count as gh-ocdx's own (Trust.Judge).
 func (l *loop) judge(ctx context.Context, pr *github.PullRequest) {
 	for _, w := range l.trust.Judge(ctx, pr) {
-		l.progress("%s", w)
+		l.progress("! %s", w)
 	}
 }
 
@@ -228,11 +228,11 @@ func (l *loop) judge(ctx context.Context, pr *github.PullRequest) {
 func (l *loop) dismiss(ctx context.Context, pr *github.PullRequest, answer bool) error {
 	ds, refused, warnings := l.trust.Dismissals(ctx, pr, l.seed)
 	for _, w := range warnings {
-		l.progress("%s", w)
+		l.progress("! %s", w)
 	}
 	l.dismissals = ds
 	for _, r := range refused {
-		l.progress("not honoured: the /ocdx dismiss of %s (%s): %s", r.By, r.URL, r.Why)
+		l.progress("! not honoured: the /ocdx dismiss of %s (%s): %s", r.By, r.URL, r.Why)
 		if !answer {
 			continue
 		}

@@ -120,6 +120,8 @@ type LocalOptions struct {
 	// Full reviews the branch even when nothing changed since its last
 	// review (docs/architecture.md, Local review).
 	Full bool
+	// Summarized: as Options.Summarized.
+	Summarized bool
 }
 
 // LocalResult is one local review, for the output and --json.
@@ -166,7 +168,7 @@ type LocalResult struct {
 func ReviewLocal(ctx context.Context, o LocalOptions) (*LocalResult, error) {
 	ch := o.Change
 	l := &loop{o: Options{Reviewers: o.Reviewers, MaxIters: o.MaxIters, Progress: o.Progress, MaxRounds: 1, Verifier: o.Verifier,
-		ReviewerTools: func(string) []llm.Tool { return o.Tools }, Store: o.Store}, key: o.Key}
+		ReviewerTools: func(string) []llm.Tool { return o.Tools }, Store: o.Store, Summarized: o.Summarized}, key: o.Key}
 	res := &LocalResult{Key: o.Key.String(), Branch: ch.Branch, Base: ch.Base, MergeBase: ch.MergeBase, Head: ch.Head,
 		Findings: []finding.Finding{}, Remaining: []finding.Finding{}, Stuck: []string{}, Untracked: ch.Untracked,
 		PolicyChanged: orEmptyS(PolicyChanges(ch.PR())), Dismissed: []finding.Finding{}}
@@ -233,7 +235,7 @@ func ReviewLocal(ctx context.Context, o LocalOptions) (*LocalResult, error) {
 		return res, err
 	}
 	if rr.reviewersOK == 0 {
-		reason := fmt.Sprintf("all %d reviewers failed: no credible review", len(o.Reviewers))
+		reason := fmt.Sprintf("all %d reviewers failed: no credible review; %s", len(o.Reviewers), AllFailedAdvice)
 		return res, l.localEnd(res, rr, OutcomeFailed, reason, errors.New(reason))
 	}
 	stuck := slices.Concat(l.stuck, rr.Stuck)

@@ -16,6 +16,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/ocdx/gh-ocdx/config"
@@ -111,6 +112,10 @@ type Options struct {
 	MaxIters  int // model calls per role (0: the llm default)
 	DryRun    bool
 	Progress  io.Writer // stderr
+	// Summarized: the caller shows the run's outcome itself, on the same
+	// screen (its summary on a terminal), so the run does not also end
+	// with a "run ended, …" line.
+	Summarized bool
 	// Since is the diff from one commit to a later one, read in the
 	// checkout (no GitHub request), without what merging base (the base
 	// branch's tip) brought in; ok is false when from is not an ancestor
@@ -232,6 +237,10 @@ type loop struct {
 	trust      *Trust
 	dismissals []Dismissal // the findings people dismissed on the PR
 	restores   []Restore   // the refuted findings people restored on the PR
+	// failures are the role errors said on stderr, each with the role that
+	// said it first: a second role failing the same way says so in a word.
+	failMu   sync.Mutex
+	failures map[string]string
 }
 
 // Run runs the loop on o.PR. A run that ends without converging returns its
@@ -347,7 +356,9 @@ func (l *loop) already(ctx context.Context, rd state.Round, runID string) (*Resu
 		l.res.Reason = fmt.Sprintf("already reviewed at %s: converged (nothing new to review, nothing posted; --full reviews it again)", text.ShortOID(rd.HeadOID))
 	}
 	l.label()
-	l.progress("%s", l.res.Reason)
+	if !l.o.Summarized {
+		l.progress("%s", l.res.Reason)
+	}
 	return l.res, nil
 }
 
@@ -507,7 +518,7 @@ func (l *loop) decide(rr *RoundResult) (outcome state.RunOutcome, reason string,
 	}
 	switch {
 	case rr.reviewersOK == 0:
-		return OutcomeFailed, fmt.Sprintf("all %d reviewers failed: no credible review, no fix attempted", len(l.o.Reviewers)), nil, nil
+		return OutcomeFailed, fmt.Sprintf("all %d reviewers failed: no credible review, no fix attempted; %s", len(l.o.Reviewers), AllFailedAdvice), nil, nil
 	case rr.Consensus == Approve && len(blocking) == 0 && rr.Threads.Unresolved == 0 && len(rr.Coverage.Unscanned) > 0:
 		// A secret in a file the scan could not read would be approved.
 		return OutcomeBlocked, fmt.Sprintf("blocked: %d file(s) were not scanned for secrets (GitHub sent no patch for them and the PR's commits are not in this clone): check the PR out (gh pr checkout %d) and re-run", len(rr.Coverage.Unscanned), l.o.PR.Number), nil, nil
@@ -531,12 +542,17 @@ func (l *loop) decide(rr *RoundResult) (outcome state.RunOutcome, reason string,
 	return "", next, toFix, optional
 }
 
+// AllFailedAdvice is what to do when every reviewer failed: their errors
+// are on stderr, each said once.
+const AllFailedAdvice = "check reviewerModels (each model's name, its provider's key and address) with 'gh ocdx config validate --online', then re-run"
+
 // Qualified is outcome with what weakens it in round rr: reviewers that
 // failed, a diff the reviewers saw only part of
 // (`converged (partial: reviewer-2 failed; large diff: sampled)`).
 func Qualified(outcome state.RunOutcome, rr *RoundResult) string {
 	var why []string
-	if failed := failedReviewers(rr); len(failed) > 0 {
+	// When none succeeded the round failed; it is not partial.
+	if failed := failedReviewers(rr); len(failed) > 0 && len(failed) < reviewerCount(rr) {
 		why = append(why, fmt.Sprintf("partial: %s failed", strings.Join(failed, ", ")))
 	}
 	if rr.Coverage.Sampled() {
@@ -556,6 +572,16 @@ func failedReviewers(rr *RoundResult) []string {
 		}
 	}
 	return failed
+}
+
+func reviewerCount(rr *RoundResult) int {
+	n := 0
+	for _, r := range rr.Roles {
+		if r.Role != analyzerName {
+			n++
+		}
+	}
+	return n
 }
 
 // review runs the roles of a round and aggregates what they found.
@@ -979,7 +1005,9 @@ func (l *loop) endErr(outcome state.RunOutcome, reason string, err error) error 
 	if !strings.HasPrefix(reason, string(outcome)) { // "converged: consensus approve, …" says it already
 		reason = string(outcome) + " — " + reason
 	}
-	l.progress("run ended, %s", reason)
+	if !l.o.Summarized {
+		l.progress("run ended, %s", reason)
+	}
 	return nil
 }
 

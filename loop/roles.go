@@ -313,7 +313,7 @@ func (l *loop) runRole(ctx context.Context, r Role, system, task string, tools [
 		if ctx.Err() != nil {
 			return st // cancelled: the run says so once, not each role
 		}
-		l.progress("%s (%s): failed after %s: %s", r.Name, r.Model, st.Elapsed, text.FirstLine(st.Error))
+		l.progress("X %s (%s): failed after %s: %s", r.Name, r.Model, st.Elapsed, l.sameFailure(r, text.FirstLine(st.Error)))
 		return st
 	}
 	st.OK = true
@@ -324,4 +324,23 @@ func (l *loop) runRole(ctx context.Context, r Role, system, task string, tools [
 		l.progress("%s (%s): done, %s, %s tokens", r.Name, r.Model, st.Elapsed, st.Usage)
 	}
 	return st
+}
+
+// sameFailure is what a failed role's line says of its error: the error,
+// without the role and model the line names already; or, when another role
+// said the same, that it is the same (three reviewers behind one
+// unreachable server say the error once).
+func (l *loop) sameFailure(r Role, msg string) string {
+	msg = strings.TrimPrefix(strings.TrimPrefix(msg, r.Name+": "), r.Model+": ")
+	key := strings.ReplaceAll(msg, r.Model, "MODEL")
+	l.failMu.Lock()
+	defer l.failMu.Unlock()
+	if first, ok := l.failures[key]; ok {
+		return "the same error as " + first
+	}
+	if l.failures == nil {
+		l.failures = map[string]string{}
+	}
+	l.failures[key] = r.Name
+	return msg
 }

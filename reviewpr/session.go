@@ -112,7 +112,7 @@ type Session struct {
 	MaxIters  int
 	// MaxEvent is the most a model's review may do (COMMENT <
 	// REQUEST_CHANGES < APPROVE): a proposed event above it is posted as
-	// COMMENT, with a line saying so. "" is REQUEST_CHANGES, so that a
+	// COMMENT, with Proposal.Proposed saying so. "" is REQUEST_CHANGES, so that a
 	// model's approval never satisfies a required review by default.
 	MaxEvent github.ReviewEvent
 
@@ -304,8 +304,9 @@ func eventRank(e github.ReviewEvent) int {
 }
 
 // propose is the review gh-ocdx would post for the model's event and
-// (sanitised) body: an event above MaxEvent becomes COMMENT, and the body
-// says what the model proposed and how to let it through.
+// (sanitised) body: an event above MaxEvent becomes COMMENT, with the
+// model's event in Proposed. How to let it through is the person's to read
+// on the terminal, not the PR's: the body stays the model's.
 func (s *Session) propose(event github.ReviewEvent, body string) Proposal {
 	limit := s.MaxEvent
 	if limit == "" {
@@ -314,9 +315,5 @@ func (s *Session) propose(event github.ReviewEvent, body string) Proposal {
 	if eventRank(event) <= eventRank(limit) {
 		return Proposal{Event: event, Body: body}
 	}
-	note := "_The model approved this pull request; gh-ocdx posts model approvals as comments; pass --event approve or set allowApprove to let it approve._"
-	if event == github.RequestChanges {
-		note = "_The model requested changes; gh-ocdx posts its review as a comment (--event comment)._"
-	}
-	return Proposal{Event: github.CommentOnly, Proposed: event, Body: strings.TrimRight(body, "\n") + "\n\n" + note + "\n"}
+	return Proposal{Event: github.CommentOnly, Proposed: event, Body: body}
 }
