@@ -86,7 +86,7 @@ func parseReviewLoop(d *Deps, args []string) (*ReviewLoopOptions, error) {
 	fs := newFlagSet("review-loop", reviewLoopUsage, reviewLoopHelp)
 	fs.StringVar(&prFlag, "pr", "", "The pull request, as the argument (an alias kept for scripts)")
 	fs.BoolVar(&opts.Yes, "yes", false, "Push fixes without asking (for CI)")
-	fs.BoolVar(&opts.DryRun, "dry-run", false, "Review once and print what would be posted and fixed; post, push and record nothing")
+	fs.BoolVar(&opts.DryRun, "dry-run", false, "Review once and print what would be posted and fixed; post, push and record nothing. The outcome and exit code are the run's after that round (would-fix: it would fix and review again)")
 	fs.BoolVar(&opts.Full, "full", false, "Review the whole PR every round, not only what changed since gh-ocdx's last review, even on a head it already approved")
 	fs.Int64Var(&opts.MaxTokens, "max-tokens", 0, "Stop before a model call that could bring the run's tokens (in and out) past `N`")
 	fs.repoFlag(&opts.RepoFlag)
@@ -261,7 +261,8 @@ func reviewLoop(ctx context.Context, d *Deps, opts *ReviewLoopOptions) error {
 	case err != nil:
 		return err
 	case res.Outcome == loop.OutcomeBlocked:
-		return &IncompleteError{Reason: res.Reason, Shown: true} // "run ended, blocked — …"
+		// A run said "run ended, blocked — …"; a dry run ends as it would, said here.
+		return &IncompleteError{Reason: res.Reason, Shown: !res.DryRun}
 	}
 	return nil
 }

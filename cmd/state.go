@@ -84,7 +84,20 @@ progress and lease. It answers while a loop runs in another terminal.`)
 	if err := checkStateFlags(fs, prFlag, &o.PR, false, &o.Repo); err != nil {
 		return nil, err
 	}
-	return &o, checkBranchFlag(fs, o.Branch, o.PR, o.Repo)
+	if err := checkBranchFlag(fs, o.Branch, o.PR, o.Repo); err != nil {
+		return nil, err
+	}
+	if o.Export != nil {
+		// One pull request's fields, or the list's: what this output has.
+		fields := jsonFields(state.Summary{})
+		if o.PR > 0 || o.Branch != "" {
+			fields = jsonFields(state.PR{})
+		}
+		if err := o.Export.only(fields); err != nil {
+			return nil, err
+		}
+	}
+	return &o, nil
 }
 
 func parseStateClear(d *Deps, args []string) (*StateClearOptions, error) {
@@ -514,11 +527,17 @@ func exportState(d *Deps, e *exporter, v any) error {
 	if err != nil {
 		return err
 	}
+	// Every field asked for, from the record's type, before it is reshaped.
+	if b, err = selectFields(b, e.fields, zeroFields(v)); err != nil {
+		return err
+	}
 	var x any
 	if err := json.Unmarshal(b, &x); err != nil {
 		return err
 	}
-	return e.write(d, outputShapes(x))
+	all := *e
+	all.fields = nil
+	return all.write(d, outputShapes(x))
 }
 
 func outputShapes(x any) any {

@@ -391,7 +391,7 @@ func TestLoopDryRun(t *testing.T) {
 	res := lf.run("--dry-run", "--json")
 
 	wantCode(t, res, 0)
-	wantContains(t, "stdout", res.Stdout, `"outcome": "dry-run"`, "[REDACTED]", `"wouldFix"`,
+	wantContains(t, "stdout", res.Stdout, `"dryRun": true`, `"outcome": "would-fix"`, "[REDACTED]", `"wouldFix"`,
 		`"wouldPost": "<!-- pr-review-loop-marker -->`, // HTML as it is, not \u003c
 		fmt.Sprintf(`"pr": {
     "number": %d,
@@ -404,9 +404,9 @@ func TestLoopDryRun(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--json", "outcome"}, "{\n  \"outcome\": \"dry-run\"\n}\n"},
+		{[]string{"--json", "outcome"}, "{\n  \"outcome\": \"would-fix\"\n}\n"},
 		{[]string{"--jq", ".rounds[0].counts.p0"}, "1\n"},
-		{[]string{"--template", `{{.pr.number}} {{.outcome}}{{"\n"}}`}, fmt.Sprintf("%d dry-run\n", loopPR)},
+		{[]string{"--template", `{{.pr.number}} {{.outcome}}{{"\n"}}`}, fmt.Sprintf("%d would-fix\n", loopPR)},
 	} {
 		script()
 		res := lf.run(append([]string{"--dry-run"}, tc.args...)...)

@@ -127,8 +127,9 @@ const (
 	OutcomeConverged = state.OutcomeConverged
 	OutcomeBlocked   = state.OutcomeBlocked
 	OutcomeFailed    = state.OutcomeFailed
-	// OutcomeDryRun: reviewed and verified, nothing posted or pushed.
-	OutcomeDryRun state.RunOutcome = "dry-run"
+	// OutcomeWouldFix: a dry run whose round would go on to fix findings
+	// (the others end as the run would: converged, blocked, failed).
+	OutcomeWouldFix state.RunOutcome = "would-fix"
 	// OutcomeInterrupted: cancelled or declined at the push; the run stays
 	// resumable and is not ended in the state file.
 	OutcomeInterrupted state.RunOutcome = "interrupted"
@@ -139,6 +140,7 @@ type Result struct {
 	PR        PRRef             `json:"pr"`
 	RunID     string            `json:"runId,omitempty"`
 	Resumed   bool              `json:"resumed,omitempty"`
+	DryRun    bool              `json:"dryRun"` // --dry-run: Outcome is what the run would reach; nothing was posted or pushed
 	Outcome   state.RunOutcome  `json:"outcome"`
 	Reason    string            `json:"reason"`
 	Label     string            `json:"label"`             // Outcome as people read it: "converged (partial: reviewer-2 failed)"
@@ -945,7 +947,7 @@ func (l *loop) endErr(outcome state.RunOutcome, reason string, err error) error 
 	l.res.Outcome, l.res.Reason = outcome, reason
 	l.label()
 	recorded := outcome
-	if outcome == OutcomeDryRun || outcome == OutcomeInterrupted {
+	if outcome == OutcomeInterrupted {
 		recorded = "" // the record keeps no such ending
 	}
 	if eerr := l.run.End(recorded, reason); eerr != nil && err == nil {
@@ -997,10 +999,18 @@ func (l *loop) dryRun(ctx context.Context) (*Result, error) {
 	}
 	l.res.Rounds = append(l.res.Rounds, rr)
 	cur := &l.res.Rounds[0]
-	_, reason, toFix, _ := l.decide(cur)
+	// The outcome is the one the run would reach after this round (a
+	// script asks "would it converge?"), or OutcomeWouldFix; DryRun says
+	// that nothing happened.
+	outcome, reason, toFix, _ := l.decide(cur)
+	if outcome == "" {
+		outcome = OutcomeWouldFix
+	}
 	cur.Note = reason
-	l.res.Outcome, l.res.Reason = OutcomeDryRun, "dry run: nothing was posted, fixed or recorded; "+reason
+	l.res.DryRun = true
+	l.res.Outcome, l.res.Reason = outcome, "dry run: nothing was posted, fixed or recorded; "+reason
 	l.label()
+	l.res.Label = "dry run: " + l.res.Label
 	in := PlanInline(pr, cur.lines, cur.Findings, l.o.InlinePriorities)
 	cur.Inline = &in
 	l.res.WouldPost = redact.ForComment(finding.Marker + "\n" + finding.Tag("<run>", 1, "review") + "\n" + RenderReview("<run>", l.o.MaxRounds, cur) + in.Section())
@@ -1008,6 +1018,9 @@ func (l *loop) dryRun(ctx context.Context) (*Result, error) {
 	l.res.WouldFix = toFix
 	l.res.Remaining = blockingOf(cur.Findings)
 	l.res.Stuck = append(l.res.Stuck, l.stuck...)
+	if cur.reviewersOK == 0 {
+		return l.res, errors.New(reason) // as the run would fail
+	}
 	return l.res, nil
 }
 

@@ -1,0 +1,46 @@
+package e2e
+
+import (
+	"strings"
+	"testing"
+)
+
+// A dry run's outcome is the one the run would reach after its round, so
+// that a script can ask "would it converge?"; every field asked for is in
+// the JSON, false or empty as it is.
+func TestLoopDryRunOutcomeIsTheRuns(t *testing.T) {
+	t.Parallel()
+	lf := newLoop(t, nil)
+	lf.fm.Script("rev-a", reviewerReply("reviewer-1", "approve"))
+	lf.fm.Script("rev-b", reviewerReply("reviewer-2", "approve"))
+	lf.fm.Script("analyzer", analyzerReply())
+
+	res := lf.run("--dry-run", "--json", "outcome,dryRun,partial,resumed")
+
+	wantCode(t, res, 0)
+	want := "{\n  \"resumed\": false,\n  \"dryRun\": true,\n  \"outcome\": \"converged\",\n  \"partial\": []\n}\n"
+	if res.Stdout != want {
+		t.Errorf("stdout %q, want %q\n%s", res.Stdout, want, res.Stderr)
+	}
+	if len(lf.bodies()) != 0 {
+		t.Error("a dry run posted")
+	}
+}
+
+// An unknown --json field is a usage error that lists the fields, as gh
+// says it, before any request; never taken for the pull request.
+func TestUnknownJSONFieldListsTheFields(t *testing.T) {
+	t.Parallel()
+	lf := newLoop(t, nil)
+
+	res := lf.run("31", "--yes", "--json", "outcom")
+
+	wantCode(t, res, 2)
+	wantContains(t, "stderr", res.Stderr, "Unknown JSON field: \"outcom\"\nAvailable fields:\n  budget\n  dryRun\n")
+	if strings.Contains(res.Stderr, "give one pull request") {
+		t.Errorf("the field was taken for a pull request:\n%s", res.Stderr)
+	}
+	if n := len(lf.gh.Requests()) + len(lf.fm.Requests("rev-a")); n != 0 {
+		t.Errorf("a usage error made %d requests", n)
+	}
+}
