@@ -223,7 +223,7 @@ func reviewLoop(ctx context.Context, d *Deps, opts *ReviewLoopOptions) error {
 		p := opts.Prompter
 		fixer.Confirm = func(_ context.Context, plan fix.PushPlan) (bool, error) {
 			fmt.Fprintf(d.IO.ErrOut, "\nCommits to push to %s %s:\n  %s\n%s\n\n", plan.Remote, plan.Branch, strings.Join(plan.Commits, "\n  "), plan.Diffstat)
-			return p.Confirm(fmt.Sprintf("Push %d commit(s) to %s/%s?", len(plan.Commits), plan.Remote, plan.Branch), false)
+			return p.Confirm(fmt.Sprintf("Push %s to %s/%s?", text.Plural(len(plan.Commits), "commit"), plan.Remote, plan.Branch), false)
 		}
 	}
 	files := headFiles(ctx, d, co.Repo, client, repo, pr.Number)

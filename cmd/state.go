@@ -298,18 +298,11 @@ func stateClear(d *Deps, o *StateClearOptions) error {
 }
 
 func describe(pr state.PR) string {
-	s := plural(len(pr.Runs), "run") + ", " + plural(len(pr.Stuck), "stuck finding")
+	s := text.Plural(len(pr.Runs), "run") + ", " + text.Plural(len(pr.Stuck), "stuck finding")
 	if pr.WIP != nil {
 		s += ", work in progress"
 	}
 	return s
-}
-
-func plural(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return fmt.Sprintf("%d %ss", n, what)
 }
 
 func stamp(t time.Time) string {
@@ -412,7 +405,7 @@ func renderPR(w io.Writer, st *state.Store, pr state.PR) {
 			fmt.Fprintf(w, ", ended %s", stamp(r.Ended))
 		}
 		if r.Resumes > 0 {
-			fmt.Fprintf(w, ", resumed %s", plural(r.Resumes, "time"))
+			fmt.Fprintf(w, ", resumed %s", text.Plural(r.Resumes, "time"))
 		}
 		if r.Reason != "" {
 			fmt.Fprintf(w, ": %s", r.Reason)

@@ -237,7 +237,7 @@ func TestLoopDisclosesASampledDiff(t *testing.T) {
 
 	wantCode(t, res, 0)
 	report := lf.bodies()[0]
-	wantContains(t, "review report", report, "**Coverage:** large diff: sampled", "of 40 file(s) whole, 1 cut (`src/file0", "left out (`src/file0", "… and ")
+	wantContains(t, "review report", report, "**Coverage:** large diff: sampled", "of 40 files whole, 1 cut (`src/file0", "left out (`src/file0", "… and ")
 	var out struct {
 		Label  string
 		Rounds []struct {

@@ -246,7 +246,7 @@ func TestFixStopsAfterThreeFailedVerifications(t *testing.T) {
 	// The PR is told what failed: a fix report with the lists and the
 	// verification table, nothing pushed.
 	body := s.checkComments(t, 1)[0].Body
-	wantContains(t, "fix report", body, "Verification failed after 3 attempt(s): nothing was pushed", "### Fixed (1)", "`"+a+"`", "### Rejected (1)", "`"+b+"`",
+	wantContains(t, "fix report", body, "Verification failed after 3 attempts: nothing was pushed", "### Fixed (1)", "`"+a+"`", "### Rejected (1)", "`"+b+"`",
 		"| command | result | exit code | duration |", "| `sh check.sh` | ✗ failed | 1 |", "boom: a.txt is not fixed (in .)")
 	if strings.Contains(body, s.repo.Clone) {
 		t.Errorf("the report shows where the checkout is on this machine:\n%s", body)

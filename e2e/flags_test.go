@@ -44,3 +44,25 @@ func TestUnknownJSONFieldListsTheFields(t *testing.T) {
 		t.Errorf("a usage error made %d requests", n)
 	}
 }
+
+// What the terminal shows counts in words: "1 finding", never "1
+// finding(s)" or "1 findings".
+func TestLoopOutputSaysPlurals(t *testing.T) {
+	t.Parallel()
+	lf := newLoop(t, nil)
+	lf.fm.Script("rev-a", reviewerReply("reviewer-1", "request_changes", modelFinding{Priority: "P1", Category: "quality", File: "cache.go", Line: line(3),
+		Title: "Cache size is not bounded"}))
+	lf.fm.Script("rev-b", reviewerReply("reviewer-2", "approve"))
+	lf.fm.Script("analyzer", analyzerReply())
+
+	res := lf.run("--dry-run")
+
+	wantCode(t, res, 0)
+	out := res.Stdout + res.Stderr
+	wantContains(t, "output", out, "fixing 1 finding (", "the whole diff (1 file)", "request_changes, 1 finding,")
+	for _, bad := range []string{"(s)", " 1 findings", " 1 files", " 1 calls"} {
+		if strings.Contains(out, bad) {
+			t.Errorf("%q in the output:\n%s", bad, out)
+		}
+	}
+}

@@ -66,7 +66,7 @@ func TestLoopConvergesAfterOneFix(t *testing.T) {
 	if k := fmt.Sprint(lf.kinds()); k != "[review:1 fix:1 review:2]" {
 		t.Fatalf("comments %s, want review, fix, review", k)
 	}
-	wantContains(t, "round 1 report", lf.bodies()[0], "P1 — critical (1)", cacheBug.id(), "Cache size is not bounded", "fixing 1 finding(s)", "[REDACTED]", "[DIFF REDACTED]")
+	wantContains(t, "round 1 report", lf.bodies()[0], "P1 — critical (1)", cacheBug.id(), "Cache size is not bounded", "fixing 1 finding", "[REDACTED]", "[DIFF REDACTED]")
 	head := lf.repo.RemoteOID(t, lf.repo.Head)
 	if head == lf.start {
 		t.Fatal("the fix was not pushed")
@@ -521,7 +521,7 @@ func TestLoopVerificationFailsAfterRetries(t *testing.T) {
 	if k := fmt.Sprint(lf.kinds()); k != "[review:1 fix:1 final:1]" {
 		t.Fatalf("comments %s, want the review report, a fix report, the final comment", k)
 	}
-	wantContains(t, "fix report", lf.bodies()[1], "Verification failed after 3 attempt(s): nothing was pushed", "### Fixed (1)", cacheBug.id(),
+	wantContains(t, "fix report", lf.bodies()[1], "Verification failed after 3 attempts: nothing was pushed", "### Fixed (1)", cacheBug.id(),
 		"| `true` | ✓ passed | 0 |", "| `false` | ✗ failed | 1 |")
 	wantContains(t, "final comment", lf.bodies()[2], `"false" exited 1`)
 	if lf.repo.RemoteOID(t, lf.repo.Head) != lf.start {

@@ -13,6 +13,7 @@ import (
 	"github.com/ocdx/gh-ocdx/fix"
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/internal/redact"
+	"github.com/ocdx/gh-ocdx/internal/text"
 	"github.com/ocdx/gh-ocdx/review"
 	"github.com/ocdx/gh-ocdx/state"
 )
@@ -188,7 +189,7 @@ func InlineBody(f finding.Finding) string {
 func (in Inline) Section() string {
 	var b strings.Builder
 	if len(in.Comments) > 0 && !in.Refused {
-		fmt.Fprintf(&b, "**Inline:** %d finding(s) commented on the lines they are about.\n\n", len(in.Comments))
+		fmt.Fprintf(&b, "**Inline:** %s commented on the lines they are about.\n\n", text.Plural(len(in.Comments), "finding"))
 	}
 	if in.Refused {
 		b.WriteString("### Not posted inline\n\nGitHub refused the inline comments of this review; the findings are listed above.\n\n")
@@ -292,7 +293,7 @@ func (l *loop) postReview(ctx context.Context, n int, pr *github.PullRequest, rr
 	if in.Refused {
 		inline = 0
 	}
-	l.progress("posted the review report of round %d with %d inline comment(s): %s", n, inline, posted.URL)
+	l.progress("posted the review report of round %d with %s: %s", n, text.Plural(inline, "inline comment"), posted.URL)
 	return record(posted.URL)
 }
 
@@ -328,8 +329,8 @@ func (l *loop) resolveFixed(ctx context.Context, n int, pr *github.PullRequest, 
 		return
 	}
 	if err := l.o.GitHub.ResolveThreads(ctx, l.o.Repo, replies); err != nil {
-		l.progress("could not resolve %d fixed thread(s): %v", len(replies), err)
+		l.progress("could not resolve %s: %v", text.Plural(len(replies), "fixed thread"), err)
 		return
 	}
-	l.progress("resolved %d thread(s) of fixed findings", len(replies))
+	l.progress("resolved %s of fixed findings", text.Plural(len(replies), "thread"))
 }

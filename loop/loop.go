@@ -471,7 +471,7 @@ func (l *loop) round(ctx context.Context, n int) (done bool, err error) {
 		l.res.Remaining = slices.DeleteFunc(l.res.Remaining, func(f finding.Finding) bool { return slices.Contains(fixed, f.ID) })
 	}
 	if cur.Threads.Unresolved > 0 {
-		return true, l.end(OutcomeBlocked, fmt.Sprintf("manual resolution required: %d unresolved review thread(s); the code findings were fixed and pushed", cur.Threads.Unresolved))
+		return true, l.end(OutcomeBlocked, fmt.Sprintf("manual resolution required: %s; the code findings were fixed and pushed", text.Plural(cur.Threads.Unresolved, "unresolved review thread")))
 	}
 	return false, nil
 }
@@ -495,11 +495,11 @@ func (l *loop) decide(rr *RoundResult) (outcome state.RunOutcome, reason string,
 		return OutcomeBlocked, "blocked: the PR has more than 300 review threads, more than gh-ocdx reads; resolve threads on GitHub, then re-run", nil, nil
 	case rr.Consensus == Approve && len(blocking) == 0 && rr.Threads.Unresolved == 0 && len(rr.Coverage.Unscanned) > 0:
 		// A secret in a file the scan could not read would be approved.
-		return OutcomeBlocked, fmt.Sprintf("blocked: %d file(s) were not scanned for secrets (GitHub sent no patch for them and the PR's commits are not in this clone): check the PR out (gh pr checkout %d) and re-run", len(rr.Coverage.Unscanned), l.o.PR.Number), nil, nil
+		return OutcomeBlocked, fmt.Sprintf("blocked: %s not scanned for secrets (GitHub sent no patch for them and the PR's commits are not in this clone): check the PR out (gh pr checkout %d) and re-run", text.Plural(len(rr.Coverage.Unscanned), "file was", "files were"), l.o.PR.Number), nil, nil
 	case rr.Consensus == Approve && len(blocking) == 0 && rr.Threads.Unresolved == 0:
 		return OutcomeConverged, Qualified(OutcomeConverged, rr) + ": consensus approve, no P0/P1/P2 findings, no unresolved review threads", nil, nil
 	case len(toFix) == 0 && rr.Threads.Unresolved > 0:
-		return OutcomeBlocked, fmt.Sprintf("manual resolution required: %d unresolved review thread(s) and no code findings to fix", rr.Threads.Unresolved), nil, nil
+		return OutcomeBlocked, fmt.Sprintf("manual resolution required: %s and no code findings to fix", text.Plural(rr.Threads.Unresolved, "unresolved review thread")), nil, nil
 	case len(toFix) == 0 && len(stuckNow) > 0:
 		return OutcomeBlocked, "manual intervention required: stuck findings came back after being reported fixed: " + strings.Join(stuckNow, ", "), nil, nil
 	case len(toFix) == 0:
@@ -509,9 +509,9 @@ func (l *loop) decide(rr *RoundResult) (outcome state.RunOutcome, reason string,
 	case rr.N >= l.o.MaxRounds:
 		return OutcomeBlocked, "max rounds reached: remaining " + idList(blocking), nil, nil
 	}
-	next := fmt.Sprintf("fixing %d finding(s) (%s), then round %d", len(toFix), idList(toFix), rr.N+1)
+	next := fmt.Sprintf("fixing %s (%s), then round %d", text.Plural(len(toFix), "finding"), idList(toFix), rr.N+1)
 	if rr.Threads.Unresolved > 0 {
-		next = fmt.Sprintf("fixing %d code finding(s) (%s); then stopping: %d unresolved review thread(s) need manual resolution", len(toFix), idList(toFix), rr.Threads.Unresolved)
+		next = fmt.Sprintf("fixing %s (%s); then stopping: %s manual resolution", text.Plural(len(toFix), "code finding"), idList(toFix), text.Plural(rr.Threads.Unresolved, "unresolved review thread needs", "unresolved review threads need"))
 	}
 	return "", next, toFix, optional
 }
@@ -715,12 +715,12 @@ func (l *loop) recordReview(n int, rr *RoundResult) error {
 		rd.Coverage, _ = json.Marshal(rr.Coverage)
 		rd.FailedRoles, rd.Reports, rd.Usage = nil, nil, nil
 		for _, r := range rr.Roles {
-			sum := fmt.Sprintf("%s, %d findings", r.Conclusion, r.Findings)
+			sum := fmt.Sprintf("%s, %s", r.Conclusion, text.Plural(r.Findings, "finding"))
 			if !r.OK {
 				rd.FailedRoles = append(rd.FailedRoles, r.Role)
 				sum = "failed: " + r.Error
 			} else if r.Role == analyzerName {
-				sum = fmt.Sprintf("%d unresolved threads", r.Findings)
+				sum = text.Plural(r.Findings, "unresolved thread")
 			}
 			rd.Reports = append(rd.Reports, state.Report{Role: r.Role, Model: r.Model, Summary: sum, Full: r.Report})
 			rd.Usage = append(rd.Usage, state.Usage{Role: r.Role, Model: r.Model, InputTokens: r.Usage.Input, CachedTokens: r.Usage.Cached, OutputTokens: r.Usage.Output, CostUSD: rr.Costs[r.Role]})
