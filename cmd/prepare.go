@@ -210,6 +210,20 @@ func interruptedFix(d *Deps, repo github.Repo, number int, dirty error) error {
 	return fmt.Errorf("%w; if they are an interrupted fix's, %s resumes it", dirty, strings.Join(hints, " or "))
 }
 
+// nameThePR is the verb of usage ("Usage: gh ocdx fix [<number> …") given a
+// pull request, for a message that asks for one: "gh ocdx fix 24".
+func nameThePR(usage string) string {
+	f := strings.Fields(strings.TrimPrefix(usage, "Usage: "))
+	if len(f) < 3 {
+		return "gh ocdx <command> 24"
+	}
+	s := strings.Join(f[:3], " ") + " 24"
+	if f[2] == "dismiss" {
+		s += " ID"
+	}
+	return s
+}
+
 // branchPR finds the one open PR whose head is branch; none or several is a
 // usage problem, solved with --pr (usage is shown when there is none).
 func branchPR(ctx context.Context, gh *github.Client, repo github.Repo, branch, usage string) (int, error) {
@@ -221,11 +235,11 @@ func branchPR(ctx context.Context, gh *github.Client, repo github.Repo, branch, 
 	case 1:
 		return prs[0].Number, nil
 	case 0:
-		return 0, &UsageError{Msg: fmt.Sprintf("no open pull request in %s has the branch %q as its head: push the branch and open one (gh pr create), or name it (gh ocdx <verb> 24)", repo, branch),
+		return 0, &UsageError{Msg: fmt.Sprintf("no open pull request in %s has the branch %q as its head: push the branch and open one (gh pr create), or name it (%s)", repo, branch, nameThePR(usage)),
 			Usage: usage}
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d open pull requests in %s have the branch %q as their head; name one (gh ocdx <verb> 24):\n", len(prs), repo, branch)
+	fmt.Fprintf(&b, "%d open pull requests in %s have the branch %q as their head; name one (%s):\n", len(prs), repo, branch, nameThePR(usage))
 	for _, p := range prs {
 		fmt.Fprintf(&b, "  #%d  %s  %s\n", p.Number, p.Title, p.URL)
 	}

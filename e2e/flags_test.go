@@ -3,6 +3,8 @@ package e2e
 import (
 	"strings"
 	"testing"
+
+	"github.com/ocdx/gh-ocdx/internal/testkit"
 )
 
 // A dry run's outcome is the one the run would reach after its round, so
@@ -64,5 +66,20 @@ func TestLoopOutputSaysPlurals(t *testing.T) {
 		if strings.Contains(out, bad) {
 			t.Errorf("%q in the output:\n%s", bad, out)
 		}
+	}
+}
+
+// A branch with no pull request is answered with the command to name one,
+// the verb that was run (not a placeholder).
+func TestNoPRForTheBranchNamesTheVerb(t *testing.T) {
+	t.Parallel()
+	lf := newLoop(t, nil)
+	testkit.Git(t, lf.repo.Clone, "checkout", "--quiet", "-b", "other")
+
+	res := lf.run("--yes")
+
+	wantContains(t, "stderr", res.Stderr, `no open pull request in octo/widgets has the branch "other"`, "or name it (gh ocdx review-loop 24)")
+	if res.Code == 0 || strings.Contains(res.Stderr, "<verb>") {
+		t.Errorf("exit %d\n%s", res.Code, res.Stderr)
 	}
 }
