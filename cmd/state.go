@@ -44,7 +44,13 @@ func runStateShow(_ context.Context, d *Deps, args []string) error {
 	if err != nil {
 		return err
 	}
-	return stateShow(d, opts)
+	stop := d.startPager()
+	err = stateShow(d, opts)
+	stop()
+	if pagerQuit(err) {
+		return nil
+	}
+	return err
 }
 
 func runStateClear(ctx context.Context, d *Deps, args []string) error {
@@ -342,6 +348,18 @@ func renderList(w io.Writer, st *state.Store, list []state.Summary) {
 	defer bw.Flush()
 	tw := tabwriter.NewWriter(bw, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "PR\tRUNS\tLAST RUN\tSTATUS\tROUNDS\tSTUCK\tWIP\tLEASE")
+	// Newest first, as gh lists: by the last run's start, those never run last.
+	list = slices.Clone(list)
+	slices.SortStableFunc(list, func(a, b state.Summary) int {
+		var ta, tb time.Time
+		if a.Last != nil {
+			ta = a.Last.Started
+		}
+		if b.Last != nil {
+			tb = b.Last.Started
+		}
+		return tb.Compare(ta)
+	})
 	for _, s := range list {
 		last, stat := "-", "-"
 		if s.Last != nil {
@@ -386,7 +404,7 @@ func renderPR(w io.Writer, st *state.Store, pr state.PR) {
 		if x.UncommittedChanges {
 			item(w, "Uncommitted changes", "yes")
 		}
-		item(w, "Last commit", x.LastCommit)
+		item(w, "Last commit", text.ShortOID(x.LastCommit))
 		item(w, "Verification", verifications(x.Verification))
 		for _, e := range x.Errors {
 			item(w, "Error", strings.TrimSpace(strings.Join([]string{e.Type, e.File, e.Message}, " ")))
@@ -397,8 +415,8 @@ func renderPR(w io.Writer, st *state.Store, pr state.PR) {
 		item(w, "Updated", stamp(x.Updated)+" by run "+x.RunID)
 	}
 
-	fmt.Fprintf(w, "\n## Runs (%d)\n", len(pr.Runs))
-	for _, r := range pr.Runs {
+	fmt.Fprintf(w, "\n## Runs (%d), newest first\n", len(pr.Runs))
+	for _, r := range slices.Backward(pr.Runs) {
 		fmt.Fprintf(w, "\n### Run %s: %s, %s\n\n", r.ID, r.Kind, status(st, r, pr.Lease))
 		fmt.Fprintf(w, "Started %s", stamp(r.Started))
 		if !r.Ended.IsZero() {
@@ -451,7 +469,7 @@ func renderRound(w io.Writer, rd state.Round) {
 			rejected = append(rejected, x.FindingID)
 		}
 		for _, c := range res.Commits {
-			commits = append(commits, c.Sha)
+			commits = append(commits, text.ShortOID(c.Sha))
 		}
 		sub("Fix", string(res.Status))
 		sub("Fixed", strings.Join(res.FixedIDs(), ", "))
@@ -460,7 +478,7 @@ func renderRound(w io.Writer, rd state.Round) {
 	}
 	sub("Stuck", strings.Join(rd.StuckIDs, ", "))
 	if rd.Pushing != "" && !rd.Done(state.PhasePushed) {
-		sub("Pushing, not confirmed (the run stopped during its push)", rd.Pushing)
+		sub("Pushing, not confirmed (the run stopped during its push)", short(rd.Pushing))
 	}
 	for _, c := range rd.Comments {
 		sub("Posted "+c.Kind, c.URL)
