@@ -259,7 +259,7 @@ func (f *localFixer) Fix(ctx context.Context, req loop.FixRequest) (*fix.Result,
 		commits, _ := f.git.Log(ctx, start)
 		if len(commits) > 0 {
 			stat, _ := f.git.Diffstat(ctx, start)
-			fmt.Fprintf(f.progress, "\nCommits of the fix on %s:\n  %s\n%s\n\n", f.branch, strings.Join(commits, "\n  "), stat)
+			fmt.Fprint(f.progress, pushPreview("Commits of the fix on "+f.branch, commits, stat))
 			ok, aerr := f.ask.Confirm(fmt.Sprintf("Keep the fix's %s on %s?", text.Plural(len(commits), "commit"), f.branch), true)
 			if aerr != nil {
 				keep, err = false, aerr

@@ -222,7 +222,7 @@ func reviewLoop(ctx context.Context, d *Deps, opts *ReviewLoopOptions) error {
 	if !opts.Yes {
 		p := opts.Prompter
 		fixer.Confirm = func(_ context.Context, plan fix.PushPlan) (bool, error) {
-			fmt.Fprintf(d.IO.ErrOut, "\nCommits to push to %s %s:\n  %s\n%s\n\n", plan.Remote, plan.Branch, strings.Join(plan.Commits, "\n  "), plan.Diffstat)
+			fmt.Fprint(d.IO.ErrOut, pushPreview(fmt.Sprintf("Commits to push to %s %s", plan.Remote, plan.Branch), plan.Commits, plan.Diffstat))
 			return p.Confirm(fmt.Sprintf("Push %s to %s/%s?", text.Plural(len(plan.Commits), "commit"), plan.Remote, plan.Branch), false)
 		}
 	}
