@@ -55,7 +55,7 @@ func TestReviewLoopHelp(t *testing.T) {
 	if err := Run(t.Context(), []string{"review-loop", "--help"}, d); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"Usage: " + reviewLoopUsage, "--template template", "--pr string", "--dry-run", "--max-tokens N", "Exit codes"} {
+	for _, want := range []string{"Usage: gh ocdx review-loop [<number> | <url> | <branch>] [--yes]", "--template template", "--pr string", "--dry-run", "--max-tokens N", "Exit codes"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("help lacks %q:\n%s", want, out)
 		}

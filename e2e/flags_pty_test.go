@@ -76,3 +76,22 @@ func TestPushPreviewIsAligned(t *testing.T) {
 		t.Errorf("no diffstat under the commits:\n%s", screen)
 	}
 }
+
+// On a terminal, help is filled to its width (120 here), not to 80.
+func TestHelpFillsTheTerminal(t *testing.T) {
+	t.Parallel()
+	env := testkit.NewEnv(t)
+
+	term := env.StartTerminal(t, "review-loop", "--help")
+	if code := term.Wait(); code != 0 {
+		t.Fatalf("exit %d:\n%s", code, term.Screen())
+	}
+	help := strings.ReplaceAll(term.Screen(), "\r\n", "\n")
+	longest := 0
+	for _, l := range strings.Split(help, "\n") {
+		longest = max(longest, len([]rune(l)))
+	}
+	if !strings.HasPrefix(help, "Usage: gh ocdx review-loop") || longest > 120 || longest <= 100 {
+		t.Errorf("the longest line has %d characters, want the terminal's 120 at most and more than 100:\n%s", longest, help)
+	}
+}

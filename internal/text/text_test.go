@@ -109,3 +109,14 @@ func TestClosest(t *testing.T) {
 		}
 	}
 }
+
+func TestWrap(t *testing.T) {
+	got := WrapUsage("gh ocdx review-loop [<number> | <url> | <branch>] [--yes] [--dry-run]", 30, "Usage: ", "  ")
+	want := "Usage: gh ocdx review-loop\n  [<number> | <url> | <branch>]\n  [--yes] [--dry-run]"
+	if got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+	if got := Wrap("one (two three)", 8, "", ""); got != "one (two\nthree)" {
+		t.Errorf("got %q", got)
+	}
+}
