@@ -189,7 +189,7 @@ func ReviewLocal(ctx context.Context, o LocalOptions) (*LocalResult, error) {
 		return res, err
 	}
 	if rr.reviewersOK == 0 {
-		reason := fmt.Sprintf("all %d reviewers failed: no credible review", len(o.Reviewers))
+		reason := everyReviewer(len(o.Reviewers)) + " failed: no credible review"
 		return res, l.localEnd(res, rr, OutcomeFailed, reason, errors.New(reason))
 	}
 	stuck := slices.Concat(l.stuck, rr.Stuck)

@@ -490,7 +490,7 @@ func (l *loop) decide(rr *RoundResult) (outcome state.RunOutcome, reason string,
 	}
 	switch {
 	case rr.reviewersOK == 0:
-		return OutcomeFailed, fmt.Sprintf("all %d reviewers failed: no credible review, no fix attempted", len(l.o.Reviewers)), nil, nil
+		return OutcomeFailed, everyReviewer(len(l.o.Reviewers)) + " failed: no credible review, no fix attempted", nil, nil
 	case rr.ThreadsTruncated:
 		return OutcomeBlocked, "blocked: the PR has more than 300 review threads, more than gh-ocdx reads; resolve threads on GitHub, then re-run", nil, nil
 	case rr.Consensus == Approve && len(blocking) == 0 && rr.Threads.Unresolved == 0 && len(rr.Coverage.Unscanned) > 0:
@@ -514,6 +514,15 @@ func (l *loop) decide(rr *RoundResult) (outcome state.RunOutcome, reason string,
 		next = fmt.Sprintf("fixing %s (%s); then stopping: %s manual resolution", text.Plural(len(toFix), "code finding"), idList(toFix), text.Plural(rr.Threads.Unresolved, "unresolved review thread needs", "unresolved review threads need"))
 	}
 	return "", next, toFix, optional
+}
+
+// everyReviewer names n reviewers as a whole: "all 3 reviewers", "the
+// reviewer".
+func everyReviewer(n int) string {
+	if n == 1 {
+		return "the reviewer"
+	}
+	return fmt.Sprintf("all %d reviewers", n)
 }
 
 // Qualified is outcome with what weakens it in round rr: reviewers that
