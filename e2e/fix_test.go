@@ -185,7 +185,7 @@ func TestFixEditsCommitsVerifiesAndPushes(t *testing.T) {
 	// Done means done: the state has no WIP left, and a second run finds
 	// the report's tag and the pushed phase.
 	st := s.env.Run(t, "state", "show", "--pr", "24", "--json")
-	if strings.Contains(st.Stdout, `"wip"`) || !strings.Contains(st.Stdout, `"pushed"`) {
+	if !strings.Contains(st.Stdout, `"wip": null`) || !strings.Contains(st.Stdout, `"pushed"`) {
 		t.Errorf("state after the fix:\n%s", st.Stdout)
 	}
 }
