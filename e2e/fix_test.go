@@ -14,6 +14,7 @@ import (
 
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/internal/testkit"
+	"github.com/ocdx/gh-ocdx/internal/text"
 	"github.com/ocdx/gh-ocdx/state"
 )
 
@@ -420,7 +421,7 @@ func TestFixStartOverAfterAKill(t *testing.T) {
 	s.checkComments(t, 1)
 
 	show := s.env.Run(t, "state", "show", "--pr", "24")
-	for _, want := range []string{"fix, abandoned", "restarted by the user", "fix, converged", "  - Fix: pushed", "  - Fixed: " + a, "  - Commits: " + sha} {
+	for _, want := range []string{"fix, abandoned", "restarted by the user", "fix, converged", "  - Fix: pushed", "  - Fixed: " + a, "  - Commits: " + text.ShortOID(sha)} {
 		if !strings.Contains(show.Stdout, want) {
 			t.Errorf("state show lacks %q:\n%s", want, show.Stdout)
 		}
