@@ -377,7 +377,14 @@ func validateOnline(ctx context.Context, d *Deps) error {
 			problem = err.Error()
 		} else if !ok {
 			problem = fmt.Sprintf("%s (%s) serves no model %q", p.Name, endpoint(d, p), km.Model.Name)
-			if s := text.Closest(km.Model.Name, lists[p.Name].Names); s != "" {
+			names := lists[p.Name].Names
+			if p.Name == "ollama" { // named without their default tag
+				names = slices.Clone(names)
+				for i, n := range names {
+					names[i] = strings.TrimSuffix(n, ":latest")
+				}
+			}
+			if s := text.Closest(km.Model.Name, names); s != "" {
 				problem += fmt.Sprintf("; did you mean %q?", s)
 			}
 		}

@@ -183,7 +183,8 @@ func TestConfigValidateOnline(t *testing.T) {
 	env.WriteConfig(t, `{
   "reviewerModels": ["openai/gpt-4.1", "openai/gpt-4.1-typo", "anthropic/claude-sonnet-4-5", "anthropic/claude-sonet-4-5"],
   "commentsAnalyzerModel": "ollama/qwen2.5-coder",
-  "prFixModel": "openai/gpt-4.1-mini"
+  "prFixModel": "openai/gpt-4.1-mini",
+  "reviewPrModel": "ollama/qwen2.5-codr"
 }`)
 
 	res := env.Run(t, "config", "validate", "--online")
@@ -195,7 +196,8 @@ func TestConfigValidateOnline(t *testing.T) {
 	wantContains(t, "stdout", res.Stdout, "\n  ✓ reviewerModels[0] openai/gpt-4.1\n",
 		"\n  X reviewerModels[1] openai/gpt-4.1-typo: openai ("+fm.URL(), `) serves no model "gpt-4.1-typo"; did you mean "gpt-4.1-mini"?`+"\n",
 		"\n  ✓ reviewerModels[2] anthropic/claude-sonnet-4-5\n", "\n  X reviewerModels[3] anthropic/claude-sonet-4-5: anthropic (", `did you mean "claude-sonnet-4-5"?`,
-		"\n  ✓ commentsAnalyzerModel ollama/qwen2.5-coder\n", "\n  ✓ prFixModel openai/gpt-4.1-mini\n")
+		"\n  ✓ commentsAnalyzerModel ollama/qwen2.5-coder\n", "\n  ✓ prFixModel openai/gpt-4.1-mini\n",
+		`X reviewPrModel ollama/qwen2.5-codr: ollama (`, `did you mean "qwen2.5-coder"?`)
 	if n := strings.Count(res.Stdout+res.Stderr, env.Vars["OCDX_CONFIG"]); n != 1 {
 		t.Errorf("the path is said %d times, want once:\n%s%s", n, res.Stdout, res.Stderr)
 	}
