@@ -14,6 +14,7 @@ import (
 
 	"github.com/ocdx/gh-ocdx/config"
 	"github.com/ocdx/gh-ocdx/internal/redact"
+	"github.com/ocdx/gh-ocdx/internal/text"
 	"github.com/ocdx/gh-ocdx/llm"
 )
 
@@ -358,41 +359,62 @@ exit 1 and list every problem found.`)
 }
 
 // validateOnline asks each provider in use for its models, once, and checks
-// every configured model against the answer.
+// every configured model against the answer: one line per model, in gh's
+// style (✓ or X, as gh auth status), under the file's path; a model a
+// provider does not serve gets the nearest it does. Exit 1 on any X, said
+// by the lines themselves.
 func validateOnline(ctx context.Context, d *Deps) error {
 	c, err := loadConfig(d)
 	if err != nil {
 		return err
 	}
-	type lister = func(context.Context, string) (bool, error)
-	listed := map[string]lister{}
+	lists := map[string]*llm.ModelList{}
 	failed := map[string]error{}
-	var problems []string
+	var lines []string
+	bad := 0
 	for _, km := range c.Models() {
 		p := km.Model.Provider
-		has, seen := listed[p.Name]
-		if _, bad := failed[p.Name]; !seen && !bad {
-			if has, err = llm.ListModels(ctx, p, d.Getenv); err != nil {
+		if lists[p.Name] == nil && failed[p.Name] == nil {
+			if lists[p.Name], err = llm.ListModels(ctx, p, d.Getenv); err != nil {
 				failed[p.Name] = err
 			}
-			listed[p.Name] = has
 		}
+		what := fmt.Sprintf("%s %s", km.Key, km.Model)
+		problem := ""
 		if err := failed[p.Name]; err != nil {
-			problems = append(problems, fmt.Sprintf("%s %q: asking %s for its models failed: %v", km.Key, km.Model, endpoint(d, p), err))
+			problem = fmt.Sprintf("asking %s (%s) for its models failed: %v", p.Name, endpoint(d, p), err)
+		} else if ok, err := lists[p.Name].Has(ctx, km.Model.Name); err != nil {
+			problem = err.Error()
+		} else if !ok {
+			problem = fmt.Sprintf("%s (%s) serves no model %q", p.Name, endpoint(d, p), km.Model.Name)
+			names := lists[p.Name].Names
+			if p.Name == "ollama" { // named without their default tag
+				names = slices.Clone(names)
+				for i, n := range names {
+					names[i] = strings.TrimSuffix(n, ":latest")
+				}
+			}
+			if s := text.Closest(km.Model.Name, names); s != "" {
+				problem += fmt.Sprintf("; did you mean %q?", s)
+			}
+		}
+		if problem == "" {
+			lines = append(lines, "✓ "+what)
 			continue
 		}
-		ok, err := has(ctx, km.Model.Name)
-		switch {
-		case err != nil:
-			problems = append(problems, fmt.Sprintf("%s %q: %v", km.Key, km.Model, err))
-		case !ok:
-			problems = append(problems, fmt.Sprintf("%s %q: %s (%s) serves no model %q; correct the name in %s", km.Key, km.Model, p.Name, endpoint(d, p), km.Model.Name, c.Path))
-		default:
-			fmt.Fprintf(d.IO.Out, "ok: %s %s\n", km.Key, km.Model)
-		}
+		bad++
+		lines = append(lines, "X "+what+": "+problem)
 	}
-	if len(problems) > 0 {
-		return fmt.Errorf("%d configured model(s) are not available:\n  %s", len(problems), strings.Join(problems, "\n  "))
+	// The path is config validate's first line; a wrong name is corrected
+	// there.
+	var b strings.Builder
+	b.WriteString("Models, as their providers list them (no tokens spent):\n")
+	for _, l := range lines {
+		fmt.Fprintf(&b, "  %s\n", l)
+	}
+	fmt.Fprint(d.IO.Out, b.String())
+	if bad > 0 {
+		return errShown
 	}
 	return nil
 }
@@ -416,7 +438,7 @@ func configValidate(d *Deps, opts *ConfigValidateOptions) error {
 		if i > 0 {
 			p += " (" + worktreePolicy + ")"
 		}
-		fmt.Fprintf(d.IO.Out, "ok: %s\n", p)
+		fmt.Fprintf(d.IO.Out, "✓ %s is valid\n", p)
 	}
 	return nil
 }

@@ -186,13 +186,13 @@ func TestConfigValidate(t *testing.T) {
 	if err := configValidate(d, &ConfigValidateOptions{WorkDir: dir}); err != nil {
 		t.Fatal(err)
 	}
-	if out.String() != "ok: "+path+"\n" {
+	if out.String() != "✓ "+path+" is valid\n" {
 		t.Errorf("stdout = %q", out)
 	}
 
 	override := writeFile(t, filepath.Join(dir, ".ocdx.json"), `{"verify": ["make"]}`)
 	d, out, _ = configTestDeps(map[string]string{"OCDX_CONFIG": path})
-	if err := configValidate(d, &ConfigValidateOptions{WorkDir: dir}); err != nil || out.String() != "ok: "+path+"\nok: "+override+" ("+worktreePolicy+")\n" {
+	if err := configValidate(d, &ConfigValidateOptions{WorkDir: dir}); err != nil || out.String() != "✓ "+path+" is valid\n✓ "+override+" ("+worktreePolicy+") is valid\n" {
 		t.Errorf("with .ocdx.json: %v, stdout %q", err, out)
 	}
 
@@ -228,7 +228,7 @@ func TestConfigBinaryInitThenValidate(t *testing.T) {
 	}
 	env.Set("OPENAI_API_KEY", "sk-test")
 	env.Set("ANTHROPIC_API_KEY", "sk-ant-test")
-	if res := env.Run(t, "config", "validate"); res.Code != 0 || res.Stdout != "ok: "+path+"\n" {
+	if res := env.Run(t, "config", "validate"); res.Code != 0 || res.Stdout != "✓ "+path+" is valid\n" {
 		t.Errorf("validate: %+v", res)
 	}
 	res = env.Run(t, "config", "init")
@@ -359,7 +359,7 @@ func TestConfigBinaryDefaultLocations(t *testing.T) {
 	home := env.Vars["HOME"]
 	legacy := writeFile(t, filepath.Join(home, ".config", "opencode", "ocdx.json"), minimalConfig)
 	res := env.Run(t, "config", "validate")
-	if res.Code != 0 || res.Stdout != "ok: "+legacy+"\n" || !strings.Contains(res.Stderr, "reading the legacy configuration "+legacy) {
+	if res.Code != 0 || res.Stdout != "✓ "+legacy+" is valid\n" || !strings.Contains(res.Stderr, "reading the legacy configuration "+legacy) {
 		t.Errorf("legacy: %+v", res)
 	}
 
@@ -380,7 +380,7 @@ func TestConfigBinaryDefaultLocations(t *testing.T) {
 	env.Set("OPENAI_API_KEY", "k")
 	env.Set("ANTHROPIC_API_KEY", "k")
 	res = env.Run(t, "config", "validate")
-	if res.Code != 0 || res.Stdout != "ok: "+want+"\n" || strings.Contains(res.Stderr, "legacy") {
+	if res.Code != 0 || res.Stdout != "✓ "+want+" is valid\n" || strings.Contains(res.Stderr, "legacy") {
 		t.Errorf("validate after init: %+v", res)
 	}
 }

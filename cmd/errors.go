@@ -34,6 +34,10 @@ func (e *UsageError) Error() string {
 	return e.Msg + "\n\n" + e.Usage
 }
 
+// errShown: the command failed (exit 1) and its output already says how,
+// line by line, as gh auth status does; nothing more is said.
+var errShown = errors.New("failed, as shown above")
+
 // IncompleteError means the command finished without reaching its goal
 // (loop not converged, stuck findings, review-only PR, verification failed).
 // Exit 3.
@@ -79,6 +83,8 @@ func endMessage(code int, err error) string {
 	var shown shownError
 	switch {
 	case err == nil, errors.As(err, &shown):
+		return ""
+	case errors.Is(err, errShown):
 		return ""
 	case code == 130:
 		if errors.Is(err, ErrCancelled) && err.Error() != ErrCancelled.Error() {

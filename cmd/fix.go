@@ -215,8 +215,8 @@ func fixPR(ctx context.Context, d *Deps, opts *FixOptions) error {
 	if !opts.Yes {
 		p := opts.Prompter
 		o.Confirm = func(_ context.Context, plan fix.PushPlan) (bool, error) {
-			fmt.Fprintf(d.IO.ErrOut, "\nCommits to push to %s %s:\n  %s\n%s\n\n", plan.Remote, plan.Branch, strings.Join(plan.Commits, "\n  "), plan.Diffstat)
-			ok, err := p.Confirm(fmt.Sprintf("Push %d commit(s) to %s/%s?", len(plan.Commits), plan.Remote, plan.Branch), false)
+			fmt.Fprint(d.IO.ErrOut, pushPreview(fmt.Sprintf("Commits to push to %s %s", plan.Remote, plan.Branch), plan.Commits, plan.Diffstat))
+			ok, err := p.Confirm(fmt.Sprintf("Push %s to %s/%s?", text.Plural(len(plan.Commits), "commit"), plan.Remote, plan.Branch), false)
 			if errors.Is(err, ErrCancelled) {
 				return false, nil // Ctrl-C at the question keeps the commits local, as "no" does
 			}
@@ -320,7 +320,7 @@ func printFixSummary(d *Deps, pr *github.PullRequest, out *fix.Result, dryRun bo
 	var w strings.Builder
 	fmt.Fprintf(&w, "## Fix of PR #%d\n\n", pr.Number)
 	fmt.Fprintf(&w, "- Fixed: %d, rejected: %d\n", len(out.Fixed), len(out.Rejected))
-	fmt.Fprintf(&w, "- Commits: %d, verified in %d attempt(s)\n", len(out.Commits), out.Attempts)
+	fmt.Fprintf(&w, "- Commits: %d, verified in %s\n", len(out.Commits), text.Plural(out.Attempts, "attempt"))
 	switch {
 	case dryRun:
 		fmt.Fprintf(&w, "- Dry run: nothing pushed, nothing posted; the commits are local (HEAD %s)\n", text.ShortOID(out.HeadOID))
@@ -332,7 +332,7 @@ func printFixSummary(d *Deps, pr *github.PullRequest, out *fix.Result, dryRun bo
 	if out.CommentURL != "" {
 		fmt.Fprintf(&w, "- Report: %s\n", out.CommentURL)
 	}
-	fmt.Fprintf(&w, "- Tokens: %s (%d calls)\n", out.Usage, out.Usage.Calls)
+	fmt.Fprintf(&w, "- Tokens: %s (%s)\n", out.Usage, text.Plural(out.Usage.Calls, "call"))
 	for _, x := range out.Rejected {
 		fmt.Fprintf(&w, "- Rejected %s: %s\n", x.FindingID, text.OneLine(x.Reason))
 	}

@@ -8,6 +8,8 @@ import (
 
 	"github.com/cli/go-gh/v2/pkg/repository"
 	"github.com/spf13/pflag"
+
+	"github.com/ocdx/gh-ocdx/internal/text"
 )
 
 // errHelpShown ends a command after -h/--help printed its usage; Run turns it
@@ -23,6 +25,7 @@ type flagSet struct {
 	help        bool
 	debug       bool
 	host        string // what OWNER/REPO means: Deps.defaultHost, set by parse
+	width       int    // of the help: stdout's terminal, set by parse
 }
 
 func newFlagSet(name, usageLine, description string) *flagSet {
@@ -46,10 +49,37 @@ func (f *flagSet) repoFlag(p *string) {
 	f.StringVarP(p, "repo", "R", "", "Select a repository using the [HOST/]OWNER/REPO format")
 }
 
+// usage is the verb's help as gh lays it out, wrapped to the terminal's
+// width (80 when not one): the usage line first, the description, the
+// flags, then the examples.
 func (f *flagSet) usage() string {
+	width := max(f.width, 40)
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s\n\nUsage: %s\n\nFlags:\n%s", f.description, f.usageLine, f.FlagUsages())
+	b.WriteString(text.WrapUsage(f.usageLine, width, "Usage: ", "       ") + "\n\n")
+	var examples string
+	for _, p := range strings.Split(f.description, "\n\n") {
+		if strings.HasPrefix(p, "Examples:") {
+			examples += p + "\n"
+			continue
+		}
+		b.WriteString(wrapParagraph(p, width) + "\n\n")
+	}
+	fmt.Fprintf(&b, "Flags:\n%s", f.FlagUsagesWrapped(width))
+	if examples != "" {
+		b.WriteString("\n" + examples)
+	}
 	return b.String()
+}
+
+// wrapParagraph fills a paragraph of help to width; one with indented
+// lines (examples, a list) is kept as written.
+func wrapParagraph(p string, width int) string {
+	for _, l := range strings.Split(p, "\n") {
+		if strings.HasPrefix(l, " ") || strings.HasPrefix(l, "- ") {
+			return p
+		}
+	}
+	return text.Wrap(p, width, "", "")
 }
 
 // usageErr is a usage error carrying this verb's usage line and where its
@@ -79,6 +109,7 @@ func (f *flagSet) parse(d *Deps, args []string, nargs int) error {
 	f.BoolVar(&f.debug, "debug", false, "Log debug details on stderr")
 	f.BoolVarP(&f.help, "help", "h", false, "Show this help")
 	f.host = d.defaultHost()
+	f.width = d.IO.TerminalWidth()
 	if err := f.Parse(args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
 			f.help = true

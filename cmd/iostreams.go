@@ -27,6 +27,7 @@ type IOStreams struct {
 	stdinTTY  bool
 	stdoutTTY bool
 	stderrTTY bool
+	width     int // stdout's terminal's, while a pager reads stdout (startPager); 0: ask it
 }
 
 // System returns the process's standard streams.
@@ -84,6 +85,9 @@ func (s *IOStreams) ErrTerminalWidth() int {
 // TerminalWidth is the width of the terminal on stdout, 80 when it cannot
 // be read.
 func (s *IOStreams) TerminalWidth() int {
+	if s.width > 0 {
+		return s.width
+	}
 	if f, ok := s.rawOut.(interface{ Fd() uintptr }); ok && s.stdoutTTY {
 		if w, _, err := term.GetSize(int(f.Fd())); err == nil && w > 0 {
 			return w

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"reflect"
 	"slices"
 	"strings"
@@ -42,28 +43,34 @@ func addJSONFlags(fs *flagSet, v any) *jsonFlags {
 
 // args rewrites "--json a,b" (the fields as the next argument, as gh takes
 // them) into "--json=a,b", so that they are not taken for a positional
-// argument. For a verb that takes one, only a list of known fields is
-// taken: "--json 7" leaves the PR number alone.
+// argument. As in gh, the word after --json is its fields, so that a
+// mistyped field is a usage error rather than a pull request's branch; for
+// a verb that takes a pull request, one written as a number, #number or
+// URL is left alone: "--json 7" is every field of PR 7.
 func (j *jsonFlags) args(args []string) []string {
 	out := slices.Clone(args)
 	for i := 0; i+1 < len(out); i++ {
 		if out[i] == "--" {
 			break
 		}
-		if out[i] == "--json" && (j.fieldList(out[i+1]) || !j.positional && !strings.HasPrefix(out[i+1], "-")) {
+		if out[i] == "--json" && j.takesFields(out[i+1]) {
 			out = slices.Replace(out, i, i+2, "--json="+out[i+1])
 		}
 	}
 	return out
 }
 
-func (j *jsonFlags) fieldList(s string) bool {
-	for _, f := range strings.Split(s, ",") {
-		if !slices.Contains(j.fields, strings.TrimSpace(f)) {
-			return false
-		}
+// takesFields reports whether s, the word after a bare --json, is its
+// fields.
+func (j *jsonFlags) takesFields(s string) bool {
+	switch {
+	case s == "" || strings.HasPrefix(s, "-"):
+		return false
+	case !j.positional || strings.Contains(s, ","):
+		return true
 	}
-	return s != ""
+	pr, err := parsePRArg(s)
+	return err != nil || pr.Branch != ""
 }
 
 // exporter checks the flags once they are parsed; nil when no JSON output
@@ -76,13 +83,18 @@ func (j *jsonFlags) exporter(fs *flagSet) (*exporter, error) {
 		return nil, fs.usageErr("--jq and --template cannot be used together")
 	}
 	e := &exporter{jq: j.jq, tmpl: j.tmpl}
+	if fs.Changed("json") && j.value == "" {
+		return nil, fieldsErr("Specify one or more comma-separated fields for `--json`:", j.fields)
+	}
 	if j.value != "" && j.value != "*" {
 		for _, f := range strings.Split(j.value, ",") {
 			f = strings.TrimSpace(f)
 			if !slices.Contains(j.fields, f) {
-				return nil, fs.usageErr("unknown JSON field %q: the fields are %s", f, strings.Join(j.fields, ", "))
+				return nil, fieldsErr(fmt.Sprintf("Unknown JSON field: %q\nAvailable fields:", f), j.fields)
 			}
-			e.fields = append(e.fields, f)
+			if !slices.Contains(e.fields, f) {
+				e.fields = append(e.fields, f)
+			}
 		}
 	}
 	if j.jq != "" {
@@ -98,6 +110,26 @@ func (j *jsonFlags) exporter(fs *flagSet) (*exporter, error) {
 	return e, nil
 }
 
+// fieldsErr is gh's message about --json's fields: head, then every field
+// a line, sorted. A usage error (exit 2) without the usage: the list is
+// what to read.
+func fieldsErr(head string, fields []string) error {
+	sorted := slices.Sorted(slices.Values(fields))
+	return &UsageError{Msg: head + "\n  " + strings.Join(sorted, "\n  ")}
+}
+
+// only keeps the fields of an exporter to those of one kind of output
+// (state show's one pull request or its list): a field of the other is
+// unknown here.
+func (e *exporter) only(fields []string) error {
+	for _, f := range e.fields {
+		if !slices.Contains(fields, f) {
+			return fieldsErr(fmt.Sprintf("Unknown JSON field: %q\nAvailable fields:", f), fields)
+		}
+	}
+	return nil
+}
+
 // exporter writes a verb's result as JSON: the selected fields, through jq
 // or a template when asked.
 type exporter struct {
@@ -110,8 +142,8 @@ func (e *exporter) write(d *Deps, v any) error {
 	if err != nil {
 		return err
 	}
-	if len(e.fields) > 0 {
-		if b, err = selectFields(b, e.fields); err != nil {
+	if zero := zeroFields(v); zero != nil || len(e.fields) > 0 {
+		if b, err = selectFields(b, e.fields, zero); err != nil {
 			return err
 		}
 	}
@@ -159,29 +191,93 @@ func marshal(v any) ([]byte, error) {
 }
 
 // selectFields keeps the named fields of an object, or of each object of a
-// list (in the order of their names, as JSON objects from a map are).
-func selectFields(b []byte, fields []string) ([]byte, error) {
+// list (nil names: every field). zero holds every field of the verb's JSON
+// type with its zero value, in the type's order: a field the object leaves
+// out (omitempty) is written with it, so that every field asked for is
+// there, and the fields come in that order. Without zero (not a struct),
+// the object's own fields are kept.
+func selectFields(b []byte, names []string, zero []field) ([]byte, error) {
 	var list []map[string]json.RawMessage
-	if json.Unmarshal(b, &list) == nil {
+	if json.Unmarshal(b, &list) == nil && list != nil {
+		out := make([]json.RawMessage, len(list))
 		for i, m := range list {
-			list[i] = only(m, fields)
+			out[i] = object(m, names, zero)
 		}
-		return marshal(list)
+		return marshal(out)
 	}
 	var m map[string]json.RawMessage
-	if err := json.Unmarshal(b, &m); err != nil {
-		return nil, err
+	if err := json.Unmarshal(b, &m); err != nil || m == nil {
+		return b, nil // null, or not an object: nothing to select
 	}
-	return marshal(only(m, fields))
+	return object(m, names, zero), nil
 }
 
-func only(m map[string]json.RawMessage, fields []string) map[string]json.RawMessage {
-	out := make(map[string]json.RawMessage, len(fields))
-	for _, f := range fields {
-		if v, ok := m[f]; ok {
-			out[f] = v
+// object writes m's fields in order: zero's (those of names), else names'.
+func object(m map[string]json.RawMessage, names []string, zero []field) json.RawMessage {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	add := func(name string, v json.RawMessage) {
+		if b.Len() > 1 {
+			b.WriteByte(',')
+		}
+		k, _ := marshal(name)
+		b.Write(k)
+		b.WriteByte(':')
+		b.Write(v)
+	}
+	if zero == nil {
+		for _, n := range slices.Sorted(maps.Keys(m)) {
+			if slices.Contains(names, n) {
+				add(n, m[n])
+			}
 		}
 	}
+	for _, f := range zero {
+		if names != nil && !slices.Contains(names, f.name) {
+			continue
+		}
+		if v, ok := m[f.name]; ok {
+			add(f.name, v)
+		} else {
+			add(f.name, f.zero)
+		}
+	}
+	b.WriteByte('}')
+	return b.Bytes()
+}
+
+// field is one field of a verb's JSON and its zero value: false, 0, "",
+// [] or {} as its type is, null for a pointer.
+type field struct {
+	name string
+	zero json.RawMessage
+}
+
+// zeroFields are the fields of v's struct type (a pointer's, or a slice's
+// element's) with their zero values; nil when it is no struct.
+func zeroFields(v any) []field {
+	t := reflect.TypeOf(v)
+	for t != nil && (t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice) {
+		t = t.Elem()
+	}
+	if t == nil || t.Kind() != reflect.Struct {
+		return nil
+	}
+	var out []field
+	walkFields(t, func(name string, ft reflect.Type) {
+		var z json.RawMessage
+		switch ft.Kind() {
+		case reflect.Pointer, reflect.Interface:
+			z = json.RawMessage("null")
+		case reflect.Slice, reflect.Array:
+			z = json.RawMessage("[]")
+		case reflect.Map:
+			z = json.RawMessage("{}")
+		default:
+			z, _ = marshal(reflect.Zero(ft).Interface())
+		}
+		out = append(out, field{name, z})
+	})
 	return out
 }
 
@@ -193,18 +289,28 @@ func jsonFields(v any) []string {
 		t = t.Elem()
 	}
 	var names []string
+	walkFields(t, func(name string, _ reflect.Type) { names = append(names, name) })
+	return names
+}
+
+// walkFields calls f with the JSON name and type of each field of struct
+// type t, an embedded struct's fields in its place, as encoding/json does.
+func walkFields(t reflect.Type, f func(name string, t reflect.Type)) {
 	for i := range t.NumField() {
-		f := t.Field(i)
-		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		sf := t.Field(i)
+		name, _, _ := strings.Cut(sf.Tag.Get("json"), ",")
 		switch {
-		case name == "-" || !f.IsExported():
-		case name == "" && f.Anonymous:
-			names = append(names, jsonFields(reflect.Zero(f.Type).Interface())...)
+		case name == "-" || !sf.IsExported():
+		case name == "" && sf.Anonymous:
+			et := sf.Type
+			if et.Kind() == reflect.Pointer {
+				et = et.Elem()
+			}
+			walkFields(et, f)
 		case name == "":
-			names = append(names, f.Name)
+			f(sf.Name, sf.Type)
 		default:
-			names = append(names, name)
+			f(name, sf.Type)
 		}
 	}
-	return names
 }

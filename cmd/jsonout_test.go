@@ -2,6 +2,8 @@ package cmd
 
 import (
 	"bytes"
+	"errors"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -32,15 +34,114 @@ func TestColouredJSONIsInert(t *testing.T) {
 	}
 }
 
-// Fields are selected on an object and on each object of a list.
+// Fields are selected on an object and on each object of a list; with the
+// verb's type, a field the object leaves out is there with its zero value.
 func TestSelectFields(t *testing.T) {
 	for in, want := range map[string]string{
 		`{"a":1,"b":{"c":2},"d":3}`:     `{"a":1,"b":{"c":2}}`,
 		`[{"a":1,"d":3},{"b":2,"d":4}]`: `[{"a":1},{"b":2}]`,
 	} {
-		got, err := selectFields([]byte(in), []string{"a", "b"})
+		got, err := selectFields([]byte(in), []string{"a", "b"}, nil)
 		if err != nil || string(got) != want {
 			t.Errorf("selectFields(%s) = %s, %v; want %s", in, got, err, want)
 		}
+	}
+	type out struct {
+		N    int               `json:"n,omitempty"`
+		On   bool              `json:"on,omitempty"`
+		List []string          `json:"list,omitempty"`
+		Map  map[string]int    `json:"map,omitempty"`
+		Ptr  *struct{ X int }  `json:"ptr,omitempty"`
+		Name string            `json:"name,omitempty"`
+		Raw  map[string]string `json:"-"`
+	}
+	for names, want := range map[string]string{
+		"on,list":                `{"on":false,"list":[]}`,
+		"name,n,map,ptr,on,list": `{"n":7,"on":false,"list":[],"map":{},"ptr":null,"name":""}`,
+		"":                       `{"n":7,"on":false,"list":[],"map":{},"ptr":null,"name":""}`,
+	} {
+		var fields []string
+		if names != "" {
+			fields = strings.Split(names, ",")
+		}
+		got, err := selectFields([]byte(`{"n":7}`), fields, zeroFields(&out{N: 7}))
+		if err != nil || string(got) != want {
+			t.Errorf("%q: %s, %v; want %s", names, got, err, want)
+		}
+	}
+}
+
+// gh's output flags on every verb with JSON: a field that is not one is a
+// usage error listing the fields (as gh says it), whatever stands around
+// it; a field asked for is always in the output.
+func TestJSONFieldsAsGh(t *testing.T) {
+	t.Setenv("GH_HOST", "")
+	parse := map[string]func(*Deps, []string) (*exporter, error){
+		"review-loop": func(d *Deps, a []string) (*exporter, error) {
+			o, err := parseReviewLoop(d, append(a, "--yes"))
+			if err != nil {
+				return nil, err
+			}
+			return o.Export, nil
+		},
+		"fix": func(d *Deps, a []string) (*exporter, error) {
+			o, err := parseFix(d, append(a, "--yes"))
+			if err != nil {
+				return nil, err
+			}
+			return o.Export, nil
+		},
+		"review": func(d *Deps, a []string) (*exporter, error) {
+			o, err := parseReview(d, a)
+			if err != nil {
+				return nil, err
+			}
+			return o.Export, nil
+		},
+		"state show": func(d *Deps, a []string) (*exporter, error) {
+			o, err := parseStateShow(d, a)
+			if err != nil {
+				return nil, err
+			}
+			return o.Export, nil
+		},
+	}
+	for _, tc := range []struct {
+		verb    string
+		args    []string
+		bad     string   // the unknown field; "" parses
+		fields  []string // selected
+		listing string   // a field the error lists
+	}{
+		{verb: "review-loop", args: []string{"24", "--json", "outcom"}, bad: "outcom", listing: "  outcome\n"},
+		{verb: "review-loop", args: []string{"--json", "outcom", "24"}, bad: "outcom", listing: "  dryRun\n"},
+		{verb: "review-loop", args: []string{"--json", "outcome,nope"}, bad: "nope", listing: "  wouldPost"},
+		{verb: "review-loop", args: []string{"--json=partial,resumed", "7"}, fields: []string{"partial", "resumed"}},
+		{verb: "review-loop", args: []string{"--json", "7"}, fields: nil},
+		{verb: "review-loop", args: []string{"--json", "outcome,outcome"}, fields: []string{"outcome"}},
+		{verb: "fix", args: []string{"24", "--json", "status,bogus"}, bad: "bogus", listing: "  dryRun\n"},
+		{verb: "review", args: []string{"--json", "x"}, bad: "x", listing: "  findings\n"},
+		{verb: "state show", args: []string{"24", "--json", "lastRun"}, bad: "lastRun", listing: "  wip"},
+		{verb: "state show", args: []string{"--json", "lastRun"}, fields: []string{"lastRun"}},
+		{verb: "state show", args: []string{"--json", "runs", "24"}, fields: []string{"runs"}},
+	} {
+		t.Run(tc.verb+" "+strings.Join(tc.args, " "), func(t *testing.T) {
+			d, _, _ := testDeps()
+			e, err := parse[tc.verb](d, tc.args)
+			if tc.bad == "" {
+				if err != nil || e == nil || !slices.Equal(e.fields, tc.fields) {
+					t.Fatalf("fields %v, %v; want %v", e, err, tc.fields)
+				}
+				return
+			}
+			var ue *UsageError
+			if !errors.As(err, &ue) {
+				t.Fatalf("want a usage error; got %v", err)
+			}
+			want := "Unknown JSON field: \"" + tc.bad + "\"\nAvailable fields:\n  "
+			if msg := err.Error(); !strings.HasPrefix(msg, want) || !strings.Contains(msg+"\n", tc.listing) || strings.Contains(msg, "pull request") {
+				t.Errorf("got\n%s\nwant it to start %q and list %q", msg, want, tc.listing)
+			}
+		})
 	}
 }

@@ -158,7 +158,7 @@ func reviewLocal(ctx context.Context, d *Deps, opts *ReviewOptions) error {
 		if dirty, err := g.Dirty(ctx); err != nil {
 			return err
 		} else if len(dirty) > 0 {
-			return fmt.Errorf("review --fix needs a clean working tree, and %d path(s) have uncommitted or untracked changes (%s): commit or stash them first, or run gh ocdx review without --fix", len(dirty), quoteList(dirty, 3))
+			return fmt.Errorf("review --fix needs a clean working tree, and %s uncommitted or untracked changes (%s): commit or stash them first, or run gh ocdx review without --fix", text.Plural(len(dirty), "path has", "paths have"), quoteList(dirty, 3))
 		}
 	}
 	ch, err := loop.ReadChange(ctx, g, branch, opts.Base)
@@ -299,8 +299,8 @@ func (f *localFixer) Fix(ctx context.Context, req loop.FixRequest) (*fix.Result,
 		commits, _ := f.git.Log(ctx, start)
 		if len(commits) > 0 {
 			stat, _ := f.git.Diffstat(ctx, start)
-			fmt.Fprintf(f.progress, "\nCommits of the fix on %s:\n  %s\n%s\n\n", f.branch, strings.Join(commits, "\n  "), stat)
-			ok, aerr := f.ask.Confirm(fmt.Sprintf("Keep these %d commit(s) on %s?", len(commits), f.branch), true)
+			fmt.Fprint(f.progress, pushPreview("Commits of the fix on "+f.branch, commits, stat))
+			ok, aerr := f.ask.Confirm(fmt.Sprintf("Keep the fix's %s on %s?", text.Plural(len(commits), "commit"), f.branch), true)
 			if aerr != nil {
 				keep, err = false, aerr
 			} else if !ok {
@@ -310,7 +310,7 @@ func (f *localFixer) Fix(ctx context.Context, req loop.FixRequest) (*fix.Result,
 	}
 	if keep {
 		if commits, _ := f.git.Log(ctx, start); len(commits) > 0 {
-			fmt.Fprintf(f.progress, "the fix's %d commit(s) stay on %s; nothing was pushed\n", len(commits), f.branch)
+			fmt.Fprintf(f.progress, "the fix's %s on %s; nothing was pushed\n", text.Plural(len(commits), "commit stays", "commits stay"), f.branch)
 		}
 	} else {
 		if head, herr := f.git.Head(ctx); herr == nil && head != start {
@@ -405,7 +405,7 @@ func renderLocal(res *loop.LocalResult) string {
 		fmt.Fprintf(&b, "- Untracked, not reviewed (names only, contents never sent): %s\n", quoteList(res.Untracked, 10))
 	}
 	if f := res.Fix; f != nil {
-		fmt.Fprintf(&b, "- Fix: %d fixed, %d rejected, %d commit(s), verified %t\n", len(f.Fixed), len(f.Rejected), len(f.Commits), f.Verified)
+		fmt.Fprintf(&b, "- Fix: %d fixed, %d rejected, %s, verified %t\n", len(f.Fixed), len(f.Rejected), text.Plural(len(f.Commits), "commit"), f.Verified)
 	}
 	for _, p := range finding.Priorities {
 		var fs []finding.Finding

@@ -34,7 +34,6 @@ func TestParseReview(t *testing.T) {
 		{args: []string{"--fix"}, tty: true, want: ReviewOptions{Fix: true}},
 		{args: []string{"--fix"}, wantErr: "pass --yes"},
 		{args: []string{"--yes"}, wantErr: "--yes only applies with --fix"},
-		{args: []string{"--json", "nope"}, wantErr: `unknown JSON field "nope"`},
 		{args: []string{"extra"}, wantErr: `unexpected argument "extra"`},
 		{args: []string{"--jq", ".findings[] |"}, wantErr: "invalid --jq expression"},
 		{args: []string{"--base", "--output=x"}, wantErr: "invalid --base"},
@@ -224,7 +223,7 @@ func TestReviewFixCommitsAndNeverPushes(t *testing.T) {
 	if got := lr.repo.RemoteOID(t, "feature"); got != remote {
 		t.Errorf("the remote moved: %s → %s", remote, got)
 	}
-	if !strings.Contains(out, "1 fixed, 0 rejected, 1 commit(s), verified true") {
+	if !strings.Contains(out, "1 fixed, 0 rejected, 1 commit, verified true") {
 		t.Errorf("output:\n%s", out)
 	}
 
@@ -329,7 +328,7 @@ func TestReviewFixDeclinedCommitsNothing(t *testing.T) {
 	if !errors.As(err, &inc) || !strings.Contains(err.Error(), "you declined") {
 		t.Fatalf("got %v\n%s\n%s", err, out, errOut)
 	}
-	if len(ask.asked) != 1 || !strings.Contains(ask.asked[0], "Keep these 1 commit(s) on feature?") || !strings.Contains(errOut.String(), "fix: review findings") {
+	if len(ask.asked) != 1 || !strings.Contains(ask.asked[0], "Keep the fix's 1 commit on feature?") || !strings.Contains(errOut.String(), "fix: review findings") {
 		t.Errorf("asked %q\n%s", ask.asked, errOut)
 	}
 	if head := testkit.Git(t, lr.repo.Clone, "rev-parse", "HEAD"); head != start {

@@ -94,7 +94,7 @@ func parseReviewLoop(d *Deps, args []string) (*ReviewLoopOptions, error) {
 	fs := newFlagSet("review-loop", reviewLoopUsage, reviewLoopHelp)
 	fs.StringVar(&prFlag, "pr", "", "The pull request, as the argument (an alias kept for scripts)")
 	fs.BoolVar(&opts.Yes, "yes", false, "Push fixes without asking (for CI)")
-	fs.BoolVar(&opts.DryRun, "dry-run", false, "Review once and print what would be posted and fixed; post, push and record nothing")
+	fs.BoolVar(&opts.DryRun, "dry-run", false, "Review once and print what would be posted and fixed; post, push and record nothing. The outcome and exit code are the run's after that round (would-fix: it would fix and review again)")
 	fs.BoolVar(&opts.Full, "full", false, "Review the whole PR every round, not only what changed since gh-ocdx's last review, even on a head it already approved")
 	fs.Int64Var(&opts.MaxTokens, "max-tokens", 0, "Stop before a model call that could bring the run's tokens (in and out) past `N`")
 	fs.StringVar(&opts.Verifier, "verifier", "", "Check the findings a single reviewer raised with `PROVIDER/MODEL` for this run (instead of the configuration's verifierModel)")
@@ -248,8 +248,8 @@ func reviewLoop(ctx context.Context, d *Deps, opts *ReviewLoopOptions) error {
 	if !opts.Yes {
 		p := opts.Prompter
 		fixer.Confirm = func(_ context.Context, plan fix.PushPlan) (bool, error) {
-			fmt.Fprintf(d.IO.ErrOut, "\nCommits to push to %s %s:\n  %s\n%s\n\n", plan.Remote, plan.Branch, strings.Join(plan.Commits, "\n  "), plan.Diffstat)
-			ok, err := p.Confirm(fmt.Sprintf("Push %d commit(s) to %s/%s?", len(plan.Commits), plan.Remote, plan.Branch), false)
+			fmt.Fprint(d.IO.ErrOut, pushPreview(fmt.Sprintf("Commits to push to %s %s", plan.Remote, plan.Branch), plan.Commits, plan.Diffstat))
+			ok, err := p.Confirm(fmt.Sprintf("Push %s to %s/%s?", text.Plural(len(plan.Commits), "commit"), plan.Remote, plan.Branch), false)
 			if errors.Is(err, ErrCancelled) {
 				// Ctrl-C at the question keeps the commits local, as "no"
 				// does: the run stays resumable, not failed.
@@ -302,7 +302,8 @@ func reviewLoop(ctx context.Context, d *Deps, opts *ReviewLoopOptions) error {
 	case err != nil:
 		return err
 	case res.Outcome == loop.OutcomeBlocked:
-		return &IncompleteError{Reason: res.Reason, Shown: true} // "run ended, blocked — …"
+		// A run said "run ended, blocked — …"; a dry run ends as it would, said here.
+		return &IncompleteError{Reason: res.Reason, Shown: !res.DryRun}
 	}
 	return nil
 }

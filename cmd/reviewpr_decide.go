@@ -216,7 +216,7 @@ func printInline(d *Deps, cs []reviewpr.Shown) error {
 	if len(cs) == 0 {
 		return nil
 	}
-	fmt.Fprintf(d.IO.Out, "\n── %s\n", plural(len(cs), "inline comment"))
+	fmt.Fprintf(d.IO.Out, "\n── %s\n", text.Plural(len(cs), "inline comment"))
 	for _, c := range cs {
 		fmt.Fprintf(d.IO.Out, "\n%s\n", c.At)
 		for _, part := range c.Parts {

@@ -217,7 +217,7 @@ func suggest(name string, cmds []command) string {
 
 func nounHelp(path, description string, cmds []command) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s\n\nUsage: %s <command> [flags]\n\nCommands:\n", description, path)
+	fmt.Fprintf(&b, "Usage: %s <command> [flags]\n\n%s\n\nCommands:\n", path, description)
 	for _, c := range cmds {
 		fmt.Fprintf(&b, "  %-12s %s\n", c.name, c.summary)
 	}

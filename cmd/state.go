@@ -44,7 +44,13 @@ func runStateShow(_ context.Context, d *Deps, args []string) error {
 	if err != nil {
 		return err
 	}
-	return stateShow(d, opts)
+	stop := d.startPager()
+	err = stateShow(d, opts)
+	stop()
+	if pagerQuit(err) {
+		return nil
+	}
+	return err
 }
 
 func runStateClear(ctx context.Context, d *Deps, args []string) error {
@@ -84,7 +90,20 @@ progress and lease. It answers while a loop runs in another terminal.`)
 	if err := checkStateFlags(fs, prFlag, &o.PR, false, &o.Repo); err != nil {
 		return nil, err
 	}
-	return &o, checkBranchFlag(fs, o.Branch, o.PR, o.Repo)
+	if err := checkBranchFlag(fs, o.Branch, o.PR, o.Repo); err != nil {
+		return nil, err
+	}
+	if o.Export != nil {
+		// One pull request's fields, or the list's: what this output has.
+		fields := jsonFields(state.Summary{})
+		if o.PR > 0 || o.Branch != "" {
+			fields = jsonFields(state.PR{})
+		}
+		if err := o.Export.only(fields); err != nil {
+			return nil, err
+		}
+	}
+	return &o, nil
 }
 
 func parseStateClear(d *Deps, args []string) (*StateClearOptions, error) {
@@ -288,18 +307,11 @@ func stateClear(d *Deps, o *StateClearOptions) error {
 }
 
 func describe(pr state.PR) string {
-	s := plural(len(pr.Runs), "run") + ", " + plural(len(pr.Stuck), "stuck finding")
+	s := text.Plural(len(pr.Runs), "run") + ", " + text.Plural(len(pr.Stuck), "stuck finding")
 	if pr.WIP != nil {
 		s += ", work in progress"
 	}
 	return s
-}
-
-func plural(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return fmt.Sprintf("%d %ss", n, what)
 }
 
 func stamp(t time.Time) string {
@@ -339,6 +351,18 @@ func renderList(w io.Writer, st *state.Store, list []state.Summary) {
 	defer bw.Flush()
 	tw := tabwriter.NewWriter(bw, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "PR\tRUNS\tLAST RUN\tSTATUS\tROUNDS\tSTUCK\tWIP\tLEASE")
+	// Newest first, as gh lists: by the last run's start, those never run last.
+	list = slices.Clone(list)
+	slices.SortStableFunc(list, func(a, b state.Summary) int {
+		var ta, tb time.Time
+		if a.Last != nil {
+			ta = a.Last.Started
+		}
+		if b.Last != nil {
+			tb = b.Last.Started
+		}
+		return tb.Compare(ta)
+	})
 	for _, s := range list {
 		last, stat := "-", "-"
 		if s.Last != nil {
@@ -389,7 +413,7 @@ func renderPR(w io.Writer, st *state.Store, pr state.PR) {
 		if x.UncommittedChanges {
 			item(w, "Uncommitted changes", "yes")
 		}
-		item(w, "Last commit", x.LastCommit)
+		item(w, "Last commit", text.ShortOID(x.LastCommit))
 		item(w, "Verification", verifications(x.Verification))
 		for _, e := range x.Errors {
 			item(w, "Error", strings.TrimSpace(strings.Join([]string{e.Type, e.File, e.Message}, " ")))
@@ -400,15 +424,15 @@ func renderPR(w io.Writer, st *state.Store, pr state.PR) {
 		item(w, "Updated", stamp(x.Updated)+" by run "+x.RunID)
 	}
 
-	fmt.Fprintf(w, "\n## Runs (%d)\n", len(pr.Runs))
-	for _, r := range pr.Runs {
+	fmt.Fprintf(w, "\n## Runs (%d), newest first\n", len(pr.Runs))
+	for _, r := range slices.Backward(pr.Runs) {
 		fmt.Fprintf(w, "\n### Run %s: %s, %s\n\n", r.ID, r.Kind, status(st, r, pr.Lease))
 		fmt.Fprintf(w, "Started %s", stamp(r.Started))
 		if !r.Ended.IsZero() {
 			fmt.Fprintf(w, ", ended %s", stamp(r.Ended))
 		}
 		if r.Resumes > 0 {
-			fmt.Fprintf(w, ", resumed %s", plural(r.Resumes, "time"))
+			fmt.Fprintf(w, ", resumed %s", text.Plural(r.Resumes, "time"))
 		}
 		if r.Reason != "" {
 			fmt.Fprintf(w, ": %s", r.Reason)
@@ -461,7 +485,7 @@ func renderRound(w io.Writer, rd state.Round) {
 			rejected = append(rejected, x.FindingID)
 		}
 		for _, c := range res.Commits {
-			commits = append(commits, c.Sha)
+			commits = append(commits, text.ShortOID(c.Sha))
 		}
 		sub("Fix", string(res.Status))
 		sub("Fixed", strings.Join(res.FixedIDs(), ", "))
@@ -470,7 +494,7 @@ func renderRound(w io.Writer, rd state.Round) {
 	}
 	sub("Stuck", strings.Join(rd.StuckIDs, ", "))
 	if rd.Pushing != "" && !rd.Done(state.PhasePushed) {
-		sub("Pushing, not confirmed (the run stopped during its push)", rd.Pushing)
+		sub("Pushing, not confirmed (the run stopped during its push)", short(rd.Pushing))
 	}
 	for _, c := range rd.Comments {
 		sub("Posted "+c.Kind, c.URL)
@@ -530,11 +554,17 @@ func exportState(d *Deps, e *exporter, v any) error {
 	if err != nil {
 		return err
 	}
+	// Every field asked for, from the record's type, before it is reshaped.
+	if b, err = selectFields(b, e.fields, zeroFields(v)); err != nil {
+		return err
+	}
 	var x any
 	if err := json.Unmarshal(b, &x); err != nil {
 		return err
 	}
-	return e.write(d, outputShapes(x))
+	all := *e
+	all.fields = nil
+	return all.write(d, outputShapes(x))
 }
 
 func outputShapes(x any) any {

@@ -181,17 +181,32 @@ func TestConfigValidateOnline(t *testing.T) {
 	fm.Models("gpt-4.1", "gpt-4.1-mini", "claude-a", "claude-b", "claude-sonnet-4-5", "qwen2.5-coder:latest")
 	fm.ModelPage = 2
 	env.WriteConfig(t, `{
-  "reviewerModels": ["openai/gpt-4.1", "openai/gpt-4.1-typo", "anthropic/claude-sonnet-4-5"],
+  "reviewerModels": ["openai/gpt-4.1", "openai/gpt-4.1-typo", "anthropic/claude-sonnet-4-5", "anthropic/claude-sonet-4-5"],
   "commentsAnalyzerModel": "ollama/qwen2.5-coder",
-  "prFixModel": "openai/gpt-4.1-mini"
+  "prFixModel": "openai/gpt-4.1-mini",
+  "reviewPrModel": "ollama/qwen2.5-codr"
 }`)
 
 	res := env.Run(t, "config", "validate", "--online")
 
+	// One line per model in gh's style, the path once (config validate's
+	// first line), a mistyped name answered with the nearest served one,
+	// and nothing more on stderr: the lines say it.
 	wantCode(t, res, 1)
-	wantContains(t, "stderr", res.Stderr, "1 configured model(s) are not available", `reviewerModels[1] "openai/gpt-4.1-typo": openai`, `serves no model "gpt-4.1-typo"`)
-	wantContains(t, "stdout", res.Stdout, "ok: reviewerModels[0] openai/gpt-4.1", "ok: reviewerModels[2] anthropic/claude-sonnet-4-5", "ok: commentsAnalyzerModel ollama/qwen2.5-coder", "ok: prFixModel openai/gpt-4.1-mini")
-	for _, m := range []string{"gpt-4.1", "gpt-4.1-typo", "claude-sonnet-4-5", "qwen2.5-coder"} {
+	wantContains(t, "stdout", res.Stdout, "\n  ✓ reviewerModels[0] openai/gpt-4.1\n",
+		"\n  X reviewerModels[1] openai/gpt-4.1-typo: openai ("+fm.URL(), `) serves no model "gpt-4.1-typo"; did you mean "gpt-4.1-mini"?`+"\n",
+		"\n  ✓ reviewerModels[2] anthropic/claude-sonnet-4-5\n", "\n  X reviewerModels[3] anthropic/claude-sonet-4-5: anthropic (", `did you mean "claude-sonnet-4-5"?`,
+		"\n  ✓ commentsAnalyzerModel ollama/qwen2.5-coder\n", "\n  ✓ prFixModel openai/gpt-4.1-mini\n",
+		`X reviewPrModel ollama/qwen2.5-codr: ollama (`, `did you mean "qwen2.5-coder"?`)
+	if n := strings.Count(res.Stdout+res.Stderr, env.Vars["OCDX_CONFIG"]); n != 1 {
+		t.Errorf("the path is said %d times, want once:\n%s%s", n, res.Stdout, res.Stderr)
+	}
+	for _, noise := range []string{"ok:", "error:"} {
+		if strings.Contains(res.Stdout+res.Stderr, noise) {
+			t.Errorf("%q in the output:\n%s%s", noise, res.Stdout, res.Stderr)
+		}
+	}
+	for _, m := range []string{"gpt-4.1", "gpt-4.1-typo", "claude-sonnet-4-5", "claude-sonet-4-5", "qwen2.5-coder"} {
 		if n := len(fm.Requests(m)); n != 0 {
 			t.Errorf("%s: %d chat requests; validating must spend no tokens", m, n)
 		}
@@ -224,7 +239,7 @@ func TestLoopDisclosesASampledDiff(t *testing.T) {
 
 	wantCode(t, res, 0)
 	report := lf.bodies()[0]
-	wantContains(t, "review report", report, "**Coverage:** large diff: sampled", "of 40 file(s) whole, 1 cut (`src/file0", "left out (`src/file0", "… and ")
+	wantContains(t, "review report", report, "**Coverage:** large diff: sampled", "of 40 files whole, 1 cut (`src/file0", "left out (`src/file0", "… and ")
 	var out struct {
 		Label  string
 		Rounds []struct {

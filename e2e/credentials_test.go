@@ -94,7 +94,7 @@ func TestAddedTokenNeverConverges(t *testing.T) {
 
 	wantCode(t, res, 3)
 	first := lf.bodies()[0]
-	wantContains(t, "the first review report", first, sec, "P0", "needs_major_work", "fixing 1 finding(s) ("+sec+" P0)")
+	wantContains(t, "the first review report", first, sec, "P0", "needs_major_work", "fixing 1 finding ("+sec+" P0)")
 	wantContains(t, "the outcome", res.Stdout+res.Stderr, sec)
 	for i, r := range lf.fm.Requests("rev-a") {
 		if strings.Contains(string(r.Body), token) {

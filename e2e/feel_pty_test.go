@@ -60,7 +60,7 @@ func TestLoopPushQuestionDefaultsToNo(t *testing.T) {
 	lf.findingRound(cacheBug)
 
 	term := lf.env.StartTerminal(t, "review-loop")
-	term.Expect("Push 1 commit(s) to origin/feature/cache?")
+	term.Expect("Push 1 commit to origin/feature/cache?")
 	term.Expect("(y/N)")
 	term.Send(testkit.Enter)
 	if code := term.Wait(); code != 130 {
@@ -75,7 +75,7 @@ func TestLoopPushQuestionDefaultsToNo(t *testing.T) {
 	lf.approveRound()
 	term = lf.env.StartTerminal(t, "review-loop")
 	term.Expect("your checkout is 1 commit(s) ahead of PR #31's head")
-	term.Expect("Push 1 commit(s) to origin/feature/cache?")
+	term.Expect("Push 1 commit to origin/feature/cache?")
 	term.Send("y\r")
 	if code := term.Wait(); code != 0 {
 		t.Fatalf("exit %d:\n%s", code, term.Screen())

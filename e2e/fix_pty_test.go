@@ -31,7 +31,7 @@ func TestFixConfirmsThePushInATerminal(t *testing.T) {
 			term := s.env.StartTerminal(t, "fix", "--pr", "24", "--findings", s.env.Root+"/payload.json")
 			term.Expect("fix: a is safe now") // the commits are shown
 			term.Expect("a.txt | ")           // with their diffstat
-			term.Expect("Push 1 commit(s) to origin/feature/fix?")
+			term.Expect("Push 1 commit to origin/feature/fix?")
 			term.Send(tc.key)
 			if code := term.Wait(); code != tc.code {
 				t.Fatalf("exit %d, want %d:\n%s", code, tc.code, term.Screen())
@@ -54,8 +54,8 @@ func TestFixConfirmsThePushInATerminal(t *testing.T) {
 			s.wantRemote(t, sha)
 			// The summary and the report count the whole fix, not only
 			// the push.
-			wantContains(t, "stdout", res.Stdout, "verified in 1 attempt(s)", "(3 calls)")
-			wantContains(t, "fix report", s.checkComments(t, 1)[0].Body, "verified in 1 attempt(s)", "3 calls")
+			wantContains(t, "stdout", res.Stdout, "verified in 1 attempt", "(3 calls)")
+			wantContains(t, "fix report", s.checkComments(t, 1)[0].Body, "verified in 1 attempt", "3 calls")
 		})
 	}
 }
@@ -85,7 +85,7 @@ func TestFixAsksToContinueOrRestart(t *testing.T) {
 	term := s.env.StartTerminal(t, "fix", "--pr", "24")
 	term.Expect("An earlier fix of PR #24 stopped at: verification failed")
 	term.Send(testkit.Enter) // continue it
-	term.Expect("Push 4 commit(s)")
+	term.Expect("Push 4 commits")
 	term.Send("y\r")
 	if code := term.Wait(); code != 0 {
 		t.Fatalf("exit %d:\n%s", code, term.Screen())

@@ -14,6 +14,7 @@ import (
 
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/internal/testkit"
+	"github.com/ocdx/gh-ocdx/internal/text"
 	"github.com/ocdx/gh-ocdx/state"
 )
 
@@ -185,7 +186,7 @@ func TestFixEditsCommitsVerifiesAndPushes(t *testing.T) {
 	// Done means done: the state has no WIP left, and a second run finds
 	// the report's tag and the pushed phase.
 	st := s.env.Run(t, "state", "show", "--pr", "24", "--json")
-	if strings.Contains(st.Stdout, `"wip"`) || !strings.Contains(st.Stdout, `"pushed"`) {
+	if !strings.Contains(st.Stdout, `"wip": null`) || !strings.Contains(st.Stdout, `"pushed"`) {
 		t.Errorf("state after the fix:\n%s", st.Stdout)
 	}
 }
@@ -246,7 +247,7 @@ func TestFixStopsAfterThreeFailedVerifications(t *testing.T) {
 	// The PR is told what failed: a fix report with the lists and the
 	// verification table, nothing pushed.
 	body := s.checkComments(t, 1)[0].Body
-	wantContains(t, "fix report", body, "Verification failed after 3 attempt(s): nothing was pushed", "### Fixed (1)", "`"+a+"`", "### Rejected (1)", "`"+b+"`",
+	wantContains(t, "fix report", body, "Verification failed after 3 attempts: nothing was pushed", "### Fixed (1)", "`"+a+"`", "### Rejected (1)", "`"+b+"`",
 		"| command | result | exit code | duration |", "| `sh check.sh` | ✗ failed | 1 |", "boom: a.txt is not fixed (in .)")
 	if strings.Contains(body, s.repo.Clone) {
 		t.Errorf("the report shows where the checkout is on this machine:\n%s", body)
@@ -420,7 +421,7 @@ func TestFixStartOverAfterAKill(t *testing.T) {
 	s.checkComments(t, 1)
 
 	show := s.env.Run(t, "state", "show", "--pr", "24")
-	for _, want := range []string{"fix, abandoned", "restarted by the user", "fix, converged", "  - Fix: pushed", "  - Fixed: " + a, "  - Commits: " + sha} {
+	for _, want := range []string{"fix, abandoned", "restarted by the user", "fix, converged", "  - Fix: pushed", "  - Fixed: " + a, "  - Commits: " + text.ShortOID(sha)} {
 		if !strings.Contains(show.Stdout, want) {
 			t.Errorf("state show lacks %q:\n%s", want, show.Stdout)
 		}

@@ -18,7 +18,7 @@ func TestLoopAsksBeforePushing(t *testing.T) {
 	lf.findingRound(cacheBug)
 
 	term := lf.env.StartTerminal(t, "review-loop")
-	term.Expect("Push 1 commit(s) to origin/feature/cache?")
+	term.Expect("Push 1 commit to origin/feature/cache?")
 	term.Send("n" + testkit.Enter)
 	if code := term.Wait(); code != 130 {
 		t.Fatalf("exit %d, want 130:\n%s", code, term.Screen())

@@ -66,7 +66,7 @@ func TestLoopConvergesAfterOneFix(t *testing.T) {
 	if k := fmt.Sprint(lf.kinds()); k != "[review:1 fix:1 review:2]" {
 		t.Fatalf("comments %s, want review, fix, review", k)
 	}
-	wantContains(t, "round 1 report", lf.bodies()[0], "P1 — critical (1)", cacheBug.id(), "Cache size is not bounded", "fixing 1 finding(s)")
+	wantContains(t, "round 1 report", lf.bodies()[0], "P1 — critical (1)", cacheBug.id(), "Cache size is not bounded", "fixing 1 finding")
 	// The finding is written out on its line, sanitised there.
 	if rv := lf.gh.Reviews(repo, lf.number); len(rv[0].Comments) != 1 {
 		t.Errorf("round 1's inline comments: %+v", rv[0].Comments)
@@ -411,7 +411,7 @@ func TestLoopDryRun(t *testing.T) {
 	res := lf.run("--dry-run", "--json")
 
 	wantCode(t, res, 0)
-	wantContains(t, "stdout", res.Stdout, `"outcome": "dry-run"`, "[REDACTED]", `"wouldFix"`,
+	wantContains(t, "stdout", res.Stdout, `"dryRun": true`, `"outcome": "would-fix"`, "[REDACTED]", `"wouldFix"`,
 		`"wouldPost": "<!-- pr-review-loop-marker -->`, // HTML as it is, not \u003c
 		fmt.Sprintf(`"pr": {
     "number": %d,
@@ -424,9 +424,9 @@ func TestLoopDryRun(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--json", "outcome"}, "{\n  \"outcome\": \"dry-run\"\n}\n"},
+		{[]string{"--json", "outcome"}, "{\n  \"outcome\": \"would-fix\"\n}\n"},
 		{[]string{"--jq", ".rounds[0].counts.p0"}, "1\n"},
-		{[]string{"--template", `{{.pr.number}} {{.outcome}}{{"\n"}}`}, fmt.Sprintf("%d dry-run\n", loopPR)},
+		{[]string{"--template", `{{.pr.number}} {{.outcome}}{{"\n"}}`}, fmt.Sprintf("%d would-fix\n", loopPR)},
 	} {
 		script()
 		res := lf.run(append([]string{"--dry-run"}, tc.args...)...)
@@ -541,7 +541,7 @@ func TestLoopVerificationFailsAfterRetries(t *testing.T) {
 	if k := fmt.Sprint(lf.kinds()); k != "[review:1 fix:1 final:1]" {
 		t.Fatalf("comments %s, want the review report, a fix report, the final comment", k)
 	}
-	wantContains(t, "fix report", lf.bodies()[1], "Verification failed after 3 attempt(s): nothing was pushed", "### Fixed (1)", cacheBug.id(),
+	wantContains(t, "fix report", lf.bodies()[1], "Verification failed after 3 attempts: nothing was pushed", "### Fixed (1)", cacheBug.id(),
 		"| `true` | ✓ passed | 0 |", "| `false` | ✗ failed | 1 |")
 	wantContains(t, "final comment", lf.bodies()[2], `"false" exited 1`)
 	if lf.repo.RemoteOID(t, lf.repo.Head) != lf.start {

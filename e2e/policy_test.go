@@ -93,7 +93,7 @@ func TestLoopReviewersGetTheBasePolicyAndNoIgnoredDiffs(t *testing.T) {
 	if got := out.Rounds[0].PolicyChanged; len(got) != 1 || got[0] != "REVIEW.md" {
 		t.Errorf("policyChanged %v", got)
 	}
-	wantContains(t, "the report", out.WouldPost, "the whole diff (3 file(s)), 2 file(s) ignored",
+	wantContains(t, "the report", out.WouldPost, "the whole diff (3 files), 2 files ignored",
 		"this PR changes `REVIEW.md`; the change takes effect after merge")
 }
 

@@ -43,7 +43,7 @@ func TestReviewLocalChangesWithoutGitHub(t *testing.T) {
 	res := env.Run(t, "review")
 	wantCode(t, res, 3)
 	wantContains(t, "stdout", res.Stdout, "feature against origin/main", "## P1 (1)", "`cache.go:3` **negative cache size**", p1.ComputeID())
-	wantContains(t, "stderr", res.Stderr, "reviewer-1 (ollama/qwen-a): request_changes, 1 findings", "reviewer-2 (ollama/qwen-b): approve, 0 findings")
+	wantContains(t, "stderr", res.Stderr, "reviewer-1 (ollama/qwen-a): request_changes, 1 finding,", "reviewer-2 (ollama/qwen-b): approve, 0 findings")
 
 	// The finding fixed in the working tree: a change, so a new review.
 	testkit.WriteFiles(t, r.Clone, map[string]string{"cache.go": "package cache\n\nvar size = 20\n"})

@@ -119,7 +119,7 @@ func TestSignalAtThePushQuestion(t *testing.T) {
 			lf.findingRound(cacheBug)
 
 			term := lf.env.StartBinaryTerminal(t, "review-loop")
-			term.Expect("Push 1 commit(s) to origin/feature/cache?")
+			term.Expect("Push 1 commit to origin/feature/cache?")
 			term.Signal(sig)
 			if code := term.Wait(); code != 130 {
 				t.Fatalf("exit %d, want 130:\n%s", code, term.Screen())

@@ -98,10 +98,10 @@ type VerifyError struct {
 func (e *VerifyError) Error() string {
 	where := "no commit was made"
 	if n := len(e.Commits); n > 0 {
-		where = fmt.Sprintf("the %d commit(s) stay local on %s and were not pushed", n, e.Branch)
+		where = fmt.Sprintf("the %s local on %s, not pushed", text.Plural(n, "commit stays", "commits stay"), e.Branch)
 	}
-	return fmt.Sprintf("verification failed after %d attempts: %q exited %d; %s. Fix it by hand and push, or run 'gh ocdx fix --continue' to try again",
-		e.Attempts, e.Failed.Command, e.Failed.ExitCode, where)
+	return fmt.Sprintf("verification failed after %s: %q exited %d; %s. Fix it by hand and push, or run 'gh ocdx fix --continue' to try again",
+		text.Plural(e.Attempts, "attempt"), e.Failed.Command, e.Failed.ExitCode, where)
 }
 
 // ResultError: the agent's fix result breaks the contract (a finding not
@@ -389,7 +389,7 @@ func (f *fixer) agent(ctx context.Context, retry *retryInfo, attempt int) (findi
 	r, err := a.Run(ctx, &res)
 	f.out.Usage = f.out.Usage.Add(r.Usage)
 	if ctx.Err() == nil {
-		fmt.Fprintf(o.Progress, "%s: %s, %d calls, %s tokens\n", Role, time.Since(start).Round(100*time.Millisecond), r.Usage.Calls, r.Usage)
+		fmt.Fprintf(o.Progress, "%s: %s, %s, %s tokens\n", Role, time.Since(start).Round(100*time.Millisecond), text.Plural(r.Usage.Calls, "call"), r.Usage)
 	}
 	if err != nil {
 		f.addError("agent", err.Error())
@@ -583,7 +583,7 @@ func (f *fixer) push(ctx context.Context) error {
 	if err := f.record(state.PhasePushing, func(rd *state.Round) { rd.Pushing = head }); err != nil {
 		return err
 	}
-	fmt.Fprintf(o.Progress, "pushing %d commit(s) to %s %s\n", len(commits), o.Remote, o.PR.HeadRefName)
+	fmt.Fprintf(o.Progress, "pushing %s to %s %s\n", text.Plural(len(commits), "commit"), o.Remote, o.PR.HeadRefName)
 	if err := f.repo.Push(ctx, o.Remote, o.PR.HeadRefName, f.reviewed); err != nil {
 		f.addError("push", err.Error())
 		var pe *git.PushError

@@ -96,9 +96,9 @@ func (f *fixer) report() string {
 	failed := slices.ContainsFunc(out.Verification, func(v verify.Result) bool { return !v.OK })
 	switch {
 	case out.Pushed:
-		fmt.Fprintf(&b, "Pushed %d commit(s) to `%s` (head `%s`), verified in %d attempt(s).\n", len(out.Commits), o.PR.HeadRefName, text.ShortOID(out.HeadOID), max(out.Attempts, 1))
+		fmt.Fprintf(&b, "Pushed %s to `%s` (head `%s`), verified in %s.\n", text.Plural(len(out.Commits), "commit"), o.PR.HeadRefName, text.ShortOID(out.HeadOID), text.Plural(max(out.Attempts, 1), "attempt"))
 	case failed:
-		fmt.Fprintf(&b, "**Verification failed after %d attempt(s): nothing was pushed.** The fix agent's commits stay local and unpushed; the failing output is below.\n", max(out.Attempts, 1))
+		fmt.Fprintf(&b, "**Verification failed after %s: nothing was pushed.** The fix agent's commits stay local and unpushed; the failing output is below.\n", text.Plural(max(out.Attempts, 1), "attempt"))
 	default:
 		b.WriteString("No commit to push.\n")
 	}
@@ -143,7 +143,7 @@ func (f *fixer) report() string {
 		b.WriteString("</details>\n")
 	}
 	b.WriteString("\n### Token usage\n")
-	fmt.Fprintf(&b, "- %s (%s): %d calls, %s tokens\n", Role, o.ModelName, out.Usage.Calls, out.Usage)
+	fmt.Fprintf(&b, "- %s (%s): %s, %s tokens\n", Role, o.ModelName, text.Plural(out.Usage.Calls, "call"), out.Usage)
 	return b.String()
 }
 

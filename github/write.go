@@ -167,7 +167,7 @@ func (c *Client) ResolveThreads(ctx context.Context, repo Repo, replies []Thread
 	doc := "mutation ResolveThreads(" + strings.Join(params, ", ") + ") {\n" + strings.Join(fields, "\n") + "\n}"
 	var out map[string]any
 	if err := c.gql.DoWithContext(ctx, doc, vars, &out); err != nil {
-		return c.explainWrite(err, fmt.Sprintf("the resolution of %d review thread(s)", len(replies)), repo)
+		return c.explainWrite(err, fmt.Sprintf("the resolution of %s", text.Plural(len(replies), "review thread")), repo)
 	}
 	return nil
 }

@@ -71,12 +71,20 @@ func AsConfigError(key string, err error) *ConfigError {
 // listTimeout bounds one request of ListModels.
 const listTimeout = 30 * time.Second
 
+// ModelList is what a provider answered it serves.
+type ModelList struct {
+	Names []string // as listed
+	// Has reports whether the provider serves name: one of Names, an
+	// Ollama name without its ":latest" tag, or an Anthropic alias, which
+	// the list does not show but GET /v1/models/{name} resolves.
+	Has func(ctx context.Context, name string) (bool, error)
+}
+
 // ListModels asks a provider which models it serves, without spending
 // tokens: GET /v1/models of OpenAI and OpenAI-compatible servers (Ollama
-// included), and of Anthropic page by page. has(name) also accepts an
-// Ollama name without its ":latest" tag, and an Anthropic alias, which
-// the list does not show but GET /v1/models/{name} resolves.
-func ListModels(ctx context.Context, p Provider, getenv func(string) string) (has func(ctx context.Context, name string) (bool, error), err error) {
+// included), and of Anthropic page by page.
+func ListModels(ctx context.Context, p Provider, getenv func(string) string) (*ModelList, error) {
+	var err error
 	base := p.DefaultURL
 	if v := strings.TrimSpace(getenv(p.BaseURLEnv)); v != "" {
 		base = v
@@ -140,7 +148,7 @@ func ListModels(ctx context.Context, p Provider, getenv func(string) string) (ha
 	default:
 		return nil, fmt.Errorf("provider %q has no client", p.Name)
 	}
-	return func(ctx context.Context, name string) (bool, error) {
+	return &ModelList{Names: names, Has: func(ctx context.Context, name string) (bool, error) {
 		if slices.Contains(names, name) || (p.Name == "ollama" && !strings.Contains(name, ":") && slices.Contains(names, name+":latest")) {
 			return true, nil
 		}
@@ -156,7 +164,7 @@ func ListModels(ctx context.Context, p Provider, getenv func(string) string) (ha
 			return false, nil
 		}
 		return err == nil, err
-	}, nil
+	}}, nil
 }
 
 // getJSON GETs u and decodes a 2xx answer; another answer is an *APIError.

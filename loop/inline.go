@@ -15,6 +15,7 @@ import (
 	"github.com/ocdx/gh-ocdx/fix"
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/internal/redact"
+	"github.com/ocdx/gh-ocdx/internal/text"
 	"github.com/ocdx/gh-ocdx/review"
 	"github.com/ocdx/gh-ocdx/state"
 )
@@ -406,7 +407,7 @@ func (l *loop) postReview(ctx context.Context, n int, pr *github.PullRequest, rr
 	if in.Refused {
 		inline = 0
 	}
-	l.progress("posted the review report of round %d with %d inline comment(s): %s", n, inline, posted.URL)
+	l.progress("posted the review report of round %d with %s: %s", n, text.Plural(inline, "inline comment"), posted.URL)
 	return record(posted.URL)
 }
 
@@ -442,8 +443,8 @@ func (l *loop) resolveFixed(ctx context.Context, n int, pr *github.PullRequest, 
 		return
 	}
 	if err := l.o.GitHub.ResolveThreads(ctx, l.o.Repo, replies); err != nil {
-		l.progress("could not resolve %d fixed thread(s): %v", len(replies), err)
+		l.progress("could not resolve %s: %v", text.Plural(len(replies), "fixed thread"), err)
 		return
 	}
-	l.progress("resolved %d thread(s) of fixed findings", len(replies))
+	l.progress("resolved %s of fixed findings", text.Plural(len(replies), "thread"))
 }

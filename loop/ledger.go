@@ -210,7 +210,7 @@ func (l *loop) rebuild(ctx context.Context) error {
 		return err
 	}
 	if adopted {
-		l.progress("this machine had no record of run %s: took its round %d, %d stuck and %d dismissed finding(s) from %s",
+		l.progress("this machine had no record of run %s: took its round %d, %d stuck and %d dismissed findings from %s",
 			led.Run, led.Round, len(led.With(finding.StatusStuck)), len(led.With(finding.StatusDismissed)), url)
 	}
 	return nil

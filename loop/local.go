@@ -235,7 +235,7 @@ func ReviewLocal(ctx context.Context, o LocalOptions) (*LocalResult, error) {
 		return res, err
 	}
 	if rr.reviewersOK == 0 {
-		reason := fmt.Sprintf("all %d reviewers failed: no credible review; %s", len(o.Reviewers), AllFailedAdvice)
+		reason := everyReviewer(len(o.Reviewers)) + " failed: no credible review; " + AllFailedAdvice
 		return res, l.localEnd(res, rr, OutcomeFailed, reason, errors.New(reason))
 	}
 	stuck := slices.Concat(l.stuck, rr.Stuck)
@@ -244,7 +244,7 @@ func ReviewLocal(ctx context.Context, o LocalOptions) (*LocalResult, error) {
 		return res, l.localEnd(res, rr, OutcomeConverged, "no P0/P1/P2 findings", nil)
 	}
 	if o.Fixer == nil || len(toFix) == 0 {
-		reason := fmt.Sprintf("%d P0–P2 finding(s): %s", len(res.Remaining), idList(res.Remaining))
+		reason := fmt.Sprintf("%s: %s", text.Plural(len(res.Remaining), "P0–P2 finding"), idList(res.Remaining))
 		if len(toFix) == 0 {
 			reason += "; stuck (reported fixed before and back), fix them by hand"
 		}
@@ -287,9 +287,9 @@ func ReviewLocal(ctx context.Context, o LocalOptions) (*LocalResult, error) {
 	}
 	res.Remaining = slices.DeleteFunc(res.Remaining, func(f finding.Finding) bool { return fixed[f.ID] })
 	if len(res.Remaining) == 0 {
-		return res, l.localEnd(res, rr, OutcomeConverged, fmt.Sprintf("%d finding(s) fixed, verified and committed; review again to check the fixes", len(fixed)), nil)
+		return res, l.localEnd(res, rr, OutcomeConverged, fmt.Sprintf("%s fixed, verified and committed; review again to check the fixes", text.Plural(len(fixed), "finding")), nil)
 	}
-	return res, l.localEnd(res, rr, OutcomeBlocked, fmt.Sprintf("%d finding(s) fixed; left: %s", len(fixed), idList(res.Remaining)), nil)
+	return res, l.localEnd(res, rr, OutcomeBlocked, fmt.Sprintf("%s fixed; left: %s", text.Plural(len(fixed), "finding"), idList(res.Remaining)), nil)
 }
 
 // reviewLocal runs the reviewers on the change and aggregates as a round

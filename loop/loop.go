@@ -138,8 +138,9 @@ const (
 	OutcomeConverged = state.OutcomeConverged
 	OutcomeBlocked   = state.OutcomeBlocked
 	OutcomeFailed    = state.OutcomeFailed
-	// OutcomeDryRun: reviewed and verified, nothing posted or pushed.
-	OutcomeDryRun state.RunOutcome = "dry-run"
+	// OutcomeWouldFix: a dry run whose round would go on to fix findings
+	// (the others end as the run would: converged, blocked, failed).
+	OutcomeWouldFix state.RunOutcome = "would-fix"
 	// OutcomeInterrupted: cancelled or declined at the push; the run stays
 	// resumable and is not ended in the state file.
 	OutcomeInterrupted state.RunOutcome = "interrupted"
@@ -150,6 +151,7 @@ type Result struct {
 	PR        PRRef             `json:"pr"`
 	RunID     string            `json:"runId,omitempty"`
 	Resumed   bool              `json:"resumed,omitempty"`
+	DryRun    bool              `json:"dryRun"` // --dry-run: Outcome is what the run would reach; nothing was posted or pushed
 	Outcome   state.RunOutcome  `json:"outcome"`
 	Reason    string            `json:"reason"`
 	Label     string            `json:"label"`             // Outcome as people read it: "converged (partial: reviewer-2 failed)"
@@ -499,7 +501,7 @@ func (l *loop) round(ctx context.Context, n int) (done bool, err error) {
 		l.res.Remaining = slices.DeleteFunc(l.res.Remaining, func(f finding.Finding) bool { return slices.Contains(fixed, f.ID) })
 	}
 	if cur.Threads.Unresolved > 0 {
-		return true, l.end(OutcomeBlocked, fmt.Sprintf("manual resolution required: %d unresolved review thread(s); the code findings were fixed and pushed", cur.Threads.Unresolved))
+		return true, l.end(OutcomeBlocked, fmt.Sprintf("manual resolution required: %s; the code findings were fixed and pushed", text.Plural(cur.Threads.Unresolved, "unresolved review thread")))
 	}
 	return false, nil
 }
@@ -518,14 +520,14 @@ func (l *loop) decide(rr *RoundResult) (outcome state.RunOutcome, reason string,
 	}
 	switch {
 	case rr.reviewersOK == 0:
-		return OutcomeFailed, fmt.Sprintf("all %d reviewers failed: no credible review, no fix attempted; %s", len(l.o.Reviewers), AllFailedAdvice), nil, nil
+		return OutcomeFailed, everyReviewer(len(l.o.Reviewers)) + " failed: no credible review, no fix attempted; " + AllFailedAdvice, nil, nil
 	case rr.Consensus == Approve && len(blocking) == 0 && rr.Threads.Unresolved == 0 && len(rr.Coverage.Unscanned) > 0:
 		// A secret in a file the scan could not read would be approved.
-		return OutcomeBlocked, fmt.Sprintf("blocked: %d file(s) were not scanned for secrets (GitHub sent no patch for them and the PR's commits are not in this clone): check the PR out (gh pr checkout %d) and re-run", len(rr.Coverage.Unscanned), l.o.PR.Number), nil, nil
+		return OutcomeBlocked, fmt.Sprintf("blocked: %s not scanned for secrets (GitHub sent no patch for them and the PR's commits are not in this clone): check the PR out (gh pr checkout %d) and re-run", text.Plural(len(rr.Coverage.Unscanned), "file was", "files were"), l.o.PR.Number), nil, nil
 	case rr.Consensus == Approve && len(blocking) == 0 && rr.Threads.Unresolved == 0:
 		return OutcomeConverged, Qualified(OutcomeConverged, rr) + ": consensus approve, no P0/P1/P2 findings, no unresolved review threads", nil, nil
 	case len(toFix) == 0 && rr.Threads.Unresolved > 0:
-		return OutcomeBlocked, fmt.Sprintf("manual resolution required: %d unresolved review thread(s) and no code findings to fix", rr.Threads.Unresolved), nil, nil
+		return OutcomeBlocked, fmt.Sprintf("manual resolution required: %s and no code findings to fix", text.Plural(rr.Threads.Unresolved, "unresolved review thread")), nil, nil
 	case len(toFix) == 0 && len(stuckNow) > 0:
 		return OutcomeBlocked, "manual intervention required: stuck findings came back after being reported fixed: " + strings.Join(stuckNow, ", "), nil, nil
 	case len(toFix) == 0:
@@ -535,9 +537,9 @@ func (l *loop) decide(rr *RoundResult) (outcome state.RunOutcome, reason string,
 	case rr.N >= l.o.MaxRounds:
 		return OutcomeBlocked, "max rounds reached: remaining " + idList(blocking), nil, nil
 	}
-	next := fmt.Sprintf("fixing %d finding(s) (%s), then round %d", len(toFix), idList(toFix), rr.N+1)
+	next := fmt.Sprintf("fixing %s (%s), then round %d", text.Plural(len(toFix), "finding"), idList(toFix), rr.N+1)
 	if rr.Threads.Unresolved > 0 {
-		next = fmt.Sprintf("fixing %d code finding(s) (%s); then stopping: %d unresolved review thread(s) need manual resolution", len(toFix), idList(toFix), rr.Threads.Unresolved)
+		next = fmt.Sprintf("fixing %s (%s); then stopping: %s manual resolution", text.Plural(len(toFix), "code finding"), idList(toFix), text.Plural(rr.Threads.Unresolved, "unresolved review thread needs", "unresolved review threads need"))
 	}
 	return "", next, toFix, optional
 }
@@ -545,6 +547,15 @@ func (l *loop) decide(rr *RoundResult) (outcome state.RunOutcome, reason string,
 // AllFailedAdvice is what to do when every reviewer failed: their errors
 // are on stderr, each said once.
 const AllFailedAdvice = "check reviewerModels (each model's name, its provider's key and address) with 'gh ocdx config validate --online', then re-run"
+
+// everyReviewer names n reviewers as a whole: "all 3 reviewers", "the
+// reviewer".
+func everyReviewer(n int) string {
+	if n == 1 {
+		return "the reviewer"
+	}
+	return fmt.Sprintf("all %d reviewers", n)
+}
 
 // Qualified is outcome with what weakens it in round rr: reviewers that
 // failed, a diff the reviewers saw only part of
@@ -759,12 +770,12 @@ func (l *loop) recordReview(n int, rr *RoundResult) error {
 		rd.Coverage, _ = json.Marshal(rr.Coverage)
 		rd.FailedRoles, rd.Reports, rd.Usage = nil, nil, nil
 		for _, r := range rr.Roles {
-			sum := fmt.Sprintf("%s, %d findings", r.Conclusion, r.Findings)
+			sum := fmt.Sprintf("%s, %s", r.Conclusion, text.Plural(r.Findings, "finding"))
 			if !r.OK {
 				rd.FailedRoles = append(rd.FailedRoles, r.Role)
 				sum = "failed: " + r.Error
 			} else if r.Role == analyzerName {
-				sum = fmt.Sprintf("%d unresolved threads", r.Findings)
+				sum = text.Plural(r.Findings, "unresolved thread")
 			}
 			rd.Reports = append(rd.Reports, state.Report{Role: r.Role, Model: r.Model, Summary: sum, Full: r.Report})
 			rd.Usage = append(rd.Usage, state.Usage{Role: r.Role, Model: r.Model, InputTokens: r.Usage.Input, CachedTokens: r.Usage.Cached, OutputTokens: r.Usage.Output, CostUSD: rr.Costs[r.Role]})
@@ -993,7 +1004,7 @@ func (l *loop) endErr(outcome state.RunOutcome, reason string, err error) error 
 	l.res.Outcome, l.res.Reason = outcome, reason
 	l.label()
 	recorded := outcome
-	if outcome == OutcomeDryRun || outcome == OutcomeInterrupted {
+	if outcome == OutcomeInterrupted {
 		recorded = "" // the record keeps no such ending
 	}
 	if eerr := l.run.End(recorded, reason); eerr != nil && err == nil {
@@ -1050,10 +1061,18 @@ func (l *loop) dryRun(ctx context.Context) (*Result, error) {
 	}
 	l.res.Rounds = append(l.res.Rounds, rr)
 	cur := &l.res.Rounds[0]
-	_, reason, toFix, _ := l.decide(cur)
+	// The outcome is the one the run would reach after this round (a
+	// script asks "would it converge?"), or OutcomeWouldFix; DryRun says
+	// that nothing happened.
+	outcome, reason, toFix, _ := l.decide(cur)
+	if outcome == "" {
+		outcome = OutcomeWouldFix
+	}
 	cur.Note = reason
-	l.res.Outcome, l.res.Reason = OutcomeDryRun, "dry run: nothing was posted, fixed or recorded; "+reason
+	l.res.DryRun = true
+	l.res.Outcome, l.res.Reason = outcome, "dry run: nothing was posted, fixed or recorded; "+reason
 	l.label()
+	l.res.Label = "dry run: " + l.res.Label
 	in := PlanInline(pr, cur.lines, cur.Findings, inlinePolicy(l.o))
 	cur.Inline = &in
 	l.res.WouldPost = redact.ForComment(finding.Marker + "\n" + finding.Tag("<run>", 1, "review") + "\n" + RenderReview("<run>", l.o.MaxRounds, cur))
@@ -1061,6 +1080,9 @@ func (l *loop) dryRun(ctx context.Context) (*Result, error) {
 	l.res.WouldFix = toFix
 	l.res.Remaining = blockingOf(cur.Findings)
 	l.res.Stuck = append(l.res.Stuck, l.stuck...)
+	if cur.reviewersOK == 0 {
+		return l.res, errors.New(reason) // as the run would fail
+	}
 	return l.res, nil
 }
 

@@ -375,7 +375,7 @@ func TestRunDryRunWritesNothing(t *testing.T) {
 
 	res, err := h.run(t)
 
-	if err != nil || res.Outcome != OutcomeDryRun || len(res.WouldFix) != 1 || !strings.Contains(res.WouldPost, finding.Marker) {
+	if err != nil || res.Outcome != OutcomeWouldFix || !res.DryRun || len(res.WouldFix) != 1 || !strings.Contains(res.WouldPost, finding.Marker) {
 		t.Fatalf("Run = %+v, %v", res, err)
 	}
 	if h.gh.posts != 0 || h.fixer.calls != 0 {
@@ -385,7 +385,7 @@ func TestRunDryRunWritesNothing(t *testing.T) {
 		t.Errorf("a dry run recorded state: %v", err)
 	}
 	sum := RenderSummary(res)
-	for _, want := range []string{"# review-loop: PR #5 — dry-run", "https://x/pull/5", "## Round 1", "P1 1", "## Remaining P0/P1/P2", "## Would post (dry run)", "## Would fix (dry run)", bug.ComputeID()} {
+	for _, want := range []string{"# review-loop: PR #5 — dry run: would-fix", "https://x/pull/5", "## Round 1", "P1 1", "## Remaining P0/P1/P2", "## Would post (dry run)", "## Would fix (dry run)", bug.ComputeID()} {
 		if !strings.Contains(sum, want) {
 			t.Errorf("summary lacks %q:\n%s", want, sum)
 		}

@@ -319,7 +319,7 @@ func (l *loop) runRole(ctx context.Context, r Role, system, task string, tools [
 	st.OK = true
 	switch v := out.(type) {
 	case *finding.ReviewerResult:
-		l.progress("%s (%s): %s, %d findings, %s, %s tokens", r.Name, r.Model, v.Conclusion, len(v.Findings), st.Elapsed, st.Usage)
+		l.progress("%s (%s): %s, %s, %s, %s tokens", r.Name, r.Model, v.Conclusion, text.Plural(len(v.Findings), "finding"), st.Elapsed, st.Usage)
 	default:
 		l.progress("%s (%s): done, %s, %s tokens", r.Name, r.Model, st.Elapsed, st.Usage)
 	}

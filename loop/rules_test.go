@@ -244,7 +244,7 @@ func TestReportsDiscloseCoverage(t *testing.T) {
 	cov := review.Coverage{Files: 30, Whole: 5, Cut: []string{"big`.go"}, LeftOut: 24, LeftOutNames: []string{"a.go", "b.go"}}
 	rr := &RoundResult{N: 1, HeadOID: "0123456789", Consensus: Approve, Coverage: cov,
 		Roles: []RoleStatus{{Role: "reviewer-1", OK: true}, {Role: "reviewer-2"}, {Role: analyzerName, OK: true}}}
-	want := "large diff: sampled — 5 of 30 file(s) whole, 1 cut (`big'.go`), 24 left out (`a.go`, `b.go`, … and 22 more)"
+	want := "large diff: sampled — 5 of 30 files whole, 1 cut (`big'.go`), 24 left out (`a.go`, `b.go`, … and 22 more)"
 	if got := RenderReview("r", 3, rr); !strings.Contains(got, "**Coverage:** "+want) {
 		t.Errorf("review report lacks the coverage %q:\n%s", want, got)
 	}
@@ -259,7 +259,7 @@ func TestReportsDiscloseCoverage(t *testing.T) {
 		}
 	}
 	rr.Coverage = review.Coverage{Files: 2, Whole: 2}
-	if got := RenderReview("r", 3, rr); !strings.Contains(got, "**Coverage:** the whole diff (2 file(s)).") {
+	if got := RenderReview("r", 3, rr); !strings.Contains(got, "**Coverage:** the whole diff (2 files).") {
 		t.Errorf("a whole diff must say so:\n%s", got)
 	}
 }

@@ -161,11 +161,11 @@ func (c Coverage) String() string {
 	}
 	ignored := ""
 	if c.Ignored > 0 {
-		ignored = fmt.Sprintf(", %d file(s) ignored by the ignore globs", c.Ignored)
+		ignored = fmt.Sprintf(", %s ignored by the ignore globs", text.Plural(c.Ignored, "file"))
 	}
 	unscanned := ""
 	if len(c.Unscanned) > 0 {
-		unscanned = fmt.Sprintf("; %d file(s) not scanned for secrets%s, GitHub sent no patch for them: check the PR out (gh pr checkout) and re-run", len(c.Unscanned), quoteNames(c.Unscanned[:min(len(c.Unscanned), MaxCoverageNames)], len(c.Unscanned)))
+		unscanned = fmt.Sprintf("; %s not scanned for secrets%s, GitHub sent no patch for them: check the PR out (gh pr checkout) and re-run", text.Plural(len(c.Unscanned), "file"), quoteNames(c.Unscanned[:min(len(c.Unscanned), MaxCoverageNames)], len(c.Unscanned)))
 	}
 	before := ""
 	if c.SampledBefore != "" {
@@ -173,12 +173,12 @@ func (c Coverage) String() string {
 	}
 	if len(c.Cut) == 0 && c.LeftOut == 0 {
 		if before != "" {
-			return fmt.Sprintf("large diff: sampled — the diff since, whole (%d file(s))%s%s%s", c.Whole, ignored, unscanned, before)
+			return fmt.Sprintf("large diff: sampled — the diff since, whole (%s)%s%s%s", text.Plural(c.Whole, "file"), ignored, unscanned, before)
 		}
-		return fmt.Sprintf("the whole diff (%d file(s))%s%s", c.Whole, ignored, unscanned)
+		return fmt.Sprintf("the whole diff (%s)%s%s", text.Plural(c.Whole, "file"), ignored, unscanned)
 	}
-	s := fmt.Sprintf("large diff: sampled — %d of %d file(s) whole, %d cut%s, %d left out%s%s; the reviewers could read the rest with tools, but may not have%s%s",
-		c.Whole, c.Files, len(c.Cut), quoteNames(c.Cut, len(c.Cut)), c.LeftOut, quoteNames(c.LeftOutNames, c.LeftOut), ignored, unscanned, before)
+	s := fmt.Sprintf("large diff: sampled — %d of %s whole, %d cut%s, %d left out%s%s; the reviewers could read the rest with tools, but may not have%s%s",
+		c.Whole, text.Plural(c.Files, "file"), len(c.Cut), quoteNames(c.Cut, len(c.Cut)), c.LeftOut, quoteNames(c.LeftOutNames, c.LeftOut), ignored, unscanned, before)
 	return s
 }
 

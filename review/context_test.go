@@ -54,7 +54,7 @@ func TestDiffCoverage(t *testing.T) {
 		t.Errorf("left out names %v", c.LeftOutNames)
 	}
 	whole := DiffCoverage(&github.PullRequest{ChangedFiles: 1, Files: pr.Files[:1]}, "diff --git a/dir with space/f00.go b/dir with space/f00.go\n+x\n", false, nil)
-	if whole.Sampled() || whole.Whole != 1 || whole.String() != "the whole diff (1 file(s))" {
+	if whole.Sampled() || whole.Whole != 1 || whole.String() != "the whole diff (1 file)" {
 		t.Errorf("whole diff: %+v %q", whole, whole)
 	}
 }
@@ -72,7 +72,7 @@ func TestNewContextLeavesIgnoredDiffsOutAndUncounted(t *testing.T) {
 		t.Errorf("diff (truncated %v):\n%.300s", rc.DiffTruncated, rc.Diff)
 	}
 	c := DiffCoverage(pr, rc.Diff, rc.DiffTruncated, rc.Ignored)
-	if c.Sampled() || c.Whole != 1 || c.Ignored != 2 || c.LeftOut != 0 || c.String() != "the whole diff (1 file(s)), 2 file(s) ignored by the ignore globs" {
+	if c.Sampled() || c.Whole != 1 || c.Ignored != 2 || c.LeftOut != 0 || c.String() != "the whole diff (1 file), 2 files ignored by the ignore globs" {
 		t.Errorf("coverage %+v: %s", c, c)
 	}
 	list := strings.Join(rc.FileList(), "\n")

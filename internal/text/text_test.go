@@ -85,3 +85,46 @@ func TestThousands(t *testing.T) {
 		}
 	}
 }
+
+func TestPlural(t *testing.T) {
+	for got, want := range map[string]string{
+		Plural(0, "finding"):          "0 findings",
+		Plural(1, "finding"):          "1 finding",
+		Plural(2, "finding"):          "2 findings",
+		Plural(1, "reply", "replies"): "1 reply",
+		Plural(3, "reply", "replies"): "3 replies",
+	} {
+		if got != want {
+			t.Errorf("got %q, want %q", got, want)
+		}
+	}
+}
+
+// A mistyped model name is answered with the nearest listed one, and only
+// a near one.
+func TestClosest(t *testing.T) {
+	names := []string{"gpt-4.1", "gpt-4.1-mini", "o3", "claude-sonnet-4-5"}
+	for typed, want := range map[string]string{
+		"gpt4.1":           "gpt-4.1",
+		"GPT-4.1-mni":      "gpt-4.1-mini",
+		"claude-sonet-4-5": "claude-sonnet-4-5",
+		"gpt-4.1":          "",
+		"llama3":           "",
+		"o4":               "o3",
+	} {
+		if got := Closest(typed, names); got != want {
+			t.Errorf("Closest(%q) = %q, want %q", typed, got, want)
+		}
+	}
+}
+
+func TestWrap(t *testing.T) {
+	got := WrapUsage("gh ocdx review-loop [<number> | <url> | <branch>] [--yes] [--dry-run]", 30, "Usage: ", "  ")
+	want := "Usage: gh ocdx review-loop\n  [<number> | <url> | <branch>]\n  [--yes] [--dry-run]"
+	if got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+	if got := Wrap("one (two three)", 8, "", ""); got != "one (two\nthree)" {
+		t.Errorf("got %q", got)
+	}
+}
