@@ -210,7 +210,8 @@ log="$work/log"
 read -r -a extra <<< "${INPUT_ARGS:-}"
 set +e
 {
-  gh ocdx review-loop "$pr" --yes --json "${extra[@]}" 2>&1 >&3 3>&- | tee "$log" >&2
+  # --json last: a word after it would be read as its fields.
+  gh ocdx review-loop "$pr" --yes "${extra[@]}" --json 2>&1 >&3 3>&- | tee "$log" >&2
   code=${PIPESTATUS[0]}
 } 3> "$out"
 set -e

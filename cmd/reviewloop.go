@@ -179,7 +179,7 @@ func reviewLoop(ctx context.Context, d *Deps, opts *ReviewLoopOptions) error {
 	if n := co.Repo.Ahead(ctx, pr.HeadRefOid); n > 0 {
 		// Unpushed commits, such as a fix whose push was declined: the
 		// run's push question offers them again.
-		d.warn("your checkout is %d commit(s) ahead of PR #%d's head %s: the reviewers read the PR's head, and the next push includes these commits (git log --oneline %s..HEAD)", n, pr.Number, text.ShortOID(pr.HeadRefOid), text.ShortOID(pr.HeadRefOid))
+		d.warn("your checkout is %s ahead of PR #%d's head %s: the reviewers read the PR's head, and the next push includes them (git log --oneline %s..HEAD)", text.Plural(n, "commit"), pr.Number, text.ShortOID(pr.HeadRefOid), text.ShortOID(pr.HeadRefOid))
 	} else if pr.HeadRefOid != co.Head {
 		d.warn("your checkout is at %s but PR #%d's head on GitHub is %s: the reviewers read the PR's head, the fix works on your checkout; pull first (gh pr checkout %d)", text.ShortOID(co.Head), pr.Number, text.ShortOID(pr.HeadRefOid), pr.Number)
 	}

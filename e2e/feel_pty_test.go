@@ -74,7 +74,7 @@ func TestLoopPushQuestionDefaultsToNo(t *testing.T) {
 	// and asks again.
 	lf.approveRound()
 	term = lf.env.StartTerminal(t, "review-loop")
-	term.Expect("your checkout is 1 commit(s) ahead of PR #31's head")
+	term.Expect("your checkout is 1 commit ahead of PR #31's head")
 	term.Expect("Push 1 commit to origin/feature/cache?")
 	term.Send("y\r")
 	if code := term.Wait(); code != 0 {

@@ -78,8 +78,8 @@ func TestNoPRForTheBranchNamesTheVerb(t *testing.T) {
 
 	res := lf.run("--yes")
 
-	wantContains(t, "stderr", res.Stderr, `no open pull request in octo/widgets has the branch "other"`, "or name it (gh ocdx review-loop 24)")
-	if res.Code == 0 || strings.Contains(res.Stderr, "<verb>") {
+	wantContains(t, "stderr", res.Stderr, `no open pull request in octo/widgets has the branch "other"`, "or name the pull request (gh ocdx review-loop <number>)")
+	if res.Code != 1 || strings.Contains(res.Stderr, "<verb>") {
 		t.Errorf("exit %d\n%s", res.Code, res.Stderr)
 	}
 }

@@ -99,7 +99,7 @@ func TestReviewLoopInATerminalSaysEachFactOnce(t *testing.T) {
 	lf.approveRound()
 
 	term := lf.env.StartTerminal(t, "review-loop")
-	term.Expect("Push 1 commit(s) to origin/feature/cache?")
+	term.Expect("Push 1 commit to origin/feature/cache?")
 	term.Send("y" + testkit.Enter)
 	if code := term.Wait(); code != 0 {
 		t.Fatalf("exit %d:\n%s", code, term.Screen())
@@ -185,7 +185,7 @@ func TestReviewLoopCtrlCAtThePushQuestion(t *testing.T) {
 	lf.findingRound(cacheBug)
 
 	term := lf.env.StartTerminal(t, "review-loop")
-	term.Expect("Push 1 commit(s) to origin/feature/cache?")
+	term.Expect("Push 1 commit to origin/feature/cache?")
 	term.Send(testkit.CtrlC)
 	if code := term.Wait(); code != 130 {
 		t.Fatalf("exit %d, want 130:\n%s", code, term.Screen())

@@ -315,7 +315,11 @@ func (l Ledger) Block() string {
 		block := ledgerOpen + string(b) + ledgerClose
 		if len(block) <= MaxLedger || len(l.Findings) == 0 {
 			if l.Dropped > 0 {
-				block = fmt.Sprintf("_gh-ocdx's memory of this PR leaves out its %d oldest closed finding(s) (fixed, resolved or dismissed) to fit in a comment._\n", l.Dropped) + block
+				what := fmt.Sprintf("its %d oldest closed findings", l.Dropped)
+				if l.Dropped == 1 {
+					what = "its oldest closed finding"
+				}
+				block = "_gh-ocdx's memory of this PR leaves out " + what + " (fixed, resolved or dismissed) to fit in a comment._\n" + block
 			}
 			return block
 		}

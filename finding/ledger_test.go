@@ -48,7 +48,7 @@ func TestLedgerBlockKeepsWithinItsSize(t *testing.T) {
 	if got.Findings[0].ID == "QUAL-00000000" || len(got.With(StatusStuck)) != 1 || len(got.With(StatusOpen)) != 1 {
 		t.Errorf("the oldest closed entries should go first, open and stuck stay: %v", got.Findings[:3])
 	}
-	if !strings.Contains(block, fmt.Sprintf("leaves out its %d oldest closed finding(s)", got.Dropped)) {
+	if !strings.Contains(block, fmt.Sprintf("leaves out its %d oldest closed findings", got.Dropped)) {
 		t.Errorf("the block does not say what it left out:\n%s", block[:200])
 	}
 	// 400 entries, a long PR's worth, fit whole.

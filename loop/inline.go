@@ -400,7 +400,7 @@ func (l *loop) postReview(ctx context.Context, n int, pr *github.PullRequest, rr
 		// Not fatal: the threads still say the old values, so the next
 		// round or run replies again.
 		if err := l.o.GitHub.ResolveThreads(ctx, l.o.Repo, in.Updates); err != nil {
-			l.progress("could not reply in %d open thread(s) whose finding changed: %v", len(in.Updates), err)
+			l.progress("could not reply in %s whose finding changed: %v", text.Plural(len(in.Updates), "open thread"), err)
 		}
 	}
 	inline := len(in.Comments)

@@ -464,7 +464,7 @@ func (l *loop) localAgain(res *LocalResult, rd state.Round, runID string, dismis
 	res.Remaining = blockingOf(rr.Findings)
 	res.Outcome, res.Reason = OutcomeConverged, "no P0/P1/P2 findings"
 	if len(res.Remaining) > 0 {
-		res.Outcome, res.Reason = OutcomeBlocked, fmt.Sprintf("%d P0–P2 finding(s): %s", len(res.Remaining), idList(res.Remaining))
+		res.Outcome, res.Reason = OutcomeBlocked, fmt.Sprintf("%s: %s", text.Plural(len(res.Remaining), "P0–P2 finding"), idList(res.Remaining))
 	}
 	res.Label = Qualified(res.Outcome, rr)
 	res.Reason = fmt.Sprintf("already reviewed at %s: %s, %s (nothing changed since; --full reviews it again)", text.ShortOID(rd.HeadOID), res.Outcome, res.Reason)

@@ -423,7 +423,7 @@ func RenderSummary(r *Result) string {
 			for _, x := range f.Fixed {
 				fixed = append(fixed, x.FindingID)
 			}
-			fmt.Fprintf(&b, "- Fix: %d fixed (%s), %d rejected, %d commit(s), verified %t, pushed %t", len(f.Fixed), strings.Join(fixed, ", "), len(f.Rejected), len(f.Commits), f.Verified, f.Pushed)
+			fmt.Fprintf(&b, "- Fix: %d fixed (%s), %d rejected, %s, verified %t, pushed %t", len(f.Fixed), strings.Join(fixed, ", "), len(f.Rejected), text.Plural(len(f.Commits), "commit"), f.Verified, f.Pushed)
 			if f.Pushed {
 				fmt.Fprintf(&b, " → %s", text.ShortOID(f.HeadOID))
 			}

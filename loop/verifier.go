@@ -176,7 +176,7 @@ func (l *loop) verify(ctx context.Context, pr *github.PullRequest, rr *RoundResu
 		return cmp.Or(ctx.Err(), rs.err)
 	}
 	if !rs.OK {
-		l.progress("the verifier failed: the %d finding(s) sent to it stand as the reviewers raised them", len(send))
+		l.progress("the verifier failed: the %s sent to it stand as the reviewers raised them", text.Plural(len(send), "finding"))
 		return nil
 	}
 	// Only an answer about a finding it was sent counts.
@@ -192,7 +192,7 @@ func (l *loop) verify(ctx context.Context, pr *github.PullRequest, rr *RoundResu
 	for _, f := range refuted {
 		st.Refuted = append(st.Refuted, f.ID)
 	}
-	l.progress("verifier (%s): %d of %d finding(s) refuted", v.Model, len(refuted), len(send))
+	l.progress("verifier (%s): %d of %s refuted", v.Model, len(refuted), text.Plural(len(send), "finding"))
 	return nil
 }
 
