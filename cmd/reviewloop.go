@@ -192,7 +192,9 @@ func reviewLoop(ctx context.Context, d *Deps, opts *ReviewLoopOptions) error {
 			return nil, err
 		}
 		if budget != nil {
-			mod.Model = budget.Wrap(mod.Model, cmp.Or(out, llm.DefaultMaxTokens))
+			// Outermost, so that the agents see the budget they draw on
+			// and a call it refuses is never shown as started.
+			return budget.Wrap(mod, cmp.Or(out, llm.DefaultMaxTokens)), nil
 		}
 		return mod, nil
 	}

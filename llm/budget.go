@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"sync"
 )
 
@@ -11,30 +12,62 @@ import (
 // token budget. errors.Is finds it in a *BudgetError.
 var ErrBudget = errors.New("token budget reached")
 
-// BudgetError is the call refused by a Budget, with what was spent.
+// BudgetError is the call, agent or round a Budget refused, with what was
+// spent and what was left.
 type BudgetError struct {
 	Max   int64 // the budget
 	Spent Usage // by the calls made so far
-	Need  int64 // the refused call: its input estimate plus its output cap
+	Need  int64 // what was refused: input estimates plus output caps
+	Left  int64 // what the budget had free: not spent, in flight or reserved
+	// For names what was refused ("round 2", "pr-fix"); "" for one call.
+	For string
 }
 
 func (e *BudgetError) Error() string {
+	if e.For != "" {
+		return fmt.Sprintf("token budget reached: %s needs up to %s tokens, %s left", e.For, Thousands(e.Need), Thousands(max(e.Left, 0)))
+	}
 	return fmt.Sprintf("token budget reached: %d of %d tokens spent (%s); the next call could use up to %d more, so it was not made",
 		e.Spent.Input+e.Spent.Output, e.Max, e.Spent, e.Need)
 }
 
 func (e *BudgetError) Is(target error) bool { return target == ErrBudget }
 
+// Thousands writes n with commas between groups of three digits: 38,400.
+func Thousands(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	neg := n < 0
+	if neg {
+		s = s[1:]
+	}
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	if neg {
+		s = "-" + s
+	}
+	return s
+}
+
 // Budget caps the tokens of every model call of a run, shared by the models
-// it wraps (the reviewers run side by side). A call is made only when the
-// tokens spent, those of the calls in flight, and its own worst case (the
-// input estimate plus the output cap) stay within Max: the budget is never
-// passed, at the price of stopping while some of it is left.
+// it wraps (the reviewers run side by side). The budget is never passed:
+// a call is made only when its worst case (the input estimate plus the
+// output cap) fits in what is neither spent, nor held by calls in flight,
+// nor reserved. What a call did not use is free again when it ends.
+//
+// An Agent whose model draws on a budget (Wrap) holds the worst case of
+// its first call from the start of its run to its end, for its final
+// answer: its other calls are made from what is free, and when the next
+// one does not fit, the agent answers with its tools off instead
+// (docs/architecture.md, Budget and costs). Reserve holds that for several
+// agents at once, all or none, so that a round either starts with every
+// role able to answer or does not start.
 type Budget struct {
 	Max      int64
 	mu       sync.Mutex
 	spent    Usage
 	inFlight int64
+	reserved int64
 }
 
 // NewBudget is a budget of max tokens, input and output together.
@@ -47,10 +80,65 @@ func (b *Budget) Spent() Usage {
 	return b.spent
 }
 
+// free is what no call spent, holds in flight or has reserved; b.mu held.
+func (b *Budget) free() int64 {
+	return b.Max - b.spent.Input - b.spent.Output - b.inFlight - b.reserved
+}
+
 // Wrap returns m, whose calls draw on the budget; maxOutput is its output
 // cap per call.
 func (b *Budget) Wrap(m Model, maxOutput int64) Model {
 	return &budgeted{Model: m, b: b, maxOutput: maxOutput}
+}
+
+// Reserve holds, for each agent whose model draws on b, the worst case of
+// its first call, until its run ends: all of them or, when they do not all
+// fit, none, and a *BudgetError for what says what was needed. Agents are
+// taken in the order given (the configured order of a round's roles).
+func (b *Budget) Reserve(what string, agents ...*Agent) error {
+	needs := make([]int64, len(agents))
+	var total int64
+	for i, a := range agents {
+		bm, ok := a.Model.(*budgeted)
+		if !ok || bm.b != b {
+			continue
+		}
+		req, err := a.first()
+		if err != nil {
+			return err
+		}
+		needs[i] = EstimateInput(req) + bm.maxOutput
+		total += needs[i]
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if left := b.free(); total > left {
+		return &BudgetError{Max: b.Max, Spent: b.spent, Need: total, Left: left, For: what}
+	}
+	b.reserved += total
+	for i, a := range agents {
+		if needs[i] > 0 {
+			a.held = &hold{b: b, n: needs[i]}
+		}
+	}
+	return nil
+}
+
+// hold is tokens of a Budget reserved for one agent's final answer.
+type hold struct {
+	b *Budget
+	n int64
+}
+
+// release gives back what the agent's calls did not take of it.
+func (h *hold) release() {
+	if h == nil {
+		return
+	}
+	h.b.mu.Lock()
+	defer h.b.mu.Unlock()
+	h.b.reserved -= h.n
+	h.n = 0
 }
 
 type budgeted struct {
@@ -59,14 +147,52 @@ type budgeted struct {
 	maxOutput int64
 }
 
+// Chat makes one call if its worst case fits in what is free.
 func (m *budgeted) Chat(ctx context.Context, req Request) (Response, error) {
+	return m.call(ctx, req, nil)
+}
+
+// need is the worst case of req: its input estimate plus the output cap.
+func (m *budgeted) need(req Request) int64 { return EstimateInput(req) + m.maxOutput }
+
+// fits says whether a call of req could be made from what is free, leaving
+// every reservation whole.
+func (m *budgeted) fits(req Request) bool {
+	m.b.mu.Lock()
+	defer m.b.mu.Unlock()
+	return m.need(req) <= m.b.free()
+}
+
+// fitsWith says whether a final call of req could be made with h and what
+// is free.
+func (m *budgeted) fitsWith(req Request, h *hold) bool {
+	m.b.mu.Lock()
+	defer m.b.mu.Unlock()
+	held := int64(0)
+	if h != nil {
+		held = h.n
+	}
+	return m.need(req) <= m.b.free()+held
+}
+
+// call makes one call of req; h, when set, is the agent's reservation,
+// which the call takes first (an agent passes it for its final answer).
+func (m *budgeted) call(ctx context.Context, req Request, h *hold) (Response, error) {
 	b := m.b
-	need := EstimateInput(req) + m.maxOutput
+	need := m.need(req)
 	b.mu.Lock()
-	if total := b.spent.Input + b.spent.Output; total+b.inFlight+need > b.Max {
-		err := &BudgetError{Max: b.Max, Spent: b.spent, Need: need}
+	var taken int64
+	if h != nil {
+		taken = min(need, h.n)
+	}
+	if left := b.free(); need-taken > left {
+		err := &BudgetError{Max: b.Max, Spent: b.spent, Need: need, Left: left + taken}
 		b.mu.Unlock()
 		return Response{}, err
+	}
+	if h != nil {
+		h.n -= taken
+		b.reserved -= taken
 	}
 	b.inFlight += need
 	b.mu.Unlock()

@@ -29,7 +29,9 @@ func TestRunStopsBeforeACallThatCouldPassTheBudget(t *testing.T) {
 	if err != nil {
 		t.Fatalf("a reached budget is an outcome, not an error: %v", err)
 	}
-	if res.Outcome != OutcomeBlocked || !strings.HasPrefix(res.Reason, "token budget reached: ") {
+	// Round 2 does not start: its roles' first calls do not fit in the
+	// 990 tokens left.
+	if res.Outcome != OutcomeBlocked || !strings.HasPrefix(res.Reason, "token budget reached: round 2 needs up to ") || !strings.HasSuffix(res.Reason, " tokens, 990 left") {
 		t.Fatalf("outcome %s: %s", res.Outcome, res.Reason)
 	}
 	if h.reviewer.calls != 1 || h.analyzer.calls != 1 {
