@@ -56,9 +56,10 @@ reviewed to convergence is not reviewed or posted on again (it says
 "already reviewed at <sha>"): --full reviews it anyway. Killed inside its
 fix, the same command resumes the fix.
 
-With --max-tokens (or maxTokens in the configuration) the run stops before
-a model call that could pass the budget: its input estimate plus its output
-cap.
+With --max-tokens (or maxTokens in the configuration) the run never passes
+the budget: a round starts only when every role's answer (input estimate
+plus output cap) fits in what is left, and a fix attempt likewise;
+otherwise the run ends there and says what the round needed.
 
 Exit codes: 0 converged, 1 error, 2 usage, 3 finished without converging
 (max rounds, stuck findings, unresolved threads, review only, verification
@@ -88,7 +89,7 @@ func parseReviewLoop(d *Deps, args []string) (*ReviewLoopOptions, error) {
 	fs.BoolVar(&opts.Yes, "yes", false, "Push fixes without asking (for CI)")
 	fs.BoolVar(&opts.DryRun, "dry-run", false, "Review once and print what would be posted and fixed; post, push and record nothing")
 	fs.BoolVar(&opts.Full, "full", false, "Review the whole PR every round, not only what changed since gh-ocdx's last review, even on a head it already approved")
-	fs.Int64Var(&opts.MaxTokens, "max-tokens", 0, "Stop before a model call that could bring the run's tokens (in and out) past `N`")
+	fs.Int64Var(&opts.MaxTokens, "max-tokens", 0, "Start no round or fix that could bring the run's tokens (in and out) past `N`")
 	fs.repoFlag(&opts.RepoFlag)
 	jf := addJSONFlags(fs, loop.Result{})
 	jf.positional = true

@@ -71,9 +71,9 @@ func (a *Agent) Run(ctx context.Context, out any) (Result, error) {
 	if note == nil {
 		note = NewNote(WIP{}, 0)
 	}
-	// A model that draws on a token budget: the worst case of the first
-	// call is held for the final answer from now on (Budget.Reserve did it
-	// for a round's roles), so the agent is never refused in mid-work.
+	// A model that draws on a token budget: the worst case of the final
+	// answer is held from now on (Budget.Reserve did it for a round's
+	// roles), so the agent is never refused in mid-work.
 	bm, _ := a.Model.(*budgeted)
 	h := a.held
 	a.held = nil
@@ -190,18 +190,22 @@ func (a *Agent) tools() (map[string]Tool, []ToolSpec, error) {
 	return tools, specs, nil
 }
 
-// first is the agent's first request, as Run will send it.
-func (a *Agent) first() (Request, error) {
+// finalInput is the most input tokens the agent's final answer needs
+// with no tool exchange left in it: its first request as the last turn,
+// with the working note grown to its cap. Budget.Reserve holds this, plus
+// the output cap, so the agent can always answer.
+func (a *Agent) finalInput() (int64, error) {
 	_, specs, err := a.tools()
 	if err != nil {
-		return Request{}, err
+		return 0, err
 	}
 	note := a.Note
 	if note == nil {
 		note = NewNote(WIP{}, 0)
 	}
-	req, _ := compose(a.System, a.Task, note, nil, a.contextBudget(), specs, false)
-	return req, nil
+	req, _ := compose(a.System, a.Task, note, nil, a.contextBudget(), specs, true)
+	grow := max(note.cap-len(note.String()), 0)
+	return EstimateInput(req) + int64(grow)/3 + 1, nil
 }
 
 // errCutCall answers a call whose arguments the output cap cut.

@@ -56,8 +56,8 @@ func Thousands(n int64) string {
 // nor reserved. What a call did not use is free again when it ends.
 //
 // An Agent whose model draws on a budget (Wrap) holds the worst case of
-// its first call from the start of its run to its end, for its final
-// answer: its other calls are made from what is free, and when the next
+// its final answer from the start of its run to its end (its first request
+// with tools off and its working note at its cap): its other calls are made from what is free, and when the next
 // one does not fit, the agent answers with its tools off instead
 // (docs/architecture.md, Budget and costs). Reserve holds that for several
 // agents at once, all or none, so that a round either starts with every
@@ -92,7 +92,7 @@ func (b *Budget) Wrap(m Model, maxOutput int64) Model {
 }
 
 // Reserve holds, for each agent whose model draws on b, the worst case of
-// its first call, until its run ends: all of them or, when they do not all
+// its final answer (Agent.finalInput and the output cap), until its run ends: all of them or, when they do not all
 // fit, none, and a *BudgetError for what says what was needed. Agents are
 // taken in the order given (the configured order of a round's roles).
 func (b *Budget) Reserve(what string, agents ...*Agent) error {
@@ -103,11 +103,11 @@ func (b *Budget) Reserve(what string, agents ...*Agent) error {
 		if !ok || bm.b != b {
 			continue
 		}
-		req, err := a.first()
+		in, err := a.finalInput()
 		if err != nil {
 			return err
 		}
-		needs[i] = EstimateInput(req) + bm.maxOutput
+		needs[i] = in + bm.maxOutput
 		total += needs[i]
 	}
 	b.mu.Lock()

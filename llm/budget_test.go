@@ -81,7 +81,7 @@ func (r *reader) Chat(_ context.Context, req Request) (Response, error) {
 }
 
 func budgetAgent(b *Budget, role string, m Model) *Agent {
-	return &Agent{Role: role, Model: b.Wrap(m, 100), System: "You review code.", Task: "Review PR #7. " + strings.Repeat("x", 900),
+	return &Agent{Role: role, Model: b.Wrap(m, 100), System: "You review code.", Task: "Review PR #7. " + strings.Repeat("x", 3000),
 		Tools: []Tool{files(map[string]string{"a.go": strings.Repeat("package a\n", 40)})}}
 }
 
@@ -89,11 +89,11 @@ func TestBudgetReservesARoundAllOrNone(t *testing.T) {
 	b := NewBudget(1000)
 	m := &reader{}
 	agents := []*Agent{budgetAgent(b, "reviewer-1", m), budgetAgent(b, "reviewer-2", m), budgetAgent(b, "comments-analyzer", m)}
-	req, err := agents[0].first()
+	in, err := agents[0].finalInput()
 	if err != nil {
 		t.Fatal(err)
 	}
-	one := EstimateInput(req) + 100
+	one := in + 100
 
 	// The three first calls do not fit in 1,000 tokens: the round does
 	// not start, and no model is called.
@@ -120,8 +120,8 @@ func TestBudgetRoundNeverRefusesARoleAndIsNeverPassed(t *testing.T) {
 	b := NewBudget(0)
 	m := &reader{}
 	agents := []*Agent{budgetAgent(b, "reviewer-1", m), budgetAgent(b, "reviewer-2", m), budgetAgent(b, "comments-analyzer", m)}
-	req, _ := agents[0].first()
-	one := EstimateInput(req) + 100
+	in, _ := agents[0].finalInput()
+	one := in + 100
 	b.Max = 5 * one
 	if err := b.Reserve("round 1", agents...); err != nil {
 		t.Fatal(err)
@@ -159,8 +159,8 @@ func TestBudgetAgentAnswersInsteadOfBeingRefused(t *testing.T) {
 	b := NewBudget(0)
 	m := &reader{}
 	a := budgetAgent(b, "pr-fix", m)
-	req, _ := a.first()
-	b.Max = EstimateInput(req) + 100 + 50
+	in, _ := a.finalInput()
+	b.Max = in + 100 + 50
 	var v verdict
 	if _, err := a.Run(context.Background(), &v); err != nil || v.Conclusion != "approve" {
 		t.Fatalf("%v %+v", err, v)

@@ -44,7 +44,7 @@ func TestRunStopsBeforeACallThatCouldPassTheBudget(t *testing.T) {
 	if k := h.gh.comments; len(k) != 2 || !strings.Contains(k[1].Body, "**Stopped:** token budget reached") {
 		t.Errorf("comments: %d, last:\n%s", len(k), k[len(k)-1].Body)
 	}
-	if s := RenderSummary(res); !strings.Contains(s, "**Tokens:** 44010 of the budget of 45000 spent (44000 in / 10 out) — token budget reached") {
+	if s := RenderSummary(res); !strings.Contains(s, "**Tokens:** 44,010 of the budget of 45,000 spent (44000 in / 10 out)\n") {
 		t.Errorf("summary:\n%s", s)
 	}
 }
