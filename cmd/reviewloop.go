@@ -155,6 +155,11 @@ func reviewLoop(ctx context.Context, d *Deps, opts *ReviewLoopOptions) error {
 		return err
 	}
 	cfg, client, repo, co, pr, canPush := p.cfg, p.client, p.repo, p.co, p.pr, p.canPush
+	if canPush && !opts.DryRun {
+		if err := requireVerify(d, p); err != nil {
+			return err
+		}
+	}
 	if len(co.Dirty) > 0 {
 		if err := resumesItsFix(ctx, d, repo, pr, co); err != nil {
 			return err
