@@ -76,3 +76,33 @@ func commas(n int) string {
 	}
 	return s
 }
+
+// TestLoopBudgetReservesTheFixApart: the fix is a reservation of its own,
+// made when it starts: a round that fits but leaves too little for the
+// fix agent's answer ends the run there, blocked, before the fix model is
+// called, saying what the fix needed; the round's review stays posted.
+func TestLoopBudgetReservesTheFixApart(t *testing.T) {
+	t.Parallel()
+	lf := newLoop(t, nil)
+	lf.env.WriteConfig(t, `{"reviewerModels": ["openai/rev-a"], "commentsAnalyzerModel": "openai/analyzer",
+  "prFixModel": "ollama/fixer", "verify": ["true"], "outputTokens": {"prFixModel": 60000}}`)
+	lf.fm.Script("rev-a", reviewerReply("reviewer-1", "request_changes", cacheBug))
+	lf.fm.Script("analyzer", analyzerReply())
+	res := lf.run("--yes", "--max-tokens", "200")
+	m := reRoundNeeds.FindStringSubmatch(res.Stderr)
+	if res.Code != 3 || m == nil {
+		t.Fatalf("exit %d, stderr:\n%s", res.Code, res.Stderr)
+	}
+	budget := strings.ReplaceAll(m[1], ",", "") // exactly round 1
+
+	res = lf.run("--yes", "--max-tokens", budget)
+
+	wantCode(t, res, 3)
+	wantContains(t, "stdout", res.Stdout, "token budget reached: pr-fix needs up to ")
+	if lf.fix.Count() != 0 {
+		t.Errorf("the fix model was called %d times", lf.fix.Count())
+	}
+	if k := strings.Join(lf.kinds(), " "); k != "review:1 final:1" {
+		t.Errorf("posted %s, want the review and the final comment", k)
+	}
+}
