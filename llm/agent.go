@@ -97,30 +97,41 @@ func (a *Agent) Run(ctx context.Context, out any) (Result, error) {
 	for call := 1; call <= maxIters; call++ {
 		final := call == maxIters || answerNow
 		req, start := compose(a.System, a.Task, note, hist, budget, specs, final)
-		if bm != nil && !final && !bm.fits(req) {
-			answerNow, final = true, true
-			req, start = compose(a.System, a.Task, note, hist, budget, specs, final)
-		}
-		if bm != nil && final {
-			// The final answer draws on the held tokens; the oldest
-			// exchanges are left out as far as it takes to fit them (the
-			// working note keeps what was done).
-			for start < len(hist) && !bm.fitsWith(req, h) {
-				var from int
-				req, from = compose(a.System, a.Task, note, hist[start+1:], budget, specs, final)
-				start += 1 + from
-			}
-		}
-		hist = hist[start:]
 		var resp Response
-		if bm != nil {
-			var mine *hold
-			if final {
-				mine = h
-			}
-			resp, err = bm.call(ctx, req, mine)
-		} else {
+		if bm == nil {
+			hist = hist[start:]
 			resp, err = a.Model.Chat(ctx, req)
+		} else {
+			var taken int64
+			var berr *BudgetError
+			if !final {
+				if taken, berr = bm.take(req, nil); berr != nil {
+					// No room for another call with tools: answer now.
+					answerNow, final = true, true
+					req, start = compose(a.System, a.Task, note, hist, budget, specs, final)
+				}
+			}
+			if final {
+				// The final answer draws on the held tokens first; the
+				// oldest exchanges are left out as far as it takes to fit
+				// (the working note keeps what was done). Without any it
+				// fits the hold alone (Agent.finalInput).
+				for {
+					if taken, berr = bm.take(req, h); berr == nil || start >= len(hist) {
+						break
+					}
+					var from int
+					req, from = compose(a.System, a.Task, note, hist[start+1:], budget, specs, final)
+					start += 1 + from
+				}
+			}
+			hist = hist[start:]
+			if berr != nil {
+				err = berr
+			} else {
+				resp, err = bm.Model.Chat(ctx, req)
+				bm.settle(taken, resp, err)
+			}
 		}
 		if err == nil || resp.Usage.Calls > 0 { // an answer cut by the output cap was paid for too
 			res.PerCall = append(res.PerCall, resp.Usage)

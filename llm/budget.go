@@ -155,50 +155,34 @@ func (m *budgeted) Chat(ctx context.Context, req Request) (Response, error) {
 // need is the worst case of req: its input estimate plus the output cap.
 func (m *budgeted) need(req Request) int64 { return EstimateInput(req) + m.maxOutput }
 
-// fits says whether a call of req could be made from what is free, leaving
-// every reservation whole.
-func (m *budgeted) fits(req Request) bool {
-	m.b.mu.Lock()
-	defer m.b.mu.Unlock()
-	return m.need(req) <= m.b.free()
-}
-
-// fitsWith says whether a final call of req could be made with h and what
-// is free.
-func (m *budgeted) fitsWith(req Request, h *hold) bool {
-	m.b.mu.Lock()
-	defer m.b.mu.Unlock()
-	held := int64(0)
-	if h != nil {
-		held = h.n
-	}
-	return m.need(req) <= m.b.free()+held
-}
-
-// call makes one call of req; h, when set, is the agent's reservation,
-// which the call takes first (an agent passes it for its final answer).
-func (m *budgeted) call(ctx context.Context, req Request, h *hold) (Response, error) {
+// take holds the worst case of req for a call about to be made, from what
+// is free and, for an agent's final answer, from h first; in one step, so
+// that agents side by side never both count on the same tokens. Nothing is
+// taken when it does not fit: the *BudgetError says what was missing.
+func (m *budgeted) take(req Request, h *hold) (int64, *BudgetError) {
 	b := m.b
 	need := m.need(req)
 	b.mu.Lock()
-	var taken int64
+	defer b.mu.Unlock()
+	var fromHold int64
 	if h != nil {
-		taken = min(need, h.n)
+		fromHold = min(need, h.n)
 	}
-	if left := b.free(); need-taken > left {
-		err := &BudgetError{Max: b.Max, Spent: b.spent, Need: need, Left: left + taken}
-		b.mu.Unlock()
-		return Response{}, err
+	if left := b.free(); need-fromHold > left {
+		return 0, &BudgetError{Max: b.Max, Spent: b.spent, Need: need, Left: left + fromHold}
 	}
 	if h != nil {
-		h.n -= taken
-		b.reserved -= taken
+		h.n -= fromHold
+		b.reserved -= fromHold
 	}
 	b.inFlight += need
-	b.mu.Unlock()
+	return need, nil
+}
 
-	resp, err := m.Model.Chat(ctx, req)
-
+// settle ends a call that took need: what it used is spent, the rest is
+// free again.
+func (m *budgeted) settle(need int64, resp Response, err error) {
+	b := m.b
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.inFlight -= need
@@ -209,6 +193,16 @@ func (m *budgeted) call(ctx context.Context, req Request, h *hold) (Response, er
 		// A server that reports no usage is charged the worst case.
 		b.spent = b.spent.Add(Usage{Calls: 1, Input: need - m.maxOutput, Output: m.maxOutput})
 	}
+}
+
+// call makes one call of req if it fits (see take).
+func (m *budgeted) call(ctx context.Context, req Request, h *hold) (Response, error) {
+	need, berr := m.take(req, h)
+	if berr != nil {
+		return Response{}, berr
+	}
+	resp, err := m.Model.Chat(ctx, req)
+	m.settle(need, resp, err)
 	return resp, err
 }
 
