@@ -140,7 +140,8 @@ func configInit(d *Deps, opts *ConfigInitOptions) error {
 		fmt.Fprintf(&b, "     %s models need no key.\n", strings.Join(keyless, ", "))
 	}
 	if len(verifyCmds) > 0 {
-		fmt.Fprintf(&b, "  3. Check the %s. They apply in every repository whose %s sets no \"verify\"; commit them there as {\"verify\": [...]} to share them.\n", verifySaid, config.RepoFile)
+		fmt.Fprintf(&b, "  3. Check the verify commands, %s: %s. They apply in every repository whose %s sets no \"verify\"; commit them there as {\"verify\": [...]} to share them.\n",
+			verifySaid, strings.Join(verifyCmds, "; "), config.RepoFile)
 	} else {
 		fmt.Fprintf(&b, "  3. Add \"verify\": the commands that check a fix before it is pushed (%s); fix and review-loop push nothing without them. A repository's %s can set them too.\n", verifySaid, config.RepoFile)
 	}
@@ -303,14 +304,15 @@ func showMarkdown(d *Deps, c *config.Config) string {
 		}
 		fmt.Fprintf(&b, "Output caps (outputTokens), in tokens per answer: %s; other roles %d.\n", strings.Join(caps, ", "), llm.DefaultMaxTokens)
 	}
-	b.WriteString("\n## Verify\n\nCommands run before a fix is pushed, ")
+	b.WriteString("\n## Verify\n\n")
 	switch from := verifyFrom(c); {
 	case len(c.Verify) == 0:
-		b.WriteString("none: fix and review-loop push nothing until `verify` is set here or in the repository's `.ocdx.json`.\n")
+		b.WriteString("None: fix and review-loop push nothing until `verify` is set in this file or in the repository's `.ocdx.json`.\n")
 	case from == c.Path:
+		b.WriteString("Commands run before a fix is pushed, ")
 		b.WriteString("from the configuration:\n\n")
 	default:
-		fmt.Fprintf(&b, "from `%s` (%s):\n\n", from, worktreePolicy)
+		fmt.Fprintf(&b, "Commands run before a fix is pushed, from `%s` (%s):\n\n", from, worktreePolicy)
 	}
 	for _, v := range c.Verify {
 		fmt.Fprintf(&b, "- `%s`\n", v)

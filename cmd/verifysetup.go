@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -20,7 +19,8 @@ import (
 
 // initVerify chooses the verify commands config init writes: those the
 // repository at workDir suggests (confirmed in a terminal), else those the
-// user types in a terminal, else none. said tells the user what was chosen.
+// user types in a terminal, else none. said is where they came from, or
+// why there are none.
 func initVerify(d *Deps, ask Prompter, workDir string) (cmds []string, said string, err error) {
 	root := findRepoRoot(workDir)
 	var det config.Detected
@@ -30,7 +30,7 @@ func initVerify(d *Deps, ask Prompter, workDir string) (cmds []string, said stri
 	if len(det.Commands) > 0 {
 		from := strings.Join(det.From, ", ")
 		if ask == nil {
-			return det.Commands, fmt.Sprintf("verify, from this repository's %s: %s", from, strings.Join(det.Commands, "; ")), nil
+			return det.Commands, "taken from this repository's " + from, nil
 		}
 		fmt.Fprintf(d.IO.ErrOut, "This repository's %s suggest these commands to check a fix before it is pushed:\n  %s\n", from, strings.Join(det.Commands, "\n  "))
 		ok, err := ask.Confirm("Use them?", true)
@@ -38,11 +38,11 @@ func initVerify(d *Deps, ask Prompter, workDir string) (cmds []string, said stri
 			return nil, "", err
 		}
 		if ok {
-			return det.Commands, fmt.Sprintf("verify, from this repository's %s: %s", from, strings.Join(det.Commands, "; ")), nil
+			return det.Commands, "taken from this repository's " + from, nil
 		}
 	}
 	if ask == nil {
-		return nil, "no verify commands: none found here (no Makefile, go.mod, package.json, Cargo.toml or pyproject.toml)", nil
+		return nil, "none found here: no Makefile target, go.mod, package.json script, Cargo.toml or pyproject.toml tool names any", nil
 	}
 	fmt.Fprintln(d.IO.ErrOut, "Which commands check a change in your repositories before gh-ocdx pushes a fix (its linters, its tests)? One per line, as you would type it, without a shell; an empty line ends.")
 	for len(cmds) < 10 {
@@ -61,9 +61,9 @@ func initVerify(d *Deps, ask Prompter, workDir string) (cmds []string, said stri
 		cmds = append(cmds, c)
 	}
 	if len(cmds) == 0 {
-		return nil, "no verify commands", nil
+		return nil, "none given", nil
 	}
-	return cmds, "verify: " + strings.Join(cmds, "; "), nil
+	return cmds, "as you gave them", nil
 }
 
 // verifyProblems says, for each command that cannot start here, why: its
@@ -144,8 +144,7 @@ func requireVerify(d *Deps, p *prepared) error {
 func setVerifyHint(c *config.Config, root, baseRef string, d *Deps) string {
 	example := `["make test"]`
 	if det := config.DetectVerify(root); len(det.Commands) > 0 {
-		b, _ := json.Marshal(det.Commands)
-		example = string(b) + " (what this repository's " + strings.Join(det.From, ", ") + " suggest)"
+		example = config.VerifyJSON(det.Commands) + " (what this repository's " + strings.Join(det.From, ", ") + " suggest)"
 	}
 	repo := "the repository's " + config.RepoFile
 	if baseRef != "" {

@@ -169,9 +169,19 @@ func InitFile(commands []string) string {
 	if len(commands) == 0 {
 		return strings.Replace(Example, line, "", 1)
 	}
-	var list bytes.Buffer
-	enc := json.NewEncoder(&list)
-	enc.SetEscapeHTML(false) // "make lint && make test" as written
-	_ = enc.Encode(commands)
-	return strings.Replace(Example, line, `  "verify": `+strings.ReplaceAll(strings.TrimSpace(list.String()), `","`, `", "`)+",\n", 1)
+	return strings.Replace(Example, line, `  "verify": `+VerifyJSON(commands)+",\n", 1)
+}
+
+// VerifyJSON writes commands as a configuration's "verify" value:
+// ["make lint", "make test"].
+func VerifyJSON(commands []string) string {
+	quoted := make([]string, len(commands))
+	for i, c := range commands {
+		var b bytes.Buffer
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(false) // "make lint && make test" as written
+		_ = enc.Encode(c)
+		quoted[i] = strings.TrimSpace(b.String())
+	}
+	return "[" + strings.Join(quoted, ", ") + "]"
 }

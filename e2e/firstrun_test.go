@@ -43,7 +43,7 @@ func TestFirstRunConfigInitProposesTheRepositorysCommands(t *testing.T) {
 	if !strings.Contains(string(data), `"verify": ["go vet ./...", "go test ./..."],`) || strings.Contains(string(data), "\"dx ") {
 		t.Errorf("wrote:\n%s", data)
 	}
-	wantContains(t, "stdout", res.Stdout, "from this repository's go.mod: go vet ./...; go test ./...")
+	wantContains(t, "stdout", res.Stdout, "Check the verify commands, taken from this repository's go.mod: go vet ./...; go test ./...")
 	res = env.RunBinary(t, "config", "validate")
 	wantCode(t, res, 0)
 
