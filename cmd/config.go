@@ -309,8 +309,7 @@ func showMarkdown(d *Deps, c *config.Config) string {
 	case len(c.Verify) == 0:
 		b.WriteString("None: fix and review-loop push nothing until `verify` is set in this file or in the repository's `.ocdx.json`.\n")
 	case from == c.Path:
-		b.WriteString("Commands run before a fix is pushed, ")
-		b.WriteString("from the configuration:\n\n")
+		b.WriteString("Commands run before a fix is pushed, from the configuration:\n\n")
 	default:
 		fmt.Fprintf(&b, "Commands run before a fix is pushed, from `%s` (%s):\n\n", from, worktreePolicy)
 	}

@@ -65,14 +65,18 @@ func TestFirstRunConfigInitProposesTheRepositorysCommands(t *testing.T) {
 	}
 }
 
-// TestFirstRunConfigInitAsksOnATerminal: with nothing to detect, config
-// init asks for the commands in a terminal and writes what was typed.
+// TestFirstRunConfigInitAsksOnATerminal: in a terminal, config init
+// proposes what the repository names; declined (or with nothing found), it
+// asks for the commands and writes what was typed.
 func TestFirstRunConfigInitAsksOnATerminal(t *testing.T) {
 	t.Parallel()
 	env := testkit.NewEnv(t)
-	inRepo(t, env, map[string]string{"README.md": "# w\n"})
+	inRepo(t, env, map[string]string{"go.mod": "module example.com/w\n"})
 
 	term := env.StartTerminal(t, "config", "init")
+	term.Expect("go vet ./...")
+	term.Expect("Use them?")
+	term.Send("n" + testkit.Enter)
 	term.Expect("Verify command 1:")
 	term.Send("make check" + testkit.Enter)
 	term.Expect("Verify command 2:")

@@ -57,11 +57,12 @@ func Thousands(n int64) string {
 //
 // An Agent whose model draws on a budget (Wrap) holds the worst case of
 // its final answer from the start of its run to its end (its first request
-// with tools off and its working note at its cap): its other calls are made from what is free, and when the next
-// one does not fit, the agent answers with its tools off instead
-// (docs/architecture.md, Budget and costs). Reserve holds that for several
-// agents at once, all or none, so that a round either starts with every
-// role able to answer or does not start.
+// with tools off and its working note at its cap): its other calls are
+// made from what is free, and when the next one does not fit, the agent
+// answers with its tools off instead (docs/architecture.md, Budget and
+// costs). Reserve holds that for several agents at once, all or none, so
+// that a round either starts with every role able to answer or does not
+// start.
 type Budget struct {
 	Max      int64
 	mu       sync.Mutex
@@ -92,9 +93,10 @@ func (b *Budget) Wrap(m Model, maxOutput int64) Model {
 }
 
 // Reserve holds, for each agent whose model draws on b, the worst case of
-// its final answer (Agent.finalInput and the output cap), until its run ends: all of them or, when they do not all
-// fit, none, and a *BudgetError for what says what was needed. Agents are
-// taken in the order given (the configured order of a round's roles).
+// its final answer (Agent.finalInput and the output cap) until its run
+// ends: for all of them or, when they do not all fit, for none, and a
+// *BudgetError naming what (e.g. "round 2") says what was needed and what
+// was left. The agents are given in a round's configured order.
 func (b *Budget) Reserve(what string, agents ...*Agent) error {
 	needs := make([]int64, len(agents))
 	var total int64
@@ -149,7 +151,13 @@ type budgeted struct {
 
 // Chat makes one call if its worst case fits in what is free.
 func (m *budgeted) Chat(ctx context.Context, req Request) (Response, error) {
-	return m.call(ctx, req, nil)
+	need, berr := m.take(req, nil)
+	if berr != nil {
+		return Response{}, berr
+	}
+	resp, err := m.Model.Chat(ctx, req)
+	m.settle(need, resp, err)
+	return resp, err
 }
 
 // need is the worst case of req: its input estimate plus the output cap.
@@ -193,17 +201,6 @@ func (m *budgeted) settle(need int64, resp Response, err error) {
 		// A server that reports no usage is charged the worst case.
 		b.spent = b.spent.Add(Usage{Calls: 1, Input: need - m.maxOutput, Output: m.maxOutput})
 	}
-}
-
-// call makes one call of req if it fits (see take).
-func (m *budgeted) call(ctx context.Context, req Request, h *hold) (Response, error) {
-	need, berr := m.take(req, h)
-	if berr != nil {
-		return Response{}, berr
-	}
-	resp, err := m.Model.Chat(ctx, req)
-	m.settle(need, resp, err)
-	return resp, err
 }
 
 // EstimateInput is a generous estimate of a request's input tokens: one
