@@ -176,7 +176,9 @@ func (m *budgeted) take(req Request, h *hold) (int64, *BudgetError) {
 	if h != nil {
 		fromHold = min(need, h.n)
 	}
-	if left := b.free(); need-fromHold > left {
+	// What the hold covers needs nothing free: a server that reported more
+	// than estimated can leave less than nothing free, never take a hold.
+	if left := b.free(); need > fromHold && need-fromHold > left {
 		return 0, &BudgetError{Max: b.Max, Spent: b.spent, Need: need, Left: left + fromHold}
 	}
 	if h != nil {
