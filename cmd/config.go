@@ -48,13 +48,22 @@ func loadConfigFor(d *Deps, uses func(key string) bool) (*config.Config, error) 
 	return c, nil
 }
 
-// ConfigInitOptions are the parsed arguments of config init (none yet).
-type ConfigInitOptions struct{}
+// ConfigInitOptions are the parsed arguments of config init.
+type ConfigInitOptions struct {
+	WorkDir  string   // its repository suggests the verify commands
+	Prompter Prompter // nil: no terminal, nothing is asked
+}
 
-func runConfigInit(_ context.Context, d *Deps, args []string) error {
+func runConfigInit(ctx context.Context, d *Deps, args []string) error {
 	opts, err := parseConfigInit(d, args)
 	if err != nil {
 		return err
+	}
+	if opts.WorkDir, err = d.workDir(); err != nil {
+		return err
+	}
+	if d.IO.CanPrompt() {
+		opts.Prompter = d.prompter(ctx)
 	}
 	return configInit(d, opts)
 }
@@ -64,31 +73,45 @@ func parseConfigInit(d *Deps, args []string) (*ConfigInitOptions, error) {
 		`Write an example configuration to $OCDX_CONFIG, else
 $XDG_CONFIG_HOME/gh-ocdx/config.json (default ~/.config/gh-ocdx/config.json),
 then tell what to edit and which credentials to export. An existing file is
-never overwritten.`)
+never overwritten.
+
+Its verify commands, which check a fix before it is pushed, are the ones the
+current repository names: its Makefile's lint, test, check and build targets,
+else go vet and go test for go.mod, package.json's lint, test and build
+scripts (with the package manager of its lockfile), cargo clippy and cargo
+test for Cargo.toml, pyproject.toml's ruff, mypy and pytest. In a terminal
+they are proposed first, and asked for when nothing names any.`)
 	if err := fs.parse(d, args, 0); err != nil {
 		return nil, err
 	}
 	return &ConfigInitOptions{}, nil
 }
 
-func configInit(d *Deps, _ *ConfigInitOptions) error {
+func configInit(d *Deps, opts *ConfigInitOptions) error {
 	loc, err := config.Locate(d.Getenv)
 	if err != nil {
 		return err
 	}
 	path := loc.Preferred
+	if _, err := os.Lstat(path); err == nil {
+		return existingConfig(path) // before asking anything
+	}
+	verifyCmds, verifySaid, err := initVerify(d, opts.Prompter, opts.WorkDir)
+	if err != nil {
+		return err
+	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return fmt.Errorf("cannot create the configuration directory: %w", err)
 	}
 	// O_EXCL: refuse to overwrite, even a file created since we looked.
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if errors.Is(err, fs.ErrExist) {
-		return fmt.Errorf("a configuration already exists at %s and was left as it is; see it with 'gh ocdx config show', check it with 'gh ocdx config validate', or delete it first to start over", path)
+		return existingConfig(path)
 	}
 	if err != nil {
 		return fmt.Errorf("cannot create the configuration: %w", err)
 	}
-	_, err = f.WriteString(config.Example)
+	_, err = f.WriteString(config.InitFile(verifyCmds))
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
@@ -117,12 +140,22 @@ func configInit(d *Deps, _ *ConfigInitOptions) error {
 	if len(keyless) > 0 {
 		fmt.Fprintf(&b, "     %s models need no key.\n", strings.Join(keyless, ", "))
 	}
-	b.WriteString("  3. Check it: gh ocdx config validate\n")
+	if len(verifyCmds) > 0 {
+		fmt.Fprintf(&b, "  3. Check the verify commands, %s: %s. They apply in every repository whose %s sets no \"verify\"; commit them there as {\"verify\": [...]} to share them.\n",
+			verifySaid, strings.Join(verifyCmds, "; "), config.RepoFile)
+	} else {
+		fmt.Fprintf(&b, "  3. Add \"verify\": the commands that check a fix before it is pushed (%s); fix and review-loop push nothing without them. A repository's %s can set them too.\n", verifySaid, config.RepoFile)
+	}
+	b.WriteString("  4. Check it: gh ocdx config validate\n")
 	if loc.Legacy {
 		fmt.Fprintf(&b, "\nThe legacy configuration %s is no longer read now that this file exists; copy its models here.\n", loc.Path)
 	}
 	fmt.Fprint(d.IO.Out, b.String())
 	return nil
+}
+
+func existingConfig(path string) error {
+	return fmt.Errorf("a configuration already exists at %s and was left as it is; see it with 'gh ocdx config show', check it with 'gh ocdx config validate', or delete it first to start over", path)
 }
 
 // ConfigShowOptions are the parsed arguments of config show.
@@ -194,7 +227,7 @@ type configJSON struct {
 	AllowApprove          bool                    `json:"allowApprove"`
 	OutputTokens          map[string]int64        `json:"outputTokens,omitempty"` // the roles with their own output cap
 	Verify                []string                `json:"verify"`
-	VerifyFrom            string                  `json:"verifyFrom"` // the file verify came from; "" for the default
+	VerifyFrom            string                  `json:"verifyFrom"` // the file verify came from; "" when there is none
 	Defaults              []string                `json:"defaults"`   // keys absent from the file, filled with defaults
 	MaxTokens             int64                   `json:"maxTokens,omitempty"`
 	Prices                map[string]config.Price `json:"prices,omitempty"`
@@ -215,7 +248,7 @@ func showJSON(d *Deps, c *config.Config) configJSON {
 		ReviewPRModel:         c.ReviewPR.String(),
 		AllowApprove:          c.AllowApprove,
 		OutputTokens:          c.OutputTokens,
-		Verify:                c.Verify,
+		Verify:                append([]string{}, c.Verify...),
 		VerifyFrom:            verifyFrom(c),
 		Defaults:              append([]string{}, c.Defaults...),
 		MaxTokens:             c.MaxTokens,
@@ -282,14 +315,14 @@ func showMarkdown(d *Deps, c *config.Config) string {
 		}
 		fmt.Fprintf(&b, "Output caps (outputTokens), in tokens per answer: %s; other roles %d.\n", strings.Join(caps, ", "), llm.DefaultMaxTokens)
 	}
-	b.WriteString("\n## Verify\n\nCommands run before a fix is pushed, ")
-	switch from := verifyFrom(c); from {
-	case "":
-		b.WriteString("the default:\n\n")
-	case c.Path:
-		b.WriteString("from the configuration:\n\n")
+	b.WriteString("\n## Verify\n\n")
+	switch from := verifyFrom(c); {
+	case len(c.Verify) == 0:
+		b.WriteString("None: fix and review-loop push nothing until `verify` is set in this file or in the repository's `.ocdx.json`.\n")
+	case from == c.Path:
+		b.WriteString("Commands run before a fix is pushed, from the configuration:\n\n")
 	default:
-		fmt.Fprintf(&b, "from `%s` (%s):\n\n", from, worktreePolicy)
+		fmt.Fprintf(&b, "Commands run before a fix is pushed, from `%s` (%s):\n\n", from, worktreePolicy)
 	}
 	for _, v := range c.Verify {
 		fmt.Fprintf(&b, "- `%s`\n", v)
@@ -422,6 +455,9 @@ func validateOnline(ctx context.Context, d *Deps) error {
 func configValidate(d *Deps, opts *ConfigValidateOptions) error {
 	c, err := loadConfig(d)
 	if err != nil {
+		return err
+	}
+	if err := checkVerify(d, c, opts.WorkDir); err != nil {
 		return err
 	}
 	valid := []string{c.Path}

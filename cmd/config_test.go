@@ -82,8 +82,8 @@ func TestConfigInit(t *testing.T) {
 		t.Fatal(err)
 	}
 	data, err := os.ReadFile(path)
-	if err != nil || string(data) != config.Example {
-		t.Fatalf("wrote %q, %v; want the example", data, err)
+	if err != nil || string(data) != config.InitFile(nil) {
+		t.Fatalf("wrote %q, %v; want the example without verify (no repository here)", data, err)
 	}
 	for p, want := range map[string]os.FileMode{path: 0o600, filepath.Dir(path): 0o700 | os.ModeDir} {
 		if st, err := os.Stat(p); err != nil || st.Mode() != want {
@@ -169,7 +169,7 @@ func TestConfigShowJSON(t *testing.T) {
 	if err := json.Unmarshal(out.Bytes(), &got); err != nil {
 		t.Fatalf("not JSON: %v\n%s", err, out)
 	}
-	if got.Path != path || got.ReviewPRModel != "ollama/llama3" || !slices.Equal(got.Verify, config.DefaultVerify()) ||
+	if got.Path != path || got.ReviewPRModel != "ollama/llama3" || got.Verify == nil || len(got.Verify) != 0 ||
 		got.VerifyFrom != "" || !slices.Equal(got.Defaults, []string{"reviewPrModel", "verify"}) ||
 		len(got.Providers) != 1 || got.Providers[0].Endpoint != "http://127.0.0.1:11434" {
 		t.Errorf("show --json = %+v", got)
@@ -311,8 +311,8 @@ func TestConfigBinaryShowJSONDefaults(t *testing.T) {
 	if got["reviewPrModel"] != "ollama/llama3" || got["path"] != env.Vars["OCDX_CONFIG"] {
 		t.Errorf("show --json = %v", got)
 	}
-	if v, _ := json.Marshal(got["verify"]); string(v) != `["dx lint","dx build all"]` {
-		t.Errorf("verify = %s, want the default", v)
+	if v, _ := json.Marshal(got["verify"]); string(v) != `[]` {
+		t.Errorf("verify = %s, want none", v)
 	}
 	res = env.Run(t, "config", "show")
 	if res.Code != 0 || !strings.HasPrefix(res.Stdout, "# gh-ocdx configuration") || strings.Contains(res.Stdout, "outputTokens") {

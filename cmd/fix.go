@@ -114,6 +114,11 @@ func fixPR(ctx context.Context, d *Deps, opts *FixOptions) error {
 	if !p.canPush && !opts.DryRun {
 		return &IncompleteError{Reason: preflight.ReviewOnlyReason(pr) + "; nothing was changed (--dry-run still runs the fix locally)"}
 	}
+	if !opts.DryRun {
+		if err := requireVerify(d, p); err != nil {
+			return err
+		}
+	}
 	if opts.Prompter == nil {
 		opts.Prompter = d.prompter(ctx)
 	}

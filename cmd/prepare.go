@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/cli/go-gh/v2/pkg/repository"
@@ -88,11 +87,13 @@ func prepare(ctx context.Context, d *Deps, r repository.Repository, arg prArg, u
 		}
 		d.warn("PR #%d changes %s: its change takes effect once merged; this run uses %s", p.pr.Number, f, use)
 	}
-	from := verifySource(d, cfg)
-	if err := preflight.Commands(cfg.Verify, from); err != nil {
-		return nil, err
+	if len(cfg.Verify) > 0 { // none: requireVerify says so when a push needs them
+		from := verifySource(d, cfg)
+		if err := preflight.Commands(cfg.Verify, from); err != nil {
+			return nil, err
+		}
+		fmt.Fprintf(d.IO.ErrOut, "verify (%s): %s\n", from, strings.Join(cfg.Verify, "; "))
 	}
-	fmt.Fprintf(d.IO.ErrOut, "verify (%s): %s\n", from, strings.Join(cfg.Verify, "; "))
 	return p, nil
 }
 
@@ -135,17 +136,13 @@ func policyName(cfg *config.Config, pr *github.PullRequest) string {
 }
 
 // verifySource says where the verify commands came from, as shown before
-// they run: "from .ocdx.json on main at 1a2b3c4", "from your configuration
-// ~/.config/gh-ocdx/config.json", or the default.
+// they run: "from .ocdx.json on main at 1a2b3c4", or "from your
+// configuration ~/.config/gh-ocdx/config.json".
 func verifySource(d *Deps, c *config.Config) string {
-	switch {
-	case c.VerifyFrom != "":
+	if c.VerifyFrom != "" {
 		return "from " + c.VerifyFrom
-	case slices.Contains(c.Defaults, "verify"):
-		return "the default, as your configuration " + homeRel(d, c.Path) + " sets none"
-	default:
-		return "from your configuration " + homeRel(d, c.Path)
 	}
+	return "from your configuration " + homeRel(d, c.Path)
 }
 
 // homeRel writes path with ~ for the home directory.

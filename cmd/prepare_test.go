@@ -27,10 +27,6 @@ func TestApplyBasePolicy(t *testing.T) {
 	if got := verifySource(d, c); got != "from your configuration ~/.config/gh-ocdx/config.json" {
 		t.Errorf("source %q", got)
 	}
-	c.Defaults = []string{"verify"}
-	if got := verifySource(d, c); !strings.HasPrefix(got, "the default") {
-		t.Errorf("default source %q", got)
-	}
 
 	c = cfg()
 	if err := applyBasePolicy(c, pr(github.PolicyFile{Found: true, Text: `{"verify": ["make lint"]}`})); err != nil {

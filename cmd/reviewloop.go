@@ -64,9 +64,10 @@ run), each P1–P3 finding only one reviewer raised is checked against the
 code; one it refutes is listed with the evidence, not posted inline,
 counted or fixed. "gh ocdx restore" overrules it.
 
-With --max-tokens (or maxTokens in the configuration) the run stops before
-a model call that could pass the budget: its input estimate plus its output
-cap.
+With --max-tokens (or maxTokens in the configuration) the run never passes
+the budget: a round starts only when every role's answer (input estimate
+plus output cap) fits in what is left, and a fix attempt likewise;
+otherwise the run ends there and says what the round needed.
 
 Exit codes: 0 converged, 1 error, 2 usage, 3 finished without converging
 (max rounds, stuck findings, unresolved threads, review only, verification
@@ -96,7 +97,7 @@ func parseReviewLoop(d *Deps, args []string) (*ReviewLoopOptions, error) {
 	fs.BoolVar(&opts.Yes, "yes", false, "Push fixes without asking (for CI)")
 	fs.BoolVar(&opts.DryRun, "dry-run", false, "Review once and print what would be posted and fixed; post, push and record nothing. The outcome and exit code are the run's after that round (would-fix: it would fix and review again)")
 	fs.BoolVar(&opts.Full, "full", false, "Review the whole PR every round, not only what changed since gh-ocdx's last review, even on a head it already approved")
-	fs.Int64Var(&opts.MaxTokens, "max-tokens", 0, "Stop before a model call that could bring the run's tokens (in and out) past `N`")
+	fs.Int64Var(&opts.MaxTokens, "max-tokens", 0, "Start no round or fix that could bring the run's tokens (in and out) past `N`")
 	fs.StringVar(&opts.Verifier, "verifier", "", "Check the findings a single reviewer raised with `PROVIDER/MODEL` for this run (instead of the configuration's verifierModel)")
 	fs.repoFlag(&opts.RepoFlag)
 	jf := addJSONFlags(fs, loop.Result{})
@@ -171,6 +172,11 @@ func reviewLoop(ctx context.Context, d *Deps, opts *ReviewLoopOptions) error {
 		return err
 	}
 	cfg, client, repo, co, pr, canPush := p.cfg, p.client, p.repo, p.co, p.pr, p.canPush
+	if canPush && !opts.DryRun {
+		if err := requireVerify(d, p); err != nil {
+			return err
+		}
+	}
 	if len(co.Dirty) > 0 {
 		if err := resumesItsFix(ctx, d, repo, pr, co); err != nil {
 			return err
@@ -209,7 +215,9 @@ func reviewLoop(ctx context.Context, d *Deps, opts *ReviewLoopOptions) error {
 			return nil, err
 		}
 		if budget != nil {
-			mod.Model = budget.Wrap(mod.Model, cmp.Or(out, llm.DefaultMaxTokens))
+			// Outermost, so that the agents see the budget they draw on
+			// and a call it refuses is never shown as started.
+			return budget.Wrap(mod, cmp.Or(out, llm.DefaultMaxTokens)), nil
 		}
 		return mod, nil
 	}

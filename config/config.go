@@ -10,21 +10,22 @@ import (
 	"github.com/ocdx/gh-ocdx/llm"
 )
 
-// Example is a valid configuration. `config init`
-// writes it and every configuration error shows it.
+// Example is a valid configuration. `config init` writes it, with the
+// verify commands of the repository it runs in (InitFile), and every
+// configuration error shows it.
 const Example = `{
   "reviewerModels": ["openai/gpt-4.1", "anthropic/claude-sonnet-4-5"],
   "commentsAnalyzerModel": "openai/gpt-4.1-mini",
   "prFixModel": "anthropic/claude-sonnet-4-5",
   "reviewPrModel": "anthropic/claude-sonnet-4-5",
-  "verify": ["dx lint", "dx build all"],
+  "verify": ["go vet ./...", "go test ./..."],
   "outputTokens": {"prFixModel": 16384}
 }
 `
 
 // RepoExample is a valid repository .ocdx.json.
 const RepoExample = `{
-  "verify": ["dx lint", "dx build all"],
+  "verify": ["make lint", "make test"],
   "instructions": "Errors are wrapped with the operation that failed.",
   "paths": [{"glob": "api/**", "instructions": "Every handler checks the caller's permission."}],
   "ignore": ["testdata/**"],
@@ -38,10 +39,6 @@ const RepoFile = ".ocdx.json"
 // MaxReviewers is the most reviewer models a configuration may name.
 const MaxReviewers = 5
 
-// DefaultVerify returns the verification commands used when neither the
-// configuration nor the repository names any.
-func DefaultVerify() []string { return []string{"dx lint", "dx build all"} }
-
 // Config is a validated configuration with defaults applied.
 type Config struct {
 	Reviewers        []llm.ModelName // 1..MaxReviewers, run in parallel
@@ -51,7 +48,10 @@ type Config struct {
 	// Verifier checks the findings a single reviewer raised; the zero
 	// ModelName when verifierModel is not set: no verifier runs.
 	Verifier llm.ModelName
-	Verify   []string // commands run before a fix is pushed
+	// Verify are the commands run before a fix is pushed; none when
+	// neither the file nor the repository sets any, and then nothing is
+	// pushed (there is no default: no command exists in every repository).
+	Verify []string
 	// AllowApprove lets review-pr post a model's APPROVE as an approval;
 	// without it (the default) an approval is posted as a comment, so that
 	// a model never satisfies a required review on its own.
@@ -75,12 +75,12 @@ type Config struct {
 
 	Path   string // absolute path of the file read
 	Legacy bool   // Path is the legacy opencode file; callers tell the user so
-	// Defaults lists the optional keys absent from the file and filled in:
-	// "reviewPrModel", "verify".
+	// Defaults lists the optional keys absent from the file: "reviewPrModel"
+	// (filled in), "verify" (left empty).
 	Defaults []string
 	// VerifyFrom names the repository .ocdx.json that Verify came from (a
 	// path in a work tree, or ".ocdx.json on main at 1a2b3c4"); "" when
-	// Verify is the configuration's or the default.
+	// Verify is the configuration's, or empty.
 	VerifyFrom string
 	// Policy is the repository's review policy once applied; nil before
 	// (the defaults).

@@ -108,7 +108,6 @@ func parse(data []byte, getenv func(string) string, uses func(key string) bool) 
 		cfg.Verify = c.verify(m)
 	} else {
 		cfg.Defaults = append(cfg.Defaults, "verify")
-		cfg.Verify = DefaultVerify()
 	}
 	if m, found := byKey["allowApprove"]; found {
 		cfg.AllowApprove = c.boolean(m, "allowApprove")
@@ -539,16 +538,16 @@ func (c *checker) verify(m member) []string {
 		return nil
 	}
 	if len(elems) == 0 {
-		c.add(m.off, "verify", "is empty; list at least one command (for example \"dx lint\"), or remove the key to use the default")
+		c.add(m.off, "verify", "is empty; list at least one command that checks a change (for example \"go test ./...\" or \"make test\"), or remove the key")
 	}
 	var cmds []string
 	for i, e := range elems {
 		key := fmt.Sprintf("verify[%d]", i)
-		s, ok := c.str(e, key, "dx lint")
+		s, ok := c.str(e, key, "go test ./...")
 		switch {
 		case !ok: // reported
 		case strings.TrimSpace(s) == "":
-			c.add(e.off, key, "is empty; give a command such as \"dx lint\", or remove the entry")
+			c.add(e.off, key, "is empty; give a command such as \"go test ./...\", or remove the entry")
 		default:
 			cmds = append(cmds, s)
 		}

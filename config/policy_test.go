@@ -78,8 +78,8 @@ func TestReadPolicyFromAWorkTree(t *testing.T) {
 		t.Errorf("policy %+v", p)
 	}
 	// No verify in the file: the configuration's stay.
-	c := &Config{Verify: DefaultVerify()}
-	if err := c.ApplyRepo(root); err != nil || c.VerifyFrom != "" || !slices.Equal(c.Verify, DefaultVerify()) || c.Policy.Instructions != "Wrap errors." {
+	c := &Config{Verify: []string{"make test"}}
+	if err := c.ApplyRepo(root); err != nil || c.VerifyFrom != "" || !slices.Equal(c.Verify, []string{"make test"}) || c.Policy.Instructions != "Wrap errors." {
 		t.Errorf("ApplyRepo: %v, verify %v from %q", err, c.Verify, c.VerifyFrom)
 	}
 }

@@ -138,7 +138,7 @@ func TestLoopMaxTokensStopsBeforeTheFirstCall(t *testing.T) {
 	res = lf.run("--yes", "--max-tokens", "100")
 
 	wantCode(t, res, 3)
-	wantContains(t, "stdout", res.Stdout, "token budget reached: 0 of 100 tokens spent", "**Tokens:** 0 of the budget of 100 spent")
+	wantContains(t, "stdout", res.Stdout, "token budget reached: round 1 needs up to ", " tokens, 100 left", "**Tokens:** 0 of the budget of 100 spent")
 	for _, m := range []string{"rev-a", "rev-b", "analyzer"} {
 		if n := len(lf.fm.Requests(m)); n != 0 {
 			t.Errorf("%s was called %d times", m, n)

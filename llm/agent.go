@@ -40,6 +40,8 @@ type Agent struct {
 	MaxIters int   // model calls before the role fails (default 30); one corrective turn comes on top
 	Budget   int   // bytes of recent tool exchanges per request (default DefaultBudget, at least MinBudget)
 	Note     *Note // the working note; nil starts a fresh one
+
+	held *hold // set by Budget.Reserve: the tokens kept for its final answer
 }
 
 // Result is what a run produced.
@@ -68,37 +70,73 @@ func (a *Agent) Run(ctx context.Context, out any) (Result, error) {
 	if maxIters <= 0 {
 		maxIters = defaultMaxIters
 	}
-	budget := a.Budget
-	if budget <= 0 {
-		budget = DefaultBudget
-	}
-	budget = max(budget, MinBudget)
+	budget := a.contextBudget()
 	note := a.Note
 	if note == nil {
 		note = NewNote(WIP{}, 0)
 	}
-	tools := make(map[string]Tool, len(a.Tools))
-	specs := make([]ToolSpec, 0, len(a.Tools))
-	for _, t := range a.Tools {
-		if err := checkSchema(ToolSpec{Name: t.Name, Schema: t.Schema}); err != nil || t.Run == nil {
-			return Result{}, fmt.Errorf("%s: tool %q needs a JSON object schema and a Run func", a.Role, t.Name)
+	// A model that draws on a token budget: the worst case of the final
+	// answer is held from now on (Budget.Reserve did it for a round's
+	// roles), so the agent is never refused in mid-work.
+	bm, _ := a.Model.(*budgeted)
+	h := a.held
+	a.held = nil
+	defer func() { h.release() }()
+	tools, specs, err := a.tools()
+	if err != nil {
+		return Result{}, err
+	}
+	if bm != nil && h == nil {
+		if err := bm.b.Reserve(a.Role, a); err != nil {
+			return Result{}, fmt.Errorf("%s: %w", a.Role, err)
 		}
-		if _, dup := tools[t.Name]; dup {
-			return Result{}, fmt.Errorf("%s: two tools named %q", a.Role, t.Name)
-		}
-		tools[t.Name] = t
-		specs = append(specs, ToolSpec{Name: t.Name, Description: t.Description, Schema: t.Schema})
+		h, a.held = a.held, nil
 	}
 
 	var res Result
 	var hist []exchange
 	ids := map[string]bool{} // call ids used so far
 	corrected := false
+	answerNow := false // the budget has no room for another call with tools
 	for call := 1; call <= maxIters; call++ {
-		final := call == maxIters
-		req, start := compose(a.System, Message{Role: User, Text: a.Task, Breaks: a.Breaks}, note, hist, budget, specs, final)
-		hist = hist[start:]
-		resp, err := a.Model.Chat(ctx, req)
+		final := call == maxIters || answerNow
+		req, start := compose(a.System, a.task(), note, hist, budget, specs, final)
+		var resp Response
+		if bm == nil {
+			hist = hist[start:]
+			resp, err = a.Model.Chat(ctx, req)
+		} else {
+			var taken int64
+			var berr *BudgetError
+			if !final {
+				if taken, berr = bm.take(req, nil); berr != nil {
+					// No room for another call with tools: answer now.
+					answerNow, final = true, true
+					req, start = compose(a.System, a.task(), note, hist, budget, specs, final)
+				}
+			}
+			if final {
+				// The final answer draws on the held tokens first; the
+				// oldest exchanges are left out as far as it takes to fit
+				// (the working note keeps what was done). Without any it
+				// fits the hold alone (Agent.finalInput).
+				for {
+					if taken, berr = bm.take(req, h); berr == nil || start >= len(hist) {
+						break
+					}
+					var from int
+					req, from = compose(a.System, a.task(), note, hist[start+1:], budget, specs, final)
+					start += 1 + from
+				}
+			}
+			hist = hist[start:]
+			if berr != nil {
+				err = berr
+			} else {
+				resp, err = bm.Model.Chat(ctx, req)
+				bm.settle(taken, resp, err)
+			}
+		}
 		if err == nil || resp.Usage.Calls > 0 { // an answer cut by the output cap was paid for too
 			res.PerCall = append(res.PerCall, resp.Usage)
 			res.Usage = res.Usage.Add(resp.Usage)
@@ -139,6 +177,50 @@ func (a *Agent) Run(ctx context.Context, out any) (Result, error) {
 		return res, err
 	}
 	return res, fmt.Errorf("%s: %w (%d model calls)", a.Role, ErrIterationCap, len(res.PerCall))
+}
+
+// contextBudget is the bytes of recent tool exchanges a request carries.
+func (a *Agent) contextBudget() int {
+	budget := a.Budget
+	if budget <= 0 {
+		budget = DefaultBudget
+	}
+	return max(budget, MinBudget)
+}
+
+// tools checks the agent's tools and returns them by name and as specs.
+func (a *Agent) tools() (map[string]Tool, []ToolSpec, error) {
+	tools := make(map[string]Tool, len(a.Tools))
+	specs := make([]ToolSpec, 0, len(a.Tools))
+	for _, t := range a.Tools {
+		if err := checkSchema(ToolSpec{Name: t.Name, Schema: t.Schema}); err != nil || t.Run == nil {
+			return nil, nil, fmt.Errorf("%s: tool %q needs a JSON object schema and a Run func", a.Role, t.Name)
+		}
+		if _, dup := tools[t.Name]; dup {
+			return nil, nil, fmt.Errorf("%s: two tools named %q", a.Role, t.Name)
+		}
+		tools[t.Name] = t
+		specs = append(specs, ToolSpec{Name: t.Name, Description: t.Description, Schema: t.Schema})
+	}
+	return tools, specs, nil
+}
+
+// finalInput is the most input tokens the agent's final answer needs
+// with no tool exchange left in it: its first request as the last turn,
+// with the working note grown to its cap. Budget.Reserve holds this, plus
+// the output cap, so the agent can always answer.
+func (a *Agent) finalInput() (int64, error) {
+	_, specs, err := a.tools()
+	if err != nil {
+		return 0, err
+	}
+	note := a.Note
+	if note == nil {
+		note = NewNote(WIP{}, 0)
+	}
+	req, _ := compose(a.System, a.task(), note, nil, a.contextBudget(), specs, true)
+	grow := max(note.cap-len(note.String()), 0)
+	return EstimateInput(req) + int64(grow)/3 + 1, nil
 }
 
 // errCutCall answers a call whose arguments the output cap cut.
@@ -230,3 +312,7 @@ func (a *Agent) runTool(ctx context.Context, tools map[string]Tool, c ToolCall) 
 func summary(args json.RawMessage) string {
 	return clip(text.OneLine(string(args)), 160)
 }
+
+// task is the agent's first message: its task, with where its stable
+// parts end.
+func (a *Agent) task() Message { return Message{Role: User, Text: a.Task, Breaks: a.Breaks} }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"sync"
 )
 
@@ -11,30 +12,63 @@ import (
 // token budget. errors.Is finds it in a *BudgetError.
 var ErrBudget = errors.New("token budget reached")
 
-// BudgetError is the call refused by a Budget, with what was spent.
+// BudgetError is the call, agent or round a Budget refused, with what was
+// spent and what was left.
 type BudgetError struct {
 	Max   int64 // the budget
 	Spent Usage // by the calls made so far
-	Need  int64 // the refused call: its input estimate plus its output cap
+	Need  int64 // what was refused: input estimates plus output caps
+	Left  int64 // what the budget had free: not spent, in flight or reserved
+	// For names what was refused ("round 2", "pr-fix"); "" for one call.
+	For string
 }
 
 func (e *BudgetError) Error() string {
+	if e.For != "" {
+		return fmt.Sprintf("token budget reached: %s needs up to %s tokens, %s left", e.For, Thousands(e.Need), Thousands(max(e.Left, 0)))
+	}
 	return fmt.Sprintf("token budget reached: %d of %d tokens spent (%s); the next call could use up to %d more, so it was not made",
 		e.Spent.Input+e.Spent.Output, e.Max, e.Spent, e.Need)
 }
 
 func (e *BudgetError) Is(target error) bool { return target == ErrBudget }
 
+// Thousands writes n with commas between groups of three digits: 38,400.
+func Thousands(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	neg := n < 0
+	if neg {
+		s = s[1:]
+	}
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	if neg {
+		s = "-" + s
+	}
+	return s
+}
+
 // Budget caps the tokens of every model call of a run, shared by the models
-// it wraps (the reviewers run side by side). A call is made only when the
-// tokens spent, those of the calls in flight, and its own worst case (the
-// input estimate plus the output cap) stay within Max: the budget is never
-// passed, at the price of stopping while some of it is left.
+// it wraps (the reviewers run side by side). The budget is never passed:
+// a call is made only when its worst case (the input estimate plus the
+// output cap) fits in what is neither spent, nor held by calls in flight,
+// nor reserved. What a call did not use is free again when it ends.
+//
+// An Agent whose model draws on a budget (Wrap) holds the worst case of
+// its final answer from the start of its run to its end (its first request
+// with tools off and its working note at its cap): its other calls are
+// made from what is free, and when the next one does not fit, the agent
+// answers with its tools off instead (docs/architecture.md, Budget and
+// costs). Reserve holds that for several agents at once, all or none, so
+// that a round either starts with every role able to answer or does not
+// start.
 type Budget struct {
 	Max      int64
 	mu       sync.Mutex
 	spent    Usage
 	inFlight int64
+	reserved int64
 }
 
 // NewBudget is a budget of max tokens, input and output together.
@@ -47,10 +81,66 @@ func (b *Budget) Spent() Usage {
 	return b.spent
 }
 
+// free is what no call spent, holds in flight or has reserved; b.mu held.
+func (b *Budget) free() int64 {
+	return b.Max - b.spent.Input - b.spent.Output - b.inFlight - b.reserved
+}
+
 // Wrap returns m, whose calls draw on the budget; maxOutput is its output
 // cap per call.
 func (b *Budget) Wrap(m Model, maxOutput int64) Model {
 	return &budgeted{Model: m, b: b, maxOutput: maxOutput}
+}
+
+// Reserve holds, for each agent whose model draws on b, the worst case of
+// its final answer (Agent.finalInput and the output cap) until its run
+// ends: for all of them or, when they do not all fit, for none, and a
+// *BudgetError naming what (e.g. "round 2") says what was needed and what
+// was left. The agents are given in a round's configured order.
+func (b *Budget) Reserve(what string, agents ...*Agent) error {
+	needs := make([]int64, len(agents))
+	var total int64
+	for i, a := range agents {
+		bm, ok := a.Model.(*budgeted)
+		if !ok || bm.b != b {
+			continue
+		}
+		in, err := a.finalInput()
+		if err != nil {
+			return err
+		}
+		needs[i] = in + bm.maxOutput
+		total += needs[i]
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if left := b.free(); total > left {
+		return &BudgetError{Max: b.Max, Spent: b.spent, Need: total, Left: left, For: what}
+	}
+	b.reserved += total
+	for i, a := range agents {
+		if needs[i] > 0 {
+			a.held = &hold{b: b, n: needs[i]}
+		}
+	}
+	return nil
+}
+
+// hold is tokens of a Budget reserved for one agent's final answer.
+type hold struct {
+	b *Budget
+	n int64
+}
+
+// release gives back what the agent's calls did not take of it.
+func (h *hold) release() {
+	if h == nil {
+		return
+	}
+	h.b.mu.Lock()
+	defer h.b.mu.Unlock()
+	h.b.reserved -= h.n
+	h.n = 0
 }
 
 type budgeted struct {
@@ -59,20 +149,50 @@ type budgeted struct {
 	maxOutput int64
 }
 
+// Chat makes one call if its worst case fits in what is free.
 func (m *budgeted) Chat(ctx context.Context, req Request) (Response, error) {
+	need, berr := m.take(req, nil)
+	if berr != nil {
+		return Response{}, berr
+	}
+	resp, err := m.Model.Chat(ctx, req)
+	m.settle(need, resp, err)
+	return resp, err
+}
+
+// need is the worst case of req: its input estimate plus the output cap.
+func (m *budgeted) need(req Request) int64 { return EstimateInput(req) + m.maxOutput }
+
+// take holds the worst case of req for a call about to be made, from what
+// is free and, for an agent's final answer, from h first; in one step, so
+// that agents side by side never both count on the same tokens. Nothing is
+// taken when it does not fit: the *BudgetError says what was missing.
+func (m *budgeted) take(req Request, h *hold) (int64, *BudgetError) {
 	b := m.b
-	need := EstimateInput(req) + m.maxOutput
+	need := m.need(req)
 	b.mu.Lock()
-	if total := b.spent.Input + b.spent.Output; total+b.inFlight+need > b.Max {
-		err := &BudgetError{Max: b.Max, Spent: b.spent, Need: need}
-		b.mu.Unlock()
-		return Response{}, err
+	defer b.mu.Unlock()
+	var fromHold int64
+	if h != nil {
+		fromHold = min(need, h.n)
+	}
+	// What the hold covers needs nothing free: a server that reported more
+	// than estimated can leave less than nothing free, never take a hold.
+	if left := b.free(); need > fromHold && need-fromHold > left {
+		return 0, &BudgetError{Max: b.Max, Spent: b.spent, Need: need, Left: left + fromHold}
+	}
+	if h != nil {
+		h.n -= fromHold
+		b.reserved -= fromHold
 	}
 	b.inFlight += need
-	b.mu.Unlock()
+	return need, nil
+}
 
-	resp, err := m.Model.Chat(ctx, req)
-
+// settle ends a call that took need: what it used is spent, the rest is
+// free again.
+func (m *budgeted) settle(need int64, resp Response, err error) {
+	b := m.b
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.inFlight -= need
@@ -83,7 +203,6 @@ func (m *budgeted) Chat(ctx context.Context, req Request) (Response, error) {
 		// A server that reports no usage is charged the worst case.
 		b.spent = b.spent.Add(Usage{Calls: 1, Input: need - m.maxOutput, Output: m.maxOutput})
 	}
-	return resp, err
 }
 
 // EstimateInput is a generous estimate of a request's input tokens: one

@@ -2,6 +2,7 @@ package loop
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -29,7 +30,9 @@ func TestRunStopsBeforeACallThatCouldPassTheBudget(t *testing.T) {
 	if err != nil {
 		t.Fatalf("a reached budget is an outcome, not an error: %v", err)
 	}
-	if res.Outcome != OutcomeBlocked || !strings.HasPrefix(res.Reason, "token budget reached: ") {
+	// Round 2 does not start: its roles' first calls do not fit in the
+	// 990 tokens left.
+	if res.Outcome != OutcomeBlocked || !strings.HasPrefix(res.Reason, "token budget reached: round 2 needs up to ") || !strings.HasSuffix(res.Reason, " tokens, 990 left") {
 		t.Fatalf("outcome %s: %s", res.Outcome, res.Reason)
 	}
 	if h.reviewer.calls != 1 || h.analyzer.calls != 1 {
@@ -42,7 +45,7 @@ func TestRunStopsBeforeACallThatCouldPassTheBudget(t *testing.T) {
 	if k := h.gh.comments; len(k) != 2 || !strings.Contains(k[1].Body, "**Stopped:** token budget reached") {
 		t.Errorf("comments: %d, last:\n%s", len(k), k[len(k)-1].Body)
 	}
-	if s := RenderSummary(res); !strings.Contains(s, "**Tokens:** 44010 of the budget of 45000 spent (44000 in / 10 out) — token budget reached") {
+	if s := RenderSummary(res); !strings.Contains(s, "**Tokens:** 44,010 of the budget of 45,000 spent (44000 in / 10 out)\n") {
 		t.Errorf("summary:\n%s", s)
 	}
 }
@@ -84,5 +87,58 @@ func TestRunEstimatesCostsPerRoleRoundAndRun(t *testing.T) {
 	}
 	if u := rec.Runs[0].Rounds[0].Usage; len(u) != 2 || u[0].CostUSD != 0.02 {
 		t.Errorf("recorded usage %+v", u)
+	}
+}
+
+// TestRunKeepsTheReviewsOfARoundTheBudgetStarted: once a round started,
+// its finished reviews count whatever the budget does after. The round
+// gets exactly what it reserved and every call reports far more than
+// estimated, so nothing is ever free: each role answers from its own
+// reservation. Reviewer-1 answers without an envelope, and its corrective
+// turn does not fit: it alone fails, and reviewer-2's review is posted and
+// decides the round, partial.
+func TestRunKeepsTheReviewsOfARoundTheBudgetStarted(t *testing.T) {
+	setup := func(max int64) (*harness, *llm.Budget) {
+		h := newHarness(t)
+		second := &scripted{answers: []string{reviewerAnswer()}}
+		budget := llm.NewBudget(max)
+		h.opts.Reviewers = []Role{
+			{Name: "reviewer-1", Model: "openai/a", LLM: budget.Wrap(heavy{h.reviewer}, 1000)},
+			{Name: "reviewer-2", Model: "openai/c", LLM: budget.Wrap(heavy{second}, 1000)},
+		}
+		h.opts.Analyzer.LLM = budget.Wrap(heavy{h.analyzer}, 1000)
+		h.opts.Budget = budget
+		h.reviewer.answers = []string{"I think it is fine.", reviewerAnswer()}
+		h.analyzer.answers = []string{analyzerAnswer()}
+		return h, budget
+	}
+	// What round 1 needs, as the run says when it cannot start.
+	h, _ := setup(1)
+	res, err := h.run(t)
+	var need int64
+	if err != nil || res.Budget == nil || !res.Budget.Reached {
+		t.Fatalf("probe: %v %+v", err, res)
+	}
+	if _, err := fmt.Sscanf(strings.ReplaceAll(strings.TrimPrefix(res.Reason, "token budget reached: round 1 needs up to "), ",", ""), "%d", &need); err != nil {
+		t.Fatalf("reason %q: %v", res.Reason, err)
+	}
+
+	h, _ = setup(need)
+	res, err = h.run(t)
+
+	if err != nil || res.Outcome != OutcomeConverged || res.Budget.Reached {
+		for _, r := range res.Rounds {
+			t.Logf("%+v", r.Roles)
+		}
+		t.Fatalf("outcome %s (%v): %s", res.Outcome, err, res.Reason)
+	}
+	if len(res.Partial) != 1 || res.Partial[0] != "reviewer-1" {
+		t.Errorf("partial %v, want reviewer-1 alone", res.Partial)
+	}
+	if r := res.Rounds[0].Roles[0]; r.OK || !strings.Contains(r.Error, "token budget reached") {
+		t.Errorf("reviewer-1: %+v", r)
+	}
+	if len(h.gh.comments) != 1 || !strings.Contains(h.gh.comments[0].Body, "reviewer-2") {
+		t.Errorf("want the round's review posted, got %d comments", len(h.gh.comments))
 	}
 }

@@ -302,9 +302,11 @@ func (l *loop) reviewLocal(ctx context.Context, ch Change, policy *config.Policy
 	n := len(l.o.Reviewers)
 	rr.Roles = make([]RoleStatus, n)
 	results := make([]*finding.ReviewerResult, n)
-	if err := l.runReviewers(ctx, rc, nil, tools, rr.Roles, results); err != nil {
+	agents, err := l.reviewerAgents(rc, nil, tools)
+	if err != nil {
 		return nil, err
 	}
+	l.runReviewers(ctx, agents, rr.Roles, results)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}

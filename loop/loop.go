@@ -632,7 +632,7 @@ func (l *loop) review(ctx context.Context, pr *github.PullRequest, rr *RoundResu
 		rr.Coverage = re.Coverage
 		rr.Coverage.Unscanned = unscanned
 	}
-	out, err := l.runRoles(ctx, rc, re, threadFs, rr.ReviewState, rr.Threads)
+	out, err := l.runRoles(ctx, rr.N, rc, re, threadFs, rr.ReviewState, rr.Threads)
 	if err != nil {
 		return err
 	}
@@ -645,13 +645,6 @@ func (l *loop) review(ctx context.Context, pr *github.PullRequest, rr *RoundResu
 		}
 		if ce := llm.AsConfigError(role.Key, r.err); ce != nil && role.Key != "" {
 			return ce
-		}
-	}
-	// A call the budget refused ends the run: a round some roles could not
-	// finish is no review.
-	for _, r := range out.Roles {
-		if errors.Is(r.err, llm.ErrBudget) {
-			return r.err
 		}
 	}
 	rr.Roles = out.Roles

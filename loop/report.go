@@ -384,11 +384,8 @@ func RenderSummary(r *Result) string {
 		fmt.Fprintf(&b, "**Run:** %s%s\n", r.RunID, resumed)
 	}
 	if bs := r.Budget; bs != nil {
-		reached := ""
-		if bs.Reached {
-			reached = " — token budget reached"
-		}
-		fmt.Fprintf(&b, "**Tokens:** %d of the budget of %d spent (%s)%s\n", bs.Spent.Input+bs.Spent.Output, bs.MaxTokens, bs.Spent, reached)
+		// Said once: the outcome above says when the budget stopped the run.
+		fmt.Fprintf(&b, "**Tokens:** %s of the budget of %s spent (%s)\n", llm.Thousands(bs.Spent.Input+bs.Spent.Output), llm.Thousands(bs.MaxTokens), bs.Spent)
 	}
 	if r.CostUSD > 0 {
 		fmt.Fprintf(&b, "**Estimated cost:** %s (the configured prices)\n", Dollars(r.CostUSD))

@@ -191,7 +191,7 @@ type roundReviews struct {
 // runRoles runs every reviewer and the comments analyzer side by side and
 // waits for all of them (allSettled): one failing role never cancels the
 // others. IDs and sources are set by gh-ocdx, never taken from a model.
-func (l *loop) runRoles(ctx context.Context, rc *review.Context, re *reReview, threadFs []finding.Finding, st finding.ReviewState, stats finding.ThreadStats) (*roundReviews, error) {
+func (l *loop) runRoles(ctx context.Context, round int, rc *review.Context, re *reReview, threadFs []finding.Finding, st finding.ReviewState, stats finding.ThreadStats) (*roundReviews, error) {
 	n := len(l.o.Reviewers)
 	out := &roundReviews{Roles: make([]RoleStatus, n+1)}
 	results := make([]*finding.ReviewerResult, n)
@@ -207,19 +207,30 @@ func (l *loop) runRoles(ctx context.Context, rc *review.Context, re *reReview, t
 	if l.o.AnalyzerTools != nil {
 		aTools = l.o.AnalyzerTools(rc.PR.HeadRefOid)
 	}
+	// The round starts only when every role's first call fits the token
+	// budget, reserved in the configured order, the analyzer last
+	// (docs/architecture.md, Budget and costs): no role is refused once
+	// the others are at work.
+	agents, err := l.reviewerAgents(rc, re, tools)
+	if err != nil {
+		return nil, err
+	}
+	aAgent := l.agent(l.o.Analyzer, analyzerSystem, aTask, aTools, aBreaks...)
+	if l.o.Budget != nil {
+		if err := l.o.Budget.Reserve(fmt.Sprintf("round %d", round), append(agents, aAgent)...); err != nil {
+			return nil, err
+		}
+	}
 	var wg sync.WaitGroup
 	wg.Go(func() {
-		out.Roles[n] = l.runRole(ctx, l.o.Analyzer, analyzerSystem, aTask, aTools, &analyzer, aBreaks...)
+		out.Roles[n] = l.runRole(ctx, l.o.Analyzer, aAgent, &analyzer)
 		if out.Roles[n].OK {
 			out.Analyzer = &analyzer
 			out.Roles[n].Findings, out.Roles[n].Report = len(threadFs), analyzer.FullReport
 		}
 	})
-	rerr := l.runReviewers(ctx, rc, re, tools, out.Roles[:n], results)
+	l.runReviewers(ctx, agents, out.Roles[:n], results)
 	wg.Wait()
-	if rerr != nil {
-		return nil, rerr
-	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -231,27 +242,36 @@ func (l *loop) runRoles(ctx context.Context, rc *review.Context, re *reReview, t
 	return out, nil
 }
 
-// runReviewers runs every reviewer on rc side by side and waits for all of
-// them: a reviewer's status goes to roles[i], its result, when it answered,
-// to results[i]. Review-loop and the local review share it.
-func (l *loop) runReviewers(ctx context.Context, rc *review.Context, re *reReview, tools []llm.Tool, roles []RoleStatus, results []*finding.ReviewerResult) error {
-	var wg sync.WaitGroup
-	defer wg.Wait()
+// reviewerAgents are the agents of every reviewer on rc, in configured
+// order. Review-loop and the local review share them.
+func (l *loop) reviewerAgents(rc *review.Context, re *reReview, tools []llm.Tool) ([]*llm.Agent, error) {
+	agents := make([]*llm.Agent, len(l.o.Reviewers))
 	for i, r := range l.o.Reviewers {
 		task, breaks, err := reviewerTask(r.Name, rc, re)
 		if err != nil {
-			return err
+			return nil, err
 		}
+		agents[i] = l.agent(r, reviewerSystem, task, tools, breaks...)
+	}
+	return agents, nil
+}
+
+// runReviewers runs the reviewers' agents side by side and waits for all
+// of them: a reviewer's status goes to roles[i], its result, when it
+// answered, to results[i].
+func (l *loop) runReviewers(ctx context.Context, agents []*llm.Agent, roles []RoleStatus, results []*finding.ReviewerResult) {
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	for i, r := range l.o.Reviewers {
 		wg.Go(func() {
 			var res finding.ReviewerResult
-			roles[i] = l.runRole(ctx, r, reviewerSystem, task, tools, &res, breaks...)
+			roles[i] = l.runRole(ctx, r, agents[i], &res)
 			if roles[i].OK {
 				results[i] = &res
 				roles[i].Conclusion, roles[i].Findings, roles[i].Report = res.Conclusion, len(res.Findings), res.FullReport
 			}
 		})
 	}
-	return nil
 }
 
 // agentFindings are the reviewers' findings with gh-ocdx's IDs and sources,
@@ -300,12 +320,16 @@ func mergeThreads(threadFs []finding.Finding, a *finding.CommentsAnalyzerResult)
 	return out
 }
 
-// runRole runs one agent and reports on stderr how it went.
-// breaks mark where the task's stable parts end (reviewerTask).
-func (l *loop) runRole(ctx context.Context, r Role, system, task string, tools []llm.Tool, out any, breaks ...int) RoleStatus {
+// agent is role r's agent on task; breaks mark where the task's stable
+// parts end (reviewerTask).
+func (l *loop) agent(r Role, system, task string, tools []llm.Tool, breaks ...int) *llm.Agent {
+	return &llm.Agent{Role: r.Name, Model: r.LLM, System: system, Task: task, Breaks: breaks, Tools: tools, MaxIters: l.o.MaxIters}
+}
+
+// runRole runs role r's agent and reports on stderr how it went.
+func (l *loop) runRole(ctx context.Context, r Role, a *llm.Agent, out any) RoleStatus {
 	st := RoleStatus{Role: r.Name, Model: r.Model}
 	start := time.Now()
-	a := &llm.Agent{Role: r.Name, Model: r.LLM, System: system, Task: task, Breaks: breaks, Tools: tools, MaxIters: l.o.MaxIters}
 	res, err := a.Run(ctx, out)
 	st.Elapsed, st.Usage = time.Since(start).Round(time.Millisecond), res.Usage
 	if err != nil {

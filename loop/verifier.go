@@ -1,10 +1,8 @@
 package loop
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -161,8 +159,19 @@ func (l *loop) verify(ctx context.Context, pr *github.PullRequest, rr *RoundResu
 	if l.o.ReviewerTools != nil {
 		tools = l.o.ReviewerTools(pr.HeadRefOid)
 	}
+	// The verifier comes after the round's reviews: when its answer does
+	// not fit in the token budget, it does not run and the findings stand,
+	// the reviews kept (docs/architecture.md, Budget and costs).
+	agent := l.agent(*v, verifierSystem, task, tools)
+	if l.o.Budget != nil {
+		if err := l.o.Budget.Reserve("the verifier", agent); err != nil {
+			st.Error = err.Error()
+			l.progress("the verifier did not run (%v): the %s it was to check stand as the reviewers raised them", err, text.Plural(len(send), "finding"))
+			return nil
+		}
+	}
 	var res finding.VerifierResult
-	rs := l.runRole(ctx, *v, verifierSystem, task, tools, &res)
+	rs := l.runRole(ctx, *v, agent, &res)
 	st.OK, st.Error, st.Usage, st.Elapsed = rs.OK, rs.Error, rs.Usage, rs.Elapsed
 	if rr.Usage == nil {
 		rr.Usage = map[string]llm.Usage{}
@@ -172,8 +181,8 @@ func (l *loop) verify(ctx context.Context, pr *github.PullRequest, rr *RoundResu
 		st.CostUSD = cost(p, rs.Usage)
 		rr.addCost(verifierName, st.CostUSD)
 	}
-	if errors.Is(rs.err, llm.ErrBudget) || ctx.Err() != nil {
-		return cmp.Or(ctx.Err(), rs.err)
+	if ctx.Err() != nil {
+		return ctx.Err()
 	}
 	if !rs.OK {
 		l.progress("the verifier failed: the %s sent to it stand as the reviewers raised them", text.Plural(len(send), "finding"))

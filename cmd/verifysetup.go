@@ -1,0 +1,156 @@
+package cmd
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/ocdx/gh-ocdx/config"
+	"github.com/ocdx/gh-ocdx/internal/text"
+	"github.com/ocdx/gh-ocdx/verify"
+)
+
+// The verify commands from the first run on (docs/architecture.md, Where the
+// repository policy comes from): config init proposes the repository's own,
+// config validate checks that each can run here, and fix and review-loop
+// push nothing without any.
+
+// initVerify chooses the verify commands config init writes: those the
+// repository at workDir suggests (confirmed in a terminal), else those the
+// user types in a terminal, else none. said is where they came from, or
+// why there are none.
+func initVerify(d *Deps, ask Prompter, workDir string) (cmds []string, said string, err error) {
+	root := findRepoRoot(workDir)
+	var det config.Detected
+	if root != "" {
+		det = config.DetectVerify(root)
+	}
+	if len(det.Commands) > 0 {
+		from := strings.Join(det.From, ", ")
+		if ask == nil {
+			return det.Commands, "taken from this repository's " + from, nil
+		}
+		fmt.Fprintf(d.IO.ErrOut, "This repository's %s suggest these commands to check a fix before it is pushed:\n  %s\n", from, strings.Join(det.Commands, "\n  "))
+		ok, err := ask.Confirm("Use them?", true)
+		if err != nil {
+			return nil, "", err
+		}
+		if ok {
+			return det.Commands, "taken from this repository's " + from, nil
+		}
+	}
+	if ask == nil {
+		return nil, "none found here: no Makefile target, go.mod, package.json script, Cargo.toml or pyproject.toml tool names any", nil
+	}
+	fmt.Fprintln(d.IO.ErrOut, "Which commands check a change in your repositories before gh-ocdx pushes a fix (its linters, its tests)? One per line, as you would type it, without a shell; an empty line ends.")
+	for len(cmds) < 10 {
+		c, err := ask.Input(fmt.Sprintf("Verify command %d:", len(cmds)+1))
+		if err != nil {
+			return nil, "", err
+		}
+		c = strings.TrimSpace(c)
+		if c == "" {
+			break
+		}
+		if _, err := verify.SplitCommand(c); err != nil {
+			fmt.Fprintf(d.IO.ErrOut, "! %v; type it again\n", err)
+			continue
+		}
+		cmds = append(cmds, c)
+	}
+	if len(cmds) == 0 {
+		return nil, "none given", nil
+	}
+	return cmds, "as you gave them", nil
+}
+
+// verifyProblems says, for each command that cannot start here, why: its
+// program is not on PATH, or, named by a path, not an executable file
+// (relative paths are from root, where the commands run).
+func verifyProblems(root string, cmds []string, from string) []string {
+	var out []string
+	for i, c := range cmds {
+		where := fmt.Sprintf("verify[%d] %q (%s)", i, c, from)
+		argv, err := verify.SplitCommand(c)
+		if err != nil {
+			out = append(out, fmt.Sprintf("%s: %v", where, err))
+			continue
+		}
+		prog := argv[0]
+		if !strings.ContainsRune(prog, '/') {
+			if _, err := exec.LookPath(prog); err != nil {
+				out = append(out, fmt.Sprintf("%s: %s is not on PATH; install it, or change the command", where, prog))
+			}
+			continue
+		}
+		path := prog
+		if !filepath.IsAbs(path) {
+			path = filepath.Join(root, path)
+		}
+		st, err := os.Stat(path)
+		switch {
+		case errors.Is(err, os.ErrNotExist):
+			out = append(out, fmt.Sprintf("%s: there is no %s; correct the path (relative paths start at the repository's root)", where, path))
+		case err != nil:
+			out = append(out, fmt.Sprintf("%s: %v", where, err))
+		case st.IsDir() || st.Mode()&0o111 == 0:
+			out = append(out, fmt.Sprintf("%s: %s is not an executable file; make it one (chmod +x %s), or run it through its interpreter (sh %s)", where, path, prog, prog))
+		}
+	}
+	return out
+}
+
+// checkVerify is config validate's check of the verify commands in effect
+// here: the work tree's .ocdx.json's, else the configuration's.
+func checkVerify(d *Deps, c *config.Config, workDir string) error {
+	root := findRepoRoot(workDir)
+	cmds, from := c.Verify, homeRel(d, c.Path)
+	if root != "" {
+		if repo, path, err := config.RepoVerify(root); err == nil && len(repo) > 0 {
+			cmds, from = repo, path
+		}
+	} else {
+		root = workDir
+	}
+	if len(cmds) == 0 {
+		fmt.Fprintf(d.IO.ErrOut, "! no verify commands: fix and review-loop push nothing until you set them: %s\n", setVerifyHint(c, root, "", d))
+		return nil
+	}
+	if problems := verifyProblems(root, cmds, from); len(problems) > 0 {
+		return fmt.Errorf("%s cannot run on this machine:\n  %s", text.Plural(len(problems), "verify command"), strings.Join(problems, "\n  "))
+	}
+	return nil
+}
+
+// requireVerify refuses a fix that would be pushed unchecked: no verify
+// commands in the base branch's .ocdx.json nor in the configuration. It
+// runs before any model call.
+func requireVerify(d *Deps, p *prepared) error {
+	if len(p.cfg.Verify) > 0 {
+		return nil
+	}
+	base := fmt.Sprintf("%s has no %s", p.pr.BaseRefName, config.RepoFile)
+	if p.pr.BasePolicy.Found {
+		base = fmt.Sprintf("%s on %s sets no \"verify\"", config.RepoFile, p.pr.BaseRefName)
+	}
+	return fmt.Errorf("no verify commands, and gh-ocdx pushes no fix it could not check: %s, and your configuration sets none; %s (or pass --dry-run to push nothing)",
+		base, setVerifyHint(p.cfg, p.co.Repo.Dir, p.pr.BaseRefName, d))
+}
+
+// setVerifyHint says where verify commands are set, with those the
+// repository at root suggests.
+func setVerifyHint(c *config.Config, root, baseRef string, d *Deps) string {
+	example := `["make test"]`
+	if det := config.DetectVerify(root); len(det.Commands) > 0 {
+		example = config.VerifyJSON(det.Commands) + " (what this repository's " + strings.Join(det.From, ", ") + " suggest)"
+	}
+	repo := "the repository's " + config.RepoFile
+	if baseRef != "" {
+		repo = config.RepoFile + " on " + baseRef
+	}
+	return fmt.Sprintf("add \"verify\": %s to your configuration %s ('gh ocdx config init' proposes them when it writes a new one), or to %s for everyone who runs gh-ocdx there",
+		example, homeRel(d, c.Path), repo)
+}
