@@ -142,3 +142,38 @@ func TestRunKeepsTheReviewsOfARoundTheBudgetStarted(t *testing.T) {
 		t.Errorf("want the round's review posted, got %d comments", len(h.gh.comments))
 	}
 }
+
+// TestAVerifierThatDoesNotFitTheBudgetDoesNotRun: the verifier comes after
+// the round's reviews; when its answer does not fit in what the budget has
+// left, it is not called, the findings stand as the reviewers raised them
+// and the run goes on with the round's reviews, never thrown away.
+func TestAVerifierThatDoesNotFitTheBudgetDoesNotRun(t *testing.T) {
+	h := newHarness(t)
+	h.opts.CanPush, h.opts.ReviewOnlyReason = false, "a fork"
+	verifier := &scripted{answers: []string{"never asked"}}
+	// Reviewer and analyzer report 22,000 tokens each: after round 1 the
+	// budget has less left than any answer of the verifier needs.
+	budget := llm.NewBudget(46000)
+	h.opts.Reviewers[0].LLM = budget.Wrap(heavy{h.reviewer}, 1000)
+	h.opts.Analyzer.LLM = budget.Wrap(heavy{h.analyzer}, 1000)
+	h.opts.Verifier = &Role{Name: "verifier", Model: "openai/v", LLM: budget.Wrap(verifier, 1000)}
+	h.opts.Budget = budget
+	h.reviewer.answers = []string{reviewerAnswer(bug)}
+	h.analyzer.answers = []string{analyzerAnswer()}
+
+	res, err := h.run(t)
+
+	if err != nil || res.Outcome != OutcomeBlocked || strings.Contains(res.Reason, "token budget") {
+		t.Fatalf("Run = %v, %+v: the round's reviews must decide it", err, res)
+	}
+	if verifier.calls != 0 {
+		t.Errorf("the verifier was called %d times", verifier.calls)
+	}
+	rr := res.Rounds[0]
+	if rr.Counts.P1 != 1 || len(rr.Refuted) != 0 || rr.Verifier == nil || rr.Verifier.OK || !strings.Contains(rr.Verifier.Error, "left") {
+		t.Errorf("round: counts %+v, refuted %v, verifier %+v", rr.Counts, rr.Refuted, rr.Verifier)
+	}
+	if body := h.gh.comments[0].Body; !strings.Contains(body, "Verifier:") {
+		t.Errorf("the report does not say the verifier did not run:\n%s", body)
+	}
+}
