@@ -65,8 +65,10 @@ gh-ocdx gathers the PR's deterministic context (title, body, state, author,
 linked issues, the file summary and list, the diff capped at 50KB) and hands
 it to the reviewPrModel as its task. The model then:
   Orient  asks for more context; you fetch as proposed, narrow it or refuse.
-  Decide  proposes a review; you post it (as it is, or as another event),
-          discuss it (it revises), or abort.
+  Decide  proposes a review, each inline comment shown at its path:line and
+          a suggestion as a diff; you post it (as it is, or as another
+          event), edit it (the body and the inline comments, in your
+          editor), discuss it (it revises), or abort.
 The model reads the code through read-only tools: the files tracked at the
 PR's head commit (from git when your clone has that commit, else through
 the API; never untracked or ignored files such as a local .env), the PR's

@@ -75,7 +75,11 @@ func RenderReview(runID string, maxRounds int, rr *RoundResult) string {
 
 	on := onLines(rr.Inline)
 	code := slices.DeleteFunc(slices.Clone(rr.Findings), IsThread)
-	if len(code) == 0 {
+	switch {
+	case len(code) == 0 && rr.reviewersOK == 0 && len(rr.Roles) > 0:
+		// No review happened: "None" would read as a clean one.
+		b.WriteString("### Findings\n\nNo review: every reviewer failed (see Roles below).\n\n")
+	case len(code) == 0:
 		b.WriteString("### Findings\n\nNone.\n\n")
 	}
 	for _, p := range finding.Priorities {
@@ -414,6 +418,9 @@ func RenderSummary(r *Result) string {
 		fmt.Fprintf(&b, "- Unresolved review threads: %d\n", rr.Threads.Unresolved)
 		if len(rr.Stuck) > 0 {
 			fmt.Fprintf(&b, "- Stuck: %s\n", strings.Join(rr.Stuck, ", "))
+		}
+		if len(rr.Refuted) > 0 {
+			fmt.Fprintf(&b, "- Refuted by the verifier: %s (gh ocdx restore overrules it)\n", idList(rr.Refuted))
 		}
 		if f := rr.Fix; f != nil {
 			var fixed []string

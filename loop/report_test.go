@@ -59,3 +59,19 @@ func TestRenderReviewIsAnIndex(t *testing.T) {
 		t.Errorf("a refused review must write its findings out:\n%s", got)
 	}
 }
+
+// A round no reviewer answered is not shown as a clean one, and the run's
+// summary names what the verifier refuted, with how to overrule it.
+func TestReportsSayWhatDidNotHappen(t *testing.T) {
+	rr := &RoundResult{N: 1, Roles: []RoleStatus{{Role: "reviewer-1", Model: "openai/a", Error: "connection refused"}, {Role: analyzerName, Model: "openai/b", OK: true}},
+		Findings: []finding.Finding{}}
+	body := RenderReview("20261125T000000-abcdef", 3, rr)
+	if !strings.Contains(body, "No review: every reviewer failed") || strings.Contains(body, "### Findings\n\nNone.") {
+		t.Errorf("a round every reviewer failed reads as a clean one:\n%s", body)
+	}
+	refuted := finding.Finding{ID: "QUAL-0badf00d", Priority: "P2", Status: finding.StatusRefuted}
+	res := &Result{Outcome: OutcomeConverged, Rounds: []RoundResult{{N: 1, Refuted: []finding.Finding{refuted}}}}
+	if s := RenderSummary(res); !strings.Contains(s, "- Refuted by the verifier: QUAL-0badf00d P2 (gh ocdx restore overrules it)") {
+		t.Errorf("summary:\n%s", s)
+	}
+}
