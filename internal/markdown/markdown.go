@@ -1,0 +1,541 @@
+// Package markdown renders gh-ocdx's own Markdown (reports, proposed
+// reviews, config show, state show) for a terminal: headings, lists,
+// emphasis, code spans and blocks, tables, links, quotes, rules, and the
+// <details>/<summary> of a report as plain text. It parses with goldmark's
+// CommonMark parser and a table transformer of its own, and writes with a
+// small styler instead of glamour: glamour's syntax highlighter costs ~17 ms
+// of package initialisation at every start of the binary, this package
+// well under 1 ms (docs/architecture.md, Output).
+//
+// Text from outside may be hostile. Every piece of the source that reaches
+// the output, after entities and escapes are decoded, goes through
+// text.Inert, so the only escape sequences in the result are the styles
+// this package adds itself, and none at all with the Plain theme.
+package markdown
+
+import (
+	"bytes"
+	"strings"
+
+	"github.com/mattn/go-runewidth"
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/parser"
+	gtext "github.com/yuin/goldmark/text"
+	"github.com/yuin/goldmark/util"
+
+	"github.com/ocdx/gh-ocdx/internal/text"
+)
+
+// Theme is the set of styles: Plain writes no escape sequence at all.
+type Theme int
+
+const (
+	Plain Theme = iota
+	Dark
+	Light
+)
+
+// style holds the SGR parameters of each element; empty is unstyled.
+type style struct {
+	h1, heading, strong, em, code, link, url, rule, quote, codeBlock, tableHead, border string
+}
+
+// The colours are glamour's dark and light styles, as gh pr view shows them.
+var styles = map[Theme]style{
+	Dark: {h1: "38;5;228;48;5;63;1", heading: "38;5;39;1", strong: "1", em: "3", code: "38;5;203;48;5;236",
+		link: "38;5;35;1", url: "38;5;30;4", rule: "38;5;240", quote: "38;5;244", codeBlock: "38;5;251", tableHead: "1", border: "38;5;240"},
+	Light: {h1: "38;5;228;48;5;63;1", heading: "38;5;27;1", strong: "1", em: "3", code: "38;5;203;48;5;254",
+		link: "38;5;36;1", url: "38;5;30;4", rule: "38;5;249", quote: "38;5;243", codeBlock: "38;5;238", tableHead: "1", border: "38;5;249"},
+}
+
+// margin is the left margin of the whole document, as glamour's.
+const margin = "  "
+
+// Render returns md rendered for a terminal width columns wide: paragraphs
+// are word-wrapped to it (a word longer than a line is left whole), code
+// blocks and tables are not. Line breaks in a paragraph are kept, as gh
+// keeps them.
+func Render(md string, width int, theme Theme) string {
+	src := []byte(strings.ReplaceAll(md, "\r\n", "\n"))
+	doc := newParser().Parse(gtext.NewReader(src))
+	r := &renderer{src: src, theme: theme, st: styles[theme]}
+	if width <= len(margin)+10 {
+		width = len(margin) + 10
+	}
+	lines := r.container(doc, width-len(margin), false)
+	var b strings.Builder
+	b.WriteString("\n")
+	for _, l := range lines {
+		if l != "" {
+			b.WriteString(margin)
+			b.WriteString(l)
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString("\n")
+	return b.String()
+}
+
+func newParser() parser.Parser {
+	return parser.NewParser(
+		parser.WithBlockParsers(parser.DefaultBlockParsers()...),
+		parser.WithInlineParsers(parser.DefaultInlineParsers()...),
+		parser.WithParagraphTransformers(append(parser.DefaultParagraphTransformers(),
+			util.Prioritized(tableTransformer{}, 200))...),
+	)
+}
+
+type renderer struct {
+	src   []byte
+	theme Theme
+	st    style
+}
+
+// paint wraps s in the style's sequence; with Plain, or no style, s as it is.
+func (r *renderer) paint(sgr, s string) string {
+	if sgr == "" || s == "" || r.theme == Plain {
+		return s
+	}
+	return "\x1b[" + sgr + "m" + s + "\x1b[0m"
+}
+
+// container renders n's block children one after the other, with a blank
+// line between them unless tight (the items of a tight list).
+func (r *renderer) container(n ast.Node, width int, tight bool) []string {
+	var out []string
+	for c := n.FirstChild(); c != nil; c = c.NextSibling() {
+		ls := r.block(c, width)
+		if len(ls) == 0 {
+			continue
+		}
+		if len(out) > 0 && !tight {
+			out = append(out, "")
+		}
+		out = append(out, ls...)
+	}
+	return out
+}
+
+func (r *renderer) block(n ast.Node, width int) []string {
+	switch n := n.(type) {
+	case *ast.Heading:
+		spans := r.inline(n, "")
+		if r.theme == Plain {
+			return wrap(append([]span{{text: strings.Repeat("#", n.Level) + " "}}, spans...), width, r)
+		}
+		sgr := r.st.heading
+		if n.Level == 1 {
+			sgr = r.st.h1
+			spans = append(append([]span{{text: " ", whole: true}}, spans...), span{text: " ", whole: true})
+		} else {
+			spans = append([]span{{text: strings.Repeat("#", n.Level) + " "}}, spans...)
+		}
+		for i := range spans {
+			spans[i].sgr = join(sgr, spans[i].sgr)
+		}
+		return wrap(spans, width, r)
+	case *ast.Paragraph, *ast.TextBlock:
+		return wrap(r.inline(n, ""), width, r)
+	case *ast.ThematicBreak:
+		return []string{r.paint(r.st.rule, "--------")}
+	case *ast.FencedCodeBlock, *ast.CodeBlock:
+		var out []string
+		lines := n.Lines()
+		for i := range lines.Len() {
+			seg := lines.At(i)
+			l := strings.TrimRight(string(seg.Value(r.src)), "\n")
+			l = strings.ReplaceAll(text.Inert(l), "\t", "    ")
+			out = append(out, "  "+r.paint(r.st.codeBlock, l))
+		}
+		return out
+	case *ast.Blockquote:
+		bar := "│ "
+		if r.theme == Plain {
+			bar = "| "
+		}
+		inner := r.container(n, width-2, false)
+		for i, l := range inner {
+			inner[i] = r.paint(r.st.quote, bar) + l
+		}
+		return inner
+	case *ast.List:
+		return r.list(n, width)
+	case *ast.HTMLBlock:
+		var b bytes.Buffer
+		lines := n.Lines()
+		for i := range lines.Len() {
+			seg := lines.At(i)
+			b.Write(seg.Value(r.src))
+		}
+		if n.HasClosure() {
+			b.Write(n.ClosureLine.Value(r.src))
+		}
+		var out []string
+		for _, l := range strings.Split(stripTags(b.String()), "\n") {
+			if l = strings.TrimSpace(l); l != "" {
+				out = append(out, wrap([]span{{text: decode([]byte(l))}}, width, r)...)
+			}
+		}
+		return out
+	case *tableNode:
+		return r.table(n)
+	}
+	if n.FirstChild() != nil {
+		return r.container(n, width, false)
+	}
+	return nil
+}
+
+func (r *renderer) list(n *ast.List, width int) []string {
+	var out []string
+	num := n.Start
+	for item := n.FirstChild(); item != nil; item = item.NextSibling() {
+		marker := "• "
+		if n.IsOrdered() {
+			marker = itoa(num) + string(n.Marker) + " "
+			num++
+		}
+		inner := r.container(item, width-len([]rune(marker)), n.IsTight)
+		if len(out) > 0 && !n.IsTight {
+			out = append(out, "")
+		}
+		pad := strings.Repeat(" ", len([]rune(marker)))
+		for i, l := range inner {
+			switch {
+			case i == 0:
+				out = append(out, marker+l)
+			case l == "":
+				out = append(out, "")
+			default:
+				out = append(out, pad+l)
+			}
+		}
+		if len(inner) == 0 {
+			out = append(out, strings.TrimRight(marker, " "))
+		}
+	}
+	return out
+}
+
+func itoa(n int) string {
+	var b [20]byte
+	i := len(b)
+	neg := n < 0
+	if neg {
+		n = -n
+	}
+	for {
+		i--
+		b[i] = byte('0' + n%10)
+		n /= 10
+		if n == 0 {
+			break
+		}
+	}
+	if neg {
+		i--
+		b[i] = '-'
+	}
+	return string(b[i:])
+}
+
+// span is a run of text in one style; text "\n" is a line break. A whole
+// span is not broken at its spaces (a code span, with its padding).
+type span struct {
+	text, sgr string
+	whole     bool
+}
+
+func join(a, b string) string {
+	switch {
+	case a == "":
+		return b
+	case b == "":
+		return a
+	}
+	return a + ";" + b
+}
+
+// inline returns the inline content of n as spans, sgr applied to all.
+func (r *renderer) inline(n ast.Node, sgr string) []span {
+	var out []span
+	for c := n.FirstChild(); c != nil; c = c.NextSibling() {
+		out = append(out, r.inlineNode(c, sgr)...)
+	}
+	return out
+}
+
+func (r *renderer) inlineNode(n ast.Node, sgr string) []span {
+	switch n := n.(type) {
+	case *ast.Text:
+		v := n.Segment.Value(r.src)
+		var s string
+		if n.IsRaw() {
+			s = text.Inert(string(v))
+		} else {
+			s = decode(v)
+		}
+		out := []span{{text: s, sgr: sgr}}
+		if n.SoftLineBreak() || n.HardLineBreak() {
+			out = append(out, span{text: "\n"})
+		}
+		return out
+	case *ast.String:
+		return []span{{text: decode(n.Value), sgr: sgr}}
+	case *ast.CodeSpan:
+		var b strings.Builder
+		for c := n.FirstChild(); c != nil; c = c.NextSibling() {
+			var v []byte
+			switch c := c.(type) {
+			case *ast.Text:
+				v = c.Segment.Value(r.src)
+			case *ast.String:
+				v = c.Value
+			}
+			b.Write(bytes.ReplaceAll(v, []byte("\n"), []byte(" ")))
+		}
+		s := text.Inert(b.String())
+		if inTable(n) {
+			s = strings.ReplaceAll(s, `\|`, "|")
+		}
+		if r.theme == Plain {
+			return []span{{text: s, sgr: sgr}}
+		}
+		return []span{{text: " " + s + " ", sgr: join(sgr, r.st.code), whole: true}}
+	case *ast.Emphasis:
+		if r.theme == Plain {
+			mark := strings.Repeat("*", n.Level)
+			out := append([]span{{text: mark, sgr: sgr}}, r.inline(n, sgr)...)
+			return append(out, span{text: mark, sgr: sgr})
+		}
+		st := r.st.em
+		if n.Level >= 2 {
+			st = r.st.strong
+		}
+		return r.inline(n, join(sgr, st))
+	case *ast.Link:
+		out := r.inline(n, join(sgr, r.st.link))
+		dest := decode(n.Destination)
+		if dest != "" && dest != plain(out) {
+			out = append(out, span{text: " ", sgr: sgr}, span{text: dest, sgr: join(sgr, r.st.url)})
+		}
+		return out
+	case *ast.Image:
+		out := r.inline(n, join(sgr, r.st.link))
+		if dest := decode(n.Destination); dest != "" {
+			out = append(out, span{text: " ", sgr: sgr}, span{text: dest, sgr: join(sgr, r.st.url)})
+		}
+		return out
+	case *ast.AutoLink:
+		return []span{{text: decode(n.URL(r.src)), sgr: join(sgr, r.st.url)}}
+	case *ast.RawHTML:
+		// Tags are dropped, as glamour dropped them; the text between
+		// them is Text and stays.
+		return nil
+	}
+	return r.inline(n, sgr)
+}
+
+func plain(spans []span) string {
+	var b strings.Builder
+	for _, s := range spans {
+		b.WriteString(s.text)
+	}
+	return b.String()
+}
+
+// decode resolves v's backslash escapes and character references, as an
+// HTML renderer would, then makes the result inert: "&#27;" is an ESC too.
+func decode(v []byte) string {
+	v = util.UnescapePunctuations(v)
+	v = util.ResolveNumericReferences(v)
+	return text.Inert(resolveNames(string(v)))
+}
+
+// entities are the named references resolved: those html.EscapeString
+// writes and the few typographic ones models use. goldmark's full table
+// would add half a megabyte of code to the binary; any other name is shown
+// as written.
+var entities = map[string]string{
+	"amp": "&", "lt": "<", "gt": ">", "quot": "\"", "apos": "'", "nbsp": "\u00a0",
+	"ndash": "–", "mdash": "—", "hellip": "…", "middot": "·", "bull": "•", "times": "×",
+	"larr": "←", "rarr": "→", "uarr": "↑", "darr": "↓", "copy": "©", "reg": "®", "trade": "™",
+	"lsquo": "‘", "rsquo": "’", "ldquo": "“", "rdquo": "”", "le": "≤", "ge": "≥", "ne": "≠",
+}
+
+func resolveNames(s string) string {
+	if !strings.Contains(s, "&") {
+		return s
+	}
+	var b strings.Builder
+	for {
+		i := strings.IndexByte(s, '&')
+		if i < 0 {
+			break
+		}
+		b.WriteString(s[:i])
+		s = s[i:]
+		end := strings.IndexByte(s, ';')
+		if r, ok := entities[s[1:max(end, 1)]]; ok && end > 1 {
+			b.WriteString(r)
+			s = s[end+1:]
+			continue
+		}
+		b.WriteByte('&')
+		s = s[1:]
+	}
+	b.WriteString(s)
+	return b.String()
+}
+
+// stripTags removes HTML comments and tags from s, leaving the text
+// between them: a report's <details><summary>Role reports</summary>
+// shows as "Role reports". Only what the CommonMark spec calls a tag (a
+// letter, then letters, digits or '-', then a space, '/' or '>') is
+// removed: "<U+202E>", which text.Inert writes, stays.
+func stripTags(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		if strings.HasPrefix(s[i:], "<!--") {
+			end := strings.Index(s[i+4:], "-->")
+			if end < 0 {
+				break
+			}
+			i += 4 + end + 3
+			continue
+		}
+		if s[i] == '<' {
+			if n := tagLen(s[i:]); n > 0 {
+				i += n
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+		i++
+	}
+	return b.String()
+}
+
+// tagLen is the length of the HTML tag at the start of s, or 0.
+func tagLen(s string) int {
+	j := 1
+	if j < len(s) && s[j] == '/' {
+		j++
+	}
+	if j >= len(s) || !isLetter(s[j]) {
+		return 0
+	}
+	for j < len(s) && (isLetter(s[j]) || s[j] >= '0' && s[j] <= '9' || s[j] == '-') {
+		j++
+	}
+	if j >= len(s) || !(s[j] == '>' || s[j] == '/' || s[j] == ' ' || s[j] == '\t' || s[j] == '\n') {
+		return 0
+	}
+	end := strings.IndexByte(s[j:], '>')
+	if end < 0 || strings.IndexByte(s[j:j+end], '<') >= 0 {
+		return 0
+	}
+	return j + end + 1
+}
+
+func isLetter(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }
+
+// wrap fills lines of at most width columns with the words of spans,
+// breaking at spaces and at line breaks. A word wider than width gets a
+// line of its own.
+func wrap(spans []span, width int, r *renderer) []string {
+	type word struct {
+		parts []span
+		w     int
+	}
+	var (
+		lines []string
+		line  []word
+		lineW int
+		cur   word
+	)
+	flushLine := func() {
+		var parts []span
+		for i, w := range line {
+			if i > 0 {
+				// The space between two words of one style (a heading's,
+				// a link's) keeps it.
+				sp := ""
+				if prev := line[i-1].parts; prev[len(prev)-1].sgr == w.parts[0].sgr {
+					sp = w.parts[0].sgr
+				}
+				parts = append(parts, span{text: " ", sgr: sp})
+			}
+			parts = append(parts, w.parts...)
+		}
+		lines = append(lines, render(parts, r))
+		line, lineW = nil, 0
+	}
+	endWord := func() {
+		if len(cur.parts) == 0 {
+			return
+		}
+		add := cur.w
+		if len(line) > 0 {
+			add++
+		}
+		if len(line) > 0 && lineW+add > width {
+			flushLine()
+			add = cur.w
+		}
+		line = append(line, cur)
+		lineW += add
+		cur = word{}
+	}
+	for _, s := range spans {
+		if s.text == "\n" {
+			endWord()
+			flushLine()
+			continue
+		}
+		if s.whole {
+			cur.parts = append(cur.parts, s)
+			cur.w += runewidth.StringWidth(s.text)
+			continue
+		}
+		start := 0
+		for i := 0; i <= len(s.text); i++ {
+			if i < len(s.text) && s.text[i] != ' ' && s.text[i] != '\t' && s.text[i] != '\n' {
+				continue
+			}
+			if i > start {
+				part := s.text[start:i]
+				cur.parts = append(cur.parts, span{text: part, sgr: s.sgr})
+				cur.w += runewidth.StringWidth(part)
+			}
+			if i < len(s.text) {
+				endWord()
+			}
+			start = i + 1
+		}
+	}
+	endWord()
+	if len(line) > 0 {
+		flushLine()
+	}
+	// A break at the end of a paragraph leaves no empty last line.
+	for len(lines) > 0 && lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
+	}
+	return lines
+}
+
+// render writes spans with their styles, merging neighbours of one style.
+func render(parts []span, r *renderer) string {
+	var b strings.Builder
+	for i := 0; i < len(parts); {
+		j := i
+		var t strings.Builder
+		for ; j < len(parts) && parts[j].sgr == parts[i].sgr; j++ {
+			t.WriteString(parts[j].text)
+		}
+		b.WriteString(r.paint(parts[i].sgr, t.String()))
+		i = j
+	}
+	return b.String()
+}
