@@ -1,27 +1,21 @@
 // Package markdown renders gh-ocdx's own Markdown (reports, proposed
 // reviews, config show, state show) for a terminal: headings, lists,
 // emphasis, code spans and blocks, tables, links, quotes, rules, and the
-// <details>/<summary> of a report as plain text. It parses with goldmark's
-// CommonMark parser and a table transformer of its own, and writes with a
-// small styler instead of glamour: glamour's syntax highlighter costs ~17 ms
-// of package initialisation at every start of the binary, this package
-// well under 1 ms (docs/architecture.md, Output).
+// <details>/<summary> of a report as plain text. It replaces go-gh's
+// renderer (glamour), whose syntax highlighter costs ~17 ms of package
+// initialisation at every start of the binary; this package initialises
+// nothing that costs (docs/architecture.md, Output).
 //
 // Text from outside may be hostile. Every piece of the source that reaches
-// the output, after entities and escapes are decoded, goes through
-// text.Inert, so the only escape sequences in the result are the styles
+// the output, after character references and escapes are decoded, goes
+// through text.Inert, so the only escape sequences in the result are the styles
 // this package adds itself, and none at all with the Plain theme.
 package markdown
 
 import (
-	"bytes"
 	"strings"
 
 	"github.com/mattn/go-runewidth"
-	"github.com/yuin/goldmark/ast"
-	"github.com/yuin/goldmark/parser"
-	gtext "github.com/yuin/goldmark/text"
-	"github.com/yuin/goldmark/util"
 
 	"github.com/ocdx/gh-ocdx/internal/text"
 )
@@ -56,13 +50,12 @@ const margin = "  "
 // blocks and tables are not. Line breaks in a paragraph are kept, as gh
 // keeps them.
 func Render(md string, width int, theme Theme) string {
-	src := []byte(strings.ReplaceAll(md, "\r\n", "\n"))
-	doc := newParser().Parse(gtext.NewReader(src))
-	r := &renderer{src: src, theme: theme, st: styles[theme]}
+	blocks := parse(strings.ReplaceAll(md, "\r\n", "\n"))
+	r := &renderer{theme: theme, st: styles[theme]}
 	if width <= len(margin)+10 {
 		width = len(margin) + 10
 	}
-	lines := r.container(doc, width-len(margin), false)
+	lines := r.container(blocks, width-len(margin), false)
 	var b strings.Builder
 	b.WriteString("\n")
 	for _, l := range lines {
@@ -76,17 +69,7 @@ func Render(md string, width int, theme Theme) string {
 	return b.String()
 }
 
-func newParser() parser.Parser {
-	return parser.NewParser(
-		parser.WithBlockParsers(parser.DefaultBlockParsers()...),
-		parser.WithInlineParsers(parser.DefaultInlineParsers()...),
-		parser.WithParagraphTransformers(append(parser.DefaultParagraphTransformers(),
-			util.Prioritized(tableTransformer{}, 200))...),
-	)
-}
-
 type renderer struct {
-	src   []byte
 	theme Theme
 	st    style
 }
@@ -99,11 +82,11 @@ func (r *renderer) paint(sgr, s string) string {
 	return "\x1b[" + sgr + "m" + s + "\x1b[0m"
 }
 
-// container renders n's block children one after the other, with a blank
-// line between them unless tight (the items of a tight list).
-func (r *renderer) container(n ast.Node, width int, tight bool) []string {
+// container renders blocks one after the other, with a blank line between
+// them unless tight (the items of a tight list).
+func (r *renderer) container(blocks []*block, width int, tight bool) []string {
 	var out []string
-	for c := n.FirstChild(); c != nil; c = c.NextSibling() {
+	for _, c := range blocks {
 		ls := r.block(c, width)
 		if len(ls) == 0 {
 			continue
@@ -116,90 +99,79 @@ func (r *renderer) container(n ast.Node, width int, tight bool) []string {
 	return out
 }
 
-func (r *renderer) block(n ast.Node, width int) []string {
-	switch n := n.(type) {
-	case *ast.Heading:
-		spans := r.inline(n, "")
+func (r *renderer) block(b *block, width int) []string {
+	switch b.kind {
+	case kHeading:
+		spans := r.inline(parseInline(b.text), "")
 		if r.theme == Plain {
-			return wrap(append([]span{{text: strings.Repeat("#", n.Level) + " "}}, spans...), width, r)
+			return wrap(append([]span{{text: strings.Repeat("#", b.level) + " "}}, spans...), width, r)
 		}
 		sgr := r.st.heading
-		if n.Level == 1 {
+		if b.level == 1 {
 			sgr = r.st.h1
 			spans = append(append([]span{{text: " ", whole: true}}, spans...), span{text: " ", whole: true})
 		} else {
-			spans = append([]span{{text: strings.Repeat("#", n.Level) + " "}}, spans...)
+			spans = append([]span{{text: strings.Repeat("#", b.level) + " "}}, spans...)
 		}
 		for i := range spans {
 			spans[i].sgr = join(sgr, spans[i].sgr)
 		}
 		return wrap(spans, width, r)
-	case *ast.Paragraph, *ast.TextBlock:
-		return wrap(r.inline(n, ""), width, r)
-	case *ast.ThematicBreak:
+	case kPara:
+		return wrap(r.inline(parseInline(b.text), ""), width, r)
+	case kRule:
 		return []string{r.paint(r.st.rule, "--------")}
-	case *ast.FencedCodeBlock, *ast.CodeBlock:
+	case kCode:
 		var out []string
-		lines := n.Lines()
-		for i := range lines.Len() {
-			seg := lines.At(i)
-			l := strings.TrimRight(string(seg.Value(r.src)), "\n")
+		for _, l := range strings.Split(b.text, "\n") {
 			l = strings.ReplaceAll(text.Inert(l), "\t", "    ")
 			out = append(out, "  "+r.paint(r.st.codeBlock, l))
 		}
 		return out
-	case *ast.Blockquote:
+	case kQuote:
 		bar := "│ "
 		if r.theme == Plain {
 			bar = "| "
 		}
-		inner := r.container(n, width-2, false)
+		inner := r.container(b.children, width-2, false)
 		for i, l := range inner {
 			inner[i] = r.paint(r.st.quote, bar) + l
 		}
 		return inner
-	case *ast.List:
-		return r.list(n, width)
-	case *ast.HTMLBlock:
-		var b bytes.Buffer
-		lines := n.Lines()
-		for i := range lines.Len() {
-			seg := lines.At(i)
-			b.Write(seg.Value(r.src))
-		}
-		if n.HasClosure() {
-			b.Write(n.ClosureLine.Value(r.src))
-		}
+	case kList:
+		return r.list(b, width)
+	case kHTML:
+		// Tags and comments are dropped, as glamour dropped them: a
+		// report's <details><summary>Role reports</summary> shows as
+		// "Role reports".
 		var out []string
-		for _, l := range strings.Split(stripTags(b.String()), "\n") {
+		for _, l := range strings.Split(stripTags(b.text), "\n") {
 			if l = strings.TrimSpace(l); l != "" {
-				out = append(out, wrap([]span{{text: decode([]byte(l))}}, width, r)...)
+				out = append(out, wrap(r.inline(parseInline(l), ""), width, r)...)
 			}
 		}
 		return out
-	case *tableNode:
-		return r.table(n)
-	}
-	if n.FirstChild() != nil {
-		return r.container(n, width, false)
+	case kTable:
+		return r.table(b)
 	}
 	return nil
 }
 
-func (r *renderer) list(n *ast.List, width int) []string {
+func (r *renderer) list(b *block, width int) []string {
 	var out []string
-	num := n.Start
-	for item := n.FirstChild(); item != nil; item = item.NextSibling() {
+	num := b.start
+	for _, item := range b.children {
 		marker := "• "
-		if n.IsOrdered() {
-			marker = itoa(num) + string(n.Marker) + " "
+		if b.ordered {
+			marker = itoa(num) + ". "
 			num++
 		}
-		inner := r.container(item, width-len([]rune(marker)), n.IsTight)
-		if len(out) > 0 && !n.IsTight {
+		w := runewidth.StringWidth(marker)
+		inner := r.container(item.children, width-w, b.tight)
+		if len(out) > 0 && !b.tight {
 			out = append(out, "")
 		}
-		pad := strings.Repeat(" ", len([]rune(marker)))
+		pad := strings.Repeat(" ", w)
 		for i, l := range inner {
 			switch {
 			case i == 0:
@@ -220,10 +192,6 @@ func (r *renderer) list(n *ast.List, width int) []string {
 func itoa(n int) string {
 	var b [20]byte
 	i := len(b)
-	neg := n < 0
-	if neg {
-		n = -n
-	}
 	for {
 		i--
 		b[i] = byte('0' + n%10)
@@ -231,10 +199,6 @@ func itoa(n int) string {
 		if n == 0 {
 			break
 		}
-	}
-	if neg {
-		i--
-		b[i] = '-'
 	}
 	return string(b[i:])
 }
@@ -256,84 +220,53 @@ func join(a, b string) string {
 	return a + ";" + b
 }
 
-// inline returns the inline content of n as spans, sgr applied to all.
-func (r *renderer) inline(n ast.Node, sgr string) []span {
+// inline returns nodes as spans, sgr applied to all. Every text goes
+// through text.Inert here: a character reference may stand for a control.
+func (r *renderer) inline(nodes []inl, sgr string) []span {
 	var out []span
-	for c := n.FirstChild(); c != nil; c = c.NextSibling() {
-		out = append(out, r.inlineNode(c, sgr)...)
+	for _, n := range nodes {
+		switch n.kind {
+		case iText:
+			out = append(out, span{text: text.Inert(n.text), sgr: sgr})
+		case iBreak:
+			out = append(out, span{text: "\n"})
+		case iCode:
+			s := text.Inert(n.text)
+			if r.theme == Plain {
+				out = append(out, span{text: s, sgr: sgr})
+			} else {
+				out = append(out, span{text: " " + s + " ", sgr: join(sgr, r.st.code), whole: true})
+			}
+		case iEm, iStrong:
+			if r.theme == Plain {
+				mark := "*"
+				if n.kind == iStrong {
+					mark = "**"
+				}
+				out = append(out, span{text: mark, sgr: sgr})
+				out = append(out, r.inline(n.kids, sgr)...)
+				out = append(out, span{text: mark, sgr: sgr})
+				continue
+			}
+			st := r.st.em
+			if n.kind == iStrong {
+				st = r.st.strong
+			}
+			out = append(out, r.inline(n.kids, join(sgr, st))...)
+		case iLink, iImage:
+			label := r.inline(n.kids, join(sgr, r.st.link))
+			out = append(out, label...)
+			if dest := text.Inert(n.dest); dest != "" && dest != plain(label) {
+				if len(label) > 0 {
+					out = append(out, span{text: " ", sgr: sgr})
+				}
+				out = append(out, span{text: dest, sgr: join(sgr, r.st.url)})
+			}
+		case iURL:
+			out = append(out, span{text: text.Inert(n.text), sgr: join(sgr, r.st.url)})
+		}
 	}
 	return out
-}
-
-func (r *renderer) inlineNode(n ast.Node, sgr string) []span {
-	switch n := n.(type) {
-	case *ast.Text:
-		v := n.Segment.Value(r.src)
-		var s string
-		if n.IsRaw() {
-			s = text.Inert(string(v))
-		} else {
-			s = decode(v)
-		}
-		out := []span{{text: s, sgr: sgr}}
-		if n.SoftLineBreak() || n.HardLineBreak() {
-			out = append(out, span{text: "\n"})
-		}
-		return out
-	case *ast.String:
-		return []span{{text: decode(n.Value), sgr: sgr}}
-	case *ast.CodeSpan:
-		var b strings.Builder
-		for c := n.FirstChild(); c != nil; c = c.NextSibling() {
-			var v []byte
-			switch c := c.(type) {
-			case *ast.Text:
-				v = c.Segment.Value(r.src)
-			case *ast.String:
-				v = c.Value
-			}
-			b.Write(bytes.ReplaceAll(v, []byte("\n"), []byte(" ")))
-		}
-		s := text.Inert(b.String())
-		if inTable(n) {
-			s = strings.ReplaceAll(s, `\|`, "|")
-		}
-		if r.theme == Plain {
-			return []span{{text: s, sgr: sgr}}
-		}
-		return []span{{text: " " + s + " ", sgr: join(sgr, r.st.code), whole: true}}
-	case *ast.Emphasis:
-		if r.theme == Plain {
-			mark := strings.Repeat("*", n.Level)
-			out := append([]span{{text: mark, sgr: sgr}}, r.inline(n, sgr)...)
-			return append(out, span{text: mark, sgr: sgr})
-		}
-		st := r.st.em
-		if n.Level >= 2 {
-			st = r.st.strong
-		}
-		return r.inline(n, join(sgr, st))
-	case *ast.Link:
-		out := r.inline(n, join(sgr, r.st.link))
-		dest := decode(n.Destination)
-		if dest != "" && dest != plain(out) {
-			out = append(out, span{text: " ", sgr: sgr}, span{text: dest, sgr: join(sgr, r.st.url)})
-		}
-		return out
-	case *ast.Image:
-		out := r.inline(n, join(sgr, r.st.link))
-		if dest := decode(n.Destination); dest != "" {
-			out = append(out, span{text: " ", sgr: sgr}, span{text: dest, sgr: join(sgr, r.st.url)})
-		}
-		return out
-	case *ast.AutoLink:
-		return []span{{text: decode(n.URL(r.src)), sgr: join(sgr, r.st.url)}}
-	case *ast.RawHTML:
-		// Tags are dropped, as glamour dropped them; the text between
-		// them is Text and stays.
-		return nil
-	}
-	return r.inline(n, sgr)
 }
 
 func plain(spans []span) string {
@@ -341,50 +274,6 @@ func plain(spans []span) string {
 	for _, s := range spans {
 		b.WriteString(s.text)
 	}
-	return b.String()
-}
-
-// decode resolves v's backslash escapes and character references, as an
-// HTML renderer would, then makes the result inert: "&#27;" is an ESC too.
-func decode(v []byte) string {
-	v = util.UnescapePunctuations(v)
-	v = util.ResolveNumericReferences(v)
-	return text.Inert(resolveNames(string(v)))
-}
-
-// entities are the named references resolved: those html.EscapeString
-// writes and the few typographic ones models use. goldmark's full table
-// would add half a megabyte of code to the binary; any other name is shown
-// as written.
-var entities = map[string]string{
-	"amp": "&", "lt": "<", "gt": ">", "quot": "\"", "apos": "'", "nbsp": "\u00a0",
-	"ndash": "–", "mdash": "—", "hellip": "…", "middot": "·", "bull": "•", "times": "×",
-	"larr": "←", "rarr": "→", "uarr": "↑", "darr": "↓", "copy": "©", "reg": "®", "trade": "™",
-	"lsquo": "‘", "rsquo": "’", "ldquo": "“", "rdquo": "”", "le": "≤", "ge": "≥", "ne": "≠",
-}
-
-func resolveNames(s string) string {
-	if !strings.Contains(s, "&") {
-		return s
-	}
-	var b strings.Builder
-	for {
-		i := strings.IndexByte(s, '&')
-		if i < 0 {
-			break
-		}
-		b.WriteString(s[:i])
-		s = s[i:]
-		end := strings.IndexByte(s, ';')
-		if r, ok := entities[s[1:max(end, 1)]]; ok && end > 1 {
-			b.WriteString(r)
-			s = s[end+1:]
-			continue
-		}
-		b.WriteByte('&')
-		s = s[1:]
-	}
-	b.WriteString(s)
 	return b.String()
 }
 
