@@ -320,7 +320,7 @@ func tagLen(s string) int {
 	if j >= len(s) || !(s[j] == '>' || s[j] == '/' || s[j] == ' ' || s[j] == '\t' || s[j] == '\n') {
 		return 0
 	}
-	end := strings.IndexByte(s[j:], '>')
+	end := strings.IndexByte(s[j:min(len(s), j+maxLabel)], '>') // bounded: hostile input stays linear
 	if end < 0 || strings.IndexByte(s[j:j+end], '<') >= 0 {
 		return 0
 	}

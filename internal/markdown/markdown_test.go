@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mattn/go-runewidth"
 
@@ -249,10 +250,51 @@ func TestRenderOddInput(t *testing.T) {
 	}
 }
 
+// Hostile input of a few hundred kilobytes renders in linear time: runs
+// of emphasis, brackets, links without an end, tags without an end. Each
+// of these took from 4 s to 35 s before the parser bounded its look-ahead.
+func TestRenderHostileInputTakesLinearTime(t *testing.T) {
+	if testing.Short() {
+		t.Skip("renders 2 MB")
+	}
+	for name, src := range map[string]string{
+		"emphasis":   strings.Repeat("**a* ", 30000),
+		"brackets":   strings.Repeat("[", 100000),
+		"open links": strings.Repeat("[a](", 40000),
+		"tags":       strings.Repeat("<a ", 60000) + ">",
+		"underscore": strings.Repeat("_a ", 60000),
+		"ticks":      strings.Repeat("`` ` ", 40000),
+		"quotes":     strings.Repeat(">", 20000),
+		"table":      "|a|\n|-|\n" + strings.Repeat("|x|\n", 40000),
+	} {
+		start := time.Now()
+		Render(src, 80, Dark)
+		if d := time.Since(start); d > 3*time.Second {
+			t.Errorf("%s, %d KB: %s", name, len(src)>>10, d)
+		}
+	}
+}
+
 func BenchmarkRenderLoopReport(b *testing.B) {
 	src := text.Inert(loopReport)
 	b.ReportAllocs()
 	for b.Loop() {
 		Render(src, 100, Dark)
 	}
+}
+
+// FuzzRender: no input makes the renderer panic, and none of its control
+// characters reach the output, whatever the parser makes of it.
+func FuzzRender(f *testing.F) {
+	for _, s := range []string{loopReport, proposal, stateShow, "- a\n  - b\n\n> c\n\n| x |\n|---|\n| `y\\|` |", "*a **b** c*", "[x](<y> 'z')", "&#x1b;]8;;u\a"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, src string) {
+		for _, theme := range []Theme{Plain, Dark} {
+			out := Render(text.Inert(src), 30, theme)
+			if strings.ContainsAny(reSGR.ReplaceAllString(out, ""), "\x1b\x07\r\u009b\u202e") {
+				t.Fatalf("a control character reached the output: %q", out)
+			}
+		}
+	})
 }

@@ -278,7 +278,7 @@ func startsBlock(l string) bool {
 		return true
 	}
 	m, ok := listMarker(s)
-	return ok && !blank(s[m.width:]) && (!m.ordered || m.num == 1)
+	return ok && !blank(s[min(m.width, len(s)):]) && (!m.ordered || m.num == 1)
 }
 
 // htmlStart reports whether s opens an HTML block: a comment, or a block
@@ -475,6 +475,10 @@ type inl struct {
 	dest string // link, image
 }
 
+// maxDelims bounds emphasis matching; maxLabel the text a link's label
+// is looked for in: both make hostile input cost linear time.
+const maxDelims, maxLabel = 1000, 1000
+
 // tok is a parsed node or a run of * or _ that may open or close emphasis.
 type tok struct {
 	node              inl
@@ -601,7 +605,19 @@ func parseInline(s string) []inl {
 // emphasis matches the delimiter runs of toks, each closer with the
 // nearest opener of its character before it, as CommonMark does (without
 // its rule of three), and returns the nodes; an unmatched run is text.
+//
+// Matching is quadratic in the number of runs: past maxDelims in one
+// paragraph, the runs are left as text, as a bound on hostile input.
 func emphasis(toks []*tok) []inl {
+	delims := 0
+	for _, t := range toks {
+		if t.delim != 0 {
+			delims++
+		}
+	}
+	if delims > maxDelims {
+		return nodes(toks)
+	}
 	for c := 0; c < len(toks); c++ {
 		closer := toks[c]
 		if closer.delim == 0 || !closer.canClose || closer.n == 0 {
@@ -702,14 +718,14 @@ func autolink(s string) int {
 // returns its label, destination and length, or a length of 0.
 func link(s string) (string, string, int) {
 	depth, i := 0, 0
-	for ; i < len(s); i++ {
+	for lim := min(len(s), maxLabel); i < lim; i++ {
 		switch s[i] {
 		case '\\':
 			i++
 			continue
 		case '`':
 			n := run(s[i:], '`')
-			if end := closingTicks(s, i+n, n); end >= 0 {
+			if end := closingTicks(s[:lim], i+n, n); end >= 0 {
 				i = end + n - 1
 			} else {
 				i += n - 1
@@ -724,10 +740,11 @@ func link(s string) (string, string, int) {
 			break
 		}
 	}
-	if i >= len(s) || i+1 >= len(s) || s[i+1] != '(' {
+	if depth != 0 || i+1 >= len(s) || s[i+1] != '(' {
 		return "", "", 0
 	}
 	label := s[1:i]
+	s = s[:min(len(s), i+2+4*maxLabel)] // the destination and title, bounded too
 	j := i + 2
 	for j < len(s) && (s[j] == ' ' || s[j] == '\n') {
 		j++
