@@ -557,11 +557,18 @@ func TestBench(t *testing.T) {
 	start := &figure{name: fmt.Sprintf("(for reference) `--version` cold start (median of %d)", p.starts), target: "—", limit: 1e9, unit: "ms"}
 	startRatio := &figure{name: fmt.Sprintf("`--version` cold start ÷ a hello-world Go binary's (%d interleaved pairs, medians)", p.starts), target: "≤ 4", limit: 4, unit: "x"}
 	size := &figure{name: "binary size (`go build`, not stripped)", target: "≤ 22 MB", limit: 22, unit: "MB"}
+	ghStart := &figure{name: "(for reference) `gh --version` cold start, in the same pairs", target: "—", limit: 1e9, unit: "ms"}
+	ghRatio := &figure{name: "(for reference) gh-ocdx's `--version` ÷ gh's", target: "—", limit: 1e9, unit: "x"}
 	show := &figure{name: fmt.Sprintf("`state show`, %d PRs × 3 rounds", p.prs), target: "≤ 100 ms", limit: 100, unit: "ms"}
 	reRound := &figure{name: "re-review: round 2 reviewer input ÷ round 1 (48 KB diff, the fix touches one file)", target: "≤ 0.35", limit: 0.35, unit: "x"}
 	reLoop := &figure{name: "re-review: reviewer input of a 3-round loop ÷ one full review", target: "≤ 1.8", limit: 1.8, unit: "x"}
 	rePush := &figure{name: "re-review: a run after a push on top of an approved head ÷ the approving run (48 KB diff)", target: "≤ 0.35", limit: 0.35, unit: "x"}
 	figures := []*figure{noFix, withFix, ratio, own, wholeRun, prompt, rss, fixRatio, start, startRatio, size, show, reRound, reLoop, rePush}
+	// gh itself, where it is installed, is the start users know.
+	gh, _ := exec.LookPath("gh")
+	if gh != "" {
+		figures = slices.Insert(figures, slices.Index(figures, size)+1, ghStart, ghRatio)
+	}
 
 	hello := helloWorld(t)
 	diff := bigDiff(p.diffMB, p.files)
@@ -611,7 +618,7 @@ func TestBench(t *testing.T) {
 			// The start is measured against a hello-world Go binary started
 			// alternately with it: on a shared machine the load moves both.
 			e := testkit.NewEnv(t)
-			var walls, hellos []time.Duration
+			var walls, hellos, ghs []time.Duration
 			for range p.starts {
 				r := execBin(t, e, "--version")
 				if r.code != 0 {
@@ -623,9 +630,20 @@ func TestBench(t *testing.T) {
 					t.Fatalf("hello-world: exit %d: %s", h.code, h.stderr)
 				}
 				hellos = append(hellos, h.wall)
+				if gh != "" {
+					g := execWith(t, e, gh, "--version")
+					if g.code != 0 {
+						t.Fatalf("gh --version: exit %d: %s", g.code, g.stderr)
+					}
+					ghs = append(ghs, g.wall)
+				}
 			}
 			start.add(float64(median(walls).Microseconds()) / 1000)
 			startRatio.add(float64(median(walls)) / float64(median(hellos)))
+			if len(ghs) > 0 {
+				ghStart.add(float64(median(ghs).Microseconds()) / 1000)
+				ghRatio.add(float64(median(walls)) / float64(median(ghs)))
+			}
 			t.Logf("--version %s, hello-world %s (medians of %d)", median(walls), median(hellos), p.starts)
 			if fi, err := os.Stat(testkit.Binary(t)); err == nil {
 				size.add(float64(fi.Size()) / 1e6)
