@@ -227,7 +227,7 @@ func (r *renderer) inline(nodes []inl, sgr string) []span {
 	for _, n := range nodes {
 		switch n.kind {
 		case iText:
-			out = append(out, span{text: text.Inert(n.text), sgr: sgr})
+			out = append(out, r.text(text.Inert(n.text), sgr)...)
 		case iBreak:
 			out = append(out, span{text: "\n"})
 		case iCode:
@@ -267,6 +267,47 @@ func (r *renderer) inline(nodes []inl, sgr string) []span {
 		}
 	}
 	return out
+}
+
+// text is s as spans, its bare URLs in the URL style, as GitHub links
+// them (a report's first line is the PR's URL).
+func (r *renderer) text(s, sgr string) []span {
+	if r.theme == Plain || !strings.Contains(s, "://") {
+		return []span{{text: s, sgr: sgr}}
+	}
+	var out []span
+	for s != "" {
+		i := urlStart(s)
+		if i < 0 {
+			break
+		}
+		end := i + strings.IndexAny(s[i:]+" ", " \n<")
+		for end > i && (strings.IndexByte(".,:;!?'\"", s[end-1]) >= 0 ||
+			s[end-1] == ')' && strings.Count(s[i:end], "(") < strings.Count(s[i:end], ")")) {
+			end--
+		}
+		if i > 0 {
+			out = append(out, span{text: s[:i], sgr: sgr})
+		}
+		out = append(out, span{text: s[i:end], sgr: join(sgr, r.st.url)})
+		s = s[end:]
+	}
+	if s != "" {
+		out = append(out, span{text: s, sgr: sgr})
+	}
+	return out
+}
+
+// urlStart is where the first http:// or https:// URL starting a word of s
+// begins, or -1.
+func urlStart(s string) int {
+	for i := 0; i < len(s); i++ {
+		if (i == 0 || strings.IndexByte(" (\n", s[i-1]) >= 0) && (strings.HasPrefix(s[i:], "https://") || strings.HasPrefix(s[i:], "http://")) &&
+			len(s[i:]) > len("https://") {
+			return i
+		}
+	}
+	return -1
 }
 
 func plain(spans []span) string {

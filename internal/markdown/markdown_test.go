@@ -139,13 +139,16 @@ func TestRenderProposalAndStateShow(t *testing.T) {
 // its own background; the light theme has its own heading colour; the
 // text itself is unchanged.
 func TestRenderColour(t *testing.T) {
-	dark := Render(text.Inert(loopReport), 100, Dark)
+	dark := Render(text.Inert(loopReport+"\n(see https://example.com/a_(b)).\n"), 100, Dark)
 	for _, want := range []string{
 		"\x1b[38;5;228;48;5;63;1m review-loop: PR #31 — not converged \x1b[0m",
 		"\x1b[38;5;39;1m## Round 1 — head 0123abc\x1b[0m",
 		"\x1b[1mOutcome:\x1b[0m 1 P1 finding",
 		"\x1b[38;5;203;48;5;236m COR-0badc0de \x1b[0m",
 		"│",
+		// A bare URL is styled as a link, without the punctuation after it.
+		"\n  \x1b[38;5;30;4mhttps://github.com/octo/widgets/pull/31\x1b[0m\n",
+		"(see \x1b[38;5;30;4mhttps://example.com/a_(b)\x1b[0m).",
 	} {
 		if !strings.Contains(dark, want) {
 			t.Errorf("dark: no %q in:\n%q", want, dark)

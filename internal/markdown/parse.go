@@ -656,15 +656,27 @@ func emphasis(toks []*tok) []inl {
 	return nodes(toks)
 }
 
+// nodes returns toks as nodes, an unmatched run as text, neighbouring
+// texts merged (a bare URL with an underscore in it is one text).
 func nodes(toks []*tok) []inl {
 	var out []inl
+	var text strings.Builder
 	for _, t := range toks {
 		switch {
-		case t.delim == 0:
+		case t.delim != 0:
+			text.WriteString(strings.Repeat(string(t.delim), t.n))
+		case t.node.kind == iText:
+			text.WriteString(t.node.text)
+		default:
+			if text.Len() > 0 {
+				out = append(out, inl{kind: iText, text: text.String()})
+				text.Reset()
+			}
 			out = append(out, t.node)
-		case t.n > 0:
-			out = append(out, inl{kind: iText, text: strings.Repeat(string(t.delim), t.n)})
 		}
+	}
+	if text.Len() > 0 {
+		out = append(out, inl{kind: iText, text: text.String()})
 	}
 	return out
 }
