@@ -12,8 +12,8 @@ import (
 
 	"github.com/cli/go-gh/v2/pkg/jq"
 	"github.com/cli/go-gh/v2/pkg/jsonpretty"
-	"github.com/cli/go-gh/v2/pkg/template"
 	"github.com/itchyny/gojq"
+	"github.com/ocdx/gh-ocdx/internal/ghtemplate"
 	"github.com/ocdx/gh-ocdx/internal/text"
 )
 
@@ -103,7 +103,7 @@ func (j *jsonFlags) exporter(fs *flagSet) (*exporter, error) {
 		}
 	}
 	if j.tmpl != "" {
-		if err := template.New(io.Discard, 80, false).Parse(j.tmpl); err != nil {
+		if err := ghtemplate.New(io.Discard, 80, false).Parse(j.tmpl); err != nil {
 			return nil, fs.usageErr("invalid --template: %v", err)
 		}
 	}
@@ -154,11 +154,11 @@ func (e *exporter) write(d *Deps, v any) error {
 		}
 		return nil
 	case e.tmpl != "":
-		t := template.New(d.IO.Out, d.IO.TerminalWidth(), false)
+		t := ghtemplate.New(d.IO.Out, d.IO.TerminalWidth(), false)
 		if err := t.Parse(e.tmpl); err != nil {
 			return err
 		}
-		if err := t.Execute(bytes.NewReader(b)); err != nil {
+		if err := t.Execute(b); err != nil {
 			return fmt.Errorf("--template: %v", err)
 		}
 		return t.Flush()

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -113,11 +114,25 @@ const ledgerOpen, ledgerClose = "<!-- ocdx:ledger ", " -->"
 var (
 	// A finding's ID: gh-ocdx's CAT-hash, or a thread's, by its first
 	// comment's database id or, in ledgers before that, its node id.
-	reLedgerID  = regexp.MustCompile(`^[A-Z]{2,6}-[0-9a-f]{8}$|^THREAD-[0-9]{1,20}$|^THREAD-PRRC_[A-Za-z0-9_-]{1,80}$`)
-	reLedgerRun = regexp.MustCompile(`^[0-9]{8}T[0-9]{6}-[0-9a-f]{6}$`)
-	reLedgerOID = regexp.MustCompile(`^[0-9a-f]{7,64}$`)
-	reAgreement = regexp.MustCompile(`^[1-9][0-9]?/[1-9][0-9]?$`)
+	reLedgerID  = &lazyRegexp{expr: `^[A-Z]{2,6}-[0-9a-f]{8}$|^THREAD-[0-9]{1,20}$|^THREAD-PRRC_[A-Za-z0-9_-]{1,80}$`}
+	reLedgerRun = &lazyRegexp{expr: `^[0-9]{8}T[0-9]{6}-[0-9a-f]{6}$`}
+	reLedgerOID = &lazyRegexp{expr: `^[0-9a-f]{7,64}$`}
+	reAgreement = &lazyRegexp{expr: `^[1-9][0-9]?/[1-9][0-9]?$`}
 )
+
+// lazyRegexp is compiled on first use: compiled at package initialisation,
+// these cost 0.3 ms of every start of the binary, --version included
+// (docs/architecture.md, Output).
+type lazyRegexp struct {
+	once sync.Once
+	expr string
+	re   *regexp.Regexp
+}
+
+func (l *lazyRegexp) MatchString(s string) bool {
+	l.once.Do(func() { l.re = regexp.MustCompile(l.expr) })
+	return l.re.MatchString(s)
+}
 
 // ValidLedgerID reports whether s has the shape of a finding ID.
 func ValidLedgerID(s string) bool { return reLedgerID.MatchString(s) }
