@@ -16,7 +16,6 @@ import (
 	"github.com/ocdx/gh-ocdx/fix"
 	"github.com/ocdx/gh-ocdx/git"
 	"github.com/ocdx/gh-ocdx/internal/text"
-	"github.com/ocdx/gh-ocdx/llm"
 	"github.com/ocdx/gh-ocdx/loop"
 	"github.com/ocdx/gh-ocdx/state"
 	"github.com/ocdx/gh-ocdx/verify"
@@ -504,7 +503,7 @@ func renderRound(w io.Writer, rd state.Round) {
 		sub("Report of "+r.Role, r.Summary)
 	}
 	for _, u := range rd.Usage {
-		tokens := llm.Usage{Input: u.InputTokens, Cached: u.CachedTokens, Output: u.OutputTokens}.String()
+		tokens := u.Usage.String()
 		if u.CostUSD > 0 {
 			tokens += ", estimated " + loop.Dollars(u.CostUSD)
 		}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/internal/testkit"
+	"github.com/ocdx/gh-ocdx/llm"
 	"github.com/ocdx/gh-ocdx/loop"
 	"github.com/ocdx/gh-ocdx/state"
 	"github.com/ocdx/gh-ocdx/verify"
@@ -53,13 +54,14 @@ func seedState(t *testing.T, dir string) {
 			r.Counts = finding.Counts{P0: 1, P1: 0}
 			r.Consensus = "needs_major_work"
 			r.Reports = []state.Report{{Role: "reviewer-1", Summary: "a hard-coded token", Full: "# full"}}
-			r.Usage = []state.Usage{{Role: "reviewer-1", InputTokens: 1200, CachedTokens: 900, OutputTokens: 300, CostUSD: 0.0048}}
+			r.Usage = []state.Usage{{Role: "reviewer-1", Usage: llm.Usage{Input: 1200, Cached: 900, Output: 300}, CostUSD: 0.0048}}
 		}),
 		a.Complete(1, state.PhaseCommented, func(r *state.Round) {
 			r.Comments = []state.Comment{{Kind: "review", Tag: "ocdx:run=x round=1 kind=review", URL: "https://github.com/owner/repo/pull/7#issuecomment-1"}}
 		}),
 		a.Complete(1, state.PhaseFixed, func(r *state.Round) {
-			r.Fix = json.RawMessage(`{"status":"declined","fixed":[{"findingId":"SEC-0a1b2c3d","commitSha":"abc1234"}],"rejected":[],"commits":[{"sha":"abc1234","message":"fix: no token"}],"verified":true,"pushed":false}`)
+			r.Fix = &state.FixResult{Status: state.FixDeclined, Fixed: []finding.FixedIssue{{FindingID: "SEC-0a1b2c3d", CommitSha: "abc1234"}},
+				Rejected: []finding.RejectedIssue{}, Commits: []finding.Commit{{Sha: "abc1234", Message: "fix: no token"}}, Verified: true}
 		}),
 		func() error { _, err := a.StartRound(2, "fedcba9876543210"); return err }(),
 		a.Complete(2, state.PhaseReviewed, func(r *state.Round) { r.StuckIDs = []string{"SEC-0a1b2c3d"} }),

@@ -1,12 +1,12 @@
 package cmd
 
 import (
-	"encoding/json"
 	"errors"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/state"
 )
 
@@ -28,7 +28,8 @@ func TestStateShowNewestFirstWithShortSHAs(t *testing.T) {
 		}
 		_, err = a.StartRound(1, sha)
 		err = errors.Join(err, a.Complete(1, state.PhaseFixed, func(r *state.Round) {
-			r.Fix = json.RawMessage(`{"status":"pushed","fixed":[],"rejected":[],"commits":[{"sha":"` + sha + `","message":"fix"}],"verified":true,"pushed":true}`)
+			r.Fix = &state.FixResult{Status: state.FixPushed, Fixed: []finding.FixedIssue{}, Rejected: []finding.RejectedIssue{},
+				Commits: []finding.Commit{{Sha: sha, Message: "fix"}}, Verified: true, Pushed: true}
 		}), a.End(state.OutcomeConverged, run.kind+" done"))
 		if err != nil {
 			t.Fatal(err)

@@ -90,7 +90,7 @@ func TestVerifierRefutedFindingIsNotPostedOrBlocking(t *testing.T) {
 	rec := recorded(t, lf.env, loopPR)
 	found := false
 	for _, u := range last(rec).Rounds[0].Usage {
-		found = found || u.Role == "verifier" && u.Model == "openai/checker" && u.OutputTokens > 0
+		found = found || u.Role == "verifier" && u.Model == "openai/checker" && u.Output > 0
 	}
 	if !found {
 		t.Errorf("the state file has no verifier usage: %+v", last(rec).Rounds[0].Usage)

@@ -285,9 +285,9 @@ func (f *fixer) fixAndVerify(ctx context.Context) error {
 		f.out.Fixed, f.out.Rejected, f.out.Commits = res.FixedIssues, res.RejectedIssues, res.Commits
 		if err := f.record(state.PhaseFixed, func(rd *state.Round) {
 			rd.Usage = slices.DeleteFunc(rd.Usage, func(u state.Usage) bool { return u.Role == Role })
-			u := state.Usage{Role: Role, Model: o.ModelName, InputTokens: f.out.Usage.Input, CachedTokens: f.out.Usage.Cached, OutputTokens: f.out.Usage.Output}
+			u := state.Usage{Role: Role, Model: o.ModelName, Usage: f.out.Usage}
 			if o.Price != nil {
-				u.CostUSD = o.Price.Cost(u.InputTokens, u.CachedTokens, u.OutputTokens)
+				u.CostUSD = o.Price.Cost(u.Input, u.Cached, u.Output)
 			}
 			rd.Usage = append(rd.Usage, u)
 		}); err != nil {
@@ -625,7 +625,8 @@ func (f *fixer) record(p state.Phase, fn func(*state.Round)) error {
 		if fn != nil {
 			fn(rd)
 		}
-		rd.Fix, _ = json.Marshal(f.out)
+		out := *f.out
+		rd.Fix = &out
 	}); err != nil {
 		return err
 	}

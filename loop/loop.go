@@ -10,7 +10,6 @@ import (
 	"bytes"
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -760,7 +759,8 @@ func (l *loop) recordReview(n int, rr *RoundResult) error {
 		rd.Counts = rr.Counts
 		rd.Consensus = rr.Consensus
 		rd.StuckIDs = rr.Stuck
-		rd.Coverage, _ = json.Marshal(rr.Coverage)
+		cov := rr.Coverage
+		rd.Coverage = &cov
 		rd.FailedRoles, rd.Reports, rd.Usage = nil, nil, nil
 		for _, r := range rr.Roles {
 			sum := fmt.Sprintf("%s, %s", r.Conclusion, text.Plural(r.Findings, "finding"))
@@ -771,7 +771,7 @@ func (l *loop) recordReview(n int, rr *RoundResult) error {
 				sum = text.Plural(r.Findings, "unresolved thread")
 			}
 			rd.Reports = append(rd.Reports, state.Report{Role: r.Role, Model: r.Model, Summary: sum, Full: r.Report})
-			rd.Usage = append(rd.Usage, state.Usage{Role: r.Role, Model: r.Model, InputTokens: r.Usage.Input, CachedTokens: r.Usage.Cached, OutputTokens: r.Usage.Output, CostUSD: rr.Costs[r.Role]})
+			rd.Usage = append(rd.Usage, state.Usage{Role: r.Role, Model: r.Model, Usage: r.Usage, CostUSD: rr.Costs[r.Role]})
 		}
 		recordVerifier(rd, rr)
 	})
@@ -782,11 +782,11 @@ func restore(rr *RoundResult, rd state.Round, prices map[string]config.Price) {
 	rr.Findings = orEmpty(slices.Clone(rd.Findings))
 	rr.Counts, rr.Consensus, rr.Stuck = Count(rr.Findings), rd.Consensus, orEmptyS(rd.StuckIDs)
 	if rd.Coverage != nil {
-		_ = json.Unmarshal(rd.Coverage, &rr.Coverage) // unreadable: shown as not recorded
+		rr.Coverage = *rd.Coverage
 	}
 	rr.Usage = map[string]llm.Usage{}
 	for _, u := range rd.Usage {
-		lu := llm.Usage{Input: u.InputTokens, Cached: u.CachedTokens, Output: u.OutputTokens}
+		lu := u.Usage
 		rr.Usage[u.Role] = rr.Usage[u.Role].Add(lu)
 		if p, ok := prices[u.Model]; ok {
 			rr.addCost(u.Role, cost(p, lu))

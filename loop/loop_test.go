@@ -182,8 +182,7 @@ func (f *fakeFixer) Fix(_ context.Context, req FixRequest) (*fix.Result, error) 
 		f.gh.mu.Unlock()
 	}
 	if f.report != nil {
-		raw, _ := json.Marshal(f.report)
-		if err := req.Run.UpdateRound(req.Round, func(rd *state.Round) { rd.Fix = raw }); err != nil {
+		if err := f.report.Record(req.Run, req.Round); err != nil {
 			return nil, err
 		}
 		if f.report.Pushed {

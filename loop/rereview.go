@@ -3,7 +3,6 @@ package loop
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 
@@ -128,8 +127,7 @@ func basisOf(rd state.Round) basis {
 	if res, ok := fix.Recorded(rd); ok && res.Pushed {
 		b.Fixed = res.FixedIDs()
 	}
-	var c review.Coverage
-	if rd.Coverage != nil && json.Unmarshal(rd.Coverage, &c) == nil && c.Sampled() {
+	if c := rd.Coverage; c != nil && c.Sampled() {
 		b.Sampled = cmp.Or(c.SampledBefore, rd.HeadOID)
 	}
 	return b

@@ -242,7 +242,7 @@ func recordVerifier(rd *state.Round, rr *RoundResult) {
 	if st == nil || len(st.Sent) == 0 {
 		return
 	}
-	rd.Usage = append(rd.Usage, state.Usage{Role: verifierName, Model: st.Model, InputTokens: st.Usage.Input, CachedTokens: st.Usage.Cached, OutputTokens: st.Usage.Output, CostUSD: st.CostUSD})
+	rd.Usage = append(rd.Usage, state.Usage{Role: verifierName, Model: st.Model, Usage: st.Usage, CostUSD: st.CostUSD})
 	if !st.OK {
 		rd.FailedRoles = append(rd.FailedRoles, verifierName)
 	}

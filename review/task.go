@@ -100,7 +100,7 @@ func Instructions(p *config.Policy, files []github.ChangedFile) string {
 		if len(matched) == 0 {
 			continue
 		}
-		parts = append(parts, fmt.Sprintf("For the files matching `%s`%s:\n\n%s", r.Glob, quoteNames(matched[:min(len(matched), 10)], len(matched)), strings.TrimSpace(r.Instructions)))
+		parts = append(parts, fmt.Sprintf("For the files matching `%s`%s:\n\n%s", r.Glob, diff.QuoteNames(matched[:min(len(matched), 10)], len(matched)), strings.TrimSpace(r.Instructions)))
 	}
 	s := strings.Join(parts, "\n\n")
 	if len(s) > MaxInstructions {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ocdx/gh-ocdx/finding"
+	"github.com/ocdx/gh-ocdx/internal/tokens"
 	"github.com/ocdx/gh-ocdx/verify"
 
 	bolt "go.etcd.io/bbolt"
@@ -376,7 +377,7 @@ func fullRound(a *Active, n int) error {
 		r.Consensus = "needs_major_work"
 		r.Reports = []Report{{Role: "reviewer-1", Summary: "one blocker", Full: "# Report\n" + strings.Repeat("y", 1000)}}
 		r.Verification = []verify.Result{{Command: "dx lint", OK: true, Tail: "lint ok"}}
-		r.Usage = []Usage{{Role: "reviewer-1", InputTokens: 100, OutputTokens: 10}}
+		r.Usage = []Usage{{Role: "reviewer-1", Usage: tokens.Usage{Input: 100, Output: 10}}}
 		r.Comments = []Comment{{Kind: "review", Tag: "t", URL: "u"}}
 	})
 }
@@ -423,7 +424,7 @@ func TestDecayOnSuccessOnly(t *testing.T) {
 	if last := conv.Rounds[1]; len(last.Findings) != 1 || last.Reports[0].Full != "" {
 		t.Errorf("converged run's last round: findings %v, full report %q", last.Findings, last.Reports[0].Full)
 	}
-	if rd.Reports[0].Summary != "one blocker" || rd.FindingIDs[0] != "SEC-1" || rd.Consensus == "" || rd.Usage[0].InputTokens != 100 || rd.Comments[0].URL != "u" || !rd.Done(PhaseVerified) {
+	if rd.Reports[0].Summary != "one blocker" || rd.FindingIDs[0] != "SEC-1" || rd.Consensus == "" || rd.Usage[0].Input != 100 || rd.Comments[0].URL != "u" || !rd.Done(PhaseVerified) {
 		t.Errorf("converged run lost its summary: %+v", rd)
 	}
 }

@@ -1,14 +1,15 @@
 package state
 
 import (
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/ocdx/gh-ocdx/diff"
 	"github.com/ocdx/gh-ocdx/finding"
+	"github.com/ocdx/gh-ocdx/internal/tokens"
 	"github.com/ocdx/gh-ocdx/verify"
 )
 
@@ -153,23 +154,20 @@ type Round struct {
 	// Findings is the round's full list of findings, nil until the round
 	// was reviewed (or given its findings) and after decay; empty when the
 	// review found none.
-	Findings    []finding.Finding `json:"findings"`
-	FindingIDs  []string          `json:"findingIds,omitempty"`
-	Counts      finding.Counts    `json:"counts,omitzero"`
-	Consensus   string            `json:"consensus,omitempty"`
-	FailedRoles []string          `json:"failedRoles,omitempty"`
-	Reports     []Report          `json:"reports,omitempty"`
-	StuckIDs    []string          `json:"stuckIds,omitempty"` // also merged into the PR's stuck set
-	// Fix is what the round's fix did (fixed and rejected IDs, commits,
-	// its status); its schema belongs to package fix, its only writer.
-	Fix          json.RawMessage `json:"fix,omitempty"`
-	Pushing      string          `json:"pushing,omitempty"` // the commit the push sends, recorded before it
-	Comments     []Comment       `json:"comments,omitempty"`
-	Verification []verify.Result `json:"verification,omitempty"`
-	Usage        []Usage         `json:"usage,omitempty"`
-	// Coverage is how much of the diff the reviewers were given; its
-	// schema belongs to package review.
-	Coverage json.RawMessage `json:"coverage,omitempty"`
+	Findings     []finding.Finding `json:"findings"`
+	FindingIDs   []string          `json:"findingIds,omitempty"`
+	Counts       finding.Counts    `json:"counts,omitzero"`
+	Consensus    string            `json:"consensus,omitempty"`
+	FailedRoles  []string          `json:"failedRoles,omitempty"`
+	Reports      []Report          `json:"reports,omitempty"`
+	StuckIDs     []string          `json:"stuckIds,omitempty"` // also merged into the PR's stuck set
+	Fix          *FixResult        `json:"fix,omitempty"`      // what the round's fix did
+	Pushing      string            `json:"pushing,omitempty"`  // the commit the push sends, recorded before it
+	Comments     []Comment         `json:"comments,omitempty"`
+	Verification []verify.Result   `json:"verification,omitempty"`
+	Usage        []Usage           `json:"usage,omitempty"`
+	// Coverage is how much of the diff the reviewers were given.
+	Coverage *diff.Coverage `json:"coverage,omitempty"`
 	// Fingerprint names what a local review read (its commit, working
 	// tree, merge base, policy and reviewers) as one digest, so that an
 	// unchanged branch reuses the review; package loop computes it.
@@ -238,11 +236,9 @@ type Comment struct {
 
 // Usage is the token usage of one role in a round.
 type Usage struct {
-	Role         string `json:"role"`
-	Model        string `json:"model,omitempty"`
-	InputTokens  int64  `json:"inputTokens"`
-	CachedTokens int64  `json:"cachedInputTokens,omitempty"` // of InputTokens, read from the provider's cache
-	OutputTokens int64  `json:"outputTokens"`
+	Role  string `json:"role"`
+	Model string `json:"model,omitempty"`
+	tokens.Usage
 	// CostUSD is the estimated cost in dollars, with a price configured
 	// for the model when the round ran.
 	CostUSD float64 `json:"estimatedCostUsd,omitempty"`
