@@ -3,12 +3,10 @@ package cmd
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/cli/go-gh/v2/pkg/repository"
 
-	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/git"
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/loop"
@@ -74,22 +72,11 @@ func parseDismiss(d *Deps, args []string) (*DismissOptions, error) {
 	if err := fs.parse(d, args, -1); err != nil {
 		return nil, err
 	}
-	rest := fs.Args()
-	var prText string
-	if len(rest) > 0 && !finding.ValidLedgerID(rest[0]) && opts.Local == "" {
-		prText, rest = rest[0], rest[1:]
+	prText, ids, err := findingIDs(fs, fs.Args(), opts.Local != "", "findings to dismiss", "SEC-b0bf205b")
+	if err != nil {
+		return nil, err
 	}
-	if len(rest) == 0 {
-		return nil, fs.usageErr("name the findings to dismiss by their IDs, as the reports show them (SEC-b0bf205b)")
-	}
-	for _, id := range rest {
-		if !finding.ValidLedgerID(id) {
-			return nil, fs.usageErr("%q is not a finding ID: IDs look like SEC-b0bf205b, as the reports show them", id)
-		}
-		if !slices.Contains(opts.IDs, id) {
-			opts.IDs = append(opts.IDs, id)
-		}
-	}
+	opts.IDs = ids
 	if opts.Local != "" {
 		// --branch names a local review of this clone (as for state show).
 		return opts, checkBranchFlag(fs, opts.Local, 0, repoFlag)
@@ -115,63 +102,20 @@ func dismiss(ctx context.Context, d *Deps, opts *DismissOptions) error {
 		}
 		opts.PR = number
 	}
-	repo, client, err := repoClient(d, opts.Repo)
+	client, repo, pr, trust, err := commandPR(ctx, d, prArgs{Repo: opts.Repo, PR: opts.PR, Branch: opts.Branch}, dismissUsage)
 	if err != nil {
 		return err
 	}
-	number := opts.PR
-	if number == 0 {
-		if number, err = openPRNumber(ctx, d, client, repo, opts.Branch, "Usage: "+dismissUsage); err != nil {
-			return err
-		}
-	}
-	pr, err := client.PullRequest(ctx, repo, number)
-	if err != nil {
-		return err
-	}
-	// Whose posts count needs the base branch's trustedLogins; a base policy
-	// that cannot be read leaves only the viewer's and write permission.
-	policy, _, perr := basePolicy(pr)
-	if perr != nil {
-		policy = nil
-	}
-	trust := loop.NewTrust(client, repo, policy)
-	already := loop.DismissedIDs(trust.DismissedOn(ctx, pr))
-	var ids []string
-	for _, id := range opts.IDs {
-		if !slices.Contains(already, id) {
-			ids = append(ids, id)
-		}
-	}
+	ids := notYet(d, opts.IDs, loop.DismissedIDs(trust.DismissedOn(ctx, pr)), "dismissed", pr.Number)
 	if len(ids) == 0 {
-		fmt.Fprintf(d.IO.Out, "Already dismissed on PR #%d: %s; nothing posted.\n", pr.Number, strings.Join(opts.IDs, ", "))
 		return nil
 	}
-	// The dismissal is judged as the loop will judge it: by the permission
-	// of the token's user, gh-ocdx's own login included.
-	perm, err := trust.Permission(ctx, pr.Viewer)
-	if err != nil {
-		return fmt.Errorf("could not check whether %s may dismiss findings on %s: %w; nothing was posted", pr.Viewer, repo, err)
-	}
-	var refused []string
-	for _, id := range ids {
-		if ok, why := loop.MayDismiss(repo, perm, pr.Viewer, pr.Author, id); !ok {
-			refused = append(refused, fmt.Sprintf("%s: %s", id, why))
-		}
-	}
-	if len(refused) > 0 {
-		return fmt.Errorf("%s may not dismiss on PR #%d, so nothing was posted (gh-ocdx would not count it):\n  %s",
-			pr.Viewer, pr.Number, strings.Join(refused, "\n  "))
-	}
-	body := "/ocdx dismiss " + strings.Join(ids, " ") + "\n\n" +
-		"gh-ocdx no longer counts or fixes these findings on this pull request (dismissed with `gh ocdx dismiss`).\n\n" + finding.Marker
-	c, err := client.PostComment(ctx, repo, pr.Number, body)
-	if err != nil {
-		return fmt.Errorf("posting the dismissal on PR #%d failed: %w; run the same command again: an ID already on the PR is not posted twice", pr.Number, err)
-	}
-	fmt.Fprintf(d.IO.Out, "Dismissed on PR #%d: %s\n%s\n", pr.Number, strings.Join(ids, ", "), c.URL)
-	return nil
+	return dismissCommand.post(ctx, d, client, repo, pr, trust, ids)
 }
+
+// dismissCommand is /ocdx dismiss.
+var dismissCommand = findingCommand{verb: "dismiss", may: loop.MayDismiss, done: "Dismissed",
+	says: "gh-ocdx no longer counts or fixes these findings on this pull request (dismissed with `gh ocdx dismiss`)."}
 
 // withoutPR is the checked-out branch when it has no pull request to
 // dismiss on, with why; else the number of its one open pull request, or

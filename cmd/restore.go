@@ -53,22 +53,11 @@ func parseRestore(d *Deps, args []string) (*RestoreOptions, error) {
 	if err := fs.parse(d, args, -1); err != nil {
 		return nil, err
 	}
-	rest := fs.Args()
-	var prText string
-	if len(rest) > 0 && !finding.ValidLedgerID(rest[0]) {
-		prText, rest = rest[0], rest[1:]
+	prText, ids, err := findingIDs(fs, fs.Args(), false, "refuted findings to restore", "QUAL-1a2b3c4d")
+	if err != nil {
+		return nil, err
 	}
-	if len(rest) == 0 {
-		return nil, fs.usageErr("name the refuted findings to restore by their IDs, as the review shows them (QUAL-1a2b3c4d)")
-	}
-	for _, id := range rest {
-		if !finding.ValidLedgerID(id) {
-			return nil, fs.usageErr("%q is not a finding ID: IDs look like QUAL-1a2b3c4d, as the reports show them", id)
-		}
-		if !slices.Contains(opts.IDs, id) {
-			opts.IDs = append(opts.IDs, id)
-		}
-	}
+	opts.IDs = ids
 	pr, r, err := fs.prFrom(prText, repoFlag)
 	if err != nil {
 		return nil, err
@@ -78,39 +67,15 @@ func parseRestore(d *Deps, args []string) (*RestoreOptions, error) {
 }
 
 func restore(ctx context.Context, d *Deps, opts *RestoreOptions) error {
-	repo, client, err := repoClient(d, opts.Repo)
+	client, repo, pr, trust, err := commandPR(ctx, d, prArgs{Repo: opts.Repo, PR: opts.PR, Branch: opts.Branch}, restoreUsage)
 	if err != nil {
 		return err
 	}
-	number := opts.PR
-	if number == 0 {
-		if number, err = openPRNumber(ctx, d, client, repo, opts.Branch, "Usage: "+restoreUsage); err != nil {
-			return err
-		}
-	}
-	pr, err := client.PullRequest(ctx, repo, number)
-	if err != nil {
-		return err
-	}
-	// Whose posts count needs the base branch's trustedLogins; a base policy
-	// that cannot be read leaves only the viewer's and write permission.
-	policy, _, perr := basePolicy(pr)
-	if perr != nil {
-		policy = nil
-	}
-	trust := loop.NewTrust(client, repo, policy)
 	trust.Judge(ctx, pr)
 	done, _, _ := trust.Restores(ctx, pr)
 	led, _, _, hasLedger := trust.Ledger(ctx, pr)
-	already := append(loop.RestoredIDs(done), led.Restored()...)
-	var ids []string
-	for _, id := range opts.IDs {
-		if !slices.Contains(already, id) {
-			ids = append(ids, id)
-		}
-	}
+	ids := notYet(d, opts.IDs, append(loop.RestoredIDs(done), led.Restored()...), "restored", pr.Number)
 	if len(ids) == 0 {
-		fmt.Fprintf(d.IO.Out, "Already restored on PR #%d: %s; nothing posted.\n", pr.Number, strings.Join(opts.IDs, ", "))
 		return nil
 	}
 	// Only what the verifier refuted can be restored: the PR's ledger says
@@ -127,28 +92,9 @@ func restore(ctx context.Context, d *Deps, opts *RestoreOptions) error {
 			return fmt.Errorf("%s: not refuted by the verifier on PR #%d (gh-ocdx's latest report lists it under no \"Refuted by the verifier\"), so there is nothing to restore and nothing was posted", strings.Join(not, ", "), pr.Number)
 		}
 	}
-	// The restore is judged as the loop will judge it: by the permission
-	// of the token's user, gh-ocdx's own login included.
-	perm, err := trust.Permission(ctx, pr.Viewer)
-	if err != nil {
-		return fmt.Errorf("could not check whether %s may restore findings on %s: %w; nothing was posted", pr.Viewer, repo, err)
-	}
-	var refused []string
-	for _, id := range ids {
-		if ok, why := loop.MayRestore(repo, perm, pr.Viewer, pr.Author, id); !ok {
-			refused = append(refused, fmt.Sprintf("%s: %s", id, why))
-		}
-	}
-	if len(refused) > 0 {
-		return fmt.Errorf("%s may not restore on PR #%d, so nothing was posted (gh-ocdx would not count it):\n  %s",
-			pr.Viewer, pr.Number, strings.Join(refused, "\n  "))
-	}
-	body := "/ocdx restore " + strings.Join(ids, " ") + "\n\n" +
-		"gh-ocdx counts these findings again on this pull request, overruling its verifier (restored with `gh ocdx restore`).\n\n" + finding.Marker
-	c, err := client.PostComment(ctx, repo, pr.Number, body)
-	if err != nil {
-		return fmt.Errorf("posting the restore on PR #%d failed: %w; run the same command again: an ID already on the PR is not posted twice", pr.Number, err)
-	}
-	fmt.Fprintf(d.IO.Out, "Restored on PR #%d: %s (they count again from the next run)\n%s\n", pr.Number, strings.Join(ids, ", "), c.URL)
-	return nil
+	return restoreCommand.post(ctx, d, client, repo, pr, trust, ids)
 }
+
+// restoreCommand is /ocdx restore.
+var restoreCommand = findingCommand{verb: "restore", may: loop.MayRestore, done: "Restored", after: " (they count again from the next run)",
+	says: "gh-ocdx counts these findings again on this pull request, overruling its verifier (restored with `gh ocdx restore`)."}

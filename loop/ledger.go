@@ -98,9 +98,14 @@ const dismissCommand = "/ocdx dismiss"
 
 // DismissCommand reads a comment whose first line is /ocdx dismiss, and the
 // finding IDs that follow it on that line; what is not an ID is left out.
-func DismissCommand(body string) (ids []string, ok bool) {
+func DismissCommand(body string) (ids []string, ok bool) { return findingCommand(body, dismissCommand) }
+
+// findingCommand reads a comment whose first line is command (a /ocdx
+// command on findings) and the finding IDs that follow it on that line;
+// what is not an ID is left out.
+func findingCommand(body, command string) (ids []string, ok bool) {
 	first, _, _ := strings.Cut(strings.TrimSpace(body), "\n")
-	rest, ok := strings.CutPrefix(strings.TrimSpace(first), dismissCommand)
+	rest, ok := strings.CutPrefix(strings.TrimSpace(first), command)
 	if !ok || rest != "" && rest[0] != ' ' && rest[0] != '\t' {
 		return nil, false
 	}
@@ -257,6 +262,12 @@ func refusedTag(r Refusal) string {
 // refuse answers a /ocdx dismiss that does not count, in the
 // conversation, unless an answer is already on the PR.
 func (l *loop) refuse(ctx context.Context, pr *github.PullRequest, r Refusal) error {
+	return l.answerRefusal(ctx, pr, r, dismissCommand, "gh-ocdx still counts and fixes what it names.")
+}
+
+// answerRefusal answers, in the conversation, a command that does not
+// count, unless an answer is already on the PR (its tag).
+func (l *loop) answerRefusal(ctx context.Context, pr *github.PullRequest, r Refusal, command, still string) error {
 	tag := refusedTag(r)
 	for _, c := range pr.Comments {
 		if strings.Contains(c.Body, tag) && pr.Trusts(c.Author) {
@@ -266,13 +277,13 @@ func (l *loop) refuse(ctx context.Context, pr *github.PullRequest, r Refusal) er
 	if _, ok, err := l.findTag(ctx, tag); err != nil || ok {
 		return err
 	}
-	body := fmt.Sprintf("%s\n%s\n@%s: your [`/ocdx dismiss`](%s) of %s does not count: %s. gh-ocdx still counts and fixes what it names.",
-		finding.Marker, tag, r.By, r.URL, codeList(r.IDs), r.Why)
+	body := fmt.Sprintf("%s\n%s\n@%s: your [`%s`](%s) of %s does not count: %s. %s",
+		finding.Marker, tag, r.By, command, r.URL, codeList(r.IDs), r.Why, still)
 	c, err := l.o.GitHub.PostComment(ctx, l.o.Repo, pr.Number, body)
 	if err != nil {
 		return err
 	}
-	l.progress("answered the /ocdx dismiss of %s: %s", r.By, c.URL)
+	l.progress("answered the %s of %s: %s", command, r.By, c.URL)
 	return nil
 }
 

@@ -321,19 +321,7 @@ const restoreCommand = "/ocdx restore"
 
 // RestoreCommand reads a comment whose first line is /ocdx restore, and the
 // finding IDs that follow it on that line; what is not an ID is left out.
-func RestoreCommand(body string) (ids []string, ok bool) {
-	first, _, _ := strings.Cut(strings.TrimSpace(body), "\n")
-	rest, ok := strings.CutPrefix(strings.TrimSpace(first), restoreCommand)
-	if !ok || rest != "" && rest[0] != ' ' && rest[0] != '\t' {
-		return nil, false
-	}
-	for _, f := range strings.Fields(rest) {
-		if finding.ValidLedgerID(f) && !slices.Contains(ids, f) {
-			ids = append(ids, f)
-		}
-	}
-	return ids, true
-}
+func RestoreCommand(body string) (ids []string, ok bool) { return findingCommand(body, restoreCommand) }
 
 // Restore is a refuted finding someone restored on the PR.
 type Restore struct {
@@ -425,23 +413,7 @@ func (l *loop) readRestores(ctx context.Context, pr *github.PullRequest, answer 
 // refuseRestore answers a /ocdx restore that does not count, in the
 // conversation, unless an answer is already on the PR.
 func (l *loop) refuseRestore(ctx context.Context, pr *github.PullRequest, r Refusal) error {
-	tag := refusedTag(r)
-	for _, c := range pr.Comments {
-		if strings.Contains(c.Body, tag) && pr.Trusts(c.Author) {
-			return nil
-		}
-	}
-	if _, ok, err := l.findTag(ctx, tag); err != nil || ok {
-		return err
-	}
-	body := fmt.Sprintf("%s\n%s\n@%s: your [`/ocdx restore`](%s) of %s does not count: %s. What the verifier refuted stays left out.",
-		finding.Marker, tag, r.By, r.URL, codeList(r.IDs), r.Why)
-	c, err := l.o.GitHub.PostComment(ctx, l.o.Repo, pr.Number, body)
-	if err != nil {
-		return err
-	}
-	l.progress("answered the /ocdx restore of %s: %s", r.By, c.URL)
-	return nil
+	return l.answerRefusal(ctx, pr, r, restoreCommand, "What the verifier refuted stays left out.")
 }
 
 // restoresRefuted reports whether someone restored a finding that the
