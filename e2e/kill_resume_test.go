@@ -74,15 +74,7 @@ func TestKilledAfterThePushResumesAtTheFixReport(t *testing.T) {
 // the tree that the fix did not make is still refused.
 func TestKilledInsideTheFixAgentResumesWithTheSameCommand(t *testing.T) {
 	t.Parallel()
-	lf := newLoop(t, nil)
-	lf.env.WriteConfig(t, `{"reviewerModels": ["openai/rev-a", "anthropic/rev-b"], "commentsAnalyzerModel": "openai/analyzer",
-  "prFixModel": "openai/fixer", "verify": ["true"]}`)
-	lf.findingRound(cacheBug)
-	lf.fm.Script("fixer",
-		testkit.CallTools(testkit.FakeCall{Name: "edit_file", Args: `{"path":"cache.go","old_string":"var Size = 10","new_string":"var Size = 100"}`}),
-		testkit.Stall(time.Minute, "never answered"))
-
-	lf.killWhen(func() bool { return len(lf.fm.Requests("fixer")) >= 2 })
+	lf := killedInsideTheFix(t)
 
 	// Someone else's change in the tree: not the fix's, so no resumption.
 	testkit.WriteFiles(t, lf.repo.Clone, map[string]string{"notes.txt": "mine\n"})
@@ -178,6 +170,20 @@ func TestAFreshMachineReviewsIncrementallyFromTheLedger(t *testing.T) {
 	wantContains(t, "remaining", res.Stdout, cacheBug.id())
 }
 
+// killedInsideTheFix is a loop killed while its fix agent has an edit of
+// cache.go it did not commit yet.
+func killedInsideTheFix(t *testing.T) *loopFix {
+	lf := newLoop(t, nil)
+	lf.env.WriteConfig(t, `{"reviewerModels": ["openai/rev-a", "anthropic/rev-b"], "commentsAnalyzerModel": "openai/analyzer",
+  "prFixModel": "openai/fixer", "verify": ["true"]}`)
+	lf.findingRound(cacheBug)
+	lf.fm.Script("fixer",
+		testkit.CallTools(testkit.FakeCall{Name: "edit_file", Args: `{"path":"cache.go","old_string":"var Size = 10","new_string":"var Size = 100"}`}),
+		testkit.Stall(time.Minute, "never answered"))
+	lf.killWhen(func() bool { return len(lf.fm.Requests("fixer")) >= 2 })
+	return lf
+}
+
 // scriptResumedFix scripts the fix agent resumed after a kill inside its
 // fix (its edit of cache.go uncommitted) to commit the edit and report it
 // fixed, and returns the commit it will make: the same commit made in a
@@ -213,14 +219,7 @@ func (lf *loopFix) scriptResumedFix() string {
 // finding to the fix agent again.
 func TestAFixFinishedByFixContinueCountsInTheNextLoop(t *testing.T) {
 	t.Parallel()
-	lf := newLoop(t, nil)
-	lf.env.WriteConfig(t, `{"reviewerModels": ["openai/rev-a", "anthropic/rev-b"], "commentsAnalyzerModel": "openai/analyzer",
-  "prFixModel": "openai/fixer", "verify": ["true"]}`)
-	lf.findingRound(cacheBug)
-	lf.fm.Script("fixer",
-		testkit.CallTools(testkit.FakeCall{Name: "edit_file", Args: `{"path":"cache.go","old_string":"var Size = 10","new_string":"var Size = 100"}`}),
-		testkit.Stall(time.Minute, "never answered"))
-	lf.killWhen(func() bool { return len(lf.fm.Requests("fixer")) >= 2 })
+	lf := killedInsideTheFix(t)
 
 	sha := lf.scriptResumedFix()
 	res := lf.env.Run(t, "fix", "--pr", fmt.Sprint(loopPR), "--continue", "--yes")
