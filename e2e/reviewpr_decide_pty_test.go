@@ -75,18 +75,7 @@ func TestReviewPREditDropsAnInlineComment(t *testing.T) {
 	lf := decideReview(t)
 	seen := editorScript(t, lf.env, `awk '/^<!-- comment on cache.go:4-5 -->/{skip=1;next} /^<!-- comment on /{skip=0} !skip' "$1" > "$1.new" && mv "$1.new" "$1"`)
 
-	term := lf.env.StartTerminal(t, "review-pr", "31")
-	term.Expect("Post this review?")
-	term.Send(testkit.Down + testkit.Enter) // Edit
-	term.Expect("Edit the review")
-	term.Send(testkit.Enter)
-	term.Expect("Your edited review: COMMENT")
-	term.Expect("── 1 inline comment\r\n")
-	term.Expect("Post this review?")
-	term.Send(testkit.Enter)
-	if code := term.Wait(); code != 0 {
-		t.Fatalf("exit %d:\n%s", code, term.Screen())
-	}
+	editAndPost(t, lf, "── 1 inline comment\r\n")
 	b, _ := os.ReadFile(seen)
 	wantContains(t, "the editor's text", string(b), "<!-- comment on cache.go:3 -->\nbound it", "<!-- comment on cache.go:4-5 -->\nwhat about misses?")
 	got := lf.gh.Reviews(repo, loopPR)
@@ -107,18 +96,7 @@ func TestReviewPREditChangesAnInlineComment(t *testing.T) {
 	lf := decideReview(t)
 	editorScript(t, lf.env, `sed 's/^what about misses?$/count the misses too/' "$1" > "$1.new" && mv "$1.new" "$1"`)
 
-	term := lf.env.StartTerminal(t, "review-pr", "31")
-	term.Expect("Post this review?")
-	term.Send(testkit.Down + testkit.Enter) // Edit
-	term.Expect("Edit the review")
-	term.Send(testkit.Enter)
-	term.Expect("Your edited review: COMMENT")
-	term.Expect("count the misses too")
-	term.Expect("Post this review?")
-	term.Send(testkit.Enter)
-	if code := term.Wait(); code != 0 {
-		t.Fatalf("exit %d:\n%s", code, term.Screen())
-	}
+	editAndPost(t, lf, "count the misses too")
 	got := lf.gh.Reviews(repo, loopPR)
 	if len(got) != 1 || len(got[0].Comments) != 2 {
 		t.Fatalf("posted %+v, want one review with two comments", got)
@@ -181,5 +159,24 @@ func TestReviewPRShowsAnOffDiffSendBack(t *testing.T) {
 	}
 	if s := term.Screen(); strings.Count(s, "Proposed review:") != 1 {
 		t.Errorf("the review sent back was shown as a proposal:\n%s", s)
+	}
+}
+
+// editAndPost runs review-pr 31 on a terminal, chooses Edit at Decide,
+// saves the editor's text (the test's editor script changes it), sees
+// shows in the edited review and posts it.
+func editAndPost(t *testing.T, lf *loopFix, shows string) {
+	t.Helper()
+	term := lf.env.StartTerminal(t, "review-pr", "31")
+	term.Expect("Post this review?")
+	term.Send(testkit.Down + testkit.Enter) // Edit
+	term.Expect("Edit the review")
+	term.Send(testkit.Enter)
+	term.Expect("Your edited review: COMMENT")
+	term.Expect(shows)
+	term.Expect("Post this review?")
+	term.Send(testkit.Enter)
+	if code := term.Wait(); code != 0 {
+		t.Fatalf("exit %d:\n%s", code, term.Screen())
 	}
 }
