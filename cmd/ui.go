@@ -31,10 +31,9 @@ const markFailed = "✗"
 // The marks' colours, as gh's ColorScheme: green, red, yellow.
 var markColor = map[string]string{markSuccess: "\x1b[32m", markFailure: "\x1b[31m", markFailed: "\x1b[31m", markWarning: "\x1b[33m"}
 
-// success, failure and warn write one line with its mark; info writes one
+// success and warn write one line with its mark; info writes one
 // line without. Text from outside in a is made inert.
 func (d *Deps) success(format string, a ...any) { d.say(markSuccess, format, a...) }
-func (d *Deps) failure(format string, a ...any) { d.say(markFailure, format, a...) }
 func (d *Deps) warn(format string, a ...any)    { d.say(markWarning, format, a...) }
 func (d *Deps) info(format string, a ...any)    { d.say("", format, a...) }
 

@@ -23,7 +23,7 @@ func TestLoopBudgetStartsARoundOnlyWhenAllOfItFits(t *testing.T) {
 	}
 
 	// 200 tokens: the round says what it needs, and nothing more.
-	code, stdout, stderr := run(200)
+	code, _, stderr := run(200)
 	m := reRoundNeeds.FindStringSubmatch(stderr)
 	if code != 3 || m == nil || m[2] != "200" {
 		t.Fatalf("exit %d, stderr:\n%s", code, stderr)
@@ -31,7 +31,7 @@ func TestLoopBudgetStartsARoundOnlyWhenAllOfItFits(t *testing.T) {
 	need, _ := strconv.Atoi(strings.ReplaceAll(m[1], ",", ""))
 
 	// One token short: still nothing starts, and each fact is said once.
-	code, stdout, stderr = run(need - 1)
+	code, stdout, stderr := run(need - 1)
 	if code != 3 {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}

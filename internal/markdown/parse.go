@@ -140,11 +140,7 @@ func parseBlocks(lines []string) []*block {
 				t := strings.TrimLeft(lines[i], " ")
 				switch {
 				case indent(lines[i]) < 4 && strings.HasPrefix(t, ">"):
-					t = t[1:]
-					if strings.HasPrefix(t, " ") {
-						t = t[1:]
-					}
-					inner = append(inner, t)
+					inner = append(inner, strings.TrimPrefix(t[1:], " "))
 					continue
 				case !blank(lines[i]) && len(inner) > 0 && !blank(inner[len(inner)-1]) && !startsBlock(lines[i]):
 					inner = append(inner, t) // a lazy continuation of the quote's paragraph
