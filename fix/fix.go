@@ -388,7 +388,7 @@ func (f *fixer) agent(ctx context.Context, retry *retryInfo, attempt int) (findi
 	var res finding.FixResult
 	r, err := a.Run(ctx, &res)
 	f.out.Usage = f.out.Usage.Add(r.Usage)
-	if ctx.Err() == nil {
+	if ctx.Err() == nil && r.Usage.Calls > 0 { // a call the budget refused made none
 		fmt.Fprintf(o.Progress, "%s: %s, %s, %s tokens\n", Role, time.Since(start).Round(100*time.Millisecond), text.Plural(r.Usage.Calls, "call"), r.Usage)
 	}
 	if err != nil {
