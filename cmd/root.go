@@ -96,6 +96,7 @@ func commands() []command {
 		}},
 		{name: "dismiss", summary: "Stop gh-ocdx raising findings on a pull request", run: runDismiss},
 		{name: "restore", summary: "Overrule the verifier: count a refuted finding again", run: runRestore},
+		{name: "reply", summary: "Answer people's replies in gh-ocdx's review threads", run: runReply},
 		{name: "fix", summary: "Fix a pull request's findings, verify and push", run: runFix},
 		{name: "review", summary: "Review the current branch's changes before a pull request exists", run: runReview},
 		{name: "review-loop", summary: "Review, fix and re-review a pull request until it converges", run: runReviewLoop},

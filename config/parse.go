@@ -14,10 +14,10 @@ import (
 )
 
 // The keys of the configuration file, in the order of the example.
-var knownKeys = []string{"reviewerModels", "commentsAnalyzerModel", "prFixModel", "reviewPrModel", "verify", "allowApprove", "maxTokens", "outputTokens", "prices", "inlinePriorities", "maxInlineComments", "verifierModel"}
+var knownKeys = []string{"reviewerModels", "commentsAnalyzerModel", "prFixModel", "reviewPrModel", "verify", "allowApprove", "maxTokens", "outputTokens", "prices", "inlinePriorities", "maxInlineComments", "verifierModel", "replyModel", "maxReplies"}
 
 // roleKeys are the keys outputTokens may name: the roles' model keys.
-var roleKeys = []string{"reviewerModels", "commentsAnalyzerModel", "prFixModel", "reviewPrModel", "verifierModel"}
+var roleKeys = []string{"reviewerModels", "commentsAnalyzerModel", "prFixModel", "reviewPrModel", "verifierModel", "replyModel"}
 
 // MaxOutputTokens bounds an outputTokens value; no model writes more at once.
 const MaxOutputTokens = 1 << 20
@@ -99,6 +99,15 @@ func parse(data []byte, getenv func(string) string, uses func(key string) bool) 
 	} else if len(cfg.Reviewers) > 0 {
 		cfg.Defaults = append(cfg.Defaults, "reviewPrModel")
 		cfg.ReviewPR = cfg.Reviewers[0]
+	}
+	// reply answers in gh-ocdx's threads with reviewPrModel unless told.
+	if m, found := byKey["replyModel"]; found {
+		cfg.Reply = c.model(m, "replyModel")
+	} else {
+		cfg.Reply = cfg.ReviewPR
+	}
+	if m, found := byKey["maxReplies"]; found {
+		cfg.MaxReplies = int(c.positive(m, "maxReplies", DefaultMaxReplies))
 	}
 	// No default: without verifierModel no verifier runs.
 	if m, found := byKey["verifierModel"]; found {
