@@ -89,6 +89,7 @@ type command struct {
 // commands lists what gh ocdx can do. A verb appears here only once it works.
 func commands() []command {
 	return []command{
+		{name: "command", summary: "Act on an /ocdx command or a reply in a PR's comments", run: runCommand},
 		{name: "config", summary: "Create, show or validate the configuration", sub: []command{
 			{name: "init", summary: "Write an example configuration", run: runConfigInit},
 			{name: "show", summary: "Print the configuration in effect", run: runConfigShow},

@@ -190,6 +190,9 @@ func parseRepo(data []byte) (*Policy, []Problem) {
 	if m, found := byKey["maxInlineComments"]; found {
 		p.MaxInlineComments = int(c.positive(m, "maxInlineComments", DefaultMaxInlineComments))
 	}
+	if m, found := byKey["commands"]; found {
+		p.CommandsFix = c.commands(m)
+	}
 	c.sort()
 	if len(c.problems) > 0 {
 		return nil, c.problems
@@ -538,6 +541,26 @@ func (c *checker) outputTokens(m member) map[string]int64 {
 		out[key] = n
 	}
 	return out
+}
+
+// commands decodes {"fix": bool}: whether /ocdx commands may fix.
+func (c *checker) commands(m member) bool {
+	if len(m.raw) == 0 || m.raw[0] != '{' {
+		c.add(m.off, "commands", `must be an object such as {"fix": true}, found %s`, kind(m.raw))
+		return false
+	}
+	members, err := c.members(m.raw, m.off)
+	if err != nil {
+		c.add(m.off, "commands", "%v", err)
+		return false
+	}
+	fix := false
+	for key, e := range c.keys(members, []string{"fix"}) {
+		if key == "fix" {
+			fix = c.boolean(e, "commands.fix")
+		}
+	}
+	return fix
 }
 
 // verify decodes a list of commands.
