@@ -129,7 +129,7 @@ func runComment(ctx context.Context, d *Deps, opts *CommandOptions) error {
 		d.info("comment %s is neither an /ocdx command nor a reply in gh-ocdx's threads: nothing to do", id)
 		return nil
 	}
-	if !isCmd && c.Thread != nil && len(converse.DueReplies(pr)) == 0 {
+	if !isCmd && !dueIn(pr, c.ThreadID) {
 		d.info("comment %s needs no answer: nothing to do", id)
 		return nil
 	}
@@ -148,7 +148,7 @@ func runComment(ctx context.Context, d *Deps, opts *CommandOptions) error {
 	}
 	if !isCmd {
 		d.info("answering the replies in gh-ocdx's threads (comment %s by %s)", id, c.Author)
-		return reply(ctx, d, &ReplyOptions{PR: pr.Number, Repo: opts.Repo, Yes: true, MaxTokens: opts.MaxTokens})
+		return reply(ctx, d, &ReplyOptions{PR: pr.Number, Repo: opts.Repo, Yes: true, MaxTokens: opts.MaxTokens, Thread: c.ThreadID})
 	}
 	fixOK := policy != nil && policy.CommandsFix
 	switch cmd.Verb {
@@ -180,6 +180,16 @@ func runComment(ctx context.Context, d *Deps, opts *CommandOptions) error {
 		return fixPR(ctx, d, &FixOptions{PR: pr.Number, Repo: opts.Repo, Yes: true, usage: "Usage: " + fixUsage})
 	}
 	return answer(fmt.Sprintf("gh-ocdx knows /ocdx %s.", strings.Join(converse.Verbs, ", /ocdx ")))
+}
+
+// dueIn reports whether the review thread has replies due an answer.
+func dueIn(pr *github.PullRequest, thread string) bool {
+	for _, due := range converse.DueReplies(pr) {
+		if due.Thread.ID == thread {
+			return true
+		}
+	}
+	return false
 }
 
 // findComment is the comment with the database id on pr: in its

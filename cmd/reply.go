@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"slices"
 	"strings"
 
 	"github.com/cli/go-gh/v2/pkg/repository"
@@ -34,6 +35,9 @@ type ReplyOptions struct {
 	MaxReplies int
 	Export     *exporter // --json, --jq, --template
 	Prompter   Prompter
+	// Thread, when set, answers only that review thread (by node id): the
+	// Action's run for one reply (gh ocdx command).
+	Thread string
 }
 
 const replyUsage = "gh ocdx reply [<number> | <url> | <branch>] [--yes] [--model P/M] [--max-tokens N] [--max-replies N] [--json [fields]] [-R OWNER/REPO]"
@@ -183,6 +187,9 @@ func reply(ctx context.Context, d *Deps, opts *ReplyOptions) error {
 	}
 	out := replyOutput{PR: loop.RefOf(repo, pr), Answered: []replyThread{}, Skipped: []replyThread{}, Left: []replyThread{}}
 	dues := converse.DueReplies(pr)
+	if opts.Thread != "" {
+		dues = slices.DeleteFunc(dues, func(due converse.Due) bool { return due.Thread.ID != opts.Thread })
+	}
 	if len(dues) == 0 {
 		d.info("No replies to answer in gh-ocdx's threads on %s#%d", repo, pr.Number)
 		return writeReply(d, opts, out)

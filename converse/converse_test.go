@@ -110,3 +110,27 @@ func TestBodySanitisesTheModelsWords(t *testing.T) {
 		t.Errorf("the answer lacks its marker or tag:\n%s", body)
 	}
 }
+
+// Only the verb and, for dismiss and restore, the IDs on the first line
+// are read; ask takes the rest of the comment as its question.
+func TestParseCommand(t *testing.T) {
+	for body, want := range map[string]Command{
+		"/ocdx review": {Verb: CmdReview},
+		"/ocdx ask where is Get tested?\nand why":        {Verb: CmdAsk, Question: "where is Get tested?\nand why"},
+		"/ocdx dismiss QUAL-1a2b3c4d rm -rf SEC-0000000": {Verb: CmdDismiss, IDs: []string{"QUAL-1a2b3c4d"}},
+		"/ocdx Approve": {Verb: "approve"},
+	} {
+		got, ok := ParseCommand(body)
+		if !ok || got.Verb != want.Verb || got.Question != want.Question || strings.Join(got.IDs, ",") != strings.Join(want.IDs, ",") {
+			t.Errorf("%q: %+v, %v; want %+v", body, got, ok, want)
+		}
+	}
+	for _, body := range []string{"please /ocdx review", "/ocdxreview", "/ocdx-review"} {
+		if _, ok := ParseCommand(body); ok {
+			t.Errorf("%q read as a command", body)
+		}
+	}
+	if c, _ := ParseCommand("/ocdx approve"); c.Known() {
+		t.Error("approve is a command")
+	}
+}

@@ -138,3 +138,84 @@ func TestCommandReplyFromReaderStartsNoModel(t *testing.T) {
 		t.Errorf("%d model calls", n)
 	}
 }
+
+// The Action on a comment event runs gh ocdx command on that comment: a
+// reader's command is refused on the PR, and nothing else runs.
+func TestActionOnACommentEventRunsTheCommand(t *testing.T) {
+	t.Parallel()
+	lf, _ := newReplyLoop(t)
+	installBuilt(t, lf.env)
+	lf.gh.SetPermission(repo, "eve", "read")
+	id := lf.comment("eve", "/ocdx review")
+
+	res, outputs, summary := actionStep(t, lf.env, map[string]string{"INPUT_PR": "", "EVENT_PR": "31", "EVENT_COMMENT_ID": id, "INPUT_VERSION": "installed"})
+
+	if res.Code != 0 {
+		t.Fatalf("exit %d:\n%s", res.Code, res.Stderr)
+	}
+	if outputs != "outcome=command\nexit-code=0\n" {
+		t.Errorf("GITHUB_OUTPUT:\n%s", outputs)
+	}
+	wantContains(t, "the summary", summary, "## gh-ocdx command: PR #31, comment "+id)
+	if got := lf.botComments(); len(got) != 1 || !strings.Contains(got[0], "@eve: only people with write permission") {
+		t.Errorf("answers: %q", got)
+	}
+	if n := len(lf.gh.Reviews(repo, lf.number)); n != 0 || len(lf.fm.Requests("rev-a")) != 0 {
+		t.Errorf("a review ran for a reader's command")
+	}
+}
+
+// /ocdx review from a maintainer runs a review-loop round that, without
+// "commands": {"fix": true} in the base's .ocdx.json, fixes nothing.
+func TestCommandReviewWithoutFixPolicyOnlyReviews(t *testing.T) {
+	t.Parallel()
+	lf, _ := newReplyLoop(t)
+	lf.gh.SetPermission(repo, "mona", "maintain")
+	lf.findingRound(cacheBug)
+	id := lf.comment("mona", "/ocdx review")
+
+	res := lf.env.Run(t, "command", "31", "--comment-id", id)
+
+	wantCode(t, res, 3)
+	wantContains(t, "stderr", res.Stderr, "fixes from a comment are off on this repository")
+	if got := lf.botComments(); len(got) != 1 || !strings.Contains(got[0], "@mona: reviewing now, without fixing") {
+		t.Errorf("answers: %q", got)
+	}
+	if n := len(lf.gh.Reviews(repo, lf.number)); n != 1 {
+		t.Errorf("%d reviews, want the round's", n)
+	}
+	if lf.fix.Count() != 0 {
+		t.Errorf("the fix model was called")
+	}
+}
+
+// A maintainer's reply in gh-ocdx's thread, in the Action: the reply run
+// answers that thread only (not a reader's reply elsewhere), once.
+func TestCommandReplyFromMaintainerAnswersThatThreadOnce(t *testing.T) {
+	t.Parallel()
+	lf, threadID := newReplyLoop(t, "Why is this P1?")
+	lf.gh.SetPermission(repo, "mona", "write")
+	other := lf.ownThread(getTest, "P2", "Please explain")
+	lf.fm.Script("talker", replyEnvelope("explain", "An unbounded cache grows until the process dies.", "cache.go:3 var Size = 10"))
+	id := lf.thread(threadID).Comments[1].DatabaseID
+
+	res := lf.env.Run(t, "command", "31", "--comment-id", id)
+
+	wantCode(t, res, 0)
+	if th := lf.thread(threadID); len(th.Comments) != 3 || !strings.Contains(th.Comments[2].Body, "@mona An unbounded cache") {
+		t.Fatalf("the thread: %+v", th.Comments)
+	}
+	if n := len(lf.thread(other).Comments); n != 2 {
+		t.Errorf("another thread was answered: %d comments", n)
+	}
+
+	again := lf.env.Run(t, "command", "31", "--comment-id", id)
+
+	wantCode(t, again, 0)
+	if n := len(lf.fm.Requests("talker")); n != 1 {
+		t.Errorf("%d model calls, want one", n)
+	}
+	if n := len(lf.thread(threadID).Comments); n != 3 {
+		t.Errorf("answered twice: %d comments", n)
+	}
+}

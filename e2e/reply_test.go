@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -36,13 +37,12 @@ func newReplyLoop(t *testing.T, replies ...string) (*loopFix, string) {
 func (lf *loopFix) ownThread(f modelFinding, priority string, replies ...string) string {
 	ff := finding.Finding{ID: f.id(), Priority: priority, Category: f.Category, File: f.File, Line: f.Line, Title: f.Title, Description: "Nothing bounds it.", Agreement: "1/2"}
 	before := len(lf.gh.Threads(repo, lf.number))
-	lf.gh.AddThread(repo, lf.number, testkit.Thread{Comments: []testkit.ThreadComment{
-		{Body: loop.InlineBody(ff), Login: lf.gh.Login, Association: "COLLABORATOR", Path: f.File, Line: *f.Line}}})
-	id := lf.gh.Threads(repo, lf.number)[before].ID
-	for _, r := range replies {
-		lf.gh.AddThreadReply(id, "mona", "OWNER", r)
+	cs := []testkit.ThreadComment{{Body: loop.InlineBody(ff), Login: lf.gh.Login, Association: "COLLABORATOR", Path: f.File, Line: *f.Line}}
+	for i, r := range replies {
+		cs = append(cs, testkit.ThreadComment{DatabaseID: fmt.Sprint(8000 + 100*before + i), Body: r, Login: "mona", Association: "OWNER", Path: f.File, Line: *f.Line})
 	}
-	return id
+	lf.gh.AddThread(repo, lf.number, testkit.Thread{Comments: cs})
+	return lf.gh.Threads(repo, lf.number)[before].ID
 }
 
 // replyEnvelope is the reply model's answer.
