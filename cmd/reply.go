@@ -198,7 +198,7 @@ func reply(ctx context.Context, d *Deps, opts *ReplyOptions) error {
 	if len(dues) > limit && opts.Prompter != nil && !opts.Yes {
 		// A long conversation costs tokens per thread: the person decides
 		// before anything is spent.
-		i, err := opts.Prompter.Select(fmt.Sprintf("%s in gh-ocdx's threads wait for an answer; one run answers %d (maxReplies).",
+		i, err := opts.Prompter.Select(fmt.Sprintf("%s of gh-ocdx's have replies waiting for an answer; one run answers %d (maxReplies).",
 			text.Plural(len(dues), "thread"), limit),
 			[]string{fmt.Sprintf("Answer the first %d", limit), fmt.Sprintf("Answer all %d", len(dues)), "Cancel"})
 		switch {

@@ -219,3 +219,38 @@ func TestCommandReplyFromMaintainerAnswersThatThreadOnce(t *testing.T) {
 		t.Errorf("answered twice: %d comments", n)
 	}
 }
+
+// /ocdx dismiss in the Action is judged by the loop's own rule: a
+// maintainer's is acknowledged; the PR author's on their own PR is refused
+// once, and the loop does not answer it again.
+func TestCommandDismissIsJudgedAsTheLoopJudgesIt(t *testing.T) {
+	t.Parallel()
+	lf, _ := newReplyLoop(t)
+	lf.gh.SetPermission(repo, "mona", "write")
+	lf.gh.SetPermission(repo, "octocat", "write")
+	ok := lf.comment("octocat", "/ocdx dismiss "+getTest.id())
+	own := lf.comment("mona", "/ocdx dismiss "+cacheBug.id()) // mona wrote the PR
+
+	for _, id := range []string{ok, own} {
+		wantCode(t, lf.env.Run(t, "command", "31", "--comment-id", id), 0)
+	}
+
+	got := lf.botComments()
+	if len(got) != 2 {
+		t.Fatalf("answers: %q", got)
+	}
+	wantContains(t, "the maintainer's answer", got[0], "@octocat: "+getTest.id()+" dismissed")
+	wantContains(t, "the author's answer", got[1], "@mona: your /ocdx dismiss of "+cacheBug.id()+" does not count", "<!-- ocdx:refused ")
+
+	lf.approveRound()
+	wantCode(t, lf.run("--yes"), 0)
+	n := 0
+	for _, b := range lf.botComments() {
+		if strings.Contains(b, "does not count") {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("the refused dismissal was answered %d times", n)
+	}
+}

@@ -52,3 +52,21 @@ func TestReplyShowsEachAnswerSkipThenEdit(t *testing.T) {
 		t.Errorf("the model's words were posted, not the edit:\n%s", body)
 	}
 }
+
+// More threads waiting than one run answers: on a terminal gh-ocdx asks
+// before spending anything; cancelled, no model is called.
+func TestReplyAsksBeforeAnsweringMoreThanMaxReplies(t *testing.T) {
+	t.Parallel()
+	lf, _ := newReplyLoop(t, "Why?")
+	lf.ownThread(getTest, "P2", "Is it?")
+
+	term := lf.env.StartTerminal(t, "reply", "31", "--max-replies", "1")
+	term.Expect("2 threads of gh-ocdx's have replies waiting for an answer")
+	term.Send(testkit.Down + testkit.Down + testkit.Enter) // Cancel
+	if code := term.Wait(); code != 130 {
+		t.Fatalf("exit %d:\n%s", code, term.Screen())
+	}
+	if n := len(lf.fm.Requests("talker")); n != 0 {
+		t.Errorf("%d model calls before the person decided", n)
+	}
+}

@@ -212,3 +212,24 @@ func TestReplyMaxRepliesLeavesTheRestExit3(t *testing.T) {
 		t.Errorf("the second run: %+v", out)
 	}
 }
+
+// A token budget the answers do not fit stops the run before a model call
+// that could pass it: nothing posted, the threads left, exit 3.
+func TestReplyBudgetLeavesRepliesExit3(t *testing.T) {
+	t.Parallel()
+	lf, threadID := newReplyLoop(t, "Why?")
+	lf.fm.Script("talker", replyEnvelope("explain", "Nothing bounds it."))
+
+	res := lf.env.Run(t, "reply", "31", "--yes", "--max-tokens", "100", "--json", "answered,left")
+
+	wantCode(t, res, 3)
+	if out := readReplyJSON(t, res); len(out.Answered) != 0 || len(out.Left) != 1 {
+		t.Errorf("--json: %+v", out)
+	}
+	if n := len(lf.fm.Requests("talker")); n != 0 {
+		t.Errorf("%d model calls over the budget", n)
+	}
+	if n := len(lf.thread(threadID).Comments); n != 2 {
+		t.Errorf("an answer was posted: %d comments", n)
+	}
+}
