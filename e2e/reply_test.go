@@ -3,12 +3,15 @@ package e2e
 import (
 	"encoding/json"
 	"fmt"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/internal/testkit"
 	"github.com/ocdx/gh-ocdx/loop"
+	"github.com/ocdx/gh-ocdx/state"
 )
 
 // gh ocdx reply (docs/architecture.md, Conversation): gh-ocdx answers the
@@ -231,5 +234,43 @@ func TestReplyBudgetLeavesRepliesExit3(t *testing.T) {
 	}
 	if n := len(lf.thread(threadID).Comments); n != 2 {
 		t.Errorf("an answer was posted: %d comments", n)
+	}
+}
+
+// gh ocdx fix does not fix a finding gh-ocdx conceded in a conversation:
+// it is disputed, for a person to dismiss or not.
+func TestFixLeavesADisputedFinding(t *testing.T) {
+	t.Parallel()
+	s := newFixSetup(t)
+	a, b := fixIDs()
+	all := slices.Clone(fixFindings)
+	for i := range all {
+		all[i].ID = all[i].ComputeID()
+	}
+	store := state.New(filepath.Join(s.env.Vars["OCDX_STATE_DIR"], "state.db"), nil)
+	run, err := store.Begin(state.NewKey(s.gh.Host(), "octo", "widgets", 24), "review-loop")
+	if err != nil {
+		t.Fatal(err)
+	}
+	run.StartRound(1, s.start)
+	run.Complete(1, state.PhaseReviewed, func(rd *state.Round) { rd.Findings = all })
+	run.End(state.OutcomeBlocked, "max rounds")
+	fb := all[1]
+	fb.Line = line(1)
+	s.gh.AddThread(repo, 24, testkit.Thread{Comments: []testkit.ThreadComment{
+		{Body: loop.InlineBody(fb), Login: s.gh.Login, Association: "COLLABORATOR", Path: "b.txt", Line: 1},
+		{DatabaseID: "8101", Body: "b is meant to be odd", Login: "mona", Association: "OWNER", Path: "b.txt", Line: 1},
+		{Body: finding.Marker + "\n" + loop.AnswerTag("8101") + "\n" + loop.ConcededTag(b) + "\n@mona Right.", Login: s.gh.Login, Association: "COLLABORATOR", Path: "b.txt", Line: 1}}})
+	sha := s.predict(t, map[string]string{"a.txt": "fixed\n"}, "fix: a is safe now")
+	s.fm.Script("fixer", testkit.CallTools(fixA), testkit.CallTools(commitA), envelope(map[string]string{a: sha}, nil, sha))
+
+	res := s.env.Run(t, "fix", "24", "--yes")
+
+	if res.Code != 0 {
+		t.Fatalf("exit %d\n%s", res.Code, res.Stderr)
+	}
+	wantContains(t, "stderr", res.Stderr, "disputed in a conversation, not fixed: "+b)
+	if task := string(s.fm.Requests("fixer")[0].Body); !strings.Contains(task, a) || strings.Contains(task, b) {
+		t.Errorf("payload: want %s to fix, not the disputed %s:\n%s", a, b, task)
 	}
 }
