@@ -16,6 +16,8 @@
 #                  the action's own ref, names or points at); "installed"
 #                  uses the gh-ocdx already installed by an earlier step
 #   ACTION_REPOSITORY  the action's repository, whose releases are installed
+#   EVENT_COMMENT_ID   on a comment event, the comment: the step runs
+#                  `gh ocdx command <pr> --comment-id N` instead of review-loop
 set -euo pipefail
 
 # fail ends the step before review-loop ran: outcome error, the code, and
@@ -47,6 +49,10 @@ tmpdir() {
 pr="${INPUT_PR:-${EVENT_PR:-}}"
 if ! [[ "$pr" =~ ^[1-9][0-9]*$ ]]; then
   fail 2 "no pull request number: set the input pr, or run on a pull_request event"
+fi
+comment="${EVENT_COMMENT_ID:-}"
+if [ -n "$comment" ] && ! [[ "$comment" =~ ^[1-9][0-9]*$ ]]; then
+  fail 2 "the event's comment id $(printf '%q' "$comment") is not a number"
 fi
 
 config=""
@@ -201,6 +207,31 @@ if [ "$version" != installed ]; then
 fi
 if ! gh ocdx version; then
   fail 1 "gh ocdx does not run (its error is above): with the input version installed, install gh-ocdx in an earlier step (gh extension install ocdx/gh-ocdx)"
+fi
+
+# A comment event: gh ocdx command acts on that one comment (an /ocdx
+# command or a reply in gh-ocdx's threads), checking its author's
+# permission before anything runs; it answers on the PR itself.
+if [ -n "$comment" ]; then
+  read -r -a extra <<< "${INPUT_ARGS:-}"
+  set +e
+  gh ocdx command "$pr" --comment-id "$comment" "${extra[@]}"
+  code=$?
+  set -e
+  outcome=command
+  if [ "$code" -ne 0 ] && [ "$code" -ne 3 ]; then
+    outcome=error
+  fi
+  {
+    echo "outcome=$outcome"
+    echo "exit-code=$code"
+  } >> "${GITHUB_OUTPUT:-/dev/null}"
+  {
+    echo "## gh-ocdx command: PR #$pr, comment $comment"
+    echo
+    echo "**$outcome** (exit $code): the answer is on the pull request; the step's log has the run."
+  } >> "${GITHUB_STEP_SUMMARY:-/dev/null}"
+  exit "$code"
 fi
 
 # review-loop's JSON goes to $out; its stderr to the step's log as it

@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -224,6 +225,8 @@ type configJSON struct {
 	PRFixModel            string                  `json:"prFixModel"`
 	ReviewPRModel         string                  `json:"reviewPrModel"`
 	VerifierModel         string                  `json:"verifierModel,omitempty"` // "": no verifier
+	ReplyModel            string                  `json:"replyModel"`              // gh ocdx reply and ask; default reviewPrModel
+	MaxReplies            int                     `json:"maxReplies"`
 	AllowApprove          bool                    `json:"allowApprove"`
 	OutputTokens          map[string]int64        `json:"outputTokens,omitempty"` // the roles with their own output cap
 	Verify                []string                `json:"verify"`
@@ -246,6 +249,8 @@ func showJSON(d *Deps, c *config.Config) configJSON {
 		CommentsAnalyzerModel: c.CommentsAnalyzer.String(),
 		PRFixModel:            c.PRFix.String(),
 		ReviewPRModel:         c.ReviewPR.String(),
+		ReplyModel:            c.Reply.String(),
+		MaxReplies:            cmp.Or(c.MaxReplies, config.DefaultMaxReplies),
 		AllowApprove:          c.AllowApprove,
 		OutputTokens:          c.OutputTokens,
 		Verify:                append([]string{}, c.Verify...),
@@ -295,6 +300,11 @@ func showMarkdown(d *Deps, c *config.Config) string {
 	fmt.Fprintf(&b, "| review-pr | %s", c.ReviewPR)
 	if slices.Contains(c.Defaults, "reviewPrModel") {
 		b.WriteString(" (default: the first reviewer)")
+	}
+	b.WriteString(" |\n")
+	fmt.Fprintf(&b, "| reply | %s", c.Reply)
+	if c.Reply.String() == c.ReviewPR.String() {
+		b.WriteString(" (default: review-pr's)")
 	}
 	b.WriteString(" |\n")
 	if c.Verifier.Provider.Name != "" {

@@ -149,8 +149,28 @@ func fixPR(ctx context.Context, d *Deps, opts *FixOptions) error {
 	if err != nil {
 		return err
 	}
-	// A finding dismissed on the PR since it was reviewed is not fixed.
-	if dismissed := loop.DismissedIDs(loop.NewTrust(client, repo, cfg.Policy).DismissedOn(ctx, pr)); len(dismissed) > 0 {
+	// A finding dismissed on the PR since it was reviewed is not fixed; nor
+	// is one gh-ocdx conceded in a conversation (disputed: a person decides).
+	dismissed := loop.DismissedIDs(loop.NewTrust(client, repo, cfg.Policy).DismissedOn(ctx, pr))
+	if disputed := loop.Disputed(pr); len(disputed) > 0 {
+		var left []string
+		drop := func(f finding.Finding) bool {
+			if slices.Contains(disputed, f.ID) && !slices.Contains(dismissed, f.ID) {
+				left = append(left, f.ID)
+				return true
+			}
+			return false
+		}
+		payload.IssuesToFix = slices.DeleteFunc(payload.IssuesToFix, drop)
+		payload.OptionalIssues = slices.DeleteFunc(payload.OptionalIssues, drop)
+		if len(left) > 0 {
+			d.info("disputed in a conversation, not fixed: %s (someone with write permission dismisses them, or not)", strings.Join(left, ", "))
+			if len(payload.IssuesToFix) == 0 {
+				note = "every finding left to fix is disputed in a conversation (" + strings.Join(left, ", ") + ")"
+			}
+		}
+	}
+	if len(dismissed) > 0 {
 		var left []string
 		drop := func(f finding.Finding) bool {
 			if slices.Contains(dismissed, f.ID) {

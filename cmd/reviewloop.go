@@ -36,6 +36,9 @@ type ReviewLoopOptions struct {
 	// "": the configuration's verifierModel, if any.
 	Verifier string
 	Prompter Prompter // nil: survey on the terminal
+	// ReviewOnly, when set, says why this run reviews and fixes nothing
+	// (an /ocdx review the repository does not let fix: gh ocdx command).
+	ReviewOnly string
 }
 
 const reviewLoopHelp = `Review a pull request with every configured reviewer model and the comments
@@ -172,6 +175,9 @@ func reviewLoop(ctx context.Context, d *Deps, opts *ReviewLoopOptions) error {
 		return err
 	}
 	cfg, client, repo, co, pr, canPush := p.cfg, p.client, p.repo, p.co, p.pr, p.canPush
+	if opts.ReviewOnly != "" {
+		canPush = false
+	}
 	if canPush && !opts.DryRun {
 		if err := requireVerify(d, p); err != nil {
 			return err
@@ -189,8 +195,8 @@ func reviewLoop(ctx context.Context, d *Deps, opts *ReviewLoopOptions) error {
 	} else if pr.HeadRefOid != co.Head {
 		d.warn("your checkout is at %s but PR #%d's head on GitHub is %s: the reviewers read the PR's head, the fix works on your checkout; pull first (gh pr checkout %d)", text.ShortOID(co.Head), pr.Number, text.ShortOID(pr.HeadRefOid), pr.Number)
 	}
-	reason := ""
-	if !canPush {
+	reason := opts.ReviewOnly
+	if !canPush && reason == "" {
 		reason = preflight.ReviewOnlyReason(pr)
 		d.warn("%s", reason)
 	}

@@ -89,6 +89,7 @@ type command struct {
 // commands lists what gh ocdx can do. A verb appears here only once it works.
 func commands() []command {
 	return []command{
+		{name: "command", summary: "Act on an /ocdx command or a reply in a PR's comments", run: runCommand},
 		{name: "config", summary: "Create, show or validate the configuration", sub: []command{
 			{name: "init", summary: "Write an example configuration", run: runConfigInit},
 			{name: "show", summary: "Print the configuration in effect", run: runConfigShow},
@@ -96,6 +97,7 @@ func commands() []command {
 		}},
 		{name: "dismiss", summary: "Stop gh-ocdx raising findings on a pull request", run: runDismiss},
 		{name: "restore", summary: "Overrule the verifier: count a refuted finding again", run: runRestore},
+		{name: "reply", summary: "Answer people's replies in gh-ocdx's review threads", run: runReply},
 		{name: "fix", summary: "Fix a pull request's findings, verify and push", run: runFix},
 		{name: "review", summary: "Review the current branch's changes before a pull request exists", run: runReview},
 		{name: "review-loop", summary: "Review, fix and re-review a pull request until it converges", run: runReviewLoop},

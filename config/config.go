@@ -45,6 +45,12 @@ type Config struct {
 	CommentsAnalyzer llm.ModelName
 	PRFix            llm.ModelName
 	ReviewPR         llm.ModelName // defaults to Reviewers[0]
+	// Reply answers people in gh-ocdx's threads (gh ocdx reply); defaults
+	// to ReviewPR.
+	Reply llm.ModelName
+	// MaxReplies bounds the replies one reply run answers; 0: the default
+	// (DefaultMaxReplies).
+	MaxReplies int
 	// Verifier checks the findings a single reviewer raised; the zero
 	// ModelName when verifierModel is not set: no verifier runs.
 	Verifier llm.ModelName
@@ -213,6 +219,9 @@ func (c *Config) roles() []role {
 	}
 	rs = append(rs, role{"commentsAnalyzerModel", c.CommentsAnalyzer},
 		role{"prFixModel", c.PRFix}, role{"reviewPrModel", c.ReviewPR})
+	if c.Reply.Provider.Name != "" && c.Reply.String() != c.ReviewPR.String() {
+		rs = append(rs, role{"replyModel", c.Reply}) // its key is needed only when it is another model
+	}
 	if c.Verifier.Provider.Name != "" {
 		rs = append(rs, role{"verifierModel", c.Verifier}) // its key is needed only when it is set
 	}
@@ -258,6 +267,10 @@ func missingCredentials(roles []role, getenv func(string) string) []Problem {
 // DefaultInlinePriorities: the findings that block converging go on their
 // lines; suggestions (P3) stay in the report unless a user asks.
 func DefaultInlinePriorities() []string { return []string{"P0", "P1", "P2"} }
+
+// DefaultMaxReplies is how many replies one gh ocdx reply run answers at
+// most, unless maxReplies says otherwise.
+const DefaultMaxReplies = 10
 
 // DefaultMaxInlineComments is how many inline comments a round posts at
 // most; the other findings are listed in the review's body.

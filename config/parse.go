@@ -13,10 +13,10 @@ import (
 )
 
 // The keys of the configuration file, in the order of the example.
-var knownKeys = []string{"reviewerModels", "commentsAnalyzerModel", "prFixModel", "reviewPrModel", "verify", "allowApprove", "maxTokens", "outputTokens", "prices", "inlinePriorities", "maxInlineComments", "verifierModel"}
+var knownKeys = []string{"reviewerModels", "commentsAnalyzerModel", "prFixModel", "reviewPrModel", "verify", "allowApprove", "maxTokens", "outputTokens", "prices", "inlinePriorities", "maxInlineComments", "verifierModel", "replyModel", "maxReplies"}
 
 // roleKeys are the keys outputTokens may name: the roles' model keys.
-var roleKeys = []string{"reviewerModels", "commentsAnalyzerModel", "prFixModel", "reviewPrModel", "verifierModel"}
+var roleKeys = []string{"reviewerModels", "commentsAnalyzerModel", "prFixModel", "reviewPrModel", "verifierModel", "replyModel"}
 
 // MaxOutputTokens bounds an outputTokens value; no model writes more at once.
 const MaxOutputTokens = 1 << 20
@@ -99,6 +99,15 @@ func parse(data []byte, getenv func(string) string, uses func(key string) bool) 
 		cfg.Defaults = append(cfg.Defaults, "reviewPrModel")
 		cfg.ReviewPR = cfg.Reviewers[0]
 	}
+	// reply answers in gh-ocdx's threads with reviewPrModel unless told.
+	if m, found := byKey["replyModel"]; found {
+		cfg.Reply = c.model(m, "replyModel")
+	} else {
+		cfg.Reply = cfg.ReviewPR
+	}
+	if m, found := byKey["maxReplies"]; found {
+		cfg.MaxReplies = int(c.positive(m, "maxReplies", DefaultMaxReplies))
+	}
 	// No default: without verifierModel no verifier runs.
 	if m, found := byKey["verifierModel"]; found {
 		cfg.Verifier = c.model(m, "verifierModel")
@@ -179,6 +188,9 @@ func parseRepo(data []byte) (*Policy, []Problem) {
 	}
 	if m, found := byKey["maxInlineComments"]; found {
 		p.MaxInlineComments = int(c.positive(m, "maxInlineComments", DefaultMaxInlineComments))
+	}
+	if m, found := byKey["commands"]; found {
+		p.CommandsFix = c.commands(m)
 	}
 	c.sort()
 	if len(c.problems) > 0 {
@@ -543,6 +555,26 @@ func (c *checker) outputTokens(m member) map[string]int64 {
 		out[key] = n
 	}
 	return out
+}
+
+// commands decodes {"fix": bool}: whether /ocdx commands may fix.
+func (c *checker) commands(m member) bool {
+	if len(m.raw) == 0 || m.raw[0] != '{' {
+		c.add(m.off, "commands", `must be an object such as {"fix": true}, found %s`, kind(m.raw))
+		return false
+	}
+	members, err := c.members(m.raw, m.off)
+	if err != nil {
+		c.add(m.off, "commands", "%v", err)
+		return false
+	}
+	fix := false
+	for key, e := range c.keys(members, []string{"fix"}) {
+		if key == "fix" {
+			fix = c.boolean(e, "commands.fix")
+		}
+	}
+	return fix
 }
 
 // verify decodes a list of commands.

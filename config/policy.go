@@ -20,7 +20,7 @@ var DefaultIgnore = []string{"*.lock", "go.sum", "package-lock.json", "yarn.lock
 	"vendor/**", "node_modules/**", "*.min.js", "*.min.css", "*.pb.go", "*_generated.*", "dist/**"}
 
 // The keys of a repository's .ocdx.json.
-var policyKeys = []string{"verify", "instructions", "paths", "ignore", "ignoreDefaults", "trustedLogins", "inlinePriorities", "maxInlineComments"}
+var policyKeys = []string{"verify", "instructions", "paths", "ignore", "ignoreDefaults", "trustedLogins", "inlinePriorities", "maxInlineComments", "commands"}
 
 // Policy is a repository's review policy: its .ocdx.json and REVIEW.md
 // (docs/architecture.md, Where the repository policy comes from). The nil
@@ -41,6 +41,10 @@ type Policy struct {
 	// is the repository's call (docs/architecture.md, Noise budget).
 	InlinePriorities  []string
 	MaxInlineComments int
+	// CommandsFix lets /ocdx review and /ocdx fix in the PR's comments
+	// push fixes ("commands": {"fix": true}); off, /ocdx review only
+	// reviews and /ocdx fix is refused (docs/architecture.md, Commands).
+	CommandsFix bool
 }
 
 // PathRule is one entry of "paths".

@@ -183,3 +183,24 @@ func TestPolicyNoiseBudget(t *testing.T) {
 		}
 	}
 }
+
+// /ocdx commands fix only when the repository says so: "commands":
+// {"fix": true}; off by default.
+func TestPolicyCommandsFix(t *testing.T) {
+	if p, err := ParsePolicy([]byte(`{"commands": {"fix": true}}`), ".ocdx.json", false); err != nil || !p.CommandsFix {
+		t.Fatalf("ParsePolicy = %+v, %v", p, err)
+	}
+	if p, err := ParsePolicy([]byte(`{}`), ".ocdx.json", false); err != nil || p.CommandsFix {
+		t.Fatalf("an empty policy lets commands fix: %+v, %v", p, err)
+	}
+	for content, want := range map[string]string{
+		`{"commands": true}`:            `commands: must be an object such as {"fix": true}`,
+		`{"commands": {"fix": "yes"}}`:  "commands.fix: must be true or false",
+		`{"commands": {"fixes": true}}`: `unknown key "fixes"`,
+	} {
+		_, err := ParsePolicy([]byte(content), ".ocdx.json", false)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: err = %v, want %q", content, err, want)
+		}
+	}
+}

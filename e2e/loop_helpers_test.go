@@ -84,7 +84,7 @@ func (lf *loopFix) checkInvariants() {
 		}
 		// Every report carries its tag (a dismissal is a command, not a
 		// report, and is never posted twice for the same IDs).
-		if !reTag.MatchString(c.Body) && !reReviewPRTag.MatchString(c.Body) && !strings.HasPrefix(c.Body, "/ocdx dismiss ") && !strings.HasPrefix(c.Body, "/ocdx restore ") && !strings.Contains(c.Body, "<!-- ocdx:refused ") {
+		if !reTag.MatchString(c.Body) && !reReviewPRTag.MatchString(c.Body) && !strings.HasPrefix(c.Body, "/ocdx dismiss ") && !strings.HasPrefix(c.Body, "/ocdx restore ") && !strings.Contains(c.Body, "<!-- ocdx:refused ") && !strings.Contains(c.Body, "<!-- ocdx:command=") {
 			t.Errorf("comment %d has no run/round tag:\n%s", c.ID, c.Body)
 		}
 		if secretPattern.MatchString(c.Body) || strings.Contains(c.Body, "diff --git") {

@@ -51,6 +51,26 @@ var (
 	reUpdateTag = regexp.MustCompile(`<!-- ocdx:finding-update=[A-Z]+-[0-9a-f]{8} priority=(P[0-3]) agreement=([0-9]+/[0-9]+|-) -->`)
 )
 
+// AnswerTag marks gh-ocdx's answer to a person's reply in one of its
+// threads (gh ocdx reply), by the reply's database id: no run answers a
+// reply twice.
+func AnswerTag(replyID string) string { return "<!-- ocdx:answered=" + tagSafe(replyID) + " -->" }
+
+// ConcededTag marks gh-ocdx's answer that conceded the thread's finding:
+// from then on the ledger says it is disputed (docs/architecture.md,
+// Conversation). It keeps blocking until someone with write permission
+// dismisses it; a P0 or SEC- finding is never conceded.
+func ConcededTag(id string) string { return "<!-- ocdx:conceded=" + tagSafe(id) + " -->" }
+
+// tagSafe keeps a hidden tag's value from closing the comment.
+func tagSafe(s string) string { return strings.NewReplacer("--", "%2D%2D", ">", "%3E").Replace(s) }
+
+// Concedable reports whether a conversation may concede f: never a P0 or
+// one of gh-ocdx's SEC- findings.
+func Concedable(id, priority string) bool {
+	return priority != "P0" && !strings.HasPrefix(id, "SEC-")
+}
+
 // OwnThread is a review thread gh-ocdx opened for a finding.
 type OwnThread struct {
 	ID       string // node id, for the resolution
@@ -58,6 +78,10 @@ type OwnThread struct {
 	Finding  finding.Finding
 	Resolved bool
 	Replies  []github.ThreadComment // what people answered on it
+	// Answers are gh-ocdx's answers to those replies (AnswerTag), and
+	// Conceded says one of them conceded the finding (ConcededTag).
+	Answers  []github.ThreadComment
+	Conceded bool
 	// Priority and Agreement are what the thread last said of its finding
 	// ("-": raised by no reviewer); "" when its comments do not say.
 	Priority, Agreement string
@@ -87,13 +111,31 @@ func OwnThreads(pr *github.PullRequest) []OwnThread {
 		for _, c := range th.Comments[1:] {
 			if !Own(pr, c.Body, c.Author) {
 				ot.Replies = append(ot.Replies, c)
-			} else if u := reUpdateTag.FindStringSubmatch(c.Body); u != nil {
+				continue
+			}
+			if u := reUpdateTag.FindStringSubmatch(c.Body); u != nil {
 				ot.Priority, ot.Agreement = u[1], u[2]
+			}
+			if strings.Contains(c.Body, "<!-- ocdx:answered=") {
+				ot.Answers = append(ot.Answers, c)
+				ot.Conceded = ot.Conceded || strings.Contains(c.Body, ConcededTag(ot.Finding.ID))
 			}
 		}
 		out = append(out, ot)
 	}
 	return out
+}
+
+// Disputed are the findings of pr's threads gh-ocdx conceded in a
+// conversation: never a P0 or a SEC- finding.
+func Disputed(pr *github.PullRequest) []string {
+	var ids []string
+	for _, t := range OwnThreads(pr) {
+		if t.Conceded && Concedable(t.Finding.ID, t.Priority) && !slices.Contains(ids, t.Finding.ID) {
+			ids = append(ids, t.Finding.ID)
+		}
+	}
+	return ids
 }
 
 // ownThreadOf is the first of threads that is about f (the same ID, or the

@@ -190,3 +190,33 @@ func TestPlanInlineRepliesWhenAFindingChanged(t *testing.T) {
 		}
 	}
 }
+
+// A finding is disputed only by gh-ocdx's own answer conceding it (gh ocdx
+// reply): a person writing the tag concedes nothing, and a P0 or a SEC-
+// finding is never disputed.
+func TestDisputedOnlyByOwnConcession(t *testing.T) {
+	f := finding.Finding{ID: "QUAL-1a2b3c4d", Priority: "P1", Category: "quality", File: "a.go", Line: intp(2), Title: "Leak", Agreement: "1/2"}
+	pr := func(f finding.Finding, by string) *github.PullRequest {
+		cs := []github.ThreadComment{
+			{ID: "C1", Author: "ocdx-bot", Body: InlineBody(f), Path: "a.go", Line: intp(2)},
+			{ID: "C2", DatabaseID: "2", Author: "mona", Body: "intended"},
+			{ID: "C3", Author: by, Body: finding.Marker + "\n" + AnswerTag("2") + "\n" + ConcededTag(f.ID) + "\nYou're right."},
+		}
+		return &github.PullRequest{Viewer: "ocdx-bot", Threads: []github.ReviewThread{{ID: "T1", Path: "a.go", Comments: cs}}}
+	}
+	if got := Disputed(pr(f, "ocdx-bot")); len(got) != 1 || got[0] != f.ID {
+		t.Errorf("gh-ocdx's concession: disputed %v", got)
+	}
+	if got := Disputed(pr(f, "eve")); len(got) != 0 {
+		t.Errorf("a person's forged tag disputed %v", got)
+	}
+	p0 := f
+	p0.Priority = "P0"
+	sec := f
+	sec.ID = "SEC-1a2b3c4d"
+	for _, b := range []finding.Finding{p0, sec} {
+		if got := Disputed(pr(b, "ocdx-bot")); len(got) != 0 {
+			t.Errorf("%s %s disputed: %v", b.Priority, b.ID, got)
+		}
+	}
+}

@@ -181,6 +181,13 @@ func (l *loop) ledger(n int, head string) finding.Ledger {
 	for _, id := range l.stuck {
 		led.Set(id, finding.StatusStuck, "")
 	}
+	// A finding conceded in a conversation stays remaining, as disputed,
+	// until someone dismisses it; a fixed or resolved one is not reopened.
+	for _, id := range l.disputed {
+		if i := slices.IndexFunc(led.Findings, func(e finding.LedgerEntry) bool { return e.ID == id }); i >= 0 && led.Findings[i].Status == finding.StatusOpen {
+			led.Findings[i].Status = finding.StatusDisputed
+		}
+	}
 	for _, d := range l.dismissals {
 		led.Set(d.ID, finding.StatusDismissed, "")
 	}
@@ -236,6 +243,7 @@ func (l *loop) dismiss(ctx context.Context, pr *github.PullRequest, answer bool)
 		l.progress("! %s", w)
 	}
 	l.dismissals = ds
+	l.disputed = Disputed(pr)
 	for _, r := range refused {
 		l.progress("! not honoured: the /ocdx dismiss of %s (%s): %s", r.By, r.URL, r.Why)
 		if !answer {

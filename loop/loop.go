@@ -237,6 +237,7 @@ type loop struct {
 	seed       finding.Ledger
 	trust      *Trust
 	dismissals []Dismissal // the findings people dismissed on the PR
+	disputed   []string    // the findings gh-ocdx conceded in its threads (Disputed)
 	restores   []Restore   // the refuted findings people restored on the PR
 	// failures are the role errors said on stderr, each with the role that
 	// said it first: a second role failing the same way says so in a word.
@@ -510,11 +511,16 @@ func (l *loop) round(ctx context.Context, n int) (done bool, err error) {
 func (l *loop) decide(rr *RoundResult) (outcome state.RunOutcome, reason string, toFix, optional []finding.Finding) {
 	blocking := blockingOf(rr.Findings)
 	stuck := slices.Concat(l.stuck, rr.Stuck)
-	toFix, optional = IssuesToFix(rr.Findings, stuck)
-	var stuckNow []string
+	// A finding gh-ocdx conceded in a conversation is not fixed: it waits
+	// for a person to dismiss it, and blocks until then.
+	toFix, optional = IssuesToFix(rr.Findings, slices.Concat(stuck, l.disputed))
+	var stuckNow, disputedNow []string
 	for _, f := range blocking {
 		if !IsThread(f) && slices.Contains(stuck, f.ID) && !slices.Contains(stuckNow, f.ID) {
 			stuckNow = append(stuckNow, f.ID)
+		}
+		if slices.Contains(l.disputed, f.ID) && !slices.Contains(disputedNow, f.ID) {
+			disputedNow = append(disputedNow, f.ID)
 		}
 	}
 	switch {
@@ -527,6 +533,8 @@ func (l *loop) decide(rr *RoundResult) (outcome state.RunOutcome, reason string,
 		return OutcomeConverged, Qualified(OutcomeConverged, rr) + ": consensus approve, no P0/P1/P2 findings, no unresolved review threads", nil, nil
 	case len(toFix) == 0 && rr.Threads.Unresolved > 0:
 		return OutcomeBlocked, fmt.Sprintf("manual resolution required: %s and no code findings to fix", text.Plural(rr.Threads.Unresolved, "unresolved review thread")), nil, nil
+	case len(toFix) == 0 && len(disputedNow) > 0 && len(stuckNow) == 0:
+		return OutcomeBlocked, "manual decision required: gh-ocdx conceded " + strings.Join(disputedNow, ", ") + " in a conversation (disputed); someone with write permission dismisses it (/ocdx dismiss) or the PR changes", nil, nil
 	case len(toFix) == 0 && len(stuckNow) > 0:
 		return OutcomeBlocked, "manual intervention required: stuck findings came back after being reported fixed: " + strings.Join(stuckNow, ", "), nil, nil
 	case len(toFix) == 0:

@@ -109,6 +109,14 @@ func replies(pr *github.PullRequest) []reply {
 		for _, c := range t.Replies {
 			out = append(out, reply{ID: t.Finding.ID, Where: where, Author: c.Author, Body: text.OneLine(excerpt(c.Body, maxReply))})
 		}
+		// gh-ocdx's own answers (gh ocdx reply), and whether it conceded.
+		for _, c := range t.Answers {
+			who := "gh-ocdx"
+			if strings.Contains(c.Body, ConcededTag(t.Finding.ID)) {
+				who = "gh-ocdx (conceded: the finding is disputed)"
+			}
+			out = append(out, reply{ID: t.Finding.ID, Where: where, Author: who, Body: text.OneLine(excerpt(visible(c.Body), maxReply))})
+		}
 	}
 	return out
 }

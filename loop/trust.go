@@ -82,6 +82,21 @@ func MayDismiss(repo github.Repo, perm github.Permission, login, prAuthor, id st
 	return true, ""
 }
 
+// MayCommand is the same rule for any /ocdx command in a PR's comments
+// (review, fix, ask, and a reply that would start a paid reply run): it
+// counts only from someone with write, maintain or admin permission on
+// repo. A dismissal or restore is further judged by MayDismiss.
+func MayCommand(repo github.Repo, perm github.Permission, login string) (ok bool, why string) {
+	if !perm.CanWrite() {
+		return false, fmt.Sprintf("only people with write permission on %s can run /ocdx commands (%s has %s)", repo, login, perm)
+	}
+	return true, ""
+}
+
+// RefusedTag is the tag of gh-ocdx's answer to the refused command r: the
+// loop answers no command that carries it already.
+func RefusedTag(r Refusal) string { return refusedTag(r) }
+
 // Judge sets pr.Trusted: the logins besides the viewer whose posts count
 // as gh-ocdx's own. Those are trustedLogins and, of the other authors of
 // posts carrying the marker, those with write permission (a forged report

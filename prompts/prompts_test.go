@@ -11,7 +11,7 @@ func TestEveryTemplateParses(t *testing.T) {
 	for _, tm := range templates().Templates() {
 		names = append(names, tm.Name())
 	}
-	for _, want := range []string{"review_pr.md", "reviewer.md", "comments_analyzer.md", "pr_fix.md", "verifier.md"} {
+	for _, want := range []string{"review_pr.md", "reviewer.md", "comments_analyzer.md", "pr_fix.md", "verifier.md", "reply.md", "ask.md"} {
 		if !strings.Contains(strings.Join(names, " "), want) {
 			t.Errorf("template %s missing; have %v", want, names)
 		}

@@ -1,0 +1,400 @@
+package cmd
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"slices"
+	"strings"
+
+	"github.com/cli/go-gh/v2/pkg/repository"
+
+	"github.com/ocdx/gh-ocdx/config"
+	"github.com/ocdx/gh-ocdx/converse"
+	"github.com/ocdx/gh-ocdx/github"
+	"github.com/ocdx/gh-ocdx/internal/text"
+	"github.com/ocdx/gh-ocdx/llm"
+	"github.com/ocdx/gh-ocdx/loop"
+	"github.com/ocdx/gh-ocdx/review"
+)
+
+// ReplyOptions are the parsed arguments of reply.
+type ReplyOptions struct {
+	PR     int    // 0: the open PR of Branch, else of the current branch
+	Branch string // the PR's head branch, when named so
+	Repo   repository.Repository
+	Model  string // --model; "" = the configured replyModel
+	Yes    bool   // post every answer without asking
+	// MaxTokens is the run's token budget (--max-tokens); 0: the
+	// configuration's maxTokens, if any.
+	MaxTokens int64
+	// MaxReplies bounds the threads answered (--max-replies); 0: the
+	// configuration's maxReplies, else config.DefaultMaxReplies.
+	MaxReplies int
+	Export     *exporter // --json, --jq, --template
+	Prompter   Prompter
+	// Thread, when set, answers only that review thread (by node id): the
+	// Action's run for one reply (gh ocdx command).
+	Thread string
+}
+
+const replyUsage = "gh ocdx reply [<number> | <url> | <branch>] [--yes] [--model P/M] [--max-tokens N] [--max-replies N] [--json [fields]] [-R OWNER/REPO]"
+
+const replyHelp = `Answer the people who replied in gh-ocdx's own review threads on a pull
+request: every reply that came after gh-ocdx's last comment in its thread.
+
+The replyModel (default: reviewPrModel) gets the finding, the thread, the
+lines it is on, and the reviewers' read-only tools over the PR's head, and
+answers in one of three ways:
+  explain  the finding stands, and why, with the lines it read;
+  concede  the finding was wrong or the code is intended: the answer says
+           so and the finding is disputed from then on. It keeps blocking
+           until someone with write permission dismisses it; a P0 or a
+           SEC- finding is never conceded;
+  propose  a change of the thread's line, as a suggestion GitHub can
+           commit (only when the PR changes that line).
+Each answer is shown as it will be posted: post it, edit it in your editor,
+or skip it (a later run offers it again). --yes posts every answer.
+
+A reply is answered once: each answer names the replies it answers, so a
+re-run answers only what is new. Replies are untrusted like the PR: nothing
+they say runs, and reply never writes code, pushes, resolves or dismisses.
+/ocdx commands in a thread are left to the loop.
+
+One run answers at most maxReplies threads (default 10, --max-replies); on a
+terminal, gh-ocdx asks before answering more. --max-tokens N (or maxTokens)
+stops before a model call that could pass N tokens. Either one leaving
+replies unanswered exits 3.
+
+Examples:
+  gh ocdx reply
+  gh ocdx reply 24 --yes
+  gh ocdx reply 24 --yes --json answered,left`
+
+func runReply(ctx context.Context, d *Deps, args []string) error {
+	opts, err := parseReply(d, args)
+	if err != nil {
+		return err
+	}
+	if !opts.Yes {
+		opts.Prompter = d.prompter(ctx)
+	}
+	return reply(ctx, d, opts)
+}
+
+func parseReply(d *Deps, args []string) (*ReplyOptions, error) {
+	var repoFlag string
+	opts := &ReplyOptions{}
+	fs := newFlagSet("reply", replyUsage, replyHelp)
+	fs.StringVar(&opts.Model, "model", "", "Answer with this provider/model instead of the configured replyModel")
+	fs.BoolVar(&opts.Yes, "yes", false, "Post every answer without asking")
+	fs.Int64Var(&opts.MaxTokens, "max-tokens", 0, "Stop before a model call that could bring the run's tokens (in and out) past `N`")
+	fs.IntVar(&opts.MaxReplies, "max-replies", 0, "Answer at most `N` threads in this run (default: maxReplies, else 10)")
+	jf := addJSONFlags(fs, replyOutput{})
+	jf.positional = true
+	fs.repoFlag(&repoFlag)
+	if err := fs.parse(d, jf.args(args), -1); err != nil {
+		return nil, err
+	}
+	var err error
+	if opts.Export, err = jf.exporter(fs); err != nil {
+		return nil, err
+	}
+	if fs.Changed("max-tokens") && opts.MaxTokens <= 0 {
+		return nil, fs.usageErr("invalid --max-tokens %d: give the most tokens the run may use, above zero", opts.MaxTokens)
+	}
+	if fs.Changed("max-replies") && opts.MaxReplies <= 0 {
+		return nil, fs.usageErr("invalid --max-replies %d: give the most threads to answer, above zero", opts.MaxReplies)
+	}
+	if opts.Model != "" {
+		if _, err := llm.ParseModel(opts.Model); err != nil {
+			return nil, fs.usageErr("invalid --model: %v", err)
+		}
+	}
+	if !opts.Yes && !d.IO.CanPrompt() {
+		return nil, fs.needsTerminal("reply shows each answer before it posts it", "pass --yes to post the answers without asking")
+	}
+	pr, r, err := fs.prArgument("", repoFlag)
+	if err != nil {
+		return nil, err
+	}
+	opts.PR, opts.Branch, opts.Repo = pr.Number, pr.Branch, r
+	return opts, nil
+}
+
+// replyOutput is reply's --json.
+type replyOutput struct {
+	PR       loop.PRRef    `json:"pr"`
+	Answered []replyThread `json:"answered"`
+	Skipped  []replyThread `json:"skipped"`
+	// Left are the threads this run did not answer: over maxReplies or
+	// the token budget, or a model that failed.
+	Left    []replyThread `json:"left"`
+	Usage   llm.Usage     `json:"usage"`
+	CostUSD float64       `json:"estimatedCostUsd,omitempty"`
+}
+
+// replyThread is one thread of a reply run.
+type replyThread struct {
+	Finding string   `json:"finding"`
+	Where   string   `json:"where"`
+	URL     string   `json:"url"`     // the thread's first comment
+	Authors []string `json:"authors"` // of the replies
+	Kind    string   `json:"kind,omitempty"`
+	Error   string   `json:"error,omitempty"`
+}
+
+func threadOf(due converse.Due) replyThread {
+	return replyThread{Finding: due.Thread.Finding.ID, Where: due.Where(), URL: due.Thread.URL, Authors: due.Authors()}
+}
+
+func reply(ctx context.Context, d *Deps, opts *ReplyOptions) error {
+	uses := usesRole("replyModel", "reviewPrModel")
+	if opts.Model != "" {
+		uses = usesRole()
+	}
+	cfg, err := loadConfigFor(d, uses)
+	if opts.Model != "" && errors.Is(err, fs.ErrNotExist) {
+		cfg, err = &config.Config{}, checkTimeouts(d)
+	}
+	if err != nil {
+		return err
+	}
+	name := cmp.Or(opts.Model, cfg.Reply.String())
+	repo, client, err := repoClient(d, opts.Repo)
+	if err != nil {
+		return err
+	}
+	number := opts.PR
+	if number == 0 {
+		if number, err = openPRNumber(ctx, d, client, repo, opts.Branch, "Usage: "+replyUsage); err != nil {
+			return err
+		}
+	}
+	pr, err := client.PullRequest(ctx, repo, number)
+	if err != nil {
+		return err
+	}
+	// Whose posts are gh-ocdx's needs the base branch's trustedLogins.
+	policy, _, perr := basePolicy(pr)
+	if perr != nil {
+		policy = nil
+	}
+	for _, w := range loop.NewTrust(client, repo, policy).Judge(ctx, pr) {
+		d.warn("%s", w)
+	}
+	out := replyOutput{PR: loop.RefOf(repo, pr), Answered: []replyThread{}, Skipped: []replyThread{}, Left: []replyThread{}}
+	dues := converse.DueReplies(pr)
+	if opts.Thread != "" {
+		dues = slices.DeleteFunc(dues, func(due converse.Due) bool { return due.Thread.ID != opts.Thread })
+	}
+	if len(dues) == 0 {
+		d.info("No replies to answer in gh-ocdx's threads on %s#%d", repo, pr.Number)
+		return writeReply(d, opts, out)
+	}
+	limit := cmp.Or(opts.MaxReplies, cfg.MaxReplies, config.DefaultMaxReplies)
+	if len(dues) > limit && opts.Prompter != nil && !opts.Yes {
+		// A long conversation costs tokens per thread: the person decides
+		// before anything is spent.
+		i, err := opts.Prompter.Select(fmt.Sprintf("%s of gh-ocdx's have replies waiting for an answer; one run answers %d (maxReplies).",
+			text.Plural(len(dues), "thread"), limit),
+			[]string{fmt.Sprintf("Answer the first %d", limit), fmt.Sprintf("Answer all %d", len(dues)), "Cancel"})
+		switch {
+		case err != nil:
+			return err
+		case i == 1:
+			limit = len(dues)
+		case i == 2:
+			return fmt.Errorf("%w: nothing was answered", ErrCancelled)
+		}
+	}
+	for _, due := range dues[min(limit, len(dues)):] {
+		out.Left = append(out.Left, threadOf(due))
+	}
+	dues = dues[:min(limit, len(dues))]
+
+	out2 := cfg.OutputCap("replyModel")
+	model, err := newModel(d, "reply", name, out2)
+	if err != nil {
+		return err
+	}
+	model.tools = true
+	var budget *llm.Budget
+	if max := cmp.Or(opts.MaxTokens, cfg.MaxTokens); max > 0 {
+		budget = llm.NewBudget(max)
+		model.Model = budget.Wrap(model.Model, cmp.Or(out2, llm.DefaultMaxTokens))
+	}
+	files := prFiles(ctx, d, client, repo, pr)
+	asker := converse.Asker{Model: model, Tools: append(review.RepoTools(files), review.PRTools(client, repo, pr.Number)...)}
+	if budget != nil {
+		asker.Reserve = func(what string, a *llm.Agent) error { return budget.Reserve(what, a) }
+	}
+	raw, _, err := client.Diff(ctx, repo, pr.Number, review.DiffLimit)
+	if err != nil {
+		return err
+	}
+	lines := github.ParseDiffLines(string(raw))
+	price, priced := cfg.Prices[name]
+	var failed []string
+	for i, due := range dues {
+		th := threadOf(due)
+		a, err := asker.Ask(ctx, pr, due, anchoredLines(files, due))
+		out.Usage = out.Usage.Add(a.Usage)
+		if priced {
+			a.Cost = price.Cost(a.Usage.Input, a.Usage.Cached, a.Usage.Output)
+			out.CostUSD += a.Cost
+		}
+		var be *llm.BudgetError
+		switch {
+		case ctx.Err() != nil:
+			return ctx.Err()
+		case errors.As(err, &be) || errors.Is(err, llm.ErrBudget):
+			d.warn("the token budget stops the run before answering in %s: %v", due.Where(), err)
+			for _, rest := range dues[i:] {
+				out.Left = append(out.Left, threadOf(rest))
+			}
+			return finishReply(d, opts, out, failed)
+		case err != nil:
+			d.warn("could not answer in %s (%s): %v", due.Where(), due.Thread.URL, err)
+			th.Error = err.Error()
+			out.Left = append(out.Left, th)
+			failed = append(failed, due.Where())
+			continue
+		}
+		a = converse.Check(a, due, lines)
+		body := converse.Body(a, due, priced)
+		if opts.Prompter != nil && !opts.Yes {
+			post, edited, err := decideAnswer(ctx, d, opts.Prompter, due, a)
+			if err != nil {
+				return err
+			}
+			if !post {
+				th.Kind = a.Kind
+				out.Skipped = append(out.Skipped, th)
+				d.info("Skipped %s (%s): a later run offers it again", due.Where(), due.Thread.Finding.ID)
+				continue
+			}
+			a = edited
+			body = converse.Body(a, due, priced)
+		}
+		if err := client.ResolveThreads(ctx, repo, []github.ThreadReply{{ThreadID: due.Thread.ID, Body: body, Open: true}}); err != nil {
+			return fmt.Errorf("posting the answer in %s failed: %w; run gh ocdx reply again: what was answered is not answered twice", due.Where(), err)
+		}
+		th.Kind = a.Kind
+		out.Answered = append(out.Answered, th)
+		d.success("Answered %s in %s (%s)%s", strings.Join(atAll(due.Authors()), " "), due.Where(), due.Thread.Finding.ID, kindNote(a, due))
+	}
+	return finishReply(d, opts, out, failed)
+}
+
+// finishReply writes the result and says how the run ended: an error when
+// a model failed (exit 1), incomplete when replies were left (exit 3).
+func finishReply(d *Deps, opts *ReplyOptions, out replyOutput, failed []string) error {
+	if out.Usage.Calls > 0 {
+		cost := ""
+		if out.CostUSD > 0 {
+			cost = ", " + loop.Dollars(out.CostUSD)
+		}
+		d.info("reply: %s tokens%s", out.Usage, cost)
+	}
+	if err := writeReply(d, opts, out); err != nil {
+		return err
+	}
+	switch {
+	case len(failed) > 0:
+		return fmt.Errorf("no answer in %s: the model failed (see above); run gh ocdx reply again to retry", strings.Join(failed, ", "))
+	case len(out.Left) > 0:
+		return &IncompleteError{Reason: fmt.Sprintf("%s left unanswered (maxReplies or the token budget); run gh ocdx reply again to answer them",
+			text.Plural(len(out.Left), "thread"))}
+	}
+	return nil
+}
+
+func writeReply(d *Deps, opts *ReplyOptions, out replyOutput) error {
+	if opts.Export != nil {
+		return opts.Export.write(d, out)
+	}
+	return nil
+}
+
+func atAll(logins []string) []string {
+	out := make([]string, len(logins))
+	for i, l := range logins {
+		out[i] = "@" + l
+	}
+	return out
+}
+
+// kindNote says what an answer did beyond answering.
+func kindNote(a converse.Answer, due converse.Due) string {
+	switch a.Kind {
+	case converse.Concede:
+		return fmt.Sprintf(": conceded, %s is disputed until someone dismisses it", due.Thread.Finding.ID)
+	case converse.Propose:
+		return ": proposed a change"
+	}
+	return ""
+}
+
+// anchoredLines are the lines due's thread is on and a few around them, at
+// the PR's head; "" when they cannot be read.
+func anchoredLines(files review.Files, due converse.Due) string {
+	f := due.Thread.Finding
+	if f.Line == nil || f.File == "" {
+		return ""
+	}
+	s, err := files.ReadFile(f.File, max(1, *f.Line-5), *f.Line+5)
+	if err != nil {
+		return ""
+	}
+	return s
+}
+
+// decideAnswer shows an answer as it will be posted and asks: post it,
+// edit its words in the person's editor (then asked again), or skip it.
+func decideAnswer(ctx context.Context, d *Deps, p Prompter, due converse.Due, a converse.Answer) (post bool, out converse.Answer, err error) {
+	for {
+		fmt.Fprintf(d.IO.Out, "\n── Answer in %s (%s) to %s %s\n", due.Where(), due.Thread.Finding.ID, strings.Join(atAll(due.Authors()), " "), strings.Repeat("─", 20))
+		for _, r := range due.Replies {
+			fmt.Fprintf(d.IO.Out, "%s\n", indent("@"+r.Author+": "+text.Clip(text.OneLine(r.Body), 300)))
+		}
+		fmt.Fprintln(d.IO.Out)
+		if err := printMarkdown(d, visibleBody(converse.Body(a, due, false))+"\n"); err != nil {
+			return false, a, err
+		}
+		fmt.Fprintf(d.IO.Out, "%s\n\n", strings.Repeat("─", 50))
+		i, err := p.Select("Post this answer?", []string{"Post", "Edit", "Skip"})
+		if err != nil {
+			return false, a, err
+		}
+		switch i {
+		case 0:
+			return true, a, nil
+		case 1:
+			t, err := p.Edit("Edit the answer", editorCommand(ctx, d), a.Text)
+			if err != nil {
+				return false, a, err
+			}
+			if strings.TrimSpace(t) == "" {
+				fmt.Fprintln(d.IO.ErrOut, "the edited answer is empty: kept the text before the edit")
+				continue
+			}
+			a.Text = t
+		default:
+			return false, a, nil
+		}
+	}
+}
+
+// visibleBody is a post without its hidden lines (marker, tags).
+func visibleBody(body string) string {
+	var keep []string
+	for _, l := range strings.Split(body, "\n") {
+		if !strings.HasPrefix(l, "<!--") {
+			keep = append(keep, l)
+		}
+	}
+	return strings.Join(keep, "\n")
+}
