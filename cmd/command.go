@@ -86,25 +86,12 @@ type theComment struct {
 }
 
 func runComment(ctx context.Context, d *Deps, opts *CommandOptions) error {
-	repo, client, err := repoClient(d, opts.Repo)
+	t, err := commandPR(ctx, d, prArgs{Repo: opts.Repo, PR: opts.PR, Branch: opts.Branch}, commandUsage)
 	if err != nil {
 		return err
 	}
-	number := opts.PR
-	if number == 0 {
-		if number, err = openPRNumber(ctx, d, client, repo, opts.Branch, "Usage: "+commandUsage); err != nil {
-			return err
-		}
-	}
-	pr, err := client.PullRequest(ctx, repo, number)
-	if err != nil {
-		return err
-	}
-	policy, _, perr := basePolicy(pr)
-	if perr != nil {
-		policy = nil
-	}
-	trust := loop.NewTrust(client, repo, policy)
+	client, repo, pr, trust := t.client, t.repo, t.pr, t.trust
+	policy := t.policy
 	trust.Judge(ctx, pr)
 	conv, err := client.Comments(ctx, repo, pr.Number)
 	if err != nil {

@@ -102,10 +102,11 @@ func dismiss(ctx context.Context, d *Deps, opts *DismissOptions) error {
 		}
 		opts.PR = number
 	}
-	client, repo, pr, trust, err := commandPR(ctx, d, prArgs{Repo: opts.Repo, PR: opts.PR, Branch: opts.Branch}, dismissUsage)
+	t, err := commandPR(ctx, d, prArgs{Repo: opts.Repo, PR: opts.PR, Branch: opts.Branch}, dismissUsage)
 	if err != nil {
 		return err
 	}
+	client, repo, pr, trust := t.client, t.repo, t.pr, t.trust
 	ids := notYet(d, opts.IDs, loop.DismissedIDs(trust.DismissedOn(ctx, pr)), "dismissed", pr.Number)
 	if len(ids) == 0 {
 		return nil

@@ -8,6 +8,7 @@ import (
 
 	"github.com/cli/go-gh/v2/pkg/repository"
 
+	"github.com/ocdx/gh-ocdx/config"
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/loop"
@@ -38,30 +39,39 @@ func findingIDs(fs *flagSet, rest []string, idsOnly bool, what, example string) 
 	return prText, ids, nil
 }
 
-// commandPR is the pull request a command is for (number, or the open one
-// of branch), with the trust that judges it: whose posts count needs the
-// base branch's trustedLogins; a base policy that cannot be read leaves
-// only the viewer's and write permission.
-func commandPR(ctx context.Context, d *Deps, opts prArgs, usage string) (*github.Client, github.Repo, *github.PullRequest, *loop.Trust, error) {
+// target is the pull request a command is for, with the trust that
+// judges it and the base branch's policy (nil when it cannot be read:
+// then only the viewer's posts and write permission count).
+type target struct {
+	client *github.Client
+	repo   github.Repo
+	pr     *github.PullRequest
+	trust  *loop.Trust
+	policy *config.Policy
+}
+
+// commandPR is the target of a command given opts: the PR numbered, or the
+// open one of the branch.
+func commandPR(ctx context.Context, d *Deps, opts prArgs, usage string) (target, error) {
 	repo, client, err := repoClient(d, opts.Repo)
 	if err != nil {
-		return nil, repo, nil, nil, err
+		return target{}, err
 	}
 	number := opts.PR
 	if number == 0 {
 		if number, err = openPRNumber(ctx, d, client, repo, opts.Branch, "Usage: "+usage); err != nil {
-			return nil, repo, nil, nil, err
+			return target{}, err
 		}
 	}
 	pr, err := client.PullRequest(ctx, repo, number)
 	if err != nil {
-		return nil, repo, nil, nil, err
+		return target{}, err
 	}
 	policy, _, perr := basePolicy(pr)
 	if perr != nil {
 		policy = nil
 	}
-	return client, repo, pr, loop.NewTrust(client, repo, policy), nil
+	return target{client, repo, pr, loop.NewTrust(client, repo, policy), policy}, nil
 }
 
 // prArgs are a verb's pull request arguments.

@@ -152,40 +152,22 @@ func fixPR(ctx context.Context, d *Deps, opts *FixOptions) error {
 	// A finding dismissed on the PR since it was reviewed is not fixed; nor
 	// is one gh-ocdx conceded in a conversation (disputed: a person decides).
 	dismissed := loop.DismissedIDs(loop.NewTrust(client, repo, cfg.Policy).DismissedOn(ctx, pr))
-	if disputed := loop.Disputed(pr); len(disputed) > 0 {
-		var left []string
-		drop := func(f finding.Finding) bool {
-			if slices.Contains(disputed, f.ID) && !slices.Contains(dismissed, f.ID) {
-				left = append(left, f.ID)
-				return true
-			}
-			return false
-		}
-		payload.IssuesToFix = slices.DeleteFunc(payload.IssuesToFix, drop)
-		payload.OptionalIssues = slices.DeleteFunc(payload.OptionalIssues, drop)
-		if len(left) > 0 {
-			d.info("disputed in a conversation, not fixed: %s (someone with write permission dismisses them, or not)", strings.Join(left, ", "))
-			if len(payload.IssuesToFix) == 0 {
-				note = "every finding left to fix is disputed in a conversation (" + strings.Join(left, ", ") + ")"
-			}
+	var disputed []string
+	for _, id := range loop.Disputed(pr) {
+		if !slices.Contains(dismissed, id) {
+			disputed = append(disputed, id)
 		}
 	}
-	if len(dismissed) > 0 {
-		var left []string
-		drop := func(f finding.Finding) bool {
-			if slices.Contains(dismissed, f.ID) {
-				left = append(left, f.ID)
-				return true
-			}
-			return false
+	if left := leaveOut(&payload, disputed); len(left) > 0 {
+		d.info("disputed in a conversation, not fixed: %s (someone with write permission dismisses them, or not)", strings.Join(left, ", "))
+		if len(payload.IssuesToFix) == 0 {
+			note = "every finding left to fix is disputed in a conversation (" + strings.Join(left, ", ") + ")"
 		}
-		payload.IssuesToFix = slices.DeleteFunc(payload.IssuesToFix, drop)
-		payload.OptionalIssues = slices.DeleteFunc(payload.OptionalIssues, drop)
-		if len(left) > 0 {
-			d.info("dismissed on the PR, not fixed: %s", strings.Join(left, ", "))
-			if len(payload.IssuesToFix) == 0 {
-				note = "every finding left to fix was dismissed on the PR (" + strings.Join(left, ", ") + ")"
-			}
+	}
+	if left := leaveOut(&payload, dismissed); len(left) > 0 {
+		d.info("dismissed on the PR, not fixed: %s", strings.Join(left, ", "))
+		if len(payload.IssuesToFix) == 0 {
+			note = "every finding left to fix was dismissed on the PR (" + strings.Join(left, ", ") + ")"
 		}
 	}
 	if len(payload.IssuesToFix) == 0 {
@@ -525,4 +507,18 @@ func readPayload(file string, number int) (finding.FixPayload, error) {
 		return p, fmt.Errorf("%s: %w", file, err)
 	}
 	return p, nil
+}
+
+// leaveOut takes the findings of ids out of p, and says which it took.
+func leaveOut(p *finding.FixPayload, ids []string) (left []string) {
+	drop := func(f finding.Finding) bool {
+		if slices.Contains(ids, f.ID) {
+			left = append(left, f.ID)
+			return true
+		}
+		return false
+	}
+	p.IssuesToFix = slices.DeleteFunc(p.IssuesToFix, drop)
+	p.OptionalIssues = slices.DeleteFunc(p.OptionalIssues, drop)
+	return left
 }

@@ -163,26 +163,13 @@ func reply(ctx context.Context, d *Deps, opts *ReplyOptions) error {
 		return err
 	}
 	name := cmp.Or(opts.Model, cfg.Reply.String())
-	repo, client, err := repoClient(d, opts.Repo)
+	t, err := commandPR(ctx, d, prArgs{Repo: opts.Repo, PR: opts.PR, Branch: opts.Branch}, replyUsage)
 	if err != nil {
 		return err
 	}
-	number := opts.PR
-	if number == 0 {
-		if number, err = openPRNumber(ctx, d, client, repo, opts.Branch, "Usage: "+replyUsage); err != nil {
-			return err
-		}
-	}
-	pr, err := client.PullRequest(ctx, repo, number)
-	if err != nil {
-		return err
-	}
+	client, repo, pr, trust := t.client, t.repo, t.pr, t.trust
 	// Whose posts are gh-ocdx's needs the base branch's trustedLogins.
-	policy, _, perr := basePolicy(pr)
-	if perr != nil {
-		policy = nil
-	}
-	for _, w := range loop.NewTrust(client, repo, policy).Judge(ctx, pr) {
+	for _, w := range trust.Judge(ctx, pr) {
 		d.warn("%s", w)
 	}
 	out := replyOutput{PR: loop.RefOf(repo, pr), Answered: []replyThread{}, Skipped: []replyThread{}, Left: []replyThread{}}

@@ -67,10 +67,11 @@ func parseRestore(d *Deps, args []string) (*RestoreOptions, error) {
 }
 
 func restore(ctx context.Context, d *Deps, opts *RestoreOptions) error {
-	client, repo, pr, trust, err := commandPR(ctx, d, prArgs{Repo: opts.Repo, PR: opts.PR, Branch: opts.Branch}, restoreUsage)
+	t, err := commandPR(ctx, d, prArgs{Repo: opts.Repo, PR: opts.PR, Branch: opts.Branch}, restoreUsage)
 	if err != nil {
 		return err
 	}
+	client, repo, pr, trust := t.client, t.repo, t.pr, t.trust
 	trust.Judge(ctx, pr)
 	done, _, _ := trust.Restores(ctx, pr)
 	led, _, _, hasLedger := trust.Ledger(ctx, pr)
