@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"slices"
 	"strings"
 
@@ -151,14 +150,7 @@ func threadOf(due converse.Due) replyThread {
 }
 
 func reply(ctx context.Context, d *Deps, opts *ReplyOptions) error {
-	uses := usesRole("replyModel", "reviewPrModel")
-	if opts.Model != "" {
-		uses = usesRole()
-	}
-	cfg, err := loadConfigFor(d, uses)
-	if opts.Model != "" && errors.Is(err, fs.ErrNotExist) {
-		cfg, err = &config.Config{}, checkTimeouts(d)
-	}
+	cfg, err := loadConfigForModel(d, opts.Model, "replyModel", "reviewPrModel")
 	if err != nil {
 		return err
 	}

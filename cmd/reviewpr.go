@@ -163,20 +163,28 @@ func parsePRURL(s string) (repository.Repository, int, bool) {
 	return repository.Repository{Host: u.Host, Owner: parts[0], Name: parts[1]}, n, true
 }
 
+// loadConfigForModel loads the configuration for a verb of one model
+// role: with --model (model), that model's key only and no configuration
+// file needed; else the keys of roles.
+func loadConfigForModel(d *Deps, model string, roles ...string) (*config.Config, error) {
+	uses := usesRole(roles...)
+	if model != "" {
+		uses = usesRole()
+	}
+	cfg, err := loadConfigFor(d, uses)
+	if model != "" && errors.Is(err, fs.ErrNotExist) {
+		cfg, err = &config.Config{}, checkTimeouts(d)
+	}
+	return cfg, err
+}
+
 func reviewPR(ctx context.Context, d *Deps, opts *ReviewPROptions) error {
 	var model *progressModel
 	maxEvent := opts.Event
 	if !opts.ContextOnly {
 		// review-pr needs its own model's key only; with --model, not even
 		// a configuration file.
-		uses := usesRole("reviewPrModel")
-		if opts.Model != "" {
-			uses = usesRole()
-		}
-		cfg, err := loadConfigFor(d, uses)
-		if opts.Model != "" && errors.Is(err, fs.ErrNotExist) {
-			cfg, err = &config.Config{}, checkTimeouts(d)
-		}
+		cfg, err := loadConfigForModel(d, opts.Model, "reviewPrModel")
 		if err != nil {
 			return err
 		}
