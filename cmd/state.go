@@ -349,9 +349,13 @@ func leaseText(st *state.Store, l *state.Lease) string {
 // text/tabwriter would with a padding of 2. The table is built by hand:
 // tabwriter took most of state show's time at 10,000 PRs.
 func renderList(w io.Writer, st *state.Store, list []state.Summary) {
-	// Newest first, as gh lists: by the last run's start, those never run last.
-	list = slices.Clone(list)
-	slices.SortStableFunc(list, func(a, b state.Summary) int {
+	// Newest first, as gh lists: by the last run's start, those never run
+	// last. The rows are sorted by reference: a Summary is large to move.
+	order := make([]*state.Summary, len(list))
+	for i := range list {
+		order[i] = &list[i]
+	}
+	slices.SortStableFunc(order, func(a, b *state.Summary) int {
 		var ta, tb time.Time
 		if a.Last != nil {
 			ta = a.Last.Started
@@ -364,7 +368,7 @@ func renderList(w io.Writer, st *state.Store, list []state.Summary) {
 	const cols = 8
 	rows := make([][cols]string, 0, len(list)+1)
 	rows = append(rows, [cols]string{"PR", "RUNS", "LAST RUN", "STATUS", "ROUNDS", "STUCK", "WIP", "LEASE"})
-	for _, s := range list {
+	for _, s := range order {
 		last, stat := "-", "-"
 		if s.Last != nil {
 			last, stat = stamp(s.Last.Started), status(st, *s.Last, s.Lease)

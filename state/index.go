@@ -47,12 +47,14 @@ func encodeRows(rows []indexRow) []byte {
 	return b
 }
 
-func decodeRows(b []byte) ([]indexRow, error) {
+func decodeRows(b []byte) ([]indexRow, error) { return appendRows(nil, b) }
+
+// appendRows appends the rows of the shard b to rows.
+func appendRows(rows []indexRow, b []byte) ([]indexRow, error) {
 	if len(b) == 0 || b[0] != rowFormat {
-		return nil, errRow
+		return rows, errRow
 	}
 	d := decoder{b: b[1:]}
-	var rows []indexRow
 	for len(d.b) > 0 && d.err == nil {
 		r := indexRow{Key: d.string(), Runs: d.int(), Rounds: d.int(), Stuck: d.int(), WIP: d.string()}
 		flags := d.byte()

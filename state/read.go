@@ -42,10 +42,12 @@ func listIndex(tx *bolt.Tx, out *[]Summary) error {
 	// there is met by state show as by every command, and moved aside.
 	prs.Cursor().First()
 	var rows []indexRow
-	err := idx.ForEach(func(shard, _ []byte) error {
-		r, err := readShard(idx, shard)
-		rows = append(rows, r...)
-		return err
+	err := idx.ForEach(func(shard, v []byte) error {
+		var err error
+		if rows, err = appendRows(rows, v); err != nil {
+			return fmt.Errorf("%w: index shard %s: %v", errRecord, shard, err)
+		}
+		return nil
 	})
 	if err != nil {
 		return err
