@@ -549,8 +549,8 @@ func TestBench(t *testing.T) {
 	testkit.Binary(t)
 	t.Logf("runs %d, model latency %s, PR %d MB over %d files, state %d PRs × 3 rounds", p.runs, p.latency, p.diffMB, p.files, p.prs)
 
-	noFix := &figure{name: "GitHub requests, review round without fix", target: "≤ 4", limit: 4}
-	withFix := &figure{name: "GitHub requests, round with fix", target: "≤ 7", limit: 7}
+	noFix := &figure{name: "GitHub requests, review round without fix", target: "≤ 3", limit: 3}
+	withFix := &figure{name: "GitHub requests, round with fix", target: "≤ 5", limit: 5}
 	ratio := &figure{name: fmt.Sprintf("round wall ÷ slowest model call (5 reviewers + analyzer, %s each)", p.latency), target: "≤ 1.15", limit: 1.15, unit: "x"}
 	own := &figure{name: "gh-ocdx's own time per round (instant models, local fakes)", target: "≤ 150 ms", limit: 150, unit: "ms"}
 	wholeRun := &figure{name: "(for reference) whole review-loop run of one round, instant models", target: "—", limit: 1e9, unit: "ms"}
@@ -706,8 +706,8 @@ func TestCountFigures(t *testing.T) {
 		t.Parallel()
 		withFix, withoutFix := scenarioRequests(t)
 		t.Logf("requests: with fix %v, without %v", withFix, withoutFix)
-		if len(withoutFix) > 4 || len(withFix) > 7 {
-			t.Errorf("requests per round: %d without fix %v (target ≤ 4), %d with fix %v (target ≤ 7)", len(withoutFix), withoutFix, len(withFix), withFix)
+		if len(withoutFix) > 3 || len(withFix) > 5 {
+			t.Errorf("requests per round: %d without fix %v (target ≤ 3), %d with fix %v (target ≤ 5)", len(withoutFix), withoutFix, len(withFix), withFix)
 		}
 	})
 	t.Run("prompt", func(t *testing.T) {

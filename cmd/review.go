@@ -152,18 +152,18 @@ func reviewLocal(ctx context.Context, d *Deps, opts *ReviewOptions) error {
 	if branch == "" {
 		return errors.New("HEAD is detached: check out the branch to review (git switch NAME)")
 	}
+	ch, err := loop.ReadChange(ctx, g, branch, opts.Base)
+	if err != nil {
+		return err
+	}
 	if opts.Fix {
 		// The fix agent commits what it changes: any change of yours in
 		// the tree would be committed with it, or in the way.
-		if dirty, err := g.Dirty(ctx); err != nil {
+		if dirty, err := ch.Uncommitted(ctx, g); err != nil {
 			return err
 		} else if len(dirty) > 0 {
 			return fmt.Errorf("review --fix needs a clean working tree, and %s uncommitted or untracked changes (%s): commit or stash them first, or run gh ocdx review without --fix", text.Plural(len(dirty), "path has", "paths have"), quoteList(dirty, 3))
 		}
-	}
-	ch, err := loop.ReadChange(ctx, g, branch, opts.Base)
-	if err != nil {
-		return err
 	}
 	if err := localPolicy(ctx, d, cfg, g, ch, opts.Fix); err != nil {
 		return err

@@ -279,6 +279,26 @@ func TestReviewFixRefusesADirtyTree(t *testing.T) {
 	}
 }
 
+// --fix sees a tracked file's change, staged or not, as it sees an
+// untracked one: the check reads what the review read, not the tree again.
+func TestReviewFixRefusesATrackedChange(t *testing.T) {
+	for _, staged := range []bool{false, true} {
+		lr := newLocalReview(t, `"true"`)
+		testkit.WriteFiles(t, lr.repo.Clone, map[string]string{"app.go": "package app\n\nfunc A() { panic(2) }\n"})
+		if staged {
+			testkit.Git(t, lr.repo.Clone, "add", "app.go")
+		}
+
+		_, _, err := lr.run("--fix", "--yes")
+		if err == nil || !strings.Contains(err.Error(), "needs a clean working tree") || !strings.Contains(err.Error(), `"app.go"`) {
+			t.Fatalf("staged %t: got %v", staged, err)
+		}
+		if n := len(lr.models.Requests("rev")) + lr.fixer.Count(); n != 0 {
+			t.Errorf("%d model requests before the refusal", n)
+		}
+	}
+}
+
 // In a terminal, --fix asks before running a repository's verify commands,
 // read from .ocdx.json at the merge base; declined, no model is called.
 func TestReviewFixAsksAboutTheRepositorysVerifyCommands(t *testing.T) {

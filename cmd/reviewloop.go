@@ -290,6 +290,7 @@ func reviewLoop(ctx context.Context, d *Deps, opts *ReviewLoopOptions) error {
 		Progress:      progress,
 		Since:         co.Repo.DiffSince,
 		PRDiff:        co.Repo.PRDiff,
+		LocalDiff:     co.Repo.OpenPRDiff,
 		Full:          opts.Full,
 		Verifier:      verifier,
 		Summarized:    summarized(d, opts.Export),

@@ -38,6 +38,7 @@ func TestFaultsAreRetried(t *testing.T) {
 		t.Run(f.name+"/review-loop", func(t *testing.T) {
 			t.Parallel()
 			lf := newLoop(t, nil)
+			lf.repo.MoveBase(t) // the clone has not fetched the base: the diff comes from GitHub
 			for _, kind := range []string{"graphql", "diff", "pr"} {
 				g := f.gh
 				g.Kind = kind
@@ -124,7 +125,7 @@ func TestFaultsThatStopTheLoop(t *testing.T) {
 		outcome  state.RunOutcome
 	}{
 		{"context query malformed", false, gh(testkit.Fault{Kind: "graphql", Garbage: true}), 1, "not valid JSON", "[]", ""},
-		{"diff malformed", false, gh(testkit.Fault{Kind: "diff", Garbage: true}), 1, "not a diff", "[]", state.OutcomeFailed},
+		{"diff malformed", false, func(lf *loopFix) { lf.repo.MoveBase(lf.t); lf.gh.Fail(testkit.Fault{Kind: "diff", Garbage: true}) }, 1, "not a diff", "[]", state.OutcomeFailed},
 		{"head check malformed", true, gh(testkit.Fault{Kind: "pr", Garbage: true}), 0, "", "[review:1 fix:1 review:2]", state.OutcomeConverged},
 		{"review post 500", false, gh(testkit.Fault{Kind: "review", Status: 500}), 1, "may or may not have been applied", "[]", state.OutcomeFailed},
 		{"review post 500 applied", false, gh(testkit.Fault{Kind: "review", Status: 500, Apply: true}), 0, "but it is on the PR", "[review:1]", state.OutcomeConverged},

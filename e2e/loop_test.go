@@ -38,8 +38,8 @@ func TestLoopConvergesInRoundOne(t *testing.T) {
 		t.Error("nothing to fix, yet the fix model was called")
 	}
 	// The branch's PRs, the PR (preflight, reused by round 1, whose reviews
-	// are the tag check), its diff and the review.
-	if got := fmt.Sprint(kindsOf(lf.gh.Requests())); got != "[graphql graphql diff review]" {
+	// are the tag check) and the review; the diff is read in the checkout.
+	if got := fmt.Sprint(kindsOf(lf.gh.Requests())); got != "[graphql graphql review]" {
 		t.Errorf("GitHub requests %s", got)
 	}
 }
@@ -79,10 +79,11 @@ func TestLoopConvergesAfterOneFix(t *testing.T) {
 	}
 	wantContains(t, "round 2 report", lf.bodies()[2], "round 2 of 3", "`approve`", head[:7])
 	wantContains(t, "stdout", res.Stdout, "converged", "## Round 2", "1 fixed ("+cacheBug.id())
-	// Round 1 adds the head check after the push and the fix report's tag
-	// check and post; round 2 reads the PR again, posts its review and
-	// resolves the fixed finding's thread.
-	if got := fmt.Sprint(kindsOf(lf.gh.Requests())); got != "[graphql graphql diff review pr comments comment graphql diff review graphql]" {
+	// Round 1 adds the head check after the push and the fix report (a run
+	// this process began needs no tag check); round 2 reads the PR again,
+	// posts its review and resolves the fixed finding's thread. The diffs
+	// are read in the checkout.
+	if got := fmt.Sprint(kindsOf(lf.gh.Requests())); got != "[graphql graphql review pr comment graphql review graphql]" {
 		t.Errorf("GitHub requests %s", got)
 	}
 }

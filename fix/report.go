@@ -36,9 +36,16 @@ func (f *fixer) comment(ctx context.Context) error {
 	if !f.out.Pushed {
 		what = "nothing was pushed"
 	}
-	existing, err := o.GitHub.Comments(ctx, o.Repo, o.PR.Number)
-	if err != nil {
-		return fmt.Errorf("%s, but checking PR #%d's comments before posting the report failed: %w; re-run with --continue to post it", what, o.PR.Number, err)
+	// Only a run that an earlier process began can have posted its tag
+	// (a POST whose answer was lost, a kill before the record): a run this
+	// process began has not, so the check costs a request only when
+	// resuming (docs/architecture.md, GitHub access).
+	var existing []github.Comment
+	if o.Run.Resumed() {
+		var err error
+		if existing, err = o.GitHub.Comments(ctx, o.Repo, o.PR.Number); err != nil {
+			return fmt.Errorf("%s, but checking PR #%d's comments before posting the report failed: %w; re-run with --continue to post it", what, o.PR.Number, err)
+		}
 	}
 	url := ""
 	for _, c := range existing {

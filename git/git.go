@@ -330,6 +330,22 @@ func isSHA(s string) bool {
 	return true
 }
 
+// prDiff are the arguments of the PR's diff (git diff base...head) with
+// git's defaults pinned, which GitHub's diff of a PR follows: the user's
+// configuration (prefixes, context, renames, order, quoting, an external
+// diff or textconv) must not change what the secret scan and the reviewers
+// read, nor the lines inline comments anchor on. Configuration, not flags,
+// where an older git would refuse an unknown flag.
+func prDiff(base, head string, paths []string) []string {
+	args := []string{"-c", "diff.noprefix=false", "-c", "diff.mnemonicPrefix=false", "-c", "diff.context=3",
+		"-c", "diff.interHunkContext=0", "-c", "diff.renames=true", "-c", "diff.algorithm=myers",
+		"-c", "diff.indentHeuristic=true", "-c", "diff.suppressBlankEmpty=false", "-c", "diff.relative=false",
+		"-c", "diff.submodule=short", "-c", "core.quotePath=true", "-c", "core.abbrev=7",
+		"--literal-pathspecs", "diff", "--no-color", "--no-ext-diff", "--no-textconv", "--ignore-submodules=all",
+		"-O" + os.DevNull, "--end-of-options", base + "..." + head, "--"}
+	return append(args, paths...)
+}
+
 // PRDiff is the diff of paths from the merge base of base and head to
 // head (git diff base...head), when both commits are in the repository.
 func (r *Repo) PRDiff(ctx context.Context, base, head string, paths []string) (diff []byte, ok bool) {
@@ -337,9 +353,79 @@ func (r *Repo) PRDiff(ctx context.Context, base, head string, paths []string) (d
 		return nil, false
 	}
 	var b bytes.Buffer
-	args := append([]string{"--literal-pathspecs", "diff", "--no-color", "--no-ext-diff", "--no-textconv", "--ignore-submodules=all", "--end-of-options", base + "..." + head, "--"}, paths...)
-	if err := r.RunIO(ctx, nil, &b, args...); err != nil {
+	c := r.diffCommand(ctx, base, head, paths)
+	c.Stdout = &b
+	if err := c.Run(); err != nil {
 		return nil, false
 	}
 	return b.Bytes(), true
+}
+
+// diffCommand is git diff base...head -- paths, as prDiff pins it.
+func (r *Repo) diffCommand(ctx context.Context, base, head string, paths []string) *exec.Cmd {
+	c := r.Command(ctx, prDiff(base, head, paths)...)
+	// Variables git reads besides its configuration.
+	c.Env = slices.DeleteFunc(c.Env, func(kv string) bool {
+		return strings.HasPrefix(kv, "GIT_DIFF_OPTS=") || strings.HasPrefix(kv, "GIT_EXTERNAL_DIFF=")
+	})
+	return c
+}
+
+// OpenPRDiff streams the PR's whole diff (git diff base...head) as it is
+// written, as GitHub would send it, when both commits are in the
+// repository (ok false otherwise): the diff costs no request, and is never
+// held whole. Close waits for git and says whether the diff was whole: an
+// error there (no merge base in a shallow clone, say) means the stream was
+// not the PR's diff.
+func (r *Repo) OpenPRDiff(ctx context.Context, base, head string) (diff io.ReadCloser, ok bool) {
+	if !r.HasCommit(ctx, base) || !r.HasCommit(ctx, head) {
+		return nil, false
+	}
+	c := r.diffCommand(ctx, base, head, nil)
+	out, err := c.StdoutPipe()
+	if err != nil {
+		return nil, false
+	}
+	var errOut bytes.Buffer
+	c.Stderr = &errOut
+	if err := c.Start(); err != nil {
+		return nil, false
+	}
+	return &stream{ReadCloser: out, c: c, errOut: &errOut}, true
+}
+
+// stream is a running git command's output.
+type stream struct {
+	io.ReadCloser
+	c      *exec.Cmd
+	errOut *bytes.Buffer
+	eof    bool
+}
+
+func (s *stream) Read(p []byte) (int, error) {
+	n, err := s.ReadCloser.Read(p)
+	if err == io.EOF {
+		s.eof = true
+	}
+	return n, err
+}
+
+// Close ends the command (killed when its output was not read to the end)
+// and reports a failure.
+func (s *stream) Close() error {
+	if !s.eof {
+		_ = s.c.Process.Kill()
+	}
+	err := s.c.Wait()
+	if err != nil {
+		msg := strings.TrimSpace(s.errOut.String())
+		if msg == "" {
+			msg = err.Error()
+		}
+		return fmt.Errorf("git diff: %s", msg)
+	}
+	if !s.eof {
+		return errors.New("git diff: not read to the end")
+	}
+	return nil
 }

@@ -3,6 +3,7 @@ package git_test
 import (
 	"context"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -322,5 +323,50 @@ func TestDiffSinceLeavesOutWhatMergingTheBaseBroughtIn(t *testing.T) {
 	// Without the base's tip (not fetched), everything since is shown.
 	if d, ok := r.DiffSince(ctx, reviewed, head, ""); !ok || !strings.Contains(d, "base-only.txt") {
 		t.Errorf("without the base: %v\n%s", ok, d)
+	}
+}
+
+// The PR's diff read in the clone is what GitHub sends, whatever the
+// user's configuration says of diffs: the secret scan and the reviewers
+// read it, and inline comments anchor on it.
+func TestOpenPRDiffIsGitHubsDiffWhateverTheConfiguration(t *testing.T) {
+	ctx := context.Background()
+	long := strings.Repeat("line\n", 40)
+	fx := testkit.NewRepo(t, "main", "feature", map[string]string{"old name.txt": long, "a.txt": long, "t.txt": "x\n"},
+		map[string]string{"a.txt": strings.Replace(long, "line\n", "changed\n", 1) + "\nend\n", "new\tfile.txt": "token\n"})
+	testkit.Git(t, fx.Clone, "mv", "old name.txt", "new name.txt")
+	testkit.Git(t, fx.Clone, "commit", "-qm", "rename")
+	want := fx.Diff(t) // as the fake GitHub serves it: git diff base...head
+	for _, kv := range [][2]string{{"diff.noprefix", "true"}, {"diff.mnemonicPrefix", "true"}, {"diff.context", "10"},
+		{"diff.renames", "false"}, {"diff.algorithm", "histogram"}, {"diff.orderFile", "order"}, {"core.quotePath", "false"},
+		{"diff.external", "false"}, {"color.ui", "always"}, {"diff.suppressBlankEmpty", "true"}, {"diff.relative", "true"},
+		{"diff.interHunkContext", "10"}, {"core.abbrev", "12"}, {"diff.txt.textconv", "false"}} {
+		testkit.Git(t, fx.Clone, "config", kv[0], kv[1])
+	}
+	testkit.WriteFiles(t, fx.Clone, map[string]string{".git/info/attributes": "*.txt diff=txt\n", "order": "t.txt\n"})
+	t.Setenv("GIT_DIFF_OPTS", "--unified=0")
+	r, _ := git.Open(ctx, fx.Clone)
+	head, _ := r.Head(ctx)
+	base := testkit.Git(t, fx.Clone, "rev-parse", "main")
+
+	rc, ok := r.OpenPRDiff(ctx, base, head)
+	if !ok {
+		t.Fatal("both commits are in the clone")
+	}
+	var got strings.Builder
+	if _, err := io.Copy(&got, rc); err != nil {
+		t.Fatal(err)
+	}
+	if err := rc.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got.String() != want {
+		t.Errorf("the clone's diff is not GitHub's:\n%s\nwant:\n%s", got.String(), want)
+	}
+	if d, ok := r.PRDiff(ctx, base, head, []string{"a.txt"}); !ok || len(d) == 0 || !strings.Contains(want, string(d)) {
+		t.Errorf("PRDiff of a.txt is not its part of the PR's diff:\n%s", d)
+	}
+	if _, ok := r.OpenPRDiff(ctx, strings.Repeat("1", 40), head); ok {
+		t.Error("a base the clone does not have gives no diff")
 	}
 }

@@ -71,6 +71,16 @@ func (c *Client) ReadDiff(ctx context.Context, repo Repo, number int, limit int6
 	return diff, complete, err
 }
 
+// ScanDiff reads a diff from r as ReadDiff reads GitHub's: all of it
+// through scan (nil: only what is kept), its first limit bytes kept;
+// complete is false when it was longer.
+func ScanDiff(r io.Reader, limit int64, scan func(io.Reader) error) (diff []byte, complete bool, err error) {
+	if scan == nil {
+		return readLimited(r, limit, "the diff")
+	}
+	return scanAll(r, limit, "the diff", scan)
+}
+
 // scanAll gives all of r to scan and keeps its first limit bytes.
 func scanAll(r io.Reader, limit int64, what string, scan func(io.Reader) error) ([]byte, bool, error) {
 	head := &headBuffer{limit: limit}

@@ -408,7 +408,7 @@ func (l *loop) postReview(ctx context.Context, n int, pr *github.PullRequest, rr
 		return record(url)
 	}
 	if rr.lines == nil { // a resumed round: its diff was read by the run before
-		diff, _, err := l.o.GitHub.Diff(ctx, l.o.Repo, pr.Number, review.DiffLimit)
+		diff, _, err := l.readDiff(ctx, pr, review.DiffLimit, nil)
 		if err != nil {
 			return err
 		}

@@ -125,7 +125,13 @@ type Options struct {
 	// checkout: what the secret scan reads of the files GitHub sends
 	// without a patch. ok is false when either commit is not there.
 	PRDiff func(ctx context.Context, base, head string, paths []string) (diff []byte, ok bool)
-	Full   bool
+	// LocalDiff streams the PR's whole diff (base...head) from the
+	// checkout, as GitHub sends it, when both commits are there: a round
+	// reads its diff without a request (docs/architecture.md, GitHub
+	// access). Close reports whether the stream was whole. nil, or ok
+	// false: the diff is read from GitHub.
+	LocalDiff func(ctx context.Context, base, head string) (diff io.ReadCloser, ok bool)
+	Full      bool
 	// Verifier, when set, checks the findings a single reviewer raised,
 	// with ReviewerTools (docs/architecture.md, The verifier).
 	Verifier *Role
@@ -609,7 +615,7 @@ func (l *loop) review(ctx context.Context, pr *github.PullRequest, rr *RoundResu
 	// scan).
 	var scan SecretScan
 	now := time.Now().UTC().Format(time.RFC3339)
-	diff, complete, err := l.o.GitHub.ReadDiff(ctx, l.o.Repo, pr.Number, review.DiffReadLimit, func(r io.Reader) error {
+	diff, complete, err := l.readDiff(ctx, pr, review.DiffReadLimit, func(r io.Reader) error {
 		var err error
 		scan, err = ScanSecrets(r, now, nil)
 		return err
@@ -711,6 +717,30 @@ func (l *loop) review(ctx context.Context, pr *github.PullRequest, rr *RoundResu
 		}
 	}
 	return nil
+}
+
+// readDiff reads the PR's diff as github.Client.ReadDiff does: from the
+// checkout when it holds both commits, else from GitHub (whose 406 falls
+// back on the files endpoint). scan sees the whole diff once from
+// whichever answered; a checkout that fails part-way gives way to GitHub,
+// and scan starts again.
+func (l *loop) readDiff(ctx context.Context, pr *github.PullRequest, limit int64, scan func(io.Reader) error) ([]byte, bool, error) {
+	if l.o.LocalDiff != nil {
+		if rc, ok := l.o.LocalDiff(ctx, pr.BaseRefOid, pr.HeadRefOid); ok {
+			diff, complete, err := github.ScanDiff(rc, limit, scan)
+			if cerr := rc.Close(); err == nil {
+				err = cerr
+			}
+			if err == nil {
+				return diff, complete, nil
+			}
+			if ctx.Err() != nil {
+				return nil, false, ctx.Err()
+			}
+			l.progress("could not read PR #%d's diff in the checkout (%v): reading it from GitHub", pr.Number, err)
+		}
+	}
+	return l.o.GitHub.ReadDiff(ctx, l.o.Repo, pr.Number, limit, scan)
 }
 
 // PolicyChanges lists the repository policy files (.ocdx.json, REVIEW.md)

@@ -75,7 +75,7 @@ func (s *Store) Adopt(key Key, a Adoption) (adopted bool, err error) {
 			return err
 		}
 		adopted = true
-		return writeSummary(b, r)
+		return writeSummary(key, b, r)
 	})
 	return adopted, err
 }

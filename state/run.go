@@ -110,7 +110,7 @@ func (s *Store) Begin(key Key, kind string) (*Active, error) {
 			return err
 		}
 		a.run = r
-		return writeSummary(b, r)
+		return writeSummary(key, b, r)
 	})
 	if err != nil {
 		return nil, err
@@ -373,7 +373,7 @@ func (a *Active) write(fn func(b *bolt.Bucket, r *Run) error) error {
 		if err := put(runs, a.seq, out); err != nil {
 			return err
 		}
-		return writeSummary(b, out)
+		return writeSummary(a.key, b, out)
 	})
 	if err == nil {
 		a.run = out
@@ -446,11 +446,26 @@ func trim(runs *bolt.Bucket, keep int) error {
 }
 
 // writeSummary stores what `state show` lists for the PR, so listing all PRs
-// never decodes their rounds. last is the PR's newest run.
-func writeSummary(b *bolt.Bucket, last Run) error {
+// never decodes their rounds: in the PR's bucket, and its row in the index
+// (indexRow). last is the PR's newest run; b is key's bucket, as
+// every other write in the transaction left it.
+func writeSummary(key Key, b *bolt.Bucket, last Run) error {
 	sum := summaryRecord{Runs: b.Bucket(bucketRuns).Stats().KeyN, Last: last, Rounds: len(last.Rounds)}
 	sum.Last.Rounds = nil
-	return put(b, keySummary, sum)
+	if err := put(b, keySummary, sum); err != nil {
+		return err
+	}
+	row, err := rowOf(key, b)
+	if err != nil {
+		// A damaged record: no row, and the end of the transaction
+		// rebuilds the index (not whole: List reads PR by PR and says so).
+		if err := setRow(b.Tx(), keyBytes(key), nil); err != nil {
+			return err
+		}
+		return b.Tx().Bucket(bucketMeta).Delete(keyIndexed)
+	}
+	ir := rowFor(row)
+	return setRow(b.Tx(), keyBytes(key), &ir)
 }
 
 type summaryRecord struct {

@@ -14,10 +14,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"io"
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -30,16 +32,21 @@ import (
 // higher version is refused (ErrNewerVersion), never rewritten.
 const SchemaVersion = 1
 
-// Layout: meta{version}, prs{<key>{summary, lease, stuck, wip, dismissed, runs{<seq>: Run}}}.
+// Layout: meta{version, indexed}, prs{<key>{summary, lease, stuck, wip,
+// dismissed, runs{<seq>: Run}}}, index{<key>: Summary}.
 var (
 	bucketMeta = []byte("gh-ocdx")
 	keyVersion = []byte("version")
-	bucketPRs  = []byte("prs")
-	bucketRuns = []byte("runs")
-	keySummary = []byte("summary")
-	keyLease   = []byte("lease")
-	keyStuck   = []byte("stuck")
-	keyWIP     = []byte("wip")
+	// keyIndexed is the ID of the last write transaction that kept the
+	// index: when it is the file's last one, the index is whole.
+	keyIndexed  = []byte("indexed")
+	bucketIndex = []byte("index")
+	bucketPRs   = []byte("prs")
+	bucketRuns  = []byte("runs")
+	keySummary  = []byte("summary")
+	keyLease    = []byte("lease")
+	keyStuck    = []byte("stuck")
+	keyWIP      = []byte("wip")
 )
 
 // Options tune a Store. The zero value gives the defaults.
@@ -340,7 +347,10 @@ func (s *Store) update(fn func(prs *bolt.Bucket) error) error {
 					return err
 				}
 			}
-			return fn(tx.Bucket(bucketPRs))
+			if err := fn(tx.Bucket(bucketPRs)); err != nil {
+				return err
+			}
+			return keepIndex(tx)
 		})
 		if err == nil {
 			s.maybeCompact(db)
@@ -370,6 +380,145 @@ func (s *Store) checkSchema(tx *bolt.Tx) (fresh bool, err error) {
 	return false, nil
 }
 
+// The index holds each PR's row of `state show` (indexRow), in
+// indexShards values of the index bucket, each PR's by a hash of its key:
+// listing 10,000 PRs then reads a few contiguous MB of the file, not a
+// page of each PR's bucket spread over all of it (every page the list
+// touches is mapped with its neighbours, and counts in the command's
+// memory), nor decodes their records (docs/architecture.md, The state
+// file). writeSummary keeps a PR's row with every write to it, and
+// rewrites its shard only when the row changed; keyIndexed says the index
+// is whole. A gh-ocdx from before the index writes without keeping it: the
+// next write of this one finds keyIndexed behind and rebuilds the index,
+// and List reads PR by PR meanwhile.
+const indexShards = 64
+
+// indexRow is a PR's Summary without its lease, which a heartbeat
+// changes every few seconds: List reads it from the PR's bucket, for the
+// few PRs that have one (Leased).
+type indexRow struct {
+	Key                 string
+	Runs, Rounds, Stuck int
+	WIP                 string
+	Last                *Run // without its rounds
+	Leased              bool
+}
+
+func shardOf(key []byte) []byte {
+	h := fnv.New32a()
+	h.Write(key)
+	return []byte(strconv.Itoa(int(h.Sum32() % indexShards)))
+}
+
+// readShard decodes a shard: its rows in key order.
+func readShard(idx *bolt.Bucket, shard []byte) ([]indexRow, error) {
+	v := idx.Get(shard)
+	if v == nil {
+		return nil, nil
+	}
+	rows, err := decodeRows(v)
+	if err != nil {
+		return nil, fmt.Errorf("%w: index shard %s: %v", errRecord, shard, err)
+	}
+	return rows, nil
+}
+
+// setRow puts key's row in its shard (nil: takes it out), writing the
+// shard only when that changes it.
+func setRow(tx *bolt.Tx, key []byte, row *indexRow) error {
+	idx, err := tx.CreateBucketIfNotExists(bucketIndex)
+	if err != nil {
+		return err
+	}
+	shard := shardOf(key)
+	rows, err := readShard(idx, shard)
+	if err != nil {
+		// A damaged shard: the end of the transaction rebuilds the index.
+		return tx.Bucket(bucketMeta).Delete(keyIndexed)
+	}
+	i, found := slices.BinarySearchFunc(rows, string(key), func(r indexRow, k string) int { return strings.Compare(r.Key, k) })
+	switch {
+	case row == nil && !found:
+		return nil
+	case row == nil:
+		rows = slices.Delete(rows, i, i+1)
+	case found:
+		if string(encodeRows(rows[i:i+1])) == string(encodeRows([]indexRow{*row})) {
+			return nil
+		}
+		rows[i] = *row
+	default:
+		rows = slices.Insert(rows, i, *row)
+	}
+	return idx.Put(shard, encodeRows(rows))
+}
+
+// indexed reports whether tx's index is whole: the file's last write kept
+// it.
+func indexed(tx *bolt.Tx) bool {
+	meta := tx.Bucket(bucketMeta)
+	return meta != nil && tx.Bucket(bucketIndex) != nil && string(meta.Get(keyIndexed)) == strconv.Itoa(tx.ID())
+}
+
+// keepIndex ends a write transaction: the index is rebuilt when a write
+// that did not keep it came before, and marked whole.
+func keepIndex(tx *bolt.Tx) error {
+	meta := tx.Bucket(bucketMeta)
+	if string(meta.Get(keyIndexed)) != strconv.Itoa(tx.ID()-1) {
+		if whole, err := rebuildIndex(tx); err != nil || !whole {
+			return err
+		}
+	}
+	return meta.Put(keyIndexed, []byte(strconv.Itoa(tx.ID())))
+}
+
+// rebuildIndex writes the index afresh from every PR's bucket. It is not
+// whole when a record cannot be read: List then reads PR by PR, and says
+// which record is damaged.
+func rebuildIndex(tx *bolt.Tx) (whole bool, err error) {
+	if tx.Bucket(bucketIndex) != nil {
+		if err := tx.DeleteBucket(bucketIndex); err != nil {
+			return false, err
+		}
+	}
+	idx, err := tx.CreateBucket(bucketIndex)
+	if err != nil {
+		return false, err
+	}
+	whole = true
+	shards := map[string][]indexRow{}
+	prs := tx.Bucket(bucketPRs)
+	err = prs.ForEachBucket(func(name []byte) error {
+		key, err := ParseKey(string(name))
+		if err != nil {
+			whole = false
+			return nil
+		}
+		sum, err := rowOf(key, prs.Bucket(name))
+		if err != nil {
+			whole = false
+			return nil
+		}
+		shard := string(shardOf(name))
+		shards[shard] = append(shards[shard], rowFor(sum)) // in key order, as the PRs are
+		return nil
+	})
+	if err != nil {
+		return false, err
+	}
+	for shard, rows := range shards {
+		if err := idx.Put([]byte(shard), encodeRows(rows)); err != nil {
+			return false, err
+		}
+	}
+	return whole, nil
+}
+
+// rowFor is sum as the index holds it.
+func rowFor(sum Summary) indexRow {
+	return indexRow{Key: sum.Key.String(), Runs: sum.Runs, Last: sum.Last, Rounds: sum.Rounds, Stuck: sum.Stuck, WIP: sum.WIP, Leased: sum.Lease != nil}
+}
+
 // maybeCompact rewrites the file into a smaller copy once it is big and
 // mostly free pages (after decay, clears and trimmed history). It runs while
 // db still holds the exclusive lock; processes waiting on the old file notice
@@ -389,6 +538,13 @@ func (s *Store) maybeCompact(db *bolt.DB) {
 		return
 	}
 	err = bolt.Compact(dst, db, 8<<20)
+	if err == nil {
+		// The copy's transactions are numbered afresh: its index, whole
+		// as db's last write left it, is marked so again.
+		err = dst.Update(func(tx *bolt.Tx) error {
+			return tx.Bucket(bucketMeta).Put(keyIndexed, []byte(strconv.Itoa(tx.ID())))
+		})
+	}
 	if cerr := dst.Close(); err == nil {
 		err = cerr
 	}

@@ -1,6 +1,7 @@
 package testkit
 
 import (
+	"cmp"
 	"encoding/json"
 	"encoding/pem"
 	"fmt"
@@ -167,7 +168,8 @@ type Fault struct {
 	Garbage    bool          // answer 200 with a body that is not JSON
 	Huge       int64         // answer 200 with a valid JSON body of about this many bytes
 	// Apply serves the request as usual (a comment is posted) and then
-	// answers Status anyway: the write whose outcome the client cannot know.
+	// answers Status (default 502) anyway, after Delay: the write whose
+	// outcome the client cannot know.
 	Apply bool
 	Times int
 }
@@ -393,6 +395,9 @@ func (g *GitHub) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if f := g.takeFault(kind); f != nil {
+		if f.Apply {
+			g.route(httptest.NewRecorder(), r, kind, body)
+		}
 		if f.Delay > 0 {
 			select {
 			case <-time.After(f.Delay):
@@ -427,8 +432,7 @@ func (g *GitHub) serve(w http.ResponseWriter, r *http.Request) {
 			io.WriteString(rec, "<html>not json")
 			return
 		case f.Apply:
-			g.route(httptest.NewRecorder(), r, kind, body)
-			writeJSON(rec, f.Status, map[string]any{"message": http.StatusText(f.Status)})
+			writeJSON(rec, cmp.Or(f.Status, http.StatusBadGateway), map[string]any{"message": http.StatusText(cmp.Or(f.Status, http.StatusBadGateway))})
 			return
 		case f.Status != 0:
 			if f.RetryAfter != "" {

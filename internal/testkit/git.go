@@ -85,6 +85,17 @@ func (r *Repo) Diff(t testing.TB) string {
 	return Git(t, r.Clone, "diff", r.Base+"..."+r.Head) + "\n"
 }
 
+// MoveBase adds a commit to the base branch on the remote that the clone
+// does not fetch: the clone no longer holds the PR's base, so gh-ocdx
+// reads the PR's diff from the fake GitHub, as it does for a clone that
+// has not fetched (the diff is unchanged: the commit changes nothing).
+func (r *Repo) MoveBase(t testing.TB) {
+	t.Helper()
+	tree := Git(t, r.Remote, "rev-parse", "refs/heads/"+r.Base+"^{tree}")
+	c := Git(t, r.Remote, "commit-tree", tree, "-p", "refs/heads/"+r.Base, "-m", "the base moves on")
+	Git(t, r.Remote, "update-ref", "refs/heads/"+r.Base, c)
+}
+
 // RemoteOID is the commit a branch points to on the remote.
 func (r *Repo) RemoteOID(t testing.TB, branch string) string {
 	t.Helper()

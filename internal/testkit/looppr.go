@@ -16,7 +16,9 @@ type LoopPR struct {
 
 // NewLoopPR sets up PR number of repo ("owner/name") on branch
 // feature/cache, which adds a small cache to cache.go; edit changes the PR
-// before it is added to the fake GitHub. The configuration is the caller's.
+// before it is added to the fake GitHub; when it gives the PR a diff of its
+// own, the clone cannot read it (Repo.MoveBase). The configuration is the
+// caller's.
 func NewLoopPR(tb testing.TB, repo string, number int, edit func(*PR)) *LoopPR {
 	tb.Helper()
 	r := NewRepo(tb, "main", "feature/cache", map[string]string{"README.md": "# widgets\n", "cache.go": "package cache\n"},
@@ -26,6 +28,11 @@ func NewLoopPR(tb testing.TB, repo string, number int, edit func(*PR)) *LoopPR {
 			HeadRef: r.Head, BaseRef: r.Base, Remote: r.Remote, Diff: r.Diff(tb)}}
 	if edit != nil {
 		edit(&l.PR)
+	}
+	if l.PR.Diff != r.Diff(tb) {
+		// A diff of the test's own, which the clone's commits do not
+		// make: only the fake GitHub can give it.
+		r.MoveBase(tb)
 	}
 	l.GitHub.AddPR(repo, l.PR)
 	l.GitHub.Configure(l.Env, repo)
