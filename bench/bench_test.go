@@ -53,7 +53,7 @@ func envInt(k string, def int) int {
 
 func readParams() params {
 	p := params{runs: envInt("OCDX_BENCH_RUNS", 5), latency: 2 * time.Second, diffMB: envInt("OCDX_BENCH_DIFF_MB", 20),
-		files: envInt("OCDX_BENCH_FILES", 3000), prs: envInt("OCDX_BENCH_STATE_PRS", 1000), starts: envInt("OCDX_BENCH_STARTS", 41)}
+		files: envInt("OCDX_BENCH_FILES", 3000), prs: envInt("OCDX_BENCH_STATE_PRS", 10000), starts: envInt("OCDX_BENCH_STARTS", 41)}
 	if d, err := time.ParseDuration(os.Getenv("OCDX_BENCH_LATENCY")); err == nil && d > 0 {
 		p.latency = d
 	}
@@ -562,7 +562,8 @@ func TestBench(t *testing.T) {
 	size := &figure{name: "binary size (`go build`, not stripped)", target: "≤ 22 MB", limit: 22, unit: "MB"}
 	ghStart := &figure{name: "(for reference) `gh --version` cold start, in the same pairs", target: "—", limit: 1e9, unit: "ms"}
 	ghRatio := &figure{name: "(for reference) gh-ocdx's `--version` ÷ gh's", target: "—", limit: 1e9, unit: "x"}
-	show := &figure{name: fmt.Sprintf("`state show`, %d PRs × 3 rounds", p.prs), target: "≤ 100 ms", limit: 100, unit: "ms"}
+	show := &figure{name: fmt.Sprintf("`state show`, %d PRs × 3 rounds", p.prs), target: "≤ 50 ms", limit: 50, unit: "ms"}
+	showRSS := &figure{name: fmt.Sprintf("peak RSS of `state show`, %d PRs × 3 rounds", p.prs), target: "≤ 50 MB", limit: 50, unit: "MB"}
 	reRound := &figure{name: "re-review: round 2 reviewer input ÷ round 1 (48 KB diff, the fix touches one file)", target: "≤ 0.35", limit: 0.35, unit: "x"}
 	reLoop := &figure{name: "re-review: reviewer input of a 3-round loop ÷ one full review", target: "≤ 1.8", limit: 1.8, unit: "x"}
 	rePush := &figure{name: "re-review: a run after a push on top of an approved head ÷ the approving run (48 KB diff)", target: "≤ 0.35", limit: 0.35, unit: "x"}
@@ -571,7 +572,7 @@ func TestBench(t *testing.T) {
 		cacheLoop[i] = &figure{name: "prompt cache, " + provider + ": share of reviewer input read from it over a 3-round loop (48 KB diff, a file read each round)", target: "≥ 50%", limit: 50, atLeast: true, unit: "%"}
 		cacheFull[i] = &figure{name: "prompt cache, " + provider + ": share over a --full re-review of the same head", target: "≥ 90%", limit: 90, atLeast: true, unit: "%"}
 	}
-	figures := []*figure{noFix, withFix, ratio, own, wholeRun, prompt, rss, fixRatio, start, startRatio, size, show, reRound, reLoop, rePush, cacheLoop[0], cacheLoop[1], cacheFull[0], cacheFull[1]}
+	figures := []*figure{noFix, withFix, ratio, own, wholeRun, prompt, rss, fixRatio, start, startRatio, size, show, showRSS, reRound, reLoop, rePush, cacheLoop[0], cacheLoop[1], cacheFull[0], cacheFull[1]}
 	// gh itself, where it is installed, is the start users know.
 	gh, _ := exec.LookPath("gh")
 	if gh != "" {
@@ -668,6 +669,7 @@ func TestBench(t *testing.T) {
 				t.Fatalf("state show: exit %d, %d lines: %s", r.code, strings.Count(r.stdout, "\n"), r.stderr)
 			}
 			show.add(float64(r.wall.Microseconds()) / 1000)
+			showRSS.add(float64(execRSS(t, stateEnv, "state", "show").maxRSS) / 1e6)
 		})
 	}
 
