@@ -822,12 +822,13 @@ func (g *GitHub) prObject(repo string, pr *PR) map[string]any {
 // refObject is a branch at commit oid, whose files (Commit.file) are read
 // from the bare remote as GitHub reads them from the repository.
 func (g *GitHub) refObject(remote, name, oid string) map[string]any {
+	held := remote != "" && readRef(remote, "refs/heads/"+name) == oid // the remote has the commit
 	file := resolver(func(args map[string]any) any {
 		path, _ := args["path"].(string)
 		if remote == "" {
 			return nil
 		}
-		out, ok := gitAt(remote, "show", oid, oid+":"+path)
+		out, ok := gitAt(remote, "show", oid, held, oid+":"+path)
 		if !ok {
 			return nil // GitHub answers null for a path the commit does not have
 		}
@@ -917,7 +918,7 @@ func (g *GitHub) gitObjects(w http.ResponseWriter, r *http.Request, kind string)
 		return
 	}
 	if kind == "tree" {
-		out, ok := gitAt(remote, "ls-tree", m[2], "-r", "--name-only", m[2])
+		out, ok := gitAt(remote, "ls-tree", m[2], false, "-r", "--name-only", m[2])
 		if !ok {
 			notFound(w)
 			return
@@ -936,7 +937,7 @@ func (g *GitHub) gitObjects(w http.ResponseWriter, r *http.Request, kind string)
 		writeJSON(w, http.StatusNotAcceptable, map[string]any{"message": "the fake serves raw contents at a ref only"})
 		return
 	}
-	out, ok := gitAt(remote, "show", ref, ref+":"+m[2])
+	out, ok := gitAt(remote, "show", ref, false, ref+":"+m[2])
 	if !ok {
 		notFound(w)
 		return
@@ -960,8 +961,9 @@ var reCommitID = regexp.MustCompile(`^([0-9a-f]{40}|[0-9a-f]{64})$`)
 // gitAt runs git command args (show or ls-tree) in the bare remote at rev,
 // and reports its output and whether the path was there. At a commit id
 // the answer is cached, a missing path too when the remote holds the
-// commit (git says "does not exist in" of a commit it does not have).
-func gitAt(remote, command, rev string, args ...string) ([]byte, bool) {
+// commit (held, or a loose object): git says "does not exist in" of a
+// commit it does not have as well.
+func gitAt(remote, command, rev string, held bool, args ...string) ([]byte, bool) {
 	key := strings.Join(append([]string{command, rev}, args...), "\x00")
 	cache := reCommitID.MatchString(rev)
 	if a, ok := atCommit.Load(key); cache && ok {
@@ -973,7 +975,7 @@ func gitAt(remote, command, rev string, args ...string) ([]byte, bool) {
 	out, err := c.Output()
 	if err == nil && cache {
 		atCommit.Store(key, gitAnswer{out: out, ok: true})
-	} else if cache && strings.Contains(errOut.String(), "does not exist in") && looseObject(remote, rev) {
+	} else if cache && strings.Contains(errOut.String(), "does not exist in") && (held || looseObject(remote, rev)) {
 		atCommit.Store(key, gitAnswer{})
 	}
 	return out, err == nil

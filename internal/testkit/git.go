@@ -149,6 +149,10 @@ func buildRepo(t testing.TB, r *Repo, baseFiles, headFiles map[string]string) {
 	Git(t, r.Clone, "add", "-A")
 	Git(t, r.Clone, "commit", "--quiet", "--allow-empty", "-m", "change")
 	Git(t, r.Clone, "push", "--quiet", "--set-upstream", "origin", head)
+	// Packed, each repository's objects are two files rather than a file
+	// and a directory each, for the copies to write.
+	Git(t, r.Remote, "repack", "-a", "-d", "-q")
+	Git(t, r.Clone, "repack", "-a", "-d", "-q")
 }
 
 // repoTemplates holds one repoTemplate per NewRepo key. Building a
@@ -197,6 +201,10 @@ func (tm *repoTemplate) snapshot(t testing.TB, root string) {
 		}
 		f := templateFile{path: filepath.ToSlash(rel), mode: info.Mode()}
 		switch {
+		case strings.HasSuffix(f.path, ".sample") && strings.Contains(f.path, "/hooks/"):
+			// git init's sample hooks never run (and gh-ocdx runs no
+			// hook): a quarter of the files a copy would write.
+			return nil
 		case d.IsDir():
 		case info.Mode().IsRegular():
 			if f.data, err = os.ReadFile(p); err != nil {
