@@ -115,10 +115,20 @@ func NewRepo(t testing.TB, base, head string, baseFiles, headFiles map[string]st
 	case tmpl.built:
 		buildRepo(t, r, baseFiles, headFiles)
 		return r
+	case len(baseFiles)+len(headFiles) > maxTemplateFiles:
+		// A large repository is a test's own (a scale test): reading it
+		// to copy it would cost more than it saves.
+		buildRepo(t, r, baseFiles, headFiles)
+		tmpl.built = true
+		return r
 	default:
 		// A test that fails while building leaves no template: the next
 		// one builds again.
 		buildRepo(t, r, baseFiles, headFiles)
+		// Packed, each repository's objects are two files rather than a
+		// file and a directory each, for the copies to write.
+		Git(t, r.Remote, "repack", "-a", "-d", "-q")
+		Git(t, r.Clone, "repack", "-a", "-d", "-q")
 		tmpl.diff = r.Diff(t)
 		tmpl.snapshot(t, root)
 	}
@@ -149,11 +159,10 @@ func buildRepo(t testing.TB, r *Repo, baseFiles, headFiles map[string]string) {
 	Git(t, r.Clone, "add", "-A")
 	Git(t, r.Clone, "commit", "--quiet", "--allow-empty", "-m", "change")
 	Git(t, r.Clone, "push", "--quiet", "--set-upstream", "origin", head)
-	// Packed, each repository's objects are two files rather than a file
-	// and a directory each, for the copies to write.
-	Git(t, r.Remote, "repack", "-a", "-d", "-q")
-	Git(t, r.Clone, "repack", "-a", "-d", "-q")
 }
+
+// maxTemplateFiles is the most files NewRepo copies rather than builds.
+const maxTemplateFiles = 200
 
 // repoTemplates holds one repoTemplate per NewRepo key. Building a
 // repository took a dozen git processes and two pushes (each a few more):
