@@ -134,10 +134,9 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if err := o.Payload.Validate(); err != nil {
 		return nil, fmt.Errorf("fix payload: %w", err)
 	}
-	repo, err := git.Open(ctx, o.Dir)
-	if err != nil {
-		return nil, err
-	}
+	// Dir is the root of a checkout its caller opened (git.Open): asking
+	// git again, every round, would only say the same.
+	repo := &git.Repo{Dir: o.Dir}
 	files, err := repofs.Open(repo.Dir)
 	if err != nil {
 		return nil, err
@@ -278,7 +277,8 @@ func (f *fixer) fixAndVerify(ctx context.Context) error {
 		}
 		commits = mergeCommits(commits, res.Commits)
 		res.Commits = commits
-		if err := f.check(ctx, &res); err != nil {
+		made, err := f.check(ctx, &res)
+		if err != nil {
 			f.addError("result", err.Error())
 			return err
 		}
@@ -294,15 +294,14 @@ func (f *fixer) fixAndVerify(ctx context.Context) error {
 			return err
 		}
 
-		if made, err := f.madeCommits(ctx); err != nil {
-			return err
-		} else if dirty, err := f.repo.Dirty(ctx); err == nil && len(made) == 0 && len(dirty) == 0 {
+		dirty, dirtyErr := f.repo.Dirty(ctx)
+		if dirtyErr == nil && len(made) == 0 && len(dirty) == 0 {
 			fmt.Fprintln(o.Progress, "no change was made: nothing to verify or push")
 			f.out.Status = StatusNoChange
 			return nil
 		}
 		f.phase(fmt.Sprintf("verifying (attempt %d of %d)", attempt, MaxAttempts), "")
-		results, ok := f.runVerify(ctx)
+		results, ok := f.runVerify(ctx, dirty, dirtyErr)
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -331,12 +330,12 @@ type retryInfo struct {
 	Command, Status, Tail string
 }
 
-// runVerify checks the tree is clean, then runs the verify commands: the
-// push carries commits only, so uncommitted work fails like a command.
-func (f *fixer) runVerify(ctx context.Context) ([]verify.Result, bool) {
+// runVerify checks the tree is clean (dirty and err are what Dirty said,
+// after the agent), then runs the verify commands: the push carries
+// commits only, so uncommitted work fails like a command.
+func (f *fixer) runVerify(ctx context.Context, dirty []string, err error) ([]verify.Result, bool) {
 	// Each command is said as it starts ("$ make test") and as it ends
 	// ("✓ make test (2s)"), not listed first as well.
-	dirty, err := f.repo.Dirty(ctx)
 	if err != nil || len(dirty) > 0 {
 		tail := fmt.Sprintf("uncommitted changes: %s\ncommit them with git_commit, or undo them", strings.Join(dirty, ", "))
 		if err != nil {
@@ -447,7 +446,8 @@ func (f *fixer) watch(t llm.Tool) llm.Tool {
 // check holds the fix result to the branch (docs/architecture.md,
 // Envelopes): each finding fixed or rejected exactly once, known finding
 // IDs, and commits that this fix made. Short shas become full ones; the summary is recounted.
-func (f *fixer) check(ctx context.Context, res *finding.FixResult) error {
+// It returns the set of commits the fix made (after the PR head GitHub knows).
+func (f *fixer) check(ctx context.Context, res *finding.FixResult) (map[string]bool, error) {
 	want := map[string]bool{}
 	for _, x := range f.o.Payload.IssuesToFix {
 		want[x.ID] = true
@@ -459,12 +459,26 @@ func (f *fixer) check(ctx context.Context, res *finding.FixResult) error {
 	if res.PRNumber != f.o.PR.Number {
 		problems = append(problems, fmt.Sprintf("prNumber is %d, want %d", res.PRNumber, f.o.PR.Number))
 	}
-	made, err := f.madeCommits(ctx)
+	// What git says wins over what the model listed: every commit of the
+	// fix is reported, once.
+	log, err := f.repo.Run(ctx, "log", "--reverse", "--format=%H%x00%s", f.base+"..HEAD")
 	if err != nil {
-		return err
+		return nil, err
+	}
+	var commits []finding.Commit
+	made := map[string]bool{}
+	for _, l := range strings.Split(log, "\n") {
+		if sha, msg, ok := strings.Cut(l, "\x00"); ok {
+			commits = append(commits, finding.Commit{Sha: sha, Message: msg})
+			made[sha] = true
+		}
 	}
 	resolve := func(what, sha string) string {
-		full, ok := resolveCommit(ctx, f.repo, sha)
+		// A full id of a commit the fix made needs no git: the log named it.
+		full, ok := sha, made[sha]
+		if !ok {
+			full, ok = resolveCommit(ctx, f.repo, sha)
+		}
 		if !ok || !made[full] {
 			problems = append(problems, fmt.Sprintf("%s %q is not a commit of this fix", what, sha))
 			return sha
@@ -500,34 +514,10 @@ func (f *fixer) check(ctx context.Context, res *finding.FixResult) error {
 		}
 	}
 	if len(problems) > 0 {
-		return &ResultError{Problems: problems}
+		return nil, &ResultError{Problems: problems}
 	}
 	res.Summary.Fixed, res.Summary.Rejected = len(res.FixedIssues), len(res.RejectedIssues)
-	// What git says wins over what the model listed: every commit of the
-	// fix is reported, once.
-	log, err := f.repo.Run(ctx, "log", "--reverse", "--format=%H%x00%s", f.base+"..HEAD")
-	if err != nil {
-		return err
-	}
-	res.Commits = nil
-	for _, l := range strings.Split(log, "\n") {
-		if sha, msg, ok := strings.Cut(l, "\x00"); ok {
-			res.Commits = append(res.Commits, finding.Commit{Sha: sha, Message: msg})
-		}
-	}
-	return nil
-}
-
-// madeCommits is the set of commits after the PR head GitHub knows.
-func (f *fixer) madeCommits(ctx context.Context) (map[string]bool, error) {
-	out, err := f.repo.Run(ctx, "rev-list", f.base+"..HEAD")
-	if err != nil {
-		return nil, err
-	}
-	made := map[string]bool{}
-	for _, sha := range strings.Fields(out) {
-		made[sha] = true
-	}
+	res.Commits = commits
 	return made, nil
 }
 

@@ -168,11 +168,17 @@ func (r *Repo) Head(ctx context.Context) (string, error) {
 
 // HasCommit reports whether sha names a commit in this repository.
 func (r *Repo) HasCommit(ctx context.Context, sha string) bool {
-	if sha == "" || strings.HasPrefix(sha, "-") {
+	if !isCommitName(sha) {
 		return false
 	}
 	_, err := r.Run(ctx, "cat-file", "-e", sha+"^{commit}")
 	return err == nil
+}
+
+// isCommitName reports whether a name could be given to git as a commit:
+// not empty, not an option.
+func isCommitName(sha string) bool {
+	return sha != "" && !strings.HasPrefix(sha, "-")
 }
 
 // DiffSince is what the PR's own commits changed from commit from to
@@ -183,7 +189,9 @@ func (r *Repo) HasCommit(ctx context.Context, sha string) bool {
 // from with the newest base commit to holds, as git merge-tree writes it,
 // so a conflict's resolution stays in (docs/architecture.md, Re-reviews).
 func (r *Repo) DiffSince(ctx context.Context, from, to, base string) (diff string, ok bool) {
-	if !r.HasCommit(ctx, from) || !r.HasCommit(ctx, to) {
+	// merge-base fails as well when either is not a commit here: no
+	// cat-file first.
+	if !isCommitName(from) || !isCommitName(to) {
 		return "", false
 	}
 	if _, err := r.Run(ctx, "merge-base", "--is-ancestor", "--end-of-options", from, to); err != nil {
@@ -205,10 +213,10 @@ func (r *Repo) DiffSince(ctx context.Context, from, to, base string) (diff strin
 // the base branch in since from); ok is false otherwise, or when base is
 // not in the repository.
 func (r *Repo) mergedBase(ctx context.Context, from, to, base string) (tree string, ok bool) {
-	if base == "" || !r.HasCommit(ctx, base) {
+	if !isCommitName(base) {
 		return "", false
 	}
-	b, err := r.Run(ctx, "merge-base", "--end-of-options", to, base)
+	b, err := r.Run(ctx, "merge-base", "--end-of-options", to, base) // fails when base is not here
 	if err != nil || b == "" {
 		return "", false
 	}
@@ -233,11 +241,11 @@ func (r *Repo) mergedBase(ctx context.Context, from, to, base string) (tree stri
 // is not in the repository, or is not an ancestor of HEAD (HEAD is behind
 // it, or they diverged).
 func (r *Repo) Ahead(ctx context.Context, base string) int {
-	if !r.HasCommit(ctx, base) {
+	if !isCommitName(base) {
 		return 0
 	}
-	if _, err := r.Run(ctx, "merge-base", "--is-ancestor", base, "HEAD"); err != nil {
-		return 0
+	if _, err := r.Run(ctx, "merge-base", "--is-ancestor", "--end-of-options", base, "HEAD"); err != nil {
+		return 0 // not an ancestor, or not a commit here
 	}
 	log, _ := r.Log(ctx, base)
 	return len(log)
@@ -349,7 +357,8 @@ func prDiff(base, head string, paths []string) []string {
 // PRDiff is the diff of paths from the merge base of base and head to
 // head (git diff base...head), when both commits are in the repository.
 func (r *Repo) PRDiff(ctx context.Context, base, head string, paths []string) (diff []byte, ok bool) {
-	if !r.HasCommit(ctx, base) || !r.HasCommit(ctx, head) {
+	// The diff fails when either is not a commit here: no cat-file first.
+	if !isCommitName(base) || !isCommitName(head) {
 		return nil, false
 	}
 	var b bytes.Buffer

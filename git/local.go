@@ -9,6 +9,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // The git plumbing of a local review (gh ocdx review): which base, which
@@ -59,6 +60,15 @@ func (r *Repo) Snapshot(ctx context.Context) (string, error) {
 	defer os.Remove(tmp.Name())
 	if b, err := os.ReadFile(index); err == nil {
 		if err := os.WriteFile(tmp.Name(), b, 0o600); err != nil {
+			return "", err
+		}
+		// The copy keeps the index's time: git trusts an entry's file times
+		// only when they are older than the index, and compares the
+		// contents of a file changed in the second the index was written
+		// (racy git). A copy made later would hide such a change.
+		if info, err := os.Stat(index); err != nil {
+			return "", err
+		} else if err := os.Chtimes(tmp.Name(), time.Time{}, info.ModTime()); err != nil {
 			return "", err
 		}
 	} else if !errors.Is(err, os.ErrNotExist) {

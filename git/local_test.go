@@ -1,7 +1,10 @@
 package git
 
 import (
+	"os"
+	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/ocdx/gh-ocdx/internal/testkit"
 )
@@ -24,5 +27,49 @@ func TestOriginIDNamesTheOrigin(t *testing.T) {
 		if got := g.OriginID(t.Context()); got != "github.com/octo/widgets" {
 			t.Errorf("%s: %q", url, got)
 		}
+	}
+}
+
+// A file changed in the second the index was written, to the same size,
+// is in the snapshot: the snapshot's copy of the index keeps the index's
+// time, by which git knows to compare such a file's contents (racy git).
+// Here the file's times are set as a same-second edit leaves them, with
+// core.trustctime off so the ctime the test cannot set plays no part.
+func TestSnapshotSeesAnEditInTheSecondOfTheCommit(t *testing.T) {
+	dir := t.TempDir()
+	testkit.Git(t, dir, "init", "--quiet")
+	testkit.Git(t, dir, "config", "core.trustctime", "false")
+	then := time.Now().Add(-10 * time.Second).Truncate(time.Second)
+	file := filepath.Join(dir, "cache.go")
+	write := func(content string) {
+		t.Helper()
+		if err := os.WriteFile(file, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(file, then, then); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("var size = -1\n")
+	testkit.Git(t, dir, "add", "cache.go")
+	testkit.Git(t, dir, "commit", "--quiet", "-m", "disable the cache")
+	if err := os.Chtimes(filepath.Join(dir, ".git", "index"), then, then); err != nil {
+		t.Fatal(err)
+	}
+	write("var size = 20\n")
+
+	g, err := Open(t.Context(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tree, err := g.Snapshot(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tree == testkit.Git(t, dir, "rev-parse", "HEAD^{tree}") {
+		t.Fatal("the snapshot is the commit's tree: the edit made in the commit's second is missing")
+	}
+	if got := testkit.Git(t, dir, "show", tree+":cache.go"); got != "var size = 20" {
+		t.Errorf("the snapshot holds %q, want the edit", got)
 	}
 }

@@ -1,6 +1,7 @@
 package testkit
 
 import (
+	"bytes"
 	"cmp"
 	"encoding/json"
 	"encoding/pem"
@@ -825,13 +826,14 @@ func (g *GitHub) prObject(repo string, pr *PR) map[string]any {
 // refObject is a branch at commit oid, whose files (Commit.file) are read
 // from the bare remote as GitHub reads them from the repository.
 func (g *GitHub) refObject(remote, name, oid string) map[string]any {
+	held := remote != "" && readRef(remote, "refs/heads/"+name) == oid // the remote has the commit
 	file := resolver(func(args map[string]any) any {
 		path, _ := args["path"].(string)
 		if remote == "" {
 			return nil
 		}
-		out, err := exec.Command("git", "--git-dir", remote, "show", oid+":"+path).Output()
-		if err != nil {
+		out, ok := gitAt(remote, "show", oid, held, oid+":"+path)
+		if !ok {
 			return nil // GitHub answers null for a path the commit does not have
 		}
 		return map[string]any{"path": path, "object": map[string]any{"oid": oid, "text": string(out), "isTruncated": false, "byteSize": len(out)}}
@@ -920,8 +922,8 @@ func (g *GitHub) gitObjects(w http.ResponseWriter, r *http.Request, kind string)
 		return
 	}
 	if kind == "tree" {
-		out, err := exec.Command("git", "--git-dir", remote, "ls-tree", "-r", "--name-only", m[2]).Output()
-		if err != nil {
+		out, ok := gitAt(remote, "ls-tree", m[2], false, "-r", "--name-only", m[2])
+		if !ok {
 			notFound(w)
 			return
 		}
@@ -939,13 +941,55 @@ func (g *GitHub) gitObjects(w http.ResponseWriter, r *http.Request, kind string)
 		writeJSON(w, http.StatusNotAcceptable, map[string]any{"message": "the fake serves raw contents at a ref only"})
 		return
 	}
-	out, err := exec.Command("git", "--git-dir", remote, "show", ref+":"+m[2]).Output()
-	if err != nil {
+	out, ok := gitAt(remote, "show", ref, false, ref+":"+m[2])
+	if !ok {
 		notFound(w)
 		return
 	}
 	w.Header().Set("Content-Type", "application/vnd.github.raw")
 	w.Write(out)
+}
+
+// atCommit caches what gitAt read at a commit id. What a commit holds
+// never changes and the tests share commits (NewRepo): the fake asks git
+// once per file rather than on every query.
+var atCommit sync.Map // command, commit, args → gitAnswer
+
+type gitAnswer struct {
+	out []byte
+	ok  bool
+}
+
+var reCommitID = regexp.MustCompile(`^([0-9a-f]{40}|[0-9a-f]{64})$`)
+
+// gitAt runs git command args (show or ls-tree) in the bare remote at rev,
+// and reports its output and whether the path was there. At a commit id
+// the answer is cached, a missing path too when the remote holds the
+// commit (held, or a loose object): git says "does not exist in" of a
+// commit it does not have as well.
+func gitAt(remote, command, rev string, held bool, args ...string) ([]byte, bool) {
+	key := strings.Join(append([]string{command, rev}, args...), "\x00")
+	cache := reCommitID.MatchString(rev)
+	if a, ok := atCommit.Load(key); cache && ok {
+		return a.(gitAnswer).out, a.(gitAnswer).ok
+	}
+	var errOut bytes.Buffer
+	c := exec.Command("git", append([]string{"--git-dir", remote, command}, args...)...)
+	c.Stderr = &errOut
+	out, err := c.Output()
+	if err == nil && cache {
+		atCommit.Store(key, gitAnswer{out: out, ok: true})
+	} else if cache && strings.Contains(errOut.String(), "does not exist in") && (held || looseObject(remote, rev)) {
+		atCommit.Store(key, gitAnswer{})
+	}
+	return out, err == nil
+}
+
+// looseObject reports whether the bare repository holds object id as a
+// loose object (as a push of a few objects leaves it).
+func looseObject(gitDir, id string) bool {
+	_, err := os.Stat(filepath.Join(gitDir, "objects", id[:2], id[2:]))
+	return err == nil
 }
 
 // permission answers GET /repos/{o}/{r}/collaborators/{user}/permission as

@@ -1,10 +1,14 @@
 package testkit
 
 import (
+	"bytes"
+	"encoding/json"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -51,15 +55,95 @@ type Repo struct {
 	Clone  string // work tree on the head branch
 	Base   string // base branch name
 	Head   string // head branch name
+
+	built *builtDiff // the diff as NewRepo made it, for Diff
+}
+
+// builtDiff is a repository's diff as NewRepo made it and what the diff
+// depends on, so Diff answers without git while none of it changed.
+type builtDiff struct {
+	diff, baseOID, headOID string
+	config                 []byte
+}
+
+// same reports whether r is still as when its diff was made: its branches,
+// its configuration and no attributes (which git reads from the work tree).
+func (b *builtDiff) same(r *Repo) bool {
+	dotGit := filepath.Join(r.Clone, ".git")
+	config, err := os.ReadFile(filepath.Join(dotGit, "config"))
+	if err != nil || !bytes.Equal(config, b.config) || readRef(dotGit, "refs/heads/"+r.Base) != b.baseOID || readRef(dotGit, "refs/heads/"+r.Head) != b.headOID {
+		return false
+	}
+	if _, err := os.Lstat(filepath.Join(dotGit, "info", "attributes")); err == nil {
+		return false
+	}
+	attributes := false
+	filepath.WalkDir(r.Clone, func(p string, d fs.DirEntry, err error) error {
+		switch {
+		case err != nil || d.Name() == ".gitattributes":
+			attributes = true
+			return fs.SkipAll
+		case d.IsDir() && p == dotGit:
+			return fs.SkipDir
+		}
+		return nil
+	})
+	return !attributes
 }
 
 // NewRepo creates a bare remote whose base branch holds baseFiles and whose
 // head branch adds headFiles on top in one commit, and a clone on the head
-// branch with "origin" pointing at the remote.
+// branch with "origin" pointing at the remote. The first call with given
+// branches, files and commit dates builds them with git; later calls in the
+// same test process copy that build (repoTemplate), so their commits are
+// the same, as git would make them with the same dates.
 func NewRepo(t testing.TB, base, head string, baseFiles, headFiles map[string]string) *Repo {
 	t.Helper()
 	root := t.TempDir()
 	r := &Repo{Remote: filepath.Join(root, "remote.git"), Clone: filepath.Join(root, "work"), Base: base, Head: head}
+	key, err := json.Marshal([]any{base, head, baseFiles, headFiles, os.Getenv("GIT_AUTHOR_DATE"), os.Getenv("GIT_COMMITTER_DATE")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, _ := repoTemplates.LoadOrStore(string(key), &repoTemplate{})
+	tmpl := v.(*repoTemplate)
+	tmpl.mu.Lock()
+	defer tmpl.mu.Unlock()
+	switch {
+	case tmpl.built && tmpl.copyable:
+		tmpl.copyTo(t, root)
+	case tmpl.built:
+		buildRepo(t, r, baseFiles, headFiles)
+		return r
+	case len(baseFiles)+len(headFiles) > maxTemplateFiles:
+		// A large repository is a test's own (a scale test): reading it
+		// to copy it would cost more than it saves.
+		buildRepo(t, r, baseFiles, headFiles)
+		tmpl.built = true
+		return r
+	default:
+		// A test that fails while building leaves no template: the next
+		// one builds again.
+		buildRepo(t, r, baseFiles, headFiles)
+		// Packed, each repository's objects are two files rather than a
+		// file and a directory each, for the copies to write.
+		Git(t, r.Remote, "repack", "-a", "-d", "-q")
+		Git(t, r.Clone, "repack", "-a", "-d", "-q")
+		tmpl.diff = r.Diff(t)
+		tmpl.snapshot(t, root)
+	}
+	dotGit := filepath.Join(r.Clone, ".git")
+	r.built = &builtDiff{diff: tmpl.diff, baseOID: readRef(dotGit, "refs/heads/"+base), headOID: readRef(dotGit, "refs/heads/"+head)}
+	if r.built.config, err = os.ReadFile(filepath.Join(dotGit, "config")); err != nil || r.built.baseOID == "" || r.built.headOID == "" {
+		r.built = nil
+	}
+	return r
+}
+
+// buildRepo makes r with git.
+func buildRepo(t testing.TB, r *Repo, baseFiles, headFiles map[string]string) {
+	t.Helper()
+	root, base, head := filepath.Dir(r.Remote), r.Base, r.Head
 	Git(t, root, "init", "--quiet", "--bare", "--initial-branch="+base, r.Remote)
 	// A push runs the remote's gc in a clean environment, which GitQuiet
 	// does not reach: the remote is told itself.
@@ -75,13 +159,111 @@ func NewRepo(t testing.TB, base, head string, baseFiles, headFiles map[string]st
 	Git(t, r.Clone, "add", "-A")
 	Git(t, r.Clone, "commit", "--quiet", "--allow-empty", "-m", "change")
 	Git(t, r.Clone, "push", "--quiet", "--set-upstream", "origin", head)
-	return r
+}
+
+// maxTemplateFiles is the most files NewRepo copies rather than builds.
+const maxTemplateFiles = 200
+
+// repoTemplates holds one repoTemplate per NewRepo key. Building a
+// repository took a dozen git processes and two pushes (each a few more):
+// most of the git processes of a test run, for fixtures most tests share.
+var repoTemplates sync.Map
+
+// repoTemplate is a repository NewRepo built, as files relative to its
+// root: a copy is the same repository, but for the clone's origin URL,
+// which names the remote by its absolute path (the only file that names
+// the root; snapshot checks it).
+type repoTemplate struct {
+	mu       sync.Mutex
+	built    bool
+	copyable bool // false when a file names the root other than as the origin
+	files    []templateFile
+	root     string // where it was built
+	diff     string // Repo.Diff of the built repository
+}
+
+type templateFile struct {
+	path string // relative to the root, slash-separated
+	mode fs.FileMode
+	data []byte
+}
+
+// originConfig is the one file of a built repository that names its root.
+const originConfig = "work/.git/config"
+
+// snapshot records the repository NewRepo built under root.
+func (tm *repoTemplate) snapshot(t testing.TB, root string) {
+	t.Helper()
+	files := []templateFile{}
+	copyable := true
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || p == root {
+			return err
+		}
+		rel, err := filepath.Rel(root, p)
+		if err != nil {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		f := templateFile{path: filepath.ToSlash(rel), mode: info.Mode()}
+		switch {
+		case strings.HasSuffix(f.path, ".sample") && strings.Contains(f.path, "/hooks/"):
+			// git init's sample hooks never run (and gh-ocdx runs no
+			// hook): a quarter of the files a copy would write.
+			return nil
+		case d.IsDir():
+		case info.Mode().IsRegular():
+			if f.data, err = os.ReadFile(p); err != nil {
+				return err
+			}
+			names := bytes.Contains(f.data, []byte(root))
+			if names != (f.path == originConfig) {
+				copyable = false // a file names the root, or the origin is not where it is expected
+			}
+		default:
+			copyable = false
+		}
+		files = append(files, f)
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("reading the repository NewRepo built: %v", err)
+	}
+	tm.files, tm.copyable, tm.root, tm.built = files, copyable, root, true
+}
+
+// copyTo writes the template under root, the remote's path in the
+// clone's configuration changed to the copy's.
+func (tm *repoTemplate) copyTo(t testing.TB, root string) {
+	t.Helper()
+	for _, f := range tm.files {
+		p := filepath.Join(root, filepath.FromSlash(f.path))
+		if f.mode.IsDir() {
+			if err := os.Mkdir(p, f.mode.Perm()); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		data := f.data
+		if f.path == originConfig {
+			data = bytes.ReplaceAll(data, []byte(tm.root), []byte(root))
+		}
+		if err := os.WriteFile(p, data, f.mode.Perm()); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
 
 // Diff is the unified diff of the head branch against the base, as GitHub
 // shows it for the PR.
 func (r *Repo) Diff(t testing.TB) string {
 	t.Helper()
+	if r.built != nil && r.built.same(r) {
+		return r.built.diff
+	}
 	return Git(t, r.Clone, "diff", r.Base+"..."+r.Head) + "\n"
 }
 
@@ -99,6 +281,9 @@ func (r *Repo) MoveBase(t testing.TB) {
 // RemoteOID is the commit a branch points to on the remote.
 func (r *Repo) RemoteOID(t testing.TB, branch string) string {
 	t.Helper()
+	if oid := readRef(r.Remote, "refs/heads/"+branch); oid != "" {
+		return oid
+	}
 	return Git(t, r.Remote, "rev-parse", "refs/heads/"+branch)
 }
 
