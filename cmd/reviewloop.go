@@ -289,11 +289,14 @@ func reviewLoop(ctx context.Context, d *Deps, opts *ReviewLoopOptions) error {
 		DryRun:        opts.DryRun,
 		Progress:      progress,
 		Since:         co.Repo.DiffSince,
-		PRDiff:        co.Repo.PRDiff,
-		LocalDiff:     co.Repo.OpenPRDiff,
-		Full:          opts.Full,
-		Verifier:      verifier,
-		Summarized:    summarized(d, opts.Export),
+		Whole: func(ctx context.Context, from, to string) (string, bool) {
+			return co.Repo.DiffSince(ctx, from, to, "") // no base: nothing left out
+		},
+		PRDiff:     co.Repo.PRDiff,
+		LocalDiff:  co.Repo.OpenPRDiff,
+		Full:       opts.Full,
+		Verifier:   verifier,
+		Summarized: summarized(d, opts.Export),
 	})
 	if ctx.Err() != nil || errors.Is(err, ErrCancelled) {
 		// Stopped by the person: one line says so (endMessage), not a

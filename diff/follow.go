@@ -8,8 +8,8 @@ package diff
 // (then to is ""); a path the diff does not name is unchanged.
 func Follow(files []*File, path string, line int) (to string, at int, changed bool) {
 	for _, f := range files {
-		if f.OldPath != path && !(f.OldPath == "" && f.NewPath == path) {
-			continue
+		if f.IsCopy || f.OldPath != path && !(f.OldPath == "" && f.NewPath == path) {
+			continue // a copy leaves the finding where it was
 		}
 		if f.IsDeleted {
 			return "", 0, true

@@ -201,7 +201,9 @@ func (r *Repo) DiffSince(ctx context.Context, from, to, base string) (diff strin
 	if merged, ok := r.mergedBase(ctx, from, to, base); ok {
 		start = merged
 	}
-	d, err := runRaw(ctx, r.Dir, "diff", "--no-color", "--no-ext-diff", "--no-textconv", "--end-of-options", start, to, "--")
+	// The same pinned settings as the PR's diff: a user's diff.renames or
+	// context must not move the lines previous findings are followed by.
+	d, err := runRaw(ctx, r.Dir, pinnedDiff(start, to, "--")...)
 	if err != nil {
 		return "", false
 	}
@@ -345,13 +347,18 @@ func isSHA(s string) bool {
 // read, nor the lines inline comments anchor on. Configuration, not flags,
 // where an older git would refuse an unknown flag.
 func prDiff(base, head string, paths []string) []string {
+	return pinnedDiff(append([]string{base + "..." + head, "--"}, paths...)...)
+}
+
+// pinnedDiff is git diff of revs with git's defaults pinned (prDiff).
+func pinnedDiff(revs ...string) []string {
 	args := []string{"-c", "diff.noprefix=false", "-c", "diff.mnemonicPrefix=false", "-c", "diff.context=3",
 		"-c", "diff.interHunkContext=0", "-c", "diff.renames=true", "-c", "diff.algorithm=myers",
 		"-c", "diff.indentHeuristic=true", "-c", "diff.suppressBlankEmpty=false", "-c", "diff.relative=false",
 		"-c", "diff.submodule=short", "-c", "core.quotePath=true", "-c", "core.abbrev=7",
 		"--literal-pathspecs", "diff", "--no-color", "--no-ext-diff", "--no-textconv", "--ignore-submodules=all",
-		"-O" + os.DevNull, "--end-of-options", base + "..." + head, "--"}
-	return append(args, paths...)
+		"-O" + os.DevNull, "--end-of-options"}
+	return append(args, revs...)
 }
 
 // PRDiff is the diff of paths from the merge base of base and head to

@@ -121,6 +121,10 @@ type Options struct {
 	// of to, or either is unknown there. nil, or Full: every
 	// round is reviewed in full (docs/architecture.md, Re-reviews).
 	Since func(ctx context.Context, from, to, base string) (diff string, ok bool)
+	// Whole is the whole diff between two commits, base merges included:
+	// previous findings' lines are followed through it (nil: through the
+	// since-diff).
+	Whole func(ctx context.Context, from, to string) (diff string, ok bool)
 	// PRDiff is the PR's diff of paths (base...head), read in the
 	// checkout: what the secret scan reads of the files GitHub sends
 	// without a patch. ok is false when either commit is not there.

@@ -77,11 +77,20 @@ func (l *loop) reReviewOf(ctx context.Context, n int, pr *github.PullRequest) *r
 	// What the review built on did not see stays unseen (docs/architecture.md,
 	// Re-reviews): a sampled basis makes every review on it sampled.
 	re.Coverage.SampledBefore = b.Sampled
+	// Lines are followed through the whole diff from the reviewed head:
+	// the since-diff leaves out what merging the base brought, and starts
+	// from a tree whose lines are not the reviewed head's.
+	moves := files
+	if len(b.Findings) > 0 && l.o.Whole != nil {
+		if whole, ok := l.o.Whole(ctx, b.Head, pr.HeadRefOid); ok {
+			moves, _ = diff.Parse([]byte(whole))
+		}
+	}
 	for _, f := range b.Findings {
 		if IsThread(f) || f.Status == finding.StatusRefuted {
 			continue // a refuted finding raised again is verified again
 		}
-		f, re.Changed[f.ID] = follow(files, f)
+		f, re.Changed[f.ID] = follow(moves, f)
 		re.Previous = append(re.Previous, f)
 		if slices.Contains(b.Fixed, f.ID) {
 			re.Fixed = append(re.Fixed, f)

@@ -312,3 +312,41 @@ func TestPreviousFindingsFollowTheirLines(t *testing.T) {
 		t.Errorf("findings %+v: want the moved one carried to a.go:15 under its ID, the rewritten one resolved", fs)
 	}
 }
+
+// After the author merged the base branch in, the since-diff leaves out
+// what the merge brought and starts from the merged tree; a previous
+// finding's line is followed through the whole diff from the reviewed
+// head instead, so a line the merge only moved is neither misplaced nor
+// taken for rewritten and resolved.
+func TestPreviousFindingsFollowTheirLinesAcrossABaseMerge(t *testing.T) {
+	h := newHarness(t)
+	h.opts.CanPush, h.opts.ReviewOnlyReason = false, "a fork"
+	f := finding.Finding{Priority: "P2", Category: "quality", File: "a.go", Line: lineOf(30), Title: "Magic number", Description: "d"}
+	// In the merged tree the base's 10 lines sit on top, so the since-diff's
+	// line 30 is another line than the reviewed head's.
+	h.opts.Since = func(context.Context, string, string, string) (string, bool) {
+		return "diff --git a/a.go b/a.go\n--- a/a.go\n+++ b/a.go\n@@ -30 +30 @@\n-x := 1\n+x := 2\n", true
+	}
+	h.opts.Whole = func(context.Context, string, string) (string, bool) {
+		return "diff --git a/a.go b/a.go\n--- a/a.go\n+++ b/a.go\n@@ -0,0 +1,10 @@\n" + strings.Repeat("+from the base\n", 10) +
+			"@@ -20 +30 @@\n-x := 1\n+x := 2\n", true
+	}
+	h.reviewer.answers = []string{reviewerAnswer(f)}
+	h.analyzer.answers = []string{analyzerAnswer()}
+	if res, _ := h.run(t); res == nil || res.Outcome != OutcomeBlocked {
+		t.Fatalf("first run: %+v", res)
+	}
+	h.gh.pr.HeadRefOid = "cccccccc"
+	h.reviewer.answers = []string{reviewerVerdicts(nil)}
+	h.analyzer.answers = []string{analyzerAnswer()}
+
+	res, err := h.run(t)
+
+	if err != nil || len(res.Rounds) != 1 {
+		t.Fatalf("second run: %+v, %v", res, err)
+	}
+	fs := res.Rounds[0].Findings
+	if len(fs) != 1 || fs[0].ID != f.ComputeID() || *fs[0].Line != 40 {
+		t.Errorf("findings %+v: want the finding carried to a.go:40, not resolved", fs)
+	}
+}
