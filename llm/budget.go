@@ -4,8 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 	"sync"
+
+	"github.com/ocdx/gh-ocdx/internal/text"
 )
 
 // ErrBudget: a model call was not made because it could pass the run's
@@ -25,29 +26,13 @@ type BudgetError struct {
 
 func (e *BudgetError) Error() string {
 	if e.For != "" {
-		return fmt.Sprintf("token budget reached: %s needs up to %s tokens, %s left", e.For, Thousands(e.Need), Thousands(max(e.Left, 0)))
+		return fmt.Sprintf("token budget reached: %s needs up to %s tokens, %s left", e.For, text.Thousands(e.Need), text.Thousands(max(e.Left, 0)))
 	}
 	return fmt.Sprintf("token budget reached: %d of %d tokens spent (%s); the next call could use up to %d more, so it was not made",
 		e.Spent.Input+e.Spent.Output, e.Max, e.Spent, e.Need)
 }
 
 func (e *BudgetError) Is(target error) bool { return target == ErrBudget }
-
-// Thousands writes n with commas between groups of three digits: 38,400.
-func Thousands(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	neg := n < 0
-	if neg {
-		s = s[1:]
-	}
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	if neg {
-		s = "-" + s
-	}
-	return s
-}
 
 // Budget caps the tokens of every model call of a run, shared by the models
 // it wraps (the reviewers run side by side). The budget is never passed:

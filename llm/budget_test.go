@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/ocdx/gh-ocdx/internal/text"
 )
 
 // gate is a model whose calls wait until released, reporting usage.
@@ -102,7 +104,7 @@ func TestBudgetReservesARoundAllOrNone(t *testing.T) {
 	if !errors.As(err, &be) || !errors.Is(err, ErrBudget) || be.Need != 3*one || be.Left != 1000 {
 		t.Fatalf("reserve: %v", err)
 	}
-	if want := fmt.Sprintf("token budget reached: round 2 needs up to %s tokens, 1,000 left", Thousands(3*one)); err.Error() != want {
+	if want := fmt.Sprintf("token budget reached: round 2 needs up to %s tokens, 1,000 left", text.Thousands(3*one)); err.Error() != want {
 		t.Errorf("message %q, want %q", err, want)
 	}
 	if m.calls.Load() != 0 {

@@ -183,9 +183,10 @@ func (l *loop) previousReview(n int) (basis, bool) {
 			continue
 		}
 		if r.Outcome == state.OutcomeElsewhere && r.ID == l.seed.Run {
-			if b, ok := l.ledgerBasis(); ok {
-				return b, true
-			}
+			// The newest run is another machine's: its ledger is the basis,
+			// or there is none (a run older than it would bring back
+			// findings that run settled).
+			return l.ledgerBasis()
 		}
 		for j := len(r.Rounds) - 1; j >= 0; j-- {
 			if rd := r.Rounds[j]; reviewed(rd) && rd.Findings != nil {
