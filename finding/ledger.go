@@ -103,6 +103,7 @@ type Where struct {
 	Priority string `json:"p,omitempty"`
 	File     string `json:"file,omitempty"`
 	Line     int    `json:"line,omitempty"`
+	Side     string `json:"side,omitempty"` // "LEFT": Line numbers the base's version
 	Title    string `json:"title,omitempty"`
 }
 
@@ -171,7 +172,7 @@ func (l *Ledger) Agree(id, agreement string) {
 // for f.ID must exist. What has not the shapes ParseLedger keeps is left
 // out.
 func (l *Ledger) Locate(f Finding) {
-	w := Where{Priority: f.Priority, File: f.File, Title: clip(f.Title, MaxLedgerTitle)}
+	w := Where{Priority: f.Priority, File: f.File, Side: f.Side, Title: clip(f.Title, MaxLedgerTitle)}
 	if f.Line != nil {
 		w.Line = *f.Line
 	}
@@ -200,7 +201,7 @@ func (l Ledger) BasisFindings() (fs []Finding, ok bool) {
 		if e.Priority == "" || strings.HasPrefix(e.ID, "THREAD-") {
 			continue
 		}
-		f := Finding{ID: e.ID, Priority: e.Priority, File: e.File, Title: e.Title}
+		f := Finding{ID: e.ID, Priority: e.Priority, File: e.File, Side: e.Side, Title: e.Title}
 		if e.Line > 0 {
 			line := e.Line
 			f.Line = &line
@@ -228,6 +229,8 @@ func (w Where) valid() error {
 	case w.File == "" || len(w.File) > 512 || strings.HasPrefix(w.File, "/") || hasControl(w.File) ||
 		slices.Contains(strings.Split(w.File, "/"), ".."):
 		return fmt.Errorf("file %q", text(w.File))
+	case w.Side != "" && w.Side != "LEFT":
+		return fmt.Errorf("side %q", text(w.Side))
 	case w.Line < 0 || w.Line > 1e8:
 		return fmt.Errorf("line %d", w.Line)
 	case len(w.Title) > MaxLedgerTitle+len("…") || hasControl(w.Title):

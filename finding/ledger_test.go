@@ -140,7 +140,16 @@ func TestLedgerLocatesTheBasisFindings(t *testing.T) {
 		t.Fatalf("basis %v %+v", ok, fs)
 	}
 
-	for _, where := range []string{`"p":"P9","file":"a.go"`, `"p":"P1","file":"../../etc/passwd"`, `"p":"P1","file":"/etc/passwd"`, `"p":"P1","file":"a.go","title":"a\u0007b"`, `"p":"P1","file":"a.go","line":-1`} {
+	left := Ledger{Run: "20261124T101112-a1b2c3", Round: 1, Head: "916a9a4c", Basis: "916a9a4c"}
+	left.Set("QUAL-0badf00e", StatusOpen, "")
+	left.Locate(Finding{ID: "QUAL-0badf00e", Priority: "P2", File: "a.go", Line: &line, Side: "LEFT", Title: "Removed check"})
+	if got, err := ParseLedger(left.Block()); err != nil {
+		t.Fatal(err)
+	} else if fs, _ := got.BasisFindings(); len(fs) != 1 || fs[0].Side != "LEFT" {
+		t.Errorf("a finding on the base's side comes back as %+v", fs)
+	}
+
+	for _, where := range []string{`"p":"P1","file":"a.go","side":"RIGHT;rm"`, `"p":"P9","file":"a.go"`, `"p":"P1","file":"../../etc/passwd"`, `"p":"P1","file":"/etc/passwd"`, `"p":"P1","file":"a.go","title":"a\u0007b"`, `"p":"P1","file":"a.go","line":-1`} {
 		body := `<!-- ocdx:ledger {"v":2,"run":"20261124T101112-a1b2c3","round":1,"head":"916a9a4c","basis":"916a9a4c","findings":[{"id":"QUAL-0badf00d",` + where + `}]} -->`
 		got, warnings, err := ParseLedgerWarn(body)
 		if err != nil || len(got.Findings) != 1 || got.Findings[0].Where != (Where{}) || len(warnings) != 1 {

@@ -135,7 +135,7 @@ func (l *loop) ledger(n int, head string) finding.Ledger {
 	for _, e := range l.seed.Findings {
 		led.Set(e.ID, e.Status, e.Sha)
 		if basis == nil {
-			led.Locate(finding.Finding{ID: e.ID, Priority: e.Priority, File: e.File, Line: lineOf(e.Line), Title: e.Title})
+			led.Locate(finding.Finding{ID: e.ID, Priority: e.Priority, File: e.File, Line: lineOf(e.Line), Side: e.Side, Title: e.Title})
 		}
 	}
 	recorded := l.run.Run().Rounds
