@@ -58,7 +58,7 @@ func (s *Store) Adopt(key Key, a Adoption) (adopted bool, err error) {
 			return err
 		}
 		if known {
-			return nil
+			return refreshRow(key, b) // its stuck set may have grown
 		}
 		if at == nil {
 			n, err := runs.NextSequence()

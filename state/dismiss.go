@@ -45,7 +45,10 @@ func (s *Store) Dismiss(key Key, ids []string, by string) (added []string, err e
 		if len(added) == 0 {
 			return nil
 		}
-		return put(b, keyDismissed, set)
+		if err := put(b, keyDismissed, set); err != nil {
+			return err
+		}
+		return refreshRow(key, b) // a branch dismissed before any review is listed too
 	})
 	return added, err
 }

@@ -218,3 +218,44 @@ func write10000PRs(b testing.TB, s *Store) {
 	}
 	b.Logf("wrote 10,000 PRs × 3 rounds in %s: %d MB", time.Since(start).Round(time.Millisecond), fi.Size()>>20)
 }
+
+// What state show lists follows every write that changes it: an adoption
+// of a run the file knows that adds stuck findings, and a dismissal of a
+// branch never reviewed here.
+func TestTheIndexFollowsAdoptionsAndDismissals(t *testing.T) {
+	s := New(filepath.Join(t.TempDir(), "state.db"), nil)
+	key := NewKey("github.com", "o", "r", 7)
+	adopt := func(round int, stuck ...string) {
+		if _, err := s.Adopt(key, Adoption{RunID: "20261125T000000-abcdef", Kind: "review-loop", Round: round, Head: "aaaaaaaa", Stuck: stuck, Source: "from PR comment u"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	adopt(2, "SEC-00000001")
+	adopt(1, "SEC-00000001", "QUAL-00000002") // the run is known up to round 2: only its stuck set grows
+	branch := LocalKey("github.com/o/r", "feature")
+	if _, err := s.Dismiss(branch, []string{"QUAL-00000003"}, "me"); err != nil {
+		t.Fatal(err)
+	}
+	rec, err := s.PR(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	list, err := s.List()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stuck int
+	var listed bool
+	for _, sum := range list {
+		if sum.Key == key {
+			stuck = sum.Stuck
+		}
+		listed = listed || sum.Key == branch
+	}
+	if stuck != len(rec.Stuck) || stuck != 2 {
+		t.Errorf("state show lists %d stuck, the PR's record %d", stuck, len(rec.Stuck))
+	}
+	if !listed {
+		t.Error("a branch dismissed before any review is not listed")
+	}
+}

@@ -455,6 +455,12 @@ func writeSummary(key Key, b *bolt.Bucket, last Run) error {
 	if err := put(b, keySummary, sum); err != nil {
 		return err
 	}
+	return refreshRow(key, b)
+}
+
+// refreshRow writes key's row of the index from its bucket b, after a
+// write that changed what state show lists of it (runs, stuck set, WIP).
+func refreshRow(key Key, b *bolt.Bucket) error {
 	row, err := rowOf(key, b)
 	if err != nil {
 		// A damaged record: no row, and the end of the transaction
