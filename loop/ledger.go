@@ -127,9 +127,10 @@ func (l *loop) ledger(n int, head string) finding.Ledger {
 	led := finding.Ledger{Run: l.run.ID(), Round: n, Head: head, Converged: l.converged && head == l.headOf(n), Reviewed: l.seed.ReviewedHead(),
 		Basis: l.seed.Basis, Sampled: l.seed.Sampled}
 	var basis *RoundResult
+	at := 0
 	for i, rr := range l.res.Rounds {
 		if rr.reviewersOK > 0 {
-			basis = &l.res.Rounds[i] // a round every reviewer failed reviewed nothing
+			basis, at = &l.res.Rounds[i], i // a round every reviewer failed reviewed nothing
 		}
 	}
 	for _, e := range l.seed.Findings {
@@ -164,9 +165,15 @@ func (l *loop) ledger(n int, head string) finding.Ledger {
 		}
 		raised := map[string]bool{}
 		for _, f := range basis.Findings {
-			raised[f.ID] = true
 			if !IsThread(f) {
 				led.Locate(f)
+			}
+		}
+		// Raised by the basis or a round after it: a failed round still
+		// has its secret scan and threads.
+		for _, rr := range l.res.Rounds[at:] {
+			for _, f := range rr.Findings {
+				raised[f.ID] = true
 			}
 		}
 		for _, e := range led.Findings {
