@@ -379,11 +379,16 @@ func (r *Repo) PRDiff(ctx context.Context, base, head string, paths []string) (d
 
 // diffCommand is git diff base...head -- paths, as prDiff pins it.
 func (r *Repo) diffCommand(ctx context.Context, base, head string, paths []string) *exec.Cmd {
-	c := r.Command(ctx, prDiff(base, head, paths)...)
-	// Variables git reads besides its configuration.
+	c := r.Command(ctx, append([]string{"-c", "core.attributesFile=" + os.DevNull}, prDiff(base, head, paths)...)...)
+	// Variables git reads besides its configuration; replace refs (which a
+	// verify command could write) never stand in for the PR's commits, nor
+	// the system's attributes for how a file is shown. The work tree's
+	// .gitattributes still can mark a file binary: the loop reads such a
+	// diff from GitHub instead.
 	c.Env = slices.DeleteFunc(c.Env, func(kv string) bool {
 		return strings.HasPrefix(kv, "GIT_DIFF_OPTS=") || strings.HasPrefix(kv, "GIT_EXTERNAL_DIFF=")
 	})
+	c.Env = append(c.Env, "GIT_NO_REPLACE_OBJECTS=1", "GIT_ATTR_NOSYSTEM=1")
 	return c
 }
 

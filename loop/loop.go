@@ -731,9 +731,16 @@ func (l *loop) review(ctx context.Context, pr *github.PullRequest, rr *RoundResu
 func (l *loop) readDiff(ctx context.Context, pr *github.PullRequest, limit int64, scan func(io.Reader) error) ([]byte, bool, error) {
 	if l.o.LocalDiff != nil {
 		if rc, ok := l.o.LocalDiff(ctx, pr.BaseRefOid, pr.HeadRefOid); ok {
-			diff, complete, err := github.ScanDiff(rc, limit, scan)
+			bin := &binaryWatch{r: rc, at: true}
+			diff, complete, err := github.ScanDiff(bin, limit, scan)
 			if cerr := rc.Close(); err == nil {
 				err = cerr
+			}
+			if err == nil && bin.seen {
+				// The PR's own .gitattributes can have git show a text file
+				// as binary, hiding its lines from the scan: GitHub's diff
+				// then says what was added.
+				err = errors.New("it shows a file as binary")
 			}
 			if err == nil {
 				return diff, complete, nil
@@ -745,6 +752,34 @@ func (l *loop) readDiff(ctx context.Context, pr *github.PullRequest, limit int64
 		}
 	}
 	return l.o.GitHub.ReadDiff(ctx, l.o.Repo, pr.Number, limit, scan)
+}
+
+// binaryWatch passes a diff through and notes a "Binary files … differ"
+// line in it.
+type binaryWatch struct {
+	r    io.Reader
+	at   bool // the next byte starts a line
+	seen bool
+	line []byte // the start of the current line, up to len(binaryLine)
+}
+
+var binaryLine = []byte("Binary files ")
+
+func (w *binaryWatch) Read(p []byte) (int, error) {
+	n, err := w.r.Read(p)
+	for _, c := range p[:n] {
+		if w.at {
+			w.line, w.at = w.line[:0], false
+		}
+		if len(w.line) < len(binaryLine) {
+			w.line = append(w.line, c)
+			if bytes.Equal(w.line, binaryLine) {
+				w.seen = true
+			}
+		}
+		w.at = c == '\n'
+	}
+	return n, err
 }
 
 // PolicyChanges lists the repository policy files (.ocdx.json, REVIEW.md)
