@@ -109,4 +109,3 @@ func TestLoopScansAFileGitHubSendsWithoutAPatch(t *testing.T) {
 		t.Fatalf("the token in the file without a patch: findings %+v, unscanned %v", out.Rounds[0].Findings, out.Rounds[0].Coverage.Unscanned)
 	}
 }
-
