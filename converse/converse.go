@@ -256,7 +256,9 @@ func Check(a Answer, d Due, lines github.DiffLines) Answer {
 			a.Note = "gh-ocdx does not concede a P0 or SEC- finding in a conversation: it keeps blocking until someone with write permission dismisses it (`/ocdx dismiss`)."
 		}
 	case Propose:
-		ok := a.Replacement != nil && f.Line != nil
+		// A suggestion's text is posted as the model wrote it, inside a
+		// fence: none may carry gh-ocdx's hidden comments or tags.
+		ok := a.Replacement != nil && f.Line != nil && !carriesMarkup(*a.Replacement)
 		if ok {
 			side, anchored := lines.Anchor(f.File, 0, *f.Line, github.Right)
 			ok = anchored && side == github.Right
@@ -269,6 +271,12 @@ func Check(a Answer, d Due, lines github.DiffLines) Answer {
 		a.Replacement = nil
 	}
 	return a
+}
+
+// carriesMarkup reports whether s holds a hidden comment, a gh-ocdx tag or
+// the marker.
+func carriesMarkup(s string) bool {
+	return strings.Contains(s, "<!--") || strings.Contains(s, "ocdx:") || strings.Contains(s, finding.Marker)
 }
 
 // Body is a's comment in d's thread: the marker, a tag per reply it

@@ -68,7 +68,8 @@ func tagSafe(s string) string { return strings.NewReplacer("--", "%2D%2D", ">", 
 // Concedable reports whether a conversation may concede f: never a P0 or
 // one of gh-ocdx's SEC- findings.
 func Concedable(id, priority string) bool {
-	return priority != "P0" && !strings.HasPrefix(id, "SEC-")
+	// A thread an earlier version opened names no priority: it may be a P0.
+	return priority != "" && priority != "P0" && !strings.HasPrefix(id, "SEC-")
 }
 
 // OwnThread is a review thread gh-ocdx opened for a finding.
