@@ -98,6 +98,17 @@ type Review struct {
 	SubmittedAt string `json:"submittedAt"`
 	Body        string `json:"body"` // tells gh-ocdx's own reviews (the marker) from people's
 	URL         string `json:"url"`
+	// EditedBy is who last edited the body when not its author: the
+	// body's text is theirs, and counts as gh-ocdx's only if they do.
+	EditedBy string `json:"editedBy,omitempty"`
+}
+
+// Writer is who last wrote r's body.
+func (r Review) Writer() string {
+	if r.EditedBy != "" {
+		return r.EditedBy
+	}
+	return r.Author
 }
 
 // ReviewThread is a review thread with its first comments.
@@ -153,7 +164,7 @@ const prQuery = `query PullRequestContext($owner: String!, $name: String!, $numb
         nodes {
           id isResolved isOutdated path line
           comments(first: 50) {
-            nodes { id fullDatabaseId body author { __typename login } authorAssociation path line createdAt url }
+            nodes { id fullDatabaseId body author { __typename login } editor { __typename login } authorAssociation path line createdAt url }
           }
         }
       }
@@ -168,8 +179,8 @@ fragment Meta on PullRequest {
   headRepository { nameWithOwner viewerPermission }
   additions deletions changedFiles
   closingIssuesReferences(first: 50) { nodes { number title url } }
-  reviews(last: 100) { nodes { state author { __typename login } authorAssociation submittedAt body url } }
-  comments(last: 50) { nodes { author { __typename login } authorAssociation body url createdAt } }
+  reviews(last: 100) { nodes { state author { __typename login } editor { __typename login } authorAssociation submittedAt body url } }
+  comments(last: 50) { nodes { author { __typename login } editor { __typename login } authorAssociation body url createdAt } }
   baseRef { target { oid ... on Commit {
     policy: file(path: ".ocdx.json") { object { ... on Blob { text isTruncated } } }
     guide: file(path: "REVIEW.md") { object { ... on Blob { text isTruncated } } }
@@ -212,6 +223,16 @@ type actor struct {
 	Login string `json:"login"`
 }
 
+// writer is who last wrote a post's text: its author, or whoever edited
+// it since (GitHub lets people with write permission edit others' posts).
+// Whose text it is decides whether it counts as gh-ocdx's own.
+func writer(author, editor *actor) string {
+	if e := editor.String(); e != "" {
+		return e
+	}
+	return author.String()
+}
+
 func (a *actor) String() string {
 	if a == nil {
 		return ""
@@ -252,6 +273,7 @@ type prResponse struct {
 				Nodes []struct {
 					State       string `json:"state"`
 					Author      *actor `json:"author"`
+					Editor      *actor `json:"editor"`
 					Association string `json:"authorAssociation"`
 					SubmittedAt string `json:"submittedAt"`
 					Body        string `json:"body"`
@@ -261,6 +283,7 @@ type prResponse struct {
 			Comments struct {
 				Nodes []struct {
 					Author      *actor `json:"author"`
+					Editor      *actor `json:"editor"`
 					Association string `json:"authorAssociation"`
 					Body        string `json:"body"`
 					URL         string `json:"url"`
@@ -290,6 +313,7 @@ type prResponse struct {
 						Nodes []struct {
 							ThreadComment
 							Author *actor `json:"author"`
+							Editor *actor `json:"editor"`
 						} `json:"nodes"`
 					} `json:"comments"`
 				} `json:"nodes"`
@@ -332,10 +356,13 @@ func (c *Client) PullRequest(ctx context.Context, repo Repo, number int) (*PullR
 			pr.ClosingIssues = p.ClosingIssuesReferences.Nodes
 			for _, r := range p.Reviews.Nodes {
 				rv := Review{State: r.State, Author: r.Author.String(), Association: r.Association, SubmittedAt: r.SubmittedAt, Body: r.Body, URL: r.URL}
+				if w := writer(r.Author, r.Editor); w != rv.Author {
+					rv.EditedBy = w
+				}
 				pr.Reviews = append(pr.Reviews, rv)
 			}
 			for _, c := range p.Comments.Nodes {
-				pr.Comments = append(pr.Comments, Comment{URL: c.URL, Body: c.Body, Author: c.Author.String(), Association: c.Association, Created: c.CreatedAt})
+				pr.Comments = append(pr.Comments, Comment{URL: c.URL, Body: c.Body, Author: writer(c.Author, c.Editor), Association: c.Association, Created: c.CreatedAt})
 			}
 			if p.BaseRef != nil && p.BaseRef.Target != nil {
 				t := p.BaseRef.Target
@@ -360,7 +387,7 @@ func (c *Client) PullRequest(ctx context.Context, repo Repo, number int) (*PullR
 				th := ReviewThread{ID: t.ID, IsResolved: t.IsResolved, IsOutdated: t.IsOutdated, Path: t.Path, Line: t.Line}
 				for _, cm := range t.Comments.Nodes {
 					tc := cm.ThreadComment
-					tc.Author = cm.Author.String()
+					tc.Author = writer(cm.Author, cm.Editor)
 					th.Comments = append(th.Comments, tc)
 				}
 				pr.Threads = append(pr.Threads, th)

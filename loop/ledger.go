@@ -31,8 +31,9 @@ func prLedger(pr *github.PullRequest) (l finding.Ledger, url, by string, warning
 	type report struct{ at, body, url, by string }
 	var reports []report
 	for _, r := range pr.Reviews {
-		if Own(pr, r.Body, r.Author) {
-			reports = append(reports, report{r.SubmittedAt, r.Body, r.URL, r.Author})
+		// A report someone edited is theirs: its ledger counts as they do.
+		if Own(pr, r.Body, r.Writer()) {
+			reports = append(reports, report{r.SubmittedAt, r.Body, r.URL, r.Writer()})
 		}
 	}
 	for _, c := range pr.Comments {

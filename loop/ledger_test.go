@@ -306,3 +306,26 @@ func TestLedgerNamesOnlyReviewedHeads(t *testing.T) {
 		t.Errorf("a reviewed round: reviewed %q, converged %t", l.ReviewedHead(), l.Converged)
 	}
 }
+
+// gh-ocdx's own report, edited since by someone with write permission, is
+// that person's text: its ledger counts only as theirs would (no head
+// spared its review, no basis, no dismissal they could not make).
+func TestAReportSomeoneEditedCountsAsTheirs(t *testing.T) {
+	ctx := context.Background()
+	gh := &fakeGitHub{perms: map[string]github.Permission{"carol": github.PermWrite}}
+	trust := NewTrust(gh, github.Repo{Owner: "o", Name: "r"}, nil)
+	led := finding.Ledger{Run: "20260101T000000-abcdef", Round: 1, Head: "aaaaaaaa", Reviewed: "aaaaaaaa", Basis: "aaaaaaaa", Converged: true}
+	led.Set("SEC-b0bf205b", finding.StatusDismissed, "")
+	pr := &github.PullRequest{Viewer: "ocdx-bot", Author: "author", Reviews: []github.Review{
+		{Author: "ocdx-bot", EditedBy: "carol", Body: finding.Marker + "\nreport\n" + led.Block(), URL: "https://x/r/1"}}}
+	trust.Judge(ctx, pr)
+
+	got, _, _, ok := trust.Ledger(ctx, pr)
+
+	if !ok {
+		t.Fatal("the edited report's ledger was not read at all")
+	}
+	if got.Converged || got.ReviewedHead() != "" || got.Basis != "" || len(got.With(finding.StatusDismissed)) != 0 {
+		t.Errorf("an edited ledger counts as gh-ocdx's: %+v", got)
+	}
+}

@@ -112,7 +112,7 @@ func (t *Trust) Judge(ctx context.Context, pr *github.PullRequest) (warnings []s
 		authors = append(authors, author)
 	}
 	for _, r := range pr.Reviews {
-		consider(r.Body, r.Author)
+		consider(r.Body, r.Writer())
 	}
 	for _, c := range pr.Comments {
 		consider(c.Body, c.Author)
