@@ -177,3 +177,32 @@ func TestAVerifierThatDoesNotFitTheBudgetDoesNotRun(t *testing.T) {
 		t.Errorf("the report does not say the verifier did not run:\n%s", body)
 	}
 }
+
+// When every reviewer of a round failed on the token budget (a corrective
+// turn that did not fit), the run ends as the budget says, not as a
+// configuration failure.
+func TestEveryReviewerFailingOnTheBudgetIsTheBudgetReached(t *testing.T) {
+	setup := func(max int64) *harness {
+		h := newHarness(t)
+		budget := llm.NewBudget(max)
+		h.opts.Reviewers[0].LLM = budget.Wrap(heavy{h.reviewer}, 1000)
+		h.opts.Budget = budget
+		h.reviewer.answers = []string{"I think it is fine.", reviewerAnswer()}
+		h.analyzer.answers = []string{analyzerAnswer()}
+		return h
+	}
+	res, err := setup(1).run(t)
+	var need int64
+	if err != nil || res.Budget == nil || !res.Budget.Reached {
+		t.Fatalf("probe: %v %+v", err, res)
+	}
+	if _, err := fmt.Sscanf(strings.ReplaceAll(strings.TrimPrefix(res.Reason, "token budget reached: round 1 needs up to "), ",", ""), "%d", &need); err != nil {
+		t.Fatalf("reason %q: %v", res.Reason, err)
+	}
+
+	res, err = setup(need).run(t)
+
+	if err != nil || res.Outcome != OutcomeBlocked || !strings.HasPrefix(res.Reason, "token budget reached") {
+		t.Fatalf("outcome %s (%v): %s", res.Outcome, err, res.Reason)
+	}
+}

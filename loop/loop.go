@@ -470,7 +470,7 @@ func (l *loop) round(ctx context.Context, n int) (done bool, err error) {
 	cur.Comments = l.comments(n)
 	l.resolveFixed(ctx, n, pr, cur)
 	l.res.Remaining = blockingOf(cur.Findings)
-	if cur.reviewersOK == 0 {
+	if cur.reviewersOK == 0 && outcome == OutcomeFailed {
 		return true, l.endErr(OutcomeFailed, reason, errors.New(reason))
 	}
 	if outcome != "" {
@@ -534,6 +534,9 @@ func (l *loop) decide(rr *RoundResult) (outcome state.RunOutcome, reason string,
 		}
 	}
 	switch {
+	case rr.reviewersOK == 0 && rr.budgetFailed():
+		// What failed them is the budget, not their configuration.
+		return OutcomeBlocked, l.budgetReached(rr.budgetErr()), nil, nil
 	case rr.reviewersOK == 0:
 		return OutcomeFailed, everyReviewer(len(l.o.Reviewers)) + " failed: no credible review, no fix attempted; " + AllFailedAdvice, nil, nil
 	case rr.Consensus == Approve && len(blocking) == 0 && rr.Threads.Unresolved == 0 && len(rr.Coverage.Unscanned) > 0:
@@ -1054,6 +1057,31 @@ func (rr *RoundResult) addCost(role string, c float64) {
 }
 
 // budgetReached records that the token budget stopped the run and says so.
+// budgetErr is the token-budget error of one of rr's failed reviewers, if
+// any; budgetFailed reports whether every reviewer failed on it.
+func (rr *RoundResult) budgetErr() error {
+	for _, r := range rr.Roles {
+		if r.Role != analyzerName && errors.Is(r.err, llm.ErrBudget) {
+			return r.err
+		}
+	}
+	return nil
+}
+
+func (rr *RoundResult) budgetFailed() bool {
+	n := 0
+	for _, r := range rr.Roles {
+		if r.Role == analyzerName || r.OK {
+			continue
+		}
+		if !errors.Is(r.err, llm.ErrBudget) {
+			return false
+		}
+		n++
+	}
+	return n > 0
+}
+
 func (l *loop) budgetReached(err error) string {
 	if l.res.Budget != nil {
 		l.res.Budget.Reached = true
