@@ -281,9 +281,27 @@ func ask(ctx context.Context, d *Deps, opts *CommandOptions, client *github.Clie
 // on the command itself from its next run; this says whether it counts,
 // by the rule the loop applies (MayDismiss, MayRestore).
 func dismissOrRestore(ctx context.Context, client *github.Client, repo github.Repo, pr *github.PullRequest, c theComment, tag string, cmd converse.Command, perm github.Permission) error {
-	ids := cmd.IDs
-	if len(ids) == 0 && c.Thread != nil {
+	// The answer names what the loop will act on, read as the loop reads
+	// it: in one of gh-ocdx's threads a dismissal is of that thread's
+	// finding, whatever IDs follow; a restore counts only in the
+	// conversation; either only as written "/ocdx dismiss ID…".
+	var ids []string
+	var ok bool
+	switch {
+	case cmd.Verb == converse.CmdRestore && c.ThreadID != "":
+		return postAnswer(ctx, client, repo, pr.Number, c, converse.Post(tag, c.Author, "a restore counts only in the pull request's conversation: write `/ocdx restore <ID>` there."))
+	case cmd.Verb == converse.CmdRestore:
+		ids, ok = loop.RestoreCommand(c.Body)
+	case c.Thread != nil:
+		_, ok = loop.DismissCommand(c.Body)
 		ids = []string{c.Thread.Finding.ID}
+	case c.ThreadID != "":
+		return postAnswer(ctx, client, repo, pr.Number, c, converse.Post(tag, c.Author, "a dismissal counts in one of gh-ocdx's threads or in the pull request's conversation: write `/ocdx dismiss <ID>` there."))
+	default:
+		ids, ok = loop.DismissCommand(c.Body)
+	}
+	if !ok {
+		return postAnswer(ctx, client, repo, pr.Number, c, converse.Post(tag, c.Author, fmt.Sprintf("write the command as `/ocdx %s <ID>…` on the comment's first line: as written, gh-ocdx does not read it.", cmd.Verb)))
 	}
 	if len(ids) == 0 {
 		return postAnswer(ctx, client, repo, pr.Number, c, converse.Post(tag, c.Author, fmt.Sprintf("name the findings to %s by their IDs (QUAL-1a2b3c4d), as the reports show them.", cmd.Verb)))

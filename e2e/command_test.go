@@ -254,3 +254,20 @@ func TestCommandDismissIsJudgedAsTheLoopJudgesIt(t *testing.T) {
 		t.Errorf("the refused dismissal was answered %d times", n)
 	}
 }
+
+// A command gh-ocdx's loop would not read as written is not answered as
+// if it counted: its answer says how to write it.
+func TestCommandAnswersOnlyWhatTheLoopReads(t *testing.T) {
+	t.Parallel()
+	lf, _ := newReplyLoop(t)
+	lf.gh.SetPermission(repo, "octocat", "write")
+	id := lf.comment("octocat", "/ocdx Dismiss "+getTest.id())
+
+	wantCode(t, lf.env.Run(t, "command", "31", "--comment-id", id), 0)
+
+	got := lf.botComments()
+	if len(got) != 1 || strings.Contains(got[0], "dismissed") {
+		t.Fatalf("answers: %q", got)
+	}
+	wantContains(t, "the answer", got[0], "`/ocdx dismiss <ID>…`")
+}
