@@ -18,10 +18,7 @@ const localOnly = "LOCAL_ONLY_VALUE=cafe-7d1e-local-only"
 // the work tree stays clean for the preflight).
 func ignoredEnv(t *testing.T, clone string) {
 	t.Helper()
-	if err := os.WriteFile(filepath.Join(clone, ".git", "info", "exclude"), []byte(".env\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	testkit.WriteFiles(t, clone, map[string]string{".env": localOnly + "\n"})
+	testkit.WriteFiles(t, clone, map[string]string{".git/info/exclude": ".env\n", ".env": localOnly + "\n"})
 	if out := testkit.Git(t, clone, "status", "--porcelain"); out != "" {
 		t.Fatalf(".env is not ignored: %s", out)
 	}

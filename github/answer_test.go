@@ -11,14 +11,14 @@ import (
 	"time"
 
 	"github.com/ocdx/gh-ocdx/github"
+	"github.com/ocdx/gh-ocdx/internal/testkit"
 )
 
 // hostile is a TLS server answering every request with h; the client trusts
 // it as it trusts the fake GitHub.
 func hostile(t *testing.T, h http.HandlerFunc) (*httptest.Server, *github.Client) {
 	t.Helper()
-	srv := httptest.NewTLSServer(h)
-	t.Cleanup(srv.Close)
+	srv := testkit.NewTLSServer(t, h)
 	c, err := github.New(strings.TrimPrefix(srv.URL, "https://"), github.Options{Token: "tok", Backoff: time.Millisecond, Timeout: 20 * time.Second, Attempts: 1})
 	if err != nil {
 		t.Fatal(err)
@@ -72,11 +72,10 @@ func TestAnswerThatIsNotUTF8IsExplained(t *testing.T) {
 
 func TestRedirects(t *testing.T) {
 	var elsewhere atomic.Int32
-	other := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	other := testkit.NewTLSServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		elsewhere.Add(1)
 		w.Write([]byte(`[]`))
 	}))
-	defer other.Close()
 	var posts atomic.Int32
 	srv, c := hostile(t, func(w http.ResponseWriter, r *http.Request) {
 		switch {

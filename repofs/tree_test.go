@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -120,14 +121,24 @@ func TestTreeSearchIsOneGitProcess(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a 3,000-file repository")
 	}
-	files := map[string]string{}
+	// The commit is made by git fast-import, straight into a pack (as a
+	// clone's objects are), without the 3,000 files and their loose
+	// objects on disk: the tree reads the commit, not the work tree.
+	var stream strings.Builder
+	stream.WriteString("commit refs/heads/main\ncommitter ocdx test <test@example.com> 1700000000 +0000\ndata 5\nmany\n")
 	for i := range 3000 {
-		files[fmt.Sprintf("src/m%02d/f%04d.go", i%50, i)] = fmt.Sprintf("package m\n\n// file %d\nfunc F%d() int { return %d }\n%s", i, i, i, strings.Repeat("// filler line of text\n", 40))
+		content := fmt.Sprintf("package m\n\n// file %d\nfunc F%d() int { return %d }\n%s", i, i, i, strings.Repeat("// filler line of text\n", 40))
+		fmt.Fprintf(&stream, "M 644 inline src/m%02d/f%04d.go\ndata %d\n%s\n", i%50, i, len(content), content)
 	}
-	fx := testkit.NewRepo(t, "main", "feature", nil, files)
-	testkit.Git(t, fx.Clone, "gc", "--quiet") // packed, as a clone's objects are
-	g, _ := git.Open(context.Background(), fx.Clone)
-	tr := repofs.NewTree(context.Background(), g, testkit.Git(t, fx.Clone, "rev-parse", "HEAD"))
+	dir := t.TempDir()
+	testkit.Git(t, dir, "init", "--quiet", "--initial-branch=main")
+	imp := exec.Command("git", "fast-import", "--quiet")
+	imp.Dir, imp.Stdin = dir, strings.NewReader(stream.String())
+	if out, err := imp.CombinedOutput(); err != nil {
+		t.Fatalf("git fast-import: %v\n%s", err, out)
+	}
+	g, _ := git.Open(context.Background(), dir)
+	tr := repofs.NewTree(context.Background(), g, testkit.Git(t, dir, "rev-parse", "main"))
 	start := time.Now()
 	ms, full, err := tr.Search(`return 2999 `, "")
 	took := time.Since(start)

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/json"
-	"encoding/pem"
 	"fmt"
 	"hash/fnv"
 	"io"
@@ -184,11 +183,13 @@ func NewGitHub(t testing.TB) *GitHub {
 	g := &GitHub{Token: "ghs_fakeToken0123456789abcdefghij", Login: Login, t: t,
 		prs: map[string]*PR{}, issues: map[string]*Issue{},
 		comments: map[string][]PostedComment{}, reviews: map[string][]PostedReview{}, nextID: 1000}
-	g.srv = httptest.NewTLSServer(http.HandlerFunc(g.serve))
-	t.Cleanup(g.srv.Close)
+	g.srv = NewTLSServer(t, http.HandlerFunc(g.serve))
 	g.CertFile = filepath.Join(t.TempDir(), "fake-github-ca.pem")
-	pemBytes := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: g.srv.Certificate().Raw})
-	if err := os.WriteFile(g.CertFile, pemBytes, 0o600); err != nil {
+	pemBytes, err := fakeCertPEM()
+	if err == nil {
+		err = os.WriteFile(g.CertFile, pemBytes, 0o600)
+	}
+	if err != nil {
 		t.Fatal(err)
 	}
 	return g
@@ -880,8 +881,8 @@ func ParseDiff(diff string) []File {
 	return files
 }
 
-// TrustFakeGitHub makes this process trust the fake GitHub's certificate (all
-// httptest servers share one) and keeps go-gh away from the developer's gh
+// TrustFakeGitHub makes this process trust the fake GitHub's certificate
+// (every fake of the process serves fakeCert) and keeps go-gh away from the developer's gh
 // config. Call it from TestMain before any TLS connection: Go reads
 // SSL_CERT_FILE once.
 func TrustFakeGitHub() (cleanup func(), err error) {
@@ -889,9 +890,10 @@ func TrustFakeGitHub() (cleanup func(), err error) {
 	if err != nil {
 		return nil, err
 	}
-	srv := httptest.NewTLSServer(http.NotFoundHandler())
-	pemBytes := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw})
-	srv.Close()
+	pemBytes, err := fakeCertPEM()
+	if err != nil {
+		return nil, err
+	}
 	cert := filepath.Join(dir, "ca.pem")
 	if err := os.WriteFile(cert, pemBytes, 0o600); err != nil {
 		return nil, err

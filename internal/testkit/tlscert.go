@@ -1,0 +1,71 @@
+package testkit
+
+import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"math/big"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+	"time"
+)
+
+// fakeCert is the certificate every TLS fake of a test process serves: one
+// ECDSA P-256 key made at the first use. httptest's own certificate is RSA,
+// whose signature in each TLS handshake was a second of CPU in a run of the
+// end-to-end tests; an ECDSA signature costs a fiftieth of it.
+var fakeCert = sync.OnceValues(func() (tls.Certificate, error) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return tls.Certificate{}, err
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber:          big.NewInt(1),
+		Subject:               pkix.Name{Organization: []string{"gh-ocdx tests"}},
+		NotBefore:             time.Now().Add(-time.Hour),
+		NotAfter:              time.Now().Add(24 * time.Hour),
+		KeyUsage:              x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
+		ExtKeyUsage:           []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+		BasicConstraintsValid: true,
+		IsCA:                  true,
+		DNSNames:              []string{"localhost"},
+		IPAddresses:           []net.IP{net.IPv4(127, 0, 0, 1), net.IPv6loopback},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		return tls.Certificate{}, err
+	}
+	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}, nil
+})
+
+// fakeCertPEM is fakeCert as a CA file, the value for SSL_CERT_FILE.
+func fakeCertPEM() ([]byte, error) {
+	c, err := fakeCert()
+	if err != nil {
+		return nil, err
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: c.Certificate[0]}), nil
+}
+
+// NewTLSServer starts h over TLS with the certificate the fakes serve, so
+// a client that trusts the fake GitHub trusts it; it stops when the test
+// ends.
+func NewTLSServer(t testing.TB, h http.Handler) *httptest.Server {
+	t.Helper()
+	c, err := fakeCert()
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewUnstartedServer(h)
+	srv.TLS = &tls.Config{Certificates: []tls.Certificate{c}}
+	srv.StartTLS()
+	t.Cleanup(srv.Close)
+	return srv
+}
