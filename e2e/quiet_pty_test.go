@@ -127,7 +127,7 @@ func TestReviewLoopCtrlCShowsNoOutcome(t *testing.T) {
 
 	term := lf.env.StartBinaryTerminal(t, "review-loop", "--yes")
 	term.Expect("pr-fix ollama/fixer")
-	term.Send(testkit.CtrlC) // the terminal sends SIGINT: no prompt is open
+	term.Interrupt() // the terminal sends SIGINT: no prompt is open
 	if code := term.Wait(); code != 130 {
 		t.Fatalf("exit %d, want 130:\n%s", code, term.Screen())
 	}

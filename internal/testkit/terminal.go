@@ -150,6 +150,16 @@ func (tm *Terminal) Send(keys string) {
 	}
 }
 
+// Interrupt types Ctrl-C at once, as a user does while work runs and no
+// prompt is open: the terminal turns it into SIGINT. Send would wait for a
+// still screen, which a live progress line never is.
+func (tm *Terminal) Interrupt() {
+	tm.t.Helper()
+	if _, err := tm.tty.Write([]byte(CtrlC)); err != nil {
+		tm.t.Fatal(err)
+	}
+}
+
 // Wait waits for the program to exit and returns its exit code, with the
 // screen read to its end: output still in the terminal when the program
 // exits is on the screen too.
