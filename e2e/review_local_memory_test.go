@@ -59,6 +59,9 @@ func TestPrePushHookHonoursALocalDismissal(t *testing.T) {
 	r, env, fm, gh := localBranch(t)
 	hook := filepath.Join(r.Clone, ".git", "hooks", "pre-push")
 	script := "#!/bin/sh\n# Review what is about to be pushed; exit 3 (findings) or 1 (error) stops the push.\nexec '" + testkit.Binary(t) + "' review </dev/null\n"
+	if err := os.MkdirAll(filepath.Dir(hook), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	if err := os.WriteFile(hook, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}

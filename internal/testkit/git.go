@@ -16,14 +16,16 @@ import (
 // identity of its own (a fresh CI runner) runs them as well. Git's
 // housekeeping after a commit or a push (gc and maintenance, run --auto)
 // is off: it was a fifth of the git processes the tests start, on
-// repositories that live a second.
+// repositories that live a second. A repository is made without git's
+// template (sample hooks, description, info/exclude): two thirds of the
+// files git init wrote, each a cost on this kind of machine (see leftOut).
 var gitIdentity = []string{"GIT_AUTHOR_NAME=ocdx test", "GIT_AUTHOR_EMAIL=test@example.com",
 	"GIT_COMMITTER_NAME=ocdx test", "GIT_COMMITTER_EMAIL=test@example.com",
 	"GIT_CONFIG_COUNT=2", "GIT_CONFIG_KEY_0=gc.auto", "GIT_CONFIG_VALUE_0=0",
-	"GIT_CONFIG_KEY_1=maintenance.auto", "GIT_CONFIG_VALUE_1=false"}
+	"GIT_CONFIG_KEY_1=maintenance.auto", "GIT_CONFIG_VALUE_1=false", "GIT_TEMPLATE_DIR="}
 
-// GitQuiet are gitIdentity's settings that turn git's housekeeping off,
-// for a test process that sets its own identity.
+// GitQuiet are gitIdentity's settings that turn git's housekeeping and
+// templates off, for a test process that sets its own identity.
 var GitQuiet = gitIdentity[4:]
 
 // UseGitIdentity gives the test process gitIdentity, for the packages whose
@@ -241,13 +243,13 @@ func (tm *repoTemplate) snapshot(t testing.TB, root string) {
 
 // leftOut reports whether a copy of a built repository leaves out the
 // file or directory at path (relative to the root): what git neither needs
-// nor reads for these repositories. The sample hooks never run; the
-// description, info/ and objects/info/ serve dumb transports and gitweb;
-// reflogs, the last commit's message and a pack's bitmap are git's own
-// records and caches; git makes refs/'s directories as it writes a ref. A copy was 66 files and directories, and each one
-// made costs this kind of machine about a third of a millisecond of system
-// time: most of the end-to-end tests' (git makes them again when it needs
-// them).
+// nor reads for these repositories. info/ and objects/info/ (which repack
+// writes) serve dumb transports; reflogs, the last commit's message and a
+// pack's bitmap are git's own records and caches; git makes refs/'s
+// directories as it writes a ref. A copy was 66 files and directories
+// (with git's template), and each one made costs this kind of machine
+// about a third of a millisecond of system time: most of the end-to-end
+// tests' own.
 func leftOut(path string, dir bool) bool {
 	var inGit string
 	for _, dotGit := range []string{"remote.git/", "work/.git/"} {
@@ -255,19 +257,13 @@ func leftOut(path string, dir bool) bool {
 			inGit = rest
 		}
 	}
-	switch {
-	case inGit == "":
-		return false
-	case strings.HasPrefix(inGit, "hooks/") && strings.HasSuffix(inGit, ".sample"),
-		strings.HasSuffix(inGit, ".bitmap"),
-		strings.HasPrefix(inGit, "refs/") && dir: // empty: the refs are packed
-		return true
-	}
 	switch inGit {
-	case "branches", "description", "info", "logs", "COMMIT_EDITMSG", "objects/info":
+	case "":
+		return false
+	case "info", "logs", "COMMIT_EDITMSG", "objects/info":
 		return true
 	}
-	return path == "remote.git/hooks"
+	return strings.HasSuffix(inGit, ".bitmap") || strings.HasPrefix(inGit, "refs/") && dir // empty: the refs are packed
 }
 
 // copyTo writes the template under root, the remote's path in the
