@@ -5,6 +5,8 @@ package testkit
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"io"
 	"os"
@@ -30,16 +32,33 @@ func ModuleRoot() string {
 	return filepath.Clean(filepath.Join(filepath.Dir(file), "..", ".."))
 }
 
-// Binary builds the gh-ocdx binary once per test process and returns its path.
-// It lives in a directory named gh-ocdx, as `gh extension install .` expects.
+// Binary builds the gh-ocdx binary once per test process and returns its
+// path. It lives in a directory named gh-ocdx, as `gh extension install .`
+// expects, in the user's cache directory, one per checkout: go build then
+// links again only when the source changed (a link is a second of CPU for
+// every test process that runs the binary), and a test run leaves no
+// 20 MB binary behind in the temporary directory.
 func Binary(t testing.TB) string {
 	t.Helper()
 	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "ocdx-bin-")
+		cache, err := os.UserCacheDir()
+		if err != nil {
+			cache = os.TempDir()
+		}
+		sum := sha256.Sum256([]byte(ModuleRoot()))
+		dir := filepath.Join(cache, "gh-ocdx-tests", hex.EncodeToString(sum[:6]))
+		if err := os.MkdirAll(filepath.Join(dir, "gh-ocdx"), 0o755); err != nil {
+			buildErr = err
+			return
+		}
+		// Test processes of several packages build at once: one at a
+		// time, so none writes the binary while another runs it.
+		unlock, err := lockFile(filepath.Join(dir, "build.lock"))
 		if err != nil {
 			buildErr = err
 			return
 		}
+		defer unlock()
 		binPath = filepath.Join(dir, "gh-ocdx", "gh-ocdx")
 		c := exec.Command("go", "build", "-o", binPath, ".")
 		c.Dir = ModuleRoot()
