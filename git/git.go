@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/ocdx/gh-ocdx/internal/text"
 )
@@ -23,6 +24,12 @@ var ErrNotRepo = errors.New("not a git work tree")
 // Repo is a checkout.
 type Repo struct {
 	Dir string
+
+	// known holds what git said of commits named by their full IDs: that
+	// one is here (a commit, once here, stays) and that one is an ancestor
+	// of another (history does not change). A run asks each once: every
+	// question is a git process.
+	known sync.Map
 }
 
 // Open finds the work tree containing dir.
@@ -51,8 +58,12 @@ func (r *Repo) Command(ctx context.Context, args ...string) *exec.Cmd {
 // any repository it enters: a repository nested in the work tree (an
 // embedded repository or a submodule whose .git the agent wrote) would
 // have git run its fsmonitor, hooks or filters. So git never enters one,
-// and what git could run from configuration is off.
+// and what git could run from configuration is off. And git takes no lock
+// it can do without (the index refresh of status and diff stays in
+// memory): the user's own git, or their editor's, never finds the index
+// locked by gh-ocdx's questions.
 var hardening = []string{
+	"--no-optional-locks",
 	"-c", "core.fsmonitor=false",
 	"-c", "core.hooksPath=" + os.DevNull,
 	"-c", "submodule.recurse=false",
@@ -131,19 +142,19 @@ func runIO(ctx context.Context, dir string, stdin io.Reader, stdout io.Writer, a
 }
 
 // Dirty lists the paths with uncommitted changes (staged, unstaged or
-// untracked, not ignored); empty means clean. Names are read NUL-separated,
-// so none is quoted or mangled.
+// untracked, not ignored); empty means clean. One git status, whatever the
+// user's status settings; names are read NUL-separated, so none is quoted
+// or mangled.
 func (r *Repo) Dirty(ctx context.Context) ([]string, error) {
+	out, err := runRaw(ctx, r.Dir, "status", "--porcelain", "-z", "--untracked-files=all", "--ignore-submodules=all", "--no-renames")
+	if err != nil {
+		return nil, err
+	}
 	var paths []string
-	for _, args := range [][]string{{"diff", "--name-only", "-z", "--ignore-submodules=all", "HEAD"}, {"ls-files", "-z", "--others", "--exclude-standard"}} {
-		out, err := runRaw(ctx, r.Dir, args...)
-		if err != nil {
-			return nil, err
-		}
-		for _, p := range strings.Split(out, "\x00") {
-			if p != "" && !slices.Contains(paths, p) {
-				paths = append(paths, p)
-			}
+	for _, e := range strings.Split(out, "\x00") {
+		// "XY path": X and Y say what changed, staged and not.
+		if p := e[min(len(e), 3):]; p != "" && !slices.Contains(paths, p) {
+			paths = append(paths, p)
 		}
 	}
 	return paths, nil
@@ -168,11 +179,57 @@ func (r *Repo) Head(ctx context.Context) (string, error) {
 
 // HasCommit reports whether sha names a commit in this repository.
 func (r *Repo) HasCommit(ctx context.Context, sha string) bool {
-	if !isCommitName(sha) {
+	return r.HasCommits(ctx, sha)
+}
+
+// HasCommits reports whether every name names a commit in this repository,
+// with one git process for those not known to be here.
+func (r *Repo) HasCommits(ctx context.Context, names ...string) bool {
+	var ask strings.Builder
+	asked := 0
+	for _, n := range names {
+		if !isCommitName(n) || strings.ContainsAny(n, "\n\x00") {
+			return false
+		}
+		if _, ok := r.known.Load(n); !ok {
+			ask.WriteString(n + "^{commit}\n")
+			asked++
+		}
+	}
+	if asked == 0 {
+		return true
+	}
+	var out bytes.Buffer
+	if err := r.RunIO(ctx, strings.NewReader(ask.String()), &out, "cat-file", "--batch-check=%(objectname)"); err != nil {
 		return false
 	}
-	_, err := r.Run(ctx, "cat-file", "-e", sha+"^{commit}")
-	return err == nil
+	found := strings.Fields(out.String()) // an ID each, or "<name> missing"
+	if len(found) != asked {
+		return false
+	}
+	for _, oid := range found {
+		if !isSHA(oid) {
+			return false
+		}
+		r.known.Store(oid, true)
+	}
+	return true
+}
+
+// isAncestor reports whether commit a is an ancestor of commit b (or b
+// itself); false too when either is not a commit here.
+func (r *Repo) isAncestor(ctx context.Context, a, b string) bool {
+	key := a + ".." + b
+	if _, ok := r.known.Load(key); ok {
+		return true
+	}
+	if _, err := r.Run(ctx, "merge-base", "--is-ancestor", "--end-of-options", a, b); err != nil {
+		return false // not an ancestor, or not here yet: asked again next time
+	}
+	if isSHA(a) && isSHA(b) {
+		r.known.Store(key, true)
+	}
+	return true
 }
 
 // isCommitName reports whether a name could be given to git as a commit:
@@ -194,7 +251,7 @@ func (r *Repo) DiffSince(ctx context.Context, from, to, base string) (diff strin
 	if !isCommitName(from) || !isCommitName(to) {
 		return "", false
 	}
-	if _, err := r.Run(ctx, "merge-base", "--is-ancestor", "--end-of-options", from, to); err != nil {
+	if !r.isAncestor(ctx, from, to) {
 		return "", false
 	}
 	start := from
@@ -222,7 +279,7 @@ func (r *Repo) mergedBase(ctx context.Context, from, to, base string) (tree stri
 	if err != nil || b == "" {
 		return "", false
 	}
-	if _, err := r.Run(ctx, "merge-base", "--is-ancestor", "--end-of-options", b, from); err == nil {
+	if r.isAncestor(ctx, b, from) {
 		return "", false // nothing of the base came in since from
 	}
 	// Exit 1 is a merge with conflicts: its tree holds the conflict
@@ -399,7 +456,7 @@ func (r *Repo) diffCommand(ctx context.Context, base, head string, paths []strin
 // error there (no merge base in a shallow clone, say) means the stream was
 // not the PR's diff.
 func (r *Repo) OpenPRDiff(ctx context.Context, base, head string) (diff io.ReadCloser, ok bool) {
-	if !r.HasCommit(ctx, base) || !r.HasCommit(ctx, head) {
+	if !r.HasCommits(ctx, base, head) {
 		return nil, false
 	}
 	c := r.diffCommand(ctx, base, head, nil)

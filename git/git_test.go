@@ -1,14 +1,17 @@
 package git_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ocdx/gh-ocdx/git"
 	"github.com/ocdx/gh-ocdx/internal/testkit"
@@ -130,14 +133,18 @@ func TestPushRefusesAHeadThatDoesNotContainTheReviewedOne(t *testing.T) {
 
 func TestDirtyNamesEveryChangedFileExactly(t *testing.T) {
 	ctx := context.Background()
-	fx := testkit.NewRepo(t, "main", "feature", map[string]string{"a.txt": "a\n", " lead.txt": "x\n"}, nil)
+	fx := testkit.NewRepo(t, "main", "feature", map[string]string{"a.txt": "a\n", " lead.txt": "x\n", "gone.txt": "g\n", "staged.txt": "s\n", ".gitignore": ".env\n"}, nil)
 	r, _ := git.Open(ctx, fx.Clone)
-	testkit.WriteFiles(t, fx.Clone, map[string]string{"a.txt": "changed\n", " lead.txt": "changed\n", "new file.txt": "n\n"})
+	testkit.WriteFiles(t, fx.Clone, map[string]string{"a.txt": "changed\n", " lead.txt": "changed\n", "new file.txt": "n\n",
+		"staged.txt": "staged\n", "new dir/\"quoted\"\nname": "q\n", ".env": "ignored\n"})
+	os.Remove(filepath.Join(fx.Clone, "gone.txt"))
+	testkit.Git(t, fx.Clone, "add", "staged.txt")
+	testkit.Git(t, fx.Clone, "config", "status.showUntrackedFiles", "no") // the user's setting changes nothing
 	got, err := r.Dirty(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{" lead.txt", "a.txt", "new file.txt"}
+	want := []string{" lead.txt", "a.txt", "gone.txt", "staged.txt", "new dir/\"quoted\"\nname", "new file.txt"}
 	if strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Errorf("got %q, want %q", got, want)
 	}
@@ -368,5 +375,83 @@ func TestOpenPRDiffIsGitHubsDiffWhateverTheConfiguration(t *testing.T) {
 	}
 	if _, ok := r.OpenPRDiff(ctx, strings.Repeat("1", 40), head); ok {
 		t.Error("a base the clone does not have gives no diff")
+	}
+}
+
+// gitLog puts a git first on PATH that writes each command's arguments to
+// the returned file, then runs the real git: what a test counts.
+func gitLog(t *testing.T) (log string) {
+	t.Helper()
+	real, err := exec.LookPath("git")
+	if err != nil {
+		t.Skip("git is not installed")
+	}
+	dir := t.TempDir()
+	log = filepath.Join(dir, "log")
+	script := "#!/bin/sh\necho \"$*\" >> '" + log + "'\nexec '" + real + "' \"$@\"\n"
+	if err := os.WriteFile(filepath.Join(dir, "git"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
+	return log
+}
+
+// What git said of a commit named by its full ID is asked once in a run:
+// that it is here, that it is an ancestor of another. A commit not here is
+// asked about again: a fetch may bring it.
+func TestACommitIsAskedAboutOnce(t *testing.T) {
+	ctx := context.Background()
+	fx := testkit.NewRepo(t, "main", "feature", map[string]string{"a.txt": "a\n"}, map[string]string{"a.txt": "b\n"})
+	base, head := fx.RemoteOID(t, "main"), fx.RemoteOID(t, "feature")
+	missing := strings.Repeat("e", 40)
+	r, _ := git.Open(ctx, fx.Clone)
+	log := gitLog(t)
+
+	for range 2 {
+		if !r.HasCommits(ctx, base, head) || !r.HasCommit(ctx, head) {
+			t.Fatal("the base and head are here")
+		}
+		if r.HasCommits(ctx, head, missing) || r.HasCommit(ctx, "main") != true {
+			t.Fatal("a missing commit is not here; a branch is")
+		}
+		if _, ok := r.DiffSince(ctx, base, head, ""); !ok {
+			t.Fatal("the base is an ancestor of the head")
+		}
+	}
+	b, _ := os.ReadFile(log)
+	count := func(sub string) int { return strings.Count(string(b), sub) }
+	// base and head once; the missing one and the branch each time.
+	if n := count("cat-file"); n != 5 {
+		t.Errorf("%d cat-file processes, want 5:\n%s", n, b)
+	}
+	if n := count("--is-ancestor"); n != 1 {
+		t.Errorf("%d merge-base --is-ancestor processes, want 1:\n%s", n, b)
+	}
+}
+
+// gh-ocdx's questions take no lock git can do without: the index, which
+// git status and diff would refresh on disk after a file's time changed,
+// stays as it was, so the user's own git never finds it locked.
+func TestQuestionsLeaveTheIndexAlone(t *testing.T) {
+	ctx := context.Background()
+	fx := testkit.NewRepo(t, "main", "feature", map[string]string{"a.txt": "a\n"}, nil)
+	r, _ := git.Open(ctx, fx.Clone)
+	later := time.Now().Add(time.Hour)
+	if err := os.Chtimes(filepath.Join(fx.Clone, "a.txt"), later, later); err != nil {
+		t.Fatal(err)
+	}
+	index := filepath.Join(fx.Clone, ".git", "index")
+	before, err := os.ReadFile(index)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if dirty, err := r.Dirty(ctx); err != nil || len(dirty) != 0 {
+		t.Fatalf("dirty %q, %v: only the file's time changed", dirty, err)
+	}
+	if _, err := r.Diffstat(ctx, "HEAD"); err != nil {
+		t.Fatal(err)
+	}
+	if after, _ := os.ReadFile(index); !bytes.Equal(before, after) {
+		t.Error("the index was rewritten")
 	}
 }
