@@ -746,19 +746,54 @@ func (g *GitHub) pullRequests(repo string, args map[string]any) conn {
 	return out
 }
 
+// prObject is pr as a PullRequest object for the query executor. Its
+// connections are made when a query asks for them, under the lock: a PR's
+// thousands of review threads cost nothing to a query of its head.
 func (g *GitHub) prObject(repo string, pr *PR) map[string]any {
+	head, base := g.headOID(pr), g.baseOID(pr)
+	lazy := func(make func() conn) resolver {
+		return func(map[string]any) any {
+			g.mu.Lock()
+			defer g.mu.Unlock()
+			return make()
+		}
+	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	adds, dels := 0, 0
-	files := conn{}
 	for _, f := range pr.Files {
 		adds, dels = adds+f.Additions, dels+f.Deletions
+	}
+	return map[string]any{
+		"number": pr.Number, "title": pr.Title, "body": pr.Body, "state": pr.State, "isDraft": pr.IsDraft,
+		"url":         fmt.Sprintf("https://%s/%s/pull/%d", g.Host(), repo, pr.Number),
+		"author":      map[string]any{"login": pr.Author},
+		"headRefName": pr.HeadRef, "headRefOid": head, "baseRefName": pr.BaseRef, "baseRefOid": base,
+		"isCrossRepository": pr.IsCrossRepository,
+		"headRepository":    map[string]any{"nameWithOwner": pr.HeadRepo, "viewerPermission": pr.Permission},
+		"additions":         adds, "deletions": dels, "changedFiles": len(pr.Files),
+		"closingIssuesReferences": lazy(func() conn { return g.prIssues(repo, pr) }),
+		"files":                   lazy(func() conn { return prFiles(pr) }),
+		"reviews":                 lazy(func() conn { return prReviews(pr) }),
+		"comments":                lazy(func() conn { return g.prComments(repo, pr) }),
+		"reviewThreads":           lazy(func() conn { return g.prThreads(repo, pr) }),
+		"baseRef":                 g.refObject(pr.Remote, pr.BaseRef, base),
+	}
+}
+
+func prFiles(pr *PR) conn {
+	files := conn{}
+	for _, f := range pr.Files {
 		ct := f.ChangeType
 		if ct == "" {
 			ct = "MODIFIED"
 		}
 		files = append(files, map[string]any{"path": f.Path, "additions": f.Additions, "deletions": f.Deletions, "changeType": ct})
 	}
+	return files
+}
+
+func (g *GitHub) prIssues(repo string, pr *PR) conn {
 	issues := conn{}
 	for _, n := range pr.ClosingIssues {
 		if is := g.issues[fmt.Sprintf("%s#%d", repo, n)]; is != nil {
@@ -766,6 +801,10 @@ func (g *GitHub) prObject(repo string, pr *PR) map[string]any {
 				"url": fmt.Sprintf("https://%s/%s/issues/%d", g.Host(), repo, is.Number)})
 		}
 	}
+	return issues
+}
+
+func prReviews(pr *PR) conn {
 	reviews := conn{}
 	for _, rv := range pr.Reviews {
 		at := rv.At
@@ -775,6 +814,10 @@ func (g *GitHub) prObject(repo string, pr *PR) map[string]any {
 		reviews = append(reviews, map[string]any{"state": rv.State, "author": map[string]any{"login": rv.Login},
 			"authorAssociation": rv.Association, "submittedAt": at, "body": rv.Body, "url": rv.URL})
 	}
+	return reviews
+}
+
+func (g *GitHub) prComments(repo string, pr *PR) conn {
 	comments := conn{}
 	cs := g.comments[fmt.Sprintf("%s#%d", repo, pr.Number)]
 	for _, c := range cs[max(0, len(cs)-50):] {
@@ -785,6 +828,10 @@ func (g *GitHub) prObject(repo string, pr *PR) map[string]any {
 		comments = append(comments, map[string]any{"author": map[string]any{"login": c.Login}, "authorAssociation": assoc, "body": c.Body,
 			"url": g.commentURL(repo, strconv.Itoa(pr.Number), c.ID), "createdAt": postedAt(c.ID)})
 	}
+	return comments
+}
+
+func (g *GitHub) prThreads(repo string, pr *PR) conn {
 	threads := conn{}
 	for _, th := range pr.Threads {
 		comments := conn{}
@@ -804,24 +851,7 @@ func (g *GitHub) prObject(repo string, pr *PR) map[string]any {
 		}
 		threads = append(threads, map[string]any{"id": th.ID, "isResolved": th.Resolved, "isOutdated": false, "path": path, "line": line, "comments": comments})
 	}
-	g.mu.Unlock()
-	head, base := g.headOID(pr), g.baseOID(pr)
-	g.mu.Lock()
-	return map[string]any{
-		"number": pr.Number, "title": pr.Title, "body": pr.Body, "state": pr.State, "isDraft": pr.IsDraft,
-		"url":         fmt.Sprintf("https://%s/%s/pull/%d", g.Host(), repo, pr.Number),
-		"author":      map[string]any{"login": pr.Author},
-		"headRefName": pr.HeadRef, "headRefOid": head, "baseRefName": pr.BaseRef, "baseRefOid": base,
-		"isCrossRepository": pr.IsCrossRepository,
-		"headRepository":    map[string]any{"nameWithOwner": pr.HeadRepo, "viewerPermission": pr.Permission},
-		"additions":         adds, "deletions": dels, "changedFiles": len(pr.Files),
-		"closingIssuesReferences": issues,
-		"files":                   files,
-		"reviews":                 reviews,
-		"comments":                comments,
-		"reviewThreads":           threads,
-		"baseRef":                 g.refObject(pr.Remote, pr.BaseRef, base),
-	}
+	return threads
 }
 
 // refObject is a branch at commit oid, whose files (Commit.file) are read
