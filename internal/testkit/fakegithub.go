@@ -184,6 +184,9 @@ func NewGitHub(t testing.TB) *GitHub {
 		prs: map[string]*PR{}, issues: map[string]*Issue{},
 		comments: map[string][]PostedComment{}, reviews: map[string][]PostedReview{}, nextID: 1000}
 	g.srv = NewTLSServer(t, http.HandlerFunc(g.serve))
+	if g.CertFile = trustedCert; g.CertFile != "" {
+		return g // the process's own, which every fake serves
+	}
 	g.CertFile = filepath.Join(t.TempDir(), "fake-github-ca.pem")
 	pemBytes, err := fakeCertPEM()
 	if err == nil {
@@ -911,6 +914,10 @@ func ParseDiff(diff string) []File {
 	return files
 }
 
+// trustedCert is the CA file TrustFakeGitHub wrote, "" before: the fakes'
+// CertFile then, rather than a file each.
+var trustedCert string
+
 // TrustFakeGitHub makes this process trust the fake GitHub's certificate
 // (every fake of the process serves fakeCert) and keeps go-gh away from the developer's gh
 // config. Call it from TestMain before any TLS connection: Go reads
@@ -929,6 +936,7 @@ func TrustFakeGitHub() (cleanup func(), err error) {
 		return nil, err
 	}
 	os.Setenv("SSL_CERT_FILE", cert)
+	trustedCert = cert
 	os.Setenv("GH_CONFIG_DIR", filepath.Join(dir, "gh"))
 	return func() { os.RemoveAll(dir) }, nil
 }

@@ -151,8 +151,19 @@ func buildRepo(t testing.TB, r *Repo, baseFiles, headFiles map[string]string) {
 	root, base, head := filepath.Dir(r.Remote), r.Base, r.Head
 	Git(t, root, "init", "--quiet", "--bare", "--initial-branch="+base, r.Remote)
 	// A push runs the remote's gc in a clean environment, which GitQuiet
-	// does not reach: the remote is told itself.
-	Git(t, r.Remote, "config", "receive.autogc", "false")
+	// does not reach: the remote is told itself. And it keeps what is
+	// pushed as one pack, as GitHub does, rather than a file and a
+	// directory per object.
+	config, err := os.OpenFile(filepath.Join(r.Remote, "config"), os.O_APPEND|os.O_WRONLY, 0)
+	if err == nil {
+		_, err = config.WriteString("[receive]\n\tautogc = false\n\tunpackLimit = 1\n")
+		if cerr := config.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
 	Git(t, root, "init", "--quiet", "--initial-branch="+base, r.Clone)
 	Git(t, r.Clone, "remote", "add", "origin", r.Remote)
 	WriteFiles(t, r.Clone, baseFiles)
