@@ -138,6 +138,7 @@ func TestToolErrorsGoBackToTheModel(t *testing.T) {
 }
 
 func TestRetryAfter429(t *testing.T) {
+	t.Parallel()
 	eachWire(t, func(t *testing.T, fm *testkit.FakeModel, w wire) {
 		fm.Script(w.name, testkit.Fail(429, "1"), testkit.Reply("hi"))
 		start := time.Now()
@@ -214,6 +215,7 @@ func TestNoRetryOnClientErrors(t *testing.T) {
 }
 
 func TestStallCutByTimeout(t *testing.T) {
+	t.Parallel()
 	eachWire(t, func(t *testing.T, fm *testkit.FakeModel, w wire) {
 		opts := Options{Timeout: 300 * time.Millisecond, MaxRetries: 1, Backoff: time.Millisecond}
 		fm.Script(w.name, testkit.Stall(10*time.Second, "late"), testkit.Reply("on time"))

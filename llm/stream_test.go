@@ -78,6 +78,7 @@ func TestStreamWithoutItsEndIsCut(t *testing.T) {
 // OCDX_MODEL_TIMEOUT is an inactivity deadline: a stream that keeps coming
 // runs past it, a silent one is cut.
 func TestSlowStreamIsNotCut(t *testing.T) {
+	t.Parallel()
 	eachWire(t, func(t *testing.T, fm *testkit.FakeModel, w wire) {
 		opts := Options{Timeout: 400 * time.Millisecond, MaxRetries: -1}
 		fm.Script(w.name, testkit.Step{Text: "slow but steady", Pace: 150 * time.Millisecond})

@@ -91,6 +91,7 @@ func TestRetryRules(t *testing.T) {
 }
 
 func TestRetryAfterMs(t *testing.T) {
+	t.Parallel()
 	// Without the header the first backoff is at most 0.5 s.
 	m, requests := serveAnswers(t, answer{status: 429, header: map[string]string{"Retry-After-Ms": "800"}}, answer{status: 200, body: okBody})
 	start := time.Now()
@@ -131,6 +132,7 @@ func (l *lateAnswer) RoundTrip(r *http.Request) (*http.Response, error) {
 }
 
 func TestAnswerRacingTheAttemptLimitIsATimeout(t *testing.T) {
+	t.Parallel()
 	late := &lateAnswer{}
 	c := overTransport(t, late, Options{Timeout: 50 * time.Millisecond, MaxRetries: 1})
 	_, err := c.Chat(context.Background(), Request{Messages: []Message{{Role: User, Text: "x"}}})
