@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -172,6 +173,24 @@ func (r *Repo) Branch(ctx context.Context) (string, error) {
 	return out, nil
 }
 
+// BranchHead is Branch and Head in one git process.
+func (r *Repo) BranchHead(ctx context.Context) (branch, head string, err error) {
+	out, err := r.Run(ctx, "rev-parse", "HEAD", "--symbolic-full-name", "HEAD")
+	if h, ref, ok := strings.Cut(out, "\n"); err == nil && ok && isSHA(h) {
+		branch, _ = strings.CutPrefix(ref, "refs/heads/") // a detached HEAD names "HEAD": no branch
+		if branch == ref {
+			branch = ""
+		}
+		return branch, h, nil
+	}
+	// An unborn branch, say: the two questions apart say which failed.
+	if branch, err = r.Branch(ctx); err != nil {
+		return "", "", err
+	}
+	head, err = r.Head(ctx)
+	return branch, head, err
+}
+
 // Head is the commit checked out.
 func (r *Repo) Head(ctx context.Context) (string, error) {
 	return r.Run(ctx, "rev-parse", "HEAD")
@@ -303,11 +322,14 @@ func (r *Repo) Ahead(ctx context.Context, base string) int {
 	if !isCommitName(base) {
 		return 0
 	}
-	if _, err := r.Run(ctx, "merge-base", "--is-ancestor", "--end-of-options", base, "HEAD"); err != nil {
-		return 0 // not an ancestor, or not a commit here
+	// Commits of base not in HEAD, and of HEAD not in base.
+	out, err := r.Run(ctx, "rev-list", "--left-right", "--count", "--end-of-options", base+"...HEAD")
+	behind, ahead, _ := strings.Cut(out, "\t")
+	n, aerr := strconv.Atoi(ahead)
+	if err != nil || aerr != nil || behind != "0" {
+		return 0 // not a commit here, or not an ancestor
 	}
-	log, _ := r.Log(ctx, base)
-	return len(log)
+	return n
 }
 
 // Log is `git log --oneline base..HEAD`, newest first.

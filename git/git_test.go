@@ -455,3 +455,48 @@ func TestQuestionsLeaveTheIndexAlone(t *testing.T) {
 		t.Error("the index was rewritten")
 	}
 }
+
+// BranchHead answers as Branch and Head do, on a branch, a detached HEAD
+// and an unborn branch, in one git process where there is a commit.
+func TestBranchHeadIsBranchAndHead(t *testing.T) {
+	ctx := context.Background()
+	fx := testkit.NewRepo(t, "main", "feature/x", nil, map[string]string{"a.txt": "a\n"})
+	r, _ := git.Open(ctx, fx.Clone)
+	check := func(what string) {
+		t.Helper()
+		wantBranch, berr := r.Branch(ctx)
+		wantHead, herr := r.Head(ctx)
+		log := gitLog(t)
+		branch, head, err := r.BranchHead(ctx)
+		if branch != wantBranch || head != wantHead || (err != nil) != (berr != nil || herr != nil) {
+			t.Errorf("%s: %q %q %v, want %q %q %v %v", what, branch, head, err, wantBranch, wantHead, berr, herr)
+		}
+		if b, _ := os.ReadFile(log); err == nil && strings.Count(string(b), "\n") != 1 {
+			t.Errorf("%s: git ran\n%s", what, b)
+		}
+	}
+	check("on a branch")
+	testkit.Git(t, fx.Clone, "checkout", "--quiet", "--detach")
+	check("detached")
+	testkit.Git(t, fx.Clone, "checkout", "--quiet", "--orphan", "unborn")
+	check("unborn")
+}
+
+// Ahead counts HEAD's commits over base only when base is an ancestor.
+func TestAheadCountsOnlyOverAnAncestor(t *testing.T) {
+	ctx := context.Background()
+	fx := testkit.NewRepo(t, "main", "feature", map[string]string{"a.txt": "a\n"}, map[string]string{"b.txt": "b\n"})
+	r, _ := git.Open(ctx, fx.Clone)
+	base := fx.RemoteOID(t, "main")
+	testkit.Git(t, fx.Clone, "commit", "--quiet", "--allow-empty", "-m", "one more")
+	for name, want := range map[string]int{base: 2, "HEAD": 0, "HEAD~1": 1, strings.Repeat("e", 40): 0, "-p": 0} {
+		if got := r.Ahead(ctx, name); got != want {
+			t.Errorf("Ahead(%s) = %d, want %d", name, got, want)
+		}
+	}
+	testkit.Git(t, fx.Clone, "checkout", "--quiet", "main")
+	testkit.Git(t, fx.Clone, "commit", "--quiet", "--allow-empty", "-m", "the base moves on")
+	if got := r.Ahead(ctx, "feature"); got != 0 {
+		t.Errorf("Ahead of a diverged branch = %d, want 0", got)
+	}
+}

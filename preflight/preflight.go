@@ -67,16 +67,12 @@ func local(ctx context.Context, dir string, dirtyOK bool) (*Checkout, error) {
 		}
 		return nil, fmt.Errorf("%w in %s (%s%s): commit or stash them, then re-run", ErrDirty, repo.Dir, strings.Join(list, ", "), more)
 	}
-	branch, err := repo.Branch(ctx)
+	branch, head, err := repo.BranchHead(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("could not tell the current branch: %w", err)
+		return nil, fmt.Errorf("could not tell the current branch and commit: %w", err)
 	}
 	if branch == "" {
 		return nil, fmt.Errorf("%w in %s: check out the pull request's branch (gh pr checkout <number>) and re-run", ErrDetached, repo.Dir)
-	}
-	head, err := repo.Head(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("could not read HEAD: %w", err)
 	}
 	return &Checkout{Repo: repo, Branch: branch, Head: head, Dirty: dirty}, nil
 }
