@@ -779,8 +779,12 @@ func (g *GitHub) prObject(repo string, pr *PR) map[string]any {
 		"files":                   lazy(func() conn { return prFiles(pr) }),
 		"reviews":                 lazy(func() conn { return prReviews(pr) }),
 		"comments":                lazy(func() conn { return g.prComments(repo, pr) }),
-		"reviewThreads":           lazy(func() conn { return g.prThreads(repo, pr) }),
-		"baseRef":                 g.refObject(pr.Remote, pr.BaseRef, base),
+		"reviewThreads": resolver(func(args map[string]any) any {
+			g.mu.Lock()
+			defer g.mu.Unlock()
+			return pageOf(len(pr.Threads), args, func(i int) any { return g.threadNode(repo, pr, pr.Threads[i]) })
+		}),
+		"baseRef": g.refObject(pr.Remote, pr.BaseRef, base),
 	}
 }
 
@@ -834,27 +838,24 @@ func (g *GitHub) prComments(repo string, pr *PR) conn {
 	return comments
 }
 
-func (g *GitHub) prThreads(repo string, pr *PR) conn {
-	threads := conn{}
-	for _, th := range pr.Threads {
-		comments := conn{}
-		var path any
-		var line any
-		for i, c := range th.Comments {
-			var l any
-			if c.Line > 0 {
-				l = c.Line
-			}
-			if i == 0 {
-				path, line = c.Path, l
-			}
-			comments = append(comments, map[string]any{"id": c.ID, "fullDatabaseId": c.databaseID(), "body": c.Body,
-				"author": map[string]any{"login": c.Login}, "authorAssociation": c.Association,
-				"path": c.Path, "line": l, "createdAt": "2026-01-01T00:00:00Z", "url": "https://" + g.Host() + "/" + repo + "/pull/" + strconv.Itoa(pr.Number)})
+// threadNode is th as a PullRequestReviewThread.
+func (g *GitHub) threadNode(repo string, pr *PR, th Thread) map[string]any {
+	comments := conn{}
+	var path any
+	var line any
+	for i, c := range th.Comments {
+		var l any
+		if c.Line > 0 {
+			l = c.Line
 		}
-		threads = append(threads, map[string]any{"id": th.ID, "isResolved": th.Resolved, "isOutdated": false, "path": path, "line": line, "comments": comments})
+		if i == 0 {
+			path, line = c.Path, l
+		}
+		comments = append(comments, map[string]any{"id": c.ID, "fullDatabaseId": c.databaseID(), "body": c.Body,
+			"author": map[string]any{"login": c.Login}, "authorAssociation": c.Association,
+			"path": c.Path, "line": l, "createdAt": "2026-01-01T00:00:00Z", "url": "https://" + g.Host() + "/" + repo + "/pull/" + strconv.Itoa(pr.Number)})
 	}
-	return threads
+	return map[string]any{"id": th.ID, "isResolved": th.Resolved, "isOutdated": false, "path": path, "line": line, "comments": comments}
 }
 
 // refObject is a branch at commit oid, whose files (Commit.file) are read

@@ -152,25 +152,33 @@ func (e *executor) included(dirs ast.DirectiveList) bool {
 
 // page applies first/last/after to a connection; cursors are positions.
 func page(c conn, args map[string]any) map[string]any {
+	return pageOf(len(c), args, func(i int) any { return c[i] })
+}
+
+// pageOf is the page args ask of a connection of n nodes, node(i) making
+// the i-th: only the page's nodes are made.
+func pageOf(n int, args map[string]any, node func(i int) any) map[string]any {
 	start := 0
 	if s, ok := args["after"].(string); ok && s != "" {
-		n, _ := strconv.Atoi(s)
-		start = n
+		start, _ = strconv.Atoi(s)
 	}
-	end := len(c)
+	end := n
 	if f, ok := asInt(args["first"]); ok && start+f < end {
 		end = start + f
 	}
 	if l, ok := asInt(args["last"]); ok && end-l > start {
 		start = end - l
 	}
-	start = min(start, end)
-	nodes := append([]any{}, c[start:end]...)
+	start = max(0, min(start, end))
+	nodes := make([]any, 0, end-start)
+	for i := start; i < end; i++ {
+		nodes = append(nodes, node(i))
+	}
 	return map[string]any{
 		"nodes":      nodes,
-		"totalCount": len(c),
+		"totalCount": n,
 		"pageInfo": map[string]any{
-			"hasNextPage":     end < len(c),
+			"hasNextPage":     end < n,
 			"hasPreviousPage": start > 0,
 			"endCursor":       strconv.Itoa(end),
 			"startCursor":     strconv.Itoa(start),
