@@ -3,7 +3,6 @@ package e2e
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -65,13 +64,8 @@ func testMain(m *testing.M) int {
 	testkit.InProcessTerminal = runOnTerminal
 	// The tests wait on sockets, git and timers more than they compute: with
 	// four at a time rather than one per core, the package takes about half
-	// the time on two cores. -parallel still decides when given.
-	flag.Parse()
-	given := false
-	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
-	if !given {
-		flag.Set("test.parallel", "4")
-	}
+	// the time on two cores.
+	testkit.AllowParallel(4)
 	return m.Run()
 }
 

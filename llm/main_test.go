@@ -1,21 +1,16 @@
 package llm
 
 import (
-	"flag"
 	"os"
 	"testing"
+
+	"github.com/ocdx/gh-ocdx/internal/testkit"
 )
 
 // TestMain gives the tests that wait on timers (a time-out, a Retry-After,
 // a paced stream) room to wait side by side: each marks itself parallel,
-// and up to 8 run at once rather than as many as the machine has cores
-// (they sleep; they do not compute). A -test.parallel given is kept.
+// and up to 8 run at once (they sleep; they do not compute).
 func TestMain(m *testing.M) {
-	flag.Parse()
-	given := false
-	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
-	if !given {
-		flag.Set("test.parallel", "8")
-	}
+	testkit.AllowParallel(8)
 	os.Exit(m.Run())
 }

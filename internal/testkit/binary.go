@@ -8,12 +8,14 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"flag"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -198,4 +200,17 @@ func (e *Env) RunWith(t testing.TB, stdin io.Reader, prog string, args ...string
 		t.Fatalf("run %s %s: %v", prog, strings.Join(args, " "), err)
 	}
 	return Result{Stdout: out.String(), Stderr: errOut.String(), Code: code}
+}
+
+// AllowParallel lets up to n of a package's parallel tests run at once
+// rather than one per core, unless -parallel was given: for tests that wait
+// on sockets, processes and timers more than they compute. Call it from
+// TestMain, before m.Run.
+func AllowParallel(n int) {
+	flag.Parse()
+	given := false
+	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
+	if !given {
+		flag.Set("test.parallel", strconv.Itoa(n))
+	}
 }
