@@ -220,6 +220,7 @@ func TestLoadConfigLogsLegacy(t *testing.T) {
 // --- the real binary ---
 
 func TestConfigBinaryInitThenValidate(t *testing.T) {
+	t.Parallel()
 	env := testkit.NewEnv(t)
 	path := env.Vars["OCDX_CONFIG"]
 	res := env.Run(t, "config", "init")

@@ -323,6 +323,7 @@ func stateBinaryEnv(t *testing.T) (*testkit.Env, string) {
 }
 
 func TestStateBinaryUsageErrorsTouchNothing(t *testing.T) {
+	t.Parallel()
 	env, dir := stateBinaryEnv(t)
 	for _, args := range [][]string{
 		{"state", "show", "--pr", "x"}, {"state", "show", "--pr", "0"}, {"state", "show", "extra"},
@@ -397,6 +398,7 @@ func TestStateBinaryWhileARunHoldsThePR(t *testing.T) {
 }
 
 func TestStateBinaryBadFiles(t *testing.T) {
+	t.Parallel()
 	env, dir := stateBinaryEnv(t)
 	path := filepath.Join(dir, "state.db")
 

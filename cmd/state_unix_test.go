@@ -21,6 +21,7 @@ func ptyRun(t *testing.T, env *testkit.Env, want, answer string, args ...string)
 }
 
 func TestStateBinaryClearAsksInATerminal(t *testing.T) {
+	t.Parallel()
 	env, dir := stateBinaryEnv(t)
 	seedState(t, dir)
 	question := "Forget everything recorded for github.com/owner/repo#7"

@@ -42,6 +42,7 @@ func huge(n int) http.HandlerFunc {
 }
 
 func TestAnswersAreBounded(t *testing.T) {
+	t.Parallel()
 	_, c := hostile(t, huge(github.MaxAnswer+1<<20))
 	ctx := context.Background()
 	_, err := c.PullRequest(ctx, repo, 1)
@@ -60,6 +61,7 @@ func TestAnswersAreBounded(t *testing.T) {
 }
 
 func TestAnswerThatIsNotUTF8IsExplained(t *testing.T) {
+	t.Parallel()
 	_, c := hostile(t, func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		io.WriteString(w, "{\"data\":{\"repository\":{\"pullRequest\":{\"title\":\"caf\xe9\"}}}}")
@@ -71,6 +73,7 @@ func TestAnswerThatIsNotUTF8IsExplained(t *testing.T) {
 }
 
 func TestRedirects(t *testing.T) {
+	t.Parallel()
 	var elsewhere atomic.Int32
 	other := testkit.NewTLSServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		elsewhere.Add(1)

@@ -54,6 +54,7 @@ func files(n int) []testkit.File {
 }
 
 func TestPullRequestReadsTheWholeContextInOneQuery(t *testing.T) {
+	t.Parallel()
 	gh := testkit.NewGitHub(t)
 	gh.AddIssue("octo/widgets", testkit.Issue{Number: 3, Title: "Crash on start"})
 	gh.AddPR("octo/widgets", testkit.PR{Number: 12, Title: "Fix crash", Body: "Closes #3", Author: "mona",
@@ -93,6 +94,7 @@ func TestPullRequestReadsTheWholeContextInOneQuery(t *testing.T) {
 }
 
 func TestPullRequestPagesFilesAndThreads(t *testing.T) {
+	t.Parallel()
 	gh := testkit.NewGitHub(t)
 	gh.AddPR("octo/widgets", testkit.PR{Number: 1, Files: files(150), Threads: threads(250)})
 	gh.AddPR("octo/widgets", testkit.PR{Number: 2, Files: files(10), Threads: threads(int(github.MaxThreads) + 1)})
@@ -122,6 +124,7 @@ func TestPullRequestPagesFilesAndThreads(t *testing.T) {
 }
 
 func TestMissingPullRequest(t *testing.T) {
+	t.Parallel()
 	gh := testkit.NewGitHub(t)
 	c := newClient(t, gh)
 	_, err := c.PullRequest(context.Background(), repo, 404)
@@ -136,6 +139,7 @@ func TestMissingPullRequest(t *testing.T) {
 }
 
 func TestDiffIsReadThroughALimit(t *testing.T) {
+	t.Parallel()
 	gh := testkit.NewGitHub(t)
 	diff := "diff --git a/x b/x\n" + strings.Repeat("+line\n", 1000)
 	gh.AddPR("octo/widgets", testkit.PR{Number: 1, Diff: diff})
@@ -152,6 +156,7 @@ func TestDiffIsReadThroughALimit(t *testing.T) {
 }
 
 func TestReadsAreRetriedWritesAreNot(t *testing.T) {
+	t.Parallel()
 	gh := testkit.NewGitHub(t)
 	gh.AddPR("octo/widgets", testkit.PR{Number: 1, HeadOID: strings.Repeat("c", 40)})
 	c := newClient(t, gh)
@@ -181,6 +186,7 @@ func TestReadsAreRetriedWritesAreNot(t *testing.T) {
 }
 
 func TestRateLimitExhaustedIsTyped(t *testing.T) {
+	t.Parallel()
 	gh := testkit.NewGitHub(t)
 	gh.AddPR("octo/widgets", testkit.PR{Number: 1})
 	gh.Fail(testkit.Fault{Kind: "graphql", Status: http.StatusTooManyRequests, RetryAfter: "0", Times: 4})
@@ -195,6 +201,7 @@ func TestRateLimitExhaustedIsTyped(t *testing.T) {
 }
 
 func TestPostCommentAndReview(t *testing.T) {
+	t.Parallel()
 	gh := testkit.NewGitHub(t)
 	gh.AddPR("octo/widgets", testkit.PR{Number: 1})
 	c := newClient(t, gh)
@@ -225,6 +232,7 @@ func TestPostCommentAndReview(t *testing.T) {
 }
 
 func TestWrongTokenIsExplained(t *testing.T) {
+	t.Parallel()
 	gh := testkit.NewGitHub(t)
 	c, err := github.New(gh.Host(), github.Options{Token: "ghp_wrongwrongwrongwrongwrong", Backoff: time.Millisecond})
 	if err != nil {
@@ -237,6 +245,7 @@ func TestWrongTokenIsExplained(t *testing.T) {
 }
 
 func TestMalformedAnswersAreExplained(t *testing.T) {
+	t.Parallel()
 	gh := testkit.NewGitHub(t)
 	gh.AddPR("octo/widgets", testkit.PR{Number: 1, Diff: "diff --git a/x b/x\n"})
 	c := newClient(t, gh)
@@ -263,6 +272,7 @@ func TestMalformedAnswersAreExplained(t *testing.T) {
 // The fake answers a cut request with an empty 200 once it sees the
 // connection drop; that answer can race the cut and must not reach us.
 func TestStalledRequestIsCut(t *testing.T) {
+	t.Parallel()
 	gh := testkit.NewGitHub(t)
 	gh.AddPR("octo/widgets", testkit.PR{Number: 1})
 	c, err := github.New(gh.Host(), github.Options{Token: gh.Token, Backoff: time.Millisecond, Timeout: 300 * time.Millisecond})

@@ -10,6 +10,7 @@ import (
 )
 
 func TestCommentsListsEveryPage(t *testing.T) {
+	t.Parallel()
 	gh := testkit.NewGitHub(t)
 	gh.AddPR("octo/widgets", testkit.PR{Number: 4, HeadOID: strings.Repeat("a", 40)})
 	c := newClient(t, gh)
@@ -33,6 +34,7 @@ func TestCommentsListsEveryPage(t *testing.T) {
 }
 
 func TestCommentsOfAMissingPR(t *testing.T) {
+	t.Parallel()
 	gh := testkit.NewGitHub(t)
 	gh.Fail(testkit.Fault{Kind: "comments", Status: 404})
 	_, err := newClient(t, gh).Comments(context.Background(), repo, 9)
@@ -42,6 +44,7 @@ func TestCommentsOfAMissingPR(t *testing.T) {
 }
 
 func TestAppliedFaultPostsAndFails(t *testing.T) {
+	t.Parallel()
 	gh := testkit.NewGitHub(t)
 	gh.AddPR("octo/widgets", testkit.PR{Number: 4, HeadOID: strings.Repeat("a", 40)})
 	gh.Fail(testkit.Fault{Kind: "comment", Status: 502, Apply: true})
@@ -58,6 +61,7 @@ func TestAppliedFaultPostsAndFails(t *testing.T) {
 }
 
 func TestOpenPullRequestsOfABranch(t *testing.T) {
+	t.Parallel()
 	gh := testkit.NewGitHub(t)
 	sha := strings.Repeat("a", 40)
 	gh.AddPR("octo/widgets", testkit.PR{Number: 1, Title: "one", HeadRef: "feat", HeadOID: sha})

@@ -5,6 +5,7 @@ import "testing"
 // A custom repository role is taken at its base permission; a built-in
 // role_name wins over the folded permission.
 func TestPermissionOf(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		roleName, permission string
 		want                 Permission

@@ -15,6 +15,7 @@ import (
 // reader; a login GitHub does not know there has none; a refusal is an
 // error, never a permission.
 func TestPermissionReadsTheRole(t *testing.T) {
+	t.Parallel()
 	gh := testkit.NewGitHub(t)
 	c := newClient(t, gh)
 	ctx := context.Background()
@@ -42,6 +43,7 @@ func TestPermissionReadsTheRole(t *testing.T) {
 }
 
 func TestCanWrite(t *testing.T) {
+	t.Parallel()
 	for p, want := range map[github.Permission]bool{github.PermAdmin: true, github.PermMaintain: true, github.PermWrite: true,
 		github.PermTriage: false, github.PermRead: false, github.PermNone: false, "": false} {
 		if p.CanWrite() != want {

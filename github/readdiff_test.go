@@ -13,6 +13,7 @@ import (
 // ReadDiff gives scan the whole diff and keeps its first limit bytes, in
 // one request; after a 406 it gives scan every page of the files endpoint.
 func TestReadDiffStreamsTheWholeDiffOnce(t *testing.T) {
+	t.Parallel()
 	var b strings.Builder
 	for i := range 250 {
 		fmt.Fprintf(&b, "diff --git a/f%03d b/f%03d\n--- a/f%03d\n+++ b/f%03d\n@@ -1 +1 @@\n-old\n+new %d\n", i, i, i, i, i)

@@ -37,6 +37,7 @@ deleted file mode 100644
 `
 
 func TestDiffLinesAnchorsOnlyWhatTheDiffShows(t *testing.T) {
+	t.Parallel()
 	d := github.ParseDiffLines(inlineDiff)
 	for _, tc := range []struct {
 		path       string
@@ -63,6 +64,7 @@ func TestDiffLinesAnchorsOnlyWhatTheDiffShows(t *testing.T) {
 }
 
 func TestReviewCommentsOnTheDiffBecomeThreadsThatCanBeResolved(t *testing.T) {
+	t.Parallel()
 	gh := testkit.NewGitHub(t)
 	gh.AddPR("octo/widgets", testkit.PR{Number: 4, Diff: inlineDiff, HeadOID: strings.Repeat("a", 40), BaseOID: strings.Repeat("b", 40)})
 	c := newClient(t, gh)

@@ -20,6 +20,7 @@ func (r *recordRT) RoundTrip(req *http.Request) (*http.Response, error) {
 }
 
 func TestTokenGoesOnlyToTheConfiguredHostAndPort(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		url  string
 		want string
@@ -60,6 +61,7 @@ func (r *lateRT) RoundTrip(req *http.Request) (*http.Response, error) {
 }
 
 func TestAnswerAfterTheAttemptLimitIsATimeout(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name        string
 		method      string
@@ -120,6 +122,7 @@ func (r *stallBodyRT) RoundTrip(req *http.Request) (*http.Response, error) {
 }
 
 func TestBodyCutByTheAttemptLimitIsATimeout(t *testing.T) {
+	t.Parallel()
 	// A real connection: headers and part of a body, then nothing.
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Length", "100")
@@ -153,6 +156,7 @@ func TestBodyCutByTheAttemptLimitIsATimeout(t *testing.T) {
 // A bot's thread comments carry its REST login ("name[bot]"), the form the
 // viewer has; a user owning the bare name stays someone else.
 func TestABotsThreadCommentsAndReviewsCarryItsLogin(t *testing.T) {
+	t.Parallel()
 	var resp struct {
 		Author *actor `json:"author"`
 	}

@@ -15,6 +15,7 @@ import (
 // the four write paths: comments, reviews, inline comments and thread
 // replies.
 func TestEveryPostIsSanitised(t *testing.T) {
+	t.Parallel()
 	const cred = "writepathcredentialvalue"
 	redact.Register(cred)
 	gh := testkit.NewGitHub(t)
