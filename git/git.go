@@ -173,7 +173,8 @@ func (r *Repo) Branch(ctx context.Context) (string, error) {
 	return out, nil
 }
 
-// BranchHead is Branch and Head in one git process.
+// BranchHead is the checked-out branch's name ("" on a detached HEAD) and
+// the commit HEAD names, in one git process.
 func (r *Repo) BranchHead(ctx context.Context) (branch, head string, err error) {
 	out, err := r.Run(ctx, "rev-parse", "HEAD", "--symbolic-full-name", "HEAD")
 	if h, ref, ok := strings.Cut(out, "\n"); err == nil && ok && isSHA(h) {
@@ -210,7 +211,7 @@ func (r *Repo) HasCommits(ctx context.Context, names ...string) bool {
 		if !isCommitName(n) || strings.ContainsAny(n, "\n\x00") {
 			return false
 		}
-		if _, ok := r.known.Load(n); !ok {
+		if _, ok := r.known.Load("commit " + n); !ok || !isSHA(n) {
 			ask.WriteString(n + "^{commit}\n")
 			asked++
 		}
@@ -230,7 +231,7 @@ func (r *Repo) HasCommits(ctx context.Context, names ...string) bool {
 		if !isSHA(oid) {
 			return false
 		}
-		r.known.Store(oid, true)
+		r.known.Store("commit "+oid, true)
 	}
 	return true
 }
@@ -238,8 +239,8 @@ func (r *Repo) HasCommits(ctx context.Context, names ...string) bool {
 // isAncestor reports whether commit a is an ancestor of commit b (or b
 // itself); false too when either is not a commit here.
 func (r *Repo) isAncestor(ctx context.Context, a, b string) bool {
-	key := a + ".." + b
-	if _, ok := r.known.Load(key); ok {
+	key := "ancestor " + a + " " + b
+	if _, ok := r.known.Load(key); ok && isSHA(a) && isSHA(b) {
 		return true
 	}
 	if _, err := r.Run(ctx, "merge-base", "--is-ancestor", "--end-of-options", a, b); err != nil {
@@ -315,11 +316,13 @@ func (r *Repo) mergedBase(ctx context.Context, from, to, base string) (tree stri
 	return tree, isSHA(tree)
 }
 
-// Ahead is how many commits HEAD has on top of base: 0 when base is HEAD,
-// is not in the repository, or is not an ancestor of HEAD (HEAD is behind
-// it, or they diverged).
+// Ahead is how many commits HEAD has on top of base, a commit's full ID:
+// 0 when base is HEAD, is no full ID, is not in the repository, or is not
+// an ancestor of HEAD (HEAD is behind it, or they diverged).
 func (r *Repo) Ahead(ctx context.Context, base string) int {
-	if !isCommitName(base) {
+	// A full ID only: git reads "X...HEAD" whole as one name when X alone
+	// names nothing, and a name such as :/text could then match a commit.
+	if !isSHA(base) {
 		return 0
 	}
 	// Commits of base not in HEAD, and of HEAD not in base.

@@ -419,6 +419,10 @@ func TestACommitIsAskedAboutOnce(t *testing.T) {
 		}
 	}
 	b, _ := os.ReadFile(log)
+	// What is known of ancestry says nothing of a name that looks like it.
+	if r.HasCommit(ctx, base+".."+head) || r.HasCommit(ctx, "ancestor "+base+" "+head) {
+		t.Error("a range is not a commit")
+	}
 	count := func(sub string) int { return strings.Count(string(b), sub) }
 	// base and head once; the missing one and the branch each time.
 	if n := count("cat-file"); n != 5 {
@@ -488,15 +492,17 @@ func TestAheadCountsOnlyOverAnAncestor(t *testing.T) {
 	fx := testkit.NewRepo(t, "main", "feature", map[string]string{"a.txt": "a\n"}, map[string]string{"b.txt": "b\n"})
 	r, _ := git.Open(ctx, fx.Clone)
 	base := fx.RemoteOID(t, "main")
-	testkit.Git(t, fx.Clone, "commit", "--quiet", "--allow-empty", "-m", "one more")
-	for name, want := range map[string]int{base: 2, "HEAD": 0, "HEAD~1": 1, strings.Repeat("e", 40): 0, "-p": 0} {
+	// HEAD's message makes ":/\\...HEAD", read whole as one name, a commit.
+	testkit.Git(t, fx.Clone, "commit", "--quiet", "--allow-empty", "-m", "see v1.2 HEAD")
+	head, parent := testkit.Git(t, fx.Clone, "rev-parse", "HEAD"), testkit.Git(t, fx.Clone, "rev-parse", "HEAD~1")
+	for name, want := range map[string]int{base: 2, head: 0, parent: 1, "HEAD~1": 0, `:/\`: 0, strings.Repeat("e", 40): 0, "-p": 0} {
 		if got := r.Ahead(ctx, name); got != want {
 			t.Errorf("Ahead(%s) = %d, want %d", name, got, want)
 		}
 	}
 	testkit.Git(t, fx.Clone, "checkout", "--quiet", "main")
 	testkit.Git(t, fx.Clone, "commit", "--quiet", "--allow-empty", "-m", "the base moves on")
-	if got := r.Ahead(ctx, "feature"); got != 0 {
+	if got := r.Ahead(ctx, head); got != 0 {
 		t.Errorf("Ahead of a diverged branch = %d, want 0", got)
 	}
 }
