@@ -145,15 +145,8 @@ func TestReviewLoopCtrlCShowsNoOutcome(t *testing.T) {
 // neither partial nor clean.
 func TestReviewLoopAllReviewersFailInATerminal(t *testing.T) {
 	t.Parallel()
-	lf := newLoop(t, nil)
-	lf.env.WriteConfig(t, `{
-  "reviewerModels": ["anthropic/rev-a", "anthropic/rev-b", "anthropic/rev-c"],
-  "commentsAnalyzerModel": "openai/analyzer",
-  "prFixModel": "ollama/fixer",
-  "verify": ["true"]
-}`)
+	lf := newUnreachableReviewersLoop(t)
 	lf.fm.Script("analyzer", analyzerReply())
-	lf.env.Set("ANTHROPIC_BASE_URL", "http://127.0.0.1:1") // nothing listens there
 
 	term := lf.env.StartTerminal(t, "review-loop", "--yes")
 	if code := term.Wait(); code != 1 {

@@ -101,10 +101,10 @@ func TestNeedsATerminalIsTheSameEverywhere(t *testing.T) {
 	}
 }
 
-// A local review whose reviewers all fail says the error once, and its
-// result is neither "partial" nor "No findings."
-func TestLocalReviewAllReviewersFail(t *testing.T) {
-	t.Parallel()
+// newUnreachableReviewersLoop is newLoop whose three reviewers are all
+// anthropic/ models with nothing listening at ANTHROPIC_BASE_URL.
+func newUnreachableReviewersLoop(t *testing.T) *loopFix {
+	t.Helper()
 	lf := newLoop(t, nil)
 	lf.env.WriteConfig(t, `{
   "reviewerModels": ["anthropic/rev-a", "anthropic/rev-b", "anthropic/rev-c"],
@@ -113,6 +113,14 @@ func TestLocalReviewAllReviewersFail(t *testing.T) {
   "verify": ["true"]
 }`)
 	lf.env.Set("ANTHROPIC_BASE_URL", "http://127.0.0.1:1") // nothing listens there
+	return lf
+}
+
+// A local review whose reviewers all fail says the error once, and its
+// result is neither "partial" nor "No findings."
+func TestLocalReviewAllReviewersFail(t *testing.T) {
+	t.Parallel()
+	lf := newUnreachableReviewersLoop(t)
 	lf.env.Dir = lf.repo.Clone
 
 	res := lf.env.Run(t, "review", "--base", "main")
