@@ -92,7 +92,7 @@ func runComment(ctx context.Context, d *Deps, opts *CommandOptions) error {
 	}
 	client, repo, pr, trust := t.client, t.repo, t.pr, t.trust
 	policy := t.policy
-	trust.Judge(ctx, pr)
+	judge(ctx, d, trust, pr)
 	conv, err := client.Comments(ctx, repo, pr.Number)
 	if err != nil {
 		return err
@@ -155,7 +155,8 @@ func runComment(ctx context.Context, d *Deps, opts *CommandOptions) error {
 		if err := answer(note); err != nil {
 			return err
 		}
-		o := &ReviewLoopOptions{PR: pr.Number, RepoFlag: repo.String(), Yes: true, MaxTokens: opts.MaxTokens, ReviewOnly: why}
+		// HOST/OWNER/NAME: the review goes to this PR's host, whatever GH_HOST says.
+		o := &ReviewLoopOptions{PR: pr.Number, RepoFlag: repo.Host + "/" + repo.String(), Yes: true, MaxTokens: opts.MaxTokens, ReviewOnly: why}
 		return reviewLoop(ctx, d, o)
 	case converse.CmdFix:
 		if !fixOK {

@@ -34,8 +34,10 @@ type ReplyOptions struct {
 	MaxReplies int
 	Export     *exporter // --json, --jq, --template
 	Prompter   Prompter
-	// Thread, when set, answers only that review thread (by node id): the
-	// Action's run for one reply (gh ocdx command).
+	// Thread, when set, answers only that review thread (by node id), and
+	// only what people with write permission wrote there: the Action's run
+	// for one reply (gh ocdx command), which its author's permission let
+	// run, answers nobody else's words.
 	Thread string
 }
 
@@ -149,6 +151,55 @@ func threadOf(due converse.Due) replyThread {
 	return replyThread{Finding: due.Thread.Finding.ID, Where: due.Where(), URL: due.Thread.URL, Authors: due.Authors()}
 }
 
+// judge has trust judge whose posts on pr are gh-ocdx's (the base branch's
+// trustedLogins), saying what it could not tell.
+func judge(ctx context.Context, d *Deps, trust *loop.Trust, pr *github.PullRequest) {
+	for _, w := range trust.Judge(ctx, pr) {
+		d.warn("%s", w)
+	}
+}
+
+// byWriters keeps, of each thread, gh-ocdx's own comments and those of
+// people who may run /ocdx commands; a thread left without a reply to
+// answer is dropped. Others' replies are neither answered nor shown to the
+// model.
+func byWriters(ctx context.Context, d *Deps, trust *loop.Trust, repo github.Repo, pr *github.PullRequest, dues []converse.Due) ([]converse.Due, error) {
+	may := func(c github.ThreadComment) (bool, error) {
+		if loop.Own(pr, c.Body, c.Author) {
+			return true, nil
+		}
+		perm, err := trust.Permission(ctx, c.Author)
+		if err != nil {
+			return false, fmt.Errorf("could not check whether %s may run /ocdx commands on %s: %w; nothing was answered", c.Author, repo, err)
+		}
+		ok, _ := loop.MayCommand(repo, perm, c.Author)
+		return ok, nil
+	}
+	var out []converse.Due
+	for _, due := range dues {
+		var err error
+		keep := func(cs []github.ThreadComment) []github.ThreadComment {
+			return slices.DeleteFunc(slices.Clone(cs), func(c github.ThreadComment) bool {
+				ok, perr := may(c)
+				err = cmp.Or(err, perr)
+				if perr == nil && !ok {
+					d.info("not answered: %s's reply in the thread of %s (no write permission)", c.Author, due.Thread.Finding.ID)
+				}
+				return !ok
+			})
+		}
+		due.Replies = keep(due.Replies)
+		due.All = slices.DeleteFunc(slices.Clone(due.All), func(c github.ThreadComment) bool { ok, _ := may(c); return !ok })
+		if err != nil {
+			return nil, err
+		}
+		if len(due.Replies) > 0 {
+			out = append(out, due)
+		}
+	}
+	return out, nil
+}
+
 func reply(ctx context.Context, d *Deps, opts *ReplyOptions) error {
 	cfg, err := loadConfigForModel(d, opts.Model, "replyModel", "reviewPrModel")
 	if err != nil {
@@ -161,13 +212,14 @@ func reply(ctx context.Context, d *Deps, opts *ReplyOptions) error {
 	}
 	client, repo, pr, trust := t.client, t.repo, t.pr, t.trust
 	// Whose posts are gh-ocdx's needs the base branch's trustedLogins.
-	for _, w := range trust.Judge(ctx, pr) {
-		d.warn("%s", w)
-	}
+	judge(ctx, d, trust, pr)
 	out := replyOutput{PR: loop.RefOf(repo, pr), Answered: []replyThread{}, Skipped: []replyThread{}, Left: []replyThread{}}
 	dues := converse.DueReplies(pr)
 	if opts.Thread != "" {
 		dues = slices.DeleteFunc(dues, func(due converse.Due) bool { return due.Thread.ID != opts.Thread })
+		if dues, err = byWriters(ctx, d, trust, repo, pr, dues); err != nil {
+			return err
+		}
 	}
 	if len(dues) == 0 {
 		d.info("No replies to answer in gh-ocdx's threads on %s#%d", repo, pr.Number)

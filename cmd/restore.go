@@ -72,7 +72,7 @@ func restore(ctx context.Context, d *Deps, opts *RestoreOptions) error {
 		return err
 	}
 	client, repo, pr, trust := t.client, t.repo, t.pr, t.trust
-	trust.Judge(ctx, pr)
+	judge(ctx, d, trust, pr)
 	done, _, _ := trust.Restores(ctx, pr)
 	led, _, _, hasLedger := trust.Ledger(ctx, pr)
 	ids := notYet(d, opts.IDs, append(loop.RestoredIDs(done), led.Restored()...), "restored", pr.Number)
