@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/ocdx/gh-ocdx/internal/text"
 )
 
 // The ledger is what gh-ocdx knows of a PR's findings, hidden at the end of
@@ -172,7 +174,10 @@ func (l *Ledger) Agree(id, agreement string) {
 // for f.ID must exist. What has not the shapes ParseLedger keeps is left
 // out.
 func (l *Ledger) Locate(f Finding) {
-	w := Where{Priority: f.Priority, File: f.File, Side: f.Side, Title: clip(f.Title, MaxLedgerTitle)}
+	// A tab or a line break in a title (a model's) would make the entry one
+	// ParseLedger refuses: the title is one line here, as reviewers are
+	// shown it.
+	w := Where{Priority: f.Priority, File: f.File, Side: f.Side, Title: clip(text.OneLine(f.Title), MaxLedgerTitle)}
 	if f.Line != nil {
 		w.Line = *f.Line
 	}
@@ -225,16 +230,16 @@ func (w Where) valid() error {
 	case w == Where{}:
 		return nil
 	case !slices.Contains(Priorities, w.Priority):
-		return fmt.Errorf("priority %q", text(w.Priority))
-	case w.File == "" || len(w.File) > 512 || strings.HasPrefix(w.File, "/") || hasControl(w.File) ||
+		return fmt.Errorf("priority %q", shortText(w.Priority))
+	case w.File == "" && w.Line != 0 || len(w.File) > 512 || strings.HasPrefix(w.File, "/") || hasControl(w.File) ||
 		slices.Contains(strings.Split(w.File, "/"), ".."):
-		return fmt.Errorf("file %q", text(w.File))
+		return fmt.Errorf("file %q", shortText(w.File))
 	case w.Side != "" && w.Side != "LEFT":
-		return fmt.Errorf("side %q", text(w.Side))
+		return fmt.Errorf("side %q", shortText(w.Side))
 	case w.Line < 0 || w.Line > 1e8:
 		return fmt.Errorf("line %d", w.Line)
 	case len(w.Title) > MaxLedgerTitle+len("…") || hasControl(w.Title):
-		return fmt.Errorf("title %q", text(w.Title))
+		return fmt.Errorf("title %q", shortText(w.Title))
 	}
 	return nil
 }
@@ -425,13 +430,13 @@ func ParseLedgerWarn(body string) (l Ledger, warnings []string, err error) {
 	for _, e := range l.Findings {
 		switch {
 		case !reLedgerID.MatchString(e.ID):
-			warnings = append(warnings, fmt.Sprintf("left out %q, not a finding ID", text(e.ID)))
+			warnings = append(warnings, fmt.Sprintf("left out %q, not a finding ID", shortText(e.ID)))
 			continue
 		case seen[e.ID]:
 			warnings = append(warnings, fmt.Sprintf("left out a second entry for %s", e.ID))
 			continue
 		case !slices.Contains(Statuses, e.status()):
-			warnings = append(warnings, fmt.Sprintf("%s has the status %q, unknown here: read as open", e.ID, text(string(e.Status))))
+			warnings = append(warnings, fmt.Sprintf("%s has the status %q, unknown here: read as open", e.ID, shortText(string(e.Status))))
 			e.Status = StatusOpen
 		}
 		if e.Status == "" {
@@ -454,8 +459,8 @@ func ParseLedgerWarn(body string) (l Ledger, warnings []string, err error) {
 	return l, warnings, nil
 }
 
-// text is a value from a ledger as a warning quotes it: short.
-func text(s string) string {
+// shortText is a value from a ledger as a warning quotes it: short.
+func shortText(s string) string {
 	if len(s) > 40 {
 		return s[:40] + "…"
 	}

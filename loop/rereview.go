@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/ocdx/gh-ocdx/internal/text"
+
 	"github.com/ocdx/gh-ocdx/diff"
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/fix"
@@ -43,7 +45,8 @@ func (re *reReview) list() []previous {
 		if f.Line != nil {
 			where = fmt.Sprintf("%s:%d", where, *f.Line)
 		}
-		out = append(out, previous{ID: f.ID, Priority: f.Priority, Where: where, Title: f.Title})
+		// One line, as the ledger records it: a fresh machine shows the same.
+		out = append(out, previous{ID: f.ID, Priority: f.Priority, Where: where, Title: text.OneLine(f.Title)})
 	}
 	return out
 }
@@ -182,9 +185,10 @@ func (l *loop) previousReview(n int) (basis, bool) {
 		if l.run != nil && r.ID == l.run.ID() {
 			continue
 		}
-		if r.Outcome == state.OutcomeElsewhere && r.ID == l.seed.Run {
-			// The newest run is another machine's: its ledger is the basis,
-			// or there is none (a run older than it would bring back
+		if r.Outcome == state.OutcomeElsewhere {
+			// Another machine's run, and none of this machine's since
+			// reviewed anything (their ledgers passed its basis on): the
+			// ledger's basis, or none (a run older than it would bring back
 			// findings that run settled).
 			return l.ledgerBasis()
 		}

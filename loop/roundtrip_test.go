@@ -183,3 +183,84 @@ func wantOutcome(t *testing.T, h *harness, want state.RunOutcome) {
 		t.Fatalf("first run: %+v, %v; want %s", res, err, want)
 	}
 }
+
+// A finding about no file, with a tab in its title (a model wrote both),
+// is located in the ledger all the same: a fresh machine carries it as the
+// machine that ran before does, rather than dropping a P1.
+func TestTheLedgerLocatesAFindingWithoutAFile(t *testing.T) {
+	general := finding.Finding{Priority: "P1", Category: "quality", File: "", Title: "Design\tflaw", Description: "d"}
+	var got [2]decisions
+	for i, fresh := range []bool{false, true} {
+		h, _ := sinceHarness(t)
+		h.opts.CanPush, h.opts.ReviewOnlyReason = false, "a fork"
+		h.reviewer.answers = []string{reviewerAnswer(general)}
+		h.analyzer.answers = []string{analyzerAnswer()}
+		wantOutcome(t, h, OutcomeBlocked)
+		h.gh.pr.HeadRefOid = "cccccccc"
+		if fresh {
+			h.opts.Store = state.New(filepath.Join(t.TempDir(), "fresh.db"), nil)
+		}
+		h.reviewer.answers = []string{reviewerVerdicts(nil)}
+		h.analyzer.answers = []string{analyzerAnswer()}
+		reviews, fixes := len(h.reviewer.tasks), h.fixer.calls
+		res, err := h.run(t)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got[i] = decided(res, h, reviews, fixes)
+	}
+	if !reflect.DeepEqual(got[0], got[1]) {
+		t.Errorf("the two machines decide differently:\nbefore %+v\nfresh  %+v", got[0], got[1])
+	}
+}
+
+// Machine M raises bug; machine N, fresh, re-reviews and resolves it; M
+// runs again and every reviewer fails (its ledger passes N's basis on);
+// then M and a fresh machine run once more: both start from N's review,
+// and neither brings bug back.
+func TestARunAfterAnotherMachinesAndAFailedOneStartsFromTheLedger(t *testing.T) {
+	id := bug.ComputeID()
+	h, _ := sinceHarness(t)
+	h.gh.perms = map[string]github.Permission{"maintainer": github.PermWrite}
+	h.opts.CanPush, h.opts.ReviewOnlyReason = false, "a fork"
+	h.reviewer.answers = []string{reviewerAnswer(bug)}
+	h.analyzer.answers = []string{analyzerAnswer()}
+	wantOutcome(t, h, OutcomeBlocked)
+	mStore := h.opts.Store
+	// machine N
+	h.gh.pr.HeadRefOid = "cccccccc"
+	h.opts.Store = state.New(filepath.Join(t.TempDir(), "n.db"), nil)
+	h.reviewer.answers = []string{reviewerVerdicts([]finding.Verdict{{ID: id, Verdict: finding.Resolved}})}
+	h.analyzer.answers = []string{analyzerAnswer()}
+	if _, err := h.run(t); err != nil {
+		t.Fatal(err)
+	}
+	// machine M, every reviewer fails
+	h.opts.Store = mStore
+	h.gh.pr.HeadRefOid = "dddddddd"
+	h.reviewer.answers = []string{"no envelope at all"}
+	h.analyzer.answers = []string{analyzerAnswer()}
+	h.run(t) // fails: every reviewer failed
+	// machine M again, and a fresh one
+	saved := h.gh.pr
+	saved.Reviews = append([]github.Review(nil), h.gh.pr.Reviews...)
+	saved.Comments = append([]github.Comment(nil), h.gh.pr.Comments...)
+	var got [2]decisions
+	for i, fresh := range []bool{false, true} {
+		h.gh.pr = saved
+		if fresh {
+			h.opts.Store = state.New(filepath.Join(t.TempDir(), "f.db"), nil)
+		}
+		h.reviewer.answers = []string{reviewerVerdicts(nil)}
+		h.analyzer.answers = []string{analyzerAnswer()}
+		reviews, fixes := len(h.reviewer.tasks), h.fixer.calls
+		res, err := h.run(t)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got[i] = decided(res, h, reviews, fixes)
+	}
+	if !reflect.DeepEqual(got[0], got[1]) {
+		t.Errorf("the two machines decide differently:\nM     %+v\nfresh %+v", got[0], got[1])
+	}
+}
