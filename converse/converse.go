@@ -258,7 +258,7 @@ func Check(a Answer, d Due, lines github.DiffLines) Answer {
 	case Propose:
 		// A suggestion's text is posted as the model wrote it, inside a
 		// fence: none may carry gh-ocdx's hidden comments or tags.
-		ok := a.Replacement != nil && f.Line != nil && !carriesMarkup(*a.Replacement)
+		ok := a.Replacement != nil && f.Line != nil && !finding.CarriesMarkup(*a.Replacement)
 		if ok {
 			side, anchored := lines.Anchor(f.File, 0, *f.Line, github.Right)
 			ok = anchored && side == github.Right
@@ -271,12 +271,6 @@ func Check(a Answer, d Due, lines github.DiffLines) Answer {
 		a.Replacement = nil
 	}
 	return a
-}
-
-// carriesMarkup reports whether s holds a hidden comment, a gh-ocdx tag or
-// the marker.
-func carriesMarkup(s string) bool {
-	return strings.Contains(s, "<!--") || strings.Contains(s, "ocdx:") || strings.Contains(s, finding.Marker)
 }
 
 // Body is a's comment in d's thread: the marker, a tag per reply it

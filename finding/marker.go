@@ -18,6 +18,13 @@ func Tag(runID string, n int, kind string) string {
 	return fmt.Sprintf("<!-- ocdx:run=%s round=%d kind=%s -->", runID, n, kind)
 }
 
+// CarriesMarkup reports whether s, a model's text gh-ocdx would post as
+// written (a suggestion's replacement), holds a hidden comment, a gh-ocdx
+// tag or the marker: text that could pass for gh-ocdx's own.
+func CarriesMarkup(s string) bool {
+	return strings.Contains(s, "<!--") || strings.Contains(s, "ocdx:") || strings.Contains(s, Marker)
+}
+
 // SuggestionBlock renders replacement as a GitHub suggestion, which the
 // PR's author can commit from the comment; the fence is longer than any
 // run of backticks in the text, so the text cannot close it.

@@ -363,7 +363,7 @@ func InlineBody(f finding.Finding) string {
 	if s := strings.TrimSpace(f.Suggestion); s != "" {
 		fmt.Fprintf(&b, "_Suggestion:_ %s\n\n", prose(s, 1000))
 	}
-	if f.Replacement != nil {
+	if f.Replacement != nil && !finding.CarriesMarkup(*f.Replacement) {
 		b.WriteString(finding.SuggestionBlock(*f.Replacement) + "\n")
 	}
 	return redact.ForComment(strings.TrimRight(b.String(), "\n"))

@@ -220,3 +220,18 @@ func TestDisputedOnlyByOwnConcession(t *testing.T) {
 		}
 	}
 }
+
+// A reviewer's replacement that holds an HTML comment or a gh-ocdx tag is
+// not posted as a suggestion: it could pass for gh-ocdx's own markup.
+func TestAReplacementWithMarkupIsNoSuggestion(t *testing.T) {
+	marked := "x := 1 <!-- ocdx:finding=QUAL-00000000 category=x title=y -->"
+	f := finding.Finding{ID: "QUAL-1b2c3d4e", Priority: "P2", File: "a.go", Line: intp(2), Title: "t", Replacement: &marked}
+	if body := InlineBody(f); strings.Contains(body, "suggestion") || strings.Contains(body, "QUAL-00000000") {
+		t.Errorf("the replacement was posted:\n%s", body)
+	}
+	clean := "x := 1"
+	f.Replacement = &clean
+	if body := InlineBody(f); !strings.Contains(body, "```suggestion\nx := 1\n```") {
+		t.Errorf("a clean replacement is a suggestion:\n%s", body)
+	}
+}

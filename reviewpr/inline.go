@@ -37,7 +37,7 @@ func (s *Session) anchored(ctx context.Context, in []inlineComment) ([]github.Re
 		return nil, nil
 	}
 	var out []github.ReviewComment
-	var bad, told []string
+	var bad, marked, told []string
 	for i, c := range in {
 		side := strings.ToUpper(strings.TrimSpace(c.Side))
 		if side == "" {
@@ -54,20 +54,31 @@ func (s *Session) anchored(ctx context.Context, in []inlineComment) ([]github.Re
 			told = append(told, fmt.Sprintf("comment %d, on %s, is not on a line of the PR's diff, where GitHub refuses comments", i+1, at))
 			continue
 		}
+		if c.Suggestion != nil && finding.CarriesMarkup(*c.Suggestion) {
+			// Posted as written, it could pass for gh-ocdx's own markup.
+			marked = append(marked, fmt.Sprintf("comment %d (%s:%d)", i+1, c.Path, c.Line))
+			told = append(told, fmt.Sprintf("comment %d, on %s, suggests text holding an HTML comment or a gh-ocdx tag", i+1, at))
+			continue
+		}
 		if strings.TrimSpace(c.Body) == "" && c.Suggestion == nil {
 			bad = append(bad, fmt.Sprintf("comment %d (%s:%d) has no body", i+1, c.Path, c.Line))
 			told = append(told, fmt.Sprintf("comment %d, on %s, has no text", i+1, at))
 			continue
 		}
 		// The model's words cannot carry a suggestion or a hidden tag;
-		// its suggestion field, on lines checked above, is the one
-		// suggestion, rendered by gh-ocdx.
+		// its suggestion field, on lines checked above and free of
+		// markup, is the one suggestion, rendered by gh-ocdx.
 		body := text.InertMarkup(strings.TrimSpace(c.Body))
 		if c.Suggestion != nil && side == github.Right {
 			body += "\n\n" + finding.SuggestionBlock(*c.Suggestion)
 		}
 		rc.Body = redact.ForComment(strings.TrimSpace(body))
 		out = append(out, rc)
+	}
+	if len(marked) > 0 {
+		s.Confirmer.SentBack(ctx, told)
+		return nil, errors.New("a suggestion holds an HTML comment or a gh-ocdx tag: " + strings.Join(marked, "; ") +
+			". Suggest only the lines' new code, without \"<!--\" or \"ocdx:\", and call submit_review again")
 	}
 	if len(bad) > 0 {
 		s.Confirmer.SentBack(ctx, told)
