@@ -102,7 +102,8 @@ func DueReplies(pr *github.PullRequest) []Due {
 // isCommand reports whether body is an /ocdx command, which the loop or
 // the command verb acts on, not a conversation.
 func isCommand(body string) bool {
-	return strings.HasPrefix(strings.TrimSpace(body), "/ocdx")
+	_, ok := ParseCommand(body)
+	return ok
 }
 
 // Kinds of answer.

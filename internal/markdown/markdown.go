@@ -281,7 +281,10 @@ func (r *renderer) text(s, sgr string) []span {
 		if i < 0 {
 			break
 		}
-		end := i + strings.IndexAny(s[i:]+" ", " \n<")
+		end := len(s) // not s[i:]+" ": a copy of the rest per URL is quadratic
+		if j := strings.IndexAny(s[i:], " \n<"); j >= 0 {
+			end = i + j
+		}
 		for end > i && (strings.IndexByte(".,:;!?'\"", s[end-1]) >= 0 ||
 			s[end-1] == ')' && strings.Count(s[i:end], "(") < strings.Count(s[i:end], ")")) {
 			end--

@@ -286,6 +286,17 @@ func BenchmarkRenderLoopReport(b *testing.B) {
 	}
 }
 
+// BenchmarkRenderManyURLs renders 400 KB of bare URLs, hostile input a PR
+// can hold: the time grows with the text, not its square.
+//
+//	go test -run '^$' -bench ManyURLs ./internal/markdown
+func BenchmarkRenderManyURLs(b *testing.B) {
+	src := strings.Repeat("https://example.com/a ", 20000)
+	for b.Loop() {
+		Render(src, 100, Dark)
+	}
+}
+
 // FuzzRender: no input makes the renderer panic, and none of its control
 // characters reach the output, whatever the parser makes of it.
 func FuzzRender(f *testing.F) {
