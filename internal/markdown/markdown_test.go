@@ -297,6 +297,25 @@ func BenchmarkRenderManyURLs(b *testing.B) {
 	}
 }
 
+// BenchmarkRenderDeepNesting renders 40,000 nested quotes and as many
+// nested list items: past maxNesting levels they are text, so the time
+// does not grow with the square of the depth.
+func BenchmarkRenderDeepNesting(b *testing.B) {
+	quotes, items := strings.Repeat(">", 40000)+" x", strings.Repeat("- ", 40000)+"x"
+	for b.Loop() {
+		Render(quotes, 100, Dark)
+		Render(items, 100, Dark)
+	}
+}
+
+// Past maxNesting levels, a quote's text is still shown.
+func TestDeepNestingKeepsItsText(t *testing.T) {
+	out := Render(strings.Repeat(">", 100)+" the words", 100, Plain)
+	if !strings.Contains(out, "the words") {
+		t.Errorf("the text of a deep quote is lost:\n%s", out)
+	}
+}
+
 // FuzzRender: no input makes the renderer panic, and none of its control
 // characters reach the output, whatever the parser makes of it.
 func FuzzRender(f *testing.F) {

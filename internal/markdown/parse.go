@@ -59,7 +59,7 @@ func parse(src string) []*block {
 	for i, l := range lines {
 		lines[i] = expandTabs(l)
 	}
-	return parseBlocks(lines)
+	return parseBlocks(lines, 0)
 }
 
 // expandTabs turns the tabs of a line's indentation into spaces, to tab
@@ -91,7 +91,15 @@ func indent(l string) int { return len(l) - len(strings.TrimLeft(l, " ")) }
 
 func blank(l string) bool { return strings.TrimSpace(l) == "" }
 
-func parseBlocks(lines []string) []*block {
+// maxNesting is the deepest quotes and lists go; deeper lines are one
+// paragraph of text. Each level copies its lines once more: hostile input
+// of thousands of ">" would otherwise cost the square of its size.
+const maxNesting = 16
+
+func parseBlocks(lines []string, depth int) []*block {
+	if depth > maxNesting {
+		return []*block{{kind: kPara, text: strings.Join(lines, "\n")}}
+	}
 	var out []*block
 	for i := 0; i < len(lines); {
 		l := lines[i]
@@ -148,12 +156,12 @@ func parseBlocks(lines []string) []*block {
 				}
 				break
 			}
-			out = append(out, &block{kind: kQuote, children: parseBlocks(inner)})
+			out = append(out, &block{kind: kQuote, children: parseBlocks(inner, depth+1)})
 			continue
 		}
 		if _, ok := listMarker(s); ok {
 			var b *block
-			b, i = parseList(lines, i)
+			b, i = parseList(lines, i, depth)
 			out = append(out, b)
 			continue
 		}
@@ -343,7 +351,7 @@ func listMarker(s string) (marker, bool) {
 
 // parseList reads the list starting at lines[i] and returns it with the
 // index of the first line after it.
-func parseList(lines []string, i int) (*block, int) {
+func parseList(lines []string, i, depth int) (*block, int) {
 	first, _ := listMarker(lines[i][indent(lines[i]):])
 	list := &block{kind: kList, ordered: first.ordered, start: first.num, tight: true}
 	for i < len(lines) {
@@ -384,7 +392,7 @@ func parseList(lines []string, i int) (*block, int) {
 				list.tight = false
 			}
 		}
-		list.children = append(list.children, &block{kind: kItem, children: parseBlocks(item)})
+		list.children = append(list.children, &block{kind: kItem, children: parseBlocks(item, depth+1)})
 		if trailing > 0 && i < len(lines) {
 			if next, ok := listMarker(strings.TrimLeft(lines[i], " ")); ok && indent(lines[i]) < 4 && next.char == first.char && next.ordered == first.ordered {
 				list.tight = false
