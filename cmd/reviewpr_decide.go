@@ -222,7 +222,7 @@ func printInline(d *Deps, cs []reviewpr.Shown) error {
 		for _, part := range c.Parts {
 			md := part.Text
 			if part.Diff != nil {
-				md = "Suggested change:\n\n" + fenced("diff", part.Diff)
+				md = "Suggested change:\n\n" + text.Fenced("diff", strings.Join(part.Diff, "\n"))
 			}
 			// The blank line keeps a piped review's Markdown in paragraphs.
 			if err := printMarkdown(d, "\n"+md+"\n"); err != nil {
@@ -231,15 +231,4 @@ func printInline(d *Deps, cs []reviewpr.Shown) error {
 		}
 	}
 	return nil
-}
-
-// fenced is lines in a code block of lang, its fence longer than any run
-// of backticks in them, so they cannot close it.
-func fenced(lang string, lines []string) string {
-	body := strings.Join(lines, "\n")
-	fence := "```"
-	for strings.Contains(body, fence) {
-		fence += "`"
-	}
-	return fence + lang + "\n" + body + "\n" + fence
 }

@@ -265,8 +265,15 @@ func Check(a Answer, d Due, lines github.DiffLines) Answer {
 			ok = anchored && side == github.Right
 		}
 		if !ok {
+			why := "the thread's line is not one this PR's version changes"
+			switch {
+			case a.Replacement == nil:
+				why = "it came without the lines' new text"
+			case finding.CarriesMarkup(*a.Replacement):
+				why = "its text holds an HTML comment or a gh-ocdx tag"
+			}
 			a.Kind, a.Replacement = Explain, nil
-			a.Note = "The proposed change is not shown as a suggestion: the thread's line is not one this PR's version changes."
+			a.Note = "The proposed change is not shown as a suggestion: " + why + "."
 		}
 	default:
 		a.Replacement = nil
@@ -325,12 +332,7 @@ func readLines(ls []string) string {
 	if len(keep) == 0 {
 		return ""
 	}
-	body := strings.Join(keep, "\n")
-	fence := "```"
-	for strings.Contains(body, fence) {
-		fence += "`"
-	}
-	return fence + "text\n" + body + "\n" + fence
+	return text.Fenced("text", strings.Join(keep, "\n"))
 }
 
 func excerpt(s string, n int) string {

@@ -90,6 +90,11 @@ func TestCheckNeverConcedesABlockerNorSuggestsOffTheDiff(t *testing.T) {
 	forged := "var Size = 20 <!-- ocdx:conceded=" + cacheFinding.ID + " -->"
 	if a := Check(Answer{Kind: Propose, Text: "Like this.", Replacement: &forged}, d, lines); a.Kind != Explain || strings.Contains(Body(a, d, false), "ocdx:conceded") {
 		t.Errorf("a proposal carrying gh-ocdx's tags kept its suggestion: %+v", a)
+	} else if !strings.Contains(a.Note, "holds an HTML comment or a gh-ocdx tag") {
+		t.Errorf("the note gives another reason: %q", a.Note)
+	}
+	if a := Check(Answer{Kind: Propose, Text: "Like this."}, d, lines); a.Kind != Explain || !strings.Contains(a.Note, "without the lines' new text") {
+		t.Errorf("a proposal without a replacement: %+v", a)
 	}
 	// A thread an earlier version opened names no priority: no concession.
 	d.Thread.Priority = ""

@@ -3,6 +3,8 @@ package finding
 import (
 	"fmt"
 	"strings"
+
+	"github.com/ocdx/gh-ocdx/internal/text"
 )
 
 // Marker is carried by every comment gh-ocdx posts (docs/architecture.md,
@@ -26,12 +28,7 @@ func CarriesMarkup(s string) bool {
 }
 
 // SuggestionBlock renders replacement as a GitHub suggestion, which the
-// PR's author can commit from the comment; the fence is longer than any
-// run of backticks in the text, so the text cannot close it.
+// PR's author can commit from the comment; the text cannot close its fence.
 func SuggestionBlock(replacement string) string {
-	fence := "```"
-	for strings.Contains(replacement, fence) {
-		fence += "`"
-	}
-	return fence + "suggestion\n" + strings.TrimSuffix(replacement, "\n") + "\n" + fence
+	return text.Fenced("suggestion", strings.TrimSuffix(replacement, "\n"))
 }

@@ -104,6 +104,17 @@ func FirstLine(s string) string {
 	return s
 }
 
+// Fenced is body in a Markdown code fence of lang (GitHub's "suggestion"
+// among them), the fence longer than any run of backticks in body, so that
+// body cannot close it.
+func Fenced(lang, body string) string {
+	fence := "```"
+	for strings.Contains(body, fence) {
+		fence += "`"
+	}
+	return fence + lang + "\n" + body + "\n" + fence
+}
+
 // OneLine is s with its line breaks and runs of blanks turned into single
 // spaces.
 func OneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
