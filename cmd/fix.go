@@ -220,15 +220,7 @@ func fixPR(ctx context.Context, d *Deps, opts *FixOptions) error {
 	led.Run, led.Kind, led.Round, led.Head = run.ID(), "fix", 1, pr.HeadRefOid
 	o.Ledger = &led
 	if !opts.Yes {
-		p := opts.Prompter
-		o.Confirm = func(_ context.Context, plan fix.PushPlan) (bool, error) {
-			fmt.Fprint(d.IO.ErrOut, pushPreview(fmt.Sprintf("Commits to push to %s %s", plan.Remote, plan.Branch), plan.Commits, plan.Diffstat))
-			ok, err := p.Confirm(fmt.Sprintf("Push %s to %s/%s?", text.Plural(len(plan.Commits), "commit"), plan.Remote, plan.Branch), false)
-			if errors.Is(err, ErrCancelled) {
-				return false, nil // Ctrl-C at the question keeps the commits local, as "no" does
-			}
-			return ok, err
-		}
+		o.Confirm = confirmPush(d, opts.Prompter)
 	}
 	d.Log.Debug("fix", "pr", fmt.Sprintf("%s#%d", repo, pr.Number), "findings", len(payload.IssuesToFix), "optional", len(payload.OptionalIssues),
 		"model", cfg.PRFix.String(), "resume", resume != nil, "dry-run", opts.DryRun)

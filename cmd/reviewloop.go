@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/ocdx/gh-ocdx/config"
-	"github.com/ocdx/gh-ocdx/fix"
 	"github.com/ocdx/gh-ocdx/git"
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/internal/text"
@@ -260,17 +259,7 @@ func reviewLoop(ctx context.Context, d *Deps, opts *ReviewLoopOptions) error {
 	fixer := &loop.FixRunner{Repo: repo, Dir: co.Repo.Dir, Remote: pushRemote(ctx, co), Model: fm, ModelName: cfg.PRFix.String(),
 		Verify: cfg.Verify, Policy: cfg.Policy, Price: priceOf(cfg, cfg.PRFix.String()), GitHub: client, Progress: progress}
 	if !opts.Yes {
-		p := opts.Prompter
-		fixer.Confirm = func(_ context.Context, plan fix.PushPlan) (bool, error) {
-			fmt.Fprint(d.IO.ErrOut, pushPreview(fmt.Sprintf("Commits to push to %s %s", plan.Remote, plan.Branch), plan.Commits, plan.Diffstat))
-			ok, err := p.Confirm(fmt.Sprintf("Push %s to %s/%s?", text.Plural(len(plan.Commits), "commit"), plan.Remote, plan.Branch), false)
-			if errors.Is(err, ErrCancelled) {
-				// Ctrl-C at the question keeps the commits local, as "no"
-				// does: the run stays resumable, not failed.
-				return false, nil
-			}
-			return ok, err
-		}
+		fixer.Confirm = confirmPush(d, opts.Prompter)
 	}
 	files := headFiles(ctx, d, co.Repo, client, repo, pr.Number)
 	d.Log.Debug("review-loop", "pr", fmt.Sprintf("%s#%d", repo, pr.Number), "reviewers", len(reviewers), "push", canPush, "dry-run", opts.DryRun)
