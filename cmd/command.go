@@ -135,7 +135,11 @@ func runComment(ctx context.Context, d *Deps, opts *CommandOptions) error {
 	}
 	if !isCmd {
 		d.info("answering the replies in gh-ocdx's threads (comment %s by %s)", id, c.Author)
-		return reply(ctx, d, &ReplyOptions{PR: pr.Number, Repo: opts.Repo, Yes: true, MaxTokens: opts.MaxTokens, Thread: c.ThreadID})
+		cfg, err := loadConfigForModel(d, "", "replyModel", "reviewPrModel")
+		if err != nil {
+			return err
+		}
+		return replyOn(ctx, d, &ReplyOptions{PR: pr.Number, Repo: opts.Repo, Yes: true, MaxTokens: opts.MaxTokens, Thread: c.ThreadID}, cfg, t)
 	}
 	fixOK := policy != nil && policy.CommandsFix
 	switch cmd.Verb {

@@ -205,18 +205,25 @@ func reply(ctx context.Context, d *Deps, opts *ReplyOptions) error {
 	if err != nil {
 		return err
 	}
-	name := cmp.Or(opts.Model, cfg.Reply.String())
 	t, err := commandPR(ctx, d, prArgs{Repo: opts.Repo, PR: opts.PR, Branch: opts.Branch}, replyUsage)
 	if err != nil {
 		return err
 	}
-	client, repo, pr, trust := t.client, t.repo, t.pr, t.trust
 	// Whose posts are gh-ocdx's needs the base branch's trustedLogins.
-	judge(ctx, d, trust, pr)
+	judge(ctx, d, t.trust, t.pr)
+	return replyOn(ctx, d, opts, cfg, t)
+}
+
+// replyOn answers the replies due on t's PR, whose posts t.trust has
+// judged: reply's work, and the command verb's for a reply in a thread.
+func replyOn(ctx context.Context, d *Deps, opts *ReplyOptions, cfg *config.Config, t target) error {
+	name := cmp.Or(opts.Model, cfg.Reply.String())
+	client, repo, pr, trust := t.client, t.repo, t.pr, t.trust
 	out := replyOutput{PR: loop.RefOf(repo, pr), Answered: []replyThread{}, Skipped: []replyThread{}, Left: []replyThread{}}
 	dues := converse.DueReplies(pr)
 	if opts.Thread != "" {
 		dues = slices.DeleteFunc(dues, func(due converse.Due) bool { return due.Thread.ID != opts.Thread })
+		var err error
 		if dues, err = byWriters(ctx, d, trust, repo, pr, dues); err != nil {
 			return err
 		}
