@@ -81,7 +81,7 @@ func (t *Trust) Ledger(ctx context.Context, pr *github.PullRequest) (l finding.L
 	// Nor can it say a head converged or was reviewed: that would spare the
 	// head its review, its secret scan included, on its author's word. (As
 	// a current ledger, it then names no reviewed head: ReviewedHead.)
-	l.Converged, l.Reviewed, l.Basis, l.V = false, "", "", max(l.V, finding.LedgerVersion)
+	l.Converged, l.Reviewed, l.Basis, l.Sampled, l.V = false, "", "", "", max(l.V, finding.LedgerVersion)
 	p, err := t.Permission(ctx, by)
 	for _, id := range l.With(finding.StatusDismissed) {
 		if may, _ := MayDismiss(t.repo, p, by, pr.Author, id); err != nil || !may {
