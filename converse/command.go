@@ -11,8 +11,6 @@ import (
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/internal/redact"
 	"github.com/ocdx/gh-ocdx/internal/text"
-	"github.com/ocdx/gh-ocdx/llm"
-	"github.com/ocdx/gh-ocdx/loop"
 	"github.com/ocdx/gh-ocdx/prompts"
 )
 
@@ -111,15 +109,9 @@ func (a Asker) AskQuestion(ctx context.Context, pr *github.PullRequest, question
 	if err != nil {
 		return Answer{}, err
 	}
-	agent := &llm.Agent{Role: "ask", Model: a.Model, System: askSystem, Task: task, Tools: a.Tools, MaxIters: a.MaxIters}
-	if a.Reserve != nil {
-		if err := a.Reserve("the answer", agent); err != nil {
-			return Answer{}, err
-		}
-	}
 	var env askEnvelope
-	res, err := agent.Run(ctx, &env)
-	ans := Answer{Usage: res.Usage, Kind: Explain}
+	ans, err := a.run(ctx, "ask", askSystem, task, "the answer", &env)
+	ans.Kind = Explain
 	if err != nil {
 		return ans, err
 	}
@@ -135,13 +127,7 @@ func (a Asker) AskQuestion(ctx context.Context, pr *github.PullRequest, question
 func AnswerBody(tag, author string, a Answer, prices bool) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s\n%s\n@%s %s\n\n", finding.Marker, tag, author, text.InertMarkup(excerpt(a.Text, maxAnswer)))
-	if ls := readLines(a.Lines); ls != "" {
-		b.WriteString("<details><summary>Lines read</summary>\n\n" + ls + "\n</details>\n\n")
-	}
-	cost := a.Usage.String() + " tokens"
-	if prices && a.Cost > 0 {
-		cost += " · " + loop.Dollars(a.Cost)
-	}
-	fmt.Fprintf(&b, "<sub>gh-ocdx ask · %s · nothing was changed or pushed</sub>", cost)
+	b.WriteString(linesRead(a))
+	b.WriteString(footer("ask", a, prices, " · nothing was changed or pushed"))
 	return redact.ForComment(b.String())
 }

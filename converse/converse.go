@@ -177,20 +177,44 @@ func (a Asker) Ask(ctx context.Context, pr *github.PullRequest, d Due, anchored 
 	if err != nil {
 		return Answer{}, err
 	}
-	agent := &llm.Agent{Role: "reply", Model: a.Model, System: system, Task: task, Tools: a.Tools, MaxIters: a.MaxIters}
-	if a.Reserve != nil {
-		if err := a.Reserve("the answer in "+d.Where(), agent); err != nil {
-			return Answer{}, err
-		}
-	}
 	var env Envelope
-	res, err := agent.Run(ctx, &env)
-	ans := Answer{Usage: res.Usage}
+	ans, err := a.run(ctx, "reply", system, task, "the answer in "+d.Where(), &env)
 	if err != nil {
 		return ans, err
 	}
 	ans.Kind, ans.Text, ans.Lines, ans.Replacement = env.Kind, env.Answer, env.Lines, env.Replacement
 	return ans, nil
+}
+
+// run has the model, as role, do task with a's tools, its tokens reserved
+// for what first, and decodes its envelope into env: an Answer of the
+// usage alone, which the caller fills from env.
+func (a Asker) run(ctx context.Context, role, system, task, what string, env any) (Answer, error) {
+	agent := &llm.Agent{Role: role, Model: a.Model, System: system, Task: task, Tools: a.Tools, MaxIters: a.MaxIters}
+	if a.Reserve != nil {
+		if err := a.Reserve(what, agent); err != nil {
+			return Answer{}, err
+		}
+	}
+	res, err := agent.Run(ctx, env)
+	return Answer{Usage: res.Usage}, err
+}
+
+// linesRead is the block listing the lines an answer read, or "".
+func linesRead(a Answer) string {
+	if ls := readLines(a.Lines); ls != "" {
+		return "<details><summary>Lines read</summary>\n\n" + ls + "\n</details>\n\n"
+	}
+	return ""
+}
+
+// footer is an answer's last line: the verb that answered, what it cost.
+func footer(verb string, a Answer, prices bool, more string) string {
+	cost := a.Usage.String() + " tokens"
+	if prices && a.Cost > 0 {
+		cost += " · " + loop.Dollars(a.Cost)
+	}
+	return fmt.Sprintf("<sub>gh-ocdx %s · %s%s</sub>", verb, cost, more)
 }
 
 // Task is the model's task for d.
@@ -306,17 +330,11 @@ func Body(a Answer, d Due, prices bool) string {
 	if a.Kind == Concede {
 		fmt.Fprintf(&b, "_gh-ocdx marks `%s` disputed: it keeps blocking until someone with write permission dismisses it (`/ocdx dismiss`)._\n\n", d.Thread.Finding.ID)
 	}
-	if ls := readLines(a.Lines); ls != "" {
-		b.WriteString("<details><summary>Lines read</summary>\n\n" + ls + "\n</details>\n\n")
-	}
+	b.WriteString(linesRead(a))
 	if a.Kind == Propose && a.Replacement != nil {
 		b.WriteString(finding.SuggestionBlock(*a.Replacement) + "\n\n")
 	}
-	cost := a.Usage.String() + " tokens"
-	if prices && a.Cost > 0 {
-		cost += " · " + loop.Dollars(a.Cost)
-	}
-	fmt.Fprintf(&b, "<sub>gh-ocdx reply · %s</sub>", cost)
+	b.WriteString(footer("reply", a, prices, ""))
 	return redact.ForComment(b.String())
 }
 
