@@ -184,6 +184,20 @@ func wantOutcome(t *testing.T, h *harness, want state.RunOutcome) {
 	}
 }
 
+// quietRereview runs h once more, its reviewers raising nothing new, and
+// is what that run decided.
+func quietRereview(t *testing.T, h *harness) decisions {
+	t.Helper()
+	h.reviewer.answers = []string{reviewerVerdicts(nil)}
+	h.analyzer.answers = []string{analyzerAnswer()}
+	reviews, fixes := len(h.reviewer.tasks), h.fixer.calls
+	res, err := h.run(t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return decided(res, h, reviews, fixes)
+}
+
 // A finding about no file, with a tab in its title (a model wrote both),
 // is located in the ledger all the same: a fresh machine carries it as the
 // machine that ran before does, rather than dropping a P1.
@@ -200,14 +214,7 @@ func TestTheLedgerLocatesAFindingWithoutAFile(t *testing.T) {
 		if fresh {
 			h.opts.Store = state.New(filepath.Join(t.TempDir(), "fresh.db"), nil)
 		}
-		h.reviewer.answers = []string{reviewerVerdicts(nil)}
-		h.analyzer.answers = []string{analyzerAnswer()}
-		reviews, fixes := len(h.reviewer.tasks), h.fixer.calls
-		res, err := h.run(t)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got[i] = decided(res, h, reviews, fixes)
+		got[i] = quietRereview(t, h)
 	}
 	if !reflect.DeepEqual(got[0], got[1]) {
 		t.Errorf("the two machines decide differently:\nbefore %+v\nfresh  %+v", got[0], got[1])
@@ -251,14 +258,7 @@ func TestARunAfterAnotherMachinesAndAFailedOneStartsFromTheLedger(t *testing.T) 
 		if fresh {
 			h.opts.Store = state.New(filepath.Join(t.TempDir(), "f.db"), nil)
 		}
-		h.reviewer.answers = []string{reviewerVerdicts(nil)}
-		h.analyzer.answers = []string{analyzerAnswer()}
-		reviews, fixes := len(h.reviewer.tasks), h.fixer.calls
-		res, err := h.run(t)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got[i] = decided(res, h, reviews, fixes)
+		got[i] = quietRereview(t, h)
 	}
 	if !reflect.DeepEqual(got[0], got[1]) {
 		t.Errorf("the two machines decide differently:\nM     %+v\nfresh %+v", got[0], got[1])
