@@ -102,8 +102,8 @@ func runComment(ctx context.Context, d *Deps, opts *CommandOptions) error {
 	if err != nil {
 		return err
 	}
-	tag := converse.CommandTag(id)
-	if answered(pr, conv, tag) {
+	tag := loop.CommandTag(id)
+	if loop.CommandAnswered(pr, conv, id, c.URL) {
 		d.info("gh-ocdx already answered comment %s on %s#%d: nothing to do", id, repo, pr.Number)
 		return nil
 	}
@@ -210,23 +210,6 @@ func findComment(pr *github.PullRequest, conv []github.Comment, id string) (theC
 	return theComment{}, fmt.Errorf("no comment %s on PR #%d (its conversation or review threads): check --comment-id", id, pr.Number)
 }
 
-// answered reports whether gh-ocdx's own post carries tag.
-func answered(pr *github.PullRequest, conv []github.Comment, tag string) bool {
-	for _, c := range conv {
-		if strings.Contains(c.Body, tag) && loop.Own(pr, c.Body, c.Author) {
-			return true
-		}
-	}
-	for _, th := range pr.Threads {
-		for _, c := range th.Comments {
-			if strings.Contains(c.Body, tag) && loop.Own(pr, c.Body, c.Author) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
 // postAnswer answers c where it was written: in its review thread, else
 // in the conversation.
 func postAnswer(ctx context.Context, client *github.Client, repo github.Repo, number int, c theComment, body string) error {
@@ -323,8 +306,7 @@ func dismissOrRestore(ctx context.Context, client *github.Client, repo github.Re
 		}
 	}
 	if len(refused) > 0 {
-		// The loop's answer to a refused command carries this tag too: it
-		// is not answered twice.
+		// Earlier versions' loops know the answer by this tag.
 		extra := loop.RefusedTag(loop.Refusal{By: c.Author, URL: c.URL, IDs: refused})
 		return postAnswer(ctx, client, repo, pr.Number, c, converse.Post(tag+"\n"+extra, c.Author,
 			fmt.Sprintf("your /ocdx %s of %s does not count: %s.", cmd.Verb, strings.Join(refused, ", "), strings.Join(whys, "; "))))

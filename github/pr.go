@@ -3,6 +3,7 @@ package github
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -180,7 +181,7 @@ fragment Meta on PullRequest {
   additions deletions changedFiles
   closingIssuesReferences(first: 50) { nodes { number title url } }
   reviews(last: 100) { nodes { state author { __typename login } editor { __typename login } authorAssociation submittedAt body url } }
-  comments(last: 50) { nodes { author { __typename login } editor { __typename login } authorAssociation body url createdAt } }
+  comments(last: 50) { nodes { fullDatabaseId author { __typename login } editor { __typename login } authorAssociation body url createdAt } }
   baseRef { target { oid ... on Commit {
     policy: file(path: ".ocdx.json") { object { ... on Blob { text isTruncated } } }
     guide: file(path: "REVIEW.md") { object { ... on Blob { text isTruncated } } }
@@ -282,6 +283,7 @@ type prResponse struct {
 			} `json:"reviews"`
 			Comments struct {
 				Nodes []struct {
+					DatabaseID  string `json:"fullDatabaseId"` // a BigInt, sent as a string
 					Author      *actor `json:"author"`
 					Editor      *actor `json:"editor"`
 					Association string `json:"authorAssociation"`
@@ -362,7 +364,8 @@ func (c *Client) PullRequest(ctx context.Context, repo Repo, number int) (*PullR
 				pr.Reviews = append(pr.Reviews, rv)
 			}
 			for _, c := range p.Comments.Nodes {
-				pr.Comments = append(pr.Comments, Comment{URL: c.URL, Body: c.Body, Author: writer(c.Author, c.Editor), Association: c.Association, Created: c.CreatedAt})
+				id, _ := strconv.ParseInt(c.DatabaseID, 10, 64) // 0 when GitHub sends none
+				pr.Comments = append(pr.Comments, Comment{ID: id, URL: c.URL, Body: c.Body, Author: writer(c.Author, c.Editor), Association: c.Association, Created: c.CreatedAt})
 			}
 			if p.BaseRef != nil && p.BaseRef.Target != nil {
 				t := p.BaseRef.Target

@@ -62,6 +62,43 @@ func AnswerTag(replyID string) string { return "<!-- ocdx:answered=" + tagSafe(r
 // dismisses it; a P0 or SEC- finding is never conceded.
 func ConcededTag(id string) string { return "<!-- ocdx:conceded=" + tagSafe(id) + " -->" }
 
+// CommandTag marks gh-ocdx's answer to the comment with the database id
+// (an /ocdx command, or a reply a command run was started for), whichever
+// verb answers it: command, or the loop refusing a dismissal or restore.
+// No run answers a comment twice (CommandAnswered).
+func CommandTag(commentID string) string { return "<!-- ocdx:command=" + tagSafe(commentID) + " -->" }
+
+// CommandAnswered reports whether one of gh-ocdx's own posts on pr, in
+// conv (its conversation as read; pr.Comments are its last 50) or a review
+// thread, answers the comment with the database
+// id (CommandTag) or, as earlier versions' loops wrote it, the refused
+// command at url (docs/architecture.md, Commands).
+func CommandAnswered(pr *github.PullRequest, conv []github.Comment, id, url string) bool {
+	var tags []string
+	if id != "" {
+		tags = append(tags, CommandTag(id))
+	}
+	if url != "" {
+		tags = append(tags, refusedTag(Refusal{URL: url}))
+	}
+	answers := func(body, author string) bool {
+		return Own(pr, body, author) && slices.ContainsFunc(tags, func(t string) bool { return strings.Contains(body, t) })
+	}
+	for _, c := range conv {
+		if answers(c.Body, c.Author) {
+			return true
+		}
+	}
+	for _, th := range pr.Threads {
+		for _, c := range th.Comments {
+			if answers(c.Body, c.Author) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // tagSafe keeps a hidden tag's value from closing the comment.
 func tagSafe(s string) string { return strings.NewReplacer("--", "%2D%2D", ">", "%3E").Replace(s) }
 

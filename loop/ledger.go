@@ -253,48 +253,62 @@ func (l *loop) dismiss(ctx context.Context, pr *github.PullRequest, answer bool)
 	l.dismissals = ds
 	l.disputed = Disputed(pr)
 	for _, r := range refused {
-		l.progress("! not honoured: the /ocdx dismiss of %s (%s): %s", r.By, r.URL, r.Why)
-		if !answer {
-			continue
-		}
-		// The answer is a courtesy: a failed one is said, and tried again
-		// next round (its tag tells whether it arrived after all).
-		if err := l.refuse(ctx, pr, r); ctx.Err() != nil {
-			return ctx.Err()
-		} else if err != nil {
-			l.progress("answering the /ocdx dismiss of %s failed: %v", r.By, err)
+		if err := l.refusal(ctx, pr, r, dismissCommand, "gh-ocdx still counts and fixes what it names.", answer); err != nil {
+			return err
 		}
 	}
 	return nil
 }
 
-// refusedTag marks gh-ocdx's answer to the refused /ocdx dismiss r (by
-// its URL), so that no run answers it twice.
+// refusedTag marks gh-ocdx's answer to the refused command r as earlier
+// versions did (RefusedTag): by its URL.
 func refusedTag(r Refusal) string {
 	key := cmp.Or(r.URL, r.By+" "+strings.Join(r.IDs, " "))
 	return "<!-- ocdx:refused " + strings.ReplaceAll(key, "--", "%2D%2D") + " -->"
 }
 
-// refuse answers a /ocdx dismiss that does not count, in the
-// conversation, unless an answer is already on the PR.
-func (l *loop) refuse(ctx context.Context, pr *github.PullRequest, r Refusal) error {
-	return l.answerRefusal(ctx, pr, r, dismissCommand, "gh-ocdx still counts and fixes what it names.")
+// refusal says that the command r does not count, and when answer is set
+// answers it in the conversation: once, whichever verb sees it first. A
+// command answered on the PR already (by gh ocdx command or an earlier
+// run) is not said again, nor is one said earlier in this run
+// (docs/architecture.md, Commands).
+func (l *loop) refusal(ctx context.Context, pr *github.PullRequest, r Refusal, command, still string, answer bool) error {
+	if CommandAnswered(pr, pr.Comments, r.ID, r.URL) {
+		return nil
+	}
+	if key := refusedTag(r); !slices.Contains(l.refusalsSaid, key) {
+		l.refusalsSaid = append(l.refusalsSaid, key)
+		l.progress("! not honoured: the %s of %s (%s): %s", command, r.By, r.URL, r.Why)
+	}
+	if !answer {
+		return nil
+	}
+	// The answer is a courtesy: a failed one is said, and tried again
+	// next round (its tag tells whether it arrived after all).
+	if err := l.answerRefusal(ctx, pr, r, command, still); ctx.Err() != nil {
+		return ctx.Err()
+	} else if err != nil {
+		l.progress("answering the %s of %s failed: %v", command, r.By, err)
+	}
+	return nil
 }
 
 // answerRefusal answers, in the conversation, a command that does not
-// count, unless an answer is already on the PR (its tag).
+// count, unless a post that arrived after pr was read answers it.
 func (l *loop) answerRefusal(ctx context.Context, pr *github.PullRequest, r Refusal, command, still string) error {
-	tag := refusedTag(r)
-	for _, c := range pr.Comments {
-		if strings.Contains(c.Body, tag) && pr.Trusts(c.Author) {
-			return nil
-		}
-	}
-	if _, ok, err := l.findTag(ctx, tag); err != nil || ok {
+	cs, err := l.o.GitHub.Comments(ctx, l.o.Repo, pr.Number)
+	if err != nil {
 		return err
 	}
+	if CommandAnswered(pr, cs, r.ID, r.URL) {
+		return nil
+	}
+	tags := refusedTag(r)
+	if r.ID != "" {
+		tags = CommandTag(r.ID) + "\n" + tags
+	}
 	body := fmt.Sprintf("%s\n%s\n@%s: your [`%s`](%s) of %s does not count: %s. %s",
-		finding.Marker, tag, r.By, command, r.URL, codeList(r.IDs), r.Why, still)
+		finding.Marker, tags, r.By, command, r.URL, codeList(r.IDs), r.Why, still)
 	c, err := l.o.GitHub.PostComment(ctx, l.o.Repo, pr.Number, body)
 	if err != nil {
 		return err

@@ -247,8 +247,11 @@ type loop struct {
 	seed       finding.Ledger
 	trust      *Trust
 	dismissals []Dismissal // the findings people dismissed on the PR
-	disputed   []string    // the findings gh-ocdx conceded in its threads (Disputed)
-	restores   []Restore   // the refuted findings people restored on the PR
+	// refusalsSaid are the refused commands this run said do not count
+	// (by refusedTag): each is said once.
+	refusalsSaid []string
+	disputed     []string  // the findings gh-ocdx conceded in its threads (Disputed)
+	restores     []Restore // the refuted findings people restored on the PR
 	// failures are the role errors said on stderr, each with the role that
 	// said it first: a second role failing the same way says so in a word.
 	failMu   sync.Mutex

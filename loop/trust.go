@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/ocdx/gh-ocdx/config"
@@ -93,8 +94,9 @@ func MayCommand(repo github.Repo, perm github.Permission, login string) (ok bool
 	return true, ""
 }
 
-// RefusedTag is the tag of gh-ocdx's answer to the refused command r: the
-// loop answers no command that carries it already.
+// RefusedTag is the tag earlier versions' loops read to know that the
+// refused command r was answered; an answer to a refused command carries
+// it beside CommandTag, so that those versions do not answer it again.
 func RefusedTag(r Refusal) string { return refusedTag(r) }
 
 // Judge sets pr.Trusted: the logins besides the viewer whose posts count
@@ -145,6 +147,7 @@ type Dismissal struct {
 // Refusal is a /ocdx dismiss that does not count, and why.
 type Refusal struct {
 	By, URL, Why string
+	ID           string   // the command's comment, by its database id ("" when GitHub sent none)
 	IDs          []string // the findings it could not dismiss
 }
 
@@ -157,7 +160,7 @@ func (t *Trust) Dismissals(ctx context.Context, pr *github.PullRequest, led find
 	for _, id := range led.With(finding.StatusDismissed) {
 		ds = append(ds, Dismissal{ID: id})
 	}
-	judge := func(author, url string, ids []string) {
+	judge := func(author, url, commentID string, ids []string) {
 		if len(ids) == 0 {
 			return
 		}
@@ -166,7 +169,7 @@ func (t *Trust) Dismissals(ctx context.Context, pr *github.PullRequest, led find
 			warnings = append(warnings, fmt.Sprintf("the /ocdx dismiss of %s (%s) does not count: %v", author, url, err))
 			return
 		}
-		r := Refusal{By: author, URL: url}
+		r := Refusal{By: author, URL: url, ID: commentID}
 		var whys []string
 		for _, id := range ids {
 			if ok, why := MayDismiss(t.repo, p, author, pr.Author, id); !ok {
@@ -192,7 +195,7 @@ func (t *Trust) Dismissals(ctx context.Context, pr *github.PullRequest, led find
 	for _, th := range OwnThreads(pr) {
 		for _, c := range th.Replies {
 			if _, ok := DismissCommand(c.Body); ok {
-				judge(c.Author, c.URL, []string{th.Finding.ID})
+				judge(c.Author, c.URL, c.DatabaseID, []string{th.Finding.ID})
 			}
 		}
 	}
@@ -202,10 +205,18 @@ func (t *Trust) Dismissals(ctx context.Context, pr *github.PullRequest, led find
 			for i, id := range ids {
 				ids[i] = cmp.Or(legacy[id], id) // a thread named as before
 			}
-			judge(c.Author, c.URL, ids)
+			judge(c.Author, c.URL, commentID(c), ids)
 		}
 	}
 	return ds, refused, warnings
+}
+
+// commentID is c's database id as tags write it; "" when unknown.
+func commentID(c github.Comment) string {
+	if c.ID == 0 {
+		return ""
+	}
+	return strconv.FormatInt(c.ID, 10)
 }
 
 // DismissedOn is what counts as dismissed on pr for a verb that reads it

@@ -832,7 +832,7 @@ func (g *GitHub) prComments(repo string, pr *PR) conn {
 		if assoc == "" {
 			assoc = "COLLABORATOR"
 		}
-		comments = append(comments, map[string]any{"author": map[string]any{"login": c.Login}, "authorAssociation": assoc, "body": c.Body,
+		comments = append(comments, map[string]any{"fullDatabaseId": strconv.FormatInt(c.ID, 10), "author": map[string]any{"login": c.Login}, "authorAssociation": assoc, "body": c.Body,
 			"url": g.commentURL(repo, strconv.Itoa(pr.Number), c.ID), "createdAt": postedAt(c.ID)})
 	}
 	return comments
