@@ -121,6 +121,28 @@ func (c findingCommand) post(ctx context.Context, d *Deps, client *github.Client
 	return nil
 }
 
+// unraised refuses ids that are not among known, the findings gh-ocdx's
+// latest report on pr (its ledger, led) lists as the verb needs them:
+// nothing is posted for a finding no review raised. A PR with no ledger,
+// or one that left closed findings out to fit in a comment, cannot say,
+// and refuses nothing. why says what is wrong with an ID, given the PR's
+// number.
+func unraised(pr *github.PullRequest, led finding.Ledger, hasLedger bool, ids, known []string, why string) error {
+	if !hasLedger || led.Dropped > 0 {
+		return nil
+	}
+	var not []string
+	for _, id := range ids {
+		if !slices.Contains(known, id) {
+			not = append(not, id)
+		}
+	}
+	if len(not) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%s: "+why+", and nothing was posted", strings.Join(not, ", "), pr.Number)
+}
+
 // notYet are the ids not in already; when none is left, the output says
 // so and nothing is posted.
 func notYet(d *Deps, ids, already []string, what string, pr int) []string {

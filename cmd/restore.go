@@ -2,9 +2,6 @@ package cmd
 
 import (
 	"context"
-	"fmt"
-	"slices"
-	"strings"
 
 	"github.com/cli/go-gh/v2/pkg/repository"
 
@@ -79,19 +76,10 @@ func restore(ctx context.Context, d *Deps, opts *RestoreOptions) error {
 	if len(ids) == 0 {
 		return nil
 	}
-	// Only what the verifier refuted can be restored: the PR's ledger says
-	// which (unless it left closed findings out to fit in a comment).
-	if hasLedger && led.Dropped == 0 {
-		refuted := led.With(finding.StatusRefuted)
-		var not []string
-		for _, id := range ids {
-			if !slices.Contains(refuted, id) {
-				not = append(not, id)
-			}
-		}
-		if len(not) > 0 {
-			return fmt.Errorf("%s: not refuted by the verifier on PR #%d (gh-ocdx's latest report lists it under no \"Refuted by the verifier\"), so there is nothing to restore and nothing was posted", strings.Join(not, ", "), pr.Number)
-		}
+	// Only what the verifier refuted can be restored.
+	if err := unraised(pr, led, hasLedger, ids, led.With(finding.StatusRefuted),
+		"not refuted by the verifier on PR #%d (gh-ocdx's latest report lists it under no \"Refuted by the verifier\"), so there is nothing to restore"); err != nil {
+		return err
 	}
 	return restoreCommand.post(ctx, d, client, repo, pr, trust, ids)
 }

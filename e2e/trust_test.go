@@ -200,3 +200,24 @@ func TestLoopReadsTheLedgerOfATrustedLogin(t *testing.T) {
 		t.Errorf("%d permission requests: a listed login needs none", n)
 	}
 }
+
+// gh ocdx dismiss of an ID no review on the PR raised exits 1 and posts
+// nothing, as restore does for an ID the verifier did not refute; an ID
+// the PR's latest report lists is dismissed.
+func TestDismissOfAnIDNoReviewRaisedPostsNothing(t *testing.T) {
+	t.Parallel()
+	lf := newLoop(t, nil)
+	lf.gh.SetPermission(repo, testkit.Login, "write")
+	lf.gh.AddComment(repo, loopPR, testkit.Login, reportBy(lf.start, cacheBug.id()))
+
+	res := lf.env.Run(t, "dismiss", "31", cacheBug.id(), "QUAL-deadbeef")
+	wantCode(t, res, 1)
+	wantContains(t, "stderr", res.Stderr, "QUAL-deadbeef: no review on PR #31 raised it", "nothing was posted")
+	if cs := lf.gh.Comments(repo, loopPR); len(cs) != 1 {
+		t.Fatalf("a dismissal of an unknown ID was posted: %+v", cs[1:])
+	}
+
+	res = lf.env.Run(t, "dismiss", "31", cacheBug.id())
+	wantCode(t, res, 0)
+	wantContains(t, "stdout", res.Stdout, "Dismissed on PR #31: "+cacheBug.id())
+}
