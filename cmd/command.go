@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -62,7 +61,7 @@ func parseCommand(d *Deps, args []string) (*CommandOptions, error) {
 	opts := &CommandOptions{}
 	fs := newFlagSet("command", commandUsage, commandHelp)
 	fs.Int64Var(&opts.CommentID, "comment-id", 0, "The comment to act on, by its `id` (github.event.comment.id)")
-	fs.Int64Var(&opts.MaxTokens, "max-tokens", 0, "Stop before a model call that could bring the command's tokens past `N`")
+	fs.maxTokensFlag(&opts.MaxTokens, "Stop before a model call that could bring the command's tokens past `N`")
 	fs.repoFlag(&repoFlag)
 	if err := fs.parse(d, args, -1); err != nil {
 		return nil, err
@@ -169,7 +168,7 @@ func runComment(ctx context.Context, d *Deps, opts *CommandOptions) error {
 		if err := answer("fixing the open findings now; the fix report follows."); err != nil {
 			return err
 		}
-		return fixPR(ctx, d, &FixOptions{PR: pr.Number, Repo: opts.Repo, Yes: true, usage: "Usage: " + fixUsage})
+		return fixPR(ctx, d, &FixOptions{PR: pr.Number, Repo: opts.Repo, Yes: true, MaxTokens: opts.MaxTokens, usage: "Usage: " + fixUsage})
 	}
 	return answer(fmt.Sprintf("gh-ocdx knows /ocdx %s.", strings.Join(converse.Verbs, ", /ocdx ")))
 }
@@ -230,18 +229,12 @@ func ask(ctx context.Context, d *Deps, opts *CommandOptions, client *github.Clie
 		return err
 	}
 	name := cfg.Reply.String()
-	outCap := cfg.OutputCap("replyModel")
-	model, err := newModel(d, "ask", name, outCap)
+	models := newRunModels(d, cfg, opts.MaxTokens)
+	model, err := models.model("ask", name, "replyModel", withTools)
 	if err != nil {
 		return err
 	}
-	model.tools = true
-	asker := converse.Asker{Model: model}
-	if max := cmp.Or(opts.MaxTokens, cfg.MaxTokens); max > 0 {
-		budget := llm.NewBudget(max)
-		model.Model = budget.Wrap(model.Model, cmp.Or(outCap, llm.DefaultMaxTokens))
-		asker.Reserve = func(what string, a *llm.Agent) error { return budget.Reserve(what, a) }
-	}
+	asker := converse.Asker{Model: model, Reserve: models.reserve()}
 	files := prFiles(ctx, d, client, repo, pr)
 	asker.Tools = append(review.RepoTools(files), review.PRTools(client, repo, pr.Number)...)
 	a, err := asker.AskQuestion(ctx, pr, question)

@@ -31,13 +31,16 @@ type FixOptions struct {
 	Findings string // a fix payload file (docs/architecture.md, Envelopes); "" takes the state file's latest review
 	Yes      bool
 	DryRun   bool
-	Export   *exporter // --json, --jq, --template; nil: the summary in Markdown
-	Repo     repository.Repository
-	Prompter Prompter // nil: survey on the terminal
-	usage    string
+	// MaxTokens is the fix's token budget (--max-tokens); 0: the
+	// configuration's maxTokens, if any.
+	MaxTokens int64
+	Export    *exporter // --json, --jq, --template; nil: the summary in Markdown
+	Repo      repository.Repository
+	Prompter  Prompter // nil: survey on the terminal
+	usage     string
 }
 
-const fixUsage = "gh ocdx fix [<number> | <url> | <branch>] [--continue] [--findings FILE] [--yes] [--dry-run] [--json [fields]] [--jq EXPR | --template T] [-R OWNER/REPO]"
+const fixUsage = "gh ocdx fix [<number> | <url> | <branch>] [--continue] [--findings FILE] [--yes] [--dry-run] [--max-tokens N] [--json [fields]] [--jq EXPR | --template T] [-R OWNER/REPO]"
 
 func runFix(ctx context.Context, d *Deps, args []string) error {
 	opts, err := parseFix(d, args)
@@ -63,6 +66,11 @@ fix says why), or a fix payload
 given with --findings: {"prNumber": N, "round": N, "issuesToFix": [findings],
 "optionalIssues": [findings]}. An interrupted fix resumes with --continue.
 
+With --max-tokens N (or maxTokens in the configuration) the fix never passes
+N tokens: an attempt starts only when its answer fits in what is left, else
+fix stops there with exit 3, saying what the attempt needed and what was
+spent.
+
 Examples:
   gh ocdx fix
   gh ocdx fix 24 --yes
@@ -74,6 +82,7 @@ Examples:
 	fs.StringVar(&opts.Findings, "findings", "", "Read the findings to fix from `FILE` (a fix payload, JSON)")
 	fs.BoolVar(&opts.Yes, "yes", false, "Push without asking (for scripts and CI)")
 	fs.BoolVar(&opts.DryRun, "dry-run", false, "Run the agent and the verification; push nothing, post nothing")
+	fs.maxTokensFlag(&opts.MaxTokens, "Start no attempt that could bring the fix's tokens (in and out) past `N`")
 	fs.repoFlag(&repoFlag)
 	jf := addJSONFlags(fs, fixOutput{})
 	jf.positional = true
@@ -183,7 +192,8 @@ func fixPR(ctx context.Context, d *Deps, opts *FixOptions) error {
 		d.info("%s", note)
 	}
 
-	model, err := newModel(d, "pr-fix", cfg.PRFix.String(), cfg.OutputCap("prFixModel"))
+	models := newRunModels(d, cfg, opts.MaxTokens)
+	model, err := models.model("pr-fix", cfg.PRFix.String(), "prFixModel")
 	if err != nil {
 		return err
 	}
@@ -225,7 +235,7 @@ func fixPR(ctx context.Context, d *Deps, opts *FixOptions) error {
 	d.Log.Debug("fix", "pr", fmt.Sprintf("%s#%d", repo, pr.Number), "findings", len(payload.IssuesToFix), "optional", len(payload.OptionalIssues),
 		"model", cfg.PRFix.String(), "resume", resume != nil, "dry-run", opts.DryRun)
 	out, err := fix.Run(ctx, o)
-	return finishFix(ctx, d, run, opts, loop.RefOf(repo, pr), pr, out, err)
+	return finishFix(ctx, d, run, opts, models, loop.RefOf(repo, pr), pr, out, err)
 }
 
 // fixOutput is fix's --json: the pull request, how the fix ended, and
@@ -233,7 +243,8 @@ func fixPR(ctx context.Context, d *Deps, opts *FixOptions) error {
 type fixOutput struct {
 	PR loop.PRRef `json:"pr"`
 	*fix.Result
-	DryRun bool `json:"dryRun"`
+	DryRun bool               `json:"dryRun"`
+	Budget *loop.BudgetStatus `json:"budget,omitempty"` // with a token budget
 }
 
 // fixSource says in the fix report where its findings came from: a fix of
@@ -266,19 +277,24 @@ func dirtyFromWIP(co *preflight.Checkout, resume *state.WIP) error {
 
 // finishFix ends the run as the error says and prints the summary (or
 // --json's result, also when verification failed).
-func finishFix(ctx context.Context, d *Deps, run *state.Active, opts *FixOptions, ref loop.PRRef, pr *github.PullRequest, out *fix.Result, err error) error {
+func finishFix(ctx context.Context, d *Deps, run *state.Active, opts *FixOptions, models *runModels, ref loop.PRRef, pr *github.PullRequest, out *fix.Result, err error) error {
 	var ve *fix.VerifyError
 	var re *fix.ResultError
 	var pe *git.PushError
-	if opts.Export != nil && out != nil && (err == nil || errors.As(err, &ve)) {
-		if jerr := opts.Export.write(d, fixOutput{PR: ref, Result: out, DryRun: opts.DryRun}); jerr != nil {
+	overBudget := errors.Is(err, llm.ErrBudget)
+	if opts.Export != nil && out != nil && (err == nil || errors.As(err, &ve) || overBudget) {
+		o := fixOutput{PR: ref, Result: out, DryRun: opts.DryRun}
+		if b := models.Budget; b != nil {
+			o.Budget = &loop.BudgetStatus{MaxTokens: b.Max, Spent: b.Spent(), Reached: overBudget}
+		}
+		if jerr := opts.Export.write(d, o); jerr != nil {
 			return jerr
 		}
 	}
 	switch {
 	case err == nil:
 		if opts.Export == nil {
-			if perr := printFixSummary(d, pr, out, opts.DryRun); perr != nil {
+			if perr := printFixSummary(d, pr, out, opts.DryRun, models.spent()); perr != nil {
 				return perr
 			}
 		}
@@ -289,6 +305,12 @@ func finishFix(ctx context.Context, d *Deps, run *state.Active, opts *FixOptions
 			return run.End(state.OutcomeBlocked, "dry run: verified, not pushed")
 		}
 		return run.End(state.OutcomeConverged, "fix pushed and reported")
+	case overBudget && ctx.Err() == nil:
+		// Stopped before a model call, as review-loop stops: the work in
+		// progress stays for a later fix (--continue) with more tokens.
+		reason := fmt.Sprintf("%v; %s", err, models.spent())
+		_ = run.End(state.OutcomeBlocked, reason)
+		return &IncompleteError{Reason: reason + "; raise maxTokens (or --max-tokens) to fix"}
 	case errors.Is(err, fix.ErrDeclined):
 		_ = run.Release()
 		return fmt.Errorf("%w: %v; 'gh ocdx fix --continue' pushes them later", ErrCancelled, err)
@@ -315,7 +337,7 @@ func finishFix(ctx context.Context, d *Deps, run *state.Active, opts *FixOptions
 	}
 }
 
-func printFixSummary(d *Deps, pr *github.PullRequest, out *fix.Result, dryRun bool) error {
+func printFixSummary(d *Deps, pr *github.PullRequest, out *fix.Result, dryRun bool, spent string) error {
 	var w strings.Builder
 	fmt.Fprintf(&w, "## Fix of PR #%d\n\n", pr.Number)
 	fmt.Fprintf(&w, "- Fixed: %d, rejected: %d\n", len(out.Fixed), len(out.Rejected))
@@ -331,7 +353,11 @@ func printFixSummary(d *Deps, pr *github.PullRequest, out *fix.Result, dryRun bo
 	if out.CommentURL != "" {
 		fmt.Fprintf(&w, "- Report: %s\n", out.CommentURL)
 	}
-	fmt.Fprintf(&w, "- Tokens: %s (%s)\n", out.Usage, text.Plural(out.Usage.Calls, "call"))
+	if spent != "" {
+		fmt.Fprintf(&w, "- Tokens: %s, %s\n", spent, text.Plural(out.Usage.Calls, "call"))
+	} else {
+		fmt.Fprintf(&w, "- Tokens: %s (%s)\n", out.Usage, text.Plural(out.Usage.Calls, "call"))
+	}
 	for _, x := range out.Rejected {
 		fmt.Fprintf(&w, "- Rejected %s: %s\n", x.FindingID, text.OneLine(x.Reason))
 	}

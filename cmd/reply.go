@@ -253,22 +253,13 @@ func replyOn(ctx context.Context, d *Deps, opts *ReplyOptions, cfg *config.Confi
 	}
 	dues = dues[:min(limit, len(dues))]
 
-	out2 := cfg.OutputCap("replyModel")
-	model, err := newModel(d, "reply", name, out2)
+	models := newRunModels(d, cfg, opts.MaxTokens)
+	model, err := models.model("reply", name, "replyModel", withTools)
 	if err != nil {
 		return err
 	}
-	model.tools = true
-	var budget *llm.Budget
-	if max := cmp.Or(opts.MaxTokens, cfg.MaxTokens); max > 0 {
-		budget = llm.NewBudget(max)
-		model.Model = budget.Wrap(model.Model, cmp.Or(out2, llm.DefaultMaxTokens))
-	}
 	files := prFiles(ctx, d, client, repo, pr)
-	asker := converse.Asker{Model: model, Tools: append(review.RepoTools(files), review.PRTools(client, repo, pr.Number)...)}
-	if budget != nil {
-		asker.Reserve = func(what string, a *llm.Agent) error { return budget.Reserve(what, a) }
-	}
+	asker := converse.Asker{Model: model, Reserve: models.reserve(), Tools: append(review.RepoTools(files), review.PRTools(client, repo, pr.Number)...)}
 	raw, _, err := client.Diff(ctx, repo, pr.Number, review.DiffLimit)
 	if err != nil {
 		return err

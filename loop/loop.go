@@ -197,6 +197,12 @@ type BudgetStatus struct {
 	Reached   bool      `json:"reached"` // a call was refused: the run stopped there
 }
 
+// String says the spend as every verb's summary says it, once: "1,234 of
+// the budget of 20,000 spent (1,000 in / 234 out)".
+func (b BudgetStatus) String() string {
+	return fmt.Sprintf("%s of the budget of %s spent (%s)", text.Thousands(b.Spent.Input+b.Spent.Output), text.Thousands(b.MaxTokens), b.Spent)
+}
+
 // RoundResult is one round.
 type RoundResult struct {
 	N                int                  `json:"n"`

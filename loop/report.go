@@ -389,7 +389,7 @@ func RenderSummary(r *Result) string {
 	}
 	if bs := r.Budget; bs != nil {
 		// Said once: the outcome above says when the budget stopped the run.
-		fmt.Fprintf(&b, "**Tokens:** %s of the budget of %s spent (%s)\n", text.Thousands(bs.Spent.Input+bs.Spent.Output), text.Thousands(bs.MaxTokens), bs.Spent)
+		fmt.Fprintf(&b, "**Tokens:** %s\n", bs)
 	}
 	if r.CostUSD > 0 {
 		fmt.Fprintf(&b, "**Estimated cost:** %s (the configured prices)\n", Dollars(r.CostUSD))
