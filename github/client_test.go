@@ -62,10 +62,15 @@ func TestPullRequestReadsTheWholeContextInOneQuery(t *testing.T) {
 		IsCrossRepository: true, HeadRepo: "mona/widgets", Permission: "READ", Files: files(2),
 		Reviews: []testkit.Review{{State: "CHANGES_REQUESTED", Login: "lead", Association: "MEMBER"}},
 		Threads: threads(3)})
+	gh.AddCommentBy("octo/widgets", 12, "mona", "OWNER", "/ocdx dismiss QUAL-0badf00d")
 
 	pr, err := newClient(t, gh).PullRequest(context.Background(), repo, 12)
 	if err != nil {
 		t.Fatal(err)
+	}
+	// A comment's database id names it in the tag of gh-ocdx's answer.
+	if want := gh.Comments("octo/widgets", 12)[0].ID; len(pr.Comments) != 1 || pr.Comments[0].ID != want || pr.Comments[0].Author != "mona" {
+		t.Errorf("comments: %+v, want id %d", pr.Comments, want)
 	}
 	if pr.Title != "Fix crash" || pr.Author != "mona" || pr.State != "OPEN" || pr.HeadRefName != "fix" ||
 		pr.HeadRefOid != strings.Repeat("a", 40) || pr.BaseRefName != "main" || !pr.IsCrossRepository ||

@@ -235,3 +235,34 @@ func TestAReplacementWithMarkupIsNoSuggestion(t *testing.T) {
 		t.Errorf("a clean replacement is a suggestion:\n%s", body)
 	}
 }
+
+// A comment is answered when one of gh-ocdx's own posts carries its
+// command tag, in the conversation or a thread, or the refused tag an
+// earlier version wrote for its URL; a person writing either answers
+// nothing.
+func TestCommandAnswered(t *testing.T) {
+	const url = "https://github.com/o/r/pull/7#issuecomment-42"
+	answer := finding.Marker + "\n" + CommandTag("42") + "\n@eve: no."
+	legacy := finding.Marker + "\n" + RefusedTag(Refusal{URL: url}) + "\n@eve: no."
+	for _, tc := range []struct {
+		name    string
+		conv    []github.Comment
+		threads []github.ReviewThread
+		want    bool
+	}{
+		{"nothing", nil, nil, false},
+		{"own answer", []github.Comment{{Author: "ocdx-bot", Body: answer}}, nil, true},
+		{"own answer in a thread", nil, []github.ReviewThread{{ID: "T1", Comments: []github.ThreadComment{{Author: "ocdx-bot", Body: answer}}}}, true},
+		{"earlier version's answer", []github.Comment{{Author: "ocdx-bot", Body: legacy}}, nil, true},
+		{"another comment's answer", []github.Comment{{Author: "ocdx-bot", Body: finding.Marker + "\n" + CommandTag("420")}}, nil, false},
+		{"a person's forged tag", []github.Comment{{Author: "eve", Body: answer}}, nil, false},
+		{"own post without the marker", []github.Comment{{Author: "ocdx-bot", Body: CommandTag("42")}}, nil, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pr := &github.PullRequest{Viewer: "ocdx-bot", Comments: tc.conv, Threads: tc.threads}
+			if got := CommandAnswered(pr, pr.Comments, "42", url); got != tc.want {
+				t.Errorf("CommandAnswered = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
