@@ -1,6 +1,7 @@
 package loop
 
 import (
+	"cmp"
 	"context"
 	"path/filepath"
 	"reflect"
@@ -29,6 +30,7 @@ type decisions struct {
 	Previous  []string // the previous findings listed in each reviewer task
 	Reviews   int
 	Fixes     int
+	Ledger    []string // the entries of the ledger the run left on the PR, as "ID status"
 }
 
 func decided(res *Result, h *harness, reviews, fixes int) decisions {
@@ -46,6 +48,11 @@ func decided(res *Result, h *harness, reviews, fixes int) decisions {
 	}
 	for _, f := range res.Remaining {
 		d.Remaining = append(d.Remaining, f.ID)
+	}
+	if led, _, _, ok := PRLedger(&h.gh.pr); ok {
+		for _, e := range led.Findings {
+			d.Ledger = append(d.Ledger, e.ID+" "+string(cmp.Or(e.Status, finding.StatusOpen)))
+		}
 	}
 	for _, task := range h.reviewer.tasks[reviews:] {
 		_, list, _ := strings.Cut(task, "**Previous findings**")
@@ -75,10 +82,21 @@ func TestTheLedgerRoundTripsEveryScenario(t *testing.T) {
 	moved := func(context.Context, string, string) (string, bool) {
 		return "diff --git a/a.go b/a.go\n--- a/a.go\n+++ b/a.go\n@@ -0,0 +1,2 @@\n+one\n+two\n", true
 	}
+	// oneEntry: the ledger holds the problem once, under its first ID.
+	oneEntry := func(t *testing.T, d decisions, status finding.Status) {
+		if !slices.Contains(d.Ledger, leak.ComputeID()+" "+string(status)) || slices.ContainsFunc(d.Ledger, func(e string) bool { return strings.HasPrefix(e, again.ComputeID()) }) {
+			t.Errorf("ledger %v: want %s %s, and no entry for %s", d.Ledger, leak.ComputeID(), status, again.ComputeID())
+		}
+	}
 	// oneLeak: the problem is one finding under its first ID, open.
 	oneLeak := func(t *testing.T, d decisions) {
 		if !slices.Equal(d.Remaining, []string{leak.ComputeID()}) || d.Counts[0] != (finding.Counts{P1: 1}) {
 			t.Errorf("remaining %v, counts %+v: want the one problem once, as %s", d.Remaining, d.Counts, leak.ComputeID())
+		}
+		if len(d.Stuck[0]) == 0 {
+			oneEntry(t, d, finding.StatusOpen)
+		} else {
+			oneEntry(t, d, finding.StatusStuck)
 		}
 	}
 	// leakDismissed: raised again, it is still dismissed, and blocks nothing.
@@ -86,6 +104,7 @@ func TestTheLedgerRoundTripsEveryScenario(t *testing.T) {
 		if d.Outcome != OutcomeConverged || len(d.Remaining) != 0 || !slices.Equal(d.Dismissed[0], []string{leak.ComputeID()}) {
 			t.Errorf("outcome %s, remaining %v, dismissed %v: want %s dismissed under its ID, nothing blocking", d.Outcome, d.Remaining, d.Dismissed, leak.ComputeID())
 		}
+		oneEntry(t, d, finding.StatusDismissed)
 	}
 	leakRaised := func(t *testing.T, h *harness) {
 		h.reviewer.answers = []string{reviewerAnswer(leak)}
@@ -180,6 +199,21 @@ func TestTheLedgerRoundTripsEveryScenario(t *testing.T) {
 			h.opts.Whole, h.opts.Full = moved, true
 			h.reviewer.answers = []string{reviewerAnswer(again)}
 		}, "", oneLeak},
+		{"stuck, raised again at its moved line", func(t *testing.T, h *harness) {
+			h.opts.CanPush, h.opts.ReviewOnlyReason = true, ""
+			h.reviewer.answers = []string{reviewerAnswer(leak), reviewerAnswer(leak)}
+			h.analyzer.answers = []string{analyzerAnswer(), analyzerAnswer()}
+			h.fixer.report = pushedFix(leak.ComputeID())
+			wantOutcome(t, h, OutcomeBlocked)
+		}, func(h *harness) {
+			h.opts.Whole = moved
+			h.reviewer.answers = []string{reviewerVerdicts(nil, again)}
+		}, "bbbbbbbb", func(t *testing.T, d decisions) {
+			oneLeak(t, d)
+			if !slices.Equal(d.Stuck[0], []string{leak.ComputeID()}) {
+				t.Errorf("stuck %v, want %s, still stuck", d.Stuck, leak.ComputeID())
+			}
+		}},
 		{"dismissed, raised again at its moved line", leakDismissedFirst, func(h *harness) {
 			h.opts.Whole = moved
 			h.reviewer.answers = []string{reviewerVerdicts(nil, again)}
