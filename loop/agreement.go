@@ -93,7 +93,7 @@ func agreement(models []string, succeeded int) string {
 // again. Each earlier finding names one finding at most, and a thread
 // none. A SEC- finding takes only a SEC- ID and the reverse, so that a
 // dismissal a writer may make never reaches a finding only an admin may
-// dismiss (docs/architecture.md, Dismissing). at maps each earlier ID
+// dismiss (docs/architecture.md, The ledger). at maps each earlier ID
 // raised again to its finding's index in out.
 func identify(fs, earlier []finding.Finding, again func(finding.Finding) bool) (out []finding.Finding, at map[string]int) {
 	out, at = slices.Clone(fs), map[string]int{}
