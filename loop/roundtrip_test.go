@@ -214,6 +214,17 @@ func TestTheLedgerRoundTripsEveryScenario(t *testing.T) {
 				t.Errorf("stuck %v, want %s, still stuck", d.Stuck, leak.ComputeID())
 			}
 		}},
+		{"restored, raised again at its moved line", func(t *testing.T, h *harness) {
+			h.opts.Verifier = &Role{Name: verifierName, Model: "openai/v", LLM: &scripted{answers: []string{refutes(leak.ComputeID())}}}
+			h.reviewer.answers = []string{reviewerAnswer(leak)}
+			h.analyzer.answers = []string{analyzerAnswer()}
+			wantOutcome(t, h, OutcomeConverged)
+			h.gh.pr.Comments = append(h.gh.pr.Comments, github.Comment{Author: "maintainer", Body: "/ocdx restore " + leak.ComputeID(), URL: "https://x/pull/5#c11"})
+		}, func(h *harness) {
+			h.opts.Whole = moved
+			h.opts.Verifier.LLM = &scripted{answers: []string{refutes(again.ComputeID())}}
+			h.reviewer.answers = []string{reviewerVerdicts(nil, again)}
+		}, "aaaaaaaa", oneLeak},
 		{"dismissed, raised again at its moved line", leakDismissedFirst, func(h *harness) {
 			h.opts.Whole = moved
 			h.reviewer.answers = []string{reviewerVerdicts(nil, again)}
@@ -358,4 +369,9 @@ func TestARunAfterAnotherMachinesAndAFailedOneStartsFromTheLedger(t *testing.T) 
 	if !reflect.DeepEqual(got[0], got[1]) {
 		t.Errorf("the two machines decide differently:\nM     %+v\nfresh %+v", got[0], got[1])
 	}
+}
+
+// refutes is a verifier's answer refuting id.
+func refutes(id string) string {
+	return envelope(finding.VerifierResult{Agent: verifierName, Verdicts: []finding.VerifierAnswer{{ID: id, Verdict: finding.Refuted, Evidence: "a.go:10 closes it"}}})
 }
