@@ -85,7 +85,8 @@ func (l *loop) reReviewOf(ctx context.Context, n int, pr *github.PullRequest) *r
 	re.Coverage.SampledBefore = b.Sampled
 	for _, f := range l.followed(ctx, b, pr.HeadRefOid, files) {
 		if f.Status == finding.StatusRefuted || f.dismissed {
-			// A refuted finding raised again is verified again.
+			// Neither judged nor carried: raised again, a refuted finding
+			// is verified again, a dismissed one stays dismissed.
 			re.Closed = append(re.Closed, f.Finding)
 			continue
 		}
