@@ -134,12 +134,15 @@ const MaxCoverageNames = diff.MaxCoverageNames
 // truncated or not) holds of pr's changed files; ignored are the files
 // whose diff the policy left out.
 func DiffCoverage(pr *github.PullRequest, text string, truncated bool, ignored []string) Coverage {
-	var given []string
+	var given, submodules []string
 	files, _ := diff.Parse([]byte(text)) // bytes cannot fail to read
 	for _, f := range files {
 		given = append(given, f.Path())
+		if f.IsSubmodule && len(submodules) < MaxCoverageNames {
+			submodules = append(submodules, f.Path())
+		}
 	}
-	c := Coverage{Cut: []string{}, LeftOutNames: []string{}, Ignored: len(ignored)}
+	c := Coverage{Cut: []string{}, LeftOutNames: []string{}, Ignored: len(ignored), Submodules: submodules}
 	c.Files = max(pr.ChangedFiles, len(pr.Files), len(given)+len(ignored))
 	c.Whole = len(given)
 	if truncated && len(given) > 0 {
