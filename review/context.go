@@ -44,6 +44,10 @@ type Context struct {
 	// Since, in a re-review, is the head gh-ocdx reviewed last: Diff is then
 	// only what changed since (docs/architecture.md, Re-reviews).
 	Since string
+	// PRDiff is the PR's whole diff as Gather read it (up to
+	// DiffReadLimit), before the policy and the cut: the lines GitHub takes
+	// review comments on, whatever part of it the task shows.
+	PRDiff []byte
 }
 
 // Gather fetches the PR and its diff (two requests, side by side), then
@@ -75,7 +79,9 @@ func Gather(ctx context.Context, src PRSource, repo github.Repo, number int, pol
 	if err != nil {
 		return nil, err
 	}
-	return NewContext(pr, diff, complete, policy), nil
+	c := NewContext(pr, diff, complete, policy)
+	c.PRDiff = diff
+	return c, nil
 }
 
 // TruncateDiff keeps at most DiffLimit bytes of diff, cut at the last line
