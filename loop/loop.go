@@ -542,6 +542,9 @@ func (l *loop) decide(rr *RoundResult) (outcome state.RunOutcome, reason string,
 	case rr.Consensus == Approve && len(blocking) == 0 && rr.Threads.Unresolved == 0 && len(rr.Coverage.Unscanned) > 0:
 		// A secret in a file the scan could not read would be approved.
 		return OutcomeBlocked, fmt.Sprintf("blocked: %s not scanned for secrets (GitHub sent no patch for them and the PR's commits are not in this clone): check the PR out (gh pr checkout %d) and re-run", text.Plural(len(rr.Coverage.Unscanned), "file was", "files were"), l.o.PR.Number), nil, nil
+	case rr.Consensus == Approve && len(blocking) == 0 && rr.Threads.Unresolved == 0 && rr.ThreadsTruncated:
+		// An unresolved thread may be among those never read.
+		return OutcomeBlocked, fmt.Sprintf("blocked: the PR has more than %[1]s review threads and only the first %[1]s were read; gh-ocdx cannot tell that the rest are resolved: check them on the PR", text.Thousands(github.MaxThreads)), nil, nil
 	case rr.Consensus == Approve && len(blocking) == 0 && rr.Threads.Unresolved == 0:
 		return OutcomeConverged, Qualified(OutcomeConverged, rr) + ": consensus approve, no P0/P1/P2 findings, no unresolved review threads", nil, nil
 	case len(toFix) == 0 && rr.Threads.Unresolved > 0:
