@@ -131,8 +131,8 @@ type Options struct {
 	PRDiff func(ctx context.Context, base, head string, paths []string) (diff []byte, ok bool)
 	// LocalDiff streams the PR's whole diff (base...head) from the
 	// checkout, as GitHub sends it, when both commits are there: a round
-	// reads its diff without a request (docs/architecture.md, GitHub
-	// access). Close reports whether the stream was whole. nil, or ok
+	// reads its diff without a request (docs/architecture.md, A round of
+	// review-loop). Close reports whether the stream was whole. nil, or ok
 	// false: the diff is read from GitHub.
 	LocalDiff func(ctx context.Context, base, head string) (diff io.ReadCloser, ok bool)
 	Full      bool
