@@ -235,6 +235,19 @@ type configJSON struct {
 	MaxTokens             int64                   `json:"maxTokens,omitempty"`
 	Prices                map[string]config.Price `json:"prices,omitempty"`
 	Providers             []providerJSON          `json:"providers"`
+	// Valid is false for a file that is not a valid configuration: then
+	// only path and problems are set.
+	Valid    bool          `json:"valid"`
+	Problems []problemJSON `json:"problems"`
+}
+
+// problemJSON is one problem of an invalid configuration file.
+type problemJSON struct {
+	Line    int    `json:"line,omitempty"`
+	Column  int    `json:"column,omitempty"`
+	Key     string `json:"key,omitempty"`
+	Env     string `json:"env,omitempty"`
+	Message string `json:"message"`
 }
 
 type providerJSON struct {
@@ -259,6 +272,8 @@ func showJSON(d *Deps, c *config.Config) configJSON {
 		MaxTokens:             c.MaxTokens,
 		Prices:                c.Prices,
 		Providers:             []providerJSON{},
+		Valid:                 true,
+		Problems:              []problemJSON{},
 	}
 	for _, m := range c.Reviewers {
 		out.ReviewerModels = append(out.ReviewerModels, m.String())
@@ -545,20 +560,9 @@ func sortedProviderNames() []string {
 // gives. --json gives the problems.
 func showInvalid(d *Deps, opts *ConfigShowOptions, ce *config.Error) error {
 	if opts.Export != nil {
-		type problem struct {
-			Line    int    `json:"line,omitempty"`
-			Column  int    `json:"column,omitempty"`
-			Key     string `json:"key,omitempty"`
-			Env     string `json:"env,omitempty"`
-			Message string `json:"message"`
-		}
-		out := struct {
-			Path     string    `json:"path"`
-			Valid    bool      `json:"valid"`
-			Problems []problem `json:"problems"`
-		}{Path: ce.Path}
+		out := configJSON{Path: ce.Path, Problems: []problemJSON{}}
 		for _, p := range ce.Problems {
-			out.Problems = append(out.Problems, problem{p.Line, p.Column, p.Key, p.Env, p.Msg})
+			out.Problems = append(out.Problems, problemJSON{p.Line, p.Column, p.Key, p.Env, p.Msg})
 		}
 		if err := opts.Export.write(d, out); err != nil {
 			return err
