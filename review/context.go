@@ -111,7 +111,7 @@ func TruncateDiff(diff []byte, complete bool) (string, bool) {
 
 // FileSummary is the line a task message puts before the file list.
 func (c *Context) FileSummary() string {
-	return fmt.Sprintf("%d files changed, %d insertions, %d deletions", c.PR.ChangedFiles, c.PR.Additions, c.PR.Deletions)
+	return fmt.Sprintf("%s changed, %s, %s", text.Plural(c.PR.ChangedFiles, "file"), text.Plural(c.PR.Additions, "insertion"), text.Plural(c.PR.Deletions, "deletion"))
 }
 
 // TaskMessage renders the review-pr task message: the first user message of

@@ -107,3 +107,11 @@ func TestInstructionsOnlyForMatchingFilesAndCapped(t *testing.T) {
 		t.Errorf("a long guide: %d bytes, ends %q", len(long), long[len(long)-60:])
 	}
 }
+
+// The task's file summary counts in words: "1 deletion", not "1 deletions".
+func TestFileSummaryPlurals(t *testing.T) {
+	c := &Context{PR: &github.PullRequest{ChangedFiles: 1, Additions: 10, Deletions: 1}}
+	if got := c.FileSummary(); got != "1 file changed, 10 insertions, 1 deletion" {
+		t.Errorf("FileSummary = %q", got)
+	}
+}
