@@ -684,7 +684,7 @@ func (l *loop) review(ctx context.Context, pr *github.PullRequest, rr *RoundResu
 	}
 	if out.Analyzer == nil {
 		a := out.Roles[len(out.Roles)-1]
-		return &AnalyzerError{Msg: a.Error}
+		return &AnalyzerError{Msg: a.Error, Reviewers: len(l.o.Reviewers), ReviewersFailed: rr.reviewersOK == 0}
 	}
 	if !equalState(out.Analyzer.ReviewState, rr.ReviewState) {
 		rr.AnalyzerMismatch = true
@@ -802,10 +802,20 @@ func PolicyChanges(pr *github.PullRequest) []string {
 }
 
 // AnalyzerError: the comments analyzer failed, so the review state and the threads
-// cannot be judged and the run stops at once.
-type AnalyzerError struct{ Msg string }
+// cannot be judged and the run stops at once. When the reviewers failed
+// too, no one model is to blame: the error says every model failed
+// (an endpoint nobody answers at, as a rule).
+type AnalyzerError struct {
+	Msg             string
+	Reviewers       int
+	ReviewersFailed bool
+}
 
 func (e *AnalyzerError) Error() string {
+	if e.ReviewersFailed {
+		return fmt.Sprintf("every model failed (%s and the comments analyzer), nothing was reviewed: %s; check each model's name, its provider's key and address with 'gh ocdx config validate --online', then re-run",
+			everyReviewer(e.Reviewers), e.Msg)
+	}
 	return "the comments analyzer failed, so the review threads cannot be judged: " + e.Msg + "; check its model (commentsAnalyzerModel) and re-run"
 }
 
