@@ -225,6 +225,24 @@ func TestTheLedgerRoundTripsEveryScenario(t *testing.T) {
 			h.opts.Verifier.LLM = &scripted{answers: []string{refutes(again.ComputeID())}}
 			h.reviewer.answers = []string{reviewerVerdicts(nil, again)}
 		}, "aaaaaaaa", oneLeak},
+		{"disputed, raised again at its moved line", func(t *testing.T, h *harness) {
+			leakRaised(t, h)
+			posted := leak
+			posted.ID = leak.ComputeID()
+			h.gh.pr.Threads = append(h.gh.pr.Threads, github.ReviewThread{ID: "T1", Path: "a.go", Comments: []github.ThreadComment{
+				{ID: "C1", Author: "ocdx-bot", Body: InlineBody(posted), Path: "a.go", Line: lineOf(10)},
+				{ID: "C2", DatabaseID: "2", Author: "mona", Body: "intended"},
+				{ID: "C3", Author: "ocdx-bot", Body: finding.Marker + "\n" + AnswerTag("2") + "\n" + ConcededTag(posted.ID) + "\nYou're right."},
+			}})
+		}, func(h *harness) {
+			h.opts.Whole = moved
+			h.reviewer.answers = []string{reviewerVerdicts(nil, again)}
+		}, "aaaaaaaa", func(t *testing.T, d decisions) {
+			if !slices.Equal(d.Remaining, []string{leak.ComputeID()}) || d.Counts[0] != (finding.Counts{P1: 1}) {
+				t.Errorf("remaining %v, counts %+v: want the one problem once, as %s", d.Remaining, d.Counts, leak.ComputeID())
+			}
+			oneEntry(t, d, finding.StatusDisputed)
+		}},
 		{"dismissed, raised again at its moved line", leakDismissedFirst, func(h *harness) {
 			h.opts.Whole = moved
 			h.reviewer.answers = []string{reviewerVerdicts(nil, again)}
