@@ -157,7 +157,8 @@ func Agreement(f finding.Finding) string {
 // same ID, or the same file and place with a similar title. Unlike
 // SameFinding, which follows a finding across a fix, the category may
 // differ (one model's quality issue is another's performance issue) and
-// the place is not allowed to move.
+// the place is not allowed to move: across heads, identify follows the
+// earlier finding's line first.
 func sameProblem(a, b finding.Finding) bool {
 	if a.ID != "" && a.ID == b.ID {
 		return true
