@@ -97,9 +97,13 @@ func agreement(models []string, succeeded int) string {
 // raised again to its finding's index in out.
 func identify(fs, earlier []finding.Finding, again func(finding.Finding) bool) (out []finding.Finding, at map[string]int) {
 	out, at = slices.Clone(fs), map[string]int{}
+	ids := make(map[string]bool, len(earlier))
+	for _, p := range earlier {
+		ids[p.ID] = true
+	}
 	taken := make([]bool, len(out))
 	for i, f := range out {
-		if !IsThread(f) && slices.ContainsFunc(earlier, func(p finding.Finding) bool { return p.ID == f.ID }) {
+		if !IsThread(f) && ids[f.ID] {
 			at[f.ID], taken[i] = i, true
 		}
 	}
