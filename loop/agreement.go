@@ -14,7 +14,7 @@ import (
 // other, or both without a line) with a similar title, found one problem,
 // however they worded or categorised it. The merged finding is the copy
 // with the highest priority (gh-ocdx's own secret finding first among
-// equals, then the smallest ID), and names every reviewer that raised it,
+// equals, then a SEC- one, then the smallest ID), and names every reviewer that raised it,
 // by model, with the agreement out of succeeded, the reviewers that
 // answered. Thread findings are one per thread already and pass as they
 // are. The order is that of each problem's first copy.
@@ -61,14 +61,21 @@ func Distinct(fs []finding.Finding, succeeded int) []finding.Finding {
 }
 
 // first is the copy of one problem that stands for it: the highest
-// priority, gh-ocdx's own secret finding first among equals, then the
-// smallest ID, then the first given.
+// priority, gh-ocdx's own secret finding first among equals, then a SEC-
+// one (a writer's dismissal of the problem must not clear what a reviewer
+// called a security finding), then the smallest ID, then the first given.
 func first(copies []finding.Finding) finding.Finding {
 	return slices.MinFunc(copies, func(a, b finding.Finding) int {
 		if r := rank(a.Priority) - rank(b.Priority); r != 0 {
 			return r
 		}
 		if sa, sb := ownFinding(a), ownFinding(b); sa != sb {
+			if sa {
+				return -1
+			}
+			return 1
+		}
+		if sa, sb := isSec(a), isSec(b); sa != sb {
 			if sa {
 				return -1
 			}

@@ -165,3 +165,17 @@ func TestCarryMergesAFindingRaisedAgain(t *testing.T) {
 		t.Errorf("dismissed before: %+v, want the new copy under %s, not carried", got, prev.ID)
 	}
 }
+
+// A reviewer's security finding merged with another's quality finding of
+// the same priority keeps its SEC- ID, whichever ID is smaller: only an
+// admin may dismiss the problem.
+func TestDistinctKeepsTheSECIDAmongEquals(t *testing.T) {
+	q := by(fnd("P1", "quality", "auth.go", 4, "Token compared with =="), "reviewer-1", "m1")
+	s := by(fnd("P1", "security", "auth.go", 4, "Token compared with =="), "reviewer-2", "m2")
+	if q.ID > s.ID {
+		t.Fatalf("the test wants the quality ID smaller: %s, %s", q.ID, s.ID)
+	}
+	if d := Distinct([]finding.Finding{q, s}, 2); len(d) != 1 || d[0].ID != s.ID {
+		t.Errorf("merged: %+v, want %s", d, s.ID)
+	}
+}
