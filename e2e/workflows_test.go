@@ -277,3 +277,45 @@ func TestPullRequestWorkflowsSkipForksWhereTheyUseSecrets(t *testing.T) {
 		t.Error("the README's review-loop workflow was not found")
 	}
 }
+
+// Every configuration file the README's workflows name is one the README
+// creates, in a shell block a newcomer copies, and it is a configuration
+// gh-ocdx accepts: the Action as copied does not stop on a file nobody
+// told them to write.
+func TestREADMEWorkflowsNameAConfigurationItCreates(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join(testkit.ModuleRoot(), "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	written := map[string]string{}
+	for _, m := range regexp.MustCompile(`(?s)cat > (\S+) <<'EOF'\n(.*?)\nEOF\n`).FindAllStringSubmatch(string(readme), -1) {
+		written[m[1]] = m[2]
+	}
+	named := 0
+	for where, wf := range workflows(t) {
+		for name, job := range wf.Jobs {
+			for _, st := range job.Steps {
+				path := st.With["config"]
+				if path == "" {
+					continue
+				}
+				named++
+				body, ok := written[path]
+				if !ok {
+					t.Errorf("%s, job %s: config %s is a file the README never creates", where, name, path)
+					continue
+				}
+				env := testkit.NewEnv(t)
+				env.Set("OPENAI_API_KEY", "sk-test")
+				env.Set("ANTHROPIC_API_KEY", "sk-ant-test")
+				env.WriteConfig(t, body)
+				if res := env.Run(t, "config", "show"); res.Code != 0 {
+					t.Errorf("the README's %s is not a valid configuration:\n%s", path, res.Stderr)
+				}
+			}
+		}
+	}
+	if named == 0 {
+		t.Fatal("no workflow of the README names a config: the pattern must have missed them")
+	}
+}
