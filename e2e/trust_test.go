@@ -219,5 +219,5 @@ func TestDismissOfAnIDNoReviewRaisedPostsNothing(t *testing.T) {
 
 	res = lf.env.Run(t, "dismiss", "31", cacheBug.id())
 	wantCode(t, res, 0)
-	wantContains(t, "stdout", res.Stdout, "Dismissed on PR #31: "+cacheBug.id())
+	wantContains(t, "stderr", res.Stderr, "Dismissed on octo/widgets#31: "+cacheBug.id())
 }
