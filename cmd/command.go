@@ -157,7 +157,7 @@ func runComment(ctx context.Context, d *Deps, opts *CommandOptions) error {
 	case converse.CmdAsk:
 		return ask(ctx, d, opts, client, repo, pr, c, tag, cmd.Question)
 	case converse.CmdDismiss, converse.CmdRestore:
-		return dismissOrRestore(ctx, client, repo, pr, c, tag, cmd, perm)
+		return dismissOrRestore(ctx, client, repo, pr, t.trust, c, tag, cmd, perm)
 	case converse.CmdReview:
 		why := ""
 		if !fixOK {
@@ -273,7 +273,7 @@ func ask(ctx context.Context, d *Deps, opts *CommandOptions, client *github.Clie
 // dismissOrRestore answers /ocdx dismiss and /ocdx restore: the loop acts
 // on the command itself from its next run; this says whether it counts,
 // by the rule the loop applies (MayDismiss, MayRestore).
-func dismissOrRestore(ctx context.Context, client *github.Client, repo github.Repo, pr *github.PullRequest, c theComment, tag string, cmd converse.Command, perm github.Permission) error {
+func dismissOrRestore(ctx context.Context, client *github.Client, repo github.Repo, pr *github.PullRequest, trust *loop.Trust, c theComment, tag string, cmd converse.Command, perm github.Permission) error {
 	// The answer names what the loop will act on, read as the loop reads
 	// it: in one of gh-ocdx's threads a dismissal is of that thread's
 	// finding, whatever IDs follow; a restore counts only in the
@@ -315,6 +315,10 @@ func dismissOrRestore(ctx context.Context, client *github.Client, repo github.Re
 		extra := loop.RefusedTag(loop.Refusal{By: c.Author, URL: c.URL, IDs: refused})
 		return postAnswer(ctx, client, repo, pr.Number, c, converse.Post(tag+"\n"+extra, c.Author,
 			fmt.Sprintf("your /ocdx %s of %s does not count: %s.", cmd.Verb, strings.Join(refused, ", "), strings.Join(whys, "; "))))
+	}
+	if not := unraised(ctx, trust, pr, cmd.Verb, ids); len(not) > 0 {
+		return postAnswer(ctx, client, repo, pr.Number, c, converse.Post(tag, c.Author,
+			fmt.Sprintf("no review on this pull request raised %s for a %s (gh-ocdx's latest report does not list it so): there is nothing to %s.", strings.Join(not, ", "), cmd.Verb, cmd.Verb)))
 	}
 	done := "dismissed: gh-ocdx stops raising and fixing it from its next run."
 	if cmd.Verb == converse.CmdRestore {

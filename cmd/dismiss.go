@@ -111,19 +111,8 @@ func dismiss(ctx context.Context, d *Deps, opts *DismissOptions) error {
 	if len(ids) == 0 {
 		return nil
 	}
-	// Only what a review raised can be dismissed: a finding of the
-	// ledger, whatever its status, or a review thread's.
-	led, _, _, hasLedger := trust.Ledger(ctx, pr)
-	var raised []string
-	for _, e := range led.Findings {
-		raised = append(raised, e.ID)
-	}
-	threads, _ := loop.ThreadFindings(pr)
-	for _, f := range threads {
-		raised = append(raised, f.ID)
-	}
-	if err := unraised(pr, led, hasLedger, ids, raised, "no review on PR #%d raised it (gh-ocdx's latest report lists no such finding), so there is nothing to dismiss"); err != nil {
-		return err
+	if not := unraised(ctx, trust, pr, "dismiss", ids); len(not) > 0 {
+		return fmt.Errorf("%s: no review on PR #%d raised it (gh-ocdx's latest report lists no such finding), so there is nothing to dismiss, and nothing was posted", strings.Join(not, ", "), pr.Number)
 	}
 	return dismissCommand.post(ctx, d, client, repo, pr, trust, ids)
 }

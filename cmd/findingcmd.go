@@ -124,15 +124,29 @@ func (c findingCommand) post(ctx context.Context, d *Deps, client *github.Client
 	return nil
 }
 
-// unraised refuses ids that are not among known, the findings gh-ocdx's
-// latest report on pr (its ledger, led) lists as the verb needs them:
-// nothing is posted for a finding no review raised. A PR with no ledger,
-// or one that left closed findings out to fit in a comment, cannot say,
-// and refuses nothing. why says what is wrong with an ID, given the PR's
-// number.
-func unraised(pr *github.PullRequest, led finding.Ledger, hasLedger bool, ids, known []string, why string) error {
-	if !hasLedger || led.Dropped > 0 {
+// unraised are those of ids no review on pr raised for verb to act on, by
+// gh-ocdx's latest trusted report (its ledger): for a dismissal, a finding
+// it lists whatever its status, or a review thread's; for a restore, one
+// the verifier refuted. Nothing is posted, or answered as done, for them.
+// A PR with no ledger, or one that left closed findings out to fit in a
+// comment, cannot say: then none is.
+func unraised(ctx context.Context, trust *loop.Trust, pr *github.PullRequest, verb string, ids []string) []string {
+	led, _, _, ok := trust.Ledger(ctx, pr)
+	if !ok || led.Dropped > 0 {
 		return nil
+	}
+	var known []string
+	switch verb {
+	case "restore":
+		known = led.With(finding.StatusRefuted)
+	default:
+		for _, e := range led.Findings {
+			known = append(known, e.ID)
+		}
+		threads, _ := loop.ThreadFindings(pr)
+		for _, f := range threads {
+			known = append(known, f.ID)
+		}
 	}
 	var not []string
 	for _, id := range ids {
@@ -140,10 +154,7 @@ func unraised(pr *github.PullRequest, led finding.Ledger, hasLedger bool, ids, k
 			not = append(not, id)
 		}
 	}
-	if len(not) == 0 {
-		return nil
-	}
-	return fmt.Errorf("%s: "+why+", and nothing was posted", strings.Join(not, ", "), pr.Number)
+	return not
 }
 
 // notYet are the ids not in already; when none is left, the output says

@@ -221,3 +221,21 @@ func TestDismissOfAnIDNoReviewRaisedPostsNothing(t *testing.T) {
 	wantCode(t, res, 0)
 	wantContains(t, "stderr", res.Stderr, "Dismissed on octo/widgets#31: "+cacheBug.id())
 }
+
+// /ocdx dismiss in the Action makes the same check: an ID no review
+// raised is answered as nothing to dismiss, not as dismissed.
+func TestCommandDismissOfAnIDNoReviewRaised(t *testing.T) {
+	t.Parallel()
+	lf := newLoop(t, nil)
+	lf.gh.SetPermission(repo, "octocat", "write")
+	lf.gh.AddComment(repo, loopPR, testkit.Login, reportBy(lf.start, cacheBug.id()))
+	id := lf.comment("octocat", "/ocdx dismiss QUAL-deadbeef")
+
+	wantCode(t, lf.env.Run(t, "command", "31", "--comment-id", id), 0)
+
+	got := lf.botComments()
+	if len(got) != 2 || strings.Contains(got[1], "dismissed") {
+		t.Fatalf("answers: %q", got)
+	}
+	wantContains(t, "the answer", got[1], "@octocat: no review on this pull request raised QUAL-deadbeef", "<!-- ocdx:command="+id+" -->")
+}
