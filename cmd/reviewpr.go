@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -179,7 +178,8 @@ func loadConfigForModel(d *Deps, model string, roles ...string) (*config.Config,
 }
 
 func reviewPR(ctx context.Context, d *Deps, opts *ReviewPROptions) error {
-	var model *progressModel
+	var model llm.Model
+	var modelName string
 	maxEvent := opts.Event
 	if !opts.ContextOnly {
 		// review-pr needs its own model's key only; with --model, not even
@@ -198,18 +198,16 @@ func reviewPR(ctx context.Context, d *Deps, opts *ReviewPROptions) error {
 		if opts.Model != "" {
 			name = opts.Model
 		}
-		out := cfg.OutputCap("reviewPrModel")
-		if model, err = newModel(d, "review-pr", name, out); err != nil {
-			return err
-		}
-		if max := cmp.Or(opts.MaxTokens, cfg.MaxTokens); max > 0 {
-			model.Model = llm.NewBudget(max).Wrap(model.Model, cmp.Or(out, llm.DefaultMaxTokens))
-		}
-		model.tools = true
+		modelName = name
 		// Orient shows a context request (or --yes and --print say they
 		// fetch it), and Decide or --print the proposed review: each is
 		// said there, once. With --yes the review is listed as it goes.
-		model.unlisted = map[string]bool{"request_context": true, "submit_review": !opts.Yes}
+		unlisted := func(m *progressModel) {
+			m.unlisted = map[string]bool{"request_context": true, "submit_review": !opts.Yes}
+		}
+		if model, err = newRunModels(d, cfg, opts.MaxTokens).model("review-pr", name, "reviewPrModel", withTools, unlisted); err != nil {
+			return err
+		}
 	}
 	repo, client, err := repoClient(d, opts.Repo)
 	if err != nil {
@@ -253,14 +251,14 @@ func reviewPR(ctx context.Context, d *Deps, opts *ReviewPROptions) error {
 	default:
 		s.Confirmer, s.Publisher = &terminalConfirmer{d: d, p: opts.Prompter}, post
 	}
-	d.Log.Debug("reviewing", "pr", fmt.Sprintf("%s#%d", repo, opts.Number), "model", model.name)
+	d.Log.Debug("reviewing", "pr", fmt.Sprintf("%s#%d", repo, opts.Number), "model", modelName)
 	s.Confirmer = noteConfirmer{Confirmer: s.Confirmer, d: d}
 	out, err := s.Run(ctx)
 	if out != nil {
 		d.Log.Debug("review done", "proposals", out.Rounds, "tokens", out.Usage.String())
 		stopped := ctx.Err() != nil || errors.Is(err, ErrCancelled) || errors.Is(err, reviewpr.ErrAborted)
 		if out.Usage.Calls > 0 && !stopped {
-			d.info("%s (%s): %s tokens", model.role, model.name, out.Usage)
+			d.info("review-pr (%s): %s tokens", modelName, out.Usage)
 		}
 	}
 	var be *llm.BudgetError
@@ -268,7 +266,11 @@ func reviewPR(ctx context.Context, d *Deps, opts *ReviewPROptions) error {
 	case errors.Is(err, reviewpr.ErrAborted):
 		return fmt.Errorf("%w: %v", ErrCancelled, err)
 	case errors.As(err, &be):
-		return &IncompleteError{Reason: be.Error() + "; the review stopped there. Re-run with a larger --max-tokens (or maxTokens in the configuration)"}
+		reason := be.Error()
+		if be.For != "" { // a single call's refusal says its spend already
+			reason += "; " + loop.BudgetStatus{MaxTokens: be.Max, Spent: be.Spent}.String()
+		}
+		return &IncompleteError{Reason: reason + "; the review stopped there. Re-run with a larger --max-tokens (or maxTokens in the configuration)"}
 	case err != nil && (errors.Is(err, ErrCancelled) || ctx.Err() != nil):
 		// review-pr keeps nothing to resume: a new run starts over.
 		return fmt.Errorf("%w: nothing was posted", ErrCancelled)
