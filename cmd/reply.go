@@ -91,7 +91,7 @@ func parseReply(d *Deps, args []string) (*ReplyOptions, error) {
 	fs := newFlagSet("reply", replyUsage, replyHelp)
 	fs.StringVar(&opts.Model, "model", "", "Answer with this provider/model instead of the configured replyModel")
 	fs.BoolVar(&opts.Yes, "yes", false, "Post every answer without asking")
-	fs.Int64Var(&opts.MaxTokens, "max-tokens", 0, "Stop before a model call that could bring the run's tokens (in and out) past `N`")
+	fs.maxTokensFlag(&opts.MaxTokens, "Stop before a model call that could bring the run's tokens (in and out) past `N`")
 	fs.IntVar(&opts.MaxReplies, "max-replies", 0, "Answer at most `N` threads in this run (default: maxReplies, else 10)")
 	jf := addJSONFlags(fs, replyOutput{})
 	jf.positional = true
@@ -102,9 +102,6 @@ func parseReply(d *Deps, args []string) (*ReplyOptions, error) {
 	var err error
 	if opts.Export, err = jf.exporter(fs); err != nil {
 		return nil, err
-	}
-	if fs.Changed("max-tokens") && opts.MaxTokens <= 0 {
-		return nil, fs.usageErr("invalid --max-tokens %d: give the most tokens the run may use, above zero", opts.MaxTokens)
 	}
 	if fs.Changed("max-replies") && opts.MaxReplies <= 0 {
 		return nil, fs.usageErr("invalid --max-replies %d: give the most threads to answer, above zero", opts.MaxReplies)

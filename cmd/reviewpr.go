@@ -82,8 +82,9 @@ at a commit the PR's head descends from, and this clone has both, the model
 gets only what changed since, and reads the rest with its tools; --full
 gives it the whole diff.
 
---max-tokens N (or maxTokens in the configuration) stops the review before
-a model call that could pass N tokens; it then exits 3 and posts nothing.
+--max-tokens N (or maxTokens in the configuration) never lets the review
+pass N tokens: it starts only when the model's answer fits, and a call that
+could pass N is not made; it then exits 3 and posts nothing.
 
 --event caps what the posted review may do: comment (every review is a
 comment), request-changes (the default: an approval is posted as a comment,
@@ -111,13 +112,10 @@ func parseReviewPR(d *Deps, args []string) (*ReviewPROptions, error) {
 	fs.BoolVar(&opts.Yes, "yes", false, "Post the review without asking (context requests are confirmed too)")
 	fs.BoolVar(&opts.Print, "print", false, "Print the review on stdout and post nothing")
 	fs.StringVar(&event, "event", "", "The most the review may do: comment, request-changes or approve (default request-changes, or approve with allowApprove)")
-	fs.Int64Var(&opts.MaxTokens, "max-tokens", 0, "Stop before a model call that could bring the review's tokens (in and out) past `N`")
+	fs.maxTokensFlag(&opts.MaxTokens, "Stop before a model call that could bring the review's tokens (in and out) past `N`")
 	fs.repoFlag(&repoFlag)
 	if err := fs.parse(d, args, -1); err != nil {
 		return nil, err
-	}
-	if fs.Changed("max-tokens") && opts.MaxTokens <= 0 {
-		return nil, fs.usageErr("invalid --max-tokens %d: give the most tokens the review may use, above zero", opts.MaxTokens)
 	}
 	if event != "" {
 		ev, ok := reviewEvents[strings.ToLower(event)]
