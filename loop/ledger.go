@@ -268,6 +268,21 @@ func (l *loop) dismiss(ctx context.Context, pr *github.PullRequest, answer bool)
 	return nil
 }
 
+// threads are pr's thread findings and their counts: a resolution counts
+// by Trust.Resolution, and a thread dismissed on the PR (l.dismiss) is no
+// longer unresolved: it no longer blocks, and the report lists it as
+// dismissed.
+func (l *loop) threads(ctx context.Context, pr *github.PullRequest) ([]finding.Finding, finding.ThreadStats) {
+	fs, st := ThreadFindings(pr, l.trust.Resolution(ctx, pr))
+	dismissed := DismissedIDs(l.dismissals)
+	for _, f := range fs {
+		if slices.Contains(dismissed, f.ID) {
+			st.Unresolved--
+		}
+	}
+	return fs, st
+}
+
 // refusedTag marks gh-ocdx's answer to the refused /ocdx dismiss r (by
 // its URL), so that no run answers it twice.
 func refusedTag(r Refusal) string {

@@ -347,7 +347,7 @@ func (l *loop) already(ctx context.Context, rd state.Round, runID string) (*Resu
 		return nil, err
 	}
 	rr.ReviewState = ReviewStateOf(pr)
-	threadFs, threads := ThreadFindings(pr)
+	threadFs, threads := l.threads(ctx, pr)
 	rr.Threads, rr.ThreadsTruncated = threads, pr.ThreadsTruncated
 	code := slices.DeleteFunc(slices.Clone(rr.Findings), IsThread)
 	rr.Findings, rr.Dismissed = splitDismissed(append(code, threadFs...), DismissedIDs(l.dismissals))
@@ -442,7 +442,7 @@ func (l *loop) round(ctx context.Context, n int) (done bool, err error) {
 	}
 	rr.ReviewState = ReviewStateOf(pr)
 	var threadFs []finding.Finding
-	threadFs, rr.Threads = ThreadFindings(pr)
+	threadFs, rr.Threads = l.threads(ctx, pr)
 	rr.ThreadsTruncated = pr.ThreadsTruncated
 	rr.PolicyChanged = PolicyChanges(pr)
 	if rd.Done(state.PhaseReviewed) {
@@ -1127,8 +1127,6 @@ func (l *loop) dryRun(ctx context.Context) (*Result, error) {
 	pr := l.o.PR
 	rr := RoundResult{N: 1, HeadOID: pr.HeadRefOid, Comments: []state.Comment{}, Stuck: []string{}}
 	rr.ReviewState = ReviewStateOf(pr)
-	var threadFs []finding.Finding
-	threadFs, rr.Threads = ThreadFindings(pr)
 	rr.ThreadsTruncated = pr.ThreadsTruncated
 	rr.PolicyChanged = PolicyChanges(pr)
 	if rec, err := l.o.Store.PR(l.key); err == nil {
@@ -1150,6 +1148,8 @@ func (l *loop) dryRun(ctx context.Context) (*Result, error) {
 	if err := l.readRestores(ctx, pr, false); err != nil {
 		return l.res, err
 	}
+	var threadFs []finding.Finding
+	threadFs, rr.Threads = l.threads(ctx, pr)
 	if err := l.review(ctx, pr, &rr, threadFs); errors.Is(err, llm.ErrBudget) {
 		l.res.Outcome, l.res.Reason = OutcomeBlocked, "dry run: "+l.budgetReached(err)
 		l.label()
