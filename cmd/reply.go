@@ -228,6 +228,14 @@ func replyOn(ctx context.Context, d *Deps, opts *ReplyOptions, cfg *config.Confi
 			return err
 		}
 	}
+	if len(dues) > 0 {
+		// What the PR's ledger says of each finding: a fixed or resolved
+		// one is not conceded (converse.Check).
+		led, _, _, _ := trust.Ledger(ctx, pr)
+		for i := range dues {
+			dues[i].Status = loop.LedgerStatus(led, dues[i].Thread.Finding.ID)
+		}
+	}
 	if len(dues) == 0 {
 		d.info("No replies to answer in gh-ocdx's threads on %s#%d", repo, pr.Number)
 		return writeReply(d, opts, out)

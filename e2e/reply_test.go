@@ -23,7 +23,14 @@ import (
 func newReplyLoop(t *testing.T, replies ...string) (*loopFix, string) {
 	t.Helper()
 	lf := newLoop(t, nil)
-	lf.env.WriteConfig(t, `{
+	lf.useReplyModel()
+	threadID := lf.ownThread(cacheBug, "P1", replies...)
+	return lf, threadID
+}
+
+// useReplyModel configures openai/talker as the replyModel.
+func (lf *loopFix) useReplyModel() {
+	lf.env.WriteConfig(lf.t, `{
   "reviewerModels": ["openai/rev-a", "anthropic/rev-b"],
   "commentsAnalyzerModel": "openai/analyzer",
   "prFixModel": "ollama/fixer",
@@ -31,8 +38,6 @@ func newReplyLoop(t *testing.T, replies ...string) (*loopFix, string) {
   "prices": {"openai/talker": {"input": 1, "output": 4}},
   "verify": ["true"]
 }`)
-	threadID := lf.ownThread(cacheBug, "P1", replies...)
-	return lf, threadID
 }
 
 // ownThread adds gh-ocdx's inline comment on f as a review posts it, and

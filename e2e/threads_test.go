@@ -1,9 +1,13 @@
 package e2e
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
+	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/internal/testkit"
+	"github.com/ocdx/gh-ocdx/loop"
 )
 
 // Threads as findings (docs/architecture.md, The ledger, Who may dismiss;
@@ -78,6 +82,93 @@ func TestLoopCountsAThreadResolvedOnlyByWhomMayDismiss(t *testing.T) {
 			}
 			wantContains(t, "stderr", res.Stderr, "1 unresolved review thread")
 			wantContains(t, "the report", lf.bodies()[0], "THREAD-4242", "**P0**", "resolved by @"+tc.by+", which does not count")
+		})
+	}
+}
+
+// pushLater pushes a commit of the PR's author on top of the PR's head.
+func (lf *loopFix) pushLater(name string) {
+	t := lf.t
+	t.Helper()
+	testkit.WriteFiles(t, lf.repo.Clone, map[string]string{name: "package cache // pushed after the review\n"})
+	testkit.Git(t, lf.repo.Clone, "add", name)
+	testkit.Git(t, lf.repo.Clone, "commit", "-qm", "later: "+name)
+	testkit.Git(t, lf.repo.Clone, "push", "-q", "origin", lf.repo.Head)
+}
+
+// ownThreadOf is gh-ocdx's thread of the finding id.
+func (lf *loopFix) ownThreadOf(id string) testkit.Thread {
+	for _, th := range lf.gh.Threads(repo, lf.number) {
+		if len(th.Comments) > 0 && th.Comments[0].Login == lf.gh.Login && strings.Contains(th.Comments[0].Body, "ocdx:finding="+id+" ") {
+			return th
+		}
+	}
+	lf.t.Fatalf("gh-ocdx opened no thread for %s", id)
+	return testkit.Thread{}
+}
+
+// A fix whose round after it had a reviewer fail leaves the finding's
+// thread open (silence is no proof); a later run whose review approves
+// resolves it, on the same machine or a fresh one. A person replying in it
+// then gets no concession: the finding is fixed, and nothing blocks again.
+func TestLoopResolvesAFixedFindingsThreadInALaterRun(t *testing.T) {
+	t.Parallel()
+	for _, fresh := range []bool{false, true} {
+		t.Run(fmt.Sprintf("fresh=%v", fresh), func(t *testing.T) {
+			t.Parallel()
+			lf := newLoop(t, nil)
+			lf.useReplyModel()
+			lf.findingRound(cacheBug)
+			lf.fm.Script("rev-a", reviewerReply("reviewer-1", "approve"))
+			lf.fm.Script("rev-b", testkit.Reply("I think it is fine."), testkit.Reply("Still fine, really."))
+			lf.fm.Script("analyzer", analyzerReply())
+			wantCode(t, lf.run("--yes"), 0)
+			if k := fmt.Sprint(lf.kinds()); k != "[review:1 fix:1 review:2]" {
+				t.Fatalf("comments %s", k)
+			}
+			fixed := lf.repo.RemoteOID(t, lf.repo.Head)
+			if th := lf.ownThreadOf(cacheBug.id()); th.Resolved {
+				t.Fatal("a round with a failed reviewer resolved the thread")
+			}
+
+			lf.pushLater("later.go")
+			if fresh {
+				lf.env.Set("OCDX_STATE_DIR", t.TempDir())
+			}
+			lf.approveRound()
+			wantCode(t, lf.run("--yes"), 0)
+
+			th := lf.ownThreadOf(cacheBug.id())
+			if !th.Resolved || th.ResolvedBy != lf.gh.Login {
+				t.Fatalf("the later run's approving review left the fixed finding's thread open: %+v", th)
+			}
+			wantContains(t, "the thread's last comment", th.Comments[len(th.Comments)-1].Body, "Fixed in "+fixed[:7])
+
+			// A reply in the fixed finding's thread: the model concedes,
+			// gh-ocdx does not.
+			lf.gh.AddThreadReply(th.ID, "mona", "OWNER", "Was this ever a problem? 10 is what we size for.")
+			lf.fm.Script("talker", replyEnvelope("concede", "You're right, it is intended."))
+			res := lf.env.Run(t, "reply", "31", "--yes")
+			wantCode(t, res, 0)
+			ans := lf.ownThreadOf(cacheBug.id()).Comments
+			last := ans[len(ans)-1].Body
+			if strings.Contains(last, loop.ConcededTag(cacheBug.id())) || strings.Contains(res.Stderr, "disputed") {
+				t.Fatalf("reply conceded a fixed finding:\n%s\n%s", last, res.Stderr)
+			}
+			wantContains(t, "the answer", last, "already fixed")
+
+			lf.pushLater("later2.go")
+			lf.approveRound()
+			res = lf.run("--yes")
+			wantCode(t, res, 0)
+			rs := lf.gh.Reviews(repo, lf.number)
+			led, err := finding.ParseLedger(rs[len(rs)-1].Body)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := led.With(finding.StatusDisputed); len(d) != 0 {
+				t.Errorf("the ledger says %v disputed", d)
+			}
 		})
 	}
 }

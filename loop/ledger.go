@@ -202,6 +202,19 @@ func (l *loop) ledger(n int, head string) finding.Ledger {
 	return led
 }
 
+// entryOf is id's entry in led; the zero entry (open) when it has none.
+func entryOf(led finding.Ledger, id string) finding.LedgerEntry {
+	if i := slices.IndexFunc(led.Findings, func(e finding.LedgerEntry) bool { return e.ID == id }); i >= 0 {
+		return led.Findings[i]
+	}
+	return finding.LedgerEntry{}
+}
+
+// LedgerStatus is id's status in led: open when led has no entry for it.
+func LedgerStatus(led finding.Ledger, id string) finding.Status {
+	return cmp.Or(entryOf(led, id).Status, finding.StatusOpen)
+}
+
 // lineOf is a ledger's line as a finding's: 0 is none.
 func lineOf(n int) *int {
 	if n <= 0 {
