@@ -516,6 +516,7 @@ func renderRound(w io.Writer, rd state.Round) {
 		sub("Commits", strings.Join(commits, ", "))
 	}
 	sub("Stuck", strings.Join(rd.StuckIDs, ", "))
+	sub("Disputed", strings.Join(rd.DisputedIDs, ", "))
 	if rd.Pushing != "" && !rd.Done(state.PhasePushed) {
 		sub("Pushing, not confirmed (the run stopped during its push)", short(rd.Pushing))
 	}

@@ -172,3 +172,52 @@ func TestLoopResolvesAFixedFindingsThreadInALaterRun(t *testing.T) {
 		})
 	}
 }
+
+// gh-ocdx concedes a stuck finding in a conversation: from then on it is
+// disputed, not stuck, in the state file and in the ledger alike, and it
+// still blocks and is never sent to the fix agent.
+func TestAConcededStuckFindingIsDisputedOnce(t *testing.T) {
+	t.Parallel()
+	lf := newLoop(t, nil)
+	lf.useReplyModel()
+	lf.findingRound(cacheBug)
+	lf.findingRound(cacheBug)
+	res := lf.run("--yes")
+	wantCode(t, res, 3)
+	wantContains(t, "stderr", res.Stderr, "stuck findings came back")
+
+	th := lf.ownThreadOf(cacheBug.id())
+	lf.gh.AddThreadReply(th.ID, "mona", "OWNER", "10 is the size we want; this is intended.")
+	lf.fm.Script("talker", replyEnvelope("concede", "You're right, it is intended."))
+	res = lf.env.Run(t, "reply", "31", "--yes")
+	wantCode(t, res, 0)
+	wantContains(t, "reply's stderr", res.Stderr, cacheBug.id()+" is disputed until someone dismisses it")
+
+	fixes := lf.fix.Count()
+	lf.findingRound(cacheBug)
+	res = lf.run("--yes")
+	wantCode(t, res, 3)
+	wantContains(t, "stderr", res.Stderr, "conceded "+cacheBug.id())
+	if lf.fix.Count() != fixes {
+		t.Error("the disputed finding was sent to the fix agent")
+	}
+	rs := lf.gh.Reviews(repo, lf.number)
+	led, err := finding.ParseLedger(rs[len(rs)-1].Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d, s := led.With(finding.StatusDisputed), led.With(finding.StatusStuck); fmt.Sprint(d) != "["+cacheBug.id()+"]" || len(s) != 0 {
+		t.Errorf("the ledger says disputed %v, stuck %v; want %s disputed only", d, s, cacheBug.id())
+	}
+	rec := recorded(t, lf.env, loopPR)
+	if len(rec.Stuck) != 0 {
+		t.Errorf("the state file still has %s stuck: %+v", cacheBug.id(), rec.Stuck)
+	}
+	rd := last(rec).Rounds[len(last(rec).Rounds)-1]
+	if fmt.Sprint(rd.DisputedIDs) != "["+cacheBug.id()+"]" || len(rd.StuckIDs) != 0 {
+		t.Errorf("the round records stuck %v, disputed %v", rd.StuckIDs, rd.DisputedIDs)
+	}
+	show := lf.env.Run(t, "state", "show", fmt.Sprint(loopPR))
+	wantCode(t, show, 0)
+	wantContains(t, "state show", show.Stdout, "## Stuck findings (0)", "Disputed: "+cacheBug.id())
+}

@@ -189,10 +189,12 @@ func (l *loop) ledger(n int, head string) finding.Ledger {
 	for _, id := range l.stuck {
 		led.Set(id, finding.StatusStuck, "")
 	}
-	// A finding conceded in a conversation stays remaining, as disputed,
-	// until someone dismisses it; a fixed or resolved one is not reopened.
+	// A finding conceded in a conversation stays remaining, as disputed
+	// (stuck before or not), until someone dismisses it; a fixed or
+	// resolved one is not reopened.
 	for _, id := range l.disputed {
-		if i := slices.IndexFunc(led.Findings, func(e finding.LedgerEntry) bool { return e.ID == id }); i >= 0 && led.Findings[i].Status == finding.StatusOpen {
+		if i := slices.IndexFunc(led.Findings, func(e finding.LedgerEntry) bool { return e.ID == id }); i >= 0 &&
+			(led.Findings[i].Status == finding.StatusOpen || led.Findings[i].Status == finding.StatusStuck) {
 			led.Findings[i].Status = finding.StatusDisputed
 		}
 	}
@@ -265,6 +267,8 @@ func (l *loop) dismiss(ctx context.Context, pr *github.PullRequest, answer bool)
 	}
 	l.dismissals = ds
 	l.disputed = Disputed(pr)
+	// Conceded since it got stuck: disputed now, and only that.
+	l.stuck = slices.DeleteFunc(l.stuck, func(id string) bool { return slices.Contains(l.disputed, id) })
 	for _, r := range refused {
 		l.progress("! not honoured: the /ocdx dismiss of %s (%s): %s", r.By, r.URL, r.Why)
 		if !answer {

@@ -209,8 +209,9 @@ type RoundResult struct {
 	Threads          finding.ThreadStats  `json:"threads"`
 	ThreadsTruncated bool                 `json:"threadsTruncated"`
 	Stuck            []string             `json:"stuck"`
-	Since            string               `json:"since,omitempty"` // a re-review: the head it reviewed the changes from; "": in full
-	RunUsage         llm.Usage            `json:"runUsage"`        // the run's tokens up to this round's review, fixes included
+	Disputed         []string             `json:"disputed,omitempty"` // conceded in a conversation (Disputed): blocking, not stuck
+	Since            string               `json:"since,omitempty"`    // a re-review: the head it reviewed the changes from; "": in full
+	RunUsage         llm.Usage            `json:"runUsage"`           // the run's tokens up to this round's review, fixes included
 	RunCostUSD       float64              `json:"runEstimatedCostUsd,omitempty"`
 	judged           int                  // the previous findings a re-review judged
 	Dismissed        []finding.Finding    `json:"dismissed,omitempty"`   // raised again, but dismissed on the PR: not counted or fixed
@@ -718,6 +719,13 @@ func (l *loop) review(ctx context.Context, pr *github.PullRequest, rr *RoundResu
 			rr.Stuck = append(rr.Stuck, f.ID)
 		}
 	}
+	// A finding gh-ocdx conceded is disputed, not stuck: one status each.
+	rr.Stuck = slices.DeleteFunc(rr.Stuck, func(id string) bool { return slices.Contains(l.disputed, id) })
+	for _, f := range rr.Findings {
+		if slices.Contains(l.disputed, f.ID) && !slices.Contains(rr.Disputed, f.ID) {
+			rr.Disputed = append(rr.Disputed, f.ID)
+		}
+	}
 	for _, id := range rr.Stuck {
 		if !slices.Contains(l.stuck, id) {
 			l.stuck = append(l.stuck, id)
@@ -838,7 +846,7 @@ func (l *loop) recordReview(n int, rr *RoundResult) error {
 		}
 		rd.Counts = rr.Counts
 		rd.Consensus = rr.Consensus
-		rd.StuckIDs = rr.Stuck
+		rd.StuckIDs, rd.DisputedIDs = rr.Stuck, rr.Disputed
 		cov := rr.Coverage
 		rd.Coverage = &cov
 		rd.FailedRoles, rd.Reports, rd.Usage = nil, nil, nil
@@ -860,7 +868,7 @@ func (l *loop) recordReview(n int, rr *RoundResult) error {
 // restore rebuilds a reviewed round from the state file (resumed run).
 func restore(rr *RoundResult, rd state.Round, prices map[string]config.Price) {
 	rr.Findings = orEmpty(slices.Clone(rd.Findings))
-	rr.Counts, rr.Consensus, rr.Stuck = Count(rr.Findings), rd.Consensus, orEmptyS(rd.StuckIDs)
+	rr.Counts, rr.Consensus, rr.Stuck, rr.Disputed = Count(rr.Findings), rd.Consensus, orEmptyS(rd.StuckIDs), rd.DisputedIDs
 	if rd.Coverage != nil {
 		rr.Coverage = *rd.Coverage
 	}

@@ -405,22 +405,25 @@ func decay(r *Run) {
 	r.Compacted = true
 }
 
-// addStuck merges a round's stuck IDs into the PR's stuck set.
+// addStuck merges a round's stuck IDs into the PR's stuck set, and takes
+// its disputed IDs out: a finding is recorded in one status.
 func addStuck(b *bolt.Bucket, runID string, rd Round, now time.Time) error {
-	if len(rd.StuckIDs) == 0 {
+	if len(rd.StuckIDs) == 0 && len(rd.DisputedIDs) == 0 {
 		return nil
 	}
 	var set []Stuck
 	if _, err := get(b, keyStuck, &set); err != nil {
 		return err
 	}
-	n := len(set)
+	changed := false
 	for _, id := range rd.StuckIDs {
-		if !slices.ContainsFunc(set, func(s Stuck) bool { return s.ID == id }) {
-			set = append(set, Stuck{ID: id, RunID: runID, Round: rd.N, Since: now})
+		if !slices.ContainsFunc(set, func(s Stuck) bool { return s.ID == id }) && !slices.Contains(rd.DisputedIDs, id) {
+			set, changed = append(set, Stuck{ID: id, RunID: runID, Round: rd.N, Since: now}), true
 		}
 	}
-	if len(set) == n {
+	n := len(set)
+	set = slices.DeleteFunc(set, func(s Stuck) bool { return slices.Contains(rd.DisputedIDs, s.ID) })
+	if !changed && len(set) == n {
 		return nil
 	}
 	return put(b, keyStuck, set)

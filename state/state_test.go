@@ -476,6 +476,29 @@ func TestStuckSetSurvivesRunsUntilCleared(t *testing.T) {
 	}
 }
 
+// A finding gh-ocdx conceded is disputed, not stuck: a round recording it
+// disputed takes it out of the PR's stuck set, and a round naming it both
+// records it disputed only.
+func TestADisputedFindingLeavesTheStuckSet(t *testing.T) {
+	s := newStore(t, nil)
+	a := must(s.Begin(prKey, "review-loop"))
+	must(a.StartRound(1, "a"))
+	if err := a.UpdateRound(1, func(r *Round) { r.StuckIDs = []string{"QUAL-1", "PERF-2"} }); err != nil {
+		t.Fatal(err)
+	}
+	must(a.StartRound(2, "b"))
+	if err := a.UpdateRound(2, func(r *Round) { r.StuckIDs, r.DisputedIDs = []string{"DOCS-3"}, []string{"QUAL-1", "DOCS-3"} }); err != nil {
+		t.Fatal(err)
+	}
+	pr := must(s.PR(prKey))
+	if len(pr.Stuck) != 1 || pr.Stuck[0].ID != "PERF-2" {
+		t.Fatalf("stuck set %+v, want PERF-2 alone", pr.Stuck)
+	}
+	if rows := must(s.List()); len(rows) != 1 || rows[0].Stuck != 1 {
+		t.Errorf("state show's row counts %+v", rows)
+	}
+}
+
 func TestInterruptedRunOfAnotherKindIsAbandoned(t *testing.T) {
 	s := newStore(t, nil)
 	a := must(s.Begin(prKey, "review-loop"))
