@@ -61,6 +61,11 @@ func AnswerTag(replyID string) string { return "<!-- ocdx:answered=" + tagSafe(r
 // dismisses it; a P0 or SEC- finding is never conceded.
 func ConcededTag(id string) string { return "<!-- ocdx:conceded=" + tagSafe(id) + " -->" }
 
+// closedTag marks gh-ocdx's reply that closed the thread of a fixed or
+// resolved finding (Resolutions): a thread someone opened again after it
+// gets no second one.
+func closedTag(id string) string { return "<!-- ocdx:closed=" + tagSafe(id) + " -->" }
+
 // tagSafe keeps a hidden tag's value from closing the comment.
 func tagSafe(s string) string { return strings.NewReplacer("--", "%2D%2D", ">", "%3E").Replace(s) }
 
@@ -82,6 +87,9 @@ type OwnThread struct {
 	// Conceded says one of them conceded the finding (ConcededTag).
 	Answers  []github.ThreadComment
 	Conceded bool
+	// Closed says gh-ocdx already replied that its finding is fixed or
+	// resolved, and resolved it (closedTag; "Fixed in" before the tag).
+	Closed bool
 	// Priority and Agreement are what the thread last said of its finding
 	// ("-": raised by no reviewer); "" when its comments do not say.
 	Priority, Agreement string
@@ -113,6 +121,7 @@ func OwnThreads(pr *github.PullRequest) []OwnThread {
 				ot.Replies = append(ot.Replies, c)
 				continue
 			}
+			ot.Closed = ot.Closed || strings.Contains(c.Body, closedTag(ot.Finding.ID)) || strings.HasPrefix(c.Body, finding.Marker+"\nFixed in ")
 			if u := reUpdateTag.FindStringSubmatch(c.Body); u != nil {
 				ot.Priority, ot.Agreement = u[1], u[2]
 			}
@@ -373,11 +382,12 @@ func InlineBody(f finding.Finding) string {
 // fixed or resolved and that this review (current) no longer raises: a fix
 // of any earlier round or run, read from the ledger, so that a thread a
 // round with a failed reviewer left open is closed by the next review that
-// approves the fix, on any machine.
+// approves the fix, on any machine. A thread is closed once: one a person
+// opened again after gh-ocdx closed it is theirs.
 func Resolutions(pr *github.PullRequest, led finding.Ledger, current []finding.Finding, head string) []github.ThreadReply {
 	var out []github.ThreadReply
 	for _, t := range OwnThreads(pr) {
-		if t.Resolved || t.ID == "" || slices.ContainsFunc(current, func(f finding.Finding) bool { return SameFinding(t.Finding, f) }) {
+		if t.Resolved || t.Closed || t.ID == "" || slices.ContainsFunc(current, func(f finding.Finding) bool { return SameFinding(t.Finding, f) }) {
 			continue
 		}
 		var say string
@@ -389,7 +399,7 @@ func Resolutions(pr *github.PullRequest, led finding.Ledger, current []finding.F
 		default:
 			continue
 		}
-		out = append(out, github.ThreadReply{ThreadID: t.ID, Body: finding.Marker + "\n" + say})
+		out = append(out, github.ThreadReply{ThreadID: t.ID, Body: finding.Marker + "\n" + closedTag(t.Finding.ID) + "\n" + say})
 	}
 	return out
 }

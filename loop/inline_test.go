@@ -239,7 +239,8 @@ func TestAReplacementWithMarkupIsNoSuggestion(t *testing.T) {
 // gh-ocdx resolves its thread of a finding the ledger says is fixed (by
 // any earlier round or run) or resolved, once a review no longer raises
 // it; an open, stuck, disputed or dismissed finding's thread, one the
-// review raises again, and one already resolved are left alone.
+// review raises again, one already resolved, and one a person opened again
+// after gh-ocdx closed it are left alone.
 func TestResolutionsFollowTheLedger(t *testing.T) {
 	sha := strings.Repeat("ab", 20)
 	ids := []string{"QUAL-00000001", "QUAL-00000002", "QUAL-00000003", "QUAL-00000004", "QUAL-00000005", "QUAL-00000006", "QUAL-00000007"}
@@ -253,13 +254,18 @@ func TestResolutionsFollowTheLedger(t *testing.T) {
 		pr.Threads = append(pr.Threads, github.ReviewThread{ID: fmt.Sprintf("T%d", i), Comments: []github.ThreadComment{{Body: InlineBody(f), Author: "bot", Path: "a.go", Line: intp(i + 1)}}})
 	}
 	pr.Threads = append(pr.Threads, github.ReviewThread{ID: "T-done", IsResolved: true, Comments: pr.Threads[0].Comments})
+	// Closed once already, then opened again by a person: theirs now.
+	reopened := slices.Clone(pr.Threads[1].Comments)
+	reopened = append(reopened, github.ThreadComment{Author: "bot", Body: finding.Marker + "\n" + closedTag(ids[1]) + "\nResolved."})
+	pr.Threads = append(pr.Threads, github.ReviewThread{ID: "T-reopened", Comments: reopened})
 	current := []finding.Finding{{ID: ids[6], Priority: "P1", Category: "quality", File: "a.go", Line: intp(7), Title: "Problem 6"}}
 
 	got := Resolutions(pr, led, current, strings.Repeat("cd", 20))
 
 	var threads []string
 	for _, r := range got {
-		threads = append(threads, r.ThreadID+": "+strings.TrimPrefix(r.Body, finding.Marker+"\n"))
+		_, say, _ := strings.Cut(strings.TrimPrefix(r.Body, finding.Marker+"\n"), "\n")
+		threads = append(threads, r.ThreadID+": "+say)
 	}
 	want := []string{"T0: Fixed in " + sha + ".", "T1: Resolved: the review of cdcdcdc no longer raises it."}
 	if !slices.Equal(threads, want) {
