@@ -120,7 +120,7 @@ func TestLoopResolvesAFixedFindingsThreadInALaterRun(t *testing.T) {
 		t.Run(fmt.Sprintf("fresh=%v", fresh), func(t *testing.T) {
 			t.Parallel()
 			lf := newLoop(t, nil)
-			lf.useReplyModel()
+			lf.env.WriteConfig(t, replyConfig)
 			lf.findingRound(cacheBug)
 			lf.fm.Script("rev-a", reviewerReply("reviewer-1", "approve"))
 			lf.fm.Script("rev-b", testkit.Reply("I think it is fine."), testkit.Reply("Still fine, really."))
@@ -182,7 +182,7 @@ func TestLoopResolvesAFixedFindingsThreadInALaterRun(t *testing.T) {
 func TestAConcededStuckFindingIsDisputedOnce(t *testing.T) {
 	t.Parallel()
 	lf := newLoop(t, nil)
-	lf.useReplyModel()
+	lf.env.WriteConfig(t, replyConfig)
 	lf.findingRound(cacheBug)
 	lf.findingRound(cacheBug)
 	res := lf.run("--yes")
