@@ -10,9 +10,9 @@ import (
 	"github.com/ocdx/gh-ocdx/loop"
 )
 
-// Threads as findings (docs/architecture.md, The ledger, Who may dismiss;
-// Posting): a person's review thread blocks until it is resolved by
-// someone whose word counts, or dismissed by someone who may dismiss.
+// Threads as findings (docs/architecture.md, Who may dismiss; Posting): a
+// person's review thread blocks until it is resolved by someone whose word
+// counts, or dismissed by someone who may dismiss.
 
 // maintainerThread is a maintainer's blocking thread on PR #31 (THREAD-4242).
 func maintainerThread(pr *testkit.PR) {
