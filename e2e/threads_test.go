@@ -81,7 +81,7 @@ func TestLoopCountsAThreadResolvedOnlyByWhomMayDismiss(t *testing.T) {
 				return
 			}
 			wantContains(t, "stderr", res.Stderr, "1 unresolved review thread")
-			wantContains(t, "the report", lf.bodies()[0], "THREAD-4242", "**P0**", "resolved by @"+tc.by+", which does not count")
+			wantContains(t, "the report", lf.bodies()[0], "THREAD-4242", "**P0**", "resolved by "+tc.by+", which does not count (")
 			if reqs := lf.fm.Requests("analyzer"); len(reqs) == 0 || !strings.Contains(string(reqs[0].Body), "must not ship") {
 				t.Error("the comments analyzer was not shown the thread that still blocks")
 			}

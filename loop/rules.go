@@ -2,6 +2,7 @@ package loop
 
 import (
 	"cmp"
+	"fmt"
 	"regexp"
 	"slices"
 	"strings"
@@ -114,7 +115,7 @@ func ThreadFindings(pr *github.PullRequest, resolved Resolution) ([]finding.Find
 		}
 		st.Total++
 		first := human[0]
-		title, note := "Unresolved review thread", ""
+		title := "Unresolved review thread"
 		if th.IsResolved {
 			counts, why := resolved(th, first)
 			if counts {
@@ -122,13 +123,9 @@ func ThreadFindings(pr *github.PullRequest, resolved Resolution) ([]finding.Find
 				continue
 			}
 			// Resolving is a dismissal by another route: by someone who
-			// could not dismiss it, the thread still blocks.
-			by := cmp.Or(th.ResolvedBy, "an account GitHub does not name")
-			if th.ResolvedBy != "" {
-				by = "@" + th.ResolvedBy
-			}
-			title = "Review thread resolved by " + by + ", which does not count"
-			note = "Resolved by " + by + ", which does not count: " + why + ". "
+			// could not dismiss it, the thread still blocks. The title
+			// says so (the analyzer may reword the description).
+			title = fmt.Sprintf("Review thread resolved by %s, which does not count (%s)", cmp.Or(th.ResolvedBy, "an account GitHub does not name"), why)
 		}
 		st.Unresolved++
 		prio := "P1"
@@ -150,7 +147,7 @@ func ThreadFindings(pr *github.PullRequest, resolved Resolution) ([]finding.Find
 		out = append(out, finding.Finding{
 			ID: ThreadID(first), Priority: prio, Category: ThreadCategory, File: path, Line: line,
 			Title:       title,
-			Description: note + redact.ForComment(excerpt(first.Body, maxThreadExcerpt)),
+			Description: redact.ForComment(excerpt(first.Body, maxThreadExcerpt)),
 			Source:      &finding.Source{Type: "human", Name: first.Author, ReviewID: &id, Timestamp: first.CreatedAt},
 		})
 	}

@@ -374,8 +374,8 @@ func TestThreadResolutionCountsOnlyFromWhomMayDismiss(t *testing.T) {
 			t.Errorf("resolved by %q: want the P0 thread finding, got %+v %+v", tc.by, fs, st)
 			continue
 		}
-		if !strings.Contains(fs[0].Title, "which does not count") || !strings.Contains(fs[0].Description, tc.why) ||
-			tc.by != "" && !strings.Contains(fs[0].Title, "@"+tc.by) {
+		if !strings.Contains(fs[0].Title, "which does not count") || !strings.Contains(fs[0].Title, tc.why) ||
+			tc.by != "" && !strings.Contains(fs[0].Title, "resolved by "+tc.by+",") {
 			t.Errorf("resolved by %q: the finding must say who resolved it and why that does not count: %q / %q", tc.by, fs[0].Title, fs[0].Description)
 		}
 	}
