@@ -195,6 +195,9 @@ func TestAConcededStuckFindingIsDisputedOnce(t *testing.T) {
 	res = lf.env.Run(t, "reply", "31", "--yes")
 	wantCode(t, res, 0)
 	wantContains(t, "reply's stderr", res.Stderr, cacheBug.id()+" is disputed until someone dismisses it")
+	show := lf.env.Run(t, "state", "show", fmt.Sprint(loopPR))
+	wantCode(t, show, 0)
+	wantContains(t, "state show after the concession", show.Stdout, "## Stuck findings (0)", "## Disputed findings (1)", "- "+cacheBug.id()+" (conceded in a conversation")
 
 	fixes := lf.fix.Count()
 	lf.findingRound(cacheBug)
@@ -220,7 +223,7 @@ func TestAConcededStuckFindingIsDisputedOnce(t *testing.T) {
 	if fmt.Sprint(rd.DisputedIDs) != "["+cacheBug.id()+"]" || len(rd.StuckIDs) != 0 {
 		t.Errorf("the round records stuck %v, disputed %v", rd.StuckIDs, rd.DisputedIDs)
 	}
-	show := lf.env.Run(t, "state", "show", fmt.Sprint(loopPR))
+	show = lf.env.Run(t, "state", "show", fmt.Sprint(loopPR))
 	wantCode(t, show, 0)
-	wantContains(t, "state show", show.Stdout, "## Stuck findings (0)", "Disputed: "+cacheBug.id())
+	wantContains(t, "state show", show.Stdout, "## Stuck findings (0)", "## Disputed findings (1)", "Disputed: "+cacheBug.id())
 }

@@ -491,11 +491,27 @@ func TestADisputedFindingLeavesTheStuckSet(t *testing.T) {
 		t.Fatal(err)
 	}
 	pr := must(s.PR(prKey))
-	if len(pr.Stuck) != 1 || pr.Stuck[0].ID != "PERF-2" {
-		t.Fatalf("stuck set %+v, want PERF-2 alone", pr.Stuck)
+	if len(pr.Stuck) != 1 || pr.Stuck[0].ID != "PERF-2" || len(pr.Disputed) != 2 || pr.Disputed[0].ID != "QUAL-1" || pr.Disputed[1].ID != "DOCS-3" {
+		t.Fatalf("stuck set %+v, disputed %+v; want PERF-2 stuck, QUAL-1 and DOCS-3 disputed", pr.Stuck, pr.Disputed)
 	}
-	if rows := must(s.List()); len(rows) != 1 || rows[0].Stuck != 1 {
+	// gh ocdx reply's concession, between runs.
+	if err := s.Dispute(prKey, []string{"PERF-2", "QUAL-1"}); err != nil {
+		t.Fatal(err)
+	}
+	pr = must(s.PR(prKey))
+	if len(pr.Stuck) != 0 || len(pr.Disputed) != 3 {
+		t.Fatalf("after Dispute: stuck %+v, disputed %+v", pr.Stuck, pr.Disputed)
+	}
+	if rows := must(s.List()); len(rows) != 1 || rows[0].Stuck != 0 {
 		t.Errorf("state show's row counts %+v", rows)
+	}
+	// A PR this machine has no record of gets none.
+	other := NewKey("github.com", "o", "r", 99)
+	if err := s.Dispute(other, []string{"QUAL-1"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.PR(other); !errors.Is(err, ErrNotFound) {
+		t.Errorf("Dispute made a record: %v", err)
 	}
 }
 

@@ -301,6 +301,9 @@ type PR struct {
 	Runs  []Run   `json:"runs"` // oldest first
 	// Dismissed are a local review's dismissed findings (Store.Dismiss).
 	Dismissed []Dismissed `json:"dismissed,omitempty"`
+	// Disputed are the findings gh-ocdx conceded (Store.Dispute, or a
+	// round's DisputedIDs): none of them is in Stuck.
+	Disputed []Disputed `json:"disputed,omitempty"`
 }
 
 // Summary is one PR's line in `state show`: cheap to read for every PR.
