@@ -31,21 +31,27 @@ func (lf *loopFix) threadOf(commentID string) string {
 }
 
 // gh ocdx dismiss of a thread's finding, by someone who may dismiss, stops
-// it blocking: the run converges and the report lists it as dismissed, by
-// whom.
+// it blocking: the next run converges and its report lists the thread as
+// dismissed, by whom.
 func TestLoopHonoursADismissedThread(t *testing.T) {
 	t.Parallel()
 	lf := newLoop(t, maintainerThread)
 	lf.gh.SetPermission(repo, testkit.Login, "write")
+	lf.approveRound()
+	lf.fm.Script("analyzer", analyzerReply("THREAD-4242"))
+	res := lf.run("--yes")
+	wantCode(t, res, 3)
+	wantContains(t, "stderr", res.Stderr, "1 unresolved review thread")
+
 	wantCode(t, lf.env.Run(t, "dismiss", "31", "THREAD-4242"), 0)
 	lf.approveRound()
 	lf.fm.Script("analyzer", analyzerReply("THREAD-4242"))
-
-	res := lf.run("--yes", "--json", "outcome,remaining")
+	res = lf.run("--yes", "--json", "outcome,remaining")
 
 	wantCode(t, res, 0)
 	wantContains(t, "stdout", res.Stdout, `"outcome": "converged"`, `"remaining": []`)
-	wantContains(t, "the report", lf.bodies()[1], "### Dismissed findings", "`THREAD-4242` P0 Unresolved review thread · dismissed by `"+testkit.Login+"`",
+	rs := lf.gh.Reviews(repo, lf.number)
+	wantContains(t, "the report", rs[len(rs)-1].Body, "### Dismissed findings", "`THREAD-4242` P0 Unresolved review thread · dismissed by `"+testkit.Login+"`",
 		"### Unresolved review threads (0 of 2)")
 }
 
