@@ -89,13 +89,16 @@ func (l *loop) reReviewOf(ctx context.Context, n int, pr *github.PullRequest) *r
 			moves, _ = diff.Parse([]byte(whole))
 		}
 	}
+	// A fix any verb pushed since (fix, review-loop, /ocdx fix) counts:
+	// the PR's newest ledger says so on every machine.
+	fixedOnPR := l.seed.With(finding.StatusFixed)
 	for _, f := range b.Findings {
 		if IsThread(f) || f.Status == finding.StatusRefuted {
 			continue // a refuted finding raised again is verified again
 		}
 		f, re.Changed[f.ID] = follow(moves, f)
 		re.Previous = append(re.Previous, f)
-		if slices.Contains(b.Fixed, f.ID) {
+		if slices.Contains(b.Fixed, f.ID) || slices.Contains(fixedOnPR, f.ID) {
 			re.Fixed = append(re.Fixed, f)
 		}
 	}
