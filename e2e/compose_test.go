@@ -49,7 +49,7 @@ func TestReviewPRThenLoopConverges(t *testing.T) {
 			res := lf.run("--yes")
 
 			wantCode(t, res, 0)
-			if strings.Contains(res.Stderr, "THREAD-") || strings.Contains(res.Stderr, "unresolved review thread") {
+			if strings.Contains(res.Stderr, "THREAD-") || strings.Contains(res.Stderr, "1 unresolved review thread") {
 				t.Errorf("review-pr's comment was taken for a person's thread:\n%s", res.Stderr)
 			}
 			if !fresh && strings.Contains(res.Stderr, "had no record of") {

@@ -79,3 +79,57 @@ func (s *Store) Adopt(key Key, a Adoption) (adopted bool, err error) {
 	})
 	return adopted, err
 }
+
+// Record adds r, a run that began and ended in one step (review-pr's posted
+// review), to key's runs. An interrupted run no process holds stays the
+// last, the one its command resumes (Begin): r goes before it.
+func (s *Store) Record(key Key, r Run) error {
+	if err := key.valid(); err != nil {
+		return err
+	}
+	return s.update(func(prs *bolt.Bucket) error {
+		b, err := prs.CreateBucketIfNotExists(keyBytes(key))
+		if err != nil {
+			return err
+		}
+		runs, err := b.CreateBucketIfNotExists(bucketRuns)
+		if err != nil {
+			return err
+		}
+		n, err := runs.NextSequence()
+		if err != nil {
+			return err
+		}
+		at := seqKey(n)
+		if k, v := runs.Cursor().Last(); k != nil {
+			var last Run
+			if err := unmarshal(v, &last); err != nil {
+				return err
+			}
+			var l Lease
+			held, err := get(b, keyLease, &l)
+			if err != nil {
+				return err
+			}
+			if last.Outcome == "" && !(held && s.Live(l)) {
+				lastAt := slices.Clone(k) // k is the file's until the next write
+				if err := put(runs, at, last); err != nil {
+					return err
+				}
+				at = lastAt
+			}
+		}
+		if err := put(runs, at, r); err != nil {
+			return err
+		}
+		if err := trim(runs, s.o.KeepRuns); err != nil {
+			return err
+		}
+		_, v := runs.Cursor().Last()
+		var last Run
+		if err := unmarshal(v, &last); err != nil {
+			return err
+		}
+		return writeSummary(key, b, last)
+	})
+}
