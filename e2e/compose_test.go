@@ -13,6 +13,18 @@ import (
 // ledger): what one verb posted or pushed is known to the next, on the
 // machine that ran it and on a fresh one (an empty state directory).
 
+// commentText is a review-pr inline comment's text after gh-ocdx's header
+// (the marker and its finding's tag), which every one begins with; the
+// body unchanged when it lacks the header.
+func commentText(body string) string {
+	rest, ok := strings.CutPrefix(body, finding.Marker+"\n<!-- ocdx:finding=")
+	if !ok {
+		return body
+	}
+	_, text, _ := strings.Cut(rest, "-->\n")
+	return text
+}
+
 // pushLater pushes a commit on top of the PR's head, as its author would.
 func (lf *loopFix) pushLater() {
 	testkit.WriteFiles(lf.t, lf.repo.Clone, map[string]string{"later.go": "package cache // pushed after the review\n"})
