@@ -122,3 +122,39 @@ func TestAFixByTheFixVerbCountsForTheLoop(t *testing.T) {
 		})
 	}
 }
+
+// review-pr after a loop: the loop's open finding is not lost. review-pr's
+// review is the basis of the next re-review with that finding, its line
+// followed to review-pr's head, beside review-pr's own comment.
+func TestReviewPRCarriesTheLoopsOpenFindings(t *testing.T) {
+	t.Parallel()
+	for _, fresh := range []bool{false, true} {
+		t.Run(fmt.Sprintf("fresh state %t", fresh), func(t *testing.T) {
+			t.Parallel()
+			lf := newLoop(t, func(pr *testkit.PR) { pr.Permission = "READ" }) // review only: the finding stays open
+			lf.findingRound(cacheBug)
+			wantCode(t, lf.run("--yes"), 3)
+			// A line above the finding's moves it to cache.go:4.
+			testkit.WriteFiles(t, lf.repo.Clone, map[string]string{"cache.go": "package cache\n// Package cache caches.\n\nvar Size = 10\n\nfunc Get(k string) string { return k }\n"})
+			testkit.Git(t, lf.repo.Clone, "commit", "-qam", "doc")
+			testkit.Git(t, lf.repo.Clone, "push", "-q", "origin", lf.repo.Head)
+			reviewed := lf.repo.RemoteOID(t, lf.repo.Head)
+			review := `{"event":"COMMENT","body":"Fine.","comments":[{"path":"cache.go","line":2,"body":"Say what it caches"}]}`
+			lf.fm.Script("rev-a", testkit.CallTools(testkit.FakeCall{Name: "submit_review", Args: review}))
+			wantCode(t, lf.env.Run(t, "review-pr", "31", "--yes"), 0)
+			lf.pushLater()
+			if fresh {
+				lf.env.Set("OCDX_STATE_DIR", t.TempDir())
+			}
+			calls := len(lf.fm.Requests("rev-a"))
+			lf.approveRound()
+
+			res := lf.run("--yes", "--json", "remaining")
+
+			wantCode(t, res, 3) // nobody judged the loop's finding: still open
+			task := string(lf.fm.Requests("rev-a")[calls].Body)
+			wantContains(t, "the reviewer's task", task, "Diff since "+reviewed[:7], cacheBug.id()+"` P1 cache.go:4", "cache.go:2: Say what it caches")
+			wantContains(t, "remaining", res.Stdout, cacheBug.id())
+		})
+	}
+}
