@@ -1,7 +1,10 @@
 package e2e
 
 import (
+	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -88,38 +91,51 @@ func TestReviewPRThenLoopConverges(t *testing.T) {
 
 // A fix pushed by gh ocdx fix is fixed for review-loop: raised again, at
 // the line the fix moved it to, the finding is stuck and never goes to the
-// fix model a second time, as after a fix of the loop's own.
+// fix model a second time, as after a fix of the loop's own. The findings
+// come from a review-only round (/ocdx review) or from a file.
 func TestAFixByTheFixVerbCountsForTheLoop(t *testing.T) {
 	t.Parallel()
-	for _, fresh := range []bool{false, true} {
-		t.Run(fmt.Sprintf("fresh state %t", fresh), func(t *testing.T) {
-			t.Parallel()
-			lf := newLoop(t, nil)
-			// A review-only round (/ocdx review from a writer) finds it first.
-			lf.gh.SetPermission(repo, "lead", "write")
-			lf.findingRound(cacheBug)
-			wantCode(t, lf.env.Run(t, "command", "31", "--comment-id", lf.comment("lead", "/ocdx review")), 3)
-			fx := lf.env.Run(t, "fix", "31", "--yes")
-			wantCode(t, fx, 0)
-			if lf.fix.Count() == 0 {
-				t.Fatal("fix called no model")
-			}
-			if fresh {
-				lf.env.Set("OCDX_STATE_DIR", t.TempDir())
-			}
-			fixes := lf.fix.Count()
-			again := cacheBug
-			again.Line = line(4) // the fix moved it
-			lf.findingRound(again)
+	for _, from := range []string{"review", "file"} {
+		for _, fresh := range []bool{false, true} {
+			t.Run(fmt.Sprintf("findings from %s, fresh state %t", from, fresh), func(t *testing.T) {
+				t.Parallel()
+				lf := newLoop(t, nil)
+				args := []string{"fix", "31", "--yes"}
+				if from == "review" {
+					lf.gh.SetPermission(repo, "lead", "write")
+					lf.findingRound(cacheBug)
+					wantCode(t, lf.env.Run(t, "command", "31", "--comment-id", lf.comment("lead", "/ocdx review")), 3)
+				} else {
+					bug := finding.Finding{ID: cacheBug.id(), Priority: cacheBug.Priority, Category: cacheBug.Category, File: cacheBug.File,
+						Line: cacheBug.Line, Title: cacheBug.Title, Description: "bound it"}
+					payload, _ := json.Marshal(finding.FixPayload{PRNumber: loopPR, Round: 1, IssuesToFix: []finding.Finding{bug}, OptionalIssues: []finding.Finding{}})
+					path := filepath.Join(lf.env.Root, "payload.json")
+					if err := os.WriteFile(path, payload, 0o600); err != nil {
+						t.Fatal(err)
+					}
+					args = append(args, "--findings", path)
+				}
+				wantCode(t, lf.env.Run(t, args...), 0)
+				if lf.fix.Count() == 0 {
+					t.Fatal("fix called no model")
+				}
+				if fresh {
+					lf.env.Set("OCDX_STATE_DIR", t.TempDir())
+				}
+				fixes := lf.fix.Count()
+				again := cacheBug
+				again.Line = line(4) // the fix moved it
+				lf.findingRound(again)
 
-			res := lf.run("--yes")
+				res := lf.run("--yes")
 
-			wantCode(t, res, 3)
-			wantContains(t, "stderr", res.Stderr, "stuck", again.id())
-			if lf.fix.Count() != fixes {
-				t.Error("the finding gh ocdx fix fixed was sent to the fix model again")
-			}
-		})
+				wantCode(t, res, 3)
+				wantContains(t, "stderr", res.Stderr, "stuck", again.id())
+				if lf.fix.Count() != fixes {
+					t.Error("the finding gh ocdx fix fixed was sent to the fix model again")
+				}
+			})
+		}
 	}
 }
 
