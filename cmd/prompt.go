@@ -5,9 +5,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"os/exec"
 
 	"github.com/AlecAivazis/survey/v2"
 	"github.com/AlecAivazis/survey/v2/terminal"
+	"github.com/kballard/go-shellquote"
 	"github.com/ocdx/gh-ocdx/git"
 	"golang.org/x/term"
 )
@@ -55,10 +58,75 @@ func (p *surveyPrompter) Input(msg string) (string, error) {
 	return s, err
 }
 
+// Edit asks first, as gh does, so the editor does not take the screen by
+// surprise, then runs it on a file of its own holding text as it is (no
+// byte-order mark, which survey's editor prompt writes). An editor that
+// cannot start or exits non-zero is an *EditorError: the caller keeps the
+// text.
 func (p *surveyPrompter) Edit(msg, editor, text string) (string, error) {
-	var s string
-	err := p.ask(&survey.Editor{Message: msg, Editor: editor, Default: text, AppendDefault: true, HideDefault: true, FileName: "*.md"}, &s)
-	return s, err
+	argv, err := shellquote.Split(editor)
+	if err != nil || len(argv) == 0 {
+		return "", &EditorError{Editor: editor, Err: fmt.Errorf("cannot read it as a command line: %v", err)}
+	}
+	open := true
+	if err := p.ask(&survey.Confirm{Message: fmt.Sprintf("%s: open it in %s?", msg, argv[0]), Default: true}, &open); err != nil || !open {
+		return text, err
+	}
+	f, err := os.CreateTemp("", "gh-ocdx-edit-*.md")
+	if err != nil {
+		return "", &EditorError{Editor: editor, Err: err}
+	}
+	defer os.Remove(f.Name())
+	_, err = f.WriteString(text)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return "", &EditorError{Editor: editor, Err: err}
+	}
+	c := exec.CommandContext(p.ctx, argv[0], append(argv[1:], f.Name())...)
+	c.Stdin, c.Stdout, c.Stderr = p.ios.In, p.ios.TerminalOut(), p.ios.TerminalErr()
+	if err := c.Run(); err != nil {
+		if p.ctx.Err() != nil {
+			return "", ErrCancelled
+		}
+		return "", &EditorError{Editor: editor, Err: err}
+	}
+	b, err := os.ReadFile(f.Name())
+	if err != nil {
+		return "", &EditorError{Editor: editor, Err: err}
+	}
+	return string(b), nil
+}
+
+// EditorError is an editor that could not start, or failed: what was
+// being edited is kept (keepDraft), never lost with it.
+type EditorError struct {
+	Editor string
+	Err    error
+}
+
+func (e *EditorError) Error() string {
+	return fmt.Sprintf("the editor %q failed: %v; set GH_EDITOR (or EDITOR) to an editor this machine has", e.Editor, e.Err)
+}
+
+func (e *EditorError) Unwrap() error { return e.Err }
+
+// keepDraft saves text that a failed prompt would otherwise lose (a
+// review or an answer the models were paid for) in a file of its own,
+// readable only by the user, and returns its path ("" when even that
+// failed).
+func keepDraft(what, text string) string {
+	f, err := os.CreateTemp("", "gh-ocdx-"+what+"-*.md")
+	if err != nil {
+		return ""
+	}
+	_, err = f.WriteString(text)
+	if cerr := f.Close(); err != nil || cerr != nil {
+		os.Remove(f.Name())
+		return ""
+	}
+	return f.Name()
 }
 
 // editorCommand is the editor gh would open: GH_EDITOR, else git's

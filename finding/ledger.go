@@ -20,8 +20,8 @@ import (
 // statuses and, for the findings of the review the next one builds on,
 // where each is and its title: what the report shows of them anyway.
 
-// Status is where a finding is in its life (docs/architecture.md, Findings
-// and memory): one list for every verb, the state file and the ledger.
+// Status is where a finding is in its life (docs/architecture.md, The
+// ledger): one list for every verb, the state file and the ledger.
 type Status string
 
 const (

@@ -131,8 +131,8 @@ type Options struct {
 	PRDiff func(ctx context.Context, base, head string, paths []string) (diff []byte, ok bool)
 	// LocalDiff streams the PR's whole diff (base...head) from the
 	// checkout, as GitHub sends it, when both commits are there: a round
-	// reads its diff without a request (docs/architecture.md, GitHub
-	// access). Close reports whether the stream was whole. nil, or ok
+	// reads its diff without a request (docs/architecture.md, A round of
+	// review-loop). Close reports whether the stream was whole. nil, or ok
 	// false: the diff is read from GitHub.
 	LocalDiff func(ctx context.Context, base, head string) (diff io.ReadCloser, ok bool)
 	Full      bool
@@ -542,6 +542,9 @@ func (l *loop) decide(rr *RoundResult) (outcome state.RunOutcome, reason string,
 	case rr.Consensus == Approve && len(blocking) == 0 && rr.Threads.Unresolved == 0 && len(rr.Coverage.Unscanned) > 0:
 		// A secret in a file the scan could not read would be approved.
 		return OutcomeBlocked, fmt.Sprintf("blocked: %s not scanned for secrets (GitHub sent no patch for them and the PR's commits are not in this clone): check the PR out (gh pr checkout %d) and re-run", text.Plural(len(rr.Coverage.Unscanned), "file was", "files were"), l.o.PR.Number), nil, nil
+	case rr.Consensus == Approve && len(blocking) == 0 && rr.Threads.Unresolved == 0 && rr.ThreadsTruncated:
+		// An unresolved thread may be among those never read.
+		return OutcomeBlocked, fmt.Sprintf("blocked: the PR has more than %[1]s review threads and only the first %[1]s were read; gh-ocdx cannot tell that the rest are resolved: check them on the PR", text.Thousands(github.MaxThreads)), nil, nil
 	case rr.Consensus == Approve && len(blocking) == 0 && rr.Threads.Unresolved == 0:
 		return OutcomeConverged, Qualified(OutcomeConverged, rr) + ": consensus approve, no P0/P1/P2 findings, no unresolved review threads", nil, nil
 	case len(toFix) == 0 && rr.Threads.Unresolved > 0:
@@ -681,7 +684,7 @@ func (l *loop) review(ctx context.Context, pr *github.PullRequest, rr *RoundResu
 	}
 	if out.Analyzer == nil {
 		a := out.Roles[len(out.Roles)-1]
-		return &AnalyzerError{Msg: a.Error}
+		return &AnalyzerError{Msg: a.Error, Reviewers: len(l.o.Reviewers), ReviewersFailed: rr.reviewersOK == 0}
 	}
 	if !equalState(out.Analyzer.ReviewState, rr.ReviewState) {
 		rr.AnalyzerMismatch = true
@@ -801,10 +804,20 @@ func PolicyChanges(pr *github.PullRequest) []string {
 }
 
 // AnalyzerError: the comments analyzer failed, so the review state and the threads
-// cannot be judged and the run stops at once.
-type AnalyzerError struct{ Msg string }
+// cannot be judged and the run stops at once. When the reviewers failed
+// too, no one model is to blame: the error says every model failed
+// (an endpoint nobody answers at, as a rule).
+type AnalyzerError struct {
+	Msg             string
+	Reviewers       int
+	ReviewersFailed bool
+}
 
 func (e *AnalyzerError) Error() string {
+	if e.ReviewersFailed {
+		return fmt.Sprintf("every model failed (%s and the comments analyzer), nothing was reviewed: %s; check each model's name, its provider's key and address with 'gh ocdx config validate --online', then re-run",
+			everyReviewer(e.Reviewers), e.Msg)
+	}
 	return "the comments analyzer failed, so the review threads cannot be judged: " + e.Msg + "; check its model (commentsAnalyzerModel) and re-run"
 }
 

@@ -28,8 +28,8 @@ type inlineComment struct {
 	Suggestion *string `json:"suggestion"`
 }
 
-// anchored checks the model's comments against the PR's diff, as GitHub
-// would (docs/architecture.md, Posting), and sanitises them. A comment off
+// anchored checks the model's comments against the PR's whole diff, as
+// GitHub would (docs/architecture.md, Posting), and sanitises them. A comment off
 // the diff is returned to the model to move before the person is asked,
 // and the person is told.
 func (s *Session) anchored(ctx context.Context, in []inlineComment) ([]github.ReviewComment, error) {
@@ -88,8 +88,18 @@ func (s *Session) anchored(ctx context.Context, in []inlineComment) ([]github.Re
 	return out, nil
 }
 
-// diff is the task's diff, read once.
+// diff is the PR's whole diff, read once: GitHub takes a comment on any of
+// its lines, though the task may show only part of it (a re-review's diff
+// since, a diff cut at review.DiffLimit), and a re-review's diff since
+// numbers its left side by a head, not the base. A context built without
+// it has only the task's diff.
 func (s *Session) diff() *Diff {
-	s.diffOnce.Do(func() { s.parsed = NewDiff(s.Context.Diff) })
+	s.diffOnce.Do(func() {
+		if s.Context.PRDiff != nil {
+			s.parsed = NewDiff(string(s.Context.PRDiff))
+		} else {
+			s.parsed = NewDiff(s.Context.Diff)
+		}
+	})
 	return s.parsed
 }
