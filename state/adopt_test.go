@@ -48,8 +48,9 @@ func TestAdoptRecordsARunFromElsewhereOnce(t *testing.T) {
 	}
 }
 
-// review-pr's run is recorded after the PR's runs; an interrupted run
-// stays the last, and the next run of its kind resumes it.
+// review-pr's run, or one adopted from a ledger, is recorded after the PR's
+// runs; an interrupted run stays the last, and the next run of its kind
+// resumes it.
 func TestRecordKeepsAnInterruptedRunToResume(t *testing.T) {
 	s := New(filepath.Join(t.TempDir(), "state.db"), nil)
 	key := NewKey("github.com", "octo", "widgets", 7)
@@ -71,6 +72,13 @@ func TestRecordKeepsAnInterruptedRunToResume(t *testing.T) {
 	}
 	if len(pr.Runs) != 2 || pr.Runs[0].ID != posted.ID || pr.Runs[1].ID != loopID {
 		t.Fatalf("runs %+v, want review-pr's, then the interrupted loop", pr.Runs)
+	}
+	if list, err := s.List(); err != nil || len(list) != 1 || list[0].Last.ID != loopID {
+		t.Errorf("state show's last run: %+v, %v; want the interrupted %s", list, err, loopID)
+	}
+	// So does a run adopted from a ledger.
+	if ok, err := s.Adopt(key, Adoption{RunID: "20261124T111111-c0ffee", Kind: "review-loop", Round: 1, Head: "916a9a4"}); err != nil || !ok {
+		t.Fatalf("adopt: %v, %v", ok, err)
 	}
 	again, err := s.Begin(key, "review-loop")
 	if err != nil {
