@@ -591,10 +591,10 @@ func TestDismissPostsOnce(t *testing.T) {
 
 	res := lf.env.Run(t, "dismiss", "31", "SEC-b0bf205b", "QUAL-0badf00d")
 	wantCode(t, res, 0)
-	wantContains(t, "stdout", res.Stdout, "Dismissed on PR #31: SEC-b0bf205b, QUAL-0badf00d")
+	wantContains(t, "stderr", res.Stderr, "✓ Dismissed on octo/widgets#31: SEC-b0bf205b, QUAL-0badf00d")
 	again := lf.env.Run(t, "dismiss", "31", "SEC-b0bf205b")
 	wantCode(t, again, 0)
-	wantContains(t, "stdout", again.Stdout, "Already dismissed")
+	wantContains(t, "stderr", again.Stderr, "! Already dismissed")
 	bad := lf.env.Run(t, "dismiss", "31", "SEC-b0bf205b", "rm")
 	wantCode(t, bad, 2)
 

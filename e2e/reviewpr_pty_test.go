@@ -59,6 +59,14 @@ func TestReviewPROrientInATerminal(t *testing.T) {
 			if got := gh.Reviews(repo, 24); len(got) != 1 || got[0].Event != "COMMENT" {
 				t.Errorf("posted: %+v", got)
 			}
+			// The screen shows a refused fetch as refused, not as if it ran.
+			screen := term.Screen()
+			if ran := strings.Contains(screen, `tool read_file {"path":"auth.go"}`+"\r\n"); ran != (tc.refusal == "") {
+				t.Errorf("read_file shown as run: %v, want %v:\n%s", ran, tc.refusal == "", screen)
+			}
+			if notRun := strings.Contains(screen, `tool read_file {"path":"auth.go"}: not run: `); notRun != (tc.refusal != "") {
+				t.Errorf("read_file shown as not run: %v, want %v:\n%s", notRun, tc.refusal != "", screen)
+			}
 		})
 	}
 }
