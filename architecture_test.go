@@ -8,10 +8,10 @@ import (
 	"testing"
 )
 
-// A comment that sends the reader to docs/architecture.md names a section
-// it has: "(docs/architecture.md, Section)", several parted by "; ". A
-// reference to a section that was renamed or never written leaves the
-// reader with the code alone.
+// A comment that sends the reader to the architecture document names a
+// section it has, after the file's name and a comma, several parted by
+// "; ". A reference to a section that was renamed or never written leaves
+// the reader with the code alone.
 func TestCodeCommentsPointToSectionsThatExist(t *testing.T) {
 	doc, err := os.ReadFile("docs/architecture.md")
 	if err != nil {

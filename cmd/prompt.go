@@ -7,11 +7,13 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"strings"
 
 	"github.com/AlecAivazis/survey/v2"
 	"github.com/AlecAivazis/survey/v2/terminal"
 	"github.com/kballard/go-shellquote"
 	"github.com/ocdx/gh-ocdx/git"
+	"github.com/ocdx/gh-ocdx/internal/text"
 	"golang.org/x/term"
 )
 
@@ -42,19 +44,19 @@ type surveyPrompter struct {
 
 func (p *surveyPrompter) Confirm(msg string, def bool) (bool, error) {
 	var ok bool
-	err := p.ask(&survey.Confirm{Message: msg, Default: def}, &ok)
+	err := p.ask(&survey.Confirm{Message: p.fit(msg), Default: def}, &ok)
 	return ok, err
 }
 
 func (p *surveyPrompter) Select(msg string, options []string) (int, error) {
 	var i int
-	err := p.ask(&survey.Select{Message: msg, Options: options}, &i)
+	err := p.ask(&survey.Select{Message: p.fit(msg), Options: options}, &i)
 	return i, err
 }
 
 func (p *surveyPrompter) Input(msg string) (string, error) {
 	var s string
-	err := p.ask(&survey.Input{Message: msg}, &s)
+	err := p.ask(&survey.Input{Message: p.fit(msg)}, &s)
 	return s, err
 }
 
@@ -69,7 +71,7 @@ func (p *surveyPrompter) Edit(msg, editor, text string) (string, error) {
 		return "", &EditorError{Editor: editor, Err: fmt.Errorf("cannot read it as a command line: %v", err)}
 	}
 	open := true
-	if err := p.ask(&survey.Confirm{Message: fmt.Sprintf("%s: open it in %s?", msg, argv[0]), Default: true}, &open); err != nil || !open {
+	if err := p.ask(&survey.Confirm{Message: p.fit(fmt.Sprintf("%s: open it in %s?", msg, argv[0])), Default: true}, &open); err != nil || !open {
 		return text, err
 	}
 	f, err := os.CreateTemp("", "gh-ocdx-edit-*.md")
@@ -127,6 +129,23 @@ func keepDraft(what, text string) string {
 		return ""
 	}
 	return f.Name()
+}
+
+// fit keeps a question within the terminal's width: survey draws its
+// message as one line and redraws by counting lines, so a wider one
+// garbles the screen. The message is wrapped, every line but its last
+// printed first, and the last is the question survey draws.
+func (p *surveyPrompter) fit(msg string) string {
+	width := p.ios.TerminalWidth() - 4 // survey's "? " before, room for the answer after
+	if width < 20 || len([]rune(msg)) <= width {
+		return msg
+	}
+	lines := strings.Split(text.Wrap(msg, width, "", ""), "\n")
+	if len(lines) > 1 {
+		// Out, not the terminal itself: a question may quote PR text.
+		fmt.Fprintln(p.ios.Out, strings.Join(lines[:len(lines)-1], "\n"))
+	}
+	return lines[len(lines)-1]
 }
 
 // editorCommand is the editor gh would open: GH_EDITOR, else git's

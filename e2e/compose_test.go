@@ -130,12 +130,47 @@ func TestAFixByTheFixVerbCountsForTheLoop(t *testing.T) {
 				res := lf.run("--yes")
 
 				wantCode(t, res, 3)
-				wantContains(t, "stderr", res.Stderr, "stuck", again.id())
+				// Stuck under its first ID where a review carried it there
+				// (docs/architecture.md, Findings and agreement).
+				id := again.id()
+				if from == "review" {
+					id = cacheBug.id()
+				}
+				wantContains(t, "stderr", res.Stderr, "stuck", id)
 				if lf.fix.Count() != fixes {
 					t.Error("the finding gh ocdx fix fixed was sent to the fix model again")
 				}
 			})
 		}
+	}
+}
+
+// A finding gh ocdx fix fixed is not carried by the next re-review: when
+// the reviewers raise nothing, the loop converges, neither stuck nor fixed
+// again.
+func TestAFixByTheFixVerbIsNotCarried(t *testing.T) {
+	t.Parallel()
+	for _, fresh := range []bool{false, true} {
+		t.Run(fmt.Sprintf("fresh state %t", fresh), func(t *testing.T) {
+			t.Parallel()
+			lf := newLoop(t, nil)
+			lf.gh.SetPermission(repo, "lead", "write")
+			lf.findingRound(cacheBug)
+			wantCode(t, lf.env.Run(t, "command", "31", "--comment-id", lf.comment("lead", "/ocdx review")), 3)
+			wantCode(t, lf.env.Run(t, "fix", "31", "--yes"), 0)
+			if fresh {
+				lf.env.Set("OCDX_STATE_DIR", t.TempDir())
+			}
+			fixes := lf.fix.Count()
+			lf.approveRound()
+
+			res := lf.run("--yes")
+
+			wantCode(t, res, 0)
+			if strings.Contains(res.Stderr, "came back") || lf.fix.Count() != fixes {
+				t.Errorf("the fixed finding came back (fix model calls %d → %d):\n%s", fixes, lf.fix.Count(), res.Stderr)
+			}
+		})
 	}
 }
 

@@ -228,6 +228,11 @@ type RoundResult struct {
 	Inline           *Inline              `json:"inline,omitempty"` // the review's inline comments
 	reviewersOK      int
 	lines            github.DiffLines // the diff the reviewers saw, for the anchors
+	// settled are the dismissed findings known at this round's head: those
+	// raised again (Dismissed) and those of the review before, followed.
+	// Recorded, and located in the ledger, they keep their ID when raised
+	// again at a moved line (docs/architecture.md, Re-reviews).
+	settled []finding.Finding
 }
 
 type loop struct {
@@ -691,8 +696,12 @@ func (l *loop) review(ctx context.Context, pr *github.PullRequest, rr *RoundResu
 	}
 	rr.Findings = orEmpty(Distinct(append(out.Findings, secrets...), rr.reviewersOK))
 	fixedBefore := l.fixedLastRound(rr.N)
+	earlier := l.earlier(ctx, rr.N, pr.HeadRefOid, re)
 	if re != nil {
-		rr.Findings, fixedBefore = carry(rr.Findings, re, out.Verdicts), re.Fixed
+		rr.Findings, fixedBefore = carry(rr.Findings, re, out.Verdicts, rr.reviewersOK), re.Fixed
+	} else {
+		// A full review: what an earlier review raised keeps its ID.
+		rr.Findings, _ = identify(rr.Findings, earlier, func(finding.Finding) bool { return true })
 	}
 	// What the PR's ledger says an earlier run fixed and pushed is fixed
 	// too, on this machine or a fresh one alike: raised again, by its ID,
@@ -708,6 +717,13 @@ func (l *loop) review(ctx context.Context, pr *github.PullRequest, rr *RoundResu
 	// A dismissed finding is shown, not counted, fixed or stuck.
 	rr.Findings, rr.Dismissed = splitDismissed(rr.Findings, DismissedIDs(l.dismissals))
 	rr.DismissedBy = dismissedBy(rr.Dismissed, l.dismissals)
+	rr.settled = slices.Clone(rr.Dismissed)
+	_, before := splitDismissed(earlier, DismissedIDs(l.dismissals))
+	for _, f := range before {
+		if !slices.ContainsFunc(rr.settled, func(d finding.Finding) bool { return d.ID == f.ID }) {
+			rr.settled = append(rr.settled, f)
+		}
+	}
 	if err := l.verify(ctx, pr, rr); err != nil {
 		return err
 	}
@@ -847,6 +863,7 @@ func (l *loop) fixedLastRound(n int) []finding.Finding {
 func (l *loop) recordReview(n int, rr *RoundResult) error {
 	return l.run.Complete(n, state.PhaseReviewed, func(rd *state.Round) {
 		rd.Findings = orEmpty(slices.Clone(rr.Findings))
+		rd.Dismissed = slices.Clone(rr.settled)
 		rd.FindingIDs = nil
 		for _, f := range rr.Findings {
 			rd.FindingIDs = append(rd.FindingIDs, f.ID)
@@ -875,6 +892,7 @@ func (l *loop) recordReview(n int, rr *RoundResult) error {
 // restore rebuilds a reviewed round from the state file (resumed run).
 func restore(rr *RoundResult, rd state.Round, prices map[string]config.Price) {
 	rr.Findings = orEmpty(slices.Clone(rd.Findings))
+	rr.settled = slices.Clone(rd.Dismissed)
 	rr.Counts, rr.Consensus, rr.Stuck = Count(rr.Findings), rd.Consensus, orEmptyS(rd.StuckIDs)
 	if rd.Coverage != nil {
 		rr.Coverage = *rd.Coverage

@@ -153,7 +153,7 @@ func TestASuggestionWithMarkupIsSentBack(t *testing.T) {
 	if _, err := s.Run(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	want := [][]string{{"comment 1, on cache.go:3, suggests text holding an HTML comment or a gh-ocdx tag"}}
+	want := [][]string{{"comment 1, on cache.go:3, suggests text holding an HTML comment, a gh-ocdx tag or an /ocdx line"}}
 	if !reflect.DeepEqual(person.sentBack, want) {
 		t.Errorf("told %q", person.sentBack)
 	}

@@ -57,7 +57,7 @@ func (s *Session) anchored(ctx context.Context, in []inlineComment) ([]github.Re
 		if c.Suggestion != nil && finding.CarriesMarkup(*c.Suggestion) {
 			// Posted as written, it could pass for gh-ocdx's own markup.
 			marked = append(marked, fmt.Sprintf("comment %d (%s:%d)", i+1, c.Path, c.Line))
-			told = append(told, fmt.Sprintf("comment %d, on %s, suggests text holding an HTML comment or a gh-ocdx tag", i+1, at))
+			told = append(told, fmt.Sprintf("comment %d, on %s, suggests text holding an HTML comment, a gh-ocdx tag or an /ocdx line", i+1, at))
 			continue
 		}
 		if strings.TrimSpace(c.Body) == "" && c.Suggestion == nil {
@@ -77,8 +77,8 @@ func (s *Session) anchored(ctx context.Context, in []inlineComment) ([]github.Re
 	}
 	if len(marked) > 0 {
 		s.Confirmer.SentBack(ctx, told)
-		return nil, errors.New("a suggestion holds an HTML comment or a gh-ocdx tag: " + strings.Join(marked, "; ") +
-			". Suggest only the lines' new code, without \"<!--\" or \"ocdx:\", and call submit_review again")
+		return nil, errors.New("a suggestion holds an HTML comment, a gh-ocdx tag or an /ocdx line: " + strings.Join(marked, "; ") +
+			". Suggest only the lines' new code, without \"<!--\", \"ocdx:\" or a line starting with /ocdx, and call submit_review again")
 	}
 	if len(bad) > 0 {
 		s.Confirmer.SentBack(ctx, told)
