@@ -95,16 +95,6 @@ func TestLoopCountsAThreadResolvedOnlyByWhomMayDismiss(t *testing.T) {
 	}
 }
 
-// pushLater pushes a commit of the PR's author on top of the PR's head.
-func (lf *loopFix) pushLater(name string) {
-	t := lf.t
-	t.Helper()
-	testkit.WriteFiles(t, lf.repo.Clone, map[string]string{name: "package cache // pushed after the review\n"})
-	testkit.Git(t, lf.repo.Clone, "add", name)
-	testkit.Git(t, lf.repo.Clone, "commit", "-qm", "later: "+name)
-	testkit.Git(t, lf.repo.Clone, "push", "-q", "origin", lf.repo.Head)
-}
-
 // ownThreadOf is gh-ocdx's thread of the finding id.
 func (lf *loopFix) ownThreadOf(id string) testkit.Thread {
 	for _, th := range lf.gh.Threads(repo, lf.number) {

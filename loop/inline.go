@@ -61,10 +61,11 @@ func AnswerTag(replyID string) string { return "<!-- ocdx:answered=" + tagSafe(r
 // dismisses it; a P0 or SEC- finding is never conceded.
 func ConcededTag(id string) string { return "<!-- ocdx:conceded=" + tagSafe(id) + " -->" }
 
-// closedTag marks gh-ocdx's reply that closed the thread of a fixed or
-// resolved finding (Resolutions): a thread someone opened again after it
-// gets no second one.
-func closedTag(id string) string { return "<!-- ocdx:closed=" + tagSafe(id) + " -->" }
+// FixedTag marks gh-ocdx's reply that resolved the thread of a finding
+// fixed or resolved (Resolutions): like every post of gh-ocdx's, it says
+// what it is, and a thread someone opened again after it gets no second
+// one.
+func FixedTag(id string) string { return "<!-- ocdx:fixed=" + tagSafe(id) + " -->" }
 
 // tagSafe keeps a hidden tag's value from closing the comment.
 func tagSafe(s string) string { return strings.NewReplacer("--", "%2D%2D", ">", "%3E").Replace(s) }
@@ -88,7 +89,7 @@ type OwnThread struct {
 	Answers  []github.ThreadComment
 	Conceded bool
 	// Closed says gh-ocdx already replied that its finding is fixed or
-	// resolved, and resolved it (closedTag; "Fixed in" before the tag).
+	// resolved, and resolved it (FixedTag; "Fixed in" before the tag).
 	Closed bool
 	// Priority and Agreement are what the thread last said of its finding
 	// ("-": raised by no reviewer); "" when its comments do not say.
@@ -121,7 +122,7 @@ func OwnThreads(pr *github.PullRequest) []OwnThread {
 				ot.Replies = append(ot.Replies, c)
 				continue
 			}
-			ot.Closed = ot.Closed || strings.Contains(c.Body, closedTag(ot.Finding.ID)) || strings.HasPrefix(c.Body, finding.Marker+"\nFixed in ")
+			ot.Closed = ot.Closed || strings.Contains(c.Body, FixedTag(ot.Finding.ID)) || strings.HasPrefix(c.Body, finding.Marker+"\nFixed in ")
 			if u := reUpdateTag.FindStringSubmatch(c.Body); u != nil {
 				ot.Priority, ot.Agreement = u[1], u[2]
 			}
@@ -399,7 +400,7 @@ func Resolutions(pr *github.PullRequest, led finding.Ledger, current []finding.F
 		default:
 			continue
 		}
-		out = append(out, github.ThreadReply{ThreadID: t.ID, Body: finding.Marker + "\n" + closedTag(t.Finding.ID) + "\n" + say})
+		out = append(out, github.ThreadReply{ThreadID: t.ID, Body: finding.Marker + "\n" + FixedTag(t.Finding.ID) + "\n" + say})
 	}
 	return out
 }

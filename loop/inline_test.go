@@ -42,7 +42,7 @@ func TestRunResolvesAFixedThreadOnlyAfterACompleteRound(t *testing.T) {
 			if tc.resolve != (len(h.gh.resolved) == 1) {
 				t.Fatalf("resolutions %+v, want resolved %v", h.gh.resolved, tc.resolve)
 			}
-			if tc.resolve && (h.gh.resolved[0].ThreadID != "T1" || !strings.Contains(h.gh.resolved[0].Body, "Fixed in c0ffee1")) {
+			if tc.resolve && (h.gh.resolved[0].ThreadID != "T1" || !strings.Contains(h.gh.resolved[0].Body, "Fixed in c0ffee1") || !strings.Contains(h.gh.resolved[0].Body, FixedTag(f.ID))) {
 				t.Errorf("resolution %+v", h.gh.resolved[0])
 			}
 		})
@@ -256,7 +256,7 @@ func TestResolutionsFollowTheLedger(t *testing.T) {
 	pr.Threads = append(pr.Threads, github.ReviewThread{ID: "T-done", IsResolved: true, Comments: pr.Threads[0].Comments})
 	// Closed once already, then opened again by a person: theirs now.
 	reopened := slices.Clone(pr.Threads[1].Comments)
-	reopened = append(reopened, github.ThreadComment{Author: "bot", Body: finding.Marker + "\n" + closedTag(ids[1]) + "\nResolved."})
+	reopened = append(reopened, github.ThreadComment{Author: "bot", Body: finding.Marker + "\n" + FixedTag(ids[1]) + "\nResolved."})
 	pr.Threads = append(pr.Threads, github.ReviewThread{ID: "T-reopened", Comments: reopened})
 	current := []finding.Finding{{ID: ids[6], Priority: "P1", Category: "quality", File: "a.go", Line: intp(7), Title: "Problem 6"}}
 
