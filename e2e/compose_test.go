@@ -12,7 +12,7 @@ import (
 	"github.com/ocdx/gh-ocdx/internal/testkit"
 )
 
-// Verbs compose through the PR (docs/architecture.md, review-pr, The
+// Verbs compose through the PR (docs/architecture.md, review-pr; The
 // ledger): what one verb posted or pushed is known to the next, on the
 // machine that ran it and on a fresh one (an empty state directory).
 
