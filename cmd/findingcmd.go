@@ -143,7 +143,7 @@ func unraised(ctx context.Context, trust *loop.Trust, pr *github.PullRequest, ve
 		for _, e := range led.Findings {
 			known = append(known, e.ID)
 		}
-		threads, _ := loop.ThreadFindings(pr)
+		threads, _ := loop.ThreadFindings(pr, trust.Resolution(ctx, pr))
 		for _, f := range threads {
 			known = append(known, f.ID)
 		}
