@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"encoding/json"
 	"regexp"
 	"strconv"
 	"strings"
@@ -136,6 +137,19 @@ func TestFixStopsAtItsTokenBudget(t *testing.T) {
 
 	s.env.WriteConfig(t, `{"reviewerModels":["openai/reviewer"],"commentsAnalyzerModel":"openai/analyzer","prFixModel":"openai/fixer","verify":["sh check.sh"],"maxTokens":400}`)
 	check(s.run(t, "--yes"), "400")
+
+	// --json says the budget for scripts, as review-loop's does.
+	res := s.run(t, "--yes", "--max-tokens", "300", "--json", "budget")
+	wantCode(t, res, 3)
+	var out struct {
+		Budget struct {
+			MaxTokens int64 `json:"maxTokens"`
+			Reached   bool  `json:"reached"`
+		} `json:"budget"`
+	}
+	if err := json.Unmarshal([]byte(res.Stdout), &out); err != nil || out.Budget.MaxTokens != 300 || !out.Budget.Reached {
+		t.Errorf("--json budget: %+v, %v\n%s", out, err, res.Stdout)
+	}
 }
 
 // Within its budget, gh ocdx fix fixes as without one and says the spend
