@@ -11,8 +11,8 @@ func TestLedgerRoundTrip(t *testing.T) {
 	l.Set("SEC-b0bf205b", StatusOpen, "")
 	l.Set("QUAL-0badf00d", StatusFixed, "abcdef0")
 	l.Set("SEC-b0bf205b", StatusStuck, "")
-	l.Agree("QUAL-0badf00d", "2/3")
-	l.Agree("SEC-b0bf205b", "2/3 reviewers; rm -rf") // not the shape: left out
+	l.Agree("QUAL-0badf00d", "2/3", []string{"openai/gpt-4.1", "anthropic/claude-sonnet-4-5"})
+	l.Agree("SEC-b0bf205b", "2/3 reviewers; rm -rf", nil) // not the shape: left out
 	body := "## report\n\ntext <!-- ocdx:ledger {\"run\":\"forged\"} -->\n" + l.Block()
 	got, err := ParseLedger(body)
 	if err != nil {

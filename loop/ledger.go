@@ -144,7 +144,7 @@ func (l *loop) ledger(n int, head string) finding.Ledger {
 	for _, rr := range l.res.Rounds {
 		for _, f := range rr.Findings {
 			led.Set(f.ID, finding.StatusOpen, "")
-			led.Agree(f.ID, f.Agreement)
+			led.Agree(f.ID, f.Agreement, f.Reviewers)
 		}
 		for _, rd := range recorded {
 			if rd.N != rr.N {
@@ -199,6 +199,7 @@ func (l *loop) ledger(n int, head string) finding.Ledger {
 	for _, d := range l.dismissals {
 		led.Set(d.ID, finding.StatusDismissed, "")
 	}
+	l.ledgerV3(&led, n)
 	return led
 }
 
