@@ -185,3 +185,43 @@ func TestFixOnAFreshRunnerFixesNothingOfAnOlderHead(t *testing.T) {
 		t.Error("the fix agent was called")
 	}
 }
+
+// gh ocdx dismiss --reason says why after the IDs; the next report's
+// ledger keeps who dismissed the finding and why, and what each model
+// spent. A reason naming a finding is refused: every ID on the command's
+// line is dismissed.
+func TestDismissReasonIsKeptInTheLedger(t *testing.T) {
+	t.Parallel()
+	lf := newLoop(t, nil)
+	lf.gh.SetPermission(repo, testkit.Login, "write")
+	bad := lf.env.Run(t, "dismiss", "31", cacheBug.id(), "--reason", "same as QUAL-0badf00d")
+	wantCode(t, bad, 2)
+	res := lf.env.Run(t, "dismiss", "31", cacheBug.id(), "--reason", "the caller bounds the size\nrm -rf /")
+	wantCode(t, res, 0)
+	cs := lf.gh.Comments(repo, loopPR)
+	if len(cs) != 1 || !strings.HasPrefix(cs[0].Body, "/ocdx dismiss "+cacheBug.id()+" the caller bounds the size rm -rf /\n") {
+		t.Fatalf("the dismissal: %+v", cs)
+	}
+	lf.findingRound(cacheBug)
+
+	wantCode(t, lf.run("--yes"), 0)
+
+	rs := lf.reviews()
+	led, err := finding.ParseLedger(rs[len(rs)-1].Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var e finding.LedgerEntry
+	for _, x := range led.Findings {
+		if x.ID == cacheBug.id() {
+			e = x
+		}
+	}
+	if e.Status != finding.StatusDismissed || e.DismissedBy != testkit.Login || e.Reason != "the caller bounds the size rm -rf /" ||
+		fmt.Sprint(e.Reviewers) != "[openai/rev-a]" {
+		t.Errorf("the ledger's entry: %+v", e)
+	}
+	if led.V != finding.LedgerVersion || len(led.Tokens) == 0 || led.Tokens[0].Model != "openai/rev-a" || led.Tokens[0].Output == 0 {
+		t.Errorf("the ledger's tokens: v%d %+v", led.V, led.Tokens)
+	}
+}

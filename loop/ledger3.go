@@ -44,6 +44,9 @@ func (l *loop) ledgerV3(led *finding.Ledger, n int) {
 				led.Mark(f.ID, finding.At(l.run.ID(), rr.N))
 			}
 		}
+		for _, f := range rr.Dismissed {
+			led.Agree(f.ID, f.Agreement, f.Reviewers) // who raised what was dismissed counts too
+		}
 		for _, r := range rr.Roles {
 			led.AddTokens(r.Model, r.Usage.Input, r.Usage.Output)
 		}

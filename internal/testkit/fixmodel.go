@@ -22,7 +22,7 @@ type FixModel struct {
 
 	Mu        sync.Mutex
 	requests  int
-	prompts   []string // the user messages of each request, joined
+	prompts   []string      // the user messages of each request, joined
 	Block     chan struct{} // non-nil: requests wait until it is closed
 	OnRequest func()        // called on every request
 	Faults    []Step        // failures answered first, one per request
