@@ -59,7 +59,9 @@ fix report on the PR.
 The findings are the P0, P1 and P2 findings of the latest round of the PR's
 latest review-loop run, when that round reviewed the PR's current head (stuck
 ones left out; P3 passed as optional; otherwise there is nothing to fix, and
-fix says why), or a fix payload
+fix says why); on a machine that recorded no review of the PR (a fresh CI
+runner), the open findings of gh-ocdx's latest report on the PR, read from
+its ledger and posts, when that review read the current head; or a fix payload
 given with --findings: {"prNumber": N, "round": N, "issuesToFix": [findings],
 "optionalIssues": [findings]}. An interrupted fix resumes with --continue.
 
