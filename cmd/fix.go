@@ -230,6 +230,7 @@ func fixPR(ctx context.Context, d *Deps, opts *FixOptions) error {
 	// The report ends with the PR's ledger, as a loop's would.
 	led, _, _, _ := loop.PRLedger(pr)
 	led.Run, led.Kind, led.Round, led.Head = run.ID(), "fix", 1, pr.HeadRefOid
+	led.Tokens = nil // another run's: the fix report counts its own (fix.Run)
 	o.Ledger = &led
 	if !opts.Yes {
 		o.Confirm = confirmPush(d, opts.Prompter)

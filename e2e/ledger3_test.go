@@ -131,6 +131,9 @@ func (lf *loopFix) wantFixedFromTheLedger() {
 	if got := led.With(finding.StatusFixed); len(got) != 2 {
 		t.Errorf("the fix report's ledger says fixed: %v", got)
 	}
+	if len(led.Tokens) != 1 || led.Tokens[0].Model != "ollama/fixer" {
+		t.Errorf("the fix report's ledger counts the tokens of %+v, want the fix model's alone", led.Tokens)
+	}
 }
 
 // Machine A reviews; a runner with an empty state directory runs

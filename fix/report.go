@@ -83,6 +83,8 @@ func (f *fixer) ledgerBlock() string {
 			l.Set(x.FindingID, finding.StatusFixed, x.CommitSha)
 		}
 	}
+	l.Tokens = slices.Clone(l.Tokens)
+	l.AddTokens(f.out.Model, f.out.Usage.Input, f.out.Usage.Output)
 	return "\n" + l.Block()
 }
 

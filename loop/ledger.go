@@ -87,7 +87,10 @@ func (t *Trust) Ledger(ctx context.Context, pr *github.PullRequest) (l finding.L
 		if may, _ := MayDismiss(t.repo, p, by, pr.Author, id); err != nil || !may {
 			l.Set(id, finding.StatusOpen, "")
 			warnings = append(warnings, fmt.Sprintf("the ledger of %s says %s is dismissed, which %s may not do: taken as open", url, id, by))
+			continue
 		}
+		// What it keeps is their dismissal, whomever it names.
+		l.Dismissed(id, by, "")
 	}
 	return l, url, warnings, ok
 }

@@ -53,6 +53,9 @@ func (l *loop) ledgerV3(led *finding.Ledger, n int) {
 		if v := rr.Verifier; v != nil {
 			led.AddTokens(v.Model, v.Usage.Input, v.Usage.Output)
 		}
+		if x := rr.Fix; x != nil {
+			led.AddTokens(x.Model, x.Usage.Input, x.Usage.Output)
+		}
 	}
 	for _, d := range l.dismissals {
 		led.Dismissed(d.ID, d.By, d.Reason)
