@@ -66,11 +66,11 @@ func (l *loop) ledgerV3(led *finding.Ledger, n int) {
 // word, the IDs left out: the reason for the dismissal, one line, capped
 // (finding.LedgerReason); "" when it gives none.
 func DismissReason(body string) string {
-	first, _, _ := strings.Cut(strings.TrimSpace(body), "\n")
-	rest, ok := strings.CutPrefix(strings.TrimSpace(first), dismissCommand)
-	if !ok {
+	if _, ok := DismissCommand(body); !ok {
 		return ""
 	}
+	first, _, _ := strings.Cut(strings.TrimSpace(body), "\n")
+	rest := strings.TrimPrefix(strings.TrimSpace(first), dismissCommand)
 	var words []string
 	for _, f := range strings.Fields(rest) {
 		if !finding.ValidLedgerID(f) {
