@@ -210,6 +210,7 @@ func TestDismissReasonIsKeptInTheLedger(t *testing.T) {
 	wantCode(t, lf.run("--yes"), 0)
 
 	rs := lf.reviews()
+	wantContains(t, "the report", rs[len(rs)-1].Body, "dismissed by `"+testkit.Login+"`: the caller bounds the size rm -rf /")
 	led, err := finding.ParseLedger(rs[len(rs)-1].Body)
 	if err != nil {
 		t.Fatal(err)

@@ -316,21 +316,24 @@ func codeList(ids []string) string {
 	return strings.Join(q, ", ")
 }
 
-// dismissedBy maps the findings of fs to who dismissed them, where a
-// command did (a ledger names nobody).
-func dismissedBy(fs []finding.Finding, ds []Dismissal) map[string]string {
-	var by map[string]string
+// dismissedBy maps the findings of fs to who dismissed them, and why
+// when they said, where a command or a ledger names them.
+func dismissedBy(fs []finding.Finding, ds []Dismissal) (by, why map[string]string) {
 	for _, f := range fs {
 		for _, d := range ds {
-			if d.ID == f.ID && d.By != "" {
-				if by == nil {
-					by = map[string]string{}
-				}
-				by[f.ID] = d.By
+			if d.ID != f.ID || d.By == "" {
+				continue
+			}
+			if by == nil {
+				by, why = map[string]string{}, map[string]string{}
+			}
+			by[f.ID] = d.By
+			if d.Reason != "" {
+				why[f.ID] = d.Reason
 			}
 		}
 	}
-	return by
+	return by, why
 }
 
 // splitDismissed takes the dismissed findings out of fs.
