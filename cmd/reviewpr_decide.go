@@ -75,7 +75,7 @@ func (c *terminalConfirmer) Decide(ctx context.Context, p reviewpr.Proposal) (re
 		fmt.Fprintf(c.d.IO.Out, "%s\n\n", strings.Repeat("─", 50))
 		i, err := c.p.Select("Post this review?", []string{"Post as " + string(p.Event), "Edit", "Post as…", "Discuss", "Abort"})
 		if err != nil {
-			return reviewpr.DecideReply{}, err
+			return reviewpr.DecideReply{}, c.keep(p, err)
 		}
 		switch i {
 		case 0:
@@ -83,7 +83,7 @@ func (c *terminalConfirmer) Decide(ctx context.Context, p reviewpr.Proposal) (re
 		case 1:
 			e, ok, err := c.edit(ctx, p)
 			if err != nil {
-				return reviewpr.DecideReply{}, err
+				return reviewpr.DecideReply{}, c.keep(p, err)
 			}
 			if ok {
 				p, edited, title = e, true, "Your edited review: "+string(p.Event)
@@ -95,7 +95,7 @@ func (c *terminalConfirmer) Decide(ctx context.Context, p reviewpr.Proposal) (re
 			}
 			j, err := c.p.Select("Post the review as", labels)
 			if err != nil {
-				return reviewpr.DecideReply{}, err
+				return reviewpr.DecideReply{}, c.keep(p, err)
 			}
 			return reviewpr.DecideReply{Action: reviewpr.Post, Event: postAs[j].event, Edited: edited, Body: p.Body, Comments: p.Comments}, nil
 		case 3:
@@ -115,6 +115,16 @@ func (c *terminalConfirmer) edit(ctx context.Context, p reviewpr.Proposal) (revi
 	text := p.EditText()
 	for {
 		t, err := c.p.Edit("Edit the review", editorCommand(ctx, c.d), text)
+		var fail *EditorError
+		if errors.As(err, &fail) {
+			// The review stays as it was, offered again; the text being
+			// edited is kept where the person can take it up by hand.
+			fmt.Fprintf(c.d.IO.ErrOut, "X %v\n", err)
+			if path := keepDraft("review", text); path != "" {
+				fmt.Fprintf(c.d.IO.ErrOut, "  The review is kept as it was, and its text saved in %s\n", path)
+			}
+			return p, false, nil
+		}
 		if err != nil {
 			return p, false, err
 		}
@@ -137,6 +147,20 @@ func (c *terminalConfirmer) edit(ctx context.Context, p reviewpr.Proposal) (revi
 		fmt.Fprintln(c.d.IO.ErrOut, "Edit it again to fix this, or save an empty file to keep the review as it was.")
 		text = t
 	}
+}
+
+// keep saves the proposed review when a prompt failed before it was posted
+// (a closed terminal), and says where in the error: the models' work is not
+// lost with the terminal. A cancellation is the person's choice: nothing is
+// kept.
+func (c *terminalConfirmer) keep(p reviewpr.Proposal, err error) error {
+	if errors.Is(err, ErrCancelled) {
+		return err
+	}
+	if path := keepDraft("review", p.EditText()); path != "" {
+		return fmt.Errorf("%w; the proposed review is saved in %s", err, path)
+	}
+	return err
 }
 
 // SentBack tells the person why a review they never saw went back to the

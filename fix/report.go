@@ -39,7 +39,7 @@ func (f *fixer) comment(ctx context.Context) error {
 	// Only a run that an earlier process began can have posted its tag
 	// (a POST whose answer was lost, a kill before the record): a run this
 	// process began has not, so the check costs a request only when
-	// resuming (docs/architecture.md, GitHub access).
+	// resuming (docs/architecture.md, Posting).
 	var existing []github.Comment
 	if o.Run.Resumed() {
 		var err error
