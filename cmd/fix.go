@@ -421,7 +421,9 @@ func fixPayload(opts *FixOptions, pr *github.PullRequest, recorded state.PR, res
 			run = &recorded.Runs[i]
 		}
 	}
-	if run == nil {
+	if run == nil || run.Outcome == state.OutcomeElsewhere {
+		// A run another machine made is known here from the PR's ledger
+		// only: its findings are read from the PR.
 		return finding.FixPayload{}, "", noReviewError(number)
 	}
 	rd := run.Rounds[len(run.Rounds)-1]
