@@ -229,3 +229,28 @@ func TestDismissReasonIsKeptInTheLedger(t *testing.T) {
 		t.Errorf("the ledger's tokens: v%d %+v", led.V, led.Tokens)
 	}
 }
+
+// A fresh runner's review-loop on a later push sends the fix agent the
+// findings it carries from the PR's ledger with their descriptions, read
+// back from the PR, as the machine that reviewed them would.
+func TestALoopOnAFreshRunnerFixesCarriedFindingsWithTheirDescriptions(t *testing.T) {
+	t.Parallel()
+	lf := reviewThenFreshRunner(t)
+	lf.pushLater()
+	testkit.Git(t, lf.repo.Clone, "pull", "-q")
+	for range 2 {
+		for _, m := range []string{"rev-a", "rev-b", "rev-c"} {
+			lf.fm.Script(m, reviewerReply(m, "approve"))
+		}
+		lf.fm.Script("analyzer", analyzerReply())
+	}
+
+	res := lf.run("--yes")
+
+	wantCode(t, res, 0)
+	ps := lf.fix.Prompts()
+	if len(ps) == 0 {
+		t.Fatalf("the carried findings were not fixed\n%s", res.Stderr)
+	}
+	wantContains(t, "the fix prompt", ps[0], twoOfThree.id(), twoOfThree.Description, offLine.id(), offLine.Description)
+}

@@ -40,7 +40,9 @@ func (l *loop) ledgerV3(led *finding.Ledger, n int) {
 			continue
 		}
 		for _, f := range rr.Findings {
-			if !IsThread(f) {
+			// A report that shows no description points nowhere: the
+			// earlier one stays named.
+			if !IsThread(f) && f.Description != "" {
 				led.Mark(f.ID, finding.At(l.run.ID(), rr.N))
 			}
 		}
@@ -59,6 +61,23 @@ func (l *loop) ledgerV3(led *finding.Ledger, n int) {
 	}
 	for _, d := range l.dismissals {
 		led.Dismissed(d.ID, d.By, d.Reason)
+	}
+}
+
+// describeSeeded gives the findings fs, taken from the PR's ledger, the
+// category and description gh-ocdx's own posts show of them (describe):
+// carried into this run, they reach its reports and the fix agent as
+// the machine that raised them would have them.
+func (l *loop) describeSeeded(fs []finding.Finding) {
+	if l.o.PR == nil {
+		return
+	}
+	for i, f := range fs {
+		for _, e := range l.seed.Findings {
+			if e.ID == f.ID && fs[i].Description == "" {
+				fs[i].Category, fs[i].Description = describe(l.o.PR, f.ID, e.At)
+			}
+		}
 	}
 }
 
