@@ -710,7 +710,9 @@ func (l *loop) review(ctx context.Context, pr *github.PullRequest, rr *RoundResu
 	for _, e := range l.seed.Findings {
 		if e.Status == finding.StatusFixed && !strings.HasPrefix(e.ID, "THREAD-") &&
 			!slices.ContainsFunc(fixedBefore, func(f finding.Finding) bool { return f.ID == e.ID }) {
-			fixedBefore = append(fixedBefore, finding.Finding{ID: e.ID})
+			// Located, it is matched as the stuck rule matches a
+			// finding fixed the round before (SameFinding).
+			fixedBefore = append(fixedBefore, finding.Finding{ID: e.ID, Priority: e.Priority, File: e.File, Line: lineOf(e.Line), Side: e.Side, Title: e.Title})
 		}
 	}
 	// A dismissed finding is shown, not counted, fixed or stuck.
