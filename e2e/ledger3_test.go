@@ -38,15 +38,6 @@ func newThreeReviewerLoop(t *testing.T, edit func(*testkit.PR)) *loopFix {
 	return lf
 }
 
-// pushLater pushes a commit that touches none of the findings' lines.
-func (lf *loopFix) pushLater() {
-	t := lf.t
-	testkit.WriteFiles(t, lf.repo.Clone, map[string]string{"later.go": "package cache // pushed after the review\n"})
-	testkit.Git(t, lf.repo.Clone, "add", "later.go")
-	testkit.Git(t, lf.repo.Clone, "commit", "-qm", "later")
-	testkit.Git(t, lf.repo.Clone, "push", "-q", "origin", lf.repo.Head)
-}
-
 // A finding two of three reviewers raised is no lone one on any machine:
 // carried into a re-review of a later push (no reviewer judged it, its
 // line unchanged), it is not sent to the verifier, with the state
