@@ -56,7 +56,7 @@ func TestAFreshMachineSendsTheVerifierWhatTheMachineBeforeWould(t *testing.T) {
 			if n := len(lf.fm.Requests("checker")); n != 0 {
 				t.Fatalf("the first run sent the verifier %d requests", n)
 			}
-			lf.pushLater()
+			lf.pushLater("later.go")
 			if fresh {
 				lf.env.Set("OCDX_STATE_DIR", t.TempDir())
 			}
@@ -168,7 +168,7 @@ func TestCommandFixOnAFreshRunnerFixesTheOpenFindings(t *testing.T) {
 func TestFixOnAFreshRunnerFixesNothingOfAnOlderHead(t *testing.T) {
 	t.Parallel()
 	lf := reviewThenFreshRunner(t)
-	lf.pushLater()
+	lf.pushLater("later.go")
 	testkit.Git(t, lf.repo.Clone, "pull", "-q")
 
 	res := lf.env.Run(t, "fix", "31", "--yes")
@@ -227,7 +227,7 @@ func TestDismissReasonIsKeptInTheLedger(t *testing.T) {
 func TestALoopOnAFreshRunnerFixesCarriedFindingsWithTheirDescriptions(t *testing.T) {
 	t.Parallel()
 	lf := reviewThenFreshRunner(t)
-	lf.pushLater()
+	lf.pushLater("later.go")
 	testkit.Git(t, lf.repo.Clone, "pull", "-q")
 	for range 2 {
 		for _, m := range []string{"rev-a", "rev-b", "rev-c"} {
