@@ -95,7 +95,7 @@ type findingCommand struct {
 
 // post posts c for ids on pr, unless the token's user is one the loop
 // would not heed for any of them: then nothing is posted.
-func (c findingCommand) post(ctx context.Context, d *Deps, client *github.Client, repo github.Repo, pr *github.PullRequest, trust *loop.Trust, ids []string) error {
+func (c findingCommand) post(ctx context.Context, d *Deps, client *github.Client, repo github.Repo, pr *github.PullRequest, trust *loop.Trust, ids []string, reason string) error {
 	// The command is judged as the loop will judge it: by the permission
 	// of the token's user, gh-ocdx's own login included.
 	perm, err := trust.Permission(ctx, pr.Viewer)
@@ -112,7 +112,11 @@ func (c findingCommand) post(ctx context.Context, d *Deps, client *github.Client
 		return fmt.Errorf("%s may not %s on PR #%d, so nothing was posted (gh-ocdx would not count it):\n  %s",
 			pr.Viewer, c.verb, pr.Number, strings.Join(refused, "\n  "))
 	}
-	body := "/ocdx " + c.verb + " " + strings.Join(ids, " ") + "\n\n" + c.says + "\n\n" + finding.Marker
+	first := "/ocdx " + c.verb + " " + strings.Join(ids, " ")
+	if reason != "" {
+		first += " " + reason // the command's rest of the line (loop.DismissReason)
+	}
+	body := first + "\n\n" + c.says + "\n\n" + finding.Marker
 	posted, err := client.PostComment(ctx, repo, pr.Number, body)
 	if err != nil {
 		return fmt.Errorf("posting the %s on PR #%d failed: %w; run the same command again: an ID already on the PR is not posted twice", c.verb, pr.Number, err)

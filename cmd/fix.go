@@ -62,7 +62,9 @@ fix report on the PR.
 The findings are the P0, P1 and P2 findings of the latest round of the PR's
 latest review-loop run, when that round reviewed the PR's current head (stuck
 ones left out; P3 passed as optional; otherwise there is nothing to fix, and
-fix says why), or a fix payload
+fix says why); on a machine that recorded no review of the PR (a fresh CI
+runner), the open findings of gh-ocdx's latest report on the PR, read from
+its ledger and posts, when that review read the current head; or a fix payload
 given with --findings: {"prNumber": N, "round": N, "issuesToFix": [findings],
 "optionalIssues": [findings]}. An interrupted fix resumes with --continue.
 
@@ -154,13 +156,23 @@ func fixPR(ctx context.Context, d *Deps, opts *FixOptions) error {
 	if err := dirtyFromWIP(co, resume); err != nil {
 		return err
 	}
+	trust := loop.NewTrust(client, repo, cfg.Policy)
 	payload, note, err := fixPayload(opts, pr, recorded, resume)
+	if errors.As(err, new(noReviewError)) {
+		// A machine that did not review the PR (a fresh CI runner) fixes
+		// what the PR's ledger says is open (docs/architecture.md, The ledger).
+		open, stuck, round, why, ok := trust.OpenFindings(ctx, pr)
+		if ok {
+			payload, note, err = ledgerPayload(pr.Number, open, stuck, round, why)
+			d.info("this machine has no review of PR #%d: fixing the open findings of its latest report", pr.Number)
+		}
+	}
 	if err != nil {
 		return err
 	}
 	// A finding dismissed on the PR since it was reviewed is not fixed; nor
 	// is one gh-ocdx conceded in a conversation (disputed: a person decides).
-	dismissed := loop.DismissedIDs(loop.NewTrust(client, repo, cfg.Policy).DismissedOn(ctx, pr))
+	dismissed := loop.DismissedIDs(trust.DismissedOn(ctx, pr))
 	var disputed []string
 	for _, id := range loop.Disputed(pr) {
 		if !slices.Contains(dismissed, id) {
@@ -228,6 +240,7 @@ func fixPR(ctx context.Context, d *Deps, opts *FixOptions) error {
 	// The report ends with the PR's ledger, as a loop's would.
 	led, _, _, _ := loop.PRLedger(pr)
 	led.Run, led.Kind, led.Round, led.Head = run.ID(), "fix", 1, pr.HeadRefOid
+	led.Tokens = nil // another run's: the fix report counts its own (fix.Run)
 	o.Ledger = &led
 	if !opts.Yes {
 		o.Confirm = confirmPush(d, opts.Prompter)
@@ -434,8 +447,10 @@ func fixPayload(opts *FixOptions, pr *github.PullRequest, recorded state.PR, res
 			run = &recorded.Runs[i]
 		}
 	}
-	if run == nil {
-		return finding.FixPayload{}, "", fmt.Errorf("no review of PR #%d is recorded in the state file: run 'gh ocdx review-loop --pr %d' first, or give the findings with --findings FILE (a fix payload: see 'gh ocdx fix --help')", number, number)
+	if run == nil || run.Outcome == state.OutcomeElsewhere {
+		// A run another machine made is known here from the PR's ledger
+		// only: its findings are read from the PR.
+		return finding.FixPayload{}, "", noReviewError(number)
 	}
 	rd := run.Rounds[len(run.Rounds)-1]
 	empty := finding.FixPayload{PRNumber: number, Round: rd.N, IssuesToFix: []finding.Finding{}, OptionalIssues: []finding.Finding{}}
@@ -456,6 +471,32 @@ func fixPayload(opts *FixOptions, pr *github.PullRequest, recorded state.PR, res
 		return p, "stuck findings left out (they came back after being reported fixed, and need a human): " + strings.Join(left, ", "), nil
 	}
 	return p, orWhy(p, "the latest review has no P0, P1 or P2 code finding"), nil
+}
+
+// noReviewError: neither the state file nor the PR records a review of
+// PR #N.
+type noReviewError int
+
+func (n noReviewError) Error() string {
+	return fmt.Sprintf("no review of PR #%d is recorded in the state file or on the PR: run 'gh ocdx review-loop --pr %d' first, or give the findings with --findings FILE (a fix payload: see 'gh ocdx fix --help')", n, n)
+}
+
+// ledgerPayload is the fix payload of the open findings the PR's ledger
+// names (loop.Trust.OpenFindings), stuck ones left out as for a review
+// this machine recorded.
+func ledgerPayload(number int, open []finding.Finding, stuckIDs []string, round int, why string) (finding.FixPayload, string, error) {
+	if why != "" {
+		return finding.FixPayload{PRNumber: number, Round: max(round, 1), IssuesToFix: []finding.Finding{}, OptionalIssues: []finding.Finding{}}, why, nil
+	}
+	stuck := map[string]bool{}
+	for _, id := range stuckIDs {
+		stuck[id] = true
+	}
+	p, _ := split(open, number, max(round, 1), stuck)
+	if len(stuckIDs) > 0 {
+		return p, "stuck findings left out (they came back after being reported fixed, and need a human): " + strings.Join(stuckIDs, ", "), nil
+	}
+	return p, orWhy(p, "the latest review has no open P0, P1 or P2 code finding"), nil
 }
 
 // orWhy is why, when p holds nothing to fix.

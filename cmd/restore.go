@@ -81,7 +81,7 @@ func restore(ctx context.Context, d *Deps, opts *RestoreOptions) error {
 	if not := unraised(ctx, trust, pr, "restore", ids); len(not) > 0 {
 		return fmt.Errorf("%s: not refuted by the verifier on PR #%d (gh-ocdx's latest report lists it under no \"Refuted by the verifier\"), so there is nothing to restore, and nothing was posted", strings.Join(not, ", "), pr.Number)
 	}
-	return restoreCommand.post(ctx, d, client, repo, pr, trust, ids)
+	return restoreCommand.post(ctx, d, client, repo, pr, trust, ids, "")
 }
 
 // restoreCommand is /ocdx restore.

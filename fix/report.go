@@ -90,6 +90,8 @@ func (f *fixer) ledgerBlock() string {
 			}
 		}
 	}
+	l.Tokens = slices.Clone(l.Tokens)
+	l.AddTokens(f.out.Model, f.out.Usage.Input, f.out.Usage.Output)
 	return "\n" + l.Block()
 }
 

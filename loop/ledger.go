@@ -87,7 +87,10 @@ func (t *Trust) Ledger(ctx context.Context, pr *github.PullRequest) (l finding.L
 		if may, _ := MayDismiss(t.repo, p, by, pr.Author, id); err != nil || !may {
 			l.Set(id, finding.StatusOpen, "")
 			warnings = append(warnings, fmt.Sprintf("the ledger of %s says %s is dismissed, which %s may not do: taken as open", url, id, by))
+			continue
 		}
+		// What it keeps is their dismissal, whomever it names.
+		l.Dismissed(id, by, "")
 	}
 	return l, url, warnings, ok
 }
@@ -144,7 +147,7 @@ func (l *loop) ledger(n int, head string) finding.Ledger {
 	for _, rr := range l.res.Rounds {
 		for _, f := range rr.Findings {
 			led.Set(f.ID, finding.StatusOpen, "")
-			led.Agree(f.ID, f.Agreement)
+			led.Agree(f.ID, f.Agreement, f.Reviewers)
 		}
 		for _, rd := range recorded {
 			if rd.N != rr.N {
@@ -214,6 +217,7 @@ func (l *loop) ledger(n int, head string) finding.Ledger {
 			}
 		}
 	}
+	l.ledgerV3(&led, n)
 	return led
 }
 
@@ -371,21 +375,24 @@ func codeList(ids []string) string {
 	return strings.Join(q, ", ")
 }
 
-// dismissedBy maps the findings of fs to who dismissed them, where a
-// command did (a ledger names nobody).
-func dismissedBy(fs []finding.Finding, ds []Dismissal) map[string]string {
-	var by map[string]string
+// dismissedBy maps the findings of fs to who dismissed them, and why
+// when they said, where a command or a ledger names them.
+func dismissedBy(fs []finding.Finding, ds []Dismissal) (by, why map[string]string) {
 	for _, f := range fs {
 		for _, d := range ds {
-			if d.ID == f.ID && d.By != "" {
-				if by == nil {
-					by = map[string]string{}
-				}
-				by[f.ID] = d.By
+			if d.ID != f.ID || d.By == "" {
+				continue
+			}
+			if by == nil {
+				by, why = map[string]string{}, map[string]string{}
+			}
+			by[f.ID] = d.By
+			if d.Reason != "" {
+				why[f.ID] = d.Reason
 			}
 		}
 	}
-	return by
+	return by, why
 }
 
 // splitDismissed takes the dismissed findings out of fs.

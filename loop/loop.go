@@ -220,9 +220,10 @@ type RoundResult struct {
 	RunUsage         llm.Usage            `json:"runUsage"`           // the run's tokens up to this round's review, fixes included
 	RunCostUSD       float64              `json:"runEstimatedCostUsd,omitempty"`
 	judged           int                  // the previous findings a re-review judged
-	Dismissed        []finding.Finding    `json:"dismissed,omitempty"`   // raised again, but dismissed on the PR: not counted or fixed
-	DismissedBy      map[string]string    `json:"dismissedBy,omitempty"` // finding ID → the login whose command dismissed it
-	Refuted          []finding.Finding    `json:"refuted,omitempty"`     // shown wrong by the verifier: not counted, posted inline or fixed
+	Dismissed        []finding.Finding    `json:"dismissed,omitempty"`    // raised again, but dismissed on the PR: not counted or fixed
+	DismissedBy      map[string]string    `json:"dismissedBy,omitempty"`  // finding ID → the login whose command dismissed it
+	DismissedWhy     map[string]string    `json:"dismissedWhy,omitempty"` // finding ID → the reason it gave, one line
+	Refuted          []finding.Finding    `json:"refuted,omitempty"`      // shown wrong by the verifier: not counted, posted inline or fixed
 	Verifier         *VerifierStatus      `json:"verifier,omitempty"`
 	Fix              *fix.Result          `json:"fix,omitempty"`
 	Comments         []state.Comment      `json:"comments"`
@@ -726,7 +727,7 @@ func (l *loop) review(ctx context.Context, pr *github.PullRequest, rr *RoundResu
 	}
 	// A dismissed finding is shown, not counted, fixed or stuck.
 	rr.Findings, rr.Dismissed = splitDismissed(rr.Findings, DismissedIDs(l.dismissals))
-	rr.DismissedBy = dismissedBy(rr.Dismissed, l.dismissals)
+	rr.DismissedBy, rr.DismissedWhy = dismissedBy(rr.Dismissed, l.dismissals)
 	rr.settled = slices.Clone(rr.Dismissed)
 	_, before := splitDismissed(earlier, DismissedIDs(l.dismissals))
 	for _, f := range before {

@@ -123,6 +123,9 @@ func RenderReview(runID string, maxRounds int, rr *RoundResult) string {
 			if who := rr.DismissedBy[f.ID]; who != "" {
 				by = " · dismissed by `" + who + "`"
 			}
+			if why := rr.DismissedWhy[f.ID]; why != "" {
+				by += ": " + cell(why, 200)
+			}
 			fmt.Fprintf(&b, "- `%s` %s %s%s\n", f.ID, f.Priority, cell(f.Title, 100), by)
 		}
 		b.WriteString("\n")

@@ -202,6 +202,7 @@ func (l *loop) ledgerBasis() (basis, bool) {
 	if !ok {
 		return basis{}, false
 	}
+	l.describeSeeded(fs)
 	b := basis{Head: l.seed.Basis, Findings: fs, Sampled: l.seed.Sampled, Dismissed: l.seed.BasisWith(finding.StatusDismissed)}
 	for _, f := range l.seed.BasisWith(finding.StatusRefuted) {
 		f.Status = finding.StatusRefuted // as a recorded round keeps it

@@ -78,6 +78,7 @@ func ReviewPRLedger(prev finding.Ledger, run, head, sampled string, fs []finding
 	led := prev
 	led.Findings = slices.Clone(prev.Findings)
 	led.Run, led.Kind, led.Round, led.Head, led.Reviewed, led.Converged = run, "review-pr", 1, head, head, false
+	led.Tokens = nil // prev's run's, not this one's
 	for _, f := range fs {
 		// One the ledger knows (dismissed, say) keeps its status.
 		if !slices.ContainsFunc(led.Findings, func(e finding.LedgerEntry) bool { return e.ID == f.ID }) {

@@ -162,8 +162,11 @@ func (t *Trust) Judge(ctx context.Context, pr *github.PullRequest) (warnings []s
 // Dismissal is a finding dismissed on the PR.
 type Dismissal struct {
 	ID  string
-	By  string // "" when an earlier run's ledger says so
+	By  string // "" when an earlier run's ledger names nobody
 	URL string // the command's
+	// Reason is what the command said after the IDs, or the ledger kept:
+	// a person's words, one line, capped (finding.LedgerReason).
+	Reason string
 }
 
 // Refusal is a /ocdx dismiss that does not count, and why.
@@ -179,10 +182,12 @@ type Refusal struct {
 // command, that do not count. A permission that cannot be read refuses
 // nothing and dismisses nothing; warnings say so.
 func (t *Trust) Dismissals(ctx context.Context, pr *github.PullRequest, led finding.Ledger) (ds []Dismissal, refused []Refusal, warnings []string) {
-	for _, id := range led.With(finding.StatusDismissed) {
-		ds = append(ds, Dismissal{ID: id})
+	for _, e := range led.Findings {
+		if e.Status == finding.StatusDismissed {
+			ds = append(ds, Dismissal{ID: e.ID, By: e.DismissedBy, Reason: e.Reason})
+		}
 	}
-	judge := func(author, url, commentID string, ids []string) {
+	judge := func(author, url, commentID, reason string, ids []string) {
 		if len(ids) == 0 {
 			return
 		}
@@ -204,9 +209,9 @@ func (t *Trust) Dismissals(ctx context.Context, pr *github.PullRequest, led find
 			// A command names who dismissed what a ledger carries.
 			switch i := slices.IndexFunc(ds, func(d Dismissal) bool { return d.ID == id }); {
 			case i < 0:
-				ds = append(ds, Dismissal{ID: id, By: author, URL: url})
-			case ds[i].By == "":
-				ds[i].By, ds[i].URL = author, url
+				ds = append(ds, Dismissal{ID: id, By: author, URL: url, Reason: reason})
+			case ds[i].URL == "":
+				ds[i].By, ds[i].URL, ds[i].Reason = author, url, cmp.Or(reason, ds[i].Reason)
 			}
 		}
 		if len(r.IDs) > 0 {
@@ -217,7 +222,7 @@ func (t *Trust) Dismissals(ctx context.Context, pr *github.PullRequest, led find
 	for _, th := range OwnThreads(pr) {
 		for _, c := range th.Replies {
 			if _, ok := DismissCommand(c.Body); ok {
-				judge(c.Author, c.URL, c.DatabaseID, []string{th.Finding.ID})
+				judge(c.Author, c.URL, c.DatabaseID, DismissReason(c.Body), []string{th.Finding.ID})
 			}
 		}
 	}
@@ -227,7 +232,7 @@ func (t *Trust) Dismissals(ctx context.Context, pr *github.PullRequest, led find
 			for i, id := range ids {
 				ids[i] = cmp.Or(legacy[id], id) // a thread named as before
 			}
-			judge(c.Author, c.URL, commentID(c), ids)
+			judge(c.Author, c.URL, commentID(c), DismissReason(c.Body), ids)
 		}
 	}
 	return ds, refused, warnings

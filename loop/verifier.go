@@ -463,7 +463,7 @@ func (l *loop) reinstate(rr *RoundResult, restored []string) {
 func (l *loop) ledgerRefuted(led *finding.Ledger, rr RoundResult) {
 	for _, f := range rr.Refuted {
 		led.Set(f.ID, finding.StatusRefuted, "")
-		led.Agree(f.ID, f.Agreement)
+		led.Agree(f.ID, f.Agreement, f.Reviewers)
 	}
 	for _, id := range RestoredIDs(l.restores) {
 		led.Restore(id)

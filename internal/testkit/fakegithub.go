@@ -300,6 +300,14 @@ func (g *GitHub) SetPermission(repo, login, role string) {
 	g.perms[repo+" "+strings.ToLower(login)] = role
 }
 
+// SetViewerPermission sets the viewer's permission on PR number's head
+// repository (READ, WRITE…), as a later query reads it.
+func (g *GitHub) SetViewerPermission(repo string, number int, perm string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.prs[fmt.Sprintf("%s#%d", repo, number)].Permission = perm
+}
+
 // Fail queues a fault.
 func (g *GitHub) Fail(f Fault) {
 	g.mu.Lock()
