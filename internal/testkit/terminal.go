@@ -75,7 +75,14 @@ func (e *Env) StartTerminal(t testing.TB, args ...string) *Terminal {
 // terminal, as its own process.
 func (e *Env) StartBinaryTerminal(t testing.TB, args ...string) *Terminal {
 	t.Helper()
-	c := exec.Command(Binary(t), args...)
+	return e.StartProgramTerminal(t, Binary(t), args...)
+}
+
+// StartProgramTerminal starts prog (gh, say, which runs the extension) with
+// args on a 120×40 terminal, as its own process.
+func (e *Env) StartProgramTerminal(t testing.TB, prog string, args ...string) *Terminal {
+	t.Helper()
+	c := exec.Command(prog, args...)
 	c.Dir, c.Env = e.Dir, append(e.List(), "TERM=xterm")
 	tty, err := pty.StartWithSize(c, winsize)
 	if err != nil {
