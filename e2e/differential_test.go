@@ -21,14 +21,14 @@ import (
 	"github.com/ocdx/gh-ocdx/state"
 )
 
-// The differential test (docs/architecture.md, The ledger): the same verbs
-// and the same events on one PR, on a machine that keeps its state
-// directory and on one whose state directory is empty before every verb (a
-// fresh CI runner), must reach the same decisions; and on either, a few
-// invariants hold after every step. The PR, the reviewers and the people
-// are the fakes' (testkit); the reviewers answer from the PR's head, not
-// from the order of the calls, so that a machine that calls them more or
-// fewer times still hears the same thing.
+// The differential test (docs/architecture.md, The verbs and their
+// tests): the same verbs and the same events on one PR, on a machine that
+// keeps its state directory and on one whose state directory is empty
+// before every verb (a fresh CI runner), must reach the same decisions; and
+// on either, a few invariants hold after every step. The PR, the reviewers
+// and the people are the fakes' (testkit); the reviewers answer from the
+// PR's head, not from the order of the calls, so that a machine that calls
+// them more or fewer times still hears the same thing.
 //
 // By default a tenth of the pairs and diffDefaultSequences random
 // sequences run; OCDX_DIFFERENTIAL=full (.ci/run) runs every pair and
