@@ -63,6 +63,7 @@ func init() {
 		for check, bullet := range map[string]string{
 			"inv/own-post-as-finding":  bulletOwnPosts,
 			"inv/refixed":              bulletFixCounts,
+			"inv/stuck-unraised":       bulletFixCounts,
 			"inv/counted-twice":        bulletOneProblem,
 			"inv/dismissed-blocks":     bulletThreadDism,
 			"inv/reader-cleared":       bulletReader,
@@ -169,6 +170,7 @@ type world struct {
 	sec         map[string]bool // the SEC- findings an admin dismissed
 	mu          sync.Mutex
 	titles      map[string]string // the title of every finding ID a reviewer raised
+	raised      map[string]bool   // the IDs a reviewer raised during the step
 	fixesSeen   int
 	// What the checks of the last step found while reading it.
 	twice, refixed []string
@@ -211,7 +213,7 @@ func newWorld(t *testing.T, fresh bool, p persona) *world {
 	human := *lf.repo
 	human.Clone = filepath.Join(t.TempDir(), "human")
 	testkit.Git(t, "", "clone", "--quiet", lf.repo.Remote, human.Clone)
-	w := &world{loopFix: lf, human: &human, fresh: fresh, p: p, sec: map[string]bool{}, settled: map[string]bool{}, conceded: map[string]bool{}, titles: map[string]string{}}
+	w := &world{loopFix: lf, human: &human, fresh: fresh, p: p, sec: map[string]bool{}, settled: map[string]bool{}, conceded: map[string]bool{}, titles: map[string]string{}, raised: map[string]bool{}}
 	w.fm.Answer("rev-a", func(testkit.ModelRequest) testkit.Step {
 		if w.stallReview {
 			return testkit.Stall(time.Minute, "")
@@ -296,6 +298,7 @@ func (w *world) at(f modelFinding) modelFinding {
 	}
 	w.mu.Lock()
 	w.titles[f.id()] = f.Title
+	w.raised[f.id()] = true
 	w.mu.Unlock()
 	return f
 }
@@ -526,6 +529,9 @@ func (w *world) apply(s step) decision {
 	n := strconv.Itoa(w.number)
 	w.failedLast = false
 	w.twice, w.refixed = nil, nil
+	w.mu.Lock()
+	clear(w.raised)
+	w.mu.Unlock()
 	w.before, _ = w.ledger()
 	w.postsBefore = len(w.own())
 	run := func(args ...string) decision {
@@ -791,6 +797,15 @@ func (w *world) invariants(s step, d decision) []failure {
 	// to the fix model again.
 	for _, id := range w.refixed {
 		add("refixed", "%s was sent to the fix model again", id)
+	}
+	// Stuck means raised again after a fix: a reviewer raised it.
+	for id, st := range d.Ledger {
+		w.mu.Lock()
+		raised := w.raised[id]
+		w.mu.Unlock()
+		if st == string(finding.StatusStuck) && !slices.ContainsFunc(w.before.Findings, func(e finding.LedgerEntry) bool { return e.ID == id && e.Status == finding.StatusStuck }) && !raised {
+			add("stuck-unraised", "%s became stuck and no reviewer raised it", id)
+		}
 	}
 	for id, st := range d.Ledger {
 		if st == string(finding.StatusFixed) || st == string(finding.StatusStuck) {
