@@ -62,23 +62,28 @@ const (
 	// Found by this test, not among the bullets (the report of the branch
 	// that added it describes them).
 	newKilledPush = "new: a fix pushed by a run killed before its report is fixed on the kept machine, not on a fresh one"
+	newRestore    = "new: an /ocdx restore of an ID no review raised enters the ledger"
+	newRepost     = "new: after a writer resolved gh-ocdx's thread and a run was killed after its review, a fresh runner posts the finding's thread again"
 )
 
 func init() {
 	for _, kind := range []string{"pair/*/", "scenario/*/", "random/"} {
 		for check, bullet := range map[string]string{
-			"inv/own-post-as-finding":  bulletOwnPosts,
-			"inv/refixed":              bulletFixCounts,
-			"inv/stuck-unraised":       bulletFixCounts,
-			"inv/counted-twice":        bulletOneProblem,
-			"inv/dismissed-blocks":     bulletThreadDism,
-			"inv/reader-cleared":       bulletReader,
-			"inv/fixed-thread-open":    bulletStaleThrd,
-			"inv/conceded-fixed":       bulletStaleThrd,
-			"inv/concession-forgotten": bulletConcession,
-			"inv/answered-twice":       bulletRefusals,
-			"inv/dismiss-unknown":      bulletRefusals,
-			"inv/two-statuses":         bulletTwoStatus,
+			"inv/own-post-as-finding":              bulletOwnPosts,
+			"inv/refixed":                          bulletFixCounts,
+			"inv/stuck-unraised":                   bulletFixCounts,
+			"inv/counted-twice":                    bulletOneProblem,
+			"inv/dismissed-blocks":                 bulletThreadDism,
+			"inv/reader-cleared":                   bulletReader,
+			"inv/fixed-thread-open":                bulletStaleThrd,
+			"inv/conceded-fixed":                   bulletStaleThrd,
+			"inv/concession-forgotten":             bulletConcession,
+			"inv/answered-twice":                   bulletRefusals,
+			"inv/dismiss-unknown":                  bulletRefusals,
+			"inv/two-statuses":                     bulletTwoStatus,
+			"inv/unraised-in-ledger":               newRestore,
+			"inv/duplicate-thread":                 newRepost,
+			"differ/threads@after=kill after post": newRepost,
 		} {
 			knownBroken[kind+check] = bullet
 		}
@@ -182,6 +187,7 @@ type world struct {
 	fixesSeen   int
 	// What the checks of the last step found while reading it.
 	twice, refixed []string
+	unraised       []string // ledger entries no reviewer ever raised, with their status
 	// settled are the findings the ledger ever called fixed or stuck: none
 	// goes to the fix model again.
 	settled map[string]bool
@@ -417,7 +423,17 @@ func (w *world) observe(res *testkit.Result) decision {
 	}
 	if l, ok := w.ledger(); ok {
 		d.Ledger = map[string]string{}
+		w.unraised = nil
 		for _, e := range l.Findings {
+			w.mu.Lock()
+			_, raised := w.titles[e.ID]
+			w.mu.Unlock()
+			if !raised && !strings.HasPrefix(e.ID, "THREAD-") {
+				// The invariant unraised-in-ledger is about it; left out
+				// here, it makes no second difference.
+				w.unraised = append(w.unraised, e.ID+" "+string(cmpOr(e.Status, finding.StatusOpen)))
+				continue
+			}
 			d.Ledger[ownThread(e.ID)] = string(cmpOr(e.Status, finding.StatusOpen))
 		}
 	}
@@ -892,6 +908,10 @@ func (w *world) invariants(s step, d decision) []failure {
 		if n > 1 {
 			add("answered-twice", "%s posted %d times", tag, n)
 		}
+	}
+	// The ledger holds only what a review raised (or a thread).
+	for _, e := range w.unraised {
+		add("unraised-in-ledger", "%s is in the ledger and no reviewer raised it", e)
 	}
 	// One thread per finding.
 	threads := map[string]int{}
