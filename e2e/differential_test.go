@@ -63,6 +63,7 @@ const (
 	// that added it describes them).
 	newKilledPush = "new: a fix pushed by a run killed before its report is fixed on the kept machine, not on a fresh one"
 	newRestore    = "new: an /ocdx restore of an ID no review raised enters the ledger"
+	newResumedFix = "new: a run resumed from a fix killed before its commit marks fixed a finding an admin dismissed meanwhile; a fresh runner says dismissed"
 	newRepost     = "new: after a writer resolved gh-ocdx's thread and a run was killed after its review, a fresh runner posts the finding's thread again"
 )
 
@@ -84,6 +85,7 @@ func init() {
 			"inv/unraised-in-ledger":               newRestore,
 			"inv/duplicate-thread":                 newRepost,
 			"differ/threads@after=kill after post": newRepost,
+			"differ/ledger@after=kill in fix":      newResumedFix,
 		} {
 			knownBroken[kind+check] = bullet
 		}
@@ -174,6 +176,7 @@ type world struct {
 	// clonedAt is the head the runner's clone was last put on, diffAt the
 	// base and head the fake's diff was last made of.
 	clonedAt, diffAt string
+	pushed           int
 	fresh            bool
 	p                persona
 
@@ -333,6 +336,12 @@ func (w *world) sync() {
 		testkit.Git(w.t, w.repo.Clone, "clean", "--quiet", "-fdx")
 	}
 	w.clonedAt = head
+}
+
+// pushes counts the people's pushes, so that each changes something.
+func (w *world) pushes() int {
+	w.pushed++
+	return w.pushed
 }
 
 // humanSync puts the people's clone on the remote's branches.
@@ -623,7 +632,7 @@ func (w *world) apply(s step) decision {
 		}
 	case "push":
 		w.humanSync()
-		commitTo(t, w.human, w.human.Head, map[string]string{"notes.txt": "more notes\n"})
+		commitTo(t, w.human, w.human.Head, map[string]string{"notes.txt": fmt.Sprintf("notes of push %d\n", w.pushes())})
 	case "push-shift":
 		// Lines above the findings' code: they move down one.
 		w.humanSync()
@@ -635,12 +644,12 @@ func (w *world) apply(s step) decision {
 	case "force-push":
 		// The base moves on and the author rebases the branch on it.
 		w.humanSync()
-		commitTo(t, w.human, w.human.Base, map[string]string{"BASE.md": "base moved\n"})
+		commitTo(t, w.human, w.human.Base, map[string]string{"BASE.md": fmt.Sprintf("base moved (%d)\n", w.pushes())})
 		testkit.Git(t, w.human.Clone, "rebase", "--quiet", w.human.Base)
 		testkit.Git(t, w.human.Clone, "push", "--quiet", "--force", "origin", w.human.Head)
 	case "base-merge":
 		w.humanSync()
-		commitTo(t, w.human, w.human.Base, map[string]string{"MERGED.md": "base moved\n"})
+		commitTo(t, w.human, w.human.Base, map[string]string{"MERGED.md": fmt.Sprintf("base moved (%d)\n", w.pushes())})
 		testkit.Git(t, w.human.Clone, "merge", "--quiet", "--no-edit", w.human.Base)
 		testkit.Git(t, w.human.Clone, "push", "--quiet", "origin", w.human.Head)
 	case "reviewer fails":
@@ -970,16 +979,15 @@ func (pr pair) run(steps []step) []failure {
 		// phases. Until a run ends, they are not comparable; the run that
 		// ends decides alike, with another count of fixes.
 		var diffs []failure
-		killed := strings.HasPrefix(s.Kind, "kill ")
 		switch {
-		case differed, resumable && killed:
-		case resumable && verb(s):
+		case differed, resumable && !endsRun(s):
+		case resumable:
 			diffs = compare(k, f, "fixes")
 			resumable = false
 		default:
 			diffs = compare(k, f)
 		}
-		resumable = resumable || killed
+		resumable = resumable || strings.HasPrefix(s.Kind, "kill ")
 		differed = differed || len(diffs) > 0
 		for _, x := range pr.kept.invariants(s, k) {
 			diffs = append(diffs, failure{x.check, "kept: " + x.detail, 0})
@@ -993,6 +1001,12 @@ func (pr pair) run(steps []step) []failure {
 		}
 	}
 	return out
+}
+
+// endsRun reports whether s runs review-loop to its end: a run killed
+// before is resumed or replaced by then.
+func endsRun(s step) bool {
+	return s.Kind == "review-loop" || (s.Kind == "/ocdx review" || s.Kind == "/ocdx fix") && s.Who != diffReader
 }
 
 // verb reports whether s runs gh-ocdx.
