@@ -17,6 +17,10 @@ type Coverage struct {
 	LeftOut      int      `json:"leftOut"`      // files whose diff was left out
 	LeftOutNames []string `json:"leftOutNames"` // the first MaxCoverageNames of them, when known
 	Ignored      int      `json:"ignored"`      // files whose diff the repository's ignore globs left out
+	// Submodules are the given files that are submodule pointers (the
+	// first MaxCoverageNames): their diff is a commit ID, reviewed as the
+	// pointer it is.
+	Submodules []string `json:"submodules,omitempty"`
 	// Unscanned are files that add lines the secret scan could not read:
 	// GitHub sent no patch for them and the PR's commits are not in the
 	// checkout.
@@ -49,6 +53,9 @@ func (c Coverage) String() string {
 	unscanned := ""
 	if len(c.Unscanned) > 0 {
 		unscanned = fmt.Sprintf("; %s not scanned for secrets%s, GitHub sent no patch for them: check the PR out (gh pr checkout) and re-run", text.Plural(len(c.Unscanned), "file"), QuoteNames(c.Unscanned[:min(len(c.Unscanned), MaxCoverageNames)], len(c.Unscanned)))
+	}
+	if len(c.Submodules) > 0 {
+		ignored += fmt.Sprintf(", %s%s", text.Plural(len(c.Submodules), "submodule pointer"), QuoteNames(c.Submodules, len(c.Submodules)))
 	}
 	before := ""
 	if c.SampledBefore != "" {

@@ -626,7 +626,7 @@ func (w *world) apply(s step) decision {
 		for _, th := range w.gh.Threads(repo, w.number) {
 			if !th.Resolved && (s.ID == blockerID) == (th.Comments[0].DatabaseID == blockerDBID) {
 				w.readerResolved = w.readerResolved || s.ID == blockerID && s.Who == diffReader
-				w.gh.ResolveThread(th.ID)
+				w.gh.ResolveThread(th.ID, s.Who)
 				break
 			}
 		}

@@ -151,6 +151,10 @@ type LocalOptions struct {
 	Full bool
 	// Summarized: as Options.Summarized.
 	Summarized bool
+	// Budget, when set, is the review's token budget, shared by its
+	// reviewers, verifier and fix agent (docs/architecture.md, Budget and
+	// costs).
+	Budget *llm.Budget
 }
 
 // LocalResult is one local review, for the output and --json.
@@ -172,6 +176,7 @@ type LocalResult struct {
 	Stuck     []string          `json:"stuck"`
 	Coverage  review.Coverage   `json:"coverage"`
 	Untracked []string          `json:"untracked"`
+	Budget    *BudgetStatus     `json:"budget,omitempty"` // with a token budget
 	// PolicyChanged are the policy files the branch changes: they take
 	// effect once merged, this review used the merge base's.
 	PolicyChanged []string    `json:"policyChanged"`
@@ -197,7 +202,7 @@ type LocalResult struct {
 func ReviewLocal(ctx context.Context, o LocalOptions) (*LocalResult, error) {
 	ch := o.Change
 	l := &loop{o: Options{Reviewers: o.Reviewers, MaxIters: o.MaxIters, Progress: o.Progress, MaxRounds: 1, Verifier: o.Verifier,
-		ReviewerTools: func(string) []llm.Tool { return o.Tools }, Store: o.Store, Summarized: o.Summarized}, key: o.Key}
+		ReviewerTools: func(string) []llm.Tool { return o.Tools }, Store: o.Store, Summarized: o.Summarized, Budget: o.Budget}, key: o.Key}
 	res := &LocalResult{Key: o.Key.String(), Branch: ch.Branch, Base: ch.Base, MergeBase: ch.MergeBase, Head: ch.Head,
 		Findings: []finding.Finding{}, Remaining: []finding.Finding{}, Stuck: []string{}, Untracked: ch.Untracked,
 		PolicyChanged: orEmptyS(PolicyChanges(ch.PR())), Dismissed: []finding.Finding{}}
@@ -240,7 +245,18 @@ func ReviewLocal(ctx context.Context, o LocalOptions) (*LocalResult, error) {
 	if _, err := run.StartRound(1, ch.Head); err != nil {
 		return nil, err
 	}
+	if o.Budget != nil {
+		// Said once, in the result, whatever ends the review.
+		res.Budget = &BudgetStatus{MaxTokens: o.Budget.Max}
+		defer func() { res.Budget.Spent = o.Budget.Spent() }()
+	}
 	rr, err := l.reviewLocal(ctx, ch, o.Policy, o.Tools, fixedBefore, dismissed)
+	if errors.Is(err, llm.ErrBudget) && ctx.Err() == nil {
+		res.Budget.Reached = true
+		l.res = &Result{}
+		res.Outcome, res.Reason, res.Label = OutcomeBlocked, err.Error(), string(OutcomeBlocked)
+		return res, l.endErr(OutcomeBlocked, err.Error(), nil)
+	}
 	if err != nil {
 		return res, l.localFail(ctx, res, err)
 	}
@@ -303,6 +319,9 @@ func ReviewLocal(ctx context.Context, o LocalOptions) (*LocalResult, error) {
 	switch {
 	case errors.Is(err, ErrDeclined):
 		return res, l.localEnd(res, rr, OutcomeBlocked, "the fix was verified, but you declined to commit it: its changes are left uncommitted in your working tree", nil)
+	case errors.Is(err, llm.ErrBudget) && ctx.Err() == nil:
+		res.Budget.Reached = true
+		return res, l.localEnd(res, rr, OutcomeBlocked, "nothing was committed: "+err.Error(), nil)
 	case err != nil:
 		return res, l.localEnd(res, rr, OutcomeFailed, err.Error(), fmt.Errorf("fix: %w", err))
 	case rep == nil:
@@ -334,6 +353,13 @@ func (l *loop) reviewLocal(ctx context.Context, ch Change, policy *config.Policy
 	agents, err := l.reviewerAgents(rc, nil, tools)
 	if err != nil {
 		return nil, err
+	}
+	// As a round of review-loop: it starts only when every reviewer's
+	// answer fits the token budget (docs/architecture.md, Budget and costs).
+	if l.o.Budget != nil {
+		if err := l.o.Budget.Reserve("the review", agents...); err != nil {
+			return nil, err
+		}
 	}
 	l.runReviewers(ctx, agents, rr.Roles, results)
 	if err := ctx.Err(); err != nil {

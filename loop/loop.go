@@ -131,8 +131,8 @@ type Options struct {
 	PRDiff func(ctx context.Context, base, head string, paths []string) (diff []byte, ok bool)
 	// LocalDiff streams the PR's whole diff (base...head) from the
 	// checkout, as GitHub sends it, when both commits are there: a round
-	// reads its diff without a request (docs/architecture.md, GitHub
-	// access). Close reports whether the stream was whole. nil, or ok
+	// reads its diff without a request (docs/architecture.md, A round of
+	// review-loop). Close reports whether the stream was whole. nil, or ok
 	// false: the diff is read from GitHub.
 	LocalDiff func(ctx context.Context, base, head string) (diff io.ReadCloser, ok bool)
 	Full      bool
@@ -197,6 +197,12 @@ type BudgetStatus struct {
 	Reached   bool      `json:"reached"` // a call was refused: the run stopped there
 }
 
+// String says the spend as every verb's summary says it, once: "1,234 of
+// the budget of 20,000 spent (1,000 in / 234 out)".
+func (b BudgetStatus) String() string {
+	return fmt.Sprintf("%s of the budget of %s spent (%s)", text.Thousands(b.Spent.Input+b.Spent.Output), text.Thousands(b.MaxTokens), b.Spent)
+}
+
 // RoundResult is one round.
 type RoundResult struct {
 	N                int                  `json:"n"`
@@ -209,13 +215,15 @@ type RoundResult struct {
 	Threads          finding.ThreadStats  `json:"threads"`
 	ThreadsTruncated bool                 `json:"threadsTruncated"`
 	Stuck            []string             `json:"stuck"`
-	Since            string               `json:"since,omitempty"` // a re-review: the head it reviewed the changes from; "": in full
-	RunUsage         llm.Usage            `json:"runUsage"`        // the run's tokens up to this round's review, fixes included
+	Disputed         []string             `json:"disputed,omitempty"` // conceded in a conversation (Disputed): blocking, not stuck
+	Since            string               `json:"since,omitempty"`    // a re-review: the head it reviewed the changes from; "": in full
+	RunUsage         llm.Usage            `json:"runUsage"`           // the run's tokens up to this round's review, fixes included
 	RunCostUSD       float64              `json:"runEstimatedCostUsd,omitempty"`
 	judged           int                  // the previous findings a re-review judged
-	Dismissed        []finding.Finding    `json:"dismissed,omitempty"`   // raised again, but dismissed on the PR: not counted or fixed
-	DismissedBy      map[string]string    `json:"dismissedBy,omitempty"` // finding ID → the login whose command dismissed it
-	Refuted          []finding.Finding    `json:"refuted,omitempty"`     // shown wrong by the verifier: not counted, posted inline or fixed
+	Dismissed        []finding.Finding    `json:"dismissed,omitempty"`    // raised again, but dismissed on the PR: not counted or fixed
+	DismissedBy      map[string]string    `json:"dismissedBy,omitempty"`  // finding ID → the login whose command dismissed it
+	DismissedWhy     map[string]string    `json:"dismissedWhy,omitempty"` // finding ID → the reason it gave, one line
+	Refuted          []finding.Finding    `json:"refuted,omitempty"`      // shown wrong by the verifier: not counted, posted inline or fixed
 	Verifier         *VerifierStatus      `json:"verifier,omitempty"`
 	Fix              *fix.Result          `json:"fix,omitempty"`
 	Comments         []state.Comment      `json:"comments"`
@@ -228,6 +236,11 @@ type RoundResult struct {
 	Inline           *Inline              `json:"inline,omitempty"` // the review's inline comments
 	reviewersOK      int
 	lines            github.DiffLines // the diff the reviewers saw, for the anchors
+	// settled are the dismissed findings known at this round's head: those
+	// raised again (Dismissed) and those of the review before, followed.
+	// Recorded, and located in the ledger, they keep their ID when raised
+	// again at a moved line (docs/architecture.md, Re-reviews).
+	settled []finding.Finding
 }
 
 type loop struct {
@@ -247,8 +260,11 @@ type loop struct {
 	seed       finding.Ledger
 	trust      *Trust
 	dismissals []Dismissal // the findings people dismissed on the PR
-	disputed   []string    // the findings gh-ocdx conceded in its threads (Disputed)
-	restores   []Restore   // the refuted findings people restored on the PR
+	// refusalsSaid are the refused commands this run said do not count
+	// (by refusedTag): each is said once.
+	refusalsSaid []string
+	disputed     []string  // the findings gh-ocdx conceded in its threads (Disputed)
+	restores     []Restore // the refuted findings people restored on the PR
 	// failures are the role errors said on stderr, each with the role that
 	// said it first: a second role failing the same way says so in a word.
 	failMu   sync.Mutex
@@ -347,7 +363,7 @@ func (l *loop) already(ctx context.Context, rd state.Round, runID string) (*Resu
 		return nil, err
 	}
 	rr.ReviewState = ReviewStateOf(pr)
-	threadFs, threads := ThreadFindings(pr)
+	threadFs, threads := l.threads(ctx, pr)
 	rr.Threads, rr.ThreadsTruncated = threads, pr.ThreadsTruncated
 	code := slices.DeleteFunc(slices.Clone(rr.Findings), IsThread)
 	rr.Findings, rr.Dismissed = splitDismissed(append(code, threadFs...), DismissedIDs(l.dismissals))
@@ -442,7 +458,7 @@ func (l *loop) round(ctx context.Context, n int) (done bool, err error) {
 	}
 	rr.ReviewState = ReviewStateOf(pr)
 	var threadFs []finding.Finding
-	threadFs, rr.Threads = ThreadFindings(pr)
+	threadFs, rr.Threads = l.threads(ctx, pr)
 	rr.ThreadsTruncated = pr.ThreadsTruncated
 	rr.PolicyChanged = PolicyChanges(pr)
 	if rd.Done(state.PhaseReviewed) {
@@ -542,6 +558,9 @@ func (l *loop) decide(rr *RoundResult) (outcome state.RunOutcome, reason string,
 	case rr.Consensus == Approve && len(blocking) == 0 && rr.Threads.Unresolved == 0 && len(rr.Coverage.Unscanned) > 0:
 		// A secret in a file the scan could not read would be approved.
 		return OutcomeBlocked, fmt.Sprintf("blocked: %s not scanned for secrets (GitHub sent no patch for them and the PR's commits are not in this clone): check the PR out (gh pr checkout %d) and re-run", text.Plural(len(rr.Coverage.Unscanned), "file was", "files were"), l.o.PR.Number), nil, nil
+	case rr.Consensus == Approve && len(blocking) == 0 && rr.Threads.Unresolved == 0 && rr.ThreadsTruncated:
+		// An unresolved thread may be among those never read.
+		return OutcomeBlocked, fmt.Sprintf("blocked: the PR has more than %[1]s review threads and only the first %[1]s were read; gh-ocdx cannot tell that the rest are resolved: check them on the PR", text.Thousands(github.MaxThreads)), nil, nil
 	case rr.Consensus == Approve && len(blocking) == 0 && rr.Threads.Unresolved == 0:
 		return OutcomeConverged, Qualified(OutcomeConverged, rr) + ": consensus approve, no P0/P1/P2 findings, no unresolved review threads", nil, nil
 	case len(toFix) == 0 && rr.Threads.Unresolved > 0:
@@ -681,15 +700,19 @@ func (l *loop) review(ctx context.Context, pr *github.PullRequest, rr *RoundResu
 	}
 	if out.Analyzer == nil {
 		a := out.Roles[len(out.Roles)-1]
-		return &AnalyzerError{Msg: a.Error}
+		return &AnalyzerError{Msg: a.Error, Reviewers: len(l.o.Reviewers), ReviewersFailed: rr.reviewersOK == 0}
 	}
 	if !equalState(out.Analyzer.ReviewState, rr.ReviewState) {
 		rr.AnalyzerMismatch = true
 	}
 	rr.Findings = orEmpty(Distinct(append(out.Findings, secrets...), rr.reviewersOK))
 	fixedBefore := l.fixedLastRound(rr.N)
+	earlier := l.earlier(ctx, rr.N, pr.HeadRefOid, re)
 	if re != nil {
-		rr.Findings, fixedBefore = carry(rr.Findings, re, out.Verdicts), re.Fixed
+		rr.Findings, fixedBefore = carry(rr.Findings, re, out.Verdicts, rr.reviewersOK), re.Fixed
+	} else {
+		// A full review: what an earlier review raised keeps its ID.
+		rr.Findings, _ = identify(rr.Findings, earlier, func(finding.Finding) bool { return true })
 	}
 	// What the PR's ledger says an earlier run fixed and pushed is fixed
 	// too, on this machine or a fresh one alike: raised again, by its ID,
@@ -697,12 +720,21 @@ func (l *loop) review(ctx context.Context, pr *github.PullRequest, rr *RoundResu
 	for _, e := range l.seed.Findings {
 		if e.Status == finding.StatusFixed && !strings.HasPrefix(e.ID, "THREAD-") &&
 			!slices.ContainsFunc(fixedBefore, func(f finding.Finding) bool { return f.ID == e.ID }) {
-			fixedBefore = append(fixedBefore, finding.Finding{ID: e.ID})
+			// Located, it is matched as the stuck rule matches a
+			// finding fixed the round before (SameFinding).
+			fixedBefore = append(fixedBefore, finding.Finding{ID: e.ID, Priority: e.Priority, File: e.File, Line: lineOf(e.Line), Side: e.Side, Title: e.Title})
 		}
 	}
 	// A dismissed finding is shown, not counted, fixed or stuck.
 	rr.Findings, rr.Dismissed = splitDismissed(rr.Findings, DismissedIDs(l.dismissals))
-	rr.DismissedBy = dismissedBy(rr.Dismissed, l.dismissals)
+	rr.DismissedBy, rr.DismissedWhy = dismissedBy(rr.Dismissed, l.dismissals)
+	rr.settled = slices.Clone(rr.Dismissed)
+	_, before := splitDismissed(earlier, DismissedIDs(l.dismissals))
+	for _, f := range before {
+		if !slices.ContainsFunc(rr.settled, func(d finding.Finding) bool { return d.ID == f.ID }) {
+			rr.settled = append(rr.settled, f)
+		}
+	}
 	if err := l.verify(ctx, pr, rr); err != nil {
 		return err
 	}
@@ -716,6 +748,13 @@ func (l *loop) review(ctx context.Context, pr *github.PullRequest, rr *RoundResu
 	for _, f := range rr.Findings {
 		if slices.Contains(l.stuck, f.ID) && !slices.Contains(rr.Stuck, f.ID) {
 			rr.Stuck = append(rr.Stuck, f.ID)
+		}
+	}
+	// A finding gh-ocdx conceded is disputed, not stuck: one status each.
+	rr.Stuck = slices.DeleteFunc(rr.Stuck, func(id string) bool { return slices.Contains(l.disputed, id) })
+	for _, f := range rr.Findings {
+		if slices.Contains(l.disputed, f.ID) && !slices.Contains(rr.Disputed, f.ID) {
+			rr.Disputed = append(rr.Disputed, f.ID)
 		}
 	}
 	for _, id := range rr.Stuck {
@@ -799,10 +838,20 @@ func PolicyChanges(pr *github.PullRequest) []string {
 }
 
 // AnalyzerError: the comments analyzer failed, so the review state and the threads
-// cannot be judged and the run stops at once.
-type AnalyzerError struct{ Msg string }
+// cannot be judged and the run stops at once. When the reviewers failed
+// too, no one model is to blame: the error says every model failed
+// (an endpoint nobody answers at, as a rule).
+type AnalyzerError struct {
+	Msg             string
+	Reviewers       int
+	ReviewersFailed bool
+}
 
 func (e *AnalyzerError) Error() string {
+	if e.ReviewersFailed {
+		return fmt.Sprintf("every model failed (%s and the comments analyzer), nothing was reviewed: %s; check each model's name, its provider's key and address with 'gh ocdx config validate --online', then re-run",
+			everyReviewer(e.Reviewers), e.Msg)
+	}
 	return "the comments analyzer failed, so the review threads cannot be judged: " + e.Msg + "; check its model (commentsAnalyzerModel) and re-run"
 }
 
@@ -832,13 +881,14 @@ func (l *loop) fixedLastRound(n int) []finding.Finding {
 func (l *loop) recordReview(n int, rr *RoundResult) error {
 	return l.run.Complete(n, state.PhaseReviewed, func(rd *state.Round) {
 		rd.Findings = orEmpty(slices.Clone(rr.Findings))
+		rd.Dismissed = slices.Clone(rr.settled)
 		rd.FindingIDs = nil
 		for _, f := range rr.Findings {
 			rd.FindingIDs = append(rd.FindingIDs, f.ID)
 		}
 		rd.Counts = rr.Counts
 		rd.Consensus = rr.Consensus
-		rd.StuckIDs = rr.Stuck
+		rd.StuckIDs, rd.DisputedIDs = rr.Stuck, rr.Disputed
 		cov := rr.Coverage
 		rd.Coverage = &cov
 		rd.FailedRoles, rd.Reports, rd.Usage = nil, nil, nil
@@ -860,7 +910,8 @@ func (l *loop) recordReview(n int, rr *RoundResult) error {
 // restore rebuilds a reviewed round from the state file (resumed run).
 func restore(rr *RoundResult, rd state.Round, prices map[string]config.Price) {
 	rr.Findings = orEmpty(slices.Clone(rd.Findings))
-	rr.Counts, rr.Consensus, rr.Stuck = Count(rr.Findings), rd.Consensus, orEmptyS(rd.StuckIDs)
+	rr.settled = slices.Clone(rd.Dismissed)
+	rr.Counts, rr.Consensus, rr.Stuck, rr.Disputed = Count(rr.Findings), rd.Consensus, orEmptyS(rd.StuckIDs), rd.DisputedIDs
 	if rd.Coverage != nil {
 		rr.Coverage = *rd.Coverage
 	}
@@ -1127,8 +1178,6 @@ func (l *loop) dryRun(ctx context.Context) (*Result, error) {
 	pr := l.o.PR
 	rr := RoundResult{N: 1, HeadOID: pr.HeadRefOid, Comments: []state.Comment{}, Stuck: []string{}}
 	rr.ReviewState = ReviewStateOf(pr)
-	var threadFs []finding.Finding
-	threadFs, rr.Threads = ThreadFindings(pr)
 	rr.ThreadsTruncated = pr.ThreadsTruncated
 	rr.PolicyChanged = PolicyChanges(pr)
 	if rec, err := l.o.Store.PR(l.key); err == nil {
@@ -1150,6 +1199,8 @@ func (l *loop) dryRun(ctx context.Context) (*Result, error) {
 	if err := l.readRestores(ctx, pr, false); err != nil {
 		return l.res, err
 	}
+	var threadFs []finding.Finding
+	threadFs, rr.Threads = l.threads(ctx, pr)
 	if err := l.review(ctx, pr, &rr, threadFs); errors.Is(err, llm.ErrBudget) {
 		l.res.Outcome, l.res.Reason = OutcomeBlocked, "dry run: "+l.budgetReached(err)
 		l.label()
