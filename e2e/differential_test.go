@@ -186,7 +186,7 @@ type world struct {
 	sec         map[string]bool // the SEC- findings an admin dismissed
 	mu          sync.Mutex
 	titles      map[string]string // the title of every finding ID a reviewer raised
-	raised      map[string]bool   // the IDs a reviewer raised during the step
+	raised      map[string]bool   // the titles a reviewer raised during the step (a problem at any line)
 	fixesSeen   int
 	// What the checks of the last step found while reading it.
 	twice, refixed []string
@@ -315,7 +315,7 @@ func (w *world) at(f modelFinding) modelFinding {
 	}
 	w.mu.Lock()
 	w.titles[f.id()] = f.Title
-	w.raised[f.id()] = true
+	w.raised[f.Title] = true
 	w.mu.Unlock()
 	return f
 }
@@ -571,6 +571,19 @@ func (w *world) apply(s step) decision {
 		w.beforeVerb()
 		res := w.env.Run(t, args...)
 		w.failedLast, w.failing = w.failing, false
+		if args[0] == "review-pr" {
+			// review-pr's findings are its model's comments, under IDs of
+			// their own: what its ledger names, review-pr raised.
+			if l, ok := w.ledger(); ok {
+				w.mu.Lock()
+				for _, e := range l.Findings {
+					if _, known := w.titles[e.ID]; !known && !strings.HasPrefix(e.ID, "THREAD-") {
+						w.titles[e.ID], w.raised[e.Title] = e.Title, true
+					}
+				}
+				w.mu.Unlock()
+			}
+		}
 		d := w.observe(&res)
 		d.stdout = res.Stdout
 		return d
@@ -830,10 +843,11 @@ func (w *world) invariants(s step, d decision) []failure {
 	for _, id := range w.refixed {
 		add("refixed", "%s was sent to the fix model again", id)
 	}
-	// Stuck means raised again after a fix: a reviewer raised it.
+	// Stuck means raised again after a fix: a reviewer raised it (at its
+	// line or at the one it moved to).
 	for id, st := range d.Ledger {
 		w.mu.Lock()
-		raised := w.raised[id]
+		raised := w.raised[w.titles[id]]
 		w.mu.Unlock()
 		if st == string(finding.StatusStuck) && !slices.ContainsFunc(w.before.Findings, func(e finding.LedgerEntry) bool { return e.ID == id && e.Status == finding.StatusStuck }) && !raised {
 			add("stuck-unraised", "%s became stuck and no reviewer raised it", id)
@@ -844,8 +858,12 @@ func (w *world) invariants(s step, d decision) []failure {
 			w.settled[id] = true
 		}
 	}
-	// A concession is remembered: disputed until dismissed.
+	// A concession is remembered: disputed until dismissed, in every
+	// ledger posted after it (reply posts none).
 	for id := range w.conceded {
+		if s.Kind == "reply" {
+			break
+		}
 		if st, ok := d.Ledger[id]; ok && (st == string(finding.StatusStuck) || st == string(finding.StatusOpen)) {
 			add("concession-forgotten", "%s was conceded and is %s", id, st)
 		}
