@@ -180,11 +180,11 @@ type world struct {
 	fresh            bool
 	p                persona
 
-	failing     bool            // reviewer-2 fails during the next verb
-	failedLast  bool            // reviewer-2 failed during the last step
-	stallReview bool            // reviewer-1 never answers (a kill waits for it)
-	sec         map[string]bool // the SEC- findings an admin dismissed
-	mu          sync.Mutex
+	failing     bool              // reviewer-2 fails during the next verb
+	failedLast  bool              // reviewer-2 failed during the last step
+	stallReview bool              // reviewer-1 never answers (a kill waits for it)
+	sec         map[string]bool   // the SEC- findings an admin dismissed
+	mu          sync.Mutex        // guards what the fake models' answers read, and the maps below
 	titles      map[string]string // the title of every finding ID a reviewer raised
 	raised      map[string]bool   // the titles a reviewer raised during the step (a problem at any line)
 	fixesSeen   int
@@ -232,7 +232,10 @@ func newWorld(t *testing.T, fresh bool, p persona) *world {
 	testkit.Git(t, "", "clone", "--quiet", lf.repo.Remote, human.Clone)
 	w := &world{loopFix: lf, human: &human, fresh: fresh, p: p, sec: map[string]bool{}, settled: map[string]bool{}, conceded: map[string]bool{}, titles: map[string]string{}, raised: map[string]bool{}}
 	w.fm.Answer("rev-a", func(testkit.ModelRequest) testkit.Step {
-		if w.stallReview {
+		w.mu.Lock()
+		stall := w.stallReview
+		w.mu.Unlock()
+		if stall {
 			return testkit.Stall(time.Minute, "")
 		}
 		var fs []modelFinding
@@ -248,7 +251,10 @@ func newWorld(t *testing.T, fresh bool, p persona) *world {
 		return reviewerReply("reviewer-1", "request_changes", fs...)
 	})
 	w.fm.Answer("rev-b", func(testkit.ModelRequest) testkit.Step {
-		if w.failing {
+		w.mu.Lock()
+		failing := w.failing
+		w.mu.Unlock()
+		if failing {
 			return testkit.Fail(500, "")
 		}
 		var fs []modelFinding
@@ -570,7 +576,9 @@ func (w *world) apply(s step) decision {
 	run := func(args ...string) decision {
 		w.beforeVerb()
 		res := w.env.Run(t, args...)
+		w.mu.Lock()
 		w.failedLast, w.failing = w.failing, false
+		w.mu.Unlock()
 		if args[0] == "review-pr" {
 			// review-pr's findings are its model's comments, under IDs of
 			// their own: what its ledger names, review-pr raised.
@@ -666,7 +674,9 @@ func (w *world) apply(s step) decision {
 		testkit.Git(t, w.human.Clone, "merge", "--quiet", "--no-edit", w.human.Base)
 		testkit.Git(t, w.human.Clone, "push", "--quiet", "origin", w.human.Head)
 	case "reviewer fails":
+		w.mu.Lock()
 		w.failing = true
+		w.mu.Unlock()
 	case "kill in review", "kill after post", "kill in fix", "kill after push":
 		return w.kill(s.Kind)
 	default:
@@ -698,7 +708,9 @@ func (w *world) kill(phase string) decision {
 	var ready func() bool
 	switch phase {
 	case "kill in review":
+		w.mu.Lock()
 		w.stallReview = true
+		w.mu.Unlock()
 		n := len(w.fm.Requests("rev-a"))
 		ready = func() bool { return len(w.fm.Requests("rev-a")) > n }
 	case "kill after post":
@@ -744,8 +756,10 @@ func (w *world) kill(phase string) decision {
 			t.Fatalf("%s: the run never reached the phase:\n%s", phase, stderr.String())
 		}
 	}
+	w.mu.Lock()
 	w.stallReview = false
 	w.failedLast, w.failing = w.failing, false
+	w.mu.Unlock()
 	w.gh.ClearFaults()
 	// The held fix request is left to end with its connection: released,
 	// it could still answer the dead process and count as a fix.
