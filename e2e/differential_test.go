@@ -434,7 +434,7 @@ func (w *world) observe(res *testkit.Result) decision {
 		if first.DatabaseID == blockerDBID {
 			name = blockerID
 		} else if m := reThreadFinding.FindStringSubmatch(first.Body); m != nil && first.Login == w.gh.Login {
-			name = m[1]
+			name = m[1] + "@" + strconv.Itoa(first.Line)
 		}
 		answers := 0
 		for _, c := range th.Comments[1:] {
@@ -930,10 +930,11 @@ func (w *world) invariants(s step, d decision) []failure {
 	for _, e := range w.unraised {
 		add("unraised-in-ledger", "%s is in the ledger and no reviewer raised it", e)
 	}
-	// One thread per finding.
+	// One thread per finding and line (a finding whose line moved may
+	// get one at its new line).
 	threads := map[string]int{}
 	for _, th := range d.Threads {
-		if id, _, _ := strings.Cut(th, " "); !strings.Contains(id, "@") {
+		if id, _, _ := strings.Cut(th, " "); !strings.HasPrefix(id, w.gh.Login+"@") && id != blockerID {
 			if threads[id]++; threads[id] == 2 {
 				add("duplicate-thread", "%s has two threads", id)
 			}
