@@ -335,7 +335,8 @@ func ReviewLocal(ctx context.Context, o LocalOptions) (*LocalResult, error) {
 	}
 	res.Remaining = slices.DeleteFunc(res.Remaining, func(f finding.Finding) bool { return fixed[f.ID] })
 	if len(res.Remaining) == 0 {
-		return res, l.localEnd(res, rr, OutcomeConverged, fmt.Sprintf("%s fixed, verified and committed; review again to check the fixes", text.Plural(len(fixed), "finding")), nil)
+		// Nobody has read the fix: it is not a review that converged.
+		return res, l.localEnd(res, rr, OutcomeFixed, fmt.Sprintf("%s fixed, verified and committed, not reviewed again: run gh ocdx review to check the fix", text.Plural(len(fixed), "finding")), nil)
 	}
 	return res, l.localEnd(res, rr, OutcomeBlocked, fmt.Sprintf("%s fixed; left: %s", text.Plural(len(fixed), "finding"), idList(res.Remaining)), nil)
 }

@@ -147,6 +147,7 @@ const (
 	OutcomeConverged = state.OutcomeConverged
 	OutcomeBlocked   = state.OutcomeBlocked
 	OutcomeFailed    = state.OutcomeFailed
+	OutcomeFixed     = state.OutcomeFixed
 	// OutcomeWouldFix: a dry run whose round would go on to fix findings
 	// (the others end as the run would: converged, blocked, failed).
 	OutcomeWouldFix state.RunOutcome = "would-fix"
