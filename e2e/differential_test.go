@@ -62,9 +62,7 @@ func init() {
 	for _, kind := range []string{"pair/*/", "scenario/*/", "random/"} {
 		for check, bullet := range map[string]string{
 			"inv/counted-twice":                    bulletOneProblem,
-			"inv/dismiss-unknown":                  bulletRefusals,
 			"inv/two-statuses":                     bulletTwoStatus,
-			"inv/unraised-in-ledger":               newUnraised,
 			"inv/duplicate-thread":                 newRepost,
 			"differ/threads@after=kill after post": newRepost,
 		} {
