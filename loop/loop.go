@@ -135,7 +135,11 @@ type Options struct {
 	// access). Close reports whether the stream was whole. nil, or ok
 	// false: the diff is read from GitHub.
 	LocalDiff func(ctx context.Context, base, head string) (diff io.ReadCloser, ok bool)
-	Full      bool
+	// History reads the PR's own commits in the checkout for the secret
+	// scan: each commit's added lines, new file names and message (nil:
+	// only the PR's diff is scanned).
+	History History
+	Full    bool
 	// Verifier, when set, checks the findings a single reviewer raised,
 	// with ReviewerTools (docs/architecture.md, The verifier).
 	Verifier *Role
@@ -544,6 +548,8 @@ func (l *loop) decide(rr *RoundResult) (outcome state.RunOutcome, reason string,
 		return OutcomeBlocked, fmt.Sprintf("blocked: %s not scanned for secrets (GitHub sent no patch for them and the PR's commits are not in this clone): check the PR out (gh pr checkout %d) and re-run", text.Plural(len(rr.Coverage.Unscanned), "file was", "files were"), l.o.PR.Number), nil, nil
 	case rr.Consensus == Approve && len(blocking) == 0 && rr.Threads.Unresolved == 0:
 		return OutcomeConverged, Qualified(OutcomeConverged, rr) + ": consensus approve, no P0/P1/P2 findings, no unresolved review threads", nil, nil
+	case len(toFix) == 0 && rewriteNote(blocking) != "":
+		return OutcomeBlocked, "manual intervention required: " + rewriteNote(blocking), nil, nil
 	case len(toFix) == 0 && rr.Threads.Unresolved > 0:
 		return OutcomeBlocked, fmt.Sprintf("manual resolution required: %s and no code findings to fix", text.Plural(rr.Threads.Unresolved, "unresolved review thread")), nil, nil
 	case len(toFix) == 0 && len(disputedNow) > 0 && len(stuckNow) == 0:
@@ -639,18 +645,20 @@ func (l *loop) review(ctx context.Context, pr *github.PullRequest, rr *RoundResu
 			}
 		}
 	}
+	historyRead := l.scanHistory(ctx, &scan, pr.BaseRefOid, pr.HeadRefOid, now)
 	secrets := scan.Findings
 	rc := review.NewContext(pr, diff, complete, l.o.Policy)
 	rr.lines = github.ParseDiffLines(string(diff))
 	rr.Coverage = review.DiffCoverage(pr, rc.Diff, rc.DiffTruncated, rc.Ignored)
 	rr.Coverage.Unscanned = scan.Unscanned(pr.Files)
+	rr.Coverage.HistoryUnscanned = !historyRead
 	re := l.reReviewOf(ctx, rr.N, pr)
 	if re != nil {
 		rr.Since, rr.judged = re.Since, len(re.Previous)
 		// The coverage is of the diff the reviewers were given.
-		unscanned := rr.Coverage.Unscanned
+		unscanned, history := rr.Coverage.Unscanned, rr.Coverage.HistoryUnscanned
 		rr.Coverage = re.Coverage
-		rr.Coverage.Unscanned = unscanned
+		rr.Coverage.Unscanned, rr.Coverage.HistoryUnscanned = unscanned, history
 	}
 	out, err := l.runRoles(ctx, rr.N, rc, re, threadFs, rr.ReviewState, rr.Threads)
 	if err != nil {
@@ -724,6 +732,21 @@ func (l *loop) review(ctx context.Context, pr *github.PullRequest, rr *RoundResu
 		}
 	}
 	return nil
+}
+
+// scanHistory adds the secrets of the PR's own commits, base..head, to
+// scan (docs/architecture.md, The diff reader and the secret scan); false
+// when the checkout could not give them: the commits are not there, or
+// git failed (said on stderr).
+func (l *loop) scanHistory(ctx context.Context, scan *SecretScan, base, head, now string) bool {
+	if l.o.History == nil {
+		return true // nothing to read the history from: not asked
+	}
+	ok, err := scan.ScanHistory(ctx, l.o.History, base, head, now)
+	if err != nil && ctx.Err() == nil {
+		l.progress("the secret scan could not read the history of %s: %v", text.ShortOID(head), err)
+	}
+	return ok && err == nil
 }
 
 // readDiff reads the PR's diff as github.Client.ReadDiff does: from the

@@ -2,13 +2,16 @@ package loop
 
 import (
 	"fmt"
+	"hash/maphash"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/ocdx/gh-ocdx/diff"
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/internal/redact"
+	"github.com/ocdx/gh-ocdx/internal/text"
 )
 
 // SecretScanner names gh-ocdx as the source of the findings it computes.
@@ -26,25 +29,65 @@ const (
 // and the lines after it are scanned as code, not hidden as the key.
 const maxKeyLines = 200
 
-// scanLines reports each secret of lines (numbered nums) to add.
-func scanLines(lines []string, nums []int, add func(n int, kind string)) {
+// scanLines reports each secret of lines to add, by its index in lines;
+// continued is a line inside a private key block, after its header.
+func scanLines(lines []string, add func(i int, kind string, continued bool)) {
 	if len(lines) == 0 {
 		return
 	}
 	header, run := -1, 0
 	for _, h := range redact.Find(strings.Join(lines, "\n")) {
+		add(h.Line, h.Kind, h.Continued)
 		if !h.Continued {
-			add(nums[h.Line], h.Kind)
 			header, run = h.Line, 0
 			continue
 		}
 		if run++; run > maxKeyLines && header >= 0 {
 			// An unterminated key: what follows its header is scanned anew.
-			scanLines(lines[header+1:], nums[header+1:], add)
+			from := header + 1
+			scanLines(lines[from:], func(i int, kind string, continued bool) { add(from+i, kind, continued) })
 			return
 		}
 	}
 }
+
+// chunk holds the added lines of one file (or message) that the scan reads
+// at once: at most secretChunk lines, about secretBytes.
+type chunk struct {
+	lines []string // each with its "+", as the models see it in a diff
+	nums  []int
+	size  int
+}
+
+// full reports whether the chunk must be scanned before it takes a line.
+func (c *chunk) full() bool { return len(c.lines) >= secretChunk || c.size > secretBytes }
+
+func (c *chunk) add(text string, n int) {
+	c.size += len(text)
+	c.lines = append(c.lines, "+"+text)
+	c.nums = append(c.nums, n)
+}
+
+func (c *chunk) reset() { c.lines, c.nums, c.size = c.lines[:0], c.nums[:0], 0 }
+
+// identity names a secret the scan found by the text that holds it (a
+// private key by its header and the line after it: every key's header is
+// alike), so that the history scan does not report again a secret the
+// PR's result holds.
+func (s *SecretScan) identity(lines []string, i int, kind string) uint64 {
+	if kind != redact.KindPrivateKey || i+1 >= len(lines) {
+		return maphash.String(s.seed, lines[i])
+	}
+	return maphash.String(s.seed, lines[i]+"\n"+lines[i+1])
+}
+
+// nameID is the identity of a file name that holds a secret.
+func (s *SecretScan) nameID(name string) uint64 { return maphash.String(s.seed, "name\x00"+name) }
+
+// maxClean bounds the lines of the PR's result the scan remembers as read
+// and clean (8 bytes and a map slot each): past it, the history scan reads
+// again what it could have skipped.
+const maxClean = 1 << 20
 
 // SecretScan is what the secret scan read of a diff: the findings, and how
 // many added lines of each file (by its path in the PR's version) it read,
@@ -52,6 +95,43 @@ func scanLines(lines []string, nums []int, add func(n int, kind string)) {
 type SecretScan struct {
 	Findings []finding.Finding
 	Added    map[string]int
+
+	// What the history scan needs of this one (docs/architecture.md, The
+	// diff reader and the secret scan): the added lines read without a
+	// secret (clean; dirty once a line of that text held one), and the
+	// secrets found (known), by identity. Hashes only, with a seed of this
+	// process: no secret is kept.
+	seed         maphash.Seed
+	clean, dirty map[uint64]bool
+	known        map[uint64]bool
+	ids          map[string]bool // of Findings
+	// History is what the scan read of the PR's own commits: their number
+	// (0 when it could not read them).
+	History int
+}
+
+// keep adds f, its ID computed, to the findings unless its ID is there.
+func (s *SecretScan) keep(f finding.Finding) {
+	f.ID = f.ComputeID()
+	if !s.ids[f.ID] {
+		s.ids[f.ID] = true
+		s.Findings = append(s.Findings, f)
+	}
+}
+
+// remember records what a scanned chunk of the PR's result held: its
+// clean lines, and the secrets found in it (hit, by index).
+func (s *SecretScan) remember(lines []string, hit map[int]bool) {
+	for i, l := range lines {
+		h := maphash.String(s.seed, l[1:]) // without its "+"
+		switch {
+		case hit[i]:
+			s.dirty[h] = true
+			delete(s.clean, h)
+		case !s.dirty[h] && len(s.clean) < maxClean:
+			s.clean[h] = true
+		}
+	}
 }
 
 // Unscanned are the files of the PR that add lines the scan did not read:
@@ -80,58 +160,64 @@ func SecretFindings(r io.Reader, now string) ([]finding.Finding, error) {
 }
 
 // ScanSecrets is SecretFindings with what it read, on top of an earlier
-// scan (nil for none) whose findings it does not repeat.
+// scan (nil for none) whose findings it does not repeat. It also reads
+// the name of each file the diff adds, copies or renames.
 func ScanSecrets(r io.Reader, now string, earlier *SecretScan) (SecretScan, error) {
-	res := SecretScan{Added: map[string]int{}}
-	seen := map[string]bool{}
+	res := SecretScan{Added: map[string]int{}, seed: maphash.MakeSeed(), clean: map[uint64]bool{}, dirty: map[uint64]bool{}, known: map[uint64]bool{}, ids: map[string]bool{}}
 	if earlier != nil {
 		res.Findings = earlier.Findings
 		for _, f := range earlier.Findings {
-			seen[f.ID] = true
+			res.ids[f.ID] = true
 		}
 		for p, n := range earlier.Added {
 			res.Added[p] = n
 		}
+		res.seed, res.clean, res.dirty, res.known = earlier.seed, earlier.clean, earlier.dirty, earlier.known
 	}
-	var lines []string
-	var nums []int
-	size, file := 0, ""
-	add := func(n int, kind string) {
-		f := finding.Finding{Priority: "P0", Category: "security", File: file, Line: &n,
-			Title:       "Hard-coded " + kind + " added",
-			Description: fmt.Sprintf("Line %d of %s adds a %s (shown to the models as %s). A secret in the code is readable by everyone who can read the repository and stays in its history.", n, file, kind, redact.Marker(kind)),
-			Suggestion:  "Move the value out of the code to configuration or an environment variable that the code reads, and revoke the exposed secret.",
-			Source:      &finding.Source{Type: "agent", Name: SecretScanner, Timestamp: now}}
-		f.ID = f.ComputeID()
-		if !seen[f.ID] {
-			seen[f.ID] = true
-			res.Findings = append(res.Findings, f)
-		}
-	}
+	keep := res.keep
+	var c chunk
+	file := ""
 	scan := func() {
 		if file != "" {
-			scanLines(lines, nums, add)
+			hit := map[int]bool{}
+			scanLines(c.lines, func(i int, kind string, continued bool) {
+				hit[i] = true
+				if continued {
+					return
+				}
+				res.known[res.identity(c.lines, i, kind)] = true
+				n := c.nums[i]
+				keep(finding.Finding{Priority: "P0", Category: "security", File: file, Line: &n,
+					Title:       "Hard-coded " + kind + " added",
+					Description: fmt.Sprintf("Line %d of %s adds a %s (shown to the models as %s). A secret in the code is readable by everyone who can read the repository and stays in its history.", n, file, kind, redact.Marker(kind)),
+					Suggestion:  "Move the value out of the code to configuration or an environment variable that the code reads, and revoke the exposed secret.",
+					Source:      &finding.Source{Type: "agent", Name: SecretScanner, Timestamp: now}})
+			})
+			res.remember(c.lines, hit)
 		}
-		lines, nums, size = lines[:0], nums[:0], 0
+		c.reset()
 	}
 	err := diff.Walk(r, diff.Visitor{
 		File: func(f *diff.File) error {
 			scan()
 			file = f.NewPath // "" for a deleted file: nothing added
+			if file != "" && (f.IsNew || f.IsRename || f.IsCopy) {
+				for _, kind := range nameSecrets(file) {
+					res.known[res.nameID(file)] = true
+					keep(nameFinding(kind, file, "", now))
+				}
+			}
 			return nil
 		},
 		Line: func(_ *diff.File, l diff.Line) error {
 			if l.Kind != diff.Add {
 				return nil
 			}
-			if len(lines) >= secretChunk || size > secretBytes {
+			if c.full() {
 				scan()
 			}
-			size += len(l.Text)
 			res.Added[file]++
-			// The "+" keeps each line as the models see it in the diff.
-			lines = append(lines, "+"+l.Text)
-			nums = append(nums, l.New)
+			c.add(l.Text, l.New)
 			return nil
 		},
 	})
@@ -140,4 +226,58 @@ func ScanSecrets(r io.Reader, now string, earlier *SecretScan) (SecretScan, erro
 		return res, fmt.Errorf("reading the diff for the secret scan: %w", err)
 	}
 	return res, nil
+}
+
+// nameSecrets are the kinds of secret a file's name holds.
+func nameSecrets(name string) []string {
+	var kinds []string
+	for _, h := range redact.Find("+" + name) {
+		if !slices.Contains(kinds, h.Kind) {
+			kinds = append(kinds, h.Kind)
+		}
+	}
+	return kinds
+}
+
+// nameFinding is the finding of a secret in the name of a file the PR
+// adds or renames to: in commit (its full ID) when the history scan found
+// it there, else in the PR's result. The name is masked: the finding is
+// posted.
+func nameFinding(kind, name, commit, now string) finding.Finding {
+	shown := redact.Mask(name)
+	f := finding.Finding{Priority: "P0", Category: "security", File: shown,
+		Title:       "Hard-coded " + kind + " in an added file's name",
+		Description: fmt.Sprintf("The change adds the file %s, whose name holds a %s (shown here as %s). A file's name is readable by everyone who can read the repository, and renaming the file leaves the old name in the branch's history.", shown, kind, redact.Marker(kind)),
+		Suggestion:  fmt.Sprintf("%s Then give the file another name and take the old one out of the branch's history (git rebase -i, then a force push) or squash-merge. %s", revokeAdvice, rewriteAdvice),
+		Source:      &finding.Source{Type: "agent", Name: SecretScanner, Timestamp: now}}
+	if commit != "" {
+		short := text.ShortOID(commit)
+		f.Title = fmt.Sprintf("Hard-coded %s in the name of a file added in commit %s", kind, short)
+		f.Description = fmt.Sprintf("Commit %s adds (or renames a file to) %s, whose name holds a %s (shown here as %s). The branch's history keeps the name: a merge commit or a rebase merge puts it in the base branch's history, readable by everyone who can read the repository.", short, shown, kind, redact.Marker(kind))
+		f.Suggestion = fmt.Sprintf("%s Then take the name out of the branch's history (git rebase -i to edit commit %s, then a force push) or squash-merge. %s", revokeAdvice, short, rewriteAdvice)
+	}
+	return f
+}
+
+// NeedsRewrite reports whether f is a secret no commit on top of the PR
+// can take away: one the scan found in the PR's history, a commit's
+// message or a file's name (the scan's findings without a line). The fix
+// agent is not given it; it blocks until the branch is rewritten, or an
+// admin dismisses it.
+func NeedsRewrite(f finding.Finding) bool { return ownFinding(f) && f.Line == nil }
+
+// rewriteNote says what to do about the findings of fs that NeedsRewrite;
+// "" when there is none.
+func rewriteNote(fs []finding.Finding) string {
+	var ids []string
+	for _, f := range fs {
+		if NeedsRewrite(f) && !slices.Contains(ids, f.ID) {
+			ids = append(ids, f.ID)
+		}
+	}
+	if len(ids) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s in the branch's history, a commit's message or a file's name (%s), which no fix commit can take out: revoke it, then rewrite the branch or squash-merge; an admin dismisses it once done",
+		text.Plural(len(ids), "secret"), strings.Join(ids, ", "))
 }
