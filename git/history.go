@@ -21,7 +21,8 @@ import (
 // OpenHistory streams the patches of the commits head holds and base does
 // not, merges left out, newest first, each after a line "commit <full
 // ID>": every added line of every commit, as text whatever an attribute
-// says. ok is false when base or head is no full ID or not a commit here.
+// says, without context lines. ok is false when base or head is no full
+// ID or not a commit here.
 // Close waits for git and reports a stream that was not whole.
 func (r *Repo) OpenHistory(ctx context.Context, base, head string) (patches io.ReadCloser, ok bool) {
 	if !isSHA(base) || !isSHA(head) || !r.HasCommits(ctx, base, head) {
@@ -31,7 +32,7 @@ func (r *Repo) OpenHistory(ctx context.Context, base, head string) (patches io.R
 	// this stream (OpenCommits reads it raw), so no line of it can be
 	// taken for a diff line or a commit line.
 	args := slices.Concat([]string{"-c", "log.showSignature=false", "-c", "log.showRoot=true"}, pinnedConfig, []string{"log"}, diffFlags,
-		[]string{"--no-merges", "--no-notes", "--no-mailmap", "-p", "--text", "--format=commit %H", "--end-of-options", "^" + base, head, "--"})
+		[]string{"--no-merges", "--no-notes", "--no-mailmap", "-p", "--unified=0", "--text", "--format=commit %H", "--end-of-options", "^" + base, head, "--"})
 	s, ok := r.stream(ctx, "log", args, nil)
 	if !ok {
 		return nil, false

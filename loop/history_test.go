@@ -68,12 +68,11 @@ func (h *historyRepo) scan() SecretScan {
 	if !ok {
 		h.t.Fatal("no diff")
 	}
-	s, err := ScanSecrets(strings.NewReader(string(d)), "now", nil)
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	if ok, err := s.ScanHistory(ctx, g, h.base, head, "now"); !ok || err != nil {
-		h.t.Fatalf("history: %v %v", ok, err)
+	s, read, herr, err := scanWithHistory(ctx, g, h.base, head, "now", func() (SecretScan, error) {
+		return ScanSecrets(strings.NewReader(string(d)), "now", nil)
+	})
+	if !read || herr != nil || err != nil {
+		h.t.Fatalf("history read %v: %v, %v", read, herr, err)
 	}
 	return s
 }

@@ -355,11 +355,13 @@ func (l *loop) reviewLocal(ctx context.Context, ch Change, policy *config.Policy
 		}
 	}
 	now := time.Now().UTC().Format(time.RFC3339)
-	scan, err := ScanSecrets(bytes.NewReader(ch.Diff), now, nil)
+	scan, historyRead, err := l.scanSecrets(ctx, ch.MergeBase, ch.Head, now, func() (SecretScan, error) {
+		return ScanSecrets(bytes.NewReader(ch.Diff), now, nil)
+	})
 	if err != nil {
 		return nil, err
 	}
-	rr.Coverage.HistoryUnscanned = !l.scanHistory(ctx, &scan, ch.MergeBase, ch.Head, now)
+	rr.Coverage.HistoryUnscanned = !historyRead
 	secrets := scan.Findings
 	rr.Findings = orEmpty(Distinct(append(agentFindings(l.o.Reviewers, results), secrets...), rr.reviewersOK))
 	if err := l.verify(ctx, pr, rr); err != nil {

@@ -625,27 +625,33 @@ func reviewerCount(rr *RoundResult) int {
 func (l *loop) review(ctx context.Context, pr *github.PullRequest, rr *RoundResult, threadFs []finding.Finding) error {
 	// The secret scan reads the whole diff as it streams in; the models
 	// get its first DiffReadLimit bytes (docs/architecture.md, The secret
-	// scan).
-	var scan SecretScan
+	// scan). The PR's history is scanned beside it.
 	now := time.Now().UTC().Format(time.RFC3339)
-	diff, complete, err := l.readDiff(ctx, pr, review.DiffReadLimit, func(r io.Reader) error {
+	var diff []byte
+	var complete bool
+	scan, historyRead, err := l.scanSecrets(ctx, pr.BaseRefOid, pr.HeadRefOid, now, func() (SecretScan, error) {
+		var scan SecretScan
 		var err error
-		scan, err = ScanSecrets(r, now, nil)
-		return err
+		diff, complete, err = l.readDiff(ctx, pr, review.DiffReadLimit, func(r io.Reader) error {
+			var err error
+			scan, err = ScanSecrets(r, now, nil)
+			return err
+		})
+		if err != nil {
+			return scan, err
+		}
+		// A file GitHub sent without a patch (too large, after a 406) is
+		// scanned from the checkout when the PR's commits are there.
+		if missing := scan.Unscanned(pr.Files); len(missing) > 0 && l.o.PRDiff != nil {
+			if d, ok := l.o.PRDiff(ctx, pr.BaseRefOid, pr.HeadRefOid, missing); ok {
+				return ScanSecrets(bytes.NewReader(d), now, &scan)
+			}
+		}
+		return scan, nil
 	})
 	if err != nil {
 		return err
 	}
-	// A file GitHub sent without a patch (too large, after a 406) is
-	// scanned from the checkout when the PR's commits are there.
-	if missing := scan.Unscanned(pr.Files); len(missing) > 0 && l.o.PRDiff != nil {
-		if d, ok := l.o.PRDiff(ctx, pr.BaseRefOid, pr.HeadRefOid, missing); ok {
-			if scan, err = ScanSecrets(bytes.NewReader(d), now, &scan); err != nil {
-				return err
-			}
-		}
-	}
-	historyRead := l.scanHistory(ctx, &scan, pr.BaseRefOid, pr.HeadRefOid, now)
 	secrets := scan.Findings
 	rc := review.NewContext(pr, diff, complete, l.o.Policy)
 	rr.lines = github.ParseDiffLines(string(diff))
@@ -734,19 +740,17 @@ func (l *loop) review(ctx context.Context, pr *github.PullRequest, rr *RoundResu
 	return nil
 }
 
-// scanHistory adds the secrets of the PR's own commits, base..head, to
-// scan (docs/architecture.md, The diff reader and the secret scan); false
-// when the checkout could not give them: the commits are not there, or
-// git failed (said on stderr).
-func (l *loop) scanHistory(ctx context.Context, scan *SecretScan, base, head, now string) bool {
-	if l.o.History == nil {
-		return true // nothing to read the history from: not asked
+// scanSecrets runs net, the secret scan of the PR's diff, with the scan
+// of the PR's own commits, base..head (docs/architecture.md, The diff
+// reader and the secret scan); historyRead is false when the checkout
+// could not give the commits (the commits are not there, or git failed:
+// said on stderr).
+func (l *loop) scanSecrets(ctx context.Context, base, head, now string, net func() (SecretScan, error)) (scan SecretScan, historyRead bool, err error) {
+	scan, historyRead, herr, err := scanWithHistory(ctx, l.o.History, base, head, now, net)
+	if herr != nil && ctx.Err() == nil {
+		l.progress("the secret scan could not read the history of %s: %v", text.ShortOID(head), herr)
 	}
-	ok, err := scan.ScanHistory(ctx, l.o.History, base, head, now)
-	if err != nil && ctx.Err() == nil {
-		l.progress("the secret scan could not read the history of %s: %v", text.ShortOID(head), err)
-	}
-	return ok && err == nil
+	return scan, historyRead, err
 }
 
 // readDiff reads the PR's diff as github.Client.ReadDiff does: from the

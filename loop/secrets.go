@@ -70,24 +70,23 @@ func (c *chunk) add(text string, n int) {
 
 func (c *chunk) reset() { c.lines, c.nums, c.size = c.lines[:0], c.nums[:0], 0 }
 
-// identity names a secret the scan found by the text that holds it (a
+// scanSeed seeds the hashes that name the secrets a scan found: this
+// process's own, so no hash outlives the run.
+var scanSeed = maphash.MakeSeed()
+
+// identity names the secret on lines[i] by the text that holds it (a
 // private key by its header and the line after it: every key's header is
 // alike), so that the history scan does not report again a secret the
-// PR's result holds.
-func (s *SecretScan) identity(lines []string, i int, kind string) uint64 {
+// PR's result holds. No secret is kept, only the hash.
+func identity(lines []string, i int, kind string) uint64 {
 	if kind != redact.KindPrivateKey || i+1 >= len(lines) {
-		return maphash.String(s.seed, lines[i])
+		return maphash.String(scanSeed, lines[i])
 	}
-	return maphash.String(s.seed, lines[i]+"\n"+lines[i+1])
+	return maphash.String(scanSeed, lines[i]+"\n"+lines[i+1])
 }
 
 // nameID is the identity of a file name that holds a secret.
-func (s *SecretScan) nameID(name string) uint64 { return maphash.String(s.seed, "name\x00"+name) }
-
-// maxClean bounds the lines of the PR's result the scan remembers as read
-// and clean (8 bytes and a map slot each): past it, the history scan reads
-// again what it could have skipped.
-const maxClean = 1 << 20
+func nameID(name string) uint64 { return maphash.String(scanSeed, "name\x00"+name) }
 
 // SecretScan is what the secret scan read of a diff: the findings, and how
 // many added lines of each file (by its path in the PR's version) it read,
@@ -96,17 +95,12 @@ type SecretScan struct {
 	Findings []finding.Finding
 	Added    map[string]int
 
-	// What the history scan needs of this one (docs/architecture.md, The
-	// diff reader and the secret scan): the added lines read without a
-	// secret (clean; dirty once a line of that text held one), and the
-	// secrets found (known), by identity. Hashes only, with a seed of this
-	// process: no secret is kept.
-	seed         maphash.Seed
-	clean, dirty map[uint64]bool
-	known        map[uint64]bool
-	ids          map[string]bool // of Findings
-	// History is what the scan read of the PR's own commits: their number
-	// (0 when it could not read them).
+	// known are the secrets this scan found, by identity: the history
+	// scan reports only the others (docs/architecture.md, The diff reader
+	// and the secret scan).
+	known map[uint64]bool
+	ids   map[string]bool // of Findings
+	// History is how many of the PR's own commits the history scan read.
 	History int
 }
 
@@ -116,21 +110,6 @@ func (s *SecretScan) keep(f finding.Finding) {
 	if !s.ids[f.ID] {
 		s.ids[f.ID] = true
 		s.Findings = append(s.Findings, f)
-	}
-}
-
-// remember records what a scanned chunk of the PR's result held: its
-// clean lines, and the secrets found in it (hit, by index).
-func (s *SecretScan) remember(lines []string, hit map[int]bool) {
-	for i, l := range lines {
-		h := maphash.String(s.seed, l[1:]) // without its "+"
-		switch {
-		case hit[i]:
-			s.dirty[h] = true
-			delete(s.clean, h)
-		case !s.dirty[h] && len(s.clean) < maxClean:
-			s.clean[h] = true
-		}
 	}
 }
 
@@ -163,7 +142,7 @@ func SecretFindings(r io.Reader, now string) ([]finding.Finding, error) {
 // scan (nil for none) whose findings it does not repeat. It also reads
 // the name of each file the diff adds, copies or renames.
 func ScanSecrets(r io.Reader, now string, earlier *SecretScan) (SecretScan, error) {
-	res := SecretScan{Added: map[string]int{}, seed: maphash.MakeSeed(), clean: map[uint64]bool{}, dirty: map[uint64]bool{}, known: map[uint64]bool{}, ids: map[string]bool{}}
+	res := SecretScan{Added: map[string]int{}, known: map[uint64]bool{}, ids: map[string]bool{}}
 	if earlier != nil {
 		res.Findings = earlier.Findings
 		for _, f := range earlier.Findings {
@@ -172,20 +151,18 @@ func ScanSecrets(r io.Reader, now string, earlier *SecretScan) (SecretScan, erro
 		for p, n := range earlier.Added {
 			res.Added[p] = n
 		}
-		res.seed, res.clean, res.dirty, res.known = earlier.seed, earlier.clean, earlier.dirty, earlier.known
+		res.known = earlier.known
 	}
 	keep := res.keep
 	var c chunk
 	file := ""
 	scan := func() {
 		if file != "" {
-			hit := map[int]bool{}
 			scanLines(c.lines, func(i int, kind string, continued bool) {
-				hit[i] = true
 				if continued {
 					return
 				}
-				res.known[res.identity(c.lines, i, kind)] = true
+				res.known[identity(c.lines, i, kind)] = true
 				n := c.nums[i]
 				keep(finding.Finding{Priority: "P0", Category: "security", File: file, Line: &n,
 					Title:       "Hard-coded " + kind + " added",
@@ -193,7 +170,6 @@ func ScanSecrets(r io.Reader, now string, earlier *SecretScan) (SecretScan, erro
 					Suggestion:  "Move the value out of the code to configuration or an environment variable that the code reads, and revoke the exposed secret.",
 					Source:      &finding.Source{Type: "agent", Name: SecretScanner, Timestamp: now}})
 			})
-			res.remember(c.lines, hit)
 		}
 		c.reset()
 	}
@@ -203,7 +179,7 @@ func ScanSecrets(r io.Reader, now string, earlier *SecretScan) (SecretScan, erro
 			file = f.NewPath // "" for a deleted file: nothing added
 			if file != "" && (f.IsNew || f.IsRename || f.IsCopy) {
 				for _, kind := range nameSecrets(file) {
-					res.known[res.nameID(file)] = true
+					res.known[nameID(file)] = true
 					keep(nameFinding(kind, file, "", now))
 				}
 			}
