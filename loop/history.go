@@ -134,7 +134,7 @@ func (hs *HistoryScan) scanPatches(r io.Reader, now string) error {
 	var seen int // bytes of the file's added text looked at for a NUL
 	scan := func() {
 		if file != "" && !binary {
-			scanLines(c.lines, func(i int, kind string, continued bool) {
+			c.scan(func(i int, kind string, continued bool) {
 				if !continued {
 					hs.add(historyFinding(kind, file, c.nums[i], commit, now), identity(c.lines, i, kind))
 				}
@@ -261,7 +261,7 @@ func (hs *HistoryScan) scanMessages(r io.Reader, now string) error {
 		body.Reset(obj)
 		inMessage, n := false, 0
 		scan := func() {
-			scanLines(c.lines, func(i int, kind string, continued bool) {
+			c.scan(func(i int, kind string, continued bool) {
 				if !continued {
 					hs.add(messageFinding(kind, c.nums[i], commit, now), 0)
 				}

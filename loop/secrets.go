@@ -1,6 +1,7 @@
 package loop
 
 import (
+	"bytes"
 	"fmt"
 	"hash/maphash"
 	"io"
@@ -29,14 +30,15 @@ const (
 // and the lines after it are scanned as code, not hidden as the key.
 const maxKeyLines = 200
 
-// scanLines reports each secret of lines to add, by its index in lines;
-// continued is a line inside a private key block, after its header.
-func scanLines(lines []string, add func(i int, kind string, continued bool)) {
+// scanLines reports each secret of lines (joined: the lines joined by
+// line breaks) to add, by its index in lines; continued is a line inside
+// a private key block, after its header.
+func scanLines(joined string, lines []string, add func(i int, kind string, continued bool)) {
 	if len(lines) == 0 {
 		return
 	}
 	header, run := -1, 0
-	for _, h := range redact.Find(strings.Join(lines, "\n")) {
+	for _, h := range redact.Find(joined) {
 		add(h.Line, h.Kind, h.Continued)
 		if !h.Continued {
 			header, run = h.Line, 0
@@ -45,30 +47,46 @@ func scanLines(lines []string, add func(i int, kind string, continued bool)) {
 		if run++; run > maxKeyLines && header >= 0 {
 			// An unterminated key: what follows its header is scanned anew.
 			from := header + 1
-			scanLines(lines[from:], func(i int, kind string, continued bool) { add(from+i, kind, continued) })
+			scanLines(strings.Join(lines[from:], "\n"), lines[from:], func(i int, kind string, continued bool) { add(from+i, kind, continued) })
 			return
 		}
 	}
 }
 
 // chunk holds the added lines of one file (or message) that the scan reads
-// at once: at most secretChunk lines, about secretBytes.
+// at once: at most secretChunk lines, about secretBytes, in one buffer (a
+// string per line cost as much as the rules).
 type chunk struct {
-	lines []string // each with its "+", as the models see it in a diff
+	buf   bytes.Buffer // each line with its "+", as the models see it in a diff, and a line break
 	nums  []int
-	size  int
+	lines []string // the chunk's lines, while scan runs
 }
 
 // full reports whether the chunk must be scanned before it takes a line.
-func (c *chunk) full() bool { return len(c.lines) >= secretChunk || c.size > secretBytes }
+func (c *chunk) full() bool { return len(c.nums) >= secretChunk || c.buf.Len() > secretBytes }
 
 func (c *chunk) add(text string, n int) {
-	c.size += len(text)
-	c.lines = append(c.lines, "+"+text)
+	if strings.IndexByte(text, '\n') >= 0 { // not from a line reader: one line all the same
+		text = strings.ReplaceAll(text, "\n", " ")
+	}
+	c.buf.WriteByte('+')
+	c.buf.WriteString(text)
+	c.buf.WriteByte('\n')
 	c.nums = append(c.nums, n)
 }
 
-func (c *chunk) reset() { c.lines, c.nums, c.size = c.lines[:0], c.nums[:0], 0 }
+// scan reports each secret of the chunk to add, by its index (c.lines
+// holds the lines meanwhile), and empties the chunk.
+func (c *chunk) scan(add func(i int, kind string, continued bool)) {
+	if len(c.nums) > 0 {
+		joined := string(c.buf.Bytes()[:c.buf.Len()-1])
+		c.lines = strings.Split(joined, "\n")
+		scanLines(joined, c.lines, add)
+	}
+	c.reset()
+}
+
+func (c *chunk) reset() { c.buf.Reset(); c.nums, c.lines = c.nums[:0], nil }
 
 // scanSeed seeds the hashes that name the secrets a scan found: this
 // process's own, so no hash outlives the run.
@@ -158,7 +176,7 @@ func ScanSecrets(r io.Reader, now string, earlier *SecretScan) (SecretScan, erro
 	file := ""
 	scan := func() {
 		if file != "" {
-			scanLines(c.lines, func(i int, kind string, continued bool) {
+			c.scan(func(i int, kind string, continued bool) {
 				if continued {
 					return
 				}
