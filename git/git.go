@@ -499,8 +499,7 @@ type stream struct {
 	eof    bool
 	name   string // git's command, for errors
 	// before is the command whose output c reads (nil for none).
-	before    *exec.Cmd
-	beforeErr *bytes.Buffer
+	before *stream
 }
 
 func (s *stream) Read(p []byte) (int, error) {
@@ -518,7 +517,10 @@ func (s *stream) Close() error {
 		_ = s.c.Process.Kill()
 	}
 	err := s.c.Wait()
-	berr := s.waitBefore()
+	var berr error
+	if s.before != nil {
+		berr = s.before.Close()
+	}
 	if err != nil {
 		msg := strings.TrimSpace(s.errOut.String())
 		if msg == "" {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"os/exec"
 	"slices"
@@ -49,25 +48,16 @@ func (r *Repo) OpenCommits(ctx context.Context, base, head string) (objects io.R
 	if !isSHA(base) || !isSHA(head) || !r.HasCommits(ctx, base, head) {
 		return nil, false
 	}
-	list := r.Command(ctx, "rev-list", "--end-of-options", "^"+base, head, "--")
-	pinEnv(list)
-	ids, err := list.StdoutPipe()
-	if err != nil {
-		return nil, false
-	}
-	var listErr bytes.Buffer
-	list.Stderr = &listErr
-	if err := list.Start(); err != nil {
-		return nil, false
-	}
-	s, ok := r.stream(ctx, "cat-file", []string{"cat-file", "--batch"}, func(c *exec.Cmd) { c.Stdin = ids })
+	list, ok := r.stream(ctx, "rev-list", []string{"rev-list", "--end-of-options", "^" + base, head, "--"}, nil)
 	if !ok {
-		_ = list.Process.Kill()
-		_ = list.Wait()
+		return nil, false
+	}
+	s, ok := r.stream(ctx, "cat-file", []string{"cat-file", "--batch"}, func(c *exec.Cmd) { c.Stdin = list })
+	if !ok {
+		_ = list.Close()
 		return nil, false
 	}
 	s.before = list
-	s.beforeErr = &listErr
 	return s, true
 }
 
@@ -99,24 +89,6 @@ func (r *Repo) stream(ctx context.Context, name string, args []string, set func(
 		return nil, false
 	}
 	return &stream{ReadCloser: out, c: c, errOut: &errOut, name: name}, true
-}
-
-// waitBefore ends the command that fed s (rev-list for cat-file).
-func (s *stream) waitBefore() error {
-	if s.before == nil {
-		return nil
-	}
-	if !s.eof {
-		_ = s.before.Process.Kill()
-	}
-	if err := s.before.Wait(); err != nil {
-		msg := strings.TrimSpace(s.beforeErr.String())
-		if msg == "" {
-			msg = err.Error()
-		}
-		return fmt.Errorf("git rev-list: %s", msg)
-	}
-	return nil
 }
 
 var errNotWhole = errors.New("not read to the end")

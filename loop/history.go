@@ -47,29 +47,25 @@ type HistoryScan struct {
 // diff, and runs beside it; SecretScan.AddHistory keeps what only the
 // history holds.
 func ScanHistory(ctx context.Context, h History, base, head, now string) (hs HistoryScan, ok bool, err error) {
-	patches, ok := h.OpenHistory(ctx, base, head)
-	if !ok {
-		return hs, false, nil
+	read := func(open func(context.Context, string, string) (io.ReadCloser, bool), scan func(io.Reader, string) error, what string) (bool, error) {
+		r, ok := open(ctx, base, head)
+		if !ok {
+			return false, nil
+		}
+		err := scan(r, now)
+		if cerr := r.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return true, fmt.Errorf("reading %s for the secret scan: %w", what, err)
+		}
+		return true, nil
 	}
-	err = hs.scanPatches(patches, now)
-	if cerr := patches.Close(); err == nil && cerr != nil {
-		err = cerr
+	if ok, err = read(h.OpenHistory, hs.scanPatches, "the PR's history"); !ok || err != nil {
+		return hs, ok, err
 	}
-	if err != nil {
-		return hs, true, fmt.Errorf("reading the PR's history for the secret scan: %w", err)
-	}
-	objects, ok := h.OpenCommits(ctx, base, head)
-	if !ok {
-		return hs, false, nil
-	}
-	err = hs.scanMessages(objects, now)
-	if cerr := objects.Close(); err == nil && cerr != nil {
-		err = cerr
-	}
-	if err != nil {
-		return hs, true, fmt.Errorf("reading the PR's commit messages for the secret scan: %w", err)
-	}
-	return hs, true, nil
+	ok, err = read(h.OpenCommits, hs.scanMessages, "the PR's commit messages")
+	return hs, ok, err
 }
 
 // add records a finding of the history and the identity of its secret.

@@ -85,13 +85,18 @@ const (
 	tokE = "ghp_eeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee5"
 )
 
-// titles are the findings' titles with their files, in order.
-func titles(fs []finding.Finding) []string {
-	var out []string
+// wantTitles checks the findings' files and titles, in any order.
+func wantTitles(t *testing.T, fs []finding.Finding, want []string) {
+	t.Helper()
+	var got []string
 	for _, f := range fs {
-		out = append(out, f.File+": "+f.Title)
+		got = append(got, f.File+": "+f.Title)
 	}
-	return out
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Fatalf("findings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
 }
 
 // Each place only the PR's history holds a secret is found, once, at its
@@ -116,12 +121,7 @@ func TestHistoryScanFindsWhatOnlyTheHistoryHolds(t *testing.T) {
 		"keys/[SECRET:github-token].json: Hard-coded github-token in the name of a file added in commit " + named[:7],
 		": Hard-coded github-token in the message of commit " + msg[:7],
 	}
-	got := titles(s.Findings)
-	slices.Sort(got)
-	slices.Sort(want)
-	if !slices.Equal(got, want) {
-		t.Fatalf("findings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
+	wantTitles(t, s.Findings, want)
 	b, _ := json.Marshal(s.Findings)
 	for _, tok := range []string{tokA, tokB, tokC, tokD, tokE, "ghp_a", "ghp_c"} {
 		if strings.Contains(string(b), tok) {
@@ -188,12 +188,7 @@ func TestHistoryScanReadsWhatThePRTriesToHide(t *testing.T) {
 		"cfg.go: Hard-coded github-token in commit " + hidden[:7] + " (history only)",
 		": Hard-coded github-token in the message of commit " + odd[:7],
 	}
-	got := titles(s.Findings)
-	slices.Sort(got)
-	slices.Sort(want)
-	if !slices.Equal(got, want) {
-		t.Fatalf("findings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
+	wantTitles(t, s.Findings, want)
 }
 
 // A different private key in the history is found even when the PR's
@@ -209,11 +204,7 @@ func TestHistoryScanTellsPrivateKeysApart(t *testing.T) {
 	s := h.scan()
 
 	want := []string{"id_rsa: Hard-coded private-key added", "id_rsa: Hard-coded private-key in commit " + first[:7] + " (history only)"}
-	got := titles(s.Findings)
-	slices.Sort(got)
-	if !slices.Equal(got, want) {
-		t.Fatalf("findings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
+	wantTitles(t, s.Findings, want)
 }
 
 // A secret only the history holds is not sent to the fix agent (no commit
