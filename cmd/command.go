@@ -40,6 +40,10 @@ or a reply in one of gh-ocdx's review threads.
   /ocdx restore ID    overrule the verifier
   a reply in gh-ocdx's thread   gh ocdx reply --yes
 
+On a pull request from a fork, /ocdx review and /ocdx fix are answered
+with one line and run nothing: they would run the fork's code where the
+workflow keeps a write token and the model keys.
+
 Every command, and every reply that would start a model, counts only from
 someone with write permission on the repository; anyone else gets a one-line
 answer saying who may, and no model is called. A comment is answered once:
@@ -142,6 +146,13 @@ func runComment(ctx context.Context, d *Deps, opts *CommandOptions) error {
 		return replyOn(ctx, d, &ReplyOptions{PR: pr.Number, Repo: opts.Repo, Yes: true, MaxTokens: opts.MaxTokens, Thread: c.ThreadID}, cfg, t)
 	}
 	fixOK := policy != nil && policy.CommandsFix
+	if (cmd.Verb == converse.CmdReview || cmd.Verb == converse.CmdFix) && pr.IsCrossRepository {
+		// Both would run the fork's code (its verify commands, the fix
+		// agent's) where the comment's workflow keeps a write token and the
+		// model keys (docs/architecture.md, Commands).
+		return answer(fmt.Sprintf("/ocdx review and /ocdx fix do not run on a pull request from a fork (%s): its code would run next to this repository's write token and model keys; a maintainer reviews it with `gh ocdx review-pr %d`.",
+			cmp.Or(pr.HeadRepository, "deleted"), pr.Number))
+	}
 	switch cmd.Verb {
 	case converse.CmdAsk:
 		return ask(ctx, d, opts, client, repo, pr, c, tag, cmd.Question)

@@ -235,6 +235,19 @@ type configJSON struct {
 	MaxTokens             int64                   `json:"maxTokens,omitempty"`
 	Prices                map[string]config.Price `json:"prices,omitempty"`
 	Providers             []providerJSON          `json:"providers"`
+	// Valid is false for a file that is not a valid configuration: then
+	// only path and problems are set.
+	Valid    bool          `json:"valid"`
+	Problems []problemJSON `json:"problems"`
+}
+
+// problemJSON is one problem of an invalid configuration file.
+type problemJSON struct {
+	Line    int    `json:"line,omitempty"`
+	Column  int    `json:"column,omitempty"`
+	Key     string `json:"key,omitempty"`
+	Env     string `json:"env,omitempty"`
+	Message string `json:"message"`
 }
 
 type providerJSON struct {
@@ -259,6 +272,8 @@ func showJSON(d *Deps, c *config.Config) configJSON {
 		MaxTokens:             c.MaxTokens,
 		Prices:                c.Prices,
 		Providers:             []providerJSON{},
+		Valid:                 true,
+		Problems:              []problemJSON{},
 	}
 	for _, m := range c.Reviewers {
 		out.ReviewerModels = append(out.ReviewerModels, m.String())
@@ -380,10 +395,7 @@ func runConfigValidate(ctx context.Context, d *Deps, args []string) error {
 	if opts.WorkDir, err = d.workDir(); err != nil {
 		return err
 	}
-	if err := configValidate(d, opts); err != nil || !opts.Online {
-		return err
-	}
-	return validateOnline(ctx, d)
+	return configValidate(ctx, d, opts)
 }
 
 func parseConfigValidate(d *Deps, args []string) (*ConfigValidateOptions, error) {
@@ -401,28 +413,87 @@ exit 1 and list every problem found.`)
 	return opts, nil
 }
 
-// validateOnline asks each provider in use for its models, once, and checks
-// every configured model against the answer: one line per model, in gh's
-// style (✓ or X, as gh auth status), under the file's path; a model a
-// provider does not serve gets the nearest it does. Exit 1 on any X, said
-// by the lines themselves.
-func validateOnline(ctx context.Context, d *Deps) error {
-	c, err := loadConfig(d)
+// configValidate reports every problem it can find in one pass: the
+// credentials the models need, the verify programs, and with Online each
+// model as its provider lists it; the X lines first, the verdict last.
+// Only a file that cannot be read as a configuration (its syntax, its
+// keys, a repository .ocdx.json alike) stops it first, every problem of
+// that file said with an example.
+func configValidate(ctx context.Context, d *Deps, opts *ConfigValidateOptions) error {
+	c, missing, err := loadForValidate(d)
 	if err != nil {
 		return err
 	}
+	var valid []string
+	if root := findRepoRoot(opts.WorkDir); root != "" {
+		_, path, err := config.RepoVerify(root)
+		if err != nil {
+			return err
+		}
+		if path != "" {
+			valid = append(valid, path+" ("+worktreePolicy+")")
+		}
+	}
+	var problems []string
+	unset := map[string]bool{}
+	for _, p := range missing {
+		problems = append(problems, problemText(p))
+		unset[p.Env] = true
+	}
+	problems = append(problems, verifyProblemsFor(d, c, opts.WorkDir)...)
+	for _, p := range problems {
+		fmt.Fprintf(d.IO.Out, "X %s\n", p)
+	}
+	bad := len(problems)
+	if opts.Online {
+		bad += validateOnline(ctx, d, c, unset)
+	}
+	if bad > 0 {
+		fmt.Fprintf(d.IO.Out, "X %s: %s\n", c.Path, text.Plural(bad, "problem"))
+		return errShown
+	}
+	for _, p := range append([]string{c.Path}, valid...) {
+		fmt.Fprintf(d.IO.Out, "✓ %s is valid\n", p)
+	}
+	return nil
+}
+
+// loadForValidate loads the configuration as every verb would, except that
+// a missing credential is a problem to list beside the others, not the end
+// of the check: the file is fine, the shell lacks a key.
+func loadForValidate(d *Deps) (*config.Config, []config.Problem, error) {
+	c, err := loadConfig(d)
+	var ce *config.Error
+	if err == nil || !errors.As(err, &ce) || ce.Err != nil || ce.Repo ||
+		slices.ContainsFunc(ce.Problems, func(p config.Problem) bool { return p.Env == "" }) {
+		return c, nil, err
+	}
+	c, err = loadConfigFor(d, func(string) bool { return false })
+	return c, ce.Problems, err
+}
+
+// validateOnline asks each provider in use for its models, once, and checks
+// every configured model against the answer: one line per model, in gh's
+// style (✓ or X, as gh auth status); a model a provider does not serve
+// gets the nearest it does, and a provider whose key is unset (said
+// already) is not asked. It returns the number of X lines.
+func validateOnline(ctx context.Context, d *Deps, c *config.Config, unset map[string]bool) (bad int) {
 	lists := map[string]*llm.ModelList{}
 	failed := map[string]error{}
 	var lines []string
-	bad := 0
 	for _, km := range c.Models() {
 		p := km.Model.Provider
+		what := fmt.Sprintf("%s %s", km.Key, km.Model)
+		if p.CredentialEnv != "" && unset[p.CredentialEnv] {
+			lines = append(lines, fmt.Sprintf("- %s: not asked, %s is not set", what, p.CredentialEnv))
+			continue
+		}
 		if lists[p.Name] == nil && failed[p.Name] == nil {
+			var err error
 			if lists[p.Name], err = llm.ListModels(ctx, p, d.Getenv); err != nil {
 				failed[p.Name] = err
 			}
 		}
-		what := fmt.Sprintf("%s %s", km.Key, km.Model)
 		problem := ""
 		if err := failed[p.Name]; err != nil {
 			problem = fmt.Sprintf("asking %s (%s) for its models failed: %v", p.Name, endpoint(d, p), err)
@@ -448,45 +519,13 @@ func validateOnline(ctx context.Context, d *Deps) error {
 		bad++
 		lines = append(lines, "X "+what+": "+problem)
 	}
-	// The path is config validate's first line; a wrong name is corrected
-	// there.
 	var b strings.Builder
 	b.WriteString("Models, as their providers list them (no tokens spent):\n")
 	for _, l := range lines {
 		fmt.Fprintf(&b, "  %s\n", l)
 	}
 	fmt.Fprint(d.IO.Out, b.String())
-	if bad > 0 {
-		return errShown
-	}
-	return nil
-}
-
-func configValidate(d *Deps, opts *ConfigValidateOptions) error {
-	c, err := loadConfig(d)
-	if err != nil {
-		return err
-	}
-	if err := checkVerify(d, c, opts.WorkDir); err != nil {
-		return err
-	}
-	valid := []string{c.Path}
-	if root := findRepoRoot(opts.WorkDir); root != "" {
-		_, path, err := config.RepoVerify(root)
-		if err != nil {
-			return err
-		}
-		if path != "" {
-			valid = append(valid, path)
-		}
-	}
-	for i, p := range valid {
-		if i > 0 {
-			p += " (" + worktreePolicy + ")"
-		}
-		fmt.Fprintf(d.IO.Out, "✓ %s is valid\n", p)
-	}
-	return nil
+	return bad
 }
 
 // findRepoRoot returns the nearest directory at or above dir holding .git
@@ -521,20 +560,9 @@ func sortedProviderNames() []string {
 // gives. --json gives the problems.
 func showInvalid(d *Deps, opts *ConfigShowOptions, ce *config.Error) error {
 	if opts.Export != nil {
-		type problem struct {
-			Line    int    `json:"line,omitempty"`
-			Column  int    `json:"column,omitempty"`
-			Key     string `json:"key,omitempty"`
-			Env     string `json:"env,omitempty"`
-			Message string `json:"message"`
-		}
-		out := struct {
-			Path     string    `json:"path"`
-			Valid    bool      `json:"valid"`
-			Problems []problem `json:"problems"`
-		}{Path: ce.Path}
+		out := configJSON{Path: ce.Path, Problems: []problemJSON{}}
 		for _, p := range ce.Problems {
-			out.Problems = append(out.Problems, problem{p.Line, p.Column, p.Key, p.Env, p.Msg})
+			out.Problems = append(out.Problems, problemJSON{p.Line, p.Column, p.Key, p.Env, p.Msg})
 		}
 		if err := opts.Export.write(d, out); err != nil {
 			return err

@@ -190,9 +190,9 @@ func dismissLocal(ctx context.Context, d *Deps, branch string, ids []string, why
 		}
 	}
 	if len(added) == 0 {
-		fmt.Fprintf(d.IO.Out, "Already dismissed for the local review of %s: %s\n", branch, strings.Join(ids, ", "))
+		d.warn("Already dismissed for the local review of %s: %s", branch, strings.Join(ids, ", "))
 		return nil
 	}
-	fmt.Fprintf(d.IO.Out, "Dismissed for the local review of %s: %s\n", branch, strings.Join(added, ", "))
+	d.success("Dismissed for the local review of %s: %s", branch, strings.Join(added, ", "))
 	return nil
 }

@@ -117,7 +117,10 @@ func (c findingCommand) post(ctx context.Context, d *Deps, client *github.Client
 	if err != nil {
 		return fmt.Errorf("posting the %s on PR #%d failed: %w; run the same command again: an ID already on the PR is not posted twice", c.verb, pr.Number, err)
 	}
-	fmt.Fprintf(d.IO.Out, "%s on PR #%d: %s%s\n%s\n", c.done, pr.Number, strings.Join(ids, ", "), c.after, posted.URL)
+	// As gh says what it did: the mark and the fact on stderr, the link on
+	// stdout for a script.
+	d.success("%s on %s#%d: %s%s", c.done, repo, pr.Number, strings.Join(ids, ", "), c.after)
+	fmt.Fprintln(d.IO.Out, posted.URL)
 	return nil
 }
 
@@ -131,7 +134,7 @@ func notYet(d *Deps, ids, already []string, what string, pr int) []string {
 		}
 	}
 	if len(out) == 0 {
-		fmt.Fprintf(d.IO.Out, "Already %s on PR #%d: %s; nothing posted.\n", what, pr, strings.Join(ids, ", "))
+		d.warn("Already %s on PR #%d: %s; nothing posted", what, pr, strings.Join(ids, ", "))
 	}
 	return out
 }

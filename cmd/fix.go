@@ -404,7 +404,7 @@ func fixPayload(opts *FixOptions, pr *github.PullRequest, recorded state.PR, res
 	}
 	var run *state.Run
 	for i := len(recorded.Runs) - 1; i >= 0 && run == nil; i-- {
-		if recorded.Runs[i].Kind != "fix" && len(recorded.Runs[i].Rounds) > 0 {
+		if k := recorded.Runs[i].Kind; k != "fix" && k != "review-pr" && len(recorded.Runs[i].Rounds) > 0 {
 			run = &recorded.Runs[i]
 		}
 	}

@@ -34,7 +34,7 @@ type jsonFlags struct {
 // type (an element of it, for a list), whose fields --json may select.
 func addJSONFlags(fs *flagSet, v any) *jsonFlags {
 	j := &jsonFlags{fields: jsonFields(v)}
-	fs.StringVar(&j.value, "json", "", "Output JSON: every field, or the comma-separated `fields` given ("+strings.Join(j.fields, ", ")+")")
+	fs.StringVar(&j.value, "json", "", "Output JSON: every field, or the comma-separated `fields` given ("+strings.Join(slices.Sorted(slices.Values(j.fields)), ", ")+")")
 	fs.Lookup("json").NoOptDefVal = "*"
 	fs.StringVarP(&j.jq, "jq", "q", "", "Filter the JSON output with a jq `expression`")
 	fs.StringVarP(&j.tmpl, "template", "t", "", "Format the JSON output with a Go `template` (as gh's --template)")
@@ -191,11 +191,11 @@ func marshal(v any) ([]byte, error) {
 }
 
 // selectFields keeps the named fields of an object, or of each object of a
-// list (nil names: every field). zero holds every field of the verb's JSON
-// type with its zero value, in the type's order: a field the object leaves
-// out (omitempty) is written with it, so that every field asked for is
-// there, and the fields come in that order. Without zero (not a struct),
-// the object's own fields are kept.
+// list (nil names: every field), its keys sorted as gh sorts them. zero
+// holds every field of the verb's JSON type with its zero value: a field
+// the object leaves out (omitempty) is written with it, so that every
+// field asked for is there. Without zero (not a struct), the object's own
+// fields are kept.
 func selectFields(b []byte, names []string, zero []field) ([]byte, error) {
 	var list []map[string]json.RawMessage
 	if json.Unmarshal(b, &list) == nil && list != nil {
@@ -212,8 +212,10 @@ func selectFields(b []byte, names []string, zero []field) ([]byte, error) {
 	return object(m, names, zero), nil
 }
 
-// object writes m's fields in order: zero's (those of names), else names'.
+// object writes m's fields, sorted by name: zero's (those of names), else
+// names'.
 func object(m map[string]json.RawMessage, names []string, zero []field) json.RawMessage {
+	zero = slices.SortedFunc(slices.Values(zero), func(a, b field) int { return strings.Compare(a.name, b.name) })
 	var b bytes.Buffer
 	b.WriteByte('{')
 	add := func(name string, v json.RawMessage) {

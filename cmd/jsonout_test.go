@@ -56,9 +56,11 @@ func TestSelectFields(t *testing.T) {
 		Raw  map[string]string `json:"-"`
 	}
 	for names, want := range map[string]string{
-		"on,list":                `{"on":false,"list":[]}`,
-		"name,n,map,ptr,on,list": `{"n":7,"on":false,"list":[],"map":{},"ptr":null,"name":""}`,
-		"":                       `{"n":7,"on":false,"list":[],"map":{},"ptr":null,"name":""}`,
+		// Sorted by name, as gh sorts them, whatever order they were
+		// asked in.
+		"on,list":                `{"list":[],"on":false}`,
+		"name,n,map,ptr,on,list": `{"list":[],"map":{},"n":7,"name":"","on":false,"ptr":null}`,
+		"":                       `{"list":[],"map":{},"n":7,"name":"","on":false,"ptr":null}`,
 	} {
 		var fields []string
 		if names != "" {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -239,9 +240,15 @@ type progressModel struct {
 	calls   atomic.Int64
 	tokens  atomic.Int64
 	current atomic.Pointer[runningCall] // for the retry observer
+	// asked are the tool calls of the last answer, to say which of them
+	// did not run once the next request carries their results: a call the
+	// tool refused (a fetch the person did not allow) is not left looking
+	// as if it ran.
+	asked atomic.Pointer[[]llm.ToolCall]
 }
 
 func (m *progressModel) Chat(ctx context.Context, req llm.Request) (llm.Response, error) {
+	m.listRefused(req)
 	n := m.calls.Add(1)
 	c := m.prog.start(m.role, m.name, n, m.tokens.Load())
 	m.current.Store(c)
@@ -267,8 +274,32 @@ func (m *progressModel) Chat(ctx context.Context, req llm.Request) (llm.Response
 			}
 			m.prog.println("  tool " + text.Inert(tc.Name+" "+text.OneLine(string(tc.Args))))
 		}
+		calls := slices.Clone(resp.Calls)
+		m.asked.Store(&calls)
 	}
 	return resp, nil
+}
+
+// listRefused says, one per line, which tool calls of the last answer
+// did not run, and why (the first line of what the model was told), as
+// req's results show: a role's calls and its next request come one after
+// the other.
+func (m *progressModel) listRefused(req llm.Request) {
+	asked := m.asked.Swap(nil)
+	if asked == nil || len(req.Messages) == 0 {
+		return
+	}
+	results := req.Messages[len(req.Messages)-1].Results
+	for _, tc := range *asked {
+		if m.unlisted[tc.Name] {
+			continue
+		}
+		for _, r := range results {
+			if r.CallID == tc.ID && r.IsError {
+				m.prog.println(text.Inert("  tool " + tc.Name + " not run: " + text.Clip(text.OneLine(r.Content), 160)))
+			}
+		}
+	}
 }
 
 // retried is the llm client's retry observer.

@@ -5,10 +5,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"os/exec"
+	"strings"
 
 	"github.com/AlecAivazis/survey/v2"
 	"github.com/AlecAivazis/survey/v2/terminal"
+	"github.com/kballard/go-shellquote"
 	"github.com/ocdx/gh-ocdx/git"
+	"github.com/ocdx/gh-ocdx/internal/text"
 	"golang.org/x/term"
 )
 
@@ -39,26 +44,108 @@ type surveyPrompter struct {
 
 func (p *surveyPrompter) Confirm(msg string, def bool) (bool, error) {
 	var ok bool
-	err := p.ask(&survey.Confirm{Message: msg, Default: def}, &ok)
+	err := p.ask(&survey.Confirm{Message: p.fit(msg), Default: def}, &ok)
 	return ok, err
 }
 
 func (p *surveyPrompter) Select(msg string, options []string) (int, error) {
 	var i int
-	err := p.ask(&survey.Select{Message: msg, Options: options}, &i)
+	err := p.ask(&survey.Select{Message: p.fit(msg), Options: options}, &i)
 	return i, err
 }
 
 func (p *surveyPrompter) Input(msg string) (string, error) {
 	var s string
-	err := p.ask(&survey.Input{Message: msg}, &s)
+	err := p.ask(&survey.Input{Message: p.fit(msg)}, &s)
 	return s, err
 }
 
+// Edit asks first, as gh does, so the editor does not take the screen by
+// surprise, then runs it on a file of its own holding text as it is (no
+// byte-order mark, which survey's editor prompt writes). An editor that
+// cannot start or exits non-zero is an *EditorError: the caller keeps the
+// text.
 func (p *surveyPrompter) Edit(msg, editor, text string) (string, error) {
-	var s string
-	err := p.ask(&survey.Editor{Message: msg, Editor: editor, Default: text, AppendDefault: true, HideDefault: true, FileName: "*.md"}, &s)
-	return s, err
+	argv, err := shellquote.Split(editor)
+	if err != nil || len(argv) == 0 {
+		return "", &EditorError{Editor: editor, Err: fmt.Errorf("cannot read it as a command line: %v", err)}
+	}
+	open := true
+	if err := p.ask(&survey.Confirm{Message: p.fit(fmt.Sprintf("%s: open it in %s?", msg, argv[0])), Default: true}, &open); err != nil || !open {
+		return text, err
+	}
+	f, err := os.CreateTemp("", "gh-ocdx-edit-*.md")
+	if err != nil {
+		return "", &EditorError{Editor: editor, Err: err}
+	}
+	defer os.Remove(f.Name())
+	_, err = f.WriteString(text)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return "", &EditorError{Editor: editor, Err: err}
+	}
+	c := exec.CommandContext(p.ctx, argv[0], append(argv[1:], f.Name())...)
+	c.Stdin, c.Stdout, c.Stderr = p.ios.In, p.ios.TerminalOut(), p.ios.TerminalErr()
+	if err := c.Run(); err != nil {
+		if p.ctx.Err() != nil {
+			return "", ErrCancelled
+		}
+		return "", &EditorError{Editor: editor, Err: err}
+	}
+	b, err := os.ReadFile(f.Name())
+	if err != nil {
+		return "", &EditorError{Editor: editor, Err: err}
+	}
+	return string(b), nil
+}
+
+// EditorError is an editor that could not start, or failed: what was
+// being edited is kept (keepDraft), never lost with it.
+type EditorError struct {
+	Editor string
+	Err    error
+}
+
+func (e *EditorError) Error() string {
+	return fmt.Sprintf("the editor %q failed: %v; set GH_EDITOR (or EDITOR) to an editor this machine has", e.Editor, e.Err)
+}
+
+func (e *EditorError) Unwrap() error { return e.Err }
+
+// keepDraft saves text that a failed prompt would otherwise lose (a
+// review or an answer the models were paid for) in a file of its own,
+// readable only by the user, and returns its path ("" when even that
+// failed).
+func keepDraft(what, text string) string {
+	f, err := os.CreateTemp("", "gh-ocdx-"+what+"-*.md")
+	if err != nil {
+		return ""
+	}
+	_, err = f.WriteString(text)
+	if cerr := f.Close(); err != nil || cerr != nil {
+		os.Remove(f.Name())
+		return ""
+	}
+	return f.Name()
+}
+
+// fit keeps a question within the terminal's width: survey draws its
+// message as one line and redraws by counting lines, so a wider one
+// garbles the screen. The message is wrapped, every line but its last
+// printed first, and the last is the question survey draws.
+func (p *surveyPrompter) fit(msg string) string {
+	width := p.ios.TerminalWidth() - 4 // survey's "? " before, room for the answer after
+	if width < 20 || len([]rune(msg)) <= width {
+		return msg
+	}
+	lines := strings.Split(text.Wrap(msg, width, "", ""), "\n")
+	if len(lines) > 1 {
+		// Out, not the terminal itself: a question may quote PR text.
+		fmt.Fprintln(p.ios.Out, strings.Join(lines[:len(lines)-1], "\n"))
+	}
+	return lines[len(lines)-1]
 }
 
 // editorCommand is the editor gh would open: GH_EDITOR, else git's

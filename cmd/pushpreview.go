@@ -35,7 +35,7 @@ func pushPreview(title string, commits []string, stat string) string {
 // "no" does: the run stays resumable, not failed.
 func confirmPush(d *Deps, p Prompter) func(context.Context, fix.PushPlan) (bool, error) {
 	return func(_ context.Context, plan fix.PushPlan) (bool, error) {
-		fmt.Fprint(d.IO.ErrOut, pushPreview(fmt.Sprintf("Commits to push to %s %s", plan.Remote, plan.Branch), plan.Commits, plan.Diffstat))
+		fmt.Fprint(d.IO.ErrOut, pushPreview(fmt.Sprintf("Commits to push to %s/%s", plan.Remote, plan.Branch), plan.Commits, plan.Diffstat))
 		ok, err := p.Confirm(fmt.Sprintf("Push %s to %s/%s?", text.Plural(len(plan.Commits), "commit"), plan.Remote, plan.Branch), false)
 		if errors.Is(err, ErrCancelled) {
 			return false, nil

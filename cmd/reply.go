@@ -412,6 +412,14 @@ func decideAnswer(ctx context.Context, d *Deps, p Prompter, due converse.Due, a 
 			return true, a, nil
 		case 1:
 			t, err := p.Edit("Edit the answer", editorCommand(ctx, d), a.Text)
+			var fail *EditorError
+			if errors.As(err, &fail) {
+				fmt.Fprintf(d.IO.ErrOut, "X %v\n", err)
+				if path := keepDraft("answer", a.Text); path != "" {
+					fmt.Fprintf(d.IO.ErrOut, "  The answer is kept as it was, and its text saved in %s\n", path)
+				}
+				continue
+			}
 			if err != nil {
 				return false, a, err
 			}

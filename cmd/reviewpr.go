@@ -13,6 +13,7 @@ import (
 	"github.com/cli/go-gh/v2/pkg/repository"
 
 	"github.com/ocdx/gh-ocdx/config"
+	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/git"
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/internal/text"
@@ -244,7 +245,8 @@ func reviewPR(ctx context.Context, d *Deps, opts *ReviewPROptions) error {
 	files := prFiles(ctx, d, client, repo, rc.PR)
 	tools := append(review.RepoTools(files), review.PRTools(client, repo, opts.Number)...)
 	s := &reviewpr.Session{Model: model, Context: rc, Tools: tools, MaxEvent: maxEvent}
-	post := &postPublisher{d: d, gh: client, repo: repo, number: opts.Number, runID: state.NewRunID(), head: rc.PR.HeadRefOid, ledger: led}
+	post := &postPublisher{d: d, gh: client, repo: repo, number: opts.Number, runID: state.NewRunID(), head: rc.PR.HeadRefOid, ledger: led,
+		sampled: sampledBefore(rc, led), whole: wholeDiff(ctx, d, rc.PR.HeadRefOid)}
 	switch {
 	case opts.Print:
 		s.Confirmer, s.Publisher = autoConfirmer{d: d, why: "--print"}, printPublisher{d: d}
@@ -262,6 +264,9 @@ func reviewPR(ctx context.Context, d *Deps, opts *ReviewPROptions) error {
 		if out.Usage.Calls > 0 && !stopped {
 			d.info("%s (%s): %s tokens", model.role, model.name, out.Usage)
 		}
+	}
+	if out != nil {
+		post.record(model.name, out.Proposal.Event, out.Usage)
 	}
 	var be *llm.BudgetError
 	switch {
@@ -343,6 +348,36 @@ func reReviewPR(ctx context.Context, d *Deps, rc *review.Context, since string) 
 	if diff, ok := g.DiffSince(ctx, since, pr.HeadRefOid, pr.BaseRefOid); ok {
 		rc.Diff, rc.Since = review.NewContext(pr, []byte(diff), true, rc.Policy).Diff, since
 		d.info("re-review: only what changed since %s, gh-ocdx's last review (--full for the whole PR)", text.ShortOID(since))
+	}
+}
+
+// sampledBefore is the head before which rc's review saw only part of the
+// PR: its own head when its diff was cut, the basis's when it re-reviews
+// from a sampled one (docs/architecture.md, Re-reviews).
+func sampledBefore(rc *review.Context, led finding.Ledger) string {
+	sampled := ""
+	if rc.Since != "" {
+		sampled = led.Sampled
+	}
+	if rc.DiffTruncated {
+		sampled = cmp.Or(sampled, rc.PR.HeadRefOid)
+	}
+	return sampled
+}
+
+// wholeDiff is the diff from a commit to head in this clone, base merges
+// included, as review-loop follows its findings' lines with.
+func wholeDiff(ctx context.Context, d *Deps, head string) func(from string) (string, bool) {
+	return func(from string) (string, bool) {
+		wd, err := d.workDir()
+		if err != nil {
+			return "", false
+		}
+		g, err := git.Open(ctx, wd)
+		if err != nil {
+			return "", false
+		}
+		return g.DiffSince(ctx, from, head, "") // no base: nothing left out
 	}
 }
 

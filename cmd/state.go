@@ -302,7 +302,7 @@ func stateClear(d *Deps, o *StateClearOptions) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(d.IO.Out, "Cleared the state of %s.\n", key)
+	d.success("Cleared the state of %s", key)
 	return nil
 }
 

@@ -263,11 +263,11 @@ func TestStateClear(t *testing.T) {
 	t.Run("terminal, confirmed", func(t *testing.T) {
 		dir := t.TempDir()
 		seedState(t, dir)
-		d, out, _ := stateTestDeps(dir, true)
+		d, _, errOut := stateTestDeps(dir, true)
 		if err := stateClear(d, opts(&fakePrompter{ok: true}, false)); err != nil {
 			t.Fatal(err)
 		}
-		if out.String() != "Cleared the state of github.com/owner/repo#7.\n" || recorded(t, dir, testKey) || !recorded(t, dir, otherKey) {
+		if out := errOut; out.String() != "✓ Cleared the state of github.com/owner/repo#7\n" || recorded(t, dir, testKey) || !recorded(t, dir, otherKey) {
 			t.Errorf("out %q", out)
 		}
 	})
@@ -375,7 +375,7 @@ func TestStateBinaryShowAndClear(t *testing.T) {
 		t.Fatalf("clear without --yes: %+v", res)
 	}
 	res = env.Run(t, "-R", "owner/repo", "state", "clear", "--pr", "7", "--yes")
-	if res.Code != 0 || res.Stdout != "Cleared the state of github.com/owner/repo#7.\n" || recorded(t, dir, testKey) || !recorded(t, dir, otherKey) {
+	if res.Code != 0 || res.Stdout != "" || res.Stderr != "✓ Cleared the state of github.com/owner/repo#7\n" || recorded(t, dir, testKey) || !recorded(t, dir, otherKey) {
 		t.Fatalf("clear --yes: %+v", res)
 	}
 }

@@ -33,7 +33,7 @@ func TestStateBinaryClearAsksInATerminal(t *testing.T) {
 		t.Fatalf("Ctrl-C: exit %d\n%s", code, screen)
 	}
 	code, screen := ptyRun(t, env, question, "y\r", "state", "clear", "--pr", "7")
-	if code != 0 || !strings.Contains(screen, "Cleared the state of github.com/owner/repo#7.") || recorded(t, dir, testKey) {
+	if code != 0 || !strings.Contains(screen, "✓ Cleared the state of github.com/owner/repo#7") || recorded(t, dir, testKey) {
 		t.Fatalf("answered yes: exit %d\n%s", code, screen)
 	}
 }

@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/ocdx/gh-ocdx/config"
-	"github.com/ocdx/gh-ocdx/internal/text"
 	"github.com/ocdx/gh-ocdx/verify"
 )
 
@@ -103,9 +102,10 @@ func verifyProblems(root string, cmds []string, from string) []string {
 	return out
 }
 
-// checkVerify is config validate's check of the verify commands in effect
-// here: the work tree's .ocdx.json's, else the configuration's.
-func checkVerify(d *Deps, c *config.Config, workDir string) error {
+// verifyProblemsFor is config validate's check of the verify commands in
+// effect here (the work tree's .ocdx.json's, else the configuration's):
+// one line for each that cannot run on this machine.
+func verifyProblemsFor(d *Deps, c *config.Config, workDir string) []string {
 	root := findRepoRoot(workDir)
 	cmds, from := c.Verify, homeRel(d, c.Path)
 	if root != "" {
@@ -119,10 +119,7 @@ func checkVerify(d *Deps, c *config.Config, workDir string) error {
 		fmt.Fprintf(d.IO.ErrOut, "! no verify commands: fix and review-loop push nothing until you set them: %s\n", setVerifyHint(c, root, "", d))
 		return nil
 	}
-	if problems := verifyProblems(root, cmds, from); len(problems) > 0 {
-		return fmt.Errorf("%s cannot run on this machine:\n  %s", text.Plural(len(problems), "verify command"), strings.Join(problems, "\n  "))
-	}
-	return nil
+	return verifyProblems(root, cmds, from)
 }
 
 // requireVerify refuses a fix that would be pushed unchecked: no verify

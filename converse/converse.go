@@ -294,7 +294,7 @@ func Check(a Answer, d Due, lines github.DiffLines) Answer {
 			case a.Replacement == nil:
 				why = "it came without the lines' new text"
 			case finding.CarriesMarkup(*a.Replacement):
-				why = "its text holds an HTML comment or a gh-ocdx tag"
+				why = "its text holds an HTML comment, a gh-ocdx tag or an /ocdx line"
 			}
 			a.Kind, a.Replacement = Explain, nil
 			a.Note = "The proposed change is not shown as a suggestion: " + why + "."

@@ -17,6 +17,10 @@ type Coverage struct {
 	LeftOut      int      `json:"leftOut"`      // files whose diff was left out
 	LeftOutNames []string `json:"leftOutNames"` // the first MaxCoverageNames of them, when known
 	Ignored      int      `json:"ignored"`      // files whose diff the repository's ignore globs left out
+	// Submodules are the given files that are submodule pointers (the
+	// first MaxCoverageNames): their diff is a commit ID, reviewed as the
+	// pointer it is.
+	Submodules []string `json:"submodules,omitempty"`
 	// Unscanned are files that add lines the secret scan could not read:
 	// GitHub sent no patch for them and the PR's commits are not in the
 	// checkout.
@@ -56,6 +60,9 @@ func (c Coverage) String() string {
 	}
 	if c.HistoryUnscanned {
 		unscanned += "; the PR's commits are not in this clone, so its history (lines added and removed again, commit messages) was not scanned for secrets: fetch the PR's base and head and re-run"
+	}
+	if len(c.Submodules) > 0 {
+		ignored += fmt.Sprintf(", %s%s", text.Plural(len(c.Submodules), "submodule pointer"), QuoteNames(c.Submodules, len(c.Submodules)))
 	}
 	before := ""
 	if c.SampledBefore != "" {

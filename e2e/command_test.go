@@ -1,6 +1,8 @@
 package e2e
 
 import (
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -300,4 +302,86 @@ func TestCommandAnswersOnlyWhatTheLoopReads(t *testing.T) {
 		t.Fatalf("answers: %q", got)
 	}
 	wantContains(t, "the answer", got[0], "`/ocdx dismiss <ID>…`")
+}
+
+// fromAFork makes the PR one from the fork eve/widgets.
+func fromAFork(pr *testkit.PR) {
+	pr.IsCrossRepository, pr.HeadRepo, pr.Permission = true, "eve/widgets", "READ"
+}
+
+// A fork's PR in the commands workflow: the workspace is the base branch
+// (the workflow never checks the fork's head out next to its write token
+// and the model keys). /ocdx review and /ocdx fix from a maintainer are
+// answered with one line and run nothing: no model, no checkout, no push;
+// /ocdx ask is still answered, reading the head's files without checking
+// them out.
+func TestCommandReviewAndFixOnAForkAreAnsweredWithOneLine(t *testing.T) {
+	t.Parallel()
+	for _, body := range []string{"/ocdx review", "/ocdx fix"} {
+		t.Run(strings.TrimPrefix(body, "/ocdx "), func(t *testing.T) {
+			t.Parallel()
+			lf := newLoop(t, fromAFork)
+			lf.gh.SetPermission(repo, "octocat", "admin")
+			// The base branch lets commands fix: the fork is why nothing runs.
+			testkit.Git(t, lf.repo.Clone, "checkout", "--quiet", lf.repo.Base)
+			if err := os.WriteFile(filepath.Join(lf.repo.Clone, ".ocdx.json"), []byte(`{"commands": {"fix": true}}`), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			testkit.Git(t, lf.repo.Clone, "add", ".ocdx.json")
+			testkit.Git(t, lf.repo.Clone, "commit", "--quiet", "-m", "commands may fix")
+			testkit.Git(t, lf.repo.Clone, "push", "--quiet", "origin", lf.repo.Base)
+			id := lf.comment("octocat", body)
+
+			res := lf.env.Run(t, "command", "31", "--comment-id", id)
+
+			wantCode(t, res, 0)
+			got := lf.botComments()
+			if len(got) != 1 {
+				t.Fatalf("want one answer, got %d: %q", len(got), got)
+			}
+			wantContains(t, "the answer", got[0], "<!-- ocdx:command="+id+" -->",
+				"@octocat: /ocdx review and /ocdx fix do not run on a pull request from a fork (eve/widgets)", "gh ocdx review-pr 31")
+			if n := strings.Count(strings.TrimSpace(got[0]), "\n"); n != 2 {
+				t.Errorf("the answer is not one line:\n%s", got[0])
+			}
+			for _, m := range []string{"rev-a", "rev-b", "analyzer"} {
+				if n := len(lf.fm.Requests(m)); n != 0 {
+					t.Errorf("%d calls to %s", n, m)
+				}
+			}
+			if lf.fix.Count() != 0 || len(lf.gh.Reviews(repo, lf.number)) != 0 {
+				t.Error("a fork's PR was fixed or reviewed from a comment")
+			}
+			if b := strings.TrimSpace(testkit.Git(t, lf.repo.Clone, "rev-parse", "--abbrev-ref", "HEAD")); b != lf.repo.Base {
+				t.Errorf("the workspace is on %s, not the base branch", b)
+			}
+			if head := lf.repo.RemoteOID(t, lf.repo.Head); head != lf.start {
+				t.Errorf("the PR's head moved: %s", head)
+			}
+		})
+	}
+	t.Run("ask", func(t *testing.T) {
+		t.Parallel()
+		lf := newLoop(t, fromAFork)
+		lf.env.WriteConfig(t, replyConfig)
+		lf.gh.SetPermission(repo, "octocat", "write")
+		testkit.Git(t, lf.repo.Clone, "checkout", "--quiet", lf.repo.Base)
+		lf.fm.Script("talker",
+			testkit.CallTools(testkit.FakeCall{Name: "read_file", Args: `{"path": "cache.go"}`}),
+			testkit.Reply("BEGIN_JSON\n{\"agent\": \"ask\", \"answer\": \"Size is 10.\", \"lines\": [\"cache.go:3 var Size = 10\"]}\nEND_JSON"))
+		id := lf.comment("octocat", "/ocdx ask What is Size?")
+
+		res := lf.env.Run(t, "command", "31", "--comment-id", id)
+
+		wantCode(t, res, 0)
+		if reqs := lf.fm.Requests("talker"); len(reqs) != 2 || !strings.Contains(string(reqs[1].Body), "var Size = 10") {
+			t.Fatalf("the model did not read the head's cache.go (%d requests)", len(reqs))
+		}
+		if got := lf.botComments(); len(got) != 1 || !strings.Contains(got[0], "@octocat Size is 10.") {
+			t.Errorf("answers: %q", got)
+		}
+		if b := strings.TrimSpace(testkit.Git(t, lf.repo.Clone, "rev-parse", "--abbrev-ref", "HEAD")); b != lf.repo.Base {
+			t.Errorf("the workspace is on %s, not the base branch", b)
+		}
+	})
 }

@@ -171,6 +171,40 @@ func TestLoopFixModelRefusedNamesItsKey(t *testing.T) {
 	}
 }
 
+// config validate reports every problem in one pass: a missing key (a
+// missing key, not an invalid file), a verify program this machine lacks,
+// and a model its provider does not serve; the X lines first and the
+// verdict, with the path, last.
+func TestConfigValidateReportsEveryProblem(t *testing.T) {
+	t.Parallel()
+	fm := testkit.NewFakeModel(t)
+	env := testkit.NewEnv(t)
+	fm.Configure(env)
+	env.Set("ANTHROPIC_API_KEY", "")
+	fm.Models("gpt-4.1")
+	env.WriteConfig(t, `{
+  "reviewerModels": ["openai/gpt-4.1", "anthropic/claude-sonnet-4-5"],
+  "commentsAnalyzerModel": "openai/gpt-4.2",
+  "prFixModel": "openai/gpt-4.1",
+  "verify": ["nosuch-linter ./..."]
+}`)
+
+	res := env.Run(t, "config", "validate", "--online")
+
+	wantCode(t, res, 1)
+	path := env.Vars["OCDX_CONFIG"]
+	want := "X ANTHROPIC_API_KEY is not set, and anthropic/claude-sonnet-4-5 (reviewerModels[1]) needs it; export ANTHROPIC_API_KEY=<your API key>\n" +
+		"X verify[0] \"nosuch-linter ./...\" (~/.config/gh-ocdx/config.json): nosuch-linter is not on PATH; install it, or change the command\n" +
+		"Models, as their providers list them (no tokens spent):\n" +
+		"  ✓ reviewerModels[0] openai/gpt-4.1\n" +
+		"  - reviewerModels[1] anthropic/claude-sonnet-4-5: not asked, ANTHROPIC_API_KEY is not set\n"
+	if !strings.HasPrefix(res.Stdout, want) || !strings.HasSuffix(res.Stdout, "X "+path+": 3 problems\n") ||
+		!strings.Contains(res.Stdout, `X commentsAnalyzerModel openai/gpt-4.2: openai (`) || strings.Contains(res.Stdout, "is valid") ||
+		strings.Contains(res.Stderr, "invalid configuration") {
+		t.Errorf("stdout:\n%s\nstderr:\n%s", res.Stdout, res.Stderr)
+	}
+}
+
 // config validate --online asks each provider for its models (Anthropic
 // page by page) and names the one that does not exist; no token is spent.
 func TestConfigValidateOnline(t *testing.T) {

@@ -52,7 +52,7 @@ func TestPushPreviewIsAligned(t *testing.T) {
 	term.Send("n" + testkit.Enter)
 	term.Wait()
 
-	_, preview, _ := strings.Cut(screen, "Commits to push to origin feature/cache:\n")
+	_, preview, _ := strings.Cut(screen, "Commits to push to origin/feature/cache:\n")
 	preview, _, _ = strings.Cut(preview, "Push 1 commit")
 	var lines []string
 	bar := -1

@@ -9,7 +9,7 @@ import (
 
 // A dry run's outcome is the one the run would reach after its round, so
 // that a script can ask "would it converge?"; every field asked for is in
-// the JSON, false or empty as it is.
+// the JSON, false or empty as it is, the keys sorted as gh sorts them.
 func TestLoopDryRunOutcomeIsTheRuns(t *testing.T) {
 	t.Parallel()
 	lf := newLoop(t, nil)
@@ -20,7 +20,7 @@ func TestLoopDryRunOutcomeIsTheRuns(t *testing.T) {
 	res := lf.run("--dry-run", "--json", "outcome,dryRun,partial,resumed")
 
 	wantCode(t, res, 0)
-	want := "{\n  \"resumed\": false,\n  \"dryRun\": true,\n  \"outcome\": \"converged\",\n  \"partial\": []\n}\n"
+	want := "{\n  \"dryRun\": true,\n  \"outcome\": \"converged\",\n  \"partial\": [],\n  \"resumed\": false\n}\n"
 	if res.Stdout != want {
 		t.Errorf("stdout %q, want %q\n%s", res.Stdout, want, res.Stderr)
 	}

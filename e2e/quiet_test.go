@@ -139,3 +139,25 @@ func TestLocalReviewAllReviewersFail(t *testing.T) {
 	}
 	wantContains(t, "stderr", res.Stderr, "error: all 3 reviewers failed", "config validate --online")
 }
+
+// When no model answers at all, no one role is blamed: the run says every
+// model failed, with the endpoint's error, and how to check them.
+func TestReviewLoopEveryModelUnreachable(t *testing.T) {
+	t.Parallel()
+	lf := newUnreachableReviewersLoop(t)
+	lf.env.WriteConfig(t, `{
+  "reviewerModels": ["anthropic/rev-a", "anthropic/rev-b"],
+  "commentsAnalyzerModel": "anthropic/analyzer",
+  "prFixModel": "ollama/fixer",
+  "verify": ["true"]
+}`)
+
+	res := lf.run("--yes")
+
+	wantCode(t, res, 1)
+	wantContains(t, "stderr", res.Stderr, "error: every model failed (all 2 reviewers and the comments analyzer), nothing was reviewed:",
+		"connection refused", "gh ocdx config validate --online")
+	if strings.Contains(res.Stderr, "the comments analyzer failed, so") {
+		t.Errorf("the analyzer alone is blamed:\n%s", res.Stderr)
+	}
+}

@@ -23,17 +23,20 @@ import (
 func newReplyLoop(t *testing.T, replies ...string) (*loopFix, string) {
 	t.Helper()
 	lf := newLoop(t, nil)
-	lf.env.WriteConfig(t, `{
+	lf.env.WriteConfig(t, replyConfig)
+	threadID := lf.ownThread(cacheBug, "P1", replies...)
+	return lf, threadID
+}
+
+// replyConfig is newLoop's configuration with a reply model, talker.
+const replyConfig = `{
   "reviewerModels": ["openai/rev-a", "anthropic/rev-b"],
   "commentsAnalyzerModel": "openai/analyzer",
   "prFixModel": "ollama/fixer",
   "replyModel": "openai/talker",
   "prices": {"openai/talker": {"input": 1, "output": 4}},
   "verify": ["true"]
-}`)
-	threadID := lf.ownThread(cacheBug, "P1", replies...)
-	return lf, threadID
-}
+}`
 
 // ownThread adds gh-ocdx's inline comment on f as a review posts it, and
 // the replies by mona; it returns the thread's node id.

@@ -83,10 +83,10 @@ func TestPrePushHookHonoursALocalDismissal(t *testing.T) {
 	// Dismissed for the branch's local review: nothing is posted.
 	res = env.RunBinary(t, "dismiss", "--branch", "feature", id)
 	wantCode(t, res, 0)
-	wantContains(t, "dismiss", res.Stdout, "Dismissed for the local review of feature: "+id)
+	wantContains(t, "dismiss", res.Stderr, "✓ Dismissed for the local review of feature: "+id)
 	res = env.RunBinary(t, "dismiss", "--branch", "feature", id)
 	wantCode(t, res, 0)
-	wantContains(t, "dismiss again", res.Stdout, "Already dismissed")
+	wantContains(t, "dismiss again", res.Stderr, "! Already dismissed")
 	res = env.RunBinary(t, "state", "show", "--branch", "feature", "--json", "dismissed", "--jq", ".dismissed[].id")
 	wantCode(t, res, 0)
 	if strings.TrimSpace(res.Stdout) != id {
@@ -123,7 +123,7 @@ func TestDismissWithoutAPullRequestIsLocal(t *testing.T) {
 	res := env.RunBinary(t, "dismiss", id, "SEC-0badf00d")
 	wantCode(t, res, 0)
 	wantContains(t, "stderr", res.Stderr, `no open pull request in `+repo+` has feature as its head`, "SEC-0badf00d is a secret", "only an admin can dismiss it there")
-	wantContains(t, "stdout", res.Stdout, "Dismissed for the local review of feature: "+id+", SEC-0badf00d")
+	wantContains(t, "stderr", res.Stderr, "✓ Dismissed for the local review of feature: "+id+", SEC-0badf00d")
 
 	res = env.RunBinary(t, "review", "--json", "outcome,dismissed,remaining", "--jq", `"\(.outcome) \([.dismissed[].id] | join(",")) \(.remaining | length)"`)
 	wantCode(t, res, 0)

@@ -65,7 +65,7 @@ func TestReviewLocalChangesWithoutGitHub(t *testing.T) {
 	}
 	res = env.Run(t, "state", "clear", "--branch", "feature", "--yes")
 	wantCode(t, res, 0)
-	wantContains(t, "state clear", res.Stdout, "Cleared the state of local/"+r.Clone+"@feature")
+	wantContains(t, "state clear", res.Stderr, "✓ Cleared the state of local/"+r.Clone+"@feature")
 	if res = env.Run(t, "state", "show"); strings.Contains(res.Stdout, "@feature") {
 		t.Errorf("the branch is still recorded:\n%s", res.Stdout)
 	}

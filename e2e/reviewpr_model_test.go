@@ -89,7 +89,8 @@ func TestReviewPRYesPostsOneReview(t *testing.T) {
 			}
 			wants := []string{"tool read_file", "tool submit_review", "review-pr (" + model + "): ", " out tokens\n"}
 			if strings.HasPrefix(model, "anthropic/") {
-				// The third call reads the task the second one cached.
+				// The first call marks the task for the cache; the next
+				// ones read it.
 				wants = append(wants, "cached) / ")
 			}
 			for _, want := range wants {
@@ -102,6 +103,9 @@ func TestReviewPRYesPostsOneReview(t *testing.T) {
 				t.Fatalf("want 3 model calls (the loop ends once the review is posted), got %d", len(reqs))
 			}
 			first := string(reqs[0].Body)
+			if strings.HasPrefix(model, "anthropic/") && !strings.Contains(first, `"cache_control"`) {
+				t.Errorf("the first call must mark its task for the provider's cache:\n%.400s", first)
+			}
 			if !strings.Contains(first, "## Task: Review PR #24") || !strings.Contains(first, "apply best practices") && !strings.Contains(first, "Apply best practices") {
 				t.Errorf("the first request must carry the preamble and the task message")
 			}

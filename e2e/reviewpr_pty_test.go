@@ -5,6 +5,7 @@ package e2e
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -57,6 +58,11 @@ func TestReviewPROrientInATerminal(t *testing.T) {
 			}
 			if got := gh.Reviews(repo, 24); len(got) != 1 || got[0].Event != "COMMENT" {
 				t.Errorf("posted: %+v", got)
+			}
+			// The screen shows a refused fetch as refused, not as if it ran.
+			screen := term.Screen()
+			if notRun := strings.Contains(screen, `tool read_file not run: `); notRun != (tc.refusal != "") {
+				t.Errorf("read_file shown as not run: %v, want %v:\n%s", notRun, tc.refusal != "", screen)
 			}
 		})
 	}
@@ -184,10 +190,51 @@ func TestReviewPREditAtDecide(t *testing.T) {
 	if code := term.Wait(); code != 0 {
 		t.Fatalf("exit %d:\n%s", code, term.Screen())
 	}
-	if b, _ := os.ReadFile(seen); !strings.Contains(string(b), "the model's draft") {
-		t.Errorf("the editor was not given the draft: %q", b)
+	if b, _ := os.ReadFile(seen); !strings.HasPrefix(string(b), "<!-- Edit the review.") || !strings.Contains(string(b), "the model's draft") {
+		t.Errorf("the editor was not given the draft as it is (no byte-order mark): %q", b)
 	}
 	if got := gh.Reviews(repo, 24); len(got) != 1 || shown(got[0].Body) != "my own words" || got[0].Event != "REQUEST_CHANGES" {
 		t.Errorf("posted %+v", got)
+	}
+}
+
+// An editor that cannot start (none set, nano not installed) or exits
+// non-zero loses nothing: the review is offered again as it was, its text
+// saved in a file the line names; Post then posts it.
+func TestReviewPREditWithoutAnEditorKeepsTheReview(t *testing.T) {
+	t.Parallel()
+	for _, editor := range []string{"no-such-editor-here", "false"} {
+		t.Run(editor, func(t *testing.T) {
+			t.Parallel()
+			gh, fm, env := modelFixture(t, "openai/gpt-rev")
+			fm.Script("gpt-rev", testkit.CallTools(testkit.FakeCall{Name: "submit_review", Args: `{"event":"REQUEST_CHANGES","body":"the model's draft"}`}))
+			env.Set("GH_EDITOR", editor)
+
+			term := env.StartTerminal(t, "review-pr", "24")
+			term.Expect("Post this review?")
+			term.Send(testkit.Down + testkit.Enter) // Edit
+			term.Expect("Edit the review")
+			term.Send(testkit.Enter)
+			term.Expect("its text saved in ")
+			term.Expect("Post this review?")
+			term.Send(testkit.Enter)
+			if code := term.Wait(); code != 0 {
+				t.Fatalf("exit %d:\n%s", code, term.Screen())
+			}
+			screen := term.Screen()
+			wantContains(t, "the screen", screen, `the editor "`+editor+`" failed`, "set GH_EDITOR")
+			m := regexp.MustCompile(`saved in (\S+\.md)`).FindStringSubmatch(screen)
+			if m == nil {
+				t.Fatalf("no file named:\n%s", screen)
+			}
+			if b, err := os.ReadFile(m[1]); err != nil || !strings.Contains(string(b), "the model's draft") {
+				t.Errorf("the saved draft %s: %q %v", m[1], b, err)
+			} else {
+				os.Remove(m[1])
+			}
+			if got := gh.Reviews(repo, 24); len(got) != 1 || shown(got[0].Body) != "the model's draft" {
+				t.Errorf("posted %+v", got)
+			}
+		})
 	}
 }

@@ -204,7 +204,7 @@ func TestVerifierRestoreByAWriterCountsAgain(t *testing.T) {
 	res = lf.env.Run(t, "restore", "31", cacheBug.id())
 	wantCode(t, res, 0)
 	again := lf.env.Run(t, "restore", "31", cacheBug.id())
-	wantContains(t, "stdout", again.Stdout, "Already restored")
+	wantContains(t, "stderr", again.Stderr, "! Already restored")
 	cs := lf.gh.Comments(repo, loopPR)
 	if n := strings.Count(fmt.Sprint(cs), "/ocdx restore "+cacheBug.id()); n != 1 {
 		t.Fatalf("want one restore comment, got %d: %+v", n, cs)

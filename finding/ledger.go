@@ -20,8 +20,8 @@ import (
 // statuses and, for the findings of the review the next one builds on,
 // where each is and its title: what the report shows of them anyway.
 
-// Status is where a finding is in its life (docs/architecture.md, Findings
-// and memory): one list for every verb, the state file and the ledger.
+// Status is where a finding is in its life (docs/architecture.md, The
+// ledger): one list for every verb, the state file and the ledger.
 type Status string
 
 const (
@@ -197,13 +197,25 @@ func (l Ledger) BasisFindings() (fs []Finding, ok bool) {
 	if l.Basis == "" {
 		return nil, false
 	}
-	fs = []Finding{}
+	// Not closed: a finding the basis review left to judge.
+	return l.located(func(s Status) bool { return s != StatusDismissed && s != StatusRefuted && s != StatusResolved }), true
+}
+
+// BasisWith are the code findings of the review at Basis with status, as
+// the ledger locates them: a dismissed or refuted one raised again is the
+// same finding, under its ID (docs/architecture.md, Re-reviews).
+func (l Ledger) BasisWith(status Status) []Finding {
+	if l.Basis == "" {
+		return nil
+	}
+	return l.located(func(s Status) bool { return s == status })
+}
+
+// located are the located code findings whose status keep takes.
+func (l Ledger) located(keep func(Status) bool) []Finding {
+	fs := []Finding{}
 	for _, e := range l.Findings {
-		switch e.status() {
-		case StatusDismissed, StatusRefuted, StatusResolved:
-			continue // not a finding the basis review left to judge
-		}
-		if e.Priority == "" || strings.HasPrefix(e.ID, "THREAD-") {
+		if !keep(e.status()) || e.Priority == "" || strings.HasPrefix(e.ID, "THREAD-") {
 			continue
 		}
 		f := Finding{ID: e.ID, Priority: e.Priority, File: e.File, Side: e.Side, Title: e.Title}
@@ -213,7 +225,7 @@ func (l Ledger) BasisFindings() (fs []Finding, ok bool) {
 		}
 		fs = append(fs, f)
 	}
-	return fs, true
+	return fs
 }
 
 // unlocate forgets the basis: a fresh machine then reviews in full.

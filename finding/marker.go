@@ -22,9 +22,10 @@ func Tag(runID string, n int, kind string) string {
 
 // CarriesMarkup reports whether s, a model's text gh-ocdx would post as
 // written (a suggestion's replacement), holds a hidden comment, a gh-ocdx
-// tag or the marker: text that could pass for gh-ocdx's own.
+// tag or the marker, text that could pass for gh-ocdx's own, or a line
+// that starts with /ocdx, which could pass for a command.
 func CarriesMarkup(s string) bool {
-	return strings.Contains(s, "<!--") || strings.Contains(s, "ocdx:") || strings.Contains(s, Marker)
+	return strings.Contains(s, "<!--") || strings.Contains(s, "ocdx:") || strings.Contains(s, Marker) || text.HasCommandLine(s)
 }
 
 // SuggestionBlock renders replacement as a GitHub suggestion, which the

@@ -39,7 +39,7 @@ func (f *fixer) comment(ctx context.Context) error {
 	// Only a run that an earlier process began can have posted its tag
 	// (a POST whose answer was lost, a kill before the record): a run this
 	// process began has not, so the check costs a request only when
-	// resuming (docs/architecture.md, GitHub access).
+	// resuming (docs/architecture.md, Posting).
 	var existing []github.Comment
 	if o.Run.Resumed() {
 		var err error
@@ -76,11 +76,18 @@ func (f *fixer) ledgerBlock() string {
 	if f.o.Ledger == nil {
 		return ""
 	}
-	l := *f.o.Ledger
+	o, l := f.o, *f.o.Ledger
 	l.Findings = slices.Clone(l.Findings)
 	if f.out.Pushed { // a fix counts once pushed
 		for _, x := range f.out.Fixed {
 			l.Set(x.FindingID, finding.StatusFixed, x.CommitSha)
+			// Located, a later review knows it where the fix moved it
+			// (docs/architecture.md, The ledger); the basis's location,
+			// when it has one, stays.
+			i := slices.IndexFunc(o.Payload.IssuesToFix, func(p finding.Finding) bool { return p.ID == x.FindingID })
+			if i >= 0 && slices.ContainsFunc(l.Findings, func(e finding.LedgerEntry) bool { return e.ID == x.FindingID && e.Where == (finding.Where{}) }) {
+				l.Locate(o.Payload.IssuesToFix[i])
+			}
 		}
 	}
 	return "\n" + l.Block()

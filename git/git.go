@@ -346,7 +346,7 @@ func (r *Repo) Log(ctx context.Context, base string) ([]string, error) {
 
 // Diffstat is `git diff --stat base..HEAD`.
 func (r *Repo) Diffstat(ctx context.Context, base string) (string, error) {
-	return r.Run(ctx, "diff", "--stat", "--no-ext-diff", "--no-textconv", "--ignore-submodules=all", base+"..HEAD")
+	return r.Run(ctx, "diff", "--stat", "--no-ext-diff", "--no-textconv", "--ignore-submodules=none", base+"..HEAD")
 }
 
 // PushError is a push that did not happen: the remote refused it
@@ -427,7 +427,10 @@ func isSHA(s string) bool {
 // configuration (prefixes, context, renames, order, quoting, an external
 // diff or textconv) must not change what the secret scan and the reviewers
 // read, nor the lines inline comments anchor on. Configuration, not flags,
-// where an older git would refuse an unknown flag.
+// where an older git would refuse an unknown flag. A submodule pointer is
+// shown as GitHub shows it ("Subproject commit"), against hardening's
+// default: a diff of two commits never enters a submodule's directory, and
+// one that hid gitlinks counted them as files left out of the review.
 func prDiff(base, head string, paths []string) []string {
 	return pinnedDiff(append([]string{base + "..." + head, "--"}, paths...)...)
 }
@@ -440,7 +443,7 @@ var (
 		"-c", "diff.indentHeuristic=true", "-c", "diff.suppressBlankEmpty=false", "-c", "diff.relative=false",
 		"-c", "diff.submodule=short", "-c", "core.quotePath=true", "-c", "core.abbrev=7",
 		"-c", "core.attributesFile=" + os.DevNull, "--literal-pathspecs"}
-	diffFlags = []string{"--no-color", "--no-ext-diff", "--no-textconv", "--ignore-submodules=all", "-O" + os.DevNull}
+	diffFlags = []string{"--no-color", "--no-ext-diff", "--no-textconv", "--ignore-submodules=none", "-O" + os.DevNull}
 )
 
 // pinnedDiff is git diff of revs with git's defaults pinned (prDiff).

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ocdx/gh-ocdx/diff"
 	"github.com/ocdx/gh-ocdx/git"
 	"github.com/ocdx/gh-ocdx/internal/testkit"
 )
@@ -224,6 +225,11 @@ func TestNoGitCommandEntersANestedRepository(t *testing.T) {
 	r.HasCommit(ctx, head)
 	r.Log(ctx, "main")
 	r.Diffstat(ctx, "main")
+	if rc, ok := r.OpenPRDiff(ctx, testkit.Git(t, fx.Clone, "rev-parse", "main"), head); ok {
+		io.Copy(io.Discard, rc)
+		rc.Close()
+	}
+	r.Diff(ctx, "main", head)
 	for _, args := range [][]string{{"status", "--porcelain"}, {"diff", "HEAD"}, {"add", "--all"}, {"commit", "-qm", "x"}, {"log", "-p", "-1"}} {
 		if _, err := r.Run(ctx, args...); err != nil {
 			t.Errorf("git %v: %v", args, err)
@@ -504,5 +510,60 @@ func TestAheadCountsOnlyOverAnAncestor(t *testing.T) {
 	testkit.Git(t, fx.Clone, "commit", "--quiet", "--allow-empty", "-m", "the base moves on")
 	if got := r.Ahead(ctx, head); got != 0 {
 		t.Errorf("Ahead of a diverged branch = %d, want 0", got)
+	}
+}
+
+// A submodule pointer the PR moves, adds or renames (paths with spaces
+// included) is in the PR's diff as GitHub shows it ("Subproject commit"),
+// in the checkout's diff as in a local review's: a diff that left gitlinks
+// out counted them as files the reviewers never got.
+func TestDiffsShowSubmodulePointers(t *testing.T) {
+	ctx := context.Background()
+	fx := testkit.NewRepo(t, "main", "feature", map[string]string{"a.txt": "a\n"}, map[string]string{"a.txt": "b\n"})
+	one, two := strings.Repeat("1", 40), strings.Repeat("2", 40)
+	testkit.Git(t, fx.Clone, "checkout", "-q", "main")
+	testkit.Git(t, fx.Clone, "update-index", "--add", "--cacheinfo", "160000,"+one+",lib one")
+	testkit.Git(t, fx.Clone, "update-index", "--add", "--cacheinfo", "160000,"+one+",lib two")
+	testkit.Git(t, fx.Clone, "-c", "core.hooksPath=/dev/null", "commit", "-qm", "submodules")
+	base := testkit.Git(t, fx.Clone, "rev-parse", "HEAD")
+	testkit.Git(t, fx.Clone, "checkout", "-q", "feature")
+	testkit.Git(t, fx.Clone, "merge", "-q", "--no-edit", "main")
+	testkit.Git(t, fx.Clone, "update-index", "--force-remove", "lib one")
+	testkit.Git(t, fx.Clone, "update-index", "--add", "--cacheinfo", "160000,"+one+",vendor/lib one")
+	testkit.Git(t, fx.Clone, "update-index", "--add", "--cacheinfo", "160000,"+two+",lib two")
+	testkit.Git(t, fx.Clone, "-c", "core.hooksPath=/dev/null", "commit", "-qm", "move and bump")
+	r, _ := git.Open(ctx, fx.Clone)
+	head, _ := r.Head(ctx)
+	want := testkit.Git(t, fx.Clone, "diff", base+"..."+head) + "\n"
+
+	rc, ok := r.OpenPRDiff(ctx, base, head)
+	if !ok {
+		t.Fatal("both commits are in the clone")
+	}
+	got, _ := io.ReadAll(rc)
+	if err := rc.Close(); err != nil {
+		t.Fatal(err)
+	}
+	local, err := r.Diff(ctx, base, head)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, d := range map[string][]byte{"the PR's diff": got, "a local review's diff": local} {
+		files, err := diff.Parse(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var subs []string
+		for _, f := range files {
+			if f.IsSubmodule || f.IsRename {
+				subs = append(subs, f.Path())
+			}
+		}
+		if len(files) != 3 || !slices.Equal(subs, []string{"lib two", "vendor/lib one"}) {
+			t.Errorf("%s: submodules %q of %d files:\n%s", name, subs, len(files), d)
+		}
+	}
+	if string(got) != want {
+		t.Errorf("the clone's diff is not GitHub's:\n%s\nwant:\n%s", got, want)
 	}
 }

@@ -11,7 +11,7 @@ import (
 )
 
 // The PR's history as the secret scan reads it (docs/architecture.md, The
-// diff reader and the secret scan): each of its own commits' patches and
+// secret scan): each of its own commits' patches and
 // every commit's raw object. Its commits, messages, names and contents are
 // the PR author's: git is given only full IDs, reads no replace ref and
 // no attribute but the work tree's (which --text overrides), and runs no

@@ -91,8 +91,9 @@ func (r *Repo) Snapshot(ctx context.Context) (string, error) {
 }
 
 // diffArgs are the options of every diff of a local review: no program
-// from the configuration, no submodule.
-var diffArgs = []string{"diff", "--no-ext-diff", "--no-textconv", "--no-color", "--ignore-submodules=all"}
+// from the configuration. Its diffs are of two trees, so a submodule is
+// only its pointer ("Subproject commit"), never entered, as in a PR's diff.
+var diffArgs = []string{"diff", "--no-ext-diff", "--no-textconv", "--no-color", "--ignore-submodules=none"}
 
 // Diff is the unified diff from one tree-ish to another.
 func (r *Repo) Diff(ctx context.Context, from, to string) ([]byte, error) {

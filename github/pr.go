@@ -138,7 +138,7 @@ type ThreadComment struct {
 
 // maxPages bounds the pages of files (100 each); maxThreadPages those of
 // review threads: a long-lived PR's 5,000 threads are read, so that
-// resolved ones never block a run (docs/architecture.md, GitHub access).
+// resolved ones never block a run (docs/architecture.md, A round of review-loop).
 const (
 	maxPages       = 3
 	maxThreadPages = 50

@@ -251,7 +251,9 @@ func anthropicBody(model string, req Request, maxTokens int64) (*anthropicReques
 				blocks = append(blocks, anthropicBlock{Type: "text", Text: rest[:b-at], CacheControl: ephemeral})
 				rest, at = rest[b-at:], b
 			}
-			blocks = append(blocks, anthropicBlock{Type: "text", Text: rest})
+			if rest != "" {
+				blocks = append(blocks, anthropicBlock{Type: "text", Text: rest})
+			}
 		}
 		if cache && len(blocks) > 0 && (i == 0 || m.Note != "") {
 			blocks[len(blocks)-1].CacheControl = ephemeral
@@ -276,14 +278,15 @@ func anthropicBody(model string, req Request, maxTokens int64) (*anthropicReques
 	return p, nil
 }
 
-// stableBreaks are m's breaks that split its text, in order, at most two:
-// with the task's end and the note, a request marks at most the four
-// breakpoints the API takes.
+// stableBreaks are m's breaks that split its text, in order, at most two
+// (one at its end marks the whole text, from the first call on): with the
+// task's end and the note, a request marks at most the four breakpoints
+// the API takes.
 func stableBreaks(m Message) []int {
 	var out []int
 	last := 0
 	for _, b := range m.Breaks {
-		if b > last && b < len(m.Text) && len(out) < 2 {
+		if b > last && b <= len(m.Text) && len(out) < 2 {
 			out = append(out, b)
 			last = b
 		}

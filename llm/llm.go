@@ -2,7 +2,7 @@
 // OpenAI, Anthropic and Ollama providers behind one interface, the
 // tool-calling agent loop with a bounded context, the working note, the
 // BEGIN_JSON … END_JSON envelope decoder and token usage accounting
-// (docs/architecture.md, The agents and Envelopes).
+// (docs/architecture.md, The agents; Envelopes).
 package llm
 
 import (

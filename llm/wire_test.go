@@ -281,3 +281,39 @@ func TestAnthropicCachesTheStableParts(t *testing.T) {
 		t.Errorf("blocks %v, want %v", got, want)
 	}
 }
+
+// A break at the task's end marks the whole task from the first call on,
+// with no empty block after it: a role that always makes several calls
+// (review-pr) has its second call read the task from the cache.
+func TestAnthropicCachesAWholeTaskFromTheFirstCall(t *testing.T) {
+	fm := testkit.NewFakeModel(t)
+	w := wires[1]
+	fm.Script(w.name, testkit.Reply("one"), testkit.Reply("two"))
+	task := strings.Repeat("the PR and its diff. ", 200)
+	var cached [2]int64
+	for i := range 2 {
+		a := &Agent{Role: "review-pr", Model: newModel(t, fm, w, fast), System: "You review code.", Task: task, Breaks: []int{len(task)}}
+		res, err := a.Run(context.Background(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cached[i] = res.Usage.Cached
+	}
+	if cached[0] != 0 || cached[1] == 0 {
+		t.Errorf("cached input %v: the second call must read the task from the cache", cached)
+	}
+	var req struct {
+		Messages []struct {
+			Content []struct {
+				Text         string          `json:"text"`
+				CacheControl json.RawMessage `json:"cache_control"`
+			} `json:"content"`
+		} `json:"messages"`
+	}
+	if err := json.Unmarshal(fm.Requests(w.name)[0].Body, &req); err != nil {
+		t.Fatal(err)
+	}
+	if c := req.Messages[0].Content; len(c) != 1 || c[0].Text != task || c[0].CacheControl == nil {
+		t.Errorf("the first call's task: %d blocks, want one marked block of the whole task", len(c))
+	}
+}

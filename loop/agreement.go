@@ -14,7 +14,7 @@ import (
 // other, or both without a line) with a similar title, found one problem,
 // however they worded or categorised it. The merged finding is the copy
 // with the highest priority (gh-ocdx's own secret finding first among
-// equals, then the smallest ID), and names every reviewer that raised it,
+// equals, then a SEC- one, then the smallest ID), and names every reviewer that raised it,
 // by model, with the agreement out of succeeded, the reviewers that
 // answered. Thread findings are one per thread already and pass as they
 // are. The order is that of each problem's first copy.
@@ -50,32 +50,104 @@ func Distinct(fs []finding.Finding, succeeded int) []finding.Finding {
 	}
 	out := make([]finding.Finding, 0, len(groups))
 	for _, g := range groups {
-		m := slices.MinFunc(g.copies, func(a, b finding.Finding) int {
-			if r := rank(a.Priority) - rank(b.Priority); r != 0 {
-				return r
-			}
-			if sa, sb := ownFinding(a), ownFinding(b); sa != sb {
-				if sa {
-					return -1
-				}
-				return 1
-			}
-			switch {
-			case a.ID < b.ID:
-				return -1
-			case a.ID > b.ID:
-				return 1
-			}
-			return 0
-		})
+		m := first(g.copies)
 		m.Reviewers, m.Agreement = nil, ""
 		if !IsThread(m) && len(g.models) > 0 {
-			m.Reviewers = g.models
-			m.Agreement = fmt.Sprintf("%d/%d", len(g.models), max(succeeded, len(g.models)))
+			m.Reviewers, m.Agreement = g.models, agreement(g.models, succeeded)
 		}
 		out = append(out, m)
 	}
 	return out
+}
+
+// first is the copy of one problem that stands for it: the highest
+// priority, gh-ocdx's own secret finding first among equals, then a SEC-
+// one (a writer's dismissal of the problem must not clear what a reviewer
+// called a security finding), then the smallest ID, then the first given.
+func first(copies []finding.Finding) finding.Finding {
+	return slices.MinFunc(copies, func(a, b finding.Finding) int {
+		if r := rank(a.Priority) - rank(b.Priority); r != 0 {
+			return r
+		}
+		if sa, sb := ownFinding(a), ownFinding(b); sa != sb {
+			if sa {
+				return -1
+			}
+			return 1
+		}
+		if sa, sb := isSec(a), isSec(b); sa != sb {
+			if sa {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
+}
+
+// agreement is how many of the succeeded reviewers that answered models
+// are ("2/3").
+func agreement(models []string, succeeded int) string {
+	return fmt.Sprintf("%d/%d", len(models), max(succeeded, len(models)))
+}
+
+// identify gives each finding of fs raised again its earlier ID: one
+// problem keeps one ID across heads (docs/architecture.md, Findings and
+// agreement). A finding with the ID of an earlier one is that one; else
+// one at the same place as an earlier finding, its line followed to fs's
+// head, with a similar title (sameProblem, as Distinct merges a round's
+// copies) takes its ID, when again allows the earlier one to be raised
+// again. Each earlier finding names one finding at most, and a thread
+// none. A SEC- finding takes only a SEC- ID and the reverse, so that a
+// dismissal a writer may make never reaches a finding only an admin may
+// dismiss (docs/architecture.md, The ledger). at maps each earlier ID
+// raised again to its finding's index in out.
+func identify(fs, earlier []finding.Finding, again func(finding.Finding) bool) (out []finding.Finding, at map[string]int) {
+	out, at = slices.Clone(fs), map[string]int{}
+	ids := make(map[string]bool, len(earlier))
+	for _, p := range earlier {
+		ids[p.ID] = true
+	}
+	taken := make([]bool, len(out))
+	for i, f := range out {
+		if !IsThread(f) && ids[f.ID] {
+			at[f.ID], taken[i] = i, true
+		}
+	}
+	for _, p := range earlier {
+		if _, ok := at[p.ID]; ok || IsThread(p) || !again(p) {
+			continue
+		}
+		for i, f := range out {
+			if !taken[i] && !IsThread(f) && isSec(f) == isSec(p) && sameProblem(p, f) {
+				out[i].ID, at[p.ID], taken[i] = p.ID, i, true
+				break
+			}
+		}
+	}
+	return out, at
+}
+
+// isSec reports whether f is a security finding, by its ID.
+func isSec(f finding.Finding) bool { return strings.HasPrefix(f.ID, "SEC-") }
+
+// raisedAgain is f, an earlier finding p raised again under p's ID, merged
+// with p carried on: one finding, the copy first picks, named by the
+// reviewers of both, earlier ones first, out of the succeeded that
+// answered this round.
+func raisedAgain(f, p finding.Finding, succeeded int) finding.Finding {
+	m := first([]finding.Finding{f, p})
+	models := slices.Clone(p.Reviewers)
+	for _, r := range f.Reviewers {
+		if !slices.Contains(models, r) {
+			models = append(models, r)
+		}
+	}
+	m.Reviewers, m.Agreement = nil, ""
+	if len(models) > 0 {
+		m.Reviewers, m.Agreement = models, agreement(models, succeeded)
+	}
+	return m
 }
 
 // Agreement says who raised f, for a report: "2/3 reviewers
@@ -96,7 +168,8 @@ func Agreement(f finding.Finding) string {
 // same ID, or the same file and place with a similar title. Unlike
 // SameFinding, which follows a finding across a fix, the category may
 // differ (one model's quality issue is another's performance issue) and
-// the place is not allowed to move.
+// the place is not allowed to move: across heads, identify follows the
+// earlier finding's line first.
 func sameProblem(a, b finding.Finding) bool {
 	if a.ID != "" && a.ID == b.ID {
 		return true

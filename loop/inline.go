@@ -62,6 +62,10 @@ func AnswerTag(replyID string) string { return "<!-- ocdx:answered=" + tagSafe(r
 // dismisses it; a P0 or SEC- finding is never conceded.
 func ConcededTag(id string) string { return "<!-- ocdx:conceded=" + tagSafe(id) + " -->" }
 
+// FixedTag marks gh-ocdx's reply that resolved the thread of a finding a
+// pushed fix fixed: like every post of gh-ocdx's, it says what it is.
+func FixedTag(id string) string { return "<!-- ocdx:fixed=" + tagSafe(id) + " -->" }
+
 // tagSafe keeps a hidden tag's value from closing the comment.
 func tagSafe(s string) string { return strings.NewReplacer("--", "%2D%2D", ">", "%3E").Replace(s) }
 
@@ -382,7 +386,7 @@ func Resolutions(pr *github.PullRequest, fixed map[string]string, current []find
 		if slices.ContainsFunc(current, func(f finding.Finding) bool { return SameFinding(t.Finding, f) }) {
 			continue
 		}
-		out = append(out, github.ThreadReply{ThreadID: t.ID, Body: finding.Marker + "\nFixed in " + sha + "."})
+		out = append(out, github.ThreadReply{ThreadID: t.ID, Body: finding.Marker + "\n" + FixedTag(t.Finding.ID) + "\nFixed in " + sha + "."})
 	}
 	return out
 }

@@ -42,7 +42,7 @@ func TestRunResolvesAFixedThreadOnlyAfterACompleteRound(t *testing.T) {
 			if tc.resolve != (len(h.gh.resolved) == 1) {
 				t.Fatalf("resolutions %+v, want resolved %v", h.gh.resolved, tc.resolve)
 			}
-			if tc.resolve && (h.gh.resolved[0].ThreadID != "T1" || !strings.Contains(h.gh.resolved[0].Body, "Fixed in c0ffee")) {
+			if tc.resolve && (h.gh.resolved[0].ThreadID != "T1" || !strings.Contains(h.gh.resolved[0].Body, "Fixed in c0ffee") || !strings.Contains(h.gh.resolved[0].Body, FixedTag(f.ID))) {
 				t.Errorf("resolution %+v", h.gh.resolved[0])
 			}
 		})

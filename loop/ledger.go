@@ -199,6 +199,19 @@ func (l *loop) ledger(n int, head string) finding.Ledger {
 	for _, d := range l.dismissals {
 		led.Set(d.ID, finding.StatusDismissed, "")
 	}
+	// The basis's refuted and dismissed findings are located too: raised
+	// again at a moved line, they keep their ID (docs/architecture.md,
+	// Re-reviews).
+	if basis != nil {
+		for _, f := range slices.Concat(basis.Refuted, basis.settled) {
+			closed := func(e finding.LedgerEntry) bool {
+				return e.ID == f.ID && (e.Status == finding.StatusRefuted || e.Status == finding.StatusDismissed)
+			}
+			if slices.ContainsFunc(led.Findings, closed) {
+				led.Locate(f)
+			}
+		}
+	}
 	return led
 }
 

@@ -131,8 +131,8 @@ type Options struct {
 	PRDiff func(ctx context.Context, base, head string, paths []string) (diff []byte, ok bool)
 	// LocalDiff streams the PR's whole diff (base...head) from the
 	// checkout, as GitHub sends it, when both commits are there: a round
-	// reads its diff without a request (docs/architecture.md, GitHub
-	// access). Close reports whether the stream was whole. nil, or ok
+	// reads its diff without a request (docs/architecture.md, A round of
+	// review-loop). Close reports whether the stream was whole. nil, or ok
 	// false: the diff is read from GitHub.
 	LocalDiff func(ctx context.Context, base, head string) (diff io.ReadCloser, ok bool)
 	// History reads the PR's own commits in the checkout for the secret
@@ -232,6 +232,11 @@ type RoundResult struct {
 	Inline           *Inline              `json:"inline,omitempty"` // the review's inline comments
 	reviewersOK      int
 	lines            github.DiffLines // the diff the reviewers saw, for the anchors
+	// settled are the dismissed findings known at this round's head: those
+	// raised again (Dismissed) and those of the review before, followed.
+	// Recorded, and located in the ledger, they keep their ID when raised
+	// again at a moved line (docs/architecture.md, Re-reviews).
+	settled []finding.Finding
 }
 
 type loop struct {
@@ -546,6 +551,9 @@ func (l *loop) decide(rr *RoundResult) (outcome state.RunOutcome, reason string,
 	case rr.Consensus == Approve && len(blocking) == 0 && rr.Threads.Unresolved == 0 && len(rr.Coverage.Unscanned) > 0:
 		// A secret in a file the scan could not read would be approved.
 		return OutcomeBlocked, fmt.Sprintf("blocked: %s not scanned for secrets (GitHub sent no patch for them and the PR's commits are not in this clone): check the PR out (gh pr checkout %d) and re-run", text.Plural(len(rr.Coverage.Unscanned), "file was", "files were"), l.o.PR.Number), nil, nil
+	case rr.Consensus == Approve && len(blocking) == 0 && rr.Threads.Unresolved == 0 && rr.ThreadsTruncated:
+		// An unresolved thread may be among those never read.
+		return OutcomeBlocked, fmt.Sprintf("blocked: the PR has more than %[1]s review threads and only the first %[1]s were read; gh-ocdx cannot tell that the rest are resolved: check them on the PR", text.Thousands(github.MaxThreads)), nil, nil
 	case rr.Consensus == Approve && len(blocking) == 0 && rr.Threads.Unresolved == 0:
 		return OutcomeConverged, Qualified(OutcomeConverged, rr) + ": consensus approve, no P0/P1/P2 findings, no unresolved review threads", nil, nil
 	case len(toFix) == 0 && rewriteNote(blocking) != "":
@@ -695,15 +703,19 @@ func (l *loop) review(ctx context.Context, pr *github.PullRequest, rr *RoundResu
 	}
 	if out.Analyzer == nil {
 		a := out.Roles[len(out.Roles)-1]
-		return &AnalyzerError{Msg: a.Error}
+		return &AnalyzerError{Msg: a.Error, Reviewers: len(l.o.Reviewers), ReviewersFailed: rr.reviewersOK == 0}
 	}
 	if !equalState(out.Analyzer.ReviewState, rr.ReviewState) {
 		rr.AnalyzerMismatch = true
 	}
 	rr.Findings = orEmpty(Distinct(append(out.Findings, secrets...), rr.reviewersOK))
 	fixedBefore := l.fixedLastRound(rr.N)
+	earlier := l.earlier(ctx, rr.N, pr.HeadRefOid, re)
 	if re != nil {
-		rr.Findings, fixedBefore = carry(rr.Findings, re, out.Verdicts), re.Fixed
+		rr.Findings, fixedBefore = carry(rr.Findings, re, out.Verdicts, rr.reviewersOK), re.Fixed
+	} else {
+		// A full review: what an earlier review raised keeps its ID.
+		rr.Findings, _ = identify(rr.Findings, earlier, func(finding.Finding) bool { return true })
 	}
 	// What the PR's ledger says an earlier run fixed and pushed is fixed
 	// too, on this machine or a fresh one alike: raised again, by its ID,
@@ -711,12 +723,21 @@ func (l *loop) review(ctx context.Context, pr *github.PullRequest, rr *RoundResu
 	for _, e := range l.seed.Findings {
 		if e.Status == finding.StatusFixed && !strings.HasPrefix(e.ID, "THREAD-") &&
 			!slices.ContainsFunc(fixedBefore, func(f finding.Finding) bool { return f.ID == e.ID }) {
-			fixedBefore = append(fixedBefore, finding.Finding{ID: e.ID})
+			// Located, it is matched as the stuck rule matches a
+			// finding fixed the round before (SameFinding).
+			fixedBefore = append(fixedBefore, finding.Finding{ID: e.ID, Priority: e.Priority, File: e.File, Line: lineOf(e.Line), Side: e.Side, Title: e.Title})
 		}
 	}
 	// A dismissed finding is shown, not counted, fixed or stuck.
 	rr.Findings, rr.Dismissed = splitDismissed(rr.Findings, DismissedIDs(l.dismissals))
 	rr.DismissedBy = dismissedBy(rr.Dismissed, l.dismissals)
+	rr.settled = slices.Clone(rr.Dismissed)
+	_, before := splitDismissed(earlier, DismissedIDs(l.dismissals))
+	for _, f := range before {
+		if !slices.ContainsFunc(rr.settled, func(d finding.Finding) bool { return d.ID == f.ID }) {
+			rr.settled = append(rr.settled, f)
+		}
+	}
 	if err := l.verify(ctx, pr, rr); err != nil {
 		return err
 	}
@@ -741,8 +762,8 @@ func (l *loop) review(ctx context.Context, pr *github.PullRequest, rr *RoundResu
 }
 
 // scanSecrets runs net, the secret scan of the PR's diff, with the scan
-// of the PR's own commits, base..head (docs/architecture.md, The diff
-// reader and the secret scan); historyRead is false when the checkout
+// of the PR's own commits, base..head (docs/architecture.md, The secret
+// scan); historyRead is false when the checkout
 // could not give the commits (the commits are not there, or git failed:
 // said on stderr).
 func (l *loop) scanSecrets(ctx context.Context, base, head, now string, net func() (SecretScan, error)) (scan SecretScan, historyRead bool, err error) {
@@ -826,10 +847,20 @@ func PolicyChanges(pr *github.PullRequest) []string {
 }
 
 // AnalyzerError: the comments analyzer failed, so the review state and the threads
-// cannot be judged and the run stops at once.
-type AnalyzerError struct{ Msg string }
+// cannot be judged and the run stops at once. When the reviewers failed
+// too, no one model is to blame: the error says every model failed
+// (an endpoint nobody answers at, as a rule).
+type AnalyzerError struct {
+	Msg             string
+	Reviewers       int
+	ReviewersFailed bool
+}
 
 func (e *AnalyzerError) Error() string {
+	if e.ReviewersFailed {
+		return fmt.Sprintf("every model failed (%s and the comments analyzer), nothing was reviewed: %s; check each model's name, its provider's key and address with 'gh ocdx config validate --online', then re-run",
+			everyReviewer(e.Reviewers), e.Msg)
+	}
 	return "the comments analyzer failed, so the review threads cannot be judged: " + e.Msg + "; check its model (commentsAnalyzerModel) and re-run"
 }
 
@@ -859,6 +890,7 @@ func (l *loop) fixedLastRound(n int) []finding.Finding {
 func (l *loop) recordReview(n int, rr *RoundResult) error {
 	return l.run.Complete(n, state.PhaseReviewed, func(rd *state.Round) {
 		rd.Findings = orEmpty(slices.Clone(rr.Findings))
+		rd.Dismissed = slices.Clone(rr.settled)
 		rd.FindingIDs = nil
 		for _, f := range rr.Findings {
 			rd.FindingIDs = append(rd.FindingIDs, f.ID)
@@ -887,6 +919,7 @@ func (l *loop) recordReview(n int, rr *RoundResult) error {
 // restore rebuilds a reviewed round from the state file (resumed run).
 func restore(rr *RoundResult, rd state.Round, prices map[string]config.Price) {
 	rr.Findings = orEmpty(slices.Clone(rd.Findings))
+	rr.settled = slices.Clone(rd.Dismissed)
 	rr.Counts, rr.Consensus, rr.Stuck = Count(rr.Findings), rd.Consensus, orEmptyS(rd.StuckIDs)
 	if rd.Coverage != nil {
 		rr.Coverage = *rd.Coverage

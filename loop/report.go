@@ -124,7 +124,7 @@ func RenderReview(runID string, maxRounds int, rr *RoundResult) string {
 	threads := slices.DeleteFunc(slices.Clone(rr.Findings), func(f finding.Finding) bool { return !IsThread(f) })
 	fmt.Fprintf(&b, "### Unresolved review threads (%d of %d)\n\n", rr.Threads.Unresolved, rr.Threads.Total)
 	if rr.ThreadsTruncated {
-		fmt.Fprintf(&b, "**More than %s review threads:** only the first %[1]s were read; an unresolved thread among the rest is not counted here.\n\n", text.Thousands(github.MaxThreads))
+		fmt.Fprintf(&b, "**More than %s review threads:** only the first %[1]s were read; an unresolved thread among the rest is not counted here, so the PR does not converge.\n\n", text.Thousands(github.MaxThreads))
 	}
 	if len(threads) == 0 {
 		b.WriteString("None.\n\n")

@@ -29,7 +29,10 @@ type reReview struct {
 	Fixed    []finding.Finding // those a fix since reported fixed
 	// Changed are the previous findings whose line the diff since removed
 	// or rewrote (or whose file it deleted).
-	Changed  map[string]bool
+	Changed map[string]bool
+	// Closed are that review's refuted and dismissed findings, followed
+	// too: not judged or carried, but raised again they keep their ID.
+	Closed   []finding.Finding
 	Coverage review.Coverage // how much of the diff since the reviewers are given
 }
 
@@ -80,26 +83,71 @@ func (l *loop) reReviewOf(ctx context.Context, n int, pr *github.PullRequest) *r
 	// What the review built on did not see stays unseen (docs/architecture.md,
 	// Re-reviews): a sampled basis makes every review on it sampled.
 	re.Coverage.SampledBefore = b.Sampled
-	// Lines are followed through the whole diff from the reviewed head:
-	// the since-diff leaves out what merging the base brought, and starts
-	// from a tree whose lines are not the reviewed head's.
-	moves := files
-	if len(b.Findings) > 0 && l.o.Whole != nil {
-		if whole, ok := l.o.Whole(ctx, b.Head, pr.HeadRefOid); ok {
-			moves, _ = diff.Parse([]byte(whole))
+	// A fix any verb pushed since (fix, review-loop, /ocdx fix) counts:
+	// the PR's newest ledger says so on every machine.
+	fixedOnPR := l.seed.With(finding.StatusFixed)
+	for _, f := range l.followed(ctx, b, pr.HeadRefOid, files) {
+		if f.Status == finding.StatusRefuted || f.dismissed {
+			// Neither judged nor carried: raised again, a refuted finding
+			// is verified again, a dismissed one stays dismissed.
+			re.Closed = append(re.Closed, f.Finding)
+			continue
 		}
-	}
-	for _, f := range b.Findings {
-		if IsThread(f) || f.Status == finding.StatusRefuted {
-			continue // a refuted finding raised again is verified again
-		}
-		f, re.Changed[f.ID] = follow(moves, f)
-		re.Previous = append(re.Previous, f)
-		if slices.Contains(b.Fixed, f.ID) {
-			re.Fixed = append(re.Fixed, f)
+		re.Previous, re.Changed[f.ID] = append(re.Previous, f.Finding), f.changed
+		if slices.Contains(b.Fixed, f.ID) || slices.Contains(fixedOnPR, f.ID) {
+			re.Fixed = append(re.Fixed, f.Finding)
 		}
 	}
 	return re
+}
+
+// moved is an earlier finding followed to a later head.
+type moved struct {
+	finding.Finding
+	changed   bool // the diff removed or rewrote its line, or deleted its file
+	dismissed bool // one of the review's dismissed findings
+}
+
+// followed are the code findings of the review b, its dismissed ones
+// included, their lines followed to head: through the whole diff from the
+// reviewed head (the since-diff leaves out what merging the base brought,
+// and starts from a tree whose lines are not the reviewed head's), else
+// through since.
+func (l *loop) followed(ctx context.Context, b basis, head string, since []*diff.File) []moved {
+	moves := since
+	if len(b.Findings)+len(b.Dismissed) > 0 && l.o.Whole != nil && b.Head != head {
+		if whole, ok := l.o.Whole(ctx, b.Head, head); ok {
+			moves, _ = diff.Parse([]byte(whole))
+		}
+	}
+	var out []moved
+	for i, f := range slices.Concat(b.Findings, b.Dismissed) {
+		if !IsThread(f) {
+			f, changed := follow(moves, f)
+			out = append(out, moved{f, changed, i >= len(b.Findings)})
+		}
+	}
+	return out
+}
+
+// earlier are the code findings of the review round n follows, dismissed
+// and refuted ones included, at head: those of re, a re-review; else those
+// a full review gives their ID when raised again (identify), lines
+// followed where the checkout has the diff (after a rebase they stay
+// where they were).
+func (l *loop) earlier(ctx context.Context, n int, head string, re *reReview) []finding.Finding {
+	if re != nil {
+		return slices.Concat(re.Previous, re.Closed)
+	}
+	b, ok := l.previousReview(n)
+	if !ok {
+		return nil
+	}
+	var out []finding.Finding
+	for _, f := range l.followed(ctx, b, head, nil) {
+		out = append(out, f.Finding)
+	}
+	return out
 }
 
 // follow moves f's line to where the diff since put it (a finding on the
@@ -129,13 +177,15 @@ type basis struct {
 	Head     string            // the head it read
 	Findings []finding.Finding // its findings
 	Fixed    []string          // those a pushed fix fixed since
-	Sampled  string            // the head before which coverage was sampled, if it was
+	// Dismissed are the dismissed findings it knew, located at Head.
+	Dismissed []finding.Finding
+	Sampled   string // the head before which coverage was sampled, if it was
 }
 
 // basisOf is round rd as a basis. A fix counts only once pushed: one that
 // failed verification, was declined or interrupted fixed nothing.
 func basisOf(rd state.Round) basis {
-	b := basis{Head: rd.HeadOID, Findings: rd.Findings}
+	b := basis{Head: rd.HeadOID, Findings: rd.Findings, Dismissed: rd.Dismissed}
 	if res, ok := fix.Recorded(rd); ok && res.Pushed {
 		b.Fixed = res.FixedIDs()
 	}
@@ -152,7 +202,11 @@ func (l *loop) ledgerBasis() (basis, bool) {
 	if !ok {
 		return basis{}, false
 	}
-	b := basis{Head: l.seed.Basis, Findings: fs, Sampled: l.seed.Sampled}
+	b := basis{Head: l.seed.Basis, Findings: fs, Sampled: l.seed.Sampled, Dismissed: l.seed.BasisWith(finding.StatusDismissed)}
+	for _, f := range l.seed.BasisWith(finding.StatusRefuted) {
+		f.Status = finding.StatusRefuted // as a recorded round keeps it
+		b.Findings = append(b.Findings, f)
+	}
 	for _, e := range l.seed.Findings {
 		if e.Status == finding.StatusFixed {
 			b.Fixed = append(b.Fixed, e.ID)
@@ -219,16 +273,26 @@ func reviewed(rd state.Round) bool {
 // carry adds to a re-review's findings the previous ones still open: a
 // reviewer said still_present, or no reviewer judged it, no fix reported
 // it fixed and its line is unchanged (one whose line changed and that no
-// reviewer raised again is resolved). One a reviewer reported again keeps
-// the new copy.
-func carry(fs []finding.Finding, re *reReview, v Verdicts) []finding.Finding {
-	for _, p := range re.Previous {
-		if slices.ContainsFunc(fs, func(f finding.Finding) bool { return f.ID == p.ID }) {
-			continue
-		}
+// reviewer raised again is resolved). A finding raised again, by its ID or
+// at its followed line (identify; one the reviewers judged resolved only
+// by its ID), keeps its ID, and is one finding with the copy carried, its
+// reviewers those of both (raisedAgain).
+func carry(fs []finding.Finding, re *reReview, v Verdicts, succeeded int) []finding.Finding {
+	open := func(p finding.Finding) (carried, again bool) {
 		c, judged := v[p.ID]
 		fixed := slices.ContainsFunc(re.Fixed, func(f finding.Finding) bool { return f.ID == p.ID })
-		if c.Still > 0 || !judged && !fixed && !re.Changed[p.ID] {
+		return c.Still > 0 || !judged && !fixed && !re.Changed[p.ID], c.Still > 0 || !judged
+	}
+	fs, at := identify(fs, slices.Concat(re.Previous, re.Closed), func(p finding.Finding) bool {
+		_, again := open(p)
+		return again
+	})
+	for _, p := range re.Previous {
+		carried, _ := open(p)
+		switch i, raised := at[p.ID]; {
+		case raised && carried:
+			fs[i] = raisedAgain(fs[i], p, succeeded)
+		case !raised && carried:
 			fs = append(fs, p)
 		}
 	}

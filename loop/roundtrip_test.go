@@ -1,6 +1,8 @@
 package loop
 
 import (
+	"cmp"
+	"context"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -28,6 +30,7 @@ type decisions struct {
 	Previous  []string // the previous findings listed in each reviewer task
 	Reviews   int
 	Fixes     int
+	Ledger    []string // the entries of the ledger the run left on the PR, as "ID status"
 }
 
 func decided(res *Result, h *harness, reviews, fixes int) decisions {
@@ -45,6 +48,11 @@ func decided(res *Result, h *harness, reviews, fixes int) decisions {
 	}
 	for _, f := range res.Remaining {
 		d.Remaining = append(d.Remaining, f.ID)
+	}
+	if led, _, _, ok := PRLedger(&h.gh.pr); ok {
+		for _, e := range led.Findings {
+			d.Ledger = append(d.Ledger, e.ID+" "+string(cmp.Or(e.Status, finding.StatusOpen)))
+		}
 	}
 	for _, task := range h.reviewer.tasks[reviews:] {
 		_, list, _ := strings.Cut(task, "**Previous findings**")
@@ -65,6 +73,51 @@ func TestTheLedgerRoundTripsEveryScenario(t *testing.T) {
 	id := bug.ComputeID()
 	other := finding.Finding{Priority: "P3", Category: "docs", File: "README.md", Line: lineOf(3), Title: "Typo", Description: "d"}
 	dismissal := github.Comment{Author: "maintainer", Body: "/ocdx dismiss " + id, URL: "https://x/pull/5#c9"}
+	// leak at a.go:10, and the same problem raised again, reworded, where
+	// two lines added on top moved it (a.go:12): another ID.
+	leak := finding.Finding{Priority: "P1", Category: "quality", File: "a.go", Line: lineOf(10), Title: "Leak of the handle", Description: "d"}
+	again := leak
+	again.Line, again.Title = lineOf(12), "Leak of the file handle"
+	dismissLeak := github.Comment{Author: "maintainer", Body: "/ocdx dismiss " + leak.ComputeID(), URL: "https://x/pull/5#c10"}
+	moved := func(context.Context, string, string) (string, bool) {
+		return "diff --git a/a.go b/a.go\n--- a/a.go\n+++ b/a.go\n@@ -0,0 +1,2 @@\n+one\n+two\n", true
+	}
+	// oneEntry: the ledger holds the problem once, under its first ID.
+	oneEntry := func(t *testing.T, d decisions, status finding.Status) {
+		if !slices.Contains(d.Ledger, leak.ComputeID()+" "+string(status)) || slices.ContainsFunc(d.Ledger, func(e string) bool { return strings.HasPrefix(e, again.ComputeID()) }) {
+			t.Errorf("ledger %v: want %s %s, and no entry for %s", d.Ledger, leak.ComputeID(), status, again.ComputeID())
+		}
+	}
+	// oneLeak: the problem is one finding under its first ID, open.
+	oneLeak := func(t *testing.T, d decisions) {
+		if !slices.Equal(d.Remaining, []string{leak.ComputeID()}) || d.Counts[0] != (finding.Counts{P1: 1}) {
+			t.Errorf("remaining %v, counts %+v: want the one problem once, as %s", d.Remaining, d.Counts, leak.ComputeID())
+		}
+		if len(d.Stuck[0]) == 0 {
+			oneEntry(t, d, finding.StatusOpen)
+		} else {
+			oneEntry(t, d, finding.StatusStuck)
+		}
+	}
+	// leakDismissed: raised again, it is still dismissed, and blocks nothing.
+	leakDismissed := func(t *testing.T, d decisions) {
+		if d.Outcome != OutcomeConverged || len(d.Remaining) != 0 || !slices.Equal(d.Dismissed[0], []string{leak.ComputeID()}) {
+			t.Errorf("outcome %s, remaining %v, dismissed %v: want %s dismissed under its ID, nothing blocking", d.Outcome, d.Remaining, d.Dismissed, leak.ComputeID())
+		}
+		oneEntry(t, d, finding.StatusDismissed)
+	}
+	leakRaised := func(t *testing.T, h *harness) {
+		h.reviewer.answers = []string{reviewerAnswer(leak)}
+		h.analyzer.answers = []string{analyzerAnswer()}
+		wantOutcome(t, h, OutcomeBlocked)
+	}
+	leakDismissedFirst := func(t *testing.T, h *harness) {
+		leakRaised(t, h)
+		h.gh.pr.Comments = append(h.gh.pr.Comments, dismissLeak)
+		h.reviewer.answers = []string{reviewerAnswer(leak)}
+		h.analyzer.answers = []string{analyzerAnswer()}
+		wantOutcome(t, h, OutcomeConverged)
+	}
 	for _, sc := range []struct {
 		name string
 		// first runs the PR up to the push the second run follows.
@@ -73,6 +126,8 @@ func TestTheLedgerRoundTripsEveryScenario(t *testing.T) {
 		then func(h *harness)
 		// since is the second run's incremental base: "" for a full review.
 		since string
+		// check, when set, says what both must have decided.
+		check func(t *testing.T, d decisions)
 	}{
 		{"blocked, then a push", func(t *testing.T, h *harness) {
 			h.reviewer.answers = []string{reviewerAnswer(bug, other)}
@@ -80,38 +135,38 @@ func TestTheLedgerRoundTripsEveryScenario(t *testing.T) {
 			wantOutcome(t, h, OutcomeBlocked)
 		}, func(h *harness) {
 			h.reviewer.answers = []string{reviewerVerdicts([]finding.Verdict{{ID: id, Verdict: finding.Resolved}})}
-		}, "aaaaaaaa"},
+		}, "aaaaaaaa", nil},
 		{"approved, then a push", func(t *testing.T, h *harness) {
 			h.reviewer.answers = []string{reviewerAnswer(other)}
 			h.analyzer.answers = []string{analyzerAnswer()}
 			wantOutcome(t, h, OutcomeConverged)
-		}, func(h *harness) { h.reviewer.answers = []string{reviewerVerdicts(nil)} }, "aaaaaaaa"},
+		}, func(h *harness) { h.reviewer.answers = []string{reviewerVerdicts(nil)} }, "aaaaaaaa", nil},
 		{"every reviewer failed", func(t *testing.T, h *harness) {
 			h.reviewer.answers = []string{"no envelope at all"}
 			h.analyzer.answers = []string{analyzerAnswer()}
 			wantOutcome(t, h, OutcomeFailed)
-		}, func(h *harness) { h.reviewer.answers = []string{reviewerAnswer()} }, ""},
+		}, func(h *harness) { h.reviewer.answers = []string{reviewerAnswer()} }, "", nil},
 		{"a fix never pushed, nobody judges it", func(t *testing.T, h *harness) {
 			unpushed(t, h)
-		}, func(h *harness) { h.reviewer.answers = []string{reviewerVerdicts(nil)} }, "aaaaaaaa"},
+		}, func(h *harness) { h.reviewer.answers = []string{reviewerVerdicts(nil)} }, "aaaaaaaa", nil},
 		{"a fix never pushed, still present", func(t *testing.T, h *harness) {
 			unpushed(t, h)
 		}, func(h *harness) {
 			h.reviewer.answers = []string{reviewerVerdicts([]finding.Verdict{{ID: id, Verdict: finding.StillPresent}})}
-		}, "aaaaaaaa"},
+		}, "aaaaaaaa", nil},
 		{"a pushed fix, the finding comes back", func(t *testing.T, h *harness) {
 			h.opts.CanPush, h.opts.ReviewOnlyReason = true, ""
 			h.reviewer.answers = []string{reviewerAnswer(bug), reviewerVerdicts([]finding.Verdict{{ID: id, Verdict: finding.Resolved}})}
 			h.analyzer.answers = []string{analyzerAnswer(), analyzerAnswer()}
 			h.fixer.report = pushedFix(id)
 			wantOutcome(t, h, OutcomeConverged)
-		}, func(h *harness) { h.reviewer.answers = []string{reviewerAnswer(bug)} }, "bbbbbbbb"},
+		}, func(h *harness) { h.reviewer.answers = []string{reviewerAnswer(bug)} }, "bbbbbbbb", nil},
 		{"a sampled basis", func(t *testing.T, h *harness) {
 			h.gh.diff = "diff --git a/a.go b/a.go\n--- a/a.go\n+++ b/a.go\n@@ -1 +1,30000 @@\n x\n" + strings.Repeat("+a line of a very large change, to be cut\n", 29999)
 			h.reviewer.answers = []string{reviewerAnswer(other)}
 			h.analyzer.answers = []string{analyzerAnswer()}
 			wantOutcome(t, h, OutcomeConverged)
-		}, func(h *harness) { h.reviewer.answers = []string{reviewerVerdicts(nil)} }, "aaaaaaaa"},
+		}, func(h *harness) { h.reviewer.answers = []string{reviewerVerdicts(nil)} }, "aaaaaaaa", nil},
 		{"a dismissed finding", func(t *testing.T, h *harness) {
 			h.reviewer.answers = []string{reviewerAnswer(bug)}
 			h.analyzer.answers = []string{analyzerAnswer()}
@@ -122,7 +177,7 @@ func TestTheLedgerRoundTripsEveryScenario(t *testing.T) {
 			wantOutcome(t, h, OutcomeConverged)
 		}, func(h *harness) {
 			h.reviewer.answers = []string{reviewerVerdicts([]finding.Verdict{{ID: id, Verdict: finding.StillPresent}})}
-		}, "aaaaaaaa"},
+		}, "aaaaaaaa", nil},
 		{"two reviewers, one problem", func(t *testing.T, h *harness) {
 			second := &scripted{}
 			h.opts.Reviewers = append(h.opts.Reviewers, Role{Name: "reviewer-2", Model: "anthropic/c", LLM: second})
@@ -131,7 +186,71 @@ func TestTheLedgerRoundTripsEveryScenario(t *testing.T) {
 			h.analyzer.answers = []string{analyzerAnswer()}
 			wantOutcome(t, h, OutcomeBlocked)
 			second.answers = []string{reviewerVerdicts(nil)}
-		}, func(h *harness) { h.reviewer.answers = []string{reviewerVerdicts(nil)} }, "aaaaaaaa"},
+		}, func(h *harness) { h.reviewer.answers = []string{reviewerVerdicts(nil)} }, "aaaaaaaa", nil},
+		{"raised again at its moved line", leakRaised, func(h *harness) {
+			h.opts.Whole = moved
+			h.reviewer.answers = []string{reviewerVerdicts(nil, again)}
+		}, "aaaaaaaa", oneLeak},
+		{"raised again at its moved line, still present", leakRaised, func(h *harness) {
+			h.opts.Whole = moved
+			h.reviewer.answers = []string{reviewerVerdicts([]finding.Verdict{{ID: leak.ComputeID(), Verdict: finding.StillPresent}}, again)}
+		}, "aaaaaaaa", oneLeak},
+		{"raised again at its moved line, a full review", leakRaised, func(h *harness) {
+			h.opts.Whole, h.opts.Full = moved, true
+			h.reviewer.answers = []string{reviewerAnswer(again)}
+		}, "", oneLeak},
+		{"stuck, raised again at its moved line", func(t *testing.T, h *harness) {
+			h.opts.CanPush, h.opts.ReviewOnlyReason = true, ""
+			h.reviewer.answers = []string{reviewerAnswer(leak), reviewerAnswer(leak)}
+			h.analyzer.answers = []string{analyzerAnswer(), analyzerAnswer()}
+			h.fixer.report = pushedFix(leak.ComputeID())
+			wantOutcome(t, h, OutcomeBlocked)
+		}, func(h *harness) {
+			h.opts.Whole = moved
+			h.reviewer.answers = []string{reviewerVerdicts(nil, again)}
+		}, "bbbbbbbb", func(t *testing.T, d decisions) {
+			oneLeak(t, d)
+			if !slices.Equal(d.Stuck[0], []string{leak.ComputeID()}) {
+				t.Errorf("stuck %v, want %s, still stuck", d.Stuck, leak.ComputeID())
+			}
+		}},
+		{"restored, raised again at its moved line", func(t *testing.T, h *harness) {
+			h.opts.Verifier = &Role{Name: verifierName, Model: "openai/v", LLM: &scripted{answers: []string{refutes(leak.ComputeID())}}}
+			h.reviewer.answers = []string{reviewerAnswer(leak)}
+			h.analyzer.answers = []string{analyzerAnswer()}
+			wantOutcome(t, h, OutcomeConverged)
+			h.gh.pr.Comments = append(h.gh.pr.Comments, github.Comment{Author: "maintainer", Body: "/ocdx restore " + leak.ComputeID(), URL: "https://x/pull/5#c11"})
+		}, func(h *harness) {
+			h.opts.Whole = moved
+			h.opts.Verifier.LLM = &scripted{answers: []string{refutes(again.ComputeID())}}
+			h.reviewer.answers = []string{reviewerVerdicts(nil, again)}
+		}, "aaaaaaaa", oneLeak},
+		{"disputed, raised again at its moved line", func(t *testing.T, h *harness) {
+			leakRaised(t, h)
+			posted := leak
+			posted.ID = leak.ComputeID()
+			h.gh.pr.Threads = append(h.gh.pr.Threads, github.ReviewThread{ID: "T1", Path: "a.go", Comments: []github.ThreadComment{
+				{ID: "C1", Author: "ocdx-bot", Body: InlineBody(posted), Path: "a.go", Line: lineOf(10)},
+				{ID: "C2", DatabaseID: "2", Author: "mona", Body: "intended"},
+				{ID: "C3", Author: "ocdx-bot", Body: finding.Marker + "\n" + AnswerTag("2") + "\n" + ConcededTag(posted.ID) + "\nYou're right."},
+			}})
+		}, func(h *harness) {
+			h.opts.Whole = moved
+			h.reviewer.answers = []string{reviewerVerdicts(nil, again)}
+		}, "aaaaaaaa", func(t *testing.T, d decisions) {
+			if !slices.Equal(d.Remaining, []string{leak.ComputeID()}) || d.Counts[0] != (finding.Counts{P1: 1}) {
+				t.Errorf("remaining %v, counts %+v: want the one problem once, as %s", d.Remaining, d.Counts, leak.ComputeID())
+			}
+			oneEntry(t, d, finding.StatusDisputed)
+		}},
+		{"dismissed, raised again at its moved line", leakDismissedFirst, func(h *harness) {
+			h.opts.Whole = moved
+			h.reviewer.answers = []string{reviewerVerdicts(nil, again)}
+		}, "aaaaaaaa", leakDismissed},
+		{"dismissed, raised again at its moved line, a full review", leakDismissedFirst, func(h *harness) {
+			h.opts.Whole, h.opts.Full = moved, true
+			h.reviewer.answers = []string{reviewerAnswer(again)}
+		}, "", leakDismissed},
 	} {
 		t.Run(sc.name, func(t *testing.T) {
 			var got [2]decisions
@@ -161,6 +280,11 @@ func TestTheLedgerRoundTripsEveryScenario(t *testing.T) {
 			}
 			if !reflect.DeepEqual(got[0], got[1]) {
 				t.Errorf("the machine that ran before and a fresh one decide differently:\nbefore %+v\nfresh  %+v", got[0], got[1])
+			}
+			if sc.check != nil {
+				for i, fresh := range []string{"the machine that ran before", "a fresh one"} {
+					t.Run(fresh, func(t *testing.T) { sc.check(t, got[i]) })
+				}
 			}
 		})
 	}
@@ -263,4 +387,9 @@ func TestARunAfterAnotherMachinesAndAFailedOneStartsFromTheLedger(t *testing.T) 
 	if !reflect.DeepEqual(got[0], got[1]) {
 		t.Errorf("the two machines decide differently:\nM     %+v\nfresh %+v", got[0], got[1])
 	}
+}
+
+// refutes is a verifier's answer refuting id.
+func refutes(id string) string {
+	return envelope(finding.VerifierResult{Agent: verifierName, Verdicts: []finding.VerifierAnswer{{ID: id, Verdict: finding.Refuted, Evidence: "a.go:10 closes it"}}})
 }

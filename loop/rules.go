@@ -242,7 +242,20 @@ func SameFinding(prev, cur finding.Finding) bool {
 	if prev.ID != "" && prev.ID == cur.ID {
 		return true
 	}
-	return strings.EqualFold(strings.TrimSpace(prev.Category), strings.TrimSpace(cur.Category)) && sameProblem(prev, cur)
+	return sameCategory(prev, cur) && sameProblem(prev, cur)
+}
+
+// sameCategory compares categories, or, where one is not known (a finding
+// a ledger located, which records no category), the category code their
+// IDs start with: a fix another verb or machine pushed is located so.
+func sameCategory(a, b finding.Finding) bool {
+	ca, cb := strings.TrimSpace(a.Category), strings.TrimSpace(b.Category)
+	if ca != "" && cb != "" {
+		return strings.EqualFold(ca, cb)
+	}
+	pa, _, okA := strings.Cut(a.ID, "-")
+	pb, _, okB := strings.Cut(b.ID, "-")
+	return okA && okB && pa == pb
 }
 
 // SimilarTitles compares titles by their words: equal ignoring case and

@@ -147,6 +147,16 @@ func TestSameFinding(t *testing.T) {
 			t.Errorf("%s: SameFinding = %t, want %t", tc.name, got, tc.want)
 		}
 	}
+	// A finding a ledger located has no category: its ID's code stands
+	// for it (a fix another verb or machine pushed is known so).
+	located := base
+	located.Category = ""
+	if !SameFinding(located, fnd("P2", "quality", "a.go", 12, "Cache size not bounded")) {
+		t.Error("a located finding moved by a fix is not matched")
+	}
+	if SameFinding(located, fnd("P2", "security", "a.go", 12, "Cache size not bounded")) {
+		t.Error("a located finding matched another category")
+	}
 	noLine := fnd("P1", "docs", "README.md", 0, "Usage section is missing")
 	if !SameFinding(noLine, fnd("P1", "docs", "README.md", 0, "The usage section is missing")) {
 		t.Error("two findings without a line match by title")

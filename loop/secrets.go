@@ -114,8 +114,8 @@ type SecretScan struct {
 	Added    map[string]int
 
 	// known are the secrets this scan found, by identity: the history
-	// scan reports only the others (docs/architecture.md, The diff reader
-	// and the secret scan).
+	// scan reports only the others (docs/architecture.md, The secret
+	// scan).
 	known map[uint64]bool
 	ids   map[string]bool // of Findings
 	// History is how many of the PR's own commits the history scan read.

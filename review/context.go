@@ -44,6 +44,10 @@ type Context struct {
 	// Since, in a re-review, is the head gh-ocdx reviewed last: Diff is then
 	// only what changed since (docs/architecture.md, Re-reviews).
 	Since string
+	// PRDiff is the PR's whole diff as Gather read it (up to
+	// DiffReadLimit), before the policy and the cut: the lines GitHub takes
+	// review comments on, whatever part of it the task shows.
+	PRDiff []byte
 }
 
 // Gather fetches the PR and its diff (two requests, side by side), then
@@ -75,7 +79,9 @@ func Gather(ctx context.Context, src PRSource, repo github.Repo, number int, pol
 	if err != nil {
 		return nil, err
 	}
-	return NewContext(pr, diff, complete, policy), nil
+	c := NewContext(pr, diff, complete, policy)
+	c.PRDiff = diff
+	return c, nil
 }
 
 // TruncateDiff keeps at most DiffLimit bytes of diff, cut at the last line
@@ -105,7 +111,7 @@ func TruncateDiff(diff []byte, complete bool) (string, bool) {
 
 // FileSummary is the line a task message puts before the file list.
 func (c *Context) FileSummary() string {
-	return fmt.Sprintf("%d files changed, %d insertions, %d deletions", c.PR.ChangedFiles, c.PR.Additions, c.PR.Deletions)
+	return fmt.Sprintf("%s changed, %s, %s", text.Plural(c.PR.ChangedFiles, "file"), text.Plural(c.PR.Additions, "insertion"), text.Plural(c.PR.Deletions, "deletion"))
 }
 
 // TaskMessage renders the review-pr task message: the first user message of
@@ -134,12 +140,15 @@ const MaxCoverageNames = diff.MaxCoverageNames
 // truncated or not) holds of pr's changed files; ignored are the files
 // whose diff the policy left out.
 func DiffCoverage(pr *github.PullRequest, text string, truncated bool, ignored []string) Coverage {
-	var given []string
+	var given, submodules []string
 	files, _ := diff.Parse([]byte(text)) // bytes cannot fail to read
 	for _, f := range files {
 		given = append(given, f.Path())
+		if f.IsSubmodule && len(submodules) < MaxCoverageNames {
+			submodules = append(submodules, f.Path())
+		}
 	}
-	c := Coverage{Cut: []string{}, LeftOutNames: []string{}, Ignored: len(ignored)}
+	c := Coverage{Cut: []string{}, LeftOutNames: []string{}, Ignored: len(ignored), Submodules: submodules}
 	c.Files = max(pr.ChangedFiles, len(pr.Files), len(given)+len(ignored))
 	c.Whole = len(given)
 	if truncated && len(given) > 0 {

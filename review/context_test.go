@@ -57,6 +57,15 @@ func TestDiffCoverage(t *testing.T) {
 	if whole.Sampled() || whole.Whole != 1 || whole.String() != "the whole diff (1 file)" {
 		t.Errorf("whole diff: %+v %q", whole, whole)
 	}
+	// Submodule pointers moved and renamed are files the reviewers got,
+	// named as what they are; none is left out.
+	subs := "diff --git a/a.txt b/a.txt\n--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-a\n+b\n" +
+		"diff --git a/lib two b/lib two\nindex 1111111..2222222 160000\n--- a/lib two\n+++ b/lib two\n@@ -1 +1 @@\n-Subproject commit 1111111111111111111111111111111111111111\n+Subproject commit 2222222222222222222222222222222222222222\n" +
+		"diff --git a/lib one b/vendor/lib one\nsimilarity index 100%\nrename from lib one\nrename to vendor/lib one\n"
+	sub := DiffCoverage(&github.PullRequest{ChangedFiles: 3, Files: []github.ChangedFile{{Path: "a.txt"}, {Path: "lib two"}, {Path: "vendor/lib one"}}}, subs, false, nil)
+	if sub.Sampled() || sub.String() != "the whole diff (3 files), 1 submodule pointer (`lib two`)" {
+		t.Errorf("submodules: %+v %q", sub, sub)
+	}
 }
 
 func TestNewContextLeavesIgnoredDiffsOutAndUncounted(t *testing.T) {
@@ -96,5 +105,13 @@ func TestInstructionsOnlyForMatchingFilesAndCapped(t *testing.T) {
 	long := Instructions(&config.Policy{Guide: strings.Repeat("é", MaxInstructions)}, nil)
 	if !strings.HasSuffix(long, InstructionsCutNotice) || len(long) > MaxInstructions+len(InstructionsCutNotice) || !utf8.ValidString(long) {
 		t.Errorf("a long guide: %d bytes, ends %q", len(long), long[len(long)-60:])
+	}
+}
+
+// The task's file summary counts in words: "1 deletion", not "1 deletions".
+func TestFileSummaryPlurals(t *testing.T) {
+	c := &Context{PR: &github.PullRequest{ChangedFiles: 1, Additions: 10, Deletions: 1}}
+	if got := c.FileSummary(); got != "1 file changed, 10 insertions, 1 deletion" {
+		t.Errorf("FileSummary = %q", got)
 	}
 }

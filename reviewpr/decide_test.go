@@ -153,7 +153,7 @@ func TestASuggestionWithMarkupIsSentBack(t *testing.T) {
 	if _, err := s.Run(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	want := [][]string{{"comment 1, on cache.go:3, suggests text holding an HTML comment or a gh-ocdx tag"}}
+	want := [][]string{{"comment 1, on cache.go:3, suggests text holding an HTML comment, a gh-ocdx tag or an /ocdx line"}}
 	if !reflect.DeepEqual(person.sentBack, want) {
 		t.Errorf("told %q", person.sentBack)
 	}
@@ -170,5 +170,31 @@ func TestEditNoteIsNotPosted(t *testing.T) {
 	got, err := p.Edited(text)
 	if err != nil || strings.Contains(got.Body, "Edit the review") || got.Body != strings.TrimSpace(p.Body) {
 		t.Errorf("read back %q, %v", got.Body, err)
+	}
+}
+
+// A re-review's task shows only the diff since gh-ocdx's last review, or a
+// diff cut at 50 KB; a comment is checked against the PR's whole diff, as
+// GitHub checks it: on a line the task did not show it is posted, and on
+// the left side of the diff since (the previous head's lines, which GitHub
+// would take for the base's) it goes back.
+func TestCommentsAreCheckedAgainstThePRsWholeDiff(t *testing.T) {
+	since := "diff --git a/cache.go b/cache.go\n--- a/cache.go\n+++ b/cache.go\n@@ -7,2 +7,2 @@\n-func Old() {}\n+func New() {}\n \n"
+	prDiff := cacheDiff + "@@ -8,1 +10,2 @@\n+func New() {}\n \n"
+	left := tcall("submit_review", `{"event":"COMMENT","body":"fine","comments":[{"path":"cache.go","line":7,"side":"LEFT","body":"old"}]}`)
+	notShown := tcall("submit_review", `{"event":"COMMENT","body":"fine","comments":[{"path":"cache.go","line":3,"body":"not in the diff since"}]}`)
+	m := &scriptedModel{turns: [][]llm.ToolCall{{left}, {notShown}}}
+	person := &scriptedPerson{decide: []DecideReply{{Action: Post}}}
+	pub := &keptPublisher{}
+	s := newSession(t, m, person, pub)
+	s.Context.Diff, s.Context.Since, s.Context.PRDiff = since, "abc1234", []byte(prDiff)
+	if _, err := s.Run(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if len(person.sentBack) != 1 || !strings.Contains(person.sentBack[0][0], "cache.go:7 (LEFT), is not on a line of the PR's diff") {
+		t.Errorf("told %q", person.sentBack)
+	}
+	if len(pub.posted) != 1 || len(pub.posted[0].Comments) != 1 || pub.posted[0].Comments[0].Line != 3 {
+		t.Errorf("posted %+v", pub.posted)
 	}
 }

@@ -28,8 +28,8 @@ type inlineComment struct {
 	Suggestion *string `json:"suggestion"`
 }
 
-// anchored checks the model's comments against the PR's diff, as GitHub
-// would (docs/architecture.md, Posting), and sanitises them. A comment off
+// anchored checks the model's comments against the PR's whole diff, as
+// GitHub would (docs/architecture.md, Posting), and sanitises them. A comment off
 // the diff is returned to the model to move before the person is asked,
 // and the person is told.
 func (s *Session) anchored(ctx context.Context, in []inlineComment) ([]github.ReviewComment, error) {
@@ -57,7 +57,7 @@ func (s *Session) anchored(ctx context.Context, in []inlineComment) ([]github.Re
 		if c.Suggestion != nil && finding.CarriesMarkup(*c.Suggestion) {
 			// Posted as written, it could pass for gh-ocdx's own markup.
 			marked = append(marked, fmt.Sprintf("comment %d (%s:%d)", i+1, c.Path, c.Line))
-			told = append(told, fmt.Sprintf("comment %d, on %s, suggests text holding an HTML comment or a gh-ocdx tag", i+1, at))
+			told = append(told, fmt.Sprintf("comment %d, on %s, suggests text holding an HTML comment, a gh-ocdx tag or an /ocdx line", i+1, at))
 			continue
 		}
 		if strings.TrimSpace(c.Body) == "" && c.Suggestion == nil {
@@ -77,8 +77,8 @@ func (s *Session) anchored(ctx context.Context, in []inlineComment) ([]github.Re
 	}
 	if len(marked) > 0 {
 		s.Confirmer.SentBack(ctx, told)
-		return nil, errors.New("a suggestion holds an HTML comment or a gh-ocdx tag: " + strings.Join(marked, "; ") +
-			". Suggest only the lines' new code, without \"<!--\" or \"ocdx:\", and call submit_review again")
+		return nil, errors.New("a suggestion holds an HTML comment, a gh-ocdx tag or an /ocdx line: " + strings.Join(marked, "; ") +
+			". Suggest only the lines' new code, without \"<!--\", \"ocdx:\" or a line starting with /ocdx, and call submit_review again")
 	}
 	if len(bad) > 0 {
 		s.Confirmer.SentBack(ctx, told)
@@ -88,8 +88,18 @@ func (s *Session) anchored(ctx context.Context, in []inlineComment) ([]github.Re
 	return out, nil
 }
 
-// diff is the task's diff, read once.
+// diff is the PR's whole diff, read once: GitHub takes a comment on any of
+// its lines, though the task may show only part of it (a re-review's diff
+// since, a diff cut at review.DiffLimit), and a re-review's diff since
+// numbers its left side by a head, not the base. A context built without
+// it has only the task's diff.
 func (s *Session) diff() *Diff {
-	s.diffOnce.Do(func() { s.parsed = NewDiff(s.Context.Diff) })
+	s.diffOnce.Do(func() {
+		if s.Context.PRDiff != nil {
+			s.parsed = NewDiff(string(s.Context.PRDiff))
+		} else {
+			s.parsed = NewDiff(s.Context.Diff)
+		}
+	})
 	return s.parsed
 }

@@ -251,8 +251,12 @@ func (s *Session) Run(ctx context.Context) (*SessionResult, error) {
 			},
 		})
 
+	// The task as first given is the same in every call of the session
+	// (a proposal sent back only adds to it), and a session always makes
+	// more than one call: its first call marks it for the provider's cache.
+	stable := len(task)
 	for {
-		agent := &llm.Agent{Role: "review-pr", Model: s.Model, System: Preamble, Task: task, Tools: tools, MaxIters: s.MaxIters}
+		agent := &llm.Agent{Role: "review-pr", Model: s.Model, System: Preamble, Task: task, Breaks: []int{stable}, Tools: tools, MaxIters: s.MaxIters}
 		res, err := agent.Run(ctx, nil)
 		out.Usage = out.Usage.Add(res.Usage)
 		if done, err := ended(ctx, err); done {

@@ -8,7 +8,7 @@ import (
 
 // The index's rows are written in a compact binary form, not JSON: state
 // show decodes 10,000 of them, and encoding/json took most of its time
-// (docs/architecture.md, The state file). A shard is rowFormat, then its
+// (docs/architecture.md, State). A shard is rowFormat, then its
 // rows one after the other.
 const rowFormat = 1
 

@@ -11,7 +11,7 @@ import (
 // List returns a summary of every PR in the file, in key order. A missing
 // file is an empty list (and is not created). It reads the index, one
 // small row per PR side by side, not the PRs' own records scattered over
-// the file (docs/architecture.md, The state file); a file whose index the
+// the file (docs/architecture.md, State); a file whose index the
 // last write did not keep (an older gh-ocdx wrote it) is read PR by PR.
 func (s *Store) List() ([]Summary, error) {
 	out := []Summary{}

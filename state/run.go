@@ -393,7 +393,7 @@ func decay(r *Run) {
 	for i := range r.Rounds {
 		rd := &r.Rounds[i]
 		if i < len(r.Rounds)-1 {
-			rd.Findings = nil
+			rd.Findings, rd.Dismissed = nil, nil
 		}
 		for j := range rd.Reports {
 			rd.Reports[j].Full = ""

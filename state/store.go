@@ -385,8 +385,7 @@ func (s *Store) checkSchema(tx *bolt.Tx) (fresh bool, err error) {
 // listing 10,000 PRs then reads a few contiguous MB of the file, not a
 // page of each PR's bucket spread over all of it (every page the list
 // touches is mapped with its neighbours, and counts in the command's
-// memory), nor decodes their records (docs/architecture.md, The state
-// file). writeSummary keeps a PR's row with every write to it, and
+// memory), nor decodes their records (docs/architecture.md, State). writeSummary keeps a PR's row with every write to it, and
 // rewrites its shard only when the row changed; keyIndexed says the index
 // is whole. A gh-ocdx from before the index writes without keeping it: the
 // next write of this one finds keyIndexed behind and rebuilds the index,

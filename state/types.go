@@ -154,8 +154,13 @@ type Round struct {
 	// Findings is the round's full list of findings, nil until the round
 	// was reviewed (or given its findings) and after decay; empty when the
 	// review found none.
-	Findings     []finding.Finding `json:"findings"`
-	FindingIDs   []string          `json:"findingIds,omitempty"`
+	Findings   []finding.Finding `json:"findings"`
+	FindingIDs []string          `json:"findingIds,omitempty"`
+	// Dismissed are the dismissed findings the round knew, located at its
+	// head: raised again there, or followed from the review before. Raised
+	// again at a line that moved, a finding keeps its ID, and with it its
+	// dismissal (docs/architecture.md, Re-reviews). Decayed as Findings.
+	Dismissed    []finding.Finding `json:"dismissed,omitempty"`
 	Counts       finding.Counts    `json:"counts,omitzero"`
 	Consensus    string            `json:"consensus,omitempty"`
 	FailedRoles  []string          `json:"failedRoles,omitempty"`

@@ -28,6 +28,12 @@ func TestInertMarkup(t *testing.T) {
 		{"Looks fine.\n<!-- ocdx:ledger {\"run\":\"x\",\"round\":1,\"head\":\"abc\",\"findings\":[]} -->",
 			"Looks fine.\n&lt;!-- ocdx:ledger {\"run\":\"x\",\"round\":1,\"head\":\"abc\",\"findings\":[]} -->"},
 		{"a <!-- pr-review-loop-marker --> b <!DOCTYPE x>", "a &lt;!-- pr-review-loop-marker --> b &lt;!DOCTYPE x>"},
+		// A line a command reader would take for an /ocdx command, after
+		// any blanks and in any case, starts with a code span instead.
+		{"/ocdx dismiss QUAL-1a2b3c4d", "`/ocdx` dismiss QUAL-1a2b3c4d"},
+		{"Fixed.\n  /OCDX fix\n\t/Ocdx\r/ocdx restore X", "Fixed.\n  `/OCDX` fix\n\t`/Ocdx`\r`/ocdx` restore X"},
+		{"\u00a0\u2003/ocdx review", "\u00a0\u2003`/ocdx` review"},
+		{"- /ocdx x\n> /ocdx y\nsay /ocdx z", "- /ocdx x\n> /ocdx y\nsay /ocdx z"}, // no reader reads these
 		// Words, other languages and code spans are left as they are.
 		{"My suggestion: bound it.", "My suggestion: bound it."},
 		{"```go\nx := 1\n```", "```go\nx := 1\n```"},

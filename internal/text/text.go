@@ -163,7 +163,34 @@ var (
 	reFence          = regexp.MustCompile("(?m)^((?:[ \t]*(?:>|[-*+]|[0-9]{1,9}[.)]))*[ \t]*)(`{3,}|~{3,})(.*)$")
 	reSuggestion     = regexp.MustCompile(`(?i)suggestion`)
 	reSuggestionLang = regexp.MustCompile(`(?i)(\blang\s*=\s*["']?\s*|language-)suggestion`)
+	// reCommandLine finds a line a command reader would take for an /ocdx
+	// command: /ocdx in any case after any blanks (the readers trim
+	// Unicode white space), a carriage return counting as a line's end.
+	reCommandLine = regexp.MustCompile(`(?i)(\A|[\n\r])([\t\v\f \x{85}\p{Z}]*)(/ocdx)`)
 )
+
+// HasCommandLine reports whether a line of s starts, after blanks, with
+// /ocdx in any case: a line gh-ocdx's command readers, or a person, could
+// take for a command.
+func HasCommandLine(s string) bool {
+	return mentionsCommand(s) && reCommandLine.MatchString(s)
+}
+
+// mentionsCommand is a fast test for "/ocdx" in any case, so that text
+// without it skips the expression.
+func mentionsCommand(s string) bool {
+	for i := strings.IndexByte(s, '/'); i >= 0 && i+len("/ocdx") <= len(s); {
+		if strings.EqualFold(s[i:i+len("/ocdx")], "/ocdx") {
+			return true
+		}
+		j := strings.IndexByte(s[i+1:], '/')
+		if j < 0 {
+			break
+		}
+		i += 1 + j
+	}
+	return false
+}
 
 // InertMarkup returns s, text a model or a PR wrote, with gh-ocdx's own
 // markup made inert, so that it posts as what it is: words. A code fence
@@ -172,11 +199,18 @@ var (
 // HTML asking for a suggestion's language; "<!" (an HTML comment, which
 // GitHub hides and gh-ocdx reads its marker, tags and ledger from, or a
 // declaration) is written "&lt;!", which shows the same and hides nothing.
+// A line starting with /ocdx (after blanks, in any case) starts with the
+// code span `/ocdx` instead: it shows the same words, set apart as quoted,
+// and no command reader (which reads a line starting with /ocdx) takes it
+// for one.
 // Only gh-ocdx's own rendering of a replacement checked against the diff
 // (finding.SuggestionBlock) writes a suggestion; it is never passed here.
 func InertMarkup(s string) string {
 	if strings.Contains(s, "<!") {
 		s = strings.ReplaceAll(s, "<!", "&lt;!")
+	}
+	if HasCommandLine(s) {
+		s = reCommandLine.ReplaceAllString(s, "${1}${2}`${3}`")
 	}
 	if !mentionsSuggestion(s) {
 		return s

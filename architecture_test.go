@@ -1,0 +1,51 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// A comment that sends the reader to the architecture document names a
+// section it has, after the file's name and a comma, several parted by
+// "; ". A reference to a section that was renamed or never written leaves
+// the reader with the code alone.
+func TestCodeCommentsPointToSectionsThatExist(t *testing.T) {
+	doc, err := os.ReadFile("docs/architecture.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sections := map[string]bool{}
+	for _, line := range strings.Split(string(doc), "\n") {
+		if strings.HasPrefix(line, "#") {
+			sections[strings.TrimSpace(strings.TrimLeft(line, "#"))] = true
+		}
+	}
+	out, err := exec.Command("git", "ls-files", "*.go").Output()
+	if err != nil {
+		t.Skipf("git ls-files: %v", err)
+	}
+	// A comment's lines are joined, so a name may be wrapped.
+	continued := regexp.MustCompile(`\n[ \t]*//[ \t]*`)
+	ref := regexp.MustCompile(`docs/architecture\.md, ([^)"` + "`" + `\n]+)\)`)
+	refs := 0
+	for _, file := range strings.Fields(string(out)) {
+		src, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range ref.FindAllStringSubmatch(continued.ReplaceAllString(string(src), " "), -1) {
+			for _, name := range strings.Split(m[1], "; ") {
+				refs++
+				if !sections[strings.TrimSpace(name)] {
+					t.Errorf("%s points to docs/architecture.md, %q, a section it does not have", file, name)
+				}
+			}
+		}
+	}
+	if refs < 50 {
+		t.Fatalf("found %d references; the pattern must have missed them", refs)
+	}
+}
