@@ -17,6 +17,7 @@ import (
 	"github.com/ocdx/gh-ocdx/llm"
 	"github.com/ocdx/gh-ocdx/loop"
 	"github.com/ocdx/gh-ocdx/review"
+	"github.com/ocdx/gh-ocdx/state"
 )
 
 // ReplyOptions are the parsed arguments of reply.
@@ -228,6 +229,14 @@ func replyOn(ctx context.Context, d *Deps, opts *ReplyOptions, cfg *config.Confi
 			return err
 		}
 	}
+	if len(dues) > 0 {
+		// What the PR's ledger says of each finding: a fixed or resolved
+		// one is not conceded (converse.Check).
+		led, _, _, _ := trust.Ledger(ctx, pr)
+		for i := range dues {
+			dues[i].Status = loop.LedgerStatus(led, dues[i].Thread.Finding.ID)
+		}
+	}
 	if len(dues) == 0 {
 		d.info("No replies to answer in gh-ocdx's threads on %s#%d", repo, pr.Number)
 		return writeReply(d, opts, out)
@@ -322,9 +331,26 @@ func replyOn(ctx context.Context, d *Deps, opts *ReplyOptions, cfg *config.Confi
 		}
 		th.Kind = a.Kind
 		out.Answered = append(out.Answered, th)
+		if a.Kind == converse.Concede {
+			recordDisputed(d, repo, pr.Number, due.Thread.Finding.ID)
+		}
 		d.success("Answered %s in %s (%s)%s", strings.Join(atAll(due.Authors()), " "), due.Where(), due.Thread.Finding.ID, kindNote(a, due))
 	}
 	return finishReply(d, opts, out, failed)
+}
+
+// recordDisputed records in the state file that gh-ocdx conceded id: it
+// is disputed, no longer stuck, there as in the next ledger
+// (docs/architecture.md, Conversation). The PR holds the concession
+// whatever happens here, so a failure is only said.
+func recordDisputed(d *Deps, repo github.Repo, number int, id string) {
+	st, err := d.store()
+	if err == nil {
+		err = st.Dispute(state.NewKey(repo.Host, repo.Owner, repo.Name, number), []string{id})
+	}
+	if err != nil {
+		d.warn("could not record %s as disputed in the state file (the next run reads it from the PR): %v", id, err)
+	}
 }
 
 // finishReply writes the result and says how the run ended: an error when

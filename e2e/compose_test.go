@@ -28,11 +28,12 @@ func commentText(body string) string {
 	return text
 }
 
-// pushLater pushes a commit on top of the PR's head, as its author would.
-func (lf *loopFix) pushLater() {
-	testkit.WriteFiles(lf.t, lf.repo.Clone, map[string]string{"later.go": "package cache // pushed after the review\n"})
-	testkit.Git(lf.t, lf.repo.Clone, "add", "later.go")
-	testkit.Git(lf.t, lf.repo.Clone, "commit", "-qm", "later")
+// pushLater pushes a commit adding the file name on top of the PR's head,
+// as its author would.
+func (lf *loopFix) pushLater(name string) {
+	testkit.WriteFiles(lf.t, lf.repo.Clone, map[string]string{name: "package cache // pushed after the review\n"})
+	testkit.Git(lf.t, lf.repo.Clone, "add", name)
+	testkit.Git(lf.t, lf.repo.Clone, "commit", "-qm", "later: "+name)
 	testkit.Git(lf.t, lf.repo.Clone, "push", "-q", "origin", lf.repo.Head)
 }
 
@@ -54,7 +55,7 @@ func TestReviewPRThenLoopConverges(t *testing.T) {
 				t.Fatalf("review-pr posted %+v", posted)
 			}
 			wantContains(t, "review-pr's inline comment", posted[0].Comments[0].Body, finding.Marker, "<!-- ocdx:finding=", "Bound the cache")
-			lf.pushLater()
+			lf.pushLater("later.go")
 			if fresh {
 				lf.env.Set("OCDX_STATE_DIR", t.TempDir())
 			}
@@ -193,7 +194,7 @@ func TestReviewPRCarriesTheLoopsOpenFindings(t *testing.T) {
 			review := `{"event":"COMMENT","body":"Fine.","comments":[{"path":"cache.go","line":2,"body":"Say what it caches"}]}`
 			lf.fm.Script("rev-a", testkit.CallTools(testkit.FakeCall{Name: "submit_review", Args: review}))
 			wantCode(t, lf.env.Run(t, "review-pr", "31", "--yes"), 0)
-			lf.pushLater()
+			lf.pushLater("later.go")
 			if fresh {
 				lf.env.Set("OCDX_STATE_DIR", t.TempDir())
 			}

@@ -62,6 +62,7 @@ func TestPullRequestReadsTheWholeContextInOneQuery(t *testing.T) {
 		IsCrossRepository: true, HeadRepo: "mona/widgets", Permission: "READ", Files: files(2),
 		Reviews: []testkit.Review{{State: "CHANGES_REQUESTED", Login: "lead", Association: "MEMBER"}},
 		Threads: threads(3)})
+	gh.ResolveThread(gh.Threads("octo/widgets", 12)[2].ID, "lead")
 
 	pr, err := newClient(t, gh).PullRequest(context.Background(), repo, 12)
 	if err != nil {
@@ -87,6 +88,11 @@ func TestPullRequestReadsTheWholeContextInOneQuery(t *testing.T) {
 	if len(pr.Threads) != 3 || pr.Threads[1].IsResolved || pr.Threads[1].Comments[0].Author != "mona" ||
 		*pr.Threads[1].Comments[0].Line != 2 || pr.Threads[1].Comments[0].ID == "" {
 		t.Errorf("threads: %+v", pr.Threads)
+	}
+	// Who resolved a thread is read in the same query: its author, or
+	// someone else whose resolution may not count.
+	if by := [3]string{pr.Threads[0].ResolvedBy, pr.Threads[1].ResolvedBy, pr.Threads[2].ResolvedBy}; by != [3]string{"mona", "", "lead"} {
+		t.Errorf("resolved by %q, want mona, nobody, lead", by)
 	}
 	if n := gh.Count(""); n != 1 {
 		t.Errorf("want 1 request, got %d", n)

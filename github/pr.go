@@ -113,8 +113,11 @@ func (r Review) Writer() string {
 
 // ReviewThread is a review thread with its first comments.
 type ReviewThread struct {
-	ID         string          `json:"id"`
-	IsResolved bool            `json:"isResolved"`
+	ID         string `json:"id"`
+	IsResolved bool   `json:"isResolved"`
+	// ResolvedBy is who resolved it ("" while open, or when GitHub names
+	// nobody): whether the resolution counts depends on who.
+	ResolvedBy string          `json:"resolvedBy,omitempty"`
 	IsOutdated bool            `json:"isOutdated"`
 	Path       string          `json:"path"`
 	Line       *int            `json:"line"`
@@ -162,7 +165,7 @@ const prQuery = `query PullRequestContext($owner: String!, $name: String!, $numb
       reviewThreads(first: 100, after: $threadsAfter) @include(if: $threads) {
         pageInfo { hasNextPage endCursor }
         nodes {
-          id isResolved isOutdated path line
+          id isResolved resolvedBy { login } isOutdated path line
           comments(first: 50) {
             nodes { id fullDatabaseId body author { __typename login } editor { __typename login } authorAssociation path line createdAt url }
           }
@@ -306,6 +309,7 @@ type prResponse struct {
 				Nodes    []struct {
 					ID         string `json:"id"`
 					IsResolved bool   `json:"isResolved"`
+					ResolvedBy *login `json:"resolvedBy"`
 					IsOutdated bool   `json:"isOutdated"`
 					Path       string `json:"path"`
 					Line       *int   `json:"line"`
@@ -385,6 +389,9 @@ func (c *Client) PullRequest(ctx context.Context, repo Repo, number int) (*PullR
 		if vars["threads"] == true {
 			for _, t := range p.ReviewThreads.Nodes {
 				th := ReviewThread{ID: t.ID, IsResolved: t.IsResolved, IsOutdated: t.IsOutdated, Path: t.Path, Line: t.Line}
+				if t.IsResolved && t.ResolvedBy != nil {
+					th.ResolvedBy = t.ResolvedBy.Login
+				}
 				for _, cm := range t.Comments.Nodes {
 					tc := cm.ThreadComment
 					tc.Author = writer(cm.Author, cm.Editor)

@@ -189,10 +189,12 @@ func (l *loop) ledger(n int, head string) finding.Ledger {
 	for _, id := range l.stuck {
 		led.Set(id, finding.StatusStuck, "")
 	}
-	// A finding conceded in a conversation stays remaining, as disputed,
-	// until someone dismisses it; a fixed or resolved one is not reopened.
+	// A finding conceded in a conversation stays remaining, as disputed
+	// (stuck before or not), until someone dismisses it; a fixed or
+	// resolved one is not reopened.
 	for _, id := range l.disputed {
-		if i := slices.IndexFunc(led.Findings, func(e finding.LedgerEntry) bool { return e.ID == id }); i >= 0 && led.Findings[i].Status == finding.StatusOpen {
+		if i := slices.IndexFunc(led.Findings, func(e finding.LedgerEntry) bool { return e.ID == id }); i >= 0 &&
+			(led.Findings[i].Status == finding.StatusOpen || led.Findings[i].Status == finding.StatusStuck) {
 			led.Findings[i].Status = finding.StatusDisputed
 		}
 	}
@@ -213,6 +215,19 @@ func (l *loop) ledger(n int, head string) finding.Ledger {
 		}
 	}
 	return led
+}
+
+// entryOf is id's entry in led; the zero entry (open) when it has none.
+func entryOf(led finding.Ledger, id string) finding.LedgerEntry {
+	if i := slices.IndexFunc(led.Findings, func(e finding.LedgerEntry) bool { return e.ID == id }); i >= 0 {
+		return led.Findings[i]
+	}
+	return finding.LedgerEntry{}
+}
+
+// LedgerStatus is id's status in led: open when led has no entry for it.
+func LedgerStatus(led finding.Ledger, id string) finding.Status {
+	return cmp.Or(entryOf(led, id).Status, finding.StatusOpen)
 }
 
 // lineOf is a ledger's line as a finding's: 0 is none.
@@ -265,6 +280,8 @@ func (l *loop) dismiss(ctx context.Context, pr *github.PullRequest, answer bool)
 	}
 	l.dismissals = ds
 	l.disputed = Disputed(pr)
+	// Conceded since it got stuck: disputed now, and only that.
+	l.stuck = slices.DeleteFunc(l.stuck, func(id string) bool { return slices.Contains(l.disputed, id) })
 	for _, r := range refused {
 		l.progress("! not honoured: the /ocdx dismiss of %s (%s): %s", r.By, r.URL, r.Why)
 		if !answer {
@@ -279,6 +296,21 @@ func (l *loop) dismiss(ctx context.Context, pr *github.PullRequest, answer bool)
 		}
 	}
 	return nil
+}
+
+// threads are pr's thread findings and their counts: a resolution counts
+// by Trust.Resolution, and a thread dismissed on the PR (l.dismiss) is no
+// longer unresolved: it no longer blocks, and the report lists it as
+// dismissed.
+func (l *loop) threads(ctx context.Context, pr *github.PullRequest) ([]finding.Finding, finding.ThreadStats) {
+	fs, st := ThreadFindings(pr, l.trust.Resolution(ctx, pr))
+	dismissed := DismissedIDs(l.dismissals)
+	for _, f := range fs {
+		if slices.Contains(dismissed, f.ID) {
+			st.Unresolved--
+		}
+	}
+	return fs, st
 }
 
 // refusedTag marks gh-ocdx's answer to the refused /ocdx dismiss r (by

@@ -213,8 +213,9 @@ type RoundResult struct {
 	Threads          finding.ThreadStats  `json:"threads"`
 	ThreadsTruncated bool                 `json:"threadsTruncated"`
 	Stuck            []string             `json:"stuck"`
-	Since            string               `json:"since,omitempty"` // a re-review: the head it reviewed the changes from; "": in full
-	RunUsage         llm.Usage            `json:"runUsage"`        // the run's tokens up to this round's review, fixes included
+	Disputed         []string             `json:"disputed,omitempty"` // conceded in a conversation (Disputed): blocking, not stuck
+	Since            string               `json:"since,omitempty"`    // a re-review: the head it reviewed the changes from; "": in full
+	RunUsage         llm.Usage            `json:"runUsage"`           // the run's tokens up to this round's review, fixes included
 	RunCostUSD       float64              `json:"runEstimatedCostUsd,omitempty"`
 	judged           int                  // the previous findings a re-review judged
 	Dismissed        []finding.Finding    `json:"dismissed,omitempty"`   // raised again, but dismissed on the PR: not counted or fixed
@@ -356,7 +357,7 @@ func (l *loop) already(ctx context.Context, rd state.Round, runID string) (*Resu
 		return nil, err
 	}
 	rr.ReviewState = ReviewStateOf(pr)
-	threadFs, threads := ThreadFindings(pr)
+	threadFs, threads := l.threads(ctx, pr)
 	rr.Threads, rr.ThreadsTruncated = threads, pr.ThreadsTruncated
 	code := slices.DeleteFunc(slices.Clone(rr.Findings), IsThread)
 	rr.Findings, rr.Dismissed = splitDismissed(append(code, threadFs...), DismissedIDs(l.dismissals))
@@ -451,7 +452,7 @@ func (l *loop) round(ctx context.Context, n int) (done bool, err error) {
 	}
 	rr.ReviewState = ReviewStateOf(pr)
 	var threadFs []finding.Finding
-	threadFs, rr.Threads = ThreadFindings(pr)
+	threadFs, rr.Threads = l.threads(ctx, pr)
 	rr.ThreadsTruncated = pr.ThreadsTruncated
 	rr.PolicyChanged = PolicyChanges(pr)
 	if rd.Done(state.PhaseReviewed) {
@@ -753,6 +754,13 @@ func (l *loop) review(ctx context.Context, pr *github.PullRequest, rr *RoundResu
 			rr.Stuck = append(rr.Stuck, f.ID)
 		}
 	}
+	// A finding gh-ocdx conceded is disputed, not stuck: one status each.
+	rr.Stuck = slices.DeleteFunc(rr.Stuck, func(id string) bool { return slices.Contains(l.disputed, id) })
+	for _, f := range rr.Findings {
+		if slices.Contains(l.disputed, f.ID) && !slices.Contains(rr.Disputed, f.ID) {
+			rr.Disputed = append(rr.Disputed, f.ID)
+		}
+	}
 	for _, id := range rr.Stuck {
 		if !slices.Contains(l.stuck, id) {
 			l.stuck = append(l.stuck, id)
@@ -897,7 +905,7 @@ func (l *loop) recordReview(n int, rr *RoundResult) error {
 		}
 		rd.Counts = rr.Counts
 		rd.Consensus = rr.Consensus
-		rd.StuckIDs = rr.Stuck
+		rd.StuckIDs, rd.DisputedIDs = rr.Stuck, rr.Disputed
 		cov := rr.Coverage
 		rd.Coverage = &cov
 		rd.FailedRoles, rd.Reports, rd.Usage = nil, nil, nil
@@ -920,7 +928,7 @@ func (l *loop) recordReview(n int, rr *RoundResult) error {
 func restore(rr *RoundResult, rd state.Round, prices map[string]config.Price) {
 	rr.Findings = orEmpty(slices.Clone(rd.Findings))
 	rr.settled = slices.Clone(rd.Dismissed)
-	rr.Counts, rr.Consensus, rr.Stuck = Count(rr.Findings), rd.Consensus, orEmptyS(rd.StuckIDs)
+	rr.Counts, rr.Consensus, rr.Stuck, rr.Disputed = Count(rr.Findings), rd.Consensus, orEmptyS(rd.StuckIDs), rd.DisputedIDs
 	if rd.Coverage != nil {
 		rr.Coverage = *rd.Coverage
 	}
@@ -1187,8 +1195,6 @@ func (l *loop) dryRun(ctx context.Context) (*Result, error) {
 	pr := l.o.PR
 	rr := RoundResult{N: 1, HeadOID: pr.HeadRefOid, Comments: []state.Comment{}, Stuck: []string{}}
 	rr.ReviewState = ReviewStateOf(pr)
-	var threadFs []finding.Finding
-	threadFs, rr.Threads = ThreadFindings(pr)
 	rr.ThreadsTruncated = pr.ThreadsTruncated
 	rr.PolicyChanged = PolicyChanges(pr)
 	if rec, err := l.o.Store.PR(l.key); err == nil {
@@ -1210,6 +1216,8 @@ func (l *loop) dryRun(ctx context.Context) (*Result, error) {
 	if err := l.readRestores(ctx, pr, false); err != nil {
 		return l.res, err
 	}
+	var threadFs []finding.Finding
+	threadFs, rr.Threads = l.threads(ctx, pr)
 	if err := l.review(ctx, pr, &rr, threadFs); errors.Is(err, llm.ErrBudget) {
 		l.res.Outcome, l.res.Reason = OutcomeBlocked, "dry run: "+l.budgetReached(err)
 		l.label()

@@ -109,6 +109,13 @@ func RenderReview(runID string, maxRounds int, rr *RoundResult) string {
 		}
 		b.WriteString("\n")
 	}
+	if len(rr.Disputed) > 0 {
+		b.WriteString("### Disputed findings\n\nConceded by gh-ocdx in a conversation; they are not sent to the fix agent and block until someone with write permission dismisses them (`/ocdx dismiss`):\n\n")
+		for _, id := range rr.Disputed {
+			fmt.Fprintf(&b, "- `%s`\n", id)
+		}
+		b.WriteString("\n")
+	}
 	if len(rr.Dismissed) > 0 {
 		b.WriteString("### Dismissed findings\n\nRaised again, but dismissed on this PR (`/ocdx dismiss` or `gh ocdx dismiss`): not counted, not fixed:\n\n")
 		for _, f := range rr.Dismissed {

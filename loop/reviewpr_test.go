@@ -1,6 +1,7 @@
 package loop
 
 import (
+	"context"
 	"slices"
 	"strings"
 	"testing"
@@ -35,7 +36,7 @@ func TestReviewPRCommentsAreOwnThreads(t *testing.T) {
 	if len(own) != 2 || own[0].Finding.ID != fs[0].ID || own[0].Finding.Title != "Bound the cache" || own[0].Priority != ReviewPRPriority {
 		t.Errorf("own threads %+v", own)
 	}
-	if th, _ := ThreadFindings(pr); len(th) != 0 {
+	if th, _ := ThreadFindings(pr, NewTrust(&fakeGitHub{}, github.Repo{Owner: "o", Name: "r"}, nil).Resolution(context.Background(), pr)); len(th) != 0 {
 		t.Errorf("review-pr's comments became thread findings: %+v", th)
 	}
 }

@@ -82,6 +82,28 @@ func MayDismiss(repo github.Repo, perm github.Permission, login, prAuthor, id st
 	return true, ""
 }
 
+// Resolution is the rule for a person's resolved review thread on pr
+// (docs/architecture.md, Who may dismiss): resolving it clears its finding
+// as a dismissal does, so it counts only when the thread's author resolved
+// it or someone MayDismiss allows. gh-ocdx's own threads are not judged:
+// they are no findings.
+func (t *Trust) Resolution(ctx context.Context, pr *github.PullRequest) Resolution {
+	return func(th github.ReviewThread, first github.ThreadComment) (bool, string) {
+		by := th.ResolvedBy
+		switch {
+		case by == "":
+			return false, "GitHub does not say who resolved it"
+		case strings.EqualFold(by, first.Author):
+			return true, ""
+		}
+		p, err := t.Permission(ctx, by)
+		if err != nil {
+			return false, fmt.Sprintf("their permission could not be read (%v)", err)
+		}
+		return MayDismiss(t.repo, p, by, pr.Author, ThreadID(first))
+	}
+}
+
 // MayCommand is the same rule for any /ocdx command in a PR's comments
 // (review, fix, ask, and a reply that would start a paid reply run): it
 // counts only from someone with write, maintain or admin permission on

@@ -104,7 +104,22 @@ var reviewStates = map[string]string{"APPROVE": "APPROVED", "REQUEST_CHANGES": "
 type Thread struct {
 	ID       string
 	Resolved bool
-	Comments []ThreadComment
+	// ResolvedBy is the login that resolved it (GraphQL resolvedBy); a
+	// resolved thread without one was resolved by its first comment's
+	// author.
+	ResolvedBy string
+	Comments   []ThreadComment
+}
+
+// resolver is the login GitHub names as th's resolver; "" while open.
+func (th Thread) resolver() string {
+	switch {
+	case !th.Resolved:
+		return ""
+	case th.ResolvedBy != "" || len(th.Comments) == 0:
+		return th.ResolvedBy
+	}
+	return th.Comments[0].Login
 }
 
 // ThreadComment is one comment of a thread; ID defaults to a unique node id.
@@ -855,7 +870,11 @@ func (g *GitHub) threadNode(repo string, pr *PR, th Thread) map[string]any {
 			"author": map[string]any{"login": c.Login}, "authorAssociation": c.Association,
 			"path": c.Path, "line": l, "createdAt": "2026-01-01T00:00:00Z", "url": "https://" + g.Host() + "/" + repo + "/pull/" + strconv.Itoa(pr.Number)})
 	}
-	return map[string]any{"id": th.ID, "isResolved": th.Resolved, "isOutdated": false, "path": path, "line": line, "comments": comments}
+	var by any
+	if r := th.resolver(); r != "" {
+		by = map[string]any{"login": r}
+	}
+	return map[string]any{"id": th.ID, "isResolved": th.Resolved, "resolvedBy": by, "isOutdated": false, "path": path, "line": line, "comments": comments}
 }
 
 // refObject is a branch at commit oid, whose files (Commit.file) are read

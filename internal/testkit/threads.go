@@ -35,6 +35,16 @@ func (g *GitHub) AddThreadReply(threadID, login, association, body string) {
 	}
 }
 
+// ResolveThread resolves the thread with the node id as login, as a
+// person clicking "Resolve conversation" on GitHub would.
+func (g *GitHub) ResolveThread(threadID, login string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if th := g.thread(threadID); th != nil {
+		th.Resolved, th.ResolvedBy = true, login
+	}
+}
+
 // thread finds a thread by node id; g.mu is held.
 func (g *GitHub) thread(id string) *Thread {
 	for _, pr := range g.prs {
@@ -79,7 +89,7 @@ func (g *GitHub) mutations() map[string]any {
 			if th == nil {
 				return notFound(id)
 			}
-			th.Resolved = true
+			th.Resolved, th.ResolvedBy = true, g.Login
 			return map[string]any{"thread": map[string]any{"id": th.ID, "isResolved": true}}
 		}),
 	}
