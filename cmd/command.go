@@ -12,6 +12,7 @@ import (
 
 	"github.com/ocdx/gh-ocdx/converse"
 	"github.com/ocdx/gh-ocdx/github"
+	"github.com/ocdx/gh-ocdx/internal/text"
 	"github.com/ocdx/gh-ocdx/llm"
 	"github.com/ocdx/gh-ocdx/loop"
 	"github.com/ocdx/gh-ocdx/review"
@@ -66,7 +67,7 @@ func parseCommand(d *Deps, args []string) (*CommandOptions, error) {
 	opts := &CommandOptions{}
 	fs := newFlagSet("command", commandUsage, commandHelp)
 	fs.Int64Var(&opts.CommentID, "comment-id", 0, "The comment to act on, by its `id` (github.event.comment.id)")
-	fs.Int64Var(&opts.MaxTokens, "max-tokens", 0, "Stop before a model call that could bring the command's tokens past `N`")
+	fs.maxTokensFlag(&opts.MaxTokens, "Stop before a model call that could bring the command's tokens past `N`")
 	fs.repoFlag(&repoFlag)
 	if err := fs.parse(d, args, -1); err != nil {
 		return nil, err
@@ -106,8 +107,8 @@ func runComment(ctx context.Context, d *Deps, opts *CommandOptions) error {
 	if err != nil {
 		return err
 	}
-	tag := converse.CommandTag(id)
-	if answered(pr, conv, tag) {
+	tag := loop.CommandTag(id)
+	if loop.CommandAnswered(pr, conv, id, c.URL) {
 		d.info("gh-ocdx already answered comment %s on %s#%d: nothing to do", id, repo, pr.Number)
 		return nil
 	}
@@ -157,7 +158,7 @@ func runComment(ctx context.Context, d *Deps, opts *CommandOptions) error {
 	case converse.CmdAsk:
 		return ask(ctx, d, opts, client, repo, pr, c, tag, cmd.Question)
 	case converse.CmdDismiss, converse.CmdRestore:
-		return dismissOrRestore(ctx, client, repo, pr, c, tag, cmd, perm)
+		return dismissOrRestore(ctx, client, repo, pr, t.trust, c, tag, cmd, perm)
 	case converse.CmdReview:
 		why := ""
 		if !fixOK {
@@ -180,9 +181,19 @@ func runComment(ctx context.Context, d *Deps, opts *CommandOptions) error {
 		if err := answer("fixing the open findings now; the fix report follows."); err != nil {
 			return err
 		}
-		return fixPR(ctx, d, &FixOptions{PR: pr.Number, Repo: opts.Repo, Yes: true, usage: "Usage: " + fixUsage})
+		return fixPR(ctx, d, &FixOptions{PR: pr.Number, Repo: opts.Repo, Yes: true, MaxTokens: opts.MaxTokens, usage: "Usage: " + fixUsage})
 	}
-	return answer(fmt.Sprintf("gh-ocdx knows /ocdx %s.", strings.Join(converse.Verbs, ", /ocdx ")))
+	// An unknown verb is answered once on the PR, then the run fails: the
+	// Action's log and its exit code say the comment did nothing.
+	known := "/ocdx " + strings.Join(converse.Verbs, ", /ocdx ")
+	if err := answer(fmt.Sprintf("gh-ocdx knows %s.", known)); err != nil {
+		return err
+	}
+	what := "an /ocdx command without a verb"
+	if cmd.Verb != "" {
+		what = fmt.Sprintf("/ocdx %s is not a command of gh-ocdx", text.Clip(text.OneLine(cmd.Verb), 40))
+	}
+	return fmt.Errorf("comment %s: %s; it knows %s (the comment was answered so)", id, what, known)
 }
 
 // dueIn reports whether the review thread has replies due an answer.
@@ -221,23 +232,6 @@ func findComment(pr *github.PullRequest, conv []github.Comment, id string) (theC
 	return theComment{}, fmt.Errorf("no comment %s on PR #%d (its conversation or review threads): check --comment-id", id, pr.Number)
 }
 
-// answered reports whether gh-ocdx's own post carries tag.
-func answered(pr *github.PullRequest, conv []github.Comment, tag string) bool {
-	for _, c := range conv {
-		if strings.Contains(c.Body, tag) && loop.Own(pr, c.Body, c.Author) {
-			return true
-		}
-	}
-	for _, th := range pr.Threads {
-		for _, c := range th.Comments {
-			if strings.Contains(c.Body, tag) && loop.Own(pr, c.Body, c.Author) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
 // postAnswer answers c where it was written: in its review thread, else
 // in the conversation.
 func postAnswer(ctx context.Context, client *github.Client, repo github.Repo, number int, c theComment, body string) error {
@@ -258,18 +252,12 @@ func ask(ctx context.Context, d *Deps, opts *CommandOptions, client *github.Clie
 		return err
 	}
 	name := cfg.Reply.String()
-	outCap := cfg.OutputCap("replyModel")
-	model, err := newModel(d, "ask", name, outCap)
+	models := newRunModels(d, cfg, opts.MaxTokens)
+	model, err := models.model("ask", name, "replyModel", withTools)
 	if err != nil {
 		return err
 	}
-	model.tools = true
-	asker := converse.Asker{Model: model}
-	if max := cmp.Or(opts.MaxTokens, cfg.MaxTokens); max > 0 {
-		budget := llm.NewBudget(max)
-		model.Model = budget.Wrap(model.Model, cmp.Or(outCap, llm.DefaultMaxTokens))
-		asker.Reserve = func(what string, a *llm.Agent) error { return budget.Reserve(what, a) }
-	}
+	asker := converse.Asker{Model: model, Reserve: models.reserve()}
 	files := prFiles(ctx, d, client, repo, pr)
 	asker.Tools = append(review.RepoTools(files), review.PRTools(client, repo, pr.Number)...)
 	a, err := asker.AskQuestion(ctx, pr, question)
@@ -296,7 +284,7 @@ func ask(ctx context.Context, d *Deps, opts *CommandOptions, client *github.Clie
 // dismissOrRestore answers /ocdx dismiss and /ocdx restore: the loop acts
 // on the command itself from its next run; this says whether it counts,
 // by the rule the loop applies (MayDismiss, MayRestore).
-func dismissOrRestore(ctx context.Context, client *github.Client, repo github.Repo, pr *github.PullRequest, c theComment, tag string, cmd converse.Command, perm github.Permission) error {
+func dismissOrRestore(ctx context.Context, client *github.Client, repo github.Repo, pr *github.PullRequest, trust *loop.Trust, c theComment, tag string, cmd converse.Command, perm github.Permission) error {
 	// The answer names what the loop will act on, read as the loop reads
 	// it: in one of gh-ocdx's threads a dismissal is of that thread's
 	// finding, whatever IDs follow; a restore counts only in the
@@ -334,11 +322,14 @@ func dismissOrRestore(ctx context.Context, client *github.Client, repo github.Re
 		}
 	}
 	if len(refused) > 0 {
-		// The loop's answer to a refused command carries this tag too: it
-		// is not answered twice.
+		// Earlier versions' loops know the answer by this tag.
 		extra := loop.RefusedTag(loop.Refusal{By: c.Author, URL: c.URL, IDs: refused})
 		return postAnswer(ctx, client, repo, pr.Number, c, converse.Post(tag+"\n"+extra, c.Author,
 			fmt.Sprintf("your /ocdx %s of %s does not count: %s.", cmd.Verb, strings.Join(refused, ", "), strings.Join(whys, "; "))))
+	}
+	if not := unraised(ctx, trust, pr, cmd.Verb, ids); len(not) > 0 {
+		return postAnswer(ctx, client, repo, pr.Number, c, converse.Post(tag, c.Author,
+			fmt.Sprintf("no review on this pull request raised %s for a %s (gh-ocdx's latest report does not list it so): there is nothing to %s.", strings.Join(not, ", "), cmd.Verb, cmd.Verb)))
 	}
 	done := "dismissed: gh-ocdx stops raising and fixing it from its next run."
 	if cmd.Verb == converse.CmdRestore {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/cli/go-gh/v2/pkg/repository"
 
+	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/git"
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/loop"
@@ -19,12 +20,14 @@ type DismissOptions struct {
 	Branch string // the PR's head branch, when named so
 	Repo   repository.Repository
 	IDs    []string
+	// Reason is --reason: why, one line, said after the IDs.
+	Reason string
 	// Local is --branch: dismiss for the local review (gh ocdx review) of
 	// this branch, in the state file, not on a pull request.
 	Local string
 }
 
-const dismissUsage = "gh ocdx dismiss [<number> | <url> | <branch> | --branch NAME] <ID>... [-R OWNER/REPO]"
+const dismissUsage = "gh ocdx dismiss [<number> | <url> | <branch> | --branch NAME] <ID>... [--reason TEXT] [-R OWNER/REPO]"
 
 const dismissHelp = `Tell gh-ocdx to stop raising findings on a pull request: review-loop
 and fix leave a dismissed finding out of the findings they count and
@@ -37,7 +40,9 @@ inline comment does the same for that finding. A dismissal counts only
 from someone with write permission on the repository, never from the PR's
 author on their own PR unless an admin, and a SEC- finding only from an
 admin; gh ocdx dismiss checks yours first and posts nothing that would not
-count. An ID already dismissed is not posted again.
+count. An ID already dismissed is not posted again. --reason says why,
+after the IDs on the same line ("/ocdx dismiss <ID>... <reason>"); the
+PR's ledger keeps who dismissed each finding and why.
 
 --branch NAME dismisses for the local review (gh ocdx review) of that
 branch instead: nothing is posted, the dismissal is kept in the state file
@@ -52,6 +57,7 @@ machine, but the pull request's review will raise it again.
 
 Examples:
   gh ocdx dismiss 24 SEC-b0bf205b
+  gh ocdx dismiss 24 QUAL-0badf00d --reason "the size is bounded by the caller"
   gh ocdx dismiss QUAL-0badf00d PERF-12ab34cd
   gh ocdx dismiss --branch feature/cache QUAL-0badf00d`
 
@@ -69,8 +75,16 @@ func parseDismiss(d *Deps, args []string) (*DismissOptions, error) {
 	fs := newFlagSet("dismiss", dismissUsage, dismissHelp)
 	fs.repoFlag(&repoFlag)
 	fs.StringVar(&opts.Local, "branch", "", "Dismiss for the local review (gh ocdx review) of this `branch`: nothing is posted")
+	fs.StringVar(&opts.Reason, "reason", "", "Say why, in one line of `text` (a pull request's dismissal)")
 	if err := fs.parse(d, args, -1); err != nil {
 		return nil, err
+	}
+	opts.Reason = finding.LedgerReason(opts.Reason)
+	for _, w := range strings.Fields(opts.Reason) {
+		if finding.ValidLedgerID(w) {
+			// Every ID on the command's line is dismissed.
+			return nil, fs.usageErr("--reason names the finding %s: name findings as arguments, and give the reason in other words", w)
+		}
 	}
 	prText, ids, err := findingIDs(fs, fs.Args(), opts.Local != "", "findings to dismiss", "SEC-b0bf205b")
 	if err != nil {
@@ -91,14 +105,14 @@ func parseDismiss(d *Deps, args []string) (*DismissOptions, error) {
 
 func dismiss(ctx context.Context, d *Deps, opts *DismissOptions) error {
 	if opts.Local != "" {
-		return dismissLocal(ctx, d, opts.Local, opts.IDs, "")
+		return dismissLocal(ctx, d, opts.Local, opts.IDs, "", opts.Reason)
 	}
 	if opts.PR == 0 && opts.Branch == "" && opts.Repo.Name == "" {
 		// The current branch: its pull request, or its local review when
 		// it has none.
 		branch, why, number := withoutPR(ctx, d)
 		if why != "" {
-			return dismissLocal(ctx, d, branch, opts.IDs, why)
+			return dismissLocal(ctx, d, branch, opts.IDs, why, opts.Reason)
 		}
 		opts.PR = number
 	}
@@ -111,7 +125,10 @@ func dismiss(ctx context.Context, d *Deps, opts *DismissOptions) error {
 	if len(ids) == 0 {
 		return nil
 	}
-	return dismissCommand.post(ctx, d, client, repo, pr, trust, ids)
+	if not := unraised(ctx, trust, pr, "dismiss", ids); len(not) > 0 {
+		return fmt.Errorf("%s: no review on PR #%d raised it (gh-ocdx's latest report lists no such finding), so there is nothing to dismiss, and nothing was posted", strings.Join(not, ", "), pr.Number)
+	}
+	return dismissCommand.post(ctx, d, client, repo, pr, trust, ids, opts.Reason)
 }
 
 // dismissCommand is /ocdx dismiss.
@@ -158,7 +175,10 @@ func withoutPR(ctx context.Context, d *Deps) (branch, why string, number int) {
 // dismissLocal records ids as dismissed for the local review of branch in
 // the state file (docs/architecture.md, Local review); why says why it is
 // not a pull request's dismissal when the user did not say --branch.
-func dismissLocal(ctx context.Context, d *Deps, branch string, ids []string, why string) error {
+func dismissLocal(ctx context.Context, d *Deps, branch string, ids []string, why, reason string) error {
+	if reason != "" {
+		d.info("--reason is kept with a pull request's dismissal only: the state file records none for a local one")
+	}
 	wd, err := d.workDir()
 	if err != nil {
 		return err

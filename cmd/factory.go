@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -9,9 +10,11 @@ import (
 	"github.com/cli/go-gh/v2/pkg/auth"
 	"github.com/cli/go-gh/v2/pkg/repository"
 
+	"github.com/ocdx/gh-ocdx/config"
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/internal/redact"
 	"github.com/ocdx/gh-ocdx/llm"
+	"github.com/ocdx/gh-ocdx/loop"
 	"github.com/ocdx/gh-ocdx/state"
 )
 
@@ -131,6 +134,67 @@ func newModel(d *Deps, role, name string, outputCap int64) (*progressModel, erro
 		return nil, err
 	}
 	return m, nil
+}
+
+// runModels build the models of one invocation of a verb, all drawing on
+// its one token budget (docs/architecture.md, Budget and costs): every
+// verb builds its models here, so that none runs a model outside it.
+type runModels struct {
+	d   *Deps
+	cfg *config.Config
+	// Budget is the invocation's: --max-tokens, else the configuration's
+	// maxTokens; nil when neither sets one.
+	Budget *llm.Budget
+}
+
+// newRunModels are the models of an invocation given --max-tokens
+// (0: the configuration's maxTokens, if any).
+func newRunModels(d *Deps, cfg *config.Config, maxTokens int64) *runModels {
+	m := &runModels{d: d, cfg: cfg}
+	if max := cmp.Or(maxTokens, cfg.MaxTokens); max > 0 {
+		m.Budget = llm.NewBudget(max)
+	}
+	return m
+}
+
+// model builds role's model name, with the output cap of the
+// configuration's key; show sets how its calls are shown (tools listed).
+// The budget wraps it outermost, so that an agent sees the budget it draws
+// on (and reserves its answer) and a call it refuses is never shown as
+// started.
+func (m *runModels) model(role, name, key string, show ...func(*progressModel)) (llm.Model, error) {
+	out := m.cfg.OutputCap(key)
+	mod, err := newModel(m.d, role, name, out)
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range show {
+		f(mod)
+	}
+	if m.Budget == nil {
+		return mod, nil
+	}
+	return m.Budget.Wrap(mod, cmp.Or(out, llm.DefaultMaxTokens)), nil
+}
+
+// withTools lists a model's tool calls as they run.
+func withTools(m *progressModel) { m.tools = true }
+
+// reserve is a converse.Asker's Reserve: nil without a budget.
+func (m *runModels) reserve() func(string, *llm.Agent) error {
+	if m.Budget == nil {
+		return nil
+	}
+	return func(what string, a *llm.Agent) error { return m.Budget.Reserve(what, a) }
+}
+
+// spent says what the invocation spent of its budget (loop.BudgetStatus);
+// "" without one.
+func (m *runModels) spent() string {
+	if m.Budget == nil {
+		return ""
+	}
+	return loop.BudgetStatus{MaxTokens: m.Budget.Max, Spent: m.Budget.Spent()}.String()
 }
 
 func (d *Deps) prog() *progress {

@@ -95,7 +95,7 @@ type findingCommand struct {
 
 // post posts c for ids on pr, unless the token's user is one the loop
 // would not heed for any of them: then nothing is posted.
-func (c findingCommand) post(ctx context.Context, d *Deps, client *github.Client, repo github.Repo, pr *github.PullRequest, trust *loop.Trust, ids []string) error {
+func (c findingCommand) post(ctx context.Context, d *Deps, client *github.Client, repo github.Repo, pr *github.PullRequest, trust *loop.Trust, ids []string, reason string) error {
 	// The command is judged as the loop will judge it: by the permission
 	// of the token's user, gh-ocdx's own login included.
 	perm, err := trust.Permission(ctx, pr.Viewer)
@@ -112,7 +112,11 @@ func (c findingCommand) post(ctx context.Context, d *Deps, client *github.Client
 		return fmt.Errorf("%s may not %s on PR #%d, so nothing was posted (gh-ocdx would not count it):\n  %s",
 			pr.Viewer, c.verb, pr.Number, strings.Join(refused, "\n  "))
 	}
-	body := "/ocdx " + c.verb + " " + strings.Join(ids, " ") + "\n\n" + c.says + "\n\n" + finding.Marker
+	first := "/ocdx " + c.verb + " " + strings.Join(ids, " ")
+	if reason != "" {
+		first += " " + reason // the command's rest of the line (loop.DismissReason)
+	}
+	body := first + "\n\n" + c.says + "\n\n" + finding.Marker
 	posted, err := client.PostComment(ctx, repo, pr.Number, body)
 	if err != nil {
 		return fmt.Errorf("posting the %s on PR #%d failed: %w; run the same command again: an ID already on the PR is not posted twice", c.verb, pr.Number, err)
@@ -122,6 +126,39 @@ func (c findingCommand) post(ctx context.Context, d *Deps, client *github.Client
 	d.success("%s on %s#%d: %s%s", c.done, repo, pr.Number, strings.Join(ids, ", "), c.after)
 	fmt.Fprintln(d.IO.Out, posted.URL)
 	return nil
+}
+
+// unraised are those of ids no review on pr raised for verb to act on, by
+// gh-ocdx's latest trusted report (its ledger): for a dismissal, a finding
+// it lists whatever its status, or a review thread's; for a restore, one
+// the verifier refuted. Nothing is posted, or answered as done, for them.
+// A PR with no ledger, or one that left closed findings out to fit in a
+// comment, cannot say: then none is.
+func unraised(ctx context.Context, trust *loop.Trust, pr *github.PullRequest, verb string, ids []string) []string {
+	led, _, _, ok := trust.Ledger(ctx, pr)
+	if !ok || led.Dropped > 0 {
+		return nil
+	}
+	var known []string
+	switch verb {
+	case "restore":
+		known = led.With(finding.StatusRefuted)
+	default:
+		for _, e := range led.Findings {
+			known = append(known, e.ID)
+		}
+		threads, _ := loop.ThreadFindings(pr, trust.Resolution(ctx, pr))
+		for _, f := range threads {
+			known = append(known, f.ID)
+		}
+	}
+	var not []string
+	for _, id := range ids {
+		if !slices.Contains(known, id) {
+			not = append(not, id)
+		}
+	}
+	return not
 }
 
 // notYet are the ids not in already; when none is left, the output says

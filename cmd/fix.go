@@ -31,13 +31,16 @@ type FixOptions struct {
 	Findings string // a fix payload file (docs/architecture.md, Envelopes); "" takes the state file's latest review
 	Yes      bool
 	DryRun   bool
-	Export   *exporter // --json, --jq, --template; nil: the summary in Markdown
-	Repo     repository.Repository
-	Prompter Prompter // nil: survey on the terminal
-	usage    string
+	// MaxTokens is the fix's token budget (--max-tokens); 0: the
+	// configuration's maxTokens, if any.
+	MaxTokens int64
+	Export    *exporter // --json, --jq, --template; nil: the summary in Markdown
+	Repo      repository.Repository
+	Prompter  Prompter // nil: survey on the terminal
+	usage     string
 }
 
-const fixUsage = "gh ocdx fix [<number> | <url> | <branch>] [--continue] [--findings FILE] [--yes] [--dry-run] [--json [fields]] [--jq EXPR | --template T] [-R OWNER/REPO]"
+const fixUsage = "gh ocdx fix [<number> | <url> | <branch>] [--continue] [--findings FILE] [--yes] [--dry-run] [--max-tokens N] [--json [fields]] [--jq EXPR | --template T] [-R OWNER/REPO]"
 
 func runFix(ctx context.Context, d *Deps, args []string) error {
 	opts, err := parseFix(d, args)
@@ -59,9 +62,16 @@ fix report on the PR.
 The findings are the P0, P1 and P2 findings of the latest round of the PR's
 latest review-loop run, when that round reviewed the PR's current head (stuck
 ones left out; P3 passed as optional; otherwise there is nothing to fix, and
-fix says why), or a fix payload
+fix says why); on a machine that recorded no review of the PR (a fresh CI
+runner), the open findings of gh-ocdx's latest report on the PR, read from
+its ledger and posts, when that review read the current head; or a fix payload
 given with --findings: {"prNumber": N, "round": N, "issuesToFix": [findings],
 "optionalIssues": [findings]}. An interrupted fix resumes with --continue.
+
+With --max-tokens N (or maxTokens in the configuration) the fix never passes
+N tokens: an attempt starts only when its answer fits in what is left, else
+fix stops there with exit 3, saying what the attempt needed and what was
+spent.
 
 Examples:
   gh ocdx fix
@@ -74,6 +84,7 @@ Examples:
 	fs.StringVar(&opts.Findings, "findings", "", "Read the findings to fix from `FILE` (a fix payload, JSON)")
 	fs.BoolVar(&opts.Yes, "yes", false, "Push without asking (for scripts and CI)")
 	fs.BoolVar(&opts.DryRun, "dry-run", false, "Run the agent and the verification; push nothing, post nothing")
+	fs.maxTokensFlag(&opts.MaxTokens, "Start no attempt that could bring the fix's tokens (in and out) past `N`")
 	fs.repoFlag(&repoFlag)
 	jf := addJSONFlags(fs, fixOutput{})
 	jf.positional = true
@@ -145,13 +156,23 @@ func fixPR(ctx context.Context, d *Deps, opts *FixOptions) error {
 	if err := dirtyFromWIP(co, resume); err != nil {
 		return err
 	}
+	trust := loop.NewTrust(client, repo, cfg.Policy)
 	payload, note, err := fixPayload(opts, pr, recorded, resume)
+	if errors.As(err, new(noReviewError)) {
+		// A machine that did not review the PR (a fresh CI runner) fixes
+		// what the PR's ledger says is open (docs/architecture.md, The ledger).
+		open, stuck, round, why, ok := trust.OpenFindings(ctx, pr)
+		if ok {
+			payload, note, err = ledgerPayload(pr.Number, open, stuck, round, why)
+			d.info("this machine has no review of PR #%d: fixing the open findings of its latest report", pr.Number)
+		}
+	}
 	if err != nil {
 		return err
 	}
 	// A finding dismissed on the PR since it was reviewed is not fixed; nor
 	// is one gh-ocdx conceded in a conversation (disputed: a person decides).
-	dismissed := loop.DismissedIDs(loop.NewTrust(client, repo, cfg.Policy).DismissedOn(ctx, pr))
+	dismissed := loop.DismissedIDs(trust.DismissedOn(ctx, pr))
 	var disputed []string
 	for _, id := range loop.Disputed(pr) {
 		if !slices.Contains(dismissed, id) {
@@ -183,7 +204,8 @@ func fixPR(ctx context.Context, d *Deps, opts *FixOptions) error {
 		d.info("%s", note)
 	}
 
-	model, err := newModel(d, "pr-fix", cfg.PRFix.String(), cfg.OutputCap("prFixModel"))
+	models := newRunModels(d, cfg, opts.MaxTokens)
+	model, err := models.model("pr-fix", cfg.PRFix.String(), "prFixModel")
 	if err != nil {
 		return err
 	}
@@ -218,6 +240,7 @@ func fixPR(ctx context.Context, d *Deps, opts *FixOptions) error {
 	// The report ends with the PR's ledger, as a loop's would.
 	led, _, _, _ := loop.PRLedger(pr)
 	led.Run, led.Kind, led.Round, led.Head = run.ID(), "fix", 1, pr.HeadRefOid
+	led.Tokens = nil // another run's: the fix report counts its own (fix.Run)
 	o.Ledger = &led
 	if !opts.Yes {
 		o.Confirm = confirmPush(d, opts.Prompter)
@@ -225,7 +248,7 @@ func fixPR(ctx context.Context, d *Deps, opts *FixOptions) error {
 	d.Log.Debug("fix", "pr", fmt.Sprintf("%s#%d", repo, pr.Number), "findings", len(payload.IssuesToFix), "optional", len(payload.OptionalIssues),
 		"model", cfg.PRFix.String(), "resume", resume != nil, "dry-run", opts.DryRun)
 	out, err := fix.Run(ctx, o)
-	return finishFix(ctx, d, run, opts, loop.RefOf(repo, pr), pr, out, err)
+	return finishFix(ctx, d, run, opts, models, loop.RefOf(repo, pr), pr, out, err)
 }
 
 // fixOutput is fix's --json: the pull request, how the fix ended, and
@@ -233,7 +256,8 @@ func fixPR(ctx context.Context, d *Deps, opts *FixOptions) error {
 type fixOutput struct {
 	PR loop.PRRef `json:"pr"`
 	*fix.Result
-	DryRun bool `json:"dryRun"`
+	DryRun bool               `json:"dryRun"`
+	Budget *loop.BudgetStatus `json:"budget,omitempty"` // with a token budget
 }
 
 // fixSource says in the fix report where its findings came from: a fix of
@@ -266,19 +290,24 @@ func dirtyFromWIP(co *preflight.Checkout, resume *state.WIP) error {
 
 // finishFix ends the run as the error says and prints the summary (or
 // --json's result, also when verification failed).
-func finishFix(ctx context.Context, d *Deps, run *state.Active, opts *FixOptions, ref loop.PRRef, pr *github.PullRequest, out *fix.Result, err error) error {
+func finishFix(ctx context.Context, d *Deps, run *state.Active, opts *FixOptions, models *runModels, ref loop.PRRef, pr *github.PullRequest, out *fix.Result, err error) error {
 	var ve *fix.VerifyError
 	var re *fix.ResultError
 	var pe *git.PushError
-	if opts.Export != nil && out != nil && (err == nil || errors.As(err, &ve)) {
-		if jerr := opts.Export.write(d, fixOutput{PR: ref, Result: out, DryRun: opts.DryRun}); jerr != nil {
+	overBudget := errors.Is(err, llm.ErrBudget)
+	if opts.Export != nil && out != nil && (err == nil || errors.As(err, &ve) || overBudget) {
+		o := fixOutput{PR: ref, Result: out, DryRun: opts.DryRun}
+		if b := models.Budget; b != nil {
+			o.Budget = &loop.BudgetStatus{MaxTokens: b.Max, Spent: b.Spent(), Reached: overBudget}
+		}
+		if jerr := opts.Export.write(d, o); jerr != nil {
 			return jerr
 		}
 	}
 	switch {
 	case err == nil:
 		if opts.Export == nil {
-			if perr := printFixSummary(d, pr, out, opts.DryRun); perr != nil {
+			if perr := printFixSummary(d, pr, out, opts.DryRun, models.spent()); perr != nil {
 				return perr
 			}
 		}
@@ -289,6 +318,12 @@ func finishFix(ctx context.Context, d *Deps, run *state.Active, opts *FixOptions
 			return run.End(state.OutcomeBlocked, "dry run: verified, not pushed")
 		}
 		return run.End(state.OutcomeConverged, "fix pushed and reported")
+	case overBudget && ctx.Err() == nil:
+		// Stopped before a model call, as review-loop stops: the work in
+		// progress stays for a later fix (--continue) with more tokens.
+		reason := fmt.Sprintf("%v; %s", err, models.spent())
+		_ = run.End(state.OutcomeBlocked, reason)
+		return &IncompleteError{Reason: reason + "; raise maxTokens (or --max-tokens) to fix"}
 	case errors.Is(err, fix.ErrDeclined):
 		_ = run.Release()
 		return fmt.Errorf("%w: %v; 'gh ocdx fix --continue' pushes them later", ErrCancelled, err)
@@ -315,7 +350,7 @@ func finishFix(ctx context.Context, d *Deps, run *state.Active, opts *FixOptions
 	}
 }
 
-func printFixSummary(d *Deps, pr *github.PullRequest, out *fix.Result, dryRun bool) error {
+func printFixSummary(d *Deps, pr *github.PullRequest, out *fix.Result, dryRun bool, spent string) error {
 	var w strings.Builder
 	fmt.Fprintf(&w, "## Fix of PR #%d\n\n", pr.Number)
 	fmt.Fprintf(&w, "- Fixed: %d, rejected: %d\n", len(out.Fixed), len(out.Rejected))
@@ -331,7 +366,11 @@ func printFixSummary(d *Deps, pr *github.PullRequest, out *fix.Result, dryRun bo
 	if out.CommentURL != "" {
 		fmt.Fprintf(&w, "- Report: %s\n", out.CommentURL)
 	}
-	fmt.Fprintf(&w, "- Tokens: %s (%s)\n", out.Usage, text.Plural(out.Usage.Calls, "call"))
+	if spent != "" {
+		fmt.Fprintf(&w, "- Tokens: %s, %s\n", spent, text.Plural(out.Usage.Calls, "call"))
+	} else {
+		fmt.Fprintf(&w, "- Tokens: %s (%s)\n", out.Usage, text.Plural(out.Usage.Calls, "call"))
+	}
 	for _, x := range out.Rejected {
 		fmt.Fprintf(&w, "- Rejected %s: %s\n", x.FindingID, text.OneLine(x.Reason))
 	}
@@ -404,12 +443,14 @@ func fixPayload(opts *FixOptions, pr *github.PullRequest, recorded state.PR, res
 	}
 	var run *state.Run
 	for i := len(recorded.Runs) - 1; i >= 0 && run == nil; i-- {
-		if recorded.Runs[i].Kind != "fix" && len(recorded.Runs[i].Rounds) > 0 {
+		if k := recorded.Runs[i].Kind; k != "fix" && k != "review-pr" && len(recorded.Runs[i].Rounds) > 0 {
 			run = &recorded.Runs[i]
 		}
 	}
-	if run == nil {
-		return finding.FixPayload{}, "", fmt.Errorf("no review of PR #%d is recorded in the state file: run 'gh ocdx review-loop --pr %d' first, or give the findings with --findings FILE (a fix payload: see 'gh ocdx fix --help')", number, number)
+	if run == nil || run.Outcome == state.OutcomeElsewhere {
+		// A run another machine made is known here from the PR's ledger
+		// only: its findings are read from the PR.
+		return finding.FixPayload{}, "", noReviewError(number)
 	}
 	rd := run.Rounds[len(run.Rounds)-1]
 	empty := finding.FixPayload{PRNumber: number, Round: rd.N, IssuesToFix: []finding.Finding{}, OptionalIssues: []finding.Finding{}}
@@ -430,6 +471,32 @@ func fixPayload(opts *FixOptions, pr *github.PullRequest, recorded state.PR, res
 		return p, "stuck findings left out (they came back after being reported fixed, and need a human): " + strings.Join(left, ", "), nil
 	}
 	return p, orWhy(p, "the latest review has no P0, P1 or P2 code finding"), nil
+}
+
+// noReviewError: neither the state file nor the PR records a review of
+// PR #N.
+type noReviewError int
+
+func (n noReviewError) Error() string {
+	return fmt.Sprintf("no review of PR #%d is recorded in the state file or on the PR: run 'gh ocdx review-loop --pr %d' first, or give the findings with --findings FILE (a fix payload: see 'gh ocdx fix --help')", n, n)
+}
+
+// ledgerPayload is the fix payload of the open findings the PR's ledger
+// names (loop.Trust.OpenFindings), stuck ones left out as for a review
+// this machine recorded.
+func ledgerPayload(number int, open []finding.Finding, stuckIDs []string, round int, why string) (finding.FixPayload, string, error) {
+	if why != "" {
+		return finding.FixPayload{PRNumber: number, Round: max(round, 1), IssuesToFix: []finding.Finding{}, OptionalIssues: []finding.Finding{}}, why, nil
+	}
+	stuck := map[string]bool{}
+	for _, id := range stuckIDs {
+		stuck[id] = true
+	}
+	p, _ := split(open, number, max(round, 1), stuck)
+	if len(stuckIDs) > 0 {
+		return p, "stuck findings left out (they came back after being reported fixed, and need a human): " + strings.Join(stuckIDs, ", "), nil
+	}
+	return p, orWhy(p, "the latest review has no open P0, P1 or P2 code finding"), nil
 }
 
 // orWhy is why, when p holds nothing to fix.

@@ -40,6 +40,11 @@ func TestParseFix(t *testing.T) {
 		{args: []string{"--continue", "--findings", "f", "--yes"}, wantErr: "drop --findings"},
 		{args: []string{"--force", "--yes"}, wantErr: "unknown flag"},
 		{args: []string{"--yes", "-R", "nope"}, wantErr: "invalid value for --repo"},
+		{args: []string{"24", "--yes", "--max-tokens", "5000"}, check: func(o *FixOptions) bool { return o.PR == 24 && o.MaxTokens == 5000 }},
+		{args: []string{"24", "--yes"}, check: func(o *FixOptions) bool { return o.MaxTokens == 0 }}, // the configuration's maxTokens, if any
+		{args: []string{"24", "--yes", "--max-tokens", "0"}, wantErr: "invalid --max-tokens 0"},
+		{args: []string{"24", "--yes", "--max-tokens", "-5"}, wantErr: "invalid --max-tokens -5"},
+		{args: []string{"24", "--yes", "--max-tokens", "lots"}, wantErr: "invalid argument \"lots\""},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			d, _, _ := testDeps()

@@ -26,6 +26,7 @@ type flagSet struct {
 	debug       bool
 	host        string // what OWNER/REPO means: Deps.defaultHost, set by parse
 	width       int    // of the help: stdout's terminal, set by parse
+	maxTokens   *int64 // --max-tokens, when the verb has it
 }
 
 func newFlagSet(name, usageLine, description string) *flagSet {
@@ -47,6 +48,13 @@ func (f *flagSet) parseRepoFlag(flag string) (repository.Repository, error) {
 // repoFlag adds -R/--repo as in gh.
 func (f *flagSet) repoFlag(p *string) {
 	f.StringVarP(p, "repo", "R", "", "Select a repository using the [HOST/]OWNER/REPO format")
+}
+
+// maxTokensFlag adds --max-tokens N, the invocation's token budget
+// (docs/architecture.md, Budget and costs); parse refuses N <= 0.
+func (f *flagSet) maxTokensFlag(p *int64, usage string) {
+	f.Int64Var(p, "max-tokens", 0, usage)
+	f.maxTokens = p
 }
 
 // usage is the verb's help as gh lays it out, wrapped to the terminal's
@@ -123,6 +131,9 @@ func (f *flagSet) parse(d *Deps, args []string, nargs int) error {
 	}
 	if f.debug || debugEnabled(d.Getenv) {
 		d.setDebug()
+	}
+	if f.maxTokens != nil && f.Changed("max-tokens") && *f.maxTokens <= 0 {
+		return f.usageErr("invalid --max-tokens %d: give the most tokens the run may use, above zero", *f.maxTokens)
 	}
 	if nargs >= 0 && f.NArg() != nargs {
 		switch {

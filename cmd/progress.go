@@ -240,14 +240,15 @@ type progressModel struct {
 	calls   atomic.Int64
 	tokens  atomic.Int64
 	current atomic.Pointer[runningCall] // for the retry observer
-	// asked are the tool calls of the last answer, listed once their
-	// results come back in the next request: a call the tool refused (a
-	// fetch the person did not allow) is not shown as if it ran.
+	// asked are the tool calls of the last answer, to say which of them
+	// did not run once the next request carries their results: a call the
+	// tool refused (a fetch the person did not allow) is not left looking
+	// as if it ran.
 	asked atomic.Pointer[[]llm.ToolCall]
 }
 
 func (m *progressModel) Chat(ctx context.Context, req llm.Request) (llm.Response, error) {
-	m.listTools(req)
+	m.listRefused(req)
 	n := m.calls.Add(1)
 	c := m.prog.start(m.role, m.name, n, m.tokens.Load())
 	m.current.Store(c)
@@ -267,16 +268,23 @@ func (m *progressModel) Chat(ctx context.Context, req llm.Request) (llm.Response
 	m.tokens.Add(resp.Usage.Input + resp.Usage.Output)
 	m.log.Debug("model", "model", m.name, "call", n, "elapsed", elapsed, "tokens", resp.Usage.String())
 	if m.tools {
+		for _, tc := range resp.Calls {
+			if m.unlisted[tc.Name] {
+				continue
+			}
+			m.prog.println("  tool " + text.Inert(tc.Name+" "+text.OneLine(string(tc.Args))))
+		}
 		calls := slices.Clone(resp.Calls)
 		m.asked.Store(&calls)
 	}
 	return resp, nil
 }
 
-// listTools lists, one per line, the tool calls of the last answer as
-// req's results tell how they went: ran, or not run and why (its first
-// line). A role's calls and its next request come one after the other.
-func (m *progressModel) listTools(req llm.Request) {
+// listRefused says, one per line, which tool calls of the last answer
+// did not run, and why (the first line of what the model was told), as
+// req's results show: a role's calls and its next request come one after
+// the other.
+func (m *progressModel) listRefused(req llm.Request) {
 	asked := m.asked.Swap(nil)
 	if asked == nil || len(req.Messages) == 0 {
 		return
@@ -286,13 +294,11 @@ func (m *progressModel) listTools(req llm.Request) {
 		if m.unlisted[tc.Name] {
 			continue
 		}
-		line := "  tool " + tc.Name + " " + text.OneLine(string(tc.Args))
 		for _, r := range results {
 			if r.CallID == tc.ID && r.IsError {
-				line += ": not run: " + text.Clip(text.OneLine(r.Content), 160)
+				m.prog.println(text.Inert("  tool " + tc.Name + " not run: " + text.Clip(text.OneLine(r.Content), 160)))
 			}
 		}
-		m.prog.println(text.Inert(line))
 	}
 }
 

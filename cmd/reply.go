@@ -17,6 +17,7 @@ import (
 	"github.com/ocdx/gh-ocdx/llm"
 	"github.com/ocdx/gh-ocdx/loop"
 	"github.com/ocdx/gh-ocdx/review"
+	"github.com/ocdx/gh-ocdx/state"
 )
 
 // ReplyOptions are the parsed arguments of reply.
@@ -91,7 +92,7 @@ func parseReply(d *Deps, args []string) (*ReplyOptions, error) {
 	fs := newFlagSet("reply", replyUsage, replyHelp)
 	fs.StringVar(&opts.Model, "model", "", "Answer with this provider/model instead of the configured replyModel")
 	fs.BoolVar(&opts.Yes, "yes", false, "Post every answer without asking")
-	fs.Int64Var(&opts.MaxTokens, "max-tokens", 0, "Stop before a model call that could bring the run's tokens (in and out) past `N`")
+	fs.maxTokensFlag(&opts.MaxTokens, "Stop before a model call that could bring the run's tokens (in and out) past `N`")
 	fs.IntVar(&opts.MaxReplies, "max-replies", 0, "Answer at most `N` threads in this run (default: maxReplies, else 10)")
 	jf := addJSONFlags(fs, replyOutput{})
 	jf.positional = true
@@ -102,9 +103,6 @@ func parseReply(d *Deps, args []string) (*ReplyOptions, error) {
 	var err error
 	if opts.Export, err = jf.exporter(fs); err != nil {
 		return nil, err
-	}
-	if fs.Changed("max-tokens") && opts.MaxTokens <= 0 {
-		return nil, fs.usageErr("invalid --max-tokens %d: give the most tokens the run may use, above zero", opts.MaxTokens)
 	}
 	if fs.Changed("max-replies") && opts.MaxReplies <= 0 {
 		return nil, fs.usageErr("invalid --max-replies %d: give the most threads to answer, above zero", opts.MaxReplies)
@@ -228,6 +226,14 @@ func replyOn(ctx context.Context, d *Deps, opts *ReplyOptions, cfg *config.Confi
 			return err
 		}
 	}
+	if len(dues) > 0 {
+		// What the PR's ledger says of each finding: a fixed or resolved
+		// one is not conceded (converse.Check).
+		led, _, _, _ := trust.Ledger(ctx, pr)
+		for i := range dues {
+			dues[i].Status = loop.LedgerStatus(led, dues[i].Thread.Finding.ID)
+		}
+	}
 	if len(dues) == 0 {
 		d.info("No replies to answer in gh-ocdx's threads on %s#%d", repo, pr.Number)
 		return writeReply(d, opts, out)
@@ -253,22 +259,13 @@ func replyOn(ctx context.Context, d *Deps, opts *ReplyOptions, cfg *config.Confi
 	}
 	dues = dues[:min(limit, len(dues))]
 
-	out2 := cfg.OutputCap("replyModel")
-	model, err := newModel(d, "reply", name, out2)
+	models := newRunModels(d, cfg, opts.MaxTokens)
+	model, err := models.model("reply", name, "replyModel", withTools)
 	if err != nil {
 		return err
 	}
-	model.tools = true
-	var budget *llm.Budget
-	if max := cmp.Or(opts.MaxTokens, cfg.MaxTokens); max > 0 {
-		budget = llm.NewBudget(max)
-		model.Model = budget.Wrap(model.Model, cmp.Or(out2, llm.DefaultMaxTokens))
-	}
 	files := prFiles(ctx, d, client, repo, pr)
-	asker := converse.Asker{Model: model, Tools: append(review.RepoTools(files), review.PRTools(client, repo, pr.Number)...)}
-	if budget != nil {
-		asker.Reserve = func(what string, a *llm.Agent) error { return budget.Reserve(what, a) }
-	}
+	asker := converse.Asker{Model: model, Reserve: models.reserve(), Tools: append(review.RepoTools(files), review.PRTools(client, repo, pr.Number)...)}
 	raw, _, err := client.Diff(ctx, repo, pr.Number, review.DiffLimit)
 	if err != nil {
 		return err
@@ -322,9 +319,26 @@ func replyOn(ctx context.Context, d *Deps, opts *ReplyOptions, cfg *config.Confi
 		}
 		th.Kind = a.Kind
 		out.Answered = append(out.Answered, th)
+		if a.Kind == converse.Concede {
+			recordDisputed(d, repo, pr.Number, due.Thread.Finding.ID)
+		}
 		d.success("Answered %s in %s (%s)%s", strings.Join(atAll(due.Authors()), " "), due.Where(), due.Thread.Finding.ID, kindNote(a, due))
 	}
 	return finishReply(d, opts, out, failed)
+}
+
+// recordDisputed records in the state file that gh-ocdx conceded id: it
+// is disputed, no longer stuck, there as in the next ledger
+// (docs/architecture.md, Conversation). The PR holds the concession
+// whatever happens here, so a failure is only said.
+func recordDisputed(d *Deps, repo github.Repo, number int, id string) {
+	st, err := d.store()
+	if err == nil {
+		err = st.Dispute(state.NewKey(repo.Host, repo.Owner, repo.Name, number), []string{id})
+	}
+	if err != nil {
+		d.warn("could not record %s as disputed in the state file (the next run reads it from the PR): %v", id, err)
+	}
 }
 
 // finishReply writes the result and says how the run ended: an error when

@@ -3,12 +3,10 @@ package cmd
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/cli/go-gh/v2/pkg/repository"
 
-	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/loop"
 )
 
@@ -74,26 +72,16 @@ func restore(ctx context.Context, d *Deps, opts *RestoreOptions) error {
 	client, repo, pr, trust := t.client, t.repo, t.pr, t.trust
 	judge(ctx, d, trust, pr)
 	done, _, _ := trust.Restores(ctx, pr)
-	led, _, _, hasLedger := trust.Ledger(ctx, pr)
+	led, _, _, _ := trust.Ledger(ctx, pr)
 	ids := notYet(d, opts.IDs, append(loop.RestoredIDs(done), led.Restored()...), "restored", pr.Number)
 	if len(ids) == 0 {
 		return nil
 	}
-	// Only what the verifier refuted can be restored: the PR's ledger says
-	// which (unless it left closed findings out to fit in a comment).
-	if hasLedger && led.Dropped == 0 {
-		refuted := led.With(finding.StatusRefuted)
-		var not []string
-		for _, id := range ids {
-			if !slices.Contains(refuted, id) {
-				not = append(not, id)
-			}
-		}
-		if len(not) > 0 {
-			return fmt.Errorf("%s: not refuted by the verifier on PR #%d (gh-ocdx's latest report lists it under no \"Refuted by the verifier\"), so there is nothing to restore and nothing was posted", strings.Join(not, ", "), pr.Number)
-		}
+	// Only what the verifier refuted can be restored.
+	if not := unraised(ctx, trust, pr, "restore", ids); len(not) > 0 {
+		return fmt.Errorf("%s: not refuted by the verifier on PR #%d (gh-ocdx's latest report lists it under no \"Refuted by the verifier\"), so there is nothing to restore, and nothing was posted", strings.Join(not, ", "), pr.Number)
 	}
-	return restoreCommand.post(ctx, d, client, repo, pr, trust, ids)
+	return restoreCommand.post(ctx, d, client, repo, pr, trust, ids, "")
 }
 
 // restoreCommand is /ocdx restore.

@@ -176,10 +176,11 @@ func reviewLocal(ctx context.Context, d *Deps, opts *ReviewOptions) error {
 		return nil
 	}
 
+	models := newRunModels(d, cfg, 0)
 	var reviewers []loop.Role
 	for i, m := range cfg.Reviewers {
 		key := fmt.Sprintf("reviewerModels[%d]", i)
-		mod, err := newModel(d, fmt.Sprintf("reviewer-%d", i+1), m.String(), cfg.OutputCap(key))
+		mod, err := models.model(fmt.Sprintf("reviewer-%d", i+1), m.String(), key)
 		if err != nil {
 			return err
 		}
@@ -187,7 +188,7 @@ func reviewLocal(ctx context.Context, d *Deps, opts *ReviewOptions) error {
 	}
 	var verifier *loop.Role
 	if name := cmp.Or(opts.Verifier, verifierOf(cfg)); name != "" {
-		vm, err := newModel(d, "verifier", name, cfg.OutputCap("verifierModel"))
+		vm, err := models.model("verifier", name, "verifierModel")
 		if err != nil {
 			return err
 		}
@@ -195,7 +196,7 @@ func reviewLocal(ctx context.Context, d *Deps, opts *ReviewOptions) error {
 	}
 	var fixer loop.Fixer
 	if opts.Fix {
-		fm, err := newModel(d, "pr-fix", cfg.PRFix.String(), cfg.OutputCap("prFixModel"))
+		fm, err := models.model("pr-fix", cfg.PRFix.String(), "prFixModel")
 		if err != nil {
 			return err
 		}
@@ -221,10 +222,11 @@ func reviewLocal(ctx context.Context, d *Deps, opts *ReviewOptions) error {
 	}
 	res, err := loop.ReviewLocal(ctx, loop.LocalOptions{
 		Key: state.LocalKey(g.OriginID(ctx), branch), Change: *ch, Store: st, Policy: cfg.Policy,
-		Reviewers: reviewers, Fixer: fixer, Verifier: verifier, Full: opts.Full,
+		Reviewers: reviewers, Fixer: fixer, Verifier: verifier, Full: opts.Full, History: g,
 		Tools:      append(review.RepoTools(repofs.NewTree(ctx, g, ch.Tree)), review.PRTools(localPatches(*ch), github.Repo{}, 0)...),
 		Progress:   d.progressOut(),
 		Summarized: summarized(d, opts.Export),
+		Budget:     models.Budget,
 	})
 	if res != nil && res.Outcome != "" {
 		if perr := printLocal(d, opts, res); perr != nil {
@@ -406,6 +408,9 @@ func renderLocal(res *loop.LocalResult) string {
 	}
 	if f := res.Fix; f != nil {
 		fmt.Fprintf(&b, "- Fix: %d fixed, %d rejected, %s, verified %t\n", len(f.Fixed), len(f.Rejected), text.Plural(len(f.Commits), "commit"), f.Verified)
+	}
+	if res.Budget != nil {
+		fmt.Fprintf(&b, "- Tokens: %s\n", res.Budget)
 	}
 	for _, p := range finding.Priorities {
 		var fs []finding.Finding

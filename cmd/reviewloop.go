@@ -99,7 +99,7 @@ func parseReviewLoop(d *Deps, args []string) (*ReviewLoopOptions, error) {
 	fs.BoolVar(&opts.Yes, "yes", false, "Push fixes without asking (for CI)")
 	fs.BoolVar(&opts.DryRun, "dry-run", false, "Review once and print what would be posted and fixed; post, push and record nothing. The outcome and exit code are the run's after that round (would-fix: it would fix and review again)")
 	fs.BoolVar(&opts.Full, "full", false, "Review the whole PR every round, not only what changed since gh-ocdx's last review, even on a head it already approved")
-	fs.Int64Var(&opts.MaxTokens, "max-tokens", 0, "Start no round or fix that could bring the run's tokens (in and out) past `N`")
+	fs.maxTokensFlag(&opts.MaxTokens, "Start no round or fix that could bring the run's tokens (in and out) past `N`")
 	fs.StringVar(&opts.Verifier, "verifier", "", "Check the findings a single reviewer raised with `PROVIDER/MODEL` for this run (instead of the configuration's verifierModel)")
 	fs.repoFlag(&opts.RepoFlag)
 	jf := addJSONFlags(fs, loop.Result{})
@@ -110,9 +110,6 @@ func parseReviewLoop(d *Deps, args []string) (*ReviewLoopOptions, error) {
 	var err error
 	if opts.Export, err = jf.exporter(fs); err != nil {
 		return nil, err
-	}
-	if fs.Changed("max-tokens") && opts.MaxTokens <= 0 {
-		return nil, fs.usageErr("invalid --max-tokens %d: give the most tokens the run may use, above zero", opts.MaxTokens)
 	}
 	if fs.Changed("verifier") {
 		if _, err := llm.ParseModel(opts.Verifier); err != nil {
@@ -209,22 +206,9 @@ func reviewLoop(ctx context.Context, d *Deps, opts *ReviewLoopOptions) error {
 		}
 	}
 
-	var budget *llm.Budget
-	if max := cmp.Or(opts.MaxTokens, cfg.MaxTokens); max > 0 {
-		budget = llm.NewBudget(max)
-	}
+	models := newRunModels(d, cfg, opts.MaxTokens)
 	modelFor := func(role string, m fmt.Stringer, key string) (llm.Model, error) {
-		out := cfg.OutputCap(key)
-		mod, err := newModel(d, role, m.String(), out)
-		if err != nil {
-			return nil, err
-		}
-		if budget != nil {
-			// Outermost, so that the agents see the budget they draw on
-			// and a call it refuses is never shown as started.
-			return budget.Wrap(mod, cmp.Or(out, llm.DefaultMaxTokens)), nil
-		}
-		return mod, nil
+		return models.model(role, m.String(), key)
 	}
 	var reviewers []loop.Role
 	for i, m := range cfg.Reviewers {
@@ -273,7 +257,7 @@ func reviewLoop(ctx context.Context, d *Deps, opts *ReviewLoopOptions) error {
 		AnalyzerTools: func(head string) []llm.Tool { return review.RepoTools(files(head)) },
 		Fixer:         fixer,
 		Policy:        cfg.Policy,
-		Budget:        budget,
+		Budget:        models.Budget,
 		Prices:        cfg.Prices,
 		DryRun:        opts.DryRun,
 		Progress:      progress,
@@ -283,6 +267,7 @@ func reviewLoop(ctx context.Context, d *Deps, opts *ReviewLoopOptions) error {
 		},
 		PRDiff:     co.Repo.PRDiff,
 		LocalDiff:  co.Repo.OpenPRDiff,
+		History:    co.Repo,
 		Full:       opts.Full,
 		Verifier:   verifier,
 		Summarized: summarized(d, opts.Export),

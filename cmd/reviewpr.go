@@ -13,6 +13,7 @@ import (
 	"github.com/cli/go-gh/v2/pkg/repository"
 
 	"github.com/ocdx/gh-ocdx/config"
+	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/git"
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/internal/text"
@@ -83,8 +84,9 @@ at a commit the PR's head descends from, and this clone has both, the model
 gets only what changed since, and reads the rest with its tools; --full
 gives it the whole diff.
 
---max-tokens N (or maxTokens in the configuration) stops the review before
-a model call that could pass N tokens; it then exits 3 and posts nothing.
+--max-tokens N (or maxTokens in the configuration) never lets the review
+pass N tokens: it starts only when the model's answer fits, and a call that
+could pass N is not made; it then exits 3 and posts nothing.
 
 --event caps what the posted review may do: comment (every review is a
 comment), request-changes (the default: an approval is posted as a comment,
@@ -112,13 +114,10 @@ func parseReviewPR(d *Deps, args []string) (*ReviewPROptions, error) {
 	fs.BoolVar(&opts.Yes, "yes", false, "Post the review without asking (context requests are confirmed too)")
 	fs.BoolVar(&opts.Print, "print", false, "Print the review on stdout and post nothing")
 	fs.StringVar(&event, "event", "", "The most the review may do: comment, request-changes or approve (default request-changes, or approve with allowApprove)")
-	fs.Int64Var(&opts.MaxTokens, "max-tokens", 0, "Stop before a model call that could bring the review's tokens (in and out) past `N`")
+	fs.maxTokensFlag(&opts.MaxTokens, "Stop before a model call that could bring the review's tokens (in and out) past `N`")
 	fs.repoFlag(&repoFlag)
 	if err := fs.parse(d, args, -1); err != nil {
 		return nil, err
-	}
-	if fs.Changed("max-tokens") && opts.MaxTokens <= 0 {
-		return nil, fs.usageErr("invalid --max-tokens %d: give the most tokens the review may use, above zero", opts.MaxTokens)
 	}
 	if event != "" {
 		ev, ok := reviewEvents[strings.ToLower(event)]
@@ -179,7 +178,8 @@ func loadConfigForModel(d *Deps, model string, roles ...string) (*config.Config,
 }
 
 func reviewPR(ctx context.Context, d *Deps, opts *ReviewPROptions) error {
-	var model *progressModel
+	var model llm.Model
+	var modelName string
 	maxEvent := opts.Event
 	if !opts.ContextOnly {
 		// review-pr needs its own model's key only; with --model, not even
@@ -198,18 +198,16 @@ func reviewPR(ctx context.Context, d *Deps, opts *ReviewPROptions) error {
 		if opts.Model != "" {
 			name = opts.Model
 		}
-		out := cfg.OutputCap("reviewPrModel")
-		if model, err = newModel(d, "review-pr", name, out); err != nil {
-			return err
-		}
-		if max := cmp.Or(opts.MaxTokens, cfg.MaxTokens); max > 0 {
-			model.Model = llm.NewBudget(max).Wrap(model.Model, cmp.Or(out, llm.DefaultMaxTokens))
-		}
-		model.tools = true
+		modelName = name
 		// Orient shows a context request (or --yes and --print say they
 		// fetch it), and Decide or --print the proposed review: each is
 		// said there, once. With --yes the review is listed as it goes.
-		model.unlisted = map[string]bool{"request_context": true, "submit_review": !opts.Yes}
+		unlisted := func(m *progressModel) {
+			m.unlisted = map[string]bool{"request_context": true, "submit_review": !opts.Yes}
+		}
+		if model, err = newRunModels(d, cfg, opts.MaxTokens).model("review-pr", name, "reviewPrModel", withTools, unlisted); err != nil {
+			return err
+		}
 	}
 	repo, client, err := repoClient(d, opts.Repo)
 	if err != nil {
@@ -244,7 +242,8 @@ func reviewPR(ctx context.Context, d *Deps, opts *ReviewPROptions) error {
 	files := prFiles(ctx, d, client, repo, rc.PR)
 	tools := append(review.RepoTools(files), review.PRTools(client, repo, opts.Number)...)
 	s := &reviewpr.Session{Model: model, Context: rc, Tools: tools, MaxEvent: maxEvent}
-	post := &postPublisher{d: d, gh: client, repo: repo, number: opts.Number, runID: state.NewRunID(), head: rc.PR.HeadRefOid, ledger: led}
+	post := &postPublisher{d: d, gh: client, repo: repo, number: opts.Number, runID: state.NewRunID(), head: rc.PR.HeadRefOid, ledger: led,
+		sampled: sampledBefore(rc, led), whole: wholeDiff(ctx, d, rc.PR.HeadRefOid)}
 	switch {
 	case opts.Print:
 		s.Confirmer, s.Publisher = autoConfirmer{d: d, why: "--print"}, printPublisher{d: d}
@@ -253,22 +252,29 @@ func reviewPR(ctx context.Context, d *Deps, opts *ReviewPROptions) error {
 	default:
 		s.Confirmer, s.Publisher = &terminalConfirmer{d: d, p: opts.Prompter}, post
 	}
-	d.Log.Debug("reviewing", "pr", fmt.Sprintf("%s#%d", repo, opts.Number), "model", model.name)
+	d.Log.Debug("reviewing", "pr", fmt.Sprintf("%s#%d", repo, opts.Number), "model", modelName)
 	s.Confirmer = noteConfirmer{Confirmer: s.Confirmer, d: d}
 	out, err := s.Run(ctx)
 	if out != nil {
 		d.Log.Debug("review done", "proposals", out.Rounds, "tokens", out.Usage.String())
 		stopped := ctx.Err() != nil || errors.Is(err, ErrCancelled) || errors.Is(err, reviewpr.ErrAborted)
 		if out.Usage.Calls > 0 && !stopped {
-			d.info("%s (%s): %s tokens", model.role, model.name, out.Usage)
+			d.info("review-pr (%s): %s tokens", modelName, out.Usage)
 		}
+	}
+	if out != nil {
+		post.record(modelName, out.Proposal.Event, out.Usage)
 	}
 	var be *llm.BudgetError
 	switch {
 	case errors.Is(err, reviewpr.ErrAborted):
 		return fmt.Errorf("%w: %v", ErrCancelled, err)
 	case errors.As(err, &be):
-		return &IncompleteError{Reason: be.Error() + "; the review stopped there. Re-run with a larger --max-tokens (or maxTokens in the configuration)"}
+		reason := be.Error()
+		if be.For != "" { // a single call's refusal says its spend already
+			reason += "; " + loop.BudgetStatus{MaxTokens: be.Max, Spent: be.Spent}.String()
+		}
+		return &IncompleteError{Reason: reason + "; the review stopped there. Re-run with a larger --max-tokens (or maxTokens in the configuration)"}
 	case err != nil && (errors.Is(err, ErrCancelled) || ctx.Err() != nil):
 		// review-pr keeps nothing to resume: a new run starts over.
 		return fmt.Errorf("%w: nothing was posted", ErrCancelled)
@@ -343,6 +349,36 @@ func reReviewPR(ctx context.Context, d *Deps, rc *review.Context, since string) 
 	if diff, ok := g.DiffSince(ctx, since, pr.HeadRefOid, pr.BaseRefOid); ok {
 		rc.Diff, rc.Since = review.NewContext(pr, []byte(diff), true, rc.Policy).Diff, since
 		d.info("re-review: only what changed since %s, gh-ocdx's last review (--full for the whole PR)", text.ShortOID(since))
+	}
+}
+
+// sampledBefore is the head before which rc's review saw only part of the
+// PR: its own head when its diff was cut, the basis's when it re-reviews
+// from a sampled one (docs/architecture.md, Re-reviews).
+func sampledBefore(rc *review.Context, led finding.Ledger) string {
+	sampled := ""
+	if rc.Since != "" {
+		sampled = led.Sampled
+	}
+	if rc.DiffTruncated {
+		sampled = cmp.Or(sampled, rc.PR.HeadRefOid)
+	}
+	return sampled
+}
+
+// wholeDiff is the diff from a commit to head in this clone, base merges
+// included, as review-loop follows its findings' lines with.
+func wholeDiff(ctx context.Context, d *Deps, head string) func(from string) (string, bool) {
+	return func(from string) (string, bool) {
+		wd, err := d.workDir()
+		if err != nil {
+			return "", false
+		}
+		g, err := git.Open(ctx, wd)
+		if err != nil {
+			return "", false
+		}
+		return g.DiffSince(ctx, from, head, "") // no base: nothing left out
 	}
 }
 

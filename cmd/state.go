@@ -420,6 +420,12 @@ func renderPR(w io.Writer, st *state.Store, pr state.PR) {
 	if len(pr.Stuck) == 0 {
 		fmt.Fprintln(w, "None.")
 	}
+	if len(pr.Disputed) > 0 {
+		fmt.Fprintf(w, "\n## Disputed findings (%d)\n\n", len(pr.Disputed))
+		for _, x := range pr.Disputed {
+			fmt.Fprintf(w, "- %s (conceded in a conversation, %s; it blocks until someone dismisses it)\n", x.ID, stamp(x.Since))
+		}
+	}
 	if len(pr.Dismissed) > 0 {
 		fmt.Fprintf(w, "\n## Dismissed for the local review (%d)\n\n", len(pr.Dismissed))
 		for _, x := range pr.Dismissed {
@@ -516,6 +522,7 @@ func renderRound(w io.Writer, rd state.Round) {
 		sub("Commits", strings.Join(commits, ", "))
 	}
 	sub("Stuck", strings.Join(rd.StuckIDs, ", "))
+	sub("Disputed", strings.Join(rd.DisputedIDs, ", "))
 	if rd.Pushing != "" && !rd.Done(state.PhasePushed) {
 		sub("Pushing, not confirmed (the run stopped during its push)", short(rd.Pushing))
 	}

@@ -65,12 +65,6 @@ func ParseCommand(body string) (Command, bool) {
 	return c, true
 }
 
-// CommandTag marks gh-ocdx's answer to the comment with the database id:
-// no run answers a command, or a reply it was started for, twice.
-func CommandTag(commentID string) string {
-	return "<!-- ocdx:command=" + strings.NewReplacer("--", "%2D%2D", ">", "%3E").Replace(commentID) + " -->"
-}
-
 // Post is one line gh-ocdx posts answering a comment: the marker, its tag,
 // and the words, sanitised as every post.
 func Post(tag, author, words string) string {

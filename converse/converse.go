@@ -27,6 +27,10 @@ type Due struct {
 	Thread  loop.OwnThread
 	Replies []github.ThreadComment // to answer, oldest first
 	All     []github.ThreadComment // the whole thread, oldest first
+	// Status is the finding's status in the PR's newest trusted ledger,
+	// which the caller reads: a fixed or resolved finding is never
+	// conceded (Check).
+	Status finding.Status
 }
 
 // Authors are the logins of d's replies, each once.
@@ -270,13 +274,18 @@ func Task(pr *github.PullRequest, d Due, anchored string) (string, error) {
 
 // Check makes a's kind one gh-ocdx stands by: a concession of a P0 or a
 // SEC- finding is posted as an explanation (a conversation never clears a
-// blocker), and a proposal whose line is not on the PR's side of the diff
+// blocker), as is one of a finding already fixed or resolved (conceding
+// it would make it disputed, and block again), and a proposal whose line is not on the PR's side of the diff
 // (lines), or without a replacement, is posted without a suggestion.
 func Check(a Answer, d Due, lines github.DiffLines) Answer {
 	f := d.Thread.Finding
 	switch a.Kind {
 	case Concede:
-		if !loop.Concedable(f.ID, d.Thread.Priority) {
+		switch {
+		case d.Status == finding.StatusFixed || d.Status == finding.StatusResolved:
+			a.Kind = Explain
+			a.Note = fmt.Sprintf("`%s` is already %s on this PR: there is nothing left to concede, and it does not block.", f.ID, d.Status)
+		case !loop.Concedable(f.ID, d.Thread.Priority):
 			a.Kind = Explain
 			a.Note = "gh-ocdx does not concede a P0 or SEC- finding in a conversation: it keeps blocking until someone with write permission dismisses it (`/ocdx dismiss`)."
 		}

@@ -109,6 +109,24 @@ func TestCheckNeverConcedesABlockerNorSuggestsOffTheDiff(t *testing.T) {
 	}
 }
 
+// A finding the PR's ledger says is fixed or resolved is not conceded: a
+// concession would make it disputed, and block again. Open, stuck and
+// disputed ones are.
+func TestCheckNeverConcedesAFixedOrResolvedFinding(t *testing.T) {
+	for _, st := range []finding.Status{finding.StatusFixed, finding.StatusResolved, finding.StatusOpen, finding.StatusStuck, finding.StatusDisputed} {
+		d := DueReplies(prWith(cacheFinding, by("mona", "2", "intended")))[0]
+		d.Status = st
+		a := Check(Answer{Kind: Concede, Text: "You're right."}, d, nil)
+		closed := st == finding.StatusFixed || st == finding.StatusResolved
+		if conceded := strings.Contains(Body(a, d, false), loop.ConcededTag(cacheFinding.ID)); conceded == closed {
+			t.Errorf("%s: conceded %v", st, conceded)
+		}
+		if closed && !strings.Contains(a.Note, "already "+string(st)) {
+			t.Errorf("%s: the note does not say why: %q", st, a.Note)
+		}
+	}
+}
+
 // The model's words carry no markup of gh-ocdx's and no secret.
 func TestBodySanitisesTheModelsWords(t *testing.T) {
 	d := DueReplies(prWith(cacheFinding, by("mona", "2", "Why?")))[0]
@@ -143,7 +161,7 @@ func TestAnswersCarryNoCommandLine(t *testing.T) {
 	if a.Kind != Explain || a.Replacement != nil {
 		t.Errorf("a proposal holding an /ocdx line kept its suggestion: %+v", a)
 	}
-	for name, body := range map[string]string{"reply": Body(a, d, false), "ask": AnswerBody(CommandTag("5"), "mona", Answer{Kind: Explain, Text: words, Lines: []string{"/ocdx review"}}, false)} {
+	for name, body := range map[string]string{"reply": Body(a, d, false), "ask": AnswerBody(loop.CommandTag("5"), "mona", Answer{Kind: Explain, Text: words, Lines: []string{"/ocdx review"}}, false)} {
 		if !strings.Contains(body, "`/ocdx` dismiss QUAL-1a2b3c4d") {
 			t.Errorf("%s: the model's line is not shown quoted:\n%s", name, body)
 		}

@@ -304,6 +304,70 @@ func TestCommandAnswersOnlyWhatTheLoopReads(t *testing.T) {
 	wantContains(t, "the answer", got[0], "`/ocdx dismiss <ID>…`")
 }
 
+// A reader's /ocdx dismiss is answered once, by whichever verb sees it
+// first: command answers it, and no review-loop answers it again or
+// warns about it again in its later runs.
+func TestRefusedDismissIsAnsweredOnceAcrossVerbs(t *testing.T) {
+	t.Parallel()
+	lf, _ := newReplyLoop(t)
+	lf.gh.SetPermission(repo, "eve", "read")
+	id := lf.comment("eve", "/ocdx dismiss "+cacheBug.id())
+
+	wantCode(t, lf.env.Run(t, "command", "31", "--comment-id", id), 0)
+	if n := len(lf.botComments()); n != 1 {
+		t.Fatalf("command posted %d answers", n)
+	}
+
+	for i := range 2 {
+		lf.approveRound()
+		res := lf.run("--yes", "--full")
+		wantCode(t, res, 0)
+		if strings.Contains(res.Stderr, "not honoured") {
+			t.Errorf("review-loop run %d warns again about the answered dismissal:\n%s", i+1, res.Stderr)
+		}
+	}
+	n := 0
+	for _, b := range lf.botComments() {
+		if strings.Contains(b, "@eve") {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("the refused dismissal was answered %d times: %q", n, lf.botComments())
+	}
+}
+
+// The loop that answers a refused dismissal says so once; its next runs
+// are quiet about it, and command then has nothing to answer.
+func TestRefusedDismissAnsweredByTheLoopIsNotRepeated(t *testing.T) {
+	t.Parallel()
+	lf, _ := newReplyLoop(t)
+	lf.gh.SetPermission(repo, "eve", "read")
+	id := lf.comment("eve", "/ocdx dismiss "+cacheBug.id())
+
+	lf.approveRound()
+	first := lf.run("--yes")
+	wantCode(t, first, 0)
+	wantContains(t, "the answering run's stderr", first.Stderr, "not honoured")
+
+	lf.approveRound()
+	second := lf.run("--yes", "--full")
+	wantCode(t, second, 0)
+	if strings.Contains(second.Stderr, "not honoured") {
+		t.Errorf("the next run warns again:\n%s", second.Stderr)
+	}
+	wantCode(t, lf.env.Run(t, "command", "31", "--comment-id", id), 0)
+	n := 0
+	for _, b := range lf.botComments() {
+		if strings.Contains(b, "@eve") {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("the refused dismissal was answered %d times: %q", n, lf.botComments())
+	}
+}
+
 // fromAFork makes the PR one from the fork eve/widgets.
 func fromAFork(pr *testkit.PR) {
 	pr.IsCrossRepository, pr.HeadRepo, pr.Permission = true, "eve/widgets", "READ"
@@ -384,4 +448,30 @@ func TestCommandReviewAndFixOnAForkAreAnsweredWithOneLine(t *testing.T) {
 			t.Errorf("the workspace is on %s, not the base branch", b)
 		}
 	})
+}
+
+// An /ocdx verb gh-ocdx does not know is answered once on the PR with the
+// verbs it knows, and the run says so on stderr and exits 1: the Action's
+// log does not pass it off as done. A second run answers nothing more.
+func TestCommandWithAnUnknownVerbIsAnsweredOnceAndFails(t *testing.T) {
+	t.Parallel()
+	lf, _ := newReplyLoop(t)
+	lf.gh.SetPermission(repo, "mona", "write")
+	id := lf.comment("mona", "/ocdx frobnicate the cache")
+
+	res := lf.env.Run(t, "command", "31", "--comment-id", id)
+
+	wantCode(t, res, 1)
+	wantContains(t, "stderr", res.Stderr, "/ocdx frobnicate is not a command of gh-ocdx; it knows /ocdx review, ")
+	got := lf.botComments()
+	if len(got) != 1 || !strings.Contains(got[0], "gh-ocdx knows /ocdx review, ") {
+		t.Fatalf("want one answer naming the verbs, got %q", got)
+	}
+	if n := len(lf.fm.Requests("talker")); n != 0 {
+		t.Errorf("%d model calls for an unknown verb", n)
+	}
+	lf.env.Run(t, "command", "31", "--comment-id", id)
+	if n := len(lf.botComments()); n != 1 {
+		t.Errorf("answered %d times", n)
+	}
 }

@@ -28,6 +28,9 @@ type loopFix struct {
 	pr     testkit.PR
 	start  string // the PR's head before the run
 	number int
+	// fixture are the thread comments the test's PR began with: the
+	// test's, not gh-ocdx's posts.
+	fixture map[string]bool
 }
 
 const loopPR = 31
@@ -44,7 +47,12 @@ func newLoop(t *testing.T, edit func(*testkit.PR)) *loopFix {
   "prFixModel": "ollama/fixer",
   "verify": ["true"]
 }`)
-	lf := &loopFix{t: t, gh: gh, fm: fm, fix: fx, env: env, repo: r, pr: pr, start: r.RemoteOID(t, r.Head), number: loopPR}
+	lf := &loopFix{t: t, gh: gh, fm: fm, fix: fx, env: env, repo: r, pr: pr, start: r.RemoteOID(t, r.Head), number: loopPR, fixture: map[string]bool{}}
+	for _, th := range gh.Threads(repo, loopPR) {
+		for _, c := range th.Comments {
+			lf.fixture[c.ID] = true
+		}
+	}
 	t.Cleanup(lf.checkInvariants)
 	return lf
 }
@@ -89,6 +97,16 @@ func (lf *loopFix) checkInvariants() {
 		}
 		if secretPattern.MatchString(c.Body) || strings.Contains(c.Body, "diff --git") {
 			t.Errorf("comment %d leaks a secret or a diff:\n%s", c.ID, c.Body)
+		}
+	}
+	// Every comment gh-ocdx wrote in a review thread (a round's or
+	// review-pr's inline comment, a reply) is recognisably its own: the
+	// marker and a tag of its kind.
+	for _, th := range lf.gh.Threads(repo, lf.number) {
+		for _, c := range th.Comments {
+			if c.Login == lf.gh.Login && !lf.fixture[c.ID] && (!strings.Contains(c.Body, finding.Marker) || !strings.Contains(c.Body, "<!-- ocdx:")) {
+				t.Errorf("thread comment %s has no marker or tag:\n%s", c.ID, c.Body)
+			}
 		}
 	}
 	tags := map[string]int{}

@@ -180,7 +180,7 @@ func TestReviewPRMaxTokensStopsBeforeTheCall(t *testing.T) {
 	res := env.Run(t, "review-pr", "24", "--yes", "--max-tokens", "100")
 
 	wantCode(t, res, 3)
-	wantContains(t, "stderr", res.Stderr, "token budget reached: 0 of 100 tokens spent")
+	wantContains(t, "stderr", res.Stderr, "token budget reached: review-pr needs up to ", "100 left; 0 of the budget of 100 spent")
 	if n := len(fm.Requests("gpt-rev")); n != 0 {
 		t.Errorf("the model was called %d times", n)
 	}

@@ -83,7 +83,7 @@ func TestReviewPREditDropsAnInlineComment(t *testing.T) {
 		t.Fatalf("posted %+v, want one review with one comment", got)
 	}
 	c := got[0].Comments[0]
-	if c.Path != "cache.go" || c.Line != 3 || c.Side != "RIGHT" || c.Body != "bound it\n\n```suggestion\nvar Size = 10 // max\n```" {
+	if c.Path != "cache.go" || c.Line != 3 || c.Side != "RIGHT" || commentText(c.Body) != "bound it\n\n```suggestion\nvar Size = 10 // max\n```" {
 		t.Errorf("the kept comment changed: %+v", c)
 	}
 	// The model's forged comment line stayed words of the body.
@@ -102,7 +102,7 @@ func TestReviewPREditChangesAnInlineComment(t *testing.T) {
 		t.Fatalf("posted %+v, want one review with two comments", got)
 	}
 	c := got[0].Comments[1]
-	if c.Path != "cache.go" || c.StartLine != 4 || c.Line != 5 || c.Body != "count the misses too" {
+	if c.Path != "cache.go" || c.StartLine != 4 || c.Line != 5 || commentText(c.Body) != "count the misses too" {
 		t.Errorf("the edited comment was posted as %+v", c)
 	}
 }
@@ -135,7 +135,7 @@ mv "$1.new" "$1"`)
 	if len(got) != 1 || len(got[0].Comments) != 2 {
 		t.Fatalf("posted %+v, want one review with two comments", got)
 	}
-	if c := got[0].Comments[1]; c.Line != 4 || c.StartLine != 0 || c.Body != "what about misses?" {
+	if c := got[0].Comments[1]; c.Line != 4 || c.StartLine != 0 || commentText(c.Body) != "what about misses?" {
 		t.Errorf("the moved comment was posted as %+v", c)
 	}
 }

@@ -200,3 +200,42 @@ func TestLoopReadsTheLedgerOfATrustedLogin(t *testing.T) {
 		t.Errorf("%d permission requests: a listed login needs none", n)
 	}
 }
+
+// gh ocdx dismiss of an ID no review on the PR raised exits 1 and posts
+// nothing, as restore does for an ID the verifier did not refute; an ID
+// the PR's latest report lists is dismissed.
+func TestDismissOfAnIDNoReviewRaisedPostsNothing(t *testing.T) {
+	t.Parallel()
+	lf := newLoop(t, nil)
+	lf.gh.SetPermission(repo, testkit.Login, "write")
+	lf.gh.AddComment(repo, loopPR, testkit.Login, reportBy(lf.start, cacheBug.id()))
+
+	res := lf.env.Run(t, "dismiss", "31", cacheBug.id(), "QUAL-deadbeef")
+	wantCode(t, res, 1)
+	wantContains(t, "stderr", res.Stderr, "QUAL-deadbeef: no review on PR #31 raised it", "nothing was posted")
+	if cs := lf.gh.Comments(repo, loopPR); len(cs) != 1 {
+		t.Fatalf("a dismissal of an unknown ID was posted: %+v", cs[1:])
+	}
+
+	res = lf.env.Run(t, "dismiss", "31", cacheBug.id())
+	wantCode(t, res, 0)
+	wantContains(t, "stderr", res.Stderr, "Dismissed on octo/widgets#31: "+cacheBug.id())
+}
+
+// /ocdx dismiss in the Action makes the same check: an ID no review
+// raised is answered as nothing to dismiss, not as dismissed.
+func TestCommandDismissOfAnIDNoReviewRaised(t *testing.T) {
+	t.Parallel()
+	lf := newLoop(t, nil)
+	lf.gh.SetPermission(repo, "octocat", "write")
+	lf.gh.AddComment(repo, loopPR, testkit.Login, reportBy(lf.start, cacheBug.id()))
+	id := lf.comment("octocat", "/ocdx dismiss QUAL-deadbeef")
+
+	wantCode(t, lf.env.Run(t, "command", "31", "--comment-id", id), 0)
+
+	got := lf.botComments()
+	if len(got) != 2 || strings.Contains(got[1], "dismissed") {
+		t.Fatalf("answers: %q", got)
+	}
+	wantContains(t, "the answer", got[1], "@octocat: no review on this pull request raised QUAL-deadbeef", "<!-- ocdx:command="+id+" -->")
+}

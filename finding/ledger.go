@@ -46,7 +46,7 @@ func (s Status) Remaining() bool {
 // LedgerVersion is the version of the ledger gh-ocdx writes. A reader keeps
 // what it understands of any version: the entries of known shape, an
 // unknown status read as open.
-const LedgerVersion = 2
+const LedgerVersion = 3
 
 // MaxLedger bounds the ledger block in a comment: half of what GitHub
 // takes in one, the report keeping the rest.
@@ -80,7 +80,25 @@ type Ledger struct {
 	// refuted) left out, oldest first, to keep the block within MaxLedger;
 	// the block says so in words too.
 	Dropped int `json:"dropped,omitempty"`
+	// Tokens are what each model spent in the run's rounds so far (v3):
+	// gh-ocdx's own figures, kept so that outcomes can be counted per
+	// model across PRs. They decide nothing.
+	Tokens []ModelTokens `json:"tokens,omitempty"`
 }
+
+// ModelTokens is one model's token count in a ledger.
+type ModelTokens struct {
+	Model  string `json:"model"`
+	Input  int64  `json:"in"`
+	Output int64  `json:"out"`
+}
+
+// MaxLedgerModels bounds the models of a ledger's Tokens and of an
+// entry's reviewers; MaxLedgerReason caps a dismissal's reason, in bytes.
+const (
+	MaxLedgerModels = 16
+	MaxLedgerReason = 200
+)
 
 // LedgerEntry is one finding's status; no status is open.
 type LedgerEntry struct {
@@ -95,6 +113,19 @@ type LedgerEntry struct {
 	// on it (/ocdx restore): it is not sent to the verifier again, even
 	// once the command is past the comments gh-ocdx reads.
 	Restored bool `json:"restored,omitempty"`
+	// Reviewers are the reviewers that raised it, by model (v3): a fresh
+	// machine then knows a finding two reviewers raised is no lone one,
+	// and sends it to the verifier no more than the machine before did.
+	Reviewers []string `json:"by,omitempty"`
+	// At names gh-ocdx's report that lists the finding, by its run and
+	// round ("RUN/N", v3): its description is read back from there, or
+	// from the thread gh-ocdx opened for it (docs/architecture.md, The
+	// ledger).
+	At string `json:"at,omitempty"`
+	// DismissedBy and Reason say who dismissed it and why, when a command
+	// said so (v3); the reason is one line of a person's text, capped.
+	DismissedBy string `json:"dby,omitempty"`
+	Reason      string `json:"why,omitempty"`
 }
 
 // Where locates a finding of the basis review: its priority, file, line
@@ -121,7 +152,43 @@ var (
 	reLedgerRun = &lazyRegexp{expr: `^[0-9]{8}T[0-9]{6}-[0-9a-f]{6}$`}
 	reLedgerOID = &lazyRegexp{expr: `^[0-9a-f]{7,64}$`}
 	reAgreement = &lazyRegexp{expr: `^[1-9][0-9]?/[1-9][0-9]?$`}
+	// A model as the configuration names it, PROVIDER/MODEL, and a login.
+	reLedgerModel = &lazyRegexp{expr: `^[a-z0-9][a-z0-9_-]{0,29}/[A-Za-z0-9][A-Za-z0-9._:@-]{0,99}$`}
+	reLedgerLogin = &lazyRegexp{expr: `^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})(?:\[bot\])?$`}
+	reLedgerAt    = &lazyRegexp{expr: `^[0-9]{8}T[0-9]{6}-[0-9a-f]{6}/[1-9][0-9]?$`}
 )
+
+// ValidModel reports whether s has the shape of a model's name,
+// PROVIDER/MODEL of a bounded charset.
+func ValidModel(s string) bool { return reLedgerModel.MatchString(s) }
+
+// ValidLogin reports whether s has the shape of a GitHub login.
+func ValidLogin(s string) bool { return reLedgerLogin.MatchString(s) }
+
+// LedgerReason is a person's reason for a dismissal as a ledger keeps it:
+// one line, without control characters, capped (MaxLedgerReason).
+func LedgerReason(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f {
+			return ' '
+		}
+		return r
+	}, text.OneLine(s))
+	return clip(strings.TrimSpace(s), MaxLedgerReason)
+}
+
+// At is the value of LedgerEntry.At for round n of run.
+func At(run string, n int) string { return fmt.Sprintf("%s/%d", run, n) }
+
+// SplitAt is the run and round an At names, and ok when it has the shape.
+func SplitAt(at string) (run string, n int, ok bool) {
+	if !reLedgerAt.MatchString(at) {
+		return "", 0, false
+	}
+	run, round, _ := strings.Cut(at, "/")
+	fmt.Sscan(round, &n)
+	return run, n, true
+}
 
 // lazyRegexp is compiled on first use: compiled at package initialisation,
 // these cost 0.3 ms of every start of the binary, --version included
@@ -135,6 +202,11 @@ type lazyRegexp struct {
 func (l *lazyRegexp) MatchString(s string) bool {
 	l.once.Do(func() { l.re = regexp.MustCompile(l.expr) })
 	return l.re.MatchString(s)
+}
+
+// Has reports whether l has an entry for id.
+func (l Ledger) Has(id string) bool {
+	return slices.ContainsFunc(l.Findings, func(e LedgerEntry) bool { return e.ID == id })
 }
 
 // ValidLedgerID reports whether s has the shape of a finding ID.
@@ -152,22 +224,81 @@ func (l *Ledger) Set(id string, status Status, sha string) {
 	for i := range l.Findings {
 		if l.Findings[i].ID == id {
 			l.Findings[i].Status, l.Findings[i].Sha = status, sha
+			if status != StatusDismissed {
+				l.Findings[i].DismissedBy, l.Findings[i].Reason = "", ""
+			}
 			return
 		}
 	}
 	l.Findings = append(l.Findings, LedgerEntry{ID: id, Status: status, Sha: sha})
 }
 
-// Agree records how many reviewers raised id ("2/3"), when it has that shape.
-func (l *Ledger) Agree(id, agreement string) {
+// Agree records how many reviewers raised id ("2/3"), when it has that
+// shape, and which (by model: those of another shape are left out).
+func (l *Ledger) Agree(id, agreement string, reviewers []string) {
 	if !reAgreement.MatchString(agreement) {
 		return
 	}
 	for i := range l.Findings {
 		if l.Findings[i].ID == id {
-			l.Findings[i].Agreement = agreement
+			l.Findings[i].Agreement, l.Findings[i].Reviewers = agreement, validModels(reviewers)
 		}
 	}
+}
+
+// Dismissed records who dismissed id and why, when a command said so: of
+// a login or a reason of another shape, nothing is kept.
+func (l *Ledger) Dismissed(id, by, reason string) {
+	if !reLedgerLogin.MatchString(by) {
+		return
+	}
+	for i := range l.Findings {
+		if l.Findings[i].ID == id && l.Findings[i].Status == StatusDismissed {
+			l.Findings[i].DismissedBy, l.Findings[i].Reason = by, LedgerReason(reason)
+		}
+	}
+}
+
+// Mark records At for id, when it has the shape.
+func (l *Ledger) Mark(id, at string) {
+	if !reLedgerAt.MatchString(at) {
+		return
+	}
+	for i := range l.Findings {
+		if l.Findings[i].ID == id {
+			l.Findings[i].At = at
+		}
+	}
+}
+
+// AddTokens adds what model spent to l.Tokens, when model has the shape
+// and l names fewer than MaxLedgerModels.
+func (l *Ledger) AddTokens(model string, input, output int64) {
+	if !reLedgerModel.MatchString(model) || input < 0 || output < 0 {
+		return
+	}
+	for i := range l.Tokens {
+		if l.Tokens[i].Model == model {
+			l.Tokens[i].Input += input
+			l.Tokens[i].Output += output
+			return
+		}
+	}
+	if len(l.Tokens) < MaxLedgerModels {
+		l.Tokens = append(l.Tokens, ModelTokens{Model: model, Input: input, Output: output})
+	}
+}
+
+// validModels are the models of ms of the shape, each once, at most
+// MaxLedgerModels; nil when none.
+func validModels(ms []string) []string {
+	var out []string
+	for _, m := range ms {
+		if reLedgerModel.MatchString(m) && !slices.Contains(out, m) && len(out) < MaxLedgerModels {
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 // Locate records where f is, as a finding of the basis review; an entry
@@ -218,7 +349,11 @@ func (l Ledger) located(keep func(Status) bool) []Finding {
 		if !keep(e.status()) || e.Priority == "" || strings.HasPrefix(e.ID, "THREAD-") {
 			continue
 		}
-		f := Finding{ID: e.ID, Priority: e.Priority, File: e.File, Side: e.Side, Title: e.Title}
+		f := Finding{ID: e.ID, Priority: e.Priority, File: e.File, Side: e.Side, Title: e.Title,
+			Reviewers: slices.Clone(e.Reviewers), Agreement: e.Agreement}
+		if len(f.Reviewers) == 0 {
+			f.Agreement = "" // who raised it is what the verifier goes by
+		}
 		if e.Line > 0 {
 			line := e.Line
 			f.Line = &line
@@ -232,7 +367,7 @@ func (l Ledger) located(keep func(Status) bool) []Finding {
 func (l *Ledger) unlocate() {
 	l.Basis, l.Sampled = "", ""
 	for i := range l.Findings {
-		l.Findings[i].Where = Where{}
+		l.Findings[i].Where, l.Findings[i].At = Where{}, ""
 	}
 }
 
@@ -360,8 +495,20 @@ func (l Ledger) Block() string {
 		}
 		// Where the basis findings are goes first: it saves the next run
 		// some tokens, where a closed entry may make a finding stuck.
-		if l.Basis != "" {
+		if l.Basis != "" || slices.ContainsFunc(l.Findings, func(e LedgerEntry) bool { return e.At != "" }) {
 			l.unlocate()
+			continue
+		}
+		// Then who raised and dismissed the closed ones, and why: what a
+		// count of outcomes would read, which decides nothing.
+		if i := slices.IndexFunc(l.Findings, func(e LedgerEntry) bool {
+			return !e.status().Remaining() && (len(e.Reviewers) > 0 || e.DismissedBy != "" || e.Reason != "")
+		}); i >= 0 {
+			for j := range l.Findings {
+				if !l.Findings[j].status().Remaining() {
+					l.Findings[j].Reviewers, l.Findings[j].DismissedBy, l.Findings[j].Reason = nil, "", ""
+				}
+			}
 			continue
 		}
 		i := closedIndex(l.Findings)
@@ -464,10 +611,38 @@ func ParseLedgerWarn(body string) (l Ledger, warnings []string, err error) {
 			warnings = append(warnings, fmt.Sprintf("left out where %s is: its %v is not of gh-ocdx's shapes", e.ID, err))
 			e.Where = Where{}
 		}
+		if by := validModels(e.Reviewers); len(by) != len(e.Reviewers) || len(e.Reviewers) > MaxLedgerModels {
+			warnings = append(warnings, fmt.Sprintf("left out who raised %s: not models' names", e.ID))
+			e.Reviewers = nil
+		}
+		if len(e.Reviewers) == 0 {
+			e.Reviewers = nil
+		}
+		if e.At != "" && !reLedgerAt.MatchString(e.At) {
+			e.At = ""
+		}
+		if e.Status != StatusDismissed || !reLedgerLogin.MatchString(e.DismissedBy) {
+			e.DismissedBy, e.Reason = "", ""
+		}
+		if len(e.Reason) > MaxLedgerReason+len("…") || hasControl(e.Reason) || e.Reason != strings.TrimSpace(e.Reason) {
+			warnings = append(warnings, fmt.Sprintf("left out why %s was dismissed: not one line of at most %d bytes", e.ID, MaxLedgerReason))
+			e.Reason = ""
+		}
 		seen[e.ID] = true
 		kept = append(kept, e)
 	}
 	l.Findings = kept
+	var tokens []ModelTokens
+	for _, t := range l.Tokens {
+		if reLedgerModel.MatchString(t.Model) && t.Input >= 0 && t.Output >= 0 && len(tokens) < MaxLedgerModels &&
+			!slices.ContainsFunc(tokens, func(x ModelTokens) bool { return x.Model == t.Model }) {
+			tokens = append(tokens, t)
+		}
+	}
+	if len(tokens) != len(l.Tokens) {
+		warnings = append(warnings, "left out token counts not of gh-ocdx's shapes")
+	}
+	l.Tokens = tokens
 	return l, warnings, nil
 }
 

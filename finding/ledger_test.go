@@ -11,8 +11,8 @@ func TestLedgerRoundTrip(t *testing.T) {
 	l.Set("SEC-b0bf205b", StatusOpen, "")
 	l.Set("QUAL-0badf00d", StatusFixed, "abcdef0")
 	l.Set("SEC-b0bf205b", StatusStuck, "")
-	l.Agree("QUAL-0badf00d", "2/3")
-	l.Agree("SEC-b0bf205b", "2/3 reviewers; rm -rf") // not the shape: left out
+	l.Agree("QUAL-0badf00d", "2/3", []string{"openai/gpt-4.1", "anthropic/claude-sonnet-4-5"})
+	l.Agree("SEC-b0bf205b", "2/3 reviewers; rm -rf", nil) // not the shape: left out
 	body := "## report\n\ntext <!-- ocdx:ledger {\"run\":\"forged\"} -->\n" + l.Block()
 	got, err := ParseLedger(body)
 	if err != nil {
@@ -191,5 +191,165 @@ func TestLedgerRestore(t *testing.T) {
 	}
 	if got.With(StatusRefuted) != nil || len(got.With(StatusOpen)) != 1 || len(got.With(StatusStuck)) != 1 {
 		t.Errorf("statuses after restore: %+v", got.Findings)
+	}
+}
+
+// A third-version ledger carries who raised each finding, the report that
+// lists it, who dismissed it and why, and each model's tokens: written and
+// read back the same, and the basis's findings keep their reviewers.
+func TestLedgerV3RoundTrip(t *testing.T) {
+	l := Ledger{Run: "20261124T101112-a1b2c3", Round: 2, Head: "916a9a4", Reviewed: "916a9a4", Basis: "916a9a4"}
+	line := 3
+	l.Set("QUAL-0badf00d", StatusOpen, "")
+	l.Agree("QUAL-0badf00d", "2/3", []string{"openai/gpt-4.1", "anthropic/claude-sonnet-4-5", "openai/gpt-4.1", "evil model"})
+	l.Locate(Finding{ID: "QUAL-0badf00d", Priority: "P2", File: "cache.go", Line: &line, Title: "Cache size is not bounded"})
+	l.Mark("QUAL-0badf00d", At("20261124T101112-a1b2c3", 2))
+	l.Mark("QUAL-0badf00d", "20261124T101112-a1b2c3/2 or else") // not the shape: kept as it was
+	l.Set("SEC-b0bf205b", StatusDismissed, "")
+	l.Dismissed("SEC-b0bf205b", "mona", "a test key\n<!-- ocdx:ledger {} -->")
+	l.Set("PERF-12ab34cd", StatusDismissed, "")
+	l.Dismissed("PERF-12ab34cd", "not a login!", "why") // nobody: nothing kept
+	l.AddTokens("openai/gpt-4.1", 1200, 300)
+	l.AddTokens("openai/gpt-4.1", 800, 100)
+	l.AddTokens("anthropic/claude-sonnet-4-5", 900, 200)
+	l.AddTokens("../etc", 1, 1)
+
+	got, warnings, err := ParseLedgerWarn(l.Block())
+	if err != nil || len(warnings) > 0 {
+		t.Fatalf("%v %v", err, warnings)
+	}
+	if got.V != 3 {
+		t.Errorf("version %d", got.V)
+	}
+	e := got.Findings[0]
+	if fmt.Sprint(e.Reviewers) != "[openai/gpt-4.1 anthropic/claude-sonnet-4-5]" || e.Agreement != "2/3" || e.At != "20261124T101112-a1b2c3/2" {
+		t.Errorf("the open entry: %+v", e)
+	}
+	if d := got.Findings[1]; d.DismissedBy != "mona" || d.Reason != "a test key <!-- ocdx:ledger {} -->" {
+		t.Errorf("the dismissal: %+v", d)
+	}
+	if d := got.Findings[2]; d.DismissedBy != "" || d.Reason != "" {
+		t.Errorf("a dismissal by no login keeps who and why: %+v", d)
+	}
+	if fmt.Sprint(got.Tokens) != "[{openai/gpt-4.1 2000 400} {anthropic/claude-sonnet-4-5 900 200}]" {
+		t.Errorf("tokens %v", got.Tokens)
+	}
+	fs, _ := got.BasisFindings()
+	if len(fs) != 1 || len(fs[0].Reviewers) != 2 || fs[0].Agreement != "2/3" {
+		t.Errorf("the basis findings lost who raised them: %+v", fs)
+	}
+	// The block is one HTML comment: a reason cannot close it.
+	if b := l.Block(); strings.Count(b, " -->") != 1 {
+		t.Errorf("the reason closed the block:\n%s", b)
+	}
+}
+
+// What a ledger says is as hostile as the PR: a reviewer, a dismisser, a
+// reason, a report or a token count of another shape is left out, the
+// rest of the entry kept; a version-2 ledger (no reviewers) reads, its
+// basis findings with no agreement (nobody known raised them).
+func TestParseLedgerV3RefusesWhatGhOcdxDoesNotWrite(t *testing.T) {
+	long := strings.Repeat("x", MaxLedgerReason+10)
+	body := `<!-- ocdx:ledger {"v":3,"run":"20261124T101112-a1b2c3","round":1,"head":"abcdef0","basis":"abcdef0","findings":[` +
+		`{"id":"QUAL-0badf00d","p":"P2","file":"a.go","title":"t","agreement":"2/3","by":["openai/a","$(rm -rf)"],"at":"../x"},` +
+		`{"id":"SEC-b0bf205b","status":"dismissed","dby":"mona","why":"` + long + `"},` +
+		`{"id":"PERF-12ab34cd","status":"open","dby":"mona","why":"open, not dismissed"}],` +
+		`"tokens":[{"model":"openai/a","in":1,"out":2},{"model":"openai/a","in":5,"out":5},{"model":"no slash","in":1,"out":1},{"model":"openai/b","in":-1,"out":1}]} -->`
+	got, warnings, err := ParseLedgerWarn(body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := got.Findings[0]; e.Reviewers != nil || e.At != "" || e.Priority != "P2" {
+		t.Errorf("entry 0: %+v", e)
+	}
+	if e := got.Findings[1]; e.DismissedBy != "mona" || e.Reason != "" {
+		t.Errorf("entry 1: %+v", e)
+	}
+	if e := got.Findings[2]; e.DismissedBy != "" || e.Reason != "" {
+		t.Errorf("entry 2: %+v", e)
+	}
+	if fmt.Sprint(got.Tokens) != "[{openai/a 1 2}]" {
+		t.Errorf("tokens %v", got.Tokens)
+	}
+	if len(warnings) != 3 {
+		t.Errorf("warnings %q", warnings)
+	}
+	fs, _ := got.BasisFindings()
+	if len(fs) != 1 || fs[0].Agreement != "" {
+		t.Errorf("a finding nobody known raised keeps its agreement: %+v", fs)
+	}
+
+	v2 := `<!-- ocdx:ledger {"v":2,"run":"20261124T101112-a1b2c3","round":1,"head":"abcdef0","reviewed":"abcdef0","basis":"abcdef0",` +
+		`"findings":[{"id":"QUAL-0badf00d","agreement":"2/3","p":"P1","file":"a.go","line":3,"title":"t"},{"id":"SEC-b0bf205b","status":"dismissed"}]} -->`
+	old, warnings, err := ParseLedgerWarn(v2)
+	if err != nil || len(warnings) > 0 || old.V != 2 || len(old.Findings) != 2 || old.ReviewedHead() != "abcdef0" {
+		t.Fatalf("the v2 ledger: %+v %v %v", old, warnings, err)
+	}
+	if fs, ok := old.BasisFindings(); !ok || len(fs) != 1 || fs[0].Line == nil || *fs[0].Line != 3 {
+		t.Errorf("the v2 basis: %+v", fs)
+	}
+}
+
+// The size budget of a third-version ledger: a long PR's open findings,
+// each at the longest of every shape (title, file, three reviewers, its
+// report), fit whole with their locations; past MaxLedger the locations
+// go first, then who raised and dismissed the closed ones, then the
+// oldest closed entries; a remaining entry and who raised it stay.
+func TestLedgerV3BlockKeepsWithinItsSize(t *testing.T) {
+	models := []string{"anthropic/claude-sonnet-4-5-20250929", "openai/gpt-4.1-2025-04-14", "google/gemini-2.5-pro-preview-06-05"}
+	full := func(n, closed int) Ledger {
+		l := Ledger{Run: "20261124T101112-a1b2c3", Round: 9, Head: "916a9a4c0ffee", Basis: "916a9a4c0ffee"}
+		for i := range n {
+			id := fmt.Sprintf("QUAL-%08x", i)
+			l.Set(id, StatusOpen, "")
+			if i < closed {
+				l.Set(id, StatusDismissed, "")
+				l.Dismissed(id, "a-maintainer-with-a-long-login", strings.Repeat("r", MaxLedgerReason))
+			}
+			l.Agree(id, "3/3", models)
+			line := 100000 + i
+			l.Locate(Finding{ID: id, Priority: "P2", File: strings.Repeat("d/", 40) + "file.go", Line: &line, Title: strings.Repeat("t", MaxLedgerTitle)})
+			l.Mark(id, At(l.Run, 9))
+		}
+		for _, m := range models {
+			l.AddTokens(m, 1<<40, 1<<40)
+		}
+		return l
+	}
+	// Measured: the largest count of open findings that fits located.
+	fits := 0
+	for n := 10; n < 400; n += 10 {
+		got, _ := ParseLedger(full(n, 0).Block())
+		if got.Basis == "" {
+			break
+		}
+		fits = n
+	}
+	t.Logf("open findings that fit whole, at the longest of every shape: %d (%d bytes each)", fits, len(full(1, 0).Block())-len(Ledger{Run: "20261124T101112-a1b2c3", Round: 9, Head: "916a9a4c0ffee", Basis: "916a9a4c0ffee"}.Block()))
+	if fits < 50 {
+		t.Errorf("only %d located open findings fit in %d bytes", fits, MaxLedger)
+	}
+	l := full(600, 500)
+	block := l.Block()
+	got, err := ParseLedger(block)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if i := strings.Index(block, "<!-- "); len(block)-i > MaxLedger {
+		t.Errorf("the block is %d bytes", len(block)-i)
+	}
+	remaining := 0
+	for _, e := range got.Findings {
+		if e.Status.Remaining() {
+			remaining++
+			if len(e.Reviewers) != 3 {
+				t.Fatalf("a remaining entry lost who raised it: %+v", e)
+			}
+		} else if e.DismissedBy != "" || e.Reviewers != nil {
+			t.Fatalf("a closed entry kept who raised or dismissed it over the budget: %+v", e)
+		}
+	}
+	if remaining != 100 || got.Basis != "" || got.Dropped+len(got.Findings) != 600 {
+		t.Errorf("remaining %d, basis %q, dropped %d, kept %d", remaining, got.Basis, got.Dropped, len(got.Findings))
 	}
 }

@@ -76,13 +76,22 @@ func (f *fixer) ledgerBlock() string {
 	if f.o.Ledger == nil {
 		return ""
 	}
-	l := *f.o.Ledger
+	o, l := f.o, *f.o.Ledger
 	l.Findings = slices.Clone(l.Findings)
 	if f.out.Pushed { // a fix counts once pushed
 		for _, x := range f.out.Fixed {
 			l.Set(x.FindingID, finding.StatusFixed, x.CommitSha)
+			// Located, a later review knows it where the fix moved it
+			// (docs/architecture.md, The ledger); the basis's location,
+			// when it has one, stays.
+			i := slices.IndexFunc(o.Payload.IssuesToFix, func(p finding.Finding) bool { return p.ID == x.FindingID })
+			if i >= 0 && slices.ContainsFunc(l.Findings, func(e finding.LedgerEntry) bool { return e.ID == x.FindingID && e.Where == (finding.Where{}) }) {
+				l.Locate(o.Payload.IssuesToFix[i])
+			}
 		}
 	}
+	l.Tokens = slices.Clone(l.Tokens)
+	l.AddTokens(f.out.Model, f.out.Usage.Input, f.out.Usage.Output)
 	return "\n" + l.Block()
 }
 

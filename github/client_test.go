@@ -62,10 +62,16 @@ func TestPullRequestReadsTheWholeContextInOneQuery(t *testing.T) {
 		IsCrossRepository: true, HeadRepo: "mona/widgets", Permission: "READ", Files: files(2),
 		Reviews: []testkit.Review{{State: "CHANGES_REQUESTED", Login: "lead", Association: "MEMBER"}},
 		Threads: threads(3)})
+	gh.AddCommentBy("octo/widgets", 12, "mona", "OWNER", "/ocdx dismiss QUAL-0badf00d")
+	gh.ResolveThread(gh.Threads("octo/widgets", 12)[2].ID, "lead")
 
 	pr, err := newClient(t, gh).PullRequest(context.Background(), repo, 12)
 	if err != nil {
 		t.Fatal(err)
+	}
+	// A comment's database id names it in the tag of gh-ocdx's answer.
+	if want := gh.Comments("octo/widgets", 12)[0].ID; len(pr.Comments) != 1 || pr.Comments[0].ID != want || pr.Comments[0].Author != "mona" {
+		t.Errorf("comments: %+v, want id %d", pr.Comments, want)
 	}
 	if pr.Title != "Fix crash" || pr.Author != "mona" || pr.State != "OPEN" || pr.HeadRefName != "fix" ||
 		pr.HeadRefOid != strings.Repeat("a", 40) || pr.BaseRefName != "main" || !pr.IsCrossRepository ||
@@ -87,6 +93,11 @@ func TestPullRequestReadsTheWholeContextInOneQuery(t *testing.T) {
 	if len(pr.Threads) != 3 || pr.Threads[1].IsResolved || pr.Threads[1].Comments[0].Author != "mona" ||
 		*pr.Threads[1].Comments[0].Line != 2 || pr.Threads[1].Comments[0].ID == "" {
 		t.Errorf("threads: %+v", pr.Threads)
+	}
+	// Who resolved a thread is read in the same query: its author, or
+	// someone else whose resolution may not count.
+	if by := [3]string{pr.Threads[0].ResolvedBy, pr.Threads[1].ResolvedBy, pr.Threads[2].ResolvedBy}; by != [3]string{"mona", "", "lead"} {
+		t.Errorf("resolved by %q, want mona, nobody, lead", by)
 	}
 	if n := gh.Count(""); n != 1 {
 		t.Errorf("want 1 request, got %d", n)

@@ -3,6 +3,7 @@ package github
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -113,8 +114,11 @@ func (r Review) Writer() string {
 
 // ReviewThread is a review thread with its first comments.
 type ReviewThread struct {
-	ID         string          `json:"id"`
-	IsResolved bool            `json:"isResolved"`
+	ID         string `json:"id"`
+	IsResolved bool   `json:"isResolved"`
+	// ResolvedBy is who resolved it ("" while open, or when GitHub names
+	// nobody): whether the resolution counts depends on who.
+	ResolvedBy string          `json:"resolvedBy,omitempty"`
 	IsOutdated bool            `json:"isOutdated"`
 	Path       string          `json:"path"`
 	Line       *int            `json:"line"`
@@ -162,7 +166,7 @@ const prQuery = `query PullRequestContext($owner: String!, $name: String!, $numb
       reviewThreads(first: 100, after: $threadsAfter) @include(if: $threads) {
         pageInfo { hasNextPage endCursor }
         nodes {
-          id isResolved isOutdated path line
+          id isResolved resolvedBy { login } isOutdated path line
           comments(first: 50) {
             nodes { id fullDatabaseId body author { __typename login } editor { __typename login } authorAssociation path line createdAt url }
           }
@@ -180,7 +184,7 @@ fragment Meta on PullRequest {
   additions deletions changedFiles
   closingIssuesReferences(first: 50) { nodes { number title url } }
   reviews(last: 100) { nodes { state author { __typename login } editor { __typename login } authorAssociation submittedAt body url } }
-  comments(last: 50) { nodes { author { __typename login } editor { __typename login } authorAssociation body url createdAt } }
+  comments(last: 50) { nodes { fullDatabaseId author { __typename login } editor { __typename login } authorAssociation body url createdAt } }
   baseRef { target { oid ... on Commit {
     policy: file(path: ".ocdx.json") { object { ... on Blob { text isTruncated } } }
     guide: file(path: "REVIEW.md") { object { ... on Blob { text isTruncated } } }
@@ -282,6 +286,7 @@ type prResponse struct {
 			} `json:"reviews"`
 			Comments struct {
 				Nodes []struct {
+					DatabaseID  string `json:"fullDatabaseId"` // a BigInt, sent as a string
 					Author      *actor `json:"author"`
 					Editor      *actor `json:"editor"`
 					Association string `json:"authorAssociation"`
@@ -306,6 +311,7 @@ type prResponse struct {
 				Nodes    []struct {
 					ID         string `json:"id"`
 					IsResolved bool   `json:"isResolved"`
+					ResolvedBy *login `json:"resolvedBy"`
 					IsOutdated bool   `json:"isOutdated"`
 					Path       string `json:"path"`
 					Line       *int   `json:"line"`
@@ -362,7 +368,8 @@ func (c *Client) PullRequest(ctx context.Context, repo Repo, number int) (*PullR
 				pr.Reviews = append(pr.Reviews, rv)
 			}
 			for _, c := range p.Comments.Nodes {
-				pr.Comments = append(pr.Comments, Comment{URL: c.URL, Body: c.Body, Author: writer(c.Author, c.Editor), Association: c.Association, Created: c.CreatedAt})
+				id, _ := strconv.ParseInt(c.DatabaseID, 10, 64) // 0 when GitHub sends none
+				pr.Comments = append(pr.Comments, Comment{ID: id, URL: c.URL, Body: c.Body, Author: writer(c.Author, c.Editor), Association: c.Association, Created: c.CreatedAt})
 			}
 			if p.BaseRef != nil && p.BaseRef.Target != nil {
 				t := p.BaseRef.Target
@@ -385,6 +392,9 @@ func (c *Client) PullRequest(ctx context.Context, repo Repo, number int) (*PullR
 		if vars["threads"] == true {
 			for _, t := range p.ReviewThreads.Nodes {
 				th := ReviewThread{ID: t.ID, IsResolved: t.IsResolved, IsOutdated: t.IsOutdated, Path: t.Path, Line: t.Line}
+				if t.IsResolved && t.ResolvedBy != nil {
+					th.ResolvedBy = t.ResolvedBy.Login
+				}
 				for _, cm := range t.Comments.Nodes {
 					tc := cm.ThreadComment
 					tc.Author = writer(cm.Author, cm.Editor)

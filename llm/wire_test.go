@@ -241,79 +241,55 @@ func TestUnreachableServerNamesItsVariable(t *testing.T) {
 // A task with stable parts (Agent.Breaks) is sent to Anthropic as one text
 // block per part, each stable one marked: from the first call on, the next
 // round's request reads them from the cache. A break out of range, or a
-// third, marks nothing.
-func TestAnthropicCachesTheStableParts(t *testing.T) {
-	fm := testkit.NewFakeModel(t)
-	w := wires[1]
-	fm.Script(w.name, testkit.Reply("one"), testkit.Reply("two"))
-	task := "instructions and the PR. " + "this round's diff. " + "you are reviewer-1."
-	breaks := []int{len("instructions and the PR. "), len("instructions and the PR. this round's diff. "), len(task) + 5}
-	var cached [2]int64
-	for i := range 2 {
-		a := &Agent{Role: "reviewer-1", Model: newModel(t, fm, w, fast), System: "You review code.", Task: task, Breaks: breaks}
-		res, err := a.Run(context.Background(), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cached[i] = res.Usage.Cached
-	}
-	if cached[0] != 0 || cached[1] == 0 {
-		t.Errorf("cached input %v: the second request must read the stable parts from the cache", cached)
-	}
-	reqs := fm.Requests(w.name)
-	var req struct {
-		Messages []struct {
-			Content []struct {
-				Text         string          `json:"text"`
-				CacheControl json.RawMessage `json:"cache_control"`
-			} `json:"content"`
-		} `json:"messages"`
-	}
-	if err := json.Unmarshal(reqs[0].Body, &req); err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	for _, b := range req.Messages[0].Content {
-		got = append(got, fmt.Sprintf("%q %t", b.Text, b.CacheControl != nil))
-	}
-	want := []string{`"instructions and the PR. " true`, `"this round's diff. " true`, `"you are reviewer-1." false`}
-	if fmt.Sprint(got) != fmt.Sprint(want) {
-		t.Errorf("blocks %v, want %v", got, want)
-	}
-}
-
-// A break at the task's end marks the whole task from the first call on,
+// third, marks nothing. A break at the task's end marks the whole task,
 // with no empty block after it: a role that always makes several calls
 // (review-pr) has its second call read the task from the cache.
-func TestAnthropicCachesAWholeTaskFromTheFirstCall(t *testing.T) {
-	fm := testkit.NewFakeModel(t)
-	w := wires[1]
-	fm.Script(w.name, testkit.Reply("one"), testkit.Reply("two"))
-	task := strings.Repeat("the PR and its diff. ", 200)
-	var cached [2]int64
-	for i := range 2 {
-		a := &Agent{Role: "review-pr", Model: newModel(t, fm, w, fast), System: "You review code.", Task: task, Breaks: []int{len(task)}}
-		res, err := a.Run(context.Background(), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cached[i] = res.Usage.Cached
-	}
-	if cached[0] != 0 || cached[1] == 0 {
-		t.Errorf("cached input %v: the second call must read the task from the cache", cached)
-	}
-	var req struct {
-		Messages []struct {
-			Content []struct {
-				Text         string          `json:"text"`
-				CacheControl json.RawMessage `json:"cache_control"`
-			} `json:"content"`
-		} `json:"messages"`
-	}
-	if err := json.Unmarshal(fm.Requests(w.name)[0].Body, &req); err != nil {
-		t.Fatal(err)
-	}
-	if c := req.Messages[0].Content; len(c) != 1 || c[0].Text != task || c[0].CacheControl == nil {
-		t.Errorf("the first call's task: %d blocks, want one marked block of the whole task", len(c))
+func TestAnthropicCachesTheStableParts(t *testing.T) {
+	parts := "instructions and the PR. " + "this round's diff. " + "you are reviewer-1."
+	whole := strings.Repeat("the PR and its diff. ", 200)
+	for _, tc := range []struct {
+		name, task string
+		breaks     []int
+		want       []string
+	}{
+		{"parts", parts, []int{len("instructions and the PR. "), len("instructions and the PR. this round's diff. "), len(parts) + 5},
+			[]string{`"instructions and the PR. " true`, `"this round's diff. " true`, `"you are reviewer-1." false`}},
+		{"whole", whole, []int{len(whole)}, []string{fmt.Sprintf("%q true", whole)}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fm := testkit.NewFakeModel(t)
+			w := wires[1]
+			fm.Script(w.name, testkit.Reply("one"), testkit.Reply("two"))
+			var cached [2]int64
+			for i := range 2 {
+				a := &Agent{Role: "reviewer-1", Model: newModel(t, fm, w, fast), System: "You review code.", Task: tc.task, Breaks: tc.breaks}
+				res, err := a.Run(context.Background(), nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				cached[i] = res.Usage.Cached
+			}
+			if cached[0] != 0 || cached[1] == 0 {
+				t.Errorf("cached input %v: the second request must read the stable parts from the cache", cached)
+			}
+			var req struct {
+				Messages []struct {
+					Content []struct {
+						Text         string          `json:"text"`
+						CacheControl json.RawMessage `json:"cache_control"`
+					} `json:"content"`
+				} `json:"messages"`
+			}
+			if err := json.Unmarshal(fm.Requests(w.name)[0].Body, &req); err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, b := range req.Messages[0].Content {
+				got = append(got, fmt.Sprintf("%q %t", b.Text, b.CacheControl != nil))
+			}
+			if fmt.Sprint(got) != fmt.Sprint(tc.want) {
+				t.Errorf("blocks %.300v, want %.300v", got, tc.want)
+			}
+		})
 	}
 }

@@ -12,7 +12,6 @@ import (
 
 	"github.com/ocdx/gh-ocdx/config"
 	"github.com/ocdx/gh-ocdx/finding"
-	"github.com/ocdx/gh-ocdx/fix"
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/internal/redact"
 	"github.com/ocdx/gh-ocdx/internal/text"
@@ -62,6 +61,49 @@ func AnswerTag(replyID string) string { return "<!-- ocdx:answered=" + tagSafe(r
 // dismisses it; a P0 or SEC- finding is never conceded.
 func ConcededTag(id string) string { return "<!-- ocdx:conceded=" + tagSafe(id) + " -->" }
 
+// CommandTag marks gh-ocdx's answer to the comment with the database id
+// (an /ocdx command, or a reply a command run was started for), whichever
+// verb answers it: command, or the loop refusing a dismissal or restore.
+// No run answers a comment twice (CommandAnswered).
+func CommandTag(commentID string) string { return "<!-- ocdx:command=" + tagSafe(commentID) + " -->" }
+
+// CommandAnswered reports whether one of gh-ocdx's own posts on pr, in
+// conv (its conversation as read; pr.Comments are its last 50) or a review
+// thread, answers the comment with the database
+// id (CommandTag) or, as earlier versions' loops wrote it, the refused
+// command at url (docs/architecture.md, Commands).
+func CommandAnswered(pr *github.PullRequest, conv []github.Comment, id, url string) bool {
+	var tags []string
+	if id != "" {
+		tags = append(tags, CommandTag(id))
+	}
+	if url != "" {
+		tags = append(tags, refusedTag(Refusal{URL: url}))
+	}
+	answers := func(body, author string) bool {
+		return Own(pr, body, author) && slices.ContainsFunc(tags, func(t string) bool { return strings.Contains(body, t) })
+	}
+	for _, c := range conv {
+		if answers(c.Body, c.Author) {
+			return true
+		}
+	}
+	for _, th := range pr.Threads {
+		for _, c := range th.Comments {
+			if answers(c.Body, c.Author) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// FixedTag marks gh-ocdx's reply that resolved the thread of a finding
+// fixed or resolved (Resolutions): like every post of gh-ocdx's, it says
+// what it is, and a thread someone opened again after it gets no second
+// one.
+func FixedTag(id string) string { return "<!-- ocdx:fixed=" + tagSafe(id) + " -->" }
+
 // tagSafe keeps a hidden tag's value from closing the comment.
 func tagSafe(s string) string { return strings.NewReplacer("--", "%2D%2D", ">", "%3E").Replace(s) }
 
@@ -83,6 +125,9 @@ type OwnThread struct {
 	// Conceded says one of them conceded the finding (ConcededTag).
 	Answers  []github.ThreadComment
 	Conceded bool
+	// Closed says gh-ocdx already replied that its finding is fixed or
+	// resolved, and resolved it (FixedTag; "Fixed in" before the tag).
+	Closed bool
 	// Priority and Agreement are what the thread last said of its finding
 	// ("-": raised by no reviewer); "" when its comments do not say.
 	Priority, Agreement string
@@ -114,6 +159,7 @@ func OwnThreads(pr *github.PullRequest) []OwnThread {
 				ot.Replies = append(ot.Replies, c)
 				continue
 			}
+			ot.Closed = ot.Closed || strings.Contains(c.Body, FixedTag(ot.Finding.ID)) || strings.HasPrefix(c.Body, finding.Marker+"\nFixed in ")
 			if u := reUpdateTag.FindStringSubmatch(c.Body); u != nil {
 				ot.Priority, ot.Agreement = u[1], u[2]
 			}
@@ -369,20 +415,29 @@ func InlineBody(f finding.Finding) string {
 	return redact.ForComment(strings.TrimRight(b.String(), "\n"))
 }
 
-// Resolutions are the replies and resolutions for the threads of findings
-// the last round's fix reported fixed (fixed: ID → commit) that this round
-// no longer raises: "Fixed in <sha>".
-func Resolutions(pr *github.PullRequest, fixed map[string]string, current []finding.Finding) []github.ThreadReply {
+// Resolutions are the replies and resolutions for gh-ocdx's open threads
+// whose findings led, the ledger as a review at head leaves it, says are
+// fixed or resolved and that this review (current) no longer raises: a fix
+// of any earlier round or run, read from the ledger, so that a thread a
+// round with a failed reviewer left open is closed by the next review that
+// approves the fix, on any machine. A thread is closed once: one a person
+// opened again after gh-ocdx closed it is theirs.
+func Resolutions(pr *github.PullRequest, led finding.Ledger, current []finding.Finding, head string) []github.ThreadReply {
 	var out []github.ThreadReply
 	for _, t := range OwnThreads(pr) {
-		sha, ok := fixed[t.Finding.ID]
-		if t.Resolved || !ok || t.ID == "" {
+		if t.Resolved || t.Closed || t.ID == "" || slices.ContainsFunc(current, func(f finding.Finding) bool { return SameFinding(t.Finding, f) }) {
 			continue
 		}
-		if slices.ContainsFunc(current, func(f finding.Finding) bool { return SameFinding(t.Finding, f) }) {
+		var say string
+		switch e := entryOf(led, t.Finding.ID); e.Status {
+		case finding.StatusFixed:
+			say = "Fixed in " + cmp.Or(e.Sha, head) + "."
+		case finding.StatusResolved:
+			say = "Resolved: the review of " + text.ShortOID(head) + " no longer raises it."
+		default:
 			continue
 		}
-		out = append(out, github.ThreadReply{ThreadID: t.ID, Body: finding.Marker + "\nFixed in " + sha + "."})
+		out = append(out, github.ThreadReply{ThreadID: t.ID, Body: finding.Marker + "\n" + FixedTag(t.Finding.ID) + "\n" + say})
 	}
 	return out
 }
@@ -464,30 +519,22 @@ func reviewTagged(pr *github.PullRequest, tag string) (string, bool) {
 	return "", false
 }
 
-// resolveFixed replies "Fixed in <sha>" on the threads of the findings the
-// last round fixed that round n no longer raises, and resolves them, in
-// one request, only after a round every reviewer answered. A failure is
-// reported, not fatal: the threads stay open and
-// the next round or run tries again.
+// resolveFixed replies on gh-ocdx's threads of the findings round n's
+// review leaves fixed or resolved (Resolutions) and resolves them, in one
+// request, only after a round every reviewer answered. A failure is
+// reported, not fatal: the threads stay open and the next round or run
+// tries again.
 func (l *loop) resolveFixed(ctx context.Context, n int, pr *github.PullRequest, rr *RoundResult) {
 	if rr.reviewersOK == 0 || len(failedReviewers(rr)) > 0 {
 		return // a reviewer that failed said nothing: silence is no proof of a fix
 	}
-	fixed := map[string]string{}
-	for _, rd := range l.run.Run().Rounds {
-		if rec, ok := fix.Recorded(rd); ok && rd.N == n-1 {
-			for _, f := range rec.Fixed {
-				fixed[f.FindingID] = cmp.Or(f.CommitSha, pr.HeadRefOid)
-			}
-		}
-	}
-	replies := Resolutions(pr, fixed, rr.Findings)
+	replies := Resolutions(pr, l.ledger(n, rr.HeadOID), rr.Findings, rr.HeadOID)
 	if len(replies) == 0 {
 		return
 	}
 	if err := l.o.GitHub.ResolveThreads(ctx, l.o.Repo, replies); err != nil {
-		l.progress("could not resolve %s: %v", text.Plural(len(replies), "fixed thread"), err)
+		l.progress("could not resolve %s: %v", text.Plural(len(replies), "thread"), err)
 		return
 	}
-	l.progress("resolved %s of fixed findings", text.Plural(len(replies), "thread"))
+	l.progress("resolved %s of fixed or resolved findings", text.Plural(len(replies), "thread"))
 }

@@ -30,7 +30,7 @@ func TestRunResolvesAFixedThreadOnlyAfterACompleteRound(t *testing.T) {
 			h.gh.pr.Threads = []github.ReviewThread{{ID: "T1", Path: "a.go", Comments: []github.ThreadComment{
 				{ID: "C1", Author: "ocdx-bot", Body: InlineBody(f), Path: "a.go", URL: "https://x/pull/5#discussion_r1"}}}}
 			h.fixer.report = &fix.Result{Status: fix.StatusPushed, Verified: true, Pushed: true, HeadOID: "bbbbbbbb",
-				Fixed: []finding.FixedIssue{{FindingID: f.ID, CommitSha: "c0ffee"}}, Commits: []finding.Commit{{Sha: "c0ffee"}}}
+				Fixed: []finding.FixedIssue{{FindingID: f.ID, CommitSha: "c0ffee1"}}, Commits: []finding.Commit{{Sha: "c0ffee1"}}}
 			h.reviewer.answers = []string{reviewerAnswer(bug), tc.round2}
 			h.analyzer.answers = []string{analyzerAnswer(), analyzerAnswer()}
 
@@ -42,7 +42,7 @@ func TestRunResolvesAFixedThreadOnlyAfterACompleteRound(t *testing.T) {
 			if tc.resolve != (len(h.gh.resolved) == 1) {
 				t.Fatalf("resolutions %+v, want resolved %v", h.gh.resolved, tc.resolve)
 			}
-			if tc.resolve && (h.gh.resolved[0].ThreadID != "T1" || !strings.Contains(h.gh.resolved[0].Body, "Fixed in c0ffee")) {
+			if tc.resolve && (h.gh.resolved[0].ThreadID != "T1" || !strings.Contains(h.gh.resolved[0].Body, "Fixed in c0ffee1") || !strings.Contains(h.gh.resolved[0].Body, FixedTag(f.ID))) {
 				t.Errorf("resolution %+v", h.gh.resolved[0])
 			}
 		})
@@ -233,5 +233,73 @@ func TestAReplacementWithMarkupIsNoSuggestion(t *testing.T) {
 	f.Replacement = &clean
 	if body := InlineBody(f); !strings.Contains(body, "```suggestion\nx := 1\n```") {
 		t.Errorf("a clean replacement is a suggestion:\n%s", body)
+	}
+}
+
+// A comment is answered when one of gh-ocdx's own posts carries its
+// command tag, in the conversation or a thread, or the refused tag an
+// earlier version wrote for its URL; a person writing either answers
+// nothing.
+func TestCommandAnswered(t *testing.T) {
+	const url = "https://github.com/o/r/pull/7#issuecomment-42"
+	answer := finding.Marker + "\n" + CommandTag("42") + "\n@eve: no."
+	legacy := finding.Marker + "\n" + RefusedTag(Refusal{URL: url}) + "\n@eve: no."
+	for _, tc := range []struct {
+		name    string
+		conv    []github.Comment
+		threads []github.ReviewThread
+		want    bool
+	}{
+		{"nothing", nil, nil, false},
+		{"own answer", []github.Comment{{Author: "ocdx-bot", Body: answer}}, nil, true},
+		{"own answer in a thread", nil, []github.ReviewThread{{ID: "T1", Comments: []github.ThreadComment{{Author: "ocdx-bot", Body: answer}}}}, true},
+		{"earlier version's answer", []github.Comment{{Author: "ocdx-bot", Body: legacy}}, nil, true},
+		{"another comment's answer", []github.Comment{{Author: "ocdx-bot", Body: finding.Marker + "\n" + CommandTag("420")}}, nil, false},
+		{"a person's forged tag", []github.Comment{{Author: "eve", Body: answer}}, nil, false},
+		{"own post without the marker", []github.Comment{{Author: "ocdx-bot", Body: CommandTag("42")}}, nil, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pr := &github.PullRequest{Viewer: "ocdx-bot", Comments: tc.conv, Threads: tc.threads}
+			if got := CommandAnswered(pr, pr.Comments, "42", url); got != tc.want {
+				t.Errorf("CommandAnswered = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+// gh-ocdx resolves its thread of a finding the ledger says is fixed (by
+// any earlier round or run) or resolved, once a review no longer raises
+// it; an open, stuck, disputed or dismissed finding's thread, one the
+// review raises again, one already resolved, and one a person opened again
+// after gh-ocdx closed it are left alone.
+func TestResolutionsFollowTheLedger(t *testing.T) {
+	sha := strings.Repeat("ab", 20)
+	ids := []string{"QUAL-00000001", "QUAL-00000002", "QUAL-00000003", "QUAL-00000004", "QUAL-00000005", "QUAL-00000006", "QUAL-00000007"}
+	led := finding.Ledger{Run: "r", Round: 1, Head: "h"}
+	for i, st := range []finding.Status{finding.StatusFixed, finding.StatusResolved, finding.StatusOpen, finding.StatusStuck, finding.StatusDisputed, finding.StatusDismissed, finding.StatusFixed} {
+		led.Set(ids[i], st, sha)
+	}
+	pr := &github.PullRequest{Viewer: "bot"}
+	for i, id := range ids {
+		f := finding.Finding{ID: id, Priority: "P1", Category: "quality", File: "a.go", Line: intp(i + 1), Title: fmt.Sprintf("Problem %d", i)}
+		pr.Threads = append(pr.Threads, github.ReviewThread{ID: fmt.Sprintf("T%d", i), Comments: []github.ThreadComment{{Body: InlineBody(f), Author: "bot", Path: "a.go", Line: intp(i + 1)}}})
+	}
+	pr.Threads = append(pr.Threads, github.ReviewThread{ID: "T-done", IsResolved: true, Comments: pr.Threads[0].Comments})
+	// Closed once already, then opened again by a person: theirs now.
+	reopened := slices.Clone(pr.Threads[1].Comments)
+	reopened = append(reopened, github.ThreadComment{Author: "bot", Body: finding.Marker + "\n" + FixedTag(ids[1]) + "\nResolved."})
+	pr.Threads = append(pr.Threads, github.ReviewThread{ID: "T-reopened", Comments: reopened})
+	current := []finding.Finding{{ID: ids[6], Priority: "P1", Category: "quality", File: "a.go", Line: intp(7), Title: "Problem 6"}}
+
+	got := Resolutions(pr, led, current, strings.Repeat("cd", 20))
+
+	var threads []string
+	for _, r := range got {
+		_, say, _ := strings.Cut(strings.TrimPrefix(r.Body, finding.Marker+"\n"), "\n")
+		threads = append(threads, r.ThreadID+": "+say)
+	}
+	want := []string{"T0: Fixed in " + sha + ".", "T1: Resolved: the review of cdcdcdc no longer raises it."}
+	if !slices.Equal(threads, want) {
+		t.Errorf("resolutions %q, want %q", threads, want)
 	}
 }

@@ -87,7 +87,10 @@ func (t *Trust) Ledger(ctx context.Context, pr *github.PullRequest) (l finding.L
 		if may, _ := MayDismiss(t.repo, p, by, pr.Author, id); err != nil || !may {
 			l.Set(id, finding.StatusOpen, "")
 			warnings = append(warnings, fmt.Sprintf("the ledger of %s says %s is dismissed, which %s may not do: taken as open", url, id, by))
+			continue
 		}
+		// What it keeps is their dismissal, whomever it names.
+		l.Dismissed(id, by, "")
 	}
 	return l, url, warnings, ok
 }
@@ -144,7 +147,7 @@ func (l *loop) ledger(n int, head string) finding.Ledger {
 	for _, rr := range l.res.Rounds {
 		for _, f := range rr.Findings {
 			led.Set(f.ID, finding.StatusOpen, "")
-			led.Agree(f.ID, f.Agreement)
+			led.Agree(f.ID, f.Agreement, f.Reviewers)
 		}
 		for _, rd := range recorded {
 			if rd.N != rr.N {
@@ -189,15 +192,22 @@ func (l *loop) ledger(n int, head string) finding.Ledger {
 	for _, id := range l.stuck {
 		led.Set(id, finding.StatusStuck, "")
 	}
-	// A finding conceded in a conversation stays remaining, as disputed,
-	// until someone dismisses it; a fixed or resolved one is not reopened.
+	// A finding conceded in a conversation stays remaining, as disputed
+	// (stuck before or not), until someone dismisses it; a fixed or
+	// resolved one is not reopened.
 	for _, id := range l.disputed {
-		if i := slices.IndexFunc(led.Findings, func(e finding.LedgerEntry) bool { return e.ID == id }); i >= 0 && led.Findings[i].Status == finding.StatusOpen {
+		if i := slices.IndexFunc(led.Findings, func(e finding.LedgerEntry) bool { return e.ID == id }); i >= 0 &&
+			(led.Findings[i].Status == finding.StatusOpen || led.Findings[i].Status == finding.StatusStuck) {
 			led.Findings[i].Status = finding.StatusDisputed
 		}
 	}
+	// A dismissal names a finding the ledger holds (a review raised it, or
+	// an earlier ledger carried it): one of an ID nobody raised is no entry,
+	// on this machine or a fresh one.
 	for _, d := range l.dismissals {
-		led.Set(d.ID, finding.StatusDismissed, "")
+		if led.Has(d.ID) || l.raised(d.ID) {
+			led.Set(d.ID, finding.StatusDismissed, "")
+		}
 	}
 	// The basis's refuted and dismissed findings are located too: raised
 	// again at a moved line, they keep their ID (docs/architecture.md,
@@ -212,7 +222,34 @@ func (l *loop) ledger(n int, head string) finding.Ledger {
 			}
 		}
 	}
+	l.ledgerV3(&led, n)
 	return led
+}
+
+// entryOf is id's entry in led; the zero entry (open) when it has none.
+func entryOf(led finding.Ledger, id string) finding.LedgerEntry {
+	if i := slices.IndexFunc(led.Findings, func(e finding.LedgerEntry) bool { return e.ID == id }); i >= 0 {
+		return led.Findings[i]
+	}
+	return finding.LedgerEntry{}
+}
+
+// LedgerStatus is id's status in led: open when led has no entry for it.
+func LedgerStatus(led finding.Ledger, id string) finding.Status {
+	return cmp.Or(entryOf(led, id).Status, finding.StatusOpen)
+}
+
+// raised reports whether a round of this run raised id, counted or not
+// (dismissed, refuted).
+func (l *loop) raised(id string) bool {
+	is := func(f finding.Finding) bool { return f.ID == id }
+	for _, rr := range l.res.Rounds {
+		if slices.ContainsFunc(rr.Findings, is) || slices.ContainsFunc(rr.Dismissed, is) ||
+			slices.ContainsFunc(rr.settled, is) || slices.ContainsFunc(rr.Refuted, is) {
+			return true
+		}
+	}
+	return false
 }
 
 // lineOf is a ledger's line as a finding's: 0 is none.
@@ -265,49 +302,80 @@ func (l *loop) dismiss(ctx context.Context, pr *github.PullRequest, answer bool)
 	}
 	l.dismissals = ds
 	l.disputed = Disputed(pr)
+	// Conceded since it got stuck: disputed now, and only that.
+	l.stuck = slices.DeleteFunc(l.stuck, func(id string) bool { return slices.Contains(l.disputed, id) })
 	for _, r := range refused {
-		l.progress("! not honoured: the /ocdx dismiss of %s (%s): %s", r.By, r.URL, r.Why)
-		if !answer {
-			continue
-		}
-		// The answer is a courtesy: a failed one is said, and tried again
-		// next round (its tag tells whether it arrived after all).
-		if err := l.refuse(ctx, pr, r); ctx.Err() != nil {
-			return ctx.Err()
-		} else if err != nil {
-			l.progress("answering the /ocdx dismiss of %s failed: %v", r.By, err)
+		if err := l.refusal(ctx, pr, r, dismissCommand, "gh-ocdx still counts and fixes what it names.", answer); err != nil {
+			return err
 		}
 	}
 	return nil
 }
 
-// refusedTag marks gh-ocdx's answer to the refused /ocdx dismiss r (by
-// its URL), so that no run answers it twice.
+// threads are pr's thread findings and their counts: a resolution counts
+// by Trust.Resolution, and a thread dismissed on the PR (l.dismiss) is no
+// longer unresolved: it no longer blocks, and the report lists it as
+// dismissed.
+func (l *loop) threads(ctx context.Context, pr *github.PullRequest) ([]finding.Finding, finding.ThreadStats) {
+	fs, st := ThreadFindings(pr, l.trust.Resolution(ctx, pr))
+	dismissed := DismissedIDs(l.dismissals)
+	for _, f := range fs {
+		if slices.Contains(dismissed, f.ID) {
+			st.Unresolved--
+		}
+	}
+	return fs, st
+}
+
+// refusedTag marks gh-ocdx's answer to the refused command r as earlier
+// versions did (RefusedTag): by its URL.
 func refusedTag(r Refusal) string {
 	key := cmp.Or(r.URL, r.By+" "+strings.Join(r.IDs, " "))
 	return "<!-- ocdx:refused " + strings.ReplaceAll(key, "--", "%2D%2D") + " -->"
 }
 
-// refuse answers a /ocdx dismiss that does not count, in the
-// conversation, unless an answer is already on the PR.
-func (l *loop) refuse(ctx context.Context, pr *github.PullRequest, r Refusal) error {
-	return l.answerRefusal(ctx, pr, r, dismissCommand, "gh-ocdx still counts and fixes what it names.")
+// refusal says that the command r does not count, and when answer is set
+// answers it in the conversation: once, whichever verb sees it first. A
+// command answered on the PR already (by gh ocdx command or an earlier
+// run) is not said again, nor is one said earlier in this run
+// (docs/architecture.md, Commands).
+func (l *loop) refusal(ctx context.Context, pr *github.PullRequest, r Refusal, command, still string, answer bool) error {
+	if CommandAnswered(pr, pr.Comments, r.ID, r.URL) {
+		return nil
+	}
+	if key := refusedTag(r); !slices.Contains(l.refusalsSaid, key) {
+		l.refusalsSaid = append(l.refusalsSaid, key)
+		l.progress("! not honoured: the %s of %s (%s): %s", command, r.By, r.URL, r.Why)
+	}
+	if !answer {
+		return nil
+	}
+	// The answer is a courtesy: a failed one is said, and tried again
+	// next round (its tag tells whether it arrived after all).
+	if err := l.answerRefusal(ctx, pr, r, command, still); ctx.Err() != nil {
+		return ctx.Err()
+	} else if err != nil {
+		l.progress("answering the %s of %s failed: %v", command, r.By, err)
+	}
+	return nil
 }
 
 // answerRefusal answers, in the conversation, a command that does not
-// count, unless an answer is already on the PR (its tag).
+// count, unless a post that arrived after pr was read answers it.
 func (l *loop) answerRefusal(ctx context.Context, pr *github.PullRequest, r Refusal, command, still string) error {
-	tag := refusedTag(r)
-	for _, c := range pr.Comments {
-		if strings.Contains(c.Body, tag) && pr.Trusts(c.Author) {
-			return nil
-		}
-	}
-	if _, ok, err := l.findTag(ctx, tag); err != nil || ok {
+	cs, err := l.o.GitHub.Comments(ctx, l.o.Repo, pr.Number)
+	if err != nil {
 		return err
 	}
+	if CommandAnswered(pr, cs, r.ID, r.URL) {
+		return nil
+	}
+	tags := refusedTag(r)
+	if r.ID != "" {
+		tags = CommandTag(r.ID) + "\n" + tags
+	}
 	body := fmt.Sprintf("%s\n%s\n@%s: your [`%s`](%s) of %s does not count: %s. %s",
-		finding.Marker, tag, r.By, command, r.URL, codeList(r.IDs), r.Why, still)
+		finding.Marker, tags, r.By, command, r.URL, codeList(r.IDs), r.Why, still)
 	c, err := l.o.GitHub.PostComment(ctx, l.o.Repo, pr.Number, body)
 	if err != nil {
 		return err
@@ -325,21 +393,24 @@ func codeList(ids []string) string {
 	return strings.Join(q, ", ")
 }
 
-// dismissedBy maps the findings of fs to who dismissed them, where a
-// command did (a ledger names nobody).
-func dismissedBy(fs []finding.Finding, ds []Dismissal) map[string]string {
-	var by map[string]string
+// dismissedBy maps the findings of fs to who dismissed them, and why
+// when they said, where a command or a ledger names them.
+func dismissedBy(fs []finding.Finding, ds []Dismissal) (by, why map[string]string) {
 	for _, f := range fs {
 		for _, d := range ds {
-			if d.ID == f.ID && d.By != "" {
-				if by == nil {
-					by = map[string]string{}
-				}
-				by[f.ID] = d.By
+			if d.ID != f.ID || d.By == "" {
+				continue
+			}
+			if by == nil {
+				by, why = map[string]string{}, map[string]string{}
+			}
+			by[f.ID] = d.By
+			if d.Reason != "" {
+				why[f.ID] = d.Reason
 			}
 		}
 	}
-	return by
+	return by, why
 }
 
 // splitDismissed takes the dismissed findings out of fs.

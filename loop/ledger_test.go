@@ -232,6 +232,7 @@ func TestLedgerOfAWriterKeepsOnlyTheDismissalsTheyCouldMake(t *testing.T) {
 	led := finding.Ledger{Run: "20260101T000000-abcdef", Round: 1, Head: "aaaaaaaa", Converged: true}
 	led.Set("SEC-b0bf205b", finding.StatusDismissed, "")
 	led.Set("QUAL-0badf00d", finding.StatusDismissed, "")
+	led.Dismissed("QUAL-0badf00d", "mona", "mona never said so")
 	pr := &github.PullRequest{Viewer: "ocdx-bot", Author: "author", Comments: []github.Comment{
 		{Author: "carol", Body: finding.Marker + "\nreport\n" + led.Block(), URL: "https://x/c/1"}}}
 	trust.Judge(ctx, pr)
@@ -243,6 +244,9 @@ func TestLedgerOfAWriterKeepsOnlyTheDismissalsTheyCouldMake(t *testing.T) {
 	}
 	if d := got.With(finding.StatusDismissed); fmt.Sprint(d) != "[QUAL-0badf00d]" {
 		t.Errorf("dismissed %v, want only QUAL-0badf00d", d)
+	}
+	if e := got.Findings[1]; e.DismissedBy != "carol" || e.Reason != "" {
+		t.Errorf("carol's ledger names %q as who dismissed %s, why %q", e.DismissedBy, e.ID, e.Reason)
 	}
 	if len(warnings) != 1 || !strings.Contains(warnings[0], "SEC-b0bf205b") {
 		t.Errorf("warnings %q", warnings)

@@ -140,7 +140,10 @@ type LocalOptions struct {
 	Policy    *config.Policy // the repository's: instructions, ignored files
 	Reviewers []Role
 	Tools     []llm.Tool // read-only, over the reviewed files
-	Fixer     Fixer      // nil: review only
+	// History reads the branch's commits since the merge base for the
+	// secret scan (nil: only the change's diff is scanned).
+	History History
+	Fixer   Fixer // nil: review only
 	// Verifier, when set, checks the findings a single reviewer raised,
 	// with Tools, as in review-loop.
 	Verifier *Role
@@ -151,6 +154,10 @@ type LocalOptions struct {
 	Full bool
 	// Summarized: as Options.Summarized.
 	Summarized bool
+	// Budget, when set, is the review's token budget, shared by its
+	// reviewers, verifier and fix agent (docs/architecture.md, Budget and
+	// costs).
+	Budget *llm.Budget
 }
 
 // LocalResult is one local review, for the output and --json.
@@ -172,6 +179,7 @@ type LocalResult struct {
 	Stuck     []string          `json:"stuck"`
 	Coverage  review.Coverage   `json:"coverage"`
 	Untracked []string          `json:"untracked"`
+	Budget    *BudgetStatus     `json:"budget,omitempty"` // with a token budget
 	// PolicyChanged are the policy files the branch changes: they take
 	// effect once merged, this review used the merge base's.
 	PolicyChanged []string    `json:"policyChanged"`
@@ -197,7 +205,7 @@ type LocalResult struct {
 func ReviewLocal(ctx context.Context, o LocalOptions) (*LocalResult, error) {
 	ch := o.Change
 	l := &loop{o: Options{Reviewers: o.Reviewers, MaxIters: o.MaxIters, Progress: o.Progress, MaxRounds: 1, Verifier: o.Verifier,
-		ReviewerTools: func(string) []llm.Tool { return o.Tools }, Store: o.Store, Summarized: o.Summarized}, key: o.Key}
+		ReviewerTools: func(string) []llm.Tool { return o.Tools }, Store: o.Store, Summarized: o.Summarized, Budget: o.Budget, History: o.History}, key: o.Key}
 	res := &LocalResult{Key: o.Key.String(), Branch: ch.Branch, Base: ch.Base, MergeBase: ch.MergeBase, Head: ch.Head,
 		Findings: []finding.Finding{}, Remaining: []finding.Finding{}, Stuck: []string{}, Untracked: ch.Untracked,
 		PolicyChanged: orEmptyS(PolicyChanges(ch.PR())), Dismissed: []finding.Finding{}}
@@ -240,7 +248,18 @@ func ReviewLocal(ctx context.Context, o LocalOptions) (*LocalResult, error) {
 	if _, err := run.StartRound(1, ch.Head); err != nil {
 		return nil, err
 	}
+	if o.Budget != nil {
+		// Said once, in the result, whatever ends the review.
+		res.Budget = &BudgetStatus{MaxTokens: o.Budget.Max}
+		defer func() { res.Budget.Spent = o.Budget.Spent() }()
+	}
 	rr, err := l.reviewLocal(ctx, ch, o.Policy, o.Tools, fixedBefore, dismissed)
+	if errors.Is(err, llm.ErrBudget) && ctx.Err() == nil {
+		res.Budget.Reached = true
+		l.res = &Result{}
+		res.Outcome, res.Reason, res.Label = OutcomeBlocked, err.Error(), string(OutcomeBlocked)
+		return res, l.endErr(OutcomeBlocked, err.Error(), nil)
+	}
 	if err != nil {
 		return res, l.localFail(ctx, res, err)
 	}
@@ -274,7 +293,9 @@ func ReviewLocal(ctx context.Context, o LocalOptions) (*LocalResult, error) {
 	}
 	if o.Fixer == nil || len(toFix) == 0 {
 		reason := fmt.Sprintf("%s: %s", text.Plural(len(res.Remaining), "P0–P2 finding"), idList(res.Remaining))
-		if len(toFix) == 0 {
+		if note := rewriteNote(res.Remaining); note != "" {
+			reason += "; " + note
+		} else if len(toFix) == 0 {
 			reason += "; stuck (reported fixed before and back), fix them by hand"
 		}
 		return res, l.localEnd(res, rr, OutcomeBlocked, reason, nil)
@@ -303,6 +324,9 @@ func ReviewLocal(ctx context.Context, o LocalOptions) (*LocalResult, error) {
 	switch {
 	case errors.Is(err, ErrDeclined):
 		return res, l.localEnd(res, rr, OutcomeBlocked, "the fix was verified, but you declined to commit it: its changes are left uncommitted in your working tree", nil)
+	case errors.Is(err, llm.ErrBudget) && ctx.Err() == nil:
+		res.Budget.Reached = true
+		return res, l.localEnd(res, rr, OutcomeBlocked, "nothing was committed: "+err.Error(), nil)
 	case err != nil:
 		return res, l.localEnd(res, rr, OutcomeFailed, err.Error(), fmt.Errorf("fix: %w", err))
 	case rep == nil:
@@ -316,7 +340,8 @@ func ReviewLocal(ctx context.Context, o LocalOptions) (*LocalResult, error) {
 	}
 	res.Remaining = slices.DeleteFunc(res.Remaining, func(f finding.Finding) bool { return fixed[f.ID] })
 	if len(res.Remaining) == 0 {
-		return res, l.localEnd(res, rr, OutcomeConverged, fmt.Sprintf("%s fixed, verified and committed; review again to check the fixes", text.Plural(len(fixed), "finding")), nil)
+		// Nobody has read the fix: it is not a review that converged.
+		return res, l.localEnd(res, rr, OutcomeFixed, fmt.Sprintf("%s fixed, verified and committed, not reviewed again: run gh ocdx review to check the fix", text.Plural(len(fixed), "finding")), nil)
 	}
 	return res, l.localEnd(res, rr, OutcomeBlocked, fmt.Sprintf("%s fixed; left: %s", text.Plural(len(fixed), "finding"), idList(res.Remaining)), nil)
 }
@@ -335,6 +360,13 @@ func (l *loop) reviewLocal(ctx context.Context, ch Change, policy *config.Policy
 	if err != nil {
 		return nil, err
 	}
+	// As a round of review-loop: it starts only when every reviewer's
+	// answer fits the token budget (docs/architecture.md, Budget and costs).
+	if l.o.Budget != nil {
+		if err := l.o.Budget.Reserve("the review", agents...); err != nil {
+			return nil, err
+		}
+	}
 	l.runReviewers(ctx, agents, rr.Roles, results)
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -349,10 +381,15 @@ func (l *loop) reviewLocal(ctx context.Context, ch Change, policy *config.Policy
 			rr.reviewersOK++
 		}
 	}
-	secrets, err := SecretFindings(bytes.NewReader(ch.Diff), time.Now().UTC().Format(time.RFC3339))
+	now := time.Now().UTC().Format(time.RFC3339)
+	scan, historyRead, err := l.scanSecrets(ctx, ch.MergeBase, ch.Head, now, func() (SecretScan, error) {
+		return ScanSecrets(bytes.NewReader(ch.Diff), now, nil)
+	})
 	if err != nil {
 		return nil, err
 	}
+	rr.Coverage.HistoryUnscanned = !historyRead
+	secrets := scan.Findings
 	rr.Findings = orEmpty(Distinct(append(agentFindings(l.o.Reviewers, results), secrets...), rr.reviewersOK))
 	if err := l.verify(ctx, pr, rr); err != nil {
 		return nil, err

@@ -135,7 +135,11 @@ type Options struct {
 	// review-loop). Close reports whether the stream was whole. nil, or ok
 	// false: the diff is read from GitHub.
 	LocalDiff func(ctx context.Context, base, head string) (diff io.ReadCloser, ok bool)
-	Full      bool
+	// History reads the PR's own commits in the checkout for the secret
+	// scan: each commit's added lines, new file names and message (nil:
+	// only the PR's diff is scanned).
+	History History
+	Full    bool
 	// Verifier, when set, checks the findings a single reviewer raised,
 	// with ReviewerTools (docs/architecture.md, The verifier).
 	Verifier *Role
@@ -147,6 +151,7 @@ const (
 	OutcomeConverged = state.OutcomeConverged
 	OutcomeBlocked   = state.OutcomeBlocked
 	OutcomeFailed    = state.OutcomeFailed
+	OutcomeFixed     = state.OutcomeFixed
 	// OutcomeWouldFix: a dry run whose round would go on to fix findings
 	// (the others end as the run would: converged, blocked, failed).
 	OutcomeWouldFix state.RunOutcome = "would-fix"
@@ -197,6 +202,12 @@ type BudgetStatus struct {
 	Reached   bool      `json:"reached"` // a call was refused: the run stopped there
 }
 
+// String says the spend as every verb's summary says it, once: "1,234 of
+// the budget of 20,000 spent (1,000 in / 234 out)".
+func (b BudgetStatus) String() string {
+	return fmt.Sprintf("%s of the budget of %s spent (%s)", text.Thousands(b.Spent.Input+b.Spent.Output), text.Thousands(b.MaxTokens), b.Spent)
+}
+
 // RoundResult is one round.
 type RoundResult struct {
 	N                int                  `json:"n"`
@@ -209,13 +220,15 @@ type RoundResult struct {
 	Threads          finding.ThreadStats  `json:"threads"`
 	ThreadsTruncated bool                 `json:"threadsTruncated"`
 	Stuck            []string             `json:"stuck"`
-	Since            string               `json:"since,omitempty"` // a re-review: the head it reviewed the changes from; "": in full
-	RunUsage         llm.Usage            `json:"runUsage"`        // the run's tokens up to this round's review, fixes included
+	Disputed         []string             `json:"disputed,omitempty"` // conceded in a conversation (Disputed): blocking, not stuck
+	Since            string               `json:"since,omitempty"`    // a re-review: the head it reviewed the changes from; "": in full
+	RunUsage         llm.Usage            `json:"runUsage"`           // the run's tokens up to this round's review, fixes included
 	RunCostUSD       float64              `json:"runEstimatedCostUsd,omitempty"`
 	judged           int                  // the previous findings a re-review judged
-	Dismissed        []finding.Finding    `json:"dismissed,omitempty"`   // raised again, but dismissed on the PR: not counted or fixed
-	DismissedBy      map[string]string    `json:"dismissedBy,omitempty"` // finding ID → the login whose command dismissed it
-	Refuted          []finding.Finding    `json:"refuted,omitempty"`     // shown wrong by the verifier: not counted, posted inline or fixed
+	Dismissed        []finding.Finding    `json:"dismissed,omitempty"`    // raised again, but dismissed on the PR: not counted or fixed
+	DismissedBy      map[string]string    `json:"dismissedBy,omitempty"`  // finding ID → the login whose command dismissed it
+	DismissedWhy     map[string]string    `json:"dismissedWhy,omitempty"` // finding ID → the reason it gave, one line
+	Refuted          []finding.Finding    `json:"refuted,omitempty"`      // shown wrong by the verifier: not counted, posted inline or fixed
 	Verifier         *VerifierStatus      `json:"verifier,omitempty"`
 	Fix              *fix.Result          `json:"fix,omitempty"`
 	Comments         []state.Comment      `json:"comments"`
@@ -252,8 +265,11 @@ type loop struct {
 	seed       finding.Ledger
 	trust      *Trust
 	dismissals []Dismissal // the findings people dismissed on the PR
-	disputed   []string    // the findings gh-ocdx conceded in its threads (Disputed)
-	restores   []Restore   // the refuted findings people restored on the PR
+	// refusalsSaid are the refused commands this run said do not count
+	// (by refusedTag): each is said once.
+	refusalsSaid []string
+	disputed     []string  // the findings gh-ocdx conceded in its threads (Disputed)
+	restores     []Restore // the refuted findings people restored on the PR
 	// failures are the role errors said on stderr, each with the role that
 	// said it first: a second role failing the same way says so in a word.
 	failMu   sync.Mutex
@@ -352,7 +368,7 @@ func (l *loop) already(ctx context.Context, rd state.Round, runID string) (*Resu
 		return nil, err
 	}
 	rr.ReviewState = ReviewStateOf(pr)
-	threadFs, threads := ThreadFindings(pr)
+	threadFs, threads := l.threads(ctx, pr)
 	rr.Threads, rr.ThreadsTruncated = threads, pr.ThreadsTruncated
 	code := slices.DeleteFunc(slices.Clone(rr.Findings), IsThread)
 	rr.Findings, rr.Dismissed = splitDismissed(append(code, threadFs...), DismissedIDs(l.dismissals))
@@ -447,7 +463,7 @@ func (l *loop) round(ctx context.Context, n int) (done bool, err error) {
 	}
 	rr.ReviewState = ReviewStateOf(pr)
 	var threadFs []finding.Finding
-	threadFs, rr.Threads = ThreadFindings(pr)
+	threadFs, rr.Threads = l.threads(ctx, pr)
 	rr.ThreadsTruncated = pr.ThreadsTruncated
 	rr.PolicyChanged = PolicyChanges(pr)
 	if rd.Done(state.PhaseReviewed) {
@@ -552,6 +568,8 @@ func (l *loop) decide(rr *RoundResult) (outcome state.RunOutcome, reason string,
 		return OutcomeBlocked, fmt.Sprintf("blocked: the PR has more than %[1]s review threads and only the first %[1]s were read; gh-ocdx cannot tell that the rest are resolved: check them on the PR", text.Thousands(github.MaxThreads)), nil, nil
 	case rr.Consensus == Approve && len(blocking) == 0 && rr.Threads.Unresolved == 0:
 		return OutcomeConverged, Qualified(OutcomeConverged, rr) + ": consensus approve, no P0/P1/P2 findings, no unresolved review threads", nil, nil
+	case len(toFix) == 0 && rewriteNote(blocking) != "":
+		return OutcomeBlocked, "manual intervention required: " + rewriteNote(blocking), nil, nil
 	case len(toFix) == 0 && rr.Threads.Unresolved > 0:
 		return OutcomeBlocked, fmt.Sprintf("manual resolution required: %s and no code findings to fix", text.Plural(rr.Threads.Unresolved, "unresolved review thread")), nil, nil
 	case len(toFix) == 0 && len(disputedNow) > 0 && len(stuckNow) == 0:
@@ -627,38 +645,46 @@ func reviewerCount(rr *RoundResult) int {
 func (l *loop) review(ctx context.Context, pr *github.PullRequest, rr *RoundResult, threadFs []finding.Finding) error {
 	// The secret scan reads the whole diff as it streams in; the models
 	// get its first DiffReadLimit bytes (docs/architecture.md, The secret
-	// scan).
-	var scan SecretScan
+	// scan). The PR's history is scanned beside it.
 	now := time.Now().UTC().Format(time.RFC3339)
-	diff, complete, err := l.readDiff(ctx, pr, review.DiffReadLimit, func(r io.Reader) error {
+	var diff []byte
+	var complete bool
+	scan, historyRead, err := l.scanSecrets(ctx, pr.BaseRefOid, pr.HeadRefOid, now, func() (SecretScan, error) {
+		var scan SecretScan
 		var err error
-		scan, err = ScanSecrets(r, now, nil)
-		return err
+		diff, complete, err = l.readDiff(ctx, pr, review.DiffReadLimit, func(r io.Reader) error {
+			var err error
+			scan, err = ScanSecrets(r, now, nil)
+			return err
+		})
+		if err != nil {
+			return scan, err
+		}
+		// A file GitHub sent without a patch (too large, after a 406) is
+		// scanned from the checkout when the PR's commits are there.
+		if missing := scan.Unscanned(pr.Files); len(missing) > 0 && l.o.PRDiff != nil {
+			if d, ok := l.o.PRDiff(ctx, pr.BaseRefOid, pr.HeadRefOid, missing); ok {
+				return ScanSecrets(bytes.NewReader(d), now, &scan)
+			}
+		}
+		return scan, nil
 	})
 	if err != nil {
 		return err
-	}
-	// A file GitHub sent without a patch (too large, after a 406) is
-	// scanned from the checkout when the PR's commits are there.
-	if missing := scan.Unscanned(pr.Files); len(missing) > 0 && l.o.PRDiff != nil {
-		if d, ok := l.o.PRDiff(ctx, pr.BaseRefOid, pr.HeadRefOid, missing); ok {
-			if scan, err = ScanSecrets(bytes.NewReader(d), now, &scan); err != nil {
-				return err
-			}
-		}
 	}
 	secrets := scan.Findings
 	rc := review.NewContext(pr, diff, complete, l.o.Policy)
 	rr.lines = github.ParseDiffLines(string(diff))
 	rr.Coverage = review.DiffCoverage(pr, rc.Diff, rc.DiffTruncated, rc.Ignored)
 	rr.Coverage.Unscanned = scan.Unscanned(pr.Files)
+	rr.Coverage.HistoryUnscanned = !historyRead
 	re := l.reReviewOf(ctx, rr.N, pr)
 	if re != nil {
 		rr.Since, rr.judged = re.Since, len(re.Previous)
 		// The coverage is of the diff the reviewers were given.
-		unscanned := rr.Coverage.Unscanned
+		unscanned, history := rr.Coverage.Unscanned, rr.Coverage.HistoryUnscanned
 		rr.Coverage = re.Coverage
-		rr.Coverage.Unscanned = unscanned
+		rr.Coverage.Unscanned, rr.Coverage.HistoryUnscanned = unscanned, history
 	}
 	out, err := l.runRoles(ctx, rr.N, rc, re, threadFs, rr.ReviewState, rr.Threads)
 	if err != nil {
@@ -709,12 +735,14 @@ func (l *loop) review(ctx context.Context, pr *github.PullRequest, rr *RoundResu
 	for _, e := range l.seed.Findings {
 		if e.Status == finding.StatusFixed && !strings.HasPrefix(e.ID, "THREAD-") &&
 			!slices.ContainsFunc(fixedBefore, func(f finding.Finding) bool { return f.ID == e.ID }) {
-			fixedBefore = append(fixedBefore, finding.Finding{ID: e.ID})
+			// Located, it is matched as the stuck rule matches a
+			// finding fixed the round before (SameFinding).
+			fixedBefore = append(fixedBefore, finding.Finding{ID: e.ID, Priority: e.Priority, File: e.File, Line: lineOf(e.Line), Side: e.Side, Title: e.Title})
 		}
 	}
 	// A dismissed finding is shown, not counted, fixed or stuck.
 	rr.Findings, rr.Dismissed = splitDismissed(rr.Findings, DismissedIDs(l.dismissals))
-	rr.DismissedBy = dismissedBy(rr.Dismissed, l.dismissals)
+	rr.DismissedBy, rr.DismissedWhy = dismissedBy(rr.Dismissed, l.dismissals)
 	rr.settled = slices.Clone(rr.Dismissed)
 	_, before := splitDismissed(earlier, DismissedIDs(l.dismissals))
 	for _, f := range before {
@@ -737,12 +765,32 @@ func (l *loop) review(ctx context.Context, pr *github.PullRequest, rr *RoundResu
 			rr.Stuck = append(rr.Stuck, f.ID)
 		}
 	}
+	// A finding gh-ocdx conceded is disputed, not stuck: one status each.
+	rr.Stuck = slices.DeleteFunc(rr.Stuck, func(id string) bool { return slices.Contains(l.disputed, id) })
+	for _, f := range rr.Findings {
+		if slices.Contains(l.disputed, f.ID) && !slices.Contains(rr.Disputed, f.ID) {
+			rr.Disputed = append(rr.Disputed, f.ID)
+		}
+	}
 	for _, id := range rr.Stuck {
 		if !slices.Contains(l.stuck, id) {
 			l.stuck = append(l.stuck, id)
 		}
 	}
 	return nil
+}
+
+// scanSecrets runs net, the secret scan of the PR's diff, with the scan
+// of the PR's own commits, base..head (docs/architecture.md, The secret
+// scan); historyRead is false when the checkout
+// could not give the commits (the commits are not there, or git failed:
+// said on stderr).
+func (l *loop) scanSecrets(ctx context.Context, base, head, now string, net func() (SecretScan, error)) (scan SecretScan, historyRead bool, err error) {
+	scan, historyRead, herr, err := scanWithHistory(ctx, l.o.History, base, head, now, net)
+	if herr != nil && ctx.Err() == nil {
+		l.progress("the secret scan could not read the history of %s: %v", text.ShortOID(head), herr)
+	}
+	return scan, historyRead, err
 }
 
 // readDiff reads the PR's diff as github.Client.ReadDiff does: from the
@@ -868,7 +916,7 @@ func (l *loop) recordReview(n int, rr *RoundResult) error {
 		}
 		rd.Counts = rr.Counts
 		rd.Consensus = rr.Consensus
-		rd.StuckIDs = rr.Stuck
+		rd.StuckIDs, rd.DisputedIDs = rr.Stuck, rr.Disputed
 		cov := rr.Coverage
 		rd.Coverage = &cov
 		rd.FailedRoles, rd.Reports, rd.Usage = nil, nil, nil
@@ -891,7 +939,7 @@ func (l *loop) recordReview(n int, rr *RoundResult) error {
 func restore(rr *RoundResult, rd state.Round, prices map[string]config.Price) {
 	rr.Findings = orEmpty(slices.Clone(rd.Findings))
 	rr.settled = slices.Clone(rd.Dismissed)
-	rr.Counts, rr.Consensus, rr.Stuck = Count(rr.Findings), rd.Consensus, orEmptyS(rd.StuckIDs)
+	rr.Counts, rr.Consensus, rr.Stuck, rr.Disputed = Count(rr.Findings), rd.Consensus, orEmptyS(rd.StuckIDs), rd.DisputedIDs
 	if rd.Coverage != nil {
 		rr.Coverage = *rd.Coverage
 	}
@@ -1158,8 +1206,6 @@ func (l *loop) dryRun(ctx context.Context) (*Result, error) {
 	pr := l.o.PR
 	rr := RoundResult{N: 1, HeadOID: pr.HeadRefOid, Comments: []state.Comment{}, Stuck: []string{}}
 	rr.ReviewState = ReviewStateOf(pr)
-	var threadFs []finding.Finding
-	threadFs, rr.Threads = ThreadFindings(pr)
 	rr.ThreadsTruncated = pr.ThreadsTruncated
 	rr.PolicyChanged = PolicyChanges(pr)
 	if rec, err := l.o.Store.PR(l.key); err == nil {
@@ -1181,6 +1227,8 @@ func (l *loop) dryRun(ctx context.Context) (*Result, error) {
 	if err := l.readRestores(ctx, pr, false); err != nil {
 		return l.res, err
 	}
+	var threadFs []finding.Finding
+	threadFs, rr.Threads = l.threads(ctx, pr)
 	if err := l.review(ctx, pr, &rr, threadFs); errors.Is(err, llm.ErrBudget) {
 		l.res.Outcome, l.res.Reason = OutcomeBlocked, "dry run: "+l.budgetReached(err)
 		l.label()

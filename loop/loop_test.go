@@ -419,6 +419,50 @@ func TestRunStuckAcrossRuns(t *testing.T) {
 	}
 }
 
+// A stuck finding gh-ocdx then concedes in a conversation is disputed:
+// still blocking, never fixed, and in one status only, in the report, the
+// ledger and the state file.
+func TestRunAConcededStuckFindingIsDisputed(t *testing.T) {
+	h := newHarness(t)
+	h.reviewer.answers = []string{reviewerAnswer(bug), reviewerAnswer(bug)}
+	h.analyzer.answers = []string{analyzerAnswer(), analyzerAnswer()}
+	id := bug.ComputeID()
+	h.fixer.report = pushedFix(id)
+	if res, err := h.run(t); err != nil || !strings.Contains(res.Reason, "stuck") {
+		t.Fatalf("Run = %+v, %v", res, err)
+	}
+	f := bug
+	f.ID, f.Line = id, intp(2)
+	h.gh.pr.Threads = []github.ReviewThread{{ID: "T1", Path: "a.go", Comments: []github.ThreadComment{
+		{ID: "C1", Author: "ocdx-bot", Body: InlineBody(f), Path: "a.go", Line: intp(2)},
+		{ID: "C2", DatabaseID: "2", Author: "mona", Body: "intended"},
+		{ID: "C3", Author: "ocdx-bot", Body: finding.Marker + "\n" + AnswerTag("2") + "\n" + ConcededTag(id) + "\nYou're right."}}}}
+	h.gh.pr.HeadRefOid = "cccccccc"
+	h.reviewer.answers = []string{reviewerAnswer(bug)}
+	h.analyzer.answers = []string{analyzerAnswer()}
+
+	res, err := h.run(t)
+
+	if err != nil || res.Outcome != OutcomeBlocked || !strings.Contains(res.Reason, "conceded "+id) || h.fixer.calls != 1 {
+		t.Fatalf("Run = %+v, %v (%d fixes)", res, err, h.fixer.calls)
+	}
+	rr := res.Rounds[len(res.Rounds)-1]
+	if len(res.Stuck) != 0 || len(rr.Stuck) != 0 || fmt.Sprint(rr.Disputed) != "["+id+"]" {
+		t.Errorf("stuck %v (round %v), disputed %v: want %s disputed only", res.Stuck, rr.Stuck, rr.Disputed, id)
+	}
+	last := h.gh.comments[len(h.gh.comments)-1].Body
+	led, err := finding.ParseLedger(last)
+	if err != nil || fmt.Sprint(led.With(finding.StatusDisputed)) != "["+id+"]" || len(led.With(finding.StatusStuck)) != 0 {
+		t.Errorf("ledger %+v, %v", led.Findings, err)
+	}
+	if !strings.Contains(last, "### Disputed findings") || strings.Contains(last, "### Stuck findings") {
+		t.Errorf("the report must show the finding disputed, not stuck:\n%s", last)
+	}
+	if rec, err := h.store.PR(state.NewKey("h", "o", "r", 5)); err != nil || len(rec.Stuck) != 0 {
+		t.Errorf("the state file's stuck set %+v, %v", rec.Stuck, err)
+	}
+}
+
 // pushedFix is the fix agent's report of a verified, pushed fix of id,
 // the new head bbbbbbbb.
 func pushedFix(id string) *fix.Result {

@@ -109,12 +109,22 @@ func RenderReview(runID string, maxRounds int, rr *RoundResult) string {
 		}
 		b.WriteString("\n")
 	}
+	if len(rr.Disputed) > 0 {
+		b.WriteString("### Disputed findings\n\nConceded by gh-ocdx in a conversation; they are not sent to the fix agent and block until someone with write permission dismisses them (`/ocdx dismiss`):\n\n")
+		for _, id := range rr.Disputed {
+			fmt.Fprintf(&b, "- `%s`\n", id)
+		}
+		b.WriteString("\n")
+	}
 	if len(rr.Dismissed) > 0 {
 		b.WriteString("### Dismissed findings\n\nRaised again, but dismissed on this PR (`/ocdx dismiss` or `gh ocdx dismiss`): not counted, not fixed:\n\n")
 		for _, f := range rr.Dismissed {
 			by := ""
 			if who := rr.DismissedBy[f.ID]; who != "" {
 				by = " · dismissed by `" + who + "`"
+			}
+			if why := rr.DismissedWhy[f.ID]; why != "" {
+				by += ": " + cell(why, 200)
 			}
 			fmt.Fprintf(&b, "- `%s` %s %s%s\n", f.ID, f.Priority, cell(f.Title, 100), by)
 		}
@@ -389,7 +399,7 @@ func RenderSummary(r *Result) string {
 	}
 	if bs := r.Budget; bs != nil {
 		// Said once: the outcome above says when the budget stopped the run.
-		fmt.Fprintf(&b, "**Tokens:** %s of the budget of %s spent (%s)\n", text.Thousands(bs.Spent.Input+bs.Spent.Output), text.Thousands(bs.MaxTokens), bs.Spent)
+		fmt.Fprintf(&b, "**Tokens:** %s\n", bs)
 	}
 	if r.CostUSD > 0 {
 		fmt.Fprintf(&b, "**Estimated cost:** %s (the configured prices)\n", Dollars(r.CostUSD))

@@ -83,6 +83,9 @@ func (l *loop) reReviewOf(ctx context.Context, n int, pr *github.PullRequest) *r
 	// What the review built on did not see stays unseen (docs/architecture.md,
 	// Re-reviews): a sampled basis makes every review on it sampled.
 	re.Coverage.SampledBefore = b.Sampled
+	// A fix any verb pushed since (fix, review-loop, /ocdx fix) counts:
+	// the PR's newest ledger says so on every machine.
+	fixedOnPR := l.seed.With(finding.StatusFixed)
 	for _, f := range l.followed(ctx, b, pr.HeadRefOid, files) {
 		if f.Status == finding.StatusRefuted || f.dismissed {
 			// Neither judged nor carried: raised again, a refuted finding
@@ -91,7 +94,7 @@ func (l *loop) reReviewOf(ctx context.Context, n int, pr *github.PullRequest) *r
 			continue
 		}
 		re.Previous, re.Changed[f.ID] = append(re.Previous, f.Finding), f.changed
-		if slices.Contains(b.Fixed, f.ID) {
+		if slices.Contains(b.Fixed, f.ID) || slices.Contains(fixedOnPR, f.ID) {
 			re.Fixed = append(re.Fixed, f.Finding)
 		}
 	}
@@ -199,6 +202,7 @@ func (l *loop) ledgerBasis() (basis, bool) {
 	if !ok {
 		return basis{}, false
 	}
+	l.describeSeeded(fs)
 	b := basis{Head: l.seed.Basis, Findings: fs, Sampled: l.seed.Sampled, Dismissed: l.seed.BasisWith(finding.StatusDismissed)}
 	for _, f := range l.seed.BasisWith(finding.StatusRefuted) {
 		f.Status = finding.StatusRefuted // as a recorded round keeps it

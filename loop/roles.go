@@ -142,11 +142,18 @@ const (
 	maxThreadsView = 48 << 10
 )
 
-func analyzerTask(pr *github.PullRequest, st finding.ReviewState, stats finding.ThreadStats, truncated bool) (string, []int, error) {
+// analyzerTask renders prompts/comments_analyzer.md: the analyzer is shown
+// the threads that are findings (threadFs: unresolved, or resolved by
+// someone whose word does not count).
+func analyzerTask(pr *github.PullRequest, threadFs []finding.Finding, st finding.ReviewState, stats finding.ThreadStats, truncated bool) (string, []int, error) {
 	var views []threadView
 	size := 0
+	findings := map[string]bool{}
+	for _, f := range threadFs {
+		findings[f.ID] = true
+	}
 	for _, th := range pr.Threads {
-		if th.IsResolved || len(th.Comments) > 0 && Own(pr, th.Comments[0].Body, th.Comments[0].Author) {
+		if len(th.Comments) > 0 && Own(pr, th.Comments[0].Body, th.Comments[0].Author) {
 			continue // gh-ocdx's own threads: their replies go to the reviewers
 		}
 		var v threadView
@@ -159,7 +166,7 @@ func analyzerTask(pr *github.PullRequest, st finding.ReviewState, stats finding.
 			}
 			v.Comments = append(v.Comments, commentView{Author: c.Author, Association: c.Association, Body: excerpt(c.Body, maxCommentView)})
 		}
-		if v.ID == "" {
+		if !findings[v.ID] {
 			continue
 		}
 		// The view is bounded like every prompt: past maxThreadsView the
@@ -204,7 +211,7 @@ func (l *loop) runRoles(ctx context.Context, round int, rc *review.Context, re *
 	out := &roundReviews{Roles: make([]RoleStatus, n+1)}
 	results := make([]*finding.ReviewerResult, n)
 	var analyzer finding.CommentsAnalyzerResult
-	aTask, aBreaks, err := analyzerTask(rc.PR, st, stats, rc.PR.ThreadsTruncated)
+	aTask, aBreaks, err := analyzerTask(rc.PR, threadFs, st, stats, rc.PR.ThreadsTruncated)
 	if err != nil {
 		return nil, err
 	}

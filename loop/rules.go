@@ -1,6 +1,8 @@
 package loop
 
 import (
+	"cmp"
+	"fmt"
 	"regexp"
 	"slices"
 	"strings"
@@ -82,13 +84,18 @@ var blocking = regexp.MustCompile(`(?i)\b(must|block\w*)\b`)
 // maxThreadExcerpt bounds the comment text a thread finding quotes.
 const maxThreadExcerpt = 200
 
+// Resolution judges a resolved person's thread whose first comment is
+// first: whether its resolution counts, and when not, why
+// (Trust.Resolution is the rule).
+type Resolution func(th github.ReviewThread, first github.ThreadComment) (counts bool, why string)
+
 // ThreadFindings maps review threads to findings:
 // gh-ocdx's own comments (the marker, posted by pr's viewer) are ignored (a
-// thread that gh-ocdx opened is not counted), and each unresolved thread
-// becomes THREAD-<id of its
-// first comment>, P0 when a maintainer's first comment says "must" or
-// "block", else P1.
-func ThreadFindings(pr *github.PullRequest) ([]finding.Finding, finding.ThreadStats) {
+// thread that gh-ocdx opened is not counted), and each thread left
+// unresolved, or resolved by someone resolved does not count, becomes
+// THREAD-<id of its first comment>, P0 when a maintainer's first comment
+// says "must" or "block", else P1.
+func ThreadFindings(pr *github.PullRequest, resolved Resolution) ([]finding.Finding, finding.ThreadStats) {
 	var out []finding.Finding
 	var st finding.ThreadStats
 	for _, th := range pr.Threads {
@@ -107,12 +114,20 @@ func ThreadFindings(pr *github.PullRequest) ([]finding.Finding, finding.ThreadSt
 			continue
 		}
 		st.Total++
+		first := human[0]
+		title := "Unresolved review thread"
 		if th.IsResolved {
-			st.Resolved++
-			continue
+			counts, why := resolved(th, first)
+			if counts {
+				st.Resolved++
+				continue
+			}
+			// Resolving is a dismissal by another route: by someone who
+			// could not dismiss it, the thread still blocks. The title
+			// says so (the analyzer may reword the description).
+			title = fmt.Sprintf("Review thread resolved by %s, which does not count (%s)", cmp.Or(th.ResolvedBy, "an account GitHub does not name"), why)
 		}
 		st.Unresolved++
-		first := human[0]
 		prio := "P1"
 		if slices.Contains(maintainers, first.Association) && blocking.MatchString(first.Body) {
 			prio = "P0"
@@ -131,7 +146,7 @@ func ThreadFindings(pr *github.PullRequest) ([]finding.Finding, finding.ThreadSt
 		id := first.ID
 		out = append(out, finding.Finding{
 			ID: ThreadID(first), Priority: prio, Category: ThreadCategory, File: path, Line: line,
-			Title:       "Unresolved review thread",
+			Title:       title,
 			Description: redact.ForComment(excerpt(first.Body, maxThreadExcerpt)),
 			Source:      &finding.Source{Type: "human", Name: first.Author, ReviewID: &id, Timestamp: first.CreatedAt},
 		})
@@ -242,7 +257,20 @@ func SameFinding(prev, cur finding.Finding) bool {
 	if prev.ID != "" && prev.ID == cur.ID {
 		return true
 	}
-	return strings.EqualFold(strings.TrimSpace(prev.Category), strings.TrimSpace(cur.Category)) && sameProblem(prev, cur)
+	return sameCategory(prev, cur) && sameProblem(prev, cur)
+}
+
+// sameCategory compares categories, or, where one is not known (a finding
+// a ledger located, which records no category), the category code their
+// IDs start with: a fix another verb or machine pushed is located so.
+func sameCategory(a, b finding.Finding) bool {
+	ca, cb := strings.TrimSpace(a.Category), strings.TrimSpace(b.Category)
+	if ca != "" && cb != "" {
+		return strings.EqualFold(ca, cb)
+	}
+	pa, _, okA := strings.Cut(a.ID, "-")
+	pb, _, okB := strings.Cut(b.ID, "-")
+	return okA && okB && pa == pb
 }
 
 // SimilarTitles compares titles by their words: equal ignoring case and
@@ -345,7 +373,7 @@ func IssuesToFix(fs []finding.Finding, stuck []string) (toFix, optional []findin
 	seen := map[string]bool{}
 	for _, p := range finding.Priorities {
 		for _, f := range fs {
-			if f.Priority != p || IsThread(f) || f.Status == finding.StatusRefuted || slices.Contains(stuck, f.ID) || seen[f.ID] {
+			if f.Priority != p || IsThread(f) || NeedsRewrite(f) || f.Status == finding.StatusRefuted || slices.Contains(stuck, f.ID) || seen[f.ID] {
 				continue
 			}
 			seen[f.ID] = true

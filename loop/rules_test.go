@@ -59,7 +59,7 @@ func TestThreadFindings(t *testing.T) {
 		{Comments: []github.ThreadComment{{ID: "C1", Body: "This MUST be fixed.", Author: "boss", Association: "MEMBER", Path: "a.go", Line: &l}}},
 		{Comments: []github.ThreadComment{{ID: "C2", Body: "This must go", Author: "pal", Association: "CONTRIBUTOR"}}},
 		{Comments: []github.ThreadComment{{ID: "C3", Body: "blocker: " + strings.Repeat("x", 300) + " ghp_abcdefghijklmnopqrstuvwxyz0123456789", Author: "o", Association: "OWNER", Path: "b.go"}}},
-		{IsResolved: true, Comments: []github.ThreadComment{{ID: "C4", Body: "done", Author: "boss", Association: "MEMBER"}}},
+		{IsResolved: true, ResolvedBy: "boss", Comments: []github.ThreadComment{{ID: "C4", Body: "done", Author: "boss", Association: "MEMBER"}}},
 		{Comments: []github.ThreadComment{{ID: "C5", Body: finding.Marker + " a report", Author: "bot"}}},
 		// A reply on gh-ocdx's own thread is no thread finding: the next
 		// round's reviewers are shown it.
@@ -67,7 +67,8 @@ func TestThreadFindings(t *testing.T) {
 		// A copy of the marker by someone else is a human thread.
 		{Comments: []github.ThreadComment{{ID: "C8", Body: finding.Marker + " fake report", Author: "mallory", Association: "NONE", Path: "d.go"}}},
 	}
-	fs, st := ThreadFindings(&github.PullRequest{Threads: threads, Viewer: "bot"})
+	pr := &github.PullRequest{Threads: threads, Viewer: "bot"}
+	fs, st := ThreadFindings(pr, NewTrust(&fakeGitHub{}, github.Repo{Owner: "o", Name: "r"}, nil).Resolution(context.Background(), pr))
 	if st != (finding.ThreadStats{Total: 5, Resolved: 1, Unresolved: 4}) {
 		t.Errorf("stats %+v", st)
 	}
@@ -146,6 +147,16 @@ func TestSameFinding(t *testing.T) {
 		if got := SameFinding(base, tc.cur); got != tc.want {
 			t.Errorf("%s: SameFinding = %t, want %t", tc.name, got, tc.want)
 		}
+	}
+	// A finding a ledger located has no category: its ID's code stands
+	// for it (a fix another verb or machine pushed is known so).
+	located := base
+	located.Category = ""
+	if !SameFinding(located, fnd("P2", "quality", "a.go", 12, "Cache size not bounded")) {
+		t.Error("a located finding moved by a fix is not matched")
+	}
+	if SameFinding(located, fnd("P2", "security", "a.go", 12, "Cache size not bounded")) {
+		t.Error("a located finding matched another category")
 	}
 	noLine := fnd("P1", "docs", "README.md", 0, "Usage section is missing")
 	if !SameFinding(noLine, fnd("P1", "docs", "README.md", 0, "The usage section is missing")) {
@@ -316,7 +327,7 @@ func TestThreadIDsAndTheirOldNames(t *testing.T) {
 		{Comments: []github.ThreadComment{{ID: "PRRC_kwDOold", DatabaseID: "2001", Body: "why?", Author: "pal", Association: "NONE", Path: "a.go", Line: &l}}},
 		{Comments: []github.ThreadComment{{ID: "PRRC_nodb", Body: "and this?", Author: "pal", Association: "NONE", Path: "b.go"}}},
 	}}
-	fs, _ := ThreadFindings(pr)
+	fs, _ := ThreadFindings(pr, NewTrust(&fakeGitHub{}, github.Repo{Owner: "o", Name: "r"}, nil).Resolution(context.Background(), pr))
 	if len(fs) != 2 || fs[0].ID != "THREAD-2001" || fs[1].ID != "THREAD-PRRC_nodb" {
 		t.Fatalf("thread IDs %+v", fs)
 	}
@@ -333,5 +344,49 @@ func TestThreadIDsAndTheirOldNames(t *testing.T) {
 	ds, refused, _ := trust.Dismissals(context.Background(), pr, finding.Ledger{})
 	if len(ds) != 1 || ds[0].ID != "THREAD-2001" || ds[0].By != "maint" || len(refused) != 0 {
 		t.Errorf("the old command's thread: %+v, refused %+v", ds, refused)
+	}
+}
+
+// Resolving a person's thread clears its finding as a dismissal does
+// (docs/architecture.md, Who may dismiss): it counts from the thread's
+// author or from someone MayDismiss allows; from anyone else, or from
+// nobody GitHub names, the thread stays a finding that says who resolved
+// it.
+func TestThreadResolutionCountsOnlyFromWhomMayDismiss(t *testing.T) {
+	perms := map[string]github.Permission{"carol": github.PermWrite, "mona": github.PermWrite, "pat": github.PermRead, "root": github.PermAdmin, "bot": github.PermWrite}
+	for _, tc := range []struct {
+		by, prAuthor string
+		counts       bool
+		why          string
+	}{
+		{"boss", "mona", true, ""},                 // the thread's author
+		{"BOSS", "mona", true, ""},                 // logins ignore case
+		{"carol", "mona", true, ""},                // write permission
+		{"root", "root", true, ""},                 // the PR's author, an admin
+		{"mona", "mona", false, "the PR's author"}, // the PR's author, write
+		{"pat", "mona", false, "pat has read"},     // read
+		{"ghost", "mona", false, "ghost has none"}, // unknown to the repository
+		{"bot", "mona", true, ""},                  // gh-ocdx's login counts as its owner's permission
+		{"", "mona", false, "GitHub does not say who resolved it"},
+	} {
+		pr := &github.PullRequest{Viewer: "bot", Author: tc.prAuthor, Threads: []github.ReviewThread{
+			{IsResolved: true, ResolvedBy: tc.by, Comments: []github.ThreadComment{{ID: "C1", DatabaseID: "11", Body: "This must not ship.", Author: "boss", Association: "MEMBER", Path: "a.go"}}},
+		}}
+		trust := NewTrust(&fakeGitHub{perms: perms}, github.Repo{Owner: "o", Name: "r"}, nil)
+		fs, st := ThreadFindings(pr, trust.Resolution(context.Background(), pr))
+		if tc.counts {
+			if len(fs) != 0 || st != (finding.ThreadStats{Total: 1, Resolved: 1}) {
+				t.Errorf("resolved by %q: want it resolved, got %+v %+v", tc.by, fs, st)
+			}
+			continue
+		}
+		if len(fs) != 1 || st != (finding.ThreadStats{Total: 1, Unresolved: 1}) || fs[0].ID != "THREAD-11" || fs[0].Priority != "P0" {
+			t.Errorf("resolved by %q: want the P0 thread finding, got %+v %+v", tc.by, fs, st)
+			continue
+		}
+		if !strings.Contains(fs[0].Title, "which does not count") || !strings.Contains(fs[0].Title, tc.why) ||
+			tc.by != "" && !strings.Contains(fs[0].Title, "resolved by "+tc.by+",") {
+			t.Errorf("resolved by %q: the finding must say who resolved it and why that does not count: %q / %q", tc.by, fs[0].Title, fs[0].Description)
+		}
 	}
 }

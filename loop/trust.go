@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/ocdx/gh-ocdx/config"
@@ -82,6 +83,28 @@ func MayDismiss(repo github.Repo, perm github.Permission, login, prAuthor, id st
 	return true, ""
 }
 
+// Resolution is the rule for a person's resolved review thread on pr
+// (docs/architecture.md, Who may dismiss): resolving it clears its finding
+// as a dismissal does, so it counts only when the thread's author resolved
+// it or someone MayDismiss allows. gh-ocdx's own threads are not judged:
+// they are no findings.
+func (t *Trust) Resolution(ctx context.Context, pr *github.PullRequest) Resolution {
+	return func(th github.ReviewThread, first github.ThreadComment) (bool, string) {
+		by := th.ResolvedBy
+		switch {
+		case by == "":
+			return false, "GitHub does not say who resolved it"
+		case strings.EqualFold(by, first.Author):
+			return true, ""
+		}
+		p, err := t.Permission(ctx, by)
+		if err != nil {
+			return false, fmt.Sprintf("their permission could not be read (%v)", err)
+		}
+		return MayDismiss(t.repo, p, by, pr.Author, ThreadID(first))
+	}
+}
+
 // MayCommand is the same rule for any /ocdx command in a PR's comments
 // (review, fix, ask, and a reply that would start a paid reply run): it
 // counts only from someone with write, maintain or admin permission on
@@ -93,8 +116,9 @@ func MayCommand(repo github.Repo, perm github.Permission, login string) (ok bool
 	return true, ""
 }
 
-// RefusedTag is the tag of gh-ocdx's answer to the refused command r: the
-// loop answers no command that carries it already.
+// RefusedTag is the tag earlier versions' loops read to know that the
+// refused command r was answered; an answer to a refused command carries
+// it beside CommandTag, so that those versions do not answer it again.
 func RefusedTag(r Refusal) string { return refusedTag(r) }
 
 // Judge sets pr.Trusted: the logins besides the viewer whose posts count
@@ -138,13 +162,17 @@ func (t *Trust) Judge(ctx context.Context, pr *github.PullRequest) (warnings []s
 // Dismissal is a finding dismissed on the PR.
 type Dismissal struct {
 	ID  string
-	By  string // "" when an earlier run's ledger says so
+	By  string // "" when an earlier run's ledger names nobody
 	URL string // the command's
+	// Reason is what the command said after the IDs, or the ledger kept:
+	// a person's words, one line, capped (finding.LedgerReason).
+	Reason string
 }
 
 // Refusal is a /ocdx dismiss that does not count, and why.
 type Refusal struct {
 	By, URL, Why string
+	ID           string   // the command's comment, by its database id ("" when GitHub sent none)
 	IDs          []string // the findings it could not dismiss
 }
 
@@ -154,10 +182,12 @@ type Refusal struct {
 // command, that do not count. A permission that cannot be read refuses
 // nothing and dismisses nothing; warnings say so.
 func (t *Trust) Dismissals(ctx context.Context, pr *github.PullRequest, led finding.Ledger) (ds []Dismissal, refused []Refusal, warnings []string) {
-	for _, id := range led.With(finding.StatusDismissed) {
-		ds = append(ds, Dismissal{ID: id})
+	for _, e := range led.Findings {
+		if e.Status == finding.StatusDismissed {
+			ds = append(ds, Dismissal{ID: e.ID, By: e.DismissedBy, Reason: e.Reason})
+		}
 	}
-	judge := func(author, url string, ids []string) {
+	judge := func(author, url, commentID, reason string, ids []string) {
 		if len(ids) == 0 {
 			return
 		}
@@ -166,7 +196,7 @@ func (t *Trust) Dismissals(ctx context.Context, pr *github.PullRequest, led find
 			warnings = append(warnings, fmt.Sprintf("the /ocdx dismiss of %s (%s) does not count: %v", author, url, err))
 			return
 		}
-		r := Refusal{By: author, URL: url}
+		r := Refusal{By: author, URL: url, ID: commentID}
 		var whys []string
 		for _, id := range ids {
 			if ok, why := MayDismiss(t.repo, p, author, pr.Author, id); !ok {
@@ -179,9 +209,9 @@ func (t *Trust) Dismissals(ctx context.Context, pr *github.PullRequest, led find
 			// A command names who dismissed what a ledger carries.
 			switch i := slices.IndexFunc(ds, func(d Dismissal) bool { return d.ID == id }); {
 			case i < 0:
-				ds = append(ds, Dismissal{ID: id, By: author, URL: url})
-			case ds[i].By == "":
-				ds[i].By, ds[i].URL = author, url
+				ds = append(ds, Dismissal{ID: id, By: author, URL: url, Reason: reason})
+			case ds[i].URL == "":
+				ds[i].By, ds[i].URL, ds[i].Reason = author, url, cmp.Or(reason, ds[i].Reason)
 			}
 		}
 		if len(r.IDs) > 0 {
@@ -192,7 +222,7 @@ func (t *Trust) Dismissals(ctx context.Context, pr *github.PullRequest, led find
 	for _, th := range OwnThreads(pr) {
 		for _, c := range th.Replies {
 			if _, ok := DismissCommand(c.Body); ok {
-				judge(c.Author, c.URL, []string{th.Finding.ID})
+				judge(c.Author, c.URL, c.DatabaseID, DismissReason(c.Body), []string{th.Finding.ID})
 			}
 		}
 	}
@@ -202,10 +232,18 @@ func (t *Trust) Dismissals(ctx context.Context, pr *github.PullRequest, led find
 			for i, id := range ids {
 				ids[i] = cmp.Or(legacy[id], id) // a thread named as before
 			}
-			judge(c.Author, c.URL, ids)
+			judge(c.Author, c.URL, commentID(c), DismissReason(c.Body), ids)
 		}
 	}
 	return ds, refused, warnings
+}
+
+// commentID is c's database id as tags write it; "" when unknown.
+func commentID(c github.Comment) string {
+	if c.ID == 0 {
+		return ""
+	}
+	return strconv.FormatInt(c.ID, 10)
 }
 
 // DismissedOn is what counts as dismissed on pr for a verb that reads it

@@ -350,7 +350,7 @@ func (t *Trust) Restores(ctx context.Context, pr *github.PullRequest) (rs []Rest
 			warnings = append(warnings, fmt.Sprintf("the /ocdx restore of %s (%s) does not count: %v", c.Author, c.URL, err))
 			continue
 		}
-		r := Refusal{By: c.Author, URL: c.URL}
+		r := Refusal{By: c.Author, URL: c.URL, ID: commentID(c)}
 		var whys []string
 		for _, id := range ids {
 			if ok, why := MayRestore(t.repo, p, c.Author, pr.Author, id); !ok {
@@ -397,23 +397,11 @@ func (l *loop) readRestores(ctx context.Context, pr *github.PullRequest, answer 
 	}
 	l.restores = rs
 	for _, r := range refused {
-		l.progress("not honoured: the /ocdx restore of %s (%s): %s", r.By, r.URL, r.Why)
-		if !answer {
-			continue
-		}
-		if err := l.refuseRestore(ctx, pr, r); ctx.Err() != nil {
-			return ctx.Err()
-		} else if err != nil {
-			l.progress("answering the /ocdx restore of %s failed: %v", r.By, err)
+		if err := l.refusal(ctx, pr, r, restoreCommand, "What the verifier refuted stays left out.", answer); err != nil {
+			return err
 		}
 	}
 	return nil
-}
-
-// refuseRestore answers a /ocdx restore that does not count, in the
-// conversation, unless an answer is already on the PR.
-func (l *loop) refuseRestore(ctx context.Context, pr *github.PullRequest, r Refusal) error {
-	return l.answerRefusal(ctx, pr, r, restoreCommand, "What the verifier refuted stays left out.")
 }
 
 // restoresRefuted reports whether someone restored a finding that the
@@ -475,9 +463,11 @@ func (l *loop) reinstate(rr *RoundResult, restored []string) {
 func (l *loop) ledgerRefuted(led *finding.Ledger, rr RoundResult) {
 	for _, f := range rr.Refuted {
 		led.Set(f.ID, finding.StatusRefuted, "")
-		led.Agree(f.ID, f.Agreement)
+		led.Agree(f.ID, f.Agreement, f.Reviewers)
 	}
 	for _, id := range RestoredIDs(l.restores) {
-		led.Restore(id)
+		if led.Has(id) || l.raised(id) { // a restore of an ID nobody raised is no entry
+			led.Restore(id)
+		}
 	}
 }

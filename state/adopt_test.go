@@ -47,3 +47,56 @@ func TestAdoptRecordsARunFromElsewhereOnce(t *testing.T) {
 		t.Error("a run from elsewhere was resumed")
 	}
 }
+
+// review-pr's run, or one adopted from a ledger, is recorded after the PR's
+// runs; an interrupted run stays the last, and the next run of its kind
+// resumes it.
+func TestRecordKeepsAnInterruptedRunToResume(t *testing.T) {
+	s := New(filepath.Join(t.TempDir(), "state.db"), nil)
+	key := NewKey("github.com", "octo", "widgets", 7)
+	run, err := s.Begin(key, "review-loop")
+	if err != nil {
+		t.Fatal(err)
+	}
+	loopID := run.ID()
+	if err := run.Release(); err != nil { // killed: resumable
+		t.Fatal(err)
+	}
+	posted := Run{ID: "20261124T101112-a1b2c3", Kind: "review-pr", Outcome: OutcomeConverged, Rounds: []Round{{N: 1, HeadOID: "916a9a4"}}}
+	if err := s.Record(key, posted); err != nil {
+		t.Fatal(err)
+	}
+	pr, err := s.PR(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pr.Runs) != 2 || pr.Runs[0].ID != posted.ID || pr.Runs[1].ID != loopID {
+		t.Fatalf("runs %+v, want review-pr's, then the interrupted loop", pr.Runs)
+	}
+	if list, err := s.List(); err != nil || len(list) != 1 || list[0].Last.ID != loopID {
+		t.Errorf("state show's last run: %+v, %v; want the interrupted %s", list, err, loopID)
+	}
+	// So does a run adopted from a ledger.
+	if ok, err := s.Adopt(key, Adoption{RunID: "20261124T111111-c0ffee", Kind: "review-loop", Round: 1, Head: "916a9a4"}); err != nil || !ok {
+		t.Fatalf("adopt: %v, %v", ok, err)
+	}
+	again, err := s.Begin(key, "review-loop")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer again.Release()
+	if !again.Resumed() || again.ID() != loopID {
+		t.Errorf("the interrupted run was not resumed (resumed %t, run %s)", again.Resumed(), again.ID())
+	}
+	// With nothing interrupted, a record is the newest run.
+	if err := again.End(OutcomeBlocked, "done"); err != nil {
+		t.Fatal(err)
+	}
+	posted.ID = "20261124T121212-d4e5f6"
+	if err := s.Record(key, posted); err != nil {
+		t.Fatal(err)
+	}
+	if pr, _ := s.PR(key); pr.Runs[len(pr.Runs)-1].ID != posted.ID {
+		t.Errorf("runs %+v, want the record last", pr.Runs)
+	}
+}

@@ -20,6 +20,36 @@ type Dismissed struct {
 	At time.Time `json:"at"`
 }
 
+// keyDisputed holds a PR's disputed findings ([]Disputed).
+var keyDisputed = []byte("disputed")
+
+// Disputed is a finding gh-ocdx conceded in a conversation (gh ocdx reply):
+// it blocks until someone dismisses it on the PR, and is never stuck as
+// well. It stays in the PR's record until `state clear`, as stuck ones do.
+type Disputed struct {
+	ID    string    `json:"id"`
+	Since time.Time `json:"since"`
+}
+
+// Dispute records that gh-ocdx conceded ids on the PR key, taking them out
+// of its stuck set, when this machine has a record of the PR (without one
+// there is no stuck set to correct: the PR's ledger tells the next run).
+func (s *Store) Dispute(key Key, ids []string) error {
+	if err := key.valid(); err != nil {
+		return err
+	}
+	return s.update(func(prs *bolt.Bucket) error {
+		b := prs.Bucket(keyBytes(key))
+		if b == nil {
+			return nil
+		}
+		if changed, err := dispute(b, ids, s.o.Now()); err != nil || !changed {
+			return err
+		}
+		return refreshRow(key, b) // the row counts the stuck findings
+	})
+}
+
 // Dismiss records ids as dismissed for key, which names a local review's
 // branch. added are the IDs not dismissed before, in the order given.
 func (s *Store) Dismiss(key Key, ids []string, by string) (added []string, err error) {

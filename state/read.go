@@ -133,6 +133,9 @@ func (s *Store) PR(key Key) (PR, error) {
 		if _, err := get(b, keyDismissed, &pr.Dismissed); err != nil {
 			return err
 		}
+		if _, err := get(b, keyDisputed, &pr.Disputed); err != nil {
+			return err
+		}
 		runs := b.Bucket(bucketRuns)
 		if runs == nil {
 			return nil

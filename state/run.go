@@ -405,9 +405,10 @@ func decay(r *Run) {
 	r.Compacted = true
 }
 
-// addStuck merges a round's stuck IDs into the PR's stuck set.
+// addStuck merges a round's stuck IDs into the PR's stuck set, and its
+// disputed IDs into the disputed set (dispute).
 func addStuck(b *bolt.Bucket, runID string, rd Round, now time.Time) error {
-	if len(rd.StuckIDs) == 0 {
+	if len(rd.StuckIDs) == 0 && len(rd.DisputedIDs) == 0 {
 		return nil
 	}
 	var set []Stuck
@@ -416,14 +417,54 @@ func addStuck(b *bolt.Bucket, runID string, rd Round, now time.Time) error {
 	}
 	n := len(set)
 	for _, id := range rd.StuckIDs {
-		if !slices.ContainsFunc(set, func(s Stuck) bool { return s.ID == id }) {
+		if !slices.ContainsFunc(set, func(s Stuck) bool { return s.ID == id }) && !slices.Contains(rd.DisputedIDs, id) {
 			set = append(set, Stuck{ID: id, RunID: runID, Round: rd.N, Since: now})
 		}
 	}
-	if len(set) == n {
-		return nil
+	if len(set) != n {
+		if err := put(b, keyStuck, set); err != nil {
+			return err
+		}
 	}
-	return put(b, keyStuck, set)
+	_, err := dispute(b, rd.DisputedIDs, now)
+	return err
+}
+
+// dispute records ids in the PR's disputed set and takes them out of its
+// stuck set: a finding is recorded in one status. changed says whether
+// either set changed.
+func dispute(b *bolt.Bucket, ids []string, now time.Time) (changed bool, err error) {
+	if len(ids) == 0 {
+		return false, nil
+	}
+	var stuck []Stuck
+	var disputed []Disputed
+	if _, err := get(b, keyStuck, &stuck); err != nil {
+		return false, err
+	}
+	if _, err := get(b, keyDisputed, &disputed); err != nil {
+		return false, err
+	}
+	n := len(stuck)
+	if stuck = slices.DeleteFunc(stuck, func(s Stuck) bool { return slices.Contains(ids, s.ID) }); len(stuck) != n {
+		if err := put(b, keyStuck, stuck); err != nil {
+			return false, err
+		}
+		changed = true
+	}
+	n = len(disputed)
+	for _, id := range ids {
+		if !slices.ContainsFunc(disputed, func(d Disputed) bool { return d.ID == id }) {
+			disputed = append(disputed, Disputed{ID: id, Since: now})
+		}
+	}
+	if len(disputed) != n {
+		if err := put(b, keyDisputed, disputed); err != nil {
+			return false, err
+		}
+		changed = true
+	}
+	return changed, nil
 }
 
 // trim keeps the newest keep runs of a PR, so its history stays bounded.

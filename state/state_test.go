@@ -476,6 +476,45 @@ func TestStuckSetSurvivesRunsUntilCleared(t *testing.T) {
 	}
 }
 
+// A finding gh-ocdx conceded is disputed, not stuck: a round recording it
+// disputed takes it out of the PR's stuck set, and a round naming it both
+// records it disputed only.
+func TestADisputedFindingLeavesTheStuckSet(t *testing.T) {
+	s := newStore(t, nil)
+	a := must(s.Begin(prKey, "review-loop"))
+	must(a.StartRound(1, "a"))
+	if err := a.UpdateRound(1, func(r *Round) { r.StuckIDs = []string{"QUAL-1", "PERF-2"} }); err != nil {
+		t.Fatal(err)
+	}
+	must(a.StartRound(2, "b"))
+	if err := a.UpdateRound(2, func(r *Round) { r.StuckIDs, r.DisputedIDs = []string{"DOCS-3"}, []string{"QUAL-1", "DOCS-3"} }); err != nil {
+		t.Fatal(err)
+	}
+	pr := must(s.PR(prKey))
+	if len(pr.Stuck) != 1 || pr.Stuck[0].ID != "PERF-2" || len(pr.Disputed) != 2 || pr.Disputed[0].ID != "QUAL-1" || pr.Disputed[1].ID != "DOCS-3" {
+		t.Fatalf("stuck set %+v, disputed %+v; want PERF-2 stuck, QUAL-1 and DOCS-3 disputed", pr.Stuck, pr.Disputed)
+	}
+	// gh ocdx reply's concession, between runs.
+	if err := s.Dispute(prKey, []string{"PERF-2", "QUAL-1"}); err != nil {
+		t.Fatal(err)
+	}
+	pr = must(s.PR(prKey))
+	if len(pr.Stuck) != 0 || len(pr.Disputed) != 3 {
+		t.Fatalf("after Dispute: stuck %+v, disputed %+v", pr.Stuck, pr.Disputed)
+	}
+	if rows := must(s.List()); len(rows) != 1 || rows[0].Stuck != 0 {
+		t.Errorf("state show's row counts %+v", rows)
+	}
+	// A PR this machine has no record of gets none.
+	other := NewKey("github.com", "o", "r", 99)
+	if err := s.Dispute(other, []string{"QUAL-1"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.PR(other); !errors.Is(err, ErrNotFound) {
+		t.Errorf("Dispute made a record: %v", err)
+	}
+}
+
 func TestInterruptedRunOfAnotherKindIsAbandoned(t *testing.T) {
 	s := newStore(t, nil)
 	a := must(s.Begin(prKey, "review-loop"))

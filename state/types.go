@@ -91,6 +91,7 @@ const (
 	OutcomeConverged RunOutcome = "converged" // goal reached (exit 0); its reports decay to summaries
 	OutcomeBlocked   RunOutcome = "blocked"   // finished without converging (exit 3); kept in full
 	OutcomeFailed    RunOutcome = "failed"    // error (exit 1); kept in full
+	OutcomeFixed     RunOutcome = "fixed"     // a local review's findings fixed and committed, the fix not reviewed again (exit 0); kept in full
 	OutcomeAbandoned RunOutcome = "abandoned" // interrupted, then superseded by a run of another kind; kept in full
 	OutcomeElsewhere RunOutcome = "elsewhere" // run on another machine: what the ledger of its last report told (Run.Source)
 )
@@ -160,17 +161,21 @@ type Round struct {
 	// head: raised again there, or followed from the review before. Raised
 	// again at a line that moved, a finding keeps its ID, and with it its
 	// dismissal (docs/architecture.md, Re-reviews). Decayed as Findings.
-	Dismissed    []finding.Finding `json:"dismissed,omitempty"`
-	Counts       finding.Counts    `json:"counts,omitzero"`
-	Consensus    string            `json:"consensus,omitempty"`
-	FailedRoles  []string          `json:"failedRoles,omitempty"`
-	Reports      []Report          `json:"reports,omitempty"`
-	StuckIDs     []string          `json:"stuckIds,omitempty"` // also merged into the PR's stuck set
-	Fix          *FixResult        `json:"fix,omitempty"`      // what the round's fix did
-	Pushing      string            `json:"pushing,omitempty"`  // the commit the push sends, recorded before it
-	Comments     []Comment         `json:"comments,omitempty"`
-	Verification []verify.Result   `json:"verification,omitempty"`
-	Usage        []Usage           `json:"usage,omitempty"`
+	Dismissed   []finding.Finding `json:"dismissed,omitempty"`
+	Counts      finding.Counts    `json:"counts,omitzero"`
+	Consensus   string            `json:"consensus,omitempty"`
+	FailedRoles []string          `json:"failedRoles,omitempty"`
+	Reports     []Report          `json:"reports,omitempty"`
+	StuckIDs    []string          `json:"stuckIds,omitempty"` // also merged into the PR's stuck set
+	// DisputedIDs are the findings gh-ocdx conceded in a conversation:
+	// blocking, for a person to dismiss. A finding is one or the other, so
+	// these leave the PR's stuck set.
+	DisputedIDs  []string        `json:"disputedIds,omitempty"`
+	Fix          *FixResult      `json:"fix,omitempty"`     // what the round's fix did
+	Pushing      string          `json:"pushing,omitempty"` // the commit the push sends, recorded before it
+	Comments     []Comment       `json:"comments,omitempty"`
+	Verification []verify.Result `json:"verification,omitempty"`
+	Usage        []Usage         `json:"usage,omitempty"`
 	// Coverage is how much of the diff the reviewers were given.
 	Coverage *diff.Coverage `json:"coverage,omitempty"`
 	// Fingerprint names what a local review read (its commit, working
@@ -297,6 +302,9 @@ type PR struct {
 	Runs  []Run   `json:"runs"` // oldest first
 	// Dismissed are a local review's dismissed findings (Store.Dismiss).
 	Dismissed []Dismissed `json:"dismissed,omitempty"`
+	// Disputed are the findings gh-ocdx conceded (Store.Dispute, or a
+	// round's DisputedIDs): none of them is in Stuck.
+	Disputed []Disputed `json:"disputed,omitempty"`
 }
 
 // Summary is one PR's line in `state show`: cheap to read for every PR.

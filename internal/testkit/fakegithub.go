@@ -104,7 +104,22 @@ var reviewStates = map[string]string{"APPROVE": "APPROVED", "REQUEST_CHANGES": "
 type Thread struct {
 	ID       string
 	Resolved bool
-	Comments []ThreadComment
+	// ResolvedBy is the login that resolved it (GraphQL resolvedBy); a
+	// resolved thread without one was resolved by its first comment's
+	// author.
+	ResolvedBy string
+	Comments   []ThreadComment
+}
+
+// resolver is the login GitHub names as th's resolver; "" while open.
+func (th Thread) resolver() string {
+	switch {
+	case !th.Resolved:
+		return ""
+	case th.ResolvedBy != "" || len(th.Comments) == 0:
+		return th.ResolvedBy
+	}
+	return th.Comments[0].Login
 }
 
 // ThreadComment is one comment of a thread; ID defaults to a unique node id.
@@ -285,6 +300,14 @@ func (g *GitHub) SetPermission(repo, login, role string) {
 	g.perms[repo+" "+strings.ToLower(login)] = role
 }
 
+// SetViewerPermission sets the viewer's permission on PR number's head
+// repository (READ, WRITE…), as a later query reads it.
+func (g *GitHub) SetViewerPermission(repo string, number int, perm string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.prs[fmt.Sprintf("%s#%d", repo, number)].Permission = perm
+}
+
 // Fail queues a fault.
 func (g *GitHub) Fail(f Fault) {
 	g.mu.Lock()
@@ -293,6 +316,13 @@ func (g *GitHub) Fail(f Fault) {
 		f.Times = 1
 	}
 	g.faults = append(g.faults, &f)
+}
+
+// ClearFaults drops the faults no request has taken yet.
+func (g *GitHub) ClearFaults() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.faults = nil
 }
 
 // Requests returns the request log.
@@ -832,7 +862,7 @@ func (g *GitHub) prComments(repo string, pr *PR) conn {
 		if assoc == "" {
 			assoc = "COLLABORATOR"
 		}
-		comments = append(comments, map[string]any{"author": map[string]any{"login": c.Login}, "authorAssociation": assoc, "body": c.Body,
+		comments = append(comments, map[string]any{"fullDatabaseId": strconv.FormatInt(c.ID, 10), "author": map[string]any{"login": c.Login}, "authorAssociation": assoc, "body": c.Body,
 			"url": g.commentURL(repo, strconv.Itoa(pr.Number), c.ID), "createdAt": postedAt(c.ID)})
 	}
 	return comments
@@ -855,7 +885,11 @@ func (g *GitHub) threadNode(repo string, pr *PR, th Thread) map[string]any {
 			"author": map[string]any{"login": c.Login}, "authorAssociation": c.Association,
 			"path": c.Path, "line": l, "createdAt": "2026-01-01T00:00:00Z", "url": "https://" + g.Host() + "/" + repo + "/pull/" + strconv.Itoa(pr.Number)})
 	}
-	return map[string]any{"id": th.ID, "isResolved": th.Resolved, "isOutdated": false, "path": path, "line": line, "comments": comments}
+	var by any
+	if r := th.resolver(); r != "" {
+		by = map[string]any{"login": r}
+	}
+	return map[string]any{"id": th.ID, "isResolved": th.Resolved, "resolvedBy": by, "isOutdated": false, "path": path, "line": line, "comments": comments}
 }
 
 // refObject is a branch at commit oid, whose files (Commit.file) are read

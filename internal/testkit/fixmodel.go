@@ -22,6 +22,8 @@ type FixModel struct {
 
 	Mu        sync.Mutex
 	requests  int
+	sent      [][]FixAsked  // what each fix was asked to fix, at its first edit
+	prompts   []string      // the user messages of each request, joined
 	Block     chan struct{} // non-nil: requests wait until it is closed
 	OnRequest func()        // called on every request
 	Faults    []Step        // failures answered first, one per request
@@ -33,6 +35,13 @@ func NewFixModel(tb testing.TB) *FixModel {
 	f.srv = httptest.NewServer(http.HandlerFunc(f.serve))
 	tb.Cleanup(f.srv.Close)
 	return f
+}
+
+// Prompts are the user messages of every request, each request's joined.
+func (f *FixModel) Prompts() []string {
+	f.Mu.Lock()
+	defer f.Mu.Unlock()
+	return append([]string(nil), f.prompts...)
 }
 
 // URL is the server root, the value for OLLAMA_HOST.
@@ -104,8 +113,12 @@ func (f *FixModel) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	var payload fixPayload
 	round := "1"
+	var user []string
 	for _, m := range req.Messages {
 		s := text(m.Content)
+		if m.Role == "user" {
+			user = append(user, s)
+		}
 		if mm := reFixPayload.FindStringSubmatch(s); mm != nil {
 			_ = json.Unmarshal([]byte(mm[1]), &payload)
 		}
@@ -113,6 +126,9 @@ func (f *FixModel) serve(w http.ResponseWriter, r *http.Request) {
 			round = mm[1]
 		}
 	}
+	f.Mu.Lock()
+	f.prompts = append(f.prompts, strings.Join(user, "\n"))
+	f.Mu.Unlock()
 	// The sha git_commit returned, in the results after the model's last turn
 	// (the working note may follow them as a user message).
 	sha := ""
@@ -133,6 +149,13 @@ func (f *FixModel) serve(w http.ResponseWriter, r *http.Request) {
 			"rejectedIssues": []any{}, "commits": []map[string]string{{"sha": sha, "message": "fix: review findings"}}})
 		msg["content"] = "BEGIN_JSON\n" + string(env) + "\nEND_JSON"
 	} else {
+		var ids []FixAsked
+		for _, is := range payload.IssuesToFix {
+			ids = append(ids, FixAsked{ID: is.ID, Title: is.Title})
+		}
+		f.Mu.Lock()
+		f.sent = append(f.sent, ids)
+		f.Mu.Unlock()
 		file := fmt.Sprintf("fix-round-%d.txt", payload.Round)
 		msg["content"] = nil
 		msg["tool_calls"] = []map[string]any{
@@ -156,4 +179,15 @@ func (f *FixModel) Count() int {
 	f.Mu.Lock()
 	defer f.Mu.Unlock()
 	return f.requests
+}
+
+// FixAsked is a finding a fix was asked to fix.
+type FixAsked struct{ ID, Title string }
+
+// Sent lists, for each fix the model made (an edit and a commit), the
+// findings it was asked to fix, oldest first.
+func (f *FixModel) Sent() [][]FixAsked {
+	f.Mu.Lock()
+	defer f.Mu.Unlock()
+	return append([][]FixAsked(nil), f.sent...)
 }

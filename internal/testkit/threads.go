@@ -35,6 +35,26 @@ func (g *GitHub) AddThreadReply(threadID, login, association, body string) {
 	}
 }
 
+// ResolveThread resolves the thread with the node id as login, as a
+// person clicking "Resolve conversation" on GitHub would.
+func (g *GitHub) ResolveThread(threadID, login string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if th := g.thread(threadID); th != nil {
+		th.Resolved, th.ResolvedBy = true, login
+	}
+}
+
+// SetDiff replaces a PR's diff (and its files), as GitHub shows it after a
+// push.
+func (g *GitHub) SetDiff(repo string, number int, diff string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if pr := g.prs[fmt.Sprintf("%s#%d", repo, number)]; pr != nil {
+		pr.Diff, pr.Files = diff, ParseDiff(diff)
+	}
+}
+
 // thread finds a thread by node id; g.mu is held.
 func (g *GitHub) thread(id string) *Thread {
 	for _, pr := range g.prs {
@@ -79,7 +99,7 @@ func (g *GitHub) mutations() map[string]any {
 			if th == nil {
 				return notFound(id)
 			}
-			th.Resolved = true
+			th.Resolved, th.ResolvedBy = true, g.Login
 			return map[string]any{"thread": map[string]any{"id": th.ID, "isResolved": true}}
 		}),
 	}

@@ -1,0 +1,134 @@
+package loop
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/ocdx/gh-ocdx/diff"
+	"github.com/ocdx/gh-ocdx/finding"
+	"github.com/ocdx/gh-ocdx/github"
+	"github.com/ocdx/gh-ocdx/internal/text"
+)
+
+// review-pr's review is a review of the PR like a round's
+// (docs/architecture.md, review-pr): its inline comments are gh-ocdx's own
+// threads, each naming a finding, and its ledger makes its head the basis
+// of the next re-review, on any machine.
+
+// ReviewPRPriority is the priority of review-pr's comments as findings:
+// one model's word, so suggestions for the loop's reviewers to judge,
+// never a blocker by themselves.
+const ReviewPRPriority = "P3"
+
+// ReviewPRComments are review-pr's inline comments as posted: each begins
+// with the marker and the thread tag of its finding, as a round's do
+// (InlineBody), so every verb knows the thread as gh-ocdx's own
+// (OwnThreads). The findings are those of the comments, each ID once. A
+// comment on the problem of a finding the PR already has (earlier: the
+// basis's findings, where they are at this head) is that finding, under
+// its ID, whatever its category: one problem, one finding. It takes
+// nothing from the earlier one but its name, so it clears nothing.
+func ReviewPRComments(cs []github.ReviewComment, earlier []finding.Finding) ([]github.ReviewComment, []finding.Finding) {
+	out := make([]github.ReviewComment, 0, len(cs))
+	var fs []finding.Finding
+	for _, c := range cs {
+		f := finding.Finding{Priority: ReviewPRPriority, Category: "other", File: c.Path, Title: commentTitle(c.Body), Description: c.Body}
+		line, end := c.Line, c.Line
+		if c.StartLine > 0 {
+			line = c.StartLine
+		}
+		f.Line = &line
+		if end != line {
+			f.EndLine = &end
+		}
+		if c.Side == github.Left {
+			f.Side = "LEFT"
+		}
+		f.ID = f.ComputeID()
+		for _, e := range earlier {
+			if !IsThread(e) && sameProblem(e, f) {
+				f.ID = e.ID
+				break
+			}
+		}
+		c.Body = finding.Marker + "\n" + threadTag(f) + "\n" + c.Body
+		out = append(out, c)
+		if !slices.ContainsFunc(fs, func(x finding.Finding) bool { return x.ID == f.ID }) {
+			fs = append(fs, f)
+		}
+	}
+	return out, fs
+}
+
+// commentTitle is a comment's first line of words: its finding's title.
+func commentTitle(body string) string {
+	for _, l := range strings.Split(body, "\n") {
+		l = strings.TrimSpace(l)
+		if strings.HasPrefix(l, "```") || strings.HasPrefix(l, "~~~") {
+			break // a suggestion: no words before it
+		}
+		if l = text.OneLine(strings.Trim(l, "#>*_-` ")); l != "" {
+			return text.Clip(l, finding.MaxLedgerTitle)
+		}
+	}
+	return "Suggested change"
+}
+
+// ReviewPRLedger is the ledger review-pr's review carries, and the
+// findings of that review as a basis (nil when it is none): prev, the PR's
+// newest ledger, with run's review of head, its comments' findings (fs)
+// open. Its head becomes the basis of the next re-review when prev's basis
+// findings can be carried there: none, the same head, or the diff from
+// prev's basis to head follows their lines. Otherwise prev's basis stays, and the comments are
+// open findings the next review judges anew. sampled is the head before
+// which the review's coverage was sampled ("" when it saw all it reviewed);
+// whole is the diff from a commit to head (ok false when this clone cannot
+// give it).
+func ReviewPRLedger(prev finding.Ledger, run, head, sampled string, fs []finding.Finding, whole func(from string) (string, bool)) (finding.Ledger, []finding.Finding) {
+	led := prev
+	led.Findings = slices.Clone(prev.Findings)
+	led.Run, led.Kind, led.Round, led.Head, led.Reviewed, led.Converged = run, "review-pr", 1, head, head, false
+	led.Tokens = nil // prev's run's, not this one's
+	for _, f := range fs {
+		// One the ledger knows (dismissed, say) keeps its status.
+		if !slices.ContainsFunc(led.Findings, func(e finding.LedgerEntry) bool { return e.ID == f.ID }) {
+			led.Set(f.ID, finding.StatusOpen, "")
+		}
+	}
+	carried, ok := ReviewPRCarried(prev, head, whole)
+	if !ok {
+		return led, nil
+	}
+	// A comment on a carried finding's problem is that finding, as carried
+	// (its priority, its place): the comment adds a voice, not a finding.
+	basis := slices.Clone(carried)
+	for _, f := range fs {
+		if !slices.ContainsFunc(carried, func(c finding.Finding) bool { return c.ID == f.ID }) {
+			basis = append(basis, f)
+		}
+	}
+	for _, f := range basis {
+		led.Locate(f)
+	}
+	led.Basis, led.Sampled = head, sampled
+	return led, basis
+}
+
+// ReviewPRCarried are prev's basis findings where they are at head (their
+// lines followed through the diff from prev's basis), and ok false when
+// this clone cannot give that diff.
+func ReviewPRCarried(prev finding.Ledger, head string, whole func(from string) (string, bool)) ([]finding.Finding, bool) {
+	carried, located := prev.BasisFindings()
+	if !located || prev.Basis == head || len(carried) == 0 {
+		return carried, true
+	}
+	d, ok := whole(prev.Basis)
+	if !ok {
+		return nil, false
+	}
+	moves, _ := diff.Parse([]byte(d)) // bytes cannot fail to read
+	for i, f := range carried {
+		carried[i], _ = follow(moves, f)
+	}
+	return carried, true
+}
