@@ -14,6 +14,7 @@ import (
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/llm"
 	"github.com/ocdx/gh-ocdx/loop"
+	"github.com/ocdx/gh-ocdx/posts"
 	"github.com/ocdx/gh-ocdx/review"
 )
 
@@ -106,7 +107,7 @@ func runComment(ctx context.Context, d *Deps, opts *CommandOptions) error {
 	if err != nil {
 		return err
 	}
-	tag := loop.CommandTag(id)
+	tag := posts.CommandTag(id)
 	if loop.CommandAnswered(pr, conv, id, c.URL) {
 		d.info("gh-ocdx already answered comment %s on %s#%d: nothing to do", id, repo, pr.Number)
 		return nil
