@@ -12,6 +12,7 @@ import (
 
 	"github.com/ocdx/gh-ocdx/converse"
 	"github.com/ocdx/gh-ocdx/github"
+	"github.com/ocdx/gh-ocdx/internal/text"
 	"github.com/ocdx/gh-ocdx/llm"
 	"github.com/ocdx/gh-ocdx/loop"
 	"github.com/ocdx/gh-ocdx/posts"
@@ -183,7 +184,17 @@ func runComment(ctx context.Context, d *Deps, opts *CommandOptions) error {
 		}
 		return fixPR(ctx, d, &FixOptions{PR: pr.Number, Repo: opts.Repo, Yes: true, MaxTokens: opts.MaxTokens, usage: "Usage: " + fixUsage})
 	}
-	return answer(fmt.Sprintf("gh-ocdx knows /ocdx %s.", strings.Join(converse.Verbs, ", /ocdx ")))
+	// An unknown verb is answered once on the PR, then the run fails: the
+	// Action's log and its exit code say the comment did nothing.
+	known := "/ocdx " + strings.Join(converse.Verbs, ", /ocdx ")
+	if err := answer(fmt.Sprintf("gh-ocdx knows %s.", known)); err != nil {
+		return err
+	}
+	what := "an /ocdx command without a verb"
+	if cmd.Verb != "" {
+		what = fmt.Sprintf("/ocdx %s is not a command of gh-ocdx", text.Clip(text.OneLine(cmd.Verb), 40))
+	}
+	return fmt.Errorf("comment %s: %s; it knows %s (the comment was answered so)", id, what, known)
 }
 
 // dueIn reports whether the review thread has replies due an answer.

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/ocdx/gh-ocdx/config"
 	"github.com/ocdx/gh-ocdx/internal/redact"
@@ -66,7 +67,7 @@ func runConfigInit(ctx context.Context, d *Deps, args []string) error {
 	if d.IO.CanPrompt() {
 		opts.Prompter = d.prompter(ctx)
 	}
-	return configInit(d, opts)
+	return configInit(ctx, d, opts)
 }
 
 func parseConfigInit(d *Deps, args []string) (*ConfigInitOptions, error) {
@@ -81,14 +82,17 @@ current repository names: its Makefile's lint, test, check and build targets,
 else go vet and go test for go.mod, package.json's lint, test and build
 scripts (with the package manager of its lockfile), cargo clippy and cargo
 test for Cargo.toml, pyproject.toml's ruff, mypy and pytest. In a terminal
-they are proposed first, and asked for when nothing names any.`)
+they are proposed first, and asked for when nothing names any.
+
+When ollama answers at $OLLAMA_HOST (default http://127.0.0.1:11434), its
+first model is offered for every role: a review that needs no API key.`)
 	if err := fs.parse(d, args, 0); err != nil {
 		return nil, err
 	}
 	return &ConfigInitOptions{}, nil
 }
 
-func configInit(d *Deps, opts *ConfigInitOptions) error {
+func configInit(ctx context.Context, d *Deps, opts *ConfigInitOptions) error {
 	loc, err := config.Locate(d.Getenv)
 	if err != nil {
 		return err
@@ -97,9 +101,17 @@ func configInit(d *Deps, opts *ConfigInitOptions) error {
 	if _, err := os.Lstat(path); err == nil {
 		return existingConfig(path) // before asking anything
 	}
+	local, err := offerOllama(ctx, d, opts.Prompter)
+	if err != nil {
+		return err
+	}
 	verifyCmds, verifySaid, err := initVerify(d, opts.Prompter, opts.WorkDir)
 	if err != nil {
 		return err
+	}
+	file := config.InitFile(verifyCmds)
+	if local != "" {
+		file = config.LocalFile(local, verifyCmds)
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return fmt.Errorf("cannot create the configuration directory: %w", err)
@@ -112,7 +124,7 @@ func configInit(d *Deps, opts *ConfigInitOptions) error {
 	if err != nil {
 		return fmt.Errorf("cannot create the configuration: %w", err)
 	}
-	_, err = f.WriteString(config.InitFile(verifyCmds))
+	_, err = f.WriteString(file)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
@@ -123,7 +135,12 @@ func configInit(d *Deps, opts *ConfigInitOptions) error {
 
 	var b strings.Builder
 	fmt.Fprintf(&b, "Wrote %s\n\nNext steps:\n", path)
-	fmt.Fprintf(&b, "  1. Edit it: name the model of each role as provider/model (providers: %s).\n", strings.Join(sortedProviderNames(), ", "))
+	if local != "" {
+		fmt.Fprintf(&b, "  1. It names ollama/%s, served by ollama at %s, in every role: gh ocdx review works now, without a key. To use other models, name each role's as provider/model (providers: %s).\n",
+			local, endpoint(d, llm.Providers["ollama"]), strings.Join(sortedProviderNames(), ", "))
+	} else {
+		fmt.Fprintf(&b, "  1. Edit it: name the model of each role as provider/model (providers: %s).\n", strings.Join(sortedProviderNames(), ", "))
+	}
 	b.WriteString("  2. Export the API key of each provider you use:\n")
 	var keyless []string
 	for _, name := range sortedProviderNames() {
@@ -153,6 +170,46 @@ func configInit(d *Deps, opts *ConfigInitOptions) error {
 	}
 	fmt.Fprint(d.IO.Out, b.String())
 	return nil
+}
+
+// ollamaProbe bounds config init's question to a local ollama: one that
+// answers at all answers a models list at once, and a newcomer without one
+// should not wait for a connection that will not come.
+const ollamaProbe = 2 * time.Second
+
+// offerOllama is the model config init names in every role when an ollama
+// answers at $OLLAMA_HOST (default http://127.0.0.1:11434) with a models
+// list: its first, without the default tag. In a terminal it is offered and
+// may be declined, or another listed model chosen; without one, it is
+// taken (the output says so). "" when none answers or none is chosen.
+func offerOllama(ctx context.Context, d *Deps, ask Prompter) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, ollamaProbe)
+	defer cancel()
+	p := llm.Providers["ollama"]
+	list, err := llm.ListModels(ctx, p, d.Getenv)
+	if err != nil || len(list.Names) == 0 {
+		d.Log.Debug("no ollama to offer", "at", endpoint(d, p), "err", err)
+		return "", nil
+	}
+	names := make([]string, len(list.Names))
+	for i, n := range list.Names {
+		names[i] = strings.TrimSuffix(n, ":latest")
+	}
+	if ask == nil {
+		return names[0], nil
+	}
+	shown := names[:min(len(names), 9)]
+	fmt.Fprintf(d.IO.ErrOut, "Ollama answers at %s: a review can run on its models, without an API key.\n", endpoint(d, p))
+	options := make([]string, 0, len(shown)+1)
+	for _, n := range shown {
+		options = append(options, "ollama/"+n+" in every role")
+	}
+	options = append(options, "No, models of a provider with an API key")
+	i, err := ask.Select("Which models should gh-ocdx use?", options)
+	if err != nil || i >= len(shown) {
+		return "", err
+	}
+	return shown[i], nil
 }
 
 func existingConfig(path string) error {

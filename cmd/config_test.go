@@ -77,8 +77,8 @@ func TestConfigFlagParsing(t *testing.T) {
 func TestConfigInit(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "new", "gh-ocdx", "config.json")
-	d, out, _ := configTestDeps(map[string]string{"OCDX_CONFIG": path, "OPENAI_API_KEY": "sk-x"})
-	if err := configInit(d, &ConfigInitOptions{}); err != nil {
+	d, out, _ := configTestDeps(map[string]string{"OCDX_CONFIG": path, "OPENAI_API_KEY": "sk-x", "OLLAMA_HOST": noOllama})
+	if err := configInit(t.Context(), d, &ConfigInitOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	data, err := os.ReadFile(path)
@@ -98,7 +98,7 @@ func TestConfigInit(t *testing.T) {
 
 	writeFile(t, path, "{}")
 	d, out, _ = configTestDeps(map[string]string{"OCDX_CONFIG": path})
-	err = configInit(d, &ConfigInitOptions{})
+	err = configInit(t.Context(), d, &ConfigInitOptions{})
 	if err == nil || !strings.Contains(err.Error(), "already exists at "+path) || !strings.Contains(err.Error(), "gh ocdx config show") {
 		t.Errorf("second init: %v", err)
 	}
@@ -107,11 +107,60 @@ func TestConfigInit(t *testing.T) {
 	}
 }
 
+// noOllama is an OLLAMA_HOST where nothing answers (port 1 is refused at
+// once), so that an ollama of the developer's is not offered.
+const noOllama = "http://127.0.0.1:1"
+
+// A local ollama that answers is offered: without a terminal its first
+// model is written in every role, without its default tag, and the
+// output says so; in a terminal another listed model can be chosen, or
+// the offer declined for the example. One that serves no model, or
+// answers something else than a list, is not offered.
+func TestConfigInitOffersALocalOllama(t *testing.T) {
+	fm := testkit.NewFakeModel(t)
+	fm.Models("qwen2.5-coder:latest", "llama3:8b")
+	init := func(ask Prompter) (string, string) {
+		t.Helper()
+		path := filepath.Join(t.TempDir(), "config.json")
+		d, out, _ := configTestDeps(map[string]string{"OCDX_CONFIG": path, "OLLAMA_HOST": fm.URL()})
+		if err := configInit(t.Context(), d, &ConfigInitOptions{Prompter: ask}); err != nil {
+			t.Fatal(err)
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(data), out.String()
+	}
+
+	data, out := init(nil)
+	if data != config.LocalFile("qwen2.5-coder", nil) {
+		t.Errorf("without a terminal, wrote:\n%s", data)
+	}
+	for _, w := range []string{"It names ollama/qwen2.5-coder, served by ollama at " + fm.URL() + ", in every role", "gh ocdx review works now, without a key"} {
+		if !strings.Contains(out, w) {
+			t.Errorf("output lacks %q:\n%s", w, out)
+		}
+	}
+	ask := &fakePrompter{picks: []int{1}, inputs: []string{""}}
+	if data, _ = init(ask); data != config.LocalFile("llama3:8b", nil) {
+		t.Errorf("the second model chosen, wrote:\n%s", data)
+	}
+	if data, out = init(&fakePrompter{pick: 2, inputs: []string{""}}); data != config.InitFile(nil) || strings.Contains(out, "ollama at") {
+		t.Errorf("the offer declined, wrote:\n%s\n%s", data, out)
+	}
+
+	fm.Models()
+	if data, _ = init(nil); data != config.InitFile(nil) {
+		t.Errorf("an ollama serving no model was offered:\n%s", data)
+	}
+}
+
 func TestConfigInitNextToLegacy(t *testing.T) {
 	home := t.TempDir()
 	legacy := writeFile(t, filepath.Join(home, ".config", "opencode", "ocdx.json"), minimalConfig)
-	d, out, _ := configTestDeps(map[string]string{"HOME": home})
-	if err := configInit(d, &ConfigInitOptions{}); err != nil {
+	d, out, _ := configTestDeps(map[string]string{"HOME": home, "OLLAMA_HOST": noOllama})
+	if err := configInit(t.Context(), d, &ConfigInitOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	want := filepath.Join(home, ".config", "gh-ocdx", "config.json")

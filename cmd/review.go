@@ -222,7 +222,7 @@ func reviewLocal(ctx context.Context, d *Deps, opts *ReviewOptions) error {
 	}
 	res, err := loop.ReviewLocal(ctx, loop.LocalOptions{
 		Key: state.LocalKey(g.OriginID(ctx), branch), Change: *ch, Store: st, Policy: cfg.Policy,
-		Reviewers: reviewers, Fixer: fixer, Verifier: verifier, Full: opts.Full,
+		Reviewers: reviewers, Fixer: fixer, Verifier: verifier, Full: opts.Full, History: g,
 		Tools:      append(review.RepoTools(repofs.NewTree(ctx, g, ch.Tree)), review.PRTools(localPatches(*ch), github.Repo{}, 0)...),
 		Progress:   d.progressOut(),
 		Summarized: summarized(d, opts.Export),

@@ -223,8 +223,8 @@ func TestReviewFixCommitsAndNeverPushes(t *testing.T) {
 	if got := lr.repo.RemoteOID(t, "feature"); got != remote {
 		t.Errorf("the remote moved: %s → %s", remote, got)
 	}
-	if !strings.Contains(out, "1 fixed, 0 rejected, 1 commit, verified true") {
-		t.Errorf("output:\n%s", out)
+	if !strings.Contains(out, "1 fixed, 0 rejected, 1 commit, verified true") || !strings.Contains(out, "fixed") || strings.Contains(out, "converged") {
+		t.Errorf("output (a fix nobody reviewed again is no convergence):\n%s", out)
 	}
 
 	fixCalls := lr.fixer.Count()

@@ -267,6 +267,7 @@ func reviewLoop(ctx context.Context, d *Deps, opts *ReviewLoopOptions) error {
 		},
 		PRDiff:     co.Repo.PRDiff,
 		LocalDiff:  co.Repo.OpenPRDiff,
+		History:    co.Repo,
 		Full:       opts.Full,
 		Verifier:   verifier,
 		Summarized: summarized(d, opts.Export),

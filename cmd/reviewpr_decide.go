@@ -231,7 +231,8 @@ type postedReview struct {
 // maintainer's change request, and reviews from its head
 // (docs/architecture.md, review-pr).
 func (p *postPublisher) Publish(ctx context.Context, r reviewpr.Proposal) (string, error) {
-	comments, fs := loop.ReviewPRComments(r.Comments)
+	earlier, _ := loop.ReviewPRCarried(p.ledger, p.head, p.whole)
+	comments, fs := loop.ReviewPRComments(r.Comments, earlier)
 	led, basis := loop.ReviewPRLedger(p.ledger, p.runID, p.head, p.sampled, fs, p.whole)
 	tag := finding.Tag(p.runID, 1, "review-pr")
 	body := github.CapBodyWith(finding.Marker+"\n"+tag+"\n"+r.Body, "\n"+led.Block())

@@ -164,12 +164,31 @@ func pythonTools(root string) Detected {
 
 // InitFile is the configuration `config init` writes: Example with verify
 // set to commands, or without the key when there are none.
-func InitFile(commands []string) string {
+func InitFile(commands []string) string { return withVerify(Example, commands) }
+
+// LocalFile is the configuration `config init` writes when a local ollama
+// answers: its model (a name it listed) in every role, so that a first
+// review needs no API key, and verify as in InitFile.
+func LocalFile(model string, commands []string) string {
+	name, _ := json.Marshal("ollama/" + model)
+	return withVerify(`{
+  "reviewerModels": [`+string(name)+`],
+  "commentsAnalyzerModel": `+string(name)+`,
+  "prFixModel": `+string(name)+`,
+  "verify": ["go vet ./...", "go test ./..."],
+  "outputTokens": {"prFixModel": 16384}
+}
+`, commands)
+}
+
+// withVerify sets the verify line of an example configuration to commands,
+// or removes it when there are none.
+func withVerify(example string, commands []string) string {
 	const line = `  "verify": ["go vet ./...", "go test ./..."],` + "\n"
 	if len(commands) == 0 {
-		return strings.Replace(Example, line, "", 1)
+		return strings.Replace(example, line, "", 1)
 	}
-	return strings.Replace(Example, line, `  "verify": `+VerifyJSON(commands)+",\n", 1)
+	return strings.Replace(example, line, `  "verify": `+VerifyJSON(commands)+",\n", 1)
 }
 
 // VerifyJSON writes commands as a configuration's "verify" value:

@@ -60,3 +60,21 @@ func TestInitFileIsValidWithOrWithoutCommands(t *testing.T) {
 		t.Errorf("written as:\n%s", InitFile([]string{"make lint && echo <ok>"}))
 	}
 }
+
+// The configuration written for a local ollama is valid as it stands, with
+// the listed model in every role, whatever its name holds.
+func TestLocalFileIsValidWithOrWithoutCommands(t *testing.T) {
+	for _, cmds := range [][]string{nil, {"make test"}} {
+		for _, model := range []string{"llama3", "qwen2.5-coder:7b", `odd"name`} {
+			text := LocalFile(model, cmds)
+			c, _, err := loadString(t, text, nil)
+			if err != nil {
+				t.Fatalf("%v:\n%s", err, text)
+			}
+			want := "ollama/" + model
+			if len(c.Reviewers) != 1 || c.Reviewers[0].String() != want || c.CommentsAnalyzer.String() != want || c.PRFix.String() != want || !slices.Equal(c.Verify, cmds) {
+				t.Errorf("%q, %q: read as %+v:\n%s", model, cmds, c, text)
+			}
+		}
+	}
+}

@@ -25,6 +25,10 @@ type Coverage struct {
 	// GitHub sent no patch for them and the PR's commits are not in the
 	// checkout.
 	Unscanned []string `json:"unscanned,omitempty"`
+	// HistoryUnscanned: the PR's own commits are not in the checkout, so
+	// what only its history holds (a line added and removed again, a
+	// commit's message) was not scanned for secrets.
+	HistoryUnscanned bool `json:"historyUnscanned,omitempty"`
 	// SampledBefore is the head of an earlier review this one builds on
 	// (a re-review) whose diff was cut: what it did not see, nobody has
 	// seen since.
@@ -53,6 +57,9 @@ func (c Coverage) String() string {
 	unscanned := ""
 	if len(c.Unscanned) > 0 {
 		unscanned = fmt.Sprintf("; %s not scanned for secrets%s, GitHub sent no patch for them: check the PR out (gh pr checkout) and re-run", text.Plural(len(c.Unscanned), "file"), QuoteNames(c.Unscanned[:min(len(c.Unscanned), MaxCoverageNames)], len(c.Unscanned)))
+	}
+	if c.HistoryUnscanned {
+		unscanned += "; the PR's commits are not in this clone, so its history (lines added and removed again, commit messages) was not scanned for secrets: fetch the PR's base and head and re-run"
 	}
 	if len(c.Submodules) > 0 {
 		ignored += fmt.Sprintf(", %s%s", text.Plural(len(c.Submodules), "submodule pointer"), QuoteNames(c.Submodules, len(c.Submodules)))

@@ -449,3 +449,29 @@ func TestCommandReviewAndFixOnAForkAreAnsweredWithOneLine(t *testing.T) {
 		}
 	})
 }
+
+// An /ocdx verb gh-ocdx does not know is answered once on the PR with the
+// verbs it knows, and the run says so on stderr and exits 1: the Action's
+// log does not pass it off as done. A second run answers nothing more.
+func TestCommandWithAnUnknownVerbIsAnsweredOnceAndFails(t *testing.T) {
+	t.Parallel()
+	lf, _ := newReplyLoop(t)
+	lf.gh.SetPermission(repo, "mona", "write")
+	id := lf.comment("mona", "/ocdx frobnicate the cache")
+
+	res := lf.env.Run(t, "command", "31", "--comment-id", id)
+
+	wantCode(t, res, 1)
+	wantContains(t, "stderr", res.Stderr, "/ocdx frobnicate is not a command of gh-ocdx; it knows /ocdx review, ")
+	got := lf.botComments()
+	if len(got) != 1 || !strings.Contains(got[0], "gh-ocdx knows /ocdx review, ") {
+		t.Fatalf("want one answer naming the verbs, got %q", got)
+	}
+	if n := len(lf.fm.Requests("talker")); n != 0 {
+		t.Errorf("%d model calls for an unknown verb", n)
+	}
+	lf.env.Run(t, "command", "31", "--comment-id", id)
+	if n := len(lf.botComments()); n != 1 {
+		t.Errorf("answered %d times", n)
+	}
+}

@@ -122,3 +122,34 @@ func TestReviewLocalPolicyComesFromTheMergeBase(t *testing.T) {
 	}
 	wantContains(t, "stdout", res.Stdout, "this branch changes", "takes effect once merged")
 }
+
+// A first run without an API key: config init, with an ollama answering at
+// OLLAMA_HOST, writes its model in every role, and gh ocdx review then
+// reviews the local branch with it.
+func TestFirstRunConfigInitWithOllamaThenReview(t *testing.T) {
+	t.Parallel()
+	r := testkit.NewRepo(t, "main", "feature",
+		map[string]string{"cache.go": "package cache\n\nvar size = 10\n"},
+		map[string]string{"cache.go": "package cache\n\nvar size = 20\n"})
+	testkit.Git(t, r.Clone, "remote", "set-head", "origin", "main")
+	fm := testkit.NewFakeModel(t)
+	fm.Models("qwen2.5-coder")
+	env := testkit.NewEnv(t)
+	env.Set("OLLAMA_HOST", fm.URL()) // and no key of any provider
+	env.Dir = r.Clone
+
+	res := env.Run(t, "config", "init")
+	wantCode(t, res, 0)
+	wantContains(t, "stdout", res.Stdout, "It names ollama/qwen2.5-coder, served by ollama at "+fm.URL())
+
+	b, _ := json.Marshal(map[string]any{"agent": "reviewer", "prNumber": 0, "conclusion": "approve",
+		"issues":   map[string]int{"p0_blocking": 0, "p1_critical": 0, "p2_important": 0, "p3_suggestion": 0},
+		"findings": []finding.Finding{}, "fullReport": "done"})
+	fm.Script("qwen2.5-coder", testkit.Reply("BEGIN_JSON\n"+string(b)+"\nEND_JSON"))
+	res = env.Run(t, "review")
+	wantCode(t, res, 0)
+	wantContains(t, "stderr", res.Stderr, "reviewer-1 (ollama/qwen2.5-coder): approve, 0 findings")
+	if n := len(fm.Requests("qwen2.5-coder")); n != 1 {
+		t.Errorf("the local model was asked %d times", n)
+	}
+}

@@ -204,6 +204,11 @@ func (l *lazyRegexp) MatchString(s string) bool {
 	return l.re.MatchString(s)
 }
 
+// Has reports whether l has an entry for id.
+func (l Ledger) Has(id string) bool {
+	return slices.ContainsFunc(l.Findings, func(e LedgerEntry) bool { return e.ID == id })
+}
+
 // ValidLedgerID reports whether s has the shape of a finding ID.
 func ValidLedgerID(s string) bool { return reLedgerID.MatchString(s) }
 

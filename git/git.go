@@ -435,14 +435,20 @@ func prDiff(base, head string, paths []string) []string {
 	return pinnedDiff(append([]string{base + "..." + head, "--"}, paths...)...)
 }
 
-// pinnedDiff is git diff of revs with git's defaults pinned (prDiff).
-func pinnedDiff(revs ...string) []string {
-	args := []string{"-c", "diff.noprefix=false", "-c", "diff.mnemonicPrefix=false", "-c", "diff.context=3",
+// pinnedConfig are git's diff defaults, pinned (prDiff), and diffFlags
+// the flags every diff of a PR is written with.
+var (
+	pinnedConfig = []string{"-c", "diff.noprefix=false", "-c", "diff.mnemonicPrefix=false", "-c", "diff.context=3",
 		"-c", "diff.interHunkContext=0", "-c", "diff.renames=true", "-c", "diff.algorithm=myers",
 		"-c", "diff.indentHeuristic=true", "-c", "diff.suppressBlankEmpty=false", "-c", "diff.relative=false",
 		"-c", "diff.submodule=short", "-c", "core.quotePath=true", "-c", "core.abbrev=7",
-		"--literal-pathspecs", "diff", "--no-color", "--no-ext-diff", "--no-textconv", "--ignore-submodules=none",
-		"-O" + os.DevNull, "--end-of-options"}
+		"-c", "core.attributesFile=" + os.DevNull, "--literal-pathspecs"}
+	diffFlags = []string{"--no-color", "--no-ext-diff", "--no-textconv", "--ignore-submodules=none", "-O" + os.DevNull}
+)
+
+// pinnedDiff is git diff of revs with git's defaults pinned (prDiff).
+func pinnedDiff(revs ...string) []string {
+	args := slices.Concat(pinnedConfig, []string{"diff"}, diffFlags, []string{"--end-of-options"})
 	return append(args, revs...)
 }
 
@@ -464,16 +470,10 @@ func (r *Repo) PRDiff(ctx context.Context, base, head string, paths []string) (d
 
 // diffCommand is git diff base...head -- paths, as prDiff pins it.
 func (r *Repo) diffCommand(ctx context.Context, base, head string, paths []string) *exec.Cmd {
-	c := r.Command(ctx, append([]string{"-c", "core.attributesFile=" + os.DevNull}, prDiff(base, head, paths)...)...)
-	// Variables git reads besides its configuration; replace refs (which a
-	// verify command could write) never stand in for the PR's commits, nor
-	// the system's attributes for how a file is shown. The work tree's
-	// .gitattributes still can mark a file binary: the loop reads such a
-	// diff from GitHub instead.
-	c.Env = slices.DeleteFunc(c.Env, func(kv string) bool {
-		return strings.HasPrefix(kv, "GIT_DIFF_OPTS=") || strings.HasPrefix(kv, "GIT_EXTERNAL_DIFF=")
-	})
-	c.Env = append(c.Env, "GIT_NO_REPLACE_OBJECTS=1", "GIT_ATTR_NOSYSTEM=1")
+	c := r.Command(ctx, prDiff(base, head, paths)...)
+	// The work tree's .gitattributes still can mark a file binary: the
+	// loop reads such a diff from GitHub instead.
+	pinEnv(c)
 	return c
 }
 
@@ -487,17 +487,11 @@ func (r *Repo) OpenPRDiff(ctx context.Context, base, head string) (diff io.ReadC
 	if !r.HasCommits(ctx, base, head) {
 		return nil, false
 	}
-	c := r.diffCommand(ctx, base, head, nil)
-	out, err := c.StdoutPipe()
-	if err != nil {
+	s, ok := r.stream(ctx, "diff", prDiff(base, head, nil), nil)
+	if !ok {
 		return nil, false
 	}
-	var errOut bytes.Buffer
-	c.Stderr = &errOut
-	if err := c.Start(); err != nil {
-		return nil, false
-	}
-	return &stream{ReadCloser: out, c: c, errOut: &errOut}, true
+	return s, true
 }
 
 // stream is a running git command's output.
@@ -506,6 +500,9 @@ type stream struct {
 	c      *exec.Cmd
 	errOut *bytes.Buffer
 	eof    bool
+	name   string // git's command, for errors
+	// before is the command whose output c reads (nil for none).
+	before *stream
 }
 
 func (s *stream) Read(p []byte) (int, error) {
@@ -523,15 +520,22 @@ func (s *stream) Close() error {
 		_ = s.c.Process.Kill()
 	}
 	err := s.c.Wait()
+	var berr error
+	if s.before != nil {
+		berr = s.before.Close()
+	}
 	if err != nil {
 		msg := strings.TrimSpace(s.errOut.String())
 		if msg == "" {
 			msg = err.Error()
 		}
-		return fmt.Errorf("git diff: %s", msg)
+		return fmt.Errorf("git %s: %s", s.name, msg)
+	}
+	if berr != nil {
+		return berr
 	}
 	if !s.eof {
-		return errors.New("git diff: not read to the end")
+		return fmt.Errorf("git %s: %w", s.name, errNotWhole)
 	}
 	return nil
 }

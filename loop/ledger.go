@@ -202,8 +202,13 @@ func (l *loop) ledger(n int, head string) finding.Ledger {
 			led.Findings[i].Status = finding.StatusDisputed
 		}
 	}
+	// A dismissal names a finding the ledger holds (a review raised it, or
+	// an earlier ledger carried it): one of an ID nobody raised is no entry,
+	// on this machine or a fresh one.
 	for _, d := range l.dismissals {
-		led.Set(d.ID, finding.StatusDismissed, "")
+		if led.Has(d.ID) || l.raised(d.ID) {
+			led.Set(d.ID, finding.StatusDismissed, "")
+		}
 	}
 	// The basis's refuted and dismissed findings are located too: raised
 	// again at a moved line, they keep their ID (docs/architecture.md,
@@ -233,6 +238,19 @@ func entryOf(led finding.Ledger, id string) finding.LedgerEntry {
 // LedgerStatus is id's status in led: open when led has no entry for it.
 func LedgerStatus(led finding.Ledger, id string) finding.Status {
 	return cmp.Or(entryOf(led, id).Status, finding.StatusOpen)
+}
+
+// raised reports whether a round of this run raised id, counted or not
+// (dismissed, refuted).
+func (l *loop) raised(id string) bool {
+	is := func(f finding.Finding) bool { return f.ID == id }
+	for _, rr := range l.res.Rounds {
+		if slices.ContainsFunc(rr.Findings, is) || slices.ContainsFunc(rr.Dismissed, is) ||
+			slices.ContainsFunc(rr.settled, is) || slices.ContainsFunc(rr.Refuted, is) {
+			return true
+		}
+	}
+	return false
 }
 
 // lineOf is a ledger's line as a finding's: 0 is none.

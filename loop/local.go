@@ -140,7 +140,10 @@ type LocalOptions struct {
 	Policy    *config.Policy // the repository's: instructions, ignored files
 	Reviewers []Role
 	Tools     []llm.Tool // read-only, over the reviewed files
-	Fixer     Fixer      // nil: review only
+	// History reads the branch's commits since the merge base for the
+	// secret scan (nil: only the change's diff is scanned).
+	History History
+	Fixer   Fixer // nil: review only
 	// Verifier, when set, checks the findings a single reviewer raised,
 	// with Tools, as in review-loop.
 	Verifier *Role
@@ -202,7 +205,7 @@ type LocalResult struct {
 func ReviewLocal(ctx context.Context, o LocalOptions) (*LocalResult, error) {
 	ch := o.Change
 	l := &loop{o: Options{Reviewers: o.Reviewers, MaxIters: o.MaxIters, Progress: o.Progress, MaxRounds: 1, Verifier: o.Verifier,
-		ReviewerTools: func(string) []llm.Tool { return o.Tools }, Store: o.Store, Summarized: o.Summarized, Budget: o.Budget}, key: o.Key}
+		ReviewerTools: func(string) []llm.Tool { return o.Tools }, Store: o.Store, Summarized: o.Summarized, Budget: o.Budget, History: o.History}, key: o.Key}
 	res := &LocalResult{Key: o.Key.String(), Branch: ch.Branch, Base: ch.Base, MergeBase: ch.MergeBase, Head: ch.Head,
 		Findings: []finding.Finding{}, Remaining: []finding.Finding{}, Stuck: []string{}, Untracked: ch.Untracked,
 		PolicyChanged: orEmptyS(PolicyChanges(ch.PR())), Dismissed: []finding.Finding{}}
@@ -290,7 +293,9 @@ func ReviewLocal(ctx context.Context, o LocalOptions) (*LocalResult, error) {
 	}
 	if o.Fixer == nil || len(toFix) == 0 {
 		reason := fmt.Sprintf("%s: %s", text.Plural(len(res.Remaining), "P0–P2 finding"), idList(res.Remaining))
-		if len(toFix) == 0 {
+		if note := rewriteNote(res.Remaining); note != "" {
+			reason += "; " + note
+		} else if len(toFix) == 0 {
 			reason += "; stuck (reported fixed before and back), fix them by hand"
 		}
 		return res, l.localEnd(res, rr, OutcomeBlocked, reason, nil)
@@ -335,7 +340,8 @@ func ReviewLocal(ctx context.Context, o LocalOptions) (*LocalResult, error) {
 	}
 	res.Remaining = slices.DeleteFunc(res.Remaining, func(f finding.Finding) bool { return fixed[f.ID] })
 	if len(res.Remaining) == 0 {
-		return res, l.localEnd(res, rr, OutcomeConverged, fmt.Sprintf("%s fixed, verified and committed; review again to check the fixes", text.Plural(len(fixed), "finding")), nil)
+		// Nobody has read the fix: it is not a review that converged.
+		return res, l.localEnd(res, rr, OutcomeFixed, fmt.Sprintf("%s fixed, verified and committed, not reviewed again: run gh ocdx review to check the fix", text.Plural(len(fixed), "finding")), nil)
 	}
 	return res, l.localEnd(res, rr, OutcomeBlocked, fmt.Sprintf("%s fixed; left: %s", text.Plural(len(fixed), "finding"), idList(res.Remaining)), nil)
 }
@@ -375,10 +381,15 @@ func (l *loop) reviewLocal(ctx context.Context, ch Change, policy *config.Policy
 			rr.reviewersOK++
 		}
 	}
-	secrets, err := SecretFindings(bytes.NewReader(ch.Diff), time.Now().UTC().Format(time.RFC3339))
+	now := time.Now().UTC().Format(time.RFC3339)
+	scan, historyRead, err := l.scanSecrets(ctx, ch.MergeBase, ch.Head, now, func() (SecretScan, error) {
+		return ScanSecrets(bytes.NewReader(ch.Diff), now, nil)
+	})
 	if err != nil {
 		return nil, err
 	}
+	rr.Coverage.HistoryUnscanned = !historyRead
+	secrets := scan.Findings
 	rr.Findings = orEmpty(Distinct(append(agentFindings(l.o.Reviewers, results), secrets...), rr.reviewersOK))
 	if err := l.verify(ctx, pr, rr); err != nil {
 		return nil, err

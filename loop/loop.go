@@ -135,7 +135,11 @@ type Options struct {
 	// review-loop). Close reports whether the stream was whole. nil, or ok
 	// false: the diff is read from GitHub.
 	LocalDiff func(ctx context.Context, base, head string) (diff io.ReadCloser, ok bool)
-	Full      bool
+	// History reads the PR's own commits in the checkout for the secret
+	// scan: each commit's added lines, new file names and message (nil:
+	// only the PR's diff is scanned).
+	History History
+	Full    bool
 	// Verifier, when set, checks the findings a single reviewer raised,
 	// with ReviewerTools (docs/architecture.md, The verifier).
 	Verifier *Role
@@ -147,6 +151,7 @@ const (
 	OutcomeConverged = state.OutcomeConverged
 	OutcomeBlocked   = state.OutcomeBlocked
 	OutcomeFailed    = state.OutcomeFailed
+	OutcomeFixed     = state.OutcomeFixed
 	// OutcomeWouldFix: a dry run whose round would go on to fix findings
 	// (the others end as the run would: converged, blocked, failed).
 	OutcomeWouldFix state.RunOutcome = "would-fix"
@@ -563,6 +568,8 @@ func (l *loop) decide(rr *RoundResult) (outcome state.RunOutcome, reason string,
 		return OutcomeBlocked, fmt.Sprintf("blocked: the PR has more than %[1]s review threads and only the first %[1]s were read; gh-ocdx cannot tell that the rest are resolved: check them on the PR", text.Thousands(github.MaxThreads)), nil, nil
 	case rr.Consensus == Approve && len(blocking) == 0 && rr.Threads.Unresolved == 0:
 		return OutcomeConverged, Qualified(OutcomeConverged, rr) + ": consensus approve, no P0/P1/P2 findings, no unresolved review threads", nil, nil
+	case len(toFix) == 0 && rewriteNote(blocking) != "":
+		return OutcomeBlocked, "manual intervention required: " + rewriteNote(blocking), nil, nil
 	case len(toFix) == 0 && rr.Threads.Unresolved > 0:
 		return OutcomeBlocked, fmt.Sprintf("manual resolution required: %s and no code findings to fix", text.Plural(rr.Threads.Unresolved, "unresolved review thread")), nil, nil
 	case len(toFix) == 0 && len(disputedNow) > 0 && len(stuckNow) == 0:
@@ -638,38 +645,46 @@ func reviewerCount(rr *RoundResult) int {
 func (l *loop) review(ctx context.Context, pr *github.PullRequest, rr *RoundResult, threadFs []finding.Finding) error {
 	// The secret scan reads the whole diff as it streams in; the models
 	// get its first DiffReadLimit bytes (docs/architecture.md, The secret
-	// scan).
-	var scan SecretScan
+	// scan). The PR's history is scanned beside it.
 	now := time.Now().UTC().Format(time.RFC3339)
-	diff, complete, err := l.readDiff(ctx, pr, review.DiffReadLimit, func(r io.Reader) error {
+	var diff []byte
+	var complete bool
+	scan, historyRead, err := l.scanSecrets(ctx, pr.BaseRefOid, pr.HeadRefOid, now, func() (SecretScan, error) {
+		var scan SecretScan
 		var err error
-		scan, err = ScanSecrets(r, now, nil)
-		return err
+		diff, complete, err = l.readDiff(ctx, pr, review.DiffReadLimit, func(r io.Reader) error {
+			var err error
+			scan, err = ScanSecrets(r, now, nil)
+			return err
+		})
+		if err != nil {
+			return scan, err
+		}
+		// A file GitHub sent without a patch (too large, after a 406) is
+		// scanned from the checkout when the PR's commits are there.
+		if missing := scan.Unscanned(pr.Files); len(missing) > 0 && l.o.PRDiff != nil {
+			if d, ok := l.o.PRDiff(ctx, pr.BaseRefOid, pr.HeadRefOid, missing); ok {
+				return ScanSecrets(bytes.NewReader(d), now, &scan)
+			}
+		}
+		return scan, nil
 	})
 	if err != nil {
 		return err
-	}
-	// A file GitHub sent without a patch (too large, after a 406) is
-	// scanned from the checkout when the PR's commits are there.
-	if missing := scan.Unscanned(pr.Files); len(missing) > 0 && l.o.PRDiff != nil {
-		if d, ok := l.o.PRDiff(ctx, pr.BaseRefOid, pr.HeadRefOid, missing); ok {
-			if scan, err = ScanSecrets(bytes.NewReader(d), now, &scan); err != nil {
-				return err
-			}
-		}
 	}
 	secrets := scan.Findings
 	rc := review.NewContext(pr, diff, complete, l.o.Policy)
 	rr.lines = github.ParseDiffLines(string(diff))
 	rr.Coverage = review.DiffCoverage(pr, rc.Diff, rc.DiffTruncated, rc.Ignored)
 	rr.Coverage.Unscanned = scan.Unscanned(pr.Files)
+	rr.Coverage.HistoryUnscanned = !historyRead
 	re := l.reReviewOf(ctx, rr.N, pr)
 	if re != nil {
 		rr.Since, rr.judged = re.Since, len(re.Previous)
 		// The coverage is of the diff the reviewers were given.
-		unscanned := rr.Coverage.Unscanned
+		unscanned, history := rr.Coverage.Unscanned, rr.Coverage.HistoryUnscanned
 		rr.Coverage = re.Coverage
-		rr.Coverage.Unscanned = unscanned
+		rr.Coverage.Unscanned, rr.Coverage.HistoryUnscanned = unscanned, history
 	}
 	out, err := l.runRoles(ctx, rr.N, rc, re, threadFs, rr.ReviewState, rr.Threads)
 	if err != nil {
@@ -763,6 +778,19 @@ func (l *loop) review(ctx context.Context, pr *github.PullRequest, rr *RoundResu
 		}
 	}
 	return nil
+}
+
+// scanSecrets runs net, the secret scan of the PR's diff, with the scan
+// of the PR's own commits, base..head (docs/architecture.md, The secret
+// scan); historyRead is false when the checkout
+// could not give the commits (the commits are not there, or git failed:
+// said on stderr).
+func (l *loop) scanSecrets(ctx context.Context, base, head, now string, net func() (SecretScan, error)) (scan SecretScan, historyRead bool, err error) {
+	scan, historyRead, herr, err := scanWithHistory(ctx, l.o.History, base, head, now, net)
+	if herr != nil && ctx.Err() == nil {
+		l.progress("the secret scan could not read the history of %s: %v", text.ShortOID(head), herr)
+	}
+	return scan, historyRead, err
 }
 
 // readDiff reads the PR's diff as github.Client.ReadDiff does: from the

@@ -23,8 +23,12 @@ const ReviewPRPriority = "P3"
 // ReviewPRComments are review-pr's inline comments as posted: each begins
 // with the marker and the thread tag of its finding, as a round's do
 // (InlineBody), so every verb knows the thread as gh-ocdx's own
-// (OwnThreads). The findings are those of the comments, each ID once.
-func ReviewPRComments(cs []github.ReviewComment) ([]github.ReviewComment, []finding.Finding) {
+// (OwnThreads). The findings are those of the comments, each ID once. A
+// comment on the problem of a finding the PR already has (earlier: the
+// basis's findings, where they are at this head) is that finding, under
+// its ID, whatever its category: one problem, one finding. It takes
+// nothing from the earlier one but its name, so it clears nothing.
+func ReviewPRComments(cs []github.ReviewComment, earlier []finding.Finding) ([]github.ReviewComment, []finding.Finding) {
 	out := make([]github.ReviewComment, 0, len(cs))
 	var fs []finding.Finding
 	for _, c := range cs {
@@ -41,6 +45,12 @@ func ReviewPRComments(cs []github.ReviewComment) ([]github.ReviewComment, []find
 			f.Side = "LEFT"
 		}
 		f.ID = f.ComputeID()
+		for _, e := range earlier {
+			if !IsThread(e) && sameProblem(e, f) {
+				f.ID = e.ID
+				break
+			}
+		}
 		c.Body = finding.Marker + "\n" + threadTag(f) + "\n" + c.Body
 		out = append(out, c)
 		if !slices.ContainsFunc(fs, func(x finding.Finding) bool { return x.ID == f.ID }) {
@@ -85,21 +95,40 @@ func ReviewPRLedger(prev finding.Ledger, run, head, sampled string, fs []finding
 			led.Set(f.ID, finding.StatusOpen, "")
 		}
 	}
-	carried, located := prev.BasisFindings()
-	if located && prev.Basis != head && len(carried) > 0 {
-		d, ok := whole(prev.Basis)
-		if !ok {
-			return led, nil
-		}
-		moves, _ := diff.Parse([]byte(d)) // bytes cannot fail to read
-		for i, f := range carried {
-			carried[i], _ = follow(moves, f)
+	carried, ok := ReviewPRCarried(prev, head, whole)
+	if !ok {
+		return led, nil
+	}
+	// A comment on a carried finding's problem is that finding, as carried
+	// (its priority, its place): the comment adds a voice, not a finding.
+	basis := slices.Clone(carried)
+	for _, f := range fs {
+		if !slices.ContainsFunc(carried, func(c finding.Finding) bool { return c.ID == f.ID }) {
+			basis = append(basis, f)
 		}
 	}
-	basis := slices.Concat(carried, fs)
 	for _, f := range basis {
 		led.Locate(f)
 	}
 	led.Basis, led.Sampled = head, sampled
 	return led, basis
+}
+
+// ReviewPRCarried are prev's basis findings where they are at head (their
+// lines followed through the diff from prev's basis), and ok false when
+// this clone cannot give that diff.
+func ReviewPRCarried(prev finding.Ledger, head string, whole func(from string) (string, bool)) ([]finding.Finding, bool) {
+	carried, located := prev.BasisFindings()
+	if !located || prev.Basis == head || len(carried) == 0 {
+		return carried, true
+	}
+	d, ok := whole(prev.Basis)
+	if !ok {
+		return nil, false
+	}
+	moves, _ := diff.Parse([]byte(d)) // bytes cannot fail to read
+	for i, f := range carried {
+		carried[i], _ = follow(moves, f)
+	}
+	return carried, true
 }

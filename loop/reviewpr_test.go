@@ -17,7 +17,7 @@ func TestReviewPRCommentsAreOwnThreads(t *testing.T) {
 	posted, fs := ReviewPRComments([]github.ReviewComment{
 		{Path: "cache.go", Line: 5, StartLine: 3, Side: github.Right, Body: "**Bound the cache**\n\nIt grows."},
 		{Path: "cache.go", Line: 2, Side: github.Left, Body: "```suggestion\nx\n```"},
-	})
+	}, nil)
 	if len(posted) != 2 || len(fs) != 2 {
 		t.Fatalf("posted %d comments, %d findings", len(posted), len(fs))
 	}
@@ -53,7 +53,7 @@ func TestReviewPRLedgerMovesTheBasis(t *testing.T) {
 	prev.Set(old.ID, finding.StatusOpen, "")
 	prev.Set("QUAL-00000002", finding.StatusDismissed, "")
 	prev.Locate(old)
-	_, fs := ReviewPRComments([]github.ReviewComment{{Path: "a.go", Line: 9, Side: github.Right, Body: "Name it"}})
+	_, fs := ReviewPRComments([]github.ReviewComment{{Path: "a.go", Line: 9, Side: github.Right, Body: "Name it"}}, nil)
 	// Two lines added at the top of a.go since aaaaaaa.
 	moved := "diff --git a/a.go b/a.go\n--- a/a.go\n+++ b/a.go\n@@ -1,1 +1,3 @@\n+x\n+y\n a\n"
 	whole := func(from string) (string, bool) { return moved, from == "aaaaaaa" }
@@ -84,5 +84,42 @@ func TestReviewPRLedgerMovesTheBasis(t *testing.T) {
 	}
 	if got, _ := led.BasisFindings(); len(got) != 1 || *got[0].Line != 3 {
 		t.Errorf("the previous basis changed: %+v", got)
+	}
+}
+
+// A review-pr comment on the problem of a finding the PR already has (at
+// its line at this head, a similar title) is that finding, under its ID,
+// SEC- included: one problem is never two findings, and the comment takes
+// only the name.
+func TestReviewPRCommentOnAKnownProblemIsThatFinding(t *testing.T) {
+	line := 7
+	earlier := []finding.Finding{{ID: "SEC-f7c590a4", Priority: "P0", File: "auth.go", Line: &line, Title: "Keys are not validated"}}
+	posted, fs := ReviewPRComments([]github.ReviewComment{
+		{Path: "auth.go", Line: 8, Side: github.Right, Body: "**Keys are not validated**\n\nAnyone's key passes."},
+		{Path: "auth.go", Line: 30, Side: github.Right, Body: "Name it better"},
+	}, earlier)
+	if len(fs) != 2 || fs[0].ID != "SEC-f7c590a4" || !strings.HasPrefix(fs[1].ID, "OTHER-") {
+		t.Fatalf("findings %+v", fs)
+	}
+	if !strings.Contains(posted[0].Body, "SEC-f7c590a4") {
+		t.Errorf("the comment is not tagged with the finding's ID:\n%s", posted[0].Body)
+	}
+}
+
+// In review-pr's ledger, a finding its comment named keeps what the basis
+// said of it: a comment (P3) on a P0 does not make it a P3.
+func TestReviewPRLedgerKeepsTheFindingACommentNamed(t *testing.T) {
+	prev := finding.Ledger{V: finding.LedgerVersion, Run: "20261124T101010-a1b2c3", Round: 1, Head: "aaaaaaa", Reviewed: "aaaaaaa", Basis: "aaaaaaa"}
+	prev.Set("SEC-f7c590a4", finding.StatusOpen, "")
+	line := 7
+	prev.Locate(finding.Finding{ID: "SEC-f7c590a4", Priority: "P0", File: "auth.go", Line: &line, Title: "Keys are not validated"})
+	earlier, _ := ReviewPRCarried(prev, "aaaaaaa", nil)
+	_, fs := ReviewPRComments([]github.ReviewComment{{Path: "auth.go", Line: 7, Side: github.Right, Body: "Keys are not validated"}}, earlier)
+	led, basis := ReviewPRLedger(prev, "20261124T121212-d4e5f6", "aaaaaaa", "", fs, nil)
+	if len(basis) != 1 || basis[0].Priority != "P0" {
+		t.Errorf("basis %+v", basis)
+	}
+	if len(led.Findings) != 1 || led.Findings[0].Priority != "P0" {
+		t.Errorf("ledger %+v", led.Findings)
 	}
 }

@@ -373,7 +373,7 @@ func IssuesToFix(fs []finding.Finding, stuck []string) (toFix, optional []findin
 	seen := map[string]bool{}
 	for _, p := range finding.Priorities {
 		for _, f := range fs {
-			if f.Priority != p || IsThread(f) || f.Status == finding.StatusRefuted || slices.Contains(stuck, f.ID) || seen[f.ID] {
+			if f.Priority != p || IsThread(f) || NeedsRewrite(f) || f.Status == finding.StatusRefuted || slices.Contains(stuck, f.ID) || seen[f.ID] {
 				continue
 			}
 			seen[f.ID] = true

@@ -2,16 +2,20 @@ package loop
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"math/rand"
+	"os/exec"
 	"runtime"
 	"runtime/debug"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/ocdx/gh-ocdx/git"
 	"github.com/ocdx/gh-ocdx/internal/redact"
+	"github.com/ocdx/gh-ocdx/internal/testkit"
 )
 
 // tokenLines are the token formats of internal/redact's tests, each on an
@@ -160,4 +164,111 @@ func BenchmarkSecretScan20MB(b *testing.B) {
 	close(done)
 	<-sampled
 	b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MiB")
+}
+
+// historyRepo250 writes a repository whose branch feature holds 250
+// commits on top of main making a diff of about size bytes: commit i adds
+// src/gen%04d.go (size/250 bytes of code) and rewrites the first 20 lines
+// of the file commit i-1 added, so the history adds lines the PR's result
+// does not hold. tokens go on lines of the result; one more token is
+// added by commit 100 and removed by commit 101. It returns the
+// directory, the base and the head.
+func historyRepo250(b *testing.B, size int, tokens []string) (dir, base, head string) {
+	b.Helper()
+	const commits, lineSize = 250, 48
+	perFile := size / commits / lineSize
+	dir = b.TempDir()
+	testkit.Git(b, dir, "init", "--quiet", "--initial-branch=main")
+	var s bytes.Buffer
+	rng := rand.New(rand.NewSource(2))
+	file := func(i int, rewritten bool) string {
+		var f strings.Builder
+		for n := 1; n <= perFile; n++ {
+			switch {
+			case rewritten && n <= 20:
+				fmt.Fprintf(&f, "\tw%06d := rework(%08d, \"rewritten\")\n", n, i*perFile+n)
+			case n == 30 && i%50 == 0 && len(tokens) > i/50:
+				fmt.Fprintf(&f, "%s\n", tokens[i/50])
+			default:
+				fmt.Fprintf(&f, "\tv%06d := compute(%08d, \"row of code\")\n", n, i*perFile+n)
+			}
+		}
+		if i == 100 {
+			f.WriteString(`const key = "ghp_hist0ryhist0ryhist0ryhist0ryhist0ry1" // oops` + "\n")
+		}
+		return f.String()
+	}
+	blob := func(path, content string) {
+		fmt.Fprintf(&s, "M 100644 inline %s\ndata %d\n%s\n", path, len(content), content)
+	}
+	fmt.Fprintf(&s, "commit refs/heads/main\ncommitter t <t@e> 1 +0000\ndata 4\nbase\n")
+	blob("README.md", "# r\n")
+	for i := range commits {
+		fmt.Fprintf(&s, "commit refs/heads/feature\ncommitter t <t@e> %d +0000\ndata 9\nchange %02d\n", 2+i, rng.Intn(100))
+		if i == 0 {
+			fmt.Fprintf(&s, "from refs/heads/main\n")
+		}
+		blob(fmt.Sprintf("src/gen%04d.go", i), file(i, false))
+		if i > 0 {
+			c := file(i-1, true)
+			if i-1 == 100 { // the token goes again
+				c = strings.TrimSuffix(c, `const key = "ghp_hist0ryhist0ryhist0ryhist0ryhist0ry1" // oops`+"\n")
+			}
+			blob(fmt.Sprintf("src/gen%04d.go", i-1), c)
+		}
+	}
+	c := exec.Command("git", "fast-import", "--quiet")
+	c.Dir, c.Stdin = dir, &s
+	if out, err := c.CombinedOutput(); err != nil {
+		b.Fatalf("fast-import: %v %s", err, out)
+	}
+	return dir, testkit.Git(b, dir, "rev-parse", "main"), testkit.Git(b, dir, "rev-parse", "feature")
+}
+
+// BenchmarkSecretScanHistory250Commits20MB is the secret scan of a PR of
+// 250 commits whose diff is 20 MB (historyRepo250), read from the
+// checkout as review-loop reads it: net-diff is the PR's diff alone
+// (git diff streamed through the scan, as before the history was read),
+// with-history adds the history scan (git log -p and the commits' raw
+// objects). The ratio of the two is the history's cost.
+//
+//	go test -run '^$' -bench SecretScanHistory -benchtime 5x ./loop
+func BenchmarkSecretScanHistory250Commits20MB(b *testing.B) {
+	dir, base, head := historyRepo250(b, 20<<20, tokenLines[:5])
+	ctx := context.Background()
+	g, err := git.Open(ctx, dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	net := func() SecretScan {
+		d, ok := g.OpenPRDiff(ctx, base, head)
+		if !ok {
+			b.Fatal("no diff")
+		}
+		s, err := ScanSecrets(d, "now", nil)
+		if cerr := d.Close(); err != nil || cerr != nil {
+			b.Fatal(err, cerr)
+		}
+		return s
+	}
+	if s := net(); len(s.Findings) != 5 || s.Added["src/gen0000.go"] == 0 {
+		b.Fatalf("%d findings", len(s.Findings))
+	}
+	b.Run("net-diff", func(b *testing.B) {
+		cpu := cpuTime()
+		for b.Loop() {
+			net()
+		}
+		b.ReportMetric((cpuTime()-cpu).Seconds()/float64(b.N), "cpu-s/op")
+	})
+	b.Run("with-history", func(b *testing.B) {
+		cpu := cpuTime()
+		for b.Loop() {
+			s, read, herr, err := scanWithHistory(ctx, g, base, head, "now", func() (SecretScan, error) { return net(), nil })
+			if !read || herr != nil || err != nil || s.History != 250 || len(s.Findings) != 6 {
+				b.Fatalf("%v %v %v: %d commits, %d findings", read, herr, err, s.History, len(s.Findings))
+			}
+		}
+		b.ReportMetric((cpuTime()-cpu).Seconds()/float64(b.N), "cpu-s/op")
+	})
 }

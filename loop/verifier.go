@@ -466,6 +466,8 @@ func (l *loop) ledgerRefuted(led *finding.Ledger, rr RoundResult) {
 		led.Agree(f.ID, f.Agreement, f.Reviewers)
 	}
 	for _, id := range RestoredIDs(l.restores) {
-		led.Restore(id)
+		if led.Has(id) || l.raised(id) { // a restore of an ID nobody raised is no entry
+			led.Restore(id)
+		}
 	}
 }

@@ -91,6 +91,7 @@ const (
 	OutcomeConverged RunOutcome = "converged" // goal reached (exit 0); its reports decay to summaries
 	OutcomeBlocked   RunOutcome = "blocked"   // finished without converging (exit 3); kept in full
 	OutcomeFailed    RunOutcome = "failed"    // error (exit 1); kept in full
+	OutcomeFixed     RunOutcome = "fixed"     // a local review's findings fixed and committed, the fix not reviewed again (exit 0); kept in full
 	OutcomeAbandoned RunOutcome = "abandoned" // interrupted, then superseded by a run of another kind; kept in full
 	OutcomeElsewhere RunOutcome = "elsewhere" // run on another machine: what the ledger of its last report told (Run.Source)
 )

@@ -318,6 +318,13 @@ func (g *GitHub) Fail(f Fault) {
 	g.faults = append(g.faults, &f)
 }
 
+// ClearFaults drops the faults no request has taken yet.
+func (g *GitHub) ClearFaults() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.faults = nil
+}
+
 // Requests returns the request log.
 func (g *GitHub) Requests() []Request {
 	g.mu.Lock()

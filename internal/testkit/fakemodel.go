@@ -41,6 +41,7 @@ type FakeModel struct {
 	mu       sync.Mutex
 	queues   map[string][]Step
 	defaults map[string]Step
+	answers  map[string]func(ModelRequest) Step
 	log      map[string][]ModelRequest
 	prefixes map[string][]string // Anthropic prompt-cache entries per model
 	nextID   int
@@ -122,6 +123,7 @@ func NewFakeModel(t testing.TB) *FakeModel {
 	f := &FakeModel{
 		queues:   map[string][]Step{},
 		defaults: map[string]Step{"": Reply("ok")},
+		answers:  map[string]func(ModelRequest) Step{},
 		log:      map[string][]ModelRequest{},
 		prefixes: map[string][]string{},
 	}
@@ -177,6 +179,15 @@ func (f *FakeModel) Default(model string, s Step) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.defaults[model] = s
+}
+
+// Answer makes fn answer a model's requests when its queue is empty, in
+// place of its default: for a test whose answers follow the state of the
+// world (the PR's head) rather than the order of the calls.
+func (f *FakeModel) Answer(model string, fn func(ModelRequest) Step) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.answers[model] = fn
 }
 
 // Requests returns the requests received for a model, oldest first.
@@ -293,7 +304,8 @@ func (f *FakeModel) serve(w http.ResponseWriter, r *http.Request) {
 	}
 
 	f.mu.Lock()
-	f.log[head.Model] = append(f.log[head.Model], ModelRequest{Format: format, Header: r.Header.Clone(), Body: body})
+	req := ModelRequest{Format: format, Header: r.Header.Clone(), Body: body}
+	f.log[head.Model] = append(f.log[head.Model], req)
 	if f.known != nil && !slices.Contains(f.known, head.Model) {
 		f.mu.Unlock()
 		msg := "model: " + head.Model
@@ -307,10 +319,14 @@ func (f *FakeModel) serve(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		step = f.defaults[""]
 	}
+	answer := f.answers[head.Model]
 	if q := f.queues[head.Model]; len(q) > 0 {
-		step, f.queues[head.Model] = q[0], q[1:]
+		step, f.queues[head.Model], answer = q[0], q[1:], nil
 	}
 	f.mu.Unlock()
+	if answer != nil {
+		step = answer(req)
+	}
 
 	if step.Stall > 0 {
 		select {

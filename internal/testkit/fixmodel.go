@@ -22,6 +22,7 @@ type FixModel struct {
 
 	Mu        sync.Mutex
 	requests  int
+	sent      [][]FixAsked  // what each fix was asked to fix, at its first edit
 	prompts   []string      // the user messages of each request, joined
 	Block     chan struct{} // non-nil: requests wait until it is closed
 	OnRequest func()        // called on every request
@@ -148,6 +149,13 @@ func (f *FixModel) serve(w http.ResponseWriter, r *http.Request) {
 			"rejectedIssues": []any{}, "commits": []map[string]string{{"sha": sha, "message": "fix: review findings"}}})
 		msg["content"] = "BEGIN_JSON\n" + string(env) + "\nEND_JSON"
 	} else {
+		var ids []FixAsked
+		for _, is := range payload.IssuesToFix {
+			ids = append(ids, FixAsked{ID: is.ID, Title: is.Title})
+		}
+		f.Mu.Lock()
+		f.sent = append(f.sent, ids)
+		f.Mu.Unlock()
 		file := fmt.Sprintf("fix-round-%d.txt", payload.Round)
 		msg["content"] = nil
 		msg["tool_calls"] = []map[string]any{
@@ -171,4 +179,15 @@ func (f *FixModel) Count() int {
 	f.Mu.Lock()
 	defer f.Mu.Unlock()
 	return f.requests
+}
+
+// FixAsked is a finding a fix was asked to fix.
+type FixAsked struct{ ID, Title string }
+
+// Sent lists, for each fix the model made (an edit and a commit), the
+// findings it was asked to fix, oldest first.
+func (f *FixModel) Sent() [][]FixAsked {
+	f.Mu.Lock()
+	defer f.Mu.Unlock()
+	return append([][]FixAsked(nil), f.sent...)
 }

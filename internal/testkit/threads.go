@@ -45,6 +45,16 @@ func (g *GitHub) ResolveThread(threadID, login string) {
 	}
 }
 
+// SetDiff replaces a PR's diff (and its files), as GitHub shows it after a
+// push.
+func (g *GitHub) SetDiff(repo string, number int, diff string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if pr := g.prs[fmt.Sprintf("%s#%d", repo, number)]; pr != nil {
+		pr.Diff, pr.Files = diff, ParseDiff(diff)
+	}
+}
+
 // thread finds a thread by node id; g.mu is held.
 func (g *GitHub) thread(id string) *Thread {
 	for _, pr := range g.prs {

@@ -1,0 +1,8 @@
+//go:build !unix
+
+package loop
+
+import "time"
+
+// cpuTime is not measured here: the benchmarks report 0.
+func cpuTime() time.Duration { return 0 }
