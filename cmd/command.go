@@ -15,6 +15,7 @@ import (
 	"github.com/ocdx/gh-ocdx/internal/text"
 	"github.com/ocdx/gh-ocdx/llm"
 	"github.com/ocdx/gh-ocdx/loop"
+	"github.com/ocdx/gh-ocdx/posts"
 	"github.com/ocdx/gh-ocdx/review"
 )
 
@@ -107,7 +108,7 @@ func runComment(ctx context.Context, d *Deps, opts *CommandOptions) error {
 	if err != nil {
 		return err
 	}
-	tag := loop.CommandTag(id)
+	tag := posts.CommandTag(id)
 	if loop.CommandAnswered(pr, conv, id, c.URL) {
 		d.info("gh-ocdx already answered comment %s on %s#%d: nothing to do", id, repo, pr.Number)
 		return nil

@@ -18,6 +18,7 @@ import (
 	"github.com/ocdx/gh-ocdx/internal/text"
 	"github.com/ocdx/gh-ocdx/llm"
 	"github.com/ocdx/gh-ocdx/loop"
+	"github.com/ocdx/gh-ocdx/posts"
 	"github.com/ocdx/gh-ocdx/prompts"
 )
 
@@ -83,7 +84,7 @@ func DueReplies(pr *github.PullRequest) []Due {
 			if loop.Own(pr, c.Body, c.Author) {
 				last = i
 				for _, r := range th.Comments[:i] {
-					if strings.Contains(c.Body, loop.AnswerTag(replyKey(r))) {
+					if strings.Contains(c.Body, posts.AnswerTag(replyKey(r))) {
 						answered[replyKey(r)] = true
 					}
 				}
@@ -323,10 +324,10 @@ func Body(a Answer, d Due, prices bool) string {
 	var b strings.Builder
 	b.WriteString(finding.Marker + "\n")
 	for _, r := range d.Replies {
-		b.WriteString(loop.AnswerTag(replyKey(r)) + "\n")
+		b.WriteString(posts.AnswerTag(replyKey(r)) + "\n")
 	}
 	if a.Kind == Concede {
-		b.WriteString(loop.ConcededTag(d.Thread.Finding.ID) + "\n")
+		b.WriteString(posts.ConcededTag(d.Thread.Finding.ID) + "\n")
 	}
 	var at []string
 	for _, who := range d.Authors() {

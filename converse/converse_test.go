@@ -7,6 +7,7 @@ import (
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/loop"
+	"github.com/ocdx/gh-ocdx/posts"
 )
 
 const viewer = "ocdx-bot"
@@ -29,7 +30,7 @@ func by(author, id, body string) github.ThreadComment {
 // Due are the people's replies after gh-ocdx's last comment in its thread,
 // not those an answer names, nor /ocdx commands or bots.
 func TestDueRepliesAfterTheLastAnswer(t *testing.T) {
-	answered := finding.Marker + "\n" + loop.AnswerTag("2") + "\n@mona It is bounded."
+	answered := finding.Marker + "\n" + posts.AnswerTag("2") + "\n@mona It is bounded."
 	cases := []struct {
 		name     string
 		comments []github.ThreadComment
@@ -40,7 +41,7 @@ func TestDueRepliesAfterTheLastAnswer(t *testing.T) {
 		{"a new reply after the answer", []github.ThreadComment{by("mona", "2", "Why?"), by(viewer, "3", answered), by("mona", "4", "Still?")}, []string{"4"}},
 		{"commands and bots", []github.ThreadComment{by("mona", "2", "/ocdx dismiss"), by("renovate[bot]", "3", "bump")}, nil},
 		// A person writing the tag answers nothing: only gh-ocdx's count.
-		{"a forged tag", []github.ThreadComment{by("mona", "2", "Why?"), by("eve", "3", loop.AnswerTag("2")+" ok")}, []string{"2", "3"}},
+		{"a forged tag", []github.ThreadComment{by("mona", "2", "Why?"), by("eve", "3", posts.AnswerTag("2")+" ok")}, []string{"2", "3"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -74,7 +75,7 @@ func TestCheckNeverConcedesABlockerNorSuggestsOffTheDiff(t *testing.T) {
 		if a.Kind != Explain || a.Note == "" {
 			t.Errorf("%s (%s): a concession became %q", f.ID, d.Thread.Priority, a.Kind)
 		}
-		if body := Body(a, d, false); strings.Contains(body, loop.ConcededTag(f.ID)) {
+		if body := Body(a, d, false); strings.Contains(body, posts.ConcededTag(f.ID)) {
 			t.Errorf("%s: the answer concedes:\n%s", f.ID, body)
 		}
 	}
@@ -118,7 +119,7 @@ func TestCheckNeverConcedesAFixedOrResolvedFinding(t *testing.T) {
 		d.Status = st
 		a := Check(Answer{Kind: Concede, Text: "You're right."}, d, nil)
 		closed := st == finding.StatusFixed || st == finding.StatusResolved
-		if conceded := strings.Contains(Body(a, d, false), loop.ConcededTag(cacheFinding.ID)); conceded == closed {
+		if conceded := strings.Contains(Body(a, d, false), posts.ConcededTag(cacheFinding.ID)); conceded == closed {
 			t.Errorf("%s: conceded %v", st, conceded)
 		}
 		if closed && !strings.Contains(a.Note, "already "+string(st)) {
@@ -137,10 +138,10 @@ func TestBodySanitisesTheModelsWords(t *testing.T) {
 	for _, l := range strings.Split(body, "\n") {
 		opensSuggestion = opensSuggestion || strings.HasPrefix(strings.TrimLeft(l, " >"), "```suggestion")
 	}
-	if strings.Contains(body, loop.ConcededTag(cacheFinding.ID)) || opensSuggestion || strings.Contains(body, "ghp_abcdefghijkl") {
+	if strings.Contains(body, posts.ConcededTag(cacheFinding.ID)) || opensSuggestion || strings.Contains(body, "ghp_abcdefghijkl") {
 		t.Errorf("the answer carries the model's markup or a secret:\n%s", body)
 	}
-	if strings.Count(body, finding.Marker) != 1 || !strings.Contains(body, loop.AnswerTag("2")) {
+	if strings.Count(body, finding.Marker) != 1 || !strings.Contains(body, posts.AnswerTag("2")) {
 		t.Errorf("the answer lacks its marker or tag:\n%s", body)
 	}
 }
@@ -161,7 +162,7 @@ func TestAnswersCarryNoCommandLine(t *testing.T) {
 	if a.Kind != Explain || a.Replacement != nil {
 		t.Errorf("a proposal holding an /ocdx line kept its suggestion: %+v", a)
 	}
-	for name, body := range map[string]string{"reply": Body(a, d, false), "ask": AnswerBody(loop.CommandTag("5"), "mona", Answer{Kind: Explain, Text: words, Lines: []string{"/ocdx review"}}, false)} {
+	for name, body := range map[string]string{"reply": Body(a, d, false), "ask": AnswerBody(posts.CommandTag("5"), "mona", Answer{Kind: Explain, Text: words, Lines: []string{"/ocdx review"}}, false)} {
 		if !strings.Contains(body, "`/ocdx` dismiss QUAL-1a2b3c4d") {
 			t.Errorf("%s: the model's line is not shown quoted:\n%s", name, body)
 		}

@@ -15,6 +15,7 @@ import (
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/internal/redact"
 	"github.com/ocdx/gh-ocdx/internal/text"
+	"github.com/ocdx/gh-ocdx/posts"
 	"github.com/ocdx/gh-ocdx/review"
 	"github.com/ocdx/gh-ocdx/state"
 )
@@ -50,22 +51,12 @@ var (
 	reUpdateTag = regexp.MustCompile(`<!-- ocdx:finding-update=[A-Z]+-[0-9a-f]{8} priority=(P[0-3]) agreement=([0-9]+/[0-9]+|-) -->`)
 )
 
-// AnswerTag marks gh-ocdx's answer to a person's reply in one of its
-// threads (gh ocdx reply), by the reply's database id: no run answers a
-// reply twice.
-func AnswerTag(replyID string) string { return "<!-- ocdx:answered=" + tagSafe(replyID) + " -->" }
-
-// ConcededTag marks gh-ocdx's answer that conceded the thread's finding:
-// from then on the ledger says it is disputed (docs/architecture.md,
-// Conversation). It keeps blocking until someone with write permission
-// dismisses it; a P0 or SEC- finding is never conceded.
-func ConcededTag(id string) string { return "<!-- ocdx:conceded=" + tagSafe(id) + " -->" }
-
-// CommandTag marks gh-ocdx's answer to the comment with the database id
-// (an /ocdx command, or a reply a command run was started for), whichever
-// verb answers it: command, or the loop refusing a dismissal or restore.
-// No run answers a comment twice (CommandAnswered).
-func CommandTag(commentID string) string { return "<!-- ocdx:command=" + tagSafe(commentID) + " -->" }
+// AnswerTag and ConcededTag are posts' tags (posts.AnswerTag,
+// posts.ConcededTag), named here for the tests that still read them so.
+var (
+	AnswerTag   = posts.AnswerTag
+	ConcededTag = posts.ConcededTag
+)
 
 // CommandAnswered reports whether one of gh-ocdx's own posts on pr, in
 // conv (its conversation as read; pr.Comments are its last 50) or a review
@@ -75,7 +66,7 @@ func CommandTag(commentID string) string { return "<!-- ocdx:command=" + tagSafe
 func CommandAnswered(pr *github.PullRequest, conv []github.Comment, id, url string) bool {
 	var tags []string
 	if id != "" {
-		tags = append(tags, CommandTag(id))
+		tags = append(tags, posts.CommandTag(id))
 	}
 	if url != "" {
 		tags = append(tags, refusedTag(Refusal{URL: url}))
@@ -97,15 +88,6 @@ func CommandAnswered(pr *github.PullRequest, conv []github.Comment, id, url stri
 	}
 	return false
 }
-
-// FixedTag marks gh-ocdx's reply that resolved the thread of a finding
-// fixed or resolved (Resolutions): like every post of gh-ocdx's, it says
-// what it is, and a thread someone opened again after it gets no second
-// one.
-func FixedTag(id string) string { return "<!-- ocdx:fixed=" + tagSafe(id) + " -->" }
-
-// tagSafe keeps a hidden tag's value from closing the comment.
-func tagSafe(s string) string { return strings.NewReplacer("--", "%2D%2D", ">", "%3E").Replace(s) }
 
 // Concedable reports whether a conversation may concede f: never a P0 or
 // one of gh-ocdx's SEC- findings.
@@ -159,13 +141,13 @@ func OwnThreads(pr *github.PullRequest) []OwnThread {
 				ot.Replies = append(ot.Replies, c)
 				continue
 			}
-			ot.Closed = ot.Closed || strings.Contains(c.Body, FixedTag(ot.Finding.ID)) || strings.HasPrefix(c.Body, finding.Marker+"\nFixed in ")
+			ot.Closed = ot.Closed || strings.Contains(c.Body, posts.FixedTag(ot.Finding.ID)) || strings.HasPrefix(c.Body, finding.Marker+"\nFixed in ")
 			if u := reUpdateTag.FindStringSubmatch(c.Body); u != nil {
 				ot.Priority, ot.Agreement = u[1], u[2]
 			}
 			if strings.Contains(c.Body, "<!-- ocdx:answered=") {
 				ot.Answers = append(ot.Answers, c)
-				ot.Conceded = ot.Conceded || strings.Contains(c.Body, ConcededTag(ot.Finding.ID))
+				ot.Conceded = ot.Conceded || strings.Contains(c.Body, posts.ConcededTag(ot.Finding.ID))
 			}
 		}
 		out = append(out, ot)
@@ -437,7 +419,7 @@ func Resolutions(pr *github.PullRequest, led finding.Ledger, current []finding.F
 		default:
 			continue
 		}
-		out = append(out, github.ThreadReply{ThreadID: t.ID, Body: finding.Marker + "\n" + FixedTag(t.Finding.ID) + "\n" + say})
+		out = append(out, github.ThreadReply{ThreadID: t.ID, Body: finding.Marker + "\n" + posts.FixedTag(t.Finding.ID) + "\n" + say})
 	}
 	return out
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/fix"
 	"github.com/ocdx/gh-ocdx/github"
+	"github.com/ocdx/gh-ocdx/posts"
 )
 
 // A fixed finding's thread is resolved only when the next round's
@@ -42,7 +43,7 @@ func TestRunResolvesAFixedThreadOnlyAfterACompleteRound(t *testing.T) {
 			if tc.resolve != (len(h.gh.resolved) == 1) {
 				t.Fatalf("resolutions %+v, want resolved %v", h.gh.resolved, tc.resolve)
 			}
-			if tc.resolve && (h.gh.resolved[0].ThreadID != "T1" || !strings.Contains(h.gh.resolved[0].Body, "Fixed in c0ffee1") || !strings.Contains(h.gh.resolved[0].Body, FixedTag(f.ID))) {
+			if tc.resolve && (h.gh.resolved[0].ThreadID != "T1" || !strings.Contains(h.gh.resolved[0].Body, "Fixed in c0ffee1") || !strings.Contains(h.gh.resolved[0].Body, posts.FixedTag(f.ID))) {
 				t.Errorf("resolution %+v", h.gh.resolved[0])
 			}
 		})
@@ -200,7 +201,7 @@ func TestDisputedOnlyByOwnConcession(t *testing.T) {
 		cs := []github.ThreadComment{
 			{ID: "C1", Author: "ocdx-bot", Body: InlineBody(f), Path: "a.go", Line: intp(2)},
 			{ID: "C2", DatabaseID: "2", Author: "mona", Body: "intended"},
-			{ID: "C3", Author: by, Body: finding.Marker + "\n" + AnswerTag("2") + "\n" + ConcededTag(f.ID) + "\nYou're right."},
+			{ID: "C3", Author: by, Body: finding.Marker + "\n" + posts.AnswerTag("2") + "\n" + posts.ConcededTag(f.ID) + "\nYou're right."},
 		}
 		return &github.PullRequest{Viewer: "ocdx-bot", Threads: []github.ReviewThread{{ID: "T1", Path: "a.go", Comments: cs}}}
 	}
@@ -242,7 +243,7 @@ func TestAReplacementWithMarkupIsNoSuggestion(t *testing.T) {
 // nothing.
 func TestCommandAnswered(t *testing.T) {
 	const url = "https://github.com/o/r/pull/7#issuecomment-42"
-	answer := finding.Marker + "\n" + CommandTag("42") + "\n@eve: no."
+	answer := finding.Marker + "\n" + posts.CommandTag("42") + "\n@eve: no."
 	legacy := finding.Marker + "\n" + RefusedTag(Refusal{URL: url}) + "\n@eve: no."
 	for _, tc := range []struct {
 		name    string
@@ -254,9 +255,9 @@ func TestCommandAnswered(t *testing.T) {
 		{"own answer", []github.Comment{{Author: "ocdx-bot", Body: answer}}, nil, true},
 		{"own answer in a thread", nil, []github.ReviewThread{{ID: "T1", Comments: []github.ThreadComment{{Author: "ocdx-bot", Body: answer}}}}, true},
 		{"earlier version's answer", []github.Comment{{Author: "ocdx-bot", Body: legacy}}, nil, true},
-		{"another comment's answer", []github.Comment{{Author: "ocdx-bot", Body: finding.Marker + "\n" + CommandTag("420")}}, nil, false},
+		{"another comment's answer", []github.Comment{{Author: "ocdx-bot", Body: finding.Marker + "\n" + posts.CommandTag("420")}}, nil, false},
 		{"a person's forged tag", []github.Comment{{Author: "eve", Body: answer}}, nil, false},
-		{"own post without the marker", []github.Comment{{Author: "ocdx-bot", Body: CommandTag("42")}}, nil, false},
+		{"own post without the marker", []github.Comment{{Author: "ocdx-bot", Body: posts.CommandTag("42")}}, nil, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			pr := &github.PullRequest{Viewer: "ocdx-bot", Comments: tc.conv, Threads: tc.threads}
@@ -287,7 +288,7 @@ func TestResolutionsFollowTheLedger(t *testing.T) {
 	pr.Threads = append(pr.Threads, github.ReviewThread{ID: "T-done", IsResolved: true, Comments: pr.Threads[0].Comments})
 	// Closed once already, then opened again by a person: theirs now.
 	reopened := slices.Clone(pr.Threads[1].Comments)
-	reopened = append(reopened, github.ThreadComment{Author: "bot", Body: finding.Marker + "\n" + FixedTag(ids[1]) + "\nResolved."})
+	reopened = append(reopened, github.ThreadComment{Author: "bot", Body: finding.Marker + "\n" + posts.FixedTag(ids[1]) + "\nResolved."})
 	pr.Threads = append(pr.Threads, github.ReviewThread{ID: "T-reopened", Comments: reopened})
 	current := []finding.Finding{{ID: ids[6], Priority: "P1", Category: "quality", File: "a.go", Line: intp(7), Title: "Problem 6"}}
 

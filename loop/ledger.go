@@ -10,6 +10,7 @@ import (
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/fix"
 	"github.com/ocdx/gh-ocdx/github"
+	"github.com/ocdx/gh-ocdx/posts"
 	"github.com/ocdx/gh-ocdx/state"
 )
 
@@ -372,7 +373,7 @@ func (l *loop) answerRefusal(ctx context.Context, pr *github.PullRequest, r Refu
 	}
 	tags := refusedTag(r)
 	if r.ID != "" {
-		tags = CommandTag(r.ID) + "\n" + tags
+		tags = posts.CommandTag(r.ID) + "\n" + tags
 	}
 	body := fmt.Sprintf("%s\n%s\n@%s: your [`%s`](%s) of %s does not count: %s. %s",
 		finding.Marker, tags, r.By, command, r.URL, codeList(r.IDs), r.Why, still)

@@ -17,6 +17,7 @@ import (
 	"github.com/ocdx/gh-ocdx/fix"
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/llm"
+	"github.com/ocdx/gh-ocdx/posts"
 	"github.com/ocdx/gh-ocdx/state"
 )
 
@@ -436,7 +437,7 @@ func TestRunAConcededStuckFindingIsDisputed(t *testing.T) {
 	h.gh.pr.Threads = []github.ReviewThread{{ID: "T1", Path: "a.go", Comments: []github.ThreadComment{
 		{ID: "C1", Author: "ocdx-bot", Body: InlineBody(f), Path: "a.go", Line: intp(2)},
 		{ID: "C2", DatabaseID: "2", Author: "mona", Body: "intended"},
-		{ID: "C3", Author: "ocdx-bot", Body: finding.Marker + "\n" + AnswerTag("2") + "\n" + ConcededTag(id) + "\nYou're right."}}}}
+		{ID: "C3", Author: "ocdx-bot", Body: finding.Marker + "\n" + posts.AnswerTag("2") + "\n" + posts.ConcededTag(id) + "\nYou're right."}}}}
 	h.gh.pr.HeadRefOid = "cccccccc"
 	h.reviewer.answers = []string{reviewerAnswer(bug)}
 	h.analyzer.answers = []string{analyzerAnswer()}

@@ -13,6 +13,7 @@ import (
 	"github.com/ocdx/gh-ocdx/internal/redact"
 	"github.com/ocdx/gh-ocdx/internal/text"
 	"github.com/ocdx/gh-ocdx/llm"
+	"github.com/ocdx/gh-ocdx/posts"
 	"github.com/ocdx/gh-ocdx/prompts"
 	"github.com/ocdx/gh-ocdx/review"
 )
@@ -112,7 +113,7 @@ func replies(pr *github.PullRequest) []reply {
 		// gh-ocdx's own answers (gh ocdx reply), and whether it conceded.
 		for _, c := range t.Answers {
 			who := "gh-ocdx"
-			if strings.Contains(c.Body, ConcededTag(t.Finding.ID)) {
+			if strings.Contains(c.Body, posts.ConcededTag(t.Finding.ID)) {
 				who = "gh-ocdx (conceded: the finding is disputed)"
 			}
 			out = append(out, reply{ID: t.Finding.ID, Where: where, Author: who, Body: text.OneLine(excerpt(visible(c.Body), maxReply))})

@@ -12,6 +12,7 @@ import (
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/fix"
 	"github.com/ocdx/gh-ocdx/github"
+	"github.com/ocdx/gh-ocdx/posts"
 	"github.com/ocdx/gh-ocdx/state"
 )
 
@@ -232,7 +233,7 @@ func TestTheLedgerRoundTripsEveryScenario(t *testing.T) {
 			h.gh.pr.Threads = append(h.gh.pr.Threads, github.ReviewThread{ID: "T1", Path: "a.go", Comments: []github.ThreadComment{
 				{ID: "C1", Author: "ocdx-bot", Body: InlineBody(posted), Path: "a.go", Line: lineOf(10)},
 				{ID: "C2", DatabaseID: "2", Author: "mona", Body: "intended"},
-				{ID: "C3", Author: "ocdx-bot", Body: finding.Marker + "\n" + AnswerTag("2") + "\n" + ConcededTag(posted.ID) + "\nYou're right."},
+				{ID: "C3", Author: "ocdx-bot", Body: finding.Marker + "\n" + posts.AnswerTag("2") + "\n" + posts.ConcededTag(posted.ID) + "\nYou're right."},
 			}})
 		}, func(h *harness) {
 			h.opts.Whole = moved
