@@ -7,7 +7,7 @@ import (
 
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/internal/testkit"
-	"github.com/ocdx/gh-ocdx/loop"
+	"github.com/ocdx/gh-ocdx/posts"
 )
 
 // Threads as findings (docs/architecture.md, Who may dismiss; Posting): a
@@ -151,7 +151,7 @@ func TestLoopResolvesAFixedFindingsThreadInALaterRun(t *testing.T) {
 			wantCode(t, res, 0)
 			ans := lf.ownThreadOf(cacheBug.id()).Comments
 			last := ans[len(ans)-1].Body
-			if strings.Contains(last, loop.ConcededTag(cacheBug.id())) || strings.Contains(res.Stderr, "disputed") {
+			if strings.Contains(last, posts.ConcededTag(cacheBug.id())) || strings.Contains(res.Stderr, "disputed") {
 				t.Fatalf("reply conceded a fixed finding:\n%s\n%s", last, res.Stderr)
 			}
 			wantContains(t, "the answer", last, "already fixed")

@@ -51,13 +51,6 @@ var (
 	reUpdateTag = regexp.MustCompile(`<!-- ocdx:finding-update=[A-Z]+-[0-9a-f]{8} priority=(P[0-3]) agreement=([0-9]+/[0-9]+|-) -->`)
 )
 
-// AnswerTag and ConcededTag are posts' tags (posts.AnswerTag,
-// posts.ConcededTag), named here for the tests that still read them so.
-var (
-	AnswerTag   = posts.AnswerTag
-	ConcededTag = posts.ConcededTag
-)
-
 // CommandAnswered reports whether one of gh-ocdx's own posts on pr, in
 // conv (its conversation as read; pr.Comments are its last 50) or a review
 // thread, answers the comment with the database
@@ -103,8 +96,8 @@ type OwnThread struct {
 	Finding  finding.Finding
 	Resolved bool
 	Replies  []github.ThreadComment // what people answered on it
-	// Answers are gh-ocdx's answers to those replies (AnswerTag), and
-	// Conceded says one of them conceded the finding (ConcededTag).
+	// Answers are gh-ocdx's answers to those replies (posts.AnswerTag), and
+	// Conceded says one of them conceded the finding (posts.ConcededTag).
 	Answers  []github.ThreadComment
 	Conceded bool
 	// Closed says gh-ocdx already replied that its finding is fixed or
