@@ -231,9 +231,12 @@ type postedReview struct {
 // maintainer's change request, and reviews from its head
 // (docs/architecture.md, review-pr).
 func (p *postPublisher) Publish(ctx context.Context, r reviewpr.Proposal) (string, error) {
-	earlier, _ := loop.ReviewPRCarried(p.ledger, p.head, p.whole)
+	// The comments and the ledger follow the same basis: its diff to the
+	// head is read once.
+	whole := onceDiff(p.whole)
+	earlier, _ := loop.ReviewPRCarried(p.ledger, p.head, whole)
 	comments, fs := loop.ReviewPRComments(r.Comments, earlier)
-	led, basis := loop.ReviewPRLedger(p.ledger, p.runID, p.head, p.sampled, fs, p.whole)
+	led, basis := loop.ReviewPRLedger(p.ledger, p.runID, p.head, p.sampled, fs, whole)
 	tag := finding.Tag(p.runID, 1, "review-pr")
 	body := github.CapBodyWith(finding.Marker+"\n"+tag+"\n"+r.Body, "\n"+led.Block())
 	posted, err := p.gh.PostReviewComments(ctx, p.repo, p.number, r.Event, body, comments)
@@ -308,4 +311,21 @@ func printInline(d *Deps, cs []reviewpr.Shown) error {
 		}
 	}
 	return nil
+}
+
+// onceDiff is whole asking git once per commit it is given.
+func onceDiff(whole func(from string) (string, bool)) func(from string) (string, bool) {
+	type answer struct {
+		diff string
+		ok   bool
+	}
+	seen := map[string]answer{}
+	return func(from string) (string, bool) {
+		a, done := seen[from]
+		if !done {
+			a.diff, a.ok = whole(from)
+			seen[from] = a
+		}
+		return a.diff, a.ok
+	}
 }
