@@ -48,6 +48,9 @@ type Config struct {
 	// Reply answers people in gh-ocdx's threads (gh ocdx reply); defaults
 	// to ReviewPR.
 	Reply llm.ModelName
+	// Describe writes gh ocdx describe's description; defaults to
+	// CommentsAnalyzer.
+	Describe llm.ModelName
 	// MaxReplies bounds the replies one reply run answers; 0: the default
 	// (DefaultMaxReplies).
 	MaxReplies int
@@ -221,6 +224,9 @@ func (c *Config) roles() []role {
 		role{"prFixModel", c.PRFix}, role{"reviewPrModel", c.ReviewPR})
 	if c.Reply.Provider.Name != "" && c.Reply.String() != c.ReviewPR.String() {
 		rs = append(rs, role{"replyModel", c.Reply}) // its key is needed only when it is another model
+	}
+	if c.Describe.Provider.Name != "" && c.Describe.String() != c.CommentsAnalyzer.String() {
+		rs = append(rs, role{"describeModel", c.Describe}) // its key is needed only when it is another model
 	}
 	if c.Verifier.Provider.Name != "" {
 		rs = append(rs, role{"verifierModel", c.Verifier}) // its key is needed only when it is set

@@ -13,10 +13,10 @@ import (
 )
 
 // The keys of the configuration file, in the order of the example.
-var knownKeys = []string{"reviewerModels", "commentsAnalyzerModel", "prFixModel", "reviewPrModel", "verify", "allowApprove", "maxTokens", "outputTokens", "prices", "inlinePriorities", "maxInlineComments", "verifierModel", "replyModel", "maxReplies"}
+var knownKeys = []string{"reviewerModels", "commentsAnalyzerModel", "prFixModel", "reviewPrModel", "verify", "allowApprove", "maxTokens", "outputTokens", "prices", "inlinePriorities", "maxInlineComments", "verifierModel", "replyModel", "maxReplies", "describeModel"}
 
 // roleKeys are the keys outputTokens may name: the roles' model keys.
-var roleKeys = []string{"reviewerModels", "commentsAnalyzerModel", "prFixModel", "reviewPrModel", "verifierModel", "replyModel"}
+var roleKeys = []string{"reviewerModels", "commentsAnalyzerModel", "prFixModel", "reviewPrModel", "verifierModel", "replyModel", "describeModel"}
 
 // MaxOutputTokens bounds an outputTokens value; no model writes more at once.
 const MaxOutputTokens = 1 << 20
@@ -104,6 +104,13 @@ func parse(data []byte, getenv func(string) string, uses func(key string) bool) 
 		cfg.Reply = c.model(m, "replyModel")
 	} else {
 		cfg.Reply = cfg.ReviewPR
+	}
+	// describe writes its description with the comments analyzer's model
+	// unless told: one call over the context, a summary more than a review.
+	if m, found := byKey["describeModel"]; found {
+		cfg.Describe = c.model(m, "describeModel")
+	} else {
+		cfg.Describe = cfg.CommentsAnalyzer
 	}
 	if m, found := byKey["maxReplies"]; found {
 		cfg.MaxReplies = int(c.positive(m, "maxReplies", DefaultMaxReplies))

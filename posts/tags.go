@@ -30,3 +30,21 @@ func CommandTag(commentID string) string { return "<!-- ocdx:command=" + Safe(co
 // fixed or resolved: like every post of gh-ocdx's, it says what it is, and
 // a thread someone opened again after it gets no second one.
 func FixedTag(id string) string { return "<!-- ocdx:fixed=" + Safe(id) + " -->" }
+
+// DescriptionTag marks gh-ocdx's description of a PR (gh ocdx describe),
+// by the head it describes: one such comment per PR, edited in place by a
+// rerun (docs/architecture.md, Describe).
+func DescriptionTag(head string) string { return descriptionPrefix + Safe(head) + " -->" }
+
+const descriptionPrefix = "<!-- ocdx:description="
+
+// IsDescription reports whether body carries a DescriptionTag; whose
+// comment it is, the caller judges.
+func IsDescription(body string) bool { return strings.Contains(body, descriptionPrefix) }
+
+// The markers around gh-ocdx's description in a PR's body (describe
+// --edit-body): what lies outside them is the author's.
+const (
+	BodyStart = "<!-- ocdx:description:start -->"
+	BodyEnd   = "<!-- ocdx:description:end -->"
+)

@@ -9,7 +9,7 @@ import (
 // ledger named it): whatever it holds, the tag stays one hidden comment,
 // which nothing in the value closes.
 func TestTagsStayOneHiddenComment(t *testing.T) {
-	for _, tag := range []func(string) string{AnswerTag, ConcededTag, CommandTag, FixedTag} {
+	for _, tag := range []func(string) string{AnswerTag, ConcededTag, CommandTag, FixedTag, DescriptionTag} {
 		for _, v := range []string{"8101", "QUAL-0badf00d", "x --> <b>shown</b> <!-- y", "a->b", "--->"} {
 			got := tag(v)
 			body := strings.TrimSuffix(strings.TrimPrefix(got, "<!-- "), " -->")
