@@ -19,6 +19,7 @@ import (
 	"github.com/ocdx/gh-ocdx/diff"
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/github"
+	"github.com/ocdx/gh-ocdx/internal/redact"
 	"github.com/ocdx/gh-ocdx/internal/text"
 	"github.com/ocdx/gh-ocdx/llm"
 	"github.com/ocdx/gh-ocdx/posts"
@@ -179,7 +180,7 @@ type Description struct {
 // invented), lines cited on changed files, a diagram only when asked for
 // and when it is one. What it drops it says in Dropped.
 func Check(env Envelope, in Input) Description {
-	d := Description{Summary: strings.TrimSpace(env.Summary), Walkthrough: []Group{}, Issues: []IssueCheck{}, Dropped: []string{}}
+	d := Description{Summary: redact.Secrets(strings.TrimSpace(env.Summary)), Walkthrough: []Group{}, Issues: []IssueCheck{}, Dropped: []string{}}
 	changed := changedFiles(in.Review)
 	for _, g := range env.Walkthrough {
 		var files []string
@@ -192,7 +193,7 @@ func Check(env Envelope, in Input) Description {
 			}
 		}
 		if len(files) > 0 {
-			d.Walkthrough = append(d.Walkthrough, Group{Purpose: text.OneLine(g.Purpose), Files: files})
+			d.Walkthrough = append(d.Walkthrough, Group{Purpose: redact.Secrets(text.OneLine(g.Purpose)), Files: files})
 		}
 	}
 	issues := map[int]github.Issue{}
@@ -215,7 +216,7 @@ func Check(env Envelope, in Input) Description {
 				d.Dropped = append(d.Dropped, fmt.Sprintf("issue #%d: %q is not in the issue's text", is.Number, text.Clip(text.OneLine(r.Text), 80)))
 				continue
 			}
-			r.Text = text.OneLine(r.Text)
+			r.Text = redact.Secrets(text.OneLine(r.Text))
 			var lines []string
 			for _, l := range r.Lines {
 				if cited(l, changed) {
@@ -239,7 +240,7 @@ func Check(env Envelope, in Input) Description {
 		case !isMermaid(dg) || finding.CarriesMarkup(dg):
 			d.Dropped = append(d.Dropped, "diagram: not a Mermaid sequence or flow diagram")
 		default:
-			d.Diagram = dg
+			d.Diagram = redact.Secrets(dg)
 		}
 	}
 	return d
@@ -306,9 +307,10 @@ func FileLink(prURL, path string) string {
 	return prURL + "/files#diff-" + hex.EncodeToString(sum[:])
 }
 
-// Markdown renders d for pr: the terminal's and the post's text. Every
-// word of the model and of the PR is inert (text.InertMarkup): it makes no
-// hidden comment, tag, suggestion or /ocdx command line.
+// Markdown renders d for pr: the terminal's, the post's and the body's
+// text. Every word of the model and of the PR is inert (text.InertMarkup):
+// it makes no hidden comment, tag, suggestion or /ocdx command line; a
+// secret is [REDACTED], a diff block [DIFF REDACTED] (redact.ForComment).
 func Markdown(d Description, pr *github.PullRequest) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "### What PR #%d does\n\n%s\n\n", pr.Number, text.InertMarkup(d.Summary))
@@ -340,7 +342,7 @@ func Markdown(d Description, pr *github.PullRequest) string {
 	if d.Diagram != "" {
 		fmt.Fprintf(&b, "\n### Diagram\n\n%s\n", text.Fenced("mermaid", text.InertMarkup(d.Diagram)))
 	}
-	return b.String()
+	return redact.ForComment(text.Inert(b.String()))
 }
 
 var statusMark = map[string]string{Met: "✅", NotMet: "❌", Unclear: "❔"}
