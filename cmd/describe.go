@@ -85,10 +85,8 @@ func parseDescribe(d *Deps, args []string) (*DescribeOptions, error) {
 	if opts.Export, err = jf.exporter(fs); err != nil {
 		return nil, err
 	}
-	if opts.Model != "" {
-		if _, err := llm.ParseModel(opts.Model); err != nil {
-			return nil, fs.usageErr("invalid --model: %v", err)
-		}
+	if err := fs.checkModel(opts.Model); err != nil {
+		return nil, err
 	}
 	pr, r, err := fs.prArgument("", repoFlag)
 	if err != nil {

@@ -107,10 +107,8 @@ func parseReply(d *Deps, args []string) (*ReplyOptions, error) {
 	if fs.Changed("max-replies") && opts.MaxReplies <= 0 {
 		return nil, fs.usageErr("invalid --max-replies %d: give the most threads to answer, above zero", opts.MaxReplies)
 	}
-	if opts.Model != "" {
-		if _, err := llm.ParseModel(opts.Model); err != nil {
-			return nil, fs.usageErr("invalid --model: %v", err)
-		}
+	if err := fs.checkModel(opts.Model); err != nil {
+		return nil, err
 	}
 	if !opts.Yes && !d.IO.CanPrompt() {
 		return nil, fs.needsTerminal("reply shows each answer before it posts it", "pass --yes to post the answers without asking")
