@@ -14,7 +14,6 @@ import (
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/internal/text"
 	"github.com/ocdx/gh-ocdx/llm"
-	"github.com/ocdx/gh-ocdx/loop"
 	"github.com/ocdx/gh-ocdx/posts"
 	"github.com/ocdx/gh-ocdx/review"
 )
@@ -87,8 +86,8 @@ func parseCommand(d *Deps, args []string) (*CommandOptions, error) {
 // theComment is the comment a command run acts on.
 type theComment struct {
 	ID, Author, Body, URL string
-	Thread                *loop.OwnThread // a reply in one of gh-ocdx's threads
-	ThreadID              string          // the review thread it is in, if any
+	Thread                *posts.OwnThread // a reply in one of gh-ocdx's threads
+	ThreadID              string           // the review thread it is in, if any
 }
 
 func runComment(ctx context.Context, d *Deps, opts *CommandOptions) error {
@@ -109,15 +108,15 @@ func runComment(ctx context.Context, d *Deps, opts *CommandOptions) error {
 		return err
 	}
 	tag := posts.CommandTag(id)
-	if loop.CommandAnswered(pr, conv, id, c.URL) {
+	if posts.CommandAnswered(pr, conv, id, c.URL) {
 		d.info("gh-ocdx already answered comment %s on %s#%d: nothing to do", id, repo, pr.Number)
 		return nil
 	}
-	if loop.Own(pr, c.Body, c.Author) {
+	if posts.Own(pr, c.Body, c.Author) {
 		d.info("comment %s is gh-ocdx's own: nothing to do", id)
 		return nil
 	}
-	cmd, isCmd := converse.ParseCommand(c.Body)
+	cmd, isCmd := posts.ParseCommand(c.Body)
 	if !isCmd && c.Thread == nil {
 		d.info("comment %s is neither an /ocdx command nor a reply in gh-ocdx's threads: nothing to do", id)
 		return nil
@@ -135,7 +134,7 @@ func runComment(ctx context.Context, d *Deps, opts *CommandOptions) error {
 	answer := func(words string) error {
 		return postAnswer(ctx, client, repo, pr.Number, c, converse.Post(tag, c.Author, words))
 	}
-	if ok, why := loop.MayCommand(repo, perm, c.Author); !ok {
+	if ok, why := posts.MayCommand(repo, perm, c.Author); !ok {
 		d.warn("not run: comment %s by %s: %s", id, c.Author, why)
 		return answer(why + "; someone with write permission can run it.")
 	}
@@ -148,7 +147,7 @@ func runComment(ctx context.Context, d *Deps, opts *CommandOptions) error {
 		return replyOn(ctx, d, &ReplyOptions{PR: pr.Number, Repo: opts.Repo, Yes: true, MaxTokens: opts.MaxTokens, Thread: c.ThreadID}, cfg, t)
 	}
 	fixOK := policy != nil && policy.CommandsFix
-	if (cmd.Verb == converse.CmdReview || cmd.Verb == converse.CmdFix) && pr.IsCrossRepository {
+	if (cmd.Verb == posts.CmdReview || cmd.Verb == posts.CmdFix) && pr.IsCrossRepository {
 		// Both would run the fork's code (its verify commands, the fix
 		// agent's) where the comment's workflow keeps a write token and the
 		// model keys (docs/architecture.md, Commands).
@@ -156,11 +155,11 @@ func runComment(ctx context.Context, d *Deps, opts *CommandOptions) error {
 			cmp.Or(pr.HeadRepository, "deleted"), pr.Number))
 	}
 	switch cmd.Verb {
-	case converse.CmdAsk:
+	case posts.CmdAsk:
 		return ask(ctx, d, opts, client, repo, pr, c, tag, cmd.Question)
-	case converse.CmdDismiss, converse.CmdRestore:
+	case posts.CmdDismiss, posts.CmdRestore:
 		return dismissOrRestore(ctx, client, repo, pr, t.trust, c, tag, cmd, perm)
-	case converse.CmdReview:
+	case posts.CmdReview:
 		why := ""
 		if !fixOK {
 			why = "fixes from a comment are off on this repository (the base branch's .ocdx.json has no \"commands\": {\"fix\": true})"
@@ -175,7 +174,7 @@ func runComment(ctx context.Context, d *Deps, opts *CommandOptions) error {
 		// HOST/OWNER/NAME: the review goes to this PR's host, whatever GH_HOST says.
 		o := &ReviewLoopOptions{PR: pr.Number, RepoFlag: repo.Host + "/" + repo.String(), Yes: true, MaxTokens: opts.MaxTokens, ReviewOnly: why}
 		return reviewLoop(ctx, d, o)
-	case converse.CmdFix:
+	case posts.CmdFix:
 		if !fixOK {
 			return answer("fixing from a comment is off on this repository: the base branch's .ocdx.json must say \"commands\": {\"fix\": true}.")
 		}
@@ -186,7 +185,7 @@ func runComment(ctx context.Context, d *Deps, opts *CommandOptions) error {
 	}
 	// An unknown verb is answered once on the PR, then the run fails: the
 	// Action's log and its exit code say the comment did nothing.
-	known := "/ocdx " + strings.Join(converse.Verbs, ", /ocdx ")
+	known := "/ocdx " + strings.Join(posts.Verbs, ", /ocdx ")
 	if err := answer(fmt.Sprintf("gh-ocdx knows %s.", known)); err != nil {
 		return err
 	}
@@ -215,7 +214,7 @@ func findComment(pr *github.PullRequest, conv []github.Comment, id string) (theC
 			return theComment{ID: id, Author: c.Author, Body: c.Body, URL: c.URL}, nil
 		}
 	}
-	own := loop.OwnThreads(pr)
+	own := posts.OwnThreads(pr)
 	for _, th := range pr.Threads {
 		for _, tc := range th.Comments {
 			if tc.DatabaseID != id {
@@ -285,7 +284,7 @@ func ask(ctx context.Context, d *Deps, opts *CommandOptions, client *github.Clie
 // dismissOrRestore answers /ocdx dismiss and /ocdx restore: the loop acts
 // on the command itself from its next run; this says whether it counts,
 // by the rule the loop applies (MayDismiss, MayRestore).
-func dismissOrRestore(ctx context.Context, client *github.Client, repo github.Repo, pr *github.PullRequest, trust *loop.Trust, c theComment, tag string, cmd converse.Command, perm github.Permission) error {
+func dismissOrRestore(ctx context.Context, client *github.Client, repo github.Repo, pr *github.PullRequest, trust *posts.Trust, c theComment, tag string, cmd posts.Command, perm github.Permission) error {
 	// The answer names what the loop will act on, read as the loop reads
 	// it: in one of gh-ocdx's threads a dismissal is of that thread's
 	// finding, whatever IDs follow; a restore counts only in the
@@ -293,17 +292,17 @@ func dismissOrRestore(ctx context.Context, client *github.Client, repo github.Re
 	var ids []string
 	var ok bool
 	switch {
-	case cmd.Verb == converse.CmdRestore && c.ThreadID != "":
+	case cmd.Verb == posts.CmdRestore && c.ThreadID != "":
 		return postAnswer(ctx, client, repo, pr.Number, c, converse.Post(tag, c.Author, "a restore counts only in the pull request's conversation: write `/ocdx restore <ID>` there."))
-	case cmd.Verb == converse.CmdRestore:
-		ids, ok = loop.RestoreCommand(c.Body)
+	case cmd.Verb == posts.CmdRestore:
+		ids, ok = cmd.IDs, cmd.AsWritten
 	case c.Thread != nil:
-		_, ok = loop.DismissCommand(c.Body)
+		ok = cmd.AsWritten
 		ids = []string{c.Thread.Finding.ID}
 	case c.ThreadID != "":
 		return postAnswer(ctx, client, repo, pr.Number, c, converse.Post(tag, c.Author, "a dismissal counts in one of gh-ocdx's threads or in the pull request's conversation: write `/ocdx dismiss <ID>` there."))
 	default:
-		ids, ok = loop.DismissCommand(c.Body)
+		ids, ok = cmd.IDs, cmd.AsWritten
 	}
 	if !ok {
 		return postAnswer(ctx, client, repo, pr.Number, c, converse.Post(tag, c.Author, fmt.Sprintf("write the command as `/ocdx %s <ID>…` on the comment's first line: as written, gh-ocdx does not read it.", cmd.Verb)))
@@ -311,9 +310,9 @@ func dismissOrRestore(ctx context.Context, client *github.Client, repo github.Re
 	if len(ids) == 0 {
 		return postAnswer(ctx, client, repo, pr.Number, c, converse.Post(tag, c.Author, fmt.Sprintf("name the findings to %s by their IDs (QUAL-1a2b3c4d), as the reports show them.", cmd.Verb)))
 	}
-	may := loop.MayDismiss
-	if cmd.Verb == converse.CmdRestore {
-		may = loop.MayRestore
+	may := posts.MayDismiss
+	if cmd.Verb == posts.CmdRestore {
+		may = posts.MayRestore
 	}
 	var refused, whys []string
 	for _, id := range ids {
@@ -324,7 +323,7 @@ func dismissOrRestore(ctx context.Context, client *github.Client, repo github.Re
 	}
 	if len(refused) > 0 {
 		// Earlier versions' loops know the answer by this tag.
-		extra := loop.RefusedTag(loop.Refusal{By: c.Author, URL: c.URL, IDs: refused})
+		extra := posts.RefusedTag(posts.Refusal{By: c.Author, URL: c.URL, IDs: refused})
 		return postAnswer(ctx, client, repo, pr.Number, c, converse.Post(tag+"\n"+extra, c.Author,
 			fmt.Sprintf("your /ocdx %s of %s does not count: %s.", cmd.Verb, strings.Join(refused, ", "), strings.Join(whys, "; "))))
 	}
@@ -333,7 +332,7 @@ func dismissOrRestore(ctx context.Context, client *github.Client, repo github.Re
 			fmt.Sprintf("no review on this pull request raised %s for a %s (gh-ocdx's latest report does not list it so): there is nothing to %s.", strings.Join(not, ", "), cmd.Verb, cmd.Verb)))
 	}
 	done := "dismissed: gh-ocdx stops raising and fixing it from its next run."
-	if cmd.Verb == converse.CmdRestore {
+	if cmd.Verb == posts.CmdRestore {
 		done = "restored: it counts again from gh-ocdx's next run."
 	}
 	return postAnswer(ctx, client, repo, pr.Number, c, converse.Post(tag, c.Author, strings.Join(ids, ", ")+" "+done))

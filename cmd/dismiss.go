@@ -10,7 +10,7 @@ import (
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/git"
 	"github.com/ocdx/gh-ocdx/github"
-	"github.com/ocdx/gh-ocdx/loop"
+	"github.com/ocdx/gh-ocdx/posts"
 	"github.com/ocdx/gh-ocdx/state"
 )
 
@@ -121,7 +121,7 @@ func dismiss(ctx context.Context, d *Deps, opts *DismissOptions) error {
 		return err
 	}
 	client, repo, pr, trust := t.client, t.repo, t.pr, t.trust
-	ids := notYet(d, opts.IDs, loop.DismissedIDs(trust.DismissedOn(ctx, pr)), "dismissed", pr.Number)
+	ids := notYet(d, opts.IDs, posts.DismissedIDs(trust.DismissedOn(ctx, pr)), "dismissed", pr.Number)
 	if len(ids) == 0 {
 		return nil
 	}
@@ -132,7 +132,7 @@ func dismiss(ctx context.Context, d *Deps, opts *DismissOptions) error {
 }
 
 // dismissCommand is /ocdx dismiss.
-var dismissCommand = findingCommand{verb: "dismiss", may: loop.MayDismiss, done: "Dismissed",
+var dismissCommand = findingCommand{verb: "dismiss", may: posts.MayDismiss, done: "Dismissed",
 	says: "gh-ocdx no longer counts or fixes these findings on this pull request (dismissed with `gh ocdx dismiss`)."}
 
 // withoutPR is the checked-out branch when it has no pull request to

@@ -14,8 +14,10 @@ import (
 	"github.com/ocdx/gh-ocdx/converse"
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/internal/text"
+	"github.com/ocdx/gh-ocdx/internal/tokens"
 	"github.com/ocdx/gh-ocdx/llm"
 	"github.com/ocdx/gh-ocdx/loop"
+	"github.com/ocdx/gh-ocdx/posts"
 	"github.com/ocdx/gh-ocdx/review"
 	"github.com/ocdx/gh-ocdx/state"
 )
@@ -151,7 +153,7 @@ func threadOf(due converse.Due) replyThread {
 
 // judge has trust judge whose posts on pr are gh-ocdx's (the base branch's
 // trustedLogins), saying what it could not tell.
-func judge(ctx context.Context, d *Deps, trust *loop.Trust, pr *github.PullRequest) {
+func judge(ctx context.Context, d *Deps, trust *posts.Trust, pr *github.PullRequest) {
 	for _, w := range trust.Judge(ctx, pr) {
 		d.warn("%s", w)
 	}
@@ -161,16 +163,16 @@ func judge(ctx context.Context, d *Deps, trust *loop.Trust, pr *github.PullReque
 // people who may run /ocdx commands; a thread left without a reply to
 // answer is dropped. Others' replies are neither answered nor shown to the
 // model.
-func byWriters(ctx context.Context, d *Deps, trust *loop.Trust, repo github.Repo, pr *github.PullRequest, dues []converse.Due) ([]converse.Due, error) {
+func byWriters(ctx context.Context, d *Deps, trust *posts.Trust, repo github.Repo, pr *github.PullRequest, dues []converse.Due) ([]converse.Due, error) {
 	may := func(c github.ThreadComment) (bool, error) {
-		if loop.Own(pr, c.Body, c.Author) {
+		if posts.Own(pr, c.Body, c.Author) {
 			return true, nil
 		}
 		perm, err := trust.Permission(ctx, c.Author)
 		if err != nil {
 			return false, fmt.Errorf("could not check whether %s may run /ocdx commands on %s: %w; nothing was answered", c.Author, repo, err)
 		}
-		ok, _ := loop.MayCommand(repo, perm, c.Author)
+		ok, _ := posts.MayCommand(repo, perm, c.Author)
 		return ok, nil
 	}
 	var out []converse.Due
@@ -347,7 +349,7 @@ func finishReply(d *Deps, opts *ReplyOptions, out replyOutput, failed []string) 
 	if out.Usage.Calls > 0 {
 		cost := ""
 		if out.CostUSD > 0 {
-			cost = ", " + loop.Dollars(out.CostUSD)
+			cost = ", " + tokens.Dollars(out.CostUSD)
 		}
 		d.info("reply: %s tokens%s", out.Usage, cost)
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/ocdx/gh-ocdx/internal/text"
 	"github.com/ocdx/gh-ocdx/llm"
 	"github.com/ocdx/gh-ocdx/loop"
+	"github.com/ocdx/gh-ocdx/posts"
 	"github.com/ocdx/gh-ocdx/repofs"
 	"github.com/ocdx/gh-ocdx/review"
 	"github.com/ocdx/gh-ocdx/reviewpr"
@@ -226,7 +227,7 @@ func reviewPR(ctx context.Context, d *Deps, opts *ReviewPROptions) error {
 	if err != nil {
 		return err
 	}
-	led, _, _, _ := loop.PRLedger(rc.PR)
+	led, _, _, _ := posts.PRLedger(rc.PR)
 	if !opts.Full {
 		reReviewPR(ctx, d, rc, led.ReviewedHead())
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/ocdx/gh-ocdx/internal/text"
 	"github.com/ocdx/gh-ocdx/llm"
 	"github.com/ocdx/gh-ocdx/loop"
+	"github.com/ocdx/gh-ocdx/posts"
 	"github.com/ocdx/gh-ocdx/review"
 	"github.com/ocdx/gh-ocdx/reviewpr"
 	"github.com/ocdx/gh-ocdx/state"
@@ -237,8 +238,8 @@ func (p *postPublisher) Publish(ctx context.Context, r reviewpr.Proposal) (strin
 	earlier, _ := loop.ReviewPRCarried(p.ledger, p.head, whole)
 	comments, fs := loop.ReviewPRComments(r.Comments, earlier)
 	led, basis := loop.ReviewPRLedger(p.ledger, p.runID, p.head, p.sampled, fs, whole)
-	tag := finding.Tag(p.runID, 1, "review-pr")
-	body := github.CapBodyWith(finding.Marker+"\n"+tag+"\n"+r.Body, "\n"+led.Block())
+	tag := posts.RunTag(p.runID, 1, "review-pr")
+	body := github.CapBodyWith(posts.Marker+"\n"+tag+"\n"+r.Body, "\n"+led.Block())
 	posted, err := p.gh.PostReviewComments(ctx, p.repo, p.number, r.Event, body, comments)
 	if err != nil {
 		return "", err

@@ -7,6 +7,7 @@ import (
 
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/internal/testkit"
+	"github.com/ocdx/gh-ocdx/posts"
 )
 
 // Who may dismiss and whose posts count (docs/architecture.md, Who may
@@ -150,7 +151,7 @@ func TestDismissChecksThePermissionFirst(t *testing.T) {
 func reportBy(head, id string) string {
 	led := finding.Ledger{Run: "20260101T000000-abcdef", Round: 2, Head: head}
 	led.Set(id, finding.StatusStuck, "")
-	return finding.Marker + "\n" + finding.Tag(led.Run, 2, "review") + "\nround 2 report\n" + led.Block()
+	return posts.Marker + "\n" + posts.RunTag(led.Run, 2, "review") + "\nround 2 report\n" + led.Block()
 }
 
 // A ledger posted by a read-only commenter is text: the finding it says is

@@ -8,6 +8,7 @@ import (
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/internal/text"
+	"github.com/ocdx/gh-ocdx/posts"
 )
 
 // review-pr's review is a review of the PR like a round's
@@ -23,7 +24,7 @@ const ReviewPRPriority = "P3"
 // ReviewPRComments are review-pr's inline comments as posted: each begins
 // with the marker and the thread tag of its finding, as a round's do
 // (InlineBody), so every verb knows the thread as gh-ocdx's own
-// (OwnThreads). The findings are those of the comments, each ID once. A
+// (posts.OwnThreads). The findings are those of the comments, each ID once. A
 // comment on the problem of a finding the PR already has (earlier: the
 // basis's findings, where they are at this head) is that finding, under
 // its ID, whatever its category: one problem, one finding. It takes
@@ -51,7 +52,7 @@ func ReviewPRComments(cs []github.ReviewComment, earlier []finding.Finding) ([]g
 				break
 			}
 		}
-		c.Body = finding.Marker + "\n" + threadTag(f) + "\n" + c.Body
+		c.Body = posts.Marker + "\n" + posts.ThreadTag(f) + "\n" + c.Body
 		out = append(out, c)
 		if !slices.ContainsFunc(fs, func(x finding.Finding) bool { return x.ID == f.ID }) {
 			fs = append(fs, f)

@@ -8,10 +8,11 @@ import (
 
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/github"
+	"github.com/ocdx/gh-ocdx/posts"
 )
 
 // review-pr's inline comments are threads every verb knows as gh-ocdx's
-// own: OwnThreads lists them with their findings, ThreadFindings does not
+// own: posts.OwnThreads lists them with their findings, ThreadFindings does not
 // take them for a person's.
 func TestReviewPRCommentsAreOwnThreads(t *testing.T) {
 	posted, fs := ReviewPRComments([]github.ReviewComment{
@@ -32,11 +33,11 @@ func TestReviewPRCommentsAreOwnThreads(t *testing.T) {
 		n := *fs[i].Line
 		pr.Threads = append(pr.Threads, github.ReviewThread{ID: "PRRT_" + fs[i].ID, Comments: []github.ThreadComment{{Body: c.Body, Author: "ocdx-bot", Path: c.Path, Line: &n}}})
 	}
-	own := OwnThreads(pr)
+	own := posts.OwnThreads(pr)
 	if len(own) != 2 || own[0].Finding.ID != fs[0].ID || own[0].Finding.Title != "Bound the cache" || own[0].Priority != ReviewPRPriority {
 		t.Errorf("own threads %+v", own)
 	}
-	if th, _ := ThreadFindings(pr, NewTrust(&fakeGitHub{}, github.Repo{Owner: "o", Name: "r"}, nil).Resolution(context.Background(), pr)); len(th) != 0 {
+	if th, _ := ThreadFindings(pr, posts.NewTrust(&fakeGitHub{}, github.Repo{Owner: "o", Name: "r"}, nil).Resolution(context.Background(), pr)); len(th) != 0 {
 		t.Errorf("review-pr's comments became thread findings: %+v", th)
 	}
 }
