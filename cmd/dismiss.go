@@ -7,7 +7,6 @@ import (
 
 	"github.com/cli/go-gh/v2/pkg/repository"
 
-	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/git"
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/posts"
@@ -79,9 +78,9 @@ func parseDismiss(d *Deps, args []string) (*DismissOptions, error) {
 	if err := fs.parse(d, args, -1); err != nil {
 		return nil, err
 	}
-	opts.Reason = finding.LedgerReason(opts.Reason)
+	opts.Reason = posts.LedgerReason(opts.Reason)
 	for _, w := range strings.Fields(opts.Reason) {
-		if finding.ValidLedgerID(w) {
+		if posts.ValidLedgerID(w) {
 			// Every ID on the command's line is dismissed.
 			return nil, fs.usageErr("--reason names the finding %s: name findings as arguments, and give the reason in other words", w)
 		}

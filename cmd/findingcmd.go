@@ -23,14 +23,14 @@ import (
 // the finding IDs that follow it (each once). A first argument that is not
 // an ID is the pull request, unless idsOnly.
 func findingIDs(fs *flagSet, rest []string, idsOnly bool, what, example string) (prText string, ids []string, err error) {
-	if len(rest) > 0 && !finding.ValidLedgerID(rest[0]) && !idsOnly {
+	if len(rest) > 0 && !posts.ValidLedgerID(rest[0]) && !idsOnly {
 		prText, rest = rest[0], rest[1:]
 	}
 	if len(rest) == 0 {
 		return "", nil, fs.usageErr("name the %s by their IDs, as the reports show them (%s)", what, example)
 	}
 	for _, id := range rest {
-		if !finding.ValidLedgerID(id) {
+		if !posts.ValidLedgerID(id) {
 			return "", nil, fs.usageErr("%q is not a finding ID: IDs look like %s, as the reports show them", id, example)
 		}
 		if !slices.Contains(ids, id) {

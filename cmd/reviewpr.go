@@ -13,7 +13,6 @@ import (
 	"github.com/cli/go-gh/v2/pkg/repository"
 
 	"github.com/ocdx/gh-ocdx/config"
-	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/git"
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/internal/text"
@@ -356,7 +355,7 @@ func reReviewPR(ctx context.Context, d *Deps, rc *review.Context, since string) 
 // sampledBefore is the head before which rc's review saw only part of the
 // PR: its own head when its diff was cut, the basis's when it re-reviews
 // from a sampled one (docs/architecture.md, Re-reviews).
-func sampledBefore(rc *review.Context, led finding.Ledger) string {
+func sampledBefore(rc *review.Context, led posts.Ledger) string {
 	sampled := ""
 	if rc.Since != "" {
 		sampled = led.Sampled

@@ -207,9 +207,9 @@ type postPublisher struct {
 	gh     *github.Client
 	repo   github.Repo
 	number int
-	runID  string         // for the tag
-	head   string         // the PR's head the review read
-	ledger finding.Ledger // the PR's newest, carried on (docs/architecture.md, The ledger)
+	runID  string       // for the tag
+	head   string       // the PR's head the review read
+	ledger posts.Ledger // the PR's newest, carried on (docs/architecture.md, The ledger)
 	// sampled is the head before which the review's coverage was sampled
 	// ("" when it saw all it reviewed).
 	sampled string

@@ -150,7 +150,7 @@ func TestReplyIntentionalIsAnsweredOnceAndDisputed(t *testing.T) {
 	if len(rs) != 1 {
 		t.Fatalf("want one review, got %d", len(rs))
 	}
-	led, err := finding.ParseLedger(rs[0].Body)
+	led, err := posts.ParseLedger(rs[0].Body)
 	if err != nil {
 		t.Fatalf("no ledger in the next round's report: %v\n%s", err, rs[0].Body)
 	}

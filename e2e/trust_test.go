@@ -149,7 +149,7 @@ func TestDismissChecksThePermissionFirst(t *testing.T) {
 // reportBy is a report carrying a ledger that says id is stuck, as a
 // gh-ocdx run would post it.
 func reportBy(head, id string) string {
-	led := finding.Ledger{Run: "20260101T000000-abcdef", Round: 2, Head: head}
+	led := posts.Ledger{Run: "20260101T000000-abcdef", Round: 2, Head: head}
 	led.Set(id, finding.StatusStuck, "")
 	return posts.Marker + "\n" + posts.RunTag(led.Run, 2, "review") + "\nround 2 report\n" + led.Block()
 }

@@ -86,7 +86,7 @@ func (f *fixer) ledgerBlock() string {
 			// (docs/architecture.md, The ledger); the basis's location,
 			// when it has one, stays.
 			i := slices.IndexFunc(o.Payload.IssuesToFix, func(p finding.Finding) bool { return p.ID == x.FindingID })
-			if i >= 0 && slices.ContainsFunc(l.Findings, func(e finding.LedgerEntry) bool { return e.ID == x.FindingID && e.Where == (finding.Where{}) }) {
+			if i >= 0 && slices.ContainsFunc(l.Findings, func(e posts.LedgerEntry) bool { return e.ID == x.FindingID && e.Where == (posts.Where{}) }) {
 				l.Locate(o.Payload.IssuesToFix[i])
 			}
 		}

@@ -259,7 +259,7 @@ func InlineBody(f finding.Finding) string {
 // round with a failed reviewer left open is closed by the next review that
 // approves the fix, on any machine. A thread is closed once: one a person
 // opened again after gh-ocdx closed it is theirs.
-func Resolutions(pr *github.PullRequest, led finding.Ledger, current []finding.Finding, head string) []github.ThreadReply {
+func Resolutions(pr *github.PullRequest, led posts.Ledger, current []finding.Finding, head string) []github.ThreadReply {
 	var out []github.ThreadReply
 	for _, t := range posts.OwnThreads(pr) {
 		if t.Resolved || t.Closed || t.ID == "" || slices.ContainsFunc(current, func(f finding.Finding) bool { return SameFinding(t.Finding, f) }) {

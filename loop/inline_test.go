@@ -245,7 +245,7 @@ func TestAReplacementWithMarkupIsNoSuggestion(t *testing.T) {
 func TestResolutionsFollowTheLedger(t *testing.T) {
 	sha := strings.Repeat("ab", 20)
 	ids := []string{"QUAL-00000001", "QUAL-00000002", "QUAL-00000003", "QUAL-00000004", "QUAL-00000005", "QUAL-00000006", "QUAL-00000007"}
-	led := finding.Ledger{Run: "r", Round: 1, Head: "h"}
+	led := posts.Ledger{Run: "r", Round: 1, Head: "h"}
 	for i, st := range []finding.Status{finding.StatusFixed, finding.StatusResolved, finding.StatusOpen, finding.StatusStuck, finding.StatusDisputed, finding.StatusDismissed, finding.StatusFixed} {
 		led.Set(ids[i], st, sha)
 	}

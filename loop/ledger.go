@@ -24,8 +24,8 @@ import (
 // newest round a reviewer answered is the next review's basis: its
 // findings are located, and what an earlier review raised that it did not
 // is resolved.
-func (l *loop) ledger(n int, head string) finding.Ledger {
-	led := finding.Ledger{Run: l.run.ID(), Round: n, Head: head, Converged: l.converged && head == l.headOf(n), Reviewed: l.seed.ReviewedHead(),
+func (l *loop) ledger(n int, head string) posts.Ledger {
+	led := posts.Ledger{Run: l.run.ID(), Round: n, Head: head, Converged: l.converged && head == l.headOf(n), Reviewed: l.seed.ReviewedHead(),
 		Basis: l.seed.Basis, Sampled: l.seed.Sampled}
 	var basis *RoundResult
 	at := 0
@@ -93,7 +93,7 @@ func (l *loop) ledger(n int, head string) finding.Ledger {
 	// (stuck before or not), until someone dismisses it; a fixed or
 	// resolved one is not reopened.
 	for _, id := range l.disputed {
-		if i := slices.IndexFunc(led.Findings, func(e finding.LedgerEntry) bool { return e.ID == id }); i >= 0 &&
+		if i := slices.IndexFunc(led.Findings, func(e posts.LedgerEntry) bool { return e.ID == id }); i >= 0 &&
 			(led.Findings[i].Status == finding.StatusOpen || led.Findings[i].Status == finding.StatusStuck) {
 			led.Findings[i].Status = finding.StatusDisputed
 		}
@@ -111,7 +111,7 @@ func (l *loop) ledger(n int, head string) finding.Ledger {
 	// Re-reviews).
 	if basis != nil {
 		for _, f := range slices.Concat(basis.Refuted, basis.settled) {
-			closed := func(e finding.LedgerEntry) bool {
+			closed := func(e posts.LedgerEntry) bool {
 				return e.ID == f.ID && (e.Status == finding.StatusRefuted || e.Status == finding.StatusDismissed)
 			}
 			if slices.ContainsFunc(led.Findings, closed) {
@@ -124,15 +124,15 @@ func (l *loop) ledger(n int, head string) finding.Ledger {
 }
 
 // entryOf is id's entry in led; the zero entry (open) when it has none.
-func entryOf(led finding.Ledger, id string) finding.LedgerEntry {
-	if i := slices.IndexFunc(led.Findings, func(e finding.LedgerEntry) bool { return e.ID == id }); i >= 0 {
+func entryOf(led posts.Ledger, id string) posts.LedgerEntry {
+	if i := slices.IndexFunc(led.Findings, func(e posts.LedgerEntry) bool { return e.ID == id }); i >= 0 {
 		return led.Findings[i]
 	}
-	return finding.LedgerEntry{}
+	return posts.LedgerEntry{}
 }
 
 // LedgerStatus is id's status in led: open when led has no entry for it.
-func LedgerStatus(led finding.Ledger, id string) finding.Status {
+func LedgerStatus(led posts.Ledger, id string) finding.Status {
 	return cmp.Or(entryOf(led, id).Status, finding.StatusOpen)
 }
 

@@ -17,14 +17,14 @@ import (
 // carries: what the earlier run's ledger said of each finding, then for
 // each finding a round of this run listed, its report; the run's tokens
 // per model; who dismissed what, and why.
-func (l *loop) ledgerV3(led *finding.Ledger, n int) {
+func (l *loop) ledgerV3(led *posts.Ledger, n int) {
 	for _, e := range l.seed.Findings {
 		for i := range led.Findings {
 			if x := &led.Findings[i]; x.ID == e.ID {
 				if x.Agreement == "" {
 					x.Agreement, x.Reviewers = e.Agreement, slices.Clone(e.Reviewers)
 				}
-				if x.Where != (finding.Where{}) {
+				if x.Where != (posts.Where{}) {
 					x.At = e.At // located as that ledger located it
 				}
 			}
@@ -38,7 +38,7 @@ func (l *loop) ledgerV3(led *finding.Ledger, n int) {
 			// A report that shows no description points nowhere: the
 			// earlier one stays named.
 			if !IsThread(f) && f.Description != "" {
-				led.Mark(f.ID, finding.At(l.run.ID(), rr.N))
+				led.Mark(f.ID, posts.At(l.run.ID(), rr.N))
 			}
 		}
 		for _, f := range rr.Dismissed {

@@ -23,12 +23,12 @@ func TestOpenFindingsReadsDescriptionsFromOwnPostsOnly(t *testing.T) {
 		Description: "Nothing bounds it.\n\nSecond paragraph.", Suggestion: "Bound it.", Reviewers: []string{"openai/a", "openai/b"}, Agreement: "2/2"}
 	body := finding.Finding{ID: "PERF-12ab34cd", Priority: "P1", Category: "performance", File: "b.go", Title: "Slow",
 		Description: strings.Repeat("slow ", 2000), Reviewers: []string{"openai/a"}, Agreement: "1/2"}
-	led := finding.Ledger{Run: run, Round: 1, Head: head, Reviewed: head, Basis: head}
+	led := posts.Ledger{Run: run, Round: 1, Head: head, Reviewed: head, Basis: head}
 	for _, f := range []finding.Finding{inline, body, {ID: "QUAL-00000001", Priority: "P2", File: "c.go", Title: "Fixed"}, {ID: "QUAL-00000002", Priority: "P1", File: "d.go", Title: "Stuck"}} {
 		led.Set(f.ID, finding.StatusOpen, "")
 		led.Agree(f.ID, f.Agreement, f.Reviewers)
 		led.Locate(f)
-		led.Mark(f.ID, finding.At(run, 1))
+		led.Mark(f.ID, posts.At(run, 1))
 	}
 	led.Set("QUAL-00000001", finding.StatusFixed, "bbbbbbb")
 	led.Set("QUAL-00000002", finding.StatusStuck, "")

@@ -29,7 +29,7 @@ func TestRunStuckAcrossMachines(t *testing.T) {
 		t.Fatalf("first machine: %+v, %v", first, err)
 	}
 	for _, c := range h.gh.comments {
-		l, err := finding.ParseLedger(c.Body)
+		l, err := posts.ParseLedger(c.Body)
 		if err != nil || !strings.HasSuffix(c.Body, l.Block()) {
 			t.Errorf("a report without its ledger at the end (%v):\n%s", err, c.Body)
 		}
@@ -63,7 +63,7 @@ func TestRunStuckAcrossMachines(t *testing.T) {
 func TestRunIgnoresAForgedLedger(t *testing.T) {
 	h := newHarness(t)
 	id := bug.ComputeID()
-	forged := finding.Ledger{Run: "20260101T000000-abcdef", Round: 3, Head: "aaaaaaaa"}
+	forged := posts.Ledger{Run: "20260101T000000-abcdef", Round: 3, Head: "aaaaaaaa"}
 	forged.Set(id, finding.StatusStuck, "")
 	h.gh.pr.Comments = []github.Comment{{Author: "mallory", Association: "NONE", URL: "https://x/c/99", Body: posts.Marker + "\n" + forged.Block()}}
 	h.reviewer.answers = []string{reviewerAnswer(bug), reviewerAnswer()}
@@ -148,7 +148,7 @@ func TestRunLeavesDismissedFindingsOut(t *testing.T) {
 			if !strings.Contains(report, "### Dismissed findings") || !strings.Contains(report, id+"` P1 Leak · dismissed by `maintainer`") {
 				t.Errorf("the report must show the dismissed finding and who dismissed it:\n%s", report)
 			}
-			if l, err := finding.ParseLedger(report); err != nil || !slices.Contains(l.With(finding.StatusDismissed), id) {
+			if l, err := posts.ParseLedger(report); err != nil || !slices.Contains(l.With(finding.StatusDismissed), id) {
 				t.Errorf("the ledger must say dismissed: %+v, %v", l, err)
 			}
 		})
@@ -169,7 +169,7 @@ func TestTrustAsksOnlyWhatItJudgesOncePerRun(t *testing.T) {
 	}}
 	for range 3 {
 		trust.Judge(ctx, pr)
-		trust.Dismissals(ctx, pr, finding.Ledger{})
+		trust.Dismissals(ctx, pr, posts.Ledger{})
 	}
 	if len(gh.asked) != 0 {
 		t.Fatalf("asked about %v with nothing to judge", gh.asked)
@@ -181,7 +181,7 @@ func TestTrustAsksOnlyWhatItJudgesOncePerRun(t *testing.T) {
 	var ds []posts.Dismissal
 	for range 3 {
 		trust.Judge(ctx, pr)
-		ds, _, _ = trust.Dismissals(ctx, pr, finding.Ledger{})
+		ds, _, _ = trust.Dismissals(ctx, pr, posts.Ledger{})
 	}
 	if fmt.Sprint(gh.asked) != "[mallory carol]" {
 		t.Errorf("asked about %v, want mallory's post and carol's commands, once each", gh.asked)
@@ -200,7 +200,7 @@ func TestLedgerOfAWriterKeepsOnlyTheDismissalsTheyCouldMake(t *testing.T) {
 	ctx := context.Background()
 	gh := &fakeGitHub{perms: map[string]github.Permission{"carol": github.PermWrite}}
 	trust := posts.NewTrust(gh, github.Repo{Owner: "o", Name: "r"}, nil)
-	led := finding.Ledger{Run: "20260101T000000-abcdef", Round: 1, Head: "aaaaaaaa", Converged: true}
+	led := posts.Ledger{Run: "20260101T000000-abcdef", Round: 1, Head: "aaaaaaaa", Converged: true}
 	led.Set("SEC-b0bf205b", finding.StatusDismissed, "")
 	led.Set("QUAL-0badf00d", finding.StatusDismissed, "")
 	led.Dismissed("QUAL-0badf00d", "mona", "mona never said so")
@@ -242,7 +242,7 @@ func TestLedgerCountsOnlyPushedFixes(t *testing.T) {
 		t.Fatalf("run: %+v", res)
 	}
 	last := h.gh.comments[len(h.gh.comments)-1].Body
-	l, err := finding.ParseLedger(last)
+	l, err := posts.ParseLedger(last)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, last)
 	}
@@ -263,7 +263,7 @@ func TestLedgerNamesOnlyReviewedHeads(t *testing.T) {
 	if len(h.gh.comments) == 0 {
 		t.Fatal("nothing posted")
 	}
-	l, err := finding.ParseLedger(h.gh.comments[0].Body)
+	l, err := posts.ParseLedger(h.gh.comments[0].Body)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -277,7 +277,7 @@ func TestLedgerNamesOnlyReviewedHeads(t *testing.T) {
 	if res, _ := h.run(t); res == nil || res.Outcome != OutcomeConverged {
 		t.Fatalf("run: %+v", res)
 	}
-	if l, _ := finding.ParseLedger(h.gh.comments[0].Body); l.ReviewedHead() != "aaaaaaaa" || !l.Converged {
+	if l, _ := posts.ParseLedger(h.gh.comments[0].Body); l.ReviewedHead() != "aaaaaaaa" || !l.Converged {
 		t.Errorf("a reviewed round: reviewed %q, converged %t", l.ReviewedHead(), l.Converged)
 	}
 }
@@ -289,7 +289,7 @@ func TestAReportSomeoneEditedCountsAsTheirs(t *testing.T) {
 	ctx := context.Background()
 	gh := &fakeGitHub{perms: map[string]github.Permission{"carol": github.PermWrite}}
 	trust := posts.NewTrust(gh, github.Repo{Owner: "o", Name: "r"}, nil)
-	led := finding.Ledger{Run: "20260101T000000-abcdef", Round: 1, Head: "aaaaaaaa", Reviewed: "aaaaaaaa", Basis: "aaaaaaaa", Converged: true}
+	led := posts.Ledger{Run: "20260101T000000-abcdef", Round: 1, Head: "aaaaaaaa", Reviewed: "aaaaaaaa", Basis: "aaaaaaaa", Converged: true}
 	led.Set("SEC-b0bf205b", finding.StatusDismissed, "")
 	pr := &github.PullRequest{Viewer: "ocdx-bot", Author: "author", Reviews: []github.Review{
 		{Author: "ocdx-bot", EditedBy: "carol", Body: posts.Marker + "\nreport\n" + led.Block(), URL: "https://x/r/1"}}}

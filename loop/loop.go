@@ -70,8 +70,8 @@ type FixRequest struct {
 	Run     *state.Active
 	Round   int
 	Payload finding.FixPayload
-	Resume  *state.WIP     // the interrupted fix of this round, if any
-	Ledger  finding.Ledger // the PR's, before the fix: its report ends with it
+	Resume  *state.WIP   // the interrupted fix of this round, if any
+	Ledger  posts.Ledger // the PR's, before the fix: its report ends with it
 }
 
 // ErrDeclined: the user said no to the push. The run stays resumable.
@@ -259,11 +259,11 @@ type loop struct {
 	readPR bool       // o.PR was used: later rounds read the PR again
 	wip    *state.WIP // an interrupted fix, from the state file
 	// converged: the current round's review converged, which its ledger
-	// says (finding.Ledger.Converged).
+	// says (posts.Ledger.Converged).
 	converged bool
 	// seed is the newest ledger on the PR when the run began: what other
 	// runs (this machine's or another's) knew.
-	seed       finding.Ledger
+	seed       posts.Ledger
 	trust      *posts.Trust
 	dismissals []posts.Dismissal // the findings people dismissed on the PR
 	// refusalsSaid are the refused commands this run said do not count

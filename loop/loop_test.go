@@ -452,7 +452,7 @@ func TestRunAConcededStuckFindingIsDisputed(t *testing.T) {
 		t.Errorf("stuck %v (round %v), disputed %v: want %s disputed only", res.Stuck, rr.Stuck, rr.Disputed, id)
 	}
 	last := h.gh.comments[len(h.gh.comments)-1].Body
-	led, err := finding.ParseLedger(last)
+	led, err := posts.ParseLedger(last)
 	if err != nil || fmt.Sprint(led.With(finding.StatusDisputed)) != "["+id+"]" || len(led.With(finding.StatusStuck)) != 0 {
 		t.Errorf("ledger %+v, %v", led.Findings, err)
 	}

@@ -69,7 +69,7 @@ func commentTitle(body string) string {
 			break // a suggestion: no words before it
 		}
 		if l = text.OneLine(strings.Trim(l, "#>*_-` ")); l != "" {
-			return text.Clip(l, finding.MaxLedgerTitle)
+			return text.Clip(l, posts.MaxLedgerTitle)
 		}
 	}
 	return "Suggested change"
@@ -85,14 +85,14 @@ func commentTitle(body string) string {
 // which the review's coverage was sampled ("" when it saw all it reviewed);
 // whole is the diff from a commit to head (ok false when this clone cannot
 // give it).
-func ReviewPRLedger(prev finding.Ledger, run, head, sampled string, fs []finding.Finding, whole func(from string) (string, bool)) (finding.Ledger, []finding.Finding) {
+func ReviewPRLedger(prev posts.Ledger, run, head, sampled string, fs []finding.Finding, whole func(from string) (string, bool)) (posts.Ledger, []finding.Finding) {
 	led := prev
 	led.Findings = slices.Clone(prev.Findings)
 	led.Run, led.Kind, led.Round, led.Head, led.Reviewed, led.Converged = run, "review-pr", 1, head, head, false
 	led.Tokens = nil // prev's run's, not this one's
 	for _, f := range fs {
 		// One the ledger knows (dismissed, say) keeps its status.
-		if !slices.ContainsFunc(led.Findings, func(e finding.LedgerEntry) bool { return e.ID == f.ID }) {
+		if !slices.ContainsFunc(led.Findings, func(e posts.LedgerEntry) bool { return e.ID == f.ID }) {
 			led.Set(f.ID, finding.StatusOpen, "")
 		}
 	}
@@ -118,7 +118,7 @@ func ReviewPRLedger(prev finding.Ledger, run, head, sampled string, fs []finding
 // ReviewPRCarried are prev's basis findings where they are at head (their
 // lines followed through the diff from prev's basis), and ok false when
 // this clone cannot give that diff.
-func ReviewPRCarried(prev finding.Ledger, head string, whole func(from string) (string, bool)) ([]finding.Finding, bool) {
+func ReviewPRCarried(prev posts.Ledger, head string, whole func(from string) (string, bool)) ([]finding.Finding, bool) {
 	carried, located := prev.BasisFindings()
 	if !located || prev.Basis == head || len(carried) == 0 {
 		return carried, true

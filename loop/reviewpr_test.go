@@ -49,7 +49,7 @@ func TestReviewPRCommentsAreOwnThreads(t *testing.T) {
 func TestReviewPRLedgerMovesTheBasis(t *testing.T) {
 	line := func(n int) *int { return &n }
 	old := finding.Finding{ID: "QUAL-00000001", Priority: "P1", File: "a.go", Line: line(3), Title: "Unbounded"}
-	var prev finding.Ledger
+	var prev posts.Ledger
 	prev.Run, prev.Head, prev.Reviewed, prev.Basis, prev.Converged = "20261124T101112-a1b2c3", "aaaaaaa", "aaaaaaa", "aaaaaaa", true
 	prev.Set(old.ID, finding.StatusOpen, "")
 	prev.Set("QUAL-00000002", finding.StatusDismissed, "")
@@ -110,7 +110,7 @@ func TestReviewPRCommentOnAKnownProblemIsThatFinding(t *testing.T) {
 // In review-pr's ledger, a finding its comment named keeps what the basis
 // said of it: a comment (P3) on a P0 does not make it a P3.
 func TestReviewPRLedgerKeepsTheFindingACommentNamed(t *testing.T) {
-	prev := finding.Ledger{V: finding.LedgerVersion, Run: "20261124T101010-a1b2c3", Round: 1, Head: "aaaaaaa", Reviewed: "aaaaaaa", Basis: "aaaaaaa"}
+	prev := posts.Ledger{V: posts.LedgerVersion, Run: "20261124T101010-a1b2c3", Round: 1, Head: "aaaaaaa", Reviewed: "aaaaaaa", Basis: "aaaaaaa"}
 	prev.Set("SEC-f7c590a4", finding.StatusOpen, "")
 	line := 7
 	prev.Locate(finding.Finding{ID: "SEC-f7c590a4", Priority: "P0", File: "auth.go", Line: &line, Title: "Keys are not validated"})

@@ -332,7 +332,7 @@ func TestThreadIDsAndTheirOldNames(t *testing.T) {
 	if len(fs) != 2 || fs[0].ID != "THREAD-2001" || fs[1].ID != "THREAD-PRRC_nodb" {
 		t.Fatalf("thread IDs %+v", fs)
 	}
-	led := finding.Ledger{Run: "20260101T000000-abcdef", Round: 1, Head: "aaaaaaaa"}
+	led := posts.Ledger{Run: "20260101T000000-abcdef", Round: 1, Head: "aaaaaaaa"}
 	led.Set("THREAD-PRRC_kwDOold", finding.StatusDismissed, "")
 	pr.Comments = []github.Comment{{Author: "bot", Body: posts.Marker + "\nreport\n" + led.Block(), URL: "https://x/c/1"},
 		{Author: "maint", Body: "/ocdx dismiss THREAD-PRRC_kwDOold", URL: "https://x/c/2"}}
@@ -342,7 +342,7 @@ func TestThreadIDsAndTheirOldNames(t *testing.T) {
 	if !ok || fmt.Sprint(got.With(finding.StatusDismissed)) != "[THREAD-2001]" {
 		t.Errorf("the old ledger's thread: %+v", got.Findings)
 	}
-	ds, refused, _ := trust.Dismissals(context.Background(), pr, finding.Ledger{})
+	ds, refused, _ := trust.Dismissals(context.Background(), pr, posts.Ledger{})
 	if len(ds) != 1 || ds[0].ID != "THREAD-2001" || ds[0].By != "maint" || len(refused) != 0 {
 		t.Errorf("the old command's thread: %+v, refused %+v", ds, refused)
 	}

@@ -395,7 +395,7 @@ func (l *loop) reinstate(rr *RoundResult, restored []string) {
 
 // ledgerRefuted records in led the findings round rr refuted, and those
 // restored since (open again).
-func (l *loop) ledgerRefuted(led *finding.Ledger, rr RoundResult) {
+func (l *loop) ledgerRefuted(led *posts.Ledger, rr RoundResult) {
 	for _, f := range rr.Refuted {
 		led.Set(f.ID, finding.StatusRefuted, "")
 		led.Agree(f.ID, f.Agreement, f.Reviewers)

@@ -3,8 +3,6 @@ package posts
 import (
 	"slices"
 	"strings"
-
-	"github.com/ocdx/gh-ocdx/finding"
 )
 
 // The /ocdx commands people write in a PR's comments (docs/architecture.md,
@@ -32,7 +30,7 @@ type Command struct {
 	// counts only so written, on every version of gh-ocdx.
 	AsWritten bool
 	// Reason is what a dismissal's first line says besides its verb and
-	// IDs: one line, capped (finding.LedgerReason); "" when it gives none.
+	// IDs: one line, capped (LedgerReason); "" when it gives none.
 	Reason string
 }
 
@@ -60,7 +58,7 @@ func ParseCommand(body string) (Command, bool) {
 		var words []string
 		for _, f := range fields[1:] {
 			switch {
-			case !finding.ValidLedgerID(f):
+			case !ValidLedgerID(f):
 				words = append(words, f)
 			case !slices.Contains(c.IDs, f):
 				c.IDs = append(c.IDs, f)
@@ -70,7 +68,7 @@ func ParseCommand(body string) (Command, bool) {
 		after, exact := strings.CutPrefix(strings.TrimSpace(line), "/ocdx "+c.Verb)
 		c.AsWritten = exact && (after == "" || after[0] == ' ' || after[0] == '\t')
 		if c.AsWritten && c.Verb == CmdDismiss {
-			c.Reason = finding.LedgerReason(strings.Join(words, " "))
+			c.Reason = LedgerReason(strings.Join(words, " "))
 		}
 	}
 	return c, true

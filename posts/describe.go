@@ -42,7 +42,7 @@ func (t *Trust) OpenFindings(ctx context.Context, pr *github.PullRequest) (open 
 		return nil, nil, led.Round, fmt.Sprintf("the latest review (%s) reviewed an older head %s, and the PR is at %s now: run 'gh ocdx review-loop --pr %d' first",
 			src, text.ShortOID(led.Basis), text.ShortOID(pr.HeadRefOid), pr.Number), true
 	}
-	status := map[string]finding.LedgerEntry{}
+	status := map[string]LedgerEntry{}
 	for _, e := range led.Findings {
 		status[e.ID] = e
 	}
@@ -83,7 +83,7 @@ func Describe(pr *github.PullRequest, id, at string) (category, description stri
 			return category, d
 		}
 	}
-	run, n, ok := finding.SplitAt(at)
+	run, n, ok := SplitAt(at)
 	if !ok {
 		return category, ""
 	}

@@ -155,7 +155,7 @@ type Dismissal struct {
 	By  string // "" when an earlier run's ledger names nobody
 	URL string // the command's
 	// Reason is what the command said after the IDs, or the ledger kept:
-	// a person's words, one line, capped (finding.LedgerReason).
+	// a person's words, one line, capped (LedgerReason).
 	Reason string
 }
 
@@ -171,7 +171,7 @@ type Refusal struct {
 // dismisses by MayDismiss; refused are the commands, or the IDs of a
 // command, that do not count. A permission that cannot be read refuses
 // nothing and dismisses nothing; warnings say so.
-func (t *Trust) Dismissals(ctx context.Context, pr *github.PullRequest, led finding.Ledger) (ds []Dismissal, refused []Refusal, warnings []string) {
+func (t *Trust) Dismissals(ctx context.Context, pr *github.PullRequest, led Ledger) (ds []Dismissal, refused []Refusal, warnings []string) {
 	for _, e := range led.Findings {
 		if e.Status == finding.StatusDismissed {
 			ds = append(ds, Dismissal{ID: e.ID, By: e.DismissedBy, Reason: e.Reason})
@@ -322,13 +322,13 @@ type Resolution func(th github.ReviewThread, first github.ThreadComment) (counts
 // login's, or a login pr trusts) on pr (its reviews and the conversation's
 // last comments) and the report's URL. A ledger that cannot be read is
 // skipped, and said in warnings.
-func PRLedger(pr *github.PullRequest) (l finding.Ledger, url string, warnings []string, ok bool) {
+func PRLedger(pr *github.PullRequest) (l Ledger, url string, warnings []string, ok bool) {
 	l, url, _, warnings, ok = prLedger(pr)
 	return l, url, warnings, ok
 }
 
 // prLedger is PRLedger with the login that posted the ledger.
-func prLedger(pr *github.PullRequest) (l finding.Ledger, url, by string, warnings []string, ok bool) {
+func prLedger(pr *github.PullRequest) (l Ledger, url, by string, warnings []string, ok bool) {
 	type report struct{ at, body, url, by string }
 	var reports []report
 	for _, r := range pr.Reviews {
@@ -347,9 +347,9 @@ func prLedger(pr *github.PullRequest) (l finding.Ledger, url, by string, warning
 	slices.Reverse(reports)
 	slices.SortStableFunc(reports, func(a, b report) int { return -cmp.Compare(a.at, b.at) })
 	for _, r := range reports {
-		got, left, err := finding.ParseLedgerWarn(r.body)
+		got, left, err := ParseLedgerWarn(r.body)
 		switch {
-		case err == finding.ErrNoLedger:
+		case err == ErrNoLedger:
 			continue
 		case err != nil:
 			warnings = append(warnings, fmt.Sprintf("ignored the ledger of %s: %v", r.url, err))
@@ -360,19 +360,19 @@ func prLedger(pr *github.PullRequest) (l finding.Ledger, url, by string, warning
 		}
 		return got, r.url, r.by, warnings, true
 	}
-	return finding.Ledger{}, "", "", warnings, false
+	return Ledger{}, "", "", warnings, false
 }
 
 // Ledger is PRLedger on pr (Judged). A ledger posted by someone trusted
 // only for their write permission keeps only the dismissals they could
 // have made themselves (MayDismiss), and never says a head converged: a
 // report cannot do what its author's command could not.
-func (t *Trust) Ledger(ctx context.Context, pr *github.PullRequest) (l finding.Ledger, url string, warnings []string, ok bool) {
+func (t *Trust) Ledger(ctx context.Context, pr *github.PullRequest) (l Ledger, url string, warnings []string, ok bool) {
 	l, url, by, warnings, ok := prLedger(pr)
 	// A thread as earlier ledgers named it, by its first comment's node id.
 	legacy := legacyThreadIDs(pr)
 	for i, e := range l.Findings {
-		if id, found := legacy[e.ID]; found && !slices.ContainsFunc(l.Findings, func(x finding.LedgerEntry) bool { return x.ID == id }) {
+		if id, found := legacy[e.ID]; found && !slices.ContainsFunc(l.Findings, func(x LedgerEntry) bool { return x.ID == id }) {
 			l.Findings[i].ID = id
 		}
 	}
@@ -382,7 +382,7 @@ func (t *Trust) Ledger(ctx context.Context, pr *github.PullRequest) (l finding.L
 	// Nor can it say a head converged or was reviewed: that would spare the
 	// head its review, its secret scan included, on its author's word. (As
 	// a current ledger, it then names no reviewed head: ReviewedHead.)
-	l.Converged, l.Reviewed, l.Basis, l.Sampled, l.V = false, "", "", "", max(l.V, finding.LedgerVersion)
+	l.Converged, l.Reviewed, l.Basis, l.Sampled, l.V = false, "", "", "", max(l.V, LedgerVersion)
 	p, err := t.Permission(ctx, by)
 	for _, id := range l.With(finding.StatusDismissed) {
 		if may, _ := MayDismiss(t.repo, p, by, pr.Author, id); err != nil || !may {
