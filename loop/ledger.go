@@ -131,11 +131,6 @@ func entryOf(led posts.Ledger, id string) posts.LedgerEntry {
 	return posts.LedgerEntry{}
 }
 
-// LedgerStatus is id's status in led: open when led has no entry for it.
-func LedgerStatus(led posts.Ledger, id string) finding.Status {
-	return cmp.Or(entryOf(led, id).Status, finding.StatusOpen)
-}
-
 // raised reports whether a round of this run raised id, counted or not
 // (dismissed, refuted).
 func (l *loop) raised(id string) bool {

@@ -633,3 +633,11 @@ func shortText(s string) string {
 	}
 	return s
 }
+
+// StatusOf is id's status in l: open when l has no entry for it.
+func (l Ledger) StatusOf(id string) finding.Status {
+	if i := slices.IndexFunc(l.Findings, func(e LedgerEntry) bool { return e.ID == id }); i >= 0 {
+		return l.Findings[i].status()
+	}
+	return finding.StatusOpen
+}
