@@ -71,3 +71,21 @@ func TestARefusedTagOfAnEarlierVersionStillAnswers(t *testing.T) {
 		t.Error("an answer an earlier version wrote is not recognised")
 	}
 }
+
+// A thread tag's title and category come from a model, a refused tag's
+// URL and IDs from a comment: whatever they hold, the tag stays one hidden
+// comment, and a thread tag reads back what it was given.
+func TestTagsOfOutsideTextStayOneHiddenComment(t *testing.T) {
+	for _, v := range []string{"x --> <b>shown</b> <!-- y", "a->b", "--->", "--!>", "50% & more"} {
+		f := finding.Finding{ID: "QUAL-0badf00d", Category: v, Title: v, Priority: "P2"}
+		for _, tag := range []string{ThreadTag(f), UpdateTag(f), RefusedTag(Refusal{URL: v}), RefusedTag(Refusal{By: v, IDs: []string{v}})} {
+			body := strings.TrimSuffix(strings.TrimPrefix(tag, "<!-- ocdx:"), " -->")
+			if !strings.HasPrefix(tag, "<!-- ocdx:") || strings.Contains(body, ">") || strings.Contains(body, "--!") {
+				t.Errorf("tag of %q: %q", v, tag)
+			}
+		}
+		if got, ok := ReadThreadTag(ThreadTag(f)); !ok || got.Title != v || got.Category != v {
+			t.Errorf("the thread tag of %q read back: %+v", v, got)
+		}
+	}
+}
