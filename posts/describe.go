@@ -72,7 +72,7 @@ func Describe(pr *github.PullRequest, id, at string) (category, description stri
 		if len(th.Comments) == 0 || !Own(pr, th.Comments[0].Body, th.Comments[0].Author) {
 			continue
 		}
-		m, ok := ReadThreadTag(th.Comments[0].Body)
+		m, ok := readThreadTag(th.Comments[0].Body)
 		if !ok || m.ID != id {
 			continue
 		}

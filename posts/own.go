@@ -117,7 +117,7 @@ func OwnThreads(pr *github.PullRequest) []OwnThread {
 			continue
 		}
 		first := th.Comments[0]
-		m, ok := ReadThreadTag(first.Body)
+		m, ok := readThreadTag(first.Body)
 		if !ok {
 			continue
 		}

@@ -67,22 +67,22 @@ var (
 	reUpdateTag = regexp.MustCompile(`<!-- ocdx:finding-update=[A-Z]+-[0-9a-f]{8} priority=(P[0-3]) agreement=([0-9]+/[0-9]+|-) -->`)
 )
 
-// Tagged is what a ThreadTag says: its finding's ID, category and title,
+// threadTagged is what a ThreadTag says: its finding's ID, category and title,
 // and the priority and agreement ("" in the tags of threads opened before
 // they said them). A category or title that does not unescape is "".
-type Tagged struct {
+type threadTagged struct {
 	ID, Category, Title, Priority, Agreement string
 }
 
-// ReadThreadTag reads the ThreadTag in body.
-func ReadThreadTag(body string) (Tagged, bool) {
+// readThreadTag reads the ThreadTag in body.
+func readThreadTag(body string) (threadTagged, bool) {
 	m := reThreadTag.FindStringSubmatch(body)
 	if m == nil {
-		return Tagged{}, false
+		return threadTagged{}, false
 	}
 	cat, _ := url.QueryUnescape(m[2])
 	title, _ := url.QueryUnescape(m[3])
-	return Tagged{ID: m[1], Category: cat, Title: title, Priority: m[4], Agreement: m[5]}, true
+	return threadTagged{ID: m[1], Category: cat, Title: title, Priority: m[4], Agreement: m[5]}, true
 }
 
 // readUpdateTag reads the priority and agreement of the UpdateTag in body.

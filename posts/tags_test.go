@@ -49,8 +49,8 @@ func TestTagsAreTheWireFormat(t *testing.T) {
 			t.Errorf("%s, want %s", got, want)
 		}
 	}
-	tagged, ok := ReadThreadTag("text\n" + ThreadTag(f) + "\nmore")
-	if !ok || tagged != (Tagged{ID: f.ID, Category: f.Category, Title: f.Title, Priority: "P1", Agreement: "2/3"}) {
+	tagged, ok := readThreadTag("text\n" + ThreadTag(f) + "\nmore")
+	if !ok || tagged != (threadTagged{ID: f.ID, Category: f.Category, Title: f.Title, Priority: "P1", Agreement: "2/3"}) {
 		t.Errorf("the thread tag read back: %+v, %v", tagged, ok)
 	}
 	if p, a, ok := readUpdateTag(UpdateTag(f)); !ok || p != "P1" || a != "2/3" {
@@ -84,7 +84,7 @@ func TestTagsOfOutsideTextStayOneHiddenComment(t *testing.T) {
 				t.Errorf("tag of %q: %q", v, tag)
 			}
 		}
-		if got, ok := ReadThreadTag(ThreadTag(f)); !ok || got.Title != v || got.Category != v {
+		if got, ok := readThreadTag(ThreadTag(f)); !ok || got.Title != v || got.Category != v {
 			t.Errorf("the thread tag of %q read back: %+v", v, got)
 		}
 	}
