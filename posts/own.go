@@ -8,6 +8,9 @@ import (
 	"github.com/ocdx/gh-ocdx/github"
 )
 
+// Which posts on a PR are gh-ocdx's own, and what they say of its threads
+// and answers (docs/architecture.md, The footprint; Whose posts count).
+
 // Own reports whether a comment is gh-ocdx's: it carries the marker and was
 // posted by the login gh-ocdx posts as, or one the PR trusts (Trust.Judge).
 // A copy of the marker by anyone else is human content like any other.

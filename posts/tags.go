@@ -1,6 +1,8 @@
-// Package posts owns gh-ocdx's footprint on a PR: the hidden tags its
-// posts carry, written and read with one escaping rule
-// (docs/architecture.md, Posting).
+// Package posts owns gh-ocdx's footprint on a PR (docs/architecture.md,
+// The footprint): the marker and the hidden tags its posts carry, written
+// and read with one escaping rule; which posts are its own; the /ocdx
+// grammar; the one permission rule; and the ledger. Other versions of
+// gh-ocdx read all of it back from GitHub: what it writes does not change.
 package posts
 
 import (

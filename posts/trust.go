@@ -12,6 +12,10 @@ import (
 	"github.com/ocdx/gh-ocdx/github"
 )
 
+// The one permission rule (docs/architecture.md, Who may dismiss): who may
+// run a command, dismiss, restore or resolve a blocker, and whose posts
+// count; and what the PR's commands and newest ledger dismiss and restore.
+
 // Permissions reads a login's permission on a repository; *github.Client
 // is one.
 type Permissions interface {
