@@ -49,7 +49,6 @@ var knownBroken = map[string]string{}
 // (those fixed since the test was written are out of it: 1, 2, 3, 5, 6,
 // 7, 8, 9 and the refusals of 10), and what this test found besides.
 const (
-	bulletRefusals = "10, dismiss of an ID on a PR with no review posted yet (no ledger) posts and exits 0: the CLI cannot tell a preemptive dismissal from a mistyped ID there"
 	// Item 8's own example: "today a random sequence ends with one listed
 	// both stuck and dismissed" (Build 6: every status change recorded once).
 	bulletTwoStatus = "item 8's example, stuck in the state file and dismissed in the ledger"
@@ -60,7 +59,6 @@ func init() {
 	for _, kind := range []string{"pair/*/", "scenario/*/", "random/"} {
 		for check, bullet := range map[string]string{
 			"inv/two-statuses":                     bulletTwoStatus,
-			"inv/dismiss-unknown":                  bulletRefusals,
 			"inv/duplicate-thread":                 newRepost,
 			"differ/threads@after=kill after post": newRepost,
 		} {
