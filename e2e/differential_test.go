@@ -49,16 +49,12 @@ var knownBroken = map[string]string{}
 // (those fixed since the test was written are out of it: 1, 2, 3, 5, 6,
 // 7, 8, 9 and the refusals of 10), and what this test found besides.
 const (
-	// Item 8's own example: "today a random sequence ends with one listed
-	// both stuck and dismissed" (Build 6: every status change recorded once).
-	bulletTwoStatus = "item 8's example, stuck in the state file and dismissed in the ledger"
-	newRepost       = "new: after a writer resolved gh-ocdx's thread and a run was killed after its review, a fresh runner posts the finding's thread again"
+	newRepost = "new: after a writer resolved gh-ocdx's thread and a run was killed after its review, a fresh runner posts the finding's thread again"
 )
 
 func init() {
 	for _, kind := range []string{"pair/*/", "scenario/*/", "random/"} {
 		for check, bullet := range map[string]string{
-			"inv/two-statuses":                     bulletTwoStatus,
 			"inv/duplicate-thread":                 newRepost,
 			"differ/threads@after=kill after post": newRepost,
 		} {
