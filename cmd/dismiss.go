@@ -40,7 +40,9 @@ inline comment does the same for that finding. A dismissal counts only
 from someone with write permission on the repository, never from the PR's
 author on their own PR unless an admin, and a SEC- finding only from an
 admin; gh ocdx dismiss checks yours first and posts nothing that would not
-count. An ID already dismissed is not posted again. --reason says why,
+count. An ID no review on the PR raised (gh-ocdx's latest report lists no
+such finding or review thread) is refused, and an ID already dismissed is
+not posted again. --reason says why,
 after the IDs on the same line ("/ocdx dismiss <ID>... <reason>"); the
 PR's ledger keeps who dismissed each finding and why.
 
