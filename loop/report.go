@@ -248,7 +248,7 @@ func (in Inline) note() string {
 		parts = append(parts, quantity(n, "finding is commented on its line", "findings are commented on their lines"))
 	}
 	if n := len(in.Open); n > 0 {
-		parts = append(parts, quantity(n, "finding already has an open thread, linked above", "findings already have an open thread, linked above"))
+		parts = append(parts, quantity(n, "finding already has its thread, linked above", "findings already have their thread, linked above"))
 	}
 	if n := len(in.OffDiff); n > 0 {
 		parts = append(parts, quantity(n, "finding is on no changed line", "findings are on no changed line"))
