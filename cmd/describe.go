@@ -11,6 +11,7 @@ import (
 	"github.com/ocdx/gh-ocdx/config"
 	prdesc "github.com/ocdx/gh-ocdx/describe"
 	"github.com/ocdx/gh-ocdx/github"
+	"github.com/ocdx/gh-ocdx/internal/tokens"
 	"github.com/ocdx/gh-ocdx/llm"
 	"github.com/ocdx/gh-ocdx/loop"
 	"github.com/ocdx/gh-ocdx/review"
@@ -242,7 +243,7 @@ func describeFooter(model string, out describeOutput) string {
 func spentLine(u llm.Usage, cost float64) string {
 	s := u.String() + " tokens"
 	if cost > 0 {
-		s += ", " + loop.Dollars(cost)
+		s += ", " + tokens.Dollars(cost)
 	}
 	return s
 }

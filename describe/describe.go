@@ -17,7 +17,6 @@ import (
 	"unicode"
 
 	"github.com/ocdx/gh-ocdx/diff"
-	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/internal/redact"
 	"github.com/ocdx/gh-ocdx/internal/text"
@@ -237,7 +236,7 @@ func Check(env Envelope, in Input) Description {
 		switch {
 		case !in.Diagram:
 			d.Dropped = append(d.Dropped, "diagram: not asked for")
-		case !isMermaid(dg) || finding.CarriesMarkup(dg):
+		case !isMermaid(dg) || posts.CarriesMarkup(dg):
 			d.Dropped = append(d.Dropped, "diagram: not a Mermaid sequence or flow diagram")
 		default:
 			d.Diagram = redact.Secrets(dg)
@@ -367,7 +366,7 @@ func escapeEmphasis(s string) string { return strings.ReplaceAll(s, "*", `\*`) }
 // Comment is the description as gh-ocdx's comment on the PR: its marker
 // and DescriptionTag, then the description and a footer.
 func Comment(md, head, footer string) string {
-	return finding.Marker + "\n" + posts.DescriptionTag(head) + "\n" + md + "\n" + footer + "\n"
+	return posts.Marker + "\n" + posts.DescriptionTag(head) + "\n" + md + "\n" + footer + "\n"
 }
 
 // FindOwn is the id of gh-ocdx's description comment among comments
@@ -375,7 +374,7 @@ func Comment(md, head, footer string) string {
 // when there is none.
 func FindOwn(comments []github.Comment, own func(author string) bool) int64 {
 	for _, c := range comments {
-		if own(c.Author) && strings.Contains(c.Body, finding.Marker) && posts.IsDescription(c.Body) {
+		if own(c.Author) && strings.Contains(c.Body, posts.Marker) && posts.IsDescription(c.Body) {
 			return c.ID
 		}
 	}

@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/ocdx/gh-ocdx/describe"
-	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/internal/testkit"
 	"github.com/ocdx/gh-ocdx/internal/text"
 	"github.com/ocdx/gh-ocdx/posts"
@@ -111,7 +110,7 @@ func TestDescribePrints(t *testing.T) {
 func TestDescribePostOnceThenUpdatesInPlace(t *testing.T) {
 	t.Parallel()
 	gh, fm, env := describeFixture(t, "Fixes #7.")
-	gh.AddComment(repo, 24, "mallory", finding.Marker+"\n"+posts.DescriptionTag("x")+"\nfake description")
+	gh.AddComment(repo, 24, "mallory", posts.Marker+"\n"+posts.DescriptionTag("x")+"\nfake description")
 	fm.Script("analyzer", describeReply("First description."), describeReply("Second description."))
 
 	first := env.Run(t, "describe", "24", "--post")
@@ -129,11 +128,11 @@ func TestDescribePostOnceThenUpdatesInPlace(t *testing.T) {
 		t.Fatalf("want one comment posted then edited; own comments %d, posts %d, edits %d", len(own), gh.Count("comment"), gh.Count("comment-edit"))
 	}
 	body := own[0].Body
-	wantContains(t, "the comment", body, finding.Marker, "<!-- ocdx:description=", "Second description.", "<sub>gh-ocdx describe · openai/analyzer · ")
+	wantContains(t, "the comment", body, posts.Marker, "<!-- ocdx:description=", "Second description.", "<sub>gh-ocdx describe · openai/analyzer · ")
 	if strings.Contains(body, "First description.") {
 		t.Errorf("the rerun did not replace the description:\n%s", body)
 	}
-	if c := gh.Comments(repo, 24)[0]; c.Body != finding.Marker+"\n"+posts.DescriptionTag("x")+"\nfake description" {
+	if c := gh.Comments(repo, 24)[0]; c.Body != posts.Marker+"\n"+posts.DescriptionTag("x")+"\nfake description" {
 		t.Errorf("mallory's comment was edited: %q", c.Body)
 	}
 	wantContains(t, "stderr", first.Stderr, "✓ Posted the description on "+repo+"#24: ")
@@ -239,7 +238,7 @@ func TestDescribeHostilePRBodyMakesNoMarkupOrCommand(t *testing.T) {
 	}
 	// What gh-ocdx adds: its marker and its tag, the only hidden comments.
 	lines := strings.SplitN(post, "\n", 3)
-	if len(lines) < 3 || lines[0] != finding.Marker || !strings.HasPrefix(lines[1], "<!-- ocdx:description=") || strings.Count(lines[1], "-->") != 1 {
+	if len(lines) < 3 || lines[0] != posts.Marker || !strings.HasPrefix(lines[1], "<!-- ocdx:description=") || strings.Count(lines[1], "-->") != 1 {
 		t.Fatalf("the comment does not open with gh-ocdx's marker and tag:\n%s", post)
 	}
 	rest := lines[2]
