@@ -14,6 +14,7 @@ import (
 	"github.com/ocdx/gh-ocdx/internal/tokens"
 	"github.com/ocdx/gh-ocdx/llm"
 	"github.com/ocdx/gh-ocdx/loop"
+	"github.com/ocdx/gh-ocdx/posts"
 	"github.com/ocdx/gh-ocdx/review"
 )
 
@@ -134,7 +135,7 @@ func describePR(ctx context.Context, d *Deps, opts *DescribeOptions) error {
 			return err
 		}
 	}
-	in, err := describeInput(ctx, d, client, repo, opts)
+	in, err := describeInput(ctx, d, client, repo, opts.Number, opts.Diagram)
 	if err != nil {
 		return err
 	}
@@ -160,7 +161,7 @@ func describePR(ctx context.Context, d *Deps, opts *DescribeOptions) error {
 	md := prdesc.Markdown(desc, pr)
 	out.Summary, out.Walkthrough, out.Issues, out.Diagram, out.Dropped, out.Markdown = desc.Summary, desc.Walkthrough, desc.Issues, desc.Diagram, desc.Dropped, md
 	if opts.Post {
-		if out.CommentURL, err = postDescription(ctx, d, client, repo, pr, md, describeFooter(name, out)); err != nil {
+		if out.CommentURL, err = postDescription(ctx, d, client, repo, pr, md, describeFooter(name, out.Usage, out.CostUSD)); err != nil {
 			return err
 		}
 	}
@@ -182,21 +183,21 @@ func describePR(ctx context.Context, d *Deps, opts *DescribeOptions) error {
 // describeInput reads what the description is written from: the PR and
 // its diff as a review reads them (review.Gather, the base branch's
 // policy), its commits and its linked issues' text.
-func describeInput(ctx context.Context, d *Deps, client *github.Client, repo github.Repo, opts *DescribeOptions) (prdesc.Input, error) {
-	rc, err := review.Gather(ctx, client, repo, opts.Number, func(pr *github.PullRequest) (*config.Policy, error) {
+func describeInput(ctx context.Context, d *Deps, client *github.Client, repo github.Repo, number int, diagram bool) (prdesc.Input, error) {
+	rc, err := review.Gather(ctx, client, repo, number, func(pr *github.PullRequest) (*config.Policy, error) {
 		p, _, err := basePolicy(pr)
 		return p, err
 	})
 	if err != nil {
 		return prdesc.Input{}, err
 	}
-	in := prdesc.Input{Review: rc, Diagram: opts.Diagram}
-	if in.Commits, err = client.Commits(ctx, repo, opts.Number); err != nil {
+	in := prdesc.Input{Review: rc, Diagram: diagram}
+	if in.Commits, err = client.Commits(ctx, repo, number); err != nil {
 		return prdesc.Input{}, err
 	}
 	for i, ref := range rc.PR.ClosingIssues {
 		if i == prdesc.MaxIssues {
-			d.warn("%s#%d links %d issues: the description checks the first %d", repo, opts.Number, len(rc.PR.ClosingIssues), prdesc.MaxIssues)
+			d.warn("%s#%d links %d issues: the description checks the first %d", repo, number, len(rc.PR.ClosingIssues), prdesc.MaxIssues)
 			break
 		}
 		is, err := client.Issue(ctx, repo, ref.Number)
@@ -235,8 +236,46 @@ func postDescription(ctx context.Context, d *Deps, client *github.Client, repo g
 
 // describeFooter is the posted description's last line: the verb, the
 // model, what it cost.
-func describeFooter(model string, out describeOutput) string {
-	return fmt.Sprintf("<sub>gh-ocdx describe · %s · %s</sub>", model, spentLine(out.Usage, out.CostUSD))
+func describeFooter(model string, u llm.Usage, cost float64) string {
+	return fmt.Sprintf("<sub>gh-ocdx describe · %s · %s</sub>", model, spentLine(u, cost))
+}
+
+// describeOpening is the description that opens review-loop's first
+// report on pr when the configuration or the base branch's .ocdx.json
+// asks for it ("describe": true; docs/architecture.md, Describe): ""
+// otherwise, and on a PR that holds a gh-ocdx report already. It is one
+// more call within the run's budget, said with its tokens and cost; when
+// it fails, that is said and the review goes on without it.
+func describeOpening(ctx context.Context, d *Deps, cfg *config.Config, models *runModels, client *github.Client, repo github.Repo, pr *github.PullRequest) string {
+	if !cfg.DescribesFirst() {
+		return ""
+	}
+	if _, _, _, reported := posts.PRLedger(pr); reported {
+		return ""
+	}
+	name := cfg.Describe.String()
+	model, err := models.model("describe", name, "describeModel")
+	var in prdesc.Input
+	if err == nil {
+		in, err = describeInput(ctx, d, client, repo, pr.Number, false)
+	}
+	var desc prdesc.Description
+	var usage llm.Usage
+	if err == nil {
+		desc, usage, err = prdesc.Run(ctx, model, models.reserve(), in)
+	}
+	cost := 0.0
+	if price, ok := cfg.Prices[name]; ok {
+		cost = price.Cost(usage.Input, usage.Cached, usage.Output)
+	}
+	if usage.Calls > 0 {
+		d.info("describe (%s): %s", name, spentLine(usage, cost))
+	}
+	if err != nil {
+		d.warn("the first report opens without a description: %v", err)
+		return ""
+	}
+	return prdesc.Markdown(desc, in.Review.PR) + "\n" + describeFooter(name, usage, cost) + "\n"
 }
 
 // spentLine is tokens, and the cost when the model has a price.

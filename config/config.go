@@ -52,6 +52,10 @@ type Config struct {
 	// Describe writes gh ocdx describe's description; defaults to
 	// CommentsAnalyzer.
 	Describe llm.ModelName
+	// DescribeFirst ("describe": true) opens review-loop's first report
+	// on a PR with that description; a repository's .ocdx.json may ask
+	// for it too (DescribesFirst).
+	DescribeFirst bool
 	// MaxReplies bounds the replies one reply run answers; 0: the default
 	// (DefaultMaxReplies).
 	MaxReplies int
@@ -145,6 +149,13 @@ func (c *Config) ApplyPolicy(p *Policy, where string) {
 	if len(p.Verify) > 0 {
 		c.Verify, c.VerifyFrom = p.Verify, where
 	}
+}
+
+// DescribesFirst reports whether review-loop's first report on a PR opens
+// with describe's description: the user's configuration or the base
+// branch's .ocdx.json says so.
+func (c *Config) DescribesFirst() bool {
+	return c.DescribeFirst || c.Policy != nil && c.Policy.DescribeFirst
 }
 
 // RepoPolicy validates the text of a repository's .ocdx.json read from a

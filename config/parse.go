@@ -15,7 +15,7 @@ import (
 )
 
 // The keys of the configuration file, in the order of the example.
-var knownKeys = []string{"reviewerModels", "commentsAnalyzerModel", "prFixModel", "reviewPrModel", "verify", "allowApprove", "maxTokens", "outputTokens", "prices", "inlinePriorities", "maxInlineComments", "verifierModel", "replyModel", "maxReplies", "effort", "describeModel"}
+var knownKeys = []string{"reviewerModels", "commentsAnalyzerModel", "prFixModel", "reviewPrModel", "verify", "allowApprove", "maxTokens", "outputTokens", "prices", "inlinePriorities", "maxInlineComments", "verifierModel", "replyModel", "maxReplies", "effort", "describeModel", "describe"}
 
 // roleKeys are the keys outputTokens may name: the roles' model keys.
 var roleKeys = []string{"reviewerModels", "commentsAnalyzerModel", "prFixModel", "reviewPrModel", "verifierModel", "replyModel", "describeModel"}
@@ -129,6 +129,9 @@ func parse(data []byte, getenv func(string) string, uses func(key string) bool) 
 	if m, found := byKey["allowApprove"]; found {
 		cfg.AllowApprove = c.boolean(m, "allowApprove")
 	}
+	if m, found := byKey["describe"]; found {
+		cfg.DescribeFirst = c.boolean(m, "describe")
+	}
 	if m, found := byKey["inlinePriorities"]; found {
 		cfg.InlinePriorities = c.priorities(m, "inlinePriorities")
 	} else {
@@ -203,6 +206,9 @@ func parseRepo(data []byte) (*Policy, []Problem) {
 	}
 	if m, found := byKey["commands"]; found {
 		p.CommandsFix = c.commands(m)
+	}
+	if m, found := byKey["describe"]; found {
+		p.DescribeFirst = c.boolean(m, "describe")
 	}
 	c.sort()
 	if len(c.problems) > 0 {

@@ -264,3 +264,42 @@ func TestDescribeHostilePRBodyMakesNoMarkupOrCommand(t *testing.T) {
 		t.Errorf("the body's description has an /ocdx command line:\n%s", block)
 	}
 }
+
+// "describe": true (here in the user's configuration) opens
+// review-loop's first report on a PR with the description, its tokens
+// and cost said; a later run, on a PR that holds a report, makes no call.
+func TestDescribeOpensReviewLoopsFirstReport(t *testing.T) {
+	t.Parallel()
+	lf := newLoop(t, nil)
+	lf.env.WriteConfig(t, `{
+  "reviewerModels": ["openai/rev-a", "anthropic/rev-b"],
+  "commentsAnalyzerModel": "openai/analyzer",
+  "prFixModel": "ollama/fixer",
+  "describeModel": "openai/describer",
+  "describe": true,
+  "prices": {"openai/describer": {"input": 1, "output": 4}},
+  "verify": ["true"]
+}`)
+	b, _ := json.Marshal(map[string]any{"summary": "Adds a small cache.", "issues": []any{},
+		"walkthrough": []map[string]any{{"purpose": "The cache", "files": []string{"cache.go"}}}})
+	lf.fm.Script("describer", testkit.Reply("BEGIN_JSON\n"+string(b)+"\nEND_JSON"))
+	lf.approveRound()
+
+	res := lf.run("--yes")
+
+	wantCode(t, res, 0)
+	wantContains(t, "stderr", res.Stderr, "describe (openai/describer): ", " tokens, ~$")
+	body := lf.bodies()[0]
+	head, review, ok := strings.Cut(body, "\n---\n\n## gh-ocdx review — round 1 of 3")
+	if !ok || !strings.Contains(head, "### What PR #31 does\n\nAdds a small cache.") || !strings.Contains(head, "- **The cache**: [`cache.go`](") ||
+		!strings.Contains(head, "<sub>gh-ocdx describe · openai/describer · ") {
+		t.Fatalf("the first report does not open with the description:\n%s", body)
+	}
+	wantContains(t, "the review below it", review, "**Consensus:** `approve`")
+
+	lf.approveRound()
+	wantCode(t, lf.run("--yes", "--full"), 0)
+	if n := len(lf.fm.Requests("describer")); n != 1 {
+		t.Errorf("the describe model was called %d times; a PR with a report gets no second description", n)
+	}
+}
