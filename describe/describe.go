@@ -116,7 +116,7 @@ func (e *Envelope) Validate() error {
 // commits and its linked issues' text.
 func Task(in Input) (string, error) {
 	rc := in.Review
-	body := clip(StripBlock(rc.PR.Body), MaxBodyText)
+	body := clip(posts.AuthorBody(rc.PR.Body), MaxBodyText)
 	if strings.TrimSpace(body) == "" {
 		body = "(no description)"
 	}
@@ -386,35 +386,11 @@ func FindOwn(comments []github.Comment, own func(author string) bool) int64 {
 // outside the markers is kept byte for byte.
 func EditBody(body, block string) string {
 	wrapped := posts.BodyStart + "\n" + block + "\n" + posts.BodyEnd
-	if i, j, ok := blockAt(body); ok {
+	if i, j, ok := posts.DescriptionBlock(body); ok {
 		return body[:i] + wrapped + body[j:]
 	}
 	if strings.TrimSpace(body) == "" {
 		return wrapped
 	}
 	return body + "\n\n" + wrapped
-}
-
-// StripBlock is body without gh-ocdx's block: the model describes the
-// author's words, not gh-ocdx's previous description.
-func StripBlock(body string) string {
-	if i, j, ok := blockAt(body); ok {
-		return body[:i] + body[j:]
-	}
-	return body
-}
-
-// blockAt finds gh-ocdx's block: from the last start marker to the end
-// marker after it. EditBody appends it last; its own text holds no marker
-// (Markdown's text is inert), so the last start is the one it wrote.
-func blockAt(body string) (start, end int, ok bool) {
-	i := strings.LastIndex(body, posts.BodyStart)
-	if i < 0 {
-		return 0, 0, false
-	}
-	j := strings.Index(body[i:], posts.BodyEnd)
-	if j < 0 {
-		return 0, 0, false
-	}
-	return i, i + j + len(posts.BodyEnd), true
 }

@@ -166,8 +166,8 @@ func TestDescribeEditBodyKeepsTheAuthorsText(t *testing.T) {
 	if twice != want {
 		t.Errorf("rerun:\n%q\nwant\n%q", twice, want)
 	}
-	if StripBlock(twice) != author+"\n\n"+"\n\nAdded by the author after.\n" {
-		t.Errorf("StripBlock: %q", StripBlock(twice))
+	if posts.AuthorBody(twice) != author+"\n\n"+"\n\nAdded by the author after.\n" {
+		t.Errorf("AuthorBody: %q", posts.AuthorBody(twice))
 	}
 	if got := EditBody("", "x"); got != posts.BodyStart+"\nx\n"+posts.BodyEnd {
 		t.Errorf("empty body: %q", got)

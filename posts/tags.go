@@ -133,3 +133,28 @@ const (
 	BodyStart = "<!-- ocdx:description:start -->"
 	BodyEnd   = "<!-- ocdx:description:end -->"
 )
+
+// DescriptionBlock is where gh-ocdx's description sits in a PR's body:
+// from the last BodyStart to the BodyEnd after it (describe writes its
+// block last, and its text holds no marker, being inert); ok is false
+// when there is none.
+func DescriptionBlock(body string) (start, end int, ok bool) {
+	i := strings.LastIndex(body, BodyStart)
+	if i < 0 {
+		return 0, 0, false
+	}
+	j := strings.Index(body[i:], BodyEnd)
+	if j < 0 {
+		return 0, 0, false
+	}
+	return i, i + j + len(BodyEnd), true
+}
+
+// AuthorBody is a PR's body without gh-ocdx's description: what a model
+// reads as the author's words, never gh-ocdx's own.
+func AuthorBody(body string) string {
+	if i, j, ok := DescriptionBlock(body); ok {
+		return body[:i] + body[j:]
+	}
+	return body
+}

@@ -92,3 +92,18 @@ func TestTagsOfOutsideTextStayOneHiddenComment(t *testing.T) {
 		}
 	}
 }
+
+// A PR's body without gh-ocdx's description is the author's text, byte
+// for byte; an unclosed start marker is the author's too.
+func TestAuthorBody(t *testing.T) {
+	for body, want := range map[string]string{
+		"a\r\nb": "a\r\nb",
+		"a\n\n" + BodyStart + "\ndesc\n" + BodyEnd + "\nz": "a\n\n\nz",
+		"a " + BodyStart + " b":                            "a " + BodyStart + " b",
+		BodyEnd + " a " + BodyStart + "\nx\n" + BodyEnd:    BodyEnd + " a ",
+	} {
+		if got := AuthorBody(body); got != want {
+			t.Errorf("AuthorBody(%q) = %q, want %q", body, got, want)
+		}
+	}
+}
