@@ -232,6 +232,12 @@ func Check(env Envelope, in Input) Description {
 		}
 		d.Issues = append(d.Issues, out)
 	}
+	for _, is := range in.Issues { // every linked issue is answered for
+		if !seen[is.Number] {
+			d.Issues = append(d.Issues, IssueCheck{Number: is.Number, Title: text.OneLine(is.Title), Requirements: []Requirement{}})
+			d.Dropped = append(d.Dropped, fmt.Sprintf("issue #%d: the model checked none of its requirements", is.Number))
+		}
+	}
 	if dg := strings.TrimSpace(env.Diagram); dg != "" {
 		switch {
 		case !in.Diagram:

@@ -59,8 +59,17 @@ func TestDescribeEnvelopeRejectsBadOrMissingFields(t *testing.T) {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
-	if _, err := decode(t, `{"summary": "s", "walkthrough": [{"purpose": "p", "files": ["auth.go"]}], "issues": []}`); err != nil {
-		t.Errorf("a minimal description is refused: %v", err)
+	env, err := decode(t, `{"summary": "s", "walkthrough": [{"purpose": "p", "files": ["auth.go"]}], "issues": []}`)
+	if err != nil {
+		t.Fatalf("a minimal description is refused: %v", err)
+	}
+	// A linked issue the model left out is still answered for.
+	d := Check(env, input())
+	if len(d.Issues) != 1 || d.Issues[0].Number != 7 || len(d.Issues[0].Requirements) != 0 || len(d.Dropped) != 1 {
+		t.Errorf("issues %+v, dropped %v", d.Issues, d.Dropped)
+	}
+	if md := Markdown(d, input().Review.PR); !strings.Contains(md, "### Issue #7: Login fails on Safari\n\nNo requirement of the issue could be checked.") {
+		t.Errorf("markdown:\n%s", md)
 	}
 }
 
