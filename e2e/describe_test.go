@@ -303,3 +303,23 @@ func TestDescribeOpensReviewLoopsFirstReport(t *testing.T) {
 		t.Errorf("the describe model was called %d times; a PR with a report gets no second description", n)
 	}
 }
+
+// --diagram asks for a Mermaid diagram and shows it in a mermaid block;
+// without it, a diagram the model sends anyway is left out.
+func TestDescribeDiagram(t *testing.T) {
+	t.Parallel()
+	_, fm, env := describeFixture(t, "Fixes #7.")
+	diagram := map[string]any{"diagram": "sequenceDiagram\n  Browser->>Auth: login\n  Auth-->>Browser: redirect to the return URL"}
+	fm.Script("analyzer", describeReply("With a diagram.", diagram), describeReply("Without.", diagram))
+
+	res := env.Run(t, "describe", "24", "--diagram")
+	wantExit0(t, res)
+	wantContains(t, "stdout", res.Stdout, "### Diagram\n\n```mermaid\nsequenceDiagram\n  Browser->>Auth: login\n")
+	wantContains(t, "the task", string(fm.Requests("analyzer")[0].Body), `\"diagram\"`)
+
+	res = env.Run(t, "describe", "24")
+	wantExit0(t, res)
+	if strings.Contains(res.Stdout, "mermaid") || strings.Contains(string(fm.Requests("analyzer")[1].Body), `\"diagram\"`) {
+		t.Errorf("a diagram without --diagram:\n%s", res.Stdout)
+	}
+}
