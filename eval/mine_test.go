@@ -3,8 +3,6 @@ package eval
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -23,13 +21,7 @@ type history struct {
 
 func newHistory(t *testing.T) *history {
 	t.Helper()
-	testkit.UseGitIdentity()
-	dir := filepath.Join(t.TempDir(), "repo")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	testkit.Git(t, dir, "init", "--quiet", "--initial-branch=main")
-	h := &history{t: t, dir: dir}
+	h := &history{t: t, dir: testkit.InitRepo(t)}
 	h.commit("initial", map[string]string{"README.md": "# app\n"})
 	return h
 }
