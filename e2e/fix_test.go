@@ -209,15 +209,24 @@ func TestFixRetriesAfterAFailedVerification(t *testing.T) {
 	if res.Code != 0 {
 		t.Fatalf("exit %d\nstderr:\n%s", res.Code, res.Stderr)
 	}
-	s.wantRemote(t, second)
 	reqs := s.fm.Requests("fixer")
 	retry := string(reqs[3].Body)
 	if !strings.Contains(retry, "attempt 2 of 3") || !strings.Contains(retry, "boom: a.txt is not fixed") {
 		t.Errorf("the retry must show the failing command's output:\n%s", retry)
 	}
+	// One commit for the fix, not one per attempt: the second attempt's
+	// folds into the first's, under both messages.
+	s.git(t, s.twin, "reset", "--quiet", "--soft", "HEAD~2")
+	s.git(t, s.twin, "commit", "--quiet", "--no-verify", "-m", "feat: c\n\nfix: a is safe now")
+	folded := s.git(t, s.twin, "rev-parse", "HEAD")
+	s.wantRemote(t, folded)
+	if log := s.git(t, s.repo.Clone, "log", "--oneline", s.start+".."+folded); log != folded[:7]+" feat: c" {
+		t.Errorf("pushed:\n%s\nwant the one commit %s", log, folded[:7])
+	}
+	wantContains(t, "stderr", res.Stderr, "folded 2 commits of 2 attempts into "+folded[:7], "pushing 1 commit to origin feature/fix")
 	body := s.checkComments(t, 1)[0].Body
-	if !strings.Contains(body, "2 attempt") || !strings.Contains(body, first[:7]) || !strings.Contains(body, second[:7]) {
-		t.Errorf("report:\n%s", body)
+	if !strings.Contains(body, "2 attempt") || !strings.Contains(body, folded[:7]) || strings.Contains(body, first[:7]) || strings.Contains(body, second[:7]) {
+		t.Errorf("the report must name the pushed commit only:\n%s", body)
 	}
 }
 
