@@ -45,6 +45,22 @@ tmpdir() {
   mktemp -d "${RUNNER_TEMP:-${TMPDIR:-/tmp}}/gh-ocdx-$1.XXXXXX"
 }
 
+# On GitHub Enterprise Server, gh talks to github.com unless GH_HOST names
+# the server, and reads the token for a server from GH_ENTERPRISE_TOKEN,
+# never from GH_TOKEN: the server is the runner's (GITHUB_SERVER_URL), and
+# the token the one the step was given, so that the workflow as written for
+# github.com runs there too. A GH_HOST or GH_ENTERPRISE_TOKEN the step sets
+# wins.
+if [ -z "${GH_HOST:-}" ] && [[ "${GITHUB_SERVER_URL:-}" =~ ^https://([A-Za-z0-9.-]+(:[0-9]+)?)/?$ ]] &&
+  [ "${BASH_REMATCH[1]}" != github.com ]; then
+  export GH_HOST="${BASH_REMATCH[1]}"
+fi
+# github.com and GHE.com's hosts take GH_TOKEN; a server does not.
+if [ -n "${GH_HOST:-}" ] && [ "$GH_HOST" != github.com ] && [[ "$GH_HOST" != *.ghe.com ]] &&
+  [ -z "${GH_ENTERPRISE_TOKEN:-}${GITHUB_ENTERPRISE_TOKEN:-}" ] && [ -n "${GH_TOKEN:-${GITHUB_TOKEN:-}}" ]; then
+  export GH_ENTERPRISE_TOKEN="${GH_TOKEN:-$GITHUB_TOKEN}"
+fi
+
 # The inputs are checked before any request.
 pr="${INPUT_PR:-${EVENT_PR:-}}"
 if ! [[ "$pr" =~ ^[1-9][0-9]*$ ]]; then

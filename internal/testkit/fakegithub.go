@@ -166,7 +166,7 @@ type PostedReviewComment struct {
 
 // Request is one logged request.
 type Request struct {
-	Kind   string // graphql, diff, pr, files, comment, comments, review, issue, contents, permission, tree, release, asset, download, tags, unknown
+	Kind   string // graphql, diff, pr, files, comment, comments, review, issue, contents, permission, tree, release, asset, download, tags, git, unknown
 	Method string
 	Path   string
 	Status int
@@ -399,6 +399,9 @@ func kindOf(r *http.Request) string {
 	if k := releaseKind(p); k != "" {
 		return k
 	}
+	if reGitHTTP.MatchString(p) {
+		return "git"
+	}
 	return "unknown"
 }
 
@@ -425,6 +428,11 @@ func (g *GitHub) serve(w http.ResponseWriter, r *http.Request) {
 		g.log[i].Status = rec.status
 		g.mu.Unlock()
 	}()
+	if kind == "git" {
+		r.Body = io.NopCloser(bytes.NewReader(body)) // read above, for the log
+		g.serveGit(rec, r)
+		return
+	}
 	if r.Header.Get("Authorization") != "token "+g.Token {
 		writeJSON(rec, http.StatusUnauthorized, map[string]any{"message": "Bad credentials"})
 		return
