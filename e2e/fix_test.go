@@ -209,6 +209,9 @@ func TestFixRetriesAfterAFailedVerification(t *testing.T) {
 	if res.Code != 0 {
 		t.Fatalf("exit %d\nstderr:\n%s", res.Code, res.Stderr)
 	}
+	if n := strings.Count(res.Stderr, "verify ("); n != 1 {
+		t.Errorf("%d verify lines over 2 attempts, want 1:\n%s", n, res.Stderr)
+	}
 	reqs := s.fm.Requests("fixer")
 	retry := string(reqs[3].Body)
 	if !strings.Contains(retry, "attempt 2 of 3") || !strings.Contains(retry, "boom: a.txt is not fixed") {

@@ -4,13 +4,12 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-
-	"github.com/ocdx/gh-ocdx/internal/testkit"
 )
 
 // The verify line ("verify (from .ocdx.json on main at 1a2b3c4): …") says
 // once per run which commands check a fix and where they come from: not
-// again before each round, each fix or each attempt.
+// again before each round, each fix or each attempt (for fix's attempts:
+// TestFixRetriesAfterAFailedVerification).
 
 func TestLoopSaysTheVerifyLineOncePerRun(t *testing.T) {
 	t.Parallel()
@@ -32,27 +31,5 @@ func TestLoopSaysTheVerifyLineOncePerRun(t *testing.T) {
 	}
 	if n := strings.Count(res.Stderr, "verify ("); n != 1 {
 		t.Errorf("%d verify lines, want 1:\n%s", n, res.Stderr)
-	}
-}
-
-func TestFixSaysTheVerifyLineOnceOverItsAttempts(t *testing.T) {
-	t.Parallel()
-	s := newFixSetup(t)
-	a, b := fixIDs()
-	first := s.predict(t, map[string]string{"c.txt": "c\n"}, "feat: c")
-	second := s.predict(t, map[string]string{"a.txt": "fixed\n"}, "fix: a is safe now")
-	s.fm.Script("fixer",
-		testkit.CallTools(call("write_file", map[string]string{"path": "c.txt", "content": "c\n"})),
-		testkit.CallTools(call("git_commit", map[string]any{"message": "feat: c"})),
-		envelope(map[string]string{a: first}, map[string]string{b: "fine"}, first),
-		testkit.CallTools(fixA), testkit.CallTools(commitA),
-		envelope(map[string]string{a: second}, map[string]string{b: "fine"}, first, second))
-
-	res := s.run(t, "--yes")
-
-	wantCode(t, res, 0)
-	wantContains(t, "stderr", res.Stderr, "attempt 2 of 3")
-	if n := strings.Count(res.Stderr, "verify ("); n != 1 {
-		t.Errorf("%d verify lines over 2 attempts, want 1:\n%s", n, res.Stderr)
 	}
 }

@@ -984,6 +984,19 @@ func TrustFakeGitHub() (cleanup func(), err error) {
 	return func() { os.RemoveAll(dir) }, nil
 }
 
+// remoteOf is the bare remote of repo's PRs, "" when none has one.
+func (g *GitHub) remoteOf(repo string) string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	remote := ""
+	for key, pr := range g.prs {
+		if strings.HasPrefix(key, repo+"#") && pr.Remote != "" {
+			remote = pr.Remote
+		}
+	}
+	return remote
+}
+
 // gitObjects serves the contents and trees endpoints from the bare remote of
 // the repository's PRs, so reads at a commit see what was pushed.
 func (g *GitHub) gitObjects(w http.ResponseWriter, r *http.Request, kind string) {
@@ -992,14 +1005,7 @@ func (g *GitHub) gitObjects(w http.ResponseWriter, r *http.Request, kind string)
 		re = reTree
 	}
 	m := re.FindStringSubmatch(r.URL.Path)
-	remote := ""
-	g.mu.Lock()
-	for key, pr := range g.prs {
-		if strings.HasPrefix(key, m[1]+"#") && pr.Remote != "" {
-			remote = pr.Remote
-		}
-	}
-	g.mu.Unlock()
+	remote := g.remoteOf(m[1])
 	if remote == "" {
 		notFound(w)
 		return

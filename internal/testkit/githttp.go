@@ -40,14 +40,7 @@ func (g *GitHub) serveGit(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	m := reGitHTTP.FindStringSubmatch(r.URL.Path)
-	remote := ""
-	g.mu.Lock()
-	for key, pr := range g.prs {
-		if strings.HasPrefix(key, m[1]+"#") && pr.Remote != "" {
-			remote = pr.Remote
-		}
-	}
-	g.mu.Unlock()
+	remote := g.remoteOf(m[1])
 	if remote == "" {
 		notFound(w)
 		return
