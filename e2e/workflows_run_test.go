@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -54,10 +55,12 @@ func TestREADMEWorkflowsRunAsCopiedInASimulatedRunner(t *testing.T) {
 				// Its own steps run gh, which on GitHub Enterprise Server
 				// needs GH_HOST and GH_ENTERPRISE_TOKEN (README, In GitHub
 				// Actions): on github.com.
-				t.Run(name+", job "+id, func(t *testing.T) {
-					t.Parallel()
-					runCommandsWorkflow(t, job, job.Steps[action])
-				})
+				for _, fork := range []bool{false, true} {
+					t.Run(fmt.Sprintf("%s, job %s, fork %t", name, id, fork), func(t *testing.T) {
+						t.Parallel()
+						runCommandsWorkflow(t, job, job.Steps[action], fork)
+					})
+				}
 			default:
 				t.Errorf("%s: a workflow on %v, for which the simulated runner has no event", name, wf.On)
 			}
@@ -87,14 +90,20 @@ type readmeConfig struct {
 	Verify                []string
 }
 
-func newWorkflowPR(t *testing.T, configPath string) *workflowPR {
+// newWorkflowPR is the PR; edit, when not nil, changes it before it is
+// added to the fake.
+func newWorkflowPR(t *testing.T, configPath string, edit func(*testkit.PR)) *workflowPR {
 	t.Helper()
 	r := testkit.NewRepo(t, "main", "feature/cache",
 		map[string]string{"README.md": "# widgets\n", "go.mod": "module example.com/widgets\n\ngo 1.22\n", "cache.go": "package cache\n"},
 		map[string]string{"cache.go": "package cache\n\nvar Size = 10\n\nfunc Get(k string) string { return k }\n"})
 	gh := testkit.NewGitHub(t)
-	gh.AddPR(repo, testkit.PR{Number: loopPR, Title: "Add a cache", Body: "Adds a cache.", Author: "mona",
-		HeadRef: r.Head, BaseRef: r.Base, Remote: r.Remote, Diff: r.Diff(t)})
+	pr := testkit.PR{Number: loopPR, Title: "Add a cache", Body: "Adds a cache.", Author: "mona",
+		HeadRef: r.Head, BaseRef: r.Base, Remote: r.Remote, Diff: r.Diff(t)}
+	if edit != nil {
+		edit(&pr)
+	}
+	gh.AddPR(repo, pr)
 	bin, err := os.ReadFile(testkit.Binary(t))
 	if err != nil {
 		t.Fatal(err)
@@ -220,7 +229,7 @@ func (w *workflowPR) prPayload(t *testing.T) map[string]any {
 }
 
 func runLoopWorkflow(t *testing.T, job workflowJob, step workflowStep, ghes bool) {
-	w := newWorkflowPR(t, step.With["config"])
+	w := newWorkflowPR(t, step.With["config"], nil)
 	w.scriptModels(t, 1)
 	r := w.runner(t, ghes, "pull_request", w.prPayload(t))
 
@@ -259,8 +268,16 @@ func runLoopWorkflow(t *testing.T, job workflowJob, step workflowStep, ghes bool
 	}
 }
 
-func runCommandsWorkflow(t *testing.T, job workflowJob, step workflowStep) {
-	w := newWorkflowPR(t, step.With["config"])
+// runCommandsWorkflow runs the commands workflow for a maintainer's
+// /ocdx review: on the repository's own PR a review round runs; on a
+// fork's PR the workspace stays on the default branch, without the
+// checkout's credential, and the answer is one line.
+func runCommandsWorkflow(t *testing.T, job workflowJob, step workflowStep, fork bool) {
+	var edit func(*testkit.PR)
+	if fork {
+		edit = fromAFork
+	}
+	w := newWorkflowPR(t, step.With["config"], edit)
 	w.scriptModels(t, 0)
 	w.gh.SetPermission(repo, "mona", "admin")
 	w.gh.AddCommentBy(repo, loopPR, "mona", "OWNER", "/ocdx review")
@@ -278,11 +295,8 @@ func runCommandsWorkflow(t *testing.T, job workflowJob, step workflowStep) {
 	if failed >= 0 {
 		t.Fatalf("step %d failed:\n%s", failed+1, r.Log.String())
 	}
-	if fork := r.steps["pr"].(map[string]any)["outputs"].(map[string]any)["fork"]; fork != "false" {
-		t.Errorf("the fork step says fork=%v for the repository's own PR", fork)
-	}
-	if branch := testkit.Git(t, r.workspace, "branch", "--show-current"); branch != w.repo.Head {
-		t.Errorf("the workspace is on %q, want the PR's branch", branch)
+	if said := r.steps["pr"].(map[string]any)["outputs"].(map[string]any)["fork"]; said != strconv.FormatBool(fork) {
+		t.Errorf("the fork step says fork=%v, want %t", said, fork)
 	}
 	a := r.Action
 	if a.Outputs["outcome"] != "command" || a.Outputs["exit-code"] != "0" {
@@ -290,7 +304,29 @@ func runCommandsWorkflow(t *testing.T, job workflowJob, step workflowStep) {
 	}
 	wantContains(t, "the step's log", a.Result.Stdout+a.Result.Stderr, platform+" of release v1 matches its SHA-256")
 	wantContains(t, "the job's summary", a.Summary, "## gh-ocdx command: PR #31, comment "+strconv.FormatInt(id, 10), "**command** (exit 0)")
-	if n := len(w.gh.Reviews(repo, loopPR)); n != 1 {
-		t.Errorf("%d reviews on the PR, want the one /ocdx review asked for\n%s", n, r.Log.String())
+	branch := testkit.Git(t, r.workspace, "branch", "--show-current")
+	reviews := len(w.gh.Reviews(repo, loopPR))
+	if !fork {
+		if branch != w.repo.Head || reviews != 1 {
+			t.Errorf("the workspace is on %q with %d reviews on the PR, want the PR's branch and the one review /ocdx review asked for\n%s", branch, reviews, r.Log.String())
+		}
+		return
+	}
+	if branch != w.repo.Base || reviews != 0 {
+		t.Errorf("a fork's PR: the workspace is on %q with %d reviews, want the default branch and none", branch, reviews)
+	}
+	kept := exec.Command("git", "config", "--local", "--get-regexp", "extraheader")
+	kept.Dir = r.workspace
+	if out, _ := kept.Output(); len(out) > 0 {
+		t.Errorf("the checkout kept its credential in a fork's PR's workspace: %s", out)
+	}
+	var answers []string
+	for _, c := range w.gh.Comments(repo, loopPR) {
+		if c.Login == w.gh.Login {
+			answers = append(answers, c.Body)
+		}
+	}
+	if len(answers) != 1 || !strings.Contains(answers[0], "do not run on a pull request from a fork (eve/widgets)") {
+		t.Errorf("answers: %q", answers)
 	}
 }
