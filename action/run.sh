@@ -211,11 +211,14 @@ if [ -n "$config" ]; then
   if ! [[ "${base_sha:-}" =~ ^[0-9a-f]{40}([0-9a-f]{24})?$ ]]; then
     fail 1 "PR #$pr has no base commit to read the configuration $config from"
   fi
-  if ! GH_REPO="$repo" gh api -H 'Accept: application/vnd.github.raw' "repos/{owner}/{repo}/contents/$config?ref=$base_sha" > "$work/config.json" 2> "$work/error"; then
+  # Under its own path, so that what gh-ocdx says of "your configuration"
+  # names the file the workflow gave.
+  mkdir -p "$work/base/$(dirname "$config")"
+  if ! GH_REPO="$repo" gh api -H 'Accept: application/vnd.github.raw' "repos/{owner}/{repo}/contents/$config?ref=$base_sha" > "$work/base/$config" 2> "$work/error"; then
     fail 1 "cannot read the configuration $config from PR #$pr's base branch $base_ref ($base_sha): $(tr -d '\r' < "$work/error" | head -n 3). The config input is read from the base branch, never from the PR's head: commit the file to $base_ref first."
   fi
   echo "gh-ocdx action: the configuration is $config of $base_ref ($base_sha)"
-  export OCDX_CONFIG="$work/config.json"
+  export OCDX_CONFIG="$work/base/$config"
 fi
 
 if [ "$version" != installed ]; then

@@ -247,7 +247,8 @@ func runLoopWorkflow(t *testing.T, job workflowJob, step workflowStep, ghes bool
 	}
 	log := a.Result.Stdout + a.Result.Stderr
 	wantContains(t, "the step's log", log, platform+" of release v1 matches its SHA-256",
-		"the configuration is "+step.With["config"]+" of main (", "✓ go vet ./...", "✓ go test ./...")
+		"the configuration is "+step.With["config"]+" of main (", "✓ go vet ./...", "✓ go test ./...",
+		"/base/"+step.With["config"]+"): go vet ./...; go test ./...\n")
 	wantContains(t, "the job's summary", a.Summary, "## gh-ocdx review-loop: PR #31", "**converged** (exit 0)", "| 1 | `", "| 2 | `",
 		"No P0–P2 finding remains.", "[The report on the pull request](https://")
 	if n := len(w.gh.Reviews(repo, loopPR)); n < 2 {
