@@ -19,13 +19,17 @@ import (
 	"time"
 
 	"github.com/ocdx/gh-ocdx/config"
+	"github.com/ocdx/gh-ocdx/diff"
+	"github.com/ocdx/gh-ocdx/effort"
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/fix"
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/internal/redact"
 	"github.com/ocdx/gh-ocdx/internal/text"
 	"github.com/ocdx/gh-ocdx/llm"
+	"github.com/ocdx/gh-ocdx/posts"
 	"github.com/ocdx/gh-ocdx/review"
+	"github.com/ocdx/gh-ocdx/secretscan"
 	"github.com/ocdx/gh-ocdx/state"
 )
 
@@ -45,7 +49,7 @@ type GitHub interface {
 	PostComment(ctx context.Context, repo github.Repo, number int, body string) (*github.Comment, error)
 	PostReviewComments(ctx context.Context, repo github.Repo, number int, event github.ReviewEvent, body string, comments []github.ReviewComment) (*github.PostedReview, error)
 	ResolveThreads(ctx context.Context, repo github.Repo, replies []github.ThreadReply) error
-	Permissions
+	posts.Permissions
 }
 
 // Store is the state file; *state.Store is one.
@@ -69,8 +73,8 @@ type FixRequest struct {
 	Run     *state.Active
 	Round   int
 	Payload finding.FixPayload
-	Resume  *state.WIP     // the interrupted fix of this round, if any
-	Ledger  finding.Ledger // the PR's, before the fix: its report ends with it
+	Resume  *state.WIP   // the interrupted fix of this round, if any
+	Ledger  posts.Ledger // the PR's, before the fix: its report ends with it
 }
 
 // ErrDeclined: the user said no to the push. The run stays resumable.
@@ -138,11 +142,15 @@ type Options struct {
 	// History reads the PR's own commits in the checkout for the secret
 	// scan: each commit's added lines, new file names and message (nil:
 	// only the PR's diff is scanned).
-	History History
+	History secretscan.History
 	Full    bool
 	// Verifier, when set, checks the findings a single reviewer raised,
 	// with ReviewerTools (docs/architecture.md, The verifier).
 	Verifier *Role
+	// Effort is the tier asked for (a flag or the configuration): auto, or
+	// "", lets each round choose from its change (docs/architecture.md,
+	// Effort tiers). The local review runs every reviewer.
+	Effort effort.Tier
 }
 
 // Outcomes of a run: the state file's, and two that a run's result has but
@@ -220,7 +228,7 @@ type RoundResult struct {
 	Threads          finding.ThreadStats  `json:"threads"`
 	ThreadsTruncated bool                 `json:"threadsTruncated"`
 	Stuck            []string             `json:"stuck"`
-	Disputed         []string             `json:"disputed,omitempty"` // conceded in a conversation (Disputed): blocking, not stuck
+	Disputed         []string             `json:"disputed,omitempty"` // conceded in a conversation (posts.Disputed): blocking, not stuck
 	Since            string               `json:"since,omitempty"`    // a re-review: the head it reviewed the changes from; "": in full
 	RunUsage         llm.Usage            `json:"runUsage"`           // the run's tokens up to this round's review, fixes included
 	RunCostUSD       float64              `json:"runEstimatedCostUsd,omitempty"`
@@ -239,8 +247,12 @@ type RoundResult struct {
 	Note             string               `json:"note,omitempty"`          // what the loop does next
 	AnalyzerMismatch bool                 `json:"analyzerMismatch,omitempty"`
 	Inline           *Inline              `json:"inline,omitempty"` // the review's inline comments
-	reviewersOK      int
-	lines            github.DiffLines // the diff the reviewers saw, for the anchors
+	// Effort is the tier the round ran at and why (docs/architecture.md,
+	// Effort tiers); nil for a round restored from the state file.
+	Effort      *effort.Choice `json:"effort,omitempty"`
+	crew        crew
+	reviewersOK int
+	lines       github.DiffLines // the diff the reviewers saw, for the anchors
 	// settled are the dismissed findings known at this round's head: those
 	// raised again (Dismissed) and those of the review before, followed.
 	// Recorded, and located in the ledger, they keep their ID when raised
@@ -258,18 +270,18 @@ type loop struct {
 	readPR bool       // o.PR was used: later rounds read the PR again
 	wip    *state.WIP // an interrupted fix, from the state file
 	// converged: the current round's review converged, which its ledger
-	// says (finding.Ledger.Converged).
+	// says (posts.Ledger.Converged).
 	converged bool
 	// seed is the newest ledger on the PR when the run began: what other
 	// runs (this machine's or another's) knew.
-	seed       finding.Ledger
-	trust      *Trust
-	dismissals []Dismissal // the findings people dismissed on the PR
+	seed       posts.Ledger
+	trust      *posts.Trust
+	dismissals []posts.Dismissal // the findings people dismissed on the PR
 	// refusalsSaid are the refused commands this run said do not count
 	// (by refusedTag): each is said once.
 	refusalsSaid []string
-	disputed     []string  // the findings gh-ocdx conceded in its threads (Disputed)
-	restores     []Restore // the refuted findings people restored on the PR
+	disputed     []string        // the findings gh-ocdx conceded in its threads (posts.Disputed)
+	restores     []posts.Restore // the refuted findings people restored on the PR
 	// failures are the role errors said on stderr, each with the role that
 	// said it first: a second role failing the same way says so in a word.
 	failMu   sync.Mutex
@@ -295,7 +307,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		l.res.Budget = &BudgetStatus{MaxTokens: o.Budget.Max}
 	}
 	defer l.totals()
-	l.trust = NewTrust(o.GitHub, o.Repo, o.Policy)
+	l.trust = posts.NewTrust(o.GitHub, o.Repo, o.Policy.Trusted())
 	l.judge(ctx, o.PR)
 	if o.DryRun {
 		return l.dryRun(ctx)
@@ -371,7 +383,7 @@ func (l *loop) already(ctx context.Context, rd state.Round, runID string) (*Resu
 	threadFs, threads := l.threads(ctx, pr)
 	rr.Threads, rr.ThreadsTruncated = threads, pr.ThreadsTruncated
 	code := slices.DeleteFunc(slices.Clone(rr.Findings), IsThread)
-	rr.Findings, rr.Dismissed = splitDismissed(append(code, threadFs...), DismissedIDs(l.dismissals))
+	rr.Findings, rr.Dismissed = splitDismissed(append(code, threadFs...), posts.DismissedIDs(l.dismissals))
 	rr.Counts = Count(rr.Findings)
 	rr.Consensus = Consensus(rr.ReviewState, rr.Counts)
 	rr.reviewersOK = 1 // reviewed (convergedAt): the review stands
@@ -568,8 +580,8 @@ func (l *loop) decide(rr *RoundResult) (outcome state.RunOutcome, reason string,
 		return OutcomeBlocked, fmt.Sprintf("blocked: the PR has more than %[1]s review threads and only the first %[1]s were read; gh-ocdx cannot tell that the rest are resolved: check them on the PR", text.Thousands(github.MaxThreads)), nil, nil
 	case rr.Consensus == Approve && len(blocking) == 0 && rr.Threads.Unresolved == 0:
 		return OutcomeConverged, Qualified(OutcomeConverged, rr) + ": consensus approve, no P0/P1/P2 findings, no unresolved review threads", nil, nil
-	case len(toFix) == 0 && rewriteNote(blocking) != "":
-		return OutcomeBlocked, "manual intervention required: " + rewriteNote(blocking), nil, nil
+	case len(toFix) == 0 && secretscan.RewriteNote(blocking) != "":
+		return OutcomeBlocked, "manual intervention required: " + secretscan.RewriteNote(blocking), nil, nil
 	case len(toFix) == 0 && rr.Threads.Unresolved > 0:
 		return OutcomeBlocked, fmt.Sprintf("manual resolution required: %s and no code findings to fix", text.Plural(rr.Threads.Unresolved, "unresolved review thread")), nil, nil
 	case len(toFix) == 0 && len(disputedNow) > 0 && len(stuckNow) == 0:
@@ -649,12 +661,12 @@ func (l *loop) review(ctx context.Context, pr *github.PullRequest, rr *RoundResu
 	now := time.Now().UTC().Format(time.RFC3339)
 	var diff []byte
 	var complete bool
-	scan, historyRead, err := l.scanSecrets(ctx, pr.BaseRefOid, pr.HeadRefOid, now, func() (SecretScan, error) {
-		var scan SecretScan
+	scan, historyRead, err := l.scanSecrets(ctx, pr.BaseRefOid, pr.HeadRefOid, now, func() (secretscan.Scan, error) {
+		var scan secretscan.Scan
 		var err error
 		diff, complete, err = l.readDiff(ctx, pr, review.DiffReadLimit, func(r io.Reader) error {
 			var err error
-			scan, err = ScanSecrets(r, now, nil)
+			scan, err = secretscan.Diff(r, now, nil)
 			return err
 		})
 		if err != nil {
@@ -664,7 +676,7 @@ func (l *loop) review(ctx context.Context, pr *github.PullRequest, rr *RoundResu
 		// scanned from the checkout when the PR's commits are there.
 		if missing := scan.Unscanned(pr.Files); len(missing) > 0 && l.o.PRDiff != nil {
 			if d, ok := l.o.PRDiff(ctx, pr.BaseRefOid, pr.HeadRefOid, missing); ok {
-				return ScanSecrets(bytes.NewReader(d), now, &scan)
+				return secretscan.Diff(bytes.NewReader(d), now, &scan)
 			}
 		}
 		return scan, nil
@@ -686,7 +698,11 @@ func (l *loop) review(ctx context.Context, pr *github.PullRequest, rr *RoundResu
 		rr.Coverage = re.Coverage
 		rr.Coverage.Unscanned, rr.Coverage.HistoryUnscanned = unscanned, history
 	}
-	out, err := l.runRoles(ctx, rr.N, rc, re, threadFs, rr.ReviewState, rr.Threads)
+	choice := effort.Decide(l.o.Effort, l.effortFacts(pr, re, len(secrets)))
+	rr.Effort = &choice
+	c := l.crewOf(choice.Tier, rr.Threads.Unresolved)
+	rr.crew = c
+	out, err := l.runRoles(ctx, rr.N, c, rc, re, threadFs, rr.ReviewState, rr.Threads)
 	if err != nil {
 		return err
 	}
@@ -694,8 +710,8 @@ func (l *loop) review(ctx context.Context, pr *github.PullRequest, rr *RoundResu
 	// same way every round: a configuration error, not a partial round.
 	for i, r := range out.Roles {
 		role := l.o.Analyzer
-		if i < len(l.o.Reviewers) {
-			role = l.o.Reviewers[i]
+		if i < len(c.reviewers) {
+			role = c.reviewers[i]
 		}
 		if ce := llm.AsConfigError(role.Key, r.err); ce != nil && role.Key != "" {
 			return ce
@@ -713,11 +729,11 @@ func (l *loop) review(ctx context.Context, pr *github.PullRequest, rr *RoundResu
 			rr.reviewersOK++
 		}
 	}
-	if out.Analyzer == nil {
+	if c.analyzer && out.Analyzer == nil {
 		a := out.Roles[len(out.Roles)-1]
-		return &AnalyzerError{Msg: a.Error, Reviewers: len(l.o.Reviewers), ReviewersFailed: rr.reviewersOK == 0}
+		return &AnalyzerError{Msg: a.Error, Reviewers: len(c.reviewers), ReviewersFailed: rr.reviewersOK == 0}
 	}
-	if !equalState(out.Analyzer.ReviewState, rr.ReviewState) {
+	if out.Analyzer != nil && !equalState(out.Analyzer.ReviewState, rr.ReviewState) {
 		rr.AnalyzerMismatch = true
 	}
 	rr.Findings = orEmpty(Distinct(append(out.Findings, secrets...), rr.reviewersOK))
@@ -741,10 +757,10 @@ func (l *loop) review(ctx context.Context, pr *github.PullRequest, rr *RoundResu
 		}
 	}
 	// A dismissed finding is shown, not counted, fixed or stuck.
-	rr.Findings, rr.Dismissed = splitDismissed(rr.Findings, DismissedIDs(l.dismissals))
+	rr.Findings, rr.Dismissed = splitDismissed(rr.Findings, posts.DismissedIDs(l.dismissals))
 	rr.DismissedBy, rr.DismissedWhy = dismissedBy(rr.Dismissed, l.dismissals)
 	rr.settled = slices.Clone(rr.Dismissed)
-	_, before := splitDismissed(earlier, DismissedIDs(l.dismissals))
+	_, before := splitDismissed(earlier, posts.DismissedIDs(l.dismissals))
 	for _, f := range before {
 		if !slices.ContainsFunc(rr.settled, func(d finding.Finding) bool { return d.ID == f.ID }) {
 			rr.settled = append(rr.settled, f)
@@ -785,8 +801,8 @@ func (l *loop) review(ctx context.Context, pr *github.PullRequest, rr *RoundResu
 // scan); historyRead is false when the checkout
 // could not give the commits (the commits are not there, or git failed:
 // said on stderr).
-func (l *loop) scanSecrets(ctx context.Context, base, head, now string, net func() (SecretScan, error)) (scan SecretScan, historyRead bool, err error) {
-	scan, historyRead, herr, err := scanWithHistory(ctx, l.o.History, base, head, now, net)
+func (l *loop) scanSecrets(ctx context.Context, base, head, now string, net func() (secretscan.Scan, error)) (scan secretscan.Scan, historyRead bool, err error) {
+	scan, historyRead, herr, err := secretscan.WithHistory(ctx, l.o.History, base, head, now, net)
 	if herr != nil && ctx.Err() == nil {
 		l.progress("the secret scan could not read the history of %s: %v", text.ShortOID(head), herr)
 	}
@@ -998,7 +1014,7 @@ func (l *loop) showFix(rr *RoundResult, res *fix.Result) {
 // post publishes a report once: a tag already recorded or already on the
 // PR (a resumed run, or a POST whose answer was lost) is not posted again.
 func (l *loop) post(ctx context.Context, n int, kind, body string) (string, error) {
-	tag := finding.Tag(l.run.ID(), n, kind)
+	tag := posts.RunTag(l.run.ID(), n, kind)
 	for _, c := range l.comments(n) {
 		if c.Tag == tag {
 			return c.URL, nil
@@ -1017,7 +1033,7 @@ func (l *loop) post(ctx context.Context, n int, kind, body string) (string, erro
 		l.progress("the %s report of round %d is already on the PR: %s", kind, n, url)
 		return record(url)
 	}
-	full := github.CapBodyWith(redact.ForComment(finding.Marker+"\n"+tag+"\n"+body), "\n"+l.ledger(n, l.headOf(n)).Block())
+	full := github.CapBodyWith(redact.ForComment(posts.Marker+"\n"+tag+"\n"+body), "\n"+l.ledger(n, l.headOf(n)).Block())
 	c, err := l.o.GitHub.PostComment(ctx, l.o.Repo, l.o.PR.Number, full)
 	if err != nil {
 		// The POST may have been applied even though it failed: look.
@@ -1252,7 +1268,7 @@ func (l *loop) dryRun(ctx context.Context) (*Result, error) {
 	l.res.Label = "dry run: " + l.res.Label
 	in := PlanInline(pr, cur.lines, cur.Findings, inlinePolicy(l.o))
 	cur.Inline = &in
-	l.res.WouldPost = redact.ForComment(finding.Marker + "\n" + finding.Tag("<run>", 1, "review") + "\n" + RenderReview("<run>", l.o.MaxRounds, cur))
+	l.res.WouldPost = redact.ForComment(posts.Marker + "\n" + posts.RunTag("<run>", 1, "review") + "\n" + RenderReview("<run>", l.o.MaxRounds, cur))
 	l.res.WouldComment = in.Comments
 	l.res.WouldFix = toFix
 	l.res.Remaining = blockingOf(cur.Findings)
@@ -1338,4 +1354,47 @@ func orEmptyS(s []string) []string {
 		return []string{}
 	}
 	return s
+}
+
+// effortFacts are what a round's tier is chosen from: the files and lines
+// of the change the reviewers are given (on a re-review, those since the
+// last review), the base branch's paths rules, the secrets the scan found
+// and whether an earlier review of the PR raised a security finding.
+func (l *loop) effortFacts(pr *github.PullRequest, re *reReview, secrets int) effort.Facts {
+	f := effort.Facts{Secrets: secrets}
+	if re != nil {
+		files, _ := diff.Parse([]byte(re.Diff)) // what parsed; a bad tail is read as far as it goes
+		for _, file := range files {
+			f.Files = append(f.Files, file.Path())
+			for _, h := range file.Hunks {
+				for _, ln := range h.Lines {
+					if ln.Kind != diff.Context {
+						f.Lines++
+					}
+				}
+			}
+		}
+	} else {
+		for _, c := range pr.Files {
+			f.Files = append(f.Files, c.Path)
+			f.Lines += c.Additions + c.Deletions
+		}
+	}
+	if l.o.Policy != nil {
+		for _, r := range l.o.Policy.Paths {
+			if r.Effort != "" {
+				f.Rules = append(f.Rules, effort.PathRule{Glob: r.Glob, Tier: r.Effort})
+			}
+		}
+	}
+	// A security finding, or a secret, of an earlier run or round.
+	for _, e := range l.seed.Findings {
+		f.Security = f.Security || strings.HasPrefix(e.ID, "SEC-")
+	}
+	for _, r := range l.res.Rounds {
+		for _, x := range slices.Concat(r.Findings, r.Dismissed, r.Refuted) {
+			f.Security = f.Security || strings.HasPrefix(x.ID, "SEC-")
+		}
+	}
+	return f
 }

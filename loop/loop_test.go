@@ -236,7 +236,7 @@ func TestRunPostAppliedDespiteErrorIsNotRepeated(t *testing.T) {
 	if h.gh.posts != 1 || len(h.gh.comments) != 1 {
 		t.Fatalf("%d posts, %d comments: want one of each", h.gh.posts, len(h.gh.comments))
 	}
-	if !strings.HasPrefix(h.gh.comments[0].Body, finding.Marker+"\n"+finding.Tag(res.RunID, 1, "review")) {
+	if !strings.HasPrefix(h.gh.comments[0].Body, posts.Marker+"\n"+posts.RunTag(res.RunID, 1, "review")) {
 		t.Errorf("comment starts with %q", h.gh.comments[0].Body[:80])
 	}
 }
@@ -375,7 +375,7 @@ func TestRunDryRunWritesNothing(t *testing.T) {
 
 	res, err := h.run(t)
 
-	if err != nil || res.Outcome != OutcomeWouldFix || !res.DryRun || len(res.WouldFix) != 1 || !strings.Contains(res.WouldPost, finding.Marker) {
+	if err != nil || res.Outcome != OutcomeWouldFix || !res.DryRun || len(res.WouldFix) != 1 || !strings.Contains(res.WouldPost, posts.Marker) {
 		t.Fatalf("Run = %+v, %v", res, err)
 	}
 	if h.gh.posts != 0 || h.fixer.calls != 0 {
@@ -437,7 +437,7 @@ func TestRunAConcededStuckFindingIsDisputed(t *testing.T) {
 	h.gh.pr.Threads = []github.ReviewThread{{ID: "T1", Path: "a.go", Comments: []github.ThreadComment{
 		{ID: "C1", Author: "ocdx-bot", Body: InlineBody(f), Path: "a.go", Line: intp(2)},
 		{ID: "C2", DatabaseID: "2", Author: "mona", Body: "intended"},
-		{ID: "C3", Author: "ocdx-bot", Body: finding.Marker + "\n" + posts.AnswerTag("2") + "\n" + posts.ConcededTag(id) + "\nYou're right."}}}}
+		{ID: "C3", Author: "ocdx-bot", Body: posts.Marker + "\n" + posts.AnswerTag("2") + "\n" + posts.ConcededTag(id) + "\nYou're right."}}}}
 	h.gh.pr.HeadRefOid = "cccccccc"
 	h.reviewer.answers = []string{reviewerAnswer(bug)}
 	h.analyzer.answers = []string{analyzerAnswer()}
@@ -452,7 +452,7 @@ func TestRunAConcededStuckFindingIsDisputed(t *testing.T) {
 		t.Errorf("stuck %v (round %v), disputed %v: want %s disputed only", res.Stuck, rr.Stuck, rr.Disputed, id)
 	}
 	last := h.gh.comments[len(h.gh.comments)-1].Body
-	led, err := finding.ParseLedger(last)
+	led, err := posts.ParseLedger(last)
 	if err != nil || fmt.Sprint(led.With(finding.StatusDisputed)) != "["+id+"]" || len(led.With(finding.StatusStuck)) != 0 {
 		t.Errorf("ledger %+v, %v", led.Findings, err)
 	}
@@ -508,5 +508,34 @@ func TestRunScansFilesWithoutAPatchOrBlocks(t *testing.T) {
 		if !strings.Contains(h.gh.comments[0].Body, "not scanned for secrets") {
 			t.Errorf("the report does not say what was not scanned:\n%s", h.gh.comments[0].Body)
 		}
+	}
+}
+
+func TestIssuesToFixSendsEachIDOnce(t *testing.T) {
+	f := finding.Finding{ID: "SEC-0a1b2c3d", Priority: "P0", Category: "security", File: "a.go", Title: "t"}
+	toFix, _ := IssuesToFix([]finding.Finding{f, f}, nil)
+	if len(toFix) != 1 {
+		t.Errorf("issuesToFix holds %d copies of one ID", len(toFix))
+	}
+}
+
+// The PR's own .gitattributes can have git show a text file as binary in
+// the checkout, hiding its added lines from the secret scan: such a diff
+// gives way to GitHub's, and the token in it is found.
+func TestADiffGitShowsAsBinaryIsReadFromGitHub(t *testing.T) {
+	const token = "ghp_abcdefghijklmnopqrstuvwxyz0123456789"
+	h := newHarness(t)
+	h.opts.CanPush, h.opts.ReviewOnlyReason = false, "a fork"
+	h.gh.diff = "diff --git a/config.go b/config.go\nnew file mode 100644\n--- /dev/null\n+++ b/config.go\n@@ -0,0 +1 @@\n+var Token = \"" + token + "\"\n"
+	h.opts.LocalDiff = func(context.Context, string, string) (io.ReadCloser, bool) {
+		return io.NopCloser(strings.NewReader("diff --git a/config.go b/config.go\nnew file mode 100644\nindex 0000000..1234567\nBinary files /dev/null and b/config.go differ\n")), true
+	}
+	h.reviewer.answers = []string{reviewerAnswer()}
+	h.analyzer.answers = []string{analyzerAnswer()}
+
+	res, err := h.run(t)
+
+	if err != nil || res.Outcome == OutcomeConverged || len(res.Rounds) == 0 || res.Rounds[0].Counts.P0 != 1 {
+		t.Fatalf("Run = %+v, %v: the token the checkout's diff hid was not found", res, err)
 	}
 }

@@ -6,9 +6,11 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/ocdx/gh-ocdx/effort"
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/internal/text"
+	"github.com/ocdx/gh-ocdx/internal/tokens"
 	"github.com/ocdx/gh-ocdx/llm"
 )
 
@@ -54,6 +56,9 @@ func RenderReview(runID string, maxRounds int, rr *RoundResult) string {
 		fmt.Fprintf(&b, "**Reviewers:** all %d failed (%s): this round produced no credible review and no fix is attempted.\n\n", reviewers, strings.Join(failed, ", "))
 	default:
 		fmt.Fprintf(&b, "**Reviewers:** partial — %d of %d succeeded; failed: %s.\n\n", reviewers-len(failed), reviewers, strings.Join(failed, ", "))
+	}
+	if e := effortLine(rr); e != "" {
+		fmt.Fprintf(&b, "**Effort:** %s.\n\n", e)
 	}
 	if rr.Since != "" {
 		fmt.Fprintf(&b, "**Reviewed:** incremental since `%s`: the reviewers were given what changed since gh-ocdx's review of that head, and judged its %s.\n\n", text.ShortOID(rr.Since), quantity(rr.judged, "finding", "findings"))
@@ -158,11 +163,11 @@ func RenderReview(runID string, maxRounds int, rr *RoundResult) string {
 		if !r.OK {
 			res = "failed: " + cell(text.FirstLine(r.Error), 120)
 		}
-		tokens := r.Usage.String()
+		used := r.Usage.String()
 		if c, ok := rr.Costs[r.Role]; ok {
-			tokens += " · " + Dollars(c)
+			used += " · " + tokens.Dollars(c)
 		}
-		fmt.Fprintf(&b, "| %s | `%s` | %s | %d | %s | %s |\n", r.Role, r.Model, res, r.Findings, tokens, r.Elapsed)
+		fmt.Fprintf(&b, "| %s | `%s` | %s | %d | %s | %s |\n", r.Role, r.Model, res, r.Findings, used, r.Elapsed)
 	}
 	b.WriteString(verifierRow(rr))
 	b.WriteString("\n")
@@ -183,7 +188,7 @@ func RenderReview(runID string, maxRounds int, rr *RoundResult) string {
 	if rr.RunUsage != (llm.Usage{}) {
 		fmt.Fprintf(&b, "**Tokens this run so far** (every round, fixes included): %s", rr.RunUsage)
 		if rr.RunCostUSD > 0 {
-			fmt.Fprintf(&b, " · estimated cost %s", Dollars(rr.RunCostUSD))
+			fmt.Fprintf(&b, " · estimated cost %s", tokens.Dollars(rr.RunCostUSD))
 		}
 		b.WriteString("\n\n")
 	}
@@ -348,17 +353,9 @@ func writeUsage(b *strings.Builder, usage map[string]llm.Usage, costs map[string
 	}
 	fmt.Fprintf(b, " · total %s", total)
 	if len(costs) > 0 {
-		fmt.Fprintf(b, " · estimated cost %s (the configured prices)", Dollars(sumCosts(costs)))
+		fmt.Fprintf(b, " · estimated cost %s (the configured prices)", tokens.Dollars(sumCosts(costs)))
 	}
 	b.WriteString("\n\n")
-}
-
-// Dollars shows an estimated cost: "~$0.0123", "~$1.25".
-func Dollars(c float64) string {
-	if c >= 1 {
-		return fmt.Sprintf("~$%.2f", c)
-	}
-	return fmt.Sprintf("~$%.4f", c)
 }
 
 func sumCosts(costs map[string]float64) float64 {
@@ -402,7 +399,7 @@ func RenderSummary(r *Result) string {
 		fmt.Fprintf(&b, "**Tokens:** %s\n", bs)
 	}
 	if r.CostUSD > 0 {
-		fmt.Fprintf(&b, "**Estimated cost:** %s (the configured prices)\n", Dollars(r.CostUSD))
+		fmt.Fprintf(&b, "**Estimated cost:** %s (the configured prices)\n", tokens.Dollars(r.CostUSD))
 	}
 	b.WriteString("\n")
 	for _, rr := range r.Rounds {
@@ -421,6 +418,9 @@ func RenderSummary(r *Result) string {
 			roles = append(roles, fmt.Sprintf("%s %s", s.Role, st))
 		}
 		fmt.Fprintf(&b, "- Roles: %s\n", strings.Join(roles, ", "))
+		if e := effortLine(&rr); e != "" {
+			fmt.Fprintf(&b, "- Effort: %s\n", e)
+		}
 		fmt.Fprintf(&b, "- Coverage: %s\n", rr.Coverage)
 		if len(rr.PolicyChanged) > 0 {
 			fmt.Fprintf(&b, "- Repository policy: the PR changes %s; the change takes effect after merge\n", policyNames(rr.PolicyChanged))
@@ -453,7 +453,7 @@ func RenderSummary(r *Result) string {
 			}
 			fmt.Fprintf(&b, "- Tokens: %s", t)
 			if len(rr.Costs) > 0 {
-				fmt.Fprintf(&b, " (%s)", Dollars(sumCosts(rr.Costs)))
+				fmt.Fprintf(&b, " (%s)", tokens.Dollars(sumCosts(rr.Costs)))
 			}
 			b.WriteString("\n")
 		}
@@ -523,4 +523,31 @@ func visible(body string) string {
 		}
 	}
 	return strings.Join(keep, "\n")
+}
+
+// effortLine says the tier a round ran at, why, and which configured roles
+// it left out (docs/architecture.md, Effort tiers); "" for a round that
+// does not know (restored from the state file).
+func effortLine(rr *RoundResult) string {
+	if rr.Effort == nil {
+		return ""
+	}
+	line := fmt.Sprintf("`%s` — %s", rr.Effort.Tier, text.InertMarkup(text.OneLine(rr.Effort.Why)))
+	if rr.Effort.Asked != effort.Auto && rr.Effort.Asked != rr.Effort.Tier {
+		line += fmt.Sprintf(" (%s was asked for)", rr.Effort.Asked)
+	}
+	var out []string
+	if n := rr.crew.left; n > 0 {
+		out = append(out, text.Plural(n, "reviewer"))
+	}
+	if !rr.crew.analyzer {
+		out = append(out, "the comments analyzer")
+	}
+	if rr.crew.verifierLeft {
+		out = append(out, "the verifier")
+	}
+	if len(out) > 0 {
+		line += "; not run: " + strings.Join(out, ", ")
+	}
+	return line
 }
