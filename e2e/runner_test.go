@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -242,16 +243,22 @@ func (r *runner) stepEnv(i int, env map[string]string) (e *testkit.Env, output, 
 	return e, output, summary
 }
 
-// script runs text as a run: step's script, with bash as the runner runs
-// it (shell: bash): bash --noprofile --norc -eo pipefail <file>. It
-// returns the result and the step's outputs.
-func (r *runner) script(i int, text string, env map[string]string) (testkit.Result, map[string]any, string) {
+// The runner's bash: a run: step without shell: runs as bash -e <file>,
+// one with shell: bash as bash --noprofile --norc -eo pipefail <file>.
+var (
+	defaultShell = []string{"-e"}
+	bashShell    = []string{"--noprofile", "--norc", "-eo", "pipefail"}
+)
+
+// script runs text as a run: step's script in shell (bash's options). It
+// returns the result, the step's outputs and its summary.
+func (r *runner) script(i int, shell []string, text string, env map[string]string) (testkit.Result, map[string]any, string) {
 	e, output, summary := r.stepEnv(i, env)
 	file := filepath.Join(r.env.Vars["RUNNER_TEMP"], fmt.Sprintf("step-%d.sh", i+1))
 	if err := os.WriteFile(file, []byte(text), 0o600); err != nil {
 		r.t.Fatal(err)
 	}
-	res := e.RunWith(r.t, nil, "bash", "--noprofile", "--norc", "-eo", "pipefail", file)
+	res := e.RunWith(r.t, nil, "bash", append(slices.Clone(shell), file)...)
 	fmt.Fprintf(&r.Log, "--- step %d: %s\n%s%s", i+1, strings.TrimSpace(text), res.Stdout, res.Stderr)
 	outputs := map[string]any{}
 	b, _ := os.ReadFile(output)
@@ -267,7 +274,7 @@ func (r *runner) script(i int, text string, env map[string]string) (testkit.Resu
 func (r *runner) run(i int, s workflowStep, env map[string]string) int {
 	// The runner pastes expressions into the script's text (the README's
 	// scripts keep them out, in env:).
-	res, outputs, _ := r.script(i, r.expand(s.Run), env)
+	res, outputs, _ := r.script(i, defaultShell, r.expand(s.Run), env)
 	if s.ID != "" {
 		r.steps[s.ID] = map[string]any{"outputs": outputs}
 	}
@@ -373,13 +380,13 @@ func (r *runner) action(i int, s workflowStep, with, env map[string]string) (tes
 			stepEnv[k] = v
 		}
 		for k, v := range st.Env {
-			stepEnv[k] = expand(v, ctx)
+			stepEnv[k] = r.expandIn(v, ctx)
 		}
 		if st.Shell != "bash" {
 			t.Fatalf("the action's step runs with shell %q", st.Shell)
 		}
 		var outputs map[string]any
-		res, outputs, summary = r.script(i, st.Run, stepEnv)
+		res, outputs, summary = r.script(i, bashShell, st.Run, stepEnv)
 		if st.ID != "" {
 			inner[st.ID] = map[string]any{"outputs": outputs}
 		}
@@ -389,7 +396,7 @@ func (r *runner) action(i int, s workflowStep, with, env map[string]string) (tes
 	}
 	outputs := map[string]any{}
 	for name, o := range action.Outputs {
-		outputs[name] = expand(o.Value, ctx)
+		outputs[name] = r.expandIn(o.Value, ctx)
 	}
 	if s.ID != "" {
 		r.steps[s.ID] = map[string]any{"outputs": outputs}
@@ -399,12 +406,13 @@ func (r *runner) action(i int, s workflowStep, with, env map[string]string) (tes
 
 var reExpr = regexp.MustCompile(`\$\{\{\s*(.*?)\s*\}\}`)
 
-func (r *runner) expand(s string) string { return expand(s, r.ctx) }
+func (r *runner) expand(s string) string { return r.expandIn(s, r.ctx) }
 
-// expand replaces each ${{ expression }} in s with its value as a string.
-func expand(s string, ctx map[string]any) string {
+// expandIn replaces each ${{ expression }} in s with its value in ctx, as
+// a string.
+func (r *runner) expandIn(s string, ctx map[string]any) string {
 	return reExpr.ReplaceAllStringFunc(s, func(m string) string {
-		return str(evalExpr(reExpr.FindStringSubmatch(m)[1], ctx))
+		return str(r.evalIn(reExpr.FindStringSubmatch(m)[1], ctx))
 	})
 }
 
@@ -414,7 +422,18 @@ func (r *runner) eval(cond string) any {
 	if m := reExpr.FindStringSubmatch(cond); m != nil && m[0] == cond {
 		cond = m[1]
 	}
-	return evalExpr(cond, r.ctx)
+	return r.evalIn(cond, r.ctx)
+}
+
+// evalIn is an expression's value in ctx; one the simulated runner cannot
+// read fails the test.
+func (r *runner) evalIn(expr string, ctx map[string]any) any {
+	r.t.Helper()
+	v, err := evalExpr(expr, ctx)
+	if err != nil {
+		r.t.Fatalf("expression %q: %v", expr, err)
+	}
+	return v
 }
 
 // str is a value as GitHub writes it into a string.
@@ -458,17 +477,14 @@ type exprParser struct {
 	err error
 }
 
-func evalExpr(s string, ctx map[string]any) any {
+func evalExpr(s string, ctx map[string]any) (any, error) {
 	p := &exprParser{s: s, ctx: ctx}
 	v := p.or()
 	p.space()
 	if p.err == nil && p.pos < len(p.s) {
 		p.err = fmt.Errorf("unexpected %q", p.s[p.pos:])
 	}
-	if p.err != nil {
-		panic(fmt.Sprintf("expression %q: %v", s, p.err))
-	}
-	return v
+	return v, p.err
 }
 
 func (p *exprParser) space() {
