@@ -331,3 +331,46 @@ func runCommandsWorkflow(t *testing.T, job workflowJob, step workflowStep, fork 
 		t.Errorf("answers: %q", answers)
 	}
 }
+
+// The commands workflow's job starts, as the simulated runner reads its
+// if:, for exactly the comments the README says it answers.
+func TestCommandsWorkflowStartsForTheCommentsTheREADMESays(t *testing.T) {
+	t.Parallel()
+	job, ok := workflows(t)["README.md: ocdx-commands"].Jobs["command"]
+	if !ok {
+		t.Fatal("the README's ocdx-commands workflow has no job command")
+	}
+	comment := func(event, body, association, userType string, extra map[string]any) map[string]any {
+		c := map[string]any{"id": float64(7), "body": body, "author_association": association, "user": map[string]any{"login": "mona", "type": userType}}
+		for k, v := range extra {
+			c[k] = v
+		}
+		p := map[string]any{"comment": c}
+		if event == "issue_comment" {
+			p["issue"] = map[string]any{"number": float64(31), "pull_request": map[string]any{"url": "u"}}
+		} else {
+			p["pull_request"] = map[string]any{"number": float64(31)}
+		}
+		return p
+	}
+	for _, tc := range []struct {
+		name, event string
+		payload     map[string]any
+		runs        bool
+	}{
+		{"an owner's command", "issue_comment", comment("issue_comment", "/ocdx review", "OWNER", "User", nil), true},
+		{"a member's command in a review thread", "pull_request_review_comment", comment("", "/ocdx ask why?", "MEMBER", "User", nil), true},
+		{"a collaborator's reply in a review thread", "pull_request_review_comment", comment("", "It is bounded now.", "COLLABORATOR", "User", map[string]any{"in_reply_to_id": float64(5)}), true},
+		{"a contributor's command", "issue_comment", comment("issue_comment", "/ocdx fix", "CONTRIBUTOR", "User", nil), false},
+		{"a bot's command", "issue_comment", comment("issue_comment", "/ocdx review", "OWNER", "Bot", nil), false},
+		{"an owner's comment that is no command", "issue_comment", comment("issue_comment", "Looks good", "OWNER", "User", nil), false},
+		{"an owner's new review comment that is no command", "pull_request_review_comment", comment("", "Nit: a name", "OWNER", "User", nil), false},
+		{"a command on an issue", "issue_comment", map[string]any{"issue": map[string]any{"number": float64(9)},
+			"comment": map[string]any{"id": float64(7), "body": "/ocdx review", "author_association": "OWNER", "user": map[string]any{"login": "mona", "type": "User"}}}, false},
+	} {
+		r := &runner{t: t, ctx: map[string]any{"github": map[string]any{"event": tc.payload, "event_name": tc.event}}}
+		if got := truthy(r.eval(job.If)); got != tc.runs {
+			t.Errorf("%s: the job runs %t, want %t", tc.name, got, tc.runs)
+		}
+	}
+}
