@@ -95,6 +95,15 @@ func (s *fixSetup) predict(t *testing.T, files map[string]string, message string
 	return s.git(t, s.twin, "rev-parse", "HEAD")
 }
 
+// fold replays in the twin what fix does with the commits of a fix's n
+// attempts: one commit, with message (each distinct message of theirs).
+func (s *fixSetup) fold(t *testing.T, n int, message string) string {
+	t.Helper()
+	s.git(t, s.twin, "reset", "--quiet", "--soft", fmt.Sprintf("HEAD~%d", n))
+	s.git(t, s.twin, "commit", "--quiet", "--no-verify", "-m", message)
+	return s.git(t, s.twin, "rev-parse", "HEAD")
+}
+
 func (s *fixSetup) run(t *testing.T, args ...string) testkit.Result {
 	t.Helper()
 	return s.env.Run(t, append([]string{"fix", "--pr", "24", "--findings", filepath.Join(s.env.Root, "payload.json")}, args...)...)
@@ -219,9 +228,7 @@ func TestFixRetriesAfterAFailedVerification(t *testing.T) {
 	}
 	// One commit for the fix, not one per attempt: the second attempt's
 	// folds into the first's, under both messages.
-	s.git(t, s.twin, "reset", "--quiet", "--soft", "HEAD~2")
-	s.git(t, s.twin, "commit", "--quiet", "--no-verify", "-m", "feat: c\n\nfix: a is safe now")
-	folded := s.git(t, s.twin, "rev-parse", "HEAD")
+	folded := s.fold(t, 2, "feat: c\n\nfix: a is safe now")
 	s.wantRemote(t, folded)
 	if log := s.git(t, s.repo.Clone, "log", "--oneline", s.start+".."+folded); log != folded[:7]+" feat: c" {
 		t.Errorf("pushed:\n%s\nwant the one commit %s", log, folded[:7])
@@ -264,8 +271,9 @@ func TestFixStopsAfterThreeFailedVerifications(t *testing.T) {
 	if strings.Contains(body, s.repo.Clone) {
 		t.Errorf("the report shows where the checkout is on this machine:\n%s", body)
 	}
-	if got := s.git(t, s.repo.Clone, "rev-parse", "HEAD"); got != shas[2] {
-		t.Errorf("the commits must stay local: HEAD %s", got)
+	// The attempts' commits stay local, as one.
+	if got := s.git(t, s.repo.Clone, "rev-parse", "HEAD"); got != s.fold(t, 3, "try 0\n\ntry 1\n\ntry 2") {
+		t.Errorf("the commits must stay local, as one: HEAD %s", got)
 	}
 }
 

@@ -330,6 +330,11 @@ func (f *fixer) fixAndVerify(ctx context.Context) error {
 		failed := results[len(results)-1]
 		f.addError("verification", fmt.Sprintf("%s: %s", failed.Command, status(failed)))
 		if attempt == MaxAttempts {
+			// The attempts' commits stay local, for the user to finish
+			// (fix --continue pushes them): as one, like a verified fix's.
+			if err := f.foldAttempts(ctx, onto); err != nil {
+				return err
+			}
 			log, _ := f.repo.Log(ctx, f.base)
 			f.phase("verification failed", fmt.Sprintf("make %q pass, then push; or run gh ocdx fix --continue", failed.Command))
 			return &VerifyError{Attempts: f.out.Attempts, Failed: failed, Branch: o.PR.HeadRefName, Commits: log}
@@ -342,13 +347,17 @@ func (f *fixer) fixAndVerify(ctx context.Context) error {
 // foldAttempts makes the commits that attempts after the first added on
 // top of onto one commit with it, so that a fix is offered for push as the
 // commits of one attempt, not again for each retry (docs/architecture.md,
-// A round of review-loop). The tree is the verified one; the messages are
-// onto's, then each later one that says something else. Only this run's
-// unpushed commits are rewritten: onto was made after the reviewed head.
+// A round of review-loop). The tree is HEAD's; the messages are onto's,
+// then each later one that says something else. Only this run's unpushed
+// commits are rewritten: onto was made after the reviewed head. Changes
+// staged and not committed are left alone, and so are the commits then.
 func (f *fixer) foldAttempts(ctx context.Context, onto string) error {
 	head, err := f.repo.Head(ctx)
 	if err != nil || onto == "" || head == onto {
 		return err
+	}
+	if _, err := f.repo.Run(ctx, "diff", "--cached", "--quiet", "HEAD", "--"); err != nil {
+		return nil
 	}
 	out, err := f.repo.Run(ctx, "log", "--reverse", "--format=%H%x00%B%x00", onto+"^.."+head)
 	if err != nil {

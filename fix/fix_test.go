@@ -313,8 +313,13 @@ func TestRunStopsAfterThreeFailedVerifications(t *testing.T) {
 
 	out, err := Run(context.Background(), f.opts)
 	var ve *VerifyError
-	if !errors.As(err, &ve) || ve.Attempts != 3 || len(ve.Commits) != 3 || !strings.Contains(err.Error(), "not pushed") {
-		t.Fatalf("want a VerifyError after 3 attempts, got %v", err)
+	// The three attempts' commits stay local as one.
+	if !errors.As(err, &ve) || ve.Attempts != 3 || len(ve.Commits) != 1 || !strings.Contains(err.Error(), "not pushed") {
+		t.Fatalf("want a VerifyError after 3 attempts, with one commit, got %v", err)
+	}
+	head := testkit.Git(t, f.fx.Clone, "rev-parse", "HEAD")
+	if msg := testkit.Git(t, f.fx.Clone, "log", "-1", "--format=%B"); msg != "try 0\n\ntry 1\n\ntry 2" || len(out.Commits) != 1 || out.Commits[0].Sha != head {
+		t.Errorf("the fix's commit says %q; the result names %+v", msg, out.Commits)
 	}
 	if out.Pushed || f.fx.RemoteOID(t, "feature") != before {
 		t.Error("nothing may be pushed")
@@ -326,7 +331,7 @@ func TestRunStopsAfterThreeFailedVerifications(t *testing.T) {
 		t.Errorf("want one fix report saying nothing was pushed: %+v", f.gh.comments)
 	}
 	pr, _ := f.store.PR(f.run.Key())
-	if pr.WIP == nil || pr.WIP.Phase != "verification failed" || len(pr.WIP.Verification) == 0 || pr.WIP.LastCommit == "" {
+	if pr.WIP == nil || pr.WIP.Phase != "verification failed" || len(pr.WIP.Verification) == 0 || pr.WIP.LastCommit != head {
 		t.Errorf("the WIP must say where it stopped: %+v", pr.WIP)
 	}
 }
