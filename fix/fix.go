@@ -270,7 +270,8 @@ func (f *fixer) fixAndVerify(ctx context.Context) error {
 	var retry *retryInfo
 	var commits []finding.Commit
 	// onto is the last commit of the first attempt that committed: what
-	// later attempts commit folds into it once verification passes.
+	// later attempts commit folds into it once verification passes, or
+	// after the last attempt failed.
 	onto := ""
 	for attempt := 1; attempt <= MaxAttempts; attempt++ {
 		f.out.Attempts = f.earlier + attempt
