@@ -41,8 +41,10 @@ func TestREADMEWorkflowsRunAsCopiedInASimulatedRunner(t *testing.T) {
 				continue
 			}
 			ran++
+			_, onPR := wf.On["pull_request"]
+			_, onComment := wf.On["issue_comment"]
 			switch {
-			case wf.On["pull_request"] != nil:
+			case onPR:
 				// Only the action runs gh: as copied, it runs on GitHub
 				// Enterprise Server too.
 				for _, ghes := range []bool{false, true} {
@@ -51,7 +53,7 @@ func TestREADMEWorkflowsRunAsCopiedInASimulatedRunner(t *testing.T) {
 						runLoopWorkflow(t, job, job.Steps[action], ghes)
 					})
 				}
-			case wf.On["issue_comment"] != nil:
+			case onComment:
 				// Its own steps run gh, which on GitHub Enterprise Server
 				// needs GH_HOST and GH_ENTERPRISE_TOKEN (README, In GitHub
 				// Actions): on github.com.
