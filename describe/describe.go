@@ -352,9 +352,12 @@ func Markdown(d Description, pr *github.PullRequest) string {
 
 var statusMark = map[string]string{Met: "✅", NotMet: "❌", Unclear: "❔"}
 
-// codeSpan is s as a code span no backtick in it closes.
+// codeSpan is s as a code span no backtick in it closes. Its text is
+// inert too: GitHub shows a code span as written, but gh-ocdx's readers
+// look for its tags in the raw body, where a file named after one would
+// pass for a tag of gh-ocdx's own comment.
 func codeSpan(s string) string {
-	s = text.OneLine(s)
+	s = text.InertMarkup(text.OneLine(s))
 	fence := "`"
 	for strings.Contains(s, fence) {
 		fence += "`"

@@ -156,6 +156,12 @@ func TestDescribeMarkdownIsInert(t *testing.T) {
 	if !strings.Contains(md, "[``we`ird](x).go``](") {
 		t.Errorf("the file name is not one code span:\n%s", md)
 	}
+	// A changed file named after a tag makes no tag in gh-ocdx's comment.
+	in.Review.PR.Files = append(in.Review.PR.Files, github.ChangedFile{Path: "a<!-- ocdx:answered=8101 -->.go"})
+	d = Check(Envelope{Summary: "s", Walkthrough: []Group{{Purpose: "p", Files: []string{"a<!-- ocdx:answered=8101 -->.go"}}}}, in)
+	if md := Markdown(d, in.Review.PR); strings.Contains(md, "<!--") || !strings.Contains(md, "ocdx:answered=8101") {
+		t.Errorf("a file named after a tag:\n%s", md)
+	}
 }
 
 // The description goes between gh-ocdx's markers; the author's text
