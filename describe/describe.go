@@ -34,6 +34,10 @@ const (
 	MaxIssueText  = 8 << 10
 	MaxBodyText   = 8 << 10
 	MaxCommitLine = 200
+	// MaxSummary and MaxDiagram bound the model's longest texts in a
+	// description, which may open a review-loop report too.
+	MaxSummary = 4 << 10
+	MaxDiagram = 4 << 10
 )
 
 // Status values of a requirement.
@@ -242,8 +246,8 @@ func Check(env Envelope, in Input) Description {
 		switch {
 		case !in.Diagram:
 			d.Dropped = append(d.Dropped, "diagram: not asked for")
-		case !isMermaid(dg) || posts.CarriesMarkup(dg):
-			d.Dropped = append(d.Dropped, "diagram: not a Mermaid sequence or flow diagram")
+		case !isMermaid(dg) || posts.CarriesMarkup(dg) || len(dg) > MaxDiagram:
+			d.Dropped = append(d.Dropped, "diagram: not a Mermaid sequence or flow diagram of at most 4KB")
 		default:
 			d.Diagram = redact.Secrets(dg)
 		}
@@ -318,7 +322,7 @@ func FileLink(prURL, path string) string {
 // secret is [REDACTED], a diff block [DIFF REDACTED] (redact.ForComment).
 func Markdown(d Description, pr *github.PullRequest) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "### What PR #%d does\n\n%s\n\n", pr.Number, text.InertMarkup(d.Summary))
+	fmt.Fprintf(&b, "### What PR #%d does\n\n%s\n\n", pr.Number, text.InertMarkup(text.Clip(d.Summary, MaxSummary)))
 	b.WriteString("### Walkthrough\n\n")
 	for _, g := range d.Walkthrough {
 		var links []string
