@@ -1,0 +1,187 @@
+package martian
+
+import (
+	"math"
+	"os"
+	"testing"
+)
+
+func load(tb testing.TB) *Data {
+	tb.Helper()
+	d, err := Load("testdata/martian.json")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return d
+}
+
+// TestReport prints the tables of BENCHMARKS.md, Agreement on real
+// reviews; with OCDX_BENCH set only (script/bench), as it takes a while.
+func TestReport(t *testing.T) {
+	if os.Getenv("OCDX_BENCH") == "" {
+		t.Skip("OCDX_BENCH not set")
+	}
+	r := Report(load(t))
+	t.Log("\n" + r)
+	if out := os.Getenv("OCDX_BENCH_MARTIAN_OUT"); out != "" {
+		if err := os.WriteFile(out, []byte(r), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func pr(tb testing.TB, d *Data, url string) PR {
+	tb.Helper()
+	for _, p := range d.PRs {
+		if p.URL == url {
+			return p
+		}
+	}
+	tb.Fatalf("no PR %s in the data", url)
+	return PR{}
+}
+
+// TestReplayByHand replays one committed PR with three tools, every figure
+// counted by hand from testdata/martian.json. Sentry #77754 has four golden
+// comments (Medium: a shared mutable default timestamp, and a datetime in
+// to_dict; Low: two test names). augment raised the timestamp; bugbot the
+// timestamp and an unused parameter (no golden comment); greptile the
+// timestamp and one test name's typo.
+func TestReplayByHand(t *testing.T) {
+	d := load(t)
+	p := pr(t, d, "https://github.com/getsentry/sentry/pull/77754")
+	tools := []string{"augment", "bugbot", "greptile"}
+	policies := []Policy{{MinReviewers: 1}, {MinReviewers: 2}, {MinReviewers: 3}, {MinReviewers: 1, Max: 1}}
+
+	// By the judge: the timestamp once, raised by all three; the typo; the
+	// unused parameter.
+	fs, golden := Findings(p, tools, ByJudge)
+	if len(fs) != 3 {
+		t.Fatalf("%d distinct findings, want 3: %+v", len(fs), fs)
+	}
+	if fs[0].Agreement != "3/3" || len(golden[fs[0].ID]) != 1 || golden[fs[0].ID][0] != 0 {
+		t.Errorf("the timestamp finding: agreement %q, golden %v; want 3/3 and golden comment 0", fs[0].Agreement, golden[fs[0].ID])
+	}
+	want := []Score{
+		// 3 posted, 2 true; 2 of 4 golden comments: one Medium of 2, one Low of 2.
+		{Posted: 3, Correct: 2, Found: 2, Golden: 4, FoundBy: [4]int{1, 1, 0, 0}, GoldenBy: [4]int{2, 2, 0, 0}},
+		// The timestamp alone: 1 posted, 1 true, 1 of 4 found.
+		{Posted: 1, Correct: 1, Found: 1, Golden: 4, FoundBy: [4]int{0, 1, 0, 0}, GoldenBy: [4]int{2, 2, 0, 0}},
+		{Posted: 1, Correct: 1, Found: 1, Golden: 4, FoundBy: [4]int{0, 1, 0, 0}, GoldenBy: [4]int{2, 2, 0, 0}},
+		// A budget of one posts the most agreed: the timestamp.
+		{Posted: 1, Correct: 1, Found: 1, Golden: 4, FoundBy: [4]int{0, 1, 0, 0}, GoldenBy: [4]int{2, 2, 0, 0}},
+	}
+	for i, pol := range policies {
+		var s Score
+		s.Add(p, pol.Apply(fs), golden)
+		if s != want[i] {
+			t.Errorf("%s: %+v, want %+v", pol, s, want[i])
+		}
+	}
+	if s := want[0]; math.Abs(s.Precision()-2.0/3) > 1e-12 || s.Recall() != 0.5 || math.Abs(s.F1()-4.0/7) > 1e-12 {
+		t.Errorf("every finding: P %v R %v F1 %v, want 2/3, 1/2, 4/7", s.Precision(), s.Recall(), s.F1())
+	}
+
+	// By text alone no two of the five candidates share 80% of their
+	// words: five findings, four true (three copies of the timestamp and
+	// the typo), none raised twice.
+	fs, golden = Findings(p, tools, ByText)
+	for i, want := range []Score{
+		{Posted: 5, Correct: 4, Found: 2, Golden: 4, FoundBy: [4]int{1, 1, 0, 0}, GoldenBy: [4]int{2, 2, 0, 0}},
+		{Golden: 4, GoldenBy: [4]int{2, 2, 0, 0}},
+	} {
+		var s Score
+		s.Add(p, policies[i].Apply(fs), golden)
+		if s != want {
+			t.Errorf("by text, %s: %+v, want %+v", policies[i], s, want)
+		}
+	}
+}
+
+// TestOneCandidateForTwoGoldenComments: a candidate the judge matched to
+// two golden comments counts for both. Keycloak's greptile #1 has two
+// (Medium) golden comments; augment and greptile each raised one text the
+// judge matched to both, bugbot a duplicated-logic remark matched to none.
+func TestOneCandidateForTwoGoldenComments(t *testing.T) {
+	d := load(t)
+	p := pr(t, d, "https://github.com/ai-code-review-evaluation/keycloak-greptile/pull/1")
+	fs, golden := Findings(p, []string{"augment", "bugbot", "greptile"}, ByJudge)
+	var every, agreed Score
+	every.Add(p, Policy{MinReviewers: 1}.Apply(fs), golden)
+	agreed.Add(p, Policy{MinReviewers: 2}.Apply(fs), golden)
+	if want := (Score{Posted: 3, Correct: 2, Found: 2, Golden: 2, FoundBy: [4]int{0, 2, 0, 0}, GoldenBy: [4]int{0, 2, 0, 0}}); every != want {
+		t.Errorf("every finding: %+v, want %+v", every, want)
+	}
+	if want := (Score{Posted: 2, Correct: 2, Found: 2, Golden: 2, FoundBy: [4]int{0, 2, 0, 0}, GoldenBy: [4]int{0, 2, 0, 0}}); agreed != want {
+		t.Errorf("raised by two: %+v, want %+v", agreed, want)
+	}
+}
+
+// TestSingleToolFigures pins a single tool's held-out figures on the
+// committed data (BENCHMARKS.md, Agreement on real reviews): augment
+// posted 67 distinct findings on Discourse and Keycloak, 32 of them true,
+// and found 32 of the 52 golden comments.
+func TestSingleToolFigures(t *testing.T) {
+	s := Replay(load(t), Held(), []string{"augment"}, ByJudge, []Policy{{MinReviewers: 1}})[0]
+	if s.Posted != 67 || s.Correct != 32 || s.Found != 32 || s.Golden != 52 {
+		t.Errorf("augment held out: %+v, want 67 posted, 32 true, 32 of 52 found", s)
+	}
+}
+
+// TestTextRulePairs measures the text rule's merge decisions against the
+// judge on a case built by hand, then on the committed data.
+func TestTextRulePairs(t *testing.T) {
+	d := &Data{Tools: []string{"a", "b"}, PRs: []PR{{Golden: []Golden{{"High", "x"}, {"Low", "y"}}, Reviews: map[string][]Candidate{
+		"a": {
+			{Text: "Nil check missing on user in handler", Golden: []int{0}},
+			{Text: "nil check missing on user in the handler", Golden: []int{0}}, // 7 of 8 words: merged, one problem
+			{Text: "Typo in the name", Golden: []int{1}},                         // different problem, not merged
+			{Text: "Consider renaming the variable"},                             // unmatched: different from the three
+		},
+		"b": {
+			{Text: "Nil check missing on user in handler", Golden: []int{0, 1}}, // merged, one problem with all three of a's
+			{Text: "Consider renaming the variable"},                           // merged with a's unmatched: no truth, left out
+			{Text: "Typo in the name!"},                                        // merged with a's typo, which the judge says it is not
+		},
+	}}}}
+	within, across := TextRulePairs(d)
+	// Within a: 6 pairs, all with a matched candidate; one problem: the
+	// two nil checks, merged.
+	if want := (Pairs{Merged: 1, MergedSame: 1, Same: 1}); within != want {
+		t.Errorf("within: %+v, want %+v", within, want)
+	}
+	// Across: a's 4 × b's 3 = 12 pairs, less a's unmatched × b's two
+	// unmatched = 10. One problem: b's nil check with a's two nil checks
+	// and a's typo (3). Merged: b's nil check with the two nil checks
+	// (≥ 80% of words), b's typo with a's typo (no truth says same: a
+	// false merge).
+	if want := (Pairs{Merged: 3, MergedSame: 2, Same: 3}); across != want {
+		t.Errorf("across: %+v, want %+v", across, want)
+	}
+
+	within, across = TextRulePairs(load(t))
+	if want := (Pairs{Merged: 21, MergedSame: 2, Same: 17}); within != want {
+		t.Errorf("committed data, within: %+v, want %+v", within, want)
+	}
+	if want := (Pairs{Merged: 3, MergedSame: 3, Same: 1861}); across != want {
+		t.Errorf("committed data, across: %+v, want %+v", across, want)
+	}
+}
+
+// TestSlack: a combination that found 5 of 10 golden comments with 10 true
+// findings posted and no false one has F1 2/3; against a best member's
+// F1 of 0.5 it may post up to 10 false findings (precision 0.5), that is
+// 20 of its 40 false candidates paired up: half.
+func TestSlack(t *testing.T) {
+	s := Score{Posted: 10, Correct: 10, Found: 5, Golden: 10}
+	if got := slack(s, 0.5, 40); math.Abs(got-0.5) > 1e-12 {
+		t.Errorf("slack = %v, want 0.5", got)
+	}
+	// A recall of 0.2 cannot give an F1 above 1/3, whatever the precision.
+	if got := slack(Score{Posted: 2, Correct: 2, Found: 2, Golden: 10}, 0.4, 40); got != 0 {
+		t.Errorf("slack = %v, want 0", got)
+	}
+	if n3, n5 := len(Combinations(load(t).Tools, 3)), len(Combinations(load(t).Tools, 5)); n3 != 220 || n5 != 792 {
+		t.Errorf("%d and %d combinations of 12 tools, want 220 and 792", n3, n5)
+	}
+}
