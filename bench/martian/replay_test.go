@@ -140,8 +140,8 @@ func TestTextRulePairs(t *testing.T) {
 		},
 		"b": {
 			{Text: "Nil check missing on user in handler", Golden: []int{0, 1}}, // merged, one problem with all three of a's
-			{Text: "Consider renaming the variable"},                           // merged with a's unmatched: no truth, left out
-			{Text: "Typo in the name!"},                                        // merged with a's typo, which the judge says it is not
+			{Text: "Consider renaming the variable"},                            // merged with a's unmatched: no truth, left out
+			{Text: "Typo in the name!"},                                         // merged with a's typo, which the judge says it is not
 		},
 	}}}}
 	within, across := TextRulePairs(d)
