@@ -104,18 +104,21 @@ var Severities = []string{"Low", "Medium", "High", "Critical"}
 
 // Score counts posted findings against the golden comments.
 type Score struct {
-	Posted, Correct int // findings posted, and those standing for a golden comment
+	Posted, Correct int // findings posted, and those standing for a golden comment not posted before
 	Found, Golden   int // golden comments posted, and all of them
 	// FoundBy and GoldenBy are Found and Golden by severity (Severities).
 	FoundBy, GoldenBy [4]int
 }
 
-// Add scores what was posted on pr.
+// Add scores what was posted on pr. A finding is true when it stands for
+// a golden comment no finding before it stood for: a second comment on a
+// problem already posted (two tools' copies the rule did not merge) is
+// noise too.
 func (s *Score) Add(pr PR, posted []finding.Finding, golden map[string][]int) {
 	found := make([]bool, len(pr.Golden))
 	for _, f := range posted {
 		s.Posted++
-		if gs := golden[f.ID]; len(gs) > 0 {
+		if gs := golden[f.ID]; slices.ContainsFunc(gs, func(k int) bool { return !found[k] }) {
 			s.Correct++
 			for _, k := range gs {
 				found[k] = true
