@@ -50,10 +50,10 @@ type evaluation struct {
 	} `json:"true_positives"`
 	FalsePositives []struct {
 		Candidate string `json:"candidate"`
-	} `json:"unmatchedpositives"`
+	} `json:"false_positives"`
 	FalseNegatives []struct {
 		Golden string `json:"golden_comment"`
-	} `json:"unmatchednegatives"`
+	} `json:"false_negatives"`
 }
 
 func main() {
