@@ -40,7 +40,9 @@ inline comment does the same for that finding. A dismissal counts only
 from someone with write permission on the repository, never from the PR's
 author on their own PR unless an admin, and a SEC- finding only from an
 admin; gh ocdx dismiss checks yours first and posts nothing that would not
-count. An ID already dismissed is not posted again. --reason says why,
+count. An ID no review on the PR raised (gh-ocdx's latest report lists no
+such finding or review thread) is refused, and an ID already dismissed is
+not posted again. --reason says why,
 after the IDs on the same line ("/ocdx dismiss <ID>... <reason>"); the
 PR's ledger keeps who dismissed each finding and why.
 
@@ -121,12 +123,14 @@ func dismiss(ctx context.Context, d *Deps, opts *DismissOptions) error {
 		return err
 	}
 	client, repo, pr, trust := t.client, t.repo, t.pr, t.trust
+	// First whether a review raised it: an earlier "/ocdx dismiss" of an
+	// ID no review raised dismissed nothing.
+	if not := unraised(ctx, trust, pr, "dismiss", opts.IDs); len(not) > 0 {
+		return fmt.Errorf("%s: no review on PR #%d raised it (gh-ocdx's latest report lists no such finding), so there is nothing to dismiss, and nothing was posted", strings.Join(not, ", "), pr.Number)
+	}
 	ids := notYet(d, opts.IDs, loop.DismissedIDs(trust.DismissedOn(ctx, pr)), "dismissed", pr.Number)
 	if len(ids) == 0 {
 		return nil
-	}
-	if not := unraised(ctx, trust, pr, "dismiss", ids); len(not) > 0 {
-		return fmt.Errorf("%s: no review on PR #%d raised it (gh-ocdx's latest report lists no such finding), so there is nothing to dismiss, and nothing was posted", strings.Join(not, ", "), pr.Number)
 	}
 	return dismissCommand.post(ctx, d, client, repo, pr, trust, ids, opts.Reason)
 }

@@ -132,11 +132,14 @@ func (c findingCommand) post(ctx context.Context, d *Deps, client *github.Client
 // gh-ocdx's latest trusted report (its ledger): for a dismissal, a finding
 // it lists whatever its status, or a review thread's; for a restore, one
 // the verifier refuted. Nothing is posted, or answered as done, for them.
-// A PR with no ledger, or one that left closed findings out to fit in a
-// comment, cannot say: then none is.
+// A PR with no trusted ledger yet has raised none but its review threads;
+// a ledger that left closed findings out to fit in a comment cannot say,
+// and then none is.
 func unraised(ctx context.Context, trust *loop.Trust, pr *github.PullRequest, verb string, ids []string) []string {
 	led, _, _, ok := trust.Ledger(ctx, pr)
-	if !ok || led.Dropped > 0 {
+	if ok && led.Dropped > 0 {
+		// The ledger left findings out to keep within its size: it cannot
+		// say which were never raised.
 		return nil
 	}
 	var known []string

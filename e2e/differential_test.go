@@ -35,74 +35,6 @@ import (
 // diffFullSequences sequences. OCDX_DIFF_SEQUENCES sets how many
 // sequences run, OCDX_DIFF_SEED replays one.
 
-// knownBroken are the checks that fail today because of a bug issue 38
-// names: the test skips them, saying which. A key is
-// "pair/<first>><second>/<check>", "scenario/<name>/<check>" or
-// "random/<check>"; "pair/*/" and "scenario/*/" stand for every one. A
-// check is "differ/<decision>" (kept and fresh disagree) or
-// "inv/<invariant>", optionally narrowed to "@step=<kind>" (the step that
-// failed) or "@after=<kill>" (a kill before it). Empty it as the bugs are
-// fixed.
-var knownBroken = map[string]string{}
-
-// What the table names: the bullets of issue 38 that still fail on main
-// (those fixed since the test was written are out of it: 1, 2, 3, 5, 6,
-// 7, 8, 9 and the refusals of 10), and what this test found besides.
-const (
-	bulletRefusals = "10, dismiss of an ID on a PR with no review posted yet (no ledger) posts and exits 0: the CLI cannot tell a preemptive dismissal from a mistyped ID there"
-	// Item 8's own example: "today a random sequence ends with one listed
-	// both stuck and dismissed" (Build 6: every status change recorded once).
-	bulletTwoStatus = "item 8's example, stuck in the state file and dismissed in the ledger"
-	newRepost       = "new: after a writer resolved gh-ocdx's thread and a run was killed after its review, a fresh runner posts the finding's thread again"
-)
-
-func init() {
-	for _, kind := range []string{"pair/*/", "scenario/*/", "random/"} {
-		for check, bullet := range map[string]string{
-			"inv/two-statuses":                     bulletTwoStatus,
-			"inv/dismiss-unknown":                  bulletRefusals,
-			"inv/duplicate-thread":                 newRepost,
-			"differ/threads@after=kill after post": newRepost,
-		} {
-			knownBroken[kind+check] = bullet
-		}
-	}
-}
-
-// broken is the bullet of issue 38 a failing check key is known for, "" if none.
-func broken(key string) string {
-	if b, ok := knownBroken[key]; ok {
-		return b
-	}
-	for _, kind := range []string{"pair/", "scenario/"} {
-		if rest, ok := strings.CutPrefix(key, kind); ok {
-			if _, check, ok := strings.Cut(rest, "/"); ok {
-				return knownBroken[kind+"*/"+check]
-			}
-		}
-	}
-	return ""
-}
-
-// brokenIn is broken for check at the last of steps: first as
-// "<check>@step=<kind>" (the step that failed) and "<check>@after=<kind>"
-// (a kill before it), then as the check alone.
-func brokenIn(prefix, check string, steps []step) string {
-	last := steps[len(steps)-1]
-	ctx := []string{"step=" + last.Kind}
-	for _, s := range steps[:len(steps)-1] {
-		if strings.HasPrefix(s.Kind, "kill ") {
-			ctx = append(ctx, "after="+s.Kind)
-		}
-	}
-	for _, c := range ctx {
-		if b := broken(prefix + check + "@" + c); b != "" {
-			return b
-		}
-	}
-	return broken(prefix + check)
-}
-
 const diffDefaultSequences, diffFullSequences = 2, 200
 
 // diffFull reports whether OCDX_DIFFERENTIAL=full asks for the whole test.
@@ -1023,32 +955,22 @@ func verb(s step) bool {
 	return true
 }
 
-// report fails t with the failures that no bullet of issue 38 explains,
-// and skips it when known bullets explain them all.
-func report(t *testing.T, prefix string, steps []step, fs []failure, replay string) {
+// report fails t with the failures, naming the sequence and how to
+// replay it.
+func report(t *testing.T, steps []step, fs []failure, replay string) {
 	t.Helper()
 	if len(fs) == 0 {
 		return
 	}
-	var known, unknown []string
+	var lines []string
 	for _, f := range fs {
-		line := fmt.Sprintf("step %d, %s: %s", f.at+1, f.check, f.detail)
-		if b := brokenIn(prefix, f.check, steps[:f.at+1]); b != "" {
-			known = append(known, line+" [known: "+b+"]")
-		} else {
-			unknown = append(unknown, line)
-		}
+		lines = append(lines, fmt.Sprintf("step %d, %s: %s", f.at+1, f.check, f.detail))
 	}
 	seq := make([]string, len(steps))
 	for i, s := range steps {
 		seq[i] = fmt.Sprintf("%d. %s", i+1, s)
 	}
-	where := fmt.Sprintf("the sequence\n  %s\n%s", strings.Join(seq, "\n  "), replay)
-	if len(unknown) > 0 {
-		t.Errorf("%s\nfailed:\n%s\nknown as well:\n%s", where, strings.Join(unknown, "\n"), strings.Join(known, "\n"))
-		return
-	}
-	t.Skipf("known broken: %s\n%s", where, strings.Join(known, "\n"))
+	t.Errorf("the sequence\n  %s\n%s\nfailed:\n%s", strings.Join(seq, "\n  "), replay, strings.Join(lines, "\n"))
 }
 
 // matrixVerbs are the verbs of the pairs, each with what precedes it on
@@ -1082,7 +1004,7 @@ func TestDifferentialPairs(t *testing.T) {
 			t.Run(name, func(t *testing.T) {
 				t.Parallel()
 				steps := append(slices.Clone(a), b...)
-				report(t, "pair/"+name+"/", steps, newPair(t, p).run(steps), "")
+				report(t, steps, newPair(t, p).run(steps), "")
 			})
 		}
 	}
@@ -1141,7 +1063,7 @@ func TestDifferentialScenarios(t *testing.T) {
 	for _, sc := range diffScenarios {
 		t.Run(sc.name, func(t *testing.T) {
 			t.Parallel()
-			report(t, "scenario/"+sc.name+"/", sc.steps, newPair(t, sc.p).run(sc.steps), fmt.Sprintf("persona %+v", sc.p))
+			report(t, sc.steps, newPair(t, sc.p).run(sc.steps), fmt.Sprintf("persona %+v", sc.p))
 		})
 	}
 }
@@ -1174,7 +1096,7 @@ func TestDifferentialRandom(t *testing.T) {
 		t.Run("seed="+strconv.FormatInt(seed, 10), func(t *testing.T) {
 			t.Parallel()
 			p, steps := randomSequence(seed)
-			report(t, "random/", steps, newPair(t, p).run(steps), fmt.Sprintf("persona %+v; replay: OCDX_DIFF_SEED=%d go test ./e2e -run 'TestDifferentialRandom$'", p, seed))
+			report(t, steps, newPair(t, p).run(steps), fmt.Sprintf("persona %+v; replay: OCDX_DIFF_SEED=%d go test ./e2e -run 'TestDifferentialRandom$'", p, seed))
 		})
 	}
 }

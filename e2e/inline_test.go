@@ -90,7 +90,7 @@ func TestLoopPostsFindingsOnTheirLinesOnce(t *testing.T) {
 	if c := reviews[2].Comments; len(c) != 0 {
 		t.Errorf("round 3 commented again: %+v", c)
 	}
-	wantContains(t, "round 3's body", reviews[2].Body, "1 finding already has an open thread", getTest.id())
+	wantContains(t, "round 3's body", reviews[2].Body, "1 finding already has its thread", getTest.id())
 
 	threads := lf.gh.Threads(repo, lf.number)
 	if len(threads) != 2 {

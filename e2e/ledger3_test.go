@@ -188,11 +188,12 @@ func TestDismissReasonIsKeptInTheLedger(t *testing.T) {
 	t.Parallel()
 	lf := newLoop(t, nil)
 	lf.gh.SetPermission(repo, testkit.Login, "write")
+	lf.raised(cacheBug.id())
 	bad := lf.env.Run(t, "dismiss", "31", cacheBug.id(), "--reason", "same as QUAL-0badf00d")
 	wantCode(t, bad, 2)
 	res := lf.env.Run(t, "dismiss", "31", cacheBug.id(), "--reason", "the caller bounds the size\nrm -rf /")
 	wantCode(t, res, 0)
-	cs := lf.gh.Comments(repo, loopPR)
+	cs := lf.dismissals()
 	if len(cs) != 1 || !strings.HasPrefix(cs[0].Body, "/ocdx dismiss "+cacheBug.id()+" the caller bounds the size rm -rf /\n") {
 		t.Fatalf("the dismissal: %+v", cs)
 	}

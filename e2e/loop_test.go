@@ -597,6 +597,7 @@ func TestDismissPostsOnce(t *testing.T) {
 	t.Parallel()
 	lf := newLoop(t, nil)
 	lf.gh.SetPermission(repo, testkit.Login, "admin")
+	lf.raised("SEC-b0bf205b", "QUAL-0badf00d")
 
 	res := lf.env.Run(t, "dismiss", "31", "SEC-b0bf205b", "QUAL-0badf00d")
 	wantCode(t, res, 0)
@@ -607,7 +608,7 @@ func TestDismissPostsOnce(t *testing.T) {
 	bad := lf.env.Run(t, "dismiss", "31", "SEC-b0bf205b", "rm")
 	wantCode(t, bad, 2)
 
-	cs := lf.gh.Comments(repo, loopPR)
+	cs := lf.dismissals()
 	if len(cs) != 1 || !strings.HasPrefix(cs[0].Body, "/ocdx dismiss SEC-b0bf205b QUAL-0badf00d\n") {
 		t.Fatalf("want one dismissal comment, got %+v", cs)
 	}
@@ -676,5 +677,21 @@ func TestLoopOnAnAlreadyConvergedHeadPostsNothing(t *testing.T) {
 	res = lf.run("--yes", "--full")
 	if len(lf.fm.Requests("rev-a")) == calls {
 		t.Fatalf("--full did not review again\n%s", res.Stderr)
+	}
+}
+
+// dismiss on a PR no review has raised anything on yet exits 1 and posts
+// nothing, as restore does: a mistyped ID is not a public "Dismissed".
+func TestDismissBeforeAnyReviewPostsNothing(t *testing.T) {
+	t.Parallel()
+	lf := newLoop(t, nil)
+	lf.gh.SetPermission(repo, testkit.Login, "admin")
+
+	res := lf.env.Run(t, "dismiss", "31", "QUAL-deadbeef")
+
+	wantCode(t, res, 1)
+	wantContains(t, "stderr", res.Stderr, "QUAL-deadbeef: no review on PR #31 raised it", "nothing was posted")
+	if cs := lf.gh.Comments(repo, loopPR); len(cs) != 0 {
+		t.Fatalf("posted %+v", cs)
 	}
 }

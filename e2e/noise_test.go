@@ -156,7 +156,7 @@ func TestLoopReRunDoesNotCommentTwice(t *testing.T) {
 		t.Errorf("the thread's comments %+v, want one reply saying both reviewers raise it now", c)
 	}
 	body := reviews[1].Body
-	wantContains(t, "the re-run's body", body, "1 finding already has an open thread", "Cache size is not bounded · [`cache.go:3`](", fmt.Sprintf("/%s/pull/%d", repo, loopPR))
+	wantContains(t, "the re-run's body", body, "1 finding already has its thread", "Cache size is not bounded · [`cache.go:3`](", fmt.Sprintf("/%s/pull/%d", repo, loopPR))
 	if strings.Contains(body, "details of "+cacheBug.Title) {
 		t.Errorf("the re-run's body writes out a finding that is on its line:\n%s", body)
 	}

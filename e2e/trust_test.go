@@ -124,6 +124,7 @@ func TestLoopHonoursADismissalWithWritePermission(t *testing.T) {
 func TestDismissChecksThePermissionFirst(t *testing.T) {
 	t.Parallel()
 	lf := newLoop(t, nil)
+	lf.raised("SEC-b0bf205b", "QUAL-0badf00d")
 
 	lf.gh.SetPermission(repo, testkit.Login, "triage")
 	res := lf.env.Run(t, "dismiss", "31", "QUAL-0badf00d")
@@ -134,13 +135,13 @@ func TestDismissChecksThePermissionFirst(t *testing.T) {
 	res = lf.env.Run(t, "dismiss", "31", "SEC-b0bf205b", "QUAL-0badf00d")
 	wantCode(t, res, 1)
 	wantContains(t, "stderr", res.Stderr, "SEC-b0bf205b: SEC- findings can only be dismissed by an admin")
-	if cs := lf.gh.Comments(repo, loopPR); len(cs) != 0 {
+	if cs := lf.dismissals(); len(cs) != 0 {
 		t.Fatalf("a refused dismissal was posted: %+v", cs)
 	}
 
 	res = lf.env.Run(t, "dismiss", "31", "QUAL-0badf00d")
 	wantCode(t, res, 0)
-	if cs := lf.gh.Comments(repo, loopPR); len(cs) != 1 {
+	if cs := lf.dismissals(); len(cs) != 1 {
 		t.Fatalf("want the dismissal posted, got %+v", cs)
 	}
 }
@@ -238,4 +239,26 @@ func TestCommandDismissOfAnIDNoReviewRaised(t *testing.T) {
 		t.Fatalf("answers: %q", got)
 	}
 	wantContains(t, "the answer", got[1], "@octocat: no review on this pull request raised QUAL-deadbeef", "<!-- ocdx:command="+id+" -->")
+}
+
+// raised adds a round report of gh-ocdx's own whose ledger lists ids as
+// open, as a run that raised them would post it: dismiss and /ocdx
+// dismiss act only on findings a review raised.
+func (lf *loopFix) raised(ids ...string) {
+	led := finding.Ledger{Run: "20260101T000000-0ac1ed", Round: 1, Head: lf.start}
+	for _, id := range ids {
+		led.Set(id, finding.StatusOpen, "")
+	}
+	lf.gh.AddComment(repo, lf.number, lf.gh.Login, finding.Marker+"\n"+finding.Tag(led.Run, 1, "review")+"\nround 1 report\n"+led.Block())
+}
+
+// dismissals are the /ocdx dismiss comments on the PR.
+func (lf *loopFix) dismissals() []testkit.PostedComment {
+	var out []testkit.PostedComment
+	for _, c := range lf.gh.Comments(repo, lf.number) {
+		if strings.HasPrefix(c.Body, "/ocdx dismiss") {
+			out = append(out, c)
+		}
+	}
+	return out
 }

@@ -186,14 +186,14 @@ type Inline struct {
 	// budget of Budget inline comments.
 	OverBudget int      `json:"overBudget,omitempty"`
 	Budget     int      `json:"budget,omitempty"`
-	Open       []Linked `json:"open"` // already in an open thread: linked, not posted again
+	Open       []Linked `json:"open"` // already in a thread of gh-ocdx's, open or resolved: linked, not posted again
 	// Updates are replies in those threads whose finding changed since
 	// the thread last said (a priority, more reviewers agreeing).
 	Updates []github.ThreadReply `json:"updates,omitempty"`
 	Refused bool                 `json:"refused"` // GitHub refused the comments; the body lists them
 }
 
-// Linked is a finding and the open thread that already carries it.
+// Linked is a finding and the thread of gh-ocdx's that already carries it.
 type Linked struct {
 	ID  string `json:"id"`
 	URL string `json:"url"`
@@ -265,18 +265,16 @@ func (p InlinePolicy) budget() int {
 
 // PlanInline chooses the inline comments of a round: the findings
 // SelectInline puts on their lines, each once, anchored on the diff
-// (lines), unless an open thread of gh-ocdx already carries it. Only
+// (lines), unless a thread of gh-ocdx's already carries it. Only
 // findings that anchor compete for the budget: one off the diff or
 // already in a thread costs no comment. A model's file and line only ever
 // anchor on a line the PR's diff shows.
 func PlanInline(pr *github.PullRequest, lines github.DiffLines, fs []finding.Finding, p InlinePolicy) Inline {
 	in := Inline{Comments: []github.ReviewComment{}, OffDiff: []finding.Finding{}, Open: []Linked{}}
-	var open []OwnThread
-	for _, t := range OwnThreads(pr) {
-		if !t.Resolved {
-			open = append(open, t)
-		}
-	}
+	// A thread someone resolved still carries its finding: a run that
+	// posted it, then was killed, and a fresh runner after it, post no
+	// second one (docs/architecture.md, Posting).
+	threads := OwnThreads(pr)
 	seen := map[string]bool{}
 	var candidates []finding.Finding
 	anchors := map[string]github.ReviewComment{}
@@ -285,9 +283,9 @@ func PlanInline(pr *github.PullRequest, lines github.DiffLines, fs []finding.Fin
 			continue
 		}
 		seen[f.ID] = true
-		if t := ownThreadOf(open, f); t != nil {
+		if t := ownThreadOf(threads, f); t != nil {
 			in.Open = append(in.Open, Linked{ID: f.ID, URL: t.URL})
-			if r, ok := update(*t, f); ok {
+			if r, ok := update(*t, f); ok && !t.Resolved {
 				in.Updates = append(in.Updates, r)
 			}
 			continue

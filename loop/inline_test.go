@@ -37,7 +37,7 @@ func TestRunResolvesAFixedThreadOnlyAfterACompleteRound(t *testing.T) {
 
 			h.run(t)
 
-			if !strings.Contains(h.gh.comments[0].Body, "Leak · [`a.go`](https://x/pull/5#discussion_r1)") || !strings.Contains(h.gh.comments[0].Body, "1 finding already has an open thread") {
+			if !strings.Contains(h.gh.comments[0].Body, "Leak · [`a.go`](https://x/pull/5#discussion_r1)") || !strings.Contains(h.gh.comments[0].Body, "1 finding already has its thread") {
 				t.Errorf("round 1 does not link the open thread:\n%s", h.gh.comments[0].Body)
 			}
 			if tc.resolve != (len(h.gh.resolved) == 1) {
@@ -142,6 +142,24 @@ func TestPlanInlineBudgetCountsOnlyNewComments(t *testing.T) {
 	}
 	if len(in.Open) != 1 || in.Open[0].ID != fs[0].ID || len(in.OffDiff) != 1 || len(in.Held) != 0 {
 		t.Errorf("open %+v, off the diff %d, held %d", in.Open, len(in.OffDiff), len(in.Held))
+	}
+}
+
+// A thread of gh-ocdx's that someone resolved still carries its finding:
+// raised again, it gets no second thread (a run killed after posting, then
+// a fresh runner, would post one), and no update in the resolved thread.
+func TestPlanInlinePostsNoSecondThreadAfterAResolvedOne(t *testing.T) {
+	lines := github.ParseDiffLines("diff --git a/a.go b/a.go\n--- a/a.go\n+++ b/a.go\n@@ -1,1 +1,2 @@\n package a\n+var x = 1\n")
+	f := bug
+	f.Line, f.Priority, f.Agreement = intp(2), "P2", "1/2"
+	f.ID = f.ComputeID()
+	pr := &github.PullRequest{Viewer: "ocdx-bot", Threads: []github.ReviewThread{{ID: "T1", Path: "a.go", IsResolved: true, Comments: []github.ThreadComment{
+		{ID: "C1", Author: "ocdx-bot", Body: InlineBody(f), Path: "a.go", Line: intp(2), URL: "https://x/pull/5#discussion_r1"}}}}}
+	now := f
+	now.Priority = "P1"
+	in := PlanInline(pr, lines, []finding.Finding{now}, InlinePolicy{})
+	if len(in.Comments) != 0 || len(in.Open) != 1 || in.Open[0].URL != "https://x/pull/5#discussion_r1" || len(in.Updates) != 0 {
+		t.Errorf("comments %+v, linked %+v, updates %+v: want the resolved thread linked, nothing posted", in.Comments, in.Open, in.Updates)
 	}
 }
 

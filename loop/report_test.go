@@ -33,7 +33,7 @@ func TestRenderReviewIsAnIndex(t *testing.T) {
 		"- **P2** `BUG-00000002` In a thread · [`a.go:9`](https://x/pull/5#discussion_r2)\n",
 		"- **P2** `BUG-00000003` Over the budget `b.go:3` · 1/2 reviewers (openai/a)\n  HELD-DETAILS",
 		"- **P3** `DOCS-00000004` Off the diff `README.md`", "OFF-DETAILS",
-		"**Inline:** 1 finding is commented on its line; 1 finding already has an open thread, linked above; 1 finding is on no changed line; 1 finding is written out here instead of on its line: over this round's budget of 1 inline comment",
+		"**Inline:** 1 finding is commented on its line; 1 finding already has its thread, linked above; 1 finding is on no changed line; 1 finding is written out here instead of on its line: over this round's budget of 1 inline comment",
 		"### Roles", "#### reviewer-1\n\n##### Summary\nFine.\n###### Details\n```\n# not a heading\n```\n####### seven",
 		"<sub>gh-ocdx review-loop · run run-1</sub>\n"}
 	at := 0

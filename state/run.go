@@ -11,6 +11,8 @@ import (
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+
+	"github.com/ocdx/gh-ocdx/finding"
 )
 
 // LeaseError is returned when another live run holds the PR. It matches
@@ -406,22 +408,27 @@ func decay(r *Run) {
 }
 
 // addStuck merges a round's stuck IDs into the PR's stuck set, and its
-// disputed IDs into the disputed set (dispute).
+// disputed IDs into the disputed set (dispute); the findings the round
+// knew as dismissed leave the stuck set: a finding has one status.
 func addStuck(b *bolt.Bucket, runID string, rd Round, now time.Time) error {
-	if len(rd.StuckIDs) == 0 && len(rd.DisputedIDs) == 0 {
+	if len(rd.StuckIDs) == 0 && len(rd.DisputedIDs) == 0 && len(rd.Dismissed) == 0 {
 		return nil
 	}
 	var set []Stuck
 	if _, err := get(b, keyStuck, &set); err != nil {
 		return err
 	}
-	n := len(set)
+	changed := false
 	for _, id := range rd.StuckIDs {
 		if !slices.ContainsFunc(set, func(s Stuck) bool { return s.ID == id }) && !slices.Contains(rd.DisputedIDs, id) {
-			set = append(set, Stuck{ID: id, RunID: runID, Round: rd.N, Since: now})
+			set, changed = append(set, Stuck{ID: id, RunID: runID, Round: rd.N, Since: now}), true
 		}
 	}
-	if len(set) != n {
+	n := len(set)
+	set = slices.DeleteFunc(set, func(s Stuck) bool {
+		return slices.ContainsFunc(rd.Dismissed, func(f finding.Finding) bool { return f.ID == s.ID })
+	})
+	if changed || len(set) != n {
 		if err := put(b, keyStuck, set); err != nil {
 			return err
 		}

@@ -515,6 +515,28 @@ func TestADisputedFindingLeavesTheStuckSet(t *testing.T) {
 	}
 }
 
+// A finding someone dismissed leaves the PR's stuck set when a round
+// records it dismissed: stuck and dismissed at once would be two statuses.
+func TestADismissedFindingLeavesTheStuckSet(t *testing.T) {
+	s := newStore(t, nil)
+	a := must(s.Begin(prKey, "review-loop"))
+	must(a.StartRound(1, "a"))
+	if err := a.UpdateRound(1, func(r *Round) { r.StuckIDs = []string{"QUAL-1", "PERF-2"} }); err != nil {
+		t.Fatal(err)
+	}
+	must(a.StartRound(2, "b"))
+	if err := a.UpdateRound(2, func(r *Round) { r.Dismissed = []finding.Finding{{ID: "QUAL-1"}} }); err != nil {
+		t.Fatal(err)
+	}
+	pr := must(s.PR(prKey))
+	if len(pr.Stuck) != 1 || pr.Stuck[0].ID != "PERF-2" {
+		t.Fatalf("stuck set %+v, want PERF-2 alone", pr.Stuck)
+	}
+	if rows := must(s.List()); len(rows) != 1 || rows[0].Stuck != 1 {
+		t.Errorf("state show's row counts %+v", rows)
+	}
+}
+
 func TestInterruptedRunOfAnotherKindIsAbandoned(t *testing.T) {
 	s := newStore(t, nil)
 	a := must(s.Begin(prKey, "review-loop"))
