@@ -195,3 +195,53 @@ func TestSlack(t *testing.T) {
 		t.Errorf("%d and %d combinations of 12 tools, want 220 and 792", n3, n5)
 	}
 }
+
+// TestMixesByHand: three tools, one tuning PR and one held-out PR, each
+// figure of Mixes counted by hand. Sentry (tuning): one golden comment,
+// which a and b raise; c raises a false one. Discourse (held out): golden
+// comments 0 (High) and 1 (Low); a raises 0 and a false one, b raises 0,
+// c raises 1 and a false one. Held-out single F1: a 0.5, b 2/3, c 0.5;
+// on the tuning PR a and b score 1, so a is the best member of (a,b) and
+// (a,c), b of (b,c).
+func TestMixesByHand(t *testing.T) {
+	d := &Data{Tools: []string{"a", "b", "c"}, PRs: []PR{
+		{Project: "sentry", Golden: []Golden{{"High", "g"}}, Reviews: map[string][]Candidate{
+			"a": {{Text: "the cache key ignores the user", Golden: []int{0}}},
+			"b": {{Text: "cache keyed without user id", Golden: []int{0}}},
+			"c": {{Text: "rename this variable"}},
+		}},
+		{Project: "discourse", Golden: []Golden{{"High", "g0"}, {"Low", "g1"}}, Reviews: map[string][]Candidate{
+			"a": {{Text: "nil dereference of post", Golden: []int{0}}, {Text: "prefer a constant here"}},
+			"b": {{Text: "post may be nil", Golden: []int{0}}},
+			"c": {{Text: "typo in the method name", Golden: []int{1}}, {Text: "missing test for the migration"}},
+		}},
+	}}
+	ms := Mixes(d, 2, ByJudge)
+	get := func(p Policy) Mix {
+		for _, m := range ms {
+			if m.Policy == p {
+				return m
+			}
+		}
+		t.Fatalf("no policy %s", p)
+		return Mix{}
+	}
+	near := func(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
+	// Every finding, held out: (a,b) P 1/2 R 1/2 F1 1/2, not above a's
+	// 1/2; (a,c) P 2/4 R 1 F1 2/3 > 1/2; (b,c) P 2/3 R 1 F1 4/5 > 2/3.
+	// Tuning: (a,b) F1 1, (a,c) and (b,c) P 1/2 R 1 F1 2/3.
+	every := get(Policy{MinReviewers: 1})
+	if !near(every.Held[0], (0.5+0.5+2.0/3)/3) || !near(every.Held[1], (0.5+1+1)/3) || !near(every.Held[2], (0.5+2.0/3+0.8)/3) ||
+		!near(every.Tune[2], (1+2.0/3+2.0/3)/3) || !near(every.BeatsMember, 2.0/3) || !near(every.HeldSevere, 1) {
+		t.Errorf("every finding: %+v", every)
+	}
+	// Raised by both, held out: only (a,b) posts anything, golden comment
+	// 0: P 1 R 1/2 F1 2/3 > 1/2. Its one false candidate could pair up
+	// with another tool's (one more false finding: P 1/2, F1 1/2, still
+	// not below a's): slack 1; the others find nothing: 0.
+	two := get(Policy{MinReviewers: 2})
+	if !near(two.Held[0], 1.0/3) || !near(two.Held[1], 0.5/3) || !near(two.Held[2], (2.0/3)/3) ||
+		!near(two.BeatsMember, 1.0/3) || !near(two.Slack, 1.0/3) || !near(two.HeldSevere, 1.0/3) || !near(two.Tune[2], 1.0/3) {
+		t.Errorf("raised by both: %+v", two)
+	}
+}
