@@ -3,30 +3,42 @@ package martian
 import (
 	"fmt"
 	"slices"
+	"strings"
+	"unicode"
 
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/loop"
 )
 
 // Grouping is how two tools' candidates are found to be one problem.
-type Grouping int
+// Candidates the judge matched to the same golden comment are one problem,
+// whatever their words; the others, which the data cannot group, are
+// grouped by gh-ocdx's own rule on their text (similar titles: the
+// candidates carry no file or line). A matched candidate and an unmatched
+// one are never one problem (the judge said the second is not the first's
+// golden comment).
+type Grouping struct {
+	// Text groups every candidate by gh-ocdx's rule on its text alone, as
+	// gh-ocdx would group findings that have no place.
+	Text bool
+	// Words, when above 0, also groups unmatched candidates whose sets of
+	// words (WordOverlap) share at least this much: a measuring
+	// instrument calibrated on the judge's pairs (CalibrateWords), not a
+	// rule of gh-ocdx's.
+	Words float64
+}
 
-const (
-	// ByJudge: candidates the judge matched to the same golden comment are
-	// one problem, whatever their words; the others, which the data cannot
-	// group, are grouped by gh-ocdx's own rule on their text (similar
-	// titles: the candidates carry no file or line). A matched candidate
-	// and an unmatched one are never one problem (the judge said the
-	// second is not the first's golden comment).
-	ByJudge Grouping = iota
-	// ByText: every candidate is grouped by gh-ocdx's rule on its text
-	// alone, as gh-ocdx would group findings that have no place.
-	ByText
+var (
+	ByJudge = Grouping{}
+	ByText  = Grouping{Text: true}
 )
 
 func (g Grouping) String() string {
-	if g == ByText {
+	switch {
+	case g.Text:
 		return "text rule for all"
+	case g.Words > 0:
+		return fmt.Sprintf("judge, word overlap ≥ %.2f or the text rule for unmatched", g.Words)
 	}
 	return "judge, text rule for unmatched"
 }
@@ -48,11 +60,17 @@ func Findings(pr PR, tools []string, g Grouping) ([]finding.Finding, map[string]
 		golden[f.ID] = gs
 		fs = append(fs, f)
 	}
+	var key map[string]string // an unmatched candidate's group, by its text
+	if g.Words > 0 {
+		key = groupWords(pr, tools, g.Words)
+	}
 	for _, tool := range tools {
 		for _, c := range pr.Reviews[tool] {
 			switch {
-			case g == ByText:
+			case g.Text:
 				add(tool, "", tool+"|"+c.Text, c.Text, c.Golden)
+			case len(c.Golden) == 0 && key != nil:
+				add(tool, "", key[c.Text], c.Text, nil)
 			case len(c.Golden) == 0:
 				add(tool, "", c.Text, c.Text, nil)
 			default:
@@ -157,13 +175,7 @@ func (s Score) Plus(t Score) Score {
 // comment; Recall the share of golden comments posted.
 func (s Score) Precision() float64 { return ratio(s.Correct, s.Posted) }
 func (s Score) Recall() float64    { return ratio(s.Found, s.Golden) }
-func (s Score) F1() float64 {
-	p, r := s.Precision(), s.Recall()
-	if p+r == 0 {
-		return 0
-	}
-	return 2 * p * r / (p + r)
-}
+func (s Score) F1() float64        { return f1(s.Precision(), s.Recall()) }
 
 func ratio(a, b int) float64 {
 	if b == 0 {
@@ -220,11 +232,28 @@ func (p Pairs) Recall() float64    { return ratio(p.MergedSame, p.Same) }
 // same place) against the judge: pairs of one tool's candidates on one PR
 // (within), and pairs of two tools' (across).
 func TextRulePairs(d *Data) (within, across Pairs) {
+	eachPair(d, nil, func(a, b Candidate, sameTool bool) {
+		p := &across
+		if sameTool {
+			p = &within
+		}
+		p.add(a, b, loop.SimilarTitles(a.Text, b.Text))
+	})
+	return within, across
+}
+
+// eachPair calls f with each pair of candidates on one PR of projects
+// (nil: every PR) whose truth the judge gives: at least one of them
+// matched.
+func eachPair(d *Data, projects []string, f func(a, b Candidate, sameTool bool)) {
 	type cand struct {
 		tool string
 		Candidate
 	}
 	for _, pr := range d.PRs {
+		if projects != nil && !slices.Contains(projects, pr.Project) {
+			continue
+		}
 		var cs []cand
 		for _, tool := range d.Tools {
 			for _, c := range pr.Reviews[tool] {
@@ -233,26 +262,134 @@ func TextRulePairs(d *Data) (within, across Pairs) {
 		}
 		for i, a := range cs {
 			for _, b := range cs[i+1:] {
-				if len(a.Golden) == 0 && len(b.Golden) == 0 {
-					continue
-				}
-				p := &across
-				if a.tool == b.tool {
-					p = &within
-				}
-				same := slices.ContainsFunc(a.Golden, func(k int) bool { return slices.Contains(b.Golden, k) })
-				merged := loop.SimilarTitles(a.Text, b.Text)
-				if same {
-					p.Same++
-				}
-				if merged {
-					p.Merged++
-					if same {
-						p.MergedSame++
-					}
+				if len(a.Golden) > 0 || len(b.Golden) > 0 {
+					f(a.Candidate, b.Candidate, a.tool == b.tool)
 				}
 			}
 		}
 	}
-	return within, across
+}
+
+// add counts one merge decision on a and b.
+func (p *Pairs) add(a, b Candidate, merged bool) {
+	same := slices.ContainsFunc(a.Golden, func(k int) bool { return slices.Contains(b.Golden, k) })
+	if same {
+		p.Same++
+	}
+	if merged {
+		p.Merged++
+		if same {
+			p.MergedSame++
+		}
+	}
+}
+
+// groupWords groups the unmatched candidates of tools on pr whose word
+// overlap is at least t, transitively: each text's key is the first text
+// of its group.
+func groupWords(pr PR, tools []string, t float64) map[string]string {
+	var texts []string
+	for _, tool := range tools {
+		for _, c := range pr.Reviews[tool] {
+			if len(c.Golden) == 0 && !slices.Contains(texts, c.Text) {
+				texts = append(texts, c.Text)
+			}
+		}
+	}
+	root := make([]int, len(texts))
+	for i := range root {
+		root[i] = i
+	}
+	find := func(i int) int {
+		for root[i] != i {
+			i = root[i]
+		}
+		return i
+	}
+	ws := make([]map[string]bool, len(texts))
+	for i, s := range texts {
+		ws[i] = contentWords(s)
+	}
+	for i := range texts {
+		for j := i + 1; j < len(texts); j++ {
+			if overlap(ws[i], ws[j]) >= t {
+				a, b := find(i), find(j)
+				root[max(a, b)] = min(a, b)
+			}
+		}
+	}
+	key := make(map[string]string, len(texts))
+	for i, s := range texts {
+		key[s] = "words|" + texts[find(i)]
+	}
+	return key
+}
+
+// stopWords are left out of WordOverlap: they say nothing of a problem.
+var stopWords = map[string]bool{"the": true, "and": true, "for": true, "not": true, "with": true, "this": true,
+	"that": true, "are": true, "from": true, "when": true, "which": true, "can": true, "will": true, "should": true,
+	"may": true, "could": true, "but": true, "its": true, "into": true, "than": true, "there": true, "been": true,
+	"being": true, "has": true, "have": true, "was": true, "were": true, "would": true, "also": true, "any": true}
+
+// contentWords are s's words of three letters or more, lower case, less
+// stopWords.
+func contentWords(s string) map[string]bool {
+	out := map[string]bool{}
+	for _, w := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+		if len(w) >= 3 && !stopWords[w] {
+			out[w] = true
+		}
+	}
+	return out
+}
+
+// overlap is the share of a's and b's words they have in common
+// (Jaccard).
+func overlap(a, b map[string]bool) float64 {
+	common := 0
+	for w := range a {
+		if b[w] {
+			common++
+		}
+	}
+	return ratio(common, len(a)+len(b)-common)
+}
+
+// WordOverlap is how much of their content words two texts share.
+func WordOverlap(a, b string) float64 { return overlap(contentWords(a), contentWords(b)) }
+
+// CalibrateWords chooses the word overlap at which two tools' candidates
+// are taken for one problem: the threshold (0.10 to 0.60) whose merge
+// decisions best agree with the judge (pairwise F1) on the pairs of the
+// PRs of projects whose truth it gives, as TextRulePairs counts them.
+func CalibrateWords(d *Data, projects []string) (best float64, p Pairs) {
+	bestF1 := -1.0
+	for i := 10; i <= 60; i += 5 {
+		t := float64(i) / 100
+		q := WordPairs(d, projects, t)
+		if f := f1(q.Precision(), q.Recall()); f > bestF1 {
+			best, p, bestF1 = t, q, f
+		}
+	}
+	return best, p
+}
+
+func f1(p, r float64) float64 {
+	if p+r == 0 {
+		return 0
+	}
+	return 2 * p * r / (p + r)
+}
+
+// WordPairs counts the merge decisions of a word overlap of at least t on
+// pairs of two tools' candidates on the PRs of projects, against the
+// judge (as TextRulePairs, across tools).
+func WordPairs(d *Data, projects []string, t float64) Pairs {
+	var p Pairs
+	eachPair(d, projects, func(a, b Candidate, sameTool bool) {
+		if !sameTool {
+			p.add(a, b, WordOverlap(a.Text, b.Text) >= t)
+		}
+	})
+	return p
 }

@@ -245,3 +245,37 @@ func TestMixesByHand(t *testing.T) {
 		t.Errorf("raised by both: %+v", two)
 	}
 }
+
+// TestWordGrouping: the word overlap groups two tools' unmatched issues
+// that gh-ocdx's title rule keeps apart, and never a matched one with an
+// unmatched one.
+func TestWordGrouping(t *testing.T) {
+	// {cache, key, ignores, user} and {cache, key, misses, user}: 3 of 5.
+	if got := WordOverlap("The cache key ignores the user id", "cache key misses user id"); math.Abs(got-0.6) > 1e-12 {
+		t.Errorf("WordOverlap = %v, want 0.6", got)
+	}
+	p := PR{Golden: []Golden{{"High", "g"}}, Reviews: map[string][]Candidate{
+		"a": {{Text: "The cache key ignores the user id"}, {Text: "cache key misses user id and tenant", Golden: []int{0}}},
+		"b": {{Text: "cache key misses user id"}},
+	}}
+	agreed := func(g Grouping) (n int) {
+		fs, _ := Findings(p, []string{"a", "b"}, g)
+		for _, f := range fs {
+			if len(f.Reviewers) == 2 {
+				n++
+			}
+		}
+		return n
+	}
+	if n := agreed(ByJudge); n != 0 {
+		t.Errorf("by the title rule, %d findings raised by both, want 0", n)
+	}
+	// a's and b's unmatched issues are one; a's matched one stays apart
+	// though it shares more words with b's.
+	if n := agreed(Grouping{Words: 0.5}); n != 1 {
+		t.Errorf("by word overlap ≥ 0.5, %d findings raised by both, want 1", n)
+	}
+	if fs, _ := Findings(p, []string{"a", "b"}, Grouping{Words: 0.5}); len(fs) != 2 {
+		t.Errorf("%d findings, want 2 (the unmatched pair, the matched one)", len(fs))
+	}
+}

@@ -184,7 +184,11 @@ func Report(d *Data) string {
 	fmt.Fprintf(&b, "\nBest on the tuning projects: %s (held-out F1 %.3f); best on the held-out projects: %s (F1 %.3f).\n",
 		rows[0].tool, rows[0].hld.F1(), bestHeld.tool, bestHeld.hld.F1())
 
-	for _, g := range []Grouping{ByJudge, ByText} {
+	t, tp := CalibrateWords(d, Tune)
+	hp := WordPairs(d, held, t)
+	fmt.Fprintf(&b, "\nWord overlap for unmatched issues, calibrated on the tuning projects' pairs across tools: %.2f (pairwise precision %.3f, recall %.3f; held out %.3f, %.3f).\n",
+		t, tp.Precision(), tp.Recall(), hp.Precision(), hp.Recall())
+	for _, g := range []Grouping{ByJudge, {Words: t}, ByText} {
 		for _, n := range []int{3, 5} {
 			ms := Mixes(d, n, g)
 			c := Chosen(ms)
