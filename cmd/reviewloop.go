@@ -42,6 +42,9 @@ type ReviewLoopOptions struct {
 	// ReviewOnly, when set, says why this run reviews and fixes nothing
 	// (an /ocdx review the repository does not let fix: gh ocdx command).
 	ReviewOnly string
+	// Evidence are the tool result files of --evidence
+	// (docs/architecture.md, Evidence).
+	Evidence []evidenceSpec
 }
 
 const reviewLoopHelp = `Review a pull request with every configured reviewer model and the comments
@@ -105,7 +108,7 @@ func runReviewLoop(ctx context.Context, d *Deps, args []string) error {
 	return reviewLoop(ctx, d, opts)
 }
 
-const reviewLoopUsage = "gh ocdx review-loop [<number> | <url> | <branch>] [--yes] [--dry-run] [--json [fields]] [--jq EXPR | --template T] [--full] [--effort TIER] [--max-tokens N] [--verifier PROVIDER/MODEL] [-R OWNER/REPO]"
+const reviewLoopUsage = "gh ocdx review-loop [<number> | <url> | <branch>] [--yes] [--dry-run] [--json [fields]] [--jq EXPR | --template T] [--full] [--effort TIER] [--max-tokens N] [--verifier PROVIDER/MODEL] [--evidence FILE|DIR]... [-R OWNER/REPO]"
 
 func parseReviewLoop(d *Deps, args []string) (*ReviewLoopOptions, error) {
 	opts := &ReviewLoopOptions{}
@@ -119,6 +122,8 @@ func parseReviewLoop(d *Deps, args []string) (*ReviewLoopOptions, error) {
 	fs.StringVar(&opts.Verifier, "verifier", "", "Check the findings a single reviewer raised with `PROVIDER/MODEL` for this run (instead of the configuration's verifierModel)")
 	var effortFlag string
 	fs.StringVar(&effortFlag, "effort", "", "How much review each round gets: `TIER` quick, standard, deep or auto (default: the configuration's effort, else auto)")
+	var evidenceFlag []string
+	fs.StringArrayVar(&evidenceFlag, "evidence", nil, "Read tool results from `FILE|DIR` (SARIF, rdjson, rdjsonl, checkstyle or errorformat lines; FORMAT:FILE names the format): those on changed lines become findings (repeatable)")
 	fs.repoFlag(&opts.RepoFlag)
 	jf := addJSONFlags(fs, loop.Result{})
 	jf.positional = true
@@ -138,6 +143,9 @@ func parseReviewLoop(d *Deps, args []string) (*ReviewLoopOptions, error) {
 		if opts.Effort, err = effort.Parse(effortFlag); err != nil || effortFlag == "" {
 			return nil, fs.usageErr("invalid --effort: %q is not an effort tier: use one of %s", effortFlag, strings.Join(effort.Names, ", "))
 		}
+	}
+	if opts.Evidence, err = parseEvidence(evidenceFlag); err != nil {
+		return nil, fs.usageErr("%v", err)
 	}
 	pr, r, err := fs.prArgument(prFlag, opts.RepoFlag)
 	if err != nil {
@@ -229,6 +237,10 @@ func reviewLoop(ctx context.Context, d *Deps, opts *ReviewLoopOptions) error {
 		}
 	}
 
+	tools, err := readEvidence(ctx, d, opts.Evidence, cfg.Policy, co.Repo, pr.HeadRefOid)
+	if err != nil {
+		return err
+	}
 	models := newRunModels(d, cfg, opts.MaxTokens)
 	modelFor := func(role string, m fmt.Stringer, key string) (llm.Model, error) {
 		return models.model(role, m.String(), key)
@@ -297,6 +309,7 @@ func reviewLoop(ctx context.Context, d *Deps, opts *ReviewLoopOptions) error {
 		Effort:     cmp.Or(opts.Effort, cfg.Effort),
 		Summarized: summarized(d, opts.Export),
 		Opening:    opening,
+		Evidence:   tools,
 	})
 	if ctx.Err() != nil || errors.Is(err, ErrCancelled) {
 		// Stopped by the person: one line says so (endMessage), not a
