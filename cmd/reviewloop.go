@@ -85,6 +85,16 @@ standard; a secret in the change is never reviewed at quick. The report
 and --json say which tier ran and why. A tier changes who reviews, never
 what converges.
 
+With --evidence FILE|DIR (repeatable), or the evidence globs of the base
+branch's .ocdx.json (files git does not track at the PR's head), round 1
+reads the repository's own tool results: SARIF, rdjson, rdjsonl,
+checkstyle or errorformat lines (file:line:col: message), detected or
+named as FORMAT:FILE. A result on a line the PR adds is a finding named
+for its tool (error P1, warning P2, note P3; security severity 7+ P1, 9+
+P0) and is shown to the reviewers; a reviewer's finding that names its
+rule there is the same finding. Results on other lines are counted, not
+raised.
+
 With --max-tokens (or maxTokens in the configuration) the run never passes
 the budget: a round starts only when every role's answer (input estimate
 plus output cap) fits in what is left, and a fix attempt likewise;
