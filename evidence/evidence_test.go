@@ -33,9 +33,9 @@ func TestReadFixtures(t *testing.T) {
 		first  Result
 	}{
 		{"staticcheck.sarif", SARIF, 4, Result{Tool: "Staticcheck", File: "cart.go", Line: 19, EndLine: 19, Column: 5, Level: LevelWarning, Rule: "S1003", Message: `should use strings.Contains(name, "x") instead`}},
-		{"staticcheck.txt", Errorformat, 4, Result{Tool: "staticcheck", File: "cart.go", Line: 19, Column: 5, Level: LevelWarning, Message: `should use strings.Contains(name, "x") instead (S1003)`}},
+		{"staticcheck.txt", Errorformat, 4, Result{Tool: "staticcheck", File: "cart.go", Line: 19, Column: 5, Level: LevelWarning, Rule: "S1003", Message: `should use strings.Contains(name, "x") instead`}},
 		{"shellcheck.checkstyle.xml", Checkstyle, 7, Result{Tool: "shellcheck", File: "deploy.sh", Line: 4, Column: 10, Level: LevelError, Rule: "ShellCheck.SC2045", Message: "Iterating over ls output is fragile. Use globs."}},
-		{"shellcheck.txt", Errorformat, 7, Result{Tool: "shellcheck", File: "deploy.sh", Line: 4, Column: 10, Level: LevelError, Message: "Iterating over ls output is fragile. Use globs. [SC2045]"}},
+		{"shellcheck.txt", Errorformat, 7, Result{Tool: "shellcheck", File: "deploy.sh", Line: 4, Column: 10, Level: LevelError, Rule: "SC2045", Message: "Iterating over ls output is fragile. Use globs."}},
 		{"shellcheck.rdjson", RDJSON, 7, Result{Tool: "shellcheck", File: "deploy.sh", Line: 4, EndLine: 4, Column: 10, Level: LevelError, Rule: "SC2045", Message: "Iterating over ls output is fragile. Use globs."}},
 		{"shellcheck.rdjsonl", RDJSONL, 7, Result{Tool: "shellcheck", File: "deploy.sh", Line: 4, EndLine: 4, Column: 10, Level: LevelError, Rule: "SC2045", Message: "Iterating over ls output is fragile. Use globs."}},
 	}
@@ -164,5 +164,22 @@ func TestParseFormat(t *testing.T) {
 	}
 	if _, err := ParseFormat("junit"); err == nil || !strings.Contains(err.Error(), "checkstyle") {
 		t.Errorf("unknown format: %v", err)
+	}
+}
+
+// The rule a line ends with is the result's rule; a closing word of the
+// message is not.
+func TestTrailingRule(t *testing.T) {
+	for in, want := range map[string][2]string{
+		"should use x instead (S1003)":         {"should use x instead", "S1003"},
+		"fragile. [SC2045]":                    {"fragile.", "SC2045"},
+		"'a' is unused [Error/no-unused-vars]": {"'a' is unused", "Error/no-unused-vars"},
+		"this call is (deprecated)":            {"this call is (deprecated)", ""},
+		"ends with (a b1)":                     {"ends with (a b1)", ""},
+		"(S1003)":                              {"(S1003)", ""},
+	} {
+		if m, r := trailingRule(in); m != want[0] || r != want[1] {
+			t.Errorf("%q: %q %q, want %q %q", in, m, r, want[0], want[1])
+		}
 	}
 }

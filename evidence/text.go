@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"strconv"
+	"strings"
 
 	"github.com/reviewdog/errorformat"
 )
@@ -76,7 +77,8 @@ func readErrorformat(r io.Reader, c *collector) error {
 		s := ef.NewScanner(&batch)
 		for s.Scan() {
 			if e := s.Entry(); e.Valid && e.Filename != "" {
-				c.add(Result{File: e.Filename, Line: e.Lnum, Column: e.Col, Level: efLevel(e.Type), Message: e.Text})
+				msg, rule := trailingRule(e.Text)
+				c.add(Result{File: e.Filename, Line: e.Lnum, Column: e.Col, Level: efLevel(e.Type), Rule: rule, Message: msg})
 			}
 		}
 		batch.Reset()
@@ -105,4 +107,37 @@ func efLevel(t rune) string {
 		return LevelNote
 	}
 	return ""
+}
+
+// trailingRule splits the rule that many tools end a line with from the
+// message: staticcheck's "… (S1003)", shellcheck's "… [SC2045]",
+// eslint's "… [Error/no-unused-vars]". A rule is one word of letters,
+// digits and "_./:-" holding a digit or a slash, so that a message's own
+// closing "(deprecated)" stays the message's.
+func trailingRule(msg string) (string, string) {
+	m := strings.TrimRight(msg, " ")
+	if len(m) < 4 {
+		return msg, ""
+	}
+	closer := m[len(m)-1]
+	opener := byte('(')
+	if closer == ']' {
+		opener = '['
+	} else if closer != ')' {
+		return msg, ""
+	}
+	i := strings.LastIndexByte(m, opener)
+	if i <= 0 || m[i-1] != ' ' {
+		return msg, ""
+	}
+	rule := m[i+1 : len(m)-1]
+	if rule == "" || len(rule) > 64 || !strings.ContainsAny(rule, "0123456789/") {
+		return msg, ""
+	}
+	for _, r := range rule {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("_./:-", r)) {
+			return msg, ""
+		}
+	}
+	return strings.TrimRight(m[:i], " "), rule
 }
