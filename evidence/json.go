@@ -107,20 +107,8 @@ func sarifRun(d *json.Decoder, c *collector) error {
 		case "tool":
 			return d.Decode(&tool)
 		case "results":
-			return array(d, func() error {
-				var res sarifResult
-				if err := d.Decode(&res); err != nil {
-					return err
-				}
-				if res.Kind == "pass" || res.Kind == "notApplicable" || len(res.Suppressions) > 0 {
-					return nil
-				}
-				if len(pending)+len(c.set.Results) >= MaxResults {
-					c.set.Dropped++
-					return nil
-				}
-				pending = append(pending, res)
-				return nil
+			return each(d, c, &pending, func(res sarifResult) bool {
+				return res.Kind != "pass" && res.Kind != "notApplicable" && len(res.Suppressions) == 0
 			})
 		}
 		return skip(d)
@@ -211,18 +199,7 @@ func readRDJSON(r io.Reader, c *collector) error {
 		case "severity":
 			return d.Decode(&severity)
 		case "diagnostics":
-			return array(d, func() error {
-				var dg rdDiagnostic
-				if err := d.Decode(&dg); err != nil {
-					return err
-				}
-				if len(pending)+len(c.set.Results) >= MaxResults {
-					c.set.Dropped++
-					return nil
-				}
-				pending = append(pending, dg)
-				return nil
-			})
+			return each(d, c, &pending, func(rdDiagnostic) bool { return true })
 		}
 		return skip(d)
 	})
@@ -289,6 +266,27 @@ func object(d *json.Decoder, f func(key string) error) error {
 	}
 	_, err := d.Token()
 	return err
+}
+
+// each decodes a JSON array's elements one at a time, appending those
+// keep accepts to pending while the results stay under MaxResults (the
+// rest are counted): memory holds the results, not the array.
+func each[T any](d *json.Decoder, c *collector, pending *[]T, keep func(T) bool) error {
+	return array(d, func() error {
+		var v T
+		if err := d.Decode(&v); err != nil {
+			return err
+		}
+		if !keep(v) {
+			return nil
+		}
+		if len(*pending)+len(c.set.Results) >= MaxResults {
+			c.set.Dropped++
+			return nil
+		}
+		*pending = append(*pending, v)
+		return nil
+	})
 }
 
 // array reads a JSON array, calling f before each element, which f must read.
