@@ -8,7 +8,6 @@ import (
 	"regexp"
 	"strings"
 	"sync"
-	"testing"
 	"time"
 )
 
@@ -30,7 +29,7 @@ type FixModel struct {
 }
 
 // NewFixModel starts the server; it stops when the test ends.
-func NewFixModel(tb testing.TB) *FixModel {
+func NewFixModel(tb T) *FixModel {
 	f := &FixModel{}
 	f.srv = httptest.NewServer(http.HandlerFunc(f.serve))
 	tb.Cleanup(f.srv.Close)

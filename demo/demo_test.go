@@ -1,0 +1,120 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The demo, as a newcomer runs it from a clone: it says first that
+// everything is local, shows gh-ocdx's run through the finding, the fix
+// and the re-review to "converged", then what was posted and pushed; it
+// exits 0 and leaves nothing behind — no temporary directory, nothing in
+// the checkout, nothing in HOME — and needs no network beyond loopback
+// (no module download: GOPROXY=off).
+func TestDemoRunsAReviewLoopToConvergedAndLeavesNothing(t *testing.T) {
+	goEnv := func(k string) string {
+		out, err := exec.Command("go", "env", k).Output()
+		if err != nil {
+			t.Fatalf("go env %s: %v", k, err)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	// Go's own caches and configuration (its telemetry counters) stay
+	// where they are; HOME and the temporary directory are fresh, to see
+	// what the demo leaves in them.
+	for _, k := range []string{"GOCACHE", "GOMODCACHE", "GOPATH"} {
+		t.Setenv(k, goEnv(k))
+	}
+	config, err := os.UserConfigDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("XDG_CONFIG_HOME", config)
+	home, tmp := t.TempDir(), t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("TMPDIR", tmp)
+	t.Setenv("GOPROXY", "off")
+	t.Setenv("GH_TOKEN", "")
+	t.Setenv("OPENAI_API_KEY", "")
+	t.Setenv("ANTHROPIC_API_KEY", "")
+	checkout := gitStatus(t)
+
+	var out, errOut bytes.Buffer
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	code := run(ctx, &out, &errOut)
+
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out.String(), errOut.String())
+	}
+	stdout, stderr := out.String(), errOut.String()
+	if !strings.HasPrefix(stdout, "gh-ocdx demo") || !strings.Contains(stdout, "No real GitHub, no real model, nothing posted anywhere.") {
+		t.Errorf("the demo does not open with what it is:\n%s", stdout)
+	}
+	for _, want := range []string{
+		"$ gh ocdx review-loop 7 --yes",
+		"# review-loop: PR #7 — converged",
+		"## Round 2",
+		// What was posted: the finding on its line, the fix, the approval.
+		"↳ inline comment on cache.go:3",
+		"Cache size is not bounded",
+		"gh-ocdx fix report",
+		"round 2 of 3",
+		"the thread on cache.go:3 is resolved",
+		"Commits pushed to the fake remote (feature/cache)",
+	} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, stdout)
+		}
+	}
+	for _, want := range []string{
+		"reviewer-1 (openai/reviewer-a): request_changes, 1 finding",
+		"pushing 1 commit to origin feature/cache",
+		"run ended, converged",
+	} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+	// The fix commit, pushed after round 1, is the head round 2 reviewed.
+	pushed := regexp.MustCompile(`(?m)^  ([0-9a-f]{7}) fix: `).FindStringSubmatch(stdout)
+	if pushed == nil || !strings.Contains(stdout, "## Round 2 — head "+pushed[1]) {
+		t.Errorf("no fix commit pushed and re-reviewed:\n%s", stdout)
+	}
+
+	for dir, what := range map[string]string{tmp: "the temporary directory", home: "HOME"} {
+		if left, _ := os.ReadDir(dir); len(left) != 0 {
+			t.Errorf("the demo left %v in %s", names(left), what)
+		}
+	}
+	if after := gitStatus(t); after != checkout {
+		t.Errorf("the demo changed the checkout:\n%s\nwas:\n%s", after, checkout)
+	}
+}
+
+// gitStatus is the checkout's status, untracked and ignored files included.
+func gitStatus(t *testing.T) string {
+	t.Helper()
+	c := exec.Command("git", "status", "--porcelain", "--ignored", "--untracked-files=all")
+	c.Dir = filepath.Join("..")
+	out, err := c.Output()
+	if err != nil {
+		t.Skipf("git status: %v", err)
+	}
+	return string(out)
+}
+
+func names(es []os.DirEntry) []string {
+	var out []string
+	for _, e := range es {
+		out = append(out, e.Name())
+	}
+	return out
+}
