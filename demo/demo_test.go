@@ -3,11 +3,13 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -19,31 +21,7 @@ import (
 // the checkout, nothing in HOME — and needs no network beyond loopback
 // (no module download: GOPROXY=off).
 func TestDemoRunsAReviewLoopToConvergedAndLeavesNothing(t *testing.T) {
-	goEnv := func(k string) string {
-		out, err := exec.Command("go", "env", k).Output()
-		if err != nil {
-			t.Fatalf("go env %s: %v", k, err)
-		}
-		return strings.TrimSpace(string(out))
-	}
-	// Go's own caches and configuration (its telemetry counters) stay
-	// where they are; HOME and the temporary directory are fresh, to see
-	// what the demo leaves in them.
-	for _, k := range []string{"GOCACHE", "GOMODCACHE", "GOPATH"} {
-		t.Setenv(k, goEnv(k))
-	}
-	config, err := os.UserConfigDir()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("XDG_CONFIG_HOME", config)
-	home, tmp := t.TempDir(), t.TempDir()
-	t.Setenv("HOME", home)
-	t.Setenv("TMPDIR", tmp)
-	t.Setenv("GOPROXY", "off")
-	t.Setenv("GH_TOKEN", "")
-	t.Setenv("OPENAI_API_KEY", "")
-	t.Setenv("ANTHROPIC_API_KEY", "")
+	home, tmp := isolate(t)
 	checkout := gitStatus(t)
 
 	var out, errOut bytes.Buffer
@@ -64,7 +42,9 @@ func TestDemoRunsAReviewLoopToConvergedAndLeavesNothing(t *testing.T) {
 		"## Round 2",
 		// What was posted: the finding on its line, the fix, the approval.
 		"↳ inline comment on cache.go:3",
-		"Cache size is not bounded",
+		"Cache size can be changed by any importer",
+		// The fix, as pushed.
+		"-var Size = 10\n  +const Size = 10",
 		"gh-ocdx fix report",
 		"round 2 of 3",
 		"the thread on cache.go:3 is resolved",
@@ -89,6 +69,64 @@ func TestDemoRunsAReviewLoopToConvergedAndLeavesNothing(t *testing.T) {
 		t.Errorf("no fix commit pushed and re-reviewed:\n%s", stdout)
 	}
 
+	leftNothing(t, home, tmp, checkout)
+}
+
+// Ctrl-C in the middle of the review-loop stops gh-ocdx as it stops in
+// any terminal, and the demo still removes everything it made.
+func TestDemoInterruptedLeavesNothing(t *testing.T) {
+	home, tmp := isolate(t)
+	checkout := gitStatus(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	// The interrupt comes when gh-ocdx says round 1 started: what
+	// signal.NotifyContext in main makes of a Ctrl-C.
+	errOut := &watch{s: "round 1 of 3", seen: cancel}
+
+	code := run(ctx, io.Discard, errOut)
+
+	if !strings.Contains(errOut.String(), "round 1 of 3") {
+		t.Fatalf("exit %d before round 1:\n%s", code, errOut.String())
+	}
+	if code == 0 || !strings.Contains(errOut.String(), "demo interrupted") {
+		t.Errorf("exit %d, and the demo does not say it was interrupted:\n%s", code, errOut.String())
+	}
+	leftNothing(t, home, tmp, checkout)
+}
+
+// isolate gives the demo a fresh HOME and temporary directory, to see
+// what it leaves in them, and no credential or module proxy: it needs no
+// network beyond loopback (GOPROXY=off: no module download either). Go's
+// own caches and configuration (its telemetry counters) stay where they
+// are.
+func isolate(t *testing.T) (home, tmp string) {
+	t.Helper()
+	for _, k := range []string{"GOCACHE", "GOMODCACHE", "GOPATH"} {
+		out, err := exec.Command("go", "env", k).Output()
+		if err != nil {
+			t.Fatalf("go env %s: %v", k, err)
+		}
+		t.Setenv(k, strings.TrimSpace(string(out)))
+	}
+	config, err := os.UserConfigDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("XDG_CONFIG_HOME", config)
+	home, tmp = t.TempDir(), t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("TMPDIR", tmp)
+	for _, k := range []string{"GH_TOKEN", "GITHUB_TOKEN", "GH_HOST", "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OLLAMA_HOST"} {
+		t.Setenv(k, "")
+	}
+	t.Setenv("GOPROXY", "off")
+	return home, tmp
+}
+
+// leftNothing checks that the demo left nothing in HOME, in the
+// temporary directory or in the checkout (whose status was checkout).
+func leftNothing(t *testing.T, home, tmp, checkout string) {
+	t.Helper()
 	for dir, what := range map[string]string{tmp: "the temporary directory", home: "HOME"} {
 		if left, _ := os.ReadDir(dir); len(left) != 0 {
 			t.Errorf("the demo left %v in %s", names(left), what)
@@ -97,6 +135,31 @@ func TestDemoRunsAReviewLoopToConvergedAndLeavesNothing(t *testing.T) {
 	if after := gitStatus(t); after != checkout {
 		t.Errorf("the demo changed the checkout:\n%s\nwas:\n%s", after, checkout)
 	}
+}
+
+// watch is a writer that calls seen once what is written holds s.
+type watch struct {
+	mu   sync.Mutex
+	b    bytes.Buffer
+	s    string
+	seen func()
+}
+
+func (w *watch) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	n, err := w.b.Write(p)
+	if w.seen != nil && strings.Contains(w.b.String(), w.s) {
+		w.seen()
+		w.seen = nil
+	}
+	return n, err
+}
+
+func (w *watch) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.String()
 }
 
 // gitStatus is the checkout's status, untracked and ignored files included.

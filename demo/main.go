@@ -91,7 +91,7 @@ func run(ctx context.Context, out, errOut io.Writer) (code int) {
 		l.Env.Set(k, commitDate)
 	}
 	start := l.Repo.RemoteOID(fx, l.Repo.Head)
-	script(l.Models)
+	script(l.Models, l.Fix)
 
 	bin, err := build(ctx, root, errOut)
 	if err != nil {
@@ -101,7 +101,15 @@ func run(ctx context.Context, out, errOut io.Writer) (code int) {
 	args := []string{"review-loop", strconv.Itoa(number), "--yes"}
 	fmt.Fprintf(out, "$ gh ocdx %s\n\n", strings.Join(args, " "))
 	code, err = ghOcdx(ctx, bin, l.Env, out, errOut, args)
-	if err != nil {
+	switch {
+	case ctx.Err() != nil:
+		// gh-ocdx offers to resume, but the demo's PR goes with it.
+		fmt.Fprintln(errOut, "demo interrupted: the example PR, its fakes and the temporary directory are removed")
+		if code == 0 {
+			code = 130
+		}
+		return code
+	case err != nil:
 		fmt.Fprintln(errOut, "demo:", err)
 		return 1
 	}
@@ -133,17 +141,22 @@ func isolateGit(fx *fixtures, root string) {
 }
 
 // script tells the models what to answer. Round 1: reviewer-a finds that
-// the cache has no bound (P1, on the line that sizes it), reviewer-b
-// approves; the fix model (testkit.FixModel) writes and commits a fix.
+// any importer can change the cache's size (P1, on the line that declares
+// it), reviewer-b approves; the fix model makes it a constant and commits.
 // Round 2, on the fixed head: both approve, and the loop has converged.
-func script(m *testkit.FakeModel) {
-	unbounded := map[string]any{"id": "R1", "priority": "P1", "category": "quality", "file": "cache.go", "line": 3,
-		"title":       "Cache size is not bounded",
-		"description": "`Size` is fixed at 10 but nothing evicts an entry, so the cache grows with every new key.",
-		"suggestion":  "Evict the oldest entry once the cache holds Size entries."}
-	m.Script("reviewer-a", reviewer("reviewer-1", "request_changes", unbounded), reviewer("reviewer-1", "approve"))
+func script(m *testkit.FakeModel, fix *testkit.FixModel) {
+	mutable := map[string]any{"id": "R1", "priority": "P1", "category": "quality", "file": "cache.go", "line": 3,
+		"title":       "Cache size can be changed by any importer",
+		"description": "`Size` is an exported variable: any package can set it to 0 or to a million at run time, and the cache follows.",
+		"suggestion":  "Make `Size` a constant."}
+	m.Script("reviewer-a", reviewer("reviewer-1", "request_changes", mutable), reviewer("reviewer-1", "approve"))
 	m.Script("reviewer-b", reviewer("reviewer-2", "approve"), reviewer("reviewer-2", "approve"))
 	m.Script("analyzer", analyzer(), analyzer())
+	fix.Mu.Lock()
+	defer fix.Mu.Unlock()
+	fix.Edit = func(int) (string, string) {
+		return "cache.go", "package cache\n\nconst Size = 10\n\nfunc Get(k string) string { return k }\n"
+	}
 }
 
 // reviewer is a reviewer's answer: its result envelope.
@@ -238,6 +251,10 @@ func posted(out io.Writer, fx *fixtures, l *testkit.LoopPR, start string) {
 		log = "(none)"
 	}
 	indent(out, "  ", log)
+	if log != "(none)" {
+		fmt.Fprintln(out)
+		indent(out, "  ", testkit.Git(fx, l.Repo.Remote, "diff", start, l.Repo.Head))
+	}
 	fmt.Fprintln(out)
 }
 
