@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -51,13 +52,15 @@ const commitDate = "2026-01-01T12:00:00Z"
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// The fakes' servers log a connection that a stopped gh-ocdx cut.
+	log.SetOutput(io.Discard)
 	code := run(ctx, os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
 }
 
-// run runs the demo and returns its exit code: gh-ocdx's, or 1 when the
-// demo could not set itself up.
+// run runs the demo and returns its exit code: gh-ocdx's, 1 when the demo
+// could not set itself up, 130 when ctx ended (Ctrl-C).
 func run(ctx context.Context, out, errOut io.Writer) (code int) {
 	fmt.Fprint(out, banner)
 	root, err := os.MkdirTemp("", "gh-ocdx-demo-")
@@ -67,19 +70,23 @@ func run(ctx context.Context, out, errOut io.Writer) (code int) {
 	}
 	fx := &fixtures{root: root, errOut: errOut}
 	defer func() {
+		r := recover()
 		fx.close()
 		if err := os.RemoveAll(root); err != nil {
 			fmt.Fprintln(errOut, "demo:", err)
 		}
-		if r := recover(); r != nil {
-			f, ok := r.(fatal)
-			if !ok {
-				panic(r)
-			}
+		f, ok := r.(fatal)
+		switch {
+		case r != nil && !ok:
+			panic(r)
+		case ctx.Err() != nil:
+			// gh-ocdx offers to resume, but the example PR is gone.
+			fmt.Fprintln(errOut, "demo interrupted: the example PR, its fakes and the temporary directory are removed")
+			code = 130
+		case ok:
 			fmt.Fprintln(errOut, "demo:", string(f))
 			code = 1
-		}
-		if code == 0 && fx.failed() {
+		case fx.failed() && code == 0:
 			code = 1
 		}
 	}()
@@ -95,25 +102,16 @@ func run(ctx context.Context, out, errOut io.Writer) (code int) {
 
 	bin, err := build(ctx, root, errOut)
 	if err != nil {
-		fmt.Fprintln(errOut, "demo:", err)
-		return 1
+		fx.Fatal(err)
 	}
 	args := []string{"review-loop", strconv.Itoa(number), "--yes"}
 	fmt.Fprintf(out, "$ gh ocdx %s\n\n", strings.Join(args, " "))
-	code, err = ghOcdx(ctx, bin, l.Env, out, errOut, args)
-	switch {
-	case ctx.Err() != nil:
-		// gh-ocdx offers to resume, but the demo's PR goes with it.
-		fmt.Fprintln(errOut, "demo interrupted: the example PR, its fakes and the temporary directory are removed")
-		if code == 0 {
-			code = 130
-		}
-		return code
-	case err != nil:
-		fmt.Fprintln(errOut, "demo:", err)
-		return 1
+	if code, err = ghOcdx(ctx, bin, l.Env, out, errOut, args); err != nil {
+		fx.Fatal(err)
 	}
-	posted(out, fx, l, start)
+	if ctx.Err() == nil {
+		posted(out, fx, l, start)
+	}
 	return code
 }
 
@@ -194,8 +192,15 @@ func build(ctx context.Context, root string, errOut io.Writer) (string, error) {
 	}
 	fmt.Fprintln(errOut, "building gh-ocdx from this checkout…")
 	bin := filepath.Join(root, "bin", "gh-ocdx")
+	// Go's temporary files go into root too: a build stopped by Ctrl-C
+	// leaves its work directory behind.
+	tmp := filepath.Join(root, "go-tmp")
+	if err := os.Mkdir(tmp, 0o700); err != nil {
+		return "", err
+	}
 	c := exec.CommandContext(ctx, "go", "build", "-o", bin, ".")
-	c.Dir = src
+	c.Dir, c.Env = src, append(os.Environ(), "GOTMPDIR="+tmp)
+	interruptible(c)
 	if b, err := c.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("go build: %v\n%s", err, b)
 	}
@@ -205,19 +210,24 @@ func build(ctx context.Context, root string, errOut io.Writer) (string, error) {
 // ghOcdx runs gh-ocdx as a user would, in the fakes' environment
 // (testkit.Env: its own HOME, gh and gh-ocdx configuration and state, the
 // fake GitHub's host, token and certificate, the models' base URLs), in
-// the example's clone. Ctrl-C reaches it as it reaches any command in a
-// terminal; it is given ten seconds to stop.
+// the example's clone.
 func ghOcdx(ctx context.Context, bin string, env *testkit.Env, out, errOut io.Writer, args []string) (int, error) {
 	c := exec.CommandContext(ctx, bin, args...)
 	c.Dir, c.Env, c.Stdout, c.Stderr = env.Dir, env.List(), out, errOut
-	c.Cancel = func() error { return c.Process.Signal(os.Interrupt) }
-	c.WaitDelay = 10 * time.Second
+	interruptible(c)
 	err := c.Run()
 	var exit *exec.ExitError
 	if errors.As(err, &exit) {
 		return exit.ExitCode(), nil
 	}
 	return 0, err
+}
+
+// interruptible makes the end of c's context an interrupt, as Ctrl-C is
+// in a terminal, with ten seconds to stop before it is killed.
+func interruptible(c *exec.Cmd) {
+	c.Cancel = func() error { return c.Process.Signal(os.Interrupt) }
+	c.WaitDelay = 10 * time.Second
 }
 
 // posted shows what gh-ocdx left on the fake PR and pushed to the fake
@@ -246,12 +256,12 @@ func posted(out io.Writer, fx *fixtures, l *testkit.LoopPR, start string) {
 		}
 	}
 	fmt.Fprintf(out, "\n── Commits pushed to the fake remote (%s) ──\n", l.Repo.Head)
-	log := testkit.Git(fx, l.Repo.Remote, "log", "--format=%h %s", start+".."+l.Repo.Head)
-	if log == "" {
-		log = "(none)"
+	commits := testkit.Git(fx, l.Repo.Remote, "log", "--format=%h %s", start+".."+l.Repo.Head)
+	if commits == "" {
+		commits = "(none)"
 	}
-	indent(out, "  ", log)
-	if log != "(none)" {
+	indent(out, "  ", commits)
+	if commits != "(none)" {
 		fmt.Fprintln(out)
 		indent(out, "  ", testkit.Git(fx, l.Repo.Remote, "diff", start, l.Repo.Head))
 	}
