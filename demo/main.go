@@ -99,6 +99,9 @@ func run(ctx context.Context, out, errOut io.Writer) (code int) {
 	}
 	start := l.Repo.RemoteOID(fx, l.Repo.Head)
 	script(l.Models, l.Fix)
+	fmt.Fprintln(out, "gh-ocdx's configuration, ~/.config/gh-ocdx/config.json in a temporary HOME:")
+	indent(out, "  ", config)
+	fmt.Fprintln(out)
 
 	bin, err := build(ctx, root, errOut)
 	if err != nil {
