@@ -25,7 +25,7 @@ func TestDemoRunsAReviewLoopToConvergedAndLeavesNothing(t *testing.T) {
 	checkout := gitStatus(t)
 
 	var out, errOut bytes.Buffer
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute) // a first build compiles all of gh-ocdx
 	defer cancel()
 	code := run(ctx, &out, &errOut)
 
@@ -77,7 +77,7 @@ func TestDemoRunsAReviewLoopToConvergedAndLeavesNothing(t *testing.T) {
 func TestDemoInterruptedLeavesNothing(t *testing.T) {
 	home, tmp := isolate(t)
 	checkout := gitStatus(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute) // a first build compiles all of gh-ocdx
 	defer cancel()
 	// The interrupt comes when gh-ocdx says round 1 started: what
 	// signal.NotifyContext in main makes of a Ctrl-C.

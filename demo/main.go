@@ -6,10 +6,11 @@
 // TLS fake GitHub, scripted reviewer models, a scripted fix model and a
 // bare git remote, all on this machine. Nothing is posted anywhere, no key
 // or login is needed, and the temporary directory is removed at the end,
-// also on Ctrl-C (docs/architecture.md, Packages).
+// also on Ctrl-C (docs/architecture.md, The verbs and their tests).
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -21,6 +22,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -121,7 +123,7 @@ func run(ctx context.Context, out, errOut io.Writer) (code int) {
 // banner says what the demo is before anything runs.
 const banner = `gh-ocdx demo — a review-loop on an example pull request, offline.
 Everything here is local and made up: a fake GitHub on 127.0.0.1 holding the
-PR ` + "acme/widgets#7" + `, scripted reviewer and fix models, a git remote in a
+PR acme/widgets#7, scripted reviewer and fix models, a git remote in a
 temporary directory. No real GitHub, no real model, nothing posted anywhere.
 The gh-ocdx that runs is the real one, built from this checkout.
 
@@ -244,7 +246,7 @@ func posted(out io.Writer, fx *fixtures, l *testkit.LoopPR, start string) {
 	for _, c := range l.GitHub.Comments(repo, number) {
 		items = append(items, item{id: c.ID, what: "comment", body: c.Body})
 	}
-	sortItems(items)
+	slices.SortFunc(items, func(a, b item) int { return cmp.Compare(a.id, b.id) })
 	for _, it := range items {
 		fmt.Fprintf(out, "\n• %s\n", it.what)
 		indent(out, "    ", brief(it.body, 12))
@@ -277,14 +279,6 @@ type item struct {
 	what   string
 	body   string
 	inline []testkit.PostedReviewComment
-}
-
-func sortItems(items []item) {
-	for i := 1; i < len(items); i++ {
-		for j := i; j > 0 && items[j].id < items[j-1].id; j-- {
-			items[j], items[j-1] = items[j-1], items[j]
-		}
-	}
 }
 
 var hidden = regexp.MustCompile(`(?s)<!--.*?-->`)
