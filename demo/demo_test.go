@@ -49,6 +49,7 @@ func TestDemoRunsAReviewLoopToConvergedAndLeavesNothing(t *testing.T) {
 		"round 2 of 3",
 		"the thread on cache.go:3 is resolved",
 		"Commits pushed to the fake remote (feature/cache)",
+		"the README's Quick start",
 	} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, stdout)

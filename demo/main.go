@@ -116,9 +116,16 @@ func run(ctx context.Context, out, errOut io.Writer) (code int) {
 	}
 	if ctx.Err() == nil {
 		posted(out, fx, l, start)
+		fmt.Fprint(out, next)
 	}
 	return code
 }
+
+// next says how to go from the demo to a real pull request.
+const next = `That was the demo. For your own pull requests, the README's Quick start:
+log gh in, install the extension, gh ocdx config init, your models' keys,
+then gh ocdx review-pr <number> (one model, with you) or gh ocdx review-loop.
+`
 
 // banner says what the demo is before anything runs.
 const banner = `gh-ocdx demo — a review-loop on an example pull request, offline.
