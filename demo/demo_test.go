@@ -71,7 +71,22 @@ func TestDemoRunsAReviewLoopToConvergedAndLeavesNothing(t *testing.T) {
 	}
 
 	leftNothing(t, home, tmp, checkout)
+
+	// A second run shows the same, but for the fakes' ports, the run's id
+	// and token counts.
+	var again bytes.Buffer
+	if code := run(ctx, &again, io.Discard); code != 0 {
+		t.Fatalf("second run: exit %d", code)
+	}
+	if a, b := steady(stdout), steady(again.String()); a != b {
+		t.Errorf("the second run shows something else:\n%s\nthe first:\n%s", b, a)
+	}
 }
+
+var unsteady = regexp.MustCompile(`127\.0\.0\.1:\d+|\*\*Run:\*\* \S+|Tokens: .*`)
+
+// steady is the demo's output without what changes from run to run.
+func steady(s string) string { return unsteady.ReplaceAllString(s, "…") }
 
 // Ctrl-C in the middle of the review-loop stops gh-ocdx as it stops in
 // any terminal, and the demo still removes everything it made.
