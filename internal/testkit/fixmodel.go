@@ -15,7 +15,7 @@ import (
 // through OLLAMA_HOST=URL()) playing the pr-fix role: it must answer with the sha that
 // git_commit returned, which no scripted answer can know in advance. Each
 // fix writes a file, commits it, and reports every issue to fix as fixed.
-// Tests hold Mu while they change Block, OnRequest or Faults.
+// Tests hold Mu while they change Block, OnRequest, Faults or Edit.
 type FixModel struct {
 	srv *httptest.Server
 
