@@ -49,6 +49,8 @@ type Policy struct {
 	// on a PR with gh ocdx describe's description (docs/architecture.md,
 	// Describe), as the user's own "describe" does.
 	DescribeFirst bool
+	// ComplianceFindings: "describe": {"compliance": "finding"}.
+	ComplianceFindings bool
 	// Evidence are globs of tool result files in the checkout that a
 	// review reads (docs/architecture.md, Evidence); they match only files
 	// git does not track at the PR's head.
