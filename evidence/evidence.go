@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"path"
 	"path/filepath"
 	"slices"
@@ -106,8 +107,7 @@ func formatList() string {
 // a first line that is a JSON object on its own rdjsonl; anything else
 // errorformat lines.
 func Detect(head []byte) Format {
-	t := bytes.TrimLeft(head, " \t\r\n\ufeff")
-	t = bytes.TrimPrefix(t, []byte("\xef\xbb\xbf"))
+	t := bytes.TrimLeft(bytes.TrimPrefix(head, []byte("\xef\xbb\xbf")), " \t\r\n")
 	switch {
 	case bytes.HasPrefix(t, []byte("<")):
 		return Checkstyle
@@ -130,6 +130,9 @@ func Detect(head []byte) Format {
 func Read(r io.Reader, f Format, tool, root string) (Set, error) {
 	lr := &io.LimitedReader{R: r, N: MaxFileBytes + 1}
 	br := bufio.NewReaderSize(lr, 64<<10)
+	if bom, _ := br.Peek(3); string(bom) == "\xef\xbb\xbf" {
+		_, _ = br.Discard(3) // a byte order mark no decoder takes
+	}
 	if f == "" {
 		head, _ := br.Peek(4096)
 		f = Detect(head)
@@ -207,7 +210,13 @@ func clean(s string, n int) string {
 // slashes, no "./"; an absolute path must be under root. A path that
 // leaves the repository is refused.
 func relative(p, root string) (string, bool) {
-	p = strings.TrimPrefix(p, "file://")
+	if rest, ok := strings.CutPrefix(p, "file://"); ok {
+		u, err := url.PathUnescape(rest) // a URI: "a%20b.go"
+		if err != nil {
+			return "", false
+		}
+		p = u
+	}
 	if p == "" || len(p) > 4096 || strings.ContainsAny(p, "\x00\n") {
 		return "", false
 	}

@@ -183,3 +183,13 @@ func TestTrailingRule(t *testing.T) {
 		}
 	}
 }
+
+// A byte order mark is skipped, and a file URI is a path: absolute under
+// the root, escapes decoded.
+func TestBOMAndFileURIs(t *testing.T) {
+	log := "\xef\xbb\xbf" + `{"runs":[{"tool":{"driver":{"name":"t"}},"results":[{"message":{"text":"m"},"locations":[{"physicalLocation":{"artifactLocation":{"uri":"file:///work/repo/my%20dir/a.go"},"region":{"startLine":2}}}]}]}]}`
+	s, err := Read(strings.NewReader(log), "", "", "/work/repo")
+	if err != nil || s.Format != SARIF || len(s.Results) != 1 || s.Results[0].File != "my dir/a.go" {
+		t.Fatalf("%+v, %v", s, err)
+	}
+}
