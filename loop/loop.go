@@ -815,14 +815,20 @@ func (l *loop) review(ctx context.Context, pr *github.PullRequest, rr *RoundResu
 
 // evidence fuses the tool results with a round that reviews the head they
 // were read for (docs/architecture.md, Evidence): those on the lines the
-// PR changes go to the reviewers in their task and become findings; the
-// rest are counted in the coverage. After a push the results describe
+// PR changes, in files the ignore globs keep, go to the reviewers in their
+// task and become findings; the rest are counted in the coverage. After a push the results describe
 // another head, and are not used.
 func (l *loop) evidence(pr *github.PullRequest, rc *review.Context, rr *RoundResult, d []byte, now string) []finding.Finding {
 	if len(l.o.Evidence) == 0 || pr.HeadRefOid != l.o.PR.HeadRefOid {
 		return nil
 	}
-	fused := evidence.Fuse(l.o.Evidence, evidence.ChangedLines(d))
+	changed := evidence.ChangedLines(d)
+	for file := range changed {
+		if l.o.Policy.Ignored(file) { // generated, vendored: not reviewed
+			delete(changed, file)
+		}
+	}
+	fused := evidence.Fuse(l.o.Evidence, changed)
 	rr.Coverage.Evidence = &fused.Counts
 	rc.Evidence = evidence.Brief(fused.OnChanged)
 	return evidence.Findings(fused.OnChanged, now)
