@@ -182,7 +182,7 @@ func (c *collector) add(r Result) {
 		return
 	}
 	r.File = file
-	r.Tool = clean(cmpOr(r.Tool, c.tool, "tool"), maxName)
+	r.Tool = cmpOr(toolName(r.Tool), toolName(c.tool), "tool")
 	r.Rule = clean(r.Rule, maxName)
 	r.Message = clean(r.Message, maxMessage)
 	r.Level = level(r.Level)
@@ -197,6 +197,19 @@ func (c *collector) add(r Result) {
 	}
 	r.SecuritySeverity = min(max(r.SecuritySeverity, 0), 10)
 	c.set.Results = append(c.set.Results, r)
+}
+
+// toolName is a tool's name as reports show it beside reviewers' models,
+// unquoted: letters, digits and " ._+/-" (no "@" to mention anyone, no
+// markup), at most 64 bytes.
+func toolName(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune(" ._+/-", r) {
+			return r
+		}
+		return -1
+	}, s)
+	return text.Clip(strings.TrimSpace(text.OneLine(s)), 64)
 }
 
 // clean is tool text as gh-ocdx may show it: secrets masked, controls and

@@ -193,3 +193,15 @@ func TestBOMAndFileURIs(t *testing.T) {
 		t.Fatalf("%+v, %v", s, err)
 	}
 }
+
+// A tool's name is shown unquoted beside the reviewers' models: it keeps
+// no markup and mentions nobody.
+func TestToolName(t *testing.T) {
+	s, err := Read(strings.NewReader(`{"message":"m","location":{"path":"a.go","range":{"start":{"line":1}}},"source":{"name":"lint <b>@mona</b> `+"`x`"+`"}}`+"\n"), "", "", "")
+	if err != nil || len(s.Results) != 1 || s.Results[0].Tool != "lint bmona/b x" {
+		t.Fatalf("%+v, %v", s.Results, err)
+	}
+	if got := toolName("<<>>"); got != "" {
+		t.Errorf("toolName = %q", got)
+	}
+}
