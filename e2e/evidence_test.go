@@ -59,6 +59,7 @@ func TestLoopPostsToolResultsOnChangedLines(t *testing.T) {
 	body := reviews[0].Body
 	wantContains(t, "the report", body, "`cache.go:5` · cachelint", "1/2 reviewers (openai/rev-a) + cachelint",
 		"evidence: 3 results of cachelint, 2 on the lines this PR changes, 1 left out (on lines it does not change)")
+	wantContains(t, "the ledger", body, `"tools":["cachelint"]`)
 	if strings.Contains(body, "package name cache is generic") {
 		t.Errorf("the result on an unchanged line became a finding:\n%s", body)
 	}
