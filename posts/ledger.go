@@ -284,23 +284,17 @@ func (l *Ledger) Tooled(id string, tools []string) {
 
 // validTools are the tools of ts of the shape, each once, at most
 // MaxLedgerModels; nil when none.
-func validTools(ts []string) []string {
-	var out []string
-	for _, t := range ts {
-		if reLedgerTool.MatchString(t) && !slices.Contains(out, t) && len(out) < MaxLedgerModels {
-			out = append(out, t)
-		}
-	}
-	return out
-}
+func validTools(ts []string) []string { return valid(ts, reLedgerTool) }
 
 // validModels are the models of ms of the shape, each once, at most
 // MaxLedgerModels; nil when none.
-func validModels(ms []string) []string {
+func validModels(ms []string) []string { return valid(ms, reLedgerModel) }
+
+func valid(names []string, re *lazyRegexp) []string {
 	var out []string
-	for _, m := range ms {
-		if reLedgerModel.MatchString(m) && !slices.Contains(out, m) && len(out) < MaxLedgerModels {
-			out = append(out, m)
+	for _, n := range names {
+		if re.MatchString(n) && !slices.Contains(out, n) && len(out) < MaxLedgerModels {
+			out = append(out, n)
 		}
 	}
 	return out
