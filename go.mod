@@ -16,6 +16,7 @@ require (
 	github.com/mattn/go-runewidth v0.0.24
 	github.com/mgutz/ansi v0.0.0-20200706080929-d51e80ef957d
 	github.com/openai/openai-go/v3 v3.96.0
+	github.com/reviewdog/errorformat v0.0.0-20250320004447-223c26dbe212
 	github.com/spf13/pflag v1.0.10
 	github.com/vektah/gqlparser/v2 v2.5.64
 	github.com/yuin/goldmark v1.7.8
@@ -51,7 +52,6 @@ require (
 	github.com/muesli/reflow v0.3.0 // indirect
 	github.com/muesli/termenv v0.16.0 // indirect
 	github.com/pb33f/ordered-map/v2 v2.3.1 // indirect
-	github.com/reviewdog/errorformat v0.0.0-20250320004447-223c26dbe212 // indirect
 	github.com/rivo/uniseg v0.4.7 // indirect
 	github.com/standard-webhooks/standard-webhooks/libraries v0.0.1 // indirect
 	github.com/thlib/go-timezone-local v0.0.9 // indirect
