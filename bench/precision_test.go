@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ocdx/gh-ocdx/consensus"
 	ocdxfinding "github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/loop"
@@ -19,7 +20,7 @@ import (
 // The precision benchmark (BENCHMARKS.md, Precision): scripted reviewers
 // with the rates below raise findings on the small PRs of
 // testdata/precision, whose true problems are known, and gh-ocdx's own
-// code decides what is posted: loop.Distinct merges the copies,
+// code decides what is posted: consensus.Distinct merges the copies,
 // loop.Verifiable and loop.ApplyVerdicts apply a scripted verifier's
 // verdicts, loop.PlanInline (loop.SelectInline) chooses the inline
 // comments on each PR's diff. Deterministic: fixed seeds, no model, no
@@ -96,7 +97,7 @@ func poisson(r *rand.Rand, l float64) int {
 }
 
 // raised is what the three reviewers of one PR answered, in reviewer
-// order, as loop.Distinct receives it.
+// order, as consensus.Distinct receives it.
 func raised(r *rand.Rand, pr prFixture) []ocdxfinding.Finding {
 	type spot struct {
 		file string
@@ -217,7 +218,7 @@ func runPrecision(tb testing.TB) []precisionResult {
 		for n, pr := range prs {
 			// One stream per PR and seed: every policy judges the same answers.
 			r := rand.New(rand.NewPCG(seed, uint64(n)))
-			fs := loop.Distinct(raised(r, pr), len(models))
+			fs := consensus.Distinct(raised(r, pr), len(models))
 			var vs []loop.Verdict
 			for _, f := range loop.Verifiable(fs, len(models)) {
 				refute := !isTrue(pr, f)

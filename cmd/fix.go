@@ -12,6 +12,7 @@ import (
 	"github.com/cli/go-gh/v2/pkg/repository"
 
 	"github.com/ocdx/gh-ocdx/config"
+	"github.com/ocdx/gh-ocdx/consensus"
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/fix"
 	"github.com/ocdx/gh-ocdx/git"
@@ -518,14 +519,14 @@ func split(recorded []finding.Finding, number, round int, stuck map[string]bool)
 		if all[i].ID == "" {
 			all[i].ID = all[i].ComputeID()
 		}
-		if stuck[all[i].ID] && loop.Blocking(all[i]) && !loop.IsThread(all[i]) && !slices.Contains(left, all[i].ID) {
+		if stuck[all[i].ID] && consensus.Blocking(all[i]) && !consensus.IsThread(all[i]) && !slices.Contains(left, all[i].ID) {
 			left = append(left, all[i].ID)
 		}
 	}
 	for id := range stuck {
 		ids = append(ids, id)
 	}
-	toFix, optional := loop.IssuesToFix(all, ids)
+	toFix, optional := consensus.IssuesToFix(all, ids)
 	p = finding.FixPayload{PRNumber: number, Round: round, IssuesToFix: []finding.Finding{}, OptionalIssues: []finding.Finding{}}
 	p.IssuesToFix = append(p.IssuesToFix, toFix...)
 	p.OptionalIssues = append(p.OptionalIssues, optional...)

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/ocdx/gh-ocdx/config"
+	"github.com/ocdx/gh-ocdx/consensus"
 	"github.com/ocdx/gh-ocdx/diff"
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/fix"
@@ -432,7 +433,7 @@ func renderLocal(res *loop.LocalResult) string {
 			if slices.Contains(res.Stuck, f.ID) {
 				extra = ", stuck"
 			}
-			by := loop.Agreement(f)
+			by := consensus.Agreement(f)
 			if by == "" && f.Source != nil {
 				by = f.Source.Name
 			}

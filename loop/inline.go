@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/ocdx/gh-ocdx/config"
+	"github.com/ocdx/gh-ocdx/consensus"
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/internal/redact"
@@ -26,7 +27,7 @@ import (
 // same finding by the stuck rules), or nil.
 func ownThreadOf(threads []posts.OwnThread, f finding.Finding) *posts.OwnThread {
 	for i := range threads {
-		if SameFinding(threads[i].Finding, f) {
+		if consensus.SameFinding(threads[i].Finding, f) {
 			return &threads[i]
 		}
 	}
@@ -94,9 +95,9 @@ func inlinePolicy(o Options) InlinePolicy {
 // that order.
 func SelectInline(fs []finding.Finding, p InlinePolicy) (inline, body []finding.Finding) {
 	budget := p.budget()
-	code := slices.DeleteFunc(slices.Clone(fs), func(f finding.Finding) bool { return IsThread(f) || f.Status == finding.StatusRefuted })
+	code := slices.DeleteFunc(slices.Clone(fs), func(f finding.Finding) bool { return consensus.IsThread(f) || f.Status == finding.StatusRefuted })
 	slices.SortStableFunc(code, func(a, b finding.Finding) int {
-		return cmp.Or(cmp.Compare(rank(a.Priority), rank(b.Priority)),
+		return cmp.Or(cmp.Compare(consensus.Rank(a.Priority), consensus.Rank(b.Priority)),
 			cmp.Compare(len(b.Reviewers), len(a.Reviewers)), cmp.Compare(a.ID, b.ID))
 	})
 	for _, f := range code {
@@ -141,7 +142,7 @@ func PlanInline(pr *github.PullRequest, lines github.DiffLines, fs []finding.Fin
 	var candidates []finding.Finding
 	anchors := map[string]github.ReviewComment{}
 	for _, f := range fs {
-		if IsThread(f) || f.Status == finding.StatusRefuted || seen[f.ID] {
+		if consensus.IsThread(f) || f.Status == finding.StatusRefuted || seen[f.ID] {
 			continue
 		}
 		seen[f.ID] = true
@@ -193,7 +194,7 @@ func update(t posts.OwnThread, f finding.Finding) (github.ThreadReply, bool) {
 	if f.Priority != t.Priority {
 		fmt.Fprintf(&b, ", now **%s** (was %s)", f.Priority, t.Priority)
 	}
-	if a := Agreement(f); a != "" && nowN != wasN {
+	if a := consensus.Agreement(f); a != "" && nowN != wasN {
 		fmt.Fprintf(&b, "; raised by %s", a)
 	}
 	b.WriteString(".")
@@ -235,7 +236,7 @@ func anchor(lines github.DiffLines, f finding.Finding) (github.ReviewComment, bo
 func InlineBody(f finding.Finding) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s\n%s\n**%s** · %s · `%s`\n\n", posts.Marker, posts.ThreadTag(f), f.Priority, cell(f.Title, 200), f.ID)
-	if a := Agreement(f); a != "" {
+	if a := consensus.Agreement(f); a != "" {
 		fmt.Fprintf(&b, "_Raised by %s._\n\n", a)
 	}
 	if d := strings.TrimSpace(f.Description); d != "" {
@@ -260,7 +261,7 @@ func InlineBody(f finding.Finding) string {
 func Resolutions(pr *github.PullRequest, led posts.Ledger, current []finding.Finding, head string) []github.ThreadReply {
 	var out []github.ThreadReply
 	for _, t := range posts.OwnThreads(pr) {
-		if t.Resolved || t.Closed || t.ID == "" || slices.ContainsFunc(current, func(f finding.Finding) bool { return SameFinding(t.Finding, f) }) {
+		if t.Resolved || t.Closed || t.ID == "" || slices.ContainsFunc(current, func(f finding.Finding) bool { return consensus.SameFinding(t.Finding, f) }) {
 			continue
 		}
 		var say string

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ocdx/gh-ocdx/consensus"
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/fix"
 	"github.com/ocdx/gh-ocdx/github"
@@ -81,7 +82,7 @@ func TestSelectInlineBudgetAndOrder(t *testing.T) {
 	fs := []finding.Finding{
 		mk("QUAL-00000005", "P2", 1), mk("BUG-00000004", "P2", 3), mk("BUG-00000003", "P1", 1), mk("SEC-00000002", "P0", 0),
 		mk("QUAL-00000001", "P2", 1), mk("PERF-00000006", "P3", 3), mk("PERF-00000007", "P3", 1),
-		{ID: "THREAD-9", Priority: "P1", Category: ThreadCategory, File: "a.go"},
+		{ID: "THREAD-9", Priority: "P1", Category: consensus.ThreadCategory, File: "a.go"},
 	}
 	ids := func(fs []finding.Finding) string {
 		var s []string

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ocdx/gh-ocdx/consensus"
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/fix"
 	"github.com/ocdx/gh-ocdx/github"
@@ -66,7 +67,7 @@ func (l *loop) ledger(n int, head string) posts.Ledger {
 		}
 		raised := map[string]bool{}
 		for _, f := range basis.Findings {
-			if !IsThread(f) {
+			if !consensus.IsThread(f) {
 				led.Locate(f)
 			}
 		}
@@ -209,7 +210,7 @@ func (l *loop) dismiss(ctx context.Context, pr *github.PullRequest, answer bool)
 // longer unresolved: it no longer blocks, and the report lists it as
 // dismissed.
 func (l *loop) threads(ctx context.Context, pr *github.PullRequest) ([]finding.Finding, finding.ThreadStats) {
-	fs, st := ThreadFindings(pr, l.trust.Resolution(ctx, pr))
+	fs, st := consensus.ThreadFindings(pr, l.trust.Resolution(ctx, pr))
 	dismissed := posts.DismissedIDs(l.dismissals)
 	for _, f := range fs {
 		if slices.Contains(dismissed, f.ID) {

@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ocdx/gh-ocdx/config"
+	"github.com/ocdx/gh-ocdx/consensus"
 	"github.com/ocdx/gh-ocdx/effort"
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/fix"
@@ -289,7 +290,7 @@ func ReviewLocal(ctx context.Context, o LocalOptions) (*LocalResult, error) {
 		return res, l.localEnd(res, rr, OutcomeFailed, reason, errors.New(reason))
 	}
 	stuck := slices.Concat(l.stuck, rr.Stuck)
-	toFix, optional := IssuesToFix(rr.Findings, stuck)
+	toFix, optional := consensus.IssuesToFix(rr.Findings, stuck)
 	if len(res.Remaining) == 0 {
 		return res, l.localEnd(res, rr, OutcomeConverged, "no P0/P1/P2 findings", nil)
 	}
@@ -392,18 +393,18 @@ func (l *loop) reviewLocal(ctx context.Context, ch Change, policy *config.Policy
 	}
 	rr.Coverage.HistoryUnscanned = !historyRead
 	secrets := scan.Findings
-	rr.Findings = orEmpty(Distinct(append(agentFindings(l.o.Reviewers, results), secrets...), rr.reviewersOK))
+	rr.Findings = orEmpty(consensus.Distinct(append(agentFindings(l.o.Reviewers, results), secrets...), rr.reviewersOK))
 	rr.crew = l.crewOf(effort.Standard, 0) // every configured reviewer, as the fingerprint says
 	if err := l.verify(ctx, pr, rr); err != nil {
 		return nil, err
 	}
 	// A dismissed finding is shown, not counted, fixed or stuck.
 	rr.Findings, rr.Dismissed = splitDismissed(rr.Findings, dismissed)
-	rr.Counts = Count(rr.Findings)
+	rr.Counts = consensus.Count(rr.Findings)
 	if rr.reviewersOK > 0 {
-		rr.Consensus = Consensus(rr.ReviewState, rr.Counts)
+		rr.Consensus = consensus.Of(rr.ReviewState, rr.Counts)
 	}
-	rr.Stuck = orEmptyS(Stuck(fixedBefore, rr.Findings, nil))
+	rr.Stuck = orEmptyS(consensus.Stuck(fixedBefore, rr.Findings, nil))
 	for _, f := range rr.Findings {
 		if slices.Contains(l.stuck, f.ID) && !slices.Contains(rr.Stuck, f.ID) {
 			rr.Stuck = append(rr.Stuck, f.ID)
@@ -525,8 +526,8 @@ func (l *loop) localAgain(res *LocalResult, rd state.Round, runID string, dismis
 		rr.Roles[i].Usage, rr.Roles[i].CostUSD = llm.Usage{}, 0 // nothing was spent this time
 	}
 	rr.Findings, rr.Dismissed = splitDismissed(rr.Findings, dismissed)
-	rr.Counts = Count(rr.Findings)
-	rr.Consensus = Consensus(rr.ReviewState, rr.Counts)
+	rr.Counts = consensus.Count(rr.Findings)
+	rr.Consensus = consensus.Of(rr.ReviewState, rr.Counts)
 	rr.Stuck = slices.DeleteFunc(rr.Stuck, func(id string) bool { return slices.Contains(dismissed, id) })
 	res.RunID, res.AlreadyReviewed = runID, rd.HeadOID
 	res.Roles, res.Findings, res.Counts, res.Consensus, res.Coverage, res.Stuck = rr.Roles, rr.Findings, rr.Counts, rr.Consensus, rr.Coverage, rr.Stuck

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/ocdx/gh-ocdx/config"
+	"github.com/ocdx/gh-ocdx/consensus"
 	"github.com/ocdx/gh-ocdx/diff"
 	"github.com/ocdx/gh-ocdx/effort"
 	"github.com/ocdx/gh-ocdx/finding"
@@ -379,13 +380,13 @@ func (l *loop) already(ctx context.Context, rd state.Round, runID string) (*Resu
 	if err := l.dismiss(ctx, pr, false); err != nil {
 		return nil, err
 	}
-	rr.ReviewState = ReviewStateOf(pr)
+	rr.ReviewState = consensus.ReviewStateOf(pr)
 	threadFs, threads := l.threads(ctx, pr)
 	rr.Threads, rr.ThreadsTruncated = threads, pr.ThreadsTruncated
-	code := slices.DeleteFunc(slices.Clone(rr.Findings), IsThread)
+	code := slices.DeleteFunc(slices.Clone(rr.Findings), consensus.IsThread)
 	rr.Findings, rr.Dismissed = splitDismissed(append(code, threadFs...), posts.DismissedIDs(l.dismissals))
-	rr.Counts = Count(rr.Findings)
-	rr.Consensus = Consensus(rr.ReviewState, rr.Counts)
+	rr.Counts = consensus.Count(rr.Findings)
+	rr.Consensus = consensus.Of(rr.ReviewState, rr.Counts)
 	rr.reviewersOK = 1 // reviewed (convergedAt): the review stands
 	l.res.RunID = runID
 	l.res.Rounds = append(l.res.Rounds, rr)
@@ -473,7 +474,7 @@ func (l *loop) round(ctx context.Context, n int) (done bool, err error) {
 	if err := l.readRestores(ctx, pr, true); err != nil {
 		return false, err
 	}
-	rr.ReviewState = ReviewStateOf(pr)
+	rr.ReviewState = consensus.ReviewStateOf(pr)
 	var threadFs []finding.Finding
 	threadFs, rr.Threads = l.threads(ctx, pr)
 	rr.ThreadsTruncated = pr.ThreadsTruncated
@@ -556,10 +557,10 @@ func (l *loop) decide(rr *RoundResult) (outcome state.RunOutcome, reason string,
 	stuck := slices.Concat(l.stuck, rr.Stuck)
 	// A finding gh-ocdx conceded in a conversation is not fixed: it waits
 	// for a person to dismiss it, and blocks until then.
-	toFix, optional = IssuesToFix(rr.Findings, slices.Concat(stuck, l.disputed))
+	toFix, optional = consensus.IssuesToFix(rr.Findings, slices.Concat(stuck, l.disputed))
 	var stuckNow, disputedNow []string
 	for _, f := range blocking {
-		if !IsThread(f) && slices.Contains(stuck, f.ID) && !slices.Contains(stuckNow, f.ID) {
+		if !consensus.IsThread(f) && slices.Contains(stuck, f.ID) && !slices.Contains(stuckNow, f.ID) {
 			stuckNow = append(stuckNow, f.ID)
 		}
 		if slices.Contains(l.disputed, f.ID) && !slices.Contains(disputedNow, f.ID) {
@@ -572,13 +573,13 @@ func (l *loop) decide(rr *RoundResult) (outcome state.RunOutcome, reason string,
 		return OutcomeBlocked, l.budgetReached(rr.budgetErr()), nil, nil
 	case rr.reviewersOK == 0:
 		return OutcomeFailed, everyReviewer(len(l.o.Reviewers)) + " failed: no credible review, no fix attempted; " + AllFailedAdvice, nil, nil
-	case rr.Consensus == Approve && len(blocking) == 0 && rr.Threads.Unresolved == 0 && len(rr.Coverage.Unscanned) > 0:
+	case rr.Consensus == consensus.Approve && len(blocking) == 0 && rr.Threads.Unresolved == 0 && len(rr.Coverage.Unscanned) > 0:
 		// A secret in a file the scan could not read would be approved.
 		return OutcomeBlocked, fmt.Sprintf("blocked: %s not scanned for secrets (GitHub sent no patch for them and the PR's commits are not in this clone): check the PR out (gh pr checkout %d) and re-run", text.Plural(len(rr.Coverage.Unscanned), "file was", "files were"), l.o.PR.Number), nil, nil
-	case rr.Consensus == Approve && len(blocking) == 0 && rr.Threads.Unresolved == 0 && rr.ThreadsTruncated:
+	case rr.Consensus == consensus.Approve && len(blocking) == 0 && rr.Threads.Unresolved == 0 && rr.ThreadsTruncated:
 		// An unresolved thread may be among those never read.
 		return OutcomeBlocked, fmt.Sprintf("blocked: the PR has more than %[1]s review threads and only the first %[1]s were read; gh-ocdx cannot tell that the rest are resolved: check them on the PR", text.Thousands(github.MaxThreads)), nil, nil
-	case rr.Consensus == Approve && len(blocking) == 0 && rr.Threads.Unresolved == 0:
+	case rr.Consensus == consensus.Approve && len(blocking) == 0 && rr.Threads.Unresolved == 0:
 		return OutcomeConverged, Qualified(OutcomeConverged, rr) + ": consensus approve, no P0/P1/P2 findings, no unresolved review threads", nil, nil
 	case len(toFix) == 0 && secretscan.RewriteNote(blocking) != "":
 		return OutcomeBlocked, "manual intervention required: " + secretscan.RewriteNote(blocking), nil, nil
@@ -736,14 +737,14 @@ func (l *loop) review(ctx context.Context, pr *github.PullRequest, rr *RoundResu
 	if out.Analyzer != nil && !equalState(out.Analyzer.ReviewState, rr.ReviewState) {
 		rr.AnalyzerMismatch = true
 	}
-	rr.Findings = orEmpty(Distinct(append(out.Findings, secrets...), rr.reviewersOK))
+	rr.Findings = orEmpty(consensus.Distinct(append(out.Findings, secrets...), rr.reviewersOK))
 	fixedBefore := l.fixedLastRound(rr.N)
 	earlier := l.earlier(ctx, rr.N, pr.HeadRefOid, re)
 	if re != nil {
 		rr.Findings, fixedBefore = carry(rr.Findings, re, out.Verdicts, rr.reviewersOK), re.Fixed
 	} else {
 		// A full review: what an earlier review raised keeps its ID.
-		rr.Findings, _ = identify(rr.Findings, earlier, func(finding.Finding) bool { return true })
+		rr.Findings, _ = consensus.Identify(rr.Findings, earlier, func(finding.Finding) bool { return true })
 	}
 	// What the PR's ledger says an earlier run fixed and pushed is fixed
 	// too, on this machine or a fresh one alike: raised again, by its ID,
@@ -769,13 +770,13 @@ func (l *loop) review(ctx context.Context, pr *github.PullRequest, rr *RoundResu
 	if err := l.verify(ctx, pr, rr); err != nil {
 		return err
 	}
-	rr.Counts = Count(rr.Findings)
+	rr.Counts = consensus.Count(rr.Findings)
 	if rr.reviewersOK > 0 {
-		rr.Consensus = Consensus(rr.ReviewState, rr.Counts)
+		rr.Consensus = consensus.Of(rr.ReviewState, rr.Counts)
 	}
 	// Stuck now: back after the last round's fix, or stuck before (this
 	// run or an earlier one) and still reported.
-	rr.Stuck = orEmptyS(Stuck(fixedBefore, rr.Findings, out.Verdicts))
+	rr.Stuck = orEmptyS(consensus.Stuck(fixedBefore, rr.Findings, out.Verdicts))
 	for _, f := range rr.Findings {
 		if slices.Contains(l.stuck, f.ID) && !slices.Contains(rr.Stuck, f.ID) {
 			rr.Stuck = append(rr.Stuck, f.ID)
@@ -955,7 +956,7 @@ func (l *loop) recordReview(n int, rr *RoundResult) error {
 func restore(rr *RoundResult, rd state.Round, prices map[string]config.Price) {
 	rr.Findings = orEmpty(slices.Clone(rd.Findings))
 	rr.settled = slices.Clone(rd.Dismissed)
-	rr.Counts, rr.Consensus, rr.Stuck, rr.Disputed = Count(rr.Findings), rd.Consensus, orEmptyS(rd.StuckIDs), rd.DisputedIDs
+	rr.Counts, rr.Consensus, rr.Stuck, rr.Disputed = consensus.Count(rr.Findings), rd.Consensus, orEmptyS(rd.StuckIDs), rd.DisputedIDs
 	if rd.Coverage != nil {
 		rr.Coverage = *rd.Coverage
 	}
@@ -1221,7 +1222,7 @@ func (l *loop) dryRun(ctx context.Context) (*Result, error) {
 	l.run = nil
 	pr := l.o.PR
 	rr := RoundResult{N: 1, HeadOID: pr.HeadRefOid, Comments: []state.Comment{}, Stuck: []string{}}
-	rr.ReviewState = ReviewStateOf(pr)
+	rr.ReviewState = consensus.ReviewStateOf(pr)
 	rr.ThreadsTruncated = pr.ThreadsTruncated
 	rr.PolicyChanged = PolicyChanges(pr)
 	if rec, err := l.o.Store.PR(l.key); err == nil {
@@ -1297,7 +1298,7 @@ func (l *loop) progress(format string, a ...any) {
 func blockingOf(fs []finding.Finding) []finding.Finding {
 	out := []finding.Finding{}
 	for _, f := range fs {
-		if Blocking(f) {
+		if consensus.Blocking(f) {
 			out = append(out, f)
 		}
 	}

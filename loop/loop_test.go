@@ -13,6 +13,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/ocdx/gh-ocdx/consensus"
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/fix"
 	"github.com/ocdx/gh-ocdx/github"
@@ -513,7 +514,7 @@ func TestRunScansFilesWithoutAPatchOrBlocks(t *testing.T) {
 
 func TestIssuesToFixSendsEachIDOnce(t *testing.T) {
 	f := finding.Finding{ID: "SEC-0a1b2c3d", Priority: "P0", Category: "security", File: "a.go", Title: "t"}
-	toFix, _ := IssuesToFix([]finding.Finding{f, f}, nil)
+	toFix, _ := consensus.IssuesToFix([]finding.Finding{f, f}, nil)
 	if len(toFix) != 1 {
 		t.Errorf("issuesToFix holds %d copies of one ID", len(toFix))
 	}

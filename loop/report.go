@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/ocdx/gh-ocdx/consensus"
 	"github.com/ocdx/gh-ocdx/effort"
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/github"
@@ -40,12 +41,12 @@ func RenderReview(runID string, maxRounds int, rr *RoundResult) string {
 			failed = append(failed, r.Role)
 		}
 	}
-	consensus := rr.Consensus
-	if consensus == "" {
-		consensus = "none (no reviewer succeeded)"
+	verdict := rr.Consensus
+	if verdict == "" {
+		verdict = "none (no reviewer succeeded)"
 	}
 	fmt.Fprintf(&b, "**Consensus:** `%s` · P0 %d · P1 %d · P2 %d · P3 %d · head `%s`\n\n",
-		consensus, rr.Counts.P0, rr.Counts.P1, rr.Counts.P2, rr.Counts.P3, text.ShortOID(rr.HeadOID))
+		verdict, rr.Counts.P0, rr.Counts.P1, rr.Counts.P2, rr.Counts.P3, text.ShortOID(rr.HeadOID))
 	if rr.Note != "" {
 		fmt.Fprintf(&b, "**Next:** %s\n\n", text.InertMarkup(rr.Note)) // it may quote an error
 	}
@@ -79,7 +80,7 @@ func RenderReview(runID string, maxRounds int, rr *RoundResult) string {
 	}
 
 	on := onLines(rr.Inline)
-	code := slices.DeleteFunc(slices.Clone(rr.Findings), IsThread)
+	code := slices.DeleteFunc(slices.Clone(rr.Findings), consensus.IsThread)
 	switch {
 	case len(code) == 0 && rr.reviewersOK == 0 && len(rr.Roles) > 0:
 		// No review happened: "None" would read as a clean one.
@@ -136,7 +137,7 @@ func RenderReview(runID string, maxRounds int, rr *RoundResult) string {
 		b.WriteString("\n")
 	}
 	b.WriteString(RenderRefuted(rr))
-	threads := slices.DeleteFunc(slices.Clone(rr.Findings), func(f finding.Finding) bool { return !IsThread(f) })
+	threads := slices.DeleteFunc(slices.Clone(rr.Findings), func(f finding.Finding) bool { return !consensus.IsThread(f) })
 	fmt.Fprintf(&b, "### Unresolved review threads (%d of %d)\n\n", rr.Threads.Unresolved, rr.Threads.Total)
 	if rr.ThreadsTruncated {
 		fmt.Fprintf(&b, "**More than %s review threads:** only the first %[1]s were read; an unresolved thread among the rest is not counted here, so the PR does not converge.\n\n", text.Thousands(github.MaxThreads))
@@ -229,7 +230,7 @@ func writeIndexLine(b *strings.Builder, f finding.Finding, url string, stuck []s
 		mark = " **(stuck)**"
 	}
 	by := ""
-	if a := Agreement(f); a != "" {
+	if a := consensus.Agreement(f); a != "" {
 		by = " · " + a
 	}
 	fmt.Fprintf(b, "- **%s** `%s` %s · %s%s%s\n", f.Priority, f.ID, cell(f.Title, 200), loc, mark, by)
@@ -314,7 +315,7 @@ func writeFinding(b *strings.Builder, f finding.Finding, stuck []string) {
 	by := ""
 	switch {
 	case f.Agreement != "":
-		by = " · " + Agreement(f)
+		by = " · " + consensus.Agreement(f)
 	case f.Source != nil && f.Source.Type == "human" && f.Source.Name != "":
 		by = " — @" + f.Source.Name
 	case f.Source != nil && f.Source.Name != "":
@@ -503,14 +504,14 @@ func policyNames(files []string) string {
 // from models and PRs.
 func cell(s string, n int) string {
 	s = strings.ReplaceAll(text.OneLine(s), "|", "\\|")
-	return text.InertMarkup(excerpt(s, n))
+	return text.InertMarkup(text.Excerpt(s, n))
 }
 
 // prose is a model's or a person's text for a post, bounded, with
 // gh-ocdx's own markup made inert (a suggestion fence, the hidden marker,
 // tags and ledger): in a post only gh-ocdx writes those
 // (docs/architecture.md, Posting).
-func prose(s string, n int) string { return text.InertMarkup(excerpt(s, n)) }
+func prose(s string, n int) string { return text.InertMarkup(text.Excerpt(s, n)) }
 
 func indent(s string) string { return strings.ReplaceAll(s, "\n", "\n  ") }
 

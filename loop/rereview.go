@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/ocdx/gh-ocdx/consensus"
 	"github.com/ocdx/gh-ocdx/internal/text"
 
 	"github.com/ocdx/gh-ocdx/diff"
@@ -122,7 +123,7 @@ func (l *loop) followed(ctx context.Context, b basis, head string, since []*diff
 	}
 	var out []moved
 	for i, f := range slices.Concat(b.Findings, b.Dismissed) {
-		if !IsThread(f) {
+		if !consensus.IsThread(f) {
 			f, changed := follow(moves, f)
 			out = append(out, moved{f, changed, i >= len(b.Findings)})
 		}
@@ -132,7 +133,7 @@ func (l *loop) followed(ctx context.Context, b basis, head string, since []*diff
 
 // earlier are the code findings of the review round n follows, dismissed
 // and refuted ones included, at head: those of re, a re-review; else those
-// a full review gives their ID when raised again (identify), lines
+// a full review gives their ID when raised again (consensus.Identify), lines
 // followed where the checkout has the diff (after a rebase they stay
 // where they were).
 func (l *loop) earlier(ctx context.Context, n int, head string, re *reReview) []finding.Finding {
@@ -275,16 +276,16 @@ func reviewed(rd state.Round) bool {
 // reviewer said still_present, or no reviewer judged it, no fix reported
 // it fixed and its line is unchanged (one whose line changed and that no
 // reviewer raised again is resolved). A finding raised again, by its ID or
-// at its followed line (identify; one the reviewers judged resolved only
+// at its followed line (consensus.Identify; one the reviewers judged resolved only
 // by its ID), keeps its ID, and is one finding with the copy carried, its
-// reviewers those of both (raisedAgain).
-func carry(fs []finding.Finding, re *reReview, v Verdicts, succeeded int) []finding.Finding {
+// reviewers those of both (consensus.RaisedAgain).
+func carry(fs []finding.Finding, re *reReview, v consensus.Verdicts, succeeded int) []finding.Finding {
 	open := func(p finding.Finding) (carried, again bool) {
 		c, judged := v[p.ID]
 		fixed := slices.ContainsFunc(re.Fixed, func(f finding.Finding) bool { return f.ID == p.ID })
 		return c.Still > 0 || !judged && !fixed && !re.Changed[p.ID], c.Still > 0 || !judged
 	}
-	fs, at := identify(fs, slices.Concat(re.Previous, re.Closed), func(p finding.Finding) bool {
+	fs, at := consensus.Identify(fs, slices.Concat(re.Previous, re.Closed), func(p finding.Finding) bool {
 		_, again := open(p)
 		return again
 	})
@@ -292,7 +293,7 @@ func carry(fs []finding.Finding, re *reReview, v Verdicts, succeeded int) []find
 		carried, _ := open(p)
 		switch i, raised := at[p.ID]; {
 		case raised && carried:
-			fs[i] = raisedAgain(fs[i], p, succeeded)
+			fs[i] = consensus.RaisedAgain(fs[i], p, succeeded)
 		case !raised && carried:
 			fs = append(fs, p)
 		}

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ocdx/gh-ocdx/consensus"
 	"github.com/ocdx/gh-ocdx/diff"
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/github"
@@ -47,7 +48,7 @@ func ReviewPRComments(cs []github.ReviewComment, earlier []finding.Finding) ([]g
 		}
 		f.ID = f.ComputeID()
 		for _, e := range earlier {
-			if !IsThread(e) && sameProblem(e, f) {
+			if !consensus.IsThread(e) && consensus.SameProblem(e, f) {
 				f.ID = e.ID
 				break
 			}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ocdx/gh-ocdx/consensus"
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/posts"
@@ -37,7 +38,7 @@ func TestReviewPRCommentsAreOwnThreads(t *testing.T) {
 	if len(own) != 2 || own[0].Finding.ID != fs[0].ID || own[0].Finding.Title != "Bound the cache" || own[0].Priority != ReviewPRPriority {
 		t.Errorf("own threads %+v", own)
 	}
-	if th, _ := ThreadFindings(pr, posts.NewTrust(&fakeGitHub{}, github.Repo{Owner: "o", Name: "r"}, nil).Resolution(context.Background(), pr)); len(th) != 0 {
+	if th, _ := consensus.ThreadFindings(pr, posts.NewTrust(&fakeGitHub{}, github.Repo{Owner: "o", Name: "r"}, nil).Resolution(context.Background(), pr)); len(th) != 0 {
 		t.Errorf("review-pr's comments became thread findings: %+v", th)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ocdx/gh-ocdx/consensus"
 	"github.com/ocdx/gh-ocdx/effort"
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/github"
@@ -110,7 +111,7 @@ func replies(pr *github.PullRequest) []reply {
 			where = fmt.Sprintf("%s:%d", where, *t.Finding.Line)
 		}
 		for _, c := range t.Replies {
-			out = append(out, reply{ID: t.Finding.ID, Where: where, Author: c.Author, Body: text.OneLine(excerpt(c.Body, maxReply))})
+			out = append(out, reply{ID: t.Finding.ID, Where: where, Author: c.Author, Body: text.OneLine(text.Excerpt(c.Body, maxReply))})
 		}
 		// gh-ocdx's own answers (gh ocdx reply), and whether it conceded.
 		for _, c := range t.Answers {
@@ -118,7 +119,7 @@ func replies(pr *github.PullRequest) []reply {
 			if strings.Contains(c.Body, posts.ConcededTag(t.Finding.ID)) {
 				who = "gh-ocdx (conceded: the finding is disputed)"
 			}
-			out = append(out, reply{ID: t.Finding.ID, Where: where, Author: who, Body: text.OneLine(excerpt(visible(c.Body), maxReply))})
+			out = append(out, reply{ID: t.Finding.ID, Where: where, Author: who, Body: text.OneLine(text.Excerpt(visible(c.Body), maxReply))})
 		}
 	}
 	return out
@@ -167,7 +168,7 @@ func analyzerTask(pr *github.PullRequest, threadFs []finding.Finding, st finding
 			if v.ID == "" {
 				v.ID, v.Path, v.Line = posts.ThreadID(c), c.Path, c.Line
 			}
-			v.Comments = append(v.Comments, commentView{Author: c.Author, Association: c.Association, Body: excerpt(c.Body, maxCommentView)})
+			v.Comments = append(v.Comments, commentView{Author: c.Author, Association: c.Association, Body: text.Excerpt(c.Body, maxCommentView)})
 		}
 		if !findings[v.ID] {
 			continue
@@ -202,7 +203,7 @@ func analyzerTask(pr *github.PullRequest, threadFs []finding.Finding, st finding
 type roundReviews struct {
 	Roles    []RoleStatus // reviewers in configuration order, then the analyzer
 	Findings []finding.Finding
-	Verdicts Verdicts                        // a re-review's, on the previous findings
+	Verdicts consensus.Verdicts              // a re-review's, on the previous findings
 	Analyzer *finding.CommentsAnalyzerResult // nil when it failed
 }
 
@@ -290,7 +291,7 @@ func (l *loop) runRoles(ctx context.Context, round int, c crew, rc *review.Conte
 	}
 	out.Findings = agentFindings(c.reviewers, results)
 	if re != nil {
-		out.Verdicts = verdictsOf(re.Previous, results)
+		out.Verdicts = consensus.VerdictsOf(re.Previous, results)
 	}
 	out.Findings = append(out.Findings, mergeThreads(threadFs, out.Analyzer)...)
 	return out, nil
@@ -365,7 +366,7 @@ func mergeThreads(threadFs []finding.Finding, a *finding.CommentsAnalyzerResult)
 				continue
 			}
 			if d := strings.TrimSpace(p.Description); d != "" {
-				out[i].Description = redact.ForComment(excerpt(d, maxThreadExcerpt))
+				out[i].Description = redact.ForComment(text.Excerpt(d, consensus.MaxThreadExcerpt))
 			}
 			out[i].Suggestion = redact.ForComment(p.Suggestion)
 			break

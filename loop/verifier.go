@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ocdx/gh-ocdx/consensus"
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/internal/redact"
@@ -41,7 +42,7 @@ func Judgeable(f finding.Finding) bool {
 	switch {
 	case f.Priority != "P1" && f.Priority != "P2" && f.Priority != "P3":
 		return false
-	case strings.HasPrefix(f.ID, "SEC-"), IsThread(f), secretscan.Own(f):
+	case strings.HasPrefix(f.ID, "SEC-"), consensus.IsThread(f), secretscan.Own(f):
 		return false
 	}
 	return true
@@ -199,7 +200,7 @@ func (l *loop) verify(ctx context.Context, pr *github.PullRequest, rr *RoundResu
 	var vs []Verdict
 	for _, a := range res.Verdicts {
 		if slices.Contains(st.Sent, a.ID) {
-			vs = append(vs, Verdict{ID: a.ID, Refuted: a.Verdict == finding.Refuted, Evidence: redact.ForComment(excerpt(strings.TrimSpace(a.Evidence), maxEvidence))})
+			vs = append(vs, Verdict{ID: a.ID, Refuted: a.Verdict == finding.Refuted, Evidence: redact.ForComment(text.Excerpt(strings.TrimSpace(a.Evidence), maxEvidence))})
 		}
 	}
 	var refuted []finding.Finding
@@ -228,7 +229,7 @@ func verifierTask(pr *github.PullRequest, fs []finding.Finding) (string, error) 
 	views := make([]findingView, 0, len(fs))
 	for _, f := range fs {
 		views = append(views, findingView{ID: f.ID, Priority: f.Priority, File: f.File, Line: f.Line, EndLine: f.EndLine, Side: f.Side,
-			Title: f.Title, Description: excerpt(f.Description, 2000)})
+			Title: f.Title, Description: text.Excerpt(f.Description, 2000)})
 	}
 	b, err := json.MarshalIndent(views, "", "  ")
 	if err != nil {
@@ -259,7 +260,7 @@ func recordVerifier(rd *state.Round, rr *RoundResult) {
 // round, restore has read: the refuted findings out of the counted ones.
 func restoreVerifier(rr *RoundResult, rd state.Round) {
 	rr.Findings, rr.Refuted = splitRefuted(rr.Findings)
-	rr.Counts = Count(rr.Findings)
+	rr.Counts = consensus.Count(rr.Findings)
 	for _, u := range rd.Usage {
 		if u.Role != verifierName {
 			continue
@@ -293,7 +294,7 @@ func RenderRefuted(rr *RoundResult) string {
 		}
 		by := ""
 		if f.Agreement != "" {
-			by = " · " + Agreement(f)
+			by = " · " + consensus.Agreement(f)
 		}
 		fmt.Fprintf(&b, "- **%s** `%s` %s `%s`%s\n", f.Priority, f.ID, cell(f.Title, 200), loc, by)
 		if e := strings.TrimSpace(f.Evidence); e != "" {

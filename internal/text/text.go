@@ -130,6 +130,15 @@ func Clip(s string, n int) string {
 	return s[:n] + "…"
 }
 
+// Excerpt is s trimmed and cut to at most n runes, marking a cut with "…".
+func Excerpt(s string, n int) string {
+	r := []rune(strings.TrimSpace(s))
+	if len(r) <= n {
+		return string(r)
+	}
+	return string(r[:n]) + "…"
+}
+
 // Distance is the Levenshtein distance between a and b, in bytes: the
 // number of one-byte insertions, deletions and substitutions that make one
 // the other. The names it compares (commands, configuration keys) are ASCII.

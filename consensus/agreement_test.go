@@ -1,4 +1,4 @@
-package loop
+package consensus
 
 import (
 	"slices"
@@ -98,13 +98,13 @@ func TestIdentifyGivesAProblemRaisedAgainItsEarlierID(t *testing.T) {
 	twice := fnd("P2", "quality", "a.go", 12, "Leak of the handle!")
 	far := fnd("P1", "quality", "a.go", 30, "Leak of the handle")
 	notSec := fnd("P1", "quality", "config.go", 7, "Token in the source")
-	thread := finding.Finding{ID: "THREAD-9", Priority: "P1", File: "a.go", Line: lineOf(12), Title: "Leak of the handle"}
+	thread := finding.Finding{ID: "THREAD-9", Priority: "P1", File: "a.go", Line: new(12), Title: "Leak of the handle"}
 	sameID := typo
-	sameID.Line = lineOf(4) // raised again with its ID, as a re-review may
+	sameID.Line = new(4) // raised again with its ID, as a re-review may
 	nearTypo := fnd("P3", "docs", "README.md", 3, "Typo in the intro!")
 	fs := []finding.Finding{thread, again, twice, far, notSec, nearTypo, sameID}
 
-	got, at := identify(fs, []finding.Finding{leak, typo, token}, func(finding.Finding) bool { return true })
+	got, at := Identify(fs, []finding.Finding{leak, typo, token}, func(finding.Finding) bool { return true })
 
 	want := []string{"THREAD-9", leak.ID, twice.ID, far.ID, notSec.ID, nearTypo.ID, typo.ID}
 	for i, f := range got {
@@ -116,54 +116,13 @@ func TestIdentifyGivesAProblemRaisedAgainItsEarlierID(t *testing.T) {
 		t.Errorf("raised again: %v, want %s at 1 and %s at 6", at, leak.ID, typo.ID)
 	}
 	if fs[1].ID != again.ID {
-		t.Error("identify changed its argument")
+		t.Error("Identify changed its argument")
 	}
 
 	// Where again refuses an earlier finding, only its own ID names it.
-	got, at = identify(fs, []finding.Finding{leak, typo}, func(finding.Finding) bool { return false })
+	got, at = Identify(fs, []finding.Finding{leak, typo}, func(finding.Finding) bool { return false })
 	if got[1].ID != again.ID || got[6].ID != typo.ID || len(at) != 1 {
 		t.Errorf("again refused: %v, %v", got, at)
-	}
-}
-
-// The carried copy and the one raised again at its followed line are one
-// finding under the older ID, at its highest priority, named by the
-// reviewers of both; a finding the reviewers judged resolved is not
-// matched by place, and one a pushed fix fixed is named (it is stuck) but
-// not carried.
-func TestCarryMergesAFindingRaisedAgain(t *testing.T) {
-	prev := by(fnd("P2", "quality", "a.go", 12, "Leak of the handle"), "reviewer-1", "m1")
-	prev.Agreement = "1/2"
-	again := by(fnd("P1", "quality", "a.go", 12, "Leak of the file handle"), "reviewer-2", "m2")
-	again.Agreement = "1/2"
-	re := &reReview{Previous: []finding.Finding{prev}, Changed: map[string]bool{}}
-
-	got := carry([]finding.Finding{again}, re, nil, 2)
-	if len(got) != 1 || got[0].ID != prev.ID || got[0].Priority != "P1" || got[0].Agreement != "2/2" || !slices.Equal(got[0].Reviewers, []string{"m1", "m2"}) {
-		t.Errorf("not judged: %+v, want one P1 %s raised by m1 and m2 (2/2)", got, prev.ID)
-	}
-	if c := Count(got); c != (finding.Counts{P1: 1}) {
-		t.Errorf("counts %+v: the problem once", c)
-	}
-
-	resolved := Verdicts{prev.ID: {Resolved: 1}}
-	if got := carry([]finding.Finding{again}, re, resolved, 2); len(got) != 1 || got[0].ID != again.ID {
-		t.Errorf("judged resolved: %+v, want the new finding alone, under its own ID", got)
-	}
-
-	fixed := &reReview{Previous: []finding.Finding{prev}, Fixed: []finding.Finding{prev}, Changed: map[string]bool{}}
-	got = carry([]finding.Finding{again}, fixed, nil, 2)
-	if len(got) != 1 || got[0].ID != prev.ID || got[0].Agreement != "1/2" || !slices.Equal(got[0].Reviewers, []string{"m2"}) {
-		t.Errorf("fixed: %+v, want the new copy alone under %s", got, prev.ID)
-	}
-	if stuck := Stuck(fixed.Fixed, got, nil); !slices.Equal(stuck, []string{prev.ID}) {
-		t.Errorf("stuck %v, want %s", stuck, prev.ID)
-	}
-
-	// A dismissed finding raised again at its line is under its ID.
-	closed := &reReview{Closed: []finding.Finding{prev}, Changed: map[string]bool{}}
-	if got := carry([]finding.Finding{again}, closed, nil, 2); len(got) != 1 || got[0].ID != prev.ID || got[0].Agreement != "1/2" {
-		t.Errorf("dismissed before: %+v, want the new copy under %s, not carried", got, prev.ID)
 	}
 }
 

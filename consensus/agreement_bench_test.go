@@ -1,4 +1,4 @@
-package loop
+package consensus
 
 import (
 	"fmt"
@@ -26,7 +26,7 @@ func BenchmarkIdentify(b *testing.B) {
 	}
 	var n int
 	for b.Loop() {
-		_, at := identify(fs, earlier, func(finding.Finding) bool { return true })
+		_, at := Identify(fs, earlier, func(finding.Finding) bool { return true })
 		n = len(at)
 	}
 	b.ReportMetric(float64(n), "raised-again")
