@@ -15,13 +15,14 @@ import (
 	ocdxfinding "github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/loop"
+	"github.com/ocdx/gh-ocdx/verifier"
 )
 
 // The precision benchmark (BENCHMARKS.md, Precision): scripted reviewers
 // with the rates below raise findings on the small PRs of
 // testdata/precision, whose true problems are known, and gh-ocdx's own
 // code decides what is posted: consensus.Distinct merges the copies,
-// loop.Verifiable and loop.ApplyVerdicts apply a scripted verifier's
+// verifier.Verifiable and verifier.ApplyVerdicts apply a scripted verifier's
 // verdicts, loop.PlanInline (loop.SelectInline) chooses the inline
 // comments on each PR's diff. Deterministic: fixed seeds, no model, no
 // network.
@@ -219,19 +220,19 @@ func runPrecision(tb testing.TB) []precisionResult {
 			// One stream per PR and seed: every policy judges the same answers.
 			r := rand.New(rand.NewPCG(seed, uint64(n)))
 			fs := consensus.Distinct(raised(r, pr), len(models))
-			var vs []loop.Verdict
-			for _, f := range loop.Verifiable(fs, len(models)) {
+			var vs []verifier.Verdict
+			for _, f := range verifier.Verifiable(fs, len(models)) {
 				refute := !isTrue(pr, f)
 				if r.Float64() < verifierMiss {
 					refute = !refute
 				}
-				vs = append(vs, loop.Verdict{ID: f.ID, Refuted: refute, Evidence: "scripted"})
+				vs = append(vs, verifier.Verdict{ID: f.ID, Refuted: refute, Evidence: "scripted"})
 			}
 			lines := github.ParseDiffLines(pr.Diff)
 			for i, p := range policies {
 				judged := fs
 				if p.verifier {
-					judged = loop.ApplyVerdicts(fs, vs)
+					judged = verifier.ApplyVerdicts(fs, vs)
 				}
 				in := loop.PlanInline(empty, lines, judged, p.inline)
 				if len(in.OffDiff) > 0 {

@@ -26,6 +26,7 @@ import (
 	"github.com/ocdx/gh-ocdx/review"
 	"github.com/ocdx/gh-ocdx/secretscan"
 	"github.com/ocdx/gh-ocdx/state"
+	"github.com/ocdx/gh-ocdx/verifier"
 )
 
 // LocalKind is the run kind of a local review in the state file.
@@ -190,7 +191,7 @@ type LocalResult struct {
 	// Refuted are the findings the verifier showed wrong: not counted or
 	// fixed.
 	Refuted  []finding.Finding `json:"refuted,omitempty"`
-	Verifier *VerifierStatus   `json:"verifier,omitempty"`
+	Verifier *verifier.Status  `json:"verifier,omitempty"`
 	// Dismissed are the findings raised but dismissed for the branch
 	// (gh ocdx dismiss --branch): not counted, not fixed.
 	Dismissed []finding.Finding `json:"dismissed"`

@@ -32,6 +32,7 @@ import (
 	"github.com/ocdx/gh-ocdx/review"
 	"github.com/ocdx/gh-ocdx/secretscan"
 	"github.com/ocdx/gh-ocdx/state"
+	"github.com/ocdx/gh-ocdx/verifier"
 )
 
 // MaxRounds caps a run's rounds (docs/architecture.md, A round of review-loop).
@@ -238,7 +239,7 @@ type RoundResult struct {
 	DismissedBy      map[string]string    `json:"dismissedBy,omitempty"`  // finding ID → the login whose command dismissed it
 	DismissedWhy     map[string]string    `json:"dismissedWhy,omitempty"` // finding ID → the reason it gave, one line
 	Refuted          []finding.Finding    `json:"refuted,omitempty"`      // shown wrong by the verifier: not counted, posted inline or fixed
-	Verifier         *VerifierStatus      `json:"verifier,omitempty"`
+	Verifier         *verifier.Status     `json:"verifier,omitempty"`
 	Fix              *fix.Result          `json:"fix,omitempty"`
 	Comments         []state.Comment      `json:"comments"`
 	Usage            map[string]llm.Usage `json:"usage"`

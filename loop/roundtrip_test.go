@@ -14,6 +14,7 @@ import (
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/posts"
 	"github.com/ocdx/gh-ocdx/state"
+	"github.com/ocdx/gh-ocdx/verifier"
 )
 
 // decisions are what a run decided, as a machine that ran before and a
@@ -216,7 +217,7 @@ func TestTheLedgerRoundTripsEveryScenario(t *testing.T) {
 			}
 		}},
 		{"restored, raised again at its moved line", func(t *testing.T, h *harness) {
-			h.opts.Verifier = &Role{Name: verifierName, Model: "openai/v", LLM: &scripted{answers: []string{refutes(leak.ComputeID())}}}
+			h.opts.Verifier = &Role{Name: verifier.Name, Model: "openai/v", LLM: &scripted{answers: []string{refutes(leak.ComputeID())}}}
 			h.reviewer.answers = []string{reviewerAnswer(leak)}
 			h.analyzer.answers = []string{analyzerAnswer()}
 			wantOutcome(t, h, OutcomeConverged)
@@ -392,5 +393,5 @@ func TestARunAfterAnotherMachinesAndAFailedOneStartsFromTheLedger(t *testing.T) 
 
 // refutes is a verifier's answer refuting id.
 func refutes(id string) string {
-	return envelope(finding.VerifierResult{Agent: verifierName, Verdicts: []finding.VerifierAnswer{{ID: id, Verdict: finding.Refuted, Evidence: "a.go:10 closes it"}}})
+	return envelope(finding.VerifierResult{Agent: verifier.Name, Verdicts: []finding.VerifierAnswer{{ID: id, Verdict: finding.Refuted, Evidence: "a.go:10 closes it"}}})
 }
