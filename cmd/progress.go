@@ -16,6 +16,7 @@ import (
 	"github.com/charmbracelet/log"
 
 	"github.com/ocdx/gh-ocdx/internal/text"
+	"github.com/ocdx/gh-ocdx/internal/tokens"
 	"github.com/ocdx/gh-ocdx/llm"
 )
 
@@ -202,7 +203,7 @@ func (c *runningCall) Retried(r llm.Retry, say func(mark, format string, a ...an
 	}
 }
 
-func (c *runningCall) Done(llm.Usage, error) {
+func (c *runningCall) Done(tokens.Usage, error) {
 	close(c.stop)
 	p := c.p
 	p.mu.Lock()

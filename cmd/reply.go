@@ -132,7 +132,7 @@ type replyOutput struct {
 	// Left are the threads this run did not answer: over maxReplies or
 	// the token budget, or a model that failed.
 	Left    []converse.Thread `json:"left"`
-	Usage   llm.Usage         `json:"usage"`
+	Usage   tokens.Usage      `json:"usage"`
 	CostUSD float64           `json:"estimatedCostUsd,omitempty"`
 }
 
@@ -210,7 +210,7 @@ func replyOn(ctx context.Context, d *Deps, opts *ReplyOptions, cfg *config.Confi
 	price, priced := cfg.Prices[name]
 	r := converse.Replier{GitHub: client, Repo: repo, PR: pr, Asker: asker, Lines: github.ParseDiffLines(string(raw)),
 		Anchored: func(due converse.Due) string { return anchoredLines(files, due) },
-		Cost: func(u llm.Usage) (float64, bool) {
+		Cost: func(u tokens.Usage) (float64, bool) {
 			if !priced {
 				return 0, false
 			}

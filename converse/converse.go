@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ocdx/gh-ocdx/diff"
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/internal/redact"
@@ -150,7 +151,7 @@ type Answer struct {
 	// Note says what gh-ocdx changed of the model's answer: a concession
 	// it does not make, a suggestion it does not post.
 	Note  string
-	Usage llm.Usage
+	Usage tokens.Usage
 	Cost  float64 // dollars; 0 when the model has no price
 }
 
@@ -278,7 +279,7 @@ func Task(pr *github.PullRequest, d Due, anchored string) (string, error) {
 // blocker), as is one of a finding already fixed or resolved (conceding
 // it would make it disputed, and block again), and a proposal whose line is not on the PR's side of the diff
 // (lines), or without a replacement, is posted without a suggestion.
-func Check(a Answer, d Due, lines github.DiffLines) Answer {
+func Check(a Answer, d Due, lines diff.Lines) Answer {
 	f := d.Thread.Finding
 	switch a.Kind {
 	case Concede:
@@ -295,8 +296,8 @@ func Check(a Answer, d Due, lines github.DiffLines) Answer {
 		// fence: none may carry gh-ocdx's hidden comments or tags.
 		ok := a.Replacement != nil && f.Line != nil && !posts.CarriesMarkup(*a.Replacement)
 		if ok {
-			side, anchored := lines.Anchor(f.File, 0, *f.Line, github.Right)
-			ok = anchored && side == github.Right
+			side, anchored := lines.Anchor(f.File, 0, *f.Line, diff.Right)
+			ok = anchored && side == diff.Right
 		}
 		if !ok {
 			why := "the thread's line is not one this PR's version changes"

@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/ocdx/gh-ocdx/internal/text"
+	"github.com/ocdx/gh-ocdx/internal/tokens"
 )
 
 // Tool is one agent tool: a Go function and the JSON Schema
@@ -46,9 +47,9 @@ type Agent struct {
 
 // Result is what a run produced.
 type Result struct {
-	Text    string  // the final answer
-	Usage   Usage   // summed over the run
-	PerCall []Usage // one entry per model call
+	Text    string         // the final answer
+	Usage   tokens.Usage   // summed over the run
+	PerCall []tokens.Usage // one entry per model call
 }
 
 // ErrIterationCap marks a role that used all its model calls without a

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ocdx/gh-ocdx/internal/testkit"
+	"github.com/ocdx/gh-ocdx/internal/tokens"
 )
 
 type verdict struct {
@@ -336,11 +337,11 @@ func TestUsageSums(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := Usage{Calls: 3, Input: 3500, Output: 65}
+		want := tokens.Usage{Calls: 3, Input: 3500, Output: 65}
 		if res.Usage != want {
 			t.Errorf("usage %+v, want %+v", res.Usage, want)
 		}
-		if len(res.PerCall) != 3 || res.PerCall[1] != (Usage{Calls: 1, Input: 1200, Output: 5}) {
+		if len(res.PerCall) != 3 || res.PerCall[1] != (tokens.Usage{Calls: 1, Input: 1200, Output: 5}) {
 			t.Errorf("per call %+v", res.PerCall)
 		}
 	})
@@ -351,7 +352,7 @@ func TestUsageReturnedOnError(t *testing.T) {
 	w := wires[0]
 	fm.Script(w.name, testkit.Step{Text: "BEGIN_JSON nope END_JSON", InputTokens: 70, OutputTokens: 7})
 	res, err := (&Agent{Role: "r", Model: newModel(t, fm, w, fast), Task: "t"}).Run(context.Background(), &verdict{})
-	if err == nil || res.Usage != (Usage{Calls: 1, Input: 70, Output: 7}) {
+	if err == nil || res.Usage != (tokens.Usage{Calls: 1, Input: 70, Output: 7}) {
 		t.Fatalf("%+v %v", res.Usage, err)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/ocdx/gh-ocdx/internal/testkit"
+	"github.com/ocdx/gh-ocdx/internal/tokens"
 )
 
 // randomModel is an in-process Model that answers with random tool calls
@@ -29,7 +30,7 @@ func (m *randomModel) Chat(_ context.Context, req Request) (Response, error) {
 	m.checkRequest(req)
 	m.turns--
 	if m.turns <= 0 || req.NoTools {
-		return Response{Text: `BEGIN_JSON {"done": true} END_JSON`, Usage: Usage{Input: 1, Output: 1}}, nil
+		return Response{Text: `BEGIN_JSON {"done": true} END_JSON`, Usage: tokens.Usage{Input: 1, Output: 1}}, nil
 	}
 	if !m.talked && m.rng.IntN(30) == 0 {
 		m.talked = true // earns the corrective turn
@@ -59,7 +60,7 @@ func (m *randomModel) Chat(_ context.Context, req Request) (Response, error) {
 	if m.rng.IntN(3) == 0 {
 		text = strings.Repeat("plan ", m.rng.IntN(300))
 	}
-	return Response{Text: text, Calls: calls, Usage: Usage{Input: 1, Output: 1}}, nil
+	return Response{Text: text, Calls: calls, Usage: tokens.Usage{Input: 1, Output: 1}}, nil
 }
 
 // checkRequest asserts the invariants of a composed request: it starts

@@ -7,6 +7,7 @@ import (
 	"github.com/ocdx/gh-ocdx/consensus"
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/secretscan"
+	"github.com/ocdx/gh-ocdx/state"
 )
 
 // A secret only the history holds is not sent to the fix agent (no commit
@@ -26,7 +27,7 @@ func TestAHistorySecretBlocksAndIsNotFixed(t *testing.T) {
 	rr := &RoundResult{N: 1, Findings: []finding.Finding{hist}, reviewersOK: 1, Consensus: consensus.Approve}
 	rr.Counts = consensus.Count(rr.Findings)
 	outcome, reason, fix, _ := l.decide(rr)
-	if outcome != OutcomeBlocked || len(fix) != 0 || !strings.Contains(reason, hist.ID) || !strings.Contains(reason, "rewrite the branch or squash-merge") {
+	if outcome != state.OutcomeBlocked || len(fix) != 0 || !strings.Contains(reason, hist.ID) || !strings.Contains(reason, "rewrite the branch or squash-merge") {
 		t.Errorf("%s %q, fix %v", outcome, reason, fix)
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/ocdx/gh-ocdx/config"
 	"github.com/ocdx/gh-ocdx/consensus"
+	"github.com/ocdx/gh-ocdx/diff"
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/internal/redact"
@@ -132,7 +133,7 @@ func (p InlinePolicy) budget() int {
 // findings that anchor compete for the budget: one off the diff or
 // already in a thread costs no comment. A model's file and line only ever
 // anchor on a line the PR's diff shows.
-func PlanInline(pr *github.PullRequest, lines github.DiffLines, fs []finding.Finding, p InlinePolicy) Inline {
+func PlanInline(pr *github.PullRequest, lines diff.Lines, fs []finding.Finding, p InlinePolicy) Inline {
 	in := Inline{Comments: []github.ReviewComment{}, OffDiff: []finding.Finding{}, Open: []Linked{}}
 	// A thread someone resolved still carries its finding: a run that
 	// posted it, then was killed, and a fresh runner after it, post no
@@ -203,7 +204,7 @@ func update(t posts.OwnThread, f finding.Finding) (github.ThreadReply, bool) {
 
 // anchor places f on the diff: line..endLine when it gives a range, else
 // its line.
-func anchor(lines github.DiffLines, f finding.Finding) (github.ReviewComment, bool) {
+func anchor(lines diff.Lines, f finding.Finding) (github.ReviewComment, bool) {
 	if f.Line == nil || *f.Line <= 0 {
 		return github.ReviewComment{}, false
 	}
@@ -222,7 +223,7 @@ func anchor(lines github.DiffLines, f finding.Finding) (github.ReviewComment, bo
 	if !ok {
 		return github.ReviewComment{}, false
 	}
-	if side != github.Right {
+	if side != diff.Right {
 		f.Replacement = nil // a suggestion replaces lines of the PR's version
 	}
 	return github.ReviewComment{Path: f.File, Line: end, StartLine: start, Side: side, Body: InlineBody(f)}, true

@@ -8,9 +8,9 @@ import (
 
 	"github.com/ocdx/gh-ocdx/consensus"
 	"github.com/ocdx/gh-ocdx/finding"
-	"github.com/ocdx/gh-ocdx/fix"
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/posts"
+	"github.com/ocdx/gh-ocdx/state"
 )
 
 // A fixed finding's thread is resolved only when the next round's
@@ -31,7 +31,7 @@ func TestRunResolvesAFixedThreadOnlyAfterACompleteRound(t *testing.T) {
 			f.ID, f.Reviewers, f.Agreement = f.ComputeID(), []string{"openai/a"}, "1/1"
 			h.gh.pr.Threads = []github.ReviewThread{{ID: "T1", Path: "a.go", Comments: []github.ThreadComment{
 				{ID: "C1", Author: "ocdx-bot", Body: InlineBody(f), Path: "a.go", URL: "https://x/pull/5#discussion_r1"}}}}
-			h.fixer.report = &fix.Result{Status: fix.StatusPushed, Verified: true, Pushed: true, HeadOID: "bbbbbbbb",
+			h.fixer.report = &state.FixResult{Status: state.FixPushed, Verified: true, Pushed: true, HeadOID: "bbbbbbbb",
 				Fixed: []finding.FixedIssue{{FindingID: f.ID, CommitSha: "c0ffee1"}}, Commits: []finding.Commit{{Sha: "c0ffee1"}}}
 			h.reviewer.answers = []string{reviewerAnswer(bug), tc.round2}
 			h.analyzer.answers = []string{analyzerAnswer(), analyzerAnswer()}

@@ -12,7 +12,6 @@ import (
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/internal/text"
 	"github.com/ocdx/gh-ocdx/internal/tokens"
-	"github.com/ocdx/gh-ocdx/llm"
 )
 
 // maxRoleReport bounds one role's full report quoted in the comment.
@@ -186,7 +185,7 @@ func RenderReview(runID string, maxRounds int, rr *RoundResult) string {
 		b.WriteString("</details>\n\n")
 	}
 	writeUsage(&b, rr.Usage, rr.Costs)
-	if rr.RunUsage != (llm.Usage{}) {
+	if rr.RunUsage != (tokens.Usage{}) {
 		fmt.Fprintf(&b, "**Tokens this run so far** (every round, fixes included): %s", rr.RunUsage)
 		if rr.RunCostUSD > 0 {
 			fmt.Fprintf(&b, " · estimated cost %s", tokens.Dollars(rr.RunCostUSD))
@@ -334,12 +333,12 @@ func writeFinding(b *strings.Builder, f finding.Finding, stuck []string) {
 	}
 }
 
-func writeUsage(b *strings.Builder, usage map[string]llm.Usage, costs map[string]float64) {
+func writeUsage(b *strings.Builder, usage map[string]tokens.Usage, costs map[string]float64) {
 	if len(usage) == 0 {
 		return
 	}
 	roles := make([]string, 0, len(usage))
-	var total llm.Usage
+	var total tokens.Usage
 	for r, u := range usage {
 		roles = append(roles, r)
 		total = total.Add(u)
@@ -448,7 +447,7 @@ func RenderSummary(r *Result) string {
 			fmt.Fprintf(&b, "- %s report: %s\n", cm.Kind, cm.URL)
 		}
 		if len(rr.Usage) > 0 {
-			var t llm.Usage
+			var t tokens.Usage
 			for _, u := range rr.Usage {
 				t = t.Add(u)
 			}

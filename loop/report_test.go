@@ -5,9 +5,10 @@ import (
 	"testing"
 
 	"github.com/ocdx/gh-ocdx/consensus"
+	"github.com/ocdx/gh-ocdx/diff"
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/github"
-	"github.com/ocdx/gh-ocdx/review"
+	"github.com/ocdx/gh-ocdx/state"
 )
 
 // The body is an index: a finding with an inline comment is one line,
@@ -72,7 +73,7 @@ func TestReportsSayWhatDidNotHappen(t *testing.T) {
 		t.Errorf("a round every reviewer failed reads as a clean one:\n%s", body)
 	}
 	refuted := finding.Finding{ID: "QUAL-0badf00d", Priority: "P2", Status: finding.StatusRefuted}
-	res := &Result{Outcome: OutcomeConverged, Rounds: []RoundResult{{N: 1, Refuted: []finding.Finding{refuted}}}}
+	res := &Result{Outcome: state.OutcomeConverged, Rounds: []RoundResult{{N: 1, Refuted: []finding.Finding{refuted}}}}
 	if s := RenderSummary(res); !strings.Contains(s, "- Refuted by the verifier: QUAL-0badf00d P2 (gh ocdx restore overrules it)") {
 		t.Errorf("summary:\n%s", s)
 	}
@@ -81,24 +82,24 @@ func TestReportsSayWhatDidNotHappen(t *testing.T) {
 // Every report and the summary say how much of the diff the reviewers
 // saw, and a converged round over a cut diff says it was sampled.
 func TestReportsDiscloseCoverage(t *testing.T) {
-	cov := review.Coverage{Files: 30, Whole: 5, Cut: []string{"big`.go"}, LeftOut: 24, LeftOutNames: []string{"a.go", "b.go"}}
+	cov := diff.Coverage{Files: 30, Whole: 5, Cut: []string{"big`.go"}, LeftOut: 24, LeftOutNames: []string{"a.go", "b.go"}}
 	rr := &RoundResult{N: 1, HeadOID: "0123456789", Consensus: consensus.Approve, Coverage: cov,
 		Roles: []RoleStatus{{Role: "reviewer-1", OK: true}, {Role: "reviewer-2"}, {Role: analyzerName, OK: true}}}
 	want := "large diff: sampled — 5 of 30 files whole, 1 cut (`big'.go`), 24 left out (`a.go`, `b.go`, … and 22 more)"
 	if got := RenderReview("r", 3, rr); !strings.Contains(got, "**Coverage:** "+want) {
 		t.Errorf("review report lacks the coverage %q:\n%s", want, got)
 	}
-	label := Qualified(OutcomeConverged, rr)
+	label := Qualified(state.OutcomeConverged, rr)
 	if label != "converged (partial: reviewer-2 failed; large diff: sampled)" {
 		t.Errorf("label %q", label)
 	}
-	sum := RenderSummary(&Result{PR: PRRef{Number: 1}, Outcome: OutcomeConverged, Label: label, Rounds: []RoundResult{*rr}})
+	sum := RenderSummary(&Result{PR: PRRef{Number: 1}, Outcome: state.OutcomeConverged, Label: label, Rounds: []RoundResult{*rr}})
 	for _, w := range []string{"— converged (partial: reviewer-2 failed; large diff: sampled)", "- Coverage: " + want} {
 		if !strings.Contains(sum, w) {
 			t.Errorf("summary lacks %q:\n%s", w, sum)
 		}
 	}
-	rr.Coverage = review.Coverage{Files: 2, Whole: 2}
+	rr.Coverage = diff.Coverage{Files: 2, Whole: 2}
 	if got := RenderReview("r", 3, rr); !strings.Contains(got, "**Coverage:** the whole diff (2 files).") {
 		t.Errorf("a whole diff must say so:\n%s", got)
 	}

@@ -34,7 +34,7 @@ type reReview struct {
 	// Closed are that review's refuted and dismissed findings, followed
 	// too: not judged or carried, but raised again they keep their ID.
 	Closed   []finding.Finding
-	Coverage review.Coverage // how much of the diff since the reviewers are given
+	Coverage diff.Coverage // how much of the diff since the reviewers are given
 }
 
 // previous is a finding as a re-review's task lists it.

@@ -43,7 +43,7 @@ func ReviewPRComments(cs []github.ReviewComment, earlier []finding.Finding) ([]g
 		if end != line {
 			f.EndLine = &end
 		}
-		if c.Side == github.Left {
+		if c.Side == diff.Left {
 			f.Side = "LEFT"
 		}
 		f.ID = f.ComputeID()

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/ocdx/gh-ocdx/consensus"
+	"github.com/ocdx/gh-ocdx/diff"
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/posts"
@@ -17,8 +18,8 @@ import (
 // take them for a person's.
 func TestReviewPRCommentsAreOwnThreads(t *testing.T) {
 	posted, fs := ReviewPRComments([]github.ReviewComment{
-		{Path: "cache.go", Line: 5, StartLine: 3, Side: github.Right, Body: "**Bound the cache**\n\nIt grows."},
-		{Path: "cache.go", Line: 2, Side: github.Left, Body: "```suggestion\nx\n```"},
+		{Path: "cache.go", Line: 5, StartLine: 3, Side: diff.Right, Body: "**Bound the cache**\n\nIt grows."},
+		{Path: "cache.go", Line: 2, Side: diff.Left, Body: "```suggestion\nx\n```"},
 	}, nil)
 	if len(posted) != 2 || len(fs) != 2 {
 		t.Fatalf("posted %d comments, %d findings", len(posted), len(fs))
@@ -55,7 +56,7 @@ func TestReviewPRLedgerMovesTheBasis(t *testing.T) {
 	prev.Set(old.ID, finding.StatusOpen, "")
 	prev.Set("QUAL-00000002", finding.StatusDismissed, "")
 	prev.Locate(old)
-	_, fs := ReviewPRComments([]github.ReviewComment{{Path: "a.go", Line: 9, Side: github.Right, Body: "Name it"}}, nil)
+	_, fs := ReviewPRComments([]github.ReviewComment{{Path: "a.go", Line: 9, Side: diff.Right, Body: "Name it"}}, nil)
 	// Two lines added at the top of a.go since aaaaaaa.
 	moved := "diff --git a/a.go b/a.go\n--- a/a.go\n+++ b/a.go\n@@ -1,1 +1,3 @@\n+x\n+y\n a\n"
 	whole := func(from string) (string, bool) { return moved, from == "aaaaaaa" }
@@ -97,8 +98,8 @@ func TestReviewPRCommentOnAKnownProblemIsThatFinding(t *testing.T) {
 	line := 7
 	earlier := []finding.Finding{{ID: "SEC-f7c590a4", Priority: "P0", File: "auth.go", Line: &line, Title: "Keys are not validated"}}
 	posted, fs := ReviewPRComments([]github.ReviewComment{
-		{Path: "auth.go", Line: 8, Side: github.Right, Body: "**Keys are not validated**\n\nAnyone's key passes."},
-		{Path: "auth.go", Line: 30, Side: github.Right, Body: "Name it better"},
+		{Path: "auth.go", Line: 8, Side: diff.Right, Body: "**Keys are not validated**\n\nAnyone's key passes."},
+		{Path: "auth.go", Line: 30, Side: diff.Right, Body: "Name it better"},
 	}, earlier)
 	if len(fs) != 2 || fs[0].ID != "SEC-f7c590a4" || !strings.HasPrefix(fs[1].ID, "OTHER-") {
 		t.Fatalf("findings %+v", fs)
@@ -116,7 +117,7 @@ func TestReviewPRLedgerKeepsTheFindingACommentNamed(t *testing.T) {
 	line := 7
 	prev.Locate(finding.Finding{ID: "SEC-f7c590a4", Priority: "P0", File: "auth.go", Line: &line, Title: "Keys are not validated"})
 	earlier, _ := ReviewPRCarried(prev, "aaaaaaa", nil)
-	_, fs := ReviewPRComments([]github.ReviewComment{{Path: "auth.go", Line: 7, Side: github.Right, Body: "Keys are not validated"}}, earlier)
+	_, fs := ReviewPRComments([]github.ReviewComment{{Path: "auth.go", Line: 7, Side: diff.Right, Body: "Keys are not validated"}}, earlier)
 	led, basis := ReviewPRLedger(prev, "20261124T121212-d4e5f6", "aaaaaaa", "", fs, nil)
 	if len(basis) != 1 || basis[0].Priority != "P0" {
 		t.Errorf("basis %+v", basis)

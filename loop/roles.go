@@ -15,6 +15,7 @@ import (
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/internal/redact"
 	"github.com/ocdx/gh-ocdx/internal/text"
+	"github.com/ocdx/gh-ocdx/internal/tokens"
 	"github.com/ocdx/gh-ocdx/llm"
 	"github.com/ocdx/gh-ocdx/posts"
 	"github.com/ocdx/gh-ocdx/prompts"
@@ -38,7 +39,7 @@ type RoleStatus struct {
 	Conclusion string        `json:"conclusion,omitempty"`
 	Findings   int           `json:"findings"`
 	Elapsed    time.Duration `json:"-"` // in JSON: elapsedSeconds
-	Usage      llm.Usage     `json:"usage"`
+	Usage      tokens.Usage  `json:"usage"`
 	CostUSD    float64       `json:"estimatedCostUsd,omitempty"` // with a price for its model
 	Report     string        `json:"-"`                          // the role's fullReport
 	err        error

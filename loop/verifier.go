@@ -74,7 +74,7 @@ func (l *loop) verify(ctx context.Context, pr *github.PullRequest, rr *RoundResu
 	rs := l.runRole(ctx, *v, agent, &res)
 	st.OK, st.Error, st.Usage, st.Elapsed = rs.OK, rs.Error, rs.Usage, rs.Elapsed
 	if rr.Usage == nil {
-		rr.Usage = map[string]llm.Usage{}
+		rr.Usage = map[string]tokens.Usage{}
 	}
 	rr.Usage[verifier.Name] = rs.Usage
 	if p, ok := l.o.Prices[v.Model]; ok {

@@ -50,7 +50,7 @@ type Ledger struct {
 	// machine then reviews in full.
 	Basis string `json:"basis,omitempty"`
 	// Sampled is, when the basis review or one it built on was given a cut
-	// diff, the head before which coverage was sampled (review.Coverage's
+	// diff, the head before which coverage was sampled (diff.Coverage's
 	// SampledBefore): every review built on it says so.
 	Sampled  string        `json:"sampled,omitempty"`
 	Findings []LedgerEntry `json:"findings"` // oldest first

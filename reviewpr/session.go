@@ -17,6 +17,7 @@ import (
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/internal/redact"
 	"github.com/ocdx/gh-ocdx/internal/text"
+	"github.com/ocdx/gh-ocdx/internal/tokens"
 	"github.com/ocdx/gh-ocdx/llm"
 	"github.com/ocdx/gh-ocdx/review"
 )
@@ -124,7 +125,7 @@ type Session struct {
 type SessionResult struct {
 	Proposal Proposal
 	URL      string // where the review was published ("" when printed)
-	Usage    llm.Usage
+	Usage    tokens.Usage
 	Rounds   int // proposals made (1 + discussions)
 }
 
