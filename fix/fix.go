@@ -29,6 +29,7 @@ import (
 	"github.com/ocdx/gh-ocdx/review"
 	"github.com/ocdx/gh-ocdx/state"
 	"github.com/ocdx/gh-ocdx/verify"
+	"github.com/ocdx/gh-ocdx/worknote"
 )
 
 // MaxAttempts is how many times the agent may try to make verification pass.
@@ -175,7 +176,7 @@ type fixer struct {
 	// reviewed is the PR head the round started from: the push is a
 	// fast-forward of it, and only while the branch is still there.
 	reviewed string
-	note     *llm.Note
+	note     *worknote.Note
 	// earlier are the attempts an interrupted run of this fix made: the
 	// result counts the whole fix, not only this process's part.
 	earlier int
@@ -207,7 +208,7 @@ func (f *fixer) run(ctx context.Context) (_ *state.FixResult, err error) {
 	if prev, ok := Recorded(rd); ok { // an earlier, interrupted run of this fix
 		f.out.Usage, f.earlier = prev.Usage, prev.Attempts
 	}
-	f.note = llm.NewNote(noteFrom(o.Resume), 0)
+	f.note = worknote.New(noteFrom(o.Resume), 0)
 	if o.Resume != nil {
 		f.wip = *o.Resume
 	}
@@ -704,11 +705,11 @@ func (f *fixer) save() {
 }
 
 // noteFrom starts the agent's working note from a saved WIP.
-func noteFrom(w *state.WIP) llm.WIP {
+func noteFrom(w *state.WIP) worknote.WIP {
 	if w == nil {
-		return llm.WIP{}
+		return worknote.WIP{}
 	}
-	n := llm.WIP{Files: slices.Clone(w.FilesModified)}
+	n := worknote.WIP{Files: slices.Clone(w.FilesModified)}
 	if w.Context != "" {
 		n.Done = strings.Split(w.Context, "\n")
 	}

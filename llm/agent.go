@@ -9,8 +9,10 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/ocdx/gh-ocdx/envelope"
 	"github.com/ocdx/gh-ocdx/internal/text"
 	"github.com/ocdx/gh-ocdx/internal/tokens"
+	"github.com/ocdx/gh-ocdx/worknote"
 )
 
 // Tool is one agent tool: a Go function and the JSON Schema
@@ -38,9 +40,9 @@ type Agent struct {
 	// only what a request marks is told to cache up to each.
 	Breaks   []int
 	Tools    []Tool
-	MaxIters int   // model calls before the role fails (default 30); one corrective turn comes on top
-	Budget   int   // bytes of recent tool exchanges per request (default DefaultBudget, at least MinBudget)
-	Note     *Note // the working note; nil starts a fresh one
+	MaxIters int            // model calls before the role fails (default 30); one corrective turn comes on top
+	Budget   int            // bytes of recent tool exchanges per request (default DefaultBudget, at least MinBudget)
+	Note     *worknote.Note // the working note; nil starts a fresh one
 
 	held *hold // set by Budget.Reserve: the tokens kept for its final answer
 }
@@ -58,8 +60,8 @@ var ErrIterationCap = errors.New("no final answer within the iteration cap")
 
 const (
 	defaultMaxIters = 30
-	correction      = "Your answer has no " + BeginMarker + " … " + EndMarker + " envelope. Reply again with exactly one JSON object between a line " +
-		BeginMarker + " and a line " + EndMarker + ", shaped as the task asks, and nothing else."
+	correction      = "Your answer has no " + envelope.BeginMarker + " … " + envelope.EndMarker + " envelope. Reply again with exactly one JSON object between a line " +
+		envelope.BeginMarker + " and a line " + envelope.EndMarker + ", shaped as the task asks, and nothing else."
 )
 
 // Run loops until the model answers with text. With out non-nil the answer
@@ -74,7 +76,7 @@ func (a *Agent) Run(ctx context.Context, out any) (Result, error) {
 	budget := a.contextBudget()
 	note := a.Note
 	if note == nil {
-		note = NewNote(WIP{}, 0)
+		note = worknote.New(worknote.WIP{}, 0)
 	}
 	// A model that draws on a token budget: the worst case of the final
 	// answer is held from now on (Budget.Reserve did it for a round's
@@ -160,8 +162,8 @@ func (a *Agent) Run(ctx context.Context, out any) (Result, error) {
 		if out == nil {
 			return res, nil
 		}
-		err = Decode(a.Role, resp.Text, out)
-		if errors.Is(err, ErrNoEnvelope) && !corrected {
+		err = envelope.Decode(a.Role, resp.Text, out)
+		if errors.Is(err, envelope.ErrNoEnvelope) && !corrected {
 			corrected = true
 			maxIters++ // the corrective turn comes on top of the cap
 			note.Did("answered without an envelope; asked again")
@@ -217,11 +219,10 @@ func (a *Agent) finalInput() (int64, error) {
 	}
 	note := a.Note
 	if note == nil {
-		note = NewNote(WIP{}, 0)
+		note = worknote.New(worknote.WIP{}, 0)
 	}
 	req, _ := compose(a.System, a.task(), note, nil, a.contextBudget(), specs, true)
-	grow := max(note.cap-len(note.String()), 0)
-	return EstimateInput(req) + int64(grow)/3 + 1, nil
+	return EstimateInput(req) + int64(note.Room())/3 + 1, nil
 }
 
 // errCutCall answers a call whose arguments the output cap cut.
@@ -229,7 +230,7 @@ var errCutCall = errors.New("your call was cut by the output cap before its argu
 
 // runCalls runs the tool calls of one turn and returns the exchange; every
 // recorded call has its result.
-func (a *Agent) runCalls(ctx context.Context, iter int, resp Response, tools map[string]Tool, note *Note, ids map[string]bool) exchange {
+func (a *Agent) runCalls(ctx context.Context, iter int, resp Response, tools map[string]Tool, note *worknote.Note, ids map[string]bool) exchange {
 	calls := resp.Calls
 	if extra := len(calls) - MaxCallsPerTurn; extra > 0 {
 		note.Did(fmt.Sprintf("%d more calls in one turn were not run (at most %d per turn)", extra, MaxCallsPerTurn))
@@ -266,7 +267,7 @@ func (a *Agent) runCalls(ctx context.Context, iter int, resp Response, tools map
 		results[i] = ToolResult{CallID: c.ID, Content: content, IsError: err != nil}
 		if err != nil {
 			results[i].Content = err.Error()
-			note.Did(fmt.Sprintf("%s %s → error: %s", c.Name, summary(c.Args), clip(text.FirstLine(err.Error()), 200)))
+			note.Did(fmt.Sprintf("%s %s → error: %s", c.Name, summary(c.Args), text.Cut(text.FirstLine(err.Error()), 200)))
 		} else {
 			note.Did(fmt.Sprintf("%s %s → ok, %d bytes", c.Name, summary(c.Args), len(content)))
 		}
@@ -299,7 +300,7 @@ func (a *Agent) runTool(ctx context.Context, tools map[string]Tool, c ToolCall) 
 	}
 	var obj map[string]json.RawMessage
 	if json.Unmarshal(c.Args, &obj) != nil || obj == nil {
-		return "", fmt.Errorf("the arguments of %s are not a JSON object: %s", c.Name, clip(string(c.Args), 200))
+		return "", fmt.Errorf("the arguments of %s are not a JSON object: %s", c.Name, text.Cut(string(c.Args), 200))
 	}
 	defer func() {
 		if p := recover(); p != nil {
@@ -311,7 +312,7 @@ func (a *Agent) runTool(ctx context.Context, tools map[string]Tool, c ToolCall) 
 
 // summary renders call arguments for the note on one short line.
 func summary(args json.RawMessage) string {
-	return clip(text.OneLine(string(args)), 160)
+	return text.Cut(text.OneLine(string(args)), 160)
 }
 
 // task is the agent's first message: its task, with where its stable

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ocdx/gh-ocdx/envelope"
 	"github.com/ocdx/gh-ocdx/internal/testkit"
 	"github.com/ocdx/gh-ocdx/internal/tokens"
 )
@@ -25,7 +26,7 @@ func TestToolLoopMultiStep(t *testing.T) {
 		fm.Script(w.name,
 			testkit.CallTools(call("read_file", `{"path":"a.go"}`)),
 			testkit.Step{Text: "Now the test.", Calls: []testkit.FakeCall{call("read_file", `{"path":"a_test.go"}`)}},
-			testkit.Reply(envelope(verdict{Conclusion: "approve", Files: []string{"a.go", "a_test.go"}})),
+			testkit.Reply(enveloped(verdict{Conclusion: "approve", Files: []string{"a.go", "a_test.go"}})),
 		)
 		a := &Agent{
 			Role: "reviewer-1", Model: newModel(t, fm, w, fast),
@@ -260,12 +261,12 @@ func TestEnvelopeFailuresOnTheWire(t *testing.T) {
 		kind     error
 		requests int
 	}{
-		{"garbage then corrected", []string{"lorem ipsum \x00\x01", envelope(verdict{Conclusion: "approve", Files: []string{}})}, nil, 2},
-		{"missing markers twice", []string{"I think it is fine.", `{"conclusion":"approve","files":[]}`}, ErrNoEnvelope, 2},
-		{"invalid JSON", []string{"BEGIN_JSON\n{\"conclusion\": approve}\nEND_JSON"}, ErrInvalidJSON, 1},
-		{"two envelopes", []string{envelope(verdict{Conclusion: "a", Files: []string{}}) + envelope(verdict{Conclusion: "b", Files: []string{}})}, ErrTwoEnvelopes, 1},
-		{"wrong type", []string{`BEGIN_JSON {"conclusion":"approve","files":"a.go"} END_JSON`}, ErrWrongType, 1},
-		{"missing field", []string{`BEGIN_JSON {"conclusion":"approve"} END_JSON`}, ErrMissingField, 1},
+		{"garbage then corrected", []string{"lorem ipsum \x00\x01", enveloped(verdict{Conclusion: "approve", Files: []string{}})}, nil, 2},
+		{"missing markers twice", []string{"I think it is fine.", `{"conclusion":"approve","files":[]}`}, envelope.ErrNoEnvelope, 2},
+		{"invalid JSON", []string{"BEGIN_JSON\n{\"conclusion\": approve}\nEND_JSON"}, envelope.ErrInvalidJSON, 1},
+		{"two envelopes", []string{enveloped(verdict{Conclusion: "a", Files: []string{}}) + enveloped(verdict{Conclusion: "b", Files: []string{}})}, envelope.ErrTwoEnvelopes, 1},
+		{"wrong type", []string{`BEGIN_JSON {"conclusion":"approve","files":"a.go"} END_JSON`}, envelope.ErrWrongType, 1},
+		{"missing field", []string{`BEGIN_JSON {"conclusion":"approve"} END_JSON`}, envelope.ErrMissingField, 1},
 	}
 	eachWire(t, func(t *testing.T, fm *testkit.FakeModel, w wire) {
 		for _, c := range cases {
@@ -293,7 +294,7 @@ func TestEnvelopeFailuresOnTheWire(t *testing.T) {
 				}
 				continue
 			}
-			var ee *EnvelopeError
+			var ee *envelope.Error
 			if !errors.Is(err, c.kind) || !errors.As(err, &ee) || ee.Role != "reviewer-3" || !strings.HasPrefix(err.Error(), "reviewer-3: ") {
 				t.Errorf("%s: err = %v, want %v naming the role", c.name, err, c.kind)
 			}
@@ -329,7 +330,7 @@ func TestUsageSums(t *testing.T) {
 		fm.Script(w.name,
 			testkit.Step{Calls: []testkit.FakeCall{call("read_file", `{"path":"a"}`)}, InputTokens: 1000, OutputTokens: 20},
 			testkit.Step{Text: "no envelope", InputTokens: 1200, OutputTokens: 5},
-			testkit.Step{Text: envelope(verdict{Conclusion: "approve", Files: []string{}}), InputTokens: 1300, OutputTokens: 40},
+			testkit.Step{Text: enveloped(verdict{Conclusion: "approve", Files: []string{}}), InputTokens: 1300, OutputTokens: 40},
 		)
 		a := &Agent{Role: "comments-analyzer", Model: newModel(t, fm, w, fast), Task: "t", Tools: []Tool{files(map[string]string{"a": "A"})}}
 		var v verdict

@@ -11,6 +11,7 @@ import (
 
 	"github.com/ocdx/gh-ocdx/internal/testkit"
 	"github.com/ocdx/gh-ocdx/internal/tokens"
+	"github.com/ocdx/gh-ocdx/worknote"
 )
 
 // randomModel is an in-process Model that answers with random tool calls
@@ -232,7 +233,7 @@ func longLoop(tb testing.TB, format string, n, budget int) []int {
 		w = wires[1]
 	}
 	fm.Default(w.name, testkit.CallTools(call("read_file", `{"path":"big.go"}`), call("note", `{"text":"read big.go again, still looking"}`)))
-	note := NewNote(WIP{}, 0)
+	note := worknote.New(worknote.WIP{}, 0)
 	a := &Agent{
 		Role: "pr-fix", Model: newModel(tb, fm, w, fast),
 		System: "You fix code.", Task: "Fix the findings.",
@@ -265,7 +266,7 @@ func TestRequestSizeStaysFlat(t *testing.T) {
 				peak = max(peak, v)
 			}
 			// Unbounded, 200 turns of 3 KB results would be over 600 KB.
-			limit := MinBudget + DefaultNoteCap + 8<<10
+			limit := MinBudget + worknote.DefaultCap + 8<<10
 			if peak > limit {
 				t.Errorf("largest request %d bytes, limit %d", peak, limit)
 			}

@@ -130,6 +130,30 @@ func Clip(s string, n int) string {
 	return s[:n] + "…"
 }
 
+// Head is s cut to at most n bytes on a rune boundary.
+func Head(s string, n int) string {
+	for n > 0 && n < len(s) && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	if n > len(s) {
+		n = len(s)
+	}
+	return s[:n]
+}
+
+// Cut cuts s to at most n bytes on a rune boundary, marking a cut with
+// "…[cut]" when there is room for it.
+func Cut(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	const mark = "…[cut]"
+	if n <= len(mark) {
+		return Head(s, n)
+	}
+	return Head(s, n-len(mark)) + mark
+}
+
 // Excerpt is s trimmed and cut to at most n runes, marking a cut with "…".
 func Excerpt(s string, n int) string {
 	r := []rune(strings.TrimSpace(s))

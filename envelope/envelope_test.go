@@ -1,4 +1,4 @@
-package llm
+package envelope
 
 import (
 	"errors"
@@ -68,7 +68,7 @@ func TestDecode(t *testing.T) {
 				}
 				return
 			}
-			var ee *EnvelopeError
+			var ee *Error
 			if !errors.Is(err, c.kind) || !errors.As(err, &ee) {
 				t.Fatalf("err = %v, want %v", err, c.kind)
 			}
@@ -88,7 +88,7 @@ func TestDecode(t *testing.T) {
 func TestDecodeExcerptIsShort(t *testing.T) {
 	long := strings.Repeat("word ", 2000)
 	err := Decode("pr-fix", long, &shape{})
-	var ee *EnvelopeError
+	var ee *Error
 	if !errors.As(err, &ee) || len(ee.Excerpt) > excerptLen || len(err.Error()) > 300 {
 		t.Fatalf("error too long (%d bytes): %v", len(err.Error()), err)
 	}
