@@ -237,7 +237,7 @@ func Task(pr *github.PullRequest, d Due, anchored string) (string, error) {
 	}
 	first := ""
 	if len(d.All) > 0 {
-		first = excerpt(d.All[0].Body, maxReplyText)
+		first = text.Excerpt(d.All[0].Body, maxReplyText)
 	}
 	fb, err := json.MarshalIndent(findingView{ID: f.ID, Priority: d.Thread.Priority, Category: f.Category, File: f.File, Line: f.Line, Title: f.Title, Comment: first}, "", "  ")
 	if err != nil {
@@ -255,7 +255,7 @@ func Task(pr *github.PullRequest, d Due, anchored string) (string, error) {
 	}
 	for _, c := range all {
 		todo := slices.ContainsFunc(d.Replies, func(r github.ThreadComment) bool { return replyKey(r) == replyKey(c) })
-		thread = append(thread, commentView{Author: c.Author, Body: excerpt(c.Body, maxReplyText), ToDo: todo})
+		thread = append(thread, commentView{Author: c.Author, Body: text.Excerpt(c.Body, maxReplyText), ToDo: todo})
 	}
 	tb, err := json.MarshalIndent(thread, "", "  ")
 	if err != nil {
@@ -334,7 +334,7 @@ func Body(a Answer, d Due, prices bool) string {
 	for _, who := range d.Authors() {
 		at = append(at, "@"+who)
 	}
-	fmt.Fprintf(&b, "%s %s\n\n", strings.Join(at, " "), text.InertMarkup(excerpt(a.Text, maxAnswer)))
+	fmt.Fprintf(&b, "%s %s\n\n", strings.Join(at, " "), text.InertMarkup(text.Excerpt(a.Text, maxAnswer)))
 	if a.Note != "" {
 		fmt.Fprintf(&b, "_%s_\n\n", a.Note)
 	}
@@ -355,19 +355,11 @@ func readLines(ls []string) string {
 	var keep []string
 	for _, l := range ls {
 		if l = strings.TrimSpace(text.OneLine(l)); l != "" && len(keep) < maxLines {
-			keep = append(keep, text.InertMarkup(excerpt(l, maxLine)))
+			keep = append(keep, text.InertMarkup(text.Excerpt(l, maxLine)))
 		}
 	}
 	if len(keep) == 0 {
 		return ""
 	}
 	return text.Fenced("text", strings.Join(keep, "\n"))
-}
-
-func excerpt(s string, n int) string {
-	r := []rune(strings.TrimSpace(s))
-	if len(r) <= n {
-		return string(r)
-	}
-	return string(r[:n]) + "…"
 }
