@@ -11,8 +11,8 @@ import (
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/internal/text"
 	"github.com/ocdx/gh-ocdx/internal/tokens"
-	"github.com/ocdx/gh-ocdx/loop"
 	"github.com/ocdx/gh-ocdx/posts"
+	"github.com/ocdx/gh-ocdx/rereview"
 	"github.com/ocdx/gh-ocdx/reviewpr"
 	"github.com/ocdx/gh-ocdx/state"
 )
@@ -235,9 +235,9 @@ func (p *postPublisher) Publish(ctx context.Context, r reviewpr.Proposal) (strin
 	// The comments and the ledger follow the same basis: its diff to the
 	// head is read once.
 	whole := onceDiff(p.whole)
-	earlier, _ := loop.ReviewPRCarried(p.ledger, p.head, whole)
-	comments, fs := loop.ReviewPRComments(r.Comments, earlier)
-	led, basis := loop.ReviewPRLedger(p.ledger, p.runID, p.head, p.sampled, fs, whole)
+	earlier, _ := rereview.Carried(p.ledger, p.head, whole)
+	comments, fs := reviewpr.Comments(r.Comments, earlier)
+	led, basis := reviewpr.Ledger(p.ledger, p.runID, p.head, p.sampled, fs, whole)
 	tag := posts.RunTag(p.runID, 1, "review-pr")
 	body := github.CapBodyWith(posts.Marker+"\n"+tag+"\n"+r.Body, "\n"+led.Block())
 	posted, err := p.gh.PostReviewComments(ctx, p.repo, p.number, r.Event, body, comments)

@@ -30,6 +30,7 @@ import (
 	"github.com/ocdx/gh-ocdx/internal/tokens"
 	"github.com/ocdx/gh-ocdx/llm"
 	"github.com/ocdx/gh-ocdx/posts"
+	"github.com/ocdx/gh-ocdx/rereview"
 	"github.com/ocdx/gh-ocdx/review"
 	"github.com/ocdx/gh-ocdx/secretscan"
 	"github.com/ocdx/gh-ocdx/state"
@@ -739,7 +740,7 @@ func (l *loop) review(ctx context.Context, pr *github.PullRequest, rr *RoundResu
 	fixedBefore := l.fixedLastRound(rr.N)
 	earlier := l.earlier(ctx, rr.N, pr.HeadRefOid, re)
 	if re != nil {
-		rr.Findings, fixedBefore = carry(rr.Findings, re, out.Verdicts, rr.reviewersOK), re.Fixed
+		rr.Findings, fixedBefore = rereview.Carry(rr.Findings, re, out.Verdicts, rr.reviewersOK), re.Fixed
 	} else {
 		// A full review: what an earlier review raised keeps its ID.
 		rr.Findings, _ = consensus.Identify(rr.Findings, earlier, func(finding.Finding) bool { return true })
@@ -1359,7 +1360,7 @@ func orEmptyS(s []string) []string {
 // of the change the reviewers are given (on a re-review, those since the
 // last review), the base branch's paths rules, the secrets the scan found
 // and whether an earlier review of the PR raised a security finding.
-func (l *loop) effortFacts(pr *github.PullRequest, re *reReview, secrets int) effort.Facts {
+func (l *loop) effortFacts(pr *github.PullRequest, re *rereview.Delta, secrets int) effort.Facts {
 	f := effort.Facts{Secrets: secrets}
 	if re != nil {
 		files, _ := diff.Parse([]byte(re.Diff)) // what parsed; a bad tail is read as far as it goes

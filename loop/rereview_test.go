@@ -2,11 +2,9 @@ package loop
 
 import (
 	"context"
-	"slices"
 	"strings"
 	"testing"
 
-	"github.com/ocdx/gh-ocdx/consensus"
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/state"
 )
@@ -350,61 +348,4 @@ func TestPreviousFindingsFollowTheirLinesAcrossABaseMerge(t *testing.T) {
 	if len(fs) != 1 || fs[0].ID != f.ComputeID() || *fs[0].Line != 40 {
 		t.Errorf("findings %+v: want the finding carried to a.go:40, not resolved", fs)
 	}
-}
-
-// The carried copy and the one raised again at its followed line are one
-// finding under the older ID, at its highest priority, named by the
-// reviewers of both; a finding the reviewers judged resolved is not
-// matched by place, and one a pushed fix fixed is named (it is stuck) but
-// not carried.
-func TestCarryMergesAFindingRaisedAgain(t *testing.T) {
-	prev := by(fnd("P2", "quality", "a.go", 12, "Leak of the handle"), "reviewer-1", "m1")
-	prev.Agreement = "1/2"
-	again := by(fnd("P1", "quality", "a.go", 12, "Leak of the file handle"), "reviewer-2", "m2")
-	again.Agreement = "1/2"
-	re := &reReview{Previous: []finding.Finding{prev}, Changed: map[string]bool{}}
-
-	got := carry([]finding.Finding{again}, re, nil, 2)
-	if len(got) != 1 || got[0].ID != prev.ID || got[0].Priority != "P1" || got[0].Agreement != "2/2" || !slices.Equal(got[0].Reviewers, []string{"m1", "m2"}) {
-		t.Errorf("not judged: %+v, want one P1 %s raised by m1 and m2 (2/2)", got, prev.ID)
-	}
-	if c := consensus.Count(got); c != (finding.Counts{P1: 1}) {
-		t.Errorf("counts %+v: the problem once", c)
-	}
-
-	resolved := consensus.Verdicts{prev.ID: {Resolved: 1}}
-	if got := carry([]finding.Finding{again}, re, resolved, 2); len(got) != 1 || got[0].ID != again.ID {
-		t.Errorf("judged resolved: %+v, want the new finding alone, under its own ID", got)
-	}
-
-	fixed := &reReview{Previous: []finding.Finding{prev}, Fixed: []finding.Finding{prev}, Changed: map[string]bool{}}
-	got = carry([]finding.Finding{again}, fixed, nil, 2)
-	if len(got) != 1 || got[0].ID != prev.ID || got[0].Agreement != "1/2" || !slices.Equal(got[0].Reviewers, []string{"m2"}) {
-		t.Errorf("fixed: %+v, want the new copy alone under %s", got, prev.ID)
-	}
-	if stuck := consensus.Stuck(fixed.Fixed, got, nil); !slices.Equal(stuck, []string{prev.ID}) {
-		t.Errorf("stuck %v, want %s", stuck, prev.ID)
-	}
-
-	// A dismissed finding raised again at its line is under its ID.
-	closed := &reReview{Closed: []finding.Finding{prev}, Changed: map[string]bool{}}
-	if got := carry([]finding.Finding{again}, closed, nil, 2); len(got) != 1 || got[0].ID != prev.ID || got[0].Agreement != "1/2" {
-		t.Errorf("dismissed before: %+v, want the new copy under %s, not carried", got, prev.ID)
-	}
-}
-
-// by makes f a copy from the reviewer role, whose model is model, as
-// agentFindings does.
-func by(f finding.Finding, role, model string) finding.Finding {
-	f.Source, f.Reviewers = &finding.Source{Type: "agent", Name: role}, []string{model}
-	return f
-}
-
-func fnd(prio, cat, file string, line int, title string) finding.Finding {
-	f := finding.Finding{Priority: prio, Category: cat, File: file, Title: title}
-	if line > 0 {
-		f.Line = &line
-	}
-	f.ID = f.ComputeID()
-	return f
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/ocdx/gh-ocdx/llm"
 	"github.com/ocdx/gh-ocdx/posts"
 	"github.com/ocdx/gh-ocdx/prompts"
+	"github.com/ocdx/gh-ocdx/rereview"
 	"github.com/ocdx/gh-ocdx/review"
 )
 
@@ -70,11 +71,11 @@ const (
 // Prompt caching): instructions, the repository's policy and the PR, then
 // this round's replies, previous findings and diff, then the reviewer's
 // name. breaks mark where the first two parts end.
-func reviewerTask(agent string, rc *review.Context, re *reReview) (task string, breaks []int, err error) {
+func reviewerTask(agent string, rc *review.Context, re *rereview.Delta) (task string, breaks []int, err error) {
 	pr := rc.PR
-	diff, since, prev := rc.Diff, "", []previous(nil)
+	diff, since, prev := rc.Diff, "", []rereview.Previous(nil)
 	if re != nil {
-		diff, since, prev = re.Diff, text.ShortOID(re.Since), re.list()
+		diff, since, prev = re.Diff, text.ShortOID(re.Since), re.List()
 	}
 	body := strings.TrimSpace(pr.Body)
 	if body == "" {
@@ -239,7 +240,7 @@ func (l *loop) crewOf(t effort.Tier, unresolved int) crew {
 // side and waits for all of them (allSettled): one failing role never
 // cancels the others. IDs and sources are set by gh-ocdx, never taken from
 // a model.
-func (l *loop) runRoles(ctx context.Context, round int, c crew, rc *review.Context, re *reReview, threadFs []finding.Finding, st finding.ReviewState, stats finding.ThreadStats) (*roundReviews, error) {
+func (l *loop) runRoles(ctx context.Context, round int, c crew, rc *review.Context, re *rereview.Delta, threadFs []finding.Finding, st finding.ReviewState, stats finding.ThreadStats) (*roundReviews, error) {
 	n := len(c.reviewers)
 	out := &roundReviews{Roles: make([]RoleStatus, n, n+1)}
 	results := make([]*finding.ReviewerResult, n)
@@ -300,7 +301,7 @@ func (l *loop) runRoles(ctx context.Context, round int, c crew, rc *review.Conte
 
 // reviewerAgents are the agents of reviewers on rc, in configured order.
 // Review-loop and the local review share them.
-func (l *loop) reviewerAgents(reviewers []Role, rc *review.Context, re *reReview, tools []llm.Tool) ([]*llm.Agent, error) {
+func (l *loop) reviewerAgents(reviewers []Role, rc *review.Context, re *rereview.Delta, tools []llm.Tool) ([]*llm.Agent, error) {
 	agents := make([]*llm.Agent, len(reviewers))
 	for i, r := range reviewers {
 		task, breaks, err := reviewerTask(r.Name, rc, re)
