@@ -14,7 +14,7 @@ import (
 	"github.com/ocdx/gh-ocdx/consensus"
 	ocdxfinding "github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/github"
-	"github.com/ocdx/gh-ocdx/loop"
+	"github.com/ocdx/gh-ocdx/inline"
 	"github.com/ocdx/gh-ocdx/verifier"
 )
 
@@ -23,7 +23,7 @@ import (
 // testdata/precision, whose true problems are known, and gh-ocdx's own
 // code decides what is posted: consensus.Distinct merges the copies,
 // verifier.Verifiable and verifier.ApplyVerdicts apply a scripted verifier's
-// verdicts, loop.PlanInline (loop.SelectInline) chooses the inline
+// verdicts, inline.Choose (inline.Select) chooses the inline
 // comments on each PR's diff. Deterministic: fixed seeds, no model, no
 // network.
 
@@ -185,20 +185,20 @@ func (s score) f1() float64 {
 // policy is one way of deciding what is posted.
 type policy struct {
 	name     string
-	inline   loop.InlinePolicy
+	inline   inline.Policy
 	verifier bool
 }
 
 var policies = []policy{
 	// Today's: every finding of the inline priorities on its line, however
 	// many, whoever raised it (the budget, disabled, is all there is).
-	{name: "every finding (today)", inline: loop.InlinePolicy{Max: math.MaxInt32}},
-	{name: "agreement + budget", inline: loop.InlinePolicy{}},
-	{name: "agreement + budget + verifier", inline: loop.InlinePolicy{}, verifier: true},
+	{name: "every finding (today)", inline: inline.Policy{Max: math.MaxInt32}},
+	{name: "agreement + budget", inline: inline.Policy{}},
+	{name: "agreement + budget + verifier", inline: inline.Policy{}, verifier: true},
 	// A repository that asks for P3 on their lines: a P3 goes there when
 	// two reviewers raised it.
-	{name: "agreement + budget, `inlinePriorities` P0–P3", inline: loop.InlinePolicy{Priorities: ocdxfinding.Priorities}},
-	{name: "agreement + budget + verifier, `inlinePriorities` P0–P3", inline: loop.InlinePolicy{Priorities: ocdxfinding.Priorities}, verifier: true},
+	{name: "agreement + budget, `inlinePriorities` P0–P3", inline: inline.Policy{Priorities: ocdxfinding.Priorities}},
+	{name: "agreement + budget + verifier, `inlinePriorities` P0–P3", inline: inline.Policy{Priorities: ocdxfinding.Priorities}, verifier: true},
 }
 
 // precisionResult is one policy's scores over the corpus and every seed.
@@ -234,7 +234,7 @@ func runPrecision(tb testing.TB) []precisionResult {
 				if p.verifier {
 					judged = verifier.ApplyVerdicts(fs, vs)
 				}
-				in := loop.PlanInline(empty, lines, judged, p.inline)
+				in := inline.Choose(empty, lines, judged, p.inline)
 				if len(in.OffDiff) > 0 {
 					tb.Fatalf("%s: %d findings off the diff; the simulation places every finding on an added line", pr.Name, len(in.OffDiff))
 				}

@@ -124,14 +124,6 @@ func (l *loop) ledger(n int, head string) posts.Ledger {
 	return led
 }
 
-// entryOf is id's entry in led; the zero entry (open) when it has none.
-func entryOf(led posts.Ledger, id string) posts.LedgerEntry {
-	if i := slices.IndexFunc(led.Findings, func(e posts.LedgerEntry) bool { return e.ID == id }); i >= 0 {
-		return led.Findings[i]
-	}
-	return posts.LedgerEntry{}
-}
-
 // raised reports whether a round of this run raised id, counted or not
 // (dismissed, refuted).
 func (l *loop) raised(id string) bool {

@@ -25,6 +25,7 @@ import (
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/fix"
 	"github.com/ocdx/gh-ocdx/github"
+	"github.com/ocdx/gh-ocdx/inline"
 	"github.com/ocdx/gh-ocdx/internal/redact"
 	"github.com/ocdx/gh-ocdx/internal/text"
 	"github.com/ocdx/gh-ocdx/internal/tokens"
@@ -246,7 +247,7 @@ type RoundResult struct {
 	PolicyChanged    []string                `json:"policyChanged,omitempty"` // policy files the PR changes
 	Note             string                  `json:"note,omitempty"`          // what the loop does next
 	AnalyzerMismatch bool                    `json:"analyzerMismatch,omitempty"`
-	Inline           *Inline                 `json:"inline,omitempty"` // the review's inline comments
+	Inline           *inline.Plan            `json:"inline,omitempty"` // the review's inline comments
 	// Effort is the tier the round ran at and why (docs/architecture.md,
 	// Effort tiers); nil for a round restored from the state file.
 	Effort      *effort.Choice `json:"effort,omitempty"`
@@ -1266,7 +1267,7 @@ func (l *loop) dryRun(ctx context.Context) (*Result, error) {
 	l.res.Outcome, l.res.Reason = outcome, "dry run: nothing was posted, fixed or recorded; "+reason
 	l.label()
 	l.res.Label = "dry run: " + l.res.Label
-	in := PlanInline(pr, cur.lines, cur.Findings, inlinePolicy(l.o))
+	in := inline.Choose(pr, cur.lines, cur.Findings, inlinePolicy(l.o))
 	cur.Inline = &in
 	l.res.WouldPost = redact.ForComment(posts.Marker + "\n" + posts.RunTag("<run>", 1, "review") + "\n" + RenderReview("<run>", l.o.MaxRounds, cur))
 	l.res.WouldComment = in.Comments

@@ -16,6 +16,7 @@ import (
 	"github.com/ocdx/gh-ocdx/consensus"
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/github"
+	"github.com/ocdx/gh-ocdx/inline"
 	"github.com/ocdx/gh-ocdx/internal/tokens"
 	"github.com/ocdx/gh-ocdx/llm"
 	"github.com/ocdx/gh-ocdx/posts"
@@ -434,9 +435,9 @@ func TestRunAConcededStuckFindingIsDisputed(t *testing.T) {
 		t.Fatalf("Run = %+v, %v", res, err)
 	}
 	f := bug
-	f.ID, f.Line = id, intp(2)
+	f.ID, f.Line = id, new(2)
 	h.gh.pr.Threads = []github.ReviewThread{{ID: "T1", Path: "a.go", Comments: []github.ThreadComment{
-		{ID: "C1", Author: "ocdx-bot", Body: InlineBody(f), Path: "a.go", Line: intp(2)},
+		{ID: "C1", Author: "ocdx-bot", Body: inline.Body(f), Path: "a.go", Line: new(2)},
 		{ID: "C2", DatabaseID: "2", Author: "mona", Body: "intended"},
 		{ID: "C3", Author: "ocdx-bot", Body: posts.Marker + "\n" + posts.AnswerTag("2") + "\n" + posts.ConcededTag(id) + "\nYou're right."}}}}
 	h.gh.pr.HeadRefOid = "cccccccc"

@@ -10,6 +10,7 @@ import (
 	"github.com/ocdx/gh-ocdx/effort"
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/github"
+	"github.com/ocdx/gh-ocdx/inline"
 	"github.com/ocdx/gh-ocdx/internal/text"
 	"github.com/ocdx/gh-ocdx/internal/tokens"
 )
@@ -129,9 +130,9 @@ func RenderReview(runID string, maxRounds int, rr *RoundResult) string {
 				by = " · dismissed by `" + who + "`"
 			}
 			if why := rr.DismissedWhy[f.ID]; why != "" {
-				by += ": " + cell(why, 200)
+				by += ": " + text.Cell(why, 200)
 			}
-			fmt.Fprintf(&b, "- `%s` %s %s%s\n", f.ID, f.Priority, cell(f.Title, 100), by)
+			fmt.Fprintf(&b, "- `%s` %s %s%s\n", f.ID, f.Priority, text.Cell(f.Title, 100), by)
 		}
 		b.WriteString("\n")
 	}
@@ -151,7 +152,7 @@ func RenderReview(runID string, maxRounds int, rr *RoundResult) string {
 		b.WriteString("\nThese need a human: they are never sent to the fix agent.\n\n")
 	}
 	if rr.Inline != nil {
-		b.WriteString(rr.Inline.note())
+		b.WriteString(inlineNote(*rr.Inline))
 	}
 
 	b.WriteString("### Roles\n\n| Role | Model | Result | Findings | Tokens | Time |\n|---|---|---|---|---|---|\n")
@@ -161,7 +162,7 @@ func RenderReview(runID string, maxRounds int, rr *RoundResult) string {
 			res = "done"
 		}
 		if !r.OK {
-			res = "failed: " + cell(text.FirstLine(r.Error), 120)
+			res = "failed: " + text.Cell(text.FirstLine(r.Error), 120)
 		}
 		used := r.Usage.String()
 		if c, ok := rr.Costs[r.Role]; ok {
@@ -180,7 +181,7 @@ func RenderReview(runID string, maxRounds int, rr *RoundResult) string {
 	if len(reports) > 0 {
 		b.WriteString("<details><summary>Role reports</summary>\n\n")
 		for _, r := range reports {
-			fmt.Fprintf(&b, "#### %s\n\n%s\n\n", r.Role, underHeading(prose(r.Report, maxRoleReport), 4))
+			fmt.Fprintf(&b, "#### %s\n\n%s\n\n", r.Role, underHeading(text.Prose(r.Report, maxRoleReport), 4))
 		}
 		b.WriteString("</details>\n\n")
 	}
@@ -200,7 +201,7 @@ func RenderReview(runID string, maxRounds int, rr *RoundResult) string {
 // the URL of their thread when it is known (an open thread of an earlier
 // round; a comment posted with this review has none yet): the body lists
 // each in one line. A review whose comments GitHub refused has none.
-func onLines(in *Inline) map[string]string {
+func onLines(in *inline.Plan) map[string]string {
 	on := map[string]string{}
 	if in == nil {
 		return on
@@ -232,7 +233,7 @@ func writeIndexLine(b *strings.Builder, f finding.Finding, url string, stuck []s
 	if a := consensus.Agreement(f); a != "" {
 		by = " · " + a
 	}
-	fmt.Fprintf(b, "- **%s** `%s` %s · %s%s%s\n", f.Priority, f.ID, cell(f.Title, 200), loc, mark, by)
+	fmt.Fprintf(b, "- **%s** `%s` %s · %s%s%s\n", f.Priority, f.ID, text.Cell(f.Title, 200), loc, mark, by)
 }
 
 // location is a finding's file and line ("a.go:3"), or its file.
@@ -243,8 +244,8 @@ func location(f finding.Finding) string {
 	return f.File
 }
 
-// note is the review body's paragraph about its inline comments.
-func (in Inline) note() string {
+// inlineNote is the review body's paragraph about its inline comments.
+func inlineNote(in inline.Plan) string {
 	var parts []string
 	if in.Refused {
 		parts = append(parts, fmt.Sprintf("GitHub refused the %s of this review; their findings are written out above", quantity(len(in.Comments), "inline comment", "inline comments")))
@@ -324,12 +325,12 @@ func writeFinding(b *strings.Builder, f finding.Finding, stuck []string) {
 	if slices.Contains(stuck, f.ID) {
 		mark = " **(stuck)**"
 	}
-	fmt.Fprintf(b, "- **%s** `%s` %s `%s`%s%s\n", f.Priority, f.ID, cell(f.Title, 200), loc, mark, by)
+	fmt.Fprintf(b, "- **%s** `%s` %s `%s`%s%s\n", f.Priority, f.ID, text.Cell(f.Title, 200), loc, mark, by)
 	if d := strings.TrimSpace(f.Description); d != "" {
-		fmt.Fprintf(b, "  %s\n", indent(prose(d, 1000)))
+		fmt.Fprintf(b, "  %s\n", indent(text.Prose(d, 1000)))
 	}
 	if s := strings.TrimSpace(f.Suggestion); s != "" {
-		fmt.Fprintf(b, "  _Suggestion:_ %s\n", indent(prose(s, 600)))
+		fmt.Fprintf(b, "  _Suggestion:_ %s\n", indent(text.Prose(s, 600)))
 	}
 }
 
@@ -369,12 +370,12 @@ func sumCosts(costs map[string]float64) float64 {
 // RenderFailure is the final comment after a failure that follows a
 // posted report: the PR is told once why the run stopped.
 func RenderFailure(n int, reason string) string {
-	return fmt.Sprintf("## gh-ocdx review-loop stopped in round %d\n\n**Failure:** %s\n\nNothing more will be posted or pushed by this run. Fix the cause, then re-run `gh ocdx review-loop`.\n", n, cell(reason, 2000))
+	return fmt.Sprintf("## gh-ocdx review-loop stopped in round %d\n\n**Failure:** %s\n\nNothing more will be posted or pushed by this run. Fix the cause, then re-run `gh ocdx review-loop`.\n", n, text.Cell(reason, 2000))
 }
 
 // RenderBudgetReached is the final comment of a run the token budget stopped.
 func RenderBudgetReached(n int, reason string) string {
-	return fmt.Sprintf("## gh-ocdx review-loop stopped in round %d\n\n**Stopped:** %s.\n\nNothing more will be posted or pushed by this run. Re-run `gh ocdx review-loop` with a larger `--max-tokens` (or `maxTokens` in the configuration) to go on.\n", n, cell(reason, 2000))
+	return fmt.Sprintf("## gh-ocdx review-loop stopped in round %d\n\n**Stopped:** %s.\n\nNothing more will be posted or pushed by this run. Re-run `gh ocdx review-loop` with a larger `--max-tokens` (or `maxTokens` in the configuration) to go on.\n", n, text.Cell(reason, 2000))
 }
 
 // RenderSummary is the final Markdown summary printed on stdout: round by
@@ -497,20 +498,6 @@ func policyNames(files []string) string {
 	}
 	return strings.Join(q, " and ")
 }
-
-// cell keeps text on one line and bounded, for tables and list items,
-// with gh-ocdx's own markup made inert: titles, reasons and errors come
-// from models and PRs.
-func cell(s string, n int) string {
-	s = strings.ReplaceAll(text.OneLine(s), "|", "\\|")
-	return text.InertMarkup(text.Excerpt(s, n))
-}
-
-// prose is a model's or a person's text for a post, bounded, with
-// gh-ocdx's own markup made inert (a suggestion fence, the hidden marker,
-// tags and ledger): in a post only gh-ocdx writes those
-// (docs/architecture.md, Posting).
-func prose(s string, n int) string { return text.InertMarkup(text.Excerpt(s, n)) }
 
 func indent(s string) string { return strings.ReplaceAll(s, "\n", "\n  ") }
 

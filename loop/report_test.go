@@ -8,6 +8,7 @@ import (
 	"github.com/ocdx/gh-ocdx/diff"
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/github"
+	"github.com/ocdx/gh-ocdx/inline"
 	"github.com/ocdx/gh-ocdx/state"
 )
 
@@ -26,7 +27,7 @@ func TestRenderReviewIsAnIndex(t *testing.T) {
 	rr := &RoundResult{N: 1, HeadOID: "0123456789", Consensus: consensus.RequestChanges, Note: "fixing 3 findings, then round 2",
 		Findings: []finding.Finding{posted, threaded, held, off},
 		Roles:    []RoleStatus{{Role: "reviewer-1", Model: "openai/a", OK: true, Report: "# Summary\nFine.\n## Details\n```\n# not a heading\n```\n####### seven"}},
-		Inline: &Inline{Comments: make([]github.ReviewComment, 1), Posted: []finding.Finding{posted}, Open: []Linked{{ID: threaded.ID, URL: "https://x/pull/5#discussion_r2"}},
+		Inline: &inline.Plan{Comments: make([]github.ReviewComment, 1), Posted: []finding.Finding{posted}, Open: []inline.Linked{{ID: threaded.ID, URL: "https://x/pull/5#discussion_r2"}},
 			OffDiff: []finding.Finding{off}, Held: []finding.Finding{held}, OverBudget: 1, Budget: 1},
 	}
 	rr.Counts = consensus.Count(rr.Findings)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/github"
+	"github.com/ocdx/gh-ocdx/inline"
 	"github.com/ocdx/gh-ocdx/posts"
 	"github.com/ocdx/gh-ocdx/state"
 	"github.com/ocdx/gh-ocdx/verifier"
@@ -231,7 +232,7 @@ func TestTheLedgerRoundTripsEveryScenario(t *testing.T) {
 			posted := leak
 			posted.ID = leak.ComputeID()
 			h.gh.pr.Threads = append(h.gh.pr.Threads, github.ReviewThread{ID: "T1", Path: "a.go", Comments: []github.ThreadComment{
-				{ID: "C1", Author: "ocdx-bot", Body: InlineBody(posted), Path: "a.go", Line: lineOf(10)},
+				{ID: "C1", Author: "ocdx-bot", Body: inline.Body(posted), Path: "a.go", Line: lineOf(10)},
 				{ID: "C2", DatabaseID: "2", Author: "mona", Body: "intended"},
 				{ID: "C3", Author: "ocdx-bot", Body: posts.Marker + "\n" + posts.AnswerTag("2") + "\n" + posts.ConcededTag(posted.ID) + "\nYou're right."},
 			}})

@@ -138,7 +138,7 @@ func restoreVerifier(rr *RoundResult, rd state.Round) {
 func RenderRefuted(rr *RoundResult) string {
 	var b strings.Builder
 	if st := rr.Verifier; st != nil && !st.OK {
-		fmt.Fprintf(&b, "**Verifier:** `%s` failed (%s): the findings it was to check stand as the reviewers raised them.\n\n", st.Model, cell(text.FirstLine(st.Error), 200))
+		fmt.Fprintf(&b, "**Verifier:** `%s` failed (%s): the findings it was to check stand as the reviewers raised them.\n\n", st.Model, text.Cell(text.FirstLine(st.Error), 200))
 	}
 	if len(rr.Refuted) == 0 {
 		return b.String()
@@ -154,9 +154,9 @@ func RenderRefuted(rr *RoundResult) string {
 		if f.Agreement != "" {
 			by = " · " + consensus.Agreement(f)
 		}
-		fmt.Fprintf(&b, "- **%s** `%s` %s `%s`%s\n", f.Priority, f.ID, cell(f.Title, 200), loc, by)
+		fmt.Fprintf(&b, "- **%s** `%s` %s `%s`%s\n", f.Priority, f.ID, text.Cell(f.Title, 200), loc, by)
 		if e := strings.TrimSpace(f.Evidence); e != "" {
-			fmt.Fprintf(&b, "  _Evidence:_ %s\n", indent(prose(e, verifier.MaxEvidence)))
+			fmt.Fprintf(&b, "  _Evidence:_ %s\n", indent(text.Prose(e, verifier.MaxEvidence)))
 		}
 	}
 	b.WriteString("\n")
@@ -171,7 +171,7 @@ func verifierRow(rr *RoundResult) string {
 	}
 	res := fmt.Sprintf("%d of %d refuted", len(st.Refuted), len(st.Sent))
 	if !st.OK {
-		res = "failed: " + cell(text.FirstLine(st.Error), 120)
+		res = "failed: " + text.Cell(text.FirstLine(st.Error), 120)
 	}
 	used := st.Usage.String()
 	if st.CostUSD > 0 {

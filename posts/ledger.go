@@ -187,6 +187,14 @@ func (l Ledger) Has(id string) bool {
 	return slices.ContainsFunc(l.Findings, func(e LedgerEntry) bool { return e.ID == id })
 }
 
+// Entry is id's entry in l; the zero entry when l has none.
+func (l Ledger) Entry(id string) LedgerEntry {
+	if i := slices.IndexFunc(l.Findings, func(e LedgerEntry) bool { return e.ID == id }); i >= 0 {
+		return l.Findings[i]
+	}
+	return LedgerEntry{}
+}
+
 // ValidLedgerID reports whether s has the shape of a finding ID.
 func ValidLedgerID(s string) bool { return reLedgerID.MatchString(s) }
 

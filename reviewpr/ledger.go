@@ -25,7 +25,7 @@ const Priority = "P3"
 
 // Comments are review-pr's inline comments as posted: each begins
 // with the marker and the thread tag of its finding, as a round's do
-// (loop.InlineBody), so every verb knows the thread as gh-ocdx's own
+// (inline.Body), so every verb knows the thread as gh-ocdx's own
 // (posts.OwnThreads). The findings are those of the comments, each ID once. A
 // comment on the problem of a finding the PR already has (earlier: the
 // basis's findings, where they are at this head) is that finding, under

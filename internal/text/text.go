@@ -163,6 +163,20 @@ func Excerpt(s string, n int) string {
 	return string(r[:n]) + "…"
 }
 
+// Cell keeps s on one line and bounded to n runes, for tables and list
+// items of a post, with gh-ocdx's own markup made inert: titles, reasons and
+// errors come from models and PRs.
+func Cell(s string, n int) string {
+	s = strings.ReplaceAll(OneLine(s), "|", "\\|")
+	return InertMarkup(Excerpt(s, n))
+}
+
+// Prose is a model's or a person's text for a post, bounded to n runes,
+// with gh-ocdx's own markup made inert (a suggestion fence, the hidden
+// marker, tags and ledger): in a post only gh-ocdx writes those
+// (docs/architecture.md, Posting).
+func Prose(s string, n int) string { return InertMarkup(Excerpt(s, n)) }
+
 // Distance is the Levenshtein distance between a and b, in bytes: the
 // number of one-byte insertions, deletions and substitutions that make one
 // the other. The names it compares (commands, configuration keys) are ASCII.
