@@ -103,43 +103,19 @@ func (a *Agent) Run(ctx context.Context, out any) (Result, error) {
 	answerNow := false // the budget has no room for another call with tools
 	for call := 1; call <= maxIters; call++ {
 		final := call == maxIters || answerNow
-		req, start := compose(a.System, a.task(), note, hist, budget, specs, final)
 		var resp Response
+		var start int
 		if bm == nil {
-			hist = hist[start:]
+			var req Request
+			req, start = compose(a.System, a.task(), note, hist, budget, specs, final)
 			resp, err = a.Model.Chat(ctx, req)
 		} else {
-			var taken int64
-			var berr *BudgetError
-			if !final {
-				if taken, berr = bm.take(req, nil); berr != nil {
-					// No room for another call with tools: answer now.
-					answerNow, final = true, true
-					req, start = compose(a.System, a.task(), note, hist, budget, specs, final)
-				}
-			}
-			if final {
-				// The final answer draws on the held tokens first; the
-				// oldest exchanges are left out as far as it takes to fit
-				// (the working note keeps what was done). Without any it
-				// fits the hold alone (Agent.finalInput).
-				for {
-					if taken, berr = bm.take(req, h); berr == nil || start >= len(hist) {
-						break
-					}
-					var from int
-					req, from = compose(a.System, a.task(), note, hist[start+1:], budget, specs, final)
-					start += 1 + from
-				}
-			}
-			hist = hist[start:]
-			if berr != nil {
-				err = berr
-			} else {
-				resp, err = bm.Model.Chat(ctx, req)
-				bm.settle(taken, resp, err)
-			}
+			// Once the budget has no room for a call with tools, every
+			// later call is the final one.
+			resp, start, final, err = a.budgetedChat(ctx, bm, h, note, hist, budget, specs, final)
+			answerNow = final
 		}
+		hist = hist[start:]
 		if err == nil || resp.Usage.Calls > 0 { // an answer cut by the output cap was paid for too
 			res.PerCall = append(res.PerCall, resp.Usage)
 			res.Usage = res.Usage.Add(resp.Usage)
@@ -223,6 +199,41 @@ func (a *Agent) finalInput() (int64, error) {
 	}
 	req, _ := compose(a.System, a.task(), note, nil, a.contextBudget(), specs, true)
 	return EstimateInput(req) + int64(note.Room())/3 + 1, nil
+}
+
+// budgetedChat is one call of Run through the token budget bm. A call
+// with tools that does not fit makes it the final one (answer now); the
+// final answer draws on the held tokens h first, the oldest exchanges of
+// hist left out as far as it takes to fit (the working note keeps what was
+// done; without any it fits the hold alone, Agent.finalInput). It returns
+// the answer, the first exchange of hist the request carried, and whether
+// the call was the final one.
+func (a *Agent) budgetedChat(ctx context.Context, bm *budgeted, h *hold, note *worknote.Note, hist []exchange, budget int, specs []ToolSpec, final bool) (Response, int, bool, error) {
+	req, start := compose(a.System, a.task(), note, hist, budget, specs, final)
+	var taken int64
+	var berr *BudgetError
+	if !final {
+		if taken, berr = bm.take(req, nil); berr != nil {
+			final = true
+			req, start = compose(a.System, a.task(), note, hist, budget, specs, final)
+		}
+	}
+	if final {
+		for {
+			if taken, berr = bm.take(req, h); berr == nil || start >= len(hist) {
+				break
+			}
+			var from int
+			req, from = compose(a.System, a.task(), note, hist[start+1:], budget, specs, final)
+			start += 1 + from
+		}
+	}
+	if berr != nil {
+		return Response{}, start, final, berr
+	}
+	resp, err := bm.Model.Chat(ctx, req)
+	bm.settle(taken, resp, err)
+	return resp, start, final, err
 }
 
 // errCutCall answers a call whose arguments the output cap cut.
