@@ -156,6 +156,14 @@ type Options struct {
 	// "", lets each round choose from its change (docs/architecture.md,
 	// Effort tiers). The local review runs every reviewer.
 	Effort effort.Tier
+	// Opening is Markdown, inert already, that opens round 1's report:
+	// gh ocdx describe's description when the configuration asks for it
+	// (docs/architecture.md, Describe).
+	Opening string
+	// Compliance are the requirements of the PR's linked issues that
+	// opening found not met, as findings of round 1 when the configuration
+	// makes them findings (docs/architecture.md, Describe).
+	Compliance []finding.Finding
 }
 
 // Outcomes a run's result has besides the state file's (state.RunOutcome)
@@ -738,6 +746,9 @@ func (l *loop) review(ctx context.Context, pr *github.PullRequest, rr *RoundResu
 		rr.AnalyzerMismatch = true
 	}
 	rr.Findings = orEmpty(consensus.Distinct(append(out.Findings, secrets...), rr.reviewersOK))
+	if rr.N == 1 {
+		rr.Findings = append(rr.Findings, l.o.Compliance...)
+	}
 	fixedBefore := l.fixedLastRound(rr.N)
 	earlier := l.earlier(ctx, rr.N, pr.HeadRefOid, re)
 	if re != nil {
@@ -1269,7 +1280,7 @@ func (l *loop) dryRun(ctx context.Context) (*Result, error) {
 	l.res.Label = "dry run: " + l.res.Label
 	in := inline.Choose(pr, cur.lines, cur.Findings, inlinePolicy(l.o))
 	cur.Inline = &in
-	l.res.WouldPost = redact.ForComment(posts.Marker + "\n" + posts.RunTag("<run>", 1, "review") + "\n" + RenderReview("<run>", l.o.MaxRounds, cur))
+	l.res.WouldPost = redact.ForComment(posts.Marker + "\n" + posts.RunTag("<run>", 1, "review") + "\n" + opening(l.o, 1) + RenderReview("<run>", l.o.MaxRounds, cur))
 	l.res.WouldComment = in.Comments
 	l.res.WouldFix = toFix
 	l.res.Remaining = blockingOf(cur.Findings)

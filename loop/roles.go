@@ -77,7 +77,7 @@ func reviewerTask(agent string, rc *review.Context, re *rereview.Delta) (task st
 	if re != nil {
 		diff, since, prev = re.Diff, text.ShortOID(re.Since), re.List()
 	}
-	body := strings.TrimSpace(pr.Body)
+	body := strings.TrimSpace(posts.AuthorBody(pr.Body))
 	if body == "" {
 		body = "(no description)"
 	} else if len(body) > maxPRBody {
