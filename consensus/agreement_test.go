@@ -139,3 +139,52 @@ func TestDistinctKeepsTheSECIDAmongEquals(t *testing.T) {
 		t.Errorf("merged: %+v, want %s", d, s.ID)
 	}
 }
+
+// A problem raised again is one finding: the higher priority, named by the
+// reviewers of both (the earlier ones first, each once), its agreement out
+// of the reviewers that answered this round.
+func TestRaisedAgain(t *testing.T) {
+	p := by(fnd("P2", "quality", "a.go", 12, "Leak of the handle"), "reviewer-1", "m1")
+	p.Reviewers = []string{"m1", "m2"}
+	f := by(fnd("P1", "quality", "a.go", 14, "Leak of the file handle"), "reviewer-3", "m3")
+	f.Reviewers = []string{"m2", "m3"}
+	got := RaisedAgain(f, p, 3)
+	if got.Priority != "P1" || !slices.Equal(got.Reviewers, []string{"m1", "m2", "m3"}) || got.Agreement != "3/3" {
+		t.Errorf("raised again: %s by %v (%s), want P1 by m1, m2, m3 (3/3)", got.Priority, got.Reviewers, got.Agreement)
+	}
+	if got := RaisedAgain(f, p, 2); got.Agreement != "3/3" {
+		t.Errorf("agreement %s: never more reviewers than answered", got.Agreement)
+	}
+	p.Reviewers, f.Reviewers = nil, nil
+	if got := RaisedAgain(f, p, 2); got.Reviewers != nil || got.Agreement != "" {
+		t.Errorf("nobody's finding got reviewers: %v %q", got.Reviewers, got.Agreement)
+	}
+}
+
+// What a report and an inline comment say of who raised a finding.
+func TestAgreement(t *testing.T) {
+	for _, tc := range []struct {
+		f    finding.Finding
+		want string
+	}{
+		{finding.Finding{Agreement: "2/3", Reviewers: []string{"openai/a", "anthropic/b"}}, "2/3 reviewers (openai/a, anthropic/b)"},
+		{finding.Finding{Agreement: "1/1", Reviewers: []string{"openai/a"}}, "1/1 reviewer (openai/a)"},
+		{finding.Finding{ID: "THREAD-1"}, ""},
+	} {
+		if got := Agreement(tc.f); got != tc.want {
+			t.Errorf("Agreement(%+v) = %q, want %q", tc.f, got, tc.want)
+		}
+	}
+}
+
+// Priorities order most severe first, an unknown one last; P0–P2 block.
+func TestRankAndBlocking(t *testing.T) {
+	if !(Rank("P0") < Rank("P1") && Rank("P1") < Rank("P3") && Rank("P3") < Rank("P9") && Rank("") == Rank("P9")) {
+		t.Errorf("ranks P0 %d P1 %d P3 %d P9 %d", Rank("P0"), Rank("P1"), Rank("P3"), Rank("P9"))
+	}
+	for p, want := range map[string]bool{"P0": true, "P1": true, "P2": true, "P3": false, "": false} {
+		if got := Blocking(finding.Finding{Priority: p}); got != want {
+			t.Errorf("Blocking(%s) = %v", p, got)
+		}
+	}
+}

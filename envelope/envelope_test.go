@@ -99,3 +99,18 @@ func TestDecodeExcerptIsShort(t *testing.T) {
 }
 
 func isValidUTF8(s string) bool { return strings.ToValidUTF8(s, "\uFFFD") == s }
+
+// A rejected answer says whose it was, why, where and what it read there,
+// as the report's roles table shows it.
+func TestErrorSaysWhoWhyAndWhere(t *testing.T) {
+	e := &Error{Role: "reviewer-2", Kind: ErrMissingField, Detail: "findings[0].title", Excerpt: `{"id":"x"}`}
+	if got, want := e.Error(), `reviewer-2: missing required field in the envelope: findings[0].title (near "{\"id\":\"x\"}")`; got != want {
+		t.Errorf("got %s\nwant %s", got, want)
+	}
+	if got := (&Error{Role: "verifier", Kind: ErrNoEnvelope}).Error(); got != "verifier: no BEGIN_JSON … END_JSON envelope" {
+		t.Errorf("got %s", got)
+	}
+	if !errors.Is(e, ErrMissingField) {
+		t.Error("the kind does not unwrap")
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/ocdx/gh-ocdx/consensus"
+	"github.com/ocdx/gh-ocdx/diff"
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/posts"
@@ -226,3 +227,48 @@ func TestResolutionsFollowTheLedger(t *testing.T) {
 
 // bug is a reviewer's P1 finding with no place yet.
 var bug = finding.Finding{Priority: "P1", Category: "quality", File: "a.go", Title: "Leak", Description: "d"}
+
+// a.go's diff: line 10 of the base removed, lines 10–12 of the PR's
+// version added in its place.
+const rewrite = `diff --git a/a.go b/a.go
+--- a/a.go
++++ b/a.go
+@@ -9,2 +9,4 @@
+ package a
+-old line
++new 10
++new 11
++new 12
+`
+
+// A finding is anchored only on lines the PR's diff shows: a range that
+// leaves the diff falls back to its first line, without the replacement
+// written for the whole range; a suggestion only ever replaces lines of the
+// PR's version; a line off the diff is no comment at all.
+func TestAnchorOnlyOnTheDiff(t *testing.T) {
+	lines := diff.IndexOf([]byte(rewrite))
+	f := bug
+	f.ID, f.Line, f.EndLine, f.Replacement = "QUAL-00000001", new(10), new(11), new("fixed 10\nfixed 11")
+	c, ok := anchor(lines, f)
+	if !ok || c.StartLine != 10 || c.Line != 11 || c.Side != diff.Right || !strings.Contains(c.Body, "```suggestion") {
+		t.Errorf("a range on the diff: %+v, %v", c, ok)
+	}
+	f.Line, f.EndLine = new(12), new(20)
+	c, ok = anchor(lines, f)
+	if !ok || c.StartLine != 0 || c.Line != 12 || strings.Contains(c.Body, "suggestion") {
+		t.Errorf("a range leaving the diff: %+v, %v; want line 12 alone, no suggestion", c, ok)
+	}
+	f.Line, f.EndLine, f.Side = new(10), nil, "LEFT"
+	c, ok = anchor(lines, f)
+	if !ok || c.Side != diff.Left || strings.Contains(c.Body, "suggestion") {
+		t.Errorf("a removed line: %+v, %v; want LEFT, no suggestion", c, ok)
+	}
+	f.Line, f.Side = new(40), ""
+	if c, ok := anchor(lines, f); ok {
+		t.Errorf("a line off the diff was anchored: %+v", c)
+	}
+	f.Line = nil
+	if _, ok := anchor(lines, f); ok {
+		t.Error("a finding without a line was anchored")
+	}
+}

@@ -150,3 +150,15 @@ func TestCarried(t *testing.T) {
 		t.Errorf("the same head: %+v, %v", got, ok)
 	}
 }
+
+// The previous findings as a re-review's task lists them: where each is
+// now, and its title on one line, as the ledger records it.
+func TestList(t *testing.T) {
+	a := fnd("P1", "quality", "a.go", 7, "Leak\nof the handle")
+	b := fnd("P3", "docs", "README.md", 0, "Typo")
+	got := (&Delta{Previous: []finding.Finding{a, b}}).List()
+	want := []Previous{{ID: a.ID, Priority: "P1", Where: "a.go:7", Title: "Leak of the handle"}, {ID: b.ID, Priority: "P3", Where: "README.md", Title: "Typo"}}
+	if !slices.Equal(got, want) {
+		t.Errorf("list %+v, want %+v", got, want)
+	}
+}
