@@ -11,7 +11,7 @@ import (
 // 150 findings of the review before (a full ledger's located ones), half
 // of them raised again at a moved line, reworded.
 //
-//	go test -run '^$' -bench Identify ./loop
+//	go test -run '^$' -bench Identify ./consensus
 func BenchmarkIdentify(b *testing.B) {
 	var earlier, fs []finding.Finding
 	for i := range 150 {
