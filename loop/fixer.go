@@ -9,6 +9,7 @@ import (
 	"github.com/ocdx/gh-ocdx/fix"
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/llm"
+	"github.com/ocdx/gh-ocdx/state"
 )
 
 // FixRunner is the Fixer of a real run: package fix on the user's checkout.
@@ -33,7 +34,7 @@ type FixRunner struct {
 // Fix runs fix.Run for the round. Verification that still fails after the
 // retries is a result (Status verification-failed), not an error: the loop
 // stops on it without converging.
-func (r *FixRunner) Fix(ctx context.Context, req FixRequest) (*fix.Result, error) {
+func (r *FixRunner) Fix(ctx context.Context, req FixRequest) (*state.FixResult, error) {
 	out, err := fix.Run(ctx, fix.Options{
 		Repo: r.Repo, PR: req.PR, Dir: r.Dir, Remote: r.Remote, Model: r.Model, ModelName: r.ModelName,
 		Verify: r.Verify, Policy: r.Policy, Price: r.Price, Payload: req.Payload, Run: req.Run, Round: req.Round, Resume: req.Resume,
