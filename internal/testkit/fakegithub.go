@@ -49,6 +49,9 @@ type GitHub struct {
 
 	releases map[string][]*release // by repository; see releases.go
 	assets   map[int64]asset
+
+	checkRuns     []*CheckRun // see checkruns.go
+	checksRefused int
 }
 
 // PR is a pull request as the fake serves it. Zero fields get defaults.
@@ -167,7 +170,7 @@ type PostedReviewComment struct {
 
 // Request is one logged request.
 type Request struct {
-	Kind   string // graphql, diff, pr, pr-edit, files, commits, comment, comment-edit, comments, review, issue, contents, permission, tree, release, asset, download, tags, git, unknown
+	Kind   string // graphql, diff, pr, pr-edit, files, commits, comment, comment-edit, comments, review, issue, contents, permission, tree, release, asset, download, tags, check-run, check-run-edit, check-runs, check-annotations, git, unknown
 	Method string
 	Path   string
 	Status int
@@ -406,6 +409,9 @@ func kindOf(r *http.Request) string {
 	if k := releaseKind(p); k != "" {
 		return k
 	}
+	if k := checkRunKind(p); k != "" {
+		return k
+	}
 	if reGitHTTP.MatchString(p) {
 		return "git"
 	}
@@ -605,6 +611,8 @@ func (g *GitHub) route(w http.ResponseWriter, r *http.Request, kind string, body
 		g.gitObjects(w, r, kind)
 	case "release", "asset", "tags", "download":
 		g.serveReleases(w, r, kind)
+	case "check-run", "check-run-edit", "check-runs", "check-annotations":
+		g.serveCheckRuns(w, r, kind, body)
 	case "issue":
 		m := reIssue.FindStringSubmatch(r.URL.Path)
 		g.mu.Lock()
