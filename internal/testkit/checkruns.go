@@ -124,17 +124,8 @@ func (g *GitHub) serveCheckRuns(w http.ResponseWriter, r *http.Request, kind str
 			notFound(w)
 			return
 		}
-		per, _ := strconv.Atoi(r.URL.Query().Get("per_page"))
-		if per <= 0 || per > 100 {
-			per = 30
-		}
-		pg, _ := strconv.Atoi(r.URL.Query().Get("page"))
-		pg = max(pg, 1)
-		out := []CheckAnnotation{}
-		for i := (pg - 1) * per; i < len(cr.Annotations) && i < pg*per; i++ {
-			out = append(out, cr.Annotations[i])
-		}
-		writeJSON(w, http.StatusOK, out)
+		from, to := restPage(r, len(cr.Annotations))
+		writeJSON(w, http.StatusOK, append([]CheckAnnotation{}, cr.Annotations[from:to]...))
 	case kind == "check-run" && r.Method == http.MethodPost, kind == "check-run-edit" && r.Method == http.MethodPatch:
 		var in struct {
 			Name, Status, Conclusion string
@@ -230,6 +221,18 @@ func outputInvalid(title, summary string, as []CheckAnnotation) string {
 		}
 	}
 	return ""
+}
+
+// restPage is the range of a list of n items that the request's page and
+// per_page (GitHub's default 30, at most 100) select.
+func restPage(r *http.Request, n int) (from, to int) {
+	per, _ := strconv.Atoi(r.URL.Query().Get("per_page"))
+	if per <= 0 || per > 100 {
+		per = 30
+	}
+	pg, _ := strconv.Atoi(r.URL.Query().Get("page"))
+	pg = max(pg, 1)
+	return min((pg-1)*per, n), min(pg*per, n)
 }
 
 func (g *GitHub) checkRun(repo, id string) *CheckRun {

@@ -558,14 +558,9 @@ func (g *GitHub) route(w http.ResponseWriter, r *http.Request, kind string, body
 			notFound(w)
 			return
 		}
-		per, _ := strconv.Atoi(r.URL.Query().Get("per_page"))
-		if per <= 0 || per > 100 {
-			per = 30
-		}
-		pg, _ := strconv.Atoi(r.URL.Query().Get("page"))
-		pg = max(pg, 1)
+		from, to := restPage(r, len(pr.Files))
 		out := []map[string]any{}
-		for i := (pg - 1) * per; i < len(pr.Files) && i < pg*per; i++ {
+		for i := from; i < to; i++ {
 			f := pr.Files[i]
 			out = append(out, map[string]any{"filename": f.Path, "status": strings.ToLower(f.ChangeType),
 				"additions": f.Additions, "deletions": f.Deletions, "patch": f.Patch})
@@ -591,16 +586,11 @@ func (g *GitHub) route(w http.ResponseWriter, r *http.Request, kind string, body
 		writeJSON(w, http.StatusOK, out)
 	case "comments":
 		m := reComments.FindStringSubmatch(r.URL.Path)
-		per, _ := strconv.Atoi(r.URL.Query().Get("per_page"))
-		if per <= 0 || per > 100 {
-			per = 30
-		}
-		pg, _ := strconv.Atoi(r.URL.Query().Get("page"))
-		pg = max(pg, 1)
 		g.mu.Lock()
 		list := g.comments[m[1]+"#"+m[2]]
+		from, to := restPage(r, len(list))
 		out := []map[string]any{}
-		for i := (pg - 1) * per; i < len(list) && i < pg*per; i++ {
+		for i := from; i < to; i++ {
 			c := list[i]
 			out = append(out, map[string]any{"id": c.ID, "body": c.Body, "html_url": g.commentURL(m[1], m[2], c.ID),
 				"user": map[string]any{"login": c.Login}, "created_at": "2026-01-01T00:00:00Z"})
