@@ -78,6 +78,22 @@ func TestCheckRunOfABlockedRunAnnotatesTheFindings(t *testing.T) {
 		wantContains(t, "the check run's summary", cr.Summary, "**blocked", "### P1 (1)", "`"+cacheBug.id()+"` Cache size is not bounded · `cache.go:3`", "**(stuck)**",
 			"**Annotations:** 1 finding annotated on the lines.")
 	})
+	t.Run("every reviewer failed", func(t *testing.T) {
+		t.Parallel()
+		lf := newLoop(t, nil)
+		lf.fm.Script("rev-a", testkit.Reply("no envelope"), testkit.Reply("none again"))
+		lf.fm.Script("rev-b", testkit.Garbage("{not json"), testkit.Garbage("{not json"), testkit.Garbage("{not json"), testkit.Garbage("{not json"))
+		lf.fm.Script("analyzer", analyzerReply())
+
+		res := lf.run("--yes", "--check-run")
+
+		wantCode(t, res, 1)
+		cr := oneCheckRun(t, lf)
+		if cr.HeadSHA != lf.start || cr.Conclusion != "failure" {
+			t.Errorf("check run %s on %s, want failure on %s", cr.Conclusion, cr.HeadSHA, lf.start)
+		}
+		wantContains(t, "the check run's summary", cr.Summary, "**failed", "all 2 reviewers failed")
+	})
 	t.Run("review only", func(t *testing.T) {
 		t.Parallel()
 		lf := newLoop(t, func(pr *testkit.PR) { pr.Permission = "READ" })
