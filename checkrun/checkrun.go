@@ -79,6 +79,18 @@ func Of(res *loop.Result, reviewOnly bool) (c Check, ok bool) {
 		return Check{}, false
 	}
 	code := slices.DeleteFunc(slices.Clone(rr.Findings), loop.IsThread)
+	if f := rr.Fix; f != nil && f.Pushed && f.HeadOID != "" && f.HeadOID != rr.HeadOID {
+		// The run pushed a fix and ended before reviewing it (its budget,
+		// an error): the PR's head is that commit, which has no verdict
+		// yet. The findings were of the head before, whose lines have
+		// moved: listed, not annotated.
+		c.Head, c.Conclusion = f.HeadOID, Failure
+		c.OffLines = len(code)
+		c.Title = fmt.Sprintf("%s — not reviewed: a fix of round %d", text.OneLine(res.Label), rr.N)
+		c.Summary = fmt.Sprintf("**Not reviewed:** gh-ocdx pushed this commit, a fix of round %d, and the run ended before reviewing it; what follows is the review of `%s`.\n\n", rr.N, text.ShortOID(rr.HeadOID)) +
+			summary(res, &rr, code, c)
+		return c, true
+	}
 	slices.SortStableFunc(code, func(a, b finding.Finding) int {
 		return slices.Index(finding.Priorities, a.Priority) - slices.Index(finding.Priorities, b.Priority)
 	})

@@ -78,3 +78,22 @@ func TestSummaryAndAnnotationsAreBounded(t *testing.T) {
 		t.Errorf("annotation message not inert: %q", m)
 	}
 }
+
+// A run that pushed a fix and ended before reviewing it leaves the PR's
+// head without a verdict: the check fails on that commit, saying so, and
+// annotates nothing (the findings' lines were the head before's).
+func TestAPushedFixNotReviewedFailsOnTheNewHead(t *testing.T) {
+	fs := []finding.Finding{{ID: "QUA-1", Priority: "P1", File: "a.go", Line: at(3), Title: "bug"}}
+	res := result(loop.OutcomeBlocked, fs...)
+	pushed := strings.Repeat("c", 40)
+	res.Rounds[0].Fix = &state.FixResult{Status: state.FixPushed, Pushed: true, HeadOID: pushed}
+	c, ok := Of(res, false)
+	if !ok || c.Head != pushed || c.Conclusion != Failure || len(c.Annotations) != 0 {
+		t.Fatalf("check on %s: %s with %d annotations, want failure on the pushed %s and none", c.Head, c.Conclusion, len(c.Annotations), pushed)
+	}
+	for _, want := range []string{"**Not reviewed:** gh-ocdx pushed this commit, a fix of round 1", "`QUA-1` bug · `a.go:3`", "1 finding on no line of this commit"} {
+		if !strings.Contains(c.Summary, want) {
+			t.Errorf("summary lacks %q:\n%s", want, c.Summary)
+		}
+	}
+}
