@@ -149,7 +149,11 @@ func summary(res *loop.Result, rr *loop.RoundResult, code []finding.Finding, c C
 	fmt.Fprintf(&b, "**%s**: %s\n\n", text.InertMarkup(text.OneLine(res.Label)), text.InertMarkup(text.OneLine(res.Reason)))
 	fmt.Fprintf(&b, "**Consensus:** `%s` · P0 %d · P1 %d · P2 %d · P3 %d · head `%s` · round %d\n\n",
 		text.OneLine(rr.Consensus), rr.Counts.P0, rr.Counts.P1, rr.Counts.P2, rr.Counts.P3, text.ShortOID(rr.HeadOID), rr.N)
-	if len(code) == 0 {
+	switch {
+	case len(code) == 0 && !reviewed(rr):
+		// "None" would read as a clean review.
+		b.WriteString("### Findings\n\nNo review: every reviewer failed (the report says why).\n\n")
+	case len(code) == 0:
 		b.WriteString("### Findings\n\nNone.\n\n")
 	}
 	left := 0
@@ -207,6 +211,16 @@ func summary(res *loop.Result, rr *loop.RoundResult, code []finding.Finding, c C
 		}
 	}
 	return b.String()
+}
+
+// reviewed reports whether a reviewer of the round answered.
+func reviewed(rr *loop.RoundResult) bool {
+	for _, r := range rr.Roles {
+		if strings.HasPrefix(r.Role, "reviewer-") && r.OK {
+			return true
+		}
+	}
+	return len(rr.Roles) == 0 // restored from the state file: a review that stood
 }
 
 // indexLine is a finding in one line, as the report's index has it.

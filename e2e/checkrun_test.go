@@ -92,7 +92,7 @@ func TestCheckRunOfABlockedRunAnnotatesTheFindings(t *testing.T) {
 		if cr.HeadSHA != lf.start || cr.Conclusion != "failure" {
 			t.Errorf("check run %s on %s, want failure on %s", cr.Conclusion, cr.HeadSHA, lf.start)
 		}
-		wantContains(t, "the check run's summary", cr.Summary, "**failed", "all 2 reviewers failed")
+		wantContains(t, "the check run's summary", cr.Summary, "**failed", "all 2 reviewers failed", "No review: every reviewer failed")
 	})
 	t.Run("review only", func(t *testing.T) {
 		t.Parallel()
