@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -34,6 +35,9 @@ func TestParseReviewLoop(t *testing.T) {
 		{args: []string{"--check-run", "--dry-run", "7"}, want: ReviewLoopOptions{PR: 7, DryRun: true, CheckRun: true}},
 		{args: []string{"--check-run=false", "--yes", "7"}, want: ReviewLoopOptions{PR: 7, Yes: true}},
 		{args: []string{"--check-run=maybe", "--yes"}, wantErr: "invalid argument \"maybe\" for \"--check-run\""},
+		{args: []string{"--yes", "--evidence", "out/", "--evidence", "SARIF:lint.json", "--evidence", "c:/x.txt", "7"},
+			want: ReviewLoopOptions{PR: 7, Yes: true, Evidence: []evidenceSpec{{Path: "out/"}, {Format: "sarif", Path: "lint.json"}, {Path: "c:/x.txt"}}}},
+		{args: []string{"--yes", "--evidence", "sarif:", "7"}, wantErr: "names no file"},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			d, _, _ := testDeps()
@@ -48,7 +52,7 @@ func TestParseReviewLoop(t *testing.T) {
 			got, want := *opts, tc.want
 			ge, we := fmt.Sprintf("%+v", got.Export), fmt.Sprintf("%+v", want.Export)
 			got.Export, want.Export = nil, nil
-			if got != want || ge != we {
+			if !reflect.DeepEqual(got, want) || ge != we {
 				t.Errorf("got %+v %s, want %+v %s", got, ge, want, we)
 			}
 		})
