@@ -158,12 +158,7 @@ func summary(res *loop.Result, rr *loop.RoundResult, code []finding.Finding, c C
 	}
 	left := 0
 	for _, p := range finding.Priorities {
-		var group []finding.Finding
-		for _, f := range code {
-			if f.Priority == p {
-				group = append(group, f)
-			}
-		}
+		group := slices.DeleteFunc(slices.Clone(code), func(f finding.Finding) bool { return f.Priority != p })
 		if len(group) == 0 {
 			continue
 		}
