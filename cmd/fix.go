@@ -135,7 +135,7 @@ func fixPR(ctx context.Context, d *Deps, opts *FixOptions) error {
 		opts.Prompter = d.prompter(ctx)
 	}
 	if !opts.Yes && d.IO.CanPrompt() {
-		if err := approveVerify(d, p, opts.Prompter); err != nil {
+		if err := approveVerify(d, p.cfg, p.repo, p.pr.BaseRefName, p.pr.BasePolicy.Commit, opts.Prompter); err != nil {
 			return err
 		}
 	}

@@ -206,15 +206,14 @@ func reviewLocal(ctx context.Context, d *Deps, opts *ReviewOptions) error {
 		// A repository's verify commands are asked about as review-loop
 		// asks, once per repository until they change.
 		if id := strings.SplitN(g.OriginID(ctx), "/", 3); !opts.Yes && len(id) == 3 && id[0] != "" {
-			p := &prepared{cfg: cfg, repo: github.Repo{Host: id[0], Owner: id[1], Name: id[2]},
-				pr: &github.PullRequest{BaseRefName: ch.Base, BasePolicy: github.PolicyFile{Commit: ch.MergeBase}}}
-			if err := approveVerify(d, p, opts.Prompter); err != nil {
+			repo := github.Repo{Host: id[0], Owner: id[1], Name: id[2]}
+			if err := approveVerify(d, cfg, repo, ch.Base, ch.MergeBase, opts.Prompter); err != nil {
 				return err
 			}
 		}
 		fixer = &localFixer{git: g, branch: branch, yes: opts.Yes, ask: opts.Prompter, progress: d.progressOut(),
 			inner: &loop.FixRunner{Dir: g.Dir, Model: fm, ModelName: cfg.PRFix.String(), Verify: cfg.Verify, Policy: cfg.Policy,
-				NoPush: true, GitHub: offline{}, Progress: d.progressOut()}}
+				NoPush: true, Progress: d.progressOut()}}
 	}
 	st, err := d.store()
 	if err != nil {
@@ -357,20 +356,6 @@ func (ch localPatches) FilesPage(_ context.Context, _ github.Repo, _, page int) 
 
 func (localPatches) Issue(context.Context, github.Repo, int) (*github.Issue, error) {
 	return nil, errors.New("a local review has no pull request and no linked issues")
-}
-
-// offline is the GitHub of a local review's fix: it never needs one, and
-// if it ever asked, the answer is no request.
-type offline struct{}
-
-var errOffline = errors.New("gh ocdx review makes no GitHub request")
-
-func (offline) PostComment(context.Context, github.Repo, int, string) (*github.Comment, error) {
-	return nil, errOffline
-}
-func (offline) HeadOID(context.Context, github.Repo, int) (string, error) { return "", errOffline }
-func (offline) Comments(context.Context, github.Repo, int) ([]github.Comment, error) {
-	return nil, errOffline
 }
 
 // printLocal writes the result: JSON (--json, --jq, --template) or the

@@ -224,7 +224,7 @@ func reviewLoop(ctx context.Context, d *Deps, opts *ReviewLoopOptions) error {
 	}
 	// The verify commands run only when a fix is made and pushed.
 	if canPush && !opts.DryRun && !opts.Yes && d.IO.CanPrompt() {
-		if err := approveVerify(d, p, opts.Prompter); err != nil {
+		if err := approveVerify(d, p.cfg, p.repo, p.pr.BaseRefName, p.pr.BasePolicy.Commit, opts.Prompter); err != nil {
 			return err
 		}
 	}

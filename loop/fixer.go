@@ -24,7 +24,7 @@ type FixRunner struct {
 	// Confirm asks before each push; nil pushes without asking (--yes).
 	Confirm func(ctx context.Context, plan fix.PushPlan) (bool, error)
 	// NoPush stops after the verification (a local review): no push, no
-	// fix report, no GitHub request.
+	// fix report, no GitHub request: GitHub is nil.
 	NoPush   bool
 	GitHub   fix.GitHub
 	Progress io.Writer
