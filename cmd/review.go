@@ -11,7 +11,6 @@ import (
 	"strings"
 
 	"github.com/ocdx/gh-ocdx/config"
-	"github.com/ocdx/gh-ocdx/diff"
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/fix"
 	"github.com/ocdx/gh-ocdx/git"
@@ -222,7 +221,7 @@ func reviewLocal(ctx context.Context, d *Deps, opts *ReviewOptions) error {
 	res, err := loop.ReviewLocal(ctx, loop.LocalOptions{
 		Key: state.LocalKey(g.OriginID(ctx), branch), Change: *ch, Store: st, Policy: cfg.Policy,
 		Reviewers: reviewers, Fixer: fixer, Verifier: verifier, Full: opts.Full, History: g,
-		Tools:      append(review.RepoTools(repofs.NewTree(ctx, g, ch.Tree)), review.PRTools(localPatches(*ch), github.Repo{}, 0)...),
+		Tools:      append(review.RepoTools(repofs.NewTree(ctx, g, ch.Tree)), review.DiffTool(ch.FilesPage)),
 		Progress:   d.progressOut(),
 		Summarized: summarized(d, opts.Export),
 		Budget:     models.Budget,
@@ -326,36 +325,6 @@ func (f *localFixer) Fix(ctx context.Context, req loop.FixRequest) (*fix.Result,
 		}
 	}
 	return rep, err
-}
-
-// localPatches answers the reviewers' pr_diff from the local diff, as
-// GitHub's file pages would; there are no issues to view.
-type localPatches loop.Change
-
-func (ch localPatches) FilesPage(_ context.Context, _ github.Repo, _, page int) ([]github.FilePatch, error) {
-	files, err := diff.Parse(ch.Diff)
-	if err != nil {
-		return nil, err
-	}
-	var out []github.FilePatch
-	for i := (page - 1) * github.FilesPerPage; i >= 0 && i < len(files) && i < page*github.FilesPerPage; i++ {
-		f := files[i]
-		p := github.FilePatch{Filename: f.Path(), Status: "modified", Patch: strings.TrimSuffix(string(ch.Diff[f.PatchStart:f.End]), "\n")}
-		switch {
-		case f.IsNew:
-			p.Status = "added"
-		case f.IsDeleted:
-			p.Status = "removed"
-		case f.IsRename:
-			p.Status, p.PreviousFilename = "renamed", f.OldPath
-		}
-		out = append(out, p)
-	}
-	return out, nil
-}
-
-func (localPatches) Issue(context.Context, github.Repo, int) (*github.Issue, error) {
-	return nil, errors.New("a local review has no pull request and no linked issues")
 }
 
 // printLocal writes the result: JSON (--json, --jq, --template) or the

@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ocdx/gh-ocdx/config"
+	"github.com/ocdx/gh-ocdx/diff"
 	"github.com/ocdx/gh-ocdx/effort"
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/fix"
@@ -110,6 +111,30 @@ func (ch *Change) Uncommitted(ctx context.Context, g *git.Repo) ([]string, error
 		}
 	}
 	return append(out, ch.Untracked...), nil
+}
+
+// FilesPage is page (from 1) of the change's file patches, as GitHub pages
+// a PR's files: what the reviewers' pr_diff reads (review.DiffTool).
+func (ch *Change) FilesPage(_ context.Context, page int) ([]github.FilePatch, error) {
+	files, err := diff.Parse(ch.Diff)
+	if err != nil {
+		return nil, err
+	}
+	var out []github.FilePatch
+	for i := (page - 1) * github.FilesPerPage; i >= 0 && i < len(files) && i < page*github.FilesPerPage; i++ {
+		f := files[i]
+		p := github.FilePatch{Filename: f.Path(), Status: "modified", Patch: strings.TrimSuffix(string(ch.Diff[f.PatchStart:f.End]), "\n")}
+		switch {
+		case f.IsNew:
+			p.Status = "added"
+		case f.IsDeleted:
+			p.Status = "removed"
+		case f.IsRename:
+			p.Status, p.PreviousFilename = "renamed", f.OldPath
+		}
+		out = append(out, p)
+	}
+	return out, nil
 }
 
 // Policy is the repository policy of a local review: .ocdx.json and
