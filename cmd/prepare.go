@@ -79,7 +79,7 @@ func prepare(ctx context.Context, d *Deps, r repository.Repository, arg prArg, u
 	if err := applyBasePolicy(cfg, p.pr); err != nil {
 		return nil, err
 	}
-	for _, f := range loop.PolicyChanges(p.pr) {
+	for _, f := range loop.PolicyChanges(p.pr.Files) {
 		// The round report says so too.
 		use := policyName(cfg, p.pr)
 		if f == config.ReviewFile {

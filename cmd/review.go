@@ -259,7 +259,7 @@ func localPolicy(ctx context.Context, d *Deps, cfg *config.Config, g *git.Repo, 
 		return err
 	}
 	cfg.ApplyPolicy(p, where)
-	for _, f := range loop.PolicyChanges(ch.PR()) {
+	for _, f := range loop.PolicyChanges(ch.Files) {
 		// The review's output says so too.
 		d.warn("this branch changes %s: the change takes effect once merged; this review uses the merge base's (%s)", f, text.ShortOID(ch.MergeBase))
 	}

@@ -235,7 +235,7 @@ func ReviewLocal(ctx context.Context, o LocalOptions) (*LocalResult, error) {
 		ReviewerTools: func(string) []llm.Tool { return o.Tools }, Store: o.Store, Summarized: o.Summarized, Budget: o.Budget, History: o.History}, key: o.Key}
 	res := &LocalResult{Key: o.Key.String(), Branch: ch.Branch, Base: ch.Base, MergeBase: ch.MergeBase, Head: ch.Head,
 		Findings: []finding.Finding{}, Remaining: []finding.Finding{}, Stuck: []string{}, Untracked: ch.Untracked,
-		PolicyChanged: orEmptyS(PolicyChanges(ch.PR())), Dismissed: []finding.Finding{}}
+		PolicyChanged: orEmptyS(PolicyChanges(ch.Files)), Dismissed: []finding.Finding{}}
 	if res.Untracked == nil {
 		res.Untracked = []string{}
 	}
@@ -327,7 +327,7 @@ func ReviewLocal(ctx context.Context, o LocalOptions) (*LocalResult, error) {
 		}
 		return res, l.localEnd(res, rr, OutcomeBlocked, reason, nil)
 	}
-	rep, err := o.Fixer.Fix(ctx, FixRequest{PR: ch.PR(), Run: run, Round: 1,
+	rep, err := o.Fixer.Fix(ctx, FixRequest{PR: ch.described(), Run: run, Round: 1,
 		Payload: finding.FixPayload{Round: 1, IssuesToFix: toFix, OptionalIssues: orEmpty(optional)}})
 	if rep != nil {
 		if err != nil && rep.Kept() {
@@ -376,7 +376,7 @@ func ReviewLocal(ctx context.Context, o LocalOptions) (*LocalResult, error) {
 // reviewLocal runs the reviewers on the change and aggregates as a round
 // of review-loop does, without review threads.
 func (l *loop) reviewLocal(ctx context.Context, ch Change, policy *config.Policy, tools []llm.Tool, fixedBefore []finding.Finding, dismissed []string) (*RoundResult, error) {
-	pr := ch.PR()
+	pr := ch.described()
 	rc := review.NewContext(pr, ch.Diff, true, policy)
 	rr := &RoundResult{N: 1, HeadOID: ch.Head, Comments: []state.Comment{}, Stuck: []string{}, ReviewState: finding.ReviewState{ChangesRequestedBy: []finding.Actor{}}}
 	rr.Coverage = review.DiffCoverage(pr, rc.Diff, rc.DiffTruncated, rc.Ignored)
@@ -437,9 +437,11 @@ func (l *loop) reviewLocal(ctx context.Context, ch Change, policy *config.Policy
 	return rr, nil
 }
 
-// PR is the change as the reviewer and fix prompts take it: a pull request
-// without a number, a URL or threads.
-func (ch Change) PR() *github.PullRequest {
+// described is the change as the reviewer, verifier and fix prompts take
+// a change to describe it: title, body, author, files, head and base, with
+// no number, URL or threads. Only the prompts read it: nothing is posted,
+// fetched or pushed for it (docs/architecture.md, Local review).
+func (ch Change) described() *github.PullRequest {
 	pr := &github.PullRequest{Title: "Local changes on " + ch.Branch, URL: "(none: local changes, not a pull request)",
 		Author: ch.Author, HeadRefName: ch.Branch, HeadRefOid: ch.Head, BaseRefName: ch.Base, BaseRefOid: ch.MergeBase,
 		Files: ch.Files, ChangedFiles: len(ch.Files),
