@@ -264,17 +264,15 @@ func ReviewLocal(ctx context.Context, o LocalOptions) (*LocalResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	why := ""
 	if run.Resumed() {
-		// A local review has nothing to resume: its one round is redone.
-		if run, err = run.Restart("interrupted; a local review starts over"); err != nil {
-			return nil, err
-		}
+		why = "interrupted; a local review starts over" // nothing to resume: its one round is redone
+	}
+	if run, err = startOne(run, why, ch.Head); err != nil {
+		return nil, err
 	}
 	l.run, res.RunID = run, run.ID()
 	l.progress("run %s: reviewing %s against %s (merge base %s)", run.ID(), ch.Branch, ch.Base, text.ShortOID(ch.MergeBase))
-	if _, err := run.StartRound(1, ch.Head); err != nil {
-		return nil, err
-	}
 	if o.Budget != nil {
 		// Said once, in the result, whatever ends the review.
 		res.Budget = &BudgetStatus{MaxTokens: o.Budget.Max}
