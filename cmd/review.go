@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -176,22 +175,9 @@ func reviewLocal(ctx context.Context, d *Deps, opts *ReviewOptions) error {
 	}
 
 	models := newRunModels(d, cfg, 0)
-	var reviewers []loop.Role
-	for i, m := range cfg.Reviewers {
-		key := fmt.Sprintf("reviewerModels[%d]", i)
-		mod, err := models.model(fmt.Sprintf("reviewer-%d", i+1), m.String(), key)
-		if err != nil {
-			return err
-		}
-		reviewers = append(reviewers, loop.Role{Name: fmt.Sprintf("reviewer-%d", i+1), Key: key, Model: m.String(), LLM: mod})
-	}
-	var verifier *loop.Role
-	if name := cmp.Or(opts.Verifier, verifierOf(cfg)); name != "" {
-		vm, err := models.model("verifier", name, "verifierModel")
-		if err != nil {
-			return err
-		}
-		verifier = &loop.Role{Name: "verifier", Key: "verifierModel", Model: name, LLM: vm}
+	reviewers, verifier, err := models.crew(opts.Verifier)
+	if err != nil {
+		return err
 	}
 	var fixer loop.Fixer
 	if opts.Fix {
