@@ -59,7 +59,7 @@ type Deps struct {
 // is drawn on stderr when it is a terminal.
 func NewDeps(version string, ios *IOStreams) *Deps {
 	prog := newProgress(ios.ErrOut, ios.ErrTerminalWidth())
-	prog.file = ios.errFile
+	prog.file, prog.colour = ios.errFile, colourOn(os.Getenv)
 	if prog.width > 0 {
 		// Lines written to stderr go above the spinner.
 		ios.ErrOut, ios.rawErr = prog.writer(ios.ErrOut), prog.writer(ios.rawErr)
@@ -95,6 +95,7 @@ func commands() []command {
 			{name: "show", summary: "Print the configuration in effect", run: runConfigShow},
 			{name: "validate", summary: "Check the configuration and its credentials", run: runConfigValidate},
 		}},
+		{name: "describe", summary: "Say what a pull request does and whether it meets its issues", run: runDescribe},
 		{name: "dismiss", summary: "Stop gh-ocdx raising findings on a pull request", run: runDismiss},
 		{name: "fix", summary: "Fix a pull request's findings, verify and push", run: runFix},
 		{name: "reply", summary: "Answer people's replies in gh-ocdx's review threads", run: runReply},

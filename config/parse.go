@@ -15,10 +15,10 @@ import (
 )
 
 // The keys of the configuration file, in the order of the example.
-var knownKeys = []string{"reviewerModels", "commentsAnalyzerModel", "prFixModel", "reviewPrModel", "verify", "allowApprove", "maxTokens", "outputTokens", "prices", "inlinePriorities", "maxInlineComments", "verifierModel", "replyModel", "maxReplies", "effort"}
+var knownKeys = []string{"reviewerModels", "commentsAnalyzerModel", "prFixModel", "reviewPrModel", "verify", "allowApprove", "maxTokens", "outputTokens", "prices", "inlinePriorities", "maxInlineComments", "verifierModel", "replyModel", "maxReplies", "effort", "describeModel", "describe"}
 
 // roleKeys are the keys outputTokens may name: the roles' model keys.
-var roleKeys = []string{"reviewerModels", "commentsAnalyzerModel", "prFixModel", "reviewPrModel", "verifierModel", "replyModel"}
+var roleKeys = []string{"reviewerModels", "commentsAnalyzerModel", "prFixModel", "reviewPrModel", "verifierModel", "replyModel", "describeModel"}
 
 // MaxOutputTokens bounds an outputTokens value; no model writes more at once.
 const MaxOutputTokens = 1 << 20
@@ -107,6 +107,13 @@ func parse(data []byte, getenv func(string) string, uses func(key string) bool) 
 	} else {
 		cfg.Reply = cfg.ReviewPR
 	}
+	// describe writes its description with the comments analyzer's model
+	// unless told: one call over the context, a summary more than a review.
+	if m, found := byKey["describeModel"]; found {
+		cfg.Describe = c.model(m, "describeModel")
+	} else {
+		cfg.Describe = cfg.CommentsAnalyzer
+	}
 	if m, found := byKey["maxReplies"]; found {
 		cfg.MaxReplies = int(c.positive(m, "maxReplies", DefaultMaxReplies))
 	}
@@ -121,6 +128,9 @@ func parse(data []byte, getenv func(string) string, uses func(key string) bool) 
 	}
 	if m, found := byKey["allowApprove"]; found {
 		cfg.AllowApprove = c.boolean(m, "allowApprove")
+	}
+	if m, found := byKey["describe"]; found {
+		cfg.DescribeFirst, cfg.ComplianceFindings = c.describe(m)
 	}
 	if m, found := byKey["inlinePriorities"]; found {
 		cfg.InlinePriorities = c.priorities(m, "inlinePriorities")
@@ -183,7 +193,10 @@ func parseRepo(data []byte) (*Policy, []Problem) {
 		p.Ignore = append(p.Ignore, DefaultIgnore...)
 	}
 	if m, found := byKey["ignore"]; found {
-		p.Ignore = append(p.Ignore, c.globs(m)...)
+		p.Ignore = append(p.Ignore, c.globs(m, "ignore")...)
+	}
+	if m, found := byKey["evidence"]; found {
+		p.Evidence = c.globs(m, "evidence")
 	}
 	if m, found := byKey["trustedLogins"]; found {
 		p.TrustedLogins = c.logins(m)
@@ -196,6 +209,9 @@ func parseRepo(data []byte) (*Policy, []Problem) {
 	}
 	if m, found := byKey["commands"]; found {
 		p.CommandsFix = c.commands(m)
+	}
+	if m, found := byKey["describe"]; found {
+		p.DescribeFirst, p.ComplianceFindings = c.describe(m)
 	}
 	c.sort()
 	if len(c.problems) > 0 {
@@ -287,15 +303,15 @@ func (c *checker) logins(m member) []string {
 	return out
 }
 
-// globs decodes a list of globs.
-func (c *checker) globs(m member) []string {
-	elems, ok := c.list(m, "ignore", "glob strings")
+// globs decodes a list of globs, the value of key.
+func (c *checker) globs(m member, key string) []string {
+	elems, ok := c.list(m, key, "glob strings")
 	if !ok {
 		return nil
 	}
 	var out []string
 	for i, e := range elems {
-		key := fmt.Sprintf("ignore[%d]", i)
+		key := fmt.Sprintf("%s[%d]", key, i)
 		if s, ok := c.str(e, key, "generated/**"); ok {
 			if msg := glob.Problem(s); msg != "" {
 				c.add(e.off, key, "%s", msg)
@@ -465,6 +481,32 @@ func (c *checker) boolean(m member, key string) bool {
 		c.add(m.off, key, "must be true or false, found %s", kind(m.raw))
 	}
 	return b
+}
+
+// describe decodes "describe": true or false, or {"compliance":
+// "finding"|"report"}, which describes too and says whether a requirement
+// of a linked issue the PR does not meet is a P2 finding
+// (docs/architecture.md, Describe).
+func (c *checker) describe(m member) (first, findings bool) {
+	if len(m.raw) == 0 || m.raw[0] != '{' {
+		return c.boolean(m, "describe"), false
+	}
+	fields, err := c.members(m.raw, m.off)
+	if err != nil {
+		c.add(m.off, "describe", "%v", err)
+		return false, false
+	}
+	byKey := c.keys(fields, []string{"compliance"})
+	if v, found := byKey["compliance"]; found {
+		switch s, _ := c.str(v, "describe.compliance", "finding"); s {
+		case "finding":
+			findings = true
+		case "report":
+		default:
+			c.add(v.off, "describe.compliance", `must be "finding" (a requirement the PR does not meet is a P2 finding) or "report" (it is only reported), found %q`, s)
+		}
+	}
+	return true, findings
 }
 
 // prices decodes {"provider/model": {"input": $, "cachedInput": $, "output": $}}.

@@ -26,9 +26,9 @@ import (
 // unknown status read as open.
 const LedgerVersion = 3
 
-// MaxLedger bounds the ledger block in a comment: half of what GitHub
+// maxLedger bounds the ledger block in a comment: half of what GitHub
 // takes in one, the report keeping the rest.
-const MaxLedger = 32 << 10
+const maxLedger = 32 << 10
 
 // Ledger is the state of a PR's findings after one post.
 type Ledger struct {
@@ -55,7 +55,7 @@ type Ledger struct {
 	Sampled  string        `json:"sampled,omitempty"`
 	Findings []LedgerEntry `json:"findings"` // oldest first
 	// Dropped counts the closed entries (fixed, resolved, dismissed,
-	// refuted) left out, oldest first, to keep the block within MaxLedger;
+	// refuted) left out, oldest first, to keep the block within maxLedger;
 	// the block says so in words too.
 	Dropped int `json:"dropped,omitempty"`
 	// Tokens are what each model spent in the run's rounds so far (v3):
@@ -71,10 +71,10 @@ type ModelTokens struct {
 	Output int64  `json:"out"`
 }
 
-// MaxLedgerModels bounds the models of a ledger's Tokens and of an
+// maxLedgerModels bounds the models of a ledger's Tokens and of an
 // entry's reviewers; MaxLedgerReason caps a dismissal's reason, in bytes.
 const (
-	MaxLedgerModels = 16
+	maxLedgerModels = 16
 	MaxLedgerReason = 200
 )
 
@@ -95,6 +95,10 @@ type LedgerEntry struct {
 	// machine then knows a finding two reviewers raised is no lone one,
 	// and sends it to the verifier no more than the machine before did.
 	Reviewers []string `json:"by,omitempty"`
+	// Tools are the repository's tools whose results it is
+	// (docs/architecture.md, Evidence): a fresh machine names them as the
+	// one before did.
+	Tools []string `json:"tools,omitempty"`
 	// At names gh-ocdx's report that lists the finding, by its run and
 	// round ("RUN/N", v3): its description is read back from there, or
 	// from the thread gh-ocdx opened for it (docs/architecture.md, The
@@ -134,14 +138,16 @@ var (
 	reLedgerModel = &lazyRegexp{expr: `^[a-z0-9][a-z0-9_-]{0,29}/[A-Za-z0-9][A-Za-z0-9._:@-]{0,99}$`}
 	reLedgerLogin = &lazyRegexp{expr: `^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})(?:\[bot\])?$`}
 	reLedgerAt    = &lazyRegexp{expr: `^[0-9]{8}T[0-9]{6}-[0-9a-f]{6}/[1-9][0-9]?$`}
+	// A tool's name as package evidence keeps it.
+	reLedgerTool = &lazyRegexp{expr: `^[A-Za-z0-9._+/-][A-Za-z0-9 ._+/-]{0,63}$`}
 )
 
-// ValidModel reports whether s has the shape of a model's name,
+// validModel reports whether s has the shape of a model's name,
 // PROVIDER/MODEL of a bounded charset.
-func ValidModel(s string) bool { return reLedgerModel.MatchString(s) }
+func validModel(s string) bool { return reLedgerModel.MatchString(s) }
 
-// ValidLogin reports whether s has the shape of a GitHub login.
-func ValidLogin(s string) bool { return reLedgerLogin.MatchString(s) }
+// validLogin reports whether s has the shape of a GitHub login.
+func validLogin(s string) bool { return reLedgerLogin.MatchString(s) }
 
 // LedgerReason is a person's reason for a dismissal as a ledger keeps it:
 // one line, without control characters, capped (MaxLedgerReason).
@@ -158,8 +164,8 @@ func LedgerReason(s string) string {
 // At is the value of LedgerEntry.At for round n of run.
 func At(run string, n int) string { return fmt.Sprintf("%s/%d", run, n) }
 
-// SplitAt is the run and round an At names, and ok when it has the shape.
-func SplitAt(at string) (run string, n int, ok bool) {
+// splitAt is the run and round an At names, and ok when it has the shape.
+func splitAt(at string) (run string, n int, ok bool) {
 	if !reLedgerAt.MatchString(at) {
 		return "", 0, false
 	}
@@ -250,7 +256,7 @@ func (l *Ledger) Mark(id, at string) {
 }
 
 // AddTokens adds what model spent to l.Tokens, when model has the shape
-// and l names fewer than MaxLedgerModels.
+// and l names fewer than maxLedgerModels.
 func (l *Ledger) AddTokens(model string, input, output int64) {
 	if !reLedgerModel.MatchString(model) || input < 0 || output < 0 {
 		return
@@ -262,18 +268,33 @@ func (l *Ledger) AddTokens(model string, input, output int64) {
 			return
 		}
 	}
-	if len(l.Tokens) < MaxLedgerModels {
+	if len(l.Tokens) < maxLedgerModels {
 		l.Tokens = append(l.Tokens, ModelTokens{Model: model, Input: input, Output: output})
 	}
 }
 
+// Tooled records the tools whose results id is, those of the shape.
+func (l *Ledger) Tooled(id string, tools []string) {
+	for i := range l.Findings {
+		if l.Findings[i].ID == id {
+			l.Findings[i].Tools = validTools(tools)
+		}
+	}
+}
+
+// validTools are the tools of ts of the shape, each once, at most
+// maxLedgerModels; nil when none.
+func validTools(ts []string) []string { return valid(ts, reLedgerTool) }
+
 // validModels are the models of ms of the shape, each once, at most
-// MaxLedgerModels; nil when none.
-func validModels(ms []string) []string {
+// maxLedgerModels; nil when none.
+func validModels(ms []string) []string { return valid(ms, reLedgerModel) }
+
+func valid(names []string, re *lazyRegexp) []string {
 	var out []string
-	for _, m := range ms {
-		if reLedgerModel.MatchString(m) && !slices.Contains(out, m) && len(out) < MaxLedgerModels {
-			out = append(out, m)
+	for _, n := range names {
+		if re.MatchString(n) && !slices.Contains(out, n) && len(out) < maxLedgerModels {
+			out = append(out, n)
 		}
 	}
 	return out
@@ -330,7 +351,7 @@ func (l Ledger) located(keep func(finding.Status) bool) []finding.Finding {
 			continue
 		}
 		f := finding.Finding{ID: e.ID, Priority: e.Priority, File: e.File, Side: e.Side, Title: e.Title,
-			Reviewers: slices.Clone(e.Reviewers), Agreement: e.Agreement}
+			Reviewers: slices.Clone(e.Reviewers), Agreement: e.Agreement, Tools: slices.Clone(e.Tools)}
 		if len(f.Reviewers) == 0 {
 			f.Agreement = "" // who raised it is what the verifier goes by
 		}
@@ -444,7 +465,7 @@ func (e LedgerEntry) status() finding.Status {
 }
 
 // Block renders l as the hidden block that ends a report: compact JSON, at
-// most MaxLedger bytes: past that the basis's locations are left out
+// most maxLedger bytes: past that the basis's locations are left out
 // first, then the oldest closed entries (counted in Dropped, and said in a
 // visible line before the block). Remaining
 // entries (open, stuck, disputed) are never left out; a ledger of nothing
@@ -463,7 +484,7 @@ func (l Ledger) Block() string {
 	for {
 		b, _ := json.Marshal(l)
 		block := ledgerOpen + string(b) + ledgerClose
-		if len(block) <= MaxLedger || len(l.Findings) == 0 {
+		if len(block) <= maxLedger || len(l.Findings) == 0 {
 			if l.Dropped > 0 {
 				what := fmt.Sprintf("its %d oldest closed findings", l.Dropped)
 				if l.Dropped == 1 {
@@ -482,11 +503,11 @@ func (l Ledger) Block() string {
 		// Then who raised and dismissed the closed ones, and why: what a
 		// count of outcomes would read, which decides nothing.
 		if i := slices.IndexFunc(l.Findings, func(e LedgerEntry) bool {
-			return !e.status().Remaining() && (len(e.Reviewers) > 0 || e.DismissedBy != "" || e.Reason != "")
+			return !e.status().Remaining() && (len(e.Reviewers) > 0 || len(e.Tools) > 0 || e.DismissedBy != "" || e.Reason != "")
 		}); i >= 0 {
 			for j := range l.Findings {
 				if !l.Findings[j].status().Remaining() {
-					l.Findings[j].Reviewers, l.Findings[j].DismissedBy, l.Findings[j].Reason = nil, "", ""
+					l.Findings[j].Reviewers, l.Findings[j].Tools, l.Findings[j].DismissedBy, l.Findings[j].Reason = nil, nil, "", ""
 				}
 			}
 			continue
@@ -510,8 +531,8 @@ func closedIndex(es []LedgerEntry) int {
 	return -1
 }
 
-// ErrNoLedger: the body holds no ledger block.
-var ErrNoLedger = errors.New("no ledger")
+// errNoLedger: the body holds no ledger block.
+var errNoLedger = errors.New("no ledger")
 
 // ParseLedger reads the last ledger block of body. The block is as hostile
 // as any text on a PR, even in a trusted login's comment (a person can
@@ -530,12 +551,12 @@ func ParseLedger(body string) (Ledger, error) {
 func ParseLedgerWarn(body string) (l Ledger, warnings []string, err error) {
 	i := strings.LastIndex(body, ledgerOpen)
 	if i < 0 {
-		return Ledger{}, nil, ErrNoLedger
+		return Ledger{}, nil, errNoLedger
 	}
 	rest := body[i+len(ledgerOpen):]
 	j := strings.Index(rest, ledgerClose)
-	if j < 0 || j > MaxLedger {
-		return Ledger{}, nil, fmt.Errorf("the ledger block is not closed within %d KB", MaxLedger>>10)
+	if j < 0 || j > maxLedger {
+		return Ledger{}, nil, fmt.Errorf("the ledger block is not closed within %d KB", maxLedger>>10)
 	}
 	dec := json.NewDecoder(bytes.NewReader([]byte(rest[:j])))
 	if err := dec.Decode(&l); err != nil {
@@ -591,12 +612,19 @@ func ParseLedgerWarn(body string) (l Ledger, warnings []string, err error) {
 			warnings = append(warnings, fmt.Sprintf("left out where %s is: its %v is not of gh-ocdx's shapes", e.ID, err))
 			e.Where = Where{}
 		}
-		if by := validModels(e.Reviewers); len(by) != len(e.Reviewers) || len(e.Reviewers) > MaxLedgerModels {
+		if by := validModels(e.Reviewers); len(by) != len(e.Reviewers) || len(e.Reviewers) > maxLedgerModels {
 			warnings = append(warnings, fmt.Sprintf("left out who raised %s: not models' names", e.ID))
 			e.Reviewers = nil
 		}
 		if len(e.Reviewers) == 0 {
 			e.Reviewers = nil
+		}
+		if tools := validTools(e.Tools); len(tools) != len(e.Tools) || len(e.Tools) > maxLedgerModels {
+			warnings = append(warnings, fmt.Sprintf("left out the tools of %s: not tools' names", e.ID))
+			e.Tools = nil
+		}
+		if len(e.Tools) == 0 {
+			e.Tools = nil
 		}
 		if e.At != "" && !reLedgerAt.MatchString(e.At) {
 			e.At = ""
@@ -614,7 +642,7 @@ func ParseLedgerWarn(body string) (l Ledger, warnings []string, err error) {
 	l.Findings = kept
 	var tokens []ModelTokens
 	for _, t := range l.Tokens {
-		if reLedgerModel.MatchString(t.Model) && t.Input >= 0 && t.Output >= 0 && len(tokens) < MaxLedgerModels &&
+		if reLedgerModel.MatchString(t.Model) && t.Input >= 0 && t.Output >= 0 && len(tokens) < maxLedgerModels &&
 			!slices.ContainsFunc(tokens, func(x ModelTokens) bool { return x.Model == t.Model }) {
 			tokens = append(tokens, t)
 		}

@@ -15,6 +15,7 @@ import (
 	"github.com/ocdx/gh-ocdx/diff"
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/internal/text"
+	"github.com/ocdx/gh-ocdx/posts"
 	"github.com/ocdx/gh-ocdx/prompts"
 )
 
@@ -48,6 +49,10 @@ type Context struct {
 	// DiffReadLimit), before the policy and the cut: the lines GitHub takes
 	// review comments on, whatever part of it the task shows.
 	PRDiff []byte
+	// Evidence is what the repository's tools report on the lines the PR
+	// changes, as a reviewer's task lists it (docs/architecture.md,
+	// Evidence); "" for none.
+	Evidence string
 }
 
 // Gather fetches the PR and its diff (two requests, side by side), then
@@ -117,7 +122,7 @@ func (c *Context) FileSummary() string {
 // TaskMessage renders the review-pr task message: the first user message of
 // a review-pr run, and what --context-only prints.
 func (c *Context) TaskMessage() (string, error) {
-	body := c.PR.Body
+	body := posts.AuthorBody(c.PR.Body) // gh-ocdx's description is not the author's
 	if body == "" {
 		body = "(no description)"
 	}
