@@ -10,8 +10,8 @@ import (
 	"strings"
 
 	"github.com/ocdx/gh-ocdx/config"
+	"github.com/ocdx/gh-ocdx/consensus"
 	"github.com/ocdx/gh-ocdx/finding"
-	"github.com/ocdx/gh-ocdx/fix"
 	"github.com/ocdx/gh-ocdx/git"
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/internal/text"
@@ -218,14 +218,14 @@ func reviewLocal(ctx context.Context, d *Deps, opts *ReviewOptions) error {
 		}
 	}
 	switch {
-	case err != nil && res != nil && res.Outcome == loop.OutcomeFailed && ctx.Err() == nil:
+	case err != nil && res != nil && res.Outcome == state.OutcomeFailed && ctx.Err() == nil:
 		// The models failed: a pre-push hook stops the push all the same.
 		return fmt.Errorf("%w; as a pre-push hook, git push --no-verify skips the review once", err)
 	case err != nil && res != nil && summarized(d, opts.Export) && strings.Contains(res.Reason, err.Error()):
 		return shownError{err} // the review's outcome said it
 	case err != nil:
 		return err
-	case res.Outcome == loop.OutcomeBlocked:
+	case res.Outcome == state.OutcomeBlocked:
 		// As a pre-push hook, this stops the push: say the ways on.
 		if len(res.Remaining) > 0 {
 			fmt.Fprintf(d.IO.ErrOut, "fix the findings, or dismiss one you keep for this branch (gh ocdx dismiss --branch %s %s); as a pre-push hook, git push --no-verify skips the review once\n", branch, res.Remaining[0].ID)
@@ -274,7 +274,7 @@ type localFixer struct {
 	progress io.Writer
 }
 
-func (f *localFixer) Fix(ctx context.Context, req loop.FixRequest) (*fix.Result, error) {
+func (f *localFixer) Fix(ctx context.Context, req loop.FixRequest) (*state.FixResult, error) {
 	start, err := f.git.Head(ctx)
 	if err != nil {
 		return nil, err
@@ -372,7 +372,7 @@ func renderLocal(res *loop.LocalResult) string {
 			if slices.Contains(res.Stuck, f.ID) {
 				extra = ", stuck"
 			}
-			by := loop.Agreement(f)
+			by := consensus.Agreement(f)
 			if by == "" && f.Source != nil {
 				by = f.Source.Name
 			}
@@ -382,7 +382,7 @@ func renderLocal(res *loop.LocalResult) string {
 			}
 		}
 	}
-	if len(res.Findings) == 0 && res.Outcome != loop.OutcomeFailed {
+	if len(res.Findings) == 0 && res.Outcome != state.OutcomeFailed {
 		// A failed review found nothing because it did not review.
 		b.WriteString("\nNo findings.\n")
 	}

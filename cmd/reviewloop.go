@@ -328,7 +328,7 @@ func reviewLoop(ctx context.Context, d *Deps, opts *ReviewLoopOptions) error {
 		return shownError{err} // the summary's outcome said it
 	case err != nil:
 		return err
-	case res.Outcome == loop.OutcomeBlocked:
+	case res.Outcome == state.OutcomeBlocked:
 		// A run said "run ended, blocked — …"; a dry run ends as it would, said here.
 		return &IncompleteError{Reason: res.Reason, Shown: !res.DryRun}
 	}

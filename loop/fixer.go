@@ -91,7 +91,7 @@ type FixRunner struct {
 // Fix runs fix.Run for the round. Verification that still fails after the
 // retries is a result (Status verification-failed), not an error: the loop
 // stops on it without converging.
-func (r *FixRunner) Fix(ctx context.Context, req FixRequest) (*fix.Result, error) {
+func (r *FixRunner) Fix(ctx context.Context, req FixRequest) (*state.FixResult, error) {
 	out, err := fix.Run(ctx, fix.Options{
 		Repo: r.Repo, PR: req.PR, Dir: r.Dir, Remote: r.Remote, Model: r.Model, ModelName: r.ModelName,
 		Verify: r.Verify, Policy: r.Policy, Price: r.Price, Payload: req.Payload, Run: req.Run, Round: req.Round, Resume: req.Resume,

@@ -50,7 +50,7 @@ type Ledger struct {
 	// machine then reviews in full.
 	Basis string `json:"basis,omitempty"`
 	// Sampled is, when the basis review or one it built on was given a cut
-	// diff, the head before which coverage was sampled (review.Coverage's
+	// diff, the head before which coverage was sampled (diff.Coverage's
 	// SampledBefore): every review built on it says so.
 	Sampled  string        `json:"sampled,omitempty"`
 	Findings []LedgerEntry `json:"findings"` // oldest first
@@ -191,6 +191,14 @@ func (l *lazyRegexp) MatchString(s string) bool {
 // Has reports whether l has an entry for id.
 func (l Ledger) Has(id string) bool {
 	return slices.ContainsFunc(l.Findings, func(e LedgerEntry) bool { return e.ID == id })
+}
+
+// Entry is id's entry in l; the zero entry when l has none.
+func (l Ledger) Entry(id string) LedgerEntry {
+	if i := slices.IndexFunc(l.Findings, func(e LedgerEntry) bool { return e.ID == id }); i >= 0 {
+		return l.Findings[i]
+	}
+	return LedgerEntry{}
 }
 
 // ValidLedgerID reports whether s has the shape of a finding ID.
