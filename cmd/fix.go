@@ -136,7 +136,7 @@ func fixPR(ctx context.Context, d *Deps, opts *FixOptions) error {
 		opts.Prompter = d.prompter(ctx)
 	}
 	if !opts.Yes && d.IO.CanPrompt() {
-		if err := approveVerify(d, p, opts.Prompter); err != nil {
+		if err := approveVerify(d, p.cfg, p.repo, p.pr.BaseRefName, p.pr.BasePolicy.Commit, opts.Prompter); err != nil {
 			return err
 		}
 	}
@@ -211,27 +211,8 @@ func fixPR(ctx context.Context, d *Deps, opts *FixOptions) error {
 	if err != nil {
 		return err
 	}
-	run, err := st.Begin(key, "fix")
+	run, err := loop.BeginFix(st, key, pr.HeadRefOid, resume != nil, recorded.WIP != nil, payload)
 	if err != nil {
-		return err
-	}
-	if resume == nil && (run.Resumed() || recorded.WIP != nil) {
-		if run, err = run.Restart("restarted by the user"); err != nil {
-			return err
-		}
-	}
-	if _, err := run.StartRound(1, pr.HeadRefOid); err != nil {
-		return err
-	}
-	if err := run.UpdateRound(1, func(rd *state.Round) {
-		if rd.Findings == nil {
-			rd.Findings = append(slices.Clone(payload.IssuesToFix), payload.OptionalIssues...)
-			rd.FindingIDs = nil
-			for _, f := range payload.IssuesToFix {
-				rd.FindingIDs = append(rd.FindingIDs, f.ID)
-			}
-		}
-	}); err != nil {
 		return err
 	}
 
@@ -241,7 +222,7 @@ func fixPR(ctx context.Context, d *Deps, opts *FixOptions) error {
 		DryRun: opts.DryRun, GitHub: client, Progress: d.progressOut(), Source: fixSource(opts, resume, payload)}
 	// The report ends with the PR's ledger, as a loop's would.
 	led, _, _, _ := posts.PRLedger(pr)
-	led.Run, led.Kind, led.Round, led.Head = run.ID(), "fix", 1, pr.HeadRefOid
+	led.Run, led.Kind, led.Round, led.Head = run.ID(), loop.FixKind, 1, pr.HeadRefOid
 	led.Tokens = nil // another run's: the fix report counts its own (fix.Run)
 	o.Ledger = &led
 	if !opts.Yes {

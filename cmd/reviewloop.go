@@ -255,7 +255,7 @@ func reviewLoop(ctx context.Context, d *Deps, opts *ReviewLoopOptions) error {
 	}
 	// The verify commands run only when a fix is made and pushed.
 	if canPush && !opts.DryRun && !opts.Yes && d.IO.CanPrompt() {
-		if err := approveVerify(d, p, opts.Prompter); err != nil {
+		if err := approveVerify(d, p.cfg, p.repo, p.pr.BaseRefName, p.pr.BasePolicy.Commit, opts.Prompter); err != nil {
 			return err
 		}
 	}
@@ -265,32 +265,17 @@ func reviewLoop(ctx context.Context, d *Deps, opts *ReviewLoopOptions) error {
 		return err
 	}
 	models := newRunModels(d, cfg, opts.MaxTokens)
-	modelFor := func(role string, m fmt.Stringer, key string) (llm.Model, error) {
-		return models.model(role, m.String(), key)
-	}
-	var reviewers []loop.Role
-	for i, m := range cfg.Reviewers {
-		mod, err := modelFor(fmt.Sprintf("reviewer-%d", i+1), m, "reviewerModels")
-		if err != nil {
-			return err
-		}
-		reviewers = append(reviewers, loop.Role{Name: fmt.Sprintf("reviewer-%d", i+1), Key: fmt.Sprintf("reviewerModels[%d]", i), Model: m.String(), LLM: mod})
-	}
-	am, err := modelFor("comments-analyzer", cfg.CommentsAnalyzer, "commentsAnalyzerModel")
+	am, err := models.model("comments-analyzer", cfg.CommentsAnalyzer.String(), "commentsAnalyzerModel")
 	if err != nil {
 		return err
 	}
-	fm, err := modelFor("pr-fix", cfg.PRFix, "prFixModel")
+	fm, err := models.model("pr-fix", cfg.PRFix.String(), "prFixModel")
 	if err != nil {
 		return err
 	}
-	var verifier *loop.Role
-	if name := cmp.Or(opts.Verifier, verifierOf(cfg)); name != "" {
-		vm, err := modelFor("verifier", stringer(name), "verifierModel")
-		if err != nil {
-			return err
-		}
-		verifier = &loop.Role{Name: "verifier", Key: "verifierModel", Model: name, LLM: vm}
+	reviewers, verifier, err := models.crew(opts.Verifier)
+	if err != nil {
+		return err
 	}
 	st, err := d.store()
 	if err != nil {
@@ -417,11 +402,6 @@ func verifierOf(cfg *config.Config) string {
 	}
 	return cfg.Verifier.String()
 }
-
-// stringer is a model name as modelFor takes it.
-type stringer string
-
-func (s stringer) String() string { return string(s) }
 
 // verifierCredential checks, before any request, that the provider of the
 // --verifier model has its key (the configuration's roles are checked when

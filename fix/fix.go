@@ -71,8 +71,10 @@ type Options struct {
 	// Ledger is the PR's ledger before this fix (docs/architecture.md, The
 	// ledger); the fix report ends with it, this fix's IDs marked fixed.
 	// nil: the report carries none.
-	Ledger   *posts.Ledger
-	DryRun   bool // agent and verification, but no push and no comment
+	Ledger *posts.Ledger
+	DryRun bool // agent and verification, but no push and no comment
+	// GitHub is where a fix goes once verified: the push's check and the
+	// fix report; a dry run has none (a local review's fix).
 	GitHub   GitHub
 	Progress io.Writer // tool calls, verification output, elapsed time, tokens
 }
@@ -121,8 +123,8 @@ func (e *ResultError) Error() string {
 // Run fixes the payload's issues, verifies, pushes and reports. The Result
 // says how it ended, also when err is set, and is recorded in the round.
 func Run(ctx context.Context, o Options) (*state.FixResult, error) {
-	if o.PR == nil || o.Model == nil || o.Run == nil || o.GitHub == nil {
-		return nil, errors.New("fix.Run needs PR, Model, Run and GitHub")
+	if o.PR == nil || o.Model == nil || o.Run == nil || (o.GitHub == nil && !o.DryRun) {
+		return nil, errors.New("fix.Run needs PR, Model, Run and, unless a dry run, GitHub")
 	}
 	if o.Remote == "" {
 		o.Remote = "origin"

@@ -116,6 +116,30 @@ func (ch *Change) Uncommitted(ctx context.Context, g *git.Repo) ([]string, error
 	return append(out, ch.Untracked...), nil
 }
 
+// FilesPage is page (from 1) of the change's file patches, as GitHub pages
+// a PR's files: what the reviewers' pr_diff reads (review.DiffTool).
+func (ch *Change) FilesPage(_ context.Context, page int) ([]github.FilePatch, error) {
+	files, err := diff.Parse(ch.Diff)
+	if err != nil {
+		return nil, err
+	}
+	var out []github.FilePatch
+	for i := (page - 1) * github.FilesPerPage; i >= 0 && i < len(files) && i < page*github.FilesPerPage; i++ {
+		f := files[i]
+		p := github.FilePatch{Filename: f.Path(), Status: "modified", Patch: strings.TrimSuffix(string(ch.Diff[f.PatchStart:f.End]), "\n")}
+		switch {
+		case f.IsNew:
+			p.Status = "added"
+		case f.IsDeleted:
+			p.Status = "removed"
+		case f.IsRename:
+			p.Status, p.PreviousFilename = "renamed", f.OldPath
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
 // Policy is the repository policy of a local review: .ocdx.json and
 // REVIEW.md at the merge base, never the branch's own (a checked-out
 // branch, perhaps someone else's, would otherwise hide its files from the
@@ -214,7 +238,7 @@ func ReviewLocal(ctx context.Context, o LocalOptions) (*LocalResult, error) {
 		ReviewerTools: func(string) []llm.Tool { return o.Tools }, Store: o.Store, Summarized: o.Summarized, Budget: o.Budget, History: o.History}, key: o.Key}
 	res := &LocalResult{Key: o.Key.String(), Branch: ch.Branch, Base: ch.Base, MergeBase: ch.MergeBase, Head: ch.Head,
 		Findings: []finding.Finding{}, Remaining: []finding.Finding{}, Stuck: []string{}, Untracked: ch.Untracked,
-		PolicyChanged: orEmptyS(PolicyChanges(ch.PR())), Dismissed: []finding.Finding{}}
+		PolicyChanged: orEmptyS(PolicyChanges(ch.Files)), Dismissed: []finding.Finding{}}
 	if res.Untracked == nil {
 		res.Untracked = []string{}
 	}
@@ -243,17 +267,15 @@ func ReviewLocal(ctx context.Context, o LocalOptions) (*LocalResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	why := ""
 	if run.Resumed() {
-		// A local review has nothing to resume: its one round is redone.
-		if run, err = run.Restart("interrupted; a local review starts over"); err != nil {
-			return nil, err
-		}
+		why = "interrupted; a local review starts over" // nothing to resume: its one round is redone
+	}
+	if run, err = startOne(run, why, ch.Head); err != nil {
+		return nil, err
 	}
 	l.run, res.RunID = run, run.ID()
 	l.progress("run %s: reviewing %s against %s (merge base %s)", run.ID(), ch.Branch, ch.Base, text.ShortOID(ch.MergeBase))
-	if _, err := run.StartRound(1, ch.Head); err != nil {
-		return nil, err
-	}
 	if o.Budget != nil {
 		// Said once, in the result, whatever ends the review.
 		res.Budget = &BudgetStatus{MaxTokens: o.Budget.Max}
@@ -306,7 +328,7 @@ func ReviewLocal(ctx context.Context, o LocalOptions) (*LocalResult, error) {
 		}
 		return res, l.localEnd(res, rr, state.OutcomeBlocked, reason, nil)
 	}
-	rep, err := o.Fixer.Fix(ctx, FixRequest{PR: ch.PR(), Run: run, Round: 1,
+	rep, err := o.Fixer.Fix(ctx, FixRequest{PR: ch.described(), Run: run, Round: 1,
 		Payload: finding.FixPayload{Round: 1, IssuesToFix: toFix, OptionalIssues: orEmpty(optional)}})
 	if rep != nil {
 		if err != nil && rep.Kept() {
@@ -355,7 +377,7 @@ func ReviewLocal(ctx context.Context, o LocalOptions) (*LocalResult, error) {
 // reviewLocal runs the reviewers on the change and aggregates as a round
 // of review-loop does, without review threads.
 func (l *loop) reviewLocal(ctx context.Context, ch Change, policy *config.Policy, tools []llm.Tool, fixedBefore []finding.Finding, dismissed []string) (*RoundResult, error) {
-	pr := ch.PR()
+	pr := ch.described()
 	rc := review.NewContext(pr, ch.Diff, true, policy)
 	rr := &RoundResult{N: 1, HeadOID: ch.Head, Comments: []state.Comment{}, Stuck: []string{}, ReviewState: finding.ReviewState{ChangesRequestedBy: []finding.Actor{}}}
 	rr.Coverage = review.DiffCoverage(pr, rc.Diff, rc.DiffTruncated, rc.Ignored)
@@ -416,9 +438,11 @@ func (l *loop) reviewLocal(ctx context.Context, ch Change, policy *config.Policy
 	return rr, nil
 }
 
-// PR is the change as the reviewer and fix prompts take it: a pull request
-// without a number, a URL or threads.
-func (ch Change) PR() *github.PullRequest {
+// described is the change as the reviewer, verifier and fix prompts take
+// a change to describe it: title, body, author, files, head and base, with
+// no number, URL or threads. Only the prompts read it: nothing is posted,
+// fetched or pushed for it (docs/architecture.md, Local review).
+func (ch Change) described() *github.PullRequest {
 	pr := &github.PullRequest{Title: "Local changes on " + ch.Branch, URL: "(none: local changes, not a pull request)",
 		Author: ch.Author, HeadRefName: ch.Branch, HeadRefOid: ch.Head, BaseRefName: ch.Base, BaseRefOid: ch.MergeBase,
 		Files: ch.Files, ChangedFiles: len(ch.Files),

@@ -491,7 +491,7 @@ func (l *loop) round(ctx context.Context, n int) (done bool, err error) {
 	var threadFs []finding.Finding
 	threadFs, rr.Threads = l.threads(ctx, pr)
 	rr.ThreadsTruncated = pr.ThreadsTruncated
-	rr.PolicyChanged = PolicyChanges(pr)
+	rr.PolicyChanged = PolicyChanges(pr.Files)
 	if rd.Done(state.PhaseReviewed) {
 		restore(&rr, rd, l.o.Prices)
 	} else {
@@ -908,11 +908,12 @@ func (w *binaryWatch) Read(p []byte) (int, error) {
 }
 
 // PolicyChanges lists the repository policy files (.ocdx.json, REVIEW.md)
-// that pr changes: this run reads them from the base branch, so the change
-// takes effect only once merged, and the report says so.
-func PolicyChanges(pr *github.PullRequest) []string {
+// among a change's files (a PR's or a branch's): this run reads them from
+// the base, so the change takes effect only once merged, and the report
+// says so.
+func PolicyChanges(files []github.ChangedFile) []string {
 	var out []string
-	for _, f := range pr.Files {
+	for _, f := range files {
 		if f.Path == config.RepoFile || f.Path == config.ReviewFile {
 			out = append(out, f.Path)
 		}
@@ -1262,7 +1263,7 @@ func (l *loop) dryRun(ctx context.Context) (*Result, error) {
 	rr := RoundResult{N: 1, HeadOID: pr.HeadRefOid, Comments: []state.Comment{}, Stuck: []string{}}
 	rr.ReviewState = consensus.ReviewStateOf(pr)
 	rr.ThreadsTruncated = pr.ThreadsTruncated
-	rr.PolicyChanged = PolicyChanges(pr)
+	rr.PolicyChanged = PolicyChanges(pr.Files)
 	if rec, err := l.o.Store.PR(l.key); err == nil {
 		for _, s := range rec.Stuck {
 			l.stuck = append(l.stuck, s.ID)
