@@ -169,7 +169,7 @@ func usable(c state.Reviewed, o Options) bool {
 // trustedLogins once, each login's permission once.
 type reader struct {
 	o        Options
-	trusts   map[string]*loop.Trust     // by trustedLogins
+	trusts   map[string]*loop.Trust    // by trustedLogins
 	policies map[string]*config.Policy // by the .ocdx.json's text
 }
 
