@@ -22,8 +22,9 @@ type ReviewedPR struct {
 	UpdatedAt string // RFC 3339
 }
 
-// MaxReviewedPage is the most pull requests a page holds.
-const MaxReviewedPage = 50
+// MaxReviewedPage is the most pull requests a page holds: each brings up
+// to 150 posts, and gh-ocdx's reports are long.
+const MaxReviewedPage = 25
 
 const reviewedQuery = `query ReviewedPullRequests($owner: String!, $name: String!, $first: Int!, $after: String) {
   viewer { login }

@@ -867,14 +867,15 @@ func (g *GitHub) updatedAt(repo string, pr *PR) string {
 	if pr.Updated != "" {
 		return pr.Updated
 	}
-	at := "2026-01-01T00:00:00Z"
+	const created = "2026-01-01T00:00:00Z" // what the fake says of a post without a time
+	at := ""
 	for _, rv := range pr.Reviews {
-		at = max(at, rv.At)
+		at = max(at, cmp.Or(rv.At, created))
 	}
 	for _, c := range g.comments[fmt.Sprintf("%s#%d", repo, pr.Number)] {
 		at = max(at, postedAt(c.ID))
 	}
-	return at
+	return cmp.Or(at, created)
 }
 
 func prFiles(pr *PR) conn {
