@@ -775,8 +775,8 @@ func (g *GitHub) root() map[string]any {
 }
 
 // pullRequests is the repository's pullRequests connection, filtered by
-// headRefName and states, in number order, or as orderBy says
-// (UPDATED_AT, CREATED_AT).
+// headRefName and states, in number order, or by updatedAt when orderBy
+// asks for UPDATED_AT.
 func (g *GitHub) pullRequests(repo string, args map[string]any) conn {
 	g.mu.Lock()
 	var prs []*PR
@@ -798,20 +798,15 @@ func (g *GitHub) pullRequests(repo string, args map[string]any) conn {
 	}
 	g.mu.Unlock()
 	sort.Slice(prs, func(i, j int) bool { return prs[i].Number < prs[j].Number })
-	if o, ok := args["orderBy"].(map[string]any); ok {
-		// Newest (or oldest) first, as GitHub orders; among equal times, by number.
+	if o, ok := args["orderBy"].(map[string]any); ok && o["field"] == "UPDATED_AT" {
+		// The most recently updated first (or last), as GitHub orders;
+		// among equal times, by number.
 		desc := o["direction"] == "DESC"
-		key := func(pr *PR) string {
-			if o["field"] == "UPDATED_AT" {
-				return updated[pr]
-			}
-			return fmt.Sprintf("%09d", pr.Number) // CREATED_AT: numbers grow with time
-		}
 		sort.SliceStable(prs, func(i, j int) bool {
 			if desc {
-				return key(prs[i]) > key(prs[j])
+				return updated[prs[i]] > updated[prs[j]]
 			}
-			return key(prs[i]) < key(prs[j])
+			return updated[prs[i]] < updated[prs[j]]
 		})
 	}
 	out := conn{}
