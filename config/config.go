@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/ocdx/gh-ocdx/effort"
 	"github.com/ocdx/gh-ocdx/llm"
 )
 
@@ -71,6 +72,9 @@ type Config struct {
 	// MaxTokens is the token budget of a review-loop run (input and output
 	// of every model call together); 0: none.
 	MaxTokens int64
+	// Effort is the tier review-loop and review run at unless a flag says
+	// (docs/architecture.md, Effort tiers); "" is auto.
+	Effort effort.Tier
 	// Prices are the prices of models ("provider/model" as configured), for
 	// the estimated costs in reports; a model without one shows no cost.
 	Prices map[string]Price

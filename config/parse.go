@@ -9,11 +9,13 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ocdx/gh-ocdx/effort"
+	"github.com/ocdx/gh-ocdx/internal/glob"
 	"github.com/ocdx/gh-ocdx/llm"
 )
 
 // The keys of the configuration file, in the order of the example.
-var knownKeys = []string{"reviewerModels", "commentsAnalyzerModel", "prFixModel", "reviewPrModel", "verify", "allowApprove", "maxTokens", "outputTokens", "prices", "inlinePriorities", "maxInlineComments", "verifierModel", "replyModel", "maxReplies"}
+var knownKeys = []string{"reviewerModels", "commentsAnalyzerModel", "prFixModel", "reviewPrModel", "verify", "allowApprove", "maxTokens", "outputTokens", "prices", "inlinePriorities", "maxInlineComments", "verifierModel", "replyModel", "maxReplies", "effort"}
 
 // roleKeys are the keys outputTokens may name: the roles' model keys.
 var roleKeys = []string{"reviewerModels", "commentsAnalyzerModel", "prFixModel", "reviewPrModel", "verifierModel", "replyModel"}
@@ -131,6 +133,9 @@ func parse(data []byte, getenv func(string) string, uses func(key string) bool) 
 	if m, found := byKey["maxTokens"]; found {
 		cfg.MaxTokens = c.positive(m, "maxTokens", 2000000)
 	}
+	if m, found := byKey["effort"]; found {
+		cfg.Effort = c.effort(m, "effort")
+	}
 	if m, found := byKey["prices"]; found {
 		cfg.Prices = c.prices(m)
 	}
@@ -199,7 +204,7 @@ func parseRepo(data []byte) (*Policy, []Problem) {
 	return p, nil
 }
 
-// paths decodes [{"glob": ..., "instructions": ...}].
+// paths decodes [{"glob": ..., "instructions": ..., "effort": ...}].
 func (c *checker) paths(m member) []PathRule {
 	elems, ok := c.list(m, "paths", `{"glob": "...", "instructions": "..."} objects`)
 	if !ok {
@@ -217,19 +222,27 @@ func (c *checker) paths(m member) []PathRule {
 			c.add(e.off, key, "%v", err)
 			continue
 		}
-		byKey := c.keys(fields, []string{"glob", "instructions"})
+		byKey := c.keys(fields, []string{"glob", "instructions", "effort"})
 		var r PathRule
 		if g, found := byKey["glob"]; !found {
 			c.add(e.off, key, `has no "glob"; name the files it is about, for example "api/**"`)
 		} else if r.Glob, ok = c.str(g, key+".glob", "api/**"); ok {
-			if msg := validGlob(r.Glob); msg != "" {
+			if msg := glob.Problem(r.Glob); msg != "" {
 				c.add(g.off, key+".glob", "%s", msg)
 			}
 		}
-		if in, found := byKey["instructions"]; !found {
-			c.add(e.off, key, `has no "instructions"; say what reviewers should check in these files`)
-		} else {
+		in, hasIn := byKey["instructions"]
+		ef, hasEf := byKey["effort"]
+		switch {
+		case !hasIn && !hasEf:
+			c.add(e.off, key, `has no "instructions" or "effort"; say what reviewers should check in these files, or how much review they get ("effort": "deep")`)
+		case hasIn:
 			r.Instructions, _ = c.str(in, key+".instructions", "Every handler checks the caller's permission.")
+		}
+		if hasEf {
+			if r.Effort = c.effort(ef, key+".effort"); r.Effort == effort.Auto {
+				c.add(ef.off, key+".effort", `"auto" is what a path without a rule gets: name "quick", "standard" or "deep"`)
+			}
 		}
 		rules = append(rules, r)
 	}
@@ -284,7 +297,7 @@ func (c *checker) globs(m member) []string {
 	for i, e := range elems {
 		key := fmt.Sprintf("ignore[%d]", i)
 		if s, ok := c.str(e, key, "generated/**"); ok {
-			if msg := validGlob(s); msg != "" {
+			if msg := glob.Problem(s); msg != "" {
 				c.add(e.off, key, "%s", msg)
 			}
 			out = append(out, s)
@@ -620,4 +633,18 @@ func kind(raw []byte) string {
 	default:
 		return "a number"
 	}
+}
+
+// effort decodes an effort tier's name (docs/architecture.md, Effort tiers).
+func (c *checker) effort(m member, key string) effort.Tier {
+	s, ok := c.str(m, key, "deep")
+	if !ok {
+		return ""
+	}
+	t, err := effort.Parse(s)
+	if err != nil || s == "" {
+		c.add(m.off, key, "%q is not an effort tier: use one of %s", s, strings.Join(effort.Names, ", "))
+		return ""
+	}
+	return t
 }

@@ -2,11 +2,11 @@ package config
 
 import (
 	"errors"
-	"fmt"
 	"io/fs"
-	"path"
 	"path/filepath"
-	"strings"
+
+	"github.com/ocdx/gh-ocdx/effort"
+	"github.com/ocdx/gh-ocdx/internal/glob"
 )
 
 // ReviewFile is a repository's review guide, at its root: read as
@@ -50,7 +50,10 @@ type Policy struct {
 // PathRule is one entry of "paths".
 type PathRule struct {
 	Glob         string
-	Instructions string
+	Instructions string // "" when the rule only sets Effort
+	// Effort, when set, is how much review a change to these files gets
+	// at the auto tier (docs/architecture.md, Effort tiers).
+	Effort effort.Tier
 }
 
 // DefaultPolicy is the policy of a repository with no .ocdx.json.
@@ -146,58 +149,9 @@ func (p *Policy) Ignored(file string) bool {
 		globs = p.Ignore
 	}
 	for _, g := range globs {
-		if Match(g, file) {
+		if glob.Match(g, file) {
 			return true
 		}
 	}
 	return false
-}
-
-// Match reports whether file (slash-separated, relative to the repository
-// root) matches glob. A glob without a slash matches the file's base name
-// in any directory ("*.lock"); one with a slash matches from the root, where
-// "**" stands for any number of directories ("vendor/**", "docs/**/*.md")
-// and the other elements are path.Match patterns.
-func Match(glob, file string) bool {
-	file = strings.TrimPrefix(file, "/")
-	if !strings.Contains(glob, "/") {
-		ok, _ := path.Match(glob, path.Base(file))
-		return ok
-	}
-	return matchParts(strings.Split(strings.TrimPrefix(glob, "/"), "/"), strings.Split(file, "/"))
-}
-
-func matchParts(glob, file []string) bool {
-	for len(glob) > 0 {
-		if glob[0] == "**" {
-			rest := glob[1:]
-			for i := 0; i <= len(file); i++ {
-				if matchParts(rest, file[i:]) {
-					return true
-				}
-			}
-			return false
-		}
-		if len(file) == 0 {
-			return false
-		}
-		if ok, _ := path.Match(glob[0], file[0]); !ok {
-			return false
-		}
-		glob, file = glob[1:], file[1:]
-	}
-	return len(file) == 0
-}
-
-// validGlob says what is wrong with a glob, or "".
-func validGlob(g string) string {
-	if strings.TrimSpace(g) == "" {
-		return "is empty; give a glob such as \"docs/**\" or \"*.lock\""
-	}
-	for _, part := range strings.Split(g, "/") {
-		if _, err := path.Match(part, ""); err != nil {
-			return fmt.Sprintf("%q is not a valid glob (%v): use *, ?, [a-z] and ** for any number of directories", g, err)
-		}
-	}
-	return ""
 }

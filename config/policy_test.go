@@ -7,33 +7,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
-)
 
-func TestMatch(t *testing.T) {
-	for _, tt := range []struct {
-		glob, file string
-		want       bool
-	}{
-		{"*.lock", "Cargo.lock", true},
-		{"*.lock", "deep/dir/x.lock", true}, // no slash: the base name, at any depth
-		{"*.lock", "lock/x.go", false},
-		{"go.sum", "tools/go.sum", true},
-		{"vendor/**", "vendor/a/b/c.go", true},
-		{"vendor/**", "vendor", true}, // ** matches no directory too
-		{"vendor/**", "src/vendor/a.go", false},
-		{"docs/**/*.md", "docs/a.md", true},
-		{"docs/**/*.md", "docs/x/y/a.md", true},
-		{"docs/**/*.md", "docs/x/a.go", false},
-		{"api/*.go", "api/h.go", true},
-		{"api/*.go", "api/v1/h.go", false}, // * stays within a directory
-		{"**/gen/*.go", "a/b/gen/x.go", true},
-		{"*_generated.*", "pkg/model_generated.ts", true},
-	} {
-		if got := Match(tt.glob, tt.file); got != tt.want {
-			t.Errorf("Match(%q, %q) = %v, want %v", tt.glob, tt.file, got, tt.want)
-		}
-	}
-}
+	"github.com/ocdx/gh-ocdx/effort"
+)
 
 func TestPolicyIgnore(t *testing.T) {
 	p, err := ParsePolicy([]byte(`{"ignore": ["testdata/**"]}`), ".ocdx.json", false)
@@ -202,5 +178,38 @@ func TestPolicyCommandsFix(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: err = %v, want %q", content, err, want)
 		}
+	}
+}
+
+// A paths rule may set the effort tier instead of instructions, or both;
+// "auto" and unknown tiers are refused, naming the key.
+func TestPolicyPathsEffort(t *testing.T) {
+	p, err := ParsePolicy([]byte(`{"paths": [{"glob": "auth/**", "effort": "deep"}, {"glob": "api/**", "instructions": "Check permissions.", "effort": "standard"}]}`), ".ocdx.json", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Paths[0].Effort != effort.Deep || p.Paths[0].Instructions != "" || p.Paths[1].Effort != effort.Standard {
+		t.Errorf("paths %+v", p.Paths)
+	}
+	for body, want := range map[string]string{
+		`{"paths": [{"glob": "auth/**", "effort": "max"}]}`:  `paths[0].effort: "max" is not an effort tier`,
+		`{"paths": [{"glob": "auth/**", "effort": "auto"}]}`: `paths[0].effort: "auto" is what a path without a rule gets`,
+		`{"paths": [{"glob": "auth/**"}]}`:                   `has no "instructions" or "effort"`,
+	} {
+		if _, err := ParsePolicy([]byte(body), ".ocdx.json", false); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want …%s…", body, err, want)
+		}
+	}
+}
+
+// The configuration's effort is the tier runs use unless a flag says.
+func TestConfigEffort(t *testing.T) {
+	const head = `{"reviewerModels": ["openai/gpt-4.1"], "commentsAnalyzerModel": "openai/gpt-4.1", "prFixModel": "openai/gpt-4.1"`
+	c, _, err := loadString(t, head+`, "effort": "quick"}`, creds)
+	if err != nil || c.Effort != effort.Quick {
+		t.Fatalf("effort %q, %v", c.Effort, err)
+	}
+	if _, _, err := loadString(t, head+`, "effort": "cheap"}`, creds); err == nil || !strings.Contains(err.Error(), `effort: "cheap" is not an effort tier: use one of quick, standard, deep, auto`) {
+		t.Errorf("a bad tier: %v", err)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/ocdx/gh-ocdx/finding"
+	"github.com/ocdx/gh-ocdx/secretscan"
 )
 
 // Distinct merges the copies of one problem into one finding
@@ -40,7 +41,7 @@ func Distinct(fs []finding.Finding, succeeded int) []finding.Finding {
 			groups = append(groups, g)
 		}
 		g.copies = append(g.copies, f)
-		if f.Source != nil && !ownFinding(f) && !IsThread(f) && !slices.Contains(g.roles, f.Source.Name) {
+		if f.Source != nil && !secretscan.Own(f) && !IsThread(f) && !slices.Contains(g.roles, f.Source.Name) {
 			model := f.Source.Name
 			if len(f.Reviewers) > 0 {
 				model = f.Reviewers[0] // agentFindings names the reviewer's model
@@ -69,7 +70,7 @@ func first(copies []finding.Finding) finding.Finding {
 		if r := rank(a.Priority) - rank(b.Priority); r != 0 {
 			return r
 		}
-		if sa, sb := ownFinding(a), ownFinding(b); sa != sb {
+		if sa, sb := secretscan.Own(a), secretscan.Own(b); sa != sb {
 			if sa {
 				return -1
 			}
@@ -188,9 +189,6 @@ func sameProblem(a, b finding.Finding) bool {
 	}
 	return SimilarTitles(a.Title, b.Title)
 }
-
-// ownFinding reports whether gh-ocdx computed f itself (a secret it masked).
-func ownFinding(f finding.Finding) bool { return f.Source != nil && f.Source.Name == SecretScanner }
 
 // rank orders priorities, most severe first; an unknown one last.
 func rank(p string) int {

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/ocdx/gh-ocdx/finding"
+	"github.com/ocdx/gh-ocdx/secretscan"
 )
 
 // by makes f a copy from the reviewer role, whose model is model, as
@@ -62,7 +63,7 @@ func TestDistinctMergesOneProblem(t *testing.T) {
 func TestDistinctKeepsOwnAndThreadFindings(t *testing.T) {
 	line := 7
 	sec := finding.Finding{Priority: "P0", Category: "security", File: "config.go", Line: &line, Title: "Hard-coded github-token added",
-		Source: &finding.Source{Type: "agent", Name: SecretScanner}}
+		Source: &finding.Source{Type: "agent", Name: secretscan.Scanner}}
 	sec.ID = sec.ComputeID()
 	rev := by(fnd("P0", "security", "config.go", 7, "Hard-coded GitHub token added"), "reviewer-1", "m1")
 	t1 := finding.Finding{ID: "THREAD-1", Priority: "P1", File: "config.go", Line: &line, Title: "Hard-coded github-token added", Source: &finding.Source{Type: "human", Name: "mona"}}
@@ -74,7 +75,7 @@ func TestDistinctKeepsOwnAndThreadFindings(t *testing.T) {
 	if len(got) != 4 {
 		t.Fatalf("%d findings, want 4: %+v", len(got), got)
 	}
-	if got[0].ID != sec.ID || got[0].Source.Name != SecretScanner || got[0].Agreement != "1/2" {
+	if got[0].ID != sec.ID || got[0].Source.Name != secretscan.Scanner || got[0].Agreement != "1/2" {
 		t.Errorf("the token: %+v, want gh-ocdx's own finding, raised by 1/2 reviewers too", got[0])
 	}
 	if got[1].ID != "THREAD-1" || got[2].ID != "THREAD-2" || got[1].Agreement != "" || got[1].Reviewers != nil {

@@ -22,6 +22,7 @@ import (
 	"github.com/ocdx/gh-ocdx/internal/text"
 	"github.com/ocdx/gh-ocdx/llm"
 	"github.com/ocdx/gh-ocdx/review"
+	"github.com/ocdx/gh-ocdx/secretscan"
 	"github.com/ocdx/gh-ocdx/state"
 )
 
@@ -142,7 +143,7 @@ type LocalOptions struct {
 	Tools     []llm.Tool // read-only, over the reviewed files
 	// History reads the branch's commits since the merge base for the
 	// secret scan (nil: only the change's diff is scanned).
-	History History
+	History secretscan.History
 	Fixer   Fixer // nil: review only
 	// Verifier, when set, checks the findings a single reviewer raised,
 	// with Tools, as in review-loop.
@@ -293,7 +294,7 @@ func ReviewLocal(ctx context.Context, o LocalOptions) (*LocalResult, error) {
 	}
 	if o.Fixer == nil || len(toFix) == 0 {
 		reason := fmt.Sprintf("%s: %s", text.Plural(len(res.Remaining), "P0–P2 finding"), idList(res.Remaining))
-		if note := rewriteNote(res.Remaining); note != "" {
+		if note := secretscan.RewriteNote(res.Remaining); note != "" {
 			reason += "; " + note
 		} else if len(toFix) == 0 {
 			reason += "; stuck (reported fixed before and back), fix them by hand"
@@ -382,8 +383,8 @@ func (l *loop) reviewLocal(ctx context.Context, ch Change, policy *config.Policy
 		}
 	}
 	now := time.Now().UTC().Format(time.RFC3339)
-	scan, historyRead, err := l.scanSecrets(ctx, ch.MergeBase, ch.Head, now, func() (SecretScan, error) {
-		return ScanSecrets(bytes.NewReader(ch.Diff), now, nil)
+	scan, historyRead, err := l.scanSecrets(ctx, ch.MergeBase, ch.Head, now, func() (secretscan.Scan, error) {
+		return secretscan.Diff(bytes.NewReader(ch.Diff), now, nil)
 	})
 	if err != nil {
 		return nil, err

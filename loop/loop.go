@@ -26,6 +26,7 @@ import (
 	"github.com/ocdx/gh-ocdx/internal/text"
 	"github.com/ocdx/gh-ocdx/llm"
 	"github.com/ocdx/gh-ocdx/review"
+	"github.com/ocdx/gh-ocdx/secretscan"
 	"github.com/ocdx/gh-ocdx/state"
 )
 
@@ -138,7 +139,7 @@ type Options struct {
 	// History reads the PR's own commits in the checkout for the secret
 	// scan: each commit's added lines, new file names and message (nil:
 	// only the PR's diff is scanned).
-	History History
+	History secretscan.History
 	Full    bool
 	// Verifier, when set, checks the findings a single reviewer raised,
 	// with ReviewerTools (docs/architecture.md, The verifier).
@@ -568,8 +569,8 @@ func (l *loop) decide(rr *RoundResult) (outcome state.RunOutcome, reason string,
 		return OutcomeBlocked, fmt.Sprintf("blocked: the PR has more than %[1]s review threads and only the first %[1]s were read; gh-ocdx cannot tell that the rest are resolved: check them on the PR", text.Thousands(github.MaxThreads)), nil, nil
 	case rr.Consensus == Approve && len(blocking) == 0 && rr.Threads.Unresolved == 0:
 		return OutcomeConverged, Qualified(OutcomeConverged, rr) + ": consensus approve, no P0/P1/P2 findings, no unresolved review threads", nil, nil
-	case len(toFix) == 0 && rewriteNote(blocking) != "":
-		return OutcomeBlocked, "manual intervention required: " + rewriteNote(blocking), nil, nil
+	case len(toFix) == 0 && secretscan.RewriteNote(blocking) != "":
+		return OutcomeBlocked, "manual intervention required: " + secretscan.RewriteNote(blocking), nil, nil
 	case len(toFix) == 0 && rr.Threads.Unresolved > 0:
 		return OutcomeBlocked, fmt.Sprintf("manual resolution required: %s and no code findings to fix", text.Plural(rr.Threads.Unresolved, "unresolved review thread")), nil, nil
 	case len(toFix) == 0 && len(disputedNow) > 0 && len(stuckNow) == 0:
@@ -649,12 +650,12 @@ func (l *loop) review(ctx context.Context, pr *github.PullRequest, rr *RoundResu
 	now := time.Now().UTC().Format(time.RFC3339)
 	var diff []byte
 	var complete bool
-	scan, historyRead, err := l.scanSecrets(ctx, pr.BaseRefOid, pr.HeadRefOid, now, func() (SecretScan, error) {
-		var scan SecretScan
+	scan, historyRead, err := l.scanSecrets(ctx, pr.BaseRefOid, pr.HeadRefOid, now, func() (secretscan.Scan, error) {
+		var scan secretscan.Scan
 		var err error
 		diff, complete, err = l.readDiff(ctx, pr, review.DiffReadLimit, func(r io.Reader) error {
 			var err error
-			scan, err = ScanSecrets(r, now, nil)
+			scan, err = secretscan.Diff(r, now, nil)
 			return err
 		})
 		if err != nil {
@@ -664,7 +665,7 @@ func (l *loop) review(ctx context.Context, pr *github.PullRequest, rr *RoundResu
 		// scanned from the checkout when the PR's commits are there.
 		if missing := scan.Unscanned(pr.Files); len(missing) > 0 && l.o.PRDiff != nil {
 			if d, ok := l.o.PRDiff(ctx, pr.BaseRefOid, pr.HeadRefOid, missing); ok {
-				return ScanSecrets(bytes.NewReader(d), now, &scan)
+				return secretscan.Diff(bytes.NewReader(d), now, &scan)
 			}
 		}
 		return scan, nil
@@ -785,8 +786,8 @@ func (l *loop) review(ctx context.Context, pr *github.PullRequest, rr *RoundResu
 // scan); historyRead is false when the checkout
 // could not give the commits (the commits are not there, or git failed:
 // said on stderr).
-func (l *loop) scanSecrets(ctx context.Context, base, head, now string, net func() (SecretScan, error)) (scan SecretScan, historyRead bool, err error) {
-	scan, historyRead, herr, err := scanWithHistory(ctx, l.o.History, base, head, now, net)
+func (l *loop) scanSecrets(ctx context.Context, base, head, now string, net func() (secretscan.Scan, error)) (scan secretscan.Scan, historyRead bool, err error) {
+	scan, historyRead, herr, err := secretscan.WithHistory(ctx, l.o.History, base, head, now, net)
 	if herr != nil && ctx.Err() == nil {
 		l.progress("the secret scan could not read the history of %s: %v", text.ShortOID(head), herr)
 	}

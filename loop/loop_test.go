@@ -510,3 +510,32 @@ func TestRunScansFilesWithoutAPatchOrBlocks(t *testing.T) {
 		}
 	}
 }
+
+func TestIssuesToFixSendsEachIDOnce(t *testing.T) {
+	f := finding.Finding{ID: "SEC-0a1b2c3d", Priority: "P0", Category: "security", File: "a.go", Title: "t"}
+	toFix, _ := IssuesToFix([]finding.Finding{f, f}, nil)
+	if len(toFix) != 1 {
+		t.Errorf("issuesToFix holds %d copies of one ID", len(toFix))
+	}
+}
+
+// The PR's own .gitattributes can have git show a text file as binary in
+// the checkout, hiding its added lines from the secret scan: such a diff
+// gives way to GitHub's, and the token in it is found.
+func TestADiffGitShowsAsBinaryIsReadFromGitHub(t *testing.T) {
+	const token = "ghp_abcdefghijklmnopqrstuvwxyz0123456789"
+	h := newHarness(t)
+	h.opts.CanPush, h.opts.ReviewOnlyReason = false, "a fork"
+	h.gh.diff = "diff --git a/config.go b/config.go\nnew file mode 100644\n--- /dev/null\n+++ b/config.go\n@@ -0,0 +1 @@\n+var Token = \"" + token + "\"\n"
+	h.opts.LocalDiff = func(context.Context, string, string) (io.ReadCloser, bool) {
+		return io.NopCloser(strings.NewReader("diff --git a/config.go b/config.go\nnew file mode 100644\nindex 0000000..1234567\nBinary files /dev/null and b/config.go differ\n")), true
+	}
+	h.reviewer.answers = []string{reviewerAnswer()}
+	h.analyzer.answers = []string{analyzerAnswer()}
+
+	res, err := h.run(t)
+
+	if err != nil || res.Outcome == OutcomeConverged || len(res.Rounds) == 0 || res.Rounds[0].Counts.P0 != 1 {
+		t.Fatalf("Run = %+v, %v: the token the checkout's diff hid was not found", res, err)
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/internal/redact"
+	"github.com/ocdx/gh-ocdx/secretscan"
 )
 
 // Own reports whether a comment is gh-ocdx's: it carries the marker and was
@@ -373,7 +374,7 @@ func IssuesToFix(fs []finding.Finding, stuck []string) (toFix, optional []findin
 	seen := map[string]bool{}
 	for _, p := range finding.Priorities {
 		for _, f := range fs {
-			if f.Priority != p || IsThread(f) || NeedsRewrite(f) || f.Status == finding.StatusRefuted || slices.Contains(stuck, f.ID) || seen[f.ID] {
+			if f.Priority != p || IsThread(f) || secretscan.NeedsRewrite(f) || f.Status == finding.StatusRefuted || slices.Contains(stuck, f.ID) || seen[f.ID] {
 				continue
 			}
 			seen[f.ID] = true

@@ -14,6 +14,7 @@ import (
 	"github.com/ocdx/gh-ocdx/internal/text"
 	"github.com/ocdx/gh-ocdx/llm"
 	"github.com/ocdx/gh-ocdx/prompts"
+	"github.com/ocdx/gh-ocdx/secretscan"
 	"github.com/ocdx/gh-ocdx/state"
 )
 
@@ -38,7 +39,7 @@ func Judgeable(f finding.Finding) bool {
 	switch {
 	case f.Priority != "P1" && f.Priority != "P2" && f.Priority != "P3":
 		return false
-	case strings.HasPrefix(f.ID, "SEC-"), IsThread(f), ownFinding(f):
+	case strings.HasPrefix(f.ID, "SEC-"), IsThread(f), secretscan.Own(f):
 		return false
 	}
 	return true

@@ -9,6 +9,7 @@ import (
 	"github.com/ocdx/gh-ocdx/config"
 	"github.com/ocdx/gh-ocdx/diff"
 	"github.com/ocdx/gh-ocdx/github"
+	"github.com/ocdx/gh-ocdx/internal/glob"
 )
 
 // DiffReadLimit bounds the diff read for a round: ignored files' diffs do
@@ -91,9 +92,12 @@ func Instructions(p *config.Policy, files []github.ChangedFile) string {
 		parts = append(parts, "From "+config.ReviewFile+":\n\n"+s)
 	}
 	for _, r := range p.Paths {
+		if strings.TrimSpace(r.Instructions) == "" {
+			continue // a rule that only sets the effort tier
+		}
 		var matched []string
 		for _, f := range files {
-			if config.Match(r.Glob, f.Path) {
+			if glob.Match(r.Glob, f.Path) {
 				matched = append(matched, f.Path)
 			}
 		}

@@ -1,4 +1,8 @@
-package loop
+// Package secretscan is gh-ocdx's own reviewer of secrets: it reads the
+// added lines of a diff, and the PR's commits (their added lines, file names
+// and messages), and turns what looks like a credential into a P0 SEC-
+// finding with the value masked (docs/architecture.md, The secret scan).
+package secretscan
 
 import (
 	"bytes"
@@ -15,8 +19,8 @@ import (
 	"github.com/ocdx/gh-ocdx/internal/text"
 )
 
-// SecretScanner names gh-ocdx as the source of the findings it computes.
-const SecretScanner = "gh-ocdx secret scan"
+// Scanner names gh-ocdx as the source of the findings it computes.
+const Scanner = "gh-ocdx secret scan"
 
 // secretChunk and secretBytes bound the added lines of one file scanned at
 // a time: the scan holds this much of a diff, never the whole.
@@ -106,10 +110,10 @@ func identity(lines []string, i int, kind string) uint64 {
 // nameID is the identity of a file name that holds a secret.
 func nameID(name string) uint64 { return maphash.String(scanSeed, "name\x00"+name) }
 
-// SecretScan is what the secret scan read of a diff: the findings, and how
+// Scan is what the secret scan read of a diff: the findings, and how
 // many added lines of each file (by its path in the PR's version) it read,
 // so that a file GitHub sent no patch for is known to be unscanned.
-type SecretScan struct {
+type Scan struct {
 	Findings []finding.Finding
 	Added    map[string]int
 
@@ -123,7 +127,7 @@ type SecretScan struct {
 }
 
 // keep adds f, its ID computed, to the findings unless its ID is there.
-func (s *SecretScan) keep(f finding.Finding) {
+func (s *Scan) keep(f finding.Finding) {
 	f.ID = f.ComputeID()
 	if !s.ids[f.ID] {
 		s.ids[f.ID] = true
@@ -133,7 +137,7 @@ func (s *SecretScan) keep(f finding.Finding) {
 
 // Unscanned are the files of the PR that add lines the scan did not read:
 // GitHub sent them without a textual patch (too large, after a 406).
-func (s SecretScan) Unscanned(files []github.ChangedFile) []string {
+func (s Scan) Unscanned(files []github.ChangedFile) []string {
 	var out []string
 	for _, f := range files {
 		if f.Additions > 0 && s.Added[f.Path] == 0 {
@@ -143,7 +147,7 @@ func (s SecretScan) Unscanned(files []github.ChangedFile) []string {
 	return out
 }
 
-// SecretFindings returns one P0 security finding for each secret that the
+// Findings returns one P0 security finding for each secret that the
 // PR's diff adds (each secret gh-ocdx hides from the models in an added
 // line), at its file and line in the PR's version. It reads the whole diff
 // from r, streamed, however much of it the models were shown
@@ -151,16 +155,16 @@ func (s SecretScan) Unscanned(files []github.ChangedFile) []string {
 // hard-coded token; these findings cannot be, so a PR that adds one never
 // converges. The ID is computed as for any finding, so the same secret in
 // the next round is the same finding.
-func SecretFindings(r io.Reader, now string) ([]finding.Finding, error) {
-	s, err := ScanSecrets(r, now, nil)
+func Findings(r io.Reader, now string) ([]finding.Finding, error) {
+	s, err := Diff(r, now, nil)
 	return s.Findings, err
 }
 
-// ScanSecrets is SecretFindings with what it read, on top of an earlier
+// Diff is Findings with what it read, on top of an earlier
 // scan (nil for none) whose findings it does not repeat. It also reads
 // the name of each file the diff adds, copies or renames.
-func ScanSecrets(r io.Reader, now string, earlier *SecretScan) (SecretScan, error) {
-	res := SecretScan{Added: map[string]int{}, known: map[uint64]bool{}, ids: map[string]bool{}}
+func Diff(r io.Reader, now string, earlier *Scan) (Scan, error) {
+	res := Scan{Added: map[string]int{}, known: map[uint64]bool{}, ids: map[string]bool{}}
 	if earlier != nil {
 		res.Findings = earlier.Findings
 		for _, f := range earlier.Findings {
@@ -186,7 +190,7 @@ func ScanSecrets(r io.Reader, now string, earlier *SecretScan) (SecretScan, erro
 					Title:       "Hard-coded " + kind + " added",
 					Description: fmt.Sprintf("Line %d of %s adds a %s (shown to the models as %s). A secret in the code is readable by everyone who can read the repository and stays in its history.", n, file, kind, redact.Marker(kind)),
 					Suggestion:  "Move the value out of the code to configuration or an environment variable that the code reads, and revoke the exposed secret.",
-					Source:      &finding.Source{Type: "agent", Name: SecretScanner, Timestamp: now}})
+					Source:      &finding.Source{Type: "agent", Name: Scanner, Timestamp: now}})
 			})
 		}
 		c.reset()
@@ -243,7 +247,7 @@ func nameFinding(kind, name, commit, now string) finding.Finding {
 		Title:       "Hard-coded " + kind + " in an added file's name",
 		Description: fmt.Sprintf("The change adds the file %s, whose name holds a %s (shown here as %s). A file's name is readable by everyone who can read the repository, and renaming the file leaves the old name in the branch's history.", shown, kind, redact.Marker(kind)),
 		Suggestion:  fmt.Sprintf("%s Then give the file another name and take the old one out of the branch's history (git rebase -i, then a force push) or squash-merge. %s", revokeAdvice, rewriteAdvice),
-		Source:      &finding.Source{Type: "agent", Name: SecretScanner, Timestamp: now}}
+		Source:      &finding.Source{Type: "agent", Name: Scanner, Timestamp: now}}
 	if commit != "" {
 		short := text.ShortOID(commit)
 		f.Title = fmt.Sprintf("Hard-coded %s in the name of a file added in commit %s", kind, short)
@@ -258,11 +262,15 @@ func nameFinding(kind, name, commit, now string) finding.Finding {
 // message or a file's name (the scan's findings without a line). The fix
 // agent is not given it; it blocks until the branch is rewritten, or an
 // admin dismisses it.
-func NeedsRewrite(f finding.Finding) bool { return ownFinding(f) && f.Line == nil }
+func NeedsRewrite(f finding.Finding) bool { return Own(f) && f.Line == nil }
 
-// rewriteNote says what to do about the findings of fs that NeedsRewrite;
+// Own reports whether gh-ocdx computed f itself (a secret it masked), not a
+// model.
+func Own(f finding.Finding) bool { return f.Source != nil && f.Source.Name == Scanner }
+
+// RewriteNote says what to do about the findings of fs that NeedsRewrite;
 // "" when there is none.
-func rewriteNote(fs []finding.Finding) string {
+func RewriteNote(fs []finding.Finding) string {
 	var ids []string
 	for _, f := range fs {
 		if NeedsRewrite(f) && !slices.Contains(ids, f.ID) {

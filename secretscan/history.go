@@ -1,4 +1,4 @@
-package loop
+package secretscan
 
 import (
 	"bufio"
@@ -44,7 +44,7 @@ type HistoryScan struct {
 // lines of each of its commits (merges left out), the name of each file
 // they add or rename to, and every commit's message. ok is false when h
 // could not read the commits. It needs nothing of the scan of the PR's
-// diff, and runs beside it; SecretScan.AddHistory keeps what only the
+// diff, and runs beside it; Scan.AddHistory keeps what only the
 // history holds.
 func ScanHistory(ctx context.Context, h History, base, head, now string) (hs HistoryScan, ok bool, err error) {
 	read := func(open func(context.Context, string, string) (io.ReadCloser, bool), scan func(io.Reader, string) error, what string) (bool, error) {
@@ -77,7 +77,7 @@ func (hs *HistoryScan) add(f finding.Finding, id uint64) {
 // AddHistory adds to s, the scan of the PR's result, the secrets only
 // its history holds: a secret the result holds (the same line, the same
 // name) is reported there, once.
-func (s *SecretScan) AddHistory(hs HistoryScan) {
+func (s *Scan) AddHistory(hs HistoryScan) {
 	s.History = hs.Commits
 	for i, f := range hs.Findings {
 		if id := hs.found[i]; id == 0 || !s.known[id] {
@@ -86,14 +86,14 @@ func (s *SecretScan) AddHistory(hs HistoryScan) {
 	}
 }
 
-// scanWithHistory runs net, the scan of the PR's diff, while the history
+// WithHistory runs net, the scan of the PR's diff, while the history
 // of base..head is read beside it from h (nil: no history is read, and
 // historyRead is true), then adds what only the history holds:
 // two scans of the same size take the time of about one on two cores
 // (loop's BenchmarkSecretScanHistory250Commits20MB). historyRead is false
 // when the checkout could not give the commits; historyErr says why git
 // failed.
-func scanWithHistory(ctx context.Context, h History, base, head, now string, net func() (SecretScan, error)) (scan SecretScan, historyRead bool, historyErr, err error) {
+func WithHistory(ctx context.Context, h History, base, head, now string, net func() (Scan, error)) (scan Scan, historyRead bool, historyErr, err error) {
 	if h == nil {
 		scan, err = net()
 		return scan, true, nil, err
@@ -207,7 +207,7 @@ func historyFinding(kind, file string, n int, commit, now string) finding.Findin
 		Title:       fmt.Sprintf("Hard-coded %s in commit %s (history only)", kind, short),
 		Description: fmt.Sprintf("Commit %s adds a %s (shown to the models as %s) on line %d of %s. A later commit changed or removed that line, so the diff does not show it, but the branch's history keeps it: a merge commit or a rebase merge puts it in the base branch's history, readable by everyone who can read the repository.", short, kind, redact.Marker(kind), n, shown),
 		Suggestion:  fmt.Sprintf("%s Then take it out of the branch's history (git rebase -i to edit commit %s, then a force push) or squash-merge. %s", revokeAdvice, short, rewriteAdvice),
-		Source:      &finding.Source{Type: "agent", Name: SecretScanner, Timestamp: now}}
+		Source:      &finding.Source{Type: "agent", Name: Scanner, Timestamp: now}}
 }
 
 // revokeAdvice and rewriteAdvice end the suggestion of every finding that
@@ -225,7 +225,7 @@ func messageFinding(kind string, n int, commit, now string) finding.Finding {
 		Title:       fmt.Sprintf("Hard-coded %s in the message of commit %s", kind, short),
 		Description: fmt.Sprintf("Line %d of the message of commit %s holds a %s (shown here as %s). A merge commit or a rebase merge puts the message in the base branch's history, readable by everyone who can read the repository; a squash merge offers it as its own message.", n, short, kind, redact.Marker(kind)),
 		Suggestion:  fmt.Sprintf("%s Then reword the commit (git rebase -i, reword %s, then a force push) or squash-merge with a message without it. %s", revokeAdvice, short, rewriteAdvice),
-		Source:      &finding.Source{Type: "agent", Name: SecretScanner, Timestamp: now}}
+		Source:      &finding.Source{Type: "agent", Name: Scanner, Timestamp: now}}
 }
 
 // scanMessages reads the commits' raw objects as OpenCommits writes them

@@ -1,4 +1,4 @@
-package loop
+package secretscan
 
 import (
 	"context"
@@ -56,7 +56,7 @@ func (h *historyRepo) commit(msg string, files map[string]string) string {
 
 // scan scans the branch as review-loop does: the PR's diff, then its
 // history; it returns what the scan found.
-func (h *historyRepo) scan() SecretScan {
+func (h *historyRepo) scan() Scan {
 	h.t.Helper()
 	ctx := context.Background()
 	g, err := git.Open(ctx, h.dir)
@@ -68,8 +68,8 @@ func (h *historyRepo) scan() SecretScan {
 	if !ok {
 		h.t.Fatal("no diff")
 	}
-	s, read, herr, err := scanWithHistory(ctx, g, h.base, head, "now", func() (SecretScan, error) {
-		return ScanSecrets(strings.NewReader(string(d)), "now", nil)
+	s, read, herr, err := WithHistory(ctx, g, h.base, head, "now", func() (Scan, error) {
+		return Diff(strings.NewReader(string(d)), "now", nil)
 	})
 	if !read || herr != nil || err != nil {
 		h.t.Fatalf("history read %v: %v, %v", read, herr, err)
@@ -205,25 +205,4 @@ func TestHistoryScanTellsPrivateKeysApart(t *testing.T) {
 
 	want := []string{"id_rsa: Hard-coded private-key added", "id_rsa: Hard-coded private-key in commit " + first[:7] + " (history only)"}
 	wantTitles(t, s.Findings, want)
-}
-
-// A secret only the history holds is not sent to the fix agent (no commit
-// on top can remove it) and blocks the round with what to do; the other
-// findings are still fixed.
-func TestAHistorySecretBlocksAndIsNotFixed(t *testing.T) {
-	hist := historyFinding("github-token", "a.go", 3, strings.Repeat("a", 40), "now")
-	hist.ID = hist.ComputeID()
-	bug := finding.Finding{Priority: "P1", Category: "quality", File: "a.go", Line: new(2), Title: "bug", Source: &finding.Source{Name: "reviewer-1"}}
-	bug.ID = bug.ComputeID()
-	toFix, _ := IssuesToFix([]finding.Finding{hist, bug}, nil)
-	if len(toFix) != 1 || toFix[0].ID != bug.ID {
-		t.Errorf("to fix: %+v", toFix)
-	}
-	l := &loop{o: Options{CanPush: true, MaxRounds: 5, Reviewers: []Role{{Name: "reviewer-1"}}}}
-	rr := &RoundResult{N: 1, Findings: []finding.Finding{hist}, reviewersOK: 1, Consensus: Approve}
-	rr.Counts = Count(rr.Findings)
-	outcome, reason, fix, _ := l.decide(rr)
-	if outcome != OutcomeBlocked || len(fix) != 0 || !strings.Contains(reason, hist.ID) || !strings.Contains(reason, "rewrite the branch or squash-merge") {
-		t.Errorf("%s %q, fix %v", outcome, reason, fix)
-	}
 }

@@ -1,4 +1,4 @@
-package loop
+package secretscan
 
 import (
 	"bytes"
@@ -108,7 +108,7 @@ func TestSecretScanCoversA20MBDiff(t *testing.T) {
 	if b.Len() < 20_000_000 {
 		t.Fatalf("the diff is %d bytes", b.Len())
 	}
-	got, err := SecretFindings(strings.NewReader(b.String()), "now")
+	got, err := Findings(strings.NewReader(b.String()), "now")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,7 +156,7 @@ func BenchmarkSecretScan20MB(b *testing.B) {
 		}
 	}()
 	for b.Loop() {
-		fs, err := SecretFindings(bytes.NewReader(d.Bytes()), "now")
+		fs, err := Findings(bytes.NewReader(d.Bytes()), "now")
 		if err != nil || len(fs) != 5 {
 			b.Fatalf("%d findings, %v", len(fs), err)
 		}
@@ -240,12 +240,12 @@ func BenchmarkSecretScanHistory250Commits20MB(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	net := func() SecretScan {
+	net := func() Scan {
 		d, ok := g.OpenPRDiff(ctx, base, head)
 		if !ok {
 			b.Fatal("no diff")
 		}
-		s, err := ScanSecrets(d, "now", nil)
+		s, err := Diff(d, "now", nil)
 		if cerr := d.Close(); err != nil || cerr != nil {
 			b.Fatal(err, cerr)
 		}
@@ -264,7 +264,7 @@ func BenchmarkSecretScanHistory250Commits20MB(b *testing.B) {
 	b.Run("with-history", func(b *testing.B) {
 		cpu := cpuTime()
 		for b.Loop() {
-			s, read, herr, err := scanWithHistory(ctx, g, base, head, "now", func() (SecretScan, error) { return net(), nil })
+			s, read, herr, err := WithHistory(ctx, g, base, head, "now", func() (Scan, error) { return net(), nil })
 			if !read || herr != nil || err != nil || s.History != 250 || len(s.Findings) != 6 {
 				b.Fatalf("%v %v %v: %d commits, %d findings", read, herr, err, s.History, len(s.Findings))
 			}
