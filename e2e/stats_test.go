@@ -192,6 +192,11 @@ func TestStatsPagesAndAsksOnlyForWhatIsNew(t *testing.T) {
 	if l := runStats(t, env, "--limit", "2"); l.Read != 2 || modelOf(t, l, statsB).Raised != 2 {
 		t.Errorf("--limit 2 read %d pull requests, %s raised %d; want PRs 31 and 7, 2", l.Read, statsB, modelOf(t, l, statsB).Raised)
 	}
+	// PRs 31 and 7 were updated this year, the others in December.
+	before = gh.Count("graphql")
+	if s := runStats(t, env, "--since", "2026-01-01"); s.Read != 2 || gh.Count("graphql")-before != 1 {
+		t.Errorf("--since 2026-01-01 read %d pull requests in %d requests, want 2 (31 and 7) in 1", s.Read, gh.Count("graphql")-before)
+	}
 }
 
 // The prices of the configuration give the costs; --json's fields are
