@@ -140,6 +140,27 @@ func TestStatsCountsOnlyTrustedLedgers(t *testing.T) {
 		"| `"+statsA+"` | 3 | 2 | 1 | 1 | 0 | 0 | 0 | 0 | 0 | 100% (2/2) | 1 | 1 | 0 | 3,000 / 300 |", "### What it would change")
 }
 
+// The reports of a login the base branch's .ocdx.json lists in
+// trustedLogins (a CI bot) count, without asking GitHub about it.
+func TestStatsCountsTheReportsOfATrustedLogin(t *testing.T) {
+	t.Parallel()
+	gh := testkit.NewGitHub(t)
+	env := testkit.NewEnv(t)
+	gh.Configure(env, repo)
+	r := testkit.NewRepo(t, "main", "feature", map[string]string{".ocdx.json": `{"trustedLogins": ["github-actions[bot]"]}`}, map[string]string{"a.go": "package a\n"})
+	gh.AddPR(repo, testkit.PR{Number: 1, Remote: r.Remote, Reviews: []testkit.Review{{State: "COMMENTED", Login: "github-actions[bot]", At: statsAt(1),
+		Body: statsReport(statsLedger(1, statsEntry("QUAL-00000001", finding.StatusFixed, "1/2", statsA)))}}})
+
+	got := runStats(t, env)
+
+	if got.PRs != 1 || modelOf(t, got, statsA).Fixed != 1 {
+		t.Errorf("reviewed %d, %s %+v; want the CI bot's report counted", got.PRs, statsA, got.Models)
+	}
+	if n := gh.Count("permission"); n != 0 {
+		t.Errorf("%d permission requests: a listed login needs none", n)
+	}
+}
+
 // More pull requests than a page: one request per page. The state file
 // keeps what was read, so a second run asks GitHub only for the pull
 // requests updated since (one page here), and counts the others as the
