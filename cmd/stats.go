@@ -3,6 +3,7 @@ package cmd
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"time"
 
@@ -122,7 +123,11 @@ func statsRun(ctx context.Context, d *Deps, opts *StatsOptions) error {
 	for _, w := range res.Warnings {
 		d.warn("%s", w)
 	}
-	d.info("Read %s of %s in %s (%d from the state file)", text.Plural(len(res.PRs), "pull request"), repo, text.Plural(res.Pages, "request"), res.Cached)
+	cached := ""
+	if res.Cached > 0 {
+		cached = fmt.Sprintf(" (%d as the state file kept them: not updated since)", res.Cached)
+	}
+	d.info("Read %s of %s in %s%s", text.Plural(len(res.PRs), "pull request"), repo, text.Plural(res.Pages, "request"), cached)
 	report := stats.Tally(repo.String(), res.PRs, prices)
 	if opts.Export != nil {
 		return opts.Export.write(d, report)

@@ -207,6 +207,8 @@ func TestStatsPagesAndAsksOnlyForWhatIsNew(t *testing.T) {
 	if got := gh.Count("graphql") - before; got != 1 {
 		t.Errorf("a run with nothing new made %d GraphQL requests, want 1", got)
 	}
+	res := env.Run(t, "stats", "--json", "prs")
+	wantContains(t, "stderr", res.Stderr, "Read 31 pull requests of "+repo+" in 1 request (30 as the state file kept them: not updated since)")
 	if again.Read != r.Read || modelOf(t, again, statsB).Outcomes != b.Outcomes {
 		t.Errorf("a run with nothing new counts otherwise: read %d, %+v", again.Read, modelOf(t, again, statsB).Outcomes)
 	}
