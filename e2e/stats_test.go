@@ -132,7 +132,7 @@ func TestStatsCountsOnlyTrustedLedgers(t *testing.T) {
 	if r.Findings.Raised != 5 {
 		t.Errorf("%d findings, want 5 (PR 1's 3, PR 2's 1, PR 4's 1)", r.Findings.Raised)
 	}
-	wantContains(t, "the notes", strings.Join(r.Notes, "\n"), "1 pull request's ledger is of gh-ocdx's ledger version 2 or earlier", "no advice")
+	wantContains(t, "the notes", strings.Join(r.Notes, "\n"), "1 pull request's ledger is of version 2 or earlier", "no advice")
 
 	res := env.Run(t, "stats")
 	wantCode(t, res, 0)

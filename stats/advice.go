@@ -33,7 +33,7 @@ func advise(r Report, notes []string) ([]Advice, []string) {
 			lone.Decided, rejected, lone.Accepted)
 		if float64(rejected) >= DropShare*float64(lone.Decided) {
 			a.Change = "drop"
-			a.Why = fmt.Sprintf("%s; over %s it spent %s", numbers, text.Plural(m.PRs, "pull request"), spent(m))
+			a.Why = fmt.Sprintf("%s, over %s", numbers, text.Plural(m.PRs, "pull request"))
 		} else {
 			a.Change = "keep"
 			a.Why = fmt.Sprintf("%s: %d accepted findings no other reviewer raised", numbers, lone.Accepted)
@@ -44,15 +44,6 @@ func advise(r Report, notes []string) ([]Advice, []string) {
 		notes = append(notes, fmt.Sprintf("too few decided findings that only one model raised to judge %s: at least %d each are needed", strings.Join(few, ", "), MinDecided))
 	}
 	return advice, notes
-}
-
-// spent is a model's tokens, and their cost when priced.
-func spent(m ModelStats) string {
-	s := fmt.Sprintf("%d input and %d output tokens", m.Tokens.Input, m.Tokens.Output)
-	if m.Cost != nil {
-		s += fmt.Sprintf(" (%s)", dollars(*m.Cost))
-	}
-	return s
 }
 
 func dollars(f float64) string { return fmt.Sprintf("$%.2f", f) }

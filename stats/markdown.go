@@ -118,11 +118,20 @@ func cost(c *float64) string {
 	return dollars(*c)
 }
 
-// duration is seconds as "1h20m", to the minute.
+// duration is seconds as "45s", "20m", "1h" or "1h20m": to the minute
+// from a minute on.
 func duration(seconds float64) string {
 	d := time.Duration(seconds) * time.Second
 	if d < time.Minute {
 		return d.String()
 	}
-	return strings.TrimSuffix(d.Round(time.Minute).String(), "0s")
+	d = d.Round(time.Minute)
+	h, m := int(d.Hours()), int(d.Minutes())%60
+	switch {
+	case h == 0:
+		return fmt.Sprintf("%dm", m)
+	case m == 0:
+		return fmt.Sprintf("%dh", h)
+	}
+	return fmt.Sprintf("%dh%dm", h, m)
 }

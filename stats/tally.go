@@ -219,7 +219,7 @@ func Tally(repository string, prs []state.ReviewedPR, prices map[string]config.P
 	}
 	r.Notes = []string{}
 	if r.AgreementOnly > 0 {
-		r.Notes = append(r.Notes, fmt.Sprintf("%s of gh-ocdx's ledger version 2 or earlier: they name no reviewer, so their findings count in the totals, by priority, category and agreement only, not per model", prCount(r.AgreementOnly)))
+		r.Notes = append(r.Notes, fmt.Sprintf("%s of version 2 or earlier: they name no reviewer, so their findings count in the totals, by priority, category and agreement only, not per model", prCount(r.AgreementOnly)))
 	}
 	if len(unpriced) > 0 {
 		r.Notes = append(r.Notes, fmt.Sprintf("no price for %s (config prices): not in the costs", strings.Join(unpriced, ", ")))

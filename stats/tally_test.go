@@ -133,7 +133,7 @@ func TestTallyMatchesAHandTallyOfLedgersV2AndV3(t *testing.T) {
 		t.Errorf("advice on 3 pull requests: %+v", r.Advice)
 	}
 	notes := strings.Join(r.Notes, "\n")
-	for _, want := range []string{"1 pull request's ledger is of gh-ocdx's ledger version 2", "no price for " + modelB, "no advice: the figures rest on 3 reviewed pull requests, and advice needs at least 10"} {
+	for _, want := range []string{"1 pull request's ledger is of version 2", "no price for " + modelB, "no advice: the figures rest on 3 reviewed pull requests, and advice needs at least 10"} {
 		if !strings.Contains(notes, want) {
 			t.Errorf("notes lack %q:\n%s", want, notes)
 		}
