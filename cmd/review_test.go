@@ -253,7 +253,7 @@ func TestReviewFixFailingVerificationCommitsNothing(t *testing.T) {
 	if head := testkit.Git(t, lr.repo.Clone, "rev-parse", "HEAD"); head != start {
 		t.Errorf("HEAD moved to %s", head)
 	}
-	if st := testkit.Git(t, lr.repo.Clone, "status", "--porcelain"); !strings.Contains(st, "fix-round-1.txt") {
+	if st := testkit.Git(t, lr.repo.Clone, "status", "--porcelain"); !strings.Contains(st, "fix-round-1.go") {
 		t.Errorf("the fix's changes are not left in the working tree: %q", st)
 	}
 
@@ -354,7 +354,7 @@ func TestReviewFixDeclinedCommitsNothing(t *testing.T) {
 	if head := testkit.Git(t, lr.repo.Clone, "rev-parse", "HEAD"); head != start {
 		t.Errorf("HEAD moved to %s", head)
 	}
-	if st := testkit.Git(t, lr.repo.Clone, "status", "--porcelain"); !strings.Contains(st, "A  fix-round-1.txt") {
+	if st := testkit.Git(t, lr.repo.Clone, "status", "--porcelain"); !strings.Contains(st, "A  fix-round-1.go") {
 		t.Errorf("the fix's changes are not staged in the working tree: %q", st)
 	}
 }

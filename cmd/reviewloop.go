@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/ocdx/gh-ocdx/config"
+	"github.com/ocdx/gh-ocdx/effort"
 	"github.com/ocdx/gh-ocdx/git"
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/internal/text"
@@ -34,6 +35,9 @@ type ReviewLoopOptions struct {
 	// Verifier is the verifier's provider/model for this run (--verifier);
 	// "": the configuration's verifierModel, if any.
 	Verifier string
+	// Effort is the tier asked for by --effort; "": the configuration's
+	// effort, else auto.
+	Effort   effort.Tier
 	Prompter Prompter // nil: survey on the terminal
 	// ReviewOnly, when set, says why this run reviews and fixes nothing
 	// (an /ocdx review the repository does not let fix: gh ocdx command).
@@ -66,6 +70,18 @@ run), each P1–P3 finding only one reviewer raised is checked against the
 code; one it refutes is listed with the evidence, not posted inline,
 counted or fixed. "gh ocdx restore" overrules it.
 
+Each round runs at an effort tier (--effort, or effort in the
+configuration): quick is the first reviewer alone, without the verifier,
+and without the comments analyzer unless the PR has unresolved review
+threads; standard is every configured role; deep also has the verifier
+check every P1–P3 finding. auto, the default, chooses from the change it
+reviews: documentation, tests and generated files alone get quick, a path
+the base branch's .ocdx.json marks "effort": "deep", a change of more than
+1,000 lines or a PR with an earlier security finding get deep, the rest
+standard; a secret in the change is never reviewed at quick. The report
+and --json say which tier ran and why. A tier changes who reviews, never
+what converges.
+
 With --max-tokens (or maxTokens in the configuration) the run never passes
 the budget: a round starts only when every role's answer (input estimate
 plus output cap) fits in what is left, and a fix attempt likewise;
@@ -89,7 +105,7 @@ func runReviewLoop(ctx context.Context, d *Deps, args []string) error {
 	return reviewLoop(ctx, d, opts)
 }
 
-const reviewLoopUsage = "gh ocdx review-loop [<number> | <url> | <branch>] [--yes] [--dry-run] [--json [fields]] [--jq EXPR | --template T] [--full] [--max-tokens N] [--verifier PROVIDER/MODEL] [-R OWNER/REPO]"
+const reviewLoopUsage = "gh ocdx review-loop [<number> | <url> | <branch>] [--yes] [--dry-run] [--json [fields]] [--jq EXPR | --template T] [--full] [--effort TIER] [--max-tokens N] [--verifier PROVIDER/MODEL] [-R OWNER/REPO]"
 
 func parseReviewLoop(d *Deps, args []string) (*ReviewLoopOptions, error) {
 	opts := &ReviewLoopOptions{}
@@ -101,6 +117,8 @@ func parseReviewLoop(d *Deps, args []string) (*ReviewLoopOptions, error) {
 	fs.BoolVar(&opts.Full, "full", false, "Review the whole PR every round, not only what changed since gh-ocdx's last review, even on a head it already approved")
 	fs.maxTokensFlag(&opts.MaxTokens, "Start no round or fix that could bring the run's tokens (in and out) past `N`")
 	fs.StringVar(&opts.Verifier, "verifier", "", "Check the findings a single reviewer raised with `PROVIDER/MODEL` for this run (instead of the configuration's verifierModel)")
+	var effortFlag string
+	fs.StringVar(&effortFlag, "effort", "", "How much review each round gets: `TIER` quick, standard, deep or auto (default: the configuration's effort, else auto)")
 	fs.repoFlag(&opts.RepoFlag)
 	jf := addJSONFlags(fs, loop.Result{})
 	jf.positional = true
@@ -114,6 +132,11 @@ func parseReviewLoop(d *Deps, args []string) (*ReviewLoopOptions, error) {
 	if fs.Changed("verifier") {
 		if _, err := llm.ParseModel(opts.Verifier); err != nil {
 			return nil, fs.usageErr("invalid --verifier: %v", err)
+		}
+	}
+	if fs.Changed("effort") {
+		if opts.Effort, err = effort.Parse(effortFlag); err != nil || effortFlag == "" {
+			return nil, fs.usageErr("invalid --effort: %q is not an effort tier: use one of %s", effortFlag, strings.Join(effort.Names, ", "))
 		}
 	}
 	pr, r, err := fs.prArgument(prFlag, opts.RepoFlag)
@@ -270,6 +293,7 @@ func reviewLoop(ctx context.Context, d *Deps, opts *ReviewLoopOptions) error {
 		History:    co.Repo,
 		Full:       opts.Full,
 		Verifier:   verifier,
+		Effort:     cmp.Or(opts.Effort, cfg.Effort),
 		Summarized: summarized(d, opts.Export),
 	})
 	if ctx.Err() != nil || errors.Is(err, ErrCancelled) {

@@ -203,7 +203,7 @@ func TestReviewLoopEachRoundReadsItsHead(t *testing.T) {
 	t.Parallel()
 	lf := newLoop(t, nil)
 	lf.findingRound(cacheBug)
-	lf.fm.Script("rev-a", testkit.CallTools(call("read_file", map[string]string{"path": "fix-round-1.txt"})), reviewerReply("reviewer-1", "approve"))
+	lf.fm.Script("rev-a", testkit.CallTools(call("read_file", map[string]string{"path": "fix-round-1.go"})), reviewerReply("reviewer-1", "approve"))
 	lf.fm.Script("rev-b", reviewerReply("reviewer-2", "approve"))
 	lf.fm.Script("analyzer", analyzerReply())
 
@@ -214,6 +214,6 @@ func TestReviewLoopEachRoundReadsItsHead(t *testing.T) {
 		t.Fatalf("rev-a got %d requests, want 3", len(reqs))
 	}
 	if got := toolResults(t, reqs[2]); len(got) != 1 || !strings.HasPrefix(got[0], "fixed in round 1") {
-		t.Errorf("round 2 read fix-round-1.txt as %q, want the pushed fix's content", got)
+		t.Errorf("round 2 read fix-round-1.go as %q, want the pushed fix's content", got)
 	}
 }

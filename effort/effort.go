@@ -129,7 +129,7 @@ func light(f Facts) (Tier, string) {
 	for _, file := range f.Files {
 		k := kindOf(file, f.Rules)
 		if k == "" {
-			return Standard, fmt.Sprintf("%s is code", file)
+			return Standard, fmt.Sprintf("%q is code", file)
 		}
 		kinds[k]++
 	}

@@ -17,7 +17,7 @@ func TestDecide(t *testing.T) {
 		{"documentation only", Auto, Facts{Files: []string{"README.md", "docs/guide/setup.md"}, Lines: 40}, Quick, "2 files changed, all documentation"},
 		{"tests and generated", "", Facts{Files: []string{"cache/cache_test.go", "go.sum", "api/v1/api.pb.go"}, Lines: 90}, Quick, "all tests, generated"},
 		{"a rule's quick", Auto, Facts{Files: []string{"examples/demo.go"}, Rules: auth, Lines: 5}, Quick, "quick by a paths rule"},
-		{"code", Auto, Facts{Files: []string{"README.md", "cache/cache.go"}, Lines: 12}, Standard, "cache/cache.go is code"},
+		{"code", Auto, Facts{Files: []string{"README.md", "cache/cache.go"}, Lines: 12}, Standard, `"cache/cache.go" is code`},
 		{"a sensitive path is always deep", Auto, Facts{Files: []string{"README.md", "auth/token.go"}, Rules: auth, Lines: 3}, Deep, `"auth/**"`},
 		{"a secret is never quick", Auto, Facts{Files: []string{"docs/setup.md"}, Secrets: 1, Lines: 4}, Standard, "found 1 secret: never quick"},
 		{"not even when asked", Quick, Facts{Files: []string{"cache/cache.go"}, Secrets: 2}, Standard, "quick was asked for, but the secret scan found 2 secrets"},

@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ocdx/gh-ocdx/config"
+	"github.com/ocdx/gh-ocdx/effort"
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/fix"
 	"github.com/ocdx/gh-ocdx/git"
@@ -357,7 +358,7 @@ func (l *loop) reviewLocal(ctx context.Context, ch Change, policy *config.Policy
 	n := len(l.o.Reviewers)
 	rr.Roles = make([]RoleStatus, n)
 	results := make([]*finding.ReviewerResult, n)
-	agents, err := l.reviewerAgents(rc, nil, tools)
+	agents, err := l.reviewerAgents(l.o.Reviewers, rc, nil, tools)
 	if err != nil {
 		return nil, err
 	}
@@ -368,7 +369,7 @@ func (l *loop) reviewLocal(ctx context.Context, ch Change, policy *config.Policy
 			return nil, err
 		}
 	}
-	l.runReviewers(ctx, agents, rr.Roles, results)
+	l.runReviewers(ctx, l.o.Reviewers, agents, rr.Roles, results)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -392,6 +393,7 @@ func (l *loop) reviewLocal(ctx context.Context, ch Change, policy *config.Policy
 	rr.Coverage.HistoryUnscanned = !historyRead
 	secrets := scan.Findings
 	rr.Findings = orEmpty(Distinct(append(agentFindings(l.o.Reviewers, results), secrets...), rr.reviewersOK))
+	rr.crew = l.crewOf(effort.Standard, 0) // every configured reviewer, as the fingerprint says
 	if err := l.verify(ctx, pr, rr); err != nil {
 		return nil, err
 	}

@@ -19,6 +19,8 @@ import (
 	"time"
 
 	"github.com/ocdx/gh-ocdx/config"
+	"github.com/ocdx/gh-ocdx/diff"
+	"github.com/ocdx/gh-ocdx/effort"
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/fix"
 	"github.com/ocdx/gh-ocdx/github"
@@ -144,6 +146,10 @@ type Options struct {
 	// Verifier, when set, checks the findings a single reviewer raised,
 	// with ReviewerTools (docs/architecture.md, The verifier).
 	Verifier *Role
+	// Effort is the tier asked for (a flag or the configuration): auto, or
+	// "", lets each round choose from its change (docs/architecture.md,
+	// Effort tiers). The local review runs every reviewer.
+	Effort effort.Tier
 }
 
 // Outcomes of a run: the state file's, and two that a run's result has but
@@ -240,8 +246,12 @@ type RoundResult struct {
 	Note             string               `json:"note,omitempty"`          // what the loop does next
 	AnalyzerMismatch bool                 `json:"analyzerMismatch,omitempty"`
 	Inline           *Inline              `json:"inline,omitempty"` // the review's inline comments
-	reviewersOK      int
-	lines            github.DiffLines // the diff the reviewers saw, for the anchors
+	// Effort is the tier the round ran at and why (docs/architecture.md,
+	// Effort tiers); nil for a round restored from the state file.
+	Effort      *effort.Choice `json:"effort,omitempty"`
+	crew        crew
+	reviewersOK int
+	lines       github.DiffLines // the diff the reviewers saw, for the anchors
 	// settled are the dismissed findings known at this round's head: those
 	// raised again (Dismissed) and those of the review before, followed.
 	// Recorded, and located in the ledger, they keep their ID when raised
@@ -687,7 +697,11 @@ func (l *loop) review(ctx context.Context, pr *github.PullRequest, rr *RoundResu
 		rr.Coverage = re.Coverage
 		rr.Coverage.Unscanned, rr.Coverage.HistoryUnscanned = unscanned, history
 	}
-	out, err := l.runRoles(ctx, rr.N, rc, re, threadFs, rr.ReviewState, rr.Threads)
+	choice := effort.Decide(l.o.Effort, l.effortFacts(pr, re, len(secrets)))
+	rr.Effort = &choice
+	c := l.crewOf(choice.Tier, rr.Threads.Unresolved)
+	rr.crew = c
+	out, err := l.runRoles(ctx, rr.N, c, rc, re, threadFs, rr.ReviewState, rr.Threads)
 	if err != nil {
 		return err
 	}
@@ -695,8 +709,8 @@ func (l *loop) review(ctx context.Context, pr *github.PullRequest, rr *RoundResu
 	// same way every round: a configuration error, not a partial round.
 	for i, r := range out.Roles {
 		role := l.o.Analyzer
-		if i < len(l.o.Reviewers) {
-			role = l.o.Reviewers[i]
+		if i < len(c.reviewers) {
+			role = c.reviewers[i]
 		}
 		if ce := llm.AsConfigError(role.Key, r.err); ce != nil && role.Key != "" {
 			return ce
@@ -714,11 +728,11 @@ func (l *loop) review(ctx context.Context, pr *github.PullRequest, rr *RoundResu
 			rr.reviewersOK++
 		}
 	}
-	if out.Analyzer == nil {
+	if c.analyzer && out.Analyzer == nil {
 		a := out.Roles[len(out.Roles)-1]
-		return &AnalyzerError{Msg: a.Error, Reviewers: len(l.o.Reviewers), ReviewersFailed: rr.reviewersOK == 0}
+		return &AnalyzerError{Msg: a.Error, Reviewers: len(c.reviewers), ReviewersFailed: rr.reviewersOK == 0}
 	}
-	if !equalState(out.Analyzer.ReviewState, rr.ReviewState) {
+	if out.Analyzer != nil && !equalState(out.Analyzer.ReviewState, rr.ReviewState) {
 		rr.AnalyzerMismatch = true
 	}
 	rr.Findings = orEmpty(Distinct(append(out.Findings, secrets...), rr.reviewersOK))
@@ -1339,4 +1353,47 @@ func orEmptyS(s []string) []string {
 		return []string{}
 	}
 	return s
+}
+
+// effortFacts are what a round's tier is chosen from: the files and lines
+// of the change the reviewers are given (on a re-review, those since the
+// last review), the base branch's paths rules, the secrets the scan found
+// and whether an earlier review of the PR raised a security finding.
+func (l *loop) effortFacts(pr *github.PullRequest, re *reReview, secrets int) effort.Facts {
+	f := effort.Facts{Secrets: secrets}
+	if re != nil {
+		files, _ := diff.Parse([]byte(re.Diff)) // what parsed; a bad tail is read as far as it goes
+		for _, file := range files {
+			f.Files = append(f.Files, file.Path())
+			for _, h := range file.Hunks {
+				for _, ln := range h.Lines {
+					if ln.Kind != diff.Context {
+						f.Lines++
+					}
+				}
+			}
+		}
+	} else {
+		for _, c := range pr.Files {
+			f.Files = append(f.Files, c.Path)
+			f.Lines += c.Additions + c.Deletions
+		}
+	}
+	if l.o.Policy != nil {
+		for _, r := range l.o.Policy.Paths {
+			if r.Effort != "" {
+				f.Rules = append(f.Rules, effort.PathRule{Glob: r.Glob, Tier: r.Effort})
+			}
+		}
+	}
+	// A security finding, or a secret, of an earlier run or round.
+	for _, e := range l.seed.Findings {
+		f.Security = f.Security || strings.HasPrefix(e.ID, "SEC-")
+	}
+	for _, r := range l.res.Rounds {
+		for _, x := range slices.Concat(r.Findings, r.Dismissed, r.Refuted) {
+			f.Security = f.Security || strings.HasPrefix(x.ID, "SEC-")
+		}
+	}
+	return f
 }

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/ocdx/gh-ocdx/effort"
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/internal/text"
@@ -54,6 +55,9 @@ func RenderReview(runID string, maxRounds int, rr *RoundResult) string {
 		fmt.Fprintf(&b, "**Reviewers:** all %d failed (%s): this round produced no credible review and no fix is attempted.\n\n", reviewers, strings.Join(failed, ", "))
 	default:
 		fmt.Fprintf(&b, "**Reviewers:** partial — %d of %d succeeded; failed: %s.\n\n", reviewers-len(failed), reviewers, strings.Join(failed, ", "))
+	}
+	if e := effortLine(rr); e != "" {
+		fmt.Fprintf(&b, "**Effort:** %s.\n\n", e)
 	}
 	if rr.Since != "" {
 		fmt.Fprintf(&b, "**Reviewed:** incremental since `%s`: the reviewers were given what changed since gh-ocdx's review of that head, and judged its %s.\n\n", text.ShortOID(rr.Since), quantity(rr.judged, "finding", "findings"))
@@ -421,6 +425,9 @@ func RenderSummary(r *Result) string {
 			roles = append(roles, fmt.Sprintf("%s %s", s.Role, st))
 		}
 		fmt.Fprintf(&b, "- Roles: %s\n", strings.Join(roles, ", "))
+		if e := effortLine(&rr); e != "" {
+			fmt.Fprintf(&b, "- Effort: %s\n", e)
+		}
 		fmt.Fprintf(&b, "- Coverage: %s\n", rr.Coverage)
 		if len(rr.PolicyChanged) > 0 {
 			fmt.Fprintf(&b, "- Repository policy: the PR changes %s; the change takes effect after merge\n", policyNames(rr.PolicyChanged))
@@ -523,4 +530,31 @@ func visible(body string) string {
 		}
 	}
 	return strings.Join(keep, "\n")
+}
+
+// effortLine says the tier a round ran at, why, and which configured roles
+// it left out (docs/architecture.md, Effort tiers); "" for a round that
+// does not know (restored from the state file).
+func effortLine(rr *RoundResult) string {
+	if rr.Effort == nil {
+		return ""
+	}
+	line := fmt.Sprintf("`%s` — %s", rr.Effort.Tier, text.InertMarkup(text.OneLine(rr.Effort.Why)))
+	if rr.Effort.Asked != effort.Auto && rr.Effort.Asked != rr.Effort.Tier {
+		line += fmt.Sprintf(" (%s was asked for)", rr.Effort.Asked)
+	}
+	var out []string
+	if n := rr.crew.left; n > 0 {
+		out = append(out, text.Plural(n, "reviewer"))
+	}
+	if !rr.crew.analyzer {
+		out = append(out, "the comments analyzer")
+	}
+	if rr.crew.verifierLeft {
+		out = append(out, "the verifier")
+	}
+	if len(out) > 0 {
+		line += "; not run: " + strings.Join(out, ", ")
+	}
+	return line
 }

@@ -4,10 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/ocdx/gh-ocdx/effort"
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/internal/redact"
@@ -204,53 +206,89 @@ type roundReviews struct {
 	Analyzer *finding.CommentsAnalyzerResult // nil when it failed
 }
 
-// runRoles runs every reviewer and the comments analyzer side by side and
-// waits for all of them (allSettled): one failing role never cancels the
-// others. IDs and sources are set by gh-ocdx, never taken from a model.
-func (l *loop) runRoles(ctx context.Context, round int, rc *review.Context, re *reReview, threadFs []finding.Finding, st finding.ReviewState, stats finding.ThreadStats) (*roundReviews, error) {
-	n := len(l.o.Reviewers)
-	out := &roundReviews{Roles: make([]RoleStatus, n+1)}
-	results := make([]*finding.ReviewerResult, n)
-	var analyzer finding.CommentsAnalyzerResult
-	aTask, aBreaks, err := analyzerTask(rc.PR, threadFs, st, stats, rc.PR.ThreadsTruncated)
-	if err != nil {
-		return nil, err
+// crew is who reviews a round at its effort tier (docs/architecture.md,
+// Effort tiers): quick is the first reviewer alone, with the comments
+// analyzer only when the PR has unresolved threads, and no verifier; deep
+// has the verifier check every finding it may judge, not only lone ones.
+type crew struct {
+	reviewers []Role
+	analyzer  bool
+	verifier  bool
+	verifyAll bool
+	// left and verifierLeft are the configured reviewers and verifier the
+	// tier leaves out, for the report.
+	left         int
+	verifierLeft bool
+}
+
+func (l *loop) crewOf(t effort.Tier, unresolved int) crew {
+	c := crew{reviewers: l.o.Reviewers, analyzer: true, verifier: l.o.Verifier != nil}
+	switch t {
+	case effort.Quick:
+		c.reviewers, c.analyzer, c.verifier = l.o.Reviewers[:min(1, len(l.o.Reviewers))], unresolved > 0, false
+		c.left, c.verifierLeft = len(l.o.Reviewers)-len(c.reviewers), l.o.Verifier != nil
+	case effort.Deep:
+		c.verifyAll = true
 	}
+	return c
+}
+
+// runRoles runs the crew's reviewers and the comments analyzer side by
+// side and waits for all of them (allSettled): one failing role never
+// cancels the others. IDs and sources are set by gh-ocdx, never taken from
+// a model.
+func (l *loop) runRoles(ctx context.Context, round int, c crew, rc *review.Context, re *reReview, threadFs []finding.Finding, st finding.ReviewState, stats finding.ThreadStats) (*roundReviews, error) {
+	n := len(c.reviewers)
+	out := &roundReviews{Roles: make([]RoleStatus, n, n+1)}
+	results := make([]*finding.ReviewerResult, n)
 	var tools, aTools []llm.Tool
 	if l.o.ReviewerTools != nil {
 		tools = l.o.ReviewerTools(rc.PR.HeadRefOid)
-	}
-	if l.o.AnalyzerTools != nil {
-		aTools = l.o.AnalyzerTools(rc.PR.HeadRefOid)
 	}
 	// The round starts only when every role's first call fits the token
 	// budget, reserved in the configured order, the analyzer last
 	// (docs/architecture.md, Budget and costs): no role is refused once
 	// the others are at work.
-	agents, err := l.reviewerAgents(rc, re, tools)
+	agents, err := l.reviewerAgents(c.reviewers, rc, re, tools)
 	if err != nil {
 		return nil, err
 	}
-	aAgent := l.agent(l.o.Analyzer, analyzerSystem, aTask, aTools, aBreaks...)
+	all := agents
+	var aAgent *llm.Agent
+	if c.analyzer {
+		aTask, aBreaks, err := analyzerTask(rc.PR, threadFs, st, stats, rc.PR.ThreadsTruncated)
+		if err != nil {
+			return nil, err
+		}
+		if l.o.AnalyzerTools != nil {
+			aTools = l.o.AnalyzerTools(rc.PR.HeadRefOid)
+		}
+		aAgent = l.agent(l.o.Analyzer, analyzerSystem, aTask, aTools, aBreaks...)
+		all = append(slices.Clone(agents), aAgent)
+		out.Roles = out.Roles[:n+1]
+	}
 	if l.o.Budget != nil {
-		if err := l.o.Budget.Reserve(fmt.Sprintf("round %d", round), append(agents, aAgent)...); err != nil {
+		if err := l.o.Budget.Reserve(fmt.Sprintf("round %d", round), all...); err != nil {
 			return nil, err
 		}
 	}
+	var analyzer finding.CommentsAnalyzerResult
 	var wg sync.WaitGroup
-	wg.Go(func() {
-		out.Roles[n] = l.runRole(ctx, l.o.Analyzer, aAgent, &analyzer)
-		if out.Roles[n].OK {
-			out.Analyzer = &analyzer
-			out.Roles[n].Findings, out.Roles[n].Report = len(threadFs), analyzer.FullReport
-		}
-	})
-	l.runReviewers(ctx, agents, out.Roles[:n], results)
+	if aAgent != nil {
+		wg.Go(func() {
+			out.Roles[n] = l.runRole(ctx, l.o.Analyzer, aAgent, &analyzer)
+			if out.Roles[n].OK {
+				out.Analyzer = &analyzer
+				out.Roles[n].Findings, out.Roles[n].Report = len(threadFs), analyzer.FullReport
+			}
+		})
+	}
+	l.runReviewers(ctx, c.reviewers, agents, out.Roles[:n], results)
 	wg.Wait()
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	out.Findings = agentFindings(l.o.Reviewers, results)
+	out.Findings = agentFindings(c.reviewers, results)
 	if re != nil {
 		out.Verdicts = verdictsOf(re.Previous, results)
 	}
@@ -258,11 +296,11 @@ func (l *loop) runRoles(ctx context.Context, round int, rc *review.Context, re *
 	return out, nil
 }
 
-// reviewerAgents are the agents of every reviewer on rc, in configured
-// order. Review-loop and the local review share them.
-func (l *loop) reviewerAgents(rc *review.Context, re *reReview, tools []llm.Tool) ([]*llm.Agent, error) {
-	agents := make([]*llm.Agent, len(l.o.Reviewers))
-	for i, r := range l.o.Reviewers {
+// reviewerAgents are the agents of reviewers on rc, in configured order.
+// Review-loop and the local review share them.
+func (l *loop) reviewerAgents(reviewers []Role, rc *review.Context, re *reReview, tools []llm.Tool) ([]*llm.Agent, error) {
+	agents := make([]*llm.Agent, len(reviewers))
+	for i, r := range reviewers {
 		task, breaks, err := reviewerTask(r.Name, rc, re)
 		if err != nil {
 			return nil, err
@@ -275,10 +313,10 @@ func (l *loop) reviewerAgents(rc *review.Context, re *reReview, tools []llm.Tool
 // runReviewers runs the reviewers' agents side by side and waits for all
 // of them: a reviewer's status goes to roles[i], its result, when it
 // answered, to results[i].
-func (l *loop) runReviewers(ctx context.Context, agents []*llm.Agent, roles []RoleStatus, results []*finding.ReviewerResult) {
+func (l *loop) runReviewers(ctx context.Context, reviewers []Role, agents []*llm.Agent, roles []RoleStatus, results []*finding.ReviewerResult) {
 	var wg sync.WaitGroup
 	defer wg.Wait()
-	for i, r := range l.o.Reviewers {
+	for i, r := range reviewers {
 		wg.Go(func() {
 			var res finding.ReviewerResult
 			roles[i] = l.runRole(ctx, r, agents[i], &res)

@@ -134,12 +134,16 @@ func (l *loop) verify(ctx context.Context, pr *github.PullRequest, rr *RoundResu
 	restored := RestoredIDs(l.restores)
 	l.reinstate(rr, restored)
 	v := l.o.Verifier
-	if v == nil {
+	if v == nil || !rr.crew.verifier {
 		return nil
 	}
 	st := &VerifierStatus{Model: v.Model, Sent: []string{}, Refuted: []string{}}
 	var send []finding.Finding
-	for _, f := range Verifiable(rr.Findings, len(l.o.Reviewers)) {
+	support := len(rr.crew.reviewers)
+	if rr.crew.verifyAll {
+		support = 1 // deep: every finding the verifier may judge
+	}
+	for _, f := range Verifiable(rr.Findings, support) {
 		if slices.Contains(restored, f.ID) {
 			st.Restored = append(st.Restored, f.ID)
 			continue

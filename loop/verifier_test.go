@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ocdx/gh-ocdx/effort"
 	"github.com/ocdx/gh-ocdx/finding"
 )
 
@@ -121,5 +122,28 @@ func TestRestoreCommand(t *testing.T) {
 		if got != want {
 			t.Errorf("%q: %q, want %q", body, got, want)
 		}
+	}
+}
+
+// The tier decides who reviews: quick is the first reviewer alone, without
+// the verifier, and with the analyzer only when threads are unresolved;
+// deep has the verifier judge every finding it may (support 1), standard
+// only the lone ones.
+func TestCrewOfEachTier(t *testing.T) {
+	l := &loop{o: Options{Reviewers: []Role{{Name: "reviewer-1"}, {Name: "reviewer-2"}, {Name: "reviewer-3"}}, Verifier: &Role{Name: "verifier"}}}
+	q := l.crewOf(effort.Quick, 0)
+	if len(q.reviewers) != 1 || q.reviewers[0].Name != "reviewer-1" || q.analyzer || q.verifier || q.left != 2 || !q.verifierLeft {
+		t.Errorf("quick: %+v", q)
+	}
+	if q := l.crewOf(effort.Quick, 1); !q.analyzer {
+		t.Errorf("quick with an unresolved thread has no analyzer")
+	}
+	s, d := l.crewOf(effort.Standard, 0), l.crewOf(effort.Deep, 0)
+	if len(s.reviewers) != 3 || !s.analyzer || !s.verifier || s.verifyAll || len(d.reviewers) != 3 || !d.verifyAll {
+		t.Errorf("standard %+v, deep %+v", s, d)
+	}
+	fs := verifierFindings()
+	if got, lone := len(Verifiable(fs, 1)), len(Verifiable(fs, len(s.reviewers))); got <= lone {
+		t.Errorf("deep sends %d findings to the verifier, standard %d: deep must send those several reviewers raised too", got, lone)
 	}
 }

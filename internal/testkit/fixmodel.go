@@ -156,7 +156,7 @@ func (f *FixModel) serve(w http.ResponseWriter, r *http.Request) {
 		f.Mu.Lock()
 		f.sent = append(f.sent, ids)
 		f.Mu.Unlock()
-		file := fmt.Sprintf("fix-round-%d.txt", payload.Round)
+		file := fmt.Sprintf("fix-round-%d.go", payload.Round)
 		msg["content"] = nil
 		msg["tool_calls"] = []map[string]any{
 			{"id": "c1", "type": "function", "function": map[string]any{"name": "write_file",
