@@ -196,6 +196,10 @@ func TestStatsPagesAndAsksOnlyForWhatIsNew(t *testing.T) {
 	if got := gh.Count("graphql") - before; got != 1 {
 		t.Errorf("the second run made %d GraphQL requests, want 1: only the pull requests updated since", got)
 	}
+	// Its page is small: few PRs change between two runs, and each brings its reports.
+	if reqs := gh.Requests(); !strings.Contains(reqs[len(reqs)-1].Body, `"first":5`) {
+		t.Errorf("the second run asked for a page of another size: %s", reqs[len(reqs)-1].Body)
+	}
 	b := modelOf(t, r, statsB)
 	if r.Read != n+1 || r.PRs != n+1 || modelOf(t, r, statsA).Fixed != n || b.Dismissed != 1 || b.Refuted != 1 {
 		t.Errorf("second run: read %d, reviewed %d, %s %+v; want %d, %d, 1 dismissed and 1 refuted", r.Read, r.PRs, statsB, b.Outcomes, n+1, n+1)

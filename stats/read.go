@@ -77,9 +77,16 @@ func Read(ctx context.Context, o Options) (Result, error) {
 	var fresh []state.ReviewedPR
 	var warnings []state.ReviewedMsg
 	after, complete, reachedCache, reachedSince := "", false, false, false
+	// With a cache, the first page is small: usually few PRs were updated
+	// since, and a page of 25 brings a few MB of reports.
+	first := size
+	if cache.Newest != "" {
+		first = min(size, firstCachedPage)
+	}
 read:
 	for {
-		page, err := o.GitHub.ReviewedPRs(ctx, o.Repo, min(size, o.Limit-len(fresh)), after)
+		page, err := o.GitHub.ReviewedPRs(ctx, o.Repo, min(first, o.Limit-len(fresh)), after)
+		first = size
 		if err != nil {
 			return Result{}, err
 		}
@@ -151,6 +158,10 @@ read:
 	}
 	return res, nil
 }
+
+// firstCachedPage is the first page's size when the cache serves the
+// pull requests not updated since.
+const firstCachedPage = 5
 
 // usable reports whether c holds every pull request o asks for that was
 // not updated since c was read: it went as far back as o goes (to the
