@@ -49,3 +49,26 @@ func TestCodeCommentsPointToSectionsThatExist(t *testing.T) {
 		t.Fatalf("found %d references; the pattern must have missed them", refs)
 	}
 }
+
+// The footprint's owner is below every verb (docs/architecture.md,
+// Packages): posts imports none of the packages that read and write the
+// PR through it, and converse, the conversation, does not import the
+// review-loop engine.
+func TestThePostsPackageIsBelowTheVerbs(t *testing.T) {
+	for pkg, not := range map[string][]string{
+		"./posts":    {"loop", "converse", "reviewpr", "fix", "cmd", "review", "state", "llm", "config"},
+		"./converse": {"loop", "cmd"},
+	} {
+		out, err := exec.Command("go", "list", "-deps", pkg).Output()
+		if err != nil {
+			t.Skipf("go list: %v", err)
+		}
+		for _, dep := range strings.Fields(string(out)) {
+			for _, n := range not {
+				if dep == "github.com/ocdx/gh-ocdx/"+n {
+					t.Errorf("%s imports %s", pkg, n)
+				}
+			}
+		}
+	}
+}

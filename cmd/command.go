@@ -1,21 +1,15 @@
 package cmd
 
 import (
-	"cmp"
 	"context"
 	"errors"
-	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/cli/go-gh/v2/pkg/repository"
 
 	"github.com/ocdx/gh-ocdx/converse"
 	"github.com/ocdx/gh-ocdx/github"
-	"github.com/ocdx/gh-ocdx/internal/text"
 	"github.com/ocdx/gh-ocdx/llm"
-	"github.com/ocdx/gh-ocdx/loop"
-	"github.com/ocdx/gh-ocdx/posts"
 	"github.com/ocdx/gh-ocdx/review"
 )
 
@@ -84,169 +78,43 @@ func parseCommand(d *Deps, args []string) (*CommandOptions, error) {
 	return opts, nil
 }
 
-// theComment is the comment a command run acts on.
-type theComment struct {
-	ID, Author, Body, URL string
-	Thread                *loop.OwnThread // a reply in one of gh-ocdx's threads
-	ThreadID              string          // the review thread it is in, if any
-}
-
 func runComment(ctx context.Context, d *Deps, opts *CommandOptions) error {
 	t, err := commandPR(ctx, d, prArgs{Repo: opts.Repo, PR: opts.PR, Branch: opts.Branch}, commandUsage)
 	if err != nil {
 		return err
 	}
 	client, repo, pr, trust := t.client, t.repo, t.pr, t.trust
-	policy := t.policy
 	judge(ctx, d, trust, pr)
-	conv, err := client.Comments(ctx, repo, pr.Number)
-	if err != nil {
-		return err
-	}
-	id := strconv.FormatInt(opts.CommentID, 10)
-	c, err := findComment(pr, conv, id)
-	if err != nil {
-		return err
-	}
-	tag := posts.CommandTag(id)
-	if loop.CommandAnswered(pr, conv, id, c.URL) {
-		d.info("gh-ocdx already answered comment %s on %s#%d: nothing to do", id, repo, pr.Number)
-		return nil
-	}
-	if loop.Own(pr, c.Body, c.Author) {
-		d.info("comment %s is gh-ocdx's own: nothing to do", id)
-		return nil
-	}
-	cmd, isCmd := converse.ParseCommand(c.Body)
-	if !isCmd && c.Thread == nil {
-		d.info("comment %s is neither an /ocdx command nor a reply in gh-ocdx's threads: nothing to do", id)
-		return nil
-	}
-	if !isCmd && !dueIn(pr, c.ThreadID) {
-		d.info("comment %s needs no answer: nothing to do", id)
-		return nil
-	}
-	// The one permission check, before any model (docs/architecture.md,
-	// Who may dismiss).
-	perm, err := trust.Permission(ctx, c.Author)
-	if err != nil {
-		return fmt.Errorf("could not check whether %s may run /ocdx commands on %s: %w; nothing was run", c.Author, repo, err)
-	}
-	answer := func(words string) error {
-		return postAnswer(ctx, client, repo, pr.Number, c, converse.Post(tag, c.Author, words))
-	}
-	if ok, why := loop.MayCommand(repo, perm, c.Author); !ok {
-		d.warn("not run: comment %s by %s: %s", id, c.Author, why)
-		return answer(why + "; someone with write permission can run it.")
-	}
-	if !isCmd {
-		d.info("answering the replies in gh-ocdx's threads (comment %s by %s)", id, c.Author)
-		cfg, err := loadConfigForModel(d, "", "replyModel", "reviewPrModel")
-		if err != nil {
-			return err
-		}
-		return replyOn(ctx, d, &ReplyOptions{PR: pr.Number, Repo: opts.Repo, Yes: true, MaxTokens: opts.MaxTokens, Thread: c.ThreadID}, cfg, t)
-	}
-	fixOK := policy != nil && policy.CommandsFix
-	if (cmd.Verb == converse.CmdReview || cmd.Verb == converse.CmdFix) && pr.IsCrossRepository {
-		// Both would run the fork's code (its verify commands, the fix
-		// agent's) where the comment's workflow keeps a write token and the
-		// model keys (docs/architecture.md, Commands).
-		return answer(fmt.Sprintf("/ocdx review and /ocdx fix do not run on a pull request from a fork (%s): its code would run next to this repository's write token and model keys; a maintainer reviews it with `gh ocdx review-pr %d`.",
-			cmp.Or(pr.HeadRepository, "deleted"), pr.Number))
-	}
-	switch cmd.Verb {
-	case converse.CmdAsk:
-		return ask(ctx, d, opts, client, repo, pr, c, tag, cmd.Question)
-	case converse.CmdDismiss, converse.CmdRestore:
-		return dismissOrRestore(ctx, client, repo, pr, t.trust, c, tag, cmd, perm)
-	case converse.CmdReview:
-		why := ""
-		if !fixOK {
-			why = "fixes from a comment are off on this repository (the base branch's .ocdx.json has no \"commands\": {\"fix\": true})"
-		}
-		note := "reviewing now; the report follows."
-		if why != "" {
-			note = "reviewing now, without fixing: " + why + "; the report follows."
-		}
-		if err := answer(note); err != nil {
-			return err
-		}
-		// HOST/OWNER/NAME: the review goes to this PR's host, whatever GH_HOST says.
-		o := &ReviewLoopOptions{PR: pr.Number, RepoFlag: repo.Host + "/" + repo.String(), Yes: true, MaxTokens: opts.MaxTokens, ReviewOnly: why}
-		return reviewLoop(ctx, d, o)
-	case converse.CmdFix:
-		if !fixOK {
-			return answer("fixing from a comment is off on this repository: the base branch's .ocdx.json must say \"commands\": {\"fix\": true}.")
-		}
-		if err := answer("fixing the open findings now; the fix report follows."); err != nil {
-			return err
-		}
-		return fixPR(ctx, d, &FixOptions{PR: pr.Number, Repo: opts.Repo, Yes: true, MaxTokens: opts.MaxTokens, usage: "Usage: " + fixUsage})
-	}
-	// An unknown verb is answered once on the PR, then the run fails: the
-	// Action's log and its exit code say the comment did nothing.
-	known := "/ocdx " + strings.Join(converse.Verbs, ", /ocdx ")
-	if err := answer(fmt.Sprintf("gh-ocdx knows %s.", known)); err != nil {
-		return err
-	}
-	what := "an /ocdx command without a verb"
-	if cmd.Verb != "" {
-		what = fmt.Sprintf("/ocdx %s is not a command of gh-ocdx", text.Clip(text.OneLine(cmd.Verb), 40))
-	}
-	return fmt.Errorf("comment %s: %s; it knows %s (the comment was answered so)", id, what, known)
-}
-
-// dueIn reports whether the review thread has replies due an answer.
-func dueIn(pr *github.PullRequest, thread string) bool {
-	for _, due := range converse.DueReplies(pr) {
-		if due.Thread.ID == thread {
-			return true
-		}
-	}
-	return false
-}
-
-// findComment is the comment with the database id on pr: in its
-// conversation, or in a review thread.
-func findComment(pr *github.PullRequest, conv []github.Comment, id string) (theComment, error) {
-	for _, c := range conv {
-		if strconv.FormatInt(c.ID, 10) == id {
-			return theComment{ID: id, Author: c.Author, Body: c.Body, URL: c.URL}, nil
-		}
-	}
-	own := loop.OwnThreads(pr)
-	for _, th := range pr.Threads {
-		for _, tc := range th.Comments {
-			if tc.DatabaseID != id {
-				continue
+	m := converse.Commander{GitHub: client, Repo: repo, PR: pr, Trust: trust, FixOn: t.policy != nil && t.policy.CommandsFix, Info: d.info, Warn: d.warn,
+		Reply: func(ctx context.Context, thread string) error {
+			cfg, err := loadConfigForModel(d, "", "replyModel", "reviewPrModel")
+			if err != nil {
+				return err
 			}
-			out := theComment{ID: id, Author: tc.Author, Body: tc.Body, URL: tc.URL, ThreadID: th.ID}
-			for i := range own {
-				if own[i].ID == th.ID {
-					out.Thread = &own[i]
-				}
-			}
-			return out, nil
-		}
+			return replyOn(ctx, d, &ReplyOptions{PR: pr.Number, Repo: opts.Repo, Yes: true, MaxTokens: opts.MaxTokens, Thread: thread}, cfg, t)
+		},
+		Ask: func(ctx context.Context, c converse.Comment, tag, question string) error {
+			return ask(ctx, d, opts, client, repo, pr, c, tag, question)
+		},
+		Review: func(ctx context.Context, reviewOnly string) error {
+			// HOST/OWNER/NAME: the review goes to this PR's host, whatever GH_HOST says.
+			o := &ReviewLoopOptions{PR: pr.Number, RepoFlag: repo.Host + "/" + repo.String(), Yes: true, MaxTokens: opts.MaxTokens, ReviewOnly: reviewOnly}
+			return reviewLoop(ctx, d, o)
+		},
+		Fix: func(ctx context.Context) error {
+			return fixPR(ctx, d, &FixOptions{PR: pr.Number, Repo: opts.Repo, Yes: true, MaxTokens: opts.MaxTokens, usage: "Usage: " + fixUsage})
+		},
+		Unraised: func(ctx context.Context, verb string, ids []string) []string {
+			return unraised(ctx, trust, pr, verb, ids)
+		},
 	}
-	return theComment{}, fmt.Errorf("no comment %s on PR #%d (its conversation or review threads): check --comment-id", id, pr.Number)
-}
-
-// postAnswer answers c where it was written: in its review thread, else
-// in the conversation.
-func postAnswer(ctx context.Context, client *github.Client, repo github.Repo, number int, c theComment, body string) error {
-	if c.ThreadID != "" {
-		return client.ResolveThreads(ctx, repo, []github.ThreadReply{{ThreadID: c.ThreadID, Body: body, Open: true}})
-	}
-	_, err := client.PostComment(ctx, repo, number, body)
-	return err
+	return m.Run(ctx, opts.CommentID)
 }
 
 // ask answers /ocdx ask with the replyModel and read tools only.
-func ask(ctx context.Context, d *Deps, opts *CommandOptions, client *github.Client, repo github.Repo, pr *github.PullRequest, c theComment, tag, question string) error {
+func ask(ctx context.Context, d *Deps, opts *CommandOptions, client *github.Client, repo github.Repo, pr *github.PullRequest, c converse.Comment, tag, question string) error {
 	if strings.TrimSpace(question) == "" {
-		return postAnswer(ctx, client, repo, pr.Number, c, converse.Post(tag, c.Author, "ask a question after /ocdx ask."))
+		return converse.PostAnswer(ctx, client, repo, pr.Number, c, converse.Post(tag, c.Author, "ask a question after /ocdx ask."))
 	}
 	cfg, err := loadConfigFor(d, usesRole("replyModel", "reviewPrModel"))
 	if err != nil {
@@ -275,66 +143,9 @@ func ask(ctx context.Context, d *Deps, opts *CommandOptions, client *github.Clie
 	if priced {
 		a.Cost = p.Cost(a.Usage.Input, a.Usage.Cached, a.Usage.Output)
 	}
-	if err := postAnswer(ctx, client, repo, pr.Number, c, converse.AnswerBody(tag, c.Author, a, priced)); err != nil {
+	if err := converse.PostAnswer(ctx, client, repo, pr.Number, c, converse.AnswerBody(tag, c.Author, a, priced)); err != nil {
 		return err
 	}
 	d.success("Answered the question of %s on %s#%d (%s tokens)", c.Author, repo, pr.Number, a.Usage)
 	return nil
-}
-
-// dismissOrRestore answers /ocdx dismiss and /ocdx restore: the loop acts
-// on the command itself from its next run; this says whether it counts,
-// by the rule the loop applies (MayDismiss, MayRestore).
-func dismissOrRestore(ctx context.Context, client *github.Client, repo github.Repo, pr *github.PullRequest, trust *loop.Trust, c theComment, tag string, cmd converse.Command, perm github.Permission) error {
-	// The answer names what the loop will act on, read as the loop reads
-	// it: in one of gh-ocdx's threads a dismissal is of that thread's
-	// finding, whatever IDs follow; a restore counts only in the
-	// conversation; either only as written "/ocdx dismiss ID…".
-	var ids []string
-	var ok bool
-	switch {
-	case cmd.Verb == converse.CmdRestore && c.ThreadID != "":
-		return postAnswer(ctx, client, repo, pr.Number, c, converse.Post(tag, c.Author, "a restore counts only in the pull request's conversation: write `/ocdx restore <ID>` there."))
-	case cmd.Verb == converse.CmdRestore:
-		ids, ok = loop.RestoreCommand(c.Body)
-	case c.Thread != nil:
-		_, ok = loop.DismissCommand(c.Body)
-		ids = []string{c.Thread.Finding.ID}
-	case c.ThreadID != "":
-		return postAnswer(ctx, client, repo, pr.Number, c, converse.Post(tag, c.Author, "a dismissal counts in one of gh-ocdx's threads or in the pull request's conversation: write `/ocdx dismiss <ID>` there."))
-	default:
-		ids, ok = loop.DismissCommand(c.Body)
-	}
-	if !ok {
-		return postAnswer(ctx, client, repo, pr.Number, c, converse.Post(tag, c.Author, fmt.Sprintf("write the command as `/ocdx %s <ID>…` on the comment's first line: as written, gh-ocdx does not read it.", cmd.Verb)))
-	}
-	if len(ids) == 0 {
-		return postAnswer(ctx, client, repo, pr.Number, c, converse.Post(tag, c.Author, fmt.Sprintf("name the findings to %s by their IDs (QUAL-1a2b3c4d), as the reports show them.", cmd.Verb)))
-	}
-	may := loop.MayDismiss
-	if cmd.Verb == converse.CmdRestore {
-		may = loop.MayRestore
-	}
-	var refused, whys []string
-	for _, id := range ids {
-		if ok, why := may(repo, perm, c.Author, pr.Author, id); !ok {
-			refused = append(refused, id)
-			whys = append(whys, why)
-		}
-	}
-	if len(refused) > 0 {
-		// Earlier versions' loops know the answer by this tag.
-		extra := loop.RefusedTag(loop.Refusal{By: c.Author, URL: c.URL, IDs: refused})
-		return postAnswer(ctx, client, repo, pr.Number, c, converse.Post(tag+"\n"+extra, c.Author,
-			fmt.Sprintf("your /ocdx %s of %s does not count: %s.", cmd.Verb, strings.Join(refused, ", "), strings.Join(whys, "; "))))
-	}
-	if not := unraised(ctx, trust, pr, cmd.Verb, ids); len(not) > 0 {
-		return postAnswer(ctx, client, repo, pr.Number, c, converse.Post(tag, c.Author,
-			fmt.Sprintf("no review on this pull request raised %s for a %s (gh-ocdx's latest report does not list it so): there is nothing to %s.", strings.Join(not, ", "), cmd.Verb, cmd.Verb)))
-	}
-	done := "dismissed: gh-ocdx stops raising and fixing it from its next run."
-	if cmd.Verb == converse.CmdRestore {
-		done = "restored: it counts again from gh-ocdx's next run."
-	}
-	return postAnswer(ctx, client, repo, pr.Number, c, converse.Post(tag, c.Author, strings.Join(ids, ", ")+" "+done))
 }

@@ -7,10 +7,9 @@ import (
 
 	"github.com/cli/go-gh/v2/pkg/repository"
 
-	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/git"
 	"github.com/ocdx/gh-ocdx/github"
-	"github.com/ocdx/gh-ocdx/loop"
+	"github.com/ocdx/gh-ocdx/posts"
 	"github.com/ocdx/gh-ocdx/state"
 )
 
@@ -81,9 +80,9 @@ func parseDismiss(d *Deps, args []string) (*DismissOptions, error) {
 	if err := fs.parse(d, args, -1); err != nil {
 		return nil, err
 	}
-	opts.Reason = finding.LedgerReason(opts.Reason)
+	opts.Reason = posts.LedgerReason(opts.Reason)
 	for _, w := range strings.Fields(opts.Reason) {
-		if finding.ValidLedgerID(w) {
+		if posts.ValidLedgerID(w) {
 			// Every ID on the command's line is dismissed.
 			return nil, fs.usageErr("--reason names the finding %s: name findings as arguments, and give the reason in other words", w)
 		}
@@ -128,7 +127,7 @@ func dismiss(ctx context.Context, d *Deps, opts *DismissOptions) error {
 	if not := unraised(ctx, trust, pr, "dismiss", opts.IDs); len(not) > 0 {
 		return fmt.Errorf("%s: no review on PR #%d raised it (gh-ocdx's latest report lists no such finding), so there is nothing to dismiss, and nothing was posted", strings.Join(not, ", "), pr.Number)
 	}
-	ids := notYet(d, opts.IDs, loop.DismissedIDs(trust.DismissedOn(ctx, pr)), "dismissed", pr.Number)
+	ids := notYet(d, opts.IDs, posts.DismissedIDs(trust.DismissedOn(ctx, pr)), "dismissed", pr.Number)
 	if len(ids) == 0 {
 		return nil
 	}
@@ -136,7 +135,7 @@ func dismiss(ctx context.Context, d *Deps, opts *DismissOptions) error {
 }
 
 // dismissCommand is /ocdx dismiss.
-var dismissCommand = findingCommand{verb: "dismiss", may: loop.MayDismiss, done: "Dismissed",
+var dismissCommand = findingCommand{verb: "dismiss", may: posts.MayDismiss, done: "Dismissed",
 	says: "gh-ocdx no longer counts or fixes these findings on this pull request (dismissed with `gh ocdx dismiss`)."}
 
 // withoutPR is the checked-out branch when it has no pull request to

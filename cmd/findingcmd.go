@@ -12,6 +12,7 @@ import (
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/loop"
+	"github.com/ocdx/gh-ocdx/posts"
 )
 
 // dismiss and restore post a /ocdx command naming finding IDs on a pull
@@ -22,14 +23,14 @@ import (
 // the finding IDs that follow it (each once). A first argument that is not
 // an ID is the pull request, unless idsOnly.
 func findingIDs(fs *flagSet, rest []string, idsOnly bool, what, example string) (prText string, ids []string, err error) {
-	if len(rest) > 0 && !finding.ValidLedgerID(rest[0]) && !idsOnly {
+	if len(rest) > 0 && !posts.ValidLedgerID(rest[0]) && !idsOnly {
 		prText, rest = rest[0], rest[1:]
 	}
 	if len(rest) == 0 {
 		return "", nil, fs.usageErr("name the %s by their IDs, as the reports show them (%s)", what, example)
 	}
 	for _, id := range rest {
-		if !finding.ValidLedgerID(id) {
+		if !posts.ValidLedgerID(id) {
 			return "", nil, fs.usageErr("%q is not a finding ID: IDs look like %s, as the reports show them", id, example)
 		}
 		if !slices.Contains(ids, id) {
@@ -46,7 +47,7 @@ type target struct {
 	client *github.Client
 	repo   github.Repo
 	pr     *github.PullRequest
-	trust  *loop.Trust
+	trust  *posts.Trust
 	policy *config.Policy
 }
 
@@ -71,7 +72,7 @@ func commandPR(ctx context.Context, d *Deps, opts prArgs, usage string) (target,
 	if perr != nil {
 		policy = nil
 	}
-	return target{client, repo, pr, loop.NewTrust(client, repo, policy), policy}, nil
+	return target{client, repo, pr, posts.NewTrust(client, repo, policy.Trusted()), policy}, nil
 }
 
 // prArgs are a verb's pull request arguments.
@@ -95,7 +96,7 @@ type findingCommand struct {
 
 // post posts c for ids on pr, unless the token's user is one the loop
 // would not heed for any of them: then nothing is posted.
-func (c findingCommand) post(ctx context.Context, d *Deps, client *github.Client, repo github.Repo, pr *github.PullRequest, trust *loop.Trust, ids []string, reason string) error {
+func (c findingCommand) post(ctx context.Context, d *Deps, client *github.Client, repo github.Repo, pr *github.PullRequest, trust *posts.Trust, ids []string, reason string) error {
 	// The command is judged as the loop will judge it: by the permission
 	// of the token's user, gh-ocdx's own login included.
 	perm, err := trust.Permission(ctx, pr.Viewer)
@@ -112,11 +113,7 @@ func (c findingCommand) post(ctx context.Context, d *Deps, client *github.Client
 		return fmt.Errorf("%s may not %s on PR #%d, so nothing was posted (gh-ocdx would not count it):\n  %s",
 			pr.Viewer, c.verb, pr.Number, strings.Join(refused, "\n  "))
 	}
-	first := "/ocdx " + c.verb + " " + strings.Join(ids, " ")
-	if reason != "" {
-		first += " " + reason // the command's rest of the line (loop.DismissReason)
-	}
-	body := first + "\n\n" + c.says + "\n\n" + finding.Marker
+	body := posts.CommandLine(c.verb, ids, reason) + "\n\n" + c.says + "\n\n" + posts.Marker
 	posted, err := client.PostComment(ctx, repo, pr.Number, body)
 	if err != nil {
 		return fmt.Errorf("posting the %s on PR #%d failed: %w; run the same command again: an ID already on the PR is not posted twice", c.verb, pr.Number, err)
@@ -135,7 +132,7 @@ func (c findingCommand) post(ctx context.Context, d *Deps, client *github.Client
 // A PR with no trusted ledger yet has raised none but its review threads;
 // a ledger that left closed findings out to fit in a comment cannot say,
 // and then none is.
-func unraised(ctx context.Context, trust *loop.Trust, pr *github.PullRequest, verb string, ids []string) []string {
+func unraised(ctx context.Context, trust *posts.Trust, pr *github.PullRequest, verb string, ids []string) []string {
 	led, _, _, ok := trust.Ledger(ctx, pr)
 	if ok && led.Dropped > 0 {
 		// The ledger left findings out to keep within its size: it cannot

@@ -19,6 +19,7 @@ import (
 	"github.com/ocdx/gh-ocdx/internal/text"
 	"github.com/ocdx/gh-ocdx/llm"
 	"github.com/ocdx/gh-ocdx/loop"
+	"github.com/ocdx/gh-ocdx/posts"
 	"github.com/ocdx/gh-ocdx/preflight"
 	"github.com/ocdx/gh-ocdx/state"
 )
@@ -156,7 +157,7 @@ func fixPR(ctx context.Context, d *Deps, opts *FixOptions) error {
 	if err := dirtyFromWIP(co, resume); err != nil {
 		return err
 	}
-	trust := loop.NewTrust(client, repo, cfg.Policy)
+	trust := posts.NewTrust(client, repo, cfg.Policy.Trusted())
 	payload, note, err := fixPayload(opts, pr, recorded, resume)
 	if errors.As(err, new(noReviewError)) {
 		// A machine that did not review the PR (a fresh CI runner) fixes
@@ -172,9 +173,9 @@ func fixPR(ctx context.Context, d *Deps, opts *FixOptions) error {
 	}
 	// A finding dismissed on the PR since it was reviewed is not fixed; nor
 	// is one gh-ocdx conceded in a conversation (disputed: a person decides).
-	dismissed := loop.DismissedIDs(trust.DismissedOn(ctx, pr))
+	dismissed := posts.DismissedIDs(trust.DismissedOn(ctx, pr))
 	var disputed []string
-	for _, id := range loop.Disputed(pr) {
+	for _, id := range posts.Disputed(pr) {
 		if !slices.Contains(dismissed, id) {
 			disputed = append(disputed, id)
 		}
@@ -238,7 +239,7 @@ func fixPR(ctx context.Context, d *Deps, opts *FixOptions) error {
 		Verify: cfg.Verify, Policy: cfg.Policy, Price: priceOf(cfg, cfg.PRFix.String()), Payload: payload, Run: run, Round: 1, Resume: resume,
 		DryRun: opts.DryRun, GitHub: client, Progress: d.progressOut(), Source: fixSource(opts, resume, payload)}
 	// The report ends with the PR's ledger, as a loop's would.
-	led, _, _, _ := loop.PRLedger(pr)
+	led, _, _, _ := posts.PRLedger(pr)
 	led.Run, led.Kind, led.Round, led.Head = run.ID(), "fix", 1, pr.HeadRefOid
 	led.Tokens = nil // another run's: the fix report counts its own (fix.Run)
 	o.Ledger = &led
@@ -482,7 +483,7 @@ func (n noReviewError) Error() string {
 }
 
 // ledgerPayload is the fix payload of the open findings the PR's ledger
-// names (loop.Trust.OpenFindings), stuck ones left out as for a review
+// names (posts.Trust.OpenFindings), stuck ones left out as for a review
 // this machine recorded.
 func ledgerPayload(number int, open []finding.Finding, stuckIDs []string, round int, why string) (finding.FixPayload, string, error) {
 	if why != "" {

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/cli/go-gh/v2/pkg/repository"
@@ -14,8 +13,10 @@ import (
 	"github.com/ocdx/gh-ocdx/converse"
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/internal/text"
+	"github.com/ocdx/gh-ocdx/internal/tokens"
 	"github.com/ocdx/gh-ocdx/llm"
 	"github.com/ocdx/gh-ocdx/loop"
+	"github.com/ocdx/gh-ocdx/posts"
 	"github.com/ocdx/gh-ocdx/review"
 	"github.com/ocdx/gh-ocdx/state"
 )
@@ -125,77 +126,22 @@ func parseReply(d *Deps, args []string) (*ReplyOptions, error) {
 
 // replyOutput is reply's --json.
 type replyOutput struct {
-	PR       loop.PRRef    `json:"pr"`
-	Answered []replyThread `json:"answered"`
-	Skipped  []replyThread `json:"skipped"`
+	PR       loop.PRRef        `json:"pr"`
+	Answered []converse.Thread `json:"answered"`
+	Skipped  []converse.Thread `json:"skipped"`
 	// Left are the threads this run did not answer: over maxReplies or
 	// the token budget, or a model that failed.
-	Left    []replyThread `json:"left"`
-	Usage   llm.Usage     `json:"usage"`
-	CostUSD float64       `json:"estimatedCostUsd,omitempty"`
-}
-
-// replyThread is one thread of a reply run.
-type replyThread struct {
-	Finding string   `json:"finding"`
-	Where   string   `json:"where"`
-	URL     string   `json:"url"`     // the thread's first comment
-	Authors []string `json:"authors"` // of the replies
-	Kind    string   `json:"kind,omitempty"`
-	Error   string   `json:"error,omitempty"`
-}
-
-func threadOf(due converse.Due) replyThread {
-	return replyThread{Finding: due.Thread.Finding.ID, Where: due.Where(), URL: due.Thread.URL, Authors: due.Authors()}
+	Left    []converse.Thread `json:"left"`
+	Usage   llm.Usage         `json:"usage"`
+	CostUSD float64           `json:"estimatedCostUsd,omitempty"`
 }
 
 // judge has trust judge whose posts on pr are gh-ocdx's (the base branch's
 // trustedLogins), saying what it could not tell.
-func judge(ctx context.Context, d *Deps, trust *loop.Trust, pr *github.PullRequest) {
+func judge(ctx context.Context, d *Deps, trust *posts.Trust, pr *github.PullRequest) {
 	for _, w := range trust.Judge(ctx, pr) {
 		d.warn("%s", w)
 	}
-}
-
-// byWriters keeps, of each thread, gh-ocdx's own comments and those of
-// people who may run /ocdx commands; a thread left without a reply to
-// answer is dropped. Others' replies are neither answered nor shown to the
-// model.
-func byWriters(ctx context.Context, d *Deps, trust *loop.Trust, repo github.Repo, pr *github.PullRequest, dues []converse.Due) ([]converse.Due, error) {
-	may := func(c github.ThreadComment) (bool, error) {
-		if loop.Own(pr, c.Body, c.Author) {
-			return true, nil
-		}
-		perm, err := trust.Permission(ctx, c.Author)
-		if err != nil {
-			return false, fmt.Errorf("could not check whether %s may run /ocdx commands on %s: %w; nothing was answered", c.Author, repo, err)
-		}
-		ok, _ := loop.MayCommand(repo, perm, c.Author)
-		return ok, nil
-	}
-	var out []converse.Due
-	for _, due := range dues {
-		var err error
-		keep := func(cs []github.ThreadComment) []github.ThreadComment {
-			return slices.DeleteFunc(slices.Clone(cs), func(c github.ThreadComment) bool {
-				ok, perr := may(c)
-				err = cmp.Or(err, perr)
-				if perr == nil && !ok {
-					d.info("not answered: %s's reply in the thread of %s (no write permission)", c.Author, due.Thread.Finding.ID)
-				}
-				return !ok
-			})
-		}
-		due.Replies = keep(due.Replies)
-		due.All = slices.DeleteFunc(slices.Clone(due.All), func(c github.ThreadComment) bool { ok, _ := may(c); return !ok })
-		if err != nil {
-			return nil, err
-		}
-		if len(due.Replies) > 0 {
-			out = append(out, due)
-		}
-	}
-	return out, nil
 }
 
 func reply(ctx context.Context, d *Deps, opts *ReplyOptions) error {
@@ -213,26 +159,17 @@ func reply(ctx context.Context, d *Deps, opts *ReplyOptions) error {
 }
 
 // replyOn answers the replies due on t's PR, whose posts t.trust has
-// judged: reply's work, and the command verb's for a reply in a thread.
+// judged: reply's work, and the command verb's for a reply in a thread
+// (converse.Select, converse.Replier).
 func replyOn(ctx context.Context, d *Deps, opts *ReplyOptions, cfg *config.Config, t target) error {
 	name := cmp.Or(opts.Model, cfg.Reply.String())
 	client, repo, pr, trust := t.client, t.repo, t.pr, t.trust
-	out := replyOutput{PR: loop.RefOf(repo, pr), Answered: []replyThread{}, Skipped: []replyThread{}, Left: []replyThread{}}
-	dues := converse.DueReplies(pr)
-	if opts.Thread != "" {
-		dues = slices.DeleteFunc(dues, func(due converse.Due) bool { return due.Thread.ID != opts.Thread })
-		var err error
-		if dues, err = byWriters(ctx, d, trust, repo, pr, dues); err != nil {
-			return err
-		}
-	}
-	if len(dues) > 0 {
-		// What the PR's ledger says of each finding: a fixed or resolved
-		// one is not conceded (converse.Check).
-		led, _, _, _ := trust.Ledger(ctx, pr)
-		for i := range dues {
-			dues[i].Status = loop.LedgerStatus(led, dues[i].Thread.Finding.ID)
-		}
+	out := replyOutput{PR: loop.RefOf(repo, pr), Answered: []converse.Thread{}, Skipped: []converse.Thread{}, Left: []converse.Thread{}}
+	dues, err := converse.Select(ctx, trust, repo, pr, opts.Thread, func(login, id string) {
+		d.info("not answered: %s's reply in the thread of %s (no write permission)", login, id)
+	})
+	if err != nil {
+		return err
 	}
 	if len(dues) == 0 {
 		d.info("No replies to answer in gh-ocdx's threads on %s#%d", repo, pr.Number)
@@ -255,7 +192,7 @@ func replyOn(ctx context.Context, d *Deps, opts *ReplyOptions, cfg *config.Confi
 		}
 	}
 	for _, due := range dues[min(limit, len(dues)):] {
-		out.Left = append(out.Left, threadOf(due))
+		out.Left = append(out.Left, converse.ThreadOf(due))
 	}
 	dues = dues[:min(limit, len(dues))]
 
@@ -270,61 +207,43 @@ func replyOn(ctx context.Context, d *Deps, opts *ReplyOptions, cfg *config.Confi
 	if err != nil {
 		return err
 	}
-	lines := github.ParseDiffLines(string(raw))
 	price, priced := cfg.Prices[name]
-	var failed []string
-	for i, due := range dues {
-		th := threadOf(due)
-		a, err := asker.Ask(ctx, pr, due, anchoredLines(files, due))
-		out.Usage = out.Usage.Add(a.Usage)
-		if priced {
-			a.Cost = price.Cost(a.Usage.Input, a.Usage.Cached, a.Usage.Output)
-			out.CostUSD += a.Cost
-		}
-		var be *llm.BudgetError
-		switch {
-		case ctx.Err() != nil:
-			return ctx.Err()
-		case errors.As(err, &be) || errors.Is(err, llm.ErrBudget):
-			d.warn("the token budget stops the run before answering in %s: %v", due.Where(), err)
-			for _, rest := range dues[i:] {
-				out.Left = append(out.Left, threadOf(rest))
+	r := converse.Replier{GitHub: client, Repo: repo, PR: pr, Asker: asker, Lines: github.ParseDiffLines(string(raw)),
+		Anchored: func(due converse.Due) string { return anchoredLines(files, due) },
+		Cost: func(u llm.Usage) (float64, bool) {
+			if !priced {
+				return 0, false
 			}
-			return finishReply(d, opts, out, failed)
-		case err != nil:
-			d.warn("could not answer in %s (%s): %v", due.Where(), due.Thread.URL, err)
-			th.Error = err.Error()
-			out.Left = append(out.Left, th)
-			failed = append(failed, due.Where())
-			continue
-		}
-		a = converse.Check(a, due, lines)
-		body := converse.Body(a, due, priced)
-		if opts.Prompter != nil && !opts.Yes {
-			post, edited, err := decideAnswer(ctx, d, opts.Prompter, due, a)
-			if err != nil {
-				return err
-			}
-			if !post {
-				th.Kind = a.Kind
-				out.Skipped = append(out.Skipped, th)
+			return price.Cost(u.Input, u.Cached, u.Output), true
+		},
+		Conceded: func(id string) { recordDisputed(d, repo, pr.Number, id) },
+		Say: converse.Say{
+			Answered: func(due converse.Due, a converse.Answer) {
+				d.success("Answered %s in %s (%s)%s", strings.Join(atAll(due.Authors()), " "), due.Where(), due.Thread.Finding.ID, kindNote(a, due))
+			},
+			Skipped: func(due converse.Due) {
 				d.info("Skipped %s (%s): a later run offers it again", due.Where(), due.Thread.Finding.ID)
-				continue
-			}
-			a = edited
-			body = converse.Body(a, due, priced)
-		}
-		if err := client.ResolveThreads(ctx, repo, []github.ThreadReply{{ThreadID: due.Thread.ID, Body: body, Open: true}}); err != nil {
-			return fmt.Errorf("posting the answer in %s failed: %w; run gh ocdx reply again: what was answered is not answered twice", due.Where(), err)
-		}
-		th.Kind = a.Kind
-		out.Answered = append(out.Answered, th)
-		if a.Kind == converse.Concede {
-			recordDisputed(d, repo, pr.Number, due.Thread.Finding.ID)
-		}
-		d.success("Answered %s in %s (%s)%s", strings.Join(atAll(due.Authors()), " "), due.Where(), due.Thread.Finding.ID, kindNote(a, due))
+			},
+			Failed: func(due converse.Due, err error) {
+				d.warn("could not answer in %s (%s): %v", due.Where(), due.Thread.URL, err)
+			},
+			Budget: func(due converse.Due, err error) {
+				d.warn("the token budget stops the run before answering in %s: %v", due.Where(), err)
+			},
+		},
 	}
-	return finishReply(d, opts, out, failed)
+	if opts.Prompter != nil && !opts.Yes {
+		r.Decide = func(ctx context.Context, due converse.Due, a converse.Answer) (bool, converse.Answer, error) {
+			return decideAnswer(ctx, d, opts.Prompter, due, a)
+		}
+	}
+	res, err := r.Run(ctx, dues)
+	out.Answered, out.Skipped, out.Left = res.Answered, res.Skipped, append(out.Left, res.Left...)
+	out.Usage, out.CostUSD = res.Usage, res.CostUSD
+	if err != nil {
+		return err
+	}
+	return finishReply(d, opts, out, res.Failed)
 }
 
 // recordDisputed records in the state file that gh-ocdx conceded id: it
@@ -347,7 +266,7 @@ func finishReply(d *Deps, opts *ReplyOptions, out replyOutput, failed []string) 
 	if out.Usage.Calls > 0 {
 		cost := ""
 		if out.CostUSD > 0 {
-			cost = ", " + loop.Dollars(out.CostUSD)
+			cost = ", " + tokens.Dollars(out.CostUSD)
 		}
 		d.info("reply: %s tokens%s", out.Usage, cost)
 	}

@@ -6,8 +6,7 @@ import (
 	"strings"
 
 	"github.com/cli/go-gh/v2/pkg/repository"
-
-	"github.com/ocdx/gh-ocdx/loop"
+	"github.com/ocdx/gh-ocdx/posts"
 )
 
 // RestoreOptions are the parsed arguments of restore.
@@ -73,7 +72,7 @@ func restore(ctx context.Context, d *Deps, opts *RestoreOptions) error {
 	judge(ctx, d, trust, pr)
 	done, _, _ := trust.Restores(ctx, pr)
 	led, _, _, _ := trust.Ledger(ctx, pr)
-	ids := notYet(d, opts.IDs, append(loop.RestoredIDs(done), led.Restored()...), "restored", pr.Number)
+	ids := notYet(d, opts.IDs, append(posts.RestoredIDs(done), led.Restored()...), "restored", pr.Number)
 	if len(ids) == 0 {
 		return nil
 	}
@@ -85,5 +84,5 @@ func restore(ctx context.Context, d *Deps, opts *RestoreOptions) error {
 }
 
 // restoreCommand is /ocdx restore.
-var restoreCommand = findingCommand{verb: "restore", may: loop.MayRestore, done: "Restored", after: " (they count again from the next run)",
+var restoreCommand = findingCommand{verb: "restore", may: posts.MayRestore, done: "Restored", after: " (they count again from the next run)",
 	says: "gh-ocdx counts these findings again on this pull request, overruling its verifier (restored with `gh ocdx restore`)."}

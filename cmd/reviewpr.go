@@ -13,12 +13,12 @@ import (
 	"github.com/cli/go-gh/v2/pkg/repository"
 
 	"github.com/ocdx/gh-ocdx/config"
-	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/git"
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/internal/text"
 	"github.com/ocdx/gh-ocdx/llm"
 	"github.com/ocdx/gh-ocdx/loop"
+	"github.com/ocdx/gh-ocdx/posts"
 	"github.com/ocdx/gh-ocdx/repofs"
 	"github.com/ocdx/gh-ocdx/review"
 	"github.com/ocdx/gh-ocdx/reviewpr"
@@ -226,7 +226,7 @@ func reviewPR(ctx context.Context, d *Deps, opts *ReviewPROptions) error {
 	if err != nil {
 		return err
 	}
-	led, _, _, _ := loop.PRLedger(rc.PR)
+	led, _, _, _ := posts.PRLedger(rc.PR)
 	if !opts.Full {
 		reReviewPR(ctx, d, rc, led.ReviewedHead())
 	}
@@ -355,7 +355,7 @@ func reReviewPR(ctx context.Context, d *Deps, rc *review.Context, since string) 
 // sampledBefore is the head before which rc's review saw only part of the
 // PR: its own head when its diff was cut, the basis's when it re-reviews
 // from a sampled one (docs/architecture.md, Re-reviews).
-func sampledBefore(rc *review.Context, led finding.Ledger) string {
+func sampledBefore(rc *review.Context, led posts.Ledger) string {
 	sampled := ""
 	if rc.Since != "" {
 		sampled = led.Sampled

@@ -11,6 +11,7 @@ import (
 	"github.com/ocdx/gh-ocdx/internal/text"
 	"github.com/ocdx/gh-ocdx/llm"
 	"github.com/ocdx/gh-ocdx/loop"
+	"github.com/ocdx/gh-ocdx/posts"
 	"github.com/ocdx/gh-ocdx/review"
 	"github.com/ocdx/gh-ocdx/reviewpr"
 	"github.com/ocdx/gh-ocdx/state"
@@ -206,9 +207,9 @@ type postPublisher struct {
 	gh     *github.Client
 	repo   github.Repo
 	number int
-	runID  string         // for the tag
-	head   string         // the PR's head the review read
-	ledger finding.Ledger // the PR's newest, carried on (docs/architecture.md, The ledger)
+	runID  string       // for the tag
+	head   string       // the PR's head the review read
+	ledger posts.Ledger // the PR's newest, carried on (docs/architecture.md, The ledger)
 	// sampled is the head before which the review's coverage was sampled
 	// ("" when it saw all it reviewed).
 	sampled string
@@ -237,8 +238,8 @@ func (p *postPublisher) Publish(ctx context.Context, r reviewpr.Proposal) (strin
 	earlier, _ := loop.ReviewPRCarried(p.ledger, p.head, whole)
 	comments, fs := loop.ReviewPRComments(r.Comments, earlier)
 	led, basis := loop.ReviewPRLedger(p.ledger, p.runID, p.head, p.sampled, fs, whole)
-	tag := finding.Tag(p.runID, 1, "review-pr")
-	body := github.CapBodyWith(finding.Marker+"\n"+tag+"\n"+r.Body, "\n"+led.Block())
+	tag := posts.RunTag(p.runID, 1, "review-pr")
+	body := github.CapBodyWith(posts.Marker+"\n"+tag+"\n"+r.Body, "\n"+led.Block())
 	posted, err := p.gh.PostReviewComments(ctx, p.repo, p.number, r.Event, body, comments)
 	if err != nil {
 		return "", err

@@ -17,6 +17,7 @@ import (
 	"github.com/ocdx/gh-ocdx/fix"
 	"github.com/ocdx/gh-ocdx/git"
 	"github.com/ocdx/gh-ocdx/internal/text"
+	"github.com/ocdx/gh-ocdx/internal/tokens"
 	"github.com/ocdx/gh-ocdx/loop"
 	"github.com/ocdx/gh-ocdx/state"
 	"github.com/ocdx/gh-ocdx/verify"
@@ -534,11 +535,11 @@ func renderRound(w io.Writer, rd state.Round) {
 		sub("Report of "+r.Role, r.Summary)
 	}
 	for _, u := range rd.Usage {
-		tokens := u.Usage.String()
+		used := u.Usage.String()
 		if u.CostUSD > 0 {
-			tokens += ", estimated " + loop.Dollars(u.CostUSD)
+			used += ", estimated " + tokens.Dollars(u.CostUSD)
 		}
-		sub("Tokens of "+u.Role, tokens)
+		sub("Tokens of "+u.Role, used)
 	}
 }
 

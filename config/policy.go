@@ -155,3 +155,12 @@ func (p *Policy) Ignored(file string) bool {
 	}
 	return false
 }
+
+// Trusted are the logins whose posts count as gh-ocdx's own besides the
+// one it posts as (TrustedLogins); none without a policy.
+func (p *Policy) Trusted() []string {
+	if p == nil {
+		return nil
+	}
+	return p.TrustedLogins
+}

@@ -4,71 +4,19 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"strings"
 
-	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/internal/redact"
 	"github.com/ocdx/gh-ocdx/internal/text"
+	"github.com/ocdx/gh-ocdx/posts"
 	"github.com/ocdx/gh-ocdx/prompts"
 )
-
-// The /ocdx commands people write in a PR's comments (docs/architecture.md,
-// Commands). Only their verb and IDs are read: nothing else a comment says
-// runs.
-const (
-	CmdReview  = "review"
-	CmdFix     = "fix"
-	CmdAsk     = "ask"
-	CmdDismiss = "dismiss"
-	CmdRestore = "restore"
-)
-
-// Verbs are the commands gh-ocdx knows.
-var Verbs = []string{CmdReview, CmdFix, CmdAsk, CmdDismiss, CmdRestore}
-
-// Command is an /ocdx command read from a comment.
-type Command struct {
-	Verb     string   // one of Verbs, or what the comment named
-	Question string   // ask: the rest of the comment
-	IDs      []string // dismiss, restore: the finding IDs on its first line
-}
-
-// Known reports whether c's verb is one gh-ocdx knows.
-func (c Command) Known() bool { return slices.Contains(Verbs, c.Verb) }
-
-// ParseCommand reads a comment that starts with "/ocdx".
-func ParseCommand(body string) (Command, bool) {
-	s := strings.TrimSpace(body)
-	rest, ok := strings.CutPrefix(s, "/ocdx")
-	if !ok || rest != "" && rest[0] != ' ' && rest[0] != '\t' && rest[0] != '\n' && rest[0] != '\r' {
-		return Command{}, false
-	}
-	first, more, _ := strings.Cut(rest, "\n")
-	fields := strings.Fields(first)
-	if len(fields) == 0 {
-		return Command{Verb: ""}, true
-	}
-	c := Command{Verb: strings.ToLower(fields[0])}
-	switch c.Verb {
-	case CmdAsk:
-		q := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(first), fields[0]))
-		c.Question = strings.TrimSpace(q + "\n" + more)
-	case CmdDismiss, CmdRestore:
-		for _, f := range fields[1:] {
-			if finding.ValidLedgerID(f) && !slices.Contains(c.IDs, f) {
-				c.IDs = append(c.IDs, f)
-			}
-		}
-	}
-	return c, true
-}
 
 // Post is one line gh-ocdx posts answering a comment: the marker, its tag,
 // and the words, sanitised as every post.
 func Post(tag, author, words string) string {
-	return redact.ForComment(finding.Marker + "\n" + tag + "\n@" + author + ": " + words)
+	return redact.ForComment(posts.Marker + "\n" + tag + "\n@" + author + ": " + words)
 }
 
 // askEnvelope is the model's answer to a question.
@@ -120,7 +68,7 @@ func (a Asker) AskQuestion(ctx context.Context, pr *github.PullRequest, question
 // the answer with the lines read, and its cost; sanitised as every post.
 func AnswerBody(tag, author string, a Answer, prices bool) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s\n%s\n@%s %s\n\n", finding.Marker, tag, author, text.InertMarkup(excerpt(a.Text, maxAnswer)))
+	fmt.Fprintf(&b, "%s\n%s\n@%s %s\n\n", posts.Marker, tag, author, text.InertMarkup(excerpt(a.Text, maxAnswer)))
 	b.WriteString(linesRead(a))
 	b.WriteString(footer("ask", a, prices, " · nothing was changed or pushed"))
 	return redact.ForComment(b.String())

@@ -16,8 +16,8 @@ import (
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/internal/redact"
 	"github.com/ocdx/gh-ocdx/internal/text"
+	"github.com/ocdx/gh-ocdx/internal/tokens"
 	"github.com/ocdx/gh-ocdx/llm"
-	"github.com/ocdx/gh-ocdx/loop"
 	"github.com/ocdx/gh-ocdx/posts"
 	"github.com/ocdx/gh-ocdx/prompts"
 )
@@ -25,7 +25,7 @@ import (
 // Due is one of gh-ocdx's threads whose newest replies, by people, came
 // after its last comment there and are not answered yet.
 type Due struct {
-	Thread  loop.OwnThread
+	Thread  posts.OwnThread
 	Replies []github.ThreadComment // to answer, oldest first
 	All     []github.ThreadComment // the whole thread, oldest first
 	// Status is the finding's status in the PR's newest trusted ledger,
@@ -68,8 +68,8 @@ func replyKey(c github.ThreadComment) string {
 // leaving out what an answer already names (a re-run answers nothing
 // twice), /ocdx commands (the loop acts on those) and other bots.
 func DueReplies(pr *github.PullRequest) []Due {
-	own := map[string]loop.OwnThread{}
-	for _, t := range loop.OwnThreads(pr) {
+	own := map[string]posts.OwnThread{}
+	for _, t := range posts.OwnThreads(pr) {
 		own[t.ID] = t
 	}
 	var out []Due
@@ -81,7 +81,7 @@ func DueReplies(pr *github.PullRequest) []Due {
 		last := 0
 		answered := map[string]bool{}
 		for i, c := range th.Comments {
-			if loop.Own(pr, c.Body, c.Author) {
+			if posts.Own(pr, c.Body, c.Author) {
 				last = i
 				for _, r := range th.Comments[:i] {
 					if strings.Contains(c.Body, posts.AnswerTag(replyKey(r))) {
@@ -107,7 +107,7 @@ func DueReplies(pr *github.PullRequest) []Due {
 // isCommand reports whether body is an /ocdx command, which the loop or
 // the command verb acts on, not a conversation.
 func isCommand(body string) bool {
-	_, ok := ParseCommand(body)
+	_, ok := posts.ParseCommand(body)
 	return ok
 }
 
@@ -217,7 +217,7 @@ func linesRead(a Answer) string {
 func footer(verb string, a Answer, prices bool, more string) string {
 	cost := a.Usage.String() + " tokens"
 	if prices && a.Cost > 0 {
-		cost += " · " + loop.Dollars(a.Cost)
+		cost += " · " + tokens.Dollars(a.Cost)
 	}
 	return fmt.Sprintf("<sub>gh-ocdx %s · %s%s</sub>", verb, cost, more)
 }
@@ -286,14 +286,14 @@ func Check(a Answer, d Due, lines github.DiffLines) Answer {
 		case d.Status == finding.StatusFixed || d.Status == finding.StatusResolved:
 			a.Kind = Explain
 			a.Note = fmt.Sprintf("`%s` is already %s on this PR: there is nothing left to concede, and it does not block.", f.ID, d.Status)
-		case !loop.Concedable(f.ID, d.Thread.Priority):
+		case !posts.Concedable(f.ID, d.Thread.Priority):
 			a.Kind = Explain
 			a.Note = "gh-ocdx does not concede a P0 or SEC- finding in a conversation: it keeps blocking until someone with write permission dismisses it (`/ocdx dismiss`)."
 		}
 	case Propose:
 		// A suggestion's text is posted as the model wrote it, inside a
 		// fence: none may carry gh-ocdx's hidden comments or tags.
-		ok := a.Replacement != nil && f.Line != nil && !finding.CarriesMarkup(*a.Replacement)
+		ok := a.Replacement != nil && f.Line != nil && !posts.CarriesMarkup(*a.Replacement)
 		if ok {
 			side, anchored := lines.Anchor(f.File, 0, *f.Line, github.Right)
 			ok = anchored && side == github.Right
@@ -303,7 +303,7 @@ func Check(a Answer, d Due, lines github.DiffLines) Answer {
 			switch {
 			case a.Replacement == nil:
 				why = "it came without the lines' new text"
-			case finding.CarriesMarkup(*a.Replacement):
+			case posts.CarriesMarkup(*a.Replacement):
 				why = "its text holds an HTML comment, a gh-ocdx tag or an /ocdx line"
 			}
 			a.Kind, a.Replacement = Explain, nil
@@ -322,7 +322,7 @@ func Check(a Answer, d Due, lines github.DiffLines) Answer {
 // words cannot add markup, and secrets are masked.
 func Body(a Answer, d Due, prices bool) string {
 	var b strings.Builder
-	b.WriteString(finding.Marker + "\n")
+	b.WriteString(posts.Marker + "\n")
 	for _, r := range d.Replies {
 		b.WriteString(posts.AnswerTag(replyKey(r)) + "\n")
 	}

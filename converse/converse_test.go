@@ -30,7 +30,7 @@ func by(author, id, body string) github.ThreadComment {
 // Due are the people's replies after gh-ocdx's last comment in its thread,
 // not those an answer names, nor /ocdx commands or bots.
 func TestDueRepliesAfterTheLastAnswer(t *testing.T) {
-	answered := finding.Marker + "\n" + posts.AnswerTag("2") + "\n@mona It is bounded."
+	answered := posts.Marker + "\n" + posts.AnswerTag("2") + "\n@mona It is bounded."
 	cases := []struct {
 		name     string
 		comments []github.ThreadComment
@@ -141,7 +141,7 @@ func TestBodySanitisesTheModelsWords(t *testing.T) {
 	if strings.Contains(body, posts.ConcededTag(cacheFinding.ID)) || opensSuggestion || strings.Contains(body, "ghp_abcdefghijkl") {
 		t.Errorf("the answer carries the model's markup or a secret:\n%s", body)
 	}
-	if strings.Count(body, finding.Marker) != 1 || !strings.Contains(body, posts.AnswerTag("2")) {
+	if strings.Count(body, posts.Marker) != 1 || !strings.Contains(body, posts.AnswerTag("2")) {
 		t.Errorf("the answer lacks its marker or tag:\n%s", body)
 	}
 }
@@ -167,36 +167,10 @@ func TestAnswersCarryNoCommandLine(t *testing.T) {
 			t.Errorf("%s: the model's line is not shown quoted:\n%s", name, body)
 		}
 		for _, l := range strings.Split(body, "\n") {
-			_, cmd := ParseCommand(l)
-			_, dismiss := loop.DismissCommand(l)
-			_, restore := loop.RestoreCommand(l)
-			if cmd || dismiss || restore {
+			// The one reader of every verb's commands.
+			if _, cmd := posts.ParseCommand(l); cmd {
 				t.Errorf("%s: %q reads as a command", name, l)
 			}
 		}
-	}
-}
-
-// Only the verb and, for dismiss and restore, the IDs on the first line
-// are read; ask takes the rest of the comment as its question.
-func TestParseCommand(t *testing.T) {
-	for body, want := range map[string]Command{
-		"/ocdx review": {Verb: CmdReview},
-		"/ocdx ask where is Get tested?\nand why":        {Verb: CmdAsk, Question: "where is Get tested?\nand why"},
-		"/ocdx dismiss QUAL-1a2b3c4d rm -rf SEC-0000000": {Verb: CmdDismiss, IDs: []string{"QUAL-1a2b3c4d"}},
-		"/ocdx Approve": {Verb: "approve"},
-	} {
-		got, ok := ParseCommand(body)
-		if !ok || got.Verb != want.Verb || got.Question != want.Question || strings.Join(got.IDs, ",") != strings.Join(want.IDs, ",") {
-			t.Errorf("%q: %+v, %v; want %+v", body, got, ok, want)
-		}
-	}
-	for _, body := range []string{"please /ocdx review", "/ocdxreview", "/ocdx-review"} {
-		if _, ok := ParseCommand(body); ok {
-			t.Errorf("%q read as a command", body)
-		}
-	}
-	if c, _ := ParseCommand("/ocdx approve"); c.Known() {
-		t.Error("approve is a command")
 	}
 }

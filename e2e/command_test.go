@@ -10,6 +10,7 @@ import (
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/internal/testkit"
 	"github.com/ocdx/gh-ocdx/loop"
+	"github.com/ocdx/gh-ocdx/posts"
 )
 
 // gh ocdx command (docs/architecture.md, Commands): the Action's verb for
@@ -48,7 +49,7 @@ func TestCommandFromReaderIsRefusedOnceWithoutAModel(t *testing.T) {
 	if len(got) != 1 {
 		t.Fatalf("want one answer, got %d: %q", len(got), got)
 	}
-	wantContains(t, "the refusal", got[0], finding.Marker, "<!-- ocdx:command="+id+" -->", "@eve: only people with write permission on "+repo+" can run /ocdx commands (eve has read)")
+	wantContains(t, "the refusal", got[0], posts.Marker, "<!-- ocdx:command="+id+" -->", "@eve: only people with write permission on "+repo+" can run /ocdx commands (eve has read)")
 	if n := strings.Count(strings.TrimSpace(got[0]), "\n"); n != 2 {
 		t.Errorf("the refusal is not one line:\n%s", got[0])
 	}
@@ -87,7 +88,7 @@ func TestCommandAskIsAnsweredWithTheLinesRead(t *testing.T) {
 	if len(got) != 1 {
 		t.Fatalf("want one answer, got %d", len(got))
 	}
-	wantContains(t, "the answer", got[0], finding.Marker, "<!-- ocdx:command="+id+" -->", "@mona Nowhere in this PR",
+	wantContains(t, "the answer", got[0], posts.Marker, "<!-- ocdx:command="+id+" -->", "@mona Nowhere in this PR",
 		"Lines read", "cache.go:3 var Size = 10", "gh-ocdx ask · ", " tokens · ~$", "nothing was changed or pushed")
 	if n := len(lf.gh.Reviews(repo, lf.number)); n != 0 {
 		t.Errorf("%d reviews were posted", n)

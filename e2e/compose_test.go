@@ -10,6 +10,7 @@ import (
 
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/internal/testkit"
+	"github.com/ocdx/gh-ocdx/posts"
 )
 
 // Verbs compose through the PR (docs/architecture.md, review-pr; The
@@ -20,7 +21,7 @@ import (
 // (the marker and its finding's tag), which every one begins with; the
 // body unchanged when it lacks the header.
 func commentText(body string) string {
-	rest, ok := strings.CutPrefix(body, finding.Marker+"\n<!-- ocdx:finding=")
+	rest, ok := strings.CutPrefix(body, posts.Marker+"\n<!-- ocdx:finding=")
 	if !ok {
 		return body
 	}
@@ -54,7 +55,7 @@ func TestReviewPRThenLoopConverges(t *testing.T) {
 			if len(posted) != 1 || len(posted[0].Comments) != 1 {
 				t.Fatalf("review-pr posted %+v", posted)
 			}
-			wantContains(t, "review-pr's inline comment", posted[0].Comments[0].Body, finding.Marker, "<!-- ocdx:finding=", "Bound the cache")
+			wantContains(t, "review-pr's inline comment", posted[0].Comments[0].Body, posts.Marker, "<!-- ocdx:finding=", "Bound the cache")
 			lf.pushLater("later.go")
 			if fresh {
 				lf.env.Set("OCDX_STATE_DIR", t.TempDir())

@@ -18,6 +18,7 @@ import (
 
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/internal/testkit"
+	"github.com/ocdx/gh-ocdx/posts"
 	"github.com/ocdx/gh-ocdx/state"
 )
 
@@ -103,8 +104,8 @@ type world struct {
 	// readerResolved: the PR's author (a reader) resolved the writer's
 	// blocking thread; writerDismissed: a writer or admin dismissed it.
 	readerResolved, writerDismissed bool
-	before                          finding.Ledger // the latest ledger before the step
-	postsBefore                     int            // gh-ocdx's posts before the step
+	before                          posts.Ledger // the latest ledger before the step
+	postsBefore                     int          // gh-ocdx's posts before the step
 }
 
 func newWorld(t *testing.T, fresh bool, p persona) *world {
@@ -421,14 +422,14 @@ func cmpOr(s, def finding.Status) finding.Status {
 }
 
 // ledger is the latest ledger gh-ocdx posted on the PR.
-func (w *world) ledger() (finding.Ledger, bool) {
+func (w *world) ledger() (posts.Ledger, bool) {
 	own := w.own()
 	for i := len(own) - 1; i >= 0; i-- {
-		if l, err := finding.ParseLedger(own[i].Body); err == nil {
+		if l, err := posts.ParseLedger(own[i].Body); err == nil {
 			return l, true
 		}
 	}
-	return finding.Ledger{}, false
+	return posts.Ledger{}, false
 }
 
 // localStuck lists what `state show` records as stuck; on a fresh runner,
@@ -767,7 +768,7 @@ func (w *world) invariants(s step, d decision) []failure {
 		w.mu.Lock()
 		raised := w.raised[w.titles[id]]
 		w.mu.Unlock()
-		if st == string(finding.StatusStuck) && !slices.ContainsFunc(w.before.Findings, func(e finding.LedgerEntry) bool { return e.ID == id && e.Status == finding.StatusStuck }) && !raised {
+		if st == string(finding.StatusStuck) && !slices.ContainsFunc(w.before.Findings, func(e posts.LedgerEntry) bool { return e.ID == id && e.Status == finding.StatusStuck }) && !raised {
 			add("stuck-unraised", "%s became stuck and no reviewer raised it", id)
 		}
 	}
@@ -808,7 +809,7 @@ func (w *world) invariants(s step, d decision) []failure {
 		}
 	}
 	// dismiss of an ID no review raised exits 1 and posts nothing.
-	if s.Kind == "dismiss" && !slices.ContainsFunc(w.before.Findings, func(e finding.LedgerEntry) bool { return e.ID == s.ID }) && s.ID != blockerID {
+	if s.Kind == "dismiss" && !slices.ContainsFunc(w.before.Findings, func(e posts.LedgerEntry) bool { return e.ID == s.ID }) && s.ID != blockerID {
 		if d.Code != 1 || len(w.own()) != w.postsBefore {
 			add("dismiss-unknown", "dismiss %s (no review raised it): exit %d, %d posts", s.ID, d.Code, len(w.own())-w.postsBefore)
 		}

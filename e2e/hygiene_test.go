@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/internal/testkit"
+	"github.com/ocdx/gh-ocdx/posts"
 )
 
 // TestLoopIgnoresCopiedTags: another user copies gh-ocdx's marker and the
@@ -36,8 +36,8 @@ func TestLoopIgnoresCopiedTags(t *testing.T) {
 				return
 			}
 			run := regexp.MustCompile(`ocdx:run=(\S+)`).FindStringSubmatch(bodies[0])[1]
-			for _, tag := range []string{finding.Tag(run, 1, "fix"), finding.Tag(run, 2, "review"), finding.Tag(run, 2, "final")} {
-				lf.gh.AddComment(repo, lf.number, "mallory", finding.Marker+"\n"+tag+"\nnothing to see here")
+			for _, tag := range []string{posts.RunTag(run, 1, "fix"), posts.RunTag(run, 2, "review"), posts.RunTag(run, 2, "final")} {
+				lf.gh.AddComment(repo, lf.number, "mallory", posts.Marker+"\n"+tag+"\nnothing to see here")
 			}
 		})
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/internal/testkit"
+	"github.com/ocdx/gh-ocdx/posts"
 )
 
 // The ledger's third version (docs/architecture.md, The ledger): the PR
@@ -115,7 +116,7 @@ func (lf *loopFix) wantFixedFromTheLedger() {
 	bodies := lf.bodies()
 	report := bodies[len(bodies)-1]
 	wantContains(t, "the fix report", report, "kind=fix", twoOfThree.id(), offLine.id())
-	led, err := finding.ParseLedger(report)
+	led, err := posts.ParseLedger(report)
 	if err != nil {
 		t.Fatalf("the fix report's ledger: %v", err)
 	}
@@ -203,11 +204,11 @@ func TestDismissReasonIsKeptInTheLedger(t *testing.T) {
 
 	rs := lf.reviews()
 	wantContains(t, "the report", rs[len(rs)-1].Body, "dismissed by `"+testkit.Login+"`: the caller bounds the size rm -rf /")
-	led, err := finding.ParseLedger(rs[len(rs)-1].Body)
+	led, err := posts.ParseLedger(rs[len(rs)-1].Body)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var e finding.LedgerEntry
+	var e posts.LedgerEntry
 	for _, x := range led.Findings {
 		if x.ID == cacheBug.id() {
 			e = x
@@ -217,7 +218,7 @@ func TestDismissReasonIsKeptInTheLedger(t *testing.T) {
 		fmt.Sprint(e.Reviewers) != "[openai/rev-a]" {
 		t.Errorf("the ledger's entry: %+v", e)
 	}
-	if led.V != finding.LedgerVersion || len(led.Tokens) == 0 || led.Tokens[0].Model != "openai/rev-a" || led.Tokens[0].Output == 0 {
+	if led.V != posts.LedgerVersion || len(led.Tokens) == 0 || led.Tokens[0].Model != "openai/rev-a" || led.Tokens[0].Output == 0 {
 		t.Errorf("the ledger's tokens: v%d %+v", led.V, led.Tokens)
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/internal/testkit"
+	"github.com/ocdx/gh-ocdx/posts"
 	"github.com/ocdx/gh-ocdx/state"
 )
 
@@ -87,7 +88,7 @@ var secretPattern = regexp.MustCompile(`AKIA[0-9A-Z]{16}|ASIA[0-9A-Z]{16}|PRIVAT
 func (lf *loopFix) checkInvariants() {
 	t := lf.t
 	for _, c := range lf.own() {
-		if !strings.Contains(c.Body, finding.Marker) {
+		if !strings.Contains(c.Body, posts.Marker) {
 			t.Errorf("comment %d has no marker:\n%s", c.ID, c.Body)
 		}
 		// Every report carries its tag (a dismissal is a command, not a
@@ -104,7 +105,7 @@ func (lf *loopFix) checkInvariants() {
 	// marker and a tag of its kind.
 	for _, th := range lf.gh.Threads(repo, lf.number) {
 		for _, c := range th.Comments {
-			if c.Login == lf.gh.Login && !lf.fixture[c.ID] && (!strings.Contains(c.Body, finding.Marker) || !strings.Contains(c.Body, "<!-- ocdx:")) {
+			if c.Login == lf.gh.Login && !lf.fixture[c.ID] && (!strings.Contains(c.Body, posts.Marker) || !strings.Contains(c.Body, "<!-- ocdx:")) {
 				t.Errorf("thread comment %s has no marker or tag:\n%s", c.ID, c.Body)
 			}
 		}

@@ -119,7 +119,7 @@ func TestReplyIntentionalIsAnsweredOnceAndDisputed(t *testing.T) {
 	if ans.Login != lf.gh.Login || th.Resolved {
 		t.Errorf("the answer is %s's, resolved %v", ans.Login, th.Resolved)
 	}
-	wantContains(t, "the answer", ans.Body, finding.Marker, "@mona You're right", posts.ConcededTag(cacheBug.id()),
+	wantContains(t, "the answer", ans.Body, posts.Marker, "@mona You're right", posts.ConcededTag(cacheBug.id()),
 		"`"+cacheBug.id()+"` disputed", "Lines read", "cache.go:3 var Size = 10", "gh-ocdx reply · ", " tokens · ~$")
 
 	again := lf.env.Run(t, "reply", "31", "--yes")
@@ -150,7 +150,7 @@ func TestReplyIntentionalIsAnsweredOnceAndDisputed(t *testing.T) {
 	if len(rs) != 1 {
 		t.Fatalf("want one review, got %d", len(rs))
 	}
-	led, err := finding.ParseLedger(rs[0].Body)
+	led, err := posts.ParseLedger(rs[0].Body)
 	if err != nil {
 		t.Fatalf("no ledger in the next round's report: %v\n%s", err, rs[0].Body)
 	}
@@ -264,7 +264,7 @@ func TestFixLeavesADisputedFinding(t *testing.T) {
 	s.gh.AddThread(repo, 24, testkit.Thread{Comments: []testkit.ThreadComment{
 		{Body: loop.InlineBody(fb), Login: s.gh.Login, Association: "COLLABORATOR", Path: "b.txt", Line: 1},
 		{DatabaseID: "8101", Body: "b is meant to be odd", Login: "mona", Association: "OWNER", Path: "b.txt", Line: 1},
-		{Body: finding.Marker + "\n" + posts.AnswerTag("8101") + "\n" + posts.ConcededTag(b) + "\n@mona Right.", Login: s.gh.Login, Association: "COLLABORATOR", Path: "b.txt", Line: 1}}})
+		{Body: posts.Marker + "\n" + posts.AnswerTag("8101") + "\n" + posts.ConcededTag(b) + "\n@mona Right.", Login: s.gh.Login, Association: "COLLABORATOR", Path: "b.txt", Line: 1}}})
 	sha := s.predict(t, map[string]string{"a.txt": "fixed\n"}, "fix: a is safe now")
 	s.fm.Script("fixer", testkit.CallTools(fixA), testkit.CallTools(commitA), envelope(map[string]string{a: sha}, nil, sha))
 

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/internal/testkit"
+	"github.com/ocdx/gh-ocdx/posts"
 )
 
 const approvalNote = "gh-ocdx posts model approvals as comments: pass --event approve or set allowApprove to let it approve"
@@ -106,7 +106,7 @@ func TestReviewPRChangeRequestDoesNotBlockTheLoop(t *testing.T) {
 	if len(posted) != 1 || posted[0].Event != "REQUEST_CHANGES" {
 		t.Fatalf("posted %+v", posted)
 	}
-	if !strings.HasPrefix(posted[0].Body, finding.Marker+"\n") || !reReviewPRTag.MatchString(posted[0].Body) {
+	if !strings.HasPrefix(posted[0].Body, posts.Marker+"\n") || !reReviewPRTag.MatchString(posted[0].Body) {
 		t.Errorf("the review must carry the marker and a review-pr tag:\n%s", posted[0].Body)
 	}
 

@@ -13,6 +13,7 @@ import (
 
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/internal/testkit"
+	"github.com/ocdx/gh-ocdx/posts"
 	"github.com/ocdx/gh-ocdx/stats"
 )
 
@@ -40,7 +41,7 @@ const (
 )
 
 // historyPR is PR i's ledger at round (1 or 2).
-func historyPR(i, round int) finding.Ledger {
+func historyPR(i, round int) posts.Ledger {
 	shared, lone, alone := finding.StatusFixed, finding.StatusDismissed, finding.StatusFixed
 	if i%3 == 0 {
 		shared = finding.StatusResolved
@@ -57,13 +58,13 @@ func historyPR(i, round int) finding.Ledger {
 	if round == 1 { // what round 1 left: everything open
 		shared, lone, alone = finding.StatusOpen, finding.StatusOpen, finding.StatusOpen
 	}
-	e := func(cat string, n int, st finding.Status, p, agreement string, by ...string) finding.LedgerEntry {
-		return finding.LedgerEntry{ID: fmt.Sprintf("%s-%08x", cat, i*10+n), Status: st, Agreement: agreement, Reviewers: by,
-			Where: finding.Where{Priority: p, File: "cache.go", Line: 10 + n, Title: "a finding"}}
+	e := func(cat string, n int, st finding.Status, p, agreement string, by ...string) posts.LedgerEntry {
+		return posts.LedgerEntry{ID: fmt.Sprintf("%s-%08x", cat, i*10+n), Status: st, Agreement: agreement, Reviewers: by,
+			Where: posts.Where{Priority: p, File: "cache.go", Line: 10 + n, Title: "a finding"}}
 	}
-	l := finding.Ledger{Run: fmt.Sprintf("20260101T%06d-abcdef", i), Round: round, Head: strings.Repeat("b", 40),
+	l := posts.Ledger{Run: fmt.Sprintf("20260101T%06d-abcdef", i), Round: round, Head: strings.Repeat("b", 40),
 		Converged: round == 2 && i%2 == 1,
-		Findings: []finding.LedgerEntry{
+		Findings: []posts.LedgerEntry{
 			e("QUAL", 1, shared, "P1", "2/3", histA, histB),
 			e("PERF", 2, lone, "P2", "1/3", histC),
 			e("TEST", 3, alone, "P3", "1/3", histA),
@@ -75,12 +76,12 @@ func historyPR(i, round int) finding.Ledger {
 		return l
 	}
 	k := int64(round + 1) // 2 after round 1, 3 after round 2: 100 and 150 for A
-	l.Tokens = []finding.ModelTokens{{Model: histA, Input: 50 * k, Output: 5 * k}, {Model: histB, Input: 100 * k, Output: 10 * k}, {Model: histC, Input: 150 * k, Output: 15 * k}}
+	l.Tokens = []posts.ModelTokens{{Model: histA, Input: 50 * k, Output: 5 * k}, {Model: histB, Input: 100 * k, Output: 10 * k}, {Model: histC, Input: 150 * k, Output: 15 * k}}
 	return l
 }
 
 // historyBody is a report carrying l, padded to a report's usual length.
-func historyBody(l finding.Ledger, v2 bool) string {
+func historyBody(l posts.Ledger, v2 bool) string {
 	body := statsReport(l)
 	if v2 {
 		body = strings.Replace(body, `"v":3`, `"v":2`, 1)
@@ -120,7 +121,7 @@ func addHistory(gh *testkit.GitHub, n, unreviewed int) {
 			for j := range forged.Findings {
 				forged.Findings[j].Status = finding.StatusDismissed
 			}
-			forged.Findings = append(forged.Findings, finding.LedgerEntry{ID: "QUAL-deadbeef", Status: finding.StatusFixed, Agreement: "1/3", Reviewers: []string{histB}})
+			forged.Findings = append(forged.Findings, posts.LedgerEntry{ID: "QUAL-deadbeef", Status: finding.StatusFixed, Agreement: "1/3", Reviewers: []string{histB}})
 			rs = append(rs, testkit.Review{State: "COMMENTED", Login: "mallory", Body: historyBody(forged, false), At: at.Add(3 * time.Hour).Format(time.RFC3339)})
 		}
 		gh.AddPR(repo, testkit.PR{Number: i, Title: fmt.Sprintf("PR %d", i), Reviews: rs})

@@ -11,6 +11,7 @@ import (
 
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/internal/testkit"
+	"github.com/ocdx/gh-ocdx/posts"
 	"github.com/ocdx/gh-ocdx/stats"
 )
 
@@ -24,18 +25,18 @@ const (
 
 // statsReport is a report of gh-ocdx's carrying led, as its round reviews
 // end.
-func statsReport(led finding.Ledger) string {
-	return finding.Marker + "\n## gh-ocdx review — round " + fmt.Sprint(led.Round) + "\n\nFindings…\n\n" + led.Block()
+func statsReport(led posts.Ledger) string {
+	return posts.Marker + "\n## gh-ocdx review — round " + fmt.Sprint(led.Round) + "\n\nFindings…\n\n" + led.Block()
 }
 
 // statsLedger is round 1 of run n's ledger on a head, with fs.
-func statsLedger(n int, fs ...finding.LedgerEntry) finding.Ledger {
-	return finding.Ledger{Run: fmt.Sprintf("20260101T%06d-abcdef", n), Round: 1, Head: strings.Repeat("a", 40), Findings: fs,
-		Tokens: []finding.ModelTokens{{Model: statsA, Input: 1000, Output: 100}, {Model: statsB, Input: 2000, Output: 200}}}
+func statsLedger(n int, fs ...posts.LedgerEntry) posts.Ledger {
+	return posts.Ledger{Run: fmt.Sprintf("20260101T%06d-abcdef", n), Round: 1, Head: strings.Repeat("a", 40), Findings: fs,
+		Tokens: []posts.ModelTokens{{Model: statsA, Input: 1000, Output: 100}, {Model: statsB, Input: 2000, Output: 200}}}
 }
 
-func statsEntry(id string, st finding.Status, agreement string, by ...string) finding.LedgerEntry {
-	return finding.LedgerEntry{ID: id, Status: st, Agreement: agreement, Reviewers: by}
+func statsEntry(id string, st finding.Status, agreement string, by ...string) posts.LedgerEntry {
+	return posts.LedgerEntry{ID: id, Status: st, Agreement: agreement, Reviewers: by}
 }
 
 // statsAt is the i-th minute of December 2025: before anything the fake
@@ -51,7 +52,7 @@ func addStatsPR(gh *testkit.GitHub, number int, rs ...testkit.Review) {
 }
 
 // botReview is a review gh-ocdx posted at minute i, carrying led.
-func botReview(i int, led finding.Ledger) testkit.Review {
+func botReview(i int, led posts.Ledger) testkit.Review {
 	return testkit.Review{State: "COMMENTED", Login: testkit.Login, Association: "COLLABORATOR", Body: statsReport(led), At: statsAt(i),
 		URL: fmt.Sprintf("https://github.com/%s/pull/0#pullrequestreview-%d", repo, i)}
 }

@@ -161,7 +161,7 @@ func TestLoopResolvesAFixedFindingsThreadInALaterRun(t *testing.T) {
 			res = lf.run("--yes")
 			wantCode(t, res, 0)
 			rs := lf.gh.Reviews(repo, lf.number)
-			led, err := finding.ParseLedger(rs[len(rs)-1].Body)
+			led, err := posts.ParseLedger(rs[len(rs)-1].Body)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -204,7 +204,7 @@ func TestAConcededStuckFindingIsDisputedOnce(t *testing.T) {
 		t.Error("the disputed finding was sent to the fix agent")
 	}
 	rs := lf.gh.Reviews(repo, lf.number)
-	led, err := finding.ParseLedger(rs[len(rs)-1].Body)
+	led, err := posts.ParseLedger(rs[len(rs)-1].Body)
 	if err != nil {
 		t.Fatal(err)
 	}

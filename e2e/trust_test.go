@@ -7,6 +7,7 @@ import (
 
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/internal/testkit"
+	"github.com/ocdx/gh-ocdx/posts"
 )
 
 // Who may dismiss and whose posts count (docs/architecture.md, Who may
@@ -149,9 +150,9 @@ func TestDismissChecksThePermissionFirst(t *testing.T) {
 // reportBy is a report carrying a ledger that says id is stuck, as a
 // gh-ocdx run would post it.
 func reportBy(head, id string) string {
-	led := finding.Ledger{Run: "20260101T000000-abcdef", Round: 2, Head: head}
+	led := posts.Ledger{Run: "20260101T000000-abcdef", Round: 2, Head: head}
 	led.Set(id, finding.StatusStuck, "")
-	return finding.Marker + "\n" + finding.Tag(led.Run, 2, "review") + "\nround 2 report\n" + led.Block()
+	return posts.Marker + "\n" + posts.RunTag(led.Run, 2, "review") + "\nround 2 report\n" + led.Block()
 }
 
 // A ledger posted by a read-only commenter is text: the finding it says is
@@ -245,11 +246,11 @@ func TestCommandDismissOfAnIDNoReviewRaised(t *testing.T) {
 // open, as a run that raised them would post it: dismiss and /ocdx
 // dismiss act only on findings a review raised.
 func (lf *loopFix) raised(ids ...string) {
-	led := finding.Ledger{Run: "20260101T000000-0ac1ed", Round: 1, Head: lf.start}
+	led := posts.Ledger{Run: "20260101T000000-0ac1ed", Round: 1, Head: lf.start}
 	for _, id := range ids {
 		led.Set(id, finding.StatusOpen, "")
 	}
-	lf.gh.AddComment(repo, lf.number, lf.gh.Login, finding.Marker+"\n"+finding.Tag(led.Run, 1, "review")+"\nround 1 report\n"+led.Block())
+	lf.gh.AddComment(repo, lf.number, lf.gh.Login, posts.Marker+"\n"+posts.RunTag(led.Run, 1, "review")+"\nround 1 report\n"+led.Block())
 }
 
 // dismissals are the /ocdx dismiss comments on the PR.

@@ -23,6 +23,7 @@ import (
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/internal/text"
 	"github.com/ocdx/gh-ocdx/llm"
+	"github.com/ocdx/gh-ocdx/posts"
 	"github.com/ocdx/gh-ocdx/prompts"
 	"github.com/ocdx/gh-ocdx/repofs"
 	"github.com/ocdx/gh-ocdx/review"
@@ -69,7 +70,7 @@ type Options struct {
 	// Ledger is the PR's ledger before this fix (docs/architecture.md, The
 	// ledger); the fix report ends with it, this fix's IDs marked fixed.
 	// nil: the report carries none.
-	Ledger   *finding.Ledger
+	Ledger   *posts.Ledger
 	DryRun   bool // agent and verification, but no push and no comment
 	GitHub   GitHub
 	Progress io.Writer // tool calls, verification output, elapsed time, tokens

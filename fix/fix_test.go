@@ -14,6 +14,7 @@ import (
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/internal/testkit"
 	"github.com/ocdx/gh-ocdx/llm"
+	"github.com/ocdx/gh-ocdx/posts"
 	"github.com/ocdx/gh-ocdx/state"
 )
 
@@ -193,7 +194,7 @@ func TestRunFixesVerifiesPushesAndReports(t *testing.T) {
 		t.Fatalf("want one comment, got %d", len(f.gh.comments))
 	}
 	body := f.gh.comments[0].Body
-	for _, want := range []string{finding.Marker, finding.Tag(f.run.ID(), 1, "fix"), "SEC-00000001", "a is unsafe", "not a bug", head[:7], "fix: a is safe now", "sh check.sh", "passed", "300 in / 30 out tokens"} {
+	for _, want := range []string{posts.Marker, posts.RunTag(f.run.ID(), 1, "fix"), "SEC-00000001", "a is unsafe", "not a bug", head[:7], "fix: a is safe now", "sh check.sh", "passed", "300 in / 30 out tokens"} {
 		if !strings.Contains(body, want) {
 			t.Errorf("comment lacks %q:\n%s", want, body)
 		}

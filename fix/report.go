@@ -13,6 +13,7 @@ import (
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/internal/redact"
 	"github.com/ocdx/gh-ocdx/internal/text"
+	"github.com/ocdx/gh-ocdx/posts"
 	"github.com/ocdx/gh-ocdx/state"
 	"github.com/ocdx/gh-ocdx/verify"
 )
@@ -21,7 +22,7 @@ import (
 // or already on the PR (a retried or resumed run) is not posted again.
 func (f *fixer) comment(ctx context.Context) error {
 	o := f.o
-	tag := finding.Tag(o.Run.ID(), o.Round, "fix")
+	tag := posts.RunTag(o.Run.ID(), o.Round, "fix")
 	for _, rd := range o.Run.Run().Rounds {
 		for _, c := range rd.Comments {
 			if c.Tag == tag {
@@ -57,7 +58,7 @@ func (f *fixer) comment(ctx context.Context) error {
 		}
 	}
 	if url == "" {
-		body := github.CapBodyWith(finding.Marker+"\n"+tag+"\n"+redact.ForComment(f.report()), f.ledgerBlock())
+		body := github.CapBodyWith(posts.Marker+"\n"+tag+"\n"+redact.ForComment(f.report()), f.ledgerBlock())
 		c, err := o.GitHub.PostComment(ctx, o.Repo, o.PR.Number, body)
 		if err != nil {
 			return fmt.Errorf("%s, but posting the fix report failed: %w; re-run with --continue to post it", what, err)
@@ -85,7 +86,7 @@ func (f *fixer) ledgerBlock() string {
 			// (docs/architecture.md, The ledger); the basis's location,
 			// when it has one, stays.
 			i := slices.IndexFunc(o.Payload.IssuesToFix, func(p finding.Finding) bool { return p.ID == x.FindingID })
-			if i >= 0 && slices.ContainsFunc(l.Findings, func(e finding.LedgerEntry) bool { return e.ID == x.FindingID && e.Where == (finding.Where{}) }) {
+			if i >= 0 && slices.ContainsFunc(l.Findings, func(e posts.LedgerEntry) bool { return e.ID == x.FindingID && e.Where == (posts.Where{}) }) {
 				l.Locate(o.Payload.IssuesToFix[i])
 			}
 		}

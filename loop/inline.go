@@ -4,8 +4,6 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"net/url"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -24,145 +22,9 @@ import (
 // carries one comment per finding on a line of the diff; the first comment
 // of each thread names its finding, so later rounds and runs know it.
 
-// threadTag names the finding of a thread gh-ocdx opened, with the
-// priority and agreement the comment says, so that a later round replies
-// when they change. The title is query-escaped: it comes from a model and
-// must not close the HTML comment.
-func threadTag(f finding.Finding) string {
-	return fmt.Sprintf("<!-- ocdx:finding=%s category=%s title=%s%s -->", f.ID, url.QueryEscape(f.Category), url.QueryEscape(f.Title), said(f))
-}
-
-// updateTag marks gh-ocdx's reply that a finding's priority or agreement
-// changed: the thread's newest one says what the thread last said.
-func updateTag(f finding.Finding) string {
-	return fmt.Sprintf("<!-- ocdx:finding-update=%s%s -->", f.ID, said(f))
-}
-
-func said(f finding.Finding) string {
-	if !slices.Contains(finding.Priorities, f.Priority) {
-		return ""
-	}
-	return fmt.Sprintf(" priority=%s agreement=%s", f.Priority, cmp.Or(f.Agreement, "-"))
-}
-
-// Tags of threads opened before they said priority and agreement have neither.
-var (
-	reThreadTag = regexp.MustCompile(`<!-- ocdx:finding=([A-Z]+-[0-9a-f]{8}) category=(\S*) title=(\S*)(?: priority=(P[0-3]) agreement=([0-9]+/[0-9]+|-))? -->`)
-	reUpdateTag = regexp.MustCompile(`<!-- ocdx:finding-update=[A-Z]+-[0-9a-f]{8} priority=(P[0-3]) agreement=([0-9]+/[0-9]+|-) -->`)
-)
-
-// CommandAnswered reports whether one of gh-ocdx's own posts on pr, in
-// conv (its conversation as read; pr.Comments are its last 50) or a review
-// thread, answers the comment with the database
-// id (CommandTag) or, as earlier versions' loops wrote it, the refused
-// command at url (docs/architecture.md, Commands).
-func CommandAnswered(pr *github.PullRequest, conv []github.Comment, id, url string) bool {
-	var tags []string
-	if id != "" {
-		tags = append(tags, posts.CommandTag(id))
-	}
-	if url != "" {
-		tags = append(tags, refusedTag(Refusal{URL: url}))
-	}
-	answers := func(body, author string) bool {
-		return Own(pr, body, author) && slices.ContainsFunc(tags, func(t string) bool { return strings.Contains(body, t) })
-	}
-	for _, c := range conv {
-		if answers(c.Body, c.Author) {
-			return true
-		}
-	}
-	for _, th := range pr.Threads {
-		for _, c := range th.Comments {
-			if answers(c.Body, c.Author) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// Concedable reports whether a conversation may concede f: never a P0 or
-// one of gh-ocdx's SEC- findings.
-func Concedable(id, priority string) bool {
-	// A thread an earlier version opened names no priority: it may be a P0.
-	return priority != "" && priority != "P0" && !strings.HasPrefix(id, "SEC-")
-}
-
-// OwnThread is a review thread gh-ocdx opened for a finding.
-type OwnThread struct {
-	ID       string // node id, for the resolution
-	URL      string // its first comment
-	Finding  finding.Finding
-	Resolved bool
-	Replies  []github.ThreadComment // what people answered on it
-	// Answers are gh-ocdx's answers to those replies (posts.AnswerTag), and
-	// Conceded says one of them conceded the finding (posts.ConcededTag).
-	Answers  []github.ThreadComment
-	Conceded bool
-	// Closed says gh-ocdx already replied that its finding is fixed or
-	// resolved, and resolved it (FixedTag; "Fixed in" before the tag).
-	Closed bool
-	// Priority and Agreement are what the thread last said of its finding
-	// ("-": raised by no reviewer); "" when its comments do not say.
-	Priority, Agreement string
-}
-
-// OwnThreads are the threads whose first comment is gh-ocdx's (the marker,
-// by the login it posts as) and names a finding.
-func OwnThreads(pr *github.PullRequest) []OwnThread {
-	var out []OwnThread
-	for _, th := range pr.Threads {
-		if len(th.Comments) == 0 || !Own(pr, th.Comments[0].Body, th.Comments[0].Author) {
-			continue
-		}
-		first := th.Comments[0]
-		m := reThreadTag.FindStringSubmatch(first.Body)
-		if m == nil {
-			continue
-		}
-		cat, _ := url.QueryUnescape(m[2])
-		title, _ := url.QueryUnescape(m[3])
-		line := first.Line
-		if line == nil {
-			line = th.Line
-		}
-		ot := OwnThread{ID: th.ID, URL: first.URL, Resolved: th.IsResolved, Priority: m[4], Agreement: m[5],
-			Finding: finding.Finding{ID: m[1], Category: cat, Title: title, File: first.Path, Line: line}}
-		for _, c := range th.Comments[1:] {
-			if !Own(pr, c.Body, c.Author) {
-				ot.Replies = append(ot.Replies, c)
-				continue
-			}
-			ot.Closed = ot.Closed || strings.Contains(c.Body, posts.FixedTag(ot.Finding.ID)) || strings.HasPrefix(c.Body, finding.Marker+"\nFixed in ")
-			if u := reUpdateTag.FindStringSubmatch(c.Body); u != nil {
-				ot.Priority, ot.Agreement = u[1], u[2]
-			}
-			if strings.Contains(c.Body, "<!-- ocdx:answered=") {
-				ot.Answers = append(ot.Answers, c)
-				ot.Conceded = ot.Conceded || strings.Contains(c.Body, posts.ConcededTag(ot.Finding.ID))
-			}
-		}
-		out = append(out, ot)
-	}
-	return out
-}
-
-// Disputed are the findings of pr's threads gh-ocdx conceded in a
-// conversation: never a P0 or a SEC- finding.
-func Disputed(pr *github.PullRequest) []string {
-	var ids []string
-	for _, t := range OwnThreads(pr) {
-		if t.Conceded && Concedable(t.Finding.ID, t.Priority) && !slices.Contains(ids, t.Finding.ID) {
-			ids = append(ids, t.Finding.ID)
-		}
-	}
-	return ids
-}
-
 // ownThreadOf is the first of threads that is about f (the same ID, or the
 // same finding by the stuck rules), or nil.
-func ownThreadOf(threads []OwnThread, f finding.Finding) *OwnThread {
+func ownThreadOf(threads []posts.OwnThread, f finding.Finding) *posts.OwnThread {
 	for i := range threads {
 		if SameFinding(threads[i].Finding, f) {
 			return &threads[i]
@@ -274,7 +136,7 @@ func PlanInline(pr *github.PullRequest, lines github.DiffLines, fs []finding.Fin
 	// A thread someone resolved still carries its finding: a run that
 	// posted it, then was killed, and a fresh runner after it, post no
 	// second one (docs/architecture.md, Posting).
-	threads := OwnThreads(pr)
+	threads := posts.OwnThreads(pr)
 	seen := map[string]bool{}
 	var candidates []finding.Finding
 	anchors := map[string]github.ReviewComment{}
@@ -315,7 +177,7 @@ func PlanInline(pr *github.PullRequest, lines github.DiffLines, fs []finding.Fin
 // said: another priority, or more reviewers raising it. Fewer is no news
 // (a reviewer may have failed this round), and a thread that never said
 // gets none.
-func update(t OwnThread, f finding.Finding) (github.ThreadReply, bool) {
+func update(t posts.OwnThread, f finding.Finding) (github.ThreadReply, bool) {
 	if t.ID == "" || t.Priority == "" {
 		return github.ThreadReply{}, false
 	}
@@ -327,7 +189,7 @@ func update(t OwnThread, f finding.Finding) (github.ThreadReply, bool) {
 		return github.ThreadReply{}, false
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s\n%s\nStill raised", finding.Marker, updateTag(f))
+	fmt.Fprintf(&b, "%s\n%s\nStill raised", posts.Marker, posts.UpdateTag(f))
 	if f.Priority != t.Priority {
 		fmt.Fprintf(&b, ", now **%s** (was %s)", f.Priority, t.Priority)
 	}
@@ -372,7 +234,7 @@ func anchor(lines github.DiffLines, f finding.Finding) (github.ReviewComment, bo
 // cannot add one, nor a tag.
 func InlineBody(f finding.Finding) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s\n%s\n**%s** · %s · `%s`\n\n", finding.Marker, threadTag(f), f.Priority, cell(f.Title, 200), f.ID)
+	fmt.Fprintf(&b, "%s\n%s\n**%s** · %s · `%s`\n\n", posts.Marker, posts.ThreadTag(f), f.Priority, cell(f.Title, 200), f.ID)
 	if a := Agreement(f); a != "" {
 		fmt.Fprintf(&b, "_Raised by %s._\n\n", a)
 	}
@@ -382,7 +244,7 @@ func InlineBody(f finding.Finding) string {
 	if s := strings.TrimSpace(f.Suggestion); s != "" {
 		fmt.Fprintf(&b, "_Suggestion:_ %s\n\n", prose(s, 1000))
 	}
-	if f.Replacement != nil && !finding.CarriesMarkup(*f.Replacement) {
+	if f.Replacement != nil && !posts.CarriesMarkup(*f.Replacement) {
 		b.WriteString(finding.SuggestionBlock(*f.Replacement) + "\n")
 	}
 	return redact.ForComment(strings.TrimRight(b.String(), "\n"))
@@ -395,9 +257,9 @@ func InlineBody(f finding.Finding) string {
 // round with a failed reviewer left open is closed by the next review that
 // approves the fix, on any machine. A thread is closed once: one a person
 // opened again after gh-ocdx closed it is theirs.
-func Resolutions(pr *github.PullRequest, led finding.Ledger, current []finding.Finding, head string) []github.ThreadReply {
+func Resolutions(pr *github.PullRequest, led posts.Ledger, current []finding.Finding, head string) []github.ThreadReply {
 	var out []github.ThreadReply
-	for _, t := range OwnThreads(pr) {
+	for _, t := range posts.OwnThreads(pr) {
 		if t.Resolved || t.Closed || t.ID == "" || slices.ContainsFunc(current, func(f finding.Finding) bool { return SameFinding(t.Finding, f) }) {
 			continue
 		}
@@ -410,7 +272,7 @@ func Resolutions(pr *github.PullRequest, led finding.Ledger, current []finding.F
 		default:
 			continue
 		}
-		out = append(out, github.ThreadReply{ThreadID: t.ID, Body: finding.Marker + "\n" + posts.FixedTag(t.Finding.ID) + "\n" + say})
+		out = append(out, github.ThreadReply{ThreadID: t.ID, Body: posts.Marker + "\n" + posts.FixedTag(t.Finding.ID) + "\n" + say})
 	}
 	return out
 }
@@ -420,7 +282,7 @@ func Resolutions(pr *github.PullRequest, led finding.Ledger, current []finding.F
 // check reads the reviews of the PR as read this round, so it costs no
 // request; only a POST whose outcome is unknown reads the PR again.
 func (l *loop) postReview(ctx context.Context, n int, pr *github.PullRequest, rr *RoundResult) error {
-	tag := finding.Tag(l.run.ID(), n, "review")
+	tag := posts.RunTag(l.run.ID(), n, "review")
 	for _, c := range l.comments(n) {
 		if c.Tag == tag {
 			return nil
@@ -446,7 +308,7 @@ func (l *loop) postReview(ctx context.Context, n int, pr *github.PullRequest, rr
 	in := PlanInline(pr, rr.lines, rr.Findings, inlinePolicy(l.o))
 	rr.Inline = &in
 	body := func() string {
-		return github.CapBodyWith(redact.ForComment(finding.Marker+"\n"+tag+"\n"+RenderReview(l.run.ID(), l.o.MaxRounds, rr)),
+		return github.CapBodyWith(redact.ForComment(posts.Marker+"\n"+tag+"\n"+RenderReview(l.run.ID(), l.o.MaxRounds, rr)),
 			"\n"+l.ledger(n, rr.HeadOID).Block())
 	}
 	posted, err := l.o.GitHub.PostReviewComments(ctx, l.o.Repo, pr.Number, github.CommentOnly, body(), in.Comments)

@@ -184,7 +184,7 @@ func TestPlanInlineRepliesWhenAFindingChanged(t *testing.T) {
 	now.Priority, now.Reviewers, now.Agreement = "P1", []string{"openai/a", "anthropic/b"}, "2/2"
 	fewer := was
 	fewer.Agreement = "1/1"
-	old := finding.Marker + "\n" + "<!-- ocdx:finding=" + was.ID + " category=quality title=Leak -->"
+	old := posts.Marker + "\n" + "<!-- ocdx:finding=" + was.ID + " category=quality title=Leak -->"
 	for _, tc := range []struct {
 		name string
 		pr   *github.PullRequest
@@ -194,7 +194,7 @@ func TestPlanInlineRepliesWhenAFindingChanged(t *testing.T) {
 		{"changed", thread(InlineBody(was)), now, "Still raised, now **P1** (was P2); raised by 2/2 reviewers (openai/a, anthropic/b)."},
 		{"unchanged", thread(InlineBody(was)), was, ""},
 		{"fewer reviewers", thread(InlineBody(was)), fewer, ""},
-		{"already said", thread(InlineBody(was), finding.Marker+"\n"+updateTag(now)), now, ""},
+		{"already said", thread(InlineBody(was), posts.Marker+"\n"+posts.UpdateTag(now)), now, ""},
 		{"a thread that never said", thread(old), now, ""},
 	} {
 		in := PlanInline(tc.pr, lines, []finding.Finding{tc.f}, InlinePolicy{})
@@ -219,14 +219,14 @@ func TestDisputedOnlyByOwnConcession(t *testing.T) {
 		cs := []github.ThreadComment{
 			{ID: "C1", Author: "ocdx-bot", Body: InlineBody(f), Path: "a.go", Line: intp(2)},
 			{ID: "C2", DatabaseID: "2", Author: "mona", Body: "intended"},
-			{ID: "C3", Author: by, Body: finding.Marker + "\n" + posts.AnswerTag("2") + "\n" + posts.ConcededTag(f.ID) + "\nYou're right."},
+			{ID: "C3", Author: by, Body: posts.Marker + "\n" + posts.AnswerTag("2") + "\n" + posts.ConcededTag(f.ID) + "\nYou're right."},
 		}
 		return &github.PullRequest{Viewer: "ocdx-bot", Threads: []github.ReviewThread{{ID: "T1", Path: "a.go", Comments: cs}}}
 	}
-	if got := Disputed(pr(f, "ocdx-bot")); len(got) != 1 || got[0] != f.ID {
+	if got := posts.Disputed(pr(f, "ocdx-bot")); len(got) != 1 || got[0] != f.ID {
 		t.Errorf("gh-ocdx's concession: disputed %v", got)
 	}
-	if got := Disputed(pr(f, "eve")); len(got) != 0 {
+	if got := posts.Disputed(pr(f, "eve")); len(got) != 0 {
 		t.Errorf("a person's forged tag disputed %v", got)
 	}
 	p0 := f
@@ -234,7 +234,7 @@ func TestDisputedOnlyByOwnConcession(t *testing.T) {
 	sec := f
 	sec.ID = "SEC-1a2b3c4d"
 	for _, b := range []finding.Finding{p0, sec} {
-		if got := Disputed(pr(b, "ocdx-bot")); len(got) != 0 {
+		if got := posts.Disputed(pr(b, "ocdx-bot")); len(got) != 0 {
 			t.Errorf("%s %s disputed: %v", b.Priority, b.ID, got)
 		}
 	}
@@ -255,37 +255,6 @@ func TestAReplacementWithMarkupIsNoSuggestion(t *testing.T) {
 	}
 }
 
-// A comment is answered when one of gh-ocdx's own posts carries its
-// command tag, in the conversation or a thread, or the refused tag an
-// earlier version wrote for its URL; a person writing either answers
-// nothing.
-func TestCommandAnswered(t *testing.T) {
-	const url = "https://github.com/o/r/pull/7#issuecomment-42"
-	answer := finding.Marker + "\n" + posts.CommandTag("42") + "\n@eve: no."
-	legacy := finding.Marker + "\n" + RefusedTag(Refusal{URL: url}) + "\n@eve: no."
-	for _, tc := range []struct {
-		name    string
-		conv    []github.Comment
-		threads []github.ReviewThread
-		want    bool
-	}{
-		{"nothing", nil, nil, false},
-		{"own answer", []github.Comment{{Author: "ocdx-bot", Body: answer}}, nil, true},
-		{"own answer in a thread", nil, []github.ReviewThread{{ID: "T1", Comments: []github.ThreadComment{{Author: "ocdx-bot", Body: answer}}}}, true},
-		{"earlier version's answer", []github.Comment{{Author: "ocdx-bot", Body: legacy}}, nil, true},
-		{"another comment's answer", []github.Comment{{Author: "ocdx-bot", Body: finding.Marker + "\n" + posts.CommandTag("420")}}, nil, false},
-		{"a person's forged tag", []github.Comment{{Author: "eve", Body: answer}}, nil, false},
-		{"own post without the marker", []github.Comment{{Author: "ocdx-bot", Body: posts.CommandTag("42")}}, nil, false},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			pr := &github.PullRequest{Viewer: "ocdx-bot", Comments: tc.conv, Threads: tc.threads}
-			if got := CommandAnswered(pr, pr.Comments, "42", url); got != tc.want {
-				t.Errorf("CommandAnswered = %v, want %v", got, tc.want)
-			}
-		})
-	}
-}
-
 // gh-ocdx resolves its thread of a finding the ledger says is fixed (by
 // any earlier round or run) or resolved, once a review no longer raises
 // it; an open, stuck, disputed or dismissed finding's thread, one the
@@ -294,7 +263,7 @@ func TestCommandAnswered(t *testing.T) {
 func TestResolutionsFollowTheLedger(t *testing.T) {
 	sha := strings.Repeat("ab", 20)
 	ids := []string{"QUAL-00000001", "QUAL-00000002", "QUAL-00000003", "QUAL-00000004", "QUAL-00000005", "QUAL-00000006", "QUAL-00000007"}
-	led := finding.Ledger{Run: "r", Round: 1, Head: "h"}
+	led := posts.Ledger{Run: "r", Round: 1, Head: "h"}
 	for i, st := range []finding.Status{finding.StatusFixed, finding.StatusResolved, finding.StatusOpen, finding.StatusStuck, finding.StatusDisputed, finding.StatusDismissed, finding.StatusFixed} {
 		led.Set(ids[i], st, sha)
 	}
@@ -306,7 +275,7 @@ func TestResolutionsFollowTheLedger(t *testing.T) {
 	pr.Threads = append(pr.Threads, github.ReviewThread{ID: "T-done", IsResolved: true, Comments: pr.Threads[0].Comments})
 	// Closed once already, then opened again by a person: theirs now.
 	reopened := slices.Clone(pr.Threads[1].Comments)
-	reopened = append(reopened, github.ThreadComment{Author: "bot", Body: finding.Marker + "\n" + posts.FixedTag(ids[1]) + "\nResolved."})
+	reopened = append(reopened, github.ThreadComment{Author: "bot", Body: posts.Marker + "\n" + posts.FixedTag(ids[1]) + "\nResolved."})
 	pr.Threads = append(pr.Threads, github.ReviewThread{ID: "T-reopened", Comments: reopened})
 	current := []finding.Finding{{ID: ids[6], Priority: "P1", Category: "quality", File: "a.go", Line: intp(7), Title: "Problem 6"}}
 
@@ -314,7 +283,7 @@ func TestResolutionsFollowTheLedger(t *testing.T) {
 
 	var threads []string
 	for _, r := range got {
-		_, say, _ := strings.Cut(strings.TrimPrefix(r.Body, finding.Marker+"\n"), "\n")
+		_, say, _ := strings.Cut(strings.TrimPrefix(r.Body, posts.Marker+"\n"), "\n")
 		threads = append(threads, r.ThreadID+": "+say)
 	}
 	want := []string{"T0: Fixed in " + sha + ".", "T1: Resolved: the review of cdcdcdc no longer raises it."}

@@ -18,118 +18,14 @@ import (
 // ends with the statuses of the PR's findings, and a machine whose state
 // file lacks the PR's latest run takes them from there.
 
-// PRLedger is the newest ledger in a report of gh-ocdx's own (Own: its
-// login's, or a login pr trusts) on pr (its reviews and the conversation's
-// last comments) and the report's URL. A ledger that cannot be read is
-// skipped, and said in warnings.
-func PRLedger(pr *github.PullRequest) (l finding.Ledger, url string, warnings []string, ok bool) {
-	l, url, _, warnings, ok = prLedger(pr)
-	return l, url, warnings, ok
-}
-
-// prLedger is PRLedger with the login that posted the ledger.
-func prLedger(pr *github.PullRequest) (l finding.Ledger, url, by string, warnings []string, ok bool) {
-	type report struct{ at, body, url, by string }
-	var reports []report
-	for _, r := range pr.Reviews {
-		// A report someone edited is theirs: its ledger counts as they do.
-		if Own(pr, r.Body, r.Writer()) {
-			reports = append(reports, report{r.SubmittedAt, r.Body, r.URL, r.Writer()})
-		}
-	}
-	for _, c := range pr.Comments {
-		if Own(pr, c.Body, c.Author) {
-			reports = append(reports, report{c.Created, c.Body, c.URL, c.Author})
-		}
-	}
-	// Newest first; GitHub lists each kind oldest first, so among equal
-	// times the later one is the newer.
-	slices.Reverse(reports)
-	slices.SortStableFunc(reports, func(a, b report) int { return -cmp.Compare(a.at, b.at) })
-	for _, r := range reports {
-		got, left, err := finding.ParseLedgerWarn(r.body)
-		switch {
-		case err == finding.ErrNoLedger:
-			continue
-		case err != nil:
-			warnings = append(warnings, fmt.Sprintf("ignored the ledger of %s: %v", r.url, err))
-			continue
-		}
-		for _, w := range left {
-			warnings = append(warnings, fmt.Sprintf("the ledger of %s: %s", r.url, w))
-		}
-		return got, r.url, r.by, warnings, true
-	}
-	return finding.Ledger{}, "", "", warnings, false
-}
-
-// Ledger is PRLedger on pr (Judged). A ledger posted by someone trusted
-// only for their write permission keeps only the dismissals they could
-// have made themselves (MayDismiss), and never says a head converged: a
-// report cannot do what its author's command could not.
-func (t *Trust) Ledger(ctx context.Context, pr *github.PullRequest) (l finding.Ledger, url string, warnings []string, ok bool) {
-	l, url, by, warnings, ok := prLedger(pr)
-	// A thread as earlier ledgers named it, by its first comment's node id.
-	legacy := legacyThreadIDs(pr)
-	for i, e := range l.Findings {
-		if id, found := legacy[e.ID]; found && !slices.ContainsFunc(l.Findings, func(x finding.LedgerEntry) bool { return x.ID == id }) {
-			l.Findings[i].ID = id
-		}
-	}
-	if !ok || pr.ByViewer(by) || t.listed(by) {
-		return l, url, warnings, ok
-	}
-	// Nor can it say a head converged or was reviewed: that would spare the
-	// head its review, its secret scan included, on its author's word. (As
-	// a current ledger, it then names no reviewed head: ReviewedHead.)
-	l.Converged, l.Reviewed, l.Basis, l.Sampled, l.V = false, "", "", "", max(l.V, finding.LedgerVersion)
-	p, err := t.Permission(ctx, by)
-	for _, id := range l.With(finding.StatusDismissed) {
-		if may, _ := MayDismiss(t.repo, p, by, pr.Author, id); err != nil || !may {
-			l.Set(id, finding.StatusOpen, "")
-			warnings = append(warnings, fmt.Sprintf("the ledger of %s says %s is dismissed, which %s may not do: taken as open", url, id, by))
-			continue
-		}
-		// What it keeps is their dismissal, whomever it names.
-		l.Dismissed(id, by, "")
-	}
-	return l, url, warnings, ok
-}
-
-// dismissCommand starts a comment that tells gh-ocdx to stop raising
-// findings on the PR: on the thread of a finding, that one; in the
-// conversation, the IDs that follow (gh ocdx dismiss posts such a comment).
-const dismissCommand = "/ocdx dismiss"
-
-// DismissCommand reads a comment whose first line is /ocdx dismiss, and the
-// finding IDs that follow it on that line; what is not an ID is left out.
-func DismissCommand(body string) (ids []string, ok bool) { return findingCommand(body, dismissCommand) }
-
-// findingCommand reads a comment whose first line is command (a /ocdx
-// command on findings) and the finding IDs that follow it on that line;
-// what is not an ID is left out.
-func findingCommand(body, command string) (ids []string, ok bool) {
-	first, _, _ := strings.Cut(strings.TrimSpace(body), "\n")
-	rest, ok := strings.CutPrefix(strings.TrimSpace(first), command)
-	if !ok || rest != "" && rest[0] != ' ' && rest[0] != '\t' {
-		return nil, false
-	}
-	for _, f := range strings.Fields(rest) {
-		if finding.ValidLedgerID(f) && !slices.Contains(ids, f) {
-			ids = append(ids, f)
-		}
-	}
-	return ids, true
-}
-
 // ledger is the PR's ledger as round n of this run leaves it, its fix not
 // yet counted: what an earlier run's ledger said, then each round's
 // findings (open) and fixes (fixed), the stuck set and the dismissed. The
 // newest round a reviewer answered is the next review's basis: its
 // findings are located, and what an earlier review raised that it did not
 // is resolved.
-func (l *loop) ledger(n int, head string) finding.Ledger {
-	led := finding.Ledger{Run: l.run.ID(), Round: n, Head: head, Converged: l.converged && head == l.headOf(n), Reviewed: l.seed.ReviewedHead(),
+func (l *loop) ledger(n int, head string) posts.Ledger {
+	led := posts.Ledger{Run: l.run.ID(), Round: n, Head: head, Converged: l.converged && head == l.headOf(n), Reviewed: l.seed.ReviewedHead(),
 		Basis: l.seed.Basis, Sampled: l.seed.Sampled}
 	var basis *RoundResult
 	at := 0
@@ -197,7 +93,7 @@ func (l *loop) ledger(n int, head string) finding.Ledger {
 	// (stuck before or not), until someone dismisses it; a fixed or
 	// resolved one is not reopened.
 	for _, id := range l.disputed {
-		if i := slices.IndexFunc(led.Findings, func(e finding.LedgerEntry) bool { return e.ID == id }); i >= 0 &&
+		if i := slices.IndexFunc(led.Findings, func(e posts.LedgerEntry) bool { return e.ID == id }); i >= 0 &&
 			(led.Findings[i].Status == finding.StatusOpen || led.Findings[i].Status == finding.StatusStuck) {
 			led.Findings[i].Status = finding.StatusDisputed
 		}
@@ -215,7 +111,7 @@ func (l *loop) ledger(n int, head string) finding.Ledger {
 	// Re-reviews).
 	if basis != nil {
 		for _, f := range slices.Concat(basis.Refuted, basis.settled) {
-			closed := func(e finding.LedgerEntry) bool {
+			closed := func(e posts.LedgerEntry) bool {
 				return e.ID == f.ID && (e.Status == finding.StatusRefuted || e.Status == finding.StatusDismissed)
 			}
 			if slices.ContainsFunc(led.Findings, closed) {
@@ -228,16 +124,11 @@ func (l *loop) ledger(n int, head string) finding.Ledger {
 }
 
 // entryOf is id's entry in led; the zero entry (open) when it has none.
-func entryOf(led finding.Ledger, id string) finding.LedgerEntry {
-	if i := slices.IndexFunc(led.Findings, func(e finding.LedgerEntry) bool { return e.ID == id }); i >= 0 {
+func entryOf(led posts.Ledger, id string) posts.LedgerEntry {
+	if i := slices.IndexFunc(led.Findings, func(e posts.LedgerEntry) bool { return e.ID == id }); i >= 0 {
 		return led.Findings[i]
 	}
-	return finding.LedgerEntry{}
-}
-
-// LedgerStatus is id's status in led: open when led has no entry for it.
-func LedgerStatus(led finding.Ledger, id string) finding.Status {
-	return cmp.Or(entryOf(led, id).Status, finding.StatusOpen)
+	return posts.LedgerEntry{}
 }
 
 // raised reports whether a round of this run raised id, counted or not
@@ -263,7 +154,7 @@ func lineOf(n int) *int {
 
 // rebuild takes from the PR's newest ledger what the state file lacks: a
 // run another machine made (recorded with where it was read) and its stuck
-// findings. A ledger is only ever a trusted login's (Trust.Ledger), and it
+// findings. A ledger is only ever a trusted login's (posts.Trust.Ledger), and it
 // can only add stuck and dismissed IDs of this PR: nothing it says widens
 // what gh-ocdx runs, reads, posts or pushes.
 func (l *loop) rebuild(ctx context.Context) error {
@@ -287,7 +178,7 @@ func (l *loop) rebuild(ctx context.Context) error {
 	return nil
 }
 
-// judge sets whose posts on pr count as gh-ocdx's own (Trust.Judge).
+// judge sets whose posts on pr count as gh-ocdx's own (posts.Trust.Judge).
 func (l *loop) judge(ctx context.Context, pr *github.PullRequest) {
 	for _, w := range l.trust.Judge(ctx, pr) {
 		l.progress("! %s", w)
@@ -302,11 +193,11 @@ func (l *loop) dismiss(ctx context.Context, pr *github.PullRequest, answer bool)
 		l.progress("! %s", w)
 	}
 	l.dismissals = ds
-	l.disputed = Disputed(pr)
+	l.disputed = posts.Disputed(pr)
 	// Conceded since it got stuck: disputed now, and only that.
 	l.stuck = slices.DeleteFunc(l.stuck, func(id string) bool { return slices.Contains(l.disputed, id) })
 	for _, r := range refused {
-		if err := l.refusal(ctx, pr, r, dismissCommand, "gh-ocdx still counts and fixes what it names.", answer); err != nil {
+		if err := l.refusal(ctx, pr, r, "/ocdx "+posts.CmdDismiss, "gh-ocdx still counts and fixes what it names.", answer); err != nil {
 			return err
 		}
 	}
@@ -314,12 +205,12 @@ func (l *loop) dismiss(ctx context.Context, pr *github.PullRequest, answer bool)
 }
 
 // threads are pr's thread findings and their counts: a resolution counts
-// by Trust.Resolution, and a thread dismissed on the PR (l.dismiss) is no
+// by posts.Trust.Resolution, and a thread dismissed on the PR (l.dismiss) is no
 // longer unresolved: it no longer blocks, and the report lists it as
 // dismissed.
 func (l *loop) threads(ctx context.Context, pr *github.PullRequest) ([]finding.Finding, finding.ThreadStats) {
 	fs, st := ThreadFindings(pr, l.trust.Resolution(ctx, pr))
-	dismissed := DismissedIDs(l.dismissals)
+	dismissed := posts.DismissedIDs(l.dismissals)
 	for _, f := range fs {
 		if slices.Contains(dismissed, f.ID) {
 			st.Unresolved--
@@ -328,23 +219,16 @@ func (l *loop) threads(ctx context.Context, pr *github.PullRequest) ([]finding.F
 	return fs, st
 }
 
-// refusedTag marks gh-ocdx's answer to the refused command r as earlier
-// versions did (RefusedTag): by its URL.
-func refusedTag(r Refusal) string {
-	key := cmp.Or(r.URL, r.By+" "+strings.Join(r.IDs, " "))
-	return "<!-- ocdx:refused " + strings.ReplaceAll(key, "--", "%2D%2D") + " -->"
-}
-
 // refusal says that the command r does not count, and when answer is set
 // answers it in the conversation: once, whichever verb sees it first. A
 // command answered on the PR already (by gh ocdx command or an earlier
 // run) is not said again, nor is one said earlier in this run
 // (docs/architecture.md, Commands).
-func (l *loop) refusal(ctx context.Context, pr *github.PullRequest, r Refusal, command, still string, answer bool) error {
-	if CommandAnswered(pr, pr.Comments, r.ID, r.URL) {
+func (l *loop) refusal(ctx context.Context, pr *github.PullRequest, r posts.Refusal, command, still string, answer bool) error {
+	if posts.CommandAnswered(pr, pr.Comments, r.ID, r.URL) {
 		return nil
 	}
-	if key := refusedTag(r); !slices.Contains(l.refusalsSaid, key) {
+	if key := posts.RefusedTag(r); !slices.Contains(l.refusalsSaid, key) {
 		l.refusalsSaid = append(l.refusalsSaid, key)
 		l.progress("! not honoured: the %s of %s (%s): %s", command, r.By, r.URL, r.Why)
 	}
@@ -363,20 +247,20 @@ func (l *loop) refusal(ctx context.Context, pr *github.PullRequest, r Refusal, c
 
 // answerRefusal answers, in the conversation, a command that does not
 // count, unless a post that arrived after pr was read answers it.
-func (l *loop) answerRefusal(ctx context.Context, pr *github.PullRequest, r Refusal, command, still string) error {
+func (l *loop) answerRefusal(ctx context.Context, pr *github.PullRequest, r posts.Refusal, command, still string) error {
 	cs, err := l.o.GitHub.Comments(ctx, l.o.Repo, pr.Number)
 	if err != nil {
 		return err
 	}
-	if CommandAnswered(pr, cs, r.ID, r.URL) {
+	if posts.CommandAnswered(pr, cs, r.ID, r.URL) {
 		return nil
 	}
-	tags := refusedTag(r)
+	tags := posts.RefusedTag(r)
 	if r.ID != "" {
 		tags = posts.CommandTag(r.ID) + "\n" + tags
 	}
 	body := fmt.Sprintf("%s\n%s\n@%s: your [`%s`](%s) of %s does not count: %s. %s",
-		finding.Marker, tags, r.By, command, r.URL, codeList(r.IDs), r.Why, still)
+		posts.Marker, tags, r.By, command, r.URL, codeList(r.IDs), r.Why, still)
 	c, err := l.o.GitHub.PostComment(ctx, l.o.Repo, pr.Number, body)
 	if err != nil {
 		return err
@@ -396,7 +280,7 @@ func codeList(ids []string) string {
 
 // dismissedBy maps the findings of fs to who dismissed them, and why
 // when they said, where a command or a ledger names them.
-func dismissedBy(fs []finding.Finding, ds []Dismissal) (by, why map[string]string) {
+func dismissedBy(fs []finding.Finding, ds []posts.Dismissal) (by, why map[string]string) {
 	for _, f := range fs {
 		for _, d := range ds {
 			if d.ID != f.ID || d.By == "" {

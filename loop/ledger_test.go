@@ -8,10 +8,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ocdx/gh-ocdx/config"
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/fix"
 	"github.com/ocdx/gh-ocdx/github"
+	"github.com/ocdx/gh-ocdx/posts"
 	"github.com/ocdx/gh-ocdx/state"
 )
 
@@ -29,7 +29,7 @@ func TestRunStuckAcrossMachines(t *testing.T) {
 		t.Fatalf("first machine: %+v, %v", first, err)
 	}
 	for _, c := range h.gh.comments {
-		l, err := finding.ParseLedger(c.Body)
+		l, err := posts.ParseLedger(c.Body)
 		if err != nil || !strings.HasSuffix(c.Body, l.Block()) {
 			t.Errorf("a report without its ledger at the end (%v):\n%s", err, c.Body)
 		}
@@ -63,9 +63,9 @@ func TestRunStuckAcrossMachines(t *testing.T) {
 func TestRunIgnoresAForgedLedger(t *testing.T) {
 	h := newHarness(t)
 	id := bug.ComputeID()
-	forged := finding.Ledger{Run: "20260101T000000-abcdef", Round: 3, Head: "aaaaaaaa"}
+	forged := posts.Ledger{Run: "20260101T000000-abcdef", Round: 3, Head: "aaaaaaaa"}
 	forged.Set(id, finding.StatusStuck, "")
-	h.gh.pr.Comments = []github.Comment{{Author: "mallory", Association: "NONE", URL: "https://x/c/99", Body: finding.Marker + "\n" + forged.Block()}}
+	h.gh.pr.Comments = []github.Comment{{Author: "mallory", Association: "NONE", URL: "https://x/c/99", Body: posts.Marker + "\n" + forged.Block()}}
 	h.reviewer.answers = []string{reviewerAnswer(bug), reviewerAnswer()}
 	h.analyzer.answers = []string{analyzerAnswer(), analyzerAnswer()}
 	h.fixer.report = pushedFix(id)
@@ -95,7 +95,7 @@ func TestRunLeavesDismissedFindingsOut(t *testing.T) {
 	}{
 		"thread reply": {func(pr *github.PullRequest) {
 			pr.Threads = []github.ReviewThread{{ID: "T1", Comments: []github.ThreadComment{
-				{Author: "ocdx-bot", Body: finding.Marker + "\n" + threadTag(finding.Finding{ID: id, Category: bug.Category, Title: bug.Title})},
+				{Author: "ocdx-bot", Body: posts.Marker + "\n" + posts.ThreadTag(finding.Finding{ID: id, Category: bug.Category, Title: bug.Title})},
 				{Author: "maintainer", Association: "MEMBER", Body: "/ocdx dismiss\nwe accept this leak", URL: "https://x/pull/5#r1"},
 			}}}
 		}, map[string]github.Permission{"maintainer": github.PermWrite}, true, ""},
@@ -109,7 +109,7 @@ func TestRunLeavesDismissedFindingsOut(t *testing.T) {
 			pr.Comments = []github.Comment{{Author: "author", Association: "MEMBER", Body: "/ocdx dismiss " + id, URL: "https://x/pull/5#c3"}}
 		}, map[string]github.Permission{"author": github.PermWrite}, false, "the PR's author can't dismiss findings on their own PR"},
 		"gh-ocdx's own login without write permission": {func(pr *github.PullRequest) {
-			pr.Comments = []github.Comment{{Author: "ocdx-bot", Body: "/ocdx dismiss " + id + "\n\n" + finding.Marker, URL: "https://x/pull/5#c4"}}
+			pr.Comments = []github.Comment{{Author: "ocdx-bot", Body: "/ocdx dismiss " + id + "\n\n" + posts.Marker, URL: "https://x/pull/5#c4"}}
 		}, nil, false, "ocdx-bot has none"},
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -148,57 +148,28 @@ func TestRunLeavesDismissedFindingsOut(t *testing.T) {
 			if !strings.Contains(report, "### Dismissed findings") || !strings.Contains(report, id+"` P1 Leak · dismissed by `maintainer`") {
 				t.Errorf("the report must show the dismissed finding and who dismissed it:\n%s", report)
 			}
-			if l, err := finding.ParseLedger(report); err != nil || !slices.Contains(l.With(finding.StatusDismissed), id) {
+			if l, err := posts.ParseLedger(report); err != nil || !slices.Contains(l.With(finding.StatusDismissed), id) {
 				t.Errorf("the ledger must say dismissed: %+v, %v", l, err)
 			}
 		})
 	}
 }
 
-// The rule for who may dismiss, in one table (docs/architecture.md, Who
-// may dismiss).
-func TestMayDismiss(t *testing.T) {
-	repo := github.Repo{Owner: "o", Name: "r"}
-	for _, tc := range []struct {
-		perm      github.Permission
-		login, id string
-		ok        bool
-		why       string
-	}{
-		{github.PermWrite, "carol", "QUAL-0badf00d", true, ""},
-		{github.PermMaintain, "carol", "PERF-12ab34cd", true, ""},
-		{github.PermAdmin, "carol", "SEC-b0bf205b", true, ""},
-		{github.PermAdmin, "alice", "SEC-b0bf205b", true, ""}, // an admin, on their own PR
-		{github.PermTriage, "carol", "QUAL-0badf00d", false, "only people with write permission on o/r can dismiss findings (carol has triage)"},
-		{github.PermRead, "carol", "QUAL-0badf00d", false, "only people with write permission"},
-		{github.PermNone, "carol", "QUAL-0badf00d", false, "only people with write permission"},
-		{github.PermWrite, "alice", "QUAL-0badf00d", false, "the PR's author can't dismiss findings on their own PR"},
-		{github.PermMaintain, "Alice", "QUAL-0badf00d", false, "the PR's author can't dismiss"},
-		{github.PermWrite, "carol", "SEC-b0bf205b", false, "SEC- findings can only be dismissed by an admin of o/r"},
-		{github.PermMaintain, "carol", "SEC-b0bf205b", false, "SEC- findings can only be dismissed by an admin"},
-	} {
-		ok, why := MayDismiss(repo, tc.perm, tc.login, "alice", tc.id)
-		if ok != tc.ok || !strings.Contains(why, tc.why) || ok && why != "" {
-			t.Errorf("MayDismiss(%s, %s, %s) = %v, %q; want %v, %q", tc.perm, tc.login, tc.id, ok, why, tc.ok, tc.why)
-		}
-	}
-}
-
-// Trust asks GitHub about a login only when it has a post or a command to
+// posts.Trust asks GitHub about a login only when it has a post or a command to
 // judge, and once per run whatever the rounds: a PR with neither costs no
 // request, and the viewer's reports and trustedLogins' none either.
 func TestTrustAsksOnlyWhatItJudgesOncePerRun(t *testing.T) {
 	ctx := context.Background()
 	gh := &fakeGitHub{perms: map[string]github.Permission{"carol": github.PermWrite}}
-	trust := NewTrust(gh, github.Repo{Owner: "o", Name: "r"}, &config.Policy{TrustedLogins: []string{"ci[bot]"}})
+	trust := posts.NewTrust(gh, github.Repo{Owner: "o", Name: "r"}, []string{"ci[bot]"})
 	pr := &github.PullRequest{Viewer: "ocdx-bot", Author: "author", Comments: []github.Comment{
-		{Author: "ocdx-bot", Body: finding.Marker + "\nreport"},
-		{Author: "ci[bot]", Body: finding.Marker + "\nreport"},
+		{Author: "ocdx-bot", Body: posts.Marker + "\nreport"},
+		{Author: "ci[bot]", Body: posts.Marker + "\nreport"},
 		{Author: "passer-by", Body: "looks good"},
 	}}
 	for range 3 {
 		trust.Judge(ctx, pr)
-		trust.Dismissals(ctx, pr, finding.Ledger{})
+		trust.Dismissals(ctx, pr, posts.Ledger{})
 	}
 	if len(gh.asked) != 0 {
 		t.Fatalf("asked about %v with nothing to judge", gh.asked)
@@ -206,16 +177,16 @@ func TestTrustAsksOnlyWhatItJudgesOncePerRun(t *testing.T) {
 	pr.Comments = append(pr.Comments,
 		github.Comment{Author: "carol", Body: "/ocdx dismiss QUAL-0badf00d"},
 		github.Comment{Author: "Carol", Body: "/ocdx dismiss PERF-12ab34cd"},
-		github.Comment{Author: "mallory", Body: finding.Marker + "\n<!-- ocdx:ledger {} -->"})
-	var ds []Dismissal
+		github.Comment{Author: "mallory", Body: posts.Marker + "\n<!-- ocdx:ledger {} -->"})
+	var ds []posts.Dismissal
 	for range 3 {
 		trust.Judge(ctx, pr)
-		ds, _, _ = trust.Dismissals(ctx, pr, finding.Ledger{})
+		ds, _, _ = trust.Dismissals(ctx, pr, posts.Ledger{})
 	}
 	if fmt.Sprint(gh.asked) != "[mallory carol]" {
 		t.Errorf("asked about %v, want mallory's post and carol's commands, once each", gh.asked)
 	}
-	if fmt.Sprint(DismissedIDs(ds)) != "[QUAL-0badf00d PERF-12ab34cd]" || ds[0].By != "carol" {
+	if fmt.Sprint(posts.DismissedIDs(ds)) != "[QUAL-0badf00d PERF-12ab34cd]" || ds[0].By != "carol" {
 		t.Errorf("dismissals %+v", ds)
 	}
 	if !pr.Trusts("ci[bot]") || pr.Trusts("mallory") {
@@ -228,13 +199,13 @@ func TestTrustAsksOnlyWhatItJudgesOncePerRun(t *testing.T) {
 func TestLedgerOfAWriterKeepsOnlyTheDismissalsTheyCouldMake(t *testing.T) {
 	ctx := context.Background()
 	gh := &fakeGitHub{perms: map[string]github.Permission{"carol": github.PermWrite}}
-	trust := NewTrust(gh, github.Repo{Owner: "o", Name: "r"}, nil)
-	led := finding.Ledger{Run: "20260101T000000-abcdef", Round: 1, Head: "aaaaaaaa", Converged: true}
+	trust := posts.NewTrust(gh, github.Repo{Owner: "o", Name: "r"}, nil)
+	led := posts.Ledger{Run: "20260101T000000-abcdef", Round: 1, Head: "aaaaaaaa", Converged: true}
 	led.Set("SEC-b0bf205b", finding.StatusDismissed, "")
 	led.Set("QUAL-0badf00d", finding.StatusDismissed, "")
 	led.Dismissed("QUAL-0badf00d", "mona", "mona never said so")
 	pr := &github.PullRequest{Viewer: "ocdx-bot", Author: "author", Comments: []github.Comment{
-		{Author: "carol", Body: finding.Marker + "\nreport\n" + led.Block(), URL: "https://x/c/1"}}}
+		{Author: "carol", Body: posts.Marker + "\nreport\n" + led.Block(), URL: "https://x/c/1"}}}
 	trust.Judge(ctx, pr)
 
 	got, url, warnings, ok := trust.Ledger(ctx, pr)
@@ -271,7 +242,7 @@ func TestLedgerCountsOnlyPushedFixes(t *testing.T) {
 		t.Fatalf("run: %+v", res)
 	}
 	last := h.gh.comments[len(h.gh.comments)-1].Body
-	l, err := finding.ParseLedger(last)
+	l, err := posts.ParseLedger(last)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, last)
 	}
@@ -292,7 +263,7 @@ func TestLedgerNamesOnlyReviewedHeads(t *testing.T) {
 	if len(h.gh.comments) == 0 {
 		t.Fatal("nothing posted")
 	}
-	l, err := finding.ParseLedger(h.gh.comments[0].Body)
+	l, err := posts.ParseLedger(h.gh.comments[0].Body)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -306,7 +277,7 @@ func TestLedgerNamesOnlyReviewedHeads(t *testing.T) {
 	if res, _ := h.run(t); res == nil || res.Outcome != OutcomeConverged {
 		t.Fatalf("run: %+v", res)
 	}
-	if l, _ := finding.ParseLedger(h.gh.comments[0].Body); l.ReviewedHead() != "aaaaaaaa" || !l.Converged {
+	if l, _ := posts.ParseLedger(h.gh.comments[0].Body); l.ReviewedHead() != "aaaaaaaa" || !l.Converged {
 		t.Errorf("a reviewed round: reviewed %q, converged %t", l.ReviewedHead(), l.Converged)
 	}
 }
@@ -317,11 +288,11 @@ func TestLedgerNamesOnlyReviewedHeads(t *testing.T) {
 func TestAReportSomeoneEditedCountsAsTheirs(t *testing.T) {
 	ctx := context.Background()
 	gh := &fakeGitHub{perms: map[string]github.Permission{"carol": github.PermWrite}}
-	trust := NewTrust(gh, github.Repo{Owner: "o", Name: "r"}, nil)
-	led := finding.Ledger{Run: "20260101T000000-abcdef", Round: 1, Head: "aaaaaaaa", Reviewed: "aaaaaaaa", Basis: "aaaaaaaa", Converged: true}
+	trust := posts.NewTrust(gh, github.Repo{Owner: "o", Name: "r"}, nil)
+	led := posts.Ledger{Run: "20260101T000000-abcdef", Round: 1, Head: "aaaaaaaa", Reviewed: "aaaaaaaa", Basis: "aaaaaaaa", Converged: true}
 	led.Set("SEC-b0bf205b", finding.StatusDismissed, "")
 	pr := &github.PullRequest{Viewer: "ocdx-bot", Author: "author", Reviews: []github.Review{
-		{Author: "ocdx-bot", EditedBy: "carol", Body: finding.Marker + "\nreport\n" + led.Block(), URL: "https://x/r/1"}}}
+		{Author: "ocdx-bot", EditedBy: "carol", Body: posts.Marker + "\nreport\n" + led.Block(), URL: "https://x/r/1"}}}
 	trust.Judge(ctx, pr)
 
 	got, _, _, ok := trust.Ledger(ctx, pr)

@@ -27,6 +27,7 @@ import (
 	"github.com/ocdx/gh-ocdx/internal/redact"
 	"github.com/ocdx/gh-ocdx/internal/text"
 	"github.com/ocdx/gh-ocdx/llm"
+	"github.com/ocdx/gh-ocdx/posts"
 	"github.com/ocdx/gh-ocdx/review"
 	"github.com/ocdx/gh-ocdx/secretscan"
 	"github.com/ocdx/gh-ocdx/state"
@@ -48,7 +49,7 @@ type GitHub interface {
 	PostComment(ctx context.Context, repo github.Repo, number int, body string) (*github.Comment, error)
 	PostReviewComments(ctx context.Context, repo github.Repo, number int, event github.ReviewEvent, body string, comments []github.ReviewComment) (*github.PostedReview, error)
 	ResolveThreads(ctx context.Context, repo github.Repo, replies []github.ThreadReply) error
-	Permissions
+	posts.Permissions
 }
 
 // Store is the state file; *state.Store is one.
@@ -72,8 +73,8 @@ type FixRequest struct {
 	Run     *state.Active
 	Round   int
 	Payload finding.FixPayload
-	Resume  *state.WIP     // the interrupted fix of this round, if any
-	Ledger  finding.Ledger // the PR's, before the fix: its report ends with it
+	Resume  *state.WIP   // the interrupted fix of this round, if any
+	Ledger  posts.Ledger // the PR's, before the fix: its report ends with it
 }
 
 // ErrDeclined: the user said no to the push. The run stays resumable.
@@ -227,7 +228,7 @@ type RoundResult struct {
 	Threads          finding.ThreadStats  `json:"threads"`
 	ThreadsTruncated bool                 `json:"threadsTruncated"`
 	Stuck            []string             `json:"stuck"`
-	Disputed         []string             `json:"disputed,omitempty"` // conceded in a conversation (Disputed): blocking, not stuck
+	Disputed         []string             `json:"disputed,omitempty"` // conceded in a conversation (posts.Disputed): blocking, not stuck
 	Since            string               `json:"since,omitempty"`    // a re-review: the head it reviewed the changes from; "": in full
 	RunUsage         llm.Usage            `json:"runUsage"`           // the run's tokens up to this round's review, fixes included
 	RunCostUSD       float64              `json:"runEstimatedCostUsd,omitempty"`
@@ -269,18 +270,18 @@ type loop struct {
 	readPR bool       // o.PR was used: later rounds read the PR again
 	wip    *state.WIP // an interrupted fix, from the state file
 	// converged: the current round's review converged, which its ledger
-	// says (finding.Ledger.Converged).
+	// says (posts.Ledger.Converged).
 	converged bool
 	// seed is the newest ledger on the PR when the run began: what other
 	// runs (this machine's or another's) knew.
-	seed       finding.Ledger
-	trust      *Trust
-	dismissals []Dismissal // the findings people dismissed on the PR
+	seed       posts.Ledger
+	trust      *posts.Trust
+	dismissals []posts.Dismissal // the findings people dismissed on the PR
 	// refusalsSaid are the refused commands this run said do not count
 	// (by refusedTag): each is said once.
 	refusalsSaid []string
-	disputed     []string  // the findings gh-ocdx conceded in its threads (Disputed)
-	restores     []Restore // the refuted findings people restored on the PR
+	disputed     []string        // the findings gh-ocdx conceded in its threads (posts.Disputed)
+	restores     []posts.Restore // the refuted findings people restored on the PR
 	// failures are the role errors said on stderr, each with the role that
 	// said it first: a second role failing the same way says so in a word.
 	failMu   sync.Mutex
@@ -306,7 +307,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		l.res.Budget = &BudgetStatus{MaxTokens: o.Budget.Max}
 	}
 	defer l.totals()
-	l.trust = NewTrust(o.GitHub, o.Repo, o.Policy)
+	l.trust = posts.NewTrust(o.GitHub, o.Repo, o.Policy.Trusted())
 	l.judge(ctx, o.PR)
 	if o.DryRun {
 		return l.dryRun(ctx)
@@ -382,7 +383,7 @@ func (l *loop) already(ctx context.Context, rd state.Round, runID string) (*Resu
 	threadFs, threads := l.threads(ctx, pr)
 	rr.Threads, rr.ThreadsTruncated = threads, pr.ThreadsTruncated
 	code := slices.DeleteFunc(slices.Clone(rr.Findings), IsThread)
-	rr.Findings, rr.Dismissed = splitDismissed(append(code, threadFs...), DismissedIDs(l.dismissals))
+	rr.Findings, rr.Dismissed = splitDismissed(append(code, threadFs...), posts.DismissedIDs(l.dismissals))
 	rr.Counts = Count(rr.Findings)
 	rr.Consensus = Consensus(rr.ReviewState, rr.Counts)
 	rr.reviewersOK = 1 // reviewed (convergedAt): the review stands
@@ -756,10 +757,10 @@ func (l *loop) review(ctx context.Context, pr *github.PullRequest, rr *RoundResu
 		}
 	}
 	// A dismissed finding is shown, not counted, fixed or stuck.
-	rr.Findings, rr.Dismissed = splitDismissed(rr.Findings, DismissedIDs(l.dismissals))
+	rr.Findings, rr.Dismissed = splitDismissed(rr.Findings, posts.DismissedIDs(l.dismissals))
 	rr.DismissedBy, rr.DismissedWhy = dismissedBy(rr.Dismissed, l.dismissals)
 	rr.settled = slices.Clone(rr.Dismissed)
-	_, before := splitDismissed(earlier, DismissedIDs(l.dismissals))
+	_, before := splitDismissed(earlier, posts.DismissedIDs(l.dismissals))
 	for _, f := range before {
 		if !slices.ContainsFunc(rr.settled, func(d finding.Finding) bool { return d.ID == f.ID }) {
 			rr.settled = append(rr.settled, f)
@@ -1013,7 +1014,7 @@ func (l *loop) showFix(rr *RoundResult, res *fix.Result) {
 // post publishes a report once: a tag already recorded or already on the
 // PR (a resumed run, or a POST whose answer was lost) is not posted again.
 func (l *loop) post(ctx context.Context, n int, kind, body string) (string, error) {
-	tag := finding.Tag(l.run.ID(), n, kind)
+	tag := posts.RunTag(l.run.ID(), n, kind)
 	for _, c := range l.comments(n) {
 		if c.Tag == tag {
 			return c.URL, nil
@@ -1032,7 +1033,7 @@ func (l *loop) post(ctx context.Context, n int, kind, body string) (string, erro
 		l.progress("the %s report of round %d is already on the PR: %s", kind, n, url)
 		return record(url)
 	}
-	full := github.CapBodyWith(redact.ForComment(finding.Marker+"\n"+tag+"\n"+body), "\n"+l.ledger(n, l.headOf(n)).Block())
+	full := github.CapBodyWith(redact.ForComment(posts.Marker+"\n"+tag+"\n"+body), "\n"+l.ledger(n, l.headOf(n)).Block())
 	c, err := l.o.GitHub.PostComment(ctx, l.o.Repo, l.o.PR.Number, full)
 	if err != nil {
 		// The POST may have been applied even though it failed: look.
@@ -1267,7 +1268,7 @@ func (l *loop) dryRun(ctx context.Context) (*Result, error) {
 	l.res.Label = "dry run: " + l.res.Label
 	in := PlanInline(pr, cur.lines, cur.Findings, inlinePolicy(l.o))
 	cur.Inline = &in
-	l.res.WouldPost = redact.ForComment(finding.Marker + "\n" + finding.Tag("<run>", 1, "review") + "\n" + RenderReview("<run>", l.o.MaxRounds, cur))
+	l.res.WouldPost = redact.ForComment(posts.Marker + "\n" + posts.RunTag("<run>", 1, "review") + "\n" + RenderReview("<run>", l.o.MaxRounds, cur))
 	l.res.WouldComment = in.Comments
 	l.res.WouldFix = toFix
 	l.res.Remaining = blockingOf(cur.Findings)

@@ -236,7 +236,7 @@ func TestRunPostAppliedDespiteErrorIsNotRepeated(t *testing.T) {
 	if h.gh.posts != 1 || len(h.gh.comments) != 1 {
 		t.Fatalf("%d posts, %d comments: want one of each", h.gh.posts, len(h.gh.comments))
 	}
-	if !strings.HasPrefix(h.gh.comments[0].Body, finding.Marker+"\n"+finding.Tag(res.RunID, 1, "review")) {
+	if !strings.HasPrefix(h.gh.comments[0].Body, posts.Marker+"\n"+posts.RunTag(res.RunID, 1, "review")) {
 		t.Errorf("comment starts with %q", h.gh.comments[0].Body[:80])
 	}
 }
@@ -375,7 +375,7 @@ func TestRunDryRunWritesNothing(t *testing.T) {
 
 	res, err := h.run(t)
 
-	if err != nil || res.Outcome != OutcomeWouldFix || !res.DryRun || len(res.WouldFix) != 1 || !strings.Contains(res.WouldPost, finding.Marker) {
+	if err != nil || res.Outcome != OutcomeWouldFix || !res.DryRun || len(res.WouldFix) != 1 || !strings.Contains(res.WouldPost, posts.Marker) {
 		t.Fatalf("Run = %+v, %v", res, err)
 	}
 	if h.gh.posts != 0 || h.fixer.calls != 0 {
@@ -437,7 +437,7 @@ func TestRunAConcededStuckFindingIsDisputed(t *testing.T) {
 	h.gh.pr.Threads = []github.ReviewThread{{ID: "T1", Path: "a.go", Comments: []github.ThreadComment{
 		{ID: "C1", Author: "ocdx-bot", Body: InlineBody(f), Path: "a.go", Line: intp(2)},
 		{ID: "C2", DatabaseID: "2", Author: "mona", Body: "intended"},
-		{ID: "C3", Author: "ocdx-bot", Body: finding.Marker + "\n" + posts.AnswerTag("2") + "\n" + posts.ConcededTag(id) + "\nYou're right."}}}}
+		{ID: "C3", Author: "ocdx-bot", Body: posts.Marker + "\n" + posts.AnswerTag("2") + "\n" + posts.ConcededTag(id) + "\nYou're right."}}}}
 	h.gh.pr.HeadRefOid = "cccccccc"
 	h.reviewer.answers = []string{reviewerAnswer(bug)}
 	h.analyzer.answers = []string{analyzerAnswer()}
@@ -452,7 +452,7 @@ func TestRunAConcededStuckFindingIsDisputed(t *testing.T) {
 		t.Errorf("stuck %v (round %v), disputed %v: want %s disputed only", res.Stuck, rr.Stuck, rr.Disputed, id)
 	}
 	last := h.gh.comments[len(h.gh.comments)-1].Body
-	led, err := finding.ParseLedger(last)
+	led, err := posts.ParseLedger(last)
 	if err != nil || fmt.Sprint(led.With(finding.StatusDisputed)) != "["+id+"]" || len(led.With(finding.StatusStuck)) != 0 {
 		t.Errorf("ledger %+v, %v", led.Findings, err)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/internal/text"
+	"github.com/ocdx/gh-ocdx/internal/tokens"
 	"github.com/ocdx/gh-ocdx/llm"
 )
 
@@ -162,11 +163,11 @@ func RenderReview(runID string, maxRounds int, rr *RoundResult) string {
 		if !r.OK {
 			res = "failed: " + cell(text.FirstLine(r.Error), 120)
 		}
-		tokens := r.Usage.String()
+		used := r.Usage.String()
 		if c, ok := rr.Costs[r.Role]; ok {
-			tokens += " · " + Dollars(c)
+			used += " · " + tokens.Dollars(c)
 		}
-		fmt.Fprintf(&b, "| %s | `%s` | %s | %d | %s | %s |\n", r.Role, r.Model, res, r.Findings, tokens, r.Elapsed)
+		fmt.Fprintf(&b, "| %s | `%s` | %s | %d | %s | %s |\n", r.Role, r.Model, res, r.Findings, used, r.Elapsed)
 	}
 	b.WriteString(verifierRow(rr))
 	b.WriteString("\n")
@@ -187,7 +188,7 @@ func RenderReview(runID string, maxRounds int, rr *RoundResult) string {
 	if rr.RunUsage != (llm.Usage{}) {
 		fmt.Fprintf(&b, "**Tokens this run so far** (every round, fixes included): %s", rr.RunUsage)
 		if rr.RunCostUSD > 0 {
-			fmt.Fprintf(&b, " · estimated cost %s", Dollars(rr.RunCostUSD))
+			fmt.Fprintf(&b, " · estimated cost %s", tokens.Dollars(rr.RunCostUSD))
 		}
 		b.WriteString("\n\n")
 	}
@@ -352,17 +353,9 @@ func writeUsage(b *strings.Builder, usage map[string]llm.Usage, costs map[string
 	}
 	fmt.Fprintf(b, " · total %s", total)
 	if len(costs) > 0 {
-		fmt.Fprintf(b, " · estimated cost %s (the configured prices)", Dollars(sumCosts(costs)))
+		fmt.Fprintf(b, " · estimated cost %s (the configured prices)", tokens.Dollars(sumCosts(costs)))
 	}
 	b.WriteString("\n\n")
-}
-
-// Dollars shows an estimated cost: "~$0.0123", "~$1.25".
-func Dollars(c float64) string {
-	if c >= 1 {
-		return fmt.Sprintf("~$%.2f", c)
-	}
-	return fmt.Sprintf("~$%.4f", c)
 }
 
 func sumCosts(costs map[string]float64) float64 {
@@ -406,7 +399,7 @@ func RenderSummary(r *Result) string {
 		fmt.Fprintf(&b, "**Tokens:** %s\n", bs)
 	}
 	if r.CostUSD > 0 {
-		fmt.Fprintf(&b, "**Estimated cost:** %s (the configured prices)\n", Dollars(r.CostUSD))
+		fmt.Fprintf(&b, "**Estimated cost:** %s (the configured prices)\n", tokens.Dollars(r.CostUSD))
 	}
 	b.WriteString("\n")
 	for _, rr := range r.Rounds {
@@ -460,7 +453,7 @@ func RenderSummary(r *Result) string {
 			}
 			fmt.Fprintf(&b, "- Tokens: %s", t)
 			if len(rr.Costs) > 0 {
-				fmt.Fprintf(&b, " (%s)", Dollars(sumCosts(rr.Costs)))
+				fmt.Fprintf(&b, " (%s)", tokens.Dollars(sumCosts(rr.Costs)))
 			}
 			b.WriteString("\n")
 		}

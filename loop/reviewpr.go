@@ -8,6 +8,7 @@ import (
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/internal/text"
+	"github.com/ocdx/gh-ocdx/posts"
 )
 
 // review-pr's review is a review of the PR like a round's
@@ -23,7 +24,7 @@ const ReviewPRPriority = "P3"
 // ReviewPRComments are review-pr's inline comments as posted: each begins
 // with the marker and the thread tag of its finding, as a round's do
 // (InlineBody), so every verb knows the thread as gh-ocdx's own
-// (OwnThreads). The findings are those of the comments, each ID once. A
+// (posts.OwnThreads). The findings are those of the comments, each ID once. A
 // comment on the problem of a finding the PR already has (earlier: the
 // basis's findings, where they are at this head) is that finding, under
 // its ID, whatever its category: one problem, one finding. It takes
@@ -51,7 +52,7 @@ func ReviewPRComments(cs []github.ReviewComment, earlier []finding.Finding) ([]g
 				break
 			}
 		}
-		c.Body = finding.Marker + "\n" + threadTag(f) + "\n" + c.Body
+		c.Body = posts.Marker + "\n" + posts.ThreadTag(f) + "\n" + c.Body
 		out = append(out, c)
 		if !slices.ContainsFunc(fs, func(x finding.Finding) bool { return x.ID == f.ID }) {
 			fs = append(fs, f)
@@ -68,7 +69,7 @@ func commentTitle(body string) string {
 			break // a suggestion: no words before it
 		}
 		if l = text.OneLine(strings.Trim(l, "#>*_-` ")); l != "" {
-			return text.Clip(l, finding.MaxLedgerTitle)
+			return text.Clip(l, posts.MaxLedgerTitle)
 		}
 	}
 	return "Suggested change"
@@ -84,14 +85,14 @@ func commentTitle(body string) string {
 // which the review's coverage was sampled ("" when it saw all it reviewed);
 // whole is the diff from a commit to head (ok false when this clone cannot
 // give it).
-func ReviewPRLedger(prev finding.Ledger, run, head, sampled string, fs []finding.Finding, whole func(from string) (string, bool)) (finding.Ledger, []finding.Finding) {
+func ReviewPRLedger(prev posts.Ledger, run, head, sampled string, fs []finding.Finding, whole func(from string) (string, bool)) (posts.Ledger, []finding.Finding) {
 	led := prev
 	led.Findings = slices.Clone(prev.Findings)
 	led.Run, led.Kind, led.Round, led.Head, led.Reviewed, led.Converged = run, "review-pr", 1, head, head, false
 	led.Tokens = nil // prev's run's, not this one's
 	for _, f := range fs {
 		// One the ledger knows (dismissed, say) keeps its status.
-		if !slices.ContainsFunc(led.Findings, func(e finding.LedgerEntry) bool { return e.ID == f.ID }) {
+		if !slices.ContainsFunc(led.Findings, func(e posts.LedgerEntry) bool { return e.ID == f.ID }) {
 			led.Set(f.ID, finding.StatusOpen, "")
 		}
 	}
@@ -117,7 +118,7 @@ func ReviewPRLedger(prev finding.Ledger, run, head, sampled string, fs []finding
 // ReviewPRCarried are prev's basis findings where they are at head (their
 // lines followed through the diff from prev's basis), and ok false when
 // this clone cannot give that diff.
-func ReviewPRCarried(prev finding.Ledger, head string, whole func(from string) (string, bool)) ([]finding.Finding, bool) {
+func ReviewPRCarried(prev posts.Ledger, head string, whole func(from string) (string, bool)) ([]finding.Finding, bool) {
 	carried, located := prev.BasisFindings()
 	if !located || prev.Basis == head || len(carried) == 0 {
 		return carried, true

@@ -8,10 +8,11 @@ import (
 
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/github"
+	"github.com/ocdx/gh-ocdx/posts"
 )
 
 // review-pr's inline comments are threads every verb knows as gh-ocdx's
-// own: OwnThreads lists them with their findings, ThreadFindings does not
+// own: posts.OwnThreads lists them with their findings, ThreadFindings does not
 // take them for a person's.
 func TestReviewPRCommentsAreOwnThreads(t *testing.T) {
 	posted, fs := ReviewPRComments([]github.ReviewComment{
@@ -32,11 +33,11 @@ func TestReviewPRCommentsAreOwnThreads(t *testing.T) {
 		n := *fs[i].Line
 		pr.Threads = append(pr.Threads, github.ReviewThread{ID: "PRRT_" + fs[i].ID, Comments: []github.ThreadComment{{Body: c.Body, Author: "ocdx-bot", Path: c.Path, Line: &n}}})
 	}
-	own := OwnThreads(pr)
+	own := posts.OwnThreads(pr)
 	if len(own) != 2 || own[0].Finding.ID != fs[0].ID || own[0].Finding.Title != "Bound the cache" || own[0].Priority != ReviewPRPriority {
 		t.Errorf("own threads %+v", own)
 	}
-	if th, _ := ThreadFindings(pr, NewTrust(&fakeGitHub{}, github.Repo{Owner: "o", Name: "r"}, nil).Resolution(context.Background(), pr)); len(th) != 0 {
+	if th, _ := ThreadFindings(pr, posts.NewTrust(&fakeGitHub{}, github.Repo{Owner: "o", Name: "r"}, nil).Resolution(context.Background(), pr)); len(th) != 0 {
 		t.Errorf("review-pr's comments became thread findings: %+v", th)
 	}
 }
@@ -48,7 +49,7 @@ func TestReviewPRCommentsAreOwnThreads(t *testing.T) {
 func TestReviewPRLedgerMovesTheBasis(t *testing.T) {
 	line := func(n int) *int { return &n }
 	old := finding.Finding{ID: "QUAL-00000001", Priority: "P1", File: "a.go", Line: line(3), Title: "Unbounded"}
-	var prev finding.Ledger
+	var prev posts.Ledger
 	prev.Run, prev.Head, prev.Reviewed, prev.Basis, prev.Converged = "20261124T101112-a1b2c3", "aaaaaaa", "aaaaaaa", "aaaaaaa", true
 	prev.Set(old.ID, finding.StatusOpen, "")
 	prev.Set("QUAL-00000002", finding.StatusDismissed, "")
@@ -109,7 +110,7 @@ func TestReviewPRCommentOnAKnownProblemIsThatFinding(t *testing.T) {
 // In review-pr's ledger, a finding its comment named keeps what the basis
 // said of it: a comment (P3) on a P0 does not make it a P3.
 func TestReviewPRLedgerKeepsTheFindingACommentNamed(t *testing.T) {
-	prev := finding.Ledger{V: finding.LedgerVersion, Run: "20261124T101010-a1b2c3", Round: 1, Head: "aaaaaaa", Reviewed: "aaaaaaa", Basis: "aaaaaaa"}
+	prev := posts.Ledger{V: posts.LedgerVersion, Run: "20261124T101010-a1b2c3", Round: 1, Head: "aaaaaaa", Reviewed: "aaaaaaa", Basis: "aaaaaaa"}
 	prev.Set("SEC-f7c590a4", finding.StatusOpen, "")
 	line := 7
 	prev.Locate(finding.Finding{ID: "SEC-f7c590a4", Priority: "P0", File: "auth.go", Line: &line, Title: "Keys are not validated"})

@@ -101,7 +101,7 @@ const maxReply = 500
 // reviewers of the next round weigh them (a finding disputed, explained).
 func replies(pr *github.PullRequest) []reply {
 	var out []reply
-	for _, t := range OwnThreads(pr) {
+	for _, t := range posts.OwnThreads(pr) {
 		if t.Resolved {
 			continue
 		}
@@ -156,16 +156,16 @@ func analyzerTask(pr *github.PullRequest, threadFs []finding.Finding, st finding
 		findings[f.ID] = true
 	}
 	for _, th := range pr.Threads {
-		if len(th.Comments) > 0 && Own(pr, th.Comments[0].Body, th.Comments[0].Author) {
+		if len(th.Comments) > 0 && posts.Own(pr, th.Comments[0].Body, th.Comments[0].Author) {
 			continue // gh-ocdx's own threads: their replies go to the reviewers
 		}
 		var v threadView
 		for _, c := range th.Comments {
-			if Own(pr, c.Body, c.Author) {
+			if posts.Own(pr, c.Body, c.Author) {
 				continue
 			}
 			if v.ID == "" {
-				v.ID, v.Path, v.Line = ThreadID(c), c.Path, c.Line
+				v.ID, v.Path, v.Line = posts.ThreadID(c), c.Path, c.Line
 			}
 			v.Comments = append(v.Comments, commentView{Author: c.Author, Association: c.Association, Body: excerpt(c.Body, maxCommentView)})
 		}
@@ -193,7 +193,7 @@ func analyzerTask(pr *github.PullRequest, threadFs []finding.Finding, st finding
 	stJSON, _ := json.Marshal(st)
 	statsJSON, _ := json.Marshal(stats)
 	return prompts.RenderStable("comments_analyzer.md", map[string]any{
-		"Number": pr.Number, "Title": pr.Title, "URL": pr.URL, "Marker": finding.Marker,
+		"Number": pr.Number, "Title": pr.Title, "URL": pr.URL, "Marker": posts.Marker,
 		"ReviewState": string(stJSON), "Stats": string(statsJSON), "Truncated": truncated, "Threads": threads,
 	})
 }

@@ -50,7 +50,7 @@ func decided(res *Result, h *harness, reviews, fixes int) decisions {
 	for _, f := range res.Remaining {
 		d.Remaining = append(d.Remaining, f.ID)
 	}
-	if led, _, _, ok := PRLedger(&h.gh.pr); ok {
+	if led, _, _, ok := posts.PRLedger(&h.gh.pr); ok {
 		for _, e := range led.Findings {
 			d.Ledger = append(d.Ledger, e.ID+" "+string(cmp.Or(e.Status, finding.StatusOpen)))
 		}
@@ -233,7 +233,7 @@ func TestTheLedgerRoundTripsEveryScenario(t *testing.T) {
 			h.gh.pr.Threads = append(h.gh.pr.Threads, github.ReviewThread{ID: "T1", Path: "a.go", Comments: []github.ThreadComment{
 				{ID: "C1", Author: "ocdx-bot", Body: InlineBody(posted), Path: "a.go", Line: lineOf(10)},
 				{ID: "C2", DatabaseID: "2", Author: "mona", Body: "intended"},
-				{ID: "C3", Author: "ocdx-bot", Body: finding.Marker + "\n" + posts.AnswerTag("2") + "\n" + posts.ConcededTag(posted.ID) + "\nYou're right."},
+				{ID: "C3", Author: "ocdx-bot", Body: posts.Marker + "\n" + posts.AnswerTag("2") + "\n" + posts.ConcededTag(posted.ID) + "\nYou're right."},
 			}})
 		}, func(h *harness) {
 			h.opts.Whole = moved

@@ -11,15 +11,9 @@ import (
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/internal/redact"
+	"github.com/ocdx/gh-ocdx/posts"
 	"github.com/ocdx/gh-ocdx/secretscan"
 )
-
-// Own reports whether a comment is gh-ocdx's: it carries the marker and was
-// posted by the login gh-ocdx posts as, or one the PR trusts (Trust.Judge).
-// A copy of the marker by anyone else is human content like any other.
-func Own(pr *github.PullRequest, body, author string) bool {
-	return strings.Contains(body, finding.Marker) && pr.Trusts(author)
-}
 
 // Consensus values (docs/architecture.md, Consensus).
 const (
@@ -49,7 +43,7 @@ func ReviewStateOf(pr *github.PullRequest) finding.ReviewState {
 	for _, r := range pr.Reviews {
 		// gh-ocdx's own reviews (review-pr's) are no one's change request
 		// and withdraw none.
-		if Own(pr, r.Body, r.Author) {
+		if posts.Own(pr, r.Body, r.Author) {
 			continue
 		}
 		switch r.State {
@@ -85,29 +79,24 @@ var blocking = regexp.MustCompile(`(?i)\b(must|block\w*)\b`)
 // maxThreadExcerpt bounds the comment text a thread finding quotes.
 const maxThreadExcerpt = 200
 
-// Resolution judges a resolved person's thread whose first comment is
-// first: whether its resolution counts, and when not, why
-// (Trust.Resolution is the rule).
-type Resolution func(th github.ReviewThread, first github.ThreadComment) (counts bool, why string)
-
 // ThreadFindings maps review threads to findings:
 // gh-ocdx's own comments (the marker, posted by pr's viewer) are ignored (a
 // thread that gh-ocdx opened is not counted), and each thread left
 // unresolved, or resolved by someone resolved does not count, becomes
 // THREAD-<id of its first comment>, P0 when a maintainer's first comment
 // says "must" or "block", else P1.
-func ThreadFindings(pr *github.PullRequest, resolved Resolution) ([]finding.Finding, finding.ThreadStats) {
+func ThreadFindings(pr *github.PullRequest, resolved posts.Resolution) ([]finding.Finding, finding.ThreadStats) {
 	var out []finding.Finding
 	var st finding.ThreadStats
 	for _, th := range pr.Threads {
 		// gh-ocdx's own threads (its findings) are never a person's: their
 		// replies go to the reviewers instead (docs/architecture.md, Posting).
-		if len(th.Comments) > 0 && Own(pr, th.Comments[0].Body, th.Comments[0].Author) {
+		if len(th.Comments) > 0 && posts.Own(pr, th.Comments[0].Body, th.Comments[0].Author) {
 			continue
 		}
 		var human []github.ThreadComment
 		for _, c := range th.Comments {
-			if !Own(pr, c.Body, c.Author) {
+			if !posts.Own(pr, c.Body, c.Author) {
 				human = append(human, c)
 			}
 		}
@@ -146,49 +135,13 @@ func ThreadFindings(pr *github.PullRequest, resolved Resolution) ([]finding.Find
 		}
 		id := first.ID
 		out = append(out, finding.Finding{
-			ID: ThreadID(first), Priority: prio, Category: ThreadCategory, File: path, Line: line,
+			ID: posts.ThreadID(first), Priority: prio, Category: ThreadCategory, File: path, Line: line,
 			Title:       title,
 			Description: redact.ForComment(excerpt(first.Body, maxThreadExcerpt)),
 			Source:      &finding.Source{Type: "human", Name: first.Author, ReviewID: &id, Timestamp: first.CreatedAt},
 		})
 	}
 	return out, st
-}
-
-// ThreadID is the ID of the finding of the thread whose first human
-// comment is c: THREAD-<its database id>, which stays when the thread is
-// edited (THREAD-<node id> without one, as ledgers before it spelled it).
-func ThreadID(c github.ThreadComment) string {
-	if c.DatabaseID != "" {
-		return "THREAD-" + c.DatabaseID
-	}
-	return "THREAD-" + c.ID
-}
-
-// legacyThreadIDs maps the IDs earlier ledgers and commands gave pr's
-// threads (THREAD-<node id of the first human comment>) to today's.
-func legacyThreadIDs(pr *github.PullRequest) map[string]string {
-	m := map[string]string{}
-	for _, f := range threadFirsts(pr) {
-		if f.DatabaseID != "" {
-			m["THREAD-"+f.ID] = ThreadID(f)
-		}
-	}
-	return m
-}
-
-// threadFirsts are the first human comments of pr's threads.
-func threadFirsts(pr *github.PullRequest) []github.ThreadComment {
-	var out []github.ThreadComment
-	for _, th := range pr.Threads {
-		for _, c := range th.Comments {
-			if !Own(pr, c.Body, c.Author) {
-				out = append(out, c)
-				break
-			}
-		}
-	}
-	return out
 }
 
 // IsThread reports whether f came from a human review thread.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/github"
+	"github.com/ocdx/gh-ocdx/posts"
 	"github.com/ocdx/gh-ocdx/review"
 	"github.com/ocdx/gh-ocdx/secretscan"
 )
@@ -19,7 +20,7 @@ func TestReviewStateOf(t *testing.T) {
 	}
 	marked := func(state, login, assoc, at string) github.Review {
 		r := rv(state, login, assoc, at)
-		r.Body = finding.Marker + "\n" + finding.Tag("20261123T184200-abcdef", 1, "review-pr") + "\n**Verdict:** changes needed."
+		r.Body = posts.Marker + "\n" + posts.RunTag("20261123T184200-abcdef", 1, "review-pr") + "\n**Verdict:** changes needed."
 		return r
 	}
 	for _, tc := range []struct {
@@ -61,15 +62,15 @@ func TestThreadFindings(t *testing.T) {
 		{Comments: []github.ThreadComment{{ID: "C2", Body: "This must go", Author: "pal", Association: "CONTRIBUTOR"}}},
 		{Comments: []github.ThreadComment{{ID: "C3", Body: "blocker: " + strings.Repeat("x", 300) + " ghp_abcdefghijklmnopqrstuvwxyz0123456789", Author: "o", Association: "OWNER", Path: "b.go"}}},
 		{IsResolved: true, ResolvedBy: "boss", Comments: []github.ThreadComment{{ID: "C4", Body: "done", Author: "boss", Association: "MEMBER"}}},
-		{Comments: []github.ThreadComment{{ID: "C5", Body: finding.Marker + " a report", Author: "bot"}}},
+		{Comments: []github.ThreadComment{{ID: "C5", Body: posts.Marker + " a report", Author: "bot"}}},
 		// A reply on gh-ocdx's own thread is no thread finding: the next
 		// round's reviewers are shown it.
-		{Comments: []github.ThreadComment{{ID: "C6", Body: finding.Marker, Author: "bot"}, {ID: "C7", Body: "reply by a human", Author: "pal", Association: "NONE", Path: "c.go"}}},
+		{Comments: []github.ThreadComment{{ID: "C6", Body: posts.Marker, Author: "bot"}, {ID: "C7", Body: "reply by a human", Author: "pal", Association: "NONE", Path: "c.go"}}},
 		// A copy of the marker by someone else is a human thread.
-		{Comments: []github.ThreadComment{{ID: "C8", Body: finding.Marker + " fake report", Author: "mallory", Association: "NONE", Path: "d.go"}}},
+		{Comments: []github.ThreadComment{{ID: "C8", Body: posts.Marker + " fake report", Author: "mallory", Association: "NONE", Path: "d.go"}}},
 	}
 	pr := &github.PullRequest{Threads: threads, Viewer: "bot"}
-	fs, st := ThreadFindings(pr, NewTrust(&fakeGitHub{}, github.Repo{Owner: "o", Name: "r"}, nil).Resolution(context.Background(), pr))
+	fs, st := ThreadFindings(pr, posts.NewTrust(&fakeGitHub{}, github.Repo{Owner: "o", Name: "r"}, nil).Resolution(context.Background(), pr))
 	if st != (finding.ThreadStats{Total: 5, Resolved: 1, Unresolved: 4}) {
 		t.Errorf("stats %+v", st)
 	}
@@ -328,21 +329,21 @@ func TestThreadIDsAndTheirOldNames(t *testing.T) {
 		{Comments: []github.ThreadComment{{ID: "PRRC_kwDOold", DatabaseID: "2001", Body: "why?", Author: "pal", Association: "NONE", Path: "a.go", Line: &l}}},
 		{Comments: []github.ThreadComment{{ID: "PRRC_nodb", Body: "and this?", Author: "pal", Association: "NONE", Path: "b.go"}}},
 	}}
-	fs, _ := ThreadFindings(pr, NewTrust(&fakeGitHub{}, github.Repo{Owner: "o", Name: "r"}, nil).Resolution(context.Background(), pr))
+	fs, _ := ThreadFindings(pr, posts.NewTrust(&fakeGitHub{}, github.Repo{Owner: "o", Name: "r"}, nil).Resolution(context.Background(), pr))
 	if len(fs) != 2 || fs[0].ID != "THREAD-2001" || fs[1].ID != "THREAD-PRRC_nodb" {
 		t.Fatalf("thread IDs %+v", fs)
 	}
-	led := finding.Ledger{Run: "20260101T000000-abcdef", Round: 1, Head: "aaaaaaaa"}
+	led := posts.Ledger{Run: "20260101T000000-abcdef", Round: 1, Head: "aaaaaaaa"}
 	led.Set("THREAD-PRRC_kwDOold", finding.StatusDismissed, "")
-	pr.Comments = []github.Comment{{Author: "bot", Body: finding.Marker + "\nreport\n" + led.Block(), URL: "https://x/c/1"},
+	pr.Comments = []github.Comment{{Author: "bot", Body: posts.Marker + "\nreport\n" + led.Block(), URL: "https://x/c/1"},
 		{Author: "maint", Body: "/ocdx dismiss THREAD-PRRC_kwDOold", URL: "https://x/c/2"}}
-	trust := NewTrust(&fakeGitHub{perms: map[string]github.Permission{"maint": github.PermWrite}}, github.Repo{Owner: "o", Name: "r"}, nil)
+	trust := posts.NewTrust(&fakeGitHub{perms: map[string]github.Permission{"maint": github.PermWrite}}, github.Repo{Owner: "o", Name: "r"}, nil)
 	trust.Judge(context.Background(), pr)
 	got, _, _, ok := trust.Ledger(context.Background(), pr)
 	if !ok || fmt.Sprint(got.With(finding.StatusDismissed)) != "[THREAD-2001]" {
 		t.Errorf("the old ledger's thread: %+v", got.Findings)
 	}
-	ds, refused, _ := trust.Dismissals(context.Background(), pr, finding.Ledger{})
+	ds, refused, _ := trust.Dismissals(context.Background(), pr, posts.Ledger{})
 	if len(ds) != 1 || ds[0].ID != "THREAD-2001" || ds[0].By != "maint" || len(refused) != 0 {
 		t.Errorf("the old command's thread: %+v, refused %+v", ds, refused)
 	}
@@ -350,7 +351,7 @@ func TestThreadIDsAndTheirOldNames(t *testing.T) {
 
 // Resolving a person's thread clears its finding as a dismissal does
 // (docs/architecture.md, Who may dismiss): it counts from the thread's
-// author or from someone MayDismiss allows; from anyone else, or from
+// author or from someone posts.MayDismiss allows; from anyone else, or from
 // nobody GitHub names, the thread stays a finding that says who resolved
 // it.
 func TestThreadResolutionCountsOnlyFromWhomMayDismiss(t *testing.T) {
@@ -373,7 +374,7 @@ func TestThreadResolutionCountsOnlyFromWhomMayDismiss(t *testing.T) {
 		pr := &github.PullRequest{Viewer: "bot", Author: tc.prAuthor, Threads: []github.ReviewThread{
 			{IsResolved: true, ResolvedBy: tc.by, Comments: []github.ThreadComment{{ID: "C1", DatabaseID: "11", Body: "This must not ship.", Author: "boss", Association: "MEMBER", Path: "a.go"}}},
 		}}
-		trust := NewTrust(&fakeGitHub{perms: perms}, github.Repo{Owner: "o", Name: "r"}, nil)
+		trust := posts.NewTrust(&fakeGitHub{perms: perms}, github.Repo{Owner: "o", Name: "r"}, nil)
 		fs, st := ThreadFindings(pr, trust.Resolution(context.Background(), pr))
 		if tc.counts {
 			if len(fs) != 0 || st != (finding.ThreadStats{Total: 1, Resolved: 1}) {

@@ -12,7 +12,9 @@ import (
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/internal/redact"
 	"github.com/ocdx/gh-ocdx/internal/text"
+	"github.com/ocdx/gh-ocdx/internal/tokens"
 	"github.com/ocdx/gh-ocdx/llm"
+	"github.com/ocdx/gh-ocdx/posts"
 	"github.com/ocdx/gh-ocdx/prompts"
 	"github.com/ocdx/gh-ocdx/secretscan"
 	"github.com/ocdx/gh-ocdx/state"
@@ -131,7 +133,7 @@ type VerifierStatus struct {
 // a call the token budget refuses is an error (it ends the run as for any
 // role).
 func (l *loop) verify(ctx context.Context, pr *github.PullRequest, rr *RoundResult) error {
-	restored := RestoredIDs(l.restores)
+	restored := posts.RestoredIDs(l.restores)
 	l.reinstate(rr, restored)
 	v := l.o.Verifier
 	if v == nil || !rr.crew.verifier {
@@ -312,78 +314,11 @@ func verifierRow(rr *RoundResult) string {
 	if !st.OK {
 		res = "failed: " + cell(text.FirstLine(st.Error), 120)
 	}
-	tokens := st.Usage.String()
+	used := st.Usage.String()
 	if st.CostUSD > 0 {
-		tokens += " · " + Dollars(st.CostUSD)
+		used += " · " + tokens.Dollars(st.CostUSD)
 	}
-	return fmt.Sprintf("| %s | `%s` | %s | %d | %s | %s |\n", verifierName, st.Model, res, len(st.Refuted), tokens, st.Elapsed)
-}
-
-// restoreCommand starts a comment that overrules the verifier: the
-// refuted findings whose IDs follow count again (gh ocdx restore posts
-// such a comment).
-const restoreCommand = "/ocdx restore"
-
-// RestoreCommand reads a comment whose first line is /ocdx restore, and the
-// finding IDs that follow it on that line; what is not an ID is left out.
-func RestoreCommand(body string) (ids []string, ok bool) { return findingCommand(body, restoreCommand) }
-
-// Restore is a refuted finding someone restored on the PR.
-type Restore struct {
-	ID, By, URL string
-}
-
-// MayRestore is MayDismiss, the one rule for a command that changes what
-// gh-ocdx decides on a PR, applied to /ocdx restore.
-func MayRestore(repo github.Repo, perm github.Permission, login, prAuthor, id string) (ok bool, why string) {
-	ok, why = MayDismiss(repo, perm, login, prAuthor, id)
-	return ok, strings.ReplaceAll(why, "dismiss", "restore")
-}
-
-// Restores are the findings restored on pr (Judged) by a /ocdx restore
-// comment in its conversation from someone MayRestore allows; refused are
-// the commands, or the IDs of a command, that do not count. A permission
-// that cannot be read restores nothing; warnings say so.
-func (t *Trust) Restores(ctx context.Context, pr *github.PullRequest) (rs []Restore, refused []Refusal, warnings []string) {
-	for _, c := range pr.Comments {
-		ids, ok := RestoreCommand(c.Body)
-		if !ok || len(ids) == 0 {
-			continue
-		}
-		p, err := t.Permission(ctx, c.Author)
-		if err != nil {
-			warnings = append(warnings, fmt.Sprintf("the /ocdx restore of %s (%s) does not count: %v", c.Author, c.URL, err))
-			continue
-		}
-		r := Refusal{By: c.Author, URL: c.URL, ID: commentID(c)}
-		var whys []string
-		for _, id := range ids {
-			if ok, why := MayRestore(t.repo, p, c.Author, pr.Author, id); !ok {
-				r.IDs = append(r.IDs, id)
-				if !slices.Contains(whys, why) {
-					whys = append(whys, why)
-				}
-				continue
-			}
-			if !slices.ContainsFunc(rs, func(x Restore) bool { return x.ID == id }) {
-				rs = append(rs, Restore{ID: id, By: c.Author, URL: c.URL})
-			}
-		}
-		if len(r.IDs) > 0 {
-			r.Why = strings.Join(whys, "; ")
-			refused = append(refused, r)
-		}
-	}
-	return rs, refused, warnings
-}
-
-// RestoredIDs are the IDs of rs.
-func RestoredIDs(rs []Restore) []string {
-	ids := make([]string, 0, len(rs))
-	for _, r := range rs {
-		ids = append(ids, r.ID)
-	}
-	return ids
+	return fmt.Sprintf("| %s | `%s` | %s | %d | %s | %s |\n", verifierName, st.Model, res, len(st.Refuted), used, st.Elapsed)
 }
 
 // readRestores sets the findings people restored, as pr shows them now,
@@ -396,13 +331,13 @@ func (l *loop) readRestores(ctx context.Context, pr *github.PullRequest, answer 
 	// The ledger remembers a restore once its command is past the
 	// comments read; a forged one can only make a finding count.
 	for _, id := range l.seed.Restored() {
-		if !slices.ContainsFunc(rs, func(r Restore) bool { return r.ID == id }) {
-			rs = append(rs, Restore{ID: id})
+		if !slices.ContainsFunc(rs, func(r posts.Restore) bool { return r.ID == id }) {
+			rs = append(rs, posts.Restore{ID: id})
 		}
 	}
 	l.restores = rs
 	for _, r := range refused {
-		if err := l.refusal(ctx, pr, r, restoreCommand, "What the verifier refuted stays left out.", answer); err != nil {
+		if err := l.refusal(ctx, pr, r, "/ocdx "+posts.CmdRestore, "What the verifier refuted stays left out.", answer); err != nil {
 			return err
 		}
 	}
@@ -413,7 +348,7 @@ func (l *loop) readRestores(ctx context.Context, pr *github.PullRequest, answer 
 // review of rd (or the PR's ledger) refuted: that head must be reviewed
 // again for the finding to count.
 func (l *loop) restoresRefuted(rd state.Round) bool {
-	restored := RestoredIDs(l.restores)
+	restored := posts.RestoredIDs(l.restores)
 	for _, f := range rd.Findings {
 		if f.Status == finding.StatusRefuted && slices.Contains(restored, f.ID) {
 			return true
@@ -465,12 +400,12 @@ func (l *loop) reinstate(rr *RoundResult, restored []string) {
 
 // ledgerRefuted records in led the findings round rr refuted, and those
 // restored since (open again).
-func (l *loop) ledgerRefuted(led *finding.Ledger, rr RoundResult) {
+func (l *loop) ledgerRefuted(led *posts.Ledger, rr RoundResult) {
 	for _, f := range rr.Refuted {
 		led.Set(f.ID, finding.StatusRefuted, "")
 		led.Agree(f.ID, f.Agreement, f.Reviewers)
 	}
-	for _, id := range RestoredIDs(l.restores) {
+	for _, id := range posts.RestoredIDs(l.restores) {
 		if led.Has(id) || l.raised(id) { // a restore of an ID nobody raised is no entry
 			led.Restore(id)
 		}

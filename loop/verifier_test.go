@@ -105,26 +105,6 @@ func TestRenderRefutedEvidenceIsInert(t *testing.T) {
 	}
 }
 
-// A /ocdx restore command names IDs on its first line; anything else is not
-// one.
-func TestRestoreCommand(t *testing.T) {
-	for body, want := range map[string]string{
-		"/ocdx restore QUAL-00000001 rm PERF-12ab34cd\nthanks": "QUAL-00000001 PERF-12ab34cd",
-		"/ocdx restoreQUAL-00000001":                           "-",
-		"please /ocdx restore QUAL-00000001":                   "-",
-		"/ocdx restore":                                        "",
-	} {
-		ids, ok := RestoreCommand(body)
-		got := strings.Join(ids, " ")
-		if !ok {
-			got = "-"
-		}
-		if got != want {
-			t.Errorf("%q: %q, want %q", body, got, want)
-		}
-	}
-}
-
 // The tier decides who reviews: quick is the first reviewer alone, without
 // the verifier, and with the analyzer only when threads are unresolved;
 // deep has the verifier judge every finding it may (support 1), standard

@@ -10,6 +10,7 @@ import (
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/internal/redact"
 	"github.com/ocdx/gh-ocdx/internal/text"
+	"github.com/ocdx/gh-ocdx/posts"
 )
 
 // commentsSchema is submit_review's optional inline comments.
@@ -54,7 +55,7 @@ func (s *Session) anchored(ctx context.Context, in []inlineComment) ([]github.Re
 			told = append(told, fmt.Sprintf("comment %d, on %s, is not on a line of the PR's diff, where GitHub refuses comments", i+1, at))
 			continue
 		}
-		if c.Suggestion != nil && finding.CarriesMarkup(*c.Suggestion) {
+		if c.Suggestion != nil && posts.CarriesMarkup(*c.Suggestion) {
 			// Posted as written, it could pass for gh-ocdx's own markup.
 			marked = append(marked, fmt.Sprintf("comment %d (%s:%d)", i+1, c.Path, c.Line))
 			told = append(told, fmt.Sprintf("comment %d, on %s, suggests text holding an HTML comment, a gh-ocdx tag or an /ocdx line", i+1, at))

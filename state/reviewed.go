@@ -5,7 +5,7 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
-	"github.com/ocdx/gh-ocdx/finding"
+	"github.com/ocdx/gh-ocdx/posts"
 )
 
 // What gh ocdx stats read of a repository's pull requests lives in its own
@@ -40,8 +40,8 @@ type ReviewedPR struct {
 	Number  int    `json:"number"`
 	URL     string `json:"url"`
 	Updated string `json:"updated"` // GitHub's updatedAt when read (RFC 3339)
-	// Ledger is the newest trusted ledger (loop.Trust.Ledger); nil: none.
-	Ledger *finding.Ledger `json:"ledger,omitempty"`
+	// Ledger is the newest trusted ledger (posts.Trust.Ledger); nil: none.
+	Ledger *posts.Ledger `json:"ledger,omitempty"`
 	// Posts are the trusted reports carrying a ledger, oldest first.
 	Posts []LedgerPost `json:"posts,omitempty"`
 }
@@ -50,12 +50,12 @@ type ReviewedPR struct {
 // posted it, when, whether its review converged, and the run's tokens so
 // far per model.
 type LedgerPost struct {
-	Run       string                `json:"run"`
-	Kind      string                `json:"kind,omitempty"`
-	Round     int                   `json:"round"`
-	At        string                `json:"at"` // when it was posted (RFC 3339)
-	Converged bool                  `json:"converged,omitempty"`
-	Tokens    []finding.ModelTokens `json:"tokens,omitempty"`
+	Run       string              `json:"run"`
+	Kind      string              `json:"kind,omitempty"`
+	Round     int                 `json:"round"`
+	At        string              `json:"at"` // when it was posted (RFC 3339)
+	Converged bool                `json:"converged,omitempty"`
+	Tokens    []posts.ModelTokens `json:"tokens,omitempty"`
 }
 
 // ReviewedOf is what stats last read of repo (host/owner/repo); the zero

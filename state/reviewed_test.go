@@ -8,6 +8,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/ocdx/gh-ocdx/finding"
+	"github.com/ocdx/gh-ocdx/posts"
 )
 
 // What stats read of a repository comes back as written, per repository;
@@ -21,10 +22,10 @@ func TestReviewedIsKeptPerRepositoryAndADamagedOneIsReadAgain(t *testing.T) {
 	want := Reviewed{Newest: "2026-01-02T00:00:00Z", Through: "2026-01-01T00:00:00Z", Complete: true,
 		PRs: []ReviewedPR{
 			{Number: 2, URL: "https://github.com/octo/widgets/pull/2", Updated: "2026-01-02T00:00:00Z",
-				Ledger: &finding.Ledger{V: 3, Run: "20260101T000000-abcdef", Round: 1, Head: "abcdef0",
-					Findings: []finding.LedgerEntry{{ID: "QUAL-00000001", Status: finding.StatusFixed, Reviewers: []string{"openai/gpt-4.1"}}}},
+				Ledger: &posts.Ledger{V: 3, Run: "20260101T000000-abcdef", Round: 1, Head: "abcdef0",
+					Findings: []posts.LedgerEntry{{ID: "QUAL-00000001", Status: finding.StatusFixed, Reviewers: []string{"openai/gpt-4.1"}}}},
 				Posts: []LedgerPost{{Run: "20260101T000000-abcdef", Round: 1, At: "2026-01-02T00:00:00Z", Converged: true,
-					Tokens: []finding.ModelTokens{{Model: "openai/gpt-4.1", Input: 10, Output: 1}}}}},
+					Tokens: []posts.ModelTokens{{Model: "openai/gpt-4.1", Input: 10, Output: 1}}}}},
 			{Number: 1, Updated: "2026-01-01T00:00:00Z"},
 		},
 		Warnings: []ReviewedMsg{{PR: 2, Msg: "a warning"}}}

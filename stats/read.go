@@ -9,10 +9,9 @@ import (
 	"time"
 
 	"github.com/ocdx/gh-ocdx/config"
-	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/internal/text"
-	"github.com/ocdx/gh-ocdx/loop"
+	"github.com/ocdx/gh-ocdx/posts"
 	"github.com/ocdx/gh-ocdx/state"
 )
 
@@ -21,7 +20,7 @@ import (
 // (*github.Client is one).
 type GitHub interface {
 	ReviewedPRs(ctx context.Context, repo github.Repo, first int, after string) (github.ReviewedPage, error)
-	loop.Permissions
+	posts.Permissions
 }
 
 // Cache keeps what Read read of a repository (*state.Store is one).
@@ -72,7 +71,7 @@ func Read(ctx context.Context, o Options) (Result, error) {
 		}
 	}
 	newest := parseTime(cache.Newest)
-	r := &reader{o: o, trusts: map[string]*loop.Trust{}, policies: map[string]*config.Policy{}}
+	r := &reader{o: o, trusts: map[string]*posts.Trust{}, policies: map[string]*config.Policy{}}
 	var res Result
 	var fresh []state.ReviewedPR
 	var warnings []state.ReviewedMsg
@@ -180,7 +179,7 @@ func usable(c state.Reviewed, o Options) bool {
 // trustedLogins once, each login's permission once.
 type reader struct {
 	o        Options
-	trusts   map[string]*loop.Trust    // by trustedLogins
+	trusts   map[string]*posts.Trust   // by trustedLogins
 	policies map[string]*config.Policy // by the .ocdx.json's text
 }
 
@@ -203,10 +202,10 @@ func (r *reader) pr(ctx context.Context, n github.ReviewedPR) (state.ReviewedPR,
 		msgs = append(msgs, ws...)
 	}
 	add := func(body, by, at string) {
-		if !loop.Own(pr, body, by) {
+		if !posts.Own(pr, body, by) {
 			return
 		}
-		l, err := finding.ParseLedger(body)
+		l, err := posts.ParseLedger(body)
 		if err != nil {
 			return // no ledger, or one Ledger said it ignored
 		}
@@ -228,14 +227,14 @@ func (r *reader) pr(ctx context.Context, n github.ReviewedPR) (state.ReviewedPR,
 
 // hasMarker reports whether any report on pr carries gh-ocdx's marker.
 func hasMarker(pr *github.PullRequest) bool {
-	return slices.ContainsFunc(pr.Reviews, func(r github.Review) bool { return strings.Contains(r.Body, finding.Marker) }) ||
-		slices.ContainsFunc(pr.Comments, func(c github.Comment) bool { return strings.Contains(c.Body, finding.Marker) })
+	return slices.ContainsFunc(pr.Reviews, func(r github.Review) bool { return strings.Contains(r.Body, posts.Marker) }) ||
+		slices.ContainsFunc(pr.Comments, func(c github.Comment) bool { return strings.Contains(c.Body, posts.Marker) })
 }
 
 // trust is the Trust of pr's base branch: its .ocdx.json's trustedLogins
 // (config.FromBase), one Trust per list so that a login is asked about
 // once. An unusable .ocdx.json trusts no listed login, and says so.
-func (r *reader) trust(pr *github.PullRequest) (*loop.Trust, string) {
+func (r *reader) trust(pr *github.PullRequest) (*posts.Trust, string) {
 	f := pr.BasePolicy
 	key := fmt.Sprintf("%t%t%t\x00%s", f.Found, f.Truncated, f.NotText, f.Text)
 	p, seen := r.policies[key]
@@ -248,13 +247,9 @@ func (r *reader) trust(pr *github.PullRequest) (*loop.Trust, string) {
 		}
 		r.policies[key] = p
 	}
-	var logins []string
-	if p != nil {
-		logins = p.TrustedLogins
-	}
-	tk := strings.ToLower(strings.Join(logins, ","))
+	tk := strings.ToLower(strings.Join(p.Trusted(), ","))
 	if r.trusts[tk] == nil {
-		r.trusts[tk] = loop.NewTrust(r.o.GitHub, r.o.Repo, p)
+		r.trusts[tk] = posts.NewTrust(r.o.GitHub, r.o.Repo, p.Trusted())
 	}
 	return r.trusts[tk], why
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/ocdx/gh-ocdx/config"
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/internal/text"
+	"github.com/ocdx/gh-ocdx/posts"
 	"github.com/ocdx/gh-ocdx/state"
 )
 
@@ -252,7 +253,7 @@ func Category(id string) string {
 // agreementOf says whether e was raised by one reviewer of several (lone),
 // by several (shared), by the only one that answered (single), or is not
 // known (unknown): from its agreement, which every ledger version keeps.
-func agreementOf(e finding.LedgerEntry) string {
+func agreementOf(e posts.LedgerEntry) string {
 	k, n, ok := strings.Cut(e.Agreement, "/")
 	raised, err1 := strconv.Atoi(k)
 	of, err2 := strconv.Atoi(n)

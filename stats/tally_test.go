@@ -9,6 +9,7 @@ import (
 
 	"github.com/ocdx/gh-ocdx/config"
 	"github.com/ocdx/gh-ocdx/finding"
+	"github.com/ocdx/gh-ocdx/posts"
 	"github.com/ocdx/gh-ocdx/state"
 )
 
@@ -18,16 +19,16 @@ const (
 	modelC = "openai/gpt-4.1-mini"
 )
 
-func entry(id string, st finding.Status, agreement, prio string, by ...string) finding.LedgerEntry {
-	return finding.LedgerEntry{ID: id, Status: st, Agreement: agreement, Reviewers: by, Where: finding.Where{Priority: prio}}
+func entry(id string, st finding.Status, agreement, prio string, by ...string) posts.LedgerEntry {
+	return posts.LedgerEntry{ID: id, Status: st, Agreement: agreement, Reviewers: by, Where: posts.Where{Priority: prio}}
 }
 
-func post(run, kind string, round int, at string, converged bool, tokens ...finding.ModelTokens) state.LedgerPost {
+func post(run, kind string, round int, at string, converged bool, tokens ...posts.ModelTokens) state.LedgerPost {
 	return state.LedgerPost{Run: run, Kind: kind, Round: round, At: at, Converged: converged, Tokens: tokens}
 }
 
-func tok(model string, in, out int64) finding.ModelTokens {
-	return finding.ModelTokens{Model: model, Input: in, Output: out}
+func tok(model string, in, out int64) posts.ModelTokens {
+	return posts.ModelTokens{Model: model, Input: in, Output: out}
 }
 
 // handHistory is four pull requests whose every count below was tallied by
@@ -36,7 +37,7 @@ func tok(model string, in, out int64) finding.ModelTokens {
 func handHistory() []state.ReviewedPR {
 	const r1, r2, r3, r4 = "20260101T000000-aaaaaa", "20260101T020000-bbbbbb", "20260102T000000-cccccc", "20260103T000000-dddddd"
 	return []state.ReviewedPR{
-		{Number: 1, Ledger: &finding.Ledger{V: 3, Run: r2, Round: 1, Findings: []finding.LedgerEntry{
+		{Number: 1, Ledger: &posts.Ledger{V: 3, Run: r2, Round: 1, Findings: []posts.LedgerEntry{
 			entry("QUAL-00000001", finding.StatusFixed, "1/2", "P1", modelA),
 			entry("QUAL-00000002", finding.StatusDismissed, "1/2", "P2", modelB),
 			entry("SEC-00000003", finding.StatusResolved, "2/2", "P0", modelA, modelB),
@@ -48,11 +49,11 @@ func handHistory() []state.ReviewedPR {
 			post(r1, "", 2, "2026-01-01T01:10:00Z", true, tok(modelA, 300, 30), tok(modelB, 500, 50)),
 			post(r2, "fix", 1, "2026-01-01T02:10:00Z", false, tok(modelC, 50, 5)),
 		}},
-		{Number: 2, Ledger: &finding.Ledger{V: 3, Run: r3, Round: 1, Findings: []finding.LedgerEntry{
+		{Number: 2, Ledger: &posts.Ledger{V: 3, Run: r3, Round: 1, Findings: []posts.LedgerEntry{
 			entry("QUAL-00000006", finding.StatusRefuted, "1/2", "", modelB),
 			entry("QUAL-00000007", finding.StatusFixed, "1/1", "", modelA),
 		}}, Posts: []state.LedgerPost{post(r3, "", 1, "2026-01-02T00:10:00Z", false, tok(modelA, 10, 1))}},
-		{Number: 3, Ledger: &finding.Ledger{V: 2, Run: r4, Round: 1, Findings: []finding.LedgerEntry{
+		{Number: 3, Ledger: &posts.Ledger{V: 2, Run: r4, Round: 1, Findings: []posts.LedgerEntry{
 			entry("QUAL-00000008", finding.StatusFixed, "1/2", ""),
 			entry("QUAL-00000009", finding.StatusDismissed, "2/2", ""),
 		}}, Posts: []state.LedgerPost{post(r4, "", 1, "2026-01-03T00:10:00Z", true)}},
@@ -153,7 +154,7 @@ func TestTallyAdvisesOnlyOnEnoughDecidedLoneFindings(t *testing.T) {
 	var prs []state.ReviewedPR
 	for i := range 12 {
 		run := fmt.Sprintf("20260101T0000%02d-aaaaaa", i)
-		fs := []finding.LedgerEntry{
+		fs := []posts.LedgerEntry{
 			entry(fmt.Sprintf("QUAL-%08x", 100+i), finding.StatusDismissed, "1/3", "P2", modelA),
 			entry(fmt.Sprintf("QUAL-%08x", 200+i), finding.StatusFixed, "1/3", "P1", modelB),
 		}
@@ -163,7 +164,7 @@ func TestTallyAdvisesOnlyOnEnoughDecidedLoneFindings(t *testing.T) {
 		if i < 3 {
 			fs = append(fs, entry(fmt.Sprintf("TEST-%08x", 400+i), finding.StatusRefuted, "1/3", "P3", modelC))
 		}
-		prs = append(prs, state.ReviewedPR{Number: i + 1, Ledger: &finding.Ledger{V: 3, Run: run, Round: 1, Findings: fs},
+		prs = append(prs, state.ReviewedPR{Number: i + 1, Ledger: &posts.Ledger{V: 3, Run: run, Round: 1, Findings: fs},
 			Posts: []state.LedgerPost{post(run, "", 1, "2026-01-01T00:00:00Z", false, tok(modelA, 1000, 100), tok(modelB, 10, 1))}})
 	}
 	r := Tally("o/r", prs, map[string]config.Price{modelA: {Input: 1, Output: 1}})

@@ -25,3 +25,11 @@ func (u Usage) String() string {
 	}
 	return fmt.Sprintf("%d in / %d out", u.Input, u.Output)
 }
+
+// Dollars shows an estimated cost: "~$0.0123", "~$1.25".
+func Dollars(c float64) string {
+	if c >= 1 {
+		return fmt.Sprintf("~$%.2f", c)
+	}
+	return fmt.Sprintf("~$%.4f", c)
+}

@@ -1,4 +1,4 @@
-package finding
+package posts
 
 import (
 	"bytes"
@@ -11,6 +11,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/internal/text"
 )
 
@@ -19,29 +20,6 @@ import (
 // last one left it (docs/architecture.md, The ledger). It holds IDs and
 // statuses and, for the findings of the review the next one builds on,
 // where each is and its title: what the report shows of them anyway.
-
-// Status is where a finding is in its life (docs/architecture.md, The
-// ledger): one list for every verb, the state file and the ledger.
-type Status string
-
-const (
-	StatusOpen      Status = "open"      // raised, not yet fixed
-	StatusFixed     Status = "fixed"     // a pushed fix commit (Sha) addressed it; locally, committed
-	StatusResolved  Status = "resolved"  // a later review judged it resolved, or its lines changed and nobody raised it again
-	StatusStuck     Status = "stuck"     // raised again after a fix: never sent to the fix agent again
-	StatusDismissed Status = "dismissed" // someone with write permission told gh-ocdx to stop raising it
-	StatusDisputed  Status = "disputed"  // conceded in a conversation; blocks until dismissed
-	StatusRefuted   Status = "refuted"   // the verifier showed it wrong, with evidence
-)
-
-// Statuses are every status, in the order of a finding's life.
-var Statuses = []Status{StatusOpen, StatusFixed, StatusResolved, StatusStuck, StatusDismissed, StatusDisputed, StatusRefuted}
-
-// Remaining reports whether a finding with status s is still to be dealt
-// with: open, stuck or disputed.
-func (s Status) Remaining() bool {
-	return s == StatusOpen || s == StatusStuck || s == StatusDisputed
-}
 
 // LedgerVersion is the version of the ledger gh-ocdx writes. A reader keeps
 // what it understands of any version: the entries of known shape, an
@@ -102,9 +80,9 @@ const (
 
 // LedgerEntry is one finding's status; no status is open.
 type LedgerEntry struct {
-	ID     string `json:"id"`
-	Status Status `json:"status,omitempty"`
-	Sha    string `json:"sha,omitempty"` // the fix commit, for fixed
+	ID     string         `json:"id"`
+	Status finding.Status `json:"status,omitempty"`
+	Sha    string         `json:"sha,omitempty"` // the fix commit, for fixed
 	// Agreement is how many of the reviewers that answered raised it
 	// ("2/3"), when reviewers did.
 	Agreement string `json:"agreement,omitempty"`
@@ -214,17 +192,17 @@ func ValidLedgerID(s string) bool { return reLedgerID.MatchString(s) }
 
 // Set records status for id (sha for fixed), keeping the entry's place.
 // An ID or a commit of another shape is left out: the block must parse.
-func (l *Ledger) Set(id string, status Status, sha string) {
+func (l *Ledger) Set(id string, status finding.Status, sha string) {
 	if !reLedgerID.MatchString(id) {
 		return
 	}
-	if status != StatusFixed || !reLedgerOID.MatchString(sha) {
+	if status != finding.StatusFixed || !reLedgerOID.MatchString(sha) {
 		sha = ""
 	}
 	for i := range l.Findings {
 		if l.Findings[i].ID == id {
 			l.Findings[i].Status, l.Findings[i].Sha = status, sha
-			if status != StatusDismissed {
+			if status != finding.StatusDismissed {
 				l.Findings[i].DismissedBy, l.Findings[i].Reason = "", ""
 			}
 			return
@@ -253,7 +231,7 @@ func (l *Ledger) Dismissed(id, by, reason string) {
 		return
 	}
 	for i := range l.Findings {
-		if l.Findings[i].ID == id && l.Findings[i].Status == StatusDismissed {
+		if l.Findings[i].ID == id && l.Findings[i].Status == finding.StatusDismissed {
 			l.Findings[i].DismissedBy, l.Findings[i].Reason = by, LedgerReason(reason)
 		}
 	}
@@ -304,7 +282,7 @@ func validModels(ms []string) []string {
 // Locate records where f is, as a finding of the basis review; an entry
 // for f.ID must exist. What has not the shapes ParseLedger keeps is left
 // out.
-func (l *Ledger) Locate(f Finding) {
+func (l *Ledger) Locate(f finding.Finding) {
 	// A tab or a line break in a title (a model's) would make the entry one
 	// ParseLedger refuses: the title is one line here, as reviewers are
 	// shown it.
@@ -324,32 +302,34 @@ func (l *Ledger) Locate(f Finding) {
 
 // BasisFindings are the code findings of the review at Basis, as the
 // ledger locates them, and ok when it names such a review.
-func (l Ledger) BasisFindings() (fs []Finding, ok bool) {
+func (l Ledger) BasisFindings() (fs []finding.Finding, ok bool) {
 	if l.Basis == "" {
 		return nil, false
 	}
 	// Not closed: a finding the basis review left to judge.
-	return l.located(func(s Status) bool { return s != StatusDismissed && s != StatusRefuted && s != StatusResolved }), true
+	return l.located(func(s finding.Status) bool {
+		return s != finding.StatusDismissed && s != finding.StatusRefuted && s != finding.StatusResolved
+	}), true
 }
 
 // BasisWith are the code findings of the review at Basis with status, as
 // the ledger locates them: a dismissed or refuted one raised again is the
 // same finding, under its ID (docs/architecture.md, Re-reviews).
-func (l Ledger) BasisWith(status Status) []Finding {
+func (l Ledger) BasisWith(status finding.Status) []finding.Finding {
 	if l.Basis == "" {
 		return nil
 	}
-	return l.located(func(s Status) bool { return s == status })
+	return l.located(func(s finding.Status) bool { return s == status })
 }
 
 // located are the located code findings whose status keep takes.
-func (l Ledger) located(keep func(Status) bool) []Finding {
-	fs := []Finding{}
+func (l Ledger) located(keep func(finding.Status) bool) []finding.Finding {
+	fs := []finding.Finding{}
 	for _, e := range l.Findings {
 		if !keep(e.status()) || e.Priority == "" || strings.HasPrefix(e.ID, "THREAD-") {
 			continue
 		}
-		f := Finding{ID: e.ID, Priority: e.Priority, File: e.File, Side: e.Side, Title: e.Title,
+		f := finding.Finding{ID: e.ID, Priority: e.Priority, File: e.File, Side: e.Side, Title: e.Title,
 			Reviewers: slices.Clone(e.Reviewers), Agreement: e.Agreement}
 		if len(f.Reviewers) == 0 {
 			f.Agreement = "" // who raised it is what the verifier goes by
@@ -376,7 +356,7 @@ func (w Where) valid() error {
 	switch {
 	case w == Where{}:
 		return nil
-	case !slices.Contains(Priorities, w.Priority):
+	case !slices.Contains(finding.Priorities, w.Priority):
 		return fmt.Errorf("priority %q", shortText(w.Priority))
 	case w.File == "" && w.Line != 0 || len(w.File) > 512 || strings.HasPrefix(w.File, "/") || hasControl(w.File) ||
 		slices.Contains(strings.Split(w.File, "/"), ".."):
@@ -416,8 +396,8 @@ func (l *Ledger) Restore(id string) {
 	for i := range l.Findings {
 		if l.Findings[i].ID == id {
 			l.Findings[i].Restored = true
-			if l.Findings[i].Status == StatusRefuted {
-				l.Findings[i].Status = StatusOpen
+			if l.Findings[i].Status == finding.StatusRefuted {
+				l.Findings[i].Status = finding.StatusOpen
 			}
 			return
 		}
@@ -445,7 +425,7 @@ func (l Ledger) ReviewedHead() string {
 }
 
 // With returns the IDs of l's entries with status.
-func (l Ledger) With(status Status) []string {
+func (l Ledger) With(status finding.Status) []string {
 	var out []string
 	for _, e := range l.Findings {
 		if e.status() == status {
@@ -456,9 +436,9 @@ func (l Ledger) With(status Status) []string {
 }
 
 // status is e's status, open when it has none.
-func (e LedgerEntry) status() Status {
+func (e LedgerEntry) status() finding.Status {
 	if e.Status == "" {
-		return StatusOpen
+		return finding.StatusOpen
 	}
 	return e.Status
 }
@@ -476,7 +456,7 @@ func (l Ledger) Block() string {
 		l.Findings = []LedgerEntry{} // "findings":[] reads as a list to any parser
 	}
 	for i := range l.Findings {
-		if l.Findings[i].Status == StatusOpen {
+		if l.Findings[i].Status == finding.StatusOpen {
 			l.Findings[i].Status = "" // open is the default: the block stays small
 		}
 	}
@@ -594,14 +574,14 @@ func ParseLedgerWarn(body string) (l Ledger, warnings []string, err error) {
 		case seen[e.ID]:
 			warnings = append(warnings, fmt.Sprintf("left out a second entry for %s", e.ID))
 			continue
-		case !slices.Contains(Statuses, e.status()):
+		case !slices.Contains(finding.Statuses, e.status()):
 			warnings = append(warnings, fmt.Sprintf("%s has the status %q, unknown here: read as open", e.ID, shortText(string(e.Status))))
-			e.Status = StatusOpen
+			e.Status = finding.StatusOpen
 		}
 		if e.Status == "" {
-			e.Status = StatusOpen
+			e.Status = finding.StatusOpen
 		}
-		if e.Status != StatusFixed || !reLedgerOID.MatchString(e.Sha) {
+		if e.Status != finding.StatusFixed || !reLedgerOID.MatchString(e.Sha) {
 			e.Sha = ""
 		}
 		if !reAgreement.MatchString(e.Agreement) {
@@ -621,7 +601,7 @@ func ParseLedgerWarn(body string) (l Ledger, warnings []string, err error) {
 		if e.At != "" && !reLedgerAt.MatchString(e.At) {
 			e.At = ""
 		}
-		if e.Status != StatusDismissed || !reLedgerLogin.MatchString(e.DismissedBy) {
+		if e.Status != finding.StatusDismissed || !reLedgerLogin.MatchString(e.DismissedBy) {
 			e.DismissedBy, e.Reason = "", ""
 		}
 		if len(e.Reason) > MaxLedgerReason+len("…") || hasControl(e.Reason) || e.Reason != strings.TrimSpace(e.Reason) {
@@ -652,4 +632,12 @@ func shortText(s string) string {
 		return s[:40] + "…"
 	}
 	return s
+}
+
+// StatusOf is id's status in l: open when l has no entry for it.
+func (l Ledger) StatusOf(id string) finding.Status {
+	if i := slices.IndexFunc(l.Findings, func(e LedgerEntry) bool { return e.ID == id }); i >= 0 {
+		return l.Findings[i].status()
+	}
+	return finding.StatusOpen
 }

@@ -1,4 +1,4 @@
-package loop
+package posts
 
 import (
 	"cmp"
@@ -8,10 +8,13 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/ocdx/gh-ocdx/config"
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/github"
 )
+
+// The one permission rule (docs/architecture.md, Who may dismiss): who may
+// run a command, dismiss, restore or resolve a blocker, and whose posts
+// count; and what the PR's commands and newest ledger dismiss and restore.
 
 // Permissions reads a login's permission on a repository; *github.Client
 // is one.
@@ -37,13 +40,9 @@ type permAnswer struct {
 }
 
 // NewTrust is the Trust of one run on repo, whose base branch's policy
-// is policy (nil: none).
-func NewTrust(perms Permissions, repo github.Repo, policy *config.Policy) *Trust {
-	t := &Trust{perms: perms, repo: repo, asked: map[string]permAnswer{}}
-	if policy != nil {
-		t.logins = policy.TrustedLogins
-	}
-	return t
+// trusts the logins trusted (config.Policy.Trusted).
+func NewTrust(perms Permissions, repo github.Repo, trusted []string) *Trust {
+	return &Trust{perms: perms, repo: repo, logins: trusted, asked: map[string]permAnswer{}}
 }
 
 // Permission is login's permission on the repository, read once per run
@@ -116,11 +115,6 @@ func MayCommand(repo github.Repo, perm github.Permission, login string) (ok bool
 	return true, ""
 }
 
-// RefusedTag is the tag earlier versions' loops read to know that the
-// refused command r was answered; an answer to a refused command carries
-// it beside CommandTag, so that those versions do not answer it again.
-func RefusedTag(r Refusal) string { return refusedTag(r) }
-
 // Judge sets pr.Trusted: the logins besides the viewer whose posts count
 // as gh-ocdx's own. Those are trustedLogins and, of the other authors of
 // posts carrying the marker, those with write permission (a forged report
@@ -130,7 +124,7 @@ func (t *Trust) Judge(ctx context.Context, pr *github.PullRequest) (warnings []s
 	pr.Trusted = slices.Clone(t.logins)
 	var authors []string
 	consider := func(body, author string) {
-		if author == "" || !strings.Contains(body, finding.Marker) || pr.Trusts(author) || slices.Contains(authors, author) {
+		if author == "" || !strings.Contains(body, Marker) || pr.Trusts(author) || slices.Contains(authors, author) {
 			return
 		}
 		authors = append(authors, author)
@@ -165,7 +159,7 @@ type Dismissal struct {
 	By  string // "" when an earlier run's ledger names nobody
 	URL string // the command's
 	// Reason is what the command said after the IDs, or the ledger kept:
-	// a person's words, one line, capped (finding.LedgerReason).
+	// a person's words, one line, capped (LedgerReason).
 	Reason string
 }
 
@@ -181,7 +175,7 @@ type Refusal struct {
 // dismisses by MayDismiss; refused are the commands, or the IDs of a
 // command, that do not count. A permission that cannot be read refuses
 // nothing and dismisses nothing; warnings say so.
-func (t *Trust) Dismissals(ctx context.Context, pr *github.PullRequest, led finding.Ledger) (ds []Dismissal, refused []Refusal, warnings []string) {
+func (t *Trust) Dismissals(ctx context.Context, pr *github.PullRequest, led Ledger) (ds []Dismissal, refused []Refusal, warnings []string) {
 	for _, e := range led.Findings {
 		if e.Status == finding.StatusDismissed {
 			ds = append(ds, Dismissal{ID: e.ID, By: e.DismissedBy, Reason: e.Reason})
@@ -221,18 +215,18 @@ func (t *Trust) Dismissals(ctx context.Context, pr *github.PullRequest, led find
 	}
 	for _, th := range OwnThreads(pr) {
 		for _, c := range th.Replies {
-			if _, ok := DismissCommand(c.Body); ok {
-				judge(c.Author, c.URL, c.DatabaseID, DismissReason(c.Body), []string{th.Finding.ID})
+			if _, reason, ok := findingCommand(c.Body, CmdDismiss); ok {
+				judge(c.Author, c.URL, c.DatabaseID, reason, []string{th.Finding.ID})
 			}
 		}
 	}
 	legacy := legacyThreadIDs(pr)
 	for _, c := range pr.Comments {
-		if ids, ok := DismissCommand(c.Body); ok {
+		if ids, reason, ok := findingCommand(c.Body, CmdDismiss); ok {
 			for i, id := range ids {
 				ids[i] = cmp.Or(legacy[id], id) // a thread named as before
 			}
-			judge(c.Author, c.URL, commentID(c), DismissReason(c.Body), ids)
+			judge(c.Author, c.URL, commentID(c), reason, ids)
 		}
 	}
 	return ds, refused, warnings
@@ -263,4 +257,145 @@ func DismissedIDs(ds []Dismissal) []string {
 		ids = append(ids, d.ID)
 	}
 	return ids
+}
+
+// Restore is a refuted finding someone restored on the PR.
+type Restore struct {
+	ID, By, URL string
+}
+
+// MayRestore is MayDismiss, the one rule for a command that changes what
+// gh-ocdx decides on a PR, applied to /ocdx restore.
+func MayRestore(repo github.Repo, perm github.Permission, login, prAuthor, id string) (ok bool, why string) {
+	ok, why = MayDismiss(repo, perm, login, prAuthor, id)
+	return ok, strings.ReplaceAll(why, "dismiss", "restore")
+}
+
+// Restores are the findings restored on pr (Judged) by a /ocdx restore
+// comment in its conversation from someone MayRestore allows; refused are
+// the commands, or the IDs of a command, that do not count. A permission
+// that cannot be read restores nothing; warnings say so.
+func (t *Trust) Restores(ctx context.Context, pr *github.PullRequest) (rs []Restore, refused []Refusal, warnings []string) {
+	for _, c := range pr.Comments {
+		ids, _, ok := findingCommand(c.Body, CmdRestore)
+		if !ok || len(ids) == 0 {
+			continue
+		}
+		p, err := t.Permission(ctx, c.Author)
+		if err != nil {
+			warnings = append(warnings, fmt.Sprintf("the /ocdx restore of %s (%s) does not count: %v", c.Author, c.URL, err))
+			continue
+		}
+		r := Refusal{By: c.Author, URL: c.URL, ID: commentID(c)}
+		var whys []string
+		for _, id := range ids {
+			if ok, why := MayRestore(t.repo, p, c.Author, pr.Author, id); !ok {
+				r.IDs = append(r.IDs, id)
+				if !slices.Contains(whys, why) {
+					whys = append(whys, why)
+				}
+				continue
+			}
+			if !slices.ContainsFunc(rs, func(x Restore) bool { return x.ID == id }) {
+				rs = append(rs, Restore{ID: id, By: c.Author, URL: c.URL})
+			}
+		}
+		if len(r.IDs) > 0 {
+			r.Why = strings.Join(whys, "; ")
+			refused = append(refused, r)
+		}
+	}
+	return rs, refused, warnings
+}
+
+// RestoredIDs are the IDs of rs.
+func RestoredIDs(rs []Restore) []string {
+	ids := make([]string, 0, len(rs))
+	for _, r := range rs {
+		ids = append(ids, r.ID)
+	}
+	return ids
+}
+
+// Resolution judges a resolved person's thread whose first comment is
+// first: whether its resolution counts, and when not, why
+// (Trust.Resolution is the rule).
+type Resolution func(th github.ReviewThread, first github.ThreadComment) (counts bool, why string)
+
+// PRLedger is the newest ledger in a report of gh-ocdx's own (Own: its
+// login's, or a login pr trusts) on pr (its reviews and the conversation's
+// last comments) and the report's URL. A ledger that cannot be read is
+// skipped, and said in warnings.
+func PRLedger(pr *github.PullRequest) (l Ledger, url string, warnings []string, ok bool) {
+	l, url, _, warnings, ok = prLedger(pr)
+	return l, url, warnings, ok
+}
+
+// prLedger is PRLedger with the login that posted the ledger.
+func prLedger(pr *github.PullRequest) (l Ledger, url, by string, warnings []string, ok bool) {
+	type report struct{ at, body, url, by string }
+	var reports []report
+	for _, r := range pr.Reviews {
+		// A report someone edited is theirs: its ledger counts as they do.
+		if Own(pr, r.Body, r.Writer()) {
+			reports = append(reports, report{r.SubmittedAt, r.Body, r.URL, r.Writer()})
+		}
+	}
+	for _, c := range pr.Comments {
+		if Own(pr, c.Body, c.Author) {
+			reports = append(reports, report{c.Created, c.Body, c.URL, c.Author})
+		}
+	}
+	// Newest first; GitHub lists each kind oldest first, so among equal
+	// times the later one is the newer.
+	slices.Reverse(reports)
+	slices.SortStableFunc(reports, func(a, b report) int { return -cmp.Compare(a.at, b.at) })
+	for _, r := range reports {
+		got, left, err := ParseLedgerWarn(r.body)
+		switch {
+		case err == ErrNoLedger:
+			continue
+		case err != nil:
+			warnings = append(warnings, fmt.Sprintf("ignored the ledger of %s: %v", r.url, err))
+			continue
+		}
+		for _, w := range left {
+			warnings = append(warnings, fmt.Sprintf("the ledger of %s: %s", r.url, w))
+		}
+		return got, r.url, r.by, warnings, true
+	}
+	return Ledger{}, "", "", warnings, false
+}
+
+// Ledger is PRLedger on pr (Judged). A ledger posted by someone trusted
+// only for their write permission keeps only the dismissals they could
+// have made themselves (MayDismiss), and never says a head converged: a
+// report cannot do what its author's command could not.
+func (t *Trust) Ledger(ctx context.Context, pr *github.PullRequest) (l Ledger, url string, warnings []string, ok bool) {
+	l, url, by, warnings, ok := prLedger(pr)
+	// A thread as earlier ledgers named it, by its first comment's node id.
+	legacy := legacyThreadIDs(pr)
+	for i, e := range l.Findings {
+		if id, found := legacy[e.ID]; found && !slices.ContainsFunc(l.Findings, func(x LedgerEntry) bool { return x.ID == id }) {
+			l.Findings[i].ID = id
+		}
+	}
+	if !ok || pr.ByViewer(by) || t.listed(by) {
+		return l, url, warnings, ok
+	}
+	// Nor can it say a head converged or was reviewed: that would spare the
+	// head its review, its secret scan included, on its author's word. (As
+	// a current ledger, it then names no reviewed head: ReviewedHead.)
+	l.Converged, l.Reviewed, l.Basis, l.Sampled, l.V = false, "", "", "", max(l.V, LedgerVersion)
+	p, err := t.Permission(ctx, by)
+	for _, id := range l.With(finding.StatusDismissed) {
+		if may, _ := MayDismiss(t.repo, p, by, pr.Author, id); err != nil || !may {
+			l.Set(id, finding.StatusOpen, "")
+			warnings = append(warnings, fmt.Sprintf("the ledger of %s says %s is dismissed, which %s may not do: taken as open", url, id, by))
+			continue
+		}
+		// What it keeps is their dismissal, whomever it names.
+		l.Dismissed(id, by, "")
+	}
+	return l, url, warnings, ok
 }

@@ -1,4 +1,4 @@
-package finding
+package posts
 
 import (
 	"fmt"
@@ -8,15 +8,13 @@ import (
 )
 
 // Marker is carried by every comment gh-ocdx posts (docs/architecture.md,
-// Posting); the comments analysis ignores comments holding it. review-pr,
-// review-loop and the fix report all post, so it lives with the shapes they
-// share.
+// The footprint); the comments analysis ignores comments holding it.
 const Marker = "<!-- pr-review-loop-marker -->"
 
-// Tag marks a comment as round n's post of kind (review, review-pr, fix,
+// RunTag marks a comment as round n's post of kind (review, review-pr, fix,
 // final) in run id, so that no retried or resumed run posts it twice
 // (docs/architecture.md, Posting).
-func Tag(runID string, n int, kind string) string {
+func RunTag(runID string, n int, kind string) string {
 	return fmt.Sprintf("<!-- ocdx:run=%s round=%d kind=%s -->", runID, n, kind)
 }
 
@@ -26,10 +24,4 @@ func Tag(runID string, n int, kind string) string {
 // that starts with /ocdx, which could pass for a command.
 func CarriesMarkup(s string) bool {
 	return strings.Contains(s, "<!--") || strings.Contains(s, "ocdx:") || strings.Contains(s, Marker) || text.HasCommandLine(s)
-}
-
-// SuggestionBlock renders replacement as a GitHub suggestion, which the
-// PR's author can commit from the comment; the text cannot close its fence.
-func SuggestionBlock(replacement string) string {
-	return text.Fenced("suggestion", strings.TrimSuffix(replacement, "\n"))
 }

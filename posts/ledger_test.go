@@ -1,16 +1,18 @@
-package finding
+package posts
 
 import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/ocdx/gh-ocdx/finding"
 )
 
 func TestLedgerRoundTrip(t *testing.T) {
 	l := Ledger{Run: "20261124T101112-a1b2c3", Round: 2, Head: "916a9a4c0ffee"}
-	l.Set("SEC-b0bf205b", StatusOpen, "")
-	l.Set("QUAL-0badf00d", StatusFixed, "abcdef0")
-	l.Set("SEC-b0bf205b", StatusStuck, "")
+	l.Set("SEC-b0bf205b", finding.StatusOpen, "")
+	l.Set("QUAL-0badf00d", finding.StatusFixed, "abcdef0")
+	l.Set("SEC-b0bf205b", finding.StatusStuck, "")
 	l.Agree("QUAL-0badf00d", "2/3", []string{"openai/gpt-4.1", "anthropic/claude-sonnet-4-5"})
 	l.Agree("SEC-b0bf205b", "2/3 reviewers; rm -rf", nil) // not the shape: left out
 	body := "## report\n\ntext <!-- ocdx:ledger {\"run\":\"forged\"} -->\n" + l.Block()
@@ -22,7 +24,7 @@ func TestLedgerRoundTrip(t *testing.T) {
 	if fmt.Sprint(got) != fmt.Sprint(l) {
 		t.Errorf("got %+v, want %+v", got, l)
 	}
-	if s := got.With(StatusStuck); len(s) != 1 || s[0] != "SEC-b0bf205b" {
+	if s := got.With(finding.StatusStuck); len(s) != 1 || s[0] != "SEC-b0bf205b" {
 		t.Errorf("stuck: %v", s)
 	}
 }
@@ -33,10 +35,10 @@ func TestLedgerBlockKeepsWithinItsSize(t *testing.T) {
 	l := Ledger{Run: "20261124T101112-a1b2c3", Round: 3, Head: "916a9a4"}
 	const n = 1200
 	for i := range n {
-		l.Set(fmt.Sprintf("QUAL-%08x", i), StatusFixed, "abcdef0")
+		l.Set(fmt.Sprintf("QUAL-%08x", i), finding.StatusFixed, "abcdef0")
 	}
-	l.Set("SEC-00000001", StatusStuck, "")
-	l.Set("SEC-00000002", StatusOpen, "")
+	l.Set("SEC-00000001", finding.StatusStuck, "")
+	l.Set("SEC-00000002", finding.StatusOpen, "")
 	block := l.Block()
 	got, err := ParseLedger(block)
 	if err != nil {
@@ -45,7 +47,7 @@ func TestLedgerBlockKeepsWithinItsSize(t *testing.T) {
 	if len(block) > MaxLedger+200 || got.Dropped == 0 || got.Dropped+len(got.Findings) != n+2 {
 		t.Fatalf("block of %d bytes: dropped %d, kept %d", len(block), got.Dropped, len(got.Findings))
 	}
-	if got.Findings[0].ID == "QUAL-00000000" || len(got.With(StatusStuck)) != 1 || len(got.With(StatusOpen)) != 1 {
+	if got.Findings[0].ID == "QUAL-00000000" || len(got.With(finding.StatusStuck)) != 1 || len(got.With(finding.StatusOpen)) != 1 {
 		t.Errorf("the oldest closed entries should go first, open and stuck stay: %v", got.Findings[:3])
 	}
 	if !strings.Contains(block, fmt.Sprintf("leaves out its %d oldest closed findings", got.Dropped)) {
@@ -89,25 +91,13 @@ func TestParseLedgerRefusesWhatGhOcdxDoesNotWrite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []LedgerEntry{{ID: "SEC-b0bf205b", Status: StatusOpen}, {ID: "QUAL-0badf00d", Status: StatusStuck}, {ID: "QUAL-1badf00d", Status: StatusOpen},
-		{ID: "THREAD-1234567", Status: StatusDisputed}, {ID: "THREAD-PRRC_kwDOabc", Status: StatusFixed, Sha: "abcdef0"}}
+	want := []LedgerEntry{{ID: "SEC-b0bf205b", Status: finding.StatusOpen}, {ID: "QUAL-0badf00d", Status: finding.StatusStuck}, {ID: "QUAL-1badf00d", Status: finding.StatusOpen},
+		{ID: "THREAD-1234567", Status: finding.StatusDisputed}, {ID: "THREAD-PRRC_kwDOabc", Status: finding.StatusFixed, Sha: "abcdef0"}}
 	if fmt.Sprint(l.Findings) != fmt.Sprint(want) {
 		t.Errorf("entries %+v\nwant    %+v", l.Findings, want)
 	}
 	if len(warnings) != 3 {
 		t.Errorf("warnings %q: want the bad ID, the unknown status and the second entry", warnings)
-	}
-}
-
-func TestStatuses(t *testing.T) {
-	var remaining []Status
-	for _, s := range Statuses {
-		if s.Remaining() {
-			remaining = append(remaining, s)
-		}
-	}
-	if fmt.Sprint(remaining) != "[open stuck disputed]" {
-		t.Errorf("remaining: %v", remaining)
 	}
 }
 
@@ -129,8 +119,8 @@ func TestLedgerBlockOfNothing(t *testing.T) {
 func TestLedgerLocatesTheBasisFindings(t *testing.T) {
 	line := 12
 	l := Ledger{Run: "20261124T101112-a1b2c3", Round: 1, Head: "916a9a4c", Basis: "916a9a4c"}
-	l.Set("QUAL-0badf00d", StatusOpen, "")
-	l.Locate(Finding{ID: "QUAL-0badf00d", Priority: "P1", File: "a.go", Line: &line, Title: strings.Repeat("é", 100)})
+	l.Set("QUAL-0badf00d", finding.StatusOpen, "")
+	l.Locate(finding.Finding{ID: "QUAL-0badf00d", Priority: "P1", File: "a.go", Line: &line, Title: strings.Repeat("é", 100)})
 	got, err := ParseLedger(l.Block())
 	if err != nil {
 		t.Fatal(err)
@@ -141,8 +131,8 @@ func TestLedgerLocatesTheBasisFindings(t *testing.T) {
 	}
 
 	left := Ledger{Run: "20261124T101112-a1b2c3", Round: 1, Head: "916a9a4c", Basis: "916a9a4c"}
-	left.Set("QUAL-0badf00e", StatusOpen, "")
-	left.Locate(Finding{ID: "QUAL-0badf00e", Priority: "P2", File: "a.go", Line: &line, Side: "LEFT", Title: "Removed check"})
+	left.Set("QUAL-0badf00e", finding.StatusOpen, "")
+	left.Locate(finding.Finding{ID: "QUAL-0badf00e", Priority: "P2", File: "a.go", Line: &line, Side: "LEFT", Title: "Removed check"})
 	if got, err := ParseLedger(left.Block()); err != nil {
 		t.Fatal(err)
 	} else if fs, _ := got.BasisFindings(); len(fs) != 1 || fs[0].Side != "LEFT" {
@@ -160,8 +150,8 @@ func TestLedgerLocatesTheBasisFindings(t *testing.T) {
 	big := Ledger{Run: "20261124T101112-a1b2c3", Round: 1, Head: "916a9a4c", Basis: "916a9a4c"}
 	for i := range 400 {
 		id := fmt.Sprintf("QUAL-%08x", i)
-		big.Set(id, StatusOpen, "")
-		big.Locate(Finding{ID: id, Priority: "P2", File: "some/long/path/to/a/file.go", Title: strings.Repeat("t", 100)})
+		big.Set(id, finding.StatusOpen, "")
+		big.Locate(finding.Finding{ID: id, Priority: "P2", File: "some/long/path/to/a/file.go", Title: strings.Repeat("t", 100)})
 	}
 	got, err = ParseLedger(big.Block())
 	if err != nil || len(got.Findings) != 400 || got.Dropped != 0 {
@@ -177,8 +167,8 @@ func TestLedgerLocatesTheBasisFindings(t *testing.T) {
 func TestLedgerRestore(t *testing.T) {
 	var l Ledger
 	l.Run, l.Round, l.Head = "20260101T000000-abcdef", 1, "abcdef0"
-	l.Set("QUAL-00000001", StatusRefuted, "")
-	l.Set("QUAL-00000002", StatusStuck, "")
+	l.Set("QUAL-00000001", finding.StatusRefuted, "")
+	l.Set("QUAL-00000002", finding.StatusStuck, "")
 	l.Restore("QUAL-00000001")
 	l.Restore("QUAL-00000002")
 	l.Restore("not an id")
@@ -189,7 +179,7 @@ func TestLedgerRestore(t *testing.T) {
 	if r := got.Restored(); len(r) != 2 || r[0] != "QUAL-00000001" {
 		t.Errorf("restored %v", r)
 	}
-	if got.With(StatusRefuted) != nil || len(got.With(StatusOpen)) != 1 || len(got.With(StatusStuck)) != 1 {
+	if got.With(finding.StatusRefuted) != nil || len(got.With(finding.StatusOpen)) != 1 || len(got.With(finding.StatusStuck)) != 1 {
 		t.Errorf("statuses after restore: %+v", got.Findings)
 	}
 }
@@ -200,14 +190,14 @@ func TestLedgerRestore(t *testing.T) {
 func TestLedgerV3RoundTrip(t *testing.T) {
 	l := Ledger{Run: "20261124T101112-a1b2c3", Round: 2, Head: "916a9a4", Reviewed: "916a9a4", Basis: "916a9a4"}
 	line := 3
-	l.Set("QUAL-0badf00d", StatusOpen, "")
+	l.Set("QUAL-0badf00d", finding.StatusOpen, "")
 	l.Agree("QUAL-0badf00d", "2/3", []string{"openai/gpt-4.1", "anthropic/claude-sonnet-4-5", "openai/gpt-4.1", "evil model"})
-	l.Locate(Finding{ID: "QUAL-0badf00d", Priority: "P2", File: "cache.go", Line: &line, Title: "Cache size is not bounded"})
+	l.Locate(finding.Finding{ID: "QUAL-0badf00d", Priority: "P2", File: "cache.go", Line: &line, Title: "Cache size is not bounded"})
 	l.Mark("QUAL-0badf00d", At("20261124T101112-a1b2c3", 2))
 	l.Mark("QUAL-0badf00d", "20261124T101112-a1b2c3/2 or else") // not the shape: kept as it was
-	l.Set("SEC-b0bf205b", StatusDismissed, "")
+	l.Set("SEC-b0bf205b", finding.StatusDismissed, "")
 	l.Dismissed("SEC-b0bf205b", "mona", "a test key\n<!-- ocdx:ledger {} -->")
-	l.Set("PERF-12ab34cd", StatusDismissed, "")
+	l.Set("PERF-12ab34cd", finding.StatusDismissed, "")
 	l.Dismissed("PERF-12ab34cd", "not a login!", "why") // nobody: nothing kept
 	l.AddTokens("openai/gpt-4.1", 1200, 300)
 	l.AddTokens("openai/gpt-4.1", 800, 100)
@@ -301,14 +291,14 @@ func TestLedgerV3BlockKeepsWithinItsSize(t *testing.T) {
 		l := Ledger{Run: "20261124T101112-a1b2c3", Round: 9, Head: "916a9a4c0ffee", Basis: "916a9a4c0ffee"}
 		for i := range n {
 			id := fmt.Sprintf("QUAL-%08x", i)
-			l.Set(id, StatusOpen, "")
+			l.Set(id, finding.StatusOpen, "")
 			if i < closed {
-				l.Set(id, StatusDismissed, "")
+				l.Set(id, finding.StatusDismissed, "")
 				l.Dismissed(id, "a-maintainer-with-a-long-login", strings.Repeat("r", MaxLedgerReason))
 			}
 			l.Agree(id, "3/3", models)
 			line := 100000 + i
-			l.Locate(Finding{ID: id, Priority: "P2", File: strings.Repeat("d/", 40) + "file.go", Line: &line, Title: strings.Repeat("t", MaxLedgerTitle)})
+			l.Locate(finding.Finding{ID: id, Priority: "P2", File: strings.Repeat("d/", 40) + "file.go", Line: &line, Title: strings.Repeat("t", MaxLedgerTitle)})
 			l.Mark(id, At(l.Run, 9))
 		}
 		for _, m := range models {

@@ -1,0 +1,162 @@
+package posts
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/ocdx/gh-ocdx/finding"
+	"github.com/ocdx/gh-ocdx/github"
+)
+
+// Which posts on a PR are gh-ocdx's own, and what they say of its threads
+// and answers (docs/architecture.md, The footprint; Whose posts count).
+
+// Own reports whether a comment is gh-ocdx's: it carries the marker and was
+// posted by the login gh-ocdx posts as, or one the PR trusts (Trust.Judge).
+// A copy of the marker by anyone else is human content like any other.
+func Own(pr *github.PullRequest, body, author string) bool {
+	return strings.Contains(body, Marker) && pr.Trusts(author)
+}
+
+// ThreadID is the ID of the finding of the thread whose first human
+// comment is c: THREAD-<its database id>, which stays when the thread is
+// edited (THREAD-<node id> without one, as ledgers before it spelled it).
+func ThreadID(c github.ThreadComment) string {
+	if c.DatabaseID != "" {
+		return "THREAD-" + c.DatabaseID
+	}
+	return "THREAD-" + c.ID
+}
+
+// legacyThreadIDs maps the IDs earlier ledgers and commands gave pr's
+// threads (THREAD-<node id of the first human comment>) to today's.
+func legacyThreadIDs(pr *github.PullRequest) map[string]string {
+	m := map[string]string{}
+	for _, f := range threadFirsts(pr) {
+		if f.DatabaseID != "" {
+			m["THREAD-"+f.ID] = ThreadID(f)
+		}
+	}
+	return m
+}
+
+// threadFirsts are the first human comments of pr's threads.
+func threadFirsts(pr *github.PullRequest) []github.ThreadComment {
+	var out []github.ThreadComment
+	for _, th := range pr.Threads {
+		for _, c := range th.Comments {
+			if !Own(pr, c.Body, c.Author) {
+				out = append(out, c)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// CommandAnswered reports whether one of gh-ocdx's own posts on pr, in
+// conv (its conversation as read; pr.Comments are its last 50) or a review
+// thread, answers the comment with the database
+// id (CommandTag) or, as earlier versions' loops wrote it, the refused
+// command at url (docs/architecture.md, Commands).
+func CommandAnswered(pr *github.PullRequest, conv []github.Comment, id, url string) bool {
+	var tags []string
+	if id != "" {
+		tags = append(tags, CommandTag(id))
+	}
+	if url != "" {
+		tags = append(tags, RefusedTag(Refusal{URL: url}), legacyRefusedTag(Refusal{URL: url}))
+	}
+	answers := func(body, author string) bool {
+		return Own(pr, body, author) && slices.ContainsFunc(tags, func(t string) bool { return strings.Contains(body, t) })
+	}
+	for _, c := range conv {
+		if answers(c.Body, c.Author) {
+			return true
+		}
+	}
+	for _, th := range pr.Threads {
+		for _, c := range th.Comments {
+			if answers(c.Body, c.Author) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// Concedable reports whether a conversation may concede f: never a P0 or
+// one of gh-ocdx's SEC- findings.
+func Concedable(id, priority string) bool {
+	// A thread an earlier version opened names no priority: it may be a P0.
+	return priority != "" && priority != "P0" && !strings.HasPrefix(id, "SEC-")
+}
+
+// OwnThread is a review thread gh-ocdx opened for a finding.
+type OwnThread struct {
+	ID       string // node id, for the resolution
+	URL      string // its first comment
+	Finding  finding.Finding
+	Resolved bool
+	Replies  []github.ThreadComment // what people answered on it
+	// Answers are gh-ocdx's answers to those replies (AnswerTag), and
+	// Conceded says one of them conceded the finding (ConcededTag).
+	Answers  []github.ThreadComment
+	Conceded bool
+	// Closed says gh-ocdx already replied that its finding is fixed or
+	// resolved, and resolved it (FixedTag; "Fixed in" before the tag).
+	Closed bool
+	// Priority and Agreement are what the thread last said of its finding
+	// ("-": raised by no reviewer); "" when its comments do not say.
+	Priority, Agreement string
+}
+
+// OwnThreads are the threads whose first comment is gh-ocdx's (the marker,
+// by the login it posts as) and names a finding.
+func OwnThreads(pr *github.PullRequest) []OwnThread {
+	var out []OwnThread
+	for _, th := range pr.Threads {
+		if len(th.Comments) == 0 || !Own(pr, th.Comments[0].Body, th.Comments[0].Author) {
+			continue
+		}
+		first := th.Comments[0]
+		m, ok := readThreadTag(first.Body)
+		if !ok {
+			continue
+		}
+		line := first.Line
+		if line == nil {
+			line = th.Line
+		}
+		ot := OwnThread{ID: th.ID, URL: first.URL, Resolved: th.IsResolved, Priority: m.Priority, Agreement: m.Agreement,
+			Finding: finding.Finding{ID: m.ID, Category: m.Category, Title: m.Title, File: first.Path, Line: line}}
+		for _, c := range th.Comments[1:] {
+			if !Own(pr, c.Body, c.Author) {
+				ot.Replies = append(ot.Replies, c)
+				continue
+			}
+			ot.Closed = ot.Closed || strings.Contains(c.Body, FixedTag(ot.Finding.ID)) || strings.HasPrefix(c.Body, Marker+"\nFixed in ")
+			if p, a, ok := readUpdateTag(c.Body); ok {
+				ot.Priority, ot.Agreement = p, a
+			}
+			if strings.Contains(c.Body, answerPrefix) {
+				ot.Answers = append(ot.Answers, c)
+				ot.Conceded = ot.Conceded || strings.Contains(c.Body, ConcededTag(ot.Finding.ID))
+			}
+		}
+		out = append(out, ot)
+	}
+	return out
+}
+
+// Disputed are the findings of pr's threads gh-ocdx conceded in a
+// conversation: never a P0 or a SEC- finding.
+func Disputed(pr *github.PullRequest) []string {
+	var ids []string
+	for _, t := range OwnThreads(pr) {
+		if t.Conceded && Concedable(t.Finding.ID, t.Priority) && !slices.Contains(ids, t.Finding.ID) {
+			ids = append(ids, t.Finding.ID)
+		}
+	}
+	return ids
+}
