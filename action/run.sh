@@ -45,6 +45,22 @@ tmpdir() {
   mktemp -d "${RUNNER_TEMP:-${TMPDIR:-/tmp}}/gh-ocdx-$1.XXXXXX"
 }
 
+# On GitHub Enterprise Server, gh talks to github.com unless GH_HOST names
+# the server, and reads the token for a server from GH_ENTERPRISE_TOKEN,
+# never from GH_TOKEN: the server is the runner's (GITHUB_SERVER_URL), and
+# the token the one the step was given, so that the workflow as written for
+# github.com runs there too. A GH_HOST or GH_ENTERPRISE_TOKEN the step sets
+# wins.
+if [ -z "${GH_HOST:-}" ] && [[ "${GITHUB_SERVER_URL:-}" =~ ^https://([A-Za-z0-9.-]+(:[0-9]+)?)/?$ ]] &&
+  [ "${BASH_REMATCH[1]}" != github.com ]; then
+  export GH_HOST="${BASH_REMATCH[1]}"
+fi
+# github.com and GHE.com's hosts take GH_TOKEN; a server does not.
+if [ -n "${GH_HOST:-}" ] && [ "$GH_HOST" != github.com ] && [[ "$GH_HOST" != *.ghe.com ]] &&
+  [ -z "${GH_ENTERPRISE_TOKEN:-}${GITHUB_ENTERPRISE_TOKEN:-}" ] && [ -n "${GH_TOKEN:-${GITHUB_TOKEN:-}}" ]; then
+  export GH_ENTERPRISE_TOKEN="${GH_TOKEN:-$GITHUB_TOKEN}"
+fi
+
 # The inputs are checked before any request.
 pr="${INPUT_PR:-${EVENT_PR:-}}"
 if ! [[ "$pr" =~ ^[1-9][0-9]*$ ]]; then
@@ -195,11 +211,14 @@ if [ -n "$config" ]; then
   if ! [[ "${base_sha:-}" =~ ^[0-9a-f]{40}([0-9a-f]{24})?$ ]]; then
     fail 1 "PR #$pr has no base commit to read the configuration $config from"
   fi
-  if ! GH_REPO="$repo" gh api -H 'Accept: application/vnd.github.raw' "repos/{owner}/{repo}/contents/$config?ref=$base_sha" > "$work/config.json" 2> "$work/error"; then
+  # Under its own path, so that what gh-ocdx says of "your configuration"
+  # names the file the workflow gave.
+  mkdir -p "$work/base/$(dirname "$config")"
+  if ! GH_REPO="$repo" gh api -H 'Accept: application/vnd.github.raw' "repos/{owner}/{repo}/contents/$config?ref=$base_sha" > "$work/base/$config" 2> "$work/error"; then
     fail 1 "cannot read the configuration $config from PR #$pr's base branch $base_ref ($base_sha): $(tr -d '\r' < "$work/error" | head -n 3). The config input is read from the base branch, never from the PR's head: commit the file to $base_ref first."
   fi
   echo "gh-ocdx action: the configuration is $config of $base_ref ($base_sha)"
-  export OCDX_CONFIG="$work/config.json"
+  export OCDX_CONFIG="$work/base/$config"
 fi
 
 if [ "$version" != installed ]; then

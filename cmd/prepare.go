@@ -173,8 +173,9 @@ func approveVerify(d *Deps, p *prepared, ask Prompter) error {
 	if err != nil || ok {
 		return err
 	}
-	fmt.Fprintf(d.IO.ErrOut, "\n%s sets the commands gh-ocdx runs in this checkout to verify fixes (%s):\n  %s\n\n",
-		repo, cfg.VerifyFrom, strings.Join(cfg.Verify, "\n  "))
+	// The verify line just above lists them with their source: said once.
+	fmt.Fprintf(d.IO.ErrOut, "\nThe verify commands above are %s's (%s): gh-ocdx runs them in this checkout, as you, to verify each fix.\n\n",
+		repo, cfg.VerifyFrom)
 	yes, err := ask.Confirm(fmt.Sprintf("Run these commands for %s (asked again only if they change)?", repo), false)
 	if err != nil {
 		return err

@@ -78,6 +78,7 @@ func TestFixAsksToContinueOrRestart(t *testing.T) {
 	if res := s.run(t, "--yes"); res.Code != 3 {
 		t.Fatalf("first fix: exit %d\n%s", res.Code, res.Stderr)
 	}
+	s.fold(t, 3, "try 0\n\ntry 1\n\ntry 2") // its three attempts' commits, as one
 
 	sha := s.predict(t, map[string]string{"a.txt": "fixed\n"}, "fix: a is safe now")
 	s.fm.Script("fixer", testkit.CallTools(fixA), testkit.CallTools(commitA),
@@ -85,7 +86,7 @@ func TestFixAsksToContinueOrRestart(t *testing.T) {
 	term := s.env.StartTerminal(t, "fix", "--pr", "24")
 	term.Expect("An earlier fix of PR #24 stopped at: verification failed")
 	term.Send(testkit.Enter) // continue it
-	term.Expect("Push 4 commits")
+	term.Expect("Push 2 commits") // the failed fix's attempts as one, and the fix
 	term.Send("y\r")
 	if code := term.Wait(); code != 0 {
 		t.Fatalf("exit %d:\n%s", code, term.Screen())

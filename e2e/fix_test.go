@@ -95,6 +95,15 @@ func (s *fixSetup) predict(t *testing.T, files map[string]string, message string
 	return s.git(t, s.twin, "rev-parse", "HEAD")
 }
 
+// fold replays in the twin what fix does with the commits of a fix's n
+// attempts: one commit, with message (each distinct message of theirs).
+func (s *fixSetup) fold(t *testing.T, n int, message string) string {
+	t.Helper()
+	s.git(t, s.twin, "reset", "--quiet", "--soft", fmt.Sprintf("HEAD~%d", n))
+	s.git(t, s.twin, "commit", "--quiet", "--no-verify", "-m", message)
+	return s.git(t, s.twin, "rev-parse", "HEAD")
+}
+
 func (s *fixSetup) run(t *testing.T, args ...string) testkit.Result {
 	t.Helper()
 	return s.env.Run(t, append([]string{"fix", "--pr", "24", "--findings", filepath.Join(s.env.Root, "payload.json")}, args...)...)
@@ -209,15 +218,25 @@ func TestFixRetriesAfterAFailedVerification(t *testing.T) {
 	if res.Code != 0 {
 		t.Fatalf("exit %d\nstderr:\n%s", res.Code, res.Stderr)
 	}
-	s.wantRemote(t, second)
+	if n := strings.Count(res.Stderr, "verify ("); n != 1 {
+		t.Errorf("%d verify lines over 2 attempts, want 1:\n%s", n, res.Stderr)
+	}
 	reqs := s.fm.Requests("fixer")
 	retry := string(reqs[3].Body)
 	if !strings.Contains(retry, "attempt 2 of 3") || !strings.Contains(retry, "boom: a.txt is not fixed") {
 		t.Errorf("the retry must show the failing command's output:\n%s", retry)
 	}
+	// One commit for the fix, not one per attempt: the second attempt's
+	// folds into the first's, under both messages.
+	folded := s.fold(t, 2, "feat: c\n\nfix: a is safe now")
+	s.wantRemote(t, folded)
+	if log := s.git(t, s.repo.Clone, "log", "--oneline", s.start+".."+folded); log != folded[:7]+" feat: c" {
+		t.Errorf("pushed:\n%s\nwant the one commit %s", log, folded[:7])
+	}
+	wantContains(t, "stderr", res.Stderr, "folded 2 commits of 2 attempts into "+folded[:7], "pushing 1 commit to origin feature/fix")
 	body := s.checkComments(t, 1)[0].Body
-	if !strings.Contains(body, "2 attempt") || !strings.Contains(body, first[:7]) || !strings.Contains(body, second[:7]) {
-		t.Errorf("report:\n%s", body)
+	if !strings.Contains(body, "2 attempt") || !strings.Contains(body, folded[:7]) || strings.Contains(body, first[:7]) || strings.Contains(body, second[:7]) {
+		t.Errorf("the report must name the pushed commit only:\n%s", body)
 	}
 }
 
@@ -252,8 +271,9 @@ func TestFixStopsAfterThreeFailedVerifications(t *testing.T) {
 	if strings.Contains(body, s.repo.Clone) {
 		t.Errorf("the report shows where the checkout is on this machine:\n%s", body)
 	}
-	if got := s.git(t, s.repo.Clone, "rev-parse", "HEAD"); got != shas[2] {
-		t.Errorf("the commits must stay local: HEAD %s", got)
+	// The attempts' commits stay local, as one.
+	if got := s.git(t, s.repo.Clone, "rev-parse", "HEAD"); got != s.fold(t, 3, "try 0\n\ntry 1\n\ntry 2") {
+		t.Errorf("the commits must stay local, as one: HEAD %s", got)
 	}
 }
 

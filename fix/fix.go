@@ -269,12 +269,23 @@ func (f *fixer) fixAndVerify(ctx context.Context) error {
 	o := f.o
 	var retry *retryInfo
 	var commits []finding.Commit
+	// onto is the last commit of the first attempt that committed: what
+	// later attempts commit folds into it once verification passes, or
+	// after the last attempt failed.
+	onto := ""
 	for attempt := 1; attempt <= MaxAttempts; attempt++ {
 		f.out.Attempts = f.earlier + attempt
 		f.phase(fmt.Sprintf("fixing (attempt %d of %d)", attempt, MaxAttempts), "make the verification pass, commit, answer with the envelope")
+		before, err := f.repo.Head(ctx)
+		if err != nil {
+			return err
+		}
 		res, err := f.agent(ctx, retry, attempt)
 		if err != nil {
 			return err
+		}
+		if head, err := f.repo.Head(ctx); err == nil && head != before && onto == "" {
+			onto = head
 		}
 		commits = mergeCommits(commits, res.Commits)
 		res.Commits = commits
@@ -312,17 +323,78 @@ func (f *fixer) fixAndVerify(ctx context.Context) error {
 		}
 		if ok {
 			f.out.Verified = true
+			if err := f.foldAttempts(ctx, onto); err != nil {
+				return err
+			}
 			return f.record("", nil)
 		}
 		failed := results[len(results)-1]
 		f.addError("verification", fmt.Sprintf("%s: %s", failed.Command, status(failed)))
 		if attempt == MaxAttempts {
+			// The attempts' commits stay local, for the user to finish
+			// (fix --continue pushes them): as one, like a verified fix's.
+			if err := f.foldAttempts(ctx, onto); err != nil {
+				return err
+			}
 			log, _ := f.repo.Log(ctx, f.base)
 			f.phase("verification failed", fmt.Sprintf("make %q pass, then push; or run gh ocdx fix --continue", failed.Command))
 			return &VerifyError{Attempts: f.out.Attempts, Failed: failed, Branch: o.PR.HeadRefName, Commits: log}
 		}
 		retry = &retryInfo{Attempt: attempt + 1, Max: MaxAttempts, Command: failed.Command, Status: status(failed), Tail: strings.TrimSpace(failed.Tail)}
 	}
+	return nil
+}
+
+// foldAttempts makes the commits that attempts after the first added on
+// top of onto one commit with it, so that a fix is offered for push as the
+// commits of one attempt, not again for each retry (docs/architecture.md,
+// A round of review-loop). The tree is HEAD's; the messages are onto's,
+// then each later one that says something else. Only this run's unpushed
+// commits are rewritten: onto was made after the reviewed head. Changes
+// staged and not committed are left alone, and so are the commits then.
+func (f *fixer) foldAttempts(ctx context.Context, onto string) error {
+	head, err := f.repo.Head(ctx)
+	if err != nil || onto == "" || head == onto {
+		return err
+	}
+	if _, err := f.repo.Run(ctx, "diff", "--cached", "--quiet", "HEAD", "--"); err != nil {
+		return nil
+	}
+	out, err := f.repo.Run(ctx, "log", "--reverse", "--format=%H%x00%B%x00", onto+"^.."+head)
+	if err != nil {
+		return err
+	}
+	folded := map[string]bool{}
+	var msgs []string
+	fields := strings.Split(out, "\x00")
+	for i := 0; i+1 < len(fields); i += 2 {
+		folded[strings.TrimSpace(fields[i])] = true
+		if m := strings.TrimSpace(fields[i+1]); m != "" && !slices.Contains(msgs, m) {
+			msgs = append(msgs, m)
+		}
+	}
+	if _, err := f.repo.Run(ctx, "reset", "--quiet", "--soft", onto+"^"); err != nil {
+		return err
+	}
+	if _, err := f.repo.Run(ctx, "commit", "--quiet", "--no-verify", "-m", strings.Join(msgs, "\n\n")); err != nil {
+		return fmt.Errorf("folding the attempts' commits into one: %w (git reset --soft %s restores them)", err, text.ShortOID(head))
+	}
+	sha, err := f.repo.Head(ctx)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(f.o.Progress, "folded %s of %s into %s\n", text.Plural(len(folded), "commit"), text.Plural(f.out.Attempts, "attempt"), text.ShortOID(sha))
+	if f.out.Commits, err = f.commits(ctx); err != nil {
+		return err
+	}
+	for i := range f.out.Fixed {
+		if folded[f.out.Fixed[i].CommitSha] {
+			f.out.Fixed[i].CommitSha = sha
+		}
+	}
+	f.mu.Lock()
+	f.wip.LastCommit = sha
+	f.mu.Unlock()
 	return nil
 }
 
@@ -462,17 +534,13 @@ func (f *fixer) check(ctx context.Context, res *finding.FixResult) (map[string]b
 	}
 	// What git says wins over what the model listed: every commit of the
 	// fix is reported, once.
-	log, err := f.repo.Run(ctx, "log", "--reverse", "--format=%H%x00%s", f.base+"..HEAD")
+	commits, err := f.commits(ctx)
 	if err != nil {
 		return nil, err
 	}
-	var commits []finding.Commit
 	made := map[string]bool{}
-	for _, l := range strings.Split(log, "\n") {
-		if sha, msg, ok := strings.Cut(l, "\x00"); ok {
-			commits = append(commits, finding.Commit{Sha: sha, Message: msg})
-			made[sha] = true
-		}
+	for _, c := range commits {
+		made[c.Sha] = true
 	}
 	resolve := func(what, sha string) string {
 		// A full id of a commit the fix made needs no git: the log named it.
@@ -520,6 +588,21 @@ func (f *fixer) check(ctx context.Context, res *finding.FixResult) (map[string]b
 	res.Summary.Fixed, res.Summary.Rejected = len(res.FixedIssues), len(res.RejectedIssues)
 	res.Commits = commits
 	return made, nil
+}
+
+// commits are the fix's commits as git has them, oldest first.
+func (f *fixer) commits(ctx context.Context) ([]finding.Commit, error) {
+	log, err := f.repo.Run(ctx, "log", "--reverse", "--format=%H%x00%s", f.base+"..HEAD")
+	if err != nil {
+		return nil, err
+	}
+	var commits []finding.Commit
+	for _, l := range strings.Split(log, "\n") {
+		if sha, msg, ok := strings.Cut(l, "\x00"); ok {
+			commits = append(commits, finding.Commit{Sha: sha, Message: msg})
+		}
+	}
+	return commits, nil
 }
 
 func resolveCommit(ctx context.Context, repo *git.Repo, sha string) (string, bool) {

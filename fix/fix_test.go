@@ -243,8 +243,60 @@ func TestRunRetriesAfterAFailedVerification(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, f.log)
 	}
-	if out.Attempts != 2 || !out.Pushed || len(out.Commits) != 2 || len(f.gh.comments) != 1 {
+	if out.Attempts != 2 || !out.Pushed || len(out.Commits) != 1 || len(f.gh.comments) != 1 {
 		t.Errorf("outcome %+v", out)
+	}
+	// The second attempt's commit folds into the first's, and its message
+	// is kept under the first's.
+	if msg := testkit.Git(t, f.fx.Clone, "log", "-1", "--format=%B"); msg != "feat: c\n\nfix: a is safe now" {
+		t.Errorf("the fix's commit says %q", msg)
+	}
+}
+
+// A fix that took two attempts is offered for push as one commit: the
+// second attempt's commit, made with the same message as the first's,
+// folds into it instead of piling up behind it.
+func TestRunOffersOneCommitForAFixThatTookTwoAttempts(t *testing.T) {
+	f := newFixture(t,
+		calls(tc("edit_file", `{"path":"a.txt","old_string":"a\n","new_string":"almost\n"}`)),
+		calls(commitA),
+		answer([]string{"SEC-00000001"}, []string{"QUAL-0000002"}),
+		calls(tc("edit_file", `{"path":"a.txt","old_string":"almost\n","new_string":"fixed\n"}`)),
+		calls(commitA),
+		answer([]string{"SEC-00000001"}, []string{"QUAL-0000002"}))
+	var offered []PushPlan
+	f.opts.Confirm = func(_ context.Context, plan PushPlan) (bool, error) {
+		offered = append(offered, plan)
+		return true, nil
+	}
+	start := f.fx.RemoteOID(t, "feature")
+
+	out, err := Run(context.Background(), f.opts)
+
+	if err != nil {
+		t.Fatalf("%v\n%s", err, f.log)
+	}
+	if out.Attempts != 2 || !out.Pushed {
+		t.Fatalf("outcome %+v", out)
+	}
+	if len(offered) != 1 || len(offered[0].Commits) != 1 || !strings.HasSuffix(offered[0].Commits[0], " fix: a is safe now") {
+		t.Fatalf("offered for push: %+v, want the one commit fix: a is safe now", offered)
+	}
+	head := f.fx.RemoteOID(t, "feature")
+	if log := testkit.Git(t, f.fx.Clone, "log", "--format=%s%n%b", start+".."+head); log != "fix: a is safe now" {
+		t.Errorf("pushed commits:\n%s\nwant one, fix: a is safe now, said once", log)
+	}
+	if got := testkit.Git(t, f.fx.Clone, "show", head+":a.txt"); got != "fixed" {
+		t.Errorf("a.txt is %q in the pushed commit", got)
+	}
+	if len(out.Commits) != 1 || out.Commits[0].Sha != head || len(out.Fixed) != 1 || out.Fixed[0].CommitSha != head {
+		t.Errorf("the result names commits %+v, fixed %+v; want only the pushed %s", out.Commits, out.Fixed, head)
+	}
+	if rec, ok := Recorded(f.round(t)); !ok || len(rec.Commits) != 1 || rec.Commits[0].Sha != head {
+		t.Errorf("recorded %+v", rec)
+	}
+	if body := f.gh.comments[0].Body; strings.Count(body, "fix: a is safe now") != 1 {
+		t.Errorf("the report lists the commit %d times:\n%s", strings.Count(body, "fix: a is safe now"), body)
 	}
 }
 
@@ -261,8 +313,13 @@ func TestRunStopsAfterThreeFailedVerifications(t *testing.T) {
 
 	out, err := Run(context.Background(), f.opts)
 	var ve *VerifyError
-	if !errors.As(err, &ve) || ve.Attempts != 3 || len(ve.Commits) != 3 || !strings.Contains(err.Error(), "not pushed") {
-		t.Fatalf("want a VerifyError after 3 attempts, got %v", err)
+	// The three attempts' commits stay local as one.
+	if !errors.As(err, &ve) || ve.Attempts != 3 || len(ve.Commits) != 1 || !strings.Contains(err.Error(), "not pushed") {
+		t.Fatalf("want a VerifyError after 3 attempts, with one commit, got %v", err)
+	}
+	head := testkit.Git(t, f.fx.Clone, "rev-parse", "HEAD")
+	if msg := testkit.Git(t, f.fx.Clone, "log", "-1", "--format=%B"); msg != "try 0\n\ntry 1\n\ntry 2" || len(out.Commits) != 1 || out.Commits[0].Sha != head {
+		t.Errorf("the fix's commit says %q; the result names %+v", msg, out.Commits)
 	}
 	if out.Pushed || f.fx.RemoteOID(t, "feature") != before {
 		t.Error("nothing may be pushed")
@@ -274,7 +331,7 @@ func TestRunStopsAfterThreeFailedVerifications(t *testing.T) {
 		t.Errorf("want one fix report saying nothing was pushed: %+v", f.gh.comments)
 	}
 	pr, _ := f.store.PR(f.run.Key())
-	if pr.WIP == nil || pr.WIP.Phase != "verification failed" || len(pr.WIP.Verification) == 0 || pr.WIP.LastCommit == "" {
+	if pr.WIP == nil || pr.WIP.Phase != "verification failed" || len(pr.WIP.Verification) == 0 || pr.WIP.LastCommit != head {
 		t.Errorf("the WIP must say where it stopped: %+v", pr.WIP)
 	}
 }

@@ -20,11 +20,7 @@ import (
 func BenchmarkReadChange(b *testing.B) {
 	testkit.UseGitIdentity()
 	for _, n := range []int{500, 50000} {
-		dir := filepath.Join(b.TempDir(), "repo")
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			b.Fatal(err)
-		}
-		testkit.Git(b, dir, "init", "--quiet", "--initial-branch=main")
+		dir := testkit.InitRepo(b)
 		for i := range n {
 			p := filepath.Join(dir, fmt.Sprintf("d%03d", i/100), fmt.Sprintf("f%03d.go", i%100))
 			if i%100 == 0 {

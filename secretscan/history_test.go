@@ -25,12 +25,7 @@ type historyRepo struct {
 
 func newHistoryRepo(t *testing.T) *historyRepo {
 	t.Helper()
-	testkit.UseGitIdentity()
-	dir := filepath.Join(t.TempDir(), "repo")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	testkit.Git(t, dir, "init", "--quiet", "--initial-branch=main")
+	dir := testkit.InitRepo(t)
 	testkit.WriteFiles(t, dir, map[string]string{"app.go": "package app\n"})
 	testkit.Git(t, dir, "add", "-A")
 	testkit.Git(t, dir, "commit", "--quiet", "-m", "base")

@@ -173,7 +173,7 @@ type PostedReviewComment struct {
 
 // Request is one logged request.
 type Request struct {
-	Kind   string // graphql, diff, pr, files, comment, comments, review, issue, contents, permission, tree, release, asset, download, tags, unknown
+	Kind   string // graphql, diff, pr, files, comment, comments, review, issue, contents, permission, tree, release, asset, download, tags, git, unknown
 	Method string
 	Path   string
 	Status int
@@ -420,6 +420,9 @@ func kindOf(r *http.Request) string {
 	if k := releaseKind(p); k != "" {
 		return k
 	}
+	if reGitHTTP.MatchString(p) {
+		return "git"
+	}
 	return "unknown"
 }
 
@@ -446,6 +449,11 @@ func (g *GitHub) serve(w http.ResponseWriter, r *http.Request) {
 		g.log[i].Status = rec.status
 		g.mu.Unlock()
 	}()
+	if kind == "git" {
+		r.Body = io.NopCloser(bytes.NewReader(body)) // read above, for the log
+		g.serveGit(rec, r)
+		return
+	}
 	if r.Header.Get("Authorization") != "token "+g.Token {
 		writeJSON(rec, http.StatusUnauthorized, map[string]any{"message": "Bad credentials"})
 		return
@@ -1039,6 +1047,19 @@ func TrustFakeGitHub() (cleanup func(), err error) {
 	return func() { os.RemoveAll(dir) }, nil
 }
 
+// remoteOf is the bare remote of repo's PRs, "" when none has one.
+func (g *GitHub) remoteOf(repo string) string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	remote := ""
+	for key, pr := range g.prs {
+		if strings.HasPrefix(key, repo+"#") && pr.Remote != "" {
+			remote = pr.Remote
+		}
+	}
+	return remote
+}
+
 // gitObjects serves the contents and trees endpoints from the bare remote of
 // the repository's PRs, so reads at a commit see what was pushed.
 func (g *GitHub) gitObjects(w http.ResponseWriter, r *http.Request, kind string) {
@@ -1047,14 +1068,7 @@ func (g *GitHub) gitObjects(w http.ResponseWriter, r *http.Request, kind string)
 		re = reTree
 	}
 	m := re.FindStringSubmatch(r.URL.Path)
-	remote := ""
-	g.mu.Lock()
-	for key, pr := range g.prs {
-		if strings.HasPrefix(key, m[1]+"#") && pr.Remote != "" {
-			remote = pr.Remote
-		}
-	}
-	g.mu.Unlock()
+	remote := g.remoteOf(m[1])
 	if remote == "" {
 		notFound(w)
 		return

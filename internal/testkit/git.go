@@ -28,6 +28,20 @@ var gitIdentity = []string{"GIT_AUTHOR_NAME=ocdx test", "GIT_AUTHOR_EMAIL=test@e
 // templates off, for a test process that sets its own identity.
 var GitQuiet = gitIdentity[4:]
 
+// InitRepo is a new, empty repository on branch main in a directory of
+// tb's, with the test process given gitIdentity so that gh-ocdx's own git
+// commands can commit in it.
+func InitRepo(tb testing.TB) string {
+	tb.Helper()
+	UseGitIdentity()
+	dir := filepath.Join(tb.TempDir(), "repo")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		tb.Fatal(err)
+	}
+	Git(tb, dir, "init", "--quiet", "--initial-branch=main")
+	return dir
+}
+
 // UseGitIdentity gives the test process gitIdentity, for the packages whose
 // tests have gh-ocdx's own git commands commit (call it from TestMain).
 func UseGitIdentity() {

@@ -35,7 +35,7 @@ var fakeCert = sync.OnceValues(func() (tls.Certificate, error) {
 		ExtKeyUsage:           []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
 		BasicConstraintsValid: true,
 		IsCA:                  true,
-		DNSNames:              []string{"localhost"},
+		DNSNames:              []string{"localhost", GHESHost},
 		IPAddresses:           []net.IP{net.IPv4(127, 0, 0, 1), net.IPv6loopback},
 	}
 	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
@@ -44,6 +44,11 @@ var fakeCert = sync.OnceValues(func() (tls.Certificate, error) {
 	}
 	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}, nil
 })
+
+// GHESHost is a name the fakes' certificate holds besides the loopback
+// addresses: a host without a port, for clients (gh) that drop a remote
+// URL's port, reached through a proxy that connects it to a fake.
+const GHESHost = "ghes.test"
 
 // fakeCertPEM is fakeCert as a CA file, the value for SSL_CERT_FILE.
 func fakeCertPEM() ([]byte, error) {
