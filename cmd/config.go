@@ -283,6 +283,7 @@ type configJSON struct {
 	ReviewPRModel         string                  `json:"reviewPrModel"`
 	VerifierModel         string                  `json:"verifierModel,omitempty"` // "": no verifier
 	ReplyModel            string                  `json:"replyModel"`              // gh ocdx reply and ask; default reviewPrModel
+	DescribeModel         string                  `json:"describeModel"`           // gh ocdx describe; default commentsAnalyzerModel
 	MaxReplies            int                     `json:"maxReplies"`
 	AllowApprove          bool                    `json:"allowApprove"`
 	OutputTokens          map[string]int64        `json:"outputTokens,omitempty"` // the roles with their own output cap
@@ -320,6 +321,7 @@ func showJSON(d *Deps, c *config.Config) configJSON {
 		PRFixModel:            c.PRFix.String(),
 		ReviewPRModel:         c.ReviewPR.String(),
 		ReplyModel:            c.Reply.String(),
+		DescribeModel:         c.Describe.String(),
 		MaxReplies:            cmp.Or(c.MaxReplies, config.DefaultMaxReplies),
 		AllowApprove:          c.AllowApprove,
 		OutputTokens:          c.OutputTokens,
@@ -377,6 +379,11 @@ func showMarkdown(d *Deps, c *config.Config) string {
 	fmt.Fprintf(&b, "| reply | %s", c.Reply)
 	if c.Reply.String() == c.ReviewPR.String() {
 		b.WriteString(" (default: review-pr's)")
+	}
+	b.WriteString(" |\n")
+	fmt.Fprintf(&b, "| describe | %s", c.Describe)
+	if c.Describe.String() == c.CommentsAnalyzer.String() {
+		b.WriteString(" (default: the comments analyzer's)")
 	}
 	b.WriteString(" |\n")
 	if c.Verifier.Provider.Name != "" {

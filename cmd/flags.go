@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/ocdx/gh-ocdx/internal/text"
+	"github.com/ocdx/gh-ocdx/llm"
 )
 
 // errHelpShown ends a command after -h/--help printed its usage; Run turns it
@@ -92,6 +93,18 @@ func wrapParagraph(p string, width int) string {
 
 // usageErr is a usage error carrying this verb's usage line and where its
 // help is, as gh does, not the whole help.
+// checkModel is --model's check, the same for every verb of one model:
+// "" (the configured one) or a provider/model name, else a usage error.
+func (f *flagSet) checkModel(model string) error {
+	if model == "" {
+		return nil
+	}
+	if _, err := llm.ParseModel(model); err != nil {
+		return f.usageErr("invalid --model: %v", err)
+	}
+	return nil
+}
+
 func (f *flagSet) usageErr(format string, a ...any) error {
 	return &UsageError{Msg: fmt.Sprintf(format, a...), Usage: f.shortUsage()}
 }

@@ -13,7 +13,6 @@ import (
 	"github.com/ocdx/gh-ocdx/converse"
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/internal/text"
-	"github.com/ocdx/gh-ocdx/internal/tokens"
 	"github.com/ocdx/gh-ocdx/llm"
 	"github.com/ocdx/gh-ocdx/loop"
 	"github.com/ocdx/gh-ocdx/posts"
@@ -108,10 +107,8 @@ func parseReply(d *Deps, args []string) (*ReplyOptions, error) {
 	if fs.Changed("max-replies") && opts.MaxReplies <= 0 {
 		return nil, fs.usageErr("invalid --max-replies %d: give the most threads to answer, above zero", opts.MaxReplies)
 	}
-	if opts.Model != "" {
-		if _, err := llm.ParseModel(opts.Model); err != nil {
-			return nil, fs.usageErr("invalid --model: %v", err)
-		}
+	if err := fs.checkModel(opts.Model); err != nil {
+		return nil, err
 	}
 	if !opts.Yes && !d.IO.CanPrompt() {
 		return nil, fs.needsTerminal("reply shows each answer before it posts it", "pass --yes to post the answers without asking")
@@ -264,11 +261,7 @@ func recordDisputed(d *Deps, repo github.Repo, number int, id string) {
 // a model failed (exit 1), incomplete when replies were left (exit 3).
 func finishReply(d *Deps, opts *ReplyOptions, out replyOutput, failed []string) error {
 	if out.Usage.Calls > 0 {
-		cost := ""
-		if out.CostUSD > 0 {
-			cost = ", " + tokens.Dollars(out.CostUSD)
-		}
-		d.info("reply: %s tokens%s", out.Usage, cost)
+		d.info("reply: %s", spentLine(out.Usage, out.CostUSD))
 	}
 	if err := writeReply(d, opts, out); err != nil {
 		return err

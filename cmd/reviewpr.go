@@ -129,10 +129,8 @@ func parseReviewPR(d *Deps, args []string) (*ReviewPROptions, error) {
 	if opts.Yes && opts.Print {
 		return nil, fs.usageErr("--yes posts the review and --print does not: choose one")
 	}
-	if opts.Model != "" {
-		if _, err := llm.ParseModel(opts.Model); err != nil {
-			return nil, fs.usageErr("invalid --model: %v", err)
-		}
+	if err := fs.checkModel(opts.Model); err != nil {
+		return nil, err
 	}
 	if !opts.ContextOnly && !opts.Yes && !opts.Print && !d.IO.CanPrompt() {
 		return nil, fs.needsTerminal("review-pr asks before it posts", "pass --yes to post without asking, or --print to print the review instead")

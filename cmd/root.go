@@ -95,6 +95,7 @@ func commands() []command {
 			{name: "show", summary: "Print the configuration in effect", run: runConfigShow},
 			{name: "validate", summary: "Check the configuration and its credentials", run: runConfigValidate},
 		}},
+		{name: "describe", summary: "Say what a pull request does and whether it meets its issues", run: runDescribe},
 		{name: "dismiss", summary: "Stop gh-ocdx raising findings on a pull request", run: runDismiss},
 		{name: "fix", summary: "Fix a pull request's findings, verify and push", run: runFix},
 		{name: "reply", summary: "Answer people's replies in gh-ocdx's review threads", run: runReply},

@@ -49,6 +49,13 @@ type Config struct {
 	// Reply answers people in gh-ocdx's threads (gh ocdx reply); defaults
 	// to ReviewPR.
 	Reply llm.ModelName
+	// Describe writes gh ocdx describe's description; defaults to
+	// CommentsAnalyzer.
+	Describe llm.ModelName
+	// DescribeFirst ("describe": true) opens review-loop's first report
+	// on a PR with that description; a repository's .ocdx.json may ask
+	// for it too (DescribesFirst).
+	DescribeFirst bool
 	// MaxReplies bounds the replies one reply run answers; 0: the default
 	// (DefaultMaxReplies).
 	MaxReplies int
@@ -144,6 +151,13 @@ func (c *Config) ApplyPolicy(p *Policy, where string) {
 	}
 }
 
+// DescribesFirst reports whether review-loop's first report on a PR opens
+// with describe's description: the user's configuration or the base
+// branch's .ocdx.json says so.
+func (c *Config) DescribesFirst() bool {
+	return c.DescribeFirst || c.Policy != nil && c.Policy.DescribeFirst
+}
+
 // RepoPolicy validates the text of a repository's .ocdx.json read from a
 // branch on GitHub (where: ".ocdx.json on main at 1a2b3c4"). Problems in it
 // are *Error naming where.
@@ -225,6 +239,9 @@ func (c *Config) roles() []role {
 		role{"prFixModel", c.PRFix}, role{"reviewPrModel", c.ReviewPR})
 	if c.Reply.Provider.Name != "" && c.Reply.String() != c.ReviewPR.String() {
 		rs = append(rs, role{"replyModel", c.Reply}) // its key is needed only when it is another model
+	}
+	if c.Describe.Provider.Name != "" && c.Describe.String() != c.CommentsAnalyzer.String() {
+		rs = append(rs, role{"describeModel", c.Describe}) // its key is needed only when it is another model
 	}
 	if c.Verifier.Provider.Name != "" {
 		rs = append(rs, role{"verifierModel", c.Verifier}) // its key is needed only when it is set

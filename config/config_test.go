@@ -522,3 +522,53 @@ func TestLoadVerifierModel(t *testing.T) {
 		t.Errorf("a bad verifierModel: err = %v", err)
 	}
 }
+
+// describe writes with the comments analyzer's model unless describeModel
+// names another, whose key is then needed.
+func TestLoadDescribeModel(t *testing.T) {
+	const base = `{"reviewerModels": ["ollama/a"], "commentsAnalyzerModel": "ollama/b", "prFixModel": "ollama/c"`
+	c, _, err := loadString(t, base+`}`, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Describe.String() != "ollama/b" {
+		t.Errorf("describe defaults to %s, want the comments analyzer's ollama/b", c.Describe)
+	}
+	c, _, err = loadString(t, base+`, "describeModel": "anthropic/claude-haiku-4-5", "outputTokens": {"describeModel": 4096}}`, creds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Describe.String() != "anthropic/claude-haiku-4-5" || c.OutputCap("describeModel") != 4096 {
+		t.Errorf("describe %s, cap %d", c.Describe, c.OutputCap("describeModel"))
+	}
+	_, _, err = loadString(t, base+`, "describeModel": "anthropic/claude-haiku-4-5"}`, nil)
+	if err == nil || !strings.Contains(err.Error(), "ANTHROPIC_API_KEY") || !strings.Contains(err.Error(), "describeModel") {
+		t.Errorf("a describeModel without its key: err = %v", err)
+	}
+}
+
+// "describe": true in the user's configuration or in the base branch's
+// .ocdx.json opens review-loop's first report with the description;
+// anything but a boolean is a problem.
+func TestDescribeFirst(t *testing.T) {
+	const base = `{"reviewerModels": ["ollama/a"], "commentsAnalyzerModel": "ollama/b", "prFixModel": "ollama/c"`
+	c, _, err := loadString(t, base+`}`, nil)
+	if err != nil || c.DescribesFirst() {
+		t.Fatalf("by default: %v, %v", c.DescribesFirst(), err)
+	}
+	if c, _, err = loadString(t, base+`, "describe": true}`, nil); err != nil || !c.DescribesFirst() {
+		t.Errorf("the user's describe: %v, %v", c.DescribesFirst(), err)
+	}
+	if _, _, err = loadString(t, base+`, "describe": "yes"}`, nil); err == nil || !strings.Contains(err.Error(), "describe") {
+		t.Errorf("describe as a string: %v", err)
+	}
+	c, _, _ = loadString(t, base+`}`, nil)
+	p, err := RepoPolicy([]byte(`{"describe": true}`), ".ocdx.json on main at 1a2b3c4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.ApplyPolicy(p, ".ocdx.json on main at 1a2b3c4")
+	if !c.DescribesFirst() {
+		t.Error("the base branch's describe: true is not applied")
+	}
+}

@@ -15,10 +15,10 @@ import (
 )
 
 // The keys of the configuration file, in the order of the example.
-var knownKeys = []string{"reviewerModels", "commentsAnalyzerModel", "prFixModel", "reviewPrModel", "verify", "allowApprove", "maxTokens", "outputTokens", "prices", "inlinePriorities", "maxInlineComments", "verifierModel", "replyModel", "maxReplies", "effort"}
+var knownKeys = []string{"reviewerModels", "commentsAnalyzerModel", "prFixModel", "reviewPrModel", "verify", "allowApprove", "maxTokens", "outputTokens", "prices", "inlinePriorities", "maxInlineComments", "verifierModel", "replyModel", "maxReplies", "effort", "describeModel", "describe"}
 
 // roleKeys are the keys outputTokens may name: the roles' model keys.
-var roleKeys = []string{"reviewerModels", "commentsAnalyzerModel", "prFixModel", "reviewPrModel", "verifierModel", "replyModel"}
+var roleKeys = []string{"reviewerModels", "commentsAnalyzerModel", "prFixModel", "reviewPrModel", "verifierModel", "replyModel", "describeModel"}
 
 // MaxOutputTokens bounds an outputTokens value; no model writes more at once.
 const MaxOutputTokens = 1 << 20
@@ -107,6 +107,13 @@ func parse(data []byte, getenv func(string) string, uses func(key string) bool) 
 	} else {
 		cfg.Reply = cfg.ReviewPR
 	}
+	// describe writes its description with the comments analyzer's model
+	// unless told: one call over the context, a summary more than a review.
+	if m, found := byKey["describeModel"]; found {
+		cfg.Describe = c.model(m, "describeModel")
+	} else {
+		cfg.Describe = cfg.CommentsAnalyzer
+	}
 	if m, found := byKey["maxReplies"]; found {
 		cfg.MaxReplies = int(c.positive(m, "maxReplies", DefaultMaxReplies))
 	}
@@ -121,6 +128,9 @@ func parse(data []byte, getenv func(string) string, uses func(key string) bool) 
 	}
 	if m, found := byKey["allowApprove"]; found {
 		cfg.AllowApprove = c.boolean(m, "allowApprove")
+	}
+	if m, found := byKey["describe"]; found {
+		cfg.DescribeFirst = c.boolean(m, "describe")
 	}
 	if m, found := byKey["inlinePriorities"]; found {
 		cfg.InlinePriorities = c.priorities(m, "inlinePriorities")
@@ -196,6 +206,9 @@ func parseRepo(data []byte) (*Policy, []Problem) {
 	}
 	if m, found := byKey["commands"]; found {
 		p.CommandsFix = c.commands(m)
+	}
+	if m, found := byKey["describe"]; found {
+		p.DescribeFirst = c.boolean(m, "describe")
 	}
 	c.sort()
 	if len(c.problems) > 0 {

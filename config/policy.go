@@ -20,7 +20,7 @@ var DefaultIgnore = []string{"*.lock", "go.sum", "package-lock.json", "yarn.lock
 	"vendor/**", "node_modules/**", "*.min.js", "*.min.css", "*.pb.go", "*_generated.*", "dist/**"}
 
 // The keys of a repository's .ocdx.json.
-var policyKeys = []string{"verify", "instructions", "paths", "ignore", "ignoreDefaults", "trustedLogins", "inlinePriorities", "maxInlineComments", "commands"}
+var policyKeys = []string{"verify", "instructions", "paths", "ignore", "ignoreDefaults", "trustedLogins", "inlinePriorities", "maxInlineComments", "commands", "describe"}
 
 // Policy is a repository's review policy: its .ocdx.json and REVIEW.md
 // (docs/architecture.md, Where the repository policy comes from). The nil
@@ -45,6 +45,10 @@ type Policy struct {
 	// push fixes ("commands": {"fix": true}); off, /ocdx review only
 	// reviews and /ocdx fix is refused (docs/architecture.md, Commands).
 	CommandsFix bool
+	// DescribeFirst ("describe": true) opens review-loop's first report
+	// on a PR with gh ocdx describe's description (docs/architecture.md,
+	// Describe), as the user's own "describe" does.
+	DescribeFirst bool
 }
 
 // PathRule is one entry of "paths".

@@ -173,11 +173,15 @@ func (c *Client) ResolveThreads(ctx context.Context, repo Repo, replies []Thread
 }
 
 func (c *Client) post(ctx context.Context, path string, payload any, out any) error {
+	return c.send(ctx, http.MethodPost, path, payload, out)
+}
+
+func (c *Client) send(ctx context.Context, method, path string, payload any, out any) error {
 	b, err := json.Marshal(payload)
 	if err != nil {
 		return err
 	}
-	return c.rest.DoWithContext(ctx, http.MethodPost, path, bytes.NewReader(b), out)
+	return c.rest.DoWithContext(ctx, method, path, bytes.NewReader(b), out)
 }
 
 // explainWrite is explain for a write, whose outcome may be unknown.
@@ -202,4 +206,33 @@ func (c *Client) HeadOID(ctx context.Context, repo Repo, number int) (string, er
 		return "", c.explain(err, fmt.Sprintf("PR #%d", number), repo)
 	}
 	return out.Head.SHA, nil
+}
+
+// UpdateComment replaces the body of the comment id: a post gh-ocdx keeps
+// current (describe's description) is edited in place, not posted again.
+// The body is made postable like PostComment's; sent once.
+func (c *Client) UpdateComment(ctx context.Context, repo Repo, id int64, body string) (*Comment, error) {
+	var out Comment
+	err := c.send(ctx, http.MethodPatch, fmt.Sprintf("repos/%s/%s/issues/comments/%d", repo.Owner, repo.Name, id),
+		map[string]string{"body": postable(body)}, &out)
+	if err != nil {
+		return nil, c.explainWrite(err, fmt.Sprintf("the edit of comment %d", id), repo)
+	}
+	return &out, nil
+}
+
+// EditPRBody sets the PR's body to body, sent as it is: the author's text
+// in it stays theirs, byte for byte, so the caller makes postable the part
+// it wrote (docs/architecture.md, Describe). A body too long for GitHub is
+// refused before sending; sent once.
+func (c *Client) EditPRBody(ctx context.Context, repo Repo, number int, body string) error {
+	if n := len([]rune(body)); n > MaxBody {
+		return fmt.Errorf("the body of PR #%d would be %d characters with the description, over GitHub's limit: post it as a comment instead (--post)", number, n)
+	}
+	err := c.send(ctx, http.MethodPatch, fmt.Sprintf("repos/%s/%s/pulls/%d", repo.Owner, repo.Name, number),
+		map[string]string{"body": body}, nil)
+	if err != nil {
+		return c.explainWrite(err, fmt.Sprintf("the body of PR #%d", number), repo)
+	}
+	return nil
 }

@@ -308,7 +308,7 @@ func (l *loop) postReview(ctx context.Context, n int, pr *github.PullRequest, rr
 	in := PlanInline(pr, rr.lines, rr.Findings, inlinePolicy(l.o))
 	rr.Inline = &in
 	body := func() string {
-		return github.CapBodyWith(redact.ForComment(posts.Marker+"\n"+tag+"\n"+RenderReview(l.run.ID(), l.o.MaxRounds, rr)),
+		return github.CapBodyWith(redact.ForComment(posts.Marker+"\n"+tag+"\n"+opening(l.o, n)+RenderReview(l.run.ID(), l.o.MaxRounds, rr)),
 			"\n"+l.ledger(n, rr.HeadOID).Block())
 	}
 	posted, err := l.o.GitHub.PostReviewComments(ctx, l.o.Repo, pr.Number, github.CommentOnly, body(), in.Comments)
@@ -372,4 +372,13 @@ func (l *loop) resolveFixed(ctx context.Context, n int, pr *github.PullRequest, 
 		return
 	}
 	l.progress("resolved %s of fixed or resolved findings", text.Plural(len(replies), "thread"))
+}
+
+// opening is what opens round n's report: o.Opening for round 1, set
+// apart from the review below it.
+func opening(o Options, n int) string {
+	if n != 1 || o.Opening == "" {
+		return ""
+	}
+	return o.Opening + "\n---\n\n"
 }

@@ -151,6 +151,10 @@ type Options struct {
 	// "", lets each round choose from its change (docs/architecture.md,
 	// Effort tiers). The local review runs every reviewer.
 	Effort effort.Tier
+	// Opening is Markdown, inert already, that opens round 1's report:
+	// gh ocdx describe's description when the configuration asks for it
+	// (docs/architecture.md, Describe).
+	Opening string
 }
 
 // Outcomes of a run: the state file's, and two that a run's result has but
@@ -1268,7 +1272,7 @@ func (l *loop) dryRun(ctx context.Context) (*Result, error) {
 	l.res.Label = "dry run: " + l.res.Label
 	in := PlanInline(pr, cur.lines, cur.Findings, inlinePolicy(l.o))
 	cur.Inline = &in
-	l.res.WouldPost = redact.ForComment(posts.Marker + "\n" + posts.RunTag("<run>", 1, "review") + "\n" + RenderReview("<run>", l.o.MaxRounds, cur))
+	l.res.WouldPost = redact.ForComment(posts.Marker + "\n" + posts.RunTag("<run>", 1, "review") + "\n" + opening(l.o, 1) + RenderReview("<run>", l.o.MaxRounds, cur))
 	l.res.WouldComment = in.Comments
 	l.res.WouldFix = toFix
 	l.res.Remaining = blockingOf(cur.Findings)

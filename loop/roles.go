@@ -74,7 +74,7 @@ func reviewerTask(agent string, rc *review.Context, re *reReview) (task string, 
 	if re != nil {
 		diff, since, prev = re.Diff, text.ShortOID(re.Since), re.list()
 	}
-	body := strings.TrimSpace(pr.Body)
+	body := strings.TrimSpace(posts.AuthorBody(pr.Body))
 	if body == "" {
 		body = "(no description)"
 	} else if len(body) > maxPRBody {

@@ -115,3 +115,46 @@ func refusedTag(r Refusal, escape func(string) string) string {
 	key := cmp.Or(r.URL, r.By+" "+strings.Join(r.IDs, " "))
 	return "<!-- ocdx:refused " + escape(key) + " -->"
 }
+
+// DescriptionTag marks gh-ocdx's description of a PR (gh ocdx describe),
+// by the head it describes: one such comment per PR, edited in place by a
+// rerun (docs/architecture.md, Describe).
+func DescriptionTag(head string) string { return descriptionPrefix + Safe(head) + " -->" }
+
+const descriptionPrefix = "<!-- ocdx:description="
+
+// IsDescription reports whether body carries a DescriptionTag; whose
+// comment it is, the caller judges.
+func IsDescription(body string) bool { return strings.Contains(body, descriptionPrefix) }
+
+// The markers around gh-ocdx's description in a PR's body (describe
+// --edit-body): what lies outside them is the author's.
+const (
+	BodyStart = "<!-- ocdx:description:start -->"
+	BodyEnd   = "<!-- ocdx:description:end -->"
+)
+
+// DescriptionBlock is where gh-ocdx's description sits in a PR's body:
+// from the last BodyStart to the BodyEnd after it (describe writes its
+// block last, and its text holds no marker, being inert); ok is false
+// when there is none.
+func DescriptionBlock(body string) (start, end int, ok bool) {
+	i := strings.LastIndex(body, BodyStart)
+	if i < 0 {
+		return 0, 0, false
+	}
+	j := strings.Index(body[i:], BodyEnd)
+	if j < 0 {
+		return 0, 0, false
+	}
+	return i, i + j + len(BodyEnd), true
+}
+
+// AuthorBody is a PR's body without gh-ocdx's description: what a model
+// reads as the author's words, never gh-ocdx's own.
+func AuthorBody(body string) string {
+	if i, j, ok := DescriptionBlock(body); ok {
+		return body[:i] + body[j:]
+	}
+	return body
+}

@@ -12,7 +12,7 @@ import (
 // ledger named it): whatever it holds, the tag stays one hidden comment,
 // which nothing in the value closes.
 func TestTagsStayOneHiddenComment(t *testing.T) {
-	for _, tag := range []func(string) string{AnswerTag, ConcededTag, CommandTag, FixedTag} {
+	for _, tag := range []func(string) string{AnswerTag, ConcededTag, CommandTag, FixedTag, DescriptionTag} {
 		for _, v := range []string{"8101", "QUAL-0badf00d", "x --> <b>shown</b> <!-- y", "a->b", "--->"} {
 			got := tag(v)
 			body := strings.TrimSuffix(strings.TrimPrefix(got, "<!-- "), " -->")
@@ -44,6 +44,9 @@ func TestTagsAreTheWireFormat(t *testing.T) {
 		RefusedTag(Refusal{URL: "https://github.com/o/r/pull/7#issuecomment-42"}):          "<!-- ocdx:refused https://github.com/o/r/pull/7#issuecomment-42 -->",
 		RefusedTag(Refusal{By: "eve", IDs: []string{"SEC-b0bf205b", "QUAL-0badf00d"}}):     "<!-- ocdx:refused eve SEC-b0bf205b QUAL-0badf00d -->",
 		CommandLine(CmdDismiss, []string{"QUAL-0badf00d", "SEC-b0bf205b"}, "a test key"):   "/ocdx dismiss QUAL-0badf00d SEC-b0bf205b a test key",
+		DescriptionTag("0123456789abcdef0123456789abcdef01234567"):                         "<!-- ocdx:description=0123456789abcdef0123456789abcdef01234567 -->",
+		BodyStart: "<!-- ocdx:description:start -->",
+		BodyEnd:   "<!-- ocdx:description:end -->",
 	} {
 		if got != want {
 			t.Errorf("%s, want %s", got, want)
@@ -86,6 +89,21 @@ func TestTagsOfOutsideTextStayOneHiddenComment(t *testing.T) {
 		}
 		if got, ok := readThreadTag(ThreadTag(f)); !ok || got.Title != v || got.Category != v {
 			t.Errorf("the thread tag of %q read back: %+v", v, got)
+		}
+	}
+}
+
+// A PR's body without gh-ocdx's description is the author's text, byte
+// for byte; an unclosed start marker is the author's too.
+func TestAuthorBody(t *testing.T) {
+	for body, want := range map[string]string{
+		"a\r\nb": "a\r\nb",
+		"a\n\n" + BodyStart + "\ndesc\n" + BodyEnd + "\nz": "a\n\n\nz",
+		"a " + BodyStart + " b":                            "a " + BodyStart + " b",
+		BodyEnd + " a " + BodyStart + "\nx\n" + BodyEnd:    BodyEnd + " a ",
+	} {
+		if got := AuthorBody(body); got != want {
+			t.Errorf("AuthorBody(%q) = %q, want %q", body, got, want)
 		}
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/ocdx/gh-ocdx/diff"
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/internal/text"
+	"github.com/ocdx/gh-ocdx/posts"
 	"github.com/ocdx/gh-ocdx/prompts"
 )
 
@@ -117,7 +118,7 @@ func (c *Context) FileSummary() string {
 // TaskMessage renders the review-pr task message: the first user message of
 // a review-pr run, and what --context-only prints.
 func (c *Context) TaskMessage() (string, error) {
-	body := c.PR.Body
+	body := posts.AuthorBody(c.PR.Body) // gh-ocdx's description is not the author's
 	if body == "" {
 		body = "(no description)"
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/ocdx/gh-ocdx/config"
 	"github.com/ocdx/gh-ocdx/github"
+	"github.com/ocdx/gh-ocdx/posts"
 )
 
 func TestTruncateDiff(t *testing.T) {
@@ -113,5 +114,18 @@ func TestFileSummaryPlurals(t *testing.T) {
 	c := &Context{PR: &github.PullRequest{ChangedFiles: 1, Additions: 10, Deletions: 1}}
 	if got := c.FileSummary(); got != "1 file changed, 10 insertions, 1 deletion" {
 		t.Errorf("FileSummary = %q", got)
+	}
+}
+
+// gh-ocdx's description in the PR's body (describe --edit-body) is not
+// the author's: the task leaves it out and keeps the author's words.
+func TestTaskMessageLeavesGhOcdxsDescriptionOut(t *testing.T) {
+	pr := &github.PullRequest{Number: 3, Title: "t", Body: "Author's words.\n\n" + posts.BodyStart + "\nThe old description.\n" + posts.BodyEnd}
+	msg, err := NewContext(pr, nil, true, &config.Policy{}).TaskMessage()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(msg, "Author's words.") || strings.Contains(msg, "The old description.") {
+		t.Errorf("task:\n%s", msg)
 	}
 }

@@ -62,12 +62,13 @@ type PR struct {
 	HeadOID, BaseOID  string // default: read from Remote, else fixed values
 	Remote            string // bare git repository holding HeadRef and BaseRef
 	IsCrossRepository bool
-	HeadRepo          string // default the PR's repository
-	Permission        string // viewerPermission on the head repo; default WRITE
-	Diff              string // the unified diff
-	DiffStatus        int    // non-zero: answer the diff request with this status (406: too large)
-	Files             []File // default: parsed from Diff
-	ClosingIssues     []int  // numbers of issues added with AddIssue
+	HeadRepo          string   // default the PR's repository
+	Permission        string   // viewerPermission on the head repo; default WRITE
+	Diff              string   // the unified diff
+	DiffStatus        int      // non-zero: answer the diff request with this status (406: too large)
+	Files             []File   // default: parsed from Diff
+	ClosingIssues     []int    // numbers of issues added with AddIssue
+	Commits           []string // the messages of its commits, oldest first
 	Reviews           []Review
 	Threads           []Thread
 	// Updated is when the PR last changed (GraphQL updatedAt); default:
@@ -173,7 +174,7 @@ type PostedReviewComment struct {
 
 // Request is one logged request.
 type Request struct {
-	Kind   string // graphql, diff, pr, files, comment, comments, review, issue, contents, permission, tree, release, asset, download, tags, git, unknown
+	Kind   string // graphql, diff, pr, pr-edit, files, commits, comment, comment-edit, comments, review, issue, contents, permission, tree, release, asset, download, tags, git, unknown
 	Method string
 	Path   string
 	Status int
@@ -380,7 +381,8 @@ func (g *GitHub) Reviews(repo string, number int) []PostedReview {
 
 var (
 	rePull     = regexp.MustCompile(`^/api/v3/repos/([^/]+/[^/]+)/pulls/(\d+)$`)
-	rePullSub  = regexp.MustCompile(`^/api/v3/repos/([^/]+/[^/]+)/pulls/(\d+)/(files|reviews)$`)
+	rePullSub  = regexp.MustCompile(`^/api/v3/repos/([^/]+/[^/]+)/pulls/(\d+)/(files|reviews|commits)$`)
+	reComment  = regexp.MustCompile(`^/api/v3/repos/([^/]+/[^/]+)/issues/comments/(\d+)$`)
 	reIssue    = regexp.MustCompile(`^/api/v3/repos/([^/]+/[^/]+)/issues/(\d+)$`)
 	reComments = regexp.MustCompile(`^/api/v3/repos/([^/]+/[^/]+)/issues/(\d+)/comments$`)
 	reContents = regexp.MustCompile(`^/api/v3/repos/([^/]+/[^/]+)/contents/(.+)$`)
@@ -394,15 +396,20 @@ func kindOf(r *http.Request) string {
 	case p == "/api/graphql":
 		return "graphql"
 	case rePull.MatchString(p):
+		if r.Method == http.MethodPatch {
+			return "pr-edit"
+		}
 		if strings.Contains(r.Header.Get("Accept"), "diff") {
 			return "diff"
 		}
 		return "pr"
 	case rePullSub.MatchString(p):
-		if m := rePullSub.FindStringSubmatch(p); m[3] == "files" {
-			return "files"
+		if m := rePullSub.FindStringSubmatch(p); m[3] != "reviews" {
+			return m[3]
 		}
 		return "review"
+	case reComment.MatchString(p):
+		return "comment-edit"
 	case reComments.MatchString(p):
 		if r.Method == http.MethodPost {
 			return "comment"
@@ -581,6 +588,22 @@ func (g *GitHub) route(w http.ResponseWriter, r *http.Request, kind string, body
 		writeJSON(w, http.StatusOK, out)
 	case "comment", "review":
 		g.post(w, r, kind, body)
+	case "comment-edit":
+		g.editComment(w, r, body)
+	case "pr-edit":
+		g.editPR(w, r, body)
+	case "commits":
+		m := rePullSub.FindStringSubmatch(r.URL.Path)
+		pr := g.pr(m[1], m[2])
+		if pr == nil {
+			notFound(w)
+			return
+		}
+		out := []map[string]any{}
+		for i, msg := range pr.Commits {
+			out = append(out, map[string]any{"sha": fmt.Sprintf("%040x", i+1), "commit": map[string]any{"message": msg}})
+		}
+		writeJSON(w, http.StatusOK, out)
 	case "comments":
 		m := reComments.FindStringSubmatch(r.URL.Path)
 		per, _ := strconv.Atoi(r.URL.Query().Get("per_page"))
@@ -680,6 +703,63 @@ func (g *GitHub) post(w http.ResponseWriter, r *http.Request, kind string, body 
 	}
 	g.mu.Unlock()
 	writeJSON(w, http.StatusCreated, map[string]any{"id": id, "body": in.Body, "html_url": url, "state": in.Event})
+}
+
+// editComment replaces a conversation comment's body, as PATCH
+// /repos/{owner}/{repo}/issues/comments/{id} does: only the author may.
+func (g *GitHub) editComment(w http.ResponseWriter, r *http.Request, body []byte) {
+	var in struct{ Body *string }
+	if err := json.Unmarshal(body, &in); err != nil || in.Body == nil || *in.Body == "" {
+		writeJSON(w, http.StatusUnprocessableEntity, map[string]any{"message": "Validation Failed"})
+		return
+	}
+	m := reComment.FindStringSubmatch(r.URL.Path)
+	id, _ := strconv.ParseInt(m[2], 10, 64)
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for key, list := range g.comments {
+		repo, number, _ := strings.Cut(key, "#")
+		for i, c := range list {
+			if c.ID != id || repo != m[1] {
+				continue
+			}
+			if c.Login != g.Login {
+				writeJSON(w, http.StatusForbidden, map[string]any{"message": "Must have admin rights to Repository."})
+				return
+			}
+			list[i].Body = *in.Body
+			writeJSON(w, http.StatusOK, map[string]any{"id": id, "body": *in.Body, "html_url": g.commentURL(repo, number, id)})
+			return
+		}
+	}
+	notFound(w)
+}
+
+// editPR sets a PR's body, as PATCH /repos/{owner}/{repo}/pulls/{n} with
+// a body does.
+func (g *GitHub) editPR(w http.ResponseWriter, r *http.Request, body []byte) {
+	var in struct{ Body *string }
+	if err := json.Unmarshal(body, &in); err != nil || in.Body == nil {
+		writeJSON(w, http.StatusUnprocessableEntity, map[string]any{"message": "Validation Failed"})
+		return
+	}
+	m := rePull.FindStringSubmatch(r.URL.Path)
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	pr := g.prs[m[1]+"#"+m[2]]
+	if pr == nil {
+		notFound(w)
+		return
+	}
+	pr.Body = *in.Body
+	writeJSON(w, http.StatusOK, map[string]any{"number": pr.Number, "body": pr.Body})
+}
+
+// PRBody is a PR's body as it stands (an edit through the API changes it).
+func (g *GitHub) PRBody(repo string, number int) string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.prs[fmt.Sprintf("%s#%d", repo, number)].Body
 }
 
 func (g *GitHub) pr(repo, number string) *PR {

@@ -1,0 +1,288 @@
+package cmd
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/cli/go-gh/v2/pkg/repository"
+
+	"github.com/ocdx/gh-ocdx/config"
+	prdesc "github.com/ocdx/gh-ocdx/describe"
+	"github.com/ocdx/gh-ocdx/github"
+	"github.com/ocdx/gh-ocdx/internal/tokens"
+	"github.com/ocdx/gh-ocdx/llm"
+	"github.com/ocdx/gh-ocdx/loop"
+	"github.com/ocdx/gh-ocdx/posts"
+	"github.com/ocdx/gh-ocdx/review"
+)
+
+// DescribeOptions are the parsed arguments of describe.
+type DescribeOptions struct {
+	Number   int    // 0: the open PR of Branch, else of the checked-out branch
+	Branch   string // the PR's head branch, when named so
+	Repo     repository.Repository
+	Model    string // --model; "" = the configured describeModel
+	Diagram  bool   // ask for a Mermaid diagram
+	Post     bool   // post it as gh-ocdx's description comment
+	EditBody bool   // write it into the PR's body between gh-ocdx's markers
+	// MaxTokens is the call's token budget (--max-tokens); 0: the
+	// configuration's maxTokens, if any.
+	MaxTokens int64
+	Export    *exporter // --json, --jq, --template
+}
+
+const describeUsage = "gh ocdx describe [<number> | <url> | <branch>] [--diagram] [--post] [--edit-body] [--model P/M] [--max-tokens N] [--json [fields]] [-R OWNER/REPO]"
+
+const describeHelp = `Say what a pull request does, for the people about to review it.
+
+One call of the describeModel (default: the comments analyzer's model) over
+the PR's deterministic context (title, body, commits, linked issues, the
+diff cut at 50KB as a review's) writes:
+  a summary of what changes and why;
+  a walkthrough: the changed files grouped by purpose, each file linked;
+  for each linked issue, its requirements and whether the PR meets each
+  (met, not met, unclear), citing the lines. A requirement is kept only
+  when the issue's text states it, and a file only when the PR changes it;
+  with --diagram, a Mermaid diagram of the interaction the change alters.
+
+It is shown on stdout (rendered on a terminal). --post posts it as
+gh-ocdx's description comment: one per PR, edited in place by a rerun.
+--edit-body writes it into the PR's body between gh-ocdx's markers; the
+author's text around them is left as it is. The PR's words and the
+model's are shown as words: nothing in them posts markup or an /ocdx
+command, and secrets are masked.
+
+Examples:
+  gh ocdx describe
+  gh ocdx describe 24 --diagram
+  gh ocdx describe 24 --post
+  gh ocdx describe 24 --json summary,issues`
+
+func runDescribe(ctx context.Context, d *Deps, args []string) error {
+	opts, err := parseDescribe(d, args)
+	if err != nil {
+		return err
+	}
+	return describePR(ctx, d, opts)
+}
+
+func parseDescribe(d *Deps, args []string) (*DescribeOptions, error) {
+	var repoFlag string
+	opts := &DescribeOptions{}
+	fs := newFlagSet("describe", describeUsage, describeHelp)
+	fs.StringVar(&opts.Model, "model", "", "Describe with this provider/model instead of the configured describeModel")
+	fs.BoolVar(&opts.Diagram, "diagram", false, "Add a Mermaid diagram of the interaction the change alters, when it has one")
+	fs.BoolVar(&opts.Post, "post", false, "Post the description as gh-ocdx's description comment (a rerun edits it)")
+	fs.BoolVar(&opts.EditBody, "edit-body", false, "Write the description into the PR's body, between gh-ocdx's markers")
+	fs.maxTokensFlag(&opts.MaxTokens, "Stop before a model call that could bring the tokens (in and out) past `N`")
+	jf := addJSONFlags(fs, describeOutput{})
+	jf.positional = true
+	fs.repoFlag(&repoFlag)
+	if err := fs.parse(d, jf.args(args), -1); err != nil {
+		return nil, err
+	}
+	var err error
+	if opts.Export, err = jf.exporter(fs); err != nil {
+		return nil, err
+	}
+	if err := fs.checkModel(opts.Model); err != nil {
+		return nil, err
+	}
+	pr, r, err := fs.prArgument("", repoFlag)
+	if err != nil {
+		return nil, err
+	}
+	opts.Number, opts.Branch, opts.Repo = pr.Number, pr.Branch, r
+	return opts, nil
+}
+
+// describeOutput is describe's --json.
+type describeOutput struct {
+	PR          loop.PRRef          `json:"pr"`
+	Head        string              `json:"head"`
+	Summary     string              `json:"summary"`
+	Walkthrough []prdesc.Group      `json:"walkthrough"`
+	Issues      []prdesc.IssueCheck `json:"issues"`
+	Diagram     string              `json:"diagram"`
+	Dropped     []string            `json:"dropped"`
+	Markdown    string              `json:"markdown"`
+	CommentURL  string              `json:"commentUrl"` // --post: the comment posted or edited
+	BodyEdited  bool                `json:"bodyEdited"`
+	Model       string              `json:"model"`
+	Usage       llm.Usage           `json:"usage"`
+	CostUSD     float64             `json:"estimatedCostUsd,omitempty"`
+}
+
+func describePR(ctx context.Context, d *Deps, opts *DescribeOptions) error {
+	cfg, err := loadConfigForModel(d, opts.Model, "describeModel", "commentsAnalyzerModel")
+	if err != nil {
+		return err
+	}
+	name := cmp.Or(opts.Model, cfg.Describe.String())
+	models := newRunModels(d, cfg, opts.MaxTokens)
+	model, err := models.model("describe", name, "describeModel")
+	if err != nil {
+		return err
+	}
+	repo, client, err := repoClient(d, opts.Repo)
+	if err != nil {
+		return err
+	}
+	if opts.Number == 0 {
+		if opts.Number, err = openPRNumber(ctx, d, client, repo, opts.Branch, "Usage: "+describeUsage); err != nil {
+			return err
+		}
+	}
+	in, err := describeInput(ctx, d, client, repo, opts.Number, opts.Diagram)
+	if err != nil {
+		return err
+	}
+	pr := in.Review.PR
+	desc, usage, err := prdesc.Run(ctx, model, models.reserve(), in)
+	out := describeOutput{PR: loop.RefOf(repo, pr), Head: pr.HeadRefOid, Model: name, Usage: usage}
+	if price, ok := cfg.Prices[name]; ok {
+		out.CostUSD = price.Cost(usage.Input, usage.Cached, usage.Output)
+	}
+	if usage.Calls > 0 {
+		d.info("describe (%s): %s", name, spentLine(out.Usage, out.CostUSD))
+	}
+	var be *llm.BudgetError
+	switch {
+	case errors.As(err, &be) || errors.Is(err, llm.ErrBudget):
+		return &IncompleteError{Reason: err.Error() + "; nothing was described. Re-run with a larger --max-tokens (or maxTokens in the configuration)"}
+	case err != nil:
+		return err
+	}
+	for _, why := range desc.Dropped {
+		d.warn("left out of the description: %s", why)
+	}
+	md := prdesc.Markdown(desc, pr)
+	out.Summary, out.Walkthrough, out.Issues, out.Diagram, out.Dropped, out.Markdown = desc.Summary, desc.Walkthrough, desc.Issues, desc.Diagram, desc.Dropped, md
+	if opts.Post {
+		if out.CommentURL, err = postDescription(ctx, d, client, repo, pr, md, describeFooter(name, out.Usage, out.CostUSD)); err != nil {
+			return err
+		}
+	}
+	if opts.EditBody {
+		// The body as the query read it: an edit the author makes in
+		// between is overwritten, as any two edits of one body race.
+		if err := client.EditPRBody(ctx, repo, pr.Number, prdesc.EditBody(pr.Body, md)); err != nil {
+			return err
+		}
+		out.BodyEdited = true
+		d.success("Wrote the description into the body of %s#%d", repo, pr.Number)
+	}
+	if opts.Export != nil {
+		return opts.Export.write(d, out)
+	}
+	return printMarkdown(d, md)
+}
+
+// describeInput reads what the description is written from: the PR and
+// its diff as a review reads them (review.Gather, the base branch's
+// policy), its commits and its linked issues' text.
+func describeInput(ctx context.Context, d *Deps, client *github.Client, repo github.Repo, number int, diagram bool) (prdesc.Input, error) {
+	rc, err := review.Gather(ctx, client, repo, number, func(pr *github.PullRequest) (*config.Policy, error) {
+		p, _, err := basePolicy(pr)
+		return p, err
+	})
+	if err != nil {
+		return prdesc.Input{}, err
+	}
+	in := prdesc.Input{Review: rc, Diagram: diagram}
+	if in.Commits, err = client.Commits(ctx, repo, number); err != nil {
+		return prdesc.Input{}, err
+	}
+	for i, ref := range rc.PR.ClosingIssues {
+		if i == prdesc.MaxIssues {
+			d.warn("%s#%d links %d issues: the description checks the first %d", repo, number, len(rc.PR.ClosingIssues), prdesc.MaxIssues)
+			break
+		}
+		is, err := client.Issue(ctx, repo, ref.Number)
+		if err != nil {
+			return prdesc.Input{}, err
+		}
+		in.Issues = append(in.Issues, *is)
+	}
+	return in, nil
+}
+
+// postDescription posts md as gh-ocdx's description comment on pr, or
+// edits the one a previous run posted (by the login gh-ocdx posts as:
+// a copy by anyone else is theirs), and returns its URL.
+func postDescription(ctx context.Context, d *Deps, client *github.Client, repo github.Repo, pr *github.PullRequest, md, footer string) (string, error) {
+	comments, err := client.Comments(ctx, repo, pr.Number)
+	if err != nil {
+		return "", err
+	}
+	body := prdesc.Comment(md, pr.HeadRefOid, footer)
+	if id := prdesc.FindOwn(comments, pr.ByViewer); id != 0 {
+		c, err := client.UpdateComment(ctx, repo, id, body)
+		if err != nil {
+			return "", err
+		}
+		d.success("Updated the description on %s#%d: %s", repo, pr.Number, c.URL)
+		return c.URL, nil
+	}
+	c, err := client.PostComment(ctx, repo, pr.Number, body)
+	if err != nil {
+		return "", err
+	}
+	d.success("Posted the description on %s#%d: %s", repo, pr.Number, c.URL)
+	return c.URL, nil
+}
+
+// describeFooter is the posted description's last line: the verb, the
+// model, what it cost.
+func describeFooter(model string, u llm.Usage, cost float64) string {
+	return fmt.Sprintf("<sub>gh-ocdx describe · %s · %s</sub>", model, spentLine(u, cost))
+}
+
+// describeOpening is the description that opens review-loop's first
+// report on pr when the configuration or the base branch's .ocdx.json
+// asks for it ("describe": true; docs/architecture.md, Describe): ""
+// otherwise, and on a PR that holds a gh-ocdx report already. It is one
+// more call within the run's budget, said with its tokens and cost; when
+// it fails, that is said and the review goes on without it.
+func describeOpening(ctx context.Context, d *Deps, cfg *config.Config, models *runModels, client *github.Client, repo github.Repo, pr *github.PullRequest) string {
+	if !cfg.DescribesFirst() {
+		return ""
+	}
+	if _, _, _, reported := posts.PRLedger(pr); reported {
+		return ""
+	}
+	name := cfg.Describe.String()
+	model, err := models.model("describe", name, "describeModel")
+	var in prdesc.Input
+	if err == nil {
+		in, err = describeInput(ctx, d, client, repo, pr.Number, false)
+	}
+	var desc prdesc.Description
+	var usage llm.Usage
+	if err == nil {
+		desc, usage, err = prdesc.Run(ctx, model, models.reserve(), in)
+	}
+	cost := 0.0
+	if price, ok := cfg.Prices[name]; ok {
+		cost = price.Cost(usage.Input, usage.Cached, usage.Output)
+	}
+	if usage.Calls > 0 {
+		d.info("describe (%s): %s", name, spentLine(usage, cost))
+	}
+	if err != nil {
+		d.warn("the first report opens without a description: %v", err)
+		return ""
+	}
+	return prdesc.Markdown(desc, in.Review.PR) + "\n" + describeFooter(name, usage, cost) + "\n"
+}
+
+// spentLine is tokens, and the cost when the model has a price.
+func spentLine(u llm.Usage, cost float64) string {
+	s := u.String() + " tokens"
+	if cost > 0 {
+		s += ", " + tokens.Dollars(cost)
+	}
+	return s
+}
