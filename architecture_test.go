@@ -72,3 +72,19 @@ func TestThePostsPackageIsBelowTheVerbs(t *testing.T) {
 		}
 	}
 }
+
+// The extension is kept free of the fakes (docs/architecture.md,
+// Packages): the binary gh installs imports neither internal/testkit nor
+// the demo built on it, nor package testing.
+func TestTheBinaryHoldsNoFake(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", ".").Output()
+	if err != nil {
+		t.Skipf("go list: %v", err)
+	}
+	for _, dep := range strings.Fields(string(out)) {
+		switch dep {
+		case "github.com/ocdx/gh-ocdx/internal/testkit", "github.com/ocdx/gh-ocdx/demo", "testing":
+			t.Errorf("the binary imports %s", dep)
+		}
+	}
+}

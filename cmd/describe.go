@@ -10,6 +10,7 @@ import (
 
 	"github.com/ocdx/gh-ocdx/config"
 	prdesc "github.com/ocdx/gh-ocdx/describe"
+	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/internal/tokens"
 	"github.com/ocdx/gh-ocdx/llm"
@@ -245,13 +246,15 @@ func describeFooter(model string, u llm.Usage, cost float64) string {
 // asks for it ("describe": true; docs/architecture.md, Describe): ""
 // otherwise, and on a PR that holds a gh-ocdx report already. It is one
 // more call within the run's budget, said with its tokens and cost; when
-// it fails, that is said and the review goes on without it.
-func describeOpening(ctx context.Context, d *Deps, cfg *config.Config, models *runModels, client *github.Client, repo github.Repo, pr *github.PullRequest) string {
+// it fails, that is said and the review goes on without it. With
+// "describe": {"compliance": "finding"}, the requirements it finds not met
+// come with it, as findings.
+func describeOpening(ctx context.Context, d *Deps, cfg *config.Config, models *runModels, client *github.Client, repo github.Repo, pr *github.PullRequest) (string, []finding.Finding) {
 	if !cfg.DescribesFirst() {
-		return ""
+		return "", nil
 	}
 	if _, _, _, reported := posts.PRLedger(pr); reported {
-		return ""
+		return "", nil
 	}
 	name := cfg.Describe.String()
 	model, err := models.model("describe", name, "describeModel")
@@ -273,9 +276,13 @@ func describeOpening(ctx context.Context, d *Deps, cfg *config.Config, models *r
 	}
 	if err != nil {
 		d.warn("the first report opens without a description: %v", err)
-		return ""
+		return "", nil
 	}
-	return prdesc.Markdown(desc, in.Review.PR) + "\n" + describeFooter(name, usage, cost) + "\n"
+	var notMet []finding.Finding
+	if cfg.ComplianceAsFindings() {
+		notMet = prdesc.Findings(desc, name)
+	}
+	return prdesc.Markdown(desc, in.Review.PR) + "\n" + describeFooter(name, usage, cost) + "\n", notMet
 }
 
 // spentLine is tokens, and the cost when the model has a price.

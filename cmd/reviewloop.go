@@ -269,7 +269,7 @@ func reviewLoop(ctx context.Context, d *Deps, opts *ReviewLoopOptions) error {
 		fixer.Confirm = confirmPush(d, opts.Prompter)
 	}
 	files := headFiles(ctx, d, co.Repo, client, repo, pr.Number)
-	opening := describeOpening(ctx, d, cfg, models, client, repo, pr)
+	opening, notMet := describeOpening(ctx, d, cfg, models, client, repo, pr)
 	d.Log.Debug("review-loop", "pr", fmt.Sprintf("%s#%d", repo, pr.Number), "reviewers", len(reviewers), "push", canPush, "dry-run", opts.DryRun)
 	res, err := loop.Run(ctx, loop.Options{
 		Repo: repo, PR: pr, CanPush: canPush, ReviewOnlyReason: reason, InlinePriorities: cfg.InlinePriorities, MaxInlineComments: cfg.MaxInlineComments,
@@ -297,6 +297,7 @@ func reviewLoop(ctx context.Context, d *Deps, opts *ReviewLoopOptions) error {
 		Effort:     cmp.Or(opts.Effort, cfg.Effort),
 		Summarized: summarized(d, opts.Export),
 		Opening:    opening,
+		Compliance: notMet,
 	})
 	if ctx.Err() != nil || errors.Is(err, ErrCancelled) {
 		// Stopped by the person: one line says so (endMessage), not a

@@ -56,6 +56,10 @@ type Config struct {
 	// on a PR with that description; a repository's .ocdx.json may ask
 	// for it too (DescribesFirst).
 	DescribeFirst bool
+	// ComplianceFindings ("describe": {"compliance": "finding"}) makes a
+	// linked issue's requirement the description finds not met a P2
+	// finding of the first report (ComplianceAsFindings).
+	ComplianceFindings bool
 	// MaxReplies bounds the replies one reply run answers; 0: the default
 	// (DefaultMaxReplies).
 	MaxReplies int
@@ -156,6 +160,13 @@ func (c *Config) ApplyPolicy(p *Policy, where string) {
 // branch's .ocdx.json says so.
 func (c *Config) DescribesFirst() bool {
 	return c.DescribeFirst || c.Policy != nil && c.Policy.DescribeFirst
+}
+
+// ComplianceAsFindings reports whether a requirement the description finds
+// not met is a finding: the user's configuration or the base branch's
+// .ocdx.json says so, and a team opts in to blocking on it.
+func (c *Config) ComplianceAsFindings() bool {
+	return c.ComplianceFindings || c.Policy != nil && c.Policy.ComplianceFindings
 }
 
 // RepoPolicy validates the text of a repository's .ocdx.json read from a

@@ -572,3 +572,32 @@ func TestDescribeFirst(t *testing.T) {
 		t.Error("the base branch's describe: true is not applied")
 	}
 }
+
+// "describe": {"compliance": "finding"} describes and makes a requirement
+// not met a finding; "report" only describes; anything else is refused,
+// naming the key.
+func TestDescribeCompliance(t *testing.T) {
+	const base = `{"reviewerModels": ["ollama/a"], "commentsAnalyzerModel": "ollama/b", "prFixModel": "ollama/c"`
+	c, _, err := loadString(t, base+`, "describe": {"compliance": "finding"}}`, nil)
+	if err != nil || !c.DescribesFirst() || !c.ComplianceAsFindings() {
+		t.Fatalf("compliance finding: %v %v, %v", c.DescribesFirst(), c.ComplianceAsFindings(), err)
+	}
+	if c, _, err = loadString(t, base+`, "describe": {"compliance": "report"}}`, nil); err != nil || !c.DescribesFirst() || c.ComplianceAsFindings() {
+		t.Errorf("compliance report: %v %v, %v", c.DescribesFirst(), c.ComplianceAsFindings(), err)
+	}
+	if c, _, err = loadString(t, base+`, "describe": true}`, nil); err != nil || c.ComplianceAsFindings() {
+		t.Errorf("describe true makes no finding: %v", err)
+	}
+	if _, _, err = loadString(t, base+`, "describe": {"compliance": "block"}}`, nil); err == nil || !strings.Contains(err.Error(), `describe.compliance: must be "finding"`) {
+		t.Errorf("a bad compliance: %v", err)
+	}
+	p, err := RepoPolicy([]byte(`{"describe": {"compliance": "finding"}}`), ".ocdx.json on main at 1a2b3c4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, _, _ = loadString(t, base+`}`, nil)
+	c.ApplyPolicy(p, ".ocdx.json on main at 1a2b3c4")
+	if !c.ComplianceAsFindings() {
+		t.Error("the base branch's compliance is not applied")
+	}
+}

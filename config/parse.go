@@ -130,7 +130,7 @@ func parse(data []byte, getenv func(string) string, uses func(key string) bool) 
 		cfg.AllowApprove = c.boolean(m, "allowApprove")
 	}
 	if m, found := byKey["describe"]; found {
-		cfg.DescribeFirst = c.boolean(m, "describe")
+		cfg.DescribeFirst, cfg.ComplianceFindings = c.describe(m)
 	}
 	if m, found := byKey["inlinePriorities"]; found {
 		cfg.InlinePriorities = c.priorities(m, "inlinePriorities")
@@ -208,7 +208,7 @@ func parseRepo(data []byte) (*Policy, []Problem) {
 		p.CommandsFix = c.commands(m)
 	}
 	if m, found := byKey["describe"]; found {
-		p.DescribeFirst = c.boolean(m, "describe")
+		p.DescribeFirst, p.ComplianceFindings = c.describe(m)
 	}
 	c.sort()
 	if len(c.problems) > 0 {
@@ -478,6 +478,32 @@ func (c *checker) boolean(m member, key string) bool {
 		c.add(m.off, key, "must be true or false, found %s", kind(m.raw))
 	}
 	return b
+}
+
+// describe decodes "describe": true or false, or {"compliance":
+// "finding"|"report"}, which describes too and says whether a requirement
+// of a linked issue the PR does not meet is a P2 finding
+// (docs/architecture.md, Describe).
+func (c *checker) describe(m member) (first, findings bool) {
+	if len(m.raw) == 0 || m.raw[0] != '{' {
+		return c.boolean(m, "describe"), false
+	}
+	fields, err := c.members(m.raw, m.off)
+	if err != nil {
+		c.add(m.off, "describe", "%v", err)
+		return false, false
+	}
+	byKey := c.keys(fields, []string{"compliance"})
+	if v, found := byKey["compliance"]; found {
+		switch s, _ := c.str(v, "describe.compliance", "finding"); s {
+		case "finding":
+			findings = true
+		case "report":
+		default:
+			c.add(v.off, "describe.compliance", `must be "finding" (a requirement the PR does not meet is a P2 finding) or "report" (it is only reported), found %q`, s)
+		}
+	}
+	return true, findings
 }
 
 // prices decodes {"provider/model": {"input": $, "cachedInput": $, "output": $}}.

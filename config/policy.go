@@ -49,6 +49,8 @@ type Policy struct {
 	// on a PR with gh ocdx describe's description (docs/architecture.md,
 	// Describe), as the user's own "describe" does.
 	DescribeFirst bool
+	// ComplianceFindings: "describe": {"compliance": "finding"}.
+	ComplianceFindings bool
 }
 
 // PathRule is one entry of "paths".

@@ -17,6 +17,7 @@ import (
 	"unicode"
 
 	"github.com/ocdx/gh-ocdx/diff"
+	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/internal/redact"
 	"github.com/ocdx/gh-ocdx/internal/text"
@@ -406,4 +407,37 @@ func EditBody(body, block string) string {
 		return wrapped
 	}
 	return body + "\n\n" + wrapped
+}
+
+// Findings are the requirements of d's linked issues the PR does not meet,
+// as P2 findings of the first report, when the configuration makes them
+// findings ("describe": {"compliance": "finding"}; docs/architecture.md,
+// Describe). Each names its issue and, when the description cited one,
+// the changed line it is about; model is the describe model.
+func Findings(d Description, model string) []finding.Finding {
+	var out []finding.Finding
+	for _, ic := range d.Issues {
+		for _, r := range ic.Requirements {
+			if r.Status != NotMet {
+				continue
+			}
+			f := finding.Finding{Priority: "P2", Category: "quality",
+				Title:       clip(fmt.Sprintf("Issue #%d asks for what this PR does not do: %s", ic.Number, r.Text), 160),
+				Description: fmt.Sprintf("Issue #%d (%s) states: %q. The PR's description found it not met by the change.", ic.Number, ic.Title, r.Text),
+				Suggestion:  "Meet the requirement in this pull request, or say in the thread why it does not apply, and dismiss this finding.",
+				Agreement:   "-", Reviewers: []string{model},
+				Source: &finding.Source{Type: "agent", Name: "describe"}}
+			if len(r.Lines) > 0 { // path:line or path:start-end, checked by cited
+				l := r.Lines[0]
+				i := strings.LastIndexByte(l, ':')
+				start, _, _ := strings.Cut(l[i+1:], "-")
+				if n, err := strconv.Atoi(start); err == nil && n > 0 {
+					f.File, f.Line = l[:i], &n
+				}
+			}
+			f.ID = f.ComputeID()
+			out = append(out, f)
+		}
+	}
+	return out
 }

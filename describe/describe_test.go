@@ -230,3 +230,21 @@ func TestDescribeFindOwn(t *testing.T) {
 		t.Errorf("FindOwn = %d, want 3 (a copy by someone else is theirs)", got)
 	}
 }
+
+// Only a requirement not met is a finding: P2, on the first changed line
+// the description cited (a range starts it), else about no line.
+func TestFindingsAreTheRequirementsNotMet(t *testing.T) {
+	d := Description{Issues: []IssueCheck{{Number: 7, Title: "Login", Requirements: []Requirement{
+		{Text: "the user lands where they came from", Status: Met, Lines: []string{"auth.go:3"}},
+		{Text: "failed logins are logged", Status: NotMet, Lines: []string{"auth.go:3-5"}},
+		{Text: "sessions expire", Status: NotMet},
+		{Text: "a page exists", Status: Unclear},
+	}}}}
+	fs := Findings(d, "openai/describer")
+	if len(fs) != 2 || fs[0].Priority != "P2" || fs[0].File != "auth.go" || fs[0].Line == nil || *fs[0].Line != 3 || fs[1].Line != nil || fs[1].File != "" {
+		t.Fatalf("findings %+v", fs)
+	}
+	if fs[0].ID != fs[0].ComputeID() || fs[0].Reviewers[0] != "openai/describer" || !strings.Contains(fs[1].Title, "Issue #7") {
+		t.Errorf("finding %+v", fs[0])
+	}
+}

@@ -323,3 +323,51 @@ func TestDescribeDiagram(t *testing.T) {
 		t.Errorf("a diagram without --diagram:\n%s", res.Stdout)
 	}
 }
+
+// With "describe": {"compliance": "finding"}, a requirement of a linked
+// issue the description finds not met is a P2 finding of the first round,
+// sent to the fix model like any; with "describe": true it is only
+// reported.
+func TestDescribeComplianceFindingIsOptIn(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		describe string
+		finding  bool
+	}{{`{"compliance": "finding"}`, true}, {`true`, false}} {
+		t.Run(tc.describe, func(t *testing.T) {
+			t.Parallel()
+			lf := newLoop(t, func(pr *testkit.PR) { pr.Body, pr.ClosingIssues = "Fixes #7.", []int{7} })
+			lf.gh.AddIssue(repo, testkit.Issue{Number: 7, Title: "A bounded cache", Body: "The cache evicts the oldest entry when full.\n\nIts size is configurable."})
+			lf.env.WriteConfig(t, `{
+  "reviewerModels": ["openai/rev-a", "anthropic/rev-b"],
+  "commentsAnalyzerModel": "openai/analyzer",
+  "prFixModel": "ollama/fixer",
+  "describeModel": "openai/describer",
+  "describe": `+tc.describe+`,
+  "verify": ["true"]
+}`)
+			b, _ := json.Marshal(map[string]any{"summary": "Adds a small cache.",
+				"walkthrough": []map[string]any{{"purpose": "The cache", "files": []string{"cache.go"}}},
+				"issues": []map[string]any{{"number": 7, "requirements": []map[string]any{
+					{"text": "The cache evicts the oldest entry when full", "status": "not met", "lines": []string{"cache.go:3"}},
+					{"text": "Its size is configurable", "status": "unclear"},
+				}}}})
+			lf.fm.Script("describer", testkit.Reply("BEGIN_JSON\n"+string(b)+"\nEND_JSON"))
+			lf.approveRound()
+
+			res := lf.env.Run(t, "review-loop", "31", "--dry-run", "--json", "wouldFix,rounds")
+			wantCode(t, res, 0)
+			var out struct {
+				WouldFix []struct{ ID, Priority, Title, File string }
+			}
+			if err := json.Unmarshal([]byte(res.Stdout), &out); err != nil {
+				t.Fatal(err)
+			}
+			found := len(out.WouldFix) == 1 && out.WouldFix[0].Priority == "P2" && out.WouldFix[0].File == "cache.go" &&
+				strings.HasPrefix(out.WouldFix[0].Title, "Issue #7 asks for what this PR does not do: The cache evicts the oldest entry when full")
+			if found != tc.finding {
+				t.Errorf("would fix %+v; want the requirement not met as a finding: %v", out.WouldFix, tc.finding)
+			}
+		})
+	}
+}

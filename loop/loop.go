@@ -155,6 +155,10 @@ type Options struct {
 	// gh ocdx describe's description when the configuration asks for it
 	// (docs/architecture.md, Describe).
 	Opening string
+	// Compliance are the requirements of the PR's linked issues that
+	// opening found not met, as findings of round 1 when the configuration
+	// makes them findings (docs/architecture.md, Describe).
+	Compliance []finding.Finding
 }
 
 // Outcomes of a run: the state file's, and two that a run's result has but
@@ -741,6 +745,9 @@ func (l *loop) review(ctx context.Context, pr *github.PullRequest, rr *RoundResu
 		rr.AnalyzerMismatch = true
 	}
 	rr.Findings = orEmpty(Distinct(append(out.Findings, secrets...), rr.reviewersOK))
+	if rr.N == 1 {
+		rr.Findings = append(rr.Findings, l.o.Compliance...)
+	}
 	fixedBefore := l.fixedLastRound(rr.N)
 	earlier := l.earlier(ctx, rr.N, pr.HeadRefOid, re)
 	if re != nil {

@@ -1,6 +1,8 @@
 // Package testkit holds the fakes and fixtures the tests run gh-ocdx against:
 // the built binary with a clean environment, a TLS fake GitHub, a fake model
-// server and git fixtures. It is imported by tests only.
+// server and git fixtures. It is imported by tests, and by the demo
+// (go run ./demo), which runs gh-ocdx against the same fakes; never by
+// the extension itself.
 package testkit
 
 import (
@@ -84,7 +86,7 @@ type Env struct {
 }
 
 // NewEnv returns a clean environment under t.TempDir().
-func NewEnv(t testing.TB) *Env {
+func NewEnv(t T) *Env {
 	t.Helper()
 	root := t.TempDir()
 	e := &Env{Root: root, Dir: root, Vars: map[string]string{
@@ -127,7 +129,7 @@ func (e *Env) Set(k, v string) {
 }
 
 // WriteConfig writes body as the configuration file ($OCDX_CONFIG).
-func (e *Env) WriteConfig(t testing.TB, body string) {
+func (e *Env) WriteConfig(t T, body string) {
 	t.Helper()
 	path := e.Vars["OCDX_CONFIG"]
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {

@@ -18,7 +18,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"testing"
 	"time"
 
 	"github.com/vektah/gqlparser/v2/ast"
@@ -34,7 +33,7 @@ type GitHub struct {
 	Login    string // the token's user: GraphQL's viewer and the author of what the tool posts
 	CertFile string // PEM of the server's certificate, for SSL_CERT_FILE
 
-	t   testing.TB
+	t   T
 	srv *httptest.Server
 
 	mu       sync.Mutex
@@ -201,7 +200,7 @@ type Fault struct {
 const Login = "ocdx-bot"
 
 // NewGitHub starts a fake GitHub for the test; it stops when the test ends.
-func NewGitHub(t testing.TB) *GitHub {
+func NewGitHub(t T) *GitHub {
 	t.Helper()
 	g := &GitHub{Token: "ghs_fakeToken0123456789abcdefghij", Login: Login, t: t,
 		prs: map[string]*PR{}, issues: map[string]*Issue{},

@@ -13,7 +13,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"testing"
 	"time"
 )
 
@@ -119,7 +118,7 @@ func Truncate(text string, calls ...FakeCall) Step {
 
 // NewFakeModel starts the server; it stops when the test ends. The default
 // step of every model is a plain "ok" reply.
-func NewFakeModel(t testing.TB) *FakeModel {
+func NewFakeModel(t T) *FakeModel {
 	f := &FakeModel{
 		queues:   map[string][]Step{},
 		defaults: map[string]Step{"": Reply("ok")},

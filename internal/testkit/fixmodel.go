@@ -8,7 +8,6 @@ import (
 	"regexp"
 	"strings"
 	"sync"
-	"testing"
 	"time"
 )
 
@@ -16,7 +15,7 @@ import (
 // through OLLAMA_HOST=URL()) playing the pr-fix role: it must answer with the sha that
 // git_commit returned, which no scripted answer can know in advance. Each
 // fix writes a file, commits it, and reports every issue to fix as fixed.
-// Tests hold Mu while they change Block, OnRequest or Faults.
+// Tests hold Mu while they change Block, OnRequest, Faults or Edit.
 type FixModel struct {
 	srv *httptest.Server
 
@@ -27,10 +26,13 @@ type FixModel struct {
 	Block     chan struct{} // non-nil: requests wait until it is closed
 	OnRequest func()        // called on every request
 	Faults    []Step        // failures answered first, one per request
+	// Edit, when set, is the file a fix of a round writes and its
+	// content; by default fix-round-N.go with a line naming the round.
+	Edit func(round int) (path, content string)
 }
 
 // NewFixModel starts the server; it stops when the test ends.
-func NewFixModel(tb testing.TB) *FixModel {
+func NewFixModel(tb T) *FixModel {
 	f := &FixModel{}
 	f.srv = httptest.NewServer(http.HandlerFunc(f.serve))
 	tb.Cleanup(f.srv.Close)
@@ -156,11 +158,20 @@ func (f *FixModel) serve(w http.ResponseWriter, r *http.Request) {
 		f.Mu.Lock()
 		f.sent = append(f.sent, ids)
 		f.Mu.Unlock()
-		file := fmt.Sprintf("fix-round-%d.go", payload.Round)
+		file, content := fmt.Sprintf("fix-round-%d.go", payload.Round), fmt.Sprintf("fixed in round %d (call %d)\n", payload.Round, n)
+		f.Mu.Lock()
+		edit := f.Edit
+		f.Mu.Unlock()
+		if edit != nil {
+			file, content = edit(payload.Round)
+		}
+		args, _ := json.Marshal(struct {
+			Path    string `json:"path"`
+			Content string `json:"content"`
+		}{file, content})
 		msg["content"] = nil
 		msg["tool_calls"] = []map[string]any{
-			{"id": "c1", "type": "function", "function": map[string]any{"name": "write_file",
-				"arguments": fmt.Sprintf(`{"path":%q,"content":"fixed in round %d (call %d)\n"}`, file, payload.Round, n)}},
+			{"id": "c1", "type": "function", "function": map[string]any{"name": "write_file", "arguments": string(args)}},
 			{"id": "c2", "type": "function", "function": map[string]any{"name": "git_commit",
 				"arguments": fmt.Sprintf(`{"message":"fix: review findings of round %d","paths":[%q]}`, payload.Round, file)}},
 		}

@@ -52,7 +52,7 @@ func UseGitIdentity() {
 }
 
 // Git runs git in dir and returns its trimmed output; a failure fails the test.
-func Git(t testing.TB, dir string, args ...string) string {
+func Git(t T, dir string, args ...string) string {
 	t.Helper()
 	c := exec.Command("git", args...)
 	c.Dir = dir
@@ -113,7 +113,7 @@ func (b *builtDiff) same(r *Repo) bool {
 // branches, files and commit dates builds them with git; later calls in the
 // same test process copy that build (repoTemplate), so their commits are
 // the same, as git would make them with the same dates.
-func NewRepo(t testing.TB, base, head string, baseFiles, headFiles map[string]string) *Repo {
+func NewRepo(t T, base, head string, baseFiles, headFiles map[string]string) *Repo {
 	t.Helper()
 	root := t.TempDir()
 	r := &Repo{Remote: filepath.Join(root, "remote.git"), Clone: filepath.Join(root, "work"), Base: base, Head: head}
@@ -160,7 +160,7 @@ func NewRepo(t testing.TB, base, head string, baseFiles, headFiles map[string]st
 }
 
 // buildRepo makes r with git.
-func buildRepo(t testing.TB, r *Repo, baseFiles, headFiles map[string]string) {
+func buildRepo(t T, r *Repo, baseFiles, headFiles map[string]string) {
 	t.Helper()
 	root, base, head := filepath.Dir(r.Remote), r.Base, r.Head
 	Git(t, root, "init", "--quiet", "--bare", "--initial-branch="+base, r.Remote)
@@ -222,7 +222,7 @@ type templateFile struct {
 const originConfig = "work/.git/config"
 
 // snapshot records the repository NewRepo built under root.
-func (tm *repoTemplate) snapshot(t testing.TB, root string) {
+func (tm *repoTemplate) snapshot(t T, root string) {
 	t.Helper()
 	files := []templateFile{}
 	copyable := true
@@ -293,7 +293,7 @@ func leftOut(path string, dir bool) bool {
 
 // copyTo writes the template under root, the remote's path in the
 // clone's configuration changed to the copy's.
-func (tm *repoTemplate) copyTo(t testing.TB, root string) {
+func (tm *repoTemplate) copyTo(t T, root string) {
 	t.Helper()
 	for _, f := range tm.files {
 		p := filepath.Join(root, filepath.FromSlash(f.path))
@@ -315,7 +315,7 @@ func (tm *repoTemplate) copyTo(t testing.TB, root string) {
 
 // Diff is the unified diff of the head branch against the base, as GitHub
 // shows it for the PR.
-func (r *Repo) Diff(t testing.TB) string {
+func (r *Repo) Diff(t T) string {
 	t.Helper()
 	if r.built != nil && r.built.same(r) {
 		return r.built.diff
@@ -327,7 +327,7 @@ func (r *Repo) Diff(t testing.TB) string {
 // does not fetch: the clone no longer holds the PR's base, so gh-ocdx
 // reads the PR's diff from the fake GitHub, as it does for a clone that
 // has not fetched (the diff is unchanged: the commit changes nothing).
-func (r *Repo) MoveBase(t testing.TB) {
+func (r *Repo) MoveBase(t T) {
 	t.Helper()
 	tree := Git(t, r.Remote, "rev-parse", "refs/heads/"+r.Base+"^{tree}")
 	c := Git(t, r.Remote, "commit-tree", tree, "-p", "refs/heads/"+r.Base, "-m", "the base moves on")
@@ -335,7 +335,7 @@ func (r *Repo) MoveBase(t testing.TB) {
 }
 
 // RemoteOID is the commit a branch points to on the remote.
-func (r *Repo) RemoteOID(t testing.TB, branch string) string {
+func (r *Repo) RemoteOID(t T, branch string) string {
 	t.Helper()
 	if oid := readRef(r.Remote, "refs/heads/"+branch); oid != "" {
 		return oid
@@ -344,7 +344,7 @@ func (r *Repo) RemoteOID(t testing.TB, branch string) string {
 }
 
 // WriteFiles writes files (path → content) under dir.
-func WriteFiles(t testing.TB, dir string, files map[string]string) {
+func WriteFiles(t T, dir string, files map[string]string) {
 	t.Helper()
 	for p, content := range files {
 		full := filepath.Join(dir, p)

@@ -1,7 +1,5 @@
 package testkit
 
-import "testing"
-
 // LoopPR is a pull request ready for review-loop: its head branch in a bare
 // remote, a clone on it as the working directory, the fake GitHub, the fake
 // reviewer models and the fix model (ollama/<any name>).
@@ -19,7 +17,7 @@ type LoopPR struct {
 // before it is added to the fake GitHub; when it gives the PR a diff of its
 // own, the clone cannot read it (Repo.MoveBase). The configuration is the
 // caller's.
-func NewLoopPR(tb testing.TB, repo string, number int, edit func(*PR)) *LoopPR {
+func NewLoopPR(tb T, repo string, number int, edit func(*PR)) *LoopPR {
 	tb.Helper()
 	r := NewRepo(tb, "main", "feature/cache", map[string]string{"README.md": "# widgets\n", "cache.go": "package cache\n"},
 		map[string]string{"cache.go": "package cache\n\nvar Size = 10\n\nfunc Get(k string) string { return k }\n"})

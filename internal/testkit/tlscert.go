@@ -13,7 +13,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"sync"
-	"testing"
 	"time"
 )
 
@@ -62,7 +61,7 @@ func fakeCertPEM() ([]byte, error) {
 // NewTLSServer starts h over TLS with the certificate the fakes serve, so
 // a client that trusts the fake GitHub trusts it; it stops when the test
 // ends.
-func NewTLSServer(t testing.TB, h http.Handler) *httptest.Server {
+func NewTLSServer(t T, h http.Handler) *httptest.Server {
 	t.Helper()
 	c, err := fakeCert()
 	if err != nil {
