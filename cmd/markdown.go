@@ -50,7 +50,7 @@ func renderTheme(getenv func(string) string) markdown.Theme {
 // is not asked for its background: its answer arrives on stdin, where it
 // would mix with what the person types at the next prompt.
 func markdownTheme(getenv func(string) string) string {
-	if getenv("NO_COLOR") != "" || getenv("CLICOLOR") == "0" {
+	if !colourOn(getenv) {
 		return "none"
 	}
 	fgbg := getenv("COLORFGBG")

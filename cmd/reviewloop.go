@@ -42,6 +42,9 @@ type ReviewLoopOptions struct {
 	// ReviewOnly, when set, says why this run reviews and fixes nothing
 	// (an /ocdx review the repository does not let fix: gh ocdx command).
 	ReviewOnly string
+	// Evidence are the tool result files of --evidence
+	// (docs/architecture.md, Evidence).
+	Evidence []evidenceSpec
 }
 
 const reviewLoopHelp = `Review a pull request with every configured reviewer model and the comments
@@ -82,6 +85,16 @@ standard; a secret in the change is never reviewed at quick. The report
 and --json say which tier ran and why. A tier changes who reviews, never
 what converges.
 
+With --evidence FILE|DIR (repeatable), or the evidence globs of the base
+branch's .ocdx.json (files git does not track at the PR's head), round 1
+reads the repository's own tool results: SARIF, rdjson, rdjsonl,
+checkstyle or errorformat lines (file:line:col: message), detected or
+named as FORMAT:FILE. A result on a line the PR adds is a finding named
+for its tool (error P1, warning P2, note P3; security severity 7+ P1, 9+
+P0) and is shown to the reviewers; a reviewer's finding that names its
+rule there is the same finding. Results on other lines are counted, not
+raised.
+
 With --max-tokens (or maxTokens in the configuration) the run never passes
 the budget: a round starts only when every role's answer (input estimate
 plus output cap) fits in what is left, and a fix attempt likewise;
@@ -105,7 +118,7 @@ func runReviewLoop(ctx context.Context, d *Deps, args []string) error {
 	return reviewLoop(ctx, d, opts)
 }
 
-const reviewLoopUsage = "gh ocdx review-loop [<number> | <url> | <branch>] [--yes] [--dry-run] [--json [fields]] [--jq EXPR | --template T] [--full] [--effort TIER] [--max-tokens N] [--verifier PROVIDER/MODEL] [-R OWNER/REPO]"
+const reviewLoopUsage = "gh ocdx review-loop [<number> | <url> | <branch>] [--yes] [--dry-run] [--json [fields]] [--jq EXPR | --template T] [--full] [--effort TIER] [--max-tokens N] [--verifier PROVIDER/MODEL] [--evidence FILE|DIR]... [-R OWNER/REPO]"
 
 func parseReviewLoop(d *Deps, args []string) (*ReviewLoopOptions, error) {
 	opts := &ReviewLoopOptions{}
@@ -119,6 +132,8 @@ func parseReviewLoop(d *Deps, args []string) (*ReviewLoopOptions, error) {
 	fs.StringVar(&opts.Verifier, "verifier", "", "Check the findings a single reviewer raised with `PROVIDER/MODEL` for this run (instead of the configuration's verifierModel)")
 	var effortFlag string
 	fs.StringVar(&effortFlag, "effort", "", "How much review each round gets: `TIER` quick, standard, deep or auto (default: the configuration's effort, else auto)")
+	var evidenceFlag []string
+	fs.StringArrayVar(&evidenceFlag, "evidence", nil, "Read tool results from `FILE|DIR` (SARIF, rdjson, rdjsonl, checkstyle or errorformat lines; FORMAT:FILE names the format): those on changed lines become findings (repeatable)")
 	fs.repoFlag(&opts.RepoFlag)
 	jf := addJSONFlags(fs, loop.Result{})
 	jf.positional = true
@@ -138,6 +153,9 @@ func parseReviewLoop(d *Deps, args []string) (*ReviewLoopOptions, error) {
 		if opts.Effort, err = effort.Parse(effortFlag); err != nil || effortFlag == "" {
 			return nil, fs.usageErr("invalid --effort: %q is not an effort tier: use one of %s", effortFlag, strings.Join(effort.Names, ", "))
 		}
+	}
+	if opts.Evidence, err = parseEvidence(evidenceFlag); err != nil {
+		return nil, fs.usageErr("%v", err)
 	}
 	pr, r, err := fs.prArgument(prFlag, opts.RepoFlag)
 	if err != nil {
@@ -229,6 +247,10 @@ func reviewLoop(ctx context.Context, d *Deps, opts *ReviewLoopOptions) error {
 		}
 	}
 
+	tools, err := readEvidence(ctx, d, opts.Evidence, cfg.Policy, co.Repo, pr.HeadRefOid)
+	if err != nil {
+		return err
+	}
 	models := newRunModels(d, cfg, opts.MaxTokens)
 	modelFor := func(role string, m fmt.Stringer, key string) (llm.Model, error) {
 		return models.model(role, m.String(), key)
@@ -297,6 +319,7 @@ func reviewLoop(ctx context.Context, d *Deps, opts *ReviewLoopOptions) error {
 		Effort:     cmp.Or(opts.Effort, cfg.Effort),
 		Summarized: summarized(d, opts.Export),
 		Opening:    opening,
+		Evidence:   tools,
 		Compliance: notMet,
 	})
 	if ctx.Err() != nil || errors.Is(err, ErrCancelled) {

@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -29,6 +30,9 @@ func TestParseReviewLoop(t *testing.T) {
 		{args: []string{"--force", "--yes"}, wantErr: "unknown flag: --force"},
 		{args: []string{"--yes", "-R", "nope"}, wantErr: "invalid value for --repo"},
 		{args: []string{"--pr", "24"}, wantErr: "pass --yes to push without asking"},
+		{args: []string{"--yes", "--evidence", "out/", "--evidence", "SARIF:lint.json", "--evidence", "c:/x.txt", "7"},
+			want: ReviewLoopOptions{PR: 7, Yes: true, Evidence: []evidenceSpec{{Path: "out/"}, {Format: "sarif", Path: "lint.json"}, {Path: "c:/x.txt"}}}},
+		{args: []string{"--yes", "--evidence", "sarif:", "7"}, wantErr: "names no file"},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			d, _, _ := testDeps()
@@ -43,7 +47,7 @@ func TestParseReviewLoop(t *testing.T) {
 			got, want := *opts, tc.want
 			ge, we := fmt.Sprintf("%+v", got.Export), fmt.Sprintf("%+v", want.Export)
 			got.Export, want.Export = nil, nil
-			if got != want || ge != we {
+			if !reflect.DeepEqual(got, want) || ge != we {
 				t.Errorf("got %+v %s, want %+v %s", got, ge, want, we)
 			}
 		})

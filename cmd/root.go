@@ -59,7 +59,7 @@ type Deps struct {
 // is drawn on stderr when it is a terminal.
 func NewDeps(version string, ios *IOStreams) *Deps {
 	prog := newProgress(ios.ErrOut, ios.ErrTerminalWidth())
-	prog.file = ios.errFile
+	prog.file, prog.colour = ios.errFile, colourOn(os.Getenv)
 	if prog.width > 0 {
 		// Lines written to stderr go above the spinner.
 		ios.ErrOut, ios.rawErr = prog.writer(ios.ErrOut), prog.writer(ios.rawErr)

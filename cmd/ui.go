@@ -55,6 +55,11 @@ func (d *Deps) colorErr() bool {
 	if getenv == nil {
 		return true
 	}
+	return colourOn(getenv)
+}
+
+// colourOn is false when the environment turns colour off, as gh reads it.
+func colourOn(getenv func(string) string) bool {
 	return getenv("NO_COLOR") == "" && getenv("CLICOLOR") != "0"
 }
 

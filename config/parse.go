@@ -193,7 +193,10 @@ func parseRepo(data []byte) (*Policy, []Problem) {
 		p.Ignore = append(p.Ignore, DefaultIgnore...)
 	}
 	if m, found := byKey["ignore"]; found {
-		p.Ignore = append(p.Ignore, c.globs(m)...)
+		p.Ignore = append(p.Ignore, c.globs(m, "ignore")...)
+	}
+	if m, found := byKey["evidence"]; found {
+		p.Evidence = c.globs(m, "evidence")
 	}
 	if m, found := byKey["trustedLogins"]; found {
 		p.TrustedLogins = c.logins(m)
@@ -300,15 +303,15 @@ func (c *checker) logins(m member) []string {
 	return out
 }
 
-// globs decodes a list of globs.
-func (c *checker) globs(m member) []string {
-	elems, ok := c.list(m, "ignore", "glob strings")
+// globs decodes a list of globs, the value of key.
+func (c *checker) globs(m member, key string) []string {
+	elems, ok := c.list(m, key, "glob strings")
 	if !ok {
 		return nil
 	}
 	var out []string
 	for i, e := range elems {
-		key := fmt.Sprintf("ignore[%d]", i)
+		key := fmt.Sprintf("%s[%d]", key, i)
 		if s, ok := c.str(e, key, "generated/**"); ok {
 			if msg := glob.Problem(s); msg != "" {
 				c.add(e.off, key, "%s", msg)

@@ -20,7 +20,7 @@ var DefaultIgnore = []string{"*.lock", "go.sum", "package-lock.json", "yarn.lock
 	"vendor/**", "node_modules/**", "*.min.js", "*.min.css", "*.pb.go", "*_generated.*", "dist/**"}
 
 // The keys of a repository's .ocdx.json.
-var policyKeys = []string{"verify", "instructions", "paths", "ignore", "ignoreDefaults", "trustedLogins", "inlinePriorities", "maxInlineComments", "commands", "describe"}
+var policyKeys = []string{"verify", "instructions", "paths", "ignore", "ignoreDefaults", "trustedLogins", "inlinePriorities", "maxInlineComments", "commands", "describe", "evidence"}
 
 // Policy is a repository's review policy: its .ocdx.json and REVIEW.md
 // (docs/architecture.md, Where the repository policy comes from). The nil
@@ -51,6 +51,10 @@ type Policy struct {
 	DescribeFirst bool
 	// ComplianceFindings: "describe": {"compliance": "finding"}.
 	ComplianceFindings bool
+	// Evidence are globs of tool result files in the checkout that a
+	// review reads (docs/architecture.md, Evidence); they match only files
+	// git does not track at the PR's head.
+	Evidence []string
 }
 
 // PathRule is one entry of "paths".

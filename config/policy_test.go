@@ -213,3 +213,22 @@ func TestConfigEffort(t *testing.T) {
 		t.Errorf("a bad tier: %v", err)
 	}
 }
+
+// "evidence" names tool result files by glob; a bad glob is refused,
+// naming its entry.
+func TestPolicyEvidence(t *testing.T) {
+	p, err := ParsePolicy([]byte(`{"evidence": ["results/*.sarif", "lint.txt"]}`), ".ocdx.json", false)
+	if err != nil || !slices.Equal(p.Evidence, []string{"results/*.sarif", "lint.txt"}) {
+		t.Fatalf("ParsePolicy = %+v, %v", p, err)
+	}
+	for content, want := range map[string]string{
+		`{"evidence": ["a/[b"]}`: `evidence[0]: "a/[b" is not a valid glob`,
+		`{"evidence": "x"}`:      "evidence: must be an array of glob strings",
+		`{"evidnce": ["x"]}`:     `did you mean "evidence"?`,
+	} {
+		_, err := ParsePolicy([]byte(content), ".ocdx.json", false)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: err = %v, want %q", content, err, want)
+		}
+	}
+}

@@ -33,6 +33,35 @@ type Coverage struct {
 	// (a re-review) whose diff was cut: what it did not see, nobody has
 	// seen since.
 	SampledBefore string `json:"sampledBefore,omitempty"`
+	// Evidence counts the tool results the review read, when it read any
+	// (docs/architecture.md, Evidence).
+	Evidence *Evidence `json:"evidence,omitempty"`
+}
+
+// Evidence counts a review's tool results: those on the lines the PR
+// changes became findings, the others were left out.
+type Evidence struct {
+	Tools     []string `json:"tools"`
+	Results   int      `json:"results"`
+	OnChanged int      `json:"onChanged"`
+	LeftOut   int      `json:"leftOut"`
+	// Dropped are results past a file's cap, or about a file outside the
+	// repository.
+	Dropped int `json:"dropped,omitempty"`
+}
+
+// String says the counts: "evidence: 7 results of shellcheck, 2 on the
+// lines this PR changes, 5 left out (on lines it does not change)".
+func (e Evidence) String() string {
+	s := fmt.Sprintf("evidence: %s of %s, %d on the lines this PR changes, %d left out (on lines it does not change)",
+		text.Plural(e.Results, "result"), strings.Join(e.Tools, ", "), e.OnChanged, e.LeftOut)
+	if e.Results == 0 {
+		s = "evidence: no tool results"
+	}
+	if e.Dropped > 0 {
+		s += fmt.Sprintf(", %d not read (past a file's cap, or outside the repository)", e.Dropped)
+	}
+	return s
 }
 
 // MaxCoverageNames bounds the file names a coverage lists.
@@ -49,6 +78,11 @@ func (c Coverage) Sampled() bool {
 func (c Coverage) String() string {
 	if c.Files == 0 && c.Whole == 0 {
 		return "not recorded"
+	}
+	if c.Evidence != nil {
+		e := *c.Evidence
+		c.Evidence = nil
+		return c.String() + "; " + e.String()
 	}
 	ignored := ""
 	if c.Ignored > 0 {

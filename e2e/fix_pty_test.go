@@ -85,7 +85,7 @@ func TestFixAsksToContinueOrRestart(t *testing.T) {
 		envelope(map[string]string{a: sha}, map[string]string{b: "fine"}, sha))
 	term := s.env.StartTerminal(t, "fix", "--pr", "24")
 	term.Expect("An earlier fix of PR #24 stopped at: verification failed")
-	term.Send(testkit.Enter) // continue it
+	term.Send(testkit.Enter)      // continue it
 	term.Expect("Push 2 commits") // the failed fix's attempts as one, and the fix
 	term.Send("y\r")
 	if code := term.Wait(); code != 0 {

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ocdx/gh-ocdx/internal/testkit"
 )
@@ -64,6 +65,30 @@ func TestReviewPRInATerminalWithoutColour(t *testing.T) {
 	}
 	if s := term.Screen(); !strings.Contains(s, "\n✓ Posted review on octo/widgets#24: https://") || strings.Contains(s, "\x1b[32m") || strings.Contains(s, "\x1b[33m") {
 		t.Errorf("with NO_COLOR the marks are plain:\n%q", s)
+	}
+}
+
+// Without colour (NO_COLOR), the spinner of a slow model call is plain too:
+// no escape sequence but those that move the cursor.
+func TestTheSpinnerHasNoColourWithoutColour(t *testing.T) {
+	t.Parallel()
+	_, fm, env := modelFixture(t, "openai/gpt-rev")
+	step := testkit.CallTools(testkit.FakeCall{Name: "submit_review", Args: `{"event":"COMMENT","body":"LGTM"}`})
+	step.Stall = 700 * time.Millisecond // long enough for the spinner to draw
+	fm.Script("gpt-rev", step)
+
+	term := env.StartBinaryTerminal(t, "review-pr", "24") // its own process: stdout a terminal too
+	term.Expect("Post this review?")
+	term.Send(testkit.Enter)
+	if code := term.Wait(); code != 0 {
+		t.Fatalf("exit %d:\n%s", code, term.Screen())
+	}
+	s := term.Screen()
+	if !strings.ContainsAny(s, "⣾⣽⣻⢿⡿⣟⣯⣷") {
+		t.Fatalf("no spinner:\n%q", s)
+	}
+	if regexp.MustCompile(`\x1b\[[0-9;]*m`).MatchString(s) {
+		t.Errorf("with NO_COLOR the screen has a colour sequence:\n%q", s)
 	}
 }
 

@@ -49,6 +49,10 @@ type Finding struct {
 	// model sends in them is dropped.
 	Reviewers []string `json:"reviewers,omitempty" envelope:"optional"`
 	Agreement string   `json:"agreement,omitempty" envelope:"optional"`
+	// Tools are the repository's tools whose results are this problem
+	// (docs/architecture.md, Evidence): gh-ocdx fills it; what a model
+	// sends is dropped.
+	Tools []string `json:"tools,omitempty" envelope:"optional"`
 	// Status is "" (open) or refuted, and Evidence the verifier's quote of
 	// the lines that refute it (docs/architecture.md, The verifier):
 	// gh-ocdx sets both; what a model sends in them is dropped.

@@ -188,3 +188,30 @@ func (r *Repo) OriginID(ctx context.Context) string {
 	}
 	return r.Dir
 }
+
+// NotTracked lists the files of the work tree that git does not track at
+// head, ignored ones included: what a CI step wrote, never what the PR
+// committed (docs/architecture.md, Evidence).
+func (r *Repo) NotTracked(ctx context.Context, head string) ([]string, error) {
+	if !isSHA(head) {
+		return nil, fmt.Errorf("listing files: %q is not a commit id", head)
+	}
+	var others, tracked strings.Builder
+	if err := r.RunIO(ctx, nil, &others, "ls-files", "-z", "--others"); err != nil {
+		return nil, err
+	}
+	if err := r.RunIO(ctx, nil, &tracked, "ls-tree", "-r", "-z", "--name-only", head); err != nil {
+		return nil, err
+	}
+	atHead := map[string]bool{}
+	for _, p := range strings.Split(tracked.String(), "\x00") {
+		atHead[p] = true
+	}
+	out := []string{}
+	for _, p := range strings.Split(others.String(), "\x00") {
+		if p != "" && !atHead[p] {
+			out = append(out, p)
+		}
+	}
+	return out, nil
+}

@@ -3,6 +3,7 @@ package git
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -71,5 +72,41 @@ func TestSnapshotSeesAnEditInTheSecondOfTheCommit(t *testing.T) {
 	}
 	if got := testkit.Git(t, dir, "show", tree+":cache.go"); got != "var size = 20" {
 		t.Errorf("the snapshot holds %q, want the edit", got)
+	}
+}
+
+// The files a review's evidence globs may match are those git does not
+// track at the head, ignored ones included: a result file the PR commits
+// is not among them, even taken out of the index.
+func TestNotTrackedLeavesOutTheHeadsFiles(t *testing.T) {
+	dir := t.TempDir()
+	testkit.Git(t, dir, "init", "--quiet")
+	for name, body := range map[string]string{"committed.sarif": "{}", ".gitignore": "out/\n"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	testkit.Git(t, dir, "add", ".")
+	testkit.Git(t, dir, "commit", "--quiet", "-m", "results")
+	head := testkit.Git(t, dir, "rev-parse", "HEAD")
+	testkit.Git(t, dir, "rm", "--quiet", "--cached", "committed.sarif")
+	if err := os.MkdirAll(filepath.Join(dir, "out"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"out/lint.sarif", "ci.txt"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	g, err := Open(t.Context(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := g.NotTracked(t.Context(), head)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(got, ",") != "ci.txt,out/lint.sarif" {
+		t.Errorf("NotTracked = %v, want the CI's two files, not the committed one", got)
 	}
 }

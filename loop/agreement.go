@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ocdx/gh-ocdx/evidence"
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/secretscan"
 )
@@ -24,6 +25,7 @@ func Distinct(fs []finding.Finding, succeeded int) []finding.Finding {
 		copies []finding.Finding
 		roles  []string // the reviewers (by role) that raised it, in order
 		models []string
+		tools  []string // the tools whose results it is (docs/architecture.md, Evidence)
 	}
 	var groups []*group
 	for _, f := range fs {
@@ -41,6 +43,12 @@ func Distinct(fs []finding.Finding, succeeded int) []finding.Finding {
 			groups = append(groups, g)
 		}
 		g.copies = append(g.copies, f)
+		if evidence.Own(f) {
+			if !slices.Contains(g.tools, f.Source.Name) {
+				g.tools = append(g.tools, f.Source.Name)
+			}
+			continue
+		}
 		if f.Source != nil && !secretscan.Own(f) && !IsThread(f) && !slices.Contains(g.roles, f.Source.Name) {
 			model := f.Source.Name
 			if len(f.Reviewers) > 0 {
@@ -52,7 +60,7 @@ func Distinct(fs []finding.Finding, succeeded int) []finding.Finding {
 	out := make([]finding.Finding, 0, len(groups))
 	for _, g := range groups {
 		m := first(g.copies)
-		m.Reviewers, m.Agreement = nil, ""
+		m.Reviewers, m.Agreement, m.Tools = nil, "", g.tools
 		if !IsThread(m) && len(g.models) > 0 {
 			m.Reviewers, m.Agreement = g.models, agreement(g.models, succeeded)
 		}
@@ -144,25 +152,36 @@ func raisedAgain(f, p finding.Finding, succeeded int) finding.Finding {
 			models = append(models, r)
 		}
 	}
-	m.Reviewers, m.Agreement = nil, ""
+	m.Reviewers, m.Agreement, m.Tools = nil, "", slices.Clone(p.Tools)
 	if len(models) > 0 {
 		m.Reviewers, m.Agreement = models, agreement(models, succeeded)
+	}
+	for _, t := range f.Tools {
+		if !slices.Contains(m.Tools, t) {
+			m.Tools = append(m.Tools, t)
+		}
 	}
 	return m
 }
 
 // Agreement says who raised f, for a report: "2/3 reviewers
-// (openai/gpt-4.1, anthropic/claude-sonnet-4-5)"; "" when no reviewer did
-// (a thread, gh-ocdx's own secret finding).
+// (openai/gpt-4.1, anthropic/claude-sonnet-4-5)", with the tools whose
+// results it is ("… + staticcheck", or "staticcheck" alone); "" when no
+// reviewer or tool did (a thread, gh-ocdx's own secret finding).
 func Agreement(f finding.Finding) string {
+	tools := strings.Join(f.Tools, ", ")
 	if f.Agreement == "" {
-		return ""
+		return tools
 	}
 	noun := "reviewers"
 	if strings.HasSuffix(f.Agreement, "/1") {
 		noun = "reviewer"
 	}
-	return fmt.Sprintf("%s %s (%s)", f.Agreement, noun, strings.Join(f.Reviewers, ", "))
+	s := fmt.Sprintf("%s %s (%s)", f.Agreement, noun, strings.Join(f.Reviewers, ", "))
+	if tools != "" {
+		s += " + " + tools
+	}
+	return s
 }
 
 // sameProblem reports whether two reviewers' findings are one problem: the
@@ -173,6 +192,9 @@ func Agreement(f finding.Finding) string {
 // earlier finding's line first.
 func sameProblem(a, b finding.Finding) bool {
 	if a.ID != "" && a.ID == b.ID {
+		return true
+	}
+	if evidence.Confirms(a, b) || evidence.Confirms(b, a) {
 		return true
 	}
 	if a.File != b.File {

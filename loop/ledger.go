@@ -45,6 +45,7 @@ func (l *loop) ledger(n int, head string) posts.Ledger {
 		for _, f := range rr.Findings {
 			led.Set(f.ID, finding.StatusOpen, "")
 			led.Agree(f.ID, f.Agreement, f.Reviewers)
+			led.Tooled(f.ID, f.Tools)
 		}
 		for _, rd := range recorded {
 			if rd.N != rr.N {

@@ -43,6 +43,7 @@ func (l *loop) ledgerV3(led *posts.Ledger, n int) {
 		}
 		for _, f := range rr.Dismissed {
 			led.Agree(f.ID, f.Agreement, f.Reviewers) // who raised what was dismissed counts too
+			led.Tooled(f.ID, f.Tools)
 		}
 		for _, r := range rr.Roles {
 			led.AddTokens(r.Model, r.Usage.Input, r.Usage.Output)

@@ -21,6 +21,7 @@ import (
 	"github.com/ocdx/gh-ocdx/config"
 	"github.com/ocdx/gh-ocdx/diff"
 	"github.com/ocdx/gh-ocdx/effort"
+	"github.com/ocdx/gh-ocdx/evidence"
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/fix"
 	"github.com/ocdx/gh-ocdx/github"
@@ -151,6 +152,10 @@ type Options struct {
 	// "", lets each round choose from its change (docs/architecture.md,
 	// Effort tiers). The local review runs every reviewer.
 	Effort effort.Tier
+	// Evidence are the tool results read before round 1 for the PR's
+	// head as Run began (docs/architecture.md, Evidence): a round that
+	// reviews that head fuses them with the findings.
+	Evidence []evidence.Set
 	// Opening is Markdown, inert already, that opens round 1's report:
 	// gh ocdx describe's description when the configuration asks for it
 	// (docs/architecture.md, Describe).
@@ -706,6 +711,7 @@ func (l *loop) review(ctx context.Context, pr *github.PullRequest, rr *RoundResu
 		rr.Coverage = re.Coverage
 		rr.Coverage.Unscanned, rr.Coverage.HistoryUnscanned = unscanned, history
 	}
+	tools := l.evidence(pr, rc, rr, diff, now)
 	choice := effort.Decide(l.o.Effort, l.effortFacts(pr, re, len(secrets)))
 	rr.Effort = &choice
 	c := l.crewOf(choice.Tier, rr.Threads.Unresolved)
@@ -744,7 +750,7 @@ func (l *loop) review(ctx context.Context, pr *github.PullRequest, rr *RoundResu
 	if out.Analyzer != nil && !equalState(out.Analyzer.ReviewState, rr.ReviewState) {
 		rr.AnalyzerMismatch = true
 	}
-	rr.Findings = orEmpty(Distinct(append(out.Findings, secrets...), rr.reviewersOK))
+	rr.Findings = orEmpty(Distinct(slices.Concat(out.Findings, secrets, tools), rr.reviewersOK))
 	if rr.N == 1 {
 		rr.Findings = append(rr.Findings, l.o.Compliance...)
 	}
@@ -805,6 +811,27 @@ func (l *loop) review(ctx context.Context, pr *github.PullRequest, rr *RoundResu
 		}
 	}
 	return nil
+}
+
+// evidence fuses the tool results with a round that reviews the head they
+// were read for (docs/architecture.md, Evidence): those on the lines the
+// PR changes, in files the ignore globs keep, go to the reviewers in their
+// task and become findings; the rest are counted in the coverage. After a push the results describe
+// another head, and are not used.
+func (l *loop) evidence(pr *github.PullRequest, rc *review.Context, rr *RoundResult, d []byte, now string) []finding.Finding {
+	if len(l.o.Evidence) == 0 || pr.HeadRefOid != l.o.PR.HeadRefOid {
+		return nil
+	}
+	changed := evidence.ChangedLines(d)
+	for file := range changed {
+		if l.o.Policy.Ignored(file) { // generated, vendored: not reviewed
+			delete(changed, file)
+		}
+	}
+	fused := evidence.Fuse(l.o.Evidence, changed)
+	rr.Coverage.Evidence = &fused.Counts
+	rc.Evidence = evidence.Brief(fused.OnChanged)
+	return evidence.Findings(fused.OnChanged, now)
 }
 
 // scanSecrets runs net, the secret scan of the PR's diff, with the scan

@@ -84,7 +84,7 @@ func reviewerTask(agent string, rc *review.Context, re *reReview) (task string, 
 		"Agent": agent, "Number": pr.Number, "Title": pr.Title, "URL": pr.URL, "Author": pr.Author,
 		"BaseRef": pr.BaseRefName, "HeadRef": pr.HeadRefName, "Body": body, "LinkedIssues": pr.ClosingIssues,
 		"FileSummary": rc.FileSummary(), "Files": rc.FileList(), "Diff": diff, "Replies": replies(pr),
-		"Since": since, "Previous": prev,
+		"Since": since, "Previous": prev, "Evidence": rc.Evidence,
 		"Instructions": review.Instructions(rc.Policy, pr.Files),
 	})
 }

@@ -95,6 +95,10 @@ type LedgerEntry struct {
 	// machine then knows a finding two reviewers raised is no lone one,
 	// and sends it to the verifier no more than the machine before did.
 	Reviewers []string `json:"by,omitempty"`
+	// Tools are the repository's tools whose results it is
+	// (docs/architecture.md, Evidence): a fresh machine names them as the
+	// one before did.
+	Tools []string `json:"tools,omitempty"`
 	// At names gh-ocdx's report that lists the finding, by its run and
 	// round ("RUN/N", v3): its description is read back from there, or
 	// from the thread gh-ocdx opened for it (docs/architecture.md, The
@@ -134,6 +138,8 @@ var (
 	reLedgerModel = &lazyRegexp{expr: `^[a-z0-9][a-z0-9_-]{0,29}/[A-Za-z0-9][A-Za-z0-9._:@-]{0,99}$`}
 	reLedgerLogin = &lazyRegexp{expr: `^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})(?:\[bot\])?$`}
 	reLedgerAt    = &lazyRegexp{expr: `^[0-9]{8}T[0-9]{6}-[0-9a-f]{6}/[1-9][0-9]?$`}
+	// A tool's name as package evidence keeps it.
+	reLedgerTool = &lazyRegexp{expr: `^[A-Za-z0-9._+/-][A-Za-z0-9 ._+/-]{0,63}$`}
 )
 
 // ValidModel reports whether s has the shape of a model's name,
@@ -267,13 +273,28 @@ func (l *Ledger) AddTokens(model string, input, output int64) {
 	}
 }
 
+// Tooled records the tools whose results id is, those of the shape.
+func (l *Ledger) Tooled(id string, tools []string) {
+	for i := range l.Findings {
+		if l.Findings[i].ID == id {
+			l.Findings[i].Tools = validTools(tools)
+		}
+	}
+}
+
+// validTools are the tools of ts of the shape, each once, at most
+// MaxLedgerModels; nil when none.
+func validTools(ts []string) []string { return valid(ts, reLedgerTool) }
+
 // validModels are the models of ms of the shape, each once, at most
 // MaxLedgerModels; nil when none.
-func validModels(ms []string) []string {
+func validModels(ms []string) []string { return valid(ms, reLedgerModel) }
+
+func valid(names []string, re *lazyRegexp) []string {
 	var out []string
-	for _, m := range ms {
-		if reLedgerModel.MatchString(m) && !slices.Contains(out, m) && len(out) < MaxLedgerModels {
-			out = append(out, m)
+	for _, n := range names {
+		if re.MatchString(n) && !slices.Contains(out, n) && len(out) < MaxLedgerModels {
+			out = append(out, n)
 		}
 	}
 	return out
@@ -330,7 +351,7 @@ func (l Ledger) located(keep func(finding.Status) bool) []finding.Finding {
 			continue
 		}
 		f := finding.Finding{ID: e.ID, Priority: e.Priority, File: e.File, Side: e.Side, Title: e.Title,
-			Reviewers: slices.Clone(e.Reviewers), Agreement: e.Agreement}
+			Reviewers: slices.Clone(e.Reviewers), Agreement: e.Agreement, Tools: slices.Clone(e.Tools)}
 		if len(f.Reviewers) == 0 {
 			f.Agreement = "" // who raised it is what the verifier goes by
 		}
@@ -482,11 +503,11 @@ func (l Ledger) Block() string {
 		// Then who raised and dismissed the closed ones, and why: what a
 		// count of outcomes would read, which decides nothing.
 		if i := slices.IndexFunc(l.Findings, func(e LedgerEntry) bool {
-			return !e.status().Remaining() && (len(e.Reviewers) > 0 || e.DismissedBy != "" || e.Reason != "")
+			return !e.status().Remaining() && (len(e.Reviewers) > 0 || len(e.Tools) > 0 || e.DismissedBy != "" || e.Reason != "")
 		}); i >= 0 {
 			for j := range l.Findings {
 				if !l.Findings[j].status().Remaining() {
-					l.Findings[j].Reviewers, l.Findings[j].DismissedBy, l.Findings[j].Reason = nil, "", ""
+					l.Findings[j].Reviewers, l.Findings[j].Tools, l.Findings[j].DismissedBy, l.Findings[j].Reason = nil, nil, "", ""
 				}
 			}
 			continue
@@ -597,6 +618,13 @@ func ParseLedgerWarn(body string) (l Ledger, warnings []string, err error) {
 		}
 		if len(e.Reviewers) == 0 {
 			e.Reviewers = nil
+		}
+		if tools := validTools(e.Tools); len(tools) != len(e.Tools) || len(e.Tools) > MaxLedgerModels {
+			warnings = append(warnings, fmt.Sprintf("left out the tools of %s: not tools' names", e.ID))
+			e.Tools = nil
+		}
+		if len(e.Tools) == 0 {
+			e.Tools = nil
 		}
 		if e.At != "" && !reLedgerAt.MatchString(e.At) {
 			e.At = ""

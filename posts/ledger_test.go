@@ -343,3 +343,26 @@ func TestLedgerV3BlockKeepsWithinItsSize(t *testing.T) {
 		t.Errorf("remaining %d, basis %q, dropped %d, kept %d", remaining, got.Basis, got.Dropped, len(got.Findings))
 	}
 }
+
+// The tools whose results a finding is go round the ledger, so a fresh
+// machine names them; a name of another shape is left out with a warning.
+func TestLedgerKeepsTheTools(t *testing.T) {
+	l := Ledger{Run: "20261124T101112-a1b2c3", Round: 1, Head: "916a9a4", Reviewed: "916a9a4", Basis: "916a9a4"}
+	line := 5
+	l.Set("QUAL-1982a5d1", finding.StatusOpen, "")
+	l.Tooled("QUAL-1982a5d1", []string{"staticcheck", "staticcheck", "<b>evil</b>"})
+	l.Locate(finding.Finding{ID: "QUAL-1982a5d1", Priority: "P2", File: "cache.go", Line: &line, Title: "CL200: no doc comment"})
+	got, warnings, err := ParseLedgerWarn(l.Block())
+	if err != nil || len(warnings) > 0 {
+		t.Fatalf("%v %v", err, warnings)
+	}
+	fs, _ := got.BasisFindings()
+	if len(fs) != 1 || fmt.Sprint(fs[0].Tools) != "[staticcheck]" {
+		t.Errorf("the basis finding's tools: %+v", fs)
+	}
+	hostile := `<!-- ocdx:ledger {"v":3,"run":"20261124T101112-a1b2c3","round":1,"head":"abcdef0","findings":[{"id":"QUAL-0badf00d","tools":["ok","@mona <img>"]}]} -->`
+	got, warnings, err = ParseLedgerWarn(hostile)
+	if err != nil || got.Findings[0].Tools != nil || len(warnings) != 1 {
+		t.Errorf("a hostile tool name: %+v %v %v", got.Findings, warnings, err)
+	}
+}

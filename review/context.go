@@ -49,6 +49,10 @@ type Context struct {
 	// DiffReadLimit), before the policy and the cut: the lines GitHub takes
 	// review comments on, whatever part of it the task shows.
 	PRDiff []byte
+	// Evidence is what the repository's tools report on the lines the PR
+	// changes, as a reviewer's task lists it (docs/architecture.md,
+	// Evidence); "" for none.
+	Evidence string
 }
 
 // Gather fetches the PR and its diff (two requests, side by side), then

@@ -1,0 +1,111 @@
+package loop
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/ocdx/gh-ocdx/config"
+	"github.com/ocdx/gh-ocdx/evidence"
+	"github.com/ocdx/gh-ocdx/finding"
+	"github.com/ocdx/gh-ocdx/github"
+	"github.com/ocdx/gh-ocdx/review"
+)
+
+// A tool's result and a reviewer's finding naming its rule at the same
+// place are one finding: at the higher priority, its agreement naming the
+// reviewers and the tool; a reviewer's finding about another problem on
+// the same line stays apart, and the tool is never counted as a reviewer.
+func TestDistinctMergesToolAndReviewer(t *testing.T) {
+	tool := evidence.Findings([]evidence.Result{{Tool: "staticcheck", File: "cart.go", Line: 19, Column: 5, Level: evidence.LevelWarning,
+		Rule: "S1003", Message: `should use strings.Contains(name, "x") instead`}}, "now")[0]
+	model := by(fnd("P3", "quality", "cart.go", 19, "Use strings.Contains"), "reviewer-1", "openai/gpt-4.1")
+	model.Description = "staticcheck's S1003 is right: strings.Index != -1 reads worse than strings.Contains."
+	other := by(fnd("P1", "quality", "cart.go", 19, "Label drops the name's case"), "reviewer-2", "anthropic/claude-sonnet-4-5")
+
+	got := Distinct([]finding.Finding{model, other, tool}, 2)
+	if len(got) != 2 {
+		t.Fatalf("%d findings, want 2 (the merged one and the other problem): %+v", len(got), got)
+	}
+	m := got[0]
+	if m.Priority != "P2" || m.ID != tool.ID {
+		t.Errorf("merged %s %s, want the tool's P2 copy %s", m.ID, m.Priority, tool.ID)
+	}
+	if !slices.Equal(m.Tools, []string{"staticcheck"}) || m.Agreement != "1/2" {
+		t.Errorf("merged tools %v agreement %q", m.Tools, m.Agreement)
+	}
+	if a := Agreement(m); a != "1/2 reviewers (openai/gpt-4.1) + staticcheck" {
+		t.Errorf("Agreement = %q", a)
+	}
+	if got[1].ID != other.ID || len(got[1].Tools) != 0 {
+		t.Errorf("the other problem: %+v", got[1])
+	}
+	// Alone, the tool's finding names the tool and no reviewer.
+	alone := Distinct([]finding.Finding{tool}, 2)
+	if len(alone) != 1 || alone[0].Agreement != "" || Agreement(alone[0]) != "staticcheck" {
+		t.Errorf("tool alone: %+v, %q", alone, Agreement(alone[0]))
+	}
+}
+
+// What a model writes in tools is replaced, as its reviewers and
+// agreement are.
+func TestDistinctDropsModelTools(t *testing.T) {
+	f := by(fnd("P2", "quality", "a.go", 1, "x"), "reviewer-1", "m")
+	f.Tools = []string{"codeql"}
+	if got := Distinct([]finding.Finding{f}, 1); len(got[0].Tools) != 0 {
+		t.Errorf("model-sent tools kept: %v", got[0].Tools)
+	}
+}
+
+const evidenceDiff = "diff --git a/a.go b/a.go\n--- a/a.go\n+++ b/a.go\n@@ -1,1 +1,3 @@\n package a\n+var x = 1\n+var y = 2\n" +
+	"diff --git a/gen/z.go b/gen/z.go\nnew file mode 100644\n--- /dev/null\n+++ b/gen/z.go\n@@ -0,0 +1 @@\n+package z\n"
+
+// The evidence describes the head it was read for: the round that reviews
+// it gets the findings, the counts and the reviewers' list (a result in a
+// file the ignore globs leave out is counted, not raised); a round after a
+// push moved the head gets none of them.
+func TestEvidenceOnlyForItsHead(t *testing.T) {
+	pr := &github.PullRequest{Number: 3, HeadRefOid: "aaaa"}
+	set := evidence.Set{Results: []evidence.Result{
+		{Tool: "vet", File: "a.go", Line: 2, Level: evidence.LevelWarning, Message: "x is unused"},
+		{Tool: "vet", File: "a.go", Line: 1, Level: evidence.LevelWarning, Message: "package comment"},
+	}}
+	l := &loop{o: Options{PR: pr, Evidence: []evidence.Set{set}, Policy: &config.Policy{Ignore: []string{"gen/**"}}}}
+	set.Results = append(set.Results, evidence.Result{Tool: "vet", File: "gen/z.go", Line: 1, Level: evidence.LevelError, Message: "generated"})
+	l.o.Evidence = []evidence.Set{set}
+	rc := review.NewContext(pr, []byte(evidenceDiff), true, &config.Policy{})
+	var rr RoundResult
+	fs := l.evidence(pr, rc, &rr, []byte(evidenceDiff), "now")
+	if len(fs) != 1 || *fs[0].Line != 2 || rr.Coverage.Evidence == nil || rr.Coverage.Evidence.LeftOut != 2 || !strings.Contains(rc.Evidence, "a.go:2` vet") {
+		t.Fatalf("at its head: %+v, %+v, %q", fs, rr.Coverage.Evidence, rc.Evidence)
+	}
+	pushed := &github.PullRequest{Number: 3, HeadRefOid: "bbbb"}
+	rc2, rr2 := review.NewContext(pushed, []byte(evidenceDiff), true, &config.Policy{}), RoundResult{}
+	if fs := l.evidence(pushed, rc2, &rr2, []byte(evidenceDiff), "now"); fs != nil || rr2.Coverage.Evidence != nil || rc2.Evidence != "" {
+		t.Errorf("after a push: %+v, %+v, %q", fs, rr2.Coverage.Evidence, rc2.Evidence)
+	}
+}
+
+// However many results fall on the changed lines, the reviewer's task
+// grows by at most the evidence's budget.
+func TestReviewerTaskEvidenceWithinBudget(t *testing.T) {
+	pr := &github.PullRequest{Number: 3, Title: "t"}
+	rc := review.NewContext(pr, []byte(evidenceDiff), true, &config.Policy{})
+	without, _, err := reviewerTask("reviewer-1", rc, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rs []evidence.Result
+	for i := range 10000 {
+		rs = append(rs, evidence.Result{Tool: "lint", File: "a.go", Line: 2, Level: evidence.LevelWarning, Rule: fmt.Sprintf("R%d", i), Message: strings.Repeat("long message ", 30)})
+	}
+	rc.Evidence = evidence.Brief(rs)
+	with, _, err := reviewerTask("reviewer-1", rc, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if grew := len(with) - len(without); grew > evidence.MaxBrief+1024 || !strings.Contains(with, "more results left out") {
+		t.Errorf("the task grew by %d bytes for 10,000 results (budget %d)", grew, evidence.MaxBrief)
+	}
+}
