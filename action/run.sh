@@ -2,7 +2,7 @@
 # The steps of the gh-ocdx GitHub Action (action.yml only calls this file):
 # install the pinned gh-ocdx release after checking its checksum, read the
 # configuration from the PR's base branch, run
-# `gh ocdx review-loop <pr> --yes --json`, write the run's summary to
+# `gh ocdx review-loop <pr> --yes --check-run --json`, write the run's summary to
 # $GITHUB_STEP_SUMMARY and the outputs outcome and exit-code to
 # $GITHUB_OUTPUT, then exit with review-loop's code.
 #
@@ -15,6 +15,8 @@
 #   INPUT_VERSION  the release tag to install (default: the one ACTION_REF,
 #                  the action's own ref, names or points at); "installed"
 #                  uses the gh-ocdx already installed by an earlier step
+#   INPUT_CHECK_RUN  true (default): review-loop publishes the gh-ocdx check
+#                  run (--check-run); false: none
 #   ACTION_REPOSITORY  the action's repository, whose releases are installed
 #   EVENT_COMMENT_ID   on a comment event, the comment: the step runs
 #                  `gh ocdx command <pr> --comment-id N` instead of review-loop
@@ -70,6 +72,13 @@ comment="${EVENT_COMMENT_ID:-}"
 if [ -n "$comment" ] && ! [[ "$comment" =~ ^[1-9][0-9]*$ ]]; then
   fail 2 "the event's comment id $(printf '%q' "$comment") is not a number"
 fi
+
+check_run=()
+case "${INPUT_CHECK_RUN:-true}" in
+  true | "") check_run=(--check-run) ;;
+  false) ;;
+  *) fail 2 "check-run: $(printf '%q' "$INPUT_CHECK_RUN") is not true or false" ;;
+esac
 
 config=""
 if [ -n "${INPUT_CONFIG:-}" ]; then
@@ -261,7 +270,7 @@ read -r -a extra <<< "${INPUT_ARGS:-}"
 set +e
 {
   # --json last: a word after it would be read as its fields.
-  gh ocdx review-loop "$pr" --yes "${extra[@]}" --json 2>&1 >&3 3>&- | tee "$log" >&2
+  gh ocdx review-loop "$pr" --yes "${check_run[@]}" "${extra[@]}" --json 2>&1 >&3 3>&- | tee "$log" >&2
   code=${PIPESTATUS[0]}
 } 3> "$out"
 set -e

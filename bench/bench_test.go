@@ -23,6 +23,7 @@ import (
 
 	ocdxfinding "github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/verify"
+	"github.com/ocdx/gh-ocdx/worknote"
 
 	"github.com/ocdx/gh-ocdx/internal/testkit"
 	"github.com/ocdx/gh-ocdx/llm"
@@ -448,7 +449,7 @@ func fixAgentRatio(tb testing.TB) (at10, at200 int) {
 	read := llm.Tool{Name: "read_file", Description: "Read a file of the repository.",
 		Schema: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}`), Parallel: true,
 		Run: func(context.Context, json.RawMessage) (string, error) { return big, nil }}
-	note := llm.NewNote(llm.WIP{}, 0) // as fix.Run: the default cap
+	note := worknote.New(worknote.WIP{}, 0) // as fix.Run: the default cap
 	a := &llm.Agent{Role: "pr-fix", Model: m, System: "You fix code.", Task: "Fix the findings.",
 		Tools: []llm.Tool{read, llm.NoteTool(note)}, Note: note, MaxIters: 200} // Budget 0: the fix agent's default
 	if _, err := a.Run(context.Background(), nil); !errors.Is(err, llm.ErrIterationCap) {

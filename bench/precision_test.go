@@ -11,9 +11,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ocdx/gh-ocdx/consensus"
 	ocdxfinding "github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/github"
-	"github.com/ocdx/gh-ocdx/loop"
+	"github.com/ocdx/gh-ocdx/inline"
+	"github.com/ocdx/gh-ocdx/verifier"
 )
 
 // The simulated precision benchmark (BENCHMARKS.md, Precision, simulated):
@@ -22,9 +24,9 @@ import (
 // bench/martian's). Scripted reviewers with the rates below raise
 // findings on the small PRs of testdata/precision, whose true problems
 // are known, and gh-ocdx's own
-// code decides what is posted: loop.Distinct merges the copies,
-// loop.Verifiable and loop.ApplyVerdicts apply a scripted verifier's
-// verdicts, loop.PlanInline (loop.SelectInline) chooses the inline
+// code decides what is posted: consensus.Distinct merges the copies,
+// verifier.Verifiable and verifier.ApplyVerdicts apply a scripted verifier's
+// verdicts, inline.Choose (inline.Select) chooses the inline
 // comments on each PR's diff. Deterministic: fixed seeds, no model, no
 // network.
 
@@ -99,7 +101,7 @@ func poisson(r *rand.Rand, l float64) int {
 }
 
 // raised is what the three reviewers of one PR answered, in reviewer
-// order, as loop.Distinct receives it.
+// order, as consensus.Distinct receives it.
 func raised(r *rand.Rand, pr prFixture) []ocdxfinding.Finding {
 	type spot struct {
 		file string
@@ -186,20 +188,20 @@ func (s score) f1() float64 {
 // policy is one way of deciding what is posted.
 type policy struct {
 	name     string
-	inline   loop.InlinePolicy
+	inline   inline.Policy
 	verifier bool
 }
 
 var policies = []policy{
 	// Today's: every finding of the inline priorities on its line, however
 	// many, whoever raised it (the budget, disabled, is all there is).
-	{name: "every finding (today)", inline: loop.InlinePolicy{Max: math.MaxInt32}},
-	{name: "agreement + budget", inline: loop.InlinePolicy{}},
-	{name: "agreement + budget + verifier", inline: loop.InlinePolicy{}, verifier: true},
+	{name: "every finding (today)", inline: inline.Policy{Max: math.MaxInt32}},
+	{name: "agreement + budget", inline: inline.Policy{}},
+	{name: "agreement + budget + verifier", inline: inline.Policy{}, verifier: true},
 	// A repository that asks for P3 on their lines: a P3 goes there when
 	// two reviewers raised it.
-	{name: "agreement + budget, `inlinePriorities` P0–P3", inline: loop.InlinePolicy{Priorities: ocdxfinding.Priorities}},
-	{name: "agreement + budget + verifier, `inlinePriorities` P0–P3", inline: loop.InlinePolicy{Priorities: ocdxfinding.Priorities}, verifier: true},
+	{name: "agreement + budget, `inlinePriorities` P0–P3", inline: inline.Policy{Priorities: ocdxfinding.Priorities}},
+	{name: "agreement + budget + verifier, `inlinePriorities` P0–P3", inline: inline.Policy{Priorities: ocdxfinding.Priorities}, verifier: true},
 }
 
 // precisionResult is one policy's scores over the corpus and every seed.
@@ -220,22 +222,22 @@ func runPrecision(tb testing.TB) []precisionResult {
 		for n, pr := range prs {
 			// One stream per PR and seed: every policy judges the same answers.
 			r := rand.New(rand.NewPCG(seed, uint64(n)))
-			fs := loop.Distinct(raised(r, pr), len(models))
-			var vs []loop.Verdict
-			for _, f := range loop.Verifiable(fs, len(models)) {
+			fs := consensus.Distinct(raised(r, pr), len(models))
+			var vs []verifier.Verdict
+			for _, f := range verifier.Verifiable(fs, len(models)) {
 				refute := !isTrue(pr, f)
 				if r.Float64() < verifierMiss {
 					refute = !refute
 				}
-				vs = append(vs, loop.Verdict{ID: f.ID, Refuted: refute, Evidence: "scripted"})
+				vs = append(vs, verifier.Verdict{ID: f.ID, Refuted: refute, Evidence: "scripted"})
 			}
 			lines := github.ParseDiffLines(pr.Diff)
 			for i, p := range policies {
 				judged := fs
 				if p.verifier {
-					judged = loop.ApplyVerdicts(fs, vs)
+					judged = verifier.ApplyVerdicts(fs, vs)
 				}
-				in := loop.PlanInline(empty, lines, judged, p.inline)
+				in := inline.Choose(empty, lines, judged, p.inline)
 				if len(in.OffDiff) > 0 {
 					tb.Fatalf("%s: %d findings off the diff; the simulation places every finding on an added line", pr.Name, len(in.OffDiff))
 				}

@@ -112,7 +112,7 @@ type describeOutput struct {
 	CommentURL  string              `json:"commentUrl"` // --post: the comment posted or edited
 	BodyEdited  bool                `json:"bodyEdited"`
 	Model       string              `json:"model"`
-	Usage       llm.Usage           `json:"usage"`
+	Usage       tokens.Usage        `json:"usage"`
 	CostUSD     float64             `json:"estimatedCostUsd,omitempty"`
 }
 
@@ -237,7 +237,7 @@ func postDescription(ctx context.Context, d *Deps, client *github.Client, repo g
 
 // describeFooter is the posted description's last line: the verb, the
 // model, what it cost.
-func describeFooter(model string, u llm.Usage, cost float64) string {
+func describeFooter(model string, u tokens.Usage, cost float64) string {
 	return fmt.Sprintf("<sub>gh-ocdx describe · %s · %s</sub>", model, spentLine(u, cost))
 }
 
@@ -263,7 +263,7 @@ func describeOpening(ctx context.Context, d *Deps, cfg *config.Config, models *r
 		in, err = describeInput(ctx, d, client, repo, pr.Number, false)
 	}
 	var desc prdesc.Description
-	var usage llm.Usage
+	var usage tokens.Usage
 	if err == nil {
 		desc, usage, err = prdesc.Run(ctx, model, models.reserve(), in)
 	}
@@ -286,7 +286,7 @@ func describeOpening(ctx context.Context, d *Deps, cfg *config.Config, models *r
 }
 
 // spentLine is tokens, and the cost when the model has a price.
-func spentLine(u llm.Usage, cost float64) string {
+func spentLine(u tokens.Usage, cost float64) string {
 	s := u.String() + " tokens"
 	if cost > 0 {
 		s += ", " + tokens.Dollars(cost)

@@ -177,6 +177,30 @@ func (m *runModels) model(role, name, key string, show ...func(*progressModel)) 
 	return m.Budget.Wrap(mod, cmp.Or(out, llm.DefaultMaxTokens)), nil
 }
 
+// crew is the reviewers of the configuration and the verifier (verifier,
+// else the configuration's verifierModel; nil when neither names one), as
+// review and review-loop run them.
+func (m *runModels) crew(verifier string) ([]loop.Role, *loop.Role, error) {
+	var reviewers []loop.Role
+	for i, r := range m.cfg.Reviewers {
+		name, key := fmt.Sprintf("reviewer-%d", i+1), fmt.Sprintf("reviewerModels[%d]", i)
+		mod, err := m.model(name, r.String(), key)
+		if err != nil {
+			return nil, nil, err
+		}
+		reviewers = append(reviewers, loop.Role{Name: name, Key: key, Model: r.String(), LLM: mod})
+	}
+	name := cmp.Or(verifier, verifierOf(m.cfg))
+	if name == "" {
+		return reviewers, nil, nil
+	}
+	vm, err := m.model("verifier", name, "verifierModel")
+	if err != nil {
+		return nil, nil, err
+	}
+	return reviewers, &loop.Role{Name: "verifier", Key: "verifierModel", Model: name, LLM: vm}, nil
+}
+
 // withTools lists a model's tool calls as they run.
 func withTools(m *progressModel) { m.tools = true }
 

@@ -9,9 +9,9 @@ import (
 	"github.com/cli/go-gh/v2/pkg/repository"
 
 	"github.com/ocdx/gh-ocdx/config"
+	"github.com/ocdx/gh-ocdx/consensus"
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/github"
-	"github.com/ocdx/gh-ocdx/loop"
 	"github.com/ocdx/gh-ocdx/posts"
 )
 
@@ -147,7 +147,7 @@ func unraised(ctx context.Context, trust *posts.Trust, pr *github.PullRequest, v
 		for _, e := range led.Findings {
 			known = append(known, e.ID)
 		}
-		threads, _ := loop.ThreadFindings(pr, trust.Resolution(ctx, pr))
+		threads, _ := consensus.ThreadFindings(pr, trust.Resolution(ctx, pr))
 		for _, f := range threads {
 			known = append(known, f.ID)
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/cli/go-gh/v2/pkg/repository"
 
 	"github.com/ocdx/gh-ocdx/config"
+	"github.com/ocdx/gh-ocdx/consensus"
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/fix"
 	"github.com/ocdx/gh-ocdx/git"
@@ -135,7 +136,7 @@ func fixPR(ctx context.Context, d *Deps, opts *FixOptions) error {
 		opts.Prompter = d.prompter(ctx)
 	}
 	if !opts.Yes && d.IO.CanPrompt() {
-		if err := approveVerify(d, p, opts.Prompter); err != nil {
+		if err := approveVerify(d, p.cfg, p.repo, p.pr.BaseRefName, p.pr.BasePolicy.Commit, opts.Prompter); err != nil {
 			return err
 		}
 	}
@@ -195,7 +196,7 @@ func fixPR(ctx context.Context, d *Deps, opts *FixOptions) error {
 	if len(payload.IssuesToFix) == 0 {
 		if opts.Export != nil {
 			d.info("nothing to fix on PR #%d: %s", pr.Number, note)
-			return opts.Export.write(d, fixOutput{PR: loop.RefOf(repo, pr), Result: &fix.Result{Status: fix.StatusNothingToFix,
+			return opts.Export.write(d, fixOutput{PR: loop.RefOf(repo, pr), FixResult: &state.FixResult{Status: state.FixNothingToFix,
 				Fixed: []finding.FixedIssue{}, Rejected: []finding.RejectedIssue{}, Commits: []finding.Commit{}}})
 		}
 		fmt.Fprintf(d.IO.Out, "Nothing to fix on PR #%d: %s.\n", pr.Number, note)
@@ -210,27 +211,8 @@ func fixPR(ctx context.Context, d *Deps, opts *FixOptions) error {
 	if err != nil {
 		return err
 	}
-	run, err := st.Begin(key, "fix")
+	run, err := loop.BeginFix(st, key, pr.HeadRefOid, resume != nil, recorded.WIP != nil, payload)
 	if err != nil {
-		return err
-	}
-	if resume == nil && (run.Resumed() || recorded.WIP != nil) {
-		if run, err = run.Restart("restarted by the user"); err != nil {
-			return err
-		}
-	}
-	if _, err := run.StartRound(1, pr.HeadRefOid); err != nil {
-		return err
-	}
-	if err := run.UpdateRound(1, func(rd *state.Round) {
-		if rd.Findings == nil {
-			rd.Findings = append(slices.Clone(payload.IssuesToFix), payload.OptionalIssues...)
-			rd.FindingIDs = nil
-			for _, f := range payload.IssuesToFix {
-				rd.FindingIDs = append(rd.FindingIDs, f.ID)
-			}
-		}
-	}); err != nil {
 		return err
 	}
 
@@ -240,7 +222,7 @@ func fixPR(ctx context.Context, d *Deps, opts *FixOptions) error {
 		DryRun: opts.DryRun, GitHub: client, Progress: d.progressOut(), Source: fixSource(opts, resume, payload)}
 	// The report ends with the PR's ledger, as a loop's would.
 	led, _, _, _ := posts.PRLedger(pr)
-	led.Run, led.Kind, led.Round, led.Head = run.ID(), "fix", 1, pr.HeadRefOid
+	led.Run, led.Kind, led.Round, led.Head = run.ID(), loop.FixKind, 1, pr.HeadRefOid
 	led.Tokens = nil // another run's: the fix report counts its own (fix.Run)
 	o.Ledger = &led
 	if !opts.Yes {
@@ -256,7 +238,7 @@ func fixPR(ctx context.Context, d *Deps, opts *FixOptions) error {
 // whether it was a dry run.
 type fixOutput struct {
 	PR loop.PRRef `json:"pr"`
-	*fix.Result
+	*state.FixResult
 	DryRun bool               `json:"dryRun"`
 	Budget *loop.BudgetStatus `json:"budget,omitempty"` // with a token budget
 }
@@ -291,13 +273,13 @@ func dirtyFromWIP(co *preflight.Checkout, resume *state.WIP) error {
 
 // finishFix ends the run as the error says and prints the summary (or
 // --json's result, also when verification failed).
-func finishFix(ctx context.Context, d *Deps, run *state.Active, opts *FixOptions, models *runModels, ref loop.PRRef, pr *github.PullRequest, out *fix.Result, err error) error {
+func finishFix(ctx context.Context, d *Deps, run *state.Active, opts *FixOptions, models *runModels, ref loop.PRRef, pr *github.PullRequest, out *state.FixResult, err error) error {
 	var ve *fix.VerifyError
 	var re *fix.ResultError
 	var pe *git.PushError
 	overBudget := errors.Is(err, llm.ErrBudget)
 	if opts.Export != nil && out != nil && (err == nil || errors.As(err, &ve) || overBudget) {
-		o := fixOutput{PR: ref, Result: out, DryRun: opts.DryRun}
+		o := fixOutput{PR: ref, FixResult: out, DryRun: opts.DryRun}
 		if b := models.Budget; b != nil {
 			o.Budget = &loop.BudgetStatus{MaxTokens: b.Max, Spent: b.Spent(), Reached: overBudget}
 		}
@@ -351,7 +333,7 @@ func finishFix(ctx context.Context, d *Deps, run *state.Active, opts *FixOptions
 	}
 }
 
-func printFixSummary(d *Deps, pr *github.PullRequest, out *fix.Result, dryRun bool, spent string) error {
+func printFixSummary(d *Deps, pr *github.PullRequest, out *state.FixResult, dryRun bool, spent string) error {
 	var w strings.Builder
 	fmt.Fprintf(&w, "## Fix of PR #%d\n\n", pr.Number)
 	fmt.Fprintf(&w, "- Fixed: %d, rejected: %d\n", len(out.Fixed), len(out.Rejected))
@@ -518,14 +500,14 @@ func split(recorded []finding.Finding, number, round int, stuck map[string]bool)
 		if all[i].ID == "" {
 			all[i].ID = all[i].ComputeID()
 		}
-		if stuck[all[i].ID] && loop.Blocking(all[i]) && !loop.IsThread(all[i]) && !slices.Contains(left, all[i].ID) {
+		if stuck[all[i].ID] && consensus.Blocking(all[i]) && !consensus.IsThread(all[i]) && !slices.Contains(left, all[i].ID) {
 			left = append(left, all[i].ID)
 		}
 	}
 	for id := range stuck {
 		ids = append(ids, id)
 	}
-	toFix, optional := loop.IssuesToFix(all, ids)
+	toFix, optional := consensus.IssuesToFix(all, ids)
 	p = finding.FixPayload{PRNumber: number, Round: round, IssuesToFix: []finding.Finding{}, OptionalIssues: []finding.Finding{}}
 	p.IssuesToFix = append(p.IssuesToFix, toFix...)
 	p.OptionalIssues = append(p.OptionalIssues, optional...)

@@ -79,7 +79,7 @@ func prepare(ctx context.Context, d *Deps, r repository.Repository, arg prArg, u
 	if err := applyBasePolicy(cfg, p.pr); err != nil {
 		return nil, err
 	}
-	for _, f := range loop.PolicyChanges(p.pr) {
+	for _, f := range loop.PolicyChanges(p.pr.Files) {
 		// The round report says so too.
 		use := policyName(cfg, p.pr)
 		if f == config.ReviewFile {
@@ -160,8 +160,8 @@ func homeRel(d *Deps, path string) string {
 // is never asked about, and neither is --yes or a run without a terminal
 // (which needs --yes or --dry-run): the commands come from the base branch,
 // which the repository's maintainers control.
-func approveVerify(d *Deps, p *prepared, ask Prompter) error {
-	cfg, repo := p.cfg, p.repo
+// base and commit are the branch and commit the policy was read on.
+func approveVerify(d *Deps, cfg *config.Config, repo github.Repo, base, commit string, ask Prompter) error {
 	if cfg.VerifyFrom == "" {
 		return nil
 	}
@@ -182,7 +182,7 @@ func approveVerify(d *Deps, p *prepared, ask Prompter) error {
 	}
 	if !yes {
 		return fmt.Errorf("you declined the verify commands of %s; nothing was run or changed. Read the file (git fetch, then git show %s:%s) and re-run to approve them, or have them changed on %s first",
-			cfg.VerifyFrom, text.ShortOID(p.pr.BasePolicy.Commit), config.RepoFile, p.pr.BaseRefName)
+			cfg.VerifyFrom, text.ShortOID(commit), config.RepoFile, base)
 	}
 	return st.Approve(repo.Host, repo.Owner, repo.Name, cfg.Verify, d.now())
 }

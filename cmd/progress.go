@@ -17,6 +17,7 @@ import (
 	"github.com/fatih/color"
 
 	"github.com/ocdx/gh-ocdx/internal/text"
+	"github.com/ocdx/gh-ocdx/internal/tokens"
 	"github.com/ocdx/gh-ocdx/llm"
 )
 
@@ -208,7 +209,7 @@ func (c *runningCall) Retried(r llm.Retry, say func(mark, format string, a ...an
 	}
 }
 
-func (c *runningCall) Done(llm.Usage, error) {
+func (c *runningCall) Done(tokens.Usage, error) {
 	close(c.stop)
 	p := c.p
 	p.mu.Lock()

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/ocdx/gh-ocdx/internal/testkit"
-	"github.com/ocdx/gh-ocdx/llm"
+	"github.com/ocdx/gh-ocdx/internal/tokens"
 )
 
 // Without a terminal, a long model call is reported at intervals, naming
@@ -23,7 +23,7 @@ func TestProgressSaysStillWaitingWithoutATerminal(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	c.Done(llm.Usage{}, nil)
+	c.Done(tokens.Usage{}, nil)
 	time.Sleep(3 * p.every)
 	n := strings.Count(out.String(), "still waiting")
 	time.Sleep(3 * p.every)

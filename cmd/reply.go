@@ -13,7 +13,7 @@ import (
 	"github.com/ocdx/gh-ocdx/converse"
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/internal/text"
-	"github.com/ocdx/gh-ocdx/llm"
+	"github.com/ocdx/gh-ocdx/internal/tokens"
 	"github.com/ocdx/gh-ocdx/loop"
 	"github.com/ocdx/gh-ocdx/posts"
 	"github.com/ocdx/gh-ocdx/review"
@@ -129,7 +129,7 @@ type replyOutput struct {
 	// Left are the threads this run did not answer: over maxReplies or
 	// the token budget, or a model that failed.
 	Left    []converse.Thread `json:"left"`
-	Usage   llm.Usage         `json:"usage"`
+	Usage   tokens.Usage      `json:"usage"`
 	CostUSD float64           `json:"estimatedCostUsd,omitempty"`
 }
 
@@ -207,7 +207,7 @@ func replyOn(ctx context.Context, d *Deps, opts *ReplyOptions, cfg *config.Confi
 	price, priced := cfg.Prices[name]
 	r := converse.Replier{GitHub: client, Repo: repo, PR: pr, Asker: asker, Lines: github.ParseDiffLines(string(raw)),
 		Anchored: func(due converse.Due) string { return anchoredLines(files, due) },
-		Cost: func(u llm.Usage) (float64, bool) {
+		Cost: func(u tokens.Usage) (float64, bool) {
 			if !priced {
 				return 0, false
 			}

@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -11,9 +10,8 @@ import (
 	"strings"
 
 	"github.com/ocdx/gh-ocdx/config"
-	"github.com/ocdx/gh-ocdx/diff"
+	"github.com/ocdx/gh-ocdx/consensus"
 	"github.com/ocdx/gh-ocdx/finding"
-	"github.com/ocdx/gh-ocdx/fix"
 	"github.com/ocdx/gh-ocdx/git"
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/internal/text"
@@ -177,22 +175,9 @@ func reviewLocal(ctx context.Context, d *Deps, opts *ReviewOptions) error {
 	}
 
 	models := newRunModels(d, cfg, 0)
-	var reviewers []loop.Role
-	for i, m := range cfg.Reviewers {
-		key := fmt.Sprintf("reviewerModels[%d]", i)
-		mod, err := models.model(fmt.Sprintf("reviewer-%d", i+1), m.String(), key)
-		if err != nil {
-			return err
-		}
-		reviewers = append(reviewers, loop.Role{Name: fmt.Sprintf("reviewer-%d", i+1), Key: key, Model: m.String(), LLM: mod})
-	}
-	var verifier *loop.Role
-	if name := cmp.Or(opts.Verifier, verifierOf(cfg)); name != "" {
-		vm, err := models.model("verifier", name, "verifierModel")
-		if err != nil {
-			return err
-		}
-		verifier = &loop.Role{Name: "verifier", Key: "verifierModel", Model: name, LLM: vm}
+	reviewers, verifier, err := models.crew(opts.Verifier)
+	if err != nil {
+		return err
 	}
 	var fixer loop.Fixer
 	if opts.Fix {
@@ -206,15 +191,14 @@ func reviewLocal(ctx context.Context, d *Deps, opts *ReviewOptions) error {
 		// A repository's verify commands are asked about as review-loop
 		// asks, once per repository until they change.
 		if id := strings.SplitN(g.OriginID(ctx), "/", 3); !opts.Yes && len(id) == 3 && id[0] != "" {
-			p := &prepared{cfg: cfg, repo: github.Repo{Host: id[0], Owner: id[1], Name: id[2]},
-				pr: &github.PullRequest{BaseRefName: ch.Base, BasePolicy: github.PolicyFile{Commit: ch.MergeBase}}}
-			if err := approveVerify(d, p, opts.Prompter); err != nil {
+			repo := github.Repo{Host: id[0], Owner: id[1], Name: id[2]}
+			if err := approveVerify(d, cfg, repo, ch.Base, ch.MergeBase, opts.Prompter); err != nil {
 				return err
 			}
 		}
 		fixer = &localFixer{git: g, branch: branch, yes: opts.Yes, ask: opts.Prompter, progress: d.progressOut(),
 			inner: &loop.FixRunner{Dir: g.Dir, Model: fm, ModelName: cfg.PRFix.String(), Verify: cfg.Verify, Policy: cfg.Policy,
-				NoPush: true, GitHub: offline{}, Progress: d.progressOut()}}
+				NoPush: true, Progress: d.progressOut()}}
 	}
 	st, err := d.store()
 	if err != nil {
@@ -223,7 +207,7 @@ func reviewLocal(ctx context.Context, d *Deps, opts *ReviewOptions) error {
 	res, err := loop.ReviewLocal(ctx, loop.LocalOptions{
 		Key: state.LocalKey(g.OriginID(ctx), branch), Change: *ch, Store: st, Policy: cfg.Policy,
 		Reviewers: reviewers, Fixer: fixer, Verifier: verifier, Full: opts.Full, History: g,
-		Tools:      append(review.RepoTools(repofs.NewTree(ctx, g, ch.Tree)), review.PRTools(localPatches(*ch), github.Repo{}, 0)...),
+		Tools:      append(review.RepoTools(repofs.NewTree(ctx, g, ch.Tree)), review.DiffTool(ch.FilesPage)),
 		Progress:   d.progressOut(),
 		Summarized: summarized(d, opts.Export),
 		Budget:     models.Budget,
@@ -234,14 +218,14 @@ func reviewLocal(ctx context.Context, d *Deps, opts *ReviewOptions) error {
 		}
 	}
 	switch {
-	case err != nil && res != nil && res.Outcome == loop.OutcomeFailed && ctx.Err() == nil:
+	case err != nil && res != nil && res.Outcome == state.OutcomeFailed && ctx.Err() == nil:
 		// The models failed: a pre-push hook stops the push all the same.
 		return fmt.Errorf("%w; as a pre-push hook, git push --no-verify skips the review once", err)
 	case err != nil && res != nil && summarized(d, opts.Export) && strings.Contains(res.Reason, err.Error()):
 		return shownError{err} // the review's outcome said it
 	case err != nil:
 		return err
-	case res.Outcome == loop.OutcomeBlocked:
+	case res.Outcome == state.OutcomeBlocked:
 		// As a pre-push hook, this stops the push: say the ways on.
 		if len(res.Remaining) > 0 {
 			fmt.Fprintf(d.IO.ErrOut, "fix the findings, or dismiss one you keep for this branch (gh ocdx dismiss --branch %s %s); as a pre-push hook, git push --no-verify skips the review once\n", branch, res.Remaining[0].ID)
@@ -261,7 +245,7 @@ func localPolicy(ctx context.Context, d *Deps, cfg *config.Config, g *git.Repo, 
 		return err
 	}
 	cfg.ApplyPolicy(p, where)
-	for _, f := range loop.PolicyChanges(ch.PR()) {
+	for _, f := range loop.PolicyChanges(ch.Files) {
 		// The review's output says so too.
 		d.warn("this branch changes %s: the change takes effect once merged; this review uses the merge base's (%s)", f, text.ShortOID(ch.MergeBase))
 	}
@@ -290,7 +274,7 @@ type localFixer struct {
 	progress io.Writer
 }
 
-func (f *localFixer) Fix(ctx context.Context, req loop.FixRequest) (*fix.Result, error) {
+func (f *localFixer) Fix(ctx context.Context, req loop.FixRequest) (*state.FixResult, error) {
 	start, err := f.git.Head(ctx)
 	if err != nil {
 		return nil, err
@@ -327,50 +311,6 @@ func (f *localFixer) Fix(ctx context.Context, req loop.FixRequest) (*fix.Result,
 		}
 	}
 	return rep, err
-}
-
-// localPatches answers the reviewers' pr_diff from the local diff, as
-// GitHub's file pages would; there are no issues to view.
-type localPatches loop.Change
-
-func (ch localPatches) FilesPage(_ context.Context, _ github.Repo, _, page int) ([]github.FilePatch, error) {
-	files, err := diff.Parse(ch.Diff)
-	if err != nil {
-		return nil, err
-	}
-	var out []github.FilePatch
-	for i := (page - 1) * github.FilesPerPage; i >= 0 && i < len(files) && i < page*github.FilesPerPage; i++ {
-		f := files[i]
-		p := github.FilePatch{Filename: f.Path(), Status: "modified", Patch: strings.TrimSuffix(string(ch.Diff[f.PatchStart:f.End]), "\n")}
-		switch {
-		case f.IsNew:
-			p.Status = "added"
-		case f.IsDeleted:
-			p.Status = "removed"
-		case f.IsRename:
-			p.Status, p.PreviousFilename = "renamed", f.OldPath
-		}
-		out = append(out, p)
-	}
-	return out, nil
-}
-
-func (localPatches) Issue(context.Context, github.Repo, int) (*github.Issue, error) {
-	return nil, errors.New("a local review has no pull request and no linked issues")
-}
-
-// offline is the GitHub of a local review's fix: it never needs one, and
-// if it ever asked, the answer is no request.
-type offline struct{}
-
-var errOffline = errors.New("gh ocdx review makes no GitHub request")
-
-func (offline) PostComment(context.Context, github.Repo, int, string) (*github.Comment, error) {
-	return nil, errOffline
-}
-func (offline) HeadOID(context.Context, github.Repo, int) (string, error) { return "", errOffline }
-func (offline) Comments(context.Context, github.Repo, int) ([]github.Comment, error) {
-	return nil, errOffline
 }
 
 // printLocal writes the result: JSON (--json, --jq, --template) or the
@@ -432,7 +372,7 @@ func renderLocal(res *loop.LocalResult) string {
 			if slices.Contains(res.Stuck, f.ID) {
 				extra = ", stuck"
 			}
-			by := loop.Agreement(f)
+			by := consensus.Agreement(f)
 			if by == "" && f.Source != nil {
 				by = f.Source.Name
 			}
@@ -442,7 +382,7 @@ func renderLocal(res *loop.LocalResult) string {
 			}
 		}
 	}
-	if len(res.Findings) == 0 && res.Outcome != loop.OutcomeFailed {
+	if len(res.Findings) == 0 && res.Outcome != state.OutcomeFailed {
 		// A failed review found nothing because it did not review.
 		b.WriteString("\nNo findings.\n")
 	}

@@ -11,7 +11,7 @@ import (
 
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/internal/testkit"
-	"github.com/ocdx/gh-ocdx/loop"
+	"github.com/ocdx/gh-ocdx/state"
 )
 
 func TestParseReview(t *testing.T) {
@@ -190,7 +190,7 @@ func TestReviewCleanExits0(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &got); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	if got["outcome"] != string(loop.OutcomeConverged) || got["branch"] != "feature" || len(got) != 3 {
+	if got["outcome"] != string(state.OutcomeConverged) || got["branch"] != "feature" || len(got) != 3 {
 		t.Errorf("json %v", got)
 	}
 

@@ -42,6 +42,9 @@ type ReviewLoopOptions struct {
 	// ReviewOnly, when set, says why this run reviews and fixes nothing
 	// (an /ocdx review the repository does not let fix: gh ocdx command).
 	ReviewOnly string
+	// CheckRun publishes the run's verdict as the gh-ocdx check run on the
+	// head it reviewed (--check-run).
+	CheckRun bool
 	// Evidence are the tool result files of --evidence
 	// (docs/architecture.md, Evidence).
 	Evidence []evidenceSpec
@@ -100,6 +103,15 @@ the budget: a round starts only when every role's answer (input estimate
 plus output cap) fits in what is left, and a fix attempt likewise;
 otherwise the run ends there and says what the round needed.
 
+With --check-run (the GitHub Action passes it), the verdict is also the
+gh-ocdx check run on the head the last round reviewed, which a branch
+ruleset can require: success when converged, failure when blocked or
+failed, neutral for a review-only run; its summary lists the findings and
+its annotations put the open ones on their lines. A rerun on the same
+commit updates that check run. Check runs need a GitHub App's token (a
+workflow's GITHUB_TOKEN with checks: write); another token gets one "!"
+line, and the run goes on. --dry-run publishes none.
+
 Exit codes: 0 converged, 1 error, 2 usage, 3 finished without converging
 (max rounds, stuck findings, unresolved threads, review only, verification
 failed, token budget reached), 130 cancelled.
@@ -118,7 +130,7 @@ func runReviewLoop(ctx context.Context, d *Deps, args []string) error {
 	return reviewLoop(ctx, d, opts)
 }
 
-const reviewLoopUsage = "gh ocdx review-loop [<number> | <url> | <branch>] [--yes] [--dry-run] [--json [fields]] [--jq EXPR | --template T] [--full] [--effort TIER] [--max-tokens N] [--verifier PROVIDER/MODEL] [--evidence FILE|DIR]... [-R OWNER/REPO]"
+const reviewLoopUsage = "gh ocdx review-loop [<number> | <url> | <branch>] [--yes] [--dry-run] [--json [fields]] [--jq EXPR | --template T] [--full] [--effort TIER] [--max-tokens N] [--verifier PROVIDER/MODEL] [--evidence FILE|DIR]... [--check-run] [-R OWNER/REPO]"
 
 func parseReviewLoop(d *Deps, args []string) (*ReviewLoopOptions, error) {
 	opts := &ReviewLoopOptions{}
@@ -132,6 +144,7 @@ func parseReviewLoop(d *Deps, args []string) (*ReviewLoopOptions, error) {
 	fs.StringVar(&opts.Verifier, "verifier", "", "Check the findings a single reviewer raised with `PROVIDER/MODEL` for this run (instead of the configuration's verifierModel)")
 	var effortFlag string
 	fs.StringVar(&effortFlag, "effort", "", "How much review each round gets: `TIER` quick, standard, deep or auto (default: the configuration's effort, else auto)")
+	fs.BoolVar(&opts.CheckRun, "check-run", false, "Publish the verdict as the gh-ocdx check run on the reviewed head, with the open findings as annotations (needs a GitHub App's token, such as a workflow's with checks: write)")
 	var evidenceFlag []string
 	fs.StringArrayVar(&evidenceFlag, "evidence", nil, "Read tool results from `FILE|DIR` (SARIF, rdjson, rdjsonl, checkstyle or errorformat lines; FORMAT:FILE names the format): those on changed lines become findings (repeatable)")
 	fs.repoFlag(&opts.RepoFlag)
@@ -242,7 +255,7 @@ func reviewLoop(ctx context.Context, d *Deps, opts *ReviewLoopOptions) error {
 	}
 	// The verify commands run only when a fix is made and pushed.
 	if canPush && !opts.DryRun && !opts.Yes && d.IO.CanPrompt() {
-		if err := approveVerify(d, p, opts.Prompter); err != nil {
+		if err := approveVerify(d, p.cfg, p.repo, p.pr.BaseRefName, p.pr.BasePolicy.Commit, opts.Prompter); err != nil {
 			return err
 		}
 	}
@@ -252,32 +265,17 @@ func reviewLoop(ctx context.Context, d *Deps, opts *ReviewLoopOptions) error {
 		return err
 	}
 	models := newRunModels(d, cfg, opts.MaxTokens)
-	modelFor := func(role string, m fmt.Stringer, key string) (llm.Model, error) {
-		return models.model(role, m.String(), key)
-	}
-	var reviewers []loop.Role
-	for i, m := range cfg.Reviewers {
-		mod, err := modelFor(fmt.Sprintf("reviewer-%d", i+1), m, "reviewerModels")
-		if err != nil {
-			return err
-		}
-		reviewers = append(reviewers, loop.Role{Name: fmt.Sprintf("reviewer-%d", i+1), Key: fmt.Sprintf("reviewerModels[%d]", i), Model: m.String(), LLM: mod})
-	}
-	am, err := modelFor("comments-analyzer", cfg.CommentsAnalyzer, "commentsAnalyzerModel")
+	am, err := models.model("comments-analyzer", cfg.CommentsAnalyzer.String(), "commentsAnalyzerModel")
 	if err != nil {
 		return err
 	}
-	fm, err := modelFor("pr-fix", cfg.PRFix, "prFixModel")
+	fm, err := models.model("pr-fix", cfg.PRFix.String(), "prFixModel")
 	if err != nil {
 		return err
 	}
-	var verifier *loop.Role
-	if name := cmp.Or(opts.Verifier, verifierOf(cfg)); name != "" {
-		vm, err := modelFor("verifier", stringer(name), "verifierModel")
-		if err != nil {
-			return err
-		}
-		verifier = &loop.Role{Name: "verifier", Key: "verifierModel", Model: name, LLM: vm}
+	reviewers, verifier, err := models.crew(opts.Verifier)
+	if err != nil {
+		return err
 	}
 	st, err := d.store()
 	if err != nil {
@@ -327,6 +325,9 @@ func reviewLoop(ctx context.Context, d *Deps, opts *ReviewLoopOptions) error {
 		// summary whose outcome is "context canceled".
 		return fmt.Errorf("%w; run the same command to resume", ErrCancelled)
 	}
+	if opts.CheckRun && !opts.DryRun {
+		publishCheck(ctx, d, client, repo, pr.Viewer, res, reason != "")
+	}
 	if res != nil && (len(res.Rounds) > 0 || res.Outcome != "") {
 		if opts.Export != nil {
 			if jerr := opts.Export.write(d, res); jerr != nil {
@@ -343,7 +344,7 @@ func reviewLoop(ctx context.Context, d *Deps, opts *ReviewLoopOptions) error {
 		return shownError{err} // the summary's outcome said it
 	case err != nil:
 		return err
-	case res.Outcome == loop.OutcomeBlocked:
+	case res.Outcome == state.OutcomeBlocked:
 		// A run said "run ended, blocked — …"; a dry run ends as it would, said here.
 		return &IncompleteError{Reason: res.Reason, Shown: !res.DryRun}
 	}
@@ -401,11 +402,6 @@ func verifierOf(cfg *config.Config) string {
 	}
 	return cfg.Verifier.String()
 }
-
-// stringer is a model name as modelFor takes it.
-type stringer string
-
-func (s stringer) String() string { return string(s) }
 
 // verifierCredential checks, before any request, that the provider of the
 // --verifier model has its key (the configuration's roles are checked when

@@ -30,6 +30,11 @@ func TestParseReviewLoop(t *testing.T) {
 		{args: []string{"--force", "--yes"}, wantErr: "unknown flag: --force"},
 		{args: []string{"--yes", "-R", "nope"}, wantErr: "invalid value for --repo"},
 		{args: []string{"--pr", "24"}, wantErr: "pass --yes to push without asking"},
+		// The Action's flag; with --dry-run it parses, and the run publishes nothing.
+		{args: []string{"7", "--yes", "--check-run"}, want: ReviewLoopOptions{PR: 7, Yes: true, CheckRun: true}},
+		{args: []string{"--check-run", "--dry-run", "7"}, want: ReviewLoopOptions{PR: 7, DryRun: true, CheckRun: true}},
+		{args: []string{"--check-run=false", "--yes", "7"}, want: ReviewLoopOptions{PR: 7, Yes: true}},
+		{args: []string{"--check-run=maybe", "--yes"}, wantErr: "invalid argument \"maybe\" for \"--check-run\""},
 		{args: []string{"--yes", "--evidence", "out/", "--evidence", "SARIF:lint.json", "--evidence", "c:/x.txt", "7"},
 			want: ReviewLoopOptions{PR: 7, Yes: true, Evidence: []evidenceSpec{{Path: "out/"}, {Format: "sarif", Path: "lint.json"}, {Path: "c:/x.txt"}}}},
 		{args: []string{"--yes", "--evidence", "sarif:", "7"}, wantErr: "names no file"},
@@ -59,7 +64,7 @@ func TestReviewLoopHelp(t *testing.T) {
 	if err := Run(t.Context(), []string{"review-loop", "--help"}, d); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"Usage: gh ocdx review-loop [<number> | <url> | <branch>] [--yes]", "--template template", "--pr string", "--dry-run", "--max-tokens N", "Exit codes"} {
+	for _, want := range []string{"Usage: gh ocdx review-loop [<number> | <url> | <branch>] [--yes]", "--template template", "--pr string", "--dry-run", "--max-tokens N", "--check-run", "Exit codes"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("help lacks %q:\n%s", want, out)
 		}

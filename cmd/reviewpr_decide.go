@@ -6,13 +6,13 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/ocdx/gh-ocdx/diff"
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/internal/text"
-	"github.com/ocdx/gh-ocdx/llm"
-	"github.com/ocdx/gh-ocdx/loop"
+	"github.com/ocdx/gh-ocdx/internal/tokens"
 	"github.com/ocdx/gh-ocdx/posts"
-	"github.com/ocdx/gh-ocdx/review"
+	"github.com/ocdx/gh-ocdx/rereview"
 	"github.com/ocdx/gh-ocdx/reviewpr"
 	"github.com/ocdx/gh-ocdx/state"
 )
@@ -235,9 +235,9 @@ func (p *postPublisher) Publish(ctx context.Context, r reviewpr.Proposal) (strin
 	// The comments and the ledger follow the same basis: its diff to the
 	// head is read once.
 	whole := onceDiff(p.whole)
-	earlier, _ := loop.ReviewPRCarried(p.ledger, p.head, whole)
-	comments, fs := loop.ReviewPRComments(r.Comments, earlier)
-	led, basis := loop.ReviewPRLedger(p.ledger, p.runID, p.head, p.sampled, fs, whole)
+	earlier, _ := rereview.Carried(p.ledger, p.head, whole)
+	comments, fs := reviewpr.Comments(r.Comments, earlier)
+	led, basis := reviewpr.Ledger(p.ledger, p.runID, p.head, p.sampled, fs, whole)
 	tag := posts.RunTag(p.runID, 1, "review-pr")
 	body := github.CapBodyWith(posts.Marker+"\n"+tag+"\n"+r.Body, "\n"+led.Block())
 	posted, err := p.gh.PostReviewComments(ctx, p.repo, p.number, r.Event, body, comments)
@@ -252,7 +252,7 @@ func (p *postPublisher) Publish(ctx context.Context, r reviewpr.Proposal) (strin
 // its own, so this machine knows it as the PR's ledger tells others
 // (docs/architecture.md, The ledger). The review is posted: failing to
 // record it is said, not fatal.
-func (p *postPublisher) record(model string, event github.ReviewEvent, usage llm.Usage) {
+func (p *postPublisher) record(model string, event github.ReviewEvent, usage tokens.Usage) {
 	if p.posted == nil {
 		return
 	}
@@ -268,7 +268,7 @@ func (p *postPublisher) record(model string, event github.ReviewEvent, usage llm
 			rd.FindingIDs = append(rd.FindingIDs, f.ID)
 		}
 		if p.sampled != "" {
-			rd.Coverage = &review.Coverage{SampledBefore: p.sampled}
+			rd.Coverage = &diff.Coverage{SampledBefore: p.sampled}
 		}
 		key := state.NewKey(p.repo.Host, p.repo.Owner, p.repo.Name, p.number)
 		err = st.Record(key, state.Run{ID: p.runID, Kind: "review-pr", Started: now, Ended: now, Outcome: state.OutcomeConverged,

@@ -13,6 +13,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/ocdx/gh-ocdx/consensus"
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/fix"
 	"github.com/ocdx/gh-ocdx/git"
@@ -503,7 +504,7 @@ func renderRound(w io.Writer, rd state.Round) {
 	}
 	for _, f := range rd.Findings { // each with who raised it (gone after decay)
 		what := f.Priority + " " + text.Inert(text.OneLine(f.Title))
-		if a := loop.Agreement(f); a != "" {
+		if a := consensus.Agreement(f); a != "" {
 			what += " · " + a
 		}
 		fmt.Fprintf(w, "    - %s: %s\n", f.ID, what)

@@ -15,7 +15,7 @@ import (
 
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/internal/testkit"
-	"github.com/ocdx/gh-ocdx/llm"
+	"github.com/ocdx/gh-ocdx/internal/tokens"
 	"github.com/ocdx/gh-ocdx/loop"
 	"github.com/ocdx/gh-ocdx/state"
 	"github.com/ocdx/gh-ocdx/verify"
@@ -54,7 +54,7 @@ func seedState(t *testing.T, dir string) {
 			r.Counts = finding.Counts{P0: 1, P1: 0}
 			r.Consensus = "needs_major_work"
 			r.Reports = []state.Report{{Role: "reviewer-1", Summary: "a hard-coded token", Full: "# full"}}
-			r.Usage = []state.Usage{{Role: "reviewer-1", Usage: llm.Usage{Input: 1200, Cached: 900, Output: 300}, CostUSD: 0.0048}}
+			r.Usage = []state.Usage{{Role: "reviewer-1", Usage: tokens.Usage{Input: 1200, Cached: 900, Output: 300}, CostUSD: 0.0048}}
 		}),
 		a.Complete(1, state.PhaseCommented, func(r *state.Round) {
 			r.Comments = []state.Comment{{Kind: "review", Tag: "ocdx:run=x round=1 kind=review", URL: "https://github.com/owner/repo/pull/7#issuecomment-1"}}

@@ -37,7 +37,7 @@ func (a Asker) AskQuestion(ctx context.Context, pr *github.PullRequest, question
 	for _, f := range pr.Files {
 		files = append(files, f.Path)
 	}
-	qb, err := json.Marshal(excerpt(question, maxQuestion))
+	qb, err := json.Marshal(text.Excerpt(question, maxQuestion))
 	if err != nil {
 		return Answer{}, err
 	}
@@ -68,7 +68,7 @@ func (a Asker) AskQuestion(ctx context.Context, pr *github.PullRequest, question
 // the answer with the lines read, and its cost; sanitised as every post.
 func AnswerBody(tag, author string, a Answer, prices bool) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s\n%s\n@%s %s\n\n", posts.Marker, tag, author, text.InertMarkup(excerpt(a.Text, maxAnswer)))
+	fmt.Fprintf(&b, "%s\n%s\n@%s %s\n\n", posts.Marker, tag, author, text.InertMarkup(text.Excerpt(a.Text, maxAnswer)))
 	b.WriteString(linesRead(a))
 	b.WriteString(footer("ask", a, prices, " · nothing was changed or pushed"))
 	return redact.ForComment(b.String())

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ocdx/gh-ocdx/diff"
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/internal/redact"
@@ -150,7 +151,7 @@ type Answer struct {
 	// Note says what gh-ocdx changed of the model's answer: a concession
 	// it does not make, a suggestion it does not post.
 	Note  string
-	Usage llm.Usage
+	Usage tokens.Usage
 	Cost  float64 // dollars; 0 when the model has no price
 }
 
@@ -236,7 +237,7 @@ func Task(pr *github.PullRequest, d Due, anchored string) (string, error) {
 	}
 	first := ""
 	if len(d.All) > 0 {
-		first = excerpt(d.All[0].Body, maxReplyText)
+		first = text.Excerpt(d.All[0].Body, maxReplyText)
 	}
 	fb, err := json.MarshalIndent(findingView{ID: f.ID, Priority: d.Thread.Priority, Category: f.Category, File: f.File, Line: f.Line, Title: f.Title, Comment: first}, "", "  ")
 	if err != nil {
@@ -254,7 +255,7 @@ func Task(pr *github.PullRequest, d Due, anchored string) (string, error) {
 	}
 	for _, c := range all {
 		todo := slices.ContainsFunc(d.Replies, func(r github.ThreadComment) bool { return replyKey(r) == replyKey(c) })
-		thread = append(thread, commentView{Author: c.Author, Body: excerpt(c.Body, maxReplyText), ToDo: todo})
+		thread = append(thread, commentView{Author: c.Author, Body: text.Excerpt(c.Body, maxReplyText), ToDo: todo})
 	}
 	tb, err := json.MarshalIndent(thread, "", "  ")
 	if err != nil {
@@ -278,7 +279,7 @@ func Task(pr *github.PullRequest, d Due, anchored string) (string, error) {
 // blocker), as is one of a finding already fixed or resolved (conceding
 // it would make it disputed, and block again), and a proposal whose line is not on the PR's side of the diff
 // (lines), or without a replacement, is posted without a suggestion.
-func Check(a Answer, d Due, lines github.DiffLines) Answer {
+func Check(a Answer, d Due, lines diff.Lines) Answer {
 	f := d.Thread.Finding
 	switch a.Kind {
 	case Concede:
@@ -295,8 +296,8 @@ func Check(a Answer, d Due, lines github.DiffLines) Answer {
 		// fence: none may carry gh-ocdx's hidden comments or tags.
 		ok := a.Replacement != nil && f.Line != nil && !posts.CarriesMarkup(*a.Replacement)
 		if ok {
-			side, anchored := lines.Anchor(f.File, 0, *f.Line, github.Right)
-			ok = anchored && side == github.Right
+			side, anchored := lines.Anchor(f.File, 0, *f.Line, diff.Right)
+			ok = anchored && side == diff.Right
 		}
 		if !ok {
 			why := "the thread's line is not one this PR's version changes"
@@ -333,7 +334,7 @@ func Body(a Answer, d Due, prices bool) string {
 	for _, who := range d.Authors() {
 		at = append(at, "@"+who)
 	}
-	fmt.Fprintf(&b, "%s %s\n\n", strings.Join(at, " "), text.InertMarkup(excerpt(a.Text, maxAnswer)))
+	fmt.Fprintf(&b, "%s %s\n\n", strings.Join(at, " "), text.InertMarkup(text.Excerpt(a.Text, maxAnswer)))
 	if a.Note != "" {
 		fmt.Fprintf(&b, "_%s_\n\n", a.Note)
 	}
@@ -354,19 +355,11 @@ func readLines(ls []string) string {
 	var keep []string
 	for _, l := range ls {
 		if l = strings.TrimSpace(text.OneLine(l)); l != "" && len(keep) < maxLines {
-			keep = append(keep, text.InertMarkup(excerpt(l, maxLine)))
+			keep = append(keep, text.InertMarkup(text.Excerpt(l, maxLine)))
 		}
 	}
 	if len(keep) == 0 {
 		return ""
 	}
 	return text.Fenced("text", strings.Join(keep, "\n"))
-}
-
-func excerpt(s string, n int) string {
-	r := []rune(strings.TrimSpace(s))
-	if len(r) <= n {
-		return string(r)
-	}
-	return string(r[:n]) + "…"
 }

@@ -6,7 +6,7 @@ import (
 
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/github"
-	"github.com/ocdx/gh-ocdx/loop"
+	"github.com/ocdx/gh-ocdx/inline"
 	"github.com/ocdx/gh-ocdx/posts"
 )
 
@@ -16,7 +16,7 @@ func line(n int) *int { return &n }
 
 // prWith is a PR whose only thread is gh-ocdx's on f, followed by comments.
 func prWith(f finding.Finding, comments ...github.ThreadComment) *github.PullRequest {
-	first := github.ThreadComment{ID: "C1", DatabaseID: "1", Body: loop.InlineBody(f), Author: viewer, Path: f.File, Line: f.Line, URL: "https://x/1"}
+	first := github.ThreadComment{ID: "C1", DatabaseID: "1", Body: inline.Body(f), Author: viewer, Path: f.File, Line: f.Line, URL: "https://x/1"}
 	return &github.PullRequest{Number: 7, Viewer: viewer, Author: "octocat", Threads: []github.ReviewThread{
 		{ID: "T1", Path: f.File, Line: f.Line, Comments: append([]github.ThreadComment{first}, comments...)}}}
 }

@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/ocdx/gh-ocdx/diff"
 	"github.com/ocdx/gh-ocdx/github"
+	"github.com/ocdx/gh-ocdx/internal/tokens"
 	"github.com/ocdx/gh-ocdx/llm"
 	"github.com/ocdx/gh-ocdx/posts"
 )
@@ -93,12 +95,12 @@ type Replier struct {
 	Repo   github.Repo
 	PR     *github.PullRequest
 	Asker  Asker
-	Lines  github.DiffLines // the PR's diff: a proposal only on a line it changes (Check)
+	Lines  diff.Lines // the PR's diff: a proposal only on a line it changes (Check)
 	// Anchored are the lines a thread is on, at the PR's head ("" when
 	// they cannot be read).
 	Anchored func(Due) string
 	// Cost is an answer's estimated cost; priced is false without a price.
-	Cost func(llm.Usage) (usd float64, priced bool)
+	Cost func(tokens.Usage) (usd float64, priced bool)
 	// Decide shows an answer as it will be posted and says whether to post
 	// it, and its words after an edit; nil posts every answer.
 	Decide func(ctx context.Context, due Due, a Answer) (post bool, out Answer, err error)
@@ -138,7 +140,7 @@ type Result struct {
 	// or a model that failed (Failed names where).
 	Left    []Thread
 	Failed  []string
-	Usage   llm.Usage
+	Usage   tokens.Usage
 	CostUSD float64
 }
 
@@ -148,7 +150,7 @@ type Result struct {
 // and the run goes on. Posting that fails stops the run with an error.
 func (r Replier) Run(ctx context.Context, dues []Due) (Result, error) {
 	out := Result{Answered: []Thread{}, Skipped: []Thread{}, Left: []Thread{}}
-	_, priced := r.Cost(llm.Usage{})
+	_, priced := r.Cost(tokens.Usage{})
 	for i, due := range dues {
 		th := ThreadOf(due)
 		a, err := r.Asker.Ask(ctx, r.PR, due, r.Anchored(due))

@@ -21,6 +21,7 @@ import (
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/internal/redact"
 	"github.com/ocdx/gh-ocdx/internal/text"
+	"github.com/ocdx/gh-ocdx/internal/tokens"
 	"github.com/ocdx/gh-ocdx/llm"
 	"github.com/ocdx/gh-ocdx/posts"
 	"github.com/ocdx/gh-ocdx/prompts"
@@ -149,15 +150,15 @@ const system = "You are gh-ocdx, describing a pull request for its reviewers. Yo
 // Run has model write the description of in: one call (and one
 // corrective turn for an answer without an envelope), its tokens reserved
 // first when reserve is set. The envelope comes back checked (Check).
-func Run(ctx context.Context, model llm.Model, reserve func(string, *llm.Agent) error, in Input) (Description, llm.Usage, error) {
+func Run(ctx context.Context, model llm.Model, reserve func(string, *llm.Agent) error, in Input) (Description, tokens.Usage, error) {
 	task, err := Task(in)
 	if err != nil {
-		return Description{}, llm.Usage{}, err
+		return Description{}, tokens.Usage{}, err
 	}
 	agent := &llm.Agent{Role: "describe", Model: model, System: system, Task: task, MaxIters: 1}
 	if reserve != nil {
 		if err := reserve("the description", agent); err != nil {
-			return Description{}, llm.Usage{}, err
+			return Description{}, tokens.Usage{}, err
 		}
 	}
 	var env Envelope

@@ -6,9 +6,9 @@ import (
 	"testing"
 
 	"github.com/ocdx/gh-ocdx/config"
+	"github.com/ocdx/gh-ocdx/envelope"
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/internal/text"
-	"github.com/ocdx/gh-ocdx/llm"
 	"github.com/ocdx/gh-ocdx/posts"
 	"github.com/ocdx/gh-ocdx/review"
 )
@@ -34,7 +34,7 @@ func input() Input {
 func decode(t *testing.T, js string) (Envelope, error) {
 	t.Helper()
 	var env Envelope
-	err := llm.Decode("describe", "BEGIN_JSON\n"+js+"\nEND_JSON", &env)
+	err := envelope.Decode("describe", "BEGIN_JSON\n"+js+"\nEND_JSON", &env)
 	return env, err
 }
 
@@ -55,7 +55,7 @@ func TestDescribeEnvelopeRejectsBadOrMissingFields(t *testing.T) {
 	} {
 		if _, err := decode(t, js); err == nil {
 			t.Errorf("%s: accepted", name)
-		} else if !errors.Is(err, llm.ErrMissingField) && !errors.Is(err, llm.ErrInvalidValue) && !errors.Is(err, llm.ErrWrongType) {
+		} else if !errors.Is(err, envelope.ErrMissingField) && !errors.Is(err, envelope.ErrInvalidValue) && !errors.Is(err, envelope.ErrWrongType) {
 			t.Errorf("%s: %v", name, err)
 		}
 	}

@@ -152,52 +152,65 @@ func (w *walker) run() error {
 	}
 }
 
+// hunkLine reads l as a line of the current hunk, which has lines left:
+// done when it was one (or a "\ No newline" mark), else the hunk ends
+// there and l, an empty line read as an empty context line, is read as
+// any other line.
+func (w *walker) hunkLine(l string) (string, bool, error) {
+	if l == "" {
+		l = " " // an empty context line whose space an editor or mail took
+	}
+	var ln Line
+	switch Kind(l[0]) {
+	case Add:
+		if w.remNew == 0 {
+			break
+		}
+		ln = Line{Kind: Add, New: w.new, Text: l[1:]}
+		w.new++
+		w.remNew--
+	case Del:
+		if w.remOld == 0 {
+			break
+		}
+		ln = Line{Kind: Del, Old: w.old, Text: l[1:]}
+		w.old++
+		w.remOld--
+	case Context:
+		if w.remOld == 0 || w.remNew == 0 {
+			break
+		}
+		ln = Line{Kind: Context, Old: w.old, New: w.new, Text: l[1:]}
+		w.old++
+		w.new++
+		w.remOld--
+		w.remNew--
+	case '\\':
+		if w.pending != nil {
+			w.pending.NoNewline = true
+		}
+		return l, true, nil
+	}
+	if ln.Kind != 0 {
+		if err := w.flush(); err != nil {
+			return l, true, err
+		}
+		w.pending = &ln
+		return l, true, nil
+	}
+	// A line that does not fit the hunk's counts: the hunk header lied
+	// or the text is not a diff. The hunk ends here.
+	w.remOld, w.remNew = 0, 0
+	return l, false, nil
+}
+
 func (w *walker) line(l string, start int64) error {
 	if w.hunk != nil && (w.remOld > 0 || w.remNew > 0) {
-		if l == "" {
-			l = " " // an empty context line whose space an editor or mail took
+		var done bool
+		var err error
+		if l, done, err = w.hunkLine(l); done {
+			return err
 		}
-		var ln Line
-		switch Kind(l[0]) {
-		case Add:
-			if w.remNew == 0 {
-				break
-			}
-			ln = Line{Kind: Add, New: w.new, Text: l[1:]}
-			w.new++
-			w.remNew--
-		case Del:
-			if w.remOld == 0 {
-				break
-			}
-			ln = Line{Kind: Del, Old: w.old, Text: l[1:]}
-			w.old++
-			w.remOld--
-		case Context:
-			if w.remOld == 0 || w.remNew == 0 {
-				break
-			}
-			ln = Line{Kind: Context, Old: w.old, New: w.new, Text: l[1:]}
-			w.old++
-			w.new++
-			w.remOld--
-			w.remNew--
-		case '\\':
-			if w.pending != nil {
-				w.pending.NoNewline = true
-			}
-			return nil
-		}
-		if ln.Kind != 0 {
-			if err := w.flush(); err != nil {
-				return err
-			}
-			w.pending = &ln
-			return nil
-		}
-		// A line that does not fit the hunk's counts: the hunk header lied
-		// or the text is not a diff. The hunk ends here.
-		w.remOld, w.remNew = 0, 0
 	}
 	if strings.HasPrefix(l, `\`) {
 		if w.pending != nil {

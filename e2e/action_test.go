@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -30,22 +31,27 @@ func TestActionScriptWritesOutputsAndSummary(t *testing.T) {
 		outcome    string
 		summary    []string
 		notSummary []string
+		checkRun   string // the input check-run; "": not set
+		check      string // the gh-ocdx check run's conclusion; "": none
 	}{
 		{"converged", func(lf *loopFix) { lf.approveRound() }, "--max-tokens 900000", 0, "converged",
 			[]string{"## gh-ocdx review-loop: PR #31", "**converged** (exit 0): consensus approve", "| 1 | `", "No P0–P2 finding remains.",
 				"[The report on the pull request](https://", "#pullrequestreview-", "/pull/31)"},
-			[]string{"converged: converged", "converged** (exit 0): converged"}},
+			[]string{"converged: converged", "converged** (exit 0): converged"}, "", "success"},
+		// The check run is on by default; the input turns it off.
+		{"check run off", func(lf *loopFix) { lf.approveRound() }, "", 0, "converged", []string{"**converged** (exit 0)"}, nil, "false", ""},
+		{"check run not a boolean", func(lf *loopFix) {}, "", 2, "error", []string{"**error** (exit 2)", "check-run: yes is not true or false"}, nil, "yes", ""},
 		{"blocked", func(lf *loopFix) { lf.findingRound(cacheBug); lf.findingRound(cacheBug) }, "", 3, "blocked",
 			[]string{"**blocked** (exit 3): manual intervention required", "| 2 | `", "Remaining P0–P2: " + cacheBug.id(),
-				"[The report on the pull request](https://"}, nil},
+				"[The report on the pull request](https://"}, nil, "", "failure"},
 		// Shell in an input is words, not commands: review-loop refuses them.
 		{"shell in args", func(lf *loopFix) {}, "; touch pwned $(touch pwned) `touch pwned`", 2, "error",
-			[]string{"**error** (exit 2)", "    error: unexpected argument", "The step's log has the whole run."}, nil},
+			[]string{"**error** (exit 2)", "    error: unexpected argument", "The step's log has the whole run."}, nil, "", ""},
 		// actions/checkout without ref: the PR's merge commit, detached. The
 		// error says what to give the checkout, and the summary quotes it.
 		{"detached checkout", func(lf *loopFix) { testkit.Git(t, lf.repo.Clone, "checkout", "--quiet", "--detach") }, "", 1, "error",
 			[]string{"**error** (exit 1): the run stopped before its first round.", "    error: HEAD is detached", "ref: ${{ github.head_ref }}"},
-			[]string{"gh pr checkout"}},
+			[]string{"gh pr checkout"}, "", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -64,7 +70,7 @@ func TestActionScriptWritesOutputsAndSummary(t *testing.T) {
 			}
 			outputs, summary := filepath.Join(t.TempDir(), "output"), filepath.Join(t.TempDir(), "summary")
 			for k, v := range map[string]string{"INPUT_PR": "", "EVENT_PR": "31", "INPUT_VERSION": "installed", "INPUT_ARGS": tc.args,
-				"GITHUB_OUTPUT": outputs, "GITHUB_STEP_SUMMARY": summary, "GITHUB_ACTIONS": "true"} {
+				"INPUT_CHECK_RUN": tc.checkRun, "GITHUB_OUTPUT": outputs, "GITHUB_STEP_SUMMARY": summary, "GITHUB_ACTIONS": "true"} {
 				lf.env.Set(k, v)
 			}
 
@@ -86,6 +92,13 @@ func TestActionScriptWritesOutputsAndSummary(t *testing.T) {
 			}
 			if tc.code == 1 {
 				wantContains(t, "the step's log", res.Stderr, "ref: ${{ github.head_ref }}")
+			}
+			var checks []string
+			for _, cr := range lf.gh.CheckRuns(repo) {
+				checks = append(checks, cr.Conclusion)
+			}
+			if want := []string{tc.check}; tc.check == "" && len(checks) > 0 || tc.check != "" && !slices.Equal(checks, want) {
+				t.Errorf("check runs %q, want %q", checks, tc.check)
 			}
 			if _, err := os.Stat(filepath.Join(lf.env.Dir, "pwned")); err == nil {
 				t.Error("an input ran a command")
@@ -445,8 +458,10 @@ func TestActionYAMLPassesEveryInputAsAVariable(t *testing.T) {
 		if in.Description == "" {
 			t.Errorf("input %s has no description", name)
 		}
-		if v := step.Env["INPUT_"+strings.ToUpper(name)]; v != "${{ inputs."+name+" }}" {
-			t.Errorf("input %s reaches the script as INPUT_%s=%q, want ${{ inputs.%s }}", name, strings.ToUpper(name), v, name)
+		// A variable's name in bash has no '-': check-run is INPUT_CHECK_RUN.
+		env := "INPUT_" + strings.ToUpper(strings.ReplaceAll(name, "-", "_"))
+		if v := step.Env[env]; v != "${{ inputs."+name+" }}" {
+			t.Errorf("input %s reaches the script as %s=%q, want ${{ inputs.%s }}", name, env, v, name)
 		}
 	}
 	for _, name := range []string{"outcome", "exit-code"} {

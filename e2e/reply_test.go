@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/ocdx/gh-ocdx/finding"
+	"github.com/ocdx/gh-ocdx/inline"
 	"github.com/ocdx/gh-ocdx/internal/testkit"
-	"github.com/ocdx/gh-ocdx/loop"
 	"github.com/ocdx/gh-ocdx/posts"
 	"github.com/ocdx/gh-ocdx/state"
 )
@@ -44,7 +44,7 @@ const replyConfig = `{
 func (lf *loopFix) ownThread(f modelFinding, priority string, replies ...string) string {
 	ff := finding.Finding{ID: f.id(), Priority: priority, Category: f.Category, File: f.File, Line: f.Line, Title: f.Title, Description: "Nothing bounds it.", Agreement: "1/2"}
 	before := len(lf.gh.Threads(repo, lf.number))
-	cs := []testkit.ThreadComment{{Body: loop.InlineBody(ff), Login: lf.gh.Login, Association: "COLLABORATOR", Path: f.File, Line: *f.Line}}
+	cs := []testkit.ThreadComment{{Body: inline.Body(ff), Login: lf.gh.Login, Association: "COLLABORATOR", Path: f.File, Line: *f.Line}}
 	for i, r := range replies {
 		cs = append(cs, testkit.ThreadComment{DatabaseID: fmt.Sprint(8000 + 100*before + i), Body: r, Login: "mona", Association: "OWNER", Path: f.File, Line: *f.Line})
 	}
@@ -262,7 +262,7 @@ func TestFixLeavesADisputedFinding(t *testing.T) {
 	fb := all[1]
 	fb.Line = line(1)
 	s.gh.AddThread(repo, 24, testkit.Thread{Comments: []testkit.ThreadComment{
-		{Body: loop.InlineBody(fb), Login: s.gh.Login, Association: "COLLABORATOR", Path: "b.txt", Line: 1},
+		{Body: inline.Body(fb), Login: s.gh.Login, Association: "COLLABORATOR", Path: "b.txt", Line: 1},
 		{DatabaseID: "8101", Body: "b is meant to be odd", Login: "mona", Association: "OWNER", Path: "b.txt", Line: 1},
 		{Body: posts.Marker + "\n" + posts.AnswerTag("8101") + "\n" + posts.ConcededTag(b) + "\n@mona Right.", Login: s.gh.Login, Association: "COLLABORATOR", Path: "b.txt", Line: 1}}})
 	sha := s.predict(t, map[string]string{"a.txt": "fixed\n"}, "fix: a is safe now")

@@ -50,7 +50,7 @@ func TestREADMEWorkflowsRunAsCopiedInASimulatedRunner(t *testing.T) {
 				for _, ghes := range []bool{false, true} {
 					t.Run(fmt.Sprintf("%s, job %s, GHES %t", name, id, ghes), func(t *testing.T) {
 						t.Parallel()
-						runLoopWorkflow(t, job, job.Steps[action], ghes)
+						runLoopWorkflow(t, wf, job, job.Steps[action], ghes)
 					})
 				}
 			case onComment:
@@ -230,9 +230,12 @@ func (w *workflowPR) prPayload(t *testing.T) map[string]any {
 		"repository":   map[string]any{"full_name": repo}, "sender": map[string]any{"login": "mona"}}
 }
 
-func runLoopWorkflow(t *testing.T, job workflowJob, step workflowStep, ghes bool) {
+func runLoopWorkflow(t *testing.T, wf workflowFile, job workflowJob, step workflowStep, ghes bool) {
 	w := newWorkflowPR(t, step.With["config"], nil)
 	w.scriptModels(t, 1)
+	if !jobGrants(wf, job, "checks") {
+		w.gh.RefuseChecks(403) // as GitHub answers a token without checks: write
+	}
 	r := w.runner(t, ghes, "pull_request", w.prPayload(t))
 
 	failed := r.job(job)
@@ -268,6 +271,11 @@ func runLoopWorkflow(t *testing.T, job workflowJob, step workflowStep, ghes bool
 	}
 	if who := testkit.Git(t, w.repo.Remote, "log", "-1", "--format=%an <%ae> %s", head); who != "gh-ocdx <gh-ocdx@users.noreply.github.com> fix: the cache size is a constant" {
 		t.Errorf("the pushed commit: %s", who)
+	}
+	// The gh-ocdx check run a ruleset can require, on the head the run
+	// converged on.
+	if crs := w.gh.CheckRuns(repo); len(crs) != 1 || crs[0].Name != "gh-ocdx" || crs[0].HeadSHA != head || crs[0].Conclusion != "success" {
+		t.Errorf("check runs %+v, want one gh-ocdx success on %s\n%s", crs, head, r.Log.String())
 	}
 }
 

@@ -25,13 +25,35 @@ type workflowFile struct {
 	Name        string
 	On          map[string]any
 	Concurrency any
+	Permissions any // a map of scope to level, or read-all/write-all
 	Jobs        map[string]workflowJob
 }
 
 type workflowJob struct {
 	If          string
 	Concurrency any
+	Permissions any // the job's own, instead of the workflow's
 	Steps       []workflowStep
+}
+
+// grants reports whether permissions (a workflow's or a job's) give the
+// GITHUB_TOKEN write on scope.
+func grants(permissions any, scope string) bool {
+	switch p := permissions.(type) {
+	case string:
+		return p == "write-all"
+	case map[string]any:
+		return p[scope] == "write"
+	}
+	return false
+}
+
+// jobGrants is grants for a job: its own permissions, else its workflow's.
+func jobGrants(w workflowFile, job workflowJob, scope string) bool {
+	if job.Permissions != nil {
+		return grants(job.Permissions, scope)
+	}
+	return grants(w.Permissions, scope)
 }
 
 type workflowStep struct {
@@ -275,6 +297,33 @@ func TestPullRequestWorkflowsSkipForksWhereTheyUseSecrets(t *testing.T) {
 	}
 	if _, ok := all["README.md: review-loop"]; !ok {
 		t.Error("the README's review-loop workflow was not found")
+	}
+}
+
+// The action publishes the gh-ocdx check run unless told not to
+// (docs/architecture.md, The check run): a pull_request job that uses it
+// gives its token checks: write, or turns the check run off.
+func TestPullRequestWorkflowsLetTheActionWriteItsCheckRun(t *testing.T) {
+	t.Parallel()
+	found := 0
+	for name, w := range workflows(t) {
+		if _, ok := w.On["pull_request"]; !ok {
+			continue
+		}
+		for id, job := range w.Jobs {
+			for _, s := range job.Steps {
+				if !strings.HasPrefix(s.Uses, "ocdx/gh-ocdx@") || s.With["check-run"] == "false" {
+					continue
+				}
+				found++
+				if !jobGrants(w, job, "checks") {
+					t.Errorf("%s, job %s: the action publishes the gh-ocdx check run, but the token is not given checks: write", name, id)
+				}
+			}
+		}
+	}
+	if found == 0 {
+		t.Error("no pull_request workflow uses the action")
 	}
 }
 

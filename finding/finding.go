@@ -13,7 +13,7 @@ import (
 )
 
 // The data shapes (docs/architecture.md, Envelopes), as the roles return them in
-// their envelopes (llm.Decode). Fields are required unless tagged
+// their envelopes (envelope.Decode). Fields are required unless tagged
 // envelope:"optional"; Finding.ID and Finding.Source are optional because
 // gh-ocdx computes or fills them itself.
 

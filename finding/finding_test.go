@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ocdx/gh-ocdx/llm"
+	"github.com/ocdx/gh-ocdx/envelope"
 )
 
 func TestFindingID(t *testing.T) {
@@ -66,7 +66,7 @@ END_JSON`
 
 func TestDecodeShapes(t *testing.T) {
 	var r ReviewerResult
-	if err := llm.Decode("reviewer-1", reviewerOK, &r); err != nil {
+	if err := envelope.Decode("reviewer-1", reviewerOK, &r); err != nil {
 		t.Fatal(err)
 	}
 	if r.Issues.P0 != 1 || len(r.Findings) != 2 || *r.Findings[0].Line != 42 || r.Findings[1].Line != nil || r.Findings[0].Source.Name != "reviewer-1" {
@@ -77,7 +77,7 @@ func TestDecodeShapes(t *testing.T) {
 	}
 
 	var c CommentsAnalyzerResult
-	err := llm.Decode("comments-analyzer", `BEGIN_JSON {"agent":"comments-analyzer","prNumber":1,
+	err := envelope.Decode("comments-analyzer", `BEGIN_JSON {"agent":"comments-analyzer","prNumber":1,
 		"reviewState":{"hasChangesRequested":true,"changesRequestedBy":[{"login":"bob","association":"MEMBER"}]},
 		"stats":{"totalThreads":2,"resolvedThreads":1,"unresolvedThreads":1},"threadsTruncated":false,
 		"issues":{"p0_blocking":0,"p1_critical":1,"p2_important":0,"p3_suggestion":0},
@@ -89,7 +89,7 @@ func TestDecodeShapes(t *testing.T) {
 	}
 
 	var f FixResult
-	err = llm.Decode("pr-fix", `BEGIN_JSON {"agent":"pr-fix","prNumber":1,"summary":{"fixed":1,"rejected":1,"deferred":0},
+	err = envelope.Decode("pr-fix", `BEGIN_JSON {"agent":"pr-fix","prNumber":1,"summary":{"fixed":1,"rejected":1,"deferred":0},
 		"fixedIssues":[{"findingId":"SEC-b0bf205b","commitSha":"abcdef0","description":"moved to env"}],
 		"rejectedIssues":[{"findingId":"DOCS-6e2a821d","reason":"not a typo"}],
 		"commits":[{"sha":"abcdef0","message":"fix: token from env"}]} END_JSON`, &f)
@@ -98,7 +98,7 @@ func TestDecodeShapes(t *testing.T) {
 	}
 
 	var p FixPayload
-	if err := llm.Decode("orchestrator", `BEGIN_JSON {"prNumber":1,"round":2,"issuesToFix":[],"optionalIssues":[]} END_JSON`, &p); err != nil || p.Round != 2 {
+	if err := envelope.Decode("orchestrator", `BEGIN_JSON {"prNumber":1,"round":2,"issuesToFix":[],"optionalIssues":[]} END_JSON`, &p); err != nil || p.Round != 2 {
 		t.Fatalf("%v %+v", err, p)
 	}
 }
@@ -109,26 +109,26 @@ func TestDecodeShapesRejects(t *testing.T) {
 		kind           error
 		detail         string
 	}{
-		{"bad conclusion", `"conclusion": "request_changes"`, `"conclusion": "lgtm"`, llm.ErrInvalidValue, `conclusion "lgtm"`},
-		{"bad priority", `"priority": "P3"`, `"priority": "high"`, llm.ErrInvalidValue, `findings[1]: priority "high"`},
-		{"missing title", `"title": "Typo", `, ``, llm.ErrMissingField, "findings[1].title is missing"},
-		{"missing counts", `"issues": { "p0_blocking": 1, "p1_critical": 0, "p2_important": 0, "p3_suggestion": 0 },`, ``, llm.ErrMissingField, "issues is missing"},
-		{"count as string", `"p0_blocking": 1`, `"p0_blocking": "1"`, llm.ErrWrongType, "p0_blocking"},
-		{"line as string", `"line": 42`, `"line": "42"`, llm.ErrWrongType, "line"},
-		{"findings null", `"findings": [`, `"findings": null, "x": [`, llm.ErrMissingField, "findings is null"},
+		{"bad conclusion", `"conclusion": "request_changes"`, `"conclusion": "lgtm"`, envelope.ErrInvalidValue, `conclusion "lgtm"`},
+		{"bad priority", `"priority": "P3"`, `"priority": "high"`, envelope.ErrInvalidValue, `findings[1]: priority "high"`},
+		{"missing title", `"title": "Typo", `, ``, envelope.ErrMissingField, "findings[1].title is missing"},
+		{"missing counts", `"issues": { "p0_blocking": 1, "p1_critical": 0, "p2_important": 0, "p3_suggestion": 0 },`, ``, envelope.ErrMissingField, "issues is missing"},
+		{"count as string", `"p0_blocking": 1`, `"p0_blocking": "1"`, envelope.ErrWrongType, "p0_blocking"},
+		{"line as string", `"line": 42`, `"line": "42"`, envelope.ErrWrongType, "line"},
+		{"findings null", `"findings": [`, `"findings": null, "x": [`, envelope.ErrMissingField, "findings is null"},
 	} {
 		answer := strings.Replace(reviewerOK, c.from, c.to, 1)
 		if answer == reviewerOK {
 			t.Fatalf("%s: replacement did not apply", c.name)
 		}
-		err := llm.Decode("reviewer-1", answer, &ReviewerResult{})
+		err := envelope.Decode("reviewer-1", answer, &ReviewerResult{})
 		if !errors.Is(err, c.kind) || !strings.Contains(err.Error(), c.detail) || !strings.HasPrefix(err.Error(), "reviewer-1: ") {
 			t.Errorf("%s: err = %v, want %v with %q", c.name, err, c.kind, c.detail)
 		}
 	}
 	// A fix result without its commits list fails.
-	err := llm.Decode("pr-fix", `BEGIN_JSON {"agent":"pr-fix","prNumber":1,"summary":{"fixed":0,"rejected":0,"deferred":0},"fixedIssues":[],"rejectedIssues":[]} END_JSON`, &FixResult{})
-	if !errors.Is(err, llm.ErrMissingField) || !strings.Contains(err.Error(), "commits is missing") {
+	err := envelope.Decode("pr-fix", `BEGIN_JSON {"agent":"pr-fix","prNumber":1,"summary":{"fixed":0,"rejected":0,"deferred":0},"fixedIssues":[],"rejectedIssues":[]} END_JSON`, &FixResult{})
+	if !errors.Is(err, envelope.ErrMissingField) || !strings.Contains(err.Error(), "commits is missing") {
 		t.Errorf("err = %v", err)
 	}
 }

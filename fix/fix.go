@@ -29,6 +29,7 @@ import (
 	"github.com/ocdx/gh-ocdx/review"
 	"github.com/ocdx/gh-ocdx/state"
 	"github.com/ocdx/gh-ocdx/verify"
+	"github.com/ocdx/gh-ocdx/worknote"
 )
 
 // MaxAttempts is how many times the agent may try to make verification pass.
@@ -70,8 +71,10 @@ type Options struct {
 	// Ledger is the PR's ledger before this fix (docs/architecture.md, The
 	// ledger); the fix report ends with it, this fix's IDs marked fixed.
 	// nil: the report carries none.
-	Ledger   *posts.Ledger
-	DryRun   bool // agent and verification, but no push and no comment
+	Ledger *posts.Ledger
+	DryRun bool // agent and verification, but no push and no comment
+	// GitHub is where a fix goes once verified: the push's check and the
+	// fix report; a dry run has none (a local review's fix).
 	GitHub   GitHub
 	Progress io.Writer // tool calls, verification output, elapsed time, tokens
 }
@@ -119,9 +122,9 @@ func (e *ResultError) Error() string {
 
 // Run fixes the payload's issues, verifies, pushes and reports. The Result
 // says how it ended, also when err is set, and is recorded in the round.
-func Run(ctx context.Context, o Options) (*Result, error) {
-	if o.PR == nil || o.Model == nil || o.Run == nil || o.GitHub == nil {
-		return nil, errors.New("fix.Run needs PR, Model, Run and GitHub")
+func Run(ctx context.Context, o Options) (*state.FixResult, error) {
+	if o.PR == nil || o.Model == nil || o.Run == nil || (o.GitHub == nil && !o.DryRun) {
+		return nil, errors.New("fix.Run needs PR, Model, Run and, unless a dry run, GitHub")
 	}
 	if o.Remote == "" {
 		o.Remote = "origin"
@@ -159,7 +162,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := &fixer{o: o, repo: repo, files: files, tracked: tracked, verify: split, out: &Result{Model: o.ModelName}}
+	f := &fixer{o: o, repo: repo, files: files, tracked: tracked, verify: split, out: &state.FixResult{Model: o.ModelName}}
 	return f.run(ctx)
 }
 
@@ -170,12 +173,12 @@ type fixer struct {
 	files   *repofs.Repo
 	tracked *trackedFiles // files, as the agent may read them
 	verify  [][]string
-	out     *Result
+	out     *state.FixResult
 	base    string // the PR head GitHub knows: commits after it are this fix's
 	// reviewed is the PR head the round started from: the push is a
 	// fast-forward of it, and only while the branch is still there.
 	reviewed string
-	note     *llm.Note
+	note     *worknote.Note
 	// earlier are the attempts an interrupted run of this fix made: the
 	// result counts the whole fix, not only this process's part.
 	earlier int
@@ -184,7 +187,7 @@ type fixer struct {
 	wip state.WIP // the fields gh-ocdx keeps; the note adds the agent's own
 }
 
-func (f *fixer) run(ctx context.Context) (_ *Result, err error) {
+func (f *fixer) run(ctx context.Context) (_ *state.FixResult, err error) {
 	o := f.o
 	head, err := f.repo.Head(ctx)
 	if err != nil {
@@ -207,7 +210,7 @@ func (f *fixer) run(ctx context.Context) (_ *Result, err error) {
 	if prev, ok := Recorded(rd); ok { // an earlier, interrupted run of this fix
 		f.out.Usage, f.earlier = prev.Usage, prev.Attempts
 	}
-	f.note = llm.NewNote(noteFrom(o.Resume), 0)
+	f.note = worknote.New(noteFrom(o.Resume), 0)
 	if o.Resume != nil {
 		f.wip = *o.Resume
 	}
@@ -219,7 +222,7 @@ func (f *fixer) run(ctx context.Context) (_ *Result, err error) {
 	}
 	if !verified && !pushed {
 		if len(o.Payload.IssuesToFix) == 0 {
-			f.out.Status = StatusNothingToFix
+			f.out.Status = state.FixNothingToFix
 			return f.out, nil
 		}
 		if err := f.fixAndVerify(ctx); err != nil {
@@ -309,7 +312,7 @@ func (f *fixer) fixAndVerify(ctx context.Context) error {
 		dirty, dirtyErr := f.repo.Dirty(ctx)
 		if dirtyErr == nil && len(made) == 0 && len(dirty) == 0 {
 			fmt.Fprintln(o.Progress, "no change was made: nothing to verify or push")
-			f.out.Status = StatusNoChange
+			f.out.Status = state.FixNoChange
 			return nil
 		}
 		f.phase(fmt.Sprintf("verifying (attempt %d of %d)", attempt, MaxAttempts), "")
@@ -716,11 +719,11 @@ func (f *fixer) settle(ctx context.Context, err error) {
 		f.out.Status, f.out.Failure = statusOf(ctx, err), err.Error()
 	case f.out.Status != "": // nothing to fix, no change
 	case f.out.Pushed:
-		f.out.Status = StatusPushed
+		f.out.Status = state.FixPushed
 	case f.o.DryRun:
-		f.out.Status = StatusVerified
+		f.out.Status = state.FixVerified
 	default:
-		f.out.Status = StatusNoChange
+		f.out.Status = state.FixNoChange
 	}
 	// Not record: the WIP of a pushed fix is gone, and stays gone.
 	if rerr := f.out.Record(f.o.Run, f.o.Round); rerr != nil {
@@ -787,11 +790,11 @@ func (f *fixer) save() {
 }
 
 // noteFrom starts the agent's working note from a saved WIP.
-func noteFrom(w *state.WIP) llm.WIP {
+func noteFrom(w *state.WIP) worknote.WIP {
 	if w == nil {
-		return llm.WIP{}
+		return worknote.WIP{}
 	}
-	n := llm.WIP{Files: slices.Clone(w.FilesModified)}
+	n := worknote.WIP{Files: slices.Clone(w.FilesModified)}
 	if w.Context != "" {
 		n.Done = strings.Split(w.Context, "\n")
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/ocdx/gh-ocdx/git"
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/internal/testkit"
+	"github.com/ocdx/gh-ocdx/internal/tokens"
 	"github.com/ocdx/gh-ocdx/llm"
 	"github.com/ocdx/gh-ocdx/posts"
 	"github.com/ocdx/gh-ocdx/state"
@@ -38,7 +39,7 @@ func (m *model) Chat(_ context.Context, req llm.Request) (llm.Response, error) {
 	s := m.steps[0]
 	m.steps = m.steps[1:]
 	r := s(req)
-	r.Usage = llm.Usage{Calls: 1, Input: 100, Output: 10}
+	r.Usage = tokens.Usage{Calls: 1, Input: 100, Output: 10}
 	return r, nil
 }
 
@@ -187,7 +188,7 @@ func TestRunFixesVerifiesPushesAndReports(t *testing.T) {
 	if len(plan.Commits) != 1 || !strings.Contains(plan.Commits[0], "fix: a is safe now") || !strings.Contains(plan.Diffstat, "a.txt") || plan.Branch != "feature" {
 		t.Errorf("plan %+v", plan)
 	}
-	if out.Status != StatusPushed || len(out.Fixed) != 1 || len(out.Rejected) != 1 || out.Fixed[0].CommitSha != head || len(out.Commits) != 1 || !out.Verified {
+	if out.Status != state.FixPushed || len(out.Fixed) != 1 || len(out.Rejected) != 1 || out.Fixed[0].CommitSha != head || len(out.Commits) != 1 || !out.Verified {
 		t.Errorf("result %+v", out)
 	}
 	if len(f.gh.comments) != 1 {
@@ -211,7 +212,7 @@ func TestRunFixesVerifiesPushesAndReports(t *testing.T) {
 	}
 	// The round holds the same result, for the loop and state show.
 	rec, ok := Recorded(rd)
-	if !ok || len(rd.Comments) != 1 || rec.Status != StatusPushed || rec.FixedIDs()[0] != "SEC-00000001" || rec.Rejected[0].FindingID != "QUAL-0000002" ||
+	if !ok || len(rd.Comments) != 1 || rec.Status != state.FixPushed || rec.FixedIDs()[0] != "SEC-00000001" || rec.Rejected[0].FindingID != "QUAL-0000002" ||
 		rec.Commits[0].Sha != head || rec.CommentURL != out.CommentURL || rec.Usage != out.Usage || !rec.Verification[0].OK {
 		t.Errorf("recorded %+v from round %+v", rec, rd)
 	}
@@ -324,7 +325,7 @@ func TestRunStopsAfterThreeFailedVerifications(t *testing.T) {
 	if out.Pushed || f.fx.RemoteOID(t, "feature") != before {
 		t.Error("nothing may be pushed")
 	}
-	if rec, ok := Recorded(f.round(t)); !ok || out.Status != StatusVerifyFailed || rec.Status != StatusVerifyFailed || rec.Verified || !strings.Contains(rec.Failure, "verification failed") {
+	if rec, ok := Recorded(f.round(t)); !ok || out.Status != state.FixVerifyFailed || rec.Status != state.FixVerifyFailed || rec.Verified || !strings.Contains(rec.Failure, "verification failed") {
 		t.Errorf("status %q, recorded %+v", out.Status, rec)
 	}
 	if len(f.gh.comments) != 1 || !strings.Contains(f.gh.comments[0].Body, "nothing was pushed") || out.CommentURL == "" {
@@ -395,10 +396,10 @@ func TestRunDeclinedAndDryRun(t *testing.T) {
 	f := newFixture(t, calls(editA), calls(commitA), answer([]string{"SEC-00000001"}, []string{"QUAL-0000002"}))
 	before := f.fx.RemoteOID(t, "feature")
 	f.opts.Confirm = func(context.Context, PushPlan) (bool, error) { return false, nil }
-	if out, err := Run(context.Background(), f.opts); !errors.Is(err, ErrDeclined) || out.Status != StatusDeclined {
+	if out, err := Run(context.Background(), f.opts); !errors.Is(err, ErrDeclined) || out.Status != state.FixDeclined {
 		t.Fatalf("want ErrDeclined, got %v", err)
 	}
-	if rec, ok := Recorded(f.round(t)); !ok || rec.Status != StatusDeclined || !rec.Verified || rec.Pushed {
+	if rec, ok := Recorded(f.round(t)); !ok || rec.Status != state.FixDeclined || !rec.Verified || rec.Pushed {
 		t.Errorf("recorded %+v", rec)
 	}
 	if f.fx.RemoteOID(t, "feature") != before || len(f.gh.comments) != 0 {
@@ -409,7 +410,7 @@ func TestRunDeclinedAndDryRun(t *testing.T) {
 	g.opts.DryRun = true
 	g.opts.Confirm = func(context.Context, PushPlan) (bool, error) { t.Error("dry run asked to push"); return false, nil }
 	out, err := Run(context.Background(), g.opts)
-	if err != nil || out.Pushed || out.Status != StatusVerified || len(g.gh.comments) != 0 || !out.Verification[0].OK {
+	if err != nil || out.Pushed || out.Status != state.FixVerified || len(g.gh.comments) != 0 || !out.Verification[0].OK {
 		t.Errorf("dry run: %+v %v", out, err)
 	}
 }

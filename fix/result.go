@@ -7,29 +7,9 @@ import (
 	"github.com/ocdx/gh-ocdx/state"
 )
 
-// Status is how a fix ended (state.FixStatus).
-type Status = state.FixStatus
-
-// How a fix ends.
-const (
-	StatusPushed         = state.FixPushed
-	StatusVerified       = state.FixVerified
-	StatusDeclined       = state.FixDeclined
-	StatusVerifyFailed   = state.FixVerifyFailed
-	StatusNoChange       = state.FixNoChange
-	StatusNothingToFix   = state.FixNothingToFix
-	StatusResultRejected = state.FixResultRejected
-	StatusInterrupted    = state.FixInterrupted
-	StatusFailed         = state.FixFailed
-)
-
-// Result is what a fix did: state.FixResult, the round's one record of it,
-// written by fix alone.
-type Result = state.FixResult
-
 // Recorded is the fix result recorded in round rd, if any, with the
 // round's verification.
-func Recorded(rd state.Round) (*Result, bool) {
+func Recorded(rd state.Round) (*state.FixResult, bool) {
 	if rd.Fix == nil {
 		return nil, false
 	}
@@ -39,18 +19,18 @@ func Recorded(rd state.Round) (*Result, bool) {
 }
 
 // statusOf is how a fix that returned err ended.
-func statusOf(ctx context.Context, err error) Status {
+func statusOf(ctx context.Context, err error) state.FixStatus {
 	var ve *VerifyError
 	var re *ResultError
 	switch {
 	case errors.As(err, &ve):
-		return StatusVerifyFailed
+		return state.FixVerifyFailed
 	case errors.Is(err, ErrDeclined):
-		return StatusDeclined
+		return state.FixDeclined
 	case errors.As(err, &re):
-		return StatusResultRejected
+		return state.FixResultRejected
 	case ctx.Err() != nil:
-		return StatusInterrupted
+		return state.FixInterrupted
 	}
-	return StatusFailed
+	return state.FixFailed
 }

@@ -2,19 +2,9 @@ package github
 
 import "github.com/ocdx/gh-ocdx/diff"
 
-// DiffLines says which lines of which file a PR's diff shows, on which
-// side (diff.Lines): GitHub accepts a review comment only on such a line
-// (docs/architecture.md, Posting).
-type DiffLines = diff.Lines
-
-// Sides of a review comment: RIGHT is the PR's version (added and context
-// lines), LEFT the base's (removed lines).
-const (
-	Right = diff.Right
-	Left  = diff.Left
-)
-
-// ParseDiffLines reads a unified diff (git's, or rebuilt from the files
-// endpoint). A file cut from a diff that was read only in part has only
-// the lines that arrived.
-func ParseDiffLines(d string) DiffLines { return diff.IndexOf([]byte(d)) }
+// ParseDiffLines says which lines of which file a PR's diff d shows, on
+// which side: GitHub accepts a review comment only on such a line
+// (docs/architecture.md, Posting). d is git's unified diff, or one rebuilt
+// from the files endpoint; a file cut from a diff that was read only in
+// part has only the lines that arrived.
+func ParseDiffLines(d string) diff.Lines { return diff.IndexOf([]byte(d)) }

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ocdx/gh-ocdx/diff"
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/internal/testkit"
 )
@@ -44,11 +45,11 @@ func TestDiffLinesAnchorsOnlyWhatTheDiffShows(t *testing.T) {
 		start, end int
 		ask, side  string
 	}{
-		{"a.go", 0, 3, "", github.Right},  // added
-		{"a.go", 0, 1, "", github.Right},  // context
-		{"a.go", 2, 4, "", github.Right},  // a range within one hunk
-		{"a.go", 0, 11, "", github.Right}, // second hunk
-		{"gone.go", 0, 2, github.Left, github.Left},
+		{"a.go", 0, 3, "", diff.Right},  // added
+		{"a.go", 0, 1, "", diff.Right},  // context
+		{"a.go", 2, 4, "", diff.Right},  // a range within one hunk
+		{"a.go", 0, 11, "", diff.Right}, // second hunk
+		{"gone.go", 0, 2, diff.Left, diff.Left},
 		{"gone.go", 0, 2, "", ""}, // a removed line's number is no line of the PR's version
 		{"a.go", 0, 7, "", ""},    // between the hunks
 		{"a.go", 4, 9, "", ""},    // a range across two hunks
@@ -72,8 +73,8 @@ func TestReviewCommentsOnTheDiffBecomeThreadsThatCanBeResolved(t *testing.T) {
 
 	// GitHub refuses the whole review when one comment is off the diff.
 	_, err := c.PostReviewComments(ctx, repo, 4, github.CommentOnly, "body", []github.ReviewComment{
-		{Path: "a.go", Line: 3, Side: github.Right, Body: "fine"},
-		{Path: "a.go", Line: 7, Side: github.Right, Body: "off the diff"}})
+		{Path: "a.go", Line: 3, Side: diff.Right, Body: "fine"},
+		{Path: "a.go", Line: 7, Side: diff.Right, Body: "off the diff"}})
 	if !github.Unprocessable(err) || !strings.Contains(err.Error(), "must be part of the diff") {
 		t.Fatalf("a comment off the diff: want GitHub's 422, got %v", err)
 	}
@@ -82,8 +83,8 @@ func TestReviewCommentsOnTheDiffBecomeThreadsThatCanBeResolved(t *testing.T) {
 	}
 
 	_, err = c.PostReviewComments(ctx, repo, 4, github.CommentOnly, "body", []github.ReviewComment{
-		{Path: "a.go", Line: 3, Side: github.Right, Body: "x is wrong ghp_abcdefghijklmnopqrstuvwxyz0123456789"},
-		{Path: "a.go", StartLine: 10, Line: 11, Side: github.Right, Body: "h"}})
+		{Path: "a.go", Line: 3, Side: diff.Right, Body: "x is wrong ghp_abcdefghijklmnopqrstuvwxyz0123456789"},
+		{Path: "a.go", StartLine: 10, Line: 11, Side: diff.Right, Body: "h"}})
 	if err != nil {
 		t.Fatal(err)
 	}

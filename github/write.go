@@ -87,7 +87,7 @@ type PostedReview struct {
 }
 
 // ReviewComment is an inline comment of a review, on lines of the PR's
-// diff (see DiffLines.Anchor): Line alone, or StartLine..Line, on Side.
+// diff (see diff.Lines.Anchor): Line alone, or StartLine..Line, on Side.
 type ReviewComment struct {
 	Path      string `json:"path"`
 	Line      int    `json:"line"`

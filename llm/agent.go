@@ -9,7 +9,10 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/ocdx/gh-ocdx/envelope"
 	"github.com/ocdx/gh-ocdx/internal/text"
+	"github.com/ocdx/gh-ocdx/internal/tokens"
+	"github.com/ocdx/gh-ocdx/worknote"
 )
 
 // Tool is one agent tool: a Go function and the JSON Schema
@@ -37,18 +40,18 @@ type Agent struct {
 	// only what a request marks is told to cache up to each.
 	Breaks   []int
 	Tools    []Tool
-	MaxIters int   // model calls before the role fails (default 30); one corrective turn comes on top
-	Budget   int   // bytes of recent tool exchanges per request (default DefaultBudget, at least MinBudget)
-	Note     *Note // the working note; nil starts a fresh one
+	MaxIters int            // model calls before the role fails (default 30); one corrective turn comes on top
+	Budget   int            // bytes of recent tool exchanges per request (default DefaultBudget, at least MinBudget)
+	Note     *worknote.Note // the working note; nil starts a fresh one
 
 	held *hold // set by Budget.Reserve: the tokens kept for its final answer
 }
 
 // Result is what a run produced.
 type Result struct {
-	Text    string  // the final answer
-	Usage   Usage   // summed over the run
-	PerCall []Usage // one entry per model call
+	Text    string         // the final answer
+	Usage   tokens.Usage   // summed over the run
+	PerCall []tokens.Usage // one entry per model call
 }
 
 // ErrIterationCap marks a role that used all its model calls without a
@@ -57,8 +60,8 @@ var ErrIterationCap = errors.New("no final answer within the iteration cap")
 
 const (
 	defaultMaxIters = 30
-	correction      = "Your answer has no " + BeginMarker + " … " + EndMarker + " envelope. Reply again with exactly one JSON object between a line " +
-		BeginMarker + " and a line " + EndMarker + ", shaped as the task asks, and nothing else."
+	correction      = "Your answer has no " + envelope.BeginMarker + " … " + envelope.EndMarker + " envelope. Reply again with exactly one JSON object between a line " +
+		envelope.BeginMarker + " and a line " + envelope.EndMarker + ", shaped as the task asks, and nothing else."
 )
 
 // Run loops until the model answers with text. With out non-nil the answer
@@ -73,7 +76,7 @@ func (a *Agent) Run(ctx context.Context, out any) (Result, error) {
 	budget := a.contextBudget()
 	note := a.Note
 	if note == nil {
-		note = NewNote(WIP{}, 0)
+		note = worknote.New(worknote.WIP{}, 0)
 	}
 	// A model that draws on a token budget: the worst case of the final
 	// answer is held from now on (Budget.Reserve did it for a round's
@@ -100,43 +103,19 @@ func (a *Agent) Run(ctx context.Context, out any) (Result, error) {
 	answerNow := false // the budget has no room for another call with tools
 	for call := 1; call <= maxIters; call++ {
 		final := call == maxIters || answerNow
-		req, start := compose(a.System, a.task(), note, hist, budget, specs, final)
 		var resp Response
+		var start int
 		if bm == nil {
-			hist = hist[start:]
+			var req Request
+			req, start = compose(a.System, a.task(), note, hist, budget, specs, final)
 			resp, err = a.Model.Chat(ctx, req)
 		} else {
-			var taken int64
-			var berr *BudgetError
-			if !final {
-				if taken, berr = bm.take(req, nil); berr != nil {
-					// No room for another call with tools: answer now.
-					answerNow, final = true, true
-					req, start = compose(a.System, a.task(), note, hist, budget, specs, final)
-				}
-			}
-			if final {
-				// The final answer draws on the held tokens first; the
-				// oldest exchanges are left out as far as it takes to fit
-				// (the working note keeps what was done). Without any it
-				// fits the hold alone (Agent.finalInput).
-				for {
-					if taken, berr = bm.take(req, h); berr == nil || start >= len(hist) {
-						break
-					}
-					var from int
-					req, from = compose(a.System, a.task(), note, hist[start+1:], budget, specs, final)
-					start += 1 + from
-				}
-			}
-			hist = hist[start:]
-			if berr != nil {
-				err = berr
-			} else {
-				resp, err = bm.Model.Chat(ctx, req)
-				bm.settle(taken, resp, err)
-			}
+			// Once the budget has no room for a call with tools, every
+			// later call is the final one.
+			resp, start, final, err = a.budgetedChat(ctx, bm, h, note, hist, budget, specs, final)
+			answerNow = final
 		}
+		hist = hist[start:]
 		if err == nil || resp.Usage.Calls > 0 { // an answer cut by the output cap was paid for too
 			res.PerCall = append(res.PerCall, resp.Usage)
 			res.Usage = res.Usage.Add(resp.Usage)
@@ -159,8 +138,8 @@ func (a *Agent) Run(ctx context.Context, out any) (Result, error) {
 		if out == nil {
 			return res, nil
 		}
-		err = Decode(a.Role, resp.Text, out)
-		if errors.Is(err, ErrNoEnvelope) && !corrected {
+		err = envelope.Decode(a.Role, resp.Text, out)
+		if errors.Is(err, envelope.ErrNoEnvelope) && !corrected {
 			corrected = true
 			maxIters++ // the corrective turn comes on top of the cap
 			note.Did("answered without an envelope; asked again")
@@ -216,11 +195,45 @@ func (a *Agent) finalInput() (int64, error) {
 	}
 	note := a.Note
 	if note == nil {
-		note = NewNote(WIP{}, 0)
+		note = worknote.New(worknote.WIP{}, 0)
 	}
 	req, _ := compose(a.System, a.task(), note, nil, a.contextBudget(), specs, true)
-	grow := max(note.cap-len(note.String()), 0)
-	return EstimateInput(req) + int64(grow)/3 + 1, nil
+	return EstimateInput(req) + int64(note.Room())/3 + 1, nil
+}
+
+// budgetedChat is one call of Run through the token budget bm. A call
+// with tools that does not fit makes it the final one (answer now); the
+// final answer draws on the held tokens h first, the oldest exchanges of
+// hist left out as far as it takes to fit (the working note keeps what was
+// done; without any it fits the hold alone, Agent.finalInput). It returns
+// the answer, the first exchange of hist the request carried, and whether
+// the call was the final one.
+func (a *Agent) budgetedChat(ctx context.Context, bm *budgeted, h *hold, note *worknote.Note, hist []exchange, budget int, specs []ToolSpec, final bool) (Response, int, bool, error) {
+	req, start := compose(a.System, a.task(), note, hist, budget, specs, final)
+	var taken int64
+	var berr *BudgetError
+	if !final {
+		if taken, berr = bm.take(req, nil); berr != nil {
+			final = true
+			req, start = compose(a.System, a.task(), note, hist, budget, specs, final)
+		}
+	}
+	if final {
+		for {
+			if taken, berr = bm.take(req, h); berr == nil || start >= len(hist) {
+				break
+			}
+			var from int
+			req, from = compose(a.System, a.task(), note, hist[start+1:], budget, specs, final)
+			start += 1 + from
+		}
+	}
+	if berr != nil {
+		return Response{}, start, final, berr
+	}
+	resp, err := bm.Model.Chat(ctx, req)
+	bm.settle(taken, resp, err)
+	return resp, start, final, err
 }
 
 // errCutCall answers a call whose arguments the output cap cut.
@@ -228,7 +241,7 @@ var errCutCall = errors.New("your call was cut by the output cap before its argu
 
 // runCalls runs the tool calls of one turn and returns the exchange; every
 // recorded call has its result.
-func (a *Agent) runCalls(ctx context.Context, iter int, resp Response, tools map[string]Tool, note *Note, ids map[string]bool) exchange {
+func (a *Agent) runCalls(ctx context.Context, iter int, resp Response, tools map[string]Tool, note *worknote.Note, ids map[string]bool) exchange {
 	calls := resp.Calls
 	if extra := len(calls) - MaxCallsPerTurn; extra > 0 {
 		note.Did(fmt.Sprintf("%d more calls in one turn were not run (at most %d per turn)", extra, MaxCallsPerTurn))
@@ -265,7 +278,7 @@ func (a *Agent) runCalls(ctx context.Context, iter int, resp Response, tools map
 		results[i] = ToolResult{CallID: c.ID, Content: content, IsError: err != nil}
 		if err != nil {
 			results[i].Content = err.Error()
-			note.Did(fmt.Sprintf("%s %s → error: %s", c.Name, summary(c.Args), clip(text.FirstLine(err.Error()), 200)))
+			note.Did(fmt.Sprintf("%s %s → error: %s", c.Name, summary(c.Args), text.Cut(text.FirstLine(err.Error()), 200)))
 		} else {
 			note.Did(fmt.Sprintf("%s %s → ok, %d bytes", c.Name, summary(c.Args), len(content)))
 		}
@@ -298,7 +311,7 @@ func (a *Agent) runTool(ctx context.Context, tools map[string]Tool, c ToolCall) 
 	}
 	var obj map[string]json.RawMessage
 	if json.Unmarshal(c.Args, &obj) != nil || obj == nil {
-		return "", fmt.Errorf("the arguments of %s are not a JSON object: %s", c.Name, clip(string(c.Args), 200))
+		return "", fmt.Errorf("the arguments of %s are not a JSON object: %s", c.Name, text.Cut(string(c.Args), 200))
 	}
 	defer func() {
 		if p := recover(); p != nil {
@@ -310,7 +323,7 @@ func (a *Agent) runTool(ctx context.Context, tools map[string]Tool, c ToolCall) 
 
 // summary renders call arguments for the note on one short line.
 func summary(args json.RawMessage) string {
-	return clip(text.OneLine(string(args)), 160)
+	return text.Cut(text.OneLine(string(args)), 160)
 }
 
 // task is the agent's first message: its task, with where its stable

@@ -10,7 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ocdx/gh-ocdx/envelope"
 	"github.com/ocdx/gh-ocdx/internal/testkit"
+	"github.com/ocdx/gh-ocdx/internal/tokens"
 )
 
 type verdict struct {
@@ -24,7 +26,7 @@ func TestToolLoopMultiStep(t *testing.T) {
 		fm.Script(w.name,
 			testkit.CallTools(call("read_file", `{"path":"a.go"}`)),
 			testkit.Step{Text: "Now the test.", Calls: []testkit.FakeCall{call("read_file", `{"path":"a_test.go"}`)}},
-			testkit.Reply(envelope(verdict{Conclusion: "approve", Files: []string{"a.go", "a_test.go"}})),
+			testkit.Reply(enveloped(verdict{Conclusion: "approve", Files: []string{"a.go", "a_test.go"}})),
 		)
 		a := &Agent{
 			Role: "reviewer-1", Model: newModel(t, fm, w, fast),
@@ -259,12 +261,12 @@ func TestEnvelopeFailuresOnTheWire(t *testing.T) {
 		kind     error
 		requests int
 	}{
-		{"garbage then corrected", []string{"lorem ipsum \x00\x01", envelope(verdict{Conclusion: "approve", Files: []string{}})}, nil, 2},
-		{"missing markers twice", []string{"I think it is fine.", `{"conclusion":"approve","files":[]}`}, ErrNoEnvelope, 2},
-		{"invalid JSON", []string{"BEGIN_JSON\n{\"conclusion\": approve}\nEND_JSON"}, ErrInvalidJSON, 1},
-		{"two envelopes", []string{envelope(verdict{Conclusion: "a", Files: []string{}}) + envelope(verdict{Conclusion: "b", Files: []string{}})}, ErrTwoEnvelopes, 1},
-		{"wrong type", []string{`BEGIN_JSON {"conclusion":"approve","files":"a.go"} END_JSON`}, ErrWrongType, 1},
-		{"missing field", []string{`BEGIN_JSON {"conclusion":"approve"} END_JSON`}, ErrMissingField, 1},
+		{"garbage then corrected", []string{"lorem ipsum \x00\x01", enveloped(verdict{Conclusion: "approve", Files: []string{}})}, nil, 2},
+		{"missing markers twice", []string{"I think it is fine.", `{"conclusion":"approve","files":[]}`}, envelope.ErrNoEnvelope, 2},
+		{"invalid JSON", []string{"BEGIN_JSON\n{\"conclusion\": approve}\nEND_JSON"}, envelope.ErrInvalidJSON, 1},
+		{"two envelopes", []string{enveloped(verdict{Conclusion: "a", Files: []string{}}) + enveloped(verdict{Conclusion: "b", Files: []string{}})}, envelope.ErrTwoEnvelopes, 1},
+		{"wrong type", []string{`BEGIN_JSON {"conclusion":"approve","files":"a.go"} END_JSON`}, envelope.ErrWrongType, 1},
+		{"missing field", []string{`BEGIN_JSON {"conclusion":"approve"} END_JSON`}, envelope.ErrMissingField, 1},
 	}
 	eachWire(t, func(t *testing.T, fm *testkit.FakeModel, w wire) {
 		for _, c := range cases {
@@ -292,7 +294,7 @@ func TestEnvelopeFailuresOnTheWire(t *testing.T) {
 				}
 				continue
 			}
-			var ee *EnvelopeError
+			var ee *envelope.Error
 			if !errors.Is(err, c.kind) || !errors.As(err, &ee) || ee.Role != "reviewer-3" || !strings.HasPrefix(err.Error(), "reviewer-3: ") {
 				t.Errorf("%s: err = %v, want %v naming the role", c.name, err, c.kind)
 			}
@@ -328,7 +330,7 @@ func TestUsageSums(t *testing.T) {
 		fm.Script(w.name,
 			testkit.Step{Calls: []testkit.FakeCall{call("read_file", `{"path":"a"}`)}, InputTokens: 1000, OutputTokens: 20},
 			testkit.Step{Text: "no envelope", InputTokens: 1200, OutputTokens: 5},
-			testkit.Step{Text: envelope(verdict{Conclusion: "approve", Files: []string{}}), InputTokens: 1300, OutputTokens: 40},
+			testkit.Step{Text: enveloped(verdict{Conclusion: "approve", Files: []string{}}), InputTokens: 1300, OutputTokens: 40},
 		)
 		a := &Agent{Role: "comments-analyzer", Model: newModel(t, fm, w, fast), Task: "t", Tools: []Tool{files(map[string]string{"a": "A"})}}
 		var v verdict
@@ -336,11 +338,11 @@ func TestUsageSums(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := Usage{Calls: 3, Input: 3500, Output: 65}
+		want := tokens.Usage{Calls: 3, Input: 3500, Output: 65}
 		if res.Usage != want {
 			t.Errorf("usage %+v, want %+v", res.Usage, want)
 		}
-		if len(res.PerCall) != 3 || res.PerCall[1] != (Usage{Calls: 1, Input: 1200, Output: 5}) {
+		if len(res.PerCall) != 3 || res.PerCall[1] != (tokens.Usage{Calls: 1, Input: 1200, Output: 5}) {
 			t.Errorf("per call %+v", res.PerCall)
 		}
 	})
@@ -351,7 +353,7 @@ func TestUsageReturnedOnError(t *testing.T) {
 	w := wires[0]
 	fm.Script(w.name, testkit.Step{Text: "BEGIN_JSON nope END_JSON", InputTokens: 70, OutputTokens: 7})
 	res, err := (&Agent{Role: "r", Model: newModel(t, fm, w, fast), Task: "t"}).Run(context.Background(), &verdict{})
-	if err == nil || res.Usage != (Usage{Calls: 1, Input: 70, Output: 7}) {
+	if err == nil || res.Usage != (tokens.Usage{Calls: 1, Input: 70, Output: 7}) {
 		t.Fatalf("%+v %v", res.Usage, err)
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+
+	"github.com/ocdx/gh-ocdx/internal/tokens"
 )
 
 var ephemeral = &typed{Type: "ephemeral"}
@@ -207,7 +209,7 @@ func (s *anthropicStream) response() (Response, error) {
 	}
 	u := s.usage
 	out := Response{
-		Usage:     Usage{Input: n(u.InputTokens) + n(u.CacheCreationInputTokens) + n(u.CacheReadInputTokens), Cached: n(u.CacheReadInputTokens), Output: n(u.OutputTokens)},
+		Usage:     tokens.Usage{Input: n(u.InputTokens) + n(u.CacheCreationInputTokens) + n(u.CacheReadInputTokens), Cached: n(u.CacheReadInputTokens), Output: n(u.OutputTokens)},
 		Truncated: s.stop == "max_tokens",
 	}
 	for i, b := range s.blocks {

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/ocdx/gh-ocdx/internal/text"
+	"github.com/ocdx/gh-ocdx/internal/tokens"
 )
 
 // ErrBudget: a model call was not made because it could pass the run's
@@ -16,10 +17,10 @@ var ErrBudget = errors.New("token budget reached")
 // BudgetError is the call, agent or round a Budget refused, with what was
 // spent and what was left.
 type BudgetError struct {
-	Max   int64 // the budget
-	Spent Usage // by the calls made so far
-	Need  int64 // what was refused: input estimates plus output caps
-	Left  int64 // what the budget had free: not spent, in flight or reserved
+	Max   int64        // the budget
+	Spent tokens.Usage // by the calls made so far
+	Need  int64        // what was refused: input estimates plus output caps
+	Left  int64        // what the budget had free: not spent, in flight or reserved
 	// For names what was refused ("round 2", "pr-fix"); "" for one call.
 	For string
 }
@@ -51,7 +52,7 @@ func (e *BudgetError) Is(target error) bool { return target == ErrBudget }
 type Budget struct {
 	Max      int64
 	mu       sync.Mutex
-	spent    Usage
+	spent    tokens.Usage
 	inFlight int64
 	reserved int64
 }
@@ -60,7 +61,7 @@ type Budget struct {
 func NewBudget(max int64) *Budget { return &Budget{Max: max} }
 
 // Spent is what the calls made so far used.
-func (b *Budget) Spent() Usage {
+func (b *Budget) Spent() tokens.Usage {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.spent
@@ -186,7 +187,7 @@ func (m *budgeted) settle(need int64, resp Response, err error) {
 		b.spent = b.spent.Add(resp.Usage)
 	case err == nil:
 		// A server that reports no usage is charged the worst case.
-		b.spent = b.spent.Add(Usage{Calls: 1, Input: need - m.maxOutput, Output: m.maxOutput})
+		b.spent = b.spent.Add(tokens.Usage{Calls: 1, Input: need - m.maxOutput, Output: m.maxOutput})
 	}
 }
 

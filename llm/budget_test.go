@@ -10,13 +10,14 @@ import (
 	"testing"
 
 	"github.com/ocdx/gh-ocdx/internal/text"
+	"github.com/ocdx/gh-ocdx/internal/tokens"
 )
 
 // gate is a model whose calls wait until released, reporting usage.
 type gate struct {
 	started chan struct{}
 	release chan struct{}
-	usage   Usage
+	usage   tokens.Usage
 }
 
 func (g *gate) Chat(ctx context.Context, _ Request) (Response, error) {
@@ -32,7 +33,7 @@ func TestBudgetCountsCallsInFlightAndRefusesBeforeTheCall(t *testing.T) {
 		t.Fatalf("need %d", need)
 	}
 	b := NewBudget(2*need - 1)
-	g := &gate{started: make(chan struct{}), release: make(chan struct{}), usage: Usage{Calls: 1, Input: 150, Output: 50}}
+	g := &gate{started: make(chan struct{}), release: make(chan struct{}), usage: tokens.Usage{Calls: 1, Input: 150, Output: 50}}
 	m := b.Wrap(g, 100)
 
 	done := make(chan error)
@@ -74,7 +75,7 @@ type reader struct {
 
 func (r *reader) Chat(_ context.Context, req Request) (Response, error) {
 	n := r.calls.Add(1)
-	u := Usage{Calls: 1, Input: EstimateInput(req), Output: 10}
+	u := tokens.Usage{Calls: 1, Input: EstimateInput(req), Output: 10}
 	if req.NoTools {
 		r.final.Add(1)
 		return Response{Text: "BEGIN_JSON\n{\"conclusion\":\"approve\",\"files\":[]}\nEND_JSON", Usage: u}, nil

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/ocdx/gh-ocdx/worknote"
 )
 
 // BenchmarkCompose builds the request of turn 200 of a tool loop: the
@@ -12,7 +14,7 @@ import (
 //
 //	go test -run '^$' -bench Compose ./llm
 func BenchmarkCompose(b *testing.B) {
-	note := NewNote(WIP{}, 0)
+	note := worknote.New(worknote.WIP{}, 0)
 	for i := range 200 {
 		note.Add(fmt.Sprintf("step %d: read big.go again, still looking", i))
 	}

@@ -4,6 +4,10 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/ocdx/gh-ocdx/internal/jsontree"
+	"github.com/ocdx/gh-ocdx/internal/text"
+	"github.com/ocdx/gh-ocdx/worknote"
 )
 
 // The bounded context (docs/architecture.md, The agents): a request holds the
@@ -107,10 +111,10 @@ func cutText(s string, n int, mark string) string {
 	if n < 2*len(mark) {
 		mark = "…"
 		if n < 2*len(mark) {
-			return cutRunes(s, n)
+			return text.Head(s, n)
 		}
 	}
-	return cutRunes(s, n-len(mark)) + mark
+	return text.Head(s, n-len(mark)) + mark
 }
 
 // shrinkArgs cuts the string values inside JSON arguments, the longest
@@ -120,19 +124,19 @@ func shrinkArgs(args []byte, n int) []byte {
 	if len(args) <= n {
 		return args
 	}
-	v, err := decodeJSON(args)
+	v, err := jsontree.Decode(args)
 	if err != nil {
 		return []byte("{}")
 	}
 	var leaves []int
-	walkStrings(v, func(s string) string { leaves = append(leaves, len(s)); return s })
-	skeleton := len(marshal(copyTree(v, func(string) string { return "" })))
+	jsontree.Walk(v, func(s string) string { leaves = append(leaves, len(s)); return s })
+	skeleton := len(jsontree.Marshal(jsontree.Copy(v, func(string) string { return "" })))
 	if skeleton > n {
 		return []byte("{}")
 	}
 	level := waterLevel(leaves, n-skeleton)
 	for level >= 0 { // escaping can make the text longer than its bytes
-		out := marshal(copyTree(v, func(s string) string { return cutText(s, level, "…[cut]") }))
+		out := jsontree.Marshal(jsontree.Copy(v, func(s string) string { return cutText(s, level, "…[cut]") }))
 		if len(out) <= n {
 			return out
 		}
@@ -146,7 +150,7 @@ func shrinkArgs(args []byte, n int) []byte {
 // caller may forget the exchanges before it. The note comes last: what is
 // before it stays the same from call to call until the window moves, so
 // the providers can cache it.
-func compose(system string, task Message, note *Note, hist []exchange, budget int, tools []ToolSpec, final bool) (Request, int) {
+func compose(system string, task Message, note *worknote.Note, hist []exchange, budget int, tools []ToolSpec, final bool) (Request, int) {
 	start, used := len(hist), 0
 	for i := len(hist) - 1; i >= 0; i-- {
 		if used+hist[i].size > budget && i < len(hist)-1 {

@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/ocdx/gh-ocdx/internal/testkit"
+	"github.com/ocdx/gh-ocdx/internal/tokens"
+	"github.com/ocdx/gh-ocdx/worknote"
 )
 
 // randomModel is an in-process Model that answers with random tool calls
@@ -29,7 +31,7 @@ func (m *randomModel) Chat(_ context.Context, req Request) (Response, error) {
 	m.checkRequest(req)
 	m.turns--
 	if m.turns <= 0 || req.NoTools {
-		return Response{Text: `BEGIN_JSON {"done": true} END_JSON`, Usage: Usage{Input: 1, Output: 1}}, nil
+		return Response{Text: `BEGIN_JSON {"done": true} END_JSON`, Usage: tokens.Usage{Input: 1, Output: 1}}, nil
 	}
 	if !m.talked && m.rng.IntN(30) == 0 {
 		m.talked = true // earns the corrective turn
@@ -59,7 +61,7 @@ func (m *randomModel) Chat(_ context.Context, req Request) (Response, error) {
 	if m.rng.IntN(3) == 0 {
 		text = strings.Repeat("plan ", m.rng.IntN(300))
 	}
-	return Response{Text: text, Calls: calls, Usage: Usage{Input: 1, Output: 1}}, nil
+	return Response{Text: text, Calls: calls, Usage: tokens.Usage{Input: 1, Output: 1}}, nil
 }
 
 // checkRequest asserts the invariants of a composed request: it starts
@@ -231,7 +233,7 @@ func longLoop(tb testing.TB, format string, n, budget int) []int {
 		w = wires[1]
 	}
 	fm.Default(w.name, testkit.CallTools(call("read_file", `{"path":"big.go"}`), call("note", `{"text":"read big.go again, still looking"}`)))
-	note := NewNote(WIP{}, 0)
+	note := worknote.New(worknote.WIP{}, 0)
 	a := &Agent{
 		Role: "pr-fix", Model: newModel(tb, fm, w, fast),
 		System: "You fix code.", Task: "Fix the findings.",
@@ -264,7 +266,7 @@ func TestRequestSizeStaysFlat(t *testing.T) {
 				peak = max(peak, v)
 			}
 			// Unbounded, 200 turns of 3 KB results would be over 600 KB.
-			limit := MinBudget + DefaultNoteCap + 8<<10
+			limit := MinBudget + worknote.DefaultCap + 8<<10
 			if peak > limit {
 				t.Errorf("largest request %d bytes, limit %d", peak, limit)
 			}

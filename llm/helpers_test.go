@@ -196,7 +196,7 @@ func blocksText(t testing.TB, raw json.RawMessage) string {
 	return s
 }
 
-func envelope(v any) string {
+func enveloped(v any) string {
 	b, _ := json.Marshal(v)
 	return "Done.\nBEGIN_JSON\n" + string(b) + "\nEND_JSON\n"
 }

@@ -8,6 +8,8 @@ package llm
 import (
 	"context"
 	"encoding/json"
+
+	"github.com/ocdx/gh-ocdx/internal/tokens"
 )
 
 // Model answers one chat request. The providers implement it; roles and
@@ -73,7 +75,7 @@ type ToolSpec struct {
 type Response struct {
 	Text  string
 	Calls []ToolCall
-	Usage Usage
+	Usage tokens.Usage
 	// Truncated says the output cap cut the answer (finish_reason
 	// "length", stop_reason "max_tokens"): the last call's arguments are
 	// incomplete. Chat fails a cut answer without calls with ErrOutputCap.

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+
+	"github.com/ocdx/gh-ocdx/internal/tokens"
 )
 
 // openAIChat speaks Chat Completions, for OpenAI and OpenAI-compatible
@@ -212,7 +214,7 @@ func (s *openAIStream) whole(body []byte) error {
 func (s *openAIStream) response() (Response, error) {
 	out := Response{Text: s.text.String(), Truncated: s.finish == "length"}
 	if u := s.usage; u != nil {
-		out.Usage = Usage{Input: u.PromptTokens, Cached: u.PromptTokensDetails.CachedTokens, Output: u.CompletionTokens}
+		out.Usage = tokens.Usage{Input: u.PromptTokens, Cached: u.PromptTokensDetails.CachedTokens, Output: u.CompletionTokens}
 	}
 	for _, tc := range s.calls {
 		if tc.Type != "" && tc.Type != "function" {

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/ocdx/gh-ocdx/config"
-	"github.com/ocdx/gh-ocdx/fix"
 	"github.com/ocdx/gh-ocdx/llm"
 	"github.com/ocdx/gh-ocdx/state"
 )
@@ -23,7 +22,7 @@ func TestRunStopsBeforeACallThatCouldPassTheBudget(t *testing.T) {
 	h.opts.Budget = budget
 	h.reviewer.answers = []string{reviewerAnswer(bug), reviewerAnswer()}
 	h.analyzer.answers = []string{analyzerAnswer(), analyzerAnswer()}
-	h.fixer.report = &fix.Result{Status: fix.StatusPushed, Verified: true, Pushed: true, HeadOID: "bbbbbbbb"}
+	h.fixer.report = &state.FixResult{Status: state.FixPushed, Verified: true, Pushed: true, HeadOID: "bbbbbbbb"}
 
 	res, err := h.run(t)
 
@@ -32,7 +31,7 @@ func TestRunStopsBeforeACallThatCouldPassTheBudget(t *testing.T) {
 	}
 	// Round 2 does not start: its roles' first calls do not fit in the
 	// 990 tokens left.
-	if res.Outcome != OutcomeBlocked || !strings.HasPrefix(res.Reason, "token budget reached: round 2 needs up to ") || !strings.HasSuffix(res.Reason, " tokens, 990 left") {
+	if res.Outcome != state.OutcomeBlocked || !strings.HasPrefix(res.Reason, "token budget reached: round 2 needs up to ") || !strings.HasSuffix(res.Reason, " tokens, 990 left") {
 		t.Fatalf("outcome %s: %s", res.Outcome, res.Reason)
 	}
 	if h.reviewer.calls != 1 || h.analyzer.calls != 1 {
@@ -68,7 +67,7 @@ func TestRunEstimatesCostsPerRoleRoundAndRun(t *testing.T) {
 
 	res, err := h.run(t)
 
-	if err != nil || res.Outcome != OutcomeConverged {
+	if err != nil || res.Outcome != state.OutcomeConverged {
 		t.Fatalf("%v %s", err, res.Reason)
 	}
 	rr := res.Rounds[0]
@@ -126,7 +125,7 @@ func TestRunKeepsTheReviewsOfARoundTheBudgetStarted(t *testing.T) {
 	h, _ = setup(need)
 	res, err = h.run(t)
 
-	if err != nil || res.Outcome != OutcomeConverged || res.Budget.Reached {
+	if err != nil || res.Outcome != state.OutcomeConverged || res.Budget.Reached {
 		for _, r := range res.Rounds {
 			t.Logf("%+v", r.Roles)
 		}
@@ -163,7 +162,7 @@ func TestAVerifierThatDoesNotFitTheBudgetDoesNotRun(t *testing.T) {
 
 	res, err := h.run(t)
 
-	if err != nil || res.Outcome != OutcomeBlocked || strings.Contains(res.Reason, "token budget") {
+	if err != nil || res.Outcome != state.OutcomeBlocked || strings.Contains(res.Reason, "token budget") {
 		t.Fatalf("Run = %v, %+v: the round's reviews must decide it", err, res)
 	}
 	if verifier.calls != 0 {
@@ -202,7 +201,7 @@ func TestEveryReviewerFailingOnTheBudgetIsTheBudgetReached(t *testing.T) {
 
 	res, err = setup(need).run(t)
 
-	if err != nil || res.Outcome != OutcomeBlocked || !strings.HasPrefix(res.Reason, "token budget reached") {
+	if err != nil || res.Outcome != state.OutcomeBlocked || !strings.HasPrefix(res.Reason, "token budget reached") {
 		t.Fatalf("outcome %s (%v): %s", res.Outcome, err, res.Reason)
 	}
 }

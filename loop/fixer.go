@@ -4,12 +4,70 @@ import (
 	"context"
 	"errors"
 	"io"
+	"slices"
 
 	"github.com/ocdx/gh-ocdx/config"
+	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/fix"
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/llm"
+	"github.com/ocdx/gh-ocdx/state"
 )
+
+// FixKind is the run kind of gh ocdx fix in the state file.
+const FixKind = "fix"
+
+// Begins is the state file as a fix's run begins on it; *state.Store is
+// one.
+type Begins interface {
+	Begin(key state.Key, kind string) (*state.Active, error)
+}
+
+// BeginFix begins the run of a fix of the PR key at head (gh ocdx fix,
+// /ocdx fix), its one round started and holding the findings to fix: an
+// interrupted fix goes on only when cont (the user chose to continue it);
+// else it is given up, its work in progress dropped (wip: there is one to
+// drop), and a new run begins (docs/architecture.md, A round of
+// review-loop).
+func BeginFix(st Begins, key state.Key, head string, cont, wip bool, p finding.FixPayload) (*state.Active, error) {
+	run, err := st.Begin(key, FixKind)
+	if err != nil {
+		return nil, err
+	}
+	why := ""
+	if !cont && (run.Resumed() || wip) {
+		why = "restarted by the user"
+	}
+	if run, err = startOne(run, why, head); err != nil {
+		return nil, err
+	}
+	err = run.UpdateRound(1, func(rd *state.Round) {
+		if rd.Findings == nil {
+			rd.Findings = append(slices.Clone(p.IssuesToFix), p.OptionalIssues...)
+			rd.FindingIDs = nil
+			for _, f := range p.IssuesToFix {
+				rd.FindingIDs = append(rd.FindingIDs, f.ID)
+			}
+		}
+	})
+	return run, err
+}
+
+// startOne starts the one round, at head, of a run that has one (a local
+// review, a fix); restart, when not "", is why the run as begun is given
+// up for a new one (state.Active.Restart).
+func startOne(run *state.Active, restart, head string) (*state.Active, error) {
+	if restart != "" {
+		var err error
+		if run, err = run.Restart(restart); err != nil {
+			return nil, err
+		}
+	}
+	if _, err := run.StartRound(1, head); err != nil {
+		return nil, err
+	}
+	return run, nil
+}
 
 // FixRunner is the Fixer of a real run: package fix on the user's checkout.
 type FixRunner struct {
@@ -24,7 +82,7 @@ type FixRunner struct {
 	// Confirm asks before each push; nil pushes without asking (--yes).
 	Confirm func(ctx context.Context, plan fix.PushPlan) (bool, error)
 	// NoPush stops after the verification (a local review): no push, no
-	// fix report, no GitHub request.
+	// fix report, no GitHub request: GitHub is nil.
 	NoPush   bool
 	GitHub   fix.GitHub
 	Progress io.Writer
@@ -33,7 +91,7 @@ type FixRunner struct {
 // Fix runs fix.Run for the round. Verification that still fails after the
 // retries is a result (Status verification-failed), not an error: the loop
 // stops on it without converging.
-func (r *FixRunner) Fix(ctx context.Context, req FixRequest) (*fix.Result, error) {
+func (r *FixRunner) Fix(ctx context.Context, req FixRequest) (*state.FixResult, error) {
 	out, err := fix.Run(ctx, fix.Options{
 		Repo: r.Repo, PR: req.PR, Dir: r.Dir, Remote: r.Remote, Model: r.Model, ModelName: r.ModelName,
 		Verify: r.Verify, Policy: r.Policy, Price: r.Price, Payload: req.Payload, Run: req.Run, Round: req.Round, Resume: req.Resume,

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ocdx/gh-ocdx/consensus"
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/fix"
 	"github.com/ocdx/gh-ocdx/github"
@@ -67,7 +68,7 @@ func (l *loop) ledger(n int, head string) posts.Ledger {
 		}
 		raised := map[string]bool{}
 		for _, f := range basis.Findings {
-			if !IsThread(f) {
+			if !consensus.IsThread(f) {
 				led.Locate(f)
 			}
 		}
@@ -122,14 +123,6 @@ func (l *loop) ledger(n int, head string) posts.Ledger {
 	}
 	l.ledgerV3(&led, n)
 	return led
-}
-
-// entryOf is id's entry in led; the zero entry (open) when it has none.
-func entryOf(led posts.Ledger, id string) posts.LedgerEntry {
-	if i := slices.IndexFunc(led.Findings, func(e posts.LedgerEntry) bool { return e.ID == id }); i >= 0 {
-		return led.Findings[i]
-	}
-	return posts.LedgerEntry{}
 }
 
 // raised reports whether a round of this run raised id, counted or not
@@ -210,7 +203,7 @@ func (l *loop) dismiss(ctx context.Context, pr *github.PullRequest, answer bool)
 // longer unresolved: it no longer blocks, and the report lists it as
 // dismissed.
 func (l *loop) threads(ctx context.Context, pr *github.PullRequest) ([]finding.Finding, finding.ThreadStats) {
-	fs, st := ThreadFindings(pr, l.trust.Resolution(ctx, pr))
+	fs, st := consensus.ThreadFindings(pr, l.trust.Resolution(ctx, pr))
 	dismissed := posts.DismissedIDs(l.dismissals)
 	for _, f := range fs {
 		if slices.Contains(dismissed, f.ID) {

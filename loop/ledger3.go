@@ -3,6 +3,7 @@ package loop
 import (
 	"slices"
 
+	"github.com/ocdx/gh-ocdx/consensus"
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/posts"
 )
@@ -37,7 +38,7 @@ func (l *loop) ledgerV3(led *posts.Ledger, n int) {
 		for _, f := range rr.Findings {
 			// A report that shows no description points nowhere: the
 			// earlier one stays named.
-			if !IsThread(f) && f.Description != "" {
+			if !consensus.IsThread(f) && f.Description != "" {
 				led.Mark(f.ID, posts.At(l.run.ID(), rr.N))
 			}
 		}

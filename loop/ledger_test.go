@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/ocdx/gh-ocdx/finding"
-	"github.com/ocdx/gh-ocdx/fix"
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/posts"
 	"github.com/ocdx/gh-ocdx/state"
@@ -25,7 +24,7 @@ func TestRunStuckAcrossMachines(t *testing.T) {
 	id := bug.ComputeID()
 	h.fixer.report = pushedFix(id)
 	first, err := h.run(t)
-	if err != nil || first.Outcome != OutcomeBlocked || h.fixer.calls != 1 {
+	if err != nil || first.Outcome != state.OutcomeBlocked || h.fixer.calls != 1 {
 		t.Fatalf("first machine: %+v, %v", first, err)
 	}
 	for _, c := range h.gh.comments {
@@ -43,7 +42,7 @@ func TestRunStuckAcrossMachines(t *testing.T) {
 	h.analyzer.answers = []string{analyzerAnswer()}
 	res, err := h.run(t)
 
-	if err != nil || res.Outcome != OutcomeBlocked || !strings.Contains(res.Reason, "stuck") || h.fixer.calls != 1 {
+	if err != nil || res.Outcome != state.OutcomeBlocked || !strings.Contains(res.Reason, "stuck") || h.fixer.calls != 1 {
 		t.Fatalf("second machine: %+v, %v (%d fixes): the stuck finding must not be fixed again", res, err, h.fixer.calls)
 	}
 	rec, err := h.store.PR(state.NewKey("h", "o", "r", 5))
@@ -72,7 +71,7 @@ func TestRunIgnoresAForgedLedger(t *testing.T) {
 
 	res, err := h.run(t)
 
-	if err != nil || res.Outcome != OutcomeConverged || h.fixer.calls != 1 {
+	if err != nil || res.Outcome != state.OutcomeConverged || h.fixer.calls != 1 {
 		t.Fatalf("Run = %+v, %v (%d fixes): a forged ledger must not block the fix", res, err, h.fixer.calls)
 	}
 	if rec, _ := h.store.PR(state.NewKey("h", "o", "r", 5)); len(rec.Stuck) != 0 || len(rec.Runs) != 1 {
@@ -123,7 +122,7 @@ func TestRunLeavesDismissedFindingsOut(t *testing.T) {
 
 			res, err := h.run(t)
 
-			if err != nil || res.Outcome != OutcomeConverged {
+			if err != nil || res.Outcome != state.OutcomeConverged {
 				t.Fatalf("Run = %+v, %v", res, err)
 			}
 			if got := h.fixer.calls == 0; got != tc.dismissed {
@@ -236,9 +235,9 @@ func TestLedgerCountsOnlyPushedFixes(t *testing.T) {
 	id := bug.ComputeID()
 	h.reviewer.answers = []string{reviewerAnswer(bug)}
 	h.analyzer.answers = []string{analyzerAnswer()}
-	h.fixer.report = &fix.Result{Status: fix.StatusVerifyFailed, Failure: "tests fail", Fixed: []finding.FixedIssue{{FindingID: id, CommitSha: "bbbbbbbb"}}}
+	h.fixer.report = &state.FixResult{Status: state.FixVerifyFailed, Failure: "tests fail", Fixed: []finding.FixedIssue{{FindingID: id, CommitSha: "bbbbbbbb"}}}
 
-	if res, _ := h.run(t); res == nil || res.Outcome != OutcomeBlocked {
+	if res, _ := h.run(t); res == nil || res.Outcome != state.OutcomeBlocked {
 		t.Fatalf("run: %+v", res)
 	}
 	last := h.gh.comments[len(h.gh.comments)-1].Body
@@ -257,7 +256,7 @@ func TestLedgerNamesOnlyReviewedHeads(t *testing.T) {
 	h := newHarness(t)
 	h.reviewer.answers = []string{"no envelope at all"}
 	h.analyzer.answers = []string{analyzerAnswer()}
-	if res, _ := h.run(t); res == nil || res.Outcome != OutcomeFailed {
+	if res, _ := h.run(t); res == nil || res.Outcome != state.OutcomeFailed {
 		t.Fatalf("run: %+v", res)
 	}
 	if len(h.gh.comments) == 0 {
@@ -274,7 +273,7 @@ func TestLedgerNamesOnlyReviewedHeads(t *testing.T) {
 	h = newHarness(t)
 	h.reviewer.answers = []string{reviewerAnswer()}
 	h.analyzer.answers = []string{analyzerAnswer()}
-	if res, _ := h.run(t); res == nil || res.Outcome != OutcomeConverged {
+	if res, _ := h.run(t); res == nil || res.Outcome != state.OutcomeConverged {
 		t.Fatalf("run: %+v", res)
 	}
 	if l, _ := posts.ParseLedger(h.gh.comments[0].Body); l.ReviewedHead() != "aaaaaaaa" || !l.Converged {

@@ -15,16 +15,20 @@ import (
 	"unicode/utf8"
 
 	"github.com/ocdx/gh-ocdx/config"
+	"github.com/ocdx/gh-ocdx/consensus"
+	"github.com/ocdx/gh-ocdx/diff"
 	"github.com/ocdx/gh-ocdx/effort"
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/fix"
 	"github.com/ocdx/gh-ocdx/git"
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/internal/text"
+	"github.com/ocdx/gh-ocdx/internal/tokens"
 	"github.com/ocdx/gh-ocdx/llm"
 	"github.com/ocdx/gh-ocdx/review"
 	"github.com/ocdx/gh-ocdx/secretscan"
 	"github.com/ocdx/gh-ocdx/state"
+	"github.com/ocdx/gh-ocdx/verifier"
 )
 
 // LocalKind is the run kind of a local review in the state file.
@@ -112,6 +116,30 @@ func (ch *Change) Uncommitted(ctx context.Context, g *git.Repo) ([]string, error
 	return append(out, ch.Untracked...), nil
 }
 
+// FilesPage is page (from 1) of the change's file patches, as GitHub pages
+// a PR's files: what the reviewers' pr_diff reads (review.DiffTool).
+func (ch *Change) FilesPage(_ context.Context, page int) ([]github.FilePatch, error) {
+	files, err := diff.Parse(ch.Diff)
+	if err != nil {
+		return nil, err
+	}
+	var out []github.FilePatch
+	for i := (page - 1) * github.FilesPerPage; i >= 0 && i < len(files) && i < page*github.FilesPerPage; i++ {
+		f := files[i]
+		p := github.FilePatch{Filename: f.Path(), Status: "modified", Patch: strings.TrimSuffix(string(ch.Diff[f.PatchStart:f.End]), "\n")}
+		switch {
+		case f.IsNew:
+			p.Status = "added"
+		case f.IsDeleted:
+			p.Status = "removed"
+		case f.IsRename:
+			p.Status, p.PreviousFilename = "renamed", f.OldPath
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
 // Policy is the repository policy of a local review: .ocdx.json and
 // REVIEW.md at the merge base, never the branch's own (a checked-out
 // branch, perhaps someone else's, would otherwise hide its files from the
@@ -179,17 +207,17 @@ type LocalResult struct {
 	Findings  []finding.Finding `json:"findings"`
 	Remaining []finding.Finding `json:"remaining"` // P0–P2 not fixed
 	Stuck     []string          `json:"stuck"`
-	Coverage  review.Coverage   `json:"coverage"`
+	Coverage  diff.Coverage     `json:"coverage"`
 	Untracked []string          `json:"untracked"`
 	Budget    *BudgetStatus     `json:"budget,omitempty"` // with a token budget
 	// PolicyChanged are the policy files the branch changes: they take
 	// effect once merged, this review used the merge base's.
-	PolicyChanged []string    `json:"policyChanged"`
-	Fix           *fix.Result `json:"fix,omitempty"`
+	PolicyChanged []string         `json:"policyChanged"`
+	Fix           *state.FixResult `json:"fix,omitempty"`
 	// Refuted are the findings the verifier showed wrong: not counted or
 	// fixed.
 	Refuted  []finding.Finding `json:"refuted,omitempty"`
-	Verifier *VerifierStatus   `json:"verifier,omitempty"`
+	Verifier *verifier.Status  `json:"verifier,omitempty"`
 	// Dismissed are the findings raised but dismissed for the branch
 	// (gh ocdx dismiss --branch): not counted, not fixed.
 	Dismissed []finding.Finding `json:"dismissed"`
@@ -210,7 +238,7 @@ func ReviewLocal(ctx context.Context, o LocalOptions) (*LocalResult, error) {
 		ReviewerTools: func(string) []llm.Tool { return o.Tools }, Store: o.Store, Summarized: o.Summarized, Budget: o.Budget, History: o.History}, key: o.Key}
 	res := &LocalResult{Key: o.Key.String(), Branch: ch.Branch, Base: ch.Base, MergeBase: ch.MergeBase, Head: ch.Head,
 		Findings: []finding.Finding{}, Remaining: []finding.Finding{}, Stuck: []string{}, Untracked: ch.Untracked,
-		PolicyChanged: orEmptyS(PolicyChanges(ch.PR())), Dismissed: []finding.Finding{}}
+		PolicyChanged: orEmptyS(PolicyChanges(ch.Files)), Dismissed: []finding.Finding{}}
 	if res.Untracked == nil {
 		res.Untracked = []string{}
 	}
@@ -239,17 +267,15 @@ func ReviewLocal(ctx context.Context, o LocalOptions) (*LocalResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	why := ""
 	if run.Resumed() {
-		// A local review has nothing to resume: its one round is redone.
-		if run, err = run.Restart("interrupted; a local review starts over"); err != nil {
-			return nil, err
-		}
+		why = "interrupted; a local review starts over" // nothing to resume: its one round is redone
+	}
+	if run, err = startOne(run, why, ch.Head); err != nil {
+		return nil, err
 	}
 	l.run, res.RunID = run, run.ID()
 	l.progress("run %s: reviewing %s against %s (merge base %s)", run.ID(), ch.Branch, ch.Base, text.ShortOID(ch.MergeBase))
-	if _, err := run.StartRound(1, ch.Head); err != nil {
-		return nil, err
-	}
 	if o.Budget != nil {
 		// Said once, in the result, whatever ends the review.
 		res.Budget = &BudgetStatus{MaxTokens: o.Budget.Max}
@@ -259,8 +285,8 @@ func ReviewLocal(ctx context.Context, o LocalOptions) (*LocalResult, error) {
 	if errors.Is(err, llm.ErrBudget) && ctx.Err() == nil {
 		res.Budget.Reached = true
 		l.res = &Result{}
-		res.Outcome, res.Reason, res.Label = OutcomeBlocked, err.Error(), string(OutcomeBlocked)
-		return res, l.endErr(OutcomeBlocked, err.Error(), nil)
+		res.Outcome, res.Reason, res.Label = state.OutcomeBlocked, err.Error(), string(state.OutcomeBlocked)
+		return res, l.endErr(state.OutcomeBlocked, err.Error(), nil)
 	}
 	if err != nil {
 		return res, l.localFail(ctx, res, err)
@@ -286,12 +312,12 @@ func ReviewLocal(ctx context.Context, o LocalOptions) (*LocalResult, error) {
 	}
 	if rr.reviewersOK == 0 {
 		reason := everyReviewer(len(o.Reviewers)) + " failed: no credible review; " + AllFailedAdvice
-		return res, l.localEnd(res, rr, OutcomeFailed, reason, errors.New(reason))
+		return res, l.localEnd(res, rr, state.OutcomeFailed, reason, errors.New(reason))
 	}
 	stuck := slices.Concat(l.stuck, rr.Stuck)
-	toFix, optional := IssuesToFix(rr.Findings, stuck)
+	toFix, optional := consensus.IssuesToFix(rr.Findings, stuck)
 	if len(res.Remaining) == 0 {
-		return res, l.localEnd(res, rr, OutcomeConverged, "no P0/P1/P2 findings", nil)
+		return res, l.localEnd(res, rr, state.OutcomeConverged, "no P0/P1/P2 findings", nil)
 	}
 	if o.Fixer == nil || len(toFix) == 0 {
 		reason := fmt.Sprintf("%s: %s", text.Plural(len(res.Remaining), "P0–P2 finding"), idList(res.Remaining))
@@ -300,18 +326,18 @@ func ReviewLocal(ctx context.Context, o LocalOptions) (*LocalResult, error) {
 		} else if len(toFix) == 0 {
 			reason += "; stuck (reported fixed before and back), fix them by hand"
 		}
-		return res, l.localEnd(res, rr, OutcomeBlocked, reason, nil)
+		return res, l.localEnd(res, rr, state.OutcomeBlocked, reason, nil)
 	}
-	rep, err := o.Fixer.Fix(ctx, FixRequest{PR: ch.PR(), Run: run, Round: 1,
+	rep, err := o.Fixer.Fix(ctx, FixRequest{PR: ch.described(), Run: run, Round: 1,
 		Payload: finding.FixPayload{Round: 1, IssuesToFix: toFix, OptionalIssues: orEmpty(optional)}})
 	if rep != nil {
 		if err != nil && rep.Kept() {
 			// Verified, then taken back (declined, or the question failed):
 			// none of its findings was fixed, so none is stuck when it
 			// comes back.
-			rep.Status, rep.Commits = fix.StatusDeclined, nil
+			rep.Status, rep.Commits = state.FixDeclined, nil
 			if !errors.Is(err, ErrDeclined) {
-				rep.Status, rep.Failure = fix.StatusFailed, err.Error()
+				rep.Status, rep.Failure = state.FixFailed, err.Error()
 			}
 			if uerr := rep.Record(run, 1); uerr != nil {
 				l.progress("recording the fix: %v", uerr)
@@ -325,16 +351,16 @@ func ReviewLocal(ctx context.Context, o LocalOptions) (*LocalResult, error) {
 	}
 	switch {
 	case errors.Is(err, ErrDeclined):
-		return res, l.localEnd(res, rr, OutcomeBlocked, "the fix was verified, but you declined to commit it: its changes are left uncommitted in your working tree", nil)
+		return res, l.localEnd(res, rr, state.OutcomeBlocked, "the fix was verified, but you declined to commit it: its changes are left uncommitted in your working tree", nil)
 	case errors.Is(err, llm.ErrBudget) && ctx.Err() == nil:
 		res.Budget.Reached = true
-		return res, l.localEnd(res, rr, OutcomeBlocked, "nothing was committed: "+err.Error(), nil)
+		return res, l.localEnd(res, rr, state.OutcomeBlocked, "nothing was committed: "+err.Error(), nil)
 	case err != nil:
-		return res, l.localEnd(res, rr, OutcomeFailed, err.Error(), fmt.Errorf("fix: %w", err))
+		return res, l.localEnd(res, rr, state.OutcomeFailed, err.Error(), fmt.Errorf("fix: %w", err))
 	case rep == nil:
-		return res, l.localEnd(res, rr, OutcomeFailed, "the fix ended without a report", errors.New("the fix ended without a report"))
+		return res, l.localEnd(res, rr, state.OutcomeFailed, "the fix ended without a report", errors.New("the fix ended without a report"))
 	case !rep.Verified:
-		return res, l.localEnd(res, rr, OutcomeBlocked, "nothing was committed: "+rep.Failure, nil)
+		return res, l.localEnd(res, rr, state.OutcomeBlocked, "nothing was committed: "+rep.Failure, nil)
 	}
 	fixed := map[string]bool{}
 	for _, f := range rep.Fixed {
@@ -343,15 +369,15 @@ func ReviewLocal(ctx context.Context, o LocalOptions) (*LocalResult, error) {
 	res.Remaining = slices.DeleteFunc(res.Remaining, func(f finding.Finding) bool { return fixed[f.ID] })
 	if len(res.Remaining) == 0 {
 		// Nobody has read the fix: it is not a review that converged.
-		return res, l.localEnd(res, rr, OutcomeFixed, fmt.Sprintf("%s fixed, verified and committed, not reviewed again: run gh ocdx review to check the fix", text.Plural(len(fixed), "finding")), nil)
+		return res, l.localEnd(res, rr, state.OutcomeFixed, fmt.Sprintf("%s fixed, verified and committed, not reviewed again: run gh ocdx review to check the fix", text.Plural(len(fixed), "finding")), nil)
 	}
-	return res, l.localEnd(res, rr, OutcomeBlocked, fmt.Sprintf("%s fixed; left: %s", text.Plural(len(fixed), "finding"), idList(res.Remaining)), nil)
+	return res, l.localEnd(res, rr, state.OutcomeBlocked, fmt.Sprintf("%s fixed; left: %s", text.Plural(len(fixed), "finding"), idList(res.Remaining)), nil)
 }
 
 // reviewLocal runs the reviewers on the change and aggregates as a round
 // of review-loop does, without review threads.
 func (l *loop) reviewLocal(ctx context.Context, ch Change, policy *config.Policy, tools []llm.Tool, fixedBefore []finding.Finding, dismissed []string) (*RoundResult, error) {
-	pr := ch.PR()
+	pr := ch.described()
 	rc := review.NewContext(pr, ch.Diff, true, policy)
 	rr := &RoundResult{N: 1, HeadOID: ch.Head, Comments: []state.Comment{}, Stuck: []string{}, ReviewState: finding.ReviewState{ChangesRequestedBy: []finding.Actor{}}}
 	rr.Coverage = review.DiffCoverage(pr, rc.Diff, rc.DiffTruncated, rc.Ignored)
@@ -373,7 +399,7 @@ func (l *loop) reviewLocal(ctx context.Context, ch Change, policy *config.Policy
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	rr.Usage = map[string]llm.Usage{}
+	rr.Usage = map[string]tokens.Usage{}
 	for i, r := range rr.Roles {
 		if ce := llm.AsConfigError(l.o.Reviewers[i].Key, r.err); ce != nil && l.o.Reviewers[i].Key != "" {
 			return nil, ce
@@ -392,18 +418,18 @@ func (l *loop) reviewLocal(ctx context.Context, ch Change, policy *config.Policy
 	}
 	rr.Coverage.HistoryUnscanned = !historyRead
 	secrets := scan.Findings
-	rr.Findings = orEmpty(Distinct(append(agentFindings(l.o.Reviewers, results), secrets...), rr.reviewersOK))
+	rr.Findings = orEmpty(consensus.Distinct(append(agentFindings(l.o.Reviewers, results), secrets...), rr.reviewersOK))
 	rr.crew = l.crewOf(effort.Standard, 0) // every configured reviewer, as the fingerprint says
 	if err := l.verify(ctx, pr, rr); err != nil {
 		return nil, err
 	}
 	// A dismissed finding is shown, not counted, fixed or stuck.
 	rr.Findings, rr.Dismissed = splitDismissed(rr.Findings, dismissed)
-	rr.Counts = Count(rr.Findings)
+	rr.Counts = consensus.Count(rr.Findings)
 	if rr.reviewersOK > 0 {
-		rr.Consensus = Consensus(rr.ReviewState, rr.Counts)
+		rr.Consensus = consensus.Of(rr.ReviewState, rr.Counts)
 	}
-	rr.Stuck = orEmptyS(Stuck(fixedBefore, rr.Findings, nil))
+	rr.Stuck = orEmptyS(consensus.Stuck(fixedBefore, rr.Findings, nil))
 	for _, f := range rr.Findings {
 		if slices.Contains(l.stuck, f.ID) && !slices.Contains(rr.Stuck, f.ID) {
 			rr.Stuck = append(rr.Stuck, f.ID)
@@ -412,9 +438,11 @@ func (l *loop) reviewLocal(ctx context.Context, ch Change, policy *config.Policy
 	return rr, nil
 }
 
-// PR is the change as the reviewer and fix prompts take it: a pull request
-// without a number, a URL or threads.
-func (ch Change) PR() *github.PullRequest {
+// described is the change as the reviewer, verifier and fix prompts take
+// a change to describe it: title, body, author, files, head and base, with
+// no number, URL or threads. Only the prompts read it: nothing is posted,
+// fetched or pushed for it (docs/architecture.md, Local review).
+func (ch Change) described() *github.PullRequest {
 	pr := &github.PullRequest{Title: "Local changes on " + ch.Branch, URL: "(none: local changes, not a pull request)",
 		Author: ch.Author, HeadRefName: ch.Branch, HeadRefOid: ch.Head, BaseRefName: ch.Base, BaseRefOid: ch.MergeBase,
 		Files: ch.Files, ChangedFiles: len(ch.Files),
@@ -471,8 +499,8 @@ func (l *loop) localFail(ctx context.Context, res *LocalResult, err error) error
 		}
 		return err
 	}
-	res.Outcome, res.Reason, res.Label = OutcomeFailed, err.Error(), string(OutcomeFailed)
-	return l.endErr(OutcomeFailed, err.Error(), err)
+	res.Outcome, res.Reason, res.Label = state.OutcomeFailed, err.Error(), string(state.OutcomeFailed)
+	return l.endErr(state.OutcomeFailed, err.Error(), err)
 }
 
 // LocalFingerprint names what a local review of ch reads, as one digest:
@@ -522,20 +550,20 @@ func (l *loop) localAgain(res *LocalResult, rd state.Round, runID string, dismis
 	rr := &RoundResult{N: 1, HeadOID: rd.HeadOID, Comments: []state.Comment{}, ReviewState: finding.ReviewState{ChangesRequestedBy: []finding.Actor{}}}
 	restore(rr, rd, nil)
 	for i := range rr.Roles {
-		rr.Roles[i].Usage, rr.Roles[i].CostUSD = llm.Usage{}, 0 // nothing was spent this time
+		rr.Roles[i].Usage, rr.Roles[i].CostUSD = tokens.Usage{}, 0 // nothing was spent this time
 	}
 	rr.Findings, rr.Dismissed = splitDismissed(rr.Findings, dismissed)
-	rr.Counts = Count(rr.Findings)
-	rr.Consensus = Consensus(rr.ReviewState, rr.Counts)
+	rr.Counts = consensus.Count(rr.Findings)
+	rr.Consensus = consensus.Of(rr.ReviewState, rr.Counts)
 	rr.Stuck = slices.DeleteFunc(rr.Stuck, func(id string) bool { return slices.Contains(dismissed, id) })
 	res.RunID, res.AlreadyReviewed = runID, rd.HeadOID
 	res.Roles, res.Findings, res.Counts, res.Consensus, res.Coverage, res.Stuck = rr.Roles, rr.Findings, rr.Counts, rr.Consensus, rr.Coverage, rr.Stuck
 	res.Dismissed = orEmpty(rr.Dismissed)
 	res.Refuted, res.Verifier = rr.Refuted, rr.Verifier
 	res.Remaining = blockingOf(rr.Findings)
-	res.Outcome, res.Reason = OutcomeConverged, "no P0/P1/P2 findings"
+	res.Outcome, res.Reason = state.OutcomeConverged, "no P0/P1/P2 findings"
 	if len(res.Remaining) > 0 {
-		res.Outcome, res.Reason = OutcomeBlocked, fmt.Sprintf("%s: %s", text.Plural(len(res.Remaining), "P0–P2 finding"), idList(res.Remaining))
+		res.Outcome, res.Reason = state.OutcomeBlocked, fmt.Sprintf("%s: %s", text.Plural(len(res.Remaining), "P0–P2 finding"), idList(res.Remaining))
 	}
 	res.Label = Qualified(res.Outcome, rr)
 	res.Reason = fmt.Sprintf("already reviewed at %s: %s, %s (nothing changed since; --full reviews it again)", text.ShortOID(rd.HeadOID), res.Outcome, res.Reason)

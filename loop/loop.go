@@ -19,19 +19,24 @@ import (
 	"time"
 
 	"github.com/ocdx/gh-ocdx/config"
+	"github.com/ocdx/gh-ocdx/consensus"
 	"github.com/ocdx/gh-ocdx/diff"
 	"github.com/ocdx/gh-ocdx/effort"
 	"github.com/ocdx/gh-ocdx/evidence"
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/fix"
 	"github.com/ocdx/gh-ocdx/github"
+	"github.com/ocdx/gh-ocdx/inline"
 	"github.com/ocdx/gh-ocdx/internal/redact"
 	"github.com/ocdx/gh-ocdx/internal/text"
+	"github.com/ocdx/gh-ocdx/internal/tokens"
 	"github.com/ocdx/gh-ocdx/llm"
 	"github.com/ocdx/gh-ocdx/posts"
+	"github.com/ocdx/gh-ocdx/rereview"
 	"github.com/ocdx/gh-ocdx/review"
 	"github.com/ocdx/gh-ocdx/secretscan"
 	"github.com/ocdx/gh-ocdx/state"
+	"github.com/ocdx/gh-ocdx/verifier"
 )
 
 // MaxRounds caps a run's rounds (docs/architecture.md, A round of review-loop).
@@ -65,7 +70,7 @@ type Store interface {
 // result in the round itself; a result whose Status is not pushed ends the
 // run.
 type Fixer interface {
-	Fix(ctx context.Context, req FixRequest) (*fix.Result, error)
+	Fix(ctx context.Context, req FixRequest) (*state.FixResult, error)
 }
 
 // FixRequest is one round's fix.
@@ -166,13 +171,9 @@ type Options struct {
 	Compliance []finding.Finding
 }
 
-// Outcomes of a run: the state file's, and two that a run's result has but
-// its record never ends with.
+// Outcomes a run's result has besides the state file's (state.RunOutcome)
+// and its record never ends with.
 const (
-	OutcomeConverged = state.OutcomeConverged
-	OutcomeBlocked   = state.OutcomeBlocked
-	OutcomeFailed    = state.OutcomeFailed
-	OutcomeFixed     = state.OutcomeFixed
 	// OutcomeWouldFix: a dry run whose round would go on to fix findings
 	// (the others end as the run would: converged, blocked, failed).
 	OutcomeWouldFix state.RunOutcome = "would-fix"
@@ -218,9 +219,9 @@ func RefOf(repo github.Repo, pr *github.PullRequest) PRRef {
 
 // BudgetStatus is a run's token budget and what this invocation spent of it.
 type BudgetStatus struct {
-	MaxTokens int64     `json:"maxTokens"`
-	Spent     llm.Usage `json:"spent"`
-	Reached   bool      `json:"reached"` // a call was refused: the run stopped there
+	MaxTokens int64        `json:"maxTokens"`
+	Spent     tokens.Usage `json:"spent"`
+	Reached   bool         `json:"reached"` // a call was refused: the run stopped there
 }
 
 // String says the spend as every verb's summary says it, once: "1,234 of
@@ -231,41 +232,41 @@ func (b BudgetStatus) String() string {
 
 // RoundResult is one round.
 type RoundResult struct {
-	N                int                  `json:"n"`
-	HeadOID          string               `json:"headOid"`
-	Consensus        string               `json:"consensus"`
-	Counts           finding.Counts       `json:"counts"`
-	Roles            []RoleStatus         `json:"roles"`
-	Findings         []finding.Finding    `json:"findings"`
-	ReviewState      finding.ReviewState  `json:"reviewState"`
-	Threads          finding.ThreadStats  `json:"threads"`
-	ThreadsTruncated bool                 `json:"threadsTruncated"`
-	Stuck            []string             `json:"stuck"`
-	Disputed         []string             `json:"disputed,omitempty"` // conceded in a conversation (posts.Disputed): blocking, not stuck
-	Since            string               `json:"since,omitempty"`    // a re-review: the head it reviewed the changes from; "": in full
-	RunUsage         llm.Usage            `json:"runUsage"`           // the run's tokens up to this round's review, fixes included
-	RunCostUSD       float64              `json:"runEstimatedCostUsd,omitempty"`
-	judged           int                  // the previous findings a re-review judged
-	Dismissed        []finding.Finding    `json:"dismissed,omitempty"`    // raised again, but dismissed on the PR: not counted or fixed
-	DismissedBy      map[string]string    `json:"dismissedBy,omitempty"`  // finding ID → the login whose command dismissed it
-	DismissedWhy     map[string]string    `json:"dismissedWhy,omitempty"` // finding ID → the reason it gave, one line
-	Refuted          []finding.Finding    `json:"refuted,omitempty"`      // shown wrong by the verifier: not counted, posted inline or fixed
-	Verifier         *VerifierStatus      `json:"verifier,omitempty"`
-	Fix              *fix.Result          `json:"fix,omitempty"`
-	Comments         []state.Comment      `json:"comments"`
-	Usage            map[string]llm.Usage `json:"usage"`
-	Costs            map[string]float64   `json:"estimatedCostUsd,omitempty"` // by role, for the models with a price
-	Coverage         review.Coverage      `json:"coverage"`
-	PolicyChanged    []string             `json:"policyChanged,omitempty"` // policy files the PR changes
-	Note             string               `json:"note,omitempty"`          // what the loop does next
-	AnalyzerMismatch bool                 `json:"analyzerMismatch,omitempty"`
-	Inline           *Inline              `json:"inline,omitempty"` // the review's inline comments
+	N                int                     `json:"n"`
+	HeadOID          string                  `json:"headOid"`
+	Consensus        string                  `json:"consensus"`
+	Counts           finding.Counts          `json:"counts"`
+	Roles            []RoleStatus            `json:"roles"`
+	Findings         []finding.Finding       `json:"findings"`
+	ReviewState      finding.ReviewState     `json:"reviewState"`
+	Threads          finding.ThreadStats     `json:"threads"`
+	ThreadsTruncated bool                    `json:"threadsTruncated"`
+	Stuck            []string                `json:"stuck"`
+	Disputed         []string                `json:"disputed,omitempty"` // conceded in a conversation (posts.Disputed): blocking, not stuck
+	Since            string                  `json:"since,omitempty"`    // a re-review: the head it reviewed the changes from; "": in full
+	RunUsage         tokens.Usage            `json:"runUsage"`           // the run's tokens up to this round's review, fixes included
+	RunCostUSD       float64                 `json:"runEstimatedCostUsd,omitempty"`
+	judged           int                     // the previous findings a re-review judged
+	Dismissed        []finding.Finding       `json:"dismissed,omitempty"`    // raised again, but dismissed on the PR: not counted or fixed
+	DismissedBy      map[string]string       `json:"dismissedBy,omitempty"`  // finding ID → the login whose command dismissed it
+	DismissedWhy     map[string]string       `json:"dismissedWhy,omitempty"` // finding ID → the reason it gave, one line
+	Refuted          []finding.Finding       `json:"refuted,omitempty"`      // shown wrong by the verifier: not counted, posted inline or fixed
+	Verifier         *verifier.Status        `json:"verifier,omitempty"`
+	Fix              *state.FixResult        `json:"fix,omitempty"`
+	Comments         []state.Comment         `json:"comments"`
+	Usage            map[string]tokens.Usage `json:"usage"`
+	Costs            map[string]float64      `json:"estimatedCostUsd,omitempty"` // by role, for the models with a price
+	Coverage         diff.Coverage           `json:"coverage"`
+	PolicyChanged    []string                `json:"policyChanged,omitempty"` // policy files the PR changes
+	Note             string                  `json:"note,omitempty"`          // what the loop does next
+	AnalyzerMismatch bool                    `json:"analyzerMismatch,omitempty"`
+	Inline           *inline.Plan            `json:"inline,omitempty"` // the review's inline comments
 	// Effort is the tier the round ran at and why (docs/architecture.md,
 	// Effort tiers); nil for a round restored from the state file.
 	Effort      *effort.Choice `json:"effort,omitempty"`
 	crew        crew
 	reviewersOK int
-	lines       github.DiffLines // the diff the reviewers saw, for the anchors
+	lines       diff.Lines // the diff the reviewers saw, for the anchors
 	// settled are the dismissed findings known at this round's head: those
 	// raised again (Dismissed) and those of the review before, followed.
 	// Recorded, and located in the ledger, they keep their ID when raised
@@ -392,25 +393,25 @@ func (l *loop) already(ctx context.Context, rd state.Round, runID string) (*Resu
 	if err := l.dismiss(ctx, pr, false); err != nil {
 		return nil, err
 	}
-	rr.ReviewState = ReviewStateOf(pr)
+	rr.ReviewState = consensus.ReviewStateOf(pr)
 	threadFs, threads := l.threads(ctx, pr)
 	rr.Threads, rr.ThreadsTruncated = threads, pr.ThreadsTruncated
-	code := slices.DeleteFunc(slices.Clone(rr.Findings), IsThread)
+	code := slices.DeleteFunc(slices.Clone(rr.Findings), consensus.IsThread)
 	rr.Findings, rr.Dismissed = splitDismissed(append(code, threadFs...), posts.DismissedIDs(l.dismissals))
-	rr.Counts = Count(rr.Findings)
-	rr.Consensus = Consensus(rr.ReviewState, rr.Counts)
+	rr.Counts = consensus.Count(rr.Findings)
+	rr.Consensus = consensus.Of(rr.ReviewState, rr.Counts)
 	rr.reviewersOK = 1 // reviewed (convergedAt): the review stands
 	l.res.RunID = runID
 	l.res.Rounds = append(l.res.Rounds, rr)
 	l.res.Remaining = blockingOf(rr.Findings)
 	l.res.Stuck = append(l.res.Stuck, l.stuck...)
 	outcome, reason, _, _ := l.decide(&l.res.Rounds[0])
-	if outcome != OutcomeConverged && outcome != OutcomeBlocked {
-		outcome = OutcomeBlocked // something to fix again can only come from a new review (--full)
+	if outcome != state.OutcomeConverged && outcome != state.OutcomeBlocked {
+		outcome = state.OutcomeBlocked // something to fix again can only come from a new review (--full)
 	}
 	l.res.Outcome = outcome
 	l.res.Reason = fmt.Sprintf("already reviewed at %s: %s (nothing new to review; --full reviews it again)", text.ShortOID(rd.HeadOID), reason)
-	if outcome == OutcomeConverged {
+	if outcome == state.OutcomeConverged {
 		l.res.Reason = fmt.Sprintf("already reviewed at %s: converged (nothing new to review, nothing posted; --full reviews it again)", text.ShortOID(rd.HeadOID))
 	}
 	l.label()
@@ -458,7 +459,7 @@ func (l *loop) rounds(ctx context.Context) error {
 		}
 	}
 	// Only reached when a resumed run had already pushed its last round.
-	return l.end(OutcomeBlocked, "max rounds reached")
+	return l.end(state.OutcomeBlocked, "max rounds reached")
 }
 
 // round runs round n through its phases (docs/architecture.md, A round of
@@ -486,11 +487,11 @@ func (l *loop) round(ctx context.Context, n int) (done bool, err error) {
 	if err := l.readRestores(ctx, pr, true); err != nil {
 		return false, err
 	}
-	rr.ReviewState = ReviewStateOf(pr)
+	rr.ReviewState = consensus.ReviewStateOf(pr)
 	var threadFs []finding.Finding
 	threadFs, rr.Threads = l.threads(ctx, pr)
 	rr.ThreadsTruncated = pr.ThreadsTruncated
-	rr.PolicyChanged = PolicyChanges(pr)
+	rr.PolicyChanged = PolicyChanges(pr.Files)
 	if rd.Done(state.PhaseReviewed) {
 		restore(&rr, rd, l.o.Prices)
 	} else {
@@ -507,7 +508,7 @@ func (l *loop) round(ctx context.Context, n int) (done bool, err error) {
 
 	outcome, reason, toFix, optional := l.decide(cur)
 	cur.Note = reason
-	l.converged = outcome == OutcomeConverged
+	l.converged = outcome == state.OutcomeConverged
 	if !rd.Done(state.PhaseCommented) || !hasKind(rd.Comments, "review") {
 		if err := l.postReview(ctx, n, pr, cur); err != nil {
 			return false, err
@@ -516,8 +517,8 @@ func (l *loop) round(ctx context.Context, n int) (done bool, err error) {
 	cur.Comments = l.comments(n)
 	l.resolveFixed(ctx, n, pr, cur)
 	l.res.Remaining = blockingOf(cur.Findings)
-	if cur.reviewersOK == 0 && outcome == OutcomeFailed {
-		return true, l.endErr(OutcomeFailed, reason, errors.New(reason))
+	if cur.reviewersOK == 0 && outcome == state.OutcomeFailed {
+		return true, l.endErr(state.OutcomeFailed, reason, errors.New(reason))
 	}
 	if outcome != "" {
 		return true, l.end(outcome, reason)
@@ -541,23 +542,23 @@ func (l *loop) round(ctx context.Context, n int) (done bool, err error) {
 			return false, fmt.Errorf("fix phase of round %d ended without a report", n)
 		}
 		cur.Comments = l.comments(n)
-		if rep.Status == fix.StatusVerifyFailed {
+		if rep.Status == state.FixVerifyFailed {
 			reason := "verification failed after retries, nothing was pushed: " + rep.Failure
 			if _, err := l.post(ctx, n, "final", RenderFailure(n, reason)); err != nil {
 				l.progress("could not post the failure report: %v", err)
 			}
 			cur.Comments = l.comments(n)
-			return true, l.end(OutcomeBlocked, reason)
+			return true, l.end(state.OutcomeBlocked, reason)
 		}
-		if rep.Status != fix.StatusPushed {
-			return true, l.end(OutcomeBlocked, "the fix agent made no commit to push; manual intervention required")
+		if rep.Status != state.FixPushed {
+			return true, l.end(state.OutcomeBlocked, "the fix agent made no commit to push; manual intervention required")
 		}
 		// What the fix pushed is not left to do, whatever stops the run now.
 		fixed := rep.FixedIDs()
 		l.res.Remaining = slices.DeleteFunc(l.res.Remaining, func(f finding.Finding) bool { return slices.Contains(fixed, f.ID) })
 	}
 	if cur.Threads.Unresolved > 0 {
-		return true, l.end(OutcomeBlocked, fmt.Sprintf("manual resolution required: %s; the code findings were fixed and pushed", text.Plural(cur.Threads.Unresolved, "unresolved review thread")))
+		return true, l.end(state.OutcomeBlocked, fmt.Sprintf("manual resolution required: %s; the code findings were fixed and pushed", text.Plural(cur.Threads.Unresolved, "unresolved review thread")))
 	}
 	return false, nil
 }
@@ -569,10 +570,10 @@ func (l *loop) decide(rr *RoundResult) (outcome state.RunOutcome, reason string,
 	stuck := slices.Concat(l.stuck, rr.Stuck)
 	// A finding gh-ocdx conceded in a conversation is not fixed: it waits
 	// for a person to dismiss it, and blocks until then.
-	toFix, optional = IssuesToFix(rr.Findings, slices.Concat(stuck, l.disputed))
+	toFix, optional = consensus.IssuesToFix(rr.Findings, slices.Concat(stuck, l.disputed))
 	var stuckNow, disputedNow []string
 	for _, f := range blocking {
-		if !IsThread(f) && slices.Contains(stuck, f.ID) && !slices.Contains(stuckNow, f.ID) {
+		if !consensus.IsThread(f) && slices.Contains(stuck, f.ID) && !slices.Contains(stuckNow, f.ID) {
 			stuckNow = append(stuckNow, f.ID)
 		}
 		if slices.Contains(l.disputed, f.ID) && !slices.Contains(disputedNow, f.ID) {
@@ -582,31 +583,31 @@ func (l *loop) decide(rr *RoundResult) (outcome state.RunOutcome, reason string,
 	switch {
 	case rr.reviewersOK == 0 && rr.budgetFailed():
 		// What failed them is the budget, not their configuration.
-		return OutcomeBlocked, l.budgetReached(rr.budgetErr()), nil, nil
+		return state.OutcomeBlocked, l.budgetReached(rr.budgetErr()), nil, nil
 	case rr.reviewersOK == 0:
-		return OutcomeFailed, everyReviewer(len(l.o.Reviewers)) + " failed: no credible review, no fix attempted; " + AllFailedAdvice, nil, nil
-	case rr.Consensus == Approve && len(blocking) == 0 && rr.Threads.Unresolved == 0 && len(rr.Coverage.Unscanned) > 0:
+		return state.OutcomeFailed, everyReviewer(len(l.o.Reviewers)) + " failed: no credible review, no fix attempted; " + AllFailedAdvice, nil, nil
+	case rr.Consensus == consensus.Approve && len(blocking) == 0 && rr.Threads.Unresolved == 0 && len(rr.Coverage.Unscanned) > 0:
 		// A secret in a file the scan could not read would be approved.
-		return OutcomeBlocked, fmt.Sprintf("blocked: %s not scanned for secrets (GitHub sent no patch for them and the PR's commits are not in this clone): check the PR out (gh pr checkout %d) and re-run", text.Plural(len(rr.Coverage.Unscanned), "file was", "files were"), l.o.PR.Number), nil, nil
-	case rr.Consensus == Approve && len(blocking) == 0 && rr.Threads.Unresolved == 0 && rr.ThreadsTruncated:
+		return state.OutcomeBlocked, fmt.Sprintf("blocked: %s not scanned for secrets (GitHub sent no patch for them and the PR's commits are not in this clone): check the PR out (gh pr checkout %d) and re-run", text.Plural(len(rr.Coverage.Unscanned), "file was", "files were"), l.o.PR.Number), nil, nil
+	case rr.Consensus == consensus.Approve && len(blocking) == 0 && rr.Threads.Unresolved == 0 && rr.ThreadsTruncated:
 		// An unresolved thread may be among those never read.
-		return OutcomeBlocked, fmt.Sprintf("blocked: the PR has more than %[1]s review threads and only the first %[1]s were read; gh-ocdx cannot tell that the rest are resolved: check them on the PR", text.Thousands(github.MaxThreads)), nil, nil
-	case rr.Consensus == Approve && len(blocking) == 0 && rr.Threads.Unresolved == 0:
-		return OutcomeConverged, Qualified(OutcomeConverged, rr) + ": consensus approve, no P0/P1/P2 findings, no unresolved review threads", nil, nil
+		return state.OutcomeBlocked, fmt.Sprintf("blocked: the PR has more than %[1]s review threads and only the first %[1]s were read; gh-ocdx cannot tell that the rest are resolved: check them on the PR", text.Thousands(github.MaxThreads)), nil, nil
+	case rr.Consensus == consensus.Approve && len(blocking) == 0 && rr.Threads.Unresolved == 0:
+		return state.OutcomeConverged, Qualified(state.OutcomeConverged, rr) + ": consensus approve, no P0/P1/P2 findings, no unresolved review threads", nil, nil
 	case len(toFix) == 0 && secretscan.RewriteNote(blocking) != "":
-		return OutcomeBlocked, "manual intervention required: " + secretscan.RewriteNote(blocking), nil, nil
+		return state.OutcomeBlocked, "manual intervention required: " + secretscan.RewriteNote(blocking), nil, nil
 	case len(toFix) == 0 && rr.Threads.Unresolved > 0:
-		return OutcomeBlocked, fmt.Sprintf("manual resolution required: %s and no code findings to fix", text.Plural(rr.Threads.Unresolved, "unresolved review thread")), nil, nil
+		return state.OutcomeBlocked, fmt.Sprintf("manual resolution required: %s and no code findings to fix", text.Plural(rr.Threads.Unresolved, "unresolved review thread")), nil, nil
 	case len(toFix) == 0 && len(disputedNow) > 0 && len(stuckNow) == 0:
-		return OutcomeBlocked, "manual decision required: gh-ocdx conceded " + strings.Join(disputedNow, ", ") + " in a conversation (disputed); someone with write permission dismisses it (/ocdx dismiss) or the PR changes", nil, nil
+		return state.OutcomeBlocked, "manual decision required: gh-ocdx conceded " + strings.Join(disputedNow, ", ") + " in a conversation (disputed); someone with write permission dismisses it (/ocdx dismiss) or the PR changes", nil, nil
 	case len(toFix) == 0 && len(stuckNow) > 0:
-		return OutcomeBlocked, "manual intervention required: stuck findings came back after being reported fixed: " + strings.Join(stuckNow, ", "), nil, nil
+		return state.OutcomeBlocked, "manual intervention required: stuck findings came back after being reported fixed: " + strings.Join(stuckNow, ", "), nil, nil
 	case len(toFix) == 0:
-		return OutcomeBlocked, "manual resolution required: changes requested by " + actors(rr.ReviewState.ChangesRequestedBy) + " and nothing left to fix", nil, nil
+		return state.OutcomeBlocked, "manual resolution required: changes requested by " + actors(rr.ReviewState.ChangesRequestedBy) + " and nothing left to fix", nil, nil
 	case !l.o.CanPush:
-		return OutcomeBlocked, "review only: " + l.o.ReviewOnlyReason, nil, nil
+		return state.OutcomeBlocked, "review only: " + l.o.ReviewOnlyReason, nil, nil
 	case rr.N >= l.o.MaxRounds:
-		return OutcomeBlocked, "max rounds reached: remaining " + idList(blocking), nil, nil
+		return state.OutcomeBlocked, "max rounds reached: remaining " + idList(blocking), nil, nil
 	}
 	next := fmt.Sprintf("fixing %s (%s), then round %d", text.Plural(len(toFix), "finding"), idList(toFix), rr.N+1)
 	if rr.Threads.Unresolved > 0 {
@@ -732,7 +733,7 @@ func (l *loop) review(ctx context.Context, pr *github.PullRequest, rr *RoundResu
 		}
 	}
 	rr.Roles = out.Roles
-	rr.Usage = map[string]llm.Usage{}
+	rr.Usage = map[string]tokens.Usage{}
 	for i, r := range out.Roles {
 		rr.Usage[r.Role] = r.Usage
 		if p, ok := l.o.Prices[r.Model]; ok {
@@ -750,17 +751,17 @@ func (l *loop) review(ctx context.Context, pr *github.PullRequest, rr *RoundResu
 	if out.Analyzer != nil && !equalState(out.Analyzer.ReviewState, rr.ReviewState) {
 		rr.AnalyzerMismatch = true
 	}
-	rr.Findings = orEmpty(Distinct(slices.Concat(out.Findings, secrets, tools), rr.reviewersOK))
+	rr.Findings = orEmpty(consensus.Distinct(slices.Concat(out.Findings, secrets, tools), rr.reviewersOK))
 	if rr.N == 1 {
 		rr.Findings = append(rr.Findings, l.o.Compliance...)
 	}
 	fixedBefore := l.fixedLastRound(rr.N)
 	earlier := l.earlier(ctx, rr.N, pr.HeadRefOid, re)
 	if re != nil {
-		rr.Findings, fixedBefore = carry(rr.Findings, re, out.Verdicts, rr.reviewersOK), re.Fixed
+		rr.Findings, fixedBefore = rereview.Carry(rr.Findings, re, out.Verdicts, rr.reviewersOK), re.Fixed
 	} else {
 		// A full review: what an earlier review raised keeps its ID.
-		rr.Findings, _ = identify(rr.Findings, earlier, func(finding.Finding) bool { return true })
+		rr.Findings, _ = consensus.Identify(rr.Findings, earlier, func(finding.Finding) bool { return true })
 	}
 	// What the PR's ledger says an earlier run fixed and pushed is fixed
 	// too, on this machine or a fresh one alike: raised again, by its ID,
@@ -786,13 +787,13 @@ func (l *loop) review(ctx context.Context, pr *github.PullRequest, rr *RoundResu
 	if err := l.verify(ctx, pr, rr); err != nil {
 		return err
 	}
-	rr.Counts = Count(rr.Findings)
+	rr.Counts = consensus.Count(rr.Findings)
 	if rr.reviewersOK > 0 {
-		rr.Consensus = Consensus(rr.ReviewState, rr.Counts)
+		rr.Consensus = consensus.Of(rr.ReviewState, rr.Counts)
 	}
 	// Stuck now: back after the last round's fix, or stuck before (this
 	// run or an earlier one) and still reported.
-	rr.Stuck = orEmptyS(Stuck(fixedBefore, rr.Findings, out.Verdicts))
+	rr.Stuck = orEmptyS(consensus.Stuck(fixedBefore, rr.Findings, out.Verdicts))
 	for _, f := range rr.Findings {
 		if slices.Contains(l.stuck, f.ID) && !slices.Contains(rr.Stuck, f.ID) {
 			rr.Stuck = append(rr.Stuck, f.ID)
@@ -907,11 +908,12 @@ func (w *binaryWatch) Read(p []byte) (int, error) {
 }
 
 // PolicyChanges lists the repository policy files (.ocdx.json, REVIEW.md)
-// that pr changes: this run reads them from the base branch, so the change
-// takes effect only once merged, and the report says so.
-func PolicyChanges(pr *github.PullRequest) []string {
+// among a change's files (a PR's or a branch's): this run reads them from
+// the base, so the change takes effect only once merged, and the report
+// says so.
+func PolicyChanges(files []github.ChangedFile) []string {
 	var out []string
-	for _, f := range pr.Files {
+	for _, f := range files {
 		if f.Path == config.RepoFile || f.Path == config.ReviewFile {
 			out = append(out, f.Path)
 		}
@@ -993,11 +995,11 @@ func (l *loop) recordReview(n int, rr *RoundResult) error {
 func restore(rr *RoundResult, rd state.Round, prices map[string]config.Price) {
 	rr.Findings = orEmpty(slices.Clone(rd.Findings))
 	rr.settled = slices.Clone(rd.Dismissed)
-	rr.Counts, rr.Consensus, rr.Stuck, rr.Disputed = Count(rr.Findings), rd.Consensus, orEmptyS(rd.StuckIDs), rd.DisputedIDs
+	rr.Counts, rr.Consensus, rr.Stuck, rr.Disputed = consensus.Count(rr.Findings), rd.Consensus, orEmptyS(rd.StuckIDs), rd.DisputedIDs
 	if rd.Coverage != nil {
 		rr.Coverage = *rd.Coverage
 	}
-	rr.Usage = map[string]llm.Usage{}
+	rr.Usage = map[string]tokens.Usage{}
 	for _, u := range rd.Usage {
 		lu := u.Usage
 		rr.Usage[u.Role] = rr.Usage[u.Role].Add(lu)
@@ -1033,10 +1035,10 @@ func restore(rr *RoundResult, rd state.Round, prices map[string]config.Price) {
 }
 
 // showFix puts what the round's fix did (and recorded) into the result.
-func (l *loop) showFix(rr *RoundResult, res *fix.Result) {
+func (l *loop) showFix(rr *RoundResult, res *state.FixResult) {
 	rr.Fix = res
 	if rr.Usage == nil {
-		rr.Usage = map[string]llm.Usage{}
+		rr.Usage = map[string]tokens.Usage{}
 	}
 	// The fix's own record replaces what restore read from the round.
 	rr.Usage[fix.Role] = res.Usage
@@ -1136,7 +1138,7 @@ func (l *loop) fail(ctx context.Context, n int, err error) error {
 				l.progress("could not post the final report: %v", perr)
 			}
 		}
-		return l.end(OutcomeBlocked, reason)
+		return l.end(state.OutcomeBlocked, reason)
 	}
 	if l.posted {
 		body := RenderFailure(n, reason)
@@ -1144,7 +1146,7 @@ func (l *loop) fail(ctx context.Context, n int, err error) error {
 			l.progress("could not post the failure report: %v", perr)
 		}
 	}
-	return l.endErr(OutcomeFailed, reason, err)
+	return l.endErr(state.OutcomeFailed, reason, err)
 }
 
 // totals sets the run's figures at its end: the budget spent, the cost.
@@ -1162,7 +1164,7 @@ func (l *loop) totals() {
 
 // runUsage is what the run's rounds so far used: every role's tokens, and
 // each fix's; with their estimated cost where prices are configured.
-func (l *loop) runUsage() (u llm.Usage, usd float64) {
+func (l *loop) runUsage() (u tokens.Usage, usd float64) {
 	for _, rr := range l.res.Rounds {
 		for _, x := range rr.Usage {
 			u = u.Add(x)
@@ -1180,7 +1182,7 @@ func (l *loop) runUsage() (u llm.Usage, usd float64) {
 	return u, usd
 }
 
-func cost(p config.Price, u llm.Usage) float64 { return p.Cost(u.Input, u.Cached, u.Output) }
+func cost(p config.Price, u tokens.Usage) float64 { return p.Cost(u.Input, u.Cached, u.Output) }
 
 func (rr *RoundResult) addCost(role string, c float64) {
 	if rr.Costs == nil {
@@ -1259,9 +1261,9 @@ func (l *loop) dryRun(ctx context.Context) (*Result, error) {
 	l.run = nil
 	pr := l.o.PR
 	rr := RoundResult{N: 1, HeadOID: pr.HeadRefOid, Comments: []state.Comment{}, Stuck: []string{}}
-	rr.ReviewState = ReviewStateOf(pr)
+	rr.ReviewState = consensus.ReviewStateOf(pr)
 	rr.ThreadsTruncated = pr.ThreadsTruncated
-	rr.PolicyChanged = PolicyChanges(pr)
+	rr.PolicyChanged = PolicyChanges(pr.Files)
 	if rec, err := l.o.Store.PR(l.key); err == nil {
 		for _, s := range rec.Stuck {
 			l.stuck = append(l.stuck, s.ID)
@@ -1284,7 +1286,7 @@ func (l *loop) dryRun(ctx context.Context) (*Result, error) {
 	var threadFs []finding.Finding
 	threadFs, rr.Threads = l.threads(ctx, pr)
 	if err := l.review(ctx, pr, &rr, threadFs); errors.Is(err, llm.ErrBudget) {
-		l.res.Outcome, l.res.Reason = OutcomeBlocked, "dry run: "+l.budgetReached(err)
+		l.res.Outcome, l.res.Reason = state.OutcomeBlocked, "dry run: "+l.budgetReached(err)
 		l.label()
 		return l.res, nil
 	} else if err != nil {
@@ -1304,7 +1306,7 @@ func (l *loop) dryRun(ctx context.Context) (*Result, error) {
 	l.res.Outcome, l.res.Reason = outcome, "dry run: nothing was posted, fixed or recorded; "+reason
 	l.label()
 	l.res.Label = "dry run: " + l.res.Label
-	in := PlanInline(pr, cur.lines, cur.Findings, inlinePolicy(l.o))
+	in := inline.Choose(pr, cur.lines, cur.Findings, inlinePolicy(l.o))
 	cur.Inline = &in
 	l.res.WouldPost = redact.ForComment(posts.Marker + "\n" + posts.RunTag("<run>", 1, "review") + "\n" + opening(l.o, 1) + RenderReview("<run>", l.o.MaxRounds, cur))
 	l.res.WouldComment = in.Comments
@@ -1335,7 +1337,7 @@ func (l *loop) progress(format string, a ...any) {
 func blockingOf(fs []finding.Finding) []finding.Finding {
 	out := []finding.Finding{}
 	for _, f := range fs {
-		if Blocking(f) {
+		if consensus.Blocking(f) {
 			out = append(out, f)
 		}
 	}
@@ -1398,7 +1400,7 @@ func orEmptyS(s []string) []string {
 // of the change the reviewers are given (on a re-review, those since the
 // last review), the base branch's paths rules, the secrets the scan found
 // and whether an earlier review of the PR raised a security finding.
-func (l *loop) effortFacts(pr *github.PullRequest, re *reReview, secrets int) effort.Facts {
+func (l *loop) effortFacts(pr *github.PullRequest, re *rereview.Delta, secrets int) effort.Facts {
 	f := effort.Facts{Secrets: secrets}
 	if re != nil {
 		files, _ := diff.Parse([]byte(re.Diff)) // what parsed; a bad tail is read as far as it goes

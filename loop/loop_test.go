@@ -13,9 +13,11 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/ocdx/gh-ocdx/consensus"
 	"github.com/ocdx/gh-ocdx/finding"
-	"github.com/ocdx/gh-ocdx/fix"
 	"github.com/ocdx/gh-ocdx/github"
+	"github.com/ocdx/gh-ocdx/inline"
+	"github.com/ocdx/gh-ocdx/internal/tokens"
 	"github.com/ocdx/gh-ocdx/llm"
 	"github.com/ocdx/gh-ocdx/posts"
 	"github.com/ocdx/gh-ocdx/state"
@@ -146,7 +148,7 @@ func (s *scripted) Chat(_ context.Context, req llm.Request) (llm.Response, error
 	}
 	a := s.answers[0]
 	s.answers = s.answers[1:]
-	return llm.Response{Text: a, Usage: llm.Usage{Calls: 1, Input: 10, Output: 5}}, nil
+	return llm.Response{Text: a, Usage: tokens.Usage{Calls: 1, Input: 10, Output: 5}}, nil
 }
 
 func envelope(v any) string {
@@ -168,14 +170,14 @@ func analyzerAnswer() string {
 }
 
 type fakeFixer struct {
-	report *fix.Result
+	report *state.FixResult
 	err    error
 	calls  int
 	gh     *fakeGitHub
 }
 
 // Fix records its result in the round, as fix.Run does.
-func (f *fakeFixer) Fix(_ context.Context, req FixRequest) (*fix.Result, error) {
+func (f *fakeFixer) Fix(_ context.Context, req FixRequest) (*state.FixResult, error) {
 	f.calls++
 	if f.report != nil && f.report.Pushed {
 		f.gh.mu.Lock()
@@ -230,7 +232,7 @@ func TestRunPostAppliedDespiteErrorIsNotRepeated(t *testing.T) {
 
 	res, err := h.run(t)
 
-	if err != nil || res.Outcome != OutcomeConverged {
+	if err != nil || res.Outcome != state.OutcomeConverged {
 		t.Fatalf("Run = %+v, %v", res, err)
 	}
 	if h.gh.posts != 1 || len(h.gh.comments) != 1 {
@@ -261,11 +263,11 @@ func TestRunVerificationFailedBlocksWithFinalComment(t *testing.T) {
 	h := newHarness(t)
 	h.reviewer.answers = []string{reviewerAnswer(bug)}
 	h.analyzer.answers = []string{analyzerAnswer()}
-	h.fixer.report = &fix.Result{Status: fix.StatusVerifyFailed, Failure: `"make lint" exited 2`}
+	h.fixer.report = &state.FixResult{Status: state.FixVerifyFailed, Failure: `"make lint" exited 2`}
 
 	res, err := h.run(t)
 
-	if err != nil || res.Outcome != OutcomeBlocked || !strings.Contains(res.Reason, "verification failed") {
+	if err != nil || res.Outcome != state.OutcomeBlocked || !strings.Contains(res.Reason, "verification failed") {
 		t.Fatalf("Run = %+v, %v", res, err)
 	}
 	if len(h.gh.comments) != 2 || !strings.Contains(h.gh.comments[1].Body, "kind=final") || !strings.Contains(h.gh.comments[1].Body, "make lint") {
@@ -301,7 +303,7 @@ func TestRunDeclinedPushStaysResumable(t *testing.T) {
 
 	res, err := h.run(t)
 
-	if err != nil || res.Outcome != OutcomeConverged || !res.Resumed {
+	if err != nil || res.Outcome != state.OutcomeConverged || !res.Resumed {
 		t.Fatalf("Run = %+v, %v", res, err)
 	}
 	if h.reviewer.calls != calls+1 {
@@ -332,7 +334,7 @@ func TestRunHeadMovedStartsANewRun(t *testing.T) {
 	h.analyzer.answers = []string{analyzerAnswer()}
 	res, err := h.run(t)
 
-	if err != nil || res.Resumed || res.RunID == first.RunID || res.Outcome != OutcomeConverged {
+	if err != nil || res.Resumed || res.RunID == first.RunID || res.Outcome != state.OutcomeConverged {
 		t.Fatalf("Run = %+v, %v: want a new run", res, err)
 	}
 }
@@ -341,12 +343,12 @@ func TestRunAnalyzerFailureAfterFirstCommentPostsFinal(t *testing.T) {
 	h := newHarness(t)
 	h.reviewer.answers = []string{reviewerAnswer(bug), reviewerAnswer()}
 	h.analyzer.answers = []string{analyzerAnswer()} // round 2 gets no envelope
-	h.fixer.report = &fix.Result{Status: fix.StatusPushed, Verified: true, Pushed: true, HeadOID: "bbbbbbbb"}
+	h.fixer.report = &state.FixResult{Status: state.FixPushed, Verified: true, Pushed: true, HeadOID: "bbbbbbbb"}
 
 	res, err := h.run(t)
 
 	var ae *AnalyzerError
-	if !errors.As(err, &ae) || res.Outcome != OutcomeFailed {
+	if !errors.As(err, &ae) || res.Outcome != state.OutcomeFailed {
 		t.Fatalf("Run = %+v, %v", res, err)
 	}
 	if len(h.gh.comments) != 2 || !strings.Contains(h.gh.comments[1].Body, "round=2 kind=final") {
@@ -362,7 +364,7 @@ func TestRunReviewOnlyNeedsNoFixer(t *testing.T) {
 
 	res, err := h.run(t)
 
-	if err != nil || res.Outcome != OutcomeBlocked || res.Reason != "review only: fork" || len(res.Remaining) != 1 {
+	if err != nil || res.Outcome != state.OutcomeBlocked || res.Reason != "review only: fork" || len(res.Remaining) != 1 {
 		t.Fatalf("Run = %+v, %v", res, err)
 	}
 }
@@ -401,7 +403,7 @@ func TestRunStuckAcrossRuns(t *testing.T) {
 
 	res, err := h.run(t)
 
-	if err != nil || res.Outcome != OutcomeBlocked || !strings.Contains(res.Reason, "manual intervention required") || h.fixer.calls != 1 {
+	if err != nil || res.Outcome != state.OutcomeBlocked || !strings.Contains(res.Reason, "manual intervention required") || h.fixer.calls != 1 {
 		t.Fatalf("Run = %+v, %v (%d fixes)", res, err, h.fixer.calls)
 	}
 
@@ -411,7 +413,7 @@ func TestRunStuckAcrossRuns(t *testing.T) {
 	h.analyzer.answers = []string{analyzerAnswer()}
 	res, err = h.run(t)
 
-	if err != nil || res.Outcome != OutcomeBlocked || !strings.Contains(res.Reason, "manual intervention required: stuck") || h.fixer.calls != 1 {
+	if err != nil || res.Outcome != state.OutcomeBlocked || !strings.Contains(res.Reason, "manual intervention required: stuck") || h.fixer.calls != 1 {
 		t.Fatalf("Run = %+v, %v (%d fixes): a stuck finding is never sent to the fix agent again", res, err, h.fixer.calls)
 	}
 	last := h.gh.comments[len(h.gh.comments)-1].Body
@@ -433,9 +435,9 @@ func TestRunAConcededStuckFindingIsDisputed(t *testing.T) {
 		t.Fatalf("Run = %+v, %v", res, err)
 	}
 	f := bug
-	f.ID, f.Line = id, intp(2)
+	f.ID, f.Line = id, new(2)
 	h.gh.pr.Threads = []github.ReviewThread{{ID: "T1", Path: "a.go", Comments: []github.ThreadComment{
-		{ID: "C1", Author: "ocdx-bot", Body: InlineBody(f), Path: "a.go", Line: intp(2)},
+		{ID: "C1", Author: "ocdx-bot", Body: inline.Body(f), Path: "a.go", Line: new(2)},
 		{ID: "C2", DatabaseID: "2", Author: "mona", Body: "intended"},
 		{ID: "C3", Author: "ocdx-bot", Body: posts.Marker + "\n" + posts.AnswerTag("2") + "\n" + posts.ConcededTag(id) + "\nYou're right."}}}}
 	h.gh.pr.HeadRefOid = "cccccccc"
@@ -444,7 +446,7 @@ func TestRunAConcededStuckFindingIsDisputed(t *testing.T) {
 
 	res, err := h.run(t)
 
-	if err != nil || res.Outcome != OutcomeBlocked || !strings.Contains(res.Reason, "conceded "+id) || h.fixer.calls != 1 {
+	if err != nil || res.Outcome != state.OutcomeBlocked || !strings.Contains(res.Reason, "conceded "+id) || h.fixer.calls != 1 {
 		t.Fatalf("Run = %+v, %v (%d fixes)", res, err, h.fixer.calls)
 	}
 	rr := res.Rounds[len(res.Rounds)-1]
@@ -466,8 +468,8 @@ func TestRunAConcededStuckFindingIsDisputed(t *testing.T) {
 
 // pushedFix is the fix agent's report of a verified, pushed fix of id,
 // the new head bbbbbbbb.
-func pushedFix(id string) *fix.Result {
-	return &fix.Result{Status: fix.StatusPushed, Verified: true, Pushed: true, HeadOID: "bbbbbbbb",
+func pushedFix(id string) *state.FixResult {
+	return &state.FixResult{Status: state.FixPushed, Verified: true, Pushed: true, HeadOID: "bbbbbbbb",
 		Fixed: []finding.FixedIssue{{FindingID: id, CommitSha: "bbbbbbbb"}}}
 }
 
@@ -497,12 +499,12 @@ func TestRunScansFilesWithoutAPatchOrBlocks(t *testing.T) {
 		}
 		last := res.Rounds[len(res.Rounds)-1]
 		if clone {
-			if !slices.Equal(asked, []string{"big.go"}) || res.Outcome == OutcomeConverged || last.Counts.P0 != 1 || len(last.Coverage.Unscanned) != 0 {
+			if !slices.Equal(asked, []string{"big.go"}) || res.Outcome == state.OutcomeConverged || last.Counts.P0 != 1 || len(last.Coverage.Unscanned) != 0 {
 				t.Errorf("with the clone: asked %v, outcome %s, counts %+v, unscanned %v", asked, res.Outcome, last.Counts, last.Coverage.Unscanned)
 			}
 			continue
 		}
-		if res.Outcome != OutcomeBlocked || !strings.Contains(res.Reason, "not scanned for secrets") || !slices.Equal(last.Coverage.Unscanned, []string{"big.go"}) {
+		if res.Outcome != state.OutcomeBlocked || !strings.Contains(res.Reason, "not scanned for secrets") || !slices.Equal(last.Coverage.Unscanned, []string{"big.go"}) {
 			t.Errorf("without the clone: %s %q, unscanned %v", res.Outcome, res.Reason, last.Coverage.Unscanned)
 		}
 		if !strings.Contains(h.gh.comments[0].Body, "not scanned for secrets") {
@@ -513,7 +515,7 @@ func TestRunScansFilesWithoutAPatchOrBlocks(t *testing.T) {
 
 func TestIssuesToFixSendsEachIDOnce(t *testing.T) {
 	f := finding.Finding{ID: "SEC-0a1b2c3d", Priority: "P0", Category: "security", File: "a.go", Title: "t"}
-	toFix, _ := IssuesToFix([]finding.Finding{f, f}, nil)
+	toFix, _ := consensus.IssuesToFix([]finding.Finding{f, f}, nil)
 	if len(toFix) != 1 {
 		t.Errorf("issuesToFix holds %d copies of one ID", len(toFix))
 	}
@@ -535,7 +537,7 @@ func TestADiffGitShowsAsBinaryIsReadFromGitHub(t *testing.T) {
 
 	res, err := h.run(t)
 
-	if err != nil || res.Outcome == OutcomeConverged || len(res.Rounds) == 0 || res.Rounds[0].Counts.P0 != 1 {
+	if err != nil || res.Outcome == state.OutcomeConverged || len(res.Rounds) == 0 || res.Rounds[0].Counts.P0 != 1 {
 		t.Fatalf("Run = %+v, %v: the token the checkout's diff hid was not found", res, err)
 	}
 }

@@ -6,12 +6,13 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/ocdx/gh-ocdx/consensus"
 	"github.com/ocdx/gh-ocdx/effort"
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/github"
+	"github.com/ocdx/gh-ocdx/inline"
 	"github.com/ocdx/gh-ocdx/internal/text"
 	"github.com/ocdx/gh-ocdx/internal/tokens"
-	"github.com/ocdx/gh-ocdx/llm"
 )
 
 // maxRoleReport bounds one role's full report quoted in the comment.
@@ -30,6 +31,31 @@ var priorityNames = map[string]string{"P0": "P0 — blocking", "P1": "P1 — cri
 func RenderReview(runID string, maxRounds int, rr *RoundResult) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "## gh-ocdx review — round %d of %d\n\n", rr.N, maxRounds)
+	writeOutcome(&b, rr)
+	writeFindings(&b, rr)
+	writeSettled(&b, rr)
+	b.WriteString(RenderRefuted(rr))
+	writeThreads(&b, rr)
+	if rr.Inline != nil {
+		b.WriteString(inlineNote(*rr.Inline))
+	}
+	writeRoles(&b, rr)
+	writeUsage(&b, rr.Usage, rr.Costs)
+	if rr.RunUsage != (tokens.Usage{}) {
+		fmt.Fprintf(&b, "**Tokens this run so far** (every round, fixes included): %s", rr.RunUsage)
+		if rr.RunCostUSD > 0 {
+			fmt.Fprintf(&b, " · estimated cost %s", tokens.Dollars(rr.RunCostUSD))
+		}
+		b.WriteString("\n\n")
+	}
+	fmt.Fprintf(&b, "<sub>gh-ocdx review-loop · run %s</sub>\n", runID)
+	return b.String()
+}
+
+// writeOutcome is the review's head: the consensus, what happens next, who
+// reviewed what at which effort, and what decided the consensus besides the
+// findings.
+func writeOutcome(b *strings.Builder, rr *RoundResult) {
 	reviewers, failed := 0, []string{}
 	for _, r := range rr.Roles {
 		if r.Role == analyzerName {
@@ -40,46 +66,50 @@ func RenderReview(runID string, maxRounds int, rr *RoundResult) string {
 			failed = append(failed, r.Role)
 		}
 	}
-	consensus := rr.Consensus
-	if consensus == "" {
-		consensus = "none (no reviewer succeeded)"
+	verdict := rr.Consensus
+	if verdict == "" {
+		verdict = "none (no reviewer succeeded)"
 	}
-	fmt.Fprintf(&b, "**Consensus:** `%s` · P0 %d · P1 %d · P2 %d · P3 %d · head `%s`\n\n",
-		consensus, rr.Counts.P0, rr.Counts.P1, rr.Counts.P2, rr.Counts.P3, text.ShortOID(rr.HeadOID))
+	fmt.Fprintf(b, "**Consensus:** `%s` · P0 %d · P1 %d · P2 %d · P3 %d · head `%s`\n\n",
+		verdict, rr.Counts.P0, rr.Counts.P1, rr.Counts.P2, rr.Counts.P3, text.ShortOID(rr.HeadOID))
 	if rr.Note != "" {
-		fmt.Fprintf(&b, "**Next:** %s\n\n", text.InertMarkup(rr.Note)) // it may quote an error
+		fmt.Fprintf(b, "**Next:** %s\n\n", text.InertMarkup(rr.Note)) // it may quote an error
 	}
 	switch {
 	case len(failed) == 0:
-		fmt.Fprintf(&b, "**Reviewers:** %d of %d succeeded.\n\n", reviewers, reviewers)
+		fmt.Fprintf(b, "**Reviewers:** %d of %d succeeded.\n\n", reviewers, reviewers)
 	case len(failed) == reviewers:
-		fmt.Fprintf(&b, "**Reviewers:** all %d failed (%s): this round produced no credible review and no fix is attempted.\n\n", reviewers, strings.Join(failed, ", "))
+		fmt.Fprintf(b, "**Reviewers:** all %d failed (%s): this round produced no credible review and no fix is attempted.\n\n", reviewers, strings.Join(failed, ", "))
 	default:
-		fmt.Fprintf(&b, "**Reviewers:** partial — %d of %d succeeded; failed: %s.\n\n", reviewers-len(failed), reviewers, strings.Join(failed, ", "))
+		fmt.Fprintf(b, "**Reviewers:** partial — %d of %d succeeded; failed: %s.\n\n", reviewers-len(failed), reviewers, strings.Join(failed, ", "))
 	}
 	if e := effortLine(rr); e != "" {
-		fmt.Fprintf(&b, "**Effort:** %s.\n\n", e)
+		fmt.Fprintf(b, "**Effort:** %s.\n\n", e)
 	}
 	if rr.Since != "" {
-		fmt.Fprintf(&b, "**Reviewed:** incremental since `%s`: the reviewers were given what changed since gh-ocdx's review of that head, and judged its %s.\n\n", text.ShortOID(rr.Since), quantity(rr.judged, "finding", "findings"))
+		fmt.Fprintf(b, "**Reviewed:** incremental since `%s`: the reviewers were given what changed since gh-ocdx's review of that head, and judged its %s.\n\n", text.ShortOID(rr.Since), quantity(rr.judged, "finding", "findings"))
 	} else {
 		b.WriteString("**Reviewed:** full.\n\n")
 	}
 	// After what was reviewed: "the whole diff" of an incremental round is
 	// the whole since-diff.
-	fmt.Fprintf(&b, "**Coverage:** %s.\n\n", rr.Coverage)
+	fmt.Fprintf(b, "**Coverage:** %s.\n\n", rr.Coverage)
 	if len(rr.PolicyChanged) > 0 {
-		fmt.Fprintf(&b, "**Repository policy:** this PR changes %s; the change takes effect after merge: this review used the base branch's.\n\n", policyNames(rr.PolicyChanged))
+		fmt.Fprintf(b, "**Repository policy:** this PR changes %s; the change takes effect after merge: this review used the base branch's.\n\n", policyNames(rr.PolicyChanged))
 	}
 	if rr.ReviewState.HasChangesRequested {
-		fmt.Fprintf(&b, "**Review state:** changes requested by %s; a maintainer's change request makes the consensus request_changes whatever the models say.\n\n", actors(rr.ReviewState.ChangesRequestedBy))
+		fmt.Fprintf(b, "**Review state:** changes requested by %s; a maintainer's change request makes the consensus request_changes whatever the models say.\n\n", actors(rr.ReviewState.ChangesRequestedBy))
 	}
 	if rr.AnalyzerMismatch {
 		b.WriteString("_The comments analyzer reported a different review state; the one computed from the PR's reviews is used._\n\n")
 	}
+}
 
+// writeFindings are the round's code findings by priority: a line of the
+// index for one with an inline comment, else written out.
+func writeFindings(b *strings.Builder, rr *RoundResult) {
 	on := onLines(rr.Inline)
-	code := slices.DeleteFunc(slices.Clone(rr.Findings), IsThread)
+	code := slices.DeleteFunc(slices.Clone(rr.Findings), consensus.IsThread)
 	switch {
 	case len(code) == 0 && rr.reviewersOK == 0 && len(rr.Roles) > 0:
 		// No review happened: "None" would read as a clean one.
@@ -97,27 +127,32 @@ func RenderReview(runID string, maxRounds int, rr *RoundResult) string {
 		if len(group) == 0 {
 			continue
 		}
-		fmt.Fprintf(&b, "### %s (%d)\n\n", priorityNames[p], len(group))
+		fmt.Fprintf(b, "### %s (%d)\n\n", priorityNames[p], len(group))
 		for _, f := range group {
 			if url, ok := on[f.ID]; ok {
-				writeIndexLine(&b, f, url, rr.Stuck)
+				writeIndexLine(b, f, url, rr.Stuck)
 			} else {
-				writeFinding(&b, f, rr.Stuck)
+				writeFinding(b, f, rr.Stuck)
 			}
 		}
 		b.WriteString("\n")
 	}
+}
+
+// writeSettled lists the findings that are not sent to the fix agent:
+// stuck, disputed and dismissed.
+func writeSettled(b *strings.Builder, rr *RoundResult) {
 	if len(rr.Stuck) > 0 {
 		b.WriteString("### Stuck findings\n\nReported fixed in an earlier round and found again; they are no longer sent to the fix agent and need a human:\n\n")
 		for _, id := range rr.Stuck {
-			fmt.Fprintf(&b, "- `%s`\n", id)
+			fmt.Fprintf(b, "- `%s`\n", id)
 		}
 		b.WriteString("\n")
 	}
 	if len(rr.Disputed) > 0 {
 		b.WriteString("### Disputed findings\n\nConceded by gh-ocdx in a conversation; they are not sent to the fix agent and block until someone with write permission dismisses them (`/ocdx dismiss`):\n\n")
 		for _, id := range rr.Disputed {
-			fmt.Fprintf(&b, "- `%s`\n", id)
+			fmt.Fprintf(b, "- `%s`\n", id)
 		}
 		b.WriteString("\n")
 	}
@@ -129,31 +164,34 @@ func RenderReview(runID string, maxRounds int, rr *RoundResult) string {
 				by = " · dismissed by `" + who + "`"
 			}
 			if why := rr.DismissedWhy[f.ID]; why != "" {
-				by += ": " + cell(why, 200)
+				by += ": " + text.Cell(why, 200)
 			}
-			fmt.Fprintf(&b, "- `%s` %s %s%s\n", f.ID, f.Priority, cell(f.Title, 100), by)
+			fmt.Fprintf(b, "- `%s` %s %s%s\n", f.ID, f.Priority, text.Cell(f.Title, 100), by)
 		}
 		b.WriteString("\n")
 	}
-	b.WriteString(RenderRefuted(rr))
-	threads := slices.DeleteFunc(slices.Clone(rr.Findings), func(f finding.Finding) bool { return !IsThread(f) })
-	fmt.Fprintf(&b, "### Unresolved review threads (%d of %d)\n\n", rr.Threads.Unresolved, rr.Threads.Total)
+}
+
+// writeThreads are the people's unresolved review threads.
+func writeThreads(b *strings.Builder, rr *RoundResult) {
+	threads := slices.DeleteFunc(slices.Clone(rr.Findings), func(f finding.Finding) bool { return !consensus.IsThread(f) })
+	fmt.Fprintf(b, "### Unresolved review threads (%d of %d)\n\n", rr.Threads.Unresolved, rr.Threads.Total)
 	if rr.ThreadsTruncated {
-		fmt.Fprintf(&b, "**More than %s review threads:** only the first %[1]s were read; an unresolved thread among the rest is not counted here, so the PR does not converge.\n\n", text.Thousands(github.MaxThreads))
+		fmt.Fprintf(b, "**More than %s review threads:** only the first %[1]s were read; an unresolved thread among the rest is not counted here, so the PR does not converge.\n\n", text.Thousands(github.MaxThreads))
 	}
 	if len(threads) == 0 {
 		b.WriteString("None.\n\n")
 	}
 	for _, f := range threads {
-		writeFinding(&b, f, nil)
+		writeFinding(b, f, nil)
 	}
 	if len(threads) > 0 {
 		b.WriteString("\nThese need a human: they are never sent to the fix agent.\n\n")
 	}
-	if rr.Inline != nil {
-		b.WriteString(rr.Inline.note())
-	}
+}
 
+// writeRoles is the table of roles and their collapsed reports.
+func writeRoles(b *strings.Builder, rr *RoundResult) {
 	b.WriteString("### Roles\n\n| Role | Model | Result | Findings | Tokens | Time |\n|---|---|---|---|---|---|\n")
 	for _, r := range rr.Roles {
 		res := r.Conclusion
@@ -161,13 +199,13 @@ func RenderReview(runID string, maxRounds int, rr *RoundResult) string {
 			res = "done"
 		}
 		if !r.OK {
-			res = "failed: " + cell(text.FirstLine(r.Error), 120)
+			res = "failed: " + text.Cell(text.FirstLine(r.Error), 120)
 		}
 		used := r.Usage.String()
 		if c, ok := rr.Costs[r.Role]; ok {
 			used += " · " + tokens.Dollars(c)
 		}
-		fmt.Fprintf(&b, "| %s | `%s` | %s | %d | %s | %s |\n", r.Role, r.Model, res, r.Findings, used, r.Elapsed)
+		fmt.Fprintf(b, "| %s | `%s` | %s | %d | %s | %s |\n", r.Role, r.Model, res, r.Findings, used, r.Elapsed)
 	}
 	b.WriteString(verifierRow(rr))
 	b.WriteString("\n")
@@ -180,27 +218,17 @@ func RenderReview(runID string, maxRounds int, rr *RoundResult) string {
 	if len(reports) > 0 {
 		b.WriteString("<details><summary>Role reports</summary>\n\n")
 		for _, r := range reports {
-			fmt.Fprintf(&b, "#### %s\n\n%s\n\n", r.Role, underHeading(prose(r.Report, maxRoleReport), 4))
+			fmt.Fprintf(b, "#### %s\n\n%s\n\n", r.Role, underHeading(text.Prose(r.Report, maxRoleReport), 4))
 		}
 		b.WriteString("</details>\n\n")
 	}
-	writeUsage(&b, rr.Usage, rr.Costs)
-	if rr.RunUsage != (llm.Usage{}) {
-		fmt.Fprintf(&b, "**Tokens this run so far** (every round, fixes included): %s", rr.RunUsage)
-		if rr.RunCostUSD > 0 {
-			fmt.Fprintf(&b, " · estimated cost %s", tokens.Dollars(rr.RunCostUSD))
-		}
-		b.WriteString("\n\n")
-	}
-	fmt.Fprintf(&b, "<sub>gh-ocdx review-loop · run %s</sub>\n", runID)
-	return b.String()
 }
 
 // onLines are the findings of a round that have an inline comment, with
 // the URL of their thread when it is known (an open thread of an earlier
 // round; a comment posted with this review has none yet): the body lists
 // each in one line. A review whose comments GitHub refused has none.
-func onLines(in *Inline) map[string]string {
+func onLines(in *inline.Plan) map[string]string {
 	on := map[string]string{}
 	if in == nil {
 		return on
@@ -229,10 +257,10 @@ func writeIndexLine(b *strings.Builder, f finding.Finding, url string, stuck []s
 		mark = " **(stuck)**"
 	}
 	by := ""
-	if a := Agreement(f); a != "" {
+	if a := consensus.Agreement(f); a != "" {
 		by = " · " + a
 	}
-	fmt.Fprintf(b, "- **%s** `%s` %s · %s%s%s\n", f.Priority, f.ID, cell(f.Title, 200), loc, mark, by)
+	fmt.Fprintf(b, "- **%s** `%s` %s · %s%s%s\n", f.Priority, f.ID, text.Cell(f.Title, 200), loc, mark, by)
 }
 
 // location is a finding's file and line ("a.go:3"), or its file.
@@ -243,8 +271,8 @@ func location(f finding.Finding) string {
 	return f.File
 }
 
-// note is the review body's paragraph about its inline comments.
-func (in Inline) note() string {
+// inlineNote is the review body's paragraph about its inline comments.
+func inlineNote(in inline.Plan) string {
 	var parts []string
 	if in.Refused {
 		parts = append(parts, fmt.Sprintf("GitHub refused the %s of this review; their findings are written out above", quantity(len(in.Comments), "inline comment", "inline comments")))
@@ -314,7 +342,7 @@ func writeFinding(b *strings.Builder, f finding.Finding, stuck []string) {
 	by := ""
 	switch {
 	case f.Agreement != "":
-		by = " · " + Agreement(f)
+		by = " · " + consensus.Agreement(f)
 	case f.Source != nil && f.Source.Type == "human" && f.Source.Name != "":
 		by = " — @" + f.Source.Name
 	case f.Source != nil && f.Source.Name != "":
@@ -324,21 +352,21 @@ func writeFinding(b *strings.Builder, f finding.Finding, stuck []string) {
 	if slices.Contains(stuck, f.ID) {
 		mark = " **(stuck)**"
 	}
-	fmt.Fprintf(b, "- **%s** `%s` %s `%s`%s%s\n", f.Priority, f.ID, cell(f.Title, 200), loc, mark, by)
+	fmt.Fprintf(b, "- **%s** `%s` %s `%s`%s%s\n", f.Priority, f.ID, text.Cell(f.Title, 200), loc, mark, by)
 	if d := strings.TrimSpace(f.Description); d != "" {
-		fmt.Fprintf(b, "  %s\n", indent(prose(d, 1000)))
+		fmt.Fprintf(b, "  %s\n", indent(text.Prose(d, 1000)))
 	}
 	if s := strings.TrimSpace(f.Suggestion); s != "" {
-		fmt.Fprintf(b, "  _Suggestion:_ %s\n", indent(prose(s, 600)))
+		fmt.Fprintf(b, "  _Suggestion:_ %s\n", indent(text.Prose(s, 600)))
 	}
 }
 
-func writeUsage(b *strings.Builder, usage map[string]llm.Usage, costs map[string]float64) {
+func writeUsage(b *strings.Builder, usage map[string]tokens.Usage, costs map[string]float64) {
 	if len(usage) == 0 {
 		return
 	}
 	roles := make([]string, 0, len(usage))
-	var total llm.Usage
+	var total tokens.Usage
 	for r, u := range usage {
 		roles = append(roles, r)
 		total = total.Add(u)
@@ -369,12 +397,12 @@ func sumCosts(costs map[string]float64) float64 {
 // RenderFailure is the final comment after a failure that follows a
 // posted report: the PR is told once why the run stopped.
 func RenderFailure(n int, reason string) string {
-	return fmt.Sprintf("## gh-ocdx review-loop stopped in round %d\n\n**Failure:** %s\n\nNothing more will be posted or pushed by this run. Fix the cause, then re-run `gh ocdx review-loop`.\n", n, cell(reason, 2000))
+	return fmt.Sprintf("## gh-ocdx review-loop stopped in round %d\n\n**Failure:** %s\n\nNothing more will be posted or pushed by this run. Fix the cause, then re-run `gh ocdx review-loop`.\n", n, text.Cell(reason, 2000))
 }
 
 // RenderBudgetReached is the final comment of a run the token budget stopped.
 func RenderBudgetReached(n int, reason string) string {
-	return fmt.Sprintf("## gh-ocdx review-loop stopped in round %d\n\n**Stopped:** %s.\n\nNothing more will be posted or pushed by this run. Re-run `gh ocdx review-loop` with a larger `--max-tokens` (or `maxTokens` in the configuration) to go on.\n", n, cell(reason, 2000))
+	return fmt.Sprintf("## gh-ocdx review-loop stopped in round %d\n\n**Stopped:** %s.\n\nNothing more will be posted or pushed by this run. Re-run `gh ocdx review-loop` with a larger `--max-tokens` (or `maxTokens` in the configuration) to go on.\n", n, text.Cell(reason, 2000))
 }
 
 // RenderSummary is the final Markdown summary printed on stdout: round by
@@ -402,62 +430,8 @@ func RenderSummary(r *Result) string {
 		fmt.Fprintf(&b, "**Estimated cost:** %s (the configured prices)\n", tokens.Dollars(r.CostUSD))
 	}
 	b.WriteString("\n")
-	for _, rr := range r.Rounds {
-		fmt.Fprintf(&b, "## Round %d — head %s\n\n", rr.N, text.ShortOID(rr.HeadOID))
-		c := rr.Consensus
-		if c == "" {
-			c = "none"
-		}
-		fmt.Fprintf(&b, "- Consensus: %s (P0 %d, P1 %d, P2 %d, P3 %d)\n", c, rr.Counts.P0, rr.Counts.P1, rr.Counts.P2, rr.Counts.P3)
-		var roles []string
-		for _, s := range rr.Roles {
-			st := "ok"
-			if !s.OK {
-				st = "failed"
-			}
-			roles = append(roles, fmt.Sprintf("%s %s", s.Role, st))
-		}
-		fmt.Fprintf(&b, "- Roles: %s\n", strings.Join(roles, ", "))
-		if e := effortLine(&rr); e != "" {
-			fmt.Fprintf(&b, "- Effort: %s\n", e)
-		}
-		fmt.Fprintf(&b, "- Coverage: %s\n", rr.Coverage)
-		if len(rr.PolicyChanged) > 0 {
-			fmt.Fprintf(&b, "- Repository policy: the PR changes %s; the change takes effect after merge\n", policyNames(rr.PolicyChanged))
-		}
-		fmt.Fprintf(&b, "- Unresolved review threads: %d\n", rr.Threads.Unresolved)
-		if len(rr.Stuck) > 0 {
-			fmt.Fprintf(&b, "- Stuck: %s\n", strings.Join(rr.Stuck, ", "))
-		}
-		if len(rr.Refuted) > 0 {
-			fmt.Fprintf(&b, "- Refuted by the verifier: %s (gh ocdx restore overrules it)\n", idList(rr.Refuted))
-		}
-		if f := rr.Fix; f != nil {
-			var fixed []string
-			for _, x := range f.Fixed {
-				fixed = append(fixed, x.FindingID)
-			}
-			fmt.Fprintf(&b, "- Fix: %d fixed (%s), %d rejected, %s, verified %t, pushed %t", len(f.Fixed), strings.Join(fixed, ", "), len(f.Rejected), text.Plural(len(f.Commits), "commit"), f.Verified, f.Pushed)
-			if f.Pushed {
-				fmt.Fprintf(&b, " → %s", text.ShortOID(f.HeadOID))
-			}
-			b.WriteString("\n")
-		}
-		for _, cm := range rr.Comments {
-			fmt.Fprintf(&b, "- %s report: %s\n", cm.Kind, cm.URL)
-		}
-		if len(rr.Usage) > 0 {
-			var t llm.Usage
-			for _, u := range rr.Usage {
-				t = t.Add(u)
-			}
-			fmt.Fprintf(&b, "- Tokens: %s", t)
-			if len(rr.Costs) > 0 {
-				fmt.Fprintf(&b, " (%s)", tokens.Dollars(sumCosts(rr.Costs)))
-			}
-			b.WriteString("\n")
-		}
-		b.WriteString("\n")
+	for i := range r.Rounds {
+		writeRoundSummary(&b, &r.Rounds[i])
 	}
 	if len(r.Remaining) > 0 {
 		b.WriteString("## Remaining P0/P1/P2\n\n")
@@ -467,27 +441,91 @@ func RenderSummary(r *Result) string {
 		b.WriteString("\n")
 	}
 	if r.WouldPost != "" {
-		b.WriteString("## Would post (dry run)\n\n")
-		b.WriteString(r.WouldPost)
-		b.WriteString("\n")
-		if len(r.WouldComment) > 0 {
-			b.WriteString("\n## Would comment inline (dry run)\n\n")
-			for _, c := range r.WouldComment {
-				at := fmt.Sprintf("%s:%d", c.Path, c.Line)
-				if c.StartLine > 0 {
-					at = fmt.Sprintf("%s:%d-%d", c.Path, c.StartLine, c.Line)
-				}
-				fmt.Fprintf(&b, "### %s (%s)\n\n%s\n\n", at, c.Side, visible(c.Body))
-			}
-		}
-		if len(r.WouldFix) > 0 {
-			b.WriteString("\n## Would fix (dry run)\n\n")
-			for _, f := range r.WouldFix {
-				fmt.Fprintf(&b, "- %s `%s` %s (%s)\n", f.Priority, f.ID, f.Title, f.File)
-			}
-		}
+		writeDryRun(&b, r)
 	}
 	return b.String()
+}
+
+// writeRoundSummary is one round in the run's summary.
+func writeRoundSummary(b *strings.Builder, rr *RoundResult) {
+	fmt.Fprintf(b, "## Round %d — head %s\n\n", rr.N, text.ShortOID(rr.HeadOID))
+	c := rr.Consensus
+	if c == "" {
+		c = "none"
+	}
+	fmt.Fprintf(b, "- Consensus: %s (P0 %d, P1 %d, P2 %d, P3 %d)\n", c, rr.Counts.P0, rr.Counts.P1, rr.Counts.P2, rr.Counts.P3)
+	var roles []string
+	for _, s := range rr.Roles {
+		st := "ok"
+		if !s.OK {
+			st = "failed"
+		}
+		roles = append(roles, fmt.Sprintf("%s %s", s.Role, st))
+	}
+	fmt.Fprintf(b, "- Roles: %s\n", strings.Join(roles, ", "))
+	if e := effortLine(rr); e != "" {
+		fmt.Fprintf(b, "- Effort: %s\n", e)
+	}
+	fmt.Fprintf(b, "- Coverage: %s\n", rr.Coverage)
+	if len(rr.PolicyChanged) > 0 {
+		fmt.Fprintf(b, "- Repository policy: the PR changes %s; the change takes effect after merge\n", policyNames(rr.PolicyChanged))
+	}
+	fmt.Fprintf(b, "- Unresolved review threads: %d\n", rr.Threads.Unresolved)
+	if len(rr.Stuck) > 0 {
+		fmt.Fprintf(b, "- Stuck: %s\n", strings.Join(rr.Stuck, ", "))
+	}
+	if len(rr.Refuted) > 0 {
+		fmt.Fprintf(b, "- Refuted by the verifier: %s (gh ocdx restore overrules it)\n", idList(rr.Refuted))
+	}
+	if f := rr.Fix; f != nil {
+		var fixed []string
+		for _, x := range f.Fixed {
+			fixed = append(fixed, x.FindingID)
+		}
+		fmt.Fprintf(b, "- Fix: %d fixed (%s), %d rejected, %s, verified %t, pushed %t", len(f.Fixed), strings.Join(fixed, ", "), len(f.Rejected), text.Plural(len(f.Commits), "commit"), f.Verified, f.Pushed)
+		if f.Pushed {
+			fmt.Fprintf(b, " → %s", text.ShortOID(f.HeadOID))
+		}
+		b.WriteString("\n")
+	}
+	for _, cm := range rr.Comments {
+		fmt.Fprintf(b, "- %s report: %s\n", cm.Kind, cm.URL)
+	}
+	if len(rr.Usage) > 0 {
+		var t tokens.Usage
+		for _, u := range rr.Usage {
+			t = t.Add(u)
+		}
+		fmt.Fprintf(b, "- Tokens: %s", t)
+		if len(rr.Costs) > 0 {
+			fmt.Fprintf(b, " (%s)", tokens.Dollars(sumCosts(rr.Costs)))
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString("\n")
+}
+
+// writeDryRun is what a dry run would have posted, commented and fixed.
+func writeDryRun(b *strings.Builder, r *Result) {
+	b.WriteString("## Would post (dry run)\n\n")
+	b.WriteString(r.WouldPost)
+	b.WriteString("\n")
+	if len(r.WouldComment) > 0 {
+		b.WriteString("\n## Would comment inline (dry run)\n\n")
+		for _, c := range r.WouldComment {
+			at := fmt.Sprintf("%s:%d", c.Path, c.Line)
+			if c.StartLine > 0 {
+				at = fmt.Sprintf("%s:%d-%d", c.Path, c.StartLine, c.Line)
+			}
+			fmt.Fprintf(b, "### %s (%s)\n\n%s\n\n", at, c.Side, visible(c.Body))
+		}
+	}
+	if len(r.WouldFix) > 0 {
+		b.WriteString("\n## Would fix (dry run)\n\n")
+		for _, f := range r.WouldFix {
+			fmt.Fprintf(b, "- %s `%s` %s (%s)\n", f.Priority, f.ID, f.Title, f.File)
+		}
+	}
 }
 
 func policyNames(files []string) string {
@@ -497,20 +535,6 @@ func policyNames(files []string) string {
 	}
 	return strings.Join(q, " and ")
 }
-
-// cell keeps text on one line and bounded, for tables and list items,
-// with gh-ocdx's own markup made inert: titles, reasons and errors come
-// from models and PRs.
-func cell(s string, n int) string {
-	s = strings.ReplaceAll(text.OneLine(s), "|", "\\|")
-	return text.InertMarkup(excerpt(s, n))
-}
-
-// prose is a model's or a person's text for a post, bounded, with
-// gh-ocdx's own markup made inert (a suggestion fence, the hidden marker,
-// tags and ledger): in a post only gh-ocdx writes those
-// (docs/architecture.md, Posting).
-func prose(s string, n int) string { return text.InertMarkup(excerpt(s, n)) }
 
 func indent(s string) string { return strings.ReplaceAll(s, "\n", "\n  ") }
 

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/ocdx/gh-ocdx/finding"
-	"github.com/ocdx/gh-ocdx/llm"
+	"github.com/ocdx/gh-ocdx/internal/tokens"
 )
 
 // BenchmarkRenderReview renders the review report of a round with five
@@ -15,12 +15,12 @@ import (
 //	go test -run '^$' -bench RenderReview ./loop
 func BenchmarkRenderReview(b *testing.B) {
 	rr := &RoundResult{N: 2, HeadOID: "0123456789abcdef0123456789abcdef01234567", Consensus: "request_changes",
-		Counts: finding.Counts{P1: 25, P2: 50, P3: 25}, Usage: map[string]llm.Usage{}}
+		Counts: finding.Counts{P1: 25, P2: 50, P3: 25}, Usage: map[string]tokens.Usage{}}
 	for i := range 5 {
 		role := fmt.Sprint("reviewer-", i+1)
 		rr.Roles = append(rr.Roles, RoleStatus{Role: role, Model: "openai/gpt-4.1", OK: true, Conclusion: "request_changes",
 			Findings: 20, Report: strings.Repeat("A reviewer's full report. ", 200)})
-		rr.Usage[role] = llm.Usage{Input: 10000, Output: 1000, Calls: 3}
+		rr.Usage[role] = tokens.Usage{Input: 10000, Output: 1000, Calls: 3}
 	}
 	rr.Roles = append(rr.Roles, RoleStatus{Role: analyzerName, Model: "openai/gpt-4.1-mini", OK: true})
 	prio := []string{"P1", "P2", "P2", "P3"}

@@ -1,16 +1,14 @@
 package loop
 
 import (
-	"cmp"
 	"context"
-	"fmt"
 	"slices"
 
-	"github.com/ocdx/gh-ocdx/internal/text"
+	"github.com/ocdx/gh-ocdx/consensus"
+	"github.com/ocdx/gh-ocdx/rereview"
 
 	"github.com/ocdx/gh-ocdx/diff"
 	"github.com/ocdx/gh-ocdx/finding"
-	"github.com/ocdx/gh-ocdx/fix"
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/review"
 	"github.com/ocdx/gh-ocdx/state"
@@ -21,44 +19,11 @@ import (
 // changed since, not the whole diff again, with the findings of that
 // review to say, for each, whether it is still present.
 
-// reReview is what a round reviews incrementally from.
-type reReview struct {
-	Since    string            // the head the previous review read
-	Diff     string            // from Since to the round's head, as the policy leaves it
-	Previous []finding.Finding // that review's code findings, their lines followed to the new head
-	Fixed    []finding.Finding // those a fix since reported fixed
-	// Changed are the previous findings whose line the diff since removed
-	// or rewrote (or whose file it deleted).
-	Changed map[string]bool
-	// Closed are that review's refuted and dismissed findings, followed
-	// too: not judged or carried, but raised again they keep their ID.
-	Closed   []finding.Finding
-	Coverage review.Coverage // how much of the diff since the reviewers are given
-}
-
-// previous is a finding as a re-review's task lists it.
-type previous struct {
-	ID, Priority, Where, Title string
-}
-
-func (re *reReview) list() []previous {
-	var out []previous
-	for _, f := range re.Previous {
-		where := f.File
-		if f.Line != nil {
-			where = fmt.Sprintf("%s:%d", where, *f.Line)
-		}
-		// One line, as the ledger records it: a fresh machine shows the same.
-		out = append(out, previous{ID: f.ID, Priority: f.Priority, Where: where, Title: text.OneLine(f.Title)})
-	}
-	return out
-}
-
 // reReviewOf is the incremental basis of round n at pr's head, or nil for
 // a full review: --full, no earlier review recorded, the same head, or a
 // head that does not descend from the reviewed one (a force-push, a
 // rebase), which Since reports.
-func (l *loop) reReviewOf(ctx context.Context, n int, pr *github.PullRequest) *reReview {
+func (l *loop) reReviewOf(ctx context.Context, n int, pr *github.PullRequest) *rereview.Delta {
 	if l.o.Full || l.o.Since == nil {
 		return nil
 	}
@@ -71,7 +36,7 @@ func (l *loop) reReviewOf(ctx context.Context, n int, pr *github.PullRequest) *r
 		return nil
 	}
 	rc := review.NewContext(pr, []byte(changed), true, l.o.Policy)
-	re := &reReview{Since: b.Head, Diff: rc.Diff, Changed: map[string]bool{}}
+	re := &rereview.Delta{Since: b.Head, Diff: rc.Diff, Changed: map[string]bool{}}
 	// Its files are the since-diff's, not the PR's.
 	since := &github.PullRequest{}
 	files, _ := diff.Parse([]byte(changed)) // bytes cannot fail to read
@@ -113,7 +78,7 @@ type moved struct {
 // reviewed head (the since-diff leaves out what merging the base brought,
 // and starts from a tree whose lines are not the reviewed head's), else
 // through since.
-func (l *loop) followed(ctx context.Context, b basis, head string, since []*diff.File) []moved {
+func (l *loop) followed(ctx context.Context, b rereview.Basis, head string, since []*diff.File) []moved {
 	moves := since
 	if len(b.Findings)+len(b.Dismissed) > 0 && l.o.Whole != nil && b.Head != head {
 		if whole, ok := l.o.Whole(ctx, b.Head, head); ok {
@@ -122,8 +87,8 @@ func (l *loop) followed(ctx context.Context, b basis, head string, since []*diff
 	}
 	var out []moved
 	for i, f := range slices.Concat(b.Findings, b.Dismissed) {
-		if !IsThread(f) {
-			f, changed := follow(moves, f)
+		if !consensus.IsThread(f) {
+			f, changed := rereview.Follow(moves, f)
 			out = append(out, moved{f, changed, i >= len(b.Findings)})
 		}
 	}
@@ -132,10 +97,10 @@ func (l *loop) followed(ctx context.Context, b basis, head string, since []*diff
 
 // earlier are the code findings of the review round n follows, dismissed
 // and refuted ones included, at head: those of re, a re-review; else those
-// a full review gives their ID when raised again (identify), lines
+// a full review gives their ID when raised again (consensus.Identify), lines
 // followed where the checkout has the diff (after a rebase they stay
 // where they were).
-func (l *loop) earlier(ctx context.Context, n int, head string, re *reReview) []finding.Finding {
+func (l *loop) earlier(ctx context.Context, n int, head string, re *rereview.Delta) []finding.Finding {
 	if re != nil {
 		return slices.Concat(re.Previous, re.Closed)
 	}
@@ -150,60 +115,15 @@ func (l *loop) earlier(ctx context.Context, n int, head string, re *reReview) []
 	return out
 }
 
-// follow moves f's line to where the diff since put it (a finding on the
-// base's side stays). Its ID stays: it is the same finding, however its
-// line moved.
-func follow(files []*diff.File, f finding.Finding) (finding.Finding, bool) {
-	if f.Line == nil || f.Side == "LEFT" {
-		return f, false
-	}
-	to, at, changed := diff.Follow(files, f.File, *f.Line)
-	if to == "" {
-		return f, true // its file is gone
-	}
-	if f.EndLine != nil {
-		end := *f.EndLine + at - *f.Line
-		f.EndLine = &end
-	}
-	if changed {
-		f.Replacement = nil // the lines it would replace are not there
-	}
-	f.File, f.Line = to, &at
-	return f, changed
-}
-
-// basis is the review a re-review builds on.
-type basis struct {
-	Head     string            // the head it read
-	Findings []finding.Finding // its findings
-	Fixed    []string          // those a pushed fix fixed since
-	// Dismissed are the dismissed findings it knew, located at Head.
-	Dismissed []finding.Finding
-	Sampled   string // the head before which coverage was sampled, if it was
-}
-
-// basisOf is round rd as a basis. A fix counts only once pushed: one that
-// failed verification, was declined or interrupted fixed nothing.
-func basisOf(rd state.Round) basis {
-	b := basis{Head: rd.HeadOID, Findings: rd.Findings, Dismissed: rd.Dismissed}
-	if res, ok := fix.Recorded(rd); ok && res.Pushed {
-		b.Fixed = res.FixedIDs()
-	}
-	if c := rd.Coverage; c != nil && c.Sampled() {
-		b.Sampled = cmp.Or(c.SampledBefore, rd.HeadOID)
-	}
-	return b
-}
-
 // ledgerBasis is the basis the PR's ledger names, for a run this machine
 // knows only from it: the same decisions as on the machine that ran it.
-func (l *loop) ledgerBasis() (basis, bool) {
+func (l *loop) ledgerBasis() (rereview.Basis, bool) {
 	fs, ok := l.seed.BasisFindings()
 	if !ok {
-		return basis{}, false
+		return rereview.Basis{}, false
 	}
 	l.describeSeeded(fs)
-	b := basis{Head: l.seed.Basis, Findings: fs, Sampled: l.seed.Sampled, Dismissed: l.seed.BasisWith(finding.StatusDismissed)}
+	b := rereview.Basis{Head: l.seed.Basis, Findings: fs, Sampled: l.seed.Sampled, Dismissed: l.seed.BasisWith(finding.StatusDismissed)}
 	for _, f := range l.seed.BasisWith(finding.StatusRefuted) {
 		f.Status = finding.StatusRefuted // as a recorded round keeps it
 		b.Findings = append(b.Findings, f)
@@ -220,15 +140,15 @@ func (l *loop) ledgerBasis() (basis, bool) {
 // for a run's first round the last reviewed round of the PR's earlier
 // runs (their findings recorded), or the basis the ledger names of a run
 // this machine knows only from the ledger.
-func (l *loop) previousReview(n int) (basis, bool) {
+func (l *loop) previousReview(n int) (rereview.Basis, bool) {
 	if l.run != nil {
 		for _, rd := range l.run.Run().Rounds {
 			if rd.N == n-1 && reviewed(rd) {
-				return basisOf(rd), true
+				return rereview.BasisOf(rd), true
 			}
 		}
 		if n > 1 {
-			return basis{}, false
+			return rereview.Basis{}, false
 		}
 	}
 	rec, err := l.o.Store.PR(l.key)
@@ -249,11 +169,11 @@ func (l *loop) previousReview(n int) (basis, bool) {
 		}
 		for j := len(r.Rounds) - 1; j >= 0; j-- {
 			if rd := r.Rounds[j]; reviewed(rd) && rd.Findings != nil {
-				return basisOf(rd), true
+				return rereview.BasisOf(rd), true
 			}
 		}
 	}
-	return basis{}, false
+	return rereview.Basis{}, false
 }
 
 // reviewed reports whether round rd reviewed its head: its reviews are
@@ -269,33 +189,4 @@ func reviewed(rd state.Round) bool {
 		}
 	}
 	return false
-}
-
-// carry adds to a re-review's findings the previous ones still open: a
-// reviewer said still_present, or no reviewer judged it, no fix reported
-// it fixed and its line is unchanged (one whose line changed and that no
-// reviewer raised again is resolved). A finding raised again, by its ID or
-// at its followed line (identify; one the reviewers judged resolved only
-// by its ID), keeps its ID, and is one finding with the copy carried, its
-// reviewers those of both (raisedAgain).
-func carry(fs []finding.Finding, re *reReview, v Verdicts, succeeded int) []finding.Finding {
-	open := func(p finding.Finding) (carried, again bool) {
-		c, judged := v[p.ID]
-		fixed := slices.ContainsFunc(re.Fixed, func(f finding.Finding) bool { return f.ID == p.ID })
-		return c.Still > 0 || !judged && !fixed && !re.Changed[p.ID], c.Still > 0 || !judged
-	}
-	fs, at := identify(fs, slices.Concat(re.Previous, re.Closed), func(p finding.Finding) bool {
-		_, again := open(p)
-		return again
-	})
-	for _, p := range re.Previous {
-		carried, _ := open(p)
-		switch i, raised := at[p.ID]; {
-		case raised && carried:
-			fs[i] = raisedAgain(fs[i], p, succeeded)
-		case !raised && carried:
-			fs = append(fs, p)
-		}
-	}
-	return fs
 }

@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/ocdx/gh-ocdx/finding"
-	"github.com/ocdx/gh-ocdx/fix"
 	"github.com/ocdx/gh-ocdx/state"
 )
 
@@ -47,7 +46,7 @@ func TestRound2ReviewsTheFixCommitsAndTheVerdictMakesItStuck(t *testing.T) {
 
 	res, err := h.run(t)
 
-	if err != nil || res.Outcome != OutcomeBlocked || !strings.Contains(res.Reason, "stuck") || h.fixer.calls != 1 {
+	if err != nil || res.Outcome != state.OutcomeBlocked || !strings.Contains(res.Reason, "stuck") || h.fixer.calls != 1 {
 		t.Fatalf("Run = %+v, %v (%d fixes)", res, err, h.fixer.calls)
 	}
 	if len(*asked) != 1 || (*asked)[0] != "aaaaaaaa..bbbbbbbb" {
@@ -117,7 +116,7 @@ func TestFullReviewWhenAskedOrAfterARebase(t *testing.T) {
 
 			res, err := h.run(t)
 
-			if err != nil || res.Outcome != OutcomeConverged || len(h.reviewer.tasks) != 2 {
+			if err != nil || res.Outcome != state.OutcomeConverged || len(h.reviewer.tasks) != 2 {
 				t.Fatalf("Run = %+v, %v", res, err)
 			}
 			if strings.Contains(h.reviewer.tasks[1], "**Diff since") || res.Rounds[1].Since != "" {
@@ -137,8 +136,8 @@ func TestANewRunReviewsWhatChangedSinceTheLastRun(t *testing.T) {
 		outcome state.RunOutcome
 		then    string
 	}{
-		{"blocked", reviewerAnswer(bug), OutcomeBlocked, reviewerVerdicts([]finding.Verdict{{ID: bug.ComputeID(), Verdict: "resolved"}})},
-		{"approved", reviewerAnswer(), OutcomeConverged, reviewerAnswer()},
+		{"blocked", reviewerAnswer(bug), state.OutcomeBlocked, reviewerVerdicts([]finding.Verdict{{ID: bug.ComputeID(), Verdict: "resolved"}})},
+		{"approved", reviewerAnswer(), state.OutcomeConverged, reviewerAnswer()},
 	} {
 		h, asked := sinceHarness(t)
 		h.opts.CanPush, h.opts.ReviewOnlyReason = false, "a fork"
@@ -153,7 +152,7 @@ func TestANewRunReviewsWhatChangedSinceTheLastRun(t *testing.T) {
 
 		res, err := h.run(t)
 
-		if err != nil || res.Outcome != OutcomeConverged {
+		if err != nil || res.Outcome != state.OutcomeConverged {
 			t.Fatalf("%s: second run: %+v, %v", first.name, res, err)
 		}
 		if len(*asked) != 1 || (*asked)[0] != "aaaaaaaa..cccccccc" || res.Rounds[0].Since != "aaaaaaaa" {
@@ -169,7 +168,7 @@ func TestARoundNoReviewerAnsweredIsNoBase(t *testing.T) {
 	h.opts.CanPush, h.opts.ReviewOnlyReason = false, "a fork"
 	h.reviewer.answers = []string{"no envelope at all"}
 	h.analyzer.answers = []string{analyzerAnswer()}
-	if res, _ := h.run(t); res == nil || res.Outcome != OutcomeFailed {
+	if res, _ := h.run(t); res == nil || res.Outcome != state.OutcomeFailed {
 		t.Fatalf("first run: %+v, want failed", res)
 	}
 	h.gh.pr.HeadRefOid = "cccccccc" // the author pushed
@@ -178,7 +177,7 @@ func TestARoundNoReviewerAnsweredIsNoBase(t *testing.T) {
 
 	res, err := h.run(t)
 
-	if err != nil || res.Outcome != OutcomeConverged {
+	if err != nil || res.Outcome != state.OutcomeConverged {
 		t.Fatalf("second run: %+v, %v", res, err)
 	}
 	if len(*asked) != 0 || res.Rounds[0].Since != "" {
@@ -195,8 +194,8 @@ func TestAnUnpushedFixFixedNothing(t *testing.T) {
 		id := bug.ComputeID()
 		h.reviewer.answers = []string{reviewerAnswer(bug)}
 		h.analyzer.answers = []string{analyzerAnswer()}
-		h.fixer.report = &fix.Result{Status: fix.StatusVerifyFailed, Failure: "tests fail", Fixed: []finding.FixedIssue{{FindingID: id, CommitSha: "bbbbbbbb"}}}
-		if res, _ := h.run(t); res == nil || res.Outcome != OutcomeBlocked {
+		h.fixer.report = &state.FixResult{Status: state.FixVerifyFailed, Failure: "tests fail", Fixed: []finding.FixedIssue{{FindingID: id, CommitSha: "bbbbbbbb"}}}
+		if res, _ := h.run(t); res == nil || res.Outcome != state.OutcomeBlocked {
 			t.Fatalf("first run: %+v, want blocked", res)
 		}
 		h.gh.pr.HeadRefOid = "cccccccc" // the author pushed something else
@@ -210,7 +209,7 @@ func TestAnUnpushedFixFixedNothing(t *testing.T) {
 
 		res, err := h.run(t)
 
-		if err != nil || res.Outcome == OutcomeConverged {
+		if err != nil || res.Outcome == state.OutcomeConverged {
 			t.Fatalf("verdict %q: second run %+v, %v: converged over a finding whose fix was never pushed", verdict, res, err)
 		}
 		r := res.Rounds[0]
@@ -291,7 +290,7 @@ func TestPreviousFindingsFollowTheirLines(t *testing.T) {
 	h.opts.Since = func(context.Context, string, string, string) (string, bool) { return since, true }
 	h.reviewer.answers = []string{reviewerAnswer(moved, rewritten)}
 	h.analyzer.answers = []string{analyzerAnswer()}
-	if res, _ := h.run(t); res == nil || res.Outcome != OutcomeBlocked {
+	if res, _ := h.run(t); res == nil || res.Outcome != state.OutcomeBlocked {
 		t.Fatalf("first run: %+v", res)
 	}
 	h.gh.pr.HeadRefOid = "cccccccc"
@@ -333,7 +332,7 @@ func TestPreviousFindingsFollowTheirLinesAcrossABaseMerge(t *testing.T) {
 	}
 	h.reviewer.answers = []string{reviewerAnswer(f)}
 	h.analyzer.answers = []string{analyzerAnswer()}
-	if res, _ := h.run(t); res == nil || res.Outcome != OutcomeBlocked {
+	if res, _ := h.run(t); res == nil || res.Outcome != state.OutcomeBlocked {
 		t.Fatalf("first run: %+v", res)
 	}
 	h.gh.pr.HeadRefOid = "cccccccc"

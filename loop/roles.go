@@ -9,14 +9,17 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ocdx/gh-ocdx/consensus"
 	"github.com/ocdx/gh-ocdx/effort"
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/internal/redact"
 	"github.com/ocdx/gh-ocdx/internal/text"
+	"github.com/ocdx/gh-ocdx/internal/tokens"
 	"github.com/ocdx/gh-ocdx/llm"
 	"github.com/ocdx/gh-ocdx/posts"
 	"github.com/ocdx/gh-ocdx/prompts"
+	"github.com/ocdx/gh-ocdx/rereview"
 	"github.com/ocdx/gh-ocdx/review"
 )
 
@@ -37,7 +40,7 @@ type RoleStatus struct {
 	Conclusion string        `json:"conclusion,omitempty"`
 	Findings   int           `json:"findings"`
 	Elapsed    time.Duration `json:"-"` // in JSON: elapsedSeconds
-	Usage      llm.Usage     `json:"usage"`
+	Usage      tokens.Usage  `json:"usage"`
 	CostUSD    float64       `json:"estimatedCostUsd,omitempty"` // with a price for its model
 	Report     string        `json:"-"`                          // the role's fullReport
 	err        error
@@ -68,11 +71,11 @@ const (
 // Prompt caching): instructions, the repository's policy and the PR, then
 // this round's replies, previous findings and diff, then the reviewer's
 // name. breaks mark where the first two parts end.
-func reviewerTask(agent string, rc *review.Context, re *reReview) (task string, breaks []int, err error) {
+func reviewerTask(agent string, rc *review.Context, re *rereview.Delta) (task string, breaks []int, err error) {
 	pr := rc.PR
-	diff, since, prev := rc.Diff, "", []previous(nil)
+	diff, since, prev := rc.Diff, "", []rereview.Previous(nil)
 	if re != nil {
-		diff, since, prev = re.Diff, text.ShortOID(re.Since), re.list()
+		diff, since, prev = re.Diff, text.ShortOID(re.Since), re.List()
 	}
 	body := strings.TrimSpace(posts.AuthorBody(pr.Body))
 	if body == "" {
@@ -110,7 +113,7 @@ func replies(pr *github.PullRequest) []reply {
 			where = fmt.Sprintf("%s:%d", where, *t.Finding.Line)
 		}
 		for _, c := range t.Replies {
-			out = append(out, reply{ID: t.Finding.ID, Where: where, Author: c.Author, Body: text.OneLine(excerpt(c.Body, maxReply))})
+			out = append(out, reply{ID: t.Finding.ID, Where: where, Author: c.Author, Body: text.OneLine(text.Excerpt(c.Body, maxReply))})
 		}
 		// gh-ocdx's own answers (gh ocdx reply), and whether it conceded.
 		for _, c := range t.Answers {
@@ -118,7 +121,7 @@ func replies(pr *github.PullRequest) []reply {
 			if strings.Contains(c.Body, posts.ConcededTag(t.Finding.ID)) {
 				who = "gh-ocdx (conceded: the finding is disputed)"
 			}
-			out = append(out, reply{ID: t.Finding.ID, Where: where, Author: who, Body: text.OneLine(excerpt(visible(c.Body), maxReply))})
+			out = append(out, reply{ID: t.Finding.ID, Where: where, Author: who, Body: text.OneLine(text.Excerpt(visible(c.Body), maxReply))})
 		}
 	}
 	return out
@@ -167,7 +170,7 @@ func analyzerTask(pr *github.PullRequest, threadFs []finding.Finding, st finding
 			if v.ID == "" {
 				v.ID, v.Path, v.Line = posts.ThreadID(c), c.Path, c.Line
 			}
-			v.Comments = append(v.Comments, commentView{Author: c.Author, Association: c.Association, Body: excerpt(c.Body, maxCommentView)})
+			v.Comments = append(v.Comments, commentView{Author: c.Author, Association: c.Association, Body: text.Excerpt(c.Body, maxCommentView)})
 		}
 		if !findings[v.ID] {
 			continue
@@ -202,7 +205,7 @@ func analyzerTask(pr *github.PullRequest, threadFs []finding.Finding, st finding
 type roundReviews struct {
 	Roles    []RoleStatus // reviewers in configuration order, then the analyzer
 	Findings []finding.Finding
-	Verdicts Verdicts                        // a re-review's, on the previous findings
+	Verdicts consensus.Verdicts              // a re-review's, on the previous findings
 	Analyzer *finding.CommentsAnalyzerResult // nil when it failed
 }
 
@@ -237,7 +240,7 @@ func (l *loop) crewOf(t effort.Tier, unresolved int) crew {
 // side and waits for all of them (allSettled): one failing role never
 // cancels the others. IDs and sources are set by gh-ocdx, never taken from
 // a model.
-func (l *loop) runRoles(ctx context.Context, round int, c crew, rc *review.Context, re *reReview, threadFs []finding.Finding, st finding.ReviewState, stats finding.ThreadStats) (*roundReviews, error) {
+func (l *loop) runRoles(ctx context.Context, round int, c crew, rc *review.Context, re *rereview.Delta, threadFs []finding.Finding, st finding.ReviewState, stats finding.ThreadStats) (*roundReviews, error) {
 	n := len(c.reviewers)
 	out := &roundReviews{Roles: make([]RoleStatus, n, n+1)}
 	results := make([]*finding.ReviewerResult, n)
@@ -290,7 +293,7 @@ func (l *loop) runRoles(ctx context.Context, round int, c crew, rc *review.Conte
 	}
 	out.Findings = agentFindings(c.reviewers, results)
 	if re != nil {
-		out.Verdicts = verdictsOf(re.Previous, results)
+		out.Verdicts = consensus.VerdictsOf(re.Previous, results)
 	}
 	out.Findings = append(out.Findings, mergeThreads(threadFs, out.Analyzer)...)
 	return out, nil
@@ -298,7 +301,7 @@ func (l *loop) runRoles(ctx context.Context, round int, c crew, rc *review.Conte
 
 // reviewerAgents are the agents of reviewers on rc, in configured order.
 // Review-loop and the local review share them.
-func (l *loop) reviewerAgents(reviewers []Role, rc *review.Context, re *reReview, tools []llm.Tool) ([]*llm.Agent, error) {
+func (l *loop) reviewerAgents(reviewers []Role, rc *review.Context, re *rereview.Delta, tools []llm.Tool) ([]*llm.Agent, error) {
 	agents := make([]*llm.Agent, len(reviewers))
 	for i, r := range reviewers {
 		task, breaks, err := reviewerTask(r.Name, rc, re)
@@ -365,7 +368,7 @@ func mergeThreads(threadFs []finding.Finding, a *finding.CommentsAnalyzerResult)
 				continue
 			}
 			if d := strings.TrimSpace(p.Description); d != "" {
-				out[i].Description = redact.ForComment(excerpt(d, maxThreadExcerpt))
+				out[i].Description = redact.ForComment(text.Excerpt(d, consensus.MaxThreadExcerpt))
 			}
 			out[i].Suggestion = redact.ForComment(p.Suggestion)
 			break

@@ -10,10 +10,11 @@ import (
 	"testing"
 
 	"github.com/ocdx/gh-ocdx/finding"
-	"github.com/ocdx/gh-ocdx/fix"
 	"github.com/ocdx/gh-ocdx/github"
+	"github.com/ocdx/gh-ocdx/inline"
 	"github.com/ocdx/gh-ocdx/posts"
 	"github.com/ocdx/gh-ocdx/state"
+	"github.com/ocdx/gh-ocdx/verifier"
 )
 
 // decisions are what a run decided, as a machine that ran before and a
@@ -102,7 +103,7 @@ func TestTheLedgerRoundTripsEveryScenario(t *testing.T) {
 	}
 	// leakDismissed: raised again, it is still dismissed, and blocks nothing.
 	leakDismissed := func(t *testing.T, d decisions) {
-		if d.Outcome != OutcomeConverged || len(d.Remaining) != 0 || !slices.Equal(d.Dismissed[0], []string{leak.ComputeID()}) {
+		if d.Outcome != state.OutcomeConverged || len(d.Remaining) != 0 || !slices.Equal(d.Dismissed[0], []string{leak.ComputeID()}) {
 			t.Errorf("outcome %s, remaining %v, dismissed %v: want %s dismissed under its ID, nothing blocking", d.Outcome, d.Remaining, d.Dismissed, leak.ComputeID())
 		}
 		oneEntry(t, d, finding.StatusDismissed)
@@ -110,14 +111,14 @@ func TestTheLedgerRoundTripsEveryScenario(t *testing.T) {
 	leakRaised := func(t *testing.T, h *harness) {
 		h.reviewer.answers = []string{reviewerAnswer(leak)}
 		h.analyzer.answers = []string{analyzerAnswer()}
-		wantOutcome(t, h, OutcomeBlocked)
+		wantOutcome(t, h, state.OutcomeBlocked)
 	}
 	leakDismissedFirst := func(t *testing.T, h *harness) {
 		leakRaised(t, h)
 		h.gh.pr.Comments = append(h.gh.pr.Comments, dismissLeak)
 		h.reviewer.answers = []string{reviewerAnswer(leak)}
 		h.analyzer.answers = []string{analyzerAnswer()}
-		wantOutcome(t, h, OutcomeConverged)
+		wantOutcome(t, h, state.OutcomeConverged)
 	}
 	for _, sc := range []struct {
 		name string
@@ -133,19 +134,19 @@ func TestTheLedgerRoundTripsEveryScenario(t *testing.T) {
 		{"blocked, then a push", func(t *testing.T, h *harness) {
 			h.reviewer.answers = []string{reviewerAnswer(bug, other)}
 			h.analyzer.answers = []string{analyzerAnswer()}
-			wantOutcome(t, h, OutcomeBlocked)
+			wantOutcome(t, h, state.OutcomeBlocked)
 		}, func(h *harness) {
 			h.reviewer.answers = []string{reviewerVerdicts([]finding.Verdict{{ID: id, Verdict: finding.Resolved}})}
 		}, "aaaaaaaa", nil},
 		{"approved, then a push", func(t *testing.T, h *harness) {
 			h.reviewer.answers = []string{reviewerAnswer(other)}
 			h.analyzer.answers = []string{analyzerAnswer()}
-			wantOutcome(t, h, OutcomeConverged)
+			wantOutcome(t, h, state.OutcomeConverged)
 		}, func(h *harness) { h.reviewer.answers = []string{reviewerVerdicts(nil)} }, "aaaaaaaa", nil},
 		{"every reviewer failed", func(t *testing.T, h *harness) {
 			h.reviewer.answers = []string{"no envelope at all"}
 			h.analyzer.answers = []string{analyzerAnswer()}
-			wantOutcome(t, h, OutcomeFailed)
+			wantOutcome(t, h, state.OutcomeFailed)
 		}, func(h *harness) { h.reviewer.answers = []string{reviewerAnswer()} }, "", nil},
 		{"a fix never pushed, nobody judges it", func(t *testing.T, h *harness) {
 			unpushed(t, h)
@@ -160,22 +161,22 @@ func TestTheLedgerRoundTripsEveryScenario(t *testing.T) {
 			h.reviewer.answers = []string{reviewerAnswer(bug), reviewerVerdicts([]finding.Verdict{{ID: id, Verdict: finding.Resolved}})}
 			h.analyzer.answers = []string{analyzerAnswer(), analyzerAnswer()}
 			h.fixer.report = pushedFix(id)
-			wantOutcome(t, h, OutcomeConverged)
+			wantOutcome(t, h, state.OutcomeConverged)
 		}, func(h *harness) { h.reviewer.answers = []string{reviewerAnswer(bug)} }, "bbbbbbbb", nil},
 		{"a sampled basis", func(t *testing.T, h *harness) {
 			h.gh.diff = "diff --git a/a.go b/a.go\n--- a/a.go\n+++ b/a.go\n@@ -1 +1,30000 @@\n x\n" + strings.Repeat("+a line of a very large change, to be cut\n", 29999)
 			h.reviewer.answers = []string{reviewerAnswer(other)}
 			h.analyzer.answers = []string{analyzerAnswer()}
-			wantOutcome(t, h, OutcomeConverged)
+			wantOutcome(t, h, state.OutcomeConverged)
 		}, func(h *harness) { h.reviewer.answers = []string{reviewerVerdicts(nil)} }, "aaaaaaaa", nil},
 		{"a dismissed finding", func(t *testing.T, h *harness) {
 			h.reviewer.answers = []string{reviewerAnswer(bug)}
 			h.analyzer.answers = []string{analyzerAnswer()}
-			wantOutcome(t, h, OutcomeBlocked)
+			wantOutcome(t, h, state.OutcomeBlocked)
 			h.gh.pr.Comments = append(h.gh.pr.Comments, dismissal)
 			h.reviewer.answers = []string{reviewerAnswer(bug)}
 			h.analyzer.answers = []string{analyzerAnswer()}
-			wantOutcome(t, h, OutcomeConverged)
+			wantOutcome(t, h, state.OutcomeConverged)
 		}, func(h *harness) {
 			h.reviewer.answers = []string{reviewerVerdicts([]finding.Verdict{{ID: id, Verdict: finding.StillPresent}})}
 		}, "aaaaaaaa", nil},
@@ -185,7 +186,7 @@ func TestTheLedgerRoundTripsEveryScenario(t *testing.T) {
 			h.reviewer.answers = []string{reviewerAnswer(bug)}
 			second.answers = []string{reviewerAnswer(bug)}
 			h.analyzer.answers = []string{analyzerAnswer()}
-			wantOutcome(t, h, OutcomeBlocked)
+			wantOutcome(t, h, state.OutcomeBlocked)
 			second.answers = []string{reviewerVerdicts(nil)}
 		}, func(h *harness) { h.reviewer.answers = []string{reviewerVerdicts(nil)} }, "aaaaaaaa", nil},
 		{"raised again at its moved line", leakRaised, func(h *harness) {
@@ -205,7 +206,7 @@ func TestTheLedgerRoundTripsEveryScenario(t *testing.T) {
 			h.reviewer.answers = []string{reviewerAnswer(leak), reviewerAnswer(leak)}
 			h.analyzer.answers = []string{analyzerAnswer(), analyzerAnswer()}
 			h.fixer.report = pushedFix(leak.ComputeID())
-			wantOutcome(t, h, OutcomeBlocked)
+			wantOutcome(t, h, state.OutcomeBlocked)
 		}, func(h *harness) {
 			h.opts.Whole = moved
 			h.reviewer.answers = []string{reviewerVerdicts(nil, again)}
@@ -216,10 +217,10 @@ func TestTheLedgerRoundTripsEveryScenario(t *testing.T) {
 			}
 		}},
 		{"restored, raised again at its moved line", func(t *testing.T, h *harness) {
-			h.opts.Verifier = &Role{Name: verifierName, Model: "openai/v", LLM: &scripted{answers: []string{refutes(leak.ComputeID())}}}
+			h.opts.Verifier = &Role{Name: verifier.Name, Model: "openai/v", LLM: &scripted{answers: []string{refutes(leak.ComputeID())}}}
 			h.reviewer.answers = []string{reviewerAnswer(leak)}
 			h.analyzer.answers = []string{analyzerAnswer()}
-			wantOutcome(t, h, OutcomeConverged)
+			wantOutcome(t, h, state.OutcomeConverged)
 			h.gh.pr.Comments = append(h.gh.pr.Comments, github.Comment{Author: "maintainer", Body: "/ocdx restore " + leak.ComputeID(), URL: "https://x/pull/5#c11"})
 		}, func(h *harness) {
 			h.opts.Whole = moved
@@ -231,7 +232,7 @@ func TestTheLedgerRoundTripsEveryScenario(t *testing.T) {
 			posted := leak
 			posted.ID = leak.ComputeID()
 			h.gh.pr.Threads = append(h.gh.pr.Threads, github.ReviewThread{ID: "T1", Path: "a.go", Comments: []github.ThreadComment{
-				{ID: "C1", Author: "ocdx-bot", Body: InlineBody(posted), Path: "a.go", Line: lineOf(10)},
+				{ID: "C1", Author: "ocdx-bot", Body: inline.Body(posted), Path: "a.go", Line: lineOf(10)},
 				{ID: "C2", DatabaseID: "2", Author: "mona", Body: "intended"},
 				{ID: "C3", Author: "ocdx-bot", Body: posts.Marker + "\n" + posts.AnswerTag("2") + "\n" + posts.ConcededTag(posted.ID) + "\nYou're right."},
 			}})
@@ -297,8 +298,8 @@ func unpushed(t *testing.T, h *harness) {
 	h.opts.CanPush, h.opts.ReviewOnlyReason = true, ""
 	h.reviewer.answers = []string{reviewerAnswer(bug)}
 	h.analyzer.answers = []string{analyzerAnswer()}
-	h.fixer.report = &fix.Result{Status: fix.StatusVerifyFailed, Failure: "tests fail", Fixed: []finding.FixedIssue{{FindingID: bug.ComputeID(), CommitSha: "bbbbbbbb"}}}
-	wantOutcome(t, h, OutcomeBlocked)
+	h.fixer.report = &state.FixResult{Status: state.FixVerifyFailed, Failure: "tests fail", Fixed: []finding.FixedIssue{{FindingID: bug.ComputeID(), CommitSha: "bbbbbbbb"}}}
+	wantOutcome(t, h, state.OutcomeBlocked)
 }
 
 func wantOutcome(t *testing.T, h *harness, want state.RunOutcome) {
@@ -334,7 +335,7 @@ func TestTheLedgerLocatesAFindingWithoutAFile(t *testing.T) {
 		h.opts.CanPush, h.opts.ReviewOnlyReason = false, "a fork"
 		h.reviewer.answers = []string{reviewerAnswer(general)}
 		h.analyzer.answers = []string{analyzerAnswer()}
-		wantOutcome(t, h, OutcomeBlocked)
+		wantOutcome(t, h, state.OutcomeBlocked)
 		h.gh.pr.HeadRefOid = "cccccccc"
 		if fresh {
 			h.opts.Store = state.New(filepath.Join(t.TempDir(), "fresh.db"), nil)
@@ -357,7 +358,7 @@ func TestARunAfterAnotherMachinesAndAFailedOneStartsFromTheLedger(t *testing.T) 
 	h.opts.CanPush, h.opts.ReviewOnlyReason = false, "a fork"
 	h.reviewer.answers = []string{reviewerAnswer(bug)}
 	h.analyzer.answers = []string{analyzerAnswer()}
-	wantOutcome(t, h, OutcomeBlocked)
+	wantOutcome(t, h, state.OutcomeBlocked)
 	mStore := h.opts.Store
 	// machine N
 	h.gh.pr.HeadRefOid = "cccccccc"
@@ -392,5 +393,5 @@ func TestARunAfterAnotherMachinesAndAFailedOneStartsFromTheLedger(t *testing.T) 
 
 // refutes is a verifier's answer refuting id.
 func refutes(id string) string {
-	return envelope(finding.VerifierResult{Agent: verifierName, Verdicts: []finding.VerifierAnswer{{ID: id, Verdict: finding.Refuted, Evidence: "a.go:10 closes it"}}})
+	return envelope(finding.VerifierResult{Agent: verifier.Name, Verdicts: []finding.VerifierAnswer{{ID: id, Verdict: finding.Refuted, Evidence: "a.go:10 closes it"}}})
 }

@@ -1,131 +1,24 @@
 package loop
 
+// The verifier's run in a round (docs/architecture.md, The verifier); its
+// rules are package verifier's.
+
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
+	"github.com/ocdx/gh-ocdx/consensus"
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/github"
-	"github.com/ocdx/gh-ocdx/internal/redact"
 	"github.com/ocdx/gh-ocdx/internal/text"
 	"github.com/ocdx/gh-ocdx/internal/tokens"
 	"github.com/ocdx/gh-ocdx/llm"
 	"github.com/ocdx/gh-ocdx/posts"
-	"github.com/ocdx/gh-ocdx/prompts"
-	"github.com/ocdx/gh-ocdx/secretscan"
 	"github.com/ocdx/gh-ocdx/state"
+	"github.com/ocdx/gh-ocdx/verifier"
 )
-
-// The verifier (docs/architecture.md, The verifier): an optional role that
-// reads the PR's head to confirm or refute the findings only one reviewer
-// raised. A refuted finding is shown with the verifier's evidence, not
-// posted inline, counted, fixed or blocking, until someone with write
-// permission restores it.
-
-// Verdict is the verifier's word on one finding: refuted or not, and the
-// lines it read that show it.
-type Verdict struct {
-	ID       string
-	Refuted  bool
-	Evidence string
-}
-
-// Judgeable reports whether the verifier may judge f at all: a P1–P3
-// finding a reviewer raised. Never a P0 (a hostile file the verifier reads
-// must not clear a blocker), gh-ocdx's own SEC- finding, or a thread.
-func Judgeable(f finding.Finding) bool {
-	switch {
-	case f.Priority != "P1" && f.Priority != "P2" && f.Priority != "P3":
-		return false
-	case strings.HasPrefix(f.ID, "SEC-"), IsThread(f), secretscan.Own(f):
-		return false
-	}
-	return true
-}
-
-// Verifiable are the findings of fs that go to the verifier: the
-// judgeable ones raised by a single reviewer (every judgeable one when
-// reviewers, the reviewers configured, is one), not already refuted.
-func Verifiable(fs []finding.Finding, reviewers int) []finding.Finding {
-	var out []finding.Finding
-	for _, f := range fs {
-		if Judgeable(f) && f.Status != finding.StatusRefuted && (reviewers <= 1 || len(f.Reviewers) <= 1) {
-			out = append(out, f)
-		}
-	}
-	return out
-}
-
-// ApplyVerdicts returns a copy of fs with the findings vs refutes marked
-// refuted, with their evidence. Only a judgeable finding is refuted; a
-// verdict on an ID fs does not hold changes nothing, and an ID that is
-// both confirmed and refuted is not refuted (a model's answer is as
-// hostile as the files it read).
-func ApplyVerdicts(fs []finding.Finding, vs []Verdict) []finding.Finding {
-	out := slices.Clone(fs)
-	for i, f := range out {
-		if !Judgeable(f) {
-			continue
-		}
-		refuted, confirmed, evidence := false, false, ""
-		for _, v := range vs {
-			if v.ID != f.ID {
-				continue
-			}
-			if v.Refuted {
-				refuted = true
-				if evidence == "" {
-					evidence = v.Evidence
-				}
-			} else {
-				confirmed = true
-			}
-		}
-		if refuted && !confirmed {
-			out[i].Status, out[i].Evidence = finding.StatusRefuted, evidence
-		}
-	}
-	return out
-}
-
-// splitRefuted takes the refuted findings out of fs.
-func splitRefuted(fs []finding.Finding) (kept, refuted []finding.Finding) {
-	kept = []finding.Finding{}
-	for _, f := range fs {
-		if f.Status == finding.StatusRefuted {
-			refuted = append(refuted, f)
-		} else {
-			kept = append(kept, f)
-		}
-	}
-	return kept, refuted
-}
-
-const (
-	verifierName   = "verifier"
-	verifierSystem = "You check code review findings against the code they name. You answer with exactly one BEGIN_JSON … END_JSON envelope."
-	// maxEvidence bounds the evidence shown for one refuted finding.
-	maxEvidence = 600
-)
-
-// VerifierStatus is how the verifier did in a round: the findings it was
-// asked about, those it refuted, and those it was not asked about because
-// someone restored them on the PR.
-type VerifierStatus struct {
-	Model    string        `json:"model"`
-	OK       bool          `json:"ok"`
-	Error    string        `json:"error,omitempty"`
-	Sent     []string      `json:"sent"`
-	Refuted  []string      `json:"refuted"`
-	Restored []string      `json:"restored,omitempty"`
-	Usage    llm.Usage     `json:"usage"`
-	CostUSD  float64       `json:"estimatedCostUsd,omitempty"`
-	Elapsed  time.Duration `json:"-"`
-}
 
 // verify sends the verifiable findings of rr to the verifier, when one is
 // configured, and takes the refuted ones out of rr.Findings into
@@ -139,13 +32,13 @@ func (l *loop) verify(ctx context.Context, pr *github.PullRequest, rr *RoundResu
 	if v == nil || !rr.crew.verifier {
 		return nil
 	}
-	st := &VerifierStatus{Model: v.Model, Sent: []string{}, Refuted: []string{}}
+	st := &verifier.Status{Model: v.Model, Sent: []string{}, Refuted: []string{}}
 	var send []finding.Finding
 	support := len(rr.crew.reviewers)
 	if rr.crew.verifyAll {
 		support = 1 // deep: every finding the verifier may judge
 	}
-	for _, f := range Verifiable(rr.Findings, support) {
+	for _, f := range verifier.Verifiable(rr.Findings, support) {
 		if slices.Contains(restored, f.ID) {
 			st.Restored = append(st.Restored, f.ID)
 			continue
@@ -158,7 +51,7 @@ func (l *loop) verify(ctx context.Context, pr *github.PullRequest, rr *RoundResu
 		st.OK = true // nothing to ask: no model call
 		return nil
 	}
-	task, err := verifierTask(pr, send)
+	task, err := verifier.Task(pr, send)
 	if err != nil {
 		return err
 	}
@@ -169,7 +62,7 @@ func (l *loop) verify(ctx context.Context, pr *github.PullRequest, rr *RoundResu
 	// The verifier comes after the round's reviews: when its answer does
 	// not fit in the token budget, it does not run and the findings stand,
 	// the reviews kept (docs/architecture.md, Budget and costs).
-	agent := l.agent(*v, verifierSystem, task, tools)
+	agent := l.agent(*v, verifier.System, task, tools)
 	if l.o.Budget != nil {
 		if err := l.o.Budget.Reserve("the verifier", agent); err != nil {
 			st.Error = err.Error()
@@ -181,12 +74,12 @@ func (l *loop) verify(ctx context.Context, pr *github.PullRequest, rr *RoundResu
 	rs := l.runRole(ctx, *v, agent, &res)
 	st.OK, st.Error, st.Usage, st.Elapsed = rs.OK, rs.Error, rs.Usage, rs.Elapsed
 	if rr.Usage == nil {
-		rr.Usage = map[string]llm.Usage{}
+		rr.Usage = map[string]tokens.Usage{}
 	}
-	rr.Usage[verifierName] = rs.Usage
+	rr.Usage[verifier.Name] = rs.Usage
 	if p, ok := l.o.Prices[v.Model]; ok {
 		st.CostUSD = cost(p, rs.Usage)
-		rr.addCost(verifierName, st.CostUSD)
+		rr.addCost(verifier.Name, st.CostUSD)
 	}
 	if ctx.Err() != nil {
 		return ctx.Err()
@@ -195,48 +88,14 @@ func (l *loop) verify(ctx context.Context, pr *github.PullRequest, rr *RoundResu
 		l.progress("the verifier failed: the %s sent to it stand as the reviewers raised them", text.Plural(len(send), "finding"))
 		return nil
 	}
-	// Only an answer about a finding it was sent counts.
-	var vs []Verdict
-	for _, a := range res.Verdicts {
-		if slices.Contains(st.Sent, a.ID) {
-			vs = append(vs, Verdict{ID: a.ID, Refuted: a.Verdict == finding.Refuted, Evidence: redact.ForComment(excerpt(strings.TrimSpace(a.Evidence), maxEvidence))})
-		}
-	}
 	var refuted []finding.Finding
-	rr.Findings, refuted = splitRefuted(ApplyVerdicts(rr.Findings, vs))
+	rr.Findings, refuted = verifier.SplitRefuted(verifier.ApplyVerdicts(rr.Findings, verifier.Verdicts(res.Verdicts, st.Sent)))
 	rr.Refuted = append(rr.Refuted, refuted...)
 	for _, f := range refuted {
 		st.Refuted = append(st.Refuted, f.ID)
 	}
 	l.progress("verifier (%s): %d of %s refuted", v.Model, len(refuted), text.Plural(len(send), "finding"))
 	return nil
-}
-
-// findingView is what the verifier is told of a finding.
-type findingView struct {
-	ID          string `json:"id"`
-	Priority    string `json:"priority"`
-	File        string `json:"file"`
-	Line        *int   `json:"line"`
-	EndLine     *int   `json:"endLine,omitempty"`
-	Side        string `json:"side,omitempty"`
-	Title       string `json:"title"`
-	Description string `json:"description"`
-}
-
-func verifierTask(pr *github.PullRequest, fs []finding.Finding) (string, error) {
-	views := make([]findingView, 0, len(fs))
-	for _, f := range fs {
-		views = append(views, findingView{ID: f.ID, Priority: f.Priority, File: f.File, Line: f.Line, EndLine: f.EndLine, Side: f.Side,
-			Title: f.Title, Description: excerpt(f.Description, 2000)})
-	}
-	b, err := json.MarshalIndent(views, "", "  ")
-	if err != nil {
-		return "", err
-	}
-	return prompts.Render("verifier.md", map[string]any{
-		"Number": pr.Number, "Title": pr.Title, "URL": pr.URL, "Head": text.ShortOID(pr.HeadRefOid), "Findings": string(b),
-	})
 }
 
 // recordVerifier keeps in the round's record what the verifier did: its
@@ -249,23 +108,23 @@ func recordVerifier(rd *state.Round, rr *RoundResult) {
 	if st == nil || len(st.Sent) == 0 {
 		return
 	}
-	rd.Usage = append(rd.Usage, state.Usage{Role: verifierName, Model: st.Model, Usage: st.Usage, CostUSD: st.CostUSD})
+	rd.Usage = append(rd.Usage, state.Usage{Role: verifier.Name, Model: st.Model, Usage: st.Usage, CostUSD: st.CostUSD})
 	if !st.OK {
-		rd.FailedRoles = append(rd.FailedRoles, verifierName)
+		rd.FailedRoles = append(rd.FailedRoles, verifier.Name)
 	}
 }
 
 // restoreVerifier takes what recordVerifier kept back out of a recorded
 // round, restore has read: the refuted findings out of the counted ones.
 func restoreVerifier(rr *RoundResult, rd state.Round) {
-	rr.Findings, rr.Refuted = splitRefuted(rr.Findings)
-	rr.Counts = Count(rr.Findings)
+	rr.Findings, rr.Refuted = verifier.SplitRefuted(rr.Findings)
+	rr.Counts = consensus.Count(rr.Findings)
 	for _, u := range rd.Usage {
-		if u.Role != verifierName {
+		if u.Role != verifier.Name {
 			continue
 		}
-		st := &VerifierStatus{Model: u.Model, OK: !slices.Contains(rd.FailedRoles, verifierName), Sent: []string{}, Refuted: []string{},
-			Usage: rr.Usage[verifierName], CostUSD: rr.Costs[verifierName]}
+		st := &verifier.Status{Model: u.Model, OK: !slices.Contains(rd.FailedRoles, verifier.Name), Sent: []string{}, Refuted: []string{},
+			Usage: rr.Usage[verifier.Name], CostUSD: rr.Costs[verifier.Name]}
 		for _, f := range rr.Refuted {
 			st.Refuted = append(st.Refuted, f.ID)
 		}
@@ -279,7 +138,7 @@ func restoreVerifier(rr *RoundResult, rd state.Round) {
 func RenderRefuted(rr *RoundResult) string {
 	var b strings.Builder
 	if st := rr.Verifier; st != nil && !st.OK {
-		fmt.Fprintf(&b, "**Verifier:** `%s` failed (%s): the findings it was to check stand as the reviewers raised them.\n\n", st.Model, cell(text.FirstLine(st.Error), 200))
+		fmt.Fprintf(&b, "**Verifier:** `%s` failed (%s): the findings it was to check stand as the reviewers raised them.\n\n", st.Model, text.Cell(text.FirstLine(st.Error), 200))
 	}
 	if len(rr.Refuted) == 0 {
 		return b.String()
@@ -293,11 +152,11 @@ func RenderRefuted(rr *RoundResult) string {
 		}
 		by := ""
 		if f.Agreement != "" {
-			by = " · " + Agreement(f)
+			by = " · " + consensus.Agreement(f)
 		}
-		fmt.Fprintf(&b, "- **%s** `%s` %s `%s`%s\n", f.Priority, f.ID, cell(f.Title, 200), loc, by)
+		fmt.Fprintf(&b, "- **%s** `%s` %s `%s`%s\n", f.Priority, f.ID, text.Cell(f.Title, 200), loc, by)
 		if e := strings.TrimSpace(f.Evidence); e != "" {
-			fmt.Fprintf(&b, "  _Evidence:_ %s\n", indent(prose(e, maxEvidence)))
+			fmt.Fprintf(&b, "  _Evidence:_ %s\n", indent(text.Prose(e, verifier.MaxEvidence)))
 		}
 	}
 	b.WriteString("\n")
@@ -312,13 +171,13 @@ func verifierRow(rr *RoundResult) string {
 	}
 	res := fmt.Sprintf("%d of %d refuted", len(st.Refuted), len(st.Sent))
 	if !st.OK {
-		res = "failed: " + cell(text.FirstLine(st.Error), 120)
+		res = "failed: " + text.Cell(text.FirstLine(st.Error), 120)
 	}
 	used := st.Usage.String()
 	if st.CostUSD > 0 {
 		used += " · " + tokens.Dollars(st.CostUSD)
 	}
-	return fmt.Sprintf("| %s | `%s` | %s | %d | %s | %s |\n", verifierName, st.Model, res, len(st.Refuted), used, st.Elapsed)
+	return fmt.Sprintf("| %s | `%s` | %s | %d | %s | %s |\n", verifier.Name, st.Model, res, len(st.Refuted), used, st.Elapsed)
 }
 
 // readRestores sets the findings people restored, as pr shows them now,

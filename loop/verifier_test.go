@@ -6,80 +6,8 @@ import (
 
 	"github.com/ocdx/gh-ocdx/effort"
 	"github.com/ocdx/gh-ocdx/finding"
+	"github.com/ocdx/gh-ocdx/verifier"
 )
-
-func verifierFindings() []finding.Finding {
-	one := []string{"openai/a"}
-	return []finding.Finding{
-		{ID: "QUAL-00000001", Priority: "P2", Reviewers: one, Agreement: "1/2"},
-		{ID: "QUAL-00000002", Priority: "P1", Reviewers: []string{"openai/a", "anthropic/b"}, Agreement: "2/2"},
-		{ID: "QUAL-00000003", Priority: "P0", Reviewers: one, Agreement: "1/2"},
-		{ID: "SEC-00000004", Priority: "P1", Reviewers: one, Agreement: "1/2"},
-		{ID: "THREAD-1234", Priority: "P1"},
-		{ID: "PERF-00000005", Priority: "P3", Reviewers: one, Agreement: "1/2"},
-	}
-}
-
-func ids(fs []finding.Finding) []string {
-	var out []string
-	for _, f := range fs {
-		out = append(out, f.ID)
-	}
-	return out
-}
-
-// Only P1–P3 findings a single reviewer raised go to the verifier: never a
-// P0, a SEC- finding or a thread; with one reviewer configured, every
-// judgeable one.
-func TestVerifiable(t *testing.T) {
-	fs := verifierFindings()
-	if got := ids(Verifiable(fs, 2)); len(got) != 2 || got[0] != "QUAL-00000001" || got[1] != "PERF-00000005" {
-		t.Errorf("two reviewers: sent %v, want QUAL-00000001 and PERF-00000005", got)
-	}
-	if got := ids(Verifiable(fs, 1)); len(got) != 3 || got[1] != "QUAL-00000002" {
-		t.Errorf("one reviewer: sent %v, want every P1–P3 finding but SEC- and threads", got)
-	}
-}
-
-// A verdict refutes only a judgeable finding it names; an unknown ID, a P0,
-// a SEC- or THREAD- finding, or an ID also confirmed stays as it was.
-func TestApplyVerdicts(t *testing.T) {
-	fs := verifierFindings()
-	vs := []Verdict{
-		{ID: "QUAL-00000001", Refuted: true, Evidence: "cache.go:3 `var Size = 10`"},
-		{ID: "QUAL-00000003", Refuted: true, Evidence: "x"},
-		{ID: "SEC-00000004", Refuted: true, Evidence: "x"},
-		{ID: "THREAD-1234", Refuted: true, Evidence: "x"},
-		{ID: "QUAL-deadbeef", Refuted: true, Evidence: "x"},
-		{ID: "PERF-00000005", Refuted: true, Evidence: "x"},
-		{ID: "PERF-00000005", Refuted: false},
-	}
-	got := ApplyVerdicts(fs, vs)
-	for _, f := range fs {
-		if f.Status != "" {
-			t.Fatalf("ApplyVerdicts changed its input: %s is %s", f.ID, f.Status)
-		}
-	}
-	if len(got) != len(fs) {
-		t.Fatalf("got %d findings, want %d", len(got), len(fs))
-	}
-	for _, f := range got {
-		want := finding.Status("")
-		if f.ID == "QUAL-00000001" {
-			want = finding.StatusRefuted
-		}
-		if f.Status != want {
-			t.Errorf("%s: status %q, want %q", f.ID, f.Status, want)
-		}
-	}
-	if got[0].Evidence != "cache.go:3 `var Size = 10`" {
-		t.Errorf("evidence %q", got[0].Evidence)
-	}
-	kept, refuted := splitRefuted(got)
-	if len(kept) != 5 || len(refuted) != 1 {
-		t.Errorf("split %d kept, %d refuted", len(kept), len(refuted))
-	}
-}
 
 // The verifier's evidence is a model's text about files a PR controls: in
 // the review it is words, never gh-ocdx's hidden markup or a suggestion.
@@ -99,7 +27,7 @@ func TestRenderRefutedEvidenceIsInert(t *testing.T) {
 	if RenderRefuted(&RoundResult{}) != "" {
 		t.Error("a round without a verifier renders a verifier section")
 	}
-	failed := RenderRefuted(&RoundResult{Verifier: &VerifierStatus{Model: "openai/checker", Error: "timeout"}})
+	failed := RenderRefuted(&RoundResult{Verifier: &verifier.Status{Model: "openai/checker", Error: "timeout"}})
 	if !strings.Contains(failed, "`openai/checker` failed (timeout)") {
 		t.Errorf("a failed verifier is not said:\n%s", failed)
 	}
@@ -122,8 +50,11 @@ func TestCrewOfEachTier(t *testing.T) {
 	if len(s.reviewers) != 3 || !s.analyzer || !s.verifier || s.verifyAll || len(d.reviewers) != 3 || !d.verifyAll {
 		t.Errorf("standard %+v, deep %+v", s, d)
 	}
-	fs := verifierFindings()
-	if got, lone := len(Verifiable(fs, 1)), len(Verifiable(fs, len(s.reviewers))); got <= lone {
+	fs := []finding.Finding{
+		{ID: "QUAL-00000001", Priority: "P2", Reviewers: []string{"openai/a"}, Agreement: "1/3"},
+		{ID: "QUAL-00000002", Priority: "P1", Reviewers: []string{"openai/a", "anthropic/b"}, Agreement: "2/3"},
+	}
+	if got, lone := len(verifier.Verifiable(fs, 1)), len(verifier.Verifiable(fs, len(s.reviewers))); got <= lone {
 		t.Errorf("deep sends %d findings to the verifier, standard %d: deep must send those several reviewers raised too", got, lone)
 	}
 }

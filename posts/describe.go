@@ -83,7 +83,7 @@ func Describe(pr *github.PullRequest, id, at string) (category, description stri
 			return category, d
 		}
 	}
-	run, n, ok := SplitAt(at)
+	run, n, ok := splitAt(at)
 	if !ok {
 		return category, ""
 	}

@@ -26,9 +26,9 @@ import (
 // unknown status read as open.
 const LedgerVersion = 3
 
-// MaxLedger bounds the ledger block in a comment: half of what GitHub
+// maxLedger bounds the ledger block in a comment: half of what GitHub
 // takes in one, the report keeping the rest.
-const MaxLedger = 32 << 10
+const maxLedger = 32 << 10
 
 // Ledger is the state of a PR's findings after one post.
 type Ledger struct {
@@ -50,12 +50,12 @@ type Ledger struct {
 	// machine then reviews in full.
 	Basis string `json:"basis,omitempty"`
 	// Sampled is, when the basis review or one it built on was given a cut
-	// diff, the head before which coverage was sampled (review.Coverage's
+	// diff, the head before which coverage was sampled (diff.Coverage's
 	// SampledBefore): every review built on it says so.
 	Sampled  string        `json:"sampled,omitempty"`
 	Findings []LedgerEntry `json:"findings"` // oldest first
 	// Dropped counts the closed entries (fixed, resolved, dismissed,
-	// refuted) left out, oldest first, to keep the block within MaxLedger;
+	// refuted) left out, oldest first, to keep the block within maxLedger;
 	// the block says so in words too.
 	Dropped int `json:"dropped,omitempty"`
 	// Tokens are what each model spent in the run's rounds so far (v3):
@@ -71,10 +71,10 @@ type ModelTokens struct {
 	Output int64  `json:"out"`
 }
 
-// MaxLedgerModels bounds the models of a ledger's Tokens and of an
+// maxLedgerModels bounds the models of a ledger's Tokens and of an
 // entry's reviewers; MaxLedgerReason caps a dismissal's reason, in bytes.
 const (
-	MaxLedgerModels = 16
+	maxLedgerModels = 16
 	MaxLedgerReason = 200
 )
 
@@ -142,12 +142,12 @@ var (
 	reLedgerTool = &lazyRegexp{expr: `^[A-Za-z0-9._+/-][A-Za-z0-9 ._+/-]{0,63}$`}
 )
 
-// ValidModel reports whether s has the shape of a model's name,
+// validModel reports whether s has the shape of a model's name,
 // PROVIDER/MODEL of a bounded charset.
-func ValidModel(s string) bool { return reLedgerModel.MatchString(s) }
+func validModel(s string) bool { return reLedgerModel.MatchString(s) }
 
-// ValidLogin reports whether s has the shape of a GitHub login.
-func ValidLogin(s string) bool { return reLedgerLogin.MatchString(s) }
+// validLogin reports whether s has the shape of a GitHub login.
+func validLogin(s string) bool { return reLedgerLogin.MatchString(s) }
 
 // LedgerReason is a person's reason for a dismissal as a ledger keeps it:
 // one line, without control characters, capped (MaxLedgerReason).
@@ -164,8 +164,8 @@ func LedgerReason(s string) string {
 // At is the value of LedgerEntry.At for round n of run.
 func At(run string, n int) string { return fmt.Sprintf("%s/%d", run, n) }
 
-// SplitAt is the run and round an At names, and ok when it has the shape.
-func SplitAt(at string) (run string, n int, ok bool) {
+// splitAt is the run and round an At names, and ok when it has the shape.
+func splitAt(at string) (run string, n int, ok bool) {
 	if !reLedgerAt.MatchString(at) {
 		return "", 0, false
 	}
@@ -191,6 +191,14 @@ func (l *lazyRegexp) MatchString(s string) bool {
 // Has reports whether l has an entry for id.
 func (l Ledger) Has(id string) bool {
 	return slices.ContainsFunc(l.Findings, func(e LedgerEntry) bool { return e.ID == id })
+}
+
+// Entry is id's entry in l; the zero entry when l has none.
+func (l Ledger) Entry(id string) LedgerEntry {
+	if i := slices.IndexFunc(l.Findings, func(e LedgerEntry) bool { return e.ID == id }); i >= 0 {
+		return l.Findings[i]
+	}
+	return LedgerEntry{}
 }
 
 // ValidLedgerID reports whether s has the shape of a finding ID.
@@ -256,7 +264,7 @@ func (l *Ledger) Mark(id, at string) {
 }
 
 // AddTokens adds what model spent to l.Tokens, when model has the shape
-// and l names fewer than MaxLedgerModels.
+// and l names fewer than maxLedgerModels.
 func (l *Ledger) AddTokens(model string, input, output int64) {
 	if !reLedgerModel.MatchString(model) || input < 0 || output < 0 {
 		return
@@ -268,7 +276,7 @@ func (l *Ledger) AddTokens(model string, input, output int64) {
 			return
 		}
 	}
-	if len(l.Tokens) < MaxLedgerModels {
+	if len(l.Tokens) < maxLedgerModels {
 		l.Tokens = append(l.Tokens, ModelTokens{Model: model, Input: input, Output: output})
 	}
 }
@@ -283,17 +291,17 @@ func (l *Ledger) Tooled(id string, tools []string) {
 }
 
 // validTools are the tools of ts of the shape, each once, at most
-// MaxLedgerModels; nil when none.
+// maxLedgerModels; nil when none.
 func validTools(ts []string) []string { return valid(ts, reLedgerTool) }
 
 // validModels are the models of ms of the shape, each once, at most
-// MaxLedgerModels; nil when none.
+// maxLedgerModels; nil when none.
 func validModels(ms []string) []string { return valid(ms, reLedgerModel) }
 
 func valid(names []string, re *lazyRegexp) []string {
 	var out []string
 	for _, n := range names {
-		if re.MatchString(n) && !slices.Contains(out, n) && len(out) < MaxLedgerModels {
+		if re.MatchString(n) && !slices.Contains(out, n) && len(out) < maxLedgerModels {
 			out = append(out, n)
 		}
 	}
@@ -465,7 +473,7 @@ func (e LedgerEntry) status() finding.Status {
 }
 
 // Block renders l as the hidden block that ends a report: compact JSON, at
-// most MaxLedger bytes: past that the basis's locations are left out
+// most maxLedger bytes: past that the basis's locations are left out
 // first, then the oldest closed entries (counted in Dropped, and said in a
 // visible line before the block). Remaining
 // entries (open, stuck, disputed) are never left out; a ledger of nothing
@@ -484,7 +492,7 @@ func (l Ledger) Block() string {
 	for {
 		b, _ := json.Marshal(l)
 		block := ledgerOpen + string(b) + ledgerClose
-		if len(block) <= MaxLedger || len(l.Findings) == 0 {
+		if len(block) <= maxLedger || len(l.Findings) == 0 {
 			if l.Dropped > 0 {
 				what := fmt.Sprintf("its %d oldest closed findings", l.Dropped)
 				if l.Dropped == 1 {
@@ -531,8 +539,8 @@ func closedIndex(es []LedgerEntry) int {
 	return -1
 }
 
-// ErrNoLedger: the body holds no ledger block.
-var ErrNoLedger = errors.New("no ledger")
+// errNoLedger: the body holds no ledger block.
+var errNoLedger = errors.New("no ledger")
 
 // ParseLedger reads the last ledger block of body. The block is as hostile
 // as any text on a PR, even in a trusted login's comment (a person can
@@ -551,12 +559,12 @@ func ParseLedger(body string) (Ledger, error) {
 func ParseLedgerWarn(body string) (l Ledger, warnings []string, err error) {
 	i := strings.LastIndex(body, ledgerOpen)
 	if i < 0 {
-		return Ledger{}, nil, ErrNoLedger
+		return Ledger{}, nil, errNoLedger
 	}
 	rest := body[i+len(ledgerOpen):]
 	j := strings.Index(rest, ledgerClose)
-	if j < 0 || j > MaxLedger {
-		return Ledger{}, nil, fmt.Errorf("the ledger block is not closed within %d KB", MaxLedger>>10)
+	if j < 0 || j > maxLedger {
+		return Ledger{}, nil, fmt.Errorf("the ledger block is not closed within %d KB", maxLedger>>10)
 	}
 	dec := json.NewDecoder(bytes.NewReader([]byte(rest[:j])))
 	if err := dec.Decode(&l); err != nil {
@@ -612,14 +620,14 @@ func ParseLedgerWarn(body string) (l Ledger, warnings []string, err error) {
 			warnings = append(warnings, fmt.Sprintf("left out where %s is: its %v is not of gh-ocdx's shapes", e.ID, err))
 			e.Where = Where{}
 		}
-		if by := validModels(e.Reviewers); len(by) != len(e.Reviewers) || len(e.Reviewers) > MaxLedgerModels {
+		if by := validModels(e.Reviewers); len(by) != len(e.Reviewers) || len(e.Reviewers) > maxLedgerModels {
 			warnings = append(warnings, fmt.Sprintf("left out who raised %s: not models' names", e.ID))
 			e.Reviewers = nil
 		}
 		if len(e.Reviewers) == 0 {
 			e.Reviewers = nil
 		}
-		if tools := validTools(e.Tools); len(tools) != len(e.Tools) || len(e.Tools) > MaxLedgerModels {
+		if tools := validTools(e.Tools); len(tools) != len(e.Tools) || len(e.Tools) > maxLedgerModels {
 			warnings = append(warnings, fmt.Sprintf("left out the tools of %s: not tools' names", e.ID))
 			e.Tools = nil
 		}
@@ -642,7 +650,7 @@ func ParseLedgerWarn(body string) (l Ledger, warnings []string, err error) {
 	l.Findings = kept
 	var tokens []ModelTokens
 	for _, t := range l.Tokens {
-		if reLedgerModel.MatchString(t.Model) && t.Input >= 0 && t.Output >= 0 && len(tokens) < MaxLedgerModels &&
+		if reLedgerModel.MatchString(t.Model) && t.Input >= 0 && t.Output >= 0 && len(tokens) < maxLedgerModels &&
 			!slices.ContainsFunc(tokens, func(x ModelTokens) bool { return x.Model == t.Model }) {
 			tokens = append(tokens, t)
 		}

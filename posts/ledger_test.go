@@ -29,7 +29,7 @@ func TestLedgerRoundTrip(t *testing.T) {
 	}
 }
 
-// Over MaxLedger, the oldest closed entries go first, the block says in
+// Over maxLedger, the oldest closed entries go first, the block says in
 // words how many, and open and stuck entries stay.
 func TestLedgerBlockKeepsWithinItsSize(t *testing.T) {
 	l := Ledger{Run: "20261124T101112-a1b2c3", Round: 3, Head: "916a9a4"}
@@ -44,7 +44,7 @@ func TestLedgerBlockKeepsWithinItsSize(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(block) > MaxLedger+200 || got.Dropped == 0 || got.Dropped+len(got.Findings) != n+2 {
+	if len(block) > maxLedger+200 || got.Dropped == 0 || got.Dropped+len(got.Findings) != n+2 {
 		t.Fatalf("block of %d bytes: dropped %d, kept %d", len(block), got.Dropped, len(got.Findings))
 	}
 	if got.Findings[0].ID == "QUAL-00000000" || len(got.With(finding.StatusStuck)) != 1 || len(got.With(finding.StatusOpen)) != 1 {
@@ -71,7 +71,7 @@ func TestParseLedgerRefusesWhatGhOcdxDoesNotWrite(t *testing.T) {
 		"bad head":   `{"run":"20261124T101112-a1b2c3","round":1,"head":"HEAD~1","findings":[]}`,
 		"bad kind":   `{"run":"20261124T101112-a1b2c3","kind":"sh","round":1,"head":"916a9a4","findings":[]}`,
 		"trailing":   fmt.Sprintf(ok, ``) + ` {}`,
-		"not closed": fmt.Sprintf(ok, ``) + strings.Repeat(" ", MaxLedger),
+		"not closed": fmt.Sprintf(ok, ``) + strings.Repeat(" ", maxLedger),
 	} {
 		body := "<!-- ocdx:ledger " + js + " -->"
 		if name == "not closed" {
@@ -81,7 +81,7 @@ func TestParseLedgerRefusesWhatGhOcdxDoesNotWrite(t *testing.T) {
 			t.Errorf("%s: accepted", name)
 		}
 	}
-	if _, err := ParseLedger("no block here"); err != ErrNoLedger {
+	if _, err := ParseLedger("no block here"); err != errNoLedger {
 		t.Errorf("no block: %v", err)
 	}
 
@@ -114,7 +114,7 @@ func TestLedgerBlockOfNothing(t *testing.T) {
 
 // The basis review's findings are located in the ledger, and read back as
 // findings a re-review lists; a location of another shape is left out with
-// a warning, the entry kept; over MaxLedger the locations go before any
+// a warning, the entry kept; over maxLedger the locations go before any
 // entry does.
 func TestLedgerLocatesTheBasisFindings(t *testing.T) {
 	line := 12
@@ -282,7 +282,7 @@ func TestParseLedgerV3RefusesWhatGhOcdxDoesNotWrite(t *testing.T) {
 
 // The size budget of a third-version ledger: a long PR's open findings,
 // each at the longest of every shape (title, file, three reviewers, its
-// report), fit whole with their locations; past MaxLedger the locations
+// report), fit whole with their locations; past maxLedger the locations
 // go first, then who raised and dismissed the closed ones, then the
 // oldest closed entries; a remaining entry and who raised it stay.
 func TestLedgerV3BlockKeepsWithinItsSize(t *testing.T) {
@@ -317,7 +317,7 @@ func TestLedgerV3BlockKeepsWithinItsSize(t *testing.T) {
 	}
 	t.Logf("open findings that fit whole, at the longest of every shape: %d (%d bytes each)", fits, len(full(1, 0).Block())-len(Ledger{Run: "20261124T101112-a1b2c3", Round: 9, Head: "916a9a4c0ffee", Basis: "916a9a4c0ffee"}.Block()))
 	if fits < 50 {
-		t.Errorf("only %d located open findings fit in %d bytes", fits, MaxLedger)
+		t.Errorf("only %d located open findings fit in %d bytes", fits, maxLedger)
 	}
 	l := full(600, 500)
 	block := l.Block()
@@ -325,7 +325,7 @@ func TestLedgerV3BlockKeepsWithinItsSize(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if i := strings.Index(block, "<!-- "); len(block)-i > MaxLedger {
+	if i := strings.Index(block, "<!-- "); len(block)-i > maxLedger {
 		t.Errorf("the block is %d bytes", len(block)-i)
 	}
 	remaining := 0

@@ -353,7 +353,7 @@ func prLedger(pr *github.PullRequest) (l Ledger, url, by string, warnings []stri
 	for _, r := range reports {
 		got, left, err := ParseLedgerWarn(r.body)
 		switch {
-		case err == ErrNoLedger:
+		case err == errNoLedger:
 			continue
 		case err != nil:
 			warnings = append(warnings, fmt.Sprintf("ignored the ledger of %s: %v", r.url, err))

@@ -19,7 +19,6 @@ import (
 
 // Kinds of failure; test with errors.Is.
 var (
-	ErrNotRepo        = git.ErrNotRepo
 	ErrDirty          = errors.New("the work tree has uncommitted changes")
 	ErrDetached       = errors.New("HEAD is detached")
 	ErrMissingCommand = errors.New("verification commands not found")

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ocdx/gh-ocdx/git"
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/internal/testkit"
 	"github.com/ocdx/gh-ocdx/preflight"
@@ -25,7 +26,7 @@ func TestLocal(t *testing.T) {
 		t.Errorf("checkout %+v", co)
 	}
 
-	if _, err := preflight.Local(ctx, t.TempDir()); !errors.Is(err, preflight.ErrNotRepo) {
+	if _, err := preflight.Local(ctx, t.TempDir()); !errors.Is(err, git.ErrNotRepo) {
 		t.Errorf("not a repository: %v", err)
 	}
 

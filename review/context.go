@@ -134,26 +134,19 @@ func (c *Context) TaskMessage() (string, error) {
 	})
 }
 
-// Coverage says how much of a PR's diff the reviewers were given
-// (diff.Coverage: the one type the reports and the state file share).
-type Coverage = diff.Coverage
-
-// MaxCoverageNames bounds the file names a coverage lists.
-const MaxCoverageNames = diff.MaxCoverageNames
-
 // DiffCoverage measures what text (the diff as given to the reviewers,
 // truncated or not) holds of pr's changed files; ignored are the files
 // whose diff the policy left out.
-func DiffCoverage(pr *github.PullRequest, text string, truncated bool, ignored []string) Coverage {
+func DiffCoverage(pr *github.PullRequest, text string, truncated bool, ignored []string) diff.Coverage {
 	var given, submodules []string
 	files, _ := diff.Parse([]byte(text)) // bytes cannot fail to read
 	for _, f := range files {
 		given = append(given, f.Path())
-		if f.IsSubmodule && len(submodules) < MaxCoverageNames {
+		if f.IsSubmodule && len(submodules) < diff.MaxCoverageNames {
 			submodules = append(submodules, f.Path())
 		}
 	}
-	c := Coverage{Cut: []string{}, LeftOutNames: []string{}, Ignored: len(ignored), Submodules: submodules}
+	c := diff.Coverage{Cut: []string{}, LeftOutNames: []string{}, Ignored: len(ignored), Submodules: submodules}
 	c.Files = max(pr.ChangedFiles, len(pr.Files), len(given)+len(ignored))
 	c.Whole = len(given)
 	if truncated && len(given) > 0 {
@@ -164,7 +157,7 @@ func DiffCoverage(pr *github.PullRequest, text string, truncated bool, ignored [
 	}
 	c.LeftOut = max(c.Files-len(given)-len(ignored), 0)
 	for _, f := range pr.Files {
-		if len(c.LeftOutNames) < MaxCoverageNames && !slices.Contains(given, f.Path) && !slices.Contains(ignored, f.Path) {
+		if len(c.LeftOutNames) < diff.MaxCoverageNames && !slices.Contains(given, f.Path) && !slices.Contains(ignored, f.Path) {
 			c.LeftOutNames = append(c.LeftOutNames, f.Path)
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ocdx/gh-ocdx/config"
+	"github.com/ocdx/gh-ocdx/diff"
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/posts"
 )
@@ -51,7 +52,7 @@ func TestDiffCoverage(t *testing.T) {
 	if !cut || !c.Sampled() || c.Files != 30 || c.Whole+len(c.Cut)+c.LeftOut != 30 || len(c.Cut) != 1 || c.Cut[0] != fmt.Sprintf("dir with space/f%02d.go", c.Whole) {
 		t.Errorf("coverage %+v", c)
 	}
-	if len(c.LeftOutNames) != min(c.LeftOut, MaxCoverageNames) || c.LeftOutNames[0] != fmt.Sprintf("dir with space/f%02d.go", c.Whole+1) {
+	if len(c.LeftOutNames) != min(c.LeftOut, diff.MaxCoverageNames) || c.LeftOutNames[0] != fmt.Sprintf("dir with space/f%02d.go", c.Whole+1) {
 		t.Errorf("left out names %v", c.LeftOutNames)
 	}
 	whole := DiffCoverage(&github.PullRequest{ChangedFiles: 1, Files: pr.Files[:1]}, "diff --git a/dir with space/f00.go b/dir with space/f00.go\n+x\n", false, nil)

@@ -120,81 +120,96 @@ type PRReader interface {
 // reference, and an issue's text stays a reference, not a document.
 const maxIssueBody = 8 << 10
 
-// PRTools are pr_diff and issue_view (reviewers and review-pr). File pages
-// are fetched once, lazily, and shared by all calls.
+// PRTools are pr_diff and issue_view (reviewers and review-pr) over a
+// PR on GitHub.
 func PRTools(gh PRReader, repo github.Repo, number int) []llm.Tool {
+	return []llm.Tool{
+		DiffTool(func(ctx context.Context, page int) ([]github.FilePatch, error) {
+			return gh.FilesPage(ctx, repo, number, page)
+		}),
+		issueTool(gh, repo),
+	}
+}
+
+// DiffTool is pr_diff over a change's file patches, page (from 1) by page
+// of github.FilesPerPage as GitHub lists a PR's files: a PR's or a local
+// change's (docs/architecture.md, Local review). Pages are read once,
+// lazily, and shared by all calls.
+func DiffTool(pages func(ctx context.Context, page int) ([]github.FilePatch, error)) llm.Tool {
 	var (
-		mu    sync.Mutex
-		pages [][]github.FilePatch
-		done  bool
+		mu   sync.Mutex
+		read [][]github.FilePatch
+		done bool
 	)
 	findFile := func(ctx context.Context, path string) (*github.FilePatch, error) {
 		mu.Lock()
 		defer mu.Unlock()
 		for page := 1; ; page++ {
-			if page > len(pages) {
+			if page > len(read) {
 				if done || page > github.MaxFilePages {
 					return nil, fmt.Errorf("%s is not among the files this PR changes; list_files and read_file show the rest of the repository", path)
 				}
-				p, err := gh.FilesPage(ctx, repo, number, page)
+				p, err := pages(ctx, page)
 				if err != nil {
 					return nil, err
 				}
-				pages = append(pages, p)
+				read = append(read, p)
 				done = len(p) < github.FilesPerPage
 			}
-			for i := range pages[page-1] {
-				if f := &pages[page-1][i]; f.Filename == path || f.PreviousFilename == path {
+			for i := range read[page-1] {
+				if f := &read[page-1][i]; f.Filename == path || f.PreviousFilename == path {
 					return f, nil
 				}
 			}
 		}
 	}
-	return []llm.Tool{
-		{
-			Name:        "pr_diff",
-			Description: "The diff of one file changed by the PR.",
-			Schema:      llm.ObjectSchema(`{"path":{"type":"string","description":"path of a changed file"}}`, "path"),
-			Parallel:    true,
-			Run: func(ctx context.Context, raw json.RawMessage) (string, error) {
-				var a struct {
-					Path string `json:"path"`
-				}
-				if err := llm.DecodeArgs(raw, &a); err != nil {
-					return "", err
-				}
-				f, err := findFile(ctx, strings.TrimPrefix(a.Path, "./"))
-				if err != nil {
-					return "", err
-				}
-				return f.Unified(), nil
-			},
+	return llm.Tool{
+		Name:        "pr_diff",
+		Description: "The diff of one file changed by the PR.",
+		Schema:      llm.ObjectSchema(`{"path":{"type":"string","description":"path of a changed file"}}`, "path"),
+		Parallel:    true,
+		Run: func(ctx context.Context, raw json.RawMessage) (string, error) {
+			var a struct {
+				Path string `json:"path"`
+			}
+			if err := llm.DecodeArgs(raw, &a); err != nil {
+				return "", err
+			}
+			f, err := findFile(ctx, strings.TrimPrefix(a.Path, "./"))
+			if err != nil {
+				return "", err
+			}
+			return f.Unified(), nil
 		},
-		{
-			Name:        "issue_view",
-			Description: "Title, state, URL and body (cut at 8KB) of an issue or PR of this repository.",
-			Schema:      llm.ObjectSchema(`{"number":{"type":"integer"}}`, "number"),
-			Parallel:    true,
-			Run: func(ctx context.Context, raw json.RawMessage) (string, error) {
-				var a struct {
-					Number int `json:"number"`
-				}
-				if err := llm.DecodeArgs(raw, &a); err != nil {
-					return "", err
-				}
-				if a.Number <= 0 {
-					return "", errors.New("number must be a positive issue number")
-				}
-				is, err := gh.Issue(ctx, repo, a.Number)
-				if err != nil {
-					return "", err
-				}
-				body := is.Body
-				if len(body) > maxIssueBody {
-					body = strings.ToValidUTF8(body[:maxIssueBody], "") + "\n[body cut at 8KB]"
-				}
-				return fmt.Sprintf("#%d: %s (%s)\n%s\n\n%s", is.Number, is.Title, is.State, is.URL, body), nil
-			},
+	}
+}
+
+// issueTool is issue_view: an issue or PR of the repository on GitHub.
+func issueTool(gh PRReader, repo github.Repo) llm.Tool {
+	return llm.Tool{
+		Name:        "issue_view",
+		Description: "Title, state, URL and body (cut at 8KB) of an issue or PR of this repository.",
+		Schema:      llm.ObjectSchema(`{"number":{"type":"integer"}}`, "number"),
+		Parallel:    true,
+		Run: func(ctx context.Context, raw json.RawMessage) (string, error) {
+			var a struct {
+				Number int `json:"number"`
+			}
+			if err := llm.DecodeArgs(raw, &a); err != nil {
+				return "", err
+			}
+			if a.Number <= 0 {
+				return "", errors.New("number must be a positive issue number")
+			}
+			is, err := gh.Issue(ctx, repo, a.Number)
+			if err != nil {
+				return "", err
+			}
+			body := is.Body
+			if len(body) > maxIssueBody {
+				body = strings.ToValidUTF8(body[:maxIssueBody], "") + "\n[body cut at 8KB]"
+			}
+			return fmt.Sprintf("#%d: %s (%s)\n%s\n\n%s", is.Number, is.Title, is.State, is.URL, body), nil
 		},
 	}
 }

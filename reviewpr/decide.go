@@ -62,7 +62,7 @@ func (d *Diff) lines(c github.ReviewComment) ([]string, bool) {
 		return nil, false
 	}
 	text := d.right[c.Path]
-	if strings.EqualFold(c.Side, github.Left) {
+	if strings.EqualFold(c.Side, diff.Left) {
 		text = d.left[c.Path]
 	}
 	start := c.StartLine
@@ -83,7 +83,7 @@ func At(c github.ReviewComment) string {
 	if c.StartLine > 0 && c.StartLine < c.Line {
 		at = fmt.Sprintf("%s:%d-%d", c.Path, c.StartLine, c.Line)
 	}
-	if strings.EqualFold(c.Side, github.Left) {
+	if strings.EqualFold(c.Side, diff.Left) {
 		at += " (LEFT)"
 	}
 	return at
@@ -234,14 +234,14 @@ func (p Proposal) Edited(s string) (Proposal, error) {
 			comments, texts = append(comments, github.ReviewComment{}), append(texts, nil)
 			continue
 		}
-		c := github.ReviewComment{Path: m[1], Side: github.Right}
+		c := github.ReviewComment{Path: m[1], Side: diff.Right}
 		c.Line, _ = strconv.Atoi(m[2])
 		if m[3] != "" {
 			c.StartLine = c.Line
 			c.Line, _ = strconv.Atoi(m[3])
 		}
-		if m[4] == github.Left {
-			c.Side = github.Left
+		if m[4] == diff.Left {
+			c.Side = diff.Left
 		}
 		if !p.Diff.on(c) {
 			bad = append(bad, fmt.Sprintf("%s is not on a line of the PR's diff, where GitHub refuses comments: name a line of its file's hunks, or delete the comment", At(c)))

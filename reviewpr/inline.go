@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/ocdx/gh-ocdx/diff"
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/internal/redact"
@@ -42,7 +43,7 @@ func (s *Session) anchored(ctx context.Context, in []inlineComment) ([]github.Re
 	for i, c := range in {
 		side := strings.ToUpper(strings.TrimSpace(c.Side))
 		if side == "" {
-			side = github.Right
+			side = diff.Right
 		}
 		start := c.StartLine
 		if start >= c.Line {
@@ -70,7 +71,7 @@ func (s *Session) anchored(ctx context.Context, in []inlineComment) ([]github.Re
 		// its suggestion field, on lines checked above and free of
 		// markup, is the one suggestion, rendered by gh-ocdx.
 		body := text.InertMarkup(strings.TrimSpace(c.Body))
-		if c.Suggestion != nil && side == github.Right {
+		if c.Suggestion != nil && side == diff.Right {
 			body += "\n\n" + finding.SuggestionBlock(*c.Suggestion)
 		}
 		rc.Body = redact.ForComment(strings.TrimSpace(body))

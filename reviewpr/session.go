@@ -17,6 +17,7 @@ import (
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/internal/redact"
 	"github.com/ocdx/gh-ocdx/internal/text"
+	"github.com/ocdx/gh-ocdx/internal/tokens"
 	"github.com/ocdx/gh-ocdx/llm"
 	"github.com/ocdx/gh-ocdx/review"
 )
@@ -124,7 +125,7 @@ type Session struct {
 type SessionResult struct {
 	Proposal Proposal
 	URL      string // where the review was published ("" when printed)
-	Usage    llm.Usage
+	Usage    tokens.Usage
 	Rounds   int // proposals made (1 + discussions)
 }
 
@@ -192,64 +193,9 @@ func (s *Session) Run(ctx context.Context) (*SessionResult, error) {
 		tools = append(tools, gate.wrap(t))
 	}
 	tools = append(tools,
-		llm.Tool{
-			Name:        "request_context",
-			Description: "Propose what more context you need and why (Orient). The user confirms, narrows or refuses; the answer tells you what to fetch with your tools.",
-			Schema:      llm.ObjectSchema(`{"proposal":{"type":"string","description":"what you want to fetch and why"}}`, "proposal"),
-			Run: func(ctx context.Context, raw json.RawMessage) (string, error) {
-				var a struct {
-					Proposal string `json:"proposal"`
-				}
-				if err := llm.DecodeArgs(raw, &a); err != nil {
-					return "", err
-				}
-				reply, err := s.Confirmer.Orient(ctx, a.Proposal)
-				if err != nil {
-					stop(err)
-					return "", err
-				}
-				gate.set(reply)
-				switch reply.Action {
-				case Narrow:
-					return "Narrowed. Fetch only this instead: " + reply.Text +
-						"\n(read_file, search, pr_diff and issue_view now answer only for the paths and issue numbers named there.)", nil
-				case Refuse:
-					return "Refused. Do not fetch it. The user's reason: " + reply.Text +
-						"\n(read_file, search, pr_diff and issue_view answer nothing until a request of yours is confirmed.)", nil
-				default:
-					return "Confirmed: fetch what you proposed with your tools.", nil
-				}
-			},
-		},
-		llm.Tool{
-			Name:        "submit_review",
-			Description: "Propose the review (Decide). The user sees it and posts it, discusses it with you, or aborts.",
-			Schema:      llm.ObjectSchema(`{"event":{"type":"string","enum":["APPROVE","REQUEST_CHANGES","COMMENT"]},"body":{"type":"string","description":"the review in Markdown: Verdict, Understanding, What we like, Questions, Nits"},`+commentsSchema+`}`, "event", "body"),
-			Run: func(ctx context.Context, raw json.RawMessage) (string, error) {
-				var a struct {
-					Event    string          `json:"event"`
-					Body     string          `json:"body"`
-					Comments []inlineComment `json:"comments"`
-				}
-				if err := llm.DecodeArgs(raw, &a); err != nil {
-					return "", err
-				}
-				ev := github.ReviewEvent(strings.ToUpper(strings.TrimSpace(a.Event)))
-				if ev != github.Approve && ev != github.RequestChanges && ev != github.CommentOnly {
-					s.Confirmer.SentBack(ctx, []string{fmt.Sprintf("its event %q is none of APPROVE, REQUEST_CHANGES, COMMENT", text.Clip(text.OneLine(a.Event), 40))})
-					return "", fmt.Errorf("event %q is not one of APPROVE, REQUEST_CHANGES, COMMENT", a.Event)
-				}
-				if strings.TrimSpace(a.Body) == "" {
-					s.Confirmer.SentBack(ctx, []string{"its body is empty"})
-					return "", errors.New("the review body is empty")
-				}
-				comments, err := s.anchored(ctx, a.Comments)
-				if err != nil {
-					return "", err
-				}
-				return decide(ctx, ev, modelText(a.Body), comments)
-			},
-		})
+		s.requestContext(gate, stop),
+		s.submitReview(decide),
+	)
 
 	// The task as first given is the same in every call of the session
 	// (a proposal sent back only adds to it), and a session always makes
@@ -272,6 +218,76 @@ func (s *Session) Run(ctx context.Context) (*SessionResult, error) {
 			return out, err
 		}
 		task += "\n\n### Your previous review\n\n" + res.Text + "\n\n### " + reply
+	}
+}
+
+// requestContext is Orient's tool: the model proposes what more it needs,
+// the person confirms, narrows or refuses, and gate lets the fetch tools
+// answer only for that.
+func (s *Session) requestContext(gate *orientGate, stop context.CancelCauseFunc) llm.Tool {
+	return llm.Tool{
+		Name:        "request_context",
+		Description: "Propose what more context you need and why (Orient). The user confirms, narrows or refuses; the answer tells you what to fetch with your tools.",
+		Schema:      llm.ObjectSchema(`{"proposal":{"type":"string","description":"what you want to fetch and why"}}`, "proposal"),
+		Run: func(ctx context.Context, raw json.RawMessage) (string, error) {
+			var a struct {
+				Proposal string `json:"proposal"`
+			}
+			if err := llm.DecodeArgs(raw, &a); err != nil {
+				return "", err
+			}
+			reply, err := s.Confirmer.Orient(ctx, a.Proposal)
+			if err != nil {
+				stop(err)
+				return "", err
+			}
+			gate.set(reply)
+			switch reply.Action {
+			case Narrow:
+				return "Narrowed. Fetch only this instead: " + reply.Text +
+					"\n(read_file, search, pr_diff and issue_view now answer only for the paths and issue numbers named there.)", nil
+			case Refuse:
+				return "Refused. Do not fetch it. The user's reason: " + reply.Text +
+					"\n(read_file, search, pr_diff and issue_view answer nothing until a request of yours is confirmed.)", nil
+			default:
+				return "Confirmed: fetch what you proposed with your tools.", nil
+			}
+		},
+	}
+}
+
+// submitReview is Decide's tool: the model proposes the review, checked
+// (its event, a body, its comments anchored on the diff) before decide
+// shows it to the person.
+func (s *Session) submitReview(decide func(ctx context.Context, event github.ReviewEvent, body string, comments []github.ReviewComment) (string, error)) llm.Tool {
+	return llm.Tool{
+		Name:        "submit_review",
+		Description: "Propose the review (Decide). The user sees it and posts it, discusses it with you, or aborts.",
+		Schema:      llm.ObjectSchema(`{"event":{"type":"string","enum":["APPROVE","REQUEST_CHANGES","COMMENT"]},"body":{"type":"string","description":"the review in Markdown: Verdict, Understanding, What we like, Questions, Nits"},`+commentsSchema+`}`, "event", "body"),
+		Run: func(ctx context.Context, raw json.RawMessage) (string, error) {
+			var a struct {
+				Event    string          `json:"event"`
+				Body     string          `json:"body"`
+				Comments []inlineComment `json:"comments"`
+			}
+			if err := llm.DecodeArgs(raw, &a); err != nil {
+				return "", err
+			}
+			ev := github.ReviewEvent(strings.ToUpper(strings.TrimSpace(a.Event)))
+			if ev != github.Approve && ev != github.RequestChanges && ev != github.CommentOnly {
+				s.Confirmer.SentBack(ctx, []string{fmt.Sprintf("its event %q is none of APPROVE, REQUEST_CHANGES, COMMENT", text.Clip(text.OneLine(a.Event), 40))})
+				return "", fmt.Errorf("event %q is not one of APPROVE, REQUEST_CHANGES, COMMENT", a.Event)
+			}
+			if strings.TrimSpace(a.Body) == "" {
+				s.Confirmer.SentBack(ctx, []string{"its body is empty"})
+				return "", errors.New("the review body is empty")
+			}
+			comments, err := s.anchored(ctx, a.Comments)
+			if err != nil {
+				return "", err
+			}
+			return decide(ctx, ev, modelText(a.Body), comments)
+		},
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/ocdx/gh-ocdx/github"
+	"github.com/ocdx/gh-ocdx/internal/tokens"
 	"github.com/ocdx/gh-ocdx/llm"
 	"github.com/ocdx/gh-ocdx/repofs"
 	"github.com/ocdx/gh-ocdx/review"
@@ -36,7 +37,7 @@ func (m *scriptedModel) Chat(_ context.Context, req llm.Request) (llm.Response, 
 	for i := range calls {
 		calls[i].ID = fmt.Sprintf("t%d-c%d", len(m.reqs), i)
 	}
-	return llm.Response{Calls: calls, Usage: llm.Usage{Calls: 1, Input: 10, Output: 1}}, nil
+	return llm.Response{Calls: calls, Usage: tokens.Usage{Calls: 1, Input: 10, Output: 1}}, nil
 }
 
 // results lists every tool result the model was sent, by call name, in order.

@@ -232,7 +232,7 @@ func historyRepo250(b *testing.B, size int, tokens []string) (dir, base, head st
 // with-history adds the history scan (git log -p and the commits' raw
 // objects). The ratio of the two is the history's cost.
 //
-//	go test -run '^$' -bench SecretScanHistory -benchtime 5x ./loop
+//	go test -run '^$' -bench SecretScanHistory -benchtime 5x ./secretscan
 func BenchmarkSecretScanHistory250Commits20MB(b *testing.B) {
 	dir, base, head := historyRepo250(b, 20<<20, tokenLines[:5])
 	ctx := context.Background()

@@ -22,7 +22,7 @@ const (
 )
 
 // FixResult is what a fix did: the one record of it, written to the round
-// (Round.Fix) by package fix alone (fix.Result) and read back by the loop,
+// (Round.Fix) by package fix alone and read back by the loop,
 // fix's summary and state show (docs/architecture.md, A round of
 // review-loop). Its JSON is part of review-loop's --json output.
 type FixResult struct {

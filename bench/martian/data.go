@@ -2,7 +2,7 @@
 // (github.com/withmartian/code-review-benchmark, MIT; testdata/README.md)
 // through gh-ocdx's aggregation: each tool of the benchmark is a reviewer,
 // the benchmark's judge says which golden comment a candidate is, and
-// loop.Distinct, loop.SelectInline and the agreement count decide what
+// consensus.Distinct, inline.Select and the agreement count decide what
 // would be posted (BENCHMARKS.md, Agreement on real reviews). Nothing in
 // the product imports it.
 package martian

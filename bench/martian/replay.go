@@ -6,8 +6,9 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/ocdx/gh-ocdx/consensus"
 	"github.com/ocdx/gh-ocdx/finding"
-	"github.com/ocdx/gh-ocdx/loop"
+	"github.com/ocdx/gh-ocdx/inline"
 )
 
 // Grouping is how two tools' candidates are found to be one problem.
@@ -44,11 +45,11 @@ func (g Grouping) String() string {
 }
 
 // Findings are the candidates of tools on pr as gh-ocdx's reviewers would
-// return them, one reviewer per tool, merged by loop.Distinct, and for
+// return them, one reviewer per tool, merged by consensus.Distinct, and for
 // each finding's ID the golden comments it stands for (none: a false
 // one). Every finding is a P2 of category quality without a place: the
 // candidates carry no priority, file or line. IDs are finding.ID's hashes,
-// which order findings in loop.SelectInline; they never say which
+// which order findings in inline.Select; they never say which
 // findings are true.
 func Findings(pr PR, tools []string, g Grouping) ([]finding.Finding, map[string][]int) {
 	var fs []finding.Finding
@@ -84,7 +85,7 @@ func Findings(pr PR, tools []string, g Grouping) ([]finding.Finding, map[string]
 			}
 		}
 	}
-	return loop.Distinct(fs, len(tools)), golden
+	return consensus.Distinct(fs, len(tools)), golden
 }
 
 // Policy is a rule for what of a round's distinct findings is posted.
@@ -92,7 +93,7 @@ type Policy struct {
 	// MinReviewers keeps a finding when at least this many tools raised it
 	// (1: every finding). gh-ocdx's agreement count, used as a vote.
 	MinReviewers int
-	// Max is the noise budget, loop.SelectInline's maxInlineComments
+	// Max is the noise budget, inline.Select's maxInlineComments
 	// (every finding here is a P2, so the most agreed go first); 0: none.
 	Max int
 }
@@ -112,7 +113,7 @@ func (p Policy) String() string {
 func (p Policy) Apply(fs []finding.Finding) []finding.Finding {
 	kept := slices.DeleteFunc(slices.Clone(fs), func(f finding.Finding) bool { return len(f.Reviewers) < p.MinReviewers })
 	if p.Max > 0 {
-		kept, _ = loop.SelectInline(kept, loop.InlinePolicy{Max: p.Max})
+		kept, _ = inline.Select(kept, inline.Policy{Max: p.Max})
 	}
 	return kept
 }
@@ -228,7 +229,7 @@ func (p Pairs) Precision() float64 { return ratio(p.MergedSame, p.Merged) }
 func (p Pairs) Recall() float64    { return ratio(p.MergedSame, p.Same) }
 
 // TextRulePairs measures gh-ocdx's "same problem" rule on text
-// (loop.SimilarTitles, what loop.Distinct applies to two findings at the
+// (consensus.SimilarTitles, what consensus.Distinct applies to two findings at the
 // same place) against the judge: pairs of one tool's candidates on one PR
 // (within), and pairs of two tools' (across).
 func TextRulePairs(d *Data) (within, across Pairs) {
@@ -237,7 +238,7 @@ func TextRulePairs(d *Data) (within, across Pairs) {
 		if sameTool {
 			p = &within
 		}
-		p.add(a, b, loop.SimilarTitles(a.Text, b.Text))
+		p.add(a, b, consensus.SimilarTitles(a.Text, b.Text))
 	})
 	return within, across
 }

@@ -218,7 +218,7 @@ func Report(d *Data) string {
 		}
 	}
 	within, across := TextRulePairs(d)
-	fmt.Fprintf(&b, "\nThe text rule (loop.SimilarTitles) against the judge, pairwise: within one tool's review %d pairs one problem, %d merged, precision %.3f, recall %.3f; across tools %d one problem, %d merged, precision %.3f, recall %.3f.\n",
+	fmt.Fprintf(&b, "\nThe text rule (consensus.SimilarTitles) against the judge, pairwise: within one tool's review %d pairs one problem, %d merged, precision %.3f, recall %.3f; across tools %d one problem, %d merged, precision %.3f, recall %.3f.\n",
 		within.Same, within.Merged, within.Precision(), within.Recall(), across.Same, across.Merged, across.Precision(), across.Recall())
 	return b.String()
 }

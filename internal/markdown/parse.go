@@ -143,20 +143,9 @@ func parseBlocks(lines []string, depth int) []*block {
 			continue
 		}
 		if s[0] == '>' {
-			var inner []string
-			for ; i < len(lines); i++ {
-				t := strings.TrimLeft(lines[i], " ")
-				switch {
-				case indent(lines[i]) < 4 && strings.HasPrefix(t, ">"):
-					inner = append(inner, strings.TrimPrefix(t[1:], " "))
-					continue
-				case !blank(lines[i]) && len(inner) > 0 && !blank(inner[len(inner)-1]) && !startsBlock(lines[i]):
-					inner = append(inner, t) // a lazy continuation of the quote's paragraph
-					continue
-				}
-				break
-			}
-			out = append(out, &block{kind: kQuote, children: parseBlocks(inner, depth+1)})
+			var b *block
+			b, i = parseQuote(lines, i, depth)
+			out = append(out, b)
 			continue
 		}
 		if _, ok := listMarker(s); ok {
@@ -166,19 +155,9 @@ func parseBlocks(lines []string, depth int) []*block {
 			continue
 		}
 		if htmlStart(s) {
-			var html []string
-			comment := strings.HasPrefix(s, "<!--")
-			for ; i < len(lines); i++ {
-				if !comment && blank(lines[i]) {
-					break
-				}
-				html = append(html, lines[i])
-				if comment && strings.Contains(lines[i], "-->") {
-					i++
-					break
-				}
-			}
-			out = append(out, &block{kind: kHTML, text: strings.Join(html, "\n")})
+			var b *block
+			b, i = parseHTML(lines, i, strings.HasPrefix(s, "<!--"))
+			out = append(out, b)
 			continue
 		}
 		if i+1 < len(lines) && strings.Contains(l, "|") {
@@ -191,32 +170,73 @@ func parseBlocks(lines []string, depth int) []*block {
 				continue
 			}
 		}
-		// A paragraph, up to a blank line or a line that starts another
-		// block; an underline of = or - makes it a heading.
-		para := []string{strings.TrimSpace(l)}
-		heading := 0
-		for i++; i < len(lines) && !blank(lines[i]); i++ {
-			if t := strings.TrimSpace(lines[i]); indent(lines[i]) < 4 && t != "" && strings.Trim(t, "=") == "" {
-				heading = 1
-			} else if indent(lines[i]) < 4 && t != "" && strings.Trim(t, "-") == "" {
-				heading = 2
-			} else if startsBlock(lines[i]) {
-				break
-			}
-			if heading > 0 {
-				i++
-				break
-			}
-			para = append(para, strings.TrimLeft(lines[i], " "))
-		}
-		text := strings.Join(para, "\n")
-		if heading > 0 {
-			out = append(out, &block{kind: kHeading, level: heading, text: text})
-		} else {
-			out = append(out, &block{kind: kPara, text: text})
-		}
+		var b *block
+		b, i = parsePara(lines, i)
+		out = append(out, b)
 	}
 	return out
+}
+
+// parseQuote reads the block quote that starts at lines[i], and returns
+// it with the index of the line after it.
+func parseQuote(lines []string, i, depth int) (*block, int) {
+	var inner []string
+	for ; i < len(lines); i++ {
+		t := strings.TrimLeft(lines[i], " ")
+		switch {
+		case indent(lines[i]) < 4 && strings.HasPrefix(t, ">"):
+			inner = append(inner, strings.TrimPrefix(t[1:], " "))
+			continue
+		case !blank(lines[i]) && len(inner) > 0 && !blank(inner[len(inner)-1]) && !startsBlock(lines[i]):
+			inner = append(inner, t) // a lazy continuation of the quote's paragraph
+			continue
+		}
+		break
+	}
+	return &block{kind: kQuote, children: parseBlocks(inner, depth+1)}, i
+}
+
+// parseHTML reads the HTML block that starts at lines[i]: up to a blank
+// line, or for a comment up to its end.
+func parseHTML(lines []string, i int, comment bool) (*block, int) {
+	var html []string
+	for ; i < len(lines); i++ {
+		if !comment && blank(lines[i]) {
+			break
+		}
+		html = append(html, lines[i])
+		if comment && strings.Contains(lines[i], "-->") {
+			i++
+			break
+		}
+	}
+	return &block{kind: kHTML, text: strings.Join(html, "\n")}, i
+}
+
+// parsePara reads a paragraph, up to a blank line or a line that starts
+// another block; an underline of = or - makes it a heading.
+func parsePara(lines []string, i int) (*block, int) {
+	para := []string{strings.TrimSpace(lines[i])}
+	heading := 0
+	for i++; i < len(lines) && !blank(lines[i]); i++ {
+		if t := strings.TrimSpace(lines[i]); indent(lines[i]) < 4 && t != "" && strings.Trim(t, "=") == "" {
+			heading = 1
+		} else if indent(lines[i]) < 4 && t != "" && strings.Trim(t, "-") == "" {
+			heading = 2
+		} else if startsBlock(lines[i]) {
+			break
+		}
+		if heading > 0 {
+			i++
+			break
+		}
+		para = append(para, strings.TrimLeft(lines[i], " "))
+	}
+	text := strings.Join(para, "\n")
+	if heading > 0 {
+		return &block{kind: kHeading, level: heading, text: text}, i
+	}
+	return &block{kind: kPara, text: text}, i
 }
 
 // strip removes up to n columns of indentation from l.
@@ -491,6 +511,28 @@ type tok struct {
 	canOpen, canClose bool
 }
 
+// delimiter is the run of * or _ at s[i], with whether it may open or
+// close emphasis (CommonMark's flanking rules).
+func delimiter(s string, i int) *tok {
+	c := s[i]
+	n := run(s[i:], c)
+	before, after := ' ', ' '
+	if i > 0 {
+		before, _ = utf8.DecodeLastRuneInString(s[:i])
+	}
+	if i+n < len(s) {
+		after, _ = utf8.DecodeRuneInString(s[i+n:])
+	}
+	left := !unicode.IsSpace(after) && (!isPunct(after) || unicode.IsSpace(before) || isPunct(before))
+	right := !unicode.IsSpace(before) && (!isPunct(before) || unicode.IsSpace(after) || isPunct(after))
+	t := &tok{delim: c, n: n, canOpen: left, canClose: right}
+	if c == '_' {
+		t.canOpen = left && (!right || isPunct(before))
+		t.canClose = right && (!left || isPunct(after))
+	}
+	return t
+}
+
 func parseInline(s string) []inl {
 	var toks []*tok
 	var text strings.Builder
@@ -566,24 +608,10 @@ func parseInline(s string) []inl {
 				continue
 			}
 		case c == '*' || c == '_':
-			n := run(s[i:], c)
 			flush()
-			before, after := ' ', ' '
-			if i > 0 {
-				before, _ = utf8.DecodeLastRuneInString(s[:i])
-			}
-			if i+n < len(s) {
-				after, _ = utf8.DecodeRuneInString(s[i+n:])
-			}
-			left := !unicode.IsSpace(after) && (!isPunct(after) || unicode.IsSpace(before) || isPunct(before))
-			right := !unicode.IsSpace(before) && (!isPunct(before) || unicode.IsSpace(after) || isPunct(after))
-			t := &tok{delim: c, n: n, canOpen: left, canClose: right}
-			if c == '_' {
-				t.canOpen = left && (!right || isPunct(before))
-				t.canClose = right && (!left || isPunct(after))
-			}
+			t := delimiter(s, i)
 			toks = append(toks, t)
-			i += n
+			i += t.n
 			continue
 		case c == '\n':
 			// Spaces before a line break are dropped; two or more make it

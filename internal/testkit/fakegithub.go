@@ -48,6 +48,9 @@ type GitHub struct {
 
 	releases map[string][]*release // by repository; see releases.go
 	assets   map[int64]asset
+
+	checkRuns     []*CheckRun // see checkruns.go
+	checksRefused int
 }
 
 // PR is a pull request as the fake serves it. Zero fields get defaults.
@@ -173,7 +176,7 @@ type PostedReviewComment struct {
 
 // Request is one logged request.
 type Request struct {
-	Kind   string // graphql, diff, pr, pr-edit, files, commits, comment, comment-edit, comments, review, issue, contents, permission, tree, release, asset, download, tags, git, unknown
+	Kind   string // graphql, diff, pr, pr-edit, files, commits, comment, comment-edit, comments, review, issue, contents, permission, tree, release, asset, download, tags, check-run, check-run-edit, check-runs, check-annotations, git, unknown
 	Method string
 	Path   string
 	Status int
@@ -426,6 +429,9 @@ func kindOf(r *http.Request) string {
 	if k := releaseKind(p); k != "" {
 		return k
 	}
+	if k := checkRunKind(p); k != "" {
+		return k
+	}
 	if reGitHTTP.MatchString(p) {
 		return "git"
 	}
@@ -572,14 +578,9 @@ func (g *GitHub) route(w http.ResponseWriter, r *http.Request, kind string, body
 			notFound(w)
 			return
 		}
-		per, _ := strconv.Atoi(r.URL.Query().Get("per_page"))
-		if per <= 0 || per > 100 {
-			per = 30
-		}
-		pg, _ := strconv.Atoi(r.URL.Query().Get("page"))
-		pg = max(pg, 1)
+		from, to := restPage(r, len(pr.Files))
 		out := []map[string]any{}
-		for i := (pg - 1) * per; i < len(pr.Files) && i < pg*per; i++ {
+		for i := from; i < to; i++ {
 			f := pr.Files[i]
 			out = append(out, map[string]any{"filename": f.Path, "status": strings.ToLower(f.ChangeType),
 				"additions": f.Additions, "deletions": f.Deletions, "patch": f.Patch})
@@ -605,16 +606,11 @@ func (g *GitHub) route(w http.ResponseWriter, r *http.Request, kind string, body
 		writeJSON(w, http.StatusOK, out)
 	case "comments":
 		m := reComments.FindStringSubmatch(r.URL.Path)
-		per, _ := strconv.Atoi(r.URL.Query().Get("per_page"))
-		if per <= 0 || per > 100 {
-			per = 30
-		}
-		pg, _ := strconv.Atoi(r.URL.Query().Get("page"))
-		pg = max(pg, 1)
 		g.mu.Lock()
 		list := g.comments[m[1]+"#"+m[2]]
+		from, to := restPage(r, len(list))
 		out := []map[string]any{}
-		for i := (pg - 1) * per; i < len(list) && i < pg*per; i++ {
+		for i := from; i < to; i++ {
 			c := list[i]
 			out = append(out, map[string]any{"id": c.ID, "body": c.Body, "html_url": g.commentURL(m[1], m[2], c.ID),
 				"user": map[string]any{"login": c.Login}, "created_at": "2026-01-01T00:00:00Z"})
@@ -625,6 +621,8 @@ func (g *GitHub) route(w http.ResponseWriter, r *http.Request, kind string, body
 		g.gitObjects(w, r, kind)
 	case "release", "asset", "tags", "download":
 		g.serveReleases(w, r, kind)
+	case "check-run", "check-run-edit", "check-runs", "check-annotations":
+		g.serveCheckRuns(w, r, kind, body)
 	case "issue":
 		m := reIssue.FindStringSubmatch(r.URL.Path)
 		g.mu.Lock()

@@ -130,6 +130,53 @@ func Clip(s string, n int) string {
 	return s[:n] + "…"
 }
 
+// Head is s cut to at most n bytes on a rune boundary.
+func Head(s string, n int) string {
+	for n > 0 && n < len(s) && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	if n > len(s) {
+		n = len(s)
+	}
+	return s[:n]
+}
+
+// Cut cuts s to at most n bytes on a rune boundary, marking a cut with
+// "…[cut]" when there is room for it.
+func Cut(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	const mark = "…[cut]"
+	if n <= len(mark) {
+		return Head(s, n)
+	}
+	return Head(s, n-len(mark)) + mark
+}
+
+// Excerpt is s trimmed and cut to at most n runes, marking a cut with "…".
+func Excerpt(s string, n int) string {
+	r := []rune(strings.TrimSpace(s))
+	if len(r) <= n {
+		return string(r)
+	}
+	return string(r[:n]) + "…"
+}
+
+// Cell keeps s on one line and bounded to n runes, for tables and list
+// items of a post, with gh-ocdx's own markup made inert: titles, reasons and
+// errors come from models and PRs.
+func Cell(s string, n int) string {
+	s = strings.ReplaceAll(OneLine(s), "|", "\\|")
+	return InertMarkup(Excerpt(s, n))
+}
+
+// Prose is a model's or a person's text for a post, bounded to n runes,
+// with gh-ocdx's own markup made inert (a suggestion fence, the hidden
+// marker, tags and ledger): in a post only gh-ocdx writes those
+// (docs/architecture.md, Posting).
+func Prose(s string, n int) string { return InertMarkup(Excerpt(s, n)) }
+
 // Distance is the Levenshtein distance between a and b, in bytes: the
 // number of one-byte insertions, deletions and substitutions that make one
 // the other. The names it compares (commands, configuration keys) are ASCII.

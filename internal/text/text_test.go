@@ -59,6 +59,21 @@ func TestShorteners(t *testing.T) {
 			t.Errorf("Clip(%q, %d) = %q, want %q", tc.in, tc.n, got, tc.want)
 		}
 	}
+	for _, tc := range []struct {
+		f    func(string, int) string
+		name string
+		in   string
+		n    int
+		want string
+	}{
+		{Head, "Head", "日本", 4, "日"}, {Head, "Head", "ab", 5, "ab"}, {Head, "Head", "ab", 0, ""},
+		{Cut, "Cut", "short", 10, "short"}, {Cut, "Cut", "abcdefghijklmnop", 12, "abcd…[cut]"}, {Cut, "Cut", "abcdefghij", 5, "abcde"},
+		{Excerpt, "Excerpt", "  one two  ", 20, "one two"}, {Excerpt, "Excerpt", " 日本語 ", 2, "日本…"},
+	} {
+		if got := tc.f(tc.in, tc.n); got != tc.want {
+			t.Errorf("%s(%q, %d) = %q, want %q", tc.name, tc.in, tc.n, got, tc.want)
+		}
+	}
 }
 
 func TestDistance(t *testing.T) {

@@ -1,4 +1,8 @@
-package llm
+// Package envelope reads a role's answer (docs/architecture.md, Envelopes):
+// the one BEGIN_JSON … END_JSON block a model's final text must hold,
+// decoded strictly into the shape the role answers with. A model's answer
+// is hostile input: anything else is a typed error that names the role.
+package envelope
 
 import (
 	"bytes"
@@ -9,6 +13,9 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"unicode/utf8"
+
+	"github.com/ocdx/gh-ocdx/internal/text"
 )
 
 // Envelope markers: a role's final text holds exactly one block between them
@@ -28,16 +35,16 @@ var (
 	ErrInvalidValue = errors.New("invalid value in the envelope")
 )
 
-// EnvelopeError says why a role's answer was rejected; Kind is one of the
+// Error says why a role's answer was rejected; Kind is one of the
 // Err* values above.
-type EnvelopeError struct {
+type Error struct {
 	Role    string
 	Kind    error
 	Detail  string // field path or parser message
 	Excerpt string // a short quote of the offending text
 }
 
-func (e *EnvelopeError) Error() string {
+func (e *Error) Error() string {
 	s := e.Role + ": " + e.Kind.Error()
 	if e.Detail != "" {
 		s += ": " + e.Detail
@@ -48,7 +55,7 @@ func (e *EnvelopeError) Error() string {
 	return s
 }
 
-func (e *EnvelopeError) Unwrap() error { return e.Kind }
+func (e *Error) Unwrap() error { return e.Kind }
 
 // Validator is implemented by shapes with rules beyond types and required
 // fields (enumerations); Decode calls it after decoding.
@@ -65,14 +72,14 @@ const excerptLen = 80
 // counts as missing except for pointer fields. Unknown fields are ignored.
 func Decode(role, answer string, v any) error {
 	if t := reflect.TypeOf(v); t == nil || t.Kind() != reflect.Pointer {
-		return fmt.Errorf("llm.Decode: want a pointer, got %T", v)
+		return fmt.Errorf("envelope.Decode: want a pointer, got %T", v)
 	}
 	raw, err := Extract(role, answer)
 	if err != nil {
 		return err
 	}
 	fail := func(kind error, detail, excerpt string) error {
-		return &EnvelopeError{Role: role, Kind: kind, Detail: detail, Excerpt: excerpt}
+		return &Error{Role: role, Kind: kind, Detail: detail, Excerpt: excerpt}
 	}
 	d := json.NewDecoder(bytes.NewReader(raw))
 	var probe json.RawMessage
@@ -87,14 +94,14 @@ func Decode(role, answer string, v any) error {
 		if errors.As(err, &fe) {
 			return fail(fe.kind, fe.path, fe.excerpt)
 		}
-		return fail(ErrInvalidJSON, err.Error(), clip(string(raw), excerptLen))
+		return fail(ErrInvalidJSON, err.Error(), text.Cut(string(raw), excerptLen))
 	}
 	if err := json.Unmarshal(probe, v); err != nil {
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) {
 			return fail(ErrWrongType, fmt.Sprintf("%s: %s where %s is expected", te.Field, te.Value, te.Type), around(string(probe), int(te.Offset)))
 		}
-		return fail(ErrInvalidJSON, err.Error(), clip(string(probe), excerptLen))
+		return fail(ErrInvalidJSON, err.Error(), text.Cut(string(probe), excerptLen))
 	}
 	if val, ok := v.(Validator); ok {
 		if err := val.Validate(); err != nil {
@@ -110,19 +117,19 @@ func Extract(role, answer string) (json.RawMessage, error) {
 	n := strings.Count(answer, BeginMarker)
 	switch {
 	case n == 0 || !strings.Contains(answer, EndMarker):
-		return nil, &EnvelopeError{Role: role, Kind: ErrNoEnvelope, Excerpt: clip(strings.TrimSpace(answer), excerptLen)}
+		return nil, &Error{Role: role, Kind: ErrNoEnvelope, Excerpt: text.Cut(strings.TrimSpace(answer), excerptLen)}
 	case n > 1:
 		first := strings.Index(answer, BeginMarker)
 		second := first + 1 + strings.Index(answer[first+1:], BeginMarker)
-		return nil, &EnvelopeError{Role: role, Kind: ErrTwoEnvelopes, Detail: fmt.Sprintf("%d BEGIN_JSON markers", n), Excerpt: around(answer, second+len(BeginMarker)/2)}
+		return nil, &Error{Role: role, Kind: ErrTwoEnvelopes, Detail: fmt.Sprintf("%d BEGIN_JSON markers", n), Excerpt: around(answer, second+len(BeginMarker)/2)}
 	}
 	start := strings.Index(answer, BeginMarker) + len(BeginMarker)
 	end := strings.Index(answer[start:], EndMarker)
 	if end < 0 {
-		return nil, &EnvelopeError{Role: role, Kind: ErrNoEnvelope, Detail: "END_JSON comes before BEGIN_JSON", Excerpt: clip(strings.TrimSpace(answer), excerptLen)}
+		return nil, &Error{Role: role, Kind: ErrNoEnvelope, Detail: "END_JSON comes before BEGIN_JSON", Excerpt: text.Cut(strings.TrimSpace(answer), excerptLen)}
 	}
 	if strings.Count(answer[start+end:], EndMarker) > 1 {
-		return nil, &EnvelopeError{Role: role, Kind: ErrTwoEnvelopes, Detail: "more than one END_JSON marker", Excerpt: around(answer, start+end)}
+		return nil, &Error{Role: role, Kind: ErrTwoEnvelopes, Detail: "more than one END_JSON marker", Excerpt: around(answer, start+end)}
 	}
 	body := strings.TrimSpace(answer[start : start+end])
 	body = strings.TrimPrefix(body, "```json")
@@ -130,7 +137,7 @@ func Extract(role, answer string) (json.RawMessage, error) {
 	body = strings.TrimSuffix(body, "```")
 	body = strings.TrimSpace(body)
 	if body == "" {
-		return nil, &EnvelopeError{Role: role, Kind: ErrInvalidJSON, Detail: "the envelope is empty"}
+		return nil, &Error{Role: role, Kind: ErrInvalidJSON, Detail: "the envelope is empty"}
 	}
 	return json.RawMessage(body), nil
 }
@@ -139,10 +146,10 @@ func Extract(role, answer string) (json.RawMessage, error) {
 func around(s string, offset int) string {
 	offset = min(max(offset, 0), len(s))
 	from := max(offset-excerptLen/2, 0)
-	for from > 0 && !utf8RuneStart(s[from]) {
+	for from > 0 && !utf8.RuneStart(s[from]) {
 		from--
 	}
-	return cutRunes(s[from:], excerptLen)
+	return text.Head(s[from:], excerptLen)
 }
 
 func syntaxOffset(err error) int {
@@ -188,7 +195,7 @@ func checkRequired(t reflect.Type, raw json.RawMessage, path string) error {
 		}
 		var obj map[string]json.RawMessage
 		if err := json.Unmarshal(trimmed, &obj); err != nil {
-			return &fieldError{kind: ErrWrongType, path: orRoot(path) + ": want an object", excerpt: clip(string(trimmed), excerptLen)}
+			return &fieldError{kind: ErrWrongType, path: orRoot(path) + ": want an object", excerpt: text.Cut(string(trimmed), excerptLen)}
 		}
 		for i := range t.NumField() {
 			f := t.Field(i)
@@ -213,7 +220,7 @@ func checkRequired(t reflect.Type, raw json.RawMessage, path string) error {
 				if present {
 					what = " is null"
 				}
-				return &fieldError{kind: ErrMissingField, path: fp + what, excerpt: clip(string(trimmed), excerptLen)}
+				return &fieldError{kind: ErrMissingField, path: fp + what, excerpt: text.Cut(string(trimmed), excerptLen)}
 			}
 			if err := checkRequired(f.Type, val, fp); err != nil {
 				return err
@@ -225,7 +232,7 @@ func checkRequired(t reflect.Type, raw json.RawMessage, path string) error {
 		}
 		var items []json.RawMessage
 		if err := json.Unmarshal(trimmed, &items); err != nil {
-			return &fieldError{kind: ErrWrongType, path: orRoot(path) + ": want an array", excerpt: clip(string(trimmed), excerptLen)}
+			return &fieldError{kind: ErrWrongType, path: orRoot(path) + ": want an array", excerpt: text.Cut(string(trimmed), excerptLen)}
 		}
 		for i, it := range items {
 			if err := checkRequired(t.Elem(), it, fmt.Sprintf("%s[%d]", path, i)); err != nil {
@@ -235,7 +242,7 @@ func checkRequired(t reflect.Type, raw json.RawMessage, path string) error {
 	case reflect.Map:
 		var obj map[string]json.RawMessage
 		if err := json.Unmarshal(trimmed, &obj); err != nil {
-			return &fieldError{kind: ErrWrongType, path: orRoot(path) + ": want an object", excerpt: clip(string(trimmed), excerptLen)}
+			return &fieldError{kind: ErrWrongType, path: orRoot(path) + ": want an object", excerpt: text.Cut(string(trimmed), excerptLen)}
 		}
 		for k, it := range obj {
 			if err := checkRequired(t.Elem(), it, join(path, k)); err != nil {

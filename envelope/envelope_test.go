@@ -1,4 +1,4 @@
-package llm
+package envelope
 
 import (
 	"errors"
@@ -68,7 +68,7 @@ func TestDecode(t *testing.T) {
 				}
 				return
 			}
-			var ee *EnvelopeError
+			var ee *Error
 			if !errors.Is(err, c.kind) || !errors.As(err, &ee) {
 				t.Fatalf("err = %v, want %v", err, c.kind)
 			}
@@ -88,7 +88,7 @@ func TestDecode(t *testing.T) {
 func TestDecodeExcerptIsShort(t *testing.T) {
 	long := strings.Repeat("word ", 2000)
 	err := Decode("pr-fix", long, &shape{})
-	var ee *EnvelopeError
+	var ee *Error
 	if !errors.As(err, &ee) || len(ee.Excerpt) > excerptLen || len(err.Error()) > 300 {
 		t.Fatalf("error too long (%d bytes): %v", len(err.Error()), err)
 	}
@@ -99,3 +99,18 @@ func TestDecodeExcerptIsShort(t *testing.T) {
 }
 
 func isValidUTF8(s string) bool { return strings.ToValidUTF8(s, "\uFFFD") == s }
+
+// A rejected answer says whose it was, why, where and what it read there,
+// as the report's roles table shows it.
+func TestErrorSaysWhoWhyAndWhere(t *testing.T) {
+	e := &Error{Role: "reviewer-2", Kind: ErrMissingField, Detail: "findings[0].title", Excerpt: `{"id":"x"}`}
+	if got, want := e.Error(), `reviewer-2: missing required field in the envelope: findings[0].title (near "{\"id\":\"x\"}")`; got != want {
+		t.Errorf("got %s\nwant %s", got, want)
+	}
+	if got := (&Error{Role: "verifier", Kind: ErrNoEnvelope}).Error(); got != "verifier: no BEGIN_JSON … END_JSON envelope" {
+		t.Errorf("got %s", got)
+	}
+	if !errors.Is(e, ErrMissingField) {
+		t.Error("the kind does not unwrap")
+	}
+}

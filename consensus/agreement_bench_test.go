@@ -1,4 +1,4 @@
-package loop
+package consensus
 
 import (
 	"fmt"
@@ -11,7 +11,7 @@ import (
 // 150 findings of the review before (a full ledger's located ones), half
 // of them raised again at a moved line, reworded.
 //
-//	go test -run '^$' -bench Identify ./loop
+//	go test -run '^$' -bench Identify ./consensus
 func BenchmarkIdentify(b *testing.B) {
 	var earlier, fs []finding.Finding
 	for i := range 150 {
@@ -26,7 +26,7 @@ func BenchmarkIdentify(b *testing.B) {
 	}
 	var n int
 	for b.Loop() {
-		_, at := identify(fs, earlier, func(finding.Finding) bool { return true })
+		_, at := Identify(fs, earlier, func(finding.Finding) bool { return true })
 		n = len(at)
 	}
 	b.ReportMetric(float64(n), "raised-again")

@@ -1,9 +1,10 @@
-package loop
+package consensus
 
 import (
 	"slices"
 	"testing"
 
+	"github.com/ocdx/gh-ocdx/evidence"
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/secretscan"
 )
@@ -98,13 +99,13 @@ func TestIdentifyGivesAProblemRaisedAgainItsEarlierID(t *testing.T) {
 	twice := fnd("P2", "quality", "a.go", 12, "Leak of the handle!")
 	far := fnd("P1", "quality", "a.go", 30, "Leak of the handle")
 	notSec := fnd("P1", "quality", "config.go", 7, "Token in the source")
-	thread := finding.Finding{ID: "THREAD-9", Priority: "P1", File: "a.go", Line: lineOf(12), Title: "Leak of the handle"}
+	thread := finding.Finding{ID: "THREAD-9", Priority: "P1", File: "a.go", Line: new(12), Title: "Leak of the handle"}
 	sameID := typo
-	sameID.Line = lineOf(4) // raised again with its ID, as a re-review may
+	sameID.Line = new(4) // raised again with its ID, as a re-review may
 	nearTypo := fnd("P3", "docs", "README.md", 3, "Typo in the intro!")
 	fs := []finding.Finding{thread, again, twice, far, notSec, nearTypo, sameID}
 
-	got, at := identify(fs, []finding.Finding{leak, typo, token}, func(finding.Finding) bool { return true })
+	got, at := Identify(fs, []finding.Finding{leak, typo, token}, func(finding.Finding) bool { return true })
 
 	want := []string{"THREAD-9", leak.ID, twice.ID, far.ID, notSec.ID, nearTypo.ID, typo.ID}
 	for i, f := range got {
@@ -116,54 +117,13 @@ func TestIdentifyGivesAProblemRaisedAgainItsEarlierID(t *testing.T) {
 		t.Errorf("raised again: %v, want %s at 1 and %s at 6", at, leak.ID, typo.ID)
 	}
 	if fs[1].ID != again.ID {
-		t.Error("identify changed its argument")
+		t.Error("Identify changed its argument")
 	}
 
 	// Where again refuses an earlier finding, only its own ID names it.
-	got, at = identify(fs, []finding.Finding{leak, typo}, func(finding.Finding) bool { return false })
+	got, at = Identify(fs, []finding.Finding{leak, typo}, func(finding.Finding) bool { return false })
 	if got[1].ID != again.ID || got[6].ID != typo.ID || len(at) != 1 {
 		t.Errorf("again refused: %v, %v", got, at)
-	}
-}
-
-// The carried copy and the one raised again at its followed line are one
-// finding under the older ID, at its highest priority, named by the
-// reviewers of both; a finding the reviewers judged resolved is not
-// matched by place, and one a pushed fix fixed is named (it is stuck) but
-// not carried.
-func TestCarryMergesAFindingRaisedAgain(t *testing.T) {
-	prev := by(fnd("P2", "quality", "a.go", 12, "Leak of the handle"), "reviewer-1", "m1")
-	prev.Agreement = "1/2"
-	again := by(fnd("P1", "quality", "a.go", 12, "Leak of the file handle"), "reviewer-2", "m2")
-	again.Agreement = "1/2"
-	re := &reReview{Previous: []finding.Finding{prev}, Changed: map[string]bool{}}
-
-	got := carry([]finding.Finding{again}, re, nil, 2)
-	if len(got) != 1 || got[0].ID != prev.ID || got[0].Priority != "P1" || got[0].Agreement != "2/2" || !slices.Equal(got[0].Reviewers, []string{"m1", "m2"}) {
-		t.Errorf("not judged: %+v, want one P1 %s raised by m1 and m2 (2/2)", got, prev.ID)
-	}
-	if c := Count(got); c != (finding.Counts{P1: 1}) {
-		t.Errorf("counts %+v: the problem once", c)
-	}
-
-	resolved := Verdicts{prev.ID: {Resolved: 1}}
-	if got := carry([]finding.Finding{again}, re, resolved, 2); len(got) != 1 || got[0].ID != again.ID {
-		t.Errorf("judged resolved: %+v, want the new finding alone, under its own ID", got)
-	}
-
-	fixed := &reReview{Previous: []finding.Finding{prev}, Fixed: []finding.Finding{prev}, Changed: map[string]bool{}}
-	got = carry([]finding.Finding{again}, fixed, nil, 2)
-	if len(got) != 1 || got[0].ID != prev.ID || got[0].Agreement != "1/2" || !slices.Equal(got[0].Reviewers, []string{"m2"}) {
-		t.Errorf("fixed: %+v, want the new copy alone under %s", got, prev.ID)
-	}
-	if stuck := Stuck(fixed.Fixed, got, nil); !slices.Equal(stuck, []string{prev.ID}) {
-		t.Errorf("stuck %v, want %s", stuck, prev.ID)
-	}
-
-	// A dismissed finding raised again at its line is under its ID.
-	closed := &reReview{Closed: []finding.Finding{prev}, Changed: map[string]bool{}}
-	if got := carry([]finding.Finding{again}, closed, nil, 2); len(got) != 1 || got[0].ID != prev.ID || got[0].Agreement != "1/2" {
-		t.Errorf("dismissed before: %+v, want the new copy under %s, not carried", got, prev.ID)
 	}
 }
 
@@ -178,5 +138,99 @@ func TestDistinctKeepsTheSECIDAmongEquals(t *testing.T) {
 	}
 	if d := Distinct([]finding.Finding{q, s}, 2); len(d) != 1 || d[0].ID != s.ID {
 		t.Errorf("merged: %+v, want %s", d, s.ID)
+	}
+}
+
+// A problem raised again is one finding: the higher priority, named by the
+// reviewers of both (the earlier ones first, each once), its agreement out
+// of the reviewers that answered this round.
+func TestRaisedAgain(t *testing.T) {
+	p := by(fnd("P2", "quality", "a.go", 12, "Leak of the handle"), "reviewer-1", "m1")
+	p.Reviewers = []string{"m1", "m2"}
+	f := by(fnd("P1", "quality", "a.go", 14, "Leak of the file handle"), "reviewer-3", "m3")
+	f.Reviewers = []string{"m2", "m3"}
+	got := RaisedAgain(f, p, 3)
+	if got.Priority != "P1" || !slices.Equal(got.Reviewers, []string{"m1", "m2", "m3"}) || got.Agreement != "3/3" {
+		t.Errorf("raised again: %s by %v (%s), want P1 by m1, m2, m3 (3/3)", got.Priority, got.Reviewers, got.Agreement)
+	}
+	if got := RaisedAgain(f, p, 2); got.Agreement != "3/3" {
+		t.Errorf("agreement %s: never more reviewers than answered", got.Agreement)
+	}
+	p.Reviewers, f.Reviewers = nil, nil
+	if got := RaisedAgain(f, p, 2); got.Reviewers != nil || got.Agreement != "" {
+		t.Errorf("nobody's finding got reviewers: %v %q", got.Reviewers, got.Agreement)
+	}
+}
+
+// What a report and an inline comment say of who raised a finding.
+func TestAgreement(t *testing.T) {
+	for _, tc := range []struct {
+		f    finding.Finding
+		want string
+	}{
+		{finding.Finding{Agreement: "2/3", Reviewers: []string{"openai/a", "anthropic/b"}}, "2/3 reviewers (openai/a, anthropic/b)"},
+		{finding.Finding{Agreement: "1/1", Reviewers: []string{"openai/a"}}, "1/1 reviewer (openai/a)"},
+		{finding.Finding{ID: "THREAD-1"}, ""},
+	} {
+		if got := Agreement(tc.f); got != tc.want {
+			t.Errorf("Agreement(%+v) = %q, want %q", tc.f, got, tc.want)
+		}
+	}
+}
+
+// Priorities order most severe first, an unknown one last; P0–P2 block.
+func TestRankAndBlocking(t *testing.T) {
+	if !(Rank("P0") < Rank("P1") && Rank("P1") < Rank("P3") && Rank("P3") < Rank("P9") && Rank("") == Rank("P9")) {
+		t.Errorf("ranks P0 %d P1 %d P3 %d P9 %d", Rank("P0"), Rank("P1"), Rank("P3"), Rank("P9"))
+	}
+	for p, want := range map[string]bool{"P0": true, "P1": true, "P2": true, "P3": false, "": false} {
+		if got := Blocking(finding.Finding{Priority: p}); got != want {
+			t.Errorf("Blocking(%s) = %v", p, got)
+		}
+	}
+}
+
+// A tool's result and a reviewer's finding naming its rule at the same
+// place are one finding: at the higher priority, its agreement naming the
+// reviewers and the tool; a reviewer's finding about another problem on
+// the same line stays apart, and the tool is never counted as a reviewer.
+func TestDistinctMergesToolAndReviewer(t *testing.T) {
+	tool := evidence.Findings([]evidence.Result{{Tool: "staticcheck", File: "cart.go", Line: 19, Column: 5, Level: evidence.LevelWarning,
+		Rule: "S1003", Message: `should use strings.Contains(name, "x") instead`}}, "now")[0]
+	model := by(fnd("P3", "quality", "cart.go", 19, "Use strings.Contains"), "reviewer-1", "openai/gpt-4.1")
+	model.Description = "staticcheck's S1003 is right: strings.Index != -1 reads worse than strings.Contains."
+	other := by(fnd("P1", "quality", "cart.go", 19, "Label drops the name's case"), "reviewer-2", "anthropic/claude-sonnet-4-5")
+
+	got := Distinct([]finding.Finding{model, other, tool}, 2)
+	if len(got) != 2 {
+		t.Fatalf("%d findings, want 2 (the merged one and the other problem): %+v", len(got), got)
+	}
+	m := got[0]
+	if m.Priority != "P2" || m.ID != tool.ID {
+		t.Errorf("merged %s %s, want the tool's P2 copy %s", m.ID, m.Priority, tool.ID)
+	}
+	if !slices.Equal(m.Tools, []string{"staticcheck"}) || m.Agreement != "1/2" {
+		t.Errorf("merged tools %v agreement %q", m.Tools, m.Agreement)
+	}
+	if a := Agreement(m); a != "1/2 reviewers (openai/gpt-4.1) + staticcheck" {
+		t.Errorf("Agreement = %q", a)
+	}
+	if got[1].ID != other.ID || len(got[1].Tools) != 0 {
+		t.Errorf("the other problem: %+v", got[1])
+	}
+	// Alone, the tool's finding names the tool and no reviewer.
+	alone := Distinct([]finding.Finding{tool}, 2)
+	if len(alone) != 1 || alone[0].Agreement != "" || Agreement(alone[0]) != "staticcheck" {
+		t.Errorf("tool alone: %+v, %q", alone, Agreement(alone[0]))
+	}
+}
+
+// What a model writes in tools is replaced, as its reviewers and
+// agreement are.
+func TestDistinctDropsModelTools(t *testing.T) {
+	f := by(fnd("P2", "quality", "a.go", 1, "x"), "reviewer-1", "m")
+	f.Tools = []string{"codeql"}
+	if got := Distinct([]finding.Finding{f}, 1); len(got[0].Tools) != 0 {
+		t.Errorf("model-sent tools kept: %v", got[0].Tools)
 	}
 }

@@ -1,4 +1,4 @@
-package loop
+package consensus
 
 import (
 	"cmp"
@@ -11,6 +11,7 @@ import (
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/internal/redact"
+	"github.com/ocdx/gh-ocdx/internal/text"
 	"github.com/ocdx/gh-ocdx/posts"
 	"github.com/ocdx/gh-ocdx/secretscan"
 )
@@ -76,8 +77,8 @@ func ReviewStateOf(pr *github.PullRequest) finding.ReviewState {
 // blocking finds the words that make a maintainer's thread P0.
 var blocking = regexp.MustCompile(`(?i)\b(must|block\w*)\b`)
 
-// maxThreadExcerpt bounds the comment text a thread finding quotes.
-const maxThreadExcerpt = 200
+// MaxThreadExcerpt bounds the comment text a thread finding quotes.
+const MaxThreadExcerpt = 200
 
 // ThreadFindings maps review threads to findings:
 // gh-ocdx's own comments (the marker, posted by pr's viewer) are ignored (a
@@ -137,7 +138,7 @@ func ThreadFindings(pr *github.PullRequest, resolved posts.Resolution) ([]findin
 		out = append(out, finding.Finding{
 			ID: posts.ThreadID(first), Priority: prio, Category: ThreadCategory, File: path, Line: line,
 			Title:       title,
-			Description: redact.ForComment(excerpt(first.Body, maxThreadExcerpt)),
+			Description: redact.ForComment(text.Excerpt(first.Body, MaxThreadExcerpt)),
 			Source:      &finding.Source{Type: "human", Name: first.Author, ReviewID: &id, Timestamp: first.CreatedAt},
 		})
 	}
@@ -146,14 +147,6 @@ func ThreadFindings(pr *github.PullRequest, resolved posts.Resolution) ([]findin
 
 // IsThread reports whether f came from a human review thread.
 func IsThread(f finding.Finding) bool { return strings.HasPrefix(f.ID, "THREAD-") }
-
-func excerpt(s string, n int) string {
-	r := []rune(strings.TrimSpace(s))
-	if len(r) <= n {
-		return string(r)
-	}
-	return string(r[:n]) + "…"
-}
 
 // Count counts findings per priority.
 func Count(fs []finding.Finding) finding.Counts {
@@ -173,10 +166,10 @@ func Count(fs []finding.Finding) finding.Counts {
 	return c
 }
 
-// Consensus applies the consensus rules (docs/architecture.md, Consensus)
+// Of applies the consensus rules (docs/architecture.md, Consensus)
 // to all findings (no dedupe) and the
 // computed review state.
-func Consensus(st finding.ReviewState, c finding.Counts) string {
+func Of(st finding.ReviewState, c finding.Counts) string {
 	switch {
 	case st.HasChangesRequested:
 		return RequestChanges
@@ -211,7 +204,7 @@ func SameFinding(prev, cur finding.Finding) bool {
 	if prev.ID != "" && prev.ID == cur.ID {
 		return true
 	}
-	return sameCategory(prev, cur) && sameProblem(prev, cur)
+	return sameCategory(prev, cur) && SameProblem(prev, cur)
 }
 
 // sameCategory compares categories, or, where one is not known (a finding
@@ -256,10 +249,10 @@ func words(s string) map[string]bool {
 // for each ID, how many said it is still present and how many resolved.
 type Verdicts map[string]struct{ Still, Resolved int }
 
-// verdictsOf counts the verdicts of results on the IDs of prev; any other
+// VerdictsOf counts the verdicts of results on the IDs of prev; any other
 // ID or verdict a model sends is left out, and a reviewer counts once per
 // ID (its first verdict).
-func verdictsOf(prev []finding.Finding, results []*finding.ReviewerResult) Verdicts {
+func VerdictsOf(prev []finding.Finding, results []*finding.ReviewerResult) Verdicts {
 	v := Verdicts{}
 	for _, r := range results {
 		if r == nil {

@@ -1,4 +1,9 @@
-package loop
+// Package consensus aggregates a round's findings and decides what they
+// amount to (docs/architecture.md, Findings and agreement; Consensus): the
+// copies of one problem merged into one finding with its agreement, a
+// problem raised again under its earlier ID, review threads as findings,
+// the consensus, the stuck findings and what goes to the fix agent.
+package consensus
 
 import (
 	"fmt"
@@ -32,7 +37,7 @@ func Distinct(fs []finding.Finding, succeeded int) []finding.Finding {
 		var g *group
 		if !IsThread(f) {
 			for _, c := range groups {
-				if !IsThread(c.copies[0]) && slices.ContainsFunc(c.copies, func(x finding.Finding) bool { return sameProblem(x, f) }) {
+				if !IsThread(c.copies[0]) && slices.ContainsFunc(c.copies, func(x finding.Finding) bool { return SameProblem(x, f) }) {
 					g = c
 					break
 				}
@@ -75,7 +80,7 @@ func Distinct(fs []finding.Finding, succeeded int) []finding.Finding {
 // called a security finding), then the smallest ID, then the first given.
 func first(copies []finding.Finding) finding.Finding {
 	return slices.MinFunc(copies, func(a, b finding.Finding) int {
-		if r := rank(a.Priority) - rank(b.Priority); r != 0 {
+		if r := Rank(a.Priority) - Rank(b.Priority); r != 0 {
 			return r
 		}
 		if sa, sb := secretscan.Own(a), secretscan.Own(b); sa != sb {
@@ -100,18 +105,18 @@ func agreement(models []string, succeeded int) string {
 	return fmt.Sprintf("%d/%d", len(models), max(succeeded, len(models)))
 }
 
-// identify gives each finding of fs raised again its earlier ID: one
+// Identify gives each finding of fs raised again its earlier ID: one
 // problem keeps one ID across heads (docs/architecture.md, Findings and
 // agreement). A finding with the ID of an earlier one is that one; else
 // one at the same place as an earlier finding, its line followed to fs's
-// head, with a similar title (sameProblem, as Distinct merges a round's
+// head, with a similar title (SameProblem, as Distinct merges a round's
 // copies) takes its ID, when again allows the earlier one to be raised
 // again. Each earlier finding names one finding at most, and a thread
 // none. A SEC- finding takes only a SEC- ID and the reverse, so that a
 // dismissal a writer may make never reaches a finding only an admin may
 // dismiss (docs/architecture.md, The ledger). at maps each earlier ID
 // raised again to its finding's index in out.
-func identify(fs, earlier []finding.Finding, again func(finding.Finding) bool) (out []finding.Finding, at map[string]int) {
+func Identify(fs, earlier []finding.Finding, again func(finding.Finding) bool) (out []finding.Finding, at map[string]int) {
 	out, at = slices.Clone(fs), map[string]int{}
 	ids := make(map[string]bool, len(earlier))
 	for _, p := range earlier {
@@ -128,7 +133,7 @@ func identify(fs, earlier []finding.Finding, again func(finding.Finding) bool) (
 			continue
 		}
 		for i, f := range out {
-			if !taken[i] && !IsThread(f) && isSec(f) == isSec(p) && sameProblem(p, f) {
+			if !taken[i] && !IsThread(f) && isSec(f) == isSec(p) && SameProblem(p, f) {
 				out[i].ID, at[p.ID], taken[i] = p.ID, i, true
 				break
 			}
@@ -140,11 +145,11 @@ func identify(fs, earlier []finding.Finding, again func(finding.Finding) bool) (
 // isSec reports whether f is a security finding, by its ID.
 func isSec(f finding.Finding) bool { return strings.HasPrefix(f.ID, "SEC-") }
 
-// raisedAgain is f, an earlier finding p raised again under p's ID, merged
+// RaisedAgain is f, an earlier finding p raised again under p's ID, merged
 // with p carried on: one finding, the copy first picks, named by the
 // reviewers of both, earlier ones first, out of the succeeded that
 // answered this round.
-func raisedAgain(f, p finding.Finding, succeeded int) finding.Finding {
+func RaisedAgain(f, p finding.Finding, succeeded int) finding.Finding {
 	m := first([]finding.Finding{f, p})
 	models := slices.Clone(p.Reviewers)
 	for _, r := range f.Reviewers {
@@ -184,13 +189,13 @@ func Agreement(f finding.Finding) string {
 	return s
 }
 
-// sameProblem reports whether two reviewers' findings are one problem: the
+// SameProblem reports whether two reviewers' findings are one problem: the
 // same ID, or the same file and place with a similar title. Unlike
 // SameFinding, which follows a finding across a fix, the category may
 // differ (one model's quality issue is another's performance issue) and
-// the place is not allowed to move: across heads, identify follows the
+// the place is not allowed to move: across heads, Identify follows the
 // earlier finding's line first.
-func sameProblem(a, b finding.Finding) bool {
+func SameProblem(a, b finding.Finding) bool {
 	if a.ID != "" && a.ID == b.ID {
 		return true
 	}
@@ -212,8 +217,8 @@ func sameProblem(a, b finding.Finding) bool {
 	return SimilarTitles(a.Title, b.Title)
 }
 
-// rank orders priorities, most severe first; an unknown one last.
-func rank(p string) int {
+// Rank orders priorities, most severe first; an unknown one last.
+func Rank(p string) int {
 	if i := slices.Index(finding.Priorities, p); i >= 0 {
 		return i
 	}

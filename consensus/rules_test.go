@@ -1,4 +1,4 @@
-package loop
+package consensus
 
 import (
 	"context"
@@ -10,8 +10,6 @@ import (
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/posts"
-	"github.com/ocdx/gh-ocdx/review"
-	"github.com/ocdx/gh-ocdx/secretscan"
 )
 
 func TestReviewStateOf(t *testing.T) {
@@ -70,7 +68,7 @@ func TestThreadFindings(t *testing.T) {
 		{Comments: []github.ThreadComment{{ID: "C8", Body: posts.Marker + " fake report", Author: "mallory", Association: "NONE", Path: "d.go"}}},
 	}
 	pr := &github.PullRequest{Threads: threads, Viewer: "bot"}
-	fs, st := ThreadFindings(pr, posts.NewTrust(&fakeGitHub{}, github.Repo{Owner: "o", Name: "r"}, nil).Resolution(context.Background(), pr))
+	fs, st := ThreadFindings(pr, posts.NewTrust(fakePerms{}, github.Repo{Owner: "o", Name: "r"}, nil).Resolution(context.Background(), pr))
 	if st != (finding.ThreadStats{Total: 5, Resolved: 1, Unresolved: 4}) {
 		t.Errorf("stats %+v", st)
 	}
@@ -113,8 +111,8 @@ func TestConsensus(t *testing.T) {
 		{changes, finding.Counts{}, RequestChanges},
 		{changes, finding.Counts{P0: 2}, RequestChanges}, // a maintainer's change request comes first
 	} {
-		if got := Consensus(tc.st, tc.c); got != tc.want {
-			t.Errorf("Consensus(%+v, %+v) = %s, want %s", tc.st, tc.c, got, tc.want)
+		if got := Of(tc.st, tc.c); got != tc.want {
+			t.Errorf("Of(%+v, %+v) = %s, want %s", tc.st, tc.c, got, tc.want)
 		}
 	}
 }
@@ -210,7 +208,7 @@ func TestVerdictsOf(t *testing.T) {
 		{Previous: []finding.Verdict{{ID: id, Verdict: "gone"}, {ID: id, Verdict: "resolved"}}},
 		nil,
 	}
-	v := verdictsOf(prev, results)
+	v := VerdictsOf(prev, results)
 	if len(v) != 1 || v[id].Still != 1 || v[id].Resolved != 1 {
 		t.Errorf("verdicts %+v", v)
 	}
@@ -251,75 +249,6 @@ func TestIssuesToFixHoldsEachIDOnce(t *testing.T) {
 	}
 }
 
-// Every report and the summary say how much of the diff the reviewers
-// saw, and a converged round over a cut diff says it was sampled.
-func TestReportsDiscloseCoverage(t *testing.T) {
-	cov := review.Coverage{Files: 30, Whole: 5, Cut: []string{"big`.go"}, LeftOut: 24, LeftOutNames: []string{"a.go", "b.go"}}
-	rr := &RoundResult{N: 1, HeadOID: "0123456789", Consensus: Approve, Coverage: cov,
-		Roles: []RoleStatus{{Role: "reviewer-1", OK: true}, {Role: "reviewer-2"}, {Role: analyzerName, OK: true}}}
-	want := "large diff: sampled — 5 of 30 files whole, 1 cut (`big'.go`), 24 left out (`a.go`, `b.go`, … and 22 more)"
-	if got := RenderReview("r", 3, rr); !strings.Contains(got, "**Coverage:** "+want) {
-		t.Errorf("review report lacks the coverage %q:\n%s", want, got)
-	}
-	label := Qualified(OutcomeConverged, rr)
-	if label != "converged (partial: reviewer-2 failed; large diff: sampled)" {
-		t.Errorf("label %q", label)
-	}
-	sum := RenderSummary(&Result{PR: PRRef{Number: 1}, Outcome: OutcomeConverged, Label: label, Rounds: []RoundResult{*rr}})
-	for _, w := range []string{"— converged (partial: reviewer-2 failed; large diff: sampled)", "- Coverage: " + want} {
-		if !strings.Contains(sum, w) {
-			t.Errorf("summary lacks %q:\n%s", w, sum)
-		}
-	}
-	rr.Coverage = review.Coverage{Files: 2, Whole: 2}
-	if got := RenderReview("r", 3, rr); !strings.Contains(got, "**Coverage:** the whole diff (2 files).") {
-		t.Errorf("a whole diff must say so:\n%s", got)
-	}
-}
-
-func TestRenderReview(t *testing.T) {
-	l := 3
-	rr := &RoundResult{N: 2, HeadOID: "0123456789abcdef", Consensus: NeedsMajorWork,
-		Findings: []finding.Finding{
-			{ID: "SEC-1", Priority: "P0", Category: "security", File: "s.go", Line: &l, Title: "Injection", Description: "bad", Source: &finding.Source{Type: "agent", Name: "reviewer-1"}},
-			{ID: "QUAL-2", Priority: "P2", Category: "quality", File: "a.go", Title: "Naming", Description: "meh"},
-			{ID: "THREAD-C1", Priority: "P1", Category: ThreadCategory, File: "a.go", Title: "Unresolved review thread", Description: "please bound it", Source: &finding.Source{Type: "human", Name: "boss"}},
-		},
-		Roles: []RoleStatus{
-			{Role: "reviewer-1", Model: "openai/a", OK: true, Conclusion: "needs_major_work", Findings: 1},
-			{Role: "reviewer-2", Model: "anthropic/b", Error: "reviewer-2: no BEGIN_JSON … END_JSON envelope"},
-			{Role: "comments-analyzer", Model: "openai/c", OK: true, Findings: 1},
-		},
-		ReviewState: finding.ReviewState{HasChangesRequested: true, ChangesRequestedBy: []finding.Actor{{Login: "boss", Association: "MEMBER"}}},
-		Threads:     finding.ThreadStats{Total: 2, Resolved: 1, Unresolved: 1},
-		Stuck:       []string{"QUAL-2"},
-		Note:        "max rounds reached",
-	}
-	rr.Counts = Count(rr.Findings)
-	got := RenderReview("run-1", 3, rr)
-	for _, want := range []string{
-		"round 2 of 3", "`needs_major_work` · P0 1 · P1 1 · P2 1 · P3 0 · head `0123456`",
-		"partial — 1 of 2 succeeded; failed: reviewer-2",
-		"changes requested by @boss (MEMBER)",
-		"### P0 — blocking (1)", "`SEC-1` Injection `s.go:3` — reviewer-1",
-		"### P2 — important (1)", "`QUAL-2` Naming `a.go` **(stuck)**",
-		"### Stuck findings", "### Unresolved review threads (1 of 2)", "`THREAD-C1` Unresolved review thread `a.go` — @boss",
-		"failed: reviewer-2: no BEGIN_JSON", "**Next:** max rounds reached", "run run-1",
-	} {
-		if !strings.Contains(got, want) {
-			t.Errorf("report lacks %q:\n%s", want, got)
-		}
-	}
-	if strings.Contains(got, "### P1") {
-		t.Error("thread findings are listed with the threads, not with the code findings")
-	}
-
-	rr.Roles[0].OK, rr.Consensus = false, ""
-	if got := RenderReview("run-1", 3, rr); !strings.Contains(got, "all 2 failed (reviewer-1, reviewer-2)") || !strings.Contains(got, "none (no reviewer succeeded)") {
-		t.Errorf("all-failed report:\n%s", got)
-	}
-}
-
 // A thread's finding is keyed by its first human comment's database id,
 // which survives edits; the node id earlier ledgers and commands used for
 // it still names it: a dismissal of THREAD-<node id> dismisses it.
@@ -329,7 +258,7 @@ func TestThreadIDsAndTheirOldNames(t *testing.T) {
 		{Comments: []github.ThreadComment{{ID: "PRRC_kwDOold", DatabaseID: "2001", Body: "why?", Author: "pal", Association: "NONE", Path: "a.go", Line: &l}}},
 		{Comments: []github.ThreadComment{{ID: "PRRC_nodb", Body: "and this?", Author: "pal", Association: "NONE", Path: "b.go"}}},
 	}}
-	fs, _ := ThreadFindings(pr, posts.NewTrust(&fakeGitHub{}, github.Repo{Owner: "o", Name: "r"}, nil).Resolution(context.Background(), pr))
+	fs, _ := ThreadFindings(pr, posts.NewTrust(fakePerms{}, github.Repo{Owner: "o", Name: "r"}, nil).Resolution(context.Background(), pr))
 	if len(fs) != 2 || fs[0].ID != "THREAD-2001" || fs[1].ID != "THREAD-PRRC_nodb" {
 		t.Fatalf("thread IDs %+v", fs)
 	}
@@ -337,7 +266,7 @@ func TestThreadIDsAndTheirOldNames(t *testing.T) {
 	led.Set("THREAD-PRRC_kwDOold", finding.StatusDismissed, "")
 	pr.Comments = []github.Comment{{Author: "bot", Body: posts.Marker + "\nreport\n" + led.Block(), URL: "https://x/c/1"},
 		{Author: "maint", Body: "/ocdx dismiss THREAD-PRRC_kwDOold", URL: "https://x/c/2"}}
-	trust := posts.NewTrust(&fakeGitHub{perms: map[string]github.Permission{"maint": github.PermWrite}}, github.Repo{Owner: "o", Name: "r"}, nil)
+	trust := posts.NewTrust(fakePerms(map[string]github.Permission{"maint": github.PermWrite}), github.Repo{Owner: "o", Name: "r"}, nil)
 	trust.Judge(context.Background(), pr)
 	got, _, _, ok := trust.Ledger(context.Background(), pr)
 	if !ok || fmt.Sprint(got.With(finding.StatusDismissed)) != "[THREAD-2001]" {
@@ -374,7 +303,7 @@ func TestThreadResolutionCountsOnlyFromWhomMayDismiss(t *testing.T) {
 		pr := &github.PullRequest{Viewer: "bot", Author: tc.prAuthor, Threads: []github.ReviewThread{
 			{IsResolved: true, ResolvedBy: tc.by, Comments: []github.ThreadComment{{ID: "C1", DatabaseID: "11", Body: "This must not ship.", Author: "boss", Association: "MEMBER", Path: "a.go"}}},
 		}}
-		trust := posts.NewTrust(&fakeGitHub{perms: perms}, github.Repo{Owner: "o", Name: "r"}, nil)
+		trust := posts.NewTrust(fakePerms(perms), github.Repo{Owner: "o", Name: "r"}, nil)
 		fs, st := ThreadFindings(pr, trust.Resolution(context.Background(), pr))
 		if tc.counts {
 			if len(fs) != 0 || st != (finding.ThreadStats{Total: 1, Resolved: 1}) {
@@ -393,24 +322,12 @@ func TestThreadResolutionCountsOnlyFromWhomMayDismiss(t *testing.T) {
 	}
 }
 
-// A secret only the history holds is not sent to the fix agent (no commit
-// on top can remove it) and blocks the round with what to do; the other
-// findings are still fixed.
-func TestAHistorySecretBlocksAndIsNotFixed(t *testing.T) {
-	hist := finding.Finding{Priority: "P0", Category: "security", File: "a.go", Title: "Hard-coded github-token in commit aaaaaaa (history only)",
-		Source: &finding.Source{Type: "agent", Name: secretscan.Scanner}}
-	hist.ID = hist.ComputeID()
-	bug := finding.Finding{Priority: "P1", Category: "quality", File: "a.go", Line: new(2), Title: "bug", Source: &finding.Source{Name: "reviewer-1"}}
-	bug.ID = bug.ComputeID()
-	toFix, _ := IssuesToFix([]finding.Finding{hist, bug}, nil)
-	if len(toFix) != 1 || toFix[0].ID != bug.ID {
-		t.Errorf("to fix: %+v", toFix)
+// fakePerms is the repository's permissions by login; anyone else has none.
+type fakePerms map[string]github.Permission
+
+func (p fakePerms) Permission(_ context.Context, _ github.Repo, login string) (github.Permission, error) {
+	if v, ok := p[login]; ok {
+		return v, nil
 	}
-	l := &loop{o: Options{CanPush: true, MaxRounds: 5, Reviewers: []Role{{Name: "reviewer-1"}}}}
-	rr := &RoundResult{N: 1, Findings: []finding.Finding{hist}, reviewersOK: 1, Consensus: Approve}
-	rr.Counts = Count(rr.Findings)
-	outcome, reason, fix, _ := l.decide(rr)
-	if outcome != OutcomeBlocked || len(fix) != 0 || !strings.Contains(reason, hist.ID) || !strings.Contains(reason, "rewrite the branch or squash-merge") {
-		t.Errorf("%s %q, fix %v", outcome, reason, fix)
-	}
+	return github.PermNone, nil
 }

@@ -1,14 +1,16 @@
-package loop
+package reviewpr
 
 import (
 	"slices"
 	"strings"
 
+	"github.com/ocdx/gh-ocdx/consensus"
 	"github.com/ocdx/gh-ocdx/diff"
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/internal/text"
 	"github.com/ocdx/gh-ocdx/posts"
+	"github.com/ocdx/gh-ocdx/rereview"
 )
 
 // review-pr's review is a review of the PR like a round's
@@ -16,24 +18,24 @@ import (
 // threads, each naming a finding, and its ledger makes its head the basis
 // of the next re-review, on any machine.
 
-// ReviewPRPriority is the priority of review-pr's comments as findings:
+// Priority is the priority of review-pr's comments as findings:
 // one model's word, so suggestions for the loop's reviewers to judge,
 // never a blocker by themselves.
-const ReviewPRPriority = "P3"
+const Priority = "P3"
 
-// ReviewPRComments are review-pr's inline comments as posted: each begins
+// Comments are review-pr's inline comments as posted: each begins
 // with the marker and the thread tag of its finding, as a round's do
-// (InlineBody), so every verb knows the thread as gh-ocdx's own
+// (inline.Body), so every verb knows the thread as gh-ocdx's own
 // (posts.OwnThreads). The findings are those of the comments, each ID once. A
 // comment on the problem of a finding the PR already has (earlier: the
 // basis's findings, where they are at this head) is that finding, under
 // its ID, whatever its category: one problem, one finding. It takes
 // nothing from the earlier one but its name, so it clears nothing.
-func ReviewPRComments(cs []github.ReviewComment, earlier []finding.Finding) ([]github.ReviewComment, []finding.Finding) {
+func Comments(cs []github.ReviewComment, earlier []finding.Finding) ([]github.ReviewComment, []finding.Finding) {
 	out := make([]github.ReviewComment, 0, len(cs))
 	var fs []finding.Finding
 	for _, c := range cs {
-		f := finding.Finding{Priority: ReviewPRPriority, Category: "other", File: c.Path, Title: commentTitle(c.Body), Description: c.Body}
+		f := finding.Finding{Priority: Priority, Category: "other", File: c.Path, Title: commentTitle(c.Body), Description: c.Body}
 		line, end := c.Line, c.Line
 		if c.StartLine > 0 {
 			line = c.StartLine
@@ -42,12 +44,12 @@ func ReviewPRComments(cs []github.ReviewComment, earlier []finding.Finding) ([]g
 		if end != line {
 			f.EndLine = &end
 		}
-		if c.Side == github.Left {
+		if c.Side == diff.Left {
 			f.Side = "LEFT"
 		}
 		f.ID = f.ComputeID()
 		for _, e := range earlier {
-			if !IsThread(e) && sameProblem(e, f) {
+			if !consensus.IsThread(e) && consensus.SameProblem(e, f) {
 				f.ID = e.ID
 				break
 			}
@@ -75,7 +77,7 @@ func commentTitle(body string) string {
 	return "Suggested change"
 }
 
-// ReviewPRLedger is the ledger review-pr's review carries, and the
+// Ledger is the ledger review-pr's review carries, and the
 // findings of that review as a basis (nil when it is none): prev, the PR's
 // newest ledger, with run's review of head, its comments' findings (fs)
 // open. Its head becomes the basis of the next re-review when prev's basis
@@ -85,7 +87,7 @@ func commentTitle(body string) string {
 // which the review's coverage was sampled ("" when it saw all it reviewed);
 // whole is the diff from a commit to head (ok false when this clone cannot
 // give it).
-func ReviewPRLedger(prev posts.Ledger, run, head, sampled string, fs []finding.Finding, whole func(from string) (string, bool)) (posts.Ledger, []finding.Finding) {
+func Ledger(prev posts.Ledger, run, head, sampled string, fs []finding.Finding, whole func(from string) (string, bool)) (posts.Ledger, []finding.Finding) {
 	led := prev
 	led.Findings = slices.Clone(prev.Findings)
 	led.Run, led.Kind, led.Round, led.Head, led.Reviewed, led.Converged = run, "review-pr", 1, head, head, false
@@ -96,7 +98,7 @@ func ReviewPRLedger(prev posts.Ledger, run, head, sampled string, fs []finding.F
 			led.Set(f.ID, finding.StatusOpen, "")
 		}
 	}
-	carried, ok := ReviewPRCarried(prev, head, whole)
+	carried, ok := rereview.Carried(prev, head, whole)
 	if !ok {
 		return led, nil
 	}
@@ -113,23 +115,4 @@ func ReviewPRLedger(prev posts.Ledger, run, head, sampled string, fs []finding.F
 	}
 	led.Basis, led.Sampled = head, sampled
 	return led, basis
-}
-
-// ReviewPRCarried are prev's basis findings where they are at head (their
-// lines followed through the diff from prev's basis), and ok false when
-// this clone cannot give that diff.
-func ReviewPRCarried(prev posts.Ledger, head string, whole func(from string) (string, bool)) ([]finding.Finding, bool) {
-	carried, located := prev.BasisFindings()
-	if !located || prev.Basis == head || len(carried) == 0 {
-		return carried, true
-	}
-	d, ok := whole(prev.Basis)
-	if !ok {
-		return nil, false
-	}
-	moves, _ := diff.Parse([]byte(d)) // bytes cannot fail to read
-	for i, f := range carried {
-		carried[i], _ = follow(moves, f)
-	}
-	return carried, true
 }
