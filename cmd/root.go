@@ -107,6 +107,7 @@ func commands() []command {
 			{name: "show", summary: "List pull requests, or show one in full", run: runStateShow},
 			{name: "clear", summary: "Forget a pull request's runs, stuck findings and work in progress", run: runStateClear},
 		}},
+		{name: "stats", summary: "Count how findings ended per reviewer model, and what each costs", run: runStats},
 		{name: "version", summary: "Print the version", run: runVersion},
 	}
 }

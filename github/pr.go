@@ -247,6 +247,55 @@ func (a *actor) String() string {
 	return a.Login
 }
 
+// reviewNodes and commentNodes are a PR's reviews and conversation
+// comments as the queries ask for them (the Meta fragment's fields).
+type reviewNodes struct {
+	Nodes []struct {
+		State       string `json:"state"`
+		Author      *actor `json:"author"`
+		Editor      *actor `json:"editor"`
+		Association string `json:"authorAssociation"`
+		SubmittedAt string `json:"submittedAt"`
+		Body        string `json:"body"`
+		URL         string `json:"url"`
+	} `json:"nodes"`
+}
+
+type commentNodes struct {
+	Nodes []struct {
+		DatabaseID  string `json:"fullDatabaseId"` // a BigInt, sent as a string
+		Author      *actor `json:"author"`
+		Editor      *actor `json:"editor"`
+		Association string `json:"authorAssociation"`
+		Body        string `json:"body"`
+		URL         string `json:"url"`
+		CreatedAt   string `json:"createdAt"`
+	} `json:"nodes"`
+}
+
+// list is the reviews, each with who last wrote its body.
+func (n reviewNodes) list() []Review {
+	var out []Review
+	for _, r := range n.Nodes {
+		rv := Review{State: r.State, Author: r.Author.String(), Association: r.Association, SubmittedAt: r.SubmittedAt, Body: r.Body, URL: r.URL}
+		if w := writer(r.Author, r.Editor); w != rv.Author {
+			rv.EditedBy = w
+		}
+		out = append(out, rv)
+	}
+	return out
+}
+
+// list is the comments, each by who last wrote its body.
+func (n commentNodes) list() []Comment {
+	var out []Comment
+	for _, c := range n.Nodes {
+		id, _ := strconv.ParseInt(c.DatabaseID, 10, 64) // 0 when GitHub sends none
+		out = append(out, Comment{ID: id, URL: c.URL, Body: c.Body, Author: writer(c.Author, c.Editor), Association: c.Association, Created: c.CreatedAt})
+	}
+	return out
+}
+
 type prResponse struct {
 	Viewer     *login `json:"viewer"`
 	Repository *struct {
@@ -273,29 +322,9 @@ type prResponse struct {
 			ClosingIssuesReferences struct {
 				Nodes []IssueRef `json:"nodes"`
 			} `json:"closingIssuesReferences"`
-			Reviews struct {
-				Nodes []struct {
-					State       string `json:"state"`
-					Author      *actor `json:"author"`
-					Editor      *actor `json:"editor"`
-					Association string `json:"authorAssociation"`
-					SubmittedAt string `json:"submittedAt"`
-					Body        string `json:"body"`
-					URL         string `json:"url"`
-				} `json:"nodes"`
-			} `json:"reviews"`
-			Comments struct {
-				Nodes []struct {
-					DatabaseID  string `json:"fullDatabaseId"` // a BigInt, sent as a string
-					Author      *actor `json:"author"`
-					Editor      *actor `json:"editor"`
-					Association string `json:"authorAssociation"`
-					Body        string `json:"body"`
-					URL         string `json:"url"`
-					CreatedAt   string `json:"createdAt"`
-				} `json:"nodes"`
-			} `json:"comments"`
-			Files *struct {
+			Reviews  reviewNodes  `json:"reviews"`
+			Comments commentNodes `json:"comments"`
+			Files    *struct {
 				PageInfo pageInfo      `json:"pageInfo"`
 				Nodes    []ChangedFile `json:"nodes"`
 			} `json:"files"`
@@ -360,17 +389,7 @@ func (c *Client) PullRequest(ctx context.Context, repo Repo, number int) (*PullR
 			}
 			pr.Additions, pr.Deletions, pr.ChangedFiles = p.Additions, p.Deletions, p.ChangedFiles
 			pr.ClosingIssues = p.ClosingIssuesReferences.Nodes
-			for _, r := range p.Reviews.Nodes {
-				rv := Review{State: r.State, Author: r.Author.String(), Association: r.Association, SubmittedAt: r.SubmittedAt, Body: r.Body, URL: r.URL}
-				if w := writer(r.Author, r.Editor); w != rv.Author {
-					rv.EditedBy = w
-				}
-				pr.Reviews = append(pr.Reviews, rv)
-			}
-			for _, c := range p.Comments.Nodes {
-				id, _ := strconv.ParseInt(c.DatabaseID, 10, 64) // 0 when GitHub sends none
-				pr.Comments = append(pr.Comments, Comment{ID: id, URL: c.URL, Body: c.Body, Author: writer(c.Author, c.Editor), Association: c.Association, Created: c.CreatedAt})
-			}
+			pr.Reviews, pr.Comments = p.Reviews.list(), p.Comments.list()
 			if p.BaseRef != nil && p.BaseRef.Target != nil {
 				t := p.BaseRef.Target
 				pr.BasePolicy, pr.BaseGuide = t.Policy.policyFile(t.OID), t.Guide.policyFile(t.OID)

@@ -73,6 +73,9 @@ type PR struct {
 	Commits           []string // the messages of its commits, oldest first
 	Reviews           []Review
 	Threads           []Thread
+	// Updated is when the PR last changed (GraphQL updatedAt); default:
+	// its newest review's or comment's time.
+	Updated string
 }
 
 // File is a changed file of a PR.
@@ -91,7 +94,10 @@ type Issue struct {
 
 // Review is a submitted review (the consensus reads these). The reviews
 // the tool posts join them, by the fake's Login as a COLLABORATOR.
-type Review struct{ State, Login, Association, Body, URL, At string }
+type Review struct {
+	State, Login, Association, Body, URL, At string
+	Editor                                   string // who last edited the body, when not its author
+}
 
 // postedAt is the time the fake gives what it stored as id: ids grow, and
 // so do the times, as on GitHub.
@@ -151,6 +157,7 @@ type PostedComment struct {
 	Body        string
 	Login       string // the author
 	Association string // the author's; "" is COLLABORATOR
+	Editor      string // who last edited the body, when not its author (EditComment)
 }
 type PostedReview struct {
 	ID          int64
@@ -289,6 +296,20 @@ func (g *GitHub) AddCommentBy(repo string, number int, login, association, body 
 	g.nextID++
 	key := fmt.Sprintf("%s#%d", repo, number)
 	g.comments[key] = append(g.comments[key], PostedComment{ID: g.nextID, Body: body, Login: login, Association: association})
+}
+
+// EditComment makes login the last editor of the comment id on a PR,
+// with body as its text, as someone with write permission can edit
+// another's comment on GitHub.
+func (g *GitHub) EditComment(repo string, number int, id int64, login, body string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	cs := g.comments[fmt.Sprintf("%s#%d", repo, number)]
+	for i := range cs {
+		if cs[i].ID == id {
+			cs[i].Editor, cs[i].Body = login, body
+		}
+	}
 }
 
 // SetPermission gives login the role (admin, maintain, write, triage,
@@ -839,7 +860,8 @@ func (g *GitHub) root() map[string]any {
 }
 
 // pullRequests is the repository's pullRequests connection, filtered by
-// headRefName and states, in number order.
+// headRefName and states, in number order, or by updatedAt when orderBy
+// asks for UPDATED_AT.
 func (g *GitHub) pullRequests(repo string, args map[string]any) conn {
 	g.mu.Lock()
 	var prs []*PR
@@ -855,8 +877,23 @@ func (g *GitHub) pullRequests(repo string, args map[string]any) conn {
 		}
 		prs = append(prs, pr)
 	}
+	updated := map[*PR]string{}
+	for _, pr := range prs {
+		updated[pr] = g.updatedAt(repo, pr)
+	}
 	g.mu.Unlock()
 	sort.Slice(prs, func(i, j int) bool { return prs[i].Number < prs[j].Number })
+	if o, ok := args["orderBy"].(map[string]any); ok && o["field"] == "UPDATED_AT" {
+		// The most recently updated first (or last), as GitHub orders;
+		// among equal times, by number.
+		desc := o["direction"] == "DESC"
+		sort.SliceStable(prs, func(i, j int) bool {
+			if desc {
+				return updated[prs[i]] > updated[prs[j]]
+			}
+			return updated[prs[i]] < updated[prs[j]]
+		})
+	}
 	out := conn{}
 	for _, pr := range prs {
 		out = append(out, g.prObject(repo, pr))
@@ -884,6 +921,7 @@ func (g *GitHub) prObject(repo string, pr *PR) map[string]any {
 	}
 	return map[string]any{
 		"number": pr.Number, "title": pr.Title, "body": pr.Body, "state": pr.State, "isDraft": pr.IsDraft,
+		"updatedAt":   g.updatedAt(repo, pr),
 		"url":         fmt.Sprintf("https://%s/%s/pull/%d", g.Host(), repo, pr.Number),
 		"author":      map[string]any{"login": pr.Author},
 		"headRefName": pr.HeadRef, "headRefOid": head, "baseRefName": pr.BaseRef, "baseRefOid": base,
@@ -901,6 +939,23 @@ func (g *GitHub) prObject(repo string, pr *PR) map[string]any {
 		}),
 		"baseRef": g.refObject(pr.Remote, pr.BaseRef, base),
 	}
+}
+
+// updatedAt is when pr last changed: Updated, else its newest review's or
+// comment's time. The caller holds the lock.
+func (g *GitHub) updatedAt(repo string, pr *PR) string {
+	if pr.Updated != "" {
+		return pr.Updated
+	}
+	const created = "2026-01-01T00:00:00Z" // what the fake says of a post without a time
+	at := ""
+	for _, rv := range pr.Reviews {
+		at = max(at, cmp.Or(rv.At, created))
+	}
+	for _, c := range g.comments[fmt.Sprintf("%s#%d", repo, pr.Number)] {
+		at = max(at, postedAt(c.ID))
+	}
+	return cmp.Or(at, created)
 }
 
 func prFiles(pr *PR) conn {
@@ -933,7 +988,7 @@ func prReviews(pr *PR) conn {
 		if at == "" {
 			at = "2026-01-01T00:00:00Z"
 		}
-		reviews = append(reviews, map[string]any{"state": rv.State, "author": map[string]any{"login": rv.Login},
+		reviews = append(reviews, map[string]any{"state": rv.State, "author": map[string]any{"login": rv.Login}, "editor": editor(rv.Editor),
 			"authorAssociation": rv.Association, "submittedAt": at, "body": rv.Body, "url": rv.URL})
 	}
 	return reviews
@@ -947,10 +1002,18 @@ func (g *GitHub) prComments(repo string, pr *PR) conn {
 		if assoc == "" {
 			assoc = "COLLABORATOR"
 		}
-		comments = append(comments, map[string]any{"fullDatabaseId": strconv.FormatInt(c.ID, 10), "author": map[string]any{"login": c.Login}, "authorAssociation": assoc, "body": c.Body,
+		comments = append(comments, map[string]any{"fullDatabaseId": strconv.FormatInt(c.ID, 10), "author": map[string]any{"login": c.Login}, "editor": editor(c.Editor), "authorAssociation": assoc, "body": c.Body,
 			"url": g.commentURL(repo, strconv.Itoa(pr.Number), c.ID), "createdAt": postedAt(c.ID)})
 	}
 	return comments
+}
+
+// editor is a post's GraphQL editor: null when nobody else edited it.
+func editor(login string) any {
+	if login == "" {
+		return nil
+	}
+	return map[string]any{"login": login}
 }
 
 // threadNode is th as a PullRequestReviewThread.

@@ -1,0 +1,136 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"time"
+
+	"github.com/cli/go-gh/v2/pkg/repository"
+
+	"github.com/ocdx/gh-ocdx/config"
+	"github.com/ocdx/gh-ocdx/internal/text"
+	"github.com/ocdx/gh-ocdx/stats"
+)
+
+// StatsOptions are the parsed arguments of stats.
+type StatsOptions struct {
+	Repo   repository.Repository
+	Limit  int       // the most pull requests read
+	Since  time.Time // zero: any
+	Export *exporter // --json, --jq, --template; nil: Markdown
+}
+
+const statsUsage = "gh ocdx stats [-R OWNER/REPO] [--limit N] [--since DATE] [--json [fields]] [--jq EXPR | --template T]"
+
+const statsHelp = `Count how gh-ocdx's findings ended on a repository's recent pull
+requests, and what each reviewer model is worth there: per model, the
+findings it raised and how they ended (fixed, resolved, dismissed,
+refuted, disputed, stuck, open), the share accepted (fixed, or resolved
+after a change) of those decided, the accepted findings no other reviewer
+raised (what the model adds), its tokens and estimated cost (the prices of
+your configuration); the same per priority and category; and per
+repository the pull requests reviewed, rounds and time to converge, and
+cost per pull request. It then says what it would change, with the
+numbers behind it, once they are enough to say anything.
+
+It reads the ledgers of gh-ocdx's own reports (its login's, a login the
+base branch's .ocdx.json lists in trustedLogins, or someone's with write
+permission; a report someone else edited is theirs), the most recently
+updated pull requests first, one request per page of 25. What it read is
+kept in the state file: the next run asks GitHub only for the pull
+requests updated since. Ledgers of gh-ocdx before version 3 name no
+reviewer: their findings count in the totals only, and stats says so.
+
+Examples:
+  gh ocdx stats
+  gh ocdx stats -R cli/cli --limit 500
+  gh ocdx stats --since 2026-01-01
+  gh ocdx stats --json models --jq '.models[] | "\(.model) \(.acceptedShare)"'`
+
+// defaultStatsLimit is how many pull requests stats reads when not told.
+const defaultStatsLimit = 100
+
+func runStats(ctx context.Context, d *Deps, args []string) error {
+	opts, err := parseStats(d, args)
+	if err != nil {
+		return err
+	}
+	return statsRun(ctx, d, opts)
+}
+
+func parseStats(d *Deps, args []string) (*StatsOptions, error) {
+	opts := &StatsOptions{}
+	var repoFlag, since string
+	fs := newFlagSet("stats", statsUsage, statsHelp)
+	fs.repoFlag(&repoFlag)
+	fs.IntVarP(&opts.Limit, "limit", "L", defaultStatsLimit, "Read at most this `number` of pull requests, the most recently updated first")
+	fs.StringVar(&since, "since", "", "Read only pull requests updated since this `date` (2026-01-31, or an RFC 3339 time)")
+	jf := addJSONFlags(fs, stats.Report{})
+	if err := fs.parse(d, jf.args(args), 0); err != nil {
+		return nil, err
+	}
+	var err error
+	if opts.Export, err = jf.exporter(fs); err != nil {
+		return nil, err
+	}
+	if opts.Limit <= 0 {
+		return nil, fs.usageErr("invalid --limit %d: give how many pull requests to read, above zero", opts.Limit)
+	}
+	if since != "" {
+		if opts.Since, err = parseSince(since); err != nil {
+			return nil, fs.usageErr("invalid --since %q: give a date (2026-01-31) or an RFC 3339 time (2026-01-31T12:00:00Z)", since)
+		}
+	}
+	if opts.Repo, err = fs.parseRepoFlag(repoFlag); err != nil {
+		return nil, err
+	}
+	return opts, nil
+}
+
+// parseSince reads --since: a date (midnight UTC) or an RFC 3339 time.
+func parseSince(s string) (time.Time, error) {
+	if t, err := time.Parse(time.DateOnly, s); err == nil {
+		return t, nil
+	}
+	return time.Parse(time.RFC3339, s)
+}
+
+func statsRun(ctx context.Context, d *Deps, opts *StatsOptions) error {
+	// The prices are the configuration's; without one, stats counts
+	// tokens and says no cost.
+	var prices map[string]config.Price
+	cfg, err := config.LoadFor(d.Getenv, func(string) bool { return false })
+	switch {
+	case err == nil:
+		prices = cfg.Prices
+	case !errors.Is(err, fs.ErrNotExist):
+		return err
+	}
+	repo, client, err := repoClient(d, opts.Repo)
+	if err != nil {
+		return err
+	}
+	st, err := d.store()
+	if err != nil {
+		return err
+	}
+	res, err := stats.Read(ctx, stats.Options{Repo: repo, GitHub: client, Cache: st, Limit: opts.Limit, Since: opts.Since})
+	if err != nil {
+		return err
+	}
+	for _, w := range res.Warnings {
+		d.warn("%s", w)
+	}
+	cached := ""
+	if res.Cached > 0 {
+		cached = fmt.Sprintf(" (%d as the state file kept them: not updated since)", res.Cached)
+	}
+	d.info("Read %s of %s in %s%s", text.Plural(len(res.PRs), "pull request"), repo, text.Plural(res.Pages, "request"), cached)
+	report := stats.Tally(repo.String(), res.PRs, prices)
+	if opts.Export != nil {
+		return opts.Export.write(d, report)
+	}
+	return printMarkdown(d, report.Markdown())
+}

@@ -1,0 +1,261 @@
+package stats
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/ocdx/gh-ocdx/config"
+	"github.com/ocdx/gh-ocdx/github"
+	"github.com/ocdx/gh-ocdx/internal/text"
+	"github.com/ocdx/gh-ocdx/posts"
+	"github.com/ocdx/gh-ocdx/state"
+)
+
+// GitHub is what Read asks of GitHub: pages of pull requests, and the
+// permission of a login whose reports carry gh-ocdx's marker
+// (*github.Client is one).
+type GitHub interface {
+	ReviewedPRs(ctx context.Context, repo github.Repo, first int, after string) (github.ReviewedPage, error)
+	posts.Permissions
+}
+
+// Cache keeps what Read read of a repository (*state.Store is one).
+type Cache interface {
+	ReviewedOf(host, owner, repo string) (state.Reviewed, error)
+	SetReviewed(host, owner, repo string, r state.Reviewed) error
+}
+
+// Options say what Read reads.
+type Options struct {
+	Repo   github.Repo
+	GitHub GitHub
+	Cache  Cache     // nil: none
+	Limit  int       // the most pull requests read, the most recently updated first
+	Since  time.Time // zero: any; else only those updated since
+	// PageSize is the pull requests one request asks for; 0:
+	// github.MaxReviewedPage.
+	PageSize int
+}
+
+// Result is what Read read: the pull requests (the most recently updated
+// first), what it could not take from them, and how many requests of
+// pull requests it made.
+type Result struct {
+	PRs      []state.ReviewedPR
+	Warnings []string
+	Pages    int
+	Cached   int // of PRs, those the cache gave
+}
+
+// Read reads the pull requests o names, one request per page, the most
+// recently updated first: for each, gh-ocdx's trusted reports
+// (docs/architecture.md, Whose posts count) and the newest ledger they
+// carry. What the cache holds of the repository is asked again only for
+// the pull requests updated since it was read (a PR updated has a newer
+// updatedAt and comes first): the read stops at the first one not
+// updated since, and the rest comes from the cache.
+func Read(ctx context.Context, o Options) (Result, error) {
+	size := cmp.Or(o.PageSize, github.MaxReviewedPage)
+	var cache state.Reviewed
+	if o.Cache != nil {
+		c, err := o.Cache.ReviewedOf(o.Repo.Host, o.Repo.Owner, o.Repo.Name)
+		if err != nil {
+			return Result{}, err
+		}
+		if usable(c, o) {
+			cache = c
+		}
+	}
+	newest := parseTime(cache.Newest)
+	r := &reader{o: o, trusts: map[string]*posts.Trust{}, policies: map[string]*config.Policy{}}
+	var res Result
+	var fresh []state.ReviewedPR
+	var warnings []state.ReviewedMsg
+	after, complete, reachedCache, reachedSince := "", false, false, false
+	// With a cache, the first page is small: usually few PRs were updated
+	// since, and a page of 25 brings a few MB of reports.
+	first := size
+	if cache.Newest != "" {
+		first = min(size, firstCachedPage)
+	}
+read:
+	for {
+		page, err := o.GitHub.ReviewedPRs(ctx, o.Repo, min(first, o.Limit-len(fresh)), after)
+		first = size
+		if err != nil {
+			return Result{}, err
+		}
+		res.Pages++
+		for _, n := range page.PRs {
+			updated := parseTime(n.UpdatedAt)
+			switch {
+			case cache.Newest != "" && updated.Before(newest):
+				reachedCache = true
+				break read
+			case !o.Since.IsZero() && updated.Before(o.Since):
+				reachedSince = true
+				break read
+			}
+			pr, ws := r.pr(ctx, n)
+			fresh = append(fresh, pr)
+			warnings = append(warnings, ws...)
+			if len(fresh) >= o.Limit {
+				break read
+			}
+		}
+		if page.Next == "" {
+			complete = true
+			break
+		}
+		after = page.Next
+	}
+	keep := state.Reviewed{PRs: fresh, Warnings: warnings, Complete: complete}
+	if reachedCache {
+		// The cache's pull requests not updated since, after the fresh.
+		for _, pr := range cache.PRs {
+			if !slices.ContainsFunc(fresh, func(f state.ReviewedPR) bool { return f.Number == pr.Number }) {
+				keep.PRs = append(keep.PRs, pr)
+				res.Cached++
+			}
+		}
+		for _, w := range cache.Warnings {
+			if !slices.ContainsFunc(fresh, func(f state.ReviewedPR) bool { return f.Number == w.PR }) {
+				keep.Warnings = append(keep.Warnings, w)
+			}
+		}
+		keep.Complete = cache.Complete
+	}
+	if len(keep.PRs) > 0 {
+		keep.Newest, keep.Through = keep.PRs[0].Updated, keep.PRs[len(keep.PRs)-1].Updated
+		switch {
+		case reachedCache:
+			keep.Through = cache.Through
+		case reachedSince:
+			keep.Through = o.Since.UTC().Format(time.RFC3339) // none was updated between
+		}
+		if o.Cache != nil {
+			if err := o.Cache.SetReviewed(o.Repo.Host, o.Repo.Owner, o.Repo.Name, keep); err != nil {
+				return Result{}, err
+			}
+		}
+	}
+	// What o asks of what is kept: since, then the limit.
+	for _, pr := range keep.PRs {
+		if len(res.PRs) == o.Limit || !o.Since.IsZero() && parseTime(pr.Updated).Before(o.Since) {
+			break
+		}
+		res.PRs = append(res.PRs, pr)
+	}
+	for _, w := range keep.Warnings {
+		if slices.ContainsFunc(res.PRs, func(p state.ReviewedPR) bool { return p.Number == w.PR }) {
+			res.Warnings = append(res.Warnings, fmt.Sprintf("#%d: %s", w.PR, w.Msg))
+		}
+	}
+	return res, nil
+}
+
+// firstCachedPage is the first page's size when the cache serves the
+// pull requests not updated since.
+const firstCachedPage = 5
+
+// usable reports whether c holds every pull request o asks for that was
+// not updated since c was read: it went as far back as o goes (to the
+// first pull request, to o.Since, or o.Limit of them).
+func usable(c state.Reviewed, o Options) bool {
+	switch {
+	case c.Newest == "":
+		return false
+	case c.Complete, len(c.PRs) >= o.Limit:
+		return true
+	}
+	return !o.Since.IsZero() && !parseTime(c.Through).After(o.Since)
+}
+
+// reader judges the pull requests of one read: each base branch's
+// trustedLogins once, each login's permission once.
+type reader struct {
+	o        Options
+	trusts   map[string]*posts.Trust   // by trustedLogins
+	policies map[string]*config.Policy // by the .ocdx.json's text
+}
+
+// pr is what stats keeps of n: its trusted reports' ledgers, and what it
+// left out of them.
+func (r *reader) pr(ctx context.Context, n github.ReviewedPR) (state.ReviewedPR, []state.ReviewedMsg) {
+	out := state.ReviewedPR{Number: n.Number, URL: n.URL, Updated: n.UpdatedAt}
+	pr := n.PullRequest
+	var msgs []string
+	if !hasMarker(pr) {
+		return out, nil // gh-ocdx never posted here: nothing to judge
+	}
+	t, why := r.trust(pr)
+	if why != "" {
+		msgs = append(msgs, why)
+	}
+	msgs = append(msgs, t.Judge(ctx, pr)...)
+	if l, _, ws, ok := t.Ledger(ctx, pr); ok {
+		out.Ledger = &l
+		msgs = append(msgs, ws...)
+	}
+	add := func(body, by, at string) {
+		if !posts.Own(pr, body, by) {
+			return
+		}
+		l, err := posts.ParseLedger(body)
+		if err != nil {
+			return // no ledger, or one Ledger said it ignored
+		}
+		out.Posts = append(out.Posts, state.LedgerPost{Run: l.Run, Kind: l.Kind, Round: l.Round, At: at, Converged: l.Converged, Tokens: l.Tokens})
+	}
+	for _, rv := range pr.Reviews {
+		add(rv.Body, rv.Writer(), rv.SubmittedAt)
+	}
+	for _, c := range pr.Comments {
+		add(c.Body, c.Author, c.Created)
+	}
+	slices.SortStableFunc(out.Posts, func(a, b state.LedgerPost) int { return strings.Compare(a.At, b.At) })
+	var ms []state.ReviewedMsg
+	for _, m := range msgs {
+		ms = append(ms, state.ReviewedMsg{PR: n.Number, Msg: m})
+	}
+	return out, ms
+}
+
+// hasMarker reports whether any report on pr carries gh-ocdx's marker.
+func hasMarker(pr *github.PullRequest) bool {
+	return slices.ContainsFunc(pr.Reviews, func(r github.Review) bool { return strings.Contains(r.Body, posts.Marker) }) ||
+		slices.ContainsFunc(pr.Comments, func(c github.Comment) bool { return strings.Contains(c.Body, posts.Marker) })
+}
+
+// trust is the Trust of pr's base branch: its .ocdx.json's trustedLogins
+// (config.FromBase), one Trust per list so that a login is asked about
+// once. An unusable .ocdx.json trusts no listed login, and says so.
+func (r *reader) trust(pr *github.PullRequest) (*posts.Trust, string) {
+	f := pr.BasePolicy
+	key := fmt.Sprintf("%t%t%t\x00%s", f.Found, f.Truncated, f.NotText, f.Text)
+	p, seen := r.policies[key]
+	why := ""
+	if !seen {
+		where := fmt.Sprintf("%s on %s at %s", config.RepoFile, pr.BaseRefName, text.ShortOID(f.Commit))
+		var err error
+		if p, err = config.FromBase(where, config.BaseFile{Found: f.Found, Text: f.Text, Truncated: f.Truncated, NotText: f.NotText}, config.BaseFile{}); err != nil {
+			p, why = nil, fmt.Sprintf("its base's %s cannot be used, so no login it lists is trusted: %s", config.RepoFile, text.FirstLine(err.Error()))
+		}
+		r.policies[key] = p
+	}
+	tk := strings.ToLower(strings.Join(p.Trusted(), ","))
+	if r.trusts[tk] == nil {
+		r.trusts[tk] = posts.NewTrust(r.o.GitHub, r.o.Repo, p.Trusted())
+	}
+	return r.trusts[tk], why
+}
+
+// parseTime reads GitHub's RFC 3339 time; the zero time when it is none.
+func parseTime(s string) time.Time {
+	t, _ := time.Parse(time.RFC3339, s)
+	return t
+}
