@@ -29,6 +29,8 @@ import (
 	"github.com/openai/openai-go/v3"
 	ooption "github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/shared"
+
+	"github.com/ocdx/gh-ocdx/internal/tokens"
 )
 
 // conversations are the request shapes gh-ocdx sends.
@@ -302,7 +304,7 @@ func readFixture(t *testing.T, name string) string {
 type parsed struct {
 	Text      string
 	Calls     []ToolCall
-	Usage     Usage
+	Usage     tokens.Usage
 	Truncated bool
 }
 
@@ -349,7 +351,7 @@ func TestOpenAIAnswersParseAsTheSDKParsesThem(t *testing.T) {
 			}
 			ch := cc.Choices[0]
 			want := parsed{Text: ch.Message.Content, Truncated: ch.FinishReason == "length",
-				Usage: Usage{Input: cc.Usage.PromptTokens, Cached: cc.Usage.PromptTokensDetails.CachedTokens, Output: cc.Usage.CompletionTokens}}
+				Usage: tokens.Usage{Input: cc.Usage.PromptTokens, Cached: cc.Usage.PromptTokensDetails.CachedTokens, Output: cc.Usage.CompletionTokens}}
 			for _, c := range ch.Message.ToolCalls {
 				want.Calls = append(want.Calls, ToolCall{ID: c.ID, Name: c.Function.Name, Args: json.RawMessage(c.Function.Arguments)})
 			}
@@ -382,7 +384,7 @@ func TestAnthropicAnswersParseAsTheSDKParsesThem(t *testing.T) {
 			}
 			u := msg.Usage
 			want := parsed{Truncated: msg.StopReason == anthropic.StopReasonMaxTokens,
-				Usage: Usage{Input: u.InputTokens + u.CacheCreationInputTokens + u.CacheReadInputTokens, Cached: u.CacheReadInputTokens, Output: u.OutputTokens}}
+				Usage: tokens.Usage{Input: u.InputTokens + u.CacheCreationInputTokens + u.CacheReadInputTokens, Cached: u.CacheReadInputTokens, Output: u.OutputTokens}}
 			for _, b := range msg.Content {
 				switch b.Type {
 				case "text":
