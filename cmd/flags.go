@@ -9,6 +9,7 @@ import (
 	"github.com/cli/go-gh/v2/pkg/repository"
 	"github.com/spf13/pflag"
 
+	"github.com/ocdx/gh-ocdx/effort"
 	"github.com/ocdx/gh-ocdx/internal/text"
 	"github.com/ocdx/gh-ocdx/llm"
 )
@@ -28,6 +29,9 @@ type flagSet struct {
 	host        string // what OWNER/REPO means: Deps.defaultHost, set by parse
 	width       int    // of the help: stdout's terminal, set by parse
 	maxTokens   *int64 // --max-tokens, when the verb has it
+	// effort is --effort, when the verb has it: its text, then the tier.
+	effort     *string
+	effortTier *effort.Tier
 }
 
 func newFlagSet(name, usageLine, description string) *flagSet {
@@ -56,6 +60,13 @@ func (f *flagSet) repoFlag(p *string) {
 func (f *flagSet) maxTokensFlag(p *int64, usage string) {
 	f.Int64Var(p, "max-tokens", 0, usage)
 	f.maxTokens = p
+}
+
+// effortFlag adds --effort TIER (docs/architecture.md, Effort tiers),
+// checked by parse: "" in p when not given, the configuration's then.
+func (f *flagSet) effortFlag(p *effort.Tier, usage string) {
+	f.effort, f.effortTier = new(string), p
+	f.StringVar(f.effort, "effort", "", usage)
 }
 
 // usage is the verb's help as gh lays it out, wrapped to the terminal's
@@ -147,6 +158,13 @@ func (f *flagSet) parse(d *Deps, args []string, nargs int) error {
 	}
 	if f.maxTokens != nil && f.Changed("max-tokens") && *f.maxTokens <= 0 {
 		return f.usageErr("invalid --max-tokens %d: give the most tokens the run may use, above zero", *f.maxTokens)
+	}
+	if f.effort != nil && f.Changed("effort") {
+		t, err := effort.Parse(*f.effort)
+		if err != nil || *f.effort == "" {
+			return f.usageErr("invalid --effort: %q is not an effort tier: use one of %s", *f.effort, strings.Join(effort.Names, ", "))
+		}
+		*f.effortTier = t
 	}
 	if nargs >= 0 && f.NArg() != nargs {
 		switch {

@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/ocdx/gh-ocdx/config"
 	"github.com/ocdx/gh-ocdx/consensus"
+	"github.com/ocdx/gh-ocdx/effort"
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/git"
 	"github.com/ocdx/gh-ocdx/github"
@@ -28,13 +30,15 @@ type ReviewOptions struct {
 	Base     string // "": origin/HEAD's branch, else main or master
 	Fix      bool
 	Yes      bool
-	Verifier string    // --verifier; "": the configuration's verifierModel, if any
+	Verifier string // --verifier; "": the configuration's verifierModel, if any
+	// Effort is --effort; "": the configuration's effort, else auto.
+	Effort   effort.Tier
 	Full     bool      // review even when nothing changed since the last review
 	Export   *exporter // --json, --jq, --template; nil: Markdown
 	Prompter Prompter  // nil: survey on the terminal
 }
 
-const reviewUsage = "gh ocdx review [--base REF] [--fix] [--yes] [--full] [--verifier PROVIDER/MODEL] [--json [fields]] [--jq EXPR | --template T]"
+const reviewUsage = "gh ocdx review [--base REF] [--fix] [--yes] [--full] [--effort TIER] [--verifier PROVIDER/MODEL] [--json [fields]] [--jq EXPR | --template T]"
 
 const reviewHelp = `Review the current branch before a pull request exists, with every configured
 reviewer model side by side: its commits since the merge base with --base
@@ -56,6 +60,12 @@ The repository's policy (.ocdx.json: verify, instructions, paths, ignore;
 REVIEW.md) comes from the merge base, never from the branch under review:
 a branch's own change to either takes effect once merged, and the output
 says so.
+
+--effort (or effort in the configuration) scales who reviews, as in
+review-loop: quick is the first reviewer alone, standard every configured
+one, deep also has the verifier check every P1–P3 finding; auto, the
+default, reviews documentation, tests and generated files alone at quick,
+and never a change with a secret in it.
 
 Findings go to stdout, grouped by priority; progress to stderr. Runs are
 recorded under the branch (gh ocdx state show --branch NAME), and a finding
@@ -97,6 +107,7 @@ func parseReview(d *Deps, args []string) (*ReviewOptions, error) {
 	fs.BoolVar(&opts.Fix, "fix", false, "Fix the P0–P2 findings, verify and commit (never push)")
 	fs.BoolVar(&opts.Yes, "yes", false, "With --fix: commit the verified fix without asking")
 	fs.StringVar(&opts.Verifier, "verifier", "", "Check the findings a single reviewer raised with `PROVIDER/MODEL` (instead of the configuration's verifierModel)")
+	fs.effortFlag(&opts.Effort, "How much review the branch gets: `TIER` quick, standard, deep or auto (default: the configuration's effort, else auto)")
 	fs.BoolVar(&opts.Full, "full", false, "Review again even when nothing changed since the last review")
 	jf := addJSONFlags(fs, loop.LocalResult{})
 	if err := fs.parse(d, jf.args(args), 0); err != nil {
@@ -206,7 +217,7 @@ func reviewLocal(ctx context.Context, d *Deps, opts *ReviewOptions) error {
 	}
 	res, err := loop.ReviewLocal(ctx, loop.LocalOptions{
 		Key: state.LocalKey(g.OriginID(ctx), branch), Change: *ch, Store: st, Policy: cfg.Policy,
-		Reviewers: reviewers, Fixer: fixer, Verifier: verifier, Full: opts.Full, History: g,
+		Reviewers: reviewers, Fixer: fixer, Verifier: verifier, Full: opts.Full, History: g, Effort: cmp.Or(opts.Effort, cfg.Effort),
 		Tools:      append(review.RepoTools(repofs.NewTree(ctx, g, ch.Tree)), review.DiffTool(ch.FilesPage)),
 		Progress:   d.progressOut(),
 		Summarized: summarized(d, opts.Export),
@@ -339,6 +350,9 @@ func renderLocal(res *loop.LocalResult) string {
 		roles = append(roles, fmt.Sprintf("%s (%s) %s", r.Role, r.Model, st))
 	}
 	fmt.Fprintf(&b, "- Reviewers: %s\n", strings.Join(roles, "; "))
+	if res.Effort != nil {
+		fmt.Fprintf(&b, "- Effort: %s\n", loop.EffortSaid(*res.Effort))
+	}
 	fmt.Fprintf(&b, "- Coverage: %s\n", res.Coverage)
 	if len(res.PolicyChanged) > 0 {
 		fmt.Fprintf(&b, "- Repository policy: this branch changes %s; the change takes effect once merged: this review used the merge base's\n", quoteList(res.PolicyChanged, 2))

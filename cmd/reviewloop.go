@@ -142,8 +142,7 @@ func parseReviewLoop(d *Deps, args []string) (*ReviewLoopOptions, error) {
 	fs.BoolVar(&opts.Full, "full", false, "Review the whole PR every round, not only what changed since gh-ocdx's last review, even on a head it already approved")
 	fs.maxTokensFlag(&opts.MaxTokens, "Start no round or fix that could bring the run's tokens (in and out) past `N`")
 	fs.StringVar(&opts.Verifier, "verifier", "", "Check the findings a single reviewer raised with `PROVIDER/MODEL` for this run (instead of the configuration's verifierModel)")
-	var effortFlag string
-	fs.StringVar(&effortFlag, "effort", "", "How much review each round gets: `TIER` quick, standard, deep or auto (default: the configuration's effort, else auto)")
+	fs.effortFlag(&opts.Effort, "How much review each round gets: `TIER` quick, standard, deep or auto (default: the configuration's effort, else auto)")
 	fs.BoolVar(&opts.CheckRun, "check-run", false, "Publish the verdict as the gh-ocdx check run on the reviewed head, with the open findings as annotations (needs a GitHub App's token, such as a workflow's with checks: write)")
 	var evidenceFlag []string
 	fs.StringArrayVar(&evidenceFlag, "evidence", nil, "Read tool results from `FILE|DIR` (SARIF, rdjson, rdjsonl, checkstyle or errorformat lines; FORMAT:FILE names the format): those on changed lines become findings (repeatable)")
@@ -160,11 +159,6 @@ func parseReviewLoop(d *Deps, args []string) (*ReviewLoopOptions, error) {
 	if fs.Changed("verifier") {
 		if _, err := llm.ParseModel(opts.Verifier); err != nil {
 			return nil, fs.usageErr("invalid --verifier: %v", err)
-		}
-	}
-	if fs.Changed("effort") {
-		if opts.Effort, err = effort.Parse(effortFlag); err != nil || effortFlag == "" {
-			return nil, fs.usageErr("invalid --effort: %q is not an effort tier: use one of %s", effortFlag, strings.Join(effort.Names, ", "))
 		}
 	}
 	if opts.Evidence, err = parseEvidence(evidenceFlag); err != nil {

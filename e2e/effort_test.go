@@ -142,3 +142,34 @@ func TestEffortTierRules(t *testing.T) {
 		}
 	})
 }
+
+// The local review chooses its tier as review-loop does: a branch that
+// changes only documentation is reviewed by the first reviewer alone at
+// auto, by both at --effort standard; the output and --json say which.
+func TestReviewLocalEffort(t *testing.T) {
+	t.Parallel()
+	r := testkit.NewRepo(t, "main", "docs", map[string]string{"README.md": "# widgets\n", "cache.go": "package cache\n"},
+		map[string]string{"README.md": "# widgets\n\nThe cache keeps ten entries.\n"})
+	testkit.Git(t, r.Clone, "remote", "set-head", "origin", "main")
+	fm, env := testkit.NewFakeModel(t), testkit.NewEnv(t)
+	testkit.NewGitHub(t).Configure(env, repo)
+	fm.Configure(env)
+	env.Dir = r.Clone
+	env.WriteConfig(t, `{"reviewerModels": ["ollama/qwen-a", "ollama/qwen-b"], "commentsAnalyzerModel": "ollama/qwen-a", "prFixModel": "ollama/qwen-a"}`)
+	for _, m := range []string{"qwen-a", "qwen-b"} {
+		fm.Script(m, repeat(reviewerReply("reviewer", "approve"), 2)...)
+	}
+
+	res := env.Run(t, "review")
+	wantCode(t, res, 0)
+	wantContains(t, "stdout", res.Stdout, "- Effort: `quick` — 1 file changed, all documentation")
+	if n := len(fm.Requests("qwen-b")); n != 0 {
+		t.Errorf("the second reviewer was asked %d times at quick", n)
+	}
+	res = env.Run(t, "review", "--effort", "standard", "--json", "effort")
+	wantCode(t, res, 0)
+	wantContains(t, "--json", res.Stdout, `"tier": "standard"`)
+	if n := len(fm.Requests("qwen-b")); n != 1 {
+		t.Errorf("the second reviewer was asked %d times at standard, want 1", n)
+	}
+}

@@ -2,6 +2,7 @@ package loop
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -177,6 +178,9 @@ type LocalOptions struct {
 	// Verifier, when set, checks the findings a single reviewer raised,
 	// with Tools, as in review-loop.
 	Verifier *Role
+	// Effort is the tier asked for: auto, or "", chooses from the change
+	// (docs/architecture.md, Effort tiers).
+	Effort   effort.Tier
 	MaxIters int
 	Progress io.Writer
 	// Full reviews the branch even when nothing changed since its last
@@ -208,8 +212,11 @@ type LocalResult struct {
 	Remaining []finding.Finding `json:"remaining"` // P0–P2 not fixed
 	Stuck     []string          `json:"stuck"`
 	Coverage  diff.Coverage     `json:"coverage"`
-	Untracked []string          `json:"untracked"`
-	Budget    *BudgetStatus     `json:"budget,omitempty"` // with a token budget
+	// Effort is the tier the review ran at and why (docs/architecture.md,
+	// Effort tiers); nil for a review repeated from the state file.
+	Effort    *effort.Choice `json:"effort,omitempty"`
+	Untracked []string       `json:"untracked"`
+	Budget    *BudgetStatus  `json:"budget,omitempty"` // with a token budget
 	// PolicyChanged are the policy files the branch changes: they take
 	// effect once merged, this review used the merge base's.
 	PolicyChanged []string         `json:"policyChanged"`
@@ -234,7 +241,7 @@ type LocalResult struct {
 // P0–P2 findings returns Outcome blocked and a nil error.
 func ReviewLocal(ctx context.Context, o LocalOptions) (*LocalResult, error) {
 	ch := o.Change
-	l := &loop{o: Options{Reviewers: o.Reviewers, MaxIters: o.MaxIters, Progress: o.Progress, MaxRounds: 1, Verifier: o.Verifier,
+	l := &loop{o: Options{Reviewers: o.Reviewers, MaxIters: o.MaxIters, Progress: o.Progress, MaxRounds: 1, Verifier: o.Verifier, Effort: o.Effort,
 		ReviewerTools: func(string) []llm.Tool { return o.Tools }, Store: o.Store, Summarized: o.Summarized, Budget: o.Budget, History: o.History}, key: o.Key}
 	res := &LocalResult{Key: o.Key.String(), Branch: ch.Branch, Base: ch.Base, MergeBase: ch.MergeBase, Head: ch.Head,
 		Findings: []finding.Finding{}, Remaining: []finding.Finding{}, Stuck: []string{}, Untracked: ch.Untracked,
@@ -246,7 +253,7 @@ func ReviewLocal(ctx context.Context, o LocalOptions) (*LocalResult, error) {
 	// a finding that comes back is stuck (docs/architecture.md, Consensus).
 	var fixedBefore []finding.Finding
 	var dismissed []string
-	fp := LocalFingerprint(ch, o.Policy, o.Reviewers, o.Verifier)
+	fp := LocalFingerprint(ch, o.Policy, o.Reviewers, o.Verifier, o.Effort)
 	if rec, err := o.Store.PR(o.Key); err == nil {
 		for _, s := range rec.Stuck {
 			l.stuck = append(l.stuck, s.ID)
@@ -292,7 +299,7 @@ func ReviewLocal(ctx context.Context, o LocalOptions) (*LocalResult, error) {
 		return res, l.localFail(ctx, res, err)
 	}
 	res.Roles, res.Findings, res.Counts, res.Consensus, res.Coverage, res.Stuck = rr.Roles, rr.Findings, rr.Counts, rr.Consensus, rr.Coverage, rr.Stuck
-	res.Refuted, res.Verifier = rr.Refuted, rr.Verifier
+	res.Refuted, res.Verifier, res.Effort = rr.Refuted, rr.Verifier, rr.Effort
 	res.Dismissed = orEmpty(rr.Dismissed)
 	res.Remaining = blockingOf(rr.Findings)
 	// The record keeps the dismissed findings too: a later look at the
@@ -381,10 +388,26 @@ func (l *loop) reviewLocal(ctx context.Context, ch Change, policy *config.Policy
 	rc := review.NewContext(pr, ch.Diff, true, policy)
 	rr := &RoundResult{N: 1, HeadOID: ch.Head, Comments: []state.Comment{}, Stuck: []string{}, ReviewState: finding.ReviewState{ChangesRequestedBy: []finding.Actor{}}}
 	rr.Coverage = review.DiffCoverage(pr, rc.Diff, rc.DiffTruncated, rc.Ignored)
-	n := len(l.o.Reviewers)
+	// The secret scan first: a change with a secret is never reviewed at
+	// quick (docs/architecture.md, Effort tiers).
+	now := time.Now().UTC().Format(time.RFC3339)
+	scan, historyRead, err := l.scanSecrets(ctx, ch.MergeBase, ch.Head, now, func() (secretscan.Scan, error) {
+		return secretscan.Diff(bytes.NewReader(ch.Diff), now, nil)
+	})
+	if err != nil {
+		return nil, err
+	}
+	rr.Coverage.HistoryUnscanned = !historyRead
+	secrets := scan.Findings
+	facts := effort.Facts{Secrets: len(secrets), Rules: effortRules(policy)}
+	facts.Files, facts.Lines = diffFacts(ch.Diff)
+	choice := effort.Decide(l.o.Effort, facts)
+	rr.Effort, rr.crew = &choice, l.crewOf(choice.Tier, 0)
+	reviewers := rr.crew.reviewers
+	n := len(reviewers)
 	rr.Roles = make([]RoleStatus, n)
 	results := make([]*finding.ReviewerResult, n)
-	agents, err := l.reviewerAgents(l.o.Reviewers, rc, nil, tools)
+	agents, err := l.reviewerAgents(reviewers, rc, nil, tools)
 	if err != nil {
 		return nil, err
 	}
@@ -395,13 +418,13 @@ func (l *loop) reviewLocal(ctx context.Context, ch Change, policy *config.Policy
 			return nil, err
 		}
 	}
-	l.runReviewers(ctx, l.o.Reviewers, agents, rr.Roles, results)
+	l.runReviewers(ctx, reviewers, agents, rr.Roles, results)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	rr.Usage = map[string]tokens.Usage{}
 	for i, r := range rr.Roles {
-		if ce := llm.AsConfigError(l.o.Reviewers[i].Key, r.err); ce != nil && l.o.Reviewers[i].Key != "" {
+		if ce := llm.AsConfigError(reviewers[i].Key, r.err); ce != nil && reviewers[i].Key != "" {
 			return nil, ce
 		}
 		rr.Usage[r.Role] = r.Usage
@@ -409,17 +432,7 @@ func (l *loop) reviewLocal(ctx context.Context, ch Change, policy *config.Policy
 			rr.reviewersOK++
 		}
 	}
-	now := time.Now().UTC().Format(time.RFC3339)
-	scan, historyRead, err := l.scanSecrets(ctx, ch.MergeBase, ch.Head, now, func() (secretscan.Scan, error) {
-		return secretscan.Diff(bytes.NewReader(ch.Diff), now, nil)
-	})
-	if err != nil {
-		return nil, err
-	}
-	rr.Coverage.HistoryUnscanned = !historyRead
-	secrets := scan.Findings
-	rr.Findings = orEmpty(consensus.Distinct(append(agentFindings(l.o.Reviewers, results), secrets...), rr.reviewersOK))
-	rr.crew = l.crewOf(effort.Standard, 0) // every configured reviewer, as the fingerprint says
+	rr.Findings = orEmpty(consensus.Distinct(append(agentFindings(reviewers, results), secrets...), rr.reviewersOK))
 	if err := l.verify(ctx, pr, rr); err != nil {
 		return nil, err
 	}
@@ -505,9 +518,10 @@ func (l *loop) localFail(ctx context.Context, res *LocalResult, err error) error
 
 // LocalFingerprint names what a local review of ch reads, as one digest:
 // the commit, the working tree's tracked files, the base and merge base,
-// the policy in effect and the reviewer and verifier models. Two reviews
-// with the same fingerprint would be given the same task.
-func LocalFingerprint(ch Change, policy *config.Policy, reviewers []Role, verifier *Role) string {
+// the policy in effect, the reviewer and verifier models and the effort
+// tier asked for. Two reviews with the same fingerprint would be given the
+// same task.
+func LocalFingerprint(ch Change, policy *config.Policy, reviewers []Role, verifier *Role, asked effort.Tier) string {
 	models := make([]string, len(reviewers))
 	for i, r := range reviewers {
 		models[i] = r.Model
@@ -519,7 +533,8 @@ func LocalFingerprint(ch Change, policy *config.Policy, reviewers []Role, verifi
 		Head, Tree, Base, MergeBase string
 		Policy                      *config.Policy
 		Reviewers                   []string
-	}{ch.Head, ch.Tree, ch.Base, ch.MergeBase, policy, models})
+		Effort                      effort.Tier `json:",omitempty"`
+	}{ch.Head, ch.Tree, ch.Base, ch.MergeBase, policy, models, cmp.Or(asked, effort.Auto)})
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])
 }

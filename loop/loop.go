@@ -155,7 +155,7 @@ type Options struct {
 	Verifier *Role
 	// Effort is the tier asked for (a flag or the configuration): auto, or
 	// "", lets each round choose from its change (docs/architecture.md,
-	// Effort tiers). The local review runs every reviewer.
+	// Effort tiers); the local review's one round too.
 	Effort effort.Tier
 	// Evidence are the tool results read before round 1 for the PR's
 	// head as Run began (docs/architecture.md, Evidence): a round that
@@ -1401,30 +1401,13 @@ func orEmptyS(s []string) []string {
 // last review), the base branch's paths rules, the secrets the scan found
 // and whether an earlier review of the PR raised a security finding.
 func (l *loop) effortFacts(pr *github.PullRequest, re *rereview.Delta, secrets int) effort.Facts {
-	f := effort.Facts{Secrets: secrets}
+	f := effort.Facts{Secrets: secrets, Rules: effortRules(l.o.Policy)}
 	if re != nil {
-		files, _ := diff.Parse([]byte(re.Diff)) // what parsed; a bad tail is read as far as it goes
-		for _, file := range files {
-			f.Files = append(f.Files, file.Path())
-			for _, h := range file.Hunks {
-				for _, ln := range h.Lines {
-					if ln.Kind != diff.Context {
-						f.Lines++
-					}
-				}
-			}
-		}
+		f.Files, f.Lines = diffFacts([]byte(re.Diff))
 	} else {
 		for _, c := range pr.Files {
 			f.Files = append(f.Files, c.Path)
 			f.Lines += c.Additions + c.Deletions
-		}
-	}
-	if l.o.Policy != nil {
-		for _, r := range l.o.Policy.Paths {
-			if r.Effort != "" {
-				f.Rules = append(f.Rules, effort.PathRule{Glob: r.Glob, Tier: r.Effort})
-			}
 		}
 	}
 	// A security finding, or a secret, of an earlier run or round.
@@ -1437,4 +1420,34 @@ func (l *loop) effortFacts(pr *github.PullRequest, re *rereview.Delta, secrets i
 		}
 	}
 	return f
+}
+
+// effortRules are the policy's paths rules that name a tier.
+func effortRules(p *config.Policy) []effort.PathRule {
+	var rules []effort.PathRule
+	if p != nil {
+		for _, r := range p.Paths {
+			if r.Effort != "" {
+				rules = append(rules, effort.PathRule{Glob: r.Glob, Tier: r.Effort})
+			}
+		}
+	}
+	return rules
+}
+
+// diffFacts are the files of d and its added and removed lines, as far as
+// d parses.
+func diffFacts(d []byte) (files []string, lines int) {
+	parsed, _ := diff.Parse(d)
+	for _, file := range parsed {
+		files = append(files, file.Path())
+		for _, h := range file.Hunks {
+			for _, ln := range h.Lines {
+				if ln.Kind != diff.Context {
+					lines++
+				}
+			}
+		}
+	}
+	return files, lines
 }

@@ -556,10 +556,7 @@ func effortLine(rr *RoundResult) string {
 	if rr.Effort == nil {
 		return ""
 	}
-	line := fmt.Sprintf("`%s` — %s", rr.Effort.Tier, text.InertMarkup(text.OneLine(rr.Effort.Why)))
-	if rr.Effort.Asked != effort.Auto && rr.Effort.Asked != rr.Effort.Tier {
-		line += fmt.Sprintf(" (%s was asked for)", rr.Effort.Asked)
-	}
+	line := EffortSaid(*rr.Effort)
 	var out []string
 	if n := rr.crew.left; n > 0 {
 		out = append(out, text.Plural(n, "reviewer"))
@@ -572,6 +569,15 @@ func effortLine(rr *RoundResult) string {
 	}
 	if len(out) > 0 {
 		line += "; not run: " + strings.Join(out, ", ")
+	}
+	return line
+}
+
+// EffortSaid is the tier c ran at and why, as a report says it.
+func EffortSaid(c effort.Choice) string {
+	line := fmt.Sprintf("`%s` — %s", c.Tier, text.InertMarkup(text.OneLine(c.Why)))
+	if c.Asked != effort.Auto && c.Asked != c.Tier {
+		line += fmt.Sprintf(" (%s was asked for)", c.Asked)
 	}
 	return line
 }
