@@ -14,7 +14,6 @@ import (
 
 	"github.com/briandowns/spinner"
 	"github.com/charmbracelet/log"
-	"github.com/fatih/color"
 
 	"github.com/ocdx/gh-ocdx/internal/text"
 	"github.com/ocdx/gh-ocdx/internal/tokens"
@@ -34,9 +33,7 @@ type progress struct {
 	out   io.Writer // stderr; text from outside made inert
 	width int       // of the terminal; 0 when stderr is not one
 	file  *os.File  // the terminal the spinner draws on, when width > 0
-	// colour is off with NO_COLOR or CLICOLOR=0, as for every mark.
-	colour bool
-	every  time.Duration
+	every time.Duration
 
 	draw sync.Mutex // held while the spinner is stopped, started or written around
 	spin *spinner.Spinner
@@ -142,9 +139,6 @@ func (p *progress) startSpinner() {
 		p.spin = nil
 		return
 	}
-	// The spinner colours its glyph through fatih/color, whose own check
-	// looks at stdout and at no NO_COLOR: it is told ours.
-	color.NoColor = !p.colour
 	s := spinner.New(spinner.CharSets[11], 120*time.Millisecond, spinner.WithWriterFile(p.file))
 	s.PreUpdate = func(s *spinner.Spinner) { s.Suffix = p.status() }
 	s.Suffix = p.status()

@@ -14,6 +14,7 @@ import (
 
 	"github.com/charmbracelet/log"
 	"github.com/cli/go-gh/v2/pkg/repository"
+	"github.com/fatih/color"
 
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/internal/text"
@@ -59,7 +60,11 @@ type Deps struct {
 // is drawn on stderr when it is a terminal.
 func NewDeps(version string, ios *IOStreams) *Deps {
 	prog := newProgress(ios.ErrOut, ios.ErrTerminalWidth())
-	prog.file, prog.colour = ios.errFile, colourOn(os.Getenv)
+	prog.file = ios.errFile
+	// The spinner colours its glyph through fatih/color, whose own check
+	// looks at stdout and at no NO_COLOR: it is told the process's once,
+	// before any spinner runs.
+	spinnerColour.Do(func() { color.NoColor = !colourOn(os.Getenv) })
 	if prog.width > 0 {
 		// Lines written to stderr go above the spinner.
 		ios.ErrOut, ios.rawErr = prog.writer(ios.ErrOut), prog.writer(ios.rawErr)
@@ -72,6 +77,8 @@ func NewDeps(version string, ios *IOStreams) *Deps {
 		Version:  version,
 	}
 }
+
+var spinnerColour sync.Once
 
 // logQuiet is a level above every level the logger has: no line is logged
 // until --debug or GH_DEBUG lowers it.
