@@ -20,12 +20,12 @@ var bucketApprovals = []byte("approvals")
 // differs in any byte is a new question.
 type Approval struct {
 	Repo       string    `json:"repo"` // host/owner/repo, lower-cased
-	Hash       string    `json:"hash"` // CommandsHash of the approved list
+	Hash       string    `json:"hash"` // commandsHash of the approved list
 	ApprovedAt time.Time `json:"approvedAt"`
 }
 
-// CommandsHash identifies a list of commands, order and spacing included.
-func CommandsHash(commands []string) string {
+// commandsHash identifies a list of commands, order and spacing included.
+func commandsHash(commands []string) string {
 	raw, _ := json.Marshal(commands) // a []string always marshals
 	sum := sha256.Sum256(raw)
 	return hex.EncodeToString(sum[:])
@@ -54,7 +54,7 @@ func (s *Store) Approved(host, owner, repo string, commands []string) (bool, tim
 	if err != nil {
 		return false, time.Time{}, err
 	}
-	if !found || a.Hash != CommandsHash(commands) {
+	if !found || a.Hash != commandsHash(commands) {
 		return false, time.Time{}, nil
 	}
 	return true, a.ApprovedAt, nil
@@ -69,6 +69,6 @@ func (s *Store) Approve(host, owner, repo string, commands []string, at time.Tim
 		if err != nil {
 			return err
 		}
-		return put(b, key, Approval{Repo: string(key), Hash: CommandsHash(commands), ApprovedAt: at.UTC()})
+		return put(b, key, Approval{Repo: string(key), Hash: commandsHash(commands), ApprovedAt: at.UTC()})
 	})
 }

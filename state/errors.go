@@ -5,32 +5,32 @@ import "errors"
 // Errors returned by the store. They come wrapped with the file's path or the
 // PR's key; test them with errors.Is.
 var (
-	// ErrBusy: another process held the file lock for longer than
+	// errBusy: another process held the file lock for longer than
 	// Options.Timeout. Nothing was read or written; try again.
-	ErrBusy = errors.New("busy: another gh-ocdx process holds its lock")
+	errBusy = errors.New("busy: another gh-ocdx process holds its lock")
 
-	// ErrForeign: the file exists but is unreadable (not bbolt, bbolt
+	// errForeign: the file exists but is unreadable (not bbolt, bbolt
 	// without our records, or corrupt) and could not be moved aside.
 	// A file that can be moved aside is, and a fresh one is started.
-	ErrForeign = errors.New("not a readable gh-ocdx state file")
+	errForeign = errors.New("not a readable gh-ocdx state file")
 
-	// ErrNewerVersion: the file was written by a newer gh-ocdx with a schema
+	// errNewerVersion: the file was written by a newer gh-ocdx with a schema
 	// this one does not know. It is left untouched.
-	ErrNewerVersion = errors.New("written by a newer gh-ocdx; upgrade gh-ocdx to read it")
+	errNewerVersion = errors.New("written by a newer gh-ocdx; upgrade gh-ocdx to read it")
 
 	// ErrLeaseHeld: another live run holds the PR. The error is a *LeaseError
 	// naming the holder.
 	ErrLeaseHeld = errors.New("pull request is held by another run")
 
-	// ErrLeaseLost: this run's lease was taken over (its heartbeat went stale)
+	// errLeaseLost: this run's lease was taken over (its heartbeat went stale)
 	// or cleared; the run must stop writing.
-	ErrLeaseLost = errors.New("lease lost: another run took over this pull request")
+	errLeaseLost = errors.New("lease lost: another run took over this pull request")
 
-	// ErrRunEnded: the run was ended or released; it takes no more writes.
-	ErrRunEnded = errors.New("run already ended or released")
+	// errRunEnded: the run was ended or released; it takes no more writes.
+	errRunEnded = errors.New("run already ended or released")
 
-	// ErrNoRound: the round was not started with StartRound.
-	ErrNoRound = errors.New("no such round in this run")
+	// errNoRound: the round was not started with StartRound.
+	errNoRound = errors.New("no such round in this run")
 
 	// ErrNotFound: nothing is recorded for the PR.
 	ErrNotFound = errors.New("nothing recorded for this pull request")
@@ -39,7 +39,7 @@ var (
 	// fine.
 	errRecord = errors.New("a damaged record")
 
-	// ErrNoPath: no directory for the state file could be found in the
+	// errNoPath: no directory for the state file could be found in the
 	// environment.
-	ErrNoPath = errors.New("cannot locate the state file: set OCDX_STATE_DIR, XDG_STATE_HOME or HOME")
+	errNoPath = errors.New("cannot locate the state file: set OCDX_STATE_DIR, XDG_STATE_HOME or HOME")
 )

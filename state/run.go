@@ -30,7 +30,7 @@ func (e *LeaseError) Unwrap() error { return ErrLeaseHeld }
 
 // Active is a run in progress: it holds its PR's lease, refreshes it in the
 // background, and records rounds and phases. Every write checks that the
-// lease is still ours (else ErrLeaseLost). Call End when the run finishes,
+// lease is still ours (else errLeaseLost). Call End when the run finishes,
 // or Release to leave it resumable (interrupted, cancelled).
 type Active struct {
 	s       *Store
@@ -236,7 +236,7 @@ func (a *Active) Complete(n int, p Phase, fn func(*Round)) error {
 	return a.write(func(b *bolt.Bucket, r *Run) error {
 		i := roundIndex(r, n)
 		if i < 0 {
-			return fmt.Errorf("round %d: %w", n, ErrNoRound)
+			return fmt.Errorf("round %d: %w", n, errNoRound)
 		}
 		rd := &r.Rounds[i]
 		if fn != nil {
@@ -328,7 +328,7 @@ func (a *Active) heartbeat() {
 			return
 		case <-t.C:
 			// A busy file only delays the beat; a lost lease ends it.
-			if err := a.Heartbeat(); errors.Is(err, ErrLeaseLost) || errors.Is(err, ErrRunEnded) {
+			if err := a.Heartbeat(); errors.Is(err, errLeaseLost) || errors.Is(err, errRunEnded) {
 				return
 			}
 		}
@@ -341,24 +341,24 @@ func (a *Active) write(fn func(b *bolt.Bucket, r *Run) error) error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.done {
-		return ErrRunEnded
+		return errRunEnded
 	}
 	var out Run
 	err := a.s.update(func(prs *bolt.Bucket) error {
 		b := prs.Bucket(keyBytes(a.key))
 		var l Lease
 		if b == nil {
-			return fmt.Errorf("%s: %w (its state was cleared)", a.key, ErrLeaseLost)
+			return fmt.Errorf("%s: %w (its state was cleared)", a.key, errLeaseLost)
 		}
 		if ok, err := get(b, keyLease, &l); err != nil {
 			return err
 		} else if !ok || l.Token != a.token {
-			return fmt.Errorf("%s: %w", a.key, ErrLeaseLost)
+			return fmt.Errorf("%s: %w", a.key, errLeaseLost)
 		}
 		runs := b.Bucket(bucketRuns)
 		v := runs.Get(a.seq)
 		if v == nil {
-			return fmt.Errorf("%s: %w (its run was deleted)", a.key, ErrLeaseLost)
+			return fmt.Errorf("%s: %w (its run was deleted)", a.key, errLeaseLost)
 		}
 		if err := unmarshal(v, &out); err != nil {
 			return err

@@ -61,8 +61,8 @@ func TestPath(t *testing.T) {
 			t.Errorf("Path(%v) = %q, %v; want %q", tt.env, got, err, tt.want)
 		}
 	}
-	if _, err := Path(func(string) string { return "" }); !errors.Is(err, ErrNoPath) {
-		t.Errorf("Path with empty environment: %v, want ErrNoPath", err)
+	if _, err := Path(func(string) string { return "" }); !errors.Is(err, errNoPath) {
+		t.Errorf("Path with empty environment: %v, want errNoPath", err)
 	}
 }
 
@@ -137,8 +137,8 @@ func TestBusyFileFailsAfterTimeout(t *testing.T) {
 	defer unlock()
 	start := time.Now()
 	_, err := s.List()
-	if !errors.Is(err, ErrBusy) || !strings.Contains(err.Error(), s.Path()) {
-		t.Fatalf("List on a locked file: %v, want ErrBusy naming the file", err)
+	if !errors.Is(err, errBusy) || !strings.Contains(err.Error(), s.Path()) {
+		t.Fatalf("List on a locked file: %v, want errBusy naming the file", err)
 	}
 	if d := time.Since(start); d > time.Second {
 		t.Fatalf("gave up after %s, want about the 100ms timeout", d)
@@ -341,7 +341,7 @@ func TestStaleHeartbeatIsTakenOver(t *testing.T) {
 	if b.ID() != a.ID() {
 		t.Errorf("took over as run %s, want run %s resumed", b.ID(), a.ID())
 	}
-	if err := a.UpdateWIP(func(w *WIP) { w.Phase = "late" }); !errors.Is(err, ErrLeaseLost) {
+	if err := a.UpdateWIP(func(w *WIP) { w.Phase = "late" }); !errors.Is(err, errLeaseLost) {
 		t.Fatalf("write by the run that lost its lease: %v", err)
 	}
 	if err := b.End(OutcomeBlocked, "verification failed"); err != nil {
@@ -400,7 +400,7 @@ func TestDecayOnSuccessOnly(t *testing.T) {
 		if err := a.End(o, string(o)); err != nil {
 			t.Fatal(err)
 		}
-		if err := a.Heartbeat(); !errors.Is(err, ErrRunEnded) {
+		if err := a.Heartbeat(); !errors.Is(err, errRunEnded) {
 			t.Fatalf("write after End: %v", err)
 		}
 	}
@@ -437,7 +437,7 @@ func TestStuckSetSurvivesRunsUntilCleared(t *testing.T) {
 	if err := a.UpdateRound(2, func(r *Round) { r.StuckIDs = []string{"SEC-1", "PERF-2"} }); err != nil {
 		t.Fatal(err)
 	}
-	if err := a.Complete(3, PhaseReviewed, nil); !errors.Is(err, ErrNoRound) {
+	if err := a.Complete(3, PhaseReviewed, nil); !errors.Is(err, errNoRound) {
 		t.Fatalf("Complete of a round not started: %v", err)
 	}
 	if _, err := a.StartRound(2, "c"); err != nil {
@@ -606,8 +606,8 @@ func TestNewerFileIsRefusedUntouched(t *testing.T) {
 	_, err2 := s.Begin(prKey, "review-loop")
 	err3 := s.Clear(prKey)
 	for _, err := range []error{err1, err2, err3} {
-		if !errors.Is(err, ErrNewerVersion) || !strings.Contains(err.Error(), newer) {
-			t.Errorf("%v, want ErrNewerVersion naming the file", err)
+		if !errors.Is(err, errNewerVersion) || !strings.Contains(err.Error(), newer) {
+			t.Errorf("%v, want errNewerVersion naming the file", err)
 		}
 	}
 	if after := must(os.ReadFile(newer)); !bytes.Equal(before, after) {

@@ -4,7 +4,7 @@
 //
 // The file is opened for each operation and closed right after, so other
 // processes (a second loop on another PR, `gh ocdx state show`) get their turn
-// within Options.Timeout; a file busy for longer gives ErrBusy, never a hang.
+// within Options.Timeout; a file busy for longer gives errBusy, never a hang.
 // State is a leaf package: what other packages define (findings) it stores as
 // opaque JSON.
 package state
@@ -28,9 +28,9 @@ import (
 	berrors "go.etcd.io/bbolt/errors"
 )
 
-// SchemaVersion is the layout this package reads and writes. A file with a
-// higher version is refused (ErrNewerVersion), never rewritten.
-const SchemaVersion = 1
+// schemaVersion is the layout this package reads and writes. A file with a
+// higher version is refused (errNewerVersion), never rewritten.
+const schemaVersion = 1
 
 // Layout: meta{version, indexed}, prs{<key>{summary, lease, stuck, wip,
 // dismissed, runs{<seq>: Run}}}, index{<key>: Summary}.
@@ -126,7 +126,7 @@ func Path(getenv func(string) string) (string, error) {
 	case getenv("HOME") != "":
 		dir = filepath.Join(getenv("HOME"), ".local", "state", "gh-ocdx")
 	default:
-		return "", ErrNoPath
+		return "", errNoPath
 	}
 	return filepath.Abs(filepath.Join(dir, "state.db"))
 }
@@ -160,7 +160,7 @@ func (s *Store) open(write bool, at *attempt) (*bolt.DB, error) {
 		db, err := bolt.Open(s.path, 0o600, &bolt.Options{Timeout: s.o.Timeout, ReadOnly: !write, OpenFile: openFile})
 		switch {
 		case errors.Is(err, berrors.ErrTimeout):
-			return nil, s.fail(fmt.Errorf("%w (waited %s); try again", ErrBusy, s.o.Timeout))
+			return nil, s.fail(fmt.Errorf("%w (waited %s); try again", errBusy, s.o.Timeout))
 		case damagedOnOpen(err):
 			return nil, &damaged{cause: err}
 		case err != nil:
@@ -176,7 +176,7 @@ func (s *Store) open(write bool, at *attempt) (*bolt.DB, error) {
 			return nil, nil
 		}
 	}
-	return nil, s.fail(ErrBusy)
+	return nil, s.fail(errBusy)
 }
 
 // damagedOnOpen reports whether bbolt refused the file for its content
@@ -216,7 +216,7 @@ func (s *Store) do(write bool, fn func(db *bolt.DB) error) error {
 			return err
 		}
 	}
-	return s.fail(ErrForeign)
+	return s.fail(errForeign)
 }
 
 // try is one attempt of do; a panic inside it becomes *damaged.
@@ -258,7 +258,7 @@ func (s *Store) named(err error) error {
 		return err
 	case errors.Is(err, errRecord):
 		return s.fail(fmt.Errorf("%w; 'gh ocdx state clear --pr <number>' forgets that pull request's record", err))
-	case errors.Is(err, ErrNotFound), errors.Is(err, ErrLeaseLost), errors.Is(err, ErrRunEnded), errors.Is(err, ErrNoRound):
+	case errors.Is(err, ErrNotFound), errors.Is(err, errLeaseLost), errors.Is(err, errRunEnded), errors.Is(err, errNoRound):
 		return err
 	}
 	return s.fail(err)
@@ -305,7 +305,7 @@ func (s *Store) moveAside(at *attempt, d *damaged) error {
 			}
 		}
 		if err != nil {
-			return s.fail(fmt.Errorf("%w: %v; moving it aside failed (%v): move it away by hand or set OCDX_STATE_DIR", ErrForeign, d, err))
+			return s.fail(fmt.Errorf("%w: %v; moving it aside failed (%v): move it away by hand or set OCDX_STATE_DIR", errForeign, d, err))
 		}
 		fmt.Fprintf(s.o.Warn, "warning: the state file %s was unreadable (%v) and was moved to %s; what gh-ocdx remembered of your PRs is in it; a new one was started\n", s.path, d, to)
 		return nil
@@ -340,7 +340,7 @@ func (s *Store) update(fn func(prs *bolt.Bucket) error) error {
 				if err != nil {
 					return err
 				}
-				if err := meta.Put(keyVersion, []byte(strconv.Itoa(SchemaVersion))); err != nil {
+				if err := meta.Put(keyVersion, []byte(strconv.Itoa(schemaVersion))); err != nil {
 					return err
 				}
 				if _, err := tx.CreateBucket(bucketPRs); err != nil {
@@ -374,8 +374,8 @@ func (s *Store) checkSchema(tx *bolt.Tx) (fresh bool, err error) {
 	switch {
 	case err != nil || v < 1 || tx.Bucket(bucketPRs) == nil:
 		return false, &damaged{cause: "gh-ocdx's records are incomplete"}
-	case v > SchemaVersion:
-		return false, s.fail(fmt.Errorf("schema version %d, this gh-ocdx reads up to %d: %w", v, SchemaVersion, ErrNewerVersion))
+	case v > schemaVersion:
+		return false, s.fail(fmt.Errorf("schema version %d, this gh-ocdx reads up to %d: %w", v, schemaVersion, errNewerVersion))
 	}
 	return false, nil
 }
