@@ -13,6 +13,9 @@ import (
 // or rebase merge whose subject ends "(#N)".
 type merged struct {
 	all []Case
+	// of remembers each commit's pull request: a fix's lines are mostly
+	// a few commits', and each answer costs git processes.
+	known map[string]*Case
 }
 
 func pullRequests(ctx context.Context, g Git, ref string) (*merged, error) {
@@ -45,17 +48,36 @@ func pullRequests(ctx context.Context, g Git, ref string) (*merged, error) {
 // of is the pull request that brought c into the branch: the squash merge
 // that is c, or the first merge whose pull request's commits hold c.
 func (m *merged) of(ctx context.Context, g Git, c commit) (Case, bool) {
-	for _, pr := range m.all {
+	if pr, ok := m.known[c.ID]; ok {
+		return derefCase(pr)
+	}
+	var found *Case
+	for i, pr := range m.all {
 		if pr.Merge == c.ID && pr.Head == c.ID {
-			return pr, true
+			found = &m.all[i]
+			break
 		}
 	}
-	for _, pr := range m.all {
+	for i, pr := range m.all {
+		if found != nil {
+			break
+		}
 		if pr.Merge != pr.Head && isAncestorOrSelf(ctx, g, c.ID, pr.Head) && !isAncestorOrSelf(ctx, g, c.ID, pr.Base) {
-			return pr, true
+			found = &m.all[i]
 		}
 	}
-	return Case{}, false
+	if m.known == nil {
+		m.known = map[string]*Case{}
+	}
+	m.known[c.ID] = found
+	return derefCase(found)
+}
+
+func derefCase(c *Case) (Case, bool) {
+	if c == nil {
+		return Case{}, false
+	}
+	return *c, true
 }
 
 // clean are n pull requests of all that no fix traced to, each the nearest
