@@ -25,6 +25,7 @@ import (
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/internal/text"
 	"github.com/ocdx/gh-ocdx/internal/tokens"
+	"github.com/ocdx/gh-ocdx/learnings"
 	"github.com/ocdx/gh-ocdx/llm"
 	"github.com/ocdx/gh-ocdx/review"
 	"github.com/ocdx/gh-ocdx/secretscan"
@@ -141,8 +142,8 @@ func (ch *Change) FilesPage(_ context.Context, page int) ([]github.FilePatch, er
 	return out, nil
 }
 
-// Policy is the repository policy of a local review: .ocdx.json and
-// REVIEW.md at the merge base, never the branch's own (a checked-out
+// Policy is the repository policy of a local review: .ocdx.json,
+// REVIEW.md and .ocdx/learnings.md at the merge base, never the branch's own (a checked-out
 // branch, perhaps someone else's, would otherwise hide its files from the
 // reviewers or tell them what to conclude). where names the .ocdx.json.
 func (ch *Change) Policy(ctx context.Context, g *git.Repo) (p *config.Policy, where string, err error) {
@@ -159,7 +160,11 @@ func (ch *Change) Policy(ctx context.Context, g *git.Repo) (p *config.Policy, wh
 	if err != nil {
 		return nil, "", err
 	}
-	p, err = config.FromBase(where, pol, guide)
+	learned, err := read(learnings.File)
+	if err != nil {
+		return nil, "", err
+	}
+	p, err = config.FromBase(where, pol, guide, learned)
 	return p, where, err
 }
 
@@ -225,6 +230,9 @@ type LocalResult struct {
 	// fixed.
 	Refuted  []finding.Finding `json:"refuted,omitempty"`
 	Verifier *verifier.Status  `json:"verifier,omitempty"`
+	// Learned is what the merge base's .ocdx/learnings.md left out and
+	// lowered (docs/architecture.md, Learnings).
+	Learned *learnings.Applied `json:"learned,omitempty"`
 	// Dismissed are the findings raised but dismissed for the branch
 	// (gh ocdx dismiss --branch): not counted, not fixed.
 	Dismissed []finding.Finding `json:"dismissed"`
@@ -299,7 +307,7 @@ func ReviewLocal(ctx context.Context, o LocalOptions) (*LocalResult, error) {
 		return res, l.localFail(ctx, res, err)
 	}
 	res.Roles, res.Findings, res.Counts, res.Consensus, res.Coverage, res.Stuck = rr.Roles, rr.Findings, rr.Counts, rr.Consensus, rr.Coverage, rr.Stuck
-	res.Refuted, res.Verifier, res.Effort = rr.Refuted, rr.Verifier, rr.Effort
+	res.Refuted, res.Verifier, res.Effort, res.Learned = rr.Refuted, rr.Verifier, rr.Effort, rr.Learned
 	res.Dismissed = orEmpty(rr.Dismissed)
 	res.Remaining = blockingOf(rr.Findings)
 	// The record keeps the dismissed findings too: a later look at the
@@ -433,6 +441,7 @@ func (l *loop) reviewLocal(ctx context.Context, ch Change, policy *config.Policy
 		}
 	}
 	rr.Findings = orEmpty(consensus.Distinct(append(agentFindings(reviewers, results), secrets...), rr.reviewersOK))
+	rr.applyLearnings(policy)
 	if err := l.verify(ctx, pr, rr); err != nil {
 		return nil, err
 	}

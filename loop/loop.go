@@ -30,6 +30,7 @@ import (
 	"github.com/ocdx/gh-ocdx/internal/redact"
 	"github.com/ocdx/gh-ocdx/internal/text"
 	"github.com/ocdx/gh-ocdx/internal/tokens"
+	"github.com/ocdx/gh-ocdx/learnings"
 	"github.com/ocdx/gh-ocdx/llm"
 	"github.com/ocdx/gh-ocdx/posts"
 	"github.com/ocdx/gh-ocdx/rereview"
@@ -251,6 +252,7 @@ type RoundResult struct {
 	DismissedBy      map[string]string       `json:"dismissedBy,omitempty"`  // finding ID → the login whose command dismissed it
 	DismissedWhy     map[string]string       `json:"dismissedWhy,omitempty"` // finding ID → the reason it gave, one line
 	Refuted          []finding.Finding       `json:"refuted,omitempty"`      // shown wrong by the verifier: not counted, posted inline or fixed
+	Learned          *learnings.Applied      `json:"learned,omitempty"`      // what the base branch's .ocdx/learnings.md left out and lowered
 	Verifier         *verifier.Status        `json:"verifier,omitempty"`
 	Fix              *state.FixResult        `json:"fix,omitempty"`
 	Comments         []state.Comment         `json:"comments"`
@@ -774,6 +776,7 @@ func (l *loop) review(ctx context.Context, pr *github.PullRequest, rr *RoundResu
 			fixedBefore = append(fixedBefore, finding.Finding{ID: e.ID, Priority: e.Priority, File: e.File, Line: lineOf(e.Line), Side: e.Side, Title: e.Title})
 		}
 	}
+	rr.applyLearnings(l.o.Policy)
 	// A dismissed finding is shown, not counted, fixed or stuck.
 	rr.Findings, rr.Dismissed = splitDismissed(rr.Findings, posts.DismissedIDs(l.dismissals))
 	rr.DismissedBy, rr.DismissedWhy = dismissedBy(rr.Dismissed, l.dismissals)
@@ -907,14 +910,31 @@ func (w *binaryWatch) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// PolicyChanges lists the repository policy files (.ocdx.json, REVIEW.md)
+// applyLearnings applies the rules of the repository's learnings to the
+// round's findings, once they are one list with their IDs
+// (docs/architecture.md, Learnings): before the verifier, the counts, the
+// consensus and the fix, so that what a learning leaves out is not
+// posted, counted or fixed. Never a P0, SEC- or THREAD- finding.
+func (rr *RoundResult) applyLearnings(p *config.Policy) {
+	if p == nil || len(p.Learnings) == 0 {
+		return
+	}
+	var a learnings.Applied
+	rr.Findings, a = learnings.Apply(rr.Findings, p.Learnings)
+	if a.String() != "" {
+		rr.Learned = &a
+	}
+}
+
+// PolicyChanges lists the repository policy files (.ocdx.json, REVIEW.md,
+// .ocdx/learnings.md)
 // among a change's files (a PR's or a branch's): this run reads them from
 // the base, so the change takes effect only once merged, and the report
 // says so.
 func PolicyChanges(files []github.ChangedFile) []string {
 	var out []string
 	for _, f := range files {
-		if f.Path == config.RepoFile || f.Path == config.ReviewFile {
+		if f.Path == config.RepoFile || f.Path == config.ReviewFile || f.Path == learnings.File {
 			out = append(out, f.Path)
 		}
 	}

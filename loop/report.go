@@ -94,6 +94,9 @@ func writeOutcome(b *strings.Builder, rr *RoundResult) {
 	// After what was reviewed: "the whole diff" of an incremental round is
 	// the whole since-diff.
 	fmt.Fprintf(b, "**Coverage:** %s.\n\n", rr.Coverage)
+	if rr.Learned != nil {
+		fmt.Fprintf(b, "**Learnings:** %s (the base branch's; never a P0, SEC- or thread finding).\n\n", rr.Learned)
+	}
 	if len(rr.PolicyChanged) > 0 {
 		fmt.Fprintf(b, "**Repository policy:** this PR changes %s; the change takes effect after merge: this review used the base branch's.\n\n", policyNames(rr.PolicyChanged))
 	}
@@ -469,6 +472,9 @@ func writeRoundSummary(b *strings.Builder, rr *RoundResult) {
 	fmt.Fprintf(b, "- Coverage: %s\n", rr.Coverage)
 	if len(rr.PolicyChanged) > 0 {
 		fmt.Fprintf(b, "- Repository policy: the PR changes %s; the change takes effect after merge\n", policyNames(rr.PolicyChanged))
+	}
+	if rr.Learned != nil {
+		fmt.Fprintf(b, "- Learnings: %s\n", rr.Learned)
 	}
 	fmt.Fprintf(b, "- Unresolved review threads: %d\n", rr.Threads.Unresolved)
 	if len(rr.Stuck) > 0 {

@@ -40,6 +40,9 @@ type ReviewedPR struct {
 	Number  int    `json:"number"`
 	URL     string `json:"url"`
 	Updated string `json:"updated"` // GitHub's updatedAt when read (RFC 3339)
+	// Author is the pull request's author: their own dismissals teach
+	// gh ocdx learn nothing (docs/architecture.md, Learnings).
+	Author string `json:"author,omitempty"`
 	// Ledger is the newest trusted ledger (posts.Trust.Ledger); nil: none.
 	Ledger *posts.Ledger `json:"ledger,omitempty"`
 	// Posts are the trusted reports carrying a ledger, oldest first.

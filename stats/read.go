@@ -186,7 +186,7 @@ type reader struct {
 // pr is what stats keeps of n: its trusted reports' ledgers, and what it
 // left out of them.
 func (r *reader) pr(ctx context.Context, n github.ReviewedPR) (state.ReviewedPR, []state.ReviewedMsg) {
-	out := state.ReviewedPR{Number: n.Number, URL: n.URL, Updated: n.UpdatedAt}
+	out := state.ReviewedPR{Number: n.Number, URL: n.URL, Updated: n.UpdatedAt, Author: n.Author}
 	pr := n.PullRequest
 	var msgs []string
 	if !hasMarker(pr) {
@@ -242,7 +242,7 @@ func (r *reader) trust(pr *github.PullRequest) (*posts.Trust, string) {
 	if !seen {
 		where := fmt.Sprintf("%s on %s at %s", config.RepoFile, pr.BaseRefName, text.ShortOID(f.Commit))
 		var err error
-		if p, err = config.FromBase(where, config.BaseFile{Found: f.Found, Text: f.Text, Truncated: f.Truncated, NotText: f.NotText}, config.BaseFile{}); err != nil {
+		if p, err = config.FromBase(where, config.BaseFile{Found: f.Found, Text: f.Text, Truncated: f.Truncated, NotText: f.NotText}, config.BaseFile{}, config.BaseFile{}); err != nil {
 			p, why = nil, fmt.Sprintf("its base's %s cannot be used, so no login it lists is trusted: %s", config.RepoFile, text.FirstLine(err.Error()))
 		}
 		r.policies[key] = p
