@@ -105,6 +105,7 @@ func commands() []command {
 		{name: "describe", summary: "Say what a pull request does and whether it meets its issues", run: runDescribe},
 		{name: "dismiss", summary: "Stop gh-ocdx raising findings on a pull request", run: runDismiss},
 		{name: "fix", summary: "Fix a pull request's findings, verify and push", run: runFix},
+		{name: "learn", summary: "Propose learnings from people's decisions, as a change to review", run: runLearn},
 		{name: "reply", summary: "Answer people's replies in gh-ocdx's review threads", run: runReply},
 		{name: "restore", summary: "Overrule the verifier: count a refuted finding again", run: runRestore},
 		{name: "review", summary: "Review the current branch's changes before a pull request exists", run: runReview},
