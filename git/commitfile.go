@@ -52,15 +52,22 @@ func (r *Repo) CommitFile(ctx context.Context, parent, path string, content []by
 	return git([]byte(message), "commit-tree", tree, "-p", parent, "-F", "-")
 }
 
-// PushBranch pushes commit to a new branch on remote. It is no force
-// push: a branch of that name that commit does not descend from refuses
-// it, and the error says so.
+// PushBranch pushes commit to a new branch on remote, and only a new
+// one: the lease with an empty value (--force-with-lease=<ref>:) has the
+// remote refuse the push when the branch exists, whatever it holds, so
+// nothing is overwritten or moved (gh-ocdx never force-pushes).
 func (r *Repo) PushBranch(ctx context.Context, remote, branch, commit string) error {
 	if strings.HasPrefix(remote, "-") || strings.HasPrefix(branch, "-") || strings.ContainsAny(branch, ": +") || !isSHA(commit) {
 		return fmt.Errorf("refusing to push %q to remote %q branch %q: not a plain name", commit, remote, branch)
 	}
+	// Pushing the very commit a branch holds is no update, which the lease
+	// does not refuse: a branch that exists is asked about first.
+	if out, err := command(ctx, r.Dir, true, "ls-remote", "--heads", remote, "refs/heads/"+branch).Output(); err == nil && len(bytes.TrimSpace(out)) > 0 {
+		return fmt.Errorf("the branch %s exists on %s already: nothing was pushed", branch, remote)
+	}
 	var errOut bytes.Buffer
-	c := command(ctx, r.Dir, true, "push", "--no-verify", "--recurse-submodules=no", "--porcelain", remote, commit+":refs/heads/"+branch)
+	c := command(ctx, r.Dir, true, "push", "--no-verify", "--recurse-submodules=no", "--porcelain",
+		"--force-with-lease=refs/heads/"+branch+":", remote, commit+":refs/heads/"+branch)
 	c.Stderr = &errOut
 	if out, err := c.Output(); err != nil {
 		if ctx.Err() != nil {

@@ -53,8 +53,13 @@ func (g *GitHub) createPullRequest(args map[string]any) any {
 	g.mu.Lock()
 	n := 0
 	for key, pr := range g.prs {
-		if strings.HasPrefix(key, repo+"#") {
-			n = max(n, pr.Number)
+		if !strings.HasPrefix(key, repo+"#") {
+			continue
+		}
+		n = max(n, pr.Number)
+		if pr.State == "OPEN" && pr.HeadRef == head && pr.BaseRef == base {
+			g.mu.Unlock()
+			return gqlError{Type: "UNPROCESSABLE", Message: fmt.Sprintf("A pull request already exists for %s:%s.", strings.Split(repo, "/")[0], head)}
 		}
 	}
 	g.mu.Unlock()
