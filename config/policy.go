@@ -27,16 +27,16 @@ var policyKeys = []string{"verify", "instructions", "paths", "ignore", "ignoreDe
 // (docs/architecture.md, Where the repository policy comes from). The nil
 // Policy is a repository without either: the default ignore globs apply.
 type Policy struct {
-	Verify       []string   // nil: the configuration's
-	Instructions string     // .ocdx.json's "instructions"
-	Guide        string     // REVIEW.md
+	Verify       []string // nil: the configuration's
+	Instructions string   // .ocdx.json's "instructions"
+	Guide        string   // REVIEW.md
 	// Learnings are .ocdx/learnings.md's (docs/architecture.md,
 	// Learnings): their sentences go to the reviewers with the guide,
 	// their rules apply to a round's findings. LearningsWarnings say what
 	// of the file was left out.
 	Learnings         []learnings.Learning
 	LearningsWarnings []string
-	Paths        []PathRule // instructions for the files a glob matches
+	Paths             []PathRule // instructions for the files a glob matches
 	// Ignore are the globs in effect: DefaultIgnore (unless ignoreDefaults
 	// is false), then the file's own.
 	Ignore []string
