@@ -255,7 +255,7 @@ func learning(r learnings.Rule, sup []Decision) learnings.Learning {
 			refuted++
 		}
 	}
-	why := fmt.Sprintf("maintainers dismissed %s of them on %s", text.Plural(dismissed, "finding"), text.Plural(len(r.PRs), "pull request"))
+	why := fmt.Sprintf("maintainers dismissed %s on %s", text.Plural(dismissed, "such finding"), text.Plural(len(r.PRs), "pull request"))
 	if len(r.Reasons) > 0 {
 		quoted := make([]string, len(r.Reasons))
 		for i, s := range r.Reasons {
