@@ -78,6 +78,13 @@ func (l *loop) ledger(n int, head string) posts.Ledger {
 			for _, f := range rr.Findings {
 				raised[f.ID] = true
 			}
+			// Left out by a learning is not resolved: no change answered
+			// it (docs/architecture.md, Learnings).
+			if rr.Learned != nil {
+				for _, id := range rr.Learned.LeftOut {
+					raised[id] = true
+				}
+			}
 		}
 		for _, e := range led.Findings {
 			if e.Status == finding.StatusOpen && !raised[e.ID] {
