@@ -17,6 +17,9 @@ var bucketReviewed = []byte("reviewed")
 // Reviewed is what stats read of a repository's pull requests: every pull
 // request updated from Through to Newest, as it was when read.
 type Reviewed struct {
+	// V is the version of what a record keeps of a pull request (stats'
+	// readVersion): a record of another is read again from GitHub.
+	V       int    `json:"v,omitempty"`
 	Newest  string `json:"newest"`  // the newest updatedAt read (RFC 3339)
 	Through string `json:"through"` // the oldest updatedAt read: every PR updated since is here
 	// Complete says the read went to the repository's first pull request:

@@ -113,7 +113,7 @@ read:
 		}
 		after = page.Next
 	}
-	keep := state.Reviewed{PRs: fresh, Warnings: warnings, Complete: complete}
+	keep := state.Reviewed{V: readVersion, PRs: fresh, Warnings: warnings, Complete: complete}
 	if reachedCache {
 		// The cache's pull requests not updated since, after the fresh.
 		for _, pr := range cache.PRs {
@@ -162,12 +162,17 @@ read:
 // pull requests not updated since.
 const firstCachedPage = 5
 
+// readVersion is the version of what the cache keeps of a pull request:
+// 1 keeps its author, whose own dismissals gh ocdx learn ignores. A cache
+// of another version is read again.
+const readVersion = 1
+
 // usable reports whether c holds every pull request o asks for that was
 // not updated since c was read: it went as far back as o goes (to the
 // first pull request, to o.Since, or o.Limit of them).
 func usable(c state.Reviewed, o Options) bool {
 	switch {
-	case c.Newest == "":
+	case c.Newest == "" || c.V != readVersion:
 		return false
 	case c.Complete, len(c.PRs) >= o.Limit:
 		return true

@@ -105,3 +105,20 @@ func TestReadUsesTheCacheOnlyAsFarBackAsItRead(t *testing.T) {
 		t.Errorf("--since hour 25 after hour 20: %d PRs in %d pages; want 16 (PR 3 and hours 25…39) in 1", len(r.PRs), gh.asked)
 	}
 }
+
+// A cache written before it kept the pull requests' authors is read
+// again: gh ocdx learn would take every dismissal in it for one whose
+// author it cannot tell.
+func TestReadRereadsACacheOfAnotherVersion(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	gh := &pages{updated: []time.Time{t0, t0.Add(time.Hour)}}
+	cache := memCache{"o/r": {Newest: t0.Add(time.Hour).Format(time.RFC3339), Through: t0.Format(time.RFC3339), Complete: true,
+		PRs: []state.ReviewedPR{{Number: 2, Updated: t0.Add(time.Hour).Format(time.RFC3339)}, {Number: 1, Updated: t0.Format(time.RFC3339)}}}}
+	res, err := Read(t.Context(), Options{Repo: github.Repo{Owner: "o", Name: "r"}, GitHub: gh, Cache: cache, Limit: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Cached != 0 || len(res.PRs) != 2 || cache["o/r"].V != readVersion {
+		t.Errorf("%d PRs, %d from the old cache, the cache now of version %d; want 2 read again, a cache of version %d", len(res.PRs), res.Cached, cache["o/r"].V, readVersion)
+	}
+}
