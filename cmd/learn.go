@@ -141,11 +141,10 @@ func learnRun(ctx context.Context, d *Deps, opts *LearnOptions) error {
 
 // learnSaid is learn's one line on stderr: what it read and proposes.
 func learnSaid(r learn.Report, pages int, branch string) string {
-	counted := 0
-	for _, n := range r.Decisions {
-		counted += n
-	}
-	s := fmt.Sprintf("Read %s of %s in %s: %s", text.Plural(r.PRs, "pull request"), r.Repository, text.Plural(pages, "request"), text.Plural(counted, "decision"))
+	d := r.Decisions
+	s := fmt.Sprintf("Read %s of %s in %s: %s and %s to learn from, %s fixed, resolved or restored against",
+		text.Plural(r.PRs, "pull request"), r.Repository, text.Plural(pages, "request"), text.Plural(d[learn.Dismissed], "dismissal"),
+		text.Plural(d[learn.Refuted], "refutation"), text.Plural(d[learn.Fixed]+d[learn.Resolved]+d[learn.Restored], "finding"))
 	if n := r.Ignored.Total(); n > 0 {
 		s += fmt.Sprintf(" (%s ignored: %d by the PR's author, %d without write permission, %d naming nobody)", text.Plural(n, "dismissal"), r.Ignored.Author, r.Ignored.NoWrite, r.Ignored.Unnamed)
 	}

@@ -75,7 +75,7 @@ func TestLearnPrintsTheLearningsOf60PRsAsADiff(t *testing.T) {
 	for _, want := range []string{
 		"--- a/.ocdx/learnings.md\n+++ b/.ocdx/learnings.md\n",
 		"\n+## Leave out performance findings in `gen/api/**`\n",
-		"\n+Do not raise performance findings in `gen/api/**`: maintainers dismissed 16 such findings on 31 pull requests (“generated file”), and the verifier refuted 15 more.\n",
+		"\n+Do not raise performance findings in `gen/api/**`: maintainers dismissed 16 such findings (“generated file”) and the verifier refuted 15 more, on 31 pull requests.\n",
 		`+<!-- ocdx:learning {"category":"PERF","path":"gen/api/**","action":"leave-out","reasons":["generated file"],"prs":[1,2,5,8,9,`,
 	} {
 		wantContains(t, "the diff", diff, want)

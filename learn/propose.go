@@ -255,7 +255,7 @@ func learning(r learnings.Rule, sup []Decision) learnings.Learning {
 			refuted++
 		}
 	}
-	why := fmt.Sprintf("maintainers dismissed %s on %s", text.Plural(dismissed, "such finding"), text.Plural(len(r.PRs), "pull request"))
+	why := "maintainers dismissed " + text.Plural(dismissed, "such finding")
 	if len(r.Reasons) > 0 {
 		quoted := make([]string, len(r.Reasons))
 		for i, s := range r.Reasons {
@@ -264,8 +264,9 @@ func learning(r learnings.Rule, sup []Decision) learnings.Learning {
 		why += " (" + strings.Join(quoted, "; ") + ")"
 	}
 	if refuted > 0 {
-		why += fmt.Sprintf(", and the verifier refuted %d more", refuted)
+		why += fmt.Sprintf(" and the verifier refuted %d more,", refuted)
 	}
+	why += " on " + text.Plural(len(r.PRs), "pull request")
 	l := learnings.Learning{Rule: r}
 	if r.Action == learnings.LeaveOut {
 		l.Title = "Leave out " + what
