@@ -143,6 +143,9 @@ func commonGlob(g []Decision) string {
 	}
 	slices.Sort(files)
 	files = slices.Compact(files)
+	if strings.ContainsAny(strings.Join(files, ""), "*?[\\") {
+		return "" // a name that would read as a pattern
+	}
 	if len(files) == 1 {
 		if strings.Contains(files[0], "/") {
 			return files[0]
@@ -155,7 +158,7 @@ func commonGlob(g []Decision) string {
 			dir = path.Dir(dir)
 		}
 	}
-	if dir == "." || strings.ContainsAny(dir, "*?[\\") {
+	if dir == "." {
 		return ""
 	}
 	return dir + "/**"
