@@ -66,11 +66,9 @@ func runLearn(ctx context.Context, d *Deps, args []string) error {
 
 func parseLearn(d *Deps, args []string) (*LearnOptions, error) {
 	opts := &LearnOptions{}
-	var repoFlag, since string
+	var rf readFlags
 	fs := newFlagSet("learn", learnUsage, learnHelp)
-	fs.repoFlag(&repoFlag)
-	fs.IntVarP(&opts.Limit, "limit", "L", defaultStatsLimit, "Read at most this `number` of pull requests, the most recently updated first")
-	fs.StringVar(&since, "since", "", "Read only pull requests updated since this `date` (2026-01-31, or an RFC 3339 time)")
+	rf.add(fs)
 	fs.BoolVar(&opts.PR, "pr", false, "Commit the change on a new branch, push it and open a pull request")
 	jf := addJSONFlags(fs, learn.Report{})
 	if err := fs.parse(d, jf.args(args), 0); err != nil {
@@ -80,15 +78,7 @@ func parseLearn(d *Deps, args []string) (*LearnOptions, error) {
 	if opts.Export, err = jf.exporter(fs); err != nil {
 		return nil, err
 	}
-	if opts.Limit <= 0 {
-		return nil, fs.usageErr("invalid --limit %d: give how many pull requests to read, above zero", opts.Limit)
-	}
-	if since != "" {
-		if opts.Since, err = parseSince(since); err != nil {
-			return nil, fs.usageErr("invalid --since %q: give a date (2026-01-31) or an RFC 3339 time (2026-01-31T12:00:00Z)", since)
-		}
-	}
-	if opts.Repo, err = fs.parseRepoFlag(repoFlag); err != nil {
+	if opts.Repo, opts.Limit, opts.Since, err = rf.values(fs); err != nil {
 		return nil, err
 	}
 	return opts, nil

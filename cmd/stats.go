@@ -62,11 +62,9 @@ func runStats(ctx context.Context, d *Deps, args []string) error {
 
 func parseStats(d *Deps, args []string) (*StatsOptions, error) {
 	opts := &StatsOptions{}
-	var repoFlag, since string
+	var rf readFlags
 	fs := newFlagSet("stats", statsUsage, statsHelp)
-	fs.repoFlag(&repoFlag)
-	fs.IntVarP(&opts.Limit, "limit", "L", defaultStatsLimit, "Read at most this `number` of pull requests, the most recently updated first")
-	fs.StringVar(&since, "since", "", "Read only pull requests updated since this `date` (2026-01-31, or an RFC 3339 time)")
+	rf.add(fs)
 	jf := addJSONFlags(fs, stats.Report{})
 	if err := fs.parse(d, jf.args(args), 0); err != nil {
 		return nil, err
@@ -75,18 +73,37 @@ func parseStats(d *Deps, args []string) (*StatsOptions, error) {
 	if opts.Export, err = jf.exporter(fs); err != nil {
 		return nil, err
 	}
-	if opts.Limit <= 0 {
-		return nil, fs.usageErr("invalid --limit %d: give how many pull requests to read, above zero", opts.Limit)
-	}
-	if since != "" {
-		if opts.Since, err = parseSince(since); err != nil {
-			return nil, fs.usageErr("invalid --since %q: give a date (2026-01-31) or an RFC 3339 time (2026-01-31T12:00:00Z)", since)
-		}
-	}
-	if opts.Repo, err = fs.parseRepoFlag(repoFlag); err != nil {
+	if opts.Repo, opts.Limit, opts.Since, err = rf.values(fs); err != nil {
 		return nil, err
 	}
 	return opts, nil
+}
+
+// readFlags are the flags of the verbs that read a repository's pull
+// requests as stats does (stats, learn): -R, --limit and --since.
+type readFlags struct {
+	repo, since string
+	limit       int
+}
+
+func (rf *readFlags) add(fs *flagSet) {
+	fs.repoFlag(&rf.repo)
+	fs.IntVarP(&rf.limit, "limit", "L", defaultStatsLimit, "Read at most this `number` of pull requests, the most recently updated first")
+	fs.StringVar(&rf.since, "since", "", "Read only pull requests updated since this `date` (2026-01-31, or an RFC 3339 time)")
+}
+
+// values are the flags' values once fs is parsed, checked.
+func (rf *readFlags) values(fs *flagSet) (repo repository.Repository, limit int, since time.Time, err error) {
+	if rf.limit <= 0 {
+		return repo, 0, since, fs.usageErr("invalid --limit %d: give how many pull requests to read, above zero", rf.limit)
+	}
+	if rf.since != "" {
+		if since, err = parseSince(rf.since); err != nil {
+			return repo, 0, since, fs.usageErr("invalid --since %q: give a date (2026-01-31) or an RFC 3339 time (2026-01-31T12:00:00Z)", rf.since)
+		}
+	}
+	repo, err = fs.parseRepoFlag(rf.repo)
+	return repo, rf.limit, since, err
 }
 
 // parseSince reads --since: a date (midnight UTC) or an RFC 3339 time.
