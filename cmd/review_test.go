@@ -387,7 +387,8 @@ func TestReviewTakesItsPolicyFromTheMergeBase(t *testing.T) {
 			`<!-- ocdx:learning {"path":"**","action":"leave-out"} -->` + "\n",
 	})
 	testkit.Git(t, lr.repo.Clone, "add", ".ocdx.json", "REVIEW.md", ".ocdx/learnings.md", "gen/out.go", "evil/x.go")
-	lr.models.Script("rev", testkit.Reply(envelope()))
+	docs := finding.Finding{Priority: "P1", Category: "docs", File: "app.go", Line: new(1), Title: "Document the package", Description: "no doc"}
+	lr.models.Script("rev", testkit.Reply(envelope(docs)))
 
 	stdout, stderr, err := lr.run()
 	if err != nil {
@@ -413,6 +414,10 @@ func TestReviewTakesItsPolicyFromTheMergeBase(t *testing.T) {
 	}
 	if strings.Contains(task, "generated-marker") {
 		t.Error("a file the merge base's ignore list names is in the task")
+	}
+	// The merge base's learning leaves the docs finding out, and says so.
+	if !strings.Contains(stdout, "- Learnings: 1 left out by .ocdx/learnings.md") || strings.Contains(stdout, docs.Title) {
+		t.Errorf("the learning's effect is not told, or the finding is listed:\n%s", stdout)
 	}
 	if !strings.Contains(stdout, "this branch changes") || !strings.Contains(stderr, "takes effect once merged") {
 		t.Errorf("the policy change is not told:\n%s\n%s", stdout, stderr)
