@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -16,6 +15,7 @@ import (
 	"github.com/ocdx/gh-ocdx/git"
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/internal/text"
+	"github.com/ocdx/gh-ocdx/internal/tokens"
 	"github.com/ocdx/gh-ocdx/llm"
 	"github.com/ocdx/gh-ocdx/loop"
 	"github.com/ocdx/gh-ocdx/posts"
@@ -240,8 +240,8 @@ func reviewPR(ctx context.Context, d *Deps, opts *ReviewPROptions) error {
 	files := prFiles(ctx, d, client, repo, rc.PR)
 	tools := append(review.RepoTools(files), review.PRTools(client, repo, opts.Number)...)
 	s := &reviewpr.Session{Model: model, Context: rc, Tools: tools, MaxEvent: maxEvent}
-	post := &postPublisher{d: d, gh: client, repo: repo, number: opts.Number, runID: state.NewRunID(), head: rc.PR.HeadRefOid, ledger: led,
-		sampled: sampledBefore(rc, led), whole: wholeDiff(ctx, d, rc.PR.HeadRefOid)}
+	post := &reviewpr.PRPublisher{GitHub: client, Repo: repo, Number: opts.Number, RunID: state.NewRunID(), Head: rc.PR.HeadRefOid, Ledger: led,
+		Sampled: reviewpr.SampledBefore(rc, led), Whole: wholeDiff(ctx, d, rc.PR.HeadRefOid)}
 	switch {
 	case opts.Print:
 		s.Confirmer, s.Publisher = autoConfirmer{d: d, why: "--print"}, printPublisher{d: d}
@@ -261,7 +261,7 @@ func reviewPR(ctx context.Context, d *Deps, opts *ReviewPROptions) error {
 		}
 	}
 	if out != nil {
-		post.record(modelName, out.Proposal.Event, out.Usage)
+		recordReviewPR(d, post, modelName, out.Proposal.Event, out.Usage)
 	}
 	var be *llm.BudgetError
 	switch {
@@ -282,23 +282,12 @@ func reviewPR(ctx context.Context, d *Deps, opts *ReviewPROptions) error {
 	if out != nil && out.URL != "" {
 		// As gh pr review: the line says what was done; the URL is the
 		// result a script reads from stdout when it is not the terminal.
-		d.success("Posted %s on %s#%d: %s", postedAs(out.Proposal.Event), repo, opts.Number, out.URL)
+		d.success("Posted %s on %s#%d: %s", reviewpr.PostedAs(out.Proposal.Event), repo, opts.Number, out.URL)
 		if !d.IO.stdoutTTY {
 			fmt.Fprintln(d.IO.Out, out.URL)
 		}
 	}
 	return nil
-}
-
-// postedAs names a review by its event, as gh pr review's lines do.
-func postedAs(e github.ReviewEvent) string {
-	switch e {
-	case github.Approve:
-		return "an approving review"
-	case github.RequestChanges:
-		return "a review requesting changes"
-	}
-	return "review"
 }
 
 // noteConfirmer says on the terminal, never in the posted review, why a
@@ -350,20 +339,6 @@ func reReviewPR(ctx context.Context, d *Deps, rc *review.Context, since string) 
 	}
 }
 
-// sampledBefore is the head before which rc's review saw only part of the
-// PR: its own head when its diff was cut, the basis's when it re-reviews
-// from a sampled one (docs/architecture.md, Re-reviews).
-func sampledBefore(rc *review.Context, led posts.Ledger) string {
-	sampled := ""
-	if rc.Since != "" {
-		sampled = led.Sampled
-	}
-	if rc.DiffTruncated {
-		sampled = cmp.Or(sampled, rc.PR.HeadRefOid)
-	}
-	return sampled
-}
-
 // wholeDiff is the diff from a commit to head in this clone, base merges
 // included, as review-loop follows its findings' lines with.
 func wholeDiff(ctx context.Context, d *Deps, head string) func(from string) (string, bool) {
@@ -410,4 +385,22 @@ func openPRNumber(ctx context.Context, d *Deps, gh *github.Client, repo github.R
 		}
 	}
 	return branchPR(ctx, gh, repo, branch, usage)
+}
+
+// recordReviewPR keeps review-pr's posted review in the state file as a
+// run of its own, so this machine knows it as the PR's ledger tells others
+// (docs/architecture.md, The ledger). The review is posted: failing to
+// record it is said, not fatal.
+func recordReviewPR(d *Deps, p *reviewpr.PRPublisher, model string, event github.ReviewEvent, usage tokens.Usage) {
+	run, ok := p.Run(model, event, usage, d.now())
+	if !ok {
+		return
+	}
+	st, err := d.store()
+	if err == nil {
+		err = st.Record(state.NewKey(p.Repo.Host, p.Repo.Owner, p.Repo.Name, p.Number), run)
+	}
+	if err != nil {
+		d.warn("the review is posted, but the state file could not record it: %v", err)
+	}
 }
