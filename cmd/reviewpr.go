@@ -14,6 +14,7 @@ import (
 	"github.com/ocdx/gh-ocdx/config"
 	"github.com/ocdx/gh-ocdx/git"
 	"github.com/ocdx/gh-ocdx/github"
+	"github.com/ocdx/gh-ocdx/internal/progress"
 	"github.com/ocdx/gh-ocdx/internal/text"
 	"github.com/ocdx/gh-ocdx/internal/tokens"
 	"github.com/ocdx/gh-ocdx/llm"
@@ -200,8 +201,8 @@ func reviewPR(ctx context.Context, d *Deps, opts *ReviewPROptions) error {
 		// Orient shows a context request (or --yes and --print say they
 		// fetch it), and Decide or --print the proposed review: each is
 		// said there, once. With --yes the review is listed as it goes.
-		unlisted := func(m *progressModel) {
-			m.unlisted = map[string]bool{"request_context": true, "submit_review": !opts.Yes}
+		unlisted := func(m *progress.Model) {
+			m.Unlisted = map[string]bool{"request_context": true, "submit_review": !opts.Yes}
 		}
 		if model, err = newRunModels(d, cfg, opts.MaxTokens).model("review-pr", name, "reviewPrModel", withTools, unlisted); err != nil {
 			return err

@@ -17,6 +17,7 @@ import (
 	"github.com/fatih/color"
 
 	"github.com/ocdx/gh-ocdx/github"
+	"github.com/ocdx/gh-ocdx/internal/progress"
 	"github.com/ocdx/gh-ocdx/internal/text"
 	"github.com/ocdx/gh-ocdx/llm"
 	"github.com/ocdx/gh-ocdx/state"
@@ -50,8 +51,8 @@ type Deps struct {
 	// clients' own (1s for GitHub, 0.5s for models).
 	Backoff time.Duration
 
-	credentials sync.Once // registerCredentials, on the first client built
-	progress    *progress // the live display of model calls; built on first use
+	credentials sync.Once         // registerCredentials, on the first client built
+	progress    *progress.Display // the live display of model calls; built on first use
 	progressMu  sync.Mutex
 }
 
@@ -59,15 +60,14 @@ type Deps struct {
 // the environment is the process's, and the live display of model calls
 // is drawn on stderr when it is a terminal.
 func NewDeps(version string, ios *IOStreams) *Deps {
-	prog := newProgress(ios.ErrOut, ios.ErrTerminalWidth())
-	prog.file = ios.errFile
+	prog := progress.New(ios.ErrOut, ios.ErrTerminalWidth(), ios.errFile)
 	// The spinner colours its glyph through fatih/color, whose own check
 	// looks at stdout and at no NO_COLOR: it is told the process's once,
 	// before any spinner runs.
 	spinnerColour.Do(func() { color.NoColor = !colourOn(os.Getenv) })
-	if prog.width > 0 {
+	if prog.Spins() {
 		// Lines written to stderr go above the spinner.
-		ios.ErrOut, ios.rawErr = prog.writer(ios.ErrOut), prog.writer(ios.rawErr)
+		ios.ErrOut, ios.rawErr = prog.Writer(ios.ErrOut), prog.Writer(ios.rawErr)
 	}
 	return &Deps{
 		progress: prog,
