@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/ocdx/gh-ocdx/git"
+	"github.com/ocdx/gh-ocdx/internal/jsonout"
 	"github.com/ocdx/gh-ocdx/loop"
 	"github.com/ocdx/gh-ocdx/state"
 	"github.com/ocdx/gh-ocdx/stateview"
@@ -66,7 +67,7 @@ progress and lease. It answers while a loop runs in another terminal.`)
 	fs.repoFlag(&o.Repo)
 	// One pull request's fields, or the list's.
 	jf := addJSONFlags(fs, state.PR{})
-	for _, f := range jsonFields(state.Summary{}) {
+	for _, f := range jsonout.Fields(state.Summary{}) {
 		if !slices.Contains(jf.fields, f) {
 			jf.fields = append(jf.fields, f)
 		}
@@ -87,9 +88,9 @@ progress and lease. It answers while a loop runs in another terminal.`)
 	}
 	if o.Export != nil {
 		// One pull request's fields, or the list's: what this output has.
-		fields := jsonFields(state.Summary{})
+		fields := jsonout.Fields(state.Summary{})
 		if o.PR > 0 || o.Branch != "" {
-			fields = jsonFields(state.PR{})
+			fields = jsonout.Fields(state.PR{})
 		}
 		if err := o.Export.only(fields); err != nil {
 			return nil, err
@@ -302,12 +303,9 @@ func stateClear(d *Deps, o *StateClearOptions) error {
 // {number, repository, url} (a local review's as {repository, branch}),
 // durations in seconds. The state file keeps its own shapes.
 func exportState(d *Deps, e *exporter, v any) error {
-	b, err := marshal(v)
-	if err != nil {
-		return err
-	}
 	// Every field asked for, from the record's type, before it is reshaped.
-	if b, err = selectFields(b, e.fields, zeroFields(v)); err != nil {
+	b, err := jsonout.Select(v, e.fields)
+	if err != nil {
 		return err
 	}
 	var x any
