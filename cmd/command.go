@@ -104,9 +104,6 @@ func runComment(ctx context.Context, d *Deps, opts *CommandOptions) error {
 		Fix: func(ctx context.Context) error {
 			return fixPR(ctx, d, &FixOptions{PR: pr.Number, Repo: opts.Repo, Yes: true, MaxTokens: opts.MaxTokens, usage: "Usage: " + fixUsage})
 		},
-		Unraised: func(ctx context.Context, verb string, ids []string) []string {
-			return unraised(ctx, trust, pr, verb, ids)
-		},
 	}
 	return m.Run(ctx, opts.CommentID)
 }
