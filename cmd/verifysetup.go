@@ -1,11 +1,7 @@
 package cmd
 
 import (
-	"errors"
 	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 
 	"github.com/ocdx/gh-ocdx/config"
@@ -66,42 +62,6 @@ func initVerify(d *Deps, ask Prompter, workDir string) (cmds []string, said stri
 	return cmds, "as you gave them", nil
 }
 
-// verifyProblems says, for each command that cannot start here, why: its
-// program is not on PATH, or, named by a path, not an executable file
-// (relative paths are from root, where the commands run).
-func verifyProblems(root string, cmds []string, from string) []string {
-	var out []string
-	for i, c := range cmds {
-		where := fmt.Sprintf("verify[%d] %q (%s)", i, c, from)
-		argv, err := verify.SplitCommand(c)
-		if err != nil {
-			out = append(out, fmt.Sprintf("%s: %v", where, err))
-			continue
-		}
-		prog := argv[0]
-		if !strings.ContainsRune(prog, '/') {
-			if _, err := exec.LookPath(prog); err != nil {
-				out = append(out, fmt.Sprintf("%s: %s is not on PATH; install it, or change the command", where, prog))
-			}
-			continue
-		}
-		path := prog
-		if !filepath.IsAbs(path) {
-			path = filepath.Join(root, path)
-		}
-		st, err := os.Stat(path)
-		switch {
-		case errors.Is(err, os.ErrNotExist):
-			out = append(out, fmt.Sprintf("%s: there is no %s; correct the path (relative paths start at the repository's root)", where, path))
-		case err != nil:
-			out = append(out, fmt.Sprintf("%s: %v", where, err))
-		case st.IsDir() || st.Mode()&0o111 == 0:
-			out = append(out, fmt.Sprintf("%s: %s is not an executable file; make it one (chmod +x %s), or run it through its interpreter (sh %s)", where, path, prog, prog))
-		}
-	}
-	return out
-}
-
 // verifyProblemsFor is config validate's check of the verify commands in
 // effect here (the work tree's .ocdx.json's, else the configuration's):
 // one line for each that cannot run on this machine.
@@ -119,7 +79,7 @@ func verifyProblemsFor(d *Deps, c *config.Config, workDir string) []string {
 		fmt.Fprintf(d.IO.ErrOut, "! no verify commands: fix and review-loop push nothing until you set them: %s\n", setVerifyHint(c, root, "", d))
 		return nil
 	}
-	return verifyProblems(root, cmds, from)
+	return verify.Problems(root, cmds, from)
 }
 
 // requireVerify refuses a fix that would be pushed unchecked: no verify
