@@ -261,7 +261,7 @@ func recordDisputed(d *Deps, repo github.Repo, number int, id string) {
 // a model failed (exit 1), incomplete when replies were left (exit 3).
 func finishReply(d *Deps, opts *ReplyOptions, out replyOutput, failed []string) error {
 	if out.Usage.Calls > 0 {
-		d.info("reply: %s", spentLine(out.Usage, out.CostUSD))
+		d.info("reply: %s", tokens.Spent(out.Usage, out.CostUSD))
 	}
 	if err := writeReply(d, opts, out); err != nil {
 		return err
