@@ -13,7 +13,6 @@ import (
 	"github.com/ocdx/gh-ocdx/fix"
 	"github.com/ocdx/gh-ocdx/git"
 	"github.com/ocdx/gh-ocdx/github"
-	"github.com/ocdx/gh-ocdx/internal/text"
 	"github.com/ocdx/gh-ocdx/llm"
 	"github.com/ocdx/gh-ocdx/loop"
 	"github.com/ocdx/gh-ocdx/posts"
@@ -155,39 +154,9 @@ func fixPR(ctx context.Context, d *Deps, opts *FixOptions) error {
 		return err
 	}
 	trust := posts.NewTrust(client, repo, cfg.Policy.Trusted())
-	payload, note, err := fix.PayloadFor(opts.Findings, pr, recorded, resume)
-	if errors.As(err, new(fix.NoReviewError)) {
-		// A machine that did not review the PR (a fresh CI runner) fixes
-		// what the PR's ledger says is open (docs/architecture.md, The ledger).
-		open, stuck, round, why, ok := trust.OpenFindings(ctx, pr)
-		if ok {
-			payload, note, err = fix.LedgerPayload(pr.Number, open, stuck, round, why)
-			d.info("this machine has no review of PR #%d: fixing the open findings of its latest report", pr.Number)
-		}
-	}
+	payload, note, err := fix.Select(ctx, trust, opts.Findings, pr, recorded, resume, d.info)
 	if err != nil {
 		return err
-	}
-	// A finding dismissed on the PR since it was reviewed is not fixed; nor
-	// is one gh-ocdx conceded in a conversation (disputed: a person decides).
-	dismissed := posts.DismissedIDs(trust.DismissedOn(ctx, pr))
-	var disputed []string
-	for _, id := range posts.Disputed(pr) {
-		if !slices.Contains(dismissed, id) {
-			disputed = append(disputed, id)
-		}
-	}
-	if left := fix.LeaveOut(&payload, disputed); len(left) > 0 {
-		d.info("disputed in a conversation, not fixed: %s (someone with write permission dismisses them, or not)", strings.Join(left, ", "))
-		if len(payload.IssuesToFix) == 0 {
-			note = "every finding left to fix is disputed in a conversation (" + strings.Join(left, ", ") + ")"
-		}
-	}
-	if left := fix.LeaveOut(&payload, dismissed); len(left) > 0 {
-		d.info("dismissed on the PR, not fixed: %s", strings.Join(left, ", "))
-		if len(payload.IssuesToFix) == 0 {
-			note = "every finding left to fix was dismissed on the PR (" + strings.Join(left, ", ") + ")"
-		}
 	}
 	if len(payload.IssuesToFix) == 0 {
 		if opts.Export != nil {
@@ -274,7 +243,7 @@ func finishFix(ctx context.Context, d *Deps, run *state.Active, opts *FixOptions
 	switch {
 	case err == nil:
 		if opts.Export == nil {
-			if perr := printFixSummary(d, pr, out, opts.DryRun, models.spent()); perr != nil {
+			if perr := printMarkdown(d, fix.Summary(pr, out, opts.DryRun, models.spent())); perr != nil {
 				return perr
 			}
 		}
@@ -315,33 +284,6 @@ func finishFix(ctx context.Context, d *Deps, run *state.Active, opts *FixOptions
 		_ = run.Release()
 		return fmt.Errorf("%w\n(the work in progress is saved: 'gh ocdx fix --pr %d --continue' resumes)", err, pr.Number)
 	}
-}
-
-func printFixSummary(d *Deps, pr *github.PullRequest, out *state.FixResult, dryRun bool, spent string) error {
-	var w strings.Builder
-	fmt.Fprintf(&w, "## Fix of PR #%d\n\n", pr.Number)
-	fmt.Fprintf(&w, "- Fixed: %d, rejected: %d\n", len(out.Fixed), len(out.Rejected))
-	fmt.Fprintf(&w, "- Commits: %d, verified in %s\n", len(out.Commits), text.Plural(out.Attempts, "attempt"))
-	switch {
-	case dryRun:
-		fmt.Fprintf(&w, "- Dry run: nothing pushed, nothing posted; the commits are local (HEAD %s)\n", text.ShortOID(out.HeadOID))
-	case out.Pushed:
-		fmt.Fprintf(&w, "- Pushed to %s (head %s)\n", pr.HeadRefName, text.ShortOID(out.HeadOID))
-	default:
-		fmt.Fprintln(&w, "- Nothing to push")
-	}
-	if out.CommentURL != "" {
-		fmt.Fprintf(&w, "- Report: %s\n", out.CommentURL)
-	}
-	if spent != "" {
-		fmt.Fprintf(&w, "- Tokens: %s, %s\n", spent, text.Plural(out.Usage.Calls, "call"))
-	} else {
-		fmt.Fprintf(&w, "- Tokens: %s (%s)\n", out.Usage, text.Plural(out.Usage.Calls, "call"))
-	}
-	for _, x := range out.Rejected {
-		fmt.Fprintf(&w, "- Rejected %s: %s\n", x.FindingID, text.OneLine(x.Reason))
-	}
-	return printMarkdown(d, w.String())
 }
 
 // chooseResume decides between continuing an interrupted fix and starting

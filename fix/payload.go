@@ -1,7 +1,9 @@
 package fix
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -12,6 +14,7 @@ import (
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/internal/text"
+	"github.com/ocdx/gh-ocdx/posts"
 	"github.com/ocdx/gh-ocdx/state"
 )
 
@@ -27,7 +30,52 @@ func Source(findingsFile string, resume *state.WIP, p finding.FixPayload) string
 	return fmt.Sprintf("findings of review round %d", p.Round)
 }
 
-// PayloadFor builds the fix payload: from a file (--findings), from the interrupted
+// Select is what a fix of pr fixes (gh ocdx fix, /ocdx fix): the findings
+// of the file findingsFile, else of the interrupted fix resume continues,
+// else of the latest review this machine recorded (recorded), else, on a
+// machine with none (a fresh CI runner), the open findings of the PR's
+// ledger; those dismissed on the PR or disputed in a conversation left
+// out, each said with info. note says why nothing is left to fix, or which
+// stuck findings were left out.
+func Select(ctx context.Context, trust *posts.Trust, findingsFile string, pr *github.PullRequest, recorded state.PR, resume *state.WIP, info func(format string, a ...any)) (payload finding.FixPayload, note string, err error) {
+	payload, note, err = payloadFor(findingsFile, pr, recorded, resume)
+	if errors.As(err, new(noReviewError)) {
+		// A machine that did not review the PR (a fresh CI runner) fixes
+		// what the PR's ledger says is open (docs/architecture.md, The ledger).
+		open, stuck, round, why, ok := trust.OpenFindings(ctx, pr)
+		if ok {
+			payload, note, err = ledgerPayload(pr.Number, open, stuck, round, why)
+			info("this machine has no review of PR #%d: fixing the open findings of its latest report", pr.Number)
+		}
+	}
+	if err != nil {
+		return payload, note, err
+	}
+	// A finding dismissed on the PR since it was reviewed is not fixed; nor
+	// is one gh-ocdx conceded in a conversation (disputed: a person decides).
+	dismissed := posts.DismissedIDs(trust.DismissedOn(ctx, pr))
+	var disputed []string
+	for _, id := range posts.Disputed(pr) {
+		if !slices.Contains(dismissed, id) {
+			disputed = append(disputed, id)
+		}
+	}
+	if left := leaveOut(&payload, disputed); len(left) > 0 {
+		info("disputed in a conversation, not fixed: %s (someone with write permission dismisses them, or not)", strings.Join(left, ", "))
+		if len(payload.IssuesToFix) == 0 {
+			note = "every finding left to fix is disputed in a conversation (" + strings.Join(left, ", ") + ")"
+		}
+	}
+	if left := leaveOut(&payload, dismissed); len(left) > 0 {
+		info("dismissed on the PR, not fixed: %s", strings.Join(left, ", "))
+		if len(payload.IssuesToFix) == 0 {
+			note = "every finding left to fix was dismissed on the PR (" + strings.Join(left, ", ") + ")"
+		}
+	}
+	return payload, note, nil
+}
+
+// payloadFor builds the fix payload: from a file (--findings), from the interrupted
 // fix being continued, or from the latest round of the latest review-loop
 // run. The note says why the payload is empty, or which stuck findings
 // were left out of it.
@@ -35,7 +83,7 @@ func Source(findingsFile string, resume *state.WIP, p finding.FixPayload) string
 // Only that round counts, and only when it reviewed the PR's current head:
 // an older run's findings (say, before a run that converged and dropped
 // its own) describe code that is gone, and must not be "fixed" and pushed.
-func PayloadFor(findingsFile string, pr *github.PullRequest, recorded state.PR, resume *state.WIP) (finding.FixPayload, string, error) {
+func payloadFor(findingsFile string, pr *github.PullRequest, recorded state.PR, resume *state.WIP) (finding.FixPayload, string, error) {
 	number := pr.Number
 	if findingsFile != "" {
 		p, err := readPayload(findingsFile, number)
@@ -63,7 +111,7 @@ func PayloadFor(findingsFile string, pr *github.PullRequest, recorded state.PR, 
 	if run == nil || run.Outcome == state.OutcomeElsewhere {
 		// A run another machine made is known here from the PR's ledger
 		// only: its findings are read from the PR.
-		return finding.FixPayload{}, "", NoReviewError(number)
+		return finding.FixPayload{}, "", noReviewError(number)
 	}
 	rd := run.Rounds[len(run.Rounds)-1]
 	empty := finding.FixPayload{PRNumber: number, Round: rd.N, IssuesToFix: []finding.Finding{}, OptionalIssues: []finding.Finding{}}
@@ -86,18 +134,18 @@ func PayloadFor(findingsFile string, pr *github.PullRequest, recorded state.PR, 
 	return p, orWhy(p, "the latest review has no P0, P1 or P2 code finding"), nil
 }
 
-// NoReviewError: neither the state file nor the PR records a review of
+// noReviewError: neither the state file nor the PR records a review of
 // PR #N.
-type NoReviewError int
+type noReviewError int
 
-func (n NoReviewError) Error() string {
+func (n noReviewError) Error() string {
 	return fmt.Sprintf("no review of PR #%d is recorded in the state file or on the PR: run 'gh ocdx review-loop --pr %d' first, or give the findings with --findings FILE (a fix payload: see 'gh ocdx fix --help')", n, n)
 }
 
-// LedgerPayload is the fix payload of the open findings the PR's ledger
+// ledgerPayload is the fix payload of the open findings the PR's ledger
 // names (posts.Trust.OpenFindings), stuck ones left out as for a review
 // this machine recorded.
-func LedgerPayload(number int, open []finding.Finding, stuckIDs []string, round int, why string) (finding.FixPayload, string, error) {
+func ledgerPayload(number int, open []finding.Finding, stuckIDs []string, round int, why string) (finding.FixPayload, string, error) {
 	if why != "" {
 		return finding.FixPayload{PRNumber: number, Round: max(round, 1), IssuesToFix: []finding.Finding{}, OptionalIssues: []finding.Finding{}}, why, nil
 	}
@@ -181,8 +229,8 @@ func readPayload(file string, number int) (finding.FixPayload, error) {
 	return p, nil
 }
 
-// LeaveOut takes the findings of ids out of p, and says which it took.
-func LeaveOut(p *finding.FixPayload, ids []string) (left []string) {
+// leaveOut takes the findings of ids out of p, and says which it took.
+func leaveOut(p *finding.FixPayload, ids []string) (left []string) {
 	drop := func(f finding.Finding) bool {
 		if slices.Contains(ids, f.ID) {
 			left = append(left, f.ID)

@@ -31,7 +31,7 @@ func TestFixPayloadFromTheLatestReview(t *testing.T) {
 		},
 	}
 	pr := &github.PullRequest{Number: 24, HeadRefOid: "head"}
-	p, _, err := PayloadFor("", pr, recorded, nil)
+	p, _, err := payloadFor("", pr, recorded, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,12 +44,12 @@ func TestFixPayloadFromTheLatestReview(t *testing.T) {
 	}
 
 	// Continuing a fix takes that fix's own findings.
-	p, _, err = PayloadFor("", pr, recorded, &state.WIP{RunID: "2"})
+	p, _, err = payloadFor("", pr, recorded, &state.WIP{RunID: "2"})
 	if err != nil || len(p.IssuesToFix) != 1 || p.IssuesToFix[0].ID != old.ComputeID() {
 		t.Errorf("continued payload %+v %v", p, err)
 	}
 
-	if _, _, err := PayloadFor("", pr, state.PR{}, nil); err == nil || !strings.Contains(err.Error(), "--findings") {
+	if _, _, err := payloadFor("", pr, state.PR{}, nil); err == nil || !strings.Contains(err.Error(), "--findings") {
 		t.Errorf("no review recorded: %v", err)
 	}
 }
@@ -71,7 +71,7 @@ func TestFixPayloadIsNeverStale(t *testing.T) {
 		"not reviewed":                {[]state.Run{older, {ID: "4", Kind: "review-loop", Rounds: []state.Round{{N: 1, HeadOID: pr.HeadRefOid}}}}, nil, "round 1 of run 4 has no findings"},
 		"only stuck left":             {[]state.Run{{ID: "5", Kind: "review-loop", Rounds: []state.Round{{N: 1, HeadOID: pr.HeadRefOid, Findings: []finding.Finding{stuck}}}}}, []state.Stuck{{ID: stuck.ComputeID()}}, "stuck findings left out (they came back after being reported fixed, and need a human): " + stuck.ComputeID()},
 	} {
-		p, why, err := PayloadFor("", pr, state.PR{Runs: tc.runs, Stuck: tc.stuck}, nil)
+		p, why, err := payloadFor("", pr, state.PR{Runs: tc.runs, Stuck: tc.stuck}, nil)
 		if err != nil || len(p.IssuesToFix) != 0 || !strings.Contains(why, tc.want) {
 			t.Errorf("%s: %d to fix, %q, %v; want nothing to fix: %q", name, len(p.IssuesToFix), why, err, tc.want)
 		}
