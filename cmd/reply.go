@@ -12,6 +12,7 @@ import (
 	"github.com/ocdx/gh-ocdx/config"
 	"github.com/ocdx/gh-ocdx/converse"
 	"github.com/ocdx/gh-ocdx/github"
+	"github.com/ocdx/gh-ocdx/internal/prompter"
 	"github.com/ocdx/gh-ocdx/internal/text"
 	"github.com/ocdx/gh-ocdx/internal/tokens"
 	"github.com/ocdx/gh-ocdx/loop"
@@ -338,10 +339,10 @@ func decideAnswer(ctx context.Context, d *Deps, p Prompter, due converse.Due, a 
 			return true, a, nil
 		case 1:
 			t, err := p.Edit("Edit the answer", editorCommand(ctx, d), a.Text)
-			var fail *EditorError
+			var fail *prompter.EditorError
 			if errors.As(err, &fail) {
 				fmt.Fprintf(d.IO.ErrOut, "X %v\n", err)
-				if path := keepDraft("answer", a.Text); path != "" {
+				if path := prompter.KeepDraft("answer", a.Text); path != "" {
 					fmt.Fprintf(d.IO.ErrOut, "  The answer is kept as it was, and its text saved in %s\n", path)
 				}
 				continue

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/ocdx/gh-ocdx/github"
+	"github.com/ocdx/gh-ocdx/internal/prompter"
 	"github.com/ocdx/gh-ocdx/internal/text"
 	"github.com/ocdx/gh-ocdx/reviewpr"
 )
@@ -114,12 +115,12 @@ func (c *terminalConfirmer) edit(ctx context.Context, p reviewpr.Proposal) (revi
 	text := p.EditText()
 	for {
 		t, err := c.p.Edit("Edit the review", editorCommand(ctx, c.d), text)
-		var fail *EditorError
+		var fail *prompter.EditorError
 		if errors.As(err, &fail) {
 			// The review stays as it was, offered again; the text being
 			// edited is kept where the person can take it up by hand.
 			fmt.Fprintf(c.d.IO.ErrOut, "X %v\n", err)
-			if path := keepDraft("review", text); path != "" {
+			if path := prompter.KeepDraft("review", text); path != "" {
 				fmt.Fprintf(c.d.IO.ErrOut, "  The review is kept as it was, and its text saved in %s\n", path)
 			}
 			return p, false, nil
@@ -156,7 +157,7 @@ func (c *terminalConfirmer) keep(p reviewpr.Proposal, err error) error {
 	if errors.Is(err, ErrCancelled) {
 		return err
 	}
-	if path := keepDraft("review", p.EditText()); path != "" {
+	if path := prompter.KeepDraft("review", p.EditText()); path != "" {
 		return fmt.Errorf("%w; the proposed review is saved in %s", err, path)
 	}
 	return err
