@@ -137,7 +137,7 @@ func (e *exporter) write(d *Deps, v any) error {
 		return err
 	}
 	var colour io.Writer // coloured as gh colours JSON on a terminal
-	if d.IO.stdoutTTY && d.IO.rawOut != nil && markdownTheme(d.Getenv) != "none" {
+	if d.IO.stdoutTTY && d.IO.rawOut != nil && colourOn(d.Getenv) {
 		colour = d.IO.rawOut
 	}
 	return jsonout.Write(d.IO.Out, b, e.jq, e.tmpl, d.IO.TerminalWidth(), colour)
