@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -10,7 +9,6 @@ import (
 
 	"github.com/ocdx/gh-ocdx/git"
 	"github.com/ocdx/gh-ocdx/internal/jsonout"
-	"github.com/ocdx/gh-ocdx/loop"
 	"github.com/ocdx/gh-ocdx/state"
 	"github.com/ocdx/gh-ocdx/stateview"
 )
@@ -299,57 +297,14 @@ func stateClear(d *Deps, o *StateClearOptions) error {
 	return nil
 }
 
-// exportState writes state records as --json does for every verb: pr as
-// {number, repository, url} (a local review's as {repository, branch}),
-// durations in seconds. The state file keeps its own shapes.
+// exportState writes state records as --json does for every verb
+// (stateview.JSON).
 func exportState(d *Deps, e *exporter, v any) error {
-	// Every field asked for, from the record's type, before it is reshaped.
-	b, err := jsonout.Select(v, e.fields)
+	x, err := stateview.JSON(v, e.fields)
 	if err != nil {
-		return err
-	}
-	var x any
-	if err := json.Unmarshal(b, &x); err != nil {
 		return err
 	}
 	all := *e
 	all.fields = nil
-	return all.write(d, outputShapes(x))
-}
-
-func outputShapes(x any) any {
-	switch v := x.(type) {
-	case []any:
-		for i := range v {
-			v[i] = outputShapes(v[i])
-		}
-	case map[string]any:
-		for k, val := range v {
-			switch s, isString := val.(string); {
-			case k == "pr" && isString:
-				v[k] = prOutput(s)
-			case k == "duration":
-				if ns, ok := val.(float64); ok {
-					delete(v, k)
-					v["durationSeconds"] = ns / 1e9
-				}
-			default:
-				v[k] = outputShapes(val)
-			}
-		}
-	}
-	return x
-}
-
-// prOutput is a state key as --json names a pull request.
-func prOutput(key string) any {
-	k, err := state.ParseKey(key)
-	switch {
-	case err != nil:
-		return key
-	case k.IsLocal():
-		return map[string]any{"repository": k.Local, "branch": k.Branch}
-	}
-	return loop.PRRef{Number: k.Number, Repository: k.Owner + "/" + k.Repo,
-		URL: fmt.Sprintf("https://%s/%s/%s/pull/%d", k.Host, k.Owner, k.Repo, k.Number)}
+	return all.write(d, x)
 }
