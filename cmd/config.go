@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -209,7 +208,7 @@ func configShow(d *Deps, opts *ConfigShowOptions) error {
 	if err != nil {
 		return err
 	}
-	if root := findRepoRoot(opts.WorkDir); root != "" {
+	if root := config.RepoRoot(opts.WorkDir); root != "" {
 		if err := c.ApplyRepo(root); err != nil {
 			return err
 		}
@@ -264,7 +263,7 @@ func configValidate(ctx context.Context, d *Deps, opts *ConfigValidateOptions) e
 		return err
 	}
 	var valid []string
-	if root := findRepoRoot(opts.WorkDir); root != "" {
+	if root := config.RepoRoot(opts.WorkDir); root != "" {
 		_, path, err := config.RepoVerify(root)
 		if err != nil {
 			return err
@@ -311,23 +310,6 @@ func loadForValidate(d *Deps) (*config.Config, []config.Problem, error) {
 	}
 	c, err = loadConfigFor(d, func(string) bool { return false })
 	return c, ce.Problems, err
-}
-
-// findRepoRoot returns the nearest directory at or above dir holding .git
-// (a directory, or a file in worktrees), or "" outside a repository. It runs
-// no git command, so config verbs work without git.
-func findRepoRoot(dir string) string {
-	for dir != "" {
-		if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return ""
-		}
-		dir = parent
-	}
-	return ""
 }
 
 // showInvalid shows an invalid configuration file as it is, each problem
