@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -176,35 +177,40 @@ func loadConfigForModel(d *Deps, model string, roles ...string) (*config.Config,
 	return cfg, err
 }
 
+// reviewPRModel is review-pr's model (--model, else reviewPrModel), its
+// name, and the most its review may do (--event, else as allowApprove
+// says). review-pr needs its own model's key only; with --model, not even
+// a configuration file.
+func reviewPRModel(d *Deps, opts *ReviewPROptions) (llm.Model, string, github.ReviewEvent, error) {
+	cfg, err := loadConfigForModel(d, opts.Model, "reviewPrModel")
+	if err != nil {
+		return nil, "", "", err
+	}
+	maxEvent := opts.Event
+	if maxEvent == "" {
+		maxEvent = github.RequestChanges
+		if cfg.AllowApprove {
+			maxEvent = github.Approve
+		}
+	}
+	name := cmp.Or(opts.Model, cfg.ReviewPR.String())
+	// Orient shows a context request (or --yes and --print say they fetch
+	// it), and Decide or --print the proposed review: each is said there,
+	// once. With --yes the review is listed as it goes.
+	unlisted := func(m *progress.Model) {
+		m.Unlisted = map[string]bool{"request_context": true, "submit_review": !opts.Yes}
+	}
+	model, err := newRunModels(d, cfg, opts.MaxTokens).model("review-pr", name, "reviewPrModel", withTools, unlisted)
+	return model, name, maxEvent, err
+}
+
 func reviewPR(ctx context.Context, d *Deps, opts *ReviewPROptions) error {
 	var model llm.Model
 	var modelName string
 	maxEvent := opts.Event
 	if !opts.ContextOnly {
-		// review-pr needs its own model's key only; with --model, not even
-		// a configuration file.
-		cfg, err := loadConfigForModel(d, opts.Model, "reviewPrModel")
-		if err != nil {
-			return err
-		}
-		if maxEvent == "" {
-			maxEvent = github.RequestChanges
-			if cfg.AllowApprove {
-				maxEvent = github.Approve
-			}
-		}
-		name := cfg.ReviewPR.String()
-		if opts.Model != "" {
-			name = opts.Model
-		}
-		modelName = name
-		// Orient shows a context request (or --yes and --print say they
-		// fetch it), and Decide or --print the proposed review: each is
-		// said there, once. With --yes the review is listed as it goes.
-		unlisted := func(m *progress.Model) {
-			m.Unlisted = map[string]bool{"request_context": true, "submit_review": !opts.Yes}
-		}
-		if model, err = newRunModels(d, cfg, opts.MaxTokens).model("review-pr", name, "reviewPrModel", withTools, unlisted); err != nil {
+		var err error
+		if model, modelName, maxEvent, err = reviewPRModel(d, opts); err != nil {
 			return err
 		}
 	}
