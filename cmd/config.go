@@ -13,6 +13,7 @@ import (
 	"github.com/ocdx/gh-ocdx/config"
 	"github.com/ocdx/gh-ocdx/internal/text"
 	"github.com/ocdx/gh-ocdx/llm"
+	"github.com/ocdx/gh-ocdx/setup"
 )
 
 // loadConfig loads and validates the configuration for a verb that needs it;
@@ -108,14 +109,14 @@ func configInit(ctx context.Context, d *Deps, opts *ConfigInitOptions) error {
 	if local != "" {
 		file = config.LocalFile(local, verifyCmds)
 	}
-	err = config.WriteNew(path, file)
+	err = setup.WriteNew(path, file)
 	if errors.Is(err, fs.ErrExist) {
 		return existingConfig(path)
 	}
 	if err != nil {
 		return err
 	}
-	fmt.Fprint(d.IO.Out, config.NextSteps(d.Getenv, loc, local, verifyCmds, verifySaid))
+	fmt.Fprint(d.IO.Out, setup.NextSteps(d.Getenv, loc, local, verifyCmds, verifySaid))
 	return nil
 }
 
@@ -135,7 +136,7 @@ func offerOllama(ctx context.Context, d *Deps, ask Prompter) (string, error) {
 	p := llm.Providers["ollama"]
 	list, err := llm.ListModels(ctx, p, d.Getenv)
 	if err != nil || len(list.Names) == 0 {
-		d.Log.Debug("no ollama to offer", "at", config.Endpoint(d.Getenv, p), "err", err)
+		d.Log.Debug("no ollama to offer", "at", setup.Endpoint(d.Getenv, p), "err", err)
 		return "", nil
 	}
 	names := make([]string, len(list.Names))
@@ -146,7 +147,7 @@ func offerOllama(ctx context.Context, d *Deps, ask Prompter) (string, error) {
 		return names[0], nil
 	}
 	shown := names[:min(len(names), 9)]
-	fmt.Fprintf(d.IO.ErrOut, "Ollama answers at %s: a review can run on its models, without an API key.\n", config.Endpoint(d.Getenv, p))
+	fmt.Fprintf(d.IO.ErrOut, "Ollama answers at %s: a review can run on its models, without an API key.\n", setup.Endpoint(d.Getenv, p))
 	options := make([]string, 0, len(shown)+1)
 	for _, n := range shown {
 		options = append(options, "ollama/"+n+" in every role")
@@ -190,7 +191,7 @@ fix read .ocdx.json from its base branch instead) and the providers' endpoints.
 Credentials are never printed, only the names of their variables. An
 invalid file is shown as it is, each problem marked under its line, and
 the command exits 1.`)
-	jf := addJSONFlags(fs, config.Shown{})
+	jf := addJSONFlags(fs, setup.Shown{})
 	if err := fs.parse(d, jf.args(args), 0); err != nil {
 		return nil, err
 	}
@@ -214,9 +215,9 @@ func configShow(d *Deps, opts *ConfigShowOptions) error {
 		}
 	}
 	if opts.Export != nil {
-		return opts.Export.write(d, c.Show(d.Getenv))
+		return opts.Export.write(d, setup.Show(c, d.Getenv))
 	}
-	return printMarkdown(d, c.Markdown(d.Getenv))
+	return printMarkdown(d, setup.Markdown(c, d.Getenv))
 }
 
 // ConfigValidateOptions are the parsed arguments of config validate.
@@ -269,7 +270,7 @@ func configValidate(ctx context.Context, d *Deps, opts *ConfigValidateOptions) e
 			return err
 		}
 		if path != "" {
-			valid = append(valid, path+" ("+config.WorktreePolicy+")")
+			valid = append(valid, path+" ("+setup.WorktreePolicy+")")
 		}
 	}
 	var problems []string
@@ -284,7 +285,7 @@ func configValidate(ctx context.Context, d *Deps, opts *ConfigValidateOptions) e
 	}
 	bad := len(problems)
 	if opts.Online {
-		report, n := c.CheckOnline(ctx, d.Getenv, unset)
+		report, n := setup.CheckOnline(ctx, c, d.Getenv, unset)
 		fmt.Fprint(d.IO.Out, report)
 		bad += n
 	}
@@ -317,7 +318,7 @@ func loadForValidate(d *Deps) (*config.Config, []config.Problem, error) {
 // every verb gives. --json gives the problems.
 func showInvalid(d *Deps, opts *ConfigShowOptions, ce *config.Error) error {
 	if opts.Export != nil {
-		if err := opts.Export.write(d, ce.Show()); err != nil {
+		if err := opts.Export.write(d, setup.ShowInvalid(ce)); err != nil {
 			return err
 		}
 		return ce
@@ -326,6 +327,6 @@ func showInvalid(d *Deps, opts *ConfigShowOptions, ce *config.Error) error {
 	if err != nil {
 		return ce
 	}
-	fmt.Fprint(d.IO.Out, ce.Listing(data))
+	fmt.Fprint(d.IO.Out, setup.Listing(ce, data))
 	return ce
 }

@@ -1,4 +1,4 @@
-package config
+package setup
 
 import (
 	"errors"
@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ocdx/gh-ocdx/config"
 	"github.com/ocdx/gh-ocdx/llm"
 )
 
@@ -42,7 +43,7 @@ func WriteNew(path, file string) error {
 // loc.Preferred: the models to name (local, an ollama model named in every
 // role, or none), the keys to export (getenv says which are set), the
 // verify commands (and what proposed them), and how to check the file.
-func NextSteps(getenv func(string) string, loc Location, local string, verifyCmds []string, verifySaid string) string {
+func NextSteps(getenv func(string) string, loc config.Location, local string, verifyCmds []string, verifySaid string) string {
 	path := loc.Preferred
 	var b strings.Builder
 	fmt.Fprintf(&b, "Wrote %s\n\nNext steps:\n", path)
@@ -71,9 +72,9 @@ func NextSteps(getenv func(string) string, loc Location, local string, verifyCmd
 	}
 	if len(verifyCmds) > 0 {
 		fmt.Fprintf(&b, "  3. Check the verify commands, %s: %s. They apply in every repository whose %s sets no \"verify\"; commit them there as {\"verify\": [...]} to share them.\n",
-			verifySaid, strings.Join(verifyCmds, "; "), RepoFile)
+			verifySaid, strings.Join(verifyCmds, "; "), config.RepoFile)
 	} else {
-		fmt.Fprintf(&b, "  3. Add \"verify\": the commands that check a fix before it is pushed (%s); fix and review-loop push nothing without them. A repository's %s can set them too.\n", verifySaid, RepoFile)
+		fmt.Fprintf(&b, "  3. Add \"verify\": the commands that check a fix before it is pushed (%s); fix and review-loop push nothing without them. A repository's %s can set them too.\n", verifySaid, config.RepoFile)
 	}
 	b.WriteString("  4. Check it: gh ocdx config validate\n")
 	if loc.Legacy {

@@ -1,4 +1,8 @@
-package config
+// Package setup is the config verbs' work (gh ocdx config init, show,
+// validate): the file init writes and what to do next, the configuration
+// as show gives it (Markdown, JSON; an invalid file listed with its
+// problems), and each model asked of its provider.
+package setup
 
 import (
 	"cmp"
@@ -9,6 +13,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ocdx/gh-ocdx/config"
 	"github.com/ocdx/gh-ocdx/internal/redact"
 	"github.com/ocdx/gh-ocdx/internal/text"
 	"github.com/ocdx/gh-ocdx/llm"
@@ -17,24 +22,24 @@ import (
 // Shown is the output of config show --json: the keys of the file with
 // defaults applied, and where things came from.
 type Shown struct {
-	Path                  string           `json:"path"`
-	Legacy                bool             `json:"legacy"`
-	ReviewerModels        []string         `json:"reviewerModels"`
-	CommentsAnalyzerModel string           `json:"commentsAnalyzerModel"`
-	PRFixModel            string           `json:"prFixModel"`
-	ReviewPRModel         string           `json:"reviewPrModel"`
-	VerifierModel         string           `json:"verifierModel,omitempty"` // "": no verifier
-	ReplyModel            string           `json:"replyModel"`              // gh ocdx reply and ask; default reviewPrModel
-	DescribeModel         string           `json:"describeModel"`           // gh ocdx describe; default commentsAnalyzerModel
-	MaxReplies            int              `json:"maxReplies"`
-	AllowApprove          bool             `json:"allowApprove"`
-	OutputTokens          map[string]int64 `json:"outputTokens,omitempty"` // the roles with their own output cap
-	Verify                []string         `json:"verify"`
-	VerifyFrom            string           `json:"verifyFrom"` // the file verify came from; "" when there is none
-	Defaults              []string         `json:"defaults"`   // keys absent from the file, filled with defaults
-	MaxTokens             int64            `json:"maxTokens,omitempty"`
-	Prices                map[string]Price `json:"prices,omitempty"`
-	Providers             []shownProvider  `json:"providers"`
+	Path                  string                  `json:"path"`
+	Legacy                bool                    `json:"legacy"`
+	ReviewerModels        []string                `json:"reviewerModels"`
+	CommentsAnalyzerModel string                  `json:"commentsAnalyzerModel"`
+	PRFixModel            string                  `json:"prFixModel"`
+	ReviewPRModel         string                  `json:"reviewPrModel"`
+	VerifierModel         string                  `json:"verifierModel,omitempty"` // "": no verifier
+	ReplyModel            string                  `json:"replyModel"`              // gh ocdx reply and ask; default reviewPrModel
+	DescribeModel         string                  `json:"describeModel"`           // gh ocdx describe; default commentsAnalyzerModel
+	MaxReplies            int                     `json:"maxReplies"`
+	AllowApprove          bool                    `json:"allowApprove"`
+	OutputTokens          map[string]int64        `json:"outputTokens,omitempty"` // the roles with their own output cap
+	Verify                []string                `json:"verify"`
+	VerifyFrom            string                  `json:"verifyFrom"` // the file verify came from; "" when there is none
+	Defaults              []string                `json:"defaults"`   // keys absent from the file, filled with defaults
+	MaxTokens             int64                   `json:"maxTokens,omitempty"`
+	Prices                map[string]config.Price `json:"prices,omitempty"`
+	Providers             []shownProvider         `json:"providers"`
 	// Valid is false for a file that is not a valid configuration: then
 	// only path and problems are set.
 	Valid    bool           `json:"valid"`
@@ -59,7 +64,7 @@ type shownProvider struct {
 
 // Show is the configuration as config show --json gives it, endpoints as
 // getenv sets them.
-func (c *Config) Show(getenv func(string) string) Shown {
+func Show(c *config.Config, getenv func(string) string) Shown {
 	out := Shown{
 		Path: c.Path, Legacy: c.Legacy,
 		CommentsAnalyzerModel: c.CommentsAnalyzer.String(),
@@ -67,11 +72,11 @@ func (c *Config) Show(getenv func(string) string) Shown {
 		ReviewPRModel:         c.ReviewPR.String(),
 		ReplyModel:            c.Reply.String(),
 		DescribeModel:         c.Describe.String(),
-		MaxReplies:            cmp.Or(c.MaxReplies, DefaultMaxReplies),
+		MaxReplies:            cmp.Or(c.MaxReplies, config.DefaultMaxReplies),
 		AllowApprove:          c.AllowApprove,
 		OutputTokens:          c.OutputTokens,
 		Verify:                append([]string{}, c.Verify...),
-		VerifyFrom:            c.verifyFrom(),
+		VerifyFrom:            verifyFrom(c),
 		Defaults:              append([]string{}, c.Defaults...),
 		MaxTokens:             c.MaxTokens,
 		Prices:                c.Prices,
@@ -91,7 +96,7 @@ func (c *Config) Show(getenv func(string) string) Shown {
 	return out
 }
 
-func (c *Config) verifyFrom() string {
+func verifyFrom(c *config.Config) string {
 	switch {
 	case c.VerifyFrom != "":
 		return c.VerifyFrom
@@ -105,8 +110,8 @@ func (c *Config) verifyFrom() string {
 // WorktreePolicy labels the .ocdx.json that config show and validate read.
 const WorktreePolicy = "this working tree's .ocdx.json; for a pull request, review-loop and fix read the one on its base branch"
 
-// Markdown is the configuration as config show prints it.
-func (c *Config) Markdown(getenv func(string) string) string {
+// Markdown is the configuration c as config show prints it.
+func Markdown(c *config.Config, getenv func(string) string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# gh-ocdx configuration\n\nRead from `%s`", c.Path)
 	if c.Legacy {
@@ -151,7 +156,7 @@ func (c *Config) Markdown(getenv func(string) string) string {
 		fmt.Fprintf(&b, "Output caps (outputTokens), in tokens per answer: %s; other roles %d.\n", strings.Join(caps, ", "), llm.DefaultMaxTokens)
 	}
 	b.WriteString("\n## Verify\n\n")
-	switch from := c.verifyFrom(); {
+	switch from := verifyFrom(c); {
 	case len(c.Verify) == 0:
 		b.WriteString("None: fix and review-loop push nothing until `verify` is set in this file or in the repository's `.ocdx.json`.\n")
 	case from == c.Path:
@@ -196,7 +201,7 @@ func Endpoint(getenv func(string) string, p llm.Provider) string {
 // style (✓ or X, as gh auth status); a model a provider does not serve
 // gets the nearest it does, and a provider whose key is unset (said
 // already) is not asked. It returns the lines and the number of X lines.
-func (c *Config) CheckOnline(ctx context.Context, getenv func(string) string, unset map[string]bool) (report string, bad int) {
+func CheckOnline(ctx context.Context, c *config.Config, getenv func(string) string, unset map[string]bool) (report string, bad int) {
 	lists := map[string]*llm.ModelList{}
 	failed := map[string]error{}
 	var lines []string
@@ -246,9 +251,9 @@ func (c *Config) CheckOnline(ctx context.Context, getenv func(string) string, un
 	return b.String(), bad
 }
 
-// Show is an invalid file as config show --json gives it: its path and
-// problems.
-func (e *Error) Show() Shown {
+// ShowInvalid is an invalid file as config show --json gives it: its path
+// and problems.
+func ShowInvalid(e *config.Error) Shown {
 	out := Shown{Path: e.Path, Problems: []shownProblem{}}
 	for _, p := range e.Problems {
 		out.Problems = append(out.Problems, shownProblem{p.Line, p.Column, p.Key, p.Env, p.Msg})
@@ -259,10 +264,10 @@ func (e *Error) Show() Shown {
 // Listing is the invalid file data as it is, secrets masked, each problem
 // marked under its line, those of no line (a missing key, a credential)
 // after it.
-func (e *Error) Listing(data []byte) string {
+func Listing(e *config.Error, data []byte) string {
 	var b strings.Builder
 	state := "the file is fine; what is missing is below"
-	if slices.ContainsFunc(e.Problems, func(p Problem) bool { return p.Env == "" }) {
+	if slices.ContainsFunc(e.Problems, func(p config.Problem) bool { return p.Env == "" }) {
 		state = "invalid"
 	}
 	fmt.Fprintf(&b, "%s (%s):\n\n", e.Path, state)
@@ -285,10 +290,4 @@ func (e *Error) Listing(data []byte) string {
 		fmt.Fprintf(&b, "\nAlso:\n%s\n", strings.Join(rest, "\n"))
 	}
 	return b.String()
-}
-
-// Text is the problem without its place (a mark under its line shows it).
-func (p Problem) Text() string {
-	p.Line, p.Column = 0, 0
-	return p.String()
 }

@@ -1,9 +1,10 @@
-package config
+package setup
 
 import (
 	"strings"
 	"testing"
 
+	"github.com/ocdx/gh-ocdx/config"
 	"github.com/ocdx/gh-ocdx/llm"
 )
 
@@ -32,11 +33,11 @@ func TestEndpointShowsNoSecret(t *testing.T) {
 // An invalid file is listed as it is, each problem under its line, those of
 // no line after it, and a credential in the file masked.
 func TestErrorListingMarksEachProblem(t *testing.T) {
-	e := &Error{Path: "/c.json", Problems: []Problem{
+	e := &config.Error{Path: "/c.json", Problems: []config.Problem{
 		{Line: 2, Column: 3, Key: "reviewerModels", Msg: "want a list"},
 		{Env: "OPENAI_API_KEY", Msg: "not set"},
 	}}
-	got := e.Listing([]byte("{\n  \"reviewerModels\": 1,\n  \"token\": \"ghp_0123456789abcdefghijklmnopqrstuvwxyz\"\n}\n"))
+	got := Listing(e, []byte("{\n  \"reviewerModels\": 1,\n  \"token\": \"ghp_0123456789abcdefghijklmnopqrstuvwxyz\"\n}\n"))
 	for _, want := range []string{"/c.json (invalid):", "   2    \"reviewerModels\": 1,\n        ^ reviewerModels: want a list\n", "Also:\n  - not set"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("want %q in:\n%s", want, got)
