@@ -49,14 +49,6 @@ command's verb and IDs.
 Examples:
   gh ocdx command 24 --comment-id 1234567890`
 
-func runCommand(ctx context.Context, d *Deps, args []string) error {
-	opts, err := parseCommand(d, args)
-	if err != nil {
-		return err
-	}
-	return runComment(ctx, d, opts)
-}
-
 func parseCommand(d *Deps, args []string) (*CommandOptions, error) {
 	var repoFlag string
 	opts := &CommandOptions{}

@@ -59,14 +59,6 @@ Examples:
   gh ocdx describe 24 --post
   gh ocdx describe 24 --json summary,issues`
 
-func runDescribe(ctx context.Context, d *Deps, args []string) error {
-	opts, err := parseDescribe(d, args)
-	if err != nil {
-		return err
-	}
-	return describePR(ctx, d, opts)
-}
-
 func parseDescribe(d *Deps, args []string) (*DescribeOptions, error) {
 	var repoFlag string
 	opts := &DescribeOptions{}

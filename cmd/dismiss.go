@@ -63,14 +63,6 @@ Examples:
   gh ocdx dismiss QUAL-0badf00d PERF-12ab34cd
   gh ocdx dismiss --branch feature/cache QUAL-0badf00d`
 
-func runDismiss(ctx context.Context, d *Deps, args []string) error {
-	opts, err := parseDismiss(d, args)
-	if err != nil {
-		return err
-	}
-	return dismiss(ctx, d, opts)
-}
-
 func parseDismiss(d *Deps, args []string) (*DismissOptions, error) {
 	opts := &DismissOptions{}
 	var repoFlag string

@@ -39,14 +39,6 @@ type FixOptions struct {
 
 const fixUsage = "gh ocdx fix [<number> | <url> | <branch>] [--continue] [--findings FILE] [--yes] [--dry-run] [--max-tokens N] [--json [fields]] [--jq EXPR | --template T] [-R OWNER/REPO]"
 
-func runFix(ctx context.Context, d *Deps, args []string) error {
-	opts, err := parseFix(d, args)
-	if err != nil {
-		return err
-	}
-	return fixPR(ctx, d, opts)
-}
-
 func parseFix(d *Deps, args []string) (*FixOptions, error) {
 	var repoFlag string
 	opts := &FixOptions{}

@@ -35,14 +35,6 @@ Examples:
   gh ocdx restore 24 QUAL-1a2b3c4d
   gh ocdx restore PERF-12ab34cd`
 
-func runRestore(ctx context.Context, d *Deps, args []string) error {
-	opts, err := parseRestore(d, args)
-	if err != nil {
-		return err
-	}
-	return restore(ctx, d, opts)
-}
-
 func parseRestore(d *Deps, args []string) (*RestoreOptions, error) {
 	opts := &RestoreOptions{}
 	var repoFlag string
