@@ -117,15 +117,11 @@ func describePR(ctx context.Context, d *Deps, opts *DescribeOptions) error {
 	if err != nil {
 		return err
 	}
-	repo, client, err := repoClient(d, opts.Repo)
+	repo, client, number, err := resolvePR(ctx, d, prArgs{Repo: opts.Repo, PR: opts.Number, Branch: opts.Branch}, describeUsage)
 	if err != nil {
 		return err
 	}
-	if opts.Number == 0 {
-		if opts.Number, err = openPRNumber(ctx, d, client, repo, opts.Branch, "Usage: "+describeUsage); err != nil {
-			return err
-		}
-	}
+	opts.Number = number
 	in, err := describeInput(ctx, d, client, repo, opts.Number, opts.Diagram)
 	if err != nil {
 		return err

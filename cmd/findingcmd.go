@@ -53,15 +53,9 @@ type target struct {
 // commandPR is the target of a command given opts: the PR numbered, or the
 // open one of the branch.
 func commandPR(ctx context.Context, d *Deps, opts prArgs, usage string) (target, error) {
-	repo, client, err := repoClient(d, opts.Repo)
+	repo, client, number, err := resolvePR(ctx, d, opts, usage)
 	if err != nil {
 		return target{}, err
-	}
-	number := opts.PR
-	if number == 0 {
-		if number, err = openPRNumber(ctx, d, client, repo, opts.Branch, "Usage: "+usage); err != nil {
-			return target{}, err
-		}
 	}
 	pr, err := client.PullRequest(ctx, repo, number)
 	if err != nil {

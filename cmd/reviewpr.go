@@ -214,15 +214,11 @@ func reviewPR(ctx context.Context, d *Deps, opts *ReviewPROptions) error {
 			return err
 		}
 	}
-	repo, client, err := repoClient(d, opts.Repo)
+	repo, client, number, err := resolvePR(ctx, d, prArgs{Repo: opts.Repo, PR: opts.Number, Branch: opts.Branch}, "gh ocdx review-pr [<number> | <url> | <branch>] [flags]")
 	if err != nil {
 		return err
 	}
-	if opts.Number == 0 {
-		if opts.Number, err = openPRNumber(ctx, d, client, repo, opts.Branch, "Usage: gh ocdx review-pr [<number> | <url> | <branch>] [flags]"); err != nil {
-			return err
-		}
-	}
+	opts.Number = number
 	d.Log.Debug("gathering review context", "repo", repo.String(), "pr", opts.Number, "host", repo.Host)
 	rc, err := review.Gather(ctx, client, repo, opts.Number, func(pr *github.PullRequest) (*config.Policy, error) {
 		p, _, err := basePolicy(pr)
@@ -373,6 +369,19 @@ func prFiles(ctx context.Context, d *Deps, gh *github.Client, repo github.Repo, 
 	}
 	d.info("reading files through the API at the PR's head %s (run 'gh pr checkout %d' to let the reviewer search the code too)", text.ShortOID(pr.HeadRefOid), pr.Number)
 	return review.NewAPIFiles(ctx, gh, repo, pr.HeadRefOid)
+}
+
+// resolvePR is the repository a verb works on (repoClient), a client for
+// its host, and the pull request a names: its number, else the open one
+// of its branch or of the checked-out branch (openPRNumber); usage is the
+// verb's usage line.
+func resolvePR(ctx context.Context, d *Deps, a prArgs, usage string) (github.Repo, *github.Client, int, error) {
+	repo, client, err := repoClient(d, a.Repo)
+	if err != nil || a.PR != 0 {
+		return repo, client, a.PR, err
+	}
+	n, err := openPRNumber(ctx, d, client, repo, a.Branch, "Usage: "+usage)
+	return repo, client, n, err
 }
 
 // openPRNumber finds the open PR whose head is branch, or the checked-out
