@@ -113,3 +113,19 @@ func TestReadPayload(t *testing.T) {
 		}
 	}
 }
+
+// The summary of a dry run says nothing left the machine; a pushed fix
+// names the branch and head; a rejection says why, on one line.
+func TestSummarySaysWhatLeftTheMachine(t *testing.T) {
+	pr := &github.PullRequest{Number: 24, HeadRefName: "feature"}
+	out := &state.FixResult{Fixed: []finding.FixedIssue{{FindingID: "QUAL-1"}}, Rejected: []finding.RejectedIssue{{FindingID: "SEC-2", Reason: "not\na bug"}},
+		Attempts: 1, HeadOID: "0123456789abcdef0123456789abcdef01234567", Pushed: true}
+	dry := Summary(pr, out, true, "")
+	if !strings.Contains(dry, "Dry run: nothing pushed, nothing posted") || strings.Contains(dry, "Pushed to") {
+		t.Errorf("dry run:\n%s", dry)
+	}
+	pushed := Summary(pr, out, false, "")
+	if !strings.Contains(pushed, "- Pushed to feature (head 0123456)") || !strings.Contains(pushed, "- Rejected SEC-2: not a bug\n") {
+		t.Errorf("pushed:\n%s", pushed)
+	}
+}
