@@ -17,6 +17,7 @@ import (
 	"github.com/ocdx/gh-ocdx/preflight"
 	"github.com/ocdx/gh-ocdx/repofs"
 	"github.com/ocdx/gh-ocdx/review"
+	"github.com/ocdx/gh-ocdx/roles"
 	"github.com/ocdx/gh-ocdx/state"
 )
 
@@ -288,7 +289,7 @@ func reviewLoop(ctx context.Context, d *Deps, opts *ReviewLoopOptions) error {
 	res, err := loop.Run(ctx, loop.Options{
 		Repo: repo, PR: pr, CanPush: canPush, ReviewOnlyReason: reason, InlinePriorities: cfg.InlinePriorities, MaxInlineComments: cfg.MaxInlineComments,
 		GitHub: client, Store: st,
-		Reviewers: reviewers, Analyzer: loop.Role{Name: "comments-analyzer", Key: "commentsAnalyzerModel", Model: cfg.CommentsAnalyzer.String(), LLM: am},
+		Reviewers: reviewers, Analyzer: roles.Role{Name: "comments-analyzer", Key: "commentsAnalyzerModel", Model: cfg.CommentsAnalyzer.String(), LLM: am},
 		ReviewerTools: func(head string) []llm.Tool {
 			return append(review.RepoTools(files(head)), review.PRTools(client, repo, pr.Number)...)
 		},

@@ -8,6 +8,7 @@ import (
 
 	"github.com/ocdx/gh-ocdx/config"
 	"github.com/ocdx/gh-ocdx/llm"
+	"github.com/ocdx/gh-ocdx/roles"
 	"github.com/ocdx/gh-ocdx/state"
 )
 
@@ -101,7 +102,7 @@ func TestRunKeepsTheReviewsOfARoundTheBudgetStarted(t *testing.T) {
 		h := newHarness(t)
 		second := &scripted{answers: []string{reviewerAnswer()}}
 		budget := llm.NewBudget(max)
-		h.opts.Reviewers = []Role{
+		h.opts.Reviewers = []roles.Role{
 			{Name: "reviewer-1", Model: "openai/a", LLM: budget.Wrap(heavy{h.reviewer}, 1000)},
 			{Name: "reviewer-2", Model: "openai/c", LLM: budget.Wrap(heavy{second}, 1000)},
 		}
@@ -155,7 +156,7 @@ func TestAVerifierThatDoesNotFitTheBudgetDoesNotRun(t *testing.T) {
 	budget := llm.NewBudget(46000)
 	h.opts.Reviewers[0].LLM = budget.Wrap(heavy{h.reviewer}, 1000)
 	h.opts.Analyzer.LLM = budget.Wrap(heavy{h.analyzer}, 1000)
-	h.opts.Verifier = &Role{Name: "verifier", Model: "openai/v", LLM: budget.Wrap(verifier, 1000)}
+	h.opts.Verifier = &roles.Role{Name: "verifier", Model: "openai/v", LLM: budget.Wrap(verifier, 1000)}
 	h.opts.Budget = budget
 	h.reviewer.answers = []string{reviewerAnswer(bug)}
 	h.analyzer.answers = []string{analyzerAnswer()}

@@ -27,6 +27,7 @@ import (
 	"github.com/ocdx/gh-ocdx/internal/tokens"
 	"github.com/ocdx/gh-ocdx/llm"
 	"github.com/ocdx/gh-ocdx/review"
+	"github.com/ocdx/gh-ocdx/roles"
 	"github.com/ocdx/gh-ocdx/secretscan"
 	"github.com/ocdx/gh-ocdx/state"
 	"github.com/ocdx/gh-ocdx/verifier"
@@ -169,7 +170,7 @@ type LocalOptions struct {
 	Change    Change
 	Store     Store
 	Policy    *config.Policy // the repository's: instructions, ignored files
-	Reviewers []Role
+	Reviewers []roles.Role
 	Tools     []llm.Tool // read-only, over the reviewed files
 	// History reads the branch's commits since the merge base for the
 	// secret scan (nil: only the change's diff is scanned).
@@ -177,7 +178,7 @@ type LocalOptions struct {
 	Fixer   Fixer // nil: review only
 	// Verifier, when set, checks the findings a single reviewer raised,
 	// with Tools, as in review-loop.
-	Verifier *Role
+	Verifier *roles.Role
 	// Effort is the tier asked for: auto, or "", chooses from the change
 	// (docs/architecture.md, Effort tiers).
 	Effort   effort.Tier
@@ -207,7 +208,7 @@ type LocalResult struct {
 	Label     string            `json:"label"`
 	Consensus string            `json:"consensus"`
 	Counts    finding.Counts    `json:"counts"`
-	Roles     []RoleStatus      `json:"roles"`
+	Roles     []roles.Status    `json:"roles"`
 	Findings  []finding.Finding `json:"findings"`
 	Remaining []finding.Finding `json:"remaining"` // P0–P2 not fixed
 	Stuck     []string          `json:"stuck"`
@@ -402,12 +403,12 @@ func (l *loop) reviewLocal(ctx context.Context, ch Change, policy *config.Policy
 	facts := effort.Facts{Secrets: len(secrets), Rules: effortRules(policy)}
 	facts.Files, facts.Lines = diffFacts(ch.Diff)
 	choice := effort.Decide(l.o.Effort, facts)
-	rr.Effort, rr.crew = &choice, l.crewOf(choice.Tier, 0)
-	reviewers := rr.crew.reviewers
+	rr.Effort, rr.Crew = &choice, l.team().Crew(choice.Tier, 0)
+	reviewers := rr.Crew.Reviewers
 	n := len(reviewers)
-	rr.Roles = make([]RoleStatus, n)
+	rr.Roles = make([]roles.Status, n)
 	results := make([]*finding.ReviewerResult, n)
-	agents, err := l.reviewerAgents(reviewers, rc, nil, tools)
+	agents, err := l.team().ReviewerAgents(reviewers, rc, nil, tools)
 	if err != nil {
 		return nil, err
 	}
@@ -418,13 +419,13 @@ func (l *loop) reviewLocal(ctx context.Context, ch Change, policy *config.Policy
 			return nil, err
 		}
 	}
-	l.runReviewers(ctx, reviewers, agents, rr.Roles, results)
+	l.team().RunReviewers(ctx, reviewers, agents, rr.Roles, results)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	rr.Usage = map[string]tokens.Usage{}
 	for i, r := range rr.Roles {
-		if ce := llm.AsConfigError(reviewers[i].Key, r.err); ce != nil && reviewers[i].Key != "" {
+		if ce := llm.AsConfigError(reviewers[i].Key, r.Err); ce != nil && reviewers[i].Key != "" {
 			return nil, ce
 		}
 		rr.Usage[r.Role] = r.Usage
@@ -432,7 +433,7 @@ func (l *loop) reviewLocal(ctx context.Context, ch Change, policy *config.Policy
 			rr.reviewersOK++
 		}
 	}
-	rr.Findings = orEmpty(consensus.Distinct(append(agentFindings(reviewers, results), secrets...), rr.reviewersOK))
+	rr.Findings = orEmpty(consensus.Distinct(append(roles.AgentFindings(reviewers, results), secrets...), rr.reviewersOK))
 	if err := l.verify(ctx, pr, rr); err != nil {
 		return nil, err
 	}
@@ -521,7 +522,7 @@ func (l *loop) localFail(ctx context.Context, res *LocalResult, err error) error
 // the policy in effect, the reviewer and verifier models and the effort
 // tier asked for. Two reviews with the same fingerprint would be given the
 // same task.
-func LocalFingerprint(ch Change, policy *config.Policy, reviewers []Role, verifier *Role, asked effort.Tier) string {
+func LocalFingerprint(ch Change, policy *config.Policy, reviewers []roles.Role, verifier *roles.Role, asked effort.Tier) string {
 	models := make([]string, len(reviewers))
 	for i, r := range reviewers {
 		models[i] = r.Model

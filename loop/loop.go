@@ -15,7 +15,6 @@ import (
 	"io"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/ocdx/gh-ocdx/config"
@@ -34,6 +33,7 @@ import (
 	"github.com/ocdx/gh-ocdx/posts"
 	"github.com/ocdx/gh-ocdx/rereview"
 	"github.com/ocdx/gh-ocdx/review"
+	"github.com/ocdx/gh-ocdx/roles"
 	"github.com/ocdx/gh-ocdx/secretscan"
 	"github.com/ocdx/gh-ocdx/state"
 	"github.com/ocdx/gh-ocdx/verifier"
@@ -101,8 +101,8 @@ type Options struct {
 
 	GitHub    GitHub
 	Store     Store
-	Reviewers []Role
-	Analyzer  Role
+	Reviewers []roles.Role
+	Analyzer  roles.Role
 	// ReviewerTools and AnalyzerTools build the read-only tools of a round
 	// over the head it reviews (fresh each round: a push moves the head).
 	ReviewerTools func(head string) []llm.Tool
@@ -152,7 +152,7 @@ type Options struct {
 	Full    bool
 	// Verifier, when set, checks the findings a single reviewer raised,
 	// with ReviewerTools (docs/architecture.md, The verifier).
-	Verifier *Role
+	Verifier *roles.Role
 	// Effort is the tier asked for (a flag or the configuration): auto, or
 	// "", lets each round choose from its change (docs/architecture.md,
 	// Effort tiers); the local review's one round too.
@@ -236,7 +236,7 @@ type RoundResult struct {
 	HeadOID          string                  `json:"headOid"`
 	Consensus        string                  `json:"consensus"`
 	Counts           finding.Counts          `json:"counts"`
-	Roles            []RoleStatus            `json:"roles"`
+	Roles            []roles.Status          `json:"roles"`
 	Findings         []finding.Finding       `json:"findings"`
 	ReviewState      finding.ReviewState     `json:"reviewState"`
 	Threads          finding.ThreadStats     `json:"threads"`
@@ -264,7 +264,7 @@ type RoundResult struct {
 	// Effort is the tier the round ran at and why (docs/architecture.md,
 	// Effort tiers); nil for a round restored from the state file.
 	Effort      *effort.Choice `json:"effort,omitempty"`
-	crew        crew
+	Crew        roles.Crew     `json:"-"`
 	reviewersOK int
 	lines       diff.Lines // the diff the reviewers saw, for the anchors
 	// settled are the dismissed findings known at this round's head: those
@@ -296,10 +296,16 @@ type loop struct {
 	refusalsSaid []string
 	disputed     []string        // the findings gh-ocdx conceded in its threads (posts.Disputed)
 	restores     []posts.Restore // the refuted findings people restored on the PR
-	// failures are the role errors said on stderr, each with the role that
-	// said it first: a second role failing the same way says so in a word.
-	failMu   sync.Mutex
-	failures map[string]string
+	tm           *roles.Team     // team() builds it from o
+}
+
+// team is the run's roles as o configures them.
+func (l *loop) team() *roles.Team {
+	if l.tm == nil {
+		l.tm = &roles.Team{Reviewers: l.o.Reviewers, Analyzer: l.o.Analyzer, Verifier: l.o.Verifier, ReviewerTools: l.o.ReviewerTools,
+			AnalyzerTools: l.o.AnalyzerTools, Budget: l.o.Budget, MaxIters: l.o.MaxIters, Progress: l.progress}
+	}
+	return l.tm
 }
 
 // Run runs the loop on o.PR. A run that ends without converging returns its
@@ -650,7 +656,7 @@ func Qualified(outcome state.RunOutcome, rr *RoundResult) string {
 func failedReviewers(rr *RoundResult) []string {
 	var failed []string
 	for _, r := range rr.Roles {
-		if !r.OK && r.Role != analyzerName {
+		if !r.OK && r.Role != roles.AnalyzerName {
 			failed = append(failed, r.Role)
 		}
 	}
@@ -660,7 +666,7 @@ func failedReviewers(rr *RoundResult) []string {
 func reviewerCount(rr *RoundResult) int {
 	n := 0
 	for _, r := range rr.Roles {
-		if r.Role != analyzerName {
+		if r.Role != roles.AnalyzerName {
 			n++
 		}
 	}
@@ -715,9 +721,9 @@ func (l *loop) review(ctx context.Context, pr *github.PullRequest, rr *RoundResu
 	tools := l.evidence(pr, rc, rr, diff, now)
 	choice := effort.Decide(l.o.Effort, l.effortFacts(pr, re, len(secrets)))
 	rr.Effort = &choice
-	c := l.crewOf(choice.Tier, rr.Threads.Unresolved)
-	rr.crew = c
-	out, err := l.runRoles(ctx, rr.N, c, rc, re, threadFs, rr.ReviewState, rr.Threads)
+	c := l.team().Crew(choice.Tier, rr.Threads.Unresolved)
+	rr.Crew = c
+	out, err := l.team().Run(ctx, rr.N, c, rc, re, threadFs, rr.ReviewState, rr.Threads)
 	if err != nil {
 		return err
 	}
@@ -725,10 +731,10 @@ func (l *loop) review(ctx context.Context, pr *github.PullRequest, rr *RoundResu
 	// same way every round: a configuration error, not a partial round.
 	for i, r := range out.Roles {
 		role := l.o.Analyzer
-		if i < len(c.reviewers) {
-			role = c.reviewers[i]
+		if i < len(c.Reviewers) {
+			role = c.Reviewers[i]
 		}
-		if ce := llm.AsConfigError(role.Key, r.err); ce != nil && role.Key != "" {
+		if ce := llm.AsConfigError(role.Key, r.Err); ce != nil && role.Key != "" {
 			return ce
 		}
 	}
@@ -740,13 +746,13 @@ func (l *loop) review(ctx context.Context, pr *github.PullRequest, rr *RoundResu
 			rr.Roles[i].CostUSD = cost(p, r.Usage)
 			rr.addCost(r.Role, rr.Roles[i].CostUSD)
 		}
-		if r.OK && r.Role != analyzerName {
+		if r.OK && r.Role != roles.AnalyzerName {
 			rr.reviewersOK++
 		}
 	}
-	if c.analyzer && out.Analyzer == nil {
+	if c.Analyzer && out.Analyzer == nil {
 		a := out.Roles[len(out.Roles)-1]
-		return &AnalyzerError{Msg: a.Error, Reviewers: len(c.reviewers), ReviewersFailed: rr.reviewersOK == 0}
+		return &AnalyzerError{Msg: a.Error, Reviewers: len(c.Reviewers), ReviewersFailed: rr.reviewersOK == 0}
 	}
 	if out.Analyzer != nil && !equalState(out.Analyzer.ReviewState, rr.ReviewState) {
 		rr.AnalyzerMismatch = true
@@ -981,7 +987,7 @@ func (l *loop) recordReview(n int, rr *RoundResult) error {
 			if !r.OK {
 				rd.FailedRoles = append(rd.FailedRoles, r.Role)
 				sum = "failed: " + r.Error
-			} else if r.Role == analyzerName {
+			} else if r.Role == roles.AnalyzerName {
 				sum = text.Plural(r.Findings, "unresolved thread")
 			}
 			rd.Reports = append(rd.Reports, state.Report{Role: r.Role, Model: r.Model, Summary: sum, Full: r.Report})
@@ -1015,10 +1021,10 @@ func restore(rr *RoundResult, rd state.Round, prices map[string]config.Price) {
 		if rep.Role == fix.Role {
 			continue
 		}
-		st := RoleStatus{Role: rep.Role, Model: rep.Model, OK: !slices.Contains(rd.FailedRoles, rep.Role), Report: rep.Full, Usage: rr.Usage[rep.Role], CostUSD: rr.Costs[rep.Role]}
+		st := roles.Status{Role: rep.Role, Model: rep.Model, OK: !slices.Contains(rd.FailedRoles, rep.Role), Report: rep.Full, Usage: rr.Usage[rep.Role], CostUSD: rr.Costs[rep.Role]}
 		if st.OK {
 			st.Conclusion, _, _ = strings.Cut(rep.Summary, ",")
-			if rep.Role != analyzerName {
+			if rep.Role != roles.AnalyzerName {
 				rr.reviewersOK++
 			}
 		} else {
@@ -1196,8 +1202,8 @@ func (rr *RoundResult) addCost(role string, c float64) {
 // any; budgetFailed reports whether every reviewer failed on it.
 func (rr *RoundResult) budgetErr() error {
 	for _, r := range rr.Roles {
-		if r.Role != analyzerName && errors.Is(r.err, llm.ErrBudget) {
-			return r.err
+		if r.Role != roles.AnalyzerName && errors.Is(r.Err, llm.ErrBudget) {
+			return r.Err
 		}
 	}
 	return nil
@@ -1206,10 +1212,10 @@ func (rr *RoundResult) budgetErr() error {
 func (rr *RoundResult) budgetFailed() bool {
 	n := 0
 	for _, r := range rr.Roles {
-		if r.Role == analyzerName || r.OK {
+		if r.Role == roles.AnalyzerName || r.OK {
 			continue
 		}
-		if !errors.Is(r.err, llm.ErrBudget) {
+		if !errors.Is(r.Err, llm.ErrBudget) {
 			return false
 		}
 		n++

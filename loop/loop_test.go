@@ -20,6 +20,7 @@ import (
 	"github.com/ocdx/gh-ocdx/internal/tokens"
 	"github.com/ocdx/gh-ocdx/llm"
 	"github.com/ocdx/gh-ocdx/posts"
+	"github.com/ocdx/gh-ocdx/roles"
 	"github.com/ocdx/gh-ocdx/state"
 )
 
@@ -165,7 +166,7 @@ func reviewerAnswer(fs ...finding.Finding) string {
 }
 
 func analyzerAnswer() string {
-	return envelope(finding.CommentsAnalyzerResult{Agent: analyzerName, PRNumber: 5, ReviewState: finding.ReviewState{ChangesRequestedBy: []finding.Actor{}},
+	return envelope(finding.CommentsAnalyzerResult{Agent: roles.AnalyzerName, PRNumber: 5, ReviewState: finding.ReviewState{ChangesRequestedBy: []finding.Actor{}},
 		PendingIssues: []finding.Finding{}, FullReport: "a"})
 }
 
@@ -211,8 +212,8 @@ func newHarness(t *testing.T) *harness {
 	h := &harness{gh: gh, reviewer: &scripted{}, analyzer: &scripted{}, fixer: &fakeFixer{gh: gh},
 		store: state.New(filepath.Join(t.TempDir(), "state.db"), nil)}
 	h.opts = Options{Repo: github.Repo{Host: "h", Owner: "o", Name: "r"}, CanPush: true, GitHub: gh, Store: h.store,
-		Reviewers: []Role{{Name: "reviewer-1", Model: "openai/a", LLM: h.reviewer}},
-		Analyzer:  Role{Name: analyzerName, Model: "openai/b", LLM: h.analyzer}, Fixer: h.fixer}
+		Reviewers: []roles.Role{{Name: "reviewer-1", Model: "openai/a", LLM: h.reviewer}},
+		Analyzer:  roles.Role{Name: roles.AnalyzerName, Model: "openai/b", LLM: h.analyzer}, Fixer: h.fixer}
 	return h
 }
 

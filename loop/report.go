@@ -13,6 +13,7 @@ import (
 	"github.com/ocdx/gh-ocdx/inline"
 	"github.com/ocdx/gh-ocdx/internal/text"
 	"github.com/ocdx/gh-ocdx/internal/tokens"
+	"github.com/ocdx/gh-ocdx/roles"
 )
 
 // maxRoleReport bounds one role's full report quoted in the comment.
@@ -58,7 +59,7 @@ func RenderReview(runID string, maxRounds int, rr *RoundResult) string {
 func writeOutcome(b *strings.Builder, rr *RoundResult) {
 	reviewers, failed := 0, []string{}
 	for _, r := range rr.Roles {
-		if r.Role == analyzerName {
+		if r.Role == roles.AnalyzerName {
 			continue
 		}
 		reviewers++
@@ -195,7 +196,7 @@ func writeRoles(b *strings.Builder, rr *RoundResult) {
 	b.WriteString("### Roles\n\n| Role | Model | Result | Findings | Tokens | Time |\n|---|---|---|---|---|---|\n")
 	for _, r := range rr.Roles {
 		res := r.Conclusion
-		if r.Role == analyzerName {
+		if r.Role == roles.AnalyzerName {
 			res = "done"
 		}
 		if !r.OK {
@@ -209,7 +210,7 @@ func writeRoles(b *strings.Builder, rr *RoundResult) {
 	}
 	b.WriteString(verifierRow(rr))
 	b.WriteString("\n")
-	var reports []RoleStatus
+	var reports []roles.Status
 	for _, r := range rr.Roles {
 		if r.OK && strings.TrimSpace(r.Report) != "" {
 			reports = append(reports, r)
@@ -558,13 +559,13 @@ func effortLine(rr *RoundResult) string {
 	}
 	line := EffortSaid(*rr.Effort)
 	var out []string
-	if n := rr.crew.left; n > 0 {
+	if n := rr.Crew.Left; n > 0 {
 		out = append(out, text.Plural(n, "reviewer"))
 	}
-	if !rr.crew.analyzer {
+	if !rr.Crew.Analyzer {
 		out = append(out, "the comments analyzer")
 	}
-	if rr.crew.verifierLeft {
+	if rr.Crew.VerifierLeft {
 		out = append(out, "the verifier")
 	}
 	if len(out) > 0 {

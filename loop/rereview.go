@@ -6,6 +6,7 @@ import (
 
 	"github.com/ocdx/gh-ocdx/consensus"
 	"github.com/ocdx/gh-ocdx/rereview"
+	"github.com/ocdx/gh-ocdx/roles"
 
 	"github.com/ocdx/gh-ocdx/diff"
 	"github.com/ocdx/gh-ocdx/finding"
@@ -184,7 +185,7 @@ func reviewed(rd state.Round) bool {
 		return false
 	}
 	for _, r := range rd.Reports {
-		if r.Role != analyzerName && !slices.Contains(rd.FailedRoles, r.Role) {
+		if r.Role != roles.AnalyzerName && !slices.Contains(rd.FailedRoles, r.Role) {
 			return true
 		}
 	}

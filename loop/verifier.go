@@ -29,13 +29,13 @@ func (l *loop) verify(ctx context.Context, pr *github.PullRequest, rr *RoundResu
 	restored := posts.RestoredIDs(l.restores)
 	l.reinstate(rr, restored)
 	v := l.o.Verifier
-	if v == nil || !rr.crew.verifier {
+	if v == nil || !rr.Crew.Verifier {
 		return nil
 	}
 	st := &verifier.Status{Model: v.Model, Sent: []string{}, Refuted: []string{}}
 	var send []finding.Finding
-	support := len(rr.crew.reviewers)
-	if rr.crew.verifyAll {
+	support := len(rr.Crew.Reviewers)
+	if rr.Crew.VerifyAll {
 		support = 1 // deep: every finding the verifier may judge
 	}
 	for _, f := range verifier.Verifiable(rr.Findings, support) {
@@ -62,7 +62,7 @@ func (l *loop) verify(ctx context.Context, pr *github.PullRequest, rr *RoundResu
 	// The verifier comes after the round's reviews: when its answer does
 	// not fit in the token budget, it does not run and the findings stand,
 	// the reviews kept (docs/architecture.md, Budget and costs).
-	agent := l.agent(*v, verifier.System, task, tools)
+	agent := l.team().Agent(*v, verifier.System, task, tools)
 	if l.o.Budget != nil {
 		if err := l.o.Budget.Reserve("the verifier", agent); err != nil {
 			st.Error = err.Error()
@@ -71,7 +71,7 @@ func (l *loop) verify(ctx context.Context, pr *github.PullRequest, rr *RoundResu
 		}
 	}
 	var res finding.VerifierResult
-	rs := l.runRole(ctx, *v, agent, &res)
+	rs := l.team().RunRole(ctx, *v, agent, &res)
 	st.OK, st.Error, st.Usage, st.Elapsed = rs.OK, rs.Error, rs.Usage, rs.Elapsed
 	if rr.Usage == nil {
 		rr.Usage = map[string]tokens.Usage{}

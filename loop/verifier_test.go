@@ -4,7 +4,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ocdx/gh-ocdx/effort"
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/verifier"
 )
@@ -30,31 +29,5 @@ func TestRenderRefutedEvidenceIsInert(t *testing.T) {
 	failed := RenderRefuted(&RoundResult{Verifier: &verifier.Status{Model: "openai/checker", Error: "timeout"}})
 	if !strings.Contains(failed, "`openai/checker` failed (timeout)") {
 		t.Errorf("a failed verifier is not said:\n%s", failed)
-	}
-}
-
-// The tier decides who reviews: quick is the first reviewer alone, without
-// the verifier, and with the analyzer only when threads are unresolved;
-// deep has the verifier judge every finding it may (support 1), standard
-// only the lone ones.
-func TestCrewOfEachTier(t *testing.T) {
-	l := &loop{o: Options{Reviewers: []Role{{Name: "reviewer-1"}, {Name: "reviewer-2"}, {Name: "reviewer-3"}}, Verifier: &Role{Name: "verifier"}}}
-	q := l.crewOf(effort.Quick, 0)
-	if len(q.reviewers) != 1 || q.reviewers[0].Name != "reviewer-1" || q.analyzer || q.verifier || q.left != 2 || !q.verifierLeft {
-		t.Errorf("quick: %+v", q)
-	}
-	if q := l.crewOf(effort.Quick, 1); !q.analyzer {
-		t.Errorf("quick with an unresolved thread has no analyzer")
-	}
-	s, d := l.crewOf(effort.Standard, 0), l.crewOf(effort.Deep, 0)
-	if len(s.reviewers) != 3 || !s.analyzer || !s.verifier || s.verifyAll || len(d.reviewers) != 3 || !d.verifyAll {
-		t.Errorf("standard %+v, deep %+v", s, d)
-	}
-	fs := []finding.Finding{
-		{ID: "QUAL-00000001", Priority: "P2", Reviewers: []string{"openai/a"}, Agreement: "1/3"},
-		{ID: "QUAL-00000002", Priority: "P1", Reviewers: []string{"openai/a", "anthropic/b"}, Agreement: "2/3"},
-	}
-	if got, lone := len(verifier.Verifiable(fs, 1)), len(verifier.Verifiable(fs, len(s.reviewers))); got <= lone {
-		t.Errorf("deep sends %d findings to the verifier, standard %d: deep must send those several reviewers raised too", got, lone)
 	}
 }
