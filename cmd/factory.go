@@ -14,7 +14,7 @@ import (
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/internal/redact"
 	"github.com/ocdx/gh-ocdx/llm"
-	"github.com/ocdx/gh-ocdx/loop"
+	"github.com/ocdx/gh-ocdx/report"
 	"github.com/ocdx/gh-ocdx/roles"
 	"github.com/ocdx/gh-ocdx/state"
 )
@@ -213,13 +213,13 @@ func (m *runModels) reserve() func(string, *llm.Agent) error {
 	return func(what string, a *llm.Agent) error { return m.Budget.Reserve(what, a) }
 }
 
-// spent says what the invocation spent of its budget (loop.BudgetStatus);
+// spent says what the invocation spent of its budget (report.BudgetStatus);
 // "" without one.
 func (m *runModels) spent() string {
 	if m.Budget == nil {
 		return ""
 	}
-	return loop.BudgetStatus{MaxTokens: m.Budget.Max, Spent: m.Budget.Spent()}.String()
+	return report.BudgetStatus{MaxTokens: m.Budget.Max, Spent: m.Budget.Spent()}.String()
 }
 
 func (d *Deps) prog() *progress {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/ocdx/gh-ocdx/config"
 	"github.com/ocdx/gh-ocdx/llm"
+	"github.com/ocdx/gh-ocdx/report"
 	"github.com/ocdx/gh-ocdx/roles"
 	"github.com/ocdx/gh-ocdx/state"
 )
@@ -45,7 +46,7 @@ func TestRunStopsBeforeACallThatCouldPassTheBudget(t *testing.T) {
 	if k := h.gh.comments; len(k) != 2 || !strings.Contains(k[1].Body, "**Stopped:** token budget reached") {
 		t.Errorf("comments: %d, last:\n%s", len(k), k[len(k)-1].Body)
 	}
-	if s := RenderSummary(res); !strings.Contains(s, "**Tokens:** 44,010 of the budget of 45,000 spent (44000 in / 10 out)\n") {
+	if s := report.RenderSummary(res); !strings.Contains(s, "**Tokens:** 44,010 of the budget of 45,000 spent (44000 in / 10 out)\n") {
 		t.Errorf("summary:\n%s", s)
 	}
 }
@@ -78,7 +79,7 @@ func TestRunEstimatesCostsPerRoleRoundAndRun(t *testing.T) {
 	if body := h.gh.comments[0].Body; !strings.Contains(body, "10 in / 5 out · ~$0.0200") || !strings.Contains(body, "estimated cost ~$0.0400") {
 		t.Errorf("report:\n%s", body)
 	}
-	if s := RenderSummary(res); !strings.Contains(s, "**Estimated cost:** ~$0.0400") || !strings.Contains(s, "- Tokens: 20 in / 10 out (~$0.0400)") {
+	if s := report.RenderSummary(res); !strings.Contains(s, "**Estimated cost:** ~$0.0400") || !strings.Contains(s, "- Tokens: 20 in / 10 out (~$0.0400)") {
 		t.Errorf("summary:\n%s", s)
 	}
 	rec, err := h.store.PR(state.NewKey("h", "o", "r", 5))

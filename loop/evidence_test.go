@@ -7,6 +7,7 @@ import (
 	"github.com/ocdx/gh-ocdx/config"
 	"github.com/ocdx/gh-ocdx/evidence"
 	"github.com/ocdx/gh-ocdx/github"
+	"github.com/ocdx/gh-ocdx/report"
 	"github.com/ocdx/gh-ocdx/review"
 )
 
@@ -24,13 +25,13 @@ func TestEvidenceOnlyForItsHead(t *testing.T) {
 	set.Results = append(set.Results, evidence.Result{Tool: "vet", File: "gen/z.go", Line: 1, Level: evidence.LevelError, Message: "generated"})
 	l.o.Evidence = []evidence.Set{set}
 	rc := review.NewContext(pr, []byte(evidenceDiff), true, &config.Policy{})
-	var rr RoundResult
+	var rr report.RoundResult
 	fs := l.evidence(pr, rc, &rr, []byte(evidenceDiff), "now")
 	if len(fs) != 1 || *fs[0].Line != 2 || rr.Coverage.Evidence == nil || rr.Coverage.Evidence.LeftOut != 2 || !strings.Contains(rc.Evidence, "a.go:2` vet") {
 		t.Fatalf("at its head: %+v, %+v, %q", fs, rr.Coverage.Evidence, rc.Evidence)
 	}
 	pushed := &github.PullRequest{Number: 3, HeadRefOid: "bbbb"}
-	rc2, rr2 := review.NewContext(pushed, []byte(evidenceDiff), true, &config.Policy{}), RoundResult{}
+	rc2, rr2 := review.NewContext(pushed, []byte(evidenceDiff), true, &config.Policy{}), report.RoundResult{}
 	if fs := l.evidence(pushed, rc2, &rr2, []byte(evidenceDiff), "now"); fs != nil || rr2.Coverage.Evidence != nil || rc2.Evidence != "" {
 		t.Errorf("after a push: %+v, %+v, %q", fs, rr2.Coverage.Evidence, rc2.Evidence)
 	}

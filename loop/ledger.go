@@ -12,6 +12,7 @@ import (
 	"github.com/ocdx/gh-ocdx/fix"
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/posts"
+	"github.com/ocdx/gh-ocdx/report"
 	"github.com/ocdx/gh-ocdx/state"
 )
 
@@ -28,10 +29,10 @@ import (
 func (l *loop) ledger(n int, head string) posts.Ledger {
 	led := posts.Ledger{Run: l.run.ID(), Round: n, Head: head, Converged: l.converged && head == l.headOf(n), Reviewed: l.seed.ReviewedHead(),
 		Basis: l.seed.Basis, Sampled: l.seed.Sampled}
-	var basis *RoundResult
+	var basis *report.RoundResult
 	at := 0
 	for i, rr := range l.res.Rounds {
-		if rr.reviewersOK > 0 {
+		if rr.ReviewersOK > 0 {
 			basis, at = &l.res.Rounds[i], i // a round every reviewer failed reviewed nothing
 		}
 	}
@@ -112,7 +113,7 @@ func (l *loop) ledger(n int, head string) posts.Ledger {
 	// again at a moved line, they keep their ID (docs/architecture.md,
 	// Re-reviews).
 	if basis != nil {
-		for _, f := range slices.Concat(basis.Refuted, basis.settled) {
+		for _, f := range slices.Concat(basis.Refuted, basis.Settled) {
 			closed := func(e posts.LedgerEntry) bool {
 				return e.ID == f.ID && (e.Status == finding.StatusRefuted || e.Status == finding.StatusDismissed)
 			}
@@ -131,7 +132,7 @@ func (l *loop) raised(id string) bool {
 	is := func(f finding.Finding) bool { return f.ID == id }
 	for _, rr := range l.res.Rounds {
 		if slices.ContainsFunc(rr.Findings, is) || slices.ContainsFunc(rr.Dismissed, is) ||
-			slices.ContainsFunc(rr.settled, is) || slices.ContainsFunc(rr.Refuted, is) {
+			slices.ContainsFunc(rr.Settled, is) || slices.ContainsFunc(rr.Refuted, is) {
 			return true
 		}
 	}

@@ -26,6 +26,7 @@ import (
 	"github.com/ocdx/gh-ocdx/internal/text"
 	"github.com/ocdx/gh-ocdx/internal/tokens"
 	"github.com/ocdx/gh-ocdx/llm"
+	"github.com/ocdx/gh-ocdx/report"
 	"github.com/ocdx/gh-ocdx/review"
 	"github.com/ocdx/gh-ocdx/roles"
 	"github.com/ocdx/gh-ocdx/secretscan"
@@ -215,9 +216,9 @@ type LocalResult struct {
 	Coverage  diff.Coverage     `json:"coverage"`
 	// Effort is the tier the review ran at and why (docs/architecture.md,
 	// Effort tiers); nil for a review repeated from the state file.
-	Effort    *effort.Choice `json:"effort,omitempty"`
-	Untracked []string       `json:"untracked"`
-	Budget    *BudgetStatus  `json:"budget,omitempty"` // with a token budget
+	Effort    *effort.Choice       `json:"effort,omitempty"`
+	Untracked []string             `json:"untracked"`
+	Budget    *report.BudgetStatus `json:"budget,omitempty"` // with a token budget
 	// PolicyChanged are the policy files the branch changes: they take
 	// effect once merged, this review used the merge base's.
 	PolicyChanged []string         `json:"policyChanged"`
@@ -286,13 +287,13 @@ func ReviewLocal(ctx context.Context, o LocalOptions) (*LocalResult, error) {
 	l.progress("run %s: reviewing %s against %s (merge base %s)", run.ID(), ch.Branch, ch.Base, text.ShortOID(ch.MergeBase))
 	if o.Budget != nil {
 		// Said once, in the result, whatever ends the review.
-		res.Budget = &BudgetStatus{MaxTokens: o.Budget.Max}
+		res.Budget = &report.BudgetStatus{MaxTokens: o.Budget.Max}
 		defer func() { res.Budget.Spent = o.Budget.Spent() }()
 	}
 	rr, err := l.reviewLocal(ctx, ch, o.Policy, o.Tools, fixedBefore, dismissed)
 	if errors.Is(err, llm.ErrBudget) && ctx.Err() == nil {
 		res.Budget.Reached = true
-		l.res = &Result{}
+		l.res = &report.Result{}
 		res.Outcome, res.Reason, res.Label = state.OutcomeBlocked, err.Error(), string(state.OutcomeBlocked)
 		return res, l.endErr(state.OutcomeBlocked, err.Error(), nil)
 	}
@@ -318,7 +319,7 @@ func ReviewLocal(ctx context.Context, o LocalOptions) (*LocalResult, error) {
 	}); err != nil {
 		return res, err
 	}
-	if rr.reviewersOK == 0 {
+	if rr.ReviewersOK == 0 {
 		reason := everyReviewer(len(o.Reviewers)) + " failed: no credible review; " + AllFailedAdvice
 		return res, l.localEnd(res, rr, state.OutcomeFailed, reason, errors.New(reason))
 	}
@@ -328,7 +329,7 @@ func ReviewLocal(ctx context.Context, o LocalOptions) (*LocalResult, error) {
 		return res, l.localEnd(res, rr, state.OutcomeConverged, "no P0/P1/P2 findings", nil)
 	}
 	if o.Fixer == nil || len(toFix) == 0 {
-		reason := fmt.Sprintf("%s: %s", text.Plural(len(res.Remaining), "P0–P2 finding"), idList(res.Remaining))
+		reason := fmt.Sprintf("%s: %s", text.Plural(len(res.Remaining), "P0–P2 finding"), report.IDList(res.Remaining))
 		if note := secretscan.RewriteNote(res.Remaining); note != "" {
 			reason += "; " + note
 		} else if len(toFix) == 0 {
@@ -379,15 +380,15 @@ func ReviewLocal(ctx context.Context, o LocalOptions) (*LocalResult, error) {
 		// Nobody has read the fix: it is not a review that converged.
 		return res, l.localEnd(res, rr, state.OutcomeFixed, fmt.Sprintf("%s fixed, verified and committed, not reviewed again: run gh ocdx review to check the fix", text.Plural(len(fixed), "finding")), nil)
 	}
-	return res, l.localEnd(res, rr, state.OutcomeBlocked, fmt.Sprintf("%s fixed; left: %s", text.Plural(len(fixed), "finding"), idList(res.Remaining)), nil)
+	return res, l.localEnd(res, rr, state.OutcomeBlocked, fmt.Sprintf("%s fixed; left: %s", text.Plural(len(fixed), "finding"), report.IDList(res.Remaining)), nil)
 }
 
 // reviewLocal runs the reviewers on the change and aggregates as a round
 // of review-loop does, without review threads.
-func (l *loop) reviewLocal(ctx context.Context, ch Change, policy *config.Policy, tools []llm.Tool, fixedBefore []finding.Finding, dismissed []string) (*RoundResult, error) {
+func (l *loop) reviewLocal(ctx context.Context, ch Change, policy *config.Policy, tools []llm.Tool, fixedBefore []finding.Finding, dismissed []string) (*report.RoundResult, error) {
 	pr := ch.described()
 	rc := review.NewContext(pr, ch.Diff, true, policy)
-	rr := &RoundResult{N: 1, HeadOID: ch.Head, Comments: []state.Comment{}, Stuck: []string{}, ReviewState: finding.ReviewState{ChangesRequestedBy: []finding.Actor{}}}
+	rr := &report.RoundResult{N: 1, HeadOID: ch.Head, Comments: []state.Comment{}, Stuck: []string{}, ReviewState: finding.ReviewState{ChangesRequestedBy: []finding.Actor{}}}
 	rr.Coverage = review.DiffCoverage(pr, rc.Diff, rc.DiffTruncated, rc.Ignored)
 	// The secret scan first: a change with a secret is never reviewed at
 	// quick (docs/architecture.md, Effort tiers).
@@ -430,17 +431,17 @@ func (l *loop) reviewLocal(ctx context.Context, ch Change, policy *config.Policy
 		}
 		rr.Usage[r.Role] = r.Usage
 		if r.OK {
-			rr.reviewersOK++
+			rr.ReviewersOK++
 		}
 	}
-	rr.Findings = orEmpty(consensus.Distinct(append(roles.AgentFindings(reviewers, results), secrets...), rr.reviewersOK))
+	rr.Findings = orEmpty(consensus.Distinct(append(roles.AgentFindings(reviewers, results), secrets...), rr.ReviewersOK))
 	if err := l.verify(ctx, pr, rr); err != nil {
 		return nil, err
 	}
 	// A dismissed finding is shown, not counted, fixed or stuck.
 	rr.Findings, rr.Dismissed = splitDismissed(rr.Findings, dismissed)
 	rr.Counts = consensus.Count(rr.Findings)
-	if rr.reviewersOK > 0 {
+	if rr.ReviewersOK > 0 {
 		rr.Consensus = consensus.Of(rr.ReviewState, rr.Counts)
 	}
 	rr.Stuck = orEmptyS(consensus.Stuck(fixedBefore, rr.Findings, nil))
@@ -496,17 +497,17 @@ func lastFixed(runs []state.Run) []finding.Finding {
 }
 
 // localEnd records the outcome of a local review.
-func (l *loop) localEnd(res *LocalResult, rr *RoundResult, outcome state.RunOutcome, reason string, err error) error {
-	l.res = &Result{Rounds: []RoundResult{*rr}}
+func (l *loop) localEnd(res *LocalResult, rr *report.RoundResult, outcome state.RunOutcome, reason string, err error) error {
+	l.res = &report.Result{Rounds: []report.RoundResult{*rr}}
 	res.Outcome, res.Reason = outcome, reason
-	res.Label = Qualified(outcome, rr)
+	res.Label = report.Qualified(outcome, rr)
 	return l.endErr(outcome, reason, err)
 }
 
 // localFail ends a local review that failed before its findings, or
 // leaves it resumable when cancelled.
 func (l *loop) localFail(ctx context.Context, res *LocalResult, err error) error {
-	l.res = &Result{}
+	l.res = &report.Result{}
 	if ctx.Err() != nil {
 		if rerr := l.run.Release(); rerr != nil {
 			l.progress("releasing the run: %v", rerr)
@@ -563,7 +564,7 @@ func lastLocalReview(runs []state.Run, fingerprint string) (state.Round, string,
 // dismissals made since can change the outcome (docs/architecture.md,
 // Local review).
 func (l *loop) localAgain(res *LocalResult, rd state.Round, runID string, dismissed []string) *LocalResult {
-	rr := &RoundResult{N: 1, HeadOID: rd.HeadOID, Comments: []state.Comment{}, ReviewState: finding.ReviewState{ChangesRequestedBy: []finding.Actor{}}}
+	rr := &report.RoundResult{N: 1, HeadOID: rd.HeadOID, Comments: []state.Comment{}, ReviewState: finding.ReviewState{ChangesRequestedBy: []finding.Actor{}}}
 	restore(rr, rd, nil)
 	for i := range rr.Roles {
 		rr.Roles[i].Usage, rr.Roles[i].CostUSD = tokens.Usage{}, 0 // nothing was spent this time
@@ -579,9 +580,9 @@ func (l *loop) localAgain(res *LocalResult, rd state.Round, runID string, dismis
 	res.Remaining = blockingOf(rr.Findings)
 	res.Outcome, res.Reason = state.OutcomeConverged, "no P0/P1/P2 findings"
 	if len(res.Remaining) > 0 {
-		res.Outcome, res.Reason = state.OutcomeBlocked, fmt.Sprintf("%s: %s", text.Plural(len(res.Remaining), "P0–P2 finding"), idList(res.Remaining))
+		res.Outcome, res.Reason = state.OutcomeBlocked, fmt.Sprintf("%s: %s", text.Plural(len(res.Remaining), "P0–P2 finding"), report.IDList(res.Remaining))
 	}
-	res.Label = Qualified(res.Outcome, rr)
+	res.Label = report.Qualified(res.Outcome, rr)
 	res.Reason = fmt.Sprintf("already reviewed at %s: %s, %s (nothing changed since; --full reviews it again)", text.ShortOID(rd.HeadOID), res.Outcome, res.Reason)
 	l.progress("%s", res.Reason)
 	return res

@@ -31,12 +31,12 @@ import (
 	"github.com/ocdx/gh-ocdx/internal/tokens"
 	"github.com/ocdx/gh-ocdx/llm"
 	"github.com/ocdx/gh-ocdx/posts"
+	"github.com/ocdx/gh-ocdx/report"
 	"github.com/ocdx/gh-ocdx/rereview"
 	"github.com/ocdx/gh-ocdx/review"
 	"github.com/ocdx/gh-ocdx/roles"
 	"github.com/ocdx/gh-ocdx/secretscan"
 	"github.com/ocdx/gh-ocdx/state"
-	"github.com/ocdx/gh-ocdx/verifier"
 )
 
 // MaxRounds caps a run's rounds (docs/architecture.md, A round of review-loop).
@@ -171,114 +171,11 @@ type Options struct {
 	Compliance []finding.Finding
 }
 
-// Outcomes a run's result has besides the state file's (state.RunOutcome)
-// and its record never ends with.
-const (
-	// OutcomeWouldFix: a dry run whose round would go on to fix findings
-	// (the others end as the run would: converged, blocked, failed).
-	OutcomeWouldFix state.RunOutcome = "would-fix"
-	// OutcomeInterrupted: cancelled or declined at the push; the run stays
-	// resumable and is not ended in the state file.
-	OutcomeInterrupted state.RunOutcome = "interrupted"
-)
-
-// Result is the whole run, for the final summary and --json.
-type Result struct {
-	PR        PRRef             `json:"pr"`
-	RunID     string            `json:"runId,omitempty"`
-	Resumed   bool              `json:"resumed,omitempty"`
-	DryRun    bool              `json:"dryRun"` // --dry-run: Outcome is what the run would reach; nothing was posted or pushed
-	Outcome   state.RunOutcome  `json:"outcome"`
-	Reason    string            `json:"reason"`
-	Label     string            `json:"label"`             // Outcome as people read it: "converged (partial: reviewer-2 failed)"
-	Partial   []string          `json:"partial,omitempty"` // the reviewers that failed in the last round
-	Rounds    []RoundResult     `json:"rounds"`
-	Remaining []finding.Finding `json:"remaining"` // P0–P2 left after the last round
-	Stuck     []string          `json:"stuck"`
-	WouldPost string            `json:"wouldPost,omitempty"` // --dry-run: the review report
-	WouldFix  []finding.Finding `json:"wouldFix,omitempty"`  // --dry-run: the fix payload's issuesToFix
-	// WouldComment are the review's inline comments (--dry-run).
-	WouldComment []github.ReviewComment `json:"wouldComment,omitempty"`
-	Budget       *BudgetStatus          `json:"budget,omitempty"` // with a token budget
-	// CostUSD is the estimated cost of the run's rounds, in dollars, with
-	// prices configured.
-	CostUSD float64 `json:"estimatedCostUsd,omitempty"`
-}
-
-// PRRef is a pull request as every --json output of gh-ocdx names it.
-type PRRef struct {
-	Number     int    `json:"number"`
-	Repository string `json:"repository"` // OWNER/REPO
-	URL        string `json:"url"`
-}
-
-// RefOf is pr of repo as --json names it.
-func RefOf(repo github.Repo, pr *github.PullRequest) PRRef {
-	return PRRef{Number: pr.Number, Repository: repo.Owner + "/" + repo.Name, URL: pr.URL}
-}
-
-// BudgetStatus is a run's token budget and what this invocation spent of it.
-type BudgetStatus struct {
-	MaxTokens int64        `json:"maxTokens"`
-	Spent     tokens.Usage `json:"spent"`
-	Reached   bool         `json:"reached"` // a call was refused: the run stopped there
-}
-
-// String says the spend as every verb's summary says it, once: "1,234 of
-// the budget of 20,000 spent (1,000 in / 234 out)".
-func (b BudgetStatus) String() string {
-	return fmt.Sprintf("%s of the budget of %s spent (%s)", text.Thousands(b.Spent.Input+b.Spent.Output), text.Thousands(b.MaxTokens), b.Spent)
-}
-
-// RoundResult is one round.
-type RoundResult struct {
-	N                int                     `json:"n"`
-	HeadOID          string                  `json:"headOid"`
-	Consensus        string                  `json:"consensus"`
-	Counts           finding.Counts          `json:"counts"`
-	Roles            []roles.Status          `json:"roles"`
-	Findings         []finding.Finding       `json:"findings"`
-	ReviewState      finding.ReviewState     `json:"reviewState"`
-	Threads          finding.ThreadStats     `json:"threads"`
-	ThreadsTruncated bool                    `json:"threadsTruncated"`
-	Stuck            []string                `json:"stuck"`
-	Disputed         []string                `json:"disputed,omitempty"` // conceded in a conversation (posts.Disputed): blocking, not stuck
-	Since            string                  `json:"since,omitempty"`    // a re-review: the head it reviewed the changes from; "": in full
-	RunUsage         tokens.Usage            `json:"runUsage"`           // the run's tokens up to this round's review, fixes included
-	RunCostUSD       float64                 `json:"runEstimatedCostUsd,omitempty"`
-	judged           int                     // the previous findings a re-review judged
-	Dismissed        []finding.Finding       `json:"dismissed,omitempty"`    // raised again, but dismissed on the PR: not counted or fixed
-	DismissedBy      map[string]string       `json:"dismissedBy,omitempty"`  // finding ID → the login whose command dismissed it
-	DismissedWhy     map[string]string       `json:"dismissedWhy,omitempty"` // finding ID → the reason it gave, one line
-	Refuted          []finding.Finding       `json:"refuted,omitempty"`      // shown wrong by the verifier: not counted, posted inline or fixed
-	Verifier         *verifier.Status        `json:"verifier,omitempty"`
-	Fix              *state.FixResult        `json:"fix,omitempty"`
-	Comments         []state.Comment         `json:"comments"`
-	Usage            map[string]tokens.Usage `json:"usage"`
-	Costs            map[string]float64      `json:"estimatedCostUsd,omitempty"` // by role, for the models with a price
-	Coverage         diff.Coverage           `json:"coverage"`
-	PolicyChanged    []string                `json:"policyChanged,omitempty"` // policy files the PR changes
-	Note             string                  `json:"note,omitempty"`          // what the loop does next
-	AnalyzerMismatch bool                    `json:"analyzerMismatch,omitempty"`
-	Inline           *inline.Plan            `json:"inline,omitempty"` // the review's inline comments
-	// Effort is the tier the round ran at and why (docs/architecture.md,
-	// Effort tiers); nil for a round restored from the state file.
-	Effort      *effort.Choice `json:"effort,omitempty"`
-	Crew        roles.Crew     `json:"-"`
-	reviewersOK int
-	lines       diff.Lines // the diff the reviewers saw, for the anchors
-	// settled are the dismissed findings known at this round's head: those
-	// raised again (Dismissed) and those of the review before, followed.
-	// Recorded, and located in the ledger, they keep their ID when raised
-	// again at a moved line (docs/architecture.md, Re-reviews).
-	settled []finding.Finding
-}
-
 type loop struct {
 	o      Options
 	key    state.Key
 	run    *state.Active
-	res    *Result
+	res    *report.Result
 	stuck  []string   // the PR's stuck set, from earlier runs and this one
 	posted bool       // a comment of this run is on the PR
 	readPR bool       // o.PR was used: later rounds read the PR again
@@ -309,9 +206,9 @@ func (l *loop) team() *roles.Team {
 }
 
 // Run runs the loop on o.PR. A run that ends without converging returns its
-// Result with Outcome blocked and a nil error; a failure returns an error
-// (and the Result so far). Cancelling ctx leaves the run resumable.
-func Run(ctx context.Context, o Options) (*Result, error) {
+// report.Result with Outcome blocked and a nil error; a failure returns an error
+// (and the report.Result so far). Cancelling ctx leaves the run resumable.
+func Run(ctx context.Context, o Options) (*report.Result, error) {
 	if o.MaxRounds <= 0 {
 		o.MaxRounds = MaxRounds
 	}
@@ -322,9 +219,9 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		return nil, errors.New("loop: no fixer for a PR that can be pushed")
 	}
 	l := &loop{o: o, key: state.NewKey(o.Repo.Host, o.Repo.Owner, o.Repo.Name, o.PR.Number),
-		res: &Result{PR: RefOf(o.Repo, o.PR), Rounds: []RoundResult{}, Remaining: []finding.Finding{}, Stuck: []string{}}}
+		res: &report.Result{PR: report.RefOf(o.Repo, o.PR), Rounds: []report.RoundResult{}, Remaining: []finding.Finding{}, Stuck: []string{}}}
 	if o.Budget != nil {
-		l.res.Budget = &BudgetStatus{MaxTokens: o.Budget.Max}
+		l.res.Budget = &report.BudgetStatus{MaxTokens: o.Budget.Max}
 	}
 	defer l.totals()
 	l.trust = posts.NewTrust(o.GitHub, o.Repo, o.Policy.Trusted())
@@ -392,9 +289,9 @@ func (l *loop) convergedAt(head string) (state.Round, string, bool) {
 // outcome is decided again from what the PR shows now, for a new human
 // thread, a maintainer's change request or a dismissal can change it; the
 // findings are the review's.
-func (l *loop) already(ctx context.Context, rd state.Round, runID string) (*Result, error) {
+func (l *loop) already(ctx context.Context, rd state.Round, runID string) (*report.Result, error) {
 	pr := l.o.PR
-	rr := RoundResult{N: rd.N, HeadOID: rd.HeadOID, Comments: rd.Comments, Stuck: []string{}}
+	rr := report.RoundResult{N: rd.N, HeadOID: rd.HeadOID, Comments: rd.Comments, Stuck: []string{}}
 	restore(&rr, rd, l.o.Prices)
 	if err := l.dismiss(ctx, pr, false); err != nil {
 		return nil, err
@@ -406,7 +303,7 @@ func (l *loop) already(ctx context.Context, rd state.Round, runID string) (*Resu
 	rr.Findings, rr.Dismissed = splitDismissed(append(code, threadFs...), posts.DismissedIDs(l.dismissals))
 	rr.Counts = consensus.Count(rr.Findings)
 	rr.Consensus = consensus.Of(rr.ReviewState, rr.Counts)
-	rr.reviewersOK = 1 // reviewed (convergedAt): the review stands
+	rr.ReviewersOK = 1 // reviewed (convergedAt): the review stands
 	l.res.RunID = runID
 	l.res.Rounds = append(l.res.Rounds, rr)
 	l.res.Remaining = blockingOf(rr.Findings)
@@ -486,7 +383,7 @@ func (l *loop) round(ctx context.Context, n int) (done bool, err error) {
 	if err != nil {
 		return false, err
 	}
-	rr := RoundResult{N: n, HeadOID: rd.HeadOID, Comments: []state.Comment{}, Stuck: []string{}}
+	rr := report.RoundResult{N: n, HeadOID: rd.HeadOID, Comments: []state.Comment{}, Stuck: []string{}}
 	if err := l.dismiss(ctx, pr, true); err != nil {
 		return false, err
 	}
@@ -523,7 +420,7 @@ func (l *loop) round(ctx context.Context, n int) (done bool, err error) {
 	cur.Comments = l.comments(n)
 	l.resolveFixed(ctx, n, pr, cur)
 	l.res.Remaining = blockingOf(cur.Findings)
-	if cur.reviewersOK == 0 && outcome == state.OutcomeFailed {
+	if cur.ReviewersOK == 0 && outcome == state.OutcomeFailed {
 		return true, l.endErr(state.OutcomeFailed, reason, errors.New(reason))
 	}
 	if outcome != "" {
@@ -550,7 +447,7 @@ func (l *loop) round(ctx context.Context, n int) (done bool, err error) {
 		cur.Comments = l.comments(n)
 		if rep.Status == state.FixVerifyFailed {
 			reason := "verification failed after retries, nothing was pushed: " + rep.Failure
-			if _, err := l.post(ctx, n, "final", RenderFailure(n, reason)); err != nil {
+			if _, err := l.post(ctx, n, "final", report.RenderFailure(n, reason)); err != nil {
 				l.progress("could not post the failure report: %v", err)
 			}
 			cur.Comments = l.comments(n)
@@ -571,7 +468,7 @@ func (l *loop) round(ctx context.Context, n int) (done bool, err error) {
 
 // decide applies the stopping rules (docs/architecture.md, Stopping rules)
 // to a reviewed round: an outcome ends the run; none means fix.
-func (l *loop) decide(rr *RoundResult) (outcome state.RunOutcome, reason string, toFix, optional []finding.Finding) {
+func (l *loop) decide(rr *report.RoundResult) (outcome state.RunOutcome, reason string, toFix, optional []finding.Finding) {
 	blocking := blockingOf(rr.Findings)
 	stuck := slices.Concat(l.stuck, rr.Stuck)
 	// A finding gh-ocdx conceded in a conversation is not fixed: it waits
@@ -587,10 +484,10 @@ func (l *loop) decide(rr *RoundResult) (outcome state.RunOutcome, reason string,
 		}
 	}
 	switch {
-	case rr.reviewersOK == 0 && rr.budgetFailed():
+	case rr.ReviewersOK == 0 && budgetFailed(rr):
 		// What failed them is the budget, not their configuration.
-		return state.OutcomeBlocked, l.budgetReached(rr.budgetErr()), nil, nil
-	case rr.reviewersOK == 0:
+		return state.OutcomeBlocked, l.budgetReached(budgetErr(rr)), nil, nil
+	case rr.ReviewersOK == 0:
 		return state.OutcomeFailed, everyReviewer(len(l.o.Reviewers)) + " failed: no credible review, no fix attempted; " + AllFailedAdvice, nil, nil
 	case rr.Consensus == consensus.Approve && len(blocking) == 0 && rr.Threads.Unresolved == 0 && len(rr.Coverage.Unscanned) > 0:
 		// A secret in a file the scan could not read would be approved.
@@ -599,7 +496,7 @@ func (l *loop) decide(rr *RoundResult) (outcome state.RunOutcome, reason string,
 		// An unresolved thread may be among those never read.
 		return state.OutcomeBlocked, fmt.Sprintf("blocked: the PR has more than %[1]s review threads and only the first %[1]s were read; gh-ocdx cannot tell that the rest are resolved: check them on the PR", text.Thousands(github.MaxThreads)), nil, nil
 	case rr.Consensus == consensus.Approve && len(blocking) == 0 && rr.Threads.Unresolved == 0:
-		return state.OutcomeConverged, Qualified(state.OutcomeConverged, rr) + ": consensus approve, no P0/P1/P2 findings, no unresolved review threads", nil, nil
+		return state.OutcomeConverged, report.Qualified(state.OutcomeConverged, rr) + ": consensus approve, no P0/P1/P2 findings, no unresolved review threads", nil, nil
 	case len(toFix) == 0 && secretscan.RewriteNote(blocking) != "":
 		return state.OutcomeBlocked, "manual intervention required: " + secretscan.RewriteNote(blocking), nil, nil
 	case len(toFix) == 0 && rr.Threads.Unresolved > 0:
@@ -609,15 +506,15 @@ func (l *loop) decide(rr *RoundResult) (outcome state.RunOutcome, reason string,
 	case len(toFix) == 0 && len(stuckNow) > 0:
 		return state.OutcomeBlocked, "manual intervention required: stuck findings came back after being reported fixed: " + strings.Join(stuckNow, ", "), nil, nil
 	case len(toFix) == 0:
-		return state.OutcomeBlocked, "manual resolution required: changes requested by " + actors(rr.ReviewState.ChangesRequestedBy) + " and nothing left to fix", nil, nil
+		return state.OutcomeBlocked, "manual resolution required: changes requested by " + report.Actors(rr.ReviewState.ChangesRequestedBy) + " and nothing left to fix", nil, nil
 	case !l.o.CanPush:
 		return state.OutcomeBlocked, "review only: " + l.o.ReviewOnlyReason, nil, nil
 	case rr.N >= l.o.MaxRounds:
-		return state.OutcomeBlocked, "max rounds reached: remaining " + idList(blocking), nil, nil
+		return state.OutcomeBlocked, "max rounds reached: remaining " + report.IDList(blocking), nil, nil
 	}
-	next := fmt.Sprintf("fixing %s (%s), then round %d", text.Plural(len(toFix), "finding"), idList(toFix), rr.N+1)
+	next := fmt.Sprintf("fixing %s (%s), then round %d", text.Plural(len(toFix), "finding"), report.IDList(toFix), rr.N+1)
 	if rr.Threads.Unresolved > 0 {
-		next = fmt.Sprintf("fixing %s (%s); then stopping: %s manual resolution", text.Plural(len(toFix), "code finding"), idList(toFix), text.Plural(rr.Threads.Unresolved, "unresolved review thread needs", "unresolved review threads need"))
+		next = fmt.Sprintf("fixing %s (%s); then stopping: %s manual resolution", text.Plural(len(toFix), "code finding"), report.IDList(toFix), text.Plural(rr.Threads.Unresolved, "unresolved review thread needs", "unresolved review threads need"))
 	}
 	return "", next, toFix, optional
 }
@@ -635,46 +532,8 @@ func everyReviewer(n int) string {
 	return fmt.Sprintf("all %d reviewers", n)
 }
 
-// Qualified is outcome with what weakens it in round rr: reviewers that
-// failed, a diff the reviewers saw only part of
-// (`converged (partial: reviewer-2 failed; large diff: sampled)`).
-func Qualified(outcome state.RunOutcome, rr *RoundResult) string {
-	var why []string
-	// When none succeeded the round failed; it is not partial.
-	if failed := failedReviewers(rr); len(failed) > 0 && len(failed) < reviewerCount(rr) {
-		why = append(why, fmt.Sprintf("partial: %s failed", strings.Join(failed, ", ")))
-	}
-	if rr.Coverage.Sampled() {
-		why = append(why, "large diff: sampled")
-	}
-	if len(why) == 0 {
-		return string(outcome)
-	}
-	return fmt.Sprintf("%s (%s)", outcome, strings.Join(why, "; "))
-}
-
-func failedReviewers(rr *RoundResult) []string {
-	var failed []string
-	for _, r := range rr.Roles {
-		if !r.OK && r.Role != roles.AnalyzerName {
-			failed = append(failed, r.Role)
-		}
-	}
-	return failed
-}
-
-func reviewerCount(rr *RoundResult) int {
-	n := 0
-	for _, r := range rr.Roles {
-		if r.Role != roles.AnalyzerName {
-			n++
-		}
-	}
-	return n
-}
-
 // review runs the roles of a round and aggregates what they found.
-func (l *loop) review(ctx context.Context, pr *github.PullRequest, rr *RoundResult, threadFs []finding.Finding) error {
+func (l *loop) review(ctx context.Context, pr *github.PullRequest, rr *report.RoundResult, threadFs []finding.Finding) error {
 	// The secret scan reads the whole diff as it streams in; the models
 	// get its first DiffReadLimit bytes (docs/architecture.md, The secret
 	// scan). The PR's history is scanned beside it.
@@ -706,13 +565,13 @@ func (l *loop) review(ctx context.Context, pr *github.PullRequest, rr *RoundResu
 	}
 	secrets := scan.Findings
 	rc := review.NewContext(pr, diff, complete, l.o.Policy)
-	rr.lines = github.ParseDiffLines(string(diff))
+	rr.Lines = github.ParseDiffLines(string(diff))
 	rr.Coverage = review.DiffCoverage(pr, rc.Diff, rc.DiffTruncated, rc.Ignored)
 	rr.Coverage.Unscanned = scan.Unscanned(pr.Files)
 	rr.Coverage.HistoryUnscanned = !historyRead
 	re := l.reReviewOf(ctx, rr.N, pr)
 	if re != nil {
-		rr.Since, rr.judged = re.Since, len(re.Previous)
+		rr.Since, rr.Judged = re.Since, len(re.Previous)
 		// The coverage is of the diff the reviewers were given.
 		unscanned, history := rr.Coverage.Unscanned, rr.Coverage.HistoryUnscanned
 		rr.Coverage = re.Coverage
@@ -744,27 +603,27 @@ func (l *loop) review(ctx context.Context, pr *github.PullRequest, rr *RoundResu
 		rr.Usage[r.Role] = r.Usage
 		if p, ok := l.o.Prices[r.Model]; ok {
 			rr.Roles[i].CostUSD = cost(p, r.Usage)
-			rr.addCost(r.Role, rr.Roles[i].CostUSD)
+			rr.AddCost(r.Role, rr.Roles[i].CostUSD)
 		}
 		if r.OK && r.Role != roles.AnalyzerName {
-			rr.reviewersOK++
+			rr.ReviewersOK++
 		}
 	}
 	if c.Analyzer && out.Analyzer == nil {
 		a := out.Roles[len(out.Roles)-1]
-		return &AnalyzerError{Msg: a.Error, Reviewers: len(c.Reviewers), ReviewersFailed: rr.reviewersOK == 0}
+		return &AnalyzerError{Msg: a.Error, Reviewers: len(c.Reviewers), ReviewersFailed: rr.ReviewersOK == 0}
 	}
 	if out.Analyzer != nil && !equalState(out.Analyzer.ReviewState, rr.ReviewState) {
 		rr.AnalyzerMismatch = true
 	}
-	rr.Findings = orEmpty(consensus.Distinct(slices.Concat(out.Findings, secrets, tools), rr.reviewersOK))
+	rr.Findings = orEmpty(consensus.Distinct(slices.Concat(out.Findings, secrets, tools), rr.ReviewersOK))
 	if rr.N == 1 {
 		rr.Findings = append(rr.Findings, l.o.Compliance...)
 	}
 	fixedBefore := l.fixedLastRound(rr.N)
 	earlier := l.earlier(ctx, rr.N, pr.HeadRefOid, re)
 	if re != nil {
-		rr.Findings, fixedBefore = rereview.Carry(rr.Findings, re, out.Verdicts, rr.reviewersOK), re.Fixed
+		rr.Findings, fixedBefore = rereview.Carry(rr.Findings, re, out.Verdicts, rr.ReviewersOK), re.Fixed
 	} else {
 		// A full review: what an earlier review raised keeps its ID.
 		rr.Findings, _ = consensus.Identify(rr.Findings, earlier, func(finding.Finding) bool { return true })
@@ -783,18 +642,18 @@ func (l *loop) review(ctx context.Context, pr *github.PullRequest, rr *RoundResu
 	// A dismissed finding is shown, not counted, fixed or stuck.
 	rr.Findings, rr.Dismissed = splitDismissed(rr.Findings, posts.DismissedIDs(l.dismissals))
 	rr.DismissedBy, rr.DismissedWhy = dismissedBy(rr.Dismissed, l.dismissals)
-	rr.settled = slices.Clone(rr.Dismissed)
+	rr.Settled = slices.Clone(rr.Dismissed)
 	_, before := splitDismissed(earlier, posts.DismissedIDs(l.dismissals))
 	for _, f := range before {
-		if !slices.ContainsFunc(rr.settled, func(d finding.Finding) bool { return d.ID == f.ID }) {
-			rr.settled = append(rr.settled, f)
+		if !slices.ContainsFunc(rr.Settled, func(d finding.Finding) bool { return d.ID == f.ID }) {
+			rr.Settled = append(rr.Settled, f)
 		}
 	}
 	if err := l.verify(ctx, pr, rr); err != nil {
 		return err
 	}
 	rr.Counts = consensus.Count(rr.Findings)
-	if rr.reviewersOK > 0 {
+	if rr.ReviewersOK > 0 {
 		rr.Consensus = consensus.Of(rr.ReviewState, rr.Counts)
 	}
 	// Stuck now: back after the last round's fix, or stuck before (this
@@ -825,7 +684,7 @@ func (l *loop) review(ctx context.Context, pr *github.PullRequest, rr *RoundResu
 // PR changes, in files the ignore globs keep, go to the reviewers in their
 // task and become findings; the rest are counted in the coverage. After a push the results describe
 // another head, and are not used.
-func (l *loop) evidence(pr *github.PullRequest, rc *review.Context, rr *RoundResult, d []byte, now string) []finding.Finding {
+func (l *loop) evidence(pr *github.PullRequest, rc *review.Context, rr *report.RoundResult, d []byte, now string) []finding.Finding {
 	if len(l.o.Evidence) == 0 || pr.HeadRefOid != l.o.PR.HeadRefOid {
 		return nil
 	}
@@ -968,10 +827,10 @@ func (l *loop) fixedLastRound(n int) []finding.Finding {
 	return nil
 }
 
-func (l *loop) recordReview(n int, rr *RoundResult) error {
+func (l *loop) recordReview(n int, rr *report.RoundResult) error {
 	return l.run.Complete(n, state.PhaseReviewed, func(rd *state.Round) {
 		rd.Findings = orEmpty(slices.Clone(rr.Findings))
-		rd.Dismissed = slices.Clone(rr.settled)
+		rd.Dismissed = slices.Clone(rr.Settled)
 		rd.FindingIDs = nil
 		for _, f := range rr.Findings {
 			rd.FindingIDs = append(rd.FindingIDs, f.ID)
@@ -998,9 +857,9 @@ func (l *loop) recordReview(n int, rr *RoundResult) error {
 }
 
 // restore rebuilds a reviewed round from the state file (resumed run).
-func restore(rr *RoundResult, rd state.Round, prices map[string]config.Price) {
+func restore(rr *report.RoundResult, rd state.Round, prices map[string]config.Price) {
 	rr.Findings = orEmpty(slices.Clone(rd.Findings))
-	rr.settled = slices.Clone(rd.Dismissed)
+	rr.Settled = slices.Clone(rd.Dismissed)
 	rr.Counts, rr.Consensus, rr.Stuck, rr.Disputed = consensus.Count(rr.Findings), rd.Consensus, orEmptyS(rd.StuckIDs), rd.DisputedIDs
 	if rd.Coverage != nil {
 		rr.Coverage = *rd.Coverage
@@ -1010,7 +869,7 @@ func restore(rr *RoundResult, rd state.Round, prices map[string]config.Price) {
 		lu := u.Usage
 		rr.Usage[u.Role] = rr.Usage[u.Role].Add(lu)
 		if p, ok := prices[u.Model]; ok {
-			rr.addCost(u.Role, cost(p, lu))
+			rr.AddCost(u.Role, cost(p, lu))
 		}
 	}
 	restoreVerifier(rr, rd)
@@ -1025,7 +884,7 @@ func restore(rr *RoundResult, rd state.Round, prices map[string]config.Price) {
 		if st.OK {
 			st.Conclusion, _, _ = strings.Cut(rep.Summary, ",")
 			if rep.Role != roles.AnalyzerName {
-				rr.reviewersOK++
+				rr.ReviewersOK++
 			}
 		} else {
 			st.Error = strings.TrimPrefix(rep.Summary, "failed: ")
@@ -1041,7 +900,7 @@ func restore(rr *RoundResult, rd state.Round, prices map[string]config.Price) {
 }
 
 // showFix puts what the round's fix did (and recorded) into the result.
-func (l *loop) showFix(rr *RoundResult, res *state.FixResult) {
+func (l *loop) showFix(rr *report.RoundResult, res *state.FixResult) {
 	rr.Fix = res
 	if rr.Usage == nil {
 		rr.Usage = map[string]tokens.Usage{}
@@ -1050,7 +909,7 @@ func (l *loop) showFix(rr *RoundResult, res *state.FixResult) {
 	rr.Usage[fix.Role] = res.Usage
 	delete(rr.Costs, fix.Role)
 	if p, ok := l.o.Prices[res.Model]; ok {
-		rr.addCost(fix.Role, cost(p, res.Usage))
+		rr.AddCost(fix.Role, cost(p, res.Usage))
 	}
 	if res.CommentURL != "" {
 		l.posted = true
@@ -1132,7 +991,7 @@ func (l *loop) fail(ctx context.Context, n int, err error) error {
 		if rerr := l.run.Release(); rerr != nil {
 			l.progress("releasing the run: %v", rerr)
 		}
-		l.res.Outcome, l.res.Reason = OutcomeInterrupted, err.Error()
+		l.res.Outcome, l.res.Reason = report.OutcomeInterrupted, err.Error()
 		return err
 	}
 	reason := err.Error()
@@ -1140,14 +999,14 @@ func (l *loop) fail(ctx context.Context, n int, err error) error {
 		// Not a failure: the user's limit, reached before a call, not after.
 		reason = l.budgetReached(err)
 		if l.posted {
-			if _, perr := l.post(ctx, n, "final", RenderBudgetReached(n, reason)); perr != nil {
+			if _, perr := l.post(ctx, n, "final", report.RenderBudgetReached(n, reason)); perr != nil {
 				l.progress("could not post the final report: %v", perr)
 			}
 		}
 		return l.end(state.OutcomeBlocked, reason)
 	}
 	if l.posted {
-		body := RenderFailure(n, reason)
+		body := report.RenderFailure(n, reason)
 		if _, perr := l.post(ctx, n, "final", body); perr != nil {
 			l.progress("could not post the failure report: %v", perr)
 		}
@@ -1190,17 +1049,9 @@ func (l *loop) runUsage() (u tokens.Usage, usd float64) {
 
 func cost(p config.Price, u tokens.Usage) float64 { return p.Cost(u.Input, u.Cached, u.Output) }
 
-func (rr *RoundResult) addCost(role string, c float64) {
-	if rr.Costs == nil {
-		rr.Costs = map[string]float64{}
-	}
-	rr.Costs[role] += c
-}
-
-// budgetReached records that the token budget stopped the run and says so.
 // budgetErr is the token-budget error of one of rr's failed reviewers, if
 // any; budgetFailed reports whether every reviewer failed on it.
-func (rr *RoundResult) budgetErr() error {
+func budgetErr(rr *report.RoundResult) error {
 	for _, r := range rr.Roles {
 		if r.Role != roles.AnalyzerName && errors.Is(r.Err, llm.ErrBudget) {
 			return r.Err
@@ -1209,7 +1060,7 @@ func (rr *RoundResult) budgetErr() error {
 	return nil
 }
 
-func (rr *RoundResult) budgetFailed() bool {
+func budgetFailed(rr *report.RoundResult) bool {
 	n := 0
 	for _, r := range rr.Roles {
 		if r.Role == roles.AnalyzerName || r.OK {
@@ -1223,6 +1074,7 @@ func (rr *RoundResult) budgetFailed() bool {
 	return n > 0
 }
 
+// budgetReached records that the token budget stopped the run and says so.
 func (l *loop) budgetReached(err error) string {
 	if l.res.Budget != nil {
 		l.res.Budget.Reached = true
@@ -1243,7 +1095,7 @@ func (l *loop) endErr(outcome state.RunOutcome, reason string, err error) error 
 	l.res.Outcome, l.res.Reason = outcome, reason
 	l.label()
 	recorded := outcome
-	if outcome == OutcomeInterrupted {
+	if outcome == report.OutcomeInterrupted {
 		recorded = "" // the record keeps no such ending
 	}
 	if eerr := l.run.End(recorded, reason); eerr != nil && err == nil {
@@ -1263,10 +1115,10 @@ func (l *loop) endErr(outcome state.RunOutcome, reason string, err error) error 
 
 // dryRun reviews round 1 and shows what would be posted and fixed; it
 // writes nothing: no comment, no state, no fix.
-func (l *loop) dryRun(ctx context.Context) (*Result, error) {
+func (l *loop) dryRun(ctx context.Context) (*report.Result, error) {
 	l.run = nil
 	pr := l.o.PR
-	rr := RoundResult{N: 1, HeadOID: pr.HeadRefOid, Comments: []state.Comment{}, Stuck: []string{}}
+	rr := report.RoundResult{N: 1, HeadOID: pr.HeadRefOid, Comments: []state.Comment{}, Stuck: []string{}}
 	rr.ReviewState = consensus.ReviewStateOf(pr)
 	rr.ThreadsTruncated = pr.ThreadsTruncated
 	rr.PolicyChanged = PolicyChanges(pr.Files)
@@ -1301,25 +1153,25 @@ func (l *loop) dryRun(ctx context.Context) (*Result, error) {
 	l.res.Rounds = append(l.res.Rounds, rr)
 	cur := &l.res.Rounds[0]
 	// The outcome is the one the run would reach after this round (a
-	// script asks "would it converge?"), or OutcomeWouldFix; DryRun says
+	// script asks "would it converge?"), or report.OutcomeWouldFix; DryRun says
 	// that nothing happened.
 	outcome, reason, toFix, _ := l.decide(cur)
 	if outcome == "" {
-		outcome = OutcomeWouldFix
+		outcome = report.OutcomeWouldFix
 	}
 	cur.Note = reason
 	l.res.DryRun = true
 	l.res.Outcome, l.res.Reason = outcome, "dry run: nothing was posted, fixed or recorded; "+reason
 	l.label()
 	l.res.Label = "dry run: " + l.res.Label
-	in := inline.Choose(pr, cur.lines, cur.Findings, inlinePolicy(l.o))
+	in := inline.Choose(pr, cur.Lines, cur.Findings, inlinePolicy(l.o))
 	cur.Inline = &in
-	l.res.WouldPost = redact.ForComment(posts.Marker + "\n" + posts.RunTag("<run>", 1, "review") + "\n" + opening(l.o, 1) + RenderReview("<run>", l.o.MaxRounds, cur))
+	l.res.WouldPost = redact.ForComment(posts.Marker + "\n" + posts.RunTag("<run>", 1, "review") + "\n" + opening(l.o, 1) + report.RenderReview("<run>", l.o.MaxRounds, cur))
 	l.res.WouldComment = in.Comments
 	l.res.WouldFix = toFix
 	l.res.Remaining = blockingOf(cur.Findings)
 	l.res.Stuck = append(l.res.Stuck, l.stuck...)
-	if cur.reviewersOK == 0 {
+	if cur.ReviewersOK == 0 {
 		return l.res, errors.New(reason) // as the run would fail
 	}
 	return l.res, nil
@@ -1330,7 +1182,7 @@ func (l *loop) label() {
 	l.res.Label, l.res.Partial = string(l.res.Outcome), nil
 	if n := len(l.res.Rounds); n > 0 {
 		rr := &l.res.Rounds[n-1]
-		l.res.Label, l.res.Partial = Qualified(l.res.Outcome, rr), failedReviewers(rr)
+		l.res.Label, l.res.Partial = report.Qualified(l.res.Outcome, rr), rr.FailedReviewers()
 	}
 }
 
@@ -1364,28 +1216,6 @@ func equalState(a, b finding.ReviewState) bool {
 		}
 	}
 	return true
-}
-
-func actors(as []finding.Actor) string {
-	var s []string
-	for _, a := range as {
-		s = append(s, "@"+a.Login+" ("+a.Association+")")
-	}
-	if len(s) == 0 {
-		return "nobody"
-	}
-	return strings.Join(s, ", ")
-}
-
-func idList(fs []finding.Finding) string {
-	var ids []string
-	for _, f := range fs {
-		ids = append(ids, f.ID+" "+f.Priority)
-	}
-	if len(ids) == 0 {
-		return "none"
-	}
-	return strings.Join(ids, ", ")
 }
 
 func orEmpty(fs []finding.Finding) []finding.Finding {

@@ -20,6 +20,7 @@ import (
 	"github.com/ocdx/gh-ocdx/internal/tokens"
 	"github.com/ocdx/gh-ocdx/llm"
 	"github.com/ocdx/gh-ocdx/posts"
+	"github.com/ocdx/gh-ocdx/report"
 	"github.com/ocdx/gh-ocdx/roles"
 	"github.com/ocdx/gh-ocdx/state"
 )
@@ -217,7 +218,7 @@ func newHarness(t *testing.T) *harness {
 	return h
 }
 
-func (h *harness) run(t *testing.T) (*Result, error) {
+func (h *harness) run(t *testing.T) (*report.Result, error) {
 	pr, _ := h.gh.PullRequest(context.Background(), h.opts.Repo, 5)
 	h.opts.PR = pr
 	return Run(context.Background(), h.opts)
@@ -378,7 +379,7 @@ func TestRunDryRunWritesNothing(t *testing.T) {
 
 	res, err := h.run(t)
 
-	if err != nil || res.Outcome != OutcomeWouldFix || !res.DryRun || len(res.WouldFix) != 1 || !strings.Contains(res.WouldPost, posts.Marker) {
+	if err != nil || res.Outcome != report.OutcomeWouldFix || !res.DryRun || len(res.WouldFix) != 1 || !strings.Contains(res.WouldPost, posts.Marker) {
 		t.Fatalf("Run = %+v, %v", res, err)
 	}
 	if h.gh.posts != 0 || h.fixer.calls != 0 {
@@ -387,7 +388,7 @@ func TestRunDryRunWritesNothing(t *testing.T) {
 	if _, err := h.store.PR(state.NewKey("h", "o", "r", 5)); !errors.Is(err, state.ErrNotFound) {
 		t.Errorf("a dry run recorded state: %v", err)
 	}
-	sum := RenderSummary(res)
+	sum := report.RenderSummary(res)
 	for _, want := range []string{"# review-loop: PR #5 — dry run: would-fix", "https://x/pull/5", "## Round 1", "P1 1", "## Remaining P0/P1/P2", "## Would post (dry run)", "## Would fix (dry run)", bug.ComputeID()} {
 		if !strings.Contains(sum, want) {
 			t.Errorf("summary lacks %q:\n%s", want, sum)

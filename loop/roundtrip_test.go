@@ -13,6 +13,7 @@ import (
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/inline"
 	"github.com/ocdx/gh-ocdx/posts"
+	"github.com/ocdx/gh-ocdx/report"
 	"github.com/ocdx/gh-ocdx/roles"
 	"github.com/ocdx/gh-ocdx/state"
 	"github.com/ocdx/gh-ocdx/verifier"
@@ -36,7 +37,7 @@ type decisions struct {
 	Ledger    []string // the entries of the ledger the run left on the PR, as "ID status"
 }
 
-func decided(res *Result, h *harness, reviews, fixes int) decisions {
+func decided(res *report.Result, h *harness, reviews, fixes int) decisions {
 	d := decisions{Outcome: res.Outcome, Reviews: len(h.reviewer.tasks) - reviews, Fixes: h.fixer.calls - fixes}
 	for _, rr := range res.Rounds {
 		d.Since = append(d.Since, rr.Since)

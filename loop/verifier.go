@@ -5,9 +5,7 @@ package loop
 
 import (
 	"context"
-	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/ocdx/gh-ocdx/consensus"
 	"github.com/ocdx/gh-ocdx/finding"
@@ -16,6 +14,7 @@ import (
 	"github.com/ocdx/gh-ocdx/internal/tokens"
 	"github.com/ocdx/gh-ocdx/llm"
 	"github.com/ocdx/gh-ocdx/posts"
+	"github.com/ocdx/gh-ocdx/report"
 	"github.com/ocdx/gh-ocdx/state"
 	"github.com/ocdx/gh-ocdx/verifier"
 )
@@ -25,7 +24,7 @@ import (
 // rr.Refuted. A verifier that fails changes nothing, and rr says so; only
 // a call the token budget refuses is an error (it ends the run as for any
 // role).
-func (l *loop) verify(ctx context.Context, pr *github.PullRequest, rr *RoundResult) error {
+func (l *loop) verify(ctx context.Context, pr *github.PullRequest, rr *report.RoundResult) error {
 	restored := posts.RestoredIDs(l.restores)
 	l.reinstate(rr, restored)
 	v := l.o.Verifier
@@ -79,7 +78,7 @@ func (l *loop) verify(ctx context.Context, pr *github.PullRequest, rr *RoundResu
 	rr.Usage[verifier.Name] = rs.Usage
 	if p, ok := l.o.Prices[v.Model]; ok {
 		st.CostUSD = cost(p, rs.Usage)
-		rr.addCost(verifier.Name, st.CostUSD)
+		rr.AddCost(verifier.Name, st.CostUSD)
 	}
 	if ctx.Err() != nil {
 		return ctx.Err()
@@ -102,7 +101,7 @@ func (l *loop) verify(ctx context.Context, pr *github.PullRequest, rr *RoundResu
 // refuted findings (with their status and evidence), its tokens, and its
 // failure (state.Round.FailedRoles; it has no report, so no reviewer is
 // taken for it).
-func recordVerifier(rd *state.Round, rr *RoundResult) {
+func recordVerifier(rd *state.Round, rr *report.RoundResult) {
 	rd.Findings = append(rd.Findings, rr.Refuted...)
 	st := rr.Verifier
 	if st == nil || len(st.Sent) == 0 {
@@ -116,7 +115,7 @@ func recordVerifier(rd *state.Round, rr *RoundResult) {
 
 // restoreVerifier takes what recordVerifier kept back out of a recorded
 // round, restore has read: the refuted findings out of the counted ones.
-func restoreVerifier(rr *RoundResult, rd state.Round) {
+func restoreVerifier(rr *report.RoundResult, rd state.Round) {
 	rr.Findings, rr.Refuted = verifier.SplitRefuted(rr.Findings)
 	rr.Counts = consensus.Count(rr.Findings)
 	for _, u := range rd.Usage {
@@ -130,54 +129,6 @@ func restoreVerifier(rr *RoundResult, rd state.Round) {
 		}
 		rr.Verifier = st
 	}
-}
-
-// RenderRefuted is the review body's part on the verifier: what it
-// refuted, with its evidence, and how a person overrules it; or that it
-// failed. "" when no verifier ran.
-func RenderRefuted(rr *RoundResult) string {
-	var b strings.Builder
-	if st := rr.Verifier; st != nil && !st.OK {
-		fmt.Fprintf(&b, "**Verifier:** `%s` failed (%s): the findings it was to check stand as the reviewers raised them.\n\n", st.Model, text.Cell(text.FirstLine(st.Error), 200))
-	}
-	if len(rr.Refuted) == 0 {
-		return b.String()
-	}
-	fmt.Fprintf(&b, "### Refuted by the verifier (%d)\n\n", len(rr.Refuted))
-	b.WriteString("Raised by one reviewer, and shown wrong by the verifier reading the code: not posted inline, not counted, not fixed. Someone with write permission can overrule it with `/ocdx restore <ID>` (or `gh ocdx restore <pr> <ID>`): it then counts again from the next run.\n\n")
-	for _, f := range rr.Refuted {
-		loc := f.File
-		if f.Line != nil {
-			loc = fmt.Sprintf("%s:%d", f.File, *f.Line)
-		}
-		by := ""
-		if f.Agreement != "" {
-			by = " · " + consensus.Agreement(f)
-		}
-		fmt.Fprintf(&b, "- **%s** `%s` %s `%s`%s\n", f.Priority, f.ID, text.Cell(f.Title, 200), loc, by)
-		if e := strings.TrimSpace(f.Evidence); e != "" {
-			fmt.Fprintf(&b, "  _Evidence:_ %s\n", indent(text.Prose(e, verifier.MaxEvidence)))
-		}
-	}
-	b.WriteString("\n")
-	return b.String()
-}
-
-// verifierRow is the verifier's line in the review's table of roles.
-func verifierRow(rr *RoundResult) string {
-	st := rr.Verifier
-	if st == nil || len(st.Sent) == 0 && st.OK {
-		return ""
-	}
-	res := fmt.Sprintf("%d of %d refuted", len(st.Refuted), len(st.Sent))
-	if !st.OK {
-		res = "failed: " + text.Cell(text.FirstLine(st.Error), 120)
-	}
-	used := st.Usage.String()
-	if st.CostUSD > 0 {
-		used += " · " + tokens.Dollars(st.CostUSD)
-	}
-	return fmt.Sprintf("| %s | `%s` | %s | %d | %s | %s |\n", verifier.Name, st.Model, res, len(st.Refuted), used, st.Elapsed)
 }
 
 // readRestores sets the findings people restored, as pr shows them now,
@@ -225,7 +176,7 @@ func (l *loop) restoresRefuted(rd state.Round) bool {
 // had them refuted, and someone restored since, when no reviewer raised
 // them again this round: a restored finding counts. A machine with no record of that
 // review knows only their IDs (the ledger), and counts them when raised.
-func (l *loop) reinstate(rr *RoundResult, restored []string) {
+func (l *loop) reinstate(rr *report.RoundResult, restored []string) {
 	if len(restored) == 0 {
 		return
 	}
@@ -259,7 +210,7 @@ func (l *loop) reinstate(rr *RoundResult, restored []string) {
 
 // ledgerRefuted records in led the findings round rr refuted, and those
 // restored since (open again).
-func (l *loop) ledgerRefuted(led *posts.Ledger, rr RoundResult) {
+func (l *loop) ledgerRefuted(led *posts.Ledger, rr report.RoundResult) {
 	for _, f := range rr.Refuted {
 		led.Set(f.ID, finding.StatusRefuted, "")
 		led.Agree(f.ID, f.Agreement, f.Reviewers)

@@ -1,10 +1,11 @@
-package loop
+package report
 
 import (
 	"strings"
 	"testing"
 
 	"github.com/ocdx/gh-ocdx/finding"
+
 	"github.com/ocdx/gh-ocdx/verifier"
 )
 
