@@ -636,7 +636,7 @@ func (l *loop) review(ctx context.Context, pr *github.PullRequest, rr *report.Ro
 			!slices.ContainsFunc(fixedBefore, func(f finding.Finding) bool { return f.ID == e.ID }) {
 			// Located, it is matched as the stuck rule matches a
 			// finding fixed the round before (SameFinding).
-			fixedBefore = append(fixedBefore, finding.Finding{ID: e.ID, Priority: e.Priority, File: e.File, Line: lineOf(e.Line), Side: e.Side, Title: e.Title})
+			fixedBefore = append(fixedBefore, e.Finding())
 		}
 	}
 	// A dismissed finding is shown, not counted, fixed or stuck.

@@ -543,3 +543,11 @@ func TestADiffGitShowsAsBinaryIsReadFromGitHub(t *testing.T) {
 		t.Fatalf("Run = %+v, %v: the token the checkout's diff hid was not found", res, err)
 	}
 }
+
+// lineOf is line n, 0 none.
+func lineOf(n int) *int {
+	if n <= 0 {
+		return nil
+	}
+	return &n
+}

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/ocdx/gh-ocdx/consensus"
+	"github.com/ocdx/gh-ocdx/posts"
 	"github.com/ocdx/gh-ocdx/rereview"
 	"github.com/ocdx/gh-ocdx/roles"
 
@@ -135,6 +136,23 @@ func (l *loop) ledgerBasis() (rereview.Basis, bool) {
 		}
 	}
 	return b, true
+}
+
+// describeSeeded gives the findings fs, taken from the PR's ledger, the
+// category and description gh-ocdx's own posts show of them (describe):
+// carried into this run, they reach its reports and the fix agent as
+// the machine that raised them would have them.
+func (l *loop) describeSeeded(fs []finding.Finding) {
+	if l.o.PR == nil {
+		return
+	}
+	for i, f := range fs {
+		for _, e := range l.seed.Findings {
+			if e.ID == f.ID && fs[i].Description == "" {
+				fs[i].Category, fs[i].Description = posts.Describe(l.o.PR, f.ID, e.At)
+			}
+		}
+	}
 }
 
 // previousReview is the review round n follows: round n-1 of this run, or

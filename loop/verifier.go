@@ -207,17 +207,3 @@ func (l *loop) reinstate(rr *report.RoundResult, restored []string) {
 		}
 	}
 }
-
-// ledgerRefuted records in led the findings round rr refuted, and those
-// restored since (open again).
-func (l *loop) ledgerRefuted(led *posts.Ledger, rr report.RoundResult) {
-	for _, f := range rr.Refuted {
-		led.Set(f.ID, finding.StatusRefuted, "")
-		led.Agree(f.ID, f.Agreement, f.Reviewers)
-	}
-	for _, id := range posts.RestoredIDs(l.restores) {
-		if led.Has(id) || l.raised(id) { // a restore of an ID nobody raised is no entry
-			led.Restore(id)
-		}
-	}
-}

@@ -358,18 +358,25 @@ func (l Ledger) located(keep func(finding.Status) bool) []finding.Finding {
 		if !keep(e.status()) || e.Priority == "" || strings.HasPrefix(e.ID, "THREAD-") {
 			continue
 		}
-		f := finding.Finding{ID: e.ID, Priority: e.Priority, File: e.File, Side: e.Side, Title: e.Title,
-			Reviewers: slices.Clone(e.Reviewers), Agreement: e.Agreement, Tools: slices.Clone(e.Tools)}
+		f := e.Finding()
+		f.Reviewers, f.Agreement, f.Tools = slices.Clone(e.Reviewers), e.Agreement, slices.Clone(e.Tools)
 		if len(f.Reviewers) == 0 {
 			f.Agreement = "" // who raised it is what the verifier goes by
-		}
-		if e.Line > 0 {
-			line := e.Line
-			f.Line = &line
 		}
 		fs = append(fs, f)
 	}
 	return fs
+}
+
+// Finding is the finding e names, where the ledger locates it: its ID,
+// priority, file, line and title.
+func (e LedgerEntry) Finding() finding.Finding {
+	f := finding.Finding{ID: e.ID, Priority: e.Priority, File: e.File, Side: e.Side, Title: e.Title}
+	if e.Line > 0 {
+		line := e.Line
+		f.Line = &line
+	}
+	return f
 }
 
 // unlocate forgets the basis: a fresh machine then reviews in full.
