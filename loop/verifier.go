@@ -1,7 +1,8 @@
 package loop
 
-// The verifier's run in a round (docs/architecture.md, The verifier); its
-// rules are package verifier's.
+// The verifier's turn in a round (docs/architecture.md, The verifier): the
+// findings people restored, and what it refuted, recorded; its run is
+// package roles', its rules package verifier's.
 
 import (
 	"context"
@@ -10,91 +11,36 @@ import (
 	"github.com/ocdx/gh-ocdx/consensus"
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/github"
-	"github.com/ocdx/gh-ocdx/internal/text"
 	"github.com/ocdx/gh-ocdx/internal/tokens"
-	"github.com/ocdx/gh-ocdx/llm"
 	"github.com/ocdx/gh-ocdx/posts"
 	"github.com/ocdx/gh-ocdx/report"
 	"github.com/ocdx/gh-ocdx/state"
 	"github.com/ocdx/gh-ocdx/verifier"
 )
 
-// verify sends the verifiable findings of rr to the verifier, when one is
-// configured, and takes the refuted ones out of rr.Findings into
-// rr.Refuted. A verifier that fails changes nothing, and rr says so; only
-// a call the token budget refuses is an error (it ends the run as for any
-// role).
+// verify is the verifier's turn in round rr (roles.Team.Verify), after
+// the findings people restored are back in it: the refuted findings go
+// from rr.Findings to rr.Refuted, and what the verifier spent to rr.
 func (l *loop) verify(ctx context.Context, pr *github.PullRequest, rr *report.RoundResult) error {
 	restored := posts.RestoredIDs(l.restores)
 	l.reinstate(rr, restored)
-	v := l.o.Verifier
-	if v == nil || !rr.Crew.Verifier {
-		return nil
-	}
-	st := &verifier.Status{Model: v.Model, Sent: []string{}, Refuted: []string{}}
-	var send []finding.Finding
-	support := len(rr.Crew.Reviewers)
-	if rr.Crew.VerifyAll {
-		support = 1 // deep: every finding the verifier may judge
-	}
-	for _, f := range verifier.Verifiable(rr.Findings, support) {
-		if slices.Contains(restored, f.ID) {
-			st.Restored = append(st.Restored, f.ID)
-			continue
-		}
-		send = append(send, f)
-		st.Sent = append(st.Sent, f.ID)
-	}
-	rr.Verifier = st
-	if len(send) == 0 {
-		st.OK = true // nothing to ask: no model call
-		return nil
-	}
-	task, err := verifier.Task(pr, send)
-	if err != nil {
+	v, err := l.team().Verify(ctx, pr, rr.Crew, rr.Findings, restored)
+	if v.Status == nil {
 		return err
 	}
-	var tools []llm.Tool
-	if l.o.ReviewerTools != nil {
-		tools = l.o.ReviewerTools(pr.HeadRefOid)
-	}
-	// The verifier comes after the round's reviews: when its answer does
-	// not fit in the token budget, it does not run and the findings stand,
-	// the reviews kept (docs/architecture.md, Budget and costs).
-	agent := l.team().Agent(*v, verifier.System, task, tools)
-	if l.o.Budget != nil {
-		if err := l.o.Budget.Reserve("the verifier", agent); err != nil {
-			st.Error = err.Error()
-			l.progress("the verifier did not run (%v): the %s it was to check stand as the reviewers raised them", err, text.Plural(len(send), "finding"))
-			return nil
+	rr.Verifier, rr.Findings = v.Status, v.Kept
+	rr.Refuted = append(rr.Refuted, v.Refuted...)
+	if v.Ran {
+		if rr.Usage == nil {
+			rr.Usage = map[string]tokens.Usage{}
+		}
+		rr.Usage[verifier.Name] = v.Status.Usage
+		if p, ok := l.o.Prices[v.Status.Model]; ok {
+			v.Status.CostUSD = cost(p, v.Status.Usage)
+			rr.AddCost(verifier.Name, v.Status.CostUSD)
 		}
 	}
-	var res finding.VerifierResult
-	rs := l.team().RunRole(ctx, *v, agent, &res)
-	st.OK, st.Error, st.Usage, st.Elapsed = rs.OK, rs.Error, rs.Usage, rs.Elapsed
-	if rr.Usage == nil {
-		rr.Usage = map[string]tokens.Usage{}
-	}
-	rr.Usage[verifier.Name] = rs.Usage
-	if p, ok := l.o.Prices[v.Model]; ok {
-		st.CostUSD = cost(p, rs.Usage)
-		rr.AddCost(verifier.Name, st.CostUSD)
-	}
-	if ctx.Err() != nil {
-		return ctx.Err()
-	}
-	if !rs.OK {
-		l.progress("the verifier failed: the %s sent to it stand as the reviewers raised them", text.Plural(len(send), "finding"))
-		return nil
-	}
-	var refuted []finding.Finding
-	rr.Findings, refuted = verifier.SplitRefuted(verifier.ApplyVerdicts(rr.Findings, verifier.Verdicts(res.Verdicts, st.Sent)))
-	rr.Refuted = append(rr.Refuted, refuted...)
-	for _, f := range refuted {
-		st.Refuted = append(st.Refuted, f.ID)
-	}
-	l.progress("verifier (%s): %d of %s refuted", v.Model, len(refuted), text.Plural(len(send), "finding"))
-	return nil
+	return err
 }
 
 // recordVerifier keeps in the round's record what the verifier did: its
