@@ -565,7 +565,7 @@ func lastLocalReview(runs []state.Run, fingerprint string) (state.Round, string,
 // Local review).
 func (l *loop) localAgain(res *LocalResult, rd state.Round, runID string, dismissed []string) *LocalResult {
 	rr := &report.RoundResult{N: 1, HeadOID: rd.HeadOID, Comments: []state.Comment{}, ReviewState: finding.ReviewState{ChangesRequestedBy: []finding.Actor{}}}
-	restore(rr, rd, nil)
+	rr.Reload(rd, nil)
 	for i := range rr.Roles {
 		rr.Roles[i].Usage, rr.Roles[i].CostUSD = tokens.Usage{}, 0 // nothing was spent this time
 	}

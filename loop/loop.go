@@ -292,7 +292,7 @@ func (l *loop) convergedAt(head string) (state.Round, string, bool) {
 func (l *loop) already(ctx context.Context, rd state.Round, runID string) (*report.Result, error) {
 	pr := l.o.PR
 	rr := report.RoundResult{N: rd.N, HeadOID: rd.HeadOID, Comments: rd.Comments, Stuck: []string{}}
-	restore(&rr, rd, l.o.Prices)
+	rr.Reload(rd, l.o.Prices)
 	if err := l.dismiss(ctx, pr, false); err != nil {
 		return nil, err
 	}
@@ -396,7 +396,7 @@ func (l *loop) round(ctx context.Context, n int) (done bool, err error) {
 	rr.ThreadsTruncated = pr.ThreadsTruncated
 	rr.PolicyChanged = PolicyChanges(pr.Files)
 	if rd.Done(state.PhaseReviewed) {
-		restore(&rr, rd, l.o.Prices)
+		rr.Reload(rd, l.o.Prices)
 	} else {
 		if err := l.review(ctx, pr, &rr, threadFs); err != nil {
 			return false, err
@@ -827,76 +827,10 @@ func (l *loop) fixedLastRound(n int) []finding.Finding {
 	return nil
 }
 
+// recordReview records round n's reviews, as rr has them, in the state
+// file.
 func (l *loop) recordReview(n int, rr *report.RoundResult) error {
-	return l.run.Complete(n, state.PhaseReviewed, func(rd *state.Round) {
-		rd.Findings = orEmpty(slices.Clone(rr.Findings))
-		rd.Dismissed = slices.Clone(rr.Settled)
-		rd.FindingIDs = nil
-		for _, f := range rr.Findings {
-			rd.FindingIDs = append(rd.FindingIDs, f.ID)
-		}
-		rd.Counts = rr.Counts
-		rd.Consensus = rr.Consensus
-		rd.StuckIDs, rd.DisputedIDs = rr.Stuck, rr.Disputed
-		cov := rr.Coverage
-		rd.Coverage = &cov
-		rd.FailedRoles, rd.Reports, rd.Usage = nil, nil, nil
-		for _, r := range rr.Roles {
-			sum := fmt.Sprintf("%s, %s", r.Conclusion, text.Plural(r.Findings, "finding"))
-			if !r.OK {
-				rd.FailedRoles = append(rd.FailedRoles, r.Role)
-				sum = "failed: " + r.Error
-			} else if r.Role == roles.AnalyzerName {
-				sum = text.Plural(r.Findings, "unresolved thread")
-			}
-			rd.Reports = append(rd.Reports, state.Report{Role: r.Role, Model: r.Model, Summary: sum, Full: r.Report})
-			rd.Usage = append(rd.Usage, state.Usage{Role: r.Role, Model: r.Model, Usage: r.Usage, CostUSD: rr.Costs[r.Role]})
-		}
-		recordVerifier(rd, rr)
-	})
-}
-
-// restore rebuilds a reviewed round from the state file (resumed run).
-func restore(rr *report.RoundResult, rd state.Round, prices map[string]config.Price) {
-	rr.Findings = orEmpty(slices.Clone(rd.Findings))
-	rr.Settled = slices.Clone(rd.Dismissed)
-	rr.Counts, rr.Consensus, rr.Stuck, rr.Disputed = consensus.Count(rr.Findings), rd.Consensus, orEmptyS(rd.StuckIDs), rd.DisputedIDs
-	if rd.Coverage != nil {
-		rr.Coverage = *rd.Coverage
-	}
-	rr.Usage = map[string]tokens.Usage{}
-	for _, u := range rd.Usage {
-		lu := u.Usage
-		rr.Usage[u.Role] = rr.Usage[u.Role].Add(lu)
-		if p, ok := prices[u.Model]; ok {
-			rr.AddCost(u.Role, cost(p, lu))
-		}
-	}
-	restoreVerifier(rr, rd)
-	if res, ok := fix.Recorded(rd); ok {
-		rr.Fix = res
-	}
-	for _, rep := range rd.Reports {
-		if rep.Role == fix.Role {
-			continue
-		}
-		st := roles.Status{Role: rep.Role, Model: rep.Model, OK: !slices.Contains(rd.FailedRoles, rep.Role), Report: rep.Full, Usage: rr.Usage[rep.Role], CostUSD: rr.Costs[rep.Role]}
-		if st.OK {
-			st.Conclusion, _, _ = strings.Cut(rep.Summary, ",")
-			if rep.Role != roles.AnalyzerName {
-				rr.ReviewersOK++
-			}
-		} else {
-			st.Error = strings.TrimPrefix(rep.Summary, "failed: ")
-		}
-		for _, f := range rr.Findings {
-			// A merged finding counts for every reviewer that raised it.
-			if f.Source != nil && f.Source.Name == rep.Role || rep.Model != "" && slices.Contains(f.Reviewers, rep.Model) {
-				st.Findings++
-			}
-		}
-		rr.Roles = append(rr.Roles, st)
-	}
+	return l.run.Complete(n, state.PhaseReviewed, rr.Record)
 }
 
 // showFix puts what the round's fix did (and recorded) into the result.

@@ -8,7 +8,6 @@ import (
 	"context"
 	"slices"
 
-	"github.com/ocdx/gh-ocdx/consensus"
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/internal/tokens"
@@ -41,40 +40,6 @@ func (l *loop) verify(ctx context.Context, pr *github.PullRequest, rr *report.Ro
 		}
 	}
 	return err
-}
-
-// recordVerifier keeps in the round's record what the verifier did: its
-// refuted findings (with their status and evidence), its tokens, and its
-// failure (state.Round.FailedRoles; it has no report, so no reviewer is
-// taken for it).
-func recordVerifier(rd *state.Round, rr *report.RoundResult) {
-	rd.Findings = append(rd.Findings, rr.Refuted...)
-	st := rr.Verifier
-	if st == nil || len(st.Sent) == 0 {
-		return
-	}
-	rd.Usage = append(rd.Usage, state.Usage{Role: verifier.Name, Model: st.Model, Usage: st.Usage, CostUSD: st.CostUSD})
-	if !st.OK {
-		rd.FailedRoles = append(rd.FailedRoles, verifier.Name)
-	}
-}
-
-// restoreVerifier takes what recordVerifier kept back out of a recorded
-// round, restore has read: the refuted findings out of the counted ones.
-func restoreVerifier(rr *report.RoundResult, rd state.Round) {
-	rr.Findings, rr.Refuted = verifier.SplitRefuted(rr.Findings)
-	rr.Counts = consensus.Count(rr.Findings)
-	for _, u := range rd.Usage {
-		if u.Role != verifier.Name {
-			continue
-		}
-		st := &verifier.Status{Model: u.Model, OK: !slices.Contains(rd.FailedRoles, verifier.Name), Sent: []string{}, Refuted: []string{},
-			Usage: rr.Usage[verifier.Name], CostUSD: rr.Costs[verifier.Name]}
-		for _, f := range rr.Refuted {
-			st.Refuted = append(st.Refuted, f.ID)
-		}
-		rr.Verifier = st
-	}
 }
 
 // readRestores sets the findings people restored, as pr shows them now,
