@@ -534,32 +534,8 @@ func everyReviewer(n int) string {
 
 // review runs the roles of a round and aggregates what they found.
 func (l *loop) review(ctx context.Context, pr *github.PullRequest, rr *report.RoundResult, threadFs []finding.Finding) error {
-	// The secret scan reads the whole diff as it streams in; the models
-	// get its first DiffReadLimit bytes (docs/architecture.md, The secret
-	// scan). The PR's history is scanned beside it.
 	now := time.Now().UTC().Format(time.RFC3339)
-	var diff []byte
-	var complete bool
-	scan, historyRead, err := l.scanSecrets(ctx, pr.BaseRefOid, pr.HeadRefOid, now, func() (secretscan.Scan, error) {
-		var scan secretscan.Scan
-		var err error
-		diff, complete, err = l.readDiff(ctx, pr, review.DiffReadLimit, func(r io.Reader) error {
-			var err error
-			scan, err = secretscan.Diff(r, now, nil)
-			return err
-		})
-		if err != nil {
-			return scan, err
-		}
-		// A file GitHub sent without a patch (too large, after a 406) is
-		// scanned from the checkout when the PR's commits are there.
-		if missing := scan.Unscanned(pr.Files); len(missing) > 0 && l.o.PRDiff != nil {
-			if d, ok := l.o.PRDiff(ctx, pr.BaseRefOid, pr.HeadRefOid, missing); ok {
-				return secretscan.Diff(bytes.NewReader(d), now, &scan)
-			}
-		}
-		return scan, nil
-	})
+	diff, complete, scan, historyRead, err := l.readAndScan(ctx, pr, now)
 	if err != nil {
 		return err
 	}
@@ -580,14 +556,66 @@ func (l *loop) review(ctx context.Context, pr *github.PullRequest, rr *report.Ro
 	tools := l.evidence(pr, rc, rr, diff, now)
 	choice := effort.Decide(l.o.Effort, l.effortFacts(pr, re, len(secrets)))
 	rr.Effort = &choice
-	c := l.team().Crew(choice.Tier, rr.Threads.Unresolved)
-	rr.Crew = c
-	out, err := l.team().Run(ctx, rr.N, c, rc, re, threadFs, rr.ReviewState, rr.Threads)
+	rr.Crew = l.team().Crew(choice.Tier, rr.Threads.Unresolved)
+	out, err := l.team().Run(ctx, rr.N, rr.Crew, rc, re, threadFs, rr.ReviewState, rr.Threads)
 	if err != nil {
 		return err
 	}
-	// A model that does not exist, or that the key may not use, fails the
-	// same way every round: a configuration error, not a partial round.
+	if err := l.takeRoles(rr, out); err != nil {
+		return err
+	}
+	rr.Findings = orEmpty(consensus.Distinct(slices.Concat(out.Findings, secrets, tools), rr.ReviewersOK))
+	if rr.N == 1 {
+		rr.Findings = append(rr.Findings, l.o.Compliance...)
+	}
+	fixedBefore, earlier := l.identify(ctx, pr, rr, re, out.Verdicts)
+	l.settle(rr, earlier)
+	if err := l.verify(ctx, pr, rr); err != nil {
+		return err
+	}
+	rr.Counts = consensus.Count(rr.Findings)
+	if rr.ReviewersOK > 0 {
+		rr.Consensus = consensus.Of(rr.ReviewState, rr.Counts)
+	}
+	l.stuckNow(rr, fixedBefore, out.Verdicts)
+	return nil
+}
+
+// readAndScan reads the PR's diff and runs the secret scan over it as it
+// streams in, the models getting its first DiffReadLimit bytes
+// (docs/architecture.md, The secret scan), with the PR's history scanned
+// beside it; historyRead is false when the history could not be read.
+func (l *loop) readAndScan(ctx context.Context, pr *github.PullRequest, now string) (diff []byte, complete bool, scan secretscan.Scan, historyRead bool, err error) {
+	scan, historyRead, err = l.scanSecrets(ctx, pr.BaseRefOid, pr.HeadRefOid, now, func() (secretscan.Scan, error) {
+		var scan secretscan.Scan
+		var err error
+		diff, complete, err = l.readDiff(ctx, pr, review.DiffReadLimit, func(r io.Reader) error {
+			var err error
+			scan, err = secretscan.Diff(r, now, nil)
+			return err
+		})
+		if err != nil {
+			return scan, err
+		}
+		// A file GitHub sent without a patch (too large, after a 406) is
+		// scanned from the checkout when the PR's commits are there.
+		if missing := scan.Unscanned(pr.Files); len(missing) > 0 && l.o.PRDiff != nil {
+			if d, ok := l.o.PRDiff(ctx, pr.BaseRefOid, pr.HeadRefOid, missing); ok {
+				return secretscan.Diff(bytes.NewReader(d), now, &scan)
+			}
+		}
+		return scan, nil
+	})
+	return diff, complete, scan, historyRead, err
+}
+
+// takeRoles puts how the round's roles did into rr: their statuses,
+// tokens and costs, how many reviewers answered. A model that does not
+// exist, or that the key may not use, fails the same way every round: a
+// configuration error, not a partial round; nor is a round whose comments
+// analyzer failed.
+func (l *loop) takeRoles(rr *report.RoundResult, out *roles.Reviews) error {
+	c := rr.Crew
 	for i, r := range out.Roles {
 		role := l.o.Analyzer
 		if i < len(c.Reviewers) {
@@ -616,14 +644,18 @@ func (l *loop) review(ctx context.Context, pr *github.PullRequest, rr *report.Ro
 	if out.Analyzer != nil && !equalState(out.Analyzer.ReviewState, rr.ReviewState) {
 		rr.AnalyzerMismatch = true
 	}
-	rr.Findings = orEmpty(consensus.Distinct(slices.Concat(out.Findings, secrets, tools), rr.ReviewersOK))
-	if rr.N == 1 {
-		rr.Findings = append(rr.Findings, l.o.Compliance...)
-	}
-	fixedBefore := l.fixedLastRound(rr.N)
-	earlier := l.earlier(ctx, rr.N, pr.HeadRefOid, re)
+	return nil
+}
+
+// identify gives rr's findings the IDs of the review before when they are
+// the same finding (carried on a re-review, identified on a full one), and
+// returns what was fixed before, for the stuck rule, and the earlier
+// review's findings at this head.
+func (l *loop) identify(ctx context.Context, pr *github.PullRequest, rr *report.RoundResult, re *rereview.Delta, verdicts consensus.Verdicts) (fixedBefore, earlier []finding.Finding) {
+	fixedBefore = l.fixedLastRound(rr.N)
+	earlier = l.earlier(ctx, rr.N, pr.HeadRefOid, re)
 	if re != nil {
-		rr.Findings, fixedBefore = rereview.Carry(rr.Findings, re, out.Verdicts, rr.ReviewersOK), re.Fixed
+		rr.Findings, fixedBefore = rereview.Carry(rr.Findings, re, verdicts, rr.ReviewersOK), re.Fixed
 	} else {
 		// A full review: what an earlier review raised keeps its ID.
 		rr.Findings, _ = consensus.Identify(rr.Findings, earlier, func(finding.Finding) bool { return true })
@@ -639,7 +671,13 @@ func (l *loop) review(ctx context.Context, pr *github.PullRequest, rr *report.Ro
 			fixedBefore = append(fixedBefore, e.Finding())
 		}
 	}
-	// A dismissed finding is shown, not counted, fixed or stuck.
+	return fixedBefore, earlier
+}
+
+// settle takes the dismissed findings out of rr's: shown, not counted,
+// fixed or stuck; with those of the earlier review, they are the round's
+// settled findings.
+func (l *loop) settle(rr *report.RoundResult, earlier []finding.Finding) {
 	rr.Findings, rr.Dismissed = splitDismissed(rr.Findings, posts.DismissedIDs(l.dismissals))
 	rr.DismissedBy, rr.DismissedWhy = dismissedBy(rr.Dismissed, l.dismissals)
 	rr.Settled = slices.Clone(rr.Dismissed)
@@ -649,22 +687,19 @@ func (l *loop) review(ctx context.Context, pr *github.PullRequest, rr *report.Ro
 			rr.Settled = append(rr.Settled, f)
 		}
 	}
-	if err := l.verify(ctx, pr, rr); err != nil {
-		return err
-	}
-	rr.Counts = consensus.Count(rr.Findings)
-	if rr.ReviewersOK > 0 {
-		rr.Consensus = consensus.Of(rr.ReviewState, rr.Counts)
-	}
-	// Stuck now: back after the last round's fix, or stuck before (this
-	// run or an earlier one) and still reported.
-	rr.Stuck = orEmptyS(consensus.Stuck(fixedBefore, rr.Findings, out.Verdicts))
+}
+
+// stuckNow sets rr's stuck findings, back after what was fixed before or
+// stuck before (this run or an earlier one) and still reported, and its
+// disputed ones: a finding gh-ocdx conceded is disputed, not stuck, one
+// status each. The run's stuck set grows by the new ones.
+func (l *loop) stuckNow(rr *report.RoundResult, fixedBefore []finding.Finding, verdicts consensus.Verdicts) {
+	rr.Stuck = orEmptyS(consensus.Stuck(fixedBefore, rr.Findings, verdicts))
 	for _, f := range rr.Findings {
 		if slices.Contains(l.stuck, f.ID) && !slices.Contains(rr.Stuck, f.ID) {
 			rr.Stuck = append(rr.Stuck, f.ID)
 		}
 	}
-	// A finding gh-ocdx conceded is disputed, not stuck: one status each.
 	rr.Stuck = slices.DeleteFunc(rr.Stuck, func(id string) bool { return slices.Contains(l.disputed, id) })
 	for _, f := range rr.Findings {
 		if slices.Contains(l.disputed, f.ID) && !slices.Contains(rr.Disputed, f.ID) {
@@ -676,7 +711,6 @@ func (l *loop) review(ctx context.Context, pr *github.PullRequest, rr *report.Ro
 			l.stuck = append(l.stuck, id)
 		}
 	}
-	return nil
 }
 
 // evidence fuses the tool results with a round that reviews the head they
@@ -721,12 +755,12 @@ func (l *loop) scanSecrets(ctx context.Context, base, head, now string, net func
 func (l *loop) readDiff(ctx context.Context, pr *github.PullRequest, limit int64, scan func(io.Reader) error) ([]byte, bool, error) {
 	if l.o.LocalDiff != nil {
 		if rc, ok := l.o.LocalDiff(ctx, pr.BaseRefOid, pr.HeadRefOid); ok {
-			bin := &binaryWatch{r: rc, at: true}
+			bin := diff.WatchBinary(rc)
 			diff, complete, err := github.ScanDiff(bin, limit, scan)
 			if cerr := rc.Close(); err == nil {
 				err = cerr
 			}
-			if err == nil && bin.seen {
+			if err == nil && bin.Seen() {
 				// The PR's own .gitattributes can have git show a text file
 				// as binary, hiding its lines from the scan: GitHub's diff
 				// then says what was added.
@@ -742,34 +776,6 @@ func (l *loop) readDiff(ctx context.Context, pr *github.PullRequest, limit int64
 		}
 	}
 	return l.o.GitHub.ReadDiff(ctx, l.o.Repo, pr.Number, limit, scan)
-}
-
-// binaryWatch passes a diff through and notes a "Binary files … differ"
-// line in it.
-type binaryWatch struct {
-	r    io.Reader
-	at   bool // the next byte starts a line
-	seen bool
-	line []byte // the start of the current line, up to len(binaryLine)
-}
-
-var binaryLine = []byte("Binary files ")
-
-func (w *binaryWatch) Read(p []byte) (int, error) {
-	n, err := w.r.Read(p)
-	for _, c := range p[:n] {
-		if w.at {
-			w.line, w.at = w.line[:0], false
-		}
-		if len(w.line) < len(binaryLine) {
-			w.line = append(w.line, c)
-			if bytes.Equal(w.line, binaryLine) {
-				w.seen = true
-			}
-		}
-		w.at = c == '\n'
-	}
-	return n, err
 }
 
 // PolicyChanges lists the repository policy files (.ocdx.json, REVIEW.md)
@@ -1141,15 +1147,7 @@ func hasKind(cs []state.Comment, kind string) bool {
 }
 
 func equalState(a, b finding.ReviewState) bool {
-	if a.HasChangesRequested != b.HasChangesRequested || len(a.ChangesRequestedBy) != len(b.ChangesRequestedBy) {
-		return false
-	}
-	for i := range a.ChangesRequestedBy {
-		if a.ChangesRequestedBy[i] != b.ChangesRequestedBy[i] {
-			return false
-		}
-	}
-	return true
+	return a.HasChangesRequested == b.HasChangesRequested && slices.Equal(a.ChangesRequestedBy, b.ChangesRequestedBy)
 }
 
 func orEmpty(fs []finding.Finding) []finding.Finding {
