@@ -175,7 +175,7 @@ func fixPR(ctx context.Context, d *Deps, opts *FixOptions) error {
 	}
 	// A finding dismissed on the PR since it was reviewed is not fixed; nor
 	// is one gh-ocdx conceded in a conversation (disputed: a person decides).
-	dismissed := posts.DismissedIDs(trust.DismissedOn(ctx, pr))
+	dismissed := posts.IDs(trust.DismissedOn(ctx, pr))
 	var disputed []string
 	for _, id := range posts.Disputed(pr) {
 		if !slices.Contains(dismissed, id) {

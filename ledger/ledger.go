@@ -147,7 +147,7 @@ func (r Run) refuted(led *posts.Ledger, rr report.RoundResult) {
 		led.Set(f.ID, finding.StatusRefuted, "")
 		led.Agree(f.ID, f.Agreement, f.Reviewers)
 	}
-	for _, id := range posts.RestoredIDs(r.Restores) {
+	for _, id := range posts.IDs(r.Restores) {
 		if led.Has(id) || r.raised(id) { // a restore of an ID nobody raised is no entry
 			led.Restore(id)
 		}
@@ -218,7 +218,7 @@ func (r Run) v3(led *posts.Ledger, n int) {
 			// A report that shows no description points nowhere: the
 			// earlier one stays named.
 			if !consensus.IsThread(f) && f.Description != "" {
-				led.Mark(f.ID, posts.At(r.ID, rr.N))
+				led.Mark(f.ID, r.ID, rr.N)
 			}
 		}
 		for _, f := range rr.Dismissed {

@@ -67,7 +67,7 @@ func TestTheBasisIsTheNewestReviewedRound(t *testing.T) {
 	if led.Basis != "aaaaaaaa" || led.ReviewedHead() != "aaaaaaaa" || status(led, typo.ID) != finding.StatusResolved || status(led, leak.ID) != finding.StatusOpen {
 		t.Errorf("basis %q reviewed %q, %+v", led.Basis, led.ReviewedHead(), led.Findings)
 	}
-	if e := led.Entry(leak.ID); e.File != "a.go" || e.Line != 3 || e.At != posts.At(run, 1) {
+	if e := led.Entry(leak.ID); e.File != "a.go" || e.Line != 3 || e.At != run+"/1" {
 		t.Errorf("the basis's finding is not located or named: %+v", e)
 	}
 
@@ -122,14 +122,14 @@ func TestV3NamesReportsAndAddsTokens(t *testing.T) {
 	seed := posts.Ledger{Run: "20251231T000000-abcdef", Round: 1, Head: "00000000", Reviewed: "00000000", Basis: "00000000"}
 	seed.Set(nilDe.ID, finding.StatusOpen, "")
 	seed.Locate(nilDe)
-	seed.Mark(nilDe.ID, posts.At("20251231T000000-abcdef", 1))
+	seed.Mark(nilDe.ID, "20251231T000000-abcdef", 1)
 	u := tokens.Usage{Input: 100, Output: 10}
 	r1 := report.RoundResult{N: 1, HeadOID: "aaaaaaaa", ReviewersOK: 1, Findings: []finding.Finding{leak, nilDe},
 		Roles:    []roles.Status{{Role: "reviewer-1", Model: "openai/a", OK: true, Usage: u}, {Role: roles.AnalyzerName, Model: "openai/a", OK: true, Usage: u}},
 		Verifier: &verifier.Status{Model: "openai/v", Usage: u}}
 	r2 := report.RoundResult{N: 2, HeadOID: "bbbbbbbb", Findings: []finding.Finding{typo}} // every reviewer failed: r1 stays the basis
 	led := Of(Run{ID: run, Seed: seed, Rounds: []report.RoundResult{r1, r2}}, 1, "aaaaaaaa")
-	if led.Entry(leak.ID).At != posts.At(run, 1) || led.Entry(nilDe.ID).At != posts.At("20251231T000000-abcdef", 1) || led.Entry(typo.ID).At != "" {
+	if led.Entry(leak.ID).At != run+"/1" || led.Entry(nilDe.ID).At != "20251231T000000-abcdef/1" || led.Entry(typo.ID).At != "" {
 		t.Errorf("reports named: %+v", led.Findings)
 	}
 	var a, v int64

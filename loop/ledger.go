@@ -80,7 +80,7 @@ func (l *loop) dismiss(ctx context.Context, pr *github.PullRequest, answer bool)
 // dismissed.
 func (l *loop) threads(ctx context.Context, pr *github.PullRequest) ([]finding.Finding, finding.ThreadStats) {
 	fs, st := consensus.ThreadFindings(pr, l.trust.Resolution(ctx, pr))
-	dismissed := posts.DismissedIDs(l.dismissals)
+	dismissed := posts.IDs(l.dismissals)
 	for _, f := range fs {
 		if slices.Contains(dismissed, f.ID) {
 			st.Unresolved--
@@ -98,7 +98,7 @@ func (l *loop) refusal(ctx context.Context, pr *github.PullRequest, r posts.Refu
 	if posts.CommandAnswered(pr, pr.Comments, r.ID, r.URL) {
 		return nil
 	}
-	if key := posts.RefusedTag(r); !slices.Contains(l.refusalsSaid, key) {
+	if key := r.Tag(); !slices.Contains(l.refusalsSaid, key) {
 		l.refusalsSaid = append(l.refusalsSaid, key)
 		l.progress("! not honoured: the %s of %s (%s): %s", command, r.By, r.URL, r.Why)
 	}
@@ -125,7 +125,7 @@ func (l *loop) answerRefusal(ctx context.Context, pr *github.PullRequest, r post
 	if posts.CommandAnswered(pr, cs, r.ID, r.URL) {
 		return nil
 	}
-	tags := posts.RefusedTag(r)
+	tags := r.Tag()
 	if r.ID != "" {
 		tags = posts.CommandTag(r.ID) + "\n" + tags
 	}

@@ -55,7 +55,7 @@ type GitHub interface {
 	PostComment(ctx context.Context, repo github.Repo, number int, body string) (*github.Comment, error)
 	PostReviewComments(ctx context.Context, repo github.Repo, number int, event github.ReviewEvent, body string, comments []github.ReviewComment) (*github.PostedReview, error)
 	ResolveThreads(ctx context.Context, repo github.Repo, replies []github.ThreadReply) error
-	posts.Permissions
+	Permission(ctx context.Context, repo github.Repo, login string) (github.Permission, error)
 }
 
 // Store is the state file; *state.Store is one.
@@ -300,7 +300,7 @@ func (l *loop) already(ctx context.Context, rd state.Round, runID string) (*repo
 	threadFs, threads := l.threads(ctx, pr)
 	rr.Threads, rr.ThreadsTruncated = threads, pr.ThreadsTruncated
 	code := slices.DeleteFunc(slices.Clone(rr.Findings), consensus.IsThread)
-	rr.Findings, rr.Dismissed = splitDismissed(append(code, threadFs...), posts.DismissedIDs(l.dismissals))
+	rr.Findings, rr.Dismissed = splitDismissed(append(code, threadFs...), posts.IDs(l.dismissals))
 	rr.Counts = consensus.Count(rr.Findings)
 	rr.Consensus = consensus.Of(rr.ReviewState, rr.Counts)
 	rr.ReviewersOK = 1 // reviewed (convergedAt): the review stands
@@ -678,10 +678,10 @@ func (l *loop) identify(ctx context.Context, pr *github.PullRequest, rr *report.
 // fixed or stuck; with those of the earlier review, they are the round's
 // settled findings.
 func (l *loop) settle(rr *report.RoundResult, earlier []finding.Finding) {
-	rr.Findings, rr.Dismissed = splitDismissed(rr.Findings, posts.DismissedIDs(l.dismissals))
+	rr.Findings, rr.Dismissed = splitDismissed(rr.Findings, posts.IDs(l.dismissals))
 	rr.DismissedBy, rr.DismissedWhy = dismissedBy(rr.Dismissed, l.dismissals)
 	rr.Settled = slices.Clone(rr.Dismissed)
-	_, before := splitDismissed(earlier, posts.DismissedIDs(l.dismissals))
+	_, before := splitDismissed(earlier, posts.IDs(l.dismissals))
 	for _, f := range before {
 		if !slices.ContainsFunc(rr.Settled, func(d finding.Finding) bool { return d.ID == f.ID }) {
 			rr.Settled = append(rr.Settled, f)

@@ -21,7 +21,7 @@ import (
 // the findings people restored are back in it: the refuted findings go
 // from rr.Findings to rr.Refuted, and what the verifier spent to rr.
 func (l *loop) verify(ctx context.Context, pr *github.PullRequest, rr *report.RoundResult) error {
-	restored := posts.RestoredIDs(l.restores)
+	restored := posts.IDs(l.restores)
 	l.reinstate(rr, restored)
 	v, err := l.team().Verify(ctx, pr, rr.Crew, rr.Findings, restored)
 	if v.Status == nil {
@@ -69,7 +69,7 @@ func (l *loop) readRestores(ctx context.Context, pr *github.PullRequest, answer 
 // review of rd (or the PR's ledger) refuted: that head must be reviewed
 // again for the finding to count.
 func (l *loop) restoresRefuted(rd state.Round) bool {
-	restored := posts.RestoredIDs(l.restores)
+	restored := posts.IDs(l.restores)
 	for _, f := range rd.Findings {
 		if f.Status == finding.StatusRefuted && slices.Contains(restored, f.ID) {
 			return true

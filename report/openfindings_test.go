@@ -29,7 +29,7 @@ func TestOpenFindingsReadsDescriptionsFromOwnPostsOnly(t *testing.T) {
 		led.Set(f.ID, finding.StatusOpen, "")
 		led.Agree(f.ID, f.Agreement, f.Reviewers)
 		led.Locate(f)
-		led.Mark(f.ID, posts.At(run, 1))
+		led.Mark(f.ID, run, 1)
 	}
 	led.Set("QUAL-00000001", finding.StatusFixed, "bbbbbbb")
 	led.Set("QUAL-00000002", finding.StatusStuck, "")

@@ -20,7 +20,7 @@ import (
 // (*github.Client is one).
 type GitHub interface {
 	ReviewedPRs(ctx context.Context, repo github.Repo, first int, after string) (github.ReviewedPage, error)
-	posts.Permissions
+	Permission(ctx context.Context, repo github.Repo, login string) (github.Permission, error)
 }
 
 // Cache keeps what Read read of a repository (*state.Store is one).
