@@ -18,7 +18,6 @@ import (
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/internal/text"
 	"github.com/ocdx/gh-ocdx/posts"
-	"github.com/ocdx/gh-ocdx/state"
 )
 
 // Report is what stats says of a repository: its --json, field for field.
@@ -132,7 +131,7 @@ const unknown = "unknown"
 
 // Tally counts prs (as stats read them, the most recently updated first)
 // of repository, pricing tokens with prices (config prices; nil: none).
-func Tally(repository string, prs []state.ReviewedPR, prices map[string]config.Price) Report {
+func Tally(repository string, prs []ReviewedPR, prices map[string]config.Price) Report {
 	r := Report{Repository: repository, Read: len(prs)}
 	models := map[string]*modelTally{}
 	model := func(m string) *modelTally {
@@ -340,11 +339,11 @@ type runs struct {
 // (each run and round once), the first that converged, and each run's
 // tokens as its newest report counts them (a ledger counts its run's
 // tokens so far).
-func runsOf(posts []state.LedgerPost) runs {
+func runsOf(posts []LedgerPost) runs {
 	var out runs
 	out.tokens = map[string]Tokens{}
 	seen := map[string]bool{}
-	newest := map[string]state.LedgerPost{}
+	newest := map[string]LedgerPost{}
 	var first time.Time
 	for _, p := range posts {
 		at, _ := time.Parse(time.RFC3339, p.At)
