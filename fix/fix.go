@@ -754,10 +754,7 @@ func (f *fixer) phase(phase, next string) {
 
 func (f *fixer) addError(kind, msg string) {
 	f.mu.Lock()
-	f.wip.Errors = append(f.wip.Errors, state.WIPError{Type: kind, Message: text.Clip(msg, 500)})
-	if n := len(f.wip.Errors); n > maxWIPErrors {
-		f.wip.Errors = f.wip.Errors[n-maxWIPErrors:]
-	}
+	f.wip.AddError(kind, text.Clip(msg, 500), maxWIPErrors)
 	f.mu.Unlock()
 	f.save()
 }
@@ -775,10 +772,7 @@ func (f *fixer) save() {
 		s.Round, s.Phase, s.LastCommit, s.UncommittedChanges = w.Round, w.Phase, w.LastCommit, w.UncommittedChanges
 		s.Verification, s.Errors, s.NextStep = w.Verification, w.Errors, w.NextStep
 		s.FilesModified = n.Files
-		s.Decisions = nil
-		for _, d := range n.Notes {
-			s.Decisions = append(s.Decisions, state.Decision{Decision: d})
-		}
+		s.SetDecisions(n.Notes)
 		if len(n.Notes) > 0 {
 			s.NextStep = n.Notes[len(n.Notes)-1]
 		}
