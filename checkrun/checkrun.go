@@ -221,7 +221,7 @@ func reviewed(rr *report.RoundResult) bool {
 			return true
 		}
 	}
-	return len(rr.Roles) == 0 // restored from the state file: a review that stood
+	return len(rr.Roles) == 0 // reloaded from the state file: a review that stood
 }
 
 // indexLine is a finding in one line, as the report's index has it.

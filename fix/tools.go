@@ -114,7 +114,7 @@ func (w *workspace) tools() []llm.Tool {
 				if err := llm.DecodeArgs(raw, &a); err != nil {
 					return "", err
 				}
-				req, err := parseCommand(a.Argv, w.verify)
+				req, err := allowRun(a.Argv, w.verify)
 				if err != nil {
 					return "", err
 				}

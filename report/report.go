@@ -115,7 +115,7 @@ type RoundResult struct {
 	AnalyzerMismatch bool                    `json:"analyzerMismatch,omitempty"`
 	Inline           *inline.Plan            `json:"inline,omitempty"` // the review's inline comments
 	// Effort is the tier the round ran at and why (docs/architecture.md,
-	// Effort tiers); nil for a round restored from the state file.
+	// Effort tiers); nil for a round reloaded from the state file.
 	Effort *effort.Choice `json:"effort,omitempty"`
 	// Crew is who played the round, ReviewersOK how many reviewers
 	// answered; Lines the diff the reviewers saw, for the anchors.
@@ -725,7 +725,7 @@ func indent(s string) string { return strings.ReplaceAll(s, "\n", "\n  ") }
 
 // effortLine says the tier a round ran at, why, and which configured roles
 // it left out (docs/architecture.md, Effort tiers); "" for a round that
-// does not know (restored from the state file).
+// does not know (reloaded from the state file).
 func effortLine(rr *RoundResult) string {
 	if rr.Effort == nil {
 		return ""

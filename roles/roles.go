@@ -221,7 +221,7 @@ type Reviews struct {
 // Crew is who reviews a round at its effort tier (docs/architecture.md,
 // Effort tiers): quick is the first reviewer alone, with the comments
 // analyzer only when the PR has unresolved threads, and no verifier; deep
-// has the verifier check every finding it may judge, not only lone ones.
+// has the verifier check every finding it may check, not only lone ones.
 type Crew struct {
 	Reviewers []Role
 	Analyzer  bool

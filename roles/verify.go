@@ -20,7 +20,7 @@ type Verified struct {
 }
 
 // Verify is the verifier's turn on the findings fs of a round crew c
-// played (docs/architecture.md, The verifier): those it may judge are sent
+// played (docs/architecture.md, The verifier): those it may check are sent
 // to it, but for the ones people restored; the refuted ones are taken out.
 // A verifier that fails, or whose answer does not fit the token budget,
 // changes nothing, and its status says so: the reviews are kept.
@@ -35,7 +35,7 @@ func (t *Team) Verify(ctx context.Context, pr *github.PullRequest, c Crew, fs []
 	var send []finding.Finding
 	support := len(c.Reviewers)
 	if c.VerifyAll {
-		support = 1 // deep: every finding the verifier may judge
+		support = 1 // deep: every finding the verifier may check
 	}
 	for _, f := range verifier.Verifiable(fs, support) {
 		if slices.Contains(restored, f.ID) {

@@ -35,8 +35,8 @@ func verdicts(vs ...finding.VerifierAnswer) string {
 	return "BEGIN_JSON\n" + string(b) + "\nEND_JSON"
 }
 
-// The verifier is sent the lone findings it may judge, not a restored one
-// nor one several reviewers raised (all it may judge at deep); what it
+// The verifier is sent the lone findings it may check, not a restored one
+// nor one several reviewers raised (all it may check at deep); what it
 // refutes is taken out with its evidence, and an answer about a finding
 // it was not sent counts for nothing.
 func TestVerifyRefutesOnlyWhatItWasSent(t *testing.T) {
@@ -63,7 +63,7 @@ func TestVerifyRefutesOnlyWhatItWasSent(t *testing.T) {
 
 	deep, _ := team.Verify(context.Background(), &github.PullRequest{Number: 1}, team.Crew(effort.Deep, 0), fs, nil)
 	if len(deep.Status.Sent) != 3 {
-		t.Errorf("deep sent %v, want every finding it may judge", deep.Status.Sent)
+		t.Errorf("deep sent %v, want every finding it may check", deep.Status.Sent)
 	}
 }
 
