@@ -25,7 +25,7 @@ import (
 // consensus, stuck and disputed IDs, coverage, each role's summary,
 // report and tokens.
 func (rr *RoundResult) Record(rd *state.Round) {
-	rd.Findings = orEmpty(slices.Clone(rr.Findings))
+	rd.Findings = append([]finding.Finding{}, rr.Findings...) // a copy, [] when none
 	rd.Dismissed = slices.Clone(rr.Settled)
 	rd.FindingIDs = nil
 	for _, f := range rr.Findings {
@@ -54,9 +54,9 @@ func (rr *RoundResult) Record(rd *state.Round) {
 // Reload fills rr, a reviewed round, from its record rd in the state file
 // (a resumed run, a head already reviewed); prices give its costs.
 func (rr *RoundResult) Reload(rd state.Round, prices map[string]config.Price) {
-	rr.Findings = orEmpty(slices.Clone(rd.Findings))
+	rr.Findings = append([]finding.Finding{}, rd.Findings...)
 	rr.Settled = slices.Clone(rd.Dismissed)
-	rr.Counts, rr.Consensus, rr.Stuck, rr.Disputed = consensus.Count(rr.Findings), rd.Consensus, orEmptyS(rd.StuckIDs), rd.DisputedIDs
+	rr.Counts, rr.Consensus, rr.Stuck, rr.Disputed = consensus.Count(rr.Findings), rd.Consensus, append([]string{}, rd.StuckIDs...), rd.DisputedIDs
 	if rd.Coverage != nil {
 		rr.Coverage = *rd.Coverage
 	}
@@ -127,18 +127,4 @@ func (rr *RoundResult) reloadVerifier(rd state.Round) {
 		}
 		rr.Verifier = st
 	}
-}
-
-func orEmpty(fs []finding.Finding) []finding.Finding {
-	if fs == nil {
-		return []finding.Finding{}
-	}
-	return fs
-}
-
-func orEmptyS(s []string) []string {
-	if s == nil {
-		return []string{}
-	}
-	return s
 }
