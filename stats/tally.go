@@ -193,7 +193,16 @@ func Tally(repository string, prs []ReviewedPR, prices map[string]config.Price) 
 	r.Categories = groups(cat, nil)
 	r.Agreement = groups(agree, []string{"lone", "shared", "single", unknown})
 	r.RoundsToConverge, r.TimeToConverge = median(rounds), median(times)
-	var unpriced []string
+	unpriced := r.addModels(models, prices)
+	r.Notes = notes(r, unpriced, dropped)
+	r.Advice, r.Notes = advise(r, r.Notes)
+	return r
+}
+
+// addModels adds each model's figures to r, in the order of their names,
+// with its cost when prices has one; unpriced are the models that spent
+// tokens without a price.
+func (r *Report) addModels(models map[string]*modelTally, prices map[string]config.Price) (unpriced []string) {
 	for _, m := range slices.Sorted(maps.Keys(models)) {
 		mt := models[m]
 		s := ModelStats{Model: m, PRs: len(mt.prs), Outcomes: mt.all, Lone: mt.lone, Tokens: mt.tokens,
@@ -217,21 +226,27 @@ func Tally(repository string, prs []ReviewedPR, prices map[string]config.Price) 
 	if r.Cost != nil && r.PRs > 0 {
 		r.CostPerPR = ptr(*r.Cost / float64(r.PRs))
 	}
-	r.Notes = []string{}
+	return unpriced
+}
+
+// notes are what r's reader must know of what it counts: ledgers too old
+// to name reviewers, models without a price, uncached costs, findings left
+// out of ledgers.
+func notes(r Report, unpriced []string, dropped int) []string {
+	notes := []string{}
 	if r.AgreementOnly > 0 {
-		r.Notes = append(r.Notes, fmt.Sprintf("%s of version 2 or earlier: they name no reviewer, so their findings count in the totals, by priority, category and agreement only, not per model", prCount(r.AgreementOnly)))
+		notes = append(notes, fmt.Sprintf("%s of version 2 or earlier: they name no reviewer, so their findings count in the totals, by priority, category and agreement only, not per model", prCount(r.AgreementOnly)))
 	}
 	if len(unpriced) > 0 {
-		r.Notes = append(r.Notes, fmt.Sprintf("no price for %s (config prices): not in the costs", strings.Join(unpriced, ", ")))
+		notes = append(notes, fmt.Sprintf("no price for %s (config prices): not in the costs", strings.Join(unpriced, ", ")))
 	}
 	if r.Tokens != (Tokens{}) && r.Cost != nil {
-		r.Notes = append(r.Notes, "costs count every input token at the uncached price: ledgers keep no cached share")
+		notes = append(notes, "costs count every input token at the uncached price: ledgers keep no cached share")
 	}
 	if dropped > 0 {
-		r.Notes = append(r.Notes, fmt.Sprintf("%d closed findings were left out of ledgers to fit a comment, and are not counted", dropped))
+		notes = append(notes, fmt.Sprintf("%d closed findings were left out of ledgers to fit a comment, and are not counted", dropped))
 	}
-	r.Advice, r.Notes = advise(r, r.Notes)
-	return r
+	return notes
 }
 
 // modelTally is a model's counts as Tally gathers them.
