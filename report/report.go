@@ -206,7 +206,7 @@ const maxRoleReport = 3000
 var priorityNames = map[string]string{"P0": "P0 — blocking", "P1": "P1 — critical", "P2": "P2 — important", "P3": "P3 — suggestions"}
 
 // RenderReview is the body of a round's review report (without the marker
-// and tag, which post adds), read top to bottom by a maintainer
+// and tag, which the loop adds as it posts), read top to bottom by a maintainer
 // (docs/architecture.md, The review body): the consensus and what happens
 // next first; then the reviewers, coverage and the findings, where one
 // with an inline comment is a line of the index (its comment says the
