@@ -53,7 +53,7 @@ func Select(ctx context.Context, trust *posts.Trust, findingsFile string, pr *gi
 	}
 	// A finding dismissed on the PR since it was reviewed is not fixed; nor
 	// is one gh-ocdx conceded in a conversation (disputed: a person decides).
-	dismissed := posts.DismissedIDs(trust.DismissedOn(ctx, pr))
+	dismissed := posts.IDs(trust.DismissedOn(ctx, pr))
 	var disputed []string
 	for _, id := range posts.Disputed(pr) {
 		if !slices.Contains(dismissed, id) {
