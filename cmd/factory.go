@@ -12,9 +12,11 @@ import (
 
 	"github.com/ocdx/gh-ocdx/config"
 	"github.com/ocdx/gh-ocdx/github"
+	"github.com/ocdx/gh-ocdx/internal/progress"
 	"github.com/ocdx/gh-ocdx/internal/redact"
 	"github.com/ocdx/gh-ocdx/llm"
-	"github.com/ocdx/gh-ocdx/loop"
+	"github.com/ocdx/gh-ocdx/report"
+	"github.com/ocdx/gh-ocdx/roles"
 	"github.com/ocdx/gh-ocdx/state"
 )
 
@@ -117,14 +119,14 @@ func checkTimeouts(d *Deps) error {
 // newModel builds the provider/model client of role with the user's
 // timeout and the role's output cap (0: the client's default); its calls,
 // retries and streamed tokens are shown on stderr as they run.
-func newModel(d *Deps, role, name string, outputCap int64) (*progressModel, error) {
+func newModel(d *Deps, role, name string, outputCap int64) (*progress.Model, error) {
 	t, err := envDuration(d, envModelTimeout)
 	if err != nil {
 		return nil, err
 	}
 	registerCredentials(d)
-	m := &progressModel{role: role, name: name, prog: d.prog(), log: d.Log, say: d.say}
-	o := llm.Options{Timeout: t, MaxTokens: outputCap, Backoff: d.Backoff, OnRetry: m.retried, Progress: m.streamed}
+	m := progress.NewModel(d.prog(), role, name, d.Log, d.warn)
+	o := llm.Options{Timeout: t, MaxTokens: outputCap, Backoff: d.Backoff, OnRetry: m.Retried, Progress: m.Streamed}
 	if d.Model != nil {
 		m.Model, err = d.Model(name, o)
 	} else {
@@ -162,7 +164,7 @@ func newRunModels(d *Deps, cfg *config.Config, maxTokens int64) *runModels {
 // The budget wraps it outermost, so that an agent sees the budget it draws
 // on (and reserves its answer) and a call it refuses is never shown as
 // started.
-func (m *runModels) model(role, name, key string, show ...func(*progressModel)) (llm.Model, error) {
+func (m *runModels) model(role, name, key string, show ...func(*progress.Model)) (llm.Model, error) {
 	out := m.cfg.OutputCap(key)
 	mod, err := newModel(m.d, role, name, out)
 	if err != nil {
@@ -180,15 +182,15 @@ func (m *runModels) model(role, name, key string, show ...func(*progressModel)) 
 // crew is the reviewers of the configuration and the verifier (verifier,
 // else the configuration's verifierModel; nil when neither names one), as
 // review and review-loop run them.
-func (m *runModels) crew(verifier string) ([]loop.Role, *loop.Role, error) {
-	var reviewers []loop.Role
+func (m *runModels) crew(verifier string) ([]roles.Role, *roles.Role, error) {
+	var reviewers []roles.Role
 	for i, r := range m.cfg.Reviewers {
 		name, key := fmt.Sprintf("reviewer-%d", i+1), fmt.Sprintf("reviewerModels[%d]", i)
 		mod, err := m.model(name, r.String(), key)
 		if err != nil {
 			return nil, nil, err
 		}
-		reviewers = append(reviewers, loop.Role{Name: name, Key: key, Model: r.String(), LLM: mod})
+		reviewers = append(reviewers, roles.Role{Name: name, Key: key, Model: r.String(), LLM: mod})
 	}
 	name := cmp.Or(verifier, verifierOf(m.cfg))
 	if name == "" {
@@ -198,11 +200,11 @@ func (m *runModels) crew(verifier string) ([]loop.Role, *loop.Role, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	return reviewers, &loop.Role{Name: "verifier", Key: "verifierModel", Model: name, LLM: vm}, nil
+	return reviewers, &roles.Role{Name: "verifier", Key: "verifierModel", Model: name, LLM: vm}, nil
 }
 
 // withTools lists a model's tool calls as they run.
-func withTools(m *progressModel) { m.tools = true }
+func withTools(m *progress.Model) { m.Tools = true }
 
 // reserve is a converse.Asker's Reserve: nil without a budget.
 func (m *runModels) reserve() func(string, *llm.Agent) error {
@@ -212,20 +214,20 @@ func (m *runModels) reserve() func(string, *llm.Agent) error {
 	return func(what string, a *llm.Agent) error { return m.Budget.Reserve(what, a) }
 }
 
-// spent says what the invocation spent of its budget (loop.BudgetStatus);
+// spent says what the invocation spent of its budget (report.BudgetStatus);
 // "" without one.
 func (m *runModels) spent() string {
 	if m.Budget == nil {
 		return ""
 	}
-	return loop.BudgetStatus{MaxTokens: m.Budget.Max, Spent: m.Budget.Spent()}.String()
+	return report.BudgetStatus{MaxTokens: m.Budget.Max, Spent: m.Budget.Spent()}.String()
 }
 
-func (d *Deps) prog() *progress {
+func (d *Deps) prog() *progress.Display {
 	d.progressMu.Lock()
 	defer d.progressMu.Unlock()
 	if d.progress == nil {
-		d.progress = newProgress(d.IO.ErrOut, 0)
+		d.progress = progress.New(d.IO.ErrOut, 0, nil)
 	}
 	return d.progress
 }

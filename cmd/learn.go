@@ -56,14 +56,6 @@ Examples:
   gh ocdx learn --since 2026-01-01 --pr
   gh ocdx learn --json proposed --jq '.proposed[].sentence'`
 
-func runLearn(ctx context.Context, d *Deps, args []string) error {
-	opts, err := parseLearn(d, args)
-	if err != nil {
-		return err
-	}
-	return learnRun(ctx, d, opts)
-}
-
 func parseLearn(d *Deps, args []string) (*LearnOptions, error) {
 	opts := &LearnOptions{}
 	var rf readFlags

@@ -12,7 +12,7 @@ import (
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/learnings"
-	"github.com/ocdx/gh-ocdx/state"
+	"github.com/ocdx/gh-ocdx/stats"
 )
 
 // Kind is how a finding ended, as learn counts it.
@@ -71,7 +71,7 @@ func (ig Ignored) Total() int { return ig.Author + ig.NoWrite + ig.Unnamed }
 // learning may touch one. A disputed finding (conceded in a
 // conversation) is not counted: its ledger does not say whose reply it
 // answered.
-func Collect(ctx context.Context, prs []state.ReviewedPR, perms Permissions) (ds []Decision, ig Ignored, err error) {
+func Collect(ctx context.Context, prs []stats.ReviewedPR, perms Permissions) (ds []Decision, ig Ignored, err error) {
 	for _, pr := range prs {
 		if pr.Ledger == nil {
 			continue

@@ -4,7 +4,7 @@ import (
 	"context"
 
 	"github.com/ocdx/gh-ocdx/learnings"
-	"github.com/ocdx/gh-ocdx/state"
+	"github.com/ocdx/gh-ocdx/stats"
 )
 
 // Report is what gh ocdx learn found and proposes (--json).
@@ -32,7 +32,7 @@ type Report struct {
 // has it ("" when it has none).
 type Options struct {
 	Repository string
-	PRs        []state.ReviewedPR
+	PRs        []stats.ReviewedPR
 	Perms      Permissions
 	File       string
 }

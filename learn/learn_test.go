@@ -12,7 +12,7 @@ import (
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/learnings"
 	"github.com/ocdx/gh-ocdx/posts"
-	"github.com/ocdx/gh-ocdx/state"
+	"github.com/ocdx/gh-ocdx/stats"
 )
 
 // perms are the fake's permissions: mona writes, rita reads, the author
@@ -38,11 +38,11 @@ func dismissed(id, by, why, file, title string) posts.LedgerEntry {
 	return e
 }
 
-func pr(n int, es ...posts.LedgerEntry) state.ReviewedPR {
-	return state.ReviewedPR{Number: n, Author: "octocat", Ledger: &posts.Ledger{V: 3, Findings: es}}
+func pr(n int, es ...posts.LedgerEntry) stats.ReviewedPR {
+	return stats.ReviewedPR{Number: n, Author: "octocat", Ledger: &posts.Ledger{V: 3, Findings: es}}
 }
 
-func learnOf(t *testing.T, prs []state.ReviewedPR, file string) (Report, string) {
+func learnOf(t *testing.T, prs []stats.ReviewedPR, file string) (Report, string) {
 	t.Helper()
 	r, out, err := Learn(context.Background(), Options{Repository: "octo/widgets", PRs: prs, Perms: team, File: file})
 	if err != nil {
@@ -54,8 +54,8 @@ func learnOf(t *testing.T, prs []state.ReviewedPR, file string) (Report, string)
 // A history: generated code under gen/ dismissed on three PRs, a naming
 // finding in cache/ dismissed on two where a nil check in cache/ was
 // fixed, and noise that must teach nothing.
-func history() []state.ReviewedPR {
-	return []state.ReviewedPR{
+func history() []stats.ReviewedPR {
+	return []stats.ReviewedPR{
 		pr(1, dismissed("PERF-00000001", "mona", "generated file", "gen/api/a.go", "Allocation in a loop"),
 			entry("QUAL-00000002", finding.StatusFixed, "cache/cache.go", "Missing nil check")),
 		pr(2, dismissed("PERF-00000003", "mona", "generated file", "gen/db/b.go", "Slow copy"),
@@ -117,11 +117,11 @@ func TestLearnIsDeterministic(t *testing.T) {
 // Below the threshold nothing is proposed; a learning the file holds is
 // not proposed again, and the file's text is kept as it was.
 func TestLearnThresholdAndExistingLearnings(t *testing.T) {
-	one := []state.ReviewedPR{pr(1, dismissed("PERF-00000001", "mona", "", "gen/a.go", "Slow"), dismissed("PERF-00000002", "mona", "", "gen/b.go", "Slow"))}
+	one := []stats.ReviewedPR{pr(1, dismissed("PERF-00000001", "mona", "", "gen/a.go", "Slow"), dismissed("PERF-00000002", "mona", "", "gen/b.go", "Slow"))}
 	if r, _ := learnOf(t, one, ""); len(r.Proposed) != 0 || r.Diff != "" {
 		t.Errorf("two decisions on one PR proposed %+v", r.Proposed)
 	}
-	refutedOnly := []state.ReviewedPR{pr(1, entry("PERF-00000001", finding.StatusRefuted, "gen/a.go", "Slow")), pr(2, entry("PERF-00000002", finding.StatusRefuted, "gen/a.go", "Slow"))}
+	refutedOnly := []stats.ReviewedPR{pr(1, entry("PERF-00000001", finding.StatusRefuted, "gen/a.go", "Slow")), pr(2, entry("PERF-00000002", finding.StatusRefuted, "gen/a.go", "Slow"))}
 	if r, _ := learnOf(t, refutedOnly, ""); len(r.Proposed) != 0 {
 		t.Errorf("the verifier's word alone proposed %+v", r.Proposed)
 	}

@@ -2,6 +2,7 @@ package stats
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strconv"
@@ -9,7 +10,6 @@ import (
 	"time"
 
 	"github.com/ocdx/gh-ocdx/github"
-	"github.com/ocdx/gh-ocdx/state"
 )
 
 // pages is a repository's pull requests on a fake GitHub, none reviewed:
@@ -43,18 +43,18 @@ func (p *pages) Permission(context.Context, github.Repo, string) (github.Permiss
 	return github.PermNone, nil
 }
 
-type memCache map[string]state.Reviewed
+type memCache map[string][]byte
 
-func (m memCache) ReviewedOf(host, owner, repo string) (state.Reviewed, error) {
+func (m memCache) ReviewedOf(host, owner, repo string) ([]byte, error) {
 	return m[owner+"/"+repo], nil
 }
 
-func (m memCache) SetReviewed(host, owner, repo string, r state.Reviewed) error {
+func (m memCache) SetReviewed(host, owner, repo string, r []byte) error {
 	m[owner+"/"+repo] = r
 	return nil
 }
 
-func numbers(prs []state.ReviewedPR) string {
+func numbers(prs []ReviewedPR) string {
 	var ns []int
 	for _, p := range prs {
 		ns = append(ns, p.Number)
@@ -106,19 +106,37 @@ func TestReadUsesTheCacheOnlyAsFarBackAsItRead(t *testing.T) {
 	}
 }
 
+// A record the cache keeps that this version cannot read is read again
+// from GitHub, never an error; the fresh read replaces it.
+func TestADamagedCacheIsReadAgain(t *testing.T) {
+	gh := &pages{updated: []time.Time{time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}}
+	cache := memCache{"o/r": []byte(`{"prs": "not a list"}`)}
+	res, err := Read(t.Context(), Options{Repo: github.Repo{Owner: "o", Name: "r"}, GitHub: gh, Cache: cache, Limit: 10, PageSize: 10})
+	if err != nil || numbers(res.PRs) != "[1]" || res.Cached != 0 || gh.asked != 1 {
+		t.Fatalf("read %s, %d from the cache, %d pages, %v", numbers(res.PRs), res.Cached, gh.asked, err)
+	}
+	var kept Reviewed
+	if err := json.Unmarshal(cache["o/r"], &kept); err != nil || len(kept.PRs) != 1 {
+		t.Errorf("kept %s, %v", cache["o/r"], err)
+	}
+}
+
 // A cache written before it kept the pull requests' authors is read
 // again: gh ocdx learn would take every dismissal in it for one whose
 // author it cannot tell.
 func TestReadRereadsACacheOfAnotherVersion(t *testing.T) {
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	gh := &pages{updated: []time.Time{t0, t0.Add(time.Hour)}}
-	cache := memCache{"o/r": {Newest: t0.Add(time.Hour).Format(time.RFC3339), Through: t0.Format(time.RFC3339), Complete: true,
-		PRs: []state.ReviewedPR{{Number: 2, Updated: t0.Add(time.Hour).Format(time.RFC3339)}, {Number: 1, Updated: t0.Format(time.RFC3339)}}}}
+	old, _ := json.Marshal(Reviewed{Newest: t0.Add(time.Hour).Format(time.RFC3339), Through: t0.Format(time.RFC3339), Complete: true,
+		PRs: []ReviewedPR{{Number: 2, Updated: t0.Add(time.Hour).Format(time.RFC3339)}, {Number: 1, Updated: t0.Format(time.RFC3339)}}})
+	cache := memCache{"o/r": old}
 	res, err := Read(t.Context(), Options{Repo: github.Repo{Owner: "o", Name: "r"}, GitHub: gh, Cache: cache, Limit: 10})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Cached != 0 || len(res.PRs) != 2 || cache["o/r"].V != readVersion {
-		t.Errorf("%d PRs, %d from the old cache, the cache now of version %d; want 2 read again, a cache of version %d", len(res.PRs), res.Cached, cache["o/r"].V, readVersion)
+	var now Reviewed
+	json.Unmarshal(cache["o/r"], &now)
+	if res.Cached != 0 || len(res.PRs) != 2 || now.V != readVersion {
+		t.Errorf("%d PRs, %d from the old cache, the cache now of version %d; want 2 read again, a cache of version %d", len(res.PRs), res.Cached, now.V, readVersion)
 	}
 }
