@@ -17,7 +17,6 @@ import (
 	"github.com/ocdx/gh-ocdx/learn"
 	"github.com/ocdx/gh-ocdx/learnings"
 	"github.com/ocdx/gh-ocdx/posts"
-	"github.com/ocdx/gh-ocdx/stats"
 )
 
 // LearnOptions are the parsed arguments of learn.
@@ -77,20 +76,9 @@ func parseLearn(d *Deps, args []string) (*LearnOptions, error) {
 }
 
 func learnRun(ctx context.Context, d *Deps, opts *LearnOptions) error {
-	repo, client, err := repoClient(d, opts.Repo)
+	repo, client, res, err := readReviewed(ctx, d, opts.Repo, opts.Limit, opts.Since)
 	if err != nil {
 		return err
-	}
-	st, err := d.store()
-	if err != nil {
-		return err
-	}
-	res, err := stats.Read(ctx, stats.Options{Repo: repo, GitHub: client, Cache: st, Limit: opts.Limit, Since: opts.Since})
-	if err != nil {
-		return err
-	}
-	for _, w := range res.Warnings {
-		d.warn("%s", w)
 	}
 	branch, err := client.DefaultBranchFile(ctx, repo, learnings.File)
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/cli/go-gh/v2/pkg/repository"
 
 	"github.com/ocdx/gh-ocdx/config"
+	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/internal/text"
 	"github.com/ocdx/gh-ocdx/stats"
 )
@@ -79,6 +80,25 @@ func parseStats(d *Deps, args []string) (*StatsOptions, error) {
 	return opts, nil
 }
 
+// readReviewed reads the pull requests of r (the current repository when
+// none) as stats reads them, through the state file's cache, and says
+// what it could not take from them: stats' and learn's one way to read.
+func readReviewed(ctx context.Context, d *Deps, r repository.Repository, limit int, since time.Time) (github.Repo, *github.Client, stats.Result, error) {
+	repo, client, err := repoClient(d, r)
+	if err != nil {
+		return repo, nil, stats.Result{}, err
+	}
+	st, err := d.store()
+	if err != nil {
+		return repo, nil, stats.Result{}, err
+	}
+	res, err := stats.Read(ctx, stats.Options{Repo: repo, GitHub: client, Cache: st, Limit: limit, Since: since})
+	for _, w := range res.Warnings {
+		d.warn("%s", w)
+	}
+	return repo, client, res, err
+}
+
 // readFlags are the flags of the verbs that read a repository's pull
 // requests as stats does (stats, learn): -R, --limit and --since.
 type readFlags struct {
@@ -125,20 +145,9 @@ func statsRun(ctx context.Context, d *Deps, opts *StatsOptions) error {
 	case !errors.Is(err, fs.ErrNotExist):
 		return err
 	}
-	repo, client, err := repoClient(d, opts.Repo)
+	repo, _, res, err := readReviewed(ctx, d, opts.Repo, opts.Limit, opts.Since)
 	if err != nil {
 		return err
-	}
-	st, err := d.store()
-	if err != nil {
-		return err
-	}
-	res, err := stats.Read(ctx, stats.Options{Repo: repo, GitHub: client, Cache: st, Limit: opts.Limit, Since: opts.Since})
-	if err != nil {
-		return err
-	}
-	for _, w := range res.Warnings {
-		d.warn("%s", w)
 	}
 	cached := ""
 	if res.Cached > 0 {
