@@ -33,8 +33,8 @@ type Run struct {
 	// in its threads and to whose reply (posts.Concessions).
 	Stuck      []string
 	Disputed   []posts.Concession
-	Dismissals      []posts.Dismissal // the findings people dismissed on the PR
-	Restores        []posts.Restore   // the refuted findings people restored
+	Dismissals []posts.Dismissal // the findings people dismissed on the PR
+	Restores   []posts.Restore   // the refuted findings people restored
 }
 
 // Of is the PR's ledger as round n of run r leaves it at head, its fix not
