@@ -71,7 +71,7 @@ func TestLearnPrintsTheLearningsOf60PRsAsADiff(t *testing.T) {
 	wantCode(t, res, 0)
 	diff := res.Stdout
 	wantContains(t, "the summary", res.Stderr, "Read 65 pull requests")
-	wantContains(t, "the summary", res.Stderr, "14 dismissals ignored: 10 by the PR's author, 4 without write permission")
+	wantContains(t, "the summary", res.Stderr, "14 decisions ignored: 10 by the PR's author, 4 without write permission")
 	for _, want := range []string{
 		"--- a/.ocdx/learnings.md\n+++ b/.ocdx/learnings.md\n",
 		"\n+## Leave out performance findings in `gen/api/**`\n",
