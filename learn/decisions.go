@@ -101,24 +101,18 @@ func Collect(ctx context.Context, prs []stats.ReviewedPR, perms Permissions) (ds
 				d.Kind = Resolved
 			case e.Status == finding.StatusRefuted:
 				d.Kind = Refuted
-			case e.Status == finding.StatusDismissed:
-				ok, err := counts(ctx, perms, pr.Author, e.DismissedBy, &ig)
-				if err != nil {
-					return nil, Ignored{}, err
-				}
-				if !ok {
-					continue
-				}
+			case e.Status == finding.StatusDismissed, e.Status == finding.StatusDisputed:
 				d.Kind, d.By, d.Reason = Dismissed, e.DismissedBy, e.Reason
-			case e.Status == finding.StatusDisputed:
-				ok, err := counts(ctx, perms, pr.Author, e.ConcededTo, &ig)
+				if e.Status == finding.StatusDisputed {
+					d.Kind, d.By = Conceded, e.ConcededTo // a ledger keeps no reason but a dismissal's
+				}
+				ok, err := counts(ctx, perms, pr.Author, d.By, &ig)
 				if err != nil {
 					return nil, Ignored{}, err
 				}
 				if !ok {
 					continue
 				}
-				d.Kind, d.By = Conceded, e.ConcededTo
 			default:
 				continue
 			}
