@@ -325,4 +325,7 @@ func TestLearnCountsAConcessionToACollaboratorsReply(t *testing.T) {
 		t.Fatalf("proposed %+v, want %+v", rep.Proposed, want)
 	}
 	wantContains(t, "the change", rep.Diff, "gh-ocdx conceded 1 more to their replies")
+	said := lf.env.Run(t, "learn")
+	wantCode(t, said, 0)
+	wantContains(t, "the summary", said.Stderr, "1 dismissal, 1 concession and 0 refutations to learn from", "(1 decision ignored: 1 by the PR's author")
 }
