@@ -658,7 +658,8 @@ func (l Ledger) checkHead() error {
 // keep makes entry e, read from a ledger, one of gh-ocdx's shapes: an
 // unknown status is read as open, and what is not of its shape (a fix's
 // commit, the agreement, where it is, who raised it, its tools, its report,
-// who dismissed it and why, whose reply it was conceded to) is left out; warnings say what was.
+// who dismissed it and why, whose reply it was conceded to) is left out;
+// warnings say what was.
 func (e *LedgerEntry) keep() (warnings []string) {
 	if !slices.Contains(finding.Statuses, e.status()) {
 		warnings = append(warnings, fmt.Sprintf("%s has the status %q, unknown here: read as open", e.ID, shortText(string(e.Status))))
