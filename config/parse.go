@@ -15,7 +15,7 @@ import (
 )
 
 // The keys of the configuration file, in the order of the example.
-var knownKeys = []string{"reviewerModels", "commentsAnalyzerModel", "prFixModel", "reviewPrModel", "verify", "allowApprove", "maxTokens", "outputTokens", "prices", "inlinePriorities", "maxInlineComments", "verifierModel", "replyModel", "maxReplies", "effort", "describeModel", "describe"}
+var knownKeys = []string{"reviewerModels", "commentsAnalyzerModel", "prFixModel", "reviewPrModel", "verify", "allowApprove", "maxTokens", "outputTokens", "prices", "inlinePriorities", "maxInlineComments", "verifierModel", "replyModel", "maxReplies", "effort", "describeModel", "describe", "analyzers"}
 
 // roleKeys are the keys outputTokens may name: the roles' model keys.
 var roleKeys = []string{"reviewerModels", "commentsAnalyzerModel", "prFixModel", "reviewPrModel", "verifierModel", "replyModel", "describeModel"}
@@ -126,6 +126,9 @@ func parse(data []byte, getenv func(string) string, uses func(key string) bool) 
 	} else {
 		cfg.Defaults = append(cfg.Defaults, "verify")
 	}
+	if m, found := byKey["analyzers"]; found {
+		cfg.Analyzers = c.analyzers(m)
+	}
 	if m, found := byKey["allowApprove"]; found {
 		cfg.AllowApprove = c.boolean(m, "allowApprove")
 	}
@@ -197,6 +200,9 @@ func parseRepo(data []byte) (*Policy, []Problem) {
 	}
 	if m, found := byKey["evidence"]; found {
 		p.Evidence = c.globs(m, "evidence")
+	}
+	if m, found := byKey["analyzers"]; found {
+		p.Analyzers = c.analyzers(m)
 	}
 	if m, found := byKey["trustedLogins"]; found {
 		p.TrustedLogins = c.logins(m)

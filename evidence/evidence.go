@@ -89,12 +89,13 @@ func ParseFormat(s string) (Format, error) {
 	}
 	f := Format(strings.ToLower(s))
 	if !slices.Contains(Formats, f) {
-		return "", fmt.Errorf("unknown evidence format %q: use one of %s", s, formatList())
+		return "", fmt.Errorf("unknown evidence format %q: use one of %s", s, FormatNames())
 	}
 	return f, nil
 }
 
-func formatList() string {
+// FormatNames lists the formats for a message: "sarif, rdjson, …".
+func FormatNames() string {
 	var s []string
 	for _, f := range Formats {
 		s = append(s, string(f))
