@@ -254,9 +254,14 @@ func reviewLoop(ctx context.Context, d *Deps, opts *ReviewLoopOptions) error {
 		}
 	}
 
-	tools, err := readEvidence(ctx, d, opts.Evidence, cfg.Policy, co.Repo, pr.HeadRefOid)
+	results, err := readEvidence(ctx, d, opts.Evidence, cfg.Policy, co.Repo, pr.HeadRefOid)
 	if err != nil {
 		return err
+	}
+	tools := &evidenceSource{d: d, files: results, filesHead: pr.HeadRefOid, gh: client, repo: repo, number: pr.Number,
+		runner: analyzersOf(d, cfg, co.Repo.Dir), git: co.Repo}
+	if pr.IsCrossRepository {
+		tools.never = fmt.Sprintf("PR #%d comes from a fork (%s), and gh-ocdx never runs a fork's code", pr.Number, cmp.Or(pr.HeadRepository, "deleted"))
 	}
 	models := newRunModels(d, cfg, opts.MaxTokens)
 	am, err := models.model("comments-analyzer", cfg.CommentsAnalyzer.String(), "commentsAnalyzerModel")
@@ -311,7 +316,7 @@ func reviewLoop(ctx context.Context, d *Deps, opts *ReviewLoopOptions) error {
 		Effort:     cmp.Or(opts.Effort, cfg.Effort),
 		Summarized: summarized(d, opts.Export),
 		Opening:    opening,
-		Evidence:   tools,
+		Evidence:   tools.gather,
 		Compliance: notMet,
 	})
 	if ctx.Err() != nil || errors.Is(err, ErrCancelled) {

@@ -165,6 +165,19 @@ func Read(r io.Reader, f Format, tool, root string) (Set, error) {
 	return s, nil
 }
 
+// Collect is a Set of results read from elsewhere than a file (a check
+// run's annotations, code-scanning alerts: docs/architecture.md,
+// Evidence), kept within the bounds and cleaned as a file's are; a result
+// without a tool's name takes tool.
+func Collect(source, tool string, rs []Result) Set {
+	s := Set{Source: source}
+	c := collector{set: &s, tool: tool}
+	for _, r := range rs {
+		c.add(r)
+	}
+	return s
+}
+
 // collector keeps a file's results within the bounds, cleaned.
 type collector struct {
 	set  *Set

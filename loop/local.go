@@ -192,6 +192,9 @@ type LocalOptions struct {
 	// reviewers, verifier and fix agent (docs/architecture.md, Budget and
 	// costs).
 	Budget *llm.Budget
+	// Evidence gives the tool results about the working tree, as
+	// Options.Evidence about a PR's head.
+	Evidence EvidenceSource
 }
 
 // LocalResult is one local review, for the output and --json.
@@ -242,7 +245,7 @@ type LocalResult struct {
 func ReviewLocal(ctx context.Context, o LocalOptions) (*LocalResult, error) {
 	ch := o.Change
 	l := &loop{o: Options{Reviewers: o.Reviewers, MaxIters: o.MaxIters, Progress: o.Progress, MaxRounds: 1, Verifier: o.Verifier, Effort: o.Effort,
-		ReviewerTools: func(string) []llm.Tool { return o.Tools }, Store: o.Store, Summarized: o.Summarized, Budget: o.Budget, History: o.History}, key: o.Key}
+		ReviewerTools: func(string) []llm.Tool { return o.Tools }, Store: o.Store, Summarized: o.Summarized, Budget: o.Budget, History: o.History, Evidence: o.Evidence}, key: o.Key}
 	res := &LocalResult{Key: o.Key.String(), Branch: ch.Branch, Base: ch.Base, MergeBase: ch.MergeBase, Head: ch.Head,
 		Findings: []finding.Finding{}, Remaining: []finding.Finding{}, Stuck: []string{}, Untracked: ch.Untracked,
 		PolicyChanged: orEmptyS(PolicyChanges(ch.Files)), Dismissed: []finding.Finding{}}
@@ -403,6 +406,7 @@ func (l *loop) reviewLocal(ctx context.Context, ch Change, policy *config.Policy
 	facts.Files, facts.Lines = diffFacts(ch.Diff)
 	choice := effort.Decide(l.o.Effort, facts)
 	rr.Effort, rr.crew = &choice, l.crewOf(choice.Tier, 0)
+	toolFs := l.evidence(ctx, ch.Head, choice.Tier, rc, rr, ch.Diff, now)
 	reviewers := rr.crew.reviewers
 	n := len(reviewers)
 	rr.Roles = make([]RoleStatus, n)
@@ -432,7 +436,7 @@ func (l *loop) reviewLocal(ctx context.Context, ch Change, policy *config.Policy
 			rr.reviewersOK++
 		}
 	}
-	rr.Findings = orEmpty(consensus.Distinct(append(agentFindings(reviewers, results), secrets...), rr.reviewersOK))
+	rr.Findings = orEmpty(consensus.Distinct(slices.Concat(agentFindings(reviewers, results), secrets, toolFs), rr.reviewersOK))
 	if err := l.verify(ctx, pr, rr); err != nil {
 		return nil, err
 	}
