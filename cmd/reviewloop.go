@@ -247,8 +247,10 @@ func reviewLoop(ctx context.Context, d *Deps, opts *ReviewLoopOptions) error {
 	if opts.Prompter == nil {
 		opts.Prompter = d.prompter(ctx)
 	}
-	// The verify commands run only when a fix is made and pushed.
-	if canPush && !opts.DryRun && !opts.Yes && d.IO.CanPrompt() {
+	// The verify commands run only when a fix is made and pushed; the
+	// repository's analyzers on any same-repository head.
+	analyzers := len(cfg.Analyzers) > 0 && !pr.IsCrossRepository
+	if (canPush && !opts.DryRun || analyzers && cfg.AnalyzersFrom != "") && !opts.Yes && d.IO.CanPrompt() {
 		if err := approveVerify(d, p.cfg, p.repo, p.pr.BaseRefName, p.pr.BasePolicy.Commit, opts.Prompter); err != nil {
 			return err
 		}
@@ -258,8 +260,10 @@ func reviewLoop(ctx context.Context, d *Deps, opts *ReviewLoopOptions) error {
 	if err != nil {
 		return err
 	}
-	tools := &evidenceSource{d: d, files: results, filesHead: pr.HeadRefOid, gh: client, repo: repo, number: pr.Number,
-		runner: analyzersOf(d, cfg, co.Repo.Dir), git: co.Repo}
+	tools := &evidenceSource{d: d, files: results, filesHead: pr.HeadRefOid, gh: client, repo: repo, number: pr.Number, git: co.Repo}
+	if !analyzers || analyzersApproved(d, cfg, repo, opts.Yes) {
+		tools.runner = analyzersOf(d, cfg, co.Repo.Dir)
+	}
 	if pr.IsCrossRepository {
 		tools.never = fmt.Sprintf("PR #%d comes from a fork (%s), and gh-ocdx never runs a fork's code", pr.Number, cmp.Or(pr.HeadRepository, "deleted"))
 	}

@@ -1,0 +1,168 @@
+package e2e
+
+import (
+	"encoding/json"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ocdx/gh-ocdx/internal/testkit"
+)
+
+// review-loop reads what GitHub holds for the PR's head: the annotations
+// of its check runs (not gh-ocdx's own) and its open code-scanning alerts.
+// The alert on a changed line that a reviewer confirms is one finding
+// naming both, the annotation no reviewer raised is the check's own
+// finding on its line, and what is on an unchanged line or another ref is
+// left out.
+func TestLoopFusesCheckAnnotationsAndCodeScanningAlerts(t *testing.T) {
+	t.Parallel()
+	lf := newLoop(t, func(pr *testkit.PR) { pr.Permission = "READ" }) // review only: one round
+	lf.gh.AddCheckRun(repo, testkit.CheckRun{Name: "lint", HeadSHA: lf.start, Status: "completed", Conclusion: "failure", App: "github-actions",
+		Annotations: []testkit.CheckAnnotation{
+			{Path: "cache.go", StartLine: 5, EndLine: 5, Level: "warning", Title: "revive", Message: "exported function Get should have a comment"},
+			{Path: "cache.go", StartLine: 1, EndLine: 1, Level: "notice", Title: "revive", Message: "package comment missing"},
+		}})
+	lf.gh.AddCheckRun(repo, testkit.CheckRun{Name: "gh-ocdx", HeadSHA: lf.start, Status: "completed", Conclusion: "failure", App: "ocdx-bot",
+		Annotations: []testkit.CheckAnnotation{{Path: "cache.go", StartLine: 4, EndLine: 4, Level: "failure", Title: "P1 QUAL-1: an old finding", Message: "gh-ocdx's own"}}})
+	lf.gh.AddCodeScanningAlert(repo, testkit.CodeScanningAlert{Ref: "refs/pull/31/head", Tool: "CodeQL", RuleID: "go/unbounded-cache",
+		Severity: "warning", SecurityLevel: "high", Message: "The cache grows without bound.", Path: "cache.go", StartLine: 3, EndLine: 3, StartColumn: 5})
+	lf.gh.AddCodeScanningAlert(repo, testkit.CodeScanningAlert{Ref: "refs/heads/main", Tool: "CodeQL", RuleID: "go/other",
+		Severity: "error", Message: "on the base branch", Path: "cache.go", StartLine: 2, EndLine: 2})
+	confirmed := cacheBug
+	confirmed.Description = "CodeQL's go/unbounded-cache is right: nothing bounds Size."
+	lf.findingRound(confirmed)
+
+	res := lf.run("--yes")
+
+	wantCode(t, res, 3)
+	reviews := lf.gh.Reviews(repo, lf.number)
+	if len(reviews) != 1 {
+		t.Fatalf("%d reviews, want 1", len(reviews))
+	}
+	lines := map[int]string{}
+	for _, c := range reviews[0].Comments {
+		lines[c.Line] += c.Body
+	}
+	wantContains(t, "the check's comment on line 5", lines[5], "revive: exported function Get should have a comment")
+	wantContains(t, "the merged comment on line 3", lines[3], "go/unbounded-cache")
+	body := reviews[0].Body
+	wantContains(t, "the report", body, "1/2 reviewers (openai/rev-a) + CodeQL", "`cache.go:5` · lint",
+		"evidence: 3 results of lint, CodeQL, 2 on the lines this PR changes, 1 left out (on lines it does not change)")
+	for _, gone := range []string{"package comment missing", "gh-ocdx's own", "an old finding", "on the base branch", "go/other"} {
+		if strings.Contains(body, gone) {
+			t.Errorf("the report holds %q:\n%s", gone, body)
+		}
+	}
+	task := string(lf.fm.Requests("rev-a")[0].Body)
+	wantContains(t, "the reviewer's task", task, "cache.go:3` CodeQL go/unbounded-cache (warning)", "cache.go:5` lint revive (warning)")
+}
+
+// A token that may not read code scanning (or a repository without it)
+// costs one line saying what was skipped and why; the review goes on.
+func TestLoopGoesOnWhenCodeScanningIsRefused(t *testing.T) {
+	t.Parallel()
+	lf := newLoop(t, nil)
+	lf.gh.RefuseCodeScanning(http.StatusForbidden)
+	lf.approveRound()
+
+	res := lf.run("--yes")
+
+	wantCode(t, res, 0)
+	line := "! the code-scanning alerts of refs/pull/31/head were not read: GitHub answered 403 (Code scanning is not enabled for this repository. Please enable code scanning in the repository settings.) (code scanning must be enabled, and a workflow's token needs \"security-events: read\"); the review goes on without them"
+	if n := strings.Count(res.Stderr, "code-scanning alerts"); n != 1 || !strings.Contains(res.Stderr, line) {
+		t.Errorf("want the one line %q, stderr:\n%s", line, res.Stderr)
+	}
+	wantContains(t, "stderr", res.Stderr, "run ended, converged")
+}
+
+// withAnalyzer configures one analyzer, cachelint, that leaves a mark
+// where it ran and prints errorformat lines; it returns the mark's path.
+func (lf *loopFix) withAnalyzer(t *testing.T, output string) string {
+	t.Helper()
+	mark := filepath.Join(t.TempDir(), "analyzer-ran")
+	script := "echo ran >> '" + mark + "'; printf '" + output + "'; exit 1"
+	a, _ := json.Marshal([]map[string]any{{"name": "cachelint", "argv": []string{"sh", "-c", script}, "format": "errorformat", "timeout": 60}})
+	lf.env.WriteConfig(t, `{
+  "reviewerModels": ["openai/rev-a", "anthropic/rev-b"],
+  "commentsAnalyzerModel": "openai/analyzer",
+  "prFixModel": "ollama/fixer",
+  "verify": ["true"],
+  "analyzers": `+string(a)+`
+}`)
+	return mark
+}
+
+func ran(mark string) bool {
+	_, err := os.Stat(mark)
+	return err == nil
+}
+
+// A fork's code is never run: the analyzer does not start, and one line
+// says why; the review goes on.
+func TestForkPRNeverRunsAnAnalyzer(t *testing.T) {
+	t.Parallel()
+	lf := newLoop(t, func(pr *testkit.PR) { pr.IsCrossRepository, pr.HeadRepo, pr.Permission = true, "mona/widgets", "READ" })
+	mark := lf.withAnalyzer(t, `cache.go:3:5: error: Size is unbounded [CL100]\n`)
+	lf.findingRound(cacheBug)
+
+	res := lf.env.RunBinary(t, "review-loop", "--yes", "--effort", "deep")
+
+	wantCode(t, res, 3)
+	if ran(mark) {
+		t.Fatal("the analyzer ran on a fork's head")
+	}
+	wantContains(t, "stderr", res.Stderr, "analyzers were not run: PR #31 comes from a fork (mona/widgets), and gh-ocdx never runs a fork's code")
+	if body := lf.gh.Reviews(repo, lf.number)[0].Body; strings.Contains(body, "CL100") {
+		t.Errorf("an analyzer's result in the report:\n%s", body)
+	}
+}
+
+// An analyzer's result on a changed line is a finding, merged with the
+// reviewer's finding at that line that names its rule; its result on an
+// unchanged line is counted, not raised.
+func TestAnalyzerResultMergesWithAReviewersFinding(t *testing.T) {
+	t.Parallel()
+	lf := newLoop(t, func(pr *testkit.PR) { pr.Permission = "READ" })
+	mark := lf.withAnalyzer(t, `cache.go:3:5: error: Size is unbounded [CL100]\ncache.go:1:1: note: package name is generic [CL300]\n`)
+	confirmed := cacheBug
+	confirmed.Description = "cachelint's CL100 is right: nothing bounds Size."
+	lf.findingRound(confirmed)
+
+	res := lf.env.RunBinary(t, "review-loop", "--yes", "--effort", "standard")
+
+	wantCode(t, res, 3)
+	if !ran(mark) {
+		t.Fatalf("the analyzer did not run:\n%s", res.Stderr)
+	}
+	reviews := lf.gh.Reviews(repo, lf.number)
+	if n := len(reviews[0].Comments); n != 1 || reviews[0].Comments[0].Line != 3 {
+		t.Fatalf("want one comment, on line 3: %+v", reviews[0].Comments)
+	}
+	wantContains(t, "the report", reviews[0].Body, "1/2 reviewers (openai/rev-a) + cachelint",
+		"evidence: 2 results of cachelint, 1 on the lines this PR changes, 1 left out (on lines it does not change)", `"tools":["cachelint"]`)
+	if strings.Contains(reviews[0].Body, "package name is generic") {
+		t.Errorf("the result on an unchanged line became a finding")
+	}
+}
+
+// At the quick tier no analyzer runs (files and GitHub's evidence still
+// count); one line says so.
+func TestAnalyzerDoesNotRunAtQuick(t *testing.T) {
+	t.Parallel()
+	lf := newLoop(t, func(pr *testkit.PR) { pr.Permission = "READ" })
+	mark := lf.withAnalyzer(t, `cache.go:3:5: error: Size is unbounded [CL100]\n`)
+	lf.approveRound()
+
+	res := lf.run("--yes", "--effort", "quick")
+
+	if ran(mark) {
+		t.Fatal("the analyzer ran at the quick tier")
+	}
+	wantContains(t, "stderr", res.Stderr, "analyzers were not run on "+lf.start[:7]+": the review is at the quick tier (they run at standard and deep)")
+	if body := lf.gh.Reviews(repo, lf.number)[0].Body; strings.Contains(body, "CL100") {
+		t.Errorf("an analyzer's result in the report:\n%s", body)
+	}
+}
