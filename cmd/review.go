@@ -32,8 +32,8 @@ type ReviewOptions struct {
 	Yes      bool
 	Verifier string // --verifier; "": the configuration's verifierModel, if any
 	// Effort is --effort; "": the configuration's effort, else auto.
-	Effort   effort.Tier
-	Full     bool      // review even when nothing changed since the last review
+	Effort effort.Tier
+	Full   bool // review even when nothing changed since the last review
 	// Evidence are the tool result files of --evidence
 	// (docs/architecture.md, Evidence).
 	Evidence []evidenceSpec
