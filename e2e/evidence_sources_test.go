@@ -166,3 +166,41 @@ func TestAnalyzerDoesNotRunAtQuick(t *testing.T) {
 		t.Errorf("an analyzer's result in the report:\n%s", body)
 	}
 }
+
+// gh ocdx review reads --evidence and runs the analyzers on the working
+// tree, uncommitted changes included, so a pre-push hook sees the
+// findings CI would: a result on a changed line is a finding, with no
+// GitHub request.
+func TestReviewLocalWithEvidenceAndAnalyzers(t *testing.T) {
+	t.Parallel()
+	r := testkit.NewRepo(t, "main", "feature",
+		map[string]string{"cache.go": "package cache\n\nvar size = 10\n"},
+		map[string]string{"cache.go": "package cache\n\nvar size = -1\n"})
+	testkit.Git(t, r.Clone, "remote", "set-head", "origin", "main")
+	gh := testkit.NewGitHub(t)
+	fm := testkit.NewFakeModel(t)
+	env := testkit.NewEnv(t)
+	gh.Configure(env, repo)
+	fm.Configure(env)
+	env.Dir = r.Clone
+	testkit.WriteFiles(t, r.Clone, map[string]string{"cache.go": "package cache\n\nvar size = 99\n"}) // not committed
+	a, _ := json.Marshal([]map[string]any{{"name": "sizelint", "format": "errorformat",
+		"argv": []string{"sh", "-c", `grep -q 'size = 99' cache.go && printf 'cache.go:3:5: warning: size 99 is not a power of two [SZ1]\n'; exit 1`}}})
+	env.WriteConfig(t, `{"reviewerModels": ["ollama/qwen-a"], "commentsAnalyzerModel": "ollama/qwen-a", "prFixModel": "ollama/qwen-a", "analyzers": `+string(a)+`}`)
+	results := filepath.Join(t.TempDir(), "vet.txt")
+	if err := os.WriteFile(results, []byte("cache.go:3:1: size is never read\ncache.go:1:1: package cache has no doc\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fm.Script("qwen-a", testkit.Reply("BEGIN_JSON\n"+`{"agent":"reviewer","prNumber":0,"conclusion":"approve","issues":{"p0_blocking":0,"p1_critical":0,"p2_important":0,"p3_suggestion":0},"findings":[],"fullReport":"done"}`+"\nEND_JSON"))
+
+	res := env.RunBinary(t, "review", "--effort", "standard", "--evidence", results)
+
+	wantCode(t, res, 3)
+	wantContains(t, "stdout", res.Stdout, "SZ1: size 99 is not a power of two", "size is never read")
+	if strings.Contains(res.Stdout, "has no doc") {
+		t.Errorf("a result on an unchanged line is a finding:\n%s", res.Stdout)
+	}
+	if reqs := gh.Requests(); len(reqs) != 0 {
+		t.Errorf("gh ocdx review made %d GitHub request(s): %v", len(reqs), reqs)
+	}
+}
