@@ -226,9 +226,12 @@ func reviewLocal(ctx context.Context, d *Deps, opts *ReviewOptions) error {
 				return err
 			}
 		}
-		fixer = &localFixer{git: g, branch: branch, yes: opts.Yes, ask: opts.Prompter, progress: d.progressOut(),
-			inner: &loop.FixRunner{Dir: g.Dir, Model: fm, ModelName: cfg.PRFix.String(), Verify: cfg.Verify, Policy: cfg.Policy,
-				NoPush: true, Progress: d.progressOut()}}
+		inner := &loop.FixRunner{Dir: g.Dir, Model: fm, ModelName: cfg.PRFix.String(), Verify: cfg.Verify, Policy: cfg.Policy,
+			NoPush: true, Progress: d.progressOut()}
+		if tools.runner != nil {
+			inner.Analyzers = tools.runner
+		}
+		fixer = &localFixer{git: g, branch: branch, yes: opts.Yes, ask: opts.Prompter, progress: d.progressOut(), inner: inner}
 	}
 	st, err := d.store()
 	if err != nil {

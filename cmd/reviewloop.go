@@ -291,6 +291,9 @@ func reviewLoop(ctx context.Context, d *Deps, opts *ReviewLoopOptions) error {
 	if !opts.Yes {
 		fixer.Confirm = confirmPush(d, opts.Prompter)
 	}
+	if tools.runner != nil && tools.never == "" {
+		fixer.Analyzers = tools.runner
+	}
 	files := headFiles(ctx, d, co.Repo, client, repo, pr.Number)
 	opening, notMet := describeOpening(ctx, d, cfg, models, client, repo, pr)
 	d.Log.Debug("review-loop", "pr", fmt.Sprintf("%s#%d", repo, pr.Number), "reviewers", len(reviewers), "push", canPush, "dry-run", opts.DryRun)

@@ -204,3 +204,58 @@ func TestReviewLocalWithEvidenceAndAnalyzers(t *testing.T) {
 		t.Errorf("gh ocdx review made %d GitHub request(s): %v", len(reqs), reqs)
 	}
 }
+
+// After a fix, the analyzers run again as part of its verification: a
+// tool's finding the fix says it fixed that its tool still reports at its
+// place fails the verification, the agent is told so, and nothing is
+// pushed.
+func TestFixNotVerifiedWhileItsAnalyzerStillReports(t *testing.T) {
+	t.Parallel()
+	lf := newLoop(t, nil)
+	mark := lf.withAnalyzer(t, `cache.go:3:5: error: Size is unbounded [CL100]\n`)
+	lf.findingRound()
+
+	res := lf.run("--yes", "--effort", "standard")
+
+	wantCode(t, res, 3)
+	wantContains(t, "stderr", res.Stderr, "verification failed")
+	if head := lf.repo.RemoteOID(t, lf.repo.Head); head != lf.start {
+		t.Error("a fix its analyzer still objects to was pushed")
+	}
+	prompts := strings.Join(lf.fix.Prompts(), "\n")
+	wantContains(t, "the agent's retry", prompts, "cachelint still reports CL100 at cache.go:3 after the fix")
+	if runs, _ := os.ReadFile(mark); strings.Count(string(runs), "ran") < 2 {
+		t.Errorf("the analyzer ran %d times: not again after the fix", strings.Count(string(runs), "ran"))
+	}
+}
+
+// A fix its analyzer no longer objects to is pushed, and what the
+// analyzer found on the fixed tree is the next round's evidence: it is not
+// run again for the head gh-ocdx pushed.
+func TestAnalyzerResultsAfterAFixAreTheNextRoundsEvidence(t *testing.T) {
+	t.Parallel()
+	lf := newLoop(t, nil)
+	mark := lf.withAnalyzer(t, `cache.go:3:5: error: Size is unbounded [CL100]\n`)
+	lf.env.WriteConfig(t, strings.Replace(readConfig(t, lf.env), `printf '`, `test -e fix-round-1.go || printf '`, 1))
+	lf.findingRound()
+	lf.approveRound()
+
+	res := lf.run("--yes", "--effort", "standard")
+
+	wantCode(t, res, 0)
+	if runs, _ := os.ReadFile(mark); strings.Count(string(runs), "ran") != 2 {
+		t.Errorf("the analyzer ran %d times, want 2 (round 1, the fix's verification)", strings.Count(string(runs), "ran"))
+	}
+	if k := lf.kinds(); len(k) < 3 {
+		t.Errorf("comments %v, want review, fix, review", k)
+	}
+}
+
+func readConfig(t *testing.T, env *testkit.Env) string {
+	t.Helper()
+	b, err := os.ReadFile(env.Vars["OCDX_CONFIG"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
