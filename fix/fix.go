@@ -65,7 +65,7 @@ type Options struct {
 	// finding the fix says it fixed and its tool still reports fails the
 	// verification (docs/architecture.md, Evidence).
 	Analyzers Analyzers
-	Policy    *config.Policy // the repository's: its instructions reach the agent
+	Policy    *config.Policy     // the repository's: its instructions reach the agent
 	Price     *config.Price      // of Model, for the cost recorded with its usage; nil: none
 	Payload   finding.FixPayload // issuesToFix (P0..P2 minus stuck, no THREAD- findings), optionalIssues (P3)
 	Run       *state.Active      // WIP, phases, comments; the caller owns Begin and End
