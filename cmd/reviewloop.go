@@ -249,23 +249,15 @@ func reviewLoop(ctx context.Context, d *Deps, opts *ReviewLoopOptions) error {
 	}
 	// The verify commands run only when a fix is made and pushed; the
 	// repository's analyzers on any same-repository head.
-	analyzers := len(cfg.Analyzers) > 0 && !pr.IsCrossRepository
-	if (canPush && !opts.DryRun || analyzers && cfg.AnalyzersFrom != "") && !opts.Yes && d.IO.CanPrompt() {
+	if (canPush && !opts.DryRun || cfg.AnalyzersFrom != "" && !pr.IsCrossRepository) && !opts.Yes && d.IO.CanPrompt() {
 		if err := approveVerify(d, p.cfg, p.repo, p.pr.BaseRefName, p.pr.BasePolicy.Commit, opts.Prompter); err != nil {
 			return err
 		}
 	}
 
-	results, err := readEvidence(ctx, d, opts.Evidence, cfg.Policy, co.Repo, pr.HeadRefOid)
+	tools, err := loopEvidence(ctx, d, opts, p)
 	if err != nil {
 		return err
-	}
-	tools := &evidenceSource{d: d, files: results, filesHead: pr.HeadRefOid, gh: client, repo: repo, number: pr.Number, git: co.Repo}
-	if !analyzers || analyzersApproved(d, cfg, repo, opts.Yes) {
-		tools.runner = analyzersOf(d, cfg, co.Repo.Dir)
-	}
-	if pr.IsCrossRepository {
-		tools.never = fmt.Sprintf("PR #%d comes from a fork (%s), and gh-ocdx never runs a fork's code", pr.Number, cmp.Or(pr.HeadRepository, "deleted"))
 	}
 	models := newRunModels(d, cfg, opts.MaxTokens)
 	am, err := models.model("comments-analyzer", cfg.CommentsAnalyzer.String(), "commentsAnalyzerModel")
@@ -355,6 +347,26 @@ func reviewLoop(ctx context.Context, d *Deps, opts *ReviewLoopOptions) error {
 		return &IncompleteError{Reason: res.Reason, Shown: !res.DryRun}
 	}
 	return nil
+}
+
+// loopEvidence is a run's evidence source (docs/architecture.md,
+// Evidence): the result files, read now, then each round's head's on
+// GitHub and the analyzers', approved, never for a fork.
+func loopEvidence(ctx context.Context, d *Deps, opts *ReviewLoopOptions, p *prepared) (*evidenceSource, error) {
+	pr := p.pr
+	results, err := readEvidence(ctx, d, opts.Evidence, p.cfg.Policy, p.co.Repo, pr.HeadRefOid)
+	if err != nil {
+		return nil, err
+	}
+	e := &evidenceSource{d: d, files: results, filesHead: pr.HeadRefOid, gh: p.client, repo: p.repo, number: pr.Number, git: p.co.Repo}
+	switch {
+	case pr.IsCrossRepository:
+		e.runner = analyzersOf(d, p.cfg, p.co.Repo.Dir) // only for its line: never run
+		e.never = fmt.Sprintf("PR #%d comes from a fork (%s), and gh-ocdx never runs a fork's code", pr.Number, cmp.Or(pr.HeadRepository, "deleted"))
+	case analyzersApproved(d, p.cfg, p.repo, opts.Yes):
+		e.runner = analyzersOf(d, p.cfg, p.co.Repo.Dir)
+	}
+	return e, nil
 }
 
 // summarized reports whether a run's Markdown summary goes to the terminal
