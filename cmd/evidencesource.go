@@ -35,8 +35,8 @@ type evidenceSource struct {
 	gh     *github.Client
 	repo   github.Repo
 	number int
-	// runner runs the analyzers, nil when none are configured; never
-	// says why they do not run here (a fork), when it is not "".
+	// runner runs the analyzers; nil when none are configured or
+	// approved. never, when set, says why they never run here (a fork).
 	runner *analyzer.Runner
 	never  string
 	git    *git.Repo

@@ -96,7 +96,11 @@ named as FORMAT:FILE. A result on a line the PR adds is a finding named
 for its tool (error P1, warning P2, note P3; security severity 7+ P1, 9+
 P0) and is shown to the reviewers; a reviewer's finding that names its
 rule there is the same finding. Results on other lines are counted, not
-raised.
+raised. Round 1 also reads the annotations of the head's check runs and
+the PR's open code-scanning alerts (a token that may not read them costs
+one line). The "analyzers" of .ocdx.json or of your configuration run on
+the head of a PR from this repository (never a fork's) at the standard
+and deep tiers, and again after each fix as part of its verification.
 
 With --max-tokens (or maxTokens in the configuration) the run never passes
 the budget: a round starts only when every role's answer (input estimate
