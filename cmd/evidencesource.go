@@ -2,6 +2,9 @@ package cmd
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -236,4 +239,27 @@ func analyzersOf(d *Deps, cfg *config.Config, dir string) *analyzer.Runner {
 		return nil
 	}
 	return &analyzer.Runner{Dir: dir, Analyzers: cfg.Analyzers, Progress: d.progressOut()}
+}
+
+// key names what a local review's evidence depends on besides the change
+// (the results the files gave, the analyzers that run), "" for none: a
+// review with other evidence is a new review, not the last one repeated.
+func (e *evidenceSource) key() string {
+	if len(e.files) == 0 && e.runner == nil {
+		return ""
+	}
+	var analyzers []config.Analyzer
+	if e.runner != nil {
+		analyzers = e.runner.Analyzers
+	}
+	var results [][]evidence.Result
+	for _, s := range e.files {
+		results = append(results, s.Results)
+	}
+	b, _ := json.Marshal(struct {
+		Results   [][]evidence.Result
+		Analyzers []config.Analyzer
+	}{results, analyzers})
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
 }

@@ -240,11 +240,12 @@ func reviewLocal(ctx context.Context, d *Deps, opts *ReviewOptions) error {
 	res, err := loop.ReviewLocal(ctx, loop.LocalOptions{
 		Key: state.LocalKey(g.OriginID(ctx), branch), Change: *ch, Store: st, Policy: cfg.Policy,
 		Reviewers: reviewers, Fixer: fixer, Verifier: verifier, Full: opts.Full, History: g, Effort: cmp.Or(opts.Effort, cfg.Effort),
-		Tools:      append(review.RepoTools(repofs.NewTree(ctx, g, ch.Tree)), review.DiffTool(ch.FilesPage)),
-		Progress:   d.progressOut(),
-		Summarized: summarized(d, opts.Export),
-		Budget:     models.Budget,
-		Evidence:   tools.gather,
+		Tools:       append(review.RepoTools(repofs.NewTree(ctx, g, ch.Tree)), review.DiffTool(ch.FilesPage)),
+		Progress:    d.progressOut(),
+		Summarized:  summarized(d, opts.Export),
+		Budget:      models.Budget,
+		Evidence:    tools.gather,
+		EvidenceKey: tools.key(),
 	})
 	if res != nil && res.Outcome != "" {
 		if perr := printLocal(d, opts, res); perr != nil {

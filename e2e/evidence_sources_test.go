@@ -200,6 +200,21 @@ func TestReviewLocalWithEvidenceAndAnalyzers(t *testing.T) {
 	if strings.Contains(res.Stdout, "has no doc") {
 		t.Errorf("a result on an unchanged line is a finding:\n%s", res.Stdout)
 	}
+
+	// Other evidence is a new review, not the last one repeated; the same
+	// evidence again repeats it without asking the model.
+	fm.Script("qwen-a", testkit.Reply("BEGIN_JSON\n"+`{"agent":"reviewer","prNumber":0,"conclusion":"approve","issues":{"p0_blocking":0,"p1_critical":0,"p2_important":0,"p3_suggestion":0},"findings":[],"fullReport":"done"}`+"\nEND_JSON"))
+	res = env.RunBinary(t, "review", "--effort", "standard")
+	wantCode(t, res, 3)
+	if strings.Contains(res.Stdout, "size is never read") || strings.Contains(res.Stderr, "already reviewed") {
+		t.Errorf("without --evidence, the last review was repeated:\n%s\n%s", res.Stdout, res.Stderr)
+	}
+	asked := len(fm.Requests("qwen-a"))
+	res = env.RunBinary(t, "review", "--effort", "standard")
+	wantContains(t, "stderr", res.Stderr, "already reviewed")
+	if len(fm.Requests("qwen-a")) != asked {
+		t.Error("the same review with the same evidence asked the model again")
+	}
 	if reqs := gh.Requests(); len(reqs) != 0 {
 		t.Errorf("gh ocdx review made %d GitHub request(s): %v", len(reqs), reqs)
 	}

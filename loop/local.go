@@ -193,8 +193,11 @@ type LocalOptions struct {
 	// costs).
 	Budget *llm.Budget
 	// Evidence gives the tool results about the working tree, as
-	// Options.Evidence about a PR's head.
-	Evidence EvidenceSource
+	// Options.Evidence about a PR's head. EvidenceKey names what they
+	// depend on besides the change (the result files read, the analyzers
+	// configured): another key is a new review.
+	Evidence    EvidenceSource
+	EvidenceKey string
 }
 
 // LocalResult is one local review, for the output and --json.
@@ -256,7 +259,7 @@ func ReviewLocal(ctx context.Context, o LocalOptions) (*LocalResult, error) {
 	// a finding that comes back is stuck (docs/architecture.md, Consensus).
 	var fixedBefore []finding.Finding
 	var dismissed []string
-	fp := LocalFingerprint(ch, o.Policy, o.Reviewers, o.Verifier, o.Effort)
+	fp := LocalFingerprint(ch, o.Policy, o.Reviewers, o.Verifier, o.Effort, o.EvidenceKey)
 	if rec, err := o.Store.PR(o.Key); err == nil {
 		for _, s := range rec.Stuck {
 			l.stuck = append(l.stuck, s.ID)
@@ -525,7 +528,7 @@ func (l *loop) localFail(ctx context.Context, res *LocalResult, err error) error
 // the policy in effect, the reviewer and verifier models and the effort
 // tier asked for. Two reviews with the same fingerprint would be given the
 // same task.
-func LocalFingerprint(ch Change, policy *config.Policy, reviewers []Role, verifier *Role, asked effort.Tier) string {
+func LocalFingerprint(ch Change, policy *config.Policy, reviewers []Role, verifier *Role, asked effort.Tier, evidence string) string {
 	models := make([]string, len(reviewers))
 	for i, r := range reviewers {
 		models[i] = r.Model
@@ -538,7 +541,8 @@ func LocalFingerprint(ch Change, policy *config.Policy, reviewers []Role, verifi
 		Policy                      *config.Policy
 		Reviewers                   []string
 		Effort                      effort.Tier `json:",omitempty"`
-	}{ch.Head, ch.Tree, ch.Base, ch.MergeBase, policy, models, cmp.Or(asked, effort.Auto)})
+		Evidence                    string      `json:",omitempty"`
+	}{ch.Head, ch.Tree, ch.Base, ch.MergeBase, policy, models, cmp.Or(asked, effort.Auto), evidence})
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])
 }
