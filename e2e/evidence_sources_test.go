@@ -148,12 +148,14 @@ func TestAnalyzerResultMergesWithAReviewersFinding(t *testing.T) {
 	}
 }
 
-// At the quick tier no analyzer runs (files and GitHub's evidence still
-// count); one line says so.
+// At the quick tier no analyzer runs, and one line says so; GitHub's
+// evidence is read at every tier.
 func TestAnalyzerDoesNotRunAtQuick(t *testing.T) {
 	t.Parallel()
 	lf := newLoop(t, func(pr *testkit.PR) { pr.Permission = "READ" })
 	mark := lf.withAnalyzer(t, `cache.go:3:5: error: Size is unbounded [CL100]\n`)
+	lf.gh.AddCheckRun(repo, testkit.CheckRun{Name: "lint", HeadSHA: lf.start, Status: "completed", Conclusion: "failure", App: "github-actions",
+		Annotations: []testkit.CheckAnnotation{{Path: "cache.go", StartLine: 5, EndLine: 5, Level: "warning", Title: "revive", Message: "exported function Get should have a comment"}}})
 	lf.approveRound()
 
 	res := lf.run("--yes", "--effort", "quick")
@@ -162,9 +164,11 @@ func TestAnalyzerDoesNotRunAtQuick(t *testing.T) {
 		t.Fatal("the analyzer ran at the quick tier")
 	}
 	wantContains(t, "stderr", res.Stderr, "analyzers were not run on "+lf.start[:7]+": the review is at the quick tier (they run at standard and deep)")
-	if body := lf.gh.Reviews(repo, lf.number)[0].Body; strings.Contains(body, "CL100") {
+	body := lf.gh.Reviews(repo, lf.number)[0].Body
+	if strings.Contains(body, "CL100") {
 		t.Errorf("an analyzer's result in the report:\n%s", body)
 	}
+	wantContains(t, "the quick round's report", body, "revive: exported function Get should have a comment")
 }
 
 // gh ocdx review reads --evidence and runs the analyzers on the working
