@@ -23,6 +23,10 @@ import (
 // round reads.
 const maxAnnotatedRuns = 50
 
+// codeScanningApp is the app whose check runs show code scanning's
+// alerts on a PR as annotations.
+const codeScanningApp = "github-advanced-security"
+
 // evidenceSource is a review's loop.EvidenceSource (docs/architecture.md,
 // Evidence): the result files read before the review (for the head they
 // were read at), what GitHub holds for the PR's head (its check runs'
@@ -56,8 +60,9 @@ func (e *evidenceSource) gather(ctx context.Context, head string, tier effort.Ti
 	// A head gh-ocdx pushed moments ago has no CI results yet: GitHub's
 	// evidence is read for the head the run began at.
 	if e.gh != nil && head == e.filesHead {
-		sets = append(sets, e.checkAnnotations(ctx, head)...)
-		sets = append(sets, e.codeScanning(ctx)...)
+		alerts, read := e.codeScanning(ctx)
+		sets = append(sets, alerts...)
+		sets = append(sets, e.checkAnnotations(ctx, head, read)...)
 	}
 	return append(sets, e.analyzed(ctx, head, tier)...)
 }
@@ -98,8 +103,9 @@ func (e *evidenceSource) skipped(ctx context.Context, what, needs string, err er
 
 // checkAnnotations are the annotations of head's check runs, a set for
 // each run that has some; gh-ocdx's own check run is not read (its
-// annotations are its findings).
-func (e *evidenceSource) checkAnnotations(ctx context.Context, head string) []evidence.Set {
+// annotations are its findings), nor code scanning's when its alerts were
+// (alertsRead: they are the same results).
+func (e *evidenceSource) checkAnnotations(ctx context.Context, head string, alertsRead bool) []evidence.Set {
 	const what, needs = "the check runs' annotations", " (a workflow's token needs \"checks: read\")"
 	runs, err := e.gh.CommitCheckRuns(ctx, e.repo, head)
 	if err != nil {
@@ -109,7 +115,7 @@ func (e *evidenceSource) checkAnnotations(ctx context.Context, head string) []ev
 	var sets []evidence.Set
 	read := 0
 	for _, r := range runs {
-		if r.Name == checkrun.Name || r.Output.AnnotationsCount == 0 {
+		if r.Name == checkrun.Name || r.Output.AnnotationsCount == 0 || alertsRead && r.App.Slug == codeScanningApp {
 			continue
 		}
 		if read++; read > maxAnnotatedRuns {
@@ -150,18 +156,19 @@ func annotationSet(r github.CheckRun, as []github.Annotation) evidence.Set {
 }
 
 // codeScanning are the PR's open code-scanning alerts on its head
-// (refs/pull/N/head), at their most recent instance there.
-func (e *evidenceSource) codeScanning(ctx context.Context) []evidence.Set {
+// (refs/pull/N/head), at their most recent instance there; read reports
+// that GitHub listed them.
+func (e *evidenceSource) codeScanning(ctx context.Context) (sets []evidence.Set, read bool) {
 	ref := fmt.Sprintf("refs/pull/%d/head", e.number)
 	alerts, err := e.gh.CodeScanningAlerts(ctx, e.repo, ref)
 	if err != nil {
 		e.skipped(ctx, "the code-scanning alerts of "+ref, " (code scanning must be enabled, and a workflow's token needs \"security-events: read\")", err)
-		return nil
+		return nil, false
 	}
 	if len(alerts) == 0 {
-		return nil
+		return nil, true
 	}
-	return []evidence.Set{alertSet(ref, alerts)}
+	return []evidence.Set{alertSet(ref, alerts)}, true
 }
 
 // securitySeverity is the score a code-scanning alert's security severity

@@ -27,6 +27,9 @@ func TestLoopFusesCheckAnnotationsAndCodeScanningAlerts(t *testing.T) {
 		}})
 	lf.gh.AddCheckRun(repo, testkit.CheckRun{Name: "gh-ocdx", HeadSHA: lf.start, Status: "completed", Conclusion: "failure", App: "ocdx-bot",
 		Annotations: []testkit.CheckAnnotation{{Path: "cache.go", StartLine: 4, EndLine: 4, Level: "failure", Title: "P1 QUAL-1: an old finding", Message: "gh-ocdx's own"}}})
+	// Code scanning's own check run shows the alert again: read once.
+	lf.gh.AddCheckRun(repo, testkit.CheckRun{Name: "CodeQL", HeadSHA: lf.start, Status: "completed", Conclusion: "failure", App: "github-advanced-security",
+		Annotations: []testkit.CheckAnnotation{{Path: "cache.go", StartLine: 3, EndLine: 3, Level: "warning", Title: "Unbounded cache", Message: "The cache grows without bound. (annotation)"}}})
 	lf.gh.AddCodeScanningAlert(repo, testkit.CodeScanningAlert{Ref: "refs/pull/31/head", Tool: "CodeQL", RuleID: "go/unbounded-cache",
 		Severity: "warning", SecurityLevel: "high", Message: "The cache grows without bound.", Path: "cache.go", StartLine: 3, EndLine: 3, StartColumn: 5})
 	lf.gh.AddCodeScanningAlert(repo, testkit.CodeScanningAlert{Ref: "refs/heads/main", Tool: "CodeQL", RuleID: "go/other",
@@ -50,8 +53,8 @@ func TestLoopFusesCheckAnnotationsAndCodeScanningAlerts(t *testing.T) {
 	wantContains(t, "the merged comment on line 3", lines[3], "go/unbounded-cache")
 	body := reviews[0].Body
 	wantContains(t, "the report", body, "1/2 reviewers (openai/rev-a) + CodeQL", "`cache.go:5` · lint",
-		"evidence: 3 results of lint, CodeQL, 2 on the lines this PR changes, 1 left out (on lines it does not change)")
-	for _, gone := range []string{"package comment missing", "gh-ocdx's own", "an old finding", "on the base branch", "go/other"} {
+		"evidence: 3 results of CodeQL, lint, 2 on the lines this PR changes, 1 left out (on lines it does not change)")
+	for _, gone := range []string{"package comment missing", "gh-ocdx's own", "an old finding", "on the base branch", "go/other", "(annotation)"} {
 		if strings.Contains(body, gone) {
 			t.Errorf("the report holds %q:\n%s", gone, body)
 		}
@@ -61,21 +64,24 @@ func TestLoopFusesCheckAnnotationsAndCodeScanningAlerts(t *testing.T) {
 }
 
 // A token that may not read code scanning (or a repository without it)
-// costs one line saying what was skipped and why; the review goes on.
+// costs one line saying what was skipped and why; the review goes on, with
+// what code scanning's check run shows on the head.
 func TestLoopGoesOnWhenCodeScanningIsRefused(t *testing.T) {
 	t.Parallel()
-	lf := newLoop(t, nil)
+	lf := newLoop(t, func(pr *testkit.PR) { pr.Permission = "READ" })
 	lf.gh.RefuseCodeScanning(http.StatusForbidden)
+	lf.gh.AddCheckRun(repo, testkit.CheckRun{Name: "CodeQL", HeadSHA: lf.start, Status: "completed", Conclusion: "failure", App: "github-advanced-security",
+		Annotations: []testkit.CheckAnnotation{{Path: "cache.go", StartLine: 3, EndLine: 3, Level: "warning", Title: "Unbounded cache", Message: "The cache grows without bound."}}})
 	lf.approveRound()
 
 	res := lf.run("--yes")
 
-	wantCode(t, res, 0)
+	wantCode(t, res, 3)
+	wantContains(t, "the report", lf.gh.Reviews(repo, lf.number)[0].Body, "Unbounded cache: The cache grows without bound.")
 	line := "! the code-scanning alerts of refs/pull/31/head were not read: GitHub answered 403 (Code scanning is not enabled for this repository. Please enable code scanning in the repository settings.) (code scanning must be enabled, and a workflow's token needs \"security-events: read\"); the review goes on without them"
 	if n := strings.Count(res.Stderr, "code-scanning alerts"); n != 1 || !strings.Contains(res.Stderr, line) {
 		t.Errorf("want the one line %q, stderr:\n%s", line, res.Stderr)
 	}
-	wantContains(t, "stderr", res.Stderr, "run ended, converged")
 }
 
 // withAnalyzer configures one analyzer, cachelint, that leaves a mark

@@ -38,9 +38,9 @@ func TestLoopConvergesInRoundOne(t *testing.T) {
 		t.Error("nothing to fix, yet the fix model was called")
 	}
 	// The branch's PRs, the PR (preflight, reused by round 1, whose reviews
-	// are the tag check), the head's check runs and code-scanning alerts
+	// are the tag check), the head's code-scanning alerts and check runs
 	// (evidence) and the review; the diff is read in the checkout.
-	if got := fmt.Sprint(kindsOf(lf.gh.Requests())); got != "[graphql graphql check-runs code-scanning review]" {
+	if got := fmt.Sprint(kindsOf(lf.gh.Requests())); got != "[graphql graphql code-scanning check-runs review]" {
 		t.Errorf("GitHub requests %s", got)
 	}
 }
@@ -85,7 +85,7 @@ func TestLoopConvergesAfterOneFix(t *testing.T) {
 	// posts its review and resolves the fixed finding's thread (the head
 	// gh-ocdx pushed has no CI results yet: its evidence on GitHub is not
 	// read). The diffs are read in the checkout.
-	if got := fmt.Sprint(kindsOf(lf.gh.Requests())); got != "[graphql graphql check-runs code-scanning review pr comment graphql review graphql]" {
+	if got := fmt.Sprint(kindsOf(lf.gh.Requests())); got != "[graphql graphql code-scanning check-runs review pr comment graphql review graphql]" {
 		t.Errorf("GitHub requests %s", got)
 	}
 }
