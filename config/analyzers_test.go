@@ -84,3 +84,13 @@ func TestRepositoryAnalyzersReplaceTheConfiguration(t *testing.T) {
 		t.Errorf("the repository's: %+v from %q", c.Analyzers, c.AnalyzersFrom)
 	}
 }
+
+// The message for a bad .ocdx.json names every key it may set, analyzers
+// included.
+func TestPolicyMessageNamesEveryKey(t *testing.T) {
+	for _, k := range policyKeys {
+		if !strings.Contains(policyKeyList, `"`+k+`"`) {
+			t.Errorf("the message's list of keys lacks %q", k)
+		}
+	}
+}
