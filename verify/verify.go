@@ -1,7 +1,8 @@
 // Package verify runs a repository's verify commands without a shell and
 // without the credentials, keeping the tail of their output (the fix phase,
-// docs/architecture.md, A round of review-loop). preflight uses it to check
-// that they exist before a run starts.
+// docs/architecture.md, A round of review-loop), and its analyzers the same
+// way (Capture, for package analyzer). preflight uses it to check that they
+// exist before a run starts.
 package verify
 
 import (
