@@ -183,17 +183,8 @@ func TestAnalyzerDoesNotRunAtQuick(t *testing.T) {
 // GitHub request.
 func TestReviewLocalWithEvidenceAndAnalyzers(t *testing.T) {
 	t.Parallel()
-	r := testkit.NewRepo(t, "main", "feature",
-		map[string]string{"cache.go": "package cache\n\nvar size = 10\n"},
-		map[string]string{"cache.go": "package cache\n\nvar size = -1\n"})
-	testkit.Git(t, r.Clone, "remote", "set-head", "origin", "main")
-	gh := testkit.NewGitHub(t)
-	fm := testkit.NewFakeModel(t)
-	env := testkit.NewEnv(t)
-	gh.Configure(env, repo)
-	fm.Configure(env)
-	env.Dir = r.Clone
-	testkit.WriteFiles(t, r.Clone, map[string]string{"cache.go": "package cache\n\nvar size = 99\n"}) // not committed
+	r, env, fm, gh := localBranch(t)
+	testkit.WriteFiles(t, r.Clone, map[string]string{"cache.go": "package cache\n\nvar size = 99\n\nvar ttl = 60\n"}) // not committed
 	a, _ := json.Marshal([]map[string]any{{"name": "sizelint", "format": "errorformat",
 		"argv": []string{"sh", "-c", `grep -q 'size = 99' cache.go && printf 'cache.go:3:5: warning: size 99 is not a power of two [SZ1]\n'; exit 1`}}})
 	env.WriteConfig(t, `{"reviewerModels": ["ollama/qwen-a"], "commentsAnalyzerModel": "ollama/qwen-a", "prFixModel": "ollama/qwen-a", "analyzers": `+string(a)+`}`)
