@@ -109,7 +109,11 @@ func (r *Runner) one(ctx context.Context, a config.Analyzer) (evidence.Set, stri
 		return evidence.Set{}, fmt.Sprintf("analyzer %s's output was not read (%v): its results are not used", a.Name, err)
 	}
 	s.Source = "analyzer " + a.Name
-	fmt.Fprintf(progress, "analyzer %s: %s (exit %d, %s)\n", a.Name, text.Plural(len(s.Results), "result"), v.ExitCode, v.Duration.Round(time.Millisecond))
+	cut := ""
+	if s.Cut {
+		cut = fmt.Sprintf(", its output read up to %d MiB", evidence.MaxFileBytes>>20)
+	}
+	fmt.Fprintf(progress, "analyzer %s: %s (exit %d, %s%s)\n", a.Name, text.Plural(len(s.Results), "result"), v.ExitCode, v.Duration.Round(time.Millisecond), cut)
 	if len(s.Results) == 0 && v.ExitCode != 0 && len(bytes.TrimSpace(out.b)) == 0 {
 		return s, fmt.Sprintf("analyzer %s exited %d and reported nothing: %s", a.Name, v.ExitCode, last)
 	}
