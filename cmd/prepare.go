@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -136,24 +135,9 @@ func policyName(cfg *config.Config, pr *github.PullRequest) string {
 	return fmt.Sprintf("the verify commands of your configuration (%s has no %s)", pr.BaseRefName, config.RepoFile)
 }
 
-// verifySource says where the verify commands came from, as shown before
-// they run: "from .ocdx.json on main at 1a2b3c4", or "from your
-// configuration ~/.config/gh-ocdx/config.json".
-func verifySource(d *Deps, c *config.Config) string {
-	if c.VerifyFrom != "" {
-		return "from " + c.VerifyFrom
-	}
-	return "from your configuration " + homeRel(d, c.Path)
-}
-
-// homeRel writes path with ~ for the home directory.
-func homeRel(d *Deps, path string) string {
-	home := d.Getenv("HOME")
-	if rel, err := filepath.Rel(home, path); home != "" && err == nil && filepath.IsLocal(rel) {
-		return "~" + string(filepath.Separator) + rel
-	}
-	return path
-}
+// verifySource says where the verify commands came from
+// (config.Config.VerifySource).
+func verifySource(d *Deps, c *config.Config) string { return c.VerifySource(d.Getenv("HOME")) }
 
 // approveVerify asks, in a terminal, before a repository's verify commands
 // run for the first time, and again whenever the list changes; the answer is

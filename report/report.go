@@ -315,7 +315,7 @@ func writeFindings(b *strings.Builder, rr *RoundResult) {
 		fmt.Fprintf(b, "### %s (%d)\n\n", priorityNames[p], len(group))
 		for _, f := range group {
 			if url, ok := on[f.ID]; ok {
-				writeIndexLine(b, f, url, rr.Stuck)
+				b.WriteString(IndexLine(f, url, rr.Stuck))
 			} else {
 				writeFinding(b, f, rr.Stuck)
 			}
@@ -429,10 +429,10 @@ func onLines(in *inline.Plan) map[string]string {
 	return on
 }
 
-// writeIndexLine writes a finding that has an inline comment as one line:
-// priority, ID, title and where, linked to its thread when known, and who
-// raised it.
-func writeIndexLine(b *strings.Builder, f finding.Finding, url string, stuck []string) {
+// IndexLine is a finding that has an inline comment as one line of the
+// report's index: priority, ID, title and where, linked to its thread when
+// url is known, and who raised it. The check run's summary uses it too.
+func IndexLine(f finding.Finding, url string, stuck []string) string {
 	loc := "`" + location(f) + "`"
 	if url != "" {
 		loc = fmt.Sprintf("[%s](%s)", loc, url)
@@ -443,9 +443,9 @@ func writeIndexLine(b *strings.Builder, f finding.Finding, url string, stuck []s
 	}
 	by := ""
 	if a := consensus.Agreement(f); a != "" {
-		by = " · " + a
+		by = " · " + text.InertMarkup(a)
 	}
-	fmt.Fprintf(b, "- **%s** `%s` %s · %s%s%s\n", f.Priority, f.ID, text.Cell(f.Title, 200), loc, mark, by)
+	return fmt.Sprintf("- **%s** `%s` %s · %s%s%s\n", f.Priority, f.ID, text.Cell(f.Title, 200), loc, mark, by)
 }
 
 // location is a finding's file and line ("a.go:3"), or its file.
