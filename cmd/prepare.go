@@ -79,10 +79,13 @@ func prepare(ctx context.Context, d *Deps, r repository.Repository, arg prArg, u
 	if err := applyBasePolicy(cfg, p.pr); err != nil {
 		return nil, err
 	}
+	for _, w := range cfg.Policy.LearningsWarnings {
+		d.warn("%s", w)
+	}
 	for _, f := range loop.PolicyChanges(p.pr.Files) {
 		// The round report says so too.
 		use := policyName(cfg, p.pr)
-		if f == config.ReviewFile {
+		if f != config.RepoFile {
 			use = "the base branch's"
 		}
 		d.warn("PR #%d changes %s: its change takes effect once merged; this run uses %s", p.pr.Number, f, use)
@@ -115,7 +118,7 @@ func applyBasePolicy(cfg *config.Config, pr *github.PullRequest) error {
 // write permission.
 func basePolicy(pr *github.PullRequest) (*config.Policy, string, error) {
 	where := fmt.Sprintf("%s on %s at %s", config.RepoFile, pr.BaseRefName, text.ShortOID(pr.BasePolicy.Commit))
-	p, err := config.FromBase(where, baseFile(pr.BasePolicy), baseFile(pr.BaseGuide))
+	p, err := config.FromBase(where, baseFile(pr.BasePolicy), baseFile(pr.BaseGuide), baseFile(pr.BaseLearnings))
 	if err == nil {
 		pr.Trusted = p.TrustedLogins
 	}

@@ -117,6 +117,7 @@ func commands() []command {
 		{name: "describe", summary: "Say what a pull request does and whether it meets its issues", run: verb(parseDescribe, describePR)},
 		{name: "dismiss", summary: "Stop gh-ocdx raising findings on a pull request", run: verb(parseDismiss, dismiss)},
 		{name: "fix", summary: "Fix a pull request's findings, verify and push", run: verb(parseFix, fixPR)},
+		{name: "learn", summary: "Propose learnings from people's decisions, as a change to review", run: verb(parseLearn, learnRun)},
 		{name: "reply", summary: "Answer people's replies in gh-ocdx's review threads", run: runReply},
 		{name: "restore", summary: "Overrule the verifier: count a refuted finding again", run: verb(parseRestore, restore)},
 		{name: "review", summary: "Review the current branch's changes before a pull request exists", run: runReview},

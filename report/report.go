@@ -18,6 +18,7 @@ import (
 	"github.com/ocdx/gh-ocdx/inline"
 	"github.com/ocdx/gh-ocdx/internal/text"
 	"github.com/ocdx/gh-ocdx/internal/tokens"
+	"github.com/ocdx/gh-ocdx/learnings"
 	"github.com/ocdx/gh-ocdx/posts"
 	"github.com/ocdx/gh-ocdx/roles"
 	"github.com/ocdx/gh-ocdx/state"
@@ -104,6 +105,7 @@ type RoundResult struct {
 	DismissedBy      map[string]string       `json:"dismissedBy,omitempty"`  // finding ID → the login whose command dismissed it
 	DismissedWhy     map[string]string       `json:"dismissedWhy,omitempty"` // finding ID → the reason it gave, one line
 	Refuted          []finding.Finding       `json:"refuted,omitempty"`      // shown wrong by the verifier: not counted, posted inline or fixed
+	Learned          *learnings.Applied      `json:"learned,omitempty"`      // what the base branch's .ocdx/learnings.md left out and lowered
 	Verifier         *verifier.Status        `json:"verifier,omitempty"`
 	Fix              *state.FixResult        `json:"fix,omitempty"`
 	Comments         []state.Comment         `json:"comments"`
@@ -279,6 +281,9 @@ func writeOutcome(b *strings.Builder, rr *RoundResult) {
 	// After what was reviewed: "the whole diff" of an incremental round is
 	// the whole since-diff.
 	fmt.Fprintf(b, "**Coverage:** %s.\n\n", rr.Coverage)
+	if rr.Learned != nil {
+		fmt.Fprintf(b, "**Learnings:** %s (the base branch's; never a P0, SEC- or thread finding).\n\n", rr.Learned)
+	}
 	if len(rr.PolicyChanged) > 0 {
 		fmt.Fprintf(b, "**Repository policy:** this PR changes %s; the change takes effect after merge: this review used the base branch's.\n\n", policyNames(rr.PolicyChanged))
 	}
@@ -654,6 +659,9 @@ func writeRoundSummary(b *strings.Builder, rr *RoundResult) {
 	fmt.Fprintf(b, "- Coverage: %s\n", rr.Coverage)
 	if len(rr.PolicyChanged) > 0 {
 		fmt.Fprintf(b, "- Repository policy: the PR changes %s; the change takes effect after merge\n", policyNames(rr.PolicyChanged))
+	}
+	if rr.Learned != nil {
+		fmt.Fprintf(b, "- Learnings: %s\n", rr.Learned)
 	}
 	fmt.Fprintf(b, "- Unresolved review threads: %d\n", rr.Threads.Unresolved)
 	if len(rr.Stuck) > 0 {
