@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ocdx/gh-ocdx/analyzer"
 	"github.com/ocdx/gh-ocdx/config"
 	"github.com/ocdx/gh-ocdx/consensus"
 	"github.com/ocdx/gh-ocdx/effort"
@@ -212,27 +213,9 @@ func reviewLocal(ctx context.Context, d *Deps, opts *ReviewOptions) error {
 	}
 	var fixer loop.Fixer
 	if opts.Fix {
-		fm, err := models.model("pr-fix", cfg.PRFix.String(), "prFixModel")
-		if err != nil {
+		if fixer, err = newLocalFixer(ctx, d, opts, cfg, models, g, ch, branch, tools.runner); err != nil {
 			return err
 		}
-		if opts.Prompter == nil && !opts.Yes {
-			opts.Prompter = d.prompter(ctx)
-		}
-		// A repository's verify commands are asked about as review-loop
-		// asks, once per repository until they change.
-		if id := strings.SplitN(g.OriginID(ctx), "/", 3); !opts.Yes && len(id) == 3 && id[0] != "" {
-			repo := github.Repo{Host: id[0], Owner: id[1], Name: id[2]}
-			if err := approveVerify(d, cfg, repo, ch.Base, ch.MergeBase, opts.Prompter); err != nil {
-				return err
-			}
-		}
-		inner := &loop.FixRunner{Dir: g.Dir, Model: fm, ModelName: cfg.PRFix.String(), Verify: cfg.Verify, Policy: cfg.Policy,
-			NoPush: true, Progress: d.progressOut()}
-		if tools.runner != nil {
-			inner.Analyzers = tools.runner
-		}
-		fixer = &localFixer{git: g, branch: branch, yes: opts.Yes, ask: opts.Prompter, progress: d.progressOut(), inner: inner}
 	}
 	st, err := d.store()
 	if err != nil {
@@ -326,6 +309,32 @@ func localPolicy(ctx context.Context, d *Deps, cfg *config.Config, g *git.Repo, 
 	}
 	fmt.Fprintf(d.IO.ErrOut, "verify (%s): %s\n", from, strings.Join(cfg.Verify, "; "))
 	return nil
+}
+
+// newLocalFixer is the fix of a local review (--fix): package fix's agent
+// in the working tree, the verify commands and analyzers run after it.
+func newLocalFixer(ctx context.Context, d *Deps, opts *ReviewOptions, cfg *config.Config, models *runModels, g *git.Repo, ch *loop.Change, branch string, analyzers *analyzer.Runner) (loop.Fixer, error) {
+	fm, err := models.model("pr-fix", cfg.PRFix.String(), "prFixModel")
+	if err != nil {
+		return nil, err
+	}
+	if opts.Prompter == nil && !opts.Yes {
+		opts.Prompter = d.prompter(ctx)
+	}
+	// A repository's verify commands are asked about as review-loop
+	// asks, once per repository until they change.
+	if id := strings.SplitN(g.OriginID(ctx), "/", 3); !opts.Yes && len(id) == 3 && id[0] != "" {
+		repo := github.Repo{Host: id[0], Owner: id[1], Name: id[2]}
+		if err := approveVerify(d, cfg, repo, ch.Base, ch.MergeBase, opts.Prompter); err != nil {
+			return nil, err
+		}
+	}
+	inner := &loop.FixRunner{Dir: g.Dir, Model: fm, ModelName: cfg.PRFix.String(), Verify: cfg.Verify, Policy: cfg.Policy,
+		NoPush: true, Progress: d.progressOut()}
+	if analyzers != nil {
+		inner.Analyzers = analyzers
+	}
+	return &localFixer{git: g, branch: branch, yes: opts.Yes, ask: opts.Prompter, progress: d.progressOut(), inner: inner}, nil
 }
 
 // localFixer is the fix of a local review: package fix's agent and
