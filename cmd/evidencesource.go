@@ -14,6 +14,7 @@ import (
 	"github.com/ocdx/gh-ocdx/config"
 	"github.com/ocdx/gh-ocdx/effort"
 	"github.com/ocdx/gh-ocdx/evidence"
+	"github.com/ocdx/gh-ocdx/fix"
 	"github.com/ocdx/gh-ocdx/git"
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/internal/text"
@@ -269,4 +270,13 @@ func (e *evidenceSource) key() string {
 	}{results, analyzers})
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])
+}
+
+// fixAnalyzers are the analyzers a fix's verification runs again
+// (fix.Options.Analyzers); nil when none run here.
+func (e *evidenceSource) fixAnalyzers() fix.Analyzers {
+	if e.runner == nil || e.never != "" {
+		return nil
+	}
+	return e.runner
 }

@@ -10,11 +10,11 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/ocdx/gh-ocdx/analyzer"
 	"github.com/ocdx/gh-ocdx/config"
 	"github.com/ocdx/gh-ocdx/consensus"
 	"github.com/ocdx/gh-ocdx/effort"
 	"github.com/ocdx/gh-ocdx/finding"
+	"github.com/ocdx/gh-ocdx/fix"
 	"github.com/ocdx/gh-ocdx/git"
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/internal/text"
@@ -213,7 +213,7 @@ func reviewLocal(ctx context.Context, d *Deps, opts *ReviewOptions) error {
 	}
 	var fixer loop.Fixer
 	if opts.Fix {
-		if fixer, err = newLocalFixer(ctx, d, opts, cfg, models, g, ch, branch, tools.runner); err != nil {
+		if fixer, err = newLocalFixer(ctx, d, opts, cfg, models, g, ch, branch, tools.fixAnalyzers()); err != nil {
 			return err
 		}
 	}
@@ -313,7 +313,7 @@ func localPolicy(ctx context.Context, d *Deps, cfg *config.Config, g *git.Repo, 
 
 // newLocalFixer is the fix of a local review (--fix): package fix's agent
 // in the working tree, the verify commands and analyzers run after it.
-func newLocalFixer(ctx context.Context, d *Deps, opts *ReviewOptions, cfg *config.Config, models *runModels, g *git.Repo, ch *loop.Change, branch string, analyzers *analyzer.Runner) (loop.Fixer, error) {
+func newLocalFixer(ctx context.Context, d *Deps, opts *ReviewOptions, cfg *config.Config, models *runModels, g *git.Repo, ch *loop.Change, branch string, analyzers fix.Analyzers) (loop.Fixer, error) {
 	fm, err := models.model("pr-fix", cfg.PRFix.String(), "prFixModel")
 	if err != nil {
 		return nil, err
@@ -329,11 +329,8 @@ func newLocalFixer(ctx context.Context, d *Deps, opts *ReviewOptions, cfg *confi
 			return nil, err
 		}
 	}
-	inner := &loop.FixRunner{Dir: g.Dir, Model: fm, ModelName: cfg.PRFix.String(), Verify: cfg.Verify, Policy: cfg.Policy,
+	inner := &loop.FixRunner{Dir: g.Dir, Model: fm, ModelName: cfg.PRFix.String(), Verify: cfg.Verify, Analyzers: analyzers, Policy: cfg.Policy,
 		NoPush: true, Progress: d.progressOut()}
-	if analyzers != nil {
-		inner.Analyzers = analyzers
-	}
 	return &localFixer{git: g, branch: branch, yes: opts.Yes, ask: opts.Prompter, progress: d.progressOut(), inner: inner}, nil
 }
 

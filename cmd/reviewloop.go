@@ -285,12 +285,9 @@ func reviewLoop(ctx context.Context, d *Deps, opts *ReviewLoopOptions) error {
 
 	progress := d.progressOut()
 	fixer := &loop.FixRunner{Repo: repo, Dir: co.Repo.Dir, Remote: pushRemote(ctx, co), Model: fm, ModelName: cfg.PRFix.String(),
-		Verify: cfg.Verify, Policy: cfg.Policy, Price: priceOf(cfg, cfg.PRFix.String()), GitHub: client, Progress: progress}
+		Verify: cfg.Verify, Analyzers: tools.fixAnalyzers(), Policy: cfg.Policy, Price: priceOf(cfg, cfg.PRFix.String()), GitHub: client, Progress: progress}
 	if !opts.Yes {
 		fixer.Confirm = confirmPush(d, opts.Prompter)
-	}
-	if tools.runner != nil && tools.never == "" {
-		fixer.Analyzers = tools.runner
 	}
 	files := headFiles(ctx, d, co.Repo, client, repo, pr.Number)
 	opening, notMet := describeOpening(ctx, d, cfg, models, client, repo, pr)
