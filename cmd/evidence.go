@@ -35,19 +35,11 @@ func parseEvidence(vals []string) ([]evidenceSpec, error) {
 			s.Format, s.Path = evidence.Format(strings.ToLower(f)), p
 		}
 		if s.Path == "" {
-			return nil, fmt.Errorf("--evidence %q names no file: give FILE, DIR or FORMAT:FILE (formats: %s)", v, formatNames())
+			return nil, fmt.Errorf("--evidence %q names no file: give FILE, DIR or FORMAT:FILE (formats: %s)", v, evidence.FormatNames())
 		}
 		out = append(out, s)
 	}
 	return out, nil
-}
-
-func formatNames() string {
-	var s []string
-	for _, f := range evidence.Formats {
-		s = append(s, string(f))
-	}
-	return strings.Join(s, ", ")
 }
 
 // readEvidence reads the tool result files of a review before its first

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/cli/go-gh/v2/pkg/repository"
@@ -148,21 +149,30 @@ func verifySource(d *Deps, c *config.Config) string { return c.VerifySource(d.Ge
 // (which needs --yes or --dry-run): the commands come from the base branch,
 // which the repository's maintainers control.
 // base and commit are the branch and commit the policy was read on.
+// The repository's analyzers are approved with them, as one list
+// (repoCommands).
 func approveVerify(d *Deps, cfg *config.Config, repo github.Repo, base, commit string, ask Prompter) error {
-	if cfg.VerifyFrom == "" {
+	cmds := repoCommands(cfg)
+	if len(cmds) == 0 {
 		return nil
 	}
 	st, err := d.store()
 	if err != nil {
 		return err
 	}
-	ok, _, err := st.Approved(repo.Host, repo.Owner, repo.Name, cfg.Verify)
+	ok, _, err := st.Approved(repo.Host, repo.Owner, repo.Name, cmds)
 	if err != nil || ok {
 		return err
 	}
-	// The verify line just above lists them with their source: said once.
-	fmt.Fprintf(d.IO.ErrOut, "\nThe verify commands above are %s's (%s): gh-ocdx runs them in this checkout, as you, to verify each fix.\n\n",
-		repo, cfg.VerifyFrom)
+	if cfg.VerifyFrom != "" {
+		// The verify line just above lists them with their source: said once.
+		fmt.Fprintf(d.IO.ErrOut, "\nThe verify commands above are %s's (%s): gh-ocdx runs them in this checkout, as you, to verify each fix.\n\n",
+			repo, cfg.VerifyFrom)
+	}
+	if cfg.AnalyzersFrom != "" {
+		fmt.Fprintf(d.IO.ErrOut, "\nThe analyzers of %s (%s) run in this checkout, as you, on each head reviewed and after each fix:\n  %s\n\n",
+			repo, cfg.AnalyzersFrom, strings.Join(cmds[len(cmds)-len(cfg.Analyzers):], "\n  "))
+	}
 	yes, err := ask.Confirm(fmt.Sprintf("Run these commands for %s (asked again only if they change)?", repo), false)
 	if err != nil {
 		return err
@@ -171,7 +181,39 @@ func approveVerify(d *Deps, cfg *config.Config, repo github.Repo, base, commit s
 		return fmt.Errorf("you declined the verify commands of %s; nothing was run or changed. Read the file (git fetch, then git show %s:%s) and re-run to approve them, or have them changed on %s first",
 			cfg.VerifyFrom, text.ShortOID(commit), config.RepoFile, base)
 	}
-	return st.Approve(repo.Host, repo.Owner, repo.Name, cfg.Verify, d.now())
+	return st.Approve(repo.Host, repo.Owner, repo.Name, cmds, d.now())
+}
+
+// repoCommands are the commands of the base branch's .ocdx.json that
+// gh-ocdx would run, approved as one list: its verify commands, then its
+// analyzers ("analyzer NAME: ARGV"). None when both are the user's own.
+func repoCommands(cfg *config.Config) []string {
+	var cmds []string
+	if cfg.VerifyFrom != "" {
+		cmds = append(cmds, cfg.Verify...)
+	}
+	if cfg.AnalyzersFrom != "" {
+		for _, a := range cfg.Analyzers {
+			cmds = append(cmds, "analyzer "+a.Name+": "+strconv.Quote(a.Command()))
+		}
+	}
+	return cmds
+}
+
+// analyzersApproved reports whether the analyzers in effect may run
+// without asking: the user's own, --yes, or the repository's approved
+// here (approveVerify); else it says why they do not run.
+func analyzersApproved(d *Deps, cfg *config.Config, repo github.Repo, yes bool) bool {
+	if len(cfg.Analyzers) == 0 || cfg.AnalyzersFrom == "" || yes {
+		return true
+	}
+	if st, err := d.store(); err == nil {
+		if ok, _, err := st.Approved(repo.Host, repo.Owner, repo.Name, repoCommands(cfg)); err == nil && ok {
+			return true
+		}
+	}
+	d.warn("the analyzers of %s were not run: gh-ocdx runs a repository's commands once you approve them, which a terminal asks (or pass --yes)", cfg.AnalyzersFrom)
+	return false
 }
 
 // interruptedFix adds to a dirty-tree error the way back when the changes

@@ -14,6 +14,7 @@ import (
 	"github.com/ocdx/gh-ocdx/consensus"
 	"github.com/ocdx/gh-ocdx/effort"
 	"github.com/ocdx/gh-ocdx/finding"
+	"github.com/ocdx/gh-ocdx/fix"
 	"github.com/ocdx/gh-ocdx/git"
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/internal/text"
@@ -33,13 +34,16 @@ type ReviewOptions struct {
 	Yes      bool
 	Verifier string // --verifier; "": the configuration's verifierModel, if any
 	// Effort is --effort; "": the configuration's effort, else auto.
-	Effort   effort.Tier
-	Full     bool      // review even when nothing changed since the last review
+	Effort effort.Tier
+	Full   bool // review even when nothing changed since the last review
+	// Evidence are the tool result files of --evidence
+	// (docs/architecture.md, Evidence).
+	Evidence []evidenceSpec
 	Export   *exporter // --json, --jq, --template; nil: Markdown
 	Prompter Prompter  // nil: survey on the terminal
 }
 
-const reviewUsage = "gh ocdx review [--base REF] [--fix] [--yes] [--full] [--effort TIER] [--verifier PROVIDER/MODEL] [--json [fields]] [--jq EXPR | --template T]"
+const reviewUsage = "gh ocdx review [--base REF] [--fix] [--yes] [--full] [--effort TIER] [--verifier PROVIDER/MODEL] [--evidence FILE|DIR]... [--json [fields]] [--jq EXPR | --template T]"
 
 const reviewHelp = `Review the current branch before a pull request exists, with every configured
 reviewer model side by side: its commits since the merge base with --base
@@ -74,6 +78,13 @@ that comes back after a fix is reported stuck. Run again on a branch that
 has not changed (same commit, same uncommitted changes, same merge base,
 policy and reviewers), review repeats its last review without asking the
 models ("already reviewed at 1a2b3c4"); --full reviews it again.
+
+With --evidence FILE|DIR (repeatable), or the evidence globs of the merge
+base's .ocdx.json, the results of your tools (SARIF, rdjson, rdjsonl,
+checkstyle or errorformat lines) on the lines the branch changes are
+findings, as in review-loop; the configured analyzers (the "analyzers" of
+.ocdx.json or of your configuration) run on the working tree at the
+standard and deep tiers, so a pre-push hook sees what CI will.
 
 A finding you decided to keep is dismissed for the branch with
 gh ocdx dismiss --branch NAME <ID>: the next reviews list it as dismissed
@@ -110,6 +121,8 @@ func parseReview(d *Deps, args []string) (*ReviewOptions, error) {
 	fs.StringVar(&opts.Verifier, "verifier", "", "Check the findings a single reviewer raised with `PROVIDER/MODEL` (instead of the configuration's verifierModel)")
 	fs.effortFlag(&opts.Effort, "How much review the branch gets: `TIER` quick, standard, deep or auto (default: the configuration's effort, else auto)")
 	fs.BoolVar(&opts.Full, "full", false, "Review again even when nothing changed since the last review")
+	var evidenceFlag []string
+	fs.StringArrayVar(&evidenceFlag, "evidence", nil, "Read tool results from `FILE|DIR` (SARIF, rdjson, rdjsonl, checkstyle or errorformat lines; FORMAT:FILE names the format): those on changed lines become findings (repeatable)")
 	jf := addJSONFlags(fs, loop.LocalResult{})
 	if err := fs.parse(d, jf.args(args), 0); err != nil {
 		return nil, err
@@ -122,6 +135,9 @@ func parseReview(d *Deps, args []string) (*ReviewOptions, error) {
 		if _, err := llm.ParseModel(opts.Verifier); err != nil {
 			return nil, fs.usageErr("invalid --verifier: %v", err)
 		}
+	}
+	if opts.Evidence, err = parseEvidence(evidenceFlag); err != nil {
+		return nil, fs.usageErr("%v", err)
 	}
 	if strings.HasPrefix(opts.Base, "-") {
 		return nil, fs.usageErr("invalid --base %q: give a branch or a commit", opts.Base)
@@ -191,26 +207,15 @@ func reviewLocal(ctx context.Context, d *Deps, opts *ReviewOptions) error {
 	if err != nil {
 		return err
 	}
+	tools, err := localEvidence(ctx, d, opts, cfg, g, ch)
+	if err != nil {
+		return err
+	}
 	var fixer loop.Fixer
 	if opts.Fix {
-		fm, err := models.model("pr-fix", cfg.PRFix.String(), "prFixModel")
-		if err != nil {
+		if fixer, err = newLocalFixer(ctx, d, opts, cfg, models, g, ch, branch, tools.fixAnalyzers()); err != nil {
 			return err
 		}
-		if opts.Prompter == nil && !opts.Yes {
-			opts.Prompter = d.prompter(ctx)
-		}
-		// A repository's verify commands are asked about as review-loop
-		// asks, once per repository until they change.
-		if id := strings.SplitN(g.OriginID(ctx), "/", 3); !opts.Yes && len(id) == 3 && id[0] != "" {
-			repo := github.Repo{Host: id[0], Owner: id[1], Name: id[2]}
-			if err := approveVerify(d, cfg, repo, ch.Base, ch.MergeBase, opts.Prompter); err != nil {
-				return err
-			}
-		}
-		fixer = &localFixer{git: g, branch: branch, yes: opts.Yes, ask: opts.Prompter, progress: d.progressOut(),
-			inner: &loop.FixRunner{Dir: g.Dir, Model: fm, ModelName: cfg.PRFix.String(), Verify: cfg.Verify, Policy: cfg.Policy,
-				NoPush: true, Progress: d.progressOut()}}
 	}
 	st, err := d.store()
 	if err != nil {
@@ -219,10 +224,12 @@ func reviewLocal(ctx context.Context, d *Deps, opts *ReviewOptions) error {
 	res, err := loop.ReviewLocal(ctx, loop.LocalOptions{
 		Key: state.LocalKey(g.OriginID(ctx), branch), Change: *ch, Store: st, Policy: cfg.Policy,
 		Reviewers: reviewers, Fixer: fixer, Verifier: verifier, Full: opts.Full, History: g, Effort: cmp.Or(opts.Effort, cfg.Effort),
-		Tools:      append(review.RepoTools(repofs.NewTree(ctx, g, ch.Tree)), review.DiffTool(ch.FilesPage)),
-		Progress:   d.progressOut(),
-		Summarized: summarized(d, opts.Export),
-		Budget:     models.Budget,
+		Tools:       append(review.RepoTools(repofs.NewTree(ctx, g, ch.Tree)), review.DiffTool(ch.FilesPage)),
+		Progress:    d.progressOut(),
+		Summarized:  summarized(d, opts.Export),
+		Budget:      models.Budget,
+		Evidence:    tools.gather,
+		EvidenceKey: tools.key(),
 	})
 	if res != nil && res.Outcome != "" {
 		if perr := printLocal(d, opts, res); perr != nil {
@@ -245,6 +252,38 @@ func reviewLocal(ctx context.Context, d *Deps, opts *ReviewOptions) error {
 		return &IncompleteError{Reason: res.Reason, Shown: true} // "run ended, blocked — …"
 	}
 	return nil
+}
+
+// localEvidence is a local review's evidence: the --evidence files and
+// those the merge base's evidence globs match, read now, and the
+// analyzers run on the working tree (the user's own code), the
+// repository's once approved (docs/architecture.md, Local review).
+func localEvidence(ctx context.Context, d *Deps, opts *ReviewOptions, cfg *config.Config, g *git.Repo, ch *loop.Change) (*evidenceSource, error) {
+	files, err := readEvidence(ctx, d, opts.Evidence, cfg.Policy, g, ch.Head)
+	if err != nil {
+		return nil, err
+	}
+	e := &evidenceSource{d: d, files: files, git: g, local: true}
+	if len(cfg.Analyzers) == 0 {
+		return e, nil
+	}
+	approved := true
+	if id := strings.SplitN(g.OriginID(ctx), "/", 3); cfg.AnalyzersFrom != "" && len(id) == 3 && id[0] != "" {
+		repo := github.Repo{Host: id[0], Owner: id[1], Name: id[2]}
+		if d.IO.CanPrompt() && !(opts.Fix && opts.Yes) {
+			if opts.Prompter == nil {
+				opts.Prompter = d.prompter(ctx)
+			}
+			if err := approveVerify(d, cfg, repo, ch.Base, ch.MergeBase, opts.Prompter); err != nil {
+				return nil, err
+			}
+		}
+		approved = analyzersApproved(d, cfg, repo, opts.Fix && opts.Yes)
+	}
+	if approved {
+		e.runner = analyzersOf(d, cfg, g.Dir)
+	}
+	return e, nil
 }
 
 // localPolicy applies the repository policy of the merge base, every key
@@ -270,6 +309,29 @@ func localPolicy(ctx context.Context, d *Deps, cfg *config.Config, g *git.Repo, 
 	}
 	fmt.Fprintf(d.IO.ErrOut, "verify (%s): %s\n", from, strings.Join(cfg.Verify, "; "))
 	return nil
+}
+
+// newLocalFixer is the fix of a local review (--fix): package fix's agent
+// in the working tree, the verify commands and analyzers run after it.
+func newLocalFixer(ctx context.Context, d *Deps, opts *ReviewOptions, cfg *config.Config, models *runModels, g *git.Repo, ch *loop.Change, branch string, analyzers fix.Analyzers) (loop.Fixer, error) {
+	fm, err := models.model("pr-fix", cfg.PRFix.String(), "prFixModel")
+	if err != nil {
+		return nil, err
+	}
+	if opts.Prompter == nil && !opts.Yes {
+		opts.Prompter = d.prompter(ctx)
+	}
+	// A repository's verify commands are asked about as review-loop
+	// asks, once per repository until they change.
+	if id := strings.SplitN(g.OriginID(ctx), "/", 3); !opts.Yes && len(id) == 3 && id[0] != "" {
+		repo := github.Repo{Host: id[0], Owner: id[1], Name: id[2]}
+		if err := approveVerify(d, cfg, repo, ch.Base, ch.MergeBase, opts.Prompter); err != nil {
+			return nil, err
+		}
+	}
+	inner := &loop.FixRunner{Dir: g.Dir, Model: fm, ModelName: cfg.PRFix.String(), Verify: cfg.Verify, Analyzers: analyzers, Policy: cfg.Policy,
+		NoPush: true, Progress: d.progressOut()}
+	return &localFixer{git: g, branch: branch, yes: opts.Yes, ask: opts.Prompter, progress: d.progressOut(), inner: inner}, nil
 }
 
 // localFixer is the fix of a local review: package fix's agent and

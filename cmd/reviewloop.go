@@ -98,7 +98,11 @@ named as FORMAT:FILE. A result on a line the PR adds is a finding named
 for its tool (error P1, warning P2, note P3; security severity 7+ P1, 9+
 P0) and is shown to the reviewers; a reviewer's finding that names its
 rule there is the same finding. Results on other lines are counted, not
-raised.
+raised. Round 1 also reads the annotations of the head's check runs and
+the PR's open code-scanning alerts (a token that may not read them costs
+one line). The "analyzers" of .ocdx.json or of your configuration run on
+the head of a PR from this repository (never a fork's) at the standard
+and deep tiers, and again after each fix as part of its verification.
 
 With --max-tokens (or maxTokens in the configuration) the run never passes
 the budget: a round starts only when every role's answer (input estimate
@@ -249,14 +253,15 @@ func reviewLoop(ctx context.Context, d *Deps, opts *ReviewLoopOptions) error {
 	if opts.Prompter == nil {
 		opts.Prompter = d.prompter(ctx)
 	}
-	// The verify commands run only when a fix is made and pushed.
-	if canPush && !opts.DryRun && !opts.Yes && d.IO.CanPrompt() {
+	// The verify commands run only when a fix is made and pushed; the
+	// repository's analyzers on any same-repository head.
+	if (canPush && !opts.DryRun || cfg.AnalyzersFrom != "" && !pr.IsCrossRepository) && !opts.Yes && d.IO.CanPrompt() {
 		if err := approveVerify(d, p.cfg, p.repo, p.pr.BaseRefName, p.pr.BasePolicy.Commit, opts.Prompter); err != nil {
 			return err
 		}
 	}
 
-	tools, err := readEvidence(ctx, d, opts.Evidence, cfg.Policy, co.Repo, pr.HeadRefOid)
+	tools, err := loopEvidence(ctx, d, opts, p)
 	if err != nil {
 		return err
 	}
@@ -280,7 +285,7 @@ func reviewLoop(ctx context.Context, d *Deps, opts *ReviewLoopOptions) error {
 
 	progress := d.progressOut()
 	fixer := &loop.FixRunner{Repo: repo, Dir: co.Repo.Dir, Remote: pushRemote(ctx, co), Model: fm, ModelName: cfg.PRFix.String(),
-		Verify: cfg.Verify, Policy: cfg.Policy, Price: priceOf(cfg, cfg.PRFix.String()), GitHub: client, Progress: progress}
+		Verify: cfg.Verify, Analyzers: tools.fixAnalyzers(), Policy: cfg.Policy, Price: priceOf(cfg, cfg.PRFix.String()), GitHub: client, Progress: progress}
 	if !opts.Yes {
 		fixer.Confirm = confirmPush(d, opts.Prompter)
 	}
@@ -313,7 +318,7 @@ func reviewLoop(ctx context.Context, d *Deps, opts *ReviewLoopOptions) error {
 		Effort:     cmp.Or(opts.Effort, cfg.Effort),
 		Summarized: summarized(d, opts.Export),
 		Opening:    opening,
-		Evidence:   tools,
+		Evidence:   tools.gather,
 		Compliance: notMet,
 	})
 	if ctx.Err() != nil || errors.Is(err, ErrCancelled) {
@@ -345,6 +350,26 @@ func reviewLoop(ctx context.Context, d *Deps, opts *ReviewLoopOptions) error {
 		return &IncompleteError{Reason: res.Reason, Shown: !res.DryRun}
 	}
 	return nil
+}
+
+// loopEvidence is a run's evidence source (docs/architecture.md,
+// Evidence): the result files, read now, then each round's head's on
+// GitHub and the analyzers', approved, never for a fork.
+func loopEvidence(ctx context.Context, d *Deps, opts *ReviewLoopOptions, p *prepared) (*evidenceSource, error) {
+	pr := p.pr
+	results, err := readEvidence(ctx, d, opts.Evidence, p.cfg.Policy, p.co.Repo, pr.HeadRefOid)
+	if err != nil {
+		return nil, err
+	}
+	e := &evidenceSource{d: d, files: results, filesHead: pr.HeadRefOid, gh: p.client, repo: p.repo, number: pr.Number, git: p.co.Repo}
+	switch {
+	case pr.IsCrossRepository:
+		e.runner = analyzersOf(d, p.cfg, p.co.Repo.Dir) // only for its line: never run
+		e.never = fmt.Sprintf("PR #%d comes from a fork (%s), and gh-ocdx never runs a fork's code", pr.Number, cmp.Or(pr.HeadRepository, "deleted"))
+	case analyzersApproved(d, p.cfg, p.repo, opts.Yes):
+		e.runner = analyzersOf(d, p.cfg, p.co.Repo.Dir)
+	}
+	return e, nil
 }
 
 // summarized reports whether a run's Markdown summary goes to the terminal

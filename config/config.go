@@ -70,6 +70,13 @@ type Config struct {
 	// neither the file nor the repository sets any, and then nothing is
 	// pushed (there is no default: no command exists in every repository).
 	Verify []string
+	// Analyzers are the commands whose output is evidence for a review
+	// (docs/architecture.md, Evidence); the base branch's .ocdx.json's
+	// replace them when it sets any.
+	Analyzers []Analyzer
+	// AnalyzersFrom names the .ocdx.json Analyzers came from, as
+	// VerifyFrom; "" when they are the configuration's.
+	AnalyzersFrom string
 	// AllowApprove lets review-pr post a model's APPROVE as an approval;
 	// without it (the default) an approval is posted as a comment, so that
 	// a model never satisfies a required review on its own.
@@ -145,13 +152,16 @@ func (c *Config) ApplyRepo(repoRoot string) error {
 	return nil
 }
 
-// ApplyPolicy makes p the repository policy; its verify commands, when it
-// sets any, replace the configuration's. where names the .ocdx.json for the
+// ApplyPolicy makes p the repository policy; its verify commands and
+// analyzers, when it sets any, replace the configuration's. where names the .ocdx.json for the
 // user.
 func (c *Config) ApplyPolicy(p *Policy, where string) {
 	c.Policy = p
 	if len(p.Verify) > 0 {
 		c.Verify, c.VerifyFrom = p.Verify, where
+	}
+	if len(p.Analyzers) > 0 {
+		c.Analyzers, c.AnalyzersFrom = p.Analyzers, where
 	}
 }
 

@@ -108,7 +108,7 @@ func (e *Error) hint() string {
 }
 
 // policyKeyList names the keys of a repository's .ocdx.json for messages.
-const policyKeyList = `"verify" (the commands run before a fix is pushed), "instructions", "paths", "ignore" and "ignoreDefaults"`
+const policyKeyList = `"verify" (the commands run before a fix is pushed), "instructions", "paths", "ignore", "ignoreDefaults", "trustedLogins", "inlinePriorities", "maxInlineComments", "commands", "describe", "evidence" and "analyzers" (the commands whose output is tool results)`
 
 // position turns a byte offset into a 1-based line and column (in characters).
 func position(data []byte, offset int) (line, col int) {

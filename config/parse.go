@@ -15,7 +15,7 @@ import (
 )
 
 // The keys of the configuration file, in the order of the example.
-var knownKeys = []string{"reviewerModels", "commentsAnalyzerModel", "prFixModel", "reviewPrModel", "verify", "allowApprove", "maxTokens", "outputTokens", "prices", "inlinePriorities", "maxInlineComments", "verifierModel", "replyModel", "maxReplies", "effort", "describeModel", "describe"}
+var knownKeys = []string{"reviewerModels", "commentsAnalyzerModel", "prFixModel", "reviewPrModel", "verify", "allowApprove", "maxTokens", "outputTokens", "prices", "inlinePriorities", "maxInlineComments", "verifierModel", "replyModel", "maxReplies", "effort", "describeModel", "describe", "analyzers"}
 
 // roleKeys are the keys outputTokens may name: the roles' model keys.
 var roleKeys = []string{"reviewerModels", "commentsAnalyzerModel", "prFixModel", "reviewPrModel", "verifierModel", "replyModel", "describeModel"}
@@ -154,6 +154,9 @@ func (c *checker) settings(cfg *Config, byKey map[string]member) {
 	} else {
 		cfg.Defaults = append(cfg.Defaults, "verify")
 	}
+	if m, found := byKey["analyzers"]; found {
+		cfg.Analyzers = c.analyzers(m)
+	}
 	if m, found := byKey["allowApprove"]; found {
 		cfg.AllowApprove = c.boolean(m, "allowApprove")
 	}
@@ -209,6 +212,9 @@ func parseRepo(data []byte) (*Policy, []Problem) {
 	}
 	if m, found := byKey["evidence"]; found {
 		p.Evidence = c.globs(m, "evidence")
+	}
+	if m, found := byKey["analyzers"]; found {
+		p.Analyzers = c.analyzers(m)
 	}
 	if m, found := byKey["trustedLogins"]; found {
 		p.TrustedLogins = c.logins(m)

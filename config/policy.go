@@ -21,7 +21,7 @@ var DefaultIgnore = []string{"*.lock", "go.sum", "package-lock.json", "yarn.lock
 	"vendor/**", "node_modules/**", "*.min.js", "*.min.css", "*.pb.go", "*_generated.*", "dist/**"}
 
 // The keys of a repository's .ocdx.json.
-var policyKeys = []string{"verify", "instructions", "paths", "ignore", "ignoreDefaults", "trustedLogins", "inlinePriorities", "maxInlineComments", "commands", "describe", "evidence"}
+var policyKeys = []string{"verify", "instructions", "paths", "ignore", "ignoreDefaults", "trustedLogins", "inlinePriorities", "maxInlineComments", "commands", "describe", "evidence", "analyzers"}
 
 // Policy is a repository's review policy: its .ocdx.json and REVIEW.md
 // (docs/architecture.md, Where the repository policy comes from). The nil
@@ -62,6 +62,8 @@ type Policy struct {
 	// review reads (docs/architecture.md, Evidence); they match only files
 	// git does not track at the PR's head.
 	Evidence []string
+	// Analyzers, when set, replace the configuration's, as Verify does.
+	Analyzers []Analyzer
 }
 
 // PathRule is one entry of "paths".

@@ -222,7 +222,8 @@ func TestCheckRunRefusedIsOneWarningAndTheExitCodeStays(t *testing.T) {
 	}
 }
 
-// --dry-run posts nothing: no check run either, not even a look for one.
+// --dry-run posts nothing: no check run either, not even a look for its
+// own (the head's check runs are read only as evidence).
 func TestCheckRunDryRunMakesNone(t *testing.T) {
 	t.Parallel()
 	lf := newLoop(t, nil)
@@ -231,9 +232,14 @@ func TestCheckRunDryRunMakesNone(t *testing.T) {
 	res := lf.run("--dry-run", "--check-run")
 
 	wantCode(t, res, 0)
-	for _, k := range []string{"check-run", "check-run-edit", "check-runs", "check-annotations"} {
+	for _, k := range []string{"check-run", "check-run-edit", "check-annotations"} {
 		if n := lf.gh.Count(k); n != 0 {
 			t.Errorf("%d %s requests in a dry run", n, k)
+		}
+	}
+	for _, r := range lf.gh.Requests() {
+		if r.Kind == "check-runs" && strings.Contains(r.Path, "check_name") {
+			t.Errorf("a dry run looked for its check run: %s", r.Path)
 		}
 	}
 }

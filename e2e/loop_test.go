@@ -38,8 +38,9 @@ func TestLoopConvergesInRoundOne(t *testing.T) {
 		t.Error("nothing to fix, yet the fix model was called")
 	}
 	// The branch's PRs, the PR (preflight, reused by round 1, whose reviews
-	// are the tag check) and the review; the diff is read in the checkout.
-	if got := fmt.Sprint(kindsOf(lf.gh.Requests())); got != "[graphql graphql review]" {
+	// are the tag check), the head's code-scanning alerts and check runs
+	// (evidence) and the review; the diff is read in the checkout.
+	if got := fmt.Sprint(kindsOf(lf.gh.Requests())); got != "[graphql graphql code-scanning check-runs review]" {
 		t.Errorf("GitHub requests %s", got)
 	}
 }
@@ -81,9 +82,10 @@ func TestLoopConvergesAfterOneFix(t *testing.T) {
 	wantContains(t, "stdout", res.Stdout, "converged", "## Round 2", "1 fixed ("+cacheBug.id())
 	// Round 1 adds the head check after the push and the fix report (a run
 	// this process began needs no tag check); round 2 reads the PR again,
-	// posts its review and resolves the fixed finding's thread. The diffs
-	// are read in the checkout.
-	if got := fmt.Sprint(kindsOf(lf.gh.Requests())); got != "[graphql graphql review pr comment graphql review graphql]" {
+	// posts its review and resolves the fixed finding's thread (the head
+	// gh-ocdx pushed has no CI results yet: its evidence on GitHub is not
+	// read). The diffs are read in the checkout.
+	if got := fmt.Sprint(kindsOf(lf.gh.Requests())); got != "[graphql graphql code-scanning check-runs review pr comment graphql review graphql]" {
 		t.Errorf("GitHub requests %s", got)
 	}
 }

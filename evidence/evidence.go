@@ -89,12 +89,13 @@ func ParseFormat(s string) (Format, error) {
 	}
 	f := Format(strings.ToLower(s))
 	if !slices.Contains(Formats, f) {
-		return "", fmt.Errorf("unknown evidence format %q: use one of %s", s, formatList())
+		return "", fmt.Errorf("unknown evidence format %q: use one of %s", s, FormatNames())
 	}
 	return f, nil
 }
 
-func formatList() string {
+// FormatNames lists the formats for a message: "sarif, rdjson, …".
+func FormatNames() string {
 	var s []string
 	for _, f := range Formats {
 		s = append(s, string(f))
@@ -162,6 +163,19 @@ func Read(r io.Reader, f Format, tool, root string) (Set, error) {
 		return s, fmt.Errorf("reading %s: %w", f, err)
 	}
 	return s, nil
+}
+
+// Collect is a Set of results read from elsewhere than a file (a check
+// run's annotations, code-scanning alerts: docs/architecture.md,
+// Evidence), kept within the bounds and cleaned as a file's are; a result
+// without a tool's name takes tool.
+func Collect(source, tool string, rs []Result) Set {
+	s := Set{Source: source}
+	c := collector{set: &s, tool: tool}
+	for _, r := range rs {
+		c.add(r)
+	}
+	return s
 }
 
 // collector keeps a file's results within the bounds, cleaned.

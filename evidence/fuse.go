@@ -129,10 +129,7 @@ func Findings(rs []Result, now string) []finding.Finding {
 		if r.SecuritySeverity > 0 {
 			cat = "security"
 		}
-		title := text.Clip(text.OneLine(r.Message), 160)
-		if r.Rule != "" {
-			title = r.Rule + ": " + title
-		}
+		title := titleOf(r)
 		where := fmt.Sprintf("%s:%d", r.File, r.Line)
 		if r.Column > 0 {
 			where += fmt.Sprintf(":%d", r.Column)
@@ -157,6 +154,16 @@ func Findings(rs []Result, now string) []finding.Finding {
 	return out
 }
 
+// titleOf is the title of r's finding: its rule, a colon and its
+// message's first line.
+func titleOf(r Result) string {
+	title := text.Clip(text.OneLine(r.Message), 160)
+	if r.Rule != "" {
+		title = r.Rule + ": " + title
+	}
+	return title
+}
+
 // Confirms reports whether a reviewer's finding m is about the problem of
 // a tool's finding t: at the same file, its line within nearLines of t's
 // range, and naming t's rule (or, without a rule, the tool) in its title
@@ -173,12 +180,38 @@ func Confirms(t, m finding.Finding) bool {
 	if *m.Line < *t.Line-nearLines || *m.Line > end+nearLines {
 		return false
 	}
-	name := t.Source.Name
-	if rule, _, ok := strings.Cut(t.Title, ": "); ok && len(rule) >= 3 && !strings.ContainsAny(rule, " \t") {
-		name = rule
-	}
+	name := cmpOr(ruleOf(t), t.Source.Name)
 	said := strings.ToLower(m.Title + "\n" + m.Description)
 	return len(name) >= 3 && strings.Contains(said, strings.ToLower(name))
+}
+
+// ruleOf is the rule a tool's finding names in its title (Findings), ""
+// for none.
+func ruleOf(t finding.Finding) string {
+	if rule, _, ok := strings.Cut(t.Title, ": "); ok && len(rule) >= 3 && !strings.ContainsAny(rule, " \t") {
+		return rule
+	}
+	return ""
+}
+
+// StillReported is the result of sets that says a tool's finding t is
+// still there after a fix moved its line to file:line: the same tool, the
+// same rule (or, without one, the same title), within nearLines of it
+// (docs/architecture.md, Evidence).
+func StillReported(t finding.Finding, file string, line int, sets []Set) (Result, bool) {
+	if !Own(t) {
+		return Result{}, false
+	}
+	rule := ruleOf(t)
+	for _, s := range sets {
+		for _, r := range s.Results {
+			same := rule != "" && r.Rule == rule || titleOf(r) == t.Title
+			if r.Tool == t.Source.Name && r.File == file && same && r.Line >= line-nearLines && r.Line <= line+nearLines {
+				return r, true
+			}
+		}
+	}
+	return Result{}, false
 }
 
 // Brief is the evidence on changed lines as a reviewer's task shows it,

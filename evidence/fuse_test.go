@@ -94,3 +94,29 @@ func TestBriefIsBounded(t *testing.T) {
 		t.Error("empty evidence shows something")
 	}
 }
+
+// After a fix, a tool's finding is still there when its tool reports the
+// same rule near the line the fix moved it to; another rule, another tool
+// or a line further off is not it.
+func TestStillReported(t *testing.T) {
+	fs := Findings([]Result{{Tool: "vet", File: "a.go", Line: 10, Level: LevelWarning, Rule: "SA4006", Message: "x is never used"}}, "now")
+	sets := func(rs ...Result) []Set { return []Set{{Results: rs}} }
+	for _, c := range []struct {
+		r    Result
+		want bool
+	}{
+		{Result{Tool: "vet", File: "a.go", Line: 14, Rule: "SA4006", Message: "y is never used"}, true},
+		{Result{Tool: "vet", File: "a.go", Line: 12, Rule: "SA9999", Message: "x is never used"}, false},
+		{Result{Tool: "lint", File: "a.go", Line: 12, Rule: "SA4006", Message: "x is never used"}, false},
+		{Result{Tool: "vet", File: "a.go", Line: 20, Rule: "SA4006", Message: "x is never used"}, false},
+		{Result{Tool: "vet", File: "b.go", Line: 12, Rule: "SA4006", Message: "x is never used"}, false},
+	} {
+		if _, got := StillReported(fs[0], "a.go", 12, sets(c.r)); got != c.want {
+			t.Errorf("%+v: still reported %v, want %v", c.r, got, c.want)
+		}
+	}
+	noRule := Findings([]Result{{Tool: "vet", File: "a.go", Line: 10, Message: "x is never used"}}, "now")
+	if _, got := StillReported(noRule[0], "a.go", 10, sets(Result{Tool: "vet", File: "a.go", Line: 10, Message: "x is never used"})); !got {
+		t.Error("a finding without a rule, reported again with the same message, is still there")
+	}
+}

@@ -17,6 +17,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ocdx/gh-ocdx/analyzer"
 	"github.com/ocdx/gh-ocdx/config"
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/git"
@@ -45,6 +46,12 @@ type GitHub interface {
 	Comments(ctx context.Context, repo github.Repo, number int) ([]github.Comment, error)
 }
 
+// Analyzers runs the configured analyzers on the work tree (package
+// analyzer's Runner), keeping their report for tree.
+type Analyzers interface {
+	Run(ctx context.Context, tree string) analyzer.Report
+}
+
 // Options are one fix of one PR.
 type Options struct {
 	Repo      github.Repo
@@ -54,6 +61,10 @@ type Options struct {
 	Model     llm.Model
 	ModelName string
 	Verify    []string
+	// Analyzers, when set, run after the verify commands pass: a tool's
+	// finding the fix says it fixed and its tool still reports fails the
+	// verification (docs/architecture.md, Evidence).
+	Analyzers Analyzers
 	Policy    *config.Policy     // the repository's: its instructions reach the agent
 	Price     *config.Price      // of Model, for the cost recorded with its usage; nil: none
 	Payload   finding.FixPayload // issuesToFix (P0..P2 minus stuck, no THREAD- findings), optionalIssues (P3)
@@ -422,6 +433,12 @@ func (f *fixer) runVerify(ctx context.Context, dirty []string, err error) ([]ver
 	results, ok := verify.Run(ctx, f.repo.Dir, f.o.Verify, f.o.Progress)
 	for _, v := range results {
 		fmt.Fprintf(f.o.Progress, "%s %s (%s)\n", mark(v.OK), v.Command, v.Duration.Round(time.Millisecond))
+	}
+	if ok && f.o.Analyzers != nil {
+		if v, still := f.analyze(ctx); still {
+			fmt.Fprintf(f.o.Progress, "%s %s\n", mark(false), v.Command)
+			results, ok = append(results, v), false
+		}
 	}
 	f.mu.Lock()
 	f.wip.Verification = results

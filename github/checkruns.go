@@ -34,7 +34,10 @@ type CheckRun struct {
 	HeadSHA    string `json:"head_sha"`
 	URL        string `json:"html_url"`
 	Conclusion string `json:"conclusion"`
-	App        struct {
+	Output     struct {
+		AnnotationsCount int `json:"annotations_count"`
+	} `json:"output"`
+	App struct {
 		Slug string `json:"slug"`
 	} `json:"app"`
 }
@@ -48,12 +51,13 @@ func (r CheckRun) MadeBy(login string) bool {
 
 // Annotation is a check run's note on lines of a file of its commit.
 type Annotation struct {
-	Path      string `json:"path"`
-	StartLine int    `json:"start_line"`
-	EndLine   int    `json:"end_line"`
-	Level     string `json:"annotation_level"` // notice, warning or failure
-	Title     string `json:"title,omitempty"`
-	Message   string `json:"message"`
+	Path        string `json:"path"`
+	StartLine   int    `json:"start_line"`
+	EndLine     int    `json:"end_line"`
+	StartColumn int    `json:"start_column,omitempty"`
+	Level       string `json:"annotation_level"` // notice, warning or failure
+	Title       string `json:"title,omitempty"`
+	Message     string `json:"message"`
 }
 
 // CheckOutput is what a check run shows: a title and summary (Markdown),

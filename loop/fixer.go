@@ -77,6 +77,9 @@ type FixRunner struct {
 	Model     llm.Model
 	ModelName string
 	Verify    []string
+	// Analyzers, when set, run again after the verify commands
+	// (fix.Options.Analyzers).
+	Analyzers fix.Analyzers
 	Policy    *config.Policy
 	Price     *config.Price // of the fix model; nil: none
 	// Confirm asks before each push; nil pushes without asking (--yes).
@@ -94,7 +97,7 @@ type FixRunner struct {
 func (r *FixRunner) Fix(ctx context.Context, req FixRequest) (*state.FixResult, error) {
 	out, err := fix.Run(ctx, fix.Options{
 		Repo: r.Repo, PR: req.PR, Dir: r.Dir, Remote: r.Remote, Model: r.Model, ModelName: r.ModelName,
-		Verify: r.Verify, Policy: r.Policy, Price: r.Price, Payload: req.Payload, Run: req.Run, Round: req.Round, Resume: req.Resume,
+		Verify: r.Verify, Analyzers: r.Analyzers, Policy: r.Policy, Price: r.Price, Payload: req.Payload, Run: req.Run, Round: req.Round, Resume: req.Resume,
 		Confirm: r.Confirm, DryRun: r.NoPush, GitHub: r.GitHub, Progress: r.Progress, Ledger: &req.Ledger,
 	})
 	var ve *fix.VerifyError

@@ -199,6 +199,12 @@ type LocalOptions struct {
 	// reviewers, verifier and fix agent (docs/architecture.md, Budget and
 	// costs).
 	Budget *llm.Budget
+	// Evidence gives the tool results about the working tree, as
+	// Options.Evidence about a PR's head. EvidenceKey names what they
+	// depend on besides the change (the result files read, the analyzers
+	// configured): another key is a new review.
+	Evidence    EvidenceSource
+	EvidenceKey string
 }
 
 // LocalResult is one local review, for the output and --json.
@@ -252,7 +258,7 @@ type LocalResult struct {
 func ReviewLocal(ctx context.Context, o LocalOptions) (*LocalResult, error) {
 	ch := o.Change
 	l := &loop{o: Options{Reviewers: o.Reviewers, MaxIters: o.MaxIters, Progress: o.Progress, MaxRounds: 1, Verifier: o.Verifier, Effort: o.Effort,
-		ReviewerTools: func(string) []llm.Tool { return o.Tools }, Store: o.Store, Summarized: o.Summarized, Budget: o.Budget, History: o.History}, key: o.Key}
+		ReviewerTools: func(string) []llm.Tool { return o.Tools }, Store: o.Store, Summarized: o.Summarized, Budget: o.Budget, History: o.History, Evidence: o.Evidence}, key: o.Key}
 	res := &LocalResult{Key: o.Key.String(), Branch: ch.Branch, Base: ch.Base, MergeBase: ch.MergeBase, Head: ch.Head,
 		Findings: []finding.Finding{}, Remaining: []finding.Finding{}, Stuck: []string{}, Untracked: ch.Untracked,
 		PolicyChanged: orEmptyS(PolicyChanges(ch.Files)), Dismissed: []finding.Finding{}}
@@ -263,7 +269,7 @@ func ReviewLocal(ctx context.Context, o LocalOptions) (*LocalResult, error) {
 	// a finding that comes back is stuck (docs/architecture.md, Consensus).
 	var fixedBefore []finding.Finding
 	var dismissed []string
-	fp := LocalFingerprint(ch, o.Policy, o.Reviewers, o.Verifier, o.Effort)
+	fp := LocalFingerprint(ch, o.Policy, o.Reviewers, o.Verifier, o.Effort, o.EvidenceKey)
 	if rec, err := o.Store.PR(o.Key); err == nil {
 		for _, s := range rec.Stuck {
 			l.stuck = append(l.stuck, s.ID)
@@ -413,6 +419,7 @@ func (l *loop) reviewLocal(ctx context.Context, ch Change, policy *config.Policy
 	facts.Files, facts.Lines = diffFacts(ch.Diff)
 	choice := effort.Decide(l.o.Effort, facts)
 	rr.Effort, rr.Crew = &choice, l.team().Crew(choice.Tier, 0)
+	toolFs := l.evidence(ctx, ch.Head, choice.Tier, rc, rr, ch.Diff, now)
 	reviewers := rr.Crew.Reviewers
 	n := len(reviewers)
 	rr.Roles = make([]roles.Status, n)
@@ -442,7 +449,7 @@ func (l *loop) reviewLocal(ctx context.Context, ch Change, policy *config.Policy
 			rr.ReviewersOK++
 		}
 	}
-	rr.Findings = orEmpty(consensus.Distinct(append(roles.AgentFindings(reviewers, results), secrets...), rr.ReviewersOK))
+	rr.Findings = orEmpty(consensus.Distinct(slices.Concat(roles.AgentFindings(reviewers, results), secrets, toolFs), rr.ReviewersOK))
 	applyLearnings(rr, policy)
 	if err := l.verify(ctx, pr, rr); err != nil {
 		return nil, err
@@ -529,10 +536,10 @@ func (l *loop) localFail(ctx context.Context, res *LocalResult, err error) error
 
 // LocalFingerprint names what a local review of ch reads, as one digest:
 // the commit, the working tree's tracked files, the base and merge base,
-// the policy in effect, the reviewer and verifier models and the effort
-// tier asked for. Two reviews with the same fingerprint would be given the
-// same task.
-func LocalFingerprint(ch Change, policy *config.Policy, reviewers []roles.Role, verifier *roles.Role, asked effort.Tier) string {
+// the policy in effect, the reviewer and verifier models, the effort
+// tier asked for and the evidence (LocalOptions.EvidenceKey). Two reviews
+// with the same fingerprint would be given the same task.
+func LocalFingerprint(ch Change, policy *config.Policy, reviewers []roles.Role, verifier *roles.Role, asked effort.Tier, evidence string) string {
 	models := make([]string, len(reviewers))
 	for i, r := range reviewers {
 		models[i] = r.Model
@@ -545,7 +552,8 @@ func LocalFingerprint(ch Change, policy *config.Policy, reviewers []roles.Role, 
 		Policy                      *config.Policy
 		Reviewers                   []string
 		Effort                      effort.Tier `json:",omitempty"`
-	}{ch.Head, ch.Tree, ch.Base, ch.MergeBase, policy, models, cmp.Or(asked, effort.Auto)})
+		Evidence                    string      `json:",omitempty"`
+	}{ch.Head, ch.Tree, ch.Base, ch.MergeBase, policy, models, cmp.Or(asked, effort.Auto), evidence})
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])
 }

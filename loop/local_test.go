@@ -14,21 +14,22 @@ func TestLocalFingerprintNamesWhatTheReviewRead(t *testing.T) {
 	ch := Change{Branch: "feature", Base: "origin/main", MergeBase: "mb", Head: "h1", Tree: "t1", Untracked: []string{"notes.txt"}}
 	pol := &config.Policy{Instructions: "wrap errors"}
 	revs := []roles.Role{{Name: "reviewer-1", Model: "ollama/qwen-a"}}
-	fp := LocalFingerprint(ch, pol, revs, nil, "")
+	fp := LocalFingerprint(ch, pol, revs, nil, "", "")
 	same := ch
 	same.Untracked, same.Author = nil, "someone else" // never read by the reviewers
-	if LocalFingerprint(same, &config.Policy{Instructions: "wrap errors"}, revs, nil, "") != fp {
+	if LocalFingerprint(same, &config.Policy{Instructions: "wrap errors"}, revs, nil, "", "") != fp {
 		t.Error("the same review has another fingerprint")
 	}
 	for name, f := range map[string]string{
-		"commit":        LocalFingerprint(Change{Branch: "feature", Base: "origin/main", MergeBase: "mb", Head: "h2", Tree: "t1"}, pol, revs, nil, ""),
-		"working tree":  LocalFingerprint(Change{Branch: "feature", Base: "origin/main", MergeBase: "mb", Head: "h1", Tree: "t2"}, pol, revs, nil, ""),
-		"merge base":    LocalFingerprint(Change{Branch: "feature", Base: "origin/main", MergeBase: "mb2", Head: "h1", Tree: "t1"}, pol, revs, nil, ""),
-		"base":          LocalFingerprint(Change{Branch: "feature", Base: "origin/next", MergeBase: "mb", Head: "h1", Tree: "t1"}, pol, revs, nil, ""),
-		"policy":        LocalFingerprint(ch, &config.Policy{Instructions: "wrap errors", Ignore: []string{"gen/**"}}, revs, nil, ""),
-		"reviewers":     LocalFingerprint(ch, pol, append(revs, roles.Role{Name: "reviewer-2", Model: "ollama/qwen-b"}), nil, ""),
-		"another model": LocalFingerprint(ch, pol, []roles.Role{{Name: "reviewer-1", Model: "ollama/llama"}}, nil, ""),
-		"a verifier":    LocalFingerprint(ch, pol, revs, &roles.Role{Name: "verifier", Model: "ollama/judge"}, ""),
+		"commit":        LocalFingerprint(Change{Branch: "feature", Base: "origin/main", MergeBase: "mb", Head: "h2", Tree: "t1"}, pol, revs, nil, "", ""),
+		"working tree":  LocalFingerprint(Change{Branch: "feature", Base: "origin/main", MergeBase: "mb", Head: "h1", Tree: "t2"}, pol, revs, nil, "", ""),
+		"merge base":    LocalFingerprint(Change{Branch: "feature", Base: "origin/main", MergeBase: "mb2", Head: "h1", Tree: "t1"}, pol, revs, nil, "", ""),
+		"base":          LocalFingerprint(Change{Branch: "feature", Base: "origin/next", MergeBase: "mb", Head: "h1", Tree: "t1"}, pol, revs, nil, "", ""),
+		"policy":        LocalFingerprint(ch, &config.Policy{Instructions: "wrap errors", Ignore: []string{"gen/**"}}, revs, nil, "", ""),
+		"reviewers":     LocalFingerprint(ch, pol, append(revs, roles.Role{Name: "reviewer-2", Model: "ollama/qwen-b"}), nil, "", ""),
+		"another model": LocalFingerprint(ch, pol, []roles.Role{{Name: "reviewer-1", Model: "ollama/llama"}}, nil, "", ""),
+		"a verifier":    LocalFingerprint(ch, pol, revs, &roles.Role{Name: "verifier", Model: "ollama/judge"}, "", ""),
+		"evidence":      LocalFingerprint(ch, pol, revs, nil, "", "analyzers"),
 	} {
 		if f == fp {
 			t.Errorf("a change of %s keeps the fingerprint", name)
@@ -41,8 +42,8 @@ func TestLocalFingerprintNamesWhatTheReviewRead(t *testing.T) {
 func TestLocalFingerprintNamesTheEffortAsked(t *testing.T) {
 	ch := Change{Branch: "feature", Base: "origin/main", MergeBase: "mb", Head: "h1", Tree: "t1"}
 	revs := []roles.Role{{Name: "reviewer-1", Model: "ollama/qwen-a"}}
-	auto := LocalFingerprint(ch, nil, revs, nil, "")
-	if LocalFingerprint(ch, nil, revs, nil, effort.Auto) != auto || LocalFingerprint(ch, nil, revs, nil, effort.Quick) == auto {
+	auto := LocalFingerprint(ch, nil, revs, nil, "", "")
+	if LocalFingerprint(ch, nil, revs, nil, effort.Auto, "") != auto || LocalFingerprint(ch, nil, revs, nil, effort.Quick, "") == auto {
 		t.Error("the tier asked for does not name the review: \"\" is auto, quick is another")
 	}
 }

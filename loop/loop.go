@@ -158,10 +158,10 @@ type Options struct {
 	// "", lets each round choose from its change (docs/architecture.md,
 	// Effort tiers); the local review's one round too.
 	Effort effort.Tier
-	// Evidence are the tool results read before round 1 for the PR's
-	// head as Run began (docs/architecture.md, Evidence): a round that
-	// reviews that head fuses them with the findings.
-	Evidence []evidence.Set
+	// Evidence gathers the tool results about the head each round
+	// reviews, at the round's tier (docs/architecture.md, Evidence): the
+	// round fuses them with the findings. nil: none.
+	Evidence EvidenceSource
 	// Opening is Markdown, inert already, that opens round 1's report:
 	// gh ocdx describe's description when the configuration asks for it
 	// (docs/architecture.md, Describe).
@@ -171,6 +171,12 @@ type Options struct {
 	// makes them findings (docs/architecture.md, Describe).
 	Compliance []finding.Finding
 }
+
+// EvidenceSource gives the tool results about head for a round at tier
+// (result files, GitHub's check annotations and code-scanning alerts, the
+// configured analyzers: docs/architecture.md, Evidence); what it could not
+// read, it says itself.
+type EvidenceSource func(ctx context.Context, head string, tier effort.Tier) []evidence.Set
 
 type loop struct {
 	o      Options
@@ -555,9 +561,9 @@ func (l *loop) review(ctx context.Context, pr *github.PullRequest, rr *report.Ro
 		rr.Coverage = re.Coverage
 		rr.Coverage.Unscanned, rr.Coverage.HistoryUnscanned = unscanned, history
 	}
-	tools := l.evidence(pr, rc, rr, diff, now)
 	choice := effort.Decide(l.o.Effort, l.effortFacts(pr, re, len(secrets)))
 	rr.Effort = &choice
+	tools := l.evidence(ctx, pr.HeadRefOid, choice.Tier, rc, rr, diff, now)
 	rr.Crew = l.team().Crew(choice.Tier, rr.Threads.Unresolved)
 	out, err := l.team().Run(ctx, rr.N, rr.Crew, rc, re, threadFs, rr.ReviewState, rr.Threads)
 	if err != nil {
@@ -716,13 +722,17 @@ func (l *loop) stuckNow(rr *report.RoundResult, fixedBefore []finding.Finding, v
 	}
 }
 
-// evidence fuses the tool results with a round that reviews the head they
-// were read for (docs/architecture.md, Evidence): those on the lines the
-// PR changes, in files the ignore globs keep, go to the reviewers in their
-// task and become findings; the rest are counted in the coverage. After a push the results describe
-// another head, and are not used.
-func (l *loop) evidence(pr *github.PullRequest, rc *review.Context, rr *report.RoundResult, d []byte, now string) []finding.Finding {
-	if len(l.o.Evidence) == 0 || pr.HeadRefOid != l.o.PR.HeadRefOid {
+// evidence gathers the tool results about the head a round reviews, at
+// its tier, and fuses them with the round (docs/architecture.md,
+// Evidence): those on the lines the change adds, in files the ignore globs
+// keep, go to the reviewers in their task and become findings; the rest
+// are counted in the coverage.
+func (l *loop) evidence(ctx context.Context, head string, tier effort.Tier, rc *review.Context, rr *report.RoundResult, d []byte, now string) []finding.Finding {
+	if l.o.Evidence == nil {
+		return nil
+	}
+	sets := l.o.Evidence(ctx, head, tier)
+	if len(sets) == 0 {
 		return nil
 	}
 	changed := evidence.ChangedLines(d)
@@ -731,7 +741,7 @@ func (l *loop) evidence(pr *github.PullRequest, rc *review.Context, rr *report.R
 			delete(changed, file)
 		}
 	}
-	fused := evidence.Fuse(l.o.Evidence, changed)
+	fused := evidence.Fuse(sets, changed)
 	rr.Coverage.Evidence = &fused.Counts
 	rc.Evidence = evidence.Brief(fused.OnChanged)
 	return evidence.Findings(fused.OnChanged, now)

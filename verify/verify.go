@@ -1,7 +1,8 @@
 // Package verify runs a repository's verify commands without a shell and
 // without the credentials, keeping the tail of their output (the fix phase,
-// docs/architecture.md, A round of review-loop). preflight uses it to check
-// that they exist before a run starts.
+// docs/architecture.md, A round of review-loop), and its analyzers the same
+// way (Capture, for package analyzer). preflight uses it to check that they
+// exist before a run starts.
 package verify
 
 import (
@@ -130,19 +131,37 @@ func runOne(ctx context.Context, dir, command string, stream io.Writer) Result {
 // code it runs is the agent's to edit, and verification needs no GitHub or
 // model access.
 func RunArgv(ctx context.Context, dir, command string, argv []string, stream io.Writer) Result {
-	c := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	c.Dir, c.Env = dir, git.WithoutCredentials(os.Environ())
+	return RunCmd(ctx, command, confined(ctx, dir, argv), stream)
+}
+
+// Capture runs argv in dir confined as RunArgv runs a verify command, its
+// standard output written to stdout instead of the stream: an analyzer's
+// results (docs/architecture.md, Evidence). Its standard error is streamed
+// and its tail kept.
+func Capture(ctx context.Context, dir, command string, argv []string, stdout, stream io.Writer) Result {
+	c := confined(ctx, dir, argv)
+	c.Stdout = stdout
 	return RunCmd(ctx, command, c, stream)
 }
 
+// confined is argv to run in dir: no shell, and none of the credentials.
+func confined(ctx context.Context, dir string, argv []string) *exec.Cmd {
+	c := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	c.Dir, c.Env = dir, git.WithoutCredentials(os.Environ())
+	return c
+}
+
 // RunCmd runs c (its directory and environment set), streaming its output
-// and keeping its tail.
+// and keeping its tail; a standard output c has already is left to it.
 func RunCmd(ctx context.Context, command string, c *exec.Cmd, stream io.Writer) Result {
 	v := Result{Command: command, ExitCode: -1}
 	tail := &tailBuffer{max: TailBytes}
 	out := io.MultiWriter(stream, tail)
 	fmt.Fprintf(stream, "$ %s\n", command)
-	c.Stdout, c.Stderr = out, out
+	if c.Stdout == nil {
+		c.Stdout = out
+	}
+	c.Stderr = out
 	killGroup(c)
 	c.WaitDelay = 5 * time.Second
 	start := time.Now()

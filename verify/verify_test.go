@@ -80,6 +80,21 @@ func TestVerifyGetsNoCredentials(t *testing.T) {
 	}
 }
 
+// An analyzer's standard output is its results, kept whole apart from the
+// stream; it runs confined as a verify command is: no shell, no
+// credentials.
+func TestCaptureKeepsStandardOutputApart(t *testing.T) {
+	t.Setenv("GH_TOKEN", "ghp_secret")
+	var out, stream bytes.Buffer
+	v := Capture(context.Background(), t.TempDir(), "lint", []string{"sh", "-c", `echo "a.go:1: x $GH_TOKEN"; echo progress >&2; exit 1`}, &out, &stream)
+	if v.OK || v.ExitCode != 1 || out.String() != "a.go:1: x \n" {
+		t.Errorf("result %+v, stdout %q", v, out.String())
+	}
+	if !strings.Contains(stream.String(), "progress") || strings.Contains(stream.String(), "a.go:1") || !strings.Contains(v.Tail, "progress") {
+		t.Errorf("stream %q, tail %q", stream.String(), v.Tail)
+	}
+}
+
 // config validate says why each verify command cannot start here: a
 // program not on PATH, a path that is not there or not executable.
 func TestProblems(t *testing.T) {

@@ -116,7 +116,8 @@ func (g *GitHub) serveCheckRuns(w http.ResponseWriter, r *http.Request, kind str
 				list = append(list, g.checkRunJSON(cr))
 			}
 		}
-		writeJSON(w, http.StatusOK, map[string]any{"total_count": len(list), "check_runs": list})
+		from, to := restPage(r, len(list))
+		writeJSON(w, http.StatusOK, map[string]any{"total_count": len(list), "check_runs": list[from:to]})
 	case kind == "check-annotations" && r.Method == http.MethodGet:
 		m := reCheckAnnotation.FindStringSubmatch(r.URL.Path)
 		cr := g.checkRun(m[1], m[2])

@@ -52,6 +52,9 @@ type GitHub struct {
 	checkRuns     []*CheckRun // see checkruns.go
 	checksRefused int
 
+	alerts        []*CodeScanningAlert // see codescanning.go
+	alertsRefused int
+
 	remotes map[string]string // repository → its bare remote, beside its PRs' (SetRemote)
 }
 
@@ -178,7 +181,7 @@ type PostedReviewComment struct {
 
 // Request is one logged request.
 type Request struct {
-	Kind   string // graphql, diff, pr, pr-edit, files, commits, comment, comment-edit, comments, review, issue, contents, permission, tree, release, asset, download, tags, check-run, check-run-edit, check-runs, check-annotations, git, unknown
+	Kind   string // graphql, diff, pr, pr-edit, files, commits, comment, comment-edit, comments, review, issue, contents, permission, tree, release, asset, download, tags, check-run, check-run-edit, check-runs, check-annotations, code-scanning, git, unknown
 	Method string
 	Path   string
 	Status int
@@ -434,6 +437,9 @@ func kindOf(r *http.Request) string {
 	if k := checkRunKind(p); k != "" {
 		return k
 	}
+	if reAlerts.MatchString(p) {
+		return "code-scanning"
+	}
 	if reGitHTTP.MatchString(p) {
 		return "git"
 	}
@@ -625,6 +631,8 @@ func (g *GitHub) route(w http.ResponseWriter, r *http.Request, kind string, body
 		g.serveReleases(w, r, kind)
 	case "check-run", "check-run-edit", "check-runs", "check-annotations":
 		g.serveCheckRuns(w, r, kind, body)
+	case "code-scanning":
+		g.serveAlerts(w, r)
 	case "issue":
 		m := reIssue.FindStringSubmatch(r.URL.Path)
 		g.mu.Lock()
