@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/ocdx/gh-ocdx/effort"
 	"github.com/ocdx/gh-ocdx/internal/glob"
@@ -15,7 +16,7 @@ import (
 )
 
 // The keys of the configuration file, in the order of the example.
-var knownKeys = []string{"reviewerModels", "commentsAnalyzerModel", "prFixModel", "reviewPrModel", "verify", "allowApprove", "maxTokens", "outputTokens", "prices", "inlinePriorities", "maxInlineComments", "verifierModel", "replyModel", "maxReplies", "effort", "describeModel", "describe"}
+var knownKeys = []string{"reviewerModels", "commentsAnalyzerModel", "prFixModel", "reviewPrModel", "verify", "allowApprove", "maxTokens", "outputTokens", "prices", "inlinePriorities", "maxInlineComments", "verifierModel", "replyModel", "maxReplies", "effort", "describeModel", "describe", "modelCutoffs"}
 
 // roleKeys are the keys outputTokens may name: the roles' model keys.
 var roleKeys = []string{"reviewerModels", "commentsAnalyzerModel", "prFixModel", "reviewPrModel", "verifierModel", "replyModel", "describeModel"}
@@ -151,6 +152,9 @@ func parse(data []byte, getenv func(string) string, uses func(key string) bool) 
 	}
 	if m, found := byKey["outputTokens"]; found {
 		cfg.OutputTokens = c.outputTokens(m)
+	}
+	if m, found := byKey["modelCutoffs"]; found {
+		cfg.ModelCutoffs = c.cutoffs(m)
 	}
 	c.sort()
 
@@ -557,6 +561,40 @@ func (c *checker) prices(m member) map[string]Price {
 			p.CachedInput = p.Input
 		}
 		out[e.key] = p
+	}
+	return out
+}
+
+// cutoffs decodes {"provider/model": "YYYY-MM-DD"}: each model's training
+// cutoff, before which gh ocdx eval history does not count a pull request
+// for it (docs/architecture.md, Eval).
+func (c *checker) cutoffs(m member) map[string]time.Time {
+	const example = `{"openai/gpt-4.1": "2024-06-01"}`
+	if len(m.raw) == 0 || m.raw[0] != '{' {
+		c.add(m.off, "modelCutoffs", "must be an object of training cutoff dates per model, such as %s, found %s", example, kind(m.raw))
+		return nil
+	}
+	models, err := c.members(m.raw, m.off)
+	if err != nil {
+		c.add(m.off, "modelCutoffs", "%v", err)
+		return nil
+	}
+	out := map[string]time.Time{}
+	for _, e := range models {
+		key := fmt.Sprintf("modelCutoffs[%q]", e.key)
+		if _, err := llm.ParseModel(e.key); err != nil {
+			c.add(e.keyOff, key, "%v", err)
+		}
+		var s string
+		t, err := time.Time{}, json.Unmarshal(e.raw, &s)
+		if err == nil {
+			t, err = time.Parse(time.DateOnly, s)
+		}
+		if err != nil {
+			c.add(e.off, key, "must be a date as \"YYYY-MM-DD\", such as \"2024-06-01\", found %s", strings.TrimSpace(string(e.raw)))
+			continue
+		}
+		out[e.key] = t
 	}
 	return out
 }
