@@ -131,7 +131,7 @@ func (rep *Report) Markdown() string {
 	}
 	fmt.Fprintf(&b, ". %s made, %s from the cache", text.Plural(rep.Calls, "model call"), text.Plural(rep.Cached, "answer"))
 	if rep.Failed > 0 {
-		fmt.Fprintf(&b, ", %s failed (their cases do not count for the model; a rerun asks again)", text.Plural(rep.Failed, "call"))
+		fmt.Fprintf(&b, ", %s failed (a reviewer's case does not count for it, a verifier's findings stand; a rerun asks again)", text.Plural(rep.Failed, "call"))
 	}
 	b.WriteString(".\n\n**" + rep.Recommendation + "**\n\n")
 	b.WriteString("| Configuration | Recall (95% Wilson) | Bugs | Noise per clean PR (95% Poisson) | Clean PRs | Tokens | Tokens per bug caught | Est. $ per bug caught |\n")
