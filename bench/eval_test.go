@@ -167,6 +167,16 @@ func TestEvalHistorySimulated(t *testing.T) {
 	if first.code != 0 || second.code != 0 {
 		t.Fatalf("eval: %d %s / %d %s", first.code, first.stderr, second.code, second.stderr)
 	}
+	auto := execBin(t, env, "eval", "history", "--cases", file, "--json")
+	var rep eval.Report
+	if err := json.Unmarshal([]byte(auto.stdout), &rep); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range rep.Auto {
+		if c.Tier != "standard" {
+			t.Logf("auto: #%d (bug %v) at %s: %s", c.PR, c.Bug, c.Tier, c.Why)
+		}
+	}
 	calls := 0
 	for _, m := range []string{"sim-a", "sim-b", "sim-c", "sim-v"} {
 		calls += len(fm.Requests(m))

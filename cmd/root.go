@@ -104,7 +104,7 @@ func commands() []command {
 		}},
 		{name: "describe", summary: "Say what a pull request does and whether it meets its issues", run: runDescribe},
 		{name: "dismiss", summary: "Stop gh-ocdx raising findings on a pull request", run: runDismiss},
-		{name: "eval", summary: "Measure which reviewer mix would have caught this repository's own bugs", sub: []command{
+		{name: "eval", summary: "Measure which reviewer mix would have caught past bugs", sub: []command{
 			{name: "history", summary: "Review the history's fixed pull requests as they were, and score each mix", run: runEvalHistory},
 		}},
 		{name: "fix", summary: "Fix a pull request's findings, verify and push", run: runFix},

@@ -32,6 +32,8 @@ type Report struct {
 	BugCases  int      `json:"bugCases"`
 	Clean     int      `json:"cleanCases"`
 	Rows      []Row    `json:"rows"`
+	// Auto is the tier auto chose for each case and why.
+	Auto []CaseTier `json:"auto"`
 	// Recommendation is what the figures support, or that they cannot tell.
 	Recommendation string   `json:"recommendation"`
 	Rules          []string `json:"rules"`
@@ -39,6 +41,14 @@ type Report struct {
 	Cached         int      `json:"cached"`
 	Failed         int      `json:"failed"`
 	After          string   `json:"after,omitempty"`
+}
+
+// CaseTier is the tier auto chose for a case.
+type CaseTier struct {
+	PR   int         `json:"pr"`
+	Bug  bool        `json:"bug"`
+	Tier effort.Tier `json:"tier"`
+	Why  string      `json:"why"`
 }
 
 // Score computes the report from the results, without a model call: each
@@ -54,6 +64,9 @@ func Score(res *Results, o ScoreOptions) *Report {
 			rep.BugCases++
 		} else {
 			rep.Clean++
+		}
+		if ch, ok := res.Tiers[c.PR]; ok {
+			rep.Auto = append(rep.Auto, CaseTier{PR: c.PR, Bug: len(c.Buggy) > 0, Tier: ch.Tier, Why: ch.Why})
 		}
 	}
 	verifiers := []bool{false}
