@@ -2,8 +2,8 @@ package cmd
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -217,8 +217,11 @@ func printCases(d *Deps, opts *EvalOptions, m *eval.Mined) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Cases\n\n%s and %s", text.Plural(len(m.Bugs), "bug case"), text.Plural(len(m.Clean), "clean case"))
 	if len(m.Dropped) > 0 {
-		why, _ := json.Marshal(m.Dropped)
-		fmt.Fprintf(&b, " (left out: %s)", why)
+		var why []string
+		for _, k := range slices.Sorted(maps.Keys(m.Dropped)) {
+			why = append(why, fmt.Sprintf("%s: %d", k, m.Dropped[k]))
+		}
+		fmt.Fprintf(&b, "; left out: %s", strings.Join(why, "; "))
 	}
 	b.WriteString("\n\n| PR | Kind | Merged | Head | Changed lines | Fixed lines | Title |\n|---|---|---|---|---|---|---|\n")
 	for _, c := range slices.Concat(m.Bugs, m.Clean) {

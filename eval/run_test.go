@@ -3,10 +3,13 @@ package eval
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"regexp"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/git"
@@ -212,5 +215,57 @@ func TestRunResumesAfterAnInterruption(t *testing.T) {
 	// a's and v's answers on #1 are cached; b's on #1 and everything on #2 are asked.
 	if res.Cached != 2 || res.Calls != 4 || a2.calls != 2 || b2.calls != 4 || v2.calls != 1 {
 		t.Errorf("the rerun: %d calls, %d cached; a %d, b %d, v %d", res.Calls, res.Cached, a2.calls, b2.calls, v2.calls)
+	}
+}
+
+// Each call is reserved in the token budget before it is made, as a
+// round's are: a budget too small for a review makes no call.
+func TestRunReservesEachCallInTheBudget(t *testing.T) {
+	g, m := evalRepo(t)
+	a, b, v := models()
+	o := runOpts(g, m, t.TempDir(), a, b, v)
+	budget := llm.NewBudget(1000)
+	for i := range o.Reviewers {
+		o.Reviewers[i].LLM = budget.Wrap(o.Reviewers[i].LLM, 4096)
+	}
+	o.Budget = budget
+	_, err := Run(context.Background(), o)
+	if !errors.Is(err, llm.ErrBudget) || !strings.Contains(fmt.Sprint(err), "case #1, p/a needs up to") || a.calls+b.calls != 0 {
+		t.Errorf("err %v, %d calls: the budget must refuse before the first call", err, a.calls+b.calls)
+	}
+}
+
+// An edited list of cases is read back and checked against the
+// repository: a case without a merge time takes its merge commit's, a
+// head the repository does not have is an error naming the file.
+func TestReadCases(t *testing.T) {
+	g, m := evalRepo(t)
+	ctx := context.Background()
+	want := m.Bugs[0].Merged
+	m.Bugs[0].Merged = time.Time{}
+	b, _ := json.Marshal(m)
+	got, err := ReadCases(ctx, g, strings.NewReader(string(b)), "cases.json")
+	if err != nil || !got.Bugs[0].Merged.Equal(want) {
+		t.Fatalf("ReadCases: %v, merged %v want %v", err, got, want)
+	}
+	for name, edit := range map[string]func(*Mined){
+		"is no commit":         func(m *Mined) { m.Bugs[0].Head = strings.Repeat("1", 40) },
+		"full commit IDs":      func(m *Mined) { m.Clean[0].Base = "main" },
+		"lists no \"buggy\"":   func(m *Mined) { m.Bugs[0].Buggy = nil },
+		"listed twice":         func(m *Mined) { m.Clean = append(m.Clean, m.Clean[0]) },
+		"needs a \"file\"":     func(m *Mined) { m.Bugs[0].Buggy = []Line{{Line: 3}} },
+		"above zero":           func(m *Mined) { m.Clean[0].PR = 0 },
+		"lists \"buggy\" line": func(m *Mined) { m.Clean[0].Buggy = m.Bugs[0].Buggy },
+	} {
+		mm := *m
+		mm.Bugs, mm.Clean = append([]Case{}, m.Bugs...), append([]Case{}, m.Clean...)
+		edit(&mm)
+		b, _ := json.Marshal(mm)
+		if _, err := ReadCases(ctx, g, strings.NewReader(string(b)), "cases.json"); err == nil || !strings.Contains(err.Error(), name) || !strings.HasPrefix(err.Error(), "cases.json") {
+			t.Errorf("%s: err = %v", name, err)
+		}
+	}
+	if _, err := ReadCases(ctx, g, strings.NewReader(`{"bugs": [], "clean": [], "extra": 1}`), "cases.json"); err == nil || !strings.Contains(err.Error(), "cases.json") {
+		t.Errorf("an unknown field: err = %v", err)
 	}
 }
