@@ -20,6 +20,7 @@ import (
 	"github.com/ocdx/gh-ocdx/repofs"
 	"github.com/ocdx/gh-ocdx/review"
 	"github.com/ocdx/gh-ocdx/secretscan"
+	"github.com/ocdx/gh-ocdx/verifier"
 )
 
 // Review is one model's review of one case, alone, as the cache keeps it.
@@ -169,28 +170,16 @@ func reviewCase(ctx context.Context, o RunOptions, res *Results, pc *prepared, r
 		return err
 	}
 	rev := &Review{}
-	k := key("review", r.Model, pc.c.Base, pc.c.Head, a.Fingerprint())
-	ok, err := o.Cache.get(k, rev)
-	if err != nil {
-		return err
-	}
-	if ok {
-		res.Cached++
-		progress(o.Progress, "  %s: cached, %s", r.Model, text.Plural(len(rev.Findings), "finding"))
-	} else {
+	ok, cached, err := answer(o, res, key("review", r.Model, pc.c.Base, pc.c.Head, a.Fingerprint()), rev, func() (bool, error) {
 		st, fs, err := a.Review(ctx, o.Budget, fmt.Sprintf("case #%d, %s", pc.c.PR, r.Model))
-		if err != nil {
-			return err
-		}
-		res.Calls++
-		if !st.OK {
-			res.Failed++
-			return nil // not cached: asked again next run; the case does not count for the model
-		}
-		rev = &Review{Model: r.Model, PR: pc.c.PR, Findings: fs, Usage: st.Usage}
-		if err := o.Cache.put(k, rev); err != nil {
-			return err
-		}
+		*rev = Review{Model: r.Model, PR: pc.c.PR, Findings: fs, Usage: st.Usage}
+		return st.OK, err
+	})
+	if err != nil || !ok {
+		return err // a failed review is not cached: asked again next run; the case does not count for the model
+	}
+	if cached {
+		progress(o.Progress, "  %s: cached, %s", r.Model, text.Plural(len(rev.Findings), "finding"))
 	}
 	rev.Model, rev.PR = r.Model, pc.c.PR
 	res.Reviews[pair(r.Model, pc.c.PR)] = rev
@@ -212,33 +201,43 @@ func verifyCase(ctx context.Context, o RunOptions, res *Results, pc *prepared, r
 		res.Verified[pair(rev.Model, pc.c.PR)] = vd
 		return nil
 	}
-	k := key("verify", v.Model, rev.Model, pc.c.Base, pc.c.Head, a.Fingerprint())
-	ok, err := o.Cache.get(k, vd)
-	if err != nil {
-		return err
-	}
-	if ok {
-		res.Cached++
-	} else {
+	ok, _, err := answer(o, res, key("verify", v.Model, rev.Model, pc.c.Base, pc.c.Head, a.Fingerprint()), vd, func() (bool, error) {
 		st, refuted, err := a.Verify(ctx, o.Budget, fmt.Sprintf("case #%d, the verifier on %s", pc.c.PR, rev.Model))
-		if err != nil {
-			return err
-		}
-		res.Calls++
-		if !st.OK {
-			res.Failed++
-			return nil // the findings stand, as when a round's verifier fails
-		}
 		for _, f := range rev.Findings {
-			vd.Sent = append(vd.Sent, f.ID)
+			if verifier.Judgeable(f) {
+				vd.Sent = append(vd.Sent, f.ID)
+			}
 		}
 		vd.Refuted, vd.Usage = refuted, st.Usage
-		if err := o.Cache.put(k, vd); err != nil {
-			return err
-		}
+		return st.OK, err
+	})
+	if err != nil || !ok {
+		return err // a failed verifier is not cached: the findings stand, as when a round's verifier fails
 	}
 	res.Verified[pair(rev.Model, pc.c.PR)] = vd
 	return nil
+}
+
+// answer reads the answer cached under k into v, or makes the call, which
+// fills v, and caches v when the call succeeded: ok false for a call that
+// failed (not cached, so asked again by the next run).
+func answer[T any](o RunOptions, res *Results, k string, v *T, call func() (ok bool, err error)) (ok, cached bool, err error) {
+	if found, err := o.Cache.get(k, v); err != nil || found {
+		if found {
+			res.Cached++
+		}
+		return found, found, err
+	}
+	ok, err = call()
+	if err != nil {
+		return false, false, err
+	}
+	res.Calls++
+	if !ok {
+		res.Failed++
+		return false, false, nil
+	}
+	return true, false, o.Cache.put(k, v)
 }
 
 func progress(w io.Writer, format string, a ...any) {
