@@ -3,9 +3,11 @@ package eval
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/ocdx/gh-ocdx/config"
@@ -58,6 +60,15 @@ type Results struct {
 	Calls  int `json:"calls"`
 	Cached int `json:"cached"`
 	Failed int `json:"failed"`
+
+	mu sync.Mutex // a case's reviewers run side by side
+}
+
+// record runs f with res locked.
+func (res *Results) record(f func()) {
+	res.mu.Lock()
+	defer res.mu.Unlock()
+	f()
 }
 
 func pair(model string, pr int) string { return model + "\x00" + strconv.Itoa(pr) }
@@ -100,10 +111,15 @@ func Run(ctx context.Context, o RunOptions) (*Results, error) {
 			return res, fmt.Errorf("case #%d: %w", c.PR, err)
 		}
 		res.Tiers[c.PR] = pc.tier
-		for _, r := range o.Reviewers {
-			if err := reviewCase(ctx, o, res, pc, r); err != nil {
-				return res, err
-			}
+		// The reviewers of a case side by side, as a round runs them.
+		errs := make([]error, len(o.Reviewers))
+		var wg sync.WaitGroup
+		for i, r := range o.Reviewers {
+			wg.Go(func() { errs[i] = reviewCase(ctx, o, res, pc, r) })
+		}
+		wg.Wait()
+		if err := errors.Join(errs...); err != nil {
+			return res, err
 		}
 	}
 	return res, nil
@@ -182,7 +198,7 @@ func reviewCase(ctx context.Context, o RunOptions, res *Results, pc *prepared, r
 		progress(o.Progress, "  %s: cached, %s", r.Model, text.Plural(len(rev.Findings), "finding"))
 	}
 	rev.Model, rev.PR = r.Model, pc.c.PR
-	res.Reviews[pair(r.Model, pc.c.PR)] = rev
+	res.record(func() { res.Reviews[pair(r.Model, pc.c.PR)] = rev })
 	if o.Verifier == nil {
 		return nil
 	}
@@ -198,7 +214,7 @@ func verifyCase(ctx context.Context, o RunOptions, res *Results, pc *prepared, r
 	}
 	vd := &Verdicts{Verifier: v.Model, Model: rev.Model, PR: pc.c.PR, Sent: []string{}, Refuted: []string{}}
 	if a == nil { // nothing it may judge: no call
-		res.Verified[pair(rev.Model, pc.c.PR)] = vd
+		res.record(func() { res.Verified[pair(rev.Model, pc.c.PR)] = vd })
 		return nil
 	}
 	ok, _, err := answer(o, res, key("verify", v.Model, rev.Model, pc.c.Base, pc.c.Head, a.Fingerprint()), vd, func() (bool, error) {
@@ -214,7 +230,7 @@ func verifyCase(ctx context.Context, o RunOptions, res *Results, pc *prepared, r
 	if err != nil || !ok {
 		return err // a failed verifier is not cached: the findings stand, as when a round's verifier fails
 	}
-	res.Verified[pair(rev.Model, pc.c.PR)] = vd
+	res.record(func() { res.Verified[pair(rev.Model, pc.c.PR)] = vd })
 	return nil
 }
 
@@ -224,7 +240,7 @@ func verifyCase(ctx context.Context, o RunOptions, res *Results, pc *prepared, r
 func answer[T any](o RunOptions, res *Results, k string, v *T, call func() (ok bool, err error)) (ok, cached bool, err error) {
 	if found, err := o.Cache.get(k, v); err != nil || found {
 		if found {
-			res.Cached++
+			res.record(func() { res.Cached++ })
 		}
 		return found, found, err
 	}
@@ -232,9 +248,13 @@ func answer[T any](o RunOptions, res *Results, k string, v *T, call func() (ok b
 	if err != nil {
 		return false, false, err
 	}
-	res.Calls++
+	res.record(func() {
+		res.Calls++
+		if !ok {
+			res.Failed++
+		}
+	})
 	if !ok {
-		res.Failed++
 		return false, false, nil
 	}
 	return true, false, o.Cache.put(k, v)
