@@ -229,7 +229,7 @@ func printCases(d *Deps, opts *EvalOptions, m *eval.Mined) error {
 		if len(c.Buggy) > 0 {
 			kind = "bug"
 		}
-		fmt.Fprintf(&b, "| #%d | %s | %s | %s | %d | %d | %s |\n", c.PR, kind, c.Merged.Format(time.DateOnly), text.ShortOID(c.Head), c.Lines, len(c.Buggy), text.OneLine(c.Title))
+		fmt.Fprintf(&b, "| #%d | %s | %s | %s | %d | %d | %s |\n", c.PR, kind, c.Merged.Format(time.DateOnly), text.ShortOID(c.Head), c.Lines, len(c.Buggy), strings.ReplaceAll(text.OneLine(c.Title), "|", `\|`))
 	}
 	return printMarkdown(d, b.String())
 }
