@@ -86,14 +86,12 @@ func evalAnswer(fs ...finding.Finding) testkit.Step {
 	return testkit.Reply("BEGIN_JSON\n" + string(b) + "\nEND_JSON")
 }
 
-// gh ocdx eval history through the binary: --list mines and shows the
-// cases without a model call; the list, edited, is reviewed with --cases,
-// each model once per case, with no GitHub request and nothing of the
-// fixes or of later commits in any prompt; recall, noise and tokens are
-// those the scripted findings give; a rerun makes no model call; a bad
-// modelCutoffs date is an error naming the file.
-func TestEvalHistoryScoresScriptedReviewersFromTheCache(t *testing.T) {
-	t.Parallel()
+const evalConfig = `{"reviewerModels": ["ollama/qwen-a", "ollama/qwen-b"], "commentsAnalyzerModel": "ollama/qwen-a", "prFixModel": "ollama/qwen-a"`
+
+// newEvalEnv is the binary's environment in a checkout of newEvalHistory,
+// with two reviewers on the fake model server and the fake GitHub named
+// (to show that nothing asks it).
+func newEvalEnv(t *testing.T) (*testkit.Env, *testkit.FakeModel, *testkit.GitHub) {
 	dir := newEvalHistory(t)
 	gh := testkit.NewGitHub(t)
 	fm := testkit.NewFakeModel(t)
@@ -101,19 +99,30 @@ func TestEvalHistoryScoresScriptedReviewersFromTheCache(t *testing.T) {
 	gh.Configure(env, repo)
 	fm.Configure(env)
 	env.Dir = dir
-	const cfg = `{"reviewerModels": ["ollama/qwen-a", "ollama/qwen-b"], "commentsAnalyzerModel": "ollama/qwen-a", "prFixModel": "ollama/qwen-a"`
-	env.WriteConfig(t, cfg+`}`)
-	// qwen-a catches calc's sign (line 5, the fixed line) and raises a
-	// P3 on the docs; qwen-b misses calc (line 1, 4 lines off) and
-	// catches the greeting.
+	env.WriteConfig(t, evalConfig+`}`)
+	return env, fm, gh
+}
+
+// answerEval scripts the reviewers: qwen-a catches calc's sign (line 5,
+// the fixed line) and raises a P3 on the docs; qwen-b misses calc (line
+// 1, 4 lines off) and catches the greeting. qwen-a stalls on a request
+// stall holds for.
+func answerEval(fm *testkit.FakeModel, stall func(body string) bool) {
 	fm.Answer("qwen-a", func(r testkit.ModelRequest) testkit.Step {
-		switch body := string(r.Body); {
+		body := string(r.Body)
+		var s testkit.Step
+		switch {
 		case strings.Contains(body, "calc/calc.go"):
-			return evalAnswer(finding.Finding{Priority: "P1", Category: "bug", File: "calc/calc.go", Line: new(5), Title: "Add subtracts", Description: "a - b"})
+			s = evalAnswer(finding.Finding{Priority: "P1", Category: "bug", File: "calc/calc.go", Line: new(5), Title: "Add subtracts", Description: "a - b"})
 		case strings.Contains(body, "docs/use.md"):
-			return evalAnswer(finding.Finding{Priority: "P3", Category: "docs", File: "docs/use.md", Line: new(1), Title: "terse", Description: "say more"})
+			s = evalAnswer(finding.Finding{Priority: "P3", Category: "docs", File: "docs/use.md", Line: new(1), Title: "terse", Description: "say more"})
+		default:
+			s = evalAnswer()
 		}
-		return evalAnswer()
+		if stall != nil && stall(body) {
+			s.Stall = time.Minute
+		}
+		return s
 	})
 	fm.Answer("qwen-b", func(r testkit.ModelRequest) testkit.Step {
 		switch body := string(r.Body); {
@@ -124,6 +133,18 @@ func TestEvalHistoryScoresScriptedReviewersFromTheCache(t *testing.T) {
 		}
 		return evalAnswer()
 	})
+}
+
+// gh ocdx eval history through the binary: --list mines and shows the
+// cases without a model call; the list, edited, is reviewed with --cases,
+// each model once per case, with no GitHub request and nothing of the
+// fixes or of later commits in any prompt; recall, noise and tokens are
+// those the scripted findings give; a rerun makes no model call; a bad
+// modelCutoffs date is an error naming the file.
+func TestEvalHistoryScoresScriptedReviewersFromTheCache(t *testing.T) {
+	t.Parallel()
+	env, fm, gh := newEvalEnv(t)
+	answerEval(fm, nil)
 
 	res := env.Run(t, "eval", "history", "--list")
 	wantCode(t, res, 0)
@@ -189,7 +210,7 @@ func TestEvalHistoryScoresScriptedReviewersFromTheCache(t *testing.T) {
 		t.Errorf("eval made %d GitHub requests: %v", len(reqs), reqs)
 	}
 
-	env.WriteConfig(t, cfg+`, "modelCutoffs": {"ollama/qwen-a": "June 2024"}}`)
+	env.WriteConfig(t, evalConfig+`, "modelCutoffs": {"ollama/qwen-a": "June 2024"}}`)
 	res = env.Run(t, "eval", "history", "--cases", file)
 	wantCode(t, res, 1)
 	wantContains(t, "stderr", res.Stderr, env.Vars["OCDX_CONFIG"], `modelCutoffs["ollama/qwen-a"]`, `"YYYY-MM-DD"`)
@@ -208,4 +229,54 @@ func evalReport(t *testing.T, out string) map[string]eval.Row {
 		rows[r.Name] = r
 	}
 	return rows
+}
+
+// A run killed (SIGKILL: no handler) while a model reviews the second
+// case keeps every answer it had: the rerun asks only what was not
+// answered, and its report counts every case.
+func TestEvalHistoryResumesAfterAKill(t *testing.T) {
+	t.Parallel()
+	env, fm, _ := newEvalEnv(t)
+	answerEval(fm, func(body string) bool { return strings.Contains(body, "greet/greet.go") })
+	c := exec.Command(testkit.Binary(t), "eval", "history")
+	c.Dir, c.Env = env.Dir, env.List()
+	stderr := &testkit.Buffer{}
+	c.Stderr = stderr
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	stalled := func() bool {
+		for _, r := range fm.Requests("qwen-a") {
+			if strings.Contains(string(r.Body), "greet/greet.go") {
+				return true
+			}
+		}
+		return false
+	}
+	for deadline := time.Now().Add(30 * time.Second); !stalled(); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			c.Process.Kill()
+			c.Wait()
+			t.Fatalf("qwen-a never reviewed the second case; stderr:\n%s", stderr.String())
+		}
+	}
+	c.Process.Kill()
+	c.Wait()
+	before := len(fm.Requests("qwen-a"))
+	answerEval(fm, nil)
+
+	res := env.Run(t, "eval", "history", "--json")
+
+	wantCode(t, res, 0)
+	for _, r := range fm.Requests("qwen-a")[before:] {
+		if strings.Contains(string(r.Body), "calc/calc.go") {
+			t.Error("the rerun asked qwen-a about the first case again")
+		}
+	}
+	if got := len(fm.Requests("qwen-a")) - before; got != 3 {
+		t.Errorf("the rerun made %d qwen-a requests, want 3 (the second case and the two clean ones)", got)
+	}
+	if r := evalReport(t, res.Stdout)["effort standard"]; r.Bugs != 2 || r.CleanPRs != 2 {
+		t.Errorf("the resumed run counts %d bugs and %d clean cases, want 2 and 2", r.Bugs, r.CleanPRs)
+	}
 }
