@@ -72,6 +72,7 @@ func (m *fakeModel) Chat(ctx context.Context, req llm.Request) (llm.Response, er
 			{ID: "1", Name: "read_file", Args: json.RawMessage(`{"path": "calc/calc.go"}`)},
 			{ID: "2", Name: "read_file", Args: json.RawMessage(`{"path": "later/later.go"}`)},
 			{ID: "3", Name: "search", Args: json.RawMessage(`{"pattern": "package later"}`)},
+			{ID: "4", Name: "read_file", Args: json.RawMessage(`{"path": ".git/HEAD"}`)},
 		}}, nil
 	}
 	fs := m.answer(task)
@@ -136,7 +137,8 @@ func runOpts(g *git.Repo, m *Mined, dir string, a, b, v *fakeModel) RunOptions {
 }
 
 // Each model reviews each case once, alone, as it was: its tools read the
-// pull request's head and nothing after it (the later file is not there),
+// pull request's head and nothing after it (the later file is not there,
+// git's own files are not readable),
 // and neither the fix's message nor its line is in any request. A second
 // run answers every mix from the cache, without a model call.
 func TestRunReviewsAsItWasAndAnswersTheMixesFromTheCache(t *testing.T) {
@@ -151,7 +153,7 @@ func TestRunReviewsAsItWasAndAnswersTheMixesFromTheCache(t *testing.T) {
 	if res.Calls != 6 || res.Cached != 0 || a.calls != 4 || b.calls != 4 || v.calls != 2 {
 		t.Errorf("calls: run %d (cached %d), a %d, b %d, v %d", res.Calls, res.Cached, a.calls, b.calls, v.calls)
 	}
-	var read bool
+	var read, git bool
 	for _, fm := range []*fakeModel{a, b, v} {
 		for _, req := range fm.requests {
 			for _, bad := range []string{laterMarker, fixMarker, fixedLine} {
@@ -160,10 +162,11 @@ func TestRunReviewsAsItWasAndAnswersTheMixesFromTheCache(t *testing.T) {
 				}
 			}
 			read = read || strings.Contains(req, "later/later.go is not tracked at the PR's head")
+			git = git || strings.Contains(req, `".git/HEAD" is inside a .git directory`)
 		}
 	}
-	if !read {
-		t.Error("the later file's read was not refused")
+	if !read || !git {
+		t.Errorf("a read was not refused: the later file %v, .git/HEAD %v", read, git)
 	}
 	rep := Score(res, ScoreOptions{})
 	if r := row(t, rep, "p/a"); r.Caught != 1 || r.Bugs != 1 || r.NoiseFindings != 1 || r.Tokens != 440 {
