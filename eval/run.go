@@ -106,7 +106,7 @@ func Run(ctx context.Context, o RunOptions) (*Results, error) {
 			kind = "clean"
 		}
 		progress(o.Progress, "case %d/%d: #%d (%s, %s) %s", i+1, len(o.Cases), c.PR, kind, text.ShortOID(c.Head), text.OneLine(c.Title))
-		pc, err := prepare(ctx, o.Git, c)
+		pc, err := prepare(ctx, o.Git, c, o.Progress)
 		if err != nil {
 			return res, fmt.Errorf("case #%d: %w", c.PR, err)
 		}
@@ -136,7 +136,7 @@ type prepared struct {
 	tier   effort.Choice
 }
 
-func prepare(ctx context.Context, g *git.Repo, c Case) (*prepared, error) {
+func prepare(ctx context.Context, g *git.Repo, c Case, w io.Writer) (*prepared, error) {
 	if !reFullID.MatchString(c.Base) || !reFullID.MatchString(c.Head) || !g.HasCommits(ctx, c.Base, c.Head) {
 		return nil, fmt.Errorf("base %q or head %q is no commit of this repository: give full commit IDs", c.Base, c.Head)
 	}
@@ -155,6 +155,7 @@ func prepare(ctx context.Context, g *git.Repo, c Case) (*prepared, error) {
 	// The policy of the base as it was; one that no longer parses is none.
 	policy, _, err := ch.Policy(ctx, g)
 	if err != nil {
+		progress(w, "  the base's repository policy is not usable (%s): reviewed with the defaults", text.FirstLine(err.Error()))
 		policy = config.DefaultPolicy()
 	}
 	scan, err := secretscan.Diff(bytes.NewReader(d), time.Now().UTC().Format(time.RFC3339), nil)

@@ -2,6 +2,7 @@ package eval
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -197,7 +198,8 @@ func (res *Results) score(m mix, o ScoreOptions) Row {
 		if row.Tiers != nil {
 			row.Tiers[res.Tiers[c.PR].Tier]++
 		}
-		for model, u := range used {
+		for _, model := range slices.Sorted(maps.Keys(used)) { // one order: the same sum every run
+			u := used[model]
 			row.Tokens += u.Input + u.Output
 			name := model
 			if model == "verifier" {
