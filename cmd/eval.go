@@ -121,18 +121,23 @@ func evalHistory(ctx context.Context, d *Deps, opts *EvalOptions) error {
 	if err != nil {
 		return err
 	}
-	mined, err := evalCases(ctx, d, g, opts)
-	if err != nil {
-		return err
-	}
 	if opts.List {
-		return printCases(d, opts, mined)
+		mined, err := evalCases(ctx, d, g, opts)
+		if err != nil {
+			return err
+		}
+		return printCases(d, opts, mined) // no model, no configuration needed
 	}
+	// The configuration is checked before the mining's seconds are spent.
 	cfg, err := loadConfigFor(d, usesRole("reviewerModels", "verifierModel"))
 	if err != nil {
 		return err
 	}
 	if err := verifierCredential(d, opts.Verifier); err != nil {
+		return err
+	}
+	mined, err := evalCases(ctx, d, g, opts)
+	if err != nil {
 		return err
 	}
 	models := newRunModels(d, cfg, opts.MaxTokens)
