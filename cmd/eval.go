@@ -140,6 +140,10 @@ func evalHistory(ctx context.Context, d *Deps, opts *EvalOptions) error {
 	if err != nil {
 		return err
 	}
+	if len(mined.Bugs) == 0 {
+		d.warn("no bug case to measure recall on: no fix in this history traces back to a merged pull request (gh ocdx eval history --list says what was left out)")
+		return nil
+	}
 	models := newRunModels(d, cfg, opts.MaxTokens)
 	reviewers, verifier, err := models.crew(opts.Verifier)
 	if err != nil {
