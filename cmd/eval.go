@@ -198,24 +198,8 @@ func evalCases(ctx context.Context, d *Deps, g *git.Repo, opts *EvalOptions) (*e
 		}
 		d.info("Mined %s and %s from %s in %s", text.Plural(len(m.Bugs), "bug case"), text.Plural(len(m.Clean), "clean case"), text.Plural(m.Fixes, "fix commit"), time.Since(start).Round(time.Millisecond))
 	}
-	m.Bugs, m.Clean = newest(m.Bugs, opts.After, opts.Limit), newest(m.Clean, opts.After, opts.Limit)
+	m.Keep(opts.After, opts.Limit)
 	return m, nil
-}
-
-// newest are the cases merged after after, at most limit of them, the
-// most recently merged, in their order.
-func newest(cs []eval.Case, after time.Time, limit int) []eval.Case {
-	cs = slices.DeleteFunc(slices.Clone(cs), func(c eval.Case) bool { return !after.IsZero() && !c.Merged.After(after) })
-	if len(cs) <= limit {
-		return cs
-	}
-	byTime := slices.Clone(cs)
-	slices.SortStableFunc(byTime, func(a, b eval.Case) int { return b.Merged.Compare(a.Merged) })
-	keep := map[int]bool{}
-	for _, c := range byTime[:limit] {
-		keep[c.PR] = true
-	}
-	return slices.DeleteFunc(cs, func(c eval.Case) bool { return !keep[c.PR] })
 }
 
 // printCases is --list: the cases as JSON, or one line each.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -77,4 +78,24 @@ func checkCase(ctx context.Context, g Git, c *Case, bug bool, seen map[int]bool)
 		c.Merged = time.Unix(sec, 0).UTC()
 	}
 	return nil
+}
+
+// Keep keeps the cases merged after after (zero: all), at most limit bug
+// cases and limit clean ones, the most recently merged, in their order.
+func (m *Mined) Keep(after time.Time, limit int) {
+	m.Bugs, m.Clean = newest(m.Bugs, after, limit), newest(m.Clean, after, limit)
+}
+
+func newest(cs []Case, after time.Time, limit int) []Case {
+	cs = slices.DeleteFunc(slices.Clone(cs), func(c Case) bool { return !after.IsZero() && !c.Merged.After(after) })
+	if len(cs) <= limit {
+		return cs
+	}
+	byTime := slices.Clone(cs)
+	slices.SortStableFunc(byTime, func(a, b Case) int { return b.Merged.Compare(a.Merged) })
+	keep := map[int]bool{}
+	for _, c := range byTime[:limit] {
+		keep[c.PR] = true
+	}
+	return slices.DeleteFunc(cs, func(c Case) bool { return !keep[c.PR] })
 }
