@@ -147,8 +147,8 @@ func (rep *Report) Markdown() string {
 		fmt.Fprintf(&b, ", %s failed (a reviewer's case does not count for it, a verifier's findings stand; a rerun asks again)", text.Plural(rep.Failed, "call"))
 	}
 	b.WriteString(".\n\n**" + rep.Recommendation + "**\n\n")
-	b.WriteString("| Configuration | Recall (95% Wilson) | Bugs | Noise per clean PR (95% Poisson) | Clean PRs | Tokens | Tokens per bug caught | Est. $ per bug caught |\n")
-	b.WriteString("|---|---|---|---|---|---|---|---|\n")
+	b.WriteString("| Configuration | Cases | Recall (95% Wilson) | Bugs | Noise per clean PR (95% Poisson) | Clean PRs | Tokens | Tokens per bug caught | Est. $ per bug caught |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|---|\n")
 	for _, r := range rep.Rows {
 		name := r.Name
 		if r.Tiers != nil {
@@ -161,7 +161,7 @@ func (rep *Report) Markdown() string {
 		if r.DollarsPerBug != nil {
 			dollars = tokens.Dollars(*r.DollarsPerBug)
 		}
-		fmt.Fprintf(&b, "| %s | %s | %d/%d | %.2f [%.2f–%.2f] | %d | %s | %s | %s |\n", name, pct(r.Recall, r.RecallCI), r.Caught, r.Bugs,
+		fmt.Fprintf(&b, "| %s | %d | %s | %d/%d | %.2f [%.2f–%.2f] | %d | %s | %s | %s |\n", name, r.Cases, pct(r.Recall, r.RecallCI), r.Caught, r.Bugs,
 			r.Noise, r.NoiseCI.Low, r.NoiseCI.High, r.CleanPRs, text.Thousands(r.Tokens), perBug, dollars)
 	}
 	b.WriteString("\n## Rules\n\n")

@@ -45,6 +45,9 @@ type Row struct {
 	// Tier is "standard" or "auto" for the effort rows, "" for a mix.
 	Tier string `json:"tier,omitempty"`
 
+	// Cases are the pull requests counted: reviewed by every model of the
+	// configuration, merged after the cutoffs.
+	Cases    int      `json:"cases"`
 	Bugs     int      `json:"bugs"`
 	Caught   int      `json:"caught"`
 	Recall   float64  `json:"recall"`
@@ -195,6 +198,7 @@ func (res *Results) score(m mix, o ScoreOptions) Row {
 		if !ok {
 			continue
 		}
+		row.Cases++
 		if row.Tiers != nil {
 			row.Tiers[res.Tiers[c.PR].Tier]++
 		}

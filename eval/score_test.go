@@ -144,7 +144,7 @@ func TestScoreByHand(t *testing.T) {
 		t.Errorf("recommendation on 3 bugs: %s", rep.Recommendation)
 	}
 	md := rep.Markdown()
-	for _, want := range []string{"within ±3", "Wilson score 95% interval", "exact (Garwood) 95% Poisson interval", "| effort auto (quick 2, standard 1, deep 1) | 67% [21–94%] | 2/3 |"} {
+	for _, want := range []string{"within ±3", "Wilson score 95% interval", "exact (Garwood) 95% Poisson interval", "| effort auto (quick 2, standard 1, deep 1) | 4 | 67% [21–94%] | 2/3 |"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("the report does not say %q:\n%s", want, md)
 		}
@@ -165,7 +165,7 @@ func TestScorePricesAndCutoffs(t *testing.T) {
 	if r := row(t, rep, "p/a"); r.Bugs != 3 || r.CleanPRs != 2 {
 		t.Errorf("p/a has no cutoff, yet counts %d bugs and %d clean", r.Bugs, r.CleanPRs)
 	}
-	if r := row(t, rep, "1 of p/a + p/b"); r.Bugs != 1 || r.CleanPRs != 1 || r.Caught != 1 {
+	if r := row(t, rep, "1 of p/a + p/b"); r.Cases != 2 || r.Bugs != 1 || r.CleanPRs != 1 || r.Caught != 1 {
 		t.Errorf("with p/b's cutoff the mix counts only #2 and #4: %d bugs, %d clean, %d caught", r.Bugs, r.CleanPRs, r.Caught)
 	}
 	rep = Score(results(), ScoreOptions{After: cut})
