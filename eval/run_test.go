@@ -280,3 +280,19 @@ func TestReadCases(t *testing.T) {
 		t.Errorf("an unknown field: err = %v", err)
 	}
 }
+
+// A provider that refuses a model's key ends the run at once, naming the
+// configuration key: every other call would fail the same.
+func TestRunStopsOnAConfigurationError(t *testing.T) {
+	g, m := evalRepo(t)
+	a, b, v := models()
+	a.onCall = func(string) error { return &llm.APIError{Model: "p/a", Status: 401, Message: "bad key"} }
+	o := runOpts(g, m, t.TempDir(), a, b, v)
+	o.Reviewers[0].Key = "reviewerModels[0]"
+	_, err := Run(context.Background(), o)
+	var ce *llm.ConfigError
+	// b, side by side with a on the first case, finishes it; no other case starts.
+	if !errors.As(err, &ce) || ce.Key != "reviewerModels[0]" || a.calls != 1 || b.calls != 2 {
+		t.Errorf("err %v, a called %d times, b %d: want the configuration error after the first case", err, a.calls, b.calls)
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"io"
 	"strings"
 
@@ -111,7 +112,7 @@ func (a *Alone) Review(ctx context.Context, budget *llm.Budget, what string) (Ro
 	var res finding.ReviewerResult
 	st := a.l.runRole(ctx, a.role, a.agent, &res)
 	if !st.OK {
-		return st, nil, ctx.Err()
+		return st, nil, a.stop(ctx, st.err)
 	}
 	st.Conclusion, st.Findings = res.Conclusion, len(res.Findings)
 	return st, agentFindings([]Role{a.role}, []*finding.ReviewerResult{&res}), nil
@@ -126,7 +127,7 @@ func (a *Alone) Verify(ctx context.Context, budget *llm.Budget, what string) (Ro
 	var res finding.VerifierResult
 	st := a.l.runRole(ctx, a.role, a.agent, &res)
 	if !st.OK {
-		return st, nil, ctx.Err()
+		return st, nil, a.stop(ctx, st.err)
 	}
 	ids := make([]string, len(a.sent))
 	for i, f := range a.sent {
@@ -138,6 +139,20 @@ func (a *Alone) Verify(ctx context.Context, budget *llm.Budget, what string) (Ro
 		refuted = append(refuted, f.ID)
 	}
 	return st, refuted, nil
+}
+
+// stop is the error a failed call ends its caller's run with: the
+// configuration's (the provider refused the key, has no such model, or the
+// quota is spent: every call would fail the same), the budget's, or the
+// cancel; nil for a failure of this call alone (Status says it).
+func (a *Alone) stop(ctx context.Context, err error) error {
+	if ce := llm.AsConfigError(a.role.Key, err); ce != nil && a.role.Key != "" {
+		return ce
+	}
+	if errors.Is(err, llm.ErrBudget) {
+		return err
+	}
+	return ctx.Err()
 }
 
 // EffortFacts are the facts the auto tier decides from for a change's
