@@ -55,10 +55,31 @@ func TestCodeCommentsPointToSectionsThatExist(t *testing.T) {
 // PR through it, and converse, the conversation, does not import the
 // review-loop engine.
 func TestThePostsPackageIsBelowTheVerbs(t *testing.T) {
-	for pkg, not := range map[string][]string{
+	notImported(t, map[string][]string{
 		"./posts":    {"loop", "converse", "reviewpr", "fix", "cmd", "review", "state", "llm", "config"},
 		"./converse": {"loop", "cmd"},
-	} {
+	})
+}
+
+// A round's rooms sit below its engine (docs/architecture.md, Packages):
+// the roles know nothing of the report or the ledger, neither of those
+// the engine, and the check run reads a run's result without it; the
+// state file keeps stats' record without knowing gh-ocdx's footprint.
+func TestTheRoundsRoomsAreBelowTheEngine(t *testing.T) {
+	notImported(t, map[string][]string{
+		"./roles":    {"loop", "report", "ledger", "cmd"},
+		"./report":   {"loop", "ledger", "cmd"},
+		"./ledger":   {"loop", "cmd"},
+		"./checkrun": {"loop", "cmd"},
+		"./state":    {"posts", "fix", "loop"},
+	})
+}
+
+// notImported fails t for each package of deps that imports, directly or
+// not, one of the packages named beside it.
+func notImported(t *testing.T, deps map[string][]string) {
+	t.Helper()
+	for pkg, not := range deps {
 		out, err := exec.Command("go", "list", "-deps", pkg).Output()
 		if err != nil {
 			t.Skipf("go list: %v", err)

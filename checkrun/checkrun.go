@@ -13,7 +13,7 @@ import (
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/internal/text"
-	"github.com/ocdx/gh-ocdx/loop"
+	"github.com/ocdx/gh-ocdx/report"
 	"github.com/ocdx/gh-ocdx/state"
 )
 
@@ -61,7 +61,7 @@ type Check struct {
 // interrupted one, or one that reviewed nothing. reviewOnly: the run could
 // not push (a fork, read access, an /ocdx review); it is neutral when
 // nothing but that keeps it from converging.
-func Of(res *loop.Result, reviewOnly bool) (c Check, ok bool) {
+func Of(res *report.Result, reviewOnly bool) (c Check, ok bool) {
 	if res == nil || res.DryRun || len(res.Rounds) == 0 {
 		return Check{}, false
 	}
@@ -150,7 +150,7 @@ func annotation(f finding.Finding) (a github.Annotation, on bool) {
 // summary is the report's index: the outcome, the counts, each finding in
 // one line by priority, what needs a human, and the link to the report;
 // bounded under GitHub's limit, the findings past it counted.
-func summary(res *loop.Result, rr *loop.RoundResult, code []finding.Finding, c Check) string {
+func summary(res *report.Result, rr *report.RoundResult, code []finding.Finding, c Check) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "**%s**: %s\n\n", text.InertMarkup(text.OneLine(res.Label)), text.InertMarkup(text.OneLine(res.Reason)))
 	fmt.Fprintf(&b, "**Consensus:** `%s` · P0 %d · P1 %d · P2 %d · P3 %d · head `%s` · round %d\n\n",
@@ -215,13 +215,13 @@ func summary(res *loop.Result, rr *loop.RoundResult, code []finding.Finding, c C
 }
 
 // reviewed reports whether a reviewer of the round answered.
-func reviewed(rr *loop.RoundResult) bool {
+func reviewed(rr *report.RoundResult) bool {
 	for _, r := range rr.Roles {
 		if strings.HasPrefix(r.Role, "reviewer-") && r.OK {
 			return true
 		}
 	}
-	return len(rr.Roles) == 0 // restored from the state file: a review that stood
+	return len(rr.Roles) == 0 // reloaded from the state file: a review that stood
 }
 
 // indexLine is a finding in one line, as the report's index has it.

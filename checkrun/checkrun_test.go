@@ -7,13 +7,13 @@ import (
 
 	"github.com/ocdx/gh-ocdx/consensus"
 	"github.com/ocdx/gh-ocdx/finding"
-	"github.com/ocdx/gh-ocdx/loop"
+	"github.com/ocdx/gh-ocdx/report"
 	"github.com/ocdx/gh-ocdx/state"
 )
 
-func result(outcome state.RunOutcome, fs ...finding.Finding) *loop.Result {
-	return &loop.Result{Outcome: outcome, Label: string(outcome), Reason: "why",
-		Rounds: []loop.RoundResult{{N: 1, HeadOID: strings.Repeat("b", 40), Findings: fs, Counts: consensus.Count(fs)}}}
+func result(outcome state.RunOutcome, fs ...finding.Finding) *report.Result {
+	return &report.Result{Outcome: outcome, Label: string(outcome), Reason: "why",
+		Rounds: []report.RoundResult{{N: 1, HeadOID: strings.Repeat("b", 40), Findings: fs, Counts: consensus.Count(fs)}}}
 }
 
 func at(n int) *int { return &n }
@@ -37,8 +37,8 @@ func TestConclusionIsTheRuns(t *testing.T) {
 		{state.OutcomeBlocked, true, false, nil, Neutral},
 		{state.OutcomeBlocked, true, false, open, Failure},
 		{state.OutcomeFailed, true, false, nil, Failure},
-		{loop.OutcomeInterrupted, false, false, nil, ""},
-		{loop.OutcomeWouldFix, false, true, nil, ""},
+		{report.OutcomeInterrupted, false, false, nil, ""},
+		{report.OutcomeWouldFix, false, true, nil, ""},
 		{state.OutcomeConverged, false, true, nil, ""},
 	} {
 		res := result(tc.outcome)

@@ -7,14 +7,14 @@ import (
 	"github.com/ocdx/gh-ocdx/checkrun"
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/internal/text"
-	"github.com/ocdx/gh-ocdx/loop"
+	"github.com/ocdx/gh-ocdx/report"
 )
 
 // publishCheck publishes res as the gh-ocdx check run (--check-run). A
 // check run is a view of the run, not part of it: a token GitHub refuses,
 // or any failure, is one "!" line and the run's outcome and exit code stay
 // as they were (docs/architecture.md, The check run).
-func publishCheck(ctx context.Context, d *Deps, gh checkrun.GitHub, repo github.Repo, viewer string, res *loop.Result, reviewOnly bool) {
+func publishCheck(ctx context.Context, d *Deps, gh checkrun.GitHub, repo github.Repo, viewer string, res *report.Result, reviewOnly bool) {
 	c, ok := checkrun.Of(res, reviewOnly)
 	if !ok {
 		return

@@ -14,8 +14,8 @@ import (
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/internal/tokens"
 	"github.com/ocdx/gh-ocdx/llm"
-	"github.com/ocdx/gh-ocdx/loop"
 	"github.com/ocdx/gh-ocdx/posts"
+	"github.com/ocdx/gh-ocdx/report"
 	"github.com/ocdx/gh-ocdx/review"
 )
 
@@ -101,7 +101,7 @@ func parseDescribe(d *Deps, args []string) (*DescribeOptions, error) {
 
 // describeOutput is describe's --json.
 type describeOutput struct {
-	PR          loop.PRRef          `json:"pr"`
+	PR          report.PRRef        `json:"pr"`
 	Head        string              `json:"head"`
 	Summary     string              `json:"summary"`
 	Walkthrough []prdesc.Group      `json:"walkthrough"`
@@ -142,7 +142,7 @@ func describePR(ctx context.Context, d *Deps, opts *DescribeOptions) error {
 	}
 	pr := in.Review.PR
 	desc, usage, err := prdesc.Run(ctx, model, models.reserve(), in)
-	out := describeOutput{PR: loop.RefOf(repo, pr), Head: pr.HeadRefOid, Model: name, Usage: usage}
+	out := describeOutput{PR: report.RefOf(repo, pr), Head: pr.HeadRefOid, Model: name, Usage: usage}
 	if price, ok := cfg.Prices[name]; ok {
 		out.CostUSD = price.Cost(usage.Input, usage.Cached, usage.Output)
 	}

@@ -127,7 +127,7 @@ func dismiss(ctx context.Context, d *Deps, opts *DismissOptions) error {
 	if not := unraised(ctx, trust, pr, "dismiss", opts.IDs); len(not) > 0 {
 		return fmt.Errorf("%s: no review on PR #%d raised it (gh-ocdx's latest report lists no such finding), so there is nothing to dismiss, and nothing was posted", strings.Join(not, ", "), pr.Number)
 	}
-	ids := notYet(d, opts.IDs, posts.DismissedIDs(trust.DismissedOn(ctx, pr)), "dismissed", pr.Number)
+	ids := notYet(d, opts.IDs, posts.IDs(trust.DismissedOn(ctx, pr)), "dismissed", pr.Number)
 	if len(ids) == 0 {
 		return nil
 	}

@@ -14,7 +14,8 @@ import (
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/internal/redact"
 	"github.com/ocdx/gh-ocdx/llm"
-	"github.com/ocdx/gh-ocdx/loop"
+	"github.com/ocdx/gh-ocdx/report"
+	"github.com/ocdx/gh-ocdx/roles"
 	"github.com/ocdx/gh-ocdx/state"
 )
 
@@ -180,15 +181,15 @@ func (m *runModels) model(role, name, key string, show ...func(*progressModel)) 
 // crew is the reviewers of the configuration and the verifier (verifier,
 // else the configuration's verifierModel; nil when neither names one), as
 // review and review-loop run them.
-func (m *runModels) crew(verifier string) ([]loop.Role, *loop.Role, error) {
-	var reviewers []loop.Role
+func (m *runModels) crew(verifier string) ([]roles.Role, *roles.Role, error) {
+	var reviewers []roles.Role
 	for i, r := range m.cfg.Reviewers {
 		name, key := fmt.Sprintf("reviewer-%d", i+1), fmt.Sprintf("reviewerModels[%d]", i)
 		mod, err := m.model(name, r.String(), key)
 		if err != nil {
 			return nil, nil, err
 		}
-		reviewers = append(reviewers, loop.Role{Name: name, Key: key, Model: r.String(), LLM: mod})
+		reviewers = append(reviewers, roles.Role{Name: name, Key: key, Model: r.String(), LLM: mod})
 	}
 	name := cmp.Or(verifier, verifierOf(m.cfg))
 	if name == "" {
@@ -198,7 +199,7 @@ func (m *runModels) crew(verifier string) ([]loop.Role, *loop.Role, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	return reviewers, &loop.Role{Name: "verifier", Key: "verifierModel", Model: name, LLM: vm}, nil
+	return reviewers, &roles.Role{Name: "verifier", Key: "verifierModel", Model: name, LLM: vm}, nil
 }
 
 // withTools lists a model's tool calls as they run.
@@ -212,13 +213,13 @@ func (m *runModels) reserve() func(string, *llm.Agent) error {
 	return func(what string, a *llm.Agent) error { return m.Budget.Reserve(what, a) }
 }
 
-// spent says what the invocation spent of its budget (loop.BudgetStatus);
+// spent says what the invocation spent of its budget (report.BudgetStatus);
 // "" without one.
 func (m *runModels) spent() string {
 	if m.Budget == nil {
 		return ""
 	}
-	return loop.BudgetStatus{MaxTokens: m.Budget.Max, Spent: m.Budget.Spent()}.String()
+	return report.BudgetStatus{MaxTokens: m.Budget.Max, Spent: m.Budget.Spent()}.String()
 }
 
 func (d *Deps) prog() *progress {

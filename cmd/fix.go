@@ -22,6 +22,7 @@ import (
 	"github.com/ocdx/gh-ocdx/loop"
 	"github.com/ocdx/gh-ocdx/posts"
 	"github.com/ocdx/gh-ocdx/preflight"
+	"github.com/ocdx/gh-ocdx/report"
 	"github.com/ocdx/gh-ocdx/state"
 )
 
@@ -174,7 +175,7 @@ func fixPR(ctx context.Context, d *Deps, opts *FixOptions) error {
 	}
 	// A finding dismissed on the PR since it was reviewed is not fixed; nor
 	// is one gh-ocdx conceded in a conversation (disputed: a person decides).
-	dismissed := posts.DismissedIDs(trust.DismissedOn(ctx, pr))
+	dismissed := posts.IDs(trust.DismissedOn(ctx, pr))
 	var disputed []string
 	for _, id := range posts.Disputed(pr) {
 		if !slices.Contains(dismissed, id) {
@@ -196,7 +197,7 @@ func fixPR(ctx context.Context, d *Deps, opts *FixOptions) error {
 	if len(payload.IssuesToFix) == 0 {
 		if opts.Export != nil {
 			d.info("nothing to fix on PR #%d: %s", pr.Number, note)
-			return opts.Export.write(d, fixOutput{PR: loop.RefOf(repo, pr), FixResult: &state.FixResult{Status: state.FixNothingToFix,
+			return opts.Export.write(d, fixOutput{PR: report.RefOf(repo, pr), FixResult: &state.FixResult{Status: state.FixNothingToFix,
 				Fixed: []finding.FixedIssue{}, Rejected: []finding.RejectedIssue{}, Commits: []finding.Commit{}}})
 		}
 		fmt.Fprintf(d.IO.Out, "Nothing to fix on PR #%d: %s.\n", pr.Number, note)
@@ -231,16 +232,16 @@ func fixPR(ctx context.Context, d *Deps, opts *FixOptions) error {
 	d.Log.Debug("fix", "pr", fmt.Sprintf("%s#%d", repo, pr.Number), "findings", len(payload.IssuesToFix), "optional", len(payload.OptionalIssues),
 		"model", cfg.PRFix.String(), "resume", resume != nil, "dry-run", opts.DryRun)
 	out, err := fix.Run(ctx, o)
-	return finishFix(ctx, d, run, opts, models, loop.RefOf(repo, pr), pr, out, err)
+	return finishFix(ctx, d, run, opts, models, report.RefOf(repo, pr), pr, out, err)
 }
 
 // fixOutput is fix's --json: the pull request, how the fix ended, and
 // whether it was a dry run.
 type fixOutput struct {
-	PR loop.PRRef `json:"pr"`
+	PR report.PRRef `json:"pr"`
 	*state.FixResult
-	DryRun bool               `json:"dryRun"`
-	Budget *loop.BudgetStatus `json:"budget,omitempty"` // with a token budget
+	DryRun bool                 `json:"dryRun"`
+	Budget *report.BudgetStatus `json:"budget,omitempty"` // with a token budget
 }
 
 // fixSource says in the fix report where its findings came from: a fix of
@@ -273,7 +274,7 @@ func dirtyFromWIP(co *preflight.Checkout, resume *state.WIP) error {
 
 // finishFix ends the run as the error says and prints the summary (or
 // --json's result, also when verification failed).
-func finishFix(ctx context.Context, d *Deps, run *state.Active, opts *FixOptions, models *runModels, ref loop.PRRef, pr *github.PullRequest, out *state.FixResult, err error) error {
+func finishFix(ctx context.Context, d *Deps, run *state.Active, opts *FixOptions, models *runModels, ref report.PRRef, pr *github.PullRequest, out *state.FixResult, err error) error {
 	var ve *fix.VerifyError
 	var re *fix.ResultError
 	var pe *git.PushError
@@ -281,7 +282,7 @@ func finishFix(ctx context.Context, d *Deps, run *state.Active, opts *FixOptions
 	if opts.Export != nil && out != nil && (err == nil || errors.As(err, &ve) || overBudget) {
 		o := fixOutput{PR: ref, FixResult: out, DryRun: opts.DryRun}
 		if b := models.Budget; b != nil {
-			o.Budget = &loop.BudgetStatus{MaxTokens: b.Max, Spent: b.Spent(), Reached: overBudget}
+			o.Budget = &report.BudgetStatus{MaxTokens: b.Max, Spent: b.Spent(), Reached: overBudget}
 		}
 		if jerr := opts.Export.write(d, o); jerr != nil {
 			return jerr

@@ -14,8 +14,8 @@ import (
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/internal/text"
 	"github.com/ocdx/gh-ocdx/internal/tokens"
-	"github.com/ocdx/gh-ocdx/loop"
 	"github.com/ocdx/gh-ocdx/posts"
+	"github.com/ocdx/gh-ocdx/report"
 	"github.com/ocdx/gh-ocdx/review"
 	"github.com/ocdx/gh-ocdx/state"
 )
@@ -123,7 +123,7 @@ func parseReply(d *Deps, args []string) (*ReplyOptions, error) {
 
 // replyOutput is reply's --json.
 type replyOutput struct {
-	PR       loop.PRRef        `json:"pr"`
+	PR       report.PRRef      `json:"pr"`
 	Answered []converse.Thread `json:"answered"`
 	Skipped  []converse.Thread `json:"skipped"`
 	// Left are the threads this run did not answer: over maxReplies or
@@ -161,7 +161,7 @@ func reply(ctx context.Context, d *Deps, opts *ReplyOptions) error {
 func replyOn(ctx context.Context, d *Deps, opts *ReplyOptions, cfg *config.Config, t target) error {
 	name := cmp.Or(opts.Model, cfg.Reply.String())
 	client, repo, pr, trust := t.client, t.repo, t.pr, t.trust
-	out := replyOutput{PR: loop.RefOf(repo, pr), Answered: []converse.Thread{}, Skipped: []converse.Thread{}, Left: []converse.Thread{}}
+	out := replyOutput{PR: report.RefOf(repo, pr), Answered: []converse.Thread{}, Skipped: []converse.Thread{}, Left: []converse.Thread{}}
 	dues, err := converse.Select(ctx, trust, repo, pr, opts.Thread, func(login, id string) {
 		d.info("not answered: %s's reply in the thread of %s (no write permission)", login, id)
 	})

@@ -72,7 +72,7 @@ func restore(ctx context.Context, d *Deps, opts *RestoreOptions) error {
 	judge(ctx, d, trust, pr)
 	done, _, _ := trust.Restores(ctx, pr)
 	led, _, _, _ := trust.Ledger(ctx, pr)
-	ids := notYet(d, opts.IDs, append(posts.RestoredIDs(done), led.Restored()...), "restored", pr.Number)
+	ids := notYet(d, opts.IDs, append(posts.IDs(done), led.Restored()...), "restored", pr.Number)
 	if len(ids) == 0 {
 		return nil
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/ocdx/gh-ocdx/loop"
 	"github.com/ocdx/gh-ocdx/preflight"
 	"github.com/ocdx/gh-ocdx/repofs"
+	"github.com/ocdx/gh-ocdx/report"
 	"github.com/ocdx/gh-ocdx/review"
 	"github.com/ocdx/gh-ocdx/state"
 )
@@ -351,7 +352,7 @@ func renderLocal(res *loop.LocalResult) string {
 	}
 	fmt.Fprintf(&b, "- Reviewers: %s\n", strings.Join(roles, "; "))
 	if res.Effort != nil {
-		fmt.Fprintf(&b, "- Effort: %s\n", loop.EffortSaid(*res.Effort))
+		fmt.Fprintf(&b, "- Effort: %s\n", report.EffortSaid(*res.Effort))
 	}
 	fmt.Fprintf(&b, "- Coverage: %s\n", res.Coverage)
 	if len(res.PolicyChanged) > 0 {

@@ -16,7 +16,9 @@ import (
 	"github.com/ocdx/gh-ocdx/loop"
 	"github.com/ocdx/gh-ocdx/preflight"
 	"github.com/ocdx/gh-ocdx/repofs"
+	"github.com/ocdx/gh-ocdx/report"
 	"github.com/ocdx/gh-ocdx/review"
+	"github.com/ocdx/gh-ocdx/roles"
 	"github.com/ocdx/gh-ocdx/state"
 )
 
@@ -147,7 +149,7 @@ func parseReviewLoop(d *Deps, args []string) (*ReviewLoopOptions, error) {
 	var evidenceFlag []string
 	fs.StringArrayVar(&evidenceFlag, "evidence", nil, "Read tool results from `FILE|DIR` (SARIF, rdjson, rdjsonl, checkstyle or errorformat lines; FORMAT:FILE names the format): those on changed lines become findings (repeatable)")
 	fs.repoFlag(&opts.RepoFlag)
-	jf := addJSONFlags(fs, loop.Result{})
+	jf := addJSONFlags(fs, report.Result{})
 	jf.positional = true
 	if err := fs.parse(d, jf.args(args), -1); err != nil {
 		return nil, err
@@ -288,7 +290,7 @@ func reviewLoop(ctx context.Context, d *Deps, opts *ReviewLoopOptions) error {
 	res, err := loop.Run(ctx, loop.Options{
 		Repo: repo, PR: pr, CanPush: canPush, ReviewOnlyReason: reason, InlinePriorities: cfg.InlinePriorities, MaxInlineComments: cfg.MaxInlineComments,
 		GitHub: client, Store: st,
-		Reviewers: reviewers, Analyzer: loop.Role{Name: "comments-analyzer", Key: "commentsAnalyzerModel", Model: cfg.CommentsAnalyzer.String(), LLM: am},
+		Reviewers: reviewers, Analyzer: roles.Role{Name: "comments-analyzer", Key: "commentsAnalyzerModel", Model: cfg.CommentsAnalyzer.String(), LLM: am},
 		ReviewerTools: func(head string) []llm.Tool {
 			return append(review.RepoTools(files(head)), review.PRTools(client, repo, pr.Number)...)
 		},
@@ -327,7 +329,7 @@ func reviewLoop(ctx context.Context, d *Deps, opts *ReviewLoopOptions) error {
 			if jerr := opts.Export.write(d, res); jerr != nil {
 				return jerr
 			}
-		} else if perr := printMarkdown(d, loop.RenderSummary(res)); perr != nil {
+		} else if perr := printMarkdown(d, report.RenderSummary(res)); perr != nil {
 			return perr
 		}
 	}

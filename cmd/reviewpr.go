@@ -17,9 +17,9 @@ import (
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/internal/text"
 	"github.com/ocdx/gh-ocdx/llm"
-	"github.com/ocdx/gh-ocdx/loop"
 	"github.com/ocdx/gh-ocdx/posts"
 	"github.com/ocdx/gh-ocdx/repofs"
+	"github.com/ocdx/gh-ocdx/report"
 	"github.com/ocdx/gh-ocdx/review"
 	"github.com/ocdx/gh-ocdx/reviewpr"
 	"github.com/ocdx/gh-ocdx/state"
@@ -270,7 +270,7 @@ func reviewPR(ctx context.Context, d *Deps, opts *ReviewPROptions) error {
 	case errors.As(err, &be):
 		reason := be.Error()
 		if be.For != "" { // a single call's refusal says its spend already
-			reason += "; " + loop.BudgetStatus{MaxTokens: be.Max, Spent: be.Spent}.String()
+			reason += "; " + report.BudgetStatus{MaxTokens: be.Max, Spent: be.Spent}.String()
 		}
 		return &IncompleteError{Reason: reason + "; the review stopped there. Re-run with a larger --max-tokens (or maxTokens in the configuration)"}
 	case err != nil && (errors.Is(err, ErrCancelled) || ctx.Err() != nil):

@@ -19,7 +19,7 @@ import (
 	"github.com/ocdx/gh-ocdx/git"
 	"github.com/ocdx/gh-ocdx/internal/text"
 	"github.com/ocdx/gh-ocdx/internal/tokens"
-	"github.com/ocdx/gh-ocdx/loop"
+	"github.com/ocdx/gh-ocdx/report"
 	"github.com/ocdx/gh-ocdx/state"
 	"github.com/ocdx/gh-ocdx/verify"
 )
@@ -632,6 +632,6 @@ func prOutput(key string) any {
 	case k.IsLocal():
 		return map[string]any{"repository": k.Local, "branch": k.Branch}
 	}
-	return loop.PRRef{Number: k.Number, Repository: k.Owner + "/" + k.Repo,
+	return report.PRRef{Number: k.Number, Repository: k.Owner + "/" + k.Repo,
 		URL: fmt.Sprintf("https://%s/%s/%s/pull/%d", k.Host, k.Owner, k.Repo, k.Number)}
 }

@@ -16,7 +16,7 @@ import (
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/internal/testkit"
 	"github.com/ocdx/gh-ocdx/internal/tokens"
-	"github.com/ocdx/gh-ocdx/loop"
+	"github.com/ocdx/gh-ocdx/report"
 	"github.com/ocdx/gh-ocdx/state"
 	"github.com/ocdx/gh-ocdx/verify"
 )
@@ -150,10 +150,10 @@ func TestStateShowTable(t *testing.T) {
 		t.Fatal(err)
 	}
 	var list []struct {
-		PR    loop.PRRef
+		PR    report.PRRef
 		Stuck int
 	}
-	if err := json.Unmarshal(out.Bytes(), &list); err != nil || len(list) != 1 || list[0].PR != (loop.PRRef{Number: 7, Repository: "owner/repo", URL: "https://github.com/owner/repo/pull/7"}) || list[0].Stuck != 1 {
+	if err := json.Unmarshal(out.Bytes(), &list); err != nil || len(list) != 1 || list[0].PR != (report.PRRef{Number: 7, Repository: "owner/repo", URL: "https://github.com/owner/repo/pull/7"}) || list[0].Stuck != 1 {
 		t.Fatalf("--json -R: %v %+v\n%s", err, list, out)
 	}
 }
@@ -187,7 +187,7 @@ func TestStateShowOnePR(t *testing.T) {
 		t.Fatal(err)
 	}
 	var pr struct {
-		PR   loop.PRRef
+		PR   report.PRRef
 		Runs []struct {
 			Rounds []struct{ Findings json.RawMessage }
 		}

@@ -68,7 +68,30 @@ func parse(data []byte, getenv func(string) string, uses func(key string) bool) 
 	}
 	byKey := c.keys(members, knownKeys)
 	cfg := &Config{}
+	c.models(cfg, byKey)
+	c.settings(cfg, byKey)
+	c.sort()
 
+	// Credentials are checked only for models that parsed (a bad model
+	// string is reported once, as such), and listed after the file's problems.
+	var roles []role
+	for _, r := range cfg.roles() {
+		key, _, _ := strings.Cut(r.key, "[")
+		if r.model.Provider.Name != "" && (uses == nil || uses(key)) {
+			roles = append(roles, r)
+		}
+	}
+	c.problems = append(c.problems, missingCredentials(roles, getenv)...)
+	if len(c.problems) > 0 {
+		return nil, c.problems
+	}
+	return cfg, nil
+}
+
+// models reads the configuration's models into cfg: the reviewers, the
+// two required ones, and those that default to another (reviewPrModel,
+// replyModel, describeModel) or to none (verifierModel).
+func (c *checker) models(cfg *Config, byKey map[string]member) {
 	if m, found := byKey["reviewerModels"]; !found {
 		c.add(-1, "reviewerModels", `missing; list 1 to %d reviewer models, for example ["openai/gpt-4.1"]`, MaxReviewers)
 	} else if elems, isList := c.list(m, "reviewerModels", `"provider/model" strings`); isList {
@@ -115,12 +138,17 @@ func parse(data []byte, getenv func(string) string, uses func(key string) bool) 
 	} else {
 		cfg.Describe = cfg.CommentsAnalyzer
 	}
-	if m, found := byKey["maxReplies"]; found {
-		cfg.MaxReplies = int(c.positive(m, "maxReplies", DefaultMaxReplies))
-	}
 	// No default: without verifierModel no verifier runs.
 	if m, found := byKey["verifierModel"]; found {
 		cfg.Verifier = c.model(m, "verifierModel")
+	}
+}
+
+// settings reads the rest of the configuration into cfg: limits, verify
+// commands, the inline policy, effort, prices, the models' cutoffs.
+func (c *checker) settings(cfg *Config, byKey map[string]member) {
+	if m, found := byKey["maxReplies"]; found {
+		cfg.MaxReplies = int(c.positive(m, "maxReplies", DefaultMaxReplies))
 	}
 	if m, found := byKey["verify"]; found {
 		cfg.Verify = c.verify(m)
@@ -156,22 +184,6 @@ func parse(data []byte, getenv func(string) string, uses func(key string) bool) 
 	if m, found := byKey["modelCutoffs"]; found {
 		cfg.ModelCutoffs = c.cutoffs(m)
 	}
-	c.sort()
-
-	// Credentials are checked only for models that parsed (a bad model
-	// string is reported once, as such), and listed after the file's problems.
-	var roles []role
-	for _, r := range cfg.roles() {
-		key, _, _ := strings.Cut(r.key, "[")
-		if r.model.Provider.Name != "" && (uses == nil || uses(key)) {
-			roles = append(roles, r)
-		}
-	}
-	c.problems = append(c.problems, missingCredentials(roles, getenv)...)
-	if len(c.problems) > 0 {
-		return nil, c.problems
-	}
-	return cfg, nil
 }
 
 // parseRepo validates a repository .ocdx.json (docs/architecture.md, Where

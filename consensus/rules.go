@@ -86,7 +86,7 @@ const MaxThreadExcerpt = 200
 // unresolved, or resolved by someone resolved does not count, becomes
 // THREAD-<id of its first comment>, P0 when a maintainer's first comment
 // says "must" or "block", else P1.
-func ThreadFindings(pr *github.PullRequest, resolved posts.Resolution) ([]finding.Finding, finding.ThreadStats) {
+func ThreadFindings(pr *github.PullRequest, resolved func(th github.ReviewThread, first github.ThreadComment) (counts bool, why string)) ([]finding.Finding, finding.ThreadStats) {
 	var out []finding.Finding
 	var st finding.ThreadStats
 	for _, th := range pr.Threads {

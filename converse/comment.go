@@ -239,7 +239,7 @@ func (m Commander) dismissOrRestore(ctx context.Context, c Comment, tag string, 
 	}
 	if len(refused) > 0 {
 		// Earlier versions' loops know the answer by this tag.
-		extra := posts.RefusedTag(posts.Refusal{By: c.Author, URL: c.URL, IDs: refused})
+		extra := posts.Refusal{By: c.Author, URL: c.URL, IDs: refused}.Tag()
 		return answer(tag+"\n"+extra, fmt.Sprintf("your /ocdx %s of %s does not count: %s.", cmd.Verb, strings.Join(refused, ", "), strings.Join(whys, "; ")))
 	}
 	if not := m.Unraised(ctx, cmd.Verb, ids); len(not) > 0 {

@@ -65,7 +65,7 @@ func TestACommentIsAnsweredOnceAndOnlyAWriterRunsAVerb(t *testing.T) {
 	if !strings.Contains(fix, posts.CommandTag("1")) || !strings.Contains(fix, "only people with write permission on o/r can run /ocdx commands") {
 		t.Errorf("the answer to the reader's fix:\n%s", fix)
 	}
-	if !strings.Contains(dismiss, posts.CommandTag("2")) || !strings.Contains(dismiss, posts.RefusedTag(posts.Refusal{URL: "https://x/pull/7#c2"})) ||
+	if !strings.Contains(dismiss, posts.CommandTag("2")) || !strings.Contains(dismiss, posts.Refusal{URL: "https://x/pull/7#c2"}.Tag()) ||
 		!strings.Contains(dismiss, "the PR's author can't dismiss findings on their own PR") {
 		t.Errorf("the answer to the author's dismissal:\n%s", dismiss)
 	}

@@ -287,7 +287,7 @@ func Check(a Answer, d Due, lines diff.Lines) Answer {
 		case d.Status == finding.StatusFixed || d.Status == finding.StatusResolved:
 			a.Kind = Explain
 			a.Note = fmt.Sprintf("`%s` is already %s on this PR: there is nothing left to concede, and it does not block.", f.ID, d.Status)
-		case !posts.Concedable(f.ID, d.Thread.Priority):
+		case !d.Thread.Concedable():
 			a.Kind = Explain
 			a.Note = "gh-ocdx does not concede a P0 or SEC- finding in a conversation: it keeps blocking until someone with write permission dismisses it (`/ocdx dismiss`)."
 		}

@@ -956,9 +956,9 @@ func verb(s step) bool {
 	return true
 }
 
-// report fails t with the failures, naming the sequence and how to
+// reportFailures fails t with the failures, naming the sequence and how to
 // replay it.
-func report(t *testing.T, steps []step, fs []failure, replay string) {
+func reportFailures(t *testing.T, steps []step, fs []failure, replay string) {
 	t.Helper()
 	if len(fs) == 0 {
 		return
@@ -1005,7 +1005,7 @@ func TestDifferentialPairs(t *testing.T) {
 			t.Run(name, func(t *testing.T) {
 				t.Parallel()
 				steps := append(slices.Clone(a), b...)
-				report(t, steps, newPair(t, p).run(steps), "")
+				reportFailures(t, steps, newPair(t, p).run(steps), "")
 			})
 		}
 	}
@@ -1064,7 +1064,7 @@ func TestDifferentialScenarios(t *testing.T) {
 	for _, sc := range diffScenarios {
 		t.Run(sc.name, func(t *testing.T) {
 			t.Parallel()
-			report(t, sc.steps, newPair(t, sc.p).run(sc.steps), fmt.Sprintf("persona %+v", sc.p))
+			reportFailures(t, sc.steps, newPair(t, sc.p).run(sc.steps), fmt.Sprintf("persona %+v", sc.p))
 		})
 	}
 }
@@ -1097,7 +1097,7 @@ func TestDifferentialRandom(t *testing.T) {
 		t.Run("seed="+strconv.FormatInt(seed, 10), func(t *testing.T) {
 			t.Parallel()
 			p, steps := randomSequence(seed)
-			report(t, steps, newPair(t, p).run(steps), fmt.Sprintf("persona %+v; replay: OCDX_DIFF_SEED=%d go test ./e2e -run 'TestDifferentialRandom$'", p, seed))
+			reportFailures(t, steps, newPair(t, p).run(steps), fmt.Sprintf("persona %+v; replay: OCDX_DIFF_SEED=%d go test ./e2e -run 'TestDifferentialRandom$'", p, seed))
 		})
 	}
 }

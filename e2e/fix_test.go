@@ -116,7 +116,7 @@ func call(name string, args any) testkit.FakeCall {
 
 // envelope is the agent's fix result.
 func envelope(fixed map[string]string, rejected map[string]string, commits ...string) testkit.Step {
-	res := finding.FixResult{Agent: "pr-fix", PRNumber: 24, FixedIssues: []finding.FixedIssue{}, RejectedIssues: []finding.RejectedIssue{}, Commits: []finding.Commit{}}
+	res := finding.FixAnswer{Agent: "pr-fix", PRNumber: 24, FixedIssues: []finding.FixedIssue{}, RejectedIssues: []finding.RejectedIssue{}, Commits: []finding.Commit{}}
 	for id, sha := range fixed {
 		res.FixedIssues = append(res.FixedIssues, finding.FixedIssue{FindingID: id, CommitSha: sha, Description: "done"})
 	}

@@ -205,7 +205,7 @@ func (lf *loopFix) scriptResumedFix() string {
 		t.Fatalf("%v: %s", err, out)
 	}
 	sha := testkit.Git(t, twin, "rev-parse", "HEAD")
-	result, _ := json.Marshal(finding.FixResult{Agent: "pr-fix", PRNumber: loopPR,
+	result, _ := json.Marshal(finding.FixAnswer{Agent: "pr-fix", PRNumber: loopPR,
 		FixedIssues:    []finding.FixedIssue{{FindingID: cacheBug.id(), CommitSha: sha, Description: "bounded"}},
 		RejectedIssues: []finding.RejectedIssue{}, Commits: []finding.Commit{{Sha: sha, Message: "fix: bound the cache"}}})
 	lf.fm.Script("fixer", testkit.CallTools(testkit.FakeCall{Name: "git_commit", Args: `{"message":"fix: bound the cache","paths":["cache.go"]}`}),

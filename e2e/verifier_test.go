@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/ocdx/gh-ocdx/internal/testkit"
-	"github.com/ocdx/gh-ocdx/loop"
+	"github.com/ocdx/gh-ocdx/report"
 )
 
 // The verifier (docs/architecture.md, The verifier): the findings a single
@@ -74,8 +74,8 @@ func TestVerifierRefutedFindingIsNotPostedOrBlocking(t *testing.T) {
 		"`"+cacheBug.id()+"` Cache size is not bounded", "_Evidence:_ cache.go:3 `var Size = 10`", "/ocdx restore <ID>",
 		"| verifier | `openai/checker` | 1 of 1 refuted |", "verifier ")
 	var out struct {
-		Outcome string             `json:"outcome"`
-		Rounds  []loop.RoundResult `json:"rounds"`
+		Outcome string               `json:"outcome"`
+		Rounds  []report.RoundResult `json:"rounds"`
 	}
 	if err := json.Unmarshal([]byte(res.Stdout), &out); err != nil {
 		t.Fatalf("--json: %v\n%s", err, res.Stdout)
@@ -133,8 +133,8 @@ func TestVerifierNeverJudgesP0SecOrThreads(t *testing.T) {
 		}
 	}
 	var out struct {
-		Rounds    []loop.RoundResult `json:"rounds"`
-		WouldPost string             `json:"wouldPost"`
+		Rounds    []report.RoundResult `json:"rounds"`
+		WouldPost string               `json:"wouldPost"`
 	}
 	if err := json.Unmarshal([]byte(res.Stdout), &out); err != nil {
 		t.Fatalf("--json: %v\n%s", err, res.Stdout)
@@ -163,7 +163,7 @@ func TestVerifierFailureChangesNothing(t *testing.T) {
 		t.Fatal("the verifier was not called")
 	}
 	var out struct {
-		Rounds       []loop.RoundResult      `json:"rounds"`
+		Rounds       []report.RoundResult    `json:"rounds"`
 		WouldPost    string                  `json:"wouldPost"`
 		WouldComment []struct{ Body string } `json:"wouldComment"`
 	}

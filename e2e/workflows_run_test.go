@@ -175,7 +175,7 @@ func (w *workflowPR) scriptModels(t *testing.T, findingRounds int) {
 		if m := reCommitted.FindAllStringSubmatch(string(req.Body), -1); m != nil {
 			sha = m[len(m)-1][1]
 		}
-		res := finding.FixResult{Agent: "pr-fix", PRNumber: loopPR, FixedIssues: []finding.FixedIssue{{FindingID: cacheBug.id(), CommitSha: sha, Description: "Size is a constant."}},
+		res := finding.FixAnswer{Agent: "pr-fix", PRNumber: loopPR, FixedIssues: []finding.FixedIssue{{FindingID: cacheBug.id(), CommitSha: sha, Description: "Size is a constant."}},
 			RejectedIssues: []finding.RejectedIssue{}, Commits: []finding.Commit{{Sha: sha, Message: "fix: the cache size is a constant"}}}
 		b, _ := json.Marshal(res)
 		return testkit.Reply("BEGIN_JSON\n" + string(b) + "\nEND_JSON")

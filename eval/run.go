@@ -21,6 +21,7 @@ import (
 	"github.com/ocdx/gh-ocdx/loop"
 	"github.com/ocdx/gh-ocdx/repofs"
 	"github.com/ocdx/gh-ocdx/review"
+	"github.com/ocdx/gh-ocdx/roles"
 	"github.com/ocdx/gh-ocdx/secretscan"
 	"github.com/ocdx/gh-ocdx/verifier"
 )
@@ -77,8 +78,8 @@ func pair(model string, pr int) string { return model + "\x00" + strconv.Itoa(pr
 type RunOptions struct {
 	Git       *git.Repo
 	Cases     []Case
-	Reviewers []loop.Role
-	Verifier  *loop.Role // nil: none configured
+	Reviewers []roles.Role
+	Verifier  *roles.Role // nil: none configured
 	Cache     *Cache
 	Budget    *llm.Budget // nil: none
 	// Cutoffs are the models' training cutoffs: a case merged before a
@@ -176,7 +177,7 @@ const aloneName = "reviewer"
 
 // reviewCase gets reviewer r's review of the case, then the verifier's
 // verdicts on its findings, from the cache or from the models.
-func reviewCase(ctx context.Context, o RunOptions, res *Results, pc *prepared, r loop.Role) error {
+func reviewCase(ctx context.Context, o RunOptions, res *Results, pc *prepared, r roles.Role) error {
 	if t, ok := o.Cutoffs[r.Model]; ok && !pc.c.Merged.After(t) {
 		progress(o.Progress, "  %s: merged before the model's cutoff (%s), not reviewed", r.Model, t.Format(time.DateOnly))
 		return nil
@@ -221,7 +222,7 @@ func verifyCase(ctx context.Context, o RunOptions, res *Results, pc *prepared, r
 	ok, _, err := answer(o, res, key("verify", v.Model, rev.Model, pc.c.Base, pc.c.Head, a.Fingerprint()), vd, func() (bool, error) {
 		st, refuted, err := a.Verify(ctx, o.Budget, fmt.Sprintf("case #%d, the verifier on %s", pc.c.PR, rev.Model))
 		for _, f := range rev.Findings {
-			if verifier.Judgeable(f) {
+			if verifier.Checkable(f) {
 				vd.Sent = append(vd.Sent, f.ID)
 			}
 		}

@@ -15,7 +15,7 @@ import (
 	"github.com/ocdx/gh-ocdx/git"
 	"github.com/ocdx/gh-ocdx/internal/tokens"
 	"github.com/ocdx/gh-ocdx/llm"
-	"github.com/ocdx/gh-ocdx/loop"
+	"github.com/ocdx/gh-ocdx/roles"
 )
 
 // Markers of what no model may be shown: a file committed after the buggy
@@ -132,8 +132,8 @@ func models() (a, b, v *fakeModel) {
 
 func runOpts(g *git.Repo, m *Mined, dir string, a, b, v *fakeModel) RunOptions {
 	return RunOptions{Git: g, Cases: append(append([]Case{}, m.Bugs...), m.Clean...), Cache: &Cache{Dir: dir},
-		Reviewers: []loop.Role{{Name: "reviewer-1", Model: a.name, LLM: a}, {Name: "reviewer-2", Model: b.name, LLM: b}},
-		Verifier:  &loop.Role{Name: "verifier", Model: v.name, LLM: v}}
+		Reviewers: []roles.Role{{Name: "reviewer-1", Model: a.name, LLM: a}, {Name: "reviewer-2", Model: b.name, LLM: b}},
+		Verifier:  &roles.Role{Name: "verifier", Model: v.name, LLM: v}}
 }
 
 // Each model reviews each case once, alone, as it was: its tools read the

@@ -121,7 +121,7 @@ func (res *Results) kept(m mix, pr int) (fs []finding.Finding, used map[string]t
 	var out []finding.Finding
 	for _, f := range fs {
 		refuted := false
-		if verifier.Judgeable(f) && (all1 || len(f.Reviewers) <= 1) {
+		if verifier.Checkable(f) && (all1 || len(f.Reviewers) <= 1) {
 			for _, model := range f.Reviewers {
 				if vd := res.Verified[pair(model, pr)]; vd != nil && slices.Contains(vd.Refuted, f.ID) {
 					refuted = true

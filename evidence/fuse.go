@@ -24,7 +24,7 @@ const MaxBrief = 8 << 10
 const maxRange = 50
 
 // nearLines is how far apart a tool's line and a reviewer's may be for
-// the two to be one problem, as loop.Distinct allows between reviewers.
+// the two to be one problem, as consensus.Distinct allows between reviewers.
 const nearLines = 3
 
 // Own reports whether f is a tool's result turned finding.

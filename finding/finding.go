@@ -177,9 +177,9 @@ type Commit struct {
 	Message string `json:"message"`
 }
 
-// FixResult is the fix role's envelope, checked against the branch before
+// FixAnswer is the fix role's envelope, checked against the branch before
 // anything is pushed.
-type FixResult struct {
+type FixAnswer struct {
 	Agent          string          `json:"agent"`
 	PRNumber       int             `json:"prNumber"`
 	Summary        FixSummary      `json:"summary"`

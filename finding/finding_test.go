@@ -88,7 +88,7 @@ func TestDecodeShapes(t *testing.T) {
 		t.Fatalf("%v %+v", err, c)
 	}
 
-	var f FixResult
+	var f FixAnswer
 	err = envelope.Decode("pr-fix", `BEGIN_JSON {"agent":"pr-fix","prNumber":1,"summary":{"fixed":1,"rejected":1,"deferred":0},
 		"fixedIssues":[{"findingId":"SEC-b0bf205b","commitSha":"abcdef0","description":"moved to env"}],
 		"rejectedIssues":[{"findingId":"DOCS-6e2a821d","reason":"not a typo"}],
@@ -127,7 +127,7 @@ func TestDecodeShapesRejects(t *testing.T) {
 		}
 	}
 	// A fix result without its commits list fails.
-	err := envelope.Decode("pr-fix", `BEGIN_JSON {"agent":"pr-fix","prNumber":1,"summary":{"fixed":0,"rejected":0,"deferred":0},"fixedIssues":[],"rejectedIssues":[]} END_JSON`, &FixResult{})
+	err := envelope.Decode("pr-fix", `BEGIN_JSON {"agent":"pr-fix","prNumber":1,"summary":{"fixed":0,"rejected":0,"deferred":0},"fixedIssues":[],"rejectedIssues":[]} END_JSON`, &FixAnswer{})
 	if !errors.Is(err, envelope.ErrMissingField) || !strings.Contains(err.Error(), "commits is missing") {
 		t.Errorf("err = %v", err)
 	}

@@ -432,11 +432,11 @@ func (f *fixer) runVerify(ctx context.Context, dirty []string, err error) ([]ver
 }
 
 // agent runs one attempt of the agent and returns its envelope.
-func (f *fixer) agent(ctx context.Context, retry *retryInfo, attempt int) (finding.FixResult, error) {
+func (f *fixer) agent(ctx context.Context, retry *retryInfo, attempt int) (finding.FixAnswer, error) {
 	o := f.o
 	task, err := f.task(retry)
 	if err != nil {
-		return finding.FixResult{}, err
+		return finding.FixAnswer{}, err
 	}
 	ws := &workspace{files: f.files, reads: f.tracked, repo: f.repo, base: o.PR.BaseRefOid, verify: f.verify, progress: o.Progress,
 		touched: func(p string) {
@@ -460,7 +460,7 @@ func (f *fixer) agent(ctx context.Context, retry *retryInfo, attempt int) (findi
 	a := llm.Agent{Role: Role, Model: o.Model, System: system, Task: task, Tools: tools, Note: f.note}
 	start := time.Now()
 	fmt.Fprintf(o.Progress, "%s (%s): attempt %d of %d\n", Role, o.ModelName, attempt, MaxAttempts)
-	var res finding.FixResult
+	var res finding.FixAnswer
 	r, err := a.Run(ctx, &res)
 	f.out.Usage = f.out.Usage.Add(r.Usage)
 	if ctx.Err() == nil && r.Usage.Calls > 0 { // a call the budget refused made none
@@ -523,7 +523,7 @@ func (f *fixer) watch(t llm.Tool) llm.Tool {
 // Envelopes): each finding fixed or rejected exactly once, known finding
 // IDs, and commits that this fix made. Short shas become full ones; the summary is recounted.
 // It returns the set of commits the fix made (after the PR head GitHub knows).
-func (f *fixer) check(ctx context.Context, res *finding.FixResult) (map[string]bool, error) {
+func (f *fixer) check(ctx context.Context, res *finding.FixAnswer) (map[string]bool, error) {
 	want := map[string]bool{}
 	for _, x := range f.o.Payload.IssuesToFix {
 		want[x.ID] = true
@@ -754,10 +754,7 @@ func (f *fixer) phase(phase, next string) {
 
 func (f *fixer) addError(kind, msg string) {
 	f.mu.Lock()
-	f.wip.Errors = append(f.wip.Errors, state.WIPError{Type: kind, Message: text.Clip(msg, 500)})
-	if n := len(f.wip.Errors); n > maxWIPErrors {
-		f.wip.Errors = f.wip.Errors[n-maxWIPErrors:]
-	}
+	f.wip.AddError(kind, text.Clip(msg, 500), maxWIPErrors)
 	f.mu.Unlock()
 	f.save()
 }
@@ -775,10 +772,7 @@ func (f *fixer) save() {
 		s.Round, s.Phase, s.LastCommit, s.UncommittedChanges = w.Round, w.Phase, w.LastCommit, w.UncommittedChanges
 		s.Verification, s.Errors, s.NextStep = w.Verification, w.Errors, w.NextStep
 		s.FilesModified = n.Files
-		s.Decisions = nil
-		for _, d := range n.Notes {
-			s.Decisions = append(s.Decisions, state.Decision{Decision: d})
-		}
+		s.SetDecisions(n.Notes)
 		if len(n.Notes) > 0 {
 			s.NextStep = n.Notes[len(n.Notes)-1]
 		}

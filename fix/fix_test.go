@@ -431,7 +431,8 @@ func TestRunResumesFromTheWIP(t *testing.T) {
 		},
 		calls(commitA), answer([]string{"SEC-00000001"}, []string{"QUAL-0000002"}))
 	f.opts.Resume = &state.WIP{Phase: "fixing (attempt 1 of 3)", FilesModified: []string{"a.txt"},
-		Decisions: []state.Decision{{Decision: "edit a.txt next"}}, NextStep: "edit a.txt next", Context: "read_file a.txt → ok"}
+		NextStep: "edit a.txt next", Context: "read_file a.txt → ok"}
+	f.opts.Resume.SetDecisions([]string{"edit a.txt next"})
 	out, err := Run(context.Background(), f.opts)
 	if err != nil || !out.Pushed {
 		t.Fatalf("%v %+v\n%s", err, out, f.log)

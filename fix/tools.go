@@ -107,40 +107,7 @@ func (w *workspace) tools() []llm.Tool {
 				describeVerify(w.verify) + "); their test commands with more test names or paths inside the repository (go test also takes -run, -skip, -v, -count, -timeout, -short, -race, -cover, -bench and similar flags); " +
 				"and read-only git: status, diff, log, show with revisions of this PR's commits (HEAD, HEAD~2, HEAD~1:path, A..B, a commit id from git log; not other branches, tags, the stash or the reflog), paths inside the repository and common options. Stage and commit with git_commit; gh-ocdx pushes. Output is cut to its last 8KB.",
 			Schema: llm.ObjectSchema(`{"argv":{"type":"array","items":{"type":"string"},"minItems":1}}`, "argv"),
-			Run: func(ctx context.Context, raw json.RawMessage) (string, error) {
-				var a struct {
-					Argv []string `json:"argv"`
-				}
-				if err := llm.DecodeArgs(raw, &a); err != nil {
-					return "", err
-				}
-				req, err := parseCommand(a.Argv, w.verify)
-				if err != nil {
-					return "", err
-				}
-				for _, p := range req.paths {
-					if _, err := w.files.Check(p); err != nil {
-						return "", fmt.Errorf("%s is not allowed: %w", strings.Join(a.Argv, " "), err)
-					}
-				}
-				ctx, cancel := context.WithTimeout(ctx, commandTimeout)
-				defer cancel()
-				var v verify.Result
-				if req.git != nil {
-					args, err := w.gitArgs(ctx, req.git)
-					if err != nil {
-						return "", err
-					}
-					v = verify.RunCmd(ctx, "git "+strings.Join(args, " "), w.repo.Command(ctx, args...), w.progress)
-				} else {
-					v = verify.RunArgv(ctx, w.repo.Dir, strings.Join(a.Argv, " "), a.Argv, w.progress)
-				}
-				out := fmt.Sprintf("exit %d after %s\n%s", v.ExitCode, v.Duration.Round(time.Millisecond), v.Tail)
-				if !v.OK {
-					return "", errors.New(out)
-				}
-				return out, nil
-			},
+			Run:    w.runCommand,
 		},
 		llm.Tool{
 			Name:        "git_commit",
@@ -162,6 +129,44 @@ func (w *workspace) tools() []llm.Tool {
 			},
 		},
 	)
+}
+
+// runCommand is run_command: argv run when allowRun allows it, its paths
+// checked against the work tree, read-only git through the hardened
+// builder, each within commandTimeout; its exit, time and output's tail.
+func (w *workspace) runCommand(ctx context.Context, raw json.RawMessage) (string, error) {
+	var a struct {
+		Argv []string `json:"argv"`
+	}
+	if err := llm.DecodeArgs(raw, &a); err != nil {
+		return "", err
+	}
+	req, err := allowRun(a.Argv, w.verify)
+	if err != nil {
+		return "", err
+	}
+	for _, p := range req.paths {
+		if _, err := w.files.Check(p); err != nil {
+			return "", fmt.Errorf("%s is not allowed: %w", strings.Join(a.Argv, " "), err)
+		}
+	}
+	ctx, cancel := context.WithTimeout(ctx, commandTimeout)
+	defer cancel()
+	var v verify.Result
+	if req.git != nil {
+		args, err := w.gitArgs(ctx, req.git)
+		if err != nil {
+			return "", err
+		}
+		v = verify.RunCmd(ctx, "git "+strings.Join(args, " "), w.repo.Command(ctx, args...), w.progress)
+	} else {
+		v = verify.RunArgv(ctx, w.repo.Dir, strings.Join(a.Argv, " "), a.Argv, w.progress)
+	}
+	out := fmt.Sprintf("exit %d after %s\n%s", v.ExitCode, v.Duration.Round(time.Millisecond), v.Tail)
+	if !v.OK {
+		return "", errors.New(out)
+	}
+	return out, nil
 }
 
 // commit stages paths (all changes when none) and commits them. Hooks do

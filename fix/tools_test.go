@@ -112,7 +112,7 @@ func TestRunCommandRules(t *testing.T) {
 		{[]string{"git", "log", "--follow", "-Sx", "-Gy", "--", "a.txt"}, ""},
 		{[]string{"git", "diff", "--cached"}, ""},
 	} {
-		_, err := parseCommand(tc.argv, verify)
+		_, err := allowRun(tc.argv, verify)
 		switch {
 		case tc.want == "" && err != nil:
 			t.Errorf("%q refused: %v", tc.argv, err)

@@ -11,6 +11,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 
@@ -20,14 +21,15 @@ import (
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/llm"
 	"github.com/ocdx/gh-ocdx/review"
+	"github.com/ocdx/gh-ocdx/roles"
 	"github.com/ocdx/gh-ocdx/verifier"
 )
 
 // Alone is one role's call on a change, prepared: its prompt is built,
 // nothing is sent until Review or Verify.
 type Alone struct {
-	l     *loop
-	role  Role
+	team  *roles.Team
+	role  roles.Role
 	agent *llm.Agent
 	sent  []finding.Finding // the verifier's: the findings it is asked about
 }
@@ -48,23 +50,31 @@ func (ch AloneChange) described() *github.PullRequest {
 
 // NewReviewerAlone prepares reviewer r's review of ch with tools, as a
 // round gives it (the same task, system prompt and iteration cap).
-func NewReviewerAlone(r Role, ch AloneChange, policy *config.Policy, tools []llm.Tool, maxIters int, progress io.Writer) (*Alone, error) {
-	l := &loop{o: Options{MaxIters: maxIters, Progress: progress}}
-	rc := review.NewContext(ch.described(), ch.Diff, true, policy)
-	task, breaks, err := reviewerTask(r.Name, rc, nil)
+func NewReviewerAlone(r roles.Role, ch AloneChange, policy *config.Policy, tools []llm.Tool, maxIters int, progress io.Writer) (*Alone, error) {
+	team := aloneTeam(maxIters, progress)
+	agents, err := team.ReviewerAgents([]roles.Role{r}, review.NewContext(ch.described(), ch.Diff, true, policy), nil, tools)
 	if err != nil {
 		return nil, err
 	}
-	return &Alone{l: l, role: r, agent: l.agent(r, reviewerSystem, task, tools, breaks...)}, nil
+	return &Alone{team: team, role: r, agent: agents[0]}, nil
+}
+
+// aloneTeam runs one role at a time, its failures said on progress.
+func aloneTeam(maxIters int, progress io.Writer) *roles.Team {
+	return &roles.Team{MaxIters: maxIters, Progress: func(format string, a ...any) {
+		if progress != nil {
+			fmt.Fprintf(progress, format+"\n", a...)
+		}
+	}}
 }
 
 // NewVerifierAlone prepares verifier v's check of fs, the findings one
-// reviewer raised on ch: those it may judge (verifier.Judgeable) are sent.
+// reviewer raised on ch: those it may judge (verifier.Checkable) are sent.
 // It is nil when none is.
-func NewVerifierAlone(v Role, ch AloneChange, fs []finding.Finding, tools []llm.Tool, maxIters int, progress io.Writer) (*Alone, error) {
+func NewVerifierAlone(v roles.Role, ch AloneChange, fs []finding.Finding, tools []llm.Tool, maxIters int, progress io.Writer) (*Alone, error) {
 	var send []finding.Finding
 	for _, f := range fs {
-		if verifier.Judgeable(f) {
+		if verifier.Checkable(f) {
 			send = append(send, f)
 		}
 	}
@@ -75,8 +85,8 @@ func NewVerifierAlone(v Role, ch AloneChange, fs []finding.Finding, tools []llm.
 	if err != nil {
 		return nil, err
 	}
-	l := &loop{o: Options{MaxIters: maxIters, Progress: progress}}
-	return &Alone{l: l, role: v, agent: l.agent(v, verifier.System, task, tools), sent: send}, nil
+	team := aloneTeam(maxIters, progress)
+	return &Alone{team: team, role: v, agent: team.Agent(v, verifier.System, task, tools), sent: send}, nil
 }
 
 // Fingerprint names what the call would send: its model, system prompt,
@@ -105,29 +115,29 @@ func (a *Alone) reserve(budget *llm.Budget, what string) error {
 // Review runs the reviewer: its status (usage, error) and its findings,
 // with gh-ocdx's IDs and sources. A call the budget refuses is an error
 // (llm.ErrBudget); a reviewer that fails is a status with OK false.
-func (a *Alone) Review(ctx context.Context, budget *llm.Budget, what string) (RoleStatus, []finding.Finding, error) {
+func (a *Alone) Review(ctx context.Context, budget *llm.Budget, what string) (roles.Status, []finding.Finding, error) {
 	if err := a.reserve(budget, what); err != nil {
-		return RoleStatus{}, nil, err
+		return roles.Status{}, nil, err
 	}
 	var res finding.ReviewerResult
-	st := a.l.runRole(ctx, a.role, a.agent, &res)
+	st := a.team.RunRole(ctx, a.role, a.agent, &res)
 	if !st.OK {
-		return st, nil, a.stop(ctx, st.err)
+		return st, nil, a.stop(ctx, st.Err)
 	}
 	st.Conclusion, st.Findings = res.Conclusion, len(res.Findings)
-	return st, agentFindings([]Role{a.role}, []*finding.ReviewerResult{&res}), nil
+	return st, roles.AgentFindings([]roles.Role{a.role}, []*finding.ReviewerResult{&res}), nil
 }
 
 // Verify runs the verifier: its status and the IDs it refuted of those it
 // was sent (an ID both confirmed and refuted is not refuted).
-func (a *Alone) Verify(ctx context.Context, budget *llm.Budget, what string) (RoleStatus, []string, error) {
+func (a *Alone) Verify(ctx context.Context, budget *llm.Budget, what string) (roles.Status, []string, error) {
 	if err := a.reserve(budget, what); err != nil {
-		return RoleStatus{}, nil, err
+		return roles.Status{}, nil, err
 	}
 	var res finding.VerifierResult
-	st := a.l.runRole(ctx, a.role, a.agent, &res)
+	st := a.team.RunRole(ctx, a.role, a.agent, &res)
 	if !st.OK {
-		return st, nil, a.stop(ctx, st.err)
+		return st, nil, a.stop(ctx, st.Err)
 	}
 	ids := make([]string, len(a.sent))
 	for i, f := range a.sent {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/ocdx/gh-ocdx/config"
 	"github.com/ocdx/gh-ocdx/finding"
+	"github.com/ocdx/gh-ocdx/roles"
 )
 
 // A call alone is named by what it asks: the same model, change and
@@ -14,8 +15,8 @@ func TestAloneFingerprintNamesWhatIsAsked(t *testing.T) {
 	d := []byte("diff --git a/a.go b/a.go\n--- a/a.go\n+++ b/a.go\n@@ -1 +1 @@\n-x\n+y\n")
 	ch := AloneChange{Change: Change{Branch: "pull-request-1", Base: "b", MergeBase: "b", Head: "h", Diff: d}, Title: "Add y"}
 	pol := &config.Policy{Instructions: "wrap errors"}
-	r := Role{Name: "reviewer", Model: "ollama/a"}
-	fp := func(r Role, ch AloneChange, p *config.Policy) string {
+	r := roles.Role{Name: "reviewer", Model: "ollama/a"}
+	fp := func(r roles.Role, ch AloneChange, p *config.Policy) string {
 		a, err := NewReviewerAlone(r, ch, p, nil, 0, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -31,7 +32,7 @@ func TestAloneFingerprintNamesWhatIsAsked(t *testing.T) {
 	diff := ch
 	diff.Diff = []byte(string(d) + "+z\n")
 	for name, f := range map[string]string{
-		"model":  fp(Role{Name: "reviewer", Model: "ollama/b"}, ch, pol),
+		"model":  fp(roles.Role{Name: "reviewer", Model: "ollama/b"}, ch, pol),
 		"title":  fp(r, other, pol),
 		"diff":   fp(r, diff, pol),
 		"policy": fp(r, ch, &config.Policy{Instructions: "log errors"}),
@@ -45,7 +46,7 @@ func TestAloneFingerprintNamesWhatIsAsked(t *testing.T) {
 	f1.ID = f1.ComputeID()
 	p0 := f1
 	p0.Priority = "P0"
-	v := Role{Name: "verifier", Model: "ollama/v"}
+	v := roles.Role{Name: "verifier", Model: "ollama/v"}
 	if a, _ := NewVerifierAlone(v, ch, []finding.Finding{p0}, nil, 0, nil); a != nil {
 		t.Error("a P0 alone was sent to the verifier: it never judges one")
 	}

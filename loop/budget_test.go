@@ -8,6 +8,8 @@ import (
 
 	"github.com/ocdx/gh-ocdx/config"
 	"github.com/ocdx/gh-ocdx/llm"
+	"github.com/ocdx/gh-ocdx/report"
+	"github.com/ocdx/gh-ocdx/roles"
 	"github.com/ocdx/gh-ocdx/state"
 )
 
@@ -44,7 +46,7 @@ func TestRunStopsBeforeACallThatCouldPassTheBudget(t *testing.T) {
 	if k := h.gh.comments; len(k) != 2 || !strings.Contains(k[1].Body, "**Stopped:** token budget reached") {
 		t.Errorf("comments: %d, last:\n%s", len(k), k[len(k)-1].Body)
 	}
-	if s := RenderSummary(res); !strings.Contains(s, "**Tokens:** 44,010 of the budget of 45,000 spent (44000 in / 10 out)\n") {
+	if s := report.RenderSummary(res); !strings.Contains(s, "**Tokens:** 44,010 of the budget of 45,000 spent (44000 in / 10 out)\n") {
 		t.Errorf("summary:\n%s", s)
 	}
 }
@@ -77,7 +79,7 @@ func TestRunEstimatesCostsPerRoleRoundAndRun(t *testing.T) {
 	if body := h.gh.comments[0].Body; !strings.Contains(body, "10 in / 5 out · ~$0.0200") || !strings.Contains(body, "estimated cost ~$0.0400") {
 		t.Errorf("report:\n%s", body)
 	}
-	if s := RenderSummary(res); !strings.Contains(s, "**Estimated cost:** ~$0.0400") || !strings.Contains(s, "- Tokens: 20 in / 10 out (~$0.0400)") {
+	if s := report.RenderSummary(res); !strings.Contains(s, "**Estimated cost:** ~$0.0400") || !strings.Contains(s, "- Tokens: 20 in / 10 out (~$0.0400)") {
 		t.Errorf("summary:\n%s", s)
 	}
 	rec, err := h.store.PR(state.NewKey("h", "o", "r", 5))
@@ -101,7 +103,7 @@ func TestRunKeepsTheReviewsOfARoundTheBudgetStarted(t *testing.T) {
 		h := newHarness(t)
 		second := &scripted{answers: []string{reviewerAnswer()}}
 		budget := llm.NewBudget(max)
-		h.opts.Reviewers = []Role{
+		h.opts.Reviewers = []roles.Role{
 			{Name: "reviewer-1", Model: "openai/a", LLM: budget.Wrap(heavy{h.reviewer}, 1000)},
 			{Name: "reviewer-2", Model: "openai/c", LLM: budget.Wrap(heavy{second}, 1000)},
 		}
@@ -155,7 +157,7 @@ func TestAVerifierThatDoesNotFitTheBudgetDoesNotRun(t *testing.T) {
 	budget := llm.NewBudget(46000)
 	h.opts.Reviewers[0].LLM = budget.Wrap(heavy{h.reviewer}, 1000)
 	h.opts.Analyzer.LLM = budget.Wrap(heavy{h.analyzer}, 1000)
-	h.opts.Verifier = &Role{Name: "verifier", Model: "openai/v", LLM: budget.Wrap(verifier, 1000)}
+	h.opts.Verifier = &roles.Role{Name: "verifier", Model: "openai/v", LLM: budget.Wrap(verifier, 1000)}
 	h.opts.Budget = budget
 	h.reviewer.answers = []string{reviewerAnswer(bug)}
 	h.analyzer.answers = []string{analyzerAnswer()}

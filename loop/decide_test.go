@@ -6,6 +6,8 @@ import (
 
 	"github.com/ocdx/gh-ocdx/consensus"
 	"github.com/ocdx/gh-ocdx/finding"
+	"github.com/ocdx/gh-ocdx/report"
+	"github.com/ocdx/gh-ocdx/roles"
 	"github.com/ocdx/gh-ocdx/secretscan"
 	"github.com/ocdx/gh-ocdx/state"
 )
@@ -23,8 +25,8 @@ func TestAHistorySecretBlocksAndIsNotFixed(t *testing.T) {
 	if len(toFix) != 1 || toFix[0].ID != bug.ID {
 		t.Errorf("to fix: %+v", toFix)
 	}
-	l := &loop{o: Options{CanPush: true, MaxRounds: 5, Reviewers: []Role{{Name: "reviewer-1"}}}}
-	rr := &RoundResult{N: 1, Findings: []finding.Finding{hist}, reviewersOK: 1, Consensus: consensus.Approve}
+	l := &loop{o: Options{CanPush: true, MaxRounds: 5, Reviewers: []roles.Role{{Name: "reviewer-1"}}}}
+	rr := &report.RoundResult{N: 1, Findings: []finding.Finding{hist}, ReviewersOK: 1, Consensus: consensus.Approve}
 	rr.Counts = consensus.Count(rr.Findings)
 	outcome, reason, fix, _ := l.decide(rr)
 	if outcome != state.OutcomeBlocked || len(fix) != 0 || !strings.Contains(reason, hist.ID) || !strings.Contains(reason, "rewrite the branch or squash-merge") {

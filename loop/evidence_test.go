@@ -1,13 +1,13 @@
 package loop
 
 import (
-	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/ocdx/gh-ocdx/config"
 	"github.com/ocdx/gh-ocdx/evidence"
 	"github.com/ocdx/gh-ocdx/github"
+	"github.com/ocdx/gh-ocdx/report"
 	"github.com/ocdx/gh-ocdx/review"
 )
 
@@ -25,38 +25,15 @@ func TestEvidenceOnlyForItsHead(t *testing.T) {
 	set.Results = append(set.Results, evidence.Result{Tool: "vet", File: "gen/z.go", Line: 1, Level: evidence.LevelError, Message: "generated"})
 	l.o.Evidence = []evidence.Set{set}
 	rc := review.NewContext(pr, []byte(evidenceDiff), true, &config.Policy{})
-	var rr RoundResult
+	var rr report.RoundResult
 	fs := l.evidence(pr, rc, &rr, []byte(evidenceDiff), "now")
 	if len(fs) != 1 || *fs[0].Line != 2 || rr.Coverage.Evidence == nil || rr.Coverage.Evidence.LeftOut != 2 || !strings.Contains(rc.Evidence, "a.go:2` vet") {
 		t.Fatalf("at its head: %+v, %+v, %q", fs, rr.Coverage.Evidence, rc.Evidence)
 	}
 	pushed := &github.PullRequest{Number: 3, HeadRefOid: "bbbb"}
-	rc2, rr2 := review.NewContext(pushed, []byte(evidenceDiff), true, &config.Policy{}), RoundResult{}
+	rc2, rr2 := review.NewContext(pushed, []byte(evidenceDiff), true, &config.Policy{}), report.RoundResult{}
 	if fs := l.evidence(pushed, rc2, &rr2, []byte(evidenceDiff), "now"); fs != nil || rr2.Coverage.Evidence != nil || rc2.Evidence != "" {
 		t.Errorf("after a push: %+v, %+v, %q", fs, rr2.Coverage.Evidence, rc2.Evidence)
-	}
-}
-
-// However many results fall on the changed lines, the reviewer's task
-// grows by at most the evidence's budget.
-func TestReviewerTaskEvidenceWithinBudget(t *testing.T) {
-	pr := &github.PullRequest{Number: 3, Title: "t"}
-	rc := review.NewContext(pr, []byte(evidenceDiff), true, &config.Policy{})
-	without, _, err := reviewerTask("reviewer-1", rc, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var rs []evidence.Result
-	for i := range 10000 {
-		rs = append(rs, evidence.Result{Tool: "lint", File: "a.go", Line: 2, Level: evidence.LevelWarning, Rule: fmt.Sprintf("R%d", i), Message: strings.Repeat("long message ", 30)})
-	}
-	rc.Evidence = evidence.Brief(rs)
-	with, _, err := reviewerTask("reviewer-1", rc, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if grew := len(with) - len(without); grew > evidence.MaxBrief+1024 || !strings.Contains(with, "more results left out") {
-		t.Errorf("the task grew by %d bytes for 10,000 results (budget %d)", grew, evidence.MaxBrief)
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/ocdx/gh-ocdx/internal/redact"
 	"github.com/ocdx/gh-ocdx/internal/text"
 	"github.com/ocdx/gh-ocdx/posts"
+	"github.com/ocdx/gh-ocdx/report"
 	"github.com/ocdx/gh-ocdx/review"
 	"github.com/ocdx/gh-ocdx/state"
 )
@@ -35,7 +36,7 @@ func inlinePolicy(o Options) inline.Policy {
 // findings as inline comments (docs/architecture.md, Posting). The tag
 // check reads the reviews of the PR as read this round, so it costs no
 // request; only a POST whose outcome is unknown reads the PR again.
-func (l *loop) postReview(ctx context.Context, n int, pr *github.PullRequest, rr *RoundResult) error {
+func (l *loop) postReview(ctx context.Context, n int, pr *github.PullRequest, rr *report.RoundResult) error {
 	tag := posts.RunTag(l.run.ID(), n, "review")
 	for _, c := range l.comments(n) {
 		if c.Tag == tag {
@@ -52,17 +53,17 @@ func (l *loop) postReview(ctx context.Context, n int, pr *github.PullRequest, rr
 		l.progress("the review report of round %d is already on the PR: %s", n, url)
 		return record(url)
 	}
-	if rr.lines == nil { // a resumed round: its diff was read by the run before
+	if rr.Lines == nil { // a resumed round: its diff was read by the run before
 		diff, _, err := l.readDiff(ctx, pr, review.DiffLimit, nil)
 		if err != nil {
 			return err
 		}
-		rr.lines = github.ParseDiffLines(string(diff))
+		rr.Lines = github.ParseDiffLines(string(diff))
 	}
-	in := inline.Choose(pr, rr.lines, rr.Findings, inlinePolicy(l.o))
+	in := inline.Choose(pr, rr.Lines, rr.Findings, inlinePolicy(l.o))
 	rr.Inline = &in
 	body := func() string {
-		return github.CapBodyWith(redact.ForComment(posts.Marker+"\n"+tag+"\n"+opening(l.o, n)+RenderReview(l.run.ID(), l.o.MaxRounds, rr)),
+		return github.CapBodyWith(redact.ForComment(posts.Marker+"\n"+tag+"\n"+opening(l.o, n)+report.RenderReview(l.run.ID(), l.o.MaxRounds, rr)),
 			"\n"+l.ledger(n, rr.HeadOID).Block())
 	}
 	posted, err := l.o.GitHub.PostReviewComments(ctx, l.o.Repo, pr.Number, github.CommentOnly, body(), in.Comments)
@@ -113,8 +114,8 @@ func reviewTagged(pr *github.PullRequest, tag string) (string, bool) {
 // request, only after a round every reviewer answered. A failure is
 // reported, not fatal: the threads stay open and the next round or run
 // tries again.
-func (l *loop) resolveFixed(ctx context.Context, n int, pr *github.PullRequest, rr *RoundResult) {
-	if rr.reviewersOK == 0 || len(failedReviewers(rr)) > 0 {
+func (l *loop) resolveFixed(ctx context.Context, n int, pr *github.PullRequest, rr *report.RoundResult) {
+	if rr.ReviewersOK == 0 || len(rr.FailedReviewers()) > 0 {
 		return // a reviewer that failed said nothing: silence is no proof of a fix
 	}
 	replies := inline.Resolutions(pr, l.ledger(n, rr.HeadOID), rr.Findings, rr.HeadOID)

@@ -9,141 +9,17 @@ import (
 
 	"github.com/ocdx/gh-ocdx/consensus"
 	"github.com/ocdx/gh-ocdx/finding"
-	"github.com/ocdx/gh-ocdx/fix"
 	"github.com/ocdx/gh-ocdx/github"
+	"github.com/ocdx/gh-ocdx/ledger"
 	"github.com/ocdx/gh-ocdx/posts"
 	"github.com/ocdx/gh-ocdx/state"
 )
 
-// The ledger (docs/architecture.md, The ledger): every report gh-ocdx posts
-// ends with the statuses of the PR's findings, and a machine whose state
-// file lacks the PR's latest run takes them from there.
-
-// ledger is the PR's ledger as round n of this run leaves it, its fix not
-// yet counted: what an earlier run's ledger said, then each round's
-// findings (open) and fixes (fixed), the stuck set and the dismissed. The
-// newest round a reviewer answered is the next review's basis: its
-// findings are located, and what an earlier review raised that it did not
-// is resolved.
+// ledger is the PR's ledger as round n of this run leaves it at head
+// (package ledger).
 func (l *loop) ledger(n int, head string) posts.Ledger {
-	led := posts.Ledger{Run: l.run.ID(), Round: n, Head: head, Converged: l.converged && head == l.headOf(n), Reviewed: l.seed.ReviewedHead(),
-		Basis: l.seed.Basis, Sampled: l.seed.Sampled}
-	var basis *RoundResult
-	at := 0
-	for i, rr := range l.res.Rounds {
-		if rr.reviewersOK > 0 {
-			basis, at = &l.res.Rounds[i], i // a round every reviewer failed reviewed nothing
-		}
-	}
-	for _, e := range l.seed.Findings {
-		led.Set(e.ID, e.Status, e.Sha)
-		if basis == nil {
-			led.Locate(finding.Finding{ID: e.ID, Priority: e.Priority, File: e.File, Line: lineOf(e.Line), Side: e.Side, Title: e.Title})
-		}
-	}
-	recorded := l.run.Run().Rounds
-	for _, rr := range l.res.Rounds {
-		for _, f := range rr.Findings {
-			led.Set(f.ID, finding.StatusOpen, "")
-			led.Agree(f.ID, f.Agreement, f.Reviewers)
-			led.Tooled(f.ID, f.Tools)
-		}
-		for _, rd := range recorded {
-			if rd.N != rr.N {
-				continue
-			}
-			// A fix counts once pushed: one that failed, was declined
-			// or interrupted fixed nothing on the PR.
-			if res, ok := fix.Recorded(rd); ok && res.Pushed {
-				for _, x := range res.Fixed {
-					led.Set(x.FindingID, finding.StatusFixed, x.CommitSha)
-				}
-			}
-		}
-	}
-	if basis != nil {
-		led.Reviewed, led.Basis, led.Sampled = basis.HeadOID, basis.HeadOID, ""
-		if c := basis.Coverage; c.Sampled() {
-			led.Sampled = cmp.Or(c.SampledBefore, basis.HeadOID)
-		}
-		raised := map[string]bool{}
-		for _, f := range basis.Findings {
-			if !consensus.IsThread(f) {
-				led.Locate(f)
-			}
-		}
-		// Raised by the basis or a round after it: a failed round still
-		// has its secret scan and threads.
-		for _, rr := range l.res.Rounds[at:] {
-			for _, f := range rr.Findings {
-				raised[f.ID] = true
-			}
-		}
-		for _, e := range led.Findings {
-			if e.Status == finding.StatusOpen && !raised[e.ID] {
-				led.Set(e.ID, finding.StatusResolved, "")
-			}
-		}
-	}
-	for _, rr := range l.res.Rounds {
-		l.ledgerRefuted(&led, rr)
-	}
-	for _, id := range l.stuck {
-		led.Set(id, finding.StatusStuck, "")
-	}
-	// A finding conceded in a conversation stays remaining, as disputed
-	// (stuck before or not), until someone dismisses it; a fixed or
-	// resolved one is not reopened.
-	for _, id := range l.disputed {
-		if i := slices.IndexFunc(led.Findings, func(e posts.LedgerEntry) bool { return e.ID == id }); i >= 0 &&
-			(led.Findings[i].Status == finding.StatusOpen || led.Findings[i].Status == finding.StatusStuck) {
-			led.Findings[i].Status = finding.StatusDisputed
-		}
-	}
-	// A dismissal names a finding the ledger holds (a review raised it, or
-	// an earlier ledger carried it): one of an ID nobody raised is no entry,
-	// on this machine or a fresh one.
-	for _, d := range l.dismissals {
-		if led.Has(d.ID) || l.raised(d.ID) {
-			led.Set(d.ID, finding.StatusDismissed, "")
-		}
-	}
-	// The basis's refuted and dismissed findings are located too: raised
-	// again at a moved line, they keep their ID (docs/architecture.md,
-	// Re-reviews).
-	if basis != nil {
-		for _, f := range slices.Concat(basis.Refuted, basis.settled) {
-			closed := func(e posts.LedgerEntry) bool {
-				return e.ID == f.ID && (e.Status == finding.StatusRefuted || e.Status == finding.StatusDismissed)
-			}
-			if slices.ContainsFunc(led.Findings, closed) {
-				led.Locate(f)
-			}
-		}
-	}
-	l.ledgerV3(&led, n)
-	return led
-}
-
-// raised reports whether a round of this run raised id, counted or not
-// (dismissed, refuted).
-func (l *loop) raised(id string) bool {
-	is := func(f finding.Finding) bool { return f.ID == id }
-	for _, rr := range l.res.Rounds {
-		if slices.ContainsFunc(rr.Findings, is) || slices.ContainsFunc(rr.Dismissed, is) ||
-			slices.ContainsFunc(rr.settled, is) || slices.ContainsFunc(rr.Refuted, is) {
-			return true
-		}
-	}
-	return false
-}
-
-// lineOf is a ledger's line as a finding's: 0 is none.
-func lineOf(n int) *int {
-	if n <= 0 {
-		return nil
-	}
-	return &n
+	return ledger.Of(ledger.Run{ID: l.run.ID(), Converged: l.converged && head == l.headOf(n), Seed: l.seed, Rounds: l.res.Rounds,
+		Recorded: l.run.Run().Rounds, Stuck: l.stuck, Disputed: l.disputed, Dismissals: l.dismissals, Restores: l.restores}, n, head)
 }
 
 // rebuild takes from the PR's newest ledger what the state file lacks: a
@@ -204,7 +80,7 @@ func (l *loop) dismiss(ctx context.Context, pr *github.PullRequest, answer bool)
 // dismissed.
 func (l *loop) threads(ctx context.Context, pr *github.PullRequest) ([]finding.Finding, finding.ThreadStats) {
 	fs, st := consensus.ThreadFindings(pr, l.trust.Resolution(ctx, pr))
-	dismissed := posts.DismissedIDs(l.dismissals)
+	dismissed := posts.IDs(l.dismissals)
 	for _, f := range fs {
 		if slices.Contains(dismissed, f.ID) {
 			st.Unresolved--
@@ -222,7 +98,7 @@ func (l *loop) refusal(ctx context.Context, pr *github.PullRequest, r posts.Refu
 	if posts.CommandAnswered(pr, pr.Comments, r.ID, r.URL) {
 		return nil
 	}
-	if key := posts.RefusedTag(r); !slices.Contains(l.refusalsSaid, key) {
+	if key := r.Tag(); !slices.Contains(l.refusalsSaid, key) {
 		l.refusalsSaid = append(l.refusalsSaid, key)
 		l.progress("! not honoured: the %s of %s (%s): %s", command, r.By, r.URL, r.Why)
 	}
@@ -249,7 +125,7 @@ func (l *loop) answerRefusal(ctx context.Context, pr *github.PullRequest, r post
 	if posts.CommandAnswered(pr, cs, r.ID, r.URL) {
 		return nil
 	}
-	tags := posts.RefusedTag(r)
+	tags := r.Tag()
 	if r.ID != "" {
 		tags = posts.CommandTag(r.ID) + "\n" + tags
 	}

@@ -185,7 +185,7 @@ func TestTrustAsksOnlyWhatItJudgesOncePerRun(t *testing.T) {
 	if fmt.Sprint(gh.asked) != "[mallory carol]" {
 		t.Errorf("asked about %v, want mallory's post and carol's commands, once each", gh.asked)
 	}
-	if fmt.Sprint(posts.DismissedIDs(ds)) != "[QUAL-0badf00d PERF-12ab34cd]" || ds[0].By != "carol" {
+	if fmt.Sprint(posts.IDs(ds)) != "[QUAL-0badf00d PERF-12ab34cd]" || ds[0].By != "carol" {
 		t.Errorf("dismissals %+v", ds)
 	}
 	if !pr.Trusts("ci[bot]") || pr.Trusts("mallory") {

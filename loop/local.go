@@ -26,7 +26,9 @@ import (
 	"github.com/ocdx/gh-ocdx/internal/text"
 	"github.com/ocdx/gh-ocdx/internal/tokens"
 	"github.com/ocdx/gh-ocdx/llm"
+	"github.com/ocdx/gh-ocdx/report"
 	"github.com/ocdx/gh-ocdx/review"
+	"github.com/ocdx/gh-ocdx/roles"
 	"github.com/ocdx/gh-ocdx/secretscan"
 	"github.com/ocdx/gh-ocdx/state"
 	"github.com/ocdx/gh-ocdx/verifier"
@@ -169,7 +171,7 @@ type LocalOptions struct {
 	Change    Change
 	Store     Store
 	Policy    *config.Policy // the repository's: instructions, ignored files
-	Reviewers []Role
+	Reviewers []roles.Role
 	Tools     []llm.Tool // read-only, over the reviewed files
 	// History reads the branch's commits since the merge base for the
 	// secret scan (nil: only the change's diff is scanned).
@@ -177,7 +179,7 @@ type LocalOptions struct {
 	Fixer   Fixer // nil: review only
 	// Verifier, when set, checks the findings a single reviewer raised,
 	// with Tools, as in review-loop.
-	Verifier *Role
+	Verifier *roles.Role
 	// Effort is the tier asked for: auto, or "", chooses from the change
 	// (docs/architecture.md, Effort tiers).
 	Effort   effort.Tier
@@ -207,16 +209,16 @@ type LocalResult struct {
 	Label     string            `json:"label"`
 	Consensus string            `json:"consensus"`
 	Counts    finding.Counts    `json:"counts"`
-	Roles     []RoleStatus      `json:"roles"`
+	Roles     []roles.Status    `json:"roles"`
 	Findings  []finding.Finding `json:"findings"`
 	Remaining []finding.Finding `json:"remaining"` // P0–P2 not fixed
 	Stuck     []string          `json:"stuck"`
 	Coverage  diff.Coverage     `json:"coverage"`
 	// Effort is the tier the review ran at and why (docs/architecture.md,
 	// Effort tiers); nil for a review repeated from the state file.
-	Effort    *effort.Choice `json:"effort,omitempty"`
-	Untracked []string       `json:"untracked"`
-	Budget    *BudgetStatus  `json:"budget,omitempty"` // with a token budget
+	Effort    *effort.Choice       `json:"effort,omitempty"`
+	Untracked []string             `json:"untracked"`
+	Budget    *report.BudgetStatus `json:"budget,omitempty"` // with a token budget
 	// PolicyChanged are the policy files the branch changes: they take
 	// effect once merged, this review used the merge base's.
 	PolicyChanged []string         `json:"policyChanged"`
@@ -285,13 +287,13 @@ func ReviewLocal(ctx context.Context, o LocalOptions) (*LocalResult, error) {
 	l.progress("run %s: reviewing %s against %s (merge base %s)", run.ID(), ch.Branch, ch.Base, text.ShortOID(ch.MergeBase))
 	if o.Budget != nil {
 		// Said once, in the result, whatever ends the review.
-		res.Budget = &BudgetStatus{MaxTokens: o.Budget.Max}
+		res.Budget = &report.BudgetStatus{MaxTokens: o.Budget.Max}
 		defer func() { res.Budget.Spent = o.Budget.Spent() }()
 	}
 	rr, err := l.reviewLocal(ctx, ch, o.Policy, o.Tools, fixedBefore, dismissed)
 	if errors.Is(err, llm.ErrBudget) && ctx.Err() == nil {
 		res.Budget.Reached = true
-		l.res = &Result{}
+		l.res = &report.Result{}
 		res.Outcome, res.Reason, res.Label = state.OutcomeBlocked, err.Error(), string(state.OutcomeBlocked)
 		return res, l.endErr(state.OutcomeBlocked, err.Error(), nil)
 	}
@@ -317,7 +319,7 @@ func ReviewLocal(ctx context.Context, o LocalOptions) (*LocalResult, error) {
 	}); err != nil {
 		return res, err
 	}
-	if rr.reviewersOK == 0 {
+	if rr.ReviewersOK == 0 {
 		reason := everyReviewer(len(o.Reviewers)) + " failed: no credible review; " + AllFailedAdvice
 		return res, l.localEnd(res, rr, state.OutcomeFailed, reason, errors.New(reason))
 	}
@@ -327,7 +329,7 @@ func ReviewLocal(ctx context.Context, o LocalOptions) (*LocalResult, error) {
 		return res, l.localEnd(res, rr, state.OutcomeConverged, "no P0/P1/P2 findings", nil)
 	}
 	if o.Fixer == nil || len(toFix) == 0 {
-		reason := fmt.Sprintf("%s: %s", text.Plural(len(res.Remaining), "P0–P2 finding"), idList(res.Remaining))
+		reason := fmt.Sprintf("%s: %s", text.Plural(len(res.Remaining), "P0–P2 finding"), report.IDList(res.Remaining))
 		if note := secretscan.RewriteNote(res.Remaining); note != "" {
 			reason += "; " + note
 		} else if len(toFix) == 0 {
@@ -378,15 +380,15 @@ func ReviewLocal(ctx context.Context, o LocalOptions) (*LocalResult, error) {
 		// Nobody has read the fix: it is not a review that converged.
 		return res, l.localEnd(res, rr, state.OutcomeFixed, fmt.Sprintf("%s fixed, verified and committed, not reviewed again: run gh ocdx review to check the fix", text.Plural(len(fixed), "finding")), nil)
 	}
-	return res, l.localEnd(res, rr, state.OutcomeBlocked, fmt.Sprintf("%s fixed; left: %s", text.Plural(len(fixed), "finding"), idList(res.Remaining)), nil)
+	return res, l.localEnd(res, rr, state.OutcomeBlocked, fmt.Sprintf("%s fixed; left: %s", text.Plural(len(fixed), "finding"), report.IDList(res.Remaining)), nil)
 }
 
 // reviewLocal runs the reviewers on the change and aggregates as a round
 // of review-loop does, without review threads.
-func (l *loop) reviewLocal(ctx context.Context, ch Change, policy *config.Policy, tools []llm.Tool, fixedBefore []finding.Finding, dismissed []string) (*RoundResult, error) {
+func (l *loop) reviewLocal(ctx context.Context, ch Change, policy *config.Policy, tools []llm.Tool, fixedBefore []finding.Finding, dismissed []string) (*report.RoundResult, error) {
 	pr := ch.described()
 	rc := review.NewContext(pr, ch.Diff, true, policy)
-	rr := &RoundResult{N: 1, HeadOID: ch.Head, Comments: []state.Comment{}, Stuck: []string{}, ReviewState: finding.ReviewState{ChangesRequestedBy: []finding.Actor{}}}
+	rr := &report.RoundResult{N: 1, HeadOID: ch.Head, Comments: []state.Comment{}, Stuck: []string{}, ReviewState: finding.ReviewState{ChangesRequestedBy: []finding.Actor{}}}
 	rr.Coverage = review.DiffCoverage(pr, rc.Diff, rc.DiffTruncated, rc.Ignored)
 	// The secret scan first: a change with a secret is never reviewed at
 	// quick (docs/architecture.md, Effort tiers).
@@ -402,12 +404,12 @@ func (l *loop) reviewLocal(ctx context.Context, ch Change, policy *config.Policy
 	facts := effort.Facts{Secrets: len(secrets), Rules: effortRules(policy)}
 	facts.Files, facts.Lines = diffFacts(ch.Diff)
 	choice := effort.Decide(l.o.Effort, facts)
-	rr.Effort, rr.crew = &choice, l.crewOf(choice.Tier, 0)
-	reviewers := rr.crew.reviewers
+	rr.Effort, rr.Crew = &choice, l.team().Crew(choice.Tier, 0)
+	reviewers := rr.Crew.Reviewers
 	n := len(reviewers)
-	rr.Roles = make([]RoleStatus, n)
+	rr.Roles = make([]roles.Status, n)
 	results := make([]*finding.ReviewerResult, n)
-	agents, err := l.reviewerAgents(reviewers, rc, nil, tools)
+	agents, err := l.team().ReviewerAgents(reviewers, rc, nil, tools)
 	if err != nil {
 		return nil, err
 	}
@@ -418,28 +420,28 @@ func (l *loop) reviewLocal(ctx context.Context, ch Change, policy *config.Policy
 			return nil, err
 		}
 	}
-	l.runReviewers(ctx, reviewers, agents, rr.Roles, results)
+	l.team().RunReviewers(ctx, reviewers, agents, rr.Roles, results)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	rr.Usage = map[string]tokens.Usage{}
 	for i, r := range rr.Roles {
-		if ce := llm.AsConfigError(reviewers[i].Key, r.err); ce != nil && reviewers[i].Key != "" {
+		if ce := llm.AsConfigError(reviewers[i].Key, r.Err); ce != nil && reviewers[i].Key != "" {
 			return nil, ce
 		}
 		rr.Usage[r.Role] = r.Usage
 		if r.OK {
-			rr.reviewersOK++
+			rr.ReviewersOK++
 		}
 	}
-	rr.Findings = orEmpty(consensus.Distinct(append(agentFindings(reviewers, results), secrets...), rr.reviewersOK))
+	rr.Findings = orEmpty(consensus.Distinct(append(roles.AgentFindings(reviewers, results), secrets...), rr.ReviewersOK))
 	if err := l.verify(ctx, pr, rr); err != nil {
 		return nil, err
 	}
 	// A dismissed finding is shown, not counted, fixed or stuck.
 	rr.Findings, rr.Dismissed = splitDismissed(rr.Findings, dismissed)
 	rr.Counts = consensus.Count(rr.Findings)
-	if rr.reviewersOK > 0 {
+	if rr.ReviewersOK > 0 {
 		rr.Consensus = consensus.Of(rr.ReviewState, rr.Counts)
 	}
 	rr.Stuck = orEmptyS(consensus.Stuck(fixedBefore, rr.Findings, nil))
@@ -495,17 +497,17 @@ func lastFixed(runs []state.Run) []finding.Finding {
 }
 
 // localEnd records the outcome of a local review.
-func (l *loop) localEnd(res *LocalResult, rr *RoundResult, outcome state.RunOutcome, reason string, err error) error {
-	l.res = &Result{Rounds: []RoundResult{*rr}}
+func (l *loop) localEnd(res *LocalResult, rr *report.RoundResult, outcome state.RunOutcome, reason string, err error) error {
+	l.res = &report.Result{Rounds: []report.RoundResult{*rr}}
 	res.Outcome, res.Reason = outcome, reason
-	res.Label = Qualified(outcome, rr)
+	res.Label = report.Qualified(outcome, rr)
 	return l.endErr(outcome, reason, err)
 }
 
 // localFail ends a local review that failed before its findings, or
 // leaves it resumable when cancelled.
 func (l *loop) localFail(ctx context.Context, res *LocalResult, err error) error {
-	l.res = &Result{}
+	l.res = &report.Result{}
 	if ctx.Err() != nil {
 		if rerr := l.run.Release(); rerr != nil {
 			l.progress("releasing the run: %v", rerr)
@@ -521,7 +523,7 @@ func (l *loop) localFail(ctx context.Context, res *LocalResult, err error) error
 // the policy in effect, the reviewer and verifier models and the effort
 // tier asked for. Two reviews with the same fingerprint would be given the
 // same task.
-func LocalFingerprint(ch Change, policy *config.Policy, reviewers []Role, verifier *Role, asked effort.Tier) string {
+func LocalFingerprint(ch Change, policy *config.Policy, reviewers []roles.Role, verifier *roles.Role, asked effort.Tier) string {
 	models := make([]string, len(reviewers))
 	for i, r := range reviewers {
 		models[i] = r.Model
@@ -562,8 +564,8 @@ func lastLocalReview(runs []state.Run, fingerprint string) (state.Round, string,
 // dismissals made since can change the outcome (docs/architecture.md,
 // Local review).
 func (l *loop) localAgain(res *LocalResult, rd state.Round, runID string, dismissed []string) *LocalResult {
-	rr := &RoundResult{N: 1, HeadOID: rd.HeadOID, Comments: []state.Comment{}, ReviewState: finding.ReviewState{ChangesRequestedBy: []finding.Actor{}}}
-	restore(rr, rd, nil)
+	rr := &report.RoundResult{N: 1, HeadOID: rd.HeadOID, Comments: []state.Comment{}, ReviewState: finding.ReviewState{ChangesRequestedBy: []finding.Actor{}}}
+	rr.Reload(rd, nil)
 	for i := range rr.Roles {
 		rr.Roles[i].Usage, rr.Roles[i].CostUSD = tokens.Usage{}, 0 // nothing was spent this time
 	}
@@ -578,9 +580,9 @@ func (l *loop) localAgain(res *LocalResult, rd state.Round, runID string, dismis
 	res.Remaining = blockingOf(rr.Findings)
 	res.Outcome, res.Reason = state.OutcomeConverged, "no P0/P1/P2 findings"
 	if len(res.Remaining) > 0 {
-		res.Outcome, res.Reason = state.OutcomeBlocked, fmt.Sprintf("%s: %s", text.Plural(len(res.Remaining), "P0–P2 finding"), idList(res.Remaining))
+		res.Outcome, res.Reason = state.OutcomeBlocked, fmt.Sprintf("%s: %s", text.Plural(len(res.Remaining), "P0–P2 finding"), report.IDList(res.Remaining))
 	}
-	res.Label = Qualified(res.Outcome, rr)
+	res.Label = report.Qualified(res.Outcome, rr)
 	res.Reason = fmt.Sprintf("already reviewed at %s: %s, %s (nothing changed since; --full reviews it again)", text.ShortOID(rd.HeadOID), res.Outcome, res.Reason)
 	l.progress("%s", res.Reason)
 	return res

@@ -5,6 +5,7 @@ import (
 
 	"github.com/ocdx/gh-ocdx/config"
 	"github.com/ocdx/gh-ocdx/effort"
+	"github.com/ocdx/gh-ocdx/roles"
 )
 
 // The fingerprint of a local review changes with everything the reviewers
@@ -12,7 +13,7 @@ import (
 func TestLocalFingerprintNamesWhatTheReviewRead(t *testing.T) {
 	ch := Change{Branch: "feature", Base: "origin/main", MergeBase: "mb", Head: "h1", Tree: "t1", Untracked: []string{"notes.txt"}}
 	pol := &config.Policy{Instructions: "wrap errors"}
-	revs := []Role{{Name: "reviewer-1", Model: "ollama/qwen-a"}}
+	revs := []roles.Role{{Name: "reviewer-1", Model: "ollama/qwen-a"}}
 	fp := LocalFingerprint(ch, pol, revs, nil, "")
 	same := ch
 	same.Untracked, same.Author = nil, "someone else" // never read by the reviewers
@@ -25,9 +26,9 @@ func TestLocalFingerprintNamesWhatTheReviewRead(t *testing.T) {
 		"merge base":    LocalFingerprint(Change{Branch: "feature", Base: "origin/main", MergeBase: "mb2", Head: "h1", Tree: "t1"}, pol, revs, nil, ""),
 		"base":          LocalFingerprint(Change{Branch: "feature", Base: "origin/next", MergeBase: "mb", Head: "h1", Tree: "t1"}, pol, revs, nil, ""),
 		"policy":        LocalFingerprint(ch, &config.Policy{Instructions: "wrap errors", Ignore: []string{"gen/**"}}, revs, nil, ""),
-		"reviewers":     LocalFingerprint(ch, pol, append(revs, Role{Name: "reviewer-2", Model: "ollama/qwen-b"}), nil, ""),
-		"another model": LocalFingerprint(ch, pol, []Role{{Name: "reviewer-1", Model: "ollama/llama"}}, nil, ""),
-		"a verifier":    LocalFingerprint(ch, pol, revs, &Role{Name: "verifier", Model: "ollama/judge"}, ""),
+		"reviewers":     LocalFingerprint(ch, pol, append(revs, roles.Role{Name: "reviewer-2", Model: "ollama/qwen-b"}), nil, ""),
+		"another model": LocalFingerprint(ch, pol, []roles.Role{{Name: "reviewer-1", Model: "ollama/llama"}}, nil, ""),
+		"a verifier":    LocalFingerprint(ch, pol, revs, &roles.Role{Name: "verifier", Model: "ollama/judge"}, ""),
 	} {
 		if f == fp {
 			t.Errorf("a change of %s keeps the fingerprint", name)
@@ -39,7 +40,7 @@ func TestLocalFingerprintNamesWhatTheReviewRead(t *testing.T) {
 // review asked at quick is not the one asked at deep.
 func TestLocalFingerprintNamesTheEffortAsked(t *testing.T) {
 	ch := Change{Branch: "feature", Base: "origin/main", MergeBase: "mb", Head: "h1", Tree: "t1"}
-	revs := []Role{{Name: "reviewer-1", Model: "ollama/qwen-a"}}
+	revs := []roles.Role{{Name: "reviewer-1", Model: "ollama/qwen-a"}}
 	auto := LocalFingerprint(ch, nil, revs, nil, "")
 	if LocalFingerprint(ch, nil, revs, nil, effort.Auto) != auto || LocalFingerprint(ch, nil, revs, nil, effort.Quick) == auto {
 		t.Error("the tier asked for does not name the review: \"\" is auto, quick is another")

@@ -15,7 +15,6 @@ import (
 	"io"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/ocdx/gh-ocdx/config"
@@ -32,11 +31,12 @@ import (
 	"github.com/ocdx/gh-ocdx/internal/tokens"
 	"github.com/ocdx/gh-ocdx/llm"
 	"github.com/ocdx/gh-ocdx/posts"
+	"github.com/ocdx/gh-ocdx/report"
 	"github.com/ocdx/gh-ocdx/rereview"
 	"github.com/ocdx/gh-ocdx/review"
+	"github.com/ocdx/gh-ocdx/roles"
 	"github.com/ocdx/gh-ocdx/secretscan"
 	"github.com/ocdx/gh-ocdx/state"
-	"github.com/ocdx/gh-ocdx/verifier"
 )
 
 // MaxRounds caps a run's rounds (docs/architecture.md, A round of review-loop).
@@ -55,7 +55,7 @@ type GitHub interface {
 	PostComment(ctx context.Context, repo github.Repo, number int, body string) (*github.Comment, error)
 	PostReviewComments(ctx context.Context, repo github.Repo, number int, event github.ReviewEvent, body string, comments []github.ReviewComment) (*github.PostedReview, error)
 	ResolveThreads(ctx context.Context, repo github.Repo, replies []github.ThreadReply) error
-	posts.Permissions
+	Permission(ctx context.Context, repo github.Repo, login string) (github.Permission, error)
 }
 
 // Store is the state file; *state.Store is one.
@@ -101,8 +101,8 @@ type Options struct {
 
 	GitHub    GitHub
 	Store     Store
-	Reviewers []Role
-	Analyzer  Role
+	Reviewers []roles.Role
+	Analyzer  roles.Role
 	// ReviewerTools and AnalyzerTools build the read-only tools of a round
 	// over the head it reviews (fresh each round: a push moves the head).
 	ReviewerTools func(head string) []llm.Tool
@@ -152,7 +152,7 @@ type Options struct {
 	Full    bool
 	// Verifier, when set, checks the findings a single reviewer raised,
 	// with ReviewerTools (docs/architecture.md, The verifier).
-	Verifier *Role
+	Verifier *roles.Role
 	// Effort is the tier asked for (a flag or the configuration): auto, or
 	// "", lets each round choose from its change (docs/architecture.md,
 	// Effort tiers); the local review's one round too.
@@ -171,114 +171,11 @@ type Options struct {
 	Compliance []finding.Finding
 }
 
-// Outcomes a run's result has besides the state file's (state.RunOutcome)
-// and its record never ends with.
-const (
-	// OutcomeWouldFix: a dry run whose round would go on to fix findings
-	// (the others end as the run would: converged, blocked, failed).
-	OutcomeWouldFix state.RunOutcome = "would-fix"
-	// OutcomeInterrupted: cancelled or declined at the push; the run stays
-	// resumable and is not ended in the state file.
-	OutcomeInterrupted state.RunOutcome = "interrupted"
-)
-
-// Result is the whole run, for the final summary and --json.
-type Result struct {
-	PR        PRRef             `json:"pr"`
-	RunID     string            `json:"runId,omitempty"`
-	Resumed   bool              `json:"resumed,omitempty"`
-	DryRun    bool              `json:"dryRun"` // --dry-run: Outcome is what the run would reach; nothing was posted or pushed
-	Outcome   state.RunOutcome  `json:"outcome"`
-	Reason    string            `json:"reason"`
-	Label     string            `json:"label"`             // Outcome as people read it: "converged (partial: reviewer-2 failed)"
-	Partial   []string          `json:"partial,omitempty"` // the reviewers that failed in the last round
-	Rounds    []RoundResult     `json:"rounds"`
-	Remaining []finding.Finding `json:"remaining"` // P0–P2 left after the last round
-	Stuck     []string          `json:"stuck"`
-	WouldPost string            `json:"wouldPost,omitempty"` // --dry-run: the review report
-	WouldFix  []finding.Finding `json:"wouldFix,omitempty"`  // --dry-run: the fix payload's issuesToFix
-	// WouldComment are the review's inline comments (--dry-run).
-	WouldComment []github.ReviewComment `json:"wouldComment,omitempty"`
-	Budget       *BudgetStatus          `json:"budget,omitempty"` // with a token budget
-	// CostUSD is the estimated cost of the run's rounds, in dollars, with
-	// prices configured.
-	CostUSD float64 `json:"estimatedCostUsd,omitempty"`
-}
-
-// PRRef is a pull request as every --json output of gh-ocdx names it.
-type PRRef struct {
-	Number     int    `json:"number"`
-	Repository string `json:"repository"` // OWNER/REPO
-	URL        string `json:"url"`
-}
-
-// RefOf is pr of repo as --json names it.
-func RefOf(repo github.Repo, pr *github.PullRequest) PRRef {
-	return PRRef{Number: pr.Number, Repository: repo.Owner + "/" + repo.Name, URL: pr.URL}
-}
-
-// BudgetStatus is a run's token budget and what this invocation spent of it.
-type BudgetStatus struct {
-	MaxTokens int64        `json:"maxTokens"`
-	Spent     tokens.Usage `json:"spent"`
-	Reached   bool         `json:"reached"` // a call was refused: the run stopped there
-}
-
-// String says the spend as every verb's summary says it, once: "1,234 of
-// the budget of 20,000 spent (1,000 in / 234 out)".
-func (b BudgetStatus) String() string {
-	return fmt.Sprintf("%s of the budget of %s spent (%s)", text.Thousands(b.Spent.Input+b.Spent.Output), text.Thousands(b.MaxTokens), b.Spent)
-}
-
-// RoundResult is one round.
-type RoundResult struct {
-	N                int                     `json:"n"`
-	HeadOID          string                  `json:"headOid"`
-	Consensus        string                  `json:"consensus"`
-	Counts           finding.Counts          `json:"counts"`
-	Roles            []RoleStatus            `json:"roles"`
-	Findings         []finding.Finding       `json:"findings"`
-	ReviewState      finding.ReviewState     `json:"reviewState"`
-	Threads          finding.ThreadStats     `json:"threads"`
-	ThreadsTruncated bool                    `json:"threadsTruncated"`
-	Stuck            []string                `json:"stuck"`
-	Disputed         []string                `json:"disputed,omitempty"` // conceded in a conversation (posts.Disputed): blocking, not stuck
-	Since            string                  `json:"since,omitempty"`    // a re-review: the head it reviewed the changes from; "": in full
-	RunUsage         tokens.Usage            `json:"runUsage"`           // the run's tokens up to this round's review, fixes included
-	RunCostUSD       float64                 `json:"runEstimatedCostUsd,omitempty"`
-	judged           int                     // the previous findings a re-review judged
-	Dismissed        []finding.Finding       `json:"dismissed,omitempty"`    // raised again, but dismissed on the PR: not counted or fixed
-	DismissedBy      map[string]string       `json:"dismissedBy,omitempty"`  // finding ID → the login whose command dismissed it
-	DismissedWhy     map[string]string       `json:"dismissedWhy,omitempty"` // finding ID → the reason it gave, one line
-	Refuted          []finding.Finding       `json:"refuted,omitempty"`      // shown wrong by the verifier: not counted, posted inline or fixed
-	Verifier         *verifier.Status        `json:"verifier,omitempty"`
-	Fix              *state.FixResult        `json:"fix,omitempty"`
-	Comments         []state.Comment         `json:"comments"`
-	Usage            map[string]tokens.Usage `json:"usage"`
-	Costs            map[string]float64      `json:"estimatedCostUsd,omitempty"` // by role, for the models with a price
-	Coverage         diff.Coverage           `json:"coverage"`
-	PolicyChanged    []string                `json:"policyChanged,omitempty"` // policy files the PR changes
-	Note             string                  `json:"note,omitempty"`          // what the loop does next
-	AnalyzerMismatch bool                    `json:"analyzerMismatch,omitempty"`
-	Inline           *inline.Plan            `json:"inline,omitempty"` // the review's inline comments
-	// Effort is the tier the round ran at and why (docs/architecture.md,
-	// Effort tiers); nil for a round restored from the state file.
-	Effort      *effort.Choice `json:"effort,omitempty"`
-	crew        crew
-	reviewersOK int
-	lines       diff.Lines // the diff the reviewers saw, for the anchors
-	// settled are the dismissed findings known at this round's head: those
-	// raised again (Dismissed) and those of the review before, followed.
-	// Recorded, and located in the ledger, they keep their ID when raised
-	// again at a moved line (docs/architecture.md, Re-reviews).
-	settled []finding.Finding
-}
-
 type loop struct {
 	o      Options
 	key    state.Key
 	run    *state.Active
-	res    *Result
+	res    *report.Result
 	stuck  []string   // the PR's stuck set, from earlier runs and this one
 	posted bool       // a comment of this run is on the PR
 	readPR bool       // o.PR was used: later rounds read the PR again
@@ -296,16 +193,22 @@ type loop struct {
 	refusalsSaid []string
 	disputed     []string        // the findings gh-ocdx conceded in its threads (posts.Disputed)
 	restores     []posts.Restore // the refuted findings people restored on the PR
-	// failures are the role errors said on stderr, each with the role that
-	// said it first: a second role failing the same way says so in a word.
-	failMu   sync.Mutex
-	failures map[string]string
+	tm           *roles.Team     // team() builds it from o
+}
+
+// team is the run's roles as o configures them.
+func (l *loop) team() *roles.Team {
+	if l.tm == nil {
+		l.tm = &roles.Team{Reviewers: l.o.Reviewers, Analyzer: l.o.Analyzer, Verifier: l.o.Verifier, ReviewerTools: l.o.ReviewerTools,
+			AnalyzerTools: l.o.AnalyzerTools, Budget: l.o.Budget, MaxIters: l.o.MaxIters, Progress: l.progress}
+	}
+	return l.tm
 }
 
 // Run runs the loop on o.PR. A run that ends without converging returns its
-// Result with Outcome blocked and a nil error; a failure returns an error
-// (and the Result so far). Cancelling ctx leaves the run resumable.
-func Run(ctx context.Context, o Options) (*Result, error) {
+// report.Result with Outcome blocked and a nil error; a failure returns an error
+// (and the report.Result so far). Cancelling ctx leaves the run resumable.
+func Run(ctx context.Context, o Options) (*report.Result, error) {
 	if o.MaxRounds <= 0 {
 		o.MaxRounds = MaxRounds
 	}
@@ -316,9 +219,9 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		return nil, errors.New("loop: no fixer for a PR that can be pushed")
 	}
 	l := &loop{o: o, key: state.NewKey(o.Repo.Host, o.Repo.Owner, o.Repo.Name, o.PR.Number),
-		res: &Result{PR: RefOf(o.Repo, o.PR), Rounds: []RoundResult{}, Remaining: []finding.Finding{}, Stuck: []string{}}}
+		res: &report.Result{PR: report.RefOf(o.Repo, o.PR), Rounds: []report.RoundResult{}, Remaining: []finding.Finding{}, Stuck: []string{}}}
 	if o.Budget != nil {
-		l.res.Budget = &BudgetStatus{MaxTokens: o.Budget.Max}
+		l.res.Budget = &report.BudgetStatus{MaxTokens: o.Budget.Max}
 	}
 	defer l.totals()
 	l.trust = posts.NewTrust(o.GitHub, o.Repo, o.Policy.Trusted())
@@ -386,10 +289,10 @@ func (l *loop) convergedAt(head string) (state.Round, string, bool) {
 // outcome is decided again from what the PR shows now, for a new human
 // thread, a maintainer's change request or a dismissal can change it; the
 // findings are the review's.
-func (l *loop) already(ctx context.Context, rd state.Round, runID string) (*Result, error) {
+func (l *loop) already(ctx context.Context, rd state.Round, runID string) (*report.Result, error) {
 	pr := l.o.PR
-	rr := RoundResult{N: rd.N, HeadOID: rd.HeadOID, Comments: rd.Comments, Stuck: []string{}}
-	restore(&rr, rd, l.o.Prices)
+	rr := report.RoundResult{N: rd.N, HeadOID: rd.HeadOID, Comments: rd.Comments, Stuck: []string{}}
+	rr.Reload(rd, l.o.Prices)
 	if err := l.dismiss(ctx, pr, false); err != nil {
 		return nil, err
 	}
@@ -397,10 +300,10 @@ func (l *loop) already(ctx context.Context, rd state.Round, runID string) (*Resu
 	threadFs, threads := l.threads(ctx, pr)
 	rr.Threads, rr.ThreadsTruncated = threads, pr.ThreadsTruncated
 	code := slices.DeleteFunc(slices.Clone(rr.Findings), consensus.IsThread)
-	rr.Findings, rr.Dismissed = splitDismissed(append(code, threadFs...), posts.DismissedIDs(l.dismissals))
+	rr.Findings, rr.Dismissed = splitDismissed(append(code, threadFs...), posts.IDs(l.dismissals))
 	rr.Counts = consensus.Count(rr.Findings)
 	rr.Consensus = consensus.Of(rr.ReviewState, rr.Counts)
-	rr.reviewersOK = 1 // reviewed (convergedAt): the review stands
+	rr.ReviewersOK = 1 // reviewed (convergedAt): the review stands
 	l.res.RunID = runID
 	l.res.Rounds = append(l.res.Rounds, rr)
 	l.res.Remaining = blockingOf(rr.Findings)
@@ -480,7 +383,7 @@ func (l *loop) round(ctx context.Context, n int) (done bool, err error) {
 	if err != nil {
 		return false, err
 	}
-	rr := RoundResult{N: n, HeadOID: rd.HeadOID, Comments: []state.Comment{}, Stuck: []string{}}
+	rr := report.RoundResult{N: n, HeadOID: rd.HeadOID, Comments: []state.Comment{}, Stuck: []string{}}
 	if err := l.dismiss(ctx, pr, true); err != nil {
 		return false, err
 	}
@@ -493,7 +396,7 @@ func (l *loop) round(ctx context.Context, n int) (done bool, err error) {
 	rr.ThreadsTruncated = pr.ThreadsTruncated
 	rr.PolicyChanged = PolicyChanges(pr.Files)
 	if rd.Done(state.PhaseReviewed) {
-		restore(&rr, rd, l.o.Prices)
+		rr.Reload(rd, l.o.Prices)
 	} else {
 		if err := l.review(ctx, pr, &rr, threadFs); err != nil {
 			return false, err
@@ -517,7 +420,7 @@ func (l *loop) round(ctx context.Context, n int) (done bool, err error) {
 	cur.Comments = l.comments(n)
 	l.resolveFixed(ctx, n, pr, cur)
 	l.res.Remaining = blockingOf(cur.Findings)
-	if cur.reviewersOK == 0 && outcome == state.OutcomeFailed {
+	if cur.ReviewersOK == 0 && outcome == state.OutcomeFailed {
 		return true, l.endErr(state.OutcomeFailed, reason, errors.New(reason))
 	}
 	if outcome != "" {
@@ -544,7 +447,7 @@ func (l *loop) round(ctx context.Context, n int) (done bool, err error) {
 		cur.Comments = l.comments(n)
 		if rep.Status == state.FixVerifyFailed {
 			reason := "verification failed after retries, nothing was pushed: " + rep.Failure
-			if _, err := l.post(ctx, n, "final", RenderFailure(n, reason)); err != nil {
+			if _, err := l.post(ctx, n, "final", report.RenderFailure(n, reason)); err != nil {
 				l.progress("could not post the failure report: %v", err)
 			}
 			cur.Comments = l.comments(n)
@@ -565,7 +468,7 @@ func (l *loop) round(ctx context.Context, n int) (done bool, err error) {
 
 // decide applies the stopping rules (docs/architecture.md, Stopping rules)
 // to a reviewed round: an outcome ends the run; none means fix.
-func (l *loop) decide(rr *RoundResult) (outcome state.RunOutcome, reason string, toFix, optional []finding.Finding) {
+func (l *loop) decide(rr *report.RoundResult) (outcome state.RunOutcome, reason string, toFix, optional []finding.Finding) {
 	blocking := blockingOf(rr.Findings)
 	stuck := slices.Concat(l.stuck, rr.Stuck)
 	// A finding gh-ocdx conceded in a conversation is not fixed: it waits
@@ -581,10 +484,10 @@ func (l *loop) decide(rr *RoundResult) (outcome state.RunOutcome, reason string,
 		}
 	}
 	switch {
-	case rr.reviewersOK == 0 && rr.budgetFailed():
+	case rr.ReviewersOK == 0 && budgetFailed(rr):
 		// What failed them is the budget, not their configuration.
-		return state.OutcomeBlocked, l.budgetReached(rr.budgetErr()), nil, nil
-	case rr.reviewersOK == 0:
+		return state.OutcomeBlocked, l.budgetReached(budgetErr(rr)), nil, nil
+	case rr.ReviewersOK == 0:
 		return state.OutcomeFailed, everyReviewer(len(l.o.Reviewers)) + " failed: no credible review, no fix attempted; " + AllFailedAdvice, nil, nil
 	case rr.Consensus == consensus.Approve && len(blocking) == 0 && rr.Threads.Unresolved == 0 && len(rr.Coverage.Unscanned) > 0:
 		// A secret in a file the scan could not read would be approved.
@@ -593,7 +496,7 @@ func (l *loop) decide(rr *RoundResult) (outcome state.RunOutcome, reason string,
 		// An unresolved thread may be among those never read.
 		return state.OutcomeBlocked, fmt.Sprintf("blocked: the PR has more than %[1]s review threads and only the first %[1]s were read; gh-ocdx cannot tell that the rest are resolved: check them on the PR", text.Thousands(github.MaxThreads)), nil, nil
 	case rr.Consensus == consensus.Approve && len(blocking) == 0 && rr.Threads.Unresolved == 0:
-		return state.OutcomeConverged, Qualified(state.OutcomeConverged, rr) + ": consensus approve, no P0/P1/P2 findings, no unresolved review threads", nil, nil
+		return state.OutcomeConverged, report.Qualified(state.OutcomeConverged, rr) + ": consensus approve, no P0/P1/P2 findings, no unresolved review threads", nil, nil
 	case len(toFix) == 0 && secretscan.RewriteNote(blocking) != "":
 		return state.OutcomeBlocked, "manual intervention required: " + secretscan.RewriteNote(blocking), nil, nil
 	case len(toFix) == 0 && rr.Threads.Unresolved > 0:
@@ -603,15 +506,15 @@ func (l *loop) decide(rr *RoundResult) (outcome state.RunOutcome, reason string,
 	case len(toFix) == 0 && len(stuckNow) > 0:
 		return state.OutcomeBlocked, "manual intervention required: stuck findings came back after being reported fixed: " + strings.Join(stuckNow, ", "), nil, nil
 	case len(toFix) == 0:
-		return state.OutcomeBlocked, "manual resolution required: changes requested by " + actors(rr.ReviewState.ChangesRequestedBy) + " and nothing left to fix", nil, nil
+		return state.OutcomeBlocked, "manual resolution required: changes requested by " + report.Actors(rr.ReviewState.ChangesRequestedBy) + " and nothing left to fix", nil, nil
 	case !l.o.CanPush:
 		return state.OutcomeBlocked, "review only: " + l.o.ReviewOnlyReason, nil, nil
 	case rr.N >= l.o.MaxRounds:
-		return state.OutcomeBlocked, "max rounds reached: remaining " + idList(blocking), nil, nil
+		return state.OutcomeBlocked, "max rounds reached: remaining " + report.IDList(blocking), nil, nil
 	}
-	next := fmt.Sprintf("fixing %s (%s), then round %d", text.Plural(len(toFix), "finding"), idList(toFix), rr.N+1)
+	next := fmt.Sprintf("fixing %s (%s), then round %d", text.Plural(len(toFix), "finding"), report.IDList(toFix), rr.N+1)
 	if rr.Threads.Unresolved > 0 {
-		next = fmt.Sprintf("fixing %s (%s); then stopping: %s manual resolution", text.Plural(len(toFix), "code finding"), idList(toFix), text.Plural(rr.Threads.Unresolved, "unresolved review thread needs", "unresolved review threads need"))
+		next = fmt.Sprintf("fixing %s (%s); then stopping: %s manual resolution", text.Plural(len(toFix), "code finding"), report.IDList(toFix), text.Plural(rr.Threads.Unresolved, "unresolved review thread needs", "unresolved review threads need"))
 	}
 	return "", next, toFix, optional
 }
@@ -629,53 +532,61 @@ func everyReviewer(n int) string {
 	return fmt.Sprintf("all %d reviewers", n)
 }
 
-// Qualified is outcome with what weakens it in round rr: reviewers that
-// failed, a diff the reviewers saw only part of
-// (`converged (partial: reviewer-2 failed; large diff: sampled)`).
-func Qualified(outcome state.RunOutcome, rr *RoundResult) string {
-	var why []string
-	// When none succeeded the round failed; it is not partial.
-	if failed := failedReviewers(rr); len(failed) > 0 && len(failed) < reviewerCount(rr) {
-		why = append(why, fmt.Sprintf("partial: %s failed", strings.Join(failed, ", ")))
-	}
-	if rr.Coverage.Sampled() {
-		why = append(why, "large diff: sampled")
-	}
-	if len(why) == 0 {
-		return string(outcome)
-	}
-	return fmt.Sprintf("%s (%s)", outcome, strings.Join(why, "; "))
-}
-
-func failedReviewers(rr *RoundResult) []string {
-	var failed []string
-	for _, r := range rr.Roles {
-		if !r.OK && r.Role != analyzerName {
-			failed = append(failed, r.Role)
-		}
-	}
-	return failed
-}
-
-func reviewerCount(rr *RoundResult) int {
-	n := 0
-	for _, r := range rr.Roles {
-		if r.Role != analyzerName {
-			n++
-		}
-	}
-	return n
-}
-
 // review runs the roles of a round and aggregates what they found.
-func (l *loop) review(ctx context.Context, pr *github.PullRequest, rr *RoundResult, threadFs []finding.Finding) error {
-	// The secret scan reads the whole diff as it streams in; the models
-	// get its first DiffReadLimit bytes (docs/architecture.md, The secret
-	// scan). The PR's history is scanned beside it.
+func (l *loop) review(ctx context.Context, pr *github.PullRequest, rr *report.RoundResult, threadFs []finding.Finding) error {
 	now := time.Now().UTC().Format(time.RFC3339)
-	var diff []byte
-	var complete bool
-	scan, historyRead, err := l.scanSecrets(ctx, pr.BaseRefOid, pr.HeadRefOid, now, func() (secretscan.Scan, error) {
+	diff, complete, scan, historyRead, err := l.readAndScan(ctx, pr, now)
+	if err != nil {
+		return err
+	}
+	secrets := scan.Findings
+	rc := review.NewContext(pr, diff, complete, l.o.Policy)
+	rr.Lines = github.ParseDiffLines(string(diff))
+	rr.Coverage = review.DiffCoverage(pr, rc.Diff, rc.DiffTruncated, rc.Ignored)
+	rr.Coverage.Unscanned = scan.Unscanned(pr.Files)
+	rr.Coverage.HistoryUnscanned = !historyRead
+	re := l.reReviewOf(ctx, rr.N, pr)
+	if re != nil {
+		rr.Since, rr.Judged = re.Since, len(re.Previous)
+		// The coverage is of the diff the reviewers were given.
+		unscanned, history := rr.Coverage.Unscanned, rr.Coverage.HistoryUnscanned
+		rr.Coverage = re.Coverage
+		rr.Coverage.Unscanned, rr.Coverage.HistoryUnscanned = unscanned, history
+	}
+	tools := l.evidence(pr, rc, rr, diff, now)
+	choice := effort.Decide(l.o.Effort, l.effortFacts(pr, re, len(secrets)))
+	rr.Effort = &choice
+	rr.Crew = l.team().Crew(choice.Tier, rr.Threads.Unresolved)
+	out, err := l.team().Run(ctx, rr.N, rr.Crew, rc, re, threadFs, rr.ReviewState, rr.Threads)
+	if err != nil {
+		return err
+	}
+	if err := l.takeRoles(rr, out); err != nil {
+		return err
+	}
+	rr.Findings = orEmpty(consensus.Distinct(slices.Concat(out.Findings, secrets, tools), rr.ReviewersOK))
+	if rr.N == 1 {
+		rr.Findings = append(rr.Findings, l.o.Compliance...)
+	}
+	fixedBefore, earlier := l.identify(ctx, pr, rr, re, out.Verdicts)
+	l.settle(rr, earlier)
+	if err := l.verify(ctx, pr, rr); err != nil {
+		return err
+	}
+	rr.Counts = consensus.Count(rr.Findings)
+	if rr.ReviewersOK > 0 {
+		rr.Consensus = consensus.Of(rr.ReviewState, rr.Counts)
+	}
+	l.stuckNow(rr, fixedBefore, out.Verdicts)
+	return nil
+}
+
+// readAndScan reads the PR's diff and runs the secret scan over it as it
+// streams in, the models getting its first DiffReadLimit bytes
+// (docs/architecture.md, The secret scan), with the PR's history scanned
+// beside it; historyRead is false when the history could not be read.
+func (l *loop) readAndScan(ctx context.Context, pr *github.PullRequest, now string) (diff []byte, complete bool, scan secretscan.Scan, historyRead bool, err error) {
+	scan, historyRead, err = l.scanSecrets(ctx, pr.BaseRefOid, pr.HeadRefOid, now, func() (secretscan.Scan, error) {
 		var scan secretscan.Scan
 		var err error
 		diff, complete, err = l.readDiff(ctx, pr, review.DiffReadLimit, func(r io.Reader) error {
@@ -695,40 +606,22 @@ func (l *loop) review(ctx context.Context, pr *github.PullRequest, rr *RoundResu
 		}
 		return scan, nil
 	})
-	if err != nil {
-		return err
-	}
-	secrets := scan.Findings
-	rc := review.NewContext(pr, diff, complete, l.o.Policy)
-	rr.lines = github.ParseDiffLines(string(diff))
-	rr.Coverage = review.DiffCoverage(pr, rc.Diff, rc.DiffTruncated, rc.Ignored)
-	rr.Coverage.Unscanned = scan.Unscanned(pr.Files)
-	rr.Coverage.HistoryUnscanned = !historyRead
-	re := l.reReviewOf(ctx, rr.N, pr)
-	if re != nil {
-		rr.Since, rr.judged = re.Since, len(re.Previous)
-		// The coverage is of the diff the reviewers were given.
-		unscanned, history := rr.Coverage.Unscanned, rr.Coverage.HistoryUnscanned
-		rr.Coverage = re.Coverage
-		rr.Coverage.Unscanned, rr.Coverage.HistoryUnscanned = unscanned, history
-	}
-	tools := l.evidence(pr, rc, rr, diff, now)
-	choice := effort.Decide(l.o.Effort, l.effortFacts(pr, re, len(secrets)))
-	rr.Effort = &choice
-	c := l.crewOf(choice.Tier, rr.Threads.Unresolved)
-	rr.crew = c
-	out, err := l.runRoles(ctx, rr.N, c, rc, re, threadFs, rr.ReviewState, rr.Threads)
-	if err != nil {
-		return err
-	}
-	// A model that does not exist, or that the key may not use, fails the
-	// same way every round: a configuration error, not a partial round.
+	return diff, complete, scan, historyRead, err
+}
+
+// takeRoles puts how the round's roles did into rr: their statuses,
+// tokens and costs, how many reviewers answered. A model that does not
+// exist, or that the key may not use, fails the same way every round: a
+// configuration error, not a partial round; nor is a round whose comments
+// analyzer failed.
+func (l *loop) takeRoles(rr *report.RoundResult, out *roles.Reviews) error {
+	c := rr.Crew
 	for i, r := range out.Roles {
 		role := l.o.Analyzer
-		if i < len(c.reviewers) {
-			role = c.reviewers[i]
+		if i < len(c.Reviewers) {
+			role = c.Reviewers[i]
 		}
-		if ce := llm.AsConfigError(role.Key, r.err); ce != nil && role.Key != "" {
+		if ce := llm.AsConfigError(role.Key, r.Err); ce != nil && role.Key != "" {
 			return ce
 		}
 	}
@@ -738,27 +631,31 @@ func (l *loop) review(ctx context.Context, pr *github.PullRequest, rr *RoundResu
 		rr.Usage[r.Role] = r.Usage
 		if p, ok := l.o.Prices[r.Model]; ok {
 			rr.Roles[i].CostUSD = cost(p, r.Usage)
-			rr.addCost(r.Role, rr.Roles[i].CostUSD)
+			rr.AddCost(r.Role, rr.Roles[i].CostUSD)
 		}
-		if r.OK && r.Role != analyzerName {
-			rr.reviewersOK++
+		if r.OK && r.Role != roles.AnalyzerName {
+			rr.ReviewersOK++
 		}
 	}
-	if c.analyzer && out.Analyzer == nil {
+	if c.Analyzer && out.Analyzer == nil {
 		a := out.Roles[len(out.Roles)-1]
-		return &AnalyzerError{Msg: a.Error, Reviewers: len(c.reviewers), ReviewersFailed: rr.reviewersOK == 0}
+		return &AnalyzerError{Msg: a.Error, Reviewers: len(c.Reviewers), ReviewersFailed: rr.ReviewersOK == 0}
 	}
 	if out.Analyzer != nil && !equalState(out.Analyzer.ReviewState, rr.ReviewState) {
 		rr.AnalyzerMismatch = true
 	}
-	rr.Findings = orEmpty(consensus.Distinct(slices.Concat(out.Findings, secrets, tools), rr.reviewersOK))
-	if rr.N == 1 {
-		rr.Findings = append(rr.Findings, l.o.Compliance...)
-	}
-	fixedBefore := l.fixedLastRound(rr.N)
-	earlier := l.earlier(ctx, rr.N, pr.HeadRefOid, re)
+	return nil
+}
+
+// identify gives rr's findings the IDs of the review before when they are
+// the same finding (carried on a re-review, identified on a full one), and
+// returns what was fixed before, for the stuck rule, and the earlier
+// review's findings at this head.
+func (l *loop) identify(ctx context.Context, pr *github.PullRequest, rr *report.RoundResult, re *rereview.Delta, verdicts consensus.Verdicts) (fixedBefore, earlier []finding.Finding) {
+	fixedBefore = l.fixedLastRound(rr.N)
+	earlier = l.earlier(ctx, rr.N, pr.HeadRefOid, re)
 	if re != nil {
-		rr.Findings, fixedBefore = rereview.Carry(rr.Findings, re, out.Verdicts, rr.reviewersOK), re.Fixed
+		rr.Findings, fixedBefore = rereview.Carry(rr.Findings, re, verdicts, rr.ReviewersOK), re.Fixed
 	} else {
 		// A full review: what an earlier review raised keeps its ID.
 		rr.Findings, _ = consensus.Identify(rr.Findings, earlier, func(finding.Finding) bool { return true })
@@ -771,35 +668,38 @@ func (l *loop) review(ctx context.Context, pr *github.PullRequest, rr *RoundResu
 			!slices.ContainsFunc(fixedBefore, func(f finding.Finding) bool { return f.ID == e.ID }) {
 			// Located, it is matched as the stuck rule matches a
 			// finding fixed the round before (SameFinding).
-			fixedBefore = append(fixedBefore, finding.Finding{ID: e.ID, Priority: e.Priority, File: e.File, Line: lineOf(e.Line), Side: e.Side, Title: e.Title})
+			fixedBefore = append(fixedBefore, e.Finding())
 		}
 	}
-	// A dismissed finding is shown, not counted, fixed or stuck.
-	rr.Findings, rr.Dismissed = splitDismissed(rr.Findings, posts.DismissedIDs(l.dismissals))
+	return fixedBefore, earlier
+}
+
+// settle takes the dismissed findings out of rr's: shown, not counted,
+// fixed or stuck; with those of the earlier review, they are the round's
+// settled findings.
+func (l *loop) settle(rr *report.RoundResult, earlier []finding.Finding) {
+	rr.Findings, rr.Dismissed = splitDismissed(rr.Findings, posts.IDs(l.dismissals))
 	rr.DismissedBy, rr.DismissedWhy = dismissedBy(rr.Dismissed, l.dismissals)
-	rr.settled = slices.Clone(rr.Dismissed)
-	_, before := splitDismissed(earlier, posts.DismissedIDs(l.dismissals))
+	rr.Settled = slices.Clone(rr.Dismissed)
+	_, before := splitDismissed(earlier, posts.IDs(l.dismissals))
 	for _, f := range before {
-		if !slices.ContainsFunc(rr.settled, func(d finding.Finding) bool { return d.ID == f.ID }) {
-			rr.settled = append(rr.settled, f)
+		if !slices.ContainsFunc(rr.Settled, func(d finding.Finding) bool { return d.ID == f.ID }) {
+			rr.Settled = append(rr.Settled, f)
 		}
 	}
-	if err := l.verify(ctx, pr, rr); err != nil {
-		return err
-	}
-	rr.Counts = consensus.Count(rr.Findings)
-	if rr.reviewersOK > 0 {
-		rr.Consensus = consensus.Of(rr.ReviewState, rr.Counts)
-	}
-	// Stuck now: back after the last round's fix, or stuck before (this
-	// run or an earlier one) and still reported.
-	rr.Stuck = orEmptyS(consensus.Stuck(fixedBefore, rr.Findings, out.Verdicts))
+}
+
+// stuckNow sets rr's stuck findings, back after what was fixed before or
+// stuck before (this run or an earlier one) and still reported, and its
+// disputed ones: a finding gh-ocdx conceded is disputed, not stuck, one
+// status each. The run's stuck set grows by the new ones.
+func (l *loop) stuckNow(rr *report.RoundResult, fixedBefore []finding.Finding, verdicts consensus.Verdicts) {
+	rr.Stuck = orEmptyS(consensus.Stuck(fixedBefore, rr.Findings, verdicts))
 	for _, f := range rr.Findings {
 		if slices.Contains(l.stuck, f.ID) && !slices.Contains(rr.Stuck, f.ID) {
 			rr.Stuck = append(rr.Stuck, f.ID)
 		}
 	}
-	// A finding gh-ocdx conceded is disputed, not stuck: one status each.
 	rr.Stuck = slices.DeleteFunc(rr.Stuck, func(id string) bool { return slices.Contains(l.disputed, id) })
 	for _, f := range rr.Findings {
 		if slices.Contains(l.disputed, f.ID) && !slices.Contains(rr.Disputed, f.ID) {
@@ -811,7 +711,6 @@ func (l *loop) review(ctx context.Context, pr *github.PullRequest, rr *RoundResu
 			l.stuck = append(l.stuck, id)
 		}
 	}
-	return nil
 }
 
 // evidence fuses the tool results with a round that reviews the head they
@@ -819,7 +718,7 @@ func (l *loop) review(ctx context.Context, pr *github.PullRequest, rr *RoundResu
 // PR changes, in files the ignore globs keep, go to the reviewers in their
 // task and become findings; the rest are counted in the coverage. After a push the results describe
 // another head, and are not used.
-func (l *loop) evidence(pr *github.PullRequest, rc *review.Context, rr *RoundResult, d []byte, now string) []finding.Finding {
+func (l *loop) evidence(pr *github.PullRequest, rc *review.Context, rr *report.RoundResult, d []byte, now string) []finding.Finding {
 	if len(l.o.Evidence) == 0 || pr.HeadRefOid != l.o.PR.HeadRefOid {
 		return nil
 	}
@@ -856,12 +755,12 @@ func (l *loop) scanSecrets(ctx context.Context, base, head, now string, net func
 func (l *loop) readDiff(ctx context.Context, pr *github.PullRequest, limit int64, scan func(io.Reader) error) ([]byte, bool, error) {
 	if l.o.LocalDiff != nil {
 		if rc, ok := l.o.LocalDiff(ctx, pr.BaseRefOid, pr.HeadRefOid); ok {
-			bin := &binaryWatch{r: rc, at: true}
+			bin := diff.WatchBinary(rc)
 			diff, complete, err := github.ScanDiff(bin, limit, scan)
 			if cerr := rc.Close(); err == nil {
 				err = cerr
 			}
-			if err == nil && bin.seen {
+			if err == nil && bin.Seen() {
 				// The PR's own .gitattributes can have git show a text file
 				// as binary, hiding its lines from the scan: GitHub's diff
 				// then says what was added.
@@ -877,34 +776,6 @@ func (l *loop) readDiff(ctx context.Context, pr *github.PullRequest, limit int64
 		}
 	}
 	return l.o.GitHub.ReadDiff(ctx, l.o.Repo, pr.Number, limit, scan)
-}
-
-// binaryWatch passes a diff through and notes a "Binary files … differ"
-// line in it.
-type binaryWatch struct {
-	r    io.Reader
-	at   bool // the next byte starts a line
-	seen bool
-	line []byte // the start of the current line, up to len(binaryLine)
-}
-
-var binaryLine = []byte("Binary files ")
-
-func (w *binaryWatch) Read(p []byte) (int, error) {
-	n, err := w.r.Read(p)
-	for _, c := range p[:n] {
-		if w.at {
-			w.line, w.at = w.line[:0], false
-		}
-		if len(w.line) < len(binaryLine) {
-			w.line = append(w.line, c)
-			if bytes.Equal(w.line, binaryLine) {
-				w.seen = true
-			}
-		}
-		w.at = c == '\n'
-	}
-	return n, err
 }
 
 // PolicyChanges lists the repository policy files (.ocdx.json, REVIEW.md)
@@ -962,80 +833,14 @@ func (l *loop) fixedLastRound(n int) []finding.Finding {
 	return nil
 }
 
-func (l *loop) recordReview(n int, rr *RoundResult) error {
-	return l.run.Complete(n, state.PhaseReviewed, func(rd *state.Round) {
-		rd.Findings = orEmpty(slices.Clone(rr.Findings))
-		rd.Dismissed = slices.Clone(rr.settled)
-		rd.FindingIDs = nil
-		for _, f := range rr.Findings {
-			rd.FindingIDs = append(rd.FindingIDs, f.ID)
-		}
-		rd.Counts = rr.Counts
-		rd.Consensus = rr.Consensus
-		rd.StuckIDs, rd.DisputedIDs = rr.Stuck, rr.Disputed
-		cov := rr.Coverage
-		rd.Coverage = &cov
-		rd.FailedRoles, rd.Reports, rd.Usage = nil, nil, nil
-		for _, r := range rr.Roles {
-			sum := fmt.Sprintf("%s, %s", r.Conclusion, text.Plural(r.Findings, "finding"))
-			if !r.OK {
-				rd.FailedRoles = append(rd.FailedRoles, r.Role)
-				sum = "failed: " + r.Error
-			} else if r.Role == analyzerName {
-				sum = text.Plural(r.Findings, "unresolved thread")
-			}
-			rd.Reports = append(rd.Reports, state.Report{Role: r.Role, Model: r.Model, Summary: sum, Full: r.Report})
-			rd.Usage = append(rd.Usage, state.Usage{Role: r.Role, Model: r.Model, Usage: r.Usage, CostUSD: rr.Costs[r.Role]})
-		}
-		recordVerifier(rd, rr)
-	})
-}
-
-// restore rebuilds a reviewed round from the state file (resumed run).
-func restore(rr *RoundResult, rd state.Round, prices map[string]config.Price) {
-	rr.Findings = orEmpty(slices.Clone(rd.Findings))
-	rr.settled = slices.Clone(rd.Dismissed)
-	rr.Counts, rr.Consensus, rr.Stuck, rr.Disputed = consensus.Count(rr.Findings), rd.Consensus, orEmptyS(rd.StuckIDs), rd.DisputedIDs
-	if rd.Coverage != nil {
-		rr.Coverage = *rd.Coverage
-	}
-	rr.Usage = map[string]tokens.Usage{}
-	for _, u := range rd.Usage {
-		lu := u.Usage
-		rr.Usage[u.Role] = rr.Usage[u.Role].Add(lu)
-		if p, ok := prices[u.Model]; ok {
-			rr.addCost(u.Role, cost(p, lu))
-		}
-	}
-	restoreVerifier(rr, rd)
-	if res, ok := fix.Recorded(rd); ok {
-		rr.Fix = res
-	}
-	for _, rep := range rd.Reports {
-		if rep.Role == fix.Role {
-			continue
-		}
-		st := RoleStatus{Role: rep.Role, Model: rep.Model, OK: !slices.Contains(rd.FailedRoles, rep.Role), Report: rep.Full, Usage: rr.Usage[rep.Role], CostUSD: rr.Costs[rep.Role]}
-		if st.OK {
-			st.Conclusion, _, _ = strings.Cut(rep.Summary, ",")
-			if rep.Role != analyzerName {
-				rr.reviewersOK++
-			}
-		} else {
-			st.Error = strings.TrimPrefix(rep.Summary, "failed: ")
-		}
-		for _, f := range rr.Findings {
-			// A merged finding counts for every reviewer that raised it.
-			if f.Source != nil && f.Source.Name == rep.Role || rep.Model != "" && slices.Contains(f.Reviewers, rep.Model) {
-				st.Findings++
-			}
-		}
-		rr.Roles = append(rr.Roles, st)
-	}
+// recordReview records round n's reviews, as rr has them, in the state
+// file.
+func (l *loop) recordReview(n int, rr *report.RoundResult) error {
+	return l.run.Complete(n, state.PhaseReviewed, rr.Record)
 }
 
 // showFix puts what the round's fix did (and recorded) into the result.
-func (l *loop) showFix(rr *RoundResult, res *state.FixResult) {
+func (l *loop) showFix(rr *report.RoundResult, res *state.FixResult) {
 	rr.Fix = res
 	if rr.Usage == nil {
 		rr.Usage = map[string]tokens.Usage{}
@@ -1044,7 +849,7 @@ func (l *loop) showFix(rr *RoundResult, res *state.FixResult) {
 	rr.Usage[fix.Role] = res.Usage
 	delete(rr.Costs, fix.Role)
 	if p, ok := l.o.Prices[res.Model]; ok {
-		rr.addCost(fix.Role, cost(p, res.Usage))
+		rr.AddCost(fix.Role, cost(p, res.Usage))
 	}
 	if res.CommentURL != "" {
 		l.posted = true
@@ -1126,7 +931,7 @@ func (l *loop) fail(ctx context.Context, n int, err error) error {
 		if rerr := l.run.Release(); rerr != nil {
 			l.progress("releasing the run: %v", rerr)
 		}
-		l.res.Outcome, l.res.Reason = OutcomeInterrupted, err.Error()
+		l.res.Outcome, l.res.Reason = report.OutcomeInterrupted, err.Error()
 		return err
 	}
 	reason := err.Error()
@@ -1134,14 +939,14 @@ func (l *loop) fail(ctx context.Context, n int, err error) error {
 		// Not a failure: the user's limit, reached before a call, not after.
 		reason = l.budgetReached(err)
 		if l.posted {
-			if _, perr := l.post(ctx, n, "final", RenderBudgetReached(n, reason)); perr != nil {
+			if _, perr := l.post(ctx, n, "final", report.RenderBudgetReached(n, reason)); perr != nil {
 				l.progress("could not post the final report: %v", perr)
 			}
 		}
 		return l.end(state.OutcomeBlocked, reason)
 	}
 	if l.posted {
-		body := RenderFailure(n, reason)
+		body := report.RenderFailure(n, reason)
 		if _, perr := l.post(ctx, n, "final", body); perr != nil {
 			l.progress("could not post the failure report: %v", perr)
 		}
@@ -1184,32 +989,24 @@ func (l *loop) runUsage() (u tokens.Usage, usd float64) {
 
 func cost(p config.Price, u tokens.Usage) float64 { return p.Cost(u.Input, u.Cached, u.Output) }
 
-func (rr *RoundResult) addCost(role string, c float64) {
-	if rr.Costs == nil {
-		rr.Costs = map[string]float64{}
-	}
-	rr.Costs[role] += c
-}
-
-// budgetReached records that the token budget stopped the run and says so.
 // budgetErr is the token-budget error of one of rr's failed reviewers, if
 // any; budgetFailed reports whether every reviewer failed on it.
-func (rr *RoundResult) budgetErr() error {
+func budgetErr(rr *report.RoundResult) error {
 	for _, r := range rr.Roles {
-		if r.Role != analyzerName && errors.Is(r.err, llm.ErrBudget) {
-			return r.err
+		if r.Role != roles.AnalyzerName && errors.Is(r.Err, llm.ErrBudget) {
+			return r.Err
 		}
 	}
 	return nil
 }
 
-func (rr *RoundResult) budgetFailed() bool {
+func budgetFailed(rr *report.RoundResult) bool {
 	n := 0
 	for _, r := range rr.Roles {
-		if r.Role == analyzerName || r.OK {
+		if r.Role == roles.AnalyzerName || r.OK {
 			continue
 		}
-		if !errors.Is(r.err, llm.ErrBudget) {
+		if !errors.Is(r.Err, llm.ErrBudget) {
 			return false
 		}
 		n++
@@ -1217,6 +1014,7 @@ func (rr *RoundResult) budgetFailed() bool {
 	return n > 0
 }
 
+// budgetReached records that the token budget stopped the run and says so.
 func (l *loop) budgetReached(err error) string {
 	if l.res.Budget != nil {
 		l.res.Budget.Reached = true
@@ -1237,7 +1035,7 @@ func (l *loop) endErr(outcome state.RunOutcome, reason string, err error) error 
 	l.res.Outcome, l.res.Reason = outcome, reason
 	l.label()
 	recorded := outcome
-	if outcome == OutcomeInterrupted {
+	if outcome == report.OutcomeInterrupted {
 		recorded = "" // the record keeps no such ending
 	}
 	if eerr := l.run.End(recorded, reason); eerr != nil && err == nil {
@@ -1257,10 +1055,10 @@ func (l *loop) endErr(outcome state.RunOutcome, reason string, err error) error 
 
 // dryRun reviews round 1 and shows what would be posted and fixed; it
 // writes nothing: no comment, no state, no fix.
-func (l *loop) dryRun(ctx context.Context) (*Result, error) {
+func (l *loop) dryRun(ctx context.Context) (*report.Result, error) {
 	l.run = nil
 	pr := l.o.PR
-	rr := RoundResult{N: 1, HeadOID: pr.HeadRefOid, Comments: []state.Comment{}, Stuck: []string{}}
+	rr := report.RoundResult{N: 1, HeadOID: pr.HeadRefOid, Comments: []state.Comment{}, Stuck: []string{}}
 	rr.ReviewState = consensus.ReviewStateOf(pr)
 	rr.ThreadsTruncated = pr.ThreadsTruncated
 	rr.PolicyChanged = PolicyChanges(pr.Files)
@@ -1295,25 +1093,25 @@ func (l *loop) dryRun(ctx context.Context) (*Result, error) {
 	l.res.Rounds = append(l.res.Rounds, rr)
 	cur := &l.res.Rounds[0]
 	// The outcome is the one the run would reach after this round (a
-	// script asks "would it converge?"), or OutcomeWouldFix; DryRun says
+	// script asks "would it converge?"), or report.OutcomeWouldFix; DryRun says
 	// that nothing happened.
 	outcome, reason, toFix, _ := l.decide(cur)
 	if outcome == "" {
-		outcome = OutcomeWouldFix
+		outcome = report.OutcomeWouldFix
 	}
 	cur.Note = reason
 	l.res.DryRun = true
 	l.res.Outcome, l.res.Reason = outcome, "dry run: nothing was posted, fixed or recorded; "+reason
 	l.label()
 	l.res.Label = "dry run: " + l.res.Label
-	in := inline.Choose(pr, cur.lines, cur.Findings, inlinePolicy(l.o))
+	in := inline.Choose(pr, cur.Lines, cur.Findings, inlinePolicy(l.o))
 	cur.Inline = &in
-	l.res.WouldPost = redact.ForComment(posts.Marker + "\n" + posts.RunTag("<run>", 1, "review") + "\n" + opening(l.o, 1) + RenderReview("<run>", l.o.MaxRounds, cur))
+	l.res.WouldPost = redact.ForComment(posts.Marker + "\n" + posts.RunTag("<run>", 1, "review") + "\n" + opening(l.o, 1) + report.RenderReview("<run>", l.o.MaxRounds, cur))
 	l.res.WouldComment = in.Comments
 	l.res.WouldFix = toFix
 	l.res.Remaining = blockingOf(cur.Findings)
 	l.res.Stuck = append(l.res.Stuck, l.stuck...)
-	if cur.reviewersOK == 0 {
+	if cur.ReviewersOK == 0 {
 		return l.res, errors.New(reason) // as the run would fail
 	}
 	return l.res, nil
@@ -1324,7 +1122,7 @@ func (l *loop) label() {
 	l.res.Label, l.res.Partial = string(l.res.Outcome), nil
 	if n := len(l.res.Rounds); n > 0 {
 		rr := &l.res.Rounds[n-1]
-		l.res.Label, l.res.Partial = Qualified(l.res.Outcome, rr), failedReviewers(rr)
+		l.res.Label, l.res.Partial = report.Qualified(l.res.Outcome, rr), rr.FailedReviewers()
 	}
 }
 
@@ -1349,37 +1147,7 @@ func hasKind(cs []state.Comment, kind string) bool {
 }
 
 func equalState(a, b finding.ReviewState) bool {
-	if a.HasChangesRequested != b.HasChangesRequested || len(a.ChangesRequestedBy) != len(b.ChangesRequestedBy) {
-		return false
-	}
-	for i := range a.ChangesRequestedBy {
-		if a.ChangesRequestedBy[i] != b.ChangesRequestedBy[i] {
-			return false
-		}
-	}
-	return true
-}
-
-func actors(as []finding.Actor) string {
-	var s []string
-	for _, a := range as {
-		s = append(s, "@"+a.Login+" ("+a.Association+")")
-	}
-	if len(s) == 0 {
-		return "nobody"
-	}
-	return strings.Join(s, ", ")
-}
-
-func idList(fs []finding.Finding) string {
-	var ids []string
-	for _, f := range fs {
-		ids = append(ids, f.ID+" "+f.Priority)
-	}
-	if len(ids) == 0 {
-		return "none"
-	}
-	return strings.Join(ids, ", ")
+	return a.HasChangesRequested == b.HasChangesRequested && slices.Equal(a.ChangesRequestedBy, b.ChangesRequestedBy)
 }
 
 func orEmpty(fs []finding.Finding) []finding.Finding {

@@ -20,6 +20,8 @@ import (
 	"github.com/ocdx/gh-ocdx/internal/tokens"
 	"github.com/ocdx/gh-ocdx/llm"
 	"github.com/ocdx/gh-ocdx/posts"
+	"github.com/ocdx/gh-ocdx/report"
+	"github.com/ocdx/gh-ocdx/roles"
 	"github.com/ocdx/gh-ocdx/state"
 )
 
@@ -165,7 +167,7 @@ func reviewerAnswer(fs ...finding.Finding) string {
 }
 
 func analyzerAnswer() string {
-	return envelope(finding.CommentsAnalyzerResult{Agent: analyzerName, PRNumber: 5, ReviewState: finding.ReviewState{ChangesRequestedBy: []finding.Actor{}},
+	return envelope(finding.CommentsAnalyzerResult{Agent: roles.AnalyzerName, PRNumber: 5, ReviewState: finding.ReviewState{ChangesRequestedBy: []finding.Actor{}},
 		PendingIssues: []finding.Finding{}, FullReport: "a"})
 }
 
@@ -211,12 +213,12 @@ func newHarness(t *testing.T) *harness {
 	h := &harness{gh: gh, reviewer: &scripted{}, analyzer: &scripted{}, fixer: &fakeFixer{gh: gh},
 		store: state.New(filepath.Join(t.TempDir(), "state.db"), nil)}
 	h.opts = Options{Repo: github.Repo{Host: "h", Owner: "o", Name: "r"}, CanPush: true, GitHub: gh, Store: h.store,
-		Reviewers: []Role{{Name: "reviewer-1", Model: "openai/a", LLM: h.reviewer}},
-		Analyzer:  Role{Name: analyzerName, Model: "openai/b", LLM: h.analyzer}, Fixer: h.fixer}
+		Reviewers: []roles.Role{{Name: "reviewer-1", Model: "openai/a", LLM: h.reviewer}},
+		Analyzer:  roles.Role{Name: roles.AnalyzerName, Model: "openai/b", LLM: h.analyzer}, Fixer: h.fixer}
 	return h
 }
 
-func (h *harness) run(t *testing.T) (*Result, error) {
+func (h *harness) run(t *testing.T) (*report.Result, error) {
 	pr, _ := h.gh.PullRequest(context.Background(), h.opts.Repo, 5)
 	h.opts.PR = pr
 	return Run(context.Background(), h.opts)
@@ -377,7 +379,7 @@ func TestRunDryRunWritesNothing(t *testing.T) {
 
 	res, err := h.run(t)
 
-	if err != nil || res.Outcome != OutcomeWouldFix || !res.DryRun || len(res.WouldFix) != 1 || !strings.Contains(res.WouldPost, posts.Marker) {
+	if err != nil || res.Outcome != report.OutcomeWouldFix || !res.DryRun || len(res.WouldFix) != 1 || !strings.Contains(res.WouldPost, posts.Marker) {
 		t.Fatalf("Run = %+v, %v", res, err)
 	}
 	if h.gh.posts != 0 || h.fixer.calls != 0 {
@@ -386,7 +388,7 @@ func TestRunDryRunWritesNothing(t *testing.T) {
 	if _, err := h.store.PR(state.NewKey("h", "o", "r", 5)); !errors.Is(err, state.ErrNotFound) {
 		t.Errorf("a dry run recorded state: %v", err)
 	}
-	sum := RenderSummary(res)
+	sum := report.RenderSummary(res)
 	for _, want := range []string{"# review-loop: PR #5 — dry run: would-fix", "https://x/pull/5", "## Round 1", "P1 1", "## Remaining P0/P1/P2", "## Would post (dry run)", "## Would fix (dry run)", bug.ComputeID()} {
 		if !strings.Contains(sum, want) {
 			t.Errorf("summary lacks %q:\n%s", want, sum)
@@ -540,4 +542,12 @@ func TestADiffGitShowsAsBinaryIsReadFromGitHub(t *testing.T) {
 	if err != nil || res.Outcome == state.OutcomeConverged || len(res.Rounds) == 0 || res.Rounds[0].Counts.P0 != 1 {
 		t.Fatalf("Run = %+v, %v: the token the checkout's diff hid was not found", res, err)
 	}
+}
+
+// lineOf is line n, 0 none.
+func lineOf(n int) *int {
+	if n <= 0 {
+		return nil
+	}
+	return &n
 }

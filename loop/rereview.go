@@ -4,13 +4,11 @@ import (
 	"context"
 	"slices"
 
-	"github.com/ocdx/gh-ocdx/consensus"
 	"github.com/ocdx/gh-ocdx/rereview"
+	"github.com/ocdx/gh-ocdx/roles"
 
-	"github.com/ocdx/gh-ocdx/diff"
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/github"
-	"github.com/ocdx/gh-ocdx/review"
 	"github.com/ocdx/gh-ocdx/state"
 )
 
@@ -19,87 +17,28 @@ import (
 // changed since, not the whole diff again, with the findings of that
 // review to say, for each, whether it is still present.
 
-// reReviewOf is the incremental basis of round n at pr's head, or nil for
-// a full review: --full, no earlier review recorded, the same head, or a
-// head that does not descend from the reviewed one (a force-push, a
-// rebase), which Since reports.
+// reReviewOf is the incremental basis of round n at pr's head
+// (rereview.Of), or nil for a full review: --full, or no earlier review
+// recorded.
 func (l *loop) reReviewOf(ctx context.Context, n int, pr *github.PullRequest) *rereview.Delta {
 	if l.o.Full || l.o.Since == nil {
 		return nil
 	}
 	b, ok := l.previousReview(n)
-	if !ok || b.Head == pr.HeadRefOid {
-		return nil
-	}
-	changed, ok := l.o.Since(ctx, b.Head, pr.HeadRefOid, pr.BaseRefOid)
 	if !ok {
 		return nil
 	}
-	rc := review.NewContext(pr, []byte(changed), true, l.o.Policy)
-	re := &rereview.Delta{Since: b.Head, Diff: rc.Diff, Changed: map[string]bool{}}
-	// Its files are the since-diff's, not the PR's.
-	since := &github.PullRequest{}
-	files, _ := diff.Parse([]byte(changed)) // bytes cannot fail to read
-	for _, f := range files {
-		since.Files = append(since.Files, github.ChangedFile{Path: f.Path()})
-	}
-	since.ChangedFiles = len(since.Files)
-	re.Coverage = review.DiffCoverage(since, rc.Diff, rc.DiffTruncated, rc.Ignored)
-	// What the review built on did not see stays unseen (docs/architecture.md,
-	// Re-reviews): a sampled basis makes every review on it sampled.
-	re.Coverage.SampledBefore = b.Sampled
-	// A fix any verb pushed since (fix, review-loop, /ocdx fix) counts:
-	// the PR's newest ledger says so on every machine.
-	fixedOnPR := l.seed.With(finding.StatusFixed)
-	for _, f := range l.followed(ctx, b, pr.HeadRefOid, files) {
-		if f.Status == finding.StatusRefuted || f.dismissed {
-			// Neither judged nor carried: raised again, a refuted finding
-			// is verified again, a dismissed one stays dismissed.
-			re.Closed = append(re.Closed, f.Finding)
-			continue
-		}
-		re.Previous, re.Changed[f.ID] = append(re.Previous, f.Finding), f.changed
-		if slices.Contains(b.Fixed, f.ID) || slices.Contains(fixedOnPR, f.ID) {
-			re.Fixed = append(re.Fixed, f.Finding)
-		}
-	}
-	return re
+	return rereview.Of(ctx, l.checkout(), b, pr, l.o.Policy, l.seed.With(finding.StatusFixed))
 }
 
-// moved is an earlier finding followed to a later head.
-type moved struct {
-	finding.Finding
-	changed   bool // the diff removed or rewrote its line, or deleted its file
-	dismissed bool // one of the review's dismissed findings
-}
-
-// followed are the code findings of the review b, its dismissed ones
-// included, their lines followed to head: through the whole diff from the
-// reviewed head (the since-diff leaves out what merging the base brought,
-// and starts from a tree whose lines are not the reviewed head's), else
-// through since.
-func (l *loop) followed(ctx context.Context, b rereview.Basis, head string, since []*diff.File) []moved {
-	moves := since
-	if len(b.Findings)+len(b.Dismissed) > 0 && l.o.Whole != nil && b.Head != head {
-		if whole, ok := l.o.Whole(ctx, b.Head, head); ok {
-			moves, _ = diff.Parse([]byte(whole))
-		}
-	}
-	var out []moved
-	for i, f := range slices.Concat(b.Findings, b.Dismissed) {
-		if !consensus.IsThread(f) {
-			f, changed := rereview.Follow(moves, f)
-			out = append(out, moved{f, changed, i >= len(b.Findings)})
-		}
-	}
-	return out
+// checkout is where the re-reviews read their diffs.
+func (l *loop) checkout() rereview.Checkout {
+	return rereview.Checkout{Since: l.o.Since, Whole: l.o.Whole}
 }
 
 // earlier are the code findings of the review round n follows, dismissed
-// and refuted ones included, at head: those of re, a re-review; else those
-// a full review gives their ID when raised again (consensus.Identify), lines
-// followed where the checkout has the diff (after a rebase they stay
-// where they were).
+// and refuted ones included, at head: those of re, a re-review; else
+// rereview.Earlier's.
 func (l *loop) earlier(ctx context.Context, n int, head string, re *rereview.Delta) []finding.Finding {
 	if re != nil {
 		return slices.Concat(re.Previous, re.Closed)
@@ -108,32 +47,7 @@ func (l *loop) earlier(ctx context.Context, n int, head string, re *rereview.Del
 	if !ok {
 		return nil
 	}
-	var out []finding.Finding
-	for _, f := range l.followed(ctx, b, head, nil) {
-		out = append(out, f.Finding)
-	}
-	return out
-}
-
-// ledgerBasis is the basis the PR's ledger names, for a run this machine
-// knows only from it: the same decisions as on the machine that ran it.
-func (l *loop) ledgerBasis() (rereview.Basis, bool) {
-	fs, ok := l.seed.BasisFindings()
-	if !ok {
-		return rereview.Basis{}, false
-	}
-	l.describeSeeded(fs)
-	b := rereview.Basis{Head: l.seed.Basis, Findings: fs, Sampled: l.seed.Sampled, Dismissed: l.seed.BasisWith(finding.StatusDismissed)}
-	for _, f := range l.seed.BasisWith(finding.StatusRefuted) {
-		f.Status = finding.StatusRefuted // as a recorded round keeps it
-		b.Findings = append(b.Findings, f)
-	}
-	for _, e := range l.seed.Findings {
-		if e.Status == finding.StatusFixed {
-			b.Fixed = append(b.Fixed, e.ID)
-		}
-	}
-	return b, true
+	return rereview.Earlier(ctx, l.checkout(), b, head)
 }
 
 // previousReview is the review round n follows: round n-1 of this run, or
@@ -153,7 +67,7 @@ func (l *loop) previousReview(n int) (rereview.Basis, bool) {
 	}
 	rec, err := l.o.Store.PR(l.key)
 	if err != nil {
-		return l.ledgerBasis()
+		return rereview.FromLedger(l.seed, l.o.PR)
 	}
 	for i := len(rec.Runs) - 1; i >= 0; i-- {
 		r := rec.Runs[i]
@@ -165,7 +79,7 @@ func (l *loop) previousReview(n int) (rereview.Basis, bool) {
 			// reviewed anything (their ledgers passed its basis on): the
 			// ledger's basis, or none (a run older than it would bring back
 			// findings that run settled).
-			return l.ledgerBasis()
+			return rereview.FromLedger(l.seed, l.o.PR)
 		}
 		for j := len(r.Rounds) - 1; j >= 0; j-- {
 			if rd := r.Rounds[j]; reviewed(rd) && rd.Findings != nil {
@@ -184,7 +98,7 @@ func reviewed(rd state.Round) bool {
 		return false
 	}
 	for _, r := range rd.Reports {
-		if r.Role != analyzerName && !slices.Contains(rd.FailedRoles, r.Role) {
+		if r.Role != roles.AnalyzerName && !slices.Contains(rd.FailedRoles, r.Role) {
 			return true
 		}
 	}

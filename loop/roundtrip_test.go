@@ -13,6 +13,8 @@ import (
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/inline"
 	"github.com/ocdx/gh-ocdx/posts"
+	"github.com/ocdx/gh-ocdx/report"
+	"github.com/ocdx/gh-ocdx/roles"
 	"github.com/ocdx/gh-ocdx/state"
 	"github.com/ocdx/gh-ocdx/verifier"
 )
@@ -35,7 +37,7 @@ type decisions struct {
 	Ledger    []string // the entries of the ledger the run left on the PR, as "ID status"
 }
 
-func decided(res *Result, h *harness, reviews, fixes int) decisions {
+func decided(res *report.Result, h *harness, reviews, fixes int) decisions {
 	d := decisions{Outcome: res.Outcome, Reviews: len(h.reviewer.tasks) - reviews, Fixes: h.fixer.calls - fixes}
 	for _, rr := range res.Rounds {
 		d.Since = append(d.Since, rr.Since)
@@ -182,7 +184,7 @@ func TestTheLedgerRoundTripsEveryScenario(t *testing.T) {
 		}, "aaaaaaaa", nil},
 		{"two reviewers, one problem", func(t *testing.T, h *harness) {
 			second := &scripted{}
-			h.opts.Reviewers = append(h.opts.Reviewers, Role{Name: "reviewer-2", Model: "anthropic/c", LLM: second})
+			h.opts.Reviewers = append(h.opts.Reviewers, roles.Role{Name: "reviewer-2", Model: "anthropic/c", LLM: second})
 			h.reviewer.answers = []string{reviewerAnswer(bug)}
 			second.answers = []string{reviewerAnswer(bug)}
 			h.analyzer.answers = []string{analyzerAnswer()}
@@ -217,7 +219,7 @@ func TestTheLedgerRoundTripsEveryScenario(t *testing.T) {
 			}
 		}},
 		{"restored, raised again at its moved line", func(t *testing.T, h *harness) {
-			h.opts.Verifier = &Role{Name: verifier.Name, Model: "openai/v", LLM: &scripted{answers: []string{refutes(leak.ComputeID())}}}
+			h.opts.Verifier = &roles.Role{Name: verifier.Name, Model: "openai/v", LLM: &scripted{answers: []string{refutes(leak.ComputeID())}}}
 			h.reviewer.answers = []string{reviewerAnswer(leak)}
 			h.analyzer.answers = []string{analyzerAnswer()}
 			wantOutcome(t, h, state.OutcomeConverged)

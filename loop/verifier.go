@@ -1,183 +1,45 @@
 package loop
 
-// The verifier's run in a round (docs/architecture.md, The verifier); its
-// rules are package verifier's.
+// The verifier's turn in a round (docs/architecture.md, The verifier): the
+// findings people restored, and what it refuted, recorded; its run is
+// package roles', its rules package verifier's.
 
 import (
 	"context"
-	"fmt"
 	"slices"
-	"strings"
 
-	"github.com/ocdx/gh-ocdx/consensus"
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/github"
-	"github.com/ocdx/gh-ocdx/internal/text"
 	"github.com/ocdx/gh-ocdx/internal/tokens"
-	"github.com/ocdx/gh-ocdx/llm"
 	"github.com/ocdx/gh-ocdx/posts"
+	"github.com/ocdx/gh-ocdx/report"
 	"github.com/ocdx/gh-ocdx/state"
 	"github.com/ocdx/gh-ocdx/verifier"
 )
 
-// verify sends the verifiable findings of rr to the verifier, when one is
-// configured, and takes the refuted ones out of rr.Findings into
-// rr.Refuted. A verifier that fails changes nothing, and rr says so; only
-// a call the token budget refuses is an error (it ends the run as for any
-// role).
-func (l *loop) verify(ctx context.Context, pr *github.PullRequest, rr *RoundResult) error {
-	restored := posts.RestoredIDs(l.restores)
+// verify is the verifier's turn in round rr (roles.Team.Verify), after
+// the findings people restored are back in it: the refuted findings go
+// from rr.Findings to rr.Refuted, and what the verifier spent to rr.
+func (l *loop) verify(ctx context.Context, pr *github.PullRequest, rr *report.RoundResult) error {
+	restored := posts.IDs(l.restores)
 	l.reinstate(rr, restored)
-	v := l.o.Verifier
-	if v == nil || !rr.crew.verifier {
-		return nil
-	}
-	st := &verifier.Status{Model: v.Model, Sent: []string{}, Refuted: []string{}}
-	var send []finding.Finding
-	support := len(rr.crew.reviewers)
-	if rr.crew.verifyAll {
-		support = 1 // deep: every finding the verifier may judge
-	}
-	for _, f := range verifier.Verifiable(rr.Findings, support) {
-		if slices.Contains(restored, f.ID) {
-			st.Restored = append(st.Restored, f.ID)
-			continue
-		}
-		send = append(send, f)
-		st.Sent = append(st.Sent, f.ID)
-	}
-	rr.Verifier = st
-	if len(send) == 0 {
-		st.OK = true // nothing to ask: no model call
-		return nil
-	}
-	task, err := verifier.Task(pr, send)
-	if err != nil {
+	v, err := l.team().Verify(ctx, pr, rr.Crew, rr.Findings, restored)
+	if v.Status == nil {
 		return err
 	}
-	var tools []llm.Tool
-	if l.o.ReviewerTools != nil {
-		tools = l.o.ReviewerTools(pr.HeadRefOid)
-	}
-	// The verifier comes after the round's reviews: when its answer does
-	// not fit in the token budget, it does not run and the findings stand,
-	// the reviews kept (docs/architecture.md, Budget and costs).
-	agent := l.agent(*v, verifier.System, task, tools)
-	if l.o.Budget != nil {
-		if err := l.o.Budget.Reserve("the verifier", agent); err != nil {
-			st.Error = err.Error()
-			l.progress("the verifier did not run (%v): the %s it was to check stand as the reviewers raised them", err, text.Plural(len(send), "finding"))
-			return nil
+	rr.Verifier, rr.Findings = v.Status, v.Kept
+	rr.Refuted = append(rr.Refuted, v.Refuted...)
+	if v.Ran {
+		if rr.Usage == nil {
+			rr.Usage = map[string]tokens.Usage{}
+		}
+		rr.Usage[verifier.Name] = v.Status.Usage
+		if p, ok := l.o.Prices[v.Status.Model]; ok {
+			v.Status.CostUSD = cost(p, v.Status.Usage)
+			rr.AddCost(verifier.Name, v.Status.CostUSD)
 		}
 	}
-	var res finding.VerifierResult
-	rs := l.runRole(ctx, *v, agent, &res)
-	st.OK, st.Error, st.Usage, st.Elapsed = rs.OK, rs.Error, rs.Usage, rs.Elapsed
-	if rr.Usage == nil {
-		rr.Usage = map[string]tokens.Usage{}
-	}
-	rr.Usage[verifier.Name] = rs.Usage
-	if p, ok := l.o.Prices[v.Model]; ok {
-		st.CostUSD = cost(p, rs.Usage)
-		rr.addCost(verifier.Name, st.CostUSD)
-	}
-	if ctx.Err() != nil {
-		return ctx.Err()
-	}
-	if !rs.OK {
-		l.progress("the verifier failed: the %s sent to it stand as the reviewers raised them", text.Plural(len(send), "finding"))
-		return nil
-	}
-	var refuted []finding.Finding
-	rr.Findings, refuted = verifier.SplitRefuted(verifier.ApplyVerdicts(rr.Findings, verifier.Verdicts(res.Verdicts, st.Sent)))
-	rr.Refuted = append(rr.Refuted, refuted...)
-	for _, f := range refuted {
-		st.Refuted = append(st.Refuted, f.ID)
-	}
-	l.progress("verifier (%s): %d of %s refuted", v.Model, len(refuted), text.Plural(len(send), "finding"))
-	return nil
-}
-
-// recordVerifier keeps in the round's record what the verifier did: its
-// refuted findings (with their status and evidence), its tokens, and its
-// failure (state.Round.FailedRoles; it has no report, so no reviewer is
-// taken for it).
-func recordVerifier(rd *state.Round, rr *RoundResult) {
-	rd.Findings = append(rd.Findings, rr.Refuted...)
-	st := rr.Verifier
-	if st == nil || len(st.Sent) == 0 {
-		return
-	}
-	rd.Usage = append(rd.Usage, state.Usage{Role: verifier.Name, Model: st.Model, Usage: st.Usage, CostUSD: st.CostUSD})
-	if !st.OK {
-		rd.FailedRoles = append(rd.FailedRoles, verifier.Name)
-	}
-}
-
-// restoreVerifier takes what recordVerifier kept back out of a recorded
-// round, restore has read: the refuted findings out of the counted ones.
-func restoreVerifier(rr *RoundResult, rd state.Round) {
-	rr.Findings, rr.Refuted = verifier.SplitRefuted(rr.Findings)
-	rr.Counts = consensus.Count(rr.Findings)
-	for _, u := range rd.Usage {
-		if u.Role != verifier.Name {
-			continue
-		}
-		st := &verifier.Status{Model: u.Model, OK: !slices.Contains(rd.FailedRoles, verifier.Name), Sent: []string{}, Refuted: []string{},
-			Usage: rr.Usage[verifier.Name], CostUSD: rr.Costs[verifier.Name]}
-		for _, f := range rr.Refuted {
-			st.Refuted = append(st.Refuted, f.ID)
-		}
-		rr.Verifier = st
-	}
-}
-
-// RenderRefuted is the review body's part on the verifier: what it
-// refuted, with its evidence, and how a person overrules it; or that it
-// failed. "" when no verifier ran.
-func RenderRefuted(rr *RoundResult) string {
-	var b strings.Builder
-	if st := rr.Verifier; st != nil && !st.OK {
-		fmt.Fprintf(&b, "**Verifier:** `%s` failed (%s): the findings it was to check stand as the reviewers raised them.\n\n", st.Model, text.Cell(text.FirstLine(st.Error), 200))
-	}
-	if len(rr.Refuted) == 0 {
-		return b.String()
-	}
-	fmt.Fprintf(&b, "### Refuted by the verifier (%d)\n\n", len(rr.Refuted))
-	b.WriteString("Raised by one reviewer, and shown wrong by the verifier reading the code: not posted inline, not counted, not fixed. Someone with write permission can overrule it with `/ocdx restore <ID>` (or `gh ocdx restore <pr> <ID>`): it then counts again from the next run.\n\n")
-	for _, f := range rr.Refuted {
-		loc := f.File
-		if f.Line != nil {
-			loc = fmt.Sprintf("%s:%d", f.File, *f.Line)
-		}
-		by := ""
-		if f.Agreement != "" {
-			by = " · " + consensus.Agreement(f)
-		}
-		fmt.Fprintf(&b, "- **%s** `%s` %s `%s`%s\n", f.Priority, f.ID, text.Cell(f.Title, 200), loc, by)
-		if e := strings.TrimSpace(f.Evidence); e != "" {
-			fmt.Fprintf(&b, "  _Evidence:_ %s\n", indent(text.Prose(e, verifier.MaxEvidence)))
-		}
-	}
-	b.WriteString("\n")
-	return b.String()
-}
-
-// verifierRow is the verifier's line in the review's table of roles.
-func verifierRow(rr *RoundResult) string {
-	st := rr.Verifier
-	if st == nil || len(st.Sent) == 0 && st.OK {
-		return ""
-	}
-	res := fmt.Sprintf("%d of %d refuted", len(st.Refuted), len(st.Sent))
-	if !st.OK {
-		res = "failed: " + text.Cell(text.FirstLine(st.Error), 120)
-	}
-	used := st.Usage.String()
-	if st.CostUSD > 0 {
-		used += " · " + tokens.Dollars(st.CostUSD)
-	}
-	return fmt.Sprintf("| %s | `%s` | %s | %d | %s | %s |\n", verifier.Name, st.Model, res, len(st.Refuted), used, st.Elapsed)
+	return err
 }
 
 // readRestores sets the findings people restored, as pr shows them now,
@@ -207,7 +69,7 @@ func (l *loop) readRestores(ctx context.Context, pr *github.PullRequest, answer 
 // review of rd (or the PR's ledger) refuted: that head must be reviewed
 // again for the finding to count.
 func (l *loop) restoresRefuted(rd state.Round) bool {
-	restored := posts.RestoredIDs(l.restores)
+	restored := posts.IDs(l.restores)
 	for _, f := range rd.Findings {
 		if f.Status == finding.StatusRefuted && slices.Contains(restored, f.ID) {
 			return true
@@ -225,7 +87,7 @@ func (l *loop) restoresRefuted(rd state.Round) bool {
 // had them refuted, and someone restored since, when no reviewer raised
 // them again this round: a restored finding counts. A machine with no record of that
 // review knows only their IDs (the ledger), and counts them when raised.
-func (l *loop) reinstate(rr *RoundResult, restored []string) {
+func (l *loop) reinstate(rr *report.RoundResult, restored []string) {
 	if len(restored) == 0 {
 		return
 	}
@@ -253,20 +115,6 @@ func (l *loop) reinstate(rr *RoundResult, restored []string) {
 					break search
 				}
 			}
-		}
-	}
-}
-
-// ledgerRefuted records in led the findings round rr refuted, and those
-// restored since (open again).
-func (l *loop) ledgerRefuted(led *posts.Ledger, rr RoundResult) {
-	for _, f := range rr.Refuted {
-		led.Set(f.ID, finding.StatusRefuted, "")
-		led.Agree(f.ID, f.Agreement, f.Reviewers)
-	}
-	for _, id := range posts.RestoredIDs(l.restores) {
-		if led.Has(id) || l.raised(id) { // a restore of an ID nobody raised is no entry
-			led.Restore(id)
 		}
 	}
 }

@@ -21,10 +21,10 @@ import (
 // statuses and, for the findings of the review the next one builds on,
 // where each is and its title: what the report shows of them anyway.
 
-// LedgerVersion is the version of the ledger gh-ocdx writes. A reader keeps
+// ledgerVersion is the version of the ledger gh-ocdx writes. A reader keeps
 // what it understands of any version: the entries of known shape, an
 // unknown status read as open.
-const LedgerVersion = 3
+const ledgerVersion = 3
 
 // maxLedger bounds the ledger block in a comment: half of what GitHub
 // takes in one, the report keeping the rest.
@@ -32,7 +32,7 @@ const maxLedger = 32 << 10
 
 // Ledger is the state of a PR's findings after one post.
 type Ledger struct {
-	V     int    `json:"v,omitempty"` // LedgerVersion when written; 0 for a first-version ledger
+	V     int    `json:"v,omitempty"` // ledgerVersion when written; 0 for a first-version ledger
 	Run   string `json:"run"`
 	Kind  string `json:"kind,omitempty"` // the run's verb: review-loop (""), fix, review-pr
 	Round int    `json:"round"`
@@ -72,10 +72,10 @@ type ModelTokens struct {
 }
 
 // maxLedgerModels bounds the models of a ledger's Tokens and of an
-// entry's reviewers; MaxLedgerReason caps a dismissal's reason, in bytes.
+// entry's reviewers; maxLedgerReason caps a dismissal's reason, in bytes.
 const (
 	maxLedgerModels = 16
-	MaxLedgerReason = 200
+	maxLedgerReason = 200
 )
 
 // LedgerEntry is one finding's status; no status is open.
@@ -150,7 +150,7 @@ func validModel(s string) bool { return reLedgerModel.MatchString(s) }
 func validLogin(s string) bool { return reLedgerLogin.MatchString(s) }
 
 // LedgerReason is a person's reason for a dismissal as a ledger keeps it:
-// one line, without control characters, capped (MaxLedgerReason).
+// one line, without control characters, capped (maxLedgerReason).
 func LedgerReason(s string) string {
 	s = strings.Map(func(r rune) rune {
 		if r < 0x20 || r == 0x7f {
@@ -158,11 +158,11 @@ func LedgerReason(s string) string {
 		}
 		return r
 	}, text.OneLine(s))
-	return clip(strings.TrimSpace(s), MaxLedgerReason)
+	return clip(strings.TrimSpace(s), maxLedgerReason)
 }
 
-// At is the value of LedgerEntry.At for round n of run.
-func At(run string, n int) string { return fmt.Sprintf("%s/%d", run, n) }
+// at is the value of LedgerEntry.At for round n of run.
+func at(run string, n int) string { return fmt.Sprintf("%s/%d", run, n) }
 
 // splitAt is the run and round an At names, and ok when it has the shape.
 func splitAt(at string) (run string, n int, ok bool) {
@@ -251,14 +251,15 @@ func (l *Ledger) Dismissed(id, by, reason string) {
 	}
 }
 
-// Mark records At for id, when it has the shape.
-func (l *Ledger) Mark(id, at string) {
-	if !reLedgerAt.MatchString(at) {
+// Mark records that round n of run listed id (its At), when it has the shape.
+func (l *Ledger) Mark(id, run string, n int) {
+	where := at(run, n)
+	if !reLedgerAt.MatchString(where) {
 		return
 	}
 	for i := range l.Findings {
 		if l.Findings[i].ID == id {
-			l.Findings[i].At = at
+			l.Findings[i].At = where
 		}
 	}
 }
@@ -358,18 +359,25 @@ func (l Ledger) located(keep func(finding.Status) bool) []finding.Finding {
 		if !keep(e.status()) || e.Priority == "" || strings.HasPrefix(e.ID, "THREAD-") {
 			continue
 		}
-		f := finding.Finding{ID: e.ID, Priority: e.Priority, File: e.File, Side: e.Side, Title: e.Title,
-			Reviewers: slices.Clone(e.Reviewers), Agreement: e.Agreement, Tools: slices.Clone(e.Tools)}
+		f := e.Finding()
+		f.Reviewers, f.Agreement, f.Tools = slices.Clone(e.Reviewers), e.Agreement, slices.Clone(e.Tools)
 		if len(f.Reviewers) == 0 {
 			f.Agreement = "" // who raised it is what the verifier goes by
-		}
-		if e.Line > 0 {
-			line := e.Line
-			f.Line = &line
 		}
 		fs = append(fs, f)
 	}
 	return fs
+}
+
+// Finding is the finding e names, where the ledger locates it: its ID,
+// priority, file, line and title.
+func (e LedgerEntry) Finding() finding.Finding {
+	f := finding.Finding{ID: e.ID, Priority: e.Priority, File: e.File, Side: e.Side, Title: e.Title}
+	if e.Line > 0 {
+		line := e.Line
+		f.Line = &line
+	}
+	return f
 }
 
 // unlocate forgets the basis: a fresh machine then reviews in full.
@@ -479,7 +487,7 @@ func (e LedgerEntry) status() finding.Status {
 // entries (open, stuck, disputed) are never left out; a ledger of nothing
 // but those beyond the limit is cut to its newest entries.
 func (l Ledger) Block() string {
-	l.V = LedgerVersion
+	l.V = ledgerVersion
 	l.Findings = slices.Clone(l.Findings)
 	if l.Findings == nil {
 		l.Findings = []LedgerEntry{} // "findings":[] reads as a list to any parser
@@ -551,12 +559,12 @@ var errNoLedger = errors.New("no ledger")
 // does not know reads as open: remaining, never closed. warnings say what
 // was left out.
 func ParseLedger(body string) (Ledger, error) {
-	l, _, err := ParseLedgerWarn(body)
+	l, _, err := parseLedgerWarn(body)
 	return l, err
 }
 
-// ParseLedgerWarn is ParseLedger with what it left out of the entries.
-func ParseLedgerWarn(body string) (l Ledger, warnings []string, err error) {
+// parseLedgerWarn is ParseLedger with what it left out of the entries.
+func parseLedgerWarn(body string) (l Ledger, warnings []string, err error) {
 	i := strings.LastIndex(body, ledgerOpen)
 	if i < 0 {
 		return Ledger{}, nil, errNoLedger
@@ -573,25 +581,8 @@ func ParseLedgerWarn(body string) (l Ledger, warnings []string, err error) {
 	if dec.More() {
 		return Ledger{}, nil, errors.New("the ledger has text after its JSON")
 	}
-	switch {
-	case l.V < 0:
-		return Ledger{}, nil, fmt.Errorf("the ledger's version %d is not one", l.V)
-	case !reLedgerRun.MatchString(l.Run):
-		return Ledger{}, nil, fmt.Errorf("the ledger's run %q is not a run ID", l.Run)
-	case l.Round < 1 || l.Round > 99:
-		return Ledger{}, nil, fmt.Errorf("the ledger's round %d is out of range", l.Round)
-	case !reLedgerOID.MatchString(l.Head):
-		return Ledger{}, nil, fmt.Errorf("the ledger's head %q is not a commit", l.Head)
-	case l.Reviewed != "" && !reLedgerOID.MatchString(l.Reviewed):
-		return Ledger{}, nil, fmt.Errorf("the ledger's reviewed head %q is not a commit", l.Reviewed)
-	case l.Basis != "" && !reLedgerOID.MatchString(l.Basis):
-		return Ledger{}, nil, fmt.Errorf("the ledger's basis %q is not a commit", l.Basis)
-	case l.Sampled != "" && !reLedgerOID.MatchString(l.Sampled):
-		return Ledger{}, nil, fmt.Errorf("the ledger's sampled head %q is not a commit", l.Sampled)
-	case l.Dropped < 0:
-		return Ledger{}, nil, errors.New("the ledger's dropped count is negative")
-	case l.Kind != "" && l.Kind != "review-loop" && l.Kind != "fix" && l.Kind != "review-pr":
-		return Ledger{}, nil, fmt.Errorf("the ledger's kind %q is not a verb of gh-ocdx", l.Kind)
+	if err := l.checkHead(); err != nil {
+		return Ledger{}, nil, err
 	}
 	kept := make([]LedgerEntry, 0, len(l.Findings))
 	seen := map[string]bool{}
@@ -603,48 +594,9 @@ func ParseLedgerWarn(body string) (l Ledger, warnings []string, err error) {
 		case seen[e.ID]:
 			warnings = append(warnings, fmt.Sprintf("left out a second entry for %s", e.ID))
 			continue
-		case !slices.Contains(finding.Statuses, e.status()):
-			warnings = append(warnings, fmt.Sprintf("%s has the status %q, unknown here: read as open", e.ID, shortText(string(e.Status))))
-			e.Status = finding.StatusOpen
-		}
-		if e.Status == "" {
-			e.Status = finding.StatusOpen
-		}
-		if e.Status != finding.StatusFixed || !reLedgerOID.MatchString(e.Sha) {
-			e.Sha = ""
-		}
-		if !reAgreement.MatchString(e.Agreement) {
-			e.Agreement = ""
-		}
-		if err := e.Where.valid(); err != nil {
-			warnings = append(warnings, fmt.Sprintf("left out where %s is: its %v is not of gh-ocdx's shapes", e.ID, err))
-			e.Where = Where{}
-		}
-		if by := validModels(e.Reviewers); len(by) != len(e.Reviewers) || len(e.Reviewers) > maxLedgerModels {
-			warnings = append(warnings, fmt.Sprintf("left out who raised %s: not models' names", e.ID))
-			e.Reviewers = nil
-		}
-		if len(e.Reviewers) == 0 {
-			e.Reviewers = nil
-		}
-		if tools := validTools(e.Tools); len(tools) != len(e.Tools) || len(e.Tools) > maxLedgerModels {
-			warnings = append(warnings, fmt.Sprintf("left out the tools of %s: not tools' names", e.ID))
-			e.Tools = nil
-		}
-		if len(e.Tools) == 0 {
-			e.Tools = nil
-		}
-		if e.At != "" && !reLedgerAt.MatchString(e.At) {
-			e.At = ""
-		}
-		if e.Status != finding.StatusDismissed || !reLedgerLogin.MatchString(e.DismissedBy) {
-			e.DismissedBy, e.Reason = "", ""
-		}
-		if len(e.Reason) > MaxLedgerReason+len("…") || hasControl(e.Reason) || e.Reason != strings.TrimSpace(e.Reason) {
-			warnings = append(warnings, fmt.Sprintf("left out why %s was dismissed: not one line of at most %d bytes", e.ID, MaxLedgerReason))
-			e.Reason = ""
 		}
 		seen[e.ID] = true
+		warnings = append(warnings, e.keep()...)
 		kept = append(kept, e)
 	}
 	l.Findings = kept
@@ -660,6 +612,81 @@ func ParseLedgerWarn(body string) (l Ledger, warnings []string, err error) {
 	}
 	l.Tokens = tokens
 	return l, warnings, nil
+}
+
+// checkHead refuses a ledger whose run, round, heads or kind are not of
+// gh-ocdx's shapes: nothing of it is read.
+func (l Ledger) checkHead() error {
+	switch {
+	case l.V < 0:
+		return fmt.Errorf("the ledger's version %d is not one", l.V)
+	case !reLedgerRun.MatchString(l.Run):
+		return fmt.Errorf("the ledger's run %q is not a run ID", l.Run)
+	case l.Round < 1 || l.Round > 99:
+		return fmt.Errorf("the ledger's round %d is out of range", l.Round)
+	case !reLedgerOID.MatchString(l.Head):
+		return fmt.Errorf("the ledger's head %q is not a commit", l.Head)
+	case l.Reviewed != "" && !reLedgerOID.MatchString(l.Reviewed):
+		return fmt.Errorf("the ledger's reviewed head %q is not a commit", l.Reviewed)
+	case l.Basis != "" && !reLedgerOID.MatchString(l.Basis):
+		return fmt.Errorf("the ledger's basis %q is not a commit", l.Basis)
+	case l.Sampled != "" && !reLedgerOID.MatchString(l.Sampled):
+		return fmt.Errorf("the ledger's sampled head %q is not a commit", l.Sampled)
+	case l.Dropped < 0:
+		return errors.New("the ledger's dropped count is negative")
+	case l.Kind != "" && l.Kind != "review-loop" && l.Kind != "fix" && l.Kind != "review-pr":
+		return fmt.Errorf("the ledger's kind %q is not a verb of gh-ocdx", l.Kind)
+	}
+	return nil
+}
+
+// keep makes entry e, read from a ledger, one of gh-ocdx's shapes: an
+// unknown status is read as open, and what is not of its shape (a fix's
+// commit, the agreement, where it is, who raised it, its tools, its report,
+// who dismissed it and why) is left out; warnings say what was.
+func (e *LedgerEntry) keep() (warnings []string) {
+	if !slices.Contains(finding.Statuses, e.status()) {
+		warnings = append(warnings, fmt.Sprintf("%s has the status %q, unknown here: read as open", e.ID, shortText(string(e.Status))))
+		e.Status = finding.StatusOpen
+	}
+	if e.Status == "" {
+		e.Status = finding.StatusOpen
+	}
+	if e.Status != finding.StatusFixed || !reLedgerOID.MatchString(e.Sha) {
+		e.Sha = ""
+	}
+	if !reAgreement.MatchString(e.Agreement) {
+		e.Agreement = ""
+	}
+	if err := e.Where.valid(); err != nil {
+		warnings = append(warnings, fmt.Sprintf("left out where %s is: its %v is not of gh-ocdx's shapes", e.ID, err))
+		e.Where = Where{}
+	}
+	if by := validModels(e.Reviewers); len(by) != len(e.Reviewers) || len(e.Reviewers) > maxLedgerModels {
+		warnings = append(warnings, fmt.Sprintf("left out who raised %s: not models' names", e.ID))
+		e.Reviewers = nil
+	}
+	if len(e.Reviewers) == 0 {
+		e.Reviewers = nil
+	}
+	if tools := validTools(e.Tools); len(tools) != len(e.Tools) || len(e.Tools) > maxLedgerModels {
+		warnings = append(warnings, fmt.Sprintf("left out the tools of %s: not tools' names", e.ID))
+		e.Tools = nil
+	}
+	if len(e.Tools) == 0 {
+		e.Tools = nil
+	}
+	if e.At != "" && !reLedgerAt.MatchString(e.At) {
+		e.At = ""
+	}
+	if e.Status != finding.StatusDismissed || !reLedgerLogin.MatchString(e.DismissedBy) {
+		e.DismissedBy, e.Reason = "", ""
+	}
+	if len(e.Reason) > maxLedgerReason+len("…") || hasControl(e.Reason) || e.Reason != strings.TrimSpace(e.Reason) {
+		warnings = append(warnings, fmt.Sprintf("left out why %s was dismissed: not one line of at most %d bytes", e.ID, maxLedgerReason))
+		e.Reason = ""
+	}
+	return warnings
 }
 
 // shortText is a value from a ledger as a warning quotes it: short.

@@ -20,7 +20,7 @@ func TestLedgerRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l.V = LedgerVersion
+	l.V = ledgerVersion
 	if fmt.Sprint(got) != fmt.Sprint(l) {
 		t.Errorf("got %+v, want %+v", got, l)
 	}
@@ -87,7 +87,7 @@ func TestParseLedgerRefusesWhatGhOcdxDoesNotWrite(t *testing.T) {
 
 	entries := `{"id":"rm -rf","status":"fixed"},{"id":"SEC-b0bf205b","status":"approved"},{"id":"SEC-b0bf205b","status":"dismissed"},` +
 		`{"id":"QUAL-0badf00d","status":"stuck","sha":"abcdef0"},{"id":"QUAL-1badf00d"},{"id":"THREAD-1234567","status":"disputed"},{"id":"THREAD-PRRC_kwDOabc","status":"fixed","sha":"abcdef0"}`
-	l, warnings, err := ParseLedgerWarn(`<!-- ocdx:ledger {"v":3,"run":"20261124T101112-a1b2c3","round":1,"head":"916a9a4","verify":["sh x"],"findings":[` + entries + `]} -->`)
+	l, warnings, err := parseLedgerWarn(`<!-- ocdx:ledger {"v":3,"run":"20261124T101112-a1b2c3","round":1,"head":"916a9a4","verify":["sh x"],"findings":[` + entries + `]} -->`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,7 +141,7 @@ func TestLedgerLocatesTheBasisFindings(t *testing.T) {
 
 	for _, where := range []string{`"p":"P1","file":"a.go","side":"RIGHT;rm"`, `"p":"P9","file":"a.go"`, `"p":"P1","file":"../../etc/passwd"`, `"p":"P1","file":"/etc/passwd"`, `"p":"P1","file":"a.go","title":"a\u0007b"`, `"p":"P1","file":"a.go","line":-1`} {
 		body := `<!-- ocdx:ledger {"v":2,"run":"20261124T101112-a1b2c3","round":1,"head":"916a9a4c","basis":"916a9a4c","findings":[{"id":"QUAL-0badf00d",` + where + `}]} -->`
-		got, warnings, err := ParseLedgerWarn(body)
+		got, warnings, err := parseLedgerWarn(body)
 		if err != nil || len(got.Findings) != 1 || got.Findings[0].Where != (Where{}) || len(warnings) != 1 {
 			t.Errorf("%s: %+v, %v, %v", where, got, warnings, err)
 		}
@@ -193,8 +193,8 @@ func TestLedgerV3RoundTrip(t *testing.T) {
 	l.Set("QUAL-0badf00d", finding.StatusOpen, "")
 	l.Agree("QUAL-0badf00d", "2/3", []string{"openai/gpt-4.1", "anthropic/claude-sonnet-4-5", "openai/gpt-4.1", "evil model"})
 	l.Locate(finding.Finding{ID: "QUAL-0badf00d", Priority: "P2", File: "cache.go", Line: &line, Title: "Cache size is not bounded"})
-	l.Mark("QUAL-0badf00d", At("20261124T101112-a1b2c3", 2))
-	l.Mark("QUAL-0badf00d", "20261124T101112-a1b2c3/2 or else") // not the shape: kept as it was
+	l.Mark("QUAL-0badf00d", "20261124T101112-a1b2c3", 2)
+	l.Mark("QUAL-0badf00d", "20261124T101112-a1b2c3 or else", 2) // not the shape: kept as it was
 	l.Set("SEC-b0bf205b", finding.StatusDismissed, "")
 	l.Dismissed("SEC-b0bf205b", "mona", "a test key\n<!-- ocdx:ledger {} -->")
 	l.Set("PERF-12ab34cd", finding.StatusDismissed, "")
@@ -204,7 +204,7 @@ func TestLedgerV3RoundTrip(t *testing.T) {
 	l.AddTokens("anthropic/claude-sonnet-4-5", 900, 200)
 	l.AddTokens("../etc", 1, 1)
 
-	got, warnings, err := ParseLedgerWarn(l.Block())
+	got, warnings, err := parseLedgerWarn(l.Block())
 	if err != nil || len(warnings) > 0 {
 		t.Fatalf("%v %v", err, warnings)
 	}
@@ -239,13 +239,13 @@ func TestLedgerV3RoundTrip(t *testing.T) {
 // rest of the entry kept; a version-2 ledger (no reviewers) reads, its
 // basis findings with no agreement (nobody known raised them).
 func TestParseLedgerV3RefusesWhatGhOcdxDoesNotWrite(t *testing.T) {
-	long := strings.Repeat("x", MaxLedgerReason+10)
+	long := strings.Repeat("x", maxLedgerReason+10)
 	body := `<!-- ocdx:ledger {"v":3,"run":"20261124T101112-a1b2c3","round":1,"head":"abcdef0","basis":"abcdef0","findings":[` +
 		`{"id":"QUAL-0badf00d","p":"P2","file":"a.go","title":"t","agreement":"2/3","by":["openai/a","$(rm -rf)"],"at":"../x"},` +
 		`{"id":"SEC-b0bf205b","status":"dismissed","dby":"mona","why":"` + long + `"},` +
 		`{"id":"PERF-12ab34cd","status":"open","dby":"mona","why":"open, not dismissed"}],` +
 		`"tokens":[{"model":"openai/a","in":1,"out":2},{"model":"openai/a","in":5,"out":5},{"model":"no slash","in":1,"out":1},{"model":"openai/b","in":-1,"out":1}]} -->`
-	got, warnings, err := ParseLedgerWarn(body)
+	got, warnings, err := parseLedgerWarn(body)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -271,7 +271,7 @@ func TestParseLedgerV3RefusesWhatGhOcdxDoesNotWrite(t *testing.T) {
 
 	v2 := `<!-- ocdx:ledger {"v":2,"run":"20261124T101112-a1b2c3","round":1,"head":"abcdef0","reviewed":"abcdef0","basis":"abcdef0",` +
 		`"findings":[{"id":"QUAL-0badf00d","agreement":"2/3","p":"P1","file":"a.go","line":3,"title":"t"},{"id":"SEC-b0bf205b","status":"dismissed"}]} -->`
-	old, warnings, err := ParseLedgerWarn(v2)
+	old, warnings, err := parseLedgerWarn(v2)
 	if err != nil || len(warnings) > 0 || old.V != 2 || len(old.Findings) != 2 || old.ReviewedHead() != "abcdef0" {
 		t.Fatalf("the v2 ledger: %+v %v %v", old, warnings, err)
 	}
@@ -294,12 +294,12 @@ func TestLedgerV3BlockKeepsWithinItsSize(t *testing.T) {
 			l.Set(id, finding.StatusOpen, "")
 			if i < closed {
 				l.Set(id, finding.StatusDismissed, "")
-				l.Dismissed(id, "a-maintainer-with-a-long-login", strings.Repeat("r", MaxLedgerReason))
+				l.Dismissed(id, "a-maintainer-with-a-long-login", strings.Repeat("r", maxLedgerReason))
 			}
 			l.Agree(id, "3/3", models)
 			line := 100000 + i
 			l.Locate(finding.Finding{ID: id, Priority: "P2", File: strings.Repeat("d/", 40) + "file.go", Line: &line, Title: strings.Repeat("t", MaxLedgerTitle)})
-			l.Mark(id, At(l.Run, 9))
+			l.Mark(id, l.Run, 9)
 		}
 		for _, m := range models {
 			l.AddTokens(m, 1<<40, 1<<40)
@@ -352,7 +352,7 @@ func TestLedgerKeepsTheTools(t *testing.T) {
 	l.Set("QUAL-1982a5d1", finding.StatusOpen, "")
 	l.Tooled("QUAL-1982a5d1", []string{"staticcheck", "staticcheck", "<b>evil</b>"})
 	l.Locate(finding.Finding{ID: "QUAL-1982a5d1", Priority: "P2", File: "cache.go", Line: &line, Title: "CL200: no doc comment"})
-	got, warnings, err := ParseLedgerWarn(l.Block())
+	got, warnings, err := parseLedgerWarn(l.Block())
 	if err != nil || len(warnings) > 0 {
 		t.Fatalf("%v %v", err, warnings)
 	}
@@ -361,7 +361,7 @@ func TestLedgerKeepsTheTools(t *testing.T) {
 		t.Errorf("the basis finding's tools: %+v", fs)
 	}
 	hostile := `<!-- ocdx:ledger {"v":3,"run":"20261124T101112-a1b2c3","round":1,"head":"abcdef0","findings":[{"id":"QUAL-0badf00d","tools":["ok","@mona <img>"]}]} -->`
-	got, warnings, err = ParseLedgerWarn(hostile)
+	got, warnings, err = parseLedgerWarn(hostile)
 	if err != nil || got.Findings[0].Tools != nil || len(warnings) != 1 {
 		t.Errorf("a hostile tool name: %+v %v %v", got.Findings, warnings, err)
 	}

@@ -25,3 +25,15 @@ func RunTag(runID string, n int, kind string) string {
 func CarriesMarkup(s string) bool {
 	return strings.Contains(s, "<!--") || strings.Contains(s, "ocdx:") || strings.Contains(s, Marker) || text.HasCommandLine(s)
 }
+
+// Visible is a post of gh-ocdx's without its hidden lines (the marker and
+// tags): what a person reads of it.
+func Visible(body string) string {
+	var keep []string
+	for _, l := range strings.Split(body, "\n") {
+		if !strings.HasPrefix(l, "<!--") {
+			keep = append(keep, l)
+		}
+	}
+	return strings.Join(keep, "\n")
+}

@@ -65,7 +65,7 @@ func CommandAnswered(pr *github.PullRequest, conv []github.Comment, id, url stri
 		tags = append(tags, CommandTag(id))
 	}
 	if url != "" {
-		tags = append(tags, RefusedTag(Refusal{URL: url}), legacyRefusedTag(Refusal{URL: url}))
+		tags = append(tags, Refusal{URL: url}.Tag(), legacyRefusedTag(Refusal{URL: url}))
 	}
 	answers := func(body, author string) bool {
 		return Own(pr, body, author) && slices.ContainsFunc(tags, func(t string) bool { return strings.Contains(body, t) })
@@ -85,11 +85,11 @@ func CommandAnswered(pr *github.PullRequest, conv []github.Comment, id, url stri
 	return false
 }
 
-// Concedable reports whether a conversation may concede f: never a P0 or
+// Concedable reports whether a conversation may concede t's finding: never a P0 or
 // one of gh-ocdx's SEC- findings.
-func Concedable(id, priority string) bool {
+func (t OwnThread) Concedable() bool {
 	// A thread an earlier version opened names no priority: it may be a P0.
-	return priority != "" && priority != "P0" && !strings.HasPrefix(id, "SEC-")
+	return t.Priority != "" && t.Priority != "P0" && !strings.HasPrefix(t.Finding.ID, "SEC-")
 }
 
 // OwnThread is a review thread gh-ocdx opened for a finding.
@@ -154,7 +154,7 @@ func OwnThreads(pr *github.PullRequest) []OwnThread {
 func Disputed(pr *github.PullRequest) []string {
 	var ids []string
 	for _, t := range OwnThreads(pr) {
-		if t.Conceded && Concedable(t.Finding.ID, t.Priority) && !slices.Contains(ids, t.Finding.ID) {
+		if t.Conceded && t.Concedable() && !slices.Contains(ids, t.Finding.ID) {
 			ids = append(ids, t.Finding.ID)
 		}
 	}

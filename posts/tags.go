@@ -16,31 +16,31 @@ import (
 	"github.com/ocdx/gh-ocdx/finding"
 )
 
-// Safe keeps a hidden tag's value from closing the comment: the one
+// safe keeps a hidden tag's value from closing the comment: the one
 // escaping rule of every tag whose value comes from outside.
-func Safe(s string) string { return strings.NewReplacer("--", "%2D%2D", ">", "%3E").Replace(s) }
+func safe(s string) string { return strings.NewReplacer("--", "%2D%2D", ">", "%3E").Replace(s) }
 
 // AnswerTag marks gh-ocdx's answer to a person's reply in one of its
 // threads (gh ocdx reply), by the reply's database id: no run answers a
 // reply twice.
-func AnswerTag(replyID string) string { return "<!-- ocdx:answered=" + Safe(replyID) + " -->" }
+func AnswerTag(replyID string) string { return "<!-- ocdx:answered=" + safe(replyID) + " -->" }
 
 // ConcededTag marks gh-ocdx's answer that conceded the thread's finding:
 // from then on the ledger says it is disputed (docs/architecture.md,
 // Conversation). It keeps blocking until someone with write permission
 // dismisses it; a P0 or SEC- finding is never conceded.
-func ConcededTag(id string) string { return "<!-- ocdx:conceded=" + Safe(id) + " -->" }
+func ConcededTag(id string) string { return "<!-- ocdx:conceded=" + safe(id) + " -->" }
 
 // CommandTag marks gh-ocdx's answer to the comment with the database id
 // (an /ocdx command, or a reply a command run was started for), whichever
 // verb answers it: command, or the loop refusing a dismissal or restore.
 // No run answers a comment twice.
-func CommandTag(commentID string) string { return "<!-- ocdx:command=" + Safe(commentID) + " -->" }
+func CommandTag(commentID string) string { return "<!-- ocdx:command=" + safe(commentID) + " -->" }
 
 // FixedTag marks gh-ocdx's reply that resolved the thread of a finding
 // fixed or resolved: like every post of gh-ocdx's, it says what it is, and
 // a thread someone opened again after it gets no second one.
-func FixedTag(id string) string { return "<!-- ocdx:fixed=" + Safe(id) + " -->" }
+func FixedTag(id string) string { return "<!-- ocdx:fixed=" + safe(id) + " -->" }
 
 // ThreadTag names the finding of a thread gh-ocdx opened, with the
 // priority and agreement the comment says, so that a later round replies
@@ -99,13 +99,13 @@ func readUpdateTag(body string) (priority, agreement string, ok bool) {
 // answerPrefix starts every AnswerTag, whatever reply it answers.
 const answerPrefix = "<!-- ocdx:answered="
 
-// RefusedTag marks gh-ocdx's answer to the refused command r by the
+// Tag marks gh-ocdx's answer to the refused command r by the
 // command's URL (by who and the IDs when GitHub gave none), as earlier
 // versions' loops wrote and read it: an answer carries it beside
 // CommandTag, so that those versions do not answer the command again.
-func RefusedTag(r Refusal) string { return refusedTag(r, Safe) }
+func (r Refusal) Tag() string { return refusedTag(r, safe) }
 
-// legacyRefusedTag is RefusedTag as versions before the one escaping rule
+// legacyRefusedTag is Refusal.Tag as versions before the one escaping rule
 // wrote it: only "--" escaped. It differs only for a key holding ">".
 func legacyRefusedTag(r Refusal) string {
 	return refusedTag(r, func(s string) string { return strings.ReplaceAll(s, "--", "%2D%2D") })
@@ -119,7 +119,7 @@ func refusedTag(r Refusal, escape func(string) string) string {
 // DescriptionTag marks gh-ocdx's description of a PR (gh ocdx describe),
 // by the head it describes: one such comment per PR, edited in place by a
 // rerun (docs/architecture.md, Describe).
-func DescriptionTag(head string) string { return descriptionPrefix + Safe(head) + " -->" }
+func DescriptionTag(head string) string { return descriptionPrefix + safe(head) + " -->" }
 
 const descriptionPrefix = "<!-- ocdx:description="
 

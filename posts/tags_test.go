@@ -21,8 +21,8 @@ func TestTagsStayOneHiddenComment(t *testing.T) {
 			}
 		}
 	}
-	if AnswerTag("8101") != "<!-- ocdx:answered=8101 -->" || Safe("a--b>c") != "a%2D%2Db%3Ec" {
-		t.Errorf("the tags gh-ocdx has written so far changed: %q %q", AnswerTag("8101"), Safe("a--b>c"))
+	if AnswerTag("8101") != "<!-- ocdx:answered=8101 -->" || safe("a--b>c") != "a%2D%2Db%3Ec" {
+		t.Errorf("the tags gh-ocdx has written so far changed: %q %q", AnswerTag("8101"), safe("a--b>c"))
 	}
 }
 
@@ -41,8 +41,8 @@ func TestTagsAreTheWireFormat(t *testing.T) {
 		ThreadTag(f):                 "<!-- ocdx:finding=QUAL-0badf00d category=quality title=Leaks+a+%3Cfile%3E+%26+more priority=P1 agreement=2/3 -->",
 		UpdateTag(f):                 "<!-- ocdx:finding-update=QUAL-0badf00d priority=P1 agreement=2/3 -->",
 		ThreadTag(finding.Finding{ID: "QUAL-0badf00d", Category: "quality", Title: "Old"}): "<!-- ocdx:finding=QUAL-0badf00d category=quality title=Old -->",
-		RefusedTag(Refusal{URL: "https://github.com/o/r/pull/7#issuecomment-42"}):          "<!-- ocdx:refused https://github.com/o/r/pull/7#issuecomment-42 -->",
-		RefusedTag(Refusal{By: "eve", IDs: []string{"SEC-b0bf205b", "QUAL-0badf00d"}}):     "<!-- ocdx:refused eve SEC-b0bf205b QUAL-0badf00d -->",
+		Refusal{URL: "https://github.com/o/r/pull/7#issuecomment-42"}.Tag():                "<!-- ocdx:refused https://github.com/o/r/pull/7#issuecomment-42 -->",
+		Refusal{By: "eve", IDs: []string{"SEC-b0bf205b", "QUAL-0badf00d"}}.Tag():           "<!-- ocdx:refused eve SEC-b0bf205b QUAL-0badf00d -->",
 		CommandLine(CmdDismiss, []string{"QUAL-0badf00d", "SEC-b0bf205b"}, "a test key"):   "/ocdx dismiss QUAL-0badf00d SEC-b0bf205b a test key",
 		DescriptionTag("0123456789abcdef0123456789abcdef01234567"):                         "<!-- ocdx:description=0123456789abcdef0123456789abcdef01234567 -->",
 		BodyStart: "<!-- ocdx:description:start -->",
@@ -66,7 +66,7 @@ func TestTagsAreTheWireFormat(t *testing.T) {
 func TestARefusedTagOfAnEarlierVersionStillAnswers(t *testing.T) {
 	const url = "https://x/pull/7#c--1>2"
 	legacy := Marker + "\n<!-- ocdx:refused https://x/pull/7#c%2D%2D1>2 -->\n@eve: no."
-	if RefusedTag(Refusal{URL: url}) == "<!-- ocdx:refused https://x/pull/7#c%2D%2D1>2 -->" {
+	if (Refusal{URL: url}).Tag() == "<!-- ocdx:refused https://x/pull/7#c%2D%2D1>2 -->" {
 		t.Fatal("the key does not tell the two escapings apart")
 	}
 	pr := &github.PullRequest{Viewer: "ocdx-bot", Comments: []github.Comment{{Author: "ocdx-bot", Body: legacy}}}
@@ -81,7 +81,7 @@ func TestARefusedTagOfAnEarlierVersionStillAnswers(t *testing.T) {
 func TestTagsOfOutsideTextStayOneHiddenComment(t *testing.T) {
 	for _, v := range []string{"x --> <b>shown</b> <!-- y", "a->b", "--->", "--!>", "50% & more"} {
 		f := finding.Finding{ID: "QUAL-0badf00d", Category: v, Title: v, Priority: "P2"}
-		for _, tag := range []string{ThreadTag(f), UpdateTag(f), RefusedTag(Refusal{URL: v}), RefusedTag(Refusal{By: v, IDs: []string{v}})} {
+		for _, tag := range []string{ThreadTag(f), UpdateTag(f), Refusal{URL: v}.Tag(), Refusal{By: v, IDs: []string{v}}.Tag()} {
 			body := strings.TrimSuffix(strings.TrimPrefix(tag, "<!-- ocdx:"), " -->")
 			if !strings.HasPrefix(tag, "<!-- ocdx:") || strings.Contains(body, ">") || strings.Contains(body, "--!") {
 				t.Errorf("tag of %q: %q", v, tag)

@@ -16,9 +16,9 @@ import (
 // run a command, dismiss, restore or resolve a blocker, and whose posts
 // count; and what the PR's commands and newest ledger dismiss and restore.
 
-// Permissions reads a login's permission on a repository; *github.Client
+// permissions reads a login's permission on a repository; *github.Client
 // is one.
-type Permissions interface {
+type permissions interface {
 	Permission(ctx context.Context, repo github.Repo, login string) (github.Permission, error)
 }
 
@@ -28,7 +28,7 @@ type Permissions interface {
 // permission is asked once per run, and only for a login whose post or
 // command there is to judge.
 type Trust struct {
-	perms  Permissions
+	perms  permissions
 	repo   github.Repo
 	logins []string // the base branch's trustedLogins
 	asked  map[string]permAnswer
@@ -41,7 +41,7 @@ type permAnswer struct {
 
 // NewTrust is the Trust of one run on repo, whose base branch's policy
 // trusts the logins trusted (config.Policy.Trusted).
-func NewTrust(perms Permissions, repo github.Repo, trusted []string) *Trust {
+func NewTrust(perms permissions, repo github.Repo, trusted []string) *Trust {
 	return &Trust{perms: perms, repo: repo, logins: trusted, asked: map[string]permAnswer{}}
 }
 
@@ -85,9 +85,9 @@ func MayDismiss(repo github.Repo, perm github.Permission, login, prAuthor, id st
 // Resolution is the rule for a person's resolved review thread on pr
 // (docs/architecture.md, Who may dismiss): resolving it clears its finding
 // as a dismissal does, so it counts only when the thread's author resolved
-// it or someone MayDismiss allows. gh-ocdx's own threads are not judged:
-// they are no findings.
-func (t *Trust) Resolution(ctx context.Context, pr *github.PullRequest) Resolution {
+// it or someone MayDismiss allows; when not, why. gh-ocdx's own threads
+// are not judged: they are no findings.
+func (t *Trust) Resolution(ctx context.Context, pr *github.PullRequest) func(th github.ReviewThread, first github.ThreadComment) (counts bool, why string) {
 	return func(th github.ReviewThread, first github.ThreadComment) (bool, string) {
 		by := th.ResolvedBy
 		switch {
@@ -250,14 +250,17 @@ func (t *Trust) DismissedOn(ctx context.Context, pr *github.PullRequest) []Dismi
 	return ds
 }
 
-// DismissedIDs are the IDs of ds.
-func DismissedIDs(ds []Dismissal) []string {
-	ids := make([]string, 0, len(ds))
-	for _, d := range ds {
-		ids = append(ids, d.ID)
+// IDs are the findings xs name: the IDs of dismissals or restores.
+func IDs[T interface{ finding() string }](xs []T) []string {
+	ids := make([]string, 0, len(xs))
+	for _, x := range xs {
+		ids = append(ids, x.finding())
 	}
 	return ids
 }
+
+func (d Dismissal) finding() string { return d.ID }
+func (r Restore) finding() string   { return r.ID }
 
 // Restore is a refuted finding someone restored on the PR.
 type Restore struct {
@@ -308,20 +311,6 @@ func (t *Trust) Restores(ctx context.Context, pr *github.PullRequest) (rs []Rest
 	return rs, refused, warnings
 }
 
-// RestoredIDs are the IDs of rs.
-func RestoredIDs(rs []Restore) []string {
-	ids := make([]string, 0, len(rs))
-	for _, r := range rs {
-		ids = append(ids, r.ID)
-	}
-	return ids
-}
-
-// Resolution judges a resolved person's thread whose first comment is
-// first: whether its resolution counts, and when not, why
-// (Trust.Resolution is the rule).
-type Resolution func(th github.ReviewThread, first github.ThreadComment) (counts bool, why string)
-
 // PRLedger is the newest ledger in a report of gh-ocdx's own (Own: its
 // login's, or a login pr trusts) on pr (its reviews and the conversation's
 // last comments) and the report's URL. A ledger that cannot be read is
@@ -351,7 +340,7 @@ func prLedger(pr *github.PullRequest) (l Ledger, url, by string, warnings []stri
 	slices.Reverse(reports)
 	slices.SortStableFunc(reports, func(a, b report) int { return -cmp.Compare(a.at, b.at) })
 	for _, r := range reports {
-		got, left, err := ParseLedgerWarn(r.body)
+		got, left, err := parseLedgerWarn(r.body)
 		switch {
 		case err == errNoLedger:
 			continue
@@ -386,7 +375,7 @@ func (t *Trust) Ledger(ctx context.Context, pr *github.PullRequest) (l Ledger, u
 	// Nor can it say a head converged or was reviewed: that would spare the
 	// head its review, its secret scan included, on its author's word. (As
 	// a current ledger, it then names no reviewed head: ReviewedHead.)
-	l.Converged, l.Reviewed, l.Basis, l.Sampled, l.V = false, "", "", "", max(l.V, LedgerVersion)
+	l.Converged, l.Reviewed, l.Basis, l.Sampled, l.V = false, "", "", "", max(l.V, ledgerVersion)
 	p, err := t.Permission(ctx, by)
 	for _, id := range l.With(finding.StatusDismissed) {
 		if may, _ := MayDismiss(t.repo, p, by, pr.Author, id); err != nil || !may {

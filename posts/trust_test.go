@@ -43,7 +43,7 @@ func TestMayDismiss(t *testing.T) {
 func TestCommandAnswered(t *testing.T) {
 	const url = "https://github.com/o/r/pull/7#issuecomment-42"
 	answer := Marker + "\n" + CommandTag("42") + "\n@eve: no."
-	legacy := Marker + "\n" + RefusedTag(Refusal{URL: url}) + "\n@eve: no."
+	legacy := Marker + "\n" + Refusal{URL: url}.Tag() + "\n@eve: no."
 	for _, tc := range []struct {
 		name    string
 		conv    []github.Comment

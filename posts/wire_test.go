@@ -15,7 +15,7 @@ func TestLedgerIsTheWireFormat(t *testing.T) {
 	l.Set("QUAL-0badf00d", finding.StatusOpen, "")
 	l.Agree("QUAL-0badf00d", "2/3", []string{"openai/gpt-4.1", "anthropic/claude-sonnet-4-5"})
 	l.Locate(finding.Finding{ID: "QUAL-0badf00d", Priority: "P2", File: "cache.go", Line: &line, Title: "Cache size is not bounded"})
-	l.Mark("QUAL-0badf00d", At("20261124T101112-a1b2c3", 2))
+	l.Mark("QUAL-0badf00d", "20261124T101112-a1b2c3", 2)
 	l.Set("PERF-12ab34cd", finding.StatusFixed, "abcdef0")
 	l.Set("SEC-b0bf205b", finding.StatusDismissed, "")
 	l.Dismissed("SEC-b0bf205b", "mona", "a test key")
@@ -24,7 +24,7 @@ func TestLedgerIsTheWireFormat(t *testing.T) {
 	if got := l.Block(); got != want {
 		t.Fatalf("the ledger's block changed:\n%s\nwant\n%s", got, want)
 	}
-	got, warnings, err := ParseLedgerWarn("## report\n\n" + want)
+	got, warnings, err := parseLedgerWarn("## report\n\n" + want)
 	if err != nil || len(warnings) > 0 {
 		t.Fatal(err, warnings)
 	}

@@ -113,7 +113,7 @@ func TestReviewPRCommentOnAKnownProblemIsThatFinding(t *testing.T) {
 // In review-pr's ledger, a finding its comment named keeps what the basis
 // said of it: a comment (P3) on a P0 does not make it a P3.
 func TestLedgerKeepsTheFindingACommentNamed(t *testing.T) {
-	prev := posts.Ledger{V: posts.LedgerVersion, Run: "20261124T101010-a1b2c3", Round: 1, Head: "aaaaaaa", Reviewed: "aaaaaaa", Basis: "aaaaaaa"}
+	prev := posts.Ledger{V: 3, Run: "20261124T101010-a1b2c3", Round: 1, Head: "aaaaaaa", Reviewed: "aaaaaaa", Basis: "aaaaaaa"}
 	prev.Set("SEC-f7c590a4", finding.StatusOpen, "")
 	line := 7
 	prev.Locate(finding.Finding{ID: "SEC-f7c590a4", Priority: "P0", File: "auth.go", Line: &line, Title: "Keys are not validated"})

@@ -12,13 +12,13 @@ import (
 )
 
 // Approvals of a repository's verify commands live in their own top-level
-// bucket, beside prs: approvals{<host/owner/repo>: Approval}.
+// bucket, beside prs: approvals{<host/owner/repo>: approval}.
 var bucketApprovals = []byte("approvals")
 
-// Approval records that the user accepted running a repository's verify
+// approval records that the user accepted running a repository's verify
 // commands on this machine. Only the hash of the list is kept: a list that
 // differs in any byte is a new question.
-type Approval struct {
+type approval struct {
 	Repo       string    `json:"repo"` // host/owner/repo, lower-cased
 	Hash       string    `json:"hash"` // commandsHash of the approved list
 	ApprovedAt time.Time `json:"approvedAt"`
@@ -38,7 +38,7 @@ func repoKey(host, owner, repo string) []byte {
 // Approved reports whether the user approved exactly these commands for the
 // repository, and when.
 func (s *Store) Approved(host, owner, repo string, commands []string) (bool, time.Time, error) {
-	var a Approval
+	var a approval
 	found := false
 	err := s.view(func(prs *bolt.Bucket) error {
 		b := prs.Tx().Bucket(bucketApprovals)
@@ -69,6 +69,6 @@ func (s *Store) Approve(host, owner, repo string, commands []string, at time.Tim
 		if err != nil {
 			return err
 		}
-		return put(b, key, Approval{Repo: string(key), Hash: commandsHash(commands), ApprovedAt: at.UTC()})
+		return put(b, key, approval{Repo: string(key), Hash: commandsHash(commands), ApprovedAt: at.UTC()})
 	})
 }

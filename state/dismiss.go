@@ -7,26 +7,26 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
-// keyDismissed holds a local review's dismissed findings ([]Dismissed).
+// keyDismissed holds a local review's dismissed findings ([]dismissal).
 var keyDismissed = []byte("dismissed")
 
-// Dismissed is a finding dismissed for a local review (gh ocdx dismiss
+// dismissal is a finding dismissed for a local review (gh ocdx dismiss
 // --branch): the branch's next reviews leave it out of the counts, the
 // consensus and the fix. A pull request's dismissals live on the PR, not
 // here (docs/architecture.md, Local review).
-type Dismissed struct {
+type dismissal struct {
 	ID string    `json:"id"`
 	By string    `json:"by,omitempty"` // git's user.name, else the OS user
 	At time.Time `json:"at"`
 }
 
-// keyDisputed holds a PR's disputed findings ([]Disputed).
+// keyDisputed holds a PR's disputed findings ([]conceded).
 var keyDisputed = []byte("disputed")
 
-// Disputed is a finding gh-ocdx conceded in a conversation (gh ocdx reply):
+// conceded is a finding gh-ocdx conceded in a conversation (gh ocdx reply):
 // it blocks until someone dismisses it on the PR, and is never stuck as
 // well. It stays in the PR's record until `state clear`, as stuck ones do.
-type Disputed struct {
+type conceded struct {
 	ID    string    `json:"id"`
 	Since time.Time `json:"since"`
 }
@@ -61,14 +61,14 @@ func (s *Store) Dismiss(key Key, ids []string, by string) (added []string, err e
 		if err != nil {
 			return err
 		}
-		var set []Dismissed
+		var set []dismissal
 		if _, err := get(b, keyDismissed, &set); err != nil {
 			return err
 		}
 		now := s.o.Now()
 		for _, id := range ids {
-			if !slices.ContainsFunc(set, func(d Dismissed) bool { return d.ID == id }) {
-				set = append(set, Dismissed{ID: id, By: by, At: now})
+			if !slices.ContainsFunc(set, func(d dismissal) bool { return d.ID == id }) {
+				set = append(set, dismissal{ID: id, By: by, At: now})
 				added = append(added, id)
 			}
 		}

@@ -18,7 +18,7 @@ var (
 	// this one does not know. It is left untouched.
 	errNewerVersion = errors.New("written by a newer gh-ocdx; upgrade gh-ocdx to read it")
 
-	// ErrLeaseHeld: another live run holds the PR. The error is a *LeaseError
+	// ErrLeaseHeld: another live run holds the PR. The error is a *leaseError
 	// naming the holder.
 	ErrLeaseHeld = errors.New("pull request is held by another run")
 

@@ -17,7 +17,7 @@ func Example() {
 	st := state.New(filepath.Join(dir, "state.db"), nil) // path: state.Path(os.Getenv)
 
 	key := state.NewKey("github.com", "owner", "repo", 42)
-	run, err := st.Begin(key, "review-loop") // *state.LeaseError if another run holds the PR
+	run, err := st.Begin(key, "review-loop") // *state.leaseError if another run holds the PR
 	if err != nil {
 		fmt.Println(err)
 		return

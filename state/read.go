@@ -156,7 +156,7 @@ func (s *Store) PR(key Key) (PR, error) {
 }
 
 // Clear forgets everything recorded for key: runs, rounds, stuck set, WIP.
-// It refuses while a live run holds the PR (*LeaseError).
+// It refuses while a live run holds the PR (*leaseError).
 func (s *Store) Clear(key Key) error {
 	return s.update(func(prs *bolt.Bucket) error {
 		b := prs.Bucket(keyBytes(key))
@@ -167,7 +167,7 @@ func (s *Store) Clear(key Key) error {
 		// damaged record is forgotten.
 		var l Lease
 		if ok, err := get(b, keyLease, &l); err == nil && ok && s.Live(l) {
-			return &LeaseError{Key: key, Holder: l}
+			return &leaseError{Key: key, Holder: l}
 		}
 		if err := setRow(prs.Tx(), keyBytes(key), nil); err != nil {
 			return err

@@ -30,7 +30,7 @@ func TestWhichInterruptedRunStillDescribesThePR(t *testing.T) {
 		{"killed between its push and the record: its commit is the head", []Round{pushing}, "bbb", true},
 		{"killed while pushing, and the push never landed", []Round{pushing}, "aaa", true},
 		{"killed while pushing, and someone else pushed", []Round{pushing}, "zzz", false},
-		{"the last round counts", []Round{mark(1, "aaa", Phases...), mark(2, "bbb", PhaseReviewed)}, "aaa", false},
+		{"the last round counts", []Round{mark(1, "aaa", phases...), mark(2, "bbb", PhaseReviewed)}, "aaa", false},
 	} {
 		if got := (Run{Rounds: c.rounds}).Describes(c.head); got != c.want {
 			t.Errorf("%s: Describes(%s) = %v, want %v", c.name, c.head, got, c.want)
@@ -48,8 +48,8 @@ func TestNextRoundOfAResumedRun(t *testing.T) {
 	}{
 		{"no round", nil, 1},
 		{"reviewed only", []Round{mark(1, "a", PhaseReviewed)}, 1},
-		{"pushed, report missing: the report first", []Round{mark(1, "a", Phases...), pushedNoReport}, 2},
-		{"pushed and reported", []Round{mark(1, "a", Phases...)}, 2},
+		{"pushed, report missing: the report first", []Round{mark(1, "a", phases...), pushedNoReport}, 2},
+		{"pushed and reported", []Round{mark(1, "a", phases...)}, 2},
 		{"reported a failed verification, nothing pushed", []Round{failedReported}, 1},
 	} {
 		if got := (Run{Rounds: c.rounds}).NextRound(); got != c.want {

@@ -15,18 +15,18 @@ import (
 	"github.com/ocdx/gh-ocdx/finding"
 )
 
-// LeaseError is returned when another live run holds the PR. It matches
+// leaseError is returned when another live run holds the PR. It matches
 // ErrLeaseHeld.
-type LeaseError struct {
+type leaseError struct {
 	Key    Key
 	Holder Lease
 }
 
-func (e *LeaseError) Error() string {
+func (e *leaseError) Error() string {
 	return fmt.Sprintf("%s is already being worked on by %s; wait for it to finish or stop it", e.Key, e.Holder)
 }
 
-func (e *LeaseError) Unwrap() error { return ErrLeaseHeld }
+func (e *leaseError) Unwrap() error { return ErrLeaseHeld }
 
 // Active is a run in progress: it holds its PR's lease, refreshes it in the
 // background, and records rounds and phases. Every write checks that the
@@ -52,7 +52,7 @@ type Active struct {
 // Begin claims key for a run of kind ("review-loop", "fix"). When the PR's
 // last run of the same kind never ended (crash, Ctrl-C), that run is resumed:
 // same ID, rounds and phases as recorded, Resumed() true. A live lease of
-// another run gives a *LeaseError; a lease whose process is gone (same host)
+// another run gives a *leaseError; a lease whose process is gone (same host)
 // or whose heartbeat is older than StaleAfter is taken over.
 func (s *Store) Begin(key Key, kind string) (*Active, error) {
 	if err := key.valid(); err != nil {
@@ -69,7 +69,7 @@ func (s *Store) Begin(key Key, kind string) (*Active, error) {
 		if ok, err := get(b, keyLease, &l); err != nil {
 			return err
 		} else if ok && s.Live(l) {
-			return &LeaseError{Key: key, Holder: l}
+			return &leaseError{Key: key, Holder: l}
 		}
 		runs, err := b.CreateBucketIfNotExists(bucketRuns)
 		if err != nil {
@@ -445,7 +445,7 @@ func dispute(b *bolt.Bucket, ids []string, now time.Time) (changed bool, err err
 		return false, nil
 	}
 	var stuck []Stuck
-	var disputed []Disputed
+	var disputed []conceded
 	if _, err := get(b, keyStuck, &stuck); err != nil {
 		return false, err
 	}
@@ -461,8 +461,8 @@ func dispute(b *bolt.Bucket, ids []string, now time.Time) (changed bool, err err
 	}
 	n = len(disputed)
 	for _, id := range ids {
-		if !slices.ContainsFunc(disputed, func(d Disputed) bool { return d.ID == id }) {
-			disputed = append(disputed, Disputed{ID: id, Since: now})
+		if !slices.ContainsFunc(disputed, func(d conceded) bool { return d.ID == id }) {
+			disputed = append(disputed, conceded{ID: id, Since: now})
 		}
 	}
 	if len(disputed) != n {

@@ -199,7 +199,7 @@ func TestLeaseAcrossProcesses(t *testing.T) {
 
 	// A second run on the same PR fails at once, naming the holder.
 	_, err := s.Begin(prKey, "review-loop")
-	var le *LeaseError
+	var le *leaseError
 	if !errors.As(err, &le) || !errors.Is(err, ErrLeaseHeld) || le.Holder.PID != holder.cmd.Process.Pid {
 		t.Fatalf("Begin on a held PR: %v", err)
 	}
@@ -269,7 +269,7 @@ func TestKilledMidWriteLeavesConsistentRecord(t *testing.T) {
 	}
 	all := []Phase{PhaseReviewed, PhaseCommented, PhaseFixed, PhaseVerified, PhasePushed}
 	for i, rd := range run.Rounds {
-		// Phases are recorded in order, each with its data, none half-written.
+		// phases are recorded in order, each with its data, none half-written.
 		if len(rd.FindingIDs) != len(rd.Phases) {
 			t.Fatalf("round %d: %d phases but %d finding IDs", rd.N, len(rd.Phases), len(rd.FindingIDs))
 		}

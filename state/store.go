@@ -251,7 +251,7 @@ func (s *Store) try(write bool, at *attempt, fn func(db *bolt.DB) error) (err er
 // it is one that speaks of a PR or a run rather than of the file. A record
 // that cannot be read back gets the way out: forget that PR.
 func (s *Store) named(err error) error {
-	var le *LeaseError
+	var le *leaseError
 	var d *damaged
 	switch {
 	case err == nil || errors.As(err, &d) || errors.As(err, &le) || strings.Contains(err.Error(), s.path):

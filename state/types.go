@@ -109,11 +109,11 @@ const (
 	PhaseReported  Phase = "reported"  // fix report posted
 )
 
-// Phases are the recorded phases of a round in the order they happen
+// phases are the recorded phases of a round in the order they happen
 // (docs/architecture.md, A round of review-loop). A resumed run skips each
 // one its round has done; reading the PR and deciding leave no mark, and a
 // fix with nothing to commit records neither verified nor pushed.
-var Phases = []Phase{PhaseReviewed, PhaseCommented, PhaseFixed, PhaseVerified, PhasePushing, PhasePushed, PhaseReported}
+var phases = []Phase{PhaseReviewed, PhaseCommented, PhaseFixed, PhaseVerified, PhasePushing, PhasePushed, PhaseReported}
 
 // Lease marks the run that owns a PR.
 type Lease struct {
@@ -273,24 +273,42 @@ type WIP struct {
 	UncommittedChanges bool            `json:"uncommittedChanges,omitempty"`
 	LastCommit         string          `json:"lastCommit,omitempty"`
 	Verification       []verify.Result `json:"verification,omitempty"`
-	Errors             []WIPError      `json:"errors,omitempty"`
-	Decisions          []Decision      `json:"decisions,omitempty"`
+	Errors             []wipError      `json:"errors,omitempty"`    // AddError
+	Decisions          []decision      `json:"decisions,omitempty"` // SetDecisions
 	Context            string          `json:"context,omitempty"`
 	NextStep           string          `json:"nextStep,omitempty"`
 	Updated            time.Time       `json:"updated"`
 }
 
-// WIPError is an error met while fixing.
-type WIPError struct {
+// wipError is an error met while fixing.
+type wipError struct {
 	Type    string `json:"type,omitempty"`
 	File    string `json:"file,omitempty"`
 	Message string `json:"message"`
 }
 
-// Decision is a choice the fix agent made, with its reason.
-type Decision struct {
+// decision is a choice the fix agent made, with its reason.
+type decision struct {
 	Decision string `json:"decision"`
 	Reason   string `json:"reason,omitempty"`
+}
+
+// AddError records an error of kind met while fixing, w keeping the last
+// keep of them.
+func (w *WIP) AddError(kind, msg string, keep int) {
+	w.Errors = append(w.Errors, wipError{Type: kind, Message: msg})
+	if n := len(w.Errors); n > keep {
+		w.Errors = w.Errors[n-keep:]
+	}
+}
+
+// SetDecisions records the choices the fix agent made: its working
+// note's notes.
+func (w *WIP) SetDecisions(notes []string) {
+	w.Decisions = nil
+	for _, d := range notes {
+		w.Decisions = append(w.Decisions, decision{Decision: d})
+	}
 }
 
 // PR is everything recorded for one pull request.
@@ -301,10 +319,10 @@ type PR struct {
 	WIP   *WIP    `json:"wip,omitempty"`
 	Runs  []Run   `json:"runs"` // oldest first
 	// Dismissed are a local review's dismissed findings (Store.Dismiss).
-	Dismissed []Dismissed `json:"dismissed,omitempty"`
+	Dismissed []dismissal `json:"dismissed,omitempty"`
 	// Disputed are the findings gh-ocdx conceded (Store.Dispute, or a
 	// round's DisputedIDs): none of them is in Stuck.
-	Disputed []Disputed `json:"disputed,omitempty"`
+	Disputed []conceded `json:"disputed,omitempty"`
 }
 
 // Summary is one PR's line in `state show`: cheap to read for every PR.

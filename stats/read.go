@@ -3,6 +3,7 @@ package stats
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -12,7 +13,6 @@ import (
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/internal/text"
 	"github.com/ocdx/gh-ocdx/posts"
-	"github.com/ocdx/gh-ocdx/state"
 )
 
 // GitHub is what Read asks of GitHub: pages of pull requests, and the
@@ -20,13 +20,75 @@ import (
 // (*github.Client is one).
 type GitHub interface {
 	ReviewedPRs(ctx context.Context, repo github.Repo, first int, after string) (github.ReviewedPage, error)
-	posts.Permissions
+	Permission(ctx context.Context, repo github.Repo, login string) (github.Permission, error)
 }
 
-// Cache keeps what Read read of a repository (*state.Store is one).
+// Cache keeps what Read read of a repository, a Reviewed as JSON
+// (*state.Store is one).
 type Cache interface {
-	ReviewedOf(host, owner, repo string) (state.Reviewed, error)
-	SetReviewed(host, owner, repo string, r state.Reviewed) error
+	ReviewedOf(host, owner, repo string) ([]byte, error)
+	SetReviewed(host, owner, repo string, record []byte) error
+}
+
+// Reviewed is what stats read of a repository's pull requests: every pull
+// request updated from Through to Newest, as it was when read.
+type Reviewed struct {
+	Newest  string `json:"newest"`  // the newest updatedAt read (RFC 3339)
+	Through string `json:"through"` // the oldest updatedAt read: every PR updated since is here
+	// Complete says the read went to the repository's first pull request:
+	// none is older than Through.
+	Complete bool          `json:"complete,omitempty"`
+	PRs      []ReviewedPR  `json:"prs"` // the most recently updated first
+	Warnings []ReviewedMsg `json:"warnings,omitempty"`
+}
+
+// ReviewedMsg is a warning stats gave about a pull request when it read it
+// (a ledger left out), said again when the record is read from here.
+type ReviewedMsg struct {
+	PR  int    `json:"pr"`
+	Msg string `json:"msg"`
+}
+
+// ReviewedPR is one pull request as stats read it: when it last changed,
+// and gh-ocdx's trusted reports on it (docs/architecture.md, Whose posts
+// count). A pull request gh-ocdx did not review has no ledger.
+type ReviewedPR struct {
+	Number  int    `json:"number"`
+	URL     string `json:"url"`
+	Updated string `json:"updated"` // GitHub's updatedAt when read (RFC 3339)
+	// Ledger is the newest trusted ledger (posts.Trust.Ledger); nil: none.
+	Ledger *posts.Ledger `json:"ledger,omitempty"`
+	// Posts are the trusted reports carrying a ledger, oldest first.
+	Posts []LedgerPost `json:"posts,omitempty"`
+}
+
+// LedgerPost is one trusted report's ledger header: which run and round
+// posted it, when, whether its review converged, and the run's tokens so
+// far per model.
+type LedgerPost struct {
+	Run       string              `json:"run"`
+	Kind      string              `json:"kind,omitempty"`
+	Round     int                 `json:"round"`
+	At        string              `json:"at"` // when it was posted (RFC 3339)
+	Converged bool                `json:"converged,omitempty"`
+	Tokens    []posts.ModelTokens `json:"tokens,omitempty"`
+}
+
+// cached is what o.Cache keeps of o.Repo: nothing when it keeps nothing,
+// or a record this version cannot read (it is read again from GitHub).
+func cached(o Options) (Reviewed, error) {
+	var c Reviewed
+	if o.Cache == nil {
+		return c, nil
+	}
+	raw, err := o.Cache.ReviewedOf(o.Repo.Host, o.Repo.Owner, o.Repo.Name)
+	if err != nil || raw == nil {
+		return c, err
+	}
+	if json.Unmarshal(raw, &c) != nil {
+		return Reviewed{}, nil
+	}
+	return c, nil
 }
 
 // Options say what Read reads.
@@ -45,7 +107,7 @@ type Options struct {
 // first), what it could not take from them, and how many requests of
 // pull requests it made.
 type Result struct {
-	PRs      []state.ReviewedPR
+	PRs      []ReviewedPR
 	Warnings []string
 	Pages    int
 	Cached   int // of PRs, those the cache gave
@@ -60,21 +122,17 @@ type Result struct {
 // updated since, and the rest comes from the cache.
 func Read(ctx context.Context, o Options) (Result, error) {
 	size := cmp.Or(o.PageSize, github.MaxReviewedPage)
-	var cache state.Reviewed
-	if o.Cache != nil {
-		c, err := o.Cache.ReviewedOf(o.Repo.Host, o.Repo.Owner, o.Repo.Name)
-		if err != nil {
-			return Result{}, err
-		}
-		if usable(c, o) {
-			cache = c
-		}
+	var cache Reviewed
+	if c, err := cached(o); err != nil {
+		return Result{}, err
+	} else if usable(c, o) {
+		cache = c
 	}
 	newest := parseTime(cache.Newest)
 	r := &reader{o: o, trusts: map[string]*posts.Trust{}, policies: map[string]*config.Policy{}}
 	var res Result
-	var fresh []state.ReviewedPR
-	var warnings []state.ReviewedMsg
+	var fresh []ReviewedPR
+	var warnings []ReviewedMsg
 	after, complete, reachedCache, reachedSince := "", false, false, false
 	// With a cache, the first page is small: usually few PRs were updated
 	// since, and a page of 25 brings a few MB of reports.
@@ -113,17 +171,17 @@ read:
 		}
 		after = page.Next
 	}
-	keep := state.Reviewed{PRs: fresh, Warnings: warnings, Complete: complete}
+	keep := Reviewed{PRs: fresh, Warnings: warnings, Complete: complete}
 	if reachedCache {
 		// The cache's pull requests not updated since, after the fresh.
 		for _, pr := range cache.PRs {
-			if !slices.ContainsFunc(fresh, func(f state.ReviewedPR) bool { return f.Number == pr.Number }) {
+			if !slices.ContainsFunc(fresh, func(f ReviewedPR) bool { return f.Number == pr.Number }) {
 				keep.PRs = append(keep.PRs, pr)
 				res.Cached++
 			}
 		}
 		for _, w := range cache.Warnings {
-			if !slices.ContainsFunc(fresh, func(f state.ReviewedPR) bool { return f.Number == w.PR }) {
+			if !slices.ContainsFunc(fresh, func(f ReviewedPR) bool { return f.Number == w.PR }) {
 				keep.Warnings = append(keep.Warnings, w)
 			}
 		}
@@ -138,7 +196,11 @@ read:
 			keep.Through = o.Since.UTC().Format(time.RFC3339) // none was updated between
 		}
 		if o.Cache != nil {
-			if err := o.Cache.SetReviewed(o.Repo.Host, o.Repo.Owner, o.Repo.Name, keep); err != nil {
+			raw, err := json.Marshal(keep)
+			if err == nil {
+				err = o.Cache.SetReviewed(o.Repo.Host, o.Repo.Owner, o.Repo.Name, raw)
+			}
+			if err != nil {
 				return Result{}, err
 			}
 		}
@@ -151,7 +213,7 @@ read:
 		res.PRs = append(res.PRs, pr)
 	}
 	for _, w := range keep.Warnings {
-		if slices.ContainsFunc(res.PRs, func(p state.ReviewedPR) bool { return p.Number == w.PR }) {
+		if slices.ContainsFunc(res.PRs, func(p ReviewedPR) bool { return p.Number == w.PR }) {
 			res.Warnings = append(res.Warnings, fmt.Sprintf("#%d: %s", w.PR, w.Msg))
 		}
 	}
@@ -165,7 +227,7 @@ const firstCachedPage = 5
 // usable reports whether c holds every pull request o asks for that was
 // not updated since c was read: it went as far back as o goes (to the
 // first pull request, to o.Since, or o.Limit of them).
-func usable(c state.Reviewed, o Options) bool {
+func usable(c Reviewed, o Options) bool {
 	switch {
 	case c.Newest == "":
 		return false
@@ -185,8 +247,8 @@ type reader struct {
 
 // pr is what stats keeps of n: its trusted reports' ledgers, and what it
 // left out of them.
-func (r *reader) pr(ctx context.Context, n github.ReviewedPR) (state.ReviewedPR, []state.ReviewedMsg) {
-	out := state.ReviewedPR{Number: n.Number, URL: n.URL, Updated: n.UpdatedAt}
+func (r *reader) pr(ctx context.Context, n github.ReviewedPR) (ReviewedPR, []ReviewedMsg) {
+	out := ReviewedPR{Number: n.Number, URL: n.URL, Updated: n.UpdatedAt}
 	pr := n.PullRequest
 	var msgs []string
 	if !hasMarker(pr) {
@@ -209,7 +271,7 @@ func (r *reader) pr(ctx context.Context, n github.ReviewedPR) (state.ReviewedPR,
 		if err != nil {
 			return // no ledger, or one Ledger said it ignored
 		}
-		out.Posts = append(out.Posts, state.LedgerPost{Run: l.Run, Kind: l.Kind, Round: l.Round, At: at, Converged: l.Converged, Tokens: l.Tokens})
+		out.Posts = append(out.Posts, LedgerPost{Run: l.Run, Kind: l.Kind, Round: l.Round, At: at, Converged: l.Converged, Tokens: l.Tokens})
 	}
 	for _, rv := range pr.Reviews {
 		add(rv.Body, rv.Writer(), rv.SubmittedAt)
@@ -217,10 +279,10 @@ func (r *reader) pr(ctx context.Context, n github.ReviewedPR) (state.ReviewedPR,
 	for _, c := range pr.Comments {
 		add(c.Body, c.Author, c.Created)
 	}
-	slices.SortStableFunc(out.Posts, func(a, b state.LedgerPost) int { return strings.Compare(a.At, b.At) })
-	var ms []state.ReviewedMsg
+	slices.SortStableFunc(out.Posts, func(a, b LedgerPost) int { return strings.Compare(a.At, b.At) })
+	var ms []ReviewedMsg
 	for _, m := range msgs {
-		ms = append(ms, state.ReviewedMsg{PR: n.Number, Msg: m})
+		ms = append(ms, ReviewedMsg{PR: n.Number, Msg: m})
 	}
 	return out, ms
 }

@@ -2,6 +2,7 @@ package stats
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strconv"
@@ -9,7 +10,6 @@ import (
 	"time"
 
 	"github.com/ocdx/gh-ocdx/github"
-	"github.com/ocdx/gh-ocdx/state"
 )
 
 // pages is a repository's pull requests on a fake GitHub, none reviewed:
@@ -43,18 +43,18 @@ func (p *pages) Permission(context.Context, github.Repo, string) (github.Permiss
 	return github.PermNone, nil
 }
 
-type memCache map[string]state.Reviewed
+type memCache map[string][]byte
 
-func (m memCache) ReviewedOf(host, owner, repo string) (state.Reviewed, error) {
+func (m memCache) ReviewedOf(host, owner, repo string) ([]byte, error) {
 	return m[owner+"/"+repo], nil
 }
 
-func (m memCache) SetReviewed(host, owner, repo string, r state.Reviewed) error {
+func (m memCache) SetReviewed(host, owner, repo string, r []byte) error {
 	m[owner+"/"+repo] = r
 	return nil
 }
 
-func numbers(prs []state.ReviewedPR) string {
+func numbers(prs []ReviewedPR) string {
 	var ns []int
 	for _, p := range prs {
 		ns = append(ns, p.Number)
@@ -103,5 +103,20 @@ func TestReadUsesTheCacheOnlyAsFarBackAsItRead(t *testing.T) {
 	// Now it reaches hour 20: a later --since is served from it.
 	if r := read(100, t0.Add(25*time.Hour)); len(r.PRs) != 16 || gh.asked != 1 {
 		t.Errorf("--since hour 25 after hour 20: %d PRs in %d pages; want 16 (PR 3 and hours 25…39) in 1", len(r.PRs), gh.asked)
+	}
+}
+
+// A record the cache keeps that this version cannot read is read again
+// from GitHub, never an error; the fresh read replaces it.
+func TestADamagedCacheIsReadAgain(t *testing.T) {
+	gh := &pages{updated: []time.Time{time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}}
+	cache := memCache{"o/r": []byte(`{"prs": "not a list"}`)}
+	res, err := Read(t.Context(), Options{Repo: github.Repo{Owner: "o", Name: "r"}, GitHub: gh, Cache: cache, Limit: 10, PageSize: 10})
+	if err != nil || numbers(res.PRs) != "[1]" || res.Cached != 0 || gh.asked != 1 {
+		t.Fatalf("read %s, %d from the cache, %d pages, %v", numbers(res.PRs), res.Cached, gh.asked, err)
+	}
+	var kept Reviewed
+	if err := json.Unmarshal(cache["o/r"], &kept); err != nil || len(kept.PRs) != 1 {
+		t.Errorf("kept %s, %v", cache["o/r"], err)
 	}
 }

@@ -18,7 +18,6 @@ import (
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/internal/text"
 	"github.com/ocdx/gh-ocdx/posts"
-	"github.com/ocdx/gh-ocdx/state"
 )
 
 // Report is what stats says of a repository: its --json, field for field.
@@ -132,7 +131,7 @@ const unknown = "unknown"
 
 // Tally counts prs (as stats read them, the most recently updated first)
 // of repository, pricing tokens with prices (config prices; nil: none).
-func Tally(repository string, prs []state.ReviewedPR, prices map[string]config.Price) Report {
+func Tally(repository string, prs []ReviewedPR, prices map[string]config.Price) Report {
 	r := Report{Repository: repository, Read: len(prs)}
 	models := map[string]*modelTally{}
 	model := func(m string) *modelTally {
@@ -194,7 +193,16 @@ func Tally(repository string, prs []state.ReviewedPR, prices map[string]config.P
 	r.Categories = groups(cat, nil)
 	r.Agreement = groups(agree, []string{"lone", "shared", "single", unknown})
 	r.RoundsToConverge, r.TimeToConverge = median(rounds), median(times)
-	var unpriced []string
+	unpriced := r.addModels(models, prices)
+	r.Notes = notes(r, unpriced, dropped)
+	r.Advice, r.Notes = advise(r, r.Notes)
+	return r
+}
+
+// addModels adds each model's figures to r, in the order of their names,
+// with its cost when prices has one; unpriced are the models that spent
+// tokens without a price.
+func (r *Report) addModels(models map[string]*modelTally, prices map[string]config.Price) (unpriced []string) {
 	for _, m := range slices.Sorted(maps.Keys(models)) {
 		mt := models[m]
 		s := ModelStats{Model: m, PRs: len(mt.prs), Outcomes: mt.all, Lone: mt.lone, Tokens: mt.tokens,
@@ -218,21 +226,27 @@ func Tally(repository string, prs []state.ReviewedPR, prices map[string]config.P
 	if r.Cost != nil && r.PRs > 0 {
 		r.CostPerPR = ptr(*r.Cost / float64(r.PRs))
 	}
-	r.Notes = []string{}
+	return unpriced
+}
+
+// notes are what r's reader must know of what it counts: ledgers too old
+// to name reviewers, models without a price, uncached costs, findings left
+// out of ledgers.
+func notes(r Report, unpriced []string, dropped int) []string {
+	notes := []string{}
 	if r.AgreementOnly > 0 {
-		r.Notes = append(r.Notes, fmt.Sprintf("%s of version 2 or earlier: they name no reviewer, so their findings count in the totals, by priority, category and agreement only, not per model", prCount(r.AgreementOnly)))
+		notes = append(notes, fmt.Sprintf("%s of version 2 or earlier: they name no reviewer, so their findings count in the totals, by priority, category and agreement only, not per model", prCount(r.AgreementOnly)))
 	}
 	if len(unpriced) > 0 {
-		r.Notes = append(r.Notes, fmt.Sprintf("no price for %s (config prices): not in the costs", strings.Join(unpriced, ", ")))
+		notes = append(notes, fmt.Sprintf("no price for %s (config prices): not in the costs", strings.Join(unpriced, ", ")))
 	}
 	if r.Tokens != (Tokens{}) && r.Cost != nil {
-		r.Notes = append(r.Notes, "costs count every input token at the uncached price: ledgers keep no cached share")
+		notes = append(notes, "costs count every input token at the uncached price: ledgers keep no cached share")
 	}
 	if dropped > 0 {
-		r.Notes = append(r.Notes, fmt.Sprintf("%d closed findings were left out of ledgers to fit a comment, and are not counted", dropped))
+		notes = append(notes, fmt.Sprintf("%d closed findings were left out of ledgers to fit a comment, and are not counted", dropped))
 	}
-	r.Advice, r.Notes = advise(r, r.Notes)
-	return r
+	return notes
 }
 
 // modelTally is a model's counts as Tally gathers them.
@@ -340,11 +354,11 @@ type runs struct {
 // (each run and round once), the first that converged, and each run's
 // tokens as its newest report counts them (a ledger counts its run's
 // tokens so far).
-func runsOf(posts []state.LedgerPost) runs {
+func runsOf(posts []LedgerPost) runs {
 	var out runs
 	out.tokens = map[string]Tokens{}
 	seen := map[string]bool{}
-	newest := map[string]state.LedgerPost{}
+	newest := map[string]LedgerPost{}
 	var first time.Time
 	for _, p := range posts {
 		at, _ := time.Parse(time.RFC3339, p.At)

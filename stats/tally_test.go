@@ -10,7 +10,6 @@ import (
 	"github.com/ocdx/gh-ocdx/config"
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/posts"
-	"github.com/ocdx/gh-ocdx/state"
 )
 
 const (
@@ -23,8 +22,8 @@ func entry(id string, st finding.Status, agreement, prio string, by ...string) p
 	return posts.LedgerEntry{ID: id, Status: st, Agreement: agreement, Reviewers: by, Where: posts.Where{Priority: prio}}
 }
 
-func post(run, kind string, round int, at string, converged bool, tokens ...posts.ModelTokens) state.LedgerPost {
-	return state.LedgerPost{Run: run, Kind: kind, Round: round, At: at, Converged: converged, Tokens: tokens}
+func post(run, kind string, round int, at string, converged bool, tokens ...posts.ModelTokens) LedgerPost {
+	return LedgerPost{Run: run, Kind: kind, Round: round, At: at, Converged: converged, Tokens: tokens}
 }
 
 func tok(model string, in, out int64) posts.ModelTokens {
@@ -34,9 +33,9 @@ func tok(model string, in, out int64) posts.ModelTokens {
 // handHistory is four pull requests whose every count below was tallied by
 // hand: ledgers of version 3 and 2, a person's thread, gh-ocdx's own SEC
 // finding, a fix run, and a PR gh-ocdx never reviewed.
-func handHistory() []state.ReviewedPR {
+func handHistory() []ReviewedPR {
 	const r1, r2, r3, r4 = "20260101T000000-aaaaaa", "20260101T020000-bbbbbb", "20260102T000000-cccccc", "20260103T000000-dddddd"
-	return []state.ReviewedPR{
+	return []ReviewedPR{
 		{Number: 1, Ledger: &posts.Ledger{V: 3, Run: r2, Round: 1, Findings: []posts.LedgerEntry{
 			entry("QUAL-00000001", finding.StatusFixed, "1/2", "P1", modelA),
 			entry("QUAL-00000002", finding.StatusDismissed, "1/2", "P2", modelB),
@@ -44,7 +43,7 @@ func handHistory() []state.ReviewedPR {
 			entry("PERF-00000004", finding.StatusOpen, "1/2", "", modelB),
 			entry("THREAD-123", finding.StatusOpen, "", ""),
 			entry("SEC-00000005", "", "", ""),
-		}}, Posts: []state.LedgerPost{
+		}}, Posts: []LedgerPost{
 			post(r1, "", 1, "2026-01-01T00:10:00Z", false, tok(modelA, 100, 10), tok(modelB, 200, 20)),
 			post(r1, "", 2, "2026-01-01T01:10:00Z", true, tok(modelA, 300, 30), tok(modelB, 500, 50)),
 			post(r2, "fix", 1, "2026-01-01T02:10:00Z", false, tok(modelC, 50, 5)),
@@ -52,11 +51,11 @@ func handHistory() []state.ReviewedPR {
 		{Number: 2, Ledger: &posts.Ledger{V: 3, Run: r3, Round: 1, Findings: []posts.LedgerEntry{
 			entry("QUAL-00000006", finding.StatusRefuted, "1/2", "", modelB),
 			entry("QUAL-00000007", finding.StatusFixed, "1/1", "", modelA),
-		}}, Posts: []state.LedgerPost{post(r3, "", 1, "2026-01-02T00:10:00Z", false, tok(modelA, 10, 1))}},
+		}}, Posts: []LedgerPost{post(r3, "", 1, "2026-01-02T00:10:00Z", false, tok(modelA, 10, 1))}},
 		{Number: 3, Ledger: &posts.Ledger{V: 2, Run: r4, Round: 1, Findings: []posts.LedgerEntry{
 			entry("QUAL-00000008", finding.StatusFixed, "1/2", ""),
 			entry("QUAL-00000009", finding.StatusDismissed, "2/2", ""),
-		}}, Posts: []state.LedgerPost{post(r4, "", 1, "2026-01-03T00:10:00Z", true)}},
+		}}, Posts: []LedgerPost{post(r4, "", 1, "2026-01-03T00:10:00Z", true)}},
 		{Number: 4},
 	}
 }
@@ -151,7 +150,7 @@ func TestTallyMatchesAHandTallyOfLedgersV2AndV3(t *testing.T) {
 // drop, with what it cost and what only it found; one whose lone findings
 // were accepted is one to keep; one with too few decided is not judged.
 func TestTallyAdvisesOnlyOnEnoughDecidedLoneFindings(t *testing.T) {
-	var prs []state.ReviewedPR
+	var prs []ReviewedPR
 	for i := range 12 {
 		run := fmt.Sprintf("20260101T0000%02d-aaaaaa", i)
 		fs := []posts.LedgerEntry{
@@ -164,8 +163,8 @@ func TestTallyAdvisesOnlyOnEnoughDecidedLoneFindings(t *testing.T) {
 		if i < 3 {
 			fs = append(fs, entry(fmt.Sprintf("TEST-%08x", 400+i), finding.StatusRefuted, "1/3", "P3", modelC))
 		}
-		prs = append(prs, state.ReviewedPR{Number: i + 1, Ledger: &posts.Ledger{V: 3, Run: run, Round: 1, Findings: fs},
-			Posts: []state.LedgerPost{post(run, "", 1, "2026-01-01T00:00:00Z", false, tok(modelA, 1000, 100), tok(modelB, 10, 1))}})
+		prs = append(prs, ReviewedPR{Number: i + 1, Ledger: &posts.Ledger{V: 3, Run: run, Round: 1, Findings: fs},
+			Posts: []LedgerPost{post(run, "", 1, "2026-01-01T00:00:00Z", false, tok(modelA, 1000, 100), tok(modelB, 10, 1))}})
 	}
 	r := Tally("o/r", prs, map[string]config.Price{modelA: {Input: 1, Output: 1}})
 	if len(r.Advice) != 2 {

@@ -3,7 +3,7 @@
 // refute the findings only one reviewer raised. A refuted finding is shown
 // with the verifier's evidence, not posted inline, counted, fixed or
 // blocking, until someone with write permission restores it. The agent is
-// run by the round (package loop); this package decides what it may judge,
+// run by the round (package roles); this package decides what it may check,
 // what it is told and what its answer changes.
 package verifier
 
@@ -40,10 +40,10 @@ type Verdict struct {
 	Evidence string
 }
 
-// Judgeable reports whether the verifier may judge f at all: a P1–P3
+// Checkable reports whether the verifier may check f at all: a P1–P3
 // finding a reviewer raised. Never a P0 (a hostile file the verifier reads
 // must not clear a blocker), gh-ocdx's own SEC- finding, or a thread.
-func Judgeable(f finding.Finding) bool {
+func Checkable(f finding.Finding) bool {
 	switch {
 	case f.Priority != "P1" && f.Priority != "P2" && f.Priority != "P3":
 		return false
@@ -54,12 +54,12 @@ func Judgeable(f finding.Finding) bool {
 }
 
 // Verifiable are the findings of fs that go to the verifier: the
-// judgeable ones raised by a single reviewer (every judgeable one when
+// checkable ones raised by a single reviewer (every checkable one when
 // reviewers, the reviewers configured, is one), not already refuted.
 func Verifiable(fs []finding.Finding, reviewers int) []finding.Finding {
 	var out []finding.Finding
 	for _, f := range fs {
-		if Judgeable(f) && f.Status != finding.StatusRefuted && (reviewers <= 1 || len(f.Reviewers) <= 1) {
+		if Checkable(f) && f.Status != finding.StatusRefuted && (reviewers <= 1 || len(f.Reviewers) <= 1) {
 			out = append(out, f)
 		}
 	}
@@ -80,14 +80,14 @@ func Verdicts(answers []finding.VerifierAnswer, sent []string) []Verdict {
 }
 
 // ApplyVerdicts returns a copy of fs with the findings vs refutes marked
-// refuted, with their evidence. Only a judgeable finding is refuted; a
+// refuted, with their evidence. Only a checkable finding is refuted; a
 // verdict on an ID fs does not hold changes nothing, and an ID that is
 // both confirmed and refuted is not refuted (a model's answer is as
 // hostile as the files it read).
 func ApplyVerdicts(fs []finding.Finding, vs []Verdict) []finding.Finding {
 	out := slices.Clone(fs)
 	for i, f := range out {
-		if !Judgeable(f) {
+		if !Checkable(f) {
 			continue
 		}
 		refuted, confirmed, evidence := false, false, ""

@@ -30,7 +30,7 @@ func ids(fs []finding.Finding) []string {
 
 // Only P1–P3 findings a single reviewer raised go to the verifier: never a
 // P0, a SEC- finding or a thread; with one reviewer configured, every
-// judgeable one.
+// checkable one.
 func TestVerifiable(t *testing.T) {
 	fs := verifierFindings()
 	if got := ids(Verifiable(fs, 2)); len(got) != 2 || got[0] != "QUAL-00000001" || got[1] != "PERF-00000005" {
@@ -41,7 +41,7 @@ func TestVerifiable(t *testing.T) {
 	}
 }
 
-// A verdict refutes only a judgeable finding it names; an unknown ID, a P0,
+// A verdict refutes only a checkable finding it names; an unknown ID, a P0,
 // a SEC- or THREAD- finding, or an ID also confirmed stays as it was.
 func TestApplyVerdicts(t *testing.T) {
 	fs := verifierFindings()

@@ -22,6 +22,7 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -104,6 +105,11 @@ func project(url string) (string, error) {
 	return "", fmt.Errorf("no project in %s", url)
 }
 
+// candidate is one of a tool's comments as the judge extracted it.
+type candidate struct {
+	Text string `json:"text"`
+}
+
 func convert(src, judge, commit, blobs string) (*martian.Data, error) {
 	d := &martian.Data{Source: martian.Source{
 		Repo: "withmartian/code-review-benchmark", Commit: commit, License: "MIT", Judge: judge,
@@ -115,31 +121,11 @@ func convert(src, judge, commit, blobs string) (*martian.Data, error) {
 			d.Source.Golden[f[3]] = f[2]
 		}
 	}
-	// The golden comments, in their files' order, by the PR's URLs.
-	golden := map[string][]martian.Golden{}
-	files, err := filepath.Glob(filepath.Join(src, "golden_comments", "*.json"))
-	if err != nil || len(files) == 0 {
-		return nil, fmt.Errorf("no golden comments under %s (%v)", src, err)
+	golden, err := readGolden(src)
+	if err != nil {
+		return nil, err
 	}
-	for _, path := range files {
-		var gf goldenFile
-		if err := readJSON(path, &gf); err != nil {
-			return nil, err
-		}
-		for _, pr := range gf {
-			var gs []martian.Golden
-			for _, c := range pr.Comments {
-				gs = append(gs, martian.Golden{Severity: c.Severity, Text: c.Comment})
-			}
-			golden[pr.URL] = gs
-			if pr.OriginalURL != "" {
-				golden[pr.OriginalURL] = gs
-			}
-		}
-	}
-	var cands map[string]map[string][]struct {
-		Text string `json:"text"`
-	}
+	var cands map[string]map[string][]candidate
 	if err := readJSON(filepath.Join(src, "results", judge, "candidates.json"), &cands); err != nil {
 		return nil, err
 	}
@@ -163,66 +149,11 @@ func convert(src, judge, commit, blobs string) (*martian.Data, error) {
 			return nil, fmt.Errorf("no golden comments for %s", u)
 		}
 		pr := martian.PR{URL: u, Project: p, Golden: gs, Reviews: map[string][]martian.Candidate{}}
-		index := func(text string) int {
-			return slices.IndexFunc(gs, func(g martian.Golden) bool { return g.Text == text })
-		}
 		for tool, ev := range evals[u] {
 			tools[tool] = true
-			if ev.Skipped {
-				return nil, fmt.Errorf("%s: %s skipped", u, tool)
-			}
-			for _, fn := range ev.FalseNegatives {
-				if index(fn.Golden) < 0 {
-					return nil, fmt.Errorf("%s: %s: a golden comment not in the golden file", u, tool)
-				}
-			}
-			// The candidates as the judge saw them: texts, duplicates once.
-			var texts []string
-			for _, c := range cands[u][tool] {
-				if c.Text != "" && !slices.Contains(texts, c.Text) {
-					texts = append(texts, c.Text)
-				}
-			}
-			unmatched := map[string]bool{}
-			for _, fp := range ev.FalsePositives {
-				unmatched[fp.Candidate] = true
-			}
-			final := map[string][]int{} // candidate → the golden comments it is the best match of
-			var finalAt []struct{ golden, at int }
-			for _, tp := range ev.TruePositives {
-				g := index(tp.Golden)
-				if g < 0 {
-					return nil, fmt.Errorf("%s: %s: a golden comment not in the golden file", u, tool)
-				}
-				final[tp.Candidate] = append(final[tp.Candidate], g)
-				at := slices.Index(texts, tp.Candidate)
-				if at < 0 {
-					return nil, fmt.Errorf("%s: %s: a matched candidate not among the extracted ones", u, tool)
-				}
-				finalAt = append(finalAt, struct{ golden, at int }{g, at})
-			}
-			var out []martian.Candidate
-			for i, t := range texts {
-				switch gs, ok := final[t]; {
-				case ok:
-					slices.Sort(gs)
-					out = append(out, martian.Candidate{Text: t, Golden: gs})
-				case unmatched[t]:
-					out = append(out, martian.Candidate{Text: t})
-				default:
-					var later []int
-					for _, f := range finalAt {
-						if f.at > i {
-							later = append(later, f.golden)
-						}
-					}
-					if len(later) != 1 {
-						d.Source.Dropped["matched, then beaten, golden comment ambiguous"]++
-						continue
-					}
-					d.Source.Inferred++
-					out = append(out, martian.Candidate{Text: t, Golden: later})
-				}
+			out, err := review(&d.Source, gs, ev, cands[u][tool])
+			if err != nil {
+				return nil, fmt.Errorf("%s: %s: %w", u, tool, err)
 			}
 			if len(out) > 0 {
 				pr.Reviews[tool] = out
@@ -235,4 +166,99 @@ func convert(src, judge, commit, blobs string) (*martian.Data, error) {
 	}
 	sort.Strings(d.Tools)
 	return d, nil
+}
+
+// readGolden reads the golden comments, in their files' order, by the
+// PR's URLs (its original URL too).
+func readGolden(src string) (map[string][]martian.Golden, error) {
+	golden := map[string][]martian.Golden{}
+	files, err := filepath.Glob(filepath.Join(src, "golden_comments", "*.json"))
+	if err != nil || len(files) == 0 {
+		return nil, fmt.Errorf("no golden comments under %s (%v)", src, err)
+	}
+	for _, path := range files {
+		var gf goldenFile
+		if err := readJSON(path, &gf); err != nil {
+			return nil, err
+		}
+		for _, pr := range gf {
+			var gs []martian.Golden
+			for _, c := range pr.Comments {
+				gs = append(gs, martian.Golden{Severity: c.Severity, Text: c.Comment})
+			}
+			golden[pr.URL] = gs
+			if pr.OriginalURL != "" {
+				golden[pr.OriginalURL] = gs
+			}
+		}
+	}
+	return golden, nil
+}
+
+// review is one tool's review of a PR whose golden comments are gs, as the
+// judge's evaluation ev of its candidates cands decided it: a candidate
+// matched, false, or (beaten after it matched) given the golden comment
+// whose final match comes after it, when only one does; else dropped,
+// and counted in src.
+func review(src *martian.Source, gs []martian.Golden, ev evaluation, cands []candidate) ([]martian.Candidate, error) {
+	index := func(text string) int {
+		return slices.IndexFunc(gs, func(g martian.Golden) bool { return g.Text == text })
+	}
+	if ev.Skipped {
+		return nil, errors.New("skipped")
+	}
+	for _, fn := range ev.FalseNegatives {
+		if index(fn.Golden) < 0 {
+			return nil, errors.New("a golden comment not in the golden file")
+		}
+	}
+	// The candidates as the judge saw them: texts, duplicates once.
+	var texts []string
+	for _, c := range cands {
+		if c.Text != "" && !slices.Contains(texts, c.Text) {
+			texts = append(texts, c.Text)
+		}
+	}
+	unmatched := map[string]bool{}
+	for _, fp := range ev.FalsePositives {
+		unmatched[fp.Candidate] = true
+	}
+	final := map[string][]int{} // candidate → the golden comments it is the best match of
+	var finalAt []struct{ golden, at int }
+	for _, tp := range ev.TruePositives {
+		g := index(tp.Golden)
+		if g < 0 {
+			return nil, errors.New("a golden comment not in the golden file")
+		}
+		final[tp.Candidate] = append(final[tp.Candidate], g)
+		at := slices.Index(texts, tp.Candidate)
+		if at < 0 {
+			return nil, errors.New("a matched candidate not among the extracted ones")
+		}
+		finalAt = append(finalAt, struct{ golden, at int }{g, at})
+	}
+	var out []martian.Candidate
+	for i, t := range texts {
+		switch gs, ok := final[t]; {
+		case ok:
+			slices.Sort(gs)
+			out = append(out, martian.Candidate{Text: t, Golden: gs})
+		case unmatched[t]:
+			out = append(out, martian.Candidate{Text: t})
+		default:
+			var later []int
+			for _, f := range finalAt {
+				if f.at > i {
+					later = append(later, f.golden)
+				}
+			}
+			if len(later) != 1 {
+				src.Dropped["matched, then beaten, golden comment ambiguous"]++
+				continue
+			}
+			src.Inferred++
+			out = append(out, martian.Candidate{Text: t, Golden: later})
+		}
+	}
+	return out, nil
 }

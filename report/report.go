@@ -1,4 +1,8 @@
-package loop
+// Package report is what a round and a run of review-loop came to, and
+// how it is said (docs/architecture.md, What a report must say; The review
+// body): the round's and the run's results as --json gives them, the
+// review's body, the final comments and the summary on stdout.
+package report
 
 import (
 	"fmt"
@@ -7,13 +11,194 @@ import (
 	"strings"
 
 	"github.com/ocdx/gh-ocdx/consensus"
+	"github.com/ocdx/gh-ocdx/diff"
 	"github.com/ocdx/gh-ocdx/effort"
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/inline"
 	"github.com/ocdx/gh-ocdx/internal/text"
 	"github.com/ocdx/gh-ocdx/internal/tokens"
+	"github.com/ocdx/gh-ocdx/posts"
+	"github.com/ocdx/gh-ocdx/roles"
+	"github.com/ocdx/gh-ocdx/state"
+	"github.com/ocdx/gh-ocdx/verifier"
 )
+
+// Outcomes a run's result has besides the state file's (state.RunOutcome)
+// and its record never ends with.
+const (
+	// OutcomeWouldFix: a dry run whose round would go on to fix findings
+	// (the others end as the run would: converged, blocked, failed).
+	OutcomeWouldFix state.RunOutcome = "would-fix"
+	// OutcomeInterrupted: cancelled or declined at the push; the run stays
+	// resumable and is not ended in the state file.
+	OutcomeInterrupted state.RunOutcome = "interrupted"
+)
+
+// Result is the whole run, for the final summary and --json.
+type Result struct {
+	PR        PRRef             `json:"pr"`
+	RunID     string            `json:"runId,omitempty"`
+	Resumed   bool              `json:"resumed,omitempty"`
+	DryRun    bool              `json:"dryRun"` // --dry-run: Outcome is what the run would reach; nothing was posted or pushed
+	Outcome   state.RunOutcome  `json:"outcome"`
+	Reason    string            `json:"reason"`
+	Label     string            `json:"label"`             // Outcome as people read it: "converged (partial: reviewer-2 failed)"
+	Partial   []string          `json:"partial,omitempty"` // the reviewers that failed in the last round
+	Rounds    []RoundResult     `json:"rounds"`
+	Remaining []finding.Finding `json:"remaining"` // P0–P2 left after the last round
+	Stuck     []string          `json:"stuck"`
+	WouldPost string            `json:"wouldPost,omitempty"` // --dry-run: the review report
+	WouldFix  []finding.Finding `json:"wouldFix,omitempty"`  // --dry-run: the fix payload's issuesToFix
+	// WouldComment are the review's inline comments (--dry-run).
+	WouldComment []github.ReviewComment `json:"wouldComment,omitempty"`
+	Budget       *BudgetStatus          `json:"budget,omitempty"` // with a token budget
+	// CostUSD is the estimated cost of the run's rounds, in dollars, with
+	// prices configured.
+	CostUSD float64 `json:"estimatedCostUsd,omitempty"`
+}
+
+// PRRef is a pull request as every --json output of gh-ocdx names it.
+type PRRef struct {
+	Number     int    `json:"number"`
+	Repository string `json:"repository"` // OWNER/REPO
+	URL        string `json:"url"`
+}
+
+// RefOf is pr of repo as --json names it.
+func RefOf(repo github.Repo, pr *github.PullRequest) PRRef {
+	return PRRef{Number: pr.Number, Repository: repo.Owner + "/" + repo.Name, URL: pr.URL}
+}
+
+// BudgetStatus is a run's token budget and what this invocation spent of it.
+type BudgetStatus struct {
+	MaxTokens int64        `json:"maxTokens"`
+	Spent     tokens.Usage `json:"spent"`
+	Reached   bool         `json:"reached"` // a call was refused: the run stopped there
+}
+
+// String says the spend as every verb's summary says it, once: "1,234 of
+// the budget of 20,000 spent (1,000 in / 234 out)".
+func (b BudgetStatus) String() string {
+	return fmt.Sprintf("%s of the budget of %s spent (%s)", text.Thousands(b.Spent.Input+b.Spent.Output), text.Thousands(b.MaxTokens), b.Spent)
+}
+
+// RoundResult is one round.
+type RoundResult struct {
+	N                int                     `json:"n"`
+	HeadOID          string                  `json:"headOid"`
+	Consensus        string                  `json:"consensus"`
+	Counts           finding.Counts          `json:"counts"`
+	Roles            []roles.Status          `json:"roles"`
+	Findings         []finding.Finding       `json:"findings"`
+	ReviewState      finding.ReviewState     `json:"reviewState"`
+	Threads          finding.ThreadStats     `json:"threads"`
+	ThreadsTruncated bool                    `json:"threadsTruncated"`
+	Stuck            []string                `json:"stuck"`
+	Disputed         []string                `json:"disputed,omitempty"` // conceded in a conversation (posts.Disputed): blocking, not stuck
+	Since            string                  `json:"since,omitempty"`    // a re-review: the head it reviewed the changes from; "": in full
+	RunUsage         tokens.Usage            `json:"runUsage"`           // the run's tokens up to this round's review, fixes included
+	RunCostUSD       float64                 `json:"runEstimatedCostUsd,omitempty"`
+	Judged           int                     `json:"-"`                      // the previous findings a re-review judged
+	Dismissed        []finding.Finding       `json:"dismissed,omitempty"`    // raised again, but dismissed on the PR: not counted or fixed
+	DismissedBy      map[string]string       `json:"dismissedBy,omitempty"`  // finding ID → the login whose command dismissed it
+	DismissedWhy     map[string]string       `json:"dismissedWhy,omitempty"` // finding ID → the reason it gave, one line
+	Refuted          []finding.Finding       `json:"refuted,omitempty"`      // shown wrong by the verifier: not counted, posted inline or fixed
+	Verifier         *verifier.Status        `json:"verifier,omitempty"`
+	Fix              *state.FixResult        `json:"fix,omitempty"`
+	Comments         []state.Comment         `json:"comments"`
+	Usage            map[string]tokens.Usage `json:"usage"`
+	Costs            map[string]float64      `json:"estimatedCostUsd,omitempty"` // by role, for the models with a price
+	Coverage         diff.Coverage           `json:"coverage"`
+	PolicyChanged    []string                `json:"policyChanged,omitempty"` // policy files the PR changes
+	Note             string                  `json:"note,omitempty"`          // what the loop does next
+	AnalyzerMismatch bool                    `json:"analyzerMismatch,omitempty"`
+	Inline           *inline.Plan            `json:"inline,omitempty"` // the review's inline comments
+	// Effort is the tier the round ran at and why (docs/architecture.md,
+	// Effort tiers); nil for a round reloaded from the state file.
+	Effort *effort.Choice `json:"effort,omitempty"`
+	// Crew is who played the round, ReviewersOK how many reviewers
+	// answered; Lines the diff the reviewers saw, for the anchors.
+	Crew        roles.Crew `json:"-"`
+	ReviewersOK int        `json:"-"`
+	Lines       diff.Lines `json:"-"`
+	// Settled are the dismissed findings known at this round's head: those
+	// raised again (Dismissed) and those of the review before, followed.
+	// Recorded, and located in the ledger, they keep their ID when raised
+	// again at a moved line (docs/architecture.md, Re-reviews).
+	Settled []finding.Finding `json:"-"`
+}
+
+// Qualified is outcome with what weakens it in round rr: reviewers that
+// failed, a diff the reviewers saw only part of
+// (`converged (partial: reviewer-2 failed; large diff: sampled)`).
+func Qualified(outcome state.RunOutcome, rr *RoundResult) string {
+	var why []string
+	// When none succeeded the round failed; it is not partial.
+	if failed := rr.FailedReviewers(); len(failed) > 0 && len(failed) < rr.reviewerCount() {
+		why = append(why, fmt.Sprintf("partial: %s failed", strings.Join(failed, ", ")))
+	}
+	if rr.Coverage.Sampled() {
+		why = append(why, "large diff: sampled")
+	}
+	if len(why) == 0 {
+		return string(outcome)
+	}
+	return fmt.Sprintf("%s (%s)", outcome, strings.Join(why, "; "))
+}
+
+// FailedReviewers are the reviewers of rr that failed.
+func (rr *RoundResult) FailedReviewers() []string {
+	var failed []string
+	for _, r := range rr.Roles {
+		if !r.OK && r.Role != roles.AnalyzerName {
+			failed = append(failed, r.Role)
+		}
+	}
+	return failed
+}
+
+func (rr *RoundResult) reviewerCount() int {
+	n := 0
+	for _, r := range rr.Roles {
+		if r.Role != roles.AnalyzerName {
+			n++
+		}
+	}
+	return n
+}
+
+// Actors names people as a report does: "@login (ASSOCIATION)".
+func Actors(as []finding.Actor) string {
+	var s []string
+	for _, a := range as {
+		s = append(s, "@"+a.Login+" ("+a.Association+")")
+	}
+	if len(s) == 0 {
+		return "nobody"
+	}
+	return strings.Join(s, ", ")
+}
+
+// IDList is fs as a report lists them: "ID P1, ID P2", or "none".
+func IDList(fs []finding.Finding) string {
+	var ids []string
+	for _, f := range fs {
+		ids = append(ids, f.ID+" "+f.Priority)
+	}
+	if len(ids) == 0 {
+		return "none"
+	}
+	return strings.Join(ids, ", ")
+}
+
+// AddCost adds c dollars to role's estimated cost in rr.
+func (rr *RoundResult) AddCost(role string, c float64) {
+	if rr.Costs == nil {
+		rr.Costs = map[string]float64{}
+	}
+	rr.Costs[role] += c
+}
 
 // maxRoleReport bounds one role's full report quoted in the comment.
 const maxRoleReport = 3000
@@ -21,7 +206,7 @@ const maxRoleReport = 3000
 var priorityNames = map[string]string{"P0": "P0 — blocking", "P1": "P1 — critical", "P2": "P2 — important", "P3": "P3 — suggestions"}
 
 // RenderReview is the body of a round's review report (without the marker
-// and tag, which post adds), read top to bottom by a maintainer
+// and tag, which the loop adds as it posts), read top to bottom by a maintainer
 // (docs/architecture.md, The review body): the consensus and what happens
 // next first; then the reviewers, coverage and the findings, where one
 // with an inline comment is a line of the index (its comment says the
@@ -58,7 +243,7 @@ func RenderReview(runID string, maxRounds int, rr *RoundResult) string {
 func writeOutcome(b *strings.Builder, rr *RoundResult) {
 	reviewers, failed := 0, []string{}
 	for _, r := range rr.Roles {
-		if r.Role == analyzerName {
+		if r.Role == roles.AnalyzerName {
 			continue
 		}
 		reviewers++
@@ -87,7 +272,7 @@ func writeOutcome(b *strings.Builder, rr *RoundResult) {
 		fmt.Fprintf(b, "**Effort:** %s.\n\n", e)
 	}
 	if rr.Since != "" {
-		fmt.Fprintf(b, "**Reviewed:** incremental since `%s`: the reviewers were given what changed since gh-ocdx's review of that head, and judged its %s.\n\n", text.ShortOID(rr.Since), quantity(rr.judged, "finding", "findings"))
+		fmt.Fprintf(b, "**Reviewed:** incremental since `%s`: the reviewers were given what changed since gh-ocdx's review of that head, and judged its %s.\n\n", text.ShortOID(rr.Since), quantity(rr.Judged, "finding", "findings"))
 	} else {
 		b.WriteString("**Reviewed:** full.\n\n")
 	}
@@ -98,7 +283,7 @@ func writeOutcome(b *strings.Builder, rr *RoundResult) {
 		fmt.Fprintf(b, "**Repository policy:** this PR changes %s; the change takes effect after merge: this review used the base branch's.\n\n", policyNames(rr.PolicyChanged))
 	}
 	if rr.ReviewState.HasChangesRequested {
-		fmt.Fprintf(b, "**Review state:** changes requested by %s; a maintainer's change request makes the consensus request_changes whatever the models say.\n\n", actors(rr.ReviewState.ChangesRequestedBy))
+		fmt.Fprintf(b, "**Review state:** changes requested by %s; a maintainer's change request makes the consensus request_changes whatever the models say.\n\n", Actors(rr.ReviewState.ChangesRequestedBy))
 	}
 	if rr.AnalyzerMismatch {
 		b.WriteString("_The comments analyzer reported a different review state; the one computed from the PR's reviews is used._\n\n")
@@ -111,7 +296,7 @@ func writeFindings(b *strings.Builder, rr *RoundResult) {
 	on := onLines(rr.Inline)
 	code := slices.DeleteFunc(slices.Clone(rr.Findings), consensus.IsThread)
 	switch {
-	case len(code) == 0 && rr.reviewersOK == 0 && len(rr.Roles) > 0:
+	case len(code) == 0 && rr.ReviewersOK == 0 && len(rr.Roles) > 0:
 		// No review happened: "None" would read as a clean one.
 		b.WriteString("### Findings\n\nNo review: every reviewer failed (see Roles below).\n\n")
 	case len(code) == 0:
@@ -195,7 +380,7 @@ func writeRoles(b *strings.Builder, rr *RoundResult) {
 	b.WriteString("### Roles\n\n| Role | Model | Result | Findings | Tokens | Time |\n|---|---|---|---|---|---|\n")
 	for _, r := range rr.Roles {
 		res := r.Conclusion
-		if r.Role == analyzerName {
+		if r.Role == roles.AnalyzerName {
 			res = "done"
 		}
 		if !r.OK {
@@ -209,7 +394,7 @@ func writeRoles(b *strings.Builder, rr *RoundResult) {
 	}
 	b.WriteString(verifierRow(rr))
 	b.WriteString("\n")
-	var reports []RoleStatus
+	var reports []roles.Status
 	for _, r := range rr.Roles {
 		if r.OK && strings.TrimSpace(r.Report) != "" {
 			reports = append(reports, r)
@@ -475,7 +660,7 @@ func writeRoundSummary(b *strings.Builder, rr *RoundResult) {
 		fmt.Fprintf(b, "- Stuck: %s\n", strings.Join(rr.Stuck, ", "))
 	}
 	if len(rr.Refuted) > 0 {
-		fmt.Fprintf(b, "- Refuted by the verifier: %s (gh ocdx restore overrules it)\n", idList(rr.Refuted))
+		fmt.Fprintf(b, "- Refuted by the verifier: %s (gh ocdx restore overrules it)\n", IDList(rr.Refuted))
 	}
 	if f := rr.Fix; f != nil {
 		var fixed []string
@@ -517,7 +702,7 @@ func writeDryRun(b *strings.Builder, r *Result) {
 			if c.StartLine > 0 {
 				at = fmt.Sprintf("%s:%d-%d", c.Path, c.StartLine, c.Line)
 			}
-			fmt.Fprintf(b, "### %s (%s)\n\n%s\n\n", at, c.Side, visible(c.Body))
+			fmt.Fprintf(b, "### %s (%s)\n\n%s\n\n", at, c.Side, posts.Visible(c.Body))
 		}
 	}
 	if len(r.WouldFix) > 0 {
@@ -538,33 +723,22 @@ func policyNames(files []string) string {
 
 func indent(s string) string { return strings.ReplaceAll(s, "\n", "\n  ") }
 
-// visible is body without its hidden lines (the marker and tags).
-func visible(body string) string {
-	var keep []string
-	for _, l := range strings.Split(body, "\n") {
-		if !strings.HasPrefix(l, "<!--") {
-			keep = append(keep, l)
-		}
-	}
-	return strings.Join(keep, "\n")
-}
-
 // effortLine says the tier a round ran at, why, and which configured roles
 // it left out (docs/architecture.md, Effort tiers); "" for a round that
-// does not know (restored from the state file).
+// does not know (reloaded from the state file).
 func effortLine(rr *RoundResult) string {
 	if rr.Effort == nil {
 		return ""
 	}
 	line := EffortSaid(*rr.Effort)
 	var out []string
-	if n := rr.crew.left; n > 0 {
+	if n := rr.Crew.Left; n > 0 {
 		out = append(out, text.Plural(n, "reviewer"))
 	}
-	if !rr.crew.analyzer {
+	if !rr.Crew.Analyzer {
 		out = append(out, "the comments analyzer")
 	}
-	if rr.crew.verifierLeft {
+	if rr.Crew.VerifierLeft {
 		out = append(out, "the verifier")
 	}
 	if len(out) > 0 {
@@ -580,4 +754,52 @@ func EffortSaid(c effort.Choice) string {
 		line += fmt.Sprintf(" (%s was asked for)", c.Asked)
 	}
 	return line
+}
+
+// RenderRefuted is the review body's part on the verifier: what it
+// refuted, with its evidence, and how a person overrules it; or that it
+// failed. "" when no verifier ran.
+func RenderRefuted(rr *RoundResult) string {
+	var b strings.Builder
+	if st := rr.Verifier; st != nil && !st.OK {
+		fmt.Fprintf(&b, "**Verifier:** `%s` failed (%s): the findings it was to check stand as the reviewers raised them.\n\n", st.Model, text.Cell(text.FirstLine(st.Error), 200))
+	}
+	if len(rr.Refuted) == 0 {
+		return b.String()
+	}
+	fmt.Fprintf(&b, "### Refuted by the verifier (%d)\n\n", len(rr.Refuted))
+	b.WriteString("Raised by one reviewer, and shown wrong by the verifier reading the code: not posted inline, not counted, not fixed. Someone with write permission can overrule it with `/ocdx restore <ID>` (or `gh ocdx restore <pr> <ID>`): it then counts again from the next run.\n\n")
+	for _, f := range rr.Refuted {
+		loc := f.File
+		if f.Line != nil {
+			loc = fmt.Sprintf("%s:%d", f.File, *f.Line)
+		}
+		by := ""
+		if f.Agreement != "" {
+			by = " · " + consensus.Agreement(f)
+		}
+		fmt.Fprintf(&b, "- **%s** `%s` %s `%s`%s\n", f.Priority, f.ID, text.Cell(f.Title, 200), loc, by)
+		if e := strings.TrimSpace(f.Evidence); e != "" {
+			fmt.Fprintf(&b, "  _Evidence:_ %s\n", indent(text.Prose(e, verifier.MaxEvidence)))
+		}
+	}
+	b.WriteString("\n")
+	return b.String()
+}
+
+// verifierRow is the verifier's line in the review's table of roles.
+func verifierRow(rr *RoundResult) string {
+	st := rr.Verifier
+	if st == nil || len(st.Sent) == 0 && st.OK {
+		return ""
+	}
+	res := fmt.Sprintf("%d of %d refuted", len(st.Refuted), len(st.Sent))
+	if !st.OK {
+		res = "failed: " + text.Cell(text.FirstLine(st.Error), 120)
+	}
+	used := st.Usage.String()
+	if st.CostUSD > 0 {
+		used += " · " + tokens.Dollars(st.CostUSD)
+	}
+	return fmt.Sprintf("| %s | `%s` | %s | %d | %s | %s |\n", verifier.Name, st.Model, res, len(st.Refuted), used, st.Elapsed)
 }

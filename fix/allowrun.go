@@ -23,7 +23,7 @@ type request struct {
 	paths []string
 }
 
-// parseCommand decides whether run_command may run argv, given the verify
+// allowRun decides whether run_command may run argv, given the verify
 // commands of the configuration (split). Allowed: a verify command exactly;
 // a test command of the verify list with more arguments (the verify entry
 // up to its "test" word is the prefix: "go test ./..." allows
@@ -32,7 +32,7 @@ type request struct {
 // diff, log, show) with revisions, paths inside the repository and
 // harmless options. Everything else is refused with the reason. Only the
 // configuration feeds verify: nothing the PR says can widen this.
-func parseCommand(argv []string, verify [][]string) (request, error) {
+func allowRun(argv []string, verify [][]string) (request, error) {
 	if len(argv) == 0 || argv[0] == "" {
 		return request{}, errors.New(`argv is empty: give the program and its arguments, e.g. ["git", "status"]`)
 	}

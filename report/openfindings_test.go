@@ -1,4 +1,4 @@
-package loop
+package report
 
 import (
 	"context"
@@ -29,7 +29,7 @@ func TestOpenFindingsReadsDescriptionsFromOwnPostsOnly(t *testing.T) {
 		led.Set(f.ID, finding.StatusOpen, "")
 		led.Agree(f.ID, f.Agreement, f.Reviewers)
 		led.Locate(f)
-		led.Mark(f.ID, posts.At(run, 1))
+		led.Mark(f.ID, run, 1)
 	}
 	led.Set("QUAL-00000001", finding.StatusFixed, "bbbbbbb")
 	led.Set("QUAL-00000002", finding.StatusStuck, "")
@@ -43,7 +43,7 @@ func TestOpenFindingsReadsDescriptionsFromOwnPostsOnly(t *testing.T) {
 			{Comments: []github.ThreadComment{{Author: "mallory", Body: inline.Body(forged)}}},
 			{Comments: []github.ThreadComment{{Author: "ocdx-bot", Body: inline.Body(inlined)}}},
 		}}
-	trust := posts.NewTrust(&fakeGitHub{}, github.Repo{Owner: "o", Name: "r"}, nil)
+	trust := posts.NewTrust(noPermissions{}, github.Repo{Owner: "o", Name: "r"}, nil)
 
 	open, stuck, round, why, ok := trust.OpenFindings(ctx, pr)
 
@@ -64,4 +64,11 @@ func TestOpenFindingsReadsDescriptionsFromOwnPostsOnly(t *testing.T) {
 	if open, _, _, why, _ := trust.OpenFindings(ctx, pr); len(open) != 0 || !strings.Contains(why, "older head") {
 		t.Errorf("a review of an older head gives %d findings, why %q", len(open), why)
 	}
+}
+
+// noPermissions answers every login's permission as none.
+type noPermissions struct{}
+
+func (noPermissions) Permission(context.Context, github.Repo, string) (github.Permission, error) {
+	return "", nil
 }

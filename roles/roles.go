@@ -1,4 +1,8 @@
-package loop
+// Package roles is the roles of a round (docs/architecture.md, The agents):
+// the reviewers and the comments analyzer, their tasks, who plays at an
+// effort tier, each run as an agent side by side within the token budget,
+// and how each did.
+package roles
 
 import (
 	"context"
@@ -31,8 +35,8 @@ type Role struct {
 	LLM   llm.Model
 }
 
-// RoleStatus is how a role did in a round.
-type RoleStatus struct {
+// Status is how a role did in a round.
+type Status struct {
 	Role       string        `json:"role"`
 	Model      string        `json:"model"`
 	OK         bool          `json:"ok"`
@@ -43,13 +47,15 @@ type RoleStatus struct {
 	Usage      tokens.Usage  `json:"usage"`
 	CostUSD    float64       `json:"estimatedCostUsd,omitempty"` // with a price for its model
 	Report     string        `json:"-"`                          // the role's fullReport
-	err        error
+	// Err is the failure itself, for the run to tell a budget or a
+	// configuration error from the rest.
+	Err error `json:"-"`
 }
 
 // MarshalJSON writes the elapsed time in seconds, as every duration in
 // gh-ocdx's JSON.
-func (r RoleStatus) MarshalJSON() ([]byte, error) {
-	type plain RoleStatus
+func (r Status) MarshalJSON() ([]byte, error) {
+	type plain Status
 	return json.Marshal(struct {
 		plain
 		ElapsedSeconds float64 `json:"elapsedSeconds"`
@@ -59,9 +65,12 @@ func (r RoleStatus) MarshalJSON() ([]byte, error) {
 const (
 	reviewerSystem = "You are a senior code reviewer. You answer with exactly one BEGIN_JSON … END_JSON envelope."
 	analyzerSystem = "You analyze GitHub pull request review threads. You answer with exactly one BEGIN_JSON … END_JSON envelope."
-	analyzerName   = "comments-analyzer"
 	maxPRBody      = 4 << 10
 )
+
+// AnalyzerName is the comments analyzer's role name; every other role of
+// a round's Roles is a reviewer.
+const AnalyzerName = "comments-analyzer"
 
 // reviewerTask renders prompts/reviewer.md for one reviewer: references
 // and a capped diff, the rest through tools (docs/architecture.md, The agents).
@@ -121,7 +130,7 @@ func replies(pr *github.PullRequest) []reply {
 			if strings.Contains(c.Body, posts.ConcededTag(t.Finding.ID)) {
 				who = "gh-ocdx (conceded: the finding is disputed)"
 			}
-			out = append(out, reply{ID: t.Finding.ID, Where: where, Author: who, Body: text.OneLine(text.Excerpt(visible(c.Body), maxReply))})
+			out = append(out, reply{ID: t.Finding.ID, Where: where, Author: who, Body: text.OneLine(text.Excerpt(posts.Visible(c.Body), maxReply))})
 		}
 	}
 	return out
@@ -201,77 +210,98 @@ func analyzerTask(pr *github.PullRequest, threadFs []finding.Finding, st finding
 	})
 }
 
-// roundReviews is what the roles of one round produced.
-type roundReviews struct {
-	Roles    []RoleStatus // reviewers in configuration order, then the analyzer
+// Reviews is what the roles of one round produced.
+type Reviews struct {
+	Roles    []Status // reviewers in configuration order, then the analyzer
 	Findings []finding.Finding
 	Verdicts consensus.Verdicts              // a re-review's, on the previous findings
 	Analyzer *finding.CommentsAnalyzerResult // nil when it failed
 }
 
-// crew is who reviews a round at its effort tier (docs/architecture.md,
+// Crew is who reviews a round at its effort tier (docs/architecture.md,
 // Effort tiers): quick is the first reviewer alone, with the comments
 // analyzer only when the PR has unresolved threads, and no verifier; deep
-// has the verifier check every finding it may judge, not only lone ones.
-type crew struct {
-	reviewers []Role
-	analyzer  bool
-	verifier  bool
-	verifyAll bool
-	// left and verifierLeft are the configured reviewers and verifier the
+// has the verifier check every finding it may check, not only lone ones.
+type Crew struct {
+	Reviewers []Role
+	Analyzer  bool
+	Verifier  bool
+	VerifyAll bool
+	// Left and VerifierLeft are the configured reviewers and verifier the
 	// tier leaves out, for the report.
-	left         int
-	verifierLeft bool
+	Left         int
+	VerifierLeft bool
 }
 
-func (l *loop) crewOf(t effort.Tier, unresolved int) crew {
-	c := crew{reviewers: l.o.Reviewers, analyzer: true, verifier: l.o.Verifier != nil}
-	switch t {
+// Team is a run's configured roles and how they are run: each an agent on
+// its task, within the run's token budget, a failure said once on
+// Progress.
+type Team struct {
+	Reviewers []Role
+	Analyzer  Role
+	Verifier  *Role
+	// ReviewerTools and AnalyzerTools build the read-only tools of a round
+	// over the head it reviews.
+	ReviewerTools func(head string) []llm.Tool
+	AnalyzerTools func(head string) []llm.Tool
+	Budget        *llm.Budget
+	MaxIters      int // model calls per role (0: the llm default)
+	Progress      func(format string, a ...any)
+	// failures are the role errors said, each with the role that said it
+	// first: a second role failing the same way says so in a word.
+	failMu   sync.Mutex
+	failures map[string]string
+}
+
+// Crew is who plays a round at tier t of a PR with unresolved threads.
+func (t *Team) Crew(tier effort.Tier, unresolved int) Crew {
+	c := Crew{Reviewers: t.Reviewers, Analyzer: true, Verifier: t.Verifier != nil}
+	switch tier {
 	case effort.Quick:
-		c.reviewers, c.analyzer, c.verifier = l.o.Reviewers[:min(1, len(l.o.Reviewers))], unresolved > 0, false
-		c.left, c.verifierLeft = len(l.o.Reviewers)-len(c.reviewers), l.o.Verifier != nil
+		c.Reviewers, c.Analyzer, c.Verifier = t.Reviewers[:min(1, len(t.Reviewers))], unresolved > 0, false
+		c.Left, c.VerifierLeft = len(t.Reviewers)-len(c.Reviewers), t.Verifier != nil
 	case effort.Deep:
-		c.verifyAll = true
+		c.VerifyAll = true
 	}
 	return c
 }
 
-// runRoles runs the crew's reviewers and the comments analyzer side by
+// Run runs the crew's reviewers and the comments analyzer side by
 // side and waits for all of them (allSettled): one failing role never
 // cancels the others. IDs and sources are set by gh-ocdx, never taken from
 // a model.
-func (l *loop) runRoles(ctx context.Context, round int, c crew, rc *review.Context, re *rereview.Delta, threadFs []finding.Finding, st finding.ReviewState, stats finding.ThreadStats) (*roundReviews, error) {
-	n := len(c.reviewers)
-	out := &roundReviews{Roles: make([]RoleStatus, n, n+1)}
+func (t *Team) Run(ctx context.Context, round int, c Crew, rc *review.Context, re *rereview.Delta, threadFs []finding.Finding, st finding.ReviewState, stats finding.ThreadStats) (*Reviews, error) {
+	n := len(c.Reviewers)
+	out := &Reviews{Roles: make([]Status, n, n+1)}
 	results := make([]*finding.ReviewerResult, n)
 	var tools, aTools []llm.Tool
-	if l.o.ReviewerTools != nil {
-		tools = l.o.ReviewerTools(rc.PR.HeadRefOid)
+	if t.ReviewerTools != nil {
+		tools = t.ReviewerTools(rc.PR.HeadRefOid)
 	}
 	// The round starts only when every role's first call fits the token
 	// budget, reserved in the configured order, the analyzer last
 	// (docs/architecture.md, Budget and costs): no role is refused once
 	// the others are at work.
-	agents, err := l.reviewerAgents(c.reviewers, rc, re, tools)
+	agents, err := t.ReviewerAgents(c.Reviewers, rc, re, tools)
 	if err != nil {
 		return nil, err
 	}
 	all := agents
 	var aAgent *llm.Agent
-	if c.analyzer {
+	if c.Analyzer {
 		aTask, aBreaks, err := analyzerTask(rc.PR, threadFs, st, stats, rc.PR.ThreadsTruncated)
 		if err != nil {
 			return nil, err
 		}
-		if l.o.AnalyzerTools != nil {
-			aTools = l.o.AnalyzerTools(rc.PR.HeadRefOid)
+		if t.AnalyzerTools != nil {
+			aTools = t.AnalyzerTools(rc.PR.HeadRefOid)
 		}
-		aAgent = l.agent(l.o.Analyzer, analyzerSystem, aTask, aTools, aBreaks...)
+		aAgent = t.Agent(t.Analyzer, analyzerSystem, aTask, aTools, aBreaks...)
 		all = append(slices.Clone(agents), aAgent)
 		out.Roles = out.Roles[:n+1]
 	}
-	if l.o.Budget != nil {
-		if err := l.o.Budget.Reserve(fmt.Sprintf("round %d", round), all...); err != nil {
+	if t.Budget != nil {
+		if err := t.Budget.Reserve(fmt.Sprintf("round %d", round), all...); err != nil {
 			return nil, err
 		}
 	}
@@ -279,19 +309,19 @@ func (l *loop) runRoles(ctx context.Context, round int, c crew, rc *review.Conte
 	var wg sync.WaitGroup
 	if aAgent != nil {
 		wg.Go(func() {
-			out.Roles[n] = l.runRole(ctx, l.o.Analyzer, aAgent, &analyzer)
+			out.Roles[n] = t.RunRole(ctx, t.Analyzer, aAgent, &analyzer)
 			if out.Roles[n].OK {
 				out.Analyzer = &analyzer
 				out.Roles[n].Findings, out.Roles[n].Report = len(threadFs), analyzer.FullReport
 			}
 		})
 	}
-	l.runReviewers(ctx, c.reviewers, agents, out.Roles[:n], results)
+	t.RunReviewers(ctx, c.Reviewers, agents, out.Roles[:n], results)
 	wg.Wait()
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	out.Findings = agentFindings(c.reviewers, results)
+	out.Findings = AgentFindings(c.Reviewers, results)
 	if re != nil {
 		out.Verdicts = consensus.VerdictsOf(re.Previous, results)
 	}
@@ -299,30 +329,30 @@ func (l *loop) runRoles(ctx context.Context, round int, c crew, rc *review.Conte
 	return out, nil
 }
 
-// reviewerAgents are the agents of reviewers on rc, in configured order.
+// ReviewerAgents are the agents of reviewers on rc, in configured order.
 // Review-loop and the local review share them.
-func (l *loop) reviewerAgents(reviewers []Role, rc *review.Context, re *rereview.Delta, tools []llm.Tool) ([]*llm.Agent, error) {
+func (t *Team) ReviewerAgents(reviewers []Role, rc *review.Context, re *rereview.Delta, tools []llm.Tool) ([]*llm.Agent, error) {
 	agents := make([]*llm.Agent, len(reviewers))
 	for i, r := range reviewers {
 		task, breaks, err := reviewerTask(r.Name, rc, re)
 		if err != nil {
 			return nil, err
 		}
-		agents[i] = l.agent(r, reviewerSystem, task, tools, breaks...)
+		agents[i] = t.Agent(r, reviewerSystem, task, tools, breaks...)
 	}
 	return agents, nil
 }
 
-// runReviewers runs the reviewers' agents side by side and waits for all
+// RunReviewers runs the reviewers' agents side by side and waits for all
 // of them: a reviewer's status goes to roles[i], its result, when it
 // answered, to results[i].
-func (l *loop) runReviewers(ctx context.Context, reviewers []Role, agents []*llm.Agent, roles []RoleStatus, results []*finding.ReviewerResult) {
+func (t *Team) RunReviewers(ctx context.Context, reviewers []Role, agents []*llm.Agent, roles []Status, results []*finding.ReviewerResult) {
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	for i, r := range reviewers {
 		wg.Go(func() {
 			var res finding.ReviewerResult
-			roles[i] = l.runRole(ctx, r, agents[i], &res)
+			roles[i] = t.RunRole(ctx, r, agents[i], &res)
 			if roles[i].OK {
 				results[i] = &res
 				roles[i].Conclusion, roles[i].Findings, roles[i].Report = res.Conclusion, len(res.Findings), res.FullReport
@@ -331,9 +361,9 @@ func (l *loop) runReviewers(ctx context.Context, reviewers []Role, agents []*llm
 	}
 }
 
-// agentFindings are the reviewers' findings with gh-ocdx's IDs and sources,
+// AgentFindings are the reviewers' findings with gh-ocdx's IDs and sources,
 // never a model's (docs/architecture.md, Finding IDs), redacted once.
-func agentFindings(reviewers []Role, results []*finding.ReviewerResult) []finding.Finding {
+func AgentFindings(reviewers []Role, results []*finding.ReviewerResult) []finding.Finding {
 	var out []finding.Finding
 	now := time.Now().UTC().Format(time.RFC3339)
 	for i, res := range results {
@@ -377,32 +407,32 @@ func mergeThreads(threadFs []finding.Finding, a *finding.CommentsAnalyzerResult)
 	return out
 }
 
-// agent is role r's agent on task; breaks mark where the task's stable
+// Agent is role r's agent on task; breaks mark where the task's stable
 // parts end (reviewerTask).
-func (l *loop) agent(r Role, system, task string, tools []llm.Tool, breaks ...int) *llm.Agent {
-	return &llm.Agent{Role: r.Name, Model: r.LLM, System: system, Task: task, Breaks: breaks, Tools: tools, MaxIters: l.o.MaxIters}
+func (t *Team) Agent(r Role, system, task string, tools []llm.Tool, breaks ...int) *llm.Agent {
+	return &llm.Agent{Role: r.Name, Model: r.LLM, System: system, Task: task, Breaks: breaks, Tools: tools, MaxIters: t.MaxIters}
 }
 
-// runRole runs role r's agent and reports on stderr how it went.
-func (l *loop) runRole(ctx context.Context, r Role, a *llm.Agent, out any) RoleStatus {
-	st := RoleStatus{Role: r.Name, Model: r.Model}
+// RunRole runs role r's agent and reports on stderr how it went.
+func (t *Team) RunRole(ctx context.Context, r Role, a *llm.Agent, out any) Status {
+	st := Status{Role: r.Name, Model: r.Model}
 	start := time.Now()
 	res, err := a.Run(ctx, out)
 	st.Elapsed, st.Usage = time.Since(start).Round(time.Millisecond), res.Usage
 	if err != nil {
-		st.Error, st.err = err.Error(), err
+		st.Error, st.Err = err.Error(), err
 		if ctx.Err() != nil {
 			return st // cancelled: the run says so once, not each role
 		}
-		l.progress("X %s (%s): failed after %s: %s", r.Name, r.Model, st.Elapsed, l.sameFailure(r, text.FirstLine(st.Error)))
+		t.progress("X %s (%s): failed after %s: %s", r.Name, r.Model, st.Elapsed, t.sameFailure(r, text.FirstLine(st.Error)))
 		return st
 	}
 	st.OK = true
 	switch v := out.(type) {
 	case *finding.ReviewerResult:
-		l.progress("%s (%s): %s, %s, %s, %s tokens", r.Name, r.Model, v.Conclusion, text.Plural(len(v.Findings), "finding"), st.Elapsed, st.Usage)
+		t.progress("%s (%s): %s, %s, %s, %s tokens", r.Name, r.Model, v.Conclusion, text.Plural(len(v.Findings), "finding"), st.Elapsed, st.Usage)
 	default:
-		l.progress("%s (%s): done, %s, %s tokens", r.Name, r.Model, st.Elapsed, st.Usage)
+		t.progress("%s (%s): done, %s, %s tokens", r.Name, r.Model, st.Elapsed, st.Usage)
 	}
 	return st
 }
@@ -411,17 +441,23 @@ func (l *loop) runRole(ctx context.Context, r Role, a *llm.Agent, out any) RoleS
 // without the role and model the line names already; or, when another role
 // said the same, that it is the same (three reviewers behind one
 // unreachable server say the error once).
-func (l *loop) sameFailure(r Role, msg string) string {
+func (t *Team) sameFailure(r Role, msg string) string {
 	msg = strings.TrimPrefix(strings.TrimPrefix(msg, r.Name+": "), r.Model+": ")
 	key := strings.ReplaceAll(msg, r.Model, "MODEL")
-	l.failMu.Lock()
-	defer l.failMu.Unlock()
-	if first, ok := l.failures[key]; ok {
+	t.failMu.Lock()
+	defer t.failMu.Unlock()
+	if first, ok := t.failures[key]; ok {
 		return "the same error as " + first
 	}
-	if l.failures == nil {
-		l.failures = map[string]string{}
+	if t.failures == nil {
+		t.failures = map[string]string{}
 	}
-	l.failures[key] = r.Name
+	t.failures[key] = r.Name
 	return msg
+}
+
+func (t *Team) progress(format string, a ...any) {
+	if t.Progress != nil {
+		t.Progress(format, a...)
+	}
 }
