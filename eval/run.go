@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -149,7 +150,12 @@ func prepare(ctx context.Context, g *git.Repo, c Case, w io.Writer) (*prepared, 
 	if err != nil {
 		return nil, err
 	}
-	ch := loop.Change{Branch: fmt.Sprintf("pull-request-%d", c.PR), Base: c.Base, MergeBase: c.Base, Head: c.Head, Tree: c.Head, Diff: d}
+	author, err := g.Run(ctx, "show", "-s", "--format=%an", c.Head)
+	if err != nil {
+		return nil, err
+	}
+	ch := loop.Change{Branch: fmt.Sprintf("pull-request-%d", c.PR), Base: c.Base, MergeBase: c.Base, Head: c.Head, Tree: c.Head, Diff: d,
+		Author: strings.TrimSpace(author)}
 	for _, f := range stats {
 		ch.Files = append(ch.Files, github.ChangedFile{Path: f.Path, Additions: f.Additions, Deletions: f.Deletions})
 	}
