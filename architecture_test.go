@@ -58,6 +58,11 @@ func TestThePostsPackageIsBelowTheVerbs(t *testing.T) {
 	notImported(t, map[string][]string{
 		"./posts":    {"loop", "converse", "reviewpr", "fix", "cmd", "review", "state", "llm", "config"},
 		"./converse": {"loop", "cmd"},
+		// The terminal's helpers and the state's view know no round.
+		"./internal/prompter": {"loop", "state", "llm", "github", "config"},
+		"./internal/jsonout":  {"loop", "state", "llm", "github", "config"},
+		"./internal/progress": {"loop", "state", "github", "config"},
+		"./stateview":         {"loop", "cmd"},
 	})
 }
 

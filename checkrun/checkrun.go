@@ -174,7 +174,7 @@ func summary(res *report.Result, rr *report.RoundResult, code []finding.Finding,
 		}
 		fmt.Fprintf(&b, "### %s (%d)\n\n", p, len(group))
 		for i, f := range group {
-			line := indexLine(f, rr.Stuck)
+			line := report.IndexLine(f, "", rr.Stuck)
 			if b.Len()+len(line) > maxSummary {
 				left += len(group) - i
 				break
@@ -222,24 +222,6 @@ func reviewed(rr *report.RoundResult) bool {
 		}
 	}
 	return len(rr.Roles) == 0 // reloaded from the state file: a review that stood
-}
-
-// indexLine is a finding in one line, as the report's index has it.
-func indexLine(f finding.Finding, stuck []string) string {
-	loc := f.File
-	if f.Line != nil {
-		loc = fmt.Sprintf("%s:%d", f.File, *f.Line)
-	}
-	mark := ""
-	if slices.Contains(stuck, f.ID) {
-		mark = " **(stuck)**"
-	}
-	by := ""
-	if a := consensus.Agreement(f); a != "" {
-		by = " · " + a
-	}
-	title := strings.ReplaceAll(text.Clip(text.OneLine(f.Title), 200), "|", "\\|")
-	return fmt.Sprintf("- **%s** `%s` %s · `%s`%s%s\n", f.Priority, f.ID, text.InertMarkup(title), loc, mark, text.InertMarkup(by))
 }
 
 func quoted(ids []string) []string {

@@ -49,14 +49,6 @@ command's verb and IDs.
 Examples:
   gh ocdx command 24 --comment-id 1234567890`
 
-func runCommand(ctx context.Context, d *Deps, args []string) error {
-	opts, err := parseCommand(d, args)
-	if err != nil {
-		return err
-	}
-	return runComment(ctx, d, opts)
-}
-
 func parseCommand(d *Deps, args []string) (*CommandOptions, error) {
 	var repoFlag string
 	opts := &CommandOptions{}
@@ -103,9 +95,6 @@ func runComment(ctx context.Context, d *Deps, opts *CommandOptions) error {
 		},
 		Fix: func(ctx context.Context) error {
 			return fixPR(ctx, d, &FixOptions{PR: pr.Number, Repo: opts.Repo, Yes: true, MaxTokens: opts.MaxTokens, usage: "Usage: " + fixUsage})
-		},
-		Unraised: func(ctx context.Context, verb string, ids []string) []string {
-			return unraised(ctx, trust, pr, verb, ids)
 		},
 	}
 	return m.Run(ctx, opts.CommentID)

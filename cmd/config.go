@@ -1,23 +1,19 @@
 package cmd
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io/fs"
-	"maps"
-	"net/url"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/ocdx/gh-ocdx/config"
-	"github.com/ocdx/gh-ocdx/internal/redact"
 	"github.com/ocdx/gh-ocdx/internal/text"
 	"github.com/ocdx/gh-ocdx/llm"
+	"github.com/ocdx/gh-ocdx/setup"
 )
 
 // loadConfig loads and validates the configuration for a verb that needs it;
@@ -113,62 +109,14 @@ func configInit(ctx context.Context, d *Deps, opts *ConfigInitOptions) error {
 	if local != "" {
 		file = config.LocalFile(local, verifyCmds)
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return fmt.Errorf("cannot create the configuration directory: %w", err)
-	}
-	// O_EXCL: refuse to overwrite, even a file created since we looked.
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	err = setup.WriteNew(path, file)
 	if errors.Is(err, fs.ErrExist) {
 		return existingConfig(path)
 	}
 	if err != nil {
-		return fmt.Errorf("cannot create the configuration: %w", err)
+		return err
 	}
-	_, err = f.WriteString(file)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		_ = os.Remove(path) // a half-written file would only fail validation later
-		return fmt.Errorf("cannot write the configuration: %w", err)
-	}
-
-	var b strings.Builder
-	fmt.Fprintf(&b, "Wrote %s\n\nNext steps:\n", path)
-	if local != "" {
-		fmt.Fprintf(&b, "  1. It names ollama/%s, served by ollama at %s, in every role: gh ocdx review works now, without a key. To use other models, name each role's as provider/model (providers: %s).\n",
-			local, endpoint(d, llm.Providers["ollama"]), strings.Join(sortedProviderNames(), ", "))
-	} else {
-		fmt.Fprintf(&b, "  1. Edit it: name the model of each role as provider/model (providers: %s).\n", strings.Join(sortedProviderNames(), ", "))
-	}
-	b.WriteString("  2. Export the API key of each provider you use:\n")
-	var keyless []string
-	for _, name := range sortedProviderNames() {
-		env := llm.Providers[name].CredentialEnv
-		if env == "" {
-			keyless = append(keyless, name+"/")
-			continue
-		}
-		state := "not set yet"
-		if d.Getenv(env) != "" {
-			state = "already set"
-		}
-		fmt.Fprintf(&b, "       %-30s # for %s/ models (%s)\n", "export "+env+"=...", name, state)
-	}
-	if len(keyless) > 0 {
-		fmt.Fprintf(&b, "     %s models need no key.\n", strings.Join(keyless, ", "))
-	}
-	if len(verifyCmds) > 0 {
-		fmt.Fprintf(&b, "  3. Check the verify commands, %s: %s. They apply in every repository whose %s sets no \"verify\"; commit them there as {\"verify\": [...]} to share them.\n",
-			verifySaid, strings.Join(verifyCmds, "; "), config.RepoFile)
-	} else {
-		fmt.Fprintf(&b, "  3. Add \"verify\": the commands that check a fix before it is pushed (%s); fix and review-loop push nothing without them. A repository's %s can set them too.\n", verifySaid, config.RepoFile)
-	}
-	b.WriteString("  4. Check it: gh ocdx config validate\n")
-	if loc.Legacy {
-		fmt.Fprintf(&b, "\nThe legacy configuration %s is no longer read now that this file exists; copy its models here.\n", loc.Path)
-	}
-	fmt.Fprint(d.IO.Out, b.String())
+	fmt.Fprint(d.IO.Out, setup.NextSteps(d.Getenv, loc, local, verifyCmds, verifySaid))
 	return nil
 }
 
@@ -188,7 +136,7 @@ func offerOllama(ctx context.Context, d *Deps, ask Prompter) (string, error) {
 	p := llm.Providers["ollama"]
 	list, err := llm.ListModels(ctx, p, d.Getenv)
 	if err != nil || len(list.Names) == 0 {
-		d.Log.Debug("no ollama to offer", "at", endpoint(d, p), "err", err)
+		d.Log.Debug("no ollama to offer", "at", setup.Endpoint(d.Getenv, p), "err", err)
 		return "", nil
 	}
 	names := make([]string, len(list.Names))
@@ -199,7 +147,7 @@ func offerOllama(ctx context.Context, d *Deps, ask Prompter) (string, error) {
 		return names[0], nil
 	}
 	shown := names[:min(len(names), 9)]
-	fmt.Fprintf(d.IO.ErrOut, "Ollama answers at %s: a review can run on its models, without an API key.\n", endpoint(d, p))
+	fmt.Fprintf(d.IO.ErrOut, "Ollama answers at %s: a review can run on its models, without an API key.\n", setup.Endpoint(d.Getenv, p))
 	options := make([]string, 0, len(shown)+1)
 	for _, n := range shown {
 		options = append(options, "ollama/"+n+" in every role")
@@ -243,7 +191,7 @@ fix read .ocdx.json from its base branch instead) and the providers' endpoints.
 Credentials are never printed, only the names of their variables. An
 invalid file is shown as it is, each problem marked under its line, and
 the command exits 1.`)
-	jf := addJSONFlags(fs, configJSON{})
+	jf := addJSONFlags(fs, setup.Shown{})
 	if err := fs.parse(d, jf.args(args), 0); err != nil {
 		return nil, err
 	}
@@ -261,188 +209,15 @@ func configShow(d *Deps, opts *ConfigShowOptions) error {
 	if err != nil {
 		return err
 	}
-	if root := findRepoRoot(opts.WorkDir); root != "" {
+	if root := config.RepoRoot(opts.WorkDir); root != "" {
 		if err := c.ApplyRepo(root); err != nil {
 			return err
 		}
 	}
 	if opts.Export != nil {
-		return opts.Export.write(d, showJSON(d, c))
+		return opts.Export.write(d, setup.Show(c, d.Getenv))
 	}
-	return printMarkdown(d, showMarkdown(d, c))
-}
-
-// configJSON is the output of config show --json: the keys of the file with
-// defaults applied, and where things came from.
-type configJSON struct {
-	Path                  string                  `json:"path"`
-	Legacy                bool                    `json:"legacy"`
-	ReviewerModels        []string                `json:"reviewerModels"`
-	CommentsAnalyzerModel string                  `json:"commentsAnalyzerModel"`
-	PRFixModel            string                  `json:"prFixModel"`
-	ReviewPRModel         string                  `json:"reviewPrModel"`
-	VerifierModel         string                  `json:"verifierModel,omitempty"` // "": no verifier
-	ReplyModel            string                  `json:"replyModel"`              // gh ocdx reply and ask; default reviewPrModel
-	DescribeModel         string                  `json:"describeModel"`           // gh ocdx describe; default commentsAnalyzerModel
-	MaxReplies            int                     `json:"maxReplies"`
-	AllowApprove          bool                    `json:"allowApprove"`
-	OutputTokens          map[string]int64        `json:"outputTokens,omitempty"` // the roles with their own output cap
-	Verify                []string                `json:"verify"`
-	VerifyFrom            string                  `json:"verifyFrom"` // the file verify came from; "" when there is none
-	Defaults              []string                `json:"defaults"`   // keys absent from the file, filled with defaults
-	MaxTokens             int64                   `json:"maxTokens,omitempty"`
-	Prices                map[string]config.Price `json:"prices,omitempty"`
-	Providers             []providerJSON          `json:"providers"`
-	// Valid is false for a file that is not a valid configuration: then
-	// only path and problems are set.
-	Valid    bool          `json:"valid"`
-	Problems []problemJSON `json:"problems"`
-}
-
-// problemJSON is one problem of an invalid configuration file.
-type problemJSON struct {
-	Line    int    `json:"line,omitempty"`
-	Column  int    `json:"column,omitempty"`
-	Key     string `json:"key,omitempty"`
-	Env     string `json:"env,omitempty"`
-	Message string `json:"message"`
-}
-
-type providerJSON struct {
-	Name          string `json:"name"`
-	Endpoint      string `json:"endpoint"`
-	CredentialEnv string `json:"credentialEnv,omitempty"`
-}
-
-func showJSON(d *Deps, c *config.Config) configJSON {
-	out := configJSON{
-		Path: c.Path, Legacy: c.Legacy,
-		CommentsAnalyzerModel: c.CommentsAnalyzer.String(),
-		PRFixModel:            c.PRFix.String(),
-		ReviewPRModel:         c.ReviewPR.String(),
-		ReplyModel:            c.Reply.String(),
-		DescribeModel:         c.Describe.String(),
-		MaxReplies:            cmp.Or(c.MaxReplies, config.DefaultMaxReplies),
-		AllowApprove:          c.AllowApprove,
-		OutputTokens:          c.OutputTokens,
-		Verify:                append([]string{}, c.Verify...),
-		VerifyFrom:            verifyFrom(c),
-		Defaults:              append([]string{}, c.Defaults...),
-		MaxTokens:             c.MaxTokens,
-		Prices:                c.Prices,
-		Providers:             []providerJSON{},
-		Valid:                 true,
-		Problems:              []problemJSON{},
-	}
-	for _, m := range c.Reviewers {
-		out.ReviewerModels = append(out.ReviewerModels, m.String())
-	}
-	if c.Verifier.Provider.Name != "" {
-		out.VerifierModel = c.Verifier.String()
-	}
-	for _, p := range c.UsedProviders() {
-		out.Providers = append(out.Providers, providerJSON{Name: p.Name, Endpoint: endpoint(d, p), CredentialEnv: p.CredentialEnv})
-	}
-	return out
-}
-
-func verifyFrom(c *config.Config) string {
-	switch {
-	case c.VerifyFrom != "":
-		return c.VerifyFrom
-	case slices.Contains(c.Defaults, "verify"):
-		return ""
-	default:
-		return c.Path
-	}
-}
-
-// worktreePolicy labels the .ocdx.json that config show and validate read.
-const worktreePolicy = "this working tree's .ocdx.json; for a pull request, review-loop and fix read the one on its base branch"
-
-func showMarkdown(d *Deps, c *config.Config) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "# gh-ocdx configuration\n\nRead from `%s`", c.Path)
-	if c.Legacy {
-		b.WriteString(" (the legacy location)")
-	}
-	b.WriteString(".\n\n| role | model |\n|---|---|\n")
-	for i, m := range c.Reviewers {
-		fmt.Fprintf(&b, "| reviewer %d | %s |\n", i+1, m)
-	}
-	fmt.Fprintf(&b, "| comments analyzer | %s |\n| pr-fix | %s |\n", c.CommentsAnalyzer, c.PRFix)
-	fmt.Fprintf(&b, "| review-pr | %s", c.ReviewPR)
-	if slices.Contains(c.Defaults, "reviewPrModel") {
-		b.WriteString(" (default: the first reviewer)")
-	}
-	b.WriteString(" |\n")
-	fmt.Fprintf(&b, "| reply | %s", c.Reply)
-	if c.Reply.String() == c.ReviewPR.String() {
-		b.WriteString(" (default: review-pr's)")
-	}
-	b.WriteString(" |\n")
-	fmt.Fprintf(&b, "| describe | %s", c.Describe)
-	if c.Describe.String() == c.CommentsAnalyzer.String() {
-		b.WriteString(" (default: the comments analyzer's)")
-	}
-	b.WriteString(" |\n")
-	if c.Verifier.Provider.Name != "" {
-		fmt.Fprintf(&b, "| verifier | %s |\n", c.Verifier)
-	} else {
-		b.WriteString("| verifier | none (set verifierModel to check the findings a single reviewer raised) |\n")
-	}
-	b.WriteString("\n")
-	if c.AllowApprove {
-		b.WriteString("review-pr posts a model's approval as an approval (allowApprove).\n")
-	} else {
-		b.WriteString("review-pr posts a model's approval as a comment (set allowApprove to let it approve).\n")
-	}
-	if len(c.OutputTokens) > 0 {
-		var caps []string
-		for _, k := range slices.Sorted(maps.Keys(c.OutputTokens)) {
-			caps = append(caps, fmt.Sprintf("%s %d", k, c.OutputTokens[k]))
-		}
-		fmt.Fprintf(&b, "Output caps (outputTokens), in tokens per answer: %s; other roles %d.\n", strings.Join(caps, ", "), llm.DefaultMaxTokens)
-	}
-	b.WriteString("\n## Verify\n\n")
-	switch from := verifyFrom(c); {
-	case len(c.Verify) == 0:
-		b.WriteString("None: fix and review-loop push nothing until `verify` is set in this file or in the repository's `.ocdx.json`.\n")
-	case from == c.Path:
-		b.WriteString("Commands run before a fix is pushed, from the configuration:\n\n")
-	default:
-		fmt.Fprintf(&b, "Commands run before a fix is pushed, from `%s` (%s):\n\n", from, worktreePolicy)
-	}
-	for _, v := range c.Verify {
-		fmt.Fprintf(&b, "- `%s`\n", v)
-	}
-	b.WriteString("\n## Providers\n\n| provider | endpoint | credential |\n|---|---|---|\n")
-	for _, p := range c.UsedProviders() {
-		cred := "none needed"
-		if p.CredentialEnv != "" {
-			cred = "`$" + p.CredentialEnv + "` (set)"
-		}
-		fmt.Fprintf(&b, "| %s | %s | %s |\n", p.Name, endpoint(d, p), cred)
-	}
-	return b.String()
-}
-
-// endpoint is the provider's endpoint as the environment sets it, without
-// any user info or query that could carry a secret.
-func endpoint(d *Deps, p llm.Provider) string {
-	raw := d.Getenv(p.BaseURLEnv)
-	if raw == "" {
-		return p.DefaultURL
-	}
-	u, err := url.Parse(raw)
-	if err != nil || u.Host == "" {
-		if strings.ContainsAny(raw, "@?#") {
-			return "(set in $" + p.BaseURLEnv + ")"
-		}
-		return raw // e.g. OLLAMA_HOST=127.0.0.1:11434
-	}
-	u.User, u.RawQuery, u.Fragment = nil, "", ""
-	return u.String()
+	return printMarkdown(d, setup.Markdown(c, d.Getenv))
 }
 
 // ConfigValidateOptions are the parsed arguments of config validate.
@@ -489,19 +264,19 @@ func configValidate(ctx context.Context, d *Deps, opts *ConfigValidateOptions) e
 		return err
 	}
 	var valid []string
-	if root := findRepoRoot(opts.WorkDir); root != "" {
+	if root := config.RepoRoot(opts.WorkDir); root != "" {
 		_, path, err := config.RepoVerify(root)
 		if err != nil {
 			return err
 		}
 		if path != "" {
-			valid = append(valid, path+" ("+worktreePolicy+")")
+			valid = append(valid, path+" ("+setup.WorktreePolicy+")")
 		}
 	}
 	var problems []string
 	unset := map[string]bool{}
 	for _, p := range missing {
-		problems = append(problems, problemText(p))
+		problems = append(problems, p.Text())
 		unset[p.Env] = true
 	}
 	problems = append(problems, verifyProblemsFor(d, c, opts.WorkDir)...)
@@ -510,7 +285,9 @@ func configValidate(ctx context.Context, d *Deps, opts *ConfigValidateOptions) e
 	}
 	bad := len(problems)
 	if opts.Online {
-		bad += validateOnline(ctx, d, c, unset)
+		report, n := setup.CheckOnline(ctx, c, d.Getenv, unset)
+		fmt.Fprint(d.IO.Out, report)
+		bad += n
 	}
 	if bad > 0 {
 		fmt.Fprintf(d.IO.Out, "X %s: %s\n", c.Path, text.Plural(bad, "problem"))
@@ -536,99 +313,12 @@ func loadForValidate(d *Deps) (*config.Config, []config.Problem, error) {
 	return c, ce.Problems, err
 }
 
-// validateOnline asks each provider in use for its models, once, and checks
-// every configured model against the answer: one line per model, in gh's
-// style (✓ or X, as gh auth status); a model a provider does not serve
-// gets the nearest it does, and a provider whose key is unset (said
-// already) is not asked. It returns the number of X lines.
-func validateOnline(ctx context.Context, d *Deps, c *config.Config, unset map[string]bool) (bad int) {
-	lists := map[string]*llm.ModelList{}
-	failed := map[string]error{}
-	var lines []string
-	for _, km := range c.Models() {
-		p := km.Model.Provider
-		what := fmt.Sprintf("%s %s", km.Key, km.Model)
-		if p.CredentialEnv != "" && unset[p.CredentialEnv] {
-			lines = append(lines, fmt.Sprintf("- %s: not asked, %s is not set", what, p.CredentialEnv))
-			continue
-		}
-		if lists[p.Name] == nil && failed[p.Name] == nil {
-			var err error
-			if lists[p.Name], err = llm.ListModels(ctx, p, d.Getenv); err != nil {
-				failed[p.Name] = err
-			}
-		}
-		problem := ""
-		if err := failed[p.Name]; err != nil {
-			problem = fmt.Sprintf("asking %s (%s) for its models failed: %v", p.Name, endpoint(d, p), err)
-		} else if ok, err := lists[p.Name].Has(ctx, km.Model.Name); err != nil {
-			problem = err.Error()
-		} else if !ok {
-			problem = fmt.Sprintf("%s (%s) serves no model %q", p.Name, endpoint(d, p), km.Model.Name)
-			names := lists[p.Name].Names
-			if p.Name == "ollama" { // named without their default tag
-				names = slices.Clone(names)
-				for i, n := range names {
-					names[i] = strings.TrimSuffix(n, ":latest")
-				}
-			}
-			if s := text.Closest(km.Model.Name, names); s != "" {
-				problem += fmt.Sprintf("; did you mean %q?", s)
-			}
-		}
-		if problem == "" {
-			lines = append(lines, "✓ "+what)
-			continue
-		}
-		bad++
-		lines = append(lines, "X "+what+": "+problem)
-	}
-	var b strings.Builder
-	b.WriteString("Models, as their providers list them (no tokens spent):\n")
-	for _, l := range lines {
-		fmt.Fprintf(&b, "  %s\n", l)
-	}
-	fmt.Fprint(d.IO.Out, b.String())
-	return bad
-}
-
-// findRepoRoot returns the nearest directory at or above dir holding .git
-// (a directory, or a file in worktrees), or "" outside a repository. It runs
-// no git command, so config verbs work without git.
-func findRepoRoot(dir string) string {
-	for dir != "" {
-		if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return ""
-		}
-		dir = parent
-	}
-	return ""
-}
-
-func sortedProviderNames() []string {
-	var names []string
-	for n := range llm.Providers {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	return names
-}
-
 // showInvalid shows an invalid configuration file as it is, each problem
-// marked under its line, those of no line (a missing key, a credential)
-// after it; the command still fails (exit 1) with the error every verb
-// gives. --json gives the problems.
+// marked under its line; the command still fails (exit 1) with the error
+// every verb gives. --json gives the problems.
 func showInvalid(d *Deps, opts *ConfigShowOptions, ce *config.Error) error {
 	if opts.Export != nil {
-		out := configJSON{Path: ce.Path, Problems: []problemJSON{}}
-		for _, p := range ce.Problems {
-			out.Problems = append(out.Problems, problemJSON{p.Line, p.Column, p.Key, p.Env, p.Msg})
-		}
-		if err := opts.Export.write(d, out); err != nil {
+		if err := opts.Export.write(d, setup.ShowInvalid(ce)); err != nil {
 			return err
 		}
 		return ce
@@ -637,36 +327,6 @@ func showInvalid(d *Deps, opts *ConfigShowOptions, ce *config.Error) error {
 	if err != nil {
 		return ce
 	}
-	var b strings.Builder
-	state := "the file is fine; what is missing is below"
-	if slices.ContainsFunc(ce.Problems, func(p config.Problem) bool { return p.Env == "" }) {
-		state = "invalid"
-	}
-	fmt.Fprintf(&b, "%s (%s):\n\n", ce.Path, state)
-	lines := strings.Split(strings.TrimRight(redact.Mask(string(data)), "\n"), "\n")
-	for i, l := range lines {
-		fmt.Fprintf(&b, "%4d  %s\n", i+1, l)
-		for _, p := range ce.Problems {
-			if p.Line == i+1 {
-				fmt.Fprintf(&b, "      %s^ %s\n", strings.Repeat(" ", max(p.Column-1, 0)), problemText(p))
-			}
-		}
-	}
-	var rest []string
-	for _, p := range ce.Problems {
-		if p.Line == 0 || p.Line > len(lines) {
-			rest = append(rest, "  - "+problemText(p))
-		}
-	}
-	if len(rest) > 0 {
-		fmt.Fprintf(&b, "\nAlso:\n%s\n", strings.Join(rest, "\n"))
-	}
-	fmt.Fprint(d.IO.Out, b.String())
+	fmt.Fprint(d.IO.Out, setup.Listing(ce, data))
 	return ce
-}
-
-// problemText is a problem without its place (the mark shows it).
-func problemText(p config.Problem) string {
-	p.Line, p.Column = 0, 0
-	return p.String()
 }

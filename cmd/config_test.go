@@ -14,6 +14,7 @@ import (
 
 	"github.com/ocdx/gh-ocdx/config"
 	"github.com/ocdx/gh-ocdx/internal/testkit"
+	"github.com/ocdx/gh-ocdx/setup"
 )
 
 // configTestDeps returns Deps over buffers with vars as the environment.
@@ -214,7 +215,7 @@ func TestConfigShowJSON(t *testing.T) {
 	if err := configShow(d, &ConfigShowOptions{Export: &exporter{}, WorkDir: t.TempDir()}); err != nil {
 		t.Fatal(err)
 	}
-	var got configJSON
+	var got setup.Shown
 	if err := json.Unmarshal(out.Bytes(), &got); err != nil {
 		t.Fatalf("not JSON: %v\n%s", err, out)
 	}
@@ -241,7 +242,7 @@ func TestConfigValidate(t *testing.T) {
 
 	override := writeFile(t, filepath.Join(dir, ".ocdx.json"), `{"verify": ["make"]}`)
 	d, out, _ = configTestDeps(map[string]string{"OCDX_CONFIG": path})
-	if err := configValidate(t.Context(), d, &ConfigValidateOptions{WorkDir: dir}); err != nil || out.String() != "✓ "+path+" is valid\n✓ "+override+" ("+worktreePolicy+") is valid\n" {
+	if err := configValidate(t.Context(), d, &ConfigValidateOptions{WorkDir: dir}); err != nil || out.String() != "✓ "+path+" is valid\n✓ "+override+" ("+setup.WorktreePolicy+") is valid\n" {
 		t.Errorf("with .ocdx.json: %v, stdout %q", err, out)
 	}
 
@@ -343,7 +344,7 @@ func TestConfigBinaryRepoOverride(t *testing.T) {
 	}
 	override := writeFile(t, filepath.Join(env.Dir, ".ocdx.json"), `{"verify": ["go test ./..."]}`)
 	res := env.Run(t, "config", "show", "--json")
-	var got configJSON
+	var got setup.Shown
 	if err := json.Unmarshal([]byte(res.Stdout), &got); res.Code != 0 || err != nil {
 		t.Fatalf("show --json: %+v (%v)", res, err)
 	}
@@ -384,7 +385,7 @@ func TestConfigBinaryShowOutputTokens(t *testing.T) {
 	env := testkit.NewEnv(t)
 	writeFile(t, env.Vars["OCDX_CONFIG"], strings.Replace(minimalConfig, "{", `{"outputTokens": {"prFixModel": 32000, "reviewerModels": 4096},`, 1))
 	res := env.Run(t, "config", "show", "--json")
-	var got configJSON
+	var got setup.Shown
 	if err := json.Unmarshal([]byte(res.Stdout), &got); res.Code != 0 || err != nil {
 		t.Fatalf("show --json: %+v (%v)", res, err)
 	}
@@ -515,7 +516,7 @@ func TestConfigShowVerifier(t *testing.T) {
 	if err := configShow(d, &ConfigShowOptions{Export: &exporter{}, WorkDir: t.TempDir()}); err != nil {
 		t.Fatal(err)
 	}
-	var got configJSON
+	var got setup.Shown
 	if err := json.Unmarshal(out.Bytes(), &got); err != nil || got.VerifierModel != "anthropic/claude-haiku-4-5" {
 		t.Errorf("show --json: verifierModel %q (%v)", got.VerifierModel, err)
 	}

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"errors"
-	"fmt"
 
 	"github.com/cli/go-gh/v2/pkg/repository"
 
@@ -16,7 +15,6 @@ import (
 	"github.com/ocdx/gh-ocdx/llm"
 	"github.com/ocdx/gh-ocdx/posts"
 	"github.com/ocdx/gh-ocdx/report"
-	"github.com/ocdx/gh-ocdx/review"
 )
 
 // DescribeOptions are the parsed arguments of describe.
@@ -60,14 +58,6 @@ Examples:
   gh ocdx describe 24 --diagram
   gh ocdx describe 24 --post
   gh ocdx describe 24 --json summary,issues`
-
-func runDescribe(ctx context.Context, d *Deps, args []string) error {
-	opts, err := parseDescribe(d, args)
-	if err != nil {
-		return err
-	}
-	return describePR(ctx, d, opts)
-}
 
 func parseDescribe(d *Deps, args []string) (*DescribeOptions, error) {
 	var repoFlag string
@@ -127,15 +117,11 @@ func describePR(ctx context.Context, d *Deps, opts *DescribeOptions) error {
 	if err != nil {
 		return err
 	}
-	repo, client, err := repoClient(d, opts.Repo)
+	repo, client, number, err := resolvePR(ctx, d, prArgs{Repo: opts.Repo, PR: opts.Number, Branch: opts.Branch}, describeUsage)
 	if err != nil {
 		return err
 	}
-	if opts.Number == 0 {
-		if opts.Number, err = openPRNumber(ctx, d, client, repo, opts.Branch, "Usage: "+describeUsage); err != nil {
-			return err
-		}
-	}
+	opts.Number = number
 	in, err := describeInput(ctx, d, client, repo, opts.Number, opts.Diagram)
 	if err != nil {
 		return err
@@ -147,7 +133,7 @@ func describePR(ctx context.Context, d *Deps, opts *DescribeOptions) error {
 		out.CostUSD = price.Cost(usage.Input, usage.Cached, usage.Output)
 	}
 	if usage.Calls > 0 {
-		d.info("describe (%s): %s", name, spentLine(out.Usage, out.CostUSD))
+		d.info("describe (%s): %s", name, tokens.Spent(out.Usage, out.CostUSD))
 	}
 	var be *llm.BudgetError
 	switch {
@@ -162,7 +148,7 @@ func describePR(ctx context.Context, d *Deps, opts *DescribeOptions) error {
 	md := prdesc.Markdown(desc, pr)
 	out.Summary, out.Walkthrough, out.Issues, out.Diagram, out.Dropped, out.Markdown = desc.Summary, desc.Walkthrough, desc.Issues, desc.Diagram, desc.Dropped, md
 	if opts.Post {
-		if out.CommentURL, err = postDescription(ctx, d, client, repo, pr, md, describeFooter(name, out.Usage, out.CostUSD)); err != nil {
+		if out.CommentURL, err = postDescription(ctx, d, client, repo, pr, md, prdesc.Footer(name, out.Usage, out.CostUSD)); err != nil {
 			return err
 		}
 	}
@@ -179,66 +165,6 @@ func describePR(ctx context.Context, d *Deps, opts *DescribeOptions) error {
 		return opts.Export.write(d, out)
 	}
 	return printMarkdown(d, md)
-}
-
-// describeInput reads what the description is written from: the PR and
-// its diff as a review reads them (review.Gather, the base branch's
-// policy), its commits and its linked issues' text.
-func describeInput(ctx context.Context, d *Deps, client *github.Client, repo github.Repo, number int, diagram bool) (prdesc.Input, error) {
-	rc, err := review.Gather(ctx, client, repo, number, func(pr *github.PullRequest) (*config.Policy, error) {
-		p, _, err := basePolicy(pr)
-		return p, err
-	})
-	if err != nil {
-		return prdesc.Input{}, err
-	}
-	in := prdesc.Input{Review: rc, Diagram: diagram}
-	if in.Commits, err = client.Commits(ctx, repo, number); err != nil {
-		return prdesc.Input{}, err
-	}
-	for i, ref := range rc.PR.ClosingIssues {
-		if i == prdesc.MaxIssues {
-			d.warn("%s#%d links %d issues: the description checks the first %d", repo, number, len(rc.PR.ClosingIssues), prdesc.MaxIssues)
-			break
-		}
-		is, err := client.Issue(ctx, repo, ref.Number)
-		if err != nil {
-			return prdesc.Input{}, err
-		}
-		in.Issues = append(in.Issues, *is)
-	}
-	return in, nil
-}
-
-// postDescription posts md as gh-ocdx's description comment on pr, or
-// edits the one a previous run posted (by the login gh-ocdx posts as:
-// a copy by anyone else is theirs), and returns its URL.
-func postDescription(ctx context.Context, d *Deps, client *github.Client, repo github.Repo, pr *github.PullRequest, md, footer string) (string, error) {
-	comments, err := client.Comments(ctx, repo, pr.Number)
-	if err != nil {
-		return "", err
-	}
-	body := prdesc.Comment(md, pr.HeadRefOid, footer)
-	if id := prdesc.FindOwn(comments, pr.ByViewer); id != 0 {
-		c, err := client.UpdateComment(ctx, repo, id, body)
-		if err != nil {
-			return "", err
-		}
-		d.success("Updated the description on %s#%d: %s", repo, pr.Number, c.URL)
-		return c.URL, nil
-	}
-	c, err := client.PostComment(ctx, repo, pr.Number, body)
-	if err != nil {
-		return "", err
-	}
-	d.success("Posted the description on %s#%d: %s", repo, pr.Number, c.URL)
-	return c.URL, nil
-}
-
-// describeFooter is the posted description's last line: the verb, the
-// model, what it cost.
-func describeFooter(model string, u tokens.Usage, cost float64) string {
-	return fmt.Sprintf("<sub>gh-ocdx describe · %s · %s</sub>", model, spentLine(u, cost))
 }
 
 // describeOpening is the description that opens review-loop's first
@@ -272,7 +198,7 @@ func describeOpening(ctx context.Context, d *Deps, cfg *config.Config, models *r
 		cost = price.Cost(usage.Input, usage.Cached, usage.Output)
 	}
 	if usage.Calls > 0 {
-		d.info("describe (%s): %s", name, spentLine(usage, cost))
+		d.info("describe (%s): %s", name, tokens.Spent(usage, cost))
 	}
 	if err != nil {
 		d.warn("the first report opens without a description: %v", err)
@@ -282,14 +208,29 @@ func describeOpening(ctx context.Context, d *Deps, cfg *config.Config, models *r
 	if cfg.ComplianceAsFindings() {
 		notMet = prdesc.Findings(desc, name)
 	}
-	return prdesc.Markdown(desc, in.Review.PR) + "\n" + describeFooter(name, usage, cost) + "\n", notMet
+	return prdesc.Markdown(desc, in.Review.PR) + "\n" + prdesc.Footer(name, usage, cost) + "\n", notMet
 }
 
-// spentLine is tokens, and the cost when the model has a price.
-func spentLine(u tokens.Usage, cost float64) string {
-	s := u.String() + " tokens"
-	if cost > 0 {
-		s += ", " + tokens.Dollars(cost)
+// describeInput reads what the description is written from
+// (describe.Gather), with the base branch's policy.
+func describeInput(ctx context.Context, d *Deps, client *github.Client, repo github.Repo, number int, diagram bool) (prdesc.Input, error) {
+	return prdesc.Gather(ctx, client, repo, number, diagram, func(pr *github.PullRequest) (*config.Policy, error) {
+		p, _, err := basePolicy(pr)
+		return p, err
+	}, d.warn)
+}
+
+// postDescription posts md as gh-ocdx's description comment on pr, or
+// edits its own (describe.Post), and says which.
+func postDescription(ctx context.Context, d *Deps, client *github.Client, repo github.Repo, pr *github.PullRequest, md, footer string) (string, error) {
+	url, updated, err := prdesc.Post(ctx, client, repo, pr, md, footer)
+	switch {
+	case err != nil:
+		return "", err
+	case updated:
+		d.success("Updated the description on %s#%d: %s", repo, pr.Number, url)
+	default:
+		d.success("Posted the description on %s#%d: %s", repo, pr.Number, url)
 	}
-	return s
+	return url, nil
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/cli/go-gh/v2/pkg/repository"
 
+	"github.com/ocdx/gh-ocdx/converse"
 	"github.com/ocdx/gh-ocdx/git"
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/posts"
@@ -62,14 +63,6 @@ Examples:
   gh ocdx dismiss QUAL-0badf00d PERF-12ab34cd
   gh ocdx dismiss --branch feature/cache QUAL-0badf00d`
 
-func runDismiss(ctx context.Context, d *Deps, args []string) error {
-	opts, err := parseDismiss(d, args)
-	if err != nil {
-		return err
-	}
-	return dismiss(ctx, d, opts)
-}
-
 func parseDismiss(d *Deps, args []string) (*DismissOptions, error) {
 	opts := &DismissOptions{}
 	var repoFlag string
@@ -124,7 +117,7 @@ func dismiss(ctx context.Context, d *Deps, opts *DismissOptions) error {
 	client, repo, pr, trust := t.client, t.repo, t.pr, t.trust
 	// First whether a review raised it: an earlier "/ocdx dismiss" of an
 	// ID no review raised dismissed nothing.
-	if not := unraised(ctx, trust, pr, "dismiss", opts.IDs); len(not) > 0 {
+	if not := converse.Unraised(ctx, trust, pr, "dismiss", opts.IDs); len(not) > 0 {
 		return fmt.Errorf("%s: no review on PR #%d raised it (gh-ocdx's latest report lists no such finding), so there is nothing to dismiss, and nothing was posted", strings.Join(not, ", "), pr.Number)
 	}
 	ids := notYet(d, opts.IDs, posts.IDs(trust.DismissedOn(ctx, pr)), "dismissed", pr.Number)
@@ -135,8 +128,8 @@ func dismiss(ctx context.Context, d *Deps, opts *DismissOptions) error {
 }
 
 // dismissCommand is /ocdx dismiss.
-var dismissCommand = findingCommand{verb: "dismiss", may: posts.MayDismiss, done: "Dismissed",
-	says: "gh-ocdx no longer counts or fixes these findings on this pull request (dismissed with `gh ocdx dismiss`)."}
+var dismissCommand = findingCommand{done: "Dismissed", FindingCommand: converse.FindingCommand{Verb: "dismiss", May: posts.MayDismiss,
+	Says: "gh-ocdx no longer counts or fixes these findings on this pull request (dismissed with `gh ocdx dismiss`)."}}
 
 // withoutPR is the checked-out branch when it has no pull request to
 // dismiss on, with why; else the number of its one open pull request, or

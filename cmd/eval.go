@@ -68,14 +68,6 @@ Examples:
 // defaultEvalLimit bounds the cases reviewed when --limit is not given.
 const defaultEvalLimit = 50
 
-func runEvalHistory(ctx context.Context, d *Deps, args []string) error {
-	opts, err := parseEval(d, args)
-	if err != nil {
-		return err
-	}
-	return evalHistory(ctx, d, opts)
-}
-
 func parseEval(d *Deps, args []string) (*EvalOptions, error) {
 	opts := &EvalOptions{}
 	var after string

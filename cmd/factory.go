@@ -12,6 +12,7 @@ import (
 
 	"github.com/ocdx/gh-ocdx/config"
 	"github.com/ocdx/gh-ocdx/github"
+	"github.com/ocdx/gh-ocdx/internal/progress"
 	"github.com/ocdx/gh-ocdx/internal/redact"
 	"github.com/ocdx/gh-ocdx/llm"
 	"github.com/ocdx/gh-ocdx/report"
@@ -118,14 +119,14 @@ func checkTimeouts(d *Deps) error {
 // newModel builds the provider/model client of role with the user's
 // timeout and the role's output cap (0: the client's default); its calls,
 // retries and streamed tokens are shown on stderr as they run.
-func newModel(d *Deps, role, name string, outputCap int64) (*progressModel, error) {
+func newModel(d *Deps, role, name string, outputCap int64) (*progress.Model, error) {
 	t, err := envDuration(d, envModelTimeout)
 	if err != nil {
 		return nil, err
 	}
 	registerCredentials(d)
-	m := &progressModel{role: role, name: name, prog: d.prog(), log: d.Log, say: d.say}
-	o := llm.Options{Timeout: t, MaxTokens: outputCap, Backoff: d.Backoff, OnRetry: m.retried, Progress: m.streamed}
+	m := progress.NewModel(d.prog(), role, name, d.Log, d.warn)
+	o := llm.Options{Timeout: t, MaxTokens: outputCap, Backoff: d.Backoff, OnRetry: m.Retried, Progress: m.Streamed}
 	if d.Model != nil {
 		m.Model, err = d.Model(name, o)
 	} else {
@@ -163,7 +164,7 @@ func newRunModels(d *Deps, cfg *config.Config, maxTokens int64) *runModels {
 // The budget wraps it outermost, so that an agent sees the budget it draws
 // on (and reserves its answer) and a call it refuses is never shown as
 // started.
-func (m *runModels) model(role, name, key string, show ...func(*progressModel)) (llm.Model, error) {
+func (m *runModels) model(role, name, key string, show ...func(*progress.Model)) (llm.Model, error) {
 	out := m.cfg.OutputCap(key)
 	mod, err := newModel(m.d, role, name, out)
 	if err != nil {
@@ -203,7 +204,7 @@ func (m *runModels) crew(verifier string) ([]roles.Role, *roles.Role, error) {
 }
 
 // withTools lists a model's tool calls as they run.
-func withTools(m *progressModel) { m.tools = true }
+func withTools(m *progress.Model) { m.Tools = true }
 
 // reserve is a converse.Asker's Reserve: nil without a budget.
 func (m *runModels) reserve() func(string, *llm.Agent) error {
@@ -222,11 +223,11 @@ func (m *runModels) spent() string {
 	return report.BudgetStatus{MaxTokens: m.Budget.Max, Spent: m.Budget.Spent()}.String()
 }
 
-func (d *Deps) prog() *progress {
+func (d *Deps) prog() *progress.Display {
 	d.progressMu.Lock()
 	defer d.progressMu.Unlock()
 	if d.progress == nil {
-		d.progress = newProgress(d.IO.ErrOut, 0)
+		d.progress = progress.New(d.IO.ErrOut, 0, nil)
 	}
 	return d.progress
 }

@@ -1,20 +1,14 @@
 package cmd
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
-	"maps"
-	"reflect"
 	"slices"
 	"strings"
 
-	"github.com/cli/go-gh/v2/pkg/jq"
-	"github.com/cli/go-gh/v2/pkg/jsonpretty"
 	"github.com/itchyny/gojq"
 	"github.com/ocdx/gh-ocdx/internal/ghtemplate"
-	"github.com/ocdx/gh-ocdx/internal/text"
+	"github.com/ocdx/gh-ocdx/internal/jsonout"
 )
 
 // jsonFlags are gh's output flags on a verb with JSON output: --json
@@ -33,7 +27,7 @@ type jsonFlags struct {
 // addJSONFlags adds the output flags; v is a value of the verb's JSON
 // type (an element of it, for a list), whose fields --json may select.
 func addJSONFlags(fs *flagSet, v any) *jsonFlags {
-	j := &jsonFlags{fields: jsonFields(v)}
+	j := &jsonFlags{fields: jsonout.Fields(v)}
 	fs.StringVar(&j.value, "json", "", "Output JSON: every field, or the comma-separated `fields` given ("+strings.Join(slices.Sorted(slices.Values(j.fields)), ", ")+")")
 	fs.Lookup("json").NoOptDefVal = "*"
 	fs.StringVarP(&j.jq, "jq", "q", "", "Filter the JSON output with a jq `expression`")
@@ -138,181 +132,13 @@ type exporter struct {
 }
 
 func (e *exporter) write(d *Deps, v any) error {
-	b, err := marshal(v)
+	b, err := jsonout.Select(v, e.fields)
 	if err != nil {
 		return err
 	}
-	if zero := zeroFields(v); zero != nil || len(e.fields) > 0 {
-		if b, err = selectFields(b, e.fields, zero); err != nil {
-			return err
-		}
+	var colour io.Writer // coloured as gh colours JSON on a terminal
+	if d.IO.stdoutTTY && d.IO.rawOut != nil && colourOn(d.Getenv) {
+		colour = d.IO.rawOut
 	}
-	switch {
-	case e.jq != "":
-		if err := jq.Evaluate(bytes.NewReader(b), d.IO.Out, e.jq); err != nil {
-			return fmt.Errorf("--jq %q: %v", e.jq, err)
-		}
-		return nil
-	case e.tmpl != "":
-		t := ghtemplate.New(d.IO.Out, d.IO.TerminalWidth(), false)
-		if err := t.Parse(e.tmpl); err != nil {
-			return err
-		}
-		if err := t.Execute(b); err != nil {
-			return fmt.Errorf("--template: %v", err)
-		}
-		return t.Flush()
-	}
-	if d.IO.stdoutTTY && d.IO.rawOut != nil && markdownTheme(d.Getenv) != "none" {
-		// Coloured as gh colours JSON on a terminal. The text is made
-		// inert first (C1 controls and bidi overrides become visible);
-		// the rest of what could act on a terminal is escaped JSON.
-		return jsonpretty.Format(d.IO.rawOut, strings.NewReader(text.Inert(string(b))), "  ", true)
-	}
-	var out bytes.Buffer
-	if err := json.Indent(&out, b, "", "  "); err != nil {
-		return err
-	}
-	out.WriteByte('\n')
-	_, err = d.IO.Out.Write(out.Bytes())
-	return err
-}
-
-// marshal is json.Marshal without HTML escaping: a report's "<!--" stays
-// "<!--".
-func marshal(v any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimRight(b.Bytes(), "\n"), nil
-}
-
-// selectFields keeps the named fields of an object, or of each object of a
-// list (nil names: every field), its keys sorted as gh sorts them. zero
-// holds every field of the verb's JSON type with its zero value: a field
-// the object leaves out (omitempty) is written with it, so that every
-// field asked for is there. Without zero (not a struct), the object's own
-// fields are kept.
-func selectFields(b []byte, names []string, zero []field) ([]byte, error) {
-	var list []map[string]json.RawMessage
-	if json.Unmarshal(b, &list) == nil && list != nil {
-		out := make([]json.RawMessage, len(list))
-		for i, m := range list {
-			out[i] = object(m, names, zero)
-		}
-		return marshal(out)
-	}
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(b, &m); err != nil || m == nil {
-		return b, nil // null, or not an object: nothing to select
-	}
-	return object(m, names, zero), nil
-}
-
-// object writes m's fields, sorted by name: zero's (those of names), else
-// names'.
-func object(m map[string]json.RawMessage, names []string, zero []field) json.RawMessage {
-	zero = slices.SortedFunc(slices.Values(zero), func(a, b field) int { return strings.Compare(a.name, b.name) })
-	var b bytes.Buffer
-	b.WriteByte('{')
-	add := func(name string, v json.RawMessage) {
-		if b.Len() > 1 {
-			b.WriteByte(',')
-		}
-		k, _ := marshal(name)
-		b.Write(k)
-		b.WriteByte(':')
-		b.Write(v)
-	}
-	if zero == nil {
-		for _, n := range slices.Sorted(maps.Keys(m)) {
-			if slices.Contains(names, n) {
-				add(n, m[n])
-			}
-		}
-	}
-	for _, f := range zero {
-		if names != nil && !slices.Contains(names, f.name) {
-			continue
-		}
-		if v, ok := m[f.name]; ok {
-			add(f.name, v)
-		} else {
-			add(f.name, f.zero)
-		}
-	}
-	b.WriteByte('}')
-	return b.Bytes()
-}
-
-// field is one field of a verb's JSON and its zero value: false, 0, "",
-// [] or {} as its type is, null for a pointer.
-type field struct {
-	name string
-	zero json.RawMessage
-}
-
-// zeroFields are the fields of v's struct type (a pointer's, or a slice's
-// element's) with their zero values; nil when it is no struct.
-func zeroFields(v any) []field {
-	t := reflect.TypeOf(v)
-	for t != nil && (t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice) {
-		t = t.Elem()
-	}
-	if t == nil || t.Kind() != reflect.Struct {
-		return nil
-	}
-	var out []field
-	walkFields(t, func(name string, ft reflect.Type) {
-		var z json.RawMessage
-		switch ft.Kind() {
-		case reflect.Pointer, reflect.Interface:
-			z = json.RawMessage("null")
-		case reflect.Slice, reflect.Array:
-			z = json.RawMessage("[]")
-		case reflect.Map:
-			z = json.RawMessage("{}")
-		default:
-			z, _ = marshal(reflect.Zero(ft).Interface())
-		}
-		out = append(out, field{name, z})
-	})
-	return out
-}
-
-// jsonFields are the JSON names of the fields of v's struct type (a
-// pointer's, or a slice's element's), in their order.
-func jsonFields(v any) []string {
-	t := reflect.TypeOf(v)
-	for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice {
-		t = t.Elem()
-	}
-	var names []string
-	walkFields(t, func(name string, _ reflect.Type) { names = append(names, name) })
-	return names
-}
-
-// walkFields calls f with the JSON name and type of each field of struct
-// type t, an embedded struct's fields in its place, as encoding/json does.
-func walkFields(t reflect.Type, f func(name string, t reflect.Type)) {
-	for i := range t.NumField() {
-		sf := t.Field(i)
-		name, _, _ := strings.Cut(sf.Tag.Get("json"), ",")
-		switch {
-		case name == "-" || !sf.IsExported():
-		case name == "" && sf.Anonymous:
-			et := sf.Type
-			if et.Kind() == reflect.Pointer {
-				et = et.Elem()
-			}
-			walkFields(et, f)
-		case name == "":
-			f(sf.Name, sf.Type)
-		default:
-			f(name, sf.Type)
-		}
-	}
+	return jsonout.Write(d.IO.Out, b, e.jq, e.tmpl, d.IO.TerminalWidth(), colour)
 }

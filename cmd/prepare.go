@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"strings"
 
 	"github.com/cli/go-gh/v2/pkg/repository"
@@ -79,10 +78,13 @@ func prepare(ctx context.Context, d *Deps, r repository.Repository, arg prArg, u
 	if err := applyBasePolicy(cfg, p.pr); err != nil {
 		return nil, err
 	}
+	for _, w := range cfg.Policy.LearningsWarnings {
+		d.warn("%s", w)
+	}
 	for _, f := range loop.PolicyChanges(p.pr.Files) {
 		// The round report says so too.
 		use := policyName(cfg, p.pr)
-		if f == config.ReviewFile {
+		if f != config.RepoFile {
 			use = "the base branch's"
 		}
 		d.warn("PR #%d changes %s: its change takes effect once merged; this run uses %s", p.pr.Number, f, use)
@@ -115,7 +117,7 @@ func applyBasePolicy(cfg *config.Config, pr *github.PullRequest) error {
 // write permission.
 func basePolicy(pr *github.PullRequest) (*config.Policy, string, error) {
 	where := fmt.Sprintf("%s on %s at %s", config.RepoFile, pr.BaseRefName, text.ShortOID(pr.BasePolicy.Commit))
-	p, err := config.FromBase(where, baseFile(pr.BasePolicy), baseFile(pr.BaseGuide))
+	p, err := config.FromBase(where, baseFile(pr.BasePolicy), baseFile(pr.BaseGuide), baseFile(pr.BaseLearnings))
 	if err == nil {
 		pr.Trusted = p.TrustedLogins
 	}
@@ -135,24 +137,9 @@ func policyName(cfg *config.Config, pr *github.PullRequest) string {
 	return fmt.Sprintf("the verify commands of your configuration (%s has no %s)", pr.BaseRefName, config.RepoFile)
 }
 
-// verifySource says where the verify commands came from, as shown before
-// they run: "from .ocdx.json on main at 1a2b3c4", or "from your
-// configuration ~/.config/gh-ocdx/config.json".
-func verifySource(d *Deps, c *config.Config) string {
-	if c.VerifyFrom != "" {
-		return "from " + c.VerifyFrom
-	}
-	return "from your configuration " + homeRel(d, c.Path)
-}
-
-// homeRel writes path with ~ for the home directory.
-func homeRel(d *Deps, path string) string {
-	home := d.Getenv("HOME")
-	if rel, err := filepath.Rel(home, path); home != "" && err == nil && filepath.IsLocal(rel) {
-		return "~" + string(filepath.Separator) + rel
-	}
-	return path
-}
+// verifySource says where the verify commands came from
+// (config.Config.VerifySource).
+func verifySource(d *Deps, c *config.Config) string { return c.VerifySource(d.Getenv("HOME")) }
 
 // approveVerify asks, in a terminal, before a repository's verify commands
 // run for the first time, and again whenever the list changes; the answer is

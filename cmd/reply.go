@@ -12,6 +12,7 @@ import (
 	"github.com/ocdx/gh-ocdx/config"
 	"github.com/ocdx/gh-ocdx/converse"
 	"github.com/ocdx/gh-ocdx/github"
+	"github.com/ocdx/gh-ocdx/internal/prompter"
 	"github.com/ocdx/gh-ocdx/internal/text"
 	"github.com/ocdx/gh-ocdx/internal/tokens"
 	"github.com/ocdx/gh-ocdx/posts"
@@ -206,7 +207,7 @@ func replyOn(ctx context.Context, d *Deps, opts *ReplyOptions, cfg *config.Confi
 	}
 	price, priced := cfg.Prices[name]
 	r := converse.Replier{GitHub: client, Repo: repo, PR: pr, Asker: asker, Lines: github.ParseDiffLines(string(raw)),
-		Anchored: func(due converse.Due) string { return anchoredLines(files, due) },
+		Files: files,
 		Cost: func(u tokens.Usage) (float64, bool) {
 			if !priced {
 				return 0, false
@@ -216,7 +217,7 @@ func replyOn(ctx context.Context, d *Deps, opts *ReplyOptions, cfg *config.Confi
 		Conceded: func(id string) { recordDisputed(d, repo, pr.Number, id) },
 		Say: converse.Say{
 			Answered: func(due converse.Due, a converse.Answer) {
-				d.success("Answered %s in %s (%s)%s", strings.Join(atAll(due.Authors()), " "), due.Where(), due.Thread.Finding.ID, kindNote(a, due))
+				d.success("Answered %s in %s (%s)%s", due.Mentions(), due.Where(), due.Thread.Finding.ID, a.Did(due))
 			},
 			Skipped: func(due converse.Due) {
 				d.info("Skipped %s (%s): a later run offers it again", due.Where(), due.Thread.Finding.ID)
@@ -261,7 +262,7 @@ func recordDisputed(d *Deps, repo github.Repo, number int, id string) {
 // a model failed (exit 1), incomplete when replies were left (exit 3).
 func finishReply(d *Deps, opts *ReplyOptions, out replyOutput, failed []string) error {
 	if out.Usage.Calls > 0 {
-		d.info("reply: %s", spentLine(out.Usage, out.CostUSD))
+		d.info("reply: %s", tokens.Spent(out.Usage, out.CostUSD))
 	}
 	if err := writeReply(d, opts, out); err != nil {
 		return err
@@ -283,49 +284,16 @@ func writeReply(d *Deps, opts *ReplyOptions, out replyOutput) error {
 	return nil
 }
 
-func atAll(logins []string) []string {
-	out := make([]string, len(logins))
-	for i, l := range logins {
-		out[i] = "@" + l
-	}
-	return out
-}
-
-// kindNote says what an answer did beyond answering.
-func kindNote(a converse.Answer, due converse.Due) string {
-	switch a.Kind {
-	case converse.Concede:
-		return fmt.Sprintf(": conceded, %s is disputed until someone dismisses it", due.Thread.Finding.ID)
-	case converse.Propose:
-		return ": proposed a change"
-	}
-	return ""
-}
-
-// anchoredLines are the lines due's thread is on and a few around them, at
-// the PR's head; "" when they cannot be read.
-func anchoredLines(files review.Files, due converse.Due) string {
-	f := due.Thread.Finding
-	if f.Line == nil || f.File == "" {
-		return ""
-	}
-	s, err := files.ReadFile(f.File, max(1, *f.Line-5), *f.Line+5)
-	if err != nil {
-		return ""
-	}
-	return s
-}
-
 // decideAnswer shows an answer as it will be posted and asks: post it,
 // edit its words in the person's editor (then asked again), or skip it.
 func decideAnswer(ctx context.Context, d *Deps, p Prompter, due converse.Due, a converse.Answer) (post bool, out converse.Answer, err error) {
 	for {
-		fmt.Fprintf(d.IO.Out, "\n── Answer in %s (%s) to %s %s\n", due.Where(), due.Thread.Finding.ID, strings.Join(atAll(due.Authors()), " "), strings.Repeat("─", 20))
+		fmt.Fprintf(d.IO.Out, "\n── Answer in %s (%s) to %s %s\n", due.Where(), due.Thread.Finding.ID, due.Mentions(), strings.Repeat("─", 20))
 		for _, r := range due.Replies {
 			fmt.Fprintf(d.IO.Out, "%s\n", indent("@"+r.Author+": "+text.Clip(text.OneLine(r.Body), 300)))
 		}
 		fmt.Fprintln(d.IO.Out)
-		if err := printMarkdown(d, visibleBody(converse.Body(a, due, false))+"\n"); err != nil {
+		if err := printMarkdown(d, posts.Visible(converse.Body(a, due, false))+"\n"); err != nil {
 			return false, a, err
 		}
 		fmt.Fprintf(d.IO.Out, "%s\n\n", strings.Repeat("─", 50))
@@ -338,10 +306,10 @@ func decideAnswer(ctx context.Context, d *Deps, p Prompter, due converse.Due, a 
 			return true, a, nil
 		case 1:
 			t, err := p.Edit("Edit the answer", editorCommand(ctx, d), a.Text)
-			var fail *EditorError
+			var fail *prompter.EditorError
 			if errors.As(err, &fail) {
 				fmt.Fprintf(d.IO.ErrOut, "X %v\n", err)
-				if path := keepDraft("answer", a.Text); path != "" {
+				if path := prompter.KeepDraft("answer", a.Text); path != "" {
 					fmt.Fprintf(d.IO.ErrOut, "  The answer is kept as it was, and its text saved in %s\n", path)
 				}
 				continue
@@ -358,15 +326,4 @@ func decideAnswer(ctx context.Context, d *Deps, p Prompter, due converse.Due, a 
 			return false, a, nil
 		}
 	}
-}
-
-// visibleBody is a post without its hidden lines (marker, tags).
-func visibleBody(body string) string {
-	var keep []string
-	for _, l := range strings.Split(body, "\n") {
-		if !strings.HasPrefix(l, "<!--") {
-			keep = append(keep, l)
-		}
-	}
-	return strings.Join(keep, "\n")
 }

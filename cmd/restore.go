@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/cli/go-gh/v2/pkg/repository"
+	"github.com/ocdx/gh-ocdx/converse"
 	"github.com/ocdx/gh-ocdx/posts"
 )
 
@@ -33,14 +34,6 @@ nothing that would not count. An ID already restored is not posted again.
 Examples:
   gh ocdx restore 24 QUAL-1a2b3c4d
   gh ocdx restore PERF-12ab34cd`
-
-func runRestore(ctx context.Context, d *Deps, args []string) error {
-	opts, err := parseRestore(d, args)
-	if err != nil {
-		return err
-	}
-	return restore(ctx, d, opts)
-}
 
 func parseRestore(d *Deps, args []string) (*RestoreOptions, error) {
 	opts := &RestoreOptions{}
@@ -77,12 +70,12 @@ func restore(ctx context.Context, d *Deps, opts *RestoreOptions) error {
 		return nil
 	}
 	// Only what the verifier refuted can be restored.
-	if not := unraised(ctx, trust, pr, "restore", ids); len(not) > 0 {
+	if not := converse.Unraised(ctx, trust, pr, "restore", ids); len(not) > 0 {
 		return fmt.Errorf("%s: not refuted by the verifier on PR #%d (gh-ocdx's latest report lists it under no \"Refuted by the verifier\"), so there is nothing to restore, and nothing was posted", strings.Join(not, ", "), pr.Number)
 	}
 	return restoreCommand.post(ctx, d, client, repo, pr, trust, ids, "")
 }
 
 // restoreCommand is /ocdx restore.
-var restoreCommand = findingCommand{verb: "restore", may: posts.MayRestore, done: "Restored", after: " (they count again from the next run)",
-	says: "gh-ocdx counts these findings again on this pull request, overruling its verifier (restored with `gh ocdx restore`)."}
+var restoreCommand = findingCommand{done: "Restored", after: " (they count again from the next run)", FindingCommand: converse.FindingCommand{Verb: "restore", May: posts.MayRestore,
+	Says: "gh-ocdx counts these findings again on this pull request, overruling its verifier (restored with `gh ocdx restore`)."}}

@@ -367,6 +367,9 @@ func renderLocal(res *loop.LocalResult) string {
 	if res.Budget != nil {
 		fmt.Fprintf(&b, "- Tokens: %s\n", res.Budget)
 	}
+	if res.Learned != nil {
+		fmt.Fprintf(&b, "- Learnings: %s\n", res.Learned)
+	}
 	for _, p := range finding.Priorities {
 		var fs []finding.Finding
 		for _, f := range res.Findings {

@@ -15,7 +15,9 @@ import (
 	"github.com/ocdx/gh-ocdx/config"
 	"github.com/ocdx/gh-ocdx/git"
 	"github.com/ocdx/gh-ocdx/github"
+	"github.com/ocdx/gh-ocdx/internal/progress"
 	"github.com/ocdx/gh-ocdx/internal/text"
+	"github.com/ocdx/gh-ocdx/internal/tokens"
 	"github.com/ocdx/gh-ocdx/llm"
 	"github.com/ocdx/gh-ocdx/posts"
 	"github.com/ocdx/gh-ocdx/repofs"
@@ -175,47 +177,48 @@ func loadConfigForModel(d *Deps, model string, roles ...string) (*config.Config,
 	return cfg, err
 }
 
+// reviewPRModel is review-pr's model (--model, else reviewPrModel), its
+// name, and the most its review may do (--event, else as allowApprove
+// says). review-pr needs its own model's key only; with --model, not even
+// a configuration file.
+func reviewPRModel(d *Deps, opts *ReviewPROptions) (llm.Model, string, github.ReviewEvent, error) {
+	cfg, err := loadConfigForModel(d, opts.Model, "reviewPrModel")
+	if err != nil {
+		return nil, "", "", err
+	}
+	maxEvent := opts.Event
+	if maxEvent == "" {
+		maxEvent = github.RequestChanges
+		if cfg.AllowApprove {
+			maxEvent = github.Approve
+		}
+	}
+	name := cmp.Or(opts.Model, cfg.ReviewPR.String())
+	// Orient shows a context request (or --yes and --print say they fetch
+	// it), and Decide or --print the proposed review: each is said there,
+	// once. With --yes the review is listed as it goes.
+	unlisted := func(m *progress.Model) {
+		m.Unlisted = map[string]bool{"request_context": true, "submit_review": !opts.Yes}
+	}
+	model, err := newRunModels(d, cfg, opts.MaxTokens).model("review-pr", name, "reviewPrModel", withTools, unlisted)
+	return model, name, maxEvent, err
+}
+
 func reviewPR(ctx context.Context, d *Deps, opts *ReviewPROptions) error {
 	var model llm.Model
 	var modelName string
 	maxEvent := opts.Event
 	if !opts.ContextOnly {
-		// review-pr needs its own model's key only; with --model, not even
-		// a configuration file.
-		cfg, err := loadConfigForModel(d, opts.Model, "reviewPrModel")
-		if err != nil {
-			return err
-		}
-		if maxEvent == "" {
-			maxEvent = github.RequestChanges
-			if cfg.AllowApprove {
-				maxEvent = github.Approve
-			}
-		}
-		name := cfg.ReviewPR.String()
-		if opts.Model != "" {
-			name = opts.Model
-		}
-		modelName = name
-		// Orient shows a context request (or --yes and --print say they
-		// fetch it), and Decide or --print the proposed review: each is
-		// said there, once. With --yes the review is listed as it goes.
-		unlisted := func(m *progressModel) {
-			m.unlisted = map[string]bool{"request_context": true, "submit_review": !opts.Yes}
-		}
-		if model, err = newRunModels(d, cfg, opts.MaxTokens).model("review-pr", name, "reviewPrModel", withTools, unlisted); err != nil {
+		var err error
+		if model, modelName, maxEvent, err = reviewPRModel(d, opts); err != nil {
 			return err
 		}
 	}
-	repo, client, err := repoClient(d, opts.Repo)
+	repo, client, number, err := resolvePR(ctx, d, prArgs{Repo: opts.Repo, PR: opts.Number, Branch: opts.Branch}, "gh ocdx review-pr [<number> | <url> | <branch>] [flags]")
 	if err != nil {
 		return err
 	}
-	if opts.Number == 0 {
-		if opts.Number, err = openPRNumber(ctx, d, client, repo, opts.Branch, "Usage: gh ocdx review-pr [<number> | <url> | <branch>] [flags]"); err != nil {
-			return err
-		}
-	}
+	opts.Number = number
 	d.Log.Debug("gathering review context", "repo", repo.String(), "pr", opts.Number, "host", repo.Host)
 	rc, err := review.Gather(ctx, client, repo, opts.Number, func(pr *github.PullRequest) (*config.Policy, error) {
 		p, _, err := basePolicy(pr)
@@ -240,8 +243,8 @@ func reviewPR(ctx context.Context, d *Deps, opts *ReviewPROptions) error {
 	files := prFiles(ctx, d, client, repo, rc.PR)
 	tools := append(review.RepoTools(files), review.PRTools(client, repo, opts.Number)...)
 	s := &reviewpr.Session{Model: model, Context: rc, Tools: tools, MaxEvent: maxEvent}
-	post := &postPublisher{d: d, gh: client, repo: repo, number: opts.Number, runID: state.NewRunID(), head: rc.PR.HeadRefOid, ledger: led,
-		sampled: sampledBefore(rc, led), whole: wholeDiff(ctx, d, rc.PR.HeadRefOid)}
+	post := &reviewpr.PRPublisher{GitHub: client, Repo: repo, Number: opts.Number, RunID: state.NewRunID(), Head: rc.PR.HeadRefOid, Ledger: led,
+		Sampled: reviewpr.SampledBefore(rc, led), Whole: wholeDiff(ctx, d, rc.PR.HeadRefOid)}
 	switch {
 	case opts.Print:
 		s.Confirmer, s.Publisher = autoConfirmer{d: d, why: "--print"}, printPublisher{d: d}
@@ -261,7 +264,7 @@ func reviewPR(ctx context.Context, d *Deps, opts *ReviewPROptions) error {
 		}
 	}
 	if out != nil {
-		post.record(modelName, out.Proposal.Event, out.Usage)
+		recordReviewPR(d, post, modelName, out.Proposal.Event, out.Usage)
 	}
 	var be *llm.BudgetError
 	switch {
@@ -282,23 +285,12 @@ func reviewPR(ctx context.Context, d *Deps, opts *ReviewPROptions) error {
 	if out != nil && out.URL != "" {
 		// As gh pr review: the line says what was done; the URL is the
 		// result a script reads from stdout when it is not the terminal.
-		d.success("Posted %s on %s#%d: %s", postedAs(out.Proposal.Event), repo, opts.Number, out.URL)
+		d.success("Posted %s on %s#%d: %s", reviewpr.PostedAs(out.Proposal.Event), repo, opts.Number, out.URL)
 		if !d.IO.stdoutTTY {
 			fmt.Fprintln(d.IO.Out, out.URL)
 		}
 	}
 	return nil
-}
-
-// postedAs names a review by its event, as gh pr review's lines do.
-func postedAs(e github.ReviewEvent) string {
-	switch e {
-	case github.Approve:
-		return "an approving review"
-	case github.RequestChanges:
-		return "a review requesting changes"
-	}
-	return "review"
 }
 
 // noteConfirmer says on the terminal, never in the posted review, why a
@@ -350,20 +342,6 @@ func reReviewPR(ctx context.Context, d *Deps, rc *review.Context, since string) 
 	}
 }
 
-// sampledBefore is the head before which rc's review saw only part of the
-// PR: its own head when its diff was cut, the basis's when it re-reviews
-// from a sampled one (docs/architecture.md, Re-reviews).
-func sampledBefore(rc *review.Context, led posts.Ledger) string {
-	sampled := ""
-	if rc.Since != "" {
-		sampled = led.Sampled
-	}
-	if rc.DiffTruncated {
-		sampled = cmp.Or(sampled, rc.PR.HeadRefOid)
-	}
-	return sampled
-}
-
 // wholeDiff is the diff from a commit to head in this clone, base merges
 // included, as review-loop follows its findings' lines with.
 func wholeDiff(ctx context.Context, d *Deps, head string) func(from string) (string, bool) {
@@ -393,6 +371,19 @@ func prFiles(ctx context.Context, d *Deps, gh *github.Client, repo github.Repo, 
 	return review.NewAPIFiles(ctx, gh, repo, pr.HeadRefOid)
 }
 
+// resolvePR is the repository a verb works on (repoClient), a client for
+// its host, and the pull request a names: its number, else the open one
+// of its branch or of the checked-out branch (openPRNumber); usage is the
+// verb's usage line.
+func resolvePR(ctx context.Context, d *Deps, a prArgs, usage string) (github.Repo, *github.Client, int, error) {
+	repo, client, err := repoClient(d, a.Repo)
+	if err != nil || a.PR != 0 {
+		return repo, client, a.PR, err
+	}
+	n, err := openPRNumber(ctx, d, client, repo, a.Branch, "Usage: "+usage)
+	return repo, client, n, err
+}
+
 // openPRNumber finds the open PR whose head is branch, or the checked-out
 // branch, as gh pr view does without an argument; usage is the verb's.
 func openPRNumber(ctx context.Context, d *Deps, gh *github.Client, repo github.Repo, branch, usage string) (int, error) {
@@ -410,4 +401,22 @@ func openPRNumber(ctx context.Context, d *Deps, gh *github.Client, repo github.R
 		}
 	}
 	return branchPR(ctx, gh, repo, branch, usage)
+}
+
+// recordReviewPR keeps review-pr's posted review in the state file as a
+// run of its own, so this machine knows it as the PR's ledger tells others
+// (docs/architecture.md, The ledger). The review is posted: failing to
+// record it is said, not fatal.
+func recordReviewPR(d *Deps, p *reviewpr.PRPublisher, model string, event github.ReviewEvent, usage tokens.Usage) {
+	run, ok := p.Run(model, event, usage, d.now())
+	if !ok {
+		return
+	}
+	st, err := d.store()
+	if err == nil {
+		err = st.Record(state.NewKey(p.Repo.Host, p.Repo.Owner, p.Repo.Name, p.Number), run)
+	}
+	if err != nil {
+		d.warn("the review is posted, but the state file could not record it: %v", err)
+	}
 }

@@ -6,15 +6,10 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/ocdx/gh-ocdx/diff"
-	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/github"
+	"github.com/ocdx/gh-ocdx/internal/prompter"
 	"github.com/ocdx/gh-ocdx/internal/text"
-	"github.com/ocdx/gh-ocdx/internal/tokens"
-	"github.com/ocdx/gh-ocdx/posts"
-	"github.com/ocdx/gh-ocdx/rereview"
 	"github.com/ocdx/gh-ocdx/reviewpr"
-	"github.com/ocdx/gh-ocdx/state"
 )
 
 // terminalConfirmer asks the user at Orient and Decide.
@@ -120,12 +115,12 @@ func (c *terminalConfirmer) edit(ctx context.Context, p reviewpr.Proposal) (revi
 	text := p.EditText()
 	for {
 		t, err := c.p.Edit("Edit the review", editorCommand(ctx, c.d), text)
-		var fail *EditorError
+		var fail *prompter.EditorError
 		if errors.As(err, &fail) {
 			// The review stays as it was, offered again; the text being
 			// edited is kept where the person can take it up by hand.
 			fmt.Fprintf(c.d.IO.ErrOut, "X %v\n", err)
-			if path := keepDraft("review", text); path != "" {
+			if path := prompter.KeepDraft("review", text); path != "" {
 				fmt.Fprintf(c.d.IO.ErrOut, "  The review is kept as it was, and its text saved in %s\n", path)
 			}
 			return p, false, nil
@@ -162,7 +157,7 @@ func (c *terminalConfirmer) keep(p reviewpr.Proposal, err error) error {
 	if errors.Is(err, ErrCancelled) {
 		return err
 	}
-	if path := keepDraft("review", p.EditText()); path != "" {
+	if path := prompter.KeepDraft("review", p.EditText()); path != "" {
 		return fmt.Errorf("%w; the proposed review is saved in %s", err, path)
 	}
 	return err
@@ -201,84 +196,6 @@ func (autoConfirmer) Decide(context.Context, reviewpr.Proposal) (reviewpr.Decide
 
 func (a autoConfirmer) SentBack(_ context.Context, problems []string) { sentBack(a.d, problems) }
 
-// postPublisher submits the review on GitHub; review-pr says where.
-type postPublisher struct {
-	d      *Deps
-	gh     *github.Client
-	repo   github.Repo
-	number int
-	runID  string       // for the tag
-	head   string       // the PR's head the review read
-	ledger posts.Ledger // the PR's newest, carried on (docs/architecture.md, The ledger)
-	// sampled is the head before which the review's coverage was sampled
-	// ("" when it saw all it reviewed).
-	sampled string
-	// whole is the diff from a commit to head, from this clone.
-	whole func(from string) (string, bool)
-	// posted is the review once posted, for the state file (record).
-	posted *postedReview
-}
-
-// postedReview is what review-pr posted, as its run records it.
-type postedReview struct {
-	url, tag string
-	comments int
-	basis    []finding.Finding // the review's findings as a basis; nil: none
-}
-
-// Publish posts the review with the marker and a tag, and its inline
-// comments as gh-ocdx's own threads, as every post gh-ocdx makes:
-// review-loop then knows the review as its own, never counts it as a
-// maintainer's change request, and reviews from its head
-// (docs/architecture.md, review-pr).
-func (p *postPublisher) Publish(ctx context.Context, r reviewpr.Proposal) (string, error) {
-	// The comments and the ledger follow the same basis: its diff to the
-	// head is read once.
-	whole := onceDiff(p.whole)
-	earlier, _ := rereview.Carried(p.ledger, p.head, whole)
-	comments, fs := reviewpr.Comments(r.Comments, earlier)
-	led, basis := reviewpr.Ledger(p.ledger, p.runID, p.head, p.sampled, fs, whole)
-	tag := posts.RunTag(p.runID, 1, "review-pr")
-	body := github.CapBodyWith(posts.Marker+"\n"+tag+"\n"+r.Body, "\n"+led.Block())
-	posted, err := p.gh.PostReviewComments(ctx, p.repo, p.number, r.Event, body, comments)
-	if err != nil {
-		return "", err
-	}
-	p.posted = &postedReview{url: posted.URL, tag: tag, comments: len(comments), basis: basis}
-	return posted.URL, nil
-}
-
-// record keeps review-pr's posted review in the state file as a run of
-// its own, so this machine knows it as the PR's ledger tells others
-// (docs/architecture.md, The ledger). The review is posted: failing to
-// record it is said, not fatal.
-func (p *postPublisher) record(model string, event github.ReviewEvent, usage tokens.Usage) {
-	if p.posted == nil {
-		return
-	}
-	st, err := p.d.store()
-	if err == nil {
-		now := p.d.now()
-		rd := state.Round{N: 1, HeadOID: p.head, Started: now, Findings: p.posted.basis,
-			Phases:   []state.PhaseMark{{Phase: state.PhaseReviewed, At: now}, {Phase: state.PhaseCommented, At: now}},
-			Reports:  []state.Report{{Role: "review-pr", Model: model, Summary: fmt.Sprintf("%s, %s", postedAs(event), text.Plural(p.posted.comments, "inline comment"))}},
-			Comments: []state.Comment{{Kind: "review-pr", Tag: p.posted.tag, URL: p.posted.url}},
-			Usage:    []state.Usage{{Role: "review-pr", Model: model, Usage: usage}}}
-		for _, f := range p.posted.basis {
-			rd.FindingIDs = append(rd.FindingIDs, f.ID)
-		}
-		if p.sampled != "" {
-			rd.Coverage = &diff.Coverage{SampledBefore: p.sampled}
-		}
-		key := state.NewKey(p.repo.Host, p.repo.Owner, p.repo.Name, p.number)
-		err = st.Record(key, state.Run{ID: p.runID, Kind: "review-pr", Started: now, Ended: now, Outcome: state.OutcomeConverged,
-			Reason: "review posted: " + p.posted.url, Rounds: []state.Round{rd}})
-	}
-	if err != nil {
-		p.d.warn("the review is posted, but the state file could not record it: %v", err)
-	}
-}
-
 // printPublisher prints the review on stdout and posts nothing (--print).
 type printPublisher struct{ d *Deps }
 
@@ -312,21 +229,4 @@ func printInline(d *Deps, cs []reviewpr.Shown) error {
 		}
 	}
 	return nil
-}
-
-// onceDiff is whole asking git once per commit it is given.
-func onceDiff(whole func(from string) (string, bool)) func(from string) (string, bool) {
-	type answer struct {
-		diff string
-		ok   bool
-	}
-	seen := map[string]answer{}
-	return func(from string) (string, bool) {
-		a, done := seen[from]
-		if !done {
-			a.diff, a.ok = whole(from)
-			seen[from] = a
-		}
-		return a.diff, a.ok
-	}
 }

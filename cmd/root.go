@@ -17,6 +17,7 @@ import (
 	"github.com/fatih/color"
 
 	"github.com/ocdx/gh-ocdx/github"
+	"github.com/ocdx/gh-ocdx/internal/progress"
 	"github.com/ocdx/gh-ocdx/internal/text"
 	"github.com/ocdx/gh-ocdx/llm"
 	"github.com/ocdx/gh-ocdx/state"
@@ -50,8 +51,8 @@ type Deps struct {
 	// clients' own (1s for GitHub, 0.5s for models).
 	Backoff time.Duration
 
-	credentials sync.Once // registerCredentials, on the first client built
-	progress    *progress // the live display of model calls; built on first use
+	credentials sync.Once         // registerCredentials, on the first client built
+	progress    *progress.Display // the live display of model calls; built on first use
 	progressMu  sync.Mutex
 }
 
@@ -59,15 +60,14 @@ type Deps struct {
 // the environment is the process's, and the live display of model calls
 // is drawn on stderr when it is a terminal.
 func NewDeps(version string, ios *IOStreams) *Deps {
-	prog := newProgress(ios.ErrOut, ios.ErrTerminalWidth())
-	prog.file = ios.errFile
+	prog := progress.New(ios.ErrOut, ios.ErrTerminalWidth(), ios.errFile)
 	// The spinner colours its glyph through fatih/color, whose own check
 	// looks at stdout and at no NO_COLOR: it is told the process's once,
 	// before any spinner runs.
 	spinnerColour.Do(func() { color.NoColor = !colourOn(os.Getenv) })
-	if prog.width > 0 {
+	if prog.Spins() {
 		// Lines written to stderr go above the spinner.
-		ios.ErrOut, ios.rawErr = prog.writer(ios.ErrOut), prog.writer(ios.rawErr)
+		ios.ErrOut, ios.rawErr = prog.Writer(ios.ErrOut), prog.Writer(ios.rawErr)
 	}
 	return &Deps{
 		progress: prog,
@@ -93,23 +93,36 @@ type command struct {
 	sub     []command
 }
 
+// verb is a verb's run function made of its two steps, as every verb has
+// them: its arguments parsed into its options, then the work they ask for.
+func verb[O any](parse func(*Deps, []string) (*O, error), run func(context.Context, *Deps, *O) error) func(context.Context, *Deps, []string) error {
+	return func(ctx context.Context, d *Deps, args []string) error {
+		opts, err := parse(d, args)
+		if err != nil {
+			return err
+		}
+		return run(ctx, d, opts)
+	}
+}
+
 // commands lists what gh ocdx can do. A verb appears here only once it works.
 func commands() []command {
 	return []command{
-		{name: "command", summary: "Act on an /ocdx command or a reply in a PR's comments", run: runCommand},
+		{name: "command", summary: "Act on an /ocdx command or a reply in a PR's comments", run: verb(parseCommand, runComment)},
 		{name: "config", summary: "Create, show or validate the configuration", sub: []command{
 			{name: "init", summary: "Write an example configuration", run: runConfigInit},
 			{name: "show", summary: "Print the configuration in effect", run: runConfigShow},
 			{name: "validate", summary: "Check the configuration and its credentials", run: runConfigValidate},
 		}},
-		{name: "describe", summary: "Say what a pull request does and whether it meets its issues", run: runDescribe},
-		{name: "dismiss", summary: "Stop gh-ocdx raising findings on a pull request", run: runDismiss},
+		{name: "describe", summary: "Say what a pull request does and whether it meets its issues", run: verb(parseDescribe, describePR)},
+		{name: "dismiss", summary: "Stop gh-ocdx raising findings on a pull request", run: verb(parseDismiss, dismiss)},
 		{name: "eval", summary: "Measure which reviewer mix would have caught past bugs", sub: []command{
-			{name: "history", summary: "Review the history's fixed pull requests as they were, and score each mix", run: runEvalHistory},
+			{name: "history", summary: "Review the history's fixed pull requests as they were, and score each mix", run: verb(parseEval, evalHistory)},
 		}},
-		{name: "fix", summary: "Fix a pull request's findings, verify and push", run: runFix},
+		{name: "fix", summary: "Fix a pull request's findings, verify and push", run: verb(parseFix, fixPR)},
+		{name: "learn", summary: "Propose learnings from people's decisions, as a change to review", run: verb(parseLearn, learnRun)},
 		{name: "reply", summary: "Answer people's replies in gh-ocdx's review threads", run: runReply},
-		{name: "restore", summary: "Overrule the verifier: count a refuted finding again", run: runRestore},
+		{name: "restore", summary: "Overrule the verifier: count a refuted finding again", run: verb(parseRestore, restore)},
 		{name: "review", summary: "Review the current branch's changes before a pull request exists", run: runReview},
 		{name: "review-loop", summary: "Review, fix and re-review a pull request until it converges", run: runReviewLoop},
 		{name: "review-pr", summary: "Review a pull request with one model, with you in the loop", run: runReviewPR},

@@ -10,6 +10,7 @@ import (
 	"github.com/cli/go-gh/v2/pkg/repository"
 
 	"github.com/ocdx/gh-ocdx/config"
+	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/internal/text"
 	"github.com/ocdx/gh-ocdx/stats"
 )
@@ -62,11 +63,9 @@ func runStats(ctx context.Context, d *Deps, args []string) error {
 
 func parseStats(d *Deps, args []string) (*StatsOptions, error) {
 	opts := &StatsOptions{}
-	var repoFlag, since string
+	var rf readFlags
 	fs := newFlagSet("stats", statsUsage, statsHelp)
-	fs.repoFlag(&repoFlag)
-	fs.IntVarP(&opts.Limit, "limit", "L", defaultStatsLimit, "Read at most this `number` of pull requests, the most recently updated first")
-	fs.StringVar(&since, "since", "", "Read only pull requests updated since this `date` (2026-01-31, or an RFC 3339 time)")
+	rf.add(fs)
 	jf := addJSONFlags(fs, stats.Report{})
 	if err := fs.parse(d, jf.args(args), 0); err != nil {
 		return nil, err
@@ -75,18 +74,56 @@ func parseStats(d *Deps, args []string) (*StatsOptions, error) {
 	if opts.Export, err = jf.exporter(fs); err != nil {
 		return nil, err
 	}
-	if opts.Limit <= 0 {
-		return nil, fs.usageErr("invalid --limit %d: give how many pull requests to read, above zero", opts.Limit)
-	}
-	if since != "" {
-		if opts.Since, err = parseSince(since); err != nil {
-			return nil, fs.usageErr("invalid --since %q: give a date (2026-01-31) or an RFC 3339 time (2026-01-31T12:00:00Z)", since)
-		}
-	}
-	if opts.Repo, err = fs.parseRepoFlag(repoFlag); err != nil {
+	if opts.Repo, opts.Limit, opts.Since, err = rf.values(fs); err != nil {
 		return nil, err
 	}
 	return opts, nil
+}
+
+// readReviewed reads the pull requests of r (the current repository when
+// none) as stats reads them, through the state file's cache, and says
+// what it could not take from them: stats' and learn's one way to read.
+func readReviewed(ctx context.Context, d *Deps, r repository.Repository, limit int, since time.Time) (github.Repo, *github.Client, stats.Result, error) {
+	repo, client, err := repoClient(d, r)
+	if err != nil {
+		return repo, nil, stats.Result{}, err
+	}
+	st, err := d.store()
+	if err != nil {
+		return repo, nil, stats.Result{}, err
+	}
+	res, err := stats.Read(ctx, stats.Options{Repo: repo, GitHub: client, Cache: st, Limit: limit, Since: since})
+	for _, w := range res.Warnings {
+		d.warn("%s", w)
+	}
+	return repo, client, res, err
+}
+
+// readFlags are the flags of the verbs that read a repository's pull
+// requests as stats does (stats, learn): -R, --limit and --since.
+type readFlags struct {
+	repo, since string
+	limit       int
+}
+
+func (rf *readFlags) add(fs *flagSet) {
+	fs.repoFlag(&rf.repo)
+	fs.IntVarP(&rf.limit, "limit", "L", defaultStatsLimit, "Read at most this `number` of pull requests, the most recently updated first")
+	fs.StringVar(&rf.since, "since", "", "Read only pull requests updated since this `date` (2026-01-31, or an RFC 3339 time)")
+}
+
+// values are the flags' values once fs is parsed, checked.
+func (rf *readFlags) values(fs *flagSet) (repo repository.Repository, limit int, since time.Time, err error) {
+	if rf.limit <= 0 {
+		return repo, 0, since, fs.usageErr("invalid --limit %d: give how many pull requests to read, above zero", rf.limit)
+	}
+	if rf.since != "" {
+		if since, err = parseSince(rf.since); err != nil {
+			return repo, 0, since, fs.usageErr("invalid --since %q: give a date (2026-01-31) or an RFC 3339 time (2026-01-31T12:00:00Z)", rf.since)
+		}
+	}
+	repo, err = fs.parseRepoFlag(rf.repo)
+	return repo, rf.limit, since, err
 }
 
 // parseSince reads --since: a date (midnight UTC) or an RFC 3339 time.
@@ -108,20 +145,9 @@ func statsRun(ctx context.Context, d *Deps, opts *StatsOptions) error {
 	case !errors.Is(err, fs.ErrNotExist):
 		return err
 	}
-	repo, client, err := repoClient(d, opts.Repo)
+	repo, _, res, err := readReviewed(ctx, d, opts.Repo, opts.Limit, opts.Since)
 	if err != nil {
 		return err
-	}
-	st, err := d.store()
-	if err != nil {
-		return err
-	}
-	res, err := stats.Read(ctx, stats.Options{Repo: repo, GitHub: client, Cache: st, Limit: opts.Limit, Since: opts.Since})
-	if err != nil {
-		return err
-	}
-	for _, w := range res.Warnings {
-		d.warn("%s", w)
 	}
 	cached := ""
 	if res.Cached > 0 {

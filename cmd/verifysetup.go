@@ -1,11 +1,7 @@
 package cmd
 
 import (
-	"errors"
 	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 
 	"github.com/ocdx/gh-ocdx/config"
@@ -22,7 +18,7 @@ import (
 // user types in a terminal, else none. said is where they came from, or
 // why there are none.
 func initVerify(d *Deps, ask Prompter, workDir string) (cmds []string, said string, err error) {
-	root := findRepoRoot(workDir)
+	root := config.RepoRoot(workDir)
 	var det config.Detected
 	if root != "" {
 		det = config.DetectVerify(root)
@@ -66,60 +62,16 @@ func initVerify(d *Deps, ask Prompter, workDir string) (cmds []string, said stri
 	return cmds, "as you gave them", nil
 }
 
-// verifyProblems says, for each command that cannot start here, why: its
-// program is not on PATH, or, named by a path, not an executable file
-// (relative paths are from root, where the commands run).
-func verifyProblems(root string, cmds []string, from string) []string {
-	var out []string
-	for i, c := range cmds {
-		where := fmt.Sprintf("verify[%d] %q (%s)", i, c, from)
-		argv, err := verify.SplitCommand(c)
-		if err != nil {
-			out = append(out, fmt.Sprintf("%s: %v", where, err))
-			continue
-		}
-		prog := argv[0]
-		if !strings.ContainsRune(prog, '/') {
-			if _, err := exec.LookPath(prog); err != nil {
-				out = append(out, fmt.Sprintf("%s: %s is not on PATH; install it, or change the command", where, prog))
-			}
-			continue
-		}
-		path := prog
-		if !filepath.IsAbs(path) {
-			path = filepath.Join(root, path)
-		}
-		st, err := os.Stat(path)
-		switch {
-		case errors.Is(err, os.ErrNotExist):
-			out = append(out, fmt.Sprintf("%s: there is no %s; correct the path (relative paths start at the repository's root)", where, path))
-		case err != nil:
-			out = append(out, fmt.Sprintf("%s: %v", where, err))
-		case st.IsDir() || st.Mode()&0o111 == 0:
-			out = append(out, fmt.Sprintf("%s: %s is not an executable file; make it one (chmod +x %s), or run it through its interpreter (sh %s)", where, path, prog, prog))
-		}
-	}
-	return out
-}
-
 // verifyProblemsFor is config validate's check of the verify commands in
-// effect here (the work tree's .ocdx.json's, else the configuration's):
-// one line for each that cannot run on this machine.
+// effect here (config.Config.VerifyHere): one line for each that cannot
+// run on this machine.
 func verifyProblemsFor(d *Deps, c *config.Config, workDir string) []string {
-	root := findRepoRoot(workDir)
-	cmds, from := c.Verify, homeRel(d, c.Path)
-	if root != "" {
-		if repo, path, err := config.RepoVerify(root); err == nil && len(repo) > 0 {
-			cmds, from = repo, path
-		}
-	} else {
-		root = workDir
-	}
+	root, cmds, from := c.VerifyHere(d.Getenv("HOME"), workDir)
 	if len(cmds) == 0 {
-		fmt.Fprintf(d.IO.ErrOut, "! no verify commands: fix and review-loop push nothing until you set them: %s\n", setVerifyHint(c, root, "", d))
+		fmt.Fprintf(d.IO.ErrOut, "! no verify commands: fix and review-loop push nothing until you set them: %s\n", c.VerifyHint(d.Getenv("HOME"), root, ""))
 		return nil
 	}
-	return verifyProblems(root, cmds, from)
+	return verify.Problems(root, cmds, from)
 }
 
 // requireVerify refuses a fix that would be pushed unchecked: no verify
@@ -134,20 +86,5 @@ func requireVerify(d *Deps, p *prepared) error {
 		base = fmt.Sprintf("%s on %s sets no \"verify\"", config.RepoFile, p.pr.BaseRefName)
 	}
 	return fmt.Errorf("no verify commands, and gh-ocdx pushes no fix it could not check: %s, and your configuration sets none; %s (or pass --dry-run to push nothing)",
-		base, setVerifyHint(p.cfg, p.co.Repo.Dir, p.pr.BaseRefName, d))
-}
-
-// setVerifyHint says where verify commands are set, with those the
-// repository at root suggests.
-func setVerifyHint(c *config.Config, root, baseRef string, d *Deps) string {
-	example := `["make test"]`
-	if det := config.DetectVerify(root); len(det.Commands) > 0 {
-		example = config.VerifyJSON(det.Commands) + " (what this repository's " + strings.Join(det.From, ", ") + " suggest)"
-	}
-	repo := "the repository's " + config.RepoFile
-	if baseRef != "" {
-		repo = config.RepoFile + " on " + baseRef
-	}
-	return fmt.Sprintf("add \"verify\": %s to your configuration %s ('gh ocdx config init' proposes them when it writes a new one), or to %s for everyone who runs gh-ocdx there",
-		example, homeRel(d, c.Path), repo)
+		base, p.cfg.VerifyHint(d.Getenv("HOME"), p.co.Repo.Dir, p.pr.BaseRefName))
 }

@@ -138,3 +138,9 @@ func suggest(key string, known []string) string {
 	}
 	return ""
 }
+
+// Text is the problem without its place (a mark under its line shows it).
+func (p Problem) Text() string {
+	p.Line, p.Column = 0, 0
+	return p.String()
+}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/ocdx/gh-ocdx/effort"
 	"github.com/ocdx/gh-ocdx/internal/glob"
+	"github.com/ocdx/gh-ocdx/learnings"
 )
 
 // ReviewFile is a repository's review guide, at its root: read as
@@ -26,10 +27,16 @@ var policyKeys = []string{"verify", "instructions", "paths", "ignore", "ignoreDe
 // (docs/architecture.md, Where the repository policy comes from). The nil
 // Policy is a repository without either: the default ignore globs apply.
 type Policy struct {
-	Verify       []string   // nil: the configuration's
-	Instructions string     // .ocdx.json's "instructions"
-	Guide        string     // REVIEW.md
-	Paths        []PathRule // instructions for the files a glob matches
+	Verify       []string // nil: the configuration's
+	Instructions string   // .ocdx.json's "instructions"
+	Guide        string   // REVIEW.md
+	// Learnings are .ocdx/learnings.md's (docs/architecture.md,
+	// Learnings): their sentences go to the reviewers with the guide,
+	// their rules apply to a round's findings. LearningsWarnings say what
+	// of the file was left out.
+	Learnings         []learnings.Learning
+	LearningsWarnings []string
+	Paths             []PathRule // instructions for the files a glob matches
 	// Ignore are the globs in effect: DefaultIgnore (unless ignoreDefaults
 	// is false), then the file's own.
 	Ignore []string
@@ -118,15 +125,15 @@ type BaseFile struct {
 	NotText   bool // a binary file, or not a file
 }
 
-// FromBase is the repository policy of a change: .ocdx.json and REVIEW.md
-// as the base has them (where names the .ocdx.json read: ".ocdx.json on
+// FromBase is the repository policy of a change: .ocdx.json, REVIEW.md
+// and .ocdx/learnings.md as the base has them (where names the .ocdx.json read: ".ocdx.json on
 // main at 1a2b3c4"). The change's own copies are never read, for a PR or a
 // local branch alike: whoever wrote the change would choose the commands
 // run on this machine and the rules of its own review (docs/architecture.md,
 // Where the repository policy comes from). A base .ocdx.json that cannot be
 // used is an error naming it: running without it could run commands or
 // review in a way the base's maintainers did not choose.
-func FromBase(where string, policy, guide BaseFile) (*Policy, error) {
+func FromBase(where string, policy, guide, learned BaseFile) (*Policy, error) {
 	p := DefaultPolicy()
 	if policy.Found {
 		var cause error
@@ -148,6 +155,11 @@ func FromBase(where string, policy, guide BaseFile) (*Policy, error) {
 	// instructions are capped shorter anyway.
 	if guide.Found && !guide.NotText {
 		p.Guide = guide.Text
+	}
+	// Learnings given only in part are read as far as given, as a
+	// REVIEW.md is; one of them malformed is left out, with a warning.
+	if learned.Found && !learned.NotText {
+		p.Learnings, p.LearningsWarnings = learnings.Parse(learned.Text)
 	}
 	return p, nil
 }

@@ -44,11 +44,10 @@ type Commander struct {
 	Info  func(format string, args ...any)
 	Warn  func(format string, args ...any)
 	// The verbs a comment runs.
-	Reply    func(ctx context.Context, thread string) error
-	Ask      func(ctx context.Context, c Comment, tag, question string) error
-	Review   func(ctx context.Context, reviewOnly string) error
-	Fix      func(ctx context.Context) error
-	Unraised func(ctx context.Context, verb string, ids []string) []string // the ids no review raised for verb
+	Reply  func(ctx context.Context, thread string) error
+	Ask    func(ctx context.Context, c Comment, tag, question string) error
+	Review func(ctx context.Context, reviewOnly string) error
+	Fix    func(ctx context.Context) error
 }
 
 // Run acts on the comment with the database id: nothing when it is
@@ -242,7 +241,7 @@ func (m Commander) dismissOrRestore(ctx context.Context, c Comment, tag string, 
 		extra := posts.Refusal{By: c.Author, URL: c.URL, IDs: refused}.Tag()
 		return answer(tag+"\n"+extra, fmt.Sprintf("your /ocdx %s of %s does not count: %s.", cmd.Verb, strings.Join(refused, ", "), strings.Join(whys, "; ")))
 	}
-	if not := m.Unraised(ctx, cmd.Verb, ids); len(not) > 0 {
+	if not := Unraised(ctx, m.Trust, pr, cmd.Verb, ids); len(not) > 0 {
 		return answer(tag, fmt.Sprintf("no review on this pull request raised %s for a %s (gh-ocdx's latest report does not list it so): there is nothing to %s.", strings.Join(not, ", "), cmd.Verb, cmd.Verb))
 	}
 	done := "dismissed: gh-ocdx stops raising and fixing it from its next run."

@@ -46,6 +46,15 @@ func (d Due) Authors() []string {
 	return out
 }
 
+// Mentions are the replies' authors as @mentions, parted by spaces.
+func (d Due) Mentions() string {
+	var out []string
+	for _, l := range d.Authors() {
+		out = append(out, "@"+l)
+	}
+	return strings.Join(out, " ")
+}
+
 // Where is the thread's file:line.
 func (d Due) Where() string {
 	f := d.Thread.Finding

@@ -96,9 +96,9 @@ type Replier struct {
 	PR     *github.PullRequest
 	Asker  Asker
 	Lines  diff.Lines // the PR's diff: a proposal only on a line it changes (Check)
-	// Anchored are the lines a thread is on, at the PR's head ("" when
-	// they cannot be read).
-	Anchored func(Due) string
+	// Files are the PR's files at its head: the lines a thread is on are
+	// read there.
+	Files Files
 	// Cost is an answer's estimated cost; priced is false without a price.
 	Cost func(tokens.Usage) (usd float64, priced bool)
 	// Decide shows an answer as it will be posted and says whether to post
@@ -108,6 +108,37 @@ type Replier struct {
 	Conceded func(id string)
 	// Say reports each step: a thread answered (ok), skipped or failed.
 	Say Say
+}
+
+// Files are where a thread's lines are read (review.Files).
+type Files interface {
+	ReadFile(path string, start, end int) (string, error)
+}
+
+// anchored are the lines due's thread is on and a few around them, at
+// the PR's head; "" when they cannot be read.
+func anchored(files Files, due Due) string {
+	f := due.Thread.Finding
+	if f.Line == nil || f.File == "" {
+		return ""
+	}
+	s, err := files.ReadFile(f.File, max(1, *f.Line-5), *f.Line+5)
+	if err != nil {
+		return ""
+	}
+	return s
+}
+
+// Did says what an answer did beyond answering, after a line saying it
+// answered.
+func (a Answer) Did(due Due) string {
+	switch a.Kind {
+	case Concede:
+		return fmt.Sprintf(": conceded, %s is disputed until someone dismisses it", due.Thread.Finding.ID)
+	case Propose:
+		return ": proposed a change"
+	}
+	return ""
 }
 
 // Say is how a reply run reports as it goes.
@@ -153,7 +184,7 @@ func (r Replier) Run(ctx context.Context, dues []Due) (Result, error) {
 	_, priced := r.Cost(tokens.Usage{})
 	for i, due := range dues {
 		th := ThreadOf(due)
-		a, err := r.Asker.Ask(ctx, r.PR, due, r.Anchored(due))
+		a, err := r.Asker.Ask(ctx, r.PR, due, anchored(r.Files, due))
 		out.Usage = out.Usage.Add(a.Usage)
 		if c, ok := r.Cost(a.Usage); ok {
 			a.Cost = c

@@ -40,6 +40,32 @@ const (
 	histC = "ollama/qwen2.5-coder:32b"
 )
 
+// Where the history's findings are, by category (PERF's file by i%4), and
+// who dismissed them and why (gh ocdx learn, docs/architecture.md,
+// Learnings): QUAL and TEST are in cache/, PERF in generated code under
+// gen/api/. A PERF finding is dismissed by octocat, the PRs' author, when
+// i%6 == 0, by reader (read permission) when i%10 == 4, else by mona
+// ("generated file"); a TEST finding by mona ("covered by the integration
+// tests"). A report of mona's (i%13 == 0) keeps her dismissals without
+// their reasons (posts.Trust.Ledger).
+var historyWhere = map[string]posts.Where{
+	"QUAL": {File: "cache/cache.go", Title: "Missing nil check on the cache entry"},
+	"PERF": {File: "gen/api/client%d.go", Title: "Allocation in a hot loop"},
+	"TEST": {File: "cache/cache_test.go", Title: "Test the eviction order"},
+}
+
+func historyDismisser(cat string, i int) (by, why string) {
+	switch {
+	case cat == "TEST":
+		return "mona", "covered by the integration tests"
+	case i%6 == 0:
+		return "octocat", "not my problem"
+	case i%10 == 4:
+		return "reader", "generated file"
+	}
+	return "mona", "generated file"
+}
+
 // historyPR is PR i's ledger at round (1 or 2).
 func historyPR(i, round int) posts.Ledger {
 	shared, lone, alone := finding.StatusFixed, finding.StatusDismissed, finding.StatusFixed
@@ -59,8 +85,16 @@ func historyPR(i, round int) posts.Ledger {
 		shared, lone, alone = finding.StatusOpen, finding.StatusOpen, finding.StatusOpen
 	}
 	e := func(cat string, n int, st finding.Status, p, agreement string, by ...string) posts.LedgerEntry {
-		return posts.LedgerEntry{ID: fmt.Sprintf("%s-%08x", cat, i*10+n), Status: st, Agreement: agreement, Reviewers: by,
-			Where: posts.Where{Priority: p, File: "cache.go", Line: 10 + n, Title: "a finding"}}
+		where := historyWhere[cat]
+		where.Priority, where.Line = p, 10+n
+		if cat == "PERF" {
+			where.File = fmt.Sprintf(where.File, i%4)
+		}
+		en := posts.LedgerEntry{ID: fmt.Sprintf("%s-%08x", cat, i*10+n), Status: st, Agreement: agreement, Reviewers: by, Where: where}
+		if st == finding.StatusDismissed {
+			en.DismissedBy, en.Reason = historyDismisser(cat, i)
+		}
+		return en
 	}
 	l := posts.Ledger{Run: fmt.Sprintf("20260101T%06d-abcdef", i), Round: round, Head: strings.Repeat("b", 40),
 		Converged: round == 2 && i%2 == 1,
@@ -94,6 +128,8 @@ func historyBody(l posts.Ledger, v2 bool) string {
 // unreviewed more PRs gh-ocdx never posted on.
 func addHistory(gh *testkit.GitHub, n, unreviewed int) {
 	gh.SetPermission(repo, "mona", "write")
+	gh.SetPermission(repo, "octocat", "admin")
+	gh.SetPermission(repo, "reader", "read")
 	base := time.Date(2025, 6, 1, 0, 0, 0, 0, time.UTC)
 	for i := 1; i <= n; i++ {
 		at := base.Add(time.Duration(10*i) * time.Minute)

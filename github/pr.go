@@ -42,6 +42,9 @@ type PullRequest struct {
 	BasePolicy PolicyFile
 	// BaseGuide is REVIEW.md on the base branch, read with BasePolicy.
 	BaseGuide PolicyFile
+	// BaseLearnings is .ocdx/learnings.md on the base branch, read with
+	// BasePolicy (docs/architecture.md, Learnings).
+	BaseLearnings PolicyFile
 }
 
 // ByViewer reports whether author is the login gh-ocdx posts as. Anyone can
@@ -188,6 +191,7 @@ fragment Meta on PullRequest {
   baseRef { target { oid ... on Commit {
     policy: file(path: ".ocdx.json") { object { ... on Blob { text isTruncated } } }
     guide: file(path: "REVIEW.md") { object { ... on Blob { text isTruncated } } }
+    learnings: file(path: ".ocdx/learnings.md") { object { ... on Blob { text isTruncated } } }
   } } }
 }`
 
@@ -330,9 +334,10 @@ type prResponse struct {
 			} `json:"files"`
 			BaseRef *struct {
 				Target *struct {
-					OID    string    `json:"oid"`
-					Policy *blobFile `json:"policy"`
-					Guide  *blobFile `json:"guide"`
+					OID       string    `json:"oid"`
+					Policy    *blobFile `json:"policy"`
+					Guide     *blobFile `json:"guide"`
+					Learnings *blobFile `json:"learnings"`
 				} `json:"target"`
 			} `json:"baseRef"`
 			ReviewThreads *struct {
@@ -392,7 +397,7 @@ func (c *Client) PullRequest(ctx context.Context, repo Repo, number int) (*PullR
 			pr.Reviews, pr.Comments = p.Reviews.list(), p.Comments.list()
 			if p.BaseRef != nil && p.BaseRef.Target != nil {
 				t := p.BaseRef.Target
-				pr.BasePolicy, pr.BaseGuide = t.Policy.policyFile(t.OID), t.Guide.policyFile(t.OID)
+				pr.BasePolicy, pr.BaseGuide, pr.BaseLearnings = t.Policy.policyFile(t.OID), t.Guide.policyFile(t.OID), t.Learnings.policyFile(t.OID)
 			}
 			vars["meta"] = false
 		}

@@ -132,6 +132,13 @@ func (r Run) located(led *posts.Ledger, basis *report.RoundResult, at int) {
 		for _, f := range rr.Findings {
 			raised[f.ID] = true
 		}
+		// Left out by a learning is not resolved: no change answered it
+		// (docs/architecture.md, Learnings).
+		if rr.Learned != nil {
+			for _, id := range rr.Learned.LeftOut {
+				raised[id] = true
+			}
+		}
 	}
 	for _, e := range led.Findings {
 		if e.Status == finding.StatusOpen && !raised[e.ID] {

@@ -8,8 +8,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ocdx/gh-ocdx/config"
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/github"
+	"github.com/ocdx/gh-ocdx/learnings"
 	"github.com/ocdx/gh-ocdx/posts"
 	"github.com/ocdx/gh-ocdx/state"
 )
@@ -301,5 +303,36 @@ func TestAReportSomeoneEditedCountsAsTheirs(t *testing.T) {
 	}
 	if got.Converged || got.ReviewedHead() != "" || got.Basis != "" || len(got.With(finding.StatusDismissed)) != 0 {
 		t.Errorf("an edited ledger counts as gh-ocdx's: %+v", got)
+	}
+}
+
+// A finding a learning leaves out is not answered by any change: the
+// ledger keeps it as it was (open), never resolved, which stats would
+// count as accepted (docs/architecture.md, Learnings).
+func TestLedgerKeepsWhatALearningLeftOutOpen(t *testing.T) {
+	slow := finding.Finding{Priority: "P3", Category: "performance", File: "gen/x.go", Title: "Allocation", Description: "d"}
+	id := slow.ComputeID()
+	h := newHarness(t)
+	h.reviewer.answers = []string{reviewerAnswer(slow)}
+	h.analyzer.answers = []string{analyzerAnswer()}
+	if res, err := h.run(t); err != nil || res.Outcome != state.OutcomeConverged {
+		t.Fatalf("first run: %+v, %v", res, err)
+	}
+
+	h.gh.pr.HeadRefOid = "cccccccc"
+	h.opts.Policy = &config.Policy{Learnings: []learnings.Learning{{Rule: learnings.Rule{Category: "PERF", Path: "gen/**", Action: learnings.LeaveOut}}}}
+	h.reviewer.answers = []string{reviewerAnswer(slow)}
+	h.analyzer.answers = []string{analyzerAnswer()}
+	res, err := h.run(t)
+	if err != nil || res.Outcome != state.OutcomeConverged || res.Rounds[0].Learned == nil || !slices.Equal(res.Rounds[0].Learned.LeftOut, []string{id}) {
+		t.Fatalf("second run: %+v, %v", res, err)
+	}
+	report := h.gh.comments[len(h.gh.comments)-1].Body
+	if !strings.Contains(report, "**Learnings:** 1 left out by .ocdx/learnings.md") {
+		t.Errorf("the report does not count it:\n%s", report)
+	}
+	l, err := posts.ParseLedger(report)
+	if err != nil || !l.Has(id) || l.StatusOf(id) != finding.StatusOpen {
+		t.Errorf("the ledger says %s is %q, want open (%v)", id, l.StatusOf(id), err)
 	}
 }

@@ -25,6 +25,7 @@ import (
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/internal/text"
 	"github.com/ocdx/gh-ocdx/internal/tokens"
+	"github.com/ocdx/gh-ocdx/learnings"
 	"github.com/ocdx/gh-ocdx/llm"
 	"github.com/ocdx/gh-ocdx/report"
 	"github.com/ocdx/gh-ocdx/review"
@@ -161,7 +162,11 @@ func (ch *Change) Policy(ctx context.Context, g *git.Repo) (p *config.Policy, wh
 	if err != nil {
 		return nil, "", err
 	}
-	p, err = config.FromBase(where, pol, guide)
+	learned, err := read(learnings.File)
+	if err != nil {
+		return nil, "", err
+	}
+	p, err = config.FromBase(where, pol, guide, learned)
 	return p, where, err
 }
 
@@ -227,6 +232,9 @@ type LocalResult struct {
 	// fixed.
 	Refuted  []finding.Finding `json:"refuted,omitempty"`
 	Verifier *verifier.Status  `json:"verifier,omitempty"`
+	// Learned is what the merge base's .ocdx/learnings.md left out and
+	// lowered (docs/architecture.md, Learnings).
+	Learned *learnings.Applied `json:"learned,omitempty"`
 	// Dismissed are the findings raised but dismissed for the branch
 	// (gh ocdx dismiss --branch): not counted, not fixed.
 	Dismissed []finding.Finding `json:"dismissed"`
@@ -301,7 +309,7 @@ func ReviewLocal(ctx context.Context, o LocalOptions) (*LocalResult, error) {
 		return res, l.localFail(ctx, res, err)
 	}
 	res.Roles, res.Findings, res.Counts, res.Consensus, res.Coverage, res.Stuck = rr.Roles, rr.Findings, rr.Counts, rr.Consensus, rr.Coverage, rr.Stuck
-	res.Refuted, res.Verifier, res.Effort = rr.Refuted, rr.Verifier, rr.Effort
+	res.Refuted, res.Verifier, res.Effort, res.Learned = rr.Refuted, rr.Verifier, rr.Effort, rr.Learned
 	res.Dismissed = orEmpty(rr.Dismissed)
 	res.Remaining = blockingOf(rr.Findings)
 	// The record keeps the dismissed findings too: a later look at the
@@ -435,6 +443,7 @@ func (l *loop) reviewLocal(ctx context.Context, ch Change, policy *config.Policy
 		}
 	}
 	rr.Findings = orEmpty(consensus.Distinct(append(roles.AgentFindings(reviewers, results), secrets...), rr.ReviewersOK))
+	applyLearnings(rr, policy)
 	if err := l.verify(ctx, pr, rr); err != nil {
 		return nil, err
 	}

@@ -29,6 +29,7 @@ import (
 	"github.com/ocdx/gh-ocdx/internal/redact"
 	"github.com/ocdx/gh-ocdx/internal/text"
 	"github.com/ocdx/gh-ocdx/internal/tokens"
+	"github.com/ocdx/gh-ocdx/learnings"
 	"github.com/ocdx/gh-ocdx/llm"
 	"github.com/ocdx/gh-ocdx/posts"
 	"github.com/ocdx/gh-ocdx/report"
@@ -569,6 +570,7 @@ func (l *loop) review(ctx context.Context, pr *github.PullRequest, rr *report.Ro
 		rr.Findings = append(rr.Findings, l.o.Compliance...)
 	}
 	fixedBefore, earlier := l.identify(ctx, pr, rr, re, out.Verdicts)
+	applyLearnings(rr, l.o.Policy)
 	l.settle(rr, earlier)
 	if err := l.verify(ctx, pr, rr); err != nil {
 		return err
@@ -778,14 +780,31 @@ func (l *loop) readDiff(ctx context.Context, pr *github.PullRequest, limit int64
 	return l.o.GitHub.ReadDiff(ctx, l.o.Repo, pr.Number, limit, scan)
 }
 
-// PolicyChanges lists the repository policy files (.ocdx.json, REVIEW.md)
+// applyLearnings applies the rules of the repository's learnings to the
+// round's findings, once they are one list with their IDs
+// (docs/architecture.md, Learnings): before the verifier, the counts, the
+// consensus and the fix, so that what a learning leaves out is not
+// posted, counted or fixed. Never a P0, SEC- or THREAD- finding.
+func applyLearnings(rr *report.RoundResult, p *config.Policy) {
+	if p == nil || len(p.Learnings) == 0 {
+		return
+	}
+	var a learnings.Applied
+	rr.Findings, a = learnings.Apply(rr.Findings, p.Learnings)
+	if a.String() != "" {
+		rr.Learned = &a
+	}
+}
+
+// PolicyChanges lists the repository policy files (.ocdx.json, REVIEW.md,
+// .ocdx/learnings.md)
 // among a change's files (a PR's or a branch's): this run reads them from
 // the base, so the change takes effect only once merged, and the report
 // says so.
 func PolicyChanges(files []github.ChangedFile) []string {
 	var out []string
 	for _, f := range files {
-		if f.Path == config.RepoFile || f.Path == config.ReviewFile {
+		if f.Path == config.RepoFile || f.Path == config.ReviewFile || f.Path == learnings.File {
 			out = append(out, f.Path)
 		}
 	}

@@ -142,13 +142,6 @@ var (
 	reLedgerTool = &lazyRegexp{expr: `^[A-Za-z0-9._+/-][A-Za-z0-9 ._+/-]{0,63}$`}
 )
 
-// validModel reports whether s has the shape of a model's name,
-// PROVIDER/MODEL of a bounded charset.
-func validModel(s string) bool { return reLedgerModel.MatchString(s) }
-
-// validLogin reports whether s has the shape of a GitHub login.
-func validLogin(s string) bool { return reLedgerLogin.MatchString(s) }
-
 // LedgerReason is a person's reason for a dismissal as a ledger keeps it:
 // one line, without control characters, capped (maxLedgerReason).
 func LedgerReason(s string) string {

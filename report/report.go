@@ -18,6 +18,7 @@ import (
 	"github.com/ocdx/gh-ocdx/inline"
 	"github.com/ocdx/gh-ocdx/internal/text"
 	"github.com/ocdx/gh-ocdx/internal/tokens"
+	"github.com/ocdx/gh-ocdx/learnings"
 	"github.com/ocdx/gh-ocdx/posts"
 	"github.com/ocdx/gh-ocdx/roles"
 	"github.com/ocdx/gh-ocdx/state"
@@ -104,6 +105,7 @@ type RoundResult struct {
 	DismissedBy      map[string]string       `json:"dismissedBy,omitempty"`  // finding ID → the login whose command dismissed it
 	DismissedWhy     map[string]string       `json:"dismissedWhy,omitempty"` // finding ID → the reason it gave, one line
 	Refuted          []finding.Finding       `json:"refuted,omitempty"`      // shown wrong by the verifier: not counted, posted inline or fixed
+	Learned          *learnings.Applied      `json:"learned,omitempty"`      // what the base branch's .ocdx/learnings.md left out and lowered
 	Verifier         *verifier.Status        `json:"verifier,omitempty"`
 	Fix              *state.FixResult        `json:"fix,omitempty"`
 	Comments         []state.Comment         `json:"comments"`
@@ -279,6 +281,9 @@ func writeOutcome(b *strings.Builder, rr *RoundResult) {
 	// After what was reviewed: "the whole diff" of an incremental round is
 	// the whole since-diff.
 	fmt.Fprintf(b, "**Coverage:** %s.\n\n", rr.Coverage)
+	if rr.Learned != nil {
+		fmt.Fprintf(b, "**Learnings:** %s (the base branch's; never a P0, SEC- or thread finding).\n\n", rr.Learned)
+	}
 	if len(rr.PolicyChanged) > 0 {
 		fmt.Fprintf(b, "**Repository policy:** this PR changes %s; the change takes effect after merge: this review used the base branch's.\n\n", policyNames(rr.PolicyChanged))
 	}
@@ -315,7 +320,7 @@ func writeFindings(b *strings.Builder, rr *RoundResult) {
 		fmt.Fprintf(b, "### %s (%d)\n\n", priorityNames[p], len(group))
 		for _, f := range group {
 			if url, ok := on[f.ID]; ok {
-				writeIndexLine(b, f, url, rr.Stuck)
+				b.WriteString(IndexLine(f, url, rr.Stuck))
 			} else {
 				writeFinding(b, f, rr.Stuck)
 			}
@@ -429,10 +434,10 @@ func onLines(in *inline.Plan) map[string]string {
 	return on
 }
 
-// writeIndexLine writes a finding that has an inline comment as one line:
-// priority, ID, title and where, linked to its thread when known, and who
-// raised it.
-func writeIndexLine(b *strings.Builder, f finding.Finding, url string, stuck []string) {
+// IndexLine is a finding that has an inline comment as one line of the
+// report's index: priority, ID, title and where, linked to its thread when
+// url is known, and who raised it. The check run's summary uses it too.
+func IndexLine(f finding.Finding, url string, stuck []string) string {
 	loc := "`" + location(f) + "`"
 	if url != "" {
 		loc = fmt.Sprintf("[%s](%s)", loc, url)
@@ -443,9 +448,9 @@ func writeIndexLine(b *strings.Builder, f finding.Finding, url string, stuck []s
 	}
 	by := ""
 	if a := consensus.Agreement(f); a != "" {
-		by = " · " + a
+		by = " · " + text.InertMarkup(a)
 	}
-	fmt.Fprintf(b, "- **%s** `%s` %s · %s%s%s\n", f.Priority, f.ID, text.Cell(f.Title, 200), loc, mark, by)
+	return fmt.Sprintf("- **%s** `%s` %s · %s%s%s\n", f.Priority, f.ID, text.Cell(f.Title, 200), loc, mark, by)
 }
 
 // location is a finding's file and line ("a.go:3"), or its file.
@@ -654,6 +659,9 @@ func writeRoundSummary(b *strings.Builder, rr *RoundResult) {
 	fmt.Fprintf(b, "- Coverage: %s\n", rr.Coverage)
 	if len(rr.PolicyChanged) > 0 {
 		fmt.Fprintf(b, "- Repository policy: the PR changes %s; the change takes effect after merge\n", policyNames(rr.PolicyChanged))
+	}
+	if rr.Learned != nil {
+		fmt.Fprintf(b, "- Learnings: %s\n", rr.Learned)
 	}
 	fmt.Fprintf(b, "- Unresolved review threads: %d\n", rr.Threads.Unresolved)
 	if len(rr.Stuck) > 0 {

@@ -10,6 +10,7 @@ import (
 	"github.com/ocdx/gh-ocdx/diff"
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/internal/glob"
+	"github.com/ocdx/gh-ocdx/learnings"
 )
 
 // DiffReadLimit bounds the diff read for a round: ignored files' diffs do
@@ -90,6 +91,9 @@ func Instructions(p *config.Policy, files []github.ChangedFile) string {
 	}
 	if s := strings.TrimSpace(p.Guide); s != "" {
 		parts = append(parts, "From "+config.ReviewFile+":\n\n"+s)
+	}
+	if s := learnings.Instructions(p.Learnings); s != "" {
+		parts = append(parts, s)
 	}
 	for _, r := range p.Paths {
 		if strings.TrimSpace(r.Instructions) == "" {

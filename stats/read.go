@@ -33,6 +33,9 @@ type Cache interface {
 // Reviewed is what stats read of a repository's pull requests: every pull
 // request updated from Through to Newest, as it was when read.
 type Reviewed struct {
+	// V is the version of what a record keeps of a pull request
+	// (readVersion): a record of another is read again from GitHub.
+	V       int    `json:"v,omitempty"`
 	Newest  string `json:"newest"`  // the newest updatedAt read (RFC 3339)
 	Through string `json:"through"` // the oldest updatedAt read: every PR updated since is here
 	// Complete says the read went to the repository's first pull request:
@@ -56,6 +59,9 @@ type ReviewedPR struct {
 	Number  int    `json:"number"`
 	URL     string `json:"url"`
 	Updated string `json:"updated"` // GitHub's updatedAt when read (RFC 3339)
+	// Author is the pull request's author: their own dismissals teach
+	// gh ocdx learn nothing (docs/architecture.md, Learnings).
+	Author string `json:"author,omitempty"`
 	// Ledger is the newest trusted ledger (posts.Trust.Ledger); nil: none.
 	Ledger *posts.Ledger `json:"ledger,omitempty"`
 	// Posts are the trusted reports carrying a ledger, oldest first.
@@ -171,7 +177,7 @@ read:
 		}
 		after = page.Next
 	}
-	keep := Reviewed{PRs: fresh, Warnings: warnings, Complete: complete}
+	keep := Reviewed{V: readVersion, PRs: fresh, Warnings: warnings, Complete: complete}
 	if reachedCache {
 		// The cache's pull requests not updated since, after the fresh.
 		for _, pr := range cache.PRs {
@@ -224,12 +230,17 @@ read:
 // pull requests not updated since.
 const firstCachedPage = 5
 
+// readVersion is the version of what the cache keeps of a pull request:
+// 1 keeps its author, whose own dismissals gh ocdx learn ignores. A cache
+// of another version is read again.
+const readVersion = 1
+
 // usable reports whether c holds every pull request o asks for that was
 // not updated since c was read: it went as far back as o goes (to the
 // first pull request, to o.Since, or o.Limit of them).
 func usable(c Reviewed, o Options) bool {
 	switch {
-	case c.Newest == "":
+	case c.Newest == "" || c.V != readVersion:
 		return false
 	case c.Complete, len(c.PRs) >= o.Limit:
 		return true
@@ -248,7 +259,7 @@ type reader struct {
 // pr is what stats keeps of n: its trusted reports' ledgers, and what it
 // left out of them.
 func (r *reader) pr(ctx context.Context, n github.ReviewedPR) (ReviewedPR, []ReviewedMsg) {
-	out := ReviewedPR{Number: n.Number, URL: n.URL, Updated: n.UpdatedAt}
+	out := ReviewedPR{Number: n.Number, URL: n.URL, Updated: n.UpdatedAt, Author: n.Author}
 	pr := n.PullRequest
 	var msgs []string
 	if !hasMarker(pr) {
@@ -304,7 +315,7 @@ func (r *reader) trust(pr *github.PullRequest) (*posts.Trust, string) {
 	if !seen {
 		where := fmt.Sprintf("%s on %s at %s", config.RepoFile, pr.BaseRefName, text.ShortOID(f.Commit))
 		var err error
-		if p, err = config.FromBase(where, config.BaseFile{Found: f.Found, Text: f.Text, Truncated: f.Truncated, NotText: f.NotText}, config.BaseFile{}); err != nil {
+		if p, err = config.FromBase(where, config.BaseFile{Found: f.Found, Text: f.Text, Truncated: f.Truncated, NotText: f.NotText}, config.BaseFile{}, config.BaseFile{}); err != nil {
 			p, why = nil, fmt.Sprintf("its base's %s cannot be used, so no login it lists is trusted: %s", config.RepoFile, text.FirstLine(err.Error()))
 		}
 		r.policies[key] = p

@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -61,6 +62,42 @@ func Missing(commands []string) []string {
 		}
 	}
 	return missing
+}
+
+// Problems says, for each command that cannot start here, why: its
+// program is not on PATH, or, named by a path, not an executable file
+// (relative paths are from root, where the commands run).
+func Problems(root string, cmds []string, from string) []string {
+	var out []string
+	for i, c := range cmds {
+		where := fmt.Sprintf("verify[%d] %q (%s)", i, c, from)
+		argv, err := SplitCommand(c)
+		if err != nil {
+			out = append(out, fmt.Sprintf("%s: %v", where, err))
+			continue
+		}
+		prog := argv[0]
+		if !strings.ContainsRune(prog, '/') {
+			if _, err := exec.LookPath(prog); err != nil {
+				out = append(out, fmt.Sprintf("%s: %s is not on PATH; install it, or change the command", where, prog))
+			}
+			continue
+		}
+		path := prog
+		if !filepath.IsAbs(path) {
+			path = filepath.Join(root, path)
+		}
+		st, err := os.Stat(path)
+		switch {
+		case errors.Is(err, os.ErrNotExist):
+			out = append(out, fmt.Sprintf("%s: there is no %s; correct the path (relative paths start at the repository's root)", where, path))
+		case err != nil:
+			out = append(out, fmt.Sprintf("%s: %v", where, err))
+		case st.IsDir() || st.Mode()&0o111 == 0:
+			out = append(out, fmt.Sprintf("%s: %s is not an executable file; make it one (chmod +x %s), or run it through its interpreter (sh %s)", where, path, prog, prog))
+		}
+	}
+	return out
 }
 
 // Run runs the commands in dir one after another, streaming their output

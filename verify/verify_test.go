@@ -79,3 +79,17 @@ func TestVerifyGetsNoCredentials(t *testing.T) {
 		t.Errorf("verify environment:\n%s", results[0].Tail)
 	}
 }
+
+// config validate says why each verify command cannot start here: a
+// program not on PATH, a path that is not there or not executable.
+func TestProblems(t *testing.T) {
+	root := t.TempDir()
+	if err := os.WriteFile(filepath.Join(root, "lint.sh"), []byte("#!/bin/sh\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got := Problems(root, []string{"git status", "no-such-tool-xyz lint", "./lint.sh", "./missing.sh"}, "config.json")
+	if len(got) != 3 || !strings.Contains(got[0], "no-such-tool-xyz is not on PATH") ||
+		!strings.Contains(got[1], "is not an executable file") || !strings.Contains(got[2], "there is no "+filepath.Join(root, "missing.sh")) {
+		t.Errorf("problems %q", got)
+	}
+}

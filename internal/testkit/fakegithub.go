@@ -51,6 +51,8 @@ type GitHub struct {
 
 	checkRuns     []*CheckRun // see checkruns.go
 	checksRefused int
+
+	remotes map[string]string // repository → its bare remote, beside its PRs' (SetRemote)
 }
 
 // PR is a pull request as the fake serves it. Zero fields get defaults.
@@ -844,8 +846,10 @@ func (g *GitHub) root() map[string]any {
 		"repository": resolver(func(args map[string]any) any {
 			repo := fmt.Sprintf("%s/%s", args["owner"], args["name"])
 			return map[string]any{
-				"nameWithOwner": repo,
-				"pullRequests":  resolver(func(a map[string]any) any { return g.pullRequests(repo, a) }),
+				"id":               repoID(repo),
+				"nameWithOwner":    repo,
+				"defaultBranchRef": resolver(func(map[string]any) any { return g.defaultBranch(repo) }),
+				"pullRequests":     resolver(func(a map[string]any) any { return g.pullRequests(repo, a) }),
 				"pullRequest": resolver(func(a map[string]any) any {
 					n, _ := asInt(a["number"])
 					pr := g.pr(repo, strconv.Itoa(n))
@@ -1124,11 +1128,15 @@ func TrustFakeGitHub() (cleanup func(), err error) {
 	return func() { os.RemoveAll(dir) }, nil
 }
 
-// remoteOf is the bare remote of repo's PRs, "" when none has one.
+// remoteOf is the bare remote of repo (SetRemote), else of its PRs; ""
+// when none has one.
 func (g *GitHub) remoteOf(repo string) string {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	remote := ""
+	remote := g.remotes[repo]
+	if remote != "" {
+		return remote
+	}
 	for key, pr := range g.prs {
 		if strings.HasPrefix(key, repo+"#") && pr.Remote != "" {
 			remote = pr.Remote

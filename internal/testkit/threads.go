@@ -74,6 +74,7 @@ func (g *GitHub) mutations() map[string]any {
 		return gqlError{Type: "NOT_FOUND", Message: fmt.Sprintf("Could not resolve to a node with the global id of '%v'", id)}
 	}
 	return map[string]any{
+		"createPullRequest": resolver(g.createPullRequest),
 		"addPullRequestReviewThreadReply": resolver(func(args map[string]any) any {
 			in, _ := args["input"].(map[string]any)
 			id, _ := in["pullRequestReviewThreadId"].(string)

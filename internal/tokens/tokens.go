@@ -33,3 +33,12 @@ func Dollars(c float64) string {
 	}
 	return fmt.Sprintf("~$%.4f", c)
 }
+
+// Spent is u in tokens, and the cost when the model has a price.
+func Spent(u Usage, cost float64) string {
+	s := u.String() + " tokens"
+	if cost > 0 {
+		s += ", " + Dollars(cost)
+	}
+	return s
+}

@@ -1,4 +1,7 @@
-package cmd
+// Package progress is the live display of the model calls under way, on
+// stderr: a spinner with a line per call on a terminal, a line per retry
+// and a "still waiting" line at intervals without one.
+package progress
 
 import (
 	"context"
@@ -24,12 +27,12 @@ import (
 // way is reported, so that a log never goes silent for minutes.
 const waitingEvery = 30 * time.Second
 
-// progress is the live display of the model calls under way, on stderr. On
+// Display is the live display of the model calls under way, on stderr. On
 // a terminal a spinner shows a line per running call (role, model, elapsed
 // time, call count, tokens so far); every line written to stderr meanwhile
 // goes above it. Without a terminal it writes a line per retry and a "still
 // waiting" line every waitingEvery.
-type progress struct {
+type Display struct {
 	out   io.Writer // stderr; text from outside made inert
 	width int       // of the terminal; 0 when stderr is not one
 	file  *os.File  // the terminal the spinner draws on, when width > 0
@@ -44,7 +47,7 @@ type progress struct {
 }
 
 type runningCall struct {
-	p           *progress
+	p           *Display
 	role, model string
 	call        int64
 	start       time.Time
@@ -56,16 +59,21 @@ type runningCall struct {
 	retry string
 }
 
-func newProgress(out io.Writer, width int) *progress {
-	return &progress{out: out, width: width, every: waitingEvery}
+// New is the display on out, a terminal width columns wide (file, its
+// file, draws the spinner), or not a terminal (width 0).
+func New(out io.Writer, width int, file *os.File) *Display {
+	return &Display{out: out, width: width, file: file, every: waitingEvery}
 }
 
-// writer puts what is written to w above the spinner, which starts again
+// Spins reports whether the display draws a spinner (it is on a terminal).
+func (p *Display) Spins() bool { return p.width > 0 }
+
+// Writer puts what is written to w above the spinner, which starts again
 // below.
-func (p *progress) writer(w io.Writer) io.Writer { return &aboveSpinner{p: p, w: w} }
+func (p *Display) Writer(w io.Writer) io.Writer { return &aboveSpinner{p: p, w: w} }
 
 type aboveSpinner struct {
-	p *progress
+	p *Display
 	w io.Writer
 }
 
@@ -83,12 +91,12 @@ func (a *aboveSpinner) Write(b []byte) (int, error) {
 }
 
 // println writes one line of our own above the spinner.
-func (p *progress) println(line string) {
-	fmt.Fprintln(p.writer(p.out), p.cut(line))
+func (p *Display) println(line string) {
+	fmt.Fprintln(p.Writer(p.out), p.cut(line))
 }
 
 // cut keeps a line within the terminal's width.
-func (p *progress) cut(line string) string {
+func (p *Display) cut(line string) string {
 	w := p.width
 	if w == 0 {
 		w = 160
@@ -101,7 +109,7 @@ func (p *progress) cut(line string) string {
 
 // start reports a model call of role beginning; before is the tokens the
 // role has used so far.
-func (p *progress) start(role, model string, call, before int64) *runningCall {
+func (p *Display) start(role, model string, call, before int64) *runningCall {
 	c := &runningCall{p: p, role: role, model: model, call: call, start: time.Now(), before: before, stop: make(chan struct{})}
 	p.mu.Lock()
 	p.running = append(p.running, c)
@@ -131,7 +139,7 @@ func (p *progress) start(role, model string, call, before int64) *runningCall {
 
 // startSpinner draws the spinner anew (a stopped briandowns spinner cannot
 // be started again); p.draw is held.
-func (p *progress) startSpinner() {
+func (p *Display) startSpinner() {
 	p.mu.Lock()
 	n := len(p.running)
 	p.mu.Unlock()
@@ -147,7 +155,7 @@ func (p *progress) startSpinner() {
 }
 
 // status is the spinner's text: a line per running call.
-func (p *progress) status() string {
+func (p *Display) status() string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	lines := make([]string, len(p.running))
@@ -172,13 +180,11 @@ func count(n int64) string {
 	return fmt.Sprintf("%.1fk", float64(n)/1000)
 }
 
-func (c *runningCall) Tokens(n int64) { c.tokens.Store(n) }
-
-// Retried writes "! openai/gpt-4.1: 429, retrying in 3s (2 of 4)" once per
+// retried writes "! openai/gpt-4.1: 429, retrying in 3s (2 of 4)" once per
 // reason: not again while a line said it less than p.every ago, for this
 // call's next try or another call's (three reviewers behind one unreachable
 // server make one line, not nine). The spinner shows every try.
-func (c *runningCall) Retried(r llm.Retry, say func(mark, format string, a ...any)) {
+func (c *runningCall) retried(r llm.Retry, warn func(format string, a ...any)) {
 	why := "no answer in time"
 	switch {
 	case r.Status != 0:
@@ -199,7 +205,7 @@ func (c *runningCall) Retried(r llm.Retry, say func(mark, format string, a ...an
 	}
 	p.mu.Unlock()
 	if !said {
-		say(markWarning, "%s", p.cut(fmt.Sprintf("%s %s: %s, retrying in %s (%d of %d)", c.role, c.model, why, r.Wait.Round(100*time.Millisecond), r.Attempt, r.Of)))
+		warn("%s", p.cut(fmt.Sprintf("%s %s: %s, retrying in %s (%d of %d)", c.role, c.model, why, r.Wait.Round(100*time.Millisecond), r.Attempt, r.Of)))
 	}
 }
 
@@ -225,18 +231,18 @@ func (c *runningCall) Done(tokens.Usage, error) {
 	}
 }
 
-// progressModel reports each model call of a role to the progress display,
-// and, with tools, the tools the model asked for, one per line.
-type progressModel struct {
+// Model reports each model call of a role to the display, and, with
+// Tools, the tools the model asked for, one per line.
+type Model struct {
 	llm.Model
 	role, name string
-	prog       *progress
+	prog       *Display
 	log        *log.Logger
-	say        func(mark, format string, a ...any) // Deps.say
-	tools      bool
-	// unlisted are the tools whose calls the verb shows itself (review-pr's
+	warn       func(format string, a ...any) // a retry's line
+	Tools      bool
+	// Unlisted are the tools whose calls the verb shows itself (review-pr's
 	// Orient and Decide): not listed again as "tool …" lines.
-	unlisted map[string]bool
+	Unlisted map[string]bool
 
 	calls   atomic.Int64
 	tokens  atomic.Int64
@@ -248,7 +254,13 @@ type progressModel struct {
 	asked atomic.Pointer[[]llm.ToolCall]
 }
 
-func (m *progressModel) Chat(ctx context.Context, req llm.Request) (llm.Response, error) {
+// NewModel reports role's calls of model name on p; its llm.Model is set
+// once built (with Retried and Streamed as the client's observers).
+func NewModel(p *Display, role, name string, log *log.Logger, warn func(format string, a ...any)) *Model {
+	return &Model{role: role, name: name, prog: p, log: log, warn: warn}
+}
+
+func (m *Model) Chat(ctx context.Context, req llm.Request) (llm.Response, error) {
 	m.listRefused(req)
 	n := m.calls.Add(1)
 	c := m.prog.start(m.role, m.name, n, m.tokens.Load())
@@ -268,9 +280,9 @@ func (m *progressModel) Chat(ctx context.Context, req llm.Request) (llm.Response
 	}
 	m.tokens.Add(resp.Usage.Input + resp.Usage.Output)
 	m.log.Debug("model", "model", m.name, "call", n, "elapsed", elapsed, "tokens", resp.Usage.String())
-	if m.tools {
+	if m.Tools {
 		for _, tc := range resp.Calls {
-			if m.unlisted[tc.Name] {
+			if m.Unlisted[tc.Name] {
 				continue
 			}
 			m.prog.println("  tool " + text.Inert(tc.Name+" "+text.OneLine(string(tc.Args))))
@@ -285,14 +297,14 @@ func (m *progressModel) Chat(ctx context.Context, req llm.Request) (llm.Response
 // did not run, and why (the first line of what the model was told), as
 // req's results show: a role's calls and its next request come one after
 // the other.
-func (m *progressModel) listRefused(req llm.Request) {
+func (m *Model) listRefused(req llm.Request) {
 	asked := m.asked.Swap(nil)
 	if asked == nil || len(req.Messages) == 0 {
 		return
 	}
 	results := req.Messages[len(req.Messages)-1].Results
 	for _, tc := range *asked {
-		if m.unlisted[tc.Name] {
+		if m.Unlisted[tc.Name] {
 			continue
 		}
 		for _, r := range results {
@@ -303,16 +315,16 @@ func (m *progressModel) listRefused(req llm.Request) {
 	}
 }
 
-// retried is the llm client's retry observer.
-func (m *progressModel) retried(r llm.Retry) {
+// Retried is the llm client's retry observer.
+func (m *Model) Retried(r llm.Retry) {
 	if c := m.current.Load(); c != nil {
-		c.Retried(r, m.say)
+		c.retried(r, m.warn)
 	}
 }
 
-// streamed is the llm client's observer of a call's output as it streams.
-func (m *progressModel) streamed(p llm.Progress) {
+// Streamed is the llm client's observer of a call's output as it streams.
+func (m *Model) Streamed(p llm.Progress) {
 	if c := m.current.Load(); c != nil {
-		c.Tokens(p.Output)
+		c.tokens.Store(p.Output)
 	}
 }

@@ -1,4 +1,4 @@
-package cmd
+package github
 
 import (
 	"os"

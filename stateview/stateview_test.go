@@ -1,4 +1,4 @@
-package cmd
+package stateview
 
 import (
 	"errors"
@@ -36,18 +36,22 @@ func TestStateShowNewestFirstWithShortSHAs(t *testing.T) {
 		}
 	}
 
-	d, out, _ := stateTestDeps(dir, false)
-	if err := stateShow(d, &StateShowOptions{}); err != nil {
+	list, err := st.List()
+	if err != nil {
 		t.Fatal(err)
 	}
+	var out strings.Builder
+	List(&out, st, list)
 	if list := out.String(); strings.Index(list, newer.String()) > strings.Index(list, older.String()) {
 		t.Errorf("want the PR run last first:\n%s", list)
 	}
 
 	out.Reset()
-	if err := stateShow(d, &StateShowOptions{PR: 2, Repo: "github.com/o/newer"}); err != nil {
+	rec, err := st.PR(newer)
+	if err != nil {
 		t.Fatal(err)
 	}
+	PR(&out, st, rec)
 	pr := out.String()
 	if fix, loop := strings.Index(pr, ": fix, converged"), strings.Index(pr, ": review-loop, converged"); fix < 0 || loop < 0 || fix > loop {
 		t.Errorf("want the fix run (the newer) before the review-loop run:\n%s", pr)

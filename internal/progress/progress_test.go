@@ -1,4 +1,4 @@
-package cmd
+package progress
 
 import (
 	"strings"
@@ -13,7 +13,7 @@ import (
 // the role, until it ends.
 func TestProgressSaysStillWaitingWithoutATerminal(t *testing.T) {
 	var out testkit.Buffer
-	p := newProgress(&out, 0)
+	p := New(&out, 0, nil)
 	p.every = 30 * time.Millisecond
 	c := p.start("reviewer-2", "openai/gpt-4.1", 1, 0)
 	deadline := time.Now().Add(5 * time.Second)

@@ -1,0 +1,39 @@
+package cmd
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// learn takes stats' flags for what it reads, and --pr.
+func TestParseLearn(t *testing.T) {
+	d, _, _ := testDeps()
+	opts, err := parseLearn(d, []string{"--limit", "50", "--since", "2026-01-31", "--pr", "--json", "proposed"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if opts.Limit != 50 || !opts.Since.Equal(time.Date(2026, 1, 31, 0, 0, 0, 0, time.UTC)) || !opts.PR || opts.Export == nil {
+		t.Errorf("got %+v", opts)
+	}
+	for args, want := range map[string]string{"--limit 0": "invalid --limit 0", "--since yesterday": `invalid --since "yesterday"`, "7": `unexpected argument "7"`} {
+		d, _, _ := testDeps()
+		_, err := parseLearn(d, strings.Fields(args))
+		wantUsageError(t, err, want)
+	}
+}
+
+// The help says what counts, where the learnings go and that nothing
+// applies until merged.
+func TestLearnHelp(t *testing.T) {
+	d, out, _ := testDeps()
+	if err := Run(t.Context(), []string{"learn", "--help"}, d); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Usage: gh ocdx learn [-R OWNER/REPO] [--limit N] [--since DATE] [--pr]", "write permission", ".ocdx/learnings.md",
+		"force", "once the change is merged", "Examples:\n  gh ocdx learn\n"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("learn --help lacks %q:\n%s", want, out.String())
+		}
+	}
+}
