@@ -148,7 +148,8 @@ func annotation(f finding.Finding) (a github.Annotation, on bool) {
 }
 
 // summary is the report's index: the outcome, the counts, each finding in
-// one line by priority, what needs a human, and the link to the report;
+// one line by priority, what needs a human, what the learnings left out
+// and lowered, and the link to the report;
 // bounded under GitHub's limit, the findings past it counted.
 func summary(res *report.Result, rr *report.RoundResult, code []finding.Finding, c Check) string {
 	var b strings.Builder
@@ -192,6 +193,7 @@ func summary(res *report.Result, rr *report.RoundResult, code []finding.Finding,
 	if len(rr.Stuck) > 0 {
 		fmt.Fprintf(&b, "**Stuck:** %s.\n\n", strings.Join(quoted(rr.Stuck), ", "))
 	}
+	b.WriteString(report.LearnedNote(rr))
 	var notes []string
 	if n := len(c.Annotations); n > 0 {
 		notes = append(notes, text.Plural(n, "finding")+" annotated on the lines")

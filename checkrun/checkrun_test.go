@@ -7,6 +7,7 @@ import (
 
 	"github.com/ocdx/gh-ocdx/consensus"
 	"github.com/ocdx/gh-ocdx/finding"
+	"github.com/ocdx/gh-ocdx/learnings"
 	"github.com/ocdx/gh-ocdx/report"
 	"github.com/ocdx/gh-ocdx/state"
 )
@@ -100,5 +101,19 @@ func TestAPushedFixNotReviewedFailsOnTheNewHead(t *testing.T) {
 		if !strings.Contains(c.Summary, want) {
 			t.Errorf("summary lacks %q:\n%s", want, c.Summary)
 		}
+	}
+}
+
+// What the base branch's learnings left out and lowered is in the
+// summary, as the report says it: the findings left out are in no count.
+func TestSummarySaysWhatTheLearningsDid(t *testing.T) {
+	res := result(state.OutcomeConverged)
+	res.Rounds[0].Learned = &learnings.Applied{LeftOut: []string{"PERF-00000001", "PERF-00000002"}, Lowered: []string{"QUAL-00000003"}}
+	c, ok := Of(res, false)
+	if want := "**Learnings:** 2 left out and 1 lowered by .ocdx/learnings.md"; !ok || !strings.Contains(c.Summary, want) {
+		t.Errorf("the summary lacks %q:\n%s", want, c.Summary)
+	}
+	if c, _ := Of(result(state.OutcomeConverged), false); strings.Contains(c.Summary, "Learnings") {
+		t.Errorf("a round no learning touched speaks of learnings:\n%s", c.Summary)
 	}
 }

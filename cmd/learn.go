@@ -36,7 +36,8 @@ requests, as a change to its .ocdx/learnings.md for a person to review.
 It reads the ledgers of gh-ocdx's reports as gh ocdx stats does (the same
 requests and the same cache in the state file) and counts the decisions
 that teach something: dismissals by people with write permission who are
-not the pull request's author, and refutations nobody restored. Findings
+not the pull request's author, concessions gh-ocdx made to such people's
+replies (gh ocdx reply), and refutations nobody restored. Findings
 that were fixed, resolved or restored count against a learning. It groups
 the decisions by category and directory (narrowed to a word of their
 titles when needed) and proposes a learning for each group of at least 2
@@ -112,11 +113,15 @@ func learnRun(ctx context.Context, d *Deps, opts *LearnOptions) error {
 // learnSaid is learn's one line on stderr: what it read and proposes.
 func learnSaid(r learn.Report, pages int, branch string) string {
 	d := r.Decisions
+	persons := text.Plural(d[learn.Dismissed], "dismissal")
+	if n := d[learn.Conceded]; n > 0 {
+		persons += ", " + text.Plural(n, "concession")
+	}
 	s := fmt.Sprintf("Read %s of %s in %s: %s and %s to learn from, %s fixed, resolved or restored against",
-		text.Plural(r.PRs, "pull request"), r.Repository, text.Plural(pages, "request"), text.Plural(d[learn.Dismissed], "dismissal"),
+		text.Plural(r.PRs, "pull request"), r.Repository, text.Plural(pages, "request"), persons,
 		text.Plural(d[learn.Refuted], "refutation"), text.Plural(d[learn.Fixed]+d[learn.Resolved]+d[learn.Restored], "finding"))
 	if n := r.Ignored.Total(); n > 0 {
-		s += fmt.Sprintf(" (%s ignored: %d by the PR's author, %d without write permission, %d naming nobody)", text.Plural(n, "dismissal"), r.Ignored.Author, r.Ignored.NoWrite, r.Ignored.Unnamed)
+		s += fmt.Sprintf(" (%s ignored: %d by the PR's author, %d without write permission, %d naming nobody)", text.Plural(n, "decision"), r.Ignored.Author, r.Ignored.NoWrite, r.Ignored.Unnamed)
 	}
 	if len(r.Proposed) == 0 {
 		return s + fmt.Sprintf("; no new learning for %s on %s", learnings.File, branch)

@@ -422,4 +422,13 @@ func TestReviewTakesItsPolicyFromTheMergeBase(t *testing.T) {
 	if !strings.Contains(stdout, "this branch changes") || !strings.Contains(stderr, "takes effect once merged") {
 		t.Errorf("the policy change is not told:\n%s\n%s", stdout, stderr)
 	}
+	// Nothing changed: the review repeated from its record says what the
+	// learnings did, as the first did.
+	again, stderr, err := lr.run()
+	if err != nil || !strings.Contains(stderr, "already reviewed") {
+		t.Fatalf("not repeated from the record: %v\n%s", err, stderr)
+	}
+	if !strings.Contains(again, "- Learnings: 1 left out by .ocdx/learnings.md") {
+		t.Errorf("the repeated review does not tell the learning's effect:\n%s", again)
+	}
 }

@@ -64,14 +64,6 @@ func (d Due) Where() string {
 	return f.File
 }
 
-// replyKey names a reply in AnswerTag: its database id, else its node id.
-func replyKey(c github.ThreadComment) string {
-	if c.DatabaseID != "" {
-		return c.DatabaseID
-	}
-	return c.ID
-}
-
 // DueReplies are the threads of pr (Judged: whose posts are gh-ocdx's)
 // with replies to answer, in the PR's order: in each of gh-ocdx's
 // threads, the replies people wrote after gh-ocdx's last comment there,
@@ -94,15 +86,15 @@ func DueReplies(pr *github.PullRequest) []Due {
 			if posts.Own(pr, c.Body, c.Author) {
 				last = i
 				for _, r := range th.Comments[:i] {
-					if strings.Contains(c.Body, posts.AnswerTag(replyKey(r))) {
-						answered[replyKey(r)] = true
+					if strings.Contains(c.Body, posts.AnswerTag(posts.ReplyKey(r))) {
+						answered[posts.ReplyKey(r)] = true
 					}
 				}
 			}
 		}
 		d := Due{Thread: t, All: th.Comments}
 		for _, c := range th.Comments[last+1:] {
-			if answered[replyKey(c)] || isCommand(c.Body) || strings.HasSuffix(c.Author, "[bot]") || strings.TrimSpace(c.Body) == "" {
+			if answered[posts.ReplyKey(c)] || isCommand(c.Body) || strings.HasSuffix(c.Author, "[bot]") || strings.TrimSpace(c.Body) == "" {
 				continue
 			}
 			d.Replies = append(d.Replies, c)
@@ -263,7 +255,7 @@ func Task(pr *github.PullRequest, d Due, anchored string) (string, error) {
 		all = append(all[:1:1], all[len(all)-maxThread+1:]...)
 	}
 	for _, c := range all {
-		todo := slices.ContainsFunc(d.Replies, func(r github.ThreadComment) bool { return replyKey(r) == replyKey(c) })
+		todo := slices.ContainsFunc(d.Replies, func(r github.ThreadComment) bool { return posts.ReplyKey(r) == posts.ReplyKey(c) })
 		thread = append(thread, commentView{Author: c.Author, Body: text.Excerpt(c.Body, maxReplyText), ToDo: todo})
 	}
 	tb, err := json.MarshalIndent(thread, "", "  ")
@@ -334,7 +326,7 @@ func Body(a Answer, d Due, prices bool) string {
 	var b strings.Builder
 	b.WriteString(posts.Marker + "\n")
 	for _, r := range d.Replies {
-		b.WriteString(posts.AnswerTag(replyKey(r)) + "\n")
+		b.WriteString(posts.AnswerTag(posts.ReplyKey(r)) + "\n")
 	}
 	if a.Kind == Concede {
 		b.WriteString(posts.ConcededTag(d.Thread.Finding.ID) + "\n")

@@ -71,7 +71,7 @@ func TestLearnPrintsTheLearningsOf60PRsAsADiff(t *testing.T) {
 	wantCode(t, res, 0)
 	diff := res.Stdout
 	wantContains(t, "the summary", res.Stderr, "Read 65 pull requests")
-	wantContains(t, "the summary", res.Stderr, "14 dismissals ignored: 10 by the PR's author, 4 without write permission")
+	wantContains(t, "the summary", res.Stderr, "14 decisions ignored: 10 by the PR's author, 4 without write permission")
 	for _, want := range []string{
 		"--- a/.ocdx/learnings.md\n+++ b/.ocdx/learnings.md\n",
 		"\n+## Leave out performance findings in `gen/api/**`\n",
@@ -285,4 +285,47 @@ func TestLoopAppliesTheBaseBranchsLearningsNotTheHeads(t *testing.T) {
 	if !strings.Contains(rules, "BASE-SENTENCE") || strings.Contains(rules, "HEAD-SENTENCE") {
 		t.Errorf("the reviewer's instructions: want the base's learnings only:\n%s", rules)
 	}
+}
+
+// A collaborator replies under gh-ocdx's finding, gh ocdx reply concedes
+// it, and the next round's ledger says to whom: learn then counts the
+// concession as that collaborator's decision, with their dismissal of the
+// same kind on another PR, and proposes a learning from both; a
+// concession to the PR's own author teaches nothing.
+func TestLearnCountsAConcessionToACollaboratorsReply(t *testing.T) {
+	t.Parallel()
+	lf := newLoop(t, nil)
+	lf.env.WriteConfig(t, replyConfig)
+	lf.gh.SetPermission(repo, "hubot", "write")
+	lf.ownThreadBy(cacheBug, "P1", "hubot", "The size is bounded by design: 10 is what the service is sized for.")
+	lf.fm.Script("talker", replyEnvelope("concede", "You're right: the size is a fixed bound by design.", "cache.go:3 var Size = 10"))
+	wantCode(t, lf.env.Run(t, "reply", "31", "--yes"), 0)
+	lf.findingRound(cacheBug)
+	wantCode(t, lf.run("--yes"), 3) // disputed: it blocks until dismissed
+
+	dismissal := statsLedger(2, posts.LedgerEntry{ID: "QUAL-00000002", Status: finding.StatusDismissed, DismissedBy: "hubot", Reason: "sized by design",
+		Where: posts.Where{Priority: "P2", File: "cache.go", Line: 3, Title: "Cache grows without a bound"}})
+	addStatsPR(lf.gh, 2, botReview(2, dismissal))
+	own := statsLedger(3, posts.LedgerEntry{ID: "QUAL-00000003", Status: finding.StatusDisputed, ConcededTo: "octocat",
+		Where: posts.Where{Priority: "P2", File: "cache.go", Line: 3, Title: "Cache size again"}})
+	addStatsPR(lf.gh, 3, botReview(3, own)) // octocat's PR
+
+	res := lf.env.Run(t, "learn", "--json")
+
+	wantCode(t, res, 0)
+	var rep learn.Report
+	if err := json.Unmarshal([]byte(res.Stdout), &rep); err != nil {
+		t.Fatalf("learn --json: %v\n%s", err, res.Stdout)
+	}
+	if rep.Decisions[learn.Conceded] != 1 || rep.Decisions[learn.Dismissed] != 1 || rep.Ignored != (learn.Ignored{Author: 1}) {
+		t.Errorf("decisions %v, ignored %+v; want hubot's concession and dismissal, the author's concession ignored", rep.Decisions, rep.Ignored)
+	}
+	want := learnings.Rule{Category: "QUAL", Path: "/cache.go", Action: learnings.Lower, To: "P3", Reasons: []string{"sized by design"}, PRs: []int{2, loopPR}}
+	if len(rep.Proposed) != 1 || !reflect.DeepEqual(rep.Proposed[0].Rule, want) {
+		t.Fatalf("proposed %+v, want %+v", rep.Proposed, want)
+	}
+	wantContains(t, "the change", rep.Diff, "gh-ocdx conceded 1 more to their replies")
+	said := lf.env.Run(t, "learn")
+	wantCode(t, said, 0)
+	wantContains(t, "the summary", said.Stderr, "1 dismissal, 1 concession and 0 refutations to learn from", "(1 decision ignored: 1 by the PR's author")
 }

@@ -42,11 +42,16 @@ const replyConfig = `{
 // ownThread adds gh-ocdx's inline comment on f as a review posts it, and
 // the replies by mona; it returns the thread's node id.
 func (lf *loopFix) ownThread(f modelFinding, priority string, replies ...string) string {
+	return lf.ownThreadBy(f, priority, "mona", replies...)
+}
+
+// ownThreadBy is ownThread with the replies by login.
+func (lf *loopFix) ownThreadBy(f modelFinding, priority, login string, replies ...string) string {
 	ff := finding.Finding{ID: f.id(), Priority: priority, Category: f.Category, File: f.File, Line: f.Line, Title: f.Title, Description: "Nothing bounds it.", Agreement: "1/2"}
 	before := len(lf.gh.Threads(repo, lf.number))
 	cs := []testkit.ThreadComment{{Body: inline.Body(ff), Login: lf.gh.Login, Association: "COLLABORATOR", Path: f.File, Line: *f.Line}}
 	for i, r := range replies {
-		cs = append(cs, testkit.ThreadComment{DatabaseID: fmt.Sprint(8000 + 100*before + i), Body: r, Login: "mona", Association: "OWNER", Path: f.File, Line: *f.Line})
+		cs = append(cs, testkit.ThreadComment{DatabaseID: fmt.Sprint(8000 + 100*before + i), Body: r, Login: login, Association: "OWNER", Path: f.File, Line: *f.Line})
 	}
 	lf.gh.AddThread(repo, lf.number, testkit.Thread{Comments: cs})
 	return lf.gh.Threads(repo, lf.number)[before].ID
@@ -156,6 +161,10 @@ func TestReplyIntentionalIsAnsweredOnceAndDisputed(t *testing.T) {
 	}
 	if ids := led.With(finding.StatusDisputed); len(ids) != 1 || ids[0] != cacheBug.id() {
 		t.Errorf("the ledger's disputed findings are %v, want %s\n%+v", ids, cacheBug.id(), led.Findings)
+	}
+	// It says whose reply was conceded, for gh ocdx learn to weigh.
+	if e := led.Entry(cacheBug.id()); e.ConcededTo != "mona" {
+		t.Errorf("the ledger says the concession answered %q, want mona: %+v", e.ConcededTo, e)
 	}
 }
 

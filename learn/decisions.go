@@ -20,10 +20,13 @@ type Kind string
 
 const (
 	Dismissed Kind = "dismissed" // by someone with write permission, not the PR's author
-	Refuted   Kind = "refuted"   // the verifier's refutation, upheld (nobody restored it)
-	Restored  Kind = "restored"  // someone overruled the verifier: against a learning
-	Fixed     Kind = "fixed"     // against a learning, as is resolved
-	Resolved  Kind = "resolved"
+	// Conceded: gh-ocdx conceded it to the reply of someone with write
+	// permission, not the PR's author (disputed, in the ledger).
+	Conceded Kind = "conceded"
+	Refuted  Kind = "refuted"  // the verifier's refutation, upheld (nobody restored it)
+	Restored Kind = "restored" // someone overruled the verifier: against a learning
+	Fixed    Kind = "fixed"    // against a learning, as is resolved
+	Resolved Kind = "resolved"
 )
 
 // Decision is one finding's end on one pull request, located as far as
@@ -35,7 +38,7 @@ type Decision struct {
 	File     string `json:"file,omitempty"`
 	Title    string `json:"title,omitempty"`
 	Kind     Kind   `json:"kind"`
-	By       string `json:"by,omitempty"`
+	By       string `json:"by,omitempty"` // who dismissed it, or whose reply it was conceded to
 	Reason   string `json:"reason,omitempty"`
 }
 
@@ -45,7 +48,13 @@ func (d Decision) finding() finding.Finding {
 }
 
 // supports reports whether d is a decision a learning may rest on.
-func (d Decision) supports() bool { return d.Kind == Dismissed || d.Kind == Refuted }
+func (d Decision) supports() bool {
+	return d.Kind == Dismissed || d.Kind == Conceded || d.Kind == Refuted
+}
+
+// persons reports whether d is a person's decision: a dismissal, or a
+// concession to their reply.
+func (d Decision) persons() bool { return d.Kind == Dismissed || d.Kind == Conceded }
 
 // Permissions reads a login's permission on the repository
 // (*posts.Trust is one: each login asked once).
@@ -53,24 +62,26 @@ type Permissions interface {
 	Permission(ctx context.Context, login string) (github.Permission, error)
 }
 
-// Ignored counts the dismissals that teach nothing, by why.
+// Ignored counts the dismissals and concessions that teach nothing, by
+// why.
 type Ignored struct {
-	Author  int `json:"author"`  // the PR's author dismissed it, an admin or not
+	Author  int `json:"author"`  // the PR's author dismissed it or wrote the reply, an admin or not
 	NoWrite int `json:"noWrite"` // by someone without write permission (now)
-	Unnamed int `json:"unnamed"` // the ledger names nobody (before version 3), or the PR's author is unknown
+	// Unnamed: the ledger names nobody (a dismissal before version 3, a
+	// concession before it said to whom), or the PR's author is unknown.
+	Unnamed int `json:"unnamed"`
 }
 
-// Total is the dismissals ignored.
+// Total is the dismissals and concessions ignored.
 func (ig Ignored) Total() int { return ig.Author + ig.NoWrite + ig.Unnamed }
 
 // Collect is how the findings of prs' ledgers ended (stats.Read's
 // trusted ledgers): the dismissals that count, by someone with write
-// permission who is not the PR's author, the refutations nobody
-// restored, and what counts against a learning (fixed, resolved,
-// restored). A P0, SEC- or THREAD- finding is never collected: no
-// learning may touch one. A disputed finding (conceded in a
-// conversation) is not counted: its ledger does not say whose reply it
-// answered.
+// permission who is not the PR's author, the concessions that count
+// (disputed: gh-ocdx conceded it to a reply by such a person), the
+// refutations nobody restored, and what counts against a learning
+// (fixed, resolved, restored). A P0, SEC- or THREAD- finding is never
+// collected: no learning may touch one.
 func Collect(ctx context.Context, prs []stats.ReviewedPR, perms Permissions) (ds []Decision, ig Ignored, err error) {
 	for _, pr := range prs {
 		if pr.Ledger == nil {
@@ -90,15 +101,18 @@ func Collect(ctx context.Context, prs []stats.ReviewedPR, perms Permissions) (ds
 				d.Kind = Resolved
 			case e.Status == finding.StatusRefuted:
 				d.Kind = Refuted
-			case e.Status == finding.StatusDismissed:
-				ok, err := counts(ctx, perms, pr.Author, e.DismissedBy, &ig)
+			case e.Status == finding.StatusDismissed, e.Status == finding.StatusDisputed:
+				d.Kind, d.By, d.Reason = Dismissed, e.DismissedBy, e.Reason
+				if e.Status == finding.StatusDisputed {
+					d.Kind, d.By = Conceded, e.ConcededTo // a ledger keeps no reason but a dismissal's
+				}
+				ok, err := counts(ctx, perms, pr.Author, d.By, &ig)
 				if err != nil {
 					return nil, Ignored{}, err
 				}
 				if !ok {
 					continue
 				}
-				d.Kind, d.By, d.Reason = Dismissed, e.DismissedBy, e.Reason
 			default:
 				continue
 			}
@@ -108,10 +122,10 @@ func Collect(ctx context.Context, prs []stats.ReviewedPR, perms Permissions) (ds
 	return ds, ig, nil
 }
 
-// counts reports whether a dismissal by by on a PR of author teaches
-// anything: by has write permission and is not the author (an admin
-// author's own dismissal counts on their PR, not here). What it ignores
-// is counted in ig.
+// counts reports whether a dismissal by by on a PR of author, or a
+// concession to by's reply, teaches anything: by has write permission
+// and is not the author (an admin author's own dismissal counts on their
+// PR, not here). What it ignores is counted in ig.
 func counts(ctx context.Context, perms Permissions, author, by string, ig *Ignored) (bool, error) {
 	switch {
 	case by == "" || author == "":

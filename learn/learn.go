@@ -11,9 +11,9 @@ import (
 type Report struct {
 	Repository string `json:"repository"`
 	PRs        int    `json:"prs"` // the pull requests read
-	// Decisions counts the decisions read by kind (dismissed, refuted,
-	// restored, fixed, resolved); Ignored the dismissals that teach
-	// nothing.
+	// Decisions counts the decisions read by kind (dismissed, conceded,
+	// refuted, restored, fixed, resolved); Ignored the dismissals and
+	// concessions that teach nothing.
 	Decisions map[Kind]int `json:"decisions"`
 	Ignored   Ignored      `json:"ignored"`
 	// Existing are the learnings the file holds already; Proposed the new

@@ -158,3 +158,49 @@ type failing struct{}
 func (failing) Permission(context.Context, string) (github.Permission, error) {
 	return "", fmt.Errorf("502")
 }
+
+func conceded(id, to, file, title string) posts.LedgerEntry {
+	e := entry(id, finding.StatusDisputed, file, title)
+	e.ConcededTo = to
+	return e
+}
+
+// A concession counts as its replier's decision when they have write
+// permission and are not the PR's author: with a dismissal it proposes a
+// learning; the author's, a reader's and one whose ledger names nobody
+// teach nothing, and are counted as dismissals are.
+func TestLearnCountsAConcessionToAWritersReply(t *testing.T) {
+	prs := []stats.ReviewedPR{
+		pr(1, conceded("PERF-00000001", "mona", "gen/a.go", "Slow copy")),
+		pr(2, dismissed("PERF-00000002", "mona", "generated file", "gen/b.go", "Slow copy")),
+		pr(3, conceded("PERF-00000003", "octocat", "gen/c.go", "Slow copy")),
+		pr(4, conceded("PERF-00000004", "rita", "gen/d.go", "Slow copy")),
+		pr(5, entry("PERF-00000005", finding.StatusDisputed, "gen/e.go", "Slow copy")),
+	}
+	r, file := learnOf(t, prs, "")
+	if r.Decisions[Conceded] != 1 || r.Decisions[Dismissed] != 1 || r.Ignored != (Ignored{Author: 1, NoWrite: 1, Unnamed: 1}) {
+		t.Errorf("decisions %v, ignored %+v; want mona's concession and dismissal, the author's, a reader's and an unnamed concession ignored", r.Decisions, r.Ignored)
+	}
+	want := learnings.Rule{Category: "PERF", Path: "gen/**", Action: learnings.Lower, To: "P3", Reasons: []string{"generated file"}, PRs: []int{1, 2}}
+	if len(r.Proposed) != 1 || !reflect.DeepEqual(r.Proposed[0].Rule, want) {
+		t.Fatalf("proposed %+v, want %+v", r.Proposed, want)
+	}
+	if s := "maintainers dismissed 1 such finding (“generated file”), gh-ocdx conceded 1 more to their replies on 2 pull requests."; !strings.Contains(file, s) {
+		t.Errorf("the file lacks %q:\n%s", s, file)
+	}
+
+	// Concessions alone, to a writer on two PRs, are people's decisions;
+	// to the author on two, nothing.
+	mine := []stats.ReviewedPR{pr(1, conceded("PERF-00000001", "mona", "gen/a.go", "Slow")), pr(2, conceded("PERF-00000002", "mona", "gen/b.go", "Slow"))}
+	if r, file := learnOf(t, mine, ""); len(r.Proposed) != 1 || !strings.Contains(file, "gh-ocdx conceded 2 such findings to maintainers' replies on 2 pull requests.") {
+		t.Errorf("a writer's concessions on two PRs proposed %+v:\n%s", r.Proposed, file)
+	}
+	for _, p := range mine {
+		for i := range p.Ledger.Findings {
+			p.Ledger.Findings[i].ConcededTo = "octocat"
+		}
+	}
+	if r, _ := learnOf(t, mine, ""); len(r.Proposed) != 0 || r.Ignored.Author != 2 {
+		t.Errorf("the author's concessions proposed %+v, ignored %+v", r.Proposed, r.Ignored)
+	}
+}

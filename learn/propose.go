@@ -13,7 +13,8 @@ import (
 
 // The threshold of a learning (docs/architecture.md, Learnings): it rests
 // on at least MinDecisions decisions on at least MinPRs pull requests, one
-// of them at least a person's dismissal, and no finding it would match
+// of them at least a person's (a dismissal, or a concession to their
+// reply), and no finding it would match
 // was fixed, resolved or restored. On LeaveOutPRs pull requests or more it
 // leaves the findings out; on fewer it lowers them to P3.
 const (
@@ -124,14 +125,14 @@ func passes(r learnings.Rule, g, against []Decision) ([]Decision, bool) {
 		return nil, false
 	}
 	var sup []Decision
-	dismissed := false
+	persons := false
 	for _, d := range g {
 		if r.Matches(d.finding()) {
 			sup = append(sup, d)
-			dismissed = dismissed || d.Kind == Dismissed
+			persons = persons || d.persons()
 		}
 	}
-	return sup, dismissed && len(sup) >= MinDecisions && len(prsOf(sup)) >= MinPRs
+	return sup, persons && len(sup) >= MinDecisions && len(prsOf(sup)) >= MinPRs
 }
 
 // commonGlob is the glob of g's files: the file when there is one, else
@@ -250,21 +251,27 @@ func learning(r learnings.Rule, sup []Decision) learnings.Learning {
 	if len(r.Terms) > 0 {
 		what += " whose title says “" + strings.Join(r.Terms, "”, “") + "”"
 	}
-	dismissed, refuted := 0, 0
+	n := map[Kind]int{}
 	for _, d := range sup {
-		if d.Kind == Dismissed {
-			dismissed++
-		} else {
-			refuted++
-		}
+		n[d.Kind]++
 	}
-	why := "maintainers dismissed " + text.Plural(dismissed, "such finding")
+	dismissed, conceded, refuted := n[Dismissed], n[Conceded], n[Refuted]
+	why := ""
+	if dismissed > 0 {
+		why = "maintainers dismissed " + text.Plural(dismissed, "such finding")
+	}
 	if len(r.Reasons) > 0 {
 		quoted := make([]string, len(r.Reasons))
 		for i, s := range r.Reasons {
 			quoted[i] = "“" + text.InertMarkup(s) + "”"
 		}
 		why += " (" + strings.Join(quoted, "; ") + ")"
+	}
+	switch {
+	case conceded > 0 && dismissed > 0:
+		why += fmt.Sprintf(", gh-ocdx conceded %d more to their replies", conceded)
+	case conceded > 0:
+		why = "gh-ocdx conceded " + text.Plural(conceded, "such finding") + " to maintainers' replies"
 	}
 	if refuted > 0 {
 		why += fmt.Sprintf(" and the verifier refuted %d more,", refuted)

@@ -30,10 +30,11 @@ type Run struct {
 	Rounds   []report.RoundResult // the run's rounds so far
 	Recorded []state.Round        // the same rounds as the state file has them, with their fixes
 	// Stuck is the PR's stuck set, Disputed the findings gh-ocdx conceded
-	// in its threads (posts.Disputed).
-	Stuck, Disputed []string
-	Dismissals      []posts.Dismissal // the findings people dismissed on the PR
-	Restores        []posts.Restore   // the refuted findings people restored
+	// in its threads and to whose reply (posts.Concessions).
+	Stuck      []string
+	Disputed   []posts.Concession
+	Dismissals []posts.Dismissal // the findings people dismissed on the PR
+	Restores   []posts.Restore   // the refuted findings people restored
 }
 
 // Of is the PR's ledger as round n of run r leaves it at head, its fix not
@@ -169,8 +170,8 @@ func (r Run) settled(led *posts.Ledger) {
 	// A finding conceded in a conversation stays remaining, as disputed
 	// (stuck before or not), until someone dismisses it; a fixed or
 	// resolved one is not reopened.
-	for _, id := range r.Disputed {
-		if i := slices.IndexFunc(led.Findings, func(e posts.LedgerEntry) bool { return e.ID == id }); i >= 0 &&
+	for _, c := range r.Disputed {
+		if i := slices.IndexFunc(led.Findings, func(e posts.LedgerEntry) bool { return e.ID == c.ID }); i >= 0 &&
 			(led.Findings[i].Status == finding.StatusOpen || led.Findings[i].Status == finding.StatusStuck) {
 			led.Findings[i].Status = finding.StatusDisputed
 		}
@@ -202,7 +203,7 @@ func (r Run) raised(id string) bool {
 // carries (docs/architecture.md, The ledger): what the earlier run's
 // ledger said of each finding, then for each finding a round of this run
 // listed, its report; the run's tokens per model; who dismissed what, and
-// why. A fresh machine reads them back from gh-ocdx's own posts to fix
+// why; whose reply a disputed one was conceded to. A fresh machine reads them back from gh-ocdx's own posts to fix
 // the open findings as the machine before would have.
 func (r Run) v3(led *posts.Ledger, n int) {
 	for _, e := range r.Seed.Findings {
@@ -214,6 +215,7 @@ func (r Run) v3(led *posts.Ledger, n int) {
 				if x.Where != (posts.Where{}) {
 					x.At = e.At // located as that ledger located it
 				}
+				led.Conceded(e.ID, e.ConcededTo) // disputed still: its threads may be past what was read
 			}
 		}
 	}
@@ -244,5 +246,8 @@ func (r Run) v3(led *posts.Ledger, n int) {
 	}
 	for _, d := range r.Dismissals {
 		led.Dismissed(d.ID, d.By, d.Reason)
+	}
+	for _, c := range r.Disputed {
+		led.Conceded(c.ID, c.To)
 	}
 }

@@ -104,9 +104,18 @@ func TestDisputedOverOpenAndStuckOnly(t *testing.T) {
 	seed.Set(nilDe.ID, finding.StatusFixed, "cccccccc")
 	rr := report.RoundResult{N: 1, HeadOID: "aaaaaaaa", ReviewersOK: 1, Findings: []finding.Finding{leak, typo}}
 	led := Of(Run{ID: run, Seed: seed, Rounds: []report.RoundResult{rr}, Stuck: []string{typo.ID},
-		Disputed: []string{leak.ID, typo.ID, nilDe.ID}}, 1, "aaaaaaaa")
+		Disputed: []posts.Concession{{ID: leak.ID, To: "mona"}, {ID: typo.ID}, {ID: nilDe.ID, To: "mona"}}}, 1, "aaaaaaaa")
 	if status(led, leak.ID) != finding.StatusDisputed || status(led, typo.ID) != finding.StatusDisputed || status(led, nilDe.ID) != finding.StatusFixed {
 		t.Errorf("%+v", led.Findings)
+	}
+	// Whose reply it was conceded to goes with a disputed finding, from
+	// the threads or, past them, the earlier ledger.
+	if led.Entry(leak.ID).ConcededTo != "mona" || led.Entry(nilDe.ID).ConcededTo != "" {
+		t.Errorf("conceded to: %+v", led.Findings)
+	}
+	next := Of(Run{ID: run, Seed: led}, 1, "aaaaaaaa")
+	if e := next.Entry(leak.ID); e.Status != finding.StatusDisputed || e.ConcededTo != "mona" {
+		t.Errorf("the next ledger: %+v", e)
 	}
 	led = Of(Run{ID: run, Rounds: []report.RoundResult{rr}, Stuck: []string{typo.ID}}, 1, "aaaaaaaa")
 	if status(led, typo.ID) != finding.StatusStuck {

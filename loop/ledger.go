@@ -19,7 +19,7 @@ import (
 // (package ledger).
 func (l *loop) ledger(n int, head string) posts.Ledger {
 	return ledger.Of(ledger.Run{ID: l.run.ID(), Converged: l.converged && head == l.headOf(n), Seed: l.seed, Rounds: l.res.Rounds,
-		Recorded: l.run.Run().Rounds, Stuck: l.stuck, Disputed: l.disputed, Dismissals: l.dismissals, Restores: l.restores}, n, head)
+		Recorded: l.run.Run().Rounds, Stuck: l.stuck, Disputed: l.conceded, Dismissals: l.dismissals, Restores: l.restores}, n, head)
 }
 
 // rebuild takes from the PR's newest ledger what the state file lacks: a
@@ -63,7 +63,8 @@ func (l *loop) dismiss(ctx context.Context, pr *github.PullRequest, answer bool)
 		l.progress("! %s", w)
 	}
 	l.dismissals = ds
-	l.disputed = posts.Disputed(pr)
+	l.conceded = posts.Concessions(pr)
+	l.disputed = posts.IDs(l.conceded)
 	// Conceded since it got stuck: disputed now, and only that.
 	l.stuck = slices.DeleteFunc(l.stuck, func(id string) bool { return slices.Contains(l.disputed, id) })
 	for _, r := range refused {

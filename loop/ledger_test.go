@@ -285,13 +285,16 @@ func TestLedgerNamesOnlyReviewedHeads(t *testing.T) {
 
 // gh-ocdx's own report, edited since by someone with write permission, is
 // that person's text: its ledger counts only as theirs would (no head
-// spared its review, no basis, no dismissal they could not make).
+// spared its review, no basis, no dismissal they could not make, a
+// concession theirs whomever it names).
 func TestAReportSomeoneEditedCountsAsTheirs(t *testing.T) {
 	ctx := context.Background()
 	gh := &fakeGitHub{perms: map[string]github.Permission{"carol": github.PermWrite}}
 	trust := posts.NewTrust(gh, github.Repo{Owner: "o", Name: "r"}, nil)
 	led := posts.Ledger{Run: "20260101T000000-abcdef", Round: 1, Head: "aaaaaaaa", Reviewed: "aaaaaaaa", Basis: "aaaaaaaa", Converged: true}
 	led.Set("SEC-b0bf205b", finding.StatusDismissed, "")
+	led.Set("QUAL-0badf00d", finding.StatusDisputed, "")
+	led.Conceded("QUAL-0badf00d", "mona")
 	pr := &github.PullRequest{Viewer: "ocdx-bot", Author: "author", Reviews: []github.Review{
 		{Author: "ocdx-bot", EditedBy: "carol", Body: posts.Marker + "\nreport\n" + led.Block(), URL: "https://x/r/1"}}}
 	trust.Judge(ctx, pr)
@@ -303,6 +306,9 @@ func TestAReportSomeoneEditedCountsAsTheirs(t *testing.T) {
 	}
 	if got.Converged || got.ReviewedHead() != "" || got.Basis != "" || len(got.With(finding.StatusDismissed)) != 0 {
 		t.Errorf("an edited ledger counts as gh-ocdx's: %+v", got)
+	}
+	if e := got.Entry("QUAL-0badf00d"); e.ConcededTo != "carol" {
+		t.Errorf("the edited ledger's concession is to %q, want carol's", e.ConcededTo)
 	}
 }
 

@@ -585,7 +585,7 @@ func (l *loop) localAgain(res *LocalResult, rd state.Round, runID string, dismis
 	res.RunID, res.AlreadyReviewed = runID, rd.HeadOID
 	res.Roles, res.Findings, res.Counts, res.Consensus, res.Coverage, res.Stuck = rr.Roles, rr.Findings, rr.Counts, rr.Consensus, rr.Coverage, rr.Stuck
 	res.Dismissed = orEmpty(rr.Dismissed)
-	res.Refuted, res.Verifier = rr.Refuted, rr.Verifier
+	res.Refuted, res.Verifier, res.Learned = rr.Refuted, rr.Verifier, rr.Learned
 	res.Remaining = blockingOf(rr.Findings)
 	res.Outcome, res.Reason = state.OutcomeConverged, "no P0/P1/P2 findings"
 	if len(res.Remaining) > 0 {

@@ -108,6 +108,10 @@ type LedgerEntry struct {
 	// said so (v3); the reason is one line of a person's text, capped.
 	DismissedBy string `json:"dby,omitempty"`
 	Reason      string `json:"why,omitempty"`
+	// ConcededTo is, for a disputed finding, who wrote the reply gh-ocdx
+	// conceded it to (Concession.To): learn weighs the concession by their
+	// permission, as a dismissal by its author's.
+	ConcededTo string `json:"cto,omitempty"`
 }
 
 // Where locates a finding of the basis review: its priority, file, line
@@ -212,6 +216,9 @@ func (l *Ledger) Set(id string, status finding.Status, sha string) {
 			if status != finding.StatusDismissed {
 				l.Findings[i].DismissedBy, l.Findings[i].Reason = "", ""
 			}
+			if status != finding.StatusDisputed {
+				l.Findings[i].ConcededTo = ""
+			}
 			return
 		}
 	}
@@ -240,6 +247,19 @@ func (l *Ledger) Dismissed(id, by, reason string) {
 	for i := range l.Findings {
 		if l.Findings[i].ID == id && l.Findings[i].Status == finding.StatusDismissed {
 			l.Findings[i].DismissedBy, l.Findings[i].Reason = by, LedgerReason(reason)
+		}
+	}
+}
+
+// Conceded records whose reply gh-ocdx conceded the disputed id to: of a
+// login of another shape, nothing is kept.
+func (l *Ledger) Conceded(id, to string) {
+	if !reLedgerLogin.MatchString(to) {
+		return
+	}
+	for i := range l.Findings {
+		if l.Findings[i].ID == id && l.Findings[i].Status == finding.StatusDisputed {
+			l.Findings[i].ConcededTo = to
 		}
 	}
 }
@@ -509,12 +529,14 @@ func (l Ledger) Block() string {
 			l.unlocate()
 			continue
 		}
-		// Then who raised and dismissed the closed ones, and why: what a
-		// count of outcomes would read, which decides nothing.
+		// Then who raised and dismissed the closed ones, and why, and
+		// whose reply a disputed one was conceded to: what a count of
+		// outcomes would read, which decides nothing.
 		if i := slices.IndexFunc(l.Findings, func(e LedgerEntry) bool {
-			return !e.status().Remaining() && (len(e.Reviewers) > 0 || len(e.Tools) > 0 || e.DismissedBy != "" || e.Reason != "")
+			return e.ConcededTo != "" || !e.status().Remaining() && (len(e.Reviewers) > 0 || len(e.Tools) > 0 || e.DismissedBy != "" || e.Reason != "")
 		}); i >= 0 {
 			for j := range l.Findings {
+				l.Findings[j].ConcededTo = ""
 				if !l.Findings[j].status().Remaining() {
 					l.Findings[j].Reviewers, l.Findings[j].Tools, l.Findings[j].DismissedBy, l.Findings[j].Reason = nil, nil, "", ""
 				}
@@ -636,7 +658,8 @@ func (l Ledger) checkHead() error {
 // keep makes entry e, read from a ledger, one of gh-ocdx's shapes: an
 // unknown status is read as open, and what is not of its shape (a fix's
 // commit, the agreement, where it is, who raised it, its tools, its report,
-// who dismissed it and why) is left out; warnings say what was.
+// who dismissed it and why, whose reply it was conceded to) is left out;
+// warnings say what was.
 func (e *LedgerEntry) keep() (warnings []string) {
 	if !slices.Contains(finding.Statuses, e.status()) {
 		warnings = append(warnings, fmt.Sprintf("%s has the status %q, unknown here: read as open", e.ID, shortText(string(e.Status))))
@@ -674,6 +697,9 @@ func (e *LedgerEntry) keep() (warnings []string) {
 	}
 	if e.Status != finding.StatusDismissed || !reLedgerLogin.MatchString(e.DismissedBy) {
 		e.DismissedBy, e.Reason = "", ""
+	}
+	if e.Status != finding.StatusDisputed || !reLedgerLogin.MatchString(e.ConcededTo) {
+		e.ConcededTo = ""
 	}
 	if len(e.Reason) > maxLedgerReason+len("…") || hasControl(e.Reason) || e.Reason != strings.TrimSpace(e.Reason) {
 		warnings = append(warnings, fmt.Sprintf("left out why %s was dismissed: not one line of at most %d bytes", e.ID, maxLedgerReason))

@@ -366,3 +366,44 @@ func TestLedgerKeepsTheTools(t *testing.T) {
 		t.Errorf("a hostile tool name: %+v %v %v", got.Findings, warnings, err)
 	}
 }
+
+// A disputed finding keeps whose reply gh-ocdx conceded it to, through
+// the block and back; a login of another shape, or one on an entry that is
+// not disputed, is left out; a ledger written before it (v3 without it,
+// v2) still reads.
+func TestLedgerKeepsWhomAConcessionAnswered(t *testing.T) {
+	l := Ledger{Run: "20261124T101112-a1b2c3", Round: 2, Head: "916a9a4"}
+	l.Set("QUAL-0badf00d", finding.StatusDisputed, "")
+	l.Conceded("QUAL-0badf00d", "mona")
+	l.Set("PERF-12ab34cd", finding.StatusDisputed, "")
+	l.Conceded("PERF-12ab34cd", "not a login!")
+	l.Set("DOCS-0000beef", finding.StatusOpen, "")
+	l.Conceded("DOCS-0000beef", "mona") // not disputed: nothing kept
+	got, warnings, err := parseLedgerWarn(l.Block())
+	if err != nil || len(warnings) > 0 {
+		t.Fatalf("%v %v", err, warnings)
+	}
+	if to := [3]string{got.Findings[0].ConcededTo, got.Findings[1].ConcededTo, got.Findings[2].ConcededTo}; to != [3]string{"mona", "", ""} {
+		t.Errorf("conceded to %q, want mona alone", to)
+	}
+	// Dismissed after, it is the dismissal that says who decided.
+	got.Set("QUAL-0badf00d", finding.StatusDismissed, "")
+	if e := got.Entry("QUAL-0badf00d"); e.ConcededTo != "" {
+		t.Errorf("a dismissed entry keeps whom it was conceded to: %+v", e)
+	}
+
+	forged := `<!-- ocdx:ledger {"v":3,"run":"20261124T101112-a1b2c3","round":1,"head":"abcdef0","findings":[` +
+		`{"id":"QUAL-0badf00d","status":"open","cto":"mona"},{"id":"PERF-12ab34cd","status":"disputed","cto":"$(whoami)"}]} -->`
+	if got, _, err := parseLedgerWarn(forged); err != nil || got.Findings[0].ConcededTo != "" || got.Findings[1].ConcededTo != "" {
+		t.Errorf("kept a concession of another shape: %+v %v", got.Findings, err)
+	}
+	for _, old := range []string{
+		`<!-- ocdx:ledger {"v":3,"run":"20261124T101112-a1b2c3","round":1,"head":"abcdef0","findings":[{"id":"QUAL-0badf00d","status":"disputed"}]} -->`,
+		`<!-- ocdx:ledger {"v":2,"run":"20261124T101112-a1b2c3","round":1,"head":"abcdef0","reviewed":"abcdef0","findings":[{"id":"QUAL-0badf00d","status":"disputed"}]} -->`,
+	} {
+		got, warnings, err := parseLedgerWarn(old)
+		if err != nil || len(warnings) > 0 || got.StatusOf("QUAL-0badf00d") != finding.StatusDisputed || got.Findings[0].ConcededTo != "" {
+			t.Errorf("an older ledger: %+v %v %v", got.Findings, warnings, err)
+		}
+	}
+}

@@ -100,9 +100,12 @@ type OwnThread struct {
 	Resolved bool
 	Replies  []github.ThreadComment // what people answered on it
 	// Answers are gh-ocdx's answers to those replies (AnswerTag), and
-	// Conceded says one of them conceded the finding (ConcededTag).
-	Answers  []github.ThreadComment
-	Conceded bool
+	// Conceded says one of them conceded the finding (ConcededTag),
+	// ConcededTo to whom: the author of the newest reply that answer names
+	// ("" when GitHub names nobody).
+	Answers    []github.ThreadComment
+	Conceded   bool
+	ConcededTo string
 	// Closed says gh-ocdx already replied that its finding is fixed or
 	// resolved, and resolved it (FixedTag; "Fixed in" before the tag).
 	Closed bool
@@ -141,7 +144,14 @@ func OwnThreads(pr *github.PullRequest) []OwnThread {
 			}
 			if strings.Contains(c.Body, answerPrefix) {
 				ot.Answers = append(ot.Answers, c)
-				ot.Conceded = ot.Conceded || strings.Contains(c.Body, ConcededTag(ot.Finding.ID))
+				if strings.Contains(c.Body, ConcededTag(ot.Finding.ID)) && !ot.Conceded {
+					ot.Conceded = true
+					for _, r := range ot.Replies {
+						if strings.Contains(c.Body, AnswerTag(ReplyKey(r))) {
+							ot.ConcededTo = r.Author
+						}
+					}
+				}
 			}
 		}
 		out = append(out, ot)
@@ -149,14 +159,38 @@ func OwnThreads(pr *github.PullRequest) []OwnThread {
 	return out
 }
 
-// Disputed are the findings of pr's threads gh-ocdx conceded in a
-// conversation: never a P0 or a SEC- finding.
+// ReplyKey names a reply in AnswerTag: its database id, else its node id.
+func ReplyKey(c github.ThreadComment) string {
+	if c.DatabaseID != "" {
+		return c.DatabaseID
+	}
+	return c.ID
+}
+
+// Concession is a finding gh-ocdx conceded in one of its threads, and who
+// wrote the reply it conceded to ("" when GitHub names nobody).
+type Concession struct{ ID, To string }
+
+func (c Concession) finding() string { return c.ID }
+
+// Concessions are the findings of pr's threads gh-ocdx conceded in a
+// conversation, each once (its first thread's): never a P0 or a SEC-
+// finding.
+func Concessions(pr *github.PullRequest) []Concession {
+	var out []Concession
+	for _, t := range OwnThreads(pr) {
+		if t.Conceded && t.Concedable() && !slices.ContainsFunc(out, func(c Concession) bool { return c.ID == t.Finding.ID }) {
+			out = append(out, Concession{ID: t.Finding.ID, To: t.ConcededTo})
+		}
+	}
+	return out
+}
+
+// Disputed are the IDs of pr's Concessions; nil when none.
 func Disputed(pr *github.PullRequest) []string {
 	var ids []string
-	for _, t := range OwnThreads(pr) {
-		if t.Conceded && t.Concedable() && !slices.Contains(ids, t.Finding.ID) {
-			ids = append(ids, t.Finding.ID)
-		}
+	for _, c := range Concessions(pr) {
+		ids = append(ids, c.ID)
 	}
 	return ids
 }

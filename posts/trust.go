@@ -386,5 +386,10 @@ func (t *Trust) Ledger(ctx context.Context, pr *github.PullRequest) (l Ledger, u
 		// What it keeps is their dismissal, whomever it names.
 		l.Dismissed(id, by, "")
 	}
+	// And a concession it records is theirs too, to whomever it says it
+	// was made: they could have dismissed the finding themselves.
+	for _, id := range l.With(finding.StatusDisputed) {
+		l.Conceded(id, by)
+	}
 	return l, url, warnings, ok
 }

@@ -36,6 +36,7 @@ func (rr *RoundResult) Record(rd *state.Round) {
 	rd.StuckIDs, rd.DisputedIDs = rr.Stuck, rr.Disputed
 	cov := rr.Coverage
 	rd.Coverage = &cov
+	rd.Learned = rr.Learned
 	rd.FailedRoles, rd.Reports, rd.Usage = nil, nil, nil
 	for _, r := range rr.Roles {
 		sum := fmt.Sprintf("%s, %s", r.Conclusion, text.Plural(r.Findings, "finding"))
@@ -60,6 +61,7 @@ func (rr *RoundResult) Reload(rd state.Round, prices map[string]config.Price) {
 	if rd.Coverage != nil {
 		rr.Coverage = *rd.Coverage
 	}
+	rr.Learned = rd.Learned
 	rr.Usage = map[string]tokens.Usage{}
 	for _, u := range rd.Usage {
 		lu := u.Usage

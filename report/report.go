@@ -281,9 +281,7 @@ func writeOutcome(b *strings.Builder, rr *RoundResult) {
 	// After what was reviewed: "the whole diff" of an incremental round is
 	// the whole since-diff.
 	fmt.Fprintf(b, "**Coverage:** %s.\n\n", rr.Coverage)
-	if rr.Learned != nil {
-		fmt.Fprintf(b, "**Learnings:** %s (the base branch's; never a P0, SEC- or thread finding).\n\n", rr.Learned)
-	}
+	b.WriteString(LearnedNote(rr))
 	if len(rr.PolicyChanged) > 0 {
 		fmt.Fprintf(b, "**Repository policy:** this PR changes %s; the change takes effect after merge: this review used the base branch's.\n\n", policyNames(rr.PolicyChanged))
 	}
@@ -810,4 +808,14 @@ func verifierRow(rr *RoundResult) string {
 		used += " · " + tokens.Dollars(st.CostUSD)
 	}
 	return fmt.Sprintf("| %s | `%s` | %s | %d | %s | %s |\n", verifier.Name, st.Model, res, len(st.Refuted), used, st.Elapsed)
+}
+
+// LearnedNote is the report's paragraph on what the base branch's
+// learnings left out and lowered in rr (docs/architecture.md, Learnings);
+// "" when they did nothing.
+func LearnedNote(rr *RoundResult) string {
+	if rr.Learned == nil {
+		return ""
+	}
+	return fmt.Sprintf("**Learnings:** %s (the base branch's; never a P0, SEC- or thread finding).\n\n", rr.Learned)
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/ocdx/gh-ocdx/diff"
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/internal/tokens"
+	"github.com/ocdx/gh-ocdx/learnings"
 	"github.com/ocdx/gh-ocdx/verify"
 )
 
@@ -178,6 +179,9 @@ type Round struct {
 	Usage        []Usage         `json:"usage,omitempty"`
 	// Coverage is how much of the diff the reviewers were given.
 	Coverage *diff.Coverage `json:"coverage,omitempty"`
+	// Learned is what the learnings file left out and lowered: a review
+	// repeated from this record says it as the first did.
+	Learned *learnings.Applied `json:"learned,omitempty"`
 	// Fingerprint names what a local review read (its commit, working
 	// tree, merge base, policy and reviewers) as one digest, so that an
 	// unchanged branch reuses the review; package loop computes it.

@@ -231,9 +231,10 @@ read:
 const firstCachedPage = 5
 
 // readVersion is the version of what the cache keeps of a pull request:
-// 1 keeps its author, whose own dismissals gh ocdx learn ignores. A cache
-// of another version is read again.
-const readVersion = 1
+// 1 keeps its author, whose own dismissals gh ocdx learn ignores; 2 its
+// ledger's concessions with whose reply each answered (ledger v3's
+// "cto"). A cache of another version is read again.
+const readVersion = 2
 
 // usable reports whether c holds every pull request o asks for that was
 // not updated since c was read: it went as far back as o goes (to the

@@ -121,22 +121,25 @@ func TestADamagedCacheIsReadAgain(t *testing.T) {
 	}
 }
 
-// A cache written before it kept the pull requests' authors is read
-// again: gh ocdx learn would take every dismissal in it for one whose
-// author it cannot tell.
+// A cache written before it kept the pull requests' authors (0), or
+// whose reply a concession answered (1), is read again: gh ocdx learn
+// would take every dismissal in it for one whose author it cannot tell,
+// and every concession for one to nobody.
 func TestReadRereadsACacheOfAnotherVersion(t *testing.T) {
-	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	gh := &pages{updated: []time.Time{t0, t0.Add(time.Hour)}}
-	old, _ := json.Marshal(Reviewed{Newest: t0.Add(time.Hour).Format(time.RFC3339), Through: t0.Format(time.RFC3339), Complete: true,
-		PRs: []ReviewedPR{{Number: 2, Updated: t0.Add(time.Hour).Format(time.RFC3339)}, {Number: 1, Updated: t0.Format(time.RFC3339)}}})
-	cache := memCache{"o/r": old}
-	res, err := Read(t.Context(), Options{Repo: github.Repo{Owner: "o", Name: "r"}, GitHub: gh, Cache: cache, Limit: 10})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var now Reviewed
-	json.Unmarshal(cache["o/r"], &now)
-	if res.Cached != 0 || len(res.PRs) != 2 || now.V != readVersion {
-		t.Errorf("%d PRs, %d from the old cache, the cache now of version %d; want 2 read again, a cache of version %d", len(res.PRs), res.Cached, now.V, readVersion)
+	for _, v := range []int{0, 1} {
+		t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+		gh := &pages{updated: []time.Time{t0, t0.Add(time.Hour)}}
+		old, _ := json.Marshal(Reviewed{V: v, Newest: t0.Add(time.Hour).Format(time.RFC3339), Through: t0.Format(time.RFC3339), Complete: true,
+			PRs: []ReviewedPR{{Number: 2, Updated: t0.Add(time.Hour).Format(time.RFC3339)}, {Number: 1, Updated: t0.Format(time.RFC3339)}}})
+		cache := memCache{"o/r": old}
+		res, err := Read(t.Context(), Options{Repo: github.Repo{Owner: "o", Name: "r"}, GitHub: gh, Cache: cache, Limit: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var now Reviewed
+		json.Unmarshal(cache["o/r"], &now)
+		if res.Cached != 0 || len(res.PRs) != 2 || now.V != readVersion {
+			t.Errorf("version %d: %d PRs, %d from the old cache, the cache now of version %d; want 2 read again, a cache of version %d", v, len(res.PRs), res.Cached, now.V, readVersion)
+		}
 	}
 }
