@@ -6,6 +6,7 @@ package config
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/ocdx/gh-ocdx/effort"
 	"github.com/ocdx/gh-ocdx/llm"
@@ -96,6 +97,10 @@ type Config struct {
 	// Prices are the prices of models ("provider/model" as configured), for
 	// the estimated costs in reports; a model without one shows no cost.
 	Prices map[string]Price
+	// ModelCutoffs are models' training cutoffs ("provider/model" as
+	// configured): gh ocdx eval history counts for a model only the pull
+	// requests merged after its cutoff.
+	ModelCutoffs map[string]time.Time
 	// OutputTokens caps a role's answers, by role key ("prFixModel",
 	// "reviewerModels" for every reviewer); a role absent takes the
 	// client's default.

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // env is a fake environment for the getenv parameter.
@@ -599,5 +600,28 @@ func TestDescribeCompliance(t *testing.T) {
 	c.ApplyPolicy(p, ".ocdx.json on main at 1a2b3c4")
 	if !c.ComplianceAsFindings() {
 		t.Error("the base branch's compliance is not applied")
+	}
+}
+
+// modelCutoffs names each model's training cutoff as a date; a date that
+// does not parse is a problem naming the key, the file and the form.
+func TestLoadModelCutoffs(t *testing.T) {
+	const base = `{"reviewerModels": ["ollama/a"], "commentsAnalyzerModel": "ollama/b", "prFixModel": "ollama/c"`
+	c, _, err := loadString(t, base+`, "modelCutoffs": {"ollama/a": "2024-06-01"}}`, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := c.ModelCutoffs["ollama/a"]; !got.Equal(time.Date(2024, 6, 1, 0, 0, 0, 0, time.UTC)) {
+		t.Errorf("the cutoff of ollama/a is %v", got)
+	}
+	for _, bad := range []string{`{"ollama/a": "June 2024"}`, `{"ollama/a": 2024}`, `["ollama/a"]`, `{"nomodel": "2024-06-01"}`} {
+		_, path, err := loadString(t, base+`, "modelCutoffs": `+bad+`}`, nil)
+		if err == nil || !strings.Contains(err.Error(), "modelCutoffs") || !strings.Contains(err.Error(), path) {
+			t.Errorf("modelCutoffs %s: err = %v", bad, err)
+		}
+	}
+	_, _, err = loadString(t, base+`, "modelCutoffs": {"ollama/a": "2024-13-01"}}`, nil)
+	if err == nil || !strings.Contains(err.Error(), `"YYYY-MM-DD"`) {
+		t.Errorf("a month 13: err = %v", err)
 	}
 }

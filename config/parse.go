@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/ocdx/gh-ocdx/effort"
 	"github.com/ocdx/gh-ocdx/internal/glob"
@@ -15,7 +16,7 @@ import (
 )
 
 // The keys of the configuration file, in the order of the example.
-var knownKeys = []string{"reviewerModels", "commentsAnalyzerModel", "prFixModel", "reviewPrModel", "verify", "allowApprove", "maxTokens", "outputTokens", "prices", "inlinePriorities", "maxInlineComments", "verifierModel", "replyModel", "maxReplies", "effort", "describeModel", "describe", "analyzers"}
+var knownKeys = []string{"reviewerModels", "commentsAnalyzerModel", "prFixModel", "reviewPrModel", "verify", "allowApprove", "maxTokens", "outputTokens", "prices", "inlinePriorities", "maxInlineComments", "verifierModel", "replyModel", "maxReplies", "effort", "describeModel", "describe", "analyzers", "modelCutoffs"}
 
 // roleKeys are the keys outputTokens may name: the roles' model keys.
 var roleKeys = []string{"reviewerModels", "commentsAnalyzerModel", "prFixModel", "reviewPrModel", "verifierModel", "replyModel", "describeModel"}
@@ -144,7 +145,7 @@ func (c *checker) models(cfg *Config, byKey map[string]member) {
 }
 
 // settings reads the rest of the configuration into cfg: limits, verify
-// commands, the inline policy, effort, prices.
+// commands, the inline policy, effort, prices, the models' cutoffs.
 func (c *checker) settings(cfg *Config, byKey map[string]member) {
 	if m, found := byKey["maxReplies"]; found {
 		cfg.MaxReplies = int(c.positive(m, "maxReplies", DefaultMaxReplies))
@@ -182,6 +183,9 @@ func (c *checker) settings(cfg *Config, byKey map[string]member) {
 	}
 	if m, found := byKey["outputTokens"]; found {
 		cfg.OutputTokens = c.outputTokens(m)
+	}
+	if m, found := byKey["modelCutoffs"]; found {
+		cfg.ModelCutoffs = c.cutoffs(m)
 	}
 }
 
@@ -529,22 +533,9 @@ func (c *checker) describe(m member) (first, findings bool) {
 
 // prices decodes {"provider/model": {"input": $, "cachedInput": $, "output": $}}.
 func (c *checker) prices(m member) map[string]Price {
-	const example = `{"openai/gpt-4.1": {"input": 2, "cachedInput": 0.5, "output": 8}}`
-	if len(m.raw) == 0 || m.raw[0] != '{' {
-		c.add(m.off, "prices", "must be an object of prices per model in dollars per million tokens, such as %s, found %s", example, kind(m.raw))
-		return nil
-	}
-	models, err := c.members(m.raw, m.off)
-	if err != nil {
-		c.add(m.off, "prices", "%v", err)
-		return nil
-	}
 	out := map[string]Price{}
-	for _, e := range models {
+	for _, e := range c.perModel(m, "prices", "prices per model in dollars per million tokens", `{"openai/gpt-4.1": {"input": 2, "cachedInput": 0.5, "output": 8}}`) {
 		key := fmt.Sprintf("prices[%q]", e.key)
-		if _, err := llm.ParseModel(e.key); err != nil {
-			c.add(e.keyOff, key, "%v", err)
-		}
 		if len(e.raw) == 0 || e.raw[0] != '{' {
 			c.add(e.off, key, `must be an object such as {"input": 2, "output": 8}, found %s`, kind(e.raw))
 			continue
@@ -575,6 +566,47 @@ func (c *checker) prices(m member) map[string]Price {
 			p.CachedInput = p.Input
 		}
 		out[e.key] = p
+	}
+	return out
+}
+
+// perModel checks that m is an object of what per model, keyed by
+// "provider/model" names, and returns its members (none when it is not).
+func (c *checker) perModel(m member, key, what, example string) []member {
+	if len(m.raw) == 0 || m.raw[0] != '{' {
+		c.add(m.off, key, "must be an object of %s, such as %s, found %s", what, example, kind(m.raw))
+		return nil
+	}
+	models, err := c.members(m.raw, m.off)
+	if err != nil {
+		c.add(m.off, key, "%v", err)
+		return nil
+	}
+	for _, e := range models {
+		if _, err := llm.ParseModel(e.key); err != nil {
+			c.add(e.keyOff, fmt.Sprintf("%s[%q]", key, e.key), "%v", err)
+		}
+	}
+	return models
+}
+
+// cutoffs decodes {"provider/model": "YYYY-MM-DD"}: each model's training
+// cutoff, before which gh ocdx eval history does not count a pull request
+// for it (docs/architecture.md, Eval).
+func (c *checker) cutoffs(m member) map[string]time.Time {
+	out := map[string]time.Time{}
+	for _, e := range c.perModel(m, "modelCutoffs", "training cutoff dates per model", `{"openai/gpt-4.1": "2024-06-01"}`) {
+		key := fmt.Sprintf("modelCutoffs[%q]", e.key)
+		var s string
+		t, err := time.Time{}, json.Unmarshal(e.raw, &s)
+		if err == nil {
+			t, err = time.Parse(time.DateOnly, s)
+		}
+		if err != nil {
+			c.add(e.off, key, "must be a date as \"YYYY-MM-DD\", such as \"2024-06-01\", found %s", strings.TrimSpace(string(e.raw)))
+			continue
+		}
+		out[e.key] = t
 	}
 	return out
 }

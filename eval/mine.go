@@ -47,9 +47,9 @@ const (
 	DefaultMaxFiles = 50
 )
 
-// Line is a line a fix changed, in the version its introducing commit
-// wrote: the oracle a case's findings are scored against. It is never in
-// a prompt.
+// Line is a line a fix changed, where it is at the head of the pull
+// request that wrote it (the version its reviewers read): the oracle a
+// case's findings are scored against. It is never in a prompt.
 type Line struct {
 	File string `json:"file"`
 	Line int    `json:"line"`
@@ -201,6 +201,9 @@ func Mine(ctx context.Context, g Git, o Options) (*Mined, error) {
 		}
 	}
 	for _, c := range bugs {
+		if err := atHead(ctx, g, c); err != nil {
+			return nil, err
+		}
 		m.Bugs = append(m.Bugs, *c)
 	}
 	sort.Slice(m.Bugs, func(i, j int) bool { return m.Bugs[i].PR < m.Bugs[j].PR })
@@ -253,6 +256,38 @@ func traced(ctx context.Context, g Git, fix commit, byID map[string]commit) ([]L
 		}
 	}
 	return out, nil
+}
+
+// atHead moves each of c's lines written by a commit before its head to
+// where the line is at the head, the version the reviewers read: a later
+// commit of the same pull request may have moved it (blame of the head,
+// the line found by the commit and line that wrote it).
+func atHead(ctx context.Context, g Git, c *Case) error {
+	byFile := map[string]map[[3]string]int{} // file -> (commit, file and line there) -> line at the head
+	for i, l := range c.Buggy {
+		if l.By == c.Head {
+			continue
+		}
+		where, ok := byFile[l.File]
+		if !ok {
+			blamed, err := blame(ctx, g, c.Head, l.File)
+			if err != nil {
+				// Not at the head under that name (renamed in the pull
+				// request): the line stays as its commit wrote it.
+				byFile[l.File] = nil
+				continue
+			}
+			where = map[[3]string]int{}
+			for final, b := range blamed {
+				where[[3]string{b.commit, b.file, strconv.Itoa(b.line)}] = final
+			}
+			byFile[l.File] = where
+		}
+		if n, ok := where[[3]string{l.By, l.File, strconv.Itoa(l.Line)}]; ok {
+			c.Buggy[i].Line = n
+		}
+	}
+	return nil
 }
 
 // revertLines are the lines the reverted commit added, as it wrote them.

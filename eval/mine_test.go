@@ -191,3 +191,19 @@ func TestMineNamesABadRef(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+// A buggy line is where the pull request's head has it: a later commit of
+// the same pull request that adds lines above it moves it, and the
+// reviewers, who read the head, are scored against the moved line.
+func TestMineGivesTheLineAtThePullRequestsHead(t *testing.T) {
+	h := newHistory(t)
+	h.mergePR(1, "Add calc", map[string]string{"calc/calc.go": calc},
+		map[string]string{"calc/calc.go": strings.Replace(calc, "// Add adds.\n", "// Add adds.\n// It is exported.\n// Callers: many.\n", 1)})
+	h.commit("Fix the sign in Add", map[string]string{"calc/calc.go": strings.Replace(strings.Replace(calc, "// Add adds.\n", "// Add adds.\n// It is exported.\n// Callers: many.\n", 1), "a - b", "a + b", 1)})
+
+	m := h.mine(Options{})
+
+	if len(m.Bugs) != 1 || len(m.Bugs[0].Buggy) != 1 || m.Bugs[0].Buggy[0].Line != 7 {
+		t.Errorf("bugs %+v: the head has the buggy line at 7 (its commit wrote it at 5)", m.Bugs)
+	}
+}
