@@ -29,6 +29,7 @@ func TestMain(m *testing.M) {
 }
 
 func testMain(m *testing.M) int {
+	defer testkit.TempInMemory()()
 	cleanup, err := testkit.TrustFakeGitHub()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

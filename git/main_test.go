@@ -9,5 +9,10 @@ import (
 
 func TestMain(m *testing.M) {
 	testkit.UseGitIdentity()
-	os.Exit(m.Run())
+	os.Exit(run(m))
+}
+
+func run(m *testing.M) int {
+	defer testkit.TempInMemory()()
+	return m.Run()
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ocdx/gh-ocdx/internal/testkit"
 )
 
 // The tests re-run their own binary as a second process: with helperEnv set,
@@ -22,7 +24,12 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(0)
 	}
-	os.Exit(m.Run())
+	os.Exit(run(m))
+}
+
+func run(m *testing.M) int {
+	defer testkit.TempInMemory()()
+	return m.Run()
 }
 
 func helper(mode, path, key string) error {
