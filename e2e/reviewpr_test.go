@@ -178,7 +178,7 @@ func TestReviewPRRetriesReads(t *testing.T) {
 	t.Parallel()
 	gh, env, _ := prFixture(t, map[string]string{"x.go": "package x\n"})
 	gh.Fail(testkit.Fault{Kind: "graphql", Status: 502})
-	gh.Fail(testkit.Fault{Kind: "diff", Status: 429, RetryAfter: "1"})
+	gh.Fail(testkit.Fault{Kind: "diff", Status: 429, RetryAfter: "0"})
 
 	res := env.Run(t, "review-pr", "24", "--context-only")
 
