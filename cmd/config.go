@@ -280,6 +280,7 @@ func configValidate(ctx context.Context, d *Deps, opts *ConfigValidateOptions) e
 		unset[p.Env] = true
 	}
 	problems = append(problems, verifyProblemsFor(d, c, opts.WorkDir)...)
+	problems = append(problems, analyzerProblemsFor(d, c, opts.WorkDir)...)
 	for _, p := range problems {
 		fmt.Fprintf(d.IO.Out, "X %s\n", p)
 	}
