@@ -211,7 +211,7 @@ func Markdown(c *config.Config, getenv func(string) string) string {
 	b.WriteString("\n## Analyzers\n\n")
 	switch from := analyzersFrom(c); {
 	case from == "":
-		b.WriteString("None: reviews read no tool results; set `analyzers` in this file or in the repository's `.ocdx.json` (`gh ocdx config init` shows an example).\n")
+		fmt.Fprintf(&b, "None: no command runs to give a review its output as evidence; set `analyzers` in this file or in the repository's `%s`, such as `[%s]`.\n", config.RepoFile, config.AnalyzerExample)
 	case from == c.Path:
 		b.WriteString("Commands whose output is evidence for a review, from the configuration:\n\n")
 	default:
