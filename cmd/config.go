@@ -187,8 +187,10 @@ func parseConfigShow(d *Deps, args []string) (*ConfigShowOptions, error) {
 		`Print the configuration in effect, with defaults applied: the file it was
 read from, the model of each role, the verify commands (the current
 working tree's .ocdx.json overrides them; for a pull request, review-loop and
-fix read .ocdx.json from its base branch instead) and the providers' endpoints.
-Credentials are never printed, only the names of their variables. An
+fix read .ocdx.json from its base branch instead), the analyzers (the same
+.ocdx.json's replace them), the model cutoffs and the providers' endpoints.
+Credentials are never printed, only the names of their variables, and a
+token in an analyzer's argv is masked. An
 invalid file is shown as it is, each problem marked under its line, and
 the command exits 1.`)
 	jf := addJSONFlags(fs, setup.Shown{})
@@ -240,7 +242,8 @@ func runConfigValidate(ctx context.Context, d *Deps, args []string) error {
 func parseConfigValidate(d *Deps, args []string) (*ConfigValidateOptions, error) {
 	opts := &ConfigValidateOptions{}
 	fs := newFlagSet("config validate", "gh ocdx config validate [--online]",
-		`Check the configuration, the credentials its models need, and the current
+		`Check the configuration, the credentials its models need, that each verify
+command's and analyzer's program can start here, and the current
 repository's .ocdx.json if it has one. With --online, also ask each
 provider's models endpoint whether every configured model exists and the
 key may list it (no tokens are spent). Exit 0 when all is valid; otherwise
@@ -280,6 +283,7 @@ func configValidate(ctx context.Context, d *Deps, opts *ConfigValidateOptions) e
 		unset[p.Env] = true
 	}
 	problems = append(problems, verifyProblemsFor(d, c, opts.WorkDir)...)
+	problems = append(problems, analyzerProblemsFor(d, c, opts.WorkDir)...)
 	for _, p := range problems {
 		fmt.Fprintf(d.IO.Out, "X %s\n", p)
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/ocdx/gh-ocdx/config"
+	"github.com/ocdx/gh-ocdx/internal/redact"
 	"github.com/ocdx/gh-ocdx/verify"
 )
 
@@ -72,6 +73,23 @@ func verifyProblemsFor(d *Deps, c *config.Config, workDir string) []string {
 		return nil
 	}
 	return verify.Problems(root, cmds, from)
+}
+
+// analyzerProblemsFor says, for each analyzer in effect in workDir whose
+// program cannot start there, why and what to fix; its argv masked, as
+// config show gives it.
+func analyzerProblemsFor(d *Deps, c *config.Config, workDir string) []string {
+	root, as, from := c.AnalyzersHere(d.Getenv("HOME"), workDir)
+	var out []string
+	for i, a := range as {
+		if len(a.Argv) == 0 {
+			continue // parsing refuses it
+		}
+		if p := verify.ProgramProblem(root, a.Argv[0]); p != "" {
+			out = append(out, redact.Mask(fmt.Sprintf("analyzers[%d] %q %q (%s): %s", i, a.Name, a.Command(), from, p)))
+		}
+	}
+	return out
 }
 
 // requireVerify refuses a fix that would be pushed unchecked: no verify

@@ -31,11 +31,13 @@ const (
 	MaxAnalyzers           = 10
 )
 
-const analyzerExample = `{"name": "staticcheck", "argv": ["staticcheck", "-f", "text", "./..."], "format": "errorformat", "timeout": 300}`
+// AnalyzerExample is an entry of "analyzers", as problems and config
+// init's next steps show it.
+const AnalyzerExample = `{"name": "staticcheck", "argv": ["staticcheck", "-f", "text", "./..."], "format": "errorformat", "timeout": 300}`
 
 // analyzers decodes [{"name", "argv", "format", "timeout"}].
 func (c *checker) analyzers(m member) []Analyzer {
-	elems, ok := c.list(m, "analyzers", "objects such as "+analyzerExample)
+	elems, ok := c.list(m, "analyzers", "objects such as "+AnalyzerExample)
 	if !ok {
 		return nil
 	}
@@ -61,7 +63,7 @@ func (c *checker) analyzers(m member) []Analyzer {
 // analyzer decodes one entry of "analyzers".
 func (c *checker) analyzer(e member, key string) (Analyzer, bool) {
 	if len(e.raw) == 0 || e.raw[0] != '{' {
-		c.add(e.off, key, "must be an object such as %s, found %s", analyzerExample, kind(e.raw))
+		c.add(e.off, key, "must be an object such as %s, found %s", AnalyzerExample, kind(e.raw))
 		return Analyzer{}, false
 	}
 	fields, err := c.members(e.raw, e.off)

@@ -94,3 +94,12 @@ func TestPolicyMessageNamesEveryKey(t *testing.T) {
 		}
 	}
 }
+
+// The example problems and config init's next steps show is an entry a
+// user can paste as it is.
+func TestAnalyzerExampleIsValid(t *testing.T) {
+	p, err := ParsePolicy([]byte(`{"analyzers": [`+AnalyzerExample+`]}`), ".ocdx.json", false)
+	if err != nil || len(p.Analyzers) != 1 || p.Analyzers[0].Name != "staticcheck" {
+		t.Errorf("%v: %+v", err, p)
+	}
+}

@@ -23,6 +23,21 @@ func (c *Config) VerifyHere(home, workDir string) (root string, cmds []string, f
 	return root, cmds, from
 }
 
+// AnalyzersHere are the analyzers in effect in workDir, as config validate
+// checks them: its repository's .ocdx.json's, else the configuration's;
+// root is where they run, from where they were read, as VerifyHere.
+func (c *Config) AnalyzersHere(home, workDir string) (root string, as []Analyzer, from string) {
+	root = RepoRoot(workDir)
+	as, from = c.Analyzers, homeRel(home, c.Path)
+	if root == "" {
+		return workDir, as, from
+	}
+	if p, path, err := ReadPolicy(root); err == nil && len(p.Analyzers) > 0 {
+		as, from = p.Analyzers, path
+	}
+	return root, as, from
+}
+
 // VerifyHint says where verify commands are set (for the branch baseRef
 // when it is not ""), with those the repository at root suggests; home is
 // $HOME, written as ~.

@@ -3,6 +3,7 @@ package e2e
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -317,4 +318,68 @@ func TestFixLeavesOutFindingsDismissedSinceTheReview(t *testing.T) {
 		t.Errorf("the fix model was called %d times on a dismissed finding", n)
 	}
 	s.wantRemote(t, s.start)
+}
+
+// config show gives the analyzers in effect, where they came from and the
+// model cutoffs, a token in an argv masked; config validate names the
+// analyzer whose program is not on PATH and what to do. The working
+// tree's .ocdx.json replaces the configuration's analyzers in both.
+func TestConfigShowAndValidateAnalyzers(t *testing.T) {
+	t.Parallel()
+	const token = "ghp_0123456789abcdefghijklmnopqrstuvwxyz"
+	env := testkit.NewEnv(t)
+	env.WriteConfig(t, `{
+  "reviewerModels": ["ollama/rev"], "commentsAnalyzerModel": "ollama/rev", "prFixModel": "ollama/rev",
+  "analyzers": [{"name": "scan", "argv": ["nosuch-analyzer", "--token", "`+token+`"], "format": "sarif", "timeout": 60}],
+  "modelCutoffs": {"ollama/rev": "2024-06-01"}
+}`)
+	path := env.Vars["OCDX_CONFIG"]
+
+	res := env.Run(t, "config", "show")
+	wantCode(t, res, 0)
+	wantContains(t, "stdout", res.Stdout, "Analyzers", "from the configuration", "scan", "nosuch-analyzer --token", "sarif", "1m0s", "Model cutoffs", "2024-06-01")
+	res = env.Run(t, "config", "show", "--json", "analyzers,analyzersFrom,modelCutoffs")
+	wantCode(t, res, 0)
+	var shown struct {
+		Analyzers []struct {
+			Name    string   `json:"name"`
+			Argv    []string `json:"argv"`
+			Format  string   `json:"format"`
+			Timeout int      `json:"timeout"`
+		} `json:"analyzers"`
+		AnalyzersFrom string            `json:"analyzersFrom"`
+		ModelCutoffs  map[string]string `json:"modelCutoffs"`
+	}
+	if err := json.Unmarshal([]byte(res.Stdout), &shown); err != nil {
+		t.Fatalf("%v:\n%s", err, res.Stdout)
+	}
+	if len(shown.Analyzers) != 1 || shown.Analyzers[0].Name != "scan" || len(shown.Analyzers[0].Argv) != 3 || shown.Analyzers[0].Argv[0] != "nosuch-analyzer" ||
+		shown.Analyzers[0].Format != "sarif" || shown.Analyzers[0].Timeout != 60 || shown.AnalyzersFrom != path || shown.ModelCutoffs["ollama/rev"] != "2024-06-01" {
+		t.Errorf("config show --json: %s", res.Stdout)
+	}
+	res = env.Run(t, "config", "validate")
+	wantCode(t, res, 1)
+	wantContains(t, "stdout", res.Stdout, `X analyzers[0] "scan" "nosuch-analyzer --token [SECRET:`, "(~/.config/gh-ocdx/config.json): nosuch-analyzer is not on PATH; install it, or change the command\n",
+		"X "+path+": 1 problem\n")
+	if strings.Contains(res.Stdout+res.Stderr, token) {
+		t.Errorf("the token shown:\n%s%s", res.Stdout, res.Stderr)
+	}
+
+	// The working tree's .ocdx.json: its analyzers are the ones in effect.
+	if err := os.MkdirAll(filepath.Join(env.Dir, ".git"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(env.Dir, ".ocdx.json"), []byte(`{"analyzers": [{"name": "gitstat", "argv": ["git", "status"]}]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	repoFile := filepath.Join(env.Dir, ".ocdx.json")
+	res = env.Run(t, "config", "show")
+	wantCode(t, res, 0)
+	wantContains(t, "stdout", res.Stdout, "from `"+repoFile+"`", "gitstat", "git status", "detected", "5m0s")
+	if strings.Contains(res.Stdout, "nosuch-analyzer") {
+		t.Errorf("the configuration's analyzers shown beside the repository's:\n%s", res.Stdout)
+	}
+	res = env.Run(t, "config", "validate")
+	wantCode(t, res, 0)
+	wantContains(t, "stdout", res.Stdout, "✓ "+path+" is valid\n", "✓ "+repoFile+" (")
 }

@@ -76,7 +76,8 @@ func NextSteps(getenv func(string) string, loc config.Location, local string, ve
 	} else {
 		fmt.Fprintf(&b, "  3. Add \"verify\": the commands that check a fix before it is pushed (%s); fix and review-loop push nothing without them. A repository's %s can set them too.\n", verifySaid, config.RepoFile)
 	}
-	b.WriteString("  4. Check it: gh ocdx config validate\n")
+	fmt.Fprintf(&b, "  4. Optionally, add \"analyzers\": commands whose output (SARIF, errorformat, ...) is evidence for a review, such as [%s]; a repository's %s can set them too.\n", config.AnalyzerExample, config.RepoFile)
+	b.WriteString("  5. Check it: gh ocdx config validate\n")
 	if loc.Legacy {
 		fmt.Fprintf(&b, "\nThe legacy configuration %s is no longer read now that this file exists; copy its models here.\n", loc.Path)
 	}

@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/ocdx/gh-ocdx/config"
 	"github.com/ocdx/gh-ocdx/internal/redact"
@@ -39,6 +40,9 @@ type Shown struct {
 	Defaults              []string                `json:"defaults"`   // keys absent from the file, filled with defaults
 	MaxTokens             int64                   `json:"maxTokens,omitempty"`
 	Prices                map[string]config.Price `json:"prices,omitempty"`
+	Analyzers             []shownAnalyzer         `json:"analyzers"`
+	AnalyzersFrom         string                  `json:"analyzersFrom"`          // the file analyzers came from; "" when there are none
+	ModelCutoffs          map[string]string       `json:"modelCutoffs,omitempty"` // "provider/model": YYYY-MM-DD
 	Providers             []shownProvider         `json:"providers"`
 	// Valid is false for a file that is not a valid configuration: then
 	// only path and problems are set.
@@ -53,6 +57,15 @@ type shownProblem struct {
 	Key     string `json:"key,omitempty"`
 	Env     string `json:"env,omitempty"`
 	Message string `json:"message"`
+}
+
+// shownAnalyzer is an analyzer in effect, its argv masked: an argument
+// may carry a token.
+type shownAnalyzer struct {
+	Name    string   `json:"name"`
+	Argv    []string `json:"argv"`
+	Format  string   `json:"format"`  // "" detects it
+	Timeout int64    `json:"timeout"` // seconds
 }
 
 // shownProvider is a provider in use, where it is reached.
@@ -80,6 +93,8 @@ func Show(c *config.Config, getenv func(string) string) Shown {
 		Defaults:              append([]string{}, c.Defaults...),
 		MaxTokens:             c.MaxTokens,
 		Prices:                c.Prices,
+		Analyzers:             []shownAnalyzer{},
+		AnalyzersFrom:         analyzersFrom(c),
 		Providers:             []shownProvider{},
 		Valid:                 true,
 		Problems:              []shownProblem{},
@@ -89,6 +104,19 @@ func Show(c *config.Config, getenv func(string) string) Shown {
 	}
 	if c.Verifier.Provider.Name != "" {
 		out.VerifierModel = c.Verifier.String()
+	}
+	for _, a := range c.Analyzers {
+		argv := make([]string, len(a.Argv))
+		for i, arg := range a.Argv {
+			argv[i] = redact.Mask(arg)
+		}
+		out.Analyzers = append(out.Analyzers, shownAnalyzer{Name: a.Name, Argv: argv, Format: string(a.Format), Timeout: int64(timeout(a) / time.Second)})
+	}
+	if len(c.ModelCutoffs) > 0 {
+		out.ModelCutoffs = map[string]string{}
+		for m, t := range c.ModelCutoffs {
+			out.ModelCutoffs[m] = t.Format(time.DateOnly)
+		}
 	}
 	for _, p := range c.UsedProviders() {
 		out.Providers = append(out.Providers, shownProvider{Name: p.Name, Endpoint: Endpoint(getenv, p), CredentialEnv: p.CredentialEnv})
@@ -105,6 +133,19 @@ func verifyFrom(c *config.Config) string {
 	default:
 		return c.Path
 	}
+}
+
+// analyzersFrom is the file the analyzers in effect came from: the
+// repository's .ocdx.json or the configuration; "" when there are none.
+func analyzersFrom(c *config.Config) string {
+	if len(c.Analyzers) == 0 {
+		return ""
+	}
+	return cmp.Or(c.AnalyzersFrom, c.Path)
+}
+
+func timeout(a config.Analyzer) time.Duration {
+	return cmp.Or(a.Timeout, config.DefaultAnalyzerTimeout)
 }
 
 // WorktreePolicy labels the .ocdx.json that config show and validate read.
@@ -166,6 +207,28 @@ func Markdown(c *config.Config, getenv func(string) string) string {
 	}
 	for _, v := range c.Verify {
 		fmt.Fprintf(&b, "- `%s`\n", v)
+	}
+	b.WriteString("\n## Analyzers\n\n")
+	switch from := analyzersFrom(c); {
+	case from == "":
+		fmt.Fprintf(&b, "None: no command runs to give a review its output as evidence; set `analyzers` in this file or in the repository's `%s`, such as `[%s]`.\n", config.RepoFile, config.AnalyzerExample)
+	case from == c.Path:
+		b.WriteString("Commands whose output is evidence for a review, from the configuration:\n\n")
+	default:
+		fmt.Fprintf(&b, "Commands whose output is evidence for a review, from `%s` (%s):\n\n", from, WorktreePolicy)
+	}
+	if len(c.Analyzers) > 0 {
+		b.WriteString("| name | argv | format | timeout |\n|---|---|---|---|\n")
+	}
+	for _, a := range c.Analyzers {
+		format := cmp.Or(string(a.Format), "detected")
+		fmt.Fprintf(&b, "| %s | `%s` | %s | %s |\n", a.Name, strings.ReplaceAll(redact.Mask(a.Command()), "|", "\\|"), format, timeout(a))
+	}
+	if len(c.ModelCutoffs) > 0 {
+		b.WriteString("\n## Model cutoffs\n\n`gh ocdx eval history` counts for a model only the pull requests merged after its training cutoff.\n\n| model | cutoff |\n|---|---|\n")
+		for _, m := range slices.Sorted(maps.Keys(c.ModelCutoffs)) {
+			fmt.Fprintf(&b, "| %s | %s |\n", m, c.ModelCutoffs[m].Format(time.DateOnly))
+		}
 	}
 	b.WriteString("\n## Providers\n\n| provider | endpoint | credential |\n|---|---|---|\n")
 	for _, p := range c.UsedProviders() {

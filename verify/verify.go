@@ -77,28 +77,37 @@ func Problems(root string, cmds []string, from string) []string {
 			out = append(out, fmt.Sprintf("%s: %v", where, err))
 			continue
 		}
-		prog := argv[0]
-		if !strings.ContainsRune(prog, '/') {
-			if _, err := exec.LookPath(prog); err != nil {
-				out = append(out, fmt.Sprintf("%s: %s is not on PATH; install it, or change the command", where, prog))
-			}
-			continue
-		}
-		path := prog
-		if !filepath.IsAbs(path) {
-			path = filepath.Join(root, path)
-		}
-		st, err := os.Stat(path)
-		switch {
-		case errors.Is(err, os.ErrNotExist):
-			out = append(out, fmt.Sprintf("%s: there is no %s; correct the path (relative paths start at the repository's root)", where, path))
-		case err != nil:
-			out = append(out, fmt.Sprintf("%s: %v", where, err))
-		case st.IsDir() || st.Mode()&0o111 == 0:
-			out = append(out, fmt.Sprintf("%s: %s is not an executable file; make it one (chmod +x %s), or run it through its interpreter (sh %s)", where, path, prog, prog))
+		if p := ProgramProblem(root, argv[0]); p != "" {
+			out = append(out, where+": "+p)
 		}
 	}
 	return out
+}
+
+// ProgramProblem says why the program prog cannot start in root, with the
+// fix: not on PATH, or, named by a path (relative to root), not an
+// executable file; "" when it can.
+func ProgramProblem(root, prog string) string {
+	if !strings.ContainsRune(prog, '/') {
+		if _, err := exec.LookPath(prog); err != nil {
+			return prog + " is not on PATH; install it, or change the command"
+		}
+		return ""
+	}
+	path := prog
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(root, path)
+	}
+	st, err := os.Stat(path)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return fmt.Sprintf("there is no %s; correct the path (relative paths start at the repository's root)", path)
+	case err != nil:
+		return err.Error()
+	case st.IsDir() || st.Mode()&0o111 == 0:
+		return fmt.Sprintf("%s is not an executable file; make it one (chmod +x %s), or run it through its interpreter (sh %s)", path, prog, prog)
+	}
+	return ""
 }
 
 // Run runs the commands in dir one after another, streaming their output
