@@ -7,9 +7,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"time"
-
-	"github.com/cli/go-gh/v2/pkg/repository"
 
 	"github.com/ocdx/gh-ocdx/git"
 	"github.com/ocdx/gh-ocdx/github"
@@ -21,11 +18,8 @@ import (
 
 // LearnOptions are the parsed arguments of learn.
 type LearnOptions struct {
-	Repo   repository.Repository
-	Limit  int       // the most pull requests read
-	Since  time.Time // zero: any
-	PR     bool      // open the change as a pull request
-	Export *exporter // --json, --jq, --template; nil: the diff
+	ReadOptions      // Export nil: the diff
+	PR          bool // open the change as a pull request
 }
 
 const learnUsage = "gh ocdx learn [-R OWNER/REPO] [--limit N] [--since DATE] [--pr] [--json [fields]] [--jq EXPR | --template T]"
@@ -58,19 +52,11 @@ Examples:
 
 func parseLearn(d *Deps, args []string) (*LearnOptions, error) {
 	opts := &LearnOptions{}
-	var rf readFlags
 	fs := newFlagSet("learn", learnUsage, learnHelp)
-	rf.add(fs)
-	fs.BoolVar(&opts.PR, "pr", false, "Commit the change on a new branch, push it and open a pull request")
-	jf := addJSONFlags(fs, learn.Report{})
-	if err := fs.parse(d, jf.args(args), 0); err != nil {
-		return nil, err
+	pr := func(fs *flagSet) {
+		fs.BoolVar(&opts.PR, "pr", false, "Commit the change on a new branch, push it and open a pull request")
 	}
-	var err error
-	if opts.Export, err = jf.exporter(fs); err != nil {
-		return nil, err
-	}
-	if opts.Repo, opts.Limit, opts.Since, err = rf.values(fs); err != nil {
+	if err := parseRead(d, fs, args, learn.Report{}, pr, &opts.ReadOptions); err != nil {
 		return nil, err
 	}
 	return opts, nil

@@ -17,10 +17,16 @@ import (
 
 // StatsOptions are the parsed arguments of stats.
 type StatsOptions struct {
+	ReadOptions // Export nil: Markdown
+}
+
+// ReadOptions are what stats and learn read: whose pull requests, how many,
+// since when, and how the answer is printed.
+type ReadOptions struct {
 	Repo   repository.Repository
 	Limit  int       // the most pull requests read
 	Since  time.Time // zero: any
-	Export *exporter // --json, --jq, --template; nil: Markdown
+	Export *exporter // --json, --jq, --template
 }
 
 const statsUsage = "gh ocdx stats [-R OWNER/REPO] [--limit N] [--since DATE] [--json [fields]] [--jq EXPR | --template T]"
@@ -63,21 +69,31 @@ func runStats(ctx context.Context, d *Deps, args []string) error {
 
 func parseStats(d *Deps, args []string) (*StatsOptions, error) {
 	opts := &StatsOptions{}
-	var rf readFlags
 	fs := newFlagSet("stats", statsUsage, statsHelp)
-	rf.add(fs)
-	jf := addJSONFlags(fs, stats.Report{})
-	if err := fs.parse(d, jf.args(args), 0); err != nil {
-		return nil, err
-	}
-	var err error
-	if opts.Export, err = jf.exporter(fs); err != nil {
-		return nil, err
-	}
-	if opts.Repo, opts.Limit, opts.Since, err = rf.values(fs); err != nil {
+	if err := parseRead(d, fs, args, stats.Report{}, nil, &opts.ReadOptions); err != nil {
 		return nil, err
 	}
 	return opts, nil
+}
+
+// parseRead parses a reading verb's flags into o: -R, --limit and --since,
+// then the verb's own (more, when not nil), then --json for shape.
+func parseRead(d *Deps, fs *flagSet, args []string, shape any, more func(*flagSet), o *ReadOptions) error {
+	var rf readFlags
+	rf.add(fs)
+	if more != nil {
+		more(fs)
+	}
+	jf := addJSONFlags(fs, shape)
+	if err := fs.parse(d, jf.args(args), 0); err != nil {
+		return err
+	}
+	var err error
+	if o.Export, err = jf.exporter(fs); err != nil {
+		return err
+	}
+	o.Repo, o.Limit, o.Since, err = rf.values(fs)
+	return err
 }
 
 // readReviewed reads the pull requests of r (the current repository when

@@ -15,16 +15,16 @@ func TestParseStats(t *testing.T) {
 	for _, tc := range []struct {
 		args    []string
 		wantErr string
-		want    StatsOptions
+		want    ReadOptions
 	}{
-		{args: nil, want: StatsOptions{Limit: defaultStatsLimit}},
-		{args: []string{"--limit", "500"}, want: StatsOptions{Limit: 500}},
-		{args: []string{"-L", "7"}, want: StatsOptions{Limit: 7}},
-		{args: []string{"--since", "2026-01-31"}, want: StatsOptions{Limit: defaultStatsLimit, Since: jan31}},
-		{args: []string{"--since", "2026-01-31T12:00:00Z"}, want: StatsOptions{Limit: defaultStatsLimit, Since: jan31.Add(12 * time.Hour)}},
-		{args: []string{"-R", "cli/cli"}, want: StatsOptions{Limit: defaultStatsLimit, Repo: repository.Repository{Host: "github.com", Owner: "cli", Name: "cli"}}},
-		{args: []string{"--json", "models,prs"}, want: StatsOptions{Limit: defaultStatsLimit, Export: &exporter{fields: []string{"models", "prs"}}}},
-		{args: []string{"--json"}, want: StatsOptions{Limit: defaultStatsLimit, Export: &exporter{}}},
+		{args: nil, want: ReadOptions{Limit: defaultStatsLimit}},
+		{args: []string{"--limit", "500"}, want: ReadOptions{Limit: 500}},
+		{args: []string{"-L", "7"}, want: ReadOptions{Limit: 7}},
+		{args: []string{"--since", "2026-01-31"}, want: ReadOptions{Limit: defaultStatsLimit, Since: jan31}},
+		{args: []string{"--since", "2026-01-31T12:00:00Z"}, want: ReadOptions{Limit: defaultStatsLimit, Since: jan31.Add(12 * time.Hour)}},
+		{args: []string{"-R", "cli/cli"}, want: ReadOptions{Limit: defaultStatsLimit, Repo: repository.Repository{Host: "github.com", Owner: "cli", Name: "cli"}}},
+		{args: []string{"--json", "models,prs"}, want: ReadOptions{Limit: defaultStatsLimit, Export: &exporter{fields: []string{"models", "prs"}}}},
+		{args: []string{"--json"}, want: ReadOptions{Limit: defaultStatsLimit, Export: &exporter{}}},
 		{args: []string{"--limit", "0"}, wantErr: "invalid --limit 0"},
 		{args: []string{"--limit", "-3"}, wantErr: "invalid --limit -3"},
 		{args: []string{"--limit", "many"}, wantErr: "invalid argument"},
@@ -43,7 +43,7 @@ func TestParseStats(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, want := *opts, tc.want
+			got, want := opts.ReadOptions, tc.want
 			ge, we := fmt.Sprintf("%+v", got.Export), fmt.Sprintf("%+v", want.Export)
 			got.Export, want.Export = nil, nil
 			if fmt.Sprint(got) != fmt.Sprint(want) || ge != we {

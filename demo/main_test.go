@@ -8,10 +8,5 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	os.Exit(runTests(m))
-}
-
-func runTests(m *testing.M) int {
-	defer testkit.TempInMemory()()
-	return m.Run()
+	os.Exit(testkit.RunInMemory(m))
 }

@@ -9,10 +9,5 @@ import (
 
 func TestMain(m *testing.M) {
 	testkit.UseGitIdentity()
-	os.Exit(run(m))
-}
-
-func run(m *testing.M) int {
-	defer testkit.TempInMemory()()
-	return m.Run()
+	os.Exit(testkit.RunInMemory(m))
 }

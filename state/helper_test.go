@@ -24,12 +24,7 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(0)
 	}
-	os.Exit(run(m))
-}
-
-func run(m *testing.M) int {
-	defer testkit.TempInMemory()()
-	return m.Run()
+	os.Exit(testkit.RunInMemory(m))
 }
 
 func helper(mode, path, key string) error {

@@ -3,6 +3,7 @@ package testkit
 import (
 	"os"
 	"path/filepath"
+	"testing"
 )
 
 // TempInMemory points the process's temporary directory (t.TempDir, and
@@ -29,4 +30,12 @@ func TempInMemory() (cleanup func()) {
 		os.Unsetenv("TMPDIR")
 		os.RemoveAll(dir)
 	}
+}
+
+// RunInMemory runs a package's tests with their temporary files on the
+// memory file system (TempInMemory) and returns m.Run's code:
+// func TestMain(m *testing.M) { os.Exit(testkit.RunInMemory(m)) }.
+func RunInMemory(m *testing.M) int {
+	defer TempInMemory()()
+	return m.Run()
 }
