@@ -286,7 +286,7 @@ func TestStalledRequestIsCut(t *testing.T) {
 	t.Parallel()
 	gh := testkit.NewGitHub(t)
 	gh.AddPR("octo/widgets", testkit.PR{Number: 1})
-	c, err := github.New(gh.Host(), github.Options{Token: gh.Token, Backoff: time.Millisecond, Timeout: 300 * time.Millisecond})
+	c, err := github.New(gh.Host(), github.Options{Token: gh.Token, Backoff: time.Millisecond, Timeout: time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -294,11 +294,13 @@ func TestStalledRequestIsCut(t *testing.T) {
 	gh.Fail(testkit.Fault{Kind: "graphql", Delay: 10 * time.Second})
 	_, err = c.PullRequest(ctx, repo, 1)
 	waitForCount(gh, "graphql", 2) // the fake logs a request once its handler returns
-	if err != nil || gh.Count("graphql") != 2 {
+	// At least twice: on a loaded machine under -race the healthy retry may
+	// be slow enough to be cut too; what matters is that the stall was cut.
+	if err != nil || gh.Count("graphql") < 2 {
 		t.Errorf("a query stalled once is cut and sent again: %v, %d sent", err, gh.Count("graphql"))
 	}
 	gh.Fail(testkit.Fault{Kind: "graphql", Delay: 10 * time.Second, Times: 4})
-	if _, err := c.PullRequest(ctx, repo, 1); err == nil || !strings.Contains(err.Error(), "no answer within 300ms") || !strings.Contains(err.Error(), "OCDX_GITHUB_TIMEOUT") {
+	if _, err := c.PullRequest(ctx, repo, 1); err == nil || !strings.Contains(err.Error(), "no answer within 1s") || !strings.Contains(err.Error(), "OCDX_GITHUB_TIMEOUT") {
 		t.Errorf("a query stalled on every try: %v", err)
 	}
 	gh.Fail(testkit.Fault{Kind: "comment", Delay: 10 * time.Second})
