@@ -329,7 +329,7 @@ func Markdown(d Description, pr *github.PullRequest) string {
 	for _, g := range d.Walkthrough {
 		var links []string
 		for _, f := range g.Files {
-			links = append(links, fmt.Sprintf("[%s](%s)", codeSpan(f), FileLink(pr.URL, f)))
+			links = append(links, fmt.Sprintf("[%s](%s)", text.CodeSpan(f), FileLink(pr.URL, f)))
 		}
 		fmt.Fprintf(&b, "- **%s**: %s\n", text.InertMarkup(escapeEmphasis(text.Clip(g.Purpose, 300))), strings.Join(links, ", "))
 	}
@@ -342,7 +342,7 @@ func Markdown(d Description, pr *github.PullRequest) string {
 			fmt.Fprintf(&b, "- %s %s: %s", statusMark[r.Status], r.Status, text.InertMarkup(text.Clip(r.Text, 300)))
 			var cs []string
 			for _, l := range r.Lines {
-				cs = append(cs, codeSpan(l))
+				cs = append(cs, text.CodeSpan(l))
 			}
 			if len(cs) > 0 {
 				fmt.Fprintf(&b, " (%s)", strings.Join(cs, ", "))
@@ -357,23 +357,6 @@ func Markdown(d Description, pr *github.PullRequest) string {
 }
 
 var statusMark = map[string]string{Met: "✅", NotMet: "❌", Unclear: "❔"}
-
-// codeSpan is s as a code span no backtick in it closes. Its text is
-// inert too: GitHub shows a code span as written, but gh-ocdx's readers
-// look for its tags in the raw body, where a file named after one would
-// pass for a tag of gh-ocdx's own comment.
-func codeSpan(s string) string {
-	s = text.InertMarkup(text.OneLine(s))
-	fence := "`"
-	for strings.Contains(s, fence) {
-		fence += "`"
-	}
-	pad := ""
-	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") {
-		pad = " "
-	}
-	return fence + pad + s + pad + fence
-}
 
 // escapeEmphasis keeps a purpose from closing the bold it is set in.
 func escapeEmphasis(s string) string { return strings.ReplaceAll(s, "*", `\*`) }

@@ -204,3 +204,19 @@ func TestLearnCountsAConcessionToAWritersReply(t *testing.T) {
 		t.Errorf("the author's concessions proposed %+v, ignored %+v", r.Proposed, r.Ignored)
 	}
 }
+
+// A directory named by a PR's files is the learning's path: a backtick or
+// gh-ocdx's marker in it stays inside one code span, in the sentence as in
+// the title, so a file name cannot write markup into the learnings file.
+func TestALearningsPathStaysInItsCodeSpan(t *testing.T) {
+	sup := []Decision{
+		{PR: 1, ID: "PERF-1", Kind: Dismissed, By: "mona", Reason: "generated"},
+		{PR: 2, ID: "PERF-2", Kind: Dismissed, By: "mona", Reason: "generated"},
+	}
+	l := learning(learnings.Rule{Category: "PERF", Path: "gen`x <!-- ocdx:learning/**"}, sup)
+	for _, s := range []string{l.Title, l.Sentence} {
+		if !strings.Contains(s, "``gen`x") || strings.Contains(s, "<!-- ocdx") {
+			t.Errorf("the path left its code span or kept the marker: %q", s)
+		}
+	}
+}

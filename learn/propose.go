@@ -246,7 +246,7 @@ func learning(r learnings.Rule, sup []Decision) learnings.Learning {
 	}
 	what := cmp.Or(categoryNames[r.Category], r.Category) + " findings"
 	if r.Path != "" {
-		what += " in `" + strings.TrimPrefix(r.Path, "/") + "`"
+		what += " in " + text.CodeSpan(strings.TrimPrefix(r.Path, "/"))
 	}
 	if len(r.Terms) > 0 {
 		what += " whose title says “" + strings.Join(r.Terms, "”, “") + "”"

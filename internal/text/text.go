@@ -300,3 +300,20 @@ func Thousands(n int64) string {
 	}
 	return s
 }
+
+// CodeSpan is s as a code span no backtick in it closes. Its text is
+// inert too: GitHub shows a code span as written, but gh-ocdx's readers
+// look for its tags in the raw body, where a file named after one would
+// pass for a tag of gh-ocdx's own comment.
+func CodeSpan(s string) string {
+	s = InertMarkup(OneLine(s))
+	fence := "`"
+	for strings.Contains(s, fence) {
+		fence += "`"
+	}
+	pad := ""
+	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") {
+		pad = " "
+	}
+	return fence + pad + s + pad + fence
+}
