@@ -56,7 +56,7 @@ func TestCodeCommentsPointToSectionsThatExist(t *testing.T) {
 // review-loop engine.
 func TestThePostsPackageIsBelowTheVerbs(t *testing.T) {
 	notImported(t, map[string][]string{
-		"./posts":    {"loop", "converse", "reviewpr", "fix", "cmd", "review", "state", "llm", "config"},
+		"./posts":    {"loop", "converse", "reviewpr", "fix", "cmd", "change", "state", "llm", "config"},
 		"./converse": {"loop", "cmd"},
 		// The terminal's helpers and the state's view know no round.
 		"./internal/prompter": {"loop", "state", "llm", "github", "config"},

@@ -7,10 +7,10 @@ import (
 
 	"github.com/cli/go-gh/v2/pkg/repository"
 
+	"github.com/ocdx/gh-ocdx/change"
 	"github.com/ocdx/gh-ocdx/converse"
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/llm"
-	"github.com/ocdx/gh-ocdx/review"
 )
 
 // CommandOptions are the parsed arguments of command.
@@ -117,7 +117,7 @@ func ask(ctx context.Context, d *Deps, opts *CommandOptions, client *github.Clie
 	}
 	asker := converse.Asker{Model: model, Reserve: models.reserve()}
 	files := prFiles(ctx, d, client, repo, pr)
-	asker.Tools = append(review.RepoTools(files), review.PRTools(client, repo, pr.Number)...)
+	asker.Tools = append(change.RepoTools(files), change.PRTools(client, repo, pr.Number)...)
 	a, err := asker.AskQuestion(ctx, pr, question)
 	var be *llm.BudgetError
 	switch {

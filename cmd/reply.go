@@ -9,6 +9,7 @@ import (
 
 	"github.com/cli/go-gh/v2/pkg/repository"
 
+	"github.com/ocdx/gh-ocdx/change"
 	"github.com/ocdx/gh-ocdx/config"
 	"github.com/ocdx/gh-ocdx/converse"
 	"github.com/ocdx/gh-ocdx/github"
@@ -17,7 +18,6 @@ import (
 	"github.com/ocdx/gh-ocdx/internal/tokens"
 	"github.com/ocdx/gh-ocdx/posts"
 	"github.com/ocdx/gh-ocdx/report"
-	"github.com/ocdx/gh-ocdx/review"
 	"github.com/ocdx/gh-ocdx/state"
 )
 
@@ -200,8 +200,8 @@ func replyOn(ctx context.Context, d *Deps, opts *ReplyOptions, cfg *config.Confi
 		return err
 	}
 	files := prFiles(ctx, d, client, repo, pr)
-	asker := converse.Asker{Model: model, Reserve: models.reserve(), Tools: append(review.RepoTools(files), review.PRTools(client, repo, pr.Number)...)}
-	raw, _, err := client.Diff(ctx, repo, pr.Number, review.DiffLimit)
+	asker := converse.Asker{Model: model, Reserve: models.reserve(), Tools: append(change.RepoTools(files), change.PRTools(client, repo, pr.Number)...)}
+	raw, _, err := client.Diff(ctx, repo, pr.Number, change.DiffLimit)
 	if err != nil {
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ocdx/gh-ocdx/change"
 	"github.com/ocdx/gh-ocdx/config"
 	"github.com/ocdx/gh-ocdx/consensus"
 	"github.com/ocdx/gh-ocdx/effort"
@@ -23,7 +24,6 @@ import (
 	"github.com/ocdx/gh-ocdx/preflight"
 	"github.com/ocdx/gh-ocdx/repofs"
 	"github.com/ocdx/gh-ocdx/report"
-	"github.com/ocdx/gh-ocdx/review"
 	"github.com/ocdx/gh-ocdx/state"
 )
 
@@ -224,7 +224,7 @@ func reviewLocal(ctx context.Context, d *Deps, opts *ReviewOptions) error {
 	res, err := loop.ReviewLocal(ctx, loop.LocalOptions{
 		Key: state.LocalKey(g.OriginID(ctx), branch), Change: *ch, Store: st, Policy: cfg.Policy,
 		Reviewers: reviewers, Fixer: fixer, Verifier: verifier, Full: opts.Full, History: g, Effort: cmp.Or(opts.Effort, cfg.Effort),
-		Tools:       append(review.RepoTools(repofs.NewTree(ctx, g, ch.Tree)), review.DiffTool(ch.FilesPage)),
+		Tools:       append(change.RepoTools(repofs.NewTree(ctx, g, ch.Tree)), change.DiffTool(ch.FilesPage)),
 		Progress:    d.progressOut(),
 		Summarized:  summarized(d, opts.Export),
 		Budget:      models.Budget,

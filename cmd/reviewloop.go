@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/ocdx/gh-ocdx/change"
 	"github.com/ocdx/gh-ocdx/config"
 	"github.com/ocdx/gh-ocdx/effort"
 	"github.com/ocdx/gh-ocdx/git"
@@ -17,7 +18,6 @@ import (
 	"github.com/ocdx/gh-ocdx/preflight"
 	"github.com/ocdx/gh-ocdx/repofs"
 	"github.com/ocdx/gh-ocdx/report"
-	"github.com/ocdx/gh-ocdx/review"
 	"github.com/ocdx/gh-ocdx/roles"
 	"github.com/ocdx/gh-ocdx/state"
 )
@@ -297,9 +297,9 @@ func reviewLoop(ctx context.Context, d *Deps, opts *ReviewLoopOptions) error {
 		GitHub: client, Store: st,
 		Reviewers: reviewers, Analyzer: roles.Role{Name: "comments-analyzer", Key: "commentsAnalyzerModel", Model: cfg.CommentsAnalyzer.String(), LLM: am},
 		ReviewerTools: func(head string) []llm.Tool {
-			return append(review.RepoTools(files(head)), review.PRTools(client, repo, pr.Number)...)
+			return append(change.RepoTools(files(head)), change.PRTools(client, repo, pr.Number)...)
 		},
-		AnalyzerTools: func(head string) []llm.Tool { return review.RepoTools(files(head)) },
+		AnalyzerTools: func(head string) []llm.Tool { return change.RepoTools(files(head)) },
 		Fixer:         fixer,
 		Policy:        cfg.Policy,
 		Budget:        models.Budget,
@@ -390,16 +390,16 @@ func priceOf(cfg *config.Config, model string) *config.Price {
 // from git when the commit is here (it is after gh-ocdx's own push), else
 // through the API. Never the work tree, whose ignored files (.env, .npmrc)
 // are the user's, not the PR's.
-func headFiles(ctx context.Context, d *Deps, g *git.Repo, gh *github.Client, repo github.Repo, number int) func(head string) review.Files {
-	var last review.Files
+func headFiles(ctx context.Context, d *Deps, g *git.Repo, gh *github.Client, repo github.Repo, number int) func(head string) change.Files {
+	var last change.Files
 	lastHead := ""
-	return func(head string) review.Files {
+	return func(head string) change.Files {
 		if last == nil || head != lastHead {
 			if g.HasCommit(ctx, head) {
 				last = repofs.NewTree(ctx, g, head)
 			} else {
 				d.info("PR #%d's head %s is not in this clone: the reviewers read its files through the API, without search (fetch it to let them search)", number, text.ShortOID(head))
-				last = review.NewAPIFiles(ctx, gh, repo, head)
+				last = change.NewAPIFiles(ctx, gh, repo, head)
 			}
 			lastHead = head
 		}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/cli/go-gh/v2/pkg/repository"
 
+	"github.com/ocdx/gh-ocdx/change"
 	"github.com/ocdx/gh-ocdx/config"
 	"github.com/ocdx/gh-ocdx/git"
 	"github.com/ocdx/gh-ocdx/github"
@@ -22,7 +23,6 @@ import (
 	"github.com/ocdx/gh-ocdx/posts"
 	"github.com/ocdx/gh-ocdx/repofs"
 	"github.com/ocdx/gh-ocdx/report"
-	"github.com/ocdx/gh-ocdx/review"
 	"github.com/ocdx/gh-ocdx/reviewpr"
 	"github.com/ocdx/gh-ocdx/state"
 )
@@ -220,7 +220,7 @@ func reviewPR(ctx context.Context, d *Deps, opts *ReviewPROptions) error {
 	}
 	opts.Number = number
 	d.Log.Debug("gathering review context", "repo", repo.String(), "pr", opts.Number, "host", repo.Host)
-	rc, err := review.Gather(ctx, client, repo, opts.Number, func(pr *github.PullRequest) (*config.Policy, error) {
+	rc, err := change.Gather(ctx, client, repo, opts.Number, func(pr *github.PullRequest) (*config.Policy, error) {
 		p, _, err := basePolicy(pr)
 		return p, err
 	})
@@ -241,7 +241,7 @@ func reviewPR(ctx context.Context, d *Deps, opts *ReviewPROptions) error {
 	}
 
 	files := prFiles(ctx, d, client, repo, rc.PR)
-	tools := append(review.RepoTools(files), review.PRTools(client, repo, opts.Number)...)
+	tools := append(change.RepoTools(files), change.PRTools(client, repo, opts.Number)...)
 	s := &reviewpr.Session{Model: model, Context: rc, Tools: tools, MaxEvent: maxEvent}
 	post := &reviewpr.PRPublisher{GitHub: client, Repo: repo, Number: opts.Number, RunID: state.NewRunID(), Head: rc.PR.HeadRefOid, Ledger: led,
 		Sampled: reviewpr.SampledBefore(rc, led), Whole: wholeDiff(ctx, d, rc.PR.HeadRefOid)}
@@ -323,7 +323,7 @@ func postAsHint(c reviewpr.Confirmer) string {
 // (the newest ledger on it says so) and this clone has since as an ancestor
 // of the PR's head: the diff is then only what changed since
 // (docs/architecture.md, Re-reviews).
-func reReviewPR(ctx context.Context, d *Deps, rc *review.Context, since string) {
+func reReviewPR(ctx context.Context, d *Deps, rc *change.Context, since string) {
 	pr := rc.PR
 	if since == "" || since == pr.HeadRefOid {
 		return
@@ -337,7 +337,7 @@ func reReviewPR(ctx context.Context, d *Deps, rc *review.Context, since string) 
 		return
 	}
 	if diff, ok := g.DiffSince(ctx, since, pr.HeadRefOid, pr.BaseRefOid); ok {
-		rc.Diff, rc.Since = review.NewContext(pr, []byte(diff), true, rc.Policy).Diff, since
+		rc.Diff, rc.Since = change.NewContext(pr, []byte(diff), true, rc.Policy).Diff, since
 		d.info("re-review: only what changed since %s, gh-ocdx's last review (--full for the whole PR)", text.ShortOID(since))
 	}
 }
@@ -361,14 +361,14 @@ func wholeDiff(ctx context.Context, d *Deps, head string) func(from string) (str
 // prFiles gives the reviewer the tracked files at the PR's head: from git
 // when this clone has that commit (search included), otherwise through the
 // API (no search). Never the work tree: a git-ignored .env stays local.
-func prFiles(ctx context.Context, d *Deps, gh *github.Client, repo github.Repo, pr *github.PullRequest) review.Files {
+func prFiles(ctx context.Context, d *Deps, gh *github.Client, repo github.Repo, pr *github.PullRequest) change.Files {
 	if wd, err := d.workDir(); err == nil {
 		if g, err := git.Open(ctx, wd); err == nil && g.HasCommit(ctx, pr.HeadRefOid) {
 			return repofs.NewTree(ctx, g, pr.HeadRefOid)
 		}
 	}
 	d.info("reading files through the API at the PR's head %s (run 'gh pr checkout %d' to let the reviewer search the code too)", text.ShortOID(pr.HeadRefOid), pr.Number)
-	return review.NewAPIFiles(ctx, gh, repo, pr.HeadRefOid)
+	return change.NewAPIFiles(ctx, gh, repo, pr.HeadRefOid)
 }
 
 // resolvePR is the repository a verb works on (repoClient), a client for

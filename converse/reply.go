@@ -110,7 +110,7 @@ type Replier struct {
 	Say Say
 }
 
-// Files are where a thread's lines are read (review.Files).
+// Files are where a thread's lines are read (change.Files).
 type Files interface {
 	ReadFile(path string, start, end int) (string, error)
 }

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/ocdx/gh-ocdx/change"
 	"github.com/ocdx/gh-ocdx/diff"
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/github"
@@ -25,10 +26,9 @@ import (
 	"github.com/ocdx/gh-ocdx/llm"
 	"github.com/ocdx/gh-ocdx/posts"
 	"github.com/ocdx/gh-ocdx/prompts"
-	"github.com/ocdx/gh-ocdx/review"
 )
 
-// Bounds on what the task carries beside the diff, which review.DiffLimit
+// Bounds on what the task carries beside the diff, which change.DiffLimit
 // bounds: a PR's body, its issues and commits are the author's and could
 // otherwise crowd the diff out.
 const (
@@ -51,7 +51,7 @@ const (
 
 // Input is the PR's deterministic context a description is written from.
 type Input struct {
-	Review  *review.Context // the PR and its diff, cut as a review's
+	Review  *change.Context // the PR and its diff, cut as a review's
 	Commits []github.Commit
 	Issues  []github.Issue // the linked issues, read in full
 	Diagram bool           // --diagram: ask for a Mermaid diagram
@@ -258,7 +258,7 @@ func Check(env Envelope, in Input) Description {
 }
 
 // changedFiles are the paths of the PR's files and of its diff as given.
-func changedFiles(rc *review.Context) map[string]bool {
+func changedFiles(rc *change.Context) map[string]bool {
 	m := map[string]bool{}
 	for _, f := range rc.PR.Files {
 		m[f.Path] = true

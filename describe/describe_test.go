@@ -6,13 +6,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ocdx/gh-ocdx/change"
 	"github.com/ocdx/gh-ocdx/config"
 	"github.com/ocdx/gh-ocdx/envelope"
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/inline"
 	"github.com/ocdx/gh-ocdx/internal/text"
 	"github.com/ocdx/gh-ocdx/posts"
-	"github.com/ocdx/gh-ocdx/review"
 )
 
 const prDiff = `diff --git a/auth.go b/auth.go
@@ -28,7 +28,7 @@ func input() Input {
 	pr := &github.PullRequest{Number: 24, Title: "Fix login redirect", URL: "https://github.com/octo/widgets/pull/24",
 		Files: []github.ChangedFile{{Path: "auth.go", Additions: 2}, {Path: "web/login.ts", Additions: 1}}, ChangedFiles: 2}
 	return Input{
-		Review: review.NewContext(pr, []byte(prDiff), true, &config.Policy{}),
+		Review: change.NewContext(pr, []byte(prDiff), true, &config.Policy{}),
 		Issues: []github.Issue{{Number: 7, Title: "Login fails on Safari", Body: "After login the user must land on the\npage they came from.\n\nAlso: log failed logins."}},
 	}
 }

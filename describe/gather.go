@@ -4,15 +4,15 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/ocdx/gh-ocdx/change"
 	"github.com/ocdx/gh-ocdx/config"
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/internal/tokens"
-	"github.com/ocdx/gh-ocdx/review"
 )
 
 // GitHub is what Gather reads and Post writes.
 type GitHub interface {
-	review.PRSource
+	change.PRSource
 	Commits(ctx context.Context, repo github.Repo, number int) ([]github.Commit, error)
 	Issue(ctx context.Context, repo github.Repo, number int) (*github.Issue, error)
 	Comments(ctx context.Context, repo github.Repo, number int) ([]github.Comment, error)
@@ -21,11 +21,11 @@ type GitHub interface {
 }
 
 // Gather reads what the description is written from: the PR and its diff
-// as a review reads them (review.Gather, with policy the base branch's
+// as a review reads them (change.Gather, with policy the base branch's
 // policy), its commits and its linked issues' text; warn says which issues
 // are left out.
 func Gather(ctx context.Context, client GitHub, repo github.Repo, number int, diagram bool, policy func(*github.PullRequest) (*config.Policy, error), warn func(format string, a ...any)) (Input, error) {
-	rc, err := review.Gather(ctx, client, repo, number, policy)
+	rc, err := change.Gather(ctx, client, repo, number, policy)
 	if err != nil {
 		return Input{}, err
 	}

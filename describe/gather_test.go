@@ -4,13 +4,13 @@ import (
 	"context"
 	"testing"
 
+	"github.com/ocdx/gh-ocdx/change"
 	"github.com/ocdx/gh-ocdx/github"
-	"github.com/ocdx/gh-ocdx/review"
 )
 
 // fakeGitHub holds a PR's conversation and records what Post wrote.
 type fakeGitHub struct {
-	review.PRSource
+	change.PRSource
 	comments        []github.Comment
 	posted, updated []string
 }

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ocdx/gh-ocdx/change"
 	"github.com/ocdx/gh-ocdx/config"
 	"github.com/ocdx/gh-ocdx/effort"
 	"github.com/ocdx/gh-ocdx/finding"
@@ -21,7 +22,6 @@ import (
 	"github.com/ocdx/gh-ocdx/llm"
 	"github.com/ocdx/gh-ocdx/loop"
 	"github.com/ocdx/gh-ocdx/repofs"
-	"github.com/ocdx/gh-ocdx/review"
 	"github.com/ocdx/gh-ocdx/roles"
 	"github.com/ocdx/gh-ocdx/secretscan"
 	"github.com/ocdx/gh-ocdx/verifier"
@@ -171,7 +171,7 @@ func prepare(ctx context.Context, g *git.Repo, c Case, w io.Writer) (*prepared, 
 	}
 	// The models' tools read the head's tree from git's objects by path:
 	// no later commit, no other object, no work tree.
-	tools := append(review.RepoTools(repofs.NewTree(ctx, g, c.Head)), review.DiffTool(ch.FilesPage))
+	tools := append(change.RepoTools(repofs.NewTree(ctx, g, c.Head)), change.DiffTool(ch.FilesPage))
 	return &prepared{c: c, policy: policy, tools: tools,
 		ch:   loop.AloneChange{Change: ch, Title: c.Title, Body: fmt.Sprintf("Pull request #%d.", c.PR)},
 		tier: effort.Decide(effort.Auto, loop.EffortFacts(d, policy, len(scan.Findings)))}, nil

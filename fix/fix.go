@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/ocdx/gh-ocdx/analyzer"
+	"github.com/ocdx/gh-ocdx/change"
 	"github.com/ocdx/gh-ocdx/config"
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/git"
@@ -27,7 +28,6 @@ import (
 	"github.com/ocdx/gh-ocdx/posts"
 	"github.com/ocdx/gh-ocdx/prompts"
 	"github.com/ocdx/gh-ocdx/repofs"
-	"github.com/ocdx/gh-ocdx/review"
 	"github.com/ocdx/gh-ocdx/state"
 	"github.com/ocdx/gh-ocdx/verify"
 	"github.com/ocdx/gh-ocdx/worknote"
@@ -514,7 +514,7 @@ func (f *fixer) task(retry *retryInfo) (string, error) {
 		Title: text.OneLine(o.PR.Title), URL: o.PR.URL, HeadRef: o.PR.HeadRefName, HeadOID: o.PR.HeadRefOid,
 		BaseRef: o.PR.BaseRefName, BaseOID: o.PR.BaseRefOid, Files: paths, Verify: o.Verify,
 		Payload: string(payload), Resume: resumeText(o.Resume), Retry: retry,
-		Instructions: review.Instructions(o.Policy, o.PR.Files),
+		Instructions: change.Instructions(o.Policy, o.PR.Files),
 	})
 }
 

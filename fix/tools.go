@@ -10,10 +10,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ocdx/gh-ocdx/change"
 	"github.com/ocdx/gh-ocdx/git"
 	"github.com/ocdx/gh-ocdx/llm"
 	"github.com/ocdx/gh-ocdx/repofs"
-	"github.com/ocdx/gh-ocdx/review"
 	"github.com/ocdx/gh-ocdx/verify"
 )
 
@@ -57,7 +57,7 @@ type workspace struct {
 // except note, which the
 // caller adds with its working note.
 func (w *workspace) tools() []llm.Tool {
-	tools := review.RepoTools(w.reads)
+	tools := change.RepoTools(w.reads)
 	return append(tools,
 		llm.Tool{
 			Name:        "write_file",

@@ -15,12 +15,12 @@ import (
 	"io"
 	"strings"
 
+	"github.com/ocdx/gh-ocdx/change"
 	"github.com/ocdx/gh-ocdx/config"
 	"github.com/ocdx/gh-ocdx/effort"
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/llm"
-	"github.com/ocdx/gh-ocdx/review"
 	"github.com/ocdx/gh-ocdx/roles"
 	"github.com/ocdx/gh-ocdx/verifier"
 )
@@ -52,7 +52,7 @@ func (ch AloneChange) described() *github.PullRequest {
 // round gives it (the same task, system prompt and iteration cap).
 func NewReviewerAlone(r roles.Role, ch AloneChange, policy *config.Policy, tools []llm.Tool, maxIters int, progress io.Writer) (*Alone, error) {
 	team := aloneTeam(maxIters, progress)
-	agents, err := team.ReviewerAgents([]roles.Role{r}, review.NewContext(ch.described(), ch.Diff, true, policy), nil, tools)
+	agents, err := team.ReviewerAgents([]roles.Role{r}, change.NewContext(ch.described(), ch.Diff, true, policy), nil, tools)
 	if err != nil {
 		return nil, err
 	}

@@ -6,12 +6,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ocdx/gh-ocdx/change"
 	"github.com/ocdx/gh-ocdx/config"
 	"github.com/ocdx/gh-ocdx/effort"
 	"github.com/ocdx/gh-ocdx/evidence"
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/report"
-	"github.com/ocdx/gh-ocdx/review"
 )
 
 // A round fuses what its evidence source gives for the head it reviews,
@@ -34,13 +34,13 @@ func TestEvidenceGatheredForTheRoundsHead(t *testing.T) {
 		return []evidence.Set{set}
 	}
 	l := &loop{o: Options{PR: pr, Evidence: source, Policy: &config.Policy{Ignore: []string{"gen/**"}}}}
-	rc := review.NewContext(pr, []byte(evidenceDiff), true, &config.Policy{})
+	rc := change.NewContext(pr, []byte(evidenceDiff), true, &config.Policy{})
 	var rr report.RoundResult
 	fs := l.evidence(t.Context(), "aaaa", effort.Quick, rc, &rr, []byte(evidenceDiff), "now")
 	if len(fs) != 1 || *fs[0].Line != 2 || rr.Coverage.Evidence == nil || rr.Coverage.Evidence.LeftOut != 2 || !strings.Contains(rc.Evidence, "a.go:2` vet") {
 		t.Fatalf("at its head: %+v, %+v, %q", fs, rr.Coverage.Evidence, rc.Evidence)
 	}
-	rc2, rr2 := review.NewContext(pr, []byte(evidenceDiff), true, &config.Policy{}), report.RoundResult{}
+	rc2, rr2 := change.NewContext(pr, []byte(evidenceDiff), true, &config.Policy{}), report.RoundResult{}
 	if fs := l.evidence(t.Context(), "bbbb", effort.Deep, rc2, &rr2, []byte(evidenceDiff), "now"); fs != nil || rr2.Coverage.Evidence != nil || rc2.Evidence != "" {
 		t.Errorf("nothing for another head: %+v, %+v, %q", fs, rr2.Coverage.Evidence, rc2.Evidence)
 	}

@@ -7,13 +7,13 @@ import (
 	"context"
 	"strings"
 
+	"github.com/ocdx/gh-ocdx/change"
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/inline"
 	"github.com/ocdx/gh-ocdx/internal/redact"
 	"github.com/ocdx/gh-ocdx/internal/text"
 	"github.com/ocdx/gh-ocdx/posts"
 	"github.com/ocdx/gh-ocdx/report"
-	"github.com/ocdx/gh-ocdx/review"
 	"github.com/ocdx/gh-ocdx/state"
 )
 
@@ -54,7 +54,7 @@ func (l *loop) postReview(ctx context.Context, n int, pr *github.PullRequest, rr
 		return record(url)
 	}
 	if rr.Lines == nil { // a resumed round: its diff was read by the run before
-		diff, _, err := l.readDiff(ctx, pr, review.DiffLimit, nil)
+		diff, _, err := l.readDiff(ctx, pr, change.DiffLimit, nil)
 		if err != nil {
 			return err
 		}

@@ -15,6 +15,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/ocdx/gh-ocdx/change"
 	"github.com/ocdx/gh-ocdx/config"
 	"github.com/ocdx/gh-ocdx/consensus"
 	"github.com/ocdx/gh-ocdx/diff"
@@ -28,7 +29,6 @@ import (
 	"github.com/ocdx/gh-ocdx/learnings"
 	"github.com/ocdx/gh-ocdx/llm"
 	"github.com/ocdx/gh-ocdx/report"
-	"github.com/ocdx/gh-ocdx/review"
 	"github.com/ocdx/gh-ocdx/roles"
 	"github.com/ocdx/gh-ocdx/secretscan"
 	"github.com/ocdx/gh-ocdx/state"
@@ -48,7 +48,7 @@ type Change struct {
 	Head      string // the commit checked out
 	Author    string
 	Files     []github.ChangedFile
-	Diff      []byte // the whole diff; the reviewers get it cut at review.DiffLimit
+	Diff      []byte // the whole diff; the reviewers get it cut at change.DiffLimit
 	Untracked []string
 	Tree      string // the working tree's tracked files, as a git tree: what the reviewers read
 }
@@ -121,7 +121,7 @@ func (ch *Change) Uncommitted(ctx context.Context, g *git.Repo) ([]string, error
 }
 
 // FilesPage is page (from 1) of the change's file patches, as GitHub pages
-// a PR's files: what the reviewers' pr_diff reads (review.DiffTool).
+// a PR's files: what the reviewers' pr_diff reads (change.DiffTool).
 func (ch *Change) FilesPage(_ context.Context, page int) ([]github.FilePatch, error) {
 	files, err := diff.Parse(ch.Diff)
 	if err != nil {
@@ -401,9 +401,9 @@ func ReviewLocal(ctx context.Context, o LocalOptions) (*LocalResult, error) {
 // of review-loop does, without review threads.
 func (l *loop) reviewLocal(ctx context.Context, ch Change, policy *config.Policy, tools []llm.Tool, fixedBefore []finding.Finding, dismissed []string) (*report.RoundResult, error) {
 	pr := ch.described()
-	rc := review.NewContext(pr, ch.Diff, true, policy)
+	rc := change.NewContext(pr, ch.Diff, true, policy)
 	rr := &report.RoundResult{N: 1, HeadOID: ch.Head, Comments: []state.Comment{}, Stuck: []string{}, ReviewState: finding.ReviewState{ChangesRequestedBy: []finding.Actor{}}}
-	rr.Coverage = review.DiffCoverage(pr, rc.Diff, rc.DiffTruncated, rc.Ignored)
+	rr.Coverage = change.DiffCoverage(pr, rc.Diff, rc.DiffTruncated, rc.Ignored)
 	// The secret scan first: a change with a secret is never reviewed at
 	// quick (docs/architecture.md, Effort tiers).
 	now := time.Now().UTC().Format(time.RFC3339)

@@ -17,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ocdx/gh-ocdx/change"
 	"github.com/ocdx/gh-ocdx/config"
 	"github.com/ocdx/gh-ocdx/consensus"
 	"github.com/ocdx/gh-ocdx/diff"
@@ -34,7 +35,6 @@ import (
 	"github.com/ocdx/gh-ocdx/posts"
 	"github.com/ocdx/gh-ocdx/report"
 	"github.com/ocdx/gh-ocdx/rereview"
-	"github.com/ocdx/gh-ocdx/review"
 	"github.com/ocdx/gh-ocdx/roles"
 	"github.com/ocdx/gh-ocdx/secretscan"
 	"github.com/ocdx/gh-ocdx/state"
@@ -48,7 +48,7 @@ const Kind = "review-loop"
 
 // GitHub is what the loop reads and writes on GitHub.
 type GitHub interface {
-	review.PRSource
+	change.PRSource
 	// ReadDiff is Diff that streams the whole diff through scan as well
 	// (github.Client.ReadDiff).
 	ReadDiff(ctx context.Context, repo github.Repo, number int, limit int64, scan func(io.Reader) error) ([]byte, bool, error)
@@ -548,9 +548,9 @@ func (l *loop) review(ctx context.Context, pr *github.PullRequest, rr *report.Ro
 		return err
 	}
 	secrets := scan.Findings
-	rc := review.NewContext(pr, diff, complete, l.o.Policy)
+	rc := change.NewContext(pr, diff, complete, l.o.Policy)
 	rr.Lines = github.ParseDiffLines(string(diff))
-	rr.Coverage = review.DiffCoverage(pr, rc.Diff, rc.DiffTruncated, rc.Ignored)
+	rr.Coverage = change.DiffCoverage(pr, rc.Diff, rc.DiffTruncated, rc.Ignored)
 	rr.Coverage.Unscanned = scan.Unscanned(pr.Files)
 	rr.Coverage.HistoryUnscanned = !historyRead
 	re := l.reReviewOf(ctx, rr.N, pr)
@@ -598,7 +598,7 @@ func (l *loop) readAndScan(ctx context.Context, pr *github.PullRequest, now stri
 	scan, historyRead, err = l.scanSecrets(ctx, pr.BaseRefOid, pr.HeadRefOid, now, func() (secretscan.Scan, error) {
 		var scan secretscan.Scan
 		var err error
-		diff, complete, err = l.readDiff(ctx, pr, review.DiffReadLimit, func(r io.Reader) error {
+		diff, complete, err = l.readDiff(ctx, pr, change.DiffReadLimit, func(r io.Reader) error {
 			var err error
 			scan, err = secretscan.Diff(r, now, nil)
 			return err
@@ -727,7 +727,7 @@ func (l *loop) stuckNow(rr *report.RoundResult, fixedBefore []finding.Finding, v
 // Evidence): those on the lines the change adds, in files the ignore globs
 // keep, go to the reviewers in their task and become findings; the rest
 // are counted in the coverage.
-func (l *loop) evidence(ctx context.Context, head string, tier effort.Tier, rc *review.Context, rr *report.RoundResult, d []byte, now string) []finding.Finding {
+func (l *loop) evidence(ctx context.Context, head string, tier effort.Tier, rc *change.Context, rr *report.RoundResult, d []byte, now string) []finding.Finding {
 	if l.o.Evidence == nil {
 		return nil
 	}

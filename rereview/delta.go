@@ -4,13 +4,13 @@ import (
 	"context"
 	"slices"
 
+	"github.com/ocdx/gh-ocdx/change"
 	"github.com/ocdx/gh-ocdx/config"
 	"github.com/ocdx/gh-ocdx/consensus"
 	"github.com/ocdx/gh-ocdx/diff"
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/posts"
-	"github.com/ocdx/gh-ocdx/review"
 )
 
 // Checkout is where a re-review reads its diffs: the user's clone, no
@@ -40,7 +40,7 @@ func Of(ctx context.Context, co Checkout, b Basis, pr *github.PullRequest, polic
 	if !ok {
 		return nil
 	}
-	rc := review.NewContext(pr, []byte(changed), true, policy)
+	rc := change.NewContext(pr, []byte(changed), true, policy)
 	re := &Delta{Since: b.Head, Diff: rc.Diff, Changed: map[string]bool{}}
 	// Its files are the since-diff's, not the PR's.
 	since := &github.PullRequest{}
@@ -49,7 +49,7 @@ func Of(ctx context.Context, co Checkout, b Basis, pr *github.PullRequest, polic
 		since.Files = append(since.Files, github.ChangedFile{Path: f.Path()})
 	}
 	since.ChangedFiles = len(since.Files)
-	re.Coverage = review.DiffCoverage(since, rc.Diff, rc.DiffTruncated, rc.Ignored)
+	re.Coverage = change.DiffCoverage(since, rc.Diff, rc.DiffTruncated, rc.Ignored)
 	// What the review built on did not see stays unseen (docs/architecture.md,
 	// Re-reviews): a sampled basis makes every review on it sampled.
 	re.Coverage.SampledBefore = b.Sampled

@@ -92,7 +92,7 @@ func (s *Session) anchored(ctx context.Context, in []inlineComment) ([]github.Re
 
 // diff is the PR's whole diff, read once: GitHub takes a comment on any of
 // its lines, though the task may show only part of it (a re-review's diff
-// since, a diff cut at review.DiffLimit), and a re-review's diff since
+// since, a diff cut at change.DiffLimit), and a re-review's diff since
 // numbers its left side by a head, not the base. A context built without
 // it has only the task's diff.
 func (s *Session) diff() *Diff {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/ocdx/gh-ocdx/change"
 	"github.com/ocdx/gh-ocdx/diff"
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/github"
@@ -13,7 +14,6 @@ import (
 	"github.com/ocdx/gh-ocdx/internal/tokens"
 	"github.com/ocdx/gh-ocdx/posts"
 	"github.com/ocdx/gh-ocdx/rereview"
-	"github.com/ocdx/gh-ocdx/review"
 	"github.com/ocdx/gh-ocdx/state"
 )
 
@@ -105,7 +105,7 @@ func PostedAs(e github.ReviewEvent) string {
 // SampledBefore is the head before which rc's review saw only part of the
 // PR: its own head when its diff was cut, the basis's when it re-reviews
 // from a sampled one (docs/architecture.md, Re-reviews).
-func SampledBefore(rc *review.Context, led posts.Ledger) string {
+func SampledBefore(rc *change.Context, led posts.Ledger) string {
 	sampled := ""
 	if rc.Since != "" {
 		sampled = led.Sampled

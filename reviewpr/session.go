@@ -14,12 +14,12 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/ocdx/gh-ocdx/change"
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/internal/redact"
 	"github.com/ocdx/gh-ocdx/internal/text"
 	"github.com/ocdx/gh-ocdx/internal/tokens"
 	"github.com/ocdx/gh-ocdx/llm"
-	"github.com/ocdx/gh-ocdx/review"
 )
 
 // The review-pr role (docs/architecture.md, review-pr): the task message is the first user
@@ -106,8 +106,8 @@ var ErrAborted = errors.New("review aborted: nothing was posted")
 // Session is one review-pr run.
 type Session struct {
 	Model     llm.Model
-	Context   *review.Context
-	Tools     []llm.Tool // read-only tools: review.RepoTools and review.PRTools
+	Context   *change.Context
+	Tools     []llm.Tool // read-only tools: change.RepoTools and change.PRTools
 	Confirmer Confirmer
 	Publisher Publisher
 	MaxIters  int

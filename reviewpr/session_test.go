@@ -10,11 +10,11 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/ocdx/gh-ocdx/change"
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/internal/tokens"
 	"github.com/ocdx/gh-ocdx/llm"
 	"github.com/ocdx/gh-ocdx/repofs"
-	"github.com/ocdx/gh-ocdx/review"
 )
 
 // scriptedModel answers each request with the next turn's tool calls and
@@ -126,8 +126,8 @@ func newSession(t *testing.T, m llm.Model, person Confirmer, pub Publisher) *Ses
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { files.Close() })
-	tools := append(review.RepoTools(files), review.PRTools(fakePR{}, github.Repo{Owner: "o", Name: "r"}, 1)...)
-	rc := &review.Context{PR: &github.PullRequest{Number: 1, Title: "t", State: "OPEN"}, Diff: "diff --git a/auth.go b/auth.go\n"}
+	tools := append(change.RepoTools(files), change.PRTools(fakePR{}, github.Repo{Owner: "o", Name: "r"}, 1)...)
+	rc := &change.Context{PR: &github.PullRequest{Number: 1, Title: "t", State: "OPEN"}, Diff: "diff --git a/auth.go b/auth.go\n"}
 	return &Session{Model: m, Context: rc, Tools: tools, Confirmer: person, Publisher: pub}
 }
 

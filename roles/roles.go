@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ocdx/gh-ocdx/change"
 	"github.com/ocdx/gh-ocdx/consensus"
 	"github.com/ocdx/gh-ocdx/effort"
 	"github.com/ocdx/gh-ocdx/finding"
@@ -24,7 +25,6 @@ import (
 	"github.com/ocdx/gh-ocdx/posts"
 	"github.com/ocdx/gh-ocdx/prompts"
 	"github.com/ocdx/gh-ocdx/rereview"
-	"github.com/ocdx/gh-ocdx/review"
 )
 
 // Role is one configured model playing a role.
@@ -80,7 +80,7 @@ const AnalyzerName = "comments-analyzer"
 // Prompt caching): instructions, the repository's policy and the PR, then
 // this round's replies, previous findings and diff, then the reviewer's
 // name. breaks mark where the first two parts end.
-func reviewerTask(agent string, rc *review.Context, re *rereview.Delta) (task string, breaks []int, err error) {
+func reviewerTask(agent string, rc *change.Context, re *rereview.Delta) (task string, breaks []int, err error) {
 	pr := rc.PR
 	diff, since, prev := rc.Diff, "", []rereview.Previous(nil)
 	if re != nil {
@@ -97,7 +97,7 @@ func reviewerTask(agent string, rc *review.Context, re *rereview.Delta) (task st
 		"BaseRef": pr.BaseRefName, "HeadRef": pr.HeadRefName, "Body": body, "LinkedIssues": pr.ClosingIssues,
 		"FileSummary": rc.FileSummary(), "Files": rc.FileList(), "Diff": diff, "Replies": replies(pr),
 		"Since": since, "Previous": prev, "Evidence": rc.Evidence,
-		"Instructions": review.Instructions(rc.Policy, pr.Files),
+		"Instructions": change.Instructions(rc.Policy, pr.Files),
 	})
 }
 
@@ -270,7 +270,7 @@ func (t *Team) Crew(tier effort.Tier, unresolved int) Crew {
 // side and waits for all of them (allSettled): one failing role never
 // cancels the others. IDs and sources are set by gh-ocdx, never taken from
 // a model.
-func (t *Team) Run(ctx context.Context, round int, c Crew, rc *review.Context, re *rereview.Delta, threadFs []finding.Finding, st finding.ReviewState, stats finding.ThreadStats) (*Reviews, error) {
+func (t *Team) Run(ctx context.Context, round int, c Crew, rc *change.Context, re *rereview.Delta, threadFs []finding.Finding, st finding.ReviewState, stats finding.ThreadStats) (*Reviews, error) {
 	n := len(c.Reviewers)
 	out := &Reviews{Roles: make([]Status, n, n+1)}
 	results := make([]*finding.ReviewerResult, n)
@@ -331,7 +331,7 @@ func (t *Team) Run(ctx context.Context, round int, c Crew, rc *review.Context, r
 
 // ReviewerAgents are the agents of reviewers on rc, in configured order.
 // Review-loop and the local review share them.
-func (t *Team) ReviewerAgents(reviewers []Role, rc *review.Context, re *rereview.Delta, tools []llm.Tool) ([]*llm.Agent, error) {
+func (t *Team) ReviewerAgents(reviewers []Role, rc *change.Context, re *rereview.Delta, tools []llm.Tool) ([]*llm.Agent, error) {
 	agents := make([]*llm.Agent, len(reviewers))
 	for i, r := range reviewers {
 		task, breaks, err := reviewerTask(r.Name, rc, re)

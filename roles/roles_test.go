@@ -5,13 +5,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ocdx/gh-ocdx/change"
 	"github.com/ocdx/gh-ocdx/config"
 	"github.com/ocdx/gh-ocdx/effort"
 	"github.com/ocdx/gh-ocdx/evidence"
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/posts"
-	"github.com/ocdx/gh-ocdx/review"
 	"github.com/ocdx/gh-ocdx/verifier"
 )
 
@@ -21,7 +21,7 @@ const evidenceDiff = "diff --git a/a.go b/a.go\n--- a/a.go\n+++ b/a.go\n@@ -1,1 
 // grows by at most the evidence's budget.
 func TestReviewerTaskEvidenceWithinBudget(t *testing.T) {
 	pr := &github.PullRequest{Number: 3, Title: "t"}
-	rc := review.NewContext(pr, []byte(evidenceDiff), true, &config.Policy{})
+	rc := change.NewContext(pr, []byte(evidenceDiff), true, &config.Policy{})
 	without, _, err := reviewerTask("reviewer-1", rc, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -44,7 +44,7 @@ func TestReviewerTaskEvidenceWithinBudget(t *testing.T) {
 // description that describe --edit-body wrote into it.
 func TestReviewerTaskLeavesGhOcdxsDescriptionOut(t *testing.T) {
 	pr := &github.PullRequest{Number: 3, Title: "t", Body: "Author's words.\n\n" + posts.BodyStart + "\nThe old description.\n" + posts.BodyEnd}
-	task, _, err := reviewerTask("reviewer-1", review.NewContext(pr, nil, true, &config.Policy{}), nil)
+	task, _, err := reviewerTask("reviewer-1", change.NewContext(pr, nil, true, &config.Policy{}), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,8 +1,8 @@
-// Package review builds what a review of one pull request starts from: the
+// Package change builds what a review of one pull request starts from: the
 // context built the same way every time and its task message, and the tools
 // the agents read the repository and the PR with. review-pr's interactive
 // session, which starts from them, is package reviewpr.
-package review
+package change
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package review
+package change
 
 import (
 	"context"
