@@ -1,7 +1,9 @@
-// Package change builds what a review of one pull request starts from: the
-// context built the same way every time and its task message, and the tools
-// the agents read the repository and the PR with. review-pr's interactive
-// session, which starts from them, is package reviewpr.
+// Package change builds what a review of one change starts from, a pull
+// request or a change that is none (a local branch): its description
+// (Subject), the context built the same way every time and its task
+// message, and the tools the agents read the repository and the change
+// with. review-pr's interactive session, which starts from them, is
+// package reviewpr.
 package change
 
 import (
@@ -34,9 +36,12 @@ type PRSource interface {
 	Diff(ctx context.Context, repo github.Repo, number int, limit int64) ([]byte, bool, error)
 }
 
-// Context is the deterministic context of a PR review: fetched in full, or
+// Context is the deterministic context of a review: fetched in full, or
 // not at all.
 type Context struct {
+	Subject Subject // what the prompts say of the change
+	// PR is the pull request itself, for review-pr and describe, which
+	// act on it; nil for a change that is none (ContextOf).
 	PR            *github.PullRequest
 	Diff          string // truncated at DiffLimit, notice included
 	DiffTruncated bool
@@ -116,28 +121,35 @@ func TruncateDiff(diff []byte, complete bool) (string, bool) {
 
 // FileSummary is the line a task message puts before the file list.
 func (c *Context) FileSummary() string {
-	return fmt.Sprintf("%s changed, %s, %s", text.Plural(c.PR.ChangedFiles, "file"), text.Plural(c.PR.Additions, "insertion"), text.Plural(c.PR.Deletions, "deletion"))
+	s := c.Subject
+	return fmt.Sprintf("%s changed, %s, %s", text.Plural(s.ChangedFiles, "file"), text.Plural(s.Additions, "insertion"), text.Plural(s.Deletions, "deletion"))
 }
 
 // TaskMessage renders the review-pr task message: the first user message of
 // a review-pr run, and what --context-only prints.
 func (c *Context) TaskMessage() (string, error) {
-	body := posts.AuthorBody(c.PR.Body) // gh-ocdx's description is not the author's
+	s := c.Subject
+	body := posts.AuthorBody(s.Body) // gh-ocdx's description is not the author's
 	if body == "" {
 		body = "(no description)"
 	}
 	return prompts.Render("review_pr.md", map[string]any{
-		"Number": c.PR.Number, "Title": c.PR.Title, "Author": c.PR.Author, "State": c.PR.State,
-		"Body": body, "LinkedIssues": c.PR.ClosingIssues,
+		"Number": s.Number, "Title": s.Title, "Author": s.Author, "State": s.State,
+		"Body": body, "LinkedIssues": s.LinkedIssues,
 		"FileSummary": c.FileSummary(), "Files": c.FileList(), "Diff": c.Diff, "Since": text.ShortOID(c.Since),
-		"Instructions": Instructions(c.Policy, c.PR.Files),
+		"Instructions": Instructions(c.Policy, s.Files),
 	})
 }
 
+// Coverage is what the context's diff holds of the change's files.
+func (c *Context) Coverage() diff.Coverage {
+	return DiffCoverage(c.Subject, c.Diff, c.DiffTruncated, c.Ignored)
+}
+
 // DiffCoverage measures what text (the diff as given to the reviewers,
-// truncated or not) holds of pr's changed files; ignored are the files
+// truncated or not) holds of s's changed files; ignored are the files
 // whose diff the policy left out.
-func DiffCoverage(pr *github.PullRequest, text string, truncated bool, ignored []string) diff.Coverage {
+func DiffCoverage(s Subject, text string, truncated bool, ignored []string) diff.Coverage {
 	var given, submodules []string
 	files, _ := diff.Parse([]byte(text)) // bytes cannot fail to read
 	for _, f := range files {
@@ -147,7 +159,7 @@ func DiffCoverage(pr *github.PullRequest, text string, truncated bool, ignored [
 		}
 	}
 	c := diff.Coverage{Cut: []string{}, LeftOutNames: []string{}, Ignored: len(ignored), Submodules: submodules}
-	c.Files = max(pr.ChangedFiles, len(pr.Files), len(given)+len(ignored))
+	c.Files = max(s.ChangedFiles, len(s.Files), len(given)+len(ignored))
 	c.Whole = len(given)
 	if truncated && len(given) > 0 {
 		// The diff was cut inside its last file (or just after it: it cannot
@@ -156,7 +168,7 @@ func DiffCoverage(pr *github.PullRequest, text string, truncated bool, ignored [
 		c.Cut = append(c.Cut, given[len(given)-1])
 	}
 	c.LeftOut = max(c.Files-len(given)-len(ignored), 0)
-	for _, f := range pr.Files {
+	for _, f := range s.Files {
 		if len(c.LeftOutNames) < diff.MaxCoverageNames && !slices.Contains(given, f.Path) && !slices.Contains(ignored, f.Path) {
 			c.LeftOutNames = append(c.LeftOutNames, f.Path)
 		}

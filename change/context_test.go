@@ -48,14 +48,14 @@ func TestDiffCoverage(t *testing.T) {
 		fmt.Fprintf(&b, "diff --git a/%s b/%s\n--- a/%s\n+++ b/%s\n@@ -1 +1 @@\n-%s\n+%s\n", p, p, p, p, strings.Repeat("x", 3000), strings.Repeat("y", 3000))
 	}
 	text, cut := TruncateDiff([]byte(b.String()), true)
-	c := DiffCoverage(pr, text, cut, nil)
+	c := DiffCoverage(OfPR(pr), text, cut, nil)
 	if !cut || !c.Sampled() || c.Files != 30 || c.Whole+len(c.Cut)+c.LeftOut != 30 || len(c.Cut) != 1 || c.Cut[0] != fmt.Sprintf("dir with space/f%02d.go", c.Whole) {
 		t.Errorf("coverage %+v", c)
 	}
 	if len(c.LeftOutNames) != min(c.LeftOut, diff.MaxCoverageNames) || c.LeftOutNames[0] != fmt.Sprintf("dir with space/f%02d.go", c.Whole+1) {
 		t.Errorf("left out names %v", c.LeftOutNames)
 	}
-	whole := DiffCoverage(&github.PullRequest{ChangedFiles: 1, Files: pr.Files[:1]}, "diff --git a/dir with space/f00.go b/dir with space/f00.go\n+x\n", false, nil)
+	whole := DiffCoverage(Subject{ChangedFiles: 1, Files: pr.Files[:1]}, "diff --git a/dir with space/f00.go b/dir with space/f00.go\n+x\n", false, nil)
 	if whole.Sampled() || whole.Whole != 1 || whole.String() != "the whole diff (1 file)" {
 		t.Errorf("whole diff: %+v %q", whole, whole)
 	}
@@ -64,7 +64,7 @@ func TestDiffCoverage(t *testing.T) {
 	subs := "diff --git a/a.txt b/a.txt\n--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-a\n+b\n" +
 		"diff --git a/lib two b/lib two\nindex 1111111..2222222 160000\n--- a/lib two\n+++ b/lib two\n@@ -1 +1 @@\n-Subproject commit 1111111111111111111111111111111111111111\n+Subproject commit 2222222222222222222222222222222222222222\n" +
 		"diff --git a/lib one b/vendor/lib one\nsimilarity index 100%\nrename from lib one\nrename to vendor/lib one\n"
-	sub := DiffCoverage(&github.PullRequest{ChangedFiles: 3, Files: []github.ChangedFile{{Path: "a.txt"}, {Path: "lib two"}, {Path: "vendor/lib one"}}}, subs, false, nil)
+	sub := DiffCoverage(Subject{ChangedFiles: 3, Files: []github.ChangedFile{{Path: "a.txt"}, {Path: "lib two"}, {Path: "vendor/lib one"}}}, subs, false, nil)
 	if sub.Sampled() || sub.String() != "the whole diff (3 files), 1 submodule pointer (`lib two`)" {
 		t.Errorf("submodules: %+v %q", sub, sub)
 	}
@@ -82,7 +82,7 @@ func TestNewContextLeavesIgnoredDiffsOutAndUncounted(t *testing.T) {
 	if rc.DiffTruncated || rc.Diff != "diff --git a/main.go b/main.go\n+func main() {}\n" {
 		t.Errorf("diff (truncated %v):\n%.300s", rc.DiffTruncated, rc.Diff)
 	}
-	c := DiffCoverage(pr, rc.Diff, rc.DiffTruncated, rc.Ignored)
+	c := rc.Coverage()
 	if c.Sampled() || c.Whole != 1 || c.Ignored != 2 || c.LeftOut != 0 || c.String() != "the whole diff (1 file), 2 files ignored by the ignore globs" {
 		t.Errorf("coverage %+v: %s", c, c)
 	}
@@ -112,7 +112,7 @@ func TestInstructionsOnlyForMatchingFilesAndCapped(t *testing.T) {
 
 // The task's file summary counts in words: "1 deletion", not "1 deletions".
 func TestFileSummaryPlurals(t *testing.T) {
-	c := &Context{PR: &github.PullRequest{ChangedFiles: 1, Additions: 10, Deletions: 1}}
+	c := &Context{Subject: Subject{ChangedFiles: 1, Additions: 10, Deletions: 1}}
 	if got := c.FileSummary(); got != "1 file changed, 10 insertions, 1 deletion" {
 		t.Errorf("FileSummary = %q", got)
 	}

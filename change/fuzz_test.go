@@ -37,7 +37,7 @@ func FuzzTruncateDiff(f *testing.F) {
 		if len(body) > DiffLimit+1 || !strings.HasPrefix(string(diff), strings.TrimSuffix(body, "\n")) {
 			t.Fatalf("kept %d bytes, not a prefix within the cap", len(body))
 		}
-		c := &Context{PR: &github.PullRequest{Number: 1, ChangedFiles: 1, Files: []github.ChangedFile{{Path: "x"}}}, Diff: got}
+		c := &Context{Subject: Subject{Number: 1, ChangedFiles: 1, Files: []github.ChangedFile{{Path: "x"}}}, Diff: got}
 		msg, err := c.TaskMessage()
 		if err != nil {
 			t.Fatal(err)

@@ -26,19 +26,26 @@ const MaxInstructions = 8 << 10
 // InstructionsCutNotice ends instructions cut at MaxInstructions.
 const InstructionsCutNotice = "\n[repository instructions cut at 8KB]"
 
-// NewContext is the context of a review of pr over its diff (complete
-// false: more was not read): the diffs of the files the policy ignores are
-// left out, the rest is cut at DiffLimit.
+// NewContext is the context of a review of pr over its diff (ContextOf).
 func NewContext(pr *github.PullRequest, d []byte, complete bool, p *config.Policy) *Context {
+	c := ContextOf(OfPR(pr), d, complete, p)
+	c.PR = pr
+	return c
+}
+
+// ContextOf is the context of a review of the change s over its diff
+// (complete false: more was not read): the diffs of the files the policy
+// ignores are left out, the rest is cut at DiffLimit.
+func ContextOf(s Subject, d []byte, complete bool, p *config.Policy) *Context {
 	kept, dropped := FilterDiff(d, p.Ignored)
 	text, truncated := TruncateDiff(kept, complete)
 	ignored := dropped
-	for _, f := range pr.Files {
+	for _, f := range s.Files {
 		if p.Ignored(f.Path) && !slices.Contains(ignored, f.Path) {
 			ignored = append(ignored, f.Path)
 		}
 	}
-	return &Context{PR: pr, Diff: text, DiffTruncated: truncated, Policy: p, Ignored: ignored}
+	return &Context{Subject: s, Diff: text, DiffTruncated: truncated, Policy: p, Ignored: ignored}
 }
 
 // FilterDiff removes from a unified diff the sections of the files ignored
@@ -58,18 +65,18 @@ func FilterDiff(d []byte, ignored func(string) bool) (kept []byte, dropped []str
 	return append(kept, d[last:]...), dropped
 }
 
-// FileList is the PR's changed files as a task lists them: an ignored
+// FileList is the change's files as a task lists them: an ignored
 // file is marked, and files beyond those read are counted.
 func (c *Context) FileList() []string {
-	files := make([]string, 0, len(c.PR.Files)+1)
-	for _, f := range c.PR.Files {
+	files := make([]string, 0, len(c.Subject.Files)+1)
+	for _, f := range c.Subject.Files {
 		if slices.Contains(c.Ignored, f.Path) {
 			files = append(files, f.Path+" (ignored: its diff is left out; read it with tools if it matters)")
 		} else {
 			files = append(files, f.Path)
 		}
 	}
-	if more := c.PR.ChangedFiles - len(c.PR.Files); more > 0 {
+	if more := c.Subject.ChangedFiles - len(c.Subject.Files); more > 0 {
 		files = append(files, fmt.Sprintf("… and %d more files (use list_files or pr_diff)", more))
 	}
 	return files

@@ -9,6 +9,7 @@ import (
 
 	"github.com/cli/go-gh/v2/pkg/repository"
 
+	"github.com/ocdx/gh-ocdx/change"
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/fix"
 	"github.com/ocdx/gh-ocdx/git"
@@ -174,7 +175,7 @@ func fixPR(ctx context.Context, d *Deps, opts *FixOptions) error {
 		return err
 	}
 
-	o := fix.Options{Repo: repo, PR: pr, Dir: co.Repo.Dir, Remote: pushRemote(ctx, co),
+	o := fix.Options{Repo: repo, Change: change.OfPR(pr), PR: pr, Dir: co.Repo.Dir, Remote: pushRemote(ctx, co),
 		Model: model, ModelName: cfg.PRFix.String(),
 		Verify: cfg.Verify, Policy: cfg.Policy, Price: priceOf(cfg, cfg.PRFix.String()), Payload: payload, Run: run, Round: 1, Resume: resume,
 		DryRun: opts.DryRun, GitHub: client, Progress: d.progressOut(), Source: fix.Source(opts.Findings, resume, payload)}

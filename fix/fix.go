@@ -52,9 +52,14 @@ type Analyzers interface {
 	Run(ctx context.Context, tree string) analyzer.Report
 }
 
-// Options are one fix of one PR.
+// Options are one fix of one change.
 type Options struct {
-	Repo      github.Repo
+	Repo github.Repo
+	// Change is what the fix's task says of the change, and the heads it
+	// starts from (change.OfPR for a PR).
+	Change change.Subject
+	// PR is the pull request the push and the report go to; nil for a dry
+	// run (a local review's fix).
 	PR        *github.PullRequest
 	Dir       string // checkout root, on PR.HeadRefName
 	Remote    string // default "origin"
@@ -134,8 +139,8 @@ func (e *ResultError) Error() string {
 // Run fixes the payload's issues, verifies, pushes and reports. The Result
 // says how it ended, also when err is set, and is recorded in the round.
 func Run(ctx context.Context, o Options) (*state.FixResult, error) {
-	if o.PR == nil || o.Model == nil || o.Run == nil || (o.GitHub == nil && !o.DryRun) {
-		return nil, errors.New("fix.Run needs PR, Model, Run and, unless a dry run, GitHub")
+	if o.Model == nil || o.Run == nil || ((o.GitHub == nil || o.PR == nil) && !o.DryRun) {
+		return nil, errors.New("fix.Run needs Model, Run and, unless a dry run, PR and GitHub")
 	}
 	if o.Remote == "" {
 		o.Remote = "origin"
@@ -204,20 +209,20 @@ func (f *fixer) run(ctx context.Context) (_ *state.FixResult, err error) {
 	if err != nil {
 		return nil, err
 	}
-	rd, err := o.Run.StartRound(o.Round, o.PR.HeadRefOid)
+	rd, err := o.Run.StartRound(o.Round, o.Change.HeadOID)
 	if err != nil {
 		return nil, err
 	}
 	defer func() { f.settle(ctx, err) }()
 	f.reviewed = rd.HeadOID
 	if f.reviewed == "" {
-		f.reviewed = o.PR.HeadRefOid
+		f.reviewed = o.Change.HeadOID
 	}
 	f.base = head
 	if f.reviewed != "" && f.repo.HasCommit(ctx, f.reviewed) {
 		f.base = f.reviewed
 	}
-	pushed := rd.PushedHead(o.PR.HeadRefOid)
+	pushed := rd.PushedHead(o.Change.HeadOID)
 	if prev, ok := Recorded(rd); ok { // an earlier, interrupted run of this fix
 		f.out.Usage, f.earlier = prev.Usage, prev.Attempts
 	}
@@ -352,7 +357,7 @@ func (f *fixer) fixAndVerify(ctx context.Context) error {
 			}
 			log, _ := f.repo.Log(ctx, f.base)
 			f.phase("verification failed", fmt.Sprintf("make %q pass, then push; or run gh ocdx fix --continue", failed.Command))
-			return &VerifyError{Attempts: f.out.Attempts, Failed: failed, Branch: o.PR.HeadRefName, Commits: log}
+			return &VerifyError{Attempts: f.out.Attempts, Failed: failed, Branch: o.Change.HeadRef, Commits: log}
 		}
 		retry = &retryInfo{Attempt: attempt + 1, Max: MaxAttempts, Command: failed.Command, Status: status(failed), Tail: strings.TrimSpace(failed.Tail)}
 	}
@@ -455,7 +460,7 @@ func (f *fixer) agent(ctx context.Context, retry *retryInfo, attempt int) (findi
 	if err != nil {
 		return finding.FixAnswer{}, err
 	}
-	ws := &workspace{files: f.files, reads: f.tracked, repo: f.repo, base: o.PR.BaseRefOid, verify: f.verify, progress: o.Progress,
+	ws := &workspace{files: f.files, reads: f.tracked, repo: f.repo, base: o.Change.BaseOID, verify: f.verify, progress: o.Progress,
 		touched: func(p string) {
 			f.tracked.add(p)
 			f.note.Touched(p)
@@ -500,7 +505,7 @@ func (f *fixer) task(retry *retryInfo) (string, error) {
 		return "", err
 	}
 	var paths []string
-	for _, c := range o.PR.Files {
+	for _, c := range o.Change.Files {
 		paths = append(paths, c.Path)
 	}
 	return prompts.Render("pr_fix.md", struct {
@@ -510,11 +515,11 @@ func (f *fixer) task(retry *retryInfo) (string, error) {
 		Payload, Resume, Instructions                  string
 		Retry                                          *retryInfo
 	}{
-		PRNumber: o.PR.Number, Round: o.Round, ToFix: len(o.Payload.IssuesToFix),
-		Title: text.OneLine(o.PR.Title), URL: o.PR.URL, HeadRef: o.PR.HeadRefName, HeadOID: o.PR.HeadRefOid,
-		BaseRef: o.PR.BaseRefName, BaseOID: o.PR.BaseRefOid, Files: paths, Verify: o.Verify,
+		PRNumber: o.Change.Number, Round: o.Round, ToFix: len(o.Payload.IssuesToFix),
+		Title: text.OneLine(o.Change.Title), URL: o.Change.URL, HeadRef: o.Change.HeadRef, HeadOID: o.Change.HeadOID,
+		BaseRef: o.Change.BaseRef, BaseOID: o.Change.BaseOID, Files: paths, Verify: o.Verify,
 		Payload: string(payload), Resume: resumeText(o.Resume), Retry: retry,
-		Instructions: change.Instructions(o.Policy, o.PR.Files),
+		Instructions: change.Instructions(o.Policy, o.Change.Files),
 	})
 }
 
@@ -549,8 +554,8 @@ func (f *fixer) check(ctx context.Context, res *finding.FixAnswer) (map[string]b
 	if res.Agent != Role {
 		problems = append(problems, fmt.Sprintf("agent is %q, want %q", res.Agent, Role))
 	}
-	if res.PRNumber != f.o.PR.Number {
-		problems = append(problems, fmt.Sprintf("prNumber is %d, want %d", res.PRNumber, f.o.PR.Number))
+	if res.PRNumber != f.o.Change.Number {
+		problems = append(problems, fmt.Sprintf("prNumber is %d, want %d", res.PRNumber, f.o.Change.Number))
 	}
 	// What git says wins over what the model listed: every commit of the
 	// fix is reported, once.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ocdx/gh-ocdx/change"
 	"os/exec"
 	"strings"
 	"sync"
@@ -145,10 +146,11 @@ func newFixture(t *testing.T, steps ...step) *fixture {
 	t.Cleanup(func() { run.Release() })
 	m := &model{steps: steps}
 	log := &strings.Builder{}
+	pr := &github.PullRequest{Number: 24, State: "OPEN", HeadRefName: "feature", HeadRefOid: head, BaseRefName: "main", Title: "T", Viewer: "ocdx-bot"}
 	return &fixture{fx: fx, gh: gh, m: m, store: store, run: run, log: log, opts: Options{
 		Repo: github.Repo{Host: "github.com", Owner: "octo", Name: "widgets"},
-		PR:   &github.PullRequest{Number: 24, State: "OPEN", HeadRefName: "feature", HeadRefOid: head, BaseRefName: "main", Title: "T", Viewer: "ocdx-bot"},
-		Dir:  fx.Clone, Model: m, ModelName: "openai/fake", Verify: []string{"sh check.sh"},
+		PR:   pr, Change: change.OfPR(pr),
+		Dir: fx.Clone, Model: m, ModelName: "openai/fake", Verify: []string{"sh check.sh"},
 		Payload: finding.FixPayload{PRNumber: 24, Round: 1, IssuesToFix: findings},
 		Run:     run, Round: 1, GitHub: gh, Progress: log,
 	}}

@@ -11,7 +11,7 @@ import (
 
 func TestRunGivesTheAgentTheRepositoryInstructionsAndRecordsItsCost(t *testing.T) {
 	f := newFixture(t, calls(editA), calls(commitA), answer([]string{"SEC-00000001"}, []string{"QUAL-0000002"}))
-	f.opts.PR.Files = []github.ChangedFile{{Path: "b.txt"}}
+	f.opts.Change.Files = []github.ChangedFile{{Path: "b.txt"}}
 	f.opts.Policy = &config.Policy{Instructions: "House rule: commit messages say why.",
 		Paths: []config.PathRule{{Glob: "*.txt", Instructions: "TXT rule: one word a line."}, {Glob: "api/**", Instructions: "API rule."}}}
 	f.opts.Price = &config.Price{Input: 1000, CachedInput: 1000, Output: 1000}

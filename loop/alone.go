@@ -19,7 +19,6 @@ import (
 	"github.com/ocdx/gh-ocdx/config"
 	"github.com/ocdx/gh-ocdx/effort"
 	"github.com/ocdx/gh-ocdx/finding"
-	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/llm"
 	"github.com/ocdx/gh-ocdx/roles"
 	"github.com/ocdx/gh-ocdx/verifier"
@@ -41,18 +40,19 @@ type AloneChange struct {
 	Title, Body string
 }
 
-func (ch AloneChange) described() *github.PullRequest {
-	pr := ch.Change.described()
-	pr.Title, pr.Body = ch.Title, ch.Body
-	pr.URL = "(none: a pull request reviewed as it was, offline)"
-	return pr
+// Subject is the change with the pull request's title and description,
+// and no number or URL: it is reviewed as it was, offline.
+func (ch AloneChange) Subject() change.Subject {
+	s := ch.Change.Subject()
+	s.Title, s.Body = ch.Title, ch.Body
+	return s
 }
 
 // NewReviewerAlone prepares reviewer r's review of ch with tools, as a
 // round gives it (the same task, system prompt and iteration cap).
 func NewReviewerAlone(r roles.Role, ch AloneChange, policy *config.Policy, tools []llm.Tool, maxIters int, progress io.Writer) (*Alone, error) {
 	team := aloneTeam(maxIters, progress)
-	agents, err := team.ReviewerAgents([]roles.Role{r}, change.NewContext(ch.described(), ch.Diff, true, policy), nil, tools)
+	agents, err := team.ReviewerAgents([]roles.Role{r}, change.ContextOf(ch.Subject(), ch.Diff, true, policy), tools)
 	if err != nil {
 		return nil, err
 	}
@@ -81,7 +81,7 @@ func NewVerifierAlone(v roles.Role, ch AloneChange, fs []finding.Finding, tools 
 	if len(send) == 0 {
 		return nil, nil
 	}
-	task, err := verifier.Task(ch.described(), send)
+	task, err := verifier.Task(ch.Subject(), send)
 	if err != nil {
 		return nil, err
 	}

@@ -85,7 +85,7 @@ type FixRunner struct {
 	// Confirm asks before each push; nil pushes without asking (--yes).
 	Confirm func(ctx context.Context, plan fix.PushPlan) (bool, error)
 	// NoPush stops after the verification (a local review): no push, no
-	// fix report, no GitHub request: GitHub is nil.
+	// fix report, no GitHub request: GitHub and the request's PR are nil.
 	NoPush   bool
 	GitHub   fix.GitHub
 	Progress io.Writer
@@ -96,7 +96,7 @@ type FixRunner struct {
 // stops on it without converging.
 func (r *FixRunner) Fix(ctx context.Context, req FixRequest) (*state.FixResult, error) {
 	out, err := fix.Run(ctx, fix.Options{
-		Repo: r.Repo, PR: req.PR, Dir: r.Dir, Remote: r.Remote, Model: r.Model, ModelName: r.ModelName,
+		Repo: r.Repo, Change: req.Change, PR: req.PR, Dir: r.Dir, Remote: r.Remote, Model: r.Model, ModelName: r.ModelName,
 		Verify: r.Verify, Analyzers: r.Analyzers, Policy: r.Policy, Price: r.Price, Payload: req.Payload, Run: req.Run, Round: req.Round, Resume: req.Resume,
 		Confirm: r.Confirm, DryRun: r.NoPush, GitHub: r.GitHub, Progress: r.Progress, Ledger: &req.Ledger,
 	})

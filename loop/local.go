@@ -1,7 +1,6 @@
 package loop
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"crypto/sha256"
@@ -12,7 +11,6 @@ import (
 	"io"
 	"slices"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"github.com/ocdx/gh-ocdx/change"
@@ -28,6 +26,7 @@ import (
 	"github.com/ocdx/gh-ocdx/internal/tokens"
 	"github.com/ocdx/gh-ocdx/learnings"
 	"github.com/ocdx/gh-ocdx/llm"
+	"github.com/ocdx/gh-ocdx/posts"
 	"github.com/ocdx/gh-ocdx/report"
 	"github.com/ocdx/gh-ocdx/roles"
 	"github.com/ocdx/gh-ocdx/secretscan"
@@ -258,7 +257,7 @@ type LocalResult struct {
 func ReviewLocal(ctx context.Context, o LocalOptions) (*LocalResult, error) {
 	ch := o.Change
 	l := &loop{o: Options{Reviewers: o.Reviewers, MaxIters: o.MaxIters, Progress: o.Progress, MaxRounds: 1, Verifier: o.Verifier, Effort: o.Effort,
-		ReviewerTools: func(string) []llm.Tool { return o.Tools }, Store: o.Store, Summarized: o.Summarized, Budget: o.Budget, History: o.History, Evidence: o.Evidence}, key: o.Key}
+		ReviewerTools: func(string) []llm.Tool { return o.Tools }, Store: o.Store, Policy: o.Policy, Summarized: o.Summarized, Budget: o.Budget, History: o.History, Evidence: o.Evidence}, key: o.Key, res: &report.Result{}}
 	res := &LocalResult{Key: o.Key.String(), Branch: ch.Branch, Base: ch.Base, MergeBase: ch.MergeBase, Head: ch.Head,
 		Findings: []finding.Finding{}, Remaining: []finding.Finding{}, Stuck: []string{}, Untracked: ch.Untracked,
 		PolicyChanged: orEmptyS(PolicyChanges(ch.Files)), Dismissed: []finding.Finding{}}
@@ -304,7 +303,7 @@ func ReviewLocal(ctx context.Context, o LocalOptions) (*LocalResult, error) {
 		res.Budget = &report.BudgetStatus{MaxTokens: o.Budget.Max}
 		defer func() { res.Budget.Spent = o.Budget.Spent() }()
 	}
-	rr, err := l.reviewLocal(ctx, ch, o.Policy, o.Tools, fixedBefore, dismissed)
+	rr, err := l.reviewLocal(ctx, ch, fixedBefore, dismissed)
 	if errors.Is(err, llm.ErrBudget) && ctx.Err() == nil {
 		res.Budget.Reached = true
 		l.res = &report.Result{}
@@ -351,7 +350,7 @@ func ReviewLocal(ctx context.Context, o LocalOptions) (*LocalResult, error) {
 		}
 		return res, l.localEnd(res, rr, state.OutcomeBlocked, reason, nil)
 	}
-	rep, err := o.Fixer.Fix(ctx, FixRequest{PR: ch.described(), Run: run, Round: 1,
+	rep, err := o.Fixer.Fix(ctx, FixRequest{Change: ch.Subject(), Run: run, Round: 1,
 		Payload: finding.FixPayload{Round: 1, IssuesToFix: toFix, OptionalIssues: orEmpty(optional)}})
 	if rep != nil {
 		if err != nil && rep.Kept() {
@@ -397,92 +396,29 @@ func ReviewLocal(ctx context.Context, o LocalOptions) (*LocalResult, error) {
 	return res, l.localEnd(res, rr, state.OutcomeBlocked, fmt.Sprintf("%s fixed; left: %s", text.Plural(len(fixed), "finding"), report.IDList(res.Remaining)), nil)
 }
 
-// reviewLocal runs the reviewers on the change and aggregates as a round
-// of review-loop does, without review threads.
-func (l *loop) reviewLocal(ctx context.Context, ch Change, policy *config.Policy, tools []llm.Tool, fixedBefore []finding.Finding, dismissed []string) (*report.RoundResult, error) {
-	pr := ch.described()
-	rc := change.NewContext(pr, ch.Diff, true, policy)
+// reviewLocal is the round's review step (loop.review) on the branch's
+// change: no threads, so no comments analyzer; the dismissed IDs are the
+// branch's (gh ocdx dismiss --branch).
+func (l *loop) reviewLocal(ctx context.Context, ch Change, fixedBefore []finding.Finding, dismissed []string) (*report.RoundResult, error) {
 	rr := &report.RoundResult{N: 1, HeadOID: ch.Head, Comments: []state.Comment{}, Stuck: []string{}, ReviewState: finding.ReviewState{ChangesRequestedBy: []finding.Actor{}}}
-	rr.Coverage = change.DiffCoverage(pr, rc.Diff, rc.DiffTruncated, rc.Ignored)
-	// The secret scan first: a change with a secret is never reviewed at
-	// quick (docs/architecture.md, Effort tiers).
-	now := time.Now().UTC().Format(time.RFC3339)
-	scan, historyRead, err := l.scanSecrets(ctx, ch.MergeBase, ch.Head, now, func() (secretscan.Scan, error) {
-		return secretscan.Diff(bytes.NewReader(ch.Diff), now, nil)
-	})
-	if err != nil {
+	for _, id := range dismissed {
+		l.dismissals = append(l.dismissals, posts.Dismissal{ID: id})
+	}
+	if err := l.review(ctx, branchSource{ch: ch, fixedBefore: fixedBefore}, rr, roles.Threads{}); err != nil {
 		return nil, err
-	}
-	rr.Coverage.HistoryUnscanned = !historyRead
-	secrets := scan.Findings
-	facts := effort.Facts{Secrets: len(secrets), Rules: effortRules(policy)}
-	facts.Files, facts.Lines = diffFacts(ch.Diff)
-	choice := effort.Decide(l.o.Effort, facts)
-	rr.Effort, rr.Crew = &choice, l.team().Crew(choice.Tier, 0)
-	toolFs := l.evidence(ctx, ch.Head, choice.Tier, rc, rr, ch.Diff, now)
-	reviewers := rr.Crew.Reviewers
-	n := len(reviewers)
-	rr.Roles = make([]roles.Status, n)
-	results := make([]*finding.ReviewerResult, n)
-	agents, err := l.team().ReviewerAgents(reviewers, rc, nil, tools)
-	if err != nil {
-		return nil, err
-	}
-	// As a round of review-loop: it starts only when every reviewer's
-	// answer fits the token budget (docs/architecture.md, Budget and costs).
-	if l.o.Budget != nil {
-		if err := l.o.Budget.Reserve("the review", agents...); err != nil {
-			return nil, err
-		}
-	}
-	l.team().RunReviewers(ctx, reviewers, agents, rr.Roles, results)
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	rr.Usage = map[string]tokens.Usage{}
-	for i, r := range rr.Roles {
-		if ce := llm.AsConfigError(reviewers[i].Key, r.Err); ce != nil && reviewers[i].Key != "" {
-			return nil, ce
-		}
-		rr.Usage[r.Role] = r.Usage
-		if r.OK {
-			rr.ReviewersOK++
-		}
-	}
-	rr.Findings = orEmpty(consensus.Distinct(slices.Concat(roles.AgentFindings(reviewers, results), secrets, toolFs), rr.ReviewersOK))
-	applyLearnings(rr, policy)
-	if err := l.verify(ctx, pr, rr); err != nil {
-		return nil, err
-	}
-	// A dismissed finding is shown, not counted, fixed or stuck.
-	rr.Findings, rr.Dismissed = splitDismissed(rr.Findings, dismissed)
-	rr.Counts = consensus.Count(rr.Findings)
-	if rr.ReviewersOK > 0 {
-		rr.Consensus = consensus.Of(rr.ReviewState, rr.Counts)
-	}
-	rr.Stuck = orEmptyS(consensus.Stuck(fixedBefore, rr.Findings, nil))
-	for _, f := range rr.Findings {
-		if slices.Contains(l.stuck, f.ID) && !slices.Contains(rr.Stuck, f.ID) {
-			rr.Stuck = append(rr.Stuck, f.ID)
-		}
 	}
 	return rr, nil
 }
 
-// described is the change as the reviewer, verifier and fix prompts take
-// a change to describe it: title, body, author, files, head and base, with
-// no number, URL or threads. Only the prompts read it: nothing is posted,
-// fetched or pushed for it (docs/architecture.md, Local review).
-func (ch Change) described() *github.PullRequest {
-	pr := &github.PullRequest{Title: "Local changes on " + ch.Branch, URL: "(none: local changes, not a pull request)",
-		Author: ch.Author, HeadRefName: ch.Branch, HeadRefOid: ch.Head, BaseRefName: ch.Base, BaseRefOid: ch.MergeBase,
-		Files: ch.Files, ChangedFiles: len(ch.Files),
-		Body: "The current branch's commits since its merge base with " + ch.Base + ", plus its uncommitted changes."}
-	for _, f := range ch.Files {
-		pr.Additions += f.Additions
-		pr.Deletions += f.Deletions
-	}
-	return pr
+// Subject is the change as the reviewer, verifier and fix prompts
+// describe it: title, body, author, files, head and base, with no number,
+// URL or linked issues (docs/architecture.md, Local review).
+func (ch Change) Subject() change.Subject {
+	s := change.OfFiles(ch.Files)
+	s.Title, s.Author = "Local changes on "+ch.Branch, ch.Author
+	s.HeadRef, s.HeadOID, s.BaseRef, s.BaseOID = ch.Branch, ch.Head, ch.Base, ch.MergeBase
+	s.Body = "The current branch's commits since its merge base with " + ch.Base + ", plus its uncommitted changes."
+	return s
 }
 
 // lastFixed is what the newest run's last round reported fixed; by ID

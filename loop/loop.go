@@ -7,7 +7,6 @@
 package loop
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"errors"
@@ -15,7 +14,6 @@ import (
 	"io"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/ocdx/gh-ocdx/change"
 	"github.com/ocdx/gh-ocdx/config"
@@ -76,7 +74,8 @@ type Fixer interface {
 
 // FixRequest is one round's fix.
 type FixRequest struct {
-	PR      *github.PullRequest
+	Change  change.Subject      // what the fix agent is told of the change
+	PR      *github.PullRequest // where a verified fix is pushed; nil for a local review's
 	Run     *state.Active
 	Round   int
 	Payload finding.FixPayload
@@ -406,7 +405,7 @@ func (l *loop) round(ctx context.Context, n int) (done bool, err error) {
 	if rd.Done(state.PhaseReviewed) {
 		rr.Reload(rd, l.o.Prices)
 	} else {
-		if err := l.review(ctx, pr, &rr, threadFs); err != nil {
+		if err := l.review(ctx, prSource{l, pr}, &rr, roles.ThreadsOf(pr, threadFs, rr.ReviewState, rr.Threads)); err != nil {
 			return false, err
 		}
 		if err := l.recordReview(n, &rr); err != nil {
@@ -437,7 +436,7 @@ func (l *loop) round(ctx context.Context, n int) (done bool, err error) {
 
 	// Fix phase; a pushed fix whose report is missing only gets its report.
 	if !rd.Done(state.PhasePushed) || !rd.Done(state.PhaseReported) {
-		rep, err := l.o.Fixer.Fix(ctx, FixRequest{PR: pr, Run: l.run, Round: n,
+		rep, err := l.o.Fixer.Fix(ctx, FixRequest{Change: change.OfPR(pr), PR: pr, Run: l.run, Round: n,
 			Payload: finding.FixPayload{PRNumber: pr.Number, Round: n, IssuesToFix: toFix, OptionalIssues: orEmpty(optional)},
 			Resume:  l.resumeWIP(n), Ledger: l.ledger(n, pr.HeadRefOid)})
 		if rep != nil {
@@ -538,84 +537,6 @@ func everyReviewer(n int) string {
 		return "the reviewer"
 	}
 	return fmt.Sprintf("all %d reviewers", n)
-}
-
-// review runs the roles of a round and aggregates what they found.
-func (l *loop) review(ctx context.Context, pr *github.PullRequest, rr *report.RoundResult, threadFs []finding.Finding) error {
-	now := time.Now().UTC().Format(time.RFC3339)
-	diff, complete, scan, historyRead, err := l.readAndScan(ctx, pr, now)
-	if err != nil {
-		return err
-	}
-	secrets := scan.Findings
-	rc := change.NewContext(pr, diff, complete, l.o.Policy)
-	rr.Lines = github.ParseDiffLines(string(diff))
-	rr.Coverage = change.DiffCoverage(pr, rc.Diff, rc.DiffTruncated, rc.Ignored)
-	rr.Coverage.Unscanned = scan.Unscanned(pr.Files)
-	rr.Coverage.HistoryUnscanned = !historyRead
-	re := l.reReviewOf(ctx, rr.N, pr)
-	if re != nil {
-		rr.Since, rr.Judged = re.Since, len(re.Previous)
-		// The coverage is of the diff the reviewers were given.
-		unscanned, history := rr.Coverage.Unscanned, rr.Coverage.HistoryUnscanned
-		rr.Coverage = re.Coverage
-		rr.Coverage.Unscanned, rr.Coverage.HistoryUnscanned = unscanned, history
-	}
-	choice := effort.Decide(l.o.Effort, l.effortFacts(pr, re, len(secrets)))
-	rr.Effort = &choice
-	tools := l.evidence(ctx, pr.HeadRefOid, choice.Tier, rc, rr, diff, now)
-	rr.Crew = l.team().Crew(choice.Tier, rr.Threads.Unresolved)
-	out, err := l.team().Run(ctx, rr.N, rr.Crew, rc, re, threadFs, rr.ReviewState, rr.Threads)
-	if err != nil {
-		return err
-	}
-	if err := l.takeRoles(rr, out); err != nil {
-		return err
-	}
-	rr.Findings = orEmpty(consensus.Distinct(slices.Concat(out.Findings, secrets, tools), rr.ReviewersOK))
-	if rr.N == 1 {
-		rr.Findings = append(rr.Findings, l.o.Compliance...)
-	}
-	fixedBefore, earlier := l.identify(ctx, pr, rr, re, out.Verdicts)
-	applyLearnings(rr, l.o.Policy)
-	l.settle(rr, earlier)
-	if err := l.verify(ctx, pr, rr); err != nil {
-		return err
-	}
-	rr.Counts = consensus.Count(rr.Findings)
-	if rr.ReviewersOK > 0 {
-		rr.Consensus = consensus.Of(rr.ReviewState, rr.Counts)
-	}
-	l.stuckNow(rr, fixedBefore, out.Verdicts)
-	return nil
-}
-
-// readAndScan reads the PR's diff and runs the secret scan over it as it
-// streams in, the models getting its first DiffReadLimit bytes
-// (docs/architecture.md, The secret scan), with the PR's history scanned
-// beside it; historyRead is false when the history could not be read.
-func (l *loop) readAndScan(ctx context.Context, pr *github.PullRequest, now string) (diff []byte, complete bool, scan secretscan.Scan, historyRead bool, err error) {
-	scan, historyRead, err = l.scanSecrets(ctx, pr.BaseRefOid, pr.HeadRefOid, now, func() (secretscan.Scan, error) {
-		var scan secretscan.Scan
-		var err error
-		diff, complete, err = l.readDiff(ctx, pr, change.DiffReadLimit, func(r io.Reader) error {
-			var err error
-			scan, err = secretscan.Diff(r, now, nil)
-			return err
-		})
-		if err != nil {
-			return scan, err
-		}
-		// A file GitHub sent without a patch (too large, after a 406) is
-		// scanned from the checkout when the PR's commits are there.
-		if missing := scan.Unscanned(pr.Files); len(missing) > 0 && l.o.PRDiff != nil {
-			if d, ok := l.o.PRDiff(ctx, pr.BaseRefOid, pr.HeadRefOid, missing); ok {
-				return secretscan.Diff(bytes.NewReader(d), now, &scan)
-			}
-		}
-		return scan, nil
-	})
-	return diff, complete, scan, historyRead, err
 }
 
 // takeRoles puts how the round's roles did into rr: their statuses,
@@ -1113,7 +1034,7 @@ func (l *loop) dryRun(ctx context.Context) (*report.Result, error) {
 	}
 	var threadFs []finding.Finding
 	threadFs, rr.Threads = l.threads(ctx, pr)
-	if err := l.review(ctx, pr, &rr, threadFs); errors.Is(err, llm.ErrBudget) {
+	if err := l.review(ctx, prSource{l, pr}, &rr, roles.ThreadsOf(pr, threadFs, rr.ReviewState, rr.Threads)); errors.Is(err, llm.ErrBudget) {
 		l.res.Outcome, l.res.Reason = state.OutcomeBlocked, "dry run: "+l.budgetReached(err)
 		l.label()
 		return l.res, nil
@@ -1198,12 +1119,12 @@ func orEmptyS(s []string) []string {
 // of the change the reviewers are given (on a re-review, those since the
 // last review), the base branch's paths rules, the secrets the scan found
 // and whether an earlier review of the PR raised a security finding.
-func (l *loop) effortFacts(pr *github.PullRequest, re *rereview.Delta, secrets int) effort.Facts {
+func (l *loop) effortFacts(s change.Subject, re *rereview.Delta, secrets int) effort.Facts {
 	f := effort.Facts{Secrets: secrets, Rules: effortRules(l.o.Policy)}
 	if re != nil {
 		f.Files, f.Lines = diffFacts([]byte(re.Diff))
 	} else {
-		for _, c := range pr.Files {
+		for _, c := range s.Files {
 			f.Files = append(f.Files, c.Path)
 			f.Lines += c.Additions + c.Deletions
 		}
@@ -1213,7 +1134,7 @@ func (l *loop) effortFacts(pr *github.PullRequest, re *rereview.Delta, secrets i
 		f.Security = f.Security || strings.HasPrefix(e.ID, "SEC-")
 	}
 	for _, r := range l.res.Rounds {
-		for _, x := range slices.Concat(r.Findings, r.Dismissed, r.Refuted) {
+		for _, x := range slices.Concat(r.Findings, r.Dismissed, r.Refuted) { // none yet in a local review
 			f.Security = f.Security || strings.HasPrefix(x.ID, "SEC-")
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"context"
 	"slices"
 
+	"github.com/ocdx/gh-ocdx/change"
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/internal/tokens"
@@ -20,10 +21,10 @@ import (
 // verify is the verifier's turn in round rr (roles.Team.Verify), after
 // the findings people restored are back in it: the refuted findings go
 // from rr.Findings to rr.Refuted, and what the verifier spent to rr.
-func (l *loop) verify(ctx context.Context, pr *github.PullRequest, rr *report.RoundResult) error {
+func (l *loop) verify(ctx context.Context, s change.Subject, rr *report.RoundResult) error {
 	restored := posts.IDs(l.restores)
 	l.reinstate(rr, restored)
-	v, err := l.team().Verify(ctx, pr, rr.Crew, rr.Findings, restored)
+	v, err := l.team().Verify(ctx, s, rr.Crew, rr.Findings, restored)
 	if v.Status == nil {
 		return err
 	}

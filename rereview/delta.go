@@ -43,13 +43,12 @@ func Of(ctx context.Context, co Checkout, b Basis, pr *github.PullRequest, polic
 	rc := change.NewContext(pr, []byte(changed), true, policy)
 	re := &Delta{Since: b.Head, Diff: rc.Diff, Changed: map[string]bool{}}
 	// Its files are the since-diff's, not the PR's.
-	since := &github.PullRequest{}
+	var since []github.ChangedFile
 	files, _ := diff.Parse([]byte(changed)) // bytes cannot fail to read
 	for _, f := range files {
-		since.Files = append(since.Files, github.ChangedFile{Path: f.Path()})
+		since = append(since, github.ChangedFile{Path: f.Path()})
 	}
-	since.ChangedFiles = len(since.Files)
-	re.Coverage = change.DiffCoverage(since, rc.Diff, rc.DiffTruncated, rc.Ignored)
+	re.Coverage = change.DiffCoverage(change.OfFiles(since), rc.Diff, rc.DiffTruncated, rc.Ignored)
 	// What the review built on did not see stays unseen (docs/architecture.md,
 	// Re-reviews): a sampled basis makes every review on it sampled.
 	re.Coverage.SampledBefore = b.Sampled

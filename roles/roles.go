@@ -80,8 +80,8 @@ const AnalyzerName = "comments-analyzer"
 // Prompt caching): instructions, the repository's policy and the PR, then
 // this round's replies, previous findings and diff, then the reviewer's
 // name. breaks mark where the first two parts end.
-func reviewerTask(agent string, rc *change.Context, re *rereview.Delta) (task string, breaks []int, err error) {
-	pr := rc.PR
+func reviewerTask(agent string, rc *change.Context, re *rereview.Delta, rs []reply) (task string, breaks []int, err error) {
+	pr := rc.Subject
 	diff, since, prev := rc.Diff, "", []rereview.Previous(nil)
 	if re != nil {
 		diff, since, prev = re.Diff, text.ShortOID(re.Since), re.List()
@@ -94,8 +94,8 @@ func reviewerTask(agent string, rc *change.Context, re *rereview.Delta) (task st
 	}
 	return prompts.RenderStable("reviewer.md", map[string]any{
 		"Agent": agent, "Number": pr.Number, "Title": pr.Title, "URL": pr.URL, "Author": pr.Author,
-		"BaseRef": pr.BaseRefName, "HeadRef": pr.HeadRefName, "Body": body, "LinkedIssues": pr.ClosingIssues,
-		"FileSummary": rc.FileSummary(), "Files": rc.FileList(), "Diff": diff, "Replies": replies(pr),
+		"BaseRef": pr.BaseRef, "HeadRef": pr.HeadRef, "Body": body, "LinkedIssues": pr.LinkedIssues,
+		"FileSummary": rc.FileSummary(), "Files": rc.FileList(), "Diff": diff, "Replies": rs,
 		"Since": since, "Previous": prev, "Evidence": rc.Evidence,
 		"Instructions": change.Instructions(rc.Policy, pr.Files),
 	})
@@ -255,10 +255,13 @@ type Team struct {
 
 // Crew is who plays a round at tier t of a PR with unresolved threads.
 func (t *Team) Crew(tier effort.Tier, unresolved int) Crew {
-	c := Crew{Reviewers: t.Reviewers, Analyzer: true, Verifier: t.Verifier != nil}
+	// A team without a comments analyzer (the local review: a branch has
+	// no threads) plays none.
+	analyzer := t.Analyzer.Name != ""
+	c := Crew{Reviewers: t.Reviewers, Analyzer: analyzer, Verifier: t.Verifier != nil}
 	switch tier {
 	case effort.Quick:
-		c.Reviewers, c.Analyzer, c.Verifier = t.Reviewers[:min(1, len(t.Reviewers))], unresolved > 0, false
+		c.Reviewers, c.Analyzer, c.Verifier = t.Reviewers[:min(1, len(t.Reviewers))], analyzer && unresolved > 0, false
 		c.Left, c.VerifierLeft = len(t.Reviewers)-len(c.Reviewers), t.Verifier != nil
 	case effort.Deep:
 		c.VerifyAll = true
@@ -266,42 +269,62 @@ func (t *Team) Crew(tier effort.Tier, unresolved int) Crew {
 	return c
 }
 
-// Run runs the crew's reviewers and the comments analyzer side by
-// side and waits for all of them (allSettled): one failing role never
-// cancels the others. IDs and sources are set by gh-ocdx, never taken from
-// a model.
-func (t *Team) Run(ctx context.Context, round int, c Crew, rc *change.Context, re *rereview.Delta, threadFs []finding.Finding, st finding.ReviewState, stats finding.ThreadStats) (*Reviews, error) {
+// Threads are a pull request's review threads as a round reads them
+// (ThreadsOf); the zero value for a change that has none (a local
+// branch), which a team without a comments analyzer reviews.
+type Threads struct {
+	pr       *github.PullRequest
+	findings []finding.Finding
+	state    finding.ReviewState
+	stats    finding.ThreadStats
+	replies  []reply
+}
+
+// ThreadsOf are pr's threads: those that are findings (threadFs), the
+// review state and the counts, and the replies people gave on gh-ocdx's
+// open threads, which the reviewers weigh.
+func ThreadsOf(pr *github.PullRequest, threadFs []finding.Finding, st finding.ReviewState, stats finding.ThreadStats) Threads {
+	return Threads{pr: pr, findings: threadFs, state: st, stats: stats, replies: replies(pr)}
+}
+
+// Run runs the crew's reviewers and, when it plays, the comments analyzer
+// on th, side by side, and waits for all of them (allSettled): one failing
+// role never cancels the others. round names the reservation in the
+// token budget. IDs and sources are set by gh-ocdx, never taken from a
+// model.
+func (t *Team) Run(ctx context.Context, round string, c Crew, rc *change.Context, re *rereview.Delta, th Threads) (*Reviews, error) {
 	n := len(c.Reviewers)
 	out := &Reviews{Roles: make([]Status, n, n+1)}
 	results := make([]*finding.ReviewerResult, n)
 	var tools, aTools []llm.Tool
 	if t.ReviewerTools != nil {
-		tools = t.ReviewerTools(rc.PR.HeadRefOid)
+		tools = t.ReviewerTools(rc.Subject.HeadOID)
 	}
 	// The round starts only when every role's first call fits the token
 	// budget, reserved in the configured order, the analyzer last
 	// (docs/architecture.md, Budget and costs): no role is refused once
 	// the others are at work.
-	agents, err := t.ReviewerAgents(c.Reviewers, rc, re, tools)
+	agents, err := t.reviewerAgents(c.Reviewers, rc, re, th.replies, tools)
 	if err != nil {
 		return nil, err
 	}
 	all := agents
 	var aAgent *llm.Agent
+	threadFs := th.findings
 	if c.Analyzer {
-		aTask, aBreaks, err := analyzerTask(rc.PR, threadFs, st, stats, rc.PR.ThreadsTruncated)
+		aTask, aBreaks, err := analyzerTask(th.pr, threadFs, th.state, th.stats, th.pr.ThreadsTruncated)
 		if err != nil {
 			return nil, err
 		}
 		if t.AnalyzerTools != nil {
-			aTools = t.AnalyzerTools(rc.PR.HeadRefOid)
+			aTools = t.AnalyzerTools(rc.Subject.HeadOID)
 		}
 		aAgent = t.Agent(t.Analyzer, analyzerSystem, aTask, aTools, aBreaks...)
 		all = append(slices.Clone(agents), aAgent)
 		out.Roles = out.Roles[:n+1]
 	}
 	if t.Budget != nil {
-		if err := t.Budget.Reserve(fmt.Sprintf("round %d", round), all...); err != nil {
+		if err := t.Budget.Reserve(round, all...); err != nil {
 			return nil, err
 		}
 	}
@@ -329,12 +352,16 @@ func (t *Team) Run(ctx context.Context, round int, c Crew, rc *change.Context, r
 	return out, nil
 }
 
-// ReviewerAgents are the agents of reviewers on rc, in configured order.
-// Review-loop and the local review share them.
-func (t *Team) ReviewerAgents(reviewers []Role, rc *change.Context, re *rereview.Delta, tools []llm.Tool) ([]*llm.Agent, error) {
+// ReviewerAgents are the agents of reviewers on rc, in configured order,
+// as a round gives them (eval's reviews alone).
+func (t *Team) ReviewerAgents(reviewers []Role, rc *change.Context, tools []llm.Tool) ([]*llm.Agent, error) {
+	return t.reviewerAgents(reviewers, rc, nil, nil, tools)
+}
+
+func (t *Team) reviewerAgents(reviewers []Role, rc *change.Context, re *rereview.Delta, rs []reply, tools []llm.Tool) ([]*llm.Agent, error) {
 	agents := make([]*llm.Agent, len(reviewers))
 	for i, r := range reviewers {
-		task, breaks, err := reviewerTask(r.Name, rc, re)
+		task, breaks, err := reviewerTask(r.Name, rc, re, rs)
 		if err != nil {
 			return nil, err
 		}

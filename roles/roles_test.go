@@ -22,7 +22,7 @@ const evidenceDiff = "diff --git a/a.go b/a.go\n--- a/a.go\n+++ b/a.go\n@@ -1,1 
 func TestReviewerTaskEvidenceWithinBudget(t *testing.T) {
 	pr := &github.PullRequest{Number: 3, Title: "t"}
 	rc := change.NewContext(pr, []byte(evidenceDiff), true, &config.Policy{})
-	without, _, err := reviewerTask("reviewer-1", rc, nil)
+	without, _, err := reviewerTask("reviewer-1", rc, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,7 +31,7 @@ func TestReviewerTaskEvidenceWithinBudget(t *testing.T) {
 		rs = append(rs, evidence.Result{Tool: "lint", File: "a.go", Line: 2, Level: evidence.LevelWarning, Rule: fmt.Sprintf("R%d", i), Message: strings.Repeat("long message ", 30)})
 	}
 	rc.Evidence = evidence.Brief(rs)
-	with, _, err := reviewerTask("reviewer-1", rc, nil)
+	with, _, err := reviewerTask("reviewer-1", rc, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +44,7 @@ func TestReviewerTaskEvidenceWithinBudget(t *testing.T) {
 // description that describe --edit-body wrote into it.
 func TestReviewerTaskLeavesGhOcdxsDescriptionOut(t *testing.T) {
 	pr := &github.PullRequest{Number: 3, Title: "t", Body: "Author's words.\n\n" + posts.BodyStart + "\nThe old description.\n" + posts.BodyEnd}
-	task, _, err := reviewerTask("reviewer-1", change.NewContext(pr, nil, true, &config.Policy{}), nil)
+	task, _, err := reviewerTask("reviewer-1", change.NewContext(pr, nil, true, &config.Policy{}), nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +58,7 @@ func TestReviewerTaskLeavesGhOcdxsDescriptionOut(t *testing.T) {
 // deep has the verifier judge every finding it may (support 1), standard
 // only the lone ones.
 func TestCrewOfEachTier(t *testing.T) {
-	team := &Team{Reviewers: []Role{{Name: "reviewer-1"}, {Name: "reviewer-2"}, {Name: "reviewer-3"}}, Verifier: &Role{Name: "verifier"}}
+	team := &Team{Reviewers: []Role{{Name: "reviewer-1"}, {Name: "reviewer-2"}, {Name: "reviewer-3"}}, Analyzer: Role{Name: AnalyzerName}, Verifier: &Role{Name: "verifier"}}
 	q := team.Crew(effort.Quick, 0)
 	if len(q.Reviewers) != 1 || q.Reviewers[0].Name != "reviewer-1" || q.Analyzer || q.Verifier || q.Left != 2 || !q.VerifierLeft {
 		t.Errorf("quick: %+v", q)

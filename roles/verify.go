@@ -4,8 +4,8 @@ import (
 	"context"
 	"slices"
 
+	"github.com/ocdx/gh-ocdx/change"
 	"github.com/ocdx/gh-ocdx/finding"
-	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/internal/text"
 	"github.com/ocdx/gh-ocdx/llm"
 	"github.com/ocdx/gh-ocdx/verifier"
@@ -24,7 +24,7 @@ type Verified struct {
 // to it, but for the ones people restored; the refuted ones are taken out.
 // A verifier that fails, or whose answer does not fit the token budget,
 // changes nothing, and its status says so: the reviews are kept.
-func (t *Team) Verify(ctx context.Context, pr *github.PullRequest, c Crew, fs []finding.Finding, restored []string) (Verified, error) {
+func (t *Team) Verify(ctx context.Context, s change.Subject, c Crew, fs []finding.Finding, restored []string) (Verified, error) {
 	out := Verified{Kept: fs}
 	v := t.Verifier
 	if v == nil || !c.Verifier {
@@ -49,13 +49,13 @@ func (t *Team) Verify(ctx context.Context, pr *github.PullRequest, c Crew, fs []
 		st.OK = true // nothing to ask: no model call
 		return out, nil
 	}
-	task, err := verifier.Task(pr, send)
+	task, err := verifier.Task(s, send)
 	if err != nil {
 		return out, err
 	}
 	var tools []llm.Tool
 	if t.ReviewerTools != nil {
-		tools = t.ReviewerTools(pr.HeadRefOid)
+		tools = t.ReviewerTools(s.HeadOID)
 	}
 	// The verifier comes after the round's reviews: when its answer does
 	// not fit in the token budget, it does not run and the findings stand,

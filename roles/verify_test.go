@@ -7,9 +7,9 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/ocdx/gh-ocdx/change"
 	"github.com/ocdx/gh-ocdx/effort"
 	"github.com/ocdx/gh-ocdx/finding"
-	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/internal/tokens"
 	"github.com/ocdx/gh-ocdx/llm"
 	"github.com/ocdx/gh-ocdx/verifier"
@@ -49,7 +49,7 @@ func TestVerifyRefutesOnlyWhatItWasSent(t *testing.T) {
 	team := &Team{Reviewers: []Role{{Name: "reviewer-1"}, {Name: "reviewer-2"}}, Verifier: &Role{Name: verifier.Name, Model: "openai/v", LLM: model}}
 	fs := []finding.Finding{lone, restored, agreed}
 
-	v, err := team.Verify(context.Background(), &github.PullRequest{Number: 1}, team.Crew(effort.Standard, 0), fs, []string{restored.ID})
+	v, err := team.Verify(context.Background(), change.Subject{Number: 1}, team.Crew(effort.Standard, 0), fs, []string{restored.ID})
 
 	if err != nil || !v.Ran || !v.Status.OK {
 		t.Fatalf("verified %+v, %v", v, err)
@@ -61,7 +61,7 @@ func TestVerifyRefutesOnlyWhatItWasSent(t *testing.T) {
 		t.Errorf("refuted %+v, kept %+v", v.Refuted, v.Kept)
 	}
 
-	deep, _ := team.Verify(context.Background(), &github.PullRequest{Number: 1}, team.Crew(effort.Deep, 0), fs, nil)
+	deep, _ := team.Verify(context.Background(), change.Subject{Number: 1}, team.Crew(effort.Deep, 0), fs, nil)
 	if len(deep.Status.Sent) != 3 {
 		t.Errorf("deep sent %v, want every finding it may check", deep.Status.Sent)
 	}
@@ -73,10 +73,10 @@ func TestVerifyAsksOnlyWhenThereIsSomethingToAsk(t *testing.T) {
 	model := &answering{answer: verdicts()}
 	team := &Team{Reviewers: []Role{{Name: "reviewer-1"}}, Verifier: &Role{Name: verifier.Name, Model: "openai/v", LLM: model}}
 	sec := finding.Finding{ID: "SEC-00000001", Priority: "P0", File: "a.go", Title: "Secret"}
-	if v, _ := team.Verify(context.Background(), &github.PullRequest{}, team.Crew(effort.Quick, 0), []finding.Finding{sec}, nil); v.Status != nil || len(v.Kept) != 1 {
+	if v, _ := team.Verify(context.Background(), change.Subject{}, team.Crew(effort.Quick, 0), []finding.Finding{sec}, nil); v.Status != nil || len(v.Kept) != 1 {
 		t.Errorf("quick: %+v", v)
 	}
-	v, _ := team.Verify(context.Background(), &github.PullRequest{}, team.Crew(effort.Standard, 0), []finding.Finding{sec}, nil)
+	v, _ := team.Verify(context.Background(), change.Subject{}, team.Crew(effort.Standard, 0), []finding.Finding{sec}, nil)
 	if v.Status == nil || !v.Status.OK || v.Ran || len(model.tasks) != 0 {
 		t.Errorf("nothing to ask: %+v, %d calls", v, len(model.tasks))
 	}

@@ -13,9 +13,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ocdx/gh-ocdx/change"
 	"github.com/ocdx/gh-ocdx/consensus"
 	"github.com/ocdx/gh-ocdx/finding"
-	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/internal/redact"
 	"github.com/ocdx/gh-ocdx/internal/text"
 	"github.com/ocdx/gh-ocdx/internal/tokens"
@@ -151,8 +151,9 @@ type findingView struct {
 	Description string `json:"description"`
 }
 
-// Task is the verifier's task on pr: the findings fs it is to check.
-func Task(pr *github.PullRequest, fs []finding.Finding) (string, error) {
+// Task is the verifier's task on the change s: the findings fs it is to
+// check.
+func Task(s change.Subject, fs []finding.Finding) (string, error) {
 	views := make([]findingView, 0, len(fs))
 	for _, f := range fs {
 		views = append(views, findingView{ID: f.ID, Priority: f.Priority, File: f.File, Line: f.Line, EndLine: f.EndLine, Side: f.Side,
@@ -163,6 +164,6 @@ func Task(pr *github.PullRequest, fs []finding.Finding) (string, error) {
 		return "", err
 	}
 	return prompts.Render("verifier.md", map[string]any{
-		"Number": pr.Number, "Title": pr.Title, "URL": pr.URL, "Head": text.ShortOID(pr.HeadRefOid), "Findings": string(b),
+		"Number": s.Number, "Title": s.Title, "URL": s.URL, "Head": text.ShortOID(s.HeadOID), "Findings": string(b),
 	})
 }

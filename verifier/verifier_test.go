@@ -1,11 +1,11 @@
 package verifier
 
 import (
+	"github.com/ocdx/gh-ocdx/change"
 	"strings"
 	"testing"
 
 	"github.com/ocdx/gh-ocdx/finding"
-	"github.com/ocdx/gh-ocdx/github"
 )
 
 func verifierFindings() []finding.Finding {
@@ -107,11 +107,23 @@ func TestVerdictsOnlyOfWhatWasSent(t *testing.T) {
 // The task names each finding it sends, and nothing of those not sent.
 func TestTaskNamesTheFindingsSent(t *testing.T) {
 	fs := verifierFindings()
-	task, err := Task(&github.PullRequest{Number: 7, Title: "Cache", HeadRefOid: "0123456789abcdef"}, fs[:1])
+	task, err := Task(change.Subject{Number: 7, Title: "Cache", HeadOID: "0123456789abcdef"}, fs[:1])
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(task, "QUAL-00000001") || strings.Contains(task, "QUAL-00000002") || !strings.Contains(task, "0123456") {
+		t.Errorf("task:\n%s", task)
+	}
+}
+
+// A change that is no pull request is named as one: no "pull request #0",
+// no URL.
+func TestTaskOfALocalChangeNamesNoPullRequest(t *testing.T) {
+	task, err := Task(change.Subject{Title: "Local changes on feature", HeadOID: "0123456789abcdef"}, verifierFindings()[:1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(task, "pull request #") || strings.Contains(task, "(none") || !strings.Contains(task, "a change that is no pull request (Local changes on feature)") {
 		t.Errorf("task:\n%s", task)
 	}
 }
