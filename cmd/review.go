@@ -20,6 +20,7 @@ import (
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/internal/text"
 	"github.com/ocdx/gh-ocdx/llm"
+	"github.com/ocdx/gh-ocdx/localchange"
 	"github.com/ocdx/gh-ocdx/loop"
 	"github.com/ocdx/gh-ocdx/preflight"
 	"github.com/ocdx/gh-ocdx/repofs"
@@ -178,7 +179,7 @@ func reviewLocal(ctx context.Context, d *Deps, opts *ReviewOptions) error {
 	if branch == "" {
 		return errors.New("HEAD is detached: check out the branch to review (git switch NAME)")
 	}
-	ch, err := loop.ReadChange(ctx, g, branch, opts.Base)
+	ch, err := localchange.ReadChange(ctx, g, branch, opts.Base)
 	if err != nil {
 		return err
 	}
@@ -258,7 +259,7 @@ func reviewLocal(ctx context.Context, d *Deps, opts *ReviewOptions) error {
 // those the merge base's evidence globs match, read now, and the
 // analyzers run on the working tree (the user's own code), the
 // repository's once approved (docs/architecture.md, Local review).
-func localEvidence(ctx context.Context, d *Deps, opts *ReviewOptions, cfg *config.Config, g *git.Repo, ch *loop.Change) (*evidenceSource, error) {
+func localEvidence(ctx context.Context, d *Deps, opts *ReviewOptions, cfg *config.Config, g *git.Repo, ch *localchange.Change) (*evidenceSource, error) {
 	files, err := readEvidence(ctx, d, opts.Evidence, cfg.Policy, g, ch.Head)
 	if err != nil {
 		return nil, err
@@ -290,7 +291,7 @@ func localEvidence(ctx context.Context, d *Deps, opts *ReviewOptions, cfg *confi
 // of it (docs/architecture.md, Where the repository policy comes from), and
 // says when the branch changes it; for --fix, it checks and shows the
 // verify commands before anything runs.
-func localPolicy(ctx context.Context, d *Deps, cfg *config.Config, g *git.Repo, ch *loop.Change, fixing bool) error {
+func localPolicy(ctx context.Context, d *Deps, cfg *config.Config, g *git.Repo, ch *localchange.Change, fixing bool) error {
 	p, where, err := ch.Policy(ctx, g)
 	if err != nil {
 		return err
@@ -313,7 +314,7 @@ func localPolicy(ctx context.Context, d *Deps, cfg *config.Config, g *git.Repo, 
 
 // newLocalFixer is the fix of a local review (--fix): package fix's agent
 // in the working tree, the verify commands and analyzers run after it.
-func newLocalFixer(ctx context.Context, d *Deps, opts *ReviewOptions, cfg *config.Config, models *runModels, g *git.Repo, ch *loop.Change, branch string, analyzers fix.Analyzers) (loop.Fixer, error) {
+func newLocalFixer(ctx context.Context, d *Deps, opts *ReviewOptions, cfg *config.Config, models *runModels, g *git.Repo, ch *localchange.Change, branch string, analyzers fix.Analyzers) (loop.Fixer, error) {
 	fm, err := models.model("pr-fix", cfg.PRFix.String(), "prFixModel")
 	if err != nil {
 		return nil, err

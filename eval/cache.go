@@ -21,7 +21,7 @@ type Cache struct {
 }
 
 // key names a call by what it asks: the role, the model, the case and the
-// fingerprint of the prompt (loop.Alone.Fingerprint).
+// fingerprint of the prompt (Alone.Fingerprint).
 func key(parts ...string) string {
 	sum := sha256.Sum256([]byte(strings.Join(parts, "\x00")))
 	return hex.EncodeToString(sum[:])

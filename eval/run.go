@@ -20,6 +20,7 @@ import (
 	"github.com/ocdx/gh-ocdx/internal/text"
 	"github.com/ocdx/gh-ocdx/internal/tokens"
 	"github.com/ocdx/gh-ocdx/llm"
+	"github.com/ocdx/gh-ocdx/localchange"
 	"github.com/ocdx/gh-ocdx/loop"
 	"github.com/ocdx/gh-ocdx/repofs"
 	"github.com/ocdx/gh-ocdx/roles"
@@ -132,7 +133,7 @@ func Run(ctx context.Context, o RunOptions) (*Results, error) {
 // repository policy of its base.
 type prepared struct {
 	c      Case
-	ch     loop.AloneChange
+	ch     AloneChange
 	policy *config.Policy
 	tools  []llm.Tool
 	tier   effort.Choice
@@ -154,7 +155,7 @@ func prepare(ctx context.Context, g *git.Repo, c Case, w io.Writer) (*prepared, 
 	if err != nil {
 		return nil, err
 	}
-	ch := loop.Change{Branch: fmt.Sprintf("pull-request-%d", c.PR), Base: c.Base, MergeBase: c.Base, Head: c.Head, Tree: c.Head, Diff: d,
+	ch := localchange.Change{Branch: fmt.Sprintf("pull-request-%d", c.PR), Base: c.Base, MergeBase: c.Base, Head: c.Head, Tree: c.Head, Diff: d,
 		Author: strings.TrimSpace(author)}
 	for _, f := range stats {
 		ch.Files = append(ch.Files, github.ChangedFile{Path: f.Path, Additions: f.Additions, Deletions: f.Deletions})
@@ -173,7 +174,7 @@ func prepare(ctx context.Context, g *git.Repo, c Case, w io.Writer) (*prepared, 
 	// no later commit, no other object, no work tree.
 	tools := append(change.RepoTools(repofs.NewTree(ctx, g, c.Head)), change.DiffTool(ch.FilesPage))
 	return &prepared{c: c, policy: policy, tools: tools,
-		ch:   loop.AloneChange{Change: ch, Title: c.Title, Body: fmt.Sprintf("Pull request #%d.", c.PR)},
+		ch:   AloneChange{Change: ch, Title: c.Title, Body: fmt.Sprintf("Pull request #%d.", c.PR)},
 		tier: effort.Decide(effort.Auto, loop.EffortFacts(d, policy, len(scan.Findings)))}, nil
 }
 
@@ -189,7 +190,7 @@ func reviewCase(ctx context.Context, o RunOptions, res *Results, pc *prepared, r
 		return nil
 	}
 	r.Name = aloneName
-	a, err := loop.NewReviewerAlone(r, pc.ch, pc.policy, pc.tools, o.MaxIters, o.Progress)
+	a, err := NewReviewerAlone(r, pc.ch, pc.policy, pc.tools, o.MaxIters, o.Progress)
 	if err != nil {
 		return err
 	}
@@ -216,7 +217,7 @@ func reviewCase(ctx context.Context, o RunOptions, res *Results, pc *prepared, r
 // verifyCase gets the verifier's verdicts on rev's findings.
 func verifyCase(ctx context.Context, o RunOptions, res *Results, pc *prepared, rev *Review) error {
 	v := *o.Verifier
-	a, err := loop.NewVerifierAlone(v, pc.ch, rev.Findings, pc.tools, o.MaxIters, o.Progress)
+	a, err := NewVerifierAlone(v, pc.ch, rev.Findings, pc.tools, o.MaxIters, o.Progress)
 	if err != nil {
 		return err
 	}

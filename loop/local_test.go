@@ -5,13 +5,14 @@ import (
 
 	"github.com/ocdx/gh-ocdx/config"
 	"github.com/ocdx/gh-ocdx/effort"
+	"github.com/ocdx/gh-ocdx/localchange"
 	"github.com/ocdx/gh-ocdx/roles"
 )
 
 // The fingerprint of a local review changes with everything the reviewers
 // would be given differently, and only with that.
 func TestLocalFingerprintNamesWhatTheReviewRead(t *testing.T) {
-	ch := Change{Branch: "feature", Base: "origin/main", MergeBase: "mb", Head: "h1", Tree: "t1", Untracked: []string{"notes.txt"}}
+	ch := localchange.Change{Branch: "feature", Base: "origin/main", MergeBase: "mb", Head: "h1", Tree: "t1", Untracked: []string{"notes.txt"}}
 	pol := &config.Policy{Instructions: "wrap errors"}
 	revs := []roles.Role{{Name: "reviewer-1", Model: "ollama/qwen-a"}}
 	fp := LocalFingerprint(ch, pol, revs, nil, "", "")
@@ -21,10 +22,10 @@ func TestLocalFingerprintNamesWhatTheReviewRead(t *testing.T) {
 		t.Error("the same review has another fingerprint")
 	}
 	for name, f := range map[string]string{
-		"commit":        LocalFingerprint(Change{Branch: "feature", Base: "origin/main", MergeBase: "mb", Head: "h2", Tree: "t1"}, pol, revs, nil, "", ""),
-		"working tree":  LocalFingerprint(Change{Branch: "feature", Base: "origin/main", MergeBase: "mb", Head: "h1", Tree: "t2"}, pol, revs, nil, "", ""),
-		"merge base":    LocalFingerprint(Change{Branch: "feature", Base: "origin/main", MergeBase: "mb2", Head: "h1", Tree: "t1"}, pol, revs, nil, "", ""),
-		"base":          LocalFingerprint(Change{Branch: "feature", Base: "origin/next", MergeBase: "mb", Head: "h1", Tree: "t1"}, pol, revs, nil, "", ""),
+		"commit":        LocalFingerprint(localchange.Change{Branch: "feature", Base: "origin/main", MergeBase: "mb", Head: "h2", Tree: "t1"}, pol, revs, nil, "", ""),
+		"working tree":  LocalFingerprint(localchange.Change{Branch: "feature", Base: "origin/main", MergeBase: "mb", Head: "h1", Tree: "t2"}, pol, revs, nil, "", ""),
+		"merge base":    LocalFingerprint(localchange.Change{Branch: "feature", Base: "origin/main", MergeBase: "mb2", Head: "h1", Tree: "t1"}, pol, revs, nil, "", ""),
+		"base":          LocalFingerprint(localchange.Change{Branch: "feature", Base: "origin/next", MergeBase: "mb", Head: "h1", Tree: "t1"}, pol, revs, nil, "", ""),
 		"policy":        LocalFingerprint(ch, &config.Policy{Instructions: "wrap errors", Ignore: []string{"gen/**"}}, revs, nil, "", ""),
 		"reviewers":     LocalFingerprint(ch, pol, append(revs, roles.Role{Name: "reviewer-2", Model: "ollama/qwen-b"}), nil, "", ""),
 		"another model": LocalFingerprint(ch, pol, []roles.Role{{Name: "reviewer-1", Model: "ollama/llama"}}, nil, "", ""),
@@ -40,7 +41,7 @@ func TestLocalFingerprintNamesWhatTheReviewRead(t *testing.T) {
 // The effort tier asked for is part of what a local review reads: a
 // review asked at quick is not the one asked at deep.
 func TestLocalFingerprintNamesTheEffortAsked(t *testing.T) {
-	ch := Change{Branch: "feature", Base: "origin/main", MergeBase: "mb", Head: "h1", Tree: "t1"}
+	ch := localchange.Change{Branch: "feature", Base: "origin/main", MergeBase: "mb", Head: "h1", Tree: "t1"}
 	revs := []roles.Role{{Name: "reviewer-1", Model: "ollama/qwen-a"}}
 	auto := LocalFingerprint(ch, nil, revs, nil, "", "")
 	if LocalFingerprint(ch, nil, revs, nil, effort.Auto, "") != auto || LocalFingerprint(ch, nil, revs, nil, effort.Quick, "") == auto {

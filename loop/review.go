@@ -13,6 +13,7 @@ import (
 	"github.com/ocdx/gh-ocdx/effort"
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/github"
+	"github.com/ocdx/gh-ocdx/localchange"
 	"github.com/ocdx/gh-ocdx/report"
 	"github.com/ocdx/gh-ocdx/rereview"
 	"github.com/ocdx/gh-ocdx/roles"
@@ -143,7 +144,7 @@ func (p prSource) read(ctx context.Context, now string) (d []byte, complete bool
 // its diff from git, whole; no re-review; what the branch's last run
 // fixed (fixedBefore) for the stuck rule.
 type branchSource struct {
-	ch          Change
+	ch          localchange.Change
 	fixedBefore []finding.Finding
 }
 

@@ -1,10 +1,11 @@
-package loop
+package eval
 
 import (
 	"testing"
 
 	"github.com/ocdx/gh-ocdx/config"
 	"github.com/ocdx/gh-ocdx/finding"
+	"github.com/ocdx/gh-ocdx/localchange"
 	"github.com/ocdx/gh-ocdx/roles"
 )
 
@@ -13,7 +14,7 @@ import (
 // set of findings sent to the verifier gives another.
 func TestAloneFingerprintNamesWhatIsAsked(t *testing.T) {
 	d := []byte("diff --git a/a.go b/a.go\n--- a/a.go\n+++ b/a.go\n@@ -1 +1 @@\n-x\n+y\n")
-	ch := AloneChange{Change: Change{Branch: "pull-request-1", Base: "b", MergeBase: "b", Head: "h", Diff: d}, Title: "Add y"}
+	ch := AloneChange{Change: localchange.Change{Branch: "pull-request-1", Base: "b", MergeBase: "b", Head: "h", Diff: d}, Title: "Add y"}
 	pol := &config.Policy{Instructions: "wrap errors"}
 	r := roles.Role{Name: "reviewer", Model: "ollama/a"}
 	fp := func(r roles.Role, ch AloneChange, p *config.Policy) string {

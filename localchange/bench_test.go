@@ -1,4 +1,4 @@
-package loop
+package localchange
 
 import (
 	"context"
@@ -16,7 +16,7 @@ import (
 // files, with one more edited and one untracked in the working tree: in a
 // repository of 500 files and in one of 50,000 (100 to a directory).
 //
-//	go test -run '^$' -bench ReadChange -benchtime 10x ./loop/
+//	go test -run '^$' -bench ReadChange -benchtime 10x ./localchange/
 func BenchmarkReadChange(b *testing.B) {
 	testkit.UseGitIdentity()
 	for _, n := range []int{500, 50000} {
