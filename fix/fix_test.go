@@ -456,3 +456,23 @@ func TestReportIsSanitised(t *testing.T) {
 		t.Errorf("unsanitised comment:\n%s", body)
 	}
 }
+
+// The fix of a change that is no pull request (a local review's, a dry
+// run) needs no PR or GitHub, and its task names no pull request: no
+// "PR #0", no URL line.
+func TestTaskOfALocalChangeNamesNoPullRequest(t *testing.T) {
+	f := newFixture(t)
+	f.opts.Change = change.Subject{Title: "Local changes on feature", HeadRef: "feature", HeadOID: f.opts.Change.HeadOID, BaseRef: "origin/main", Files: []github.ChangedFile{{Path: "a.txt"}}}
+	f.opts.PR, f.opts.GitHub, f.opts.DryRun = nil, nil, true
+	f.opts.Payload.PRNumber = 0
+	if _, err := Run(context.Background(), f.opts); err == nil {
+		t.Fatal("the script has no answer: the run must fail")
+	}
+	if len(f.m.reqs) == 0 {
+		t.Fatal("the fix agent was not asked")
+	}
+	task := f.m.reqs[0].Messages[0].Text
+	if strings.Contains(task, "PR #") || strings.Contains(task, "URL:") || !strings.Contains(task, "fix the findings of a change that is no pull request, round 1") || !strings.Contains(task, "Title: Local changes on feature") {
+		t.Errorf("task:\n%s", task)
+	}
+}
