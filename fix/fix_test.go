@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"strings"
 	"sync"
@@ -452,5 +453,38 @@ func TestReportIsSanitised(t *testing.T) {
 	body := f.gh.comments[0].Body
 	if strings.Contains(body, "ghp_abc") || strings.Contains(body, "diff --git") {
 		t.Errorf("unsanitised comment:\n%s", body)
+	}
+}
+
+// A fix round asks git which commit HEAD is only where it may have moved
+// (docs/architecture.md, A round of review-loop): at the start, after the
+// commit tool, after the agent, and after the verification (the fold reads
+// it, and the result takes it from there). Each question is a git process.
+func TestRunAsksGitForHEADOnlyWhereItMayHaveMoved(t *testing.T) {
+	f := newFixture(t, calls(editA), calls(commitA), answer([]string{"SEC-00000001"}, []string{"QUAL-0000002"}))
+	f.opts.Confirm = func(context.Context, PushPlan) (bool, error) { return true, nil }
+	trace := t.TempDir() + "/trace"
+	t.Setenv("GIT_TRACE", trace) // git's own log of the commands it runs
+
+	out, err := Run(context.Background(), f.opts)
+
+	if err != nil || !out.Pushed {
+		t.Fatalf("%v %+v\n%s", err, out, f.log)
+	}
+	raw, err := os.ReadFile(trace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	asked := 0
+	for _, l := range strings.Split(string(raw), "\n") {
+		if strings.HasSuffix(l, "trace: built-in: git rev-parse HEAD") {
+			asked++
+		}
+	}
+	if head := testkit.Git(t, f.fx.Clone, "rev-parse", "HEAD"); out.HeadOID != head {
+		t.Errorf("the result's head is %s, HEAD is %s", out.HeadOID, head)
+	}
+	if asked != 4 {
+		t.Errorf("git rev-parse HEAD ran %d times in one round, want 4 (start, commit, agent, verified)", asked)
 	}
 }
