@@ -376,7 +376,7 @@ func (c *Client) PullRequest(ctx context.Context, repo Repo, number int) (*PullR
 			return nil, c.explain(err, what, repo)
 		}
 		if resp.Repository == nil || resp.Repository.PullRequest == nil {
-			return nil, &NotFoundError{What: what, Repo: repo}
+			return nil, &notFoundError{What: what, Repo: repo}
 		}
 		p := resp.Repository.PullRequest
 		if vars["meta"] == true {
