@@ -128,7 +128,7 @@ func dismiss(ctx context.Context, d *Deps, opts *DismissOptions) error {
 }
 
 // dismissCommand is /ocdx dismiss.
-var dismissCommand = findingCommand{done: "Dismissed", FindingCommand: converse.FindingCommand{Verb: "dismiss", May: posts.MayDismiss,
+var dismissCommand = findingCommand{done: "Dismissed", FindingCommand: converse.FindingCommand{Verb: "dismiss",
 	Says: "gh-ocdx no longer counts or fixes these findings on this pull request (dismissed with `gh ocdx dismiss`)."}}
 
 // withoutPR is the checked-out branch when it has no pull request to

@@ -77,5 +77,5 @@ func restore(ctx context.Context, d *Deps, opts *RestoreOptions) error {
 }
 
 // restoreCommand is /ocdx restore.
-var restoreCommand = findingCommand{done: "Restored", after: " (they count again from the next run)", FindingCommand: converse.FindingCommand{Verb: "restore", May: posts.MayRestore,
+var restoreCommand = findingCommand{done: "Restored", after: " (they count again from the next run)", FindingCommand: converse.FindingCommand{Verb: "restore",
 	Says: "gh-ocdx counts these findings again on this pull request, overruling its verifier (restored with `gh ocdx restore`)."}}

@@ -143,6 +143,15 @@ type ThreadComment struct {
 	URL         string `json:"url"`
 }
 
+// Key names c in gh-ocdx's tags and thread IDs: its database id, which
+// stays when the comment is edited, else its node id.
+func (c ThreadComment) Key() string {
+	if c.DatabaseID != "" {
+		return c.DatabaseID
+	}
+	return c.ID
+}
+
 // maxPages bounds the pages of files (100 each); maxThreadPages those of
 // review threads: a long-lived PR's 5,000 threads are read, so that
 // resolved ones never block a run (docs/architecture.md, A round of review-loop).
