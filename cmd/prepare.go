@@ -118,15 +118,11 @@ func applyBasePolicy(cfg *config.Config, pr *github.PullRequest) error {
 // write permission.
 func basePolicy(pr *github.PullRequest) (*config.Policy, string, error) {
 	where := fmt.Sprintf("%s on %s at %s", config.RepoFile, pr.BaseRefName, text.ShortOID(pr.BasePolicy.Commit))
-	p, err := config.FromBase(where, baseFile(pr.BasePolicy), baseFile(pr.BaseGuide), baseFile(pr.BaseLearnings))
+	p, err := config.FromBase(where, pr.BasePolicy, pr.BaseGuide, pr.BaseLearnings)
 	if err == nil {
 		pr.Trusted = p.TrustedLogins
 	}
 	return p, where, err
-}
-
-func baseFile(f github.PolicyFile) config.BaseFile {
-	return config.BaseFile{Found: f.Found, Text: f.Text, Truncated: f.Truncated, NotText: f.NotText}
 }
 
 // policyName says which verify list applies, for the message about a PR
