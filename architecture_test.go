@@ -137,7 +137,7 @@ const (
 	maxFuncLines    = 100
 )
 
-func TestTheHouseKeepsItsSizes(t *testing.T) {
+func TestHouseKeepsItsSizes(t *testing.T) {
 	pkgs, err := production(".")
 	if err != nil {
 		t.Fatal(err)
@@ -169,7 +169,7 @@ func TestTheHouseKeepsItsSizes(t *testing.T) {
 	}
 }
 
-// pkgSize is what TestTheHouseKeepsItsSizes measures of a package's
+// pkgSize is what TestHouseKeepsItsSizes measures of a package's
 // production (non-test) files.
 type pkgSize struct {
 	lines    int
