@@ -10,6 +10,7 @@ import (
 	"github.com/ocdx/gh-ocdx/change"
 	"github.com/ocdx/gh-ocdx/converse"
 	"github.com/ocdx/gh-ocdx/github"
+	"github.com/ocdx/gh-ocdx/internal/cmdutil"
 	"github.com/ocdx/gh-ocdx/llm"
 )
 
@@ -49,20 +50,20 @@ command's verb and IDs.
 Examples:
   gh ocdx command 24 --comment-id 1234567890`
 
-func parseCommand(d *Deps, args []string) (*CommandOptions, error) {
+func parseCommand(d *cmdutil.Deps, args []string) (*CommandOptions, error) {
 	var repoFlag string
 	opts := &CommandOptions{}
-	fs := newFlagSet("command", commandUsage, commandHelp)
+	fs := cmdutil.NewFlagSet("command", commandUsage, commandHelp)
 	fs.Int64Var(&opts.CommentID, "comment-id", 0, "The comment to act on, by its `id` (github.event.comment.id)")
-	fs.maxTokensFlag(&opts.MaxTokens, "Stop before a model call that could bring the command's tokens past `N`")
-	fs.repoFlag(&repoFlag)
-	if err := fs.parse(d, args, -1); err != nil {
+	fs.MaxTokensFlag(&opts.MaxTokens, "Stop before a model call that could bring the command's tokens past `N`")
+	fs.RepoFlag(&repoFlag)
+	if err := fs.ParseArgs(d, args, -1); err != nil {
 		return nil, err
 	}
 	if opts.CommentID <= 0 {
-		return nil, fs.usageErr("name the comment to act on with --comment-id N (the Action passes github.event.comment.id)")
+		return nil, fs.UsageErr("name the comment to act on with --comment-id N (the Action passes github.event.comment.id)")
 	}
-	pr, r, err := fs.prArgument("", repoFlag)
+	pr, r, err := fs.PRArgument("", repoFlag)
 	if err != nil {
 		return nil, err
 	}
@@ -70,14 +71,14 @@ func parseCommand(d *Deps, args []string) (*CommandOptions, error) {
 	return opts, nil
 }
 
-func runComment(ctx context.Context, d *Deps, opts *CommandOptions) error {
+func runComment(ctx context.Context, d *cmdutil.Deps, opts *CommandOptions) error {
 	t, err := commandPR(ctx, d, prArgs{Repo: opts.Repo, PR: opts.PR, Branch: opts.Branch}, commandUsage)
 	if err != nil {
 		return err
 	}
 	client, repo, pr, trust := t.client, t.repo, t.pr, t.trust
 	judge(ctx, d, trust, pr)
-	m := converse.Commander{GitHub: client, Repo: repo, PR: pr, Trust: trust, FixOn: t.policy != nil && t.policy.CommandsFix, Info: d.info, Warn: d.warn,
+	m := converse.Commander{GitHub: client, Repo: repo, PR: pr, Trust: trust, FixOn: t.policy != nil && t.policy.CommandsFix, Info: d.Info, Warn: d.Warn,
 		Reply: func(ctx context.Context, thread string) error {
 			cfg, err := loadConfigForModel(d, "", "replyModel", "reviewPrModel")
 			if err != nil {
@@ -101,7 +102,7 @@ func runComment(ctx context.Context, d *Deps, opts *CommandOptions) error {
 }
 
 // ask answers /ocdx ask with the replyModel and read tools only.
-func ask(ctx context.Context, d *Deps, opts *CommandOptions, client *github.Client, repo github.Repo, pr *github.PullRequest, c converse.Comment, tag, question string) error {
+func ask(ctx context.Context, d *cmdutil.Deps, opts *CommandOptions, client *github.Client, repo github.Repo, pr *github.PullRequest, c converse.Comment, tag, question string) error {
 	if strings.TrimSpace(question) == "" {
 		return converse.PostAnswer(ctx, client, repo, pr.Number, c, converse.Post(tag, c.Author, "ask a question after /ocdx ask."))
 	}
@@ -110,12 +111,12 @@ func ask(ctx context.Context, d *Deps, opts *CommandOptions, client *github.Clie
 		return err
 	}
 	name := cfg.Reply.String()
-	models := newRunModels(d, cfg, opts.MaxTokens)
-	model, err := models.model("ask", name, "replyModel", withTools)
+	models := cmdutil.NewRunModels(d, cfg, opts.MaxTokens)
+	model, err := models.Model("ask", name, "replyModel", cmdutil.WithTools)
 	if err != nil {
 		return err
 	}
-	asker := converse.Asker{Model: model, Reserve: models.reserve()}
+	asker := converse.Asker{Model: model, Reserve: models.Reserve()}
 	files := prFiles(ctx, d, client, repo, pr)
 	asker.Tools = append(change.RepoTools(files), change.PRTools(client, repo, pr.Number)...)
 	a, err := asker.AskQuestion(ctx, pr, question)
@@ -124,7 +125,7 @@ func ask(ctx context.Context, d *Deps, opts *CommandOptions, client *github.Clie
 	case ctx.Err() != nil:
 		return ctx.Err()
 	case errors.As(err, &be) || errors.Is(err, llm.ErrBudget):
-		return &IncompleteError{Reason: err.Error() + "; the question was not answered. Raise maxTokens (or --max-tokens)"}
+		return &cmdutil.IncompleteError{Reason: err.Error() + "; the question was not answered. Raise maxTokens (or --max-tokens)"}
 	case err != nil:
 		return err
 	}
@@ -135,6 +136,6 @@ func ask(ctx context.Context, d *Deps, opts *CommandOptions, client *github.Clie
 	if err := converse.PostAnswer(ctx, client, repo, pr.Number, c, converse.AnswerBody(tag, c.Author, a, priced)); err != nil {
 		return err
 	}
-	d.success("Answered the question of %s on %s#%d (%s tokens)", c.Author, repo, pr.Number, a.Usage)
+	d.Success("Answered the question of %s on %s#%d (%s tokens)", c.Author, repo, pr.Number, a.Usage)
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ocdx/gh-ocdx/config"
+	"github.com/ocdx/gh-ocdx/internal/cmdutil"
 	"github.com/ocdx/gh-ocdx/internal/text"
 	"github.com/ocdx/gh-ocdx/llm"
 	"github.com/ocdx/gh-ocdx/setup"
@@ -18,7 +19,7 @@ import (
 
 // loadConfig loads and validates the configuration for a verb that needs it;
 // call it before any network request, git command or state write.
-func loadConfig(d *Deps) (*config.Config, error) { return loadConfigFor(d, nil) }
+func loadConfig(d *cmdutil.Deps) (*config.Config, error) { return loadConfigFor(d, nil) }
 
 // usesRole is a loadConfigFor filter: the roles keys names.
 func usesRole(keys ...string) func(key string) bool {
@@ -27,12 +28,12 @@ func usesRole(keys ...string) func(key string) bool {
 
 // loadConfigFor is loadConfig for a verb that uses only the roles uses
 // names: the others' credentials are not required (config.LoadFor).
-func loadConfigFor(d *Deps, uses func(key string) bool) (*config.Config, error) {
+func loadConfigFor(d *cmdutil.Deps, uses func(key string) bool) (*config.Config, error) {
 	c, err := config.LoadFor(d.Getenv, uses)
 	if err != nil {
 		return nil, err
 	}
-	if err := checkTimeouts(d); err != nil {
+	if err := cmdutil.CheckTimeouts(d); err != nil {
 		return nil, err
 	}
 	if c.Legacy {
@@ -40,7 +41,7 @@ func loadConfigFor(d *Deps, uses func(key string) bool) (*config.Config, error) 
 		if loc, err := config.Locate(d.Getenv); err == nil {
 			msg += "; move it to " + loc.Preferred + " to silence this"
 		}
-		d.info("%s", msg)
+		d.Info("%s", msg)
 	}
 	d.Log.Debug("configuration loaded", "path", c.Path)
 	return c, nil
@@ -48,26 +49,26 @@ func loadConfigFor(d *Deps, uses func(key string) bool) (*config.Config, error) 
 
 // ConfigInitOptions are the parsed arguments of config init.
 type ConfigInitOptions struct {
-	WorkDir  string   // its repository suggests the verify commands
-	Prompter Prompter // nil: no terminal, nothing is asked
+	WorkDir  string           // its repository suggests the verify commands
+	Prompter cmdutil.Prompter // nil: no terminal, nothing is asked
 }
 
-func runConfigInit(ctx context.Context, d *Deps, args []string) error {
+func runConfigInit(ctx context.Context, d *cmdutil.Deps, args []string) error {
 	opts, err := parseConfigInit(d, args)
 	if err != nil {
 		return err
 	}
-	if opts.WorkDir, err = d.workDir(); err != nil {
+	if opts.WorkDir, err = d.Dir(); err != nil {
 		return err
 	}
 	if d.IO.CanPrompt() {
-		opts.Prompter = d.prompter(ctx)
+		opts.Prompter = d.NewPrompter(ctx)
 	}
 	return configInit(ctx, d, opts)
 }
 
-func parseConfigInit(d *Deps, args []string) (*ConfigInitOptions, error) {
-	fs := newFlagSet("config init", "gh ocdx config init",
+func parseConfigInit(d *cmdutil.Deps, args []string) (*ConfigInitOptions, error) {
+	fs := cmdutil.NewFlagSet("config init", "gh ocdx config init",
 		`Write an example configuration to $OCDX_CONFIG, else
 $XDG_CONFIG_HOME/gh-ocdx/config.json (default ~/.config/gh-ocdx/config.json),
 then tell what to edit and which credentials to export. An existing file is
@@ -82,13 +83,13 @@ they are proposed first, and asked for when nothing names any.
 
 When ollama answers at $OLLAMA_HOST (default http://127.0.0.1:11434), its
 first model is offered for every role: a review that needs no API key.`)
-	if err := fs.parse(d, args, 0); err != nil {
+	if err := fs.ParseArgs(d, args, 0); err != nil {
 		return nil, err
 	}
 	return &ConfigInitOptions{}, nil
 }
 
-func configInit(ctx context.Context, d *Deps, opts *ConfigInitOptions) error {
+func configInit(ctx context.Context, d *cmdutil.Deps, opts *ConfigInitOptions) error {
 	loc, err := config.Locate(d.Getenv)
 	if err != nil {
 		return err
@@ -130,7 +131,7 @@ const ollamaProbe = 2 * time.Second
 // list: its first, without the default tag. In a terminal it is offered and
 // may be declined, or another listed model chosen; without one, it is
 // taken (the output says so). "" when none answers or none is chosen.
-func offerOllama(ctx context.Context, d *Deps, ask Prompter) (string, error) {
+func offerOllama(ctx context.Context, d *cmdutil.Deps, ask cmdutil.Prompter) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, ollamaProbe)
 	defer cancel()
 	p := llm.Providers["ollama"]
@@ -166,24 +167,24 @@ func existingConfig(path string) error {
 
 // ConfigShowOptions are the parsed arguments of config show.
 type ConfigShowOptions struct {
-	Export  *exporter // --json, --jq, --template; nil: Markdown
-	WorkDir string    // its repository's .ocdx.json applies
+	Export  *cmdutil.Exporter // --json, --jq, --template; nil: Markdown
+	WorkDir string            // its repository's .ocdx.json applies
 }
 
-func runConfigShow(_ context.Context, d *Deps, args []string) error {
+func runConfigShow(_ context.Context, d *cmdutil.Deps, args []string) error {
 	opts, err := parseConfigShow(d, args)
 	if err != nil {
 		return err
 	}
-	if opts.WorkDir, err = d.workDir(); err != nil {
+	if opts.WorkDir, err = d.Dir(); err != nil {
 		return err
 	}
 	return configShow(d, opts)
 }
 
-func parseConfigShow(d *Deps, args []string) (*ConfigShowOptions, error) {
+func parseConfigShow(d *cmdutil.Deps, args []string) (*ConfigShowOptions, error) {
 	opts := &ConfigShowOptions{}
-	fs := newFlagSet("config show", "gh ocdx config show [--json [fields]] [--jq EXPR | --template T]",
+	fs := cmdutil.NewFlagSet("config show", "gh ocdx config show [--json [fields]] [--jq EXPR | --template T]",
 		`Print the configuration in effect, with defaults applied: the file it was
 read from, the model of each role, the verify commands (the current
 working tree's .ocdx.json overrides them; for a pull request, review-loop and
@@ -193,16 +194,16 @@ Credentials are never printed, only the names of their variables, and a
 token in an analyzer's argv is masked. An
 invalid file is shown as it is, each problem marked under its line, and
 the command exits 1.`)
-	jf := addJSONFlags(fs, setup.Shown{})
-	if err := fs.parse(d, jf.args(args), 0); err != nil {
+	jf := cmdutil.AddJSONFlags(fs, setup.Shown{})
+	if err := fs.ParseArgs(d, jf.Args(args), 0); err != nil {
 		return nil, err
 	}
 	var err error
-	opts.Export, err = jf.exporter(fs)
+	opts.Export, err = jf.Exporter(fs)
 	return opts, err
 }
 
-func configShow(d *Deps, opts *ConfigShowOptions) error {
+func configShow(d *cmdutil.Deps, opts *ConfigShowOptions) error {
 	c, err := loadConfig(d)
 	var ce *config.Error
 	if errors.As(err, &ce) && len(ce.Problems) > 0 {
@@ -217,9 +218,9 @@ func configShow(d *Deps, opts *ConfigShowOptions) error {
 		}
 	}
 	if opts.Export != nil {
-		return opts.Export.write(d, setup.Show(c, d.Getenv))
+		return opts.Export.Write(d, setup.Show(c, d.Getenv))
 	}
-	return printMarkdown(d, setup.Markdown(c, d.Getenv))
+	return cmdutil.PrintMarkdown(d, setup.Markdown(c, d.Getenv))
 }
 
 // ConfigValidateOptions are the parsed arguments of config validate.
@@ -228,20 +229,20 @@ type ConfigValidateOptions struct {
 	Online  bool   // ask each provider whether the models exist
 }
 
-func runConfigValidate(ctx context.Context, d *Deps, args []string) error {
+func runConfigValidate(ctx context.Context, d *cmdutil.Deps, args []string) error {
 	opts, err := parseConfigValidate(d, args)
 	if err != nil {
 		return err
 	}
-	if opts.WorkDir, err = d.workDir(); err != nil {
+	if opts.WorkDir, err = d.Dir(); err != nil {
 		return err
 	}
 	return configValidate(ctx, d, opts)
 }
 
-func parseConfigValidate(d *Deps, args []string) (*ConfigValidateOptions, error) {
+func parseConfigValidate(d *cmdutil.Deps, args []string) (*ConfigValidateOptions, error) {
 	opts := &ConfigValidateOptions{}
-	fs := newFlagSet("config validate", "gh ocdx config validate [--online]",
+	fs := cmdutil.NewFlagSet("config validate", "gh ocdx config validate [--online]",
 		`Check the configuration, the credentials its models need, that each verify
 command's and analyzer's program can start here, and the current
 repository's .ocdx.json if it has one. With --online, also ask each
@@ -249,7 +250,7 @@ provider's models endpoint whether every configured model exists and the
 key may list it (no tokens are spent). Exit 0 when all is valid; otherwise
 exit 1 and list every problem found.`)
 	fs.BoolVar(&opts.Online, "online", false, "Also ask each provider whether the configured models exist")
-	if err := fs.parse(d, args, 0); err != nil {
+	if err := fs.ParseArgs(d, args, 0); err != nil {
 		return nil, err
 	}
 	return opts, nil
@@ -261,7 +262,7 @@ exit 1 and list every problem found.`)
 // Only a file that cannot be read as a configuration (its syntax, its
 // keys, a repository .ocdx.json alike) stops it first, every problem of
 // that file said with an example.
-func configValidate(ctx context.Context, d *Deps, opts *ConfigValidateOptions) error {
+func configValidate(ctx context.Context, d *cmdutil.Deps, opts *ConfigValidateOptions) error {
 	c, missing, err := loadForValidate(d)
 	if err != nil {
 		return err
@@ -295,7 +296,7 @@ func configValidate(ctx context.Context, d *Deps, opts *ConfigValidateOptions) e
 	}
 	if bad > 0 {
 		fmt.Fprintf(d.IO.Out, "X %s: %s\n", c.Path, text.Plural(bad, "problem"))
-		return errShown
+		return cmdutil.ErrShown
 	}
 	for _, p := range append([]string{c.Path}, valid...) {
 		fmt.Fprintf(d.IO.Out, "✓ %s is valid\n", p)
@@ -306,7 +307,7 @@ func configValidate(ctx context.Context, d *Deps, opts *ConfigValidateOptions) e
 // loadForValidate loads the configuration as every verb would, except that
 // a missing credential is a problem to list beside the others, not the end
 // of the check: the file is fine, the shell lacks a key.
-func loadForValidate(d *Deps) (*config.Config, []config.Problem, error) {
+func loadForValidate(d *cmdutil.Deps) (*config.Config, []config.Problem, error) {
 	c, err := loadConfig(d)
 	var ce *config.Error
 	if err == nil || !errors.As(err, &ce) || ce.Err != nil || ce.Repo ||
@@ -320,9 +321,9 @@ func loadForValidate(d *Deps) (*config.Config, []config.Problem, error) {
 // showInvalid shows an invalid configuration file as it is, each problem
 // marked under its line; the command still fails (exit 1) with the error
 // every verb gives. --json gives the problems.
-func showInvalid(d *Deps, opts *ConfigShowOptions, ce *config.Error) error {
+func showInvalid(d *cmdutil.Deps, opts *ConfigShowOptions, ce *config.Error) error {
 	if opts.Export != nil {
-		if err := opts.Export.write(d, setup.ShowInvalid(ce)); err != nil {
+		if err := opts.Export.Write(d, setup.ShowInvalid(ce)); err != nil {
 			return err
 		}
 		return ce

@@ -13,15 +13,16 @@ import (
 	"github.com/charmbracelet/log"
 
 	"github.com/ocdx/gh-ocdx/config"
+	"github.com/ocdx/gh-ocdx/internal/cmdutil"
 	"github.com/ocdx/gh-ocdx/internal/testkit"
 	"github.com/ocdx/gh-ocdx/setup"
 )
 
-// configTestDeps returns Deps over buffers with vars as the environment.
-func configTestDeps(vars map[string]string) (d *Deps, stdout, stderr *bytes.Buffer) {
+// configTestDeps returns cmdutil.Deps over buffers with vars as the environment.
+func configTestDeps(vars map[string]string) (d *cmdutil.Deps, stdout, stderr *bytes.Buffer) {
 	stdout, stderr = &bytes.Buffer{}, &bytes.Buffer{}
-	return &Deps{
-		IO:     &IOStreams{In: strings.NewReader(""), Out: stdout, ErrOut: stderr},
+	return &cmdutil.Deps{
+		IO:     &cmdutil.IOStreams{In: strings.NewReader(""), Out: stdout, ErrOut: stderr},
 		Getenv: func(k string) string { return vars[k] },
 		Log:    log.NewWithOptions(stderr, log.Options{Level: log.InfoLevel}),
 	}, stdout, stderr
@@ -44,10 +45,10 @@ const minimalConfig = `{"reviewerModels": ["ollama/llama3", "ollama/qwen"], "com
 // --- flag parsing ---
 
 func TestConfigFlagParsing(t *testing.T) {
-	parsers := map[string]func(*Deps, []string) error{
-		"init":     func(d *Deps, a []string) error { _, err := parseConfigInit(d, a); return err },
-		"show":     func(d *Deps, a []string) error { _, err := parseConfigShow(d, a); return err },
-		"validate": func(d *Deps, a []string) error { _, err := parseConfigValidate(d, a); return err },
+	parsers := map[string]func(*cmdutil.Deps, []string) error{
+		"init":     func(d *cmdutil.Deps, a []string) error { _, err := parseConfigInit(d, a); return err },
+		"show":     func(d *cmdutil.Deps, a []string) error { _, err := parseConfigShow(d, a); return err },
+		"validate": func(d *cmdutil.Deps, a []string) error { _, err := parseConfigValidate(d, a); return err },
 	}
 	for verb, parse := range parsers {
 		t.Run(verb, func(t *testing.T) {
@@ -56,13 +57,13 @@ func TestConfigFlagParsing(t *testing.T) {
 				t.Errorf("no arguments: %v", err)
 			}
 			for _, args := range [][]string{{"extra"}, {"--bogus"}, {"--pr", "3"}} {
-				var usage *UsageError
+				var usage *cmdutil.UsageError
 				if err := parse(d, args); !errors.As(err, &usage) {
 					t.Errorf("%v: error %v, want a usage error", args, err)
 				}
 			}
 			d, out, _ := configTestDeps(nil)
-			if err := parse(d, []string{"--help"}); !errors.Is(err, errHelpShown) || !strings.Contains(out.String(), "Usage: gh ocdx config "+verb) {
+			if err := parse(d, []string{"--help"}); !errors.Is(err, cmdutil.ErrHelpShown) || !strings.Contains(out.String(), "Usage: gh ocdx config "+verb) {
 				t.Errorf("--help: %v, output %q", err, out)
 			}
 		})
@@ -120,7 +121,7 @@ const noOllama = "http://127.0.0.1:1"
 func TestConfigInitOffersALocalOllama(t *testing.T) {
 	fm := testkit.NewFakeModel(t)
 	fm.Models("qwen2.5-coder:latest", "llama3:8b")
-	init := func(ask Prompter) (string, string) {
+	init := func(ask cmdutil.Prompter) (string, string) {
 		t.Helper()
 		path := filepath.Join(t.TempDir(), "config.json")
 		d, out, _ := configTestDeps(map[string]string{"OCDX_CONFIG": path, "OLLAMA_HOST": fm.URL()})
@@ -212,7 +213,7 @@ func TestConfigShowMarkdown(t *testing.T) {
 func TestConfigShowJSON(t *testing.T) {
 	path := writeFile(t, filepath.Join(t.TempDir(), "config.json"), minimalConfig)
 	d, out, _ := configTestDeps(map[string]string{"OCDX_CONFIG": path})
-	if err := configShow(d, &ConfigShowOptions{Export: &exporter{}, WorkDir: t.TempDir()}); err != nil {
+	if err := configShow(d, &ConfigShowOptions{Export: &cmdutil.Exporter{}, WorkDir: t.TempDir()}); err != nil {
 		t.Fatal(err)
 	}
 	var got setup.Shown
@@ -473,7 +474,7 @@ func TestConfigShowInvalid(t *testing.T) {
 	}
 
 	out.Reset()
-	err = configShow(d, &ConfigShowOptions{Export: &exporter{}, WorkDir: t.TempDir()})
+	err = configShow(d, &ConfigShowOptions{Export: &cmdutil.Exporter{}, WorkDir: t.TempDir()})
 	var js struct {
 		Valid    bool
 		Problems []struct{ Line int }
@@ -509,11 +510,11 @@ func TestConfigShowVerifier(t *testing.T) {
 	withVerifier := strings.Replace(minimalConfig, "{", `{"verifierModel": "anthropic/claude-haiku-4-5", `, 1)
 	writeFile(t, path, withVerifier)
 	d, out, _ = configTestDeps(map[string]string{"OCDX_CONFIG": path})
-	if err := configValidate(t.Context(), d, &ConfigValidateOptions{WorkDir: t.TempDir()}); err != errShown || !strings.HasPrefix(out.String(), "X ANTHROPIC_API_KEY is not set") {
+	if err := configValidate(t.Context(), d, &ConfigValidateOptions{WorkDir: t.TempDir()}); err != cmdutil.ErrShown || !strings.HasPrefix(out.String(), "X ANTHROPIC_API_KEY is not set") {
 		t.Errorf("validate without the verifier's key: %v\n%s", err, out)
 	}
 	d, out, _ = configTestDeps(map[string]string{"OCDX_CONFIG": path, "ANTHROPIC_API_KEY": "sk-ant-test"})
-	if err := configShow(d, &ConfigShowOptions{Export: &exporter{}, WorkDir: t.TempDir()}); err != nil {
+	if err := configShow(d, &ConfigShowOptions{Export: &cmdutil.Exporter{}, WorkDir: t.TempDir()}); err != nil {
 		t.Fatal(err)
 	}
 	var got setup.Shown

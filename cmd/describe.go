@@ -11,6 +11,7 @@ import (
 	prdesc "github.com/ocdx/gh-ocdx/describe"
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/github"
+	"github.com/ocdx/gh-ocdx/internal/cmdutil"
 	"github.com/ocdx/gh-ocdx/internal/tokens"
 	"github.com/ocdx/gh-ocdx/llm"
 	"github.com/ocdx/gh-ocdx/posts"
@@ -29,7 +30,7 @@ type DescribeOptions struct {
 	// MaxTokens is the call's token budget (--max-tokens); 0: the
 	// configuration's maxTokens, if any.
 	MaxTokens int64
-	Export    *exporter // --json, --jq, --template
+	Export    *cmdutil.Exporter // --json, --jq, --template
 }
 
 const describeUsage = "gh ocdx describe [<number> | <url> | <branch>] [--diagram] [--post] [--edit-body] [--model P/M] [--max-tokens N] [--json [fields]] [-R OWNER/REPO]"
@@ -59,29 +60,29 @@ Examples:
   gh ocdx describe 24 --post
   gh ocdx describe 24 --json summary,issues`
 
-func parseDescribe(d *Deps, args []string) (*DescribeOptions, error) {
+func parseDescribe(d *cmdutil.Deps, args []string) (*DescribeOptions, error) {
 	var repoFlag string
 	opts := &DescribeOptions{}
-	fs := newFlagSet("describe", describeUsage, describeHelp)
+	fs := cmdutil.NewFlagSet("describe", describeUsage, describeHelp)
 	fs.StringVar(&opts.Model, "model", "", "Describe with this provider/model instead of the configured describeModel")
 	fs.BoolVar(&opts.Diagram, "diagram", false, "Add a Mermaid diagram of the interaction the change alters, when it has one")
 	fs.BoolVar(&opts.Post, "post", false, "Post the description as gh-ocdx's description comment (a rerun edits it)")
 	fs.BoolVar(&opts.EditBody, "edit-body", false, "Write the description into the PR's body, between gh-ocdx's markers")
-	fs.maxTokensFlag(&opts.MaxTokens, "Stop before a model call that could bring the tokens (in and out) past `N`")
-	jf := addJSONFlags(fs, describeOutput{})
-	jf.positional = true
-	fs.repoFlag(&repoFlag)
-	if err := fs.parse(d, jf.args(args), -1); err != nil {
+	fs.MaxTokensFlag(&opts.MaxTokens, "Stop before a model call that could bring the tokens (in and out) past `N`")
+	jf := cmdutil.AddJSONFlags(fs, describeOutput{})
+	jf.Positional = true
+	fs.RepoFlag(&repoFlag)
+	if err := fs.ParseArgs(d, jf.Args(args), -1); err != nil {
 		return nil, err
 	}
 	var err error
-	if opts.Export, err = jf.exporter(fs); err != nil {
+	if opts.Export, err = jf.Exporter(fs); err != nil {
 		return nil, err
 	}
-	if err := fs.checkModel(opts.Model); err != nil {
+	if err := fs.CheckModel(opts.Model); err != nil {
 		return nil, err
 	}
-	pr, r, err := fs.prArgument("", repoFlag)
+	pr, r, err := fs.PRArgument("", repoFlag)
 	if err != nil {
 		return nil, err
 	}
@@ -106,14 +107,14 @@ type describeOutput struct {
 	CostUSD     float64             `json:"estimatedCostUsd,omitempty"`
 }
 
-func describePR(ctx context.Context, d *Deps, opts *DescribeOptions) error {
+func describePR(ctx context.Context, d *cmdutil.Deps, opts *DescribeOptions) error {
 	cfg, err := loadConfigForModel(d, opts.Model, "describeModel", "commentsAnalyzerModel")
 	if err != nil {
 		return err
 	}
 	name := cmp.Or(opts.Model, cfg.Describe.String())
-	models := newRunModels(d, cfg, opts.MaxTokens)
-	model, err := models.model("describe", name, "describeModel")
+	models := cmdutil.NewRunModels(d, cfg, opts.MaxTokens)
+	model, err := models.Model("describe", name, "describeModel")
 	if err != nil {
 		return err
 	}
@@ -127,23 +128,23 @@ func describePR(ctx context.Context, d *Deps, opts *DescribeOptions) error {
 		return err
 	}
 	pr := in.Review.PR
-	desc, usage, err := prdesc.Run(ctx, model, models.reserve(), in)
+	desc, usage, err := prdesc.Run(ctx, model, models.Reserve(), in)
 	out := describeOutput{PR: report.RefOf(repo, pr), Head: pr.HeadRefOid, Model: name, Usage: usage}
 	if price, ok := cfg.Prices[name]; ok {
 		out.CostUSD = price.Cost(usage.Input, usage.Cached, usage.Output)
 	}
 	if usage.Calls > 0 {
-		d.info("describe (%s): %s", name, tokens.Spent(out.Usage, out.CostUSD))
+		d.Info("describe (%s): %s", name, tokens.Spent(out.Usage, out.CostUSD))
 	}
 	var be *llm.BudgetError
 	switch {
 	case errors.As(err, &be) || errors.Is(err, llm.ErrBudget):
-		return &IncompleteError{Reason: err.Error() + "; nothing was described. Re-run with a larger --max-tokens (or maxTokens in the configuration)"}
+		return &cmdutil.IncompleteError{Reason: err.Error() + "; nothing was described. Re-run with a larger --max-tokens (or maxTokens in the configuration)"}
 	case err != nil:
 		return err
 	}
 	for _, why := range desc.Dropped {
-		d.warn("left out of the description: %s", why)
+		d.Warn("left out of the description: %s", why)
 	}
 	md := prdesc.Markdown(desc, pr)
 	out.Summary, out.Walkthrough, out.Issues, out.Diagram, out.Dropped, out.Markdown = desc.Summary, desc.Walkthrough, desc.Issues, desc.Diagram, desc.Dropped, md
@@ -159,12 +160,12 @@ func describePR(ctx context.Context, d *Deps, opts *DescribeOptions) error {
 			return err
 		}
 		out.BodyEdited = true
-		d.success("Wrote the description into the body of %s#%d", repo, pr.Number)
+		d.Success("Wrote the description into the body of %s#%d", repo, pr.Number)
 	}
 	if opts.Export != nil {
-		return opts.Export.write(d, out)
+		return opts.Export.Write(d, out)
 	}
-	return printMarkdown(d, md)
+	return cmdutil.PrintMarkdown(d, md)
 }
 
 // describeOpening is the description that opens review-loop's first
@@ -175,7 +176,7 @@ func describePR(ctx context.Context, d *Deps, opts *DescribeOptions) error {
 // it fails, that is said and the review goes on without it. With
 // "describe": {"compliance": "finding"}, the requirements it finds not met
 // come with it, as findings.
-func describeOpening(ctx context.Context, d *Deps, cfg *config.Config, models *runModels, client *github.Client, repo github.Repo, pr *github.PullRequest) (string, []finding.Finding) {
+func describeOpening(ctx context.Context, d *cmdutil.Deps, cfg *config.Config, models *cmdutil.RunModels, client *github.Client, repo github.Repo, pr *github.PullRequest) (string, []finding.Finding) {
 	if !cfg.DescribesFirst() {
 		return "", nil
 	}
@@ -183,7 +184,7 @@ func describeOpening(ctx context.Context, d *Deps, cfg *config.Config, models *r
 		return "", nil
 	}
 	name := cfg.Describe.String()
-	model, err := models.model("describe", name, "describeModel")
+	model, err := models.Model("describe", name, "describeModel")
 	var in prdesc.Input
 	if err == nil {
 		in, err = describeInput(ctx, d, client, repo, pr.Number, false)
@@ -191,17 +192,17 @@ func describeOpening(ctx context.Context, d *Deps, cfg *config.Config, models *r
 	var desc prdesc.Description
 	var usage tokens.Usage
 	if err == nil {
-		desc, usage, err = prdesc.Run(ctx, model, models.reserve(), in)
+		desc, usage, err = prdesc.Run(ctx, model, models.Reserve(), in)
 	}
 	cost := 0.0
 	if price, ok := cfg.Prices[name]; ok {
 		cost = price.Cost(usage.Input, usage.Cached, usage.Output)
 	}
 	if usage.Calls > 0 {
-		d.info("describe (%s): %s", name, tokens.Spent(usage, cost))
+		d.Info("describe (%s): %s", name, tokens.Spent(usage, cost))
 	}
 	if err != nil {
-		d.warn("the first report opens without a description: %v", err)
+		d.Warn("the first report opens without a description: %v", err)
 		return "", nil
 	}
 	var notMet []finding.Finding
@@ -213,24 +214,24 @@ func describeOpening(ctx context.Context, d *Deps, cfg *config.Config, models *r
 
 // describeInput reads what the description is written from
 // (describe.Gather), with the base branch's policy.
-func describeInput(ctx context.Context, d *Deps, client *github.Client, repo github.Repo, number int, diagram bool) (prdesc.Input, error) {
+func describeInput(ctx context.Context, d *cmdutil.Deps, client *github.Client, repo github.Repo, number int, diagram bool) (prdesc.Input, error) {
 	return prdesc.Gather(ctx, client, repo, number, diagram, func(pr *github.PullRequest) (*config.Policy, error) {
 		p, _, err := basePolicy(pr)
 		return p, err
-	}, d.warn)
+	}, d.Warn)
 }
 
 // postDescription posts md as gh-ocdx's description comment on pr, or
 // edits its own (describe.Post), and says which.
-func postDescription(ctx context.Context, d *Deps, client *github.Client, repo github.Repo, pr *github.PullRequest, md, footer string) (string, error) {
+func postDescription(ctx context.Context, d *cmdutil.Deps, client *github.Client, repo github.Repo, pr *github.PullRequest, md, footer string) (string, error) {
 	url, updated, err := prdesc.Post(ctx, client, repo, pr, md, footer)
 	switch {
 	case err != nil:
 		return "", err
 	case updated:
-		d.success("Updated the description on %s#%d: %s", repo, pr.Number, url)
+		d.Success("Updated the description on %s#%d: %s", repo, pr.Number, url)
 	default:
-		d.success("Posted the description on %s#%d: %s", repo, pr.Number, url)
+		d.Success("Posted the description on %s#%d: %s", repo, pr.Number, url)
 	}
 	return url, nil
 }

@@ -3,6 +3,8 @@ package cmd
 import (
 	"strings"
 	"testing"
+
+	"github.com/ocdx/gh-ocdx/internal/cmdutil"
 )
 
 func TestParseDescribe(t *testing.T) {
@@ -17,7 +19,7 @@ func TestParseDescribe(t *testing.T) {
 		{args: []string{"feature/login"}, check: func(o *DescribeOptions) bool { return o.Branch == "feature/login" }},
 		{args: []string{"https://github.com/cli/cli/pull/99"}, check: func(o *DescribeOptions) bool { return o.Number == 99 && o.Repo.Name == "cli" }},
 		{args: []string{"--json", "24"}, check: func(o *DescribeOptions) bool { return o.Number == 24 && o.Export != nil }},
-		{args: []string{"24", "--json", "summary,issues"}, check: func(o *DescribeOptions) bool { return o.Export != nil && len(o.Export.fields) == 2 }},
+		{args: []string{"24", "--json", "summary,issues"}, check: func(o *DescribeOptions) bool { return o.Export != nil && len(o.Export.Fields) == 2 }},
 		{args: []string{"24", "--max-tokens", "5000", "--model", "openai/gpt-4.1"}, check: func(o *DescribeOptions) bool { return o.MaxTokens == 5000 && o.Model == "openai/gpt-4.1" }},
 		{args: []string{"24", "--model", "gpt-4"}, wantErr: "invalid --model"},
 		{args: []string{"24", "--json", "summary,nope"}, wantErr: `Unknown JSON field: "nope"`},
@@ -33,8 +35,8 @@ func TestParseDescribe(t *testing.T) {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 					t.Fatalf("want an error containing %q, got %v", tc.wantErr, err)
 				}
-				if ExitCode(t.Context(), err) != 2 {
-					t.Errorf("exit %d, want 2", ExitCode(t.Context(), err))
+				if cmdutil.ExitCode(t.Context(), err) != 2 {
+					t.Errorf("exit %d, want 2", cmdutil.ExitCode(t.Context(), err))
 				}
 				return
 			}
@@ -56,8 +58,8 @@ func TestDescribeBadFlagsExit2BeforeAnyWork(t *testing.T) {
 		"OCDX_CONFIG": "/nonexistent/config.json", "OPENAI_BASE_URL": "http://127.0.0.1:1/v1", "OPENAI_API_KEY": "k"}
 	d.Getenv = func(k string) string { return env[k] }
 	err := Run(t.Context(), []string{"describe", "24", "--diagram", "--bogus"}, d)
-	if ExitCode(t.Context(), err) != 2 || !strings.Contains(err.Error(), "unknown flag: --bogus") {
-		t.Fatalf("exit %d: %v\n%s", ExitCode(t.Context(), err), err, errOut)
+	if cmdutil.ExitCode(t.Context(), err) != 2 || !strings.Contains(err.Error(), "unknown flag: --bogus") {
+		t.Fatalf("exit %d: %v\n%s", cmdutil.ExitCode(t.Context(), err), err, errOut)
 	}
 	if out.Len() != 0 {
 		t.Errorf("stdout: %q", out)

@@ -10,6 +10,7 @@ import (
 	"github.com/ocdx/gh-ocdx/converse"
 	"github.com/ocdx/gh-ocdx/git"
 	"github.com/ocdx/gh-ocdx/github"
+	"github.com/ocdx/gh-ocdx/internal/cmdutil"
 	"github.com/ocdx/gh-ocdx/posts"
 	"github.com/ocdx/gh-ocdx/state"
 )
@@ -63,21 +64,21 @@ Examples:
   gh ocdx dismiss QUAL-0badf00d PERF-12ab34cd
   gh ocdx dismiss --branch feature/cache QUAL-0badf00d`
 
-func parseDismiss(d *Deps, args []string) (*DismissOptions, error) {
+func parseDismiss(d *cmdutil.Deps, args []string) (*DismissOptions, error) {
 	opts := &DismissOptions{}
 	var repoFlag string
-	fs := newFlagSet("dismiss", dismissUsage, dismissHelp)
-	fs.repoFlag(&repoFlag)
+	fs := cmdutil.NewFlagSet("dismiss", dismissUsage, dismissHelp)
+	fs.RepoFlag(&repoFlag)
 	fs.StringVar(&opts.Local, "branch", "", "Dismiss for the local review (gh ocdx review) of this `branch`: nothing is posted")
 	fs.StringVar(&opts.Reason, "reason", "", "Say why, in one line of `text` (a pull request's dismissal)")
-	if err := fs.parse(d, args, -1); err != nil {
+	if err := fs.ParseArgs(d, args, -1); err != nil {
 		return nil, err
 	}
 	opts.Reason = posts.LedgerReason(opts.Reason)
 	for _, w := range strings.Fields(opts.Reason) {
 		if posts.ValidLedgerID(w) {
 			// Every ID on the command's line is dismissed.
-			return nil, fs.usageErr("--reason names the finding %s: name findings as arguments, and give the reason in other words", w)
+			return nil, fs.UsageErr("--reason names the finding %s: name findings as arguments, and give the reason in other words", w)
 		}
 	}
 	prText, ids, err := findingIDs(fs, fs.Args(), opts.Local != "", "findings to dismiss", "SEC-b0bf205b")
@@ -89,7 +90,7 @@ func parseDismiss(d *Deps, args []string) (*DismissOptions, error) {
 		// --branch names a local review of this clone (as for state show).
 		return opts, checkBranchFlag(fs, opts.Local, 0, repoFlag)
 	}
-	pr, r, err := fs.prFrom(prText, repoFlag)
+	pr, r, err := fs.PRFrom(prText, repoFlag)
 	if err != nil {
 		return nil, err
 	}
@@ -97,7 +98,7 @@ func parseDismiss(d *Deps, args []string) (*DismissOptions, error) {
 	return opts, nil
 }
 
-func dismiss(ctx context.Context, d *Deps, opts *DismissOptions) error {
+func dismiss(ctx context.Context, d *cmdutil.Deps, opts *DismissOptions) error {
 	if opts.Local != "" {
 		return dismissLocal(ctx, d, opts.Local, opts.IDs, "", opts.Reason)
 	}
@@ -135,8 +136,8 @@ var dismissCommand = findingCommand{done: "Dismissed", FindingCommand: converse.
 // dismiss on, with why; else the number of its one open pull request, or
 // 0 when that is not clear (the pull request's path asks again and says
 // what is wrong).
-func withoutPR(ctx context.Context, d *Deps) (branch, why string, number int) {
-	wd, err := d.workDir()
+func withoutPR(ctx context.Context, d *cmdutil.Deps) (branch, why string, number int) {
+	wd, err := d.Dir()
 	if err != nil {
 		return "", "", 0
 	}
@@ -147,12 +148,12 @@ func withoutPR(ctx context.Context, d *Deps) (branch, why string, number int) {
 	if branch, err = g.Branch(ctx); err != nil || branch == "" {
 		return "", "", 0
 	}
-	r, err := currentRepo(d, repository.Repository{})
+	r, err := cmdutil.CurrentRepo(d, repository.Repository{})
 	if err != nil {
 		return branch, "this clone has no GitHub repository", 0
 	}
 	repo := github.Repo{Host: r.Host, Owner: r.Owner, Name: r.Name}
-	client, err := d.gitHub(repo.Host)
+	client, err := d.GitHubClient(repo.Host)
 	if err != nil {
 		return "", "", 0
 	}
@@ -171,11 +172,11 @@ func withoutPR(ctx context.Context, d *Deps) (branch, why string, number int) {
 // dismissLocal records ids as dismissed for the local review of branch in
 // the state file (docs/architecture.md, Local review); why says why it is
 // not a pull request's dismissal when the user did not say --branch.
-func dismissLocal(ctx context.Context, d *Deps, branch string, ids []string, why, reason string) error {
+func dismissLocal(ctx context.Context, d *cmdutil.Deps, branch string, ids []string, why, reason string) error {
 	if reason != "" {
-		d.info("--reason is kept with a pull request's dismissal only: the state file records none for a local one")
+		d.Info("--reason is kept with a pull request's dismissal only: the state file records none for a local one")
 	}
-	wd, err := d.workDir()
+	wd, err := d.Dir()
 	if err != nil {
 		return err
 	}
@@ -187,7 +188,7 @@ func dismissLocal(ctx context.Context, d *Deps, branch string, ids []string, why
 		return fmt.Errorf("no branch %q in %s: name a local branch (git branch --list), the one gh ocdx review reviews", branch, g.Dir)
 	}
 	by, _ := g.Run(ctx, "config", "user.name")
-	st, err := d.store()
+	st, err := d.OpenStore()
 	if err != nil {
 		return err
 	}
@@ -206,9 +207,9 @@ func dismissLocal(ctx context.Context, d *Deps, branch string, ids []string, why
 		}
 	}
 	if len(added) == 0 {
-		d.warn("Already dismissed for the local review of %s: %s", branch, strings.Join(ids, ", "))
+		d.Warn("Already dismissed for the local review of %s: %s", branch, strings.Join(ids, ", "))
 		return nil
 	}
-	d.success("Dismissed for the local review of %s: %s", branch, strings.Join(added, ", "))
+	d.Success("Dismissed for the local review of %s: %s", branch, strings.Join(added, ", "))
 	return nil
 }

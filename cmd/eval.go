@@ -12,6 +12,7 @@ import (
 
 	"github.com/ocdx/gh-ocdx/eval"
 	"github.com/ocdx/gh-ocdx/git"
+	"github.com/ocdx/gh-ocdx/internal/cmdutil"
 	"github.com/ocdx/gh-ocdx/internal/text"
 	"github.com/ocdx/gh-ocdx/llm"
 	"github.com/ocdx/gh-ocdx/state"
@@ -68,44 +69,44 @@ Examples:
 // defaultEvalLimit bounds the cases reviewed when --limit is not given.
 const defaultEvalLimit = 50
 
-func parseEval(d *Deps, args []string) (*EvalOptions, error) {
+func parseEval(d *cmdutil.Deps, args []string) (*EvalOptions, error) {
 	opts := &EvalOptions{}
 	var after string
-	fs := newFlagSet("eval history", evalUsage, evalHelp)
+	fs := cmdutil.NewFlagSet("eval history", evalUsage, evalHelp)
 	fs.StringVar(&opts.Cases, "cases", "", "Review the cases listed in `FILE` (as --list --json prints them) instead of mining them")
 	fs.BoolVar(&opts.List, "list", false, "Print the cases and stop: no model is asked")
 	fs.StringVar(&after, "after", "", "Count only pull requests merged after this `date` (2025-06-01)")
 	fs.IntVarP(&opts.Limit, "limit", "L", defaultEvalLimit, "Review at most this `number` of bug cases, and of clean ones, the most recently merged")
 	fs.StringVar(&opts.Ref, "ref", "HEAD", "The branch whose history is mined")
 	fs.StringVar(&opts.Verifier, "verifier", "", "Check the findings with `PROVIDER/MODEL` (instead of the configuration's verifierModel)")
-	fs.maxTokensFlag(&opts.MaxTokens, "The most tokens the run may use, every call together (default: the configuration's maxTokens)")
+	fs.MaxTokensFlag(&opts.MaxTokens, "The most tokens the run may use, every call together (default: the configuration's maxTokens)")
 	fs.BoolVar(&opts.JSON, "json", false, "Print JSON: the cases with --list, else the report")
-	if err := fs.parse(d, args, 0); err != nil {
+	if err := fs.ParseArgs(d, args, 0); err != nil {
 		return nil, err
 	}
 	if opts.Limit <= 0 {
-		return nil, fs.usageErr("invalid --limit %d: give how many cases to review, above zero", opts.Limit)
+		return nil, fs.UsageErr("invalid --limit %d: give how many cases to review, above zero", opts.Limit)
 	}
 	if after != "" {
 		t, err := time.Parse(time.DateOnly, after)
 		if err != nil {
-			return nil, fs.usageErr("invalid --after %q: give a date as 2025-06-01", after)
+			return nil, fs.UsageErr("invalid --after %q: give a date as 2025-06-01", after)
 		}
 		opts.After = t
 	}
 	if fs.Changed("verifier") {
 		if _, err := llm.ParseModel(opts.Verifier); err != nil {
-			return nil, fs.usageErr("invalid --verifier: %v", err)
+			return nil, fs.UsageErr("invalid --verifier: %v", err)
 		}
 	}
 	if strings.HasPrefix(opts.Ref, "-") {
-		return nil, fs.usageErr("invalid --ref %q: give a branch or a commit", opts.Ref)
+		return nil, fs.UsageErr("invalid --ref %q: give a branch or a commit", opts.Ref)
 	}
 	return opts, nil
 }
 
-func evalHistory(ctx context.Context, d *Deps, opts *EvalOptions) error {
-	wd, err := d.workDir()
+func evalHistory(ctx context.Context, d *cmdutil.Deps, opts *EvalOptions) error {
+	wd, err := d.Dir()
 	if err != nil {
 		return err
 	}
@@ -133,11 +134,11 @@ func evalHistory(ctx context.Context, d *Deps, opts *EvalOptions) error {
 		return err
 	}
 	if len(mined.Bugs) == 0 {
-		d.warn("no bug case to measure recall on: no fix in this history traces back to a merged pull request (gh ocdx eval history --list says what was left out)")
+		d.Warn("no bug case to measure recall on: no fix in this history traces back to a merged pull request (gh ocdx eval history --list says what was left out)")
 		return nil
 	}
-	models := newRunModels(d, cfg, opts.MaxTokens)
-	reviewers, verifier, err := models.crew(opts.Verifier)
+	models := cmdutil.NewRunModels(d, cfg, opts.MaxTokens)
+	reviewers, verifier, err := models.Crew(opts.Verifier)
 	if err != nil {
 		return err
 	}
@@ -146,32 +147,32 @@ func evalHistory(ctx context.Context, d *Deps, opts *EvalOptions) error {
 		return err
 	}
 	res, runErr := eval.Run(ctx, eval.RunOptions{Git: g, Cases: slices.Concat(mined.Bugs, mined.Clean), Reviewers: reviewers, Verifier: verifier,
-		Cache: &eval.Cache{Dir: filepath.Join(filepath.Dir(statePath), "eval")}, Budget: models.Budget, Cutoffs: cfg.ModelCutoffs, Progress: d.progressOut()})
+		Cache: &eval.Cache{Dir: filepath.Join(filepath.Dir(statePath), "eval")}, Budget: models.Budget, Cutoffs: cfg.ModelCutoffs, Progress: d.ProgressOut()})
 	if runErr != nil && ctx.Err() != nil {
 		return runErr // cancelled: the answers so far are cached, a rerun resumes
 	}
 	if runErr != nil {
 		// The budget or a failure stopped it: the figures of what was
 		// reviewed are still worth showing, said to be partial.
-		d.warn("the run stopped before every case was reviewed: %v; the report counts the cases reviewed, and a rerun asks only what is not cached", runErr)
+		d.Warn("the run stopped before every case was reviewed: %v; the report counts the cases reviewed, and a rerun asks only what is not cached", runErr)
 	}
 	rep := eval.Score(res, eval.ScoreOptions{Prices: cfg.Prices, After: opts.After, Cutoffs: cfg.ModelCutoffs})
 	if opts.JSON {
-		if err := (&exporter{}).write(d, rep); err != nil {
+		if err := (&cmdutil.Exporter{}).Write(d, rep); err != nil {
 			return err
 		}
-	} else if err := printMarkdown(d, rep.Markdown()); err != nil {
+	} else if err := cmdutil.PrintMarkdown(d, rep.Markdown()); err != nil {
 		return err
 	}
 	if runErr != nil {
-		return shownError{runErr}
+		return cmdutil.ShownError{Err: runErr}
 	}
 	return nil
 }
 
 // evalCases are the cases: read from --cases, or mined; those merged
 // before --after left out, then the newest --limit of each kind.
-func evalCases(ctx context.Context, d *Deps, g *git.Repo, opts *EvalOptions) (*eval.Mined, error) {
+func evalCases(ctx context.Context, d *cmdutil.Deps, g *git.Repo, opts *EvalOptions) (*eval.Mined, error) {
 	var m *eval.Mined
 	if opts.Cases != "" {
 		f, err := os.Open(opts.Cases)
@@ -188,16 +189,16 @@ func evalCases(ctx context.Context, d *Deps, g *git.Repo, opts *EvalOptions) (*e
 		if m, err = eval.Mine(ctx, g, eval.Options{Ref: opts.Ref}); err != nil {
 			return nil, err
 		}
-		d.info("Mined %s and %s from %s in %s", text.Plural(len(m.Bugs), "bug case"), text.Plural(len(m.Clean), "clean case"), text.Plural(m.Fixes, "fix commit"), time.Since(start).Round(time.Millisecond))
+		d.Info("Mined %s and %s from %s in %s", text.Plural(len(m.Bugs), "bug case"), text.Plural(len(m.Clean), "clean case"), text.Plural(m.Fixes, "fix commit"), time.Since(start).Round(time.Millisecond))
 	}
 	m.Keep(opts.After, opts.Limit)
 	return m, nil
 }
 
 // printCases is --list: the cases as JSON, or one line each.
-func printCases(d *Deps, opts *EvalOptions, m *eval.Mined) error {
+func printCases(d *cmdutil.Deps, opts *EvalOptions, m *eval.Mined) error {
 	if opts.JSON {
-		return (&exporter{}).write(d, m)
+		return (&cmdutil.Exporter{}).Write(d, m)
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Cases\n\n%s and %s", text.Plural(len(m.Bugs), "bug case"), text.Plural(len(m.Clean), "clean case"))
@@ -216,5 +217,5 @@ func printCases(d *Deps, opts *EvalOptions, m *eval.Mined) error {
 		}
 		fmt.Fprintf(&b, "| #%d | %s | %s | %s | %d | %d | %s |\n", c.PR, kind, c.Merged.Format(time.DateOnly), text.ShortOID(c.Head), c.Lines, len(c.Buggy), strings.ReplaceAll(text.OneLine(c.Title), "|", `\|`))
 	}
-	return printMarkdown(d, b.String())
+	return cmdutil.PrintMarkdown(d, b.String())
 }

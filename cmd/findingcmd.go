@@ -11,6 +11,7 @@ import (
 	"github.com/ocdx/gh-ocdx/config"
 	"github.com/ocdx/gh-ocdx/converse"
 	"github.com/ocdx/gh-ocdx/github"
+	"github.com/ocdx/gh-ocdx/internal/cmdutil"
 	"github.com/ocdx/gh-ocdx/posts"
 )
 
@@ -21,16 +22,16 @@ import (
 // findingIDs splits a verb's arguments into an optional pull request and
 // the finding IDs that follow it (each once). A first argument that is not
 // an ID is the pull request, unless idsOnly.
-func findingIDs(fs *flagSet, rest []string, idsOnly bool, what, example string) (prText string, ids []string, err error) {
+func findingIDs(fs *cmdutil.FlagSet, rest []string, idsOnly bool, what, example string) (prText string, ids []string, err error) {
 	if len(rest) > 0 && !posts.ValidLedgerID(rest[0]) && !idsOnly {
 		prText, rest = rest[0], rest[1:]
 	}
 	if len(rest) == 0 {
-		return "", nil, fs.usageErr("name the %s by their IDs, as the reports show them (%s)", what, example)
+		return "", nil, fs.UsageErr("name the %s by their IDs, as the reports show them (%s)", what, example)
 	}
 	for _, id := range rest {
 		if !posts.ValidLedgerID(id) {
-			return "", nil, fs.usageErr("%q is not a finding ID: IDs look like %s, as the reports show them", id, example)
+			return "", nil, fs.UsageErr("%q is not a finding ID: IDs look like %s, as the reports show them", id, example)
 		}
 		if !slices.Contains(ids, id) {
 			ids = append(ids, id)
@@ -52,7 +53,7 @@ type target struct {
 
 // commandPR is the target of a command given opts: the PR numbered, or the
 // open one of the branch.
-func commandPR(ctx context.Context, d *Deps, opts prArgs, usage string) (target, error) {
+func commandPR(ctx context.Context, d *cmdutil.Deps, opts prArgs, usage string) (target, error) {
 	repo, client, number, err := resolvePR(ctx, d, opts, usage)
 	if err != nil {
 		return target{}, err
@@ -85,21 +86,21 @@ type findingCommand struct {
 }
 
 // post posts c for ids on pr (converse.FindingCommand.Post) and says so.
-func (c findingCommand) post(ctx context.Context, d *Deps, client *github.Client, repo github.Repo, pr *github.PullRequest, trust *posts.Trust, ids []string, reason string) error {
+func (c findingCommand) post(ctx context.Context, d *cmdutil.Deps, client *github.Client, repo github.Repo, pr *github.PullRequest, trust *posts.Trust, ids []string, reason string) error {
 	url, err := c.Post(ctx, client, trust, repo, pr, ids, reason)
 	if err != nil {
 		return err
 	}
 	// As gh says what it did: the mark and the fact on stderr, the link on
 	// stdout for a script.
-	d.success("%s on %s#%d: %s%s", c.done, repo, pr.Number, strings.Join(ids, ", "), c.after)
+	d.Success("%s on %s#%d: %s%s", c.done, repo, pr.Number, strings.Join(ids, ", "), c.after)
 	fmt.Fprintln(d.IO.Out, url)
 	return nil
 }
 
 // notYet are the ids not in already; when none is left, the output says
 // so and nothing is posted.
-func notYet(d *Deps, ids, already []string, what string, pr int) []string {
+func notYet(d *cmdutil.Deps, ids, already []string, what string, pr int) []string {
 	var out []string
 	for _, id := range ids {
 		if !slices.Contains(already, id) {
@@ -107,7 +108,7 @@ func notYet(d *Deps, ids, already []string, what string, pr int) []string {
 		}
 	}
 	if len(out) == 0 {
-		d.warn("Already %s on PR #%d: %s; nothing posted", what, pr, strings.Join(ids, ", "))
+		d.Warn("Already %s on PR #%d: %s; nothing posted", what, pr, strings.Join(ids, ", "))
 	}
 	return out
 }

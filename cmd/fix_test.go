@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/ocdx/gh-ocdx/git"
+	"github.com/ocdx/gh-ocdx/internal/cmdutil"
 	"github.com/ocdx/gh-ocdx/preflight"
 	"github.com/ocdx/gh-ocdx/state"
 )
@@ -20,7 +21,7 @@ func TestParseFix(t *testing.T) {
 		check   func(*FixOptions) bool
 	}{
 		{args: []string{"--yes"}, check: func(o *FixOptions) bool {
-			r, err := currentRepo(&Deps{Getenv: os.Getenv}, o.Repo) // GH_REPO, once the configuration is read
+			r, err := cmdutil.CurrentRepo(&cmdutil.Deps{Getenv: os.Getenv}, o.Repo) // GH_REPO, once the configuration is read
 			return o.PR == 0 && o.Yes && err == nil && r.Name == "widgets"
 		}},
 		{args: []string{"--pr", "24", "--dry-run"}, check: func(o *FixOptions) bool { return o.PR == 24 && o.DryRun }},
@@ -44,7 +45,7 @@ func TestParseFix(t *testing.T) {
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			d, _, _ := testDeps()
-			d.IO.stdinTTY, d.IO.stdoutTTY = tc.tty, tc.tty
+			d.IO.StdinTTY, d.IO.StdoutTTY = tc.tty, tc.tty
 			opts, err := parseFix(d, tc.args)
 			if tc.wantErr != "" {
 				wantUsageError(t, err, tc.wantErr)
@@ -79,7 +80,7 @@ func TestChooseResume(t *testing.T) {
 		t.Error("--findings starts over")
 	}
 
-	d.IO.stdinTTY, d.IO.stdoutTTY = true, true
+	d.IO.StdinTTY, d.IO.StdoutTTY = true, true
 	for pick, want := range map[int]*state.WIP{0: wip, 1: nil} {
 		p := &fakePrompter{pick: pick}
 		got, err := chooseResume(d, &FixOptions{Prompter: p}, withWIP)
@@ -87,10 +88,10 @@ func TestChooseResume(t *testing.T) {
 			t.Errorf("pick %d: %v %v %v", pick, got, err, p.asked)
 		}
 	}
-	if _, err := chooseResume(d, &FixOptions{Prompter: &fakePrompter{pick: 2}}, withWIP); !errors.Is(err, ErrCancelled) {
+	if _, err := chooseResume(d, &FixOptions{Prompter: &fakePrompter{pick: 2}}, withWIP); !errors.Is(err, cmdutil.ErrCancelled) {
 		t.Errorf("abort: %v", err)
 	}
-	if _, err := chooseResume(d, &FixOptions{Prompter: &fakePrompter{err: ErrCancelled}}, withWIP); !errors.Is(err, ErrCancelled) {
+	if _, err := chooseResume(d, &FixOptions{Prompter: &fakePrompter{err: cmdutil.ErrCancelled}}, withWIP); !errors.Is(err, cmdutil.ErrCancelled) {
 		t.Errorf("Ctrl-C: %v", err)
 	}
 }

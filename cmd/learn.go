@@ -10,6 +10,7 @@ import (
 
 	"github.com/ocdx/gh-ocdx/git"
 	"github.com/ocdx/gh-ocdx/github"
+	"github.com/ocdx/gh-ocdx/internal/cmdutil"
 	"github.com/ocdx/gh-ocdx/internal/text"
 	"github.com/ocdx/gh-ocdx/learn"
 	"github.com/ocdx/gh-ocdx/learnings"
@@ -50,10 +51,10 @@ Examples:
   gh ocdx learn --since 2026-01-01 --pr
   gh ocdx learn --json proposed --jq '.proposed[].sentence'`
 
-func parseLearn(d *Deps, args []string) (*LearnOptions, error) {
+func parseLearn(d *cmdutil.Deps, args []string) (*LearnOptions, error) {
 	opts := &LearnOptions{}
-	fs := newFlagSet("learn", learnUsage, learnHelp)
-	pr := func(fs *flagSet) {
+	fs := cmdutil.NewFlagSet("learn", learnUsage, learnHelp)
+	pr := func(fs *cmdutil.FlagSet) {
 		fs.BoolVar(&opts.PR, "pr", false, "Commit the change on a new branch, push it and open a pull request")
 	}
 	if err := parseRead(d, fs, args, learn.Report{}, pr, &opts.ReadOptions); err != nil {
@@ -62,7 +63,7 @@ func parseLearn(d *Deps, args []string) (*LearnOptions, error) {
 	return opts, nil
 }
 
-func learnRun(ctx context.Context, d *Deps, opts *LearnOptions) error {
+func learnRun(ctx context.Context, d *cmdutil.Deps, opts *LearnOptions) error {
 	repo, client, res, err := readReviewed(ctx, d, opts.Repo, opts.Limit, opts.Since)
 	if err != nil {
 		return err
@@ -80,17 +81,17 @@ func learnRun(ctx context.Context, d *Deps, opts *LearnOptions) error {
 		return err
 	}
 	for _, w := range r.Warnings {
-		d.warn("%s", w)
+		d.Warn("%s", w)
 	}
-	d.info("%s", learnSaid(r, res.Pages, branch.Name))
+	d.Info("%s", learnSaid(r, res.Pages, branch.Name))
 	if opts.PR && r.Diff != "" {
 		if r.PullRequest, err = openLearnings(ctx, d, repo, client, branch, file, r); err != nil {
 			return err
 		}
-		d.info("Opened %s", r.PullRequest)
+		d.Info("Opened %s", r.PullRequest)
 	}
 	if opts.Export != nil {
-		return opts.Export.write(d, r)
+		return opts.Export.Write(d, r)
 	}
 	_, err = io.WriteString(d.IO.Out, r.Diff)
 	return err
@@ -119,8 +120,8 @@ func learnSaid(r learn.Report, pages int, branch string) string {
 // tip, in the clone of the working directory, pushes it and opens a pull
 // request; it returns the pull request's URL. The branch is named by the
 // change, so a second run with the same proposal finds it there.
-func openLearnings(ctx context.Context, d *Deps, repo github.Repo, client *github.Client, base github.DefaultBranch, file string, r learn.Report) (string, error) {
-	wd, err := d.workDir()
+func openLearnings(ctx context.Context, d *cmdutil.Deps, repo github.Repo, client *github.Client, base github.DefaultBranch, file string, r learn.Report) (string, error) {
+	wd, err := d.Dir()
 	if err != nil {
 		return "", err
 	}

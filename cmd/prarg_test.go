@@ -3,6 +3,8 @@ package cmd
 import (
 	"strings"
 	"testing"
+
+	"github.com/ocdx/gh-ocdx/internal/cmdutil"
 )
 
 // A PR is named as gh pr view takes it, by every PR verb.
@@ -50,7 +52,7 @@ func TestParsePRArgument(t *testing.T) {
 				var o *ReviewLoopOptions
 				if o, err = parseReviewLoop(d, tc.args); err == nil {
 					number, branch = o.PR, o.Branch
-					r, _ := parseRepoFlag(o.RepoFlag, d.defaultHost())
+					r, _ := cmdutil.ParseRepoFlag(o.RepoFlag, d.DefaultHost())
 					repo = repoOf(r.Host, r.Owner, r.Name)
 				}
 			case "fix":
@@ -62,7 +64,7 @@ func TestParsePRArgument(t *testing.T) {
 				var o *StateShowOptions
 				if o, err = parseStateShow(d, tc.args); err == nil {
 					number = o.PR
-					r, _ := parseRepoFlag(o.Repo, d.defaultHost())
+					r, _ := cmdutil.ParseRepoFlag(o.Repo, d.DefaultHost())
 					repo = repoOf(r.Host, r.Owner, r.Name)
 				}
 			case "state clear":

@@ -13,6 +13,7 @@ import (
 	"github.com/ocdx/gh-ocdx/config"
 	"github.com/ocdx/gh-ocdx/converse"
 	"github.com/ocdx/gh-ocdx/github"
+	"github.com/ocdx/gh-ocdx/internal/cmdutil"
 	"github.com/ocdx/gh-ocdx/internal/prompter"
 	"github.com/ocdx/gh-ocdx/internal/text"
 	"github.com/ocdx/gh-ocdx/internal/tokens"
@@ -34,8 +35,8 @@ type ReplyOptions struct {
 	// MaxReplies bounds the threads answered (--max-replies); 0: the
 	// configuration's maxReplies, else config.DefaultMaxReplies.
 	MaxReplies int
-	Export     *exporter // --json, --jq, --template
-	Prompter   Prompter
+	Export     *cmdutil.Exporter // --json, --jq, --template
+	Prompter   cmdutil.Prompter
 	// Thread, when set, answers only that review thread (by node id), and
 	// only what people with write permission wrote there: the Action's run
 	// for one reply (gh ocdx command), which its author's permission let
@@ -76,45 +77,45 @@ Examples:
   gh ocdx reply 24 --yes
   gh ocdx reply 24 --yes --json answered,left`
 
-func runReply(ctx context.Context, d *Deps, args []string) error {
+func runReply(ctx context.Context, d *cmdutil.Deps, args []string) error {
 	opts, err := parseReply(d, args)
 	if err != nil {
 		return err
 	}
 	if !opts.Yes {
-		opts.Prompter = d.prompter(ctx)
+		opts.Prompter = d.NewPrompter(ctx)
 	}
 	return reply(ctx, d, opts)
 }
 
-func parseReply(d *Deps, args []string) (*ReplyOptions, error) {
+func parseReply(d *cmdutil.Deps, args []string) (*ReplyOptions, error) {
 	var repoFlag string
 	opts := &ReplyOptions{}
-	fs := newFlagSet("reply", replyUsage, replyHelp)
+	fs := cmdutil.NewFlagSet("reply", replyUsage, replyHelp)
 	fs.StringVar(&opts.Model, "model", "", "Answer with this provider/model instead of the configured replyModel")
 	fs.BoolVar(&opts.Yes, "yes", false, "Post every answer without asking")
-	fs.maxTokensFlag(&opts.MaxTokens, "Stop before a model call that could bring the run's tokens (in and out) past `N`")
+	fs.MaxTokensFlag(&opts.MaxTokens, "Stop before a model call that could bring the run's tokens (in and out) past `N`")
 	fs.IntVar(&opts.MaxReplies, "max-replies", 0, "Answer at most `N` threads in this run (default: maxReplies, else 10)")
-	jf := addJSONFlags(fs, replyOutput{})
-	jf.positional = true
-	fs.repoFlag(&repoFlag)
-	if err := fs.parse(d, jf.args(args), -1); err != nil {
+	jf := cmdutil.AddJSONFlags(fs, replyOutput{})
+	jf.Positional = true
+	fs.RepoFlag(&repoFlag)
+	if err := fs.ParseArgs(d, jf.Args(args), -1); err != nil {
 		return nil, err
 	}
 	var err error
-	if opts.Export, err = jf.exporter(fs); err != nil {
+	if opts.Export, err = jf.Exporter(fs); err != nil {
 		return nil, err
 	}
 	if fs.Changed("max-replies") && opts.MaxReplies <= 0 {
-		return nil, fs.usageErr("invalid --max-replies %d: give the most threads to answer, above zero", opts.MaxReplies)
+		return nil, fs.UsageErr("invalid --max-replies %d: give the most threads to answer, above zero", opts.MaxReplies)
 	}
-	if err := fs.checkModel(opts.Model); err != nil {
+	if err := fs.CheckModel(opts.Model); err != nil {
 		return nil, err
 	}
 	if !opts.Yes && !d.IO.CanPrompt() {
-		return nil, fs.needsTerminal("reply shows each answer before it posts it", "pass --yes to post the answers without asking")
+		return nil, fs.NeedsTerminal("reply shows each answer before it posts it", "pass --yes to post the answers without asking")
 	}
-	pr, r, err := fs.prArgument("", repoFlag)
+	pr, r, err := fs.PRArgument("", repoFlag)
 	if err != nil {
 		return nil, err
 	}
@@ -136,13 +137,13 @@ type replyOutput struct {
 
 // judge has trust judge whose posts on pr are gh-ocdx's (the base branch's
 // trustedLogins), saying what it could not tell.
-func judge(ctx context.Context, d *Deps, trust *posts.Trust, pr *github.PullRequest) {
+func judge(ctx context.Context, d *cmdutil.Deps, trust *posts.Trust, pr *github.PullRequest) {
 	for _, w := range trust.Judge(ctx, pr) {
-		d.warn("%s", w)
+		d.Warn("%s", w)
 	}
 }
 
-func reply(ctx context.Context, d *Deps, opts *ReplyOptions) error {
+func reply(ctx context.Context, d *cmdutil.Deps, opts *ReplyOptions) error {
 	cfg, err := loadConfigForModel(d, opts.Model, "replyModel", "reviewPrModel")
 	if err != nil {
 		return err
@@ -159,18 +160,18 @@ func reply(ctx context.Context, d *Deps, opts *ReplyOptions) error {
 // replyOn answers the replies due on t's PR, whose posts t.trust has
 // judged: reply's work, and the command verb's for a reply in a thread
 // (converse.Select, converse.Replier).
-func replyOn(ctx context.Context, d *Deps, opts *ReplyOptions, cfg *config.Config, t target) error {
+func replyOn(ctx context.Context, d *cmdutil.Deps, opts *ReplyOptions, cfg *config.Config, t target) error {
 	name := cmp.Or(opts.Model, cfg.Reply.String())
 	client, repo, pr, trust := t.client, t.repo, t.pr, t.trust
 	out := replyOutput{PR: report.RefOf(repo, pr), Answered: []converse.Thread{}, Skipped: []converse.Thread{}, Left: []converse.Thread{}}
 	dues, err := converse.Select(ctx, trust, repo, pr, opts.Thread, func(login, id string) {
-		d.info("not answered: %s's reply in the thread of %s (no write permission)", login, id)
+		d.Info("not answered: %s's reply in the thread of %s (no write permission)", login, id)
 	})
 	if err != nil {
 		return err
 	}
 	if len(dues) == 0 {
-		d.info("No replies to answer in gh-ocdx's threads on %s#%d", repo, pr.Number)
+		d.Info("No replies to answer in gh-ocdx's threads on %s#%d", repo, pr.Number)
 		return writeReply(d, opts, out)
 	}
 	limit := cmp.Or(opts.MaxReplies, cfg.MaxReplies, config.DefaultMaxReplies)
@@ -186,7 +187,7 @@ func replyOn(ctx context.Context, d *Deps, opts *ReplyOptions, cfg *config.Confi
 		case i == 1:
 			limit = len(dues)
 		case i == 2:
-			return fmt.Errorf("%w: nothing was answered", ErrCancelled)
+			return fmt.Errorf("%w: nothing was answered", cmdutil.ErrCancelled)
 		}
 	}
 	for _, due := range dues[min(limit, len(dues)):] {
@@ -194,13 +195,13 @@ func replyOn(ctx context.Context, d *Deps, opts *ReplyOptions, cfg *config.Confi
 	}
 	dues = dues[:min(limit, len(dues))]
 
-	models := newRunModels(d, cfg, opts.MaxTokens)
-	model, err := models.model("reply", name, "replyModel", withTools)
+	models := cmdutil.NewRunModels(d, cfg, opts.MaxTokens)
+	model, err := models.Model("reply", name, "replyModel", cmdutil.WithTools)
 	if err != nil {
 		return err
 	}
 	files := prFiles(ctx, d, client, repo, pr)
-	asker := converse.Asker{Model: model, Reserve: models.reserve(), Tools: append(change.RepoTools(files), change.PRTools(client, repo, pr.Number)...)}
+	asker := converse.Asker{Model: model, Reserve: models.Reserve(), Tools: append(change.RepoTools(files), change.PRTools(client, repo, pr.Number)...)}
 	raw, _, err := client.Diff(ctx, repo, pr.Number, change.DiffLimit)
 	if err != nil {
 		return err
@@ -217,16 +218,16 @@ func replyOn(ctx context.Context, d *Deps, opts *ReplyOptions, cfg *config.Confi
 		Conceded: func(id string) { recordDisputed(d, repo, pr.Number, id) },
 		Say: converse.Say{
 			Answered: func(due converse.Due, a converse.Answer) {
-				d.success("Answered %s in %s (%s)%s", due.Mentions(), due.Where(), due.Thread.Finding.ID, a.Did(due))
+				d.Success("Answered %s in %s (%s)%s", due.Mentions(), due.Where(), due.Thread.Finding.ID, a.Did(due))
 			},
 			Skipped: func(due converse.Due) {
-				d.info("Skipped %s (%s): a later run offers it again", due.Where(), due.Thread.Finding.ID)
+				d.Info("Skipped %s (%s): a later run offers it again", due.Where(), due.Thread.Finding.ID)
 			},
 			Failed: func(due converse.Due, err error) {
-				d.warn("could not answer in %s (%s): %v", due.Where(), due.Thread.URL, err)
+				d.Warn("could not answer in %s (%s): %v", due.Where(), due.Thread.URL, err)
 			},
 			Budget: func(due converse.Due, err error) {
-				d.warn("the token budget stops the run before answering in %s: %v", due.Where(), err)
+				d.Warn("the token budget stops the run before answering in %s: %v", due.Where(), err)
 			},
 		},
 	}
@@ -248,21 +249,21 @@ func replyOn(ctx context.Context, d *Deps, opts *ReplyOptions, cfg *config.Confi
 // is disputed, no longer stuck, there as in the next ledger
 // (docs/architecture.md, Conversation). The PR holds the concession
 // whatever happens here, so a failure is only said.
-func recordDisputed(d *Deps, repo github.Repo, number int, id string) {
-	st, err := d.store()
+func recordDisputed(d *cmdutil.Deps, repo github.Repo, number int, id string) {
+	st, err := d.OpenStore()
 	if err == nil {
 		err = st.Dispute(state.NewKey(repo.Host, repo.Owner, repo.Name, number), []string{id})
 	}
 	if err != nil {
-		d.warn("could not record %s as disputed in the state file (the next run reads it from the PR): %v", id, err)
+		d.Warn("could not record %s as disputed in the state file (the next run reads it from the PR): %v", id, err)
 	}
 }
 
 // finishReply writes the result and says how the run ended: an error when
 // a model failed (exit 1), incomplete when replies were left (exit 3).
-func finishReply(d *Deps, opts *ReplyOptions, out replyOutput, failed []string) error {
+func finishReply(d *cmdutil.Deps, opts *ReplyOptions, out replyOutput, failed []string) error {
 	if out.Usage.Calls > 0 {
-		d.info("reply: %s", tokens.Spent(out.Usage, out.CostUSD))
+		d.Info("reply: %s", tokens.Spent(out.Usage, out.CostUSD))
 	}
 	if err := writeReply(d, opts, out); err != nil {
 		return err
@@ -271,29 +272,29 @@ func finishReply(d *Deps, opts *ReplyOptions, out replyOutput, failed []string) 
 	case len(failed) > 0:
 		return fmt.Errorf("no answer in %s: the model failed (see above); run gh ocdx reply again to retry", strings.Join(failed, ", "))
 	case len(out.Left) > 0:
-		return &IncompleteError{Reason: fmt.Sprintf("%s left unanswered (maxReplies or the token budget); run gh ocdx reply again to answer them",
+		return &cmdutil.IncompleteError{Reason: fmt.Sprintf("%s left unanswered (maxReplies or the token budget); run gh ocdx reply again to answer them",
 			text.Plural(len(out.Left), "thread"))}
 	}
 	return nil
 }
 
-func writeReply(d *Deps, opts *ReplyOptions, out replyOutput) error {
+func writeReply(d *cmdutil.Deps, opts *ReplyOptions, out replyOutput) error {
 	if opts.Export != nil {
-		return opts.Export.write(d, out)
+		return opts.Export.Write(d, out)
 	}
 	return nil
 }
 
 // decideAnswer shows an answer as it will be posted and asks: post it,
 // edit its words in the person's editor (then asked again), or skip it.
-func decideAnswer(ctx context.Context, d *Deps, p Prompter, due converse.Due, a converse.Answer) (post bool, out converse.Answer, err error) {
+func decideAnswer(ctx context.Context, d *cmdutil.Deps, p cmdutil.Prompter, due converse.Due, a converse.Answer) (post bool, out converse.Answer, err error) {
 	for {
 		fmt.Fprintf(d.IO.Out, "\n── Answer in %s (%s) to %s %s\n", due.Where(), due.Thread.Finding.ID, due.Mentions(), strings.Repeat("─", 20))
 		for _, r := range due.Replies {
 			fmt.Fprintf(d.IO.Out, "%s\n", indent("@"+r.Author+": "+text.Clip(text.OneLine(r.Body), 300)))
 		}
 		fmt.Fprintln(d.IO.Out)
-		if err := printMarkdown(d, posts.Visible(converse.Body(a, due, false))+"\n"); err != nil {
+		if err := cmdutil.PrintMarkdown(d, posts.Visible(converse.Body(a, due, false))+"\n"); err != nil {
 			return false, a, err
 		}
 		fmt.Fprintf(d.IO.Out, "%s\n\n", strings.Repeat("─", 50))
@@ -305,7 +306,7 @@ func decideAnswer(ctx context.Context, d *Deps, p Prompter, due converse.Due, a 
 		case 0:
 			return true, a, nil
 		case 1:
-			t, err := p.Edit("Edit the answer", editorCommand(ctx, d), a.Text)
+			t, err := p.Edit("Edit the answer", cmdutil.EditorCommand(ctx, d), a.Text)
 			var fail *prompter.EditorError
 			if errors.As(err, &fail) {
 				fmt.Fprintf(d.IO.ErrOut, "X %v\n", err)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/cli/go-gh/v2/pkg/repository"
 	"github.com/ocdx/gh-ocdx/converse"
+	"github.com/ocdx/gh-ocdx/internal/cmdutil"
 	"github.com/ocdx/gh-ocdx/posts"
 )
 
@@ -35,12 +36,12 @@ Examples:
   gh ocdx restore 24 QUAL-1a2b3c4d
   gh ocdx restore PERF-12ab34cd`
 
-func parseRestore(d *Deps, args []string) (*RestoreOptions, error) {
+func parseRestore(d *cmdutil.Deps, args []string) (*RestoreOptions, error) {
 	opts := &RestoreOptions{}
 	var repoFlag string
-	fs := newFlagSet("restore", restoreUsage, restoreHelp)
-	fs.repoFlag(&repoFlag)
-	if err := fs.parse(d, args, -1); err != nil {
+	fs := cmdutil.NewFlagSet("restore", restoreUsage, restoreHelp)
+	fs.RepoFlag(&repoFlag)
+	if err := fs.ParseArgs(d, args, -1); err != nil {
 		return nil, err
 	}
 	prText, ids, err := findingIDs(fs, fs.Args(), false, "refuted findings to restore", "QUAL-1a2b3c4d")
@@ -48,7 +49,7 @@ func parseRestore(d *Deps, args []string) (*RestoreOptions, error) {
 		return nil, err
 	}
 	opts.IDs = ids
-	pr, r, err := fs.prFrom(prText, repoFlag)
+	pr, r, err := fs.PRFrom(prText, repoFlag)
 	if err != nil {
 		return nil, err
 	}
@@ -56,7 +57,7 @@ func parseRestore(d *Deps, args []string) (*RestoreOptions, error) {
 	return opts, nil
 }
 
-func restore(ctx context.Context, d *Deps, opts *RestoreOptions) error {
+func restore(ctx context.Context, d *cmdutil.Deps, opts *RestoreOptions) error {
 	t, err := commandPR(ctx, d, prArgs{Repo: opts.Repo, PR: opts.PR, Branch: opts.Branch}, restoreUsage)
 	if err != nil {
 		return err

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/ocdx/gh-ocdx/finding"
+	"github.com/ocdx/gh-ocdx/internal/cmdutil"
 	"github.com/ocdx/gh-ocdx/internal/testkit"
 	"github.com/ocdx/gh-ocdx/state"
 )
@@ -23,11 +24,11 @@ func TestParseReview(t *testing.T) {
 	}{
 		{args: nil, want: ReviewOptions{}},
 		{args: []string{"--base", "origin/release"}, want: ReviewOptions{Base: "origin/release"}},
-		{args: []string{"--json"}, want: ReviewOptions{Export: &exporter{}}},
-		{args: []string{"--json", "findings,counts"}, want: ReviewOptions{Export: &exporter{fields: []string{"findings", "counts"}}}},
-		{args: []string{"--json=outcome"}, want: ReviewOptions{Export: &exporter{fields: []string{"outcome"}}}},
-		{args: []string{"--jq", ".outcome"}, want: ReviewOptions{Export: &exporter{jq: ".outcome"}}},
-		{args: []string{"--template", "{{.outcome}}"}, want: ReviewOptions{Export: &exporter{tmpl: "{{.outcome}}"}}},
+		{args: []string{"--json"}, want: ReviewOptions{Export: &cmdutil.Exporter{}}},
+		{args: []string{"--json", "findings,counts"}, want: ReviewOptions{Export: &cmdutil.Exporter{Fields: []string{"findings", "counts"}}}},
+		{args: []string{"--json=outcome"}, want: ReviewOptions{Export: &cmdutil.Exporter{Fields: []string{"outcome"}}}},
+		{args: []string{"--jq", ".outcome"}, want: ReviewOptions{Export: &cmdutil.Exporter{JQ: ".outcome"}}},
+		{args: []string{"--template", "{{.outcome}}"}, want: ReviewOptions{Export: &cmdutil.Exporter{Template: "{{.outcome}}"}}},
 		{args: []string{"--jq", ".outcome", "--template", "{{.outcome}}"}, wantErr: "cannot be used together"},
 		{args: []string{"--template", "{{.outcome"}, wantErr: "invalid --template"},
 		{args: []string{"--fix", "--yes"}, want: ReviewOptions{Fix: true, Yes: true}},
@@ -41,7 +42,7 @@ func TestParseReview(t *testing.T) {
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			d, _, _ := testDeps()
-			d.IO.stdinTTY, d.IO.stdoutTTY = tc.tty, tc.tty
+			d.IO.StdinTTY, d.IO.StdoutTTY = tc.tty, tc.tty
 			opts, err := parseReview(d, tc.args)
 			if tc.wantErr != "" {
 				wantUsageError(t, err, tc.wantErr)
@@ -137,9 +138,9 @@ func TestReviewPrintsAP1AndExits3(t *testing.T) {
 
 	out, stderr, err := lr.run()
 
-	var inc *IncompleteError
+	var inc *cmdutil.IncompleteError
 	if !errors.As(err, &inc) {
-		t.Fatalf("want exit 3 (IncompleteError), got %v\n%s", err, stderr)
+		t.Fatalf("want exit 3 (cmdutil.IncompleteError), got %v\n%s", err, stderr)
 	}
 	for _, want := range []string{"## P1 (1)", "`app.go:3` **A panics on every call**", panicFinding.ComputeID(), `Untracked, not reviewed (names only, contents never sent): ".env"`} {
 		if !strings.Contains(out, want) {
@@ -229,7 +230,7 @@ func TestReviewFixCommitsAndNeverPushes(t *testing.T) {
 
 	fixCalls := lr.fixer.Count()
 	out, _, err = lr.run("--fix", "--yes")
-	var inc *IncompleteError
+	var inc *cmdutil.IncompleteError
 	if !errors.As(err, &inc) || !strings.Contains(err.Error(), "stuck") {
 		t.Fatalf("want a stuck finding (exit 3), got %v\n%s", err, out)
 	}
@@ -246,7 +247,7 @@ func TestReviewFixFailingVerificationCommitsNothing(t *testing.T) {
 	lr.models.Script("rev", testkit.Reply(envelope(panicFinding)))
 
 	out, stderr, err := lr.run("--fix", "--yes")
-	var inc *IncompleteError
+	var inc *cmdutil.IncompleteError
 	if !errors.As(err, &inc) || !strings.Contains(err.Error(), "nothing was committed") {
 		t.Fatalf("want exit 3, nothing committed; got %v\n%s\n%s", err, out, stderr)
 	}
@@ -316,7 +317,7 @@ func TestReviewFixAsksAboutTheRepositorysVerifyCommands(t *testing.T) {
 
 	d, _, errOut := testDeps()
 	d.Getenv = func(k string) string { return lr.env[k] }
-	d.IO.stdinTTY, d.IO.stdoutTTY = true, true
+	d.IO.StdinTTY, d.IO.StdoutTTY = true, true
 	ask := &fakePrompter{ok: false}
 	err := reviewLocal(t.Context(), d, &ReviewOptions{Fix: true, Prompter: ask})
 
@@ -339,12 +340,12 @@ func TestReviewFixDeclinedCommitsNothing(t *testing.T) {
 	lr.models.Script("rev", testkit.Reply(envelope(panicFinding)))
 	d, out, errOut := testDeps()
 	d.Getenv = func(k string) string { return lr.env[k] }
-	d.IO.stdinTTY, d.IO.stdoutTTY = true, true
+	d.IO.StdinTTY, d.IO.StdoutTTY = true, true
 	ask := &fakePrompter{ok: false}
 
 	err := reviewLocal(t.Context(), d, &ReviewOptions{Fix: true, Prompter: ask})
 
-	var inc *IncompleteError
+	var inc *cmdutil.IncompleteError
 	if !errors.As(err, &inc) || !strings.Contains(err.Error(), "you declined") {
 		t.Fatalf("got %v\n%s\n%s", err, out, errOut)
 	}

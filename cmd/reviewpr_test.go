@@ -10,11 +10,12 @@ import (
 	"github.com/charmbracelet/log"
 
 	"github.com/ocdx/gh-ocdx/github"
+	"github.com/ocdx/gh-ocdx/internal/cmdutil"
 )
 
-func testDeps() (*Deps, *bytes.Buffer, *bytes.Buffer) {
+func testDeps() (*cmdutil.Deps, *bytes.Buffer, *bytes.Buffer) {
 	var out, errOut bytes.Buffer
-	return &Deps{IO: &IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut},
+	return &cmdutil.Deps{IO: &cmdutil.IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut},
 		Getenv: func(string) string { return "" }, Log: log.New(&errOut), Version: "test"}, &out, &errOut
 }
 
@@ -22,7 +23,7 @@ func testDeps() (*Deps, *bytes.Buffer, *bytes.Buffer) {
 // and saying want.
 func wantUsageError(t *testing.T, err error, want string) {
 	t.Helper()
-	var ue *UsageError
+	var ue *cmdutil.UsageError
 	if !errors.As(err, &ue) || !strings.Contains(err.Error(), want) || ue.Usage == "" {
 		t.Fatalf("want a usage error with usage, containing %q; got %v", want, err)
 	}
@@ -62,7 +63,7 @@ func TestParseReviewPR(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			r, err := currentRepo(&Deps{Getenv: os.Getenv}, opts.Repo) // -R or the URL, else GH_REPO
+			r, err := cmdutil.CurrentRepo(&cmdutil.Deps{Getenv: os.Getenv}, opts.Repo) // -R or the URL, else GH_REPO
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -4,10 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/ocdx/gh-ocdx/git"
+	"github.com/ocdx/gh-ocdx/internal/cmdutil"
 	"github.com/ocdx/gh-ocdx/internal/jsonout"
 	"github.com/ocdx/gh-ocdx/state"
 	"github.com/ocdx/gh-ocdx/stateview"
@@ -15,10 +15,10 @@ import (
 
 // StateShowOptions are the parsed arguments of state show.
 type StateShowOptions struct {
-	PR     int       // 0: every PR in the file
-	Branch string    // --branch: the local review of this branch (gh ocdx review)
-	Export *exporter // --json, --jq, --template; nil: Markdown
-	Repo   string    // -R/--repo; with --pr it names the PR's repository, alone it filters
+	PR     int               // 0: every PR in the file
+	Branch string            // --branch: the local review of this branch (gh ocdx review)
+	Export *cmdutil.Exporter // --json, --jq, --template; nil: Markdown
+	Repo   string            // -R/--repo; with --pr it names the PR's repository, alone it filters
 }
 
 // StateClearOptions are the parsed arguments of state clear.
@@ -27,55 +27,50 @@ type StateClearOptions struct {
 	Branch   string // --branch: the local review of this branch (gh ocdx review)
 	Yes      bool
 	Repo     string
-	Prompter Prompter // asks for confirmation when there is a terminal
+	Prompter cmdutil.Prompter // asks for confirmation when there is a terminal
 }
 
-func runStateShow(_ context.Context, d *Deps, args []string) error {
+func runStateShow(_ context.Context, d *cmdutil.Deps, args []string) error {
 	opts, err := parseStateShow(d, args)
 	if err != nil {
 		return err
 	}
-	stop := d.startPager()
+	stop := d.StartPager()
 	err = stateShow(d, opts)
 	stop()
-	if pagerQuit(err) {
+	if cmdutil.PagerQuit(err) {
 		return nil
 	}
 	return err
 }
 
-func runStateClear(ctx context.Context, d *Deps, args []string) error {
+func runStateClear(ctx context.Context, d *cmdutil.Deps, args []string) error {
 	opts, err := parseStateClear(d, args)
 	if err != nil {
 		return err
 	}
-	opts.Prompter = d.prompter(ctx)
+	opts.Prompter = d.NewPrompter(ctx)
 	return stateClear(d, opts)
 }
 
-func parseStateShow(d *Deps, args []string) (*StateShowOptions, error) {
+func parseStateShow(d *cmdutil.Deps, args []string) (*StateShowOptions, error) {
 	var o StateShowOptions
 	var prFlag string
-	fs := newFlagSet("state show", "gh ocdx state show [<number> | <url> | --branch NAME] [--json [fields]] [--jq EXPR | --template T] [-R OWNER/REPO]",
+	fs := cmdutil.NewFlagSet("state show", "gh ocdx state show [<number> | <url> | --branch NAME] [--json [fields]] [--jq EXPR | --template T] [-R OWNER/REPO]",
 		`Show what gh-ocdx remembers: every pull request in the state file as a
 table, or one pull request's runs, rounds, stuck findings, work in
 progress and lease. It answers while a loop runs in another terminal.`)
 	fs.StringVar(&prFlag, "pr", "", "Show this pull request in full (as the argument)")
 	fs.StringVar(&o.Branch, "branch", "", "Show the local reviews (gh ocdx review) of this `branch` of the current repository")
-	fs.repoFlag(&o.Repo)
+	fs.RepoFlag(&o.Repo)
 	// One pull request's fields, or the list's.
-	jf := addJSONFlags(fs, state.PR{})
-	for _, f := range jsonout.Fields(state.Summary{}) {
-		if !slices.Contains(jf.fields, f) {
-			jf.fields = append(jf.fields, f)
-		}
-	}
-	jf.positional = true
-	if err := fs.parse(d, jf.args(args), -1); err != nil {
+	jf := cmdutil.AddJSONFlags(fs, state.PR{}, state.Summary{})
+	jf.Positional = true
+	if err := fs.ParseArgs(d, jf.Args(args), -1); err != nil {
 		return nil, err
 	}
 	var err error
-	if o.Export, err = jf.exporter(fs); err != nil {
+	if o.Export, err = jf.Exporter(fs); err != nil {
 		return nil, err
 	}
 	if err := checkStateFlags(fs, prFlag, &o.PR, false, &o.Repo); err != nil {
@@ -90,25 +85,25 @@ progress and lease. It answers while a loop runs in another terminal.`)
 		if o.PR > 0 || o.Branch != "" {
 			fields = jsonout.Fields(state.PR{})
 		}
-		if err := o.Export.only(fields); err != nil {
+		if err := o.Export.Only(fields); err != nil {
 			return nil, err
 		}
 	}
 	return &o, nil
 }
 
-func parseStateClear(d *Deps, args []string) (*StateClearOptions, error) {
+func parseStateClear(d *cmdutil.Deps, args []string) (*StateClearOptions, error) {
 	var o StateClearOptions
 	var prFlag string
-	fs := newFlagSet("state clear", "gh ocdx state clear <number> | <url> | --branch NAME [--yes] [-R OWNER/REPO]",
+	fs := cmdutil.NewFlagSet("state clear", "gh ocdx state clear <number> | <url> | --branch NAME [--yes] [-R OWNER/REPO]",
 		`Forget everything recorded for a pull request: runs, rounds, stuck findings
 and work in progress. Asks for confirmation; without a terminal, pass --yes.
 A pull request that a live run is working on is not cleared.`)
 	fs.StringVar(&prFlag, "pr", "", "The pull request to forget (as the argument)")
 	fs.StringVar(&o.Branch, "branch", "", "Forget the local reviews (gh ocdx review) of this `branch` of the current repository")
 	fs.BoolVar(&o.Yes, "yes", false, "Do not ask for confirmation")
-	fs.repoFlag(&o.Repo)
-	if err := fs.parse(d, args, -1); err != nil {
+	fs.RepoFlag(&o.Repo)
+	if err := fs.ParseArgs(d, args, -1); err != nil {
 		return nil, err
 	}
 	if err := checkStateFlags(fs, prFlag, &o.PR, o.Branch == "", &o.Repo); err != nil {
@@ -118,23 +113,23 @@ A pull request that a live run is working on is not cleared.`)
 		return nil, err
 	}
 	if !o.Yes && !d.IO.CanPrompt() {
-		return nil, fs.needsTerminal("state clear asks before it forgets", "pass --yes to clear without asking")
+		return nil, fs.NeedsTerminal("state clear asks before it forgets", "pass --yes to clear without asking")
 	}
 	return &o, nil
 }
 
 // checkBranchFlag: --branch names a local review of this clone, so neither
 // a pull request nor another repository goes with it.
-func checkBranchFlag(fs *flagSet, branch string, pr int, repo string) error {
+func checkBranchFlag(fs *cmdutil.FlagSet, branch string, pr int, repo string) error {
 	switch {
 	case branch == "":
 		return nil
 	case pr != 0:
-		return fs.usageErr("--branch names a local review, not a pull request: give one or the other")
+		return fs.UsageErr("--branch names a local review, not a pull request: give one or the other")
 	case repo != "":
-		return fs.usageErr("--branch names a local review of the current repository: -R does not apply")
+		return fs.UsageErr("--branch names a local review of the current repository: -R does not apply")
 	case strings.HasPrefix(branch, "-"):
-		return fs.usageErr("invalid --branch %q: give a branch name", branch)
+		return fs.UsageErr("invalid --branch %q: give a branch name", branch)
 	}
 	return nil
 }
@@ -142,25 +137,25 @@ func checkBranchFlag(fs *flagSet, branch string, pr int, repo string) error {
 // checkStateFlags reads the PR (the argument or --pr) into pr and a URL's
 // repository into repo. The state file is local: a PR is named by number or
 // URL, not by branch, which only GitHub could resolve.
-func checkStateFlags(fs *flagSet, prFlag string, pr *int, required bool, repo *string) error {
-	arg, r, err := fs.prArgument(prFlag, *repo)
+func checkStateFlags(fs *cmdutil.FlagSet, prFlag string, pr *int, required bool, repo *string) error {
+	arg, r, err := fs.PRArgument(prFlag, *repo)
 	switch {
 	case err != nil:
 		return err
 	case arg.Branch != "":
-		return fs.usageErr("invalid pull request %q: the state file names pull requests by number (24) or URL", arg.Branch)
+		return fs.UsageErr("invalid pull request %q: the state file names pull requests by number (24) or URL", arg.Branch)
 	case required && arg.Number == 0:
-		return fs.usageErr("missing argument: which pull request? (gh ocdx state clear 24)")
+		return fs.UsageErr("missing argument: which pull request? (gh ocdx state clear 24)")
 	}
 	*pr = arg.Number
 	if arg.Repo.Name != "" {
-		*repo = repoString(r)
+		*repo = cmdutil.RepoString(r)
 	}
 	return nil
 }
 
-func openState(d *Deps) (*state.Store, error) {
-	st, err := d.store()
+func openState(d *cmdutil.Deps) (*state.Store, error) {
+	st, err := d.OpenStore()
 	if err != nil {
 		return nil, err
 	}
@@ -169,10 +164,10 @@ func openState(d *Deps) (*state.Store, error) {
 }
 
 // prKey names the PR of --pr in the repository of -R, GH_REPO or the clone.
-func prKey(d *Deps, repoFlag string, n int) (state.Key, error) {
-	r, err := parseRepoFlag(repoFlag, d.defaultHost())
+func prKey(d *cmdutil.Deps, repoFlag string, n int) (state.Key, error) {
+	r, err := cmdutil.ParseRepoFlag(repoFlag, d.DefaultHost())
 	if err == nil {
-		r, err = currentRepo(d, r)
+		r, err = cmdutil.CurrentRepo(d, r)
 	}
 	if err != nil {
 		return state.Key{}, err
@@ -182,11 +177,11 @@ func prKey(d *Deps, repoFlag string, n int) (state.Key, error) {
 
 // stateKey is the key of PR n (prKey), or with a branch the key of its
 // local reviews in the current repository, as review records them.
-func stateKey(d *Deps, repoFlag string, n int, branch string) (state.Key, error) {
+func stateKey(d *cmdutil.Deps, repoFlag string, n int, branch string) (state.Key, error) {
 	if branch == "" {
 		return prKey(d, repoFlag, n)
 	}
-	wd, err := d.workDir()
+	wd, err := d.Dir()
 	if err != nil {
 		return state.Key{}, err
 	}
@@ -198,7 +193,7 @@ func stateKey(d *Deps, repoFlag string, n int, branch string) (state.Key, error)
 	return state.LocalKey(g.OriginID(context.Background()), branch), nil
 }
 
-func stateShow(d *Deps, o *StateShowOptions) error {
+func stateShow(d *cmdutil.Deps, o *StateShowOptions) error {
 	if o.PR > 0 || o.Branch != "" {
 		key, err := stateKey(d, o.Repo, o.PR, o.Branch)
 		if err != nil {
@@ -222,12 +217,12 @@ func stateShow(d *Deps, o *StateShowOptions) error {
 		}
 		var b strings.Builder
 		stateview.PR(&b, st, pr)
-		return printMarkdown(d, b.String())
+		return cmdutil.PrintMarkdown(d, b.String())
 	}
 
 	var only string // "host/owner/repo#" with -R
 	if o.Repo != "" {
-		r, err := parseRepoFlag(o.Repo, d.defaultHost())
+		r, err := cmdutil.ParseRepoFlag(o.Repo, d.DefaultHost())
 		if err != nil {
 			return err
 		}
@@ -258,7 +253,7 @@ func stateShow(d *Deps, o *StateShowOptions) error {
 	return nil
 }
 
-func stateClear(d *Deps, o *StateClearOptions) error {
+func stateClear(d *cmdutil.Deps, o *StateClearOptions) error {
 	key, err := stateKey(d, o.Repo, o.PR, o.Branch)
 	if err != nil {
 		return err
@@ -282,7 +277,7 @@ func stateClear(d *Deps, o *StateClearOptions) error {
 			return err
 		}
 		if !ok {
-			return fmt.Errorf("%w: nothing was cleared", ErrCancelled)
+			return fmt.Errorf("%w: nothing was cleared", cmdutil.ErrCancelled)
 		}
 	}
 	err = st.Clear(key)
@@ -293,18 +288,16 @@ func stateClear(d *Deps, o *StateClearOptions) error {
 	if err != nil {
 		return err
 	}
-	d.success("Cleared the state of %s", key)
+	d.Success("Cleared the state of %s", key)
 	return nil
 }
 
 // exportState writes state records as --json does for every verb
 // (stateview.JSON).
-func exportState(d *Deps, e *exporter, v any) error {
-	x, err := stateview.JSON(v, e.fields)
+func exportState(d *cmdutil.Deps, e *cmdutil.Exporter, v any) error {
+	x, err := stateview.JSON(v, e.Fields)
 	if err != nil {
 		return err
 	}
-	all := *e
-	all.fields = nil
-	return all.write(d, x)
+	return e.Whole().Write(d, x)
 }

@@ -14,6 +14,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/ocdx/gh-ocdx/finding"
+	"github.com/ocdx/gh-ocdx/internal/cmdutil"
 	"github.com/ocdx/gh-ocdx/internal/testkit"
 	"github.com/ocdx/gh-ocdx/internal/tokens"
 	"github.com/ocdx/gh-ocdx/report"
@@ -21,12 +22,12 @@ import (
 	"github.com/ocdx/gh-ocdx/verify"
 )
 
-// stateTestDeps returns Deps over buffers whose state file lives in dir;
+// stateTestDeps returns cmdutil.Deps over buffers whose state file lives in dir;
 // tty says whether stdin and stdout are terminals.
-func stateTestDeps(dir string, tty bool) (d *Deps, stdout, stderr *bytes.Buffer) {
+func stateTestDeps(dir string, tty bool) (d *cmdutil.Deps, stdout, stderr *bytes.Buffer) {
 	stdout, stderr = &bytes.Buffer{}, &bytes.Buffer{}
-	return &Deps{
-		IO:     &IOStreams{In: strings.NewReader(""), Out: stdout, ErrOut: stderr, stdinTTY: tty, stdoutTTY: tty},
+	return &cmdutil.Deps{
+		IO:     &cmdutil.IOStreams{In: strings.NewReader(""), Out: stdout, ErrOut: stderr, StdinTTY: tty, StdoutTTY: tty},
 		Getenv: func(k string) string { return map[string]string{"OCDX_STATE_DIR": dir}[k] },
 		Log:    log.NewWithOptions(stderr, log.Options{Level: log.InfoLevel}),
 	}, stdout, stderr
@@ -106,7 +107,7 @@ func TestStateFlagParsing(t *testing.T) {
 		"show branch and -R": {"--branch", "feature", "-R", "o/r"},
 	}
 	for name, args := range bad {
-		var ue *UsageError
+		var ue *cmdutil.UsageError
 		if _, err := parseStateShow(d, args); !errors.As(err, &ue) || !strings.Contains(ue.Usage, "gh ocdx state show") {
 			t.Errorf("%s: %v, want a usage error", name, err)
 		}
@@ -115,7 +116,7 @@ func TestStateFlagParsing(t *testing.T) {
 		t.Errorf("clear --branch: %+v, %v", clear, err)
 	}
 	for _, args := range [][]string{{}, {"--yes"}, {"--pr", "1", "2"}, {"--pr", "0", "--yes"}, {"3", "--branch", "x", "--yes"}} {
-		var ue *UsageError
+		var ue *cmdutil.UsageError
 		if _, err := parseStateClear(d, args); !errors.As(err, &ue) {
 			t.Errorf("clear %v: %v, want a usage error", args, err)
 		}
@@ -146,7 +147,7 @@ func TestStateShowTable(t *testing.T) {
 	}
 
 	out.Reset()
-	if err := stateShow(d, &StateShowOptions{Export: &exporter{}, Repo: "github.com/owner/repo"}); err != nil {
+	if err := stateShow(d, &StateShowOptions{Export: &cmdutil.Exporter{}, Repo: "github.com/owner/repo"}); err != nil {
 		t.Fatal(err)
 	}
 	var list []struct {
@@ -183,7 +184,7 @@ func TestStateShowOnePR(t *testing.T) {
 	}
 
 	out.Reset()
-	if err := stateShow(d, &StateShowOptions{PR: 7, Repo: "github.com/owner/repo", Export: &exporter{}}); err != nil {
+	if err := stateShow(d, &StateShowOptions{PR: 7, Repo: "github.com/owner/repo", Export: &cmdutil.Exporter{}}); err != nil {
 		t.Fatal(err)
 	}
 	var pr struct {
@@ -242,7 +243,7 @@ func recorded(t *testing.T, dir string, k state.Key) bool {
 }
 
 func TestStateClear(t *testing.T) {
-	opts := func(p Prompter, yes bool) *StateClearOptions {
+	opts := func(p cmdutil.Prompter, yes bool) *StateClearOptions {
 		return &StateClearOptions{PR: 7, Repo: "github.com/owner/repo", Yes: yes, Prompter: p}
 	}
 	t.Run("terminal, declined", func(t *testing.T) {
@@ -250,7 +251,7 @@ func TestStateClear(t *testing.T) {
 		seedState(t, dir)
 		d, _, _ := stateTestDeps(dir, true)
 		p := &fakePrompter{ok: false}
-		if err := stateClear(d, opts(p, false)); !errors.Is(err, ErrCancelled) {
+		if err := stateClear(d, opts(p, false)); !errors.Is(err, cmdutil.ErrCancelled) {
 			t.Fatalf("declined: %v", err)
 		}
 		if len(p.asked) != 1 || !strings.Contains(p.asked[0], "github.com/owner/repo#7 (1 run, 1 stuck finding, work in progress)") {
@@ -275,7 +276,7 @@ func TestStateClear(t *testing.T) {
 		dir := t.TempDir()
 		seedState(t, dir)
 		d, _, _ := stateTestDeps(dir, true)
-		if err := stateClear(d, opts(&fakePrompter{err: ErrCancelled}, false)); !errors.Is(err, ErrCancelled) || !recorded(t, dir, testKey) {
+		if err := stateClear(d, opts(&fakePrompter{err: cmdutil.ErrCancelled}, false)); !errors.Is(err, cmdutil.ErrCancelled) || !recorded(t, dir, testKey) {
 			t.Fatalf("interrupted: %v", err)
 		}
 	})
@@ -285,7 +286,7 @@ func TestStateClear(t *testing.T) {
 		d, _, _ := stateTestDeps(dir, false)
 		p := &fakePrompter{ok: true}
 		err := runStateClear(t.Context(), d, []string{"7", "-R", "owner/repo"})
-		if !errors.Is(err, ErrNoTerminal) || ExitCode(t.Context(), err) != 2 || !strings.Contains(err.Error(), "--yes") || !recorded(t, dir, testKey) {
+		if !errors.Is(err, cmdutil.ErrNoTerminal) || cmdutil.ExitCode(t.Context(), err) != 2 || !strings.Contains(err.Error(), "--yes") || !recorded(t, dir, testKey) {
 			t.Fatalf("without --yes: %v", err)
 		}
 		if err := stateClear(d, opts(p, true)); err != nil || recorded(t, dir, testKey) || len(p.asked) != 0 {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/ocdx/gh-ocdx/config"
 	"github.com/ocdx/gh-ocdx/github"
+	"github.com/ocdx/gh-ocdx/internal/cmdutil"
 	"github.com/ocdx/gh-ocdx/internal/text"
 	"github.com/ocdx/gh-ocdx/stats"
 )
@@ -24,9 +25,9 @@ type StatsOptions struct {
 // since when, and how the answer is printed.
 type ReadOptions struct {
 	Repo   repository.Repository
-	Limit  int       // the most pull requests read
-	Since  time.Time // zero: any
-	Export *exporter // --json, --jq, --template
+	Limit  int               // the most pull requests read
+	Since  time.Time         // zero: any
+	Export *cmdutil.Exporter // --json, --jq, --template
 }
 
 const statsUsage = "gh ocdx stats [-R OWNER/REPO] [--limit N] [--since DATE] [--json [fields]] [--jq EXPR | --template T]"
@@ -59,7 +60,7 @@ Examples:
 // defaultStatsLimit is how many pull requests stats reads when not told.
 const defaultStatsLimit = 100
 
-func runStats(ctx context.Context, d *Deps, args []string) error {
+func runStats(ctx context.Context, d *cmdutil.Deps, args []string) error {
 	opts, err := parseStats(d, args)
 	if err != nil {
 		return err
@@ -67,9 +68,9 @@ func runStats(ctx context.Context, d *Deps, args []string) error {
 	return statsRun(ctx, d, opts)
 }
 
-func parseStats(d *Deps, args []string) (*StatsOptions, error) {
+func parseStats(d *cmdutil.Deps, args []string) (*StatsOptions, error) {
 	opts := &StatsOptions{}
-	fs := newFlagSet("stats", statsUsage, statsHelp)
+	fs := cmdutil.NewFlagSet("stats", statsUsage, statsHelp)
 	if err := parseRead(d, fs, args, stats.Report{}, nil, &opts.ReadOptions); err != nil {
 		return nil, err
 	}
@@ -78,18 +79,18 @@ func parseStats(d *Deps, args []string) (*StatsOptions, error) {
 
 // parseRead parses a reading verb's flags into o: -R, --limit and --since,
 // then the verb's own (more, when not nil), then --json for shape.
-func parseRead(d *Deps, fs *flagSet, args []string, shape any, more func(*flagSet), o *ReadOptions) error {
+func parseRead(d *cmdutil.Deps, fs *cmdutil.FlagSet, args []string, shape any, more func(*cmdutil.FlagSet), o *ReadOptions) error {
 	var rf readFlags
 	rf.add(fs)
 	if more != nil {
 		more(fs)
 	}
-	jf := addJSONFlags(fs, shape)
-	if err := fs.parse(d, jf.args(args), 0); err != nil {
+	jf := cmdutil.AddJSONFlags(fs, shape)
+	if err := fs.ParseArgs(d, jf.Args(args), 0); err != nil {
 		return err
 	}
 	var err error
-	if o.Export, err = jf.exporter(fs); err != nil {
+	if o.Export, err = jf.Exporter(fs); err != nil {
 		return err
 	}
 	o.Repo, o.Limit, o.Since, err = rf.values(fs)
@@ -99,18 +100,18 @@ func parseRead(d *Deps, fs *flagSet, args []string, shape any, more func(*flagSe
 // readReviewed reads the pull requests of r (the current repository when
 // none) as stats reads them, through the state file's cache, and says
 // what it could not take from them: stats' and learn's one way to read.
-func readReviewed(ctx context.Context, d *Deps, r repository.Repository, limit int, since time.Time) (github.Repo, *github.Client, stats.Result, error) {
-	repo, client, err := repoClient(d, r)
+func readReviewed(ctx context.Context, d *cmdutil.Deps, r repository.Repository, limit int, since time.Time) (github.Repo, *github.Client, stats.Result, error) {
+	repo, client, err := cmdutil.RepoClient(d, r)
 	if err != nil {
 		return repo, nil, stats.Result{}, err
 	}
-	st, err := d.store()
+	st, err := d.OpenStore()
 	if err != nil {
 		return repo, nil, stats.Result{}, err
 	}
 	res, err := stats.Read(ctx, stats.Options{Repo: repo, GitHub: client, Cache: st, Limit: limit, Since: since})
 	for _, w := range res.Warnings {
-		d.warn("%s", w)
+		d.Warn("%s", w)
 	}
 	return repo, client, res, err
 }
@@ -122,23 +123,23 @@ type readFlags struct {
 	limit       int
 }
 
-func (rf *readFlags) add(fs *flagSet) {
-	fs.repoFlag(&rf.repo)
+func (rf *readFlags) add(fs *cmdutil.FlagSet) {
+	fs.RepoFlag(&rf.repo)
 	fs.IntVarP(&rf.limit, "limit", "L", defaultStatsLimit, "Read at most this `number` of pull requests, the most recently updated first")
 	fs.StringVar(&rf.since, "since", "", "Read only pull requests updated since this `date` (2026-01-31, or an RFC 3339 time)")
 }
 
 // values are the flags' values once fs is parsed, checked.
-func (rf *readFlags) values(fs *flagSet) (repo repository.Repository, limit int, since time.Time, err error) {
+func (rf *readFlags) values(fs *cmdutil.FlagSet) (repo repository.Repository, limit int, since time.Time, err error) {
 	if rf.limit <= 0 {
-		return repo, 0, since, fs.usageErr("invalid --limit %d: give how many pull requests to read, above zero", rf.limit)
+		return repo, 0, since, fs.UsageErr("invalid --limit %d: give how many pull requests to read, above zero", rf.limit)
 	}
 	if rf.since != "" {
 		if since, err = parseSince(rf.since); err != nil {
-			return repo, 0, since, fs.usageErr("invalid --since %q: give a date (2026-01-31) or an RFC 3339 time (2026-01-31T12:00:00Z)", rf.since)
+			return repo, 0, since, fs.UsageErr("invalid --since %q: give a date (2026-01-31) or an RFC 3339 time (2026-01-31T12:00:00Z)", rf.since)
 		}
 	}
-	repo, err = fs.parseRepoFlag(rf.repo)
+	repo, err = fs.ParseRepoFlag(rf.repo)
 	return repo, rf.limit, since, err
 }
 
@@ -150,7 +151,7 @@ func parseSince(s string) (time.Time, error) {
 	return time.Parse(time.RFC3339, s)
 }
 
-func statsRun(ctx context.Context, d *Deps, opts *StatsOptions) error {
+func statsRun(ctx context.Context, d *cmdutil.Deps, opts *StatsOptions) error {
 	// The prices are the configuration's; without one, stats counts
 	// tokens and says no cost.
 	var prices map[string]config.Price
@@ -169,10 +170,10 @@ func statsRun(ctx context.Context, d *Deps, opts *StatsOptions) error {
 	if res.Cached > 0 {
 		cached = fmt.Sprintf(" (%d as the state file kept them: not updated since)", res.Cached)
 	}
-	d.info("Read %s of %s in %s%s", text.Plural(len(res.PRs), "pull request"), repo, text.Plural(res.Pages, "request"), cached)
+	d.Info("Read %s of %s in %s%s", text.Plural(len(res.PRs), "pull request"), repo, text.Plural(res.Pages, "request"), cached)
 	report := stats.Tally(repo.String(), res.PRs, prices)
 	if opts.Export != nil {
-		return opts.Export.write(d, report)
+		return opts.Export.Write(d, report)
 	}
-	return printMarkdown(d, report.Markdown())
+	return cmdutil.PrintMarkdown(d, report.Markdown())
 }

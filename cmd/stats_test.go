@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/cli/go-gh/v2/pkg/repository"
+	"github.com/ocdx/gh-ocdx/internal/cmdutil"
 )
 
 func TestParseStats(t *testing.T) {
@@ -23,8 +24,8 @@ func TestParseStats(t *testing.T) {
 		{args: []string{"--since", "2026-01-31"}, want: ReadOptions{Limit: defaultStatsLimit, Since: jan31}},
 		{args: []string{"--since", "2026-01-31T12:00:00Z"}, want: ReadOptions{Limit: defaultStatsLimit, Since: jan31.Add(12 * time.Hour)}},
 		{args: []string{"-R", "cli/cli"}, want: ReadOptions{Limit: defaultStatsLimit, Repo: repository.Repository{Host: "github.com", Owner: "cli", Name: "cli"}}},
-		{args: []string{"--json", "models,prs"}, want: ReadOptions{Limit: defaultStatsLimit, Export: &exporter{fields: []string{"models", "prs"}}}},
-		{args: []string{"--json"}, want: ReadOptions{Limit: defaultStatsLimit, Export: &exporter{}}},
+		{args: []string{"--json", "models,prs"}, want: ReadOptions{Limit: defaultStatsLimit, Export: &cmdutil.Exporter{Fields: []string{"models", "prs"}}}},
+		{args: []string{"--json"}, want: ReadOptions{Limit: defaultStatsLimit, Export: &cmdutil.Exporter{}}},
 		{args: []string{"--limit", "0"}, wantErr: "invalid --limit 0"},
 		{args: []string{"--limit", "-3"}, wantErr: "invalid --limit -3"},
 		{args: []string{"--limit", "many"}, wantErr: "invalid argument"},
@@ -57,7 +58,7 @@ func TestParseStats(t *testing.T) {
 func TestParseStatsUnknownJSONField(t *testing.T) {
 	d, _, _ := testDeps()
 	_, err := parseStats(d, []string{"--json", "advise"})
-	var ue *UsageError
+	var ue *cmdutil.UsageError
 	if !errors.As(err, &ue) || !strings.Contains(ue.Msg, `Unknown JSON field: "advise"`) || !strings.Contains(ue.Msg, "\n  advice\n") {
 		t.Errorf("got %v, want a usage error naming the field and listing advice", err)
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/ocdx/gh-ocdx/config"
+	"github.com/ocdx/gh-ocdx/internal/cmdutil"
 	"github.com/ocdx/gh-ocdx/internal/redact"
 	"github.com/ocdx/gh-ocdx/verify"
 )
@@ -18,7 +19,7 @@ import (
 // repository at workDir suggests (confirmed in a terminal), else those the
 // user types in a terminal, else none. said is where they came from, or
 // why there are none.
-func initVerify(d *Deps, ask Prompter, workDir string) (cmds []string, said string, err error) {
+func initVerify(d *cmdutil.Deps, ask cmdutil.Prompter, workDir string) (cmds []string, said string, err error) {
 	root := config.RepoRoot(workDir)
 	var det config.Detected
 	if root != "" {
@@ -66,7 +67,7 @@ func initVerify(d *Deps, ask Prompter, workDir string) (cmds []string, said stri
 // verifyProblemsFor is config validate's check of the verify commands in
 // effect here (config.Config.VerifyHere): one line for each that cannot
 // run on this machine.
-func verifyProblemsFor(d *Deps, c *config.Config, workDir string) []string {
+func verifyProblemsFor(d *cmdutil.Deps, c *config.Config, workDir string) []string {
 	root, cmds, from := c.VerifyHere(d.Getenv("HOME"), workDir)
 	if len(cmds) == 0 {
 		fmt.Fprintf(d.IO.ErrOut, "! no verify commands: fix and review-loop push nothing until you set them: %s\n", c.VerifyHint(d.Getenv("HOME"), root, ""))
@@ -78,7 +79,7 @@ func verifyProblemsFor(d *Deps, c *config.Config, workDir string) []string {
 // analyzerProblemsFor says, for each analyzer in effect in workDir whose
 // program cannot start there, why and what to fix; its argv masked, as
 // config show gives it.
-func analyzerProblemsFor(d *Deps, c *config.Config, workDir string) []string {
+func analyzerProblemsFor(d *cmdutil.Deps, c *config.Config, workDir string) []string {
 	root, as, from := c.AnalyzersHere(d.Getenv("HOME"), workDir)
 	var out []string
 	for i, a := range as {
@@ -95,7 +96,7 @@ func analyzerProblemsFor(d *Deps, c *config.Config, workDir string) []string {
 // requireVerify refuses a fix that would be pushed unchecked: no verify
 // commands in the base branch's .ocdx.json nor in the configuration. It
 // runs before any model call.
-func requireVerify(d *Deps, p *prepared) error {
+func requireVerify(d *cmdutil.Deps, p *prepared) error {
 	if len(p.cfg.Verify) > 0 {
 		return nil
 	}

@@ -1,4 +1,4 @@
-package cmd
+package cmdutil
 
 import (
 	"context"
@@ -36,7 +36,7 @@ func (e *UsageError) Error() string {
 
 // errShown: the command failed (exit 1) and its output already says how,
 // line by line, as gh auth status does; nothing more is said.
-var errShown = errors.New("failed, as shown above")
+var ErrShown = errors.New("failed, as shown above")
 
 // IncompleteError means the command finished without reaching its goal
 // (loop not converged, stuck findings, review-only PR, verification failed).
@@ -48,11 +48,12 @@ type IncompleteError struct {
 
 func (e *IncompleteError) Error() string { return e.Reason }
 
-// shownError is a failure the verb's result on the terminal already says
+// ShownError is a failure the verb's result on the terminal already says
 // (a summary's outcome): exit 1, without an "error:" line saying it again.
-type shownError struct{ error }
+type ShownError struct{ Err error }
 
-func (e shownError) Unwrap() error { return e.error }
+func (e ShownError) Error() string { return e.Err.Error() }
+func (e ShownError) Unwrap() error { return e.Err }
 
 // ExitCode is the one place where a verb's error becomes the process's exit
 // code. A cancelled ctx (SIGINT, SIGTERM) is 130 whatever the error.
@@ -73,18 +74,18 @@ func ExitCode(ctx context.Context, err error) int {
 	}
 }
 
-// endMessage is the one line stderr gets about how a command ended; "" when
+// EndMessage is the one line stderr gets about how a command ended; "" when
 // there is nothing more to say. Only a failure is an "error:": a cancelled
 // command says so once (one line, not each role's "context canceled"); a
 // verb that resumes says so in its error (ErrCancelled wrapped), and an
 // incomplete one gives its outcome once.
-func endMessage(code int, err error) string {
+func EndMessage(code int, err error) string {
 	var incomplete *IncompleteError
-	var shown shownError
+	var shown ShownError
 	switch {
 	case err == nil, errors.As(err, &shown):
 		return ""
-	case errors.Is(err, errShown):
+	case errors.Is(err, ErrShown):
 		return ""
 	case code == 130:
 		if errors.Is(err, ErrCancelled) && err.Error() != ErrCancelled.Error() {

@@ -1,4 +1,4 @@
-package cmd
+package cmdutil
 
 import (
 	"fmt"
@@ -33,22 +33,22 @@ var markColor = map[string]string{markSuccess: "\x1b[32m", markFailure: "\x1b[31
 
 // success and warn write one line with its mark; info writes one
 // line without. Text from outside in a is made inert.
-func (d *Deps) success(format string, a ...any) { d.say(markSuccess, format, a...) }
-func (d *Deps) warn(format string, a ...any)    { d.say(markWarning, format, a...) }
-func (d *Deps) info(format string, a ...any)    { d.say("", format, a...) }
+func (d *Deps) Success(format string, a ...any) { d.say(markSuccess, format, a...) }
+func (d *Deps) Warn(format string, a ...any)    { d.say(markWarning, format, a...) }
+func (d *Deps) Info(format string, a ...any)    { d.say("", format, a...) }
 
 func (d *Deps) say(mark, format string, a ...any) {
 	line := fmt.Sprintf(format, a...)
 	if mark != "" {
 		line = mark + " " + line
 	}
-	fmt.Fprintln(d.progressOut(), line)
+	fmt.Fprintln(d.ProgressOut(), line)
 }
 
 // colorErr reports whether stderr takes colour: a terminal, with colour not
 // turned off.
 func (d *Deps) colorErr() bool {
-	if !d.IO.stderrTTY || d.IO.rawErr == nil {
+	if !d.IO.StderrTTY || d.IO.RawErr == nil {
 		return false
 	}
 	getenv := d.Getenv
@@ -67,7 +67,7 @@ func colourOn(getenv func(string) string) bool {
 // and those the domain packages write (their Progress writer): a line that
 // starts with a mark gets it coloured when stderr takes colour; the rest is
 // made inert as on ErrOut.
-func (d *Deps) progressOut() io.Writer { return &markWriter{d: d, start: true} }
+func (d *Deps) ProgressOut() io.Writer { return &markWriter{d: d, start: true} }
 
 type markWriter struct {
 	d     *Deps

@@ -1,4 +1,4 @@
-package cmd
+package cmdutil
 
 import (
 	"io"
@@ -11,7 +11,8 @@ import (
 )
 
 // IOStreams is the one value that knows where input and output go and whether
-// they are terminals. Only cmd writes to Out or prompts on In.
+// they are terminals. Only the verbs (cmd and the packages under it) write to
+// Out or prompt on In.
 type IOStreams struct {
 	In     io.Reader
 	Out    io.Writer // results: Markdown or JSON
@@ -21,12 +22,14 @@ type IOStreams struct {
 	// whose escape sequences are ours. Out and ErrOut carry text from
 	// outside (PR text, model answers) and make its control characters
 	// inert; nil in tests, where Out and ErrOut are used instead.
-	rawOut, rawErr io.Writer
+	RawOut, RawErr io.Writer
 	errFile        *os.File // stderr's file, for its size and the spinner; nil in tests
 
-	stdinTTY  bool
-	stdoutTTY bool
-	stderrTTY bool
+	// Whether each stream is a terminal: Streams reads it from the files;
+	// a test sets the ones it plays.
+	StdinTTY  bool
+	StdoutTTY bool
+	StderrTTY bool
 	width     int // stdout's terminal's, while a pager reads stdout (startPager); 0: ask it
 }
 
@@ -38,25 +41,25 @@ func System() *IOStreams { return Streams(os.Stdin, os.Stdout, os.Stderr) }
 func Streams(in, out, errOut *os.File) *IOStreams {
 	return &IOStreams{
 		In: in, Out: text.Writer{W: out}, ErrOut: text.Writer{W: errOut},
-		rawOut: out, rawErr: errOut, errFile: errOut,
-		stdinTTY:  isTerminal(in),
-		stdoutTTY: isTerminal(out),
-		stderrTTY: isTerminal(errOut),
+		RawOut: out, RawErr: errOut, errFile: errOut,
+		StdinTTY:  isTerminal(in),
+		StdoutTTY: isTerminal(out),
+		StderrTTY: isTerminal(errOut),
 	}
 }
 
 // TerminalOut and TerminalErr are the streams for our own styled output:
 // prompts and log lines. Text from outside goes to Out and ErrOut.
 func (s *IOStreams) TerminalOut() io.Writer {
-	if s.rawOut != nil {
-		return s.rawOut
+	if s.RawOut != nil {
+		return s.RawOut
 	}
 	return s.Out
 }
 
 func (s *IOStreams) TerminalErr() io.Writer {
-	if s.rawErr != nil {
-		return s.rawErr
+	if s.RawErr != nil {
+		return s.RawErr
 	}
 	return s.ErrOut
 }
@@ -67,12 +70,12 @@ func isTerminal(f *os.File) bool {
 
 // CanPrompt reports whether the user can answer a confirmation: both stdin and
 // stdout must be terminals.
-func (s *IOStreams) CanPrompt() bool { return s.stdinTTY && s.stdoutTTY }
+func (s *IOStreams) CanPrompt() bool { return s.StdinTTY && s.StdoutTTY }
 
 // ErrTerminalWidth is the width of the terminal on stderr, 0 when stderr is
 // not one.
 func (s *IOStreams) ErrTerminalWidth() int {
-	if !s.stderrTTY || s.errFile == nil {
+	if !s.StderrTTY || s.errFile == nil {
 		return 0
 	}
 	w, _, err := term.GetSize(int(s.errFile.Fd()))
@@ -88,7 +91,7 @@ func (s *IOStreams) TerminalWidth() int {
 	if s.width > 0 {
 		return s.width
 	}
-	if f, ok := s.rawOut.(interface{ Fd() uintptr }); ok && s.stdoutTTY {
+	if f, ok := s.RawOut.(interface{ Fd() uintptr }); ok && s.StdoutTTY {
 		if w, _, err := term.GetSize(int(f.Fd())); err == nil && w > 0 {
 			return w
 		}

@@ -1,4 +1,4 @@
-package cmd
+package cmdutil
 
 import (
 	"fmt"
@@ -11,23 +11,31 @@ import (
 	"github.com/ocdx/gh-ocdx/internal/jsonout"
 )
 
-// jsonFlags are gh's output flags on a verb with JSON output: --json
+// JSONFlags are gh's output flags on a verb with JSON output: --json
 // [fields], --jq and --template (go-gh's jq and template, as gh uses them).
 // Field names are camelCase and the same across verbs: pr is
 // {number, repository, url}, counts are p0…p3, durations are in seconds.
-type jsonFlags struct {
+type JSONFlags struct {
 	fields []string // the top-level fields of the verb's JSON
-	// positional: the verb takes a positional argument (a PR), so only a
+	// Positional: the verb takes a Positional argument (a PR), so only a
 	// list of known fields after a bare --json is taken for one.
-	positional bool
+	Positional bool
 	value      string // --json's value; "*": given bare, every field
 	jq, tmpl   string
 }
 
-// addJSONFlags adds the output flags; v is a value of the verb's JSON
-// type (an element of it, for a list), whose fields --json may select.
-func addJSONFlags(fs *flagSet, v any) *jsonFlags {
-	j := &jsonFlags{fields: jsonout.Fields(v)}
+// AddJSONFlags adds the output flags; vs are values of the verb's JSON
+// types (an element of it, for a list), whose fields --json may select:
+// more than one when the verb writes one of several shapes.
+func AddJSONFlags(fs *FlagSet, vs ...any) *JSONFlags {
+	j := &JSONFlags{}
+	for _, v := range vs {
+		for _, f := range jsonout.Fields(v) {
+			if !slices.Contains(j.fields, f) {
+				j.fields = append(j.fields, f)
+			}
+		}
+	}
 	fs.StringVar(&j.value, "json", "", "Output JSON: every field, or the comma-separated `fields` given ("+strings.Join(slices.Sorted(slices.Values(j.fields)), ", ")+")")
 	fs.Lookup("json").NoOptDefVal = "*"
 	fs.StringVarP(&j.jq, "jq", "q", "", "Filter the JSON output with a jq `expression`")
@@ -36,12 +44,12 @@ func addJSONFlags(fs *flagSet, v any) *jsonFlags {
 }
 
 // args rewrites "--json a,b" (the fields as the next argument, as gh takes
-// them) into "--json=a,b", so that they are not taken for a positional
+// them) into "--json=a,b", so that they are not taken for a Positional
 // argument. As in gh, the word after --json is its fields, so that a
 // mistyped field is a usage error rather than a pull request's branch; for
 // a verb that takes a pull request, one written as a number, #number or
 // URL is left alone: "--json 7" is every field of PR 7.
-func (j *jsonFlags) args(args []string) []string {
+func (j *JSONFlags) Args(args []string) []string {
 	out := slices.Clone(args)
 	for i := 0; i+1 < len(out); i++ {
 		if out[i] == "--" {
@@ -56,27 +64,27 @@ func (j *jsonFlags) args(args []string) []string {
 
 // takesFields reports whether s, the word after a bare --json, is its
 // fields.
-func (j *jsonFlags) takesFields(s string) bool {
+func (j *JSONFlags) takesFields(s string) bool {
 	switch {
 	case s == "" || strings.HasPrefix(s, "-"):
 		return false
-	case !j.positional || strings.Contains(s, ","):
+	case !j.Positional || strings.Contains(s, ","):
 		return true
 	}
-	pr, err := parsePRArg(s)
+	pr, err := ParsePRArg(s)
 	return err != nil || pr.Branch != ""
 }
 
-// exporter checks the flags once they are parsed; nil when no JSON output
+// Exporter checks the flags once they are parsed; nil when no JSON output
 // was asked for. --jq or --template alone imply every field.
-func (j *jsonFlags) exporter(fs *flagSet) (*exporter, error) {
+func (j *JSONFlags) Exporter(fs *FlagSet) (*Exporter, error) {
 	if j.value == "" && j.jq == "" && j.tmpl == "" {
 		return nil, nil
 	}
 	if j.jq != "" && j.tmpl != "" {
-		return nil, fs.usageErr("--jq and --template cannot be used together")
+		return nil, fs.UsageErr("--jq and --template cannot be used together")
 	}
-	e := &exporter{jq: j.jq, tmpl: j.tmpl}
+	e := &Exporter{JQ: j.jq, Template: j.tmpl}
 	if fs.Changed("json") && j.value == "" {
 		return nil, fieldsErr("Specify one or more comma-separated fields for `--json`:", j.fields)
 	}
@@ -86,19 +94,19 @@ func (j *jsonFlags) exporter(fs *flagSet) (*exporter, error) {
 			if !slices.Contains(j.fields, f) {
 				return nil, fieldsErr(fmt.Sprintf("Unknown JSON field: %q\nAvailable fields:", f), j.fields)
 			}
-			if !slices.Contains(e.fields, f) {
-				e.fields = append(e.fields, f)
+			if !slices.Contains(e.Fields, f) {
+				e.Fields = append(e.Fields, f)
 			}
 		}
 	}
 	if j.jq != "" {
 		if _, err := gojq.Parse(j.jq); err != nil {
-			return nil, fs.usageErr("invalid --jq expression: %v", err)
+			return nil, fs.UsageErr("invalid --jq expression: %v", err)
 		}
 	}
 	if j.tmpl != "" {
 		if err := ghtemplate.New(io.Discard, 80, false).Parse(j.tmpl); err != nil {
-			return nil, fs.usageErr("invalid --template: %v", err)
+			return nil, fs.UsageErr("invalid --template: %v", err)
 		}
 	}
 	return e, nil
@@ -112,11 +120,11 @@ func fieldsErr(head string, fields []string) error {
 	return &UsageError{Msg: head + "\n  " + strings.Join(sorted, "\n  ")}
 }
 
-// only keeps the fields of an exporter to those of one kind of output
+// only keeps the fields of an Exporter to those of one kind of output
 // (state show's one pull request or its list): a field of the other is
 // unknown here.
-func (e *exporter) only(fields []string) error {
-	for _, f := range e.fields {
+func (e *Exporter) Only(fields []string) error {
+	for _, f := range e.Fields {
 		if !slices.Contains(fields, f) {
 			return fieldsErr(fmt.Sprintf("Unknown JSON field: %q\nAvailable fields:", f), fields)
 		}
@@ -124,21 +132,29 @@ func (e *exporter) only(fields []string) error {
 	return nil
 }
 
-// exporter writes a verb's result as JSON: the selected fields, through jq
+// Exporter writes a verb's result as JSON: the selected fields, through jq
 // or a template when asked.
-type exporter struct {
-	fields   []string // nil: every field
-	jq, tmpl string
+type Exporter struct {
+	Fields       []string // nil: every field
+	JQ, Template string
 }
 
-func (e *exporter) write(d *Deps, v any) error {
-	b, err := jsonout.Select(v, e.fields)
+// Whole is this exporter writing every field, for a value whose fields
+// the verb selected itself (Fields).
+func (e *Exporter) Whole() *Exporter {
+	w := *e
+	w.Fields = nil
+	return &w
+}
+
+func (e *Exporter) Write(d *Deps, v any) error {
+	b, err := jsonout.Select(v, e.Fields)
 	if err != nil {
 		return err
 	}
 	var colour io.Writer // coloured as gh colours JSON on a terminal
-	if d.IO.stdoutTTY && d.IO.rawOut != nil && colourOn(d.Getenv) {
-		colour = d.IO.rawOut
+	if d.IO.StdoutTTY && d.IO.RawOut != nil && colourOn(d.Getenv) {
+		colour = d.IO.RawOut
 	}
-	return jsonout.Write(d.IO.Out, b, e.jq, e.tmpl, d.IO.TerminalWidth(), colour)
+	return jsonout.Write(d.IO.Out, b, e.JQ, e.Template, d.IO.TerminalWidth(), colour)
 }

@@ -1,4 +1,4 @@
-package cmd
+package cmdutil
 
 import (
 	"bytes"
@@ -25,17 +25,17 @@ func TestMarkedLines(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var raw bytes.Buffer
-			ios := &IOStreams{ErrOut: text.Writer{W: &raw}, stderrTTY: tc.tty}
+			ios := &IOStreams{ErrOut: text.Writer{W: &raw}, StderrTTY: tc.tty}
 			if tc.tty {
-				ios.rawErr = &raw
+				ios.RawErr = &raw
 			}
 			d := &Deps{IO: ios, Getenv: func(k string) string { return map[string]string{"NO_COLOR": tc.noColor}[k] }}
-			d.success("Posted review: %s", "evil\x1b]0;title\x07")
+			d.Success("Posted review: %s", "evil\x1b]0;title\x07")
 			if got := raw.String(); got != tc.want {
 				t.Errorf("success: %q, want %q", got, tc.want)
 			}
 			raw.Reset()
-			d.warn("check this")
+			d.Warn("check this")
 			if got := raw.String(); got != tc.wantWarn {
 				t.Errorf("warn: %q, want %q", got, tc.wantWarn)
 			}
@@ -47,8 +47,8 @@ func TestMarkedLines(t *testing.T) {
 // at the start of a line.
 func TestProgressOutColoursLeadingMarks(t *testing.T) {
 	var raw bytes.Buffer
-	d := &Deps{IO: &IOStreams{ErrOut: text.Writer{W: &raw}, rawErr: &raw, stderrTTY: true}, Getenv: func(string) string { return "" }}
-	w := d.progressOut()
+	d := &Deps{IO: &IOStreams{ErrOut: text.Writer{W: &raw}, RawErr: &raw, StderrTTY: true}, Getenv: func(string) string { return "" }}
+	w := d.ProgressOut()
 	for _, s := range []string{"X reviewer-1 (m): failed\n", "✗ make test (2s)\n", "partial ", "X not at a line's start\n", "plain\n"} {
 		w.Write([]byte(s))
 	}

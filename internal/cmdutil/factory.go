@@ -1,4 +1,4 @@
-package cmd
+package cmdutil
 
 import (
 	"cmp"
@@ -26,7 +26,7 @@ import (
 // then gh's own configuration.
 
 // workDir is the directory the verb works in.
-func (d *Deps) workDir() (string, error) {
+func (d *Deps) Dir() (string, error) {
 	if d.WorkDir != "" {
 		return d.WorkDir, nil
 	}
@@ -35,7 +35,7 @@ func (d *Deps) workDir() (string, error) {
 
 // defaultHost is the host of a repository named OWNER/REPO: GH_HOST, else
 // gh's default host.
-func (d *Deps) defaultHost() string {
+func (d *Deps) DefaultHost() string {
 	if h := d.Getenv("GH_HOST"); h != "" {
 		return h
 	}
@@ -47,7 +47,7 @@ func (d *Deps) defaultHost() string {
 // remotes' of the working directory, as gh picks it.
 func (d *Deps) baseRepo() (repository.Repository, error) {
 	if v := d.Getenv("GH_REPO"); v != "" {
-		r, err := repository.ParseWithHost(v, d.defaultHost())
+		r, err := repository.ParseWithHost(v, d.DefaultHost())
 		if err != nil {
 			return r, fmt.Errorf("GH_REPO=%q: %v: set it to OWNER/REPO or HOST/OWNER/REPO", v, err)
 		}
@@ -60,7 +60,7 @@ func (d *Deps) baseRepo() (repository.Repository, error) {
 }
 
 // store is the state file.
-func (d *Deps) store() (*state.Store, error) {
+func (d *Deps) OpenStore() (*state.Store, error) {
 	if d.Store != nil {
 		return d.Store()
 	}
@@ -68,18 +68,18 @@ func (d *Deps) store() (*state.Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	return state.New(path, &state.Options{Now: d.now, Warn: d.IO.ErrOut}), nil
+	return state.New(path, &state.Options{Now: d.Clock, Warn: d.IO.ErrOut}), nil
 }
 
 // prompter asks on the terminal; check IOStreams.CanPrompt first.
-func (d *Deps) prompter(ctx context.Context) Prompter {
+func (d *Deps) NewPrompter(ctx context.Context) Prompter {
 	if d.Prompter != nil {
 		return d.Prompter(ctx)
 	}
 	return newPrompter(ctx, d.IO)
 }
 
-func (d *Deps) now() time.Time {
+func (d *Deps) Clock() time.Time {
 	if d.Now != nil {
 		return d.Now()
 	}
@@ -106,8 +106,8 @@ func envDuration(d *Deps, name string) (time.Duration, error) {
 	return t, nil
 }
 
-// checkTimeouts validates both settings, before any request is made.
-func checkTimeouts(d *Deps) error {
+// CheckTimeouts validates both settings, before any request is made.
+func CheckTimeouts(d *Deps) error {
 	for _, name := range []string{envModelTimeout, envGitHubTimeout} {
 		if _, err := envDuration(d, name); err != nil {
 			return err
@@ -116,16 +116,16 @@ func checkTimeouts(d *Deps) error {
 	return nil
 }
 
-// newModel builds the provider/model client of role with the user's
+// NewModel builds the provider/model client of role with the user's
 // timeout and the role's output cap (0: the client's default); its calls,
 // retries and streamed tokens are shown on stderr as they run.
-func newModel(d *Deps, role, name string, outputCap int64) (*progress.Model, error) {
+func NewModel(d *Deps, role, name string, outputCap int64) (*progress.Model, error) {
 	t, err := envDuration(d, envModelTimeout)
 	if err != nil {
 		return nil, err
 	}
 	registerCredentials(d)
-	m := progress.NewModel(d.prog(), role, name, d.Log, d.warn)
+	m := progress.NewModel(d.Progress(), role, name, d.Log, d.Warn)
 	o := llm.Options{Timeout: t, MaxTokens: outputCap, Backoff: d.Backoff, OnRetry: m.Retried, Progress: m.Streamed}
 	if d.Model != nil {
 		m.Model, err = d.Model(name, o)
@@ -138,10 +138,10 @@ func newModel(d *Deps, role, name string, outputCap int64) (*progress.Model, err
 	return m, nil
 }
 
-// runModels build the models of one invocation of a verb, all drawing on
+// RunModels build the models of one invocation of a verb, all drawing on
 // its one token budget (docs/architecture.md, Budget and costs): every
 // verb builds its models here, so that none runs a model outside it.
-type runModels struct {
+type RunModels struct {
 	d   *Deps
 	cfg *config.Config
 	// Budget is the invocation's: --max-tokens, else the configuration's
@@ -149,10 +149,10 @@ type runModels struct {
 	Budget *llm.Budget
 }
 
-// newRunModels are the models of an invocation given --max-tokens
+// NewRunModels are the models of an invocation given --max-tokens
 // (0: the configuration's maxTokens, if any).
-func newRunModels(d *Deps, cfg *config.Config, maxTokens int64) *runModels {
-	m := &runModels{d: d, cfg: cfg}
+func NewRunModels(d *Deps, cfg *config.Config, maxTokens int64) *RunModels {
+	m := &RunModels{d: d, cfg: cfg}
 	if max := cmp.Or(maxTokens, cfg.MaxTokens); max > 0 {
 		m.Budget = llm.NewBudget(max)
 	}
@@ -164,9 +164,9 @@ func newRunModels(d *Deps, cfg *config.Config, maxTokens int64) *runModels {
 // The budget wraps it outermost, so that an agent sees the budget it draws
 // on (and reserves its answer) and a call it refuses is never shown as
 // started.
-func (m *runModels) model(role, name, key string, show ...func(*progress.Model)) (llm.Model, error) {
+func (m *RunModels) Model(role, name, key string, show ...func(*progress.Model)) (llm.Model, error) {
 	out := m.cfg.OutputCap(key)
-	mod, err := newModel(m.d, role, name, out)
+	mod, err := NewModel(m.d, role, name, out)
 	if err != nil {
 		return nil, err
 	}
@@ -182,11 +182,11 @@ func (m *runModels) model(role, name, key string, show ...func(*progress.Model))
 // crew is the reviewers of the configuration and the verifier (verifier,
 // else the configuration's verifierModel; nil when neither names one), as
 // review and review-loop run them.
-func (m *runModels) crew(verifier string) ([]roles.Role, *roles.Role, error) {
+func (m *RunModels) Crew(verifier string) ([]roles.Role, *roles.Role, error) {
 	var reviewers []roles.Role
 	for i, r := range m.cfg.Reviewers {
 		name, key := fmt.Sprintf("reviewer-%d", i+1), fmt.Sprintf("reviewerModels[%d]", i)
-		mod, err := m.model(name, r.String(), key)
+		mod, err := m.Model(name, r.String(), key)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -196,18 +196,18 @@ func (m *runModels) crew(verifier string) ([]roles.Role, *roles.Role, error) {
 	if name == "" {
 		return reviewers, nil, nil
 	}
-	vm, err := m.model("verifier", name, "verifierModel")
+	vm, err := m.Model("verifier", name, "verifierModel")
 	if err != nil {
 		return nil, nil, err
 	}
 	return reviewers, &roles.Role{Name: "verifier", Key: "verifierModel", Model: name, LLM: vm}, nil
 }
 
-// withTools lists a model's tool calls as they run.
-func withTools(m *progress.Model) { m.Tools = true }
+// WithTools lists a model's tool calls as they run.
+func WithTools(m *progress.Model) { m.Tools = true }
 
 // reserve is a converse.Asker's Reserve: nil without a budget.
-func (m *runModels) reserve() func(string, *llm.Agent) error {
+func (m *RunModels) Reserve() func(string, *llm.Agent) error {
 	if m.Budget == nil {
 		return nil
 	}
@@ -216,14 +216,14 @@ func (m *runModels) reserve() func(string, *llm.Agent) error {
 
 // spent says what the invocation spent of its budget (report.BudgetStatus);
 // "" without one.
-func (m *runModels) spent() string {
+func (m *RunModels) Spent() string {
 	if m.Budget == nil {
 		return ""
 	}
 	return report.BudgetStatus{MaxTokens: m.Budget.Max, Spent: m.Budget.Spent()}.String()
 }
 
-func (d *Deps) prog() *progress.Display {
+func (d *Deps) Progress() *progress.Display {
 	d.progressMu.Lock()
 	defer d.progressMu.Unlock()
 	if d.progress == nil {
@@ -234,7 +234,7 @@ func (d *Deps) prog() *progress.Display {
 
 // gitHub builds the GitHub client for host with the user's token and
 // timeout.
-func (d *Deps) gitHub(host string) (*github.Client, error) {
+func (d *Deps) GitHubClient(host string) (*github.Client, error) {
 	registerCredentials(d)
 	if d.GitHub != nil {
 		return d.GitHub(host)
@@ -267,4 +267,12 @@ func (d *Deps) githubToken(host string) string {
 	}
 	redact.Register(tok)
 	return tok
+}
+
+// verifierOf is the configuration's verifierModel; "" when it sets none.
+func verifierOf(cfg *config.Config) string {
+	if cfg.Verifier.Provider.Name == "" {
+		return ""
+	}
+	return cfg.Verifier.String()
 }

@@ -1,4 +1,4 @@
-package cmd
+package cmdutil
 
 import (
 	"fmt"
@@ -14,10 +14,10 @@ import (
 // parsed; the fallback runs git, so verbs call it after the configuration
 // is validated.
 
-// parseRepoFlag reads a -R value ([HOST/]OWNER/REPO); "" gives the zero
-// repository, to be filled by currentRepo.
+// ParseRepoFlag reads a -R value ([HOST/]OWNER/REPO); "" gives the zero
+// repository, to be filled by CurrentRepo.
 // host is the one OWNER/REPO means (Deps.defaultHost).
-func parseRepoFlag(flag, host string) (repository.Repository, error) {
+func ParseRepoFlag(flag, host string) (repository.Repository, error) {
 	if flag == "" {
 		return repository.Repository{}, nil
 	}
@@ -28,8 +28,8 @@ func parseRepoFlag(flag, host string) (repository.Repository, error) {
 	return r, nil
 }
 
-// currentRepo is r when -R named one, else GH_REPO's or the git remotes'.
-func currentRepo(d *Deps, r repository.Repository) (repository.Repository, error) {
+// CurrentRepo is r when -R named one, else GH_REPO's or the git remotes'.
+func CurrentRepo(d *Deps, r repository.Repository) (repository.Repository, error) {
 	if r.Name != "" {
 		return r, nil
 	}
@@ -43,14 +43,14 @@ func currentRepo(d *Deps, r repository.Repository) (repository.Repository, error
 	return r, fmt.Errorf("could not determine the repository (%v): run inside a clone of a GitHub repository, or pass -R OWNER/REPO or set GH_REPO", err)
 }
 
-// repoClient is the repository a verb works on (currentRepo) and a GitHub
+// RepoClient is the repository a verb works on (CurrentRepo) and a GitHub
 // client for its host.
-func repoClient(d *Deps, r repository.Repository) (github.Repo, *github.Client, error) {
-	r, err := currentRepo(d, r)
+func RepoClient(d *Deps, r repository.Repository) (github.Repo, *github.Client, error) {
+	r, err := CurrentRepo(d, r)
 	if err != nil {
 		return github.Repo{}, nil, err
 	}
 	repo := github.Repo{Host: r.Host, Owner: r.Owner, Name: r.Name}
-	client, err := d.gitHub(repo.Host)
+	client, err := d.GitHubClient(repo.Host)
 	return repo, client, err
 }

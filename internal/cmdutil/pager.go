@@ -1,4 +1,4 @@
-package cmd
+package cmdutil
 
 import (
 	"errors"
@@ -18,13 +18,13 @@ import (
 // defaults (LESS=FRX: one screen is printed and left, colours pass) unless
 // they are set. stop waits for the pager to end. A pager that cannot start
 // is said once, and the output is written as it would be without one.
-func (d *Deps) startPager() (stop func()) {
+func (d *Deps) StartPager() (stop func()) {
 	noop := func() {}
 	command := d.Getenv("GH_PAGER")
 	if command == "" {
 		command = d.Getenv("PAGER")
 	}
-	if command == "" || command == "cat" || !d.IO.stdoutTTY || d.IO.rawOut == nil {
+	if command == "" || command == "cat" || !d.IO.StdoutTTY || d.IO.RawOut == nil {
 		return noop
 	}
 	args, err := shellquote.Split(command)
@@ -43,7 +43,7 @@ func (d *Deps) startPager() (stop func()) {
 			pager.Env = append(pager.Env, k+"="+v)
 		}
 	}
-	pager.Stdin, pager.Stdout, pager.Stderr = r, d.IO.rawOut, d.IO.TerminalErr()
+	pager.Stdin, pager.Stdout, pager.Stderr = r, d.IO.RawOut, d.IO.TerminalErr()
 	if err := pager.Start(); err != nil {
 		r.Close()
 		w.Close()
@@ -52,15 +52,15 @@ func (d *Deps) startPager() (stop func()) {
 	}
 	r.Close()
 	ios := d.IO
-	out, rawOut, width := ios.Out, ios.rawOut, ios.TerminalWidth()
-	ios.Out, ios.rawOut, ios.width = text.Writer{W: w}, w, width
+	out, RawOut, width := ios.Out, ios.RawOut, ios.TerminalWidth()
+	ios.Out, ios.RawOut, ios.width = text.Writer{W: w}, w, width
 	return func() {
 		w.Close()
 		_ = pager.Wait()
-		ios.Out, ios.rawOut, ios.width = out, rawOut, 0
+		ios.Out, ios.RawOut, ios.width = out, RawOut, 0
 	}
 }
 
 // pagerQuit: the person left the pager before the output ended, which is
 // no failure (gh's ErrClosedPagerPipe).
-func pagerQuit(err error) bool { return errors.Is(err, syscall.EPIPE) }
+func PagerQuit(err error) bool { return errors.Is(err, syscall.EPIPE) }

@@ -1,4 +1,4 @@
-package cmd
+package cmdutil
 
 import (
 	"cmp"
@@ -28,16 +28,16 @@ type Prompter interface {
 func newPrompter(ctx context.Context, ios *IOStreams) Prompter {
 	return prompter.New(ctx, prompter.Streams{In: ios.In, Out: ios.Out, ErrOut: ios.ErrOut, TermOut: ios.TerminalOut(), TermErr: ios.TerminalErr(),
 		CanPrompt: ios.CanPrompt, Width: ios.TerminalWidth},
-		ErrCancelled, noTerminal("gh-ocdx needs to ask you", "run it in a terminal, or pass --yes where the command offers it", ""))
+		ErrCancelled, NoTerminal("gh-ocdx needs to ask you", "run it in a terminal, or pass --yes where the command offers it", ""))
 }
 
-// editorCommand is the editor gh would open: GH_EDITOR, else git's
+// EditorCommand is the editor gh would open: GH_EDITOR, else git's
 // core.editor, else VISUAL, else EDITOR, else nano.
-func editorCommand(ctx context.Context, d *Deps) string {
+func EditorCommand(ctx context.Context, d *Deps) string {
 	if e := d.Getenv("GH_EDITOR"); e != "" {
 		return e
 	}
-	if wd, err := d.workDir(); err == nil {
+	if wd, err := d.Dir(); err == nil {
 		if e, err := (&git.Repo{Dir: wd}).Run(ctx, "config", "--get", "core.editor"); err == nil && e != "" {
 			return e
 		}

@@ -1,4 +1,4 @@
-package cmd
+package cmdutil
 
 import (
 	"context"
@@ -27,7 +27,7 @@ func TestEndMessage(t *testing.T) {
 		{"usage", context.Background(), &UsageError{Msg: "unknown flag: --x", Usage: "Usage: gh ocdx fix\n"}, "error: unknown flag: --x\n\nUsage: gh ocdx fix\n"},
 		{"failure", context.Background(), errors.New("GitHub said 500"), "error: GitHub said 500"},
 	} {
-		if got := endMessage(ExitCode(tc.ctx, tc.err), tc.err); got != tc.want {
+		if got := EndMessage(ExitCode(tc.ctx, tc.err), tc.err); got != tc.want {
 			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
 		}
 	}

@@ -1,4 +1,4 @@
-package cmd
+package cmdutil
 
 import (
 	"errors"
@@ -14,13 +14,13 @@ import (
 	"github.com/ocdx/gh-ocdx/llm"
 )
 
-// errHelpShown ends a command after -h/--help printed its usage; Run turns it
+// ErrHelpShown ends a command after -h/--help printed its usage; Run turns it
 // into success.
-var errHelpShown = errors.New("help shown")
+var ErrHelpShown = errors.New("help shown")
 
-// flagSet is a verb's pflag.FlagSet with the flags every verb has (--debug,
+// FlagSet is a verb's pflag.FlagSet with the flags every verb has (--debug,
 // -h/--help) and its usage text.
-type flagSet struct {
+type FlagSet struct {
 	*pflag.FlagSet
 	usageLine   string
 	description string
@@ -34,37 +34,37 @@ type flagSet struct {
 	effortTier *effort.Tier
 }
 
-func newFlagSet(name, usageLine, description string) *flagSet {
-	f := &flagSet{FlagSet: pflag.NewFlagSet(name, pflag.ContinueOnError), usageLine: usageLine, description: description}
+func NewFlagSet(name, usageLine, description string) *FlagSet {
+	f := &FlagSet{FlagSet: pflag.NewFlagSet(name, pflag.ContinueOnError), usageLine: usageLine, description: description}
 	f.SetOutput(io.Discard)
 	f.SortFlags = false
 	return f
 }
 
-// parseRepoFlag is parseRepoFlag with this verb's usage on a bad --repo.
-func (f *flagSet) parseRepoFlag(flag string) (repository.Repository, error) {
-	r, err := parseRepoFlag(flag, f.host)
+// ParseRepoFlag is ParseRepoFlag with this verb's usage on a bad --repo.
+func (f *FlagSet) ParseRepoFlag(flag string) (repository.Repository, error) {
+	r, err := ParseRepoFlag(flag, f.host)
 	if ue, ok := err.(*UsageError); ok {
-		ue.Usage = f.shortUsage()
+		ue.Usage = f.ShortUsage()
 	}
 	return r, err
 }
 
 // repoFlag adds -R/--repo as in gh.
-func (f *flagSet) repoFlag(p *string) {
+func (f *FlagSet) RepoFlag(p *string) {
 	f.StringVarP(p, "repo", "R", "", "Select a repository using the [HOST/]OWNER/REPO format")
 }
 
 // maxTokensFlag adds --max-tokens N, the invocation's token budget
 // (docs/architecture.md, Budget and costs); parse refuses N <= 0.
-func (f *flagSet) maxTokensFlag(p *int64, usage string) {
+func (f *FlagSet) MaxTokensFlag(p *int64, usage string) {
 	f.Int64Var(p, "max-tokens", 0, usage)
 	f.maxTokens = p
 }
 
 // effortFlag adds --effort TIER (docs/architecture.md, Effort tiers),
 // checked by parse: "" in p when not given, the configuration's then.
-func (f *flagSet) effortFlag(p *effort.Tier, usage string) {
+func (f *FlagSet) EffortFlag(p *effort.Tier, usage string) {
 	f.effort, f.effortTier = new(string), p
 	f.StringVar(f.effort, "effort", "", usage)
 }
@@ -72,7 +72,7 @@ func (f *flagSet) effortFlag(p *effort.Tier, usage string) {
 // usage is the verb's help as gh lays it out, wrapped to the terminal's
 // width (80 when not one): the usage line first, the description, the
 // flags, then the examples.
-func (f *flagSet) usage() string {
+func (f *FlagSet) Help() string {
 	width := max(f.width, 40)
 	var b strings.Builder
 	b.WriteString(text.WrapUsage(f.usageLine, width, "Usage: ", "       ") + "\n\n")
@@ -106,72 +106,72 @@ func wrapParagraph(p string, width int) string {
 // help is, as gh does, not the whole help.
 // checkModel is --model's check, the same for every verb of one model:
 // "" (the configured one) or a provider/model name, else a usage error.
-func (f *flagSet) checkModel(model string) error {
+func (f *FlagSet) CheckModel(model string) error {
 	if model == "" {
 		return nil
 	}
 	if _, err := llm.ParseModel(model); err != nil {
-		return f.usageErr("invalid --model: %v", err)
+		return f.UsageErr("invalid --model: %v", err)
 	}
 	return nil
 }
 
-func (f *flagSet) usageErr(format string, a ...any) error {
-	return &UsageError{Msg: fmt.Sprintf(format, a...), Usage: f.shortUsage()}
+func (f *FlagSet) UsageErr(format string, a ...any) error {
+	return &UsageError{Msg: fmt.Sprintf(format, a...), Usage: f.ShortUsage()}
 }
 
 // needsTerminal is ErrNoTerminal for this verb: "what, and this is not a
 // terminal: instead" with the verb's usage.
-func (f *flagSet) needsTerminal(what, instead string) error {
-	return noTerminal(what, instead, f.shortUsage())
+func (f *FlagSet) NeedsTerminal(what, instead string) error {
+	return NoTerminal(what, instead, f.ShortUsage())
 }
 
-func noTerminal(what, instead, usage string) error {
+func NoTerminal(what, instead, usage string) error {
 	return &UsageError{Msg: what + ", and this is not a terminal: " + instead, Usage: usage, Err: ErrNoTerminal}
 }
 
-func (f *flagSet) shortUsage() string {
+func (f *FlagSet) ShortUsage() string {
 	return fmt.Sprintf("Usage: %s\n\nRun 'gh ocdx %s --help' for more.\n", f.usageLine, f.Name())
 }
 
-// parse parses args and checks that exactly nargs positional arguments remain
+// parse parses args and checks that exactly nargs Positional arguments remain
 // (nargs < 0: any number). It prints help on -h and turns --debug on.
-func (f *flagSet) parse(d *Deps, args []string, nargs int) error {
+func (f *FlagSet) ParseArgs(d *Deps, args []string, nargs int) error {
 	// Defined last so that help lists the verb's own flags first.
 	f.BoolVar(&f.debug, "debug", false, "Log debug details on stderr")
 	f.BoolVarP(&f.help, "help", "h", false, "Show this help")
-	f.host = d.defaultHost()
+	f.host = d.DefaultHost()
 	f.width = d.IO.TerminalWidth()
 	if err := f.Parse(args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
 			f.help = true
 		} else {
-			return f.usageErr("%s", err)
+			return f.UsageErr("%s", err)
 		}
 	}
 	if f.help {
-		fmt.Fprint(d.IO.Out, f.usage())
-		return errHelpShown
+		fmt.Fprint(d.IO.Out, f.Help())
+		return ErrHelpShown
 	}
 	if f.debug || debugEnabled(d.Getenv) {
 		d.setDebug()
 	}
 	if f.maxTokens != nil && f.Changed("max-tokens") && *f.maxTokens <= 0 {
-		return f.usageErr("invalid --max-tokens %d: give the most tokens the run may use, above zero", *f.maxTokens)
+		return f.UsageErr("invalid --max-tokens %d: give the most tokens the run may use, above zero", *f.maxTokens)
 	}
 	if f.effort != nil && f.Changed("effort") {
 		t, err := effort.Parse(*f.effort)
 		if err != nil || *f.effort == "" {
-			return f.usageErr("invalid --effort: %q is not an effort tier: use one of %s", *f.effort, strings.Join(effort.Names, ", "))
+			return f.UsageErr("invalid --effort: %q is not an effort tier: use one of %s", *f.effort, strings.Join(effort.Names, ", "))
 		}
 		*f.effortTier = t
 	}
 	if nargs >= 0 && f.NArg() != nargs {
 		switch {
 		case f.NArg() > nargs:
-			return f.usageErr("unexpected argument %q", f.Arg(nargs))
+			return f.UsageErr("unexpected argument %q", f.Arg(nargs))
 		default:
-			return f.usageErr("missing argument: %s", f.usageLine)
+			return f.UsageErr("missing argument: %s", f.usageLine)
 		}
 	}
 	return nil
