@@ -72,15 +72,15 @@ func parseCommand(d *cmdutil.Deps, args []string) (*CommandOptions, error) {
 }
 
 func runComment(ctx context.Context, d *cmdutil.Deps, opts *CommandOptions) error {
-	t, err := commandPR(ctx, d, prArgs{Repo: opts.Repo, PR: opts.PR, Branch: opts.Branch}, commandUsage)
+	t, err := cmdutil.TargetPR(ctx, d, cmdutil.PRArgs{Repo: opts.Repo, PR: opts.PR, Branch: opts.Branch}, commandUsage)
 	if err != nil {
 		return err
 	}
-	client, repo, pr, trust := t.client, t.repo, t.pr, t.trust
-	judge(ctx, d, trust, pr)
-	m := converse.Commander{GitHub: client, Repo: repo, PR: pr, Trust: trust, FixOn: t.policy != nil && t.policy.CommandsFix, Info: d.Info, Warn: d.Warn,
+	client, repo, pr, trust := t.Client, t.Repo, t.PR, t.Trust
+	cmdutil.Judge(ctx, d, trust, pr)
+	m := converse.Commander{GitHub: client, Repo: repo, PR: pr, Trust: trust, FixOn: t.Policy != nil && t.Policy.CommandsFix, Info: d.Info, Warn: d.Warn,
 		Reply: func(ctx context.Context, thread string) error {
-			cfg, err := loadConfigForModel(d, "", "replyModel", "reviewPrModel")
+			cfg, err := cmdutil.LoadConfigForModel(d, "", "replyModel", "reviewPrModel")
 			if err != nil {
 				return err
 			}
@@ -106,7 +106,7 @@ func ask(ctx context.Context, d *cmdutil.Deps, opts *CommandOptions, client *git
 	if strings.TrimSpace(question) == "" {
 		return converse.PostAnswer(ctx, client, repo, pr.Number, c, converse.Post(tag, c.Author, "ask a question after /ocdx ask."))
 	}
-	cfg, err := loadConfigFor(d, usesRole("replyModel", "reviewPrModel"))
+	cfg, err := cmdutil.LoadConfigFor(d, cmdutil.UsesRole("replyModel", "reviewPrModel"))
 	if err != nil {
 		return err
 	}
@@ -117,7 +117,7 @@ func ask(ctx context.Context, d *cmdutil.Deps, opts *CommandOptions, client *git
 		return err
 	}
 	asker := converse.Asker{Model: model, Reserve: models.Reserve()}
-	files := prFiles(ctx, d, client, repo, pr)
+	files := cmdutil.PRFiles(ctx, d, client, repo, pr)
 	asker.Tools = append(change.RepoTools(files), change.PRTools(client, repo, pr.Number)...)
 	a, err := asker.AskQuestion(ctx, pr, question)
 	var be *llm.BudgetError

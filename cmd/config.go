@@ -17,36 +17,6 @@ import (
 	"github.com/ocdx/gh-ocdx/setup"
 )
 
-// loadConfig loads and validates the configuration for a verb that needs it;
-// call it before any network request, git command or state write.
-func loadConfig(d *cmdutil.Deps) (*config.Config, error) { return loadConfigFor(d, nil) }
-
-// usesRole is a loadConfigFor filter: the roles keys names.
-func usesRole(keys ...string) func(key string) bool {
-	return func(key string) bool { return slices.Contains(keys, key) }
-}
-
-// loadConfigFor is loadConfig for a verb that uses only the roles uses
-// names: the others' credentials are not required (config.LoadFor).
-func loadConfigFor(d *cmdutil.Deps, uses func(key string) bool) (*config.Config, error) {
-	c, err := config.LoadFor(d.Getenv, uses)
-	if err != nil {
-		return nil, err
-	}
-	if err := cmdutil.CheckTimeouts(d); err != nil {
-		return nil, err
-	}
-	if c.Legacy {
-		msg := "reading the legacy configuration " + c.Path
-		if loc, err := config.Locate(d.Getenv); err == nil {
-			msg += "; move it to " + loc.Preferred + " to silence this"
-		}
-		d.Info("%s", msg)
-	}
-	d.Log.Debug("configuration loaded", "path", c.Path)
-	return c, nil
-}
-
 // ConfigInitOptions are the parsed arguments of config init.
 type ConfigInitOptions struct {
 	WorkDir  string           // its repository suggests the verify commands
@@ -204,7 +174,7 @@ the command exits 1.`)
 }
 
 func configShow(d *cmdutil.Deps, opts *ConfigShowOptions) error {
-	c, err := loadConfig(d)
+	c, err := cmdutil.LoadConfig(d)
 	var ce *config.Error
 	if errors.As(err, &ce) && len(ce.Problems) > 0 {
 		return showInvalid(d, opts, ce)
@@ -308,13 +278,13 @@ func configValidate(ctx context.Context, d *cmdutil.Deps, opts *ConfigValidateOp
 // a missing credential is a problem to list beside the others, not the end
 // of the check: the file is fine, the shell lacks a key.
 func loadForValidate(d *cmdutil.Deps) (*config.Config, []config.Problem, error) {
-	c, err := loadConfig(d)
+	c, err := cmdutil.LoadConfig(d)
 	var ce *config.Error
 	if err == nil || !errors.As(err, &ce) || ce.Err != nil || ce.Repo ||
 		slices.ContainsFunc(ce.Problems, func(p config.Problem) bool { return p.Env == "" }) {
 		return c, nil, err
 	}
-	c, err = loadConfigFor(d, func(string) bool { return false })
+	c, err = cmdutil.LoadConfigFor(d, func(string) bool { return false })
 	return c, ce.Problems, err
 }
 

@@ -259,7 +259,7 @@ func TestLoadConfigLogsLegacy(t *testing.T) {
 	home := t.TempDir()
 	legacy := writeFile(t, filepath.Join(home, ".config", "opencode", "ocdx.json"), minimalConfig)
 	d, _, errOut := configTestDeps(map[string]string{"HOME": home})
-	c, err := loadConfig(d)
+	c, err := cmdutil.LoadConfig(d)
 	if err != nil || c.Path != legacy {
 		t.Fatalf("loadConfig = %+v, %v", c, err)
 	}

@@ -108,7 +108,7 @@ type describeOutput struct {
 }
 
 func describePR(ctx context.Context, d *cmdutil.Deps, opts *DescribeOptions) error {
-	cfg, err := loadConfigForModel(d, opts.Model, "describeModel", "commentsAnalyzerModel")
+	cfg, err := cmdutil.LoadConfigForModel(d, opts.Model, "describeModel", "commentsAnalyzerModel")
 	if err != nil {
 		return err
 	}
@@ -118,7 +118,7 @@ func describePR(ctx context.Context, d *cmdutil.Deps, opts *DescribeOptions) err
 	if err != nil {
 		return err
 	}
-	repo, client, number, err := resolvePR(ctx, d, prArgs{Repo: opts.Repo, PR: opts.Number, Branch: opts.Branch}, describeUsage)
+	repo, client, number, err := cmdutil.ResolvePR(ctx, d, cmdutil.PRArgs{Repo: opts.Repo, PR: opts.Number, Branch: opts.Branch}, describeUsage)
 	if err != nil {
 		return err
 	}
@@ -216,7 +216,7 @@ func describeOpening(ctx context.Context, d *cmdutil.Deps, cfg *config.Config, m
 // (describe.Gather), with the base branch's policy.
 func describeInput(ctx context.Context, d *cmdutil.Deps, client *github.Client, repo github.Repo, number int, diagram bool) (prdesc.Input, error) {
 	return prdesc.Gather(ctx, client, repo, number, diagram, func(pr *github.PullRequest) (*config.Policy, error) {
-		p, _, err := basePolicy(pr)
+		p, _, err := cmdutil.BasePolicy(pr)
 		return p, err
 	}, d.Warn)
 }

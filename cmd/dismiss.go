@@ -88,7 +88,7 @@ func parseDismiss(d *cmdutil.Deps, args []string) (*DismissOptions, error) {
 	opts.IDs = ids
 	if opts.Local != "" {
 		// --branch names a local review of this clone (as for state show).
-		return opts, checkBranchFlag(fs, opts.Local, 0, repoFlag)
+		return opts, cmdutil.CheckBranchFlag(fs, opts.Local, 0, repoFlag)
 	}
 	pr, r, err := fs.PRFrom(prText, repoFlag)
 	if err != nil {
@@ -111,11 +111,11 @@ func dismiss(ctx context.Context, d *cmdutil.Deps, opts *DismissOptions) error {
 		}
 		opts.PR = number
 	}
-	t, err := commandPR(ctx, d, prArgs{Repo: opts.Repo, PR: opts.PR, Branch: opts.Branch}, dismissUsage)
+	t, err := cmdutil.TargetPR(ctx, d, cmdutil.PRArgs{Repo: opts.Repo, PR: opts.PR, Branch: opts.Branch}, dismissUsage)
 	if err != nil {
 		return err
 	}
-	client, repo, pr, trust := t.client, t.repo, t.pr, t.trust
+	client, repo, pr, trust := t.Client, t.Repo, t.PR, t.Trust
 	// First whether a review raised it: an earlier "/ocdx dismiss" of an
 	// ID no review raised dismissed nothing.
 	if not := converse.Unraised(ctx, trust, pr, "dismiss", opts.IDs); len(not) > 0 {

@@ -122,11 +122,11 @@ func evalHistory(ctx context.Context, d *cmdutil.Deps, opts *EvalOptions) error 
 		return printCases(d, opts, mined) // no model, no configuration needed
 	}
 	// The configuration is checked before the mining's seconds are spent.
-	cfg, err := loadConfigFor(d, usesRole("reviewerModels", "verifierModel"))
+	cfg, err := cmdutil.LoadConfigFor(d, cmdutil.UsesRole("reviewerModels", "verifierModel"))
 	if err != nil {
 		return err
 	}
-	if err := verifierCredential(d, opts.Verifier); err != nil {
+	if err := cmdutil.VerifierCredential(d, opts.Verifier); err != nil {
 		return err
 	}
 	mined, err := evalCases(ctx, d, g, opts)

@@ -6,9 +6,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/cli/go-gh/v2/pkg/repository"
-
-	"github.com/ocdx/gh-ocdx/config"
 	"github.com/ocdx/gh-ocdx/converse"
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/internal/cmdutil"
@@ -38,42 +35,6 @@ func findingIDs(fs *cmdutil.FlagSet, rest []string, idsOnly bool, what, example 
 		}
 	}
 	return prText, ids, nil
-}
-
-// target is the pull request a command is for, with the trust that
-// judges it and the base branch's policy (nil when it cannot be read:
-// then only the viewer's posts and write permission count).
-type target struct {
-	client *github.Client
-	repo   github.Repo
-	pr     *github.PullRequest
-	trust  *posts.Trust
-	policy *config.Policy
-}
-
-// commandPR is the target of a command given opts: the PR numbered, or the
-// open one of the branch.
-func commandPR(ctx context.Context, d *cmdutil.Deps, opts prArgs, usage string) (target, error) {
-	repo, client, number, err := resolvePR(ctx, d, opts, usage)
-	if err != nil {
-		return target{}, err
-	}
-	pr, err := client.PullRequest(ctx, repo, number)
-	if err != nil {
-		return target{}, err
-	}
-	policy, _, perr := basePolicy(pr)
-	if perr != nil {
-		policy = nil
-	}
-	return target{client, repo, pr, posts.NewTrust(client, repo, policy.Trusted()), policy}, nil
-}
-
-// prArgs are a verb's pull request arguments.
-type prArgs struct {
-	Repo   repository.Repository
-	PR     int
-	Branch string
 }
 
 // findingCommand is a /ocdx command on findings, and what the output

@@ -108,7 +108,7 @@ func fixPR(ctx context.Context, d *cmdutil.Deps, opts *FixOptions) error {
 	if opts.Continue {
 		check = preflight.Resuming
 	}
-	p, err := prepare(ctx, d, opts.Repo, cmdutil.PRArg{Number: opts.PR, Branch: opts.Branch}, opts.usage, usesRole("prFixModel"), check)
+	p, err := prepare(ctx, d, opts.Repo, cmdutil.PRArg{Number: opts.PR, Branch: opts.Branch}, opts.usage, cmdutil.UsesRole("prFixModel"), check)
 	if err != nil {
 		return err
 	}

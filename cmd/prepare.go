@@ -35,11 +35,11 @@ type prepared struct {
 // verify commands, which a repository sets in .ocdx.json on the PR's base
 // branch: shown with their source and checked on PATH. Nothing is written
 // and no model called before. uses names the roles whose keys the verb
-// needs (loadConfigFor).
+// needs (cmdutil.LoadConfigFor).
 func prepare(ctx context.Context, d *cmdutil.Deps, r repository.Repository, arg cmdutil.PRArg, usage string, uses func(key string) bool,
 	check func(ctx context.Context, dir string) (*preflight.Checkout, error)) (*prepared, error) {
 	number := arg.Number
-	cfg, err := loadConfigFor(d, uses)
+	cfg, err := cmdutil.LoadConfigFor(d, uses)
 	if err != nil {
 		return nil, err
 	}
@@ -67,7 +67,7 @@ func prepare(ctx context.Context, d *cmdutil.Deps, r repository.Repository, arg 
 		if branch == "" {
 			branch = p.co.Branch
 		}
-		if number, err = branchPR(ctx, p.client, p.repo, branch, usage); err != nil {
+		if number, err = cmdutil.BranchPR(ctx, p.client, p.repo, branch, usage); err != nil {
 			return nil, err
 		}
 	}
@@ -104,30 +104,12 @@ func prepare(ctx context.Context, d *cmdutil.Deps, r repository.Repository, arg 
 // applyBasePolicy applies the repository policy of the PR's base branch
 // (docs/architecture.md, Where the repository policy comes from).
 func applyBasePolicy(cfg *config.Config, pr *github.PullRequest) error {
-	p, where, err := basePolicy(pr)
+	p, where, err := cmdutil.BasePolicy(pr)
 	if err != nil {
 		return err
 	}
 	cfg.ApplyPolicy(p, where)
 	return nil
-}
-
-// basePolicy is the policy of .ocdx.json and REVIEW.md on the PR's base
-// branch, as the PR query read them; where names the .ocdx.json. The
-// reports of its trustedLogins then count as gh-ocdx's own for every verb
-// (docs/architecture.md, Whose posts count); review-loop adds those with
-// write permission.
-func basePolicy(pr *github.PullRequest) (*config.Policy, string, error) {
-	where := fmt.Sprintf("%s on %s at %s", config.RepoFile, pr.BaseRefName, text.ShortOID(pr.BasePolicy.Commit))
-	p, err := config.FromBase(where, baseFile(pr.BasePolicy), baseFile(pr.BaseGuide), baseFile(pr.BaseLearnings))
-	if err == nil {
-		pr.Trusted = p.TrustedLogins
-	}
-	return p, where, err
-}
-
-func baseFile(f github.PolicyFile) config.BaseFile {
-	return config.BaseFile{Found: f.Found, Text: f.Text, Truncated: f.Truncated, NotText: f.NotText}
 }
 
 // policyName says which verify list applies, for the message about a PR
@@ -241,37 +223,4 @@ func interruptedFix(d *cmdutil.Deps, repo github.Repo, number int, dirty error) 
 		return dirty
 	}
 	return fmt.Errorf("%w; if they are an interrupted fix's, %s resumes it", dirty, strings.Join(hints, " or "))
-}
-
-// branchPR finds the one open PR whose head is branch. None or several is
-// an error (exit 1), not a usage error, as gh pr view's "no pull requests
-// found for branch"; usage is the verb's usage line, for its name.
-func branchPR(ctx context.Context, gh *github.Client, repo github.Repo, branch, usage string) (int, error) {
-	prs, err := gh.OpenPullRequests(ctx, repo, branch)
-	if err != nil {
-		return 0, err
-	}
-	verb := "gh ocdx " + usageVerb(usage)
-	switch len(prs) {
-	case 1:
-		return prs[0].Number, nil
-	case 0:
-		return 0, fmt.Errorf("no open pull request in %s has the branch %q as its head: push the branch and open one (gh pr create), or name the pull request (%s <number>)", repo, branch, verb)
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "%d open pull requests in %s have the branch %q as their head; name one (%s %d):\n", len(prs), repo, branch, verb, prs[0].Number)
-	for _, p := range prs {
-		fmt.Fprintf(&b, "  #%d  %s  %s\n", p.Number, p.Title, p.URL)
-	}
-	return 0, errors.New(strings.TrimRight(b.String(), "\n"))
-}
-
-// usageVerb is the verb a usage line is of: "review-pr" in "Usage: gh ocdx
-// review-pr [<number>] …".
-func usageVerb(usage string) string {
-	f := strings.Fields(strings.TrimPrefix(usage, "Usage:"))
-	if len(f) >= 3 && f[0] == "gh" && f[1] == "ocdx" {
-		return f[2]
-	}
-	return "<command>"
 }

@@ -135,34 +135,26 @@ type replyOutput struct {
 	CostUSD float64           `json:"estimatedCostUsd,omitempty"`
 }
 
-// judge has trust judge whose posts on pr are gh-ocdx's (the base branch's
-// trustedLogins), saying what it could not tell.
-func judge(ctx context.Context, d *cmdutil.Deps, trust *posts.Trust, pr *github.PullRequest) {
-	for _, w := range trust.Judge(ctx, pr) {
-		d.Warn("%s", w)
-	}
-}
-
 func reply(ctx context.Context, d *cmdutil.Deps, opts *ReplyOptions) error {
-	cfg, err := loadConfigForModel(d, opts.Model, "replyModel", "reviewPrModel")
+	cfg, err := cmdutil.LoadConfigForModel(d, opts.Model, "replyModel", "reviewPrModel")
 	if err != nil {
 		return err
 	}
-	t, err := commandPR(ctx, d, prArgs{Repo: opts.Repo, PR: opts.PR, Branch: opts.Branch}, replyUsage)
+	t, err := cmdutil.TargetPR(ctx, d, cmdutil.PRArgs{Repo: opts.Repo, PR: opts.PR, Branch: opts.Branch}, replyUsage)
 	if err != nil {
 		return err
 	}
 	// Whose posts are gh-ocdx's needs the base branch's trustedLogins.
-	judge(ctx, d, t.trust, t.pr)
+	cmdutil.Judge(ctx, d, t.Trust, t.PR)
 	return replyOn(ctx, d, opts, cfg, t)
 }
 
-// replyOn answers the replies due on t's PR, whose posts t.trust has
+// replyOn answers the replies due on t's PR, whose posts t.Trust has
 // judged: reply's work, and the command verb's for a reply in a thread
 // (converse.Select, converse.Replier).
-func replyOn(ctx context.Context, d *cmdutil.Deps, opts *ReplyOptions, cfg *config.Config, t target) error {
+func replyOn(ctx context.Context, d *cmdutil.Deps, opts *ReplyOptions, cfg *config.Config, t cmdutil.Target) error {
 	name := cmp.Or(opts.Model, cfg.Reply.String())
-	client, repo, pr, trust := t.client, t.repo, t.pr, t.trust
+	client, repo, pr, trust := t.Client, t.Repo, t.PR, t.Trust
 	out := replyOutput{PR: report.RefOf(repo, pr), Answered: []converse.Thread{}, Skipped: []converse.Thread{}, Left: []converse.Thread{}}
 	dues, err := converse.Select(ctx, trust, repo, pr, opts.Thread, func(login, id string) {
 		d.Info("not answered: %s's reply in the thread of %s (no write permission)", login, id)
@@ -200,7 +192,7 @@ func replyOn(ctx context.Context, d *cmdutil.Deps, opts *ReplyOptions, cfg *conf
 	if err != nil {
 		return err
 	}
-	files := prFiles(ctx, d, client, repo, pr)
+	files := cmdutil.PRFiles(ctx, d, client, repo, pr)
 	asker := converse.Asker{Model: model, Reserve: models.Reserve(), Tools: append(change.RepoTools(files), change.PRTools(client, repo, pr.Number)...)}
 	raw, _, err := client.Diff(ctx, repo, pr.Number, change.DiffLimit)
 	if err != nil {
@@ -291,7 +283,7 @@ func decideAnswer(ctx context.Context, d *cmdutil.Deps, p cmdutil.Prompter, due 
 	for {
 		fmt.Fprintf(d.IO.Out, "\n── Answer in %s (%s) to %s %s\n", due.Where(), due.Thread.Finding.ID, due.Mentions(), strings.Repeat("─", 20))
 		for _, r := range due.Replies {
-			fmt.Fprintf(d.IO.Out, "%s\n", indent("@"+r.Author+": "+text.Clip(text.OneLine(r.Body), 300)))
+			fmt.Fprintf(d.IO.Out, "%s\n", cmdutil.Indent("@"+r.Author+": "+text.Clip(text.OneLine(r.Body), 300)))
 		}
 		fmt.Fprintln(d.IO.Out)
 		if err := cmdutil.PrintMarkdown(d, posts.Visible(converse.Body(a, due, false))+"\n"); err != nil {

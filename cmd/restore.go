@@ -58,12 +58,12 @@ func parseRestore(d *cmdutil.Deps, args []string) (*RestoreOptions, error) {
 }
 
 func restore(ctx context.Context, d *cmdutil.Deps, opts *RestoreOptions) error {
-	t, err := commandPR(ctx, d, prArgs{Repo: opts.Repo, PR: opts.PR, Branch: opts.Branch}, restoreUsage)
+	t, err := cmdutil.TargetPR(ctx, d, cmdutil.PRArgs{Repo: opts.Repo, PR: opts.PR, Branch: opts.Branch}, restoreUsage)
 	if err != nil {
 		return err
 	}
-	client, repo, pr, trust := t.client, t.repo, t.pr, t.trust
-	judge(ctx, d, trust, pr)
+	client, repo, pr, trust := t.Client, t.Repo, t.PR, t.Trust
+	cmdutil.Judge(ctx, d, trust, pr)
 	done, _, _ := trust.Restores(ctx, pr)
 	led, _, _, _ := trust.Ledger(ctx, pr)
 	ids := notYet(d, opts.IDs, append(posts.IDs(done), led.Restored()...), "restored", pr.Number)

@@ -153,15 +153,15 @@ func parseReview(d *cmdutil.Deps, args []string) (*ReviewOptions, error) {
 }
 
 func reviewLocal(ctx context.Context, d *cmdutil.Deps, opts *ReviewOptions) error {
-	uses := usesRole("reviewerModels", "verifierModel")
+	uses := cmdutil.UsesRole("reviewerModels", "verifierModel")
 	if opts.Fix {
-		uses = usesRole("reviewerModels", "prFixModel", "verifierModel")
+		uses = cmdutil.UsesRole("reviewerModels", "prFixModel", "verifierModel")
 	}
-	cfg, err := loadConfigFor(d, uses)
+	cfg, err := cmdutil.LoadConfigFor(d, uses)
 	if err != nil {
 		return err
 	}
-	if err := verifierCredential(d, opts.Verifier); err != nil {
+	if err := cmdutil.VerifierCredential(d, opts.Verifier); err != nil {
 		return err
 	}
 	wd, err := d.Dir()

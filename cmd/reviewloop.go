@@ -67,7 +67,7 @@ never posts the same report twice.
 
 Once gh-ocdx has reviewed the PR (an earlier round, or an earlier run at a
 head the PR's head descends from), the reviewers get only what changed
-since, with the findings of that review to judge as still present or
+since, with the findings of that review to cmdutil.Judge as still present or
 resolved; their tools still read the whole PR. A force-push or a rebase
 means a full review; --full asks for one every round. A head already
 reviewed to convergence is not reviewed or posted on again (it says
@@ -217,11 +217,11 @@ func reviewLoop(ctx context.Context, d *cmdutil.Deps, opts *ReviewLoopOptions) e
 	// Preflight: configuration, GitHub auth, the checkout, the PR, then the
 	// verify commands; no PR action before.
 	r, _ := cmdutil.ParseRepoFlag(opts.RepoFlag, d.DefaultHost()) // checked when parsed
-	if err := verifierCredential(d, opts.Verifier); err != nil {
+	if err := cmdutil.VerifierCredential(d, opts.Verifier); err != nil {
 		return err
 	}
 	p, err := prepare(ctx, d, r, cmdutil.PRArg{Number: opts.PR, Branch: opts.Branch}, "Usage: "+reviewLoopUsage,
-		usesRole("reviewerModels", "commentsAnalyzerModel", "prFixModel", "verifierModel"), preflight.Resuming)
+		cmdutil.UsesRole("reviewerModels", "commentsAnalyzerModel", "prFixModel", "verifierModel"), preflight.Resuming)
 	if err != nil {
 		return err
 	}
@@ -415,21 +415,4 @@ func pushRemote(ctx context.Context, co *preflight.Checkout) string {
 		return r
 	}
 	return "origin"
-}
-
-// verifierCredential checks, before any request, that the provider of the
-// --verifier model has its key (the configuration's roles are checked when
-// it is loaded).
-func verifierCredential(d *cmdutil.Deps, name string) error {
-	if name == "" {
-		return nil
-	}
-	m, err := llm.ParseModel(name)
-	if err != nil {
-		return err
-	}
-	if env := m.Provider.CredentialEnv; env != "" && strings.TrimSpace(d.Getenv(env)) == "" {
-		return fmt.Errorf("--verifier %s needs $%s, which is not set: export it, or name a model of a provider whose key is set", name, env)
-	}
-	return nil
 }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"strings"
 
 	"github.com/cli/go-gh/v2/pkg/repository"
@@ -20,7 +19,6 @@ import (
 	"github.com/ocdx/gh-ocdx/internal/tokens"
 	"github.com/ocdx/gh-ocdx/llm"
 	"github.com/ocdx/gh-ocdx/posts"
-	"github.com/ocdx/gh-ocdx/repofs"
 	"github.com/ocdx/gh-ocdx/report"
 	"github.com/ocdx/gh-ocdx/reviewpr"
 	"github.com/ocdx/gh-ocdx/state"
@@ -144,27 +142,12 @@ func parseReviewPR(d *cmdutil.Deps, args []string) (*ReviewPROptions, error) {
 	return opts, nil
 }
 
-// loadConfigForModel loads the configuration for a verb of one model
-// role: with --model (model), that model's key only and no configuration
-// file needed; else the keys of roles.
-func loadConfigForModel(d *cmdutil.Deps, model string, roles ...string) (*config.Config, error) {
-	uses := usesRole(roles...)
-	if model != "" {
-		uses = usesRole()
-	}
-	cfg, err := loadConfigFor(d, uses)
-	if model != "" && errors.Is(err, fs.ErrNotExist) {
-		cfg, err = &config.Config{}, cmdutil.CheckTimeouts(d)
-	}
-	return cfg, err
-}
-
 // reviewPRModel is review-pr's model (--model, else reviewPrModel), its
 // name, and the most its review may do (--event, else as allowApprove
 // says). review-pr needs its own model's key only; with --model, not even
 // a configuration file.
 func reviewPRModel(d *cmdutil.Deps, opts *ReviewPROptions) (llm.Model, string, github.ReviewEvent, error) {
-	cfg, err := loadConfigForModel(d, opts.Model, "reviewPrModel")
+	cfg, err := cmdutil.LoadConfigForModel(d, opts.Model, "reviewPrModel")
 	if err != nil {
 		return nil, "", "", err
 	}
@@ -196,14 +179,14 @@ func reviewPR(ctx context.Context, d *cmdutil.Deps, opts *ReviewPROptions) error
 			return err
 		}
 	}
-	repo, client, number, err := resolvePR(ctx, d, prArgs{Repo: opts.Repo, PR: opts.Number, Branch: opts.Branch}, "gh ocdx review-pr [<number> | <url> | <branch>] [flags]")
+	repo, client, number, err := cmdutil.ResolvePR(ctx, d, cmdutil.PRArgs{Repo: opts.Repo, PR: opts.Number, Branch: opts.Branch}, "gh ocdx review-pr [<number> | <url> | <branch>] [flags]")
 	if err != nil {
 		return err
 	}
 	opts.Number = number
 	d.Log.Debug("gathering review context", "repo", repo.String(), "pr", opts.Number, "host", repo.Host)
 	rc, err := change.Gather(ctx, client, repo, opts.Number, func(pr *github.PullRequest) (*config.Policy, error) {
-		p, _, err := basePolicy(pr)
+		p, _, err := cmdutil.BasePolicy(pr)
 		return p, err
 	})
 	if err != nil {
@@ -222,7 +205,7 @@ func reviewPR(ctx context.Context, d *cmdutil.Deps, opts *ReviewPROptions) error
 		return nil
 	}
 
-	files := prFiles(ctx, d, client, repo, rc.PR)
+	files := cmdutil.PRFiles(ctx, d, client, repo, rc.PR)
 	tools := append(change.RepoTools(files), change.PRTools(client, repo, opts.Number)...)
 	s := &reviewpr.Session{Model: model, Context: rc, Tools: tools, MaxEvent: maxEvent}
 	post := &reviewpr.PRPublisher{GitHub: client, Repo: repo, Number: opts.Number, RunID: state.NewRunID(), Head: rc.PR.HeadRefOid, Ledger: led,
@@ -338,51 +321,6 @@ func wholeDiff(ctx context.Context, d *cmdutil.Deps, head string) func(from stri
 		}
 		return g.DiffSince(ctx, from, head, "") // no base: nothing left out
 	}
-}
-
-// prFiles gives the reviewer the tracked files at the PR's head: from git
-// when this clone has that commit (search included), otherwise through the
-// API (no search). Never the work tree: a git-ignored .env stays local.
-func prFiles(ctx context.Context, d *cmdutil.Deps, gh *github.Client, repo github.Repo, pr *github.PullRequest) change.Files {
-	if wd, err := d.Dir(); err == nil {
-		if g, err := git.Open(ctx, wd); err == nil && g.HasCommit(ctx, pr.HeadRefOid) {
-			return repofs.NewTree(ctx, g, pr.HeadRefOid)
-		}
-	}
-	d.Info("reading files through the API at the PR's head %s (run 'gh pr checkout %d' to let the reviewer search the code too)", text.ShortOID(pr.HeadRefOid), pr.Number)
-	return change.NewAPIFiles(ctx, gh, repo, pr.HeadRefOid)
-}
-
-// resolvePR is the repository a verb works on (cmdutil.RepoClient), a client for
-// its host, and the pull request a names: its number, else the open one
-// of its branch or of the checked-out branch (openPRNumber); usage is the
-// verb's usage line.
-func resolvePR(ctx context.Context, d *cmdutil.Deps, a prArgs, usage string) (github.Repo, *github.Client, int, error) {
-	repo, client, err := cmdutil.RepoClient(d, a.Repo)
-	if err != nil || a.PR != 0 {
-		return repo, client, a.PR, err
-	}
-	n, err := openPRNumber(ctx, d, client, repo, a.Branch, "Usage: "+usage)
-	return repo, client, n, err
-}
-
-// openPRNumber finds the open PR whose head is branch, or the checked-out
-// branch, as gh pr view does without an argument; usage is the verb's.
-func openPRNumber(ctx context.Context, d *cmdutil.Deps, gh *github.Client, repo github.Repo, branch, usage string) (int, error) {
-	if branch == "" {
-		wd, err := d.Dir()
-		if err != nil {
-			return 0, err
-		}
-		g, err := git.Open(ctx, wd)
-		if err == nil {
-			branch, err = g.Branch(ctx)
-		}
-		if err != nil || branch == "" {
-			return 0, &cmdutil.UsageError{Msg: "no pull request given and no branch checked out here: name one (24, a URL or a branch)", Usage: usage}
-		}
-	}
-	return branchPR(ctx, gh, repo, branch, usage)
 }
 
 // recordReviewPR keeps review-pr's posted review in the state file as a

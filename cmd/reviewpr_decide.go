@@ -20,7 +20,7 @@ type terminalConfirmer struct {
 }
 
 func (c *terminalConfirmer) Orient(_ context.Context, proposal string) (reviewpr.OrientReply, error) {
-	fmt.Fprintf(c.d.IO.Out, "\nThe reviewer asks for more context:\n%s\n\n", indent(proposal))
+	fmt.Fprintf(c.d.IO.Out, "\nThe reviewer asks for more context:\n%s\n\n", cmdutil.Indent(proposal))
 	i, err := c.p.Select("Context request", []string{"Fetch as proposed", "Narrow it", "Refuse"})
 	if err != nil {
 		return reviewpr.OrientReply{}, err
@@ -172,10 +172,6 @@ func (c *terminalConfirmer) SentBack(_ context.Context, problems []string) {
 
 func sentBack(d *cmdutil.Deps, problems []string) {
 	fmt.Fprintf(d.IO.ErrOut, "! The reviewer's proposed review went back to it to revise, unseen: %s.\n", strings.Join(problems, "; "))
-}
-
-func indent(s string) string {
-	return "  " + strings.ReplaceAll(strings.TrimSpace(s), "\n", "\n  ")
 }
 
 // autoConfirmer answers for the user with --yes or --print: fetch what the

@@ -76,7 +76,7 @@ progress and lease. It answers while a loop runs in another terminal.`)
 	if err := checkStateFlags(fs, prFlag, &o.PR, false, &o.Repo); err != nil {
 		return nil, err
 	}
-	if err := checkBranchFlag(fs, o.Branch, o.PR, o.Repo); err != nil {
+	if err := cmdutil.CheckBranchFlag(fs, o.Branch, o.PR, o.Repo); err != nil {
 		return nil, err
 	}
 	if o.Export != nil {
@@ -109,29 +109,13 @@ A pull request that a live run is working on is not cleared.`)
 	if err := checkStateFlags(fs, prFlag, &o.PR, o.Branch == "", &o.Repo); err != nil {
 		return nil, err
 	}
-	if err := checkBranchFlag(fs, o.Branch, o.PR, o.Repo); err != nil {
+	if err := cmdutil.CheckBranchFlag(fs, o.Branch, o.PR, o.Repo); err != nil {
 		return nil, err
 	}
 	if !o.Yes && !d.IO.CanPrompt() {
 		return nil, fs.NeedsTerminal("state clear asks before it forgets", "pass --yes to clear without asking")
 	}
 	return &o, nil
-}
-
-// checkBranchFlag: --branch names a local review of this clone, so neither
-// a pull request nor another repository goes with it.
-func checkBranchFlag(fs *cmdutil.FlagSet, branch string, pr int, repo string) error {
-	switch {
-	case branch == "":
-		return nil
-	case pr != 0:
-		return fs.UsageErr("--branch names a local review, not a pull request: give one or the other")
-	case repo != "":
-		return fs.UsageErr("--branch names a local review of the current repository: -R does not apply")
-	case strings.HasPrefix(branch, "-"):
-		return fs.UsageErr("invalid --branch %q: give a branch name", branch)
-	}
-	return nil
 }
 
 // checkStateFlags reads the PR (the argument or --pr) into pr and a URL's

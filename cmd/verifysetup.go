@@ -40,7 +40,7 @@ func initVerify(d *cmdutil.Deps, ask cmdutil.Prompter, workDir string) (cmds []s
 		}
 	}
 	if ask == nil {
-		return nil, "none found here: no Makefile target, go.mod, package.json script, Cargo.toml or pyproject.toml tool names any", nil
+		return nil, "none found here: no Makefile cmdutil.Target, go.mod, package.json script, Cargo.toml or pyproject.toml tool names any", nil
 	}
 	fmt.Fprintln(d.IO.ErrOut, "Which commands check a change in your repositories before gh-ocdx pushes a fix (its linters, its tests)? One per line, as you would type it, without a shell; an empty line ends.")
 	for len(cmds) < 10 {

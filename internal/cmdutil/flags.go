@@ -176,3 +176,19 @@ func (f *FlagSet) ParseArgs(d *Deps, args []string, nargs int) error {
 	}
 	return nil
 }
+
+// CheckBranchFlag: --branch names a local review of this clone, so neither
+// a pull request nor another repository goes with it.
+func CheckBranchFlag(fs *FlagSet, branch string, pr int, repo string) error {
+	switch {
+	case branch == "":
+		return nil
+	case pr != 0:
+		return fs.UsageErr("--branch names a local review, not a pull request: give one or the other")
+	case repo != "":
+		return fs.UsageErr("--branch names a local review of the current repository: -R does not apply")
+	case strings.HasPrefix(branch, "-"):
+		return fs.UsageErr("invalid --branch %q: give a branch name", branch)
+	}
+	return nil
+}

@@ -114,3 +114,7 @@ func (d *Deps) setDebug() {
 		d.Log.SetLevel(log.DebugLevel)
 	}
 }
+
+func Indent(s string) string {
+	return "  " + strings.ReplaceAll(strings.TrimSpace(s), "\n", "\n  ")
+}
