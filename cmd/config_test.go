@@ -14,6 +14,7 @@ import (
 
 	"github.com/ocdx/gh-ocdx/config"
 	"github.com/ocdx/gh-ocdx/internal/cmdutil"
+	"github.com/ocdx/gh-ocdx/internal/cmdutil/cmdtest"
 	"github.com/ocdx/gh-ocdx/internal/testkit"
 	"github.com/ocdx/gh-ocdx/setup"
 )
@@ -144,11 +145,11 @@ func TestConfigInitOffersALocalOllama(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", w, out)
 		}
 	}
-	ask := &fakePrompter{picks: []int{1}, inputs: []string{""}}
+	ask := &cmdtest.Prompter{Picks: []int{1}, Inputs: []string{""}}
 	if data, _ = init(ask); data != config.LocalFile("llama3:8b", nil) {
 		t.Errorf("the second model chosen, wrote:\n%s", data)
 	}
-	if data, out = init(&fakePrompter{pick: 2, inputs: []string{""}}); data != config.InitFile(nil) || strings.Contains(out, "ollama at") {
+	if data, out = init(&cmdtest.Prompter{Pick: 2, Inputs: []string{""}}); data != config.InitFile(nil) || strings.Contains(out, "ollama at") {
 		t.Errorf("the offer declined, wrote:\n%s\n%s", data, out)
 	}
 

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/ocdx/gh-ocdx/internal/cmdutil"
+	"github.com/ocdx/gh-ocdx/internal/cmdutil/cmdtest"
 )
 
 func TestParseDescribe(t *testing.T) {
@@ -29,7 +30,7 @@ func TestParseDescribe(t *testing.T) {
 		{args: []string{"https://github.com/cli/cli/pull/99", "-R", "a/b"}, wantErr: "drop one"},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
-			d, _, _ := testDeps()
+			d, _, _ := cmdtest.Deps()
 			opts, err := parseDescribe(d, tc.args)
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
@@ -53,7 +54,7 @@ func TestParseDescribe(t *testing.T) {
 // A bad invocation exits 2 before any request: GitHub and the model are
 // at a closed port, and nothing is read.
 func TestDescribeBadFlagsExit2BeforeAnyWork(t *testing.T) {
-	d, out, errOut := testDeps()
+	d, out, errOut := cmdtest.Deps()
 	env := map[string]string{"GH_HOST": "127.0.0.1:1", "GH_TOKEN": "ghp_notused", "GH_REPO": "octo/widgets",
 		"OCDX_CONFIG": "/nonexistent/config.json", "OPENAI_BASE_URL": "http://127.0.0.1:1/v1", "OPENAI_API_KEY": "k"}
 	d.Getenv = func(k string) string { return env[k] }

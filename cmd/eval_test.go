@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ocdx/gh-ocdx/internal/cmdutil/cmdtest"
 )
 
 // eval history's flags are checked before anything is read: a bad one is
@@ -25,10 +27,10 @@ func TestParseEval(t *testing.T) {
 		{args: []string{"extra"}, wantErr: `unexpected argument "extra"`},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
-			d, _, _ := testDeps()
+			d, _, _ := cmdtest.Deps()
 			opts, err := parseEval(d, tc.args)
 			if tc.wantErr != "" {
-				wantUsageError(t, err, tc.wantErr)
+				cmdtest.WantUsageError(t, err, tc.wantErr)
 				return
 			}
 			if err != nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/ocdx/gh-ocdx/git"
 	"github.com/ocdx/gh-ocdx/internal/cmdutil"
+	"github.com/ocdx/gh-ocdx/internal/cmdutil/cmdtest"
 	"github.com/ocdx/gh-ocdx/preflight"
 	"github.com/ocdx/gh-ocdx/state"
 )
@@ -44,11 +45,11 @@ func TestParseFix(t *testing.T) {
 		{args: []string{"24", "--yes", "--max-tokens", "lots"}, wantErr: "invalid argument \"lots\""},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
-			d, _, _ := testDeps()
+			d, _, _ := cmdtest.Deps()
 			d.IO.StdinTTY, d.IO.StdoutTTY = tc.tty, tc.tty
 			opts, err := parseFix(d, tc.args)
 			if tc.wantErr != "" {
-				wantUsageError(t, err, tc.wantErr)
+				cmdtest.WantUsageError(t, err, tc.wantErr)
 				return
 			}
 			if err != nil {
@@ -65,7 +66,7 @@ func TestChooseResume(t *testing.T) {
 	wip := &state.WIP{RunID: "r", Phase: "fixing (attempt 1 of 3)"}
 	withWIP := state.PR{Key: state.NewKey("h", "o", "r", 24), WIP: wip}
 	none := state.PR{Key: state.NewKey("h", "o", "r", 24)}
-	d, _, _ := testDeps()
+	d, _, _ := cmdtest.Deps()
 
 	if got, err := chooseResume(d, &FixOptions{Continue: true}, withWIP); got != wip || err != nil {
 		t.Errorf("--continue: %v %v", got, err)
@@ -82,16 +83,16 @@ func TestChooseResume(t *testing.T) {
 
 	d.IO.StdinTTY, d.IO.StdoutTTY = true, true
 	for pick, want := range map[int]*state.WIP{0: wip, 1: nil} {
-		p := &fakePrompter{pick: pick}
+		p := &cmdtest.Prompter{Pick: pick}
 		got, err := chooseResume(d, &FixOptions{Prompter: p}, withWIP)
-		if got != want || err != nil || len(p.asked) != 1 || !strings.Contains(p.asked[0], "fixing (attempt 1 of 3)") {
-			t.Errorf("pick %d: %v %v %v", pick, got, err, p.asked)
+		if got != want || err != nil || len(p.Asked) != 1 || !strings.Contains(p.Asked[0], "fixing (attempt 1 of 3)") {
+			t.Errorf("pick %d: %v %v %v", pick, got, err, p.Asked)
 		}
 	}
-	if _, err := chooseResume(d, &FixOptions{Prompter: &fakePrompter{pick: 2}}, withWIP); !errors.Is(err, cmdutil.ErrCancelled) {
+	if _, err := chooseResume(d, &FixOptions{Prompter: &cmdtest.Prompter{Pick: 2}}, withWIP); !errors.Is(err, cmdutil.ErrCancelled) {
 		t.Errorf("abort: %v", err)
 	}
-	if _, err := chooseResume(d, &FixOptions{Prompter: &fakePrompter{err: cmdutil.ErrCancelled}}, withWIP); !errors.Is(err, cmdutil.ErrCancelled) {
+	if _, err := chooseResume(d, &FixOptions{Prompter: &cmdtest.Prompter{Err: cmdutil.ErrCancelled}}, withWIP); !errors.Is(err, cmdutil.ErrCancelled) {
 		t.Errorf("Ctrl-C: %v", err)
 	}
 }

@@ -6,7 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ocdx/gh-ocdx/cmd/statecmd"
 	"github.com/ocdx/gh-ocdx/internal/cmdutil"
+	"github.com/ocdx/gh-ocdx/internal/cmdutil/cmdtest"
 )
 
 // gh's output flags on every verb with JSON: a field that is not one is a
@@ -37,7 +39,7 @@ func TestJSONFieldsAsGh(t *testing.T) {
 			return o.Export, nil
 		},
 		"state show": func(d *cmdutil.Deps, a []string) (*cmdutil.Exporter, error) {
-			o, err := parseStateShow(d, a)
+			o, err := statecmd.ParseShow(d, a)
 			if err != nil {
 				return nil, err
 			}
@@ -64,7 +66,7 @@ func TestJSONFieldsAsGh(t *testing.T) {
 		{verb: "state show", args: []string{"--json", "runs", "24"}, fields: []string{"runs"}},
 	} {
 		t.Run(tc.verb+" "+strings.Join(tc.args, " "), func(t *testing.T) {
-			d, _, _ := testDeps()
+			d, _, _ := cmdtest.Deps()
 			e, err := parse[tc.verb](d, tc.args)
 			if tc.bad == "" {
 				if err != nil || e == nil || !slices.Equal(e.Fields, tc.fields) {

@@ -4,11 +4,13 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ocdx/gh-ocdx/internal/cmdutil/cmdtest"
 )
 
 // learn takes stats' flags for what it reads, and --pr.
 func TestParseLearn(t *testing.T) {
-	d, _, _ := testDeps()
+	d, _, _ := cmdtest.Deps()
 	opts, err := parseLearn(d, []string{"--limit", "50", "--since", "2026-01-31", "--pr", "--json", "proposed"})
 	if err != nil {
 		t.Fatal(err)
@@ -17,16 +19,16 @@ func TestParseLearn(t *testing.T) {
 		t.Errorf("got %+v", opts)
 	}
 	for args, want := range map[string]string{"--limit 0": "invalid --limit 0", "--since yesterday": `invalid --since "yesterday"`, "7": `unexpected argument "7"`} {
-		d, _, _ := testDeps()
+		d, _, _ := cmdtest.Deps()
 		_, err := parseLearn(d, strings.Fields(args))
-		wantUsageError(t, err, want)
+		cmdtest.WantUsageError(t, err, want)
 	}
 }
 
 // The help says what counts, where the learnings go and that nothing
 // applies until merged.
 func TestLearnHelp(t *testing.T) {
-	d, out, _ := testDeps()
+	d, out, _ := cmdtest.Deps()
 	if err := Run(t.Context(), []string{"learn", "--help"}, d); err != nil {
 		t.Fatal(err)
 	}

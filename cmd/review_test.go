@@ -11,6 +11,7 @@ import (
 
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/internal/cmdutil"
+	"github.com/ocdx/gh-ocdx/internal/cmdutil/cmdtest"
 	"github.com/ocdx/gh-ocdx/internal/testkit"
 	"github.com/ocdx/gh-ocdx/state"
 )
@@ -41,11 +42,11 @@ func TestParseReview(t *testing.T) {
 		{args: []string{"--pr", "3"}, wantErr: "unknown flag: --pr"},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
-			d, _, _ := testDeps()
+			d, _, _ := cmdtest.Deps()
 			d.IO.StdinTTY, d.IO.StdoutTTY = tc.tty, tc.tty
 			opts, err := parseReview(d, tc.args)
 			if tc.wantErr != "" {
-				wantUsageError(t, err, tc.wantErr)
+				cmdtest.WantUsageError(t, err, tc.wantErr)
 				return
 			}
 			if err != nil {
@@ -102,7 +103,7 @@ func newLocalReview(t *testing.T, verify string) *localReview {
 
 // run runs gh ocdx review in-process with args.
 func (lr *localReview) run(args ...string) (stdout, stderr string, err error) {
-	d, out, errOut := testDeps()
+	d, out, errOut := cmdtest.Deps()
 	d.Getenv = func(k string) string { return lr.env[k] }
 	err = Run(lr.t.Context(), append([]string{"review"}, args...), d)
 	return out.String(), errOut.String(), err
@@ -195,7 +196,7 @@ func TestReviewCleanExits0(t *testing.T) {
 		t.Errorf("json %v", got)
 	}
 
-	d, sout, _ := testDeps()
+	d, sout, _ := cmdtest.Deps()
 	d.Getenv = func(k string) string { return lr.env[k] }
 	if err := Run(t.Context(), []string{"state", "show"}, d); err != nil {
 		t.Fatal(err)
@@ -315,17 +316,17 @@ func TestReviewFixAsksAboutTheRepositorysVerifyCommands(t *testing.T) {
 	testkit.Git(t, lr.repo.Clone, "commit", "--quiet", "-am", "widen verify")
 	testkit.Git(t, lr.repo.Clone, "remote", "set-url", "origin", "https://github.com/octo/widgets.git")
 
-	d, _, errOut := testDeps()
+	d, _, errOut := cmdtest.Deps()
 	d.Getenv = func(k string) string { return lr.env[k] }
 	d.IO.StdinTTY, d.IO.StdoutTTY = true, true
-	ask := &fakePrompter{ok: false}
+	ask := &cmdtest.Prompter{OK: false}
 	err := reviewLocal(t.Context(), d, &ReviewOptions{Fix: true, Prompter: ask})
 
 	if err == nil || !strings.Contains(err.Error(), "you declined the verify commands") {
 		t.Fatalf("got %v\n%s", err, errOut)
 	}
-	if len(ask.asked) != 1 || !strings.Contains(errOut.String(), "verify (from .ocdx.json at the merge base") || strings.Contains(errOut.String(), "pwned") {
-		t.Errorf("asked %q\n%s", ask.asked, errOut)
+	if len(ask.Asked) != 1 || !strings.Contains(errOut.String(), "verify (from .ocdx.json at the merge base") || strings.Contains(errOut.String(), "pwned") {
+		t.Errorf("asked %q\n%s", ask.Asked, errOut)
 	}
 	if n := len(lr.models.Requests("rev")); n != 0 {
 		t.Errorf("%d model requests before the answer", n)
@@ -338,10 +339,10 @@ func TestReviewFixDeclinedCommitsNothing(t *testing.T) {
 	lr := newLocalReview(t, `"true"`)
 	start := testkit.Git(t, lr.repo.Clone, "rev-parse", "HEAD")
 	lr.models.Script("rev", testkit.Reply(envelope(panicFinding)))
-	d, out, errOut := testDeps()
+	d, out, errOut := cmdtest.Deps()
 	d.Getenv = func(k string) string { return lr.env[k] }
 	d.IO.StdinTTY, d.IO.StdoutTTY = true, true
-	ask := &fakePrompter{ok: false}
+	ask := &cmdtest.Prompter{OK: false}
 
 	err := reviewLocal(t.Context(), d, &ReviewOptions{Fix: true, Prompter: ask})
 
@@ -349,8 +350,8 @@ func TestReviewFixDeclinedCommitsNothing(t *testing.T) {
 	if !errors.As(err, &inc) || !strings.Contains(err.Error(), "you declined") {
 		t.Fatalf("got %v\n%s\n%s", err, out, errOut)
 	}
-	if len(ask.asked) != 1 || !strings.Contains(ask.asked[0], "Keep the fix's 1 commit on feature?") || !strings.Contains(errOut.String(), "fix: review findings") {
-		t.Errorf("asked %q\n%s", ask.asked, errOut)
+	if len(ask.Asked) != 1 || !strings.Contains(ask.Asked[0], "Keep the fix's 1 commit on feature?") || !strings.Contains(errOut.String(), "fix: review findings") {
+		t.Errorf("asked %q\n%s", ask.Asked, errOut)
 	}
 	if head := testkit.Git(t, lr.repo.Clone, "rev-parse", "HEAD"); head != start {
 		t.Errorf("HEAD moved to %s", head)

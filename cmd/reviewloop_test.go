@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/ocdx/gh-ocdx/internal/cmdutil"
+	"github.com/ocdx/gh-ocdx/internal/cmdutil/cmdtest"
 )
 
 func TestParseReviewLoop(t *testing.T) {
@@ -42,10 +43,10 @@ func TestParseReviewLoop(t *testing.T) {
 		{args: []string{"--yes", "--evidence", "sarif:", "7"}, wantErr: "names no file"},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
-			d, _, _ := testDeps()
+			d, _, _ := cmdtest.Deps()
 			opts, err := parseReviewLoop(d, tc.args)
 			if tc.wantErr != "" {
-				wantUsageError(t, err, tc.wantErr)
+				cmdtest.WantUsageError(t, err, tc.wantErr)
 				return
 			}
 			if err != nil {
@@ -62,7 +63,7 @@ func TestParseReviewLoop(t *testing.T) {
 }
 
 func TestReviewLoopHelp(t *testing.T) {
-	d, out, _ := testDeps()
+	d, out, _ := cmdtest.Deps()
 	if err := Run(t.Context(), []string{"review-loop", "--help"}, d); err != nil {
 		t.Fatal(err)
 	}

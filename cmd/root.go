@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/ocdx/gh-ocdx/cmd/statecmd"
 	"github.com/ocdx/gh-ocdx/internal/cmdutil"
 	"github.com/ocdx/gh-ocdx/internal/text"
 )
@@ -56,8 +57,8 @@ func commands() []command {
 		{name: "review-loop", summary: "Review, fix and re-review a pull request until it converges", run: runReviewLoop},
 		{name: "review-pr", summary: "Review a pull request with one model, with you in the loop", run: runReviewPR},
 		{name: "state", summary: "Show or clear what gh-ocdx remembers about pull requests", sub: []command{
-			{name: "show", summary: "List pull requests, or show one in full", run: runStateShow},
-			{name: "clear", summary: "Forget a pull request's runs, stuck findings and work in progress", run: runStateClear},
+			{name: "show", summary: "List pull requests, or show one in full", run: statecmd.RunShow},
+			{name: "clear", summary: "Forget a pull request's runs, stuck findings and work in progress", run: statecmd.RunClear},
 		}},
 		{name: "stats", summary: "Count how findings ended per reviewer model, and what each costs", run: runStats},
 		{name: "version", summary: "Print the version", run: runVersion},

@@ -9,6 +9,7 @@ import (
 
 	"github.com/cli/go-gh/v2/pkg/repository"
 	"github.com/ocdx/gh-ocdx/internal/cmdutil"
+	"github.com/ocdx/gh-ocdx/internal/cmdutil/cmdtest"
 )
 
 func TestParseStats(t *testing.T) {
@@ -35,10 +36,10 @@ func TestParseStats(t *testing.T) {
 		{args: []string{"7"}, wantErr: `unexpected argument "7"`},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
-			d, _, _ := testDeps()
+			d, _, _ := cmdtest.Deps()
 			opts, err := parseStats(d, tc.args)
 			if tc.wantErr != "" {
-				wantUsageError(t, err, tc.wantErr)
+				cmdtest.WantUsageError(t, err, tc.wantErr)
 				return
 			}
 			if err != nil {
@@ -56,7 +57,7 @@ func TestParseStats(t *testing.T) {
 
 // An unknown --json field is a usage error listing every field, as gh's.
 func TestParseStatsUnknownJSONField(t *testing.T) {
-	d, _, _ := testDeps()
+	d, _, _ := cmdtest.Deps()
 	_, err := parseStats(d, []string{"--json", "advise"})
 	var ue *cmdutil.UsageError
 	if !errors.As(err, &ue) || !strings.Contains(ue.Msg, `Unknown JSON field: "advise"`) || !strings.Contains(ue.Msg, "\n  advice\n") {
@@ -67,7 +68,7 @@ func TestParseStatsUnknownJSONField(t *testing.T) {
 // The help says what stats counts, where it reads from, and shows
 // examples of every flag.
 func TestStatsHelp(t *testing.T) {
-	d, out, _ := testDeps()
+	d, out, _ := cmdtest.Deps()
 	if err := Run(t.Context(), []string{"stats", "--help"}, d); err != nil {
 		t.Fatal(err)
 	}

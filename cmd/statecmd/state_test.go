@@ -1,4 +1,4 @@
-package cmd
+package statecmd
 
 import (
 	"bytes"
@@ -15,6 +15,7 @@ import (
 
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/internal/cmdutil"
+	"github.com/ocdx/gh-ocdx/internal/cmdutil/cmdtest"
 	"github.com/ocdx/gh-ocdx/internal/testkit"
 	"github.com/ocdx/gh-ocdx/internal/tokens"
 	"github.com/ocdx/gh-ocdx/report"
@@ -88,11 +89,11 @@ func seedState(t *testing.T, dir string) {
 
 func TestStateFlagParsing(t *testing.T) {
 	d, _, _ := stateTestDeps(t.TempDir(), false)
-	show, err := parseStateShow(d, []string{"--pr", "12", "--json", "-R", "ghe.io/o/r"})
+	show, err := ParseShow(d, []string{"--pr", "12", "--json", "-R", "ghe.io/o/r"})
 	if err != nil || show.PR != 12 || show.Export == nil || show.Repo != "ghe.io/o/r" {
 		t.Errorf("show: %+v, %v", show, err)
 	}
-	clear, err := parseStateClear(d, []string{"--pr=3", "--yes"})
+	clear, err := ParseClear(d, []string{"--pr=3", "--yes"})
 	if err != nil || clear.PR != 3 || !clear.Yes || clear.Repo != "" {
 		t.Errorf("clear: %+v, %v", clear, err)
 	}
@@ -108,16 +109,16 @@ func TestStateFlagParsing(t *testing.T) {
 	}
 	for name, args := range bad {
 		var ue *cmdutil.UsageError
-		if _, err := parseStateShow(d, args); !errors.As(err, &ue) || !strings.Contains(ue.Usage, "gh ocdx state show") {
+		if _, err := ParseShow(d, args); !errors.As(err, &ue) || !strings.Contains(ue.Usage, "gh ocdx state show") {
 			t.Errorf("%s: %v, want a usage error", name, err)
 		}
 	}
-	if clear, err := parseStateClear(d, []string{"--branch", "feature", "--yes"}); err != nil || clear.Branch != "feature" || clear.PR != 0 {
+	if clear, err := ParseClear(d, []string{"--branch", "feature", "--yes"}); err != nil || clear.Branch != "feature" || clear.PR != 0 {
 		t.Errorf("clear --branch: %+v, %v", clear, err)
 	}
 	for _, args := range [][]string{{}, {"--yes"}, {"--pr", "1", "2"}, {"--pr", "0", "--yes"}, {"3", "--branch", "x", "--yes"}} {
 		var ue *cmdutil.UsageError
-		if _, err := parseStateClear(d, args); !errors.As(err, &ue) {
+		if _, err := ParseClear(d, args); !errors.As(err, &ue) {
 			t.Errorf("clear %v: %v, want a usage error", args, err)
 		}
 	}
@@ -129,7 +130,7 @@ func TestStateShowTable(t *testing.T) {
 	dir := t.TempDir()
 	seedState(t, dir)
 	d, out, _ := stateTestDeps(dir, false)
-	if err := stateShow(d, &StateShowOptions{}); err != nil {
+	if err := stateShow(d, &ShowOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
@@ -147,7 +148,7 @@ func TestStateShowTable(t *testing.T) {
 	}
 
 	out.Reset()
-	if err := stateShow(d, &StateShowOptions{Export: &cmdutil.Exporter{}, Repo: "github.com/owner/repo"}); err != nil {
+	if err := stateShow(d, &ShowOptions{Export: &cmdutil.Exporter{}, Repo: "github.com/owner/repo"}); err != nil {
 		t.Fatal(err)
 	}
 	var list []struct {
@@ -163,7 +164,7 @@ func TestStateShowOnePR(t *testing.T) {
 	dir := t.TempDir()
 	seedState(t, dir)
 	d, out, _ := stateTestDeps(dir, false)
-	if err := stateShow(d, &StateShowOptions{PR: 7, Repo: "github.com/owner/repo"}); err != nil {
+	if err := stateShow(d, &ShowOptions{PR: 7, Repo: "github.com/owner/repo"}); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
@@ -184,7 +185,7 @@ func TestStateShowOnePR(t *testing.T) {
 	}
 
 	out.Reset()
-	if err := stateShow(d, &StateShowOptions{PR: 7, Repo: "github.com/owner/repo", Export: &cmdutil.Exporter{}}); err != nil {
+	if err := stateShow(d, &ShowOptions{PR: 7, Repo: "github.com/owner/repo", Export: &cmdutil.Exporter{}}); err != nil {
 		t.Fatal(err)
 	}
 	var pr struct {
@@ -206,7 +207,7 @@ func TestStateShowOnePR(t *testing.T) {
 	}
 
 	out.Reset()
-	if err := stateShow(d, &StateShowOptions{PR: 8, Repo: "github.com/owner/repo"}); err != nil {
+	if err := stateShow(d, &ShowOptions{PR: 8, Repo: "github.com/owner/repo"}); err != nil {
 		t.Fatal(err)
 	}
 	if out.String() != "Nothing recorded for github.com/owner/repo#8.\n" {
@@ -222,7 +223,7 @@ func TestStateShowMarksARunningRun(t *testing.T) {
 	}
 	defer a.Release()
 	d, out, _ := stateTestDeps(dir, false)
-	if err := stateShow(d, &StateShowOptions{}); err != nil {
+	if err := stateShow(d, &ShowOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	row := strings.Split(out.String(), "\n")[1]
@@ -243,19 +244,19 @@ func recorded(t *testing.T, dir string, k state.Key) bool {
 }
 
 func TestStateClear(t *testing.T) {
-	opts := func(p cmdutil.Prompter, yes bool) *StateClearOptions {
-		return &StateClearOptions{PR: 7, Repo: "github.com/owner/repo", Yes: yes, Prompter: p}
+	opts := func(p cmdutil.Prompter, yes bool) *ClearOptions {
+		return &ClearOptions{PR: 7, Repo: "github.com/owner/repo", Yes: yes, Prompter: p}
 	}
 	t.Run("terminal, declined", func(t *testing.T) {
 		dir := t.TempDir()
 		seedState(t, dir)
 		d, _, _ := stateTestDeps(dir, true)
-		p := &fakePrompter{ok: false}
+		p := &cmdtest.Prompter{OK: false}
 		if err := stateClear(d, opts(p, false)); !errors.Is(err, cmdutil.ErrCancelled) {
 			t.Fatalf("declined: %v", err)
 		}
-		if len(p.asked) != 1 || !strings.Contains(p.asked[0], "github.com/owner/repo#7 (1 run, 1 stuck finding, work in progress)") {
-			t.Errorf("asked %q", p.asked)
+		if len(p.Asked) != 1 || !strings.Contains(p.Asked[0], "github.com/owner/repo#7 (1 run, 1 stuck finding, work in progress)") {
+			t.Errorf("asked %q", p.Asked)
 		}
 		if !recorded(t, dir, testKey) {
 			t.Error("cleared although declined")
@@ -265,7 +266,7 @@ func TestStateClear(t *testing.T) {
 		dir := t.TempDir()
 		seedState(t, dir)
 		d, _, errOut := stateTestDeps(dir, true)
-		if err := stateClear(d, opts(&fakePrompter{ok: true}, false)); err != nil {
+		if err := stateClear(d, opts(&cmdtest.Prompter{OK: true}, false)); err != nil {
 			t.Fatal(err)
 		}
 		if out := errOut; out.String() != "✓ Cleared the state of github.com/owner/repo#7\n" || recorded(t, dir, testKey) || !recorded(t, dir, otherKey) {
@@ -276,7 +277,7 @@ func TestStateClear(t *testing.T) {
 		dir := t.TempDir()
 		seedState(t, dir)
 		d, _, _ := stateTestDeps(dir, true)
-		if err := stateClear(d, opts(&fakePrompter{err: cmdutil.ErrCancelled}, false)); !errors.Is(err, cmdutil.ErrCancelled) || !recorded(t, dir, testKey) {
+		if err := stateClear(d, opts(&cmdtest.Prompter{Err: cmdutil.ErrCancelled}, false)); !errors.Is(err, cmdutil.ErrCancelled) || !recorded(t, dir, testKey) {
 			t.Fatalf("interrupted: %v", err)
 		}
 	})
@@ -284,19 +285,19 @@ func TestStateClear(t *testing.T) {
 		dir := t.TempDir()
 		seedState(t, dir)
 		d, _, _ := stateTestDeps(dir, false)
-		p := &fakePrompter{ok: true}
-		err := runStateClear(t.Context(), d, []string{"7", "-R", "owner/repo"})
+		p := &cmdtest.Prompter{OK: true}
+		err := RunClear(t.Context(), d, []string{"7", "-R", "owner/repo"})
 		if !errors.Is(err, cmdutil.ErrNoTerminal) || cmdutil.ExitCode(t.Context(), err) != 2 || !strings.Contains(err.Error(), "--yes") || !recorded(t, dir, testKey) {
 			t.Fatalf("without --yes: %v", err)
 		}
-		if err := stateClear(d, opts(p, true)); err != nil || recorded(t, dir, testKey) || len(p.asked) != 0 {
+		if err := stateClear(d, opts(p, true)); err != nil || recorded(t, dir, testKey) || len(p.Asked) != 0 {
 			t.Fatalf("with --yes: %v", err)
 		}
 	})
 	t.Run("nothing recorded", func(t *testing.T) {
 		d, out, _ := stateTestDeps(t.TempDir(), true)
-		p := &fakePrompter{ok: true}
-		if err := stateClear(d, opts(p, false)); err != nil || len(p.asked) != 0 || !strings.Contains(out.String(), "Nothing recorded") {
+		p := &cmdtest.Prompter{OK: true}
+		if err := stateClear(d, opts(p, false)); err != nil || len(p.Asked) != 0 || !strings.Contains(out.String(), "Nothing recorded") {
 			t.Fatalf("%v %q", err, out)
 		}
 	})

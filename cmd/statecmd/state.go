@@ -1,4 +1,4 @@
-package cmd
+package statecmd
 
 import (
 	"context"
@@ -13,16 +13,16 @@ import (
 	"github.com/ocdx/gh-ocdx/stateview"
 )
 
-// StateShowOptions are the parsed arguments of state show.
-type StateShowOptions struct {
+// ShowOptions are the parsed arguments of state show.
+type ShowOptions struct {
 	PR     int               // 0: every PR in the file
 	Branch string            // --branch: the local review of this branch (gh ocdx review)
 	Export *cmdutil.Exporter // --json, --jq, --template; nil: Markdown
 	Repo   string            // -R/--repo; with --pr it names the PR's repository, alone it filters
 }
 
-// StateClearOptions are the parsed arguments of state clear.
-type StateClearOptions struct {
+// ClearOptions are the parsed arguments of state clear.
+type ClearOptions struct {
 	PR       int
 	Branch   string // --branch: the local review of this branch (gh ocdx review)
 	Yes      bool
@@ -30,8 +30,8 @@ type StateClearOptions struct {
 	Prompter cmdutil.Prompter // asks for confirmation when there is a terminal
 }
 
-func runStateShow(_ context.Context, d *cmdutil.Deps, args []string) error {
-	opts, err := parseStateShow(d, args)
+func RunShow(_ context.Context, d *cmdutil.Deps, args []string) error {
+	opts, err := ParseShow(d, args)
 	if err != nil {
 		return err
 	}
@@ -44,8 +44,8 @@ func runStateShow(_ context.Context, d *cmdutil.Deps, args []string) error {
 	return err
 }
 
-func runStateClear(ctx context.Context, d *cmdutil.Deps, args []string) error {
-	opts, err := parseStateClear(d, args)
+func RunClear(ctx context.Context, d *cmdutil.Deps, args []string) error {
+	opts, err := ParseClear(d, args)
 	if err != nil {
 		return err
 	}
@@ -53,8 +53,8 @@ func runStateClear(ctx context.Context, d *cmdutil.Deps, args []string) error {
 	return stateClear(d, opts)
 }
 
-func parseStateShow(d *cmdutil.Deps, args []string) (*StateShowOptions, error) {
-	var o StateShowOptions
+func ParseShow(d *cmdutil.Deps, args []string) (*ShowOptions, error) {
+	var o ShowOptions
 	var prFlag string
 	fs := cmdutil.NewFlagSet("state show", "gh ocdx state show [<number> | <url> | --branch NAME] [--json [fields]] [--jq EXPR | --template T] [-R OWNER/REPO]",
 		`Show what gh-ocdx remembers: every pull request in the state file as a
@@ -92,8 +92,8 @@ progress and lease. It answers while a loop runs in another terminal.`)
 	return &o, nil
 }
 
-func parseStateClear(d *cmdutil.Deps, args []string) (*StateClearOptions, error) {
-	var o StateClearOptions
+func ParseClear(d *cmdutil.Deps, args []string) (*ClearOptions, error) {
+	var o ClearOptions
 	var prFlag string
 	fs := cmdutil.NewFlagSet("state clear", "gh ocdx state clear <number> | <url> | --branch NAME [--yes] [-R OWNER/REPO]",
 		`Forget everything recorded for a pull request: runs, rounds, stuck findings
@@ -177,7 +177,7 @@ func stateKey(d *cmdutil.Deps, repoFlag string, n int, branch string) (state.Key
 	return state.LocalKey(g.OriginID(context.Background()), branch), nil
 }
 
-func stateShow(d *cmdutil.Deps, o *StateShowOptions) error {
+func stateShow(d *cmdutil.Deps, o *ShowOptions) error {
 	if o.PR > 0 || o.Branch != "" {
 		key, err := stateKey(d, o.Repo, o.PR, o.Branch)
 		if err != nil {
@@ -237,7 +237,7 @@ func stateShow(d *cmdutil.Deps, o *StateShowOptions) error {
 	return nil
 }
 
-func stateClear(d *cmdutil.Deps, o *StateClearOptions) error {
+func stateClear(d *cmdutil.Deps, o *ClearOptions) error {
 	key, err := stateKey(d, o.Repo, o.PR, o.Branch)
 	if err != nil {
 		return err
