@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/ocdx/gh-ocdx/cmd/configcmd"
 	"github.com/ocdx/gh-ocdx/cmd/statecmd"
 	"github.com/ocdx/gh-ocdx/internal/cmdutil"
 	"github.com/ocdx/gh-ocdx/internal/text"
@@ -40,9 +41,9 @@ func commands() []command {
 	return []command{
 		{name: "command", summary: "Act on an /ocdx command or a reply in a PR's comments", run: verb(parseCommand, runComment)},
 		{name: "config", summary: "Create, show or validate the configuration", sub: []command{
-			{name: "init", summary: "Write an example configuration", run: runConfigInit},
-			{name: "show", summary: "Print the configuration in effect", run: runConfigShow},
-			{name: "validate", summary: "Check the configuration and its credentials", run: runConfigValidate},
+			{name: "init", summary: "Write an example configuration", run: configcmd.RunInit},
+			{name: "show", summary: "Print the configuration in effect", run: configcmd.RunShow},
+			{name: "validate", summary: "Check the configuration and its credentials", run: configcmd.RunValidate},
 		}},
 		{name: "describe", summary: "Say what a pull request does and whether it meets its issues", run: verb(parseDescribe, describePR)},
 		{name: "dismiss", summary: "Stop gh-ocdx raising findings on a pull request", run: verb(parseDismiss, dismiss)},

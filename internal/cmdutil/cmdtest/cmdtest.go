@@ -15,10 +15,13 @@ import (
 
 // Deps are a verb's dependencies over buffers (stdout, stderr), with an
 // empty environment and no terminal.
-func Deps() (*cmdutil.Deps, *bytes.Buffer, *bytes.Buffer) {
+func Deps() (*cmdutil.Deps, *bytes.Buffer, *bytes.Buffer) { return DepsEnv(nil) }
+
+// DepsEnv are Deps with vars as the environment.
+func DepsEnv(vars map[string]string) (*cmdutil.Deps, *bytes.Buffer, *bytes.Buffer) {
 	var out, errOut bytes.Buffer
 	return &cmdutil.Deps{IO: &cmdutil.IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut},
-		Getenv: func(string) string { return "" }, Log: log.New(&errOut), Version: "test"}, &out, &errOut
+		Getenv: func(k string) string { return vars[k] }, Log: log.New(&errOut), Version: "test"}, &out, &errOut
 }
 
 // WantUsageError checks that err is a usage error carrying the verb's

@@ -1,4 +1,4 @@
-package cmd
+package configcmd
 
 import (
 	"context"
@@ -17,14 +17,14 @@ import (
 	"github.com/ocdx/gh-ocdx/setup"
 )
 
-// ConfigInitOptions are the parsed arguments of config init.
-type ConfigInitOptions struct {
+// InitOptions are the parsed arguments of config init.
+type InitOptions struct {
 	WorkDir  string           // its repository suggests the verify commands
 	Prompter cmdutil.Prompter // nil: no terminal, nothing is asked
 }
 
-func runConfigInit(ctx context.Context, d *cmdutil.Deps, args []string) error {
-	opts, err := parseConfigInit(d, args)
+func RunInit(ctx context.Context, d *cmdutil.Deps, args []string) error {
+	opts, err := ParseInit(d, args)
 	if err != nil {
 		return err
 	}
@@ -37,7 +37,7 @@ func runConfigInit(ctx context.Context, d *cmdutil.Deps, args []string) error {
 	return configInit(ctx, d, opts)
 }
 
-func parseConfigInit(d *cmdutil.Deps, args []string) (*ConfigInitOptions, error) {
+func ParseInit(d *cmdutil.Deps, args []string) (*InitOptions, error) {
 	fs := cmdutil.NewFlagSet("config init", "gh ocdx config init",
 		`Write an example configuration to $OCDX_CONFIG, else
 $XDG_CONFIG_HOME/gh-ocdx/config.json (default ~/.config/gh-ocdx/config.json),
@@ -56,10 +56,10 @@ first model is offered for every role: a review that needs no API key.`)
 	if err := fs.ParseArgs(d, args, 0); err != nil {
 		return nil, err
 	}
-	return &ConfigInitOptions{}, nil
+	return &InitOptions{}, nil
 }
 
-func configInit(ctx context.Context, d *cmdutil.Deps, opts *ConfigInitOptions) error {
+func configInit(ctx context.Context, d *cmdutil.Deps, opts *InitOptions) error {
 	loc, err := config.Locate(d.Getenv)
 	if err != nil {
 		return err
@@ -135,14 +135,14 @@ func existingConfig(path string) error {
 	return fmt.Errorf("a configuration already exists at %s and was left as it is; see it with 'gh ocdx config show', check it with 'gh ocdx config validate', or delete it first to start over", path)
 }
 
-// ConfigShowOptions are the parsed arguments of config show.
-type ConfigShowOptions struct {
+// ShowOptions are the parsed arguments of config show.
+type ShowOptions struct {
 	Export  *cmdutil.Exporter // --json, --jq, --template; nil: Markdown
 	WorkDir string            // its repository's .ocdx.json applies
 }
 
-func runConfigShow(_ context.Context, d *cmdutil.Deps, args []string) error {
-	opts, err := parseConfigShow(d, args)
+func RunShow(_ context.Context, d *cmdutil.Deps, args []string) error {
+	opts, err := ParseShow(d, args)
 	if err != nil {
 		return err
 	}
@@ -152,8 +152,8 @@ func runConfigShow(_ context.Context, d *cmdutil.Deps, args []string) error {
 	return configShow(d, opts)
 }
 
-func parseConfigShow(d *cmdutil.Deps, args []string) (*ConfigShowOptions, error) {
-	opts := &ConfigShowOptions{}
+func ParseShow(d *cmdutil.Deps, args []string) (*ShowOptions, error) {
+	opts := &ShowOptions{}
 	fs := cmdutil.NewFlagSet("config show", "gh ocdx config show [--json [fields]] [--jq EXPR | --template T]",
 		`Print the configuration in effect, with defaults applied: the file it was
 read from, the model of each role, the verify commands (the current
@@ -173,7 +173,7 @@ the command exits 1.`)
 	return opts, err
 }
 
-func configShow(d *cmdutil.Deps, opts *ConfigShowOptions) error {
+func configShow(d *cmdutil.Deps, opts *ShowOptions) error {
 	c, err := cmdutil.LoadConfig(d)
 	var ce *config.Error
 	if errors.As(err, &ce) && len(ce.Problems) > 0 {
@@ -193,14 +193,14 @@ func configShow(d *cmdutil.Deps, opts *ConfigShowOptions) error {
 	return cmdutil.PrintMarkdown(d, setup.Markdown(c, d.Getenv))
 }
 
-// ConfigValidateOptions are the parsed arguments of config validate.
-type ConfigValidateOptions struct {
+// ValidateOptions are the parsed arguments of config validate.
+type ValidateOptions struct {
 	WorkDir string // its repository's .ocdx.json is checked too
 	Online  bool   // ask each provider whether the models exist
 }
 
-func runConfigValidate(ctx context.Context, d *cmdutil.Deps, args []string) error {
-	opts, err := parseConfigValidate(d, args)
+func RunValidate(ctx context.Context, d *cmdutil.Deps, args []string) error {
+	opts, err := ParseValidate(d, args)
 	if err != nil {
 		return err
 	}
@@ -210,8 +210,8 @@ func runConfigValidate(ctx context.Context, d *cmdutil.Deps, args []string) erro
 	return configValidate(ctx, d, opts)
 }
 
-func parseConfigValidate(d *cmdutil.Deps, args []string) (*ConfigValidateOptions, error) {
-	opts := &ConfigValidateOptions{}
+func ParseValidate(d *cmdutil.Deps, args []string) (*ValidateOptions, error) {
+	opts := &ValidateOptions{}
 	fs := cmdutil.NewFlagSet("config validate", "gh ocdx config validate [--online]",
 		`Check the configuration, the credentials its models need, that each verify
 command's and analyzer's program can start here, and the current
@@ -232,7 +232,7 @@ exit 1 and list every problem found.`)
 // Only a file that cannot be read as a configuration (its syntax, its
 // keys, a repository .ocdx.json alike) stops it first, every problem of
 // that file said with an example.
-func configValidate(ctx context.Context, d *cmdutil.Deps, opts *ConfigValidateOptions) error {
+func configValidate(ctx context.Context, d *cmdutil.Deps, opts *ValidateOptions) error {
 	c, missing, err := loadForValidate(d)
 	if err != nil {
 		return err
@@ -291,7 +291,7 @@ func loadForValidate(d *cmdutil.Deps) (*config.Config, []config.Problem, error) 
 // showInvalid shows an invalid configuration file as it is, each problem
 // marked under its line; the command still fails (exit 1) with the error
 // every verb gives. --json gives the problems.
-func showInvalid(d *cmdutil.Deps, opts *ConfigShowOptions, ce *config.Error) error {
+func showInvalid(d *cmdutil.Deps, opts *ShowOptions, ce *config.Error) error {
 	if opts.Export != nil {
 		if err := opts.Export.Write(d, setup.ShowInvalid(ce)); err != nil {
 			return err

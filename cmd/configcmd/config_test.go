@@ -1,7 +1,6 @@
-package cmd
+package configcmd
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"os"
@@ -10,24 +9,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/charmbracelet/log"
-
 	"github.com/ocdx/gh-ocdx/config"
 	"github.com/ocdx/gh-ocdx/internal/cmdutil"
 	"github.com/ocdx/gh-ocdx/internal/cmdutil/cmdtest"
 	"github.com/ocdx/gh-ocdx/internal/testkit"
 	"github.com/ocdx/gh-ocdx/setup"
 )
-
-// configTestDeps returns cmdutil.Deps over buffers with vars as the environment.
-func configTestDeps(vars map[string]string) (d *cmdutil.Deps, stdout, stderr *bytes.Buffer) {
-	stdout, stderr = &bytes.Buffer{}, &bytes.Buffer{}
-	return &cmdutil.Deps{
-		IO:     &cmdutil.IOStreams{In: strings.NewReader(""), Out: stdout, ErrOut: stderr},
-		Getenv: func(k string) string { return vars[k] },
-		Log:    log.NewWithOptions(stderr, log.Options{Level: log.InfoLevel}),
-	}, stdout, stderr
-}
 
 func writeFile(t *testing.T, path, content string) string {
 	t.Helper()
@@ -47,13 +34,13 @@ const minimalConfig = `{"reviewerModels": ["ollama/llama3", "ollama/qwen"], "com
 
 func TestConfigFlagParsing(t *testing.T) {
 	parsers := map[string]func(*cmdutil.Deps, []string) error{
-		"init":     func(d *cmdutil.Deps, a []string) error { _, err := parseConfigInit(d, a); return err },
-		"show":     func(d *cmdutil.Deps, a []string) error { _, err := parseConfigShow(d, a); return err },
-		"validate": func(d *cmdutil.Deps, a []string) error { _, err := parseConfigValidate(d, a); return err },
+		"init":     func(d *cmdutil.Deps, a []string) error { _, err := ParseInit(d, a); return err },
+		"show":     func(d *cmdutil.Deps, a []string) error { _, err := ParseShow(d, a); return err },
+		"validate": func(d *cmdutil.Deps, a []string) error { _, err := ParseValidate(d, a); return err },
 	}
 	for verb, parse := range parsers {
 		t.Run(verb, func(t *testing.T) {
-			d, _, _ := configTestDeps(nil)
+			d, _, _ := cmdtest.DepsEnv(nil)
 			if err := parse(d, nil); err != nil {
 				t.Errorf("no arguments: %v", err)
 			}
@@ -63,14 +50,14 @@ func TestConfigFlagParsing(t *testing.T) {
 					t.Errorf("%v: error %v, want a usage error", args, err)
 				}
 			}
-			d, out, _ := configTestDeps(nil)
+			d, out, _ := cmdtest.DepsEnv(nil)
 			if err := parse(d, []string{"--help"}); !errors.Is(err, cmdutil.ErrHelpShown) || !strings.Contains(out.String(), "Usage: gh ocdx config "+verb) {
 				t.Errorf("--help: %v, output %q", err, out)
 			}
 		})
 	}
-	d, _, _ := configTestDeps(nil)
-	if opts, err := parseConfigShow(d, []string{"--json"}); err != nil || opts.Export == nil {
+	d, _, _ := cmdtest.DepsEnv(nil)
+	if opts, err := ParseShow(d, []string{"--json"}); err != nil || opts.Export == nil {
 		t.Errorf("show --json = %+v, %v", opts, err)
 	}
 }
@@ -80,8 +67,8 @@ func TestConfigFlagParsing(t *testing.T) {
 func TestConfigInit(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "new", "gh-ocdx", "config.json")
-	d, out, _ := configTestDeps(map[string]string{"OCDX_CONFIG": path, "OPENAI_API_KEY": "sk-x", "OLLAMA_HOST": noOllama})
-	if err := configInit(t.Context(), d, &ConfigInitOptions{}); err != nil {
+	d, out, _ := cmdtest.DepsEnv(map[string]string{"OCDX_CONFIG": path, "OPENAI_API_KEY": "sk-x", "OLLAMA_HOST": noOllama})
+	if err := configInit(t.Context(), d, &InitOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	data, err := os.ReadFile(path)
@@ -100,8 +87,8 @@ func TestConfigInit(t *testing.T) {
 	}
 
 	writeFile(t, path, "{}")
-	d, out, _ = configTestDeps(map[string]string{"OCDX_CONFIG": path})
-	err = configInit(t.Context(), d, &ConfigInitOptions{})
+	d, out, _ = cmdtest.DepsEnv(map[string]string{"OCDX_CONFIG": path})
+	err = configInit(t.Context(), d, &InitOptions{})
 	if err == nil || !strings.Contains(err.Error(), "already exists at "+path) || !strings.Contains(err.Error(), "gh ocdx config show") {
 		t.Errorf("second init: %v", err)
 	}
@@ -125,8 +112,8 @@ func TestConfigInitOffersALocalOllama(t *testing.T) {
 	init := func(ask cmdutil.Prompter) (string, string) {
 		t.Helper()
 		path := filepath.Join(t.TempDir(), "config.json")
-		d, out, _ := configTestDeps(map[string]string{"OCDX_CONFIG": path, "OLLAMA_HOST": fm.URL()})
-		if err := configInit(t.Context(), d, &ConfigInitOptions{Prompter: ask}); err != nil {
+		d, out, _ := cmdtest.DepsEnv(map[string]string{"OCDX_CONFIG": path, "OLLAMA_HOST": fm.URL()})
+		if err := configInit(t.Context(), d, &InitOptions{Prompter: ask}); err != nil {
 			t.Fatal(err)
 		}
 		data, err := os.ReadFile(path)
@@ -162,8 +149,8 @@ func TestConfigInitOffersALocalOllama(t *testing.T) {
 func TestConfigInitNextToLegacy(t *testing.T) {
 	home := t.TempDir()
 	legacy := writeFile(t, filepath.Join(home, ".config", "opencode", "ocdx.json"), minimalConfig)
-	d, out, _ := configTestDeps(map[string]string{"HOME": home, "OLLAMA_HOST": noOllama})
-	if err := configInit(t.Context(), d, &ConfigInitOptions{}); err != nil {
+	d, out, _ := cmdtest.DepsEnv(map[string]string{"HOME": home, "OLLAMA_HOST": noOllama})
+	if err := configInit(t.Context(), d, &InitOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	want := filepath.Join(home, ".config", "gh-ocdx", "config.json")
@@ -187,11 +174,11 @@ func TestConfigShowMarkdown(t *testing.T) {
 	if err := os.MkdirAll(sub, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	d, out, _ := configTestDeps(map[string]string{
+	d, out, _ := cmdtest.DepsEnv(map[string]string{
 		"OCDX_CONFIG": path, "OPENAI_API_KEY": "sk-secret-value",
 		"OPENAI_BASE_URL": "https://user:hunter2@llm.example/v1?key=topsecret", "OLLAMA_HOST": "127.0.0.1:9999",
 	})
-	if err := configShow(d, &ConfigShowOptions{WorkDir: sub}); err != nil {
+	if err := configShow(d, &ShowOptions{WorkDir: sub}); err != nil {
 		t.Fatal(err)
 	}
 	got := out.String()
@@ -213,8 +200,8 @@ func TestConfigShowMarkdown(t *testing.T) {
 
 func TestConfigShowJSON(t *testing.T) {
 	path := writeFile(t, filepath.Join(t.TempDir(), "config.json"), minimalConfig)
-	d, out, _ := configTestDeps(map[string]string{"OCDX_CONFIG": path})
-	if err := configShow(d, &ConfigShowOptions{Export: &cmdutil.Exporter{}, WorkDir: t.TempDir()}); err != nil {
+	d, out, _ := cmdtest.DepsEnv(map[string]string{"OCDX_CONFIG": path})
+	if err := configShow(d, &ShowOptions{Export: &cmdutil.Exporter{}, WorkDir: t.TempDir()}); err != nil {
 		t.Fatal(err)
 	}
 	var got setup.Shown
@@ -234,8 +221,8 @@ func TestConfigValidate(t *testing.T) {
 	if err := os.Mkdir(filepath.Join(dir, ".git"), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	d, out, _ := configTestDeps(map[string]string{"OCDX_CONFIG": path})
-	if err := configValidate(t.Context(), d, &ConfigValidateOptions{WorkDir: dir}); err != nil {
+	d, out, _ := cmdtest.DepsEnv(map[string]string{"OCDX_CONFIG": path})
+	if err := configValidate(t.Context(), d, &ValidateOptions{WorkDir: dir}); err != nil {
 		t.Fatal(err)
 	}
 	if out.String() != "✓ "+path+" is valid\n" {
@@ -243,14 +230,14 @@ func TestConfigValidate(t *testing.T) {
 	}
 
 	override := writeFile(t, filepath.Join(dir, ".ocdx.json"), `{"verify": ["make"]}`)
-	d, out, _ = configTestDeps(map[string]string{"OCDX_CONFIG": path})
-	if err := configValidate(t.Context(), d, &ConfigValidateOptions{WorkDir: dir}); err != nil || out.String() != "✓ "+path+" is valid\n✓ "+override+" ("+setup.WorktreePolicy+") is valid\n" {
+	d, out, _ = cmdtest.DepsEnv(map[string]string{"OCDX_CONFIG": path})
+	if err := configValidate(t.Context(), d, &ValidateOptions{WorkDir: dir}); err != nil || out.String() != "✓ "+path+" is valid\n✓ "+override+" ("+setup.WorktreePolicy+") is valid\n" {
 		t.Errorf("with .ocdx.json: %v, stdout %q", err, out)
 	}
 
 	writeFile(t, override, `{"verify": ["make"], "prFixModel": "openai/x"}`)
-	d, out, _ = configTestDeps(map[string]string{"OCDX_CONFIG": path})
-	err := configValidate(t.Context(), d, &ConfigValidateOptions{WorkDir: dir})
+	d, out, _ = cmdtest.DepsEnv(map[string]string{"OCDX_CONFIG": path})
+	err := configValidate(t.Context(), d, &ValidateOptions{WorkDir: dir})
 	if err == nil || !strings.Contains(err.Error(), override) || out.Len() != 0 {
 		t.Errorf("bad .ocdx.json: %v, stdout %q", err, out)
 	}
@@ -259,7 +246,7 @@ func TestConfigValidate(t *testing.T) {
 func TestLoadConfigLogsLegacy(t *testing.T) {
 	home := t.TempDir()
 	legacy := writeFile(t, filepath.Join(home, ".config", "opencode", "ocdx.json"), minimalConfig)
-	d, _, errOut := configTestDeps(map[string]string{"HOME": home})
+	d, _, errOut := cmdtest.DepsEnv(map[string]string{"HOME": home})
 	c, err := cmdutil.LoadConfig(d)
 	if err != nil || c.Path != legacy {
 		t.Fatalf("loadConfig = %+v, %v", c, err)
@@ -456,8 +443,8 @@ func TestConfigShowInvalid(t *testing.T) {
   "prFixModel": "openai/gpt-4.1",
   "prFixModle": "x"
 }`)
-	d, out, _ := configTestDeps(map[string]string{"OCDX_CONFIG": path})
-	err := configShow(d, &ConfigShowOptions{WorkDir: t.TempDir()})
+	d, out, _ := cmdtest.DepsEnv(map[string]string{"OCDX_CONFIG": path})
+	err := configShow(d, &ShowOptions{WorkDir: t.TempDir()})
 	var ce *config.Error
 	if !errors.As(err, &ce) || len(ce.Problems) != 3 {
 		t.Fatalf("err = %v", err)
@@ -475,7 +462,7 @@ func TestConfigShowInvalid(t *testing.T) {
 	}
 
 	out.Reset()
-	err = configShow(d, &ConfigShowOptions{Export: &cmdutil.Exporter{}, WorkDir: t.TempDir()})
+	err = configShow(d, &ShowOptions{Export: &cmdutil.Exporter{}, WorkDir: t.TempDir()})
 	var js struct {
 		Valid    bool
 		Problems []struct{ Line int }
@@ -488,8 +475,8 @@ func TestConfigShowInvalid(t *testing.T) {
 // A file whose only problems are missing credentials is not called invalid.
 func TestConfigShowMissingCredentialsOnly(t *testing.T) {
 	path := writeFile(t, filepath.Join(t.TempDir(), "config.json"), `{"reviewerModels": ["openai/gpt-4.1"], "commentsAnalyzerModel": "ollama/qwen", "prFixModel": "ollama/qwen"}`)
-	d, out, _ := configTestDeps(map[string]string{"OCDX_CONFIG": path})
-	if err := configShow(d, &ConfigShowOptions{WorkDir: t.TempDir()}); err == nil {
+	d, out, _ := cmdtest.DepsEnv(map[string]string{"OCDX_CONFIG": path})
+	if err := configShow(d, &ShowOptions{WorkDir: t.TempDir()}); err == nil {
 		t.Fatal("want the missing key reported")
 	}
 	if got := out.String(); !strings.Contains(got, path+" (the file is fine; what is missing is below)") || !strings.Contains(got, "Also:\n  - OPENAI_API_KEY") {
@@ -501,8 +488,8 @@ func TestConfigShowMissingCredentialsOnly(t *testing.T) {
 // is none otherwise; validate asks for its provider's key only when set.
 func TestConfigShowVerifier(t *testing.T) {
 	path := writeFile(t, filepath.Join(t.TempDir(), "config.json"), minimalConfig)
-	d, out, _ := configTestDeps(map[string]string{"OCDX_CONFIG": path})
-	if err := configShow(d, &ConfigShowOptions{WorkDir: t.TempDir()}); err != nil {
+	d, out, _ := cmdtest.DepsEnv(map[string]string{"OCDX_CONFIG": path})
+	if err := configShow(d, &ShowOptions{WorkDir: t.TempDir()}); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(out.String(), "| verifier | none (set verifierModel") {
@@ -510,12 +497,12 @@ func TestConfigShowVerifier(t *testing.T) {
 	}
 	withVerifier := strings.Replace(minimalConfig, "{", `{"verifierModel": "anthropic/claude-haiku-4-5", `, 1)
 	writeFile(t, path, withVerifier)
-	d, out, _ = configTestDeps(map[string]string{"OCDX_CONFIG": path})
-	if err := configValidate(t.Context(), d, &ConfigValidateOptions{WorkDir: t.TempDir()}); err != cmdutil.ErrShown || !strings.HasPrefix(out.String(), "X ANTHROPIC_API_KEY is not set") {
+	d, out, _ = cmdtest.DepsEnv(map[string]string{"OCDX_CONFIG": path})
+	if err := configValidate(t.Context(), d, &ValidateOptions{WorkDir: t.TempDir()}); err != cmdutil.ErrShown || !strings.HasPrefix(out.String(), "X ANTHROPIC_API_KEY is not set") {
 		t.Errorf("validate without the verifier's key: %v\n%s", err, out)
 	}
-	d, out, _ = configTestDeps(map[string]string{"OCDX_CONFIG": path, "ANTHROPIC_API_KEY": "sk-ant-test"})
-	if err := configShow(d, &ConfigShowOptions{Export: &cmdutil.Exporter{}, WorkDir: t.TempDir()}); err != nil {
+	d, out, _ = cmdtest.DepsEnv(map[string]string{"OCDX_CONFIG": path, "ANTHROPIC_API_KEY": "sk-ant-test"})
+	if err := configShow(d, &ShowOptions{Export: &cmdutil.Exporter{}, WorkDir: t.TempDir()}); err != nil {
 		t.Fatal(err)
 	}
 	var got setup.Shown
