@@ -10,7 +10,9 @@ import (
 	"strings"
 
 	"github.com/ocdx/gh-ocdx/cmd/configcmd"
+	"github.com/ocdx/gh-ocdx/cmd/learncmd"
 	"github.com/ocdx/gh-ocdx/cmd/statecmd"
+	"github.com/ocdx/gh-ocdx/cmd/statscmd"
 	"github.com/ocdx/gh-ocdx/internal/cmdutil"
 	"github.com/ocdx/gh-ocdx/internal/text"
 )
@@ -51,7 +53,7 @@ func commands() []command {
 			{name: "history", summary: "Review the history's fixed pull requests as they were, and score each mix", run: verb(parseEval, evalHistory)},
 		}},
 		{name: "fix", summary: "Fix a pull request's findings, verify and push", run: verb(parseFix, fixPR)},
-		{name: "learn", summary: "Propose learnings from people's decisions, as a change to review", run: verb(parseLearn, learnRun)},
+		{name: "learn", summary: "Propose learnings from people's decisions, as a change to review", run: verb(learncmd.Parse, learncmd.Run)},
 		{name: "reply", summary: "Answer people's replies in gh-ocdx's review threads", run: runReply},
 		{name: "restore", summary: "Overrule the verifier: count a refuted finding again", run: verb(parseRestore, restore)},
 		{name: "review", summary: "Review the current branch's changes before a pull request exists", run: runReview},
@@ -61,7 +63,7 @@ func commands() []command {
 			{name: "show", summary: "List pull requests, or show one in full", run: statecmd.RunShow},
 			{name: "clear", summary: "Forget a pull request's runs, stuck findings and work in progress", run: statecmd.RunClear},
 		}},
-		{name: "stats", summary: "Count how findings ended per reviewer model, and what each costs", run: runStats},
+		{name: "stats", summary: "Count how findings ended per reviewer model, and what each costs", run: verb(statscmd.Parse, statscmd.Run)},
 		{name: "version", summary: "Print the version", run: runVersion},
 	}
 }

@@ -1,4 +1,4 @@
-package cmd
+package statscmd
 
 import (
 	"errors"
@@ -37,7 +37,7 @@ func TestParseStats(t *testing.T) {
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			d, _, _ := cmdtest.Deps()
-			opts, err := parseStats(d, tc.args)
+			opts, err := Parse(d, tc.args)
 			if tc.wantErr != "" {
 				cmdtest.WantUsageError(t, err, tc.wantErr)
 				return
@@ -58,7 +58,7 @@ func TestParseStats(t *testing.T) {
 // An unknown --json field is a usage error listing every field, as gh's.
 func TestParseStatsUnknownJSONField(t *testing.T) {
 	d, _, _ := cmdtest.Deps()
-	_, err := parseStats(d, []string{"--json", "advise"})
+	_, err := Parse(d, []string{"--json", "advise"})
 	var ue *cmdutil.UsageError
 	if !errors.As(err, &ue) || !strings.Contains(ue.Msg, `Unknown JSON field: "advise"`) || !strings.Contains(ue.Msg, "\n  advice\n") {
 		t.Errorf("got %v, want a usage error naming the field and listing advice", err)
@@ -69,7 +69,7 @@ func TestParseStatsUnknownJSONField(t *testing.T) {
 // examples of every flag.
 func TestStatsHelp(t *testing.T) {
 	d, out, _ := cmdtest.Deps()
-	if err := Run(t.Context(), []string{"stats", "--help"}, d); err != nil {
+	if _, err := Parse(d, []string{"--help"}); !errors.Is(err, cmdutil.ErrHelpShown) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"Usage: gh ocdx stats [-R OWNER/REPO] [--limit N] [--since DATE]", "--limit", "--since", "--json",

@@ -1,4 +1,4 @@
-package cmd
+package statscmd
 
 import (
 	"context"
@@ -16,8 +16,8 @@ import (
 	"github.com/ocdx/gh-ocdx/stats"
 )
 
-// StatsOptions are the parsed arguments of stats.
-type StatsOptions struct {
+// Options are the parsed arguments of stats.
+type Options struct {
 	ReadOptions // Export nil: Markdown
 }
 
@@ -60,26 +60,18 @@ Examples:
 // defaultStatsLimit is how many pull requests stats reads when not told.
 const defaultStatsLimit = 100
 
-func runStats(ctx context.Context, d *cmdutil.Deps, args []string) error {
-	opts, err := parseStats(d, args)
-	if err != nil {
-		return err
-	}
-	return statsRun(ctx, d, opts)
-}
-
-func parseStats(d *cmdutil.Deps, args []string) (*StatsOptions, error) {
-	opts := &StatsOptions{}
+func Parse(d *cmdutil.Deps, args []string) (*Options, error) {
+	opts := &Options{}
 	fs := cmdutil.NewFlagSet("stats", statsUsage, statsHelp)
-	if err := parseRead(d, fs, args, stats.Report{}, nil, &opts.ReadOptions); err != nil {
+	if err := ParseRead(d, fs, args, stats.Report{}, nil, &opts.ReadOptions); err != nil {
 		return nil, err
 	}
 	return opts, nil
 }
 
-// parseRead parses a reading verb's flags into o: -R, --limit and --since,
+// ParseRead parses a reading verb's flags into o: -R, --limit and --since,
 // then the verb's own (more, when not nil), then --json for shape.
-func parseRead(d *cmdutil.Deps, fs *cmdutil.FlagSet, args []string, shape any, more func(*cmdutil.FlagSet), o *ReadOptions) error {
+func ParseRead(d *cmdutil.Deps, fs *cmdutil.FlagSet, args []string, shape any, more func(*cmdutil.FlagSet), o *ReadOptions) error {
 	var rf readFlags
 	rf.add(fs)
 	if more != nil {
@@ -97,10 +89,10 @@ func parseRead(d *cmdutil.Deps, fs *cmdutil.FlagSet, args []string, shape any, m
 	return err
 }
 
-// readReviewed reads the pull requests of r (the current repository when
+// ReadReviewed reads the pull requests of r (the current repository when
 // none) as stats reads them, through the state file's cache, and says
 // what it could not take from them: stats' and learn's one way to read.
-func readReviewed(ctx context.Context, d *cmdutil.Deps, r repository.Repository, limit int, since time.Time) (github.Repo, *github.Client, stats.Result, error) {
+func ReadReviewed(ctx context.Context, d *cmdutil.Deps, r repository.Repository, limit int, since time.Time) (github.Repo, *github.Client, stats.Result, error) {
 	repo, client, err := cmdutil.RepoClient(d, r)
 	if err != nil {
 		return repo, nil, stats.Result{}, err
@@ -151,7 +143,7 @@ func parseSince(s string) (time.Time, error) {
 	return time.Parse(time.RFC3339, s)
 }
 
-func statsRun(ctx context.Context, d *cmdutil.Deps, opts *StatsOptions) error {
+func Run(ctx context.Context, d *cmdutil.Deps, opts *Options) error {
 	// The prices are the configuration's; without one, stats counts
 	// tokens and says no cost.
 	var prices map[string]config.Price
@@ -162,7 +154,7 @@ func statsRun(ctx context.Context, d *cmdutil.Deps, opts *StatsOptions) error {
 	case !errors.Is(err, fs.ErrNotExist):
 		return err
 	}
-	repo, _, res, err := readReviewed(ctx, d, opts.Repo, opts.Limit, opts.Since)
+	repo, _, res, err := ReadReviewed(ctx, d, opts.Repo, opts.Limit, opts.Since)
 	if err != nil {
 		return err
 	}

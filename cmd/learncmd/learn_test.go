@@ -1,17 +1,19 @@
-package cmd
+package learncmd
 
 import (
+	"errors"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/ocdx/gh-ocdx/internal/cmdutil"
 	"github.com/ocdx/gh-ocdx/internal/cmdutil/cmdtest"
 )
 
 // learn takes stats' flags for what it reads, and --pr.
 func TestParseLearn(t *testing.T) {
 	d, _, _ := cmdtest.Deps()
-	opts, err := parseLearn(d, []string{"--limit", "50", "--since", "2026-01-31", "--pr", "--json", "proposed"})
+	opts, err := Parse(d, []string{"--limit", "50", "--since", "2026-01-31", "--pr", "--json", "proposed"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -20,7 +22,7 @@ func TestParseLearn(t *testing.T) {
 	}
 	for args, want := range map[string]string{"--limit 0": "invalid --limit 0", "--since yesterday": `invalid --since "yesterday"`, "7": `unexpected argument "7"`} {
 		d, _, _ := cmdtest.Deps()
-		_, err := parseLearn(d, strings.Fields(args))
+		_, err := Parse(d, strings.Fields(args))
 		cmdtest.WantUsageError(t, err, want)
 	}
 }
@@ -29,7 +31,7 @@ func TestParseLearn(t *testing.T) {
 // applies until merged.
 func TestLearnHelp(t *testing.T) {
 	d, out, _ := cmdtest.Deps()
-	if err := Run(t.Context(), []string{"learn", "--help"}, d); err != nil {
+	if _, err := Parse(d, []string{"--help"}); !errors.Is(err, cmdutil.ErrHelpShown) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"Usage: gh ocdx learn [-R OWNER/REPO] [--limit N] [--since DATE] [--pr]", "write permission", ".ocdx/learnings.md",

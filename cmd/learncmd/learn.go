@@ -1,4 +1,4 @@
-package cmd
+package learncmd
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/ocdx/gh-ocdx/cmd/statscmd"
 	"github.com/ocdx/gh-ocdx/git"
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/internal/cmdutil"
@@ -17,10 +18,10 @@ import (
 	"github.com/ocdx/gh-ocdx/posts"
 )
 
-// LearnOptions are the parsed arguments of learn.
-type LearnOptions struct {
-	ReadOptions      // Export nil: the diff
-	PR          bool // open the change as a pull request
+// Options are the parsed arguments of learn.
+type Options struct {
+	statscmd.ReadOptions      // Export nil: the diff
+	PR                   bool // open the change as a pull request
 }
 
 const learnUsage = "gh ocdx learn [-R OWNER/REPO] [--limit N] [--since DATE] [--pr] [--json [fields]] [--jq EXPR | --template T]"
@@ -51,20 +52,20 @@ Examples:
   gh ocdx learn --since 2026-01-01 --pr
   gh ocdx learn --json proposed --jq '.proposed[].sentence'`
 
-func parseLearn(d *cmdutil.Deps, args []string) (*LearnOptions, error) {
-	opts := &LearnOptions{}
+func Parse(d *cmdutil.Deps, args []string) (*Options, error) {
+	opts := &Options{}
 	fs := cmdutil.NewFlagSet("learn", learnUsage, learnHelp)
 	pr := func(fs *cmdutil.FlagSet) {
 		fs.BoolVar(&opts.PR, "pr", false, "Commit the change on a new branch, push it and open a pull request")
 	}
-	if err := parseRead(d, fs, args, learn.Report{}, pr, &opts.ReadOptions); err != nil {
+	if err := statscmd.ParseRead(d, fs, args, learn.Report{}, pr, &opts.ReadOptions); err != nil {
 		return nil, err
 	}
 	return opts, nil
 }
 
-func learnRun(ctx context.Context, d *cmdutil.Deps, opts *LearnOptions) error {
-	repo, client, res, err := readReviewed(ctx, d, opts.Repo, opts.Limit, opts.Since)
+func Run(ctx context.Context, d *cmdutil.Deps, opts *Options) error {
+	repo, client, res, err := statscmd.ReadReviewed(ctx, d, opts.Repo, opts.Limit, opts.Since)
 	if err != nil {
 		return err
 	}
