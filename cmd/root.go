@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/ocdx/gh-ocdx/cmd/configcmd"
+	"github.com/ocdx/gh-ocdx/cmd/evalcmd"
 	"github.com/ocdx/gh-ocdx/cmd/learncmd"
 	"github.com/ocdx/gh-ocdx/cmd/statecmd"
 	"github.com/ocdx/gh-ocdx/cmd/statscmd"
@@ -50,7 +51,7 @@ func commands() []command {
 		{name: "describe", summary: "Say what a pull request does and whether it meets its issues", run: verb(parseDescribe, describePR)},
 		{name: "dismiss", summary: "Stop gh-ocdx raising findings on a pull request", run: verb(parseDismiss, dismiss)},
 		{name: "eval", summary: "Measure which reviewer mix would have caught past bugs", sub: []command{
-			{name: "history", summary: "Review the history's fixed pull requests as they were, and score each mix", run: verb(parseEval, evalHistory)},
+			{name: "history", summary: "Review the history's fixed pull requests as they were, and score each mix", run: verb(evalcmd.Parse, evalcmd.Run)},
 		}},
 		{name: "fix", summary: "Fix a pull request's findings, verify and push", run: verb(parseFix, fixPR)},
 		{name: "learn", summary: "Propose learnings from people's decisions, as a change to review", run: verb(learncmd.Parse, learncmd.Run)},

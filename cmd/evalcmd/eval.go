@@ -1,4 +1,4 @@
-package cmd
+package evalcmd
 
 import (
 	"context"
@@ -18,8 +18,8 @@ import (
 	"github.com/ocdx/gh-ocdx/state"
 )
 
-// EvalOptions are the parsed arguments of eval history.
-type EvalOptions struct {
+// Options are the parsed arguments of eval history.
+type Options struct {
 	Cases     string    // --cases FILE: the cases to review instead of mining them
 	List      bool      // print the cases and stop: no model call
 	After     time.Time // zero: any
@@ -69,8 +69,8 @@ Examples:
 // defaultEvalLimit bounds the cases reviewed when --limit is not given.
 const defaultEvalLimit = 50
 
-func parseEval(d *cmdutil.Deps, args []string) (*EvalOptions, error) {
-	opts := &EvalOptions{}
+func Parse(d *cmdutil.Deps, args []string) (*Options, error) {
+	opts := &Options{}
 	var after string
 	fs := cmdutil.NewFlagSet("eval history", evalUsage, evalHelp)
 	fs.StringVar(&opts.Cases, "cases", "", "Review the cases listed in `FILE` (as --list --json prints them) instead of mining them")
@@ -105,7 +105,7 @@ func parseEval(d *cmdutil.Deps, args []string) (*EvalOptions, error) {
 	return opts, nil
 }
 
-func evalHistory(ctx context.Context, d *cmdutil.Deps, opts *EvalOptions) error {
+func Run(ctx context.Context, d *cmdutil.Deps, opts *Options) error {
 	wd, err := d.Dir()
 	if err != nil {
 		return err
@@ -172,7 +172,7 @@ func evalHistory(ctx context.Context, d *cmdutil.Deps, opts *EvalOptions) error 
 
 // evalCases are the cases: read from --cases, or mined; those merged
 // before --after left out, then the newest --limit of each kind.
-func evalCases(ctx context.Context, d *cmdutil.Deps, g *git.Repo, opts *EvalOptions) (*eval.Mined, error) {
+func evalCases(ctx context.Context, d *cmdutil.Deps, g *git.Repo, opts *Options) (*eval.Mined, error) {
 	var m *eval.Mined
 	if opts.Cases != "" {
 		f, err := os.Open(opts.Cases)
@@ -196,7 +196,7 @@ func evalCases(ctx context.Context, d *cmdutil.Deps, g *git.Repo, opts *EvalOpti
 }
 
 // printCases is --list: the cases as JSON, or one line each.
-func printCases(d *cmdutil.Deps, opts *EvalOptions, m *eval.Mined) error {
+func printCases(d *cmdutil.Deps, opts *Options, m *eval.Mined) error {
 	if opts.JSON {
 		return (&cmdutil.Exporter{}).Write(d, m)
 	}

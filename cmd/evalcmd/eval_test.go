@@ -1,4 +1,4 @@
-package cmd
+package evalcmd
 
 import (
 	"strings"
@@ -14,11 +14,11 @@ func TestParseEval(t *testing.T) {
 	for _, tc := range []struct {
 		args    []string
 		wantErr string
-		want    EvalOptions
+		want    Options
 	}{
-		{args: nil, want: EvalOptions{Limit: defaultEvalLimit, Ref: "HEAD"}},
+		{args: nil, want: Options{Limit: defaultEvalLimit, Ref: "HEAD"}},
 		{args: []string{"--list", "--json", "--limit", "5", "--after", "2025-06-01", "--ref", "trunk", "--cases", "c.json"},
-			want: EvalOptions{List: true, JSON: true, Limit: 5, After: time.Date(2025, 6, 1, 0, 0, 0, 0, time.UTC), Ref: "trunk", Cases: "c.json"}},
+			want: Options{List: true, JSON: true, Limit: 5, After: time.Date(2025, 6, 1, 0, 0, 0, 0, time.UTC), Ref: "trunk", Cases: "c.json"}},
 		{args: []string{"--after", "June"}, wantErr: "invalid --after"},
 		{args: []string{"--limit", "0"}, wantErr: "invalid --limit 0"},
 		{args: []string{"--verifier", "gpt"}, wantErr: "invalid --verifier"},
@@ -28,7 +28,7 @@ func TestParseEval(t *testing.T) {
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			d, _, _ := cmdtest.Deps()
-			opts, err := parseEval(d, tc.args)
+			opts, err := Parse(d, tc.args)
 			if tc.wantErr != "" {
 				cmdtest.WantUsageError(t, err, tc.wantErr)
 				return
