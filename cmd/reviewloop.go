@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/ocdx/gh-ocdx/change"
+	"github.com/ocdx/gh-ocdx/cmd/describecmd"
 	"github.com/ocdx/gh-ocdx/config"
 	"github.com/ocdx/gh-ocdx/effort"
 	"github.com/ocdx/gh-ocdx/git"
@@ -291,7 +292,7 @@ func reviewLoop(ctx context.Context, d *cmdutil.Deps, opts *ReviewLoopOptions) e
 		fixer.Confirm = confirmPush(d, opts.Prompter)
 	}
 	files := headFiles(ctx, d, co.Repo, client, repo, pr.Number)
-	opening, notMet := describeOpening(ctx, d, cfg, models, client, repo, pr)
+	opening, notMet := describecmd.Opening(ctx, d, cfg, models, client, repo, pr)
 	d.Log.Debug("review-loop", "pr", fmt.Sprintf("%s#%d", repo, pr.Number), "reviewers", len(reviewers), "push", canPush, "dry-run", opts.DryRun)
 	res, err := loop.Run(ctx, loop.Options{
 		Repo: repo, PR: pr, CanPush: canPush, ReviewOnlyReason: reason, InlinePriorities: cfg.InlinePriorities, MaxInlineComments: cfg.MaxInlineComments,

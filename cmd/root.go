@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/ocdx/gh-ocdx/cmd/configcmd"
+	"github.com/ocdx/gh-ocdx/cmd/describecmd"
 	"github.com/ocdx/gh-ocdx/cmd/evalcmd"
 	"github.com/ocdx/gh-ocdx/cmd/learncmd"
 	"github.com/ocdx/gh-ocdx/cmd/statecmd"
@@ -48,7 +49,7 @@ func commands() []command {
 			{name: "show", summary: "Print the configuration in effect", run: configcmd.RunShow},
 			{name: "validate", summary: "Check the configuration and its credentials", run: configcmd.RunValidate},
 		}},
-		{name: "describe", summary: "Say what a pull request does and whether it meets its issues", run: verb(parseDescribe, describePR)},
+		{name: "describe", summary: "Say what a pull request does and whether it meets its issues", run: verb(describecmd.Parse, describecmd.Run)},
 		{name: "dismiss", summary: "Stop gh-ocdx raising findings on a pull request", run: verb(parseDismiss, dismiss)},
 		{name: "eval", summary: "Measure which reviewer mix would have caught past bugs", sub: []command{
 			{name: "history", summary: "Review the history's fixed pull requests as they were, and score each mix", run: verb(evalcmd.Parse, evalcmd.Run)},

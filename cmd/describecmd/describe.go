@@ -1,4 +1,4 @@
-package cmd
+package describecmd
 
 import (
 	"cmp"
@@ -18,8 +18,8 @@ import (
 	"github.com/ocdx/gh-ocdx/report"
 )
 
-// DescribeOptions are the parsed arguments of describe.
-type DescribeOptions struct {
+// Options are the parsed arguments of describe.
+type Options struct {
 	Number   int    // 0: the open PR of Branch, else of the checked-out branch
 	Branch   string // the PR's head branch, when named so
 	Repo     repository.Repository
@@ -60,9 +60,9 @@ Examples:
   gh ocdx describe 24 --post
   gh ocdx describe 24 --json summary,issues`
 
-func parseDescribe(d *cmdutil.Deps, args []string) (*DescribeOptions, error) {
+func Parse(d *cmdutil.Deps, args []string) (*Options, error) {
 	var repoFlag string
-	opts := &DescribeOptions{}
+	opts := &Options{}
 	fs := cmdutil.NewFlagSet("describe", describeUsage, describeHelp)
 	fs.StringVar(&opts.Model, "model", "", "Describe with this provider/model instead of the configured describeModel")
 	fs.BoolVar(&opts.Diagram, "diagram", false, "Add a Mermaid diagram of the interaction the change alters, when it has one")
@@ -107,7 +107,7 @@ type describeOutput struct {
 	CostUSD     float64             `json:"estimatedCostUsd,omitempty"`
 }
 
-func describePR(ctx context.Context, d *cmdutil.Deps, opts *DescribeOptions) error {
+func Run(ctx context.Context, d *cmdutil.Deps, opts *Options) error {
 	cfg, err := cmdutil.LoadConfigForModel(d, opts.Model, "describeModel", "commentsAnalyzerModel")
 	if err != nil {
 		return err
@@ -168,7 +168,7 @@ func describePR(ctx context.Context, d *cmdutil.Deps, opts *DescribeOptions) err
 	return cmdutil.PrintMarkdown(d, md)
 }
 
-// describeOpening is the description that opens review-loop's first
+// Opening is the description that opens review-loop's first
 // report on pr when the configuration or the base branch's .ocdx.json
 // asks for it ("describe": true; docs/architecture.md, Describe): ""
 // otherwise, and on a PR that holds a gh-ocdx report already. It is one
@@ -176,7 +176,7 @@ func describePR(ctx context.Context, d *cmdutil.Deps, opts *DescribeOptions) err
 // it fails, that is said and the review goes on without it. With
 // "describe": {"compliance": "finding"}, the requirements it finds not met
 // come with it, as findings.
-func describeOpening(ctx context.Context, d *cmdutil.Deps, cfg *config.Config, models *cmdutil.RunModels, client *github.Client, repo github.Repo, pr *github.PullRequest) (string, []finding.Finding) {
+func Opening(ctx context.Context, d *cmdutil.Deps, cfg *config.Config, models *cmdutil.RunModels, client *github.Client, repo github.Repo, pr *github.PullRequest) (string, []finding.Finding) {
 	if !cfg.DescribesFirst() {
 		return "", nil
 	}
