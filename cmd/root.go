@@ -12,6 +12,7 @@ import (
 	"github.com/ocdx/gh-ocdx/cmd/configcmd"
 	"github.com/ocdx/gh-ocdx/cmd/describecmd"
 	"github.com/ocdx/gh-ocdx/cmd/evalcmd"
+	"github.com/ocdx/gh-ocdx/cmd/findingcmd"
 	"github.com/ocdx/gh-ocdx/cmd/learncmd"
 	"github.com/ocdx/gh-ocdx/cmd/statecmd"
 	"github.com/ocdx/gh-ocdx/cmd/statscmd"
@@ -50,14 +51,14 @@ func commands() []command {
 			{name: "validate", summary: "Check the configuration and its credentials", run: configcmd.RunValidate},
 		}},
 		{name: "describe", summary: "Say what a pull request does and whether it meets its issues", run: verb(describecmd.Parse, describecmd.Run)},
-		{name: "dismiss", summary: "Stop gh-ocdx raising findings on a pull request", run: verb(parseDismiss, dismiss)},
+		{name: "dismiss", summary: "Stop gh-ocdx raising findings on a pull request", run: verb(findingcmd.ParseDismiss, findingcmd.Dismiss)},
 		{name: "eval", summary: "Measure which reviewer mix would have caught past bugs", sub: []command{
 			{name: "history", summary: "Review the history's fixed pull requests as they were, and score each mix", run: verb(evalcmd.Parse, evalcmd.Run)},
 		}},
 		{name: "fix", summary: "Fix a pull request's findings, verify and push", run: verb(parseFix, fixPR)},
 		{name: "learn", summary: "Propose learnings from people's decisions, as a change to review", run: verb(learncmd.Parse, learncmd.Run)},
 		{name: "reply", summary: "Answer people's replies in gh-ocdx's review threads", run: runReply},
-		{name: "restore", summary: "Overrule the verifier: count a refuted finding again", run: verb(parseRestore, restore)},
+		{name: "restore", summary: "Overrule the verifier: count a refuted finding again", run: verb(findingcmd.ParseRestore, findingcmd.Restore)},
 		{name: "review", summary: "Review the current branch's changes before a pull request exists", run: runReview},
 		{name: "review-loop", summary: "Review, fix and re-review a pull request until it converges", run: runReviewLoop},
 		{name: "review-pr", summary: "Review a pull request with one model, with you in the loop", run: runReviewPR},

@@ -1,4 +1,4 @@
-package cmd
+package findingcmd
 
 import (
 	"context"
@@ -36,7 +36,7 @@ Examples:
   gh ocdx restore 24 QUAL-1a2b3c4d
   gh ocdx restore PERF-12ab34cd`
 
-func parseRestore(d *cmdutil.Deps, args []string) (*RestoreOptions, error) {
+func ParseRestore(d *cmdutil.Deps, args []string) (*RestoreOptions, error) {
 	opts := &RestoreOptions{}
 	var repoFlag string
 	fs := cmdutil.NewFlagSet("restore", restoreUsage, restoreHelp)
@@ -57,7 +57,7 @@ func parseRestore(d *cmdutil.Deps, args []string) (*RestoreOptions, error) {
 	return opts, nil
 }
 
-func restore(ctx context.Context, d *cmdutil.Deps, opts *RestoreOptions) error {
+func Restore(ctx context.Context, d *cmdutil.Deps, opts *RestoreOptions) error {
 	t, err := cmdutil.TargetPR(ctx, d, cmdutil.PRArgs{Repo: opts.Repo, PR: opts.PR, Branch: opts.Branch}, restoreUsage)
 	if err != nil {
 		return err

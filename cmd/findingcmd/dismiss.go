@@ -1,4 +1,4 @@
-package cmd
+package findingcmd
 
 import (
 	"context"
@@ -64,7 +64,7 @@ Examples:
   gh ocdx dismiss QUAL-0badf00d PERF-12ab34cd
   gh ocdx dismiss --branch feature/cache QUAL-0badf00d`
 
-func parseDismiss(d *cmdutil.Deps, args []string) (*DismissOptions, error) {
+func ParseDismiss(d *cmdutil.Deps, args []string) (*DismissOptions, error) {
 	opts := &DismissOptions{}
 	var repoFlag string
 	fs := cmdutil.NewFlagSet("dismiss", dismissUsage, dismissHelp)
@@ -98,7 +98,7 @@ func parseDismiss(d *cmdutil.Deps, args []string) (*DismissOptions, error) {
 	return opts, nil
 }
 
-func dismiss(ctx context.Context, d *cmdutil.Deps, opts *DismissOptions) error {
+func Dismiss(ctx context.Context, d *cmdutil.Deps, opts *DismissOptions) error {
 	if opts.Local != "" {
 		return dismissLocal(ctx, d, opts.Local, opts.IDs, "", opts.Reason)
 	}

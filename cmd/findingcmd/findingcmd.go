@@ -1,4 +1,8 @@
-package cmd
+// Package findingcmd holds the verbs on a PR's findings, dismiss and
+// restore: they post a /ocdx command naming finding IDs on a pull
+// request, once the token's user is known to be one the loop will heed:
+// the same arguments, the same PR lookup and the same permission check.
+package findingcmd
 
 import (
 	"context"
@@ -11,10 +15,6 @@ import (
 	"github.com/ocdx/gh-ocdx/internal/cmdutil"
 	"github.com/ocdx/gh-ocdx/posts"
 )
-
-// dismiss and restore post a /ocdx command naming finding IDs on a pull
-// request, once the token's user is known to be one the loop will heed:
-// the same arguments, the same PR lookup and the same permission check.
 
 // findingIDs splits a verb's arguments into an optional pull request and
 // the finding IDs that follow it (each once). A first argument that is not
