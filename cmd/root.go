@@ -9,11 +9,13 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/ocdx/gh-ocdx/cmd/commandcmd"
 	"github.com/ocdx/gh-ocdx/cmd/configcmd"
 	"github.com/ocdx/gh-ocdx/cmd/describecmd"
 	"github.com/ocdx/gh-ocdx/cmd/evalcmd"
 	"github.com/ocdx/gh-ocdx/cmd/findingcmd"
 	"github.com/ocdx/gh-ocdx/cmd/learncmd"
+	"github.com/ocdx/gh-ocdx/cmd/replycmd"
 	"github.com/ocdx/gh-ocdx/cmd/statecmd"
 	"github.com/ocdx/gh-ocdx/cmd/statscmd"
 	"github.com/ocdx/gh-ocdx/internal/cmdutil"
@@ -41,10 +43,24 @@ func verb[O any](parse func(*cmdutil.Deps, []string) (*O, error), run func(conte
 	}
 }
 
+// ocdxVerbs are the verbs of cmd an /ocdx command runs, each parsing the
+// argv the command stands for (commandcmd.Argv) as its own command line.
+var ocdxVerbs = commandcmd.Verbs{
+	Review: func(ctx context.Context, d *cmdutil.Deps, args []string, reviewOnly string) error {
+		opts, err := parseReviewLoop(d, args)
+		if err != nil {
+			return err
+		}
+		opts.ReviewOnly = reviewOnly
+		return reviewLoop(ctx, d, opts)
+	},
+	Fix: verb(parseFix, fixPR),
+}
+
 // commands lists what gh ocdx can do. A verb appears here only once it works.
 func commands() []command {
 	return []command{
-		{name: "command", summary: "Act on an /ocdx command or a reply in a PR's comments", run: verb(parseCommand, runComment)},
+		{name: "command", summary: "Act on an /ocdx command or a reply in a PR's comments", run: verb(commandcmd.Parse, ocdxVerbs.Run)},
 		{name: "config", summary: "Create, show or validate the configuration", sub: []command{
 			{name: "init", summary: "Write an example configuration", run: configcmd.RunInit},
 			{name: "show", summary: "Print the configuration in effect", run: configcmd.RunShow},
@@ -57,7 +73,7 @@ func commands() []command {
 		}},
 		{name: "fix", summary: "Fix a pull request's findings, verify and push", run: verb(parseFix, fixPR)},
 		{name: "learn", summary: "Propose learnings from people's decisions, as a change to review", run: verb(learncmd.Parse, learncmd.Run)},
-		{name: "reply", summary: "Answer people's replies in gh-ocdx's review threads", run: runReply},
+		{name: "reply", summary: "Answer people's replies in gh-ocdx's review threads", run: verb(replycmd.Parse, replycmd.Run)},
 		{name: "restore", summary: "Overrule the verifier: count a refuted finding again", run: verb(findingcmd.ParseRestore, findingcmd.Restore)},
 		{name: "review", summary: "Review the current branch's changes before a pull request exists", run: runReview},
 		{name: "review-loop", summary: "Review, fix and re-review a pull request until it converges", run: runReviewLoop},

@@ -1,21 +1,28 @@
-package cmd
+// Package commandcmd is the command verb: it acts on one /ocdx command or
+// reply in a PR's comments (docs/architecture.md, Commands). The verbs a
+// command runs are given the argv it stands for (Argv) and parse it with
+// their own flag set, so that /ocdx review, /ocdx fix and a reply get the
+// defaults and the checks the same verbs get on the command line.
+package commandcmd
 
 import (
 	"context"
 	"errors"
+	"strconv"
 	"strings"
 
 	"github.com/cli/go-gh/v2/pkg/repository"
 
 	"github.com/ocdx/gh-ocdx/change"
+	"github.com/ocdx/gh-ocdx/cmd/replycmd"
 	"github.com/ocdx/gh-ocdx/converse"
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/internal/cmdutil"
 	"github.com/ocdx/gh-ocdx/llm"
 )
 
-// CommandOptions are the parsed arguments of command.
-type CommandOptions struct {
+// Options are the parsed arguments of command.
+type Options struct {
 	PR        int
 	Branch    string
 	Repo      repository.Repository
@@ -50,9 +57,9 @@ command's verb and IDs.
 Examples:
   gh ocdx command 24 --comment-id 1234567890`
 
-func parseCommand(d *cmdutil.Deps, args []string) (*CommandOptions, error) {
+func Parse(d *cmdutil.Deps, args []string) (*Options, error) {
 	var repoFlag string
-	opts := &CommandOptions{}
+	opts := &Options{}
 	fs := cmdutil.NewFlagSet("command", commandUsage, commandHelp)
 	fs.Int64Var(&opts.CommentID, "comment-id", 0, "The comment to act on, by its `id` (github.event.comment.id)")
 	fs.MaxTokensFlag(&opts.MaxTokens, "Stop before a model call that could bring the command's tokens past `N`")
@@ -71,38 +78,64 @@ func parseCommand(d *cmdutil.Deps, args []string) (*CommandOptions, error) {
 	return opts, nil
 }
 
-func runComment(ctx context.Context, d *cmdutil.Deps, opts *CommandOptions) error {
+// Verbs are the verbs an /ocdx command runs, each given the argv the
+// command stands for and parsing it as its own command line: review-loop
+// and fix, which live in cmd.
+type Verbs struct {
+	// Review runs review-loop; reviewOnly, when set, says why it fixes
+	// nothing (a repository that does not let /ocdx fix).
+	Review func(ctx context.Context, d *cmdutil.Deps, args []string, reviewOnly string) error
+	Fix    func(ctx context.Context, d *cmdutil.Deps, args []string) error
+}
+
+// Argv is what an /ocdx command asks of a verb, as the person would type
+// it: the PR by number on its own host (HOST/OWNER/NAME, whatever GH_HOST
+// says), --yes (no one is at a terminal), and the command's token budget.
+// Every verb an /ocdx command runs is parsed from it, so that none builds
+// its options by hand (docs/architecture.md, Commands).
+func Argv(repo github.Repo, pr int, maxTokens int64) []string {
+	args := []string{strconv.Itoa(pr), "-R", repo.Host + "/" + repo.String(), "--yes"}
+	if maxTokens > 0 {
+		args = append(args, "--max-tokens", strconv.FormatInt(maxTokens, 10))
+	}
+	return args
+}
+
+// Run acts on the comment opts names.
+func (v Verbs) Run(ctx context.Context, d *cmdutil.Deps, opts *Options) error {
 	t, err := cmdutil.TargetPR(ctx, d, cmdutil.PRArgs{Repo: opts.Repo, PR: opts.PR, Branch: opts.Branch}, commandUsage)
 	if err != nil {
 		return err
 	}
 	client, repo, pr, trust := t.Client, t.Repo, t.PR, t.Trust
 	cmdutil.Judge(ctx, d, trust, pr)
+	argv := Argv(repo, pr.Number, opts.MaxTokens)
 	m := converse.Commander{GitHub: client, Repo: repo, PR: pr, Trust: trust, FixOn: t.Policy != nil && t.Policy.CommandsFix, Info: d.Info, Warn: d.Warn,
 		Reply: func(ctx context.Context, thread string) error {
-			cfg, err := cmdutil.LoadConfigForModel(d, "", "replyModel", "reviewPrModel")
+			ro, err := replycmd.Parse(d, argv)
 			if err != nil {
 				return err
 			}
-			return replyOn(ctx, d, &ReplyOptions{PR: pr.Number, Repo: opts.Repo, Yes: true, MaxTokens: opts.MaxTokens, Thread: thread}, cfg, t)
+			// Only this thread, and only what people with write permission
+			// wrote there: the comment's author's permission let it run.
+			ro.Thread = thread
+			cfg, err := cmdutil.LoadConfigForModel(d, ro.Model, "replyModel", "reviewPrModel")
+			if err != nil {
+				return err
+			}
+			return replycmd.RunOn(ctx, d, ro, cfg, t)
 		},
 		Ask: func(ctx context.Context, c converse.Comment, tag, question string) error {
 			return ask(ctx, d, opts, client, repo, pr, c, tag, question)
 		},
-		Review: func(ctx context.Context, reviewOnly string) error {
-			// HOST/OWNER/NAME: the review goes to this PR's host, whatever GH_HOST says.
-			o := &ReviewLoopOptions{PR: pr.Number, RepoFlag: repo.Host + "/" + repo.String(), Yes: true, MaxTokens: opts.MaxTokens, ReviewOnly: reviewOnly}
-			return reviewLoop(ctx, d, o)
-		},
-		Fix: func(ctx context.Context) error {
-			return fixPR(ctx, d, &FixOptions{PR: pr.Number, Repo: opts.Repo, Yes: true, MaxTokens: opts.MaxTokens, usage: "Usage: " + fixUsage})
-		},
+		Review: func(ctx context.Context, reviewOnly string) error { return v.Review(ctx, d, argv, reviewOnly) },
+		Fix:    func(ctx context.Context) error { return v.Fix(ctx, d, argv) },
 	}
 	return m.Run(ctx, opts.CommentID)
 }
 
 // ask answers /ocdx ask with the replyModel and read tools only.
-func ask(ctx context.Context, d *cmdutil.Deps, opts *CommandOptions, client *github.Client, repo github.Repo, pr *github.PullRequest, c converse.Comment, tag, question string) error {
+func ask(ctx context.Context, d *cmdutil.Deps, opts *Options, client *github.Client, repo github.Repo, pr *github.PullRequest, c converse.Comment, tag, question string) error {
 	if strings.TrimSpace(question) == "" {
 		return converse.PostAnswer(ctx, client, repo, pr.Number, c, converse.Post(tag, c.Author, "ask a question after /ocdx ask."))
 	}

@@ -1,4 +1,6 @@
-package cmd
+// Package replycmd is the reply verb: gh-ocdx answers the replies in its
+// review threads (docs/architecture.md, Conversation).
+package replycmd
 
 import (
 	"cmp"
@@ -22,8 +24,8 @@ import (
 	"github.com/ocdx/gh-ocdx/state"
 )
 
-// ReplyOptions are the parsed arguments of reply.
-type ReplyOptions struct {
+// Options are the parsed arguments of reply.
+type Options struct {
 	PR     int    // 0: the open PR of Branch, else of the current branch
 	Branch string // the PR's head branch, when named so
 	Repo   repository.Repository
@@ -77,20 +79,9 @@ Examples:
   gh ocdx reply 24 --yes
   gh ocdx reply 24 --yes --json answered,left`
 
-func runReply(ctx context.Context, d *cmdutil.Deps, args []string) error {
-	opts, err := parseReply(d, args)
-	if err != nil {
-		return err
-	}
-	if !opts.Yes {
-		opts.Prompter = d.NewPrompter(ctx)
-	}
-	return reply(ctx, d, opts)
-}
-
-func parseReply(d *cmdutil.Deps, args []string) (*ReplyOptions, error) {
+func Parse(d *cmdutil.Deps, args []string) (*Options, error) {
 	var repoFlag string
-	opts := &ReplyOptions{}
+	opts := &Options{}
 	fs := cmdutil.NewFlagSet("reply", replyUsage, replyHelp)
 	fs.StringVar(&opts.Model, "model", "", "Answer with this provider/model instead of the configured replyModel")
 	fs.BoolVar(&opts.Yes, "yes", false, "Post every answer without asking")
@@ -135,7 +126,10 @@ type replyOutput struct {
 	CostUSD float64           `json:"estimatedCostUsd,omitempty"`
 }
 
-func reply(ctx context.Context, d *cmdutil.Deps, opts *ReplyOptions) error {
+func Run(ctx context.Context, d *cmdutil.Deps, opts *Options) error {
+	if !opts.Yes && opts.Prompter == nil {
+		opts.Prompter = d.NewPrompter(ctx)
+	}
 	cfg, err := cmdutil.LoadConfigForModel(d, opts.Model, "replyModel", "reviewPrModel")
 	if err != nil {
 		return err
@@ -146,13 +140,13 @@ func reply(ctx context.Context, d *cmdutil.Deps, opts *ReplyOptions) error {
 	}
 	// Whose posts are gh-ocdx's needs the base branch's trustedLogins.
 	cmdutil.Judge(ctx, d, t.Trust, t.PR)
-	return replyOn(ctx, d, opts, cfg, t)
+	return RunOn(ctx, d, opts, cfg, t)
 }
 
-// replyOn answers the replies due on t's PR, whose posts t.Trust has
+// RunOn answers the replies due on t's PR, whose posts t.Trust has
 // judged: reply's work, and the command verb's for a reply in a thread
 // (converse.Select, converse.Replier).
-func replyOn(ctx context.Context, d *cmdutil.Deps, opts *ReplyOptions, cfg *config.Config, t cmdutil.Target) error {
+func RunOn(ctx context.Context, d *cmdutil.Deps, opts *Options, cfg *config.Config, t cmdutil.Target) error {
 	name := cmp.Or(opts.Model, cfg.Reply.String())
 	client, repo, pr, trust := t.Client, t.Repo, t.PR, t.Trust
 	out := replyOutput{PR: report.RefOf(repo, pr), Answered: []converse.Thread{}, Skipped: []converse.Thread{}, Left: []converse.Thread{}}
@@ -253,7 +247,7 @@ func recordDisputed(d *cmdutil.Deps, repo github.Repo, number int, id string) {
 
 // finishReply writes the result and says how the run ended: an error when
 // a model failed (exit 1), incomplete when replies were left (exit 3).
-func finishReply(d *cmdutil.Deps, opts *ReplyOptions, out replyOutput, failed []string) error {
+func finishReply(d *cmdutil.Deps, opts *Options, out replyOutput, failed []string) error {
 	if out.Usage.Calls > 0 {
 		d.Info("reply: %s", tokens.Spent(out.Usage, out.CostUSD))
 	}
@@ -270,7 +264,7 @@ func finishReply(d *cmdutil.Deps, opts *ReplyOptions, out replyOutput, failed []
 	return nil
 }
 
-func writeReply(d *cmdutil.Deps, opts *ReplyOptions, out replyOutput) error {
+func writeReply(d *cmdutil.Deps, opts *Options, out replyOutput) error {
 	if opts.Export != nil {
 		return opts.Export.Write(d, out)
 	}
