@@ -215,53 +215,11 @@ func resumesItsFix(ctx context.Context, d *cmdutil.Deps, repo github.Repo, pr *g
 }
 
 func reviewLoop(ctx context.Context, d *cmdutil.Deps, opts *ReviewLoopOptions) error {
-	// Preflight: configuration, GitHub auth, the checkout, the PR, then the
-	// verify commands; no PR action before.
-	r, _ := cmdutil.ParseRepoFlag(opts.RepoFlag, d.DefaultHost()) // checked when parsed
-	if err := cmdutil.VerifierCredential(d, opts.Verifier); err != nil {
-		return err
-	}
-	p, err := prepare(ctx, d, r, cmdutil.PRArg{Number: opts.PR, Branch: opts.Branch}, "Usage: "+reviewLoopUsage,
-		cmdutil.UsesRole("reviewerModels", "commentsAnalyzerModel", "prFixModel", "verifierModel"), preflight.Resuming)
+	p, reason, canPush, err := startLoop(ctx, d, opts)
 	if err != nil {
 		return err
 	}
-	cfg, client, repo, co, pr, canPush := p.cfg, p.client, p.repo, p.co, p.pr, p.canPush
-	if opts.ReviewOnly != "" {
-		canPush = false
-	}
-	if canPush && !opts.DryRun {
-		if err := requireVerify(d, p); err != nil {
-			return err
-		}
-	}
-	if len(co.Dirty) > 0 {
-		if err := resumesItsFix(ctx, d, repo, pr, co); err != nil {
-			return err
-		}
-	}
-	if n := co.Repo.Ahead(ctx, pr.HeadRefOid); n > 0 {
-		// Unpushed commits, such as a fix whose push was declined: the
-		// run's push question offers them again.
-		d.Warn("your checkout is %s ahead of PR #%d's head %s: the reviewers read the PR's head, and the next push includes them (git log --oneline %s..HEAD)", text.Plural(n, "commit"), pr.Number, text.ShortOID(pr.HeadRefOid), text.ShortOID(pr.HeadRefOid))
-	} else if pr.HeadRefOid != co.Head {
-		d.Warn("your checkout is at %s but PR #%d's head on GitHub is %s: the reviewers read the PR's head, the fix works on your checkout; pull first (gh pr checkout %d)", text.ShortOID(co.Head), pr.Number, text.ShortOID(pr.HeadRefOid), pr.Number)
-	}
-	reason := opts.ReviewOnly
-	if !canPush && reason == "" {
-		reason = preflight.ReviewOnlyReason(pr)
-		d.Warn("%s", reason)
-	}
-	if opts.Prompter == nil {
-		opts.Prompter = d.NewPrompter(ctx)
-	}
-	// The verify commands run only when a fix is made and pushed; the
-	// repository's analyzers on any same-repository head.
-	if (canPush && !opts.DryRun || cfg.AnalyzersFrom != "" && !pr.IsCrossRepository) && !opts.Yes && d.IO.CanPrompt() {
-		if err := approveVerify(d, p.cfg, p.repo, p.pr.BaseRefName, p.pr.BasePolicy.Commit, opts.Prompter); err != nil {
-			return err
-		}
-	}
+	cfg, client, repo, co, pr := p.cfg, p.client, p.repo, p.co, p.pr
 
 	tools, err := loopEvidence(ctx, d, opts, p)
 	if err != nil {
@@ -323,6 +281,66 @@ func reviewLoop(ctx context.Context, d *cmdutil.Deps, opts *ReviewLoopOptions) e
 		Evidence:   tools.gather,
 		Compliance: notMet,
 	})
+	return endLoop(ctx, d, opts, p, reason, res, err)
+}
+
+// startLoop is review-loop's preflight: the configuration, GitHub auth,
+// the checkout, the PR and the verify commands, with no PR action before;
+// reason is why the run reviews and fixes nothing ("" when it fixes), and
+// canPush whether it may push.
+func startLoop(ctx context.Context, d *cmdutil.Deps, opts *ReviewLoopOptions) (p *prepared, reason string, canPush bool, err error) {
+	r, _ := cmdutil.ParseRepoFlag(opts.RepoFlag, d.DefaultHost()) // checked when parsed
+	if err := cmdutil.VerifierCredential(d, opts.Verifier); err != nil {
+		return nil, "", false, err
+	}
+	p, err = prepare(ctx, d, r, cmdutil.PRArg{Number: opts.PR, Branch: opts.Branch}, "Usage: "+reviewLoopUsage,
+		cmdutil.UsesRole("reviewerModels", "commentsAnalyzerModel", "prFixModel", "verifierModel"), preflight.Resuming)
+	if err != nil {
+		return nil, "", false, err
+	}
+	cfg, repo, co, pr, canPush := p.cfg, p.repo, p.co, p.pr, p.canPush
+	if opts.ReviewOnly != "" {
+		canPush = false
+	}
+	if canPush && !opts.DryRun {
+		if err := requireVerify(d, p); err != nil {
+			return nil, "", false, err
+		}
+	}
+	if len(co.Dirty) > 0 {
+		if err := resumesItsFix(ctx, d, repo, pr, co); err != nil {
+			return nil, "", false, err
+		}
+	}
+	if n := co.Repo.Ahead(ctx, pr.HeadRefOid); n > 0 {
+		// Unpushed commits, such as a fix whose push was declined: the
+		// run's push question offers them again.
+		d.Warn("your checkout is %s ahead of PR #%d's head %s: the reviewers read the PR's head, and the next push includes them (git log --oneline %s..HEAD)", text.Plural(n, "commit"), pr.Number, text.ShortOID(pr.HeadRefOid), text.ShortOID(pr.HeadRefOid))
+	} else if pr.HeadRefOid != co.Head {
+		d.Warn("your checkout is at %s but PR #%d's head on GitHub is %s: the reviewers read the PR's head, the fix works on your checkout; pull first (gh pr checkout %d)", text.ShortOID(co.Head), pr.Number, text.ShortOID(pr.HeadRefOid), pr.Number)
+	}
+	reason = opts.ReviewOnly
+	if !canPush && reason == "" {
+		reason = preflight.ReviewOnlyReason(pr)
+		d.Warn("%s", reason)
+	}
+	if opts.Prompter == nil {
+		opts.Prompter = d.NewPrompter(ctx)
+	}
+	// The verify commands run only when a fix is made and pushed; the
+	// repository's analyzers on any same-repository head.
+	if (canPush && !opts.DryRun || cfg.AnalyzersFrom != "" && !pr.IsCrossRepository) && !opts.Yes && d.IO.CanPrompt() {
+		if err := approveVerify(d, p.cfg, p.repo, p.pr.BaseRefName, p.pr.BasePolicy.Commit, opts.Prompter); err != nil {
+			return nil, "", false, err
+		}
+	}
+	return p, reason, canPush, nil
+}
+
+// endLoop says how the run ended: the summary (or --json), the check run,
+// and the error that gives the exit code.
+func endLoop(ctx context.Context, d *cmdutil.Deps, opts *ReviewLoopOptions, p *prepared, reason string, res *report.Result, err error) error {
+	client, repo, pr := p.client, p.repo, p.pr
 	if ctx.Err() != nil || errors.Is(err, cmdutil.ErrCancelled) {
 		// Stopped by the person: one line says so (cmdutil.EndMessage), not a
 		// summary whose outcome is "context canceled".
