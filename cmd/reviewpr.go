@@ -179,7 +179,7 @@ func reviewPR(ctx context.Context, d *cmdutil.Deps, opts *ReviewPROptions) error
 			return err
 		}
 	}
-	repo, client, number, err := cmdutil.ResolvePR(ctx, d, cmdutil.PRArgs{Repo: opts.Repo, PR: opts.Number, Branch: opts.Branch}, "gh ocdx review-pr [<number> | <url> | <branch>] [flags]")
+	repo, client, number, err := cmdutil.ResolvePR(ctx, d, cmdutil.PRArg{Number: opts.Number, Branch: opts.Branch, Repo: opts.Repo}, "gh ocdx review-pr [<number> | <url> | <branch>] [flags]")
 	if err != nil {
 		return err
 	}

@@ -103,7 +103,7 @@ func Argv(repo github.Repo, pr int, maxTokens int64) []string {
 
 // Run acts on the comment opts names.
 func (v Verbs) Run(ctx context.Context, d *cmdutil.Deps, opts *Options) error {
-	t, err := cmdutil.TargetPR(ctx, d, cmdutil.PRArgs{Repo: opts.Repo, PR: opts.PR, Branch: opts.Branch}, commandUsage)
+	t, err := cmdutil.TargetPR(ctx, d, cmdutil.PRArg{Number: opts.PR, Branch: opts.Branch, Repo: opts.Repo}, commandUsage)
 	if err != nil {
 		return err
 	}

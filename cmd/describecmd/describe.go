@@ -118,7 +118,7 @@ func Run(ctx context.Context, d *cmdutil.Deps, opts *Options) error {
 	if err != nil {
 		return err
 	}
-	repo, client, number, err := cmdutil.ResolvePR(ctx, d, cmdutil.PRArgs{Repo: opts.Repo, PR: opts.Number, Branch: opts.Branch}, describeUsage)
+	repo, client, number, err := cmdutil.ResolvePR(ctx, d, cmdutil.PRArg{Number: opts.Number, Branch: opts.Branch, Repo: opts.Repo}, describeUsage)
 	if err != nil {
 		return err
 	}

@@ -111,7 +111,7 @@ func Dismiss(ctx context.Context, d *cmdutil.Deps, opts *DismissOptions) error {
 		}
 		opts.PR = number
 	}
-	t, err := cmdutil.TargetPR(ctx, d, cmdutil.PRArgs{Repo: opts.Repo, PR: opts.PR, Branch: opts.Branch}, dismissUsage)
+	t, err := cmdutil.TargetPR(ctx, d, cmdutil.PRArg{Number: opts.PR, Branch: opts.Branch, Repo: opts.Repo}, dismissUsage)
 	if err != nil {
 		return err
 	}

@@ -58,7 +58,7 @@ func ParseRestore(d *cmdutil.Deps, args []string) (*RestoreOptions, error) {
 }
 
 func Restore(ctx context.Context, d *cmdutil.Deps, opts *RestoreOptions) error {
-	t, err := cmdutil.TargetPR(ctx, d, cmdutil.PRArgs{Repo: opts.Repo, PR: opts.PR, Branch: opts.Branch}, restoreUsage)
+	t, err := cmdutil.TargetPR(ctx, d, cmdutil.PRArg{Number: opts.PR, Branch: opts.Branch, Repo: opts.Repo}, restoreUsage)
 	if err != nil {
 		return err
 	}

@@ -134,7 +134,7 @@ func Run(ctx context.Context, d *cmdutil.Deps, opts *Options) error {
 	if err != nil {
 		return err
 	}
-	t, err := cmdutil.TargetPR(ctx, d, cmdutil.PRArgs{Repo: opts.Repo, PR: opts.PR, Branch: opts.Branch}, replyUsage)
+	t, err := cmdutil.TargetPR(ctx, d, cmdutil.PRArg{Number: opts.PR, Branch: opts.Branch, Repo: opts.Repo}, replyUsage)
 	if err != nil {
 		return err
 	}

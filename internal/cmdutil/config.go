@@ -27,7 +27,7 @@ func LoadConfigFor(d *Deps, uses func(key string) bool) (*config.Config, error) 
 	if err != nil {
 		return nil, err
 	}
-	if err := CheckTimeouts(d); err != nil {
+	if err := checkTimeouts(d); err != nil {
 		return nil, err
 	}
 	if c.Legacy {
@@ -51,7 +51,7 @@ func LoadConfigForModel(d *Deps, model string, roles ...string) (*config.Config,
 	}
 	cfg, err := LoadConfigFor(d, uses)
 	if model != "" && errors.Is(err, fs.ErrNotExist) {
-		cfg, err = &config.Config{}, CheckTimeouts(d)
+		cfg, err = &config.Config{}, checkTimeouts(d)
 	}
 	return cfg, err
 }

@@ -106,8 +106,8 @@ func envDuration(d *Deps, name string) (time.Duration, error) {
 	return t, nil
 }
 
-// CheckTimeouts validates both settings, before any request is made.
-func CheckTimeouts(d *Deps) error {
+// checkTimeouts validates both settings, before any request is made.
+func checkTimeouts(d *Deps) error {
 	for _, name := range []string{envModelTimeout, envGitHubTimeout} {
 		if _, err := envDuration(d, name); err != nil {
 			return err
@@ -116,10 +116,10 @@ func CheckTimeouts(d *Deps) error {
 	return nil
 }
 
-// NewModel builds the provider/model client of role with the user's
+// newModel builds the provider/model client of role with the user's
 // timeout and the role's output cap (0: the client's default); its calls,
 // retries and streamed tokens are shown on stderr as they run.
-func NewModel(d *Deps, role, name string, outputCap int64) (*progress.Model, error) {
+func newModel(d *Deps, role, name string, outputCap int64) (*progress.Model, error) {
 	t, err := envDuration(d, envModelTimeout)
 	if err != nil {
 		return nil, err
@@ -166,7 +166,7 @@ func NewRunModels(d *Deps, cfg *config.Config, maxTokens int64) *RunModels {
 // started.
 func (m *RunModels) Model(role, name, key string, show ...func(*progress.Model)) (llm.Model, error) {
 	out := m.cfg.OutputCap(key)
-	mod, err := NewModel(m.d, role, name, out)
+	mod, err := newModel(m.d, role, name, out)
 	if err != nil {
 		return nil, err
 	}

@@ -123,10 +123,10 @@ func (f *FlagSet) UsageErr(format string, a ...any) error {
 // needsTerminal is ErrNoTerminal for this verb: "what, and this is not a
 // terminal: instead" with the verb's usage.
 func (f *FlagSet) NeedsTerminal(what, instead string) error {
-	return NoTerminal(what, instead, f.ShortUsage())
+	return noTerminal(what, instead, f.ShortUsage())
 }
 
-func NoTerminal(what, instead, usage string) error {
+func noTerminal(what, instead, usage string) error {
 	return &UsageError{Msg: what + ", and this is not a terminal: " + instead, Usage: usage, Err: ErrNoTerminal}
 }
 

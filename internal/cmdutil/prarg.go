@@ -14,11 +14,11 @@ import (
 type PRArg struct {
 	Number int
 	Branch string                // the PR whose head is this branch
-	Repo   repository.Repository // a URL's repository; zero otherwise
+	Repo   repository.Repository // a URL's or -R's repository; zero: GH_REPO's, else the remotes'
 }
 
-// PRArgUsage is what a bad PR argument is told.
-const PRArgUsage = "give its number (24 or #24), URL (https://github.com/OWNER/REPO/pull/24) or head branch"
+// prArgUsage is what a bad PR argument is told.
+const prArgUsage = "give its number (24 or #24), URL (https://github.com/OWNER/REPO/pull/24) or head branch"
 
 // ParsePRArg reads s; "" is the zero PRArg.
 func ParsePRArg(s string) (PRArg, error) {
@@ -28,19 +28,19 @@ func ParsePRArg(s string) (PRArg, error) {
 	case strings.HasPrefix(s, "http://") || strings.HasPrefix(s, "https://"):
 		r, n, ok := parsePRURL(s)
 		if !ok {
-			return PRArg{}, fmt.Errorf("invalid pull request %q: not a pull request URL; %s", s, PRArgUsage)
+			return PRArg{}, fmt.Errorf("invalid pull request %q: not a pull request URL; %s", s, prArgUsage)
 		}
 		return PRArg{Number: n, Repo: r}, nil
 	}
 	digits := strings.TrimPrefix(s, "#")
 	if n, err := strconv.Atoi(digits); err == nil {
 		if n <= 0 {
-			return PRArg{}, fmt.Errorf("invalid pull request %q: %s", s, PRArgUsage)
+			return PRArg{}, fmt.Errorf("invalid pull request %q: %s", s, prArgUsage)
 		}
 		return PRArg{Number: n}, nil
 	}
 	if strings.HasPrefix(s, "#") || strings.HasPrefix(s, "-") || strings.ContainsAny(s, " \t\n~^:?*[\\") || strings.Contains(s, "..") {
-		return PRArg{}, fmt.Errorf("invalid pull request %q: %s", s, PRArgUsage)
+		return PRArg{}, fmt.Errorf("invalid pull request %q: %s", s, prArgUsage)
 	}
 	return PRArg{Branch: s}, nil
 }
@@ -73,7 +73,7 @@ func (f *FlagSet) PRFrom(s, repoFlag string) (PRArg, repository.Repository, erro
 		return PRArg{}, repository.Repository{}, err
 	}
 	if pr.Repo.Name != "" {
-		if repoFlag != "" && !SameRepo(r, pr.Repo) {
+		if repoFlag != "" && !sameRepo(r, pr.Repo) {
 			return PRArg{}, repository.Repository{}, f.UsageErr("the URL names %s but --repo names %s: drop one", RepoString(pr.Repo), RepoString(r))
 		}
 		r = pr.Repo
@@ -81,7 +81,7 @@ func (f *FlagSet) PRFrom(s, repoFlag string) (PRArg, repository.Repository, erro
 	return pr, r, nil
 }
 
-func SameRepo(a, b repository.Repository) bool {
+func sameRepo(a, b repository.Repository) bool {
 	return strings.EqualFold(a.Host, b.Host) && strings.EqualFold(a.Owner, b.Owner) && strings.EqualFold(a.Name, b.Name)
 }
 

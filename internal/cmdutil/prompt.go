@@ -28,7 +28,7 @@ type Prompter interface {
 func newPrompter(ctx context.Context, ios *IOStreams) Prompter {
 	return prompter.New(ctx, prompter.Streams{In: ios.In, Out: ios.Out, ErrOut: ios.ErrOut, TermOut: ios.TerminalOut(), TermErr: ios.TerminalErr(),
 		CanPrompt: ios.CanPrompt, Width: ios.TerminalWidth},
-		ErrCancelled, NoTerminal("gh-ocdx needs to ask you", "run it in a terminal, or pass --yes where the command offers it", ""))
+		ErrCancelled, noTerminal("gh-ocdx needs to ask you", "run it in a terminal, or pass --yes where the command offers it", ""))
 }
 
 // EditorCommand is the editor gh would open: GH_EDITOR, else git's

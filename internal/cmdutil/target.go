@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/cli/go-gh/v2/pkg/repository"
 	"github.com/ocdx/gh-ocdx/change"
 	"github.com/ocdx/gh-ocdx/config"
 	"github.com/ocdx/gh-ocdx/git"
@@ -18,20 +17,20 @@ import (
 
 // ResolvePR is the repository a verb works on (RepoClient), a client for
 // its host, and the pull request a names: its number, else the open one
-// of its branch or of the checked-out branch (OpenPRNumber); usage is the
+// of its branch or of the checked-out branch (openPRNumber); usage is the
 // verb's usage line.
-func ResolvePR(ctx context.Context, d *Deps, a PRArgs, usage string) (github.Repo, *github.Client, int, error) {
+func ResolvePR(ctx context.Context, d *Deps, a PRArg, usage string) (github.Repo, *github.Client, int, error) {
 	repo, client, err := RepoClient(d, a.Repo)
-	if err != nil || a.PR != 0 {
-		return repo, client, a.PR, err
+	if err != nil || a.Number != 0 {
+		return repo, client, a.Number, err
 	}
-	n, err := OpenPRNumber(ctx, d, client, repo, a.Branch, "Usage: "+usage)
+	n, err := openPRNumber(ctx, d, client, repo, a.Branch, "Usage: "+usage)
 	return repo, client, n, err
 }
 
-// OpenPRNumber finds the open PR whose head is branch, or the checked-out
+// openPRNumber finds the open PR whose head is branch, or the checked-out
 // branch, as gh pr view does without an argument; usage is the verb's.
-func OpenPRNumber(ctx context.Context, d *Deps, gh *github.Client, repo github.Repo, branch, usage string) (int, error) {
+func openPRNumber(ctx context.Context, d *Deps, gh *github.Client, repo github.Repo, branch, usage string) (int, error) {
 	if branch == "" {
 		wd, err := d.Dir()
 		if err != nil {
@@ -133,7 +132,7 @@ type Target struct {
 
 // TargetPR is the Target of a command given opts: the PR numbered, or the
 // open one of the branch.
-func TargetPR(ctx context.Context, d *Deps, opts PRArgs, usage string) (Target, error) {
+func TargetPR(ctx context.Context, d *Deps, opts PRArg, usage string) (Target, error) {
 	repo, client, number, err := ResolvePR(ctx, d, opts, usage)
 	if err != nil {
 		return Target{}, err
@@ -147,11 +146,4 @@ func TargetPR(ctx context.Context, d *Deps, opts PRArgs, usage string) (Target, 
 		policy = nil
 	}
 	return Target{Client: client, Repo: repo, PR: pr, Trust: posts.NewTrust(client, repo, policy.Trusted()), Policy: policy}, nil
-}
-
-// PRArgs are a verb's pull request arguments.
-type PRArgs struct {
-	Repo   repository.Repository
-	PR     int
-	Branch string
 }
