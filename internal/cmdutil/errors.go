@@ -22,7 +22,7 @@ type UsageError struct {
 func (e *UsageError) Unwrap() error { return e.Err }
 
 // ErrNoTerminal: a verb would ask the person and stdin or stdout is not a
-// terminal. Every verb says it the same way (needsTerminal): before it
+// terminal. Every verb says it the same way (FlagSet.NeedsTerminal): before it
 // starts, as a usage error naming the flag that answers instead, as gh's
 // "… required when not running interactively" is a flag error. Exit 2.
 var ErrNoTerminal = errors.New("not a terminal")
@@ -34,7 +34,7 @@ func (e *UsageError) Error() string {
 	return e.Msg + "\n\n" + e.Usage
 }
 
-// errShown: the command failed (exit 1) and its output already says how,
+// ErrShown: the command failed (exit 1) and its output already says how,
 // line by line, as gh auth status does; nothing more is said.
 var ErrShown = errors.New("failed, as shown above")
 

@@ -33,7 +33,7 @@ func (d *Deps) Dir() (string, error) {
 	return os.Getwd()
 }
 
-// defaultHost is the host of a repository named OWNER/REPO: GH_HOST, else
+// DefaultHost is the host of a repository named OWNER/REPO: GH_HOST, else
 // gh's default host.
 func (d *Deps) DefaultHost() string {
 	if h := d.Getenv("GH_HOST"); h != "" {
@@ -159,7 +159,7 @@ func NewRunModels(d *Deps, cfg *config.Config, maxTokens int64) *RunModels {
 	return m
 }
 
-// model builds role's model name, with the output cap of the
+// Model builds role's model name, with the output cap of the
 // configuration's key; show sets how its calls are shown (tools listed).
 // The budget wraps it outermost, so that an agent sees the budget it draws
 // on (and reserves its answer) and a call it refuses is never shown as
@@ -179,7 +179,7 @@ func (m *RunModels) Model(role, name, key string, show ...func(*progress.Model))
 	return m.Budget.Wrap(mod, cmp.Or(out, llm.DefaultMaxTokens)), nil
 }
 
-// crew is the reviewers of the configuration and the verifier (verifier,
+// Crew is the reviewers of the configuration and the verifier (verifier,
 // else the configuration's verifierModel; nil when neither names one), as
 // review and review-loop run them.
 func (m *RunModels) Crew(verifier string) ([]roles.Role, *roles.Role, error) {
@@ -206,7 +206,7 @@ func (m *RunModels) Crew(verifier string) ([]roles.Role, *roles.Role, error) {
 // WithTools lists a model's tool calls as they run.
 func WithTools(m *progress.Model) { m.Tools = true }
 
-// reserve is a converse.Asker's Reserve: nil without a budget.
+// Reserve is a converse.Asker's Reserve: nil without a budget.
 func (m *RunModels) Reserve() func(string, *llm.Agent) error {
 	if m.Budget == nil {
 		return nil
@@ -214,7 +214,7 @@ func (m *RunModels) Reserve() func(string, *llm.Agent) error {
 	return func(what string, a *llm.Agent) error { return m.Budget.Reserve(what, a) }
 }
 
-// spent says what the invocation spent of its budget (report.BudgetStatus);
+// Spent says what the invocation spent of its budget (report.BudgetStatus);
 // "" without one.
 func (m *RunModels) Spent() string {
 	if m.Budget == nil {

@@ -26,8 +26,8 @@ type FlagSet struct {
 	description string
 	help        bool
 	debug       bool
-	host        string // what OWNER/REPO means: Deps.defaultHost, set by parse
-	width       int    // of the help: stdout's terminal, set by parse
+	host        string // what OWNER/REPO means: Deps.DefaultHost, set by ParseArgs
+	width       int    // of the help: stdout's terminal, set by ParseArgs
 	maxTokens   *int64 // --max-tokens, when the verb has it
 	// effort is --effort, when the verb has it: its text, then the tier.
 	effort     *string
@@ -41,7 +41,7 @@ func NewFlagSet(name, usageLine, description string) *FlagSet {
 	return f
 }
 
-// ParseRepoFlag is ParseRepoFlag with this verb's usage on a bad --repo.
+// ParseRepoFlag is the function ParseRepoFlag with this verb's usage on a bad --repo.
 func (f *FlagSet) ParseRepoFlag(flag string) (repository.Repository, error) {
 	r, err := ParseRepoFlag(flag, f.host)
 	if ue, ok := err.(*UsageError); ok {
@@ -50,26 +50,26 @@ func (f *FlagSet) ParseRepoFlag(flag string) (repository.Repository, error) {
 	return r, err
 }
 
-// repoFlag adds -R/--repo as in gh.
+// RepoFlag adds -R/--repo as in gh.
 func (f *FlagSet) RepoFlag(p *string) {
 	f.StringVarP(p, "repo", "R", "", "Select a repository using the [HOST/]OWNER/REPO format")
 }
 
-// maxTokensFlag adds --max-tokens N, the invocation's token budget
-// (docs/architecture.md, Budget and costs); parse refuses N <= 0.
+// MaxTokensFlag adds --max-tokens N, the invocation's token budget
+// (docs/architecture.md, Budget and costs); ParseArgs refuses N <= 0.
 func (f *FlagSet) MaxTokensFlag(p *int64, usage string) {
 	f.Int64Var(p, "max-tokens", 0, usage)
 	f.maxTokens = p
 }
 
-// effortFlag adds --effort TIER (docs/architecture.md, Effort tiers),
-// checked by parse: "" in p when not given, the configuration's then.
+// EffortFlag adds --effort TIER (docs/architecture.md, Effort tiers),
+// checked by ParseArgs: "" in p when not given, the configuration's then.
 func (f *FlagSet) EffortFlag(p *effort.Tier, usage string) {
 	f.effort, f.effortTier = new(string), p
 	f.StringVar(f.effort, "effort", "", usage)
 }
 
-// usage is the verb's help as gh lays it out, wrapped to the terminal's
+// Help is the verb's help as gh lays it out, wrapped to the terminal's
 // width (80 when not one): the usage line first, the description, the
 // flags, then the examples.
 func (f *FlagSet) Help() string {
@@ -102,9 +102,7 @@ func wrapParagraph(p string, width int) string {
 	return text.Wrap(p, width, "", "")
 }
 
-// usageErr is a usage error carrying this verb's usage line and where its
-// help is, as gh does, not the whole help.
-// checkModel is --model's check, the same for every verb of one model:
+// CheckModel is --model's check, the same for every verb of one model:
 // "" (the configured one) or a provider/model name, else a usage error.
 func (f *FlagSet) CheckModel(model string) error {
 	if model == "" {
@@ -116,11 +114,13 @@ func (f *FlagSet) CheckModel(model string) error {
 	return nil
 }
 
+// UsageErr is a usage error carrying this verb's usage line and where its
+// help is, as gh does, not the whole help.
 func (f *FlagSet) UsageErr(format string, a ...any) error {
 	return &UsageError{Msg: fmt.Sprintf(format, a...), Usage: f.ShortUsage()}
 }
 
-// needsTerminal is ErrNoTerminal for this verb: "what, and this is not a
+// NeedsTerminal is ErrNoTerminal for this verb: "what, and this is not a
 // terminal: instead" with the verb's usage.
 func (f *FlagSet) NeedsTerminal(what, instead string) error {
 	return noTerminal(what, instead, f.ShortUsage())
@@ -130,11 +130,13 @@ func noTerminal(what, instead, usage string) error {
 	return &UsageError{Msg: what + ", and this is not a terminal: " + instead, Usage: usage, Err: ErrNoTerminal}
 }
 
+// ShortUsage is what a usage error shows: the usage line and where the
+// help is.
 func (f *FlagSet) ShortUsage() string {
 	return fmt.Sprintf("Usage: %s\n\nRun 'gh ocdx %s --help' for more.\n", f.usageLine, f.Name())
 }
 
-// parse parses args and checks that exactly nargs Positional arguments remain
+// ParseArgs parses args and checks that exactly nargs positional arguments remain
 // (nargs < 0: any number). It prints help on -h and turns --debug on.
 func (f *FlagSet) ParseArgs(d *Deps, args []string, nargs int) error {
 	// Defined last so that help lists the verb's own flags first.

@@ -30,7 +30,7 @@ type IOStreams struct {
 	StdinTTY  bool
 	StdoutTTY bool
 	StderrTTY bool
-	width     int // stdout's terminal's, while a pager reads stdout (startPager); 0: ask it
+	width     int // stdout's terminal's, while a pager reads stdout (StartPager); 0: ask it
 }
 
 // System returns the process's standard streams.

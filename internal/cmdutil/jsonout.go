@@ -43,7 +43,7 @@ func AddJSONFlags(fs *FlagSet, vs ...any) *JSONFlags {
 	return j
 }
 
-// args rewrites "--json a,b" (the fields as the next argument, as gh takes
+// Args rewrites "--json a,b" (the fields as the next argument, as gh takes
 // them) into "--json=a,b", so that they are not taken for a Positional
 // argument. As in gh, the word after --json is its fields, so that a
 // mistyped field is a usage error rather than a pull request's branch; for
@@ -120,7 +120,7 @@ func fieldsErr(head string, fields []string) error {
 	return &UsageError{Msg: head + "\n  " + strings.Join(sorted, "\n  ")}
 }
 
-// only keeps the fields of an Exporter to those of one kind of output
+// Only keeps the fields of an Exporter to those of one kind of output
 // (state show's one pull request or its list): a field of the other is
 // unknown here.
 func (e *Exporter) Only(fields []string) error {

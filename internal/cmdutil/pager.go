@@ -12,7 +12,7 @@ import (
 	"github.com/ocdx/gh-ocdx/internal/text"
 )
 
-// startPager sends what the verb writes on stdout through the person's
+// StartPager sends what the verb writes on stdout through the person's
 // pager while it runs, as gh does for long output: GH_PAGER, else PAGER;
 // none, "cat", or stdout not a terminal: no pager. less and lv get gh's
 // defaults (LESS=FRX: one screen is printed and left, colours pass) unless
@@ -61,6 +61,6 @@ func (d *Deps) StartPager() (stop func()) {
 	}
 }
 
-// pagerQuit: the person left the pager before the output ended, which is
+// PagerQuit: the person left the pager before the output ended, which is
 // no failure (gh's ErrClosedPagerPipe).
 func PagerQuit(err error) bool { return errors.Is(err, syscall.EPIPE) }

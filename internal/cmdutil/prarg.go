@@ -45,7 +45,7 @@ func ParsePRArg(s string) (PRArg, error) {
 	return PRArg{Branch: s}, nil
 }
 
-// prArgument reads a verb's PR: its optional Positional argument or --pr
+// PRArgument reads a verb's PR: its optional Positional argument or --pr
 // (an alias), not both, and reconciles a URL's repository with -R as gh
 // does: a URL selects its repository, and -R naming another is an error.
 func (f *FlagSet) PRArgument(prFlag, repoFlag string) (PRArg, repository.Repository, error) {
@@ -62,7 +62,7 @@ func (f *FlagSet) PRArgument(prFlag, repoFlag string) (PRArg, repository.Reposit
 	return f.PRFrom(s, repoFlag)
 }
 
-// prFrom reads the PR s and reconciles a URL's repository with -R.
+// PRFrom reads the PR s and reconciles a URL's repository with -R.
 func (f *FlagSet) PRFrom(s, repoFlag string) (PRArg, repository.Repository, error) {
 	pr, err := ParsePRArg(s)
 	if err != nil {

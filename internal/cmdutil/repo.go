@@ -16,7 +16,7 @@ import (
 
 // ParseRepoFlag reads a -R value ([HOST/]OWNER/REPO); "" gives the zero
 // repository, to be filled by CurrentRepo.
-// host is the one OWNER/REPO means (Deps.defaultHost).
+// host is the one OWNER/REPO means (Deps.DefaultHost).
 func ParseRepoFlag(flag, host string) (repository.Repository, error) {
 	if flag == "" {
 		return repository.Repository{}, nil

@@ -31,7 +31,7 @@ const markFailed = "✗"
 // The marks' colours, as gh's ColorScheme: green, red, yellow.
 var markColor = map[string]string{markSuccess: "\x1b[32m", markFailure: "\x1b[31m", markFailed: "\x1b[31m", markWarning: "\x1b[33m"}
 
-// success and warn write one line with its mark; info writes one
+// Success and warn write one line with its mark; info writes one
 // line without. Text from outside in a is made inert.
 func (d *Deps) Success(format string, a ...any) { d.say(markSuccess, format, a...) }
 func (d *Deps) Warn(format string, a ...any)    { d.say(markWarning, format, a...) }
@@ -63,7 +63,7 @@ func colourOn(getenv func(string) string) bool {
 	return getenv("NO_COLOR") == "" && getenv("CLICOLOR") != "0"
 }
 
-// progressOut is stderr for the lines of the person's run, gh-ocdx's own
+// ProgressOut is stderr for the lines of the person's run, gh-ocdx's own
 // and those the domain packages write (their Progress writer): a line that
 // starts with a mark gets it coloured when stderr takes colour; the rest is
 // made inert as on ErrOut.
