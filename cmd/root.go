@@ -62,9 +62,9 @@ func commands() []command {
 	return []command{
 		{name: "command", summary: "Act on an /ocdx command or a reply in a PR's comments", run: verb(commandcmd.Parse, ocdxVerbs.Run)},
 		{name: "config", summary: "Create, show or validate the configuration", sub: []command{
-			{name: "init", summary: "Write an example configuration", run: configcmd.RunInit},
-			{name: "show", summary: "Print the configuration in effect", run: configcmd.RunShow},
-			{name: "validate", summary: "Check the configuration and its credentials", run: configcmd.RunValidate},
+			{name: "init", summary: "Write an example configuration", run: verb(configcmd.ParseInit, configcmd.RunInit)},
+			{name: "show", summary: "Print the configuration in effect", run: verb(configcmd.ParseShow, configcmd.RunShow)},
+			{name: "validate", summary: "Check the configuration and its credentials", run: verb(configcmd.ParseValidate, configcmd.RunValidate)},
 		}},
 		{name: "describe", summary: "Say what a pull request does and whether it meets its issues", run: verb(describecmd.Parse, describecmd.Run)},
 		{name: "dismiss", summary: "Stop gh-ocdx raising findings on a pull request", run: verb(findingcmd.ParseDismiss, findingcmd.Dismiss)},
@@ -79,8 +79,8 @@ func commands() []command {
 		{name: "review-loop", summary: "Review, fix and re-review a pull request until it converges", run: runReviewLoop},
 		{name: "review-pr", summary: "Review a pull request with one model, with you in the loop", run: runReviewPR},
 		{name: "state", summary: "Show or clear what gh-ocdx remembers about pull requests", sub: []command{
-			{name: "show", summary: "List pull requests, or show one in full", run: statecmd.RunShow},
-			{name: "clear", summary: "Forget a pull request's runs, stuck findings and work in progress", run: statecmd.RunClear},
+			{name: "show", summary: "List pull requests, or show one in full", run: verb(statecmd.ParseShow, statecmd.RunShow)},
+			{name: "clear", summary: "Forget a pull request's runs, stuck findings and work in progress", run: verb(statecmd.ParseClear, statecmd.RunClear)},
 		}},
 		{name: "stats", summary: "Count how findings ended per reviewer model, and what each costs", run: verb(statscmd.Parse, statscmd.Run)},
 		{name: "version", summary: "Print the version", run: runVersion},

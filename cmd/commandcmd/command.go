@@ -57,6 +57,7 @@ command's verb and IDs.
 Examples:
   gh ocdx command 24 --comment-id 1234567890`
 
+// Parse reads command's arguments.
 func Parse(d *cmdutil.Deps, args []string) (*Options, error) {
 	var repoFlag string
 	opts := &Options{}

@@ -23,20 +23,22 @@ type InitOptions struct {
 	Prompter cmdutil.Prompter // nil: no terminal, nothing is asked
 }
 
-func RunInit(ctx context.Context, d *cmdutil.Deps, args []string) error {
-	opts, err := ParseInit(d, args)
-	if err != nil {
-		return err
+// RunInit runs config init in the work directory (opts.WorkDir, else
+// Deps.Dir).
+func RunInit(ctx context.Context, d *cmdutil.Deps, opts *InitOptions) error {
+	if opts.WorkDir == "" {
+		var err error
+		if opts.WorkDir, err = d.Dir(); err != nil {
+			return err
+		}
 	}
-	if opts.WorkDir, err = d.Dir(); err != nil {
-		return err
-	}
-	if d.IO.CanPrompt() {
+	if opts.Prompter == nil && d.IO.CanPrompt() {
 		opts.Prompter = d.NewPrompter(ctx)
 	}
 	return configInit(ctx, d, opts)
 }
 
+// ParseInit reads config init's arguments.
 func ParseInit(d *cmdutil.Deps, args []string) (*InitOptions, error) {
 	fs := cmdutil.NewFlagSet("config init", "gh ocdx config init",
 		`Write an example configuration to $OCDX_CONFIG, else
@@ -141,17 +143,19 @@ type ShowOptions struct {
 	WorkDir string            // its repository's .ocdx.json applies
 }
 
-func RunShow(_ context.Context, d *cmdutil.Deps, args []string) error {
-	opts, err := ParseShow(d, args)
-	if err != nil {
-		return err
-	}
-	if opts.WorkDir, err = d.Dir(); err != nil {
-		return err
+// RunShow runs config show in the work directory (opts.WorkDir, else
+// Deps.Dir).
+func RunShow(_ context.Context, d *cmdutil.Deps, opts *ShowOptions) error {
+	if opts.WorkDir == "" {
+		var err error
+		if opts.WorkDir, err = d.Dir(); err != nil {
+			return err
+		}
 	}
 	return configShow(d, opts)
 }
 
+// ParseShow reads config show's arguments.
 func ParseShow(d *cmdutil.Deps, args []string) (*ShowOptions, error) {
 	opts := &ShowOptions{}
 	fs := cmdutil.NewFlagSet("config show", "gh ocdx config show [--json [fields]] [--jq EXPR | --template T]",
@@ -199,17 +203,19 @@ type ValidateOptions struct {
 	Online  bool   // ask each provider whether the models exist
 }
 
-func RunValidate(ctx context.Context, d *cmdutil.Deps, args []string) error {
-	opts, err := ParseValidate(d, args)
-	if err != nil {
-		return err
-	}
-	if opts.WorkDir, err = d.Dir(); err != nil {
-		return err
+// RunValidate runs config validate in the work directory (opts.WorkDir, else
+// Deps.Dir).
+func RunValidate(ctx context.Context, d *cmdutil.Deps, opts *ValidateOptions) error {
+	if opts.WorkDir == "" {
+		var err error
+		if opts.WorkDir, err = d.Dir(); err != nil {
+			return err
+		}
 	}
 	return configValidate(ctx, d, opts)
 }
 
+// ParseValidate reads config validate's arguments.
 func ParseValidate(d *cmdutil.Deps, args []string) (*ValidateOptions, error) {
 	opts := &ValidateOptions{}
 	fs := cmdutil.NewFlagSet("config validate", "gh ocdx config validate [--online]",

@@ -60,6 +60,7 @@ Examples:
   gh ocdx describe 24 --post
   gh ocdx describe 24 --json summary,issues`
 
+// Parse reads describe's arguments.
 func Parse(d *cmdutil.Deps, args []string) (*Options, error) {
 	var repoFlag string
 	opts := &Options{}
@@ -107,6 +108,7 @@ type describeOutput struct {
 	CostUSD     float64             `json:"estimatedCostUsd,omitempty"`
 }
 
+// Run describes the pull request opts names.
 func Run(ctx context.Context, d *cmdutil.Deps, opts *Options) error {
 	cfg, err := cmdutil.LoadConfigForModel(d, opts.Model, "describeModel", "commentsAnalyzerModel")
 	if err != nil {

@@ -69,6 +69,7 @@ Examples:
 // defaultEvalLimit bounds the cases reviewed when --limit is not given.
 const defaultEvalLimit = 50
 
+// Parse reads eval history's arguments.
 func Parse(d *cmdutil.Deps, args []string) (*Options, error) {
 	opts := &Options{}
 	var after string
@@ -105,6 +106,7 @@ func Parse(d *cmdutil.Deps, args []string) (*Options, error) {
 	return opts, nil
 }
 
+// Run scores the reviewer mixes on the history opts names.
 func Run(ctx context.Context, d *cmdutil.Deps, opts *Options) error {
 	wd, err := d.Dir()
 	if err != nil {

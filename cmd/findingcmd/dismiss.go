@@ -64,6 +64,7 @@ Examples:
   gh ocdx dismiss QUAL-0badf00d PERF-12ab34cd
   gh ocdx dismiss --branch feature/cache QUAL-0badf00d`
 
+// ParseDismiss reads dismiss's arguments.
 func ParseDismiss(d *cmdutil.Deps, args []string) (*DismissOptions, error) {
 	opts := &DismissOptions{}
 	var repoFlag string
@@ -98,6 +99,8 @@ func ParseDismiss(d *cmdutil.Deps, args []string) (*DismissOptions, error) {
 	return opts, nil
 }
 
+// Dismiss dismisses the findings opts names, on their pull request or
+// for a local review.
 func Dismiss(ctx context.Context, d *cmdutil.Deps, opts *DismissOptions) error {
 	if opts.Local != "" {
 		return dismissLocal(ctx, d, opts.Local, opts.IDs, "", opts.Reason)

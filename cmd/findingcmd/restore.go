@@ -36,6 +36,7 @@ Examples:
   gh ocdx restore 24 QUAL-1a2b3c4d
   gh ocdx restore PERF-12ab34cd`
 
+// ParseRestore reads restore's arguments.
 func ParseRestore(d *cmdutil.Deps, args []string) (*RestoreOptions, error) {
 	opts := &RestoreOptions{}
 	var repoFlag string
@@ -57,6 +58,7 @@ func ParseRestore(d *cmdutil.Deps, args []string) (*RestoreOptions, error) {
 	return opts, nil
 }
 
+// Restore posts /ocdx restore for the refuted findings opts names.
 func Restore(ctx context.Context, d *cmdutil.Deps, opts *RestoreOptions) error {
 	t, err := cmdutil.TargetPR(ctx, d, cmdutil.PRArg{Number: opts.PR, Branch: opts.Branch, Repo: opts.Repo}, restoreUsage)
 	if err != nil {

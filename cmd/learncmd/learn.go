@@ -52,6 +52,7 @@ Examples:
   gh ocdx learn --since 2026-01-01 --pr
   gh ocdx learn --json proposed --jq '.proposed[].sentence'`
 
+// Parse reads learn's arguments.
 func Parse(d *cmdutil.Deps, args []string) (*Options, error) {
 	opts := &Options{}
 	fs := cmdutil.NewFlagSet("learn", learnUsage, learnHelp)
@@ -64,6 +65,7 @@ func Parse(d *cmdutil.Deps, args []string) (*Options, error) {
 	return opts, nil
 }
 
+// Run proposes the learnings of the pull requests opts reads.
 func Run(ctx context.Context, d *cmdutil.Deps, opts *Options) error {
 	repo, client, res, err := statscmd.ReadReviewed(ctx, d, opts.Repo, opts.Limit, opts.Since)
 	if err != nil {

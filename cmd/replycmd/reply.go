@@ -79,6 +79,7 @@ Examples:
   gh ocdx reply 24 --yes
   gh ocdx reply 24 --yes --json answered,left`
 
+// Parse reads reply's arguments.
 func Parse(d *cmdutil.Deps, args []string) (*Options, error) {
 	var repoFlag string
 	opts := &Options{}
@@ -126,6 +127,7 @@ type replyOutput struct {
 	CostUSD float64           `json:"estimatedCostUsd,omitempty"`
 }
 
+// Run answers the replies due on the pull request opts names.
 func Run(ctx context.Context, d *cmdutil.Deps, opts *Options) error {
 	if !opts.Yes && opts.Prompter == nil {
 		opts.Prompter = d.NewPrompter(ctx)

@@ -30,13 +30,10 @@ type ClearOptions struct {
 	Prompter cmdutil.Prompter // asks for confirmation when there is a terminal
 }
 
-func RunShow(_ context.Context, d *cmdutil.Deps, args []string) error {
-	opts, err := ParseShow(d, args)
-	if err != nil {
-		return err
-	}
+// RunShow shows the state file through the person's pager.
+func RunShow(_ context.Context, d *cmdutil.Deps, opts *ShowOptions) error {
 	stop := d.StartPager()
-	err = stateShow(d, opts)
+	err := stateShow(d, opts)
 	stop()
 	if cmdutil.PagerQuit(err) {
 		return nil
@@ -44,15 +41,15 @@ func RunShow(_ context.Context, d *cmdutil.Deps, args []string) error {
 	return err
 }
 
-func RunClear(ctx context.Context, d *cmdutil.Deps, args []string) error {
-	opts, err := ParseClear(d, args)
-	if err != nil {
-		return err
+// RunClear clears what opts names, asking first unless --yes.
+func RunClear(ctx context.Context, d *cmdutil.Deps, opts *ClearOptions) error {
+	if opts.Prompter == nil {
+		opts.Prompter = d.NewPrompter(ctx)
 	}
-	opts.Prompter = d.NewPrompter(ctx)
 	return stateClear(d, opts)
 }
 
+// ParseShow reads state show's arguments.
 func ParseShow(d *cmdutil.Deps, args []string) (*ShowOptions, error) {
 	var o ShowOptions
 	var prFlag string
@@ -92,6 +89,7 @@ progress and lease. It answers while a loop runs in another terminal.`)
 	return &o, nil
 }
 
+// ParseClear reads state clear's arguments.
 func ParseClear(d *cmdutil.Deps, args []string) (*ClearOptions, error) {
 	var o ClearOptions
 	var prFlag string

@@ -286,7 +286,7 @@ func TestStateClear(t *testing.T) {
 		seedState(t, dir)
 		d, _, _ := stateTestDeps(dir, false)
 		p := &cmdtest.Prompter{OK: true}
-		err := RunClear(t.Context(), d, []string{"7", "-R", "owner/repo"})
+		_, err := ParseClear(d, []string{"7", "-R", "owner/repo"})
 		if !errors.Is(err, cmdutil.ErrNoTerminal) || cmdutil.ExitCode(t.Context(), err) != 2 || !strings.Contains(err.Error(), "--yes") || !recorded(t, dir, testKey) {
 			t.Fatalf("without --yes: %v", err)
 		}

@@ -60,6 +60,7 @@ Examples:
 // defaultStatsLimit is how many pull requests stats reads when not told.
 const defaultStatsLimit = 100
 
+// Parse reads stats' arguments.
 func Parse(d *cmdutil.Deps, args []string) (*Options, error) {
 	opts := &Options{}
 	fs := cmdutil.NewFlagSet("stats", statsUsage, statsHelp)
@@ -143,6 +144,7 @@ func parseSince(s string) (time.Time, error) {
 	return time.Parse(time.RFC3339, s)
 }
 
+// Run counts how the findings of the pull requests opts reads ended.
 func Run(ctx context.Context, d *cmdutil.Deps, opts *Options) error {
 	// The prices are the configuration's; without one, stats counts
 	// tokens and says no cost.

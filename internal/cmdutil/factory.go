@@ -79,6 +79,7 @@ func (d *Deps) NewPrompter(ctx context.Context) Prompter {
 	return newPrompter(ctx, d.IO)
 }
 
+// Clock is the time of what a verb records: Deps.Now, else the time.
 func (d *Deps) Clock() time.Time {
 	if d.Now != nil {
 		return d.Now()
@@ -223,6 +224,8 @@ func (m *RunModels) Spent() string {
 	return report.BudgetStatus{MaxTokens: m.Budget.Max, Spent: m.Budget.Spent()}.String()
 }
 
+// Progress is the live display of model calls on stderr, built on first
+// use.
 func (d *Deps) Progress() *progress.Display {
 	d.progressMu.Lock()
 	defer d.progressMu.Unlock()

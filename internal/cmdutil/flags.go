@@ -34,6 +34,8 @@ type FlagSet struct {
 	effortTier *effort.Tier
 }
 
+// NewFlagSet is the flag set of the verb name: usageLine and description
+// are its help's.
 func NewFlagSet(name, usageLine, description string) *FlagSet {
 	f := &FlagSet{FlagSet: pflag.NewFlagSet(name, pflag.ContinueOnError), usageLine: usageLine, description: description}
 	f.SetOutput(io.Discard)

@@ -147,6 +147,7 @@ func (e *Exporter) Whole() *Exporter {
 	return &w
 }
 
+// Write writes v on stdout as --json, --jq or --template asked.
 func (e *Exporter) Write(d *Deps, v any) error {
 	b, err := jsonout.Select(v, e.Fields)
 	if err != nil {

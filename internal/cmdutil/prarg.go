@@ -85,6 +85,7 @@ func sameRepo(a, b repository.Repository) bool {
 	return strings.EqualFold(a.Host, b.Host) && strings.EqualFold(a.Owner, b.Owner) && strings.EqualFold(a.Name, b.Name)
 }
 
+// RepoString is r as HOST/OWNER/NAME, as -R takes it.
 func RepoString(r repository.Repository) string {
 	return r.Host + "/" + r.Owner + "/" + r.Name
 }

@@ -31,7 +31,7 @@ const markFailed = "✗"
 // The marks' colours, as gh's ColorScheme: green, red, yellow.
 var markColor = map[string]string{markSuccess: "\x1b[32m", markFailure: "\x1b[31m", markFailed: "\x1b[31m", markWarning: "\x1b[33m"}
 
-// Success and warn write one line with its mark; info writes one
+// Success and Warn write one line with its mark; Info writes one
 // line without. Text from outside in a is made inert.
 func (d *Deps) Success(format string, a ...any) { d.say(markSuccess, format, a...) }
 func (d *Deps) Warn(format string, a ...any)    { d.say(markWarning, format, a...) }
@@ -115,6 +115,8 @@ func (d *Deps) setDebug() {
 	}
 }
 
+// Indent indents each line of s by two spaces, as a quote under a
+// heading.
 func Indent(s string) string {
 	return "  " + strings.ReplaceAll(strings.TrimSpace(s), "\n", "\n  ")
 }
