@@ -1,6 +1,8 @@
-// Package cmd holds the verbs of gh ocdx: flag parsing (one pflag FlagSet per
-// verb), an Options struct and a run function per verb, rendering and prompts.
-// It is the only package that writes to stdout or touches the terminal.
+// Package cmd is gh ocdx's dispatch (which verb a word names, the help,
+// Execute) and the verbs that run a review or a fix: review-loop,
+// review-pr, review and fix. The other verbs are packages of their own
+// under it (cmd/<noun>cmd), all on the framework of internal/cmdutil
+// (docs/architecture.md, Packages).
 package cmd
 
 import (
