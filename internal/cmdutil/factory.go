@@ -126,7 +126,7 @@ func newModel(d *Deps, role, name string, outputCap int64) (*progress.Model, err
 		return nil, err
 	}
 	registerCredentials(d)
-	m := progress.NewModel(d.Progress(), role, name, d.Log, d.Warn)
+	m := progress.NewModel(d.prog(), role, name, d.Log, d.Warn)
 	o := llm.Options{Timeout: t, MaxTokens: outputCap, Backoff: d.Backoff, OnRetry: m.Retried, Progress: m.Streamed}
 	if d.Model != nil {
 		m.Model, err = d.Model(name, o)
@@ -224,9 +224,9 @@ func (m *RunModels) Spent() string {
 	return report.BudgetStatus{MaxTokens: m.Budget.Max, Spent: m.Budget.Spent()}.String()
 }
 
-// Progress is the live display of model calls on stderr, built on first
+// prog is the live display of model calls on stderr, built on first
 // use.
-func (d *Deps) Progress() *progress.Display {
+func (d *Deps) prog() *progress.Display {
 	d.progressMu.Lock()
 	defer d.progressMu.Unlock()
 	if d.progress == nil {

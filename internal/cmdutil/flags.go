@@ -71,10 +71,10 @@ func (f *FlagSet) EffortFlag(p *effort.Tier, usage string) {
 	f.StringVar(f.effort, "effort", "", usage)
 }
 
-// Help is the verb's help as gh lays it out, wrapped to the terminal's
+// usage is the verb's help as gh lays it out, wrapped to the terminal's
 // width (80 when not one): the usage line first, the description, the
 // flags, then the examples.
-func (f *FlagSet) Help() string {
+func (f *FlagSet) usage() string {
 	width := max(f.width, 40)
 	var b strings.Builder
 	b.WriteString(text.WrapUsage(f.usageLine, width, "Usage: ", "       ") + "\n\n")
@@ -154,7 +154,7 @@ func (f *FlagSet) ParseArgs(d *Deps, args []string, nargs int) error {
 		}
 	}
 	if f.help {
-		fmt.Fprint(d.IO.Out, f.Help())
+		fmt.Fprint(d.IO.Out, f.usage())
 		return ErrHelpShown
 	}
 	if f.debug || debugEnabled(d.Getenv) {
