@@ -1,9 +1,16 @@
 package main
 
 import (
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -77,6 +84,10 @@ func TestTheRoundsRoomsAreBelowTheEngine(t *testing.T) {
 		"./ledger":   {"loop", "cmd"},
 		"./checkrun": {"loop", "cmd"},
 		"./state":    {"posts", "fix", "loop"},
+		// A policy file's one shape is github's, which config reads: the
+		// GitHub client compiles without the configuration and the model
+		// clients under it.
+		"./github": {"config", "llm"},
 	})
 }
 
@@ -111,6 +122,152 @@ func TestTheBinaryHoldsNoFake(t *testing.T) {
 		switch dep {
 		case "github.com/ocdx/gh-ocdx/internal/testkit", "github.com/ocdx/gh-ocdx/demo", "testing":
 			t.Errorf("the binary imports %s", dep)
+		}
+	}
+}
+
+// The house's size rules (docs/architecture.md, Packages): a package but
+// cmd holds at most maxPackageLines lines of production code, a package
+// (cmd too) exports at most maxExported names, and no production function
+// is longer than maxFuncLines. The test kit is a fake, not a room of the
+// house. A package that outgrows a rule is split by idea, not exempted.
+const (
+	maxPackageLines = 2500
+	maxExported     = 50
+	maxFuncLines    = 100
+)
+
+func TestHouseKeepsItsSizes(t *testing.T) {
+	pkgs, err := production(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pkgs) < 20 || pkgs["cmd"] == nil || pkgs["cmd"].lines == 0 || len(pkgs["github"].exported) == 0 {
+		t.Fatalf("read %d packages; the walk must have missed them", len(pkgs))
+	}
+	dirs := make([]string, 0, len(pkgs))
+	for dir := range pkgs {
+		dirs = append(dirs, dir)
+	}
+	slices.Sort(dirs)
+	for _, dir := range dirs {
+		p := pkgs[dir]
+		if dir == "internal/testkit" {
+			continue
+		}
+		if dir != "cmd" && !strings.HasPrefix(dir, "cmd/") && p.lines > maxPackageLines {
+			t.Errorf("%s: %d production lines, %d over %d", dir, p.lines, p.lines-maxPackageLines, maxPackageLines)
+		}
+		if n := len(p.exported); n > maxExported {
+			t.Errorf("%s: exports %d names, %d over %d", dir, n, n-maxExported, maxExported)
+		}
+		for _, f := range p.funcs {
+			if f.lines > maxFuncLines {
+				t.Errorf("%s: %s is %d lines, %d over %d", f.at, f.name, f.lines, f.lines-maxFuncLines, maxFuncLines)
+			}
+		}
+	}
+}
+
+// pkgSize is what TestHouseKeepsItsSizes measures of a package's
+// production (non-test) files.
+type pkgSize struct {
+	lines    int
+	exported map[string]bool // top-level funcs, types, vars and consts; not methods or fields
+	funcs    []funcSize
+}
+
+type funcSize struct {
+	at, name string // file:line, and Name or Recv.Name
+	lines    int
+}
+
+// production measures the non-test Go files under root by directory
+// (slash-separated, "." for root), skipping what the go tool skips:
+// testdata and directories starting with "." or "_". Files of every
+// build constraint count: a platform's file is code to keep too.
+func production(root string) (map[string]*pkgSize, error) {
+	pkgs := map[string]*pkgSize{}
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		name := d.Name()
+		if d.IsDir() {
+			if path != root && (name == "testdata" || name == "vendor" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		dir := filepath.ToSlash(filepath.Dir(path))
+		p := pkgs[dir]
+		if p == nil {
+			p = &pkgSize{exported: map[string]bool{}}
+			pkgs[dir] = p
+		}
+		p.lines += fset.File(f.Pos()).LineCount()
+		for _, decl := range f.Decls {
+			switch decl := decl.(type) {
+			case *ast.FuncDecl:
+				name := decl.Name.Name
+				if decl.Recv == nil {
+					if ast.IsExported(name) {
+						p.exported[name] = true
+					}
+				} else {
+					name = recvName(decl.Recv.List[0].Type) + "." + name
+				}
+				start := fset.Position(decl.Pos())
+				p.funcs = append(p.funcs, funcSize{
+					at:    fmt.Sprintf("%s:%d", filepath.ToSlash(path), start.Line),
+					name:  name,
+					lines: fset.Position(decl.End()).Line - start.Line + 1,
+				})
+			case *ast.GenDecl:
+				for _, spec := range decl.Specs {
+					switch spec := spec.(type) {
+					case *ast.TypeSpec:
+						if spec.Name.IsExported() {
+							p.exported[spec.Name.Name] = true
+						}
+					case *ast.ValueSpec:
+						for _, n := range spec.Names {
+							if n.IsExported() {
+								p.exported[n.Name] = true
+							}
+						}
+					}
+				}
+			}
+		}
+		return nil
+	})
+	return pkgs, err
+}
+
+// recvName is a method's receiver type without its pointer or type
+// parameters: "loop" for (l *loop), "Set" for (s Set[T]).
+func recvName(e ast.Expr) string {
+	for {
+		switch x := e.(type) {
+		case *ast.StarExpr:
+			e = x.X
+		case *ast.IndexExpr:
+			e = x.X
+		case *ast.IndexListExpr:
+			e = x.X
+		case *ast.Ident:
+			return x.Name
+		default:
+			return "?"
 		}
 	}
 }

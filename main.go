@@ -11,6 +11,7 @@ import (
 	"syscall"
 
 	"github.com/ocdx/gh-ocdx/cmd"
+	"github.com/ocdx/gh-ocdx/internal/cmdutil"
 )
 
 // version is set at release time with -ldflags "-X main.version=v1.2.3";
@@ -20,7 +21,7 @@ var version = ""
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	info, _ := debug.ReadBuildInfo()
-	code := cmd.Execute(ctx, os.Args[1:], cmd.NewDeps(versionOf(version, info), cmd.System()))
+	code := cmd.Execute(ctx, os.Args[1:], cmdutil.NewDeps(versionOf(version, info), cmdutil.System()))
 	stop()
 	os.Exit(code)
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/ocdx/gh-ocdx/checkrun"
 	"github.com/ocdx/gh-ocdx/github"
+	"github.com/ocdx/gh-ocdx/internal/cmdutil"
 	"github.com/ocdx/gh-ocdx/internal/text"
 	"github.com/ocdx/gh-ocdx/report"
 )
@@ -14,7 +15,7 @@ import (
 // check run is a view of the run, not part of it: a token GitHub refuses,
 // or any failure, is one "!" line and the run's outcome and exit code stay
 // as they were (docs/architecture.md, The check run).
-func publishCheck(ctx context.Context, d *Deps, gh checkrun.GitHub, repo github.Repo, viewer string, res *report.Result, reviewOnly bool) {
+func publishCheck(ctx context.Context, d *cmdutil.Deps, gh checkrun.GitHub, repo github.Repo, viewer string, res *report.Result, reviewOnly bool) {
 	c, ok := checkrun.Of(res, reviewOnly)
 	if !ok {
 		return
@@ -23,10 +24,10 @@ func publishCheck(ctx context.Context, d *Deps, gh checkrun.GitHub, repo github.
 	var refused *github.ChecksRefusedError
 	switch {
 	case errors.As(err, &refused):
-		d.warn("no %s check run on %s: %v", checkrun.Name, text.ShortOID(c.Head), err)
+		d.Warn("no %s check run on %s: %v", checkrun.Name, text.ShortOID(c.Head), err)
 	case err != nil:
-		d.warn("the %s check run on %s was not published: %v", checkrun.Name, text.ShortOID(c.Head), err)
+		d.Warn("the %s check run on %s was not published: %v", checkrun.Name, text.ShortOID(c.Head), err)
 	default:
-		d.success("Check run %s on %s: %s %s", checkrun.Name, text.ShortOID(c.Head), c.Conclusion, run.URL)
+		d.Success("Check run %s on %s: %s %s", checkrun.Name, text.ShortOID(c.Head), c.Conclusion, run.URL)
 	}
 }

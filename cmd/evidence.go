@@ -11,6 +11,7 @@ import (
 	"github.com/ocdx/gh-ocdx/config"
 	"github.com/ocdx/gh-ocdx/evidence"
 	"github.com/ocdx/gh-ocdx/git"
+	"github.com/ocdx/gh-ocdx/internal/cmdutil"
 	"github.com/ocdx/gh-ocdx/internal/glob"
 	"github.com/ocdx/gh-ocdx/internal/text"
 )
@@ -48,7 +49,7 @@ func parseEvidence(vals []string) ([]evidenceSpec, error) {
 // globs match among the files git does not track at head, so that a PR
 // cannot commit its own results. A file named on the command line that
 // cannot be read is an error; a glob's file is skipped with a warning.
-func readEvidence(ctx context.Context, d *Deps, specs []evidenceSpec, policy *config.Policy, repo *git.Repo, head string) ([]evidence.Set, error) {
+func readEvidence(ctx context.Context, d *cmdutil.Deps, specs []evidenceSpec, policy *config.Policy, repo *git.Repo, head string) ([]evidence.Set, error) {
 	type file struct {
 		path   string
 		format evidence.Format
@@ -77,7 +78,7 @@ func readEvidence(ctx context.Context, d *Deps, specs []evidenceSpec, policy *co
 	if policy != nil && len(policy.Evidence) > 0 && repo != nil {
 		paths, err := repo.NotTracked(ctx, head)
 		if err != nil {
-			d.warn("the evidence globs of .ocdx.json were not read: listing the files git does not track failed: %v", err)
+			d.Warn("the evidence globs of .ocdx.json were not read: listing the files git does not track failed: %v", err)
 		}
 		for _, p := range paths {
 			if slices.ContainsFunc(policy.Evidence, func(g string) bool { return glob.Match(g, p) }) {
@@ -86,7 +87,7 @@ func readEvidence(ctx context.Context, d *Deps, specs []evidenceSpec, policy *co
 		}
 	}
 	if len(files) > maxEvidenceFiles {
-		d.warn("%s of tool results: reading the first %d", text.Plural(len(files), "file"), maxEvidenceFiles)
+		d.Warn("%s of tool results: reading the first %d", text.Plural(len(files), "file"), maxEvidenceFiles)
 		files = files[:maxEvidenceFiles]
 	}
 	root := ""
@@ -100,11 +101,11 @@ func readEvidence(ctx context.Context, d *Deps, specs []evidenceSpec, policy *co
 			return nil, fmt.Errorf("--evidence %s: %w", f.path, err)
 		}
 		if err != nil {
-			d.warn("skipped the tool results in %s: %v", f.path, err)
+			d.Warn("skipped the tool results in %s: %v", f.path, err)
 			continue
 		}
 		if s.Cut {
-			d.warn("%s is larger than %d MiB: read as far as that", f.path, evidence.MaxFileBytes>>20)
+			d.Warn("%s is larger than %d MiB: read as far as that", f.path, evidence.MaxFileBytes>>20)
 		}
 		sets = append(sets, s)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/ocdx/gh-ocdx/config"
 	"github.com/ocdx/gh-ocdx/git"
+	"github.com/ocdx/gh-ocdx/internal/cmdutil/cmdtest"
 	"github.com/ocdx/gh-ocdx/internal/testkit"
 )
 
@@ -33,7 +34,7 @@ func TestReadEvidenceFromGlobsAndFlags(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, _, errOut := testDeps()
+	d, _, errOut := cmdtest.Deps()
 	specs, _ := parseEvidence([]string{flagDir})
 	sets, err := readEvidence(t.Context(), d, specs, &config.Policy{Evidence: []string{"out/*.txt"}}, repo, head)
 	if err != nil {

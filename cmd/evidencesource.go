@@ -17,6 +17,7 @@ import (
 	"github.com/ocdx/gh-ocdx/fix"
 	"github.com/ocdx/gh-ocdx/git"
 	"github.com/ocdx/gh-ocdx/github"
+	"github.com/ocdx/gh-ocdx/internal/cmdutil"
 	"github.com/ocdx/gh-ocdx/internal/text"
 )
 
@@ -35,7 +36,7 @@ const codeScanningApp = "github-advanced-security"
 // results on the checkout at the standard and deep tiers. What it could
 // not read is said once a run, and the review goes on.
 type evidenceSource struct {
-	d         *Deps
+	d         *cmdutil.Deps
 	files     []evidence.Set
 	filesHead string // the head the run began at, which the files describe; "" for any (the working tree)
 	// gh, when set, is where the PR's head's evidence is read: PR number
@@ -78,9 +79,9 @@ func (e *evidenceSource) once(key string, warn bool, format string, a ...any) {
 	}
 	e.said[key] = true
 	if warn {
-		e.d.warn(format, a...)
+		e.d.Warn(format, a...)
 	} else {
-		e.d.info(format, a...)
+		e.d.Info(format, a...)
 	}
 }
 
@@ -242,11 +243,11 @@ func (e *evidenceSource) report(rep analyzer.Report) []evidence.Set {
 
 // analyzersOf is the runner of the analyzers in effect (the base branch's,
 // else the configuration's) in the checkout at dir; nil when there are none.
-func analyzersOf(d *Deps, cfg *config.Config, dir string) *analyzer.Runner {
+func analyzersOf(d *cmdutil.Deps, cfg *config.Config, dir string) *analyzer.Runner {
 	if len(cfg.Analyzers) == 0 {
 		return nil
 	}
-	return &analyzer.Runner{Dir: dir, Analyzers: cfg.Analyzers, Progress: d.progressOut()}
+	return &analyzer.Runner{Dir: dir, Analyzers: cfg.Analyzers, Progress: d.ProgressOut()}
 }
 
 // key names what a local review's evidence depends on besides the change

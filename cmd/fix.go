@@ -14,6 +14,7 @@ import (
 	"github.com/ocdx/gh-ocdx/fix"
 	"github.com/ocdx/gh-ocdx/git"
 	"github.com/ocdx/gh-ocdx/github"
+	"github.com/ocdx/gh-ocdx/internal/cmdutil"
 	"github.com/ocdx/gh-ocdx/llm"
 	"github.com/ocdx/gh-ocdx/loop"
 	"github.com/ocdx/gh-ocdx/posts"
@@ -33,18 +34,18 @@ type FixOptions struct {
 	// MaxTokens is the fix's token budget (--max-tokens); 0: the
 	// configuration's maxTokens, if any.
 	MaxTokens int64
-	Export    *exporter // --json, --jq, --template; nil: the summary in Markdown
+	Export    *cmdutil.Exporter // --json, --jq, --template; nil: the summary in Markdown
 	Repo      repository.Repository
-	Prompter  Prompter // nil: survey on the terminal
+	Prompter  cmdutil.Prompter // nil: survey on the terminal
 	usage     string
 }
 
 const fixUsage = "gh ocdx fix [<number> | <url> | <branch>] [--continue] [--findings FILE] [--yes] [--dry-run] [--max-tokens N] [--json [fields]] [--jq EXPR | --template T] [-R OWNER/REPO]"
 
-func parseFix(d *Deps, args []string) (*FixOptions, error) {
+func parseFix(d *cmdutil.Deps, args []string) (*FixOptions, error) {
 	var repoFlag string
 	opts := &FixOptions{}
-	fs := newFlagSet("fix", fixUsage,
+	fs := cmdutil.NewFlagSet("fix", fixUsage,
 		`Fix the findings of a pull request with the prFixModel agent, on the checked-out
 PR branch: the agent edits and commits; gh-ocdx runs the verify commands
 (up to 3 attempts), shows the commits, pushes them without force, and posts a
@@ -75,46 +76,46 @@ Examples:
 	fs.StringVar(&opts.Findings, "findings", "", "Read the findings to fix from `FILE` (a fix payload, JSON)")
 	fs.BoolVar(&opts.Yes, "yes", false, "Push without asking (for scripts and CI)")
 	fs.BoolVar(&opts.DryRun, "dry-run", false, "Run the agent and the verification; push nothing, post nothing")
-	fs.maxTokensFlag(&opts.MaxTokens, "Start no attempt that could bring the fix's tokens (in and out) past `N`")
-	fs.repoFlag(&repoFlag)
-	jf := addJSONFlags(fs, fixOutput{})
-	jf.positional = true
-	if err := fs.parse(d, jf.args(args), -1); err != nil {
+	fs.MaxTokensFlag(&opts.MaxTokens, "Start no attempt that could bring the fix's tokens (in and out) past `N`")
+	fs.RepoFlag(&repoFlag)
+	jf := cmdutil.AddJSONFlags(fs, fixOutput{})
+	jf.Positional = true
+	if err := fs.ParseArgs(d, jf.Args(args), -1); err != nil {
 		return nil, err
 	}
 	var err error
-	if opts.Export, err = jf.exporter(fs); err != nil {
+	if opts.Export, err = jf.Exporter(fs); err != nil {
 		return nil, err
 	}
-	opts.usage = fs.shortUsage()
-	pr, r, err := fs.prArgument(prFlag, repoFlag)
+	opts.usage = fs.ShortUsage()
+	pr, r, err := fs.PRArgument(prFlag, repoFlag)
 	if err != nil {
 		return nil, err
 	}
 	opts.PR, opts.Branch, opts.Repo = pr.Number, pr.Branch, r
 	if opts.Continue && opts.Findings != "" {
-		return nil, fs.usageErr("--continue resumes the earlier findings: drop --findings, or drop --continue to start over with the file")
+		return nil, fs.UsageErr("--continue resumes the earlier findings: drop --findings, or drop --continue to start over with the file")
 	}
 	if !opts.Yes && !opts.DryRun && !d.IO.CanPrompt() {
-		return nil, fs.needsTerminal("fix asks before it pushes", "pass --yes to push without asking (CI), or --dry-run to push nothing")
+		return nil, fs.NeedsTerminal("fix asks before it pushes", "pass --yes to push without asking (CI), or --dry-run to push nothing")
 	}
 	return opts, nil
 }
 
-func fixPR(ctx context.Context, d *Deps, opts *FixOptions) error {
+func fixPR(ctx context.Context, d *cmdutil.Deps, opts *FixOptions) error {
 	// Preflight: configuration, GitHub auth, the checkout, the PR, then the
 	// verify commands (a repository's are approved here, in a terminal).
 	check := preflight.Local
 	if opts.Continue {
 		check = preflight.Resuming
 	}
-	p, err := prepare(ctx, d, opts.Repo, prArg{Number: opts.PR, Branch: opts.Branch}, opts.usage, usesRole("prFixModel"), check)
+	p, err := prepare(ctx, d, opts.Repo, cmdutil.PRArg{Number: opts.PR, Branch: opts.Branch}, opts.usage, cmdutil.UsesRole("prFixModel"), check)
 	if err != nil {
 		return err
 	}
 	cfg, client, repo, co, pr := p.cfg, p.client, p.repo, p.co, p.pr
 	if !p.canPush && !opts.DryRun {
-		return &IncompleteError{Reason: preflight.ReviewOnlyReason(pr) + "; nothing was changed (--dry-run still runs the fix locally)"}
+		return &cmdutil.IncompleteError{Reason: preflight.ReviewOnlyReason(pr) + "; nothing was changed (--dry-run still runs the fix locally)"}
 	}
 	if !opts.DryRun {
 		if err := requireVerify(d, p); err != nil {
@@ -122,7 +123,7 @@ func fixPR(ctx context.Context, d *Deps, opts *FixOptions) error {
 		}
 	}
 	if opts.Prompter == nil {
-		opts.Prompter = d.prompter(ctx)
+		opts.Prompter = d.NewPrompter(ctx)
 	}
 	if !opts.Yes && d.IO.CanPrompt() {
 		if err := approveVerify(d, p.cfg, p.repo, p.pr.BaseRefName, p.pr.BasePolicy.Commit, opts.Prompter); err != nil {
@@ -130,7 +131,7 @@ func fixPR(ctx context.Context, d *Deps, opts *FixOptions) error {
 		}
 	}
 
-	st, err := d.store()
+	st, err := d.OpenStore()
 	if err != nil {
 		return err
 	}
@@ -148,25 +149,25 @@ func fixPR(ctx context.Context, d *Deps, opts *FixOptions) error {
 		return err
 	}
 	trust := posts.NewTrust(client, repo, cfg.Policy.Trusted())
-	payload, note, err := fix.Select(ctx, trust, opts.Findings, pr, recorded, resume, d.info)
+	payload, note, err := fix.Select(ctx, trust, opts.Findings, pr, recorded, resume, d.Info)
 	if err != nil {
 		return err
 	}
 	if len(payload.IssuesToFix) == 0 {
 		if opts.Export != nil {
-			d.info("nothing to fix on PR #%d: %s", pr.Number, note)
-			return opts.Export.write(d, fixOutput{PR: report.RefOf(repo, pr), FixResult: &state.FixResult{Status: state.FixNothingToFix,
+			d.Info("nothing to fix on PR #%d: %s", pr.Number, note)
+			return opts.Export.Write(d, fixOutput{PR: report.RefOf(repo, pr), FixResult: &state.FixResult{Status: state.FixNothingToFix,
 				Fixed: []finding.FixedIssue{}, Rejected: []finding.RejectedIssue{}, Commits: []finding.Commit{}}})
 		}
 		fmt.Fprintf(d.IO.Out, "Nothing to fix on PR #%d: %s.\n", pr.Number, note)
 		return nil
 	}
 	if note != "" {
-		d.info("%s", note)
+		d.Info("%s", note)
 	}
 
-	models := newRunModels(d, cfg, opts.MaxTokens)
-	model, err := models.model("pr-fix", cfg.PRFix.String(), "prFixModel")
+	models := cmdutil.NewRunModels(d, cfg, opts.MaxTokens)
+	model, err := models.Model("pr-fix", cfg.PRFix.String(), "prFixModel")
 	if err != nil {
 		return err
 	}
@@ -178,7 +179,7 @@ func fixPR(ctx context.Context, d *Deps, opts *FixOptions) error {
 	o := fix.Options{Repo: repo, Change: change.OfPR(pr), PR: pr, Dir: co.Repo.Dir, Remote: pushRemote(ctx, co),
 		Model: model, ModelName: cfg.PRFix.String(),
 		Verify: cfg.Verify, Policy: cfg.Policy, Price: priceOf(cfg, cfg.PRFix.String()), Payload: payload, Run: run, Round: 1, Resume: resume,
-		DryRun: opts.DryRun, GitHub: client, Progress: d.progressOut(), Source: fix.Source(opts.Findings, resume, payload)}
+		DryRun: opts.DryRun, GitHub: client, Progress: d.ProgressOut(), Source: fix.Source(opts.Findings, resume, payload)}
 	// The report ends with the PR's ledger, as a loop's would.
 	led, _, _, _ := posts.PRLedger(pr)
 	led.Run, led.Kind, led.Round, led.Head = run.ID(), loop.FixKind, 1, pr.HeadRefOid
@@ -220,7 +221,7 @@ func dirtyFromWIP(co *preflight.Checkout, resume *state.WIP) error {
 
 // finishFix ends the run as the error says and prints the summary (or
 // --json's result, also when verification failed).
-func finishFix(ctx context.Context, d *Deps, run *state.Active, opts *FixOptions, models *runModels, ref report.PRRef, pr *github.PullRequest, out *state.FixResult, err error) error {
+func finishFix(ctx context.Context, d *cmdutil.Deps, run *state.Active, opts *FixOptions, models *cmdutil.RunModels, ref report.PRRef, pr *github.PullRequest, out *state.FixResult, err error) error {
 	var ve *fix.VerifyError
 	var re *fix.ResultError
 	var pe *git.PushError
@@ -230,14 +231,14 @@ func finishFix(ctx context.Context, d *Deps, run *state.Active, opts *FixOptions
 		if b := models.Budget; b != nil {
 			o.Budget = &report.BudgetStatus{MaxTokens: b.Max, Spent: b.Spent(), Reached: overBudget}
 		}
-		if jerr := opts.Export.write(d, o); jerr != nil {
+		if jerr := opts.Export.Write(d, o); jerr != nil {
 			return jerr
 		}
 	}
 	switch {
 	case err == nil:
 		if opts.Export == nil {
-			if perr := printMarkdown(d, fix.Summary(pr, out, opts.DryRun, models.spent())); perr != nil {
+			if perr := cmdutil.PrintMarkdown(d, fix.Summary(pr, out, opts.DryRun, models.Spent())); perr != nil {
 				return perr
 			}
 		}
@@ -251,22 +252,22 @@ func finishFix(ctx context.Context, d *Deps, run *state.Active, opts *FixOptions
 	case overBudget && ctx.Err() == nil:
 		// Stopped before a model call, as review-loop stops: the work in
 		// progress stays for a later fix (--continue) with more tokens.
-		reason := fmt.Sprintf("%v; %s", err, models.spent())
+		reason := fmt.Sprintf("%v; %s", err, models.Spent())
 		_ = run.End(state.OutcomeBlocked, reason)
-		return &IncompleteError{Reason: reason + "; raise maxTokens (or --max-tokens) to fix"}
+		return &cmdutil.IncompleteError{Reason: reason + "; raise maxTokens (or --max-tokens) to fix"}
 	case errors.Is(err, fix.ErrDeclined):
 		_ = run.Release()
-		return fmt.Errorf("%w: %v; 'gh ocdx fix --continue' pushes them later", ErrCancelled, err)
+		return fmt.Errorf("%w: %v; 'gh ocdx fix --continue' pushes them later", cmdutil.ErrCancelled, err)
 	case ctx.Err() != nil:
 		_ = run.Release()
-		return fmt.Errorf("%w; 'gh ocdx fix --continue' resumes", ErrCancelled)
+		return fmt.Errorf("%w; 'gh ocdx fix --continue' resumes", cmdutil.ErrCancelled)
 	case errors.As(err, &ve):
 		_ = run.End(state.OutcomeBlocked, ve.Error())
 		reason := ve.Error()
 		if out != nil && out.CommentURL != "" {
 			reason += "\nfix report: " + out.CommentURL
 		}
-		return &IncompleteError{Reason: reason}
+		return &cmdutil.IncompleteError{Reason: reason}
 	case llm.AsConfigError("prFixModel", err) != nil:
 		_ = run.End(state.OutcomeFailed, err.Error())
 		return llm.AsConfigError("prFixModel", err)
@@ -284,7 +285,7 @@ func finishFix(ctx context.Context, d *Deps, run *state.Active, opts *FixOptions
 // over: --continue continues; otherwise a terminal asks, and --yes
 // continues (it keeps the work, and says so). opts.Prompter is set: fixPR
 // defaults it before calling.
-func chooseResume(d *Deps, opts *FixOptions, recorded state.PR) (*state.WIP, error) {
+func chooseResume(d *cmdutil.Deps, opts *FixOptions, recorded state.PR) (*state.WIP, error) {
 	wip := recorded.WIP
 	if opts.Continue {
 		if wip == nil {
@@ -300,7 +301,7 @@ func chooseResume(d *Deps, opts *FixOptions, recorded state.PR) (*state.WIP, err
 		where = "an early step"
 	}
 	if opts.Yes || opts.DryRun || !d.IO.CanPrompt() {
-		d.info("continuing the interrupted fix (stopped at: %s); run 'gh ocdx state clear --pr %d' to start over", where, recorded.Key.Number)
+		d.Info("continuing the interrupted fix (stopped at: %s); run 'gh ocdx state clear --pr %d' to start over", where, recorded.Key.Number)
 		return wip, nil
 	}
 	i, err := opts.Prompter.Select(fmt.Sprintf("An earlier fix of PR #%d stopped at: %s. What now?", recorded.Key.Number, where),
@@ -314,5 +315,5 @@ func chooseResume(d *Deps, opts *FixOptions, recorded state.PR) (*state.WIP, err
 	case 1:
 		return nil, nil
 	}
-	return nil, fmt.Errorf("%w: nothing was changed; the interrupted fix is still recorded", ErrCancelled)
+	return nil, fmt.Errorf("%w: nothing was changed; the interrupted fix is still recorded", cmdutil.ErrCancelled)
 }

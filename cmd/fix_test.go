@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/ocdx/gh-ocdx/git"
+	"github.com/ocdx/gh-ocdx/internal/cmdutil"
+	"github.com/ocdx/gh-ocdx/internal/cmdutil/cmdtest"
 	"github.com/ocdx/gh-ocdx/preflight"
 	"github.com/ocdx/gh-ocdx/state"
 )
@@ -20,7 +22,7 @@ func TestParseFix(t *testing.T) {
 		check   func(*FixOptions) bool
 	}{
 		{args: []string{"--yes"}, check: func(o *FixOptions) bool {
-			r, err := currentRepo(&Deps{Getenv: os.Getenv}, o.Repo) // GH_REPO, once the configuration is read
+			r, err := cmdutil.CurrentRepo(&cmdutil.Deps{Getenv: os.Getenv}, o.Repo) // GH_REPO, once the configuration is read
 			return o.PR == 0 && o.Yes && err == nil && r.Name == "widgets"
 		}},
 		{args: []string{"--pr", "24", "--dry-run"}, check: func(o *FixOptions) bool { return o.PR == 24 && o.DryRun }},
@@ -43,11 +45,11 @@ func TestParseFix(t *testing.T) {
 		{args: []string{"24", "--yes", "--max-tokens", "lots"}, wantErr: "invalid argument \"lots\""},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
-			d, _, _ := testDeps()
-			d.IO.stdinTTY, d.IO.stdoutTTY = tc.tty, tc.tty
+			d, _, _ := cmdtest.Deps()
+			d.IO.StdinTTY, d.IO.StdoutTTY = tc.tty, tc.tty
 			opts, err := parseFix(d, tc.args)
 			if tc.wantErr != "" {
-				wantUsageError(t, err, tc.wantErr)
+				cmdtest.WantUsageError(t, err, tc.wantErr)
 				return
 			}
 			if err != nil {
@@ -64,7 +66,7 @@ func TestChooseResume(t *testing.T) {
 	wip := &state.WIP{RunID: "r", Phase: "fixing (attempt 1 of 3)"}
 	withWIP := state.PR{Key: state.NewKey("h", "o", "r", 24), WIP: wip}
 	none := state.PR{Key: state.NewKey("h", "o", "r", 24)}
-	d, _, _ := testDeps()
+	d, _, _ := cmdtest.Deps()
 
 	if got, err := chooseResume(d, &FixOptions{Continue: true}, withWIP); got != wip || err != nil {
 		t.Errorf("--continue: %v %v", got, err)
@@ -79,18 +81,18 @@ func TestChooseResume(t *testing.T) {
 		t.Error("--findings starts over")
 	}
 
-	d.IO.stdinTTY, d.IO.stdoutTTY = true, true
+	d.IO.StdinTTY, d.IO.StdoutTTY = true, true
 	for pick, want := range map[int]*state.WIP{0: wip, 1: nil} {
-		p := &fakePrompter{pick: pick}
+		p := &cmdtest.Prompter{Pick: pick}
 		got, err := chooseResume(d, &FixOptions{Prompter: p}, withWIP)
-		if got != want || err != nil || len(p.asked) != 1 || !strings.Contains(p.asked[0], "fixing (attempt 1 of 3)") {
-			t.Errorf("pick %d: %v %v %v", pick, got, err, p.asked)
+		if got != want || err != nil || len(p.Asked) != 1 || !strings.Contains(p.Asked[0], "fixing (attempt 1 of 3)") {
+			t.Errorf("pick %d: %v %v %v", pick, got, err, p.Asked)
 		}
 	}
-	if _, err := chooseResume(d, &FixOptions{Prompter: &fakePrompter{pick: 2}}, withWIP); !errors.Is(err, ErrCancelled) {
+	if _, err := chooseResume(d, &FixOptions{Prompter: &cmdtest.Prompter{Pick: 2}}, withWIP); !errors.Is(err, cmdutil.ErrCancelled) {
 		t.Errorf("abort: %v", err)
 	}
-	if _, err := chooseResume(d, &FixOptions{Prompter: &fakePrompter{err: ErrCancelled}}, withWIP); !errors.Is(err, ErrCancelled) {
+	if _, err := chooseResume(d, &FixOptions{Prompter: &cmdtest.Prompter{Err: cmdutil.ErrCancelled}}, withWIP); !errors.Is(err, cmdutil.ErrCancelled) {
 		t.Errorf("Ctrl-C: %v", err)
 	}
 }

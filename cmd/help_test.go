@@ -4,13 +4,15 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/ocdx/gh-ocdx/internal/cmdutil/cmdtest"
 )
 
 // Help reads as gh's: the usage line first, the examples after the flags,
 // every line within the width (80 when stdout is not a terminal).
 func TestHelpUsageFirstAndWrapped(t *testing.T) {
 	for _, args := range [][]string{{"review-loop", "--help"}, {"fix", "-h"}, {"state", "show", "--help"}, {"config", "validate", "-h"}, {"--help"}, {"state"}, {"reply", "--help"}, {"command", "-h"}} {
-		d, out, _ := testDeps()
+		d, out, _ := cmdtest.Deps()
 		if err := Run(t.Context(), args, d); err != nil {
 			t.Fatal(err)
 		}

@@ -1,68 +1,45 @@
 package cmd
 
 import (
-	"bytes"
 	"errors"
 	"slices"
 	"strings"
 	"testing"
-)
 
-// Coloured JSON on a terminal carries no sequence from the data: escapes
-// stay escaped, C1 controls and bidi overrides become visible.
-func TestColouredJSONIsInert(t *testing.T) {
-	d, _, _ := testDeps()
-	var raw bytes.Buffer
-	d.IO.rawOut, d.IO.stdoutTTY = &raw, true
-	v := map[string]string{"title": "fine\x1b[8mHIDDEN\x1b[0m \u009b31m \u202eRTL <!-- marker -->"}
-	if err := (&exporter{}).write(d, v); err != nil {
-		t.Fatal(err)
-	}
-	out := raw.String()
-	if !strings.Contains(out, "\x1b[1;34m") {
-		t.Fatalf("not coloured: %q", out)
-	}
-	for _, live := range []string{"\x1b[8m", "\u009b", "\u202e"} {
-		if strings.Contains(out, live) {
-			t.Errorf("the data's %q reached the terminal: %q", live, out)
-		}
-	}
-	for _, shown := range []string{`\u001b[8mHIDDEN`, "<U+009B>31m", "<U+202E>RTL", "<!-- marker -->"} {
-		if !strings.Contains(out, shown) {
-			t.Errorf("%q is not shown: %q", shown, out)
-		}
-	}
-}
+	"github.com/ocdx/gh-ocdx/cmd/statecmd"
+	"github.com/ocdx/gh-ocdx/internal/cmdutil"
+	"github.com/ocdx/gh-ocdx/internal/cmdutil/cmdtest"
+)
 
 // gh's output flags on every verb with JSON: a field that is not one is a
 // usage error listing the fields (as gh says it), whatever stands around
 // it; a field asked for is always in the output.
 func TestJSONFieldsAsGh(t *testing.T) {
 	t.Setenv("GH_HOST", "")
-	parse := map[string]func(*Deps, []string) (*exporter, error){
-		"review-loop": func(d *Deps, a []string) (*exporter, error) {
+	parse := map[string]func(*cmdutil.Deps, []string) (*cmdutil.Exporter, error){
+		"review-loop": func(d *cmdutil.Deps, a []string) (*cmdutil.Exporter, error) {
 			o, err := parseReviewLoop(d, append(a, "--yes"))
 			if err != nil {
 				return nil, err
 			}
 			return o.Export, nil
 		},
-		"fix": func(d *Deps, a []string) (*exporter, error) {
+		"fix": func(d *cmdutil.Deps, a []string) (*cmdutil.Exporter, error) {
 			o, err := parseFix(d, append(a, "--yes"))
 			if err != nil {
 				return nil, err
 			}
 			return o.Export, nil
 		},
-		"review": func(d *Deps, a []string) (*exporter, error) {
+		"review": func(d *cmdutil.Deps, a []string) (*cmdutil.Exporter, error) {
 			o, err := parseReview(d, a)
 			if err != nil {
 				return nil, err
 			}
 			return o.Export, nil
 		},
-		"state show": func(d *Deps, a []string) (*exporter, error) {
-			o, err := parseStateShow(d, a)
+		"state show": func(d *cmdutil.Deps, a []string) (*cmdutil.Exporter, error) {
+			o, err := statecmd.ParseShow(d, a)
 			if err != nil {
 				return nil, err
 			}
@@ -89,15 +66,15 @@ func TestJSONFieldsAsGh(t *testing.T) {
 		{verb: "state show", args: []string{"--json", "runs", "24"}, fields: []string{"runs"}},
 	} {
 		t.Run(tc.verb+" "+strings.Join(tc.args, " "), func(t *testing.T) {
-			d, _, _ := testDeps()
+			d, _, _ := cmdtest.Deps()
 			e, err := parse[tc.verb](d, tc.args)
 			if tc.bad == "" {
-				if err != nil || e == nil || !slices.Equal(e.fields, tc.fields) {
+				if err != nil || e == nil || !slices.Equal(e.Fields, tc.fields) {
 					t.Fatalf("fields %v, %v; want %v", e, err, tc.fields)
 				}
 				return
 			}
-			var ue *UsageError
+			var ue *cmdutil.UsageError
 			if !errors.As(err, &ue) {
 				t.Fatalf("want a usage error; got %v", err)
 			}

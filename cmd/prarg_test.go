@@ -3,6 +3,10 @@ package cmd
 import (
 	"strings"
 	"testing"
+
+	"github.com/ocdx/gh-ocdx/cmd/statecmd"
+	"github.com/ocdx/gh-ocdx/internal/cmdutil"
+	"github.com/ocdx/gh-ocdx/internal/cmdutil/cmdtest"
 )
 
 // A PR is named as gh pr view takes it, by every PR verb.
@@ -36,7 +40,7 @@ func TestParsePRArgument(t *testing.T) {
 		{verb: "state clear", args: []string{"--yes"}, wantErr: "missing argument"},
 	} {
 		t.Run(tc.verb+" "+strings.Join(tc.args, " "), func(t *testing.T) {
-			d, _, _ := testDeps()
+			d, _, _ := cmdtest.Deps()
 			var number int
 			var branch, repo string
 			var err error
@@ -50,7 +54,7 @@ func TestParsePRArgument(t *testing.T) {
 				var o *ReviewLoopOptions
 				if o, err = parseReviewLoop(d, tc.args); err == nil {
 					number, branch = o.PR, o.Branch
-					r, _ := parseRepoFlag(o.RepoFlag, d.defaultHost())
+					r, _ := cmdutil.ParseRepoFlag(o.RepoFlag, d.DefaultHost())
 					repo = repoOf(r.Host, r.Owner, r.Name)
 				}
 			case "fix":
@@ -59,20 +63,20 @@ func TestParsePRArgument(t *testing.T) {
 					number, branch, repo = o.PR, o.Branch, repoOf(o.Repo.Host, o.Repo.Owner, o.Repo.Name)
 				}
 			case "state show":
-				var o *StateShowOptions
-				if o, err = parseStateShow(d, tc.args); err == nil {
+				var o *statecmd.ShowOptions
+				if o, err = statecmd.ParseShow(d, tc.args); err == nil {
 					number = o.PR
-					r, _ := parseRepoFlag(o.Repo, d.defaultHost())
+					r, _ := cmdutil.ParseRepoFlag(o.Repo, d.DefaultHost())
 					repo = repoOf(r.Host, r.Owner, r.Name)
 				}
 			case "state clear":
-				var o *StateClearOptions
-				if o, err = parseStateClear(d, tc.args); err == nil {
+				var o *statecmd.ClearOptions
+				if o, err = statecmd.ParseClear(d, tc.args); err == nil {
 					number = o.PR
 				}
 			}
 			if tc.wantErr != "" {
-				wantUsageError(t, err, tc.wantErr)
+				cmdtest.WantUsageError(t, err, tc.wantErr)
 				if strings.Contains(err.Error(), "strconv") {
 					t.Errorf("Go internals in the error: %v", err)
 				}
@@ -98,15 +102,15 @@ func repoOf(host, owner, name string) string {
 // A mistyped verb is answered with the verb meant, as gh does.
 func TestMistypedVerbSuggestsTheVerb(t *testing.T) {
 	for typed, want := range map[string]string{"reveiw-pr": "review-pr", "review-lop": "review-loop", "stat": "state", "conf": "config"} {
-		d, _, _ := testDeps()
+		d, _, _ := cmdtest.Deps()
 		err := Run(t.Context(), []string{typed}, d)
-		wantUsageError(t, err, `Did you mean "`+want+`"?`)
+		cmdtest.WantUsageError(t, err, `Did you mean "`+want+`"?`)
 		// The usage line and where the help is, not the whole help.
 		if msg := err.Error(); !strings.Contains(msg, "Run 'gh ocdx --help' for more.") || strings.Contains(msg, "Exit codes") {
 			t.Errorf("%s: %s", typed, msg)
 		}
 	}
-	d, _, _ := testDeps()
+	d, _, _ := cmdtest.Deps()
 	if err := Run(t.Context(), []string{"frobnicate"}, d); err == nil || strings.Contains(err.Error(), "Did you mean") {
 		t.Errorf("nothing close to suggest: %v", err)
 	}
@@ -115,9 +119,9 @@ func TestMistypedVerbSuggestsTheVerb(t *testing.T) {
 // A usage error shows the verb's usage line and where its help is, not the
 // whole help.
 func TestUsageErrorShowsTheUsageLineOnly(t *testing.T) {
-	d, _, _ := testDeps()
+	d, _, _ := cmdtest.Deps()
 	err := Run(t.Context(), []string{"review-loop", "--bogus", "--yes"}, d)
-	wantUsageError(t, err, "Run 'gh ocdx review-loop --help' for more.")
+	cmdtest.WantUsageError(t, err, "Run 'gh ocdx review-loop --help' for more.")
 	if msg := err.Error(); !strings.Contains(msg, "Usage: gh ocdx review-loop [<number> | <url> | <branch>]") || strings.Contains(msg, "Flags:") || strings.Contains(msg, "Examples:") {
 		t.Errorf("want the usage line only:\n%s", msg)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/ocdx/gh-ocdx/config"
 	"github.com/ocdx/gh-ocdx/github"
+	"github.com/ocdx/gh-ocdx/internal/cmdutil"
 	"github.com/ocdx/gh-ocdx/internal/text"
 	"github.com/ocdx/gh-ocdx/loop"
 	"github.com/ocdx/gh-ocdx/preflight"
@@ -34,19 +35,19 @@ type prepared struct {
 // verify commands, which a repository sets in .ocdx.json on the PR's base
 // branch: shown with their source and checked on PATH. Nothing is written
 // and no model called before. uses names the roles whose keys the verb
-// needs (loadConfigFor).
-func prepare(ctx context.Context, d *Deps, r repository.Repository, arg prArg, usage string, uses func(key string) bool,
+// needs (cmdutil.LoadConfigFor).
+func prepare(ctx context.Context, d *cmdutil.Deps, r repository.Repository, arg cmdutil.PRArg, usage string, uses func(key string) bool,
 	check func(ctx context.Context, dir string) (*preflight.Checkout, error)) (*prepared, error) {
 	number := arg.Number
-	cfg, err := loadConfigFor(d, uses)
+	cfg, err := cmdutil.LoadConfigFor(d, uses)
 	if err != nil {
 		return nil, err
 	}
 	p := &prepared{cfg: cfg}
-	if p.repo, p.client, err = repoClient(d, r); err != nil {
+	if p.repo, p.client, err = cmdutil.RepoClient(d, r); err != nil {
 		return nil, err
 	}
-	wd, err := d.workDir()
+	wd, err := d.Dir()
 	if err != nil {
 		return nil, err
 	}
@@ -66,7 +67,7 @@ func prepare(ctx context.Context, d *Deps, r repository.Repository, arg prArg, u
 		if branch == "" {
 			branch = p.co.Branch
 		}
-		if number, err = branchPR(ctx, p.client, p.repo, branch, usage); err != nil {
+		if number, err = cmdutil.BranchPR(ctx, p.client, p.repo, branch, usage); err != nil {
 			return nil, err
 		}
 	}
@@ -80,7 +81,7 @@ func prepare(ctx context.Context, d *Deps, r repository.Repository, arg prArg, u
 		return nil, err
 	}
 	for _, w := range cfg.Policy.LearningsWarnings {
-		d.warn("%s", w)
+		d.Warn("%s", w)
 	}
 	for _, f := range loop.PolicyChanges(p.pr.Files) {
 		// The round report says so too.
@@ -88,7 +89,7 @@ func prepare(ctx context.Context, d *Deps, r repository.Repository, arg prArg, u
 		if f != config.RepoFile {
 			use = "the base branch's"
 		}
-		d.warn("PR #%d changes %s: its change takes effect once merged; this run uses %s", p.pr.Number, f, use)
+		d.Warn("PR #%d changes %s: its change takes effect once merged; this run uses %s", p.pr.Number, f, use)
 	}
 	if len(cfg.Verify) > 0 { // none: requireVerify says so when a push needs them
 		from := verifySource(d, cfg)
@@ -103,30 +104,12 @@ func prepare(ctx context.Context, d *Deps, r repository.Repository, arg prArg, u
 // applyBasePolicy applies the repository policy of the PR's base branch
 // (docs/architecture.md, Where the repository policy comes from).
 func applyBasePolicy(cfg *config.Config, pr *github.PullRequest) error {
-	p, where, err := basePolicy(pr)
+	p, where, err := cmdutil.BasePolicy(pr)
 	if err != nil {
 		return err
 	}
 	cfg.ApplyPolicy(p, where)
 	return nil
-}
-
-// basePolicy is the policy of .ocdx.json and REVIEW.md on the PR's base
-// branch, as the PR query read them; where names the .ocdx.json. The
-// reports of its trustedLogins then count as gh-ocdx's own for every verb
-// (docs/architecture.md, Whose posts count); review-loop adds those with
-// write permission.
-func basePolicy(pr *github.PullRequest) (*config.Policy, string, error) {
-	where := fmt.Sprintf("%s on %s at %s", config.RepoFile, pr.BaseRefName, text.ShortOID(pr.BasePolicy.Commit))
-	p, err := config.FromBase(where, baseFile(pr.BasePolicy), baseFile(pr.BaseGuide), baseFile(pr.BaseLearnings))
-	if err == nil {
-		pr.Trusted = p.TrustedLogins
-	}
-	return p, where, err
-}
-
-func baseFile(f github.PolicyFile) config.BaseFile {
-	return config.BaseFile{Found: f.Found, Text: f.Text, Truncated: f.Truncated, NotText: f.NotText}
 }
 
 // policyName says which verify list applies, for the message about a PR
@@ -140,7 +123,7 @@ func policyName(cfg *config.Config, pr *github.PullRequest) string {
 
 // verifySource says where the verify commands came from
 // (config.Config.VerifySource).
-func verifySource(d *Deps, c *config.Config) string { return c.VerifySource(d.Getenv("HOME")) }
+func verifySource(d *cmdutil.Deps, c *config.Config) string { return c.VerifySource(d.Getenv("HOME")) }
 
 // approveVerify asks, in a terminal, before a repository's verify commands
 // run for the first time, and again whenever the list changes; the answer is
@@ -151,12 +134,12 @@ func verifySource(d *Deps, c *config.Config) string { return c.VerifySource(d.Ge
 // base and commit are the branch and commit the policy was read on.
 // The repository's analyzers are approved with them, as one list
 // (repoCommands).
-func approveVerify(d *Deps, cfg *config.Config, repo github.Repo, base, commit string, ask Prompter) error {
+func approveVerify(d *cmdutil.Deps, cfg *config.Config, repo github.Repo, base, commit string, ask cmdutil.Prompter) error {
 	cmds := repoCommands(cfg)
 	if len(cmds) == 0 {
 		return nil
 	}
-	st, err := d.store()
+	st, err := d.OpenStore()
 	if err != nil {
 		return err
 	}
@@ -181,7 +164,7 @@ func approveVerify(d *Deps, cfg *config.Config, repo github.Repo, base, commit s
 		return fmt.Errorf("you declined the verify commands of %s; nothing was run or changed. Read the file (git fetch, then git show %s:%s) and re-run to approve them, or have them changed on %s first",
 			cfg.VerifyFrom, text.ShortOID(commit), config.RepoFile, base)
 	}
-	return st.Approve(repo.Host, repo.Owner, repo.Name, cmds, d.now())
+	return st.Approve(repo.Host, repo.Owner, repo.Name, cmds, d.Clock())
 }
 
 // repoCommands are the commands of the base branch's .ocdx.json that
@@ -203,24 +186,24 @@ func repoCommands(cfg *config.Config) []string {
 // analyzersApproved reports whether the analyzers in effect may run
 // without asking: the user's own, --yes, or the repository's approved
 // here (approveVerify); else it says why they do not run.
-func analyzersApproved(d *Deps, cfg *config.Config, repo github.Repo, yes bool) bool {
+func analyzersApproved(d *cmdutil.Deps, cfg *config.Config, repo github.Repo, yes bool) bool {
 	if len(cfg.Analyzers) == 0 || cfg.AnalyzersFrom == "" || yes {
 		return true
 	}
-	if st, err := d.store(); err == nil {
+	if st, err := d.OpenStore(); err == nil {
 		if ok, _, err := st.Approved(repo.Host, repo.Owner, repo.Name, repoCommands(cfg)); err == nil && ok {
 			return true
 		}
 	}
-	d.warn("the analyzers of %s were not run: gh-ocdx runs a repository's commands once you approve them, which a terminal asks (or pass --yes)", cfg.AnalyzersFrom)
+	d.Warn("the analyzers of %s were not run: gh-ocdx runs a repository's commands once you approve them, which a terminal asks (or pass --yes)", cfg.AnalyzersFrom)
 	return false
 }
 
 // interruptedFix adds to a dirty-tree error the way back when the changes
 // are likely an interrupted fix's: the state file holds a fix work in
 // progress for a PR of this repository (number, when known).
-func interruptedFix(d *Deps, repo github.Repo, number int, dirty error) error {
-	st, err := d.store()
+func interruptedFix(d *cmdutil.Deps, repo github.Repo, number int, dirty error) error {
+	st, err := d.OpenStore()
 	if err != nil {
 		return dirty
 	}
@@ -240,37 +223,4 @@ func interruptedFix(d *Deps, repo github.Repo, number int, dirty error) error {
 		return dirty
 	}
 	return fmt.Errorf("%w; if they are an interrupted fix's, %s resumes it", dirty, strings.Join(hints, " or "))
-}
-
-// branchPR finds the one open PR whose head is branch. None or several is
-// an error (exit 1), not a usage error, as gh pr view's "no pull requests
-// found for branch"; usage is the verb's usage line, for its name.
-func branchPR(ctx context.Context, gh *github.Client, repo github.Repo, branch, usage string) (int, error) {
-	prs, err := gh.OpenPullRequests(ctx, repo, branch)
-	if err != nil {
-		return 0, err
-	}
-	verb := "gh ocdx " + usageVerb(usage)
-	switch len(prs) {
-	case 1:
-		return prs[0].Number, nil
-	case 0:
-		return 0, fmt.Errorf("no open pull request in %s has the branch %q as its head: push the branch and open one (gh pr create), or name the pull request (%s <number>)", repo, branch, verb)
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "%d open pull requests in %s have the branch %q as their head; name one (%s %d):\n", len(prs), repo, branch, verb, prs[0].Number)
-	for _, p := range prs {
-		fmt.Fprintf(&b, "  #%d  %s  %s\n", p.Number, p.Title, p.URL)
-	}
-	return 0, errors.New(strings.TrimRight(b.String(), "\n"))
-}
-
-// usageVerb is the verb a usage line is of: "review-pr" in "Usage: gh ocdx
-// review-pr [<number>] …".
-func usageVerb(usage string) string {
-	f := strings.Fields(strings.TrimPrefix(usage, "Usage:"))
-	if len(f) >= 3 && f[0] == "gh" && f[1] == "ocdx" {
-		return f[2]
-	}
-	return "<command>"
 }

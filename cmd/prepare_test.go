@@ -8,6 +8,7 @@ import (
 
 	"github.com/ocdx/gh-ocdx/config"
 	"github.com/ocdx/gh-ocdx/github"
+	"github.com/ocdx/gh-ocdx/internal/cmdutil/cmdtest"
 )
 
 func TestApplyBasePolicy(t *testing.T) {
@@ -18,7 +19,7 @@ func TestApplyBasePolicy(t *testing.T) {
 	cfg := func() *config.Config {
 		return &config.Config{Verify: []string{"go test ./..."}, Path: "/home/u/.config/gh-ocdx/config.json"}
 	}
-	d, _, _ := configTestDeps(map[string]string{"HOME": "/home/u"})
+	d, _, _ := cmdtest.DepsEnv(map[string]string{"HOME": "/home/u"})
 
 	c := cfg()
 	if err := applyBasePolicy(c, pr(github.PolicyFile{})); err != nil || c.VerifyFrom != "" {

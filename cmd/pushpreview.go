@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/ocdx/gh-ocdx/fix"
+	"github.com/ocdx/gh-ocdx/internal/cmdutil"
 	"github.com/ocdx/gh-ocdx/internal/text"
 )
 
@@ -33,11 +34,11 @@ func pushPreview(title string, commits []string, stat string) string {
 // confirmPush shows what a push sends and asks before it: the question of
 // review-loop and fix. Ctrl-C at the question keeps the commits local, as
 // "no" does: the run stays resumable, not failed.
-func confirmPush(d *Deps, p Prompter) func(context.Context, fix.PushPlan) (bool, error) {
+func confirmPush(d *cmdutil.Deps, p cmdutil.Prompter) func(context.Context, fix.PushPlan) (bool, error) {
 	return func(_ context.Context, plan fix.PushPlan) (bool, error) {
 		fmt.Fprint(d.IO.ErrOut, pushPreview(fmt.Sprintf("Commits to push to %s/%s", plan.Remote, plan.Branch), plan.Commits, plan.Diffstat))
 		ok, err := p.Confirm(fmt.Sprintf("Push %s to %s/%s?", text.Plural(len(plan.Commits), "commit"), plan.Remote, plan.Branch), false)
-		if errors.Is(err, ErrCancelled) {
+		if errors.Is(err, cmdutil.ErrCancelled) {
 			return false, nil
 		}
 		return ok, err

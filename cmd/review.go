@@ -18,6 +18,7 @@ import (
 	"github.com/ocdx/gh-ocdx/fix"
 	"github.com/ocdx/gh-ocdx/git"
 	"github.com/ocdx/gh-ocdx/github"
+	"github.com/ocdx/gh-ocdx/internal/cmdutil"
 	"github.com/ocdx/gh-ocdx/internal/text"
 	"github.com/ocdx/gh-ocdx/llm"
 	"github.com/ocdx/gh-ocdx/localchange"
@@ -40,8 +41,8 @@ type ReviewOptions struct {
 	// Evidence are the tool result files of --evidence
 	// (docs/architecture.md, Evidence).
 	Evidence []evidenceSpec
-	Export   *exporter // --json, --jq, --template; nil: Markdown
-	Prompter Prompter  // nil: survey on the terminal
+	Export   *cmdutil.Exporter // --json, --jq, --template; nil: Markdown
+	Prompter cmdutil.Prompter  // nil: survey on the terminal
 }
 
 const reviewUsage = "gh ocdx review [--base REF] [--fix] [--yes] [--full] [--effort TIER] [--verifier PROVIDER/MODEL] [--evidence FILE|DIR]... [--json [fields]] [--jq EXPR | --template T]"
@@ -105,7 +106,7 @@ Examples:
   gh ocdx review --json findings --jq '.findings[] | "\(.file):\(.line) \(.title)"'
   gh ocdx review --fix`
 
-func runReview(ctx context.Context, d *Deps, args []string) error {
+func runReview(ctx context.Context, d *cmdutil.Deps, args []string) error {
 	opts, err := parseReview(d, args)
 	if err != nil {
 		return err
@@ -113,58 +114,58 @@ func runReview(ctx context.Context, d *Deps, args []string) error {
 	return reviewLocal(ctx, d, opts)
 }
 
-func parseReview(d *Deps, args []string) (*ReviewOptions, error) {
+func parseReview(d *cmdutil.Deps, args []string) (*ReviewOptions, error) {
 	opts := &ReviewOptions{}
-	fs := newFlagSet("review", reviewUsage, reviewHelp)
+	fs := cmdutil.NewFlagSet("review", reviewUsage, reviewHelp)
 	fs.StringVar(&opts.Base, "base", "", "The branch or commit to review against (default: origin/HEAD's branch, else main or master)")
 	fs.BoolVar(&opts.Fix, "fix", false, "Fix the P0–P2 findings, verify and commit (never push)")
 	fs.BoolVar(&opts.Yes, "yes", false, "With --fix: commit the verified fix without asking")
 	fs.StringVar(&opts.Verifier, "verifier", "", "Check the findings a single reviewer raised with `PROVIDER/MODEL` (instead of the configuration's verifierModel)")
-	fs.effortFlag(&opts.Effort, "How much review the branch gets: `TIER` quick, standard, deep or auto (default: the configuration's effort, else auto)")
+	fs.EffortFlag(&opts.Effort, "How much review the branch gets: `TIER` quick, standard, deep or auto (default: the configuration's effort, else auto)")
 	fs.BoolVar(&opts.Full, "full", false, "Review again even when nothing changed since the last review")
 	var evidenceFlag []string
 	fs.StringArrayVar(&evidenceFlag, "evidence", nil, "Read tool results from `FILE|DIR` (SARIF, rdjson, rdjsonl, checkstyle or errorformat lines; FORMAT:FILE names the format): those on changed lines become findings (repeatable)")
-	jf := addJSONFlags(fs, loop.LocalResult{})
-	if err := fs.parse(d, jf.args(args), 0); err != nil {
+	jf := cmdutil.AddJSONFlags(fs, loop.LocalResult{})
+	if err := fs.ParseArgs(d, jf.Args(args), 0); err != nil {
 		return nil, err
 	}
 	var err error
-	if opts.Export, err = jf.exporter(fs); err != nil {
+	if opts.Export, err = jf.Exporter(fs); err != nil {
 		return nil, err
 	}
 	if fs.Changed("verifier") {
 		if _, err := llm.ParseModel(opts.Verifier); err != nil {
-			return nil, fs.usageErr("invalid --verifier: %v", err)
+			return nil, fs.UsageErr("invalid --verifier: %v", err)
 		}
 	}
 	if opts.Evidence, err = parseEvidence(evidenceFlag); err != nil {
-		return nil, fs.usageErr("%v", err)
+		return nil, fs.UsageErr("%v", err)
 	}
 	if strings.HasPrefix(opts.Base, "-") {
-		return nil, fs.usageErr("invalid --base %q: give a branch or a commit", opts.Base)
+		return nil, fs.UsageErr("invalid --base %q: give a branch or a commit", opts.Base)
 	}
 	if opts.Yes && !opts.Fix {
-		return nil, fs.usageErr("--yes only applies with --fix (it commits the verified fix without asking)")
+		return nil, fs.UsageErr("--yes only applies with --fix (it commits the verified fix without asking)")
 	}
 	if opts.Fix && !opts.Yes && !d.IO.CanPrompt() {
-		return nil, fs.needsTerminal("review --fix asks before committing", "pass --yes to commit a verified fix without asking")
+		return nil, fs.NeedsTerminal("review --fix asks before committing", "pass --yes to commit a verified fix without asking")
 	}
 	return opts, nil
 }
 
-func reviewLocal(ctx context.Context, d *Deps, opts *ReviewOptions) error {
-	uses := usesRole("reviewerModels", "verifierModel")
+func reviewLocal(ctx context.Context, d *cmdutil.Deps, opts *ReviewOptions) error {
+	uses := cmdutil.UsesRole("reviewerModels", "verifierModel")
 	if opts.Fix {
-		uses = usesRole("reviewerModels", "prFixModel", "verifierModel")
+		uses = cmdutil.UsesRole("reviewerModels", "prFixModel", "verifierModel")
 	}
-	cfg, err := loadConfigFor(d, uses)
+	cfg, err := cmdutil.LoadConfigFor(d, uses)
 	if err != nil {
 		return err
 	}
-	if err := verifierCredential(d, opts.Verifier); err != nil {
+	if err := cmdutil.VerifierCredential(d, opts.Verifier); err != nil {
 		return err
 	}
-	wd, err := d.workDir()
+	wd, err := d.Dir()
 	if err != nil {
 		return err
 	}
@@ -203,8 +204,8 @@ func reviewLocal(ctx context.Context, d *Deps, opts *ReviewOptions) error {
 		return nil
 	}
 
-	models := newRunModels(d, cfg, 0)
-	reviewers, verifier, err := models.crew(opts.Verifier)
+	models := cmdutil.NewRunModels(d, cfg, 0)
+	reviewers, verifier, err := models.Crew(opts.Verifier)
 	if err != nil {
 		return err
 	}
@@ -218,7 +219,7 @@ func reviewLocal(ctx context.Context, d *Deps, opts *ReviewOptions) error {
 			return err
 		}
 	}
-	st, err := d.store()
+	st, err := d.OpenStore()
 	if err != nil {
 		return err
 	}
@@ -226,7 +227,7 @@ func reviewLocal(ctx context.Context, d *Deps, opts *ReviewOptions) error {
 		Key: state.LocalKey(g.OriginID(ctx), branch), Change: *ch, Store: st, Policy: cfg.Policy,
 		Reviewers: reviewers, Fixer: fixer, Verifier: verifier, Full: opts.Full, History: g, Effort: cmp.Or(opts.Effort, cfg.Effort),
 		Tools:       append(change.RepoTools(repofs.NewTree(ctx, g, ch.Tree)), change.DiffTool(ch.FilesPage)),
-		Progress:    d.progressOut(),
+		Progress:    d.ProgressOut(),
 		Summarized:  summarized(d, opts.Export),
 		Budget:      models.Budget,
 		Evidence:    tools.gather,
@@ -242,7 +243,7 @@ func reviewLocal(ctx context.Context, d *Deps, opts *ReviewOptions) error {
 		// The models failed: a pre-push hook stops the push all the same.
 		return fmt.Errorf("%w; as a pre-push hook, git push --no-verify skips the review once", err)
 	case err != nil && res != nil && summarized(d, opts.Export) && strings.Contains(res.Reason, err.Error()):
-		return shownError{err} // the review's outcome said it
+		return cmdutil.ShownError{Err: err} // the review's outcome said it
 	case err != nil:
 		return err
 	case res.Outcome == state.OutcomeBlocked:
@@ -250,7 +251,7 @@ func reviewLocal(ctx context.Context, d *Deps, opts *ReviewOptions) error {
 		if len(res.Remaining) > 0 {
 			fmt.Fprintf(d.IO.ErrOut, "fix the findings, or dismiss one you keep for this branch (gh ocdx dismiss --branch %s %s); as a pre-push hook, git push --no-verify skips the review once\n", branch, res.Remaining[0].ID)
 		}
-		return &IncompleteError{Reason: res.Reason, Shown: true} // "run ended, blocked — …"
+		return &cmdutil.IncompleteError{Reason: res.Reason, Shown: true} // "run ended, blocked — …"
 	}
 	return nil
 }
@@ -259,7 +260,7 @@ func reviewLocal(ctx context.Context, d *Deps, opts *ReviewOptions) error {
 // those the merge base's evidence globs match, read now, and the
 // analyzers run on the working tree (the user's own code), the
 // repository's once approved (docs/architecture.md, Local review).
-func localEvidence(ctx context.Context, d *Deps, opts *ReviewOptions, cfg *config.Config, g *git.Repo, ch *localchange.Change) (*evidenceSource, error) {
+func localEvidence(ctx context.Context, d *cmdutil.Deps, opts *ReviewOptions, cfg *config.Config, g *git.Repo, ch *localchange.Change) (*evidenceSource, error) {
 	files, err := readEvidence(ctx, d, opts.Evidence, cfg.Policy, g, ch.Head)
 	if err != nil {
 		return nil, err
@@ -273,7 +274,7 @@ func localEvidence(ctx context.Context, d *Deps, opts *ReviewOptions, cfg *confi
 		repo := github.Repo{Host: id[0], Owner: id[1], Name: id[2]}
 		if d.IO.CanPrompt() && !(opts.Fix && opts.Yes) {
 			if opts.Prompter == nil {
-				opts.Prompter = d.prompter(ctx)
+				opts.Prompter = d.NewPrompter(ctx)
 			}
 			if err := approveVerify(d, cfg, repo, ch.Base, ch.MergeBase, opts.Prompter); err != nil {
 				return nil, err
@@ -291,7 +292,7 @@ func localEvidence(ctx context.Context, d *Deps, opts *ReviewOptions, cfg *confi
 // of it (docs/architecture.md, Where the repository policy comes from), and
 // says when the branch changes it; for --fix, it checks and shows the
 // verify commands before anything runs.
-func localPolicy(ctx context.Context, d *Deps, cfg *config.Config, g *git.Repo, ch *localchange.Change, fixing bool) error {
+func localPolicy(ctx context.Context, d *cmdutil.Deps, cfg *config.Config, g *git.Repo, ch *localchange.Change, fixing bool) error {
 	p, where, err := ch.Policy(ctx, g)
 	if err != nil {
 		return err
@@ -299,7 +300,7 @@ func localPolicy(ctx context.Context, d *Deps, cfg *config.Config, g *git.Repo, 
 	cfg.ApplyPolicy(p, where)
 	for _, f := range loop.PolicyChanges(ch.Files) {
 		// The review's output says so too.
-		d.warn("this branch changes %s: the change takes effect once merged; this review uses the merge base's (%s)", f, text.ShortOID(ch.MergeBase))
+		d.Warn("this branch changes %s: the change takes effect once merged; this review uses the merge base's (%s)", f, text.ShortOID(ch.MergeBase))
 	}
 	if !fixing {
 		return nil
@@ -314,13 +315,13 @@ func localPolicy(ctx context.Context, d *Deps, cfg *config.Config, g *git.Repo, 
 
 // newLocalFixer is the fix of a local review (--fix): package fix's agent
 // in the working tree, the verify commands and analyzers run after it.
-func newLocalFixer(ctx context.Context, d *Deps, opts *ReviewOptions, cfg *config.Config, models *runModels, g *git.Repo, ch *localchange.Change, branch string, analyzers fix.Analyzers) (loop.Fixer, error) {
-	fm, err := models.model("pr-fix", cfg.PRFix.String(), "prFixModel")
+func newLocalFixer(ctx context.Context, d *cmdutil.Deps, opts *ReviewOptions, cfg *config.Config, models *cmdutil.RunModels, g *git.Repo, ch *localchange.Change, branch string, analyzers fix.Analyzers) (loop.Fixer, error) {
+	fm, err := models.Model("pr-fix", cfg.PRFix.String(), "prFixModel")
 	if err != nil {
 		return nil, err
 	}
 	if opts.Prompter == nil && !opts.Yes {
-		opts.Prompter = d.prompter(ctx)
+		opts.Prompter = d.NewPrompter(ctx)
 	}
 	// A repository's verify commands are asked about as review-loop
 	// asks, once per repository until they change.
@@ -331,8 +332,8 @@ func newLocalFixer(ctx context.Context, d *Deps, opts *ReviewOptions, cfg *confi
 		}
 	}
 	inner := &loop.FixRunner{Dir: g.Dir, Model: fm, ModelName: cfg.PRFix.String(), Verify: cfg.Verify, Analyzers: analyzers, Policy: cfg.Policy,
-		NoPush: true, Progress: d.progressOut()}
-	return &localFixer{git: g, branch: branch, yes: opts.Yes, ask: opts.Prompter, progress: d.progressOut(), inner: inner}, nil
+		NoPush: true, Progress: d.ProgressOut()}
+	return &localFixer{git: g, branch: branch, yes: opts.Yes, ask: opts.Prompter, progress: d.ProgressOut(), inner: inner}, nil
 }
 
 // localFixer is the fix of a local review: package fix's agent and
@@ -345,7 +346,7 @@ type localFixer struct {
 	git      *git.Repo
 	branch   string
 	yes      bool
-	ask      Prompter
+	ask      cmdutil.Prompter
 	progress io.Writer
 }
 
@@ -390,11 +391,11 @@ func (f *localFixer) Fix(ctx context.Context, req loop.FixRequest) (*state.FixRe
 
 // printLocal writes the result: JSON (--json, --jq, --template) or the
 // findings by priority.
-func printLocal(d *Deps, opts *ReviewOptions, res *loop.LocalResult) error {
+func printLocal(d *cmdutil.Deps, opts *ReviewOptions, res *loop.LocalResult) error {
 	if opts.Export != nil {
-		return opts.Export.write(d, res)
+		return opts.Export.Write(d, res)
 	}
-	return printMarkdown(d, renderLocal(res))
+	return cmdutil.PrintMarkdown(d, renderLocal(res))
 }
 
 // renderLocal is the review as Markdown: the outcome, then the findings

@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/ocdx/gh-ocdx/finding"
+	"github.com/ocdx/gh-ocdx/internal/cmdutil"
+	"github.com/ocdx/gh-ocdx/internal/cmdutil/cmdtest"
 	"github.com/ocdx/gh-ocdx/internal/testkit"
 	"github.com/ocdx/gh-ocdx/state"
 )
@@ -23,11 +25,11 @@ func TestParseReview(t *testing.T) {
 	}{
 		{args: nil, want: ReviewOptions{}},
 		{args: []string{"--base", "origin/release"}, want: ReviewOptions{Base: "origin/release"}},
-		{args: []string{"--json"}, want: ReviewOptions{Export: &exporter{}}},
-		{args: []string{"--json", "findings,counts"}, want: ReviewOptions{Export: &exporter{fields: []string{"findings", "counts"}}}},
-		{args: []string{"--json=outcome"}, want: ReviewOptions{Export: &exporter{fields: []string{"outcome"}}}},
-		{args: []string{"--jq", ".outcome"}, want: ReviewOptions{Export: &exporter{jq: ".outcome"}}},
-		{args: []string{"--template", "{{.outcome}}"}, want: ReviewOptions{Export: &exporter{tmpl: "{{.outcome}}"}}},
+		{args: []string{"--json"}, want: ReviewOptions{Export: &cmdutil.Exporter{}}},
+		{args: []string{"--json", "findings,counts"}, want: ReviewOptions{Export: &cmdutil.Exporter{Fields: []string{"findings", "counts"}}}},
+		{args: []string{"--json=outcome"}, want: ReviewOptions{Export: &cmdutil.Exporter{Fields: []string{"outcome"}}}},
+		{args: []string{"--jq", ".outcome"}, want: ReviewOptions{Export: &cmdutil.Exporter{JQ: ".outcome"}}},
+		{args: []string{"--template", "{{.outcome}}"}, want: ReviewOptions{Export: &cmdutil.Exporter{Template: "{{.outcome}}"}}},
 		{args: []string{"--jq", ".outcome", "--template", "{{.outcome}}"}, wantErr: "cannot be used together"},
 		{args: []string{"--template", "{{.outcome"}, wantErr: "invalid --template"},
 		{args: []string{"--fix", "--yes"}, want: ReviewOptions{Fix: true, Yes: true}},
@@ -40,11 +42,11 @@ func TestParseReview(t *testing.T) {
 		{args: []string{"--pr", "3"}, wantErr: "unknown flag: --pr"},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
-			d, _, _ := testDeps()
-			d.IO.stdinTTY, d.IO.stdoutTTY = tc.tty, tc.tty
+			d, _, _ := cmdtest.Deps()
+			d.IO.StdinTTY, d.IO.StdoutTTY = tc.tty, tc.tty
 			opts, err := parseReview(d, tc.args)
 			if tc.wantErr != "" {
-				wantUsageError(t, err, tc.wantErr)
+				cmdtest.WantUsageError(t, err, tc.wantErr)
 				return
 			}
 			if err != nil {
@@ -101,7 +103,7 @@ func newLocalReview(t *testing.T, verify string) *localReview {
 
 // run runs gh ocdx review in-process with args.
 func (lr *localReview) run(args ...string) (stdout, stderr string, err error) {
-	d, out, errOut := testDeps()
+	d, out, errOut := cmdtest.Deps()
 	d.Getenv = func(k string) string { return lr.env[k] }
 	err = Run(lr.t.Context(), append([]string{"review"}, args...), d)
 	return out.String(), errOut.String(), err
@@ -137,9 +139,9 @@ func TestReviewPrintsAP1AndExits3(t *testing.T) {
 
 	out, stderr, err := lr.run()
 
-	var inc *IncompleteError
+	var inc *cmdutil.IncompleteError
 	if !errors.As(err, &inc) {
-		t.Fatalf("want exit 3 (IncompleteError), got %v\n%s", err, stderr)
+		t.Fatalf("want exit 3 (cmdutil.IncompleteError), got %v\n%s", err, stderr)
 	}
 	for _, want := range []string{"## P1 (1)", "`app.go:3` **A panics on every call**", panicFinding.ComputeID(), `Untracked, not reviewed (names only, contents never sent): ".env"`} {
 		if !strings.Contains(out, want) {
@@ -194,7 +196,7 @@ func TestReviewCleanExits0(t *testing.T) {
 		t.Errorf("json %v", got)
 	}
 
-	d, sout, _ := testDeps()
+	d, sout, _ := cmdtest.Deps()
 	d.Getenv = func(k string) string { return lr.env[k] }
 	if err := Run(t.Context(), []string{"state", "show"}, d); err != nil {
 		t.Fatal(err)
@@ -229,7 +231,7 @@ func TestReviewFixCommitsAndNeverPushes(t *testing.T) {
 
 	fixCalls := lr.fixer.Count()
 	out, _, err = lr.run("--fix", "--yes")
-	var inc *IncompleteError
+	var inc *cmdutil.IncompleteError
 	if !errors.As(err, &inc) || !strings.Contains(err.Error(), "stuck") {
 		t.Fatalf("want a stuck finding (exit 3), got %v\n%s", err, out)
 	}
@@ -246,7 +248,7 @@ func TestReviewFixFailingVerificationCommitsNothing(t *testing.T) {
 	lr.models.Script("rev", testkit.Reply(envelope(panicFinding)))
 
 	out, stderr, err := lr.run("--fix", "--yes")
-	var inc *IncompleteError
+	var inc *cmdutil.IncompleteError
 	if !errors.As(err, &inc) || !strings.Contains(err.Error(), "nothing was committed") {
 		t.Fatalf("want exit 3, nothing committed; got %v\n%s\n%s", err, out, stderr)
 	}
@@ -314,17 +316,17 @@ func TestReviewFixAsksAboutTheRepositorysVerifyCommands(t *testing.T) {
 	testkit.Git(t, lr.repo.Clone, "commit", "--quiet", "-am", "widen verify")
 	testkit.Git(t, lr.repo.Clone, "remote", "set-url", "origin", "https://github.com/octo/widgets.git")
 
-	d, _, errOut := testDeps()
+	d, _, errOut := cmdtest.Deps()
 	d.Getenv = func(k string) string { return lr.env[k] }
-	d.IO.stdinTTY, d.IO.stdoutTTY = true, true
-	ask := &fakePrompter{ok: false}
+	d.IO.StdinTTY, d.IO.StdoutTTY = true, true
+	ask := &cmdtest.Prompter{OK: false}
 	err := reviewLocal(t.Context(), d, &ReviewOptions{Fix: true, Prompter: ask})
 
 	if err == nil || !strings.Contains(err.Error(), "you declined the verify commands") {
 		t.Fatalf("got %v\n%s", err, errOut)
 	}
-	if len(ask.asked) != 1 || !strings.Contains(errOut.String(), "verify (from .ocdx.json at the merge base") || strings.Contains(errOut.String(), "pwned") {
-		t.Errorf("asked %q\n%s", ask.asked, errOut)
+	if len(ask.Asked) != 1 || !strings.Contains(errOut.String(), "verify (from .ocdx.json at the merge base") || strings.Contains(errOut.String(), "pwned") {
+		t.Errorf("asked %q\n%s", ask.Asked, errOut)
 	}
 	if n := len(lr.models.Requests("rev")); n != 0 {
 		t.Errorf("%d model requests before the answer", n)
@@ -337,19 +339,19 @@ func TestReviewFixDeclinedCommitsNothing(t *testing.T) {
 	lr := newLocalReview(t, `"true"`)
 	start := testkit.Git(t, lr.repo.Clone, "rev-parse", "HEAD")
 	lr.models.Script("rev", testkit.Reply(envelope(panicFinding)))
-	d, out, errOut := testDeps()
+	d, out, errOut := cmdtest.Deps()
 	d.Getenv = func(k string) string { return lr.env[k] }
-	d.IO.stdinTTY, d.IO.stdoutTTY = true, true
-	ask := &fakePrompter{ok: false}
+	d.IO.StdinTTY, d.IO.StdoutTTY = true, true
+	ask := &cmdtest.Prompter{OK: false}
 
 	err := reviewLocal(t.Context(), d, &ReviewOptions{Fix: true, Prompter: ask})
 
-	var inc *IncompleteError
+	var inc *cmdutil.IncompleteError
 	if !errors.As(err, &inc) || !strings.Contains(err.Error(), "you declined") {
 		t.Fatalf("got %v\n%s\n%s", err, out, errOut)
 	}
-	if len(ask.asked) != 1 || !strings.Contains(ask.asked[0], "Keep the fix's 1 commit on feature?") || !strings.Contains(errOut.String(), "fix: review findings") {
-		t.Errorf("asked %q\n%s", ask.asked, errOut)
+	if len(ask.Asked) != 1 || !strings.Contains(ask.Asked[0], "Keep the fix's 1 commit on feature?") || !strings.Contains(errOut.String(), "fix: review findings") {
+		t.Errorf("asked %q\n%s", ask.Asked, errOut)
 	}
 	if head := testkit.Git(t, lr.repo.Clone, "rev-parse", "HEAD"); head != start {
 		t.Errorf("HEAD moved to %s", head)

@@ -8,10 +8,12 @@ import (
 	"strings"
 
 	"github.com/ocdx/gh-ocdx/change"
+	"github.com/ocdx/gh-ocdx/cmd/describecmd"
 	"github.com/ocdx/gh-ocdx/config"
 	"github.com/ocdx/gh-ocdx/effort"
 	"github.com/ocdx/gh-ocdx/git"
 	"github.com/ocdx/gh-ocdx/github"
+	"github.com/ocdx/gh-ocdx/internal/cmdutil"
 	"github.com/ocdx/gh-ocdx/internal/text"
 	"github.com/ocdx/gh-ocdx/llm"
 	"github.com/ocdx/gh-ocdx/loop"
@@ -29,8 +31,8 @@ type ReviewLoopOptions struct {
 	RepoFlag string // -R, validated
 	Yes      bool
 	DryRun   bool
-	Export   *exporter // --json, --jq, --template; nil: Markdown
-	Full     bool      // review every round in full, never only what changed
+	Export   *cmdutil.Exporter // --json, --jq, --template; nil: Markdown
+	Full     bool              // review every round in full, never only what changed
 	// MaxTokens is the run's token budget (--max-tokens); 0: the
 	// configuration's maxTokens, if any.
 	MaxTokens int64
@@ -40,7 +42,7 @@ type ReviewLoopOptions struct {
 	// Effort is the tier asked for by --effort; "": the configuration's
 	// effort, else auto.
 	Effort   effort.Tier
-	Prompter Prompter // nil: survey on the terminal
+	Prompter cmdutil.Prompter // nil: survey on the terminal
 	// ReviewOnly, when set, says why this run reviews and fixes nothing
 	// (an /ocdx review the repository does not let fix: gh ocdx command).
 	ReviewOnly string
@@ -66,7 +68,7 @@ never posts the same report twice.
 
 Once gh-ocdx has reviewed the PR (an earlier round, or an earlier run at a
 head the PR's head descends from), the reviewers get only what changed
-since, with the findings of that review to judge as still present or
+since, with the findings of that review to cmdutil.Judge as still present or
 resolved; their tools still read the whole PR. A force-push or a rebase
 means a full review; --full asks for one every round. A head already
 reviewed to convergence is not reviewed or posted on again (it says
@@ -128,7 +130,7 @@ Examples:
   gh ocdx review-loop '#24' --dry-run --json
   gh ocdx review-loop 24 --yes --json outcome,rounds --jq '.rounds[].counts'`
 
-func runReviewLoop(ctx context.Context, d *Deps, args []string) error {
+func runReviewLoop(ctx context.Context, d *cmdutil.Deps, args []string) error {
 	opts, err := parseReviewLoop(d, args)
 	if err != nil {
 		return err
@@ -138,48 +140,48 @@ func runReviewLoop(ctx context.Context, d *Deps, args []string) error {
 
 const reviewLoopUsage = "gh ocdx review-loop [<number> | <url> | <branch>] [--yes] [--dry-run] [--json [fields]] [--jq EXPR | --template T] [--full] [--effort TIER] [--max-tokens N] [--verifier PROVIDER/MODEL] [--evidence FILE|DIR]... [--check-run] [-R OWNER/REPO]"
 
-func parseReviewLoop(d *Deps, args []string) (*ReviewLoopOptions, error) {
+func parseReviewLoop(d *cmdutil.Deps, args []string) (*ReviewLoopOptions, error) {
 	opts := &ReviewLoopOptions{}
 	var prFlag string
-	fs := newFlagSet("review-loop", reviewLoopUsage, reviewLoopHelp)
+	fs := cmdutil.NewFlagSet("review-loop", reviewLoopUsage, reviewLoopHelp)
 	fs.StringVar(&prFlag, "pr", "", "The pull request, as the argument (an alias kept for scripts)")
 	fs.BoolVar(&opts.Yes, "yes", false, "Push fixes without asking (for CI)")
 	fs.BoolVar(&opts.DryRun, "dry-run", false, "Review once and print what would be posted and fixed; post, push and record nothing. The outcome and exit code are the run's after that round (would-fix: it would fix and review again)")
 	fs.BoolVar(&opts.Full, "full", false, "Review the whole PR every round, not only what changed since gh-ocdx's last review, even on a head it already approved")
-	fs.maxTokensFlag(&opts.MaxTokens, "Start no round or fix that could bring the run's tokens (in and out) past `N`")
+	fs.MaxTokensFlag(&opts.MaxTokens, "Start no round or fix that could bring the run's tokens (in and out) past `N`")
 	fs.StringVar(&opts.Verifier, "verifier", "", "Check the findings a single reviewer raised with `PROVIDER/MODEL` for this run (instead of the configuration's verifierModel)")
-	fs.effortFlag(&opts.Effort, "How much review each round gets: `TIER` quick, standard, deep or auto (default: the configuration's effort, else auto)")
+	fs.EffortFlag(&opts.Effort, "How much review each round gets: `TIER` quick, standard, deep or auto (default: the configuration's effort, else auto)")
 	fs.BoolVar(&opts.CheckRun, "check-run", false, "Publish the verdict as the gh-ocdx check run on the reviewed head, with the open findings as annotations (needs a GitHub App's token, such as a workflow's with checks: write)")
 	var evidenceFlag []string
 	fs.StringArrayVar(&evidenceFlag, "evidence", nil, "Read tool results from `FILE|DIR` (SARIF, rdjson, rdjsonl, checkstyle or errorformat lines; FORMAT:FILE names the format): those on changed lines become findings (repeatable)")
-	fs.repoFlag(&opts.RepoFlag)
-	jf := addJSONFlags(fs, report.Result{})
-	jf.positional = true
-	if err := fs.parse(d, jf.args(args), -1); err != nil {
+	fs.RepoFlag(&opts.RepoFlag)
+	jf := cmdutil.AddJSONFlags(fs, report.Result{})
+	jf.Positional = true
+	if err := fs.ParseArgs(d, jf.Args(args), -1); err != nil {
 		return nil, err
 	}
 	var err error
-	if opts.Export, err = jf.exporter(fs); err != nil {
+	if opts.Export, err = jf.Exporter(fs); err != nil {
 		return nil, err
 	}
 	if fs.Changed("verifier") {
 		if _, err := llm.ParseModel(opts.Verifier); err != nil {
-			return nil, fs.usageErr("invalid --verifier: %v", err)
+			return nil, fs.UsageErr("invalid --verifier: %v", err)
 		}
 	}
 	if opts.Evidence, err = parseEvidence(evidenceFlag); err != nil {
-		return nil, fs.usageErr("%v", err)
+		return nil, fs.UsageErr("%v", err)
 	}
-	pr, r, err := fs.prArgument(prFlag, opts.RepoFlag)
+	pr, r, err := fs.PRArgument(prFlag, opts.RepoFlag)
 	if err != nil {
 		return nil, err
 	}
 	opts.PR, opts.Branch = pr.Number, pr.Branch
 	if pr.Repo.Name != "" {
-		opts.RepoFlag = repoString(r)
+		opts.RepoFlag = cmdutil.RepoString(r)
 	}
 	if !opts.Yes && !opts.DryRun && !d.IO.CanPrompt() {
-		return nil, fs.needsTerminal("review-loop asks before each push", "pass --yes to push without asking (CI), or --dry-run to post and push nothing")
+		return nil, fs.NeedsTerminal("review-loop asks before each push", "pass --yes to push without asking (CI), or --dry-run to post and push nothing")
 	}
 	return opts, nil
 }
@@ -188,12 +190,12 @@ func parseReviewLoop(d *Deps, args []string) (*ReviewLoopOptions, error) {
 // this PR's interrupted run, killed inside its fix: the same command then
 // resumes it (docs/architecture.md, A round of review-loop). Anything else
 // is refused as a dirty tree is.
-func resumesItsFix(ctx context.Context, d *Deps, repo github.Repo, pr *github.PullRequest, co *preflight.Checkout) error {
+func resumesItsFix(ctx context.Context, d *cmdutil.Deps, repo github.Repo, pr *github.PullRequest, co *preflight.Checkout) error {
 	_, dirty := preflight.Local(ctx, co.Repo.Dir)
 	if dirty == nil {
 		return nil // cleaned in between
 	}
-	st, err := d.store()
+	st, err := d.OpenStore()
 	if err != nil {
 		return dirty
 	}
@@ -208,89 +210,47 @@ func resumesItsFix(ctx context.Context, d *Deps, repo github.Repo, pr *github.Pu
 	if err := dirtyFromWIP(co, rec.WIP); err != nil {
 		return err
 	}
-	d.info("resuming run %s, interrupted inside its fix: the uncommitted changes (%s) are its own", last.ID, strings.Join(co.Dirty, ", "))
+	d.Info("resuming run %s, interrupted inside its fix: the uncommitted changes (%s) are its own", last.ID, strings.Join(co.Dirty, ", "))
 	return nil
 }
 
-func reviewLoop(ctx context.Context, d *Deps, opts *ReviewLoopOptions) error {
-	// Preflight: configuration, GitHub auth, the checkout, the PR, then the
-	// verify commands; no PR action before.
-	r, _ := parseRepoFlag(opts.RepoFlag, d.defaultHost()) // checked when parsed
-	if err := verifierCredential(d, opts.Verifier); err != nil {
-		return err
-	}
-	p, err := prepare(ctx, d, r, prArg{Number: opts.PR, Branch: opts.Branch}, "Usage: "+reviewLoopUsage,
-		usesRole("reviewerModels", "commentsAnalyzerModel", "prFixModel", "verifierModel"), preflight.Resuming)
+func reviewLoop(ctx context.Context, d *cmdutil.Deps, opts *ReviewLoopOptions) error {
+	p, reason, canPush, err := startLoop(ctx, d, opts)
 	if err != nil {
 		return err
 	}
-	cfg, client, repo, co, pr, canPush := p.cfg, p.client, p.repo, p.co, p.pr, p.canPush
-	if opts.ReviewOnly != "" {
-		canPush = false
-	}
-	if canPush && !opts.DryRun {
-		if err := requireVerify(d, p); err != nil {
-			return err
-		}
-	}
-	if len(co.Dirty) > 0 {
-		if err := resumesItsFix(ctx, d, repo, pr, co); err != nil {
-			return err
-		}
-	}
-	if n := co.Repo.Ahead(ctx, pr.HeadRefOid); n > 0 {
-		// Unpushed commits, such as a fix whose push was declined: the
-		// run's push question offers them again.
-		d.warn("your checkout is %s ahead of PR #%d's head %s: the reviewers read the PR's head, and the next push includes them (git log --oneline %s..HEAD)", text.Plural(n, "commit"), pr.Number, text.ShortOID(pr.HeadRefOid), text.ShortOID(pr.HeadRefOid))
-	} else if pr.HeadRefOid != co.Head {
-		d.warn("your checkout is at %s but PR #%d's head on GitHub is %s: the reviewers read the PR's head, the fix works on your checkout; pull first (gh pr checkout %d)", text.ShortOID(co.Head), pr.Number, text.ShortOID(pr.HeadRefOid), pr.Number)
-	}
-	reason := opts.ReviewOnly
-	if !canPush && reason == "" {
-		reason = preflight.ReviewOnlyReason(pr)
-		d.warn("%s", reason)
-	}
-	if opts.Prompter == nil {
-		opts.Prompter = d.prompter(ctx)
-	}
-	// The verify commands run only when a fix is made and pushed; the
-	// repository's analyzers on any same-repository head.
-	if (canPush && !opts.DryRun || cfg.AnalyzersFrom != "" && !pr.IsCrossRepository) && !opts.Yes && d.IO.CanPrompt() {
-		if err := approveVerify(d, p.cfg, p.repo, p.pr.BaseRefName, p.pr.BasePolicy.Commit, opts.Prompter); err != nil {
-			return err
-		}
-	}
+	cfg, client, repo, co, pr := p.cfg, p.client, p.repo, p.co, p.pr
 
 	tools, err := loopEvidence(ctx, d, opts, p)
 	if err != nil {
 		return err
 	}
-	models := newRunModels(d, cfg, opts.MaxTokens)
-	am, err := models.model("comments-analyzer", cfg.CommentsAnalyzer.String(), "commentsAnalyzerModel")
+	models := cmdutil.NewRunModels(d, cfg, opts.MaxTokens)
+	am, err := models.Model("comments-analyzer", cfg.CommentsAnalyzer.String(), "commentsAnalyzerModel")
 	if err != nil {
 		return err
 	}
-	fm, err := models.model("pr-fix", cfg.PRFix.String(), "prFixModel")
+	fm, err := models.Model("pr-fix", cfg.PRFix.String(), "prFixModel")
 	if err != nil {
 		return err
 	}
-	reviewers, verifier, err := models.crew(opts.Verifier)
+	reviewers, verifier, err := models.Crew(opts.Verifier)
 	if err != nil {
 		return err
 	}
-	st, err := d.store()
+	st, err := d.OpenStore()
 	if err != nil {
 		return err
 	}
 
-	progress := d.progressOut()
+	progress := d.ProgressOut()
 	fixer := &loop.FixRunner{Repo: repo, Dir: co.Repo.Dir, Remote: pushRemote(ctx, co), Model: fm, ModelName: cfg.PRFix.String(),
 		Verify: cfg.Verify, Analyzers: tools.fixAnalyzers(), Policy: cfg.Policy, Price: priceOf(cfg, cfg.PRFix.String()), GitHub: client, Progress: progress}
 	if !opts.Yes {
 		fixer.Confirm = confirmPush(d, opts.Prompter)
 	}
 	files := headFiles(ctx, d, co.Repo, client, repo, pr.Number)
-	opening, notMet := describeOpening(ctx, d, cfg, models, client, repo, pr)
+	opening, notMet := describecmd.Opening(ctx, d, cfg, models, client, repo, pr)
 	d.Log.Debug("review-loop", "pr", fmt.Sprintf("%s#%d", repo, pr.Number), "reviewers", len(reviewers), "push", canPush, "dry-run", opts.DryRun)
 	res, err := loop.Run(ctx, loop.Options{
 		Repo: repo, PR: pr, CanPush: canPush, ReviewOnlyReason: reason, InlinePriorities: cfg.InlinePriorities, MaxInlineComments: cfg.MaxInlineComments,
@@ -321,33 +281,93 @@ func reviewLoop(ctx context.Context, d *Deps, opts *ReviewLoopOptions) error {
 		Evidence:   tools.gather,
 		Compliance: notMet,
 	})
-	if ctx.Err() != nil || errors.Is(err, ErrCancelled) {
-		// Stopped by the person: one line says so (endMessage), not a
+	return endLoop(ctx, d, opts, p, reason, res, err)
+}
+
+// startLoop is review-loop's preflight: the configuration, GitHub auth,
+// the checkout, the PR and the verify commands, with no PR action before;
+// reason is why the run reviews and fixes nothing ("" when it fixes), and
+// canPush whether it may push.
+func startLoop(ctx context.Context, d *cmdutil.Deps, opts *ReviewLoopOptions) (p *prepared, reason string, canPush bool, err error) {
+	r, _ := cmdutil.ParseRepoFlag(opts.RepoFlag, d.DefaultHost()) // checked when parsed
+	if err := cmdutil.VerifierCredential(d, opts.Verifier); err != nil {
+		return nil, "", false, err
+	}
+	p, err = prepare(ctx, d, r, cmdutil.PRArg{Number: opts.PR, Branch: opts.Branch}, "Usage: "+reviewLoopUsage,
+		cmdutil.UsesRole("reviewerModels", "commentsAnalyzerModel", "prFixModel", "verifierModel"), preflight.Resuming)
+	if err != nil {
+		return nil, "", false, err
+	}
+	cfg, repo, co, pr, canPush := p.cfg, p.repo, p.co, p.pr, p.canPush
+	if opts.ReviewOnly != "" {
+		canPush = false
+	}
+	if canPush && !opts.DryRun {
+		if err := requireVerify(d, p); err != nil {
+			return nil, "", false, err
+		}
+	}
+	if len(co.Dirty) > 0 {
+		if err := resumesItsFix(ctx, d, repo, pr, co); err != nil {
+			return nil, "", false, err
+		}
+	}
+	if n := co.Repo.Ahead(ctx, pr.HeadRefOid); n > 0 {
+		// Unpushed commits, such as a fix whose push was declined: the
+		// run's push question offers them again.
+		d.Warn("your checkout is %s ahead of PR #%d's head %s: the reviewers read the PR's head, and the next push includes them (git log --oneline %s..HEAD)", text.Plural(n, "commit"), pr.Number, text.ShortOID(pr.HeadRefOid), text.ShortOID(pr.HeadRefOid))
+	} else if pr.HeadRefOid != co.Head {
+		d.Warn("your checkout is at %s but PR #%d's head on GitHub is %s: the reviewers read the PR's head, the fix works on your checkout; pull first (gh pr checkout %d)", text.ShortOID(co.Head), pr.Number, text.ShortOID(pr.HeadRefOid), pr.Number)
+	}
+	reason = opts.ReviewOnly
+	if !canPush && reason == "" {
+		reason = preflight.ReviewOnlyReason(pr)
+		d.Warn("%s", reason)
+	}
+	if opts.Prompter == nil {
+		opts.Prompter = d.NewPrompter(ctx)
+	}
+	// The verify commands run only when a fix is made and pushed; the
+	// repository's analyzers on any same-repository head.
+	if (canPush && !opts.DryRun || cfg.AnalyzersFrom != "" && !pr.IsCrossRepository) && !opts.Yes && d.IO.CanPrompt() {
+		if err := approveVerify(d, p.cfg, p.repo, p.pr.BaseRefName, p.pr.BasePolicy.Commit, opts.Prompter); err != nil {
+			return nil, "", false, err
+		}
+	}
+	return p, reason, canPush, nil
+}
+
+// endLoop says how the run ended: the summary (or --json), the check run,
+// and the error that gives the exit code.
+func endLoop(ctx context.Context, d *cmdutil.Deps, opts *ReviewLoopOptions, p *prepared, reason string, res *report.Result, err error) error {
+	client, repo, pr := p.client, p.repo, p.pr
+	if ctx.Err() != nil || errors.Is(err, cmdutil.ErrCancelled) {
+		// Stopped by the person: one line says so (cmdutil.EndMessage), not a
 		// summary whose outcome is "context canceled".
-		return fmt.Errorf("%w; run the same command to resume", ErrCancelled)
+		return fmt.Errorf("%w; run the same command to resume", cmdutil.ErrCancelled)
 	}
 	if opts.CheckRun && !opts.DryRun {
 		publishCheck(ctx, d, client, repo, pr.Viewer, res, reason != "")
 	}
 	if res != nil && (len(res.Rounds) > 0 || res.Outcome != "") {
 		if opts.Export != nil {
-			if jerr := opts.Export.write(d, res); jerr != nil {
+			if jerr := opts.Export.Write(d, res); jerr != nil {
 				return jerr
 			}
-		} else if perr := printMarkdown(d, report.RenderSummary(res)); perr != nil {
+		} else if perr := cmdutil.PrintMarkdown(d, report.RenderSummary(res)); perr != nil {
 			return perr
 		}
 	}
 	switch {
 	case errors.Is(err, loop.ErrDeclined):
-		return fmt.Errorf("%w: %v; the commits stay local, and a re-run resumes", ErrCancelled, err)
+		return fmt.Errorf("%w: %v; the commits stay local, and a re-run resumes", cmdutil.ErrCancelled, err)
 	case err != nil && res != nil && summarized(d, opts.Export) && strings.Contains(res.Reason, err.Error()):
-		return shownError{err} // the summary's outcome said it
+		return cmdutil.ShownError{Err: err} // the summary's outcome said it
 	case err != nil:
 		return err
 	case res.Outcome == state.OutcomeBlocked:
 		// A run said "run ended, blocked — …"; a dry run ends as it would, said here.
-		return &IncompleteError{Reason: res.Reason, Shown: !res.DryRun}
+		return &cmdutil.IncompleteError{Reason: res.Reason, Shown: !res.DryRun}
 	}
 	return nil
 }
@@ -355,7 +375,7 @@ func reviewLoop(ctx context.Context, d *Deps, opts *ReviewLoopOptions) error {
 // loopEvidence is a run's evidence source (docs/architecture.md,
 // Evidence): the result files, read now, then each round's head's on
 // GitHub and the analyzers', approved, never for a fork.
-func loopEvidence(ctx context.Context, d *Deps, opts *ReviewLoopOptions, p *prepared) (*evidenceSource, error) {
+func loopEvidence(ctx context.Context, d *cmdutil.Deps, opts *ReviewLoopOptions, p *prepared) (*evidenceSource, error) {
 	pr := p.pr
 	results, err := readEvidence(ctx, d, opts.Evidence, p.cfg.Policy, p.co.Repo, pr.HeadRefOid)
 	if err != nil {
@@ -374,8 +394,8 @@ func loopEvidence(ctx context.Context, d *Deps, opts *ReviewLoopOptions, p *prep
 
 // summarized reports whether a run's Markdown summary goes to the terminal
 // the progress lines are on: the summary then says how the run ended, once.
-func summarized(d *Deps, export *exporter) bool {
-	return export == nil && d.IO.stdoutTTY && d.IO.stderrTTY
+func summarized(d *cmdutil.Deps, export *cmdutil.Exporter) bool {
+	return export == nil && d.IO.StdoutTTY && d.IO.StderrTTY
 }
 
 // priceOf is the configured price of model; nil when there is none.
@@ -390,7 +410,7 @@ func priceOf(cfg *config.Config, model string) *config.Price {
 // from git when the commit is here (it is after gh-ocdx's own push), else
 // through the API. Never the work tree, whose ignored files (.env, .npmrc)
 // are the user's, not the PR's.
-func headFiles(ctx context.Context, d *Deps, g *git.Repo, gh *github.Client, repo github.Repo, number int) func(head string) change.Files {
+func headFiles(ctx context.Context, d *cmdutil.Deps, g *git.Repo, gh *github.Client, repo github.Repo, number int) func(head string) change.Files {
 	var last change.Files
 	lastHead := ""
 	return func(head string) change.Files {
@@ -398,7 +418,7 @@ func headFiles(ctx context.Context, d *Deps, g *git.Repo, gh *github.Client, rep
 			if g.HasCommit(ctx, head) {
 				last = repofs.NewTree(ctx, g, head)
 			} else {
-				d.info("PR #%d's head %s is not in this clone: the reviewers read its files through the API, without search (fetch it to let them search)", number, text.ShortOID(head))
+				d.Info("PR #%d's head %s is not in this clone: the reviewers read its files through the API, without search (fetch it to let them search)", number, text.ShortOID(head))
 				last = change.NewAPIFiles(ctx, gh, repo, head)
 			}
 			lastHead = head
@@ -414,29 +434,4 @@ func pushRemote(ctx context.Context, co *preflight.Checkout) string {
 		return r
 	}
 	return "origin"
-}
-
-// verifierOf is the configuration's verifierModel; "" when it sets none.
-func verifierOf(cfg *config.Config) string {
-	if cfg.Verifier.Provider.Name == "" {
-		return ""
-	}
-	return cfg.Verifier.String()
-}
-
-// verifierCredential checks, before any request, that the provider of the
-// --verifier model has its key (the configuration's roles are checked when
-// it is loaded).
-func verifierCredential(d *Deps, name string) error {
-	if name == "" {
-		return nil
-	}
-	m, err := llm.ParseModel(name)
-	if err != nil {
-		return err
-	}
-	if env := m.Provider.CredentialEnv; env != "" && strings.TrimSpace(d.Getenv(env)) == "" {
-		return fmt.Errorf("--verifier %s needs $%s, which is not set: export it, or name a model of a provider whose key is set", name, env)
-	}
-	return nil
 }

@@ -5,6 +5,9 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/ocdx/gh-ocdx/internal/cmdutil"
+	"github.com/ocdx/gh-ocdx/internal/cmdutil/cmdtest"
 )
 
 func TestParseReviewLoop(t *testing.T) {
@@ -15,12 +18,12 @@ func TestParseReviewLoop(t *testing.T) {
 	}{
 		{args: []string{"--yes"}, want: ReviewLoopOptions{Yes: true}},
 		{args: []string{"--pr", "24", "--yes"}, want: ReviewLoopOptions{PR: 24, Yes: true}},
-		{args: []string{"--pr=24", "--dry-run", "--json", "-R", "o/r"}, want: ReviewLoopOptions{PR: 24, DryRun: true, Export: &exporter{}, RepoFlag: "o/r"}},
+		{args: []string{"--pr=24", "--dry-run", "--json", "-R", "o/r"}, want: ReviewLoopOptions{PR: 24, DryRun: true, Export: &cmdutil.Exporter{}, RepoFlag: "o/r"}},
 		// A bare --json before the PR leaves it alone; before a list of
 		// fields, takes them.
-		{args: []string{"--yes", "--json", "7"}, want: ReviewLoopOptions{PR: 7, Yes: true, Export: &exporter{}}},
-		{args: []string{"--yes", "--json", "outcome,rounds", "7"}, want: ReviewLoopOptions{PR: 7, Yes: true, Export: &exporter{fields: []string{"outcome", "rounds"}}}},
-		{args: []string{"--yes", "--jq", ".pr.url", "7"}, want: ReviewLoopOptions{PR: 7, Yes: true, Export: &exporter{jq: ".pr.url"}}},
+		{args: []string{"--yes", "--json", "7"}, want: ReviewLoopOptions{PR: 7, Yes: true, Export: &cmdutil.Exporter{}}},
+		{args: []string{"--yes", "--json", "outcome,rounds", "7"}, want: ReviewLoopOptions{PR: 7, Yes: true, Export: &cmdutil.Exporter{Fields: []string{"outcome", "rounds"}}}},
+		{args: []string{"--yes", "--jq", ".pr.url", "7"}, want: ReviewLoopOptions{PR: 7, Yes: true, Export: &cmdutil.Exporter{JQ: ".pr.url"}}},
 		{args: []string{"--pr"}, wantErr: "flag needs an argument"},
 		{args: []string{"--pr", "abc", "--yes"}, want: ReviewLoopOptions{Branch: "abc", Yes: true}},
 		{args: []string{"--pr", "0", "--yes"}, wantErr: "invalid pull request \"0\""},
@@ -40,10 +43,10 @@ func TestParseReviewLoop(t *testing.T) {
 		{args: []string{"--yes", "--evidence", "sarif:", "7"}, wantErr: "names no file"},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
-			d, _, _ := testDeps()
+			d, _, _ := cmdtest.Deps()
 			opts, err := parseReviewLoop(d, tc.args)
 			if tc.wantErr != "" {
-				wantUsageError(t, err, tc.wantErr)
+				cmdtest.WantUsageError(t, err, tc.wantErr)
 				return
 			}
 			if err != nil {
@@ -60,7 +63,7 @@ func TestParseReviewLoop(t *testing.T) {
 }
 
 func TestReviewLoopHelp(t *testing.T) {
-	d, out, _ := testDeps()
+	d, out, _ := cmdtest.Deps()
 	if err := Run(t.Context(), []string{"review-loop", "--help"}, d); err != nil {
 		t.Fatal(err)
 	}

@@ -5,9 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
-	"net/url"
-	"strconv"
 	"strings"
 
 	"github.com/cli/go-gh/v2/pkg/repository"
@@ -16,12 +13,12 @@ import (
 	"github.com/ocdx/gh-ocdx/config"
 	"github.com/ocdx/gh-ocdx/git"
 	"github.com/ocdx/gh-ocdx/github"
+	"github.com/ocdx/gh-ocdx/internal/cmdutil"
 	"github.com/ocdx/gh-ocdx/internal/progress"
 	"github.com/ocdx/gh-ocdx/internal/text"
 	"github.com/ocdx/gh-ocdx/internal/tokens"
 	"github.com/ocdx/gh-ocdx/llm"
 	"github.com/ocdx/gh-ocdx/posts"
-	"github.com/ocdx/gh-ocdx/repofs"
 	"github.com/ocdx/gh-ocdx/report"
 	"github.com/ocdx/gh-ocdx/reviewpr"
 	"github.com/ocdx/gh-ocdx/state"
@@ -43,7 +40,7 @@ type ReviewPROptions struct {
 	// MaxTokens is the review's token budget (--max-tokens); 0: the
 	// configuration's maxTokens, if any.
 	MaxTokens int64
-	Prompter  Prompter
+	Prompter  cmdutil.Prompter
 }
 
 // reviewEvents are the --event values, as gh pr review's -c, -r and -a.
@@ -51,13 +48,13 @@ var reviewEvents = map[string]github.ReviewEvent{
 	"comment": github.CommentOnly, "request-changes": github.RequestChanges, "approve": github.Approve,
 }
 
-func runReviewPR(ctx context.Context, d *Deps, args []string) error {
+func runReviewPR(ctx context.Context, d *cmdutil.Deps, args []string) error {
 	opts, err := parseReviewPR(d, args)
 	if err != nil {
 		return err
 	}
 	if !opts.ContextOnly && !opts.Yes && !opts.Print {
-		opts.Prompter = d.prompter(ctx)
+		opts.Prompter = d.NewPrompter(ctx)
 	}
 	return reviewPR(ctx, d, opts)
 }
@@ -106,38 +103,38 @@ Examples:
   gh ocdx review-pr 24 --yes --event request-changes
   gh ocdx review-pr https://github.com/OWNER/REPO/pull/24 --context-only`
 
-func parseReviewPR(d *Deps, args []string) (*ReviewPROptions, error) {
+func parseReviewPR(d *cmdutil.Deps, args []string) (*ReviewPROptions, error) {
 	var repoFlag, event string
 	opts := &ReviewPROptions{}
-	fs := newFlagSet("review-pr", "gh ocdx review-pr [<number> | <url> | <branch>] [--model P/M] [--context-only] [--yes] [--print] [--full] [--event E] [--max-tokens N] [-R OWNER/REPO]", reviewPRHelp)
+	fs := cmdutil.NewFlagSet("review-pr", "gh ocdx review-pr [<number> | <url> | <branch>] [--model P/M] [--context-only] [--yes] [--print] [--full] [--event E] [--max-tokens N] [-R OWNER/REPO]", reviewPRHelp)
 	fs.StringVar(&opts.Model, "model", "", "Review with this provider/model instead of the configured reviewPrModel")
 	fs.BoolVar(&opts.ContextOnly, "context-only", false, "Print the review context on stdout; call no model, post nothing")
 	fs.BoolVar(&opts.Full, "full", false, "Give the model the whole diff, not only what changed since gh-ocdx's last review")
 	fs.BoolVar(&opts.Yes, "yes", false, "Post the review without asking (context requests are confirmed too)")
 	fs.BoolVar(&opts.Print, "print", false, "Print the review on stdout and post nothing")
 	fs.StringVar(&event, "event", "", "The most the review may do: comment, request-changes or approve (default request-changes, or approve with allowApprove)")
-	fs.maxTokensFlag(&opts.MaxTokens, "Stop before a model call that could bring the review's tokens (in and out) past `N`")
-	fs.repoFlag(&repoFlag)
-	if err := fs.parse(d, args, -1); err != nil {
+	fs.MaxTokensFlag(&opts.MaxTokens, "Stop before a model call that could bring the review's tokens (in and out) past `N`")
+	fs.RepoFlag(&repoFlag)
+	if err := fs.ParseArgs(d, args, -1); err != nil {
 		return nil, err
 	}
 	if event != "" {
 		ev, ok := reviewEvents[strings.ToLower(event)]
 		if !ok {
-			return nil, fs.usageErr("invalid --event %q: use comment, request-changes or approve", event)
+			return nil, fs.UsageErr("invalid --event %q: use comment, request-changes or approve", event)
 		}
 		opts.Event = ev
 	}
 	if opts.Yes && opts.Print {
-		return nil, fs.usageErr("--yes posts the review and --print does not: choose one")
+		return nil, fs.UsageErr("--yes posts the review and --print does not: choose one")
 	}
-	if err := fs.checkModel(opts.Model); err != nil {
+	if err := fs.CheckModel(opts.Model); err != nil {
 		return nil, err
 	}
 	if !opts.ContextOnly && !opts.Yes && !opts.Print && !d.IO.CanPrompt() {
-		return nil, fs.needsTerminal("review-pr asks before it posts", "pass --yes to post without asking, or --print to print the review instead")
+		return nil, fs.NeedsTerminal("review-pr asks before it posts", "pass --yes to post without asking, or --print to print the review instead")
 	}
-	pr, r, err := fs.prArgument("", repoFlag)
+	pr, r, err := fs.PRArgument("", repoFlag)
 	if err != nil {
 		return nil, err
 	}
@@ -145,44 +142,12 @@ func parseReviewPR(d *Deps, args []string) (*ReviewPROptions, error) {
 	return opts, nil
 }
 
-// parsePRURL reads https://HOST/OWNER/REPO/pull/N (anything after N is ignored).
-func parsePRURL(s string) (repository.Repository, int, bool) {
-	u, err := url.Parse(s)
-	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
-		return repository.Repository{}, 0, false
-	}
-	parts := strings.Split(strings.Trim(u.Path, "/"), "/")
-	if len(parts) < 4 || parts[2] != "pull" {
-		return repository.Repository{}, 0, false
-	}
-	n, err := strconv.Atoi(parts[3])
-	if err != nil || n <= 0 {
-		return repository.Repository{}, 0, false
-	}
-	return repository.Repository{Host: u.Host, Owner: parts[0], Name: parts[1]}, n, true
-}
-
-// loadConfigForModel loads the configuration for a verb of one model
-// role: with --model (model), that model's key only and no configuration
-// file needed; else the keys of roles.
-func loadConfigForModel(d *Deps, model string, roles ...string) (*config.Config, error) {
-	uses := usesRole(roles...)
-	if model != "" {
-		uses = usesRole()
-	}
-	cfg, err := loadConfigFor(d, uses)
-	if model != "" && errors.Is(err, fs.ErrNotExist) {
-		cfg, err = &config.Config{}, checkTimeouts(d)
-	}
-	return cfg, err
-}
-
 // reviewPRModel is review-pr's model (--model, else reviewPrModel), its
 // name, and the most its review may do (--event, else as allowApprove
 // says). review-pr needs its own model's key only; with --model, not even
 // a configuration file.
-func reviewPRModel(d *Deps, opts *ReviewPROptions) (llm.Model, string, github.ReviewEvent, error) {
-	cfg, err := loadConfigForModel(d, opts.Model, "reviewPrModel")
+func reviewPRModel(d *cmdutil.Deps, opts *ReviewPROptions) (llm.Model, string, github.ReviewEvent, error) {
+	cfg, err := cmdutil.LoadConfigForModel(d, opts.Model, "reviewPrModel")
 	if err != nil {
 		return nil, "", "", err
 	}
@@ -200,11 +165,11 @@ func reviewPRModel(d *Deps, opts *ReviewPROptions) (llm.Model, string, github.Re
 	unlisted := func(m *progress.Model) {
 		m.Unlisted = map[string]bool{"request_context": true, "submit_review": !opts.Yes}
 	}
-	model, err := newRunModels(d, cfg, opts.MaxTokens).model("review-pr", name, "reviewPrModel", withTools, unlisted)
+	model, err := cmdutil.NewRunModels(d, cfg, opts.MaxTokens).Model("review-pr", name, "reviewPrModel", cmdutil.WithTools, unlisted)
 	return model, name, maxEvent, err
 }
 
-func reviewPR(ctx context.Context, d *Deps, opts *ReviewPROptions) error {
+func reviewPR(ctx context.Context, d *cmdutil.Deps, opts *ReviewPROptions) error {
 	var model llm.Model
 	var modelName string
 	maxEvent := opts.Event
@@ -214,14 +179,14 @@ func reviewPR(ctx context.Context, d *Deps, opts *ReviewPROptions) error {
 			return err
 		}
 	}
-	repo, client, number, err := resolvePR(ctx, d, prArgs{Repo: opts.Repo, PR: opts.Number, Branch: opts.Branch}, "gh ocdx review-pr [<number> | <url> | <branch>] [flags]")
+	repo, client, number, err := cmdutil.ResolvePR(ctx, d, cmdutil.PRArg{Number: opts.Number, Branch: opts.Branch, Repo: opts.Repo}, "gh ocdx review-pr [<number> | <url> | <branch>] [flags]")
 	if err != nil {
 		return err
 	}
 	opts.Number = number
 	d.Log.Debug("gathering review context", "repo", repo.String(), "pr", opts.Number, "host", repo.Host)
 	rc, err := change.Gather(ctx, client, repo, opts.Number, func(pr *github.PullRequest) (*config.Policy, error) {
-		p, _, err := basePolicy(pr)
+		p, _, err := cmdutil.BasePolicy(pr)
 		return p, err
 	})
 	if err != nil {
@@ -240,7 +205,7 @@ func reviewPR(ctx context.Context, d *Deps, opts *ReviewPROptions) error {
 		return nil
 	}
 
-	files := prFiles(ctx, d, client, repo, rc.PR)
+	files := cmdutil.PRFiles(ctx, d, client, repo, rc.PR)
 	tools := append(change.RepoTools(files), change.PRTools(client, repo, opts.Number)...)
 	s := &reviewpr.Session{Model: model, Context: rc, Tools: tools, MaxEvent: maxEvent}
 	post := &reviewpr.PRPublisher{GitHub: client, Repo: repo, Number: opts.Number, RunID: state.NewRunID(), Head: rc.PR.HeadRefOid, Ledger: led,
@@ -258,9 +223,9 @@ func reviewPR(ctx context.Context, d *Deps, opts *ReviewPROptions) error {
 	out, err := s.Run(ctx)
 	if out != nil {
 		d.Log.Debug("review done", "proposals", out.Rounds, "tokens", out.Usage.String())
-		stopped := ctx.Err() != nil || errors.Is(err, ErrCancelled) || errors.Is(err, reviewpr.ErrAborted)
+		stopped := ctx.Err() != nil || errors.Is(err, cmdutil.ErrCancelled) || errors.Is(err, reviewpr.ErrAborted)
 		if out.Usage.Calls > 0 && !stopped {
-			d.info("review-pr (%s): %s tokens", modelName, out.Usage)
+			d.Info("review-pr (%s): %s tokens", modelName, out.Usage)
 		}
 	}
 	if out != nil {
@@ -269,24 +234,24 @@ func reviewPR(ctx context.Context, d *Deps, opts *ReviewPROptions) error {
 	var be *llm.BudgetError
 	switch {
 	case errors.Is(err, reviewpr.ErrAborted):
-		return fmt.Errorf("%w: %v", ErrCancelled, err)
+		return fmt.Errorf("%w: %v", cmdutil.ErrCancelled, err)
 	case errors.As(err, &be):
 		reason := be.Error()
 		if be.For != "" { // a single call's refusal says its spend already
 			reason += "; " + report.BudgetStatus{MaxTokens: be.Max, Spent: be.Spent}.String()
 		}
-		return &IncompleteError{Reason: reason + "; the review stopped there. Re-run with a larger --max-tokens (or maxTokens in the configuration)"}
-	case err != nil && (errors.Is(err, ErrCancelled) || ctx.Err() != nil):
+		return &cmdutil.IncompleteError{Reason: reason + "; the review stopped there. Re-run with a larger --max-tokens (or maxTokens in the configuration)"}
+	case err != nil && (errors.Is(err, cmdutil.ErrCancelled) || ctx.Err() != nil):
 		// review-pr keeps nothing to resume: a new run starts over.
-		return fmt.Errorf("%w: nothing was posted", ErrCancelled)
+		return fmt.Errorf("%w: nothing was posted", cmdutil.ErrCancelled)
 	case err != nil:
 		return err
 	}
 	if out != nil && out.URL != "" {
 		// As gh pr review: the line says what was done; the URL is the
 		// result a script reads from stdout when it is not the terminal.
-		d.success("Posted %s on %s#%d: %s", reviewpr.PostedAs(out.Proposal.Event), repo, opts.Number, out.URL)
-		if !d.IO.stdoutTTY {
+		d.Success("Posted %s on %s#%d: %s", reviewpr.PostedAs(out.Proposal.Event), repo, opts.Number, out.URL)
+		if !d.IO.StdoutTTY {
 			fmt.Fprintln(d.IO.Out, out.URL)
 		}
 	}
@@ -298,15 +263,15 @@ func reviewPR(ctx context.Context, d *Deps, opts *ReviewPROptions) error {
 // person (or --yes, --print) decides as before.
 type noteConfirmer struct {
 	reviewpr.Confirmer
-	d *Deps
+	d *cmdutil.Deps
 }
 
 func (c noteConfirmer) Decide(ctx context.Context, p reviewpr.Proposal) (reviewpr.DecideReply, error) {
 	switch p.Proposed {
 	case github.Approve:
-		c.d.warn("the model approved; gh-ocdx posts model approvals as comments: pass --event approve or set allowApprove to let it approve%s", postAsHint(c.Confirmer))
+		c.d.Warn("the model approved; gh-ocdx posts model approvals as comments: pass --event approve or set allowApprove to let it approve%s", postAsHint(c.Confirmer))
 	case github.RequestChanges:
-		c.d.warn("the model requested changes; gh-ocdx posts its review as a comment (--event comment)%s", postAsHint(c.Confirmer))
+		c.d.Warn("the model requested changes; gh-ocdx posts its review as a comment (--event comment)%s", postAsHint(c.Confirmer))
 	}
 	return c.Confirmer.Decide(ctx, p)
 }
@@ -323,12 +288,12 @@ func postAsHint(c reviewpr.Confirmer) string {
 // (the newest ledger on it says so) and this clone has since as an ancestor
 // of the PR's head: the diff is then only what changed since
 // (docs/architecture.md, Re-reviews).
-func reReviewPR(ctx context.Context, d *Deps, rc *change.Context, since string) {
+func reReviewPR(ctx context.Context, d *cmdutil.Deps, rc *change.Context, since string) {
 	pr := rc.PR
 	if since == "" || since == pr.HeadRefOid {
 		return
 	}
-	wd, err := d.workDir()
+	wd, err := d.Dir()
 	if err != nil {
 		return
 	}
@@ -338,15 +303,15 @@ func reReviewPR(ctx context.Context, d *Deps, rc *change.Context, since string) 
 	}
 	if diff, ok := g.DiffSince(ctx, since, pr.HeadRefOid, pr.BaseRefOid); ok {
 		rc.Diff, rc.Since = change.NewContext(pr, []byte(diff), true, rc.Policy).Diff, since
-		d.info("re-review: only what changed since %s, gh-ocdx's last review (--full for the whole PR)", text.ShortOID(since))
+		d.Info("re-review: only what changed since %s, gh-ocdx's last review (--full for the whole PR)", text.ShortOID(since))
 	}
 }
 
 // wholeDiff is the diff from a commit to head in this clone, base merges
 // included, as review-loop follows its findings' lines with.
-func wholeDiff(ctx context.Context, d *Deps, head string) func(from string) (string, bool) {
+func wholeDiff(ctx context.Context, d *cmdutil.Deps, head string) func(from string) (string, bool) {
 	return func(from string) (string, bool) {
-		wd, err := d.workDir()
+		wd, err := d.Dir()
 		if err != nil {
 			return "", false
 		}
@@ -358,65 +323,20 @@ func wholeDiff(ctx context.Context, d *Deps, head string) func(from string) (str
 	}
 }
 
-// prFiles gives the reviewer the tracked files at the PR's head: from git
-// when this clone has that commit (search included), otherwise through the
-// API (no search). Never the work tree: a git-ignored .env stays local.
-func prFiles(ctx context.Context, d *Deps, gh *github.Client, repo github.Repo, pr *github.PullRequest) change.Files {
-	if wd, err := d.workDir(); err == nil {
-		if g, err := git.Open(ctx, wd); err == nil && g.HasCommit(ctx, pr.HeadRefOid) {
-			return repofs.NewTree(ctx, g, pr.HeadRefOid)
-		}
-	}
-	d.info("reading files through the API at the PR's head %s (run 'gh pr checkout %d' to let the reviewer search the code too)", text.ShortOID(pr.HeadRefOid), pr.Number)
-	return change.NewAPIFiles(ctx, gh, repo, pr.HeadRefOid)
-}
-
-// resolvePR is the repository a verb works on (repoClient), a client for
-// its host, and the pull request a names: its number, else the open one
-// of its branch or of the checked-out branch (openPRNumber); usage is the
-// verb's usage line.
-func resolvePR(ctx context.Context, d *Deps, a prArgs, usage string) (github.Repo, *github.Client, int, error) {
-	repo, client, err := repoClient(d, a.Repo)
-	if err != nil || a.PR != 0 {
-		return repo, client, a.PR, err
-	}
-	n, err := openPRNumber(ctx, d, client, repo, a.Branch, "Usage: "+usage)
-	return repo, client, n, err
-}
-
-// openPRNumber finds the open PR whose head is branch, or the checked-out
-// branch, as gh pr view does without an argument; usage is the verb's.
-func openPRNumber(ctx context.Context, d *Deps, gh *github.Client, repo github.Repo, branch, usage string) (int, error) {
-	if branch == "" {
-		wd, err := d.workDir()
-		if err != nil {
-			return 0, err
-		}
-		g, err := git.Open(ctx, wd)
-		if err == nil {
-			branch, err = g.Branch(ctx)
-		}
-		if err != nil || branch == "" {
-			return 0, &UsageError{Msg: "no pull request given and no branch checked out here: name one (24, a URL or a branch)", Usage: usage}
-		}
-	}
-	return branchPR(ctx, gh, repo, branch, usage)
-}
-
 // recordReviewPR keeps review-pr's posted review in the state file as a
 // run of its own, so this machine knows it as the PR's ledger tells others
 // (docs/architecture.md, The ledger). The review is posted: failing to
 // record it is said, not fatal.
-func recordReviewPR(d *Deps, p *reviewpr.PRPublisher, model string, event github.ReviewEvent, usage tokens.Usage) {
-	run, ok := p.Run(model, event, usage, d.now())
+func recordReviewPR(d *cmdutil.Deps, p *reviewpr.PRPublisher, model string, event github.ReviewEvent, usage tokens.Usage) {
+	run, ok := p.Run(model, event, usage, d.Clock())
 	if !ok {
 		return
 	}
-	st, err := d.store()
+	st, err := d.OpenStore()
 	if err == nil {
 		err = st.Record(state.NewKey(p.Repo.Host, p.Repo.Owner, p.Repo.Name, p.Number), run)
 	}
 	if err != nil {
-		d.warn("the review is posted, but the state file could not record it: %v", err)
+		d.Warn("the review is posted, but the state file could not record it: %v", err)
 	}
 }

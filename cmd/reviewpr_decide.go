@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/ocdx/gh-ocdx/github"
+	"github.com/ocdx/gh-ocdx/internal/cmdutil"
 	"github.com/ocdx/gh-ocdx/internal/prompter"
 	"github.com/ocdx/gh-ocdx/internal/text"
 	"github.com/ocdx/gh-ocdx/reviewpr"
@@ -14,12 +15,12 @@ import (
 
 // terminalConfirmer asks the user at Orient and Decide.
 type terminalConfirmer struct {
-	d *Deps
-	p Prompter
+	d *cmdutil.Deps
+	p cmdutil.Prompter
 }
 
 func (c *terminalConfirmer) Orient(_ context.Context, proposal string) (reviewpr.OrientReply, error) {
-	fmt.Fprintf(c.d.IO.Out, "\nThe reviewer asks for more context:\n%s\n\n", indent(proposal))
+	fmt.Fprintf(c.d.IO.Out, "\nThe reviewer asks for more context:\n%s\n\n", cmdutil.Indent(proposal))
 	i, err := c.p.Select("Context request", []string{"Fetch as proposed", "Narrow it", "Refuse"})
 	if err != nil {
 		return reviewpr.OrientReply{}, err
@@ -66,7 +67,7 @@ func (c *terminalConfirmer) Decide(ctx context.Context, p reviewpr.Proposal) (re
 	edited := false
 	for {
 		fmt.Fprintf(c.d.IO.Out, "\n── %s %s\n", title, strings.Repeat("─", 30))
-		if err := printMarkdown(c.d, strings.TrimRight(p.Body, "\n")+"\n"); err != nil {
+		if err := cmdutil.PrintMarkdown(c.d, strings.TrimRight(p.Body, "\n")+"\n"); err != nil {
 			return reviewpr.DecideReply{}, err
 		}
 		if err := printInline(c.d, p.Shown()); err != nil {
@@ -114,7 +115,7 @@ func (c *terminalConfirmer) Decide(ctx context.Context, p reviewpr.Proposal) (re
 func (c *terminalConfirmer) edit(ctx context.Context, p reviewpr.Proposal) (reviewpr.Proposal, bool, error) {
 	text := p.EditText()
 	for {
-		t, err := c.p.Edit("Edit the review", editorCommand(ctx, c.d), text)
+		t, err := c.p.Edit("Edit the review", cmdutil.EditorCommand(ctx, c.d), text)
 		var fail *prompter.EditorError
 		if errors.As(err, &fail) {
 			// The review stays as it was, offered again; the text being
@@ -154,7 +155,7 @@ func (c *terminalConfirmer) edit(ctx context.Context, p reviewpr.Proposal) (revi
 // lost with the terminal. A cancellation is the person's choice: nothing is
 // kept.
 func (c *terminalConfirmer) keep(p reviewpr.Proposal, err error) error {
-	if errors.Is(err, ErrCancelled) {
+	if errors.Is(err, cmdutil.ErrCancelled) {
 		return err
 	}
 	if path := prompter.KeepDraft("review", p.EditText()); path != "" {
@@ -169,24 +170,20 @@ func (c *terminalConfirmer) SentBack(_ context.Context, problems []string) {
 	sentBack(c.d, problems)
 }
 
-func sentBack(d *Deps, problems []string) {
+func sentBack(d *cmdutil.Deps, problems []string) {
 	fmt.Fprintf(d.IO.ErrOut, "! The reviewer's proposed review went back to it to revise, unseen: %s.\n", strings.Join(problems, "; "))
-}
-
-func indent(s string) string {
-	return "  " + strings.ReplaceAll(strings.TrimSpace(s), "\n", "\n  ")
 }
 
 // autoConfirmer answers for the user with --yes or --print: fetch what the
 // reviewer proposes (its tools only read), logged so the user sees what was
 // fetched, and accept its review.
 type autoConfirmer struct {
-	d   *Deps
+	d   *cmdutil.Deps
 	why string // the flag that answers for the user
 }
 
 func (a autoConfirmer) Orient(_ context.Context, proposal string) (reviewpr.OrientReply, error) {
-	a.d.info("fetching as the reviewer asked (%s): %s", a.why, text.Clip(text.OneLine(proposal), 300))
+	a.d.Info("fetching as the reviewer asked (%s): %s", a.why, text.Clip(text.OneLine(proposal), 300))
 	return reviewpr.OrientReply{Action: reviewpr.Fetch}, nil
 }
 
@@ -197,11 +194,11 @@ func (autoConfirmer) Decide(context.Context, reviewpr.Proposal) (reviewpr.Decide
 func (a autoConfirmer) SentBack(_ context.Context, problems []string) { sentBack(a.d, problems) }
 
 // printPublisher prints the review on stdout and posts nothing (--print).
-type printPublisher struct{ d *Deps }
+type printPublisher struct{ d *cmdutil.Deps }
 
 func (p printPublisher) Publish(_ context.Context, r reviewpr.Proposal) (string, error) {
 	fmt.Fprintf(p.d.IO.Out, "Event: %s\n\n", r.Event)
-	if err := printMarkdown(p.d, strings.TrimRight(r.Body, "\n")+"\n"); err != nil {
+	if err := cmdutil.PrintMarkdown(p.d, strings.TrimRight(r.Body, "\n")+"\n"); err != nil {
 		return "", err
 	}
 	return "", printInline(p.d, r.Shown())
@@ -210,7 +207,7 @@ func (p printPublisher) Publish(_ context.Context, r reviewpr.Proposal) (string,
 // printInline shows a review's inline comments as they will be posted:
 // where (path:line), the words as Markdown, a suggestion as a diff of the
 // lines it replaces and the lines it would become.
-func printInline(d *Deps, cs []reviewpr.Shown) error {
+func printInline(d *cmdutil.Deps, cs []reviewpr.Shown) error {
 	if len(cs) == 0 {
 		return nil
 	}
@@ -223,7 +220,7 @@ func printInline(d *Deps, cs []reviewpr.Shown) error {
 				md = "Suggested change:\n\n" + text.Fenced("diff", strings.Join(part.Diff, "\n"))
 			}
 			// The blank line keeps a piped review's Markdown in paragraphs.
-			if err := printMarkdown(d, "\n"+md+"\n"); err != nil {
+			if err := cmdutil.PrintMarkdown(d, "\n"+md+"\n"); err != nil {
 				return err
 			}
 		}

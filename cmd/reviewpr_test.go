@@ -1,32 +1,14 @@
 package cmd
 
 import (
-	"bytes"
-	"errors"
 	"os"
 	"strings"
 	"testing"
 
-	"github.com/charmbracelet/log"
-
 	"github.com/ocdx/gh-ocdx/github"
+	"github.com/ocdx/gh-ocdx/internal/cmdutil"
+	"github.com/ocdx/gh-ocdx/internal/cmdutil/cmdtest"
 )
-
-func testDeps() (*Deps, *bytes.Buffer, *bytes.Buffer) {
-	var out, errOut bytes.Buffer
-	return &Deps{IO: &IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut},
-		Getenv: func(string) string { return "" }, Log: log.New(&errOut), Version: "test"}, &out, &errOut
-}
-
-// wantUsageError checks that err is a usage error carrying the verb's usage
-// and saying want.
-func wantUsageError(t *testing.T, err error, want string) {
-	t.Helper()
-	var ue *UsageError
-	if !errors.As(err, &ue) || !strings.Contains(err.Error(), want) || ue.Usage == "" {
-		t.Fatalf("want a usage error with usage, containing %q; got %v", want, err)
-	}
-}
 
 func TestParseReviewPR(t *testing.T) {
 	t.Setenv("GH_REPO", "octo/widgets")
@@ -53,16 +35,16 @@ func TestParseReviewPR(t *testing.T) {
 		{args: []string{"1", "--context-only", "-R", "nope"}, wantErr: "invalid value for --repo"},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
-			d, _, _ := testDeps()
+			d, _, _ := cmdtest.Deps()
 			opts, err := parseReviewPR(d, tc.args)
 			if tc.wantErr != "" {
-				wantUsageError(t, err, tc.wantErr)
+				cmdtest.WantUsageError(t, err, tc.wantErr)
 				return
 			}
 			if err != nil {
 				t.Fatal(err)
 			}
-			r, err := currentRepo(&Deps{Getenv: os.Getenv}, opts.Repo) // -R or the URL, else GH_REPO
+			r, err := cmdutil.CurrentRepo(&cmdutil.Deps{Getenv: os.Getenv}, opts.Repo) // -R or the URL, else GH_REPO
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -94,10 +76,10 @@ func TestParseReviewPREvent(t *testing.T) {
 		{args: []string{"24", "--event", "lgtm"}, wantErr: "invalid --event"}, // before the terminal check
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
-			d, _, _ := testDeps()
+			d, _, _ := cmdtest.Deps()
 			opts, err := parseReviewPR(d, tc.args)
 			if tc.wantErr != "" {
-				wantUsageError(t, err, tc.wantErr)
+				cmdtest.WantUsageError(t, err, tc.wantErr)
 				return
 			}
 			if err != nil {
@@ -111,7 +93,7 @@ func TestParseReviewPREvent(t *testing.T) {
 }
 
 func TestHelpGoesToStdout(t *testing.T) {
-	d, out, errOut := testDeps()
+	d, out, errOut := cmdtest.Deps()
 	if err := Run(t.Context(), []string{"review-pr", "--help"}, d); err != nil {
 		t.Fatal(err)
 	}

@@ -1,102 +1,42 @@
-// Package cmd holds the verbs of gh ocdx: flag parsing (one pflag FlagSet per
-// verb), an Options struct and a run function per verb, rendering and prompts.
-// It is the only package that writes to stdout or touches the terminal.
+// Package cmd is gh ocdx's dispatch (which verb a word names, the help,
+// Execute) and the verbs that run a review or a fix: review-loop,
+// review-pr, review and fix. The other verbs are packages of their own
+// under it (cmd/<noun>cmd), all on the framework of internal/cmdutil
+// (docs/architecture.md, Packages).
 package cmd
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
-	"sync"
-	"time"
 
-	"github.com/charmbracelet/log"
-	"github.com/cli/go-gh/v2/pkg/repository"
-	"github.com/fatih/color"
-
-	"github.com/ocdx/gh-ocdx/github"
-	"github.com/ocdx/gh-ocdx/internal/progress"
+	"github.com/ocdx/gh-ocdx/cmd/commandcmd"
+	"github.com/ocdx/gh-ocdx/cmd/configcmd"
+	"github.com/ocdx/gh-ocdx/cmd/describecmd"
+	"github.com/ocdx/gh-ocdx/cmd/evalcmd"
+	"github.com/ocdx/gh-ocdx/cmd/findingcmd"
+	"github.com/ocdx/gh-ocdx/cmd/learncmd"
+	"github.com/ocdx/gh-ocdx/cmd/replycmd"
+	"github.com/ocdx/gh-ocdx/cmd/statecmd"
+	"github.com/ocdx/gh-ocdx/cmd/statscmd"
+	"github.com/ocdx/gh-ocdx/internal/cmdutil"
 	"github.com/ocdx/gh-ocdx/internal/text"
-	"github.com/ocdx/gh-ocdx/llm"
-	"github.com/ocdx/gh-ocdx/state"
 )
-
-// Deps is the small bag of dependencies every verb receives: the streams,
-// the environment and the working directory of the process, and the factory
-// of a verb's collaborators (factory.go). Verbs read nothing of the process
-// but through it, so their tests run in-process with fakes.
-type Deps struct {
-	IO     *IOStreams
-	Getenv func(string) string
-	// Log is for --debug and GH_DEBUG only: without them it writes nothing,
-	// and the person reads the lines of ui.go instead.
-	Log     *log.Logger
-	Version string
-	// WorkDir is the directory verbs work in, the checkout; "" is the
-	// process's working directory.
-	WorkDir string
-
-	// The factory. A nil field gets the real collaborator, built from the
-	// environment (Getenv) and WorkDir; a test sets the ones it fakes.
-	BaseRepo func() (repository.Repository, error)               // the repository when -R names none
-	GitHub   func(host string) (*github.Client, error)           // a client for host with the user's token and timeout
-	Model    func(name string, o llm.Options) (llm.Model, error) // a provider/model client
-	Store    func() (*state.Store, error)                        // the state file
-	Prompter func(ctx context.Context) Prompter                  // questions on the terminal
-	Now      func() time.Time                                    // the clock of what verbs record
-	// Backoff is the first wait before a GitHub or model request is tried
-	// again when the server asks for none (it doubles each try); 0 is the
-	// clients' own (1s for GitHub, 0.5s for models).
-	Backoff time.Duration
-
-	credentials sync.Once         // registerCredentials, on the first client built
-	progress    *progress.Display // the live display of model calls; built on first use
-	progressMu  sync.Mutex
-}
-
-// NewDeps builds the dependencies of a process on ios (System's, in main):
-// the environment is the process's, and the live display of model calls
-// is drawn on stderr when it is a terminal.
-func NewDeps(version string, ios *IOStreams) *Deps {
-	prog := progress.New(ios.ErrOut, ios.ErrTerminalWidth(), ios.errFile)
-	// The spinner colours its glyph through fatih/color, whose own check
-	// looks at stdout and at no NO_COLOR: it is told the process's once,
-	// before any spinner runs.
-	spinnerColour.Do(func() { color.NoColor = !colourOn(os.Getenv) })
-	if prog.Spins() {
-		// Lines written to stderr go above the spinner.
-		ios.ErrOut, ios.rawErr = prog.Writer(ios.ErrOut), prog.Writer(ios.rawErr)
-	}
-	return &Deps{
-		progress: prog,
-		IO:       ios,
-		Getenv:   os.Getenv,
-		Log:      log.NewWithOptions(ios.TerminalErr(), log.Options{Level: logQuiet}),
-		Version:  version,
-	}
-}
-
-var spinnerColour sync.Once
-
-// logQuiet is a level above every level the logger has: no line is logged
-// until --debug or GH_DEBUG lowers it.
-const logQuiet = log.FatalLevel + 1
 
 // command is one entry of the dispatch table: a verb with a run function, or
 // a noun (config, state) with verbs below it.
 type command struct {
 	name    string
 	summary string
-	run     func(ctx context.Context, d *Deps, args []string) error
+	run     func(ctx context.Context, d *cmdutil.Deps, args []string) error
 	sub     []command
 }
 
 // verb is a verb's run function made of its two steps, as every verb has
 // them: its arguments parsed into its options, then the work they ask for.
-func verb[O any](parse func(*Deps, []string) (*O, error), run func(context.Context, *Deps, *O) error) func(context.Context, *Deps, []string) error {
-	return func(ctx context.Context, d *Deps, args []string) error {
+func verb[O any](parse func(*cmdutil.Deps, []string) (*O, error), run func(context.Context, *cmdutil.Deps, *O) error) func(context.Context, *cmdutil.Deps, []string) error {
+	return func(ctx context.Context, d *cmdutil.Deps, args []string) error {
 		opts, err := parse(d, args)
 		if err != nil {
 			return err
@@ -105,32 +45,46 @@ func verb[O any](parse func(*Deps, []string) (*O, error), run func(context.Conte
 	}
 }
 
+// ocdxVerbs are the verbs of cmd an /ocdx command runs, each parsing the
+// argv the command stands for (commandcmd.Argv) as its own command line.
+var ocdxVerbs = commandcmd.Verbs{
+	Review: func(ctx context.Context, d *cmdutil.Deps, args []string, reviewOnly string) error {
+		opts, err := parseReviewLoop(d, args)
+		if err != nil {
+			return err
+		}
+		opts.ReviewOnly = reviewOnly
+		return reviewLoop(ctx, d, opts)
+	},
+	Fix: verb(parseFix, fixPR),
+}
+
 // commands lists what gh ocdx can do. A verb appears here only once it works.
 func commands() []command {
 	return []command{
-		{name: "command", summary: "Act on an /ocdx command or a reply in a PR's comments", run: verb(parseCommand, runComment)},
+		{name: "command", summary: "Act on an /ocdx command or a reply in a PR's comments", run: verb(commandcmd.Parse, ocdxVerbs.Run)},
 		{name: "config", summary: "Create, show or validate the configuration", sub: []command{
-			{name: "init", summary: "Write an example configuration", run: runConfigInit},
-			{name: "show", summary: "Print the configuration in effect", run: runConfigShow},
-			{name: "validate", summary: "Check the configuration and its credentials", run: runConfigValidate},
+			{name: "init", summary: "Write an example configuration", run: verb(configcmd.ParseInit, configcmd.RunInit)},
+			{name: "show", summary: "Print the configuration in effect", run: verb(configcmd.ParseShow, configcmd.RunShow)},
+			{name: "validate", summary: "Check the configuration and its credentials", run: verb(configcmd.ParseValidate, configcmd.RunValidate)},
 		}},
-		{name: "describe", summary: "Say what a pull request does and whether it meets its issues", run: verb(parseDescribe, describePR)},
-		{name: "dismiss", summary: "Stop gh-ocdx raising findings on a pull request", run: verb(parseDismiss, dismiss)},
+		{name: "describe", summary: "Say what a pull request does and whether it meets its issues", run: verb(describecmd.Parse, describecmd.Run)},
+		{name: "dismiss", summary: "Stop gh-ocdx raising findings on a pull request", run: verb(findingcmd.ParseDismiss, findingcmd.Dismiss)},
 		{name: "eval", summary: "Measure which reviewer mix would have caught past bugs", sub: []command{
-			{name: "history", summary: "Review the history's fixed pull requests as they were, and score each mix", run: verb(parseEval, evalHistory)},
+			{name: "history", summary: "Review the history's fixed pull requests as they were, and score each mix", run: verb(evalcmd.Parse, evalcmd.Run)},
 		}},
 		{name: "fix", summary: "Fix a pull request's findings, verify and push", run: verb(parseFix, fixPR)},
-		{name: "learn", summary: "Propose learnings from people's decisions, as a change to review", run: verb(parseLearn, learnRun)},
-		{name: "reply", summary: "Answer people's replies in gh-ocdx's review threads", run: runReply},
-		{name: "restore", summary: "Overrule the verifier: count a refuted finding again", run: verb(parseRestore, restore)},
+		{name: "learn", summary: "Propose learnings from people's decisions, as a change to review", run: verb(learncmd.Parse, learncmd.Run)},
+		{name: "reply", summary: "Answer people's replies in gh-ocdx's review threads", run: verb(replycmd.Parse, replycmd.Run)},
+		{name: "restore", summary: "Overrule the verifier: count a refuted finding again", run: verb(findingcmd.ParseRestore, findingcmd.Restore)},
 		{name: "review", summary: "Review the current branch's changes before a pull request exists", run: runReview},
 		{name: "review-loop", summary: "Review, fix and re-review a pull request until it converges", run: runReviewLoop},
 		{name: "review-pr", summary: "Review a pull request with one model, with you in the loop", run: runReviewPR},
 		{name: "state", summary: "Show or clear what gh-ocdx remembers about pull requests", sub: []command{
-			{name: "show", summary: "List pull requests, or show one in full", run: runStateShow},
-			{name: "clear", summary: "Forget a pull request's runs, stuck findings and work in progress", run: runStateClear},
+			{name: "show", summary: "List pull requests, or show one in full", run: verb(statecmd.ParseShow, statecmd.RunShow)},
+			{name: "clear", summary: "Forget a pull request's runs, stuck findings and work in progress", run: verb(statecmd.ParseClear, statecmd.RunClear)},
 		}},
-		{name: "stats", summary: "Count how findings ended per reviewer model, and what each costs", run: runStats},
+		{name: "stats", summary: "Count how findings ended per reviewer model, and what each costs", run: verb(statscmd.Parse, statscmd.Run)},
 		{name: "version", summary: "Print the version", run: runVersion},
 	}
 }
@@ -139,19 +93,19 @@ const rootDescription = `Review and fix pull requests with LLMs, from your termi
 
 // Execute runs gh ocdx as a process does: the arguments after the program
 // name, the error (if any) on stderr, and the exit code returned.
-func Execute(ctx context.Context, args []string, d *Deps) int {
+func Execute(ctx context.Context, args []string, d *cmdutil.Deps) int {
 	err := Run(ctx, args, d)
-	code := ExitCode(ctx, err)
-	if msg := endMessage(code, err); msg != "" {
+	code := cmdutil.ExitCode(ctx, err)
+	if msg := cmdutil.EndMessage(code, err); msg != "" {
 		fmt.Fprintln(d.IO.ErrOut, msg)
 	}
 	return code
 }
 
 // Run executes gh ocdx with the arguments after the program name.
-func Run(ctx context.Context, args []string, d *Deps) error {
+func Run(ctx context.Context, args []string, d *cmdutil.Deps) error {
 	err := dispatch(ctx, d, "gh ocdx", rootDescription, commands(), args)
-	if errors.Is(err, errHelpShown) {
+	if errors.Is(err, cmdutil.ErrHelpShown) {
 		return nil
 	}
 	return err
@@ -159,14 +113,14 @@ func Run(ctx context.Context, args []string, d *Deps) error {
 
 // dispatch finds the command named by the first argument. Global flags may
 // stand before it (--debug, -R/--repo); they are handed on to the verb.
-func dispatch(ctx context.Context, d *Deps, path, description string, cmds []command, args []string) error {
+func dispatch(ctx context.Context, d *cmdutil.Deps, path, description string, cmds []command, args []string) error {
 	var globals []string
 	for len(args) > 0 && strings.HasPrefix(args[0], "-") {
 		a := args[0]
 		switch {
 		case a == "-h" || a == "--help":
 			fmt.Fprint(d.IO.Out, nounHelp(path, description, cmds))
-			return errHelpShown
+			return cmdutil.ErrHelpShown
 		case a == "--version" && path == "gh ocdx":
 			return runVersion(ctx, d, nil)
 		case a == "--debug":
@@ -179,21 +133,21 @@ func dispatch(ctx context.Context, d *Deps, path, description string, cmds []com
 			globals = append(globals, a)
 			args = args[1:]
 		default:
-			return &UsageError{Msg: fmt.Sprintf("unknown flag %q for %s", a, path), Usage: nounUsage(path, cmds)}
+			return &cmdutil.UsageError{Msg: fmt.Sprintf("unknown flag %q for %s", a, path), Usage: nounUsage(path, cmds)}
 		}
 	}
 	if len(args) == 0 {
 		if len(globals) > 0 {
-			return &UsageError{Msg: "missing command", Usage: nounUsage(path, cmds)}
+			return &cmdutil.UsageError{Msg: "missing command", Usage: nounUsage(path, cmds)}
 		}
 		fmt.Fprint(d.IO.Out, nounHelp(path, description, cmds))
-		return errHelpShown
+		return cmdutil.ErrHelpShown
 	}
 	name, rest := args[0], args[1:]
 	if name == "help" && path == "gh ocdx" {
 		if len(rest) == 0 {
 			fmt.Fprint(d.IO.Out, nounHelp(path, description, cmds))
-			return errHelpShown
+			return cmdutil.ErrHelpShown
 		}
 		name, rest = rest[0], append(rest[1:], "--help")
 	}
@@ -210,7 +164,7 @@ func dispatch(ctx context.Context, d *Deps, path, description string, cmds []com
 	if s := suggest(name, cmds); s != "" {
 		msg += fmt.Sprintf("\n\nDid you mean %q?", s)
 	}
-	return &UsageError{Msg: msg, Usage: nounUsage(path, cmds)}
+	return &cmdutil.UsageError{Msg: msg, Usage: nounUsage(path, cmds)}
 }
 
 // nounUsage is what a usage error shows, as a verb's does: the usage line,

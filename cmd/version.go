@@ -3,11 +3,13 @@ package cmd
 import (
 	"context"
 	"fmt"
+
+	"github.com/ocdx/gh-ocdx/internal/cmdutil"
 )
 
-func runVersion(_ context.Context, d *Deps, args []string) error {
-	fs := newFlagSet("version", "gh ocdx version", "Print the version of gh-ocdx.")
-	if err := fs.parse(d, args, 0); err != nil {
+func runVersion(_ context.Context, d *cmdutil.Deps, args []string) error {
+	fs := cmdutil.NewFlagSet("version", "gh ocdx version", "Print the version of gh-ocdx.")
+	if err := fs.ParseArgs(d, args, 0); err != nil {
 		return err
 	}
 	fmt.Fprintf(d.IO.Out, "gh-ocdx %s\n", d.Version)

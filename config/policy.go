@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/ocdx/gh-ocdx/effort"
+	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/internal/glob"
 	"github.com/ocdx/gh-ocdx/learnings"
 )
@@ -117,16 +118,6 @@ func ReadPolicy(repoRoot string) (p *Policy, path string, err error) {
 	return p, path, nil
 }
 
-// BaseFile is a policy file (.ocdx.json or REVIEW.md) as read at a commit
-// of the base: the PR's base branch through the API, or a local review's
-// merge base.
-type BaseFile struct {
-	Found     bool
-	Text      string
-	Truncated bool // only the start of the file was given
-	NotText   bool // a binary file, or not a file
-}
-
 // FromBase is the repository policy of a change: .ocdx.json, REVIEW.md
 // and .ocdx/learnings.md as the base has them (where names the .ocdx.json read: ".ocdx.json on
 // main at 1a2b3c4"). The change's own copies are never read, for a PR or a
@@ -135,7 +126,7 @@ type BaseFile struct {
 // Where the repository policy comes from). A base .ocdx.json that cannot be
 // used is an error naming it: running without it could run commands or
 // review in a way the base's maintainers did not choose.
-func FromBase(where string, policy, guide, learned BaseFile) (*Policy, error) {
+func FromBase(where string, policy, guide, learned github.PolicyFile) (*Policy, error) {
 	p := DefaultPolicy()
 	if policy.Found {
 		var cause error

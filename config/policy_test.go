@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/ocdx/gh-ocdx/effort"
+	"github.com/ocdx/gh-ocdx/github"
 )
 
 func TestPolicyIgnore(t *testing.T) {
@@ -92,23 +93,23 @@ func TestBudgetAndPrices(t *testing.T) {
 // naming it, never a silent default.
 func TestFromBase(t *testing.T) {
 	const where = ".ocdx.json on main at 1a2b3c4"
-	p, err := FromBase(where, BaseFile{}, BaseFile{}, BaseFile{})
+	p, err := FromBase(where, github.PolicyFile{}, github.PolicyFile{}, github.PolicyFile{})
 	if err != nil || p.Verify != nil || !slices.Equal(p.Ignore, DefaultIgnore) || p.Guide != "" {
 		t.Fatalf("no files on the base: %+v %v", p, err)
 	}
-	p, err = FromBase(where, BaseFile{Found: true, Text: `{"verify": ["make lint"], "ignore": ["gen/**"]}`}, BaseFile{Found: true, Text: "Name the test."}, BaseFile{})
+	p, err = FromBase(where, github.PolicyFile{Found: true, Text: `{"verify": ["make lint"], "ignore": ["gen/**"]}`}, github.PolicyFile{Found: true, Text: "Name the test."}, github.PolicyFile{})
 	if err != nil || !slices.Equal(p.Verify, []string{"make lint"}) || !slices.Contains(p.Ignore, "gen/**") || p.Guide != "Name the test." {
 		t.Fatalf("base files: %+v %v", p, err)
 	}
-	if p, err = FromBase(where, BaseFile{}, BaseFile{Found: true, NotText: true, Text: "\x00"}, BaseFile{}); err != nil || p.Guide != "" {
+	if p, err = FromBase(where, github.PolicyFile{}, github.PolicyFile{Found: true, NotText: true, Text: "\x00"}, github.PolicyFile{}); err != nil || p.Guide != "" {
 		t.Errorf("a binary REVIEW.md is no guide: %q %v", p.Guide, err)
 	}
-	for name, f := range map[string]BaseFile{
+	for name, f := range map[string]github.PolicyFile{
 		"invalid":   {Found: true, Text: `{"verify": ["make"], "prFixModel": "openai/x"}`},
 		"truncated": {Found: true, Text: `{"verify": [`, Truncated: true},
 		"not text":  {Found: true, NotText: true},
 	} {
-		_, err := FromBase(where, f, BaseFile{}, BaseFile{})
+		_, err := FromBase(where, f, github.PolicyFile{}, github.PolicyFile{})
 		var cerr *Error
 		if !errors.As(err, &cerr) || !strings.Contains(err.Error(), where) {
 			t.Errorf("%s: %v", name, err)

@@ -280,7 +280,7 @@ func TestThreadIDsAndTheirOldNames(t *testing.T) {
 
 // Resolving a person's thread clears its finding as a dismissal does
 // (docs/architecture.md, Who may dismiss): it counts from the thread's
-// author or from someone posts.MayDismiss allows; from anyone else, or from
+// author or from someone posts.MayOverrule allows; from anyone else, or from
 // nobody GitHub names, the thread stays a finding that says who resolved
 // it.
 func TestThreadResolutionCountsOnlyFromWhomMayDismiss(t *testing.T) {

@@ -194,7 +194,7 @@ func PostAnswer(ctx context.Context, gh Answerer, repo github.Repo, number int, 
 
 // dismissOrRestore answers /ocdx dismiss and /ocdx restore: the loop acts
 // on the command itself from its next run; this says whether it counts,
-// by the rule the loop applies (MayDismiss, MayRestore).
+// by the rule the loop applies (posts.MayOverrule).
 func (m Commander) dismissOrRestore(ctx context.Context, c Comment, tag string, cmd posts.Command, perm github.Permission) error {
 	repo, pr := m.Repo, m.PR
 	answer := func(tags, words string) error {
@@ -225,13 +225,9 @@ func (m Commander) dismissOrRestore(ctx context.Context, c Comment, tag string, 
 	if len(ids) == 0 {
 		return answer(tag, fmt.Sprintf("name the findings to %s by their IDs (QUAL-1a2b3c4d), as the reports show them.", cmd.Verb))
 	}
-	may := posts.MayDismiss
-	if cmd.Verb == posts.CmdRestore {
-		may = posts.MayRestore
-	}
 	var refused, whys []string
 	for _, id := range ids {
-		if ok, why := may(repo, perm, c.Author, pr.Author, id); !ok {
+		if ok, why := posts.MayOverrule(cmd.Verb, repo, perm, c.Author, pr.Author, id); !ok {
 			refused = append(refused, id)
 			whys = append(whys, why)
 		}

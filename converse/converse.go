@@ -86,15 +86,15 @@ func DueReplies(pr *github.PullRequest) []Due {
 			if posts.Own(pr, c.Body, c.Author) {
 				last = i
 				for _, r := range th.Comments[:i] {
-					if strings.Contains(c.Body, posts.AnswerTag(posts.ReplyKey(r))) {
-						answered[posts.ReplyKey(r)] = true
+					if strings.Contains(c.Body, posts.AnswerTag(r.Key())) {
+						answered[r.Key()] = true
 					}
 				}
 			}
 		}
 		d := Due{Thread: t, All: th.Comments}
 		for _, c := range th.Comments[last+1:] {
-			if answered[posts.ReplyKey(c)] || isCommand(c.Body) || strings.HasSuffix(c.Author, "[bot]") || strings.TrimSpace(c.Body) == "" {
+			if answered[c.Key()] || isCommand(c.Body) || strings.HasSuffix(c.Author, "[bot]") || strings.TrimSpace(c.Body) == "" {
 				continue
 			}
 			d.Replies = append(d.Replies, c)
@@ -255,7 +255,7 @@ func Task(pr *github.PullRequest, d Due, anchored string) (string, error) {
 		all = append(all[:1:1], all[len(all)-maxThread+1:]...)
 	}
 	for _, c := range all {
-		todo := slices.ContainsFunc(d.Replies, func(r github.ThreadComment) bool { return posts.ReplyKey(r) == posts.ReplyKey(c) })
+		todo := slices.ContainsFunc(d.Replies, func(r github.ThreadComment) bool { return r.Key() == c.Key() })
 		thread = append(thread, commentView{Author: c.Author, Body: text.Excerpt(c.Body, maxReplyText), ToDo: todo})
 	}
 	tb, err := json.MarshalIndent(thread, "", "  ")
@@ -326,7 +326,7 @@ func Body(a Answer, d Due, prices bool) string {
 	var b strings.Builder
 	b.WriteString(posts.Marker + "\n")
 	for _, r := range d.Replies {
-		b.WriteString(posts.AnswerTag(posts.ReplyKey(r)) + "\n")
+		b.WriteString(posts.AnswerTag(r.Key()) + "\n")
 	}
 	if a.Kind == Concede {
 		b.WriteString(posts.ConcededTag(d.Thread.Finding.ID) + "\n")

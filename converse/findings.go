@@ -15,9 +15,9 @@ import (
 // FindingCommand is a /ocdx command on findings (dismiss, restore) that
 // gh ocdx posts for its user.
 type FindingCommand struct {
-	Verb string // "dismiss": the comment starts "/ocdx dismiss"
-	// May is the loop's rule for who the command counts from.
-	May func(repo github.Repo, perm github.Permission, login, prAuthor, id string) (bool, string)
+	// Verb is posts.CmdDismiss or CmdRestore: the comment starts "/ocdx
+	// dismiss", and posts.MayOverrule says whom it counts from.
+	Verb string
 	// Says is the line the comment adds for people.
 	Says string
 }
@@ -39,7 +39,7 @@ func (c FindingCommand) Post(ctx context.Context, gh CommentPoster, trust *posts
 	}
 	var refused []string
 	for _, id := range ids {
-		if ok, why := c.May(repo, perm, pr.Viewer, pr.Author, id); !ok {
+		if ok, why := posts.MayOverrule(c.Verb, repo, perm, pr.Viewer, pr.Author, id); !ok {
 			refused = append(refused, fmt.Sprintf("%s: %s", id, why))
 		}
 	}

@@ -93,6 +93,7 @@ type world struct {
 	titles      map[string]string // the title of every finding ID a reviewer raised
 	raised      map[string]bool   // the titles a reviewer raised during the step (a problem at any line)
 	fixesSeen   int
+	atHead      map[string][]byte // what git showed at a head commit (headGit)
 	// What the checks of the last step found while reading it.
 	twice, refixed []string
 	unraised       []string // ledger entries no reviewer ever raised, with their status
@@ -207,15 +208,46 @@ func newWorld(t *testing.T, fresh bool, p persona) *world {
 
 // fixed reports whether the PR's head holds a fix the fix model made.
 func (w *world) fixed() bool {
-	out, err := exec.Command("git", "--git-dir", w.repo.Remote, "ls-tree", "--name-only", "refs/heads/"+w.repo.Head).Output()
+	out, err := w.headGit("ls-tree", "")
 	return err == nil && strings.Contains(string(out), "fix-round-")
+}
+
+// headGit is git command (ls-tree, or show of path) at the PR's head on
+// the remote, run once per head commit: the reviewers' answers ask it for
+// each finding, and what a commit holds never changes.
+func (w *world) headGit(command, path string) ([]byte, error) {
+	rev := w.repo.RemoteOID(w.t, w.repo.Head)
+	if path != "" {
+		rev += ":" + path
+	}
+	args := []string{"--git-dir", w.repo.Remote, command}
+	if command == "ls-tree" {
+		args = append(args, "--name-only")
+	}
+	key := command + " " + rev
+	w.mu.Lock()
+	out, ok := w.atHead[key]
+	w.mu.Unlock()
+	if ok {
+		return out, nil
+	}
+	out, err := exec.Command("git", append(args, rev)...).Output()
+	if err == nil {
+		w.mu.Lock()
+		if w.atHead == nil {
+			w.atHead = map[string][]byte{}
+		}
+		w.atHead[key] = out
+		w.mu.Unlock()
+	}
+	return out, err
 }
 
 // at is f at the line its code is on at the PR's head: a reviewer raises
 // the same problem where the code moved.
 func (w *world) at(f modelFinding) modelFinding {
 	code := map[int]string{3: "var Size", 5: "func Get"}[*f.Line]
-	out, err := exec.Command("git", "--git-dir", w.repo.Remote, "show", "refs/heads/"+w.repo.Head+":cache.go").Output()
+	out, err := w.headGit("show", "cache.go")
 	if err != nil {
 		return f
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/cli/go-gh/v2/pkg/repository"
 
 	"github.com/ocdx/gh-ocdx/cmd"
+	"github.com/ocdx/gh-ocdx/internal/cmdutil"
 	"github.com/ocdx/gh-ocdx/internal/testkit"
 	"github.com/ocdx/gh-ocdx/internal/text"
 )
@@ -78,22 +79,22 @@ func runInProcess(t testing.TB, e *testkit.Env, stdin io.Reader, args []string) 
 		stdin = strings.NewReader("")
 	}
 	var out, errOut testkit.Buffer
-	ios := &cmd.IOStreams{In: stdin, Out: text.Writer{W: &out}, ErrOut: text.Writer{W: &errOut}}
-	code := runInProcessOn(e, ios, args, &cmd.Deps{IO: ios, Log: log.NewWithOptions(ios.TerminalErr(), log.Options{Level: log.InfoLevel})})
+	ios := &cmdutil.IOStreams{In: stdin, Out: text.Writer{W: &out}, ErrOut: text.Writer{W: &errOut}}
+	code := runInProcessOn(e, ios, args, &cmdutil.Deps{IO: ios, Log: log.NewWithOptions(ios.TerminalErr(), log.Options{Level: log.InfoLevel})})
 	return testkit.Result{Stdout: out.String(), Stderr: errOut.String(), Code: code}
 }
 
 // runOnTerminal runs gh ocdx on tty as the binary would on a terminal.
 func runOnTerminal(t testing.TB, e *testkit.Env, tty *os.File, args []string) int {
-	ios := cmd.Streams(tty, tty, tty)
-	return runInProcessOn(e, ios, args, cmd.NewDeps("test", ios))
+	ios := cmdutil.Streams(tty, tty, tty)
+	return runInProcessOn(e, ios, args, cmdutil.NewDeps("test", ios))
 }
 
 // runInProcessOn runs gh ocdx with d as the binary would in e: its
 // variables through Getenv, its directory as the work directory, and the
 // exit code and the "error:" line of Execute; it gives up after two
 // minutes as Env.Run does.
-func runInProcessOn(e *testkit.Env, ios *cmd.IOStreams, args []string, d *cmd.Deps) int {
+func runInProcessOn(e *testkit.Env, ios *cmdutil.IOStreams, args []string, d *cmdutil.Deps) int {
 	vars := e.Vars
 	d.Getenv = func(k string) string { return vars[k] }
 	d.WorkDir = e.Dir

@@ -241,7 +241,7 @@ func (f *fixer) run(ctx context.Context) (_ *state.FixResult, err error) {
 			f.out.Status = state.FixNothingToFix
 			return f.out, nil
 		}
-		if err := f.fixAndVerify(ctx); err != nil {
+		if f.out.HeadOID, err = f.fixAndVerify(ctx, head); err != nil {
 			var ve *VerifyError
 			if errors.As(err, &ve) && !o.DryRun && ctx.Err() == nil {
 				// The PR hears why nothing came of this round, with the
@@ -256,8 +256,10 @@ func (f *fixer) run(ctx context.Context) (_ *state.FixResult, err error) {
 	} else {
 		fmt.Fprintf(o.Progress, "resuming round %d: the fix was already verified\n", o.Round)
 	}
-	if f.out.HeadOID, err = f.repo.Head(ctx); err != nil {
-		return f.out, err
+	if f.out.HeadOID == "" {
+		if f.out.HeadOID, err = f.repo.Head(ctx); err != nil {
+			return f.out, err
+		}
 	}
 	if o.DryRun {
 		f.phase("dry run: verified, not pushed", "")
@@ -283,8 +285,12 @@ func (f *fixer) run(ctx context.Context) (_ *state.FixResult, err error) {
 	return f.out, o.Run.ClearWIP()
 }
 
-// fixAndVerify runs the agent and the verification, up to MaxAttempts.
-func (f *fixer) fixAndVerify(ctx context.Context) error {
+// fixAndVerify runs the agent and the verification, up to MaxAttempts,
+// from head, the commit checked out. A verified fix's head is the commit
+// it leaves checked out, read after the verification; "" when the fix
+// made no change. HEAD is read again only where it may have moved: each
+// read is a git process.
+func (f *fixer) fixAndVerify(ctx context.Context, head string) (string, error) {
 	o := f.o
 	var retry *retryInfo
 	var commits []finding.Commit
@@ -295,13 +301,16 @@ func (f *fixer) fixAndVerify(ctx context.Context) error {
 	for attempt := 1; attempt <= MaxAttempts; attempt++ {
 		f.out.Attempts = f.earlier + attempt
 		f.phase(fmt.Sprintf("fixing (attempt %d of %d)", attempt, MaxAttempts), "make the verification pass, commit, answer with the envelope")
-		before, err := f.repo.Head(ctx)
-		if err != nil {
-			return err
+		before := head
+		if attempt > 1 { // the verification ran since
+			var err error
+			if before, err = f.repo.Head(ctx); err != nil {
+				return "", err
+			}
 		}
 		res, err := f.agent(ctx, retry, attempt)
 		if err != nil {
-			return err
+			return "", err
 		}
 		if head, err := f.repo.Head(ctx); err == nil && head != before && onto == "" {
 			onto = head
@@ -311,7 +320,7 @@ func (f *fixer) fixAndVerify(ctx context.Context) error {
 		made, err := f.check(ctx, &res)
 		if err != nil {
 			f.addError("result", err.Error())
-			return err
+			return "", err
 		}
 		f.out.Fixed, f.out.Rejected, f.out.Commits = res.FixedIssues, res.RejectedIssues, res.Commits
 		if err := f.record(state.PhaseFixed, func(rd *state.Round) {
@@ -322,66 +331,68 @@ func (f *fixer) fixAndVerify(ctx context.Context) error {
 			}
 			rd.Usage = append(rd.Usage, u)
 		}); err != nil {
-			return err
+			return "", err
 		}
 
 		dirty, dirtyErr := f.repo.Dirty(ctx)
 		if dirtyErr == nil && len(made) == 0 && len(dirty) == 0 {
 			fmt.Fprintln(o.Progress, "no change was made: nothing to verify or push")
 			f.out.Status = state.FixNoChange
-			return nil
+			return "", nil
 		}
 		f.phase(fmt.Sprintf("verifying (attempt %d of %d)", attempt, MaxAttempts), "")
 		results, ok := f.runVerify(ctx, dirty, dirtyErr)
 		if err := ctx.Err(); err != nil {
-			return err
+			return "", err
 		}
 		f.out.Verification = results
 		if err := f.record(state.PhaseVerified, func(rd *state.Round) { rd.Verification = results }); err != nil {
-			return err
+			return "", err
 		}
 		if ok {
 			f.out.Verified = true
-			if err := f.foldAttempts(ctx, onto); err != nil {
-				return err
+			head, err := f.foldAttempts(ctx, onto)
+			if err != nil {
+				return "", err
 			}
-			return f.record("", nil)
+			return head, f.record("", nil)
 		}
 		failed := results[len(results)-1]
 		f.addError("verification", fmt.Sprintf("%s: %s", failed.Command, status(failed)))
 		if attempt == MaxAttempts {
 			// The attempts' commits stay local, for the user to finish
 			// (fix --continue pushes them): as one, like a verified fix's.
-			if err := f.foldAttempts(ctx, onto); err != nil {
-				return err
+			if _, err := f.foldAttempts(ctx, onto); err != nil {
+				return "", err
 			}
 			log, _ := f.repo.Log(ctx, f.base)
 			f.phase("verification failed", fmt.Sprintf("make %q pass, then push; or run gh ocdx fix --continue", failed.Command))
-			return &VerifyError{Attempts: f.out.Attempts, Failed: failed, Branch: o.Change.HeadRef, Commits: log}
+			return "", &VerifyError{Attempts: f.out.Attempts, Failed: failed, Branch: o.Change.HeadRef, Commits: log}
 		}
 		retry = &retryInfo{Attempt: attempt + 1, Max: MaxAttempts, Command: failed.Command, Status: status(failed), Tail: strings.TrimSpace(failed.Tail)}
 	}
-	return nil
+	return "", nil
 }
 
 // foldAttempts makes the commits that attempts after the first added on
 // top of onto one commit with it, so that a fix is offered for push as the
 // commits of one attempt, not again for each retry (docs/architecture.md,
 // A round of review-loop). The tree is HEAD's; the messages are onto's,
-// then each later one that says something else. Only this run's unpushed
+// then each later one that says something else; it returns the commit
+// checked out after. Only this run's unpushed
 // commits are rewritten: onto was made after the reviewed head. Changes
 // staged and not committed are left alone, and so are the commits then.
-func (f *fixer) foldAttempts(ctx context.Context, onto string) error {
-	head, err := f.repo.Head(ctx)
+func (f *fixer) foldAttempts(ctx context.Context, onto string) (head string, err error) {
+	head, err = f.repo.Head(ctx)
 	if err != nil || onto == "" || head == onto {
-		return err
+		return head, err
 	}
 	if _, err := f.repo.Run(ctx, "diff", "--cached", "--quiet", "HEAD", "--"); err != nil {
-		return nil
+		return head, nil
 	}
 	out, err := f.repo.Run(ctx, "log", "--reverse", "--format=%H%x00%B%x00", onto+"^.."+head)
 	if err != nil {
-		return err
+		return "", err
 	}
 	folded := map[string]bool{}
 	var msgs []string
@@ -393,18 +404,18 @@ func (f *fixer) foldAttempts(ctx context.Context, onto string) error {
 		}
 	}
 	if _, err := f.repo.Run(ctx, "reset", "--quiet", "--soft", onto+"^"); err != nil {
-		return err
+		return "", err
 	}
 	if _, err := f.repo.Run(ctx, "commit", "--quiet", "--no-verify", "-m", strings.Join(msgs, "\n\n")); err != nil {
-		return fmt.Errorf("folding the attempts' commits into one: %w (git reset --soft %s restores them)", err, text.ShortOID(head))
+		return "", fmt.Errorf("folding the attempts' commits into one: %w (git reset --soft %s restores them)", err, text.ShortOID(head))
 	}
 	sha, err := f.repo.Head(ctx)
 	if err != nil {
-		return err
+		return "", err
 	}
 	fmt.Fprintf(f.o.Progress, "folded %s of %s into %s\n", text.Plural(len(folded), "commit"), text.Plural(f.out.Attempts, "attempt"), text.ShortOID(sha))
 	if f.out.Commits, err = f.commits(ctx); err != nil {
-		return err
+		return "", err
 	}
 	for i := range f.out.Fixed {
 		if folded[f.out.Fixed[i].CommitSha] {
@@ -414,7 +425,7 @@ func (f *fixer) foldAttempts(ctx context.Context, onto string) error {
 	f.mu.Lock()
 	f.wip.LastCommit = sha
 	f.mu.Unlock()
-	return nil
+	return sha, nil
 }
 
 type retryInfo struct {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/ocdx/gh-ocdx/change"
+	"os"
 	"os/exec"
 	"strings"
 	"sync"
@@ -474,5 +475,38 @@ func TestTaskOfALocalChangeNamesNoPullRequest(t *testing.T) {
 	task := f.m.reqs[0].Messages[0].Text
 	if strings.Contains(task, "PR #") || strings.Contains(task, "URL:") || !strings.Contains(task, "fix the findings of a change that is no pull request, round 1") || !strings.Contains(task, "Title: Local changes on feature") {
 		t.Errorf("task:\n%s", task)
+	}
+}
+
+// A fix round asks git which commit HEAD is only where it may have moved
+// (docs/architecture.md, A round of review-loop): at the start, after the
+// commit tool, after the agent, and after the verification (the fold reads
+// it, and the result takes it from there). Each question is a git process.
+func TestRunAsksGitForHEADOnlyWhereItMayHaveMoved(t *testing.T) {
+	f := newFixture(t, calls(editA), calls(commitA), answer([]string{"SEC-00000001"}, []string{"QUAL-0000002"}))
+	f.opts.Confirm = func(context.Context, PushPlan) (bool, error) { return true, nil }
+	trace := t.TempDir() + "/trace"
+	t.Setenv("GIT_TRACE", trace) // git's own log of the commands it runs
+
+	out, err := Run(context.Background(), f.opts)
+
+	if err != nil || !out.Pushed {
+		t.Fatalf("%v %+v\n%s", err, out, f.log)
+	}
+	raw, err := os.ReadFile(trace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	asked := 0
+	for _, l := range strings.Split(string(raw), "\n") {
+		if strings.HasSuffix(l, "trace: built-in: git rev-parse HEAD") {
+			asked++
+		}
+	}
+	if head := testkit.Git(t, f.fx.Clone, "rev-parse", "HEAD"); out.HeadOID != head {
+		t.Errorf("the result's head is %s, HEAD is %s", out.HeadOID, head)
+	}
+	if asked != 4 {
+		t.Errorf("git rev-parse HEAD ran %d times in one round, want 4 (start, commit, agent, verified)", asked)
 	}
 }

@@ -55,7 +55,7 @@ func Select(ctx context.Context, trust *posts.Trust, findingsFile string, pr *gi
 	// is one gh-ocdx conceded in a conversation (disputed: a person decides).
 	dismissed := posts.IDs(trust.DismissedOn(ctx, pr))
 	var disputed []string
-	for _, id := range posts.Disputed(pr) {
+	for _, id := range posts.IDs(posts.Concessions(pr)) {
 		if !slices.Contains(dismissed, id) {
 			disputed = append(disputed, id)
 		}

@@ -31,6 +31,11 @@ type Repo struct {
 	// of another (history does not change). A run asks each once: every
 	// question is a git process.
 	known sync.Map
+	// asking is held while HasCommits asks: a round reads the PR's diff
+	// while the secret scan reads its history, both first asking for the
+	// same base and head, and the later question finds them known rather
+	// than starting git again.
+	asking sync.Mutex
 }
 
 // Open finds the work tree containing dir.
@@ -205,6 +210,8 @@ func (r *Repo) HasCommit(ctx context.Context, sha string) bool {
 // HasCommits reports whether every name names a commit in this repository,
 // with one git process for those not known to be here.
 func (r *Repo) HasCommits(ctx context.Context, names ...string) bool {
+	r.asking.Lock()
+	defer r.asking.Unlock()
 	var ask strings.Builder
 	asked := 0
 	for _, n := range names {

@@ -439,6 +439,37 @@ func TestACommitIsAskedAboutOnce(t *testing.T) {
 	}
 }
 
+// Questions asked at once about the same commits (a round reads the PR's
+// diff while the secret scan reads its history, both from the base and
+// head) start one git process, not one each: the later ones wait and find
+// the answer known.
+func TestCommitsAskedAboutAtOnceAreAskedOnce(t *testing.T) {
+	ctx := context.Background()
+	fx := testkit.NewRepo(t, "main", "feature", map[string]string{"a.txt": "a\n"}, map[string]string{"a.txt": "b\n"})
+	base, head := fx.RemoteOID(t, "main"), fx.RemoteOID(t, "feature")
+	r, _ := git.Open(ctx, fx.Clone)
+	log := gitLog(t)
+
+	start := make(chan struct{})
+	found := make(chan bool)
+	for range 8 {
+		go func() {
+			<-start
+			found <- r.HasCommits(ctx, base, head)
+		}()
+	}
+	close(start)
+	for range 8 {
+		if !<-found {
+			t.Error("the base and head are here")
+		}
+	}
+	b, _ := os.ReadFile(log)
+	if n := strings.Count(string(b), "cat-file"); n != 1 {
+		t.Errorf("%d cat-file processes for 8 questions at once about the same commits, want 1:\n%s", n, b)
+	}
+}
+
 // gh-ocdx's questions take no lock git can do without: the index, which
 // git status and diff would refresh on disk after a file's time changed,
 // stays as it was, so the user's own git never finds it locked.

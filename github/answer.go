@@ -10,25 +10,25 @@ import (
 	"unicode/utf8"
 )
 
-// MaxAnswer bounds every answer gh-ocdx reads from GitHub. The largest real
+// maxAnswer bounds every answer gh-ocdx reads from GitHub. The largest real
 // answers (a PR context page, 100 comments) are a few MB; a hostile or broken
 // server could otherwise send gigabytes, all of them held in memory.
-const MaxAnswer = 32 << 20
+const maxAnswer = 32 << 20
 
-// AnswerError is an answer from the GitHub host that gh-ocdx does not use:
+// answerError is an answer from the GitHub host that gh-ocdx does not use:
 // too large, not UTF-8 text, or a redirect it does not follow.
-type AnswerError struct {
+type answerError struct {
 	Problem string // completes "GitHub's answer …"
 }
 
-func (e *AnswerError) Error() string { return "GitHub's answer " + e.Problem }
+func (e *answerError) Error() string { return "GitHub's answer " + e.Problem }
 
-var errTooLarge = &AnswerError{Problem: fmt.Sprintf("was larger than %d MB, more than gh-ocdx reads: check that GH_HOST names a GitHub server, and any proxy in between", MaxAnswer>>20)}
+var errTooLarge = &answerError{Problem: fmt.Sprintf("was larger than %d MB, more than gh-ocdx reads: check that GH_HOST names a GitHub server, and any proxy in between", maxAnswer>>20)}
 
-// boundTransport reads each JSON answer whole, at most MaxAnswer bytes, and
+// boundTransport reads each JSON answer whole, at most maxAnswer bytes, and
 // refuses one that is not UTF-8 (GitHub always answers in UTF-8; anything
 // else was altered on the way). Diffs and raw file contents are text of any
-// encoding: they stay streamed, cut at MaxAnswer, and their callers read
+// encoding: they stay streamed, cut at maxAnswer, and their callers read
 // them through their own, smaller limits.
 type boundTransport struct {
 	next http.RoundTripper
@@ -40,15 +40,15 @@ func (t *boundTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	if accept := req.Header.Get("Accept"); strings.Contains(accept, "diff") || strings.Contains(accept, "raw") {
-		resp.Body = &cappedBody{ReadCloser: resp.Body, left: MaxAnswer}
+		resp.Body = &cappedBody{ReadCloser: resp.Body, left: maxAnswer}
 		return resp, nil
 	}
-	b, err := io.ReadAll(io.LimitReader(resp.Body, MaxAnswer+1))
+	b, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswer+1))
 	resp.Body.Close()
 	if err != nil {
 		return nil, err
 	}
-	if len(b) > MaxAnswer {
+	if len(b) > maxAnswer {
 		return nil, errTooLarge
 	}
 	if resp.StatusCode < 300 && !utf8.Valid(b) {
@@ -60,7 +60,7 @@ func (t *boundTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			}
 			at += n
 		}
-		return nil, &AnswerError{Problem: fmt.Sprintf("(HTTP %d, %d bytes) is not UTF-8 text (an invalid byte at offset %d), which GitHub always sends: something between gh-ocdx and GitHub altered it; check GH_HOST and any proxy in between, then try again", resp.StatusCode, len(b), at)}
+		return nil, &answerError{Problem: fmt.Sprintf("(HTTP %d, %d bytes) is not UTF-8 text (an invalid byte at offset %d), which GitHub always sends: something between gh-ocdx and GitHub altered it; check GH_HOST and any proxy in between, then try again", resp.StatusCode, len(b), at)}
 	}
 	resp.Body = io.NopCloser(bytes.NewReader(b))
 	resp.ContentLength = int64(len(b))
@@ -93,9 +93,9 @@ func checkRedirect(req *http.Request, via []*http.Request) error {
 	first := via[0]
 	switch {
 	case first.Method != http.MethodGet && first.Method != http.MethodHead:
-		return &AnswerError{Problem: fmt.Sprintf("to %s %s was a redirect to %s, which gh-ocdx never follows for a write (it would send the write again): check GH_HOST; nothing was sent there", first.Method, first.URL.Redacted(), req.URL.Redacted())}
+		return &answerError{Problem: fmt.Sprintf("to %s %s was a redirect to %s, which gh-ocdx never follows for a write (it would send the write again): check GH_HOST; nothing was sent there", first.Method, first.URL.Redacted(), req.URL.Redacted())}
 	case !strings.EqualFold(req.URL.Host, first.URL.Host):
-		return &AnswerError{Problem: fmt.Sprintf("to %s was a redirect to another host (%s), which gh-ocdx does not follow: check GH_HOST", first.URL.Redacted(), req.URL.Host)}
+		return &answerError{Problem: fmt.Sprintf("to %s was a redirect to another host (%s), which gh-ocdx does not follow: check GH_HOST", first.URL.Redacted(), req.URL.Host)}
 	case len(via) >= 10:
 		return errors.New("GitHub redirected 10 times: stopped")
 	}

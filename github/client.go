@@ -98,14 +98,14 @@ func (c *Client) restURL(path string) string {
 	}
 }
 
-// NotFoundError: the pull request (or issue) does not exist or is not visible
+// notFoundError: the pull request (or issue) does not exist or is not visible
 // with this token.
-type NotFoundError struct {
+type notFoundError struct {
 	What string // "PR #12"
 	Repo Repo
 }
 
-func (e *NotFoundError) Error() string {
+func (e *notFoundError) Error() string {
 	return fmt.Sprintf("%s not found in %s: check the number, and that your token can see the repository (-R OWNER/REPO picks another)", e.What, e.Repo)
 }
 
@@ -118,7 +118,7 @@ func (c *Client) explain(err error, what string, repo Repo) error {
 	if errors.As(err, &he) {
 		switch he.StatusCode {
 		case http.StatusNotFound:
-			return &NotFoundError{What: what, Repo: repo}
+			return &notFoundError{What: what, Repo: repo}
 		case http.StatusUnauthorized:
 			return fmt.Errorf("GitHub rejected the token for %s (HTTP 401): run 'gh auth login --hostname %s' or set a valid GH_TOKEN", c.host, c.host)
 		case http.StatusForbidden:
@@ -133,7 +133,7 @@ func (c *Client) explain(err error, what string, repo Repo) error {
 	if errors.As(err, &ge) {
 		for _, e := range ge.Errors {
 			if e.Type == "NOT_FOUND" {
-				return &NotFoundError{What: what, Repo: repo}
+				return &notFoundError{What: what, Repo: repo}
 			}
 		}
 		return fmt.Errorf("GitHub could not answer the query for %s in %s: %w", what, repo, err)
@@ -143,11 +143,11 @@ func (c *Client) explain(err error, what string, repo Repo) error {
 	if errors.As(err, &se) || errors.As(err, &te) {
 		return fmt.Errorf("GitHub's answer for %s in %s was not valid JSON (%v): try again later; if it persists, check GH_HOST and any proxy in between", what, repo, err)
 	}
-	var ae *AnswerError
+	var ae *answerError
 	if errors.As(err, &ae) {
 		return fmt.Errorf("%s in %s: %w", what, repo, ae)
 	}
-	var rl *RateLimitError
+	var rl *rateLimitError
 	if errors.As(err, &rl) {
 		return fmt.Errorf("reading %s in %s: %w", what, repo, err)
 	}

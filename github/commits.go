@@ -6,8 +6,8 @@ import (
 	"net/http"
 )
 
-// MaxCommits is how many of a PR's commits Commits reads: one page.
-const MaxCommits = 100
+// maxCommits is how many of a PR's commits Commits reads: one page.
+const maxCommits = 100
 
 // Commit is one commit of a PR.
 type Commit struct {
@@ -15,7 +15,7 @@ type Commit struct {
 	Message string `json:"message"`
 }
 
-// Commits lists the PR's first MaxCommits commits, oldest first (one
+// Commits lists the PR's first maxCommits commits, oldest first (one
 // request).
 func (c *Client) Commits(ctx context.Context, repo Repo, number int) ([]Commit, error) {
 	var page []struct {
@@ -24,7 +24,7 @@ func (c *Client) Commits(ctx context.Context, repo Repo, number int) ([]Commit, 
 			Message string `json:"message"`
 		} `json:"commit"`
 	}
-	path := fmt.Sprintf("repos/%s/%s/pulls/%d/commits?per_page=%d", repo.Owner, repo.Name, number, MaxCommits)
+	path := fmt.Sprintf("repos/%s/%s/pulls/%d/commits?per_page=%d", repo.Owner, repo.Name, number, maxCommits)
 	if err := c.rest.DoWithContext(ctx, http.MethodGet, path, nil, &page); err != nil {
 		return nil, c.explain(err, fmt.Sprintf("the commits of PR #%d", number), repo)
 	}

@@ -49,7 +49,7 @@ func (c *Client) OpenPullRequests(ctx context.Context, repo Repo, branch string)
 		return nil, c.explain(err, what, repo)
 	}
 	if resp.Repository == nil {
-		return nil, &NotFoundError{What: "repository", Repo: repo}
+		return nil, &notFoundError{What: "repository", Repo: repo}
 	}
 	out := []PRRef{}
 	for _, n := range resp.Repository.PullRequests.Nodes {

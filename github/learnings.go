@@ -44,7 +44,7 @@ func (c *Client) DefaultBranchFile(ctx context.Context, repo Repo, path string) 
 	}
 	r := resp.Repository
 	if r == nil {
-		return DefaultBranch{}, &NotFoundError{What: "repository", Repo: repo}
+		return DefaultBranch{}, &notFoundError{What: "repository", Repo: repo}
 	}
 	if r.Default == nil || r.Default.Target == nil {
 		return DefaultBranch{}, fmt.Errorf("%s has no default branch: push one first", repo)
@@ -69,7 +69,7 @@ func (c *Client) CreatePullRequest(ctx context.Context, repo Repo, repoID, base,
 			} `json:"pullRequest"`
 		} `json:"createPullRequest"`
 	}
-	input := map[string]any{"repositoryId": repoID, "baseRefName": base, "headRefName": head, "title": title, "body": CapBody(body)}
+	input := map[string]any{"repositoryId": repoID, "baseRefName": base, "headRefName": head, "title": title, "body": capBody(body)}
 	if err := c.gql.DoWithContext(ctx, createPullRequest, map[string]any{"input": input}, &resp); err != nil {
 		return 0, "", c.explainWrite(err, "the pull request", repo)
 	}

@@ -68,13 +68,17 @@ func (pr *PullRequest) Trusts(author string) bool {
 	return false
 }
 
-// PolicyFile is a file read at the tip of a branch, through the PR query.
+// PolicyFile is a repository policy file (.ocdx.json, REVIEW.md, the
+// learnings) as a commit of the base has it: the PR query reads the base
+// branch's tip, gh ocdx review the merge base with git, and config.FromBase
+// takes either (docs/architecture.md, Where the repository policy comes
+// from).
 type PolicyFile struct {
-	Commit    string // the branch's commit the file was read at; "" when the branch is gone
+	Commit    string // the commit the file was read at; "" when the branch is gone
 	Found     bool
 	Text      string
-	Truncated bool // GitHub gave only part of the file
-	NotText   bool // GitHub gave no text: a binary file, or not a file
+	Truncated bool // only the start of the file was given
+	NotText   bool // no text was given: a binary file, or not a file
 }
 
 // IssueRef is a linked issue, by reference only: a task names issues and
@@ -141,6 +145,15 @@ type ThreadComment struct {
 	Line        *int   `json:"line"`
 	CreatedAt   string `json:"createdAt"`
 	URL         string `json:"url"`
+}
+
+// Key names c in gh-ocdx's tags and thread IDs: its database id, which
+// stays when the comment is edited, else its node id.
+func (c ThreadComment) Key() string {
+	if c.DatabaseID != "" {
+		return c.DatabaseID
+	}
+	return c.ID
 }
 
 // maxPages bounds the pages of files (100 each); maxThreadPages those of
@@ -376,7 +389,7 @@ func (c *Client) PullRequest(ctx context.Context, repo Repo, number int) (*PullR
 			return nil, c.explain(err, what, repo)
 		}
 		if resp.Repository == nil || resp.Repository.PullRequest == nil {
-			return nil, &NotFoundError{What: what, Repo: repo}
+			return nil, &notFoundError{What: what, Repo: repo}
 		}
 		p := resp.Repository.PullRequest
 		if vars["meta"] == true {

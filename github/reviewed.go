@@ -80,7 +80,7 @@ func (c *Client) ReviewedPRs(ctx context.Context, repo Repo, first int, after st
 		return ReviewedPage{}, c.explain(err, "the pull requests", repo)
 	}
 	if resp.Repository == nil {
-		return ReviewedPage{}, &NotFoundError{What: "repository", Repo: repo}
+		return ReviewedPage{}, &notFoundError{What: "repository", Repo: repo}
 	}
 	var page ReviewedPage
 	if resp.Viewer != nil {

@@ -31,14 +31,14 @@ func (t *authTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	return t.next.RoundTrip(req)
 }
 
-// RateLimitError is returned when GitHub kept refusing an idempotent read
+// rateLimitError is returned when GitHub kept refusing an idempotent read
 // for rate limiting after all retries. RetryAfter is GitHub's last hint.
-type RateLimitError struct {
+type rateLimitError struct {
 	RetryAfter time.Duration
 	Status     int
 }
 
-func (e *RateLimitError) Error() string {
+func (e *rateLimitError) Error() string {
 	return fmt.Sprintf("GitHub rate limit (HTTP %d): try again in %s", e.Status, e.RetryAfter.Round(time.Second))
 }
 
@@ -76,11 +76,11 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 }
 
 // rateLimited turns a rate limit that outlasted the attempts into a
-// RateLimitError.
+// rateLimitError.
 func rateLimited(resp *http.Response, err error, wait time.Duration) (*http.Response, error) {
 	if resp != nil && isRateLimit(resp) {
 		resp.Body.Close()
-		return nil, &RateLimitError{RetryAfter: wait, Status: resp.StatusCode}
+		return nil, &rateLimitError{RetryAfter: wait, Status: resp.StatusCode}
 	}
 	return resp, err
 }

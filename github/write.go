@@ -15,27 +15,27 @@ import (
 	"github.com/ocdx/gh-ocdx/internal/text"
 )
 
-// MaxBody is the longest comment or review body gh-ocdx sends; GitHub refuses
+// maxBody is the longest comment or review body gh-ocdx sends; GitHub refuses
 // bodies of 65,536 characters or more.
-const MaxBody = 65000
+const maxBody = 65000
 
-// TruncatedNotice ends a body that had to be cut.
-const TruncatedNotice = "\n\n[TRUNCATED_COMMENT]"
+// truncatedNotice ends a body that had to be cut.
+const truncatedNotice = "\n\n[TRUNCATED_COMMENT]"
 
-// CapBody cuts body to MaxBody characters (runes), ending with TruncatedNotice.
-func CapBody(body string) string { return CapBodyWith(body, "") }
+// capBody cuts body to maxBody characters (runes), ending with truncatedNotice.
+func capBody(body string) string { return CapBodyWith(body, "") }
 
-// CapBodyWith is body, cut as CapBody cuts it so that tail fits after it,
+// CapBodyWith is body, cut as capBody cuts it so that tail fits after it,
 // then tail whole: the hidden blocks that end a report (its ledger) survive
 // a cut.
 func CapBodyWith(body, tail string) string {
 	r := []rune(body)
-	room := MaxBody - len([]rune(tail))
+	room := maxBody - len([]rune(tail))
 	if len(r) <= room {
 		return body + tail
 	}
-	keep := max(0, room-len([]rune(TruncatedNotice)))
-	return string(r[:keep]) + TruncatedNotice + tail
+	keep := max(0, room-len([]rune(truncatedNotice)))
+	return string(r[:keep]) + truncatedNotice + tail
 }
 
 // postable is the last step of every body gh-ocdx posts, whichever caller
@@ -44,7 +44,7 @@ func CapBodyWith(body, tail string) string {
 // a model are made inert (they would act on the terminal of whoever reads
 // the comment in one, or reorder what the browser shows); then it is capped.
 func postable(body string) string {
-	return CapBody(text.Inert(redact.Secrets(body)))
+	return capBody(text.Inert(redact.Secrets(body)))
 }
 
 // Comment is a posted issue comment.
@@ -226,7 +226,7 @@ func (c *Client) UpdateComment(ctx context.Context, repo Repo, id int64, body st
 // it wrote (docs/architecture.md, Describe). A body too long for GitHub is
 // refused before sending; sent once.
 func (c *Client) EditPRBody(ctx context.Context, repo Repo, number int, body string) error {
-	if n := len([]rune(body)); n > MaxBody {
+	if n := len([]rune(body)); n > maxBody {
 		return fmt.Errorf("the body of PR #%d would be %d characters with the description, over GitHub's limit: post it as a comment instead (--post)", number, n)
 	}
 	err := c.send(ctx, http.MethodPatch, fmt.Sprintf("repos/%s/%s/pulls/%d", repo.Owner, repo.Name, number),

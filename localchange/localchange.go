@@ -132,9 +132,9 @@ func (ch *Change) FilesPage(_ context.Context, page int) ([]github.FilePatch, er
 // reviewers or tell them what to conclude). where names the .ocdx.json.
 func (ch *Change) Policy(ctx context.Context, g *git.Repo) (p *config.Policy, where string, err error) {
 	where = fmt.Sprintf("%s at the merge base %s with %s", config.RepoFile, text.ShortOID(ch.MergeBase), ch.Base)
-	read := func(name string) (config.BaseFile, error) {
+	read := func(name string) (github.PolicyFile, error) {
 		b, found, err := g.Blob(ctx, ch.MergeBase, name)
-		return config.BaseFile{Found: found, Text: string(b), NotText: found && !utf8.Valid(b)}, err
+		return github.PolicyFile{Commit: ch.MergeBase, Found: found, Text: string(b), NotText: found && !utf8.Valid(b)}, err
 	}
 	pol, err := read(config.RepoFile)
 	if err != nil {

@@ -62,10 +62,10 @@ func TestDisputedOnlyByOwnConcession(t *testing.T) {
 		}
 		return &github.PullRequest{Viewer: "ocdx-bot", Threads: []github.ReviewThread{{ID: "T1", Path: "a.go", Comments: cs}}}
 	}
-	if got := posts.Disputed(pr(f, "ocdx-bot")); len(got) != 1 || got[0] != f.ID {
+	if got := posts.IDs(posts.Concessions(pr(f, "ocdx-bot"))); len(got) != 1 || got[0] != f.ID {
 		t.Errorf("gh-ocdx's concession: disputed %v", got)
 	}
-	if got := posts.Disputed(pr(f, "eve")); len(got) != 0 {
+	if got := posts.IDs(posts.Concessions(pr(f, "eve"))); len(got) != 0 {
 		t.Errorf("a person's forged tag disputed %v", got)
 	}
 	p0 := f
@@ -73,7 +73,7 @@ func TestDisputedOnlyByOwnConcession(t *testing.T) {
 	sec := f
 	sec.ID = "SEC-1a2b3c4d"
 	for _, b := range []finding.Finding{p0, sec} {
-		if got := posts.Disputed(pr(b, "ocdx-bot")); len(got) != 0 {
+		if got := posts.IDs(posts.Concessions(pr(b, "ocdx-bot"))); len(got) != 0 {
 			t.Errorf("%s %s disputed: %v", b.Priority, b.ID, got)
 		}
 	}

@@ -197,7 +197,7 @@ type loop struct {
 	// refusalsSaid are the refused commands this run said do not count
 	// (by refusedTag): each is said once.
 	refusalsSaid []string
-	disputed     []string           // the findings gh-ocdx conceded in its threads (posts.Disputed)
+	disputed     []string           // the findings gh-ocdx conceded in its threads (posts.Concessions)
 	conceded     []posts.Concession // the same, with whose reply each answered
 	restores     []posts.Restore    // the refuted findings people restored on the PR
 	tm           *roles.Team        // team() builds it from o

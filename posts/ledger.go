@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"unicode/utf8"
 
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/internal/text"
@@ -155,7 +154,7 @@ func LedgerReason(s string) string {
 		}
 		return r
 	}, text.OneLine(s))
-	return clip(strings.TrimSpace(s), maxLedgerReason)
+	return text.Clip(strings.TrimSpace(s), maxLedgerReason)
 }
 
 // at is the value of LedgerEntry.At for round n of run.
@@ -329,7 +328,7 @@ func (l *Ledger) Locate(f finding.Finding) {
 	// A tab or a line break in a title (a model's) would make the entry one
 	// ParseLedger refuses: the title is one line here, as reviewers are
 	// shown it.
-	w := Where{Priority: f.Priority, File: f.File, Side: f.Side, Title: clip(text.OneLine(f.Title), MaxLedgerTitle)}
+	w := Where{Priority: f.Priority, File: f.File, Side: f.Side, Title: text.Clip(text.OneLine(f.Title), MaxLedgerTitle)}
 	if f.Line != nil {
 		w.Line = *f.Line
 	}
@@ -423,18 +422,6 @@ func (w Where) valid() error {
 
 func hasControl(s string) bool {
 	return strings.ContainsFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f })
-}
-
-// clip cuts s to at most n bytes on a rune boundary, marking the cut.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	i := n
-	for i > 0 && !utf8.RuneStart(s[i]) {
-		i--
-	}
-	return s[:i] + "…"
 }
 
 // Restore records that id was restored (LedgerEntry.Restored), and makes

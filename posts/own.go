@@ -21,12 +21,7 @@ func Own(pr *github.PullRequest, body, author string) bool {
 // ThreadID is the ID of the finding of the thread whose first human
 // comment is c: THREAD-<its database id>, which stays when the thread is
 // edited (THREAD-<node id> without one, as ledgers before it spelled it).
-func ThreadID(c github.ThreadComment) string {
-	if c.DatabaseID != "" {
-		return "THREAD-" + c.DatabaseID
-	}
-	return "THREAD-" + c.ID
-}
+func ThreadID(c github.ThreadComment) string { return "THREAD-" + c.Key() }
 
 // legacyThreadIDs maps the IDs earlier ledgers and commands gave pr's
 // threads (THREAD-<node id of the first human comment>) to today's.
@@ -147,7 +142,7 @@ func OwnThreads(pr *github.PullRequest) []OwnThread {
 				if strings.Contains(c.Body, ConcededTag(ot.Finding.ID)) && !ot.Conceded {
 					ot.Conceded = true
 					for _, r := range ot.Replies {
-						if strings.Contains(c.Body, AnswerTag(ReplyKey(r))) {
+						if strings.Contains(c.Body, AnswerTag(r.Key())) {
 							ot.ConcededTo = r.Author
 						}
 					}
@@ -157,14 +152,6 @@ func OwnThreads(pr *github.PullRequest) []OwnThread {
 		out = append(out, ot)
 	}
 	return out
-}
-
-// ReplyKey names a reply in AnswerTag: its database id, else its node id.
-func ReplyKey(c github.ThreadComment) string {
-	if c.DatabaseID != "" {
-		return c.DatabaseID
-	}
-	return c.ID
 }
 
 // Concession is a finding gh-ocdx conceded in one of its threads, and who
@@ -184,13 +171,4 @@ func Concessions(pr *github.PullRequest) []Concession {
 		}
 	}
 	return out
-}
-
-// Disputed are the IDs of pr's Concessions; nil when none.
-func Disputed(pr *github.PullRequest) []string {
-	var ids []string
-	for _, c := range Concessions(pr) {
-		ids = append(ids, c.ID)
-	}
-	return ids
 }

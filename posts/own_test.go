@@ -27,7 +27,7 @@ func TestConcessionsNameWhoseReplyWasConceded(t *testing.T) {
 	if got := Concessions(pr); len(got) != 1 || got[0] != (Concession{ID: f.ID, To: "mona"}) {
 		t.Errorf("concessions %+v, want %s to mona", got, f.ID)
 	}
-	if got := Disputed(pr); len(got) != 1 || got[0] != f.ID {
+	if got := IDs(Concessions(pr)); len(got) != 1 || got[0] != f.ID {
 		t.Errorf("disputed %v", got)
 	}
 }

@@ -21,8 +21,8 @@ import (
 func safe(s string) string { return strings.NewReplacer("--", "%2D%2D", ">", "%3E").Replace(s) }
 
 // AnswerTag marks gh-ocdx's answer to a person's reply in one of its
-// threads (gh ocdx reply), by the reply's database id: no run answers a
-// reply twice.
+// threads (gh ocdx reply), by the reply's key (github.ThreadComment.Key):
+// no run answers a reply twice.
 func AnswerTag(replyID string) string { return "<!-- ocdx:answered=" + safe(replyID) + " -->" }
 
 // ConcededTag marks gh-ocdx's answer that conceded the thread's finding:

@@ -65,28 +65,31 @@ func (t *Trust) listed(login string) bool {
 	return slices.ContainsFunc(t.logins, func(l string) bool { return login != "" && strings.EqualFold(l, login) })
 }
 
-// MayDismiss is the one rule for a command that changes what gh-ocdx
-// decides on a PR (a dismissal today): it counts only from someone with
-// write, maintain or admin permission on repo; never from the PR's author
-// on their own PR unless an admin; and a SEC- finding only from an admin.
-// gh-ocdx's own login has no exemption. why says what refused it.
-func MayDismiss(repo github.Repo, perm github.Permission, login, prAuthor, id string) (ok bool, why string) {
+// MayOverrule is the one rule for a command that changes what gh-ocdx
+// decides on a PR, verb being CmdDismiss or CmdRestore: it counts only from
+// someone with write, maintain or admin permission on repo; never from the
+// PR's author on their own PR unless an admin; and for a SEC- finding only
+// from an admin. gh-ocdx's own login has no exemption. why says what
+// refused it.
+func MayOverrule(verb string, repo github.Repo, perm github.Permission, login, prAuthor, id string) (ok bool, why string) {
 	switch {
 	case !perm.CanWrite():
-		return false, fmt.Sprintf("only people with write permission on %s can dismiss findings (%s has %s)", repo, login, perm)
+		return false, fmt.Sprintf("only people with write permission on %s can %s findings (%s has %s)", repo, verb, login, perm)
 	case perm != github.PermAdmin && strings.EqualFold(login, prAuthor):
-		return false, "the PR's author can't dismiss findings on their own PR (unless an admin)"
+		return false, fmt.Sprintf("the PR's author can't %s findings on their own PR (unless an admin)", verb)
 	case perm != github.PermAdmin && strings.HasPrefix(id, "SEC-"):
-		return false, fmt.Sprintf("SEC- findings can only be dismissed by an admin of %s", repo)
+		return false, fmt.Sprintf("SEC- findings can only be %s by an admin of %s", overruled[verb], repo)
 	}
 	return true, ""
 }
 
+var overruled = map[string]string{CmdDismiss: "dismissed", CmdRestore: "restored"}
+
 // Resolution is the rule for a person's resolved review thread on pr
 // (docs/architecture.md, Who may dismiss): resolving it clears its finding
 // as a dismissal does, so it counts only when the thread's author resolved
-// it or someone MayDismiss allows; when not, why. gh-ocdx's own threads
-// are not judged: they are no findings.
+// it or someone MayOverrule allows to dismiss; when not, why. gh-ocdx's own
+// threads are not judged: they are no findings.
 func (t *Trust) Resolution(ctx context.Context, pr *github.PullRequest) func(th github.ReviewThread, first github.ThreadComment) (counts bool, why string) {
 	return func(th github.ReviewThread, first github.ThreadComment) (bool, string) {
 		by := th.ResolvedBy
@@ -100,14 +103,14 @@ func (t *Trust) Resolution(ctx context.Context, pr *github.PullRequest) func(th 
 		if err != nil {
 			return false, fmt.Sprintf("their permission could not be read (%v)", err)
 		}
-		return MayDismiss(t.repo, p, by, pr.Author, ThreadID(first))
+		return MayOverrule(CmdDismiss, t.repo, p, by, pr.Author, ThreadID(first))
 	}
 }
 
 // MayCommand is the same rule for any /ocdx command in a PR's comments
 // (review, fix, ask, and a reply that would start a paid reply run): it
 // counts only from someone with write, maintain or admin permission on
-// repo. A dismissal or restore is further judged by MayDismiss.
+// repo. A dismissal or restore is further judged by MayOverrule.
 func MayCommand(repo github.Repo, perm github.Permission, login string) (ok bool, why string) {
 	if !perm.CanWrite() {
 		return false, fmt.Sprintf("only people with write permission on %s can run /ocdx commands (%s has %s)", repo, login, perm)
@@ -172,7 +175,7 @@ type Refusal struct {
 
 // Dismissals are the findings dismissed on pr (Judged): those the ledger
 // led (the PR's newest) says were, and those a /ocdx dismiss command
-// dismisses by MayDismiss; refused are the commands, or the IDs of a
+// dismisses by MayOverrule; refused are the commands, or the IDs of a
 // command, that do not count. A permission that cannot be read refuses
 // nothing and dismisses nothing; warnings say so.
 func (t *Trust) Dismissals(ctx context.Context, pr *github.PullRequest, led Ledger) (ds []Dismissal, refused []Refusal, warnings []string) {
@@ -193,7 +196,7 @@ func (t *Trust) Dismissals(ctx context.Context, pr *github.PullRequest, led Ledg
 		r := Refusal{By: author, URL: url, ID: commentID}
 		var whys []string
 		for _, id := range ids {
-			if ok, why := MayDismiss(t.repo, p, author, pr.Author, id); !ok {
+			if ok, why := MayOverrule(CmdDismiss, t.repo, p, author, pr.Author, id); !ok {
 				r.IDs = append(r.IDs, id)
 				if !slices.Contains(whys, why) {
 					whys = append(whys, why)
@@ -250,7 +253,8 @@ func (t *Trust) DismissedOn(ctx context.Context, pr *github.PullRequest) []Dismi
 	return ds
 }
 
-// IDs are the findings xs name: the IDs of dismissals or restores.
+// IDs are the findings xs name: the IDs of dismissals, restores or
+// concessions.
 func IDs[T interface{ finding() string }](xs []T) []string {
 	ids := make([]string, 0, len(xs))
 	for _, x := range xs {
@@ -267,15 +271,8 @@ type Restore struct {
 	ID, By, URL string
 }
 
-// MayRestore is MayDismiss, the one rule for a command that changes what
-// gh-ocdx decides on a PR, applied to /ocdx restore.
-func MayRestore(repo github.Repo, perm github.Permission, login, prAuthor, id string) (ok bool, why string) {
-	ok, why = MayDismiss(repo, perm, login, prAuthor, id)
-	return ok, strings.ReplaceAll(why, "dismiss", "restore")
-}
-
 // Restores are the findings restored on pr (Judged) by a /ocdx restore
-// comment in its conversation from someone MayRestore allows; refused are
+// comment in its conversation from someone MayOverrule allows; refused are
 // the commands, or the IDs of a command, that do not count. A permission
 // that cannot be read restores nothing; warnings say so.
 func (t *Trust) Restores(ctx context.Context, pr *github.PullRequest) (rs []Restore, refused []Refusal, warnings []string) {
@@ -292,7 +289,7 @@ func (t *Trust) Restores(ctx context.Context, pr *github.PullRequest) (rs []Rest
 		r := Refusal{By: c.Author, URL: c.URL, ID: commentID(c)}
 		var whys []string
 		for _, id := range ids {
-			if ok, why := MayRestore(t.repo, p, c.Author, pr.Author, id); !ok {
+			if ok, why := MayOverrule(CmdRestore, t.repo, p, c.Author, pr.Author, id); !ok {
 				r.IDs = append(r.IDs, id)
 				if !slices.Contains(whys, why) {
 					whys = append(whys, why)
@@ -358,7 +355,7 @@ func prLedger(pr *github.PullRequest) (l Ledger, url, by string, warnings []stri
 
 // Ledger is PRLedger on pr (Judged). A ledger posted by someone trusted
 // only for their write permission keeps only the dismissals they could
-// have made themselves (MayDismiss), and never says a head converged: a
+// have made themselves (MayOverrule), and never says a head converged: a
 // report cannot do what its author's command could not.
 func (t *Trust) Ledger(ctx context.Context, pr *github.PullRequest) (l Ledger, url string, warnings []string, ok bool) {
 	l, url, by, warnings, ok := prLedger(pr)
@@ -378,7 +375,7 @@ func (t *Trust) Ledger(ctx context.Context, pr *github.PullRequest) (l Ledger, u
 	l.Converged, l.Reviewed, l.Basis, l.Sampled, l.V = false, "", "", "", max(l.V, ledgerVersion)
 	p, err := t.Permission(ctx, by)
 	for _, id := range l.With(finding.StatusDismissed) {
-		if may, _ := MayDismiss(t.repo, p, by, pr.Author, id); err != nil || !may {
+		if may, _ := MayOverrule(CmdDismiss, t.repo, p, by, pr.Author, id); err != nil || !may {
 			l.Set(id, finding.StatusOpen, "")
 			warnings = append(warnings, fmt.Sprintf("the ledger of %s says %s is dismissed, which %s may not do: taken as open", url, id, by))
 			continue

@@ -7,31 +7,38 @@ import (
 	"github.com/ocdx/gh-ocdx/github"
 )
 
-// The rule for who may dismiss, in one table (docs/architecture.md, Who
-// may dismiss).
-func TestMayDismiss(t *testing.T) {
+// The rule for who may dismiss or restore, in one table
+// (docs/architecture.md, Who may dismiss).
+func TestMayOverrule(t *testing.T) {
 	repo := github.Repo{Owner: "o", Name: "r"}
 	for _, tc := range []struct {
+		verb      string
 		perm      github.Permission
 		login, id string
 		ok        bool
 		why       string
 	}{
-		{github.PermWrite, "carol", "QUAL-0badf00d", true, ""},
-		{github.PermMaintain, "carol", "PERF-12ab34cd", true, ""},
-		{github.PermAdmin, "carol", "SEC-b0bf205b", true, ""},
-		{github.PermAdmin, "alice", "SEC-b0bf205b", true, ""}, // an admin, on their own PR
-		{github.PermTriage, "carol", "QUAL-0badf00d", false, "only people with write permission on o/r can dismiss findings (carol has triage)"},
-		{github.PermRead, "carol", "QUAL-0badf00d", false, "only people with write permission"},
-		{github.PermNone, "carol", "QUAL-0badf00d", false, "only people with write permission"},
-		{github.PermWrite, "alice", "QUAL-0badf00d", false, "the PR's author can't dismiss findings on their own PR"},
-		{github.PermMaintain, "Alice", "QUAL-0badf00d", false, "the PR's author can't dismiss"},
-		{github.PermWrite, "carol", "SEC-b0bf205b", false, "SEC- findings can only be dismissed by an admin of o/r"},
-		{github.PermMaintain, "carol", "SEC-b0bf205b", false, "SEC- findings can only be dismissed by an admin"},
+		{CmdDismiss, github.PermWrite, "carol", "QUAL-0badf00d", true, ""},
+		{CmdDismiss, github.PermMaintain, "carol", "PERF-12ab34cd", true, ""},
+		{CmdDismiss, github.PermAdmin, "carol", "SEC-b0bf205b", true, ""},
+		{CmdDismiss, github.PermAdmin, "alice", "SEC-b0bf205b", true, ""}, // an admin, on their own PR
+		{CmdDismiss, github.PermTriage, "carol", "QUAL-0badf00d", false, "only people with write permission on o/r can dismiss findings (carol has triage)"},
+		{CmdDismiss, github.PermRead, "carol", "QUAL-0badf00d", false, "only people with write permission"},
+		{CmdDismiss, github.PermNone, "carol", "QUAL-0badf00d", false, "only people with write permission"},
+		{CmdDismiss, github.PermWrite, "alice", "QUAL-0badf00d", false, "the PR's author can't dismiss findings on their own PR"},
+		{CmdDismiss, github.PermMaintain, "Alice", "QUAL-0badf00d", false, "the PR's author can't dismiss"},
+		{CmdDismiss, github.PermWrite, "carol", "SEC-b0bf205b", false, "SEC- findings can only be dismissed by an admin of o/r"},
+		{CmdDismiss, github.PermMaintain, "carol", "SEC-b0bf205b", false, "SEC- findings can only be dismissed by an admin"},
+		// A restore overrules the verifier by the same rule, and says so.
+		{CmdRestore, github.PermWrite, "carol", "QUAL-0badf00d", true, ""},
+		{CmdRestore, github.PermRead, "carol", "QUAL-0badf00d", false, "only people with write permission on o/r can restore findings (carol has read)"},
+		{CmdRestore, github.PermWrite, "alice", "QUAL-0badf00d", false, "the PR's author can't restore findings on their own PR (unless an admin)"},
+		{CmdRestore, github.PermWrite, "carol", "SEC-b0bf205b", false, "SEC- findings can only be restored by an admin of o/r"},
+		{CmdRestore, github.PermAdmin, "alice", "SEC-b0bf205b", true, ""},
 	} {
-		ok, why := MayDismiss(repo, tc.perm, tc.login, "alice", tc.id)
+		ok, why := MayOverrule(tc.verb, repo, tc.perm, tc.login, "alice", tc.id)
 		if ok != tc.ok || !strings.Contains(why, tc.why) || ok && why != "" {
-			t.Errorf("MayDismiss(%s, %s, %s) = %v, %q; want %v, %q", tc.perm, tc.login, tc.id, ok, why, tc.ok, tc.why)
+			t.Errorf("MayOverrule(%s, %s, %s, %s) = %v, %q; want %v, %q", tc.verb, tc.perm, tc.login, tc.id, ok, why, tc.ok, tc.why)
 		}
 	}
 }

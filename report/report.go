@@ -96,7 +96,7 @@ type RoundResult struct {
 	Threads          finding.ThreadStats     `json:"threads"`
 	ThreadsTruncated bool                    `json:"threadsTruncated"`
 	Stuck            []string                `json:"stuck"`
-	Disputed         []string                `json:"disputed,omitempty"` // conceded in a conversation (posts.Disputed): blocking, not stuck
+	Disputed         []string                `json:"disputed,omitempty"` // conceded in a conversation (posts.Concessions): blocking, not stuck
 	Since            string                  `json:"since,omitempty"`    // a re-review: the head it reviewed the changes from; "": in full
 	RunUsage         tokens.Usage            `json:"runUsage"`           // the run's tokens up to this round's review, fixes included
 	RunCostUSD       float64                 `json:"runEstimatedCostUsd,omitempty"`

@@ -316,7 +316,7 @@ func (r *reader) trust(pr *github.PullRequest) (*posts.Trust, string) {
 	if !seen {
 		where := fmt.Sprintf("%s on %s at %s", config.RepoFile, pr.BaseRefName, text.ShortOID(f.Commit))
 		var err error
-		if p, err = config.FromBase(where, config.BaseFile{Found: f.Found, Text: f.Text, Truncated: f.Truncated, NotText: f.NotText}, config.BaseFile{}, config.BaseFile{}); err != nil {
+		if p, err = config.FromBase(where, f, github.PolicyFile{}, github.PolicyFile{}); err != nil {
 			p, why = nil, fmt.Sprintf("its base's %s cannot be used, so no login it lists is trusted: %s", config.RepoFile, text.FirstLine(err.Error()))
 		}
 		r.policies[key] = p

@@ -1,0 +1,12 @@
+package learncmd
+
+import (
+	"os"
+	"testing"
+
+	"github.com/ocdx/gh-ocdx/internal/testkit"
+)
+
+func TestMain(m *testing.M) {
+	os.Exit(testkit.RunInMemory(m))
+}
