@@ -165,35 +165,8 @@ func reviewLocal(ctx context.Context, d *cmdutil.Deps, opts *ReviewOptions) erro
 	if err := cmdutil.VerifierCredential(d, opts.Verifier); err != nil {
 		return err
 	}
-	wd, err := d.Dir()
+	g, branch, ch, err := openLocalChange(ctx, d, opts, cfg)
 	if err != nil {
-		return err
-	}
-	g, err := git.Open(ctx, wd)
-	if err != nil {
-		return err
-	}
-	branch, err := g.Branch(ctx)
-	if err != nil {
-		return err
-	}
-	if branch == "" {
-		return errors.New("HEAD is detached: check out the branch to review (git switch NAME)")
-	}
-	ch, err := localchange.ReadChange(ctx, g, branch, opts.Base)
-	if err != nil {
-		return err
-	}
-	if opts.Fix {
-		// The fix agent commits what it changes: any change of yours in
-		// the tree would be committed with it, or in the way.
-		if dirty, err := ch.Uncommitted(ctx, g); err != nil {
-			return err
-		} else if len(dirty) > 0 {
-			return fmt.Errorf("review --fix needs a clean working tree, and %s uncommitted or untracked changes (%s): commit or stash them first, or run gh ocdx review without --fix", text.Plural(len(dirty), "path has", "paths have"), quoteList(dirty, 3))
-		}
-	}
-	if err := localPolicy(ctx, d, cfg, g, ch, opts.Fix); err != nil {
 		return err
 	}
 	if len(ch.Files) == 0 {
@@ -238,6 +211,50 @@ func reviewLocal(ctx context.Context, d *cmdutil.Deps, opts *ReviewOptions) erro
 			return perr
 		}
 	}
+	return localEnded(ctx, d, opts, branch, res, err)
+}
+
+// openLocalChange reads the checked-out branch's change since its merge
+// base, with the merge base's policy applied to cfg; --fix needs a clean
+// working tree.
+func openLocalChange(ctx context.Context, d *cmdutil.Deps, opts *ReviewOptions, cfg *config.Config) (*git.Repo, string, *localchange.Change, error) {
+	wd, err := d.Dir()
+	if err != nil {
+		return nil, "", nil, err
+	}
+	g, err := git.Open(ctx, wd)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	branch, err := g.Branch(ctx)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	if branch == "" {
+		return nil, "", nil, errors.New("HEAD is detached: check out the branch to review (git switch NAME)")
+	}
+	ch, err := localchange.ReadChange(ctx, g, branch, opts.Base)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	if opts.Fix {
+		// The fix agent commits what it changes: any change of yours in
+		// the tree would be committed with it, or in the way.
+		if dirty, err := ch.Uncommitted(ctx, g); err != nil {
+			return nil, "", nil, err
+		} else if len(dirty) > 0 {
+			return nil, "", nil, fmt.Errorf("review --fix needs a clean working tree, and %s uncommitted or untracked changes (%s): commit or stash them first, or run gh ocdx review without --fix", text.Plural(len(dirty), "path has", "paths have"), quoteList(dirty, 3))
+		}
+	}
+	if err := localPolicy(ctx, d, cfg, g, ch, opts.Fix); err != nil {
+		return nil, "", nil, err
+	}
+	return g, branch, ch, nil
+}
+
+// localEnded is the error a local review ends with: as a pre-push hook,
+// a review that blocks or fails stops the push, and says the ways on.
+func localEnded(ctx context.Context, d *cmdutil.Deps, opts *ReviewOptions, branch string, res *loop.LocalResult, err error) error {
 	switch {
 	case err != nil && res != nil && res.Outcome == state.OutcomeFailed && ctx.Err() == nil:
 		// The models failed: a pre-push hook stops the push all the same.
