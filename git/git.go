@@ -149,21 +149,10 @@ func runIO(ctx context.Context, dir string, stdin io.Reader, stdout io.Writer, a
 
 // Dirty lists the paths with uncommitted changes (staged, unstaged or
 // untracked, not ignored); empty means clean. One git status, whatever the
-// user's status settings; names are read NUL-separated, so none is quoted
-// or mangled.
+// user's status settings.
 func (r *Repo) Dirty(ctx context.Context) ([]string, error) {
-	out, err := runRaw(ctx, r.Dir, "status", "--porcelain", "-z", "--untracked-files=all", "--ignore-submodules=all", "--no-renames")
-	if err != nil {
-		return nil, err
-	}
-	var paths []string
-	for _, e := range strings.Split(out, "\x00") {
-		// "XY path": X and Y say what changed, staged and not.
-		if p := e[min(len(e), 3):]; p != "" && !slices.Contains(paths, p) {
-			paths = append(paths, p)
-		}
-	}
-	return paths, nil
+	st, err := r.status(ctx, false)
+	return st.Dirty, err
 }
 
 // Branch is the checked-out branch; "" on a detached HEAD.
@@ -178,28 +167,73 @@ func (r *Repo) Branch(ctx context.Context) (string, error) {
 	return out, nil
 }
 
-// BranchHead is the checked-out branch's name ("" on a detached HEAD) and
-// the commit HEAD names, in one git process.
-func (r *Repo) BranchHead(ctx context.Context) (branch, head string, err error) {
-	out, err := r.Run(ctx, "rev-parse", "HEAD", "--symbolic-full-name", "HEAD")
-	if h, ref, ok := strings.Cut(out, "\n"); err == nil && ok && isSHA(h) {
-		branch, _ = strings.CutPrefix(ref, "refs/heads/") // a detached HEAD names "HEAD": no branch
-		if branch == ref {
-			branch = ""
+// Status is what git status says of the work tree.
+type Status struct {
+	Branch string   // checked out; "" on a detached HEAD
+	Head   string   // the commit HEAD names; "" on a branch with no commit yet
+	Dirty  []string // as Dirty lists them
+}
+
+// Status is the branch, the head and the uncommitted changes: the
+// questions every verb starts with, in one git process rather than one
+// each (docs/architecture.md, The verbs and their tests).
+func (r *Repo) Status(ctx context.Context) (Status, error) {
+	st, err := r.status(ctx, true)
+	if err == nil && st.Branch == detached {
+		// A branch may be named "(detached)": git status says the same of
+		// it as of a detached HEAD, and symbolic-ref tells them apart.
+		st.Branch, _ = r.Run(ctx, "symbolic-ref", "--quiet", "--short", "HEAD")
+	}
+	if st.Head != "" {
+		r.known.Store("commit "+st.Head, true)
+	}
+	return st, err
+}
+
+// detached is what git status --branch names a detached HEAD.
+const detached = "(detached)"
+
+// status reads git status --porcelain=v2 -z, with the branch headers when
+// branch is set. Its names are NUL-separated, so none is quoted or
+// mangled, and relative to the work tree's root.
+func (r *Repo) status(ctx context.Context, branch bool) (Status, error) {
+	args := []string{"status", "--porcelain=v2", "-z", "--untracked-files=all", "--ignore-submodules=all", "--no-renames"}
+	if branch {
+		args = append(args, "--branch", "--no-ahead-behind") // no walk of history to count commits
+	}
+	out, err := runRaw(ctx, r.Dir, args...)
+	if err != nil {
+		return Status{}, err
+	}
+	// A header "# key value", or an entry whose path follows its fields:
+	// "1 XY sub mH mI mW hH hI path" (changed), "u XY sub m1 m2 m3 mW h1
+	// h2 h3 path" (unmerged), "? path" (untracked).
+	fields := map[byte]int{'1': 8, 'u': 10, '?': 1}
+	var st Status
+	for _, e := range strings.Split(out, "\x00") {
+		switch {
+		case strings.HasPrefix(e, "# branch.oid "):
+			if oid := strings.TrimPrefix(e, "# branch.oid "); isSHA(oid) {
+				st.Head = oid // else "(initial)": no commit yet
+			}
+		case strings.HasPrefix(e, "# branch.head "):
+			st.Branch = strings.TrimPrefix(e, "# branch.head ")
+		case e != "" && fields[e[0]] > 0:
+			if f := strings.SplitN(e, " ", fields[e[0]]+1); len(f) == fields[e[0]]+1 && !slices.Contains(st.Dirty, f[len(f)-1]) {
+				st.Dirty = append(st.Dirty, f[len(f)-1])
+			}
 		}
-		return branch, h, nil
 	}
-	// An unborn branch, say: the two questions apart say which failed.
-	if branch, err = r.Branch(ctx); err != nil {
-		return "", "", err
-	}
-	head, err = r.Head(ctx)
-	return branch, head, err
+	return st, nil
 }
 
 // Head is the commit checked out.
 func (r *Repo) Head(ctx context.Context) (string, error) {
-	return r.Run(ctx, "rev-parse", "HEAD")
+	head, err := r.Run(ctx, "rev-parse", "HEAD")
+	if err == nil && isSHA(head) {
+		r.known.Store("commit "+head, true)
+	}
+	return head, err
 }
 
 // HasCommit reports whether sha names a commit in this repository.

@@ -497,30 +497,45 @@ func TestQuestionsLeaveTheIndexAlone(t *testing.T) {
 	}
 }
 
-// BranchHead answers as Branch and Head do, on a branch, a detached HEAD
-// and an unborn branch, in one git process where there is a commit.
-func TestBranchHeadIsBranchAndHead(t *testing.T) {
+// Status answers as Branch, Head and Dirty do, on a branch, a detached
+// HEAD, a branch named as git status names a detached HEAD, and an unborn
+// branch, with paths with spaces, from a subdirectory: in one git process
+// but where the branch's name says "(detached)".
+func TestStatusIsBranchHeadAndDirtyInOneProcess(t *testing.T) {
 	ctx := context.Background()
-	fx := testkit.NewRepo(t, "main", "feature/x", nil, map[string]string{"a.txt": "a\n"})
-	r, _ := git.Open(ctx, fx.Clone)
-	check := func(what string) {
+	fx := testkit.NewRepo(t, "main", "feature/x", nil, map[string]string{"a.txt": "a\n", "sub dir/b c.txt": "b\n"})
+	r, err := git.Open(ctx, filepath.Join(fx.Clone, "sub dir"))
+	if err != nil || r.Dir != fx.Clone {
+		t.Fatalf("opened %v at %v, want %s", r, err, fx.Clone)
+	}
+	check := func(what string, dirty []string, processes int) {
 		t.Helper()
-		wantBranch, berr := r.Branch(ctx)
-		wantHead, herr := r.Head(ctx)
-		log := gitLog(t)
-		branch, head, err := r.BranchHead(ctx)
-		if branch != wantBranch || head != wantHead || (err != nil) != (berr != nil || herr != nil) {
-			t.Errorf("%s: %q %q %v, want %q %q %v %v", what, branch, head, err, wantBranch, wantHead, berr, herr)
+		wantBranch, _ := r.Branch(ctx)
+		wantHead, err := r.Head(ctx)
+		if err != nil {
+			wantHead = "" // no commit yet
 		}
-		if b, _ := os.ReadFile(log); err == nil && strings.Count(string(b), "\n") != 1 {
+		log := gitLog(t)
+		st, err := r.Status(ctx)
+		if err != nil || st.Branch != wantBranch || st.Head != wantHead || strings.Join(st.Dirty, "|") != strings.Join(dirty, "|") {
+			t.Errorf("%s: %+v %v, want %q %q %q", what, st, err, wantBranch, wantHead, dirty)
+		}
+		if b, _ := os.ReadFile(log); strings.Count(string(b), "\n") != processes {
 			t.Errorf("%s: git ran\n%s", what, b)
 		}
 	}
-	check("on a branch")
+	check("on a clean branch", nil, 1)
+	testkit.WriteFiles(t, fx.Clone, map[string]string{"sub dir/b c.txt": "changed\n", "new file.txt": "n\n"})
+	testkit.Git(t, fx.Clone, "add", "new file.txt")
+	testkit.WriteFiles(t, fx.Clone, map[string]string{"new file.txt": "changed again\n", "sub dir/un tracked": "u\n"})
+	dirty := []string{"new file.txt", "sub dir/b c.txt", "sub dir/un tracked"}
+	check("on a dirty branch", dirty, 1)
 	testkit.Git(t, fx.Clone, "checkout", "--quiet", "--detach")
-	check("detached")
+	check("detached", dirty, 2)
+	testkit.Git(t, fx.Clone, "checkout", "--quiet", "-b", "(detached)")
+	check(`on a branch named "(detached)"`, dirty, 2)
 	testkit.Git(t, fx.Clone, "checkout", "--quiet", "--orphan", "unborn")
-	check("unborn")
+	check("unborn", []string{"a.txt", "new file.txt", "sub dir/b c.txt", "sub dir/un tracked"}, 1)
 }
 
 // Ahead counts HEAD's commits over base only when base is an ancestor.

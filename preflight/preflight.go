@@ -54,11 +54,11 @@ func local(ctx context.Context, dir string, dirtyOK bool) (*Checkout, error) {
 	if err != nil {
 		return nil, err
 	}
-	dirty, err := repo.Dirty(ctx)
+	st, err := repo.Status(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("could not read the state of the work tree: %w", err)
 	}
-	if len(dirty) > 0 && !dirtyOK {
+	if dirty := st.Dirty; len(dirty) > 0 && !dirtyOK {
 		list := dirty
 		more := ""
 		if len(list) > maxListed {
@@ -66,14 +66,13 @@ func local(ctx context.Context, dir string, dirtyOK bool) (*Checkout, error) {
 		}
 		return nil, fmt.Errorf("%w in %s (%s%s): commit or stash them, then re-run", ErrDirty, repo.Dir, strings.Join(list, ", "), more)
 	}
-	branch, head, err := repo.BranchHead(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("could not tell the current branch and commit: %w", err)
+	if st.Head == "" {
+		return nil, fmt.Errorf("could not tell the current branch and commit: branch %q has no commit yet", st.Branch)
 	}
-	if branch == "" {
+	if st.Branch == "" {
 		return nil, fmt.Errorf("%w in %s: check out the pull request's branch (gh pr checkout <number>) and re-run", ErrDetached, repo.Dir)
 	}
-	return &Checkout{Repo: repo, Branch: branch, Head: head, Dirty: dirty}, nil
+	return &Checkout{Repo: repo, Branch: st.Branch, Head: st.Head, Dirty: st.Dirty}, nil
 }
 
 // Commands checks that every verify command's executable is on PATH (the

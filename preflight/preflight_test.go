@@ -103,3 +103,52 @@ func TestPR(t *testing.T) {
 		t.Error("a PR whose head repository is gone cannot be pushed to")
 	}
 }
+
+// Local answers the same on the odd checkouts, from a subdirectory and
+// with paths with spaces: an unborn branch and a detached HEAD are
+// refused, a branch with no upstream passes. And it asks git twice: where
+// the work tree is, then one git status for the branch, the head and the
+// changes (docs/architecture.md, The verbs and their tests).
+func TestLocalOnOddCheckoutsInTwoGitProcesses(t *testing.T) {
+	ctx := context.Background()
+	fx := testkit.NewRepo(t, "main", "feature", nil, map[string]string{"sub dir/a b.txt": "a\n"})
+	sub := filepath.Join(fx.Clone, "sub dir")
+	testkit.Git(t, fx.Clone, "checkout", "--quiet", "-b", "no-upstream")
+
+	trace := filepath.Join(t.TempDir(), "trace")
+	t.Setenv("GIT_TRACE", trace) // git's own log of the commands it runs
+	co, err := preflight.Local(ctx, sub)
+	raw, _ := os.ReadFile(trace)
+	t.Setenv("GIT_TRACE", "")
+	if err != nil || co.Repo.Dir != fx.Clone || co.Branch != "no-upstream" || co.Head != testkit.Git(t, fx.Clone, "rev-parse", "HEAD") {
+		t.Fatalf("a branch with no upstream, from a subdirectory: %+v %v", co, err)
+	}
+	if n := strings.Count(string(raw), "trace: built-in: git "); n != 2 {
+		t.Errorf("preflight ran git %d times, want 2:\n%s", n, raw)
+	}
+
+	testkit.WriteFiles(t, fx.Clone, map[string]string{"sub dir/a b.txt": "changed\n", "new dir/c d.txt": "new\n"})
+	_, err = preflight.Local(ctx, sub)
+	if !errors.Is(err, preflight.ErrDirty) || !strings.Contains(err.Error(), "(sub dir/a b.txt, new dir/c d.txt)") {
+		t.Errorf("dirty, paths with spaces: %v", err)
+	}
+	if co, err := preflight.Resuming(ctx, sub); err != nil || strings.Join(co.Dirty, "|") != "sub dir/a b.txt|new dir/c d.txt" {
+		t.Errorf("resuming: %+v %v", co, err)
+	}
+	testkit.Git(t, fx.Clone, "stash", "--quiet", "--include-untracked")
+
+	testkit.Git(t, fx.Clone, "checkout", "--quiet", "--detach")
+	if _, err := preflight.Local(ctx, sub); !errors.Is(err, preflight.ErrDetached) {
+		t.Errorf("detached: %v", err)
+	}
+	testkit.Git(t, fx.Clone, "checkout", "--quiet", "-b", "(detached)")
+	if co, err := preflight.Local(ctx, sub); err != nil || co.Branch != "(detached)" {
+		t.Errorf(`a branch named "(detached)" is a branch: %+v %v`, co, err)
+	}
+	testkit.Git(t, fx.Clone, "checkout", "--quiet", "--orphan", "unborn")
+	testkit.Git(t, fx.Clone, "rm", "--quiet", "-r", "--cached", ".")
+	testkit.Git(t, fx.Clone, "clean", "--quiet", "-fd")
+	if _, err := preflight.Local(ctx, fx.Clone); err == nil || !strings.Contains(err.Error(), "could not tell the current branch and commit") {
+		t.Errorf("an unborn branch: %v", err)
+	}
+}
