@@ -348,7 +348,7 @@ func newLocalFixer(ctx context.Context, d *cmdutil.Deps, opts *ReviewOptions, cf
 			return nil, err
 		}
 	}
-	inner := &loop.FixRunner{Dir: g.Dir, Model: fm, ModelName: cfg.PRFix.String(), Verify: cfg.Verify, Analyzers: analyzers, Policy: cfg.Policy,
+	inner := &loop.FixRunner{Git: g, Model: fm, ModelName: cfg.PRFix.String(), Verify: cfg.Verify, Analyzers: analyzers, Policy: cfg.Policy,
 		NoPush: true, Progress: d.ProgressOut()}
 	return &localFixer{git: g, branch: branch, yes: opts.Yes, ask: opts.Prompter, progress: d.ProgressOut(), inner: inner}, nil
 }

@@ -244,7 +244,7 @@ func reviewLoop(ctx context.Context, d *cmdutil.Deps, opts *ReviewLoopOptions) e
 	}
 
 	progress := d.ProgressOut()
-	fixer := &loop.FixRunner{Repo: repo, Dir: co.Repo.Dir, Remote: pushRemote(ctx, co), Model: fm, ModelName: cfg.PRFix.String(),
+	fixer := &loop.FixRunner{Repo: repo, Git: co.Repo, Remote: pushRemote(ctx, co), Model: fm, ModelName: cfg.PRFix.String(),
 		Verify: cfg.Verify, Analyzers: tools.fixAnalyzers(), Policy: cfg.Policy, Price: priceOf(cfg, cfg.PRFix.String()), GitHub: client, Progress: progress}
 	if !opts.Yes {
 		fixer.Confirm = confirmPush(d, opts.Prompter)

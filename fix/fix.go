@@ -60,8 +60,11 @@ type Options struct {
 	Change change.Subject
 	// PR is the pull request the push and the report go to; nil for a dry
 	// run (a local review's fix).
-	PR        *github.PullRequest
-	Dir       string // checkout root, on PR.HeadRefName
+	PR *github.PullRequest
+	// Git is the checkout, on PR.HeadRefName, as its caller opened it
+	// (git.Open): what it knows (the commits it found here) the fix need
+	// not ask git again, each round.
+	Git       *git.Repo
 	Remote    string // default "origin"
 	Model     llm.Model
 	ModelName string
@@ -139,8 +142,8 @@ func (e *ResultError) Error() string {
 // Run fixes the payload's issues, verifies, pushes and reports. The Result
 // says how it ended, also when err is set, and is recorded in the round.
 func Run(ctx context.Context, o Options) (*state.FixResult, error) {
-	if o.Model == nil || o.Run == nil || ((o.GitHub == nil || o.PR == nil) && !o.DryRun) {
-		return nil, errors.New("fix.Run needs Model, Run and, unless a dry run, PR and GitHub")
+	if o.Git == nil || o.Model == nil || o.Run == nil || ((o.GitHub == nil || o.PR == nil) && !o.DryRun) {
+		return nil, errors.New("fix.Run needs Git, Model, Run and, unless a dry run, PR and GitHub")
 	}
 	if o.Remote == "" {
 		o.Remote = "origin"
@@ -154,9 +157,7 @@ func Run(ctx context.Context, o Options) (*state.FixResult, error) {
 	if err := o.Payload.Validate(); err != nil {
 		return nil, fmt.Errorf("fix payload: %w", err)
 	}
-	// Dir is the root of a checkout its caller opened (git.Open): asking
-	// git again, every round, would only say the same.
-	repo := &git.Repo{Dir: o.Dir}
+	repo := o.Git
 	files, err := repofs.Open(repo.Dir)
 	if err != nil {
 		return nil, err

@@ -151,7 +151,7 @@ func newFixture(t *testing.T, steps ...step) *fixture {
 	return &fixture{fx: fx, gh: gh, m: m, store: store, run: run, log: log, opts: Options{
 		Repo: github.Repo{Host: "github.com", Owner: "octo", Name: "widgets"},
 		PR:   pr, Change: change.OfPR(pr),
-		Dir: fx.Clone, Model: m, ModelName: "openai/fake", Verify: []string{"sh check.sh"},
+		Git: &git.Repo{Dir: fx.Clone}, Model: m, ModelName: "openai/fake", Verify: []string{"sh check.sh"},
 		Payload: finding.FixPayload{PRNumber: 24, Round: 1, IssuesToFix: findings},
 		Run:     run, Round: 1, GitHub: gh, Progress: log,
 	}}
@@ -497,11 +497,17 @@ func TestRunAsksGitForHEADOnlyWhereItMayHaveMoved(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	asked := 0
+	asked, here := 0, 0
 	for _, l := range strings.Split(string(raw), "\n") {
 		if strings.HasSuffix(l, "trace: built-in: git rev-parse HEAD") {
 			asked++
 		}
+		if strings.Contains(l, "trace: built-in: git cat-file") {
+			here++
+		}
+	}
+	if here != 0 {
+		t.Errorf("git was asked %d times whether a commit is here; the reviewed head is HEAD, read at the start", here)
 	}
 	if head := testkit.Git(t, f.fx.Clone, "rev-parse", "HEAD"); out.HeadOID != head {
 		t.Errorf("the result's head is %s, HEAD is %s", out.HeadOID, head)

@@ -9,6 +9,7 @@ import (
 	"github.com/ocdx/gh-ocdx/config"
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/fix"
+	"github.com/ocdx/gh-ocdx/git"
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/llm"
 	"github.com/ocdx/gh-ocdx/state"
@@ -72,8 +73,8 @@ func startOne(run *state.Active, restart, head string) (*state.Active, error) {
 // FixRunner is the Fixer of a real run: package fix on the user's checkout.
 type FixRunner struct {
 	Repo      github.Repo
-	Dir       string // checkout root, on the PR's head branch
-	Remote    string // default origin
+	Git       *git.Repo // the checkout, on the PR's head branch
+	Remote    string    // default origin
 	Model     llm.Model
 	ModelName string
 	Verify    []string
@@ -96,7 +97,7 @@ type FixRunner struct {
 // stops on it without converging.
 func (r *FixRunner) Fix(ctx context.Context, req FixRequest) (*state.FixResult, error) {
 	out, err := fix.Run(ctx, fix.Options{
-		Repo: r.Repo, Change: req.Change, PR: req.PR, Dir: r.Dir, Remote: r.Remote, Model: r.Model, ModelName: r.ModelName,
+		Repo: r.Repo, Change: req.Change, PR: req.PR, Git: r.Git, Remote: r.Remote, Model: r.Model, ModelName: r.ModelName,
 		Verify: r.Verify, Analyzers: r.Analyzers, Policy: r.Policy, Price: r.Price, Payload: req.Payload, Run: req.Run, Round: req.Round, Resume: req.Resume,
 		Confirm: r.Confirm, DryRun: r.NoPush, GitHub: r.GitHub, Progress: r.Progress, Ledger: &req.Ledger,
 	})
