@@ -176,7 +176,7 @@ func fixPR(ctx context.Context, d *cmdutil.Deps, opts *FixOptions) error {
 		return err
 	}
 
-	o := fix.Options{Repo: repo, Change: change.OfPR(pr), PR: pr, Git: co.Repo, Remote: pushRemote(ctx, co),
+	o := fix.Options{Repo: repo, Change: change.OfPR(pr), PR: pr, Git: co.Repo,
 		Model: model, ModelName: cfg.PRFix.String(),
 		Verify: cfg.Verify, Policy: cfg.Policy, Price: priceOf(cfg, cfg.PRFix.String()), Payload: payload, Run: run, Round: 1, Resume: resume,
 		DryRun: opts.DryRun, GitHub: client, Progress: d.ProgressOut(), Source: fix.Source(opts.Findings, resume, payload)}

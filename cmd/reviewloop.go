@@ -244,7 +244,7 @@ func reviewLoop(ctx context.Context, d *cmdutil.Deps, opts *ReviewLoopOptions) e
 	}
 
 	progress := d.ProgressOut()
-	fixer := &loop.FixRunner{Repo: repo, Git: co.Repo, Remote: pushRemote(ctx, co), Model: fm, ModelName: cfg.PRFix.String(),
+	fixer := &loop.FixRunner{Repo: repo, Git: co.Repo, Model: fm, ModelName: cfg.PRFix.String(),
 		Verify: cfg.Verify, Analyzers: tools.fixAnalyzers(), Policy: cfg.Policy, Price: priceOf(cfg, cfg.PRFix.String()), GitHub: client, Progress: progress}
 	if !opts.Yes {
 		fixer.Confirm = confirmPush(d, opts.Prompter)
@@ -425,13 +425,4 @@ func headFiles(ctx context.Context, d *cmdutil.Deps, g *git.Repo, gh *github.Cli
 		}
 		return last
 	}
-}
-
-// pushRemote is the branch's upstream remote (as gh pr checkout sets it),
-// else origin.
-func pushRemote(ctx context.Context, co *preflight.Checkout) string {
-	if r, err := co.Repo.Run(ctx, "config", "--get", "branch."+co.Branch+".remote"); err == nil && r != "" && r != "." {
-		return r
-	}
-	return "origin"
 }

@@ -64,8 +64,10 @@ type Options struct {
 	// Git is the checkout, on PR.HeadRefName, as its caller opened it
 	// (git.Open): what it knows (the commits it found here) the fix need
 	// not ask git again, each round.
-	Git       *git.Repo
-	Remote    string // default "origin"
+	Git *git.Repo
+	// Remote is where the push goes; "": the branch's upstream remote,
+	// else origin (git.Repo.PushRemote), asked only when there is a push.
+	Remote    string
 	Model     llm.Model
 	ModelName string
 	Verify    []string
@@ -144,9 +146,6 @@ func (e *ResultError) Error() string {
 func Run(ctx context.Context, o Options) (*state.FixResult, error) {
 	if o.Git == nil || o.Model == nil || o.Run == nil || ((o.GitHub == nil || o.PR == nil) && !o.DryRun) {
 		return nil, errors.New("fix.Run needs Git, Model, Run and, unless a dry run, PR and GitHub")
-	}
-	if o.Remote == "" {
-		o.Remote = "origin"
 	}
 	if o.Progress == nil {
 		o.Progress = io.Discard
@@ -670,6 +669,9 @@ func (f *fixer) push(ctx context.Context) error {
 	if len(commits) == 0 {
 		fmt.Fprintln(o.Progress, "no new commit: nothing to push")
 		return nil
+	}
+	if o.Remote == "" {
+		o.Remote = f.repo.PushRemote(ctx, o.PR.HeadRefName)
 	}
 	stat, err := f.repo.Diffstat(ctx, f.base)
 	if err != nil {

@@ -516,3 +516,35 @@ func TestRunAsksGitForHEADOnlyWhereItMayHaveMoved(t *testing.T) {
 		t.Errorf("git rev-parse HEAD ran %d times in one round, want 4 (start, commit, agent, verified)", asked)
 	}
 }
+
+// The push goes to the branch's upstream remote, which git is asked for
+// only when there is a push: a dry run asks no git config.
+func TestRunPushesToTheBranchsUpstreamRemoteAskedOnlyToPush(t *testing.T) {
+	upstream := func(f *fixture) {
+		testkit.Git(t, f.fx.Clone, "remote", "add", "upstream", f.fx.Remote)
+		testkit.Git(t, f.fx.Clone, "config", "branch.feature.remote", "upstream")
+	}
+	dry := newFixture(t, calls(editA), calls(commitA), answer([]string{"SEC-00000001"}, []string{"QUAL-0000002"}))
+	upstream(dry)
+	dry.opts.DryRun, dry.opts.GitHub, dry.opts.PR = true, nil, nil
+	trace := t.TempDir() + "/trace"
+	t.Setenv("GIT_TRACE", trace)
+	if out, err := Run(context.Background(), dry.opts); err != nil || !out.Verified {
+		t.Fatalf("dry run: %v %+v\n%s", err, out, dry.log)
+	}
+	t.Setenv("GIT_TRACE", "")
+	if raw, _ := os.ReadFile(trace); strings.Contains(string(raw), "built-in: git config") {
+		t.Errorf("a dry run asked git for the push remote:\n%s", raw)
+	}
+
+	f := newFixture(t, calls(editA), calls(commitA), answer([]string{"SEC-00000001"}, []string{"QUAL-0000002"}))
+	upstream(f)
+	var plan PushPlan
+	f.opts.Confirm = func(_ context.Context, p PushPlan) (bool, error) { plan = p; return true, nil }
+	if out, err := Run(context.Background(), f.opts); err != nil || !out.Pushed {
+		t.Fatalf("%v %+v\n%s", err, out, f.log)
+	}
+	if plan.Remote != "upstream" || !strings.Contains(f.log.String(), "pushing 1 commit to upstream feature") {
+		t.Errorf("pushed to %q, want the branch's upstream remote:\n%s", plan.Remote, f.log)
+	}
+}

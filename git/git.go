@@ -227,6 +227,15 @@ func (r *Repo) status(ctx context.Context, branch bool) (Status, error) {
 	return st, nil
 }
 
+// PushRemote is the remote branch's upstream is on (as gh pr checkout
+// sets it), else origin.
+func (r *Repo) PushRemote(ctx context.Context, branch string) string {
+	if rem, err := r.Run(ctx, "config", "--get", "branch."+branch+".remote"); err == nil && rem != "" && rem != "." {
+		return rem
+	}
+	return "origin"
+}
+
 // Head is the commit checked out.
 func (r *Repo) Head(ctx context.Context) (string, error) {
 	head, err := r.Run(ctx, "rev-parse", "HEAD")

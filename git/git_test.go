@@ -613,3 +613,22 @@ func TestDiffsShowSubmodulePointers(t *testing.T) {
 		t.Errorf("the clone's diff is not GitHub's:\n%s\nwant:\n%s", got, want)
 	}
 }
+
+// PushRemote is the branch's upstream remote as git's configuration names
+// it, whatever the name; origin for a branch with none, or whose upstream
+// is a local branch (".").
+func TestPushRemoteIsTheBranchsUpstreamRemote(t *testing.T) {
+	ctx := context.Background()
+	fx := testkit.NewRepo(t, "main", "feature/x", nil, map[string]string{"a.txt": "a\n"})
+	r, _ := git.Open(ctx, fx.Clone)
+	testkit.Git(t, fx.Clone, "remote", "add", "their/fork", fx.Remote)
+	testkit.Git(t, fx.Clone, "config", "branch.feature/x.remote", "their/fork")
+	testkit.Git(t, fx.Clone, "branch", "--quiet", "no-upstream")
+	testkit.Git(t, fx.Clone, "branch", "--quiet", "local", "main")
+	testkit.Git(t, fx.Clone, "config", "branch.local.remote", ".")
+	for branch, want := range map[string]string{"feature/x": "their/fork", "no-upstream": "origin", "local": "origin"} {
+		if got := r.PushRemote(ctx, branch); got != want {
+			t.Errorf("%s pushes to %q, want %q", branch, got, want)
+		}
+	}
+}

@@ -74,7 +74,6 @@ func startOne(run *state.Active, restart, head string) (*state.Active, error) {
 type FixRunner struct {
 	Repo      github.Repo
 	Git       *git.Repo // the checkout, on the PR's head branch
-	Remote    string    // default origin
 	Model     llm.Model
 	ModelName string
 	Verify    []string
@@ -97,7 +96,7 @@ type FixRunner struct {
 // stops on it without converging.
 func (r *FixRunner) Fix(ctx context.Context, req FixRequest) (*state.FixResult, error) {
 	out, err := fix.Run(ctx, fix.Options{
-		Repo: r.Repo, Change: req.Change, PR: req.PR, Git: r.Git, Remote: r.Remote, Model: r.Model, ModelName: r.ModelName,
+		Repo: r.Repo, Change: req.Change, PR: req.PR, Git: r.Git, Model: r.Model, ModelName: r.ModelName,
 		Verify: r.Verify, Analyzers: r.Analyzers, Policy: r.Policy, Price: r.Price, Payload: req.Payload, Run: req.Run, Round: req.Round, Resume: req.Resume,
 		Confirm: r.Confirm, DryRun: r.NoPush, GitHub: r.GitHub, Progress: r.Progress, Ledger: &req.Ledger,
 	})
