@@ -149,15 +149,10 @@ func ReviewLocal(ctx context.Context, o LocalOptions) (*LocalResult, error) {
 	} else if !errors.Is(err, state.ErrNotFound) {
 		return nil, err
 	}
-	run, _, err := o.Store.BeginOn(o.Key, LocalKind, ch.Head)
+	// An interrupted local review has nothing to resume: its one round is
+	// redone.
+	run, _, err := start{kind: LocalKind, head: ch.Head, onHead: true, restart: "interrupted; a local review starts over", one: true}.begin(o.Store, o.Key)
 	if err != nil {
-		return nil, err
-	}
-	why := ""
-	if run.Resumed() {
-		why = "interrupted; a local review starts over" // nothing to resume: its one round is redone
-	}
-	if run, err = startOne(run, why, ch.Head); err != nil {
 		return nil, err
 	}
 	l.run, res.RunID = run, run.ID()

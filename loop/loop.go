@@ -59,7 +59,7 @@ type GitHub interface {
 
 // Store is the state file; *state.Store is one.
 type Store interface {
-	BeginOn(key state.Key, kind, head string) (*state.Active, *state.Run, error)
+	Begins
 	PR(key state.Key) (state.PR, error)
 	Adopt(key state.Key, a state.Adoption) (bool, error)
 }
@@ -334,7 +334,7 @@ func (l *loop) already(ctx context.Context, rd state.Round, runID string) (*repo
 // begin claims the PR, resuming an interrupted run while it still
 // describes the PR's head (state.Run.Describes).
 func (l *loop) begin() error {
-	run, gaveUp, err := l.o.Store.BeginOn(l.key, Kind, l.o.PR.HeadRefOid)
+	run, gaveUp, err := start{kind: Kind, head: l.o.PR.HeadRefOid, onHead: true}.begin(l.o.Store, l.key)
 	if err != nil {
 		return err
 	}
