@@ -416,80 +416,13 @@ func (l *loop) round(ctx context.Context, n int) (done bool, err error) {
 	cur := &l.res.Rounds[len(l.res.Rounds)-1]
 	cur.RunUsage, cur.RunCostUSD = l.runUsage()
 
-	outcome, reason, toFix, optional := l.decide(cur)
-	cur.Note = reason
-	l.converged = outcome == state.OutcomeConverged
-	if !rd.Done(state.PhaseCommented) || !hasKind(rd.Comments, "review") {
-		if err := l.postReview(ctx, n, pr, cur); err != nil {
-			return false, err
-		}
-	}
-	cur.Comments = l.comments(n)
-	l.resolveFixed(ctx, n, pr, cur)
-	l.res.Remaining = blockingOf(cur.Findings)
-	if cur.ReviewersOK == 0 && outcome == state.OutcomeFailed {
-		return true, l.endErr(state.OutcomeFailed, reason, errors.New(reason))
-	}
-	if outcome != "" {
-		return true, l.end(outcome, reason)
-	}
-
-	// Fix phase; a pushed fix whose report is missing only gets its report.
-	if !rd.Done(state.PhasePushed) || !rd.Done(state.PhaseReported) {
-		rep, err := l.o.Fixer.Fix(ctx, FixRequest{Change: change.OfPR(pr), PR: pr, Run: l.run, Round: n,
-			Payload: finding.FixPayload{PRNumber: pr.Number, Round: n, IssuesToFix: toFix, OptionalIssues: orEmpty(optional)},
-			Resume:  l.resumeWIP(n), Ledger: l.ledger(n, pr.HeadRefOid)})
-		if rep != nil {
-			l.showFix(cur, rep)
-		}
-		if errors.Is(err, ErrDeclined) {
-			return false, err
-		}
-		if err != nil {
-			return false, fmt.Errorf("fix phase of round %d: %w", n, err)
-		}
-		if rep == nil {
-			return false, fmt.Errorf("fix phase of round %d ended without a report", n)
-		}
-		cur.Comments = l.comments(n)
-		if rep.Status == state.FixVerifyFailed {
-			reason := "verification failed after retries, nothing was pushed: " + rep.Failure
-			if _, err := l.post(ctx, n, "final", report.RenderFailure(n, reason)); err != nil {
-				l.progress("could not post the failure report: %v", err)
-			}
-			cur.Comments = l.comments(n)
-			return true, l.end(state.OutcomeBlocked, reason)
-		}
-		if rep.Status != state.FixPushed {
-			return true, l.end(state.OutcomeBlocked, "the fix agent made no commit to push; manual intervention required")
-		}
-		// What the fix pushed is not left to do, whatever stops the run now.
-		fixed := rep.FixedIDs()
-		l.res.Remaining = slices.DeleteFunc(l.res.Remaining, func(f finding.Finding) bool { return slices.Contains(fixed, f.ID) })
-	}
-	if cur.Threads.Unresolved > 0 {
-		return true, l.end(state.OutcomeBlocked, fmt.Sprintf("manual resolution required: %s; the code findings were fixed and pushed", text.Plural(cur.Threads.Unresolved, "unresolved review thread")))
-	}
-	return false, nil
+	return l.sinkRound(ctx, prSink{l, pr, rd}, cur)
 }
 
 // decide applies the stopping rules (docs/architecture.md, Stopping rules)
 // to a reviewed round: an outcome ends the run; none means fix.
-func (l *loop) decide(rr *report.RoundResult) (outcome state.RunOutcome, reason string, toFix, optional []finding.Finding) {
-	blocking := blockingOf(rr.Findings)
-	stuck := slices.Concat(l.stuck, rr.Stuck)
-	// A finding gh-ocdx conceded in a conversation is not fixed: it waits
-	// for a person to dismiss it, and blocks until then.
-	toFix, optional = consensus.IssuesToFix(rr.Findings, slices.Concat(stuck, l.disputed))
-	var stuckNow, disputedNow []string
-	for _, f := range blocking {
-		if !consensus.IsThread(f) && slices.Contains(stuck, f.ID) && !slices.Contains(stuckNow, f.ID) {
-			stuckNow = append(stuckNow, f.ID)
-		}
-		if slices.Contains(l.disputed, f.ID) && !slices.Contains(disputedNow, f.ID) {
-			disputedNow = append(disputedNow, f.ID)
-		}
-	}
+func (l *loop) decide(rr *report.RoundResult) (outcome state.RunOutcome, reason string, _, _ []finding.Finding) {
+	blocking, toFix, optional, stuckNow, disputedNow := l.triage(rr)
 	switch {
 	case rr.ReviewersOK == 0 && budgetFailed(rr):
 		// What failed them is the budget, not their configuration.
