@@ -17,12 +17,9 @@ import (
 // FixKind is the run kind of gh ocdx fix in the state file.
 const FixKind = "fix"
 
-// BeginFix begins the run of a fix of the PR key at head (gh ocdx fix,
-// /ocdx fix), its one round started and holding the findings to fix: an
-// interrupted fix goes on only when cont (the user chose to continue it);
-// else it is given up, its work in progress dropped (wip: there is one to
-// drop), and a new run begins (docs/architecture.md, A round of
-// review-loop).
+// BeginFix begins a fix of the PR key at head (gh ocdx fix, /ocdx fix),
+// its round holding the findings to fix: an interrupted fix goes on only
+// when cont, else it is given up, its work in progress (wip) dropped.
 func BeginFix(st Begins, key state.Key, head string, cont, wip bool, p finding.FixPayload) (*state.Active, error) {
 	s := start{kind: FixKind, head: head, wip: wip, one: true}
 	if !cont {

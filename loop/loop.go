@@ -315,7 +315,7 @@ func (l *loop) already(ctx context.Context, rd state.Round, runID string) (*repo
 	l.res.Rounds = append(l.res.Rounds, rr)
 	l.res.Remaining = blockingOf(rr.Findings)
 	l.res.Stuck = append(l.res.Stuck, l.stuck...)
-	outcome, reason, _, _ := l.decide(&l.res.Rounds[0])
+	outcome, reason, _, _ := prSink{l: l, pr: pr}.decide(&l.res.Rounds[0])
 	if outcome != state.OutcomeConverged && outcome != state.OutcomeBlocked {
 		outcome = state.OutcomeBlocked // something to fix again can only come from a new review (--full)
 	}
@@ -329,6 +329,46 @@ func (l *loop) already(ctx context.Context, rd state.Round, runID string) (*repo
 		l.progress("%s", l.res.Reason)
 	}
 	return l.res, nil
+}
+
+// Begins is the state file as a run begins on it; *state.Store is one.
+type Begins interface {
+	Begin(key state.Key, kind string) (*state.Active, error)
+	BeginOn(key state.Key, kind, head string) (*state.Active, *state.Run, error)
+}
+
+// start is how every kind of run begins at head, by start.begin
+// (docs/architecture.md, A round of review-loop).
+type start struct {
+	kind, head string
+	onHead     bool   // an interrupted run whose head moved is given up
+	restart    string // not "": why an interrupted run is given up, not resumed
+	wip        bool   // work in progress to drop (restart) even if none is resumed
+	one        bool   // a run of one round: round 1 started here at head
+}
+
+// begin claims key for the run; gaveUp is the interrupted run given up
+// for its moved head (onHead).
+func (s start) begin(st Begins, key state.Key) (run *state.Active, gaveUp *state.Run, err error) {
+	if s.onHead {
+		run, gaveUp, err = st.BeginOn(key, s.kind, s.head)
+	} else {
+		run, err = st.Begin(key, s.kind)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	if s.restart != "" && (run.Resumed() || s.wip) {
+		if run, err = run.Restart(s.restart); err != nil {
+			return nil, nil, err
+		}
+	}
+	if s.one {
+		if _, err := run.StartRound(1, s.head); err != nil {
+			return nil, nil, err
+		}
+	}
+	return run, gaveUp, nil
 }
 
 // begin claims the PR, resuming an interrupted run while it still
@@ -408,7 +448,7 @@ func (l *loop) round(ctx context.Context, n int) (done bool, err error) {
 		if err := l.review(ctx, prSource{l, pr}, &rr, roles.ThreadsOf(pr, threadFs, rr.ReviewState, rr.Threads)); err != nil {
 			return false, err
 		}
-		if err := l.recordReview(n, &rr); err != nil {
+		if err := l.run.Complete(n, state.PhaseReviewed, rr.Record); err != nil {
 			return false, err
 		}
 	}
@@ -419,9 +459,59 @@ func (l *loop) round(ctx context.Context, n int) (done bool, err error) {
 	return l.sinkRound(ctx, prSink{l, pr, rd}, cur)
 }
 
-// decide applies the stopping rules (docs/architecture.md, Stopping rules)
-// to a reviewed round: an outcome ends the run; none means fix.
-func (l *loop) decide(rr *report.RoundResult) (outcome state.RunOutcome, reason string, _, _ []finding.Finding) {
+// sink is where a reviewed round's findings go: a pull request (prSink)
+// or a local branch (branchSink); sinkRound is what follows a review for
+// both (docs/architecture.md, A round of review-loop; Local review).
+type sink interface {
+	// decide: the stopping rules over triage; no outcome means fix.
+	decide(rr *report.RoundResult) (outcome state.RunOutcome, reason string, toFix, optional []finding.Finding)
+	publish(ctx context.Context, rr *report.RoundResult) error // records the round, makes it known
+	// fix fixes toFix; done: the run ended, its outcome recorded.
+	fix(ctx context.Context, rr *report.RoundResult, toFix, optional []finding.Finding) (done bool, err error)
+	end(rr *report.RoundResult, outcome state.RunOutcome, reason string, err error) error // err: the failure
+}
+
+// sinkRound is what follows a round's review wherever its findings go:
+// the decision, the findings published, then the outcome or the fix.
+// done: the run ended; a failure before that is the caller's to end.
+func (l *loop) sinkRound(ctx context.Context, sk sink, rr *report.RoundResult) (done bool, err error) {
+	outcome, reason, toFix, optional := sk.decide(rr)
+	rr.Note = reason
+	l.converged = outcome == state.OutcomeConverged
+	if err := sk.publish(ctx, rr); err != nil {
+		return false, err
+	}
+	if rr.ReviewersOK == 0 && outcome == state.OutcomeFailed {
+		return true, sk.end(rr, outcome, reason, errors.New(reason))
+	}
+	if outcome != "" {
+		return true, sk.end(rr, outcome, reason, nil)
+	}
+	return sk.fix(ctx, rr, toFix, optional)
+}
+
+// triage is what a reviewed round leaves: the findings that block, those
+// the fix is given (optional: P3s), and of the blocking ones those stuck
+// and those disputed (conceded in a conversation: never fixed).
+func (l *loop) triage(rr *report.RoundResult) (blocking, toFix, optional []finding.Finding, stuckNow, disputedNow []string) {
+	blocking = blockingOf(rr.Findings)
+	stuck := slices.Concat(l.stuck, rr.Stuck)
+	toFix, optional = consensus.IssuesToFix(rr.Findings, slices.Concat(stuck, l.disputed))
+	for _, f := range blocking {
+		if !consensus.IsThread(f) && slices.Contains(stuck, f.ID) && !slices.Contains(stuckNow, f.ID) {
+			stuckNow = append(stuckNow, f.ID)
+		}
+		if slices.Contains(l.disputed, f.ID) && !slices.Contains(disputedNow, f.ID) {
+			disputedNow = append(disputedNow, f.ID)
+		}
+	}
+	return blocking, toFix, optional, stuckNow, disputedNow
+}
+
+// decide applies a PR's stopping rules (docs/architecture.md, Stopping
+// rules) to a reviewed round: an outcome ends the run; none means fix.
+func (p prSink) decide(rr *report.RoundResult) (outcome state.RunOutcome, reason string, _, _ []finding.Finding) {
+	l := p.l
 	blocking, toFix, optional, stuckNow, disputedNow := l.triage(rr)
 	switch {
 	case rr.ReviewersOK == 0 && budgetFailed(rr):
@@ -717,12 +807,6 @@ func (l *loop) fixedLastRound(n int) []finding.Finding {
 	return nil
 }
 
-// recordReview records round n's reviews, as rr has them, in the state
-// file.
-func (l *loop) recordReview(n int, rr *report.RoundResult) error {
-	return l.run.Complete(n, state.PhaseReviewed, rr.Record)
-}
-
 // showFix puts what the round's fix did (and recorded) into the result.
 func (l *loop) showFix(rr *report.RoundResult, res *state.FixResult) {
 	rr.Fix = res
@@ -812,9 +896,7 @@ func (l *loop) resumeWIP(n int) *state.WIP {
 // A cancelled run is left resumable instead.
 func (l *loop) fail(ctx context.Context, n int, err error) error {
 	if ctx.Err() != nil || errors.Is(err, ErrDeclined) {
-		if rerr := l.run.Release(); rerr != nil {
-			l.progress("releasing the run: %v", rerr)
-		}
+		l.release()
 		l.res.Outcome, l.res.Reason = report.OutcomeInterrupted, err.Error()
 		return err
 	}
@@ -836,6 +918,13 @@ func (l *loop) fail(ctx context.Context, n int, err error) error {
 		}
 	}
 	return l.endErr(state.OutcomeFailed, reason, err)
+}
+
+// release leaves the run resumable.
+func (l *loop) release() {
+	if err := l.run.Release(); err != nil {
+		l.progress("releasing the run: %v", err)
+	}
 }
 
 // totals sets the run's figures at its end: the budget spent, the cost.
@@ -979,7 +1068,7 @@ func (l *loop) dryRun(ctx context.Context) (*report.Result, error) {
 	// The outcome is the one the run would reach after this round (a
 	// script asks "would it converge?"), or report.OutcomeWouldFix; DryRun says
 	// that nothing happened.
-	outcome, reason, toFix, _ := l.decide(cur)
+	outcome, reason, toFix, _ := prSink{l: l, pr: pr}.decide(cur)
 	if outcome == "" {
 		outcome = report.OutcomeWouldFix
 	}
