@@ -21,7 +21,7 @@ const FixKind = "fix"
 // its round holding the findings to fix: an interrupted fix goes on only
 // when cont, else it is given up, its work in progress (wip) dropped.
 func BeginFix(st Begins, key state.Key, head string, cont, wip bool, p finding.FixPayload) (*state.Active, error) {
-	s := start{kind: FixKind, head: head, wip: wip, one: true}
+	s := start{kind: FixKind, head: head, wip: wip}
 	if !cont {
 		s.restart = "restarted by the user"
 	}

@@ -148,7 +148,7 @@ func ReviewLocal(ctx context.Context, o LocalOptions) (*LocalResult, error) {
 	}
 	// An interrupted local review has nothing to resume: its one round is
 	// redone.
-	run, _, err := start{kind: LocalKind, head: ch.Head, onHead: true, restart: "interrupted; a local review starts over", one: true}.begin(o.Store, o.Key)
+	run, _, err := start{kind: LocalKind, head: ch.Head, onHead: true, restart: "interrupted; a local review starts over"}.begin(o.Store, o.Key)
 	if err != nil {
 		return nil, err
 	}

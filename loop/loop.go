@@ -344,11 +344,10 @@ type start struct {
 	onHead     bool   // an interrupted run whose head moved is given up
 	restart    string // not "": why an interrupted run is given up, not resumed
 	wip        bool   // work in progress to drop (restart) even if none is resumed
-	one        bool   // a run of one round: round 1 started here at head
 }
 
-// begin claims key for the run; gaveUp is the interrupted run given up
-// for its moved head (onHead).
+// begin claims key for the run and starts its round 1 at head when it has
+// none; gaveUp is the interrupted run given up for its moved head (onHead).
 func (s start) begin(st Begins, key state.Key) (run *state.Active, gaveUp *state.Run, err error) {
 	if s.onHead {
 		run, gaveUp, err = st.BeginOn(key, s.kind, s.head)
@@ -363,7 +362,7 @@ func (s start) begin(st Begins, key state.Key) (run *state.Active, gaveUp *state
 			return nil, nil, err
 		}
 	}
-	if s.one {
+	if len(run.Run().Rounds) == 0 {
 		if _, err := run.StartRound(1, s.head); err != nil {
 			return nil, nil, err
 		}

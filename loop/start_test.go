@@ -11,7 +11,8 @@ import (
 // interrupted run whose head moved is given up when the kind says so
 // (review-loop, a local review), kept otherwise (a fix goes on at any
 // head); an interrupted run is resumed unless a restart reason is given;
-// a run of one round has it started at the head.
+// a new run has its round 1 started at the head, a resumed one keeps its
+// rounds.
 func TestStartBegin(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
@@ -23,15 +24,15 @@ func TestStartBegin(t *testing.T) {
 		at      string // the head of its round 1
 	}{
 		{name: "review-loop at the same head resumes", s: start{kind: Kind, head: "aaa", onHead: true}, resumed: true, rounds: 1, at: "aaa"},
-		{name: "review-loop at a moved head starts again", s: start{kind: Kind, head: "bbb", onHead: true}, gaveUp: true, ended: string(state.OutcomeBlocked), rounds: 0},
-		{name: "a local review starts over", s: start{kind: Kind, head: "aaa", onHead: true, restart: "starts over", one: true}, ended: string(state.OutcomeAbandoned), rounds: 1, at: "aaa"},
-		{name: "a continued fix goes on at a moved head", s: start{kind: Kind, head: "bbb", one: true}, resumed: true, rounds: 1, at: "aaa"},
-		{name: "a fix not continued is given up", s: start{kind: Kind, head: "bbb", restart: "restarted by the user", one: true}, ended: string(state.OutcomeAbandoned), rounds: 1, at: "bbb"},
+		{name: "review-loop at a moved head starts again", s: start{kind: Kind, head: "bbb", onHead: true}, gaveUp: true, ended: string(state.OutcomeBlocked), rounds: 1, at: "bbb"},
+		{name: "a local review starts over", s: start{kind: Kind, head: "aaa", onHead: true, restart: "starts over"}, ended: string(state.OutcomeAbandoned), rounds: 1, at: "aaa"},
+		{name: "a continued fix goes on at a moved head", s: start{kind: Kind, head: "bbb"}, resumed: true, rounds: 1, at: "aaa"},
+		{name: "a fix not continued is given up", s: start{kind: Kind, head: "bbb", restart: "restarted by the user"}, ended: string(state.OutcomeAbandoned), rounds: 1, at: "bbb"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			st := state.New(filepath.Join(t.TempDir(), "state.db"), nil)
 			key := state.NewKey("h", "o", "r", 7)
-			first, _, err := start{kind: Kind, head: "aaa", one: true}.begin(st, key)
+			first, _, err := start{kind: Kind, head: "aaa"}.begin(st, key)
 			if err != nil {
 				t.Fatal(err)
 			}
