@@ -28,7 +28,7 @@ func TestAHistorySecretBlocksAndIsNotFixed(t *testing.T) {
 	l := &loop{o: Options{CanPush: true, MaxRounds: 5, Reviewers: []roles.Role{{Name: "reviewer-1"}}}}
 	rr := &report.RoundResult{N: 1, Findings: []finding.Finding{hist}, ReviewersOK: 1, Consensus: consensus.Approve}
 	rr.Counts = consensus.Count(rr.Findings)
-	outcome, reason, fix, _ := l.decide(rr)
+	outcome, reason, fix, _ := prSink{l: l}.decide(rr)
 	if outcome != state.OutcomeBlocked || len(fix) != 0 || !strings.Contains(reason, hist.ID) || !strings.Contains(reason, "rewrite the branch or squash-merge") {
 		t.Errorf("%s %q, fix %v", outcome, reason, fix)
 	}

@@ -18,28 +18,16 @@ import (
 // FixKind is the run kind of gh ocdx fix in the state file.
 const FixKind = "fix"
 
-// Begins is the state file as a fix's run begins on it; *state.Store is
-// one.
-type Begins interface {
-	Begin(key state.Key, kind string) (*state.Active, error)
-}
-
-// BeginFix begins the run of a fix of the PR key at head (gh ocdx fix,
-// /ocdx fix), its one round started and holding the findings to fix: an
-// interrupted fix goes on only when cont (the user chose to continue it);
-// else it is given up, its work in progress dropped (wip: there is one to
-// drop), and a new run begins (docs/architecture.md, A round of
-// review-loop).
+// BeginFix begins a fix of the PR key at head (gh ocdx fix, /ocdx fix),
+// its round holding the findings to fix: an interrupted fix goes on only
+// when cont, else it is given up, its work in progress (wip) dropped.
 func BeginFix(st Begins, key state.Key, head string, cont, wip bool, p finding.FixPayload) (*state.Active, error) {
-	run, err := st.Begin(key, FixKind)
+	s := start{kind: FixKind, head: head, wip: wip}
+	if !cont {
+		s.restart = "restarted by the user"
+	}
+	run, _, err := s.begin(st, key)
 	if err != nil {
-		return nil, err
-	}
-	why := ""
-	if !cont && (run.Resumed() || wip) {
-		why = "restarted by the user"
-	}
-	if run, err = startOne(run, why, head); err != nil {
 		return nil, err
 	}
 	err = run.UpdateRound(1, func(rd *state.Round) {
@@ -52,22 +40,6 @@ func BeginFix(st Begins, key state.Key, head string, cont, wip bool, p finding.F
 		}
 	})
 	return run, err
-}
-
-// startOne starts the one round, at head, of a run that has one (a local
-// review, a fix); restart, when not "", is why the run as begun is given
-// up for a new one (state.Active.Restart).
-func startOne(run *state.Active, restart, head string) (*state.Active, error) {
-	if restart != "" {
-		var err error
-		if run, err = run.Restart(restart); err != nil {
-			return nil, err
-		}
-	}
-	if _, err := run.StartRound(1, head); err != nil {
-		return nil, err
-	}
-	return run, nil
 }
 
 // FixRunner is the Fixer of a real run: package fix on the user's checkout.

@@ -1,13 +1,18 @@
 package loop
 
 // A round's review posted with its inline comments (docs/architecture.md,
-// Posting); package inline chooses them.
+// Posting); package inline chooses them. prSink: where a PR round's
+// findings go.
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/ocdx/gh-ocdx/change"
+	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/inline"
 	"github.com/ocdx/gh-ocdx/internal/redact"
@@ -136,4 +141,74 @@ func opening(o Options, n int) string {
 		return ""
 	}
 	return o.Opening + "\n---\n\n"
+}
+
+// prSink is a PR as review-loop leaves a round's findings there: the
+// review posted with its inline comments and ledger, threads resolved,
+// the fix pushed and reported; rd is the round as recorded.
+type prSink struct {
+	l  *loop
+	pr *github.PullRequest
+	rd state.Round
+}
+
+func (p prSink) end(_ *report.RoundResult, outcome state.RunOutcome, reason string, err error) error {
+	return p.l.endErr(outcome, reason, err)
+}
+
+// publish posts the round's review once, then resolves the threads of the
+// findings it leaves fixed.
+func (p prSink) publish(ctx context.Context, rr *report.RoundResult) error {
+	l, n := p.l, rr.N
+	if !p.rd.Done(state.PhaseCommented) || !hasKind(p.rd.Comments, "review") {
+		if err := l.postReview(ctx, n, p.pr, rr); err != nil {
+			return err
+		}
+	}
+	rr.Comments = l.comments(n)
+	l.resolveFixed(ctx, n, p.pr, rr)
+	l.res.Remaining = blockingOf(rr.Findings)
+	return nil
+}
+
+// fix is the round's fix phase: the Fixer's fix, verify, push and fix
+// report; a pushed fix whose report is missing only gets its report.
+func (p prSink) fix(ctx context.Context, rr *report.RoundResult, toFix, optional []finding.Finding) (bool, error) {
+	l, pr, n := p.l, p.pr, rr.N
+	if !p.rd.Done(state.PhasePushed) || !p.rd.Done(state.PhaseReported) {
+		rep, err := l.o.Fixer.Fix(ctx, FixRequest{Change: change.OfPR(pr), PR: pr, Run: l.run, Round: n,
+			Payload: finding.FixPayload{PRNumber: pr.Number, Round: n, IssuesToFix: toFix, OptionalIssues: orEmpty(optional)},
+			Resume:  l.resumeWIP(n), Ledger: l.ledger(n, pr.HeadRefOid)})
+		if rep != nil {
+			l.showFix(rr, rep)
+		}
+		if errors.Is(err, ErrDeclined) {
+			return false, err
+		}
+		if err != nil {
+			return false, fmt.Errorf("fix phase of round %d: %w", n, err)
+		}
+		if rep == nil {
+			return false, fmt.Errorf("fix phase of round %d ended without a report", n)
+		}
+		rr.Comments = l.comments(n)
+		if rep.Status == state.FixVerifyFailed {
+			reason := "verification failed after retries, nothing was pushed: " + rep.Failure
+			if _, err := l.post(ctx, n, "final", report.RenderFailure(n, reason)); err != nil {
+				l.progress("could not post the failure report: %v", err)
+			}
+			rr.Comments = l.comments(n)
+			return true, l.end(state.OutcomeBlocked, reason)
+		}
+		if rep.Status != state.FixPushed {
+			return true, l.end(state.OutcomeBlocked, "the fix agent made no commit to push; manual intervention required")
+		}
+		// What the fix pushed is not left to do, whatever stops the run now.
+		fixed := rep.FixedIDs()
+		l.res.Remaining = slices.DeleteFunc(l.res.Remaining, func(f finding.Finding) bool { return slices.Contains(fixed, f.ID) })
+	}
+	if rr.Threads.Unresolved > 0 {
+		return true, l.end(state.OutcomeBlocked, fmt.Sprintf("manual resolution required: %s; the code findings were fixed and pushed", text.Plural(rr.Threads.Unresolved, "unresolved review thread")))
+	}
+	return false, nil
 }

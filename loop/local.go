@@ -123,11 +123,8 @@ func ReviewLocal(ctx context.Context, o LocalOptions) (*LocalResult, error) {
 	l := &loop{o: Options{Reviewers: o.Reviewers, MaxIters: o.MaxIters, Progress: o.Progress, MaxRounds: 1, Verifier: o.Verifier, Effort: o.Effort,
 		ReviewerTools: func(string) []llm.Tool { return o.Tools }, Store: o.Store, Policy: o.Policy, Summarized: o.Summarized, Budget: o.Budget, History: o.History, Evidence: o.Evidence}, key: o.Key, res: &report.Result{}}
 	res := &LocalResult{Key: o.Key.String(), Branch: ch.Branch, Base: ch.Base, MergeBase: ch.MergeBase, Head: ch.Head,
-		Findings: []finding.Finding{}, Remaining: []finding.Finding{}, Stuck: []string{}, Untracked: ch.Untracked,
+		Findings: []finding.Finding{}, Remaining: []finding.Finding{}, Stuck: []string{}, Untracked: orEmptyS(ch.Untracked),
 		PolicyChanged: orEmptyS(PolicyChanges(ch.Files)), Dismissed: []finding.Finding{}}
-	if res.Untracked == nil {
-		res.Untracked = []string{}
-	}
 	// The branch's stuck set, and what its last run's fix reported fixed:
 	// a finding that comes back is stuck (docs/architecture.md, Consensus).
 	var fixedBefore []finding.Finding
@@ -149,15 +146,10 @@ func ReviewLocal(ctx context.Context, o LocalOptions) (*LocalResult, error) {
 	} else if !errors.Is(err, state.ErrNotFound) {
 		return nil, err
 	}
-	run, _, err := o.Store.BeginOn(o.Key, LocalKind, ch.Head)
+	// An interrupted local review has nothing to resume: its one round is
+	// redone.
+	run, _, err := start{kind: LocalKind, head: ch.Head, onHead: true, restart: "interrupted; a local review starts over"}.begin(o.Store, o.Key)
 	if err != nil {
-		return nil, err
-	}
-	why := ""
-	if run.Resumed() {
-		why = "interrupted; a local review starts over" // nothing to resume: its one round is redone
-	}
-	if run, err = startOne(run, why, ch.Head); err != nil {
 		return nil, err
 	}
 	l.run, res.RunID = run, run.ID()
@@ -167,61 +159,95 @@ func ReviewLocal(ctx context.Context, o LocalOptions) (*LocalResult, error) {
 		res.Budget = &report.BudgetStatus{MaxTokens: o.Budget.Max}
 		defer func() { res.Budget.Spent = o.Budget.Spent() }()
 	}
+	sk := branchSink{l: l, o: o, res: res, fp: fp}
 	rr, err := l.reviewLocal(ctx, ch, fixedBefore, dismissed)
-	if errors.Is(err, llm.ErrBudget) && ctx.Err() == nil {
+	switch {
+	case err != nil && ctx.Err() != nil:
+		l.release() // resumable
+		return res, err
+	case errors.Is(err, llm.ErrBudget):
 		res.Budget.Reached = true
-		l.res = &report.Result{}
-		res.Outcome, res.Reason, res.Label = state.OutcomeBlocked, err.Error(), string(state.OutcomeBlocked)
-		return res, l.endErr(state.OutcomeBlocked, err.Error(), nil)
+		return res, sk.end(nil, state.OutcomeBlocked, err.Error(), nil)
+	case err != nil:
+		return res, sk.end(nil, state.OutcomeFailed, err.Error(), err)
 	}
-	if err != nil {
-		return res, l.localFail(ctx, res, err)
-	}
+	_, err = l.sinkRound(ctx, sk, rr)
+	return res, err
+}
+
+// take puts the review of rr into the result.
+func (res *LocalResult) take(rr *report.RoundResult) {
 	res.Roles, res.Findings, res.Counts, res.Consensus, res.Coverage, res.Stuck = rr.Roles, rr.Findings, rr.Counts, rr.Consensus, rr.Coverage, rr.Stuck
-	res.Refuted, res.Verifier, res.Effort, res.Learned = rr.Refuted, rr.Verifier, rr.Effort, rr.Learned
+	res.Refuted, res.Verifier, res.Learned = rr.Refuted, rr.Verifier, rr.Learned
 	res.Dismissed = orEmpty(rr.Dismissed)
 	res.Remaining = blockingOf(rr.Findings)
-	// The record keeps the dismissed findings too: a later look at the
-	// same review (localAgain) lists them as dismissed.
+}
+
+// branchSink is a local branch as a local review leaves its findings
+// there: the state file (the round, with what it reviewed) and the
+// result; nothing posted.
+type branchSink struct {
+	l   *loop
+	o   LocalOptions
+	res *LocalResult
+	fp  string // LocalFingerprint of the review
+}
+
+// decide: a local review's one round ends the run, by its fix when there
+// is one (docs/architecture.md, Local review).
+func (b branchSink) decide(rr *report.RoundResult) (state.RunOutcome, string, []finding.Finding, []finding.Finding) {
+	blocking, toFix, optional, _, _ := b.l.triage(rr)
+	switch {
+	case rr.ReviewersOK == 0:
+		return state.OutcomeFailed, everyReviewer(len(b.o.Reviewers)) + " failed: no credible review; " + AllFailedAdvice, nil, nil
+	case len(blocking) == 0:
+		return state.OutcomeConverged, "no P0/P1/P2 findings", nil, nil
+	case b.o.Fixer != nil && len(toFix) > 0:
+		return "", "", toFix, optional
+	}
+	reason := fmt.Sprintf("%s: %s", text.Plural(len(blocking), "P0–P2 finding"), report.IDList(blocking))
+	if note := secretscan.RewriteNote(blocking); note != "" {
+		reason += "; " + note
+	} else if len(toFix) == 0 {
+		reason += "; stuck (reported fixed before and back), fix them by hand"
+	}
+	return state.OutcomeBlocked, reason, nil, nil
+}
+
+// publish puts the review into the result and records it, the dismissed
+// findings too: a later look at the same review (localAgain) lists them
+// as dismissed.
+func (b branchSink) publish(_ context.Context, rr *report.RoundResult) error {
+	b.res.take(rr)
+	b.res.Effort = rr.Effort
 	all := *rr
 	all.Findings = slices.Concat(rr.Findings, rr.Dismissed)
-	if err := l.recordReview(1, &all); err != nil {
-		return res, err
-	}
-	if err := run.UpdateRound(1, func(rd *state.Round) {
-		rd.Fingerprint, rd.FindingIDs = fp, nil
+	return b.l.run.Complete(1, state.PhaseReviewed, func(rd *state.Round) {
+		all.Record(rd)
+		rd.Fingerprint, rd.FindingIDs = b.fp, nil
 		for _, f := range rr.Findings {
 			rd.FindingIDs = append(rd.FindingIDs, f.ID) // the counted ones, as Counts
 		}
-	}); err != nil {
-		return res, err
-	}
-	if rr.ReviewersOK == 0 {
-		reason := everyReviewer(len(o.Reviewers)) + " failed: no credible review; " + AllFailedAdvice
-		return res, l.localEnd(res, rr, state.OutcomeFailed, reason, errors.New(reason))
-	}
-	stuck := slices.Concat(l.stuck, rr.Stuck)
-	toFix, optional := consensus.IssuesToFix(rr.Findings, stuck)
-	if len(res.Remaining) == 0 {
-		return res, l.localEnd(res, rr, state.OutcomeConverged, "no P0/P1/P2 findings", nil)
-	}
-	if o.Fixer == nil || len(toFix) == 0 {
-		reason := fmt.Sprintf("%s: %s", text.Plural(len(res.Remaining), "P0–P2 finding"), report.IDList(res.Remaining))
-		if note := secretscan.RewriteNote(res.Remaining); note != "" {
-			reason += "; " + note
-		} else if len(toFix) == 0 {
-			reason += "; stuck (reported fixed before and back), fix them by hand"
-		}
-		return res, l.localEnd(res, rr, state.OutcomeBlocked, reason, nil)
-	}
-	return res, l.localFix(ctx, o, res, rr, toFix, optional)
+	})
 }
 
-// localFix is a local review's fix of toFix (optional: the P3s it may
-// fix too) and how the review ends after it: a fix nobody has read again
-// ends fixed, never converged (docs/architecture.md, Local review).
-func (l *loop) localFix(ctx context.Context, o LocalOptions, res *LocalResult, rr *report.RoundResult, toFix, optional []finding.Finding) error {
-	run := l.run
+// end records the outcome of a local review; rr is nil when it ended
+// before its findings.
+func (b branchSink) end(rr *report.RoundResult, outcome state.RunOutcome, reason string, err error) error {
+	b.l.res = &report.Result{}
+	b.res.Outcome, b.res.Reason, b.res.Label = outcome, reason, string(outcome)
+	if rr != nil {
+		b.l.res.Rounds = []report.RoundResult{*rr}
+		b.res.Label = report.Qualified(outcome, rr)
+	}
+	return b.l.endErr(outcome, reason, err)
+}
+
+// fix is a local review's fix, and how the review ends after it: a fix
+// nobody has read again ends fixed, never converged (docs/architecture.md,
+// Local review).
+func (b branchSink) fix(ctx context.Context, rr *report.RoundResult, toFix, optional []finding.Finding) (bool, error) {
+	l, o, res, run := b.l, b.o, b.res, b.l.run
 	rep, err := o.Fixer.Fix(ctx, FixRequest{Change: o.Change.Subject(), Run: run, Round: 1,
 		Payload: finding.FixPayload{Round: 1, IssuesToFix: toFix, OptionalIssues: orEmpty(optional)}})
 	if rep != nil {
@@ -245,16 +271,16 @@ func (l *loop) localFix(ctx context.Context, o LocalOptions, res *LocalResult, r
 	}
 	switch {
 	case errors.Is(err, ErrDeclined):
-		return l.localEnd(res, rr, state.OutcomeBlocked, "the fix was verified, but you declined to commit it: its changes are left uncommitted in your working tree", nil)
+		return true, b.end(rr, state.OutcomeBlocked, "the fix was verified, but you declined to commit it: its changes are left uncommitted in your working tree", nil)
 	case errors.Is(err, llm.ErrBudget) && ctx.Err() == nil:
 		res.Budget.Reached = true
-		return l.localEnd(res, rr, state.OutcomeBlocked, "nothing was committed: "+err.Error(), nil)
+		return true, b.end(rr, state.OutcomeBlocked, "nothing was committed: "+err.Error(), nil)
 	case err != nil:
-		return l.localEnd(res, rr, state.OutcomeFailed, err.Error(), fmt.Errorf("fix: %w", err))
+		return true, b.end(rr, state.OutcomeFailed, err.Error(), fmt.Errorf("fix: %w", err))
 	case rep == nil:
-		return l.localEnd(res, rr, state.OutcomeFailed, "the fix ended without a report", errors.New("the fix ended without a report"))
+		return true, b.end(rr, state.OutcomeFailed, "the fix ended without a report", errors.New("the fix ended without a report"))
 	case !rep.Verified:
-		return l.localEnd(res, rr, state.OutcomeBlocked, "nothing was committed: "+rep.Failure, nil)
+		return true, b.end(rr, state.OutcomeBlocked, "nothing was committed: "+rep.Failure, nil)
 	}
 	fixed := map[string]bool{}
 	for _, f := range rep.Fixed {
@@ -263,9 +289,9 @@ func (l *loop) localFix(ctx context.Context, o LocalOptions, res *LocalResult, r
 	res.Remaining = slices.DeleteFunc(res.Remaining, func(f finding.Finding) bool { return fixed[f.ID] })
 	if len(res.Remaining) == 0 {
 		// Nobody has read the fix: it is not a review that converged.
-		return l.localEnd(res, rr, state.OutcomeFixed, fmt.Sprintf("%s fixed, verified and committed, not reviewed again: run gh ocdx review to check the fix", text.Plural(len(fixed), "finding")), nil)
+		return true, b.end(rr, state.OutcomeFixed, fmt.Sprintf("%s fixed, verified and committed, not reviewed again: run gh ocdx review to check the fix", text.Plural(len(fixed), "finding")), nil)
 	}
-	return l.localEnd(res, rr, state.OutcomeBlocked, fmt.Sprintf("%s fixed; left: %s", text.Plural(len(fixed), "finding"), report.IDList(res.Remaining)), nil)
+	return true, b.end(rr, state.OutcomeBlocked, fmt.Sprintf("%s fixed; left: %s", text.Plural(len(fixed), "finding"), report.IDList(res.Remaining)), nil)
 }
 
 // reviewLocal is the round's review step (loop.review) on the branch's
@@ -307,28 +333,6 @@ func lastFixed(runs []state.Run) []finding.Finding {
 		return out
 	}
 	return nil
-}
-
-// localEnd records the outcome of a local review.
-func (l *loop) localEnd(res *LocalResult, rr *report.RoundResult, outcome state.RunOutcome, reason string, err error) error {
-	l.res = &report.Result{Rounds: []report.RoundResult{*rr}}
-	res.Outcome, res.Reason = outcome, reason
-	res.Label = report.Qualified(outcome, rr)
-	return l.endErr(outcome, reason, err)
-}
-
-// localFail ends a local review that failed before its findings, or
-// leaves it resumable when cancelled.
-func (l *loop) localFail(ctx context.Context, res *LocalResult, err error) error {
-	l.res = &report.Result{}
-	if ctx.Err() != nil {
-		if rerr := l.run.Release(); rerr != nil {
-			l.progress("releasing the run: %v", rerr)
-		}
-		return err
-	}
-	res.Outcome, res.Reason, res.Label = state.OutcomeFailed, err.Error(), string(state.OutcomeFailed)
-	return l.endErr(state.OutcomeFailed, err.Error(), err)
 }
 
 // LocalFingerprint names what a local review of ch reads, as one digest:
@@ -388,10 +392,7 @@ func (l *loop) localAgain(res *LocalResult, rd state.Round, runID string, dismis
 	rr.Consensus = consensus.Of(rr.ReviewState, rr.Counts)
 	rr.Stuck = slices.DeleteFunc(rr.Stuck, func(id string) bool { return slices.Contains(dismissed, id) })
 	res.RunID, res.AlreadyReviewed = runID, rd.HeadOID
-	res.Roles, res.Findings, res.Counts, res.Consensus, res.Coverage, res.Stuck = rr.Roles, rr.Findings, rr.Counts, rr.Consensus, rr.Coverage, rr.Stuck
-	res.Dismissed = orEmpty(rr.Dismissed)
-	res.Refuted, res.Verifier, res.Learned = rr.Refuted, rr.Verifier, rr.Learned
-	res.Remaining = blockingOf(rr.Findings)
+	res.take(rr)
 	res.Outcome, res.Reason = state.OutcomeConverged, "no P0/P1/P2 findings"
 	if len(res.Remaining) > 0 {
 		res.Outcome, res.Reason = state.OutcomeBlocked, fmt.Sprintf("%s: %s", text.Plural(len(res.Remaining), "P0–P2 finding"), report.IDList(res.Remaining))

@@ -59,7 +59,7 @@ type GitHub interface {
 
 // Store is the state file; *state.Store is one.
 type Store interface {
-	BeginOn(key state.Key, kind, head string) (*state.Active, *state.Run, error)
+	Begins
 	PR(key state.Key) (state.PR, error)
 	Adopt(key state.Key, a state.Adoption) (bool, error)
 }
@@ -315,7 +315,7 @@ func (l *loop) already(ctx context.Context, rd state.Round, runID string) (*repo
 	l.res.Rounds = append(l.res.Rounds, rr)
 	l.res.Remaining = blockingOf(rr.Findings)
 	l.res.Stuck = append(l.res.Stuck, l.stuck...)
-	outcome, reason, _, _ := l.decide(&l.res.Rounds[0])
+	outcome, reason, _, _ := prSink{l: l, pr: pr}.decide(&l.res.Rounds[0])
 	if outcome != state.OutcomeConverged && outcome != state.OutcomeBlocked {
 		outcome = state.OutcomeBlocked // something to fix again can only come from a new review (--full)
 	}
@@ -331,10 +331,49 @@ func (l *loop) already(ctx context.Context, rd state.Round, runID string) (*repo
 	return l.res, nil
 }
 
+// Begins is the state file as a run begins on it; *state.Store is one.
+type Begins interface {
+	Begin(key state.Key, kind string) (*state.Active, error)
+	BeginOn(key state.Key, kind, head string) (*state.Active, *state.Run, error)
+}
+
+// start is how every kind of run begins at head, by start.begin
+// (docs/architecture.md, A round of review-loop).
+type start struct {
+	kind, head string
+	onHead     bool   // an interrupted run whose head moved is given up
+	restart    string // not "": why an interrupted run is given up, not resumed
+	wip        bool   // work in progress to drop (restart) even if none is resumed
+}
+
+// begin claims key for the run and starts its round 1 at head when it has
+// none; gaveUp is the interrupted run given up for its moved head (onHead).
+func (s start) begin(st Begins, key state.Key) (run *state.Active, gaveUp *state.Run, err error) {
+	if s.onHead {
+		run, gaveUp, err = st.BeginOn(key, s.kind, s.head)
+	} else {
+		run, err = st.Begin(key, s.kind)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	if s.restart != "" && (run.Resumed() || s.wip) {
+		if run, err = run.Restart(s.restart); err != nil {
+			return nil, nil, err
+		}
+	}
+	if len(run.Run().Rounds) == 0 {
+		if _, err := run.StartRound(1, s.head); err != nil {
+			return nil, nil, err
+		}
+	}
+	return run, gaveUp, nil
+}
+
 // begin claims the PR, resuming an interrupted run while it still
 // describes the PR's head (state.Run.Describes).
 func (l *loop) begin() error {
-	run, gaveUp, err := l.o.Store.BeginOn(l.key, Kind, l.o.PR.HeadRefOid)
+	run, gaveUp, err := start{kind: Kind, head: l.o.PR.HeadRefOid, onHead: true}.begin(l.o.Store, l.key)
 	if err != nil {
 		return err
 	}
@@ -408,7 +447,7 @@ func (l *loop) round(ctx context.Context, n int) (done bool, err error) {
 		if err := l.review(ctx, prSource{l, pr}, &rr, roles.ThreadsOf(pr, threadFs, rr.ReviewState, rr.Threads)); err != nil {
 			return false, err
 		}
-		if err := l.recordReview(n, &rr); err != nil {
+		if err := l.run.Complete(n, state.PhaseReviewed, rr.Record); err != nil {
 			return false, err
 		}
 	}
@@ -416,72 +455,47 @@ func (l *loop) round(ctx context.Context, n int) (done bool, err error) {
 	cur := &l.res.Rounds[len(l.res.Rounds)-1]
 	cur.RunUsage, cur.RunCostUSD = l.runUsage()
 
-	outcome, reason, toFix, optional := l.decide(cur)
-	cur.Note = reason
-	l.converged = outcome == state.OutcomeConverged
-	if !rd.Done(state.PhaseCommented) || !hasKind(rd.Comments, "review") {
-		if err := l.postReview(ctx, n, pr, cur); err != nil {
-			return false, err
-		}
-	}
-	cur.Comments = l.comments(n)
-	l.resolveFixed(ctx, n, pr, cur)
-	l.res.Remaining = blockingOf(cur.Findings)
-	if cur.ReviewersOK == 0 && outcome == state.OutcomeFailed {
-		return true, l.endErr(state.OutcomeFailed, reason, errors.New(reason))
-	}
-	if outcome != "" {
-		return true, l.end(outcome, reason)
-	}
-
-	// Fix phase; a pushed fix whose report is missing only gets its report.
-	if !rd.Done(state.PhasePushed) || !rd.Done(state.PhaseReported) {
-		rep, err := l.o.Fixer.Fix(ctx, FixRequest{Change: change.OfPR(pr), PR: pr, Run: l.run, Round: n,
-			Payload: finding.FixPayload{PRNumber: pr.Number, Round: n, IssuesToFix: toFix, OptionalIssues: orEmpty(optional)},
-			Resume:  l.resumeWIP(n), Ledger: l.ledger(n, pr.HeadRefOid)})
-		if rep != nil {
-			l.showFix(cur, rep)
-		}
-		if errors.Is(err, ErrDeclined) {
-			return false, err
-		}
-		if err != nil {
-			return false, fmt.Errorf("fix phase of round %d: %w", n, err)
-		}
-		if rep == nil {
-			return false, fmt.Errorf("fix phase of round %d ended without a report", n)
-		}
-		cur.Comments = l.comments(n)
-		if rep.Status == state.FixVerifyFailed {
-			reason := "verification failed after retries, nothing was pushed: " + rep.Failure
-			if _, err := l.post(ctx, n, "final", report.RenderFailure(n, reason)); err != nil {
-				l.progress("could not post the failure report: %v", err)
-			}
-			cur.Comments = l.comments(n)
-			return true, l.end(state.OutcomeBlocked, reason)
-		}
-		if rep.Status != state.FixPushed {
-			return true, l.end(state.OutcomeBlocked, "the fix agent made no commit to push; manual intervention required")
-		}
-		// What the fix pushed is not left to do, whatever stops the run now.
-		fixed := rep.FixedIDs()
-		l.res.Remaining = slices.DeleteFunc(l.res.Remaining, func(f finding.Finding) bool { return slices.Contains(fixed, f.ID) })
-	}
-	if cur.Threads.Unresolved > 0 {
-		return true, l.end(state.OutcomeBlocked, fmt.Sprintf("manual resolution required: %s; the code findings were fixed and pushed", text.Plural(cur.Threads.Unresolved, "unresolved review thread")))
-	}
-	return false, nil
+	return l.sinkRound(ctx, prSink{l, pr, rd}, cur)
 }
 
-// decide applies the stopping rules (docs/architecture.md, Stopping rules)
-// to a reviewed round: an outcome ends the run; none means fix.
-func (l *loop) decide(rr *report.RoundResult) (outcome state.RunOutcome, reason string, toFix, optional []finding.Finding) {
-	blocking := blockingOf(rr.Findings)
+// sink is where a reviewed round's findings go: a pull request (prSink)
+// or a local branch (branchSink); sinkRound is what follows a review for
+// both (docs/architecture.md, A round of review-loop; Local review).
+type sink interface {
+	// decide: the stopping rules over triage; no outcome means fix.
+	decide(rr *report.RoundResult) (outcome state.RunOutcome, reason string, toFix, optional []finding.Finding)
+	publish(ctx context.Context, rr *report.RoundResult) error // records the round, makes it known
+	// fix fixes toFix; done: the run ended, its outcome recorded.
+	fix(ctx context.Context, rr *report.RoundResult, toFix, optional []finding.Finding) (done bool, err error)
+	end(rr *report.RoundResult, outcome state.RunOutcome, reason string, err error) error // err: the failure
+}
+
+// sinkRound is what follows a round's review wherever its findings go:
+// the decision, the findings published, then the outcome or the fix.
+// done: the run ended; a failure before that is the caller's to end.
+func (l *loop) sinkRound(ctx context.Context, sk sink, rr *report.RoundResult) (done bool, err error) {
+	outcome, reason, toFix, optional := sk.decide(rr)
+	rr.Note = reason
+	l.converged = outcome == state.OutcomeConverged
+	if err := sk.publish(ctx, rr); err != nil {
+		return false, err
+	}
+	if rr.ReviewersOK == 0 && outcome == state.OutcomeFailed {
+		return true, sk.end(rr, outcome, reason, errors.New(reason))
+	}
+	if outcome != "" {
+		return true, sk.end(rr, outcome, reason, nil)
+	}
+	return sk.fix(ctx, rr, toFix, optional)
+}
+
+// triage is what a reviewed round leaves: the findings that block, those
+// the fix is given (optional: P3s), and of the blocking ones those stuck
+// and those disputed (conceded in a conversation: never fixed).
+func (l *loop) triage(rr *report.RoundResult) (blocking, toFix, optional []finding.Finding, stuckNow, disputedNow []string) {
+	blocking = blockingOf(rr.Findings)
 	stuck := slices.Concat(l.stuck, rr.Stuck)
-	// A finding gh-ocdx conceded in a conversation is not fixed: it waits
-	// for a person to dismiss it, and blocks until then.
 	toFix, optional = consensus.IssuesToFix(rr.Findings, slices.Concat(stuck, l.disputed))
-	var stuckNow, disputedNow []string
 	for _, f := range blocking {
 		if !consensus.IsThread(f) && slices.Contains(stuck, f.ID) && !slices.Contains(stuckNow, f.ID) {
 			stuckNow = append(stuckNow, f.ID)
@@ -490,6 +504,14 @@ func (l *loop) decide(rr *report.RoundResult) (outcome state.RunOutcome, reason 
 			disputedNow = append(disputedNow, f.ID)
 		}
 	}
+	return blocking, toFix, optional, stuckNow, disputedNow
+}
+
+// decide applies a PR's stopping rules (docs/architecture.md, Stopping
+// rules) to a reviewed round: an outcome ends the run; none means fix.
+func (p prSink) decide(rr *report.RoundResult) (outcome state.RunOutcome, reason string, _, _ []finding.Finding) {
+	l := p.l
+	blocking, toFix, optional, stuckNow, disputedNow := l.triage(rr)
 	switch {
 	case rr.ReviewersOK == 0 && budgetFailed(rr):
 		// What failed them is the budget, not their configuration.
@@ -784,12 +806,6 @@ func (l *loop) fixedLastRound(n int) []finding.Finding {
 	return nil
 }
 
-// recordReview records round n's reviews, as rr has them, in the state
-// file.
-func (l *loop) recordReview(n int, rr *report.RoundResult) error {
-	return l.run.Complete(n, state.PhaseReviewed, rr.Record)
-}
-
 // showFix puts what the round's fix did (and recorded) into the result.
 func (l *loop) showFix(rr *report.RoundResult, res *state.FixResult) {
 	rr.Fix = res
@@ -879,9 +895,7 @@ func (l *loop) resumeWIP(n int) *state.WIP {
 // A cancelled run is left resumable instead.
 func (l *loop) fail(ctx context.Context, n int, err error) error {
 	if ctx.Err() != nil || errors.Is(err, ErrDeclined) {
-		if rerr := l.run.Release(); rerr != nil {
-			l.progress("releasing the run: %v", rerr)
-		}
+		l.release()
 		l.res.Outcome, l.res.Reason = report.OutcomeInterrupted, err.Error()
 		return err
 	}
@@ -903,6 +917,13 @@ func (l *loop) fail(ctx context.Context, n int, err error) error {
 		}
 	}
 	return l.endErr(state.OutcomeFailed, reason, err)
+}
+
+// release leaves the run resumable.
+func (l *loop) release() {
+	if err := l.run.Release(); err != nil {
+		l.progress("releasing the run: %v", err)
+	}
 }
 
 // totals sets the run's figures at its end: the budget spent, the cost.
@@ -1046,7 +1067,7 @@ func (l *loop) dryRun(ctx context.Context) (*report.Result, error) {
 	// The outcome is the one the run would reach after this round (a
 	// script asks "would it converge?"), or report.OutcomeWouldFix; DryRun says
 	// that nothing happened.
-	outcome, reason, toFix, _ := l.decide(cur)
+	outcome, reason, toFix, _ := prSink{l: l, pr: pr}.decide(cur)
 	if outcome == "" {
 		outcome = report.OutcomeWouldFix
 	}

@@ -311,7 +311,9 @@ func (t *Team) Run(ctx context.Context, round string, c Crew, rc *change.Context
 	all := agents
 	var aAgent *llm.Agent
 	threadFs := th.findings
-	if c.Analyzer {
+	// A change without threads (a local branch) has nothing to analyze,
+	// whatever the crew says.
+	if c.Analyzer && th.pr != nil {
 		aTask, aBreaks, err := analyzerTask(th.pr, threadFs, th.state, th.stats, th.pr.ThreadsTruncated)
 		if err != nil {
 			return nil, err

@@ -1,6 +1,8 @@
 package roles
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -11,6 +13,7 @@ import (
 	"github.com/ocdx/gh-ocdx/evidence"
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/github"
+	"github.com/ocdx/gh-ocdx/llm"
 	"github.com/ocdx/gh-ocdx/posts"
 	"github.com/ocdx/gh-ocdx/verifier"
 )
@@ -173,5 +176,34 @@ func TestMergeThreadsTakesOnlyTheAnalyzersWording(t *testing.T) {
 	}
 	if again := mergeThreads([]finding.Finding{th}, nil); again[0].Description != "as read" {
 		t.Errorf("without an analyzer: %+v", again)
+	}
+}
+
+// refusing is a model that refuses every call.
+type refusing struct{ calls int }
+
+func (m *refusing) Chat(context.Context, llm.Request) (llm.Response, error) {
+	m.calls++
+	return llm.Response{}, errors.New("refused")
+}
+
+// A change without review threads (a local branch) plays no comments
+// analyzer, even for a team that has one and a crew that names it: there
+// is nothing to analyze, and its task would read threads that are not
+// there.
+func TestAChangeWithoutThreadsPlaysNoAnalyzer(t *testing.T) {
+	reviewer, analyzer := &refusing{}, &refusing{}
+	team := &Team{Reviewers: []Role{{Name: "reviewer-1", LLM: reviewer}}, Analyzer: Role{Name: AnalyzerName, LLM: analyzer}}
+	crew := team.Crew(effort.Standard, 0)
+	if !crew.Analyzer {
+		t.Fatal("the crew of a team with an analyzer names none")
+	}
+	rc := change.ContextOf(change.OfFiles(nil), []byte(evidenceDiff), true, nil)
+	out, err := team.Run(context.Background(), "the review", crew, rc, nil, Threads{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Roles) != 1 || analyzer.calls != 0 || reviewer.calls == 0 {
+		t.Errorf("roles %+v, analyzer called %d times, reviewer %d", out.Roles, analyzer.calls, reviewer.calls)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/ocdx/gh-ocdx/eval"
 	"github.com/ocdx/gh-ocdx/git"
 	"github.com/ocdx/gh-ocdx/internal/cmdutil"
+	"github.com/ocdx/gh-ocdx/internal/jsonout"
 	"github.com/ocdx/gh-ocdx/internal/text"
 	"github.com/ocdx/gh-ocdx/llm"
 	"github.com/ocdx/gh-ocdx/state"
@@ -27,10 +28,12 @@ type Options struct {
 	Ref       string    // the branch whose history is mined
 	Verifier  string    // --verifier; "": the configuration's verifierModel
 	MaxTokens int64     // --max-tokens; 0: the configuration's maxTokens
-	JSON      bool
+	// Export is --json, --jq or --template (nil: Markdown): the cases'
+	// fields with --list, else the report's.
+	Export *cmdutil.Exporter
 }
 
-const evalUsage = "gh ocdx eval history [--cases FILE] [--list] [--after DATE] [--limit N] [--ref REF] [--verifier PROVIDER/MODEL] [--max-tokens N] [--json]"
+const evalUsage = "gh ocdx eval history [--cases FILE] [--list] [--after DATE] [--limit N] [--ref REF] [--verifier PROVIDER/MODEL] [--max-tokens N] [--json [fields]] [--jq EXPR | --template T]"
 
 const evalHelp = `Measure, on this repository's own history, which reviewer mix would have
 caught the bugs its team later fixed, and at what cost. Run it in a
@@ -64,7 +67,8 @@ Examples:
   gh ocdx eval history --list
   gh ocdx eval history --list --json > cases.json
   gh ocdx eval history --cases cases.json --max-tokens 2000000
-  gh ocdx eval history --after 2025-06-01 --json`
+  gh ocdx eval history --after 2025-06-01 --json
+  gh ocdx eval history --json recommendation --jq .recommendation`
 
 // defaultEvalLimit bounds the cases reviewed when --limit is not given.
 const defaultEvalLimit = 50
@@ -81,9 +85,23 @@ func Parse(d *cmdutil.Deps, args []string) (*Options, error) {
 	fs.StringVar(&opts.Ref, "ref", "HEAD", "The branch whose history is mined")
 	fs.StringVar(&opts.Verifier, "verifier", "", "Check the findings with `PROVIDER/MODEL` (instead of the configuration's verifierModel)")
 	fs.MaxTokensFlag(&opts.MaxTokens, "The most tokens the run may use, every call together (default: the configuration's maxTokens)")
-	fs.BoolVar(&opts.JSON, "json", false, "Print JSON: the cases with --list, else the report")
-	if err := fs.ParseArgs(d, args, 0); err != nil {
+	// The report's fields, or with --list the cases'.
+	jf := cmdutil.AddJSONFlags(fs, eval.Report{}, eval.Mined{})
+	if err := fs.ParseArgs(d, jf.Args(args), 0); err != nil {
 		return nil, err
+	}
+	var err error
+	if opts.Export, err = jf.Exporter(fs); err != nil {
+		return nil, err
+	}
+	if opts.Export != nil {
+		fields := jsonout.Fields(eval.Report{})
+		if opts.List {
+			fields = jsonout.Fields(eval.Mined{})
+		}
+		if err := opts.Export.Only(fields); err != nil {
+			return nil, err
+		}
 	}
 	if opts.Limit <= 0 {
 		return nil, fs.UsageErr("invalid --limit %d: give how many cases to review, above zero", opts.Limit)
@@ -159,8 +177,8 @@ func Run(ctx context.Context, d *cmdutil.Deps, opts *Options) error {
 		d.Warn("the run stopped before every case was reviewed: %v; the report counts the cases reviewed, and a rerun asks only what is not cached", runErr)
 	}
 	rep := eval.Score(res, eval.ScoreOptions{Prices: cfg.Prices, After: opts.After, Cutoffs: cfg.ModelCutoffs})
-	if opts.JSON {
-		if err := (&cmdutil.Exporter{}).Write(d, rep); err != nil {
+	if opts.Export != nil {
+		if err := opts.Export.Write(d, rep); err != nil {
 			return err
 		}
 	} else if err := cmdutil.PrintMarkdown(d, rep.Markdown()); err != nil {
@@ -199,8 +217,8 @@ func evalCases(ctx context.Context, d *cmdutil.Deps, g *git.Repo, opts *Options)
 
 // printCases is --list: the cases as JSON, or one line each.
 func printCases(d *cmdutil.Deps, opts *Options, m *eval.Mined) error {
-	if opts.JSON {
-		return (&cmdutil.Exporter{}).Write(d, m)
+	if opts.Export != nil {
+		return opts.Export.Write(d, m)
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Cases\n\n%s and %s", text.Plural(len(m.Bugs), "bug case"), text.Plural(len(m.Clean), "clean case"))

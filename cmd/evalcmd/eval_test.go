@@ -1,10 +1,12 @@
 package evalcmd
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/ocdx/gh-ocdx/internal/cmdutil"
 	"github.com/ocdx/gh-ocdx/internal/cmdutil/cmdtest"
 )
 
@@ -17,8 +19,9 @@ func TestParseEval(t *testing.T) {
 		want    Options
 	}{
 		{args: nil, want: Options{Limit: defaultEvalLimit, Ref: "HEAD"}},
-		{args: []string{"--list", "--json", "--limit", "5", "--after", "2025-06-01", "--ref", "trunk", "--cases", "c.json"},
-			want: Options{List: true, JSON: true, Limit: 5, After: time.Date(2025, 6, 1, 0, 0, 0, 0, time.UTC), Ref: "trunk", Cases: "c.json"}},
+		{args: []string{"--list", "--limit", "5", "--after", "2025-06-01", "--ref", "trunk", "--cases", "c.json"},
+			want: Options{List: true, Limit: 5, After: time.Date(2025, 6, 1, 0, 0, 0, 0, time.UTC), Ref: "trunk", Cases: "c.json"}},
+		{args: []string{"--json", "rows", "--template", "x", "--jq", "."}, wantErr: "--jq and --template cannot be used together"},
 		{args: []string{"--after", "June"}, wantErr: "invalid --after"},
 		{args: []string{"--limit", "0"}, wantErr: "invalid --limit 0"},
 		{args: []string{"--verifier", "gpt"}, wantErr: "invalid --verifier"},
@@ -40,5 +43,29 @@ func TestParseEval(t *testing.T) {
 				t.Errorf("got %+v, want %+v", *opts, tc.want)
 			}
 		})
+	}
+}
+
+// --json selects fields as every verb's does: the cases' with --list, the
+// report's without, through --jq or a template when asked.
+func TestParseEvalJSONFields(t *testing.T) {
+	d, _, _ := cmdtest.Deps()
+	opts, err := Parse(d, []string{"--list", "--json", "bugs,clean", "--jq", ".bugs"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := opts.Export; e == nil || strings.Join(e.Fields, ",") != "bugs,clean" || e.JQ != ".bugs" {
+		t.Errorf("export %+v", e)
+	}
+	if opts, err = Parse(d, []string{"--json"}); err != nil || opts.Export == nil || opts.Export.Fields != nil {
+		t.Errorf("a bare --json: %+v, %v", opts, err)
+	}
+	// A field of the other output is unknown here: a usage error (exit 2)
+	// listing this output's fields.
+	for _, args := range [][]string{{"--json", "bugs"}, {"--list", "--json", "rows"}} {
+		_, err := Parse(d, args)
+		if err == nil || cmdutil.ExitCode(context.Background(), err) != 2 || !strings.Contains(err.Error(), "Unknown JSON field") {
+			t.Errorf("%q: %v (exit %d)", args, err, cmdutil.ExitCode(context.Background(), err))
+		}
 	}
 }
