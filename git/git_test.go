@@ -632,3 +632,22 @@ func TestPushRemoteIsTheBranchsUpstreamRemote(t *testing.T) {
 		}
 	}
 }
+
+// A path left unmerged by a conflict is a change like any other, named
+// whole with its spaces.
+func TestDirtyNamesAnUnmergedPath(t *testing.T) {
+	ctx := context.Background()
+	fx := testkit.NewRepo(t, "main", "feature", map[string]string{"con flict.txt": "base\n"}, map[string]string{"con flict.txt": "ours\n"})
+	testkit.Git(t, fx.Clone, "checkout", "--quiet", "-b", "theirs", "origin/main")
+	testkit.WriteFiles(t, fx.Clone, map[string]string{"con flict.txt": "theirs\n"})
+	testkit.Git(t, fx.Clone, "commit", "--quiet", "-am", "theirs")
+	testkit.Git(t, fx.Clone, "checkout", "--quiet", "feature")
+	if err := exec.Command("git", "-C", fx.Clone, "merge", "--quiet", "theirs").Run(); err == nil {
+		t.Fatal("the merge was meant to conflict")
+	}
+	r, _ := git.Open(ctx, fx.Clone)
+	st, err := r.Status(ctx)
+	if err != nil || strings.Join(st.Dirty, "|") != "con flict.txt" || st.Branch != "feature" {
+		t.Errorf("%+v %v", st, err)
+	}
+}
