@@ -312,7 +312,7 @@ func startLoop(ctx context.Context, d *cmdutil.Deps, opts *ReviewLoopOptions) (p
 			return nil, "", false, err
 		}
 	}
-	if n := co.Repo.Ahead(ctx, pr.HeadRefOid); n > 0 {
+	if n := co.Repo.Ahead(ctx, pr.HeadRefOid, co.Head); n > 0 {
 		// Unpushed commits, such as a fix whose push was declined: the
 		// run's push question offers them again.
 		d.Warn("your checkout is %s ahead of PR #%d's head %s: the reviewers read the PR's head, and the next push includes them (git log --oneline %s..HEAD)", text.Plural(n, "commit"), pr.Number, text.ShortOID(pr.HeadRefOid), text.ShortOID(pr.HeadRefOid))

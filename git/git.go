@@ -366,17 +366,18 @@ func (r *Repo) mergedBase(ctx context.Context, from, to, base string) (tree stri
 	return tree, isSHA(tree)
 }
 
-// Ahead is how many commits HEAD has on top of base, a commit's full ID:
-// 0 when base is HEAD, is no full ID, is not in the repository, or is not
-// an ancestor of HEAD (HEAD is behind it, or they diverged).
-func (r *Repo) Ahead(ctx context.Context, base string) int {
-	// A full ID only: git reads "X...HEAD" whole as one name when X alone
+// Ahead is how many commits head, the commit checked out as the caller
+// read it, has on top of base, both full IDs: 0 when base is head (git is
+// not asked), is no full ID, is not in the repository, or is not an
+// ancestor of head (head is behind it, or they diverged).
+func (r *Repo) Ahead(ctx context.Context, base, head string) int {
+	// Full IDs only: git reads "X...Y" whole as one name when X alone
 	// names nothing, and a name such as :/text could then match a commit.
-	if !isSHA(base) {
+	if !isSHA(base) || !isSHA(head) || base == head {
 		return 0
 	}
-	// Commits of base not in HEAD, and of HEAD not in base.
-	out, err := r.Run(ctx, "rev-list", "--left-right", "--count", "--end-of-options", base+"...HEAD")
+	// Commits of base not in head, and of head not in base.
+	out, err := r.Run(ctx, "rev-list", "--left-right", "--count", "--end-of-options", base+"..."+head)
 	behind, ahead, _ := strings.Cut(out, "\t")
 	n, aerr := strconv.Atoi(ahead)
 	if err != nil || aerr != nil || behind != "0" {

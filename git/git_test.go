@@ -538,7 +538,8 @@ func TestStatusIsBranchHeadAndDirtyInOneProcess(t *testing.T) {
 	check("unborn", []string{"a.txt", "new file.txt", "sub dir/b c.txt", "sub dir/un tracked"}, 1)
 }
 
-// Ahead counts HEAD's commits over base only when base is an ancestor.
+// Ahead counts head's commits over base only when base is an ancestor, and
+// asks git nothing when base is head (a run started at the PR's head).
 func TestAheadCountsOnlyOverAnAncestor(t *testing.T) {
 	ctx := context.Background()
 	fx := testkit.NewRepo(t, "main", "feature", map[string]string{"a.txt": "a\n"}, map[string]string{"b.txt": "b\n"})
@@ -548,13 +549,18 @@ func TestAheadCountsOnlyOverAnAncestor(t *testing.T) {
 	testkit.Git(t, fx.Clone, "commit", "--quiet", "--allow-empty", "-m", "see v1.2 HEAD")
 	head, parent := testkit.Git(t, fx.Clone, "rev-parse", "HEAD"), testkit.Git(t, fx.Clone, "rev-parse", "HEAD~1")
 	for name, want := range map[string]int{base: 2, head: 0, parent: 1, "HEAD~1": 0, `:/\`: 0, strings.Repeat("e", 40): 0, "-p": 0} {
-		if got := r.Ahead(ctx, name); got != want {
+		if got := r.Ahead(ctx, name, head); got != want {
 			t.Errorf("Ahead(%s) = %d, want %d", name, got, want)
 		}
 	}
+	log := gitLog(t)
+	r.Ahead(ctx, head, head)
+	if b, _ := os.ReadFile(log); len(b) > 0 {
+		t.Errorf("Ahead of head itself asked git:\n%s", b)
+	}
 	testkit.Git(t, fx.Clone, "checkout", "--quiet", "main")
 	testkit.Git(t, fx.Clone, "commit", "--quiet", "--allow-empty", "-m", "the base moves on")
-	if got := r.Ahead(ctx, head); got != 0 {
+	if got := r.Ahead(ctx, head, testkit.Git(t, fx.Clone, "rev-parse", "HEAD")); got != 0 {
 		t.Errorf("Ahead of a diverged branch = %d, want 0", got)
 	}
 }
