@@ -301,8 +301,10 @@ func (f *fixer) fixAndVerify(ctx context.Context, head string) (string, error) {
 	for attempt := 1; attempt <= MaxAttempts; attempt++ {
 		f.out.Attempts = f.earlier + attempt
 		f.phase(fmt.Sprintf("fixing (attempt %d of %d)", attempt, MaxAttempts), "make the verification pass, commit, answer with the envelope")
+		// HEAD before and after the agent says whether it committed, the
+		// first time only: onto, once found, stays.
 		before := head
-		if attempt > 1 { // the verification ran since
+		if attempt > 1 && onto == "" { // the verification ran since
 			var err error
 			if before, err = f.repo.Head(ctx); err != nil {
 				return "", err
@@ -312,8 +314,10 @@ func (f *fixer) fixAndVerify(ctx context.Context, head string) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		if head, err := f.repo.Head(ctx); err == nil && head != before && onto == "" {
-			onto = head
+		if onto == "" {
+			if head, err := f.repo.Head(ctx); err == nil && head != before {
+				onto = head
+			}
 		}
 		commits = mergeCommits(commits, res.Commits)
 		res.Commits = commits

@@ -274,14 +274,22 @@ func TestRunOffersOneCommitForAFixThatTookTwoAttempts(t *testing.T) {
 		return true, nil
 	}
 	start := f.fx.RemoteOID(t, "feature")
+	trace := t.TempDir() + "/trace"
+	t.Setenv("GIT_TRACE", trace)
 
 	out, err := Run(context.Background(), f.opts)
 
+	t.Setenv("GIT_TRACE", "")
 	if err != nil {
 		t.Fatalf("%v\n%s", err, f.log)
 	}
 	if out.Attempts != 2 || !out.Pushed {
 		t.Fatalf("outcome %+v", out)
+	}
+	// At the start, after each commit, after the first attempt's agent
+	// (the second's adds to the commit found then), and around the fold.
+	if raw, _ := os.ReadFile(trace); strings.Count(string(raw), "trace: built-in: git rev-parse HEAD\n") != 6 {
+		t.Errorf("git rev-parse HEAD ran %d times in a fix of two attempts, want 6", strings.Count(string(raw), "trace: built-in: git rev-parse HEAD\n"))
 	}
 	if len(offered) != 1 || len(offered[0].Commits) != 1 || !strings.HasSuffix(offered[0].Commits[0], " fix: a is safe now") {
 		t.Fatalf("offered for push: %+v, want the one commit fix: a is safe now", offered)
