@@ -126,13 +126,15 @@ func TestTheBinaryHoldsNoFake(t *testing.T) {
 	}
 }
 
-// The house's size rules (docs/architecture.md, Packages): a package but
-// cmd holds at most maxPackageLines lines of production code, a package
+// The house's size rules (docs/architecture.md, Packages): a package
+// holds at most maxPackageLines lines of production code (cmd, the
+// dispatch and the verbs that run a review or a fix, maxCmdLines), a package
 // (cmd too) exports at most maxExported names, and no production function
 // is longer than maxFuncLines. The test kit is a fake, not a room of the
 // house. A package that outgrows a rule is split by idea, not exempted.
 const (
 	maxPackageLines = 2500
+	maxCmdLines     = 4500
 	maxExported     = 50
 	maxFuncLines    = 100
 )
@@ -155,8 +157,12 @@ func TestHouseKeepsItsSizes(t *testing.T) {
 		if dir == "internal/testkit" {
 			continue
 		}
-		if dir != "cmd" && !strings.HasPrefix(dir, "cmd/") && p.lines > maxPackageLines {
-			t.Errorf("%s: %d production lines, %d over %d", dir, p.lines, p.lines-maxPackageLines, maxPackageLines)
+		limit := maxPackageLines
+		if dir == "cmd" {
+			limit = maxCmdLines
+		}
+		if p.lines > limit {
+			t.Errorf("%s: %d production lines, %d over %d", dir, p.lines, p.lines-limit, limit)
 		}
 		if n := len(p.exported); n > maxExported {
 			t.Errorf("%s: exports %d names, %d over %d", dir, n, n-maxExported, maxExported)
