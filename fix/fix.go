@@ -147,6 +147,11 @@ func Run(ctx context.Context, o Options) (*state.FixResult, error) {
 	if o.Git == nil || o.Model == nil || o.Run == nil || ((o.GitHub == nil || o.PR == nil) && !o.DryRun) {
 		return nil, errors.New("fix.Run needs Git, Model, Run and, unless a dry run, PR and GitHub")
 	}
+	// The change is what the agent's task describes and the head the
+	// round starts from: without it the task would be empty.
+	if o.Change.HeadOID == "" {
+		return nil, errors.New("fix.Run needs the change it fixes (Options.Change)")
+	}
 	if o.Progress == nil {
 		o.Progress = io.Discard
 	}
