@@ -536,6 +536,10 @@ func delimiter(s string, i int) *tok {
 func parseInline(s string) []inl {
 	var toks []*tok
 	var text strings.Builder
+	// closer is the first ']' at or after the last '[' looked at (len(s):
+	// none): a link needs one within maxLabel, and a run of '[' without
+	// one is passed over in one look, not maxLabel bytes per '['.
+	closer := -1
 	flush := func() {
 		if text.Len() > 0 {
 			toks = append(toks, &tok{node: inl{kind: iText, text: text.String()}})
@@ -590,6 +594,16 @@ func parseInline(s string) []inl {
 			open := i
 			if c == '!' {
 				open++
+			}
+			if closer < open {
+				if closer = strings.IndexByte(s[open:], ']'); closer < 0 {
+					closer = len(s)
+				} else {
+					closer += open
+				}
+			}
+			if closer == len(s) || closer-open >= maxLabel {
+				break
 			}
 			if label, dest, n := link(s[open:]); n > 0 {
 				flush()
