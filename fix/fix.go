@@ -706,7 +706,7 @@ func (f *fixer) push(ctx context.Context) error {
 		return err
 	}
 	fmt.Fprintf(o.Progress, "pushing %s to %s %s\n", text.Plural(len(commits), "commit"), o.Remote, o.PR.HeadRefName)
-	if err := f.repo.Push(ctx, o.Remote, o.PR.HeadRefName, f.reviewed); err != nil {
+	if err := f.repo.Push(ctx, o.Remote, o.PR.HeadRefName, f.reviewed, head); err != nil {
 		f.addError("push", err.Error())
 		var pe *git.PushError
 		if errors.As(err, &pe) && pe.Moved {

@@ -36,6 +36,14 @@ type Repo struct {
 	// same base and head, and the later question finds them known rather
 	// than starting git again.
 	asking sync.Mutex
+	// diffed is the last diff DiffSince read, by the commits (or tree)
+	// it is from and to: a re-review reads the since-diff and then the
+	// whole diff of the same two commits, the same answer when no base
+	// came in between.
+	diffed struct {
+		sync.Mutex
+		from, to, diff string
+	}
 }
 
 // Open finds the work tree containing dir.
@@ -302,6 +310,28 @@ func (r *Repo) isAncestor(ctx context.Context, a, b string) bool {
 	return true
 }
 
+// mergeBase is the newest commit a and b share (merge-base fails when
+// either is not a commit here). Of full IDs it is known once asked, and
+// so is that it is an ancestor of both: the next round's question whether
+// the base's merge base is in the head it reviewed is answered by this
+// round's merge base of that head.
+func (r *Repo) mergeBase(ctx context.Context, a, b string) (string, bool) {
+	key := "merge-base " + a + " " + b
+	if v, ok := r.known.Load(key); ok {
+		return v.(string), true
+	}
+	mb, err := r.Run(ctx, "merge-base", "--end-of-options", a, b)
+	if err != nil || !isSHA(mb) {
+		return "", false
+	}
+	if isSHA(a) && isSHA(b) {
+		r.known.Store(key, mb)
+		r.known.Store("ancestor "+mb+" "+a, true)
+		r.known.Store("ancestor "+mb+" "+b, true)
+	}
+	return mb, true
+}
+
 // isCommitName reports whether a name could be given to git as a commit:
 // not empty, not an option.
 func isCommitName(sha string) bool {
@@ -328,12 +358,24 @@ func (r *Repo) DiffSince(ctx context.Context, from, to, base string) (diff strin
 	if merged, ok := r.mergedBase(ctx, from, to, base); ok {
 		start = merged
 	}
-	// The same pinned settings as the PR's diff: a user's diff.renames or
-	// context must not move the lines previous findings are followed by.
+	return r.pinnedDiffOf(ctx, start, to)
+}
+
+// pinnedDiffOf is the diff from start to to (full IDs), with the same
+// pinned settings as the PR's diff: a user's diff.renames or context must
+// not move the lines previous findings are followed by. The last one read
+// is kept: two commits' diff does not change.
+func (r *Repo) pinnedDiffOf(ctx context.Context, start, to string) (string, bool) {
+	r.diffed.Lock()
+	defer r.diffed.Unlock()
+	if r.diffed.from == start && r.diffed.to == to && isSHA(start) && isSHA(to) {
+		return r.diffed.diff, true
+	}
 	d, err := runRaw(ctx, r.Dir, pinnedDiff(start, to, "--")...)
 	if err != nil {
 		return "", false
 	}
+	r.diffed.from, r.diffed.to, r.diffed.diff = start, to, d
 	return d, true
 }
 
@@ -345,8 +387,8 @@ func (r *Repo) mergedBase(ctx context.Context, from, to, base string) (tree stri
 	if !isCommitName(base) {
 		return "", false
 	}
-	b, err := r.Run(ctx, "merge-base", "--end-of-options", to, base) // fails when base is not here
-	if err != nil || b == "" {
+	b, ok := r.mergeBase(ctx, to, base)
+	if !ok {
 		return "", false
 	}
 	if r.isAncestor(ctx, b, from) {
@@ -357,7 +399,7 @@ func (r *Repo) mergedBase(ctx context.Context, from, to, base string) (tree stri
 	var out bytes.Buffer
 	c := r.Command(ctx, "merge-tree", "--write-tree", "--no-messages", "--end-of-options", from, b)
 	c.Stdout = &out
-	err = c.Run()
+	err := c.Run()
 	var exit *exec.ExitError
 	if err != nil && !(errors.As(err, &exit) && exit.ExitCode() == 1) {
 		return "", false
@@ -420,25 +462,28 @@ func (e *PushError) Error() string {
 		e.Remote, e.Branch, e.Stderr)
 }
 
-// Push sends HEAD to branch on remote as a fast-forward of reviewed, the
-// head gh-ocdx reviewed, and never otherwise: gh-ocdx never force-pushes.
+// Push sends head, the commit verified (a full ID), to branch on remote as
+// a fast-forward of reviewed, the head gh-ocdx reviewed, and never
+// otherwise: gh-ocdx never force-pushes. Head is pushed by its ID, not as
+// HEAD: what was verified and shown is what is pushed, whatever was
+// committed since.
 //
-// Two checks make sure of it. Here, before pushing, HEAD must descend from
-// reviewed. In the push itself, --force-with-lease=<ref>:<reviewed> has the
+// Two checks make sure of it. Here, before pushing, head must descend from
+// reviewed (known after, so the next round's re-review does not ask). In the push itself, --force-with-lease=<ref>:<reviewed> has the
 // remote update the branch only if it still points at reviewed, atomically.
 // The lease is stricter than git's plain fast-forward rule, not looser: a
 // plain push would also accept a branch its author reset to an older
 // commit, and put the removed commits back. With both checks the update is
 // always from reviewed to a descendant of it, so nobody's commit is lost or
 // restored; a branch that moved gives a *PushError with Moved set.
-func (r *Repo) Push(ctx context.Context, remote, branch, reviewed string) error {
+func (r *Repo) Push(ctx context.Context, remote, branch, reviewed, head string) error {
 	if strings.HasPrefix(remote, "-") || strings.HasPrefix(branch, "-") || strings.ContainsAny(branch, ": +") {
 		return fmt.Errorf("refusing to push to remote %q branch %q: not a plain name", remote, branch)
 	}
-	if !isSHA(reviewed) {
-		return fmt.Errorf("refusing to push to %s/%s: the reviewed head %q is not a commit id", remote, branch, reviewed)
+	if !isSHA(reviewed) || !isSHA(head) {
+		return fmt.Errorf("refusing to push %q to %s/%s over the reviewed head %q: not commit ids", head, remote, branch, reviewed)
 	}
-	if _, err := r.Run(ctx, "merge-base", "--is-ancestor", reviewed, "HEAD"); err != nil {
+	if !r.isAncestor(ctx, reviewed, head) {
 		return fmt.Errorf("nothing was pushed: your HEAD does not contain %s, the head of %s that gh-ocdx reviewed; bring your branch up to date with it (git pull --ff-only), then re-run", text.ShortOID(reviewed), branch)
 	}
 	ref := "refs/heads/" + branch
@@ -446,7 +491,7 @@ func (r *Repo) Push(ctx context.Context, remote, branch, reviewed string) error 
 	// No hook runs (the fix agent may have written one, and it would run
 	// with the user's credentials), and no submodule is pushed.
 	c := command(ctx, r.Dir, true, "push", "--no-verify", "--recurse-submodules=no", "--porcelain",
-		"--force-with-lease="+ref+":"+reviewed, remote, "HEAD:"+ref)
+		"--force-with-lease="+ref+":"+reviewed, remote, head+":"+ref)
 	c.Stderr = &errOut
 	out, err := c.Output()
 	if err != nil {
