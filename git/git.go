@@ -597,8 +597,6 @@ type stream struct {
 	errOut *bytes.Buffer
 	eof    bool
 	name   string // git's command, for errors
-	// before is the command whose output c reads (nil for none).
-	before *stream
 }
 
 func (s *stream) Read(p []byte) (int, error) {
@@ -616,19 +614,12 @@ func (s *stream) Close() error {
 		_ = s.c.Process.Kill()
 	}
 	err := s.c.Wait()
-	var berr error
-	if s.before != nil {
-		berr = s.before.Close()
-	}
 	if err != nil {
 		msg := strings.TrimSpace(s.errOut.String())
 		if msg == "" {
 			msg = err.Error()
 		}
 		return fmt.Errorf("git %s: %s", s.name, msg)
-	}
-	if berr != nil {
-		return berr
 	}
 	if !s.eof {
 		return fmt.Errorf("git %s: %w", s.name, errNotWhole)

@@ -27,8 +27,11 @@ func TestHistoryTakesFullCommitIDsOnly(t *testing.T) {
 		if _, ok := r.OpenHistory(ctx, pair[0], pair[1]); ok {
 			t.Errorf("OpenHistory(%q, %q) ran", pair[0], pair[1])
 		}
-		if _, ok := r.OpenCommits(ctx, pair[0], pair[1]); ok {
-			t.Errorf("OpenCommits(%q, %q) ran", pair[0], pair[1])
+	}
+	// The commits' objects are asked for by the full IDs the history named.
+	for _, name := range []string{"main", "HEAD", ":/b", "--output=x", head[:7]} {
+		if _, ok := r.OpenCommits(ctx, []string{head, name}); ok {
+			t.Errorf("OpenCommits(%q) ran", name)
 		}
 	}
 	// A replace ref has head stand for a commit without the token.
@@ -42,10 +45,10 @@ func TestHistoryTakesFullCommitIDsOnly(t *testing.T) {
 	if err := p.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(string(b), "commit "+head+"\n") || !strings.Contains(string(b), "+b ghp_") {
+	if !strings.HasPrefix(string(b), "commit "+head+" "+base+"\n") || !strings.Contains(string(b), "+b ghp_") {
 		t.Errorf("the history of %s:\n%s", head, b)
 	}
-	c, ok := r.OpenCommits(ctx, base, head)
+	c, ok := r.OpenCommits(ctx, []string{head})
 	if !ok {
 		t.Fatal("OpenCommits refused two commits of the repository")
 	}
