@@ -382,16 +382,25 @@ func (r *Repo) pinnedDiffOf(ctx context.Context, start, to string) (string, bool
 // mergedBase is the tree of from merged with the newest commit of base
 // that to holds, when to holds one that from does not (the author merged
 // the base branch in since from); ok is false otherwise, or when base is
-// not in the repository.
+// not in the repository. From is an ancestor of to.
 func (r *Repo) mergedBase(ctx context.Context, from, to, base string) (tree string, ok bool) {
 	if !isCommitName(base) {
+		return "", false
+	}
+	// The base's tip in from, as when the base did not move: nothing of it
+	// came in since, in one question, and the tip is in to as well, which
+	// the next round, from to, finds known.
+	if r.isAncestor(ctx, base, from) {
+		if isSHA(base) && isSHA(to) {
+			r.known.Store("ancestor "+base+" "+to, true)
+		}
 		return "", false
 	}
 	b, ok := r.mergeBase(ctx, to, base)
 	if !ok {
 		return "", false
 	}
-	if r.isAncestor(ctx, b, from) {
+	if b != base && r.isAncestor(ctx, b, from) { // base itself is not, as asked
 		return "", false // nothing of the base came in since from
 	}
 	// Exit 1 is a merge with conflicts: its tree holds the conflict
