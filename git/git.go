@@ -25,6 +25,9 @@ var ErrNotRepo = errors.New("not a git work tree")
 // Repo is a checkout.
 type Repo struct {
 	Dir string
+	// index is the index file's path, as Open read it with the work
+	// tree's ("" when the Repo was not opened: asked when needed).
+	index string
 
 	// known holds what git said of commits named by their full IDs: that
 	// one is here (a commit, once here, stays) and that one is an ancestor
@@ -47,12 +50,14 @@ type Repo struct {
 }
 
 // Open finds the work tree containing dir.
+// The index file's path comes in the same process, for Snapshot.
 func Open(ctx context.Context, dir string) (*Repo, error) {
-	out, err := run(ctx, dir, "rev-parse", "--show-toplevel")
-	if err != nil {
+	out, err := run(ctx, dir, "rev-parse", "--show-toplevel", "--path-format=absolute", "--git-path", "index")
+	top, index, _ := strings.Cut(out, "\n")
+	if err != nil || top == "" {
 		return nil, fmt.Errorf("%s is %w: run gh ocdx inside a clone of the repository", dir, ErrNotRepo)
 	}
-	return &Repo{Dir: out}, nil
+	return &Repo{Dir: top, index: index}, nil
 }
 
 // Run runs git with args in the work tree and returns its trimmed stdout.

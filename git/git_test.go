@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -735,5 +736,73 @@ func TestRereviewRoundsAskEachThingOnce(t *testing.T) {
 	// knows it is in second.
 	if count(" diff ") != 2 || count("--is-ancestor") != 3 || count("merge-base --end-of-options") != 0 {
 		t.Errorf("git ran:\n%s", b)
+	}
+}
+
+// A local review asks git each thing once: the index's path with the work
+// tree's, the merge base known to be a commit for the history scan, the
+// diff and its files' counts in one process, a policy file in one process
+// whether or not it is there. What it reads is what git's own commands
+// say.
+func TestLocalReviewAsksEachThingOnce(t *testing.T) {
+	ctx := context.Background()
+	fx := testkit.NewRepo(t, "main", "feature", map[string]string{"a.txt": "a\n", "REVIEW.md": "be kind\n", "old name.txt": "same\nlines\nhere\n", "docs/x.md": "x\n"}, nil)
+	testkit.Git(t, fx.Clone, "mv", "old name.txt", "new \"name\"\t.txt")
+	testkit.WriteFiles(t, fx.Clone, map[string]string{"a.txt": "a\nb\n", "bin.dat": "x\x00y", "sub dir/é.txt": "new\n"})
+	testkit.Git(t, fx.Clone, "add", "-A")
+	testkit.Git(t, fx.Clone, "commit", "-qm", "change")
+	log := gitLog(t)
+
+	r, err := git.Open(ctx, filepath.Join(fx.Clone, "sub dir"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mb, err := r.MergeBase(ctx, "main", "feature")
+	if err != nil {
+		t.Fatal(err)
+	}
+	head, _ := r.Head(ctx)
+	if !r.HasCommits(ctx, mb, head) {
+		t.Fatal("the merge base and head are here")
+	}
+	tree, err := r.Snapshot(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := r.Diff(ctx, mb, tree)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stats, err := r.Numstat(ctx, mb, tree)
+	if err != nil {
+		t.Fatal(err)
+	}
+	guide, found, err := r.Blob(ctx, mb, "REVIEW.md")
+	if err != nil || !found || string(guide) != "be kind\n" {
+		t.Errorf("REVIEW.md at the merge base: %q %v %v", guide, found, err)
+	}
+	if _, found, err := r.Blob(ctx, mb, ".ocdx.json"); found || err != nil {
+		t.Errorf("a file not there: %v %v", found, err)
+	}
+	if _, _, err := r.Blob(ctx, mb, "docs"); err == nil {
+		t.Error("a directory was read as a file")
+	}
+
+	b, _ := os.ReadFile(log)
+	// rev-parse (Open), merge-base, rev-parse HEAD, add and write-tree
+	// (Snapshot), diff, and cat-file once for each file read.
+	if n := strings.Count(string(b), "\n"); n != 9 {
+		t.Errorf("%d git processes, want 9:\n%s", n, b)
+	}
+	if want := testkit.Git(t, fx.Clone, "diff", "--no-color", mb, tree); strings.TrimSpace(string(d)) != want {
+		t.Errorf("the diff:\n%s\nwant:\n%s", d, want)
+	}
+	var got []string
+	for _, s := range stats {
+		got = append(got, fmt.Sprintf("%d %d %s", s.Additions, s.Deletions, s.Path))
+	}
+	want := []string{"1 0 a.txt", "0 0 bin.dat", "0 0 new \"name\"\t.txt", "1 0 sub dir/é.txt"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("the files: %q, want %q", got, want)
 	}
 }
