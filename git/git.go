@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"slices"
@@ -35,9 +36,9 @@ type Repo struct {
 	// question is a git process.
 	known sync.Map
 	// asking is held while HasCommits asks: a round reads the PR's diff
-	// while the secret scan reads its history, both first asking for the
-	// same base and head, and the later question finds them known rather
-	// than starting git again.
+	// while the secret scan reads its history, both asking for the same
+	// base and head when their streams fail, and the later question finds
+	// them known rather than starting git again.
 	asking sync.Mutex
 	// diffed is the last diff DiffSince read, by the commits (or tree)
 	// it is from and to: a re-review reads the since-diff and then the
@@ -588,20 +589,33 @@ func (r *Repo) diffCommand(ctx context.Context, base, head string, paths []strin
 }
 
 // OpenPRDiff streams the PR's whole diff (git diff base...head) as it is
-// written, as GitHub would send it, when both commits are in the
-// repository (ok false otherwise): the diff costs no request, and is never
-// held whole. Close waits for git and says whether the diff was whole: an
-// error there (no merge base in a shallow clone, say) means the stream was
-// not the PR's diff.
+// written, as GitHub would send it: the diff costs no request, and is
+// never held whole. Close waits for git and says whether the diff was
+// whole: ErrNotHere when a commit is not in the repository, another error
+// (no merge base in a shallow clone, say) when the stream was not the
+// PR's diff.
 func (r *Repo) OpenPRDiff(ctx context.Context, base, head string) (diff io.ReadCloser, ok bool) {
-	if !r.HasCommits(ctx, base, head) {
+	if !isCommitName(base) || !isCommitName(head) {
 		return nil, false
 	}
 	s, ok := r.stream(ctx, "diff", prDiff(base, head, nil), nil)
 	if !ok {
 		return nil, false
 	}
+	s.missing = r.missing(ctx, base, head)
 	return s, true
+}
+
+// ErrNotHere is what a stream of commits the repository does not have
+// (a clone that has not fetched them) ends with: the caller reads them
+// elsewhere. It is an fs.ErrNotExist.
+var ErrNotHere = fmt.Errorf("the commits are not in this clone: %w", fs.ErrNotExist)
+
+// missing says, once a stream of base and head failed, whether for want
+// of either: asked then, not before every stream, since a clone mostly
+// has the commits it is asked about.
+func (r *Repo) missing(ctx context.Context, base, head string) func() bool {
+	return func() bool { return ctx.Err() == nil && !r.HasCommits(ctx, base, head) }
 }
 
 // stream is a running git command's output.
@@ -611,6 +625,8 @@ type stream struct {
 	errOut *bytes.Buffer
 	eof    bool
 	name   string // git's command, for errors
+	// missing, when set, says whether git failed for want of its commits.
+	missing func() bool
 }
 
 func (s *stream) Read(p []byte) (int, error) {
@@ -628,6 +644,9 @@ func (s *stream) Close() error {
 		_ = s.c.Process.Kill()
 	}
 	err := s.c.Wait()
+	if err != nil && s.eof && s.missing != nil && s.missing() {
+		return ErrNotHere
+	}
 	if err != nil {
 		msg := strings.TrimSpace(s.errOut.String())
 		if msg == "" {

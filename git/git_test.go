@@ -386,7 +386,9 @@ func TestOpenPRDiffIsGitHubsDiffWhateverTheConfiguration(t *testing.T) {
 	if d, ok := r.PRDiff(ctx, base, head, []string{"a.txt"}); !ok || len(d) == 0 || !strings.Contains(want, string(d)) {
 		t.Errorf("PRDiff of a.txt is not its part of the PR's diff:\n%s", d)
 	}
-	if _, ok := r.OpenPRDiff(ctx, strings.Repeat("1", 40), head); ok {
+	if rc, ok := r.OpenPRDiff(ctx, strings.Repeat("1", 40), head); !ok {
+		t.Error("the diff was refused")
+	} else if n, _ := io.Copy(io.Discard, rc); n != 0 || !errors.Is(rc.Close(), git.ErrNotHere) {
 		t.Error("a base the clone does not have gives no diff")
 	}
 }

@@ -22,11 +22,11 @@ import (
 // not, newest first, each after a line "commit <full ID> <parents' full
 // IDs>": every added line of every commit, as text whatever an attribute
 // says, without context lines; a merge (two parents or more) has no
-// patch. ok is false when base or head is no full ID or not a commit
-// here.
-// Close waits for git and reports a stream that was not whole.
+// patch. ok is false when base or head is no full ID.
+// Close waits for git and reports a stream that was not whole: ErrNotHere
+// when base or head is not a commit here.
 func (r *Repo) OpenHistory(ctx context.Context, base, head string) (patches io.ReadCloser, ok bool) {
-	if !isSHA(base) || !isSHA(head) || !r.HasCommits(ctx, base, head) {
+	if !isSHA(base) || !isSHA(head) {
 		return nil, false
 	}
 	// A line of the format starts every commit; the message is not in
@@ -38,6 +38,7 @@ func (r *Repo) OpenHistory(ctx context.Context, base, head string) (patches io.R
 	if !ok {
 		return nil, false
 	}
+	s.missing = r.missing(ctx, base, head)
 	return s, true
 }
 

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"strconv"
 	"strings"
 
@@ -18,9 +19,9 @@ import (
 
 // History opens the PR's own commits in the checkout (git.Repo): their
 // patches (each after a line "commit <ID> <parents' IDs>", none for a
-// merge; ok is false when base or head is not there), then the raw
-// objects (git cat-file --batch) of the commits the patches named. Close
-// reports a stream that was not whole.
+// merge), then the raw objects (git cat-file --batch) of the commits the
+// patches named. Close reports a stream that was not whole: an
+// fs.ErrNotExist when base or head is not there.
 type History interface {
 	OpenHistory(ctx context.Context, base, head string) (patches io.ReadCloser, ok bool)
 	OpenCommits(ctx context.Context, ids []string) (objects io.ReadCloser, ok bool)
@@ -57,7 +58,11 @@ func ScanHistory(ctx context.Context, h History, base, head, now string) (hs His
 			return false, nil
 		}
 		err := scan(r, now)
-		if cerr := r.Close(); err == nil {
+		cerr := r.Close()
+		if errors.Is(cerr, fs.ErrNotExist) {
+			return false, nil // the commits are not in the checkout
+		}
+		if err == nil {
 			err = cerr
 		}
 		if err != nil {
