@@ -122,7 +122,7 @@ func actionStep(t *testing.T, env *testkit.Env, vars map[string]string) (res tes
 	for k, v := range vars {
 		env.Set(k, v)
 	}
-	if env.Vars["INPUT_VERSION"] != "installed" && env.Vars["XDG_DATA_HOME"] == installed.dataHome {
+	if env.Vars["INPUT_VERSION"] != "installed" && strings.HasPrefix(filepath.Base(env.Vars["XDG_DATA_HOME"]), sharedDataHome) {
 		t.Fatal("the action would install a release over the extension installBuilt shares")
 	}
 	res = env.RunWith(t, nil, "bash", filepath.Join(testkit.ModuleRoot(), "action", "run.sh"))
@@ -144,12 +144,18 @@ func installBuilt(t *testing.T, env *testkit.Env) {
 	if _, err := exec.LookPath("gh"); err != nil {
 		t.Fatal("gh is not on PATH: install the Debian package gh (.ci/run does)")
 	}
-	installed.once.Do(func() { installed.dataHome, installed.err = installOnce(t, env) })
+	installed.once.Do(func() {
+		installed.err = errors.New("the test that installed the extension stopped first") // if installOnce ends the goroutine
+		installed.dataHome, installed.err = installOnce(t, env)
+	})
 	if installed.err != nil {
 		t.Fatal(installed.err)
 	}
 	env.Set("XDG_DATA_HOME", installed.dataHome)
 }
+
+// sharedDataHome starts the name of the data directory installBuilt shares.
+const sharedDataHome = "gh-shared-data-"
 
 var installed struct {
 	once     sync.Once
@@ -162,7 +168,7 @@ var installed struct {
 // directory, which e2e's TestMain removes), and checks that gh linked the
 // build where ghExtension looks.
 func installOnce(t *testing.T, env *testkit.Env) (string, error) {
-	dataHome, err := os.MkdirTemp("", "gh-data-")
+	dataHome, err := os.MkdirTemp("", sharedDataHome)
 	if err != nil {
 		return "", err
 	}
@@ -358,6 +364,10 @@ func TestActionRunsTheReleaseBinaryOnlyWhenItsChecksumMatches(t *testing.T) {
 		wantContains(t, "GITHUB_STEP_SUMMARY", summary, "**converged** (exit 0)")
 		if n := lf.gh.Count("download"); n != 2 {
 			t.Errorf("%d downloads through the assets' redirects, want 2 (the binary and the checksums file)", n)
+		}
+		// Where the cases below look for it.
+		if _, err := os.Lstat(ghExtension(lf.env)); err != nil {
+			t.Errorf("the binary is not where gh keeps its extensions: %v", err)
 		}
 	})
 
