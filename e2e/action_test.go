@@ -59,6 +59,9 @@ func TestActionScriptWritesOutputsAndSummary(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
+			if _, err := exec.LookPath("jq"); err != nil {
+				t.Fatal("jq is not on PATH: install the Debian package jq (.ci/run does)")
+			}
 			lf := newLoop(t, nil)
 			tc.rounds(lf)
 			installBuilt(t, lf.env)
