@@ -451,8 +451,7 @@ func (r *Repo) Diff(t T) string {
 // has not fetched (the diff is unchanged: the commit changes nothing).
 func (r *Repo) MoveBase(t T) {
 	t.Helper()
-	tree := Git(t, r.Remote, "rev-parse", "refs/heads/"+r.Base+"^{tree}")
-	c := Git(t, r.Remote, "commit-tree", tree, "-p", "refs/heads/"+r.Base, "-m", "the base moves on")
+	c := Git(t, r.Remote, "commit-tree", "refs/heads/"+r.Base+"^{tree}", "-p", "refs/heads/"+r.Base, "-m", "the base moves on")
 	Git(t, r.Remote, "update-ref", "refs/heads/"+r.Base, c)
 }
 
