@@ -697,9 +697,11 @@ func TestBench(t *testing.T) {
 }
 
 // TestCountFigures asserts the figures that do not depend on the machine:
-// GitHub requests per round, the largest reviewer prompt on a 20 MB PR of
-// 3,000 files, and the fix agent's request growth. It runs in the normal
-// suite (a few seconds), unlike TestBench.
+// GitHub requests per round, the largest reviewer prompt on a PR of 3,000
+// files, and the fix agent's request growth. It runs in the normal suite (a
+// few seconds), unlike TestBench. Its PR is 4 MB, not the benchmark's 20:
+// four times what a round reads of a diff (change.DiffReadLimit) and ten
+// times the paths a prompt lists prove the same cut, for a fifth of the bytes.
 func TestCountFigures(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
@@ -715,7 +717,7 @@ func TestCountFigures(t *testing.T) {
 	})
 	t.Run("prompt", func(t *testing.T) {
 		t.Parallel()
-		diff := bigDiff(20, 3000)
+		diff := bigDiff(4, 3000)
 		prompt, _ := scenarioBigPR(t, diff, testkit.ParseDiff(diff))
 		if prompt > 64<<10 {
 			t.Errorf("largest reviewer prompt %d bytes, target ≤ 64 KiB", prompt)

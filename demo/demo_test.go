@@ -117,12 +117,14 @@ func TestDemoInterruptedLeavesNothing(t *testing.T) {
 // are.
 func isolate(t *testing.T) (home, tmp string) {
 	t.Helper()
-	for _, k := range []string{"GOCACHE", "GOMODCACHE", "GOPATH"} {
-		out, err := exec.Command("go", "env", k).Output()
-		if err != nil {
-			t.Fatalf("go env %s: %v", k, err)
-		}
-		t.Setenv(k, strings.TrimSpace(string(out)))
+	keys := []string{"GOCACHE", "GOMODCACHE", "GOPATH"}
+	out, err := exec.Command("go", append([]string{"env"}, keys...)...).Output()
+	vals := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
+	if err != nil || len(vals) != len(keys) {
+		t.Fatalf("go env %v: %v\n%s", keys, err, out)
+	}
+	for i, k := range keys {
+		t.Setenv(k, vals[i])
 	}
 	config, err := os.UserConfigDir()
 	if err != nil {

@@ -210,7 +210,14 @@ func build(ctx context.Context, root string, errOut io.Writer) (string, error) {
 	if err := os.Mkdir(tmp, 0o700); err != nil {
 		return "", err
 	}
-	c := exec.CommandContext(ctx, "go", "build", "-o", bin, ".")
+	if err := os.Mkdir(filepath.Dir(bin), 0o700); err != nil {
+		return "", err
+	}
+	// go run keeps the linked executable in Go's build cache, go build -o
+	// does not: built this way, a second demo from an unchanged checkout
+	// copies gh-ocdx instead of linking it again (a link is most of the
+	// demo's time). -exec makes the run a copy into root.
+	c := exec.CommandContext(ctx, "go", "run", "-exec", "cp", ".", bin)
 	c.Dir, c.Env = src, append(os.Environ(), "GOTMPDIR="+tmp)
 	interruptible(c)
 	if b, err := c.CombinedOutput(); err != nil {

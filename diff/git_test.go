@@ -31,10 +31,11 @@ func newGitRepo(t testing.TB) *gitRepo {
 	return r
 }
 
-// git runs git in the repository and returns its output untouched.
+// git runs git in the repository and returns its output untouched. No
+// commit starts git's automatic maintenance: one more process each.
 func (r *gitRepo) git(args ...string) []byte {
 	r.t.Helper()
-	c := exec.Command("git", append([]string{"-c", "core.autocrlf=false", "-c", "diff.noprefix=false", "-c", "diff.mnemonicPrefix=false"}, args...)...)
+	c := exec.Command("git", append([]string{"-c", "core.autocrlf=false", "-c", "diff.noprefix=false", "-c", "diff.mnemonicPrefix=false", "-c", "maintenance.auto=false"}, args...)...)
 	c.Dir = r.dir
 	c.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null", "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com",
 		"GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com", "GIT_TEMPLATE_DIR=")
@@ -59,9 +60,14 @@ func (r *gitRepo) write(path, content string) {
 }
 
 func (r *gitRepo) commit(msg string) string {
+	r.add(msg)
+	return strings.TrimSpace(string(r.git("rev-parse", "HEAD")))
+}
+
+// add commits everything in the work tree on the current branch.
+func (r *gitRepo) add(msg string) {
 	r.git("add", "-A")
 	r.git("commit", "--quiet", "--allow-empty", "-m", msg)
-	return strings.TrimSpace(string(r.git("rev-parse", "HEAD")))
 }
 
 // numstat is what git says a diff holds: per file, its path in the new
@@ -350,6 +356,7 @@ func TestGitDiffs(t *testing.T) {
 
 // randomRepo commits a random base and a random PR over it from seed:
 // edits, renames with and without edits, deletions, new and binary files.
+// They are the branch's two commits: base and head are HEAD~ and HEAD.
 func randomRepo(t testing.TB, seed int64) (r *gitRepo, base, head string) {
 	rng := rand.New(rand.NewSource(seed))
 	r = newGitRepo(t)
@@ -378,7 +385,7 @@ func randomRepo(t testing.TB, seed int64) (r *gitRepo, base, head string) {
 	if rng.Intn(2) == 0 {
 		r.write("bin", "\x00"+content())
 	}
-	base = r.commit("base")
+	r.add("base")
 	for n, c := range files {
 		switch rng.Intn(5) {
 		case 0: // edit lines
@@ -416,8 +423,8 @@ func randomRepo(t testing.TB, seed int64) (r *gitRepo, base, head string) {
 	if rng.Intn(3) == 0 {
 		r.write("bin", "\x00"+content())
 	}
-	head = r.commit("head")
-	return r, base, head
+	r.add("head")
+	return r, "HEAD~", "HEAD"
 }
 
 // TestRandomGitDiffs holds the reader against git on random PRs.

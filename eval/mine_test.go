@@ -34,29 +34,32 @@ func (h *history) date() {
 }
 
 // commit writes files on the current branch and commits them with msg.
-func (h *history) commit(msg string, files map[string]string) string {
+func (h *history) commit(msg string, files map[string]string) {
 	h.t.Helper()
 	h.date()
 	testkit.WriteFiles(h.t, h.dir, files)
 	testkit.Git(h.t, h.dir, "add", "-A")
 	testkit.Git(h.t, h.dir, "commit", "--quiet", "-m", msg)
-	return testkit.Git(h.t, h.dir, "rev-parse", "HEAD")
+}
+
+// oid is the commit rev names (few tests need one: a git process each).
+func (h *history) oid(rev string) string {
+	h.t.Helper()
+	return testkit.Git(h.t, h.dir, "rev-parse", rev)
 }
 
 // mergePR commits files on a branch and merges it into main as GitHub's
-// merge button does; it returns the branch's last commit.
-func (h *history) mergePR(n int, title string, commits ...map[string]string) string {
+// merge button does; the branch, pr-n, stays.
+func (h *history) mergePR(n int, title string, commits ...map[string]string) {
 	h.t.Helper()
 	branch := fmt.Sprintf("pr-%d", n)
 	testkit.Git(h.t, h.dir, "checkout", "--quiet", "-b", branch)
-	var last string
 	for i, files := range commits {
-		last = h.commit(fmt.Sprintf("%s, part %d", title, i+1), files)
+		h.commit(fmt.Sprintf("%s, part %d", title, i+1), files)
 	}
 	testkit.Git(h.t, h.dir, "checkout", "--quiet", "main")
 	h.date()
 	testkit.Git(h.t, h.dir, "merge", "--quiet", "--no-ff", "-m", fmt.Sprintf("Merge pull request #%d from octo/%s", n, branch), "-m", title, branch)
-	return last
 }
 
 func (h *history) mine(o Options) *Mined {
@@ -83,12 +86,15 @@ const calc = "package calc\n\n// Add adds.\nfunc Add(a, b int) int {\n\treturn a
 // clean PRs matched to the bug cases.
 func TestMineTracesFixesToThePullRequestsThatWroteTheLines(t *testing.T) {
 	h := newHistory(t)
-	buggy := h.mergePR(1, "Add calc", map[string]string{"calc/calc.go": calc})
-	squash := h.commit("Add greeting (#2)", map[string]string{"greet/greet.go": "package greet\n\nfunc Hello() string {\n\treturn \"helo\"\n}\n"})
+	h.mergePR(1, "Add calc", map[string]string{"calc/calc.go": calc})
+	buggy := h.oid("pr-1")
+	h.commit("Add greeting (#2)", map[string]string{"greet/greet.go": "package greet\n\nfunc Hello() string {\n\treturn \"helo\"\n}\n"})
+	squash := h.oid("HEAD")
 	h.mergePR(3, "Document the app", map[string]string{"docs/use.md": "Use it.\n"})
 	h.mergePR(4, "Add a flag, fixed in review", map[string]string{"flag/flag.go": "package flag\n\nvar On = false\n"},
 		map[string]string{"flag/flag.go": "package flag\n\nvar On = true\n"}) // "fixed in review": inside the PR
-	reverted := h.commit("Add tracing (#5)", map[string]string{"trace/trace.go": "package trace\n\nvar Level = 9\n"})
+	h.commit("Add tracing (#5)", map[string]string{"trace/trace.go": "package trace\n\nvar Level = 9\n"})
+	reverted := h.oid("HEAD")
 	h.date()
 	testkit.Git(t, h.dir, "revert", "--no-edit", reverted)
 	h.mergePR(6, "Add a cache", map[string]string{"cache/cache.go": "package cache\n\nvar Size = 10\n"})
@@ -172,7 +178,8 @@ func TestMineSkipsReformattingAndOldLines(t *testing.T) {
 func TestMineFollowsMovedLines(t *testing.T) {
 	h := newHistory(t)
 	body := "// Sub subtracts b from a, saturating at the bounds of int.\nfunc Sub(a, b int) int {\n\tdifference := a\n\tsubtrahend := b\n\treturn difference + subtrahend\n}\n"
-	wrote := h.mergePR(1, "Add Sub", map[string]string{"calc/calc.go": "package calc\n\n" + body})
+	h.mergePR(1, "Add Sub", map[string]string{"calc/calc.go": "package calc\n\n" + body})
+	wrote := h.oid("pr-1")
 	h.mergePR(2, "Move Sub", map[string]string{"calc/calc.go": "package calc\n", "calc/sub.go": "package calc\n\n" + body})
 	h.commit("Fix Sub", map[string]string{"calc/sub.go": "package calc\n\n" + strings.Replace(body, "difference + subtrahend", "difference - subtrahend", 1)})
 

@@ -530,12 +530,20 @@ func (l Ledger) Block() string {
 			}
 			continue
 		}
-		i := closedIndex(l.Findings)
-		if i < 0 {
-			i = 0
+		// Drop, oldest closed first, the fewest entries whose JSON (and
+		// comma) add up to the excess: one marshal per batch, not one per
+		// entry. Fewer never fit, and the Dropped count only grows, so the
+		// next pass drops on from the same minimum.
+		for excess := len(block) - maxLedger; excess > 0 && len(l.Findings) > 0; {
+			i := closedIndex(l.Findings)
+			if i < 0 {
+				i = 0
+			}
+			e, _ := json.Marshal(l.Findings[i])
+			excess -= len(e) + 1
+			l.Findings = append(l.Findings[:i:i], l.Findings[i+1:]...)
+			l.Dropped++
 		}
-		l.Findings = append(l.Findings[:i:i], l.Findings[i+1:]...)
-		l.Dropped++
 	}
 }
 

@@ -534,7 +534,7 @@ func delimiter(s string, i int) *tok {
 }
 
 func parseInline(s string) []inl {
-	var toks []*tok
+	toks, closer := []*tok(nil), -1 // closer: linkAt's
 	var text strings.Builder
 	flush := func() {
 		if text.Len() > 0 {
@@ -591,7 +591,7 @@ func parseInline(s string) []inl {
 			if c == '!' {
 				open++
 			}
-			if label, dest, n := link(s[open:]); n > 0 {
+			if label, dest, n := linkAt(s, open, &closer); n > 0 {
 				flush()
 				k := iLink
 				if c == '!' {
@@ -756,6 +756,24 @@ func autolink(s string) int {
 		}
 	}
 	return 0
+}
+
+// linkAt is link(s[open:]) in parseInline's loop. *closer is the first
+// ']' at or after the last '[' looked at (len(s): none; -1 before the
+// first): a link needs one within maxLabel, so a run of '[' without one is
+// passed over in one look, not maxLabel bytes per '['.
+func linkAt(s string, open int, closer *int) (string, string, int) {
+	if *closer < open {
+		if *closer = strings.IndexByte(s[open:], ']'); *closer < 0 {
+			*closer = len(s)
+		} else {
+			*closer += open
+		}
+	}
+	if *closer == len(s) || *closer-open >= maxLabel {
+		return "", "", 0
+	}
+	return link(s[open:])
 }
 
 // link reads an inline link, [label](dest "title"), at the start of s and

@@ -1,11 +1,11 @@
-package main
+package buildinfo
 
 import (
 	"runtime/debug"
 	"testing"
 )
 
-func TestVersionOf(t *testing.T) {
+func TestVersion(t *testing.T) {
 	vcs := func(rev, modified string) []debug.BuildSetting {
 		return []debug.BuildSetting{{Key: "vcs.revision", Value: rev}, {Key: "vcs.modified", Value: modified}}
 	}
@@ -22,8 +22,8 @@ func TestVersionOf(t *testing.T) {
 		{"nothing known", "", &debug.BuildInfo{Main: debug.Module{Version: "(devel)"}}, "dev"},
 		{"no build information", "", nil, "dev"},
 	} {
-		if got := versionOf(tc.stamped, tc.info); got != tc.want {
-			t.Errorf("%s: versionOf = %q, want %q", tc.name, got, tc.want)
+		if got := Version(tc.stamped, tc.info); got != tc.want {
+			t.Errorf("%s: Version = %q, want %q", tc.name, got, tc.want)
 		}
 	}
 }

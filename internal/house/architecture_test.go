@@ -1,4 +1,4 @@
-package main
+package house
 
 import (
 	"fmt"
@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -96,11 +97,7 @@ func TestTheRoundsRoomsAreBelowTheEngine(t *testing.T) {
 func notImported(t *testing.T, deps map[string][]string) {
 	t.Helper()
 	for pkg, not := range deps {
-		out, err := exec.Command("go", "list", "-deps", pkg).Output()
-		if err != nil {
-			t.Skipf("go list: %v", err)
-		}
-		for _, dep := range strings.Fields(string(out)) {
+		for _, dep := range depsOf(t, pkg) {
 			for _, n := range not {
 				if dep == "github.com/ocdx/gh-ocdx/"+n {
 					t.Errorf("%s imports %s", pkg, n)
@@ -114,16 +111,48 @@ func notImported(t *testing.T, deps map[string][]string) {
 // Packages): the binary gh installs imports neither internal/testkit nor
 // the demo built on it, nor package testing.
 func TestTheBinaryHoldsNoFake(t *testing.T) {
-	out, err := exec.Command("go", "list", "-deps", ".").Output()
-	if err != nil {
-		t.Skipf("go list: %v", err)
-	}
-	for _, dep := range strings.Fields(string(out)) {
+	for _, dep := range depsOf(t, ".") {
 		switch dep {
 		case "github.com/ocdx/gh-ocdx/internal/testkit", "github.com/ocdx/gh-ocdx/demo", "testing":
 			t.Errorf("the binary imports %s", dep)
 		}
 	}
+}
+
+// depsOf is what the package in directory dir ("./posts", "." for the
+// binary) imports, directly or not, as go list says. One go list reads
+// every package of the module, once for all the tests.
+func depsOf(t *testing.T, dir string) []string {
+	t.Helper()
+	modDeps.once.Do(func() {
+		out, err := exec.Command("go", "list", "-f", "{{.Dir}}\t{{join .Deps \" \"}}", "./...").Output()
+		if modDeps.err = err; err != nil {
+			return
+		}
+		modDeps.of = map[string][]string{}
+		for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+			d, deps, _ := strings.Cut(line, "\t")
+			modDeps.of[d] = strings.Fields(deps)
+		}
+	})
+	if modDeps.err != nil {
+		t.Skipf("go list: %v", modDeps.err)
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	deps, ok := modDeps.of[abs]
+	if !ok {
+		t.Fatalf("go list did not list %s", dir)
+	}
+	return deps
+}
+
+var modDeps struct {
+	once sync.Once
+	of   map[string][]string // by the package's directory
+	err  error
 }
 
 // The house's size rules (docs/architecture.md, Packages): a package
