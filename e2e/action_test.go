@@ -2,7 +2,10 @@ package e2e
 
 import (
 	"crypto/sha256"
+	"errors"
 	"fmt"
+	"io/fs"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +13,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/ocdx/gh-ocdx/internal/testkit"
@@ -55,19 +59,12 @@ func TestActionScriptWritesOutputsAndSummary(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			if _, err := exec.LookPath("gh"); err != nil {
-				t.Fatal("gh is not on PATH: install the Debian package gh (.ci/run does)")
-			}
 			if _, err := exec.LookPath("jq"); err != nil {
 				t.Fatal("jq is not on PATH: install the Debian package jq (.ci/run does)")
 			}
 			lf := newLoop(t, nil)
 			tc.rounds(lf)
-			install := *lf.env
-			install.Dir = filepath.Dir(testkit.Binary(t))
-			if res := install.RunWith(t, nil, "gh", "extension", "install", "."); res.Code != 0 {
-				t.Fatalf("gh extension install . exited %d:\n%s", res.Code, res.Stderr)
-			}
+			installBuilt(t, lf.env)
 			outputs, summary := filepath.Join(t.TempDir(), "output"), filepath.Join(t.TempDir(), "summary")
 			for k, v := range map[string]string{"INPUT_PR": "", "EVENT_PR": "31", "INPUT_VERSION": "installed", "INPUT_ARGS": tc.args,
 				"INPUT_CHECK_RUN": tc.checkRun, "GITHUB_OUTPUT": outputs, "GITHUB_STEP_SUMMARY": summary, "GITHUB_ACTIONS": "true"} {
@@ -128,21 +125,70 @@ func actionStep(t *testing.T, env *testkit.Env, vars map[string]string) (res tes
 	for k, v := range vars {
 		env.Set(k, v)
 	}
+	if env.Vars["INPUT_VERSION"] != "installed" && strings.HasPrefix(filepath.Base(env.Vars["XDG_DATA_HOME"]), sharedDataHome) {
+		t.Fatal("the action would install a release over the extension installBuilt shares")
+	}
 	res = env.RunWith(t, nil, "bash", filepath.Join(testkit.ModuleRoot(), "action", "run.sh"))
 	o, _ := os.ReadFile(out)
 	s, _ := os.ReadFile(sum)
 	return res, string(o), string(s)
 }
 
-// installBuilt installs the built binary as the gh extension an earlier
-// step would have installed (the input version: installed).
+// installBuilt gives env the built binary as the gh extension an earlier
+// step would have installed (the input version: installed). gh installs
+// it once per test process, with `gh extension install .` from the
+// directory named gh-ocdx that holds the build, into a data directory
+// (XDG_DATA_HOME, where gh keeps its extensions) that every env given it
+// shares: the tests that use it only run it, and a gh start costs a tenth
+// of a second of CPU. What it proves of the install is checked here, for
+// whichever test installs first.
 func installBuilt(t *testing.T, env *testkit.Env) {
 	t.Helper()
-	install := *env
-	install.Dir = filepath.Dir(testkit.Binary(t))
-	if res := install.RunWith(t, nil, "gh", "extension", "install", "."); res.Code != 0 {
-		t.Fatalf("gh extension install . exited %d:\n%s", res.Code, res.Stderr)
+	if _, err := exec.LookPath("gh"); err != nil {
+		t.Fatal("gh is not on PATH: install the Debian package gh (.ci/run does)")
 	}
+	installed.once.Do(func() {
+		installed.err = errors.New("the test that installed the extension stopped first") // if installOnce ends the goroutine
+		installed.dataHome, installed.err = installOnce(t, env)
+	})
+	if installed.err != nil {
+		t.Fatal(installed.err)
+	}
+	env.Set("XDG_DATA_HOME", installed.dataHome)
+}
+
+// sharedDataHome starts the name of the data directory installBuilt shares.
+const sharedDataHome = "gh-shared-data-"
+
+var installed struct {
+	once     sync.Once
+	dataHome string
+	err      error
+}
+
+// installOnce runs gh extension install . in a copy of env whose data
+// directory lives as long as the test process (under its temporary
+// directory, which e2e's TestMain removes), and checks that gh linked the
+// build where ghExtension looks.
+func installOnce(t *testing.T, env *testkit.Env) (string, error) {
+	dataHome, err := os.MkdirTemp("", sharedDataHome)
+	if err != nil {
+		return "", err
+	}
+	install := testkit.Env{Root: env.Root, Dir: filepath.Dir(testkit.Binary(t)), Vars: maps.Clone(env.Vars)}
+	install.Set("XDG_DATA_HOME", dataHome)
+	if res := install.RunWith(t, nil, "gh", "extension", "install", "."); res.Code != 0 {
+		return "", fmt.Errorf("gh extension install . exited %d:\n%s%s", res.Code, res.Stdout, res.Stderr)
+	}
+	if _, err := os.Stat(ghExtension(&install)); err != nil {
+		return "", fmt.Errorf("gh extension install . left no extension where gh keeps them: %v", err)
+	}
+	return dataHome, nil
+}
+
+// ghExtension is where gh keeps the extension ocdx of env's user.
+func ghExtension(env *testkit.Env) string {
+	return filepath.Join(env.Vars["XDG_DATA_HOME"], "gh", "extensions", "gh-ocdx")
 }
 
 // The config input names a file in the repository, and the action reads it
@@ -272,17 +318,29 @@ func ghOcdxRelease(tag, commit string, bin []byte, sums map[string][]byte) testk
 		"gh-ocdx_" + tag + "_checksums.txt": []byte(strings.Join(lines, "\n") + "\n")}}
 }
 
-// approvedWithTheBinary is a PR its reviewers approve, and the bytes of
-// the built binary, for a release that holds it.
+// releaseBinary is what a release's binary holds in these tests: a script
+// that runs the built binary, and then every byte value, which the script
+// never reaches but the download must keep (the checksum covers them). The
+// 20 MB build itself would only make each install hash and move more
+// bytes (a tenth of a second of CPU in each of gh, sha256sum and the
+// fake), and proves nothing more of the download, the checksum or the
+// install.
+func releaseBinary(t *testing.T) []byte {
+	t.Helper()
+	bin := []byte("#!/bin/sh\nexec '" + strings.ReplaceAll(testkit.Binary(t), "'", `'\''`) + "' \"$@\"\n")
+	for b := range 256 {
+		bin = append(bin, byte(b))
+	}
+	return bin
+}
+
+// approvedWithTheBinary is a PR its reviewers approve, and a release
+// binary that runs the built one (releaseBinary).
 func approvedWithTheBinary(t *testing.T) ([]byte, *loopFix) {
 	t.Helper()
-	bin, err := os.ReadFile(testkit.Binary(t))
-	if err != nil {
-		t.Fatal(err)
-	}
 	lf := newLoop(t, nil)
 	lf.approveRound()
-	return bin, lf
+	return releaseBinary(t), lf
 }
 
 // The action installs the release it is pinned at only after the binary's
@@ -309,6 +367,10 @@ func TestActionRunsTheReleaseBinaryOnlyWhenItsChecksumMatches(t *testing.T) {
 		wantContains(t, "GITHUB_STEP_SUMMARY", summary, "**converged** (exit 0)")
 		if n := lf.gh.Count("download"); n != 2 {
 			t.Errorf("%d downloads through the assets' redirects, want 2 (the binary and the checksums file)", n)
+		}
+		// Where the cases below look for it.
+		if _, err := os.Lstat(ghExtension(lf.env)); err != nil {
+			t.Errorf("the binary is not where gh keeps its extensions: %v", err)
 		}
 	})
 
@@ -357,8 +419,9 @@ func TestActionRunsTheReleaseBinaryOnlyWhenItsChecksumMatches(t *testing.T) {
 			}
 			// The summary says why, not only where to look.
 			wantContains(t, "GITHUB_STEP_SUMMARY", summary, "**error** (exit 1): the action stopped before review-loop ran", tc.want)
-			if list := env.RunWith(t, nil, "gh", "extension", "list"); strings.Contains(list.Stdout, "ocdx") {
-				t.Errorf("the binary was installed:\n%s", list.Stdout)
+			// Where installBuilt saw gh keep an installed extension.
+			if _, err := os.Lstat(ghExtension(env)); !errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("the binary was installed as a gh extension (%v)", err)
 			}
 		})
 	}

@@ -2,15 +2,13 @@ package e2e
 
 import (
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/ocdx/gh-ocdx/internal/testkit"
 )
 
 // TestInstallThroughGH does what the README says: from a directory named
-// gh-ocdx holding the build, `gh extension install .`, then `gh ocdx`.
+// gh-ocdx holding the build, `gh extension install .` (installBuilt, once
+// per test process), then `gh ocdx`.
 func TestInstallThroughGH(t *testing.T) {
 	t.Parallel()
 	ghBin, err := exec.LookPath("gh")
@@ -18,12 +16,8 @@ func TestInstallThroughGH(t *testing.T) {
 		t.Fatal("gh is not on PATH: install the Debian package gh (.ci/run does)")
 	}
 	gh, env, _ := prFixture(t, map[string]string{"auth.go": "package auth // changed\n"})
-	env.Dir = filepath.Dir(testkit.Binary(t)) // .../gh-ocdx, the build output
 
-	if res := env.RunWith(t, nil, ghBin, "extension", "install", "."); res.Code != 0 {
-		t.Fatalf("gh extension install . exited %d:\n%s%s", res.Code, res.Stdout, res.Stderr)
-	}
-	env.Dir = env.Root
+	installBuilt(t, env) // gh extension install . in .../gh-ocdx, the build output
 	help := env.RunWith(t, nil, ghBin, "ocdx", "--help")
 	if help.Code != 0 || !strings.Contains(help.Stdout, "review-pr") {
 		t.Fatalf("gh ocdx --help exited %d:\n%s%s", help.Code, help.Stdout, help.Stderr)

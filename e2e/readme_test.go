@@ -63,11 +63,9 @@ func TestReadmeQuickStart(t *testing.T) {
 				t.Fatal("no token given to gh")
 			}
 		case cmdText == "gh extension install ocdx/gh-ocdx":
-			// The freshly built binary, in a directory named gh-ocdx.
-			env.Dir = filepath.Dir(testkit.Binary(t))
-			if res := env.RunWith(t, nil, ghBin, "extension", "install", "."); res.Code != 0 {
-				t.Fatalf("gh extension install . exited %d:\n%s%s", res.Code, res.Stdout, res.Stderr)
-			}
+			// The freshly built binary, in a directory named gh-ocdx,
+			// which gh installs once per test process.
+			installBuilt(t, env)
 			env.Dir = r.Clone
 		case cmdText == "gh ocdx config init":
 			res := env.RunWith(t, nil, ghBin, "ocdx", "config", "init")

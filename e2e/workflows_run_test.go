@@ -75,7 +75,8 @@ func TestREADMEWorkflowsRunAsCopiedInASimulatedRunner(t *testing.T) {
 
 // workflowPR is PR #31 of a Go repository, in a bare remote, on the fake
 // GitHub, with the README's configuration committed to main, and the
-// release v1 of the action's repository holding the built binary.
+// release v1 of the action's repository holding a binary that runs the
+// built one (releaseBinary).
 type workflowPR struct {
 	gh     *testkit.GitHub
 	fm     *testkit.FakeModel
@@ -106,11 +107,7 @@ func newWorkflowPR(t *testing.T, configPath string, edit func(*testkit.PR)) *wor
 		edit(&pr)
 	}
 	gh.AddPR(repo, pr)
-	bin, err := os.ReadFile(testkit.Binary(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	gh.AddRelease("ocdx/gh-ocdx", ghOcdxRelease("v1", "5d2e0f4c9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d", bin, nil))
+	gh.AddRelease("ocdx/gh-ocdx", ghOcdxRelease("v1", "5d2e0f4c9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d", releaseBinary(t), nil))
 	w := &workflowPR{gh: gh, fm: testkit.NewFakeModel(t), repo: r, start: r.RemoteOID(t, r.Head)}
 	w.commitREADMEConfig(t, configPath)
 	return w

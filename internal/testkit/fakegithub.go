@@ -55,7 +55,8 @@ type GitHub struct {
 	alerts        []*CodeScanningAlert // see codescanning.go
 	alertsRefused int
 
-	remotes map[string]string // repository → its bare remote, beside its PRs' (SetRemote)
+	remotes map[string]string   // repository → its bare remote, beside its PRs' (SetRemote)
+	cats    map[string]*catFile // bare remote → its cat-file (catFileOf); nil: none could start
 }
 
 // PR is a pull request as the fake serves it. Zero fields get defaults.
@@ -1061,7 +1062,7 @@ func (g *GitHub) refObject(remote, name, oid string) map[string]any {
 		if remote == "" {
 			return nil
 		}
-		out, ok := gitAt(remote, "show", oid, held, oid+":"+path)
+		out, ok := g.gitAt(remote, "show", oid, held, oid+":"+path)
 		if !ok {
 			return nil // GitHub answers null for a path the commit does not have
 		}
@@ -1167,7 +1168,7 @@ func (g *GitHub) gitObjects(w http.ResponseWriter, r *http.Request, kind string)
 		return
 	}
 	if kind == "tree" {
-		out, ok := gitAt(remote, "ls-tree", m[2], false, "-r", "--name-only", m[2])
+		out, ok := g.gitAt(remote, "ls-tree", m[2], false, "-r", "--name-only", m[2])
 		if !ok {
 			notFound(w)
 			return
@@ -1186,7 +1187,7 @@ func (g *GitHub) gitObjects(w http.ResponseWriter, r *http.Request, kind string)
 		writeJSON(w, http.StatusNotAcceptable, map[string]any{"message": "the fake serves raw contents at a ref only"})
 		return
 	}
-	out, ok := gitAt(remote, "show", ref, false, ref+":"+m[2])
+	out, ok := g.gitAt(remote, "show", ref, false, ref+":"+m[2])
 	if !ok {
 		notFound(w)
 		return
@@ -1208,15 +1209,24 @@ type gitAnswer struct {
 var reCommitID = regexp.MustCompile(`^([0-9a-f]{40}|[0-9a-f]{64})$`)
 
 // gitAt runs git command args (show or ls-tree) in the bare remote at rev,
-// and reports its output and whether the path was there. At a commit id
-// the answer is cached, a missing path too when the remote holds the
-// commit (held, or a loose object): git says "does not exist in" of a
-// commit it does not have as well.
-func gitAt(remote, command, rev string, held bool, args ...string) ([]byte, bool) {
+// and reports its output and whether the path was there; a show is read
+// through the remote's cat-file when it can answer. At a commit id the
+// answer is cached, a missing path too when the remote holds the commit
+// (held, or a loose object): git says "does not exist in", and cat-file
+// "missing", of a commit it does not have as well.
+func (g *GitHub) gitAt(remote, command, rev string, held bool, args ...string) ([]byte, bool) {
 	key := strings.Join(append([]string{command, rev}, args...), "\x00")
 	cache := reCommitID.MatchString(rev)
 	if a, ok := atCommit.Load(key); cache && ok {
 		return a.(gitAnswer).out, a.(gitAnswer).ok
+	}
+	if command == "show" {
+		if out, found, answered := g.catFileOf(remote).blob(args[0]); answered {
+			if cache && (found || held || looseObject(remote, rev)) {
+				atCommit.Store(key, gitAnswer{out: out, ok: found})
+			}
+			return out, found
+		}
 	}
 	var errOut bytes.Buffer
 	c := exec.Command("git", append([]string{"--git-dir", remote, command}, args...)...)

@@ -63,7 +63,7 @@ func TestFakeGitHubFailsTheTestOnADocumentGitHubWouldReject(t *testing.T) {
 	}{
 		{`query { repository(owner: "o", name: "r") { pullRequest(number: 1) { titel } } }`, nil},                                   // unknown field
 		{`query { repository(owner: "o") { nameWithOwner } }`, nil},                                                                 // missing argument
-		{`query($n: Int!) { repository(owner: "o", name: "r") { pullRequest(number: $n) { title } } }`, map[string]any{"n": "one"}}, // wrong variable type
+		{`query($n: Int!) { repository(owner: "o", name: "r") { pullRequest(number: $n) { title } } }`, map[string]any{"n": "one"}}, // wrong variable type, in the document accepted above
 	} {
 		rec.errs = nil
 		post(bad.q, bad.vars)

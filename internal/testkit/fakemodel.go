@@ -294,10 +294,18 @@ func (f *FakeModel) serve(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		return
 	}
+	// One parse for the model and the streaming options: a prompt is large.
+	// A field of another type than these (a "stream" that is not a
+	// boolean) leaves that field unset rather than the request refused.
 	var head struct {
-		Model string `json:"model"`
+		Model         string `json:"model"`
+		Stream        bool   `json:"stream"`
+		StreamOptions struct {
+			IncludeUsage bool `json:"include_usage"`
+		} `json:"stream_options"`
 	}
-	if err := json.Unmarshal(body, &head); err != nil || head.Model == "" {
+	var typeErr *json.UnmarshalTypeError
+	if err := json.Unmarshal(body, &head); err != nil && !errors.As(err, &typeErr) || head.Model == "" {
 		writeError(w, format, http.StatusBadRequest, "", "request body is not JSON with a model")
 		return
 	}
@@ -363,19 +371,12 @@ func (f *FakeModel) serve(w http.ResponseWriter, r *http.Request) {
 		}
 		out = n/4 + 1
 	}
-	var stream struct {
-		Stream        bool `json:"stream"`
-		StreamOptions struct {
-			IncludeUsage bool `json:"include_usage"`
-		} `json:"stream_options"`
-	}
-	json.Unmarshal(body, &stream)
-	if stream.Stream {
+	if head.Stream {
 		sw := &sse{w: w, pace: step.Pace, ctx: r.Context()}
 		w.Header().Set("Content-Type", "text/event-stream")
 		w.Header().Set("Cache-Control", "no-cache")
 		if format == "openai" {
-			f.openAIStream(sw, head.Model, step, in, read, out, stream.StreamOptions.IncludeUsage)
+			f.openAIStream(sw, head.Model, step, in, read, out, head.StreamOptions.IncludeUsage)
 		} else {
 			f.anthropicStream(sw, head.Model, step, in, read, written, out)
 		}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -141,13 +142,6 @@ func NewRepo(t T, base, head string, baseFiles, headFiles map[string]string) *Re
 		// A test that fails while building leaves no template: the next
 		// one builds again.
 		buildRepo(t, r, baseFiles, headFiles)
-		// Packed, each repository's objects are two files rather than a
-		// file and a directory each, and its refs one file rather than a
-		// file and directories each, for the copies to write.
-		for _, dir := range []string{r.Remote, r.Clone} {
-			Git(t, dir, "repack", "-a", "-d", "-q")
-			Git(t, dir, "pack-refs", "--all")
-		}
 		tmpl.diff = r.Diff(t)
 		tmpl.snapshot(t, root)
 	}
@@ -159,36 +153,164 @@ func NewRepo(t T, base, head string, baseFiles, headFiles map[string]string) *Re
 	return r
 }
 
-// buildRepo makes r with git.
+// buildRepo makes r with git: the base commit, the head commit on top,
+// both branches on the remote and the clone tracking them, as pushing
+// each branch would leave them (pushRepo). Git commits in the clone;
+// the remote gets the clone's objects as one pack and its branches as
+// packed refs without a push: two pushes were a dozen git processes of
+// the twenty-odd a repository took. Both repositories end packed, for
+// the copies to write fewer files. A git that does not keep refs in
+// files gets the pushes.
 func buildRepo(t T, r *Repo, baseFiles, headFiles map[string]string) {
 	t.Helper()
-	root, base, head := filepath.Dir(r.Remote), r.Base, r.Head
-	Git(t, root, "init", "--quiet", "--bare", "--initial-branch="+base, r.Remote)
-	// A push runs the remote's gc in a clean environment, which GitQuiet
-	// does not reach: the remote is told itself. And it keeps what is
-	// pushed as one pack, as GitHub does, rather than a file and a
-	// directory per object.
-	config, err := os.OpenFile(filepath.Join(r.Remote, "config"), os.O_APPEND|os.O_WRONLY, 0)
+	initRepos(t, r)
+	dotGit := filepath.Join(r.Clone, ".git")
+	if !refFiles(r.Remote) || !refFiles(dotGit) {
+		pushRepo(t, r, baseFiles, headFiles)
+		return
+	}
+	appendConfig(t, dotGit, "remote", "origin", "url", r.Remote, "fetch", "+refs/heads/*:refs/remotes/origin/*")
+	commitFiles(t, r, baseFiles, headFiles)
+	appendConfig(t, dotGit, "branch", r.Head, "remote", "origin", "merge", "refs/heads/"+r.Head)
+	Git(t, r.Clone, "repack", "-a", "-d", "-q")
+	packDir := filepath.Join(dotGit, "objects", "pack")
+	packs, err := os.ReadDir(packDir)
+	if err != nil || len(packs) == 0 {
+		t.Fatalf("the clone's pack: %v", err)
+	}
+	for _, p := range packs {
+		b, err := os.ReadFile(filepath.Join(packDir, p.Name()))
+		if err == nil {
+			err = os.WriteFile(filepath.Join(r.Remote, "objects", "pack", p.Name()), b, 0o444)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	baseOID, headOID := readRef(dotGit, "refs/heads/"+r.Base), readRef(dotGit, "refs/heads/"+r.Head)
+	if baseOID == "" || headOID == "" {
+		t.Fatalf("the clone's branches %s and %s are not where git keeps them", r.Base, r.Head)
+	}
+	writePackedRefs(t, r.Remote, map[string]string{"refs/heads/" + r.Base: baseOID, "refs/heads/" + r.Head: headOID})
+	writePackedRefs(t, dotGit, map[string]string{"refs/heads/" + r.Base: baseOID, "refs/heads/" + r.Head: headOID,
+		"refs/remotes/origin/" + r.Base: baseOID, "refs/remotes/origin/" + r.Head: headOID})
+	// The loose refs packed, and the directories they leave empty, go as
+	// pack-refs removes them.
+	heads := filepath.Join(dotGit, "refs", "heads")
+	for _, ref := range []string{r.Base, r.Head} {
+		p := filepath.Join(heads, filepath.FromSlash(ref))
+		if err := os.Remove(p); err != nil {
+			t.Fatal(err)
+		}
+		for dir := filepath.Dir(p); dir != heads && os.Remove(dir) == nil; dir = filepath.Dir(dir) {
+		}
+	}
+}
+
+// initRepos makes r's bare remote and its clone, both empty. A push runs
+// the remote's gc in a clean environment, which GitQuiet does not reach:
+// the remote is told itself. And it keeps what is pushed as one pack, as
+// GitHub does, rather than a file and a directory per object.
+func initRepos(t T, r *Repo) {
+	t.Helper()
+	root := filepath.Dir(r.Remote)
+	Git(t, root, "init", "--quiet", "--bare", "--initial-branch="+r.Base, r.Remote)
+	appendConfig(t, r.Remote, "receive", "", "autogc", "false", "unpackLimit", "1")
+	Git(t, root, "init", "--quiet", "--initial-branch="+r.Base, r.Clone)
+}
+
+// commitFiles commits baseFiles on the base branch and headFiles on top
+// on the head branch, which the clone is left on.
+func commitFiles(t T, r *Repo, baseFiles, headFiles map[string]string) {
+	t.Helper()
+	WriteFiles(t, r.Clone, baseFiles)
+	Git(t, r.Clone, "add", "-A")
+	Git(t, r.Clone, "commit", "--quiet", "--allow-empty", "-m", "base")
+	Git(t, r.Clone, "checkout", "--quiet", "-b", r.Head)
+	WriteFiles(t, r.Clone, headFiles)
+	Git(t, r.Clone, "add", "-A")
+	Git(t, r.Clone, "commit", "--quiet", "--allow-empty", "-m", "change")
+}
+
+// pushRepo makes r as buildRepo does, with git's pushes: the clone's
+// origin, each branch pushed, the head's upstream set, both repacked.
+func pushRepo(t T, r *Repo, baseFiles, headFiles map[string]string) {
+	t.Helper()
+	Git(t, r.Clone, "remote", "add", "origin", r.Remote)
+	commitFiles(t, r, baseFiles, headFiles)
+	Git(t, r.Clone, "push", "--quiet", "origin", r.Base)
+	Git(t, r.Clone, "push", "--quiet", "--set-upstream", "origin", r.Head)
+	for _, dir := range []string{r.Remote, r.Clone} {
+		Git(t, dir, "repack", "-a", "-d", "-q")
+		Git(t, dir, "pack-refs", "--all")
+	}
+}
+
+// refFiles reports whether the repository at gitDir keeps its refs in
+// files (loose and packed-refs), which buildRepo writes.
+func refFiles(gitDir string) bool {
+	config, err := os.ReadFile(filepath.Join(gitDir, "config"))
+	if err != nil || bytes.Contains(bytes.ToLower(config), []byte("refstorage")) {
+		return false
+	}
+	_, err = os.Stat(filepath.Join(gitDir, "reftable"))
+	return os.IsNotExist(err)
+}
+
+// appendConfig adds a section of key, value pairs to the configuration of
+// the repository at gitDir, as git config writes it.
+func appendConfig(t T, gitDir, section, sub string, kv ...string) {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString("[" + section)
+	if sub != "" {
+		b.WriteString(` "` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(sub) + `"`)
+	}
+	b.WriteString("]\n")
+	for i := 0; i+1 < len(kv); i += 2 {
+		b.WriteString("\t" + kv[i] + " = " + configValue(kv[i+1]) + "\n")
+	}
+	f, err := os.OpenFile(filepath.Join(gitDir, "config"), os.O_APPEND|os.O_WRONLY, 0)
 	if err == nil {
-		_, err = config.WriteString("[receive]\n\tautogc = false\n\tunpackLimit = 1\n")
-		if cerr := config.Close(); err == nil {
+		_, err = f.WriteString(b.String())
+		if cerr := f.Close(); err == nil {
 			err = cerr
 		}
 	}
 	if err != nil {
 		t.Fatal(err)
 	}
-	Git(t, root, "init", "--quiet", "--initial-branch="+base, r.Clone)
-	Git(t, r.Clone, "remote", "add", "origin", r.Remote)
-	WriteFiles(t, r.Clone, baseFiles)
-	Git(t, r.Clone, "add", "-A")
-	Git(t, r.Clone, "commit", "--quiet", "--allow-empty", "-m", "base")
-	Git(t, r.Clone, "push", "--quiet", "origin", base)
-	Git(t, r.Clone, "checkout", "--quiet", "-b", head)
-	WriteFiles(t, r.Clone, headFiles)
-	Git(t, r.Clone, "add", "-A")
-	Git(t, r.Clone, "commit", "--quiet", "--allow-empty", "-m", "change")
-	Git(t, r.Clone, "push", "--quiet", "--set-upstream", "origin", head)
+}
+
+// configValue is v as git config writes a value: quoted when it has a
+// comment character or spaces at an end, with its quotes, backslashes,
+// tabs and newlines escaped.
+func configValue(v string) string {
+	quote := strings.HasPrefix(v, " ") || strings.HasSuffix(v, " ") || strings.ContainsAny(v, ";#")
+	v = strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\t", `\t`, "\n", `\n`).Replace(v)
+	if quote {
+		return `"` + v + `"`
+	}
+	return v
+}
+
+// writePackedRefs writes refs (name → commit id) as the packed-refs file
+// of the repository at gitDir, as git pack-refs writes it.
+func writePackedRefs(t T, gitDir string, refs map[string]string) {
+	t.Helper()
+	names := make([]string, 0, len(refs))
+	for name := range refs {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	var b strings.Builder
+	b.WriteString("# pack-refs with: peeled fully-peeled sorted \n")
+	for _, name := range names {
+		b.WriteString(refs[name] + " " + name + "\n")
+	}
+	if err := os.WriteFile(filepath.Join(gitDir, "packed-refs"), []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // maxTemplateFiles is the most files NewRepo copies rather than builds.
@@ -329,8 +451,7 @@ func (r *Repo) Diff(t T) string {
 // has not fetched (the diff is unchanged: the commit changes nothing).
 func (r *Repo) MoveBase(t T) {
 	t.Helper()
-	tree := Git(t, r.Remote, "rev-parse", "refs/heads/"+r.Base+"^{tree}")
-	c := Git(t, r.Remote, "commit-tree", tree, "-p", "refs/heads/"+r.Base, "-m", "the base moves on")
+	c := Git(t, r.Remote, "commit-tree", "refs/heads/"+r.Base+"^{tree}", "-p", "refs/heads/"+r.Base, "-m", "the base moves on")
 	Git(t, r.Remote, "update-ref", "refs/heads/"+r.Base, c)
 }
 

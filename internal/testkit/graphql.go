@@ -33,19 +33,34 @@ func Schema() (*ast.Schema, error) {
 	return schema, schemaErr
 }
 
+// validDocs holds the documents ValidateQuery accepted, by their text.
+// gh-ocdx sends the same few documents thousands of times in a test run,
+// and parsing and validating one each time was a tenth of the fake
+// GitHub's CPU. Nothing writes to a validated document (the executor and
+// VariableValues only read it), so the goroutines of the fakes share it.
+var validDocs sync.Map // query text → *ast.QueryDocument
+
 // ValidateQuery checks a GraphQL document and its variables against GitHub's
-// schema, as GitHub would before running it.
+// schema, as GitHub would before running it. The document is checked once
+// per text, the variables on every call.
 func ValidateQuery(query string, vars map[string]any) (*ast.QueryDocument, *ast.OperationDefinition, error) {
 	s, err := Schema()
 	if err != nil {
 		return nil, nil, err
 	}
-	doc, errs := gqlparser.LoadQueryWithRules(s, query, nil) // nil: the default rules
-	if len(errs) > 0 {
-		return nil, nil, errs
-	}
-	if len(doc.Operations) != 1 {
-		return nil, nil, fmt.Errorf("want exactly one operation, got %d", len(doc.Operations))
+	var doc *ast.QueryDocument
+	if d, ok := validDocs.Load(query); ok {
+		doc = d.(*ast.QueryDocument)
+	} else {
+		d, errs := gqlparser.LoadQueryWithRules(s, query, nil) // nil: the default rules
+		if len(errs) > 0 {
+			return nil, nil, errs
+		}
+		if len(d.Operations) != 1 {
+			return nil, nil, fmt.Errorf("want exactly one operation, got %d", len(d.Operations))
+		}
+		v, _ := validDocs.LoadOrStore(query, d)
+		doc = v.(*ast.QueryDocument)
 	}
 	op := doc.Operations[0]
 	if _, err := validator.VariableValues(s, op, vars); err != nil {
