@@ -489,6 +489,9 @@ func (f *fixer) agent(ctx context.Context, retry *retryInfo, attempt int) (findi
 	if err != nil {
 		return finding.FixAnswer{}, err
 	}
+	f.mu.Lock()
+	f.committed = "" // of this attempt's calls only
+	f.mu.Unlock()
 	ws := &workspace{files: f.files, reads: f.tracked, repo: f.repo, base: o.Change.BaseOID, verify: f.verify, progress: o.Progress,
 		touched: func(p string) {
 			f.tracked.add(p)
