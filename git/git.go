@@ -484,8 +484,9 @@ func (e *PushError) Error() string {
 // committed since.
 //
 // Two checks make sure of it. Here, before pushing, head must descend from
-// reviewed (known after, so the next round's re-review does not ask). In the push itself, --force-with-lease=<ref>:<reviewed> has the
-// remote update the branch only if it still points at reviewed, atomically.
+// reviewed (known after, so the next round's re-review does not ask). In
+// the push itself, --force-with-lease=<ref>:<reviewed> has the remote
+// update the branch only if it still points at reviewed, atomically.
 // The lease is stricter than git's plain fast-forward rule, not looser: a
 // plain push would also accept a branch its author reset to an older
 // commit, and put the removed commits back. With both checks the update is
@@ -593,9 +594,10 @@ func (r *Repo) diffCommand(ctx context.Context, base, head string, paths []strin
 // never held whole. Close waits for git and says whether the diff was
 // whole: ErrNotHere when a commit is not in the repository, another error
 // (no merge base in a shallow clone, say) when the stream was not the
-// PR's diff.
+// PR's diff. Full IDs only: git reads "X...Y" whole as one name when X
+// alone names nothing, and no question first says that X does.
 func (r *Repo) OpenPRDiff(ctx context.Context, base, head string) (diff io.ReadCloser, ok bool) {
-	if !isCommitName(base) || !isCommitName(head) {
+	if !isSHA(base) || !isSHA(head) {
 		return nil, false
 	}
 	s, ok := r.stream(ctx, "diff", prDiff(base, head, nil), nil)

@@ -98,6 +98,11 @@ func TestStreamsAskWhetherTheirCommitsAreHereOnlyWhenTheyFail(t *testing.T) {
 	if strings.Contains(string(raw), "cat-file") {
 		t.Errorf("git was asked whether the commits are here:\n%s", raw)
 	}
+	for _, name := range []string{"main", ":/a", "--output=x", base[:7]} {
+		if _, ok := r.OpenPRDiff(ctx, name, head); ok {
+			t.Errorf("the diff from %q ran: full IDs only", name)
+		}
+	}
 	missing := strings.Repeat("a", 40)
 	for _, open := range []func(context.Context, string, string) (io.ReadCloser, bool){r.OpenPRDiff, r.OpenHistory} {
 		if err := read(open, missing); !errors.Is(err, git.ErrNotHere) || !errors.Is(err, fs.ErrNotExist) {
