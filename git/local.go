@@ -227,8 +227,10 @@ func (r *Repo) Blob(ctx context.Context, commit, path string) (data []byte, foun
 	}
 	f := strings.Fields(string(head))
 	size := -1
-	if n, err := strconv.Atoi(f[len(f)-1]); len(f) == 3 && err == nil {
-		size = n
+	if len(f) == 3 {
+		if n, err := strconv.Atoi(f[2]); err == nil {
+			size = n
+		}
 	}
 	if size < 0 || size > len(body) {
 		return nil, false, fmt.Errorf("reading %s at %s: git cat-file said %q", path, text.ShortOID(commit), text.OneLine(string(head)))
