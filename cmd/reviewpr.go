@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/cli/go-gh/v2/pkg/repository"
 
@@ -193,8 +194,9 @@ func reviewPR(ctx context.Context, d *cmdutil.Deps, opts *ReviewPROptions) error
 		return err
 	}
 	led, _, _, _ := posts.PRLedger(rc.PR)
+	g := openClone(ctx, d)
 	if !opts.Full {
-		reReviewPR(ctx, d, rc, led.ReviewedHead())
+		reReviewPR(ctx, d, g, rc, led.ReviewedHead())
 	}
 	if opts.ContextOnly {
 		msg, err := rc.TaskMessage()
@@ -209,7 +211,7 @@ func reviewPR(ctx context.Context, d *cmdutil.Deps, opts *ReviewPROptions) error
 	tools := append(change.RepoTools(files), change.PRTools(client, repo, opts.Number)...)
 	s := &reviewpr.Session{Model: model, Context: rc, Tools: tools, MaxEvent: maxEvent}
 	post := &reviewpr.PRPublisher{GitHub: client, Repo: repo, Number: opts.Number, RunID: state.NewRunID(), Head: rc.PR.HeadRefOid, Ledger: led,
-		Sampled: reviewpr.SampledBefore(rc, led), Whole: wholeDiff(ctx, d, rc.PR.HeadRefOid)}
+		Sampled: reviewpr.SampledBefore(rc, led), Whole: wholeDiff(ctx, g, rc.PR.HeadRefOid)}
 	switch {
 	case opts.Print:
 		s.Confirmer, s.Publisher = autoConfirmer{d: d, why: "--print"}, printPublisher{d: d}
@@ -288,17 +290,13 @@ func postAsHint(c reviewpr.Confirmer) string {
 // (the newest ledger on it says so) and this clone has since as an ancestor
 // of the PR's head: the diff is then only what changed since
 // (docs/architecture.md, Re-reviews).
-func reReviewPR(ctx context.Context, d *cmdutil.Deps, rc *change.Context, since string) {
+func reReviewPR(ctx context.Context, d *cmdutil.Deps, clone func() *git.Repo, rc *change.Context, since string) {
 	pr := rc.PR
 	if since == "" || since == pr.HeadRefOid {
 		return
 	}
-	wd, err := d.Dir()
-	if err != nil {
-		return
-	}
-	g, err := git.Open(ctx, wd)
-	if err != nil {
+	g := clone()
+	if g == nil {
 		return
 	}
 	if diff, ok := g.DiffSince(ctx, since, pr.HeadRefOid, pr.BaseRefOid); ok {
@@ -309,18 +307,32 @@ func reReviewPR(ctx context.Context, d *cmdutil.Deps, rc *change.Context, since 
 
 // wholeDiff is the diff from a commit to head in this clone, base merges
 // included, as review-loop follows its findings' lines with.
-func wholeDiff(ctx context.Context, d *cmdutil.Deps, head string) func(from string) (string, bool) {
+func wholeDiff(ctx context.Context, clone func() *git.Repo, head string) func(from string) (string, bool) {
 	return func(from string) (string, bool) {
-		wd, err := d.Dir()
-		if err != nil {
-			return "", false
-		}
-		g, err := git.Open(ctx, wd)
-		if err != nil {
+		g := clone()
+		if g == nil {
 			return "", false
 		}
 		return g.DiffSince(ctx, from, head, "") // no base: nothing left out
 	}
+}
+
+// openClone is the clone review-pr runs in, opened when first needed (nil
+// outside one): the re-review's since-diff and the whole diffs the posting
+// follows findings through ask one git.Repo, which asks git each thing
+// once (docs/architecture.md, The verbs and their tests).
+func openClone(ctx context.Context, d *cmdutil.Deps) func() *git.Repo {
+	return sync.OnceValue(func() *git.Repo {
+		wd, err := d.Dir()
+		if err != nil {
+			return nil
+		}
+		g, err := git.Open(ctx, wd)
+		if err != nil {
+			return nil
+		}
+		return g
+	})
 }
 
 // recordReviewPR keeps review-pr's posted review in the state file as a

@@ -204,8 +204,16 @@ type fixer struct {
 	// result counts the whole fix, not only this process's part.
 	earlier int
 
+	// listed are the fix's commits as git last listed them (base..HEAD),
+	// oldest first: while HEAD is the last of them, they are what the
+	// push sends, and git is not asked again.
+	listed []finding.Commit
+
 	mu  sync.Mutex
 	wip state.WIP // the fields gh-ocdx keeps; the note adds the agent's own
+	// committed is the commit the agent's last tool call made; "" once
+	// any other tool ran since, which may have moved HEAD.
+	committed string
 }
 
 func (f *fixer) run(ctx context.Context) (_ *state.FixResult, err error) {
@@ -320,7 +328,7 @@ func (f *fixer) fixAndVerify(ctx context.Context, head string) (string, error) {
 			return "", err
 		}
 		if onto == "" {
-			if head, err := f.repo.Head(ctx); err == nil && head != before {
+			if head, err := f.headAfterAgent(ctx); err == nil && head != before {
 				onto = head
 			}
 		}
@@ -371,10 +379,11 @@ func (f *fixer) fixAndVerify(ctx context.Context, head string) (string, error) {
 		if attempt == MaxAttempts {
 			// The attempts' commits stay local, for the user to finish
 			// (fix --continue pushes them): as one, like a verified fix's.
-			if _, err := f.foldAttempts(ctx, onto); err != nil {
+			head, err := f.foldAttempts(ctx, onto)
+			if err != nil {
 				return "", err
 			}
-			log, _ := f.repo.Log(ctx, f.base)
+			log, _ := f.log(ctx, head)
 			f.phase("verification failed", fmt.Sprintf("make %q pass, then push; or run gh ocdx fix --continue", failed.Command))
 			return "", &VerifyError{Attempts: f.out.Attempts, Failed: failed, Branch: o.Change.HeadRef, Commits: log}
 		}
@@ -480,6 +489,9 @@ func (f *fixer) agent(ctx context.Context, retry *retryInfo, attempt int) (findi
 	if err != nil {
 		return finding.FixAnswer{}, err
 	}
+	f.mu.Lock()
+	f.committed = "" // of this attempt's calls only
+	f.mu.Unlock()
 	ws := &workspace{files: f.files, reads: f.tracked, repo: f.repo, base: o.Change.BaseOID, verify: f.verify, progress: o.Progress,
 		touched: func(p string) {
 			f.tracked.add(p)
@@ -492,6 +504,7 @@ func (f *fixer) agent(ctx context.Context, retry *retryInfo, attempt int) (findi
 			f.note.Did(fmt.Sprintf("committed %s: %s", text.ShortOID(sha), text.FirstLine(msg)))
 			f.mu.Lock()
 			f.wip.LastCommit, f.wip.UncommittedChanges = sha, false
+			f.committed = sha
 			f.mu.Unlock()
 		},
 	}
@@ -549,6 +562,9 @@ func (f *fixer) watch(t llm.Tool) llm.Tool {
 	run := t.Run
 	t.Run = func(ctx context.Context, raw json.RawMessage) (string, error) {
 		fmt.Fprintf(f.o.Progress, "  %s %s\n", t.Name, text.Clip(text.OneLine(string(raw)), 160))
+		f.mu.Lock()
+		f.committed = "" // git_commit sets it again
+		f.mu.Unlock()
 		out, err := run(ctx, raw)
 		if err != nil {
 			fmt.Fprintf(f.o.Progress, "    refused or failed: %s\n", text.Clip(text.FirstLine(err.Error()), 200))
@@ -635,6 +651,33 @@ func (f *fixer) check(ctx context.Context, res *finding.FixAnswer) (map[string]b
 	return made, nil
 }
 
+// headAfterAgent is HEAD once the agent is done: the commit its last tool
+// call made, else git is asked (a command it ran may have moved HEAD).
+func (f *fixer) headAfterAgent(ctx context.Context) (string, error) {
+	f.mu.Lock()
+	sha := f.committed
+	f.mu.Unlock()
+	if sha != "" {
+		return sha, nil
+	}
+	return f.repo.Head(ctx)
+}
+
+// log is git log --oneline of the fix's commits up to head, newest
+// first: from the commits last listed when head is the newest of them
+// (commits do not change), else from git.
+func (f *fixer) log(ctx context.Context, head string) ([]string, error) {
+	c := f.listed
+	if len(c) == 0 || c[len(c)-1].Sha != head {
+		return f.repo.Log(ctx, f.base)
+	}
+	out := make([]string, 0, len(c))
+	for i := len(c) - 1; i >= 0; i-- {
+		out = append(out, text.ShortOID(c[i].Sha)+" "+c[i].Message)
+	}
+	return out, nil
+}
+
 // commits are the fix's commits as git has them, oldest first.
 func (f *fixer) commits(ctx context.Context) ([]finding.Commit, error) {
 	log, err := f.repo.Run(ctx, "log", "--reverse", "--format=%H%x00%s", f.base+"..HEAD")
@@ -647,6 +690,7 @@ func (f *fixer) commits(ctx context.Context) ([]finding.Commit, error) {
 			commits = append(commits, finding.Commit{Sha: sha, Message: msg})
 		}
 	}
+	f.listed = commits
 	return commits, nil
 }
 
@@ -671,7 +715,7 @@ func mergeCommits(a, b []finding.Commit) []finding.Commit {
 // push confirms, pushes as a fast-forward and checks GitHub's head.
 func (f *fixer) push(ctx context.Context) error {
 	o := f.o
-	commits, err := f.repo.Log(ctx, f.base)
+	commits, err := f.log(ctx, f.out.HeadOID)
 	if err != nil {
 		return err
 	}
@@ -706,7 +750,7 @@ func (f *fixer) push(ctx context.Context) error {
 		return err
 	}
 	fmt.Fprintf(o.Progress, "pushing %s to %s %s\n", text.Plural(len(commits), "commit"), o.Remote, o.PR.HeadRefName)
-	if err := f.repo.Push(ctx, o.Remote, o.PR.HeadRefName, f.reviewed); err != nil {
+	if err := f.repo.Push(ctx, o.Remote, o.PR.HeadRefName, f.reviewed, head); err != nil {
 		f.addError("push", err.Error())
 		var pe *git.PushError
 		if errors.As(err, &pe) && pe.Moved {

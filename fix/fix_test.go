@@ -286,10 +286,10 @@ func TestRunOffersOneCommitForAFixThatTookTwoAttempts(t *testing.T) {
 	if out.Attempts != 2 || !out.Pushed {
 		t.Fatalf("outcome %+v", out)
 	}
-	// At the start, after each commit, after the first attempt's agent
-	// (the second's adds to the commit found then), and around the fold.
-	if raw, _ := os.ReadFile(trace); strings.Count(string(raw), "trace: built-in: git rev-parse HEAD\n") != 6 {
-		t.Errorf("git rev-parse HEAD ran %d times in a fix of two attempts, want 6", strings.Count(string(raw), "trace: built-in: git rev-parse HEAD\n"))
+	// At the start, after each commit, and around the fold: each agent's
+	// last call was its commit.
+	if raw, _ := os.ReadFile(trace); strings.Count(string(raw), "trace: built-in: git rev-parse HEAD\n") != 5 {
+		t.Errorf("git rev-parse HEAD ran %d times in a fix of two attempts, want 5", strings.Count(string(raw), "trace: built-in: git rev-parse HEAD\n"))
 	}
 	if len(offered) != 1 || len(offered[0].Commits) != 1 || !strings.HasSuffix(offered[0].Commits[0], " fix: a is safe now") {
 		t.Fatalf("offered for push: %+v, want the one commit fix: a is safe now", offered)
@@ -520,8 +520,57 @@ func TestRunAsksGitForHEADOnlyWhereItMayHaveMoved(t *testing.T) {
 	if head := testkit.Git(t, f.fx.Clone, "rev-parse", "HEAD"); out.HeadOID != head {
 		t.Errorf("the result's head is %s, HEAD is %s", out.HeadOID, head)
 	}
-	if asked != 4 {
-		t.Errorf("git rev-parse HEAD ran %d times in one round, want 4 (start, commit, agent, verified)", asked)
+	if asked != 3 {
+		t.Errorf("git rev-parse HEAD ran %d times in one round, want 3 (start, commit, verified): the agent's last call was the commit", asked)
+	}
+}
+
+// The push is offered with the commits the fix listed when it checked the
+// agent's answer: HEAD did not move since, so they are what is pushed,
+// and git is not asked for them again.
+func TestRunOffersThePushFromTheCommitsItListed(t *testing.T) {
+	f := newFixture(t, calls(editA), calls(commitA), calls(tc("edit_file", `{"path":"b.txt","old_string":"b\n","new_string":"b2\n"}`)),
+		calls(tc("git_commit", `{"message":"second: b too\n\nwith a body"}`)), answer([]string{"SEC-00000001"}, []string{"QUAL-0000002"}))
+	var plan PushPlan
+	f.opts.Confirm = func(_ context.Context, p PushPlan) (bool, error) { plan = p; return true, nil }
+	trace := t.TempDir() + "/trace"
+	t.Setenv("GIT_TRACE", trace)
+
+	out, err := Run(context.Background(), f.opts)
+
+	t.Setenv("GIT_TRACE", "")
+	if err != nil || !out.Pushed {
+		t.Fatalf("%v %+v\n%s", err, out, f.log)
+	}
+	want := strings.Split(testkit.Git(t, f.fx.Clone, "log", "--format=%h %s", "--abbrev=7", f.opts.PR.HeadRefOid+"..HEAD"), "\n")
+	if strings.Join(plan.Commits, "|") != strings.Join(want, "|") {
+		t.Errorf("offered %q, want %q", plan.Commits, want)
+	}
+	if raw, _ := os.ReadFile(trace); strings.Contains(string(raw), "git log --oneline") {
+		t.Errorf("git was asked again for the commits to push:\n%s", raw)
+	}
+}
+
+// HEAD after the agent is the commit its last call made, unless a command
+// ran after it: a command may move HEAD, which is then read again. The
+// fold takes what came after the first attempt's last commit, not that
+// commit.
+func TestRunReadsHEADAgainWhenACommandRanAfterTheCommit(t *testing.T) {
+	move := `sh -c "echo x >> moved.txt && git add moved.txt && git commit --quiet -m moved"`
+	f := newFixture(t, calls(editA), calls(commitA),
+		calls(tc("run_command", `{"argv":["sh","-c","echo x >> moved.txt && git add moved.txt && git commit --quiet -m moved"]}`)),
+		answer([]string{"SEC-00000001"}, []string{"QUAL-0000002"}))
+	f.opts.Verify = []string{move}
+	var plan PushPlan
+	f.opts.Confirm = func(_ context.Context, p PushPlan) (bool, error) { plan = p; return true, nil }
+
+	out, err := Run(context.Background(), f.opts)
+
+	if err != nil || !out.Pushed {
+		t.Fatalf("%v %+v\n%s", err, out, f.log)
+	}
+	if len(plan.Commits) != 2 || !strings.HasSuffix(plan.Commits[0], " moved") || !strings.HasSuffix(plan.Commits[1], " fix: a is safe now") {
+		t.Errorf("offered for push: %q, want the agent's commit and the moved ones folded", plan.Commits)
 	}
 }
 

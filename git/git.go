@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"slices"
@@ -25,6 +26,9 @@ var ErrNotRepo = errors.New("not a git work tree")
 // Repo is a checkout.
 type Repo struct {
 	Dir string
+	// index is the index file's path, as Open read it with the work
+	// tree's ("" when the Repo was not opened: asked when needed).
+	index string
 
 	// known holds what git said of commits named by their full IDs: that
 	// one is here (a commit, once here, stays) and that one is an ancestor
@@ -32,19 +36,29 @@ type Repo struct {
 	// question is a git process.
 	known sync.Map
 	// asking is held while HasCommits asks: a round reads the PR's diff
-	// while the secret scan reads its history, both first asking for the
-	// same base and head, and the later question finds them known rather
-	// than starting git again.
+	// while the secret scan reads its history, both asking for the same
+	// base and head when their streams fail, and the later question finds
+	// them known rather than starting git again.
 	asking sync.Mutex
+	// diffed is the last diff DiffSince read, by the commits (or tree)
+	// it is from and to: a re-review reads the since-diff and then the
+	// whole diff of the same two commits, the same answer when no base
+	// came in between.
+	diffed struct {
+		sync.Mutex
+		from, to, diff string
+	}
 }
 
 // Open finds the work tree containing dir.
+// The index file's path comes in the same process, for Snapshot.
 func Open(ctx context.Context, dir string) (*Repo, error) {
-	out, err := run(ctx, dir, "rev-parse", "--show-toplevel")
-	if err != nil {
+	out, err := run(ctx, dir, "rev-parse", "--show-toplevel", "--path-format=absolute", "--git-path", "index")
+	top, index, _ := strings.Cut(out, "\n")
+	if err != nil || top == "" {
 		return nil, fmt.Errorf("%s is %w: run gh ocdx inside a clone of the repository", dir, ErrNotRepo)
 	}
-	return &Repo{Dir: out}, nil
+	return &Repo{Dir: top, index: index}, nil
 }
 
 // Run runs git with args in the work tree and returns its trimmed stdout.
@@ -302,6 +316,28 @@ func (r *Repo) isAncestor(ctx context.Context, a, b string) bool {
 	return true
 }
 
+// mergeBase is the newest commit a and b share (merge-base fails when
+// either is not a commit here). Of full IDs it is known once asked, and
+// so is that it is an ancestor of both: the next round's question whether
+// the base's merge base is in the head it reviewed is answered by this
+// round's merge base of that head.
+func (r *Repo) mergeBase(ctx context.Context, a, b string) (string, bool) {
+	key := "merge-base " + a + " " + b
+	if v, ok := r.known.Load(key); ok {
+		return v.(string), true
+	}
+	mb, err := r.Run(ctx, "merge-base", "--end-of-options", a, b)
+	if err != nil || !isSHA(mb) {
+		return "", false
+	}
+	if isSHA(a) && isSHA(b) {
+		r.known.Store(key, mb)
+		r.known.Store("ancestor "+mb+" "+a, true)
+		r.known.Store("ancestor "+mb+" "+b, true)
+	}
+	return mb, true
+}
+
 // isCommitName reports whether a name could be given to git as a commit:
 // not empty, not an option.
 func isCommitName(sha string) bool {
@@ -328,28 +364,49 @@ func (r *Repo) DiffSince(ctx context.Context, from, to, base string) (diff strin
 	if merged, ok := r.mergedBase(ctx, from, to, base); ok {
 		start = merged
 	}
-	// The same pinned settings as the PR's diff: a user's diff.renames or
-	// context must not move the lines previous findings are followed by.
+	return r.pinnedDiffOf(ctx, start, to)
+}
+
+// pinnedDiffOf is the diff from start to to (full IDs), with the same
+// pinned settings as the PR's diff: a user's diff.renames or context must
+// not move the lines previous findings are followed by. The last one read
+// is kept: two commits' diff does not change.
+func (r *Repo) pinnedDiffOf(ctx context.Context, start, to string) (string, bool) {
+	r.diffed.Lock()
+	defer r.diffed.Unlock()
+	if r.diffed.from == start && r.diffed.to == to && isSHA(start) && isSHA(to) {
+		return r.diffed.diff, true
+	}
 	d, err := runRaw(ctx, r.Dir, pinnedDiff(start, to, "--")...)
 	if err != nil {
 		return "", false
 	}
+	r.diffed.from, r.diffed.to, r.diffed.diff = start, to, d
 	return d, true
 }
 
 // mergedBase is the tree of from merged with the newest commit of base
 // that to holds, when to holds one that from does not (the author merged
 // the base branch in since from); ok is false otherwise, or when base is
-// not in the repository.
+// not in the repository. From is an ancestor of to.
 func (r *Repo) mergedBase(ctx context.Context, from, to, base string) (tree string, ok bool) {
 	if !isCommitName(base) {
 		return "", false
 	}
-	b, err := r.Run(ctx, "merge-base", "--end-of-options", to, base) // fails when base is not here
-	if err != nil || b == "" {
+	// The base's tip in from, as when the base did not move: nothing of it
+	// came in since, in one question, and the tip is in to as well, which
+	// the next round, from to, finds known.
+	if r.isAncestor(ctx, base, from) {
+		if isSHA(base) && isSHA(to) {
+			r.known.Store("ancestor "+base+" "+to, true)
+		}
 		return "", false
 	}
-	if r.isAncestor(ctx, b, from) {
+	b, ok := r.mergeBase(ctx, to, base)
+	if !ok {
+		return "", false
+	}
+	if b != base && r.isAncestor(ctx, b, from) { // base itself is not, as asked
 		return "", false // nothing of the base came in since from
 	}
 	// Exit 1 is a merge with conflicts: its tree holds the conflict
@@ -357,7 +414,7 @@ func (r *Repo) mergedBase(ctx context.Context, from, to, base string) (tree stri
 	var out bytes.Buffer
 	c := r.Command(ctx, "merge-tree", "--write-tree", "--no-messages", "--end-of-options", from, b)
 	c.Stdout = &out
-	err = c.Run()
+	err := c.Run()
 	var exit *exec.ExitError
 	if err != nil && !(errors.As(err, &exit) && exit.ExitCode() == 1) {
 		return "", false
@@ -420,25 +477,29 @@ func (e *PushError) Error() string {
 		e.Remote, e.Branch, e.Stderr)
 }
 
-// Push sends HEAD to branch on remote as a fast-forward of reviewed, the
-// head gh-ocdx reviewed, and never otherwise: gh-ocdx never force-pushes.
+// Push sends head, the commit verified (a full ID), to branch on remote as
+// a fast-forward of reviewed, the head gh-ocdx reviewed, and never
+// otherwise: gh-ocdx never force-pushes. Head is pushed by its ID, not as
+// HEAD: what was verified and shown is what is pushed, whatever was
+// committed since.
 //
-// Two checks make sure of it. Here, before pushing, HEAD must descend from
-// reviewed. In the push itself, --force-with-lease=<ref>:<reviewed> has the
-// remote update the branch only if it still points at reviewed, atomically.
+// Two checks make sure of it. Here, before pushing, head must descend from
+// reviewed (known after, so the next round's re-review does not ask). In
+// the push itself, --force-with-lease=<ref>:<reviewed> has the remote
+// update the branch only if it still points at reviewed, atomically.
 // The lease is stricter than git's plain fast-forward rule, not looser: a
 // plain push would also accept a branch its author reset to an older
 // commit, and put the removed commits back. With both checks the update is
 // always from reviewed to a descendant of it, so nobody's commit is lost or
 // restored; a branch that moved gives a *PushError with Moved set.
-func (r *Repo) Push(ctx context.Context, remote, branch, reviewed string) error {
+func (r *Repo) Push(ctx context.Context, remote, branch, reviewed, head string) error {
 	if strings.HasPrefix(remote, "-") || strings.HasPrefix(branch, "-") || strings.ContainsAny(branch, ": +") {
 		return fmt.Errorf("refusing to push to remote %q branch %q: not a plain name", remote, branch)
 	}
-	if !isSHA(reviewed) {
-		return fmt.Errorf("refusing to push to %s/%s: the reviewed head %q is not a commit id", remote, branch, reviewed)
+	if !isSHA(reviewed) || !isSHA(head) {
+		return fmt.Errorf("refusing to push %q to %s/%s over the reviewed head %q: not commit ids", head, remote, branch, reviewed)
 	}
-	if _, err := r.Run(ctx, "merge-base", "--is-ancestor", reviewed, "HEAD"); err != nil {
+	if !r.isAncestor(ctx, reviewed, head) {
 		return fmt.Errorf("nothing was pushed: your HEAD does not contain %s, the head of %s that gh-ocdx reviewed; bring your branch up to date with it (git pull --ff-only), then re-run", text.ShortOID(reviewed), branch)
 	}
 	ref := "refs/heads/" + branch
@@ -446,7 +507,7 @@ func (r *Repo) Push(ctx context.Context, remote, branch, reviewed string) error 
 	// No hook runs (the fix agent may have written one, and it would run
 	// with the user's credentials), and no submodule is pushed.
 	c := command(ctx, r.Dir, true, "push", "--no-verify", "--recurse-submodules=no", "--porcelain",
-		"--force-with-lease="+ref+":"+reviewed, remote, "HEAD:"+ref)
+		"--force-with-lease="+ref+":"+reviewed, remote, head+":"+ref)
 	c.Stderr = &errOut
 	out, err := c.Output()
 	if err != nil {
@@ -529,20 +590,34 @@ func (r *Repo) diffCommand(ctx context.Context, base, head string, paths []strin
 }
 
 // OpenPRDiff streams the PR's whole diff (git diff base...head) as it is
-// written, as GitHub would send it, when both commits are in the
-// repository (ok false otherwise): the diff costs no request, and is never
-// held whole. Close waits for git and says whether the diff was whole: an
-// error there (no merge base in a shallow clone, say) means the stream was
-// not the PR's diff.
+// written, as GitHub would send it: the diff costs no request, and is
+// never held whole. Close waits for git and says whether the diff was
+// whole: ErrNotHere when a commit is not in the repository, another error
+// (no merge base in a shallow clone, say) when the stream was not the
+// PR's diff. Full IDs only: git reads "X...Y" whole as one name when X
+// alone names nothing, and no question first says that X does.
 func (r *Repo) OpenPRDiff(ctx context.Context, base, head string) (diff io.ReadCloser, ok bool) {
-	if !r.HasCommits(ctx, base, head) {
+	if !isSHA(base) || !isSHA(head) {
 		return nil, false
 	}
 	s, ok := r.stream(ctx, "diff", prDiff(base, head, nil), nil)
 	if !ok {
 		return nil, false
 	}
+	s.missing = r.missing(ctx, base, head)
 	return s, true
+}
+
+// ErrNotHere is what a stream of commits the repository does not have
+// (a clone that has not fetched them) ends with: the caller reads them
+// elsewhere. It is an fs.ErrNotExist.
+var ErrNotHere = fmt.Errorf("the commits are not in this clone: %w", fs.ErrNotExist)
+
+// missing says, once a stream of base and head failed, whether for want
+// of either: asked then, not before every stream, since a clone mostly
+// has the commits it is asked about.
+func (r *Repo) missing(ctx context.Context, base, head string) func() bool {
+	return func() bool { return ctx.Err() == nil && !r.HasCommits(ctx, base, head) }
 }
 
 // stream is a running git command's output.
@@ -552,8 +627,8 @@ type stream struct {
 	errOut *bytes.Buffer
 	eof    bool
 	name   string // git's command, for errors
-	// before is the command whose output c reads (nil for none).
-	before *stream
+	// missing, when set, says whether git failed for want of its commits.
+	missing func() bool
 }
 
 func (s *stream) Read(p []byte) (int, error) {
@@ -571,9 +646,8 @@ func (s *stream) Close() error {
 		_ = s.c.Process.Kill()
 	}
 	err := s.c.Wait()
-	var berr error
-	if s.before != nil {
-		berr = s.before.Close()
+	if err != nil && s.eof && s.missing != nil && s.missing() {
+		return ErrNotHere
 	}
 	if err != nil {
 		msg := strings.TrimSpace(s.errOut.String())
@@ -581,9 +655,6 @@ func (s *stream) Close() error {
 			msg = err.Error()
 		}
 		return fmt.Errorf("git %s: %s", s.name, msg)
-	}
-	if berr != nil {
-		return berr
 	}
 	if !s.eof {
 		return fmt.Errorf("git %s: %w", s.name, errNotWhole)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -52,7 +53,7 @@ func TestPushIsAFastForwardOfTheReviewedHead(t *testing.T) {
 
 	testkit.WriteFiles(t, fx.Clone, map[string]string{"b.txt": "b2\n"})
 	testkit.Git(t, fx.Clone, "commit", "-qam", "fix")
-	if err := r.Push(ctx, "origin", "feature", reviewed); err != nil {
+	if err := r.Push(ctx, "origin", "feature", reviewed, headOf(t, fx.Clone)); err != nil {
 		t.Fatal(err)
 	}
 	head, _ := r.Head(ctx)
@@ -72,7 +73,7 @@ func TestPushIsAFastForwardOfTheReviewedHead(t *testing.T) {
 
 	testkit.WriteFiles(t, fx.Clone, map[string]string{"b.txt": "b3\n"})
 	testkit.Git(t, fx.Clone, "commit", "-qam", "mine")
-	err := r.Push(ctx, "origin", "feature", head)
+	err := r.Push(ctx, "origin", "feature", head, headOf(t, fx.Clone))
 	var pe *git.PushError
 	if !errors.As(err, &pe) || !pe.Moved || !strings.Contains(err.Error(), "moved on GitHub since gh-ocdx reviewed "+head[:7]) {
 		t.Fatalf("want a moved branch, got %v", err)
@@ -80,7 +81,7 @@ func TestPushIsAFastForwardOfTheReviewedHead(t *testing.T) {
 	if got := fx.RemoteOID(t, "feature"); got != theirs {
 		t.Errorf("the remote must keep their commit %s, has %s", theirs, got)
 	}
-	if err := r.Push(ctx, "origin", "+feature", head); err == nil {
+	if err := r.Push(ctx, "origin", "+feature", head, headOf(t, fx.Clone)); err == nil {
 		t.Error("a +refspec (force) must be refused")
 	}
 }
@@ -98,7 +99,7 @@ func TestPushAfterTheAuthorResetTheBranchPushesNothing(t *testing.T) {
 	testkit.WriteFiles(t, fx.Clone, map[string]string{"b.txt": "b2\n"})
 	testkit.Git(t, fx.Clone, "commit", "-qam", "fix")
 
-	err := r.Push(ctx, "origin", "feature", reviewed)
+	err := r.Push(ctx, "origin", "feature", reviewed, headOf(t, fx.Clone))
 	var pe *git.PushError
 	if !errors.As(err, &pe) || !pe.Moved {
 		t.Fatalf("want a moved branch, got %v", err)
@@ -118,7 +119,7 @@ func TestPushRefusesAHeadThatDoesNotContainTheReviewedOne(t *testing.T) {
 	testkit.Git(t, fx.Clone, "add", "c.txt")
 	testkit.Git(t, fx.Clone, "commit", "-qm", "elsewhere")
 
-	err := r.Push(ctx, "origin", "feature", reviewed)
+	err := r.Push(ctx, "origin", "feature", reviewed, headOf(t, fx.Clone))
 	if err == nil || !strings.Contains(err.Error(), "does not contain "+reviewed[:7]) {
 		t.Fatalf("want a refusal, got %v", err)
 	}
@@ -126,7 +127,7 @@ func TestPushRefusesAHeadThatDoesNotContainTheReviewedOne(t *testing.T) {
 		t.Errorf("the remote moved to %s", got)
 	}
 	for _, bad := range []string{"", "HEAD", "--all", reviewed[:7]} {
-		if err := r.Push(ctx, "origin", "feature", bad); err == nil {
+		if err := r.Push(ctx, "origin", "feature", bad, headOf(t, fx.Clone)); err == nil {
 			t.Errorf("reviewed %q accepted", bad)
 		}
 	}
@@ -163,7 +164,7 @@ func TestPushRunsNoHook(t *testing.T) {
 	testkit.Git(t, fx.Clone, "add", ".githooks")
 	testkit.Git(t, fx.Clone, "commit", "-qm", "hooks", "--no-verify")
 
-	if err := r.Push(ctx, "origin", "feature", fx.RemoteOID(t, "feature")); err != nil {
+	if err := r.Push(ctx, "origin", "feature", fx.RemoteOID(t, "feature"), headOf(t, fx.Clone)); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(filepath.Join(fx.Clone, "pwned")); err == nil {
@@ -238,7 +239,7 @@ func TestNoGitCommandEntersANestedRepository(t *testing.T) {
 	if err := r.Command(ctx, "status").Run(); err != nil {
 		t.Error(err)
 	}
-	if err := r.Push(ctx, "origin", "feature", fx.RemoteOID(t, "feature")); err != nil {
+	if err := r.Push(ctx, "origin", "feature", fx.RemoteOID(t, "feature"), headOf(t, fx.Clone)); err != nil {
 		t.Error(err)
 	}
 	if b, err := os.ReadFile(marker); err == nil {
@@ -320,10 +321,16 @@ func TestDiffSinceLeavesOutWhatMergingTheBaseBroughtIn(t *testing.T) {
 	testkit.WriteFiles(t, fx.Clone, map[string]string{"shared.txt": "resolved: both\n"})
 	testkit.Git(t, fx.Clone, "commit", "-qam", "merge main")
 	head, _ := r.Head(ctx)
+	log := gitLog(t)
 
 	d, ok := r.DiffSince(ctx, reviewed, head, base)
 	if !ok {
 		t.Fatal("no diff")
+	}
+	// That the base's tip is not in the reviewed head is asked once: it is
+	// the merge base the head has with the base.
+	if b, _ := os.ReadFile(log); strings.Count(string(b), "--is-ancestor") != 2 {
+		t.Errorf("want two merge-base --is-ancestor, reviewed in head and base in reviewed:\n%s", b)
 	}
 	for _, want := range []string{"+b, fixed", "+resolved: both"} {
 		if !strings.Contains(d, want) {
@@ -379,13 +386,21 @@ func TestOpenPRDiffIsGitHubsDiffWhateverTheConfiguration(t *testing.T) {
 	if d, ok := r.PRDiff(ctx, base, head, []string{"a.txt"}); !ok || len(d) == 0 || !strings.Contains(want, string(d)) {
 		t.Errorf("PRDiff of a.txt is not its part of the PR's diff:\n%s", d)
 	}
-	if _, ok := r.OpenPRDiff(ctx, strings.Repeat("1", 40), head); ok {
+	if rc, ok := r.OpenPRDiff(ctx, strings.Repeat("1", 40), head); !ok {
+		t.Error("the diff was refused")
+	} else if n, _ := io.Copy(io.Discard, rc); n != 0 || !errors.Is(rc.Close(), git.ErrNotHere) {
 		t.Error("a base the clone does not have gives no diff")
 	}
 }
 
 // gitLog puts a git first on PATH that writes each command's arguments to
 // the returned file, then runs the real git: what a test counts.
+// headOf is the commit checked out in dir.
+func headOf(t *testing.T, dir string) string {
+	t.Helper()
+	return testkit.Git(t, dir, "rev-parse", "HEAD")
+}
+
 func gitLog(t *testing.T) (log string) {
 	t.Helper()
 	real, err := exec.LookPath("git")
@@ -655,5 +670,141 @@ func TestDirtyNamesAnUnmergedPath(t *testing.T) {
 	st, err := r.Status(ctx)
 	if err != nil || strings.Join(st.Dirty, "|") != "con flict.txt" || st.Branch != "feature" {
 		t.Errorf("%+v %v", st, err)
+	}
+}
+
+// The push sends the commit it is given, the one verified, not whatever
+// HEAD names when it runs; and what its check learnt, that the pushed
+// commit descends from the reviewed one, the next round's re-review does
+// not ask again.
+func TestPushSendsTheVerifiedCommitAndKnowsItDescends(t *testing.T) {
+	ctx := context.Background()
+	fx := testkit.NewRepo(t, "main", "feature", nil, map[string]string{"b.txt": "b\n"})
+	r, _ := git.Open(ctx, fx.Clone)
+	reviewed := headOf(t, fx.Clone)
+	testkit.WriteFiles(t, fx.Clone, map[string]string{"b.txt": "b2\n"})
+	testkit.Git(t, fx.Clone, "commit", "-qam", "fix")
+	verified := headOf(t, fx.Clone)
+	testkit.WriteFiles(t, fx.Clone, map[string]string{"b.txt": "b3\n"})
+	testkit.Git(t, fx.Clone, "commit", "-qam", "made while the push was confirmed")
+	log := gitLog(t)
+
+	if err := r.Push(ctx, "origin", "feature", reviewed, verified); err != nil {
+		t.Fatal(err)
+	}
+	if got := fx.RemoteOID(t, "feature"); got != verified {
+		t.Errorf("the remote is at %s, want the verified %s", got, verified)
+	}
+	if d, ok := r.DiffSince(ctx, reviewed, verified, ""); !ok || !strings.Contains(d, "+b2") {
+		t.Errorf("the since-diff: %v\n%s", ok, d)
+	}
+	if b, _ := os.ReadFile(log); strings.Count(string(b), "--is-ancestor") != 1 {
+		t.Errorf("want one merge-base --is-ancestor, for the push:\n%s", b)
+	}
+	if err := r.Push(ctx, "origin", "feature", reviewed, "HEAD"); err == nil {
+		t.Error("a head that is no commit id was pushed")
+	}
+}
+
+// Rounds of a re-review ask git each thing once: the since-diff and the
+// whole diff of the same two commits are one diff when no base came in,
+// and that the base's tip is in the head reviewed before is known from
+// the round that reviewed that head.
+func TestRereviewRoundsAskEachThingOnce(t *testing.T) {
+	ctx := context.Background()
+	fx := testkit.NewRepo(t, "main", "feature", map[string]string{"a.txt": "a\n"}, map[string]string{"a.txt": "b\n"})
+	base, first := fx.RemoteOID(t, "main"), fx.RemoteOID(t, "feature")
+	commit := func(content string) string {
+		testkit.WriteFiles(t, fx.Clone, map[string]string{"a.txt": content})
+		testkit.Git(t, fx.Clone, "commit", "-qam", content)
+		return headOf(t, fx.Clone)
+	}
+	second := commit("c\n")
+	third := commit("d\n")
+	r, _ := git.Open(ctx, fx.Clone)
+	log := gitLog(t)
+
+	for _, round := range [][2]string{{first, second}, {second, third}} {
+		since, ok := r.DiffSince(ctx, round[0], round[1], base)
+		whole, wok := r.DiffSince(ctx, round[0], round[1], "")
+		if !ok || !wok || since != whole || !strings.Contains(since, "+"+strings.TrimSpace(testkit.Git(t, fx.Clone, "show", round[1]+":a.txt"))) {
+			t.Fatalf("%s..%s: %v %v\n%s\n%s", round[0], round[1], ok, wok, since, whole)
+		}
+	}
+	b, _ := os.ReadFile(log)
+	count := func(sub string) int { return strings.Count(string(b), sub) }
+	// Each round: its head descends from the one before; the diff. The
+	// first round asks whether the base's tip is in first; the second
+	// knows it is in second.
+	if count(" diff ") != 2 || count("--is-ancestor") != 3 || count("merge-base --end-of-options") != 0 {
+		t.Errorf("git ran:\n%s", b)
+	}
+}
+
+// A local review asks git each thing once: the index's path with the work
+// tree's, the merge base known to be a commit for the history scan, the
+// diff and its files' counts in one process, a policy file in one process
+// whether or not it is there. What it reads is what git's own commands
+// say.
+func TestLocalReviewAsksEachThingOnce(t *testing.T) {
+	ctx := context.Background()
+	fx := testkit.NewRepo(t, "main", "feature", map[string]string{"a.txt": "a\n", "REVIEW.md": "be kind\n", "old name.txt": "same\nlines\nhere\n", "docs/x.md": "x\n"}, nil)
+	testkit.Git(t, fx.Clone, "mv", "old name.txt", "new \"name\"\t.txt")
+	testkit.WriteFiles(t, fx.Clone, map[string]string{"a.txt": "a\nb\n", "bin.dat": "x\x00y", "sub dir/é.txt": "new\n"})
+	testkit.Git(t, fx.Clone, "add", "-A")
+	testkit.Git(t, fx.Clone, "commit", "-qm", "change")
+	log := gitLog(t)
+
+	r, err := git.Open(ctx, filepath.Join(fx.Clone, "sub dir"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mb, err := r.MergeBase(ctx, "main", "feature")
+	if err != nil {
+		t.Fatal(err)
+	}
+	head, _ := r.Head(ctx)
+	if !r.HasCommits(ctx, mb, head) {
+		t.Fatal("the merge base and head are here")
+	}
+	tree, err := r.Snapshot(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := r.Diff(ctx, mb, tree)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stats, err := r.Numstat(ctx, mb, tree)
+	if err != nil {
+		t.Fatal(err)
+	}
+	guide, found, err := r.Blob(ctx, mb, "REVIEW.md")
+	if err != nil || !found || string(guide) != "be kind\n" {
+		t.Errorf("REVIEW.md at the merge base: %q %v %v", guide, found, err)
+	}
+	if _, found, err := r.Blob(ctx, mb, ".ocdx.json"); found || err != nil {
+		t.Errorf("a file not there: %v %v", found, err)
+	}
+	if _, _, err := r.Blob(ctx, mb, "docs"); err == nil {
+		t.Error("a directory was read as a file")
+	}
+
+	b, _ := os.ReadFile(log)
+	// rev-parse (Open), merge-base, rev-parse HEAD, add and write-tree
+	// (Snapshot), diff, and cat-file once for each file read.
+	if n := strings.Count(string(b), "\n"); n != 9 {
+		t.Errorf("%d git processes, want 9:\n%s", n, b)
+	}
+	if want := testkit.Git(t, fx.Clone, "diff", "--no-color", mb, tree); strings.TrimSpace(string(d)) != want {
+		t.Errorf("the diff:\n%s\nwant:\n%s", d, want)
+	}
+	var got []string
+	for _, s := range stats {
+		got = append(got, fmt.Sprintf("%d %d %s", s.Additions, s.Deletions, s.Path))
+	}
+	want := []string{"1 0 a.txt", "0 0 bin.dat", "0 0 new \"name\"\t.txt", "1 0 sub dir/é.txt"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("the files: %q, want %q", got, want)
 	}
 }

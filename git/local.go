@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/ocdx/gh-ocdx/internal/text"
 )
 
 // The git plumbing of a local review (gh ocdx review): which base, which
@@ -41,6 +43,9 @@ func (r *Repo) MergeBase(ctx context.Context, base, branch string) (string, erro
 	if err != nil {
 		return "", fmt.Errorf("%s and %s have no common commit (%v): name another base with --base", base, branch, err)
 	}
+	if isSHA(mb) {
+		r.known.Store("commit "+mb, true) // the history scan's question
+	}
 	return mb, nil
 }
 
@@ -48,9 +53,12 @@ func (r *Repo) MergeBase(ctx context.Context, base, branch string) (string, erro
 // and unstaged changes) to a git tree, through a copy of the index: the
 // user's index is not touched, and untracked files are not in it.
 func (r *Repo) Snapshot(ctx context.Context) (string, error) {
-	index, err := r.Run(ctx, "rev-parse", "--path-format=absolute", "--git-path", "index")
-	if err != nil {
-		return "", err
+	index := r.index
+	if index == "" {
+		var err error
+		if index, err = r.Run(ctx, "rev-parse", "--path-format=absolute", "--git-path", "index"); err != nil {
+			return "", err
+		}
 	}
 	tmp, err := os.CreateTemp("", "gh-ocdx-index-*")
 	if err != nil {
@@ -95,11 +103,51 @@ func (r *Repo) Snapshot(ctx context.Context) (string, error) {
 // only its pointer ("Subproject commit"), never entered, as in a PR's diff.
 var diffArgs = []string{"diff", "--no-ext-diff", "--no-textconv", "--no-color", "--ignore-submodules=none"}
 
-// Diff is the unified diff from one tree-ish to another.
+// Diff is the unified diff from one tree-ish to another. Its files'
+// counts come in the same git process (--numstat first, then the patch),
+// kept for Numstat of the same two full IDs.
 func (r *Repo) Diff(ctx context.Context, from, to string) ([]byte, error) {
 	var b bytes.Buffer
-	err := r.RunIO(ctx, nil, &b, append(diffArgs, "--end-of-options", from, to, "--")...)
-	return b.Bytes(), err
+	if err := r.RunIO(ctx, nil, &b, append(diffArgs, "--numstat", "-z", "-p", "--end-of-options", from, to, "--")...); err != nil {
+		return nil, err
+	}
+	stats, patch, err := splitNumstat(b.Bytes())
+	if err == nil && isSHA(from) && isSHA(to) {
+		r.known.Store("numstat "+from+" "+to, stats)
+	}
+	return patch, err
+}
+
+// splitNumstat reads git diff --numstat -z -p: the counts, a record each,
+// an empty record, then the patch (none of either when nothing changed).
+func splitNumstat(out []byte) ([]FileStat, []byte, error) {
+	recs, rest := 0, out
+	for len(rest) > 0 {
+		i := bytes.IndexByte(rest, 0)
+		if i < 0 {
+			break
+		}
+		rec := rest[:i]
+		rest = rest[i+1:]
+		switch {
+		case len(rec) == 0 && recs == 0:
+			return nil, nil, errors.New("git diff: no counts before the patch")
+		case len(rec) == 0:
+			return parseNumstat(string(out[:len(out)-len(rest)-1])), rest, nil
+		case bytes.Count(rec, []byte("\t")) == 2 && bytes.HasSuffix(rec, []byte("\t")):
+			// A rename: its old and new names are the next two records.
+			for range 2 {
+				if i := bytes.IndexByte(rest, 0); i > 0 {
+					rest = rest[i+1:]
+				}
+			}
+		}
+		recs++
+	}
+	if len(out) > 0 {
+		return nil, nil, errors.New("git diff: the counts do not end")
+	}
+	return nil, nil, nil
 }
 
 // FileStat is one file of a diff: its path (the new one, for a rename) and
@@ -109,8 +157,12 @@ type FileStat struct {
 	Additions, Deletions int
 }
 
-// Numstat is what changed from one tree-ish to another, file by file.
+// Numstat is what changed from one tree-ish to another, file by file:
+// what Diff of the same two full IDs read, else asked.
 func (r *Repo) Numstat(ctx context.Context, from, to string) ([]FileStat, error) {
+	if v, ok := r.known.Load("numstat " + from + " " + to); ok {
+		return v.([]FileStat), nil
+	}
 	var b strings.Builder
 	if err := r.RunIO(ctx, nil, &b, append(diffArgs, "--numstat", "-z", "--end-of-options", from, to, "--")...); err != nil {
 		return nil, err
@@ -160,14 +212,33 @@ func (r *Repo) Blob(ctx context.Context, commit, path string) (data []byte, foun
 	if !isSHA(commit) {
 		return nil, false, fmt.Errorf("reading %s: %q is not a commit id", path, commit)
 	}
-	if _, err := r.Run(ctx, "cat-file", "-e", commit+":"+path); err != nil {
-		return nil, false, nil
+	if strings.ContainsAny(path, "\n\x00") {
+		return nil, false, fmt.Errorf("reading %q: not a path", path)
 	}
+	// One process whether or not it is there: "<name> missing", or
+	// "<ID> <type> <size>" and the object.
 	var b bytes.Buffer
-	if err := r.RunIO(ctx, nil, &b, "cat-file", "blob", commit+":"+path); err != nil {
+	if err := r.RunIO(ctx, strings.NewReader(commit+":"+path+"\n"), &b, "cat-file", "--batch"); err != nil {
 		return nil, false, err
 	}
-	return b.Bytes(), true, nil
+	head, body, _ := bytes.Cut(b.Bytes(), []byte("\n"))
+	if bytes.HasSuffix(head, []byte(" missing")) {
+		return nil, false, nil
+	}
+	f := strings.Fields(string(head))
+	size := -1
+	if len(f) == 3 {
+		if n, err := strconv.Atoi(f[2]); err == nil {
+			size = n
+		}
+	}
+	if size < 0 || size > len(body) {
+		return nil, false, fmt.Errorf("reading %s at %s: git cat-file said %q", path, text.ShortOID(commit), text.OneLine(string(head)))
+	}
+	if f[1] != "blob" {
+		return nil, false, fmt.Errorf("reading %s at %s: a %s, not a file", path, text.ShortOID(commit), f[1])
+	}
+	return body[:size], true, nil
 }
 
 // OriginID names the repository by its origin as host/owner/repo however

@@ -23,6 +23,7 @@ import (
 	"github.com/ocdx/gh-ocdx/evidence"
 	"github.com/ocdx/gh-ocdx/finding"
 	"github.com/ocdx/gh-ocdx/fix"
+	"github.com/ocdx/gh-ocdx/git"
 	"github.com/ocdx/gh-ocdx/github"
 	"github.com/ocdx/gh-ocdx/inline"
 	"github.com/ocdx/gh-ocdx/internal/redact"
@@ -140,10 +141,10 @@ type Options struct {
 	// without a patch. ok is false when either commit is not there.
 	PRDiff func(ctx context.Context, base, head string, paths []string) (diff []byte, ok bool)
 	// LocalDiff streams the PR's whole diff (base...head) from the
-	// checkout, as GitHub sends it, when both commits are there: a round
-	// reads its diff without a request (docs/architecture.md, A round of
-	// review-loop). Close reports whether the stream was whole. nil, or ok
-	// false: the diff is read from GitHub.
+	// checkout, as GitHub sends it: a round reads its diff without a
+	// request (docs/architecture.md, A round of review-loop). Close reports
+	// whether the stream was whole (git.ErrNotHere: a commit is not there).
+	// nil, ok false, or an error there: the diff is read from GitHub.
 	LocalDiff func(ctx context.Context, base, head string) (diff io.ReadCloser, ok bool)
 	// History reads the PR's own commits in the checkout for the secret
 	// scan: each commit's added lines, new file names and message (nil:
@@ -728,7 +729,9 @@ func (l *loop) readDiff(ctx context.Context, pr *github.PullRequest, limit int64
 			if ctx.Err() != nil {
 				return nil, false, ctx.Err()
 			}
-			l.progress("could not read PR #%d's diff in the checkout (%v): reading it from GitHub", pr.Number, err)
+			if !errors.Is(err, git.ErrNotHere) { // a clone without the commits reads GitHub's, as ever
+				l.progress("could not read PR #%d's diff in the checkout (%v): reading it from GitHub", pr.Number, err)
+			}
 		}
 	}
 	return l.o.GitHub.ReadDiff(ctx, l.o.Repo, pr.Number, limit, scan)

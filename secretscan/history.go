@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"strconv"
 	"strings"
 
@@ -17,12 +18,13 @@ import (
 )
 
 // History opens the PR's own commits in the checkout (git.Repo): their
-// patches (merges left out, each after a line "commit <ID>") and their raw
-// objects (git cat-file --batch); ok is false when base or head is not
-// there. Close reports a stream that was not whole.
+// patches (each after a line "commit <ID> <parents' IDs>", none for a
+// merge), then the raw objects (git cat-file --batch) of the commits the
+// patches named. Close reports a stream that was not whole: an
+// fs.ErrNotExist when base or head is not there.
 type History interface {
 	OpenHistory(ctx context.Context, base, head string) (patches io.ReadCloser, ok bool)
-	OpenCommits(ctx context.Context, base, head string) (objects io.ReadCloser, ok bool)
+	OpenCommits(ctx context.Context, ids []string) (objects io.ReadCloser, ok bool)
 }
 
 // binaryPrefix is how much of a file's added text git looks at for a NUL
@@ -38,6 +40,9 @@ type HistoryScan struct {
 	Findings []finding.Finding
 	found    []uint64
 	Commits  int
+	// ids are the commits the patches named, merges included: those whose
+	// messages are read.
+	ids []string
 }
 
 // ScanHistory scans the PR's history, base..head, read from h: the added
@@ -47,13 +52,17 @@ type HistoryScan struct {
 // diff, and runs beside it; Scan.AddHistory keeps what only the
 // history holds.
 func ScanHistory(ctx context.Context, h History, base, head, now string) (hs HistoryScan, ok bool, err error) {
-	read := func(open func(context.Context, string, string) (io.ReadCloser, bool), scan func(io.Reader, string) error, what string) (bool, error) {
-		r, ok := open(ctx, base, head)
+	read := func(open func() (io.ReadCloser, bool), scan func(io.Reader, string) error, what string) (bool, error) {
+		r, ok := open()
 		if !ok {
 			return false, nil
 		}
 		err := scan(r, now)
-		if cerr := r.Close(); err == nil {
+		cerr := r.Close()
+		if errors.Is(cerr, fs.ErrNotExist) {
+			return false, nil // the commits are not in the checkout
+		}
+		if err == nil {
 			err = cerr
 		}
 		if err != nil {
@@ -61,10 +70,12 @@ func ScanHistory(ctx context.Context, h History, base, head, now string) (hs His
 		}
 		return true, nil
 	}
-	if ok, err = read(h.OpenHistory, hs.scanPatches, "the PR's history"); !ok || err != nil {
+	patches := func() (io.ReadCloser, bool) { return h.OpenHistory(ctx, base, head) }
+	if ok, err = read(patches, hs.scanPatches, "the PR's history"); !ok || err != nil || len(hs.ids) == 0 {
 		return hs, ok, err
 	}
-	ok, err = read(h.OpenCommits, hs.scanMessages, "the PR's commit messages")
+	objects := func() (io.ReadCloser, bool) { return h.OpenCommits(ctx, hs.ids) }
+	ok, err = read(objects, hs.scanMessages, "the PR's commit messages")
 	return hs, ok, err
 }
 
@@ -177,12 +188,20 @@ func (hs *HistoryScan) scanPatches(r io.Reader, now string) error {
 		if err != nil {
 			return err
 		}
-		id, isCommit := strings.CutPrefix(l, "commit ")
+		ids, isCommit := strings.CutPrefix(l, "commit ")
 		if !isCommit {
 			continue
 		}
+		id := strings.Fields(ids) // the commit, then its parents
+		if len(id) == 0 {
+			return fmt.Errorf("git log: %q", text.OneLine(l[:min(len(l), 100)]))
+		}
+		hs.ids = append(hs.ids, id[0])
+		if len(id) > 2 {
+			continue // a merge: no patch, its message only
+		}
 		hs.Commits++
-		commit, file = id, ""
+		commit, file = id[0], ""
 		seg := &segment{br: br, atStart: true}
 		// diff.Walk reads through a bufio.Reader of 64 KiB: given one, it
 		// uses it, and 250 commits do not cost 250 buffers.
@@ -243,7 +262,7 @@ func (hs *HistoryScan) scanMessages(r io.Reader, now string) error {
 			return err
 		}
 		// "<ID> commit <size>"; "<ID> missing" would be a commit that
-		// rev-list listed and cat-file did not find.
+		// git log named and cat-file did not find.
 		f := strings.Fields(l)
 		if len(f) != 3 || f[1] != "commit" {
 			return fmt.Errorf("git cat-file: %q", text.OneLine(l[:min(len(l), 100)]))

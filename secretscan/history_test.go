@@ -201,3 +201,45 @@ func TestHistoryScanTellsPrivateKeysApart(t *testing.T) {
 	want := []string{"id_rsa: Hard-coded private-key added", "id_rsa: Hard-coded private-key in commit " + first[:7] + " (history only)"}
 	wantTitles(t, s.Findings, want)
 }
+
+// The history costs two git processes whatever it holds: the patches,
+// whose commit lines name every commit, merges included, and the objects
+// of those commits, for their messages. A merge's message is read; its
+// patch, what the merge brought from the base, is not.
+func TestHistoryIsReadInTwoProcesses(t *testing.T) {
+	h := newHistoryRepo(t)
+	h.commit("one", map[string]string{"a.go": "package app\n"})
+	testkit.Git(t, h.dir, "checkout", "--quiet", "main")
+	h.commit("base "+tokB, map[string]string{"base.go": "package app\nvar b = \"" + tokC + "\"\n"})
+	testkit.Git(t, h.dir, "checkout", "--quiet", "feature")
+	testkit.Git(t, h.dir, "merge", "--quiet", "--no-ff", "-m", "merge main "+tokA, "main")
+	merge := testkit.Git(t, h.dir, "rev-parse", "HEAD")
+	head := h.commit("two", map[string]string{"b.go": "package app\n"})
+	ctx := context.Background()
+	g, err := git.Open(ctx, h.dir)
+	if err != nil || !g.HasCommits(ctx, h.base, head) {
+		t.Fatal("the repository has the commits", err)
+	}
+	trace := filepath.Join(t.TempDir(), "trace")
+	t.Setenv("GIT_TRACE", trace)
+
+	hs, ok, err := ScanHistory(ctx, g, h.base, head, "now")
+
+	t.Setenv("GIT_TRACE", "")
+	if !ok || err != nil {
+		t.Fatalf("read %v: %v", ok, err)
+	}
+	// The base's commit came in with the merge: it is the PR's history too.
+	wantTitles(t, hs.Findings, []string{
+		": Hard-coded github-token in the message of commit " + merge[:7],
+		": Hard-coded github-token in the message of commit " + testkit.Git(t, h.dir, "rev-parse", "main")[:7],
+		"base.go: Hard-coded github-token in commit " + testkit.Git(t, h.dir, "rev-parse", "main")[:7] + " (history only)",
+	})
+	if hs.Commits != 3 {
+		t.Errorf("%d commits read, want 3: one, base and two (the merge has no patch)", hs.Commits)
+	}
+	raw, _ := os.ReadFile(trace)
+	if n := strings.Count(string(raw), "trace: built-in: git "); n != 2 {
+		t.Errorf("%d git processes, want 2:\n%s", n, raw)
+	}
+}
